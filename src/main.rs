@@ -1,1 +1,36 @@
-fn main() {}
+//! The nvq binary: parse, run, map errors to exit codes.
+
+use nvq::cli::{self, Parsed};
+use nvq::{output, ExitCode, Personality};
+use std::io::Write;
+
+fn main() {
+    std::panic::set_hook(Box::new(|info| {
+        let _ = writeln!(
+            std::io::stderr(),
+            "nvq: internal error ({info}); this is a bug, please report it."
+        );
+        std::process::exit(ExitCode::Other.code());
+    }));
+    let mut argv = std::env::args_os();
+    let personality = Personality::from_argv0(argv.next().as_deref());
+    let code = match cli::parse(argv.collect()).and_then(|p| match p {
+        Parsed::Help(text) => {
+            let _ = std::io::stdout().write_all(text.as_bytes());
+            Ok(())
+        }
+        Parsed::Run(args) => nvq::app::run(&args),
+    }) {
+        Ok(()) => ExitCode::Success,
+        Err(e) if output::is_broken_pipe(&e) => ExitCode::Success,
+        Err(e) => {
+            let text = e.to_string();
+            let _ = match personality {
+                Personality::NvidiaSmi => std::io::stdout().write_all(text.as_bytes()),
+                Personality::Nvq => std::io::stderr().write_all(text.as_bytes()),
+            };
+            e.exit_code()
+        }
+    };
+    std::process::exit(code.code());
+}

@@ -1,0 +1,118 @@
+//! What nvq does with parsed arguments.
+
+use crate::cli::{self, Args};
+use crate::error::NvqError;
+use crate::fields::{self, QueryMode};
+use crate::format::{Column, FormatSpec};
+use crate::nvml::{select, Session};
+use crate::output::Sink;
+use std::time::{Duration, Instant};
+
+/// A fully validated query, ready to run.
+pub struct QueryPlan {
+    pub mode: QueryMode,
+    pub fields: Vec<usize>,
+    pub format: FormatSpec,
+    pub interval: Option<Duration>,
+    pub count: Option<u64>,
+}
+
+impl QueryPlan {
+    /// Validate everything about a query before NVML is touched.
+    pub fn from_args(args: &Args, mode: QueryMode, list: &str) -> Result<Self, NvqError> {
+        let fields = mode.resolve(list)?;
+        let format = match args.format.as_deref() {
+            Some(f) => FormatSpec::parse(f)?,
+            None => {
+                return Err(NvqError::Usage(format!(
+                    "--{} needs --format=csv[,noheader][,nounits].",
+                    mode.option()
+                )))
+            }
+        };
+        let interval = match (&args.loop_sec, &args.loop_ms) {
+            (Some(_), Some(_)) => return Err(NvqError::InvalidCombination),
+            (Some(s), None) => Some(cli::parse_loop_sec(s)?),
+            (None, Some(ms)) => Some(cli::parse_loop_ms(ms)?),
+            (None, None) => None,
+        };
+        let count = args.count.as_deref().map(cli::parse_count).transpose()?;
+        Ok(QueryPlan {
+            mode,
+            fields,
+            format,
+            interval,
+            count,
+        })
+    }
+}
+
+/// Run nvq. Output goes to stdout or the `-f` file; the caller prints errors.
+pub fn run(args: &Args) -> Result<(), NvqError> {
+    if let Some(mode) = args.help_query() {
+        let mut sink = Sink::stdout();
+        return sink.write(fields::help::render(mode).as_bytes());
+    }
+    let queries = args.queries();
+    if queries.len() > 1 {
+        return Err(NvqError::InvalidCombination);
+    }
+    if let Some(&(mode, list)) = queries.first() {
+        let plan = QueryPlan::from_args(args, mode, list)?;
+        return run_query(args, &plan);
+    }
+    if args.format.is_some() {
+        return Err(NvqError::InvalidCombination);
+    }
+    Err(NvqError::Usage(
+        "nothing to do: give a --query-* option (see nvq --help).".into(),
+    ))
+}
+
+fn run_query(args: &Args, plan: &QueryPlan) -> Result<(), NvqError> {
+    let session = Session::open(&args.lib_source())?;
+    let devices = select::select(&session, args.id.as_deref())?;
+    let count = session.device_count().unwrap_or(0);
+    let major = session.driver_major();
+    let infos = plan.mode.fields();
+    let columns: Vec<Column> = plan
+        .fields
+        .iter()
+        .filter_map(|&i| infos.get(i))
+        .map(|f| Column {
+            name: f.name,
+            header_name: f.header_name(major),
+            unit: f.unit,
+        })
+        .collect();
+    let mut sink = Sink::open(args.filename.as_deref())?;
+    let mut fmt = plan.format.formatter();
+    let mut buf = Vec::with_capacity(4096);
+    fmt.begin(&columns, &mut buf);
+    let start = Instant::now();
+    let mut k: u64 = 0;
+    loop {
+        let rows = match plan.mode {
+            QueryMode::Gpu => fields::gpu::collect(&session, &devices, count, &plan.fields),
+            _ => Vec::new(),
+        };
+        fmt.sample(&columns, &rows, &mut buf);
+        sink.write(&buf)?;
+        buf.clear();
+        k += 1;
+        let Some(interval) = plan.interval else { break };
+        if plan.count.is_some_and(|n| k >= n) {
+            break;
+        }
+        // Sample k starts at start + k * interval; missed ticks are skipped.
+        let mut next = start + interval.saturating_mul(k as u32);
+        let now = Instant::now();
+        while next < now {
+            k += 1;
+            next = start + interval.saturating_mul(k as u32);
+        }
+        std::thread::sleep(next - now);
+    }
+    fmt.finish(&columns, &mut buf);
+    sink.write(&buf)
+}

@@ -1,0 +1,397 @@
+//! Command-line parsing: nvidia-smi's options (with its quirks, such as the
+//! multi-letter short option `-lms`) plus nvq's extensions.
+
+mod interval;
+
+pub use interval::{parse_count, parse_loop_ms, parse_loop_sec};
+
+use crate::error::NvqError;
+use crate::fields::QueryMode;
+use clap::Parser;
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+/// nvq's arguments. Values are kept as text here and validated by the
+/// library, so that every bad value gets nvidia-smi's message and exit code.
+#[derive(Parser, Debug, Default, Clone)]
+#[command(
+    name = "nvq",
+    about = "A fast, scriptable, nvidia-smi-compatible GPU query tool.",
+    disable_version_flag = true,
+    no_binary_name = true,
+    after_help = "Field lists: --help-query-gpu, --help-query-compute-apps, ... Exit codes: see `man nvq`."
+)]
+pub struct Args {
+    /// Query GPU properties (comma-separated field list; see --help-query-gpu).
+    #[arg(
+        long = "query-gpu",
+        value_name = "FIELDS",
+        help_heading = "Selective query"
+    )]
+    pub query_gpu: Option<String>,
+    /// List the supported memory/graphics clock pairs.
+    #[arg(
+        long = "query-supported-clocks",
+        value_name = "FIELDS",
+        help_heading = "Selective query"
+    )]
+    pub query_supported_clocks: Option<String>,
+    /// List the processes that hold a compute context, with their GPU memory.
+    #[arg(
+        long = "query-compute-apps",
+        value_name = "FIELDS",
+        help_heading = "Selective query"
+    )]
+    pub query_compute_apps: Option<String>,
+    /// List the processes that accounting mode has recorded.
+    #[arg(
+        long = "query-accounted-apps",
+        value_name = "FIELDS",
+        help_heading = "Selective query"
+    )]
+    pub query_accounted_apps: Option<String>,
+    /// List retired device-memory pages.
+    #[arg(
+        long = "query-retired-pages",
+        value_name = "FIELDS",
+        help_heading = "Selective query"
+    )]
+    pub query_retired_pages: Option<String>,
+    /// Report remapped-row counts.
+    #[arg(
+        long = "query-remapped-rows",
+        value_name = "FIELDS",
+        help_heading = "Selective query"
+    )]
+    pub query_remapped_rows: Option<String>,
+
+    /// Output format: csv[,noheader][,nounits] (mandatory with a query).
+    #[arg(long, value_name = "FORMAT", help_heading = "Selective query")]
+    pub format: Option<String>,
+    /// Target GPUs: index, UUID, PCI bus id or board serial; comma list allowed.
+    #[arg(
+        short = 'i',
+        long = "id",
+        value_name = "ID",
+        help_heading = "Selective query"
+    )]
+    pub id: Option<String>,
+    /// Write the output to FILE instead of stdout (the file is truncated first).
+    #[arg(
+        short = 'f',
+        long = "filename",
+        value_name = "FILE",
+        help_heading = "Selective query"
+    )]
+    pub filename: Option<PathBuf>,
+    /// Repeat every SEC seconds (default 5) until Ctrl+C.
+    #[arg(
+        short = 'l',
+        long = "loop",
+        value_name = "SEC",
+        num_args = 0..=1,
+        default_missing_value = "5",
+        require_equals = false,
+        help_heading = "Selective query"
+    )]
+    pub loop_sec: Option<String>,
+    /// Repeat every MS milliseconds until Ctrl+C (also spelled -lms).
+    #[arg(long = "loop-ms", value_name = "MS", help_heading = "Selective query")]
+    pub loop_ms: Option<String>,
+    /// nvq: stop a loop after N samples.
+    #[arg(long, value_name = "N", help_heading = "Loops (nvq)")]
+    pub count: Option<String>,
+
+    /// Print one line per GPU: index, name and UUID (MIG devices below their GPU).
+    #[arg(short = 'L', long = "list-gpus", help_heading = "Summary")]
+    pub list_gpus: bool,
+    /// Print nvidia-smi's version banner (NVML, driver and CUDA versions).
+    #[arg(long, help_heading = "Summary")]
+    pub version: bool,
+
+    /// Describe every --query-gpu field.
+    #[arg(long = "help-query-gpu", help_heading = "Field help")]
+    pub help_query_gpu: bool,
+    /// Describe every --query-supported-clocks field.
+    #[arg(long = "help-query-supported-clocks", help_heading = "Field help")]
+    pub help_query_supported_clocks: bool,
+    /// Describe every --query-compute-apps field.
+    #[arg(long = "help-query-compute-apps", help_heading = "Field help")]
+    pub help_query_compute_apps: bool,
+    /// Describe every --query-accounted-apps field.
+    #[arg(long = "help-query-accounted-apps", help_heading = "Field help")]
+    pub help_query_accounted_apps: bool,
+    /// Describe every --query-retired-pages field.
+    #[arg(long = "help-query-retired-pages", help_heading = "Field help")]
+    pub help_query_retired_pages: bool,
+    /// Describe every --query-remapped-rows field.
+    #[arg(long = "help-query-remapped-rows", help_heading = "Field help")]
+    pub help_query_remapped_rows: bool,
+
+    /// nvq: load this NVML library instead of libnvidia-ml.so.1.
+    #[arg(
+        long = "nvml-lib",
+        env = "NVQ_NVML_LIB",
+        value_name = "PATH",
+        help_heading = "NVML (nvq)"
+    )]
+    pub nvml_lib: Option<PathBuf>,
+    /// nvq: load the NVML simulator installed next to nvq (no GPU needed).
+    #[arg(long, help_heading = "NVML (nvq)")]
+    pub simulate: bool,
+}
+
+impl Args {
+    /// The `--query-*` options given, with their field lists.
+    pub fn queries(&self) -> Vec<(QueryMode, &str)> {
+        let all = [
+            (QueryMode::Gpu, &self.query_gpu),
+            (QueryMode::SupportedClocks, &self.query_supported_clocks),
+            (QueryMode::ComputeApps, &self.query_compute_apps),
+            (QueryMode::AccountedApps, &self.query_accounted_apps),
+            (QueryMode::RetiredPages, &self.query_retired_pages),
+            (QueryMode::RemappedRows, &self.query_remapped_rows),
+        ];
+        all.into_iter()
+            .filter_map(|(m, v)| v.as_deref().map(|v| (m, v)))
+            .collect()
+    }
+
+    /// The `--help-query-*` option given, if any.
+    pub fn help_query(&self) -> Option<QueryMode> {
+        [
+            (QueryMode::Gpu, self.help_query_gpu),
+            (QueryMode::SupportedClocks, self.help_query_supported_clocks),
+            (QueryMode::ComputeApps, self.help_query_compute_apps),
+            (QueryMode::AccountedApps, self.help_query_accounted_apps),
+            (QueryMode::RetiredPages, self.help_query_retired_pages),
+            (QueryMode::RemappedRows, self.help_query_remapped_rows),
+        ]
+        .into_iter()
+        .find(|(_, on)| *on)
+        .map(|(m, _)| m)
+    }
+
+    /// Which NVML library to load.
+    pub fn lib_source(&self) -> crate::nvml::LibSource {
+        use crate::nvml::LibSource;
+        if self.simulate {
+            LibSource::Simulator
+        } else if let Some(p) = &self.nvml_lib {
+            LibSource::Path(p.clone())
+        } else {
+            LibSource::System
+        }
+    }
+}
+
+/// nvidia-smi options and sub-commands that nvq knows of but does not
+/// implement. They are refused with exit code 2, never ignored.
+pub const NOT_IMPLEMENTED: &[&str] = &[
+    "-q",
+    "--query",
+    "-x",
+    "--xml-format",
+    "--dtd",
+    "-d",
+    "--display",
+    "-u",
+    "--unit",
+    "-B",
+    "--list-excluded-gpus",
+    "--debug",
+    "-pm",
+    "--persistence-mode",
+    "-e",
+    "--ecc-config",
+    "-p",
+    "--reset-ecc-errors",
+    "-c",
+    "--compute-mode",
+    "-r",
+    "--gpu-reset",
+    "-vm",
+    "--virt-mode",
+    "-lgc",
+    "--lock-gpu-clocks",
+    "-rgc",
+    "--reset-gpu-clocks",
+    "-lmc",
+    "--lock-memory-clocks",
+    "-rmc",
+    "--reset-memory-clocks",
+    "-ac",
+    "--applications-clocks",
+    "-rac",
+    "--reset-applications-clocks",
+    "-acp",
+    "--applications-clocks-permission",
+    "-pl",
+    "--power-limit",
+    "-cc",
+    "--cuda-clocks",
+    "-am",
+    "--accounting-mode",
+    "-caa",
+    "--clear-accounted-apps",
+    "-mig",
+    "--multi-instance-gpu",
+    "-gtt",
+    "--gpu-target-temp",
+    "-t",
+    "--toggle-led",
+    "--show-all-processes",
+    "dmon",
+    "pmon",
+    "topo",
+    "drain",
+    "nvlink",
+    "clocks",
+    "encodersessions",
+    "fbcsessions",
+    "conf-compute",
+    "mig",
+    "boost-slider",
+    "power-hint",
+    "vgpu",
+    "gpm",
+    "c2c",
+    "event-log",
+    "cper",
+    "pci",
+    "power-smoothing",
+    "power-profiles",
+    "debugdump",
+    "dmon",
+];
+
+/// Rewrite nvidia-smi's spellings that clap cannot parse as they are.
+fn normalise(argv: Vec<OsString>) -> Result<Vec<OsString>, NvqError> {
+    let mut out = Vec::with_capacity(argv.len());
+    for a in argv {
+        let s = a.to_string_lossy();
+        if s == "-lms" {
+            out.push(OsString::from("--loop-ms"));
+        } else if let Some(v) = s.strip_prefix("-lms=") {
+            out.push(OsString::from(format!("--loop-ms={v}")));
+        } else if let Some(rest) = s.strip_prefix("-l=") {
+            out.push(OsString::from(format!("--loop={rest}")));
+        } else {
+            let name = s.split('=').next().unwrap_or("");
+            if NOT_IMPLEMENTED.contains(&name) {
+                return Err(NvqError::NotImplemented(name.to_string()));
+            }
+            out.push(a);
+        }
+    }
+    Ok(out)
+}
+
+/// What parsing produced: arguments to act on, or text to print and exit 0.
+#[derive(Debug)]
+pub enum Parsed {
+    Run(Box<Args>),
+    /// `-h`/`--help`: the text to print.
+    Help(String),
+}
+
+/// Parse the arguments after the program name.
+pub fn parse(argv: Vec<OsString>) -> Result<Parsed, NvqError> {
+    let argv = normalise(argv)?;
+    match Args::try_parse_from(argv) {
+        Ok(a) => Ok(Parsed::Run(Box::new(a))),
+        Err(e) => Err(clap_error(e)).or_else(|r| match r {
+            ClapOutcome::Help(t) => Ok(Parsed::Help(t)),
+            ClapOutcome::Err(e) => Err(e),
+        }),
+    }
+}
+
+enum ClapOutcome {
+    Help(String),
+    Err(NvqError),
+}
+
+fn clap_error(e: clap::Error) -> ClapOutcome {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    let arg = || match e.get(ContextKind::InvalidArg) {
+        Some(ContextValue::String(s)) => s.split_whitespace().next().unwrap_or("").to_string(),
+        Some(ContextValue::Strings(v)) => v.first().cloned().unwrap_or_default(),
+        _ => String::new(),
+    };
+    match e.kind() {
+        ErrorKind::DisplayHelp | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            ClapOutcome::Help(e.render().to_string())
+        }
+        ErrorKind::UnknownArgument => ClapOutcome::Err(NvqError::UnknownOption(arg())),
+        ErrorKind::InvalidSubcommand => ClapOutcome::Err(NvqError::UnknownOption(arg())),
+        ErrorKind::NoEquals | ErrorKind::InvalidValue | ErrorKind::TooFewValues if matches!(e.get(ContextKind::InvalidValue), Some(ContextValue::String(v)) if v.is_empty()) => {
+            ClapOutcome::Err(NvqError::MissingValue(arg()))
+        }
+        ErrorKind::ArgumentConflict => ClapOutcome::Err(NvqError::InvalidCombination),
+        ErrorKind::InvalidUtf8 => ClapOutcome::Err(NvqError::Usage(format!(
+            "an argument is not valid UTF-8 ({})",
+            arg()
+        ))),
+        _ => ClapOutcome::Err(NvqError::Usage(
+            e.render()
+                .to_string()
+                .trim_start_matches("error: ")
+                .lines()
+                .next()
+                .unwrap_or("invalid arguments")
+                .to_string(),
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(v: &[&str]) -> Result<Parsed, NvqError> {
+        parse(v.iter().map(OsString::from).collect())
+    }
+
+    fn run(v: &[&str]) -> Args {
+        match args(v) {
+            Ok(Parsed::Run(a)) => *a,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn nvidia_smi_spellings() {
+        let a = run(&["--query-gpu=index,name", "--format=csv", "-lms", "100"]);
+        assert_eq!(a.query_gpu.as_deref(), Some("index,name"));
+        assert_eq!(a.loop_ms.as_deref(), Some("100"));
+        let a = run(&["--query-gpu", "index", "--format", "csv", "-l"]);
+        assert_eq!(a.loop_sec.as_deref(), Some("5"));
+        let a = run(&["-l", "2", "--query-gpu=index", "--format=csv"]);
+        assert_eq!(a.loop_sec.as_deref(), Some("2"));
+        let a = run(&["--loop=3", "-i", "0,1"]);
+        assert_eq!(a.loop_sec.as_deref(), Some("3"));
+        assert_eq!(a.id.as_deref(), Some("0,1"));
+    }
+
+    #[test]
+    fn unknown_and_unimplemented() {
+        let e = args(&["--bogus"]).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "ERROR: Option --bogus is not recognized. Please run 'nvidia-smi -h' for help.\n"
+        );
+        assert!(matches!(
+            args(&["-q"]).unwrap_err(),
+            NvqError::NotImplemented(_)
+        ));
+        assert!(matches!(
+            args(&["dmon"]).unwrap_err(),
+            NvqError::NotImplemented(_)
+        ));
+        assert!(matches!(
+            args(&["stray"]).unwrap_err(),
+            NvqError::UnknownOption(_)
+        ));
+    }
+}

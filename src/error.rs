@@ -1,0 +1,201 @@
+//! Every way nvq can fail, each with the exit code it maps to.
+//!
+//! The texts are nvidia-smi's where nvidia-smi has one, so that a script that
+//! greps for them keeps working.
+
+use crate::nvml::NvmlCode;
+use std::path::PathBuf;
+
+/// The exit statuses nvq uses. They equal nvidia-smi's, which equal the NVML
+/// return codes, plus nvq's own codes for its scripting extensions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExitCode {
+    Success = 0,
+    InvalidArgument = 2,
+    NotSupported = 3,
+    NoPermission = 4,
+    NotFound = 6,
+    DriverNotLoaded = 9,
+    LibraryNotFound = 12,
+    FunctionNotFound = 13,
+    GpuLost = 15,
+    VersionMismatch = 18,
+    /// nvq: an `--assert` expression failed for at least one row.
+    AssertFailed = 20,
+    /// nvq: `--until` did not hold before `--timeout`.
+    Timeout = 21,
+    /// nvq: writing the output failed (disk full, no permission, ...).
+    OutputError = 22,
+    Other = 255,
+}
+
+impl ExitCode {
+    /// Every exit code with a one-line meaning, for the man page and README.
+    pub const ALL: &'static [(ExitCode, &'static str)] = &[
+        (ExitCode::Success, "Success."),
+        (
+            ExitCode::InvalidArgument,
+            "A supplied argument, field, format or flag is invalid.",
+        ),
+        (
+            ExitCode::NotSupported,
+            "The requested operation is not available on the target device.",
+        ),
+        (
+            ExitCode::NoPermission,
+            "The current user may not access the device or perform the operation.",
+        ),
+        (
+            ExitCode::NotFound,
+            "No GPU matched (\"No devices were found\").",
+        ),
+        (
+            ExitCode::DriverNotLoaded,
+            "The NVIDIA driver is not loaded.",
+        ),
+        (
+            ExitCode::LibraryNotFound,
+            "The NVML library (libnvidia-ml.so.1) could not be found or loaded.",
+        ),
+        (
+            ExitCode::FunctionNotFound,
+            "The NVML library lacks a function that the request needs.",
+        ),
+        (
+            ExitCode::GpuLost,
+            "A GPU has fallen off the bus or is otherwise inaccessible.",
+        ),
+        (
+            ExitCode::VersionMismatch,
+            "The NVML library and the kernel driver have different versions.",
+        ),
+        (
+            ExitCode::AssertFailed,
+            "nvq: at least one row failed an --assert expression.",
+        ),
+        (
+            ExitCode::Timeout,
+            "nvq: --until did not hold before --timeout ran out.",
+        ),
+        (
+            ExitCode::OutputError,
+            "nvq: the output could not be written (-f target, full disk, ...).",
+        ),
+        (
+            ExitCode::Other,
+            "Any other error, including an internal error of nvq or the driver.",
+        ),
+    ];
+
+    pub fn code(self) -> i32 {
+        self as i32
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum NvqError {
+    /// An unknown field in a `--query-*` list.
+    #[error("Field \"{0}\" is not a valid field to query.\n")]
+    InvalidField(String),
+
+    /// An argument nvidia-smi does not know.
+    #[error("ERROR: Option {0} is not recognized. Please run 'nvidia-smi -h' for help.\n")]
+    UnknownOption(String),
+
+    /// An option that needs a value got none.
+    #[error("ERROR: Option {0} is missing its value. Please run 'nvidia-smi -h' for help.\n")]
+    MissingValue(String),
+
+    /// An nvidia-smi option nvq does not implement.
+    #[error("ERROR: Option {0} is an nvidia-smi option that nvq does not implement. Run 'nvq --help' for what nvq supports.\n")]
+    NotImplemented(String),
+
+    /// Options that cannot be used together, or `--format` without a query.
+    #[error("Invalid combination of input arguments. Please run 'nvidia-smi -h' for help.\n")]
+    InvalidCombination,
+
+    /// Any other bad argument, with a message that says what is wrong.
+    #[error("ERROR: {0}\n")]
+    Usage(String),
+
+    #[error("NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the latest NVIDIA driver is installed and running.\n")]
+    DriverNotLoaded,
+
+    #[error("NVIDIA-SMI couldn't find libnvidia-ml.so library in your system. Please make sure that the NVIDIA Display Driver is properly installed and present in your system.\nPlease also try adding directory that contains libnvidia-ml.so to your system PATH.\n")]
+    LibraryNotFound { detail: String },
+
+    #[error("Failed to initialize NVML: Driver/library version mismatch\nNVML library version: {nvml_version}\n")]
+    VersionMismatch { nvml_version: String },
+
+    /// NVML initialisation failed for another reason.
+    #[error("Failed to initialize NVML: {}\n", .0.message())]
+    Init(NvmlCode),
+
+    #[error("No devices were found\n")]
+    NoDevices,
+
+    /// A device-level NVML call that the whole command depends on failed.
+    #[error("Unable to query GPU {index}: {}\n", .code.message())]
+    Device { index: u32, code: NvmlCode },
+
+    #[error("ERROR: could not write to {path}: {source}\n")]
+    Output {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+
+    #[error("{0}\n")]
+    AssertFailed(String),
+
+    #[error("{0}\n")]
+    Timeout(String),
+}
+
+impl NvqError {
+    pub fn exit_code(&self) -> ExitCode {
+        match self {
+            NvqError::InvalidField(_)
+            | NvqError::UnknownOption(_)
+            | NvqError::NotImplemented(_)
+            | NvqError::InvalidCombination
+            | NvqError::Usage(_) => ExitCode::InvalidArgument,
+            NvqError::MissingValue(_) => ExitCode::Other,
+            NvqError::DriverNotLoaded => ExitCode::DriverNotLoaded,
+            NvqError::LibraryNotFound { .. } => ExitCode::LibraryNotFound,
+            NvqError::VersionMismatch { .. } => ExitCode::VersionMismatch,
+            NvqError::Init(code) | NvqError::Device { code, .. } => code_exit(*code),
+            NvqError::NoDevices => ExitCode::NotFound,
+            NvqError::Output { .. } => ExitCode::OutputError,
+            NvqError::AssertFailed(_) => ExitCode::AssertFailed,
+            NvqError::Timeout(_) => ExitCode::Timeout,
+        }
+    }
+
+    /// The NVML code behind the error, where there is one.
+    pub fn nvml_code(&self) -> Option<NvmlCode> {
+        match self {
+            NvqError::DriverNotLoaded => Some(NvmlCode::DRIVER_NOT_LOADED),
+            NvqError::LibraryNotFound { .. } => Some(NvmlCode::LIBRARY_NOT_FOUND),
+            NvqError::VersionMismatch { .. } => Some(NvmlCode::LIB_RM_VERSION_MISMATCH),
+            NvqError::Init(c) | NvqError::Device { code: c, .. } => Some(*c),
+            _ => None,
+        }
+    }
+}
+
+/// The exit code nvidia-smi uses for a fatal NVML error.
+pub fn code_exit(code: NvmlCode) -> ExitCode {
+    match code.0 {
+        2 => ExitCode::InvalidArgument,
+        3 => ExitCode::NotSupported,
+        4 => ExitCode::NoPermission,
+        6 => ExitCode::NotFound,
+        9 => ExitCode::DriverNotLoaded,
+        12 => ExitCode::LibraryNotFound,
+        13 => ExitCode::FunctionNotFound,
+        15 => ExitCode::GpuLost,
+        18 => ExitCode::VersionMismatch,
+        _ => ExitCode::Other,
+    }
+}

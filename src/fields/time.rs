@@ -1,0 +1,58 @@
+//! nvidia-smi's timestamp: `YYYY/MM/DD HH:MM:SS.mmm`, local time.
+
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// The current time as nvidia-smi prints it.
+pub fn timestamp_now() -> String {
+    format_timestamp(SystemTime::now())
+}
+
+/// Format a time as `YYYY/MM/DD HH:MM:SS.mmm` in the local time zone.
+pub fn format_timestamp(t: SystemTime) -> String {
+    let d = t.duration_since(UNIX_EPOCH).unwrap_or_default();
+    let secs = d.as_secs() as libc::time_t;
+    let millis = d.subsec_millis();
+    // SAFETY: localtime_r only writes into the struct we hand it.
+    let tm = unsafe {
+        let mut tm: libc::tm = std::mem::zeroed();
+        if libc::localtime_r(&secs, &mut tm).is_null() {
+            return String::from("1970/01/01 00:00:00.000");
+        }
+        tm
+    };
+    format!(
+        "{:04}/{:02}/{:02} {:02}:{:02}:{:02}.{:03}",
+        tm.tm_year + 1900,
+        tm.tm_mon + 1,
+        tm.tm_mday,
+        tm.tm_hour,
+        tm.tm_min,
+        tm.tm_sec,
+        millis
+    )
+}
+
+/// Does `s` have the shape of an nvidia-smi timestamp?
+pub fn is_timestamp(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.len() == 23
+        && b.iter().enumerate().all(|(i, c)| match i {
+            4 | 7 => *c == b'/',
+            10 => *c == b' ',
+            13 | 16 => *c == b':',
+            19 => *c == b'.',
+            _ => c.is_ascii_digit(),
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shape() {
+        assert!(is_timestamp(&timestamp_now()));
+        assert!(is_timestamp("2026/06/24 10:26:34.977"));
+        assert!(!is_timestamp("2026-06-24 10:26:34.977"));
+    }
+}

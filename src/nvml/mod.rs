@@ -1,0 +1,168 @@
+//! Loading NVML and talking to it.
+//!
+//! nvq reads every value through `nvml-wrapper`, which `dlopen`s the library at
+//! run time. Functions the wrapper lacks are called through its raw symbol
+//! table ([`Session::lib`]); a symbol missing from an older driver becomes
+//! [`NvmlCode::FUNCTION_NOT_FOUND`], never a panic.
+
+mod code;
+
+pub use code::{check, NvmlCode};
+
+use crate::error::NvqError;
+use nvml_wrapper::error::NvmlError;
+use nvml_wrapper::{Device, Nvml};
+use nvml_wrapper_sys::bindings::NvmlLib;
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
+
+/// The file name of the simulator library that `--simulate` loads.
+pub const SIMULATOR_FILE: &str = "libnvml_sim.so";
+
+/// Which NVML library to load.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LibSource {
+    /// The system's `libnvidia-ml.so.1`, found by the dynamic loader.
+    System,
+    /// A given file (`--nvml-lib` or `NVQ_NVML_LIB`).
+    Path(PathBuf),
+    /// The simulator that sits next to the nvq binary (`--simulate`).
+    Simulator,
+}
+
+impl LibSource {
+    /// The path to hand to `dlopen`, or `None` for the loader's default search.
+    pub fn resolve(&self) -> Result<Option<PathBuf>, NvqError> {
+        match self {
+            LibSource::System => Ok(None),
+            LibSource::Path(p) => Ok(Some(p.clone())),
+            LibSource::Simulator => find_simulator().map(Some),
+        }
+    }
+}
+
+/// Look for the simulator beside the running executable (and in `deps/`,
+/// where cargo puts it for tests).
+pub fn find_simulator() -> Result<PathBuf, NvqError> {
+    let exe = std::env::current_exe().map_err(|e| NvqError::LibraryNotFound {
+        detail: format!("cannot locate the nvq executable: {e}"),
+    })?;
+    let dir = exe.parent().unwrap_or(Path::new("."));
+    let candidates = [
+        dir.join(SIMULATOR_FILE),
+        dir.join("deps").join(SIMULATOR_FILE),
+        dir.join("..").join("lib").join("nvq").join(SIMULATOR_FILE),
+    ];
+    candidates
+        .iter()
+        .find(|p| p.is_file())
+        .cloned()
+        .ok_or_else(|| NvqError::LibraryNotFound {
+            detail: format!(
+                "--simulate: {SIMULATOR_FILE} not found next to {}",
+                exe.display()
+            ),
+        })
+}
+
+/// An initialised NVML library.
+pub struct Session {
+    nvml: Nvml,
+    lib_path: Option<PathBuf>,
+    driver_version: Result<String, NvmlCode>,
+}
+
+impl Session {
+    /// Load the library and initialise NVML. The errors carry nvidia-smi's
+    /// texts and exit codes.
+    pub fn open(source: &LibSource) -> Result<Self, NvqError> {
+        let lib_path = source.resolve()?;
+        let mut builder = Nvml::builder();
+        if let Some(p) = &lib_path {
+            builder.lib_path(p.as_os_str());
+        }
+        let nvml = builder
+            .init()
+            .map_err(|e| init_error(e, lib_path.as_deref()))?;
+        let driver_version = nvml.sys_driver_version().map_err(NvmlCode::from);
+        Ok(Session {
+            nvml,
+            lib_path,
+            driver_version,
+        })
+    }
+
+    pub fn nvml(&self) -> &Nvml {
+        &self.nvml
+    }
+
+    /// The raw symbol table, for functions nvml-wrapper does not wrap.
+    pub fn lib(&self) -> &NvmlLib {
+        self.nvml.lib()
+    }
+
+    pub fn lib_path(&self) -> Option<&Path> {
+        self.lib_path.as_deref()
+    }
+
+    pub fn driver_version(&self) -> Result<&str, NvmlCode> {
+        self.driver_version.as_deref().map_err(|c| *c)
+    }
+
+    /// The driver's major version (590 for "590.48.01"), 0 when unknown.
+    pub fn driver_major(&self) -> u32 {
+        self.driver_version()
+            .ok()
+            .and_then(|v| v.split('.').next())
+            .and_then(|m| m.parse().ok())
+            .unwrap_or(0)
+    }
+
+    pub fn device_count(&self) -> Result<u32, NvmlCode> {
+        self.nvml.device_count().map_err(NvmlCode::from)
+    }
+
+    pub fn device(&self, index: u32) -> Result<Device<'_>, NvmlCode> {
+        self.nvml.device_by_index(index).map_err(NvmlCode::from)
+    }
+}
+
+/// Map an initialisation failure to nvidia-smi's message and exit code.
+fn init_error(e: NvmlError, path: Option<&Path>) -> NvqError {
+    match e {
+        NvmlError::LibloadingError(le) => NvqError::LibraryNotFound {
+            detail: le.to_string(),
+        },
+        NvmlError::FailedToLoadSymbol(s) => NvqError::LibraryNotFound { detail: s },
+        NvmlError::DriverNotLoaded => NvqError::DriverNotLoaded,
+        NvmlError::LibRmVersionMismatch => NvqError::VersionMismatch {
+            nvml_version: nvml_version_without_init(path).unwrap_or_else(|| "N/A".into()),
+        },
+        other => NvqError::Init(NvmlCode::from(&other)),
+    }
+}
+
+/// `nvmlSystemGetNVMLVersion` does not need an initialised library; nvidia-smi
+/// prints it when init reports a driver/library mismatch.
+fn nvml_version_without_init(path: Option<&Path>) -> Option<String> {
+    let name: &OsStr = match path {
+        Some(p) => p.as_os_str(),
+        None => OsStr::new("libnvidia-ml.so.1"),
+    };
+    // SAFETY: loading the NVML library runs its initialisers, as nvml-wrapper
+    // itself does; the symbol is called with a valid buffer and length.
+    unsafe {
+        let lib = NvmlLib::new(name).ok()?;
+        let f = lib.nvmlSystemGetNVMLVersion.as_ref().ok()?;
+        let mut buf = [0 as std::os::raw::c_char; 80];
+        if f(buf.as_mut_ptr(), buf.len() as u32) != 0 {
+            return None;
+        }
+        let s = std::ffi::CStr::from_ptr(buf.as_ptr())
+            .to_string_lossy()
+            .into_owned();
+        Some(s)
+    }
+}
+
+pub mod select;
