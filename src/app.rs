@@ -5,8 +5,9 @@ use crate::error::NvqError;
 use crate::fields::{self, QueryMode};
 use crate::format::{Column, FormatSpec};
 use crate::nvml::{select, Session};
+use crate::output::looping::{self, Schedule};
 use crate::output::Sink;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// A fully validated query, ready to run.
 pub struct QueryPlan {
@@ -87,32 +88,14 @@ fn run_query(args: &Args, plan: &QueryPlan) -> Result<(), NvqError> {
         .collect();
     let mut sink = Sink::open(args.filename.as_deref())?;
     let mut fmt = plan.format.formatter();
-    let mut buf = Vec::with_capacity(4096);
-    fmt.begin(&columns, &mut buf);
-    let start = Instant::now();
-    let mut k: u64 = 0;
-    loop {
-        let rows = match plan.mode {
+    let schedule = Schedule {
+        interval: plan.interval,
+        count: plan.count,
+    };
+    looping::run(schedule, &columns, fmt.as_mut(), &mut sink, || {
+        Ok(match plan.mode {
             QueryMode::Gpu => fields::gpu::collect(&session, &devices, count, &plan.fields),
             _ => Vec::new(),
-        };
-        fmt.sample(&columns, &rows, &mut buf);
-        sink.write(&buf)?;
-        buf.clear();
-        k += 1;
-        let Some(interval) = plan.interval else { break };
-        if plan.count.is_some_and(|n| k >= n) {
-            break;
-        }
-        // Sample k starts at start + k * interval; missed ticks are skipped.
-        let mut next = start + interval.saturating_mul(k as u32);
-        let now = Instant::now();
-        while next < now {
-            k += 1;
-            next = start + interval.saturating_mul(k as u32);
-        }
-        std::thread::sleep(next - now);
-    }
-    fmt.finish(&columns, &mut buf);
-    sink.write(&buf)
+        })
+    })
 }

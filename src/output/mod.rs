@@ -1,5 +1,7 @@
 //! Where output goes: stdout or a `-f` file, written in whole samples.
 
+pub mod looping;
+
 use crate::error::NvqError;
 use std::fs::File;
 use std::io::{self, Write};

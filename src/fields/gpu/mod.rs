@@ -1,7 +1,9 @@
 //! `--query-gpu`: one row per GPU.
 
+mod collect;
 mod ctx;
 
+pub use collect::collect;
 pub use ctx::{GpuCtx, NA_SPELLING_CHANGED_IN};
 
 use super::{FieldDef, FieldInfo, Value};
@@ -104,28 +106,4 @@ pub static FIELDS: &[FieldDef<Getter>] = &[
 /// need a code of their own).
 pub fn unsupported() -> Value {
     Value::err(NvmlCode::NOT_SUPPORTED)
-}
-
-/// Read the given fields (indices into [`FIELDS`]) for each selected GPU.
-pub fn collect(
-    session: &crate::nvml::Session,
-    devices: &[u32],
-    count: u32,
-    fields: &[usize],
-) -> Vec<crate::format::Row> {
-    devices
-        .iter()
-        .map(|&i| {
-            let ctx = GpuCtx::new(session, i, count);
-            let cells = fields
-                .iter()
-                .map(|&f| {
-                    FIELDS
-                        .get(f)
-                        .map_or_else(unsupported, |def| (def.get)(&ctx))
-                })
-                .collect();
-            crate::format::Row::new(cells)
-        })
-        .collect()
 }
