@@ -594,8 +594,7 @@ pub unsafe extern "C" fn nvmlDeviceGetEncoderCapacity(
 
 // ---- ECC, retired pages, remapping -----------------------------------------------------------
 
-fn ecc_counts(c: &Ctx, error_type: u32, counter_type: u32) -> R<&'static str> {
-    let _ = c;
+fn ecc_counts(error_type: u32, counter_type: u32) -> R<&'static str> {
     match (error_type, counter_type) {
         (0, 0) => Ok("corrected_volatile"),
         (0, 1) => Ok("corrected_aggregate"),
@@ -624,7 +623,7 @@ pub unsafe extern "C" fn nvmlDeviceGetTotalEccErrors(
 ) -> nvmlReturn_t {
     dev_fn("nvmlDeviceGetTotalEccErrors", device, |c| {
         let o = nn(eccCounts)?;
-        let set = ecc_set(c, ecc_counts(c, errorType, counterType)?);
+        let set = ecc_set(c, ecc_counts(errorType, counterType)?);
         o.set(c.val(&set.total)?);
         Ok(())
     })
@@ -640,7 +639,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMemoryErrorCounter(
 ) -> nvmlReturn_t {
     dev_fn("nvmlDeviceGetMemoryErrorCounter", device, |c| {
         let o = nn(count)?;
-        let set = ecc_set(c, ecc_counts(c, errorType, counterType)?);
+        let set = ecc_set(c, ecc_counts(errorType, counterType)?);
         let f = match locationType {
             0 => &set.l1_cache,
             1 => &set.l2_cache,
