@@ -138,6 +138,29 @@ fn driver_not_loaded_exits_9_with_nvidia_smi_text() {
 }
 
 #[test]
+fn version_mismatch_prints_the_library_version_like_nvidia_smi() {
+    let (mut cmd, _f) = nvq_with(Some(
+        "init_fault = \"LIB_RM_VERSION_MISMATCH\"\nnvml_version = \"12.535.161\"\n",
+    ));
+    let out = cmd
+        .args(["--query-gpu=index", "--format=csv"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(18));
+    assert_eq!(
+        String::from_utf8(out.stderr).unwrap(),
+        "Failed to initialize NVML: Driver/library version mismatch\nNVML library version: 535.161\n"
+    );
+    if let Ok(cap) =
+        std::fs::read_to_string("../shared/nvidia-smi/captures/63_nvml-version-mismatch_exit18.txt")
+    {
+        assert!(cap.starts_with("Failed to initialize NVML: Driver/library version mismatch\nNVML library version: 535.161"));
+    } else {
+        eprintln!("note: ../shared is absent; the capture comparison is skipped");
+    }
+}
+
+#[test]
 fn other_init_failures_map_to_their_codes() {
     let cases = [
         (
