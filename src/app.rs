@@ -58,6 +58,12 @@ pub fn run(args: &Args) -> Result<(), NvqError> {
     if queries.len() > 1 {
         return Err(NvqError::InvalidCombination);
     }
+    if args.version || args.list_gpus {
+        if !queries.is_empty() || args.format.is_some() || (args.version && args.list_gpus) {
+            return Err(NvqError::InvalidCombination);
+        }
+        return run_listing(args);
+    }
     if let Some(&(mode, list)) = queries.first() {
         let plan = QueryPlan::from_args(args, mode, list)?;
         return run_query(args, &plan);
@@ -95,7 +101,34 @@ fn run_query(args: &Args, plan: &QueryPlan) -> Result<(), NvqError> {
     looping::run(schedule, &columns, fmt.as_mut(), &mut sink, || {
         Ok(match plan.mode {
             QueryMode::Gpu => fields::gpu::collect(&session, &devices, count, &plan.fields),
-            _ => Vec::new(),
+            QueryMode::ComputeApps => {
+                fields::compute_apps::collect(&session, &devices, &plan.fields)
+            }
+            QueryMode::AccountedApps => {
+                fields::accounted_apps::collect(&session, &devices, &plan.fields)
+            }
+            QueryMode::RetiredPages => {
+                fields::retired_pages::collect(&session, &devices, &plan.fields)
+            }
+            QueryMode::RemappedRows => {
+                fields::remapped_rows::collect(&session, &devices, &plan.fields)
+            }
+            QueryMode::SupportedClocks => {
+                fields::supported_clocks::collect(&session, &devices, &plan.fields)
+            }
         })
     })
+}
+
+/// `--version` and `-L/--list-gpus`, both read through NVML.
+fn run_listing(args: &Args) -> Result<(), NvqError> {
+    let session = Session::open(&args.lib_source())?;
+    let text = if args.version {
+        fields::list::render_version(&fields::list::versions(&session))
+    } else {
+        let devices = select::select(&session, args.id.as_deref())?;
+        fields::list::render_list(&fields::list::gpus(&session, &devices))
+    };
+    let mut sink = Sink::open(args.filename.as_deref())?;
+    sink.write(text.as_bytes())
 }
