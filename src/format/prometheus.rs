@@ -8,7 +8,9 @@
 //!   `hertz` (MHz), `ratio` (percentages divided by 100), `seconds` (us, ms).
 //! - `# HELP` is the field's help text; `# TYPE` is `counter` (name ending
 //!   in `_total`) for monotonic counts (`ecc.errors.*`,
-//!   `clocks_event_reasons_counters.*`), `gauge` otherwise.
+//!   `clocks_event_reasons_counters.*`, `retired_pages.*.count`), `gauge`
+//!   otherwise. `count` is `nvq_gpus`; a gauge that would end in a suffix
+//!   reserved for histograms (`_count`, `_sum`, `_bucket`) gets `_value`.
 //! - Every sample carries the labels `gpu` (index), `uuid`, `name` and
 //!   `pci_bus_id` from [`Row::gpu`] (a label whose value is unknown, as on
 //!   a lost GPU, is left out).
@@ -30,6 +32,14 @@ pub const INFO_METRIC: &str = "nvq_gpu_info";
 
 const INFO_HELP: &str =
     "Identity of the GPU and the text fields queried, as labels; the value is always 1.";
+
+/// Fields (by name prefix) that are monotonic counts: `counter`s.
+const COUNTERS: &[&str] = &[
+    "ecc.errors.",
+    "clocks_event_reasons_counters.",
+    "retired_pages.single_bit_ecc.count",
+    "retired_pages.double_bit.count",
+];
 
 /// Columns that never become metrics.
 const NOT_METRICS: &[&str] = &["index", "timestamp"];
@@ -93,8 +103,17 @@ pub fn snake_case(name: &str) -> String {
     out
 }
 
+/// Fields whose metric stem is not their snake_case name.
+const RENAMED: &[(&str, &str)] = &[("count", "gpus")];
+
+/// Suffixes the exposition format reserves for histograms and summaries.
+const RESERVED_SUFFIXES: &[&str] = &["_count", "_sum", "_bucket"];
+
 fn metric(col: &Column) -> Metric {
-    let stem = snake_case(col.name);
+    let stem = RENAMED
+        .iter()
+        .find(|(f, _)| *f == col.name)
+        .map_or_else(|| snake_case(col.name), |(_, s)| (*s).to_string());
     let (unit, scale) = match col.unit {
         Some("MiB") => ("bytes".to_string(), Scale::Mebi),
         Some("W") => ("watts".to_string(), Scale::One),
@@ -113,10 +132,12 @@ fn metric(col: &Column) -> Metric {
         name.push('_');
         name.push_str(&unit);
     }
-    let counter = col.name.starts_with("ecc.errors.")
-        || col.name.starts_with("clocks_event_reasons_counters.");
+    let counter = COUNTERS.iter().any(|p| col.name.starts_with(p));
     if counter && !name.ends_with("_total") {
         name.push_str("_total");
+    }
+    if RESERVED_SUFFIXES.iter().any(|s| name.ends_with(s)) {
+        name.push_str("_value");
     }
     Metric {
         name,
@@ -405,7 +426,17 @@ mod tests {
                 true,
             ),
         ];
-        for (field, unit, name, counter) in cases {
+        let more = [
+            ("count", None, "nvq_gpus", false),
+            (
+                "retired_pages.double_bit.count",
+                None,
+                "nvq_retired_pages_double_bit_count_total",
+                true,
+            ),
+            ("some.sum", None, "nvq_some_sum_value", false),
+        ];
+        for (field, unit, name, counter) in cases.into_iter().chain(more) {
             let m = metric(&col(field, unit));
             assert_eq!((m.name.as_str(), m.counter), (name, counter), "{field}");
         }

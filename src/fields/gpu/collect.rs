@@ -27,6 +27,9 @@ pub fn collect_rows(
         .iter()
         .map(|&i| {
             let ctx = GpuCtx::new(session, i, count);
+            // Who the GPU is, before its values: a GPU that fails midway
+            // keeps the labels it had.
+            let gpu = ident.then(|| Rc::new(gpu_ident(&ctx)));
             let cells = fields
                 .iter()
                 .map(|&f| {
@@ -36,11 +39,7 @@ pub fn collect_rows(
                 })
                 .collect();
             let mut row = Row::new(cells);
-            // After the cells, so that the cells see the same NVML calls
-            // whatever the format.
-            if ident {
-                row.gpu = Some(Rc::new(gpu_ident(&ctx)));
-            }
+            row.gpu = gpu;
             row.timestamp = Some(ctx.timestamp);
             row
         })
