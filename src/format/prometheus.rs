@@ -10,7 +10,9 @@
 //!   in `_total`) for monotonic counts (`ecc.errors.*`,
 //!   `clocks_event_reasons_counters.*`, `retired_pages.*.count`), `gauge`
 //!   otherwise. `count` is `nvq_gpus`; a gauge that would end in a suffix
-//!   reserved for histograms (`_count`, `_sum`, `_bucket`) gets `_value`.
+//!   reserved for histograms (`_count`, `_sum`, `_bucket`) gets `_value`;
+//!   a name segment that reads as a metric type is replaced
+//!   (`histogram` → `availability`, `summary` → `overall`).
 //! - Every sample carries the labels `gpu` (index), `uuid`, `name` and
 //!   `pci_bus_id` from [`Row::gpu`] (a label whose value is unknown, as on
 //!   a lost GPU, is left out).
@@ -106,6 +108,16 @@ pub fn snake_case(name: &str) -> String {
 /// Fields whose metric stem is not their snake_case name.
 const RENAMED: &[(&str, &str)] = &[("count", "gpus")];
 
+/// Name segments promtool reads as a metric type, and what nvq writes
+/// instead (`remapped_rows.histogram.*` is the bank availability histogram;
+/// `fabric.health.summary` the overall health).
+const TYPE_WORDS: &[(&str, &str)] = &[
+    ("histogram", "availability"),
+    ("summary", "overall"),
+    ("gauge", "level"),
+    ("counter", "count"),
+];
+
 /// Suffixes the exposition format reserves for histograms and summaries.
 const RESERVED_SUFFIXES: &[&str] = &["_count", "_sum", "_bucket"];
 
@@ -113,7 +125,16 @@ fn metric(col: &Column) -> Metric {
     let stem = RENAMED
         .iter()
         .find(|(f, _)| *f == col.name)
-        .map_or_else(|| snake_case(col.name), |(_, s)| (*s).to_string());
+        .map_or_else(|| snake_case(col.name), |(_, s)| (*s).to_string())
+        .split('_')
+        .map(|seg| {
+            TYPE_WORDS
+                .iter()
+                .find(|(w, _)| *w == seg)
+                .map_or(seg, |(_, r)| r)
+        })
+        .collect::<Vec<_>>()
+        .join("_");
     let (unit, scale) = match col.unit {
         Some("MiB") => ("bytes".to_string(), Scale::Mebi),
         Some("W") => ("watts".to_string(), Scale::One),
@@ -435,6 +456,18 @@ mod tests {
                 true,
             ),
             ("some.sum", None, "nvq_some_sum_value", false),
+            (
+                "remapped_rows.histogram.max",
+                None,
+                "nvq_remapped_rows_availability_max",
+                false,
+            ),
+            (
+                "fabric.health.summary",
+                None,
+                "nvq_fabric_health_overall",
+                false,
+            ),
         ];
         for (field, unit, name, counter) in cases.into_iter().chain(more) {
             let m = metric(&col(field, unit));
