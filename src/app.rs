@@ -86,21 +86,21 @@ fn run_query(args: &Args, plan: &QueryPlan) -> Result<(), NvqError> {
         .fields
         .iter()
         .filter_map(|&i| infos.get(i))
-        .map(|f| Column {
-            name: f.name,
-            header_name: f.header_name(major),
-            unit: f.unit,
-        })
+        .map(|f| Column::from_info(f, major))
         .collect();
     let mut sink = Sink::open(args.filename.as_deref())?;
-    let mut fmt = plan.format.formatter();
+    let colour = crate::output::terminal::stdout_colour(args.filename.is_some());
+    let mut fmt = plan.format.formatter_with(colour);
+    let ident = fmt.needs_gpu_ident();
     let schedule = Schedule {
         interval: plan.interval,
         count: plan.count,
     };
     looping::run(schedule, &columns, fmt.as_mut(), &mut sink, || {
         Ok(match plan.mode {
-            QueryMode::Gpu => fields::gpu::collect(&session, &devices, count, &plan.fields),
+            QueryMode::Gpu => {
+                fields::gpu::collect_rows(&session, &devices, count, &plan.fields, ident)
+            }
             QueryMode::ComputeApps => {
                 fields::compute_apps::collect(&session, &devices, &plan.fields)
             }

@@ -65,7 +65,8 @@ pub struct Args {
     )]
     pub query_remapped_rows: Option<String>,
 
-    /// Output format: csv[,noheader][,nounits] (mandatory with a query).
+    /// Output format: csv[,noheader][,nounits] (mandatory with a query); nvq also
+    /// offers json, ndjson, table[,noheader][,nounits] and prometheus.
     #[arg(long, value_name = "FORMAT", help_heading = "Selective query")]
     pub format: Option<String>,
     /// Target GPUs: index, UUID, PCI bus id or board serial; comma list allowed.
