@@ -1,6 +1,7 @@
 //! Command-line parsing: nvidia-smi's options (with its quirks, such as the
 //! multi-letter short option `-lms`) plus nvq's extensions.
 
+pub mod generate;
 mod interval;
 
 pub use interval::{parse_count, parse_loop_ms, parse_loop_sec};
