@@ -3,7 +3,7 @@
 using namespace System.Management.Automation
 using namespace System.Management.Automation.Language
 
-$__nvqClapCompleter = {
+$global:__nvqClapCompleter = {
     param($wordToComplete, $commandAst, $cursorPosition)
 
     $commandElements = $commandAst.CommandElements
@@ -59,7 +59,7 @@ $__nvqClapCompleter = {
 }
 
 # nvq: comma-separated field lists and --format tokens.
-$__nvqListTokens = @{
+$global:__nvqListTokens = @{
     '--query-gpu' = @('timestamp', 'driver_version', 'count', 'name', 'gpu_name', 'serial', 'gpu_serial', 'uuid', 'gpu_uuid', 'index', 'pci.bus_id', 'gpu_bus_id', 'memory.total', 'memory.reserved', 'memory.used', 'memory.free', 'utilization.gpu', 'utilization.memory', 'temperature.gpu', 'power.draw')
     '--query-supported-clocks' = @()
     '--query-compute-apps' = @()
@@ -79,16 +79,16 @@ Register-ArgumentCompleter -Native -CommandName 'nvq' -ScriptBlock {
     $value = $null
     if ($last -match '^(--[a-z-]+)=(.*)$') {
         $opt = $Matches[1]; $value = $Matches[2]
-    } elseif ($words.Count -ge 2 -and $__nvqListTokens.ContainsKey($words[-2])) {
+    } elseif ($words.Count -ge 2 -and $global:__nvqListTokens.ContainsKey($words[-2])) {
         $opt = $words[-2]; $value = $last
     }
-    if ($opt -and $__nvqListTokens.ContainsKey($opt)) {
+    if ($opt -and $global:__nvqListTokens.ContainsKey($opt)) {
         $part = ($value -split ',')[-1]
         $keep = $wordToComplete.Substring(0, $wordToComplete.Length - [Math]::Min($part.Length, $wordToComplete.Length))
-        $__nvqListTokens[$opt] | Where-Object { $_ -like "$part*" } | ForEach-Object {
+        $global:__nvqListTokens[$opt] | Where-Object { $_ -like "$part*" } | ForEach-Object {
             [System.Management.Automation.CompletionResult]::new("$keep$_", $_, 'ParameterValue', $_)
         }
         return
     }
-    & $__nvqClapCompleter $wordToComplete $commandAst $cursorPosition
+    & $global:__nvqClapCompleter $wordToComplete $commandAst $cursorPosition
 }

@@ -325,18 +325,20 @@ fn fish_quote(s: &str) -> String {
     format!("'{}'", s.replace('\\', "\\\\").replace('\'', "\\'"))
 }
 
-/// PowerShell: clap's completer is kept as a script block; a new completer
-/// handles `--query-*=...` and `--format=...` words and calls it otherwise.
+/// PowerShell: clap's completer is kept as a script block (global, so that
+/// the registered completer finds it however the file was loaded); a new
+/// completer handles `--query-*=...` and `--format=...` words and calls it
+/// otherwise. Not exercised by the tests (no PowerShell on the CI image).
 fn powershell(clap_text: &str, lists: &[ListOption]) -> Result<String, String> {
     const REGISTER: &str = "Register-ArgumentCompleter -Native -CommandName 'nvq' -ScriptBlock {";
     if !clap_text.contains(REGISTER) {
         return Err("generate: clap_complete's PowerShell output changed".into());
     }
-    let text = clap_text.replacen(REGISTER, "$__nvqClapCompleter = {", 1);
+    let text = clap_text.replacen(REGISTER, "$global:__nvqClapCompleter = {", 1);
     let mut s = format!("# {HEADER}\n");
     s.push_str(&text);
     s.push_str(
-        "\n# nvq: comma-separated field lists and --format tokens.\n$__nvqListTokens = @{\n",
+        "\n# nvq: comma-separated field lists and --format tokens.\n$global:__nvqListTokens = @{\n",
     );
     for l in lists {
         let words: Vec<String> = l.tokens.iter().map(|(t, _)| format!("'{t}'")).collect();
@@ -354,18 +356,18 @@ fn powershell(clap_text: &str, lists: &[ListOption]) -> Result<String, String> {
     $value = $null
     if ($last -match '^(--[a-z-]+)=(.*)$') {
         $opt = $Matches[1]; $value = $Matches[2]
-    } elseif ($words.Count -ge 2 -and $__nvqListTokens.ContainsKey($words[-2])) {
+    } elseif ($words.Count -ge 2 -and $global:__nvqListTokens.ContainsKey($words[-2])) {
         $opt = $words[-2]; $value = $last
     }
-    if ($opt -and $__nvqListTokens.ContainsKey($opt)) {
+    if ($opt -and $global:__nvqListTokens.ContainsKey($opt)) {
         $part = ($value -split ',')[-1]
         $keep = $wordToComplete.Substring(0, $wordToComplete.Length - [Math]::Min($part.Length, $wordToComplete.Length))
-        $__nvqListTokens[$opt] | Where-Object { $_ -like "$part*" } | ForEach-Object {
+        $global:__nvqListTokens[$opt] | Where-Object { $_ -like "$part*" } | ForEach-Object {
             [System.Management.Automation.CompletionResult]::new("$keep$_", $_, 'ParameterValue', $_)
         }
         return
     }
-    & $__nvqClapCompleter $wordToComplete $commandAst $cursorPosition
+    & $global:__nvqClapCompleter $wordToComplete $commandAst $cursorPosition
 }
 "#,
     );
