@@ -34,10 +34,7 @@ fn committed_files_match_the_generator() {
                     .lines()
                     .zip(f.contents.lines())
                     .position(|(a, b)| a != b)
-                    .map_or_else(
-                        || text.lines().count().min(f.contents.lines().count()),
-                        |i| i,
-                    )
+                    .unwrap_or_else(|| text.lines().count().min(f.contents.lines().count()))
                     + 1;
                 problems.push(format!(
                     "{} differs from the generator (first at line {line})",
