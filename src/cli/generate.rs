@@ -378,7 +378,7 @@ fn powershell(clap_text: &str, lists: &[ListOption]) -> Result<String, String> {
 /// FIELDS (from the registry), EXIT STATUS (from [`ExitCode::ALL`]),
 /// ENVIRONMENT, FILES, NVIDIA-SMI MODE and SEE ALSO.
 pub fn man_page() -> Result<String, String> {
-    let cmd = command().after_help(None::<&str>).long_about(
+    let cmd = command().long_about(
         "nvq reads GPU properties through NVML and prints them exactly as \
          nvidia-smi's selective queries do (--query-*, --format=csv), with the \
          same field names, error messages and exit codes, so that scripts and \
@@ -389,9 +389,24 @@ pub fn man_page() -> Result<String, String> {
         .section("1")
         .source(format!("nvq {}", env!("CARGO_PKG_VERSION")))
         .manual("User Commands");
-    let mut buf = Vec::new();
-    man.render(&mut buf).map_err(|e| e.to_string())?;
-    let mut page = String::from_utf8(buf).map_err(|e| e.to_string())?;
+    // Roff output starts with a preamble (apostrophe handling); keep the
+    // first one only.
+    let preamble = Roff::new().render();
+    let part = |f: &dyn Fn(&mut Vec<u8>) -> std::io::Result<()>| -> Result<String, String> {
+        let mut buf = Vec::new();
+        f(&mut buf).map_err(|e| e.to_string())?;
+        let text = String::from_utf8(buf).map_err(|e| e.to_string())?;
+        Ok(text
+            .strip_prefix(preamble.as_str())
+            .unwrap_or(&text)
+            .to_string())
+    };
+    let mut page = preamble.clone();
+    page.push_str(&part(&|w| man.render_title(w))?);
+    page.push_str(&part(&|w| man.render_name_section(w))?);
+    page.push_str(&part(&|w| synopsis_section().to_writer(w))?);
+    page.push_str(&part(&|w| man.render_description_section(w))?);
+    page.push_str(&part(&|w| man.render_options_section(w))?);
 
     let mut r = Roff::new();
     fields_section(&mut r);
@@ -401,12 +416,35 @@ pub fn man_page() -> Result<String, String> {
     personality_section(&mut r);
     r.control("SH", ["SEE ALSO"]);
     r.text([bold("nvidia-smi"), roman("(1)")]);
-
-    // Roff::render starts with a preamble that clap_mangen's output already has.
-    let preamble = Roff::new().render();
-    let extra = r.render();
-    page.push_str(extra.strip_prefix(preamble.as_str()).unwrap_or(&extra));
+    page.push_str(&part(&|w| r.to_writer(w))?);
     Ok(format!(".\\\" {HEADER}\n{page}"))
+}
+
+/// One line per query mode, then the forms without a query; every option is
+/// listed under OPTIONS.
+fn synopsis_section() -> Roff {
+    let mut r = Roff::new();
+    r.control("SH", ["SYNOPSIS"]);
+    for (i, mode) in QueryMode::ALL.iter().enumerate() {
+        if i > 0 {
+            r.control("br", []);
+        }
+        r.text([
+            bold("nvq"),
+            roman(" "),
+            bold(format!("--{}=", mode.option())),
+            italic("FIELDS"),
+            roman(" "),
+            bold("--format="),
+            italic("FORMAT"),
+            roman(" ["),
+            italic("OPTIONS"),
+            roman("]"),
+        ]);
+    }
+    r.control("br", []);
+    r.text([bold("nvq"), roman(" ["), italic("OPTIONS"), roman("]")]);
+    r
 }
 
 fn fields_section(r: &mut Roff) {
