@@ -235,7 +235,7 @@ mod tests {
         let err = QueryMode::Gpu.resolve("index,bogus,alsobad").unwrap_err();
         assert_eq!(
             err.to_string(),
-            "Field \"bogus\" is not a valid field to query.\n"
+            "Field \"bogus\" is not a valid field to query.\n\n"
         );
     }
 }
