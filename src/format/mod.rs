@@ -2,6 +2,7 @@
 //! rows in, bytes out, with no NVML and no I/O inside.
 
 mod csv;
+pub mod summary_table;
 
 pub use self::csv::Csv;
 
