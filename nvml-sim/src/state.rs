@@ -119,7 +119,7 @@ pub(crate) fn guard(f: impl FnOnce() -> nvmlReturn_t) -> nvmlReturn_t {
     catch_unwind(AssertUnwindSafe(f)).unwrap_or(UNKNOWN)
 }
 
-fn ret(r: R) -> nvmlReturn_t {
+pub(crate) fn ret(r: R) -> nvmlReturn_t {
     match r {
         Ok(()) => SUCCESS,
         Err(e) => e,

@@ -88,6 +88,25 @@ pub unsafe extern "C" fn nvmlSystemGetNVMLVersion(
     version: *mut c_char,
     length: c_uint,
 ) -> nvmlReturn_t {
+    if lock().is_none() {
+        // Like the real library, the NVML version can be read without an
+        // initialised library: nvidia-smi prints it when init reports a
+        // driver/library version mismatch.
+        return guard(|| {
+            let r = (|| {
+                if version.is_null() {
+                    return Err(INVALID_ARGUMENT);
+                }
+                let sc = crate::scenario::Scenario::from_env().map_err(|_| UNKNOWN)?;
+                put_str(
+                    version,
+                    length,
+                    sc.nvml_version.as_deref().ok_or(NOT_SUPPORTED)?,
+                )
+            })();
+            ret(r)
+        });
+    }
     sys_fn("nvmlSystemGetNVMLVersion", |st, _| {
         if version.is_null() {
             return Err(INVALID_ARGUMENT);
