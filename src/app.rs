@@ -3,10 +3,11 @@
 use crate::cli::{self, Args};
 use crate::error::NvqError;
 use crate::fields::{self, QueryMode};
-use crate::format::{Column, FormatSpec};
+use crate::format::{self, Column, FormatSpec};
 use crate::nvml::{select, Session};
 use crate::output::looping::{self, Schedule};
 use crate::output::Sink;
+use crate::Personality;
 use std::time::Duration;
 
 /// A fully validated query, ready to run.
@@ -50,6 +51,12 @@ impl QueryPlan {
 
 /// Run nvq. Output goes to stdout or the `-f` file; the caller prints errors.
 pub fn run(args: &Args) -> Result<(), NvqError> {
+    run_as(args, Personality::Nvq)
+}
+
+/// [`run`], knowing how nvq was invoked (the summary table may use colour
+/// only in nvq's own mode).
+pub fn run_as(args: &Args, personality: Personality) -> Result<(), NvqError> {
     if let Some(mode) = args.help_query() {
         let mut sink = Sink::stdout();
         return sink.write(fields::help::render(mode).as_bytes());
@@ -71,9 +78,46 @@ pub fn run(args: &Args) -> Result<(), NvqError> {
     if args.format.is_some() {
         return Err(NvqError::InvalidCombination);
     }
-    Err(NvqError::Usage(
-        "nothing to do: give a --query-* option (see nvq --help).".into(),
-    ))
+    run_summary(args, personality)
+}
+
+/// No query option: print nvidia-smi's summary table (again every `-l`
+/// interval).
+fn run_summary(args: &Args, personality: Personality) -> Result<(), NvqError> {
+    use std::io::IsTerminal;
+    let interval = match (&args.loop_sec, &args.loop_ms) {
+        (Some(_), Some(_)) => return Err(NvqError::InvalidCombination),
+        (Some(s), None) => Some(cli::parse_loop_sec(s)?),
+        (None, Some(ms)) => Some(cli::parse_loop_ms(ms)?),
+        (None, None) => None,
+    };
+    let count = args.count.as_deref().map(cli::parse_count).transpose()?;
+    let session = Session::open(&args.lib_source())?;
+    let devices = select::select(&session, args.id.as_deref())?;
+    let mut sink = Sink::open(args.filename.as_deref())?;
+    let colour = personality == Personality::Nvq
+        && args.filename.is_none()
+        && !matches!(std::env::var_os("NO_COLOR"), Some(v) if !v.is_empty())
+        && std::io::stdout().is_terminal();
+    // TODO: move onto the shared loop scheduler once it takes a plain
+    // "produce bytes" callback.
+    let mut buf = Vec::with_capacity(8192);
+    let mut taken: u64 = 0;
+    loop {
+        let started = std::time::Instant::now();
+        let summary = fields::summary::collect(&session, &devices);
+        buf.clear();
+        format::summary_table::render(&summary, colour, &mut buf);
+        sink.write(&buf)?;
+        taken += 1;
+        let Some(every) = interval else {
+            return Ok(());
+        };
+        if count.is_some_and(|n| taken >= n) {
+            return Ok(());
+        }
+        std::thread::sleep(every.saturating_sub(started.elapsed()));
+    }
 }
 
 fn run_query(args: &Args, plan: &QueryPlan) -> Result<(), NvqError> {

@@ -11,6 +11,7 @@ pub mod help;
 pub mod time;
 
 pub mod gpu;
+pub mod summary;
 
 pub mod accounted_apps;
 pub mod compute_apps;

@@ -6,6 +6,7 @@ mod json;
 mod ndjson;
 mod prometheus;
 mod table;
+pub mod summary_table;
 
 pub use self::csv::Csv;
 pub use self::json::Json;
