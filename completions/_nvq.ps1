@@ -28,7 +28,7 @@ $global:__nvqClapCompleter = {
             [CompletionResult]::new('--query-accounted-apps', '--query-accounted-apps', [CompletionResultType]::ParameterName, 'List the processes that accounting mode has recorded')
             [CompletionResult]::new('--query-retired-pages', '--query-retired-pages', [CompletionResultType]::ParameterName, 'List retired device-memory pages')
             [CompletionResult]::new('--query-remapped-rows', '--query-remapped-rows', [CompletionResultType]::ParameterName, 'Report remapped-row counts')
-            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format: csv[,noheader][,nounits] (mandatory with a query)')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format: csv[,noheader][,nounits] (mandatory with a query); nvq also offers json, ndjson, table[,noheader][,nounits] and prometheus')
             [CompletionResult]::new('-i', '-i', [CompletionResultType]::ParameterName, 'Target GPUs: index, UUID, PCI bus id or board serial; comma list allowed')
             [CompletionResult]::new('--id', '--id', [CompletionResultType]::ParameterName, 'Target GPUs: index, UUID, PCI bus id or board serial; comma list allowed')
             [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Write the output to FILE instead of stdout (the file is truncated first)')
@@ -61,12 +61,12 @@ $global:__nvqClapCompleter = {
 # nvq: comma-separated field lists and --format tokens.
 $global:__nvqListTokens = @{
     '--query-gpu' = @('timestamp', 'driver_version', 'count', 'name', 'gpu_name', 'serial', 'gpu_serial', 'uuid', 'gpu_uuid', 'index', 'pci.bus_id', 'gpu_bus_id', 'memory.total', 'memory.reserved', 'memory.used', 'memory.free', 'utilization.gpu', 'utilization.memory', 'temperature.gpu', 'power.draw')
-    '--query-supported-clocks' = @()
-    '--query-compute-apps' = @()
-    '--query-accounted-apps' = @()
-    '--query-retired-pages' = @()
-    '--query-remapped-rows' = @()
-    '--format' = @('csv', 'noheader', 'nounits')
+    '--query-supported-clocks' = @('timestamp', 'gpu_name', 'gpu_bus_id', 'gpu_serial', 'gpu_uuid', 'memory', 'mem', 'graphics', 'gr')
+    '--query-compute-apps' = @('timestamp', 'gpu_name', 'gpu_bus_id', 'gpu_serial', 'gpu_uuid', 'pid', 'process_name', 'name', 'used_gpu_memory', 'used_memory', 'used_gpu_memory.percent', 'local_pid', 'user', 'command_line', 'cmdline', 'container_id')
+    '--query-accounted-apps' = @('timestamp', 'gpu_name', 'gpu_bus_id', 'gpu_serial', 'gpu_uuid', 'vgpu_instance', 'pid', 'gpu_utilization', 'gpu_util', 'mem_utilization', 'mem_util', 'max_memory_usage', 'time')
+    '--query-retired-pages' = @('timestamp', 'gpu_name', 'gpu_bus_id', 'gpu_serial', 'gpu_uuid', 'retired_pages.address', 'retired_pages.timestamp', 'retired_pages.cause')
+    '--query-remapped-rows' = @('timestamp', 'gpu_name', 'gpu_bus_id', 'gpu_serial', 'gpu_uuid', 'remapped_rows.correctable', 'remapped_rows.uncorrectable', 'remapped_rows.pending', 'remapped_rows.failure')
+    '--format' = @('csv', 'json', 'ndjson', 'table', 'prometheus', 'noheader', 'nounits')
 }
 
 Register-ArgumentCompleter -Native -CommandName 'nvq' -ScriptBlock {

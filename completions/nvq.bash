@@ -116,12 +116,12 @@ fi
 _nvq_list_tokens() {
     case "$1" in
         --query-gpu) echo 'timestamp driver_version count name gpu_name serial gpu_serial uuid gpu_uuid index pci.bus_id gpu_bus_id memory.total memory.reserved memory.used memory.free utilization.gpu utilization.memory temperature.gpu power.draw' ;;
-        --query-supported-clocks) echo '' ;;
-        --query-compute-apps) echo '' ;;
-        --query-accounted-apps) echo '' ;;
-        --query-retired-pages) echo '' ;;
-        --query-remapped-rows) echo '' ;;
-        --format) echo 'csv noheader nounits' ;;
+        --query-supported-clocks) echo 'timestamp gpu_name gpu_bus_id gpu_serial gpu_uuid memory mem graphics gr' ;;
+        --query-compute-apps) echo 'timestamp gpu_name gpu_bus_id gpu_serial gpu_uuid pid process_name name used_gpu_memory used_memory used_gpu_memory.percent local_pid user command_line cmdline container_id' ;;
+        --query-accounted-apps) echo 'timestamp gpu_name gpu_bus_id gpu_serial gpu_uuid vgpu_instance pid gpu_utilization gpu_util mem_utilization mem_util max_memory_usage time' ;;
+        --query-retired-pages) echo 'timestamp gpu_name gpu_bus_id gpu_serial gpu_uuid retired_pages.address retired_pages.timestamp retired_pages.cause' ;;
+        --query-remapped-rows) echo 'timestamp gpu_name gpu_bus_id gpu_serial gpu_uuid remapped_rows.correctable remapped_rows.uncorrectable remapped_rows.pending remapped_rows.failure' ;;
+        --format) echo 'csv json ndjson table prometheus noheader nounits' ;;
     esac
 }
 
