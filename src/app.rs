@@ -6,7 +6,7 @@ use crate::fields::{self, QueryMode};
 use crate::format::{Column, FormatSpec};
 use crate::nvml::{select, Session};
 use crate::output::looping::{self, Schedule};
-use crate::output::Sink;
+use crate::output::{Sink, SinkMode};
 use std::time::Duration;
 
 /// A fully validated query, ready to run.
@@ -38,6 +38,11 @@ impl QueryPlan {
             (None, None) => None,
         };
         let count = args.count.as_deref().map(cli::parse_count).transpose()?;
+        if count.is_some() && interval.is_none() {
+            return Err(NvqError::Usage(
+                "--count needs a loop: add -l/--loop=SEC or -lms/--loop-ms=MS.".into(),
+            ));
+        }
         Ok(QueryPlan {
             mode,
             fields,
@@ -86,15 +91,18 @@ fn run_query(args: &Args, plan: &QueryPlan) -> Result<(), NvqError> {
             unit: f.unit,
         })
         .collect();
-    let mut sink = Sink::open(args.filename.as_deref())?;
+    let mode = SinkMode::for_format(plan.format.kind.name());
+    let mut sink = Sink::open_with(args.filename.as_deref(), mode)?;
     let mut fmt = plan.format.formatter();
     let schedule = Schedule {
         interval: plan.interval,
         count: plan.count,
     };
+    // GPU handles are looked up once; every sample of a loop reuses them.
+    let targets = fields::gpu::targets(&session, &devices);
     looping::run(schedule, &columns, fmt.as_mut(), &mut sink, || {
         Ok(match plan.mode {
-            QueryMode::Gpu => fields::gpu::collect(&session, &devices, count, &plan.fields),
+            QueryMode::Gpu => fields::gpu::collect_targets(&session, &targets, count, &plan.fields),
             _ => Vec::new(),
         })
     })
