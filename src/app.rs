@@ -6,7 +6,7 @@ use crate::fields::{self, QueryMode};
 use crate::format::{self, Column, FormatSpec};
 use crate::nvml::{select, Session};
 use crate::output::looping::{self, Schedule};
-use crate::output::Sink;
+use crate::output::{Sink, SinkMode};
 use crate::Personality;
 use std::time::Duration;
 
@@ -39,6 +39,11 @@ impl QueryPlan {
             (None, None) => None,
         };
         let count = args.count.as_deref().map(cli::parse_count).transpose()?;
+        if count.is_some() && interval.is_none() {
+            return Err(NvqError::Usage(
+                "--count needs a loop: add -l/--loop=SEC or -lms/--loop-ms=MS.".into(),
+            ));
+        }
         Ok(QueryPlan {
             mode,
             fields,
@@ -132,7 +137,8 @@ fn run_query(args: &Args, plan: &QueryPlan) -> Result<(), NvqError> {
         .filter_map(|&i| infos.get(i))
         .map(|f| Column::from_info(f, major))
         .collect();
-    let mut sink = Sink::open(args.filename.as_deref())?;
+    let mode = SinkMode::for_format(plan.format.kind.name());
+    let mut sink = Sink::open_with(args.filename.as_deref(), mode)?;
     let colour = crate::output::terminal::stdout_colour(args.filename.is_some());
     let mut fmt = plan.format.formatter_with(colour);
     let ident = fmt.needs_gpu_ident();
@@ -140,10 +146,12 @@ fn run_query(args: &Args, plan: &QueryPlan) -> Result<(), NvqError> {
         interval: plan.interval,
         count: plan.count,
     };
+    // GPU handles are looked up once; every sample of a loop reuses them.
+    let targets = fields::gpu::targets(&session, &devices);
     looping::run(schedule, &columns, fmt.as_mut(), &mut sink, || {
         Ok(match plan.mode {
             QueryMode::Gpu => {
-                fields::gpu::collect_rows(&session, &devices, count, &plan.fields, ident)
+                fields::gpu::collect_targets(&session, &targets, count, &plan.fields, ident)
             }
             QueryMode::ComputeApps => {
                 fields::compute_apps::collect(&session, &devices, &plan.fields)

@@ -5,8 +5,8 @@ mod csv;
 mod json;
 mod ndjson;
 mod prometheus;
-mod table;
 pub mod summary_table;
+mod table;
 
 pub use self::csv::Csv;
 pub use self::json::Json;
