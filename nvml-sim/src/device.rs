@@ -1097,6 +1097,41 @@ pub unsafe extern "C" fn nvmlDeviceGetGspFirmwareVersion(
     })
 }
 
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetC2cModeInfoV(
+    device: nvmlDevice_t,
+    c2cModeInfo: *mut nvmlC2cModeInfo_v1_t,
+) -> nvmlReturn_t {
+    dev_fn("nvmlDeviceGetC2cModeInfoV", device, |c| {
+        let o = nn(c2cModeInfo)?;
+        let v = c.val(&c.dev.c2c_mode)?;
+        o.set(nvmlC2cModeInfo_v1_t { isC2cEnabled: v });
+        Ok(())
+    })
+}
+
+/// `nvmlHostname_v1_t` (NVML 13.x, newer than nvml-wrapper-sys 0.10's table).
+#[repr(C)]
+pub struct NvmlHostnameV1 {
+    pub value: [c_char; 64],
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetHostname_v1(
+    device: nvmlDevice_t,
+    hostname: *mut NvmlHostnameV1,
+) -> nvmlReturn_t {
+    dev_fn("nvmlDeviceGetHostname_v1", device, |c| {
+        if hostname.is_null() {
+            return Err(INVALID_ARGUMENT);
+        }
+        let h = c.dev.hostname.as_deref().ok_or(NOT_SUPPORTED)?;
+        // SAFETY: non-null pointer to a caller-owned 64-byte buffer.
+        let buf = unsafe { (*hostname).value.as_mut_ptr() };
+        put_str(buf, 64, h)
+    })
+}
+
 fn hex16(s: &str) -> [u8; 16] {
     let digits: Vec<u8> = s.bytes().filter(u8::is_ascii_hexdigit).collect();
     let mut out = [0u8; 16];

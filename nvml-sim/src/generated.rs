@@ -403,7 +403,7 @@ pub const SYMBOLS: &[&str] = &[
     "nvmlDeviceGetDriverModel",
 ];
 
-/// Symbols exported as `NOT_SUPPORTED` stubs (269).
+/// Symbols exported as `NOT_SUPPORTED` stubs (268).
 pub const STUBS: &[&str] = &[
     "nvmlSystemGetHicVersion",
     "nvmlSystemGetTopologyGpuSet",
@@ -418,7 +418,6 @@ pub const STUBS: &[&str] = &[
     "nvmlUnitGetDevices",
     "nvmlDeviceGetAttributes_v2",
     "nvmlDeviceGetHandleByUUIDV",
-    "nvmlDeviceGetC2cModeInfoV",
     "nvmlDeviceGetMemoryAffinity",
     "nvmlDeviceGetCpuAffinityWithinScope",
     "nvmlDeviceGetCpuAffinity",
@@ -766,13 +765,6 @@ pub unsafe extern "C" fn nvmlDeviceGetHandleByUUIDV(
     _a1: *mut nvmlDevice_t,
 ) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceGetHandleByUUIDV")
-}
-#[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetC2cModeInfoV(
-    _a0: nvmlDevice_t,
-    _a1: *mut nvmlC2cModeInfo_v1_t,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetC2cModeInfoV")
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetMemoryAffinity(
@@ -2673,7 +2665,7 @@ const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_char, raw::c_uint) -> nv
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t =
     crate::nvmlDeviceGetModuleId;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlC2cModeInfo_v1_t) -> nvmlReturn_t =
-    nvmlDeviceGetC2cModeInfoV;
+    crate::nvmlDeviceGetC2cModeInfoV;
 const _: unsafe extern "C" fn(
     nvmlDevice_t,
     raw::c_uint,
