@@ -5,3 +5,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --workspace
 cargo test --workspace
+# pynvml (nvidia-ml-py, unmodified) reads the simulator exactly as the scenario says.
+scripts/pynvml-check.sh

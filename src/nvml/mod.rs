@@ -161,7 +161,16 @@ fn nvml_version_without_init(path: Option<&Path>) -> Option<String> {
         let s = std::ffi::CStr::from_ptr(buf.as_ptr())
             .to_string_lossy()
             .into_owned();
-        Some(s)
+        Some(display_nvml_version(&s).to_string())
+    }
+}
+
+/// nvidia-smi shows the NVML version without its leading CUDA-major part:
+/// NVML "13.590.48" is printed "590.48", "12.535.161" is "535.161".
+pub fn display_nvml_version(v: &str) -> &str {
+    match v.split_once('.') {
+        Some((major, rest)) if major.len() <= 2 && rest.contains('.') => rest,
+        _ => v,
     }
 }
 

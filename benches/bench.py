@@ -1,0 +1,196 @@
+"""nvq's benchmark harness: speed, memory and scaling, side by side with the
+peers (gpustat, nvitop) and the floor (examples/floor.rs) on the same
+simulated GPUs. Run through benches/run.sh, which builds everything first.
+
+Every tool reads the same NVML simulator, so the simulator's own cost is part
+of every figure. Whole-process timings come from hyperfine (median of its
+runs); loop costs from wait4()'s rusage of the child.
+"""
+
+import json
+import os
+import platform
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+NVQ = os.environ["NVQ"]
+SIM = os.environ["SIM_LIB"]
+FLOOR = os.environ["FLOOR"]
+PYBIN = os.environ["PYBIN"]
+OUT = os.environ.get("RESULTS", "benches/RESULTS.md")
+QUICK = os.environ.get("QUICK") == "1"
+WORK = tempfile.mkdtemp(prefix="nvq-bench-")
+LIBDIR = os.path.join(WORK, "lib")
+os.makedirs(LIBDIR)
+os.symlink(SIM, os.path.join(LIBDIR, "libnvidia-ml.so.1"))
+
+rows = []  # (section, case, tool, median_ms, note)
+
+
+def scenario(devices, procs_per_device):
+    path = os.path.join(WORK, f"gen_{devices}_{procs_per_device}.toml")
+    with open(path, "w") as f:
+        f.write(f"[generate]\ndevices = {devices}\nprocesses_per_device = {procs_per_device}\n")
+    return path
+
+
+def env_for(path):
+    env = dict(os.environ)
+    env["NVML_SIM_SCENARIO"] = path
+    env["LD_LIBRARY_PATH"] = LIBDIR
+    env["NVQ_NVML_LIB"] = SIM
+    env["NO_COLOR"] = "1"
+    env["TERM"] = "dumb"
+    return env
+
+
+def all_gpu_fields():
+    out = subprocess.run([NVQ, "--help-query-gpu"], capture_output=True, check=True, text=True).stdout
+    names = []
+    for line in out.splitlines():
+        if line.startswith('"'):
+            names.append(line.split('"')[1])
+    return names
+
+
+def hyperfine(cmds, env, runs=None):
+    """Median wall time in ms for each command (hyperfine, whole process)."""
+    js = os.path.join(WORK, "hf.json")
+    args = ["hyperfine", "-N", "--warmup", "3", "--export-json", js, "--style", "none"]
+    if runs:
+        args += ["--runs", str(runs)]
+    elif QUICK:
+        args += ["--runs", "5"]
+    else:
+        args += ["--min-runs", "15"]
+    subprocess.run(args + cmds, env=env, check=True, stdout=subprocess.DEVNULL)
+    with open(js) as f:
+        data = json.load(f)
+    return [statistics.median(r["times"]) * 1000 for r in data["results"]]
+
+
+def quote(argv):
+    return " ".join(a if all(c.isalnum() or c in "-_=./,:" for c in a) else "'" + a + "'" for a in argv)
+
+
+def oneshot():
+    fields = all_gpu_fields()
+    allf = "--query-gpu=" + ",".join(fields)
+    for n in (1, 8, 64):
+        env = env_for(scenario(n, 2))
+        tools = [
+            ("nvq, 1 field", [NVQ, "--query-gpu=memory.used", "--format=csv"]),
+            (f"nvq, all {len(fields)} fields", [NVQ, allf, "--format=csv"]),
+            ("floor (load, init, 1 value/GPU)", [FLOOR, SIM]),
+            ("gpustat --json", [os.path.join(PYBIN, "gpustat"), "--json"]),
+            ("nvitop --once", [os.path.join(PYBIN, "nvitop"), "--once"]),
+        ]
+        runs = 5 if n == 64 else None
+        meds = hyperfine([quote(t[1]) for t in tools], env, runs=runs)
+        for (name, _), m in zip(tools, meds):
+            rows.append(("one-shot", f"{n} GPUs", name, m, ""))
+
+
+def rusage_run(argv, env, seconds=None):
+    """Run a child, optionally stop it with SIGINT after `seconds`; return
+    (wall_s, cpu_s, maxrss_kib, stdout_lines)."""
+    t0 = time.monotonic()
+    p = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    lines = 0
+    if seconds:
+        deadline = t0 + seconds
+        os.set_blocking(p.stdout.fileno(), False)
+        while time.monotonic() < deadline and p.poll() is None:
+            try:
+                chunk = p.stdout.read()
+                if chunk:
+                    lines += chunk.count(b"\n")
+            except BlockingIOError:
+                pass
+            time.sleep(0.05)
+        p.send_signal(signal.SIGINT)
+    data = p.stdout.read() or b""
+    lines += data.count(b"\n")
+    _, status, ru = os.wait4(p.pid, 0)
+    wall = time.monotonic() - t0
+    return wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss, lines
+
+
+def loop_cost():
+    env = env_for(scenario(8, 2))
+    fields = all_gpu_fields()
+    twenty = [f for f in fields if f.startswith(("memory.", "utilization.", "temperature.", "power.", "clocks.current", "fan.", "pstate", "index", "name", "uuid"))][:20]
+    q = "--query-gpu=" + ",".join(twenty)
+    secs = 3 if QUICK else 10
+    for ms in (100, 10):
+        samples = secs * 1000 // ms
+        wall, cpu, rss, _ = rusage_run([NVQ, q, "--format=csv,noheader", "-lms", str(ms), "--count", str(samples)], env)
+        rows.append(("loop, 8 GPUs, 20 fields", f"-lms {ms}, {samples} samples", "nvq",
+                     cpu / samples * 1000, f"{cpu / wall * 100:.2f}% of a core, peak RSS {rss / 1024:.1f} MiB"))
+    for interval in (0.1,):
+        wall, cpu, rss, _ = rusage_run([os.path.join(PYBIN, "gpustat"), "-i", str(interval), "--no-color"], env, seconds=secs)
+        samples = max(1, int(wall / interval))
+        rows.append(("loop, 8 GPUs, 20 fields", f"-i {interval} for {secs} s (~{samples} samples)", "gpustat -i",
+                     cpu / samples * 1000, f"{cpu / wall * 100:.2f}% of a core, peak RSS {rss / 1024:.1f} MiB"))
+
+
+def scaling():
+    for procs in (10, 1000, 10000):
+        env = env_for(scenario(1, procs))
+        (m,) = hyperfine([quote([NVQ, "--query-compute-apps=pid,used_gpu_memory", "--format=csv"])], env)
+        rows.append(("scaling: --query-compute-apps", f"{procs} processes", "nvq", m, f"{m / procs * 1000:.2f} us/process"))
+    for n in (1, 2, 4, 8, 16, 32, 64):
+        env = env_for(scenario(n, 0))
+        (m,) = hyperfine([quote([NVQ, "--query-gpu=index,memory.used,memory.total,utilization.gpu", "--format=csv"])], env)
+        rows.append(("scaling: --query-gpu (4 fields)", f"{n} GPUs", "nvq", m, ""))
+
+
+def peak_rss():
+    env = env_for(scenario(8, 2))
+    fields = ",".join(all_gpu_fields())
+    _, _, rss, _ = rusage_run([NVQ, "--query-gpu=" + fields, "--format=csv"], env)
+    rows.append(("memory", "all fields, 8 GPUs, one-shot", "nvq peak RSS (KiB)", float(rss), f"{rss / 1024:.1f} MiB"))
+
+
+def report():
+    lines = [
+        "# nvq benchmark results",
+        "",
+        f"Date: {time.strftime('%Y-%m-%d %H:%M %Z')}. Machine: {platform.machine()}, "
+        f"{os.cpu_count()} CPUs, {platform.platform()}, Python {platform.python_version()}.",
+        "Command: `benches/run.sh`. All tools read the same NVML simulator; times are medians (hyperfine),",
+        "loop figures are CPU time per sample from the child's rusage.",
+        "",
+        "| section | case | tool | median (ms) | vs nvq | note |",
+        "|---|---|---|---:|---:|---|",
+    ]
+    base = {}
+    for sec, case, tool, m, note in rows:
+        if tool.startswith("nvq, all") or (tool == "nvq" and sec.startswith("loop")):
+            base[(sec, case)] = m
+    for sec, case, tool, m, note in rows:
+        b = base.get((sec, case))
+        if sec.startswith("loop"):
+            b = next((v for (s, c), v in base.items() if s == sec and c.startswith("-lms 100")), None)
+        ratio = f"{m / b:.1f}x" if b and not tool.startswith("nvq peak") else ""
+        lines.append(f"| {sec} | {case} | {tool} | {m:.2f} | {ratio} | {note} |")
+    text = "\n".join(lines) + "\n"
+    print(text)
+    with open(OUT, "w") as f:
+        f.write(text)
+
+
+def main():
+    oneshot()
+    loop_cost()
+    scaling()
+    peak_rss()
+    report()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# nvq's benchmark harness, one command: builds nvq, the simulator and the
+# floor program in release mode, installs the pinned peers (gpustat, nvitop)
+# in a virtual environment under target/, and writes benches/RESULTS.md.
+# Needs hyperfine (Debian: apt-get install hyperfine). QUICK=1 for fewer runs.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+target=${CARGO_TARGET_DIR:-$PWD/target}
+command -v hyperfine >/dev/null || { echo "benches/run.sh needs hyperfine (apt-get install hyperfine)" >&2; exit 1; }
+cargo build -q --release -p nvq -p nvml-sim --bin nvq --example floor
+venv=$target/pyenv-clients
+[ -x "$venv/bin/python" ] || python3 -m venv "$venv"
+"$venv/bin/pip" install -q --disable-pip-version-check gpustat==1.1.1 nvitop==1.7.2 nvidia-ml-py==13.590.48
+NVQ=$target/release/nvq SIM_LIB=$target/release/libnvml_sim.so FLOOR=$target/release/examples/floor \
+  PYBIN=$venv/bin "$venv/bin/python" benches/bench.py

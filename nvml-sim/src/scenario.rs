@@ -1,0 +1,870 @@
+//! Scenario files: the TOML description of the machine the simulator pretends to be.
+//!
+//! Every value is in NVML's own units (bytes, milliwatts, millijoules, MHz, °C, raw enum
+//! numbers, bitmasks). A value that is absent makes the NVML function that reads it return
+//! `NVML_ERROR_NOT_SUPPORTED`. Any numeric value written as a list is a *series*: the n-th call
+//! of the function that reads it on that device gets element n (the last one repeats).
+//! See `nvml-sim/README.md` for the full reference.
+
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// The built-in scenario used when `NVML_SIM_SCENARIO` is not set.
+pub const DEFAULT_SCENARIO_TOML: &str = include_str!("../scenarios/default.toml");
+
+/// Name of the environment variable selecting the scenario file.
+pub const SCENARIO_ENV: &str = "NVML_SIM_SCENARIO";
+
+/// Most devices a scenario may describe (handles are carved from a fixed address range).
+pub const MAX_DEVICES: usize = 16384;
+/// Most MIG instances per device.
+pub const MAX_MIG_INSTANCES: usize = 63;
+
+/// A value that may change over time: one value, or a list (element n answers call n).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(untagged)]
+pub enum Series<T> {
+    One(T),
+    Many(Vec<T>),
+}
+
+impl<T: Copy> Series<T> {
+    /// Value for the 0-based call index `i` (the last element repeats); `None` for an empty list.
+    pub fn at(&self, i: usize) -> Option<T> {
+        match self {
+            Series::One(v) => Some(*v),
+            Series::Many(v) => v.get(i).or_else(|| v.last()).copied(),
+        }
+    }
+    /// The first value (what the first call returns).
+    pub fn first(&self) -> Option<T> {
+        self.at(0)
+    }
+}
+
+impl<T> From<T> for Series<T> {
+    fn from(v: T) -> Self {
+        Series::One(v)
+    }
+}
+
+/// Optional series, the type of nearly every scenario field.
+pub type Val<T> = Option<Series<T>>;
+
+/// An NVML return code, written as a name (`"NOT_SUPPORTED"`, `"NVML_ERROR_GPU_IS_LOST"`) or a number.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(untagged)]
+pub enum Code {
+    Num(u32),
+    Name(String),
+}
+
+/// NVML return codes by name (without the `NVML_ERROR_` prefix).
+pub const CODES: &[(&str, u32)] = &[
+    ("SUCCESS", 0),
+    ("UNINITIALIZED", 1),
+    ("INVALID_ARGUMENT", 2),
+    ("NOT_SUPPORTED", 3),
+    ("NO_PERMISSION", 4),
+    ("ALREADY_INITIALIZED", 5),
+    ("NOT_FOUND", 6),
+    ("INSUFFICIENT_SIZE", 7),
+    ("INSUFFICIENT_POWER", 8),
+    ("DRIVER_NOT_LOADED", 9),
+    ("TIMEOUT", 10),
+    ("IRQ_ISSUE", 11),
+    ("LIBRARY_NOT_FOUND", 12),
+    ("FUNCTION_NOT_FOUND", 13),
+    ("CORRUPTED_INFOROM", 14),
+    ("GPU_IS_LOST", 15),
+    ("RESET_REQUIRED", 16),
+    ("OPERATING_SYSTEM", 17),
+    ("LIB_RM_VERSION_MISMATCH", 18),
+    ("IN_USE", 19),
+    ("MEMORY", 20),
+    ("NO_DATA", 21),
+    ("VGPU_ECC_NOT_SUPPORTED", 22),
+    ("INSUFFICIENT_RESOURCES", 23),
+    ("FREQ_NOT_SUPPORTED", 24),
+    ("ARGUMENT_VERSION_MISMATCH", 25),
+    ("DEPRECATED", 26),
+    ("NOT_READY", 27),
+    ("GPU_NOT_FOUND", 28),
+    ("INVALID_STATE", 29),
+    ("RESET_TYPE_NOT_SUPPORTED", 30),
+    ("UNKNOWN", 999),
+];
+
+impl Code {
+    /// The numeric NVML code, or a description of what is wrong with the name.
+    pub fn value(&self) -> Result<u32, String> {
+        match self {
+            Code::Num(n) => Ok(*n),
+            Code::Name(s) => {
+                let up = s.trim().to_ascii_uppercase();
+                let bare = up
+                    .strip_prefix("NVML_ERROR_")
+                    .or_else(|| up.strip_prefix("NVML_"))
+                    .unwrap_or(&up);
+                CODES
+                    .iter()
+                    .find(|(n, _)| *n == bare)
+                    .map(|(_, v)| *v)
+                    .ok_or_else(|| format!("unknown NVML return code name {s:?}"))
+            }
+        }
+    }
+}
+
+/// Name of an NVML return code (`"NOT_SUPPORTED"`), if known.
+pub fn code_name(code: u32) -> Option<&'static str> {
+    CODES.iter().find(|(_, v)| *v == code).map(|(n, _)| *n)
+}
+
+/// Top level of a scenario file.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Scenario {
+    /// `nvmlSystemGetDriverVersion`, e.g. "580.82.07".
+    pub driver_version: Option<String>,
+    /// `nvmlSystemGetNVMLVersion`, e.g. "13.580.82.07".
+    pub nvml_version: Option<String>,
+    /// `nvmlSystemGetCudaDriverVersion(_v2)`, e.g. 13000 (= 13.0).
+    pub cuda_driver_version: Val<i32>,
+    /// Make every init call fail with this code (e.g. "DRIVER_NOT_LOADED").
+    pub init_fault: Option<Code>,
+    /// Functions that return `NVML_ERROR_FUNCTION_NOT_FOUND` (emulates an older driver).
+    pub absent_functions: Vec<String>,
+    /// Faults on functions that take no device handle (`nvmlSystemGet*`, counts, handle lookups).
+    pub fault: Vec<Fault>,
+    /// Extra entries for `nvmlSystemGetProcessName` (processes not on any GPU list).
+    pub process: Vec<Process>,
+    /// Generate many devices/processes from a template.
+    pub generate: Option<Generate>,
+    /// The GPUs, in index order.
+    pub device: Vec<Device>,
+}
+
+/// `[generate]`: replace the device list with `devices` copies of a template.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Generate {
+    /// Number of GPUs to generate.
+    pub devices: usize,
+    /// Compute processes per generated GPU.
+    pub processes_per_device: usize,
+    /// Index into `[[device]]` of the template (default 0; built-in H100 when there is none).
+    pub template: Option<usize>,
+    /// First PID of generated processes (default 100000); PIDs are consecutive.
+    pub first_pid: Option<u32>,
+    /// Used memory of each generated process in bytes (default 256 MiB).
+    pub process_memory: Option<u64>,
+}
+
+/// `[[device.fault]]` / `[[fault]]`: make a function fail (and/or be slow).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Fault {
+    /// Exported symbol name, e.g. "nvmlDeviceGetPowerUsage".
+    pub function: String,
+    /// Code to return once active; none = answer normally (only the delay applies).
+    pub code: Option<Code>,
+    /// The first `after_calls` calls are unaffected; the fault is active from call N+1 on.
+    pub after_calls: u64,
+    /// Sleep this long (without holding the simulator lock) before answering, once active.
+    pub delay_ms: u64,
+}
+
+/// Two-valued "current / pending" state (ECC mode, GPU operation mode, driver model, MIG mode).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct CurrentPending {
+    pub current: Val<u32>,
+    pub pending: Val<u32>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Pci {
+    pub domain: Option<u32>,
+    pub bus: Option<u32>,
+    pub device: Option<u32>,
+    /// Combined device/vendor id, e.g. 0x233010DE.
+    pub device_id: Option<u32>,
+    /// Combined subsystem id, e.g. 0x16C110DE.
+    pub subsystem_id: Option<u32>,
+    /// `nvmlDeviceGetPciInfoExt` only (absent: PciInfoExt is NOT_SUPPORTED).
+    pub base_class: Option<u32>,
+    pub sub_class: Option<u32>,
+    /// Override of the derived bus id (`%08X:%02X:%02X.0`).
+    pub bus_id: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Pcie {
+    pub link_gen_current: Val<u32>,
+    pub link_gen_max: Val<u32>,
+    pub link_gen_gpu_max: Val<u32>,
+    pub link_width_current: Val<u32>,
+    pub link_width_max: Val<u32>,
+    /// KB/s, `nvmlDeviceGetPcieThroughput(TX_BYTES)`.
+    pub tx_throughput: Val<u32>,
+    /// KB/s, `nvmlDeviceGetPcieThroughput(RX_BYTES)`.
+    pub rx_throughput: Val<u32>,
+    pub replay_counter: Val<u32>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Inforom {
+    pub image: Option<String>,
+    pub oem: Option<String>,
+    pub ecc: Option<String>,
+    pub power: Option<String>,
+    pub den: Option<String>,
+    pub checksum: Val<u32>,
+    /// `nvmlDeviceValidateInforom`: true = SUCCESS, false = CORRUPTED_INFOROM, absent = NOT_SUPPORTED.
+    pub valid: Option<bool>,
+}
+
+/// Memory in bytes. For `nvmlDeviceGetMemoryInfo` (v1) `used` is reported as `used + reserved`
+/// (as the real driver does); `free` defaults to `total - reserved - used`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Memory {
+    pub total: Val<u64>,
+    pub reserved: Val<u64>,
+    pub used: Val<u64>,
+    pub free: Val<u64>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Bar1 {
+    pub total: Val<u64>,
+    pub used: Val<u64>,
+    /// Defaults to `total - used`.
+    pub free: Val<u64>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Utilization {
+    /// Percent; `nvmlDeviceGetUtilizationRates` needs both `gpu` and `memory`.
+    pub gpu: Val<u32>,
+    pub memory: Val<u32>,
+    pub encoder: Val<u32>,
+    pub decoder: Val<u32>,
+    pub jpeg: Val<u32>,
+    pub ofa: Val<u32>,
+    /// Sampling period in µs reported with encoder/decoder/jpeg/ofa utilization (default 167000).
+    pub sampling_period_us: Option<u32>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct EncoderStats {
+    pub session_count: Val<u32>,
+    pub average_fps: Val<u32>,
+    pub average_latency: Val<u32>,
+}
+
+/// One ECC counter set (`nvmlDeviceGetMemoryErrorCounter` per location, `nvmlDeviceGetTotalEccErrors` = `total`).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct EccCounts {
+    pub total: Val<u64>,
+    pub l1_cache: Val<u64>,
+    pub l2_cache: Val<u64>,
+    /// Location 2 (DEVICE_MEMORY == DRAM).
+    #[serde(alias = "dram")]
+    pub device_memory: Val<u64>,
+    pub register_file: Val<u64>,
+    pub texture_memory: Val<u64>,
+    pub texture_shm: Val<u64>,
+    pub cbu: Val<u64>,
+    pub sram: Val<u64>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct EccErrors {
+    pub corrected_volatile: EccCounts,
+    pub corrected_aggregate: EccCounts,
+    pub uncorrected_volatile: EccCounts,
+    pub uncorrected_aggregate: EccCounts,
+}
+
+/// `nvmlDeviceGetSramEccErrorStatus` (fields default to 0 when the table is present).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SramEccStatus {
+    pub aggregate_unc_parity: u64,
+    pub aggregate_unc_sec_ded: u64,
+    pub aggregate_cor: u64,
+    pub volatile_unc_parity: u64,
+    pub volatile_unc_sec_ded: u64,
+    pub volatile_cor: u64,
+    pub aggregate_unc_bucket_l2: u64,
+    pub aggregate_unc_bucket_sm: u64,
+    pub aggregate_unc_bucket_pcie: u64,
+    pub aggregate_unc_bucket_mcu: u64,
+    pub aggregate_unc_bucket_other: u64,
+    pub threshold_exceeded: u32,
+}
+
+/// Retired pages (addresses); `nvmlDeviceGetRetiredPages` / `_v2` / `…PendingStatus`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RetiredPages {
+    pub single_bit: Option<Vec<u64>>,
+    pub double_bit: Option<Vec<u64>>,
+    /// Timestamps for `_v2` (default 0 for each page).
+    pub single_bit_timestamps: Vec<u64>,
+    pub double_bit_timestamps: Vec<u64>,
+    /// 0/1, `nvmlDeviceGetRetiredPagesPendingStatus`.
+    pub pending: Val<u32>,
+}
+
+/// `nvmlDeviceGetRemappedRows` (all four needed).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RemappedRows {
+    pub correctable: Val<u32>,
+    pub uncorrectable: Val<u32>,
+    pub pending: Val<u32>,
+    pub failure: Val<u32>,
+}
+
+/// `nvmlDeviceGetRowRemapperHistogram` (all five needed).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RowRemapperHistogram {
+    pub max: Val<u32>,
+    pub high: Val<u32>,
+    pub partial: Val<u32>,
+    pub low: Val<u32>,
+    pub none: Val<u32>,
+}
+
+/// Temperatures in °C.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Temperature {
+    /// `nvmlDeviceGetTemperature(NVML_TEMPERATURE_GPU)`.
+    pub gpu: Val<u32>,
+    /// `nvmlDeviceGetMarginTemperature`.
+    pub margin: Val<i32>,
+    /// `nvmlDeviceGetTemperatureThreshold` by threshold type 0..7.
+    pub shutdown: Val<u32>,
+    pub slowdown: Val<u32>,
+    pub mem_max: Val<u32>,
+    pub gpu_max: Val<u32>,
+    pub acoustic_min: Val<u32>,
+    pub acoustic_curr: Val<u32>,
+    pub acoustic_max: Val<u32>,
+    pub gps_curr: Val<u32>,
+}
+
+/// Power in milliwatts, energy in millijoules.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Power {
+    pub usage: Val<u32>,
+    pub limit: Val<u32>,
+    pub default_limit: Val<u32>,
+    /// `nvmlDeviceGetPowerManagementLimitConstraints` needs both.
+    pub min_limit: Val<u32>,
+    pub max_limit: Val<u32>,
+    pub enforced_limit: Val<u32>,
+    /// 0/1, `nvmlDeviceGetPowerManagementMode`.
+    pub management_mode: Val<u32>,
+    pub total_energy: Val<u64>,
+}
+
+/// Clock set in MHz (by `nvmlClockType_t`).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Clocks {
+    pub graphics: Val<u32>,
+    pub sm: Val<u32>,
+    pub memory: Val<u32>,
+    pub video: Val<u32>,
+}
+
+impl Clocks {
+    /// The field for an `nvmlClockType_t`.
+    pub fn by_type(&self, t: u32) -> Option<&Val<u32>> {
+        match t {
+            0 => Some(&self.graphics),
+            1 => Some(&self.sm),
+            2 => Some(&self.memory),
+            3 => Some(&self.video),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ComputeCapability {
+    pub major: Option<i32>,
+    pub minor: Option<i32>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Mig {
+    /// 0/1 current and pending MIG mode (`nvmlDeviceGetMigMode` needs both).
+    pub current: Val<u32>,
+    pub pending: Val<u32>,
+    /// `nvmlDeviceGetMaxMigDeviceCount`.
+    pub max_devices: Val<u32>,
+}
+
+/// `[[device.mig_instance]]`: a MIG device (its own handle via `nvmlDeviceGetMigDeviceHandleByIndex`).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct MigInstance {
+    /// Device name of the MIG handle, e.g. "NVIDIA H100 80GB HBM3 MIG 1g.10gb".
+    pub name: Option<String>,
+    /// e.g. "MIG-5c89852c-d268-5f2d-a8e6-6e4d5d5c1a3b".
+    pub uuid: Option<String>,
+    /// Profile name, informational (e.g. "1g.10gb").
+    pub profile: Option<String>,
+    pub gpu_instance_id: Option<u32>,
+    pub compute_instance_id: Option<u32>,
+    pub memory: Memory,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Gsp {
+    /// 0/1 (`nvmlDeviceGetGspFirmwareMode` needs both).
+    pub enabled: Val<u32>,
+    pub default_enabled: Val<u32>,
+    /// `nvmlDeviceGetGspFirmwareVersion` (< 64 bytes).
+    pub version: Option<String>,
+}
+
+/// `nvmlDeviceGetConfComputeProtectedMemoryUsage` (bytes; `free` defaults to total - used).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ProtectedMemory {
+    pub total: Val<u64>,
+    pub used: Val<u64>,
+    pub free: Val<u64>,
+}
+
+/// `nvmlDeviceGetGpuFabricInfo(V)` (present table = supported; fields default to 0).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Fabric {
+    /// UUID text (hex digits, dashes ignored), 16 bytes.
+    pub cluster_uuid: Option<String>,
+    /// NVML return code of the fabric probe (name or number; default SUCCESS).
+    pub status: Option<Code>,
+    pub clique_id: u32,
+    /// nvmlGpuFabricState_t: 0 not supported, 1 not started, 2 in progress, 3 completed.
+    pub state: u8,
+    pub health_mask: u32,
+    pub health_summary: u8,
+}
+
+/// `nvmlDeviceGetPlatformInfo` (v2 struct; present table = supported).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Platform {
+    /// 16 bytes as hex digits.
+    pub ib_guid: Option<String>,
+    /// Up to 16 bytes of text.
+    pub chassis_serial_number: Option<String>,
+    pub slot_number: u8,
+    pub tray_index: u8,
+    pub host_id: u8,
+    pub peer_type: u8,
+    pub module_id: u8,
+}
+
+/// One element of a field value: integer (unsigned long long, or signed long long when
+/// negative), float (double), or an error code name/number written as a string ("NOT_SUPPORTED", "3").
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(untagged)]
+pub enum FieldScalar {
+    Int(i64),
+    Float(f64),
+    Error(String),
+}
+
+/// A field value, possibly a series.
+pub type FieldValue = Series<FieldScalar>;
+
+impl Series<FieldScalar> {
+    /// Like [`Series::at`] for non-`Copy` field scalars.
+    pub fn at_field(&self, i: usize) -> Option<FieldScalar> {
+        match self {
+            Series::One(v) => Some(v.clone()),
+            Series::Many(v) => v.get(i).or_else(|| v.last()).cloned(),
+        }
+    }
+}
+
+/// Used GPU memory of a process: bytes, or `"unavailable"` (NVML_VALUE_NOT_AVAILABLE).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(untagged)]
+pub enum UsedMemory {
+    Bytes(Series<u64>),
+    Text(String),
+}
+
+/// A process on a GPU (`[[device.process]]`, `[[device.graphics_process]]`,
+/// `[[device.mps_process]]`) or in the top-level `[[process]]` name table.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Process {
+    pub pid: u32,
+    /// `nvmlSystemGetProcessName`; absent = NOT_FOUND (a process that has vanished).
+    pub name: Option<String>,
+    /// Make `nvmlSystemGetProcessName` fail with this code (e.g. "NO_PERMISSION", "NOT_FOUND").
+    pub name_error: Option<Code>,
+    /// Bytes or "unavailable"; absent = unavailable.
+    pub used_memory: Option<UsedMemory>,
+    /// absent = unavailable (0xFFFFFFFF).
+    pub gpu_instance_id: Option<u32>,
+    pub compute_instance_id: Option<u32>,
+}
+
+/// `[[device.accounting]]`: one `nvmlDeviceGetAccountingStats` record.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct AccountingStats {
+    pub pid: u32,
+    pub gpu_utilization: u32,
+    pub memory_utilization: u32,
+    pub max_memory_usage: u64,
+    /// ms
+    pub time: u64,
+    /// µs since epoch
+    pub start_time: u64,
+    pub is_running: u32,
+}
+
+/// `[[device]]`: one GPU.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Device {
+    pub name: Option<String>,
+    pub uuid: Option<String>,
+    pub serial: Option<String>,
+    pub board_part_number: Option<String>,
+    pub vbios_version: Option<String>,
+    /// nvmlBrandType_t (e.g. 14 = NVIDIA, 2 = Tesla).
+    pub brand: Val<u32>,
+    /// nvmlDeviceArchitecture_t (e.g. 9 = Hopper).
+    pub architecture: Val<u32>,
+    pub minor_number: Val<u32>,
+    pub board_id: Val<u32>,
+    pub module_id: Val<u32>,
+    /// 0/1
+    pub multi_gpu_board: Val<u32>,
+    pub pci: Pci,
+    pub pcie: Pcie,
+    /// 0/1 enable states.
+    pub display_mode: Val<u32>,
+    pub display_active: Val<u32>,
+    pub persistence_mode: Val<u32>,
+    /// nvmlDeviceAddressingModeType_t: 0 none, 1 HMM, 2 ATS.
+    pub addressing_mode: Val<u32>,
+    pub accounting_mode: Val<u32>,
+    pub accounting_buffer_size: Val<u32>,
+    /// nvmlDriverModel_t: 0 WDDM, 1 TCC/WDM, 2 MCDM (Windows only; leave absent for Linux).
+    pub driver_model: CurrentPending,
+    /// nvmlGpuOperationMode_t: 0 all on, 1 compute, 2 low double precision.
+    pub gpu_operation_mode: CurrentPending,
+    pub inforom: Inforom,
+    /// Percent, one entry per fan (each entry may itself be a series).
+    pub fans: Option<Vec<Series<u32>>>,
+    /// nvmlPstates_t (0..15, 32 = unknown).
+    pub performance_state: Val<u32>,
+    pub power_state: Val<u32>,
+    /// Bitmasks (served by both the ClocksEventReasons and ClocksThrottleReasons symbols).
+    pub clocks_event_reasons_supported: Val<u64>,
+    pub clocks_event_reasons: Val<u64>,
+    pub memory: Memory,
+    pub bar1: Bar1,
+    /// nvmlComputeMode_t: 0 default, 1 exclusive thread, 2 prohibited, 3 exclusive process.
+    pub compute_mode: Val<u32>,
+    pub cuda_compute_capability: ComputeCapability,
+    pub utilization: Utilization,
+    pub encoder_stats: EncoderStats,
+    /// `nvmlDeviceGetEncoderCapacity` (same value for every encoder type), percent.
+    pub encoder_capacity: Val<u32>,
+    /// 0/1 current/pending ECC mode.
+    pub ecc_mode: CurrentPending,
+    pub ecc_errors: EccErrors,
+    pub sram_ecc_status: Option<SramEccStatus>,
+    pub retired_pages: RetiredPages,
+    pub remapped_rows: RemappedRows,
+    pub row_remapper_histogram: RowRemapperHistogram,
+    pub temperature: Temperature,
+    pub power: Power,
+    /// Current clocks (`nvmlDeviceGetClockInfo`, `nvmlDeviceGetClock(.., CURRENT)`).
+    pub clocks: Clocks,
+    /// `nvmlDeviceGetMaxClockInfo`.
+    pub max_clocks: Clocks,
+    /// `nvmlDeviceGetApplicationsClock`, `nvmlDeviceGetClock(.., APP_CLOCK_TARGET)`.
+    pub applications_clocks: Clocks,
+    /// `nvmlDeviceGetDefaultApplicationsClock`, `nvmlDeviceGetClock(.., APP_CLOCK_DEFAULT)`.
+    pub default_applications_clocks: Clocks,
+    /// `nvmlDeviceGetMaxCustomerBoostClock`, `nvmlDeviceGetClock(.., CUSTOMER_BOOST_MAX)`.
+    pub max_customer_boost_clocks: Clocks,
+    /// MHz lists.
+    pub supported_memory_clocks: Option<Vec<u32>>,
+    /// Same list for every memory clock.
+    pub supported_graphics_clocks: Option<Vec<u32>>,
+    pub mig: Mig,
+    pub mig_instance: Vec<MigInstance>,
+    pub gsp: Gsp,
+    pub conf_compute_protected_memory: ProtectedMemory,
+    pub fabric: Option<Fabric>,
+    pub platform: Option<Platform>,
+    /// `nvmlDeviceGetFieldValues`: key = field id (decimal), or "id:scope".
+    pub field_values: BTreeMap<String, FieldValue>,
+    pub accounting: Vec<AccountingStats>,
+    /// Compute processes (`nvmlDeviceGetComputeRunningProcesses*`).
+    pub process: Vec<Process>,
+    /// Graphics processes (`nvmlDeviceGetGraphicsRunningProcesses*`).
+    pub graphics_process: Vec<Process>,
+    /// MPS compute processes (`nvmlDeviceGetMPSComputeRunningProcesses*`).
+    pub mps_process: Vec<Process>,
+    pub fault: Vec<Fault>,
+    /// After this many calls with this device's handle, every call on it returns GPU_IS_LOST.
+    pub lost_after_calls: Option<u64>,
+}
+
+impl Device {
+    /// The PCI bus id string NVML reports (`busId`), e.g. "00000000:18:00.0".
+    pub fn bus_id(&self) -> Option<String> {
+        if let Some(b) = &self.pci.bus_id {
+            return Some(b.clone());
+        }
+        Some(format!(
+            "{:08X}:{:02X}:{:02X}.0",
+            self.pci.domain?, self.pci.bus?, self.pci.device?
+        ))
+    }
+}
+
+/// Why a scenario could not be loaded (one line, suitable for stderr).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScenarioError(pub String);
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for ScenarioError {}
+
+impl Scenario {
+    /// Parse and validate scenario text, then expand `[generate]`.
+    /// `origin` names the source in error messages.
+    pub fn parse(text: &str, origin: &str) -> Result<Scenario, ScenarioError> {
+        let mut sc: Scenario = toml::from_str(text).map_err(|e| {
+            let msg = e.message().replace('\n', " ");
+            match e.span() {
+                Some(span) => {
+                    let before = &text[..span.start.min(text.len())];
+                    let line = before.matches('\n').count() + 1;
+                    let col = before.len() - before.rfind('\n').map(|i| i + 1).unwrap_or(0) + 1;
+                    ScenarioError(format!(
+                        "{origin}: line {line}, column {col}: {}",
+                        msg.trim()
+                    ))
+                }
+                None => ScenarioError(format!("{origin}: {}", msg.trim())),
+            }
+        })?;
+        sc.expand()?;
+        sc.validate()
+            .map_err(|m| ScenarioError(format!("{origin}: {m}")))?;
+        Ok(sc)
+    }
+
+    /// Read and parse a scenario file.
+    pub fn from_file(path: &std::path::Path) -> Result<Scenario, ScenarioError> {
+        let origin = path.display().to_string();
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| ScenarioError(format!("{origin}: cannot read file: {e}")))?;
+        Scenario::parse(&text, &origin)
+    }
+
+    /// The built-in default scenario (two H100 GPUs).
+    pub fn builtin() -> Result<Scenario, ScenarioError> {
+        Scenario::parse(DEFAULT_SCENARIO_TOML, "built-in default scenario")
+    }
+
+    /// The scenario selected by `NVML_SIM_SCENARIO`, or the built-in default.
+    pub fn from_env() -> Result<Scenario, ScenarioError> {
+        match std::env::var_os(SCENARIO_ENV) {
+            Some(p) if !p.is_empty() => Scenario::from_file(std::path::Path::new(&p)),
+            _ => Scenario::builtin(),
+        }
+    }
+
+    fn expand(&mut self) -> Result<(), ScenarioError> {
+        let Some(g) = self.generate.clone() else {
+            return Ok(());
+        };
+        if g.devices > MAX_DEVICES {
+            return Err(ScenarioError(format!(
+                "[generate] devices = {} exceeds the maximum of {MAX_DEVICES}",
+                g.devices
+            )));
+        }
+        let template = if self.device.is_empty() {
+            let b = Scenario::builtin()?;
+            b.device.into_iter().next().unwrap_or_default()
+        } else {
+            let t = g.template.unwrap_or(0);
+            self.device.get(t).cloned().ok_or_else(|| {
+                ScenarioError(format!(
+                    "[generate] template = {t} but there are only {} [[device]] entries",
+                    self.device.len()
+                ))
+            })?
+        };
+        let first_pid = g.first_pid.unwrap_or(100_000);
+        let pmem = g.process_memory.unwrap_or(256 << 20);
+        let base = template.name.clone().unwrap_or_else(|| "GPU".into());
+        let mut devs = Vec::with_capacity(g.devices);
+        let mut pid = first_pid;
+        for i in 0..g.devices {
+            let mut d = template.clone();
+            d.uuid = Some(format!(
+                "GPU-{:08x}-{:04x}-{:04x}-{:04x}-{:012x}",
+                0x5e00_0000_u32 + i as u32,
+                i & 0xffff,
+                0x4000 | (i & 0xfff),
+                0x8000 | (i & 0xfff),
+                0x1d_0000_0000u64 + i as u64
+            ));
+            d.serial = Some(format!("{:013}", 1_650_000_000_000u64 + i as u64));
+            d.pci.domain = Some((i / 256) as u32);
+            d.pci.bus = Some((i % 256) as u32);
+            d.pci.device = Some(0);
+            d.pci.bus_id = None;
+            d.minor_number = Some(Series::One(i as u32));
+            d.module_id = Some(Series::One(i as u32 + 1));
+            d.name = Some(base.clone());
+            d.process = (0..g.processes_per_device)
+                .map(|j| {
+                    let p = Process {
+                        pid,
+                        name: Some(format!("sim-worker-{i}-{j}")),
+                        name_error: None,
+                        used_memory: Some(UsedMemory::Bytes(Series::One(
+                            pmem + ((j as u64) << 20),
+                        ))),
+                        gpu_instance_id: None,
+                        compute_instance_id: None,
+                    };
+                    pid = pid.wrapping_add(1);
+                    p
+                })
+                .collect();
+            d.graphics_process.clear();
+            d.mps_process.clear();
+            devs.push(d);
+        }
+        self.device = devs;
+        Ok(())
+    }
+
+    fn validate(&self) -> Result<(), String> {
+        if self.device.len() > MAX_DEVICES {
+            return Err(format!(
+                "{} devices exceed the maximum of {MAX_DEVICES}",
+                self.device.len()
+            ));
+        }
+        if let Some(c) = &self.init_fault {
+            c.value().map_err(|e| format!("init_fault: {e}"))?;
+        }
+        let known =
+            |f: &str| crate::generated::SYMBOLS.contains(&f) || crate::EXTRA_SYMBOLS.contains(&f);
+        for f in &self.absent_functions {
+            if !known(f) {
+                return Err(format!("absent_functions: unknown NVML function {f:?}"));
+            }
+        }
+        let check_faults = |faults: &[Fault], ctx: &str| -> Result<(), String> {
+            for f in faults {
+                if !known(&f.function) {
+                    return Err(format!(
+                        "{ctx} fault: unknown NVML function {:?}",
+                        f.function
+                    ));
+                }
+                if let Some(c) = &f.code {
+                    c.value()
+                        .map_err(|e| format!("{ctx} fault on {}: {e}", f.function))?;
+                }
+            }
+            Ok(())
+        };
+        check_faults(&self.fault, "top-level")?;
+        let check_procs = |ps: &[Process], ctx: &str| -> Result<(), String> {
+            for p in ps {
+                if let Some(c) = &p.name_error {
+                    c.value()
+                        .map_err(|e| format!("{ctx} pid {}: name_error: {e}", p.pid))?;
+                }
+                if let Some(UsedMemory::Text(t)) = &p.used_memory {
+                    if !t.eq_ignore_ascii_case("unavailable") && !t.eq_ignore_ascii_case("n/a") {
+                        return Err(format!(
+                            "{ctx} pid {}: used_memory must be a number of bytes or \"unavailable\", got {t:?}",
+                            p.pid
+                        ));
+                    }
+                }
+            }
+            Ok(())
+        };
+        check_procs(&self.process, "[[process]]")?;
+        for (i, d) in self.device.iter().enumerate() {
+            let ctx = format!("device {i}");
+            check_faults(&d.fault, &ctx)?;
+            check_procs(&d.process, &ctx)?;
+            check_procs(&d.graphics_process, &ctx)?;
+            check_procs(&d.mps_process, &ctx)?;
+            if d.mig_instance.len() > MAX_MIG_INSTANCES {
+                return Err(format!(
+                    "{ctx}: {} MIG instances exceed the maximum of {MAX_MIG_INSTANCES}",
+                    d.mig_instance.len()
+                ));
+            }
+            for (k, v) in &d.field_values {
+                let id = k.split(':').next().unwrap_or("");
+                if id.trim().parse::<u32>().is_err() {
+                    return Err(format!("{ctx}: field_values key {k:?} is not a field id"));
+                }
+                if let Series::Many(l) = v {
+                    if l.is_empty() {
+                        return Err(format!("{ctx}: field_values.{k} is an empty list"));
+                    }
+                }
+            }
+            if let Some(fab) = &d.fabric {
+                if let Some(c) = &fab.status {
+                    c.value()
+                        .map_err(|e| format!("{ctx}: fabric.status: {e}"))?;
+                }
+            }
+        }
+        Ok(())
+    }
+}

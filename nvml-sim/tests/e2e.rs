@@ -1,0 +1,592 @@
+//! End-to-end tests: load the built `libnvml_sim.so` through nvml-wrapper, exactly like nvq does.
+//!
+//! Each test that needs its own scenario re-runs this test binary as a child process with
+//! `NVML_SIM_SCENARIO` set (the library reads the scenario at init and keeps process-global
+//! state, so scenarios cannot be switched inside one process).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use nvml_sim::scenario::Scenario;
+use nvml_wrapper::enum_wrappers::device::{Clock, TemperatureSensor};
+use nvml_wrapper::enums::device::UsedGpuMemory;
+use nvml_wrapper::error::NvmlError;
+use nvml_wrapper::Nvml;
+use std::path::PathBuf;
+use std::process::Command;
+
+const CHILD_ENV: &str = "NVML_SIM_TEST_CHILD";
+
+fn sim_path() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let deps = exe.parent().unwrap();
+    for cand in [deps.join("libnvml_sim.so"), deps.join("../libnvml_sim.so")] {
+        if cand.exists() {
+            return cand;
+        }
+    }
+    panic!("libnvml_sim.so not found next to {}", exe.display());
+}
+
+fn nvml() -> Result<Nvml, NvmlError> {
+    Nvml::builder().lib_path(sim_path().as_os_str()).init()
+}
+
+/// Run `body` in a child process with `scenario` (TOML text; `None` = built-in default).
+fn in_child(test_name: &str, scenario: Option<&str>, body: impl FnOnce()) {
+    if std::env::var(CHILD_ENV).as_deref() == Ok(test_name) {
+        body();
+        return;
+    }
+    let mut cmd = Command::new(std::env::current_exe().unwrap());
+    cmd.args([test_name, "--exact", "--nocapture", "--test-threads=1"])
+        .env(CHILD_ENV, test_name);
+    let _tmp;
+    match scenario {
+        Some(text) => {
+            let dir = std::env::temp_dir().join(format!(
+                "nvml-sim-test-{}-{}",
+                std::process::id(),
+                test_name
+            ));
+            std::fs::create_dir_all(&dir).unwrap();
+            let path = dir.join("scenario.toml");
+            std::fs::write(&path, text).unwrap();
+            cmd.env("NVML_SIM_SCENARIO", &path);
+            _tmp = dir;
+        }
+        None => {
+            cmd.env_remove("NVML_SIM_SCENARIO");
+        }
+    }
+    let out = cmd.output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success() && stdout.contains("1 passed"),
+        "child {test_name} failed:\n{stdout}\n{stderr}"
+    );
+}
+
+#[test]
+fn default_scenario_values() {
+    in_child("default_scenario_values", None, || {
+        let sc = Scenario::builtin().unwrap();
+        let nvml = nvml().unwrap();
+        assert_eq!(nvml.sys_driver_version().unwrap(), "580.82.07");
+        assert_eq!(nvml.sys_nvml_version().unwrap(), "13.580.82.07");
+        assert_eq!(nvml.sys_cuda_driver_version().unwrap(), 13000);
+        assert_eq!(nvml.device_count().unwrap(), 2);
+        for (i, want) in sc.device.iter().enumerate() {
+            let d = nvml.device_by_index(i as u32).unwrap();
+            assert_eq!(d.index().unwrap(), i as u32);
+            assert_eq!(d.name().unwrap(), want.name.clone().unwrap());
+            assert_eq!(d.uuid().unwrap(), want.uuid.clone().unwrap());
+            assert_eq!(d.serial().unwrap(), want.serial.clone().unwrap());
+            let m = d.memory_info().unwrap();
+            assert_eq!(
+                m.total,
+                want.memory.total.as_ref().unwrap().first().unwrap()
+            );
+            assert_eq!(m.used, want.memory.used.as_ref().unwrap().first().unwrap());
+            assert_eq!(
+                m.reserved,
+                want.memory.reserved.as_ref().unwrap().first().unwrap()
+            );
+            assert_eq!(m.total, m.free + m.used + m.reserved);
+            let u = d.utilization_rates().unwrap();
+            assert_eq!(
+                u.gpu,
+                want.utilization.gpu.as_ref().unwrap().first().unwrap()
+            );
+            let p = d.pci_info().unwrap();
+            assert_eq!(p.bus_id, want.bus_id().unwrap());
+            assert_eq!(p.pci_device_id, 0x233010DE);
+            assert_eq!(
+                d.temperature(TemperatureSensor::Gpu).unwrap(),
+                want.temperature.gpu.as_ref().unwrap().first().unwrap()
+            );
+            assert_eq!(
+                d.power_usage().unwrap(),
+                want.power.usage.as_ref().unwrap().first().unwrap()
+            );
+            assert_eq!(
+                d.clock_info(Clock::SM).unwrap(),
+                want.clocks.sm.as_ref().unwrap().first().unwrap()
+            );
+            assert_eq!(d.cuda_compute_capability().unwrap().major, 9);
+            let procs = d.running_compute_processes().unwrap();
+            assert_eq!(procs.len(), want.process.len());
+            for (p, w) in procs.iter().zip(&want.process) {
+                assert_eq!(p.pid, w.pid);
+                assert!(matches!(p.used_gpu_memory, UsedGpuMemory::Used(_)));
+                assert_eq!(
+                    nvml.sys_process_name(p.pid, 64).unwrap(),
+                    w.name.clone().unwrap()
+                );
+            }
+            assert!(d.running_graphics_processes().unwrap().is_empty());
+            let by_uuid = nvml.device_by_uuid(want.uuid.clone().unwrap()).unwrap();
+            assert_eq!(by_uuid.index().unwrap(), i as u32);
+            let by_bus = nvml.device_by_pci_bus_id(want.bus_id().unwrap()).unwrap();
+            assert_eq!(by_bus.index().unwrap(), i as u32);
+        }
+        assert!(matches!(
+            nvml.device_by_index(2),
+            Err(NvmlError::InvalidArg)
+        ));
+    });
+}
+
+// ---- raw C-level behaviour -----------------------------------------------------------------
+
+use nvml_wrapper_sys::bindings as sys;
+use std::os::raw::{c_char, c_uint};
+
+fn raw_lib() -> sys::NvmlLib {
+    unsafe { sys::NvmlLib::new(sim_path()).unwrap() }
+}
+
+fn dev(lib: &sys::NvmlLib, i: u32) -> sys::nvmlDevice_t {
+    let mut h: sys::nvmlDevice_t = std::ptr::null_mut();
+    assert_eq!(unsafe { lib.nvmlDeviceGetHandleByIndex_v2(i, &mut h) }, 0);
+    h
+}
+
+#[test]
+fn raw_protocols_and_checks() {
+    in_child("raw_protocols_and_checks", None, || {
+        let lib = raw_lib();
+        unsafe {
+            let mut count: c_uint = 0;
+            assert_eq!(
+                lib.nvmlDeviceGetCount_v2(&mut count),
+                1,
+                "uninitialized before init"
+            );
+            assert_eq!(lib.nvmlInit_v2(), 0);
+            assert_eq!(lib.nvmlDeviceGetCount_v2(&mut count), 0);
+            assert_eq!(count, 2);
+            assert_eq!(lib.nvmlDeviceGetCount(&mut count), 0);
+            assert_eq!(
+                lib.nvmlDeviceGetCount_v2(std::ptr::null_mut()),
+                2,
+                "null out pointer"
+            );
+            let h0 = dev(&lib, 0);
+            let h1 = dev(&lib, 1);
+            assert!(!h0.is_null() && h0 != h1);
+            assert_eq!(dev(&lib, 0), h0, "handles are stable");
+            let mut bogus: sys::nvmlDevice_t = std::ptr::null_mut();
+            assert_eq!(lib.nvmlDeviceGetHandleByIndex_v2(7, &mut bogus), 2);
+            let mut temp = 0;
+            assert_eq!(
+                lib.nvmlDeviceGetTemperature(0x1234 as sys::nvmlDevice_t, 0, &mut temp),
+                2,
+                "bad handle"
+            );
+            assert_eq!(
+                lib.nvmlDeviceGetTemperature(std::ptr::null_mut(), 0, &mut temp),
+                2,
+                "null handle"
+            );
+
+            // Strings: exact fit works, one byte short is INSUFFICIENT_SIZE.
+            let name = "NVIDIA H100 80GB HBM3";
+            let mut buf = [0 as c_char; 96];
+            assert_eq!(
+                lib.nvmlDeviceGetName(h0, buf.as_mut_ptr(), name.len() as c_uint + 1),
+                0
+            );
+            assert_eq!(
+                lib.nvmlDeviceGetName(h0, buf.as_mut_ptr(), name.len() as c_uint),
+                7
+            );
+
+            // Memory v1 and v2 (+ version check).
+            let mut m1: sys::nvmlMemory_t = std::mem::zeroed();
+            assert_eq!(lib.nvmlDeviceGetMemoryInfo(h0, &mut m1), 0);
+            let mut m2: sys::nvmlMemory_v2_t = std::mem::zeroed();
+            assert_eq!(
+                lib.nvmlDeviceGetMemoryInfo_v2(h0, &mut m2),
+                25,
+                "version 0 rejected"
+            );
+            m2.version = 2;
+            assert_eq!(
+                lib.nvmlDeviceGetMemoryInfo_v2(h0, &mut m2),
+                25,
+                "bare 2 rejected"
+            );
+            m2.version = 0x0200_0028;
+            assert_eq!(lib.nvmlDeviceGetMemoryInfo_v2(h0, &mut m2), 0);
+            assert_eq!(m1.total, m2.total);
+            assert_eq!(m1.used, m2.used + m2.reserved);
+            assert_eq!(m1.free, m2.free);
+
+            // Two-call protocol, v3 and v1 structs.
+            let mut n: c_uint = 0;
+            assert_eq!(
+                lib.nvmlDeviceGetComputeRunningProcesses_v3(h0, &mut n, std::ptr::null_mut()),
+                7
+            );
+            assert_eq!(n, 2);
+            let mut small: c_uint = 1;
+            let mut one: [sys::nvmlProcessInfo_t; 1] = std::mem::zeroed();
+            assert_eq!(
+                lib.nvmlDeviceGetComputeRunningProcesses_v3(h0, &mut small, one.as_mut_ptr()),
+                7
+            );
+            assert_eq!(small, 2);
+            let mut infos: [sys::nvmlProcessInfo_t; 4] = std::mem::zeroed();
+            let mut n4: c_uint = 4;
+            assert_eq!(
+                lib.nvmlDeviceGetComputeRunningProcesses_v3(h0, &mut n4, infos.as_mut_ptr()),
+                0
+            );
+            assert_eq!(n4, 2);
+            assert_eq!(infos[0].pid, 4242);
+            assert_eq!(infos[0].usedGpuMemory, 17179869184);
+            assert_eq!(infos[0].gpuInstanceId, u32::MAX);
+            let mut v1: [sys::nvmlProcessInfo_v1_t; 4] = std::mem::zeroed();
+            let mut n4: c_uint = 4;
+            assert_eq!(
+                lib.nvmlDeviceGetComputeRunningProcesses(h0, &mut n4, v1.as_mut_ptr()),
+                0
+            );
+            assert_eq!((n4, v1[1].pid, v1[1].usedGpuMemory), (2, 4243, 4294967296));
+            let mut g: c_uint = 0;
+            assert_eq!(
+                lib.nvmlDeviceGetGraphicsRunningProcesses_v3(h0, &mut g, std::ptr::null_mut()),
+                0,
+                "empty list"
+            );
+            assert_eq!(g, 0);
+
+            // Raw-only getters.
+            let mut reasons = 0u64;
+            assert_eq!(
+                lib.nvmlDeviceGetCurrentClocksEventReasons(h0, &mut reasons),
+                0
+            );
+            assert_eq!(reasons, 1);
+            let mut margin: sys::nvmlMarginTemperature_t = std::mem::zeroed();
+            assert_eq!(lib.nvmlDeviceGetMarginTemperature(h0, &mut margin), 25);
+            margin.version =
+                (std::mem::size_of::<sys::nvmlMarginTemperature_t>() as u32) | (1 << 24);
+            assert_eq!(lib.nvmlDeviceGetMarginTemperature(h0, &mut margin), 0);
+            assert_eq!(margin.marginTemperature, 33);
+            let (mut a, mut b, mut c, mut d) = (9, 9, 9, 9);
+            assert_eq!(
+                lib.nvmlDeviceGetRemappedRows(h0, &mut a, &mut b, &mut c, &mut d),
+                0
+            );
+            assert_eq!((a, b, c, d), (0, 0, 0, 0));
+            let mut cuda = 0;
+            assert_eq!(lib.nvmlSystemGetCudaDriverVersion(&mut cuda), 0);
+            assert_eq!(cuda, 13000);
+            let mut gen = 0;
+            assert_eq!(lib.nvmlDeviceGetGpuMaxPcieLinkGeneration(h0, &mut gen), 0);
+            assert_eq!(gen, 5);
+            let mut fv: [sys::nvmlFieldValue_t; 2] = std::mem::zeroed();
+            fv[0].fieldId = 82;
+            fv[1].fieldId = 9999;
+            assert_eq!(lib.nvmlDeviceGetFieldValues(h0, 2, fv.as_mut_ptr()), 0);
+            assert_eq!(
+                (fv[0].nvmlReturn, fv[0].valueType, fv[0].value.ullVal),
+                (0, 3, 48)
+            );
+            assert_eq!(fv[1].nvmlReturn, 3);
+            // A stub: correct signature, NOT_SUPPORTED.
+            let mut pu: c_uint = 0;
+            assert_eq!(
+                lib.nvmlDeviceGetProcessUtilization(h0, std::ptr::null_mut(), &mut pu, 0),
+                3
+            );
+            let s = std::ffi::CStr::from_ptr(lib.nvmlErrorString(15));
+            assert_eq!(s.to_str().unwrap(), "GPU is lost");
+
+            // Reference-counted init.
+            assert_eq!(lib.nvmlInit_v2(), 0);
+            assert_eq!(lib.nvmlShutdown(), 0);
+            assert_eq!(
+                lib.nvmlDeviceGetCount_v2(&mut count),
+                0,
+                "still initialised after 2 inits, 1 shutdown"
+            );
+            assert_eq!(lib.nvmlShutdown(), 0);
+            assert_eq!(
+                lib.nvmlDeviceGetCount_v2(&mut count),
+                1,
+                "uninitialised after balancing shutdown"
+            );
+            assert_eq!(lib.nvmlShutdown(), 1);
+        }
+    });
+}
+
+#[test]
+fn all_symbols_exported() {
+    let path = std::ffi::CString::new(sim_path().to_str().unwrap()).unwrap();
+    unsafe {
+        let h = libc::dlopen(path.as_ptr(), libc::RTLD_LAZY | libc::RTLD_LOCAL);
+        assert!(!h.is_null());
+        for s in nvml_sim::SYMBOLS {
+            let c = std::ffi::CString::new(*s).unwrap();
+            assert!(!libc::dlsym(h, c.as_ptr()).is_null(), "{s} not exported");
+        }
+    }
+    assert_eq!(nvml_sim::SYMBOLS.len(), 396);
+    assert!(nvml_sim::implemented_symbols().len() > 100);
+}
+
+const FAULTS: &str = r#"
+driver_version = "580.82.07"
+absent_functions = ["nvmlDeviceGetComputeRunningProcesses_v3"]
+
+[[device]]
+name = "Sim GPU"
+uuid = "GPU-aaaaaaaa-0000-0000-0000-000000000001"
+temperature = { gpu = [40, 50, 60] }
+power = { usage = 100000, limit = 300000 }
+utilization = { gpu = 5, memory = 6 }
+memory = { total = 1000, used = [100, 200], reserved = 0 }
+
+[[device.process]]
+pid = 7
+name = "a"
+used_memory = [1, 2, 3]
+
+[[device.fault]]
+function = "nvmlDeviceGetPowerUsage"
+code = "NO_PERMISSION"
+
+[[device.fault]]
+function = "nvmlDeviceGetUtilizationRates"
+code = "GPU_IS_LOST"
+after_calls = 2
+
+[[device.fault]]
+function = "nvmlDeviceGetPowerManagementLimit"
+delay_ms = 300
+
+[[device]]
+name = "Doomed GPU"
+uuid = "GPU-aaaaaaaa-0000-0000-0000-000000000002"
+temperature = { gpu = 33 }
+lost_after_calls = 3
+"#;
+
+#[test]
+fn faults_series_absent() {
+    in_child("faults_series_absent", Some(FAULTS), || {
+        let nvml = nvml().unwrap();
+        let d = nvml.device_by_index(0).unwrap();
+        let t: Vec<u32> = (0..5)
+            .map(|_| d.temperature(TemperatureSensor::Gpu).unwrap())
+            .collect();
+        assert_eq!(t, [40, 50, 60, 60, 60]);
+        assert!(matches!(d.power_usage(), Err(NvmlError::NoPermission)));
+        assert!(d.utilization_rates().is_ok());
+        assert!(d.utilization_rates().is_ok());
+        assert!(matches!(d.utilization_rates(), Err(NvmlError::GpuLost)));
+        let start = std::time::Instant::now();
+        assert_eq!(d.power_management_limit().unwrap(), 300000);
+        assert!(start.elapsed() >= std::time::Duration::from_millis(300));
+        assert!(matches!(
+            d.running_compute_processes(),
+            Err(NvmlError::FunctionNotFound)
+        ));
+        // v2 still works; the process memory series advances per fill call only.
+        let p1 = d.running_compute_processes_v2().unwrap();
+        let p2 = d.running_compute_processes_v2().unwrap();
+        assert_eq!(p1[0].used_gpu_memory, UsedGpuMemory::Used(1));
+        assert_eq!(p2[0].used_gpu_memory, UsedGpuMemory::Used(2));
+        assert_eq!(d.memory_info().unwrap().used, 100);
+        assert_eq!(d.memory_info().unwrap().used, 200);
+        assert!(matches!(d.fan_speed(0), Err(NvmlError::NotSupported)));
+        assert!(matches!(d.serial(), Err(NvmlError::NotSupported)));
+        let lost = nvml.device_by_index(1).unwrap();
+        for _ in 0..3 {
+            assert_eq!(lost.temperature(TemperatureSensor::Gpu).unwrap(), 33);
+        }
+        assert!(matches!(lost.name(), Err(NvmlError::GpuLost)));
+        assert!(matches!(
+            lost.temperature(TemperatureSensor::Gpu),
+            Err(NvmlError::GpuLost)
+        ));
+        // Other device unaffected.
+        assert_eq!(d.name().unwrap(), "Sim GPU");
+    });
+}
+
+#[test]
+fn init_fault_driver_not_loaded() {
+    in_child(
+        "init_fault_driver_not_loaded",
+        Some("init_fault = \"DRIVER_NOT_LOADED\"\n"),
+        || {
+            assert!(matches!(nvml(), Err(NvmlError::DriverNotLoaded)));
+        },
+    );
+}
+
+#[test]
+fn malformed_scenario_fails_init() {
+    in_child(
+        "malformed_scenario_fails_init",
+        Some("[[device]]\nname = 5\n"),
+        || {
+            assert!(matches!(nvml(), Err(NvmlError::Unknown)));
+        },
+    );
+}
+
+#[test]
+fn generated_big_machine() {
+    let sc = "[generate]\ndevices = 64\nprocesses_per_device = 64\n";
+    in_child("generated_big_machine", Some(sc), || {
+        let nvml = nvml().unwrap();
+        assert_eq!(nvml.device_count().unwrap(), 64);
+        let mut pids = std::collections::HashSet::new();
+        let mut uuids = std::collections::HashSet::new();
+        for i in 0..64 {
+            let d = nvml.device_by_index(i).unwrap();
+            uuids.insert(d.uuid().unwrap());
+            let ps = d.running_compute_processes().unwrap();
+            assert_eq!(ps.len(), 64);
+            pids.extend(ps.iter().map(|p| p.pid));
+            let bus = d.pci_info().unwrap().bus_id;
+            assert_eq!(nvml.device_by_pci_bus_id(bus).unwrap().index().unwrap(), i);
+        }
+        assert_eq!(pids.len(), 4096);
+        assert_eq!(uuids.len(), 64);
+        assert_eq!(
+            nvml.sys_process_name(100_000, 64).unwrap(),
+            "sim-worker-0-0"
+        );
+    });
+}
+
+#[test]
+fn ten_thousand_processes() {
+    let sc = "[generate]\ndevices = 1\nprocesses_per_device = 10000\n";
+    in_child("ten_thousand_processes", Some(sc), || {
+        let nvml = nvml().unwrap();
+        let d = nvml.device_by_index(0).unwrap();
+        assert_eq!(d.running_compute_processes().unwrap().len(), 10000);
+    });
+}
+
+const MIG: &str = r#"
+[[device]]
+name = "NVIDIA H100 80GB HBM3"
+uuid = "GPU-bbbbbbbb-0000-0000-0000-000000000001"
+mig = { current = 1, pending = 1, max_devices = 7 }
+memory = { total = 85520809984, used = 0 }
+
+[[device.mig_instance]]
+name = "NVIDIA H100 80GB HBM3 MIG 3g.40gb"
+uuid = "MIG-11111111-0000-0000-0000-000000000001"
+gpu_instance_id = 1
+compute_instance_id = 0
+memory = { total = 42949672960, used = 1073741824 }
+
+[[device.mig_instance]]
+name = "NVIDIA H100 80GB HBM3 MIG 3g.40gb"
+uuid = "MIG-11111111-0000-0000-0000-000000000002"
+gpu_instance_id = 2
+compute_instance_id = 0
+memory = { total = 42949672960, used = 0 }
+
+[[device.process]]
+pid = 11
+name = "on-gi-1"
+used_memory = 1073741824
+gpu_instance_id = 1
+compute_instance_id = 0
+"#;
+
+#[test]
+fn mig_instances() {
+    in_child("mig_instances", Some(MIG), || {
+        let nvml = nvml().unwrap();
+        let d = nvml.device_by_index(0).unwrap();
+        let mode = d.mig_mode().unwrap();
+        assert_eq!((mode.current, mode.pending), (1, 1));
+        assert_eq!(d.mig_device_count().unwrap(), 7);
+        assert!(!d.mig_is_mig_device_handle().unwrap());
+        let m = d.mig_device_by_index(0).unwrap();
+        assert!(m.mig_is_mig_device_handle().unwrap());
+        assert_eq!(
+            m.uuid().unwrap(),
+            "MIG-11111111-0000-0000-0000-000000000001"
+        );
+        let ids = |dev: &nvml_wrapper::Device| unsafe {
+            let (mut gi, mut ci) = (9, 9);
+            assert_eq!(
+                nvml.lib().nvmlDeviceGetGpuInstanceId(dev.handle(), &mut gi),
+                0
+            );
+            assert_eq!(
+                nvml.lib()
+                    .nvmlDeviceGetComputeInstanceId(dev.handle(), &mut ci),
+                0
+            );
+            (gi, ci)
+        };
+        assert_eq!(ids(&m), (1, 0));
+        assert_eq!(m.memory_info().unwrap().total, 42949672960);
+        assert_eq!(m.running_compute_processes().unwrap().len(), 1);
+        let m2 = d.mig_device_by_index(1).unwrap();
+        assert!(m2.running_compute_processes().unwrap().is_empty());
+        assert_eq!(
+            m.mig_parent_device().unwrap().uuid().unwrap(),
+            d.uuid().unwrap()
+        );
+        assert!(d.mig_device_by_index(2).is_err());
+        let via_uuid = nvml
+            .device_by_uuid("MIG-11111111-0000-0000-0000-000000000002")
+            .unwrap();
+        assert_eq!(ids(&via_uuid), (2, 0));
+    });
+}
+
+#[test]
+fn threads_hammer() {
+    in_child("threads_hammer", None, || {
+        let nvml = nvml().unwrap();
+        std::thread::scope(|s| {
+            for _ in 0..8 {
+                s.spawn(|| {
+                    for i in 0..200 {
+                        let d = nvml.device_by_index(i % 2).unwrap();
+                        assert!(d.name().unwrap().starts_with("NVIDIA"));
+                        assert!(d.running_compute_processes().is_ok());
+                    }
+                });
+            }
+        });
+    });
+}
+
+#[test]
+fn scenario_errors_are_one_line_with_position() {
+    let e = Scenario::parse(
+        "driver_version = \"x\"\n[[device]]\ntemperature = { gpu = \"hot\" }\n",
+        "t.toml",
+    )
+    .unwrap_err();
+    assert!(e.0.starts_with("t.toml: line 3"), "{e}");
+    assert!(!e.0.contains('\n'));
+    let e = Scenario::parse("[[device]]\nbogus_key = 1\n", "t.toml").unwrap_err();
+    assert!(e.0.contains("line 2") && e.0.contains("bogus_key"), "{e}");
+    let e = Scenario::parse(
+        "[[device]]\n[[device.fault]]\nfunction = \"nvmlNope\"\n",
+        "t.toml",
+    )
+    .unwrap_err();
+    assert!(e.0.contains("nvmlNope"), "{e}");
+    let e = Scenario::parse("init_fault = \"WHATEVER\"\n", "t.toml").unwrap_err();
+    assert!(e.0.contains("WHATEVER"), "{e}");
+    let sc = Scenario::parse("[[device]]\nfans = [[30, 35], 40]\n", "t.toml").unwrap();
+    assert_eq!(sc.device[0].fans.as_ref().unwrap().len(), 2);
+}
