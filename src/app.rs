@@ -3,9 +3,10 @@
 use crate::cli::{self, Args};
 use crate::error::NvqError;
 use crate::fields::{self, QueryMode};
+use crate::filter::{self, Script, Verdict};
 use crate::format::{Column, FormatSpec};
 use crate::nvml::{select, Session};
-use crate::output::looping::{self, Schedule};
+use crate::output::looping::{self, End, Flow, Schedule};
 use crate::output::Sink;
 use std::time::Duration;
 
@@ -16,6 +17,8 @@ pub struct QueryPlan {
     pub format: FormatSpec,
     pub interval: Option<Duration>,
     pub count: Option<u64>,
+    /// `--where`, `--assert`, `--until`, `--summary`.
+    pub script: Script,
 }
 
 impl QueryPlan {
@@ -31,10 +34,12 @@ impl QueryPlan {
                 )))
             }
         };
+        let script = Script::new(mode, &fields, args.script_flags())?;
         let interval = match (&args.loop_sec, &args.loop_ms) {
             (Some(_), Some(_)) => return Err(NvqError::InvalidCombination),
             (Some(s), None) => Some(cli::parse_loop_sec(s)?),
             (None, Some(ms)) => Some(cli::parse_loop_ms(ms)?),
+            (None, None) if script.needs_loop() => Some(filter::script::UNTIL_DEFAULT_INTERVAL),
             (None, None) => None,
         };
         let count = args.count.as_deref().map(cli::parse_count).transpose()?;
@@ -44,6 +49,7 @@ impl QueryPlan {
             format,
             interval,
             count,
+            script,
         })
     }
 }
@@ -91,11 +97,50 @@ fn run_query(args: &Args, plan: &QueryPlan) -> Result<(), NvqError> {
     let schedule = Schedule {
         interval: plan.interval,
         count: plan.count,
+        deadline: plan.script.timeout,
     };
-    looping::run(schedule, &columns, fmt.as_mut(), &mut sink, || {
-        Ok(match plan.mode {
-            QueryMode::Gpu => fields::gpu::collect(&session, &devices, count, &plan.fields),
-            _ => Vec::new(),
-        })
-    })
+    let mut script = plan.script.clone();
+    let mut failed = None;
+    let end = looping::run_with(schedule, &columns, fmt.as_mut(), &mut sink, || {
+        let (rows, gpus) = match plan.mode {
+            QueryMode::Gpu => (
+                fields::gpu::collect(&session, &devices, count, script.read()),
+                Some(devices.as_slice()),
+            ),
+            _ => (Vec::new(), None),
+        };
+        let (rows, verdict) = script.sample(rows, gpus);
+        let flow = match verdict {
+            Verdict::Continue => Flow::Continue,
+            Verdict::UntilMet => Flow::Stop,
+            Verdict::AssertFailed(msg) => {
+                failed = Some(msg);
+                Flow::Stop
+            }
+        };
+        Ok((rows, flow))
+    })?;
+    if let Some(summary) = &script.summary {
+        let cols = filter::Summary::columns(&columns);
+        let mut buf = b"\n".to_vec();
+        let mut fmt = plan.format.formatter();
+        fmt.begin(&cols, &mut buf);
+        fmt.sample(&cols, &summary.rows(), &mut buf);
+        fmt.finish(&cols, &mut buf);
+        sink.write(&buf)?;
+    }
+    if let Some(msg) = failed {
+        return Err(NvqError::AssertFailed(msg));
+    }
+    match (end, &script.until, script.timeout) {
+        (End::Deadline, Some(_), Some(_)) => Err(script.until_missed(&format!(
+            "within --timeout {}",
+            args.timeout.as_deref().unwrap_or_default().trim()
+        ))),
+        (End::Count, Some(_), _) => Err(script.until_missed(&format!(
+            "within --count {} samples",
+            plan.count.unwrap_or_default()
+        ))),
+        _ => Ok(()),
+    }
 }

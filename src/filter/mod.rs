@@ -13,11 +13,13 @@ mod duration;
 mod eval;
 mod lexer;
 mod parser;
+pub mod script;
 pub mod summary;
 mod units;
 
 pub use duration::parse_duration;
 pub use eval::Tri;
+pub use script::{Flags, Quantifier, Script, Verdict};
 pub use summary::Summary;
 
 use crate::error::NvqError;
