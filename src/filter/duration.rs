@@ -42,7 +42,7 @@ pub fn parse_duration(flag: &str, s: &str) -> Result<Duration, NvqError> {
         rest = &rest[u..];
         total += value * secs;
     }
-    if !(total > 0.0) || total > MAX.as_secs_f64() {
+    if total.is_nan() || total <= 0.0 || total > MAX.as_secs_f64() {
         return Err(bad());
     }
     Ok(Duration::from_secs_f64(total))

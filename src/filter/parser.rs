@@ -127,11 +127,7 @@ impl Parser {
 
     fn expr(&mut self, min: u8) -> Result<Node, ExprError> {
         let mut lhs = self.unary()?;
-        loop {
-            let op = match &self.peek().tok {
-                Tok::Op(op) => *op,
-                _ => break,
-            };
+        while let Tok::Op(op) = self.peek().tok {
             let Some(bp) = power(op) else { break };
             if bp <= min {
                 break;
