@@ -126,12 +126,16 @@ impl Summary {
 
     /// The summary table's columns: `gpu`, `statistic`, then `columns`.
     pub fn columns(columns: &[Column]) -> Vec<Column> {
-        let plain = |name| Column {
+        let plain = |name, help| Column {
             name,
             header_name: name,
             unit: None,
+            help,
         };
-        let mut out = vec![plain("gpu"), plain("statistic")];
+        let mut out = vec![
+            plain("gpu", "The GPU's NVML index."),
+            plain("statistic", "min, max or mean over the run."),
+        ];
         out.extend_from_slice(columns);
         out
     }

@@ -1,6 +1,7 @@
 //! Where output goes: stdout or a `-f` file, written in whole samples.
 
 pub mod looping;
+pub mod terminal;
 
 use crate::error::NvqError;
 use std::fs::File;
