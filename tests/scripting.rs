@@ -466,3 +466,98 @@ fn bad_expressions_are_usage_errors_before_nvml() {
         assert!(stderr(&o).starts_with("ERROR: "), "{args:?}");
     }
 }
+
+#[test]
+fn where_works_in_other_query_modes() {
+    use nvml_sim::scenario::UsedMemory;
+    let s = scenario();
+    let procs: Vec<(u32, Option<u64>)> = s
+        .device
+        .iter()
+        .flat_map(|d| &d.process)
+        .map(|p| {
+            let mem = match &p.used_memory {
+                Some(UsedMemory::Bytes(b)) => b.at(0),
+                _ => None,
+            };
+            (p.pid, mem)
+        })
+        .collect();
+    let big: Vec<String> = procs
+        .iter()
+        .filter(|(_, m)| m.is_some_and(|b| b >= 1 << 30))
+        .map(|(p, _)| p.to_string())
+        .collect();
+    let unknown: Vec<String> = procs
+        .iter()
+        .filter(|(_, m)| m.is_none())
+        .map(|(p, _)| p.to_string())
+        .collect();
+    assert!(!big.is_empty() && !unknown.is_empty() && big.len() + unknown.len() < procs.len());
+    let o = nvq(&[
+        "--query-compute-apps=pid",
+        "--format=csv,noheader",
+        "--where",
+        "used_memory >= 1GiB",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(lines(&stdout(&o)), big);
+    let o = nvq(&[
+        "--query-compute-apps=pid",
+        "--format=csv,noheader",
+        "--where",
+        "!available(used_memory) && process_name == \"python3\"",
+    ]);
+    assert_eq!(lines(&stdout(&o)), unknown);
+}
+
+#[test]
+fn where_and_summary_in_other_formats() {
+    let o = nvq(&[
+        "--query-gpu=index,memory.used",
+        "--format=json",
+        "--where",
+        "index == 1",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let rows = v.as_array().unwrap();
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0]["index"], 1);
+
+    let s = scenario();
+    let o = nvq(&[
+        "--query-gpu=memory.used",
+        "--format=ndjson",
+        "-lms",
+        "10",
+        "--count",
+        "4",
+        "--summary",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    let objs: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(objs.len(), 4 * 2 + 3 * 2, "no blank line in ndjson: {out}");
+    let peak = (0..4)
+        .map(|i| reading(&s.device[0], i).used_mib)
+        .max()
+        .unwrap();
+    let max0 = objs
+        .iter()
+        .find(|o| o["gpu"] == 0 && o["statistic"] == "max")
+        .unwrap();
+    assert_eq!(max0["memory.used"], peak);
+
+    let o = nvq(&[
+        "--query-gpu=memory.used",
+        "--format=prometheus",
+        "--summary",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let o = nvq(&["--query-compute-apps=pid", "--format=csv", "--summary"]);
+    assert_eq!(o.status.code(), Some(2));
+}
