@@ -385,7 +385,13 @@ complete -c nvq -s f -l filename -d 'Write the output to FILE instead of stdout 
 complete -c nvq -s l -l loop -d 'Repeat every SEC seconds (default 5) until Ctrl+C' -r
 complete -c nvq -l loop-ms -d 'Repeat every MS milliseconds until Ctrl+C (also spelled -lms)' -r
 complete -c nvq -l count -d 'nvq: stop a loop after N samples' -r
+complete -c nvq -l where -d 'nvq: print only the rows for which EXPR holds, e.g. \'memory.free >= 20GiB && utilization.gpu < 10\'' -r
+complete -c nvq -l assert -d 'nvq: check every row against EXPR; if a row fails, print as usual, say why on stderr and exit 20' -r
+complete -c nvq -l until -d 'nvq: loop (every second unless -l/-lms is given) until EXPR holds for at least one row' -r
+complete -c nvq -l until-all -d 'nvq: like --until, but EXPR must hold for every row' -r
+complete -c nvq -l timeout -d 'nvq: give up waiting for --until after DURATION (500ms, 30s, 5m, 1h) and exit 21' -r
 complete -c nvq -l nvml-lib -d 'nvq: load this NVML library instead of libnvidia-ml.so.1' -r -F
+complete -c nvq -l summary -d 'nvq: when the run ends, print each GPU\'s min, max and mean of every column'
 complete -c nvq -s L -l list-gpus -d 'Print one line per GPU: index, name and UUID (MIG devices below their GPU)'
 complete -c nvq -l version -d 'Print nvidia-smi\'s version banner (NVML, driver and CUDA versions)'
 complete -c nvq -l help-query-gpu -d 'Describe every --query-gpu field'

@@ -3,9 +3,10 @@
 use crate::cli::{self, Args};
 use crate::error::NvqError;
 use crate::fields::{self, QueryMode};
+use crate::filter::{self, Script, Verdict};
 use crate::format::{self, Column, FormatSpec};
 use crate::nvml::{select, Session};
-use crate::output::looping::{self, Schedule};
+use crate::output::looping::{self, End, Flow, Schedule};
 use crate::output::{Sink, SinkMode};
 use crate::Personality;
 use std::time::Duration;
@@ -17,6 +18,8 @@ pub struct QueryPlan {
     pub format: FormatSpec,
     pub interval: Option<Duration>,
     pub count: Option<u64>,
+    /// `--where`, `--assert`, `--until`, `--summary`.
+    pub script: Script,
 }
 
 impl QueryPlan {
@@ -32,10 +35,17 @@ impl QueryPlan {
                 )))
             }
         };
+        let script = Script::new(mode, &fields, args.script_flags())?;
+        if args.summary && format.kind == format::FormatKind::Prometheus {
+            return Err(NvqError::Usage(
+                "--summary is not available with --format=prometheus (a scrape has no run to summarise).".into(),
+            ));
+        }
         let interval = match (&args.loop_sec, &args.loop_ms) {
             (Some(_), Some(_)) => return Err(NvqError::InvalidCombination),
             (Some(s), None) => Some(cli::parse_loop_sec(s)?),
             (None, Some(ms)) => Some(cli::parse_loop_ms(ms)?),
+            (None, None) if script.needs_loop() => Some(filter::script::UNTIL_DEFAULT_INTERVAL),
             (None, None) => None,
         };
         let count = args.count.as_deref().map(cli::parse_count).transpose()?;
@@ -50,6 +60,7 @@ impl QueryPlan {
             format,
             interval,
             count,
+            script,
         })
     }
 }
@@ -145,31 +156,82 @@ fn run_query(args: &Args, plan: &QueryPlan) -> Result<(), NvqError> {
     let schedule = Schedule {
         interval: plan.interval,
         count: plan.count,
+        deadline: plan.script.timeout,
     };
     // GPU handles are looked up once; every sample of a loop reuses them.
     let targets = fields::gpu::targets(&session, &devices);
-    looping::run(schedule, &columns, fmt.as_mut(), &mut sink, || {
-        Ok(match plan.mode {
-            QueryMode::Gpu => {
-                fields::gpu::collect_targets(&session, &targets, count, &plan.fields, ident)
+    let mut script = plan.script.clone();
+    let mut failed = None;
+    let end = looping::run_with(schedule, &columns, fmt.as_mut(), &mut sink, || {
+        let read = script.read();
+        let (rows, gpus) = match plan.mode {
+            QueryMode::Gpu => (
+                fields::gpu::collect_targets(&session, &targets, count, read, ident),
+                Some(devices.as_slice()),
+            ),
+            QueryMode::ComputeApps => (
+                fields::compute_apps::collect(&session, &devices, read),
+                None,
+            ),
+            QueryMode::AccountedApps => (
+                fields::accounted_apps::collect(&session, &devices, read),
+                None,
+            ),
+            QueryMode::RetiredPages => (
+                fields::retired_pages::collect(&session, &devices, read),
+                None,
+            ),
+            QueryMode::RemappedRows => (
+                fields::remapped_rows::collect(&session, &devices, read),
+                None,
+            ),
+            QueryMode::SupportedClocks => (
+                fields::supported_clocks::collect(&session, &devices, read),
+                None,
+            ),
+        };
+        let (rows, verdict) = script.sample(rows, gpus);
+        let flow = match verdict {
+            Verdict::Continue => Flow::Continue,
+            Verdict::UntilMet => Flow::Stop,
+            Verdict::AssertFailed(msg) => {
+                failed = Some(msg);
+                Flow::Stop
             }
-            QueryMode::ComputeApps => {
-                fields::compute_apps::collect(&session, &devices, &plan.fields)
-            }
-            QueryMode::AccountedApps => {
-                fields::accounted_apps::collect(&session, &devices, &plan.fields)
-            }
-            QueryMode::RetiredPages => {
-                fields::retired_pages::collect(&session, &devices, &plan.fields)
-            }
-            QueryMode::RemappedRows => {
-                fields::remapped_rows::collect(&session, &devices, &plan.fields)
-            }
-            QueryMode::SupportedClocks => {
-                fields::supported_clocks::collect(&session, &devices, &plan.fields)
-            }
-        })
-    })
+        };
+        Ok((rows, flow))
+    })?;
+    if end == End::OutputClosed {
+        return Ok(());
+    }
+    if let Some(summary) = &script.summary {
+        let cols = filter::Summary::columns(&columns);
+        // csv and table: an empty line between the tables; json and ndjson
+        // rows say what they are with their "statistic" key.
+        let mut buf = match plan.format.kind {
+            format::FormatKind::Csv | format::FormatKind::Table => b"\n".to_vec(),
+            _ => Vec::new(),
+        };
+        let mut fmt = plan.format.formatter();
+        fmt.begin(&cols, &mut buf);
+        fmt.sample(&cols, &summary.rows(), &mut buf);
+        fmt.finish(&cols, &mut buf);
+        sink.write(&buf)?;
+    }
+    if let Some(msg) = failed {
+        return Err(NvqError::AssertFailed(msg));
+    }
+    match (end, &script.until, script.timeout) {
+        (End::Deadline, Some(_), Some(_)) => Err(script.until_missed(&format!(
+            "within --timeout {}",
+            args.timeout.as_deref().unwrap_or_default().trim()
+        ))),
+        (End::Count, Some(_), _) => Err(script.until_missed(&format!(
+            "within --count {} samples",
+            plan.count.unwrap_or_default()
+        ))),
+        _ => Ok(()),
+    }
 }
 
 /// `--version` and `-L/--list-gpus`, both read through NVML.

@@ -12,6 +12,7 @@ pub mod app;
 pub mod cli;
 pub mod error;
 pub mod fields;
+pub mod filter;
 pub mod format;
 pub mod nvml;
 pub mod output;
