@@ -811,6 +811,30 @@ pub unsafe extern "C" fn nvmlDeviceGetTemperature(
     })
 }
 
+/// The versioned temperature query (`nvmlTemperature_v1_t`, version
+/// `sizeof | 1 << 24`); newer clients such as nvitop prefer it.
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetTemperatureV(
+    device: nvmlDevice_t,
+    temperature: *mut nvmlTemperature_t,
+) -> nvmlReturn_t {
+    dev_fn("nvmlDeviceGetTemperatureV", device, |c| {
+        let o = nn(temperature)?;
+        let mut t = o.get();
+        let want = std::mem::size_of::<nvmlTemperature_t>() as u32 | (1 << 24);
+        if t.version != want {
+            return Err(ARGUMENT_VERSION_MISMATCH);
+        }
+        if t.sensorType != 0 {
+            return Err(INVALID_ARGUMENT);
+        }
+        let v: u32 = c.val(&c.dev.temperature.gpu)?;
+        t.temperature = i32::try_from(v).map_err(|_| UNKNOWN)?;
+        o.set(t);
+        Ok(())
+    })
+}
+
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetTemperatureThreshold(
     device: nvmlDevice_t,

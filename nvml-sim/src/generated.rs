@@ -403,7 +403,7 @@ pub const SYMBOLS: &[&str] = &[
     "nvmlDeviceGetDriverModel",
 ];
 
-/// Symbols exported as `NOT_SUPPORTED` stubs (268).
+/// Symbols exported as `NOT_SUPPORTED` stubs (267).
 pub const STUBS: &[&str] = &[
     "nvmlSystemGetHicVersion",
     "nvmlSystemGetTopologyGpuSet",
@@ -436,7 +436,6 @@ pub const STUBS: &[&str] = &[
     "nvmlDeviceGetMinMaxFanSpeed",
     "nvmlDeviceGetFanControlPolicy_v2",
     "nvmlDeviceGetCoolerInfo",
-    "nvmlDeviceGetTemperatureV",
     "nvmlDeviceGetThermalSettings",
     "nvmlDeviceGetDynamicPstatesInfo",
     "nvmlDeviceGetMemClkVfOffset",
@@ -900,13 +899,6 @@ pub unsafe extern "C" fn nvmlDeviceGetCoolerInfo(
     _a1: *mut nvmlCoolerInfo_t,
 ) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceGetCoolerInfo")
-}
-#[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetTemperatureV(
-    _a0: nvmlDevice_t,
-    _a1: *mut nvmlTemperature_t,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetTemperatureV")
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetThermalSettings(
@@ -2810,7 +2802,7 @@ const _: unsafe extern "C" fn(
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlCoolerInfo_t) -> nvmlReturn_t =
     nvmlDeviceGetCoolerInfo;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlTemperature_t) -> nvmlReturn_t =
-    nvmlDeviceGetTemperatureV;
+    crate::nvmlDeviceGetTemperatureV;
 const _: unsafe extern "C" fn(
     nvmlDevice_t,
     nvmlTemperatureThresholds_t,
