@@ -96,10 +96,20 @@ def oneshot():
 
 
 def rusage_run(argv, env, seconds=None):
-    """Run a child, optionally stop it with SIGINT after `seconds`; return
-    (wall_s, cpu_s, maxrss_kib, stdout_lines)."""
+    """Run a child under GNU time, optionally stop it with SIGINT after
+    `seconds`; return (wall_s, cpu_s, maxrss_kib, stdout_lines).
+
+    GNU time reports the child's own peak RSS; os.wait4() from Python would
+    report the Python parent's pre-exec size instead."""
+    stats = os.path.join(WORK, "time.out")
     t0 = time.monotonic()
-    p = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    p = subprocess.Popen(
+        ["/usr/bin/time", "-f", "%e %U %S %M", "-o", stats, *argv],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     lines = 0
     if seconds:
         deadline = t0 + seconds
@@ -112,12 +122,14 @@ def rusage_run(argv, env, seconds=None):
             except BlockingIOError:
                 pass
             time.sleep(0.05)
-        p.send_signal(signal.SIGINT)
+        os.killpg(p.pid, signal.SIGINT)
     data = p.stdout.read() or b""
     lines += data.count(b"\n")
-    _, status, ru = os.wait4(p.pid, 0)
-    wall = time.monotonic() - t0
-    return wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss, lines
+    p.wait()
+    with open(stats) as f:
+        last = f.read().strip().splitlines()[-1].split()
+    wall, user, system, rss = float(last[0]), float(last[1]), float(last[2]), int(last[3])
+    return wall, user + system, rss, lines
 
 
 def loop_cost():
@@ -152,8 +164,14 @@ def scaling():
 def peak_rss():
     env = env_for(scenario(8, 2))
     fields = ",".join(all_gpu_fields())
-    _, _, rss, _ = rusage_run([NVQ, "--query-gpu=" + fields, "--format=csv"], env)
-    rows.append(("memory", "all fields, 8 GPUs, one-shot", "nvq peak RSS (KiB)", float(rss), f"{rss / 1024:.1f} MiB"))
+    for name, argv in [
+        ("nvq, all fields", [NVQ, "--query-gpu=" + fields, "--format=csv"]),
+        ("floor", [FLOOR, SIM]),
+        ("gpustat --json", [os.path.join(PYBIN, "gpustat"), "--json"]),
+        ("nvitop --once", [os.path.join(PYBIN, "nvitop"), "--once"]),
+    ]:
+        _, _, rss, _ = rusage_run(argv, env)
+        rows.append(("peak RSS, 8 GPUs, one-shot", "MiB", name, rss / 1024, ""))
 
 
 def report():
@@ -165,7 +183,7 @@ def report():
         "Command: `benches/run.sh`. All tools read the same NVML simulator; times are medians (hyperfine),",
         "loop figures are CPU time per sample from the child's rusage.",
         "",
-        "| section | case | tool | median (ms) | vs nvq | note |",
+        "| section | case | tool | median (ms, or MiB) | vs nvq | note |",
         "|---|---|---|---:|---:|---|",
     ]
     base = {}
@@ -176,7 +194,9 @@ def report():
         b = base.get((sec, case))
         if sec.startswith("loop"):
             b = next((v for (s, c), v in base.items() if s == sec and c.startswith("-lms 100")), None)
-        ratio = f"{m / b:.1f}x" if b and not tool.startswith("nvq peak") else ""
+        if sec.startswith("peak RSS"):
+            b = next((v for (s2, c2, t2, v, _) in rows if s2 == sec and t2.startswith("nvq")), None)
+        ratio = f"{m / b:.1f}x" if b else ""
         lines.append(f"| {sec} | {case} | {tool} | {m:.2f} | {ratio} | {note} |")
     text = "\n".join(lines) + "\n"
     print(text)

@@ -174,7 +174,17 @@ impl QueryMode {
 
     /// Find a field by canonical name or alias; returns its index in [`Self::fields`].
     pub fn lookup(self, token: &str) -> Option<usize> {
-        self.fields().iter().position(|f| f.matches(token))
+        fn pos<G>(defs: &'static [FieldDef<G>], token: &str) -> Option<usize> {
+            defs.iter().position(|f| f.info.matches(token))
+        }
+        match self {
+            QueryMode::Gpu => pos(gpu::FIELDS, token),
+            QueryMode::ComputeApps => pos(compute_apps::FIELDS, token),
+            QueryMode::AccountedApps => pos(accounted_apps::FIELDS, token),
+            QueryMode::RetiredPages => pos(retired_pages::FIELDS, token),
+            QueryMode::RemappedRows => pos(remapped_rows::FIELDS, token),
+            QueryMode::SupportedClocks => pos(supported_clocks::FIELDS, token),
+        }
     }
 
     /// Validate a comma-separated field list as a whole, before any NVML call.
@@ -185,9 +195,32 @@ impl QueryMode {
     /// empty token (an empty list, a trailing or doubled comma) is an invalid
     /// field `""`. The first invalid token is reported.
     pub fn resolve(self, list: &str) -> Result<Vec<usize>, NvqError> {
-        list.split(',')
+        let tokens = list.split(',');
+        // A long list (an all-fields query) looks names up in an index, a
+        // short one scans the table.
+        if list.len() < 256 {
+            return tokens
+                .map(|tok| {
+                    self.lookup(tok)
+                        .ok_or_else(|| NvqError::InvalidField(tok.to_string()))
+                })
+                .collect();
+        }
+        let mut index = std::collections::HashMap::new();
+        for (i, f) in self.fields().into_iter().enumerate() {
+            let renamed = f.renamed.map(|(_, old)| old);
+            for name in std::iter::once(f.name)
+                .chain(f.aliases.iter().copied())
+                .chain(renamed)
+            {
+                index.entry(name).or_insert(i);
+            }
+        }
+        tokens
             .map(|tok| {
-                self.lookup(tok)
+                index
+                    .get(tok)
+                    .copied()
                     .ok_or_else(|| NvqError::InvalidField(tok.to_string()))
             })
             .collect()

@@ -16,7 +16,6 @@ use nvml_wrapper_sys::bindings::{
     nvmlRowRemapperHistogramValues_t,
 };
 use std::cell::{OnceCell, RefCell};
-use std::collections::HashMap;
 
 /// A lazily read NVML struct: read at most once per context.
 type Cached<T> = OnceCell<Result<T, NvmlCode>>;
@@ -60,8 +59,9 @@ pub struct GpuCtx<'s> {
     pub timestamp: String,
     device: Result<Device<'s>, NvmlCode>,
     caches: Caches,
-    /// Field values by (field id in nvml-wrapper's numbering, scope).
-    field_values: RefCell<HashMap<(u32, u32), Result<FieldVal, NvmlCode>>>,
+    /// Field values by (field id in nvml-wrapper's numbering, scope). A row
+    /// asks for a few dozen at most, so a vector beats hashing.
+    field_values: RefCell<Vec<((u32, u32), Result<FieldVal, NvmlCode>)>>,
 }
 
 impl<'s> GpuCtx<'s> {
@@ -84,7 +84,7 @@ impl<'s> GpuCtx<'s> {
             timestamp: crate::fields::time::timestamp_now(),
             device,
             caches: Caches::default(),
-            field_values: RefCell::new(HashMap::new()),
+            field_values: RefCell::new(Vec::new()),
         }
     }
 
@@ -254,7 +254,7 @@ impl<'s> GpuCtx<'s> {
         {
             let have = self.field_values.borrow();
             for w in wanted {
-                if !have.contains_key(w) && !todo.contains(w) {
+                if !have.iter().any(|(k, _)| k == w) && !todo.contains(w) {
                     todo.push(*w);
                 }
             }
@@ -264,9 +264,7 @@ impl<'s> GpuCtx<'s> {
         }
         let got = raw::field_values(self, &todo);
         let mut have = self.field_values.borrow_mut();
-        for (w, r) in todo.into_iter().zip(got) {
-            have.insert(w, r);
-        }
+        have.extend(todo.into_iter().zip(got));
     }
 
     /// One field value (read on its own when it was not prefetched).
@@ -274,9 +272,9 @@ impl<'s> GpuCtx<'s> {
         self.prefetch_field_values(&[(id, scope)]);
         self.field_values
             .borrow()
-            .get(&(id, scope))
-            .copied()
-            .unwrap_or(Err(NvmlCode::UNKNOWN))
+            .iter()
+            .find(|(k, _)| *k == (id, scope))
+            .map_or(Err(NvmlCode::UNKNOWN), |(_, v)| *v)
     }
 }
 
