@@ -61,8 +61,11 @@ pub struct GpuCtx<'s> {
     caches: Caches,
     /// Field values by (field id in nvml-wrapper's numbering, scope). A row
     /// asks for a few dozen at most, so a vector beats hashing.
-    field_values: RefCell<Vec<((u32, u32), Result<FieldVal, NvmlCode>)>>,
+    field_values: RefCell<Vec<FieldValueEntry>>,
 }
+
+/// A field value read for a (field id, scope) pair.
+type FieldValueEntry = ((u32, u32), Result<FieldVal, NvmlCode>);
 
 impl<'s> GpuCtx<'s> {
     pub fn new(session: &'s Session, index: u32, count: u32) -> Self {
