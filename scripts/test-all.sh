@@ -7,3 +7,13 @@ cargo build --workspace
 cargo test --workspace
 # pynvml (nvidia-ml-py, unmodified) reads the simulator exactly as the scenario says.
 scripts/pynvml-check.sh
+# Prometheus output accepted by promtool (Debian's prometheus package).
+if command -v promtool >/dev/null; then
+  scripts/promtool-check.sh
+else
+  echo "promtool-check: skipped (promtool not installed; apt-get install prometheus)"
+fi
+# Unmodified nvidia-htop parsing nvq's summary table through an nvidia-smi symlink.
+scripts/nvidia-htop-check.sh
+# GPUtil, gpustat and nvitop against nvq and the simulator.
+scripts/clients-check.sh

@@ -94,16 +94,17 @@ impl ExitCode {
 
 #[derive(Debug, thiserror::Error)]
 pub enum NvqError {
-    /// An unknown field in a `--query-*` list.
-    #[error("Field \"{0}\" is not a valid field to query.\n")]
+    /// An unknown field in a `--query-*` list. nvidia-smi follows the line
+    /// with an empty line (captures/50).
+    #[error("Field \"{0}\" is not a valid field to query.\n\n")]
     InvalidField(String),
 
     /// An argument nvidia-smi does not know.
     #[error("ERROR: Option {0} is not recognized. Please run 'nvidia-smi -h' for help.\n")]
     UnknownOption(String),
 
-    /// An option that needs a value got none.
-    #[error("ERROR: Option {0} is missing its value. Please run 'nvidia-smi -h' for help.\n")]
+    /// An option that needs a value got none; an empty line follows (captures/27).
+    #[error("ERROR: Option {0} is missing its value. Please run 'nvidia-smi -h' for help.\n\n")]
     MissingValue(String),
 
     /// An nvidia-smi option nvq does not implement.

@@ -19,7 +19,7 @@ fn main() {
             let _ = std::io::stdout().write_all(text.as_bytes());
             Ok(())
         }
-        Parsed::Run(args) => nvq::app::run(&args),
+        Parsed::Run(args) => nvq::app::run_as(&args, personality),
     }) {
         Ok(()) => ExitCode::Success,
         Err(e) if output::is_broken_pipe(&e) => ExitCode::Success,

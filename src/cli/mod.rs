@@ -1,6 +1,7 @@
 //! Command-line parsing: nvidia-smi's options (with its quirks, such as the
 //! multi-letter short option `-lms`) plus nvq's extensions.
 
+pub mod generate;
 mod interval;
 
 pub use interval::{parse_count, parse_loop_ms, parse_loop_sec};
@@ -65,7 +66,8 @@ pub struct Args {
     )]
     pub query_remapped_rows: Option<String>,
 
-    /// Output format: csv[,noheader][,nounits] (mandatory with a query).
+    /// Output format: csv[,noheader][,nounits] (mandatory with a query); nvq also
+    /// offers json, ndjson, table[,noheader][,nounits] and prometheus.
     #[arg(long, value_name = "FORMAT", help_heading = "Selective query")]
     pub format: Option<String>,
     /// Target GPUs: index, UUID, PCI bus id or board serial; comma list allowed.
@@ -262,7 +264,39 @@ pub const NOT_IMPLEMENTED: &[&str] = &[
     "power-smoothing",
     "power-profiles",
     "debugdump",
-    "dmon",
+    // In nvidia-smi -h (590, 610) too.
+    "-col",
+    "--columns",
+    "--gom",
+    "-m",
+    "--mode",
+    "-lmci",
+    "--lock-memory-clocks-info",
+    "-lmcd",
+    "--lock-memory-clocks-deferred",
+    "-rmcd",
+    "--reset-memory-clocks-deferred",
+    "-svfd",
+    "--set-vf-derate",
+    "-gvfd",
+    "--get-vf-derate-info",
+    "-sc",
+    "--scope",
+    "--auto-boost-default",
+    "--auto-boost-permission",
+    "-den",
+    "--dram-encryption",
+    "--set-hostname",
+    "--get-hostname",
+    "-eow",
+    "--error-on-warning",
+    "daemon",
+    "replay",
+    "compute-policy",
+    "base-clocks",
+    "rusd",
+    "prm",
+    "soc",
 ];
 
 /// Rewrite nvidia-smi's spellings that clap cannot parse as they are.

@@ -11,6 +11,16 @@ pub mod help;
 pub mod time;
 
 pub mod gpu;
+pub mod summary;
+
+pub mod accounted_apps;
+pub mod compute_apps;
+pub mod devctx;
+pub mod list;
+pub mod procinfo;
+pub mod remapped_rows;
+pub mod retired_pages;
+pub mod supported_clocks;
 
 pub use value::{Token, Value};
 
@@ -152,7 +162,13 @@ impl QueryMode {
     pub fn fields(self) -> Vec<&'static FieldInfo> {
         match self {
             QueryMode::Gpu => gpu::FIELDS.iter().map(|f| &f.info).collect(),
-            _ => Vec::new(),
+            QueryMode::ComputeApps => compute_apps::FIELDS.iter().map(|f| &f.info).collect(),
+            QueryMode::AccountedApps => accounted_apps::FIELDS.iter().map(|f| &f.info).collect(),
+            QueryMode::RetiredPages => retired_pages::FIELDS.iter().map(|f| &f.info).collect(),
+            QueryMode::RemappedRows => remapped_rows::FIELDS.iter().map(|f| &f.info).collect(),
+            QueryMode::SupportedClocks => {
+                supported_clocks::FIELDS.iter().map(|f| &f.info).collect()
+            }
         }
     }
 
@@ -220,7 +236,7 @@ mod tests {
         let err = QueryMode::Gpu.resolve("index,bogus,alsobad").unwrap_err();
         assert_eq!(
             err.to_string(),
-            "Field \"bogus\" is not a valid field to query.\n"
+            "Field \"bogus\" is not a valid field to query.\n\n"
         );
     }
 }

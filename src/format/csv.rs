@@ -56,16 +56,19 @@ mod tests {
                 name: "name",
                 header_name: "name",
                 unit: None,
+                help: "",
             },
             Column {
                 name: "memory.used",
                 header_name: "memory.used",
                 unit: Some("MiB"),
+                help: "",
             },
             Column {
                 name: "power.draw",
                 header_name: "power.draw",
                 unit: Some("W"),
+                help: "",
             },
         ]
     }

@@ -2,11 +2,20 @@
 //! rows in, bytes out, with no NVML and no I/O inside.
 
 mod csv;
+mod json;
+mod ndjson;
+mod prometheus;
+pub mod summary_table;
+mod table;
 
 pub use self::csv::Csv;
+pub use self::json::Json;
+pub use self::ndjson::Ndjson;
+pub use self::prometheus::Prometheus;
+pub use self::table::Table;
 
 use crate::error::NvqError;
-use crate::fields::Value;
+use crate::fields::{FieldInfo, Value};
 
 /// One output column.
 #[derive(Debug, Clone, PartialEq)]
@@ -17,9 +26,21 @@ pub struct Column {
     pub header_name: &'static str,
     /// The field's unit, if it has one.
     pub unit: Option<&'static str>,
+    /// The field's help text (Prometheus `# HELP`).
+    pub help: &'static str,
 }
 
 impl Column {
+    /// The column of a registry field, named as the given driver's nvidia-smi names it.
+    pub fn from_info(info: &FieldInfo, driver_major: u32) -> Self {
+        Column {
+            name: info.name,
+            header_name: info.header_name(driver_major),
+            unit: info.unit,
+            help: info.help,
+        }
+    }
+
     /// The header cell: `name [unit]`.
     pub fn header(&self) -> String {
         match self.unit {
@@ -42,13 +63,21 @@ pub struct GpuIdent {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Row {
     pub cells: Vec<Value>,
-    /// The GPU the row belongs to, when the format needs it.
+    /// The GPU the row belongs to, when the format needs it
+    /// ([`Formatter::needs_gpu_ident`]).
     pub gpu: Option<std::rc::Rc<GpuIdent>>,
+    /// When the row was sampled, as the `timestamp` field prints it
+    /// (`YYYY/MM/DD HH:MM:SS.mmm`, local time), when the collector knows it.
+    pub timestamp: Option<String>,
 }
 
 impl Row {
     pub fn new(cells: Vec<Value>) -> Self {
-        Row { cells, gpu: None }
+        Row {
+            cells,
+            gpu: None,
+            timestamp: None,
+        }
     }
 }
 
@@ -60,16 +89,36 @@ pub trait Formatter {
     fn sample(&mut self, columns: &[Column], rows: &[Row], out: &mut Vec<u8>);
     /// Bytes written once, after the last sample.
     fn finish(&mut self, _columns: &[Column], _out: &mut Vec<u8>) {}
+    /// Does the format label rows by GPU? The collector then fills
+    /// [`Row::gpu`], which costs a few NVML calls per GPU.
+    fn needs_gpu_ident(&self) -> bool {
+        false
+    }
 }
 
 /// The output formats nvq knows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FormatKind {
     Csv,
+    Json,
+    Ndjson,
+    Table,
+    Prometheus,
 }
 
 impl FormatKind {
-    pub const ALL: &'static [(FormatKind, &'static str)] = &[(FormatKind::Csv, "csv")];
+    pub const ALL: &'static [(FormatKind, &'static str)] = &[
+        (FormatKind::Csv, "csv"),
+        (FormatKind::Json, "json"),
+        (FormatKind::Ndjson, "ndjson"),
+        (FormatKind::Table, "table"),
+        (FormatKind::Prometheus, "prometheus"),
+    ];
+
+    /// Do `noheader` and `nounits` mean anything for this format?
+    pub fn takes_csv_options(self) -> bool {
+        matches!(self, FormatKind::Csv | FormatKind::Table)
+    }
 
     pub fn name(self) -> &'static str {
         FormatKind::ALL
@@ -125,6 +174,13 @@ impl FormatSpec {
                 FormatKind::ALL.iter().map(|(_, n)| *n).collect::<Vec<_>>().join(", ")
             ))
         })?;
+        if !kind.takes_csv_options() && (noheader || nounits) {
+            let opt = if noheader { "noheader" } else { "nounits" };
+            return Err(NvqError::Usage(format!(
+                "--format={s}: \"{opt}\" applies to csv and table output only; {} output has no header line and keeps numbers bare.",
+                kind.name()
+            )));
+        }
         Ok(FormatSpec {
             kind,
             noheader,
@@ -132,10 +188,21 @@ impl FormatSpec {
         })
     }
 
-    /// The formatter for this spec.
+    /// The formatter for this spec, without colour.
     pub fn formatter(&self) -> Box<dyn Formatter> {
+        self.formatter_with(false)
+    }
+
+    /// The formatter for this spec. `colour`: may the output carry ANSI
+    /// colours (the caller decides: a terminal, `NO_COLOR` unset); only the
+    /// table uses them.
+    pub fn formatter_with(&self, colour: bool) -> Box<dyn Formatter> {
         match self.kind {
             FormatKind::Csv => Box::new(Csv::new(self.noheader, self.nounits)),
+            FormatKind::Json => Box::new(Json::new()),
+            FormatKind::Ndjson => Box::new(Ndjson::new()),
+            FormatKind::Table => Box::new(Table::new(self.noheader, self.nounits, colour)),
+            FormatKind::Prometheus => Box::new(Prometheus::new()),
         }
     }
 }
@@ -158,5 +225,40 @@ mod tests {
         assert!(FormatSpec::parse("csv,bogus").is_err());
         assert!(FormatSpec::parse("").is_err());
         assert!(FormatSpec::parse("csv, noheader").is_err());
+    }
+
+    #[test]
+    fn every_format_parses_by_name() {
+        for &(kind, name) in FormatKind::ALL {
+            let spec = FormatSpec::parse(name).unwrap();
+            assert_eq!(spec.kind, kind);
+            assert_eq!(kind.name(), name);
+        }
+        assert!(FormatSpec::parse("json,csv").is_err());
+        assert!(FormatSpec::parse("table,noheader,nounits").is_ok());
+    }
+
+    #[test]
+    fn header_options_are_refused_where_meaningless() {
+        for name in ["json", "ndjson", "prometheus"] {
+            for opt in ["noheader", "nounits"] {
+                let err = FormatSpec::parse(&format!("{name},{opt}")).unwrap_err();
+                assert_eq!(err.exit_code(), crate::ExitCode::InvalidArgument);
+                let text = err.to_string();
+                assert!(text.contains(opt) && text.contains(name), "{text}");
+            }
+        }
+    }
+
+    #[test]
+    fn only_prometheus_needs_gpu_idents() {
+        for &(kind, name) in FormatKind::ALL {
+            let f = FormatSpec::parse(name).unwrap().formatter();
+            assert_eq!(
+                f.needs_gpu_ident(),
+                kind == FormatKind::Prometheus,
+                "{name}"
+            );
+        }
     }
 }

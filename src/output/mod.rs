@@ -1,11 +1,47 @@
 //! Where output goes: stdout or a `-f` file, written in whole samples.
+//!
+//! Every [`Sink::write`] is one sample (or the header): whole lines, written
+//! with one `write_all` and flushed, so that a reader never sees half a line.
+//! A `-f` file is truncated at start and appended to ([`SinkMode::Append`]),
+//! as nvidia-smi does, or replaced whole and atomically by every sample
+//! ([`SinkMode::ReplaceEachSample`], for Prometheus textfile collectors).
 
+pub mod atomic;
 pub mod looping;
+pub mod signals;
+pub mod terminal;
+
+pub use atomic::AtomicFile;
 
 use crate::error::NvqError;
 use std::fs::File;
 use std::io::{self, Write};
+use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
+
+/// How a `-f` file receives the samples of a loop.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SinkMode {
+    /// Truncate at start, append every sample (nvidia-smi's `-f`).
+    #[default]
+    Append,
+    /// Every sample replaces the whole file atomically (temporary file in
+    /// the same folder, fsync, rename); the file then always holds exactly
+    /// one complete sample.
+    ReplaceEachSample,
+}
+
+impl SinkMode {
+    /// The mode a `-f` file gets for an output format, by the format's
+    /// `--format` name: Prometheus text is scraped from a file, so it is
+    /// replaced whole; everything else is a log and is appended to.
+    pub fn for_format(name: &str) -> Self {
+        match name {
+            "prometheus" => SinkMode::ReplaceEachSample,
+            _ => SinkMode::Append,
+        }
+    }
+}
 
 /// The destination of query output.
 pub struct Sink {
@@ -15,6 +51,7 @@ pub struct Sink {
 enum Target {
     Stdout(io::Stdout),
     File { path: PathBuf, file: File },
+    Replace(AtomicFile),
 }
 
 impl Sink {
@@ -38,10 +75,40 @@ impl Sink {
         })
     }
 
+    /// A file that every sample replaces whole and atomically. The folder
+    /// is checked now; the file appears with the first sample.
+    pub fn atomic_replace(path: &Path) -> Result<Self, NvqError> {
+        Ok(Sink {
+            target: Target::Replace(AtomicFile::new(path)?),
+        })
+    }
+
+    /// Stdout, or the `-f` file in append mode.
     pub fn open(path: Option<&Path>) -> Result<Self, NvqError> {
-        match path {
-            Some(p) => Sink::file(p),
-            None => Ok(Sink::stdout()),
+        Sink::open_with(path, SinkMode::Append)
+    }
+
+    /// Stdout, or the `-f` file in the given mode (stdout is always
+    /// appended to).
+    pub fn open_with(path: Option<&Path>, mode: SinkMode) -> Result<Self, NvqError> {
+        match (path, mode) {
+            (Some(p), SinkMode::Append) => Sink::file(p),
+            (Some(p), SinkMode::ReplaceEachSample) => Sink::atomic_replace(p),
+            (None, _) => Ok(Sink::stdout()),
+        }
+    }
+
+    /// Does every write replace the whole output (so that each sample must
+    /// carry the format's header and trailer)?
+    pub fn replaces_each_sample(&self) -> bool {
+        matches!(self.target, Target::Replace(_))
+    }
+
+    /// The descriptor to watch for a reader that went away (stdout only).
+    pub fn watch_fd(&self) -> Option<std::os::raw::c_int> {
+        match &self.target {
+            Target::Stdout(s) => Some(s.as_raw_fd()),
+            _ => None,
         }
     }
 
@@ -62,6 +129,7 @@ impl Sink {
                 file.write_all(bytes).and_then(|()| file.flush()),
                 path.clone(),
             ),
+            Target::Replace(f) => return f.replace(bytes),
         };
         res.map_err(|source| NvqError::Output { path, source })
     }

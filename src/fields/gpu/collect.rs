@@ -1,18 +1,75 @@
 //! Turning the registry into rows.
 
 use super::{unsupported, GpuCtx, FIELDS};
+use crate::format::{GpuIdent, Row};
+use crate::nvml::{NvmlCode, Session};
+use nvml_wrapper::Device;
+use nvml_wrapper_sys::bindings::nvmlDevice_t;
+use std::rc::Rc;
+
+/// A selected GPU and its NVML handle, looked up once and reused by every
+/// sample of a loop (NVML handles stay valid until the library shuts down).
+pub struct Target {
+    pub index: u32,
+    handle: Result<nvmlDevice_t, NvmlCode>,
+}
+
+/// Look up the handles of the selected GPUs.
+pub fn targets(session: &Session, devices: &[u32]) -> Vec<Target> {
+    devices
+        .iter()
+        .map(|&index| Target {
+            index,
+            // SAFETY: the raw handle is only turned back into a `Device`
+            // of this same session (below).
+            handle: session.device(index).map(|d| unsafe { d.handle() }),
+        })
+        .collect()
+}
 
 /// Read the given fields (indices into [`FIELDS`]) for each selected GPU.
-pub fn collect(
-    session: &crate::nvml::Session,
+pub fn collect(session: &Session, devices: &[u32], count: u32, fields: &[usize]) -> Vec<Row> {
+    collect_targets(session, &targets(session, devices), count, fields, false)
+}
+
+/// [`collect`], also filling [`Row::gpu`] when `ident` is set (formats that
+/// label rows by GPU ask for it: [`crate::format::Formatter::needs_gpu_ident`]).
+pub fn collect_rows(
+    session: &Session,
     devices: &[u32],
     count: u32,
     fields: &[usize],
-) -> Vec<crate::format::Row> {
-    devices
+    ident: bool,
+) -> Vec<Row> {
+    collect_targets(session, &targets(session, devices), count, fields, ident)
+}
+
+/// [`collect_rows`] for GPUs whose handles were looked up before.
+pub fn collect_targets(
+    session: &Session,
+    targets: &[Target],
+    count: u32,
+    fields: &[usize],
+    ident: bool,
+) -> Vec<Row> {
+    targets
         .iter()
-        .map(|&i| {
-            let ctx = GpuCtx::new(session, i, count);
+        .map(|t| {
+            let ctx = match t.handle {
+                // SAFETY: the handle came from `session.device` of this
+                // session, which is still open.
+                Ok(h) => GpuCtx::with_device(
+                    session,
+                    t.index,
+                    count,
+                    Ok(unsafe { Device::new(h, session.nvml()) }),
+                ),
+                // Looking the GPU up failed before; try again.
+                Err(_) => GpuCtx::new(session, t.index, count),
+            };
+            // Who the GPU is, before its values: a GPU that fails midway
+            // keeps the labels it had.
+            let gpu = ident.then(|| Rc::new(gpu_ident(&ctx)));
             let cells = fields
                 .iter()
                 .map(|&f| {
@@ -21,7 +78,20 @@ pub fn collect(
                         .map_or_else(unsupported, |def| (def.get)(&ctx))
                 })
                 .collect();
-            crate::format::Row::new(cells)
+            let mut row = Row::new(cells);
+            row.gpu = gpu;
+            row.timestamp = Some(ctx.timestamp);
+            row
         })
         .collect()
+}
+
+/// Who the GPU is; a part NVML cannot tell (a lost GPU) is left empty.
+fn gpu_ident(ctx: &GpuCtx<'_>) -> GpuIdent {
+    GpuIdent {
+        index: ctx.index,
+        uuid: ctx.call(|d| d.uuid()).unwrap_or_default(),
+        name: ctx.call(|d| d.name()).unwrap_or_default(),
+        pci_bus_id: ctx.pci().map(|p| p.bus_id.clone()).unwrap_or_default(),
+    }
 }

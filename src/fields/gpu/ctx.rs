@@ -26,12 +26,23 @@ pub struct GpuCtx<'s> {
 
 impl<'s> GpuCtx<'s> {
     pub fn new(session: &'s Session, index: u32, count: u32) -> Self {
+        Self::with_device(session, index, count, session.device(index))
+    }
+
+    /// A context for a GPU whose handle was looked up earlier (a loop looks
+    /// handles up once and reuses them in every sample).
+    pub fn with_device(
+        session: &'s Session,
+        index: u32,
+        count: u32,
+        device: Result<Device<'s>, NvmlCode>,
+    ) -> Self {
         GpuCtx {
             session,
             index,
             count,
             timestamp: crate::fields::time::timestamp_now(),
-            device: session.device(index),
+            device,
             memory: OnceCell::new(),
             pci: OnceCell::new(),
             utilization: OnceCell::new(),

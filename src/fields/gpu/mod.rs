@@ -3,7 +3,7 @@
 mod collect;
 mod ctx;
 
-pub use collect::collect;
+pub use collect::{collect, collect_rows, collect_targets, targets, Target};
 pub use ctx::{GpuCtx, NA_SPELLING_CHANGED_IN};
 
 use super::{FieldDef, FieldInfo, Value};

@@ -1,0 +1,205 @@
+//! Ctrl+C and SIGTERM for loops: finish the current sample, then stop.
+//!
+//! [`StopSignals::install`] routes SIGINT and SIGTERM to a handler that sets
+//! a flag and writes one byte to a non-blocking self-pipe. The loop's sleep
+//! ([`StopSignals::sleep_until`]) waits on that pipe with `ppoll`, so a
+//! signal wakes it at once, with no window in which a signal can be missed.
+//! A second signal while the first is being honoured restores the default
+//! action and re-raises it, so a loop stuck in a slow driver call can still
+//! be killed with a second Ctrl+C.
+
+use std::os::raw::c_int;
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+use std::time::{Duration, Instant};
+
+static STOP: AtomicBool = AtomicBool::new(false);
+/// Write end of the self-pipe, -1 when not installed.
+static PIPE_WR: AtomicI32 = AtomicI32::new(-1);
+
+const SIGNALS: [c_int; 2] = [libc::SIGINT, libc::SIGTERM];
+
+extern "C" fn on_signal(sig: c_int) {
+    // Only async-signal-safe calls here: atomics, write, signal, raise.
+    if STOP.swap(true, Ordering::SeqCst) {
+        // SAFETY: signal(2) and raise(3) are async-signal-safe.
+        unsafe {
+            libc::signal(sig, libc::SIG_DFL);
+            libc::raise(sig);
+        }
+        return;
+    }
+    let fd = PIPE_WR.load(Ordering::SeqCst);
+    if fd >= 0 {
+        let b = 1u8;
+        // SAFETY: write(2) on a non-blocking pipe is async-signal-safe; a
+        // full pipe (EAGAIN) is fine, the reader is already woken.
+        unsafe {
+            libc::write(fd, std::ptr::addr_of!(b).cast(), 1);
+        }
+    }
+}
+
+/// The installed SIGINT/SIGTERM handlers of a loop.
+pub struct StopSignals {
+    /// Read end of the self-pipe, -1 if the pipe could not be made (then
+    /// sleeps fall back to short slices).
+    rd: c_int,
+}
+
+impl StopSignals {
+    /// Install the handlers. Failure to install is not fatal: the loop then
+    /// ends on Ctrl+C the default way (killed by the signal).
+    pub fn install() -> Self {
+        let mut fds = [-1 as c_int; 2];
+        // SAFETY: pipe2 writes two descriptors into the array we pass.
+        let ok = unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_NONBLOCK | libc::O_CLOEXEC) } == 0;
+        let rd = if ok {
+            PIPE_WR.store(fds[1], Ordering::SeqCst);
+            fds[0]
+        } else {
+            -1
+        };
+        for sig in SIGNALS {
+            // SAFETY: a zeroed sigaction with a valid handler and an empty
+            // mask is a valid argument; SA_RESTART keeps NVML's and the
+            // writer's system calls from failing with EINTR.
+            unsafe {
+                let mut sa: libc::sigaction = std::mem::zeroed();
+                sa.sa_sigaction = on_signal as extern "C" fn(c_int) as libc::sighandler_t;
+                sa.sa_flags = libc::SA_RESTART;
+                libc::sigemptyset(&mut sa.sa_mask);
+                libc::sigaction(sig, &sa, std::ptr::null_mut());
+            }
+        }
+        StopSignals { rd }
+    }
+
+    /// Has SIGINT or SIGTERM arrived?
+    pub fn stop_requested(&self) -> bool {
+        STOP.load(Ordering::SeqCst)
+    }
+
+    /// Sleep until `deadline`, a stop signal, or (when `watch` is given) the
+    /// reader of that descriptor going away (`| head` closing the pipe).
+    pub fn sleep_until(&self, deadline: Instant, watch: Option<c_int>) -> Wake {
+        loop {
+            if self.stop_requested() {
+                return Wake::Signal;
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                return Wake::Deadline;
+            }
+            let mut left = deadline - now;
+            let mut fds: [libc::pollfd; 2] = [libc::pollfd {
+                fd: -1,
+                events: 0,
+                revents: 0,
+            }; 2];
+            let mut n = 0;
+            if self.rd >= 0 {
+                fds[n] = libc::pollfd {
+                    fd: self.rd,
+                    events: libc::POLLIN,
+                    revents: 0,
+                };
+                n += 1;
+            } else {
+                // No pipe: wake up now and then to look at the flag.
+                left = left.min(Duration::from_millis(50));
+            }
+            if let Some(fd) = watch {
+                // events = 0: only POLLERR/POLLHUP are reported, which a
+                // pipe's write end gets when its reader has gone.
+                fds[n] = libc::pollfd {
+                    fd,
+                    events: 0,
+                    revents: 0,
+                };
+                n += 1;
+            }
+            let ts = libc::timespec {
+                tv_sec: left.as_secs().min(i32::MAX as u64) as libc::time_t,
+                tv_nsec: left.subsec_nanos() as libc::c_long,
+            };
+            // SAFETY: `n` valid pollfds, a valid timespec, no signal mask.
+            let r =
+                unsafe { libc::ppoll(fds.as_mut_ptr(), n as libc::nfds_t, &ts, std::ptr::null()) };
+            if r > 0 && watch.is_some() && fds[n - 1].revents & (libc::POLLERR | libc::POLLHUP) != 0
+            {
+                return Wake::OutputClosed;
+            }
+            // Otherwise woken by the pipe, by EINTR or by the timeout: the
+            // checks at the top of the loop tell which.
+        }
+    }
+}
+
+/// Why [`StopSignals::sleep_until`] returned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Wake {
+    Deadline,
+    Signal,
+    OutputClosed,
+}
+
+impl Drop for StopSignals {
+    fn drop(&mut self) {
+        // Back to the default actions; the flag stays set (a stop is final).
+        for sig in SIGNALS {
+            // SAFETY: restoring the default disposition.
+            unsafe {
+                libc::signal(sig, libc::SIG_DFL);
+            }
+        }
+        let wr = PIPE_WR.swap(-1, Ordering::SeqCst);
+        // SAFETY: closing descriptors this struct created.
+        unsafe {
+            if wr >= 0 {
+                libc::close(wr);
+            }
+            if self.rd >= 0 {
+                libc::close(self.rd);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_signal_cuts_the_sleep_short_and_is_remembered() {
+        let s = StopSignals::install();
+        assert!(!s.stop_requested());
+        let deadline = Instant::now() + Duration::from_millis(20);
+        assert_eq!(s.sleep_until(deadline, None), Wake::Deadline);
+        assert!(Instant::now() >= deadline);
+        // A pipe whose reader has gone wakes the sleep.
+        let mut p = [-1 as c_int; 2];
+        // SAFETY: pipe(2) fills the array; both ends are closed below.
+        unsafe {
+            assert_eq!(libc::pipe(p.as_mut_ptr()), 0);
+            libc::close(p[0]);
+        }
+        let far = Instant::now() + Duration::from_secs(60);
+        assert_eq!(s.sleep_until(far, Some(p[1])), Wake::OutputClosed);
+        // SAFETY: closing the write end made above.
+        unsafe {
+            libc::close(p[1]);
+        }
+        // SAFETY: raising SIGTERM in this process, whose handler is ours.
+        unsafe {
+            libc::raise(libc::SIGTERM);
+        }
+        assert!(s.stop_requested());
+        let t0 = Instant::now();
+        assert_eq!(
+            s.sleep_until(t0 + Duration::from_secs(60), None),
+            Wake::Signal
+        );
+        drop(s);
+        STOP.store(false, Ordering::SeqCst);
+    }
+}

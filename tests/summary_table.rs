@@ -1,0 +1,224 @@
+//! Plain `nvq` prints nvidia-smi's summary table. Each real capture in
+//! `../shared/nvidia-smi/captures/sections/<machine>/` is reproduced from a
+//! scenario byte for byte, apart from the date line, whose shape is compared.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use assert_cmd::Command;
+use std::path::{Path, PathBuf};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn sim_lib() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let deps = exe.parent().unwrap();
+    let debug = deps.parent().unwrap();
+    [debug.join("libnvml_sim.so"), deps.join("libnvml_sim.so")]
+        .into_iter()
+        .find(|p| p.is_file())
+        .expect("libnvml_sim.so not built (cargo build -p nvml-sim)")
+}
+
+fn scenario(name: &str) -> PathBuf {
+    root().join("tests/scenarios").join(name)
+}
+
+fn nvq(scenario_file: &Path) -> Command {
+    let mut c = Command::cargo_bin("nvq").unwrap();
+    c.env("NVML_SIM_SCENARIO", scenario_file)
+        .env_remove("NO_COLOR")
+        .arg("--nvml-lib")
+        .arg(sim_lib());
+    c
+}
+
+fn stdout(c: &mut Command) -> String {
+    let out = c.output().unwrap();
+    assert!(
+        out.status.success(),
+        "exit {:?}: {}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// `Fri Jul  3 22:11:09 2026` followed by seven spaces.
+fn is_date_line(s: &str) -> bool {
+    const DAYS: [&str; 7] = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"];
+    const MONTHS: [&str; 12] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
+    let b = s.as_bytes();
+    let digit = |i: usize| b[i].is_ascii_digit();
+    s.len() == 31
+        && DAYS.contains(&&s[0..3])
+        && MONTHS.contains(&&s[4..7])
+        && b[3] == b' '
+        && b[7] == b' '
+        && (b[8] == b' ' || digit(8))
+        && digit(9)
+        && b[10] == b' '
+        && digit(11)
+        && digit(12)
+        && b[13] == b':'
+        && digit(14)
+        && digit(15)
+        && b[16] == b':'
+        && digit(17)
+        && digit(18)
+        && b[19] == b' '
+        && (20..24).all(digit)
+        && &s[24..] == "       "
+}
+
+const MACHINES: &[(&str, &str)] = &[
+    ("h200", "linux-x86_64__nvidia-h200__590.48.01"),
+    ("h100", "linux-x86_64__nvidia-h100-80gb-hbm3__590.48.01"),
+    (
+        "rtx2080s_linux",
+        "linux-x86_64__nvidia-geforce-rtx-2080-super__610.57.04",
+    ),
+    (
+        "rtx2080s_windows",
+        "windows-x86_64__nvidia-geforce-rtx-2080-super__610.62",
+    ),
+];
+
+#[test]
+fn reproduces_every_default_table_capture() {
+    let sections = root().join("../shared/nvidia-smi/captures/sections");
+    if !sections.is_dir() {
+        eprintln!(
+            "note: {} not found; skipping the capture comparison",
+            sections.display()
+        );
+        return;
+    }
+    let mut compared = 0;
+    for (key, dir) in MACHINES {
+        for state in ["idle", "load"] {
+            let capture = sections
+                .join(dir)
+                .join(format!("{state}_nvidia_smi_default_table.txt"));
+            let Ok(expected) = std::fs::read_to_string(&capture) else {
+                panic!("missing capture {}", capture.display());
+            };
+            let got = stdout(&mut nvq(&scenario(&format!("summary_{key}_{state}.toml"))));
+            let (exp_date, exp_rest) = expected.split_once('\n').unwrap();
+            let (got_date, got_rest) = got.split_once('\n').unwrap();
+            assert!(is_date_line(exp_date), "capture date line {exp_date:?}");
+            assert!(
+                is_date_line(got_date),
+                "{key} {state}: date line {got_date:?}"
+            );
+            // The section files were cut from a larger capture without the
+            // final newline that nvidia-smi ends every line with.
+            let exp_rest = if exp_rest.ends_with('\n') {
+                exp_rest.to_string()
+            } else {
+                format!("{exp_rest}\n")
+            };
+            if got_rest != exp_rest {
+                let first = got_rest
+                    .lines()
+                    .zip(exp_rest.lines())
+                    .position(|(g, e)| g != e);
+                panic!(
+                    "{key} {state}: output differs from {} (first differing line {first:?})\n--- expected\n{exp_rest}--- got\n{got_rest}",
+                    capture.display()
+                );
+            }
+            compared += 1;
+        }
+    }
+    assert_eq!(compared, 8);
+}
+
+#[test]
+fn piped_output_has_no_colour() {
+    let out = stdout(&mut nvq(&scenario("summary_mig.toml")));
+    assert!(!out.contains('\x1b'), "{out}");
+}
+
+#[test]
+fn mig_section_and_instance_ids() {
+    let out = stdout(&mut nvq(&scenario("summary_mig.toml")));
+    assert!(out.contains("| MIG devices:"), "{out}");
+    let mig_rows: Vec<&str> = out.lines().filter(|l| l.starts_with("|  0    ")).collect();
+    assert_eq!(mig_rows.len(), 2, "{out}");
+    assert!(mig_rows[0].starts_with("|  0    1   0   0  |            2048MiB / 40960MiB    |"));
+    assert!(mig_rows[1].starts_with("|  0    2   0   1  |               0MiB / 40960MiB    |"));
+    assert!(out.contains("|    0    1    0            31337      C   /opt/venv/bin/python3                  2048MiB |"), "{out}");
+    // MIG on: utilisation is N/A and the ECC cell says On; ECC off says Off.
+    assert!(out.contains("|     N/A      Default |"));
+    assert!(out.contains("|                   On |"));
+    assert!(out.contains("|                  Off |"));
+    assert!(out.contains("|     42%   E. Process |"));
+    for line in out.lines().skip(1).filter(|l| !l.is_empty()) {
+        assert_eq!(line.len(), 91, "{line:?}");
+    }
+}
+
+#[test]
+fn dash_i_selects_gpus() {
+    let out = stdout(nvq(&scenario("summary_mig.toml")).args(["-i", "1"]));
+    assert!(!out.contains("|   0  "), "{out}");
+    assert!(out.contains("|   1  NVIDIA H100 80GB HBM3          Off |   00000000:2A:00.0 Off |"));
+    assert!(
+        !out.contains("MIG devices"),
+        "GPU 0's MIG section must go with it"
+    );
+    assert!(!out.contains("31337"), "GPU 0's processes must go with it");
+    assert!(out.contains(" 4040 "));
+
+    let out = stdout(nvq(&scenario("summary_mig.toml")).args(["-i", "00000000:18:00.0"]));
+    assert!(out.contains("|   0  NVIDIA H100 80GB HBM3          On  |"));
+    assert!(!out.contains("|   1  "));
+
+    let out = nvq(&scenario("summary_mig.toml"))
+        .args(["-i", "7"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(6));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "No devices were found\n"
+    );
+}
+
+#[test]
+fn loops_reprint_the_whole_table() {
+    let out = stdout(nvq(&scenario("summary_h200_load.toml")).args(["-lms", "20", "--count", "3"]));
+    let dates = out.lines().filter(|l| is_date_line(l)).count();
+    assert_eq!(dates, 3, "{out}");
+    assert_eq!(out.matches("| Processes:").count(), 3);
+    assert_eq!(out.matches(" 10309 ").count(), 3);
+}
+
+#[test]
+fn as_nvidia_smi_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let link = dir.path().join("nvidia-smi");
+    std::os::unix::fs::symlink(assert_cmd::cargo::cargo_bin("nvq"), &link).unwrap();
+    let out = std::process::Command::new(&link)
+        .env("NVML_SIM_SCENARIO", scenario("summary_h100_load.toml"))
+        .env("NVQ_NVML_LIB", sim_lib())
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("| NVIDIA-SMI 590.48.01              Driver Version: 590.48.01      CUDA Version: 13.1     |"));
+    assert!(text.contains(" 11345      C   ./gpu_burn                            15690MiB |"));
+}
+
+#[test]
+fn format_without_query_is_still_an_error() {
+    let out = nvq(&scenario("summary_h100_idle.toml"))
+        .arg("--format=csv")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+}
