@@ -655,3 +655,90 @@ fn a_clock_list_that_answers_insufficient_size_without_a_count() {
     );
     assert_eq!(out.stdout, "2619 MHz, [Insufficient Size]\n");
 }
+
+// ------------------------------------------------- a slow or hung driver
+
+fn four_gpus_one_slow(delay_ms: u32, after_calls: u32) -> String {
+    let mut text = HEAD.to_string();
+    for i in 0..4 {
+        text.push_str(&device(i));
+        if i == 1 {
+            text.push_str(&format!(
+                "\n[[device.fault]]\nfunction = \"nvmlDeviceGetTemperature\"\n\
+                 delay_ms = {delay_ms}\nafter_calls = {after_calls}\n"
+            ));
+        }
+    }
+    text
+}
+
+/// In a loop, a GPU whose driver call hangs (here: a minute) misses the
+/// sample's deadline: its row says `[Timeout]` (index kept), the other GPUs'
+/// rows come on time, and the loop goes on in whole lines to its count.
+#[test]
+fn a_hung_call_in_a_loop_times_out_without_stalling_the_other_gpus() {
+    let text = four_gpus_one_slow(60_000, 1);
+    let out = nvq(
+        &text,
+        &[
+            "--query-gpu=index,uuid,temperature.gpu",
+            "--format=csv",
+            "-lms",
+            "50",
+            "--count",
+            "5",
+        ],
+    );
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert!(out.stderr.is_empty(), "{}", out.stderr);
+    let lines: Vec<&str> = out.stdout.lines().collect();
+    assert_eq!(lines[0], "index, uuid, temperature.gpu");
+    assert_eq!(lines.len(), 1 + 5 * 4, "{}", out.stdout);
+    for (k, line) in lines[1..].iter().enumerate() {
+        let gpu = k % 4;
+        let sample = k / 4;
+        let want = if gpu == 1 && sample > 0 {
+            "1, [Timeout], [Timeout]".to_string()
+        } else {
+            format!("{gpu}, GPU-00000000-0000-4000-8000-{gpu:012x}, 54")
+        };
+        assert_eq!(*line, want, "sample {sample}\n{}", out.stdout);
+    }
+}
+
+/// The same hang in JSON lines: every sample is one whole document.
+#[test]
+fn a_hung_call_keeps_each_sample_whole_in_other_formats() {
+    let text = four_gpus_one_slow(60_000, 0);
+    let out = nvq(
+        &text,
+        &[
+            "--query-gpu=index,temperature.gpu",
+            "--format=ndjson",
+            "-lms",
+            "50",
+            "--count",
+            "3",
+        ],
+    );
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let lines: Vec<&str> = out.stdout.lines().collect();
+    assert_eq!(lines.len(), 3 * 4, "{}", out.stdout);
+    for line in &lines {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        assert!(v.is_object(), "{line}");
+    }
+    assert!(out.stdout.contains("imeout"), "{}", out.stdout);
+}
+
+/// A one-shot query has no deadline: a slow call is waited for.
+#[test]
+fn a_one_shot_query_waits_for_a_slow_call() {
+    let text = four_gpus_one_slow(1_500, 0);
+    let out = nvq(
+        &text,
+        &["--query-gpu=index,temperature.gpu", "--format=csv,noheader"],
+    );
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert_eq!(out.stdout, "0, 54\n1, 54\n2, 54\n3, 54\n");
+}
