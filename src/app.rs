@@ -4,9 +4,10 @@ use crate::cli::{self, Args};
 use crate::deadline;
 use crate::error::NvqError;
 use crate::fields::{self, QueryMode};
+use crate::filter::{self, Script, Verdict};
 use crate::format::{self, Column, FormatSpec};
 use crate::nvml::{select, Session};
-use crate::output::looping::{self, Schedule};
+use crate::output::looping::{self, End, Flow, Schedule};
 use crate::output::{Sink, SinkMode};
 use crate::Personality;
 use std::sync::Arc;
@@ -19,6 +20,8 @@ pub struct QueryPlan {
     pub format: FormatSpec,
     pub interval: Option<Duration>,
     pub count: Option<u64>,
+    /// `--where`, `--assert`, `--until`, `--summary`.
+    pub script: Script,
 }
 
 impl QueryPlan {
@@ -34,10 +37,17 @@ impl QueryPlan {
                 )))
             }
         };
+        let script = Script::new(mode, &fields, args.script_flags())?;
+        if args.summary && format.kind == format::FormatKind::Prometheus {
+            return Err(NvqError::Usage(
+                "--summary is not available with --format=prometheus (a scrape has no run to summarise).".into(),
+            ));
+        }
         let interval = match (&args.loop_sec, &args.loop_ms) {
             (Some(_), Some(_)) => return Err(NvqError::InvalidCombination),
             (Some(s), None) => Some(cli::parse_loop_sec(s)?),
             (None, Some(ms)) => Some(cli::parse_loop_ms(ms)?),
+            (None, None) if script.needs_loop() => Some(filter::script::UNTIL_DEFAULT_INTERVAL),
             (None, None) => None,
         };
         let count = args.count.as_deref().map(cli::parse_count).transpose()?;
@@ -52,6 +62,7 @@ impl QueryPlan {
             format,
             interval,
             count,
+            script,
         })
     }
 }
@@ -147,37 +158,78 @@ fn run_query(args: &Args, plan: &QueryPlan) -> Result<(), NvqError> {
     let schedule = Schedule {
         interval: plan.interval,
         count: plan.count,
+        deadline: plan.script.timeout,
     };
-    if let Some(interval) = plan.interval {
-        if let Some(mut workers) = start_workers(&session, &devices, plan, count, ident, interval) {
-            let late = LateRows::new(plan, count);
-            let mut last: Vec<Option<Arc<format::GpuIdent>>> = vec![None; devices.len()];
-            return looping::run(schedule, &columns, fmt.as_mut(), &mut sink, || {
-                let per_gpu = workers.sample(|i| late.rows(devices[i], last[i].clone()));
-                let mut rows = Vec::new();
+    // GPU handles are looked up once; every sample of a loop reuses them.
+    let targets = fields::gpu::targets(&session, &devices);
+    let mut script = plan.script.clone();
+    // In a loop each GPU is read on its own thread under a deadline
+    // (see `crate::deadline`); one-shot queries read the GPUs in turn.
+    let mut workers = schedule.interval.and_then(|iv| {
+        start_workers(&session, &devices, plan.mode, script.read(), count, ident, iv)
+    });
+    let late = LateRows::new(plan.mode, script.read(), count);
+    let mut last: Vec<Option<Arc<format::GpuIdent>>> = vec![None; devices.len()];
+    let mut failed = None;
+    let end = looping::run_with(schedule, &columns, fmt.as_mut(), &mut sink, || {
+        let read = script.read();
+        let rows = match workers.as_mut() {
+            Some(w) => {
+                let per_gpu = w.sample(|i| late.rows(devices[i], last[i].clone()));
+                let mut rows = Vec::with_capacity(per_gpu.len());
                 for (i, gpu_rows) in per_gpu.into_iter().enumerate() {
                     if let Some(g) = gpu_rows.iter().find_map(|r| r.gpu.clone()) {
                         last[i] = Some(g);
                     }
                     rows.extend(gpu_rows);
                 }
-                Ok(rows)
-            });
-        }
+                rows
+            }
+            None => collect_rows(plan.mode, &session, &targets, &devices, count, read, ident),
+        };
+        let gpus = (plan.mode == QueryMode::Gpu).then_some(devices.as_slice());
+        let (rows, verdict) = script.sample(rows, gpus);
+        let flow = match verdict {
+            Verdict::Continue => Flow::Continue,
+            Verdict::UntilMet => Flow::Stop,
+            Verdict::AssertFailed(msg) => {
+                failed = Some(msg);
+                Flow::Stop
+            }
+        };
+        Ok((rows, flow))
+    })?;
+    if end == End::OutputClosed {
+        return Ok(());
     }
-    // GPU handles are looked up once; every sample of a loop reuses them.
-    let targets = fields::gpu::targets(&session, &devices);
-    looping::run(schedule, &columns, fmt.as_mut(), &mut sink, || {
-        Ok(collect_rows(
-            plan.mode,
-            &session,
-            &targets,
-            &devices,
-            count,
-            &plan.fields,
-            ident,
-        ))
-    })
+    if let Some(summary) = &script.summary {
+        let cols = filter::Summary::columns(&columns);
+        // csv and table: an empty line between the tables; json and ndjson
+        // rows say what they are with their "statistic" key.
+        let mut buf = match plan.format.kind {
+            format::FormatKind::Csv | format::FormatKind::Table => b"\n".to_vec(),
+            _ => Vec::new(),
+        };
+        let mut fmt = plan.format.formatter();
+        fmt.begin(&cols, &mut buf);
+        fmt.sample(&cols, &summary.rows(), &mut buf);
+        fmt.finish(&cols, &mut buf);
+        sink.write(&buf)?;
+    }
+    if let Some(msg) = failed {
+        return Err(NvqError::AssertFailed(msg));
+    }
+    match (end, &script.until, script.timeout) {
+        (End::Deadline, Some(_), Some(_)) => Err(script.until_missed(&format!(
+            "within --timeout {}",
+            args.timeout.as_deref().unwrap_or_default().trim()
+        ))),
+        (End::Count, Some(_), _) => Err(script.until_missed(&format!(
+            "within --count {} samples",
+            plan.count.unwrap_or_default()
+        ))),
+        _ => Ok(()),
+    }
 }
 
 /// One sample's rows of the given GPUs.
@@ -206,15 +258,15 @@ fn collect_rows(
 fn start_workers(
     session: &Arc<Session>,
     devices: &[u32],
-    plan: &QueryPlan,
+    mode: QueryMode,
+    fields: &[usize],
     count: u32,
     ident: bool,
     interval: Duration,
 ) -> Option<deadline::PerGpu<Vec<format::Row>>> {
     let session = Arc::clone(session);
     let devices = devices.to_vec();
-    let fields = plan.fields.clone();
-    let mode = plan.mode;
+    let fields = fields.to_vec();
     let n = devices.len();
     deadline::PerGpu::start(n, deadline::limit_for(interval), move |i| {
         let session = Arc::clone(&session);
@@ -237,10 +289,9 @@ struct LateRows {
 }
 
 impl LateRows {
-    fn new(plan: &QueryPlan, count: u32) -> Self {
-        let infos = plan.mode.fields();
-        let names = plan
-            .fields
+    fn new(mode: QueryMode, fields: &[usize], count: u32) -> Self {
+        let infos = mode.fields();
+        let names = fields
             .iter()
             .map(|&i| infos.get(i).map_or("", |f| f.name))
             .collect();

@@ -13,6 +13,7 @@ pub mod cli;
 pub mod deadline;
 pub mod error;
 pub mod fields;
+pub mod filter;
 pub mod format;
 pub mod nvml;
 pub mod output;

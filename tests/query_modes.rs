@@ -531,6 +531,15 @@ fn proc_extension_fields_for_a_live_process() {
         .arg("3141")
         .spawn()
         .unwrap();
+    // Wait until the child's /proc entry shows the new program (under heavy
+    // load the kernel may publish it a moment after spawn returns).
+    for _ in 0..200 {
+        let cmd = std::fs::read(format!("/proc/{}/cmdline", child.id())).unwrap_or_default();
+        if cmd.starts_with(b"sleep\0") {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
     let dir = tempfile::tempdir().unwrap();
     let sc = one_process(dir.path(), child.id());
     let in_init_ns = std::fs::read_link("/proc/self/ns/pid")

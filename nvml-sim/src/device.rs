@@ -811,6 +811,30 @@ pub unsafe extern "C" fn nvmlDeviceGetTemperature(
     })
 }
 
+/// The versioned temperature query (`nvmlTemperature_v1_t`, version
+/// `sizeof | 1 << 24`); newer clients such as nvitop prefer it.
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetTemperatureV(
+    device: nvmlDevice_t,
+    temperature: *mut nvmlTemperature_t,
+) -> nvmlReturn_t {
+    dev_fn("nvmlDeviceGetTemperatureV", device, |c| {
+        let o = nn(temperature)?;
+        let mut t = o.get();
+        let want = std::mem::size_of::<nvmlTemperature_t>() as u32 | (1 << 24);
+        if t.version != want {
+            return Err(ARGUMENT_VERSION_MISMATCH);
+        }
+        if t.sensorType != 0 {
+            return Err(INVALID_ARGUMENT);
+        }
+        let v: u32 = c.val(&c.dev.temperature.gpu)?;
+        t.temperature = i32::try_from(v).map_err(|_| UNKNOWN)?;
+        o.set(t);
+        Ok(())
+    })
+}
+
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetTemperatureThreshold(
     device: nvmlDevice_t,
@@ -1094,6 +1118,41 @@ pub unsafe extern "C" fn nvmlDeviceGetGspFirmwareVersion(
         }
         let v = c.dev.gsp.version.as_deref().ok_or(NOT_SUPPORTED)?;
         put_str(version, NVML_GSP_FIRMWARE_VERSION_BUF_SIZE, v)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetC2cModeInfoV(
+    device: nvmlDevice_t,
+    c2cModeInfo: *mut nvmlC2cModeInfo_v1_t,
+) -> nvmlReturn_t {
+    dev_fn("nvmlDeviceGetC2cModeInfoV", device, |c| {
+        let o = nn(c2cModeInfo)?;
+        let v = c.val(&c.dev.c2c_mode)?;
+        o.set(nvmlC2cModeInfo_v1_t { isC2cEnabled: v });
+        Ok(())
+    })
+}
+
+/// `nvmlHostname_v1_t` (NVML 13.x, newer than nvml-wrapper-sys 0.10's table).
+#[repr(C)]
+pub struct NvmlHostnameV1 {
+    pub value: [c_char; 64],
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetHostname_v1(
+    device: nvmlDevice_t,
+    hostname: *mut NvmlHostnameV1,
+) -> nvmlReturn_t {
+    dev_fn("nvmlDeviceGetHostname_v1", device, |c| {
+        if hostname.is_null() {
+            return Err(INVALID_ARGUMENT);
+        }
+        let h = c.dev.hostname.as_deref().ok_or(NOT_SUPPORTED)?;
+        // SAFETY: non-null pointer to a caller-owned 64-byte buffer.
+        let buf = unsafe { (*hostname).value.as_mut_ptr() };
+        put_str(buf, 64, h)
     })
 }
 

@@ -403,7 +403,7 @@ pub const SYMBOLS: &[&str] = &[
     "nvmlDeviceGetDriverModel",
 ];
 
-/// Symbols exported as `NOT_SUPPORTED` stubs (269).
+/// Symbols exported as `NOT_SUPPORTED` stubs (267).
 pub const STUBS: &[&str] = &[
     "nvmlSystemGetHicVersion",
     "nvmlSystemGetTopologyGpuSet",
@@ -418,7 +418,6 @@ pub const STUBS: &[&str] = &[
     "nvmlUnitGetDevices",
     "nvmlDeviceGetAttributes_v2",
     "nvmlDeviceGetHandleByUUIDV",
-    "nvmlDeviceGetC2cModeInfoV",
     "nvmlDeviceGetMemoryAffinity",
     "nvmlDeviceGetCpuAffinityWithinScope",
     "nvmlDeviceGetCpuAffinity",
@@ -437,7 +436,6 @@ pub const STUBS: &[&str] = &[
     "nvmlDeviceGetMinMaxFanSpeed",
     "nvmlDeviceGetFanControlPolicy_v2",
     "nvmlDeviceGetCoolerInfo",
-    "nvmlDeviceGetTemperatureV",
     "nvmlDeviceGetThermalSettings",
     "nvmlDeviceGetDynamicPstatesInfo",
     "nvmlDeviceGetMemClkVfOffset",
@@ -768,13 +766,6 @@ pub unsafe extern "C" fn nvmlDeviceGetHandleByUUIDV(
     crate::state::stub("nvmlDeviceGetHandleByUUIDV")
 }
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetC2cModeInfoV(
-    _a0: nvmlDevice_t,
-    _a1: *mut nvmlC2cModeInfo_v1_t,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetC2cModeInfoV")
-}
-#[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetMemoryAffinity(
     _a0: nvmlDevice_t,
     _a1: raw::c_uint,
@@ -908,13 +899,6 @@ pub unsafe extern "C" fn nvmlDeviceGetCoolerInfo(
     _a1: *mut nvmlCoolerInfo_t,
 ) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceGetCoolerInfo")
-}
-#[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetTemperatureV(
-    _a0: nvmlDevice_t,
-    _a1: *mut nvmlTemperature_t,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetTemperatureV")
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetThermalSettings(
@@ -2673,7 +2657,7 @@ const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_char, raw::c_uint) -> nv
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t =
     crate::nvmlDeviceGetModuleId;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlC2cModeInfo_v1_t) -> nvmlReturn_t =
-    nvmlDeviceGetC2cModeInfoV;
+    crate::nvmlDeviceGetC2cModeInfoV;
 const _: unsafe extern "C" fn(
     nvmlDevice_t,
     raw::c_uint,
@@ -2818,7 +2802,7 @@ const _: unsafe extern "C" fn(
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlCoolerInfo_t) -> nvmlReturn_t =
     nvmlDeviceGetCoolerInfo;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlTemperature_t) -> nvmlReturn_t =
-    nvmlDeviceGetTemperatureV;
+    crate::nvmlDeviceGetTemperatureV;
 const _: unsafe extern "C" fn(
     nvmlDevice_t,
     nvmlTemperatureThresholds_t,

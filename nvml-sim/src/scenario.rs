@@ -628,6 +628,10 @@ pub struct Device {
     pub mig_instance: Vec<MigInstance>,
     pub gsp: Gsp,
     pub conf_compute_protected_memory: ProtectedMemory,
+    /// 0/1, `nvmlDeviceGetC2cModeInfoV`.
+    pub c2c_mode: Val<u32>,
+    /// `nvmlDeviceGetHostname_v1` (absent: NOT_SUPPORTED).
+    pub hostname: Option<String>,
     pub fabric: Option<Fabric>,
     pub platform: Option<Platform>,
     /// `nvmlDeviceGetFieldValues`: key = field id (decimal), or "id:scope".

@@ -104,6 +104,45 @@ pub struct Args {
     #[arg(long, value_name = "N", help_heading = "Loops (nvq)")]
     pub count: Option<String>,
 
+    /// nvq: print only the rows for which EXPR holds, e.g. 'memory.free >= 20GiB && utilization.gpu < 10'.
+    #[arg(
+        long = "where",
+        value_name = "EXPR",
+        allow_hyphen_values = true,
+        help_heading = "Scripting (nvq)"
+    )]
+    pub where_expr: Option<String>,
+    /// nvq: check every row against EXPR; if a row fails, print as usual, say why on stderr and exit 20.
+    #[arg(
+        long = "assert",
+        value_name = "EXPR",
+        allow_hyphen_values = true,
+        help_heading = "Scripting (nvq)"
+    )]
+    pub assert_expr: Option<String>,
+    /// nvq: loop (every second unless -l/-lms is given) until EXPR holds for at least one row.
+    #[arg(
+        long,
+        value_name = "EXPR",
+        allow_hyphen_values = true,
+        help_heading = "Scripting (nvq)"
+    )]
+    pub until: Option<String>,
+    /// nvq: like --until, but EXPR must hold for every row.
+    #[arg(
+        long = "until-all",
+        value_name = "EXPR",
+        allow_hyphen_values = true,
+        help_heading = "Scripting (nvq)"
+    )]
+    pub until_all: Option<String>,
+    /// nvq: give up waiting for --until after DURATION (500ms, 30s, 5m, 1h) and exit 21.
+    #[arg(long, value_name = "DURATION", help_heading = "Scripting (nvq)")]
+    pub timeout: Option<String>,
+    /// nvq: when the run ends, print each GPU's min, max and mean of every column.
+    #[arg(long, help_heading = "Scripting (nvq)")]
+    pub summary: bool,
+
     /// Print one line per GPU: index, name and UUID (MIG devices below their GPU).
     #[arg(short = 'L', long = "list-gpus", help_heading = "Summary")]
     pub list_gpus: bool,
@@ -172,6 +211,18 @@ impl Args {
         .into_iter()
         .find(|(_, on)| *on)
         .map(|(m, _)| m)
+    }
+
+    /// The scripting flags (`--where`, `--assert`, `--until`, ...).
+    pub fn script_flags(&self) -> crate::filter::Flags<'_> {
+        crate::filter::Flags {
+            where_: self.where_expr.as_deref(),
+            assert: self.assert_expr.as_deref(),
+            until: self.until.as_deref(),
+            until_all: self.until_all.as_deref(),
+            timeout: self.timeout.as_deref(),
+            summary: self.summary,
+        }
     }
 
     /// Which NVML library to load.

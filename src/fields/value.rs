@@ -76,6 +76,11 @@ impl Value {
         }
     }
 
+    /// A count or counter, printed as a plain integer.
+    pub fn count(n: u64) -> Self {
+        Value::Int(i64::try_from(n).unwrap_or(i64::MAX))
+    }
+
     pub fn err(code: NvmlCode) -> Self {
         Value::Error(Token::new(code))
     }

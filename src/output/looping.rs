@@ -27,6 +27,33 @@ pub struct Schedule {
     pub interval: Option<Duration>,
     /// Stop after this many samples.
     pub count: Option<u64>,
+    /// No sample starts later than this after the first one (`--timeout`).
+    pub deadline: Option<Duration>,
+}
+
+/// What the caller's `collect` says after a sample.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Flow {
+    Continue,
+    /// Print this sample, then end the loop.
+    Stop,
+}
+
+/// Why a loop ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum End {
+    /// No loop: one sample was taken.
+    Once,
+    /// `--count` samples were taken.
+    Count,
+    /// `collect` returned [`Flow::Stop`].
+    Stopped,
+    /// The next sample would have started after [`Schedule::deadline`].
+    Deadline,
+    /// SIGINT or SIGTERM ended the loop after a whole sample.
+    Interrupted,
+    /// The reader closed the pipe: nothing more can be written.
+    OutputClosed,
 }
 
 /// The tick of the next sample: the first tick strictly after `elapsed`
@@ -55,6 +82,21 @@ pub fn run(
     sink: &mut Sink,
     mut collect: impl FnMut() -> Result<Vec<Row>, NvqError>,
 ) -> Result<(), NvqError> {
+    run_with(schedule, columns, fmt, sink, || {
+        Ok((collect()?, Flow::Continue))
+    })
+    .map(|_| ())
+}
+
+/// [`run`], with a `collect` that can end the loop after its sample; says
+/// why the loop ended.
+pub fn run_with(
+    schedule: Schedule,
+    columns: &[Column],
+    fmt: &mut dyn Formatter,
+    sink: &mut Sink,
+    mut collect: impl FnMut() -> Result<(Vec<Row>, Flow), NvqError>,
+) -> Result<End, NvqError> {
     let replace = sink.replaces_each_sample();
     let signals = schedule.interval.map(|_| StopSignals::install());
     let trace = schedule.interval.is_some() && std::env::var_os(TRACE_ENV).is_some();
@@ -63,11 +105,11 @@ pub fn run(
     let start = Instant::now();
     let mut tick: u64 = 0;
     let mut taken: u64 = 0;
-    loop {
+    let end = loop {
         if trace {
             trace_start(start, schedule.interval, taken, tick);
         }
-        let rows = collect()?;
+        let (rows, flow) = collect()?;
         buf.clear();
         // The header goes out with the first sample; a file replaced per
         // sample gets a complete document every time.
@@ -80,29 +122,41 @@ pub fn run(
         }
         sink.write(&buf)?;
         taken += 1;
+        if flow == Flow::Stop {
+            break End::Stopped;
+        }
         let (Some(interval), Some(signals)) = (schedule.interval, signals.as_ref()) else {
-            break;
+            break End::Once;
         };
-        if schedule.count.is_some_and(|n| taken >= n) || signals.stop_requested() {
-            break;
+        if schedule.count.is_some_and(|n| taken >= n) {
+            break End::Count;
+        }
+        if signals.stop_requested() {
+            break End::Interrupted;
         }
         tick = next_tick(start.elapsed(), interval, tick);
         let Some(due) = tick_time(start, interval, tick) else {
-            break;
+            break End::Count;
         };
+        if schedule
+            .deadline
+            .is_some_and(|d| start.checked_add(d).is_some_and(|limit| due > limit))
+        {
+            break End::Deadline;
+        }
         match signals.sleep_until(due, watch) {
             Wake::Deadline => {}
-            Wake::Signal => break,
+            Wake::Signal => break End::Interrupted,
             // The reader is gone: nothing more can be written; end quietly.
-            Wake::OutputClosed => return Ok(()),
+            Wake::OutputClosed => return Ok(End::OutputClosed),
         }
-    }
+    };
     if !replace {
         buf.clear();
         fmt.finish(columns, &mut buf);
         sink.write(&buf)?;
     }
-    Ok(())
+    Ok(end)
 }
 
 fn trace_start(start: Instant, interval: Option<Duration>, n: u64, tick: u64) {

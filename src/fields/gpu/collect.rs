@@ -52,6 +52,11 @@ pub fn collect_targets(
     fields: &[usize],
     ident: bool,
 ) -> Vec<Row> {
+    // All field-value fields of a row are fetched in one NVML call first.
+    let field_values: Vec<(u32, u32)> = fields
+        .iter()
+        .filter_map(|&f| FIELDS.get(f).and_then(|d| d.get.field_value()))
+        .collect();
     targets
         .iter()
         .map(|t| {
@@ -70,12 +75,15 @@ pub fn collect_targets(
             // Who the GPU is, before its values: a GPU that fails midway
             // keeps the labels it had.
             let gpu = ident.then(|| Arc::new(gpu_ident(&ctx)));
+            if !field_values.is_empty() {
+                ctx.prefetch_field_values(&field_values);
+            }
             let cells = fields
                 .iter()
                 .map(|&f| {
                     FIELDS
                         .get(f)
-                        .map_or_else(unsupported, |def| (def.get)(&ctx))
+                        .map_or_else(unsupported, |def| def.get.read(&ctx))
                 })
                 .collect();
             let mut row = Row::new(cells);

@@ -1,109 +1,114 @@
 //! `--query-gpu`: one row per GPU.
+//!
+//! - [`registry`]: the field table (names, units, help, getters);
+//! - [`get`]: the getters, turning NVML answers into nvidia-smi's cells;
+//! - [`raw`]: NVML calls nvml-wrapper does not wrap;
+//! - [`ctx`]: the per-GPU, per-sample cache the getters read from;
+//! - [`collect`]: rows out of the table.
 
 mod collect;
 mod ctx;
+pub mod get;
+mod raw;
+mod registry;
 
 pub use collect::{collect, collect_rows, collect_targets, targets, Target};
 pub use ctx::{GpuCtx, NA_SPELLING_CHANGED_IN};
+pub use get::DEPRECATED_FROM;
+pub use raw::FieldVal;
+pub use registry::FIELDS;
 
-use super::{FieldDef, FieldInfo, Value};
+use super::Value;
 use crate::nvml::NvmlCode;
 
-/// The getter of a `--query-gpu` field.
+/// The getter of a `--query-gpu` field computed from the context.
 pub type Getter = for<'a, 'b> fn(&'a GpuCtx<'b>) -> Value;
 
-const fn f(info: FieldInfo, get: Getter) -> FieldDef<Getter> {
-    FieldDef { info, get }
+/// How a field is read.
+#[derive(Clone, Copy)]
+pub enum Get {
+    /// A function of the GPU's context.
+    Fn(Getter),
+    /// One entry of `nvmlDeviceGetFieldValues`: all such fields of a row are
+    /// read in one call. `id` uses nvml-wrapper's (pre-580.82) numbering and
+    /// is translated for newer drivers; `scope` 0 is the GPU, 1 the module.
+    Field { id: u32, scope: u32, fmt: FvFmt },
 }
 
-/// Every `--query-gpu` field, in `--help-query-gpu` order.
-pub static FIELDS: &[FieldDef<Getter>] = &[
-    f(
-        FieldInfo::new("timestamp", "When the sample was taken, as \"YYYY/MM/DD HH:MM:SS.msec\" in local time."),
-        |c| Value::text(c.timestamp.clone()),
-    ),
-    f(
-        FieldInfo::new("driver_version", "Version string of the installed NVIDIA driver."),
-        |c| c.value(c.session.driver_version(), Value::text),
-    ),
-    f(
-        FieldInfo::new("count", "How many GPUs the system has; the same on every row."),
-        |c| Value::Int(i64::from(c.count)),
-    ),
-    f(
-        FieldInfo::new("name", "The GPU's product name, as the board reports it.").aliases(&["gpu_name"]),
-        |c| c.value(c.call(|d| d.name()), Value::text),
-    ),
-    f(
-        FieldInfo::new("serial", "The serial number printed on the board; the same for every GPU of a multi-GPU board.")
-            .aliases(&["gpu_serial"]),
-        |c| c.value(c.call(|d| d.serial()), Value::text),
-    ),
-    f(
-        FieldInfo::new("uuid", "The GPU's globally unique, immutable identifier (GPU-...). Not tied to the board serial.")
-            .aliases(&["gpu_uuid"]),
-        |c| c.value(c.call(|d| d.uuid()), Value::text),
-    ),
-    f(
-        FieldInfo::new("index", "The GPU's zero-based position in NVML's enumeration; it may change across reboots."),
-        |c| Value::Int(i64::from(c.index)),
-    ),
-    f(
-        FieldInfo::new("pci.bus_id", "PCI address of the GPU as domain:bus:device.function, in hex.")
-            .aliases(&["gpu_bus_id"]),
-        |c| c.value(c.pci().map(|p| p.bus_id.clone()), Value::text),
-    ),
-    f(
-        FieldInfo::new("memory.total", "Total memory installed on the GPU.")
-            .unit("MiB")
-            .heading("memory", "Readings of memory."),
-        |c| c.value(c.memory().map(|m| m.total), Value::Bytes),
-    ),
-    f(
-        FieldInfo::new("memory.reserved", "Memory the driver and firmware keep for themselves.")
-            .unit("MiB"),
-        |c| c.value(c.memory().map(|m| m.reserved), Value::Bytes),
-    ),
-    f(
-        FieldInfo::new("memory.used", "Memory allocated by running contexts.")
-            .unit("MiB"),
-        |c| c.value(c.memory().map(|m| m.used), Value::Bytes),
-    ),
-    f(
-        FieldInfo::new("memory.free", "Memory still available for allocation.")
-            .unit("MiB"),
-        |c| c.value(c.memory().map(|m| m.free), Value::Bytes),
-    ),
-    f(
-        FieldInfo::new("utilization.gpu", "Share of the last sample period during which at least one kernel ran.")
-            .aliases(&[])
-            .unit("%")
-            .heading("utilization", "Readings of utilization."),
-        |c| c.value(c.utilization().map(|u| u.gpu), |v| Value::Int(i64::from(v))),
-    ),
-    f(
-        FieldInfo::new("utilization.memory", "Share of the last sample period during which device memory was read or written.")
-            .unit("%"),
-        |c| c.value(c.utilization().map(|u| u.memory), |v| Value::Int(i64::from(v))),
-    ),
-    f(
-        FieldInfo::new("temperature.gpu", "Core GPU temperature in degrees Celsius.")
-            .heading("temperature", "Readings of temperature."),
-        |c| {
-            use nvml_wrapper::enum_wrappers::device::TemperatureSensor;
-            c.value(c.call(|d| d.temperature(TemperatureSensor::Gpu)), |t| Value::Int(i64::from(t)))
+/// How a field value is printed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FvFmt {
+    /// Milliwatts, printed as watts with two decimals.
+    Watts,
+    /// Nanoseconds, printed as whole microseconds.
+    NsAsUs,
+    /// An integer.
+    Int,
+    /// An integer; a failure prints a bare `N/A` (temperature.memory).
+    BareInt,
+    /// A number with two decimals (edpp_multiplier).
+    Percent2,
+    /// An integer stays an integer, a real number gets two decimals.
+    Number,
+    /// Non-zero is `Yes`.
+    YesNo,
+    /// Non-zero is `Enabled`.
+    EnabledDisabled,
+    /// `nvmlDeviceGpuRecoveryAction_t`.
+    Recovery,
+}
+
+impl Get {
+    /// The field value this getter reads, if it is one.
+    pub fn field_value(&self) -> Option<(u32, u32)> {
+        match *self {
+            Get::Field { id, scope, .. } => Some((id, scope)),
+            Get::Fn(_) => None,
+        }
+    }
+
+    /// Read the cell.
+    pub fn read(&self, c: &GpuCtx) -> Value {
+        match *self {
+            Get::Fn(f) => f(c),
+            Get::Field { id, scope, fmt } => match c.field_value(id, scope) {
+                Ok(v) => format_field_value(c, v, fmt),
+                Err(_) if fmt == FvFmt::BareInt => Value::NotAvailable,
+                Err(code) => c.err(code),
+            },
+        }
+    }
+}
+
+fn format_field_value(c: &GpuCtx, v: FieldVal, fmt: FvFmt) -> Value {
+    let two = |value: f64| Value::Float { value, decimals: 2 };
+    match fmt {
+        FvFmt::Watts => two(v.as_f64() / 1000.0),
+        FvFmt::NsAsUs => Value::Int(v.as_i64() / 1000),
+        FvFmt::Int | FvFmt::BareInt => Value::Int(v.as_i64()),
+        FvFmt::Percent2 => two(v.as_f64()),
+        FvFmt::Number => match v {
+            FieldVal::Float(f) => two(f),
+            other => Value::Int(other.as_i64()),
         },
-    ),
-    f(
-        FieldInfo::new("power.draw", "Power the whole board draws right now, in watts.")
-            .unit("W")
-            .heading("power_readings", "Readings of power readings."),
-        |c| c.value(c.call(|d| d.power_usage()), Value::watts_from_mw),
-    ),
-];
+        FvFmt::YesNo => Value::yes_no(v.as_i64() != 0),
+        FvFmt::EnabledDisabled => Value::enabled(v.as_i64() != 0),
+        FvFmt::Recovery => match v.as_i64() {
+            0 => Value::text("None"),
+            1 => Value::text("Reset"),
+            2 => Value::text("Reboot"),
+            3 => Value::text("Drain P2P"),
+            4 => Value::text("Drain and Reset"),
+            _ => c.err(NvmlCode::UNKNOWN),
+        },
+    }
+}
 
 /// A cell that failed for a reason other than NVML (kept for getters that
 /// need a code of their own).
 pub fn unsupported() -> Value {
     Value::err(NvmlCode::NOT_SUPPORTED)
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,477 @@
+//! NVML functions that nvml-wrapper does not wrap (or wraps in a way that
+//! loses what nvidia-smi prints), called through the wrapper's raw symbol
+//! table. A symbol the library lacks becomes `FUNCTION_NOT_FOUND`, printed
+//! `[Function Not Found]`, never a panic.
+
+use super::GpuCtx;
+use crate::nvml::{check, NvmlCode};
+use nvml_wrapper_sys::bindings::*;
+use std::os::raw::{c_uint, c_ulonglong};
+
+/// Resolve a symbol of the wrapper's table (a copy of the function pointer).
+macro_rules! sym {
+    ($c:expr, $name:ident) => {
+        nvml_wrapper::error::nvml_sym($c.session.lib().$name.as_ref())
+            .map(|f| *f)
+            .map_err(NvmlCode::from)
+    };
+}
+
+/// `NVML_STRUCT_VERSION`: the struct's size, with the version in the top byte.
+const fn version<T>(v: u32) -> u32 {
+    (std::mem::size_of::<T>() as u32) | (v << 24)
+}
+
+/// A zeroed NVML out-struct.
+fn zeroed<T: Copy>() -> T {
+    // SAFETY: only used for NVML's plain C structs, for which all-zero bytes
+    // are a valid value.
+    unsafe { std::mem::zeroed() }
+}
+
+type DevU32 = unsafe extern "C" fn(nvmlDevice_t, *mut c_uint) -> nvmlReturn_t;
+type DevU64 = unsafe extern "C" fn(nvmlDevice_t, *mut c_ulonglong) -> nvmlReturn_t;
+type DevPair = unsafe extern "C" fn(nvmlDevice_t, *mut c_uint, *mut c_uint) -> nvmlReturn_t;
+
+fn dev_u32(c: &GpuCtx, f: Result<DevU32, NvmlCode>) -> Result<u32, NvmlCode> {
+    let f = f?;
+    let h = c.handle()?;
+    let mut v: c_uint = 0;
+    // SAFETY: a valid handle and a valid out-pointer.
+    check(unsafe { f(h, &mut v) })?;
+    Ok(v)
+}
+
+fn dev_u64(c: &GpuCtx, f: Result<DevU64, NvmlCode>) -> Result<u64, NvmlCode> {
+    let f = f?;
+    let h = c.handle()?;
+    let mut v: c_ulonglong = 0;
+    // SAFETY: a valid handle and a valid out-pointer.
+    check(unsafe { f(h, &mut v) })?;
+    Ok(v)
+}
+
+fn dev_pair(c: &GpuCtx, f: Result<DevPair, NvmlCode>) -> Result<(u32, u32), NvmlCode> {
+    let f = f?;
+    let h = c.handle()?;
+    let (mut a, mut b): (c_uint, c_uint) = (0, 0);
+    // SAFETY: a valid handle and two valid out-pointers.
+    check(unsafe { f(h, &mut a, &mut b) })?;
+    Ok((a, b))
+}
+
+/// Call `f(handle, &mut out)` for a versioned or plain out-struct.
+fn dev_struct<T: Copy>(
+    c: &GpuCtx,
+    f: Result<unsafe extern "C" fn(nvmlDevice_t, *mut T) -> nvmlReturn_t, NvmlCode>,
+    mut out: T,
+) -> Result<T, NvmlCode> {
+    let f = f?;
+    let h = c.handle()?;
+    // SAFETY: a valid handle and a valid, initialised out-struct.
+    check(unsafe { f(h, &mut out) })?;
+    Ok(out)
+}
+
+/// Memory as nvidia-smi reads it: `nvmlDeviceGetMemoryInfo_v2`, or the v1
+/// call when the library lacks v2 or rejects its struct version (drivers
+/// before R510). v1 has no reserved figure.
+#[derive(Debug, Clone, Copy)]
+pub struct MemInfo {
+    pub total: u64,
+    pub reserved: Result<u64, NvmlCode>,
+    pub used: u64,
+    pub free: u64,
+}
+
+pub fn memory(c: &GpuCtx) -> Result<MemInfo, NvmlCode> {
+    let mut v2: nvmlMemory_v2_t = zeroed();
+    v2.version = version::<nvmlMemory_v2_t>(2);
+    match dev_struct(c, sym!(c, nvmlDeviceGetMemoryInfo_v2), v2) {
+        Ok(m) => Ok(MemInfo {
+            total: m.total,
+            reserved: Ok(m.reserved),
+            used: m.used,
+            free: m.free,
+        }),
+        Err(code)
+            if code == NvmlCode::FUNCTION_NOT_FOUND
+                || code == NvmlCode::ARGUMENT_VERSION_MISMATCH =>
+        {
+            let m = dev_struct(
+                c,
+                sym!(c, nvmlDeviceGetMemoryInfo),
+                zeroed::<nvmlMemory_t>(),
+            )?;
+            Ok(MemInfo {
+                total: m.total,
+                reserved: Err(NvmlCode::NOT_SUPPORTED),
+                used: m.used,
+                free: m.free,
+            })
+        }
+        Err(code) => Err(code),
+    }
+}
+
+pub fn pci_info_ext(c: &GpuCtx) -> Result<nvmlPciInfoExt_t, NvmlCode> {
+    let mut p: nvmlPciInfoExt_t = zeroed();
+    p.version = version::<nvmlPciInfoExt_t>(1);
+    dev_struct(c, sym!(c, nvmlDeviceGetPciInfoExt), p)
+}
+
+/// Clock event reasons (supported or active) as the raw 64-bit mask, from the
+/// `…ClocksEventReasons` symbols, or the older `…ClocksThrottleReasons` ones
+/// when the library predates the rename.
+pub fn event_reasons(c: &GpuCtx, supported: bool) -> Result<u64, NvmlCode> {
+    let (event, throttle): (Result<DevU64, _>, Result<DevU64, _>) = if supported {
+        (
+            sym!(c, nvmlDeviceGetSupportedClocksEventReasons),
+            sym!(c, nvmlDeviceGetSupportedClocksThrottleReasons),
+        )
+    } else {
+        (
+            sym!(c, nvmlDeviceGetCurrentClocksEventReasons),
+            sym!(c, nvmlDeviceGetCurrentClocksThrottleReasons),
+        )
+    };
+    match dev_u64(c, event) {
+        Err(code) if code == NvmlCode::FUNCTION_NOT_FOUND => dev_u64(c, throttle),
+        r => r,
+    }
+}
+
+/// (current, pending) driver model; `_v2`, then the original symbol.
+pub fn driver_model(c: &GpuCtx) -> Result<(u32, u32), NvmlCode> {
+    match dev_pair(c, sym!(c, nvmlDeviceGetDriverModel_v2)) {
+        Err(code) if code == NvmlCode::FUNCTION_NOT_FOUND => {
+            dev_pair(c, sym!(c, nvmlDeviceGetDriverModel))
+        }
+        r => r,
+    }
+}
+
+pub fn gpu_operation_mode(c: &GpuCtx) -> Result<(u32, u32), NvmlCode> {
+    dev_pair(c, sym!(c, nvmlDeviceGetGpuOperationMode))
+}
+
+pub fn dram_encryption(c: &GpuCtx) -> Result<(u32, u32), NvmlCode> {
+    let f = sym!(c, nvmlDeviceGetDramEncryptionMode)?;
+    let h = c.handle()?;
+    let mut cur: nvmlDramEncryptionInfo_t = zeroed();
+    cur.version = version::<nvmlDramEncryptionInfo_t>(1);
+    let mut pend = cur;
+    // SAFETY: a valid handle and two versioned out-structs.
+    check(unsafe { f(h, &mut cur, &mut pend) })?;
+    Ok((cur.encryptionState, pend.encryptionState))
+}
+
+pub fn pstate(c: &GpuCtx) -> Result<u32, NvmlCode> {
+    dev_u32(c, sym!(c, nvmlDeviceGetPerformanceState))
+}
+
+pub fn compute_mode(c: &GpuCtx) -> Result<u32, NvmlCode> {
+    dev_u32(c, sym!(c, nvmlDeviceGetComputeMode))
+}
+
+/// Fan speed as nvidia-smi reads it: the unversioned call (the board's
+/// intended speed), not the per-fan `_v2`.
+pub fn fan_speed(c: &GpuCtx) -> Result<u32, NvmlCode> {
+    dev_u32(c, sym!(c, nvmlDeviceGetFanSpeed))
+}
+
+pub fn pcie_gen_gpumax(c: &GpuCtx) -> Result<u32, NvmlCode> {
+    dev_u32(c, sym!(c, nvmlDeviceGetGpuMaxPcieLinkGeneration))
+}
+
+pub fn margin_temperature(c: &GpuCtx) -> Result<i32, NvmlCode> {
+    let mut m: nvmlMarginTemperature_t = zeroed();
+    m.version = version::<nvmlMarginTemperature_t>(1);
+    dev_struct(c, sym!(c, nvmlDeviceGetMarginTemperature), m).map(|m| m.marginTemperature)
+}
+
+/// JPEG (`ofa == false`) or OFA utilization, percent.
+pub fn engine_utilization(c: &GpuCtx, ofa: bool) -> Result<u32, NvmlCode> {
+    let f = if ofa {
+        sym!(c, nvmlDeviceGetOfaUtilization)
+    } else {
+        sym!(c, nvmlDeviceGetJpgUtilization)
+    };
+    dev_pair(c, f).map(|(util, _period)| util)
+}
+
+pub fn addressing_mode(c: &GpuCtx) -> Result<u32, NvmlCode> {
+    let mut m: nvmlDeviceAddressingMode_t = zeroed();
+    m.version = version::<nvmlDeviceAddressingMode_t>(1);
+    dev_struct(c, sym!(c, nvmlDeviceGetAddressingMode), m).map(|m| m.value)
+}
+
+pub fn c2c_mode(c: &GpuCtx) -> Result<u32, NvmlCode> {
+    dev_struct(
+        c,
+        sym!(c, nvmlDeviceGetC2cModeInfoV),
+        zeroed::<nvmlC2cModeInfo_v1_t>(),
+    )
+    .map(|m| m.isC2cEnabled)
+}
+
+pub fn vgpu_driver_cap(c: &GpuCtx, cap: u32) -> Result<u32, NvmlCode> {
+    let f = sym!(c, nvmlGetVgpuDriverCapabilities)?;
+    let mut v: c_uint = 0;
+    // SAFETY: a valid out-pointer.
+    check(unsafe { f(cap, &mut v) })?;
+    Ok(v)
+}
+
+pub fn vgpu_device_cap(c: &GpuCtx, cap: u32) -> Result<u32, NvmlCode> {
+    let f = sym!(c, nvmlDeviceGetVgpuCapabilities)?;
+    let h = c.handle()?;
+    let mut v: c_uint = 0;
+    // SAFETY: a valid handle and a valid out-pointer.
+    check(unsafe { f(h, cap, &mut v) })?;
+    Ok(v)
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct RemappedRows {
+    pub correctable: u32,
+    pub uncorrectable: u32,
+    pub pending: u32,
+    pub failure: u32,
+}
+
+pub fn remapped_rows(c: &GpuCtx) -> Result<RemappedRows, NvmlCode> {
+    let f = sym!(c, nvmlDeviceGetRemappedRows)?;
+    let h = c.handle()?;
+    let mut r = RemappedRows {
+        correctable: 0,
+        uncorrectable: 0,
+        pending: 0,
+        failure: 0,
+    };
+    // SAFETY: a valid handle and four valid out-pointers.
+    check(unsafe {
+        f(
+            h,
+            &mut r.correctable,
+            &mut r.uncorrectable,
+            &mut r.pending,
+            &mut r.failure,
+        )
+    })?;
+    Ok(r)
+}
+
+pub fn row_remapper_histogram(c: &GpuCtx) -> Result<nvmlRowRemapperHistogramValues_t, NvmlCode> {
+    dev_struct(c, sym!(c, nvmlDeviceGetRowRemapperHistogram), zeroed())
+}
+
+pub fn sram_ecc_status(c: &GpuCtx) -> Result<nvmlEccSramErrorStatus_t, NvmlCode> {
+    let mut s: nvmlEccSramErrorStatus_t = zeroed();
+    s.version = version::<nvmlEccSramErrorStatus_t>(1);
+    dev_struct(c, sym!(c, nvmlDeviceGetSramEccErrorStatus), s)
+}
+
+pub fn protected_memory(c: &GpuCtx) -> Result<nvmlMemory_t, NvmlCode> {
+    dev_struct(
+        c,
+        sym!(c, nvmlDeviceGetConfComputeProtectedMemoryUsage),
+        zeroed(),
+    )
+}
+
+/// What the fabric fields need, from either fabric call.
+#[derive(Debug, Clone, Copy)]
+pub struct FabricInfo {
+    /// 0 not supported, 1 not started, 2 in progress, 3 completed.
+    pub state: u8,
+    /// The registration's NVML return code.
+    pub status: u32,
+    pub clique_id: u32,
+    pub cluster_uuid: [u8; 16],
+}
+
+/// `nvmlDeviceGetGpuFabricInfoV` (v3 struct), or the older unversioned call.
+pub fn fabric_info(c: &GpuCtx) -> Result<FabricInfo, NvmlCode> {
+    let mut v: nvmlGpuFabricInfoV_t = zeroed();
+    v.version = version::<nvmlGpuFabricInfoV_t>(3);
+    match dev_struct(c, sym!(c, nvmlDeviceGetGpuFabricInfoV), v) {
+        Ok(i) => Ok(FabricInfo {
+            state: i.state,
+            status: i.status,
+            clique_id: i.cliqueId,
+            cluster_uuid: i.clusterUuid,
+        }),
+        Err(code) if code == NvmlCode::FUNCTION_NOT_FOUND => {
+            let i = dev_struct(
+                c,
+                sym!(c, nvmlDeviceGetGpuFabricInfo),
+                zeroed::<nvmlGpuFabricInfo_t>(),
+            )?;
+            Ok(FabricInfo {
+                state: i.state,
+                status: i.status,
+                clique_id: i.cliqueId,
+                cluster_uuid: i.clusterUuid,
+            })
+        }
+        Err(code) => Err(code),
+    }
+}
+
+pub fn platform_info(c: &GpuCtx) -> Result<nvmlPlatformInfo_t, NvmlCode> {
+    let mut p: nvmlPlatformInfo_t = zeroed();
+    p.version = version::<nvmlPlatformInfo_t>(2);
+    dev_struct(c, sym!(c, nvmlDeviceGetPlatformInfo), p)
+}
+
+/// `nvmlHostname_v1_t`: NVML 13.x (driver 575+) has `nvmlDeviceGetHostname_v1`,
+/// newer than the symbol table nvml-wrapper-sys was generated from, so it is
+/// looked up by name.
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct Hostname {
+    value: [u8; 64],
+}
+
+pub fn hostname(c: &GpuCtx) -> Result<String, NvmlCode> {
+    type GetHostname = unsafe extern "C" fn(nvmlDevice_t, *mut Hostname) -> nvmlReturn_t;
+    // SAFETY: the symbol, when present, has NVML's documented signature.
+    let f: GetHostname = unsafe {
+        c.session
+            .lib()
+            .__library
+            .get::<GetHostname>(b"nvmlDeviceGetHostname_v1\0")
+            .map(|s| *s)
+            .map_err(|_| NvmlCode::FUNCTION_NOT_FOUND)?
+    };
+    let out = dev_struct(c, Ok(f), Hostname { value: [0; 64] })?;
+    Ok(c_bytes(&out.value))
+}
+
+/// A NUL-terminated byte buffer as text.
+pub fn c_bytes(b: &[u8]) -> String {
+    let end = b.iter().position(|&x| x == 0).unwrap_or(b.len());
+    String::from_utf8_lossy(&b[..end]).into_owned()
+}
+
+/// One `nvmlDeviceGetFieldValues` result.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum FieldVal {
+    Int(i64),
+    UInt(u64),
+    Float(f64),
+}
+
+impl FieldVal {
+    pub fn as_f64(self) -> f64 {
+        match self {
+            FieldVal::Int(i) => i as f64,
+            FieldVal::UInt(u) => u as f64,
+            FieldVal::Float(f) => f,
+        }
+    }
+
+    /// The value as an integer (a float is truncated).
+    pub fn as_i64(self) -> i64 {
+        match self {
+            FieldVal::Int(i) => i,
+            FieldVal::UInt(u) => i64::try_from(u).unwrap_or(i64::MAX),
+            FieldVal::Float(f) => f as i64,
+        }
+    }
+}
+
+/// nvml-wrapper's rule: drivers from 580.82 on (CUDA 13.0 Update 1) number
+/// field ids 251-273 differently; ids here use the older numbering.
+fn translate_field_id(driver_version: &str, id: u32) -> u32 {
+    let mut parts = driver_version.split('.');
+    let major: u32 = parts.next().and_then(|s| s.parse().ok()).unwrap_or(0);
+    let minor: u32 = parts.next().and_then(|s| s.parse().ok()).unwrap_or(0);
+    let new_scheme = major > 580 || (major == 580 && minor >= 82);
+    match id {
+        251..=255 if new_scheme => id + 18,
+        256..=273 if new_scheme => id - 5,
+        other => other,
+    }
+}
+
+/// Read several field values in one call. Each entry is the value or the
+/// code NVML gave that entry (or the whole call).
+pub fn field_values(c: &GpuCtx, wanted: &[(u32, u32)]) -> Vec<Result<FieldVal, NvmlCode>> {
+    let all = |code: NvmlCode| wanted.iter().map(|_| Err(code)).collect();
+    let f = match sym!(c, nvmlDeviceGetFieldValues) {
+        Ok(f) => f,
+        Err(code) => return all(code),
+    };
+    let h = match c.handle() {
+        Ok(h) => h,
+        Err(code) => return all(code),
+    };
+    let driver = c.session.driver_version().unwrap_or("");
+    let mut values: Vec<nvmlFieldValue_t> = wanted
+        .iter()
+        .map(|&(id, scope)| {
+            let mut v: nvmlFieldValue_t = zeroed();
+            v.fieldId = translate_field_id(driver, id);
+            v.scopeId = scope;
+            v
+        })
+        .collect();
+    let n = i32::try_from(values.len()).unwrap_or(i32::MAX);
+    // SAFETY: a valid handle and `n` initialised entries.
+    if let Err(code) = check(unsafe { f(h, n, values.as_mut_ptr()) }) {
+        return all(code);
+    }
+    values.iter().map(decode_field_value).collect()
+}
+
+fn decode_field_value(v: &nvmlFieldValue_t) -> Result<FieldVal, NvmlCode> {
+    check(v.nvmlReturn)?;
+    // SAFETY: the union member read is the one `valueType` names.
+    unsafe {
+        match v.valueType {
+            0 => Ok(FieldVal::Float(v.value.dVal)),
+            1 => Ok(FieldVal::UInt(u64::from(v.value.uiVal))),
+            2 => Ok(FieldVal::UInt(v.value.ulVal)),
+            3 => Ok(FieldVal::UInt(v.value.ullVal)),
+            4 => Ok(FieldVal::Int(v.value.sllVal)),
+            5 => Ok(FieldVal::Int(i64::from(v.value.siVal))),
+            6 => Ok(FieldVal::UInt(u64::from(v.value.usVal))),
+            _ => Err(NvmlCode::UNKNOWN),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn field_ids_follow_the_driver_numbering() {
+        // Before 580.82 the ids pass through.
+        assert_eq!(translate_field_id("580.65.06", 251), 251);
+        assert_eq!(translate_field_id("535.129.03", 260), 260);
+        // From 580.82 on, event reason counters move up, smoothing moves down.
+        assert_eq!(translate_field_id("580.82.07", 251), 269);
+        assert_eq!(translate_field_id("590.48.01", 253), 271);
+        assert_eq!(translate_field_id("610.57.04", 256), 251);
+        assert_eq!(translate_field_id("610.57.04", 273), 268);
+        // Ids outside the range never move.
+        assert_eq!(translate_field_id("590.48.01", 74), 74);
+        assert_eq!(translate_field_id("590.48.01", 274), 274);
+    }
+
+    #[test]
+    fn struct_versions_match_nvml() {
+        // nvmlMemory_v2 is 40 bytes: 0x02000028, as the real library checks.
+        assert_eq!(version::<nvmlMemory_v2_t>(2), 0x0200_0028);
+    }
+
+    #[test]
+    fn c_strings_stop_at_nul() {
+        assert_eq!(c_bytes(b"abc\0def"), "abc");
+        assert_eq!(c_bytes(b"\0"), "");
+        assert_eq!(c_bytes(b"xyz"), "xyz");
+    }
+}
