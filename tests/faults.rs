@@ -189,9 +189,10 @@ static CELL_FAULTS: &[CellFault] = &[
         args: &["--query-gpu=index,memory.total,memory.used,memory.free,name", "--format=csv,noheader"],
         faulted: &[1, 2, 3],
         function: "nvmlDeviceGetMemoryInfo_v2",
-        // An older driver without the _v2 function: see
+        // An older driver without the _v2 function (13) or without its
+        // struct version (25): the first version answers instead, see
         // `an_older_driver_without_newer_symbols_falls_back`.
-        skip: &[13],
+        skip: &[13, 25],
     },
     CellFault {
         args: &["--query-gpu=index,pci.bus_id,name", "--format=csv,noheader"],
@@ -590,26 +591,37 @@ fn an_older_driver_without_newer_symbols_falls_back() {
         assert_eq!(out.stdout, want, "{syms:?}");
     }
 
-    // Memory: without _v2 the values come from the first version (which
-    // counts reserved memory as used), or are `[Function Not Found]`; never a
-    // crash, never another GPU's value.
+    // Memory: without _v2 (or without its struct version) the values come
+    // from the first version, which counts reserved memory as used.
     let args = [
         "--query-gpu=index,memory.total,memory.used,name",
         "--format=csv,noheader",
     ];
+    let v1 = "81559 MiB, 21021 MiB, NVIDIA H100 80GB HBM3";
     let out = nvq(&absent(&["nvmlDeviceGetMemoryInfo_v2"]), &args);
     assert_eq!(out.code, Some(0), "{}", out.stderr);
-    for row in out.rows() {
-        assert_eq!(row[3], "NVIDIA H100 80GB HBM3");
-        assert!(
-            row[1] == "81559 MiB" || row[1] == "[Function Not Found]",
-            "{row:?}"
-        );
-        assert!(
-            ["20480 MiB", "21021 MiB", "[Function Not Found]"].contains(&row[2].as_str()),
-            "{row:?}"
-        );
-    }
+    assert_eq!(out.stdout, format!("0, {v1}\n1, {v1}\n"));
+    let text = format!(
+        "{HEAD}{}{}{}",
+        device(0),
+        fault("nvmlDeviceGetMemoryInfo_v2", 25),
+        device(1)
+    );
+    let out = nvq(&text, &args);
+    assert_eq!(
+        out.stdout,
+        format!("0, {v1}\n1, 81559 MiB, 20480 MiB, NVIDIA H100 80GB HBM3\n")
+    );
+    // Both missing: nothing to fall back to.
+    let out = nvq(
+        &absent(&["nvmlDeviceGetMemoryInfo_v2", "nvmlDeviceGetMemoryInfo"]),
+        &args,
+    );
+    let nf = "[Function Not Found]";
+    assert_eq!(
+        out.stdout,
+        format!("0, {nf}, {nf}, NVIDIA H100 80GB HBM3\n1, {nf}, {nf}, NVIDIA H100 80GB HBM3\n")
+    );
 
     // Clock event reasons under their old (throttle) name only.
     let args = [
