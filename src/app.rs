@@ -166,7 +166,15 @@ fn run_query(args: &Args, plan: &QueryPlan) -> Result<(), NvqError> {
     // In a loop each GPU is read on its own thread under a deadline
     // (see `crate::deadline`); one-shot queries read the GPUs in turn.
     let mut workers = schedule.interval.and_then(|iv| {
-        start_workers(&session, &devices, plan.mode, script.read(), count, ident, iv)
+        start_workers(
+            &session,
+            &devices,
+            plan.mode,
+            script.read(),
+            count,
+            ident,
+            iv,
+        )
     });
     let late = LateRows::new(plan.mode, script.read(), count);
     let mut last: Vec<Option<Arc<format::GpuIdent>>> = vec![None; devices.len()];
