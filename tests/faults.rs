@@ -754,3 +754,56 @@ fn a_one_shot_query_waits_for_a_slow_call() {
     assert_eq!(out.code, Some(0), "{}", out.stderr);
     assert_eq!(out.stdout, "0, 54\n1, 54\n2, 54\n3, 54\n");
 }
+
+/// `-L` and `--version`: a failed call shows its token in place of the
+/// value, the other lines and values stay.
+#[test]
+fn list_and_version_show_tokens_for_failed_calls() {
+    let codes = all_codes();
+    let mut text = HEAD.to_string();
+    for i in 0..=codes.len() {
+        text.push_str(&device(i));
+        if i > 0 {
+            text.push_str(&fault("nvmlDeviceGetName", codes[i - 1]));
+        }
+    }
+    let out = nvq(&text, &["-L"]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let lines: Vec<&str> = out.stdout.lines().collect();
+    assert_eq!(lines.len(), codes.len() + 1, "{}", out.stdout);
+    for (i, line) in lines.iter().enumerate() {
+        let name = if i == 0 {
+            "NVIDIA H100 80GB HBM3".to_string()
+        } else {
+            token(codes[i - 1])
+        };
+        assert_eq!(
+            *line,
+            format!("GPU {i}: {name} (UUID: GPU-00000000-0000-4000-8000-{i:012x})")
+        );
+    }
+
+    let clean = nvq(&format!("{HEAD}{}", device(0)), &["--version"]);
+    assert_eq!(clean.code, Some(0));
+    let nvml_line = clean
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("NVML version"))
+        .unwrap()
+        .to_string();
+    let (label, value) = nvml_line.split_once(": ").unwrap();
+    assert!(!value.starts_with('['), "{}", clean.stdout);
+    for code in codes {
+        let text = format!(
+            "{HEAD}\n[[fault]]\nfunction = \"nvmlSystemGetNVMLVersion\"\ncode = {code}\n{}",
+            device(0)
+        );
+        let out = nvq(&text, &["--version"]);
+        assert_eq!(out.code, Some(0), "{code}: {}", out.stderr);
+        let want = clean.stdout.replace(
+            &format!("{nvml_line}\n"),
+            &format!("{label}: {}\n", token(code)),
+        );
+        assert_eq!(out.stdout, want, "code {code}");
+    }
+}
