@@ -1,6 +1,7 @@
 //! What nvq does with parsed arguments.
 
 use crate::cli::{self, Args};
+use crate::deadline;
 use crate::error::NvqError;
 use crate::fields::{self, QueryMode};
 use crate::filter::{self, Script, Verdict};
@@ -9,6 +10,7 @@ use crate::nvml::{select, Session};
 use crate::output::looping::{self, End, Flow, Schedule};
 use crate::output::{Sink, SinkMode};
 use crate::Personality;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// A fully validated query, ready to run.
@@ -137,7 +139,7 @@ fn run_summary(args: &Args, personality: Personality) -> Result<(), NvqError> {
 }
 
 fn run_query(args: &Args, plan: &QueryPlan) -> Result<(), NvqError> {
-    let session = Session::open(&args.lib_source())?;
+    let session = Arc::new(Session::open(&args.lib_source())?);
     let devices = select::select(&session, args.id.as_deref())?;
     let count = session.device_count().unwrap_or(0);
     let major = session.driver_major();
@@ -161,35 +163,39 @@ fn run_query(args: &Args, plan: &QueryPlan) -> Result<(), NvqError> {
     // GPU handles are looked up once; every sample of a loop reuses them.
     let targets = fields::gpu::targets(&session, &devices);
     let mut script = plan.script.clone();
+    // In a loop each GPU is read on its own thread under a deadline
+    // (see `crate::deadline`); one-shot queries read the GPUs in turn.
+    let mut workers = schedule.interval.and_then(|iv| {
+        start_workers(
+            &session,
+            &devices,
+            plan.mode,
+            script.read(),
+            count,
+            ident,
+            iv,
+        )
+    });
+    let late = LateRows::new(plan.mode, script.read(), count);
+    let mut last: Vec<Option<Arc<format::GpuIdent>>> = vec![None; devices.len()];
     let mut failed = None;
     let end = looping::run_with(schedule, &columns, fmt.as_mut(), &mut sink, || {
         let read = script.read();
-        let (rows, gpus) = match plan.mode {
-            QueryMode::Gpu => (
-                fields::gpu::collect_targets(&session, &targets, count, read, ident),
-                Some(devices.as_slice()),
-            ),
-            QueryMode::ComputeApps => (
-                fields::compute_apps::collect(&session, &devices, read),
-                None,
-            ),
-            QueryMode::AccountedApps => (
-                fields::accounted_apps::collect(&session, &devices, read),
-                None,
-            ),
-            QueryMode::RetiredPages => (
-                fields::retired_pages::collect(&session, &devices, read),
-                None,
-            ),
-            QueryMode::RemappedRows => (
-                fields::remapped_rows::collect(&session, &devices, read),
-                None,
-            ),
-            QueryMode::SupportedClocks => (
-                fields::supported_clocks::collect(&session, &devices, read),
-                None,
-            ),
+        let rows = match workers.as_mut() {
+            Some(w) => {
+                let per_gpu = w.sample(|i| late.rows(devices[i], last[i].clone()));
+                let mut rows = Vec::with_capacity(per_gpu.len());
+                for (i, gpu_rows) in per_gpu.into_iter().enumerate() {
+                    if let Some(g) = gpu_rows.iter().find_map(|r| r.gpu.clone()) {
+                        last[i] = Some(g);
+                    }
+                    rows.extend(gpu_rows);
+                }
+                rows
+            }
+            None => collect_rows(plan.mode, &session, &targets, &devices, count, read, ident),
         };
+        let gpus = (plan.mode == QueryMode::Gpu).then_some(devices.as_slice());
         let (rows, verdict) = script.sample(rows, gpus);
         let flow = match verdict {
             Verdict::Continue => Flow::Continue,
@@ -231,6 +237,92 @@ fn run_query(args: &Args, plan: &QueryPlan) -> Result<(), NvqError> {
             plan.count.unwrap_or_default()
         ))),
         _ => Ok(()),
+    }
+}
+
+/// One sample's rows of the given GPUs.
+fn collect_rows(
+    mode: QueryMode,
+    session: &Session,
+    targets: &[fields::gpu::Target],
+    devices: &[u32],
+    count: u32,
+    fields: &[usize],
+    ident: bool,
+) -> Vec<format::Row> {
+    match mode {
+        QueryMode::Gpu => fields::gpu::collect_targets(session, targets, count, fields, ident),
+        QueryMode::ComputeApps => fields::compute_apps::collect(session, devices, fields),
+        QueryMode::AccountedApps => fields::accounted_apps::collect(session, devices, fields),
+        QueryMode::RetiredPages => fields::retired_pages::collect(session, devices, fields),
+        QueryMode::RemappedRows => fields::remapped_rows::collect(session, devices, fields),
+        QueryMode::SupportedClocks => fields::supported_clocks::collect(session, devices, fields),
+    }
+}
+
+/// In a loop, each GPU is read on its own worker thread under a deadline
+/// (see [`crate::deadline`]). `None` if the threads cannot be started; the
+/// loop then reads the GPUs in turn, without a deadline.
+fn start_workers(
+    session: &Arc<Session>,
+    devices: &[u32],
+    mode: QueryMode,
+    fields: &[usize],
+    count: u32,
+    ident: bool,
+    interval: Duration,
+) -> Option<deadline::PerGpu<Vec<format::Row>>> {
+    let session = Arc::clone(session);
+    let devices = devices.to_vec();
+    let fields = fields.to_vec();
+    let n = devices.len();
+    deadline::PerGpu::start(n, deadline::limit_for(interval), move |i| {
+        let session = Arc::clone(&session);
+        let gpu = [devices.get(i).copied().unwrap_or(0)];
+        let fields = fields.clone();
+        // Looked up once, on the worker's thread, and reused every sample.
+        let targets = fields::gpu::targets(&session, &gpu);
+        move || collect_rows(mode, &session, &targets, &gpu, count, &fields, ident)
+    })
+    .ok()
+}
+
+/// The row printed for a GPU that missed a sample's deadline: `[Timeout]`
+/// (NVML's TIMEOUT) in every cell that needs the driver; the fields that
+/// do not (`timestamp`, `index`, `count`) keep their values, so the row
+/// still says which GPU and when.
+struct LateRows {
+    names: Vec<&'static str>,
+    count: u32,
+}
+
+impl LateRows {
+    fn new(mode: QueryMode, fields: &[usize], count: u32) -> Self {
+        let infos = mode.fields();
+        let names = fields
+            .iter()
+            .map(|&i| infos.get(i).map_or("", |f| f.name))
+            .collect();
+        LateRows { names, count }
+    }
+
+    fn rows(&self, gpu: u32, ident: Option<Arc<format::GpuIdent>>) -> Vec<format::Row> {
+        use fields::Value;
+        let timestamp = fields::time::timestamp_now();
+        let cells = self
+            .names
+            .iter()
+            .map(|name| match *name {
+                "timestamp" => Value::text(timestamp.clone()),
+                "index" => Value::Int(i64::from(gpu)),
+                "count" => Value::Int(i64::from(self.count)),
+                _ => Value::err(crate::nvml::NvmlCode::TIMEOUT),
+            })
+            .collect();
+        let mut row = format::Row::new(cells);
+        row.timestamp = Some(timestamp);
+        row.gpu = ident;
+        vec![row]
     }
 }
 

@@ -200,3 +200,55 @@ pub fn code_exit(code: NvmlCode) -> ExitCode {
         _ => ExitCode::Other,
     }
 }
+
+/// The one line nvq prints when it panics (a bug), before exiting with
+/// [`ExitCode::Other`]: where, what, and a request to report it. Newlines in
+/// the panic message are flattened so that the line stays one line.
+pub fn internal_error_message(location: Option<&str>, message: &str) -> String {
+    let message = message.split_whitespace().collect::<Vec<_>>().join(" ");
+    let at = location.map(|l| format!(" at {l}")).unwrap_or_default();
+    format!("nvq: internal error{at}: {message}; this is a bug, please report it.\n")
+}
+
+/// The text of a panic's payload (`panic!("...")` gives a `&str` or a
+/// `String`; anything else is unnamed).
+pub fn panic_payload_text(payload: &(dyn std::any::Any + Send)) -> &str {
+    payload
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
+        .unwrap_or("unknown panic")
+}
+
+#[cfg(test)]
+mod panic_tests {
+    use super::*;
+
+    #[test]
+    fn the_internal_error_line() {
+        let m = internal_error_message(Some("src/app.rs:10:5"), "index out of\nbounds");
+        assert_eq!(
+            m,
+            "nvq: internal error at src/app.rs:10:5: index out of bounds; this is a bug, please report it.\n"
+        );
+        assert_eq!(m.lines().count(), 1);
+        assert!(!m.contains("panicked"));
+        assert_eq!(
+            internal_error_message(None, ""),
+            "nvq: internal error: ; this is a bug, please report it.\n"
+        );
+        assert_eq!(ExitCode::Other.code(), 255);
+    }
+
+    #[test]
+    fn payload_text_of_real_panics() {
+        let p = std::panic::catch_unwind(|| std::panic::panic_any("static text")).unwrap_err();
+        assert_eq!(panic_payload_text(p.as_ref()), "static text");
+        let n = 7;
+        let p = std::panic::catch_unwind(|| std::panic::panic_any(format!("formatted {n}")))
+            .unwrap_err();
+        assert_eq!(panic_payload_text(p.as_ref()), "formatted 7");
+        let p = std::panic::catch_unwind(|| std::panic::panic_any(42u8)).unwrap_err();
+        assert_eq!(panic_payload_text(p.as_ref()), "unknown panic");
+    }
+}

@@ -10,6 +10,7 @@
 
 pub mod app;
 pub mod cli;
+pub mod deadline;
 pub mod error;
 pub mod fields;
 pub mod filter;

@@ -5,11 +5,15 @@ use nvq::{output, ExitCode, Personality};
 use std::io::Write;
 
 fn main() {
+    // A panic is a bug: one line on stderr, exit 255, also from a worker
+    // thread (the process ends at once, never half a sample later).
     std::panic::set_hook(Box::new(|info| {
-        let _ = writeln!(
-            std::io::stderr(),
-            "nvq: internal error ({info}); this is a bug, please report it."
+        let location = info.location().map(|l| l.to_string());
+        let text = nvq::error::internal_error_message(
+            location.as_deref(),
+            nvq::error::panic_payload_text(info.payload()),
         );
+        let _ = std::io::stderr().write_all(text.as_bytes());
         std::process::exit(ExitCode::Other.code());
     }));
     let mut argv = std::env::args_os();

@@ -464,7 +464,7 @@ fn every_nvidia_smi_field_gets_a_clean_metric_name() {
     }
     assert!(columns.len() > 100, "{} fields", columns.len());
     let mut row = Row::new(cells);
-    row.gpu = Some(std::rc::Rc::new(GpuIdent {
+    row.gpu = Some(std::sync::Arc::new(GpuIdent {
         index: 0,
         uuid: "GPU-x".into(),
         name: "NVIDIA X".into(),
@@ -483,7 +483,7 @@ fn every_nvidia_smi_field_gets_a_clean_metric_name() {
     );
     // And every field as text: labels of the info metric.
     let mut text_row = Row::new(columns.iter().map(|_| Value::text("x")).collect());
-    text_row.gpu = Some(std::rc::Rc::new(GpuIdent::default()));
+    text_row.gpu = Some(std::sync::Arc::new(GpuIdent::default()));
     let mut out = Vec::new();
     f.sample(&columns, &[text_row], &mut out);
     let labels = String::from_utf8(out).unwrap();

@@ -383,8 +383,18 @@ pub enum Parsed {
 /// Parse the arguments after the program name.
 pub fn parse(argv: Vec<OsString>) -> Result<Parsed, NvqError> {
     let argv = normalise(argv)?;
+    // Kept to name the culprit if clap refuses an argument that is not UTF-8
+    // (paths, such as `-f`, may be any bytes; other values may not).
+    let not_utf8 = argv
+        .iter()
+        .find(|a| a.to_str().is_none())
+        .map(|a| a.to_string_lossy().into_owned());
     match Args::try_parse_from(argv) {
         Ok(a) => Ok(Parsed::Run(Box::new(a))),
+        Err(e) if e.kind() == clap::error::ErrorKind::InvalidUtf8 => Err(NvqError::Usage(format!(
+            "argument \"{}\" is not valid UTF-8; only file paths may contain such bytes.",
+            not_utf8.unwrap_or_default()
+        ))),
         Err(e) => Err(clap_error(e)).or_else(|r| match r {
             ClapOutcome::Help(t) => Ok(Parsed::Help(t)),
             ClapOutcome::Err(e) => Err(e),
@@ -414,10 +424,6 @@ fn clap_error(e: clap::Error) -> ClapOutcome {
             ClapOutcome::Err(NvqError::MissingValue(arg()))
         }
         ErrorKind::ArgumentConflict => ClapOutcome::Err(NvqError::InvalidCombination),
-        ErrorKind::InvalidUtf8 => ClapOutcome::Err(NvqError::Usage(format!(
-            "an argument is not valid UTF-8 ({})",
-            arg()
-        ))),
         _ => ClapOutcome::Err(NvqError::Usage(
             e.render()
                 .to_string()

@@ -363,7 +363,7 @@ mod tests {
     use crate::format::json::tests::col;
     use crate::format::GpuIdent;
     use crate::nvml::NvmlCode;
-    use std::rc::Rc;
+    use std::sync::Arc as Rc;
 
     fn ident(index: u32, uuid: &str) -> Option<Rc<GpuIdent>> {
         Some(Rc::new(GpuIdent {

@@ -135,6 +135,11 @@ fn init_error(e: NvmlError, path: Option<&Path>) -> NvqError {
         },
         NvmlError::FailedToLoadSymbol(s) => NvqError::LibraryNotFound { detail: s },
         NvmlError::DriverNotLoaded => NvqError::DriverNotLoaded,
+        // The library loaded but reports that it cannot find its own parts:
+        // nvidia-smi's "couldn't find libnvidia-ml.so" message and exit 12.
+        NvmlError::LibraryNotFound => NvqError::LibraryNotFound {
+            detail: "nvmlInit: NVML Shared Library Not Found".into(),
+        },
         NvmlError::LibRmVersionMismatch => NvqError::VersionMismatch {
             nvml_version: nvml_version_without_init(path).unwrap_or_else(|| "N/A".into()),
         },

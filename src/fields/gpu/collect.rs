@@ -5,7 +5,7 @@ use crate::format::{GpuIdent, Row};
 use crate::nvml::{NvmlCode, Session};
 use nvml_wrapper::Device;
 use nvml_wrapper_sys::bindings::nvmlDevice_t;
-use std::rc::Rc;
+use std::sync::Arc;
 
 /// A selected GPU and its NVML handle, looked up once and reused by every
 /// sample of a loop (NVML handles stay valid until the library shuts down).
@@ -74,7 +74,7 @@ pub fn collect_targets(
             };
             // Who the GPU is, before its values: a GPU that fails midway
             // keeps the labels it had.
-            let gpu = ident.then(|| Rc::new(gpu_ident(&ctx)));
+            let gpu = ident.then(|| Arc::new(gpu_ident(&ctx)));
             if !field_values.is_empty() {
                 ctx.prefetch_field_values(&field_values);
             }

@@ -1,0 +1,453 @@
+//! Bad input: every invocation here is wrong in some way, and each must end
+//! in one clear message on the right stream with a documented exit code
+//! (docs/errors.md), never a panic and never half an output.
+//!
+//! The cases are one table ([`CASES`]); adding a case is adding one line.
+//! Argument spellings understood by [`expand`]:
+//! - `<FF>` is the byte 0xFF (an argument that is not UTF-8);
+//! - `<N*tok>` is `tok` repeated N times, joined by commas;
+//! - `<N*tok>+rest` is the same followed by `,rest`.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use assert_cmd::Command;
+use std::ffi::{OsStr, OsString};
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::path::{Path, PathBuf};
+
+/// Where the message is expected.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stream {
+    Out,
+    Err,
+}
+
+/// What the message must look like.
+#[derive(Debug, Clone, Copy)]
+enum Expect {
+    /// The whole stream, byte for byte.
+    Exact(&'static str),
+    /// The stream starts with this text.
+    Prefix(&'static str),
+    /// The stream starts with the first text and contains the second.
+    PrefixAnd(&'static str, &'static str),
+    /// Success output: the first line has this many `, `-separated columns
+    /// and every line as many; the default scenario has two GPUs.
+    Columns(usize),
+}
+
+/// Scenario for the simulator.
+#[derive(Debug, Clone, Copy)]
+enum Scn {
+    /// The built-in default (two H100s).
+    Default,
+    /// This TOML text, written to a temporary file.
+    Toml(&'static str),
+    /// This path, as is.
+    Path(&'static str),
+}
+
+struct Case {
+    args: &'static [&'static str],
+    scenario: Scn,
+    code: i32,
+    stream: Stream,
+    expect: Expect,
+}
+
+const fn case(args: &'static [&'static str], code: i32, stream: Stream, expect: Expect) -> Case {
+    Case {
+        args,
+        scenario: Scn::Default,
+        code,
+        stream,
+        expect,
+    }
+}
+
+const fn scn(args: &'static [&'static str], scenario: Scn, code: i32, expect: Expect) -> Case {
+    Case {
+        args,
+        scenario,
+        code,
+        stream: Stream::Err,
+        expect,
+    }
+}
+
+use Expect::{Columns, Exact, Prefix, PrefixAnd};
+use Stream::{Err, Out};
+
+const Q: &str = "--query-gpu=index";
+const CSV: &str = "--format=csv";
+
+const FIELD_BOGUS: &str = "Field \"bogus\" is not a valid field to query.\n";
+const FIELD_EMPTY: &str = "Field \"\" is not a valid field to query.\n";
+const COMBO: &str =
+    "Invalid combination of input arguments. Please run 'nvidia-smi -h' for help.\n";
+const NO_DEV: &str = "No devices were found\n";
+const BAD_FMT: &str = "ERROR: Invalid format option ";
+const L_BAD: &str = "ERROR: -l/--loop needs a whole number of seconds greater than 0, not ";
+const LMS_BAD: &str =
+    "ERROR: -lms/--loop-ms needs a whole number of milliseconds greater than 0, not ";
+const COUNT_BAD: &str = "ERROR: --count needs a whole number of samples greater than 0, not ";
+const INIT_UNKNOWN: &str = "Failed to initialize NVML: Unknown Error\n";
+const SIM_SCN: &str = "nvml-sim: cannot load scenario: ";
+
+/// Every bad (or merely odd) invocation, with what it must print.
+#[rustfmt::skip]
+static CASES: &[Case] = &[
+    // ---- field lists -------------------------------------------------
+    case(&["--query-gpu=bogus", CSV], 2, Err, Prefix(FIELD_BOGUS)),
+    case(&["--query-gpu=index,bogus,name", CSV], 2, Err, Prefix(FIELD_BOGUS)),
+    case(&["--query-gpu=bogus,alsobad", CSV], 2, Err, Prefix(FIELD_BOGUS)),
+    case(&["--query-gpu=", CSV], 2, Err, Prefix(FIELD_EMPTY)),
+    case(&["--query-gpu=index,", CSV], 2, Err, Prefix(FIELD_EMPTY)),
+    case(&["--query-gpu=,index", CSV], 2, Err, Prefix(FIELD_EMPTY)),
+    case(&["--query-gpu=index,,name", CSV], 2, Err, Prefix(FIELD_EMPTY)),
+    case(&["--query-gpu=index, name", CSV], 2, Err, Prefix("Field \" name\" is not a valid field to query.\n")),
+    case(&["--query-gpu= index", CSV], 2, Err, Prefix("Field \" index\" is not a valid field to query.\n")),
+    case(&["--query-gpu=INDEX", CSV], 2, Err, Prefix("Field \"INDEX\" is not a valid field to query.\n")),
+    case(&["--query-gpu=temp\u{e9}rature.gpu", CSV], 2, Err, Prefix("Field \"temp\u{e9}rature.gpu\" is not a valid field to query.\n")),
+    case(&["--query-gpu=index\tname", CSV], 2, Err, Prefix("Field \"index\tname\" is not a valid field to query.\n")),
+    case(&["--query-gpu=index,index", CSV], 0, Out, Exact("index, index\n0, 0\n1, 1\n")),
+    case(&["--query-gpu=name,index,name", "--format=csv,noheader"], 0, Out, Columns(3)),
+    case(&["--query-gpu=<10000*index>", CSV], 0, Out, Columns(10_000)),
+    case(&["--query-gpu=<10000*index>+bogus", CSV], 2, Err, Prefix(FIELD_BOGUS)),
+    case(&["--query-gpu=<10000*bogus>", CSV], 2, Err, Prefix(FIELD_BOGUS)),
+    case(&["--query-gpu=<10000*>", CSV], 2, Err, Prefix(FIELD_EMPTY)),
+    case(&["--query-gpu=<FF>", CSV], 2, Err, Exact("ERROR: argument \"--query-gpu=\u{FFFD}\" is not valid UTF-8; only file paths may contain such bytes.\n")),
+    case(&["--query-gpu"], 255, Err, Prefix("ERROR: Option --query-gpu is missing its value. Please run 'nvidia-smi -h' for help.\n")),
+    // ---- --format ---------------------------------------------------
+    case(&[Q, "--format=csv,bogus"], 2, Err, PrefixAnd(BAD_FMT, "\"bogus\"")),
+    case(&[Q, "--format=xml"], 2, Err, PrefixAnd(BAD_FMT, "\"xml\"")),
+    case(&[Q, "--format=CSV"], 2, Err, PrefixAnd(BAD_FMT, "\"CSV\"")),
+    case(&[Q, "--format=csv, noheader"], 2, Err, PrefixAnd(BAD_FMT, "\" noheader\"")),
+    case(&[Q, "--format=csv,"], 2, Err, PrefixAnd(BAD_FMT, "\"\"")),
+    case(&[Q, "--format="], 2, Err, Prefix("ERROR: ")),
+    case(&[Q, "--format=noheader"], 2, Err, Prefix("ERROR: --format=\"noheader\" does not name an output format")),
+    case(&[Q, "--format=noheader,nounits"], 2, Err, Prefix("ERROR: --format=\"noheader,nounits\" does not name an output format")),
+    case(&[Q, "--format", "csv", "noheader"], 2, Err, Prefix("ERROR: Option noheader is not recognized. Please run 'nvidia-smi -h' for help.\n")),
+    case(&[Q], 2, Err, Prefix("ERROR: --query-gpu needs --format=")),
+    case(&[CSV], 2, Err, Exact(COMBO)),
+    case(&["--format=csv,noheader", "-i", "0"], 2, Err, Exact(COMBO)),
+    case(&[Q, "--query-compute-apps=pid", CSV], 2, Err, Exact(COMBO)),
+    case(&[Q, "--query-retired-pages=timestamp", "--query-remapped-rows=gpu_uuid", CSV], 2, Err, Exact(COMBO)),
+    case(&[Q, "--format"], 255, Err, Prefix("ERROR: Option --format is missing its value. Please run 'nvidia-smi -h' for help.\n")),
+    case(&[Q, "--format=csv,json"], 2, Err, Prefix("ERROR: --format names more than one output format (\"csv,json\")")),
+    case(&[Q, "--format=json,noheader"], 2, Err, Prefix("ERROR: --format=json,noheader: \"noheader\" applies to csv and table output only")),
+    // ---- other query modes, -L, --version ------------------------------
+    case(&["--query-compute-apps=bogus", CSV], 2, Err, Prefix(FIELD_BOGUS)),
+    case(&["--query-compute-apps=pid,", CSV], 2, Err, Prefix(FIELD_EMPTY)),
+    case(&["--query-compute-apps=pid,pid", CSV], 0, Out, Columns(2)),
+    case(&["--query-accounted-apps=bogus", CSV], 2, Err, Prefix(FIELD_BOGUS)),
+    case(&["--query-retired-pages=", CSV], 2, Err, Prefix(FIELD_EMPTY)),
+    case(&["--query-remapped-rows=bogus", CSV], 2, Err, Prefix(FIELD_BOGUS)),
+    case(&["--query-supported-clocks=<10000*bogus>", CSV], 2, Err, Prefix(FIELD_BOGUS)),
+    case(&["--query-supported-clocks=memory,graphics,memory", CSV], 0, Out, Columns(3)),
+    case(&["--query-compute-apps=pid"], 2, Err, Prefix("ERROR: --query-compute-apps needs --format=")),
+    case(&["-L", "--version"], 2, Err, Exact(COMBO)),
+    case(&["-L", Q, CSV], 2, Err, Exact(COMBO)),
+    case(&["--version", CSV], 2, Err, Exact(COMBO)),
+    case(&["-L", "-i", "7"], 6, Err, Exact(NO_DEV)),
+    case(&["-L", "-i", "GPU-4c3a"], 6, Err, Exact(NO_DEV)),
+    // ---- -i ---------------------------------------------------------
+    case(&[Q, CSV, "-i", "7"], 6, Err, Exact(NO_DEV)),
+    case(&[Q, CSV, "-i", "2"], 6, Err, Exact(NO_DEV)),
+    case(&[Q, CSV, "-i", "0,7"], 6, Err, Exact(NO_DEV)),
+    case(&[Q, CSV, "-i", "0,"], 6, Err, Exact(NO_DEV)),
+    case(&[Q, CSV, "-i", ""], 6, Err, Exact(NO_DEV)),
+    case(&[Q, CSV, "-i", "0x"], 6, Err, Exact(NO_DEV)),
+    case(&[Q, CSV, "-i", "1;rm"], 6, Err, Exact(NO_DEV)),
+    case(&[Q, CSV, "-i", "99999999999999999999"], 6, Err, Exact(NO_DEV)),
+    case(&[Q, CSV, "-i", "GPU-4c3a"], 6, Err, Exact(NO_DEV)),
+    case(&[Q, CSV, "-i", "GPU-"], 6, Err, Exact(NO_DEV)),
+    case(&[Q, CSV, "-i", "zz:00.0"], 6, Err, Exact(NO_DEV)),
+    case(&[Q, CSV, "-i", "<FF>"], 2, Err, Prefix("ERROR: argument \"\u{FFFD}\" is not valid UTF-8;")),
+    case(&[Q, CSV, "-i", "0<FF>"], 2, Err, Prefix("ERROR: argument \"0\u{FFFD}\" is not valid UTF-8;")),
+    case(&[Q, CSV, "-i"], 255, Err, Prefix("ERROR: Option --id is missing its value. Please run 'nvidia-smi -h' for help.\n")),
+    // ---- -l / -lms / --count -----------------------------------------
+    case(&[Q, CSV, "-l", "0"], 2, Err, Exact("ERROR: -l/--loop needs a whole number of seconds greater than 0, not \"0\".\n")),
+    case(&[Q, CSV, "--loop=-1"], 2, Err, PrefixAnd(L_BAD, "\"-1\"")),
+    case(&[Q, CSV, "-l", "-1"], 2, Err, Prefix("ERROR: ")),
+    case(&[Q, CSV, "-l", "abc"], 2, Err, PrefixAnd(L_BAD, "\"abc\"")),
+    case(&[Q, CSV, "-l", "1.5"], 2, Err, PrefixAnd(L_BAD, "\"1.5\"")),
+    case(&[Q, CSV, "-l", "99999999999999999999"], 2, Err, PrefixAnd(L_BAD, "\"99999999999999999999\"")),
+    case(&[Q, CSV, "-l", "86401"], 2, Err, Prefix("ERROR: -l/--loop 86401 is longer than the maximum of one day.\n")),
+    case(&[Q, CSV, "-l", "18446744073709551615"], 2, Err, Prefix("ERROR: -l/--loop 18446744073709551615 is longer than the maximum of one day.\n")),
+    case(&[Q, CSV, "-lms", "0"], 2, Err, PrefixAnd(LMS_BAD, "\"0\"")),
+    case(&[Q, CSV, "-lms=-5"], 2, Err, PrefixAnd(LMS_BAD, "\"-5\"")),
+    case(&[Q, CSV, "-lms", "-5"], 2, Err, Prefix("ERROR: ")),
+    case(&[Q, CSV, "-lms", "fast"], 2, Err, PrefixAnd(LMS_BAD, "\"fast\"")),
+    case(&[Q, CSV, "-lms", "99999999999999999999"], 2, Err, PrefixAnd(LMS_BAD, "\"99999999999999999999\"")),
+    case(&[Q, CSV, "-lms", "86400001"], 2, Err, Prefix("ERROR: -lms/--loop-ms 86400001 is longer than the maximum of one day.\n")),
+    case(&[Q, CSV, "-lms"], 255, Err, Prefix("ERROR: Option --loop-ms is missing its value. Please run 'nvidia-smi -h' for help.\n")),
+    case(&[Q, CSV, "-l", "1", "-lms", "100"], 2, Err, Exact(COMBO)),
+    case(&[Q, CSV, "--count", "3"], 2, Err, Prefix("ERROR: --count needs a loop: ")),
+    case(&[Q, CSV, "-l", "1", "--count", "0"], 2, Err, PrefixAnd(COUNT_BAD, "\"0\"")),
+    case(&[Q, CSV, "-l", "1", "--count", "many"], 2, Err, PrefixAnd(COUNT_BAD, "\"many\"")),
+    case(&[Q, CSV, "-l", "1", "--count", "99999999999999999999"], 2, Err, PrefixAnd(COUNT_BAD, "\"99999999999999999999\"")),
+    // ---- -f ---------------------------------------------------------
+    case(&[Q, CSV, "-f", "/tmp"], 22, Err, Prefix("ERROR: could not write to /tmp: ")),
+    case(&[Q, CSV, "-f", "/"], 22, Err, Prefix("ERROR: could not write to /: ")),
+    case(&[Q, CSV, "-f", "/proc/version"], 22, Err, Prefix("ERROR: could not write to /proc/version: ")),
+    case(&[Q, CSV, "-f", "/sys/nvq-cannot-create-this"], 22, Err, Prefix("ERROR: could not write to /sys/nvq-cannot-create-this: ")),
+    case(&[Q, CSV, "-f", "/nonexistent-nvq-dir/out.csv"], 22, Err, Prefix("ERROR: could not write to /nonexistent-nvq-dir/out.csv: ")),
+    case(&[Q, CSV, "-f", "/dev/full"], 22, Err, PrefixAnd("ERROR: could not write to /dev/full: ", "No space left on device")),
+    case(&[Q, CSV, "-f"], 255, Err, Prefix("ERROR: Option --filename is missing its value. Please run 'nvidia-smi -h' for help.\n")),
+    // ---- options ----------------------------------------------------
+    case(&["--bogus"], 2, Err, Exact("ERROR: Option --bogus is not recognized. Please run 'nvidia-smi -h' for help.\n")),
+    case(&[Q, CSV, "stray"], 2, Err, Prefix("ERROR: Option stray is not recognized. Please run 'nvidia-smi -h' for help.\n")),
+    case(&["--<FF>"], 2, Err, Prefix("ERROR: Option --\u{FFFD} is not recognized.")),
+    case(&["<FF>"], 2, Err, Prefix("ERROR: Option \u{FFFD} is not recognized.")),
+    case(&[Q, "--format=csv<FF>"], 2, Err, Prefix("ERROR: argument \"--format=csv\u{FFFD}\" is not valid UTF-8;")),
+    case(&["-q"], 2, Err, Prefix("ERROR: Option -q is an nvidia-smi option that nvq does not implement.")),
+    case(&["dmon"], 2, Err, Prefix("ERROR: Option dmon is an nvidia-smi option that nvq does not implement.")),
+    case(&[Q, CSV, "--nvml-lib"], 255, Err, Prefix("ERROR: Option --nvml-lib is missing its value.")),
+    // ---- scenario files (the simulator) --------------------------------
+    scn(&[Q, CSV], Scn::Path("/nonexistent-nvq-dir/scenario.toml"), 255, PrefixAnd(SIM_SCN, INIT_UNKNOWN)),
+    scn(&[Q, CSV], Scn::Path("/tmp"), 255, PrefixAnd(SIM_SCN, INIT_UNKNOWN)),
+    scn(&[Q, CSV], Scn::Path("/proc/self/mem"), 255, PrefixAnd(SIM_SCN, INIT_UNKNOWN)),
+    scn(&[Q, CSV], Scn::Toml("driver_version = \n"), 255, PrefixAnd(SIM_SCN, INIT_UNKNOWN)),
+    scn(&[Q, CSV], Scn::Toml("[[device]]\nname = \"x\"\ntemperature = { gpu = \"hot\" }\n"), 255, PrefixAnd(SIM_SCN, "line 3")),
+    scn(&[Q, CSV], Scn::Toml("[[device]]\nnmae = \"typo\"\n"), 255, PrefixAnd(SIM_SCN, INIT_UNKNOWN)),
+    scn(&[Q, CSV], Scn::Toml("init_fault = \"NO_SUCH_CODE\"\n"), 255, PrefixAnd(SIM_SCN, INIT_UNKNOWN)),
+    scn(&[Q, CSV], Scn::Toml("\u{0}\u{1}\u{2}garbage[[[\n"), 255, PrefixAnd(SIM_SCN, INIT_UNKNOWN)),
+    scn(&[Q, CSV], Scn::Toml(""), 6, Exact(NO_DEV)),
+];
+
+/// The simulator library that cargo built for the tests.
+fn sim_lib() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let deps = exe.parent().unwrap();
+    for cand in [
+        deps.join("libnvml_sim.so"),
+        deps.parent().unwrap().join("libnvml_sim.so"),
+    ] {
+        if cand.is_file() {
+            return cand;
+        }
+    }
+    panic!("libnvml_sim.so not built next to {}", deps.display());
+}
+
+/// Turn a table spelling into the real argument.
+fn expand(arg: &str) -> OsString {
+    if let Some(start) = arg.find("<FF>") {
+        let mut bytes = arg.as_bytes()[..start].to_vec();
+        bytes.push(0xFF);
+        bytes.extend_from_slice(expand(&arg[start + 4..]).as_bytes());
+        return OsString::from_vec(bytes);
+    }
+    if let (Some(open), Some(close)) = (arg.find('<'), arg.find('>')) {
+        if let Some((n, tok)) = arg[open + 1..close].split_once('*') {
+            if let Ok(n) = n.parse::<usize>() {
+                let mut s = arg[..open].to_string();
+                s.push_str(&vec![tok; n].join(","));
+                if let Some(rest) = arg[close + 1..].strip_prefix('+') {
+                    s.push(',');
+                    s.push_str(rest);
+                }
+                return OsString::from(s);
+            }
+        }
+    }
+    OsString::from(arg)
+}
+
+struct Run {
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+}
+
+fn run(program: &Path, case: &Case) -> Run {
+    let mut cmd = Command::new(program);
+    cmd.env_remove("NVQ_NVML_LIB")
+        .env_remove("NVQ_TRACE_SCHEDULE")
+        .arg("--nvml-lib")
+        .arg(sim_lib())
+        .args(case.args.iter().map(|a| expand(a)));
+    let _keep;
+    match case.scenario {
+        Scn::Default => {
+            cmd.env_remove("NVML_SIM_SCENARIO");
+        }
+        Scn::Path(p) => {
+            cmd.env("NVML_SIM_SCENARIO", p);
+        }
+        Scn::Toml(text) => {
+            let mut f = tempfile::Builder::new().suffix(".toml").tempfile().unwrap();
+            std::io::Write::write_all(&mut f, text.as_bytes()).unwrap();
+            cmd.env("NVML_SIM_SCENARIO", f.path());
+            _keep = f;
+        }
+    }
+    let out = cmd
+        .timeout(std::time::Duration::from_secs(60))
+        .output()
+        .unwrap();
+    Run {
+        code: out.status.code(),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+fn describe(case: &Case) -> String {
+    let args: Vec<String> = case
+        .args
+        .iter()
+        .map(|a| {
+            let s = a.to_string();
+            if s.len() > 60 {
+                format!("{}...", &s[..60])
+            } else {
+                s
+            }
+        })
+        .collect();
+    format!("{args:?} ({:?})", case.scenario)
+}
+
+/// Check one case's result; returns the failures.
+fn check(case: &Case, r: &Run, stream: Stream) -> Vec<String> {
+    let mut bad = Vec::new();
+    let what = describe(case);
+    if r.code != Some(case.code) {
+        bad.push(format!(
+            "{what}: exit {:?}, want {}\n  stdout: {:?}\n  stderr: {:?}",
+            r.code,
+            case.code,
+            clip(&r.stdout),
+            clip(&r.stderr)
+        ));
+    }
+    for (name, text) in [("stdout", &r.stdout), ("stderr", &r.stderr)] {
+        if text.contains("panicked") || text.contains("this is a bug") {
+            bad.push(format!("{what}: {name} shows a panic: {}", clip(text)));
+        }
+    }
+    let (main, other) = match stream {
+        Stream::Out => (&r.stdout, &r.stderr),
+        Stream::Err => (&r.stderr, &r.stdout),
+    };
+    let ok = match case.expect {
+        Expect::Exact(t) => main == t,
+        Expect::Prefix(p) => main.starts_with(p),
+        Expect::PrefixAnd(p, c) => main.starts_with(p) && main.contains(c),
+        Expect::Columns(n) => {
+            let lines: Vec<&str> = main.lines().collect();
+            !lines.is_empty()
+                && main.ends_with('\n')
+                && lines.iter().all(|l| l.split(", ").count() == n)
+        }
+    };
+    if !ok {
+        bad.push(format!(
+            "{what}: {:?} wanted {:?}, got {:?}",
+            stream,
+            case.expect,
+            clip(main)
+        ));
+    }
+    // An error leaves nothing half-written on the other stream; a success
+    // prints nothing on stderr.
+    if !other.is_empty() {
+        bad.push(format!(
+            "{what}: the other stream is not empty: {:?}",
+            clip(other)
+        ));
+    }
+    if case.code != 0 && !main.ends_with('\n') {
+        bad.push(format!("{what}: the message does not end in a newline"));
+    }
+    bad
+}
+
+fn clip(s: &str) -> String {
+    if s.len() > 300 {
+        let mut end = 300;
+        while !s.is_char_boundary(end) {
+            end -= 1;
+        }
+        format!("{}...", &s[..end])
+    } else {
+        s.to_string()
+    }
+}
+
+fn nvq_path() -> PathBuf {
+    assert_cmd::cargo::cargo_bin("nvq")
+}
+
+#[test]
+fn the_table_is_big_enough() {
+    assert!(CASES.len() >= 40, "{} cases", CASES.len());
+}
+
+#[test]
+fn every_bad_input_gets_its_message_stream_and_exit_code() {
+    let nvq = nvq_path();
+    let mut failures = Vec::new();
+    for case in CASES {
+        let r = run(&nvq, case);
+        failures.extend(check(case, &r, case.stream));
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} cases failed:\n{}",
+        failures.len(),
+        CASES.len(),
+        failures.join("\n")
+    );
+}
+
+/// Invoked through a symlink named `nvidia-smi`, nvq prints its errors on
+/// stdout, as nvidia-smi does; the exit codes stay the same.
+#[test]
+fn through_an_nvidia_smi_symlink_errors_go_to_stdout() {
+    let dir = tempfile::tempdir().unwrap();
+    let link = dir.path().join("nvidia-smi");
+    std::os::unix::fs::symlink(nvq_path(), &link).unwrap();
+    let picks: Vec<&Case> = CASES
+        .iter()
+        .filter(|c| c.code != 0 && matches!(c.scenario, Scn::Default))
+        .step_by(5)
+        .collect();
+    assert!(picks.len() >= 8);
+    let mut failures = Vec::new();
+    for case in picks {
+        let r = run(&link, case);
+        failures.extend(check(case, &r, Stream::Out));
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The expansion helper itself (so the table means what it says).
+#[test]
+fn expand_understands_its_spellings() {
+    assert_eq!(expand("a<FF>b").as_bytes(), b"a\xFFb");
+    assert_eq!(expand("--q=<3*x>"), OsStr::new("--q=x,x,x"));
+    assert_eq!(expand("--q=<2*x>+y"), OsStr::new("--q=x,x,y"));
+    assert_eq!(expand("plain"), OsStr::new("plain"));
+}
+
+/// A file name may be any bytes: `-f` with a name that is not UTF-8 works.
+#[test]
+fn a_file_name_that_is_not_utf8_is_fine() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut name = dir.path().as_os_str().as_bytes().to_vec();
+    name.extend_from_slice(b"/out\xFF.csv");
+    let path = PathBuf::from(OsString::from_vec(name));
+    let out = Command::new(nvq_path())
+        .env_remove("NVML_SIM_SCENARIO")
+        .arg("--nvml-lib")
+        .arg(sim_lib())
+        .args(["--query-gpu=index", "--format=csv,noheader", "-f"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert!(out.stdout.is_empty() && out.stderr.is_empty(), "{out:?}");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), "0\n1\n");
+}
