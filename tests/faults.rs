@@ -391,7 +391,7 @@ fn init_failures_in_every_mode() {
         (
             "LIB_RM_VERSION_MISMATCH",
             18,
-            "Failed to initialize NVML: Driver/library version mismatch\nNVML library version: 580.82.07\n",
+            "Failed to initialize NVML: Driver/library version mismatch\nNVML library version: 580.82\n",
             true,
         ),
         (

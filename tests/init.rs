@@ -140,7 +140,7 @@ fn driver_not_loaded_exits_9_with_nvidia_smi_text() {
 #[test]
 fn version_mismatch_prints_the_library_version_like_nvidia_smi() {
     let (mut cmd, _f) = nvq_with(Some(
-        "init_fault = \"LIB_RM_VERSION_MISMATCH\"\nnvml_version = \"12.535.161\"\n",
+        "init_fault = \"LIB_RM_VERSION_MISMATCH\"\nnvml_version = \"535.161.07\"\n",
     ));
     let out = cmd
         .args(["--query-gpu=index", "--format=csv"])

@@ -127,10 +127,10 @@ pub fn cuda_version(v: i32) -> String {
     format!("{}.{}", v / 1000, (v % 1000) / 10)
 }
 
-/// nvidia-smi prints the NVML version cut to its first two components:
-/// `590.48.01` → `590.48`, and on older drivers `12.550.54.15` → `12.550`.
+/// nvidia-smi's short form of the NVML version (see
+/// [`crate::nvml::display_nvml_version`]).
 pub fn short_nvml_version(v: &str) -> String {
-    v.split('.').take(2).collect::<Vec<_>>().join(".")
+    crate::nvml::display_nvml_version(v)
 }
 
 /// nvidia-smi's `--version` text. Its own version is the driver's.
@@ -246,7 +246,10 @@ mod tests {
             t.contains("KMD version         : 610.57.04\nCUDA UMD version    : 13.3\n"),
             "{t}"
         );
-        assert_eq!(short_nvml_version("12.550.54.15"), "12.550");
+        assert_eq!(short_nvml_version("12.550.54.15"), "550.54");
+        assert_eq!(short_nvml_version("13.580.82.07"), "580.82");
+        assert_eq!(short_nvml_version("590.48.01"), "590.48");
+        assert_eq!(short_nvml_version("12.535.161"), "535.161");
         assert_eq!(cuda_version(12040), "12.4");
     }
 }

@@ -166,17 +166,24 @@ fn nvml_version_without_init(path: Option<&Path>) -> Option<String> {
         let s = std::ffi::CStr::from_ptr(buf.as_ptr())
             .to_string_lossy()
             .into_owned();
-        Some(display_nvml_version(&s).to_string())
+        Some(display_nvml_version(&s))
     }
 }
 
-/// nvidia-smi shows the NVML version without its leading CUDA-major part:
-/// NVML "13.590.48" is printed "590.48", "12.535.161" is "535.161".
-pub fn display_nvml_version(v: &str) -> &str {
-    match v.split_once('.') {
-        Some((major, rest)) if major.len() <= 2 && rest.contains('.') => rest,
-        _ => v,
-    }
+/// nvidia-smi's short form of the NVML version (`--version` and the
+/// driver/library mismatch message): the driver's major.minor. NVML reports
+/// its version with the CUDA major in front on most drivers
+/// (`12.550.54.15`, `13.580.82.07`), and nvidia-smi prints `550.54` and
+/// `580.82`; a version without that prefix (`590.48.01`) prints `590.48`.
+pub fn display_nvml_version(v: &str) -> String {
+    let parts: Vec<&str> = v.split('.').collect();
+    let skip = usize::from(parts.len() >= 3 && parts[0].len() <= 2);
+    parts[skip..]
+        .iter()
+        .take(2)
+        .copied()
+        .collect::<Vec<_>>()
+        .join(".")
 }
 
 pub mod select;
