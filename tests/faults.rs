@@ -649,9 +649,8 @@ fn an_older_driver_without_newer_symbols_falls_back() {
 /// nvml-wrapper 0.13's `supported_graphics_clocks` treats
 /// INSUFFICIENT_SIZE as success and returns its whole 128-entry buffer of
 /// zeros when the driver does not update the count. Found by this suite;
-/// the fix belongs in `src/fields/supported_clocks.rs` (a raw two-call read).
+/// fixed with a raw two-call read in `src/fields/supported_clocks.rs`.
 #[test]
-#[ignore = "known bug: nvml-wrapper turns INSUFFICIENT_SIZE into 128 clocks of 0 MHz"]
 fn a_clock_list_that_answers_insufficient_size_without_a_count() {
     let text = format!(
         "{HEAD}{}{}",
