@@ -1,18 +1,24 @@
 //! A deadline for every sample of a loop, so that one slow or hung GPU does
 //! not stall the others.
 //!
-//! In a loop (`-l`/`-lms`), each selected GPU is read by its own worker
-//! thread. A sample waits for the workers at most [`limit_for`] the
-//! interval (the interval itself, but never less than one second). A GPU
-//! whose answer is not back by then is printed as a late row (`[Timeout]`
-//! cells, see `app.rs`), the other GPUs' rows are printed as usual, and the
-//! loop goes on. The worker of a late GPU is left to finish its call; until
-//! it does, that GPU is not asked again and its rows stay `[Timeout]`; its
-//! late answer is dropped (it belongs to a sample already printed). A
-//! one-shot query has no deadline: it waits for the driver, as nvidia-smi
-//! does.
+//! In a loop (`-l`/`-lms`), the GPUs are read off the main thread by a
+//! *lane*: a worker thread that reads its GPUs in turn. While every GPU
+//! answers, one lane reads them all, so a sample costs one hand-off between
+//! threads, not one per GPU. A sample waits at most [`limit_for`] the
+//! interval (the interval itself, but never less than one second). When a
+//! lane misses that deadline it is stuck on the GPU it is reading: that GPU
+//! is printed as a late row (`[Timeout]` cells, see `app.rs`), the lane is
+//! left to finish its call, and the lane's other GPUs move to a new lane,
+//! which reads the ones still missing at once (the sample waits for them up
+//! to another limit). Until the stuck call returns, that GPU is not asked
+//! again and its rows stay `[Timeout]`; its late answer is dropped (it
+//! belongs to a sample already printed); afterwards its lane serves it
+//! again. A one-shot query has no deadline: it waits for the driver, as
+//! nvidia-smi does.
 
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, TryRecvError};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -26,95 +32,177 @@ pub fn limit_for(interval: Duration) -> Duration {
     interval.max(MIN_LIMIT)
 }
 
-struct Worker<T> {
-    jobs: Sender<()>,
-    results: Receiver<T>,
-    /// Asked for a sample and not answered yet.
-    busy: bool,
+/// Builds, on a lane's thread, the job that reads one GPU.
+type Make<T> = dyn Fn(usize) -> Box<dyn FnMut() -> T> + Send + Sync;
+
+/// One GPU's answer: (lane, sample number, GPU, value).
+type Answer<T> = (usize, u64, usize, T);
+
+struct Lane {
+    /// Work for the lane: a sample number and the GPUs to read, in order.
+    jobs: Sender<(u64, Vec<usize>)>,
+    /// The GPUs this lane serves.
+    gpus: Vec<usize>,
+    /// GPUs of the current sample not answered yet, in reading order.
+    pending: Vec<usize>,
+    /// Stuck in a call that missed a deadline; not asked again until the
+    /// answer comes back.
+    stuck: bool,
+    /// The lane skips the rest of any job whose sample number is below this.
+    cancel: Arc<AtomicU64>,
 }
 
-/// One worker thread per GPU (or per any unit of work), each running the
-/// job that `make` built for it on that thread.
+/// Reads GPUs on worker threads, each sample under a deadline.
 pub struct PerGpu<T> {
-    workers: Vec<Worker<T>>,
+    lanes: Vec<Lane>,
+    make: Arc<Make<T>>,
+    answers_tx: Sender<Answer<T>>,
+    answers: Receiver<Answer<T>>,
     limit: Duration,
+    sample: u64,
+    n: usize,
 }
 
 impl<T: Send + 'static> PerGpu<T> {
-    /// Start `n` workers. `make(i)` runs on worker `i`'s thread and returns
-    /// the job that thread runs for every sample (the job itself need not
-    /// be `Send`: it never leaves its thread).
+    /// Prepare to read `n` GPUs; `make(i)` builds GPU `i`'s job on the
+    /// thread that will run it (so the job need not be `Send`).
     pub fn start<F, J>(n: usize, limit: Duration, make: F) -> std::io::Result<Self>
     where
         F: Fn(usize) -> J + Send + Sync + 'static,
-        J: FnMut() -> T,
+        J: FnMut() -> T + 'static,
     {
-        let make = Arc::new(make);
-        let mut workers = Vec::with_capacity(n);
-        for i in 0..n {
-            let (jobs, job_rx) = mpsc::channel::<()>();
-            let (result_tx, results) = mpsc::channel::<T>();
-            let make = Arc::clone(&make);
-            std::thread::Builder::new()
-                .name(format!("nvq-sample-{i}"))
-                .spawn(move || {
-                    let mut job = make(i);
-                    while job_rx.recv().is_ok() {
-                        if result_tx.send(job()).is_err() {
-                            break;
-                        }
-                    }
-                })?;
-            workers.push(Worker {
-                jobs,
-                results,
-                busy: false,
-            });
+        let make: Arc<Make<T>> = Arc::new(move |i| Box::new(make(i)) as Box<dyn FnMut() -> T>);
+        let (answers_tx, answers) = mpsc::channel();
+        let mut p = PerGpu {
+            lanes: Vec::new(),
+            make,
+            answers_tx,
+            answers,
+            limit,
+            sample: 0,
+            n,
+        };
+        if n > 0 {
+            p.add_lane((0..n).collect())?;
         }
-        Ok(PerGpu { workers, limit })
+        Ok(p)
     }
 
-    /// Take one sample: every worker that is free is asked for its answer;
-    /// the answers are returned in worker order, `late(i)` standing in for
-    /// each worker that did not answer within the limit (or is still busy
-    /// with an earlier sample).
-    pub fn sample(&mut self, mut late: impl FnMut(usize) -> T) -> Vec<T> {
-        let mut asked = vec![false; self.workers.len()];
-        for (w, asked) in self.workers.iter_mut().zip(asked.iter_mut()) {
-            if w.busy {
-                match w.results.try_recv() {
-                    // The answer to a sample already printed late: drop it.
-                    Ok(_) => w.busy = false,
-                    Err(TryRecvError::Empty) => continue,
-                    Err(TryRecvError::Disconnected) => continue,
+    fn add_lane(&mut self, gpus: Vec<usize>) -> std::io::Result<usize> {
+        let id = self.lanes.len();
+        let (jobs, job_rx) = mpsc::channel::<(u64, Vec<usize>)>();
+        let cancel = Arc::new(AtomicU64::new(0));
+        let (make, tx, stop) = (
+            Arc::clone(&self.make),
+            self.answers_tx.clone(),
+            Arc::clone(&cancel),
+        );
+        std::thread::Builder::new()
+            .name(format!("nvq-lane-{id}"))
+            .spawn(move || {
+                let mut built: HashMap<usize, Box<dyn FnMut() -> T>> = HashMap::new();
+                while let Ok((sample, gpus)) = job_rx.recv() {
+                    for g in gpus {
+                        if stop.load(Ordering::Acquire) > sample {
+                            break;
+                        }
+                        let job = built.entry(g).or_insert_with(|| make(g));
+                        if tx.send((id, sample, g, job())).is_err() {
+                            return;
+                        }
+                    }
                 }
-            }
-            if w.jobs.send(()).is_ok() {
-                w.busy = true;
-                *asked = true;
-            }
-        }
-        let deadline = Instant::now() + self.limit;
-        let mut out = Vec::with_capacity(self.workers.len());
-        for (i, (w, asked)) in self.workers.iter_mut().zip(asked).enumerate() {
-            if !asked {
-                out.push(late(i));
+            })?;
+        self.lanes.push(Lane {
+            jobs,
+            gpus,
+            pending: Vec::new(),
+            stuck: false,
+            cancel,
+        });
+        Ok(id)
+    }
+
+    /// Read every GPU once. A GPU whose answer misses the deadline (or
+    /// whose lane is still stuck in an earlier call) gets `late(i)`.
+    pub fn sample(&mut self, mut late: impl FnMut(usize) -> T) -> Vec<T> {
+        self.sample += 1;
+        let sample = self.sample;
+        let mut out: Vec<Option<T>> = (0..self.n).map(|_| None).collect();
+        for lane in &mut self.lanes {
+            if lane.stuck || lane.gpus.is_empty() {
                 continue;
             }
-            let left = deadline.saturating_duration_since(Instant::now());
-            match w.results.recv_timeout(left) {
-                Ok(v) => {
-                    w.busy = false;
-                    out.push(v);
-                }
-                Err(RecvTimeoutError::Timeout) => out.push(late(i)),
-                Err(RecvTimeoutError::Disconnected) => {
-                    w.busy = false;
-                    out.push(late(i));
-                }
+            if lane.jobs.send((sample, lane.gpus.clone())).is_ok() {
+                lane.pending = lane.gpus.clone();
             }
         }
-        out
+        let mut deadline = Instant::now() + self.limit;
+        while self.lanes.iter().any(|l| !l.pending.is_empty()) {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.answers.recv_timeout(left) {
+                Ok((lane, s, gpu, value)) => {
+                    let Some(l) = self.lanes.get_mut(lane) else {
+                        continue;
+                    };
+                    if s == sample {
+                        l.pending.retain(|&g| g != gpu);
+                        if let Some(slot) = out.get_mut(gpu) {
+                            *slot = Some(value);
+                        }
+                    } else if l.stuck {
+                        // The call that missed an earlier deadline is
+                        // back: its answer is stale, the lane is free.
+                        l.stuck = false;
+                    }
+                }
+                Err(RecvTimeoutError::Timeout) => {
+                    if !self.unstick(sample) {
+                        break;
+                    }
+                    deadline = Instant::now() + self.limit;
+                }
+                Err(RecvTimeoutError::Disconnected) => break,
+            }
+        }
+        for lane in &mut self.lanes {
+            lane.pending.clear();
+        }
+        out.into_iter()
+            .enumerate()
+            .map(|(i, v)| v.unwrap_or_else(|| late(i)))
+            .collect()
+    }
+
+    /// A deadline passed: every lane still waited for is stuck on the first
+    /// GPU it has not answered. It keeps only that GPU; its other GPUs move
+    /// to a new lane, which reads the ones this sample still lacks. Returns
+    /// whether anything is being read again.
+    fn unstick(&mut self, sample: u64) -> bool {
+        let mut again = false;
+        for id in 0..self.lanes.len() {
+            let lane = &mut self.lanes[id];
+            let Some(&stuck) = lane.pending.first() else {
+                continue;
+            };
+            let missing: Vec<usize> = lane.pending[1..].to_vec();
+            let others: Vec<usize> = lane.gpus.iter().copied().filter(|&g| g != stuck).collect();
+            lane.cancel.store(sample + 1, Ordering::Release);
+            lane.stuck = true;
+            lane.gpus = vec![stuck];
+            lane.pending.clear();
+            if others.is_empty() {
+                continue;
+            }
+            let Ok(new) = self.add_lane(others) else {
+                continue;
+            };
+            if !missing.is_empty() && self.lanes[new].jobs.send((sample, missing.clone())).is_ok() {
+                self.lanes[new].pending = missing;
+                again = true;
+            }
+        }
+        again
     }
 }
 
@@ -146,6 +234,35 @@ mod tests {
     /// Worker 1 blocks until the test lets it go: the other workers' answers
     /// still come back, worker 1 is late, and it is not asked again until it
     /// has finished; its stale answer is dropped.
+    #[test]
+    fn healthy_gpus_share_one_lane_and_a_hang_splits_it_once() {
+        let gate = Arc::new(Mutex::new(()));
+        let g = Arc::clone(&gate);
+        let mut p = PerGpu::start(4, Duration::from_millis(20), move |i| {
+            let g = Arc::clone(&g);
+            move || {
+                if i == 2 {
+                    drop(g.lock().unwrap());
+                }
+                i
+            }
+        })
+        .unwrap();
+        for _ in 0..3 {
+            assert_eq!(p.sample(|_| 99), vec![0, 1, 2, 3]);
+        }
+        assert_eq!(p.lanes.len(), 1, "one hand-off per sample while all answer");
+        let held = gate.lock().unwrap();
+        assert_eq!(p.sample(|_| 99), vec![0, 1, 99, 3]);
+        assert_eq!(p.sample(|_| 99), vec![0, 1, 99, 3]);
+        assert_eq!(
+            p.lanes.len(),
+            2,
+            "the stuck GPU keeps its lane, the rest move once"
+        );
+        drop(held);
+    }
+
     #[test]
     fn a_stuck_worker_is_late_and_does_not_hold_up_the_others() {
         let gate = Arc::new(Mutex::new(()));
