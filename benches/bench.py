@@ -16,6 +16,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import shutil
 
 NVQ = os.environ["NVQ"]
 SIM = os.environ["SIM_LIB"]
@@ -150,6 +151,32 @@ def loop_cost():
                      cpu / samples * 1000, f"{cpu / wall * 100:.2f}% of a core, peak RSS {rss / 1024:.1f} MiB"))
 
 
+def loop_instructions():
+    """Instructions per loop sample (valgrind callgrind): deterministic,
+    unlike CPU time on a shared virtual machine. The difference between a
+    run of 30 samples and one of 10, divided by 20, leaves out start-up."""
+    if not shutil.which("valgrind"):
+        return
+    env = env_for(scenario(8, 2))
+    fields = all_gpu_fields()
+    twenty = [f for f in fields if f.startswith(("memory.", "utilization.", "temperature.", "power.", "clocks.current", "fan.", "pstate", "index", "name", "uuid"))][:20]
+    q = "--query-gpu=" + ",".join(twenty)
+    refs = {}
+    for count in (10, 30):
+        out = os.path.join(WORK, f"cg.{count}")
+        r = subprocess.run(
+            ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",
+             NVQ, q, "--format=csv,noheader", "-lms", "100", "--count", str(count)],
+            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        )
+        line = [l for l in r.stderr.splitlines() if "refs:" in l][-1]
+        refs[count] = int(line.split("refs:")[1].strip().replace(",", ""))
+    per = (refs[30] - refs[10]) / 20
+    rows.append(("loop, 8 GPUs, 20 fields", "-lms 100, instructions per sample (callgrind)", "nvq + simulator",
+                 per / 1000, "thousand instructions per sample; at 10 Hz and 1 instruction/ns: "
+                 f"{per * 10 / 1e9 * 100:.3f}% of a core"))
+
+
 def scaling():
     for procs in (10, 1000, 10000):
         env = env_for(scenario(1, procs))
@@ -196,7 +223,7 @@ def report():
             b = next((v for (s, c), v in base.items() if s == sec and c.startswith("-lms 100")), None)
         if sec.startswith("peak RSS"):
             b = next((v for (s2, c2, t2, v, _) in rows if s2 == sec and t2.startswith("nvq")), None)
-        ratio = f"{m / b:.1f}x" if b else ""
+        ratio = f"{m / b:.1f}x" if b and "instructions" not in case else ""
         lines.append(f"| {sec} | {case} | {tool} | {m:.2f} | {ratio} | {note} |")
     text = "\n".join(lines) + "\n"
     print(text)
@@ -207,6 +234,7 @@ def report():
 def main():
     oneshot()
     loop_cost()
+    loop_instructions()
     scaling()
     peak_rss()
     report()
