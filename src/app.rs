@@ -110,6 +110,11 @@ fn run_summary(args: &Args, personality: Personality) -> Result<(), NvqError> {
         (None, None) => None,
     };
     let count = args.count.as_deref().map(cli::parse_count).transpose()?;
+    if count.is_some() && interval.is_none() {
+        return Err(NvqError::Usage(
+            "--count needs a loop: add -l/--loop=SEC or -lms/--loop-ms=MS.".into(),
+        ));
+    }
     let session = Session::open(&args.lib_source())?;
     let devices = select::select(&session, args.id.as_deref())?;
     let mut sink = Sink::open(args.filename.as_deref())?;
@@ -117,25 +122,29 @@ fn run_summary(args: &Args, personality: Personality) -> Result<(), NvqError> {
         && args.filename.is_none()
         && !matches!(std::env::var_os("NO_COLOR"), Some(v) if !v.is_empty())
         && std::io::stdout().is_terminal();
-    // TODO: move onto the shared loop scheduler once it takes a plain
-    // "produce bytes" callback.
-    let mut buf = Vec::with_capacity(8192);
-    let mut taken: u64 = 0;
-    loop {
-        let started = std::time::Instant::now();
-        let summary = fields::summary::collect(&session, &devices);
-        buf.clear();
-        format::summary_table::render(&summary, colour, &mut buf);
-        sink.write(&buf)?;
-        taken += 1;
-        let Some(every) = interval else {
-            return Ok(());
-        };
-        if count.is_some_and(|n| taken >= n) {
-            return Ok(());
-        }
-        std::thread::sleep(every.saturating_sub(started.elapsed()));
+    struct Tables<'a> {
+        session: &'a Session,
+        devices: &'a [u32],
+        colour: bool,
     }
+    impl looping::Samples for Tables<'_> {
+        fn sample(&mut self, buf: &mut Vec<u8>) -> Result<Flow, NvqError> {
+            let summary = fields::summary::collect(self.session, self.devices);
+            format::summary_table::render(&summary, self.colour, buf);
+            Ok(Flow::Continue)
+        }
+    }
+    let schedule = Schedule {
+        interval,
+        count,
+        deadline: None,
+    };
+    let mut tables = Tables {
+        session: &session,
+        devices: &devices,
+        colour,
+    };
+    looping::drive(schedule, &mut sink, &mut tables).map(|_| ())
 }
 
 fn run_query(args: &Args, plan: &QueryPlan) -> Result<(), NvqError> {

@@ -222,3 +222,57 @@ fn format_without_query_is_still_an_error() {
     assert_eq!(out.status.code(), Some(2));
     assert!(out.stdout.is_empty());
 }
+
+#[test]
+fn a_table_loop_ends_quietly_when_the_reader_goes_and_on_ctrl_c() {
+    use std::io::{BufRead, BufReader};
+    use std::process::{Command as Std, Stdio};
+    let bin = assert_cmd::cargo::cargo_bin("nvq");
+    let spawn = || {
+        Std::new(&bin)
+            .env("NVML_SIM_SCENARIO", scenario("summary_h200_load.toml"))
+            .arg("--nvml-lib")
+            .arg(sim_lib())
+            .args(["-l", "600"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    // The reader closes the pipe after one line: nvq must not wait out the
+    // 600 s interval, and must not complain.
+    let mut child = spawn();
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    assert!(is_date_line(first.trim_end_matches('\n')), "{first:?}");
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(0));
+    let mut err = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
+    assert!(err.is_empty(), "{err}");
+
+    // Ctrl+C after the first table: exit 0, the table whole.
+    let mut child = spawn();
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut text = String::new();
+    // The first table ends with the border under its last process row.
+    loop {
+        let mut line = String::new();
+        if out.read_line(&mut line).unwrap() == 0 {
+            break;
+        }
+        let last_border = line.starts_with('+') && text.contains("gpu_burn");
+        text.push_str(&line);
+        if last_border {
+            break;
+        }
+    }
+    // SAFETY: sending a signal to our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    std::io::Read::read_to_string(&mut out, &mut text).unwrap();
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(0));
+    assert!(text.ends_with("+\n"), "{text}");
+}

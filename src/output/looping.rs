@@ -95,9 +95,63 @@ pub fn run_with(
     columns: &[Column],
     fmt: &mut dyn Formatter,
     sink: &mut Sink,
-    mut collect: impl FnMut() -> Result<(Vec<Row>, Flow), NvqError>,
+    collect: impl FnMut() -> Result<(Vec<Row>, Flow), NvqError>,
 ) -> Result<End, NvqError> {
+    struct Rows<'a, C> {
+        columns: &'a [Column],
+        fmt: &'a mut dyn Formatter,
+        collect: C,
+        replace: bool,
+        first: bool,
+    }
+    impl<C: FnMut() -> Result<(Vec<Row>, Flow), NvqError>> Samples for Rows<'_, C> {
+        fn sample(&mut self, buf: &mut Vec<u8>) -> Result<Flow, NvqError> {
+            let (rows, flow) = (self.collect)()?;
+            // The header goes out with the first sample; a file replaced
+            // per sample gets a complete document every time.
+            if self.replace || self.first {
+                self.fmt.begin(self.columns, buf);
+            }
+            self.fmt.sample(self.columns, &rows, buf);
+            if self.replace {
+                self.fmt.finish(self.columns, buf);
+            }
+            self.first = false;
+            Ok(flow)
+        }
+        fn finish(&mut self, buf: &mut Vec<u8>) {
+            if !self.replace {
+                self.fmt.finish(self.columns, buf);
+            }
+        }
+    }
     let replace = sink.replaces_each_sample();
+    let mut rows = Rows {
+        columns,
+        fmt,
+        collect,
+        replace,
+        first: true,
+    };
+    drive(schedule, sink, &mut rows)
+}
+
+/// What a loop repeats: the bytes of one sample, and the bytes after the
+/// last (a JSON array's end, say).
+pub trait Samples {
+    /// Append one sample's bytes to `buf` (whole lines).
+    fn sample(&mut self, buf: &mut Vec<u8>) -> Result<Flow, NvqError>;
+    /// Append what follows the last sample.
+    fn finish(&mut self, _buf: &mut Vec<u8>) {}
+}
+
+/// The loop itself, for anything that produces whole samples of bytes:
+/// query rows through a formatter ([`run_with`]) or the summary table.
+pub fn drive(
+    schedule: Schedule,
+    sink: &mut Sink,
+    samples: &mut dyn Samples,
+) -> Result<End, NvqError> {
     let signals = schedule.interval.map(|_| StopSignals::install());
     let trace = schedule.interval.is_some() && std::env::var_os(TRACE_ENV).is_some();
     let watch = sink.watch_fd();
@@ -109,17 +163,8 @@ pub fn run_with(
         if trace {
             trace_start(start, schedule.interval, taken, tick);
         }
-        let (rows, flow) = collect()?;
         buf.clear();
-        // The header goes out with the first sample; a file replaced per
-        // sample gets a complete document every time.
-        if replace || taken == 0 {
-            fmt.begin(columns, &mut buf);
-        }
-        fmt.sample(columns, &rows, &mut buf);
-        if replace {
-            fmt.finish(columns, &mut buf);
-        }
+        let flow = samples.sample(&mut buf)?;
         sink.write(&buf)?;
         taken += 1;
         if flow == Flow::Stop {
@@ -151,11 +196,9 @@ pub fn run_with(
             Wake::OutputClosed => return Ok(End::OutputClosed),
         }
     };
-    if !replace {
-        buf.clear();
-        fmt.finish(columns, &mut buf);
-        sink.write(&buf)?;
-    }
+    buf.clear();
+    samples.finish(&mut buf);
+    sink.write(&buf)?;
     Ok(end)
 }
 
