@@ -6,21 +6,59 @@
 //! signal wakes it at once, with no window in which a signal can be missed.
 //! A second signal while the first is being honoured restores the default
 //! action and re-raises it, so a loop stuck in a slow driver call can still
-//! be killed with a second Ctrl+C.
+//! be killed with a second Ctrl+C. A copy of the signal that arrives within
+//! `REPEAT_GRACE_NS` of the first is the same request delivered twice, not
+//! a second Ctrl+C, and is ignored: GNU `timeout` signals the child and then
+//! its whole process group, so `timeout -s INT 10 nvq -l 1 ...` delivers
+//! SIGINT twice within microseconds, and nvq must still end with exit 0.
 
 use std::os::raw::c_int;
-use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 static STOP: AtomicBool = AtomicBool::new(false);
 /// Write end of the self-pipe, -1 when not installed.
 static PIPE_WR: AtomicI32 = AtomicI32::new(-1);
 
+/// When the first stop signal arrived (CLOCK_MONOTONIC in ns, never 0);
+/// 0 before.
+static FIRST_AT: AtomicU64 = AtomicU64::new(0);
+/// A stop signal this soon after the first is a copy of it, not a second
+/// Ctrl+C (a person does not press twice within half a second).
+const REPEAT_GRACE_NS: u64 = 500_000_000;
+
 const SIGNALS: [c_int; 2] = [libc::SIGINT, libc::SIGTERM];
 
+/// CLOCK_MONOTONIC in ns, at least 1.
+fn monotonic_ns() -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime(2) is async-signal-safe and writes only `ts`.
+    unsafe {
+        libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts);
+    }
+    (ts.tv_sec as u64)
+        .saturating_mul(1_000_000_000)
+        .saturating_add(ts.tv_nsec as u64)
+        .max(1)
+}
+
 extern "C" fn on_signal(sig: c_int) {
-    // Only async-signal-safe calls here: atomics, write, signal, raise.
+    // Only async-signal-safe calls here: atomics, clock_gettime, write,
+    // signal, raise.
+    let now = monotonic_ns();
+    // The first signal's time is set before STOP, so that a copy handled at
+    // the same moment on another thread finds it.
+    let first = match FIRST_AT.compare_exchange(0, now, Ordering::SeqCst, Ordering::SeqCst) {
+        Ok(_) => now,
+        Err(t) => t,
+    };
     if STOP.swap(true, Ordering::SeqCst) {
+        if now.saturating_sub(first) < REPEAT_GRACE_NS {
+            return;
+        }
         // SAFETY: signal(2) and raise(3) are async-signal-safe.
         unsafe {
             libc::signal(sig, libc::SIG_DFL);
@@ -145,11 +183,16 @@ pub enum Wake {
 
 impl Drop for StopSignals {
     fn drop(&mut self) {
-        // Back to the default actions; the flag stays set (a stop is final).
-        for sig in SIGNALS {
-            // SAFETY: restoring the default disposition.
-            unsafe {
-                libc::signal(sig, libc::SIG_DFL);
+        // Back to the default actions, unless a stop is under way (the flag
+        // stays set: a stop is final): then the handler stays, so that a
+        // late copy of the signal cannot kill nvq while it writes the end of
+        // its output and exits; a separate, later signal still does.
+        if !STOP.load(Ordering::SeqCst) {
+            for sig in SIGNALS {
+                // SAFETY: restoring the default disposition.
+                unsafe {
+                    libc::signal(sig, libc::SIG_DFL);
+                }
             }
         }
         let wr = PIPE_WR.swap(-1, Ordering::SeqCst);
@@ -194,12 +237,25 @@ mod tests {
             libc::raise(libc::SIGTERM);
         }
         assert!(s.stop_requested());
+        // A copy of the signal right after the first (GNU timeout sends one
+        // to the child and one to its group) is ignored: still alive here.
+        // SAFETY: as above.
+        unsafe {
+            libc::raise(libc::SIGTERM);
+        }
+        assert!(s.stop_requested());
         let t0 = Instant::now();
         assert_eq!(
             s.sleep_until(t0 + Duration::from_secs(60), None),
             Wake::Signal
         );
         drop(s);
+        // SAFETY: the test is done with signals; back to the defaults.
+        unsafe {
+            libc::signal(libc::SIGTERM, libc::SIG_DFL);
+            libc::signal(libc::SIGINT, libc::SIG_DFL);
+        }
         STOP.store(false, Ordering::SeqCst);
+        FIRST_AT.store(0, Ordering::SeqCst);
     }
 }
