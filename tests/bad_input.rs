@@ -9,6 +9,9 @@
 //! - `<N*tok>+rest` is the same followed by `,rest`.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod common;
+use common::sim_lib;
+
 use assert_cmd::Command;
 use std::ffi::{OsStr, OsString};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
@@ -214,21 +217,6 @@ static CASES: &[Case] = &[
     scn(&[Q, CSV], Scn::Toml("\u{0}\u{1}\u{2}garbage[[[\n"), 255, PrefixAnd(SIM_SCN, INIT_UNKNOWN)),
     scn(&[Q, CSV], Scn::Toml(""), 6, Exact(NO_DEV)),
 ];
-
-/// The simulator library that cargo built for the tests.
-fn sim_lib() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let deps = exe.parent().unwrap();
-    for cand in [
-        deps.join("libnvml_sim.so"),
-        deps.parent().unwrap().join("libnvml_sim.so"),
-    ] {
-        if cand.is_file() {
-            return cand;
-        }
-    }
-    panic!("libnvml_sim.so not built next to {}", deps.display());
-}
 
 /// Turn a table spelling into the real argument.
 fn expand(arg: &str) -> OsString {

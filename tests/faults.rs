@@ -4,25 +4,13 @@
 //! for a failed initialisation, and never a panic or a half-written line.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod common;
+use common::sim_lib;
+
 use assert_cmd::Command;
 use nvq::nvml::NvmlCode;
-use std::path::PathBuf;
 
 // ---------------------------------------------------------------- helpers
-
-fn sim_lib() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let deps = exe.parent().unwrap();
-    for cand in [
-        deps.join("libnvml_sim.so"),
-        deps.parent().unwrap().join("libnvml_sim.so"),
-    ] {
-        if cand.is_file() {
-            return cand;
-        }
-    }
-    panic!("libnvml_sim.so not built next to {}", deps.display());
-}
 
 struct Out {
     code: Option<i32>,

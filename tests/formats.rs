@@ -7,6 +7,9 @@
 //! (and review the diff).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod common;
+use common::sim_lib;
+
 use assert_cmd::Command;
 use nvml_sim::scenario::{Scenario, Series};
 use serde_json::Value as Json;
@@ -22,22 +25,6 @@ fn root() -> PathBuf {
 
 fn scenario_path() -> PathBuf {
     root().join("tests/scenarios/formats.toml")
-}
-
-/// The simulator library, built next to the test binaries.
-fn sim_lib() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let deps = exe.parent().unwrap();
-    let debug = deps.parent().unwrap();
-    for p in [debug.join("libnvml_sim.so"), deps.join("libnvml_sim.so")] {
-        if p.exists() {
-            return p;
-        }
-    }
-    panic!(
-        "libnvml_sim.so not found next to {}; build it with `cargo build -p nvml-sim`",
-        debug.display()
-    );
 }
 
 struct Run {

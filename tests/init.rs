@@ -2,23 +2,10 @@
 //! nvidia-smi's message and exit code (issue: the workspace and the simulator).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use assert_cmd::Command;
-use std::path::PathBuf;
+mod common;
+use common::sim_lib;
 
-/// The simulator library that cargo built for the tests.
-fn sim_lib() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let deps = exe.parent().unwrap();
-    for cand in [
-        deps.join("libnvml_sim.so"),
-        deps.parent().unwrap().join("libnvml_sim.so"),
-    ] {
-        if cand.is_file() {
-            return cand;
-        }
-    }
-    panic!("libnvml_sim.so not built next to {}", deps.display());
-}
+use assert_cmd::Command;
 
 fn scenario(text: &str) -> tempfile::NamedTempFile {
     let mut f = tempfile::Builder::new().suffix(".toml").tempfile().unwrap();

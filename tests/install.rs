@@ -3,23 +3,12 @@
 //! `nvidia-smi` symlink elsewhere pointing at the installed nvq.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use assert_cmd::cargo::cargo_bin;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
+use common::sim_lib;
 
-fn sim_lib() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let deps = exe.parent().unwrap();
-    for cand in [
-        deps.join("libnvml_sim.so"),
-        deps.parent().unwrap().join("libnvml_sim.so"),
-    ] {
-        if cand.is_file() {
-            return cand;
-        }
-    }
-    panic!("libnvml_sim.so not built next to {}", deps.display());
-}
+use assert_cmd::cargo::cargo_bin;
+use std::path::Path;
+use std::process::{Command, Output};
 
 fn run(exe: &Path, args: &[&str]) -> Output {
     Command::new(exe)

@@ -2,27 +2,14 @@
 //! closed pipes, `-f` files, lost GPUs and values that change per sample.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod common;
+use common::sim_lib;
+
 use assert_cmd::Command;
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
-
-/// The simulator library built beside the test binaries.
-fn sim_lib() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let deps = exe.parent().unwrap();
-    let debug = deps.parent().unwrap();
-    for p in [debug.join("libnvml_sim.so"), deps.join("libnvml_sim.so")] {
-        if p.is_file() {
-            return p;
-        }
-    }
-    panic!(
-        "libnvml_sim.so not found next to {}: run `cargo build -p nvml-sim`",
-        exe.display()
-    );
-}
 
 fn scenario(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -3,25 +3,13 @@
 //! go to stderr. nvidia-smi options that nvq lacks are refused in both modes.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod common;
+use common::sim_lib;
+
 use assert_cmd::cargo::cargo_bin;
 use nvq::cli::NOT_IMPLEMENTED;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-
-/// The simulator library that cargo built for the tests.
-fn sim_lib() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let deps = exe.parent().unwrap();
-    for cand in [
-        deps.join("libnvml_sim.so"),
-        deps.parent().unwrap().join("libnvml_sim.so"),
-    ] {
-        if cand.is_file() {
-            return cand;
-        }
-    }
-    panic!("libnvml_sim.so not built next to {}", deps.display());
-}
 
 /// `../shared/nvidia-smi/captures`, or `None` (the comparison is skipped).
 fn captures() -> Option<PathBuf> {

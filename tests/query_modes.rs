@@ -6,6 +6,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod common;
+use common::sim_lib;
+
 use assert_cmd::Command;
 use nvq::fields::time::is_timestamp;
 use std::path::{Path, PathBuf};
@@ -16,17 +19,6 @@ fn repo() -> PathBuf {
 
 fn scenario(name: &str) -> PathBuf {
     repo().join("tests/scenarios").join(name)
-}
-
-/// The simulator library, built next to the test executable.
-fn sim_lib() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let deps = exe.parent().unwrap();
-    let debug = deps.parent().unwrap();
-    [debug.join("libnvml_sim.so"), deps.join("libnvml_sim.so")]
-        .into_iter()
-        .find(|p| p.is_file())
-        .expect("libnvml_sim.so not built (cargo build -p nvml-sim)")
 }
 
 /// Run nvq on a scenario; returns (stdout, stderr, exit code).

@@ -4,25 +4,14 @@
 //! Expected values are computed from the scenario file, not written here.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod common;
+use common::sim_lib;
+
 use assert_cmd::Command;
 use nvml_sim::scenario::{Device, Scenario, Series};
 use std::path::PathBuf;
 
 const MIB: u64 = 1 << 20;
-
-fn sim_lib() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let deps = exe.parent().unwrap();
-    for cand in [
-        deps.join("libnvml_sim.so"),
-        deps.parent().unwrap().join("libnvml_sim.so"),
-    ] {
-        if cand.is_file() {
-            return cand;
-        }
-    }
-    panic!("libnvml_sim.so not built next to {}", deps.display());
-}
 
 fn scenario_path() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/scenarios/script_run.toml")

@@ -3,21 +3,14 @@
 //! scenario byte for byte, apart from the date line, whose shape is compared.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod common;
+use common::sim_lib;
+
 use assert_cmd::Command;
 use std::path::{Path, PathBuf};
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn sim_lib() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let deps = exe.parent().unwrap();
-    let debug = deps.parent().unwrap();
-    [debug.join("libnvml_sim.so"), deps.join("libnvml_sim.so")]
-        .into_iter()
-        .find(|p| p.is_file())
-        .expect("libnvml_sim.so not built (cargo build -p nvml-sim)")
 }
 
 fn scenario(name: &str) -> PathBuf {

@@ -203,12 +203,7 @@ pub(crate) mod tests {
     }
 
     fn render(columns: &[Column], rows: &[Row]) -> String {
-        let mut f = Json::new();
-        let mut out = Vec::new();
-        f.begin(columns, &mut out);
-        f.sample(columns, rows, &mut out);
-        f.finish(columns, &mut out);
-        String::from_utf8(out).unwrap()
+        crate::format::render_once(&mut Json::new(), columns, rows)
     }
 
     #[test]

@@ -96,6 +96,16 @@ pub trait Formatter {
     }
 }
 
+/// One sample through a formatter, begin to finish, as text (for tests).
+#[cfg(test)]
+pub(crate) fn render_once(f: &mut dyn Formatter, columns: &[Column], rows: &[Row]) -> String {
+    let mut out = Vec::new();
+    f.begin(columns, &mut out);
+    f.sample(columns, rows, &mut out);
+    f.finish(columns, &mut out);
+    String::from_utf8(out).unwrap_or_default()
+}
+
 /// The output formats nvq knows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FormatKind {

@@ -42,12 +42,7 @@ mod tests {
     use crate::format::json::tests::{col, cols, rows};
 
     fn render(columns: &[Column], rows: &[Row]) -> String {
-        let mut f = Ndjson::new();
-        let mut out = Vec::new();
-        f.begin(columns, &mut out);
-        f.sample(columns, rows, &mut out);
-        f.finish(columns, &mut out);
-        String::from_utf8(out).unwrap()
+        crate::format::render_once(&mut Ndjson::new(), columns, rows)
     }
 
     #[test]

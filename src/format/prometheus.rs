@@ -385,12 +385,7 @@ mod tests {
     }
 
     fn render(columns: &[Column], rows: &[Row]) -> String {
-        let mut f = Prometheus::new();
-        let mut out = Vec::new();
-        f.begin(columns, &mut out);
-        f.sample(columns, rows, &mut out);
-        f.finish(columns, &mut out);
-        String::from_utf8(out).unwrap()
+        crate::format::render_once(&mut Prometheus::new(), columns, rows)
     }
 
     #[test]
