@@ -17,6 +17,7 @@ import sys
 import tempfile
 import time
 import shutil
+import glob
 
 NVQ = os.environ["NVQ"]
 SIM = os.environ["SIM_LIB"]
@@ -133,6 +134,38 @@ def rusage_run(argv, env, seconds=None):
     return wall, user + system, rss, lines
 
 
+def on_cpu_run(argv, env, seconds=None):
+    """Run a child; poll the scheduler's on-CPU time of all its threads
+    (/proc/PID/task/*/schedstat, nanoseconds) and its peak RSS (VmHWM)
+    until it exits; stop it with SIGINT after `seconds` if given. Returns
+    (wall_s, on_cpu_s, peak_rss_kib). The last poll misses at most the
+    final 20 ms of the run."""
+    t0 = time.monotonic()
+    p = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    cpu_ns, hwm = 0, 0
+    while p.poll() is None:
+        total = 0
+        for f in glob.glob(f"/proc/{p.pid}/task/*/schedstat"):
+            try:
+                with open(f) as fh:
+                    total += int(fh.read().split()[0])
+            except (OSError, ValueError, IndexError):
+                pass
+        cpu_ns = max(cpu_ns, total)
+        try:
+            with open(f"/proc/{p.pid}/status") as fh:
+                for line in fh:
+                    if line.startswith("VmHWM:"):
+                        hwm = max(hwm, int(line.split()[1]))
+        except OSError:
+            pass
+        if seconds and time.monotonic() - t0 > seconds:
+            p.send_signal(signal.SIGINT)
+            seconds = None
+        time.sleep(0.02)
+    return time.monotonic() - t0, cpu_ns / 1e9, hwm
+
+
 def loop_cost():
     env = env_for(scenario(8, 2))
     fields = all_gpu_fields()
@@ -141,14 +174,20 @@ def loop_cost():
     secs = 3 if QUICK else 10
     for ms in (100, 10):
         samples = secs * 1000 // ms
-        wall, cpu, rss, _ = rusage_run([NVQ, q, "--format=csv,noheader", "-lms", str(ms), "--count", str(samples)], env)
+        wall, cpu, rss = on_cpu_run([NVQ, q, "--format=csv,noheader", "-lms", str(ms), "--count", str(samples)], env)
         rows.append(("loop, 8 GPUs, 20 fields", f"-lms {ms}, {samples} samples", "nvq",
-                     cpu / samples * 1000, f"{cpu / wall * 100:.2f}% of a core, peak RSS {rss / 1024:.1f} MiB"))
-    for interval in (0.1,):
-        wall, cpu, rss, _ = rusage_run([os.path.join(PYBIN, "gpustat"), "-i", str(interval), "--no-color"], env, seconds=secs)
-        samples = max(1, int(wall / interval))
-        rows.append(("loop, 8 GPUs, 20 fields", f"-i {interval} for {secs} s (~{samples} samples)", "gpustat -i",
-                     cpu / samples * 1000, f"{cpu / wall * 100:.2f}% of a core, peak RSS {rss / 1024:.1f} MiB"))
+                     cpu / samples * 1000, f"{cpu / wall * 100:.2f}% of a core (on-CPU time), peak RSS {rss / 1024:.1f} MiB"))
+    # For scale: what merely waking up 10 times a second costs here (a
+    # python sleep loop, less python's own start-up).
+    n = secs * 10
+    _, idle, _ = on_cpu_run([sys.executable, "-c", f"import time\nfor _ in range({n}): time.sleep(0.1)"], env)
+    _, start, _ = on_cpu_run([sys.executable, "-c", "pass"], env)
+    rows.append(("loop, 8 GPUs, 20 fields", f"bare wake-up every 100 ms, {n} times", "floor of a periodic process",
+                 max(0.0, idle - start) / n * 1000, "on-CPU time per wake-up of a process that does nothing"))
+    wall, cpu, rss = on_cpu_run([os.path.join(PYBIN, "gpustat"), "-i", "0.1", "--no-color"], env, seconds=secs)
+    samples = max(1, int(wall / 0.1))
+    rows.append(("loop, 8 GPUs, 20 fields", f"-i 0.1 for {secs} s (~{samples} samples)", "gpustat -i",
+                 cpu / samples * 1000, f"{cpu / wall * 100:.2f}% of a core (on-CPU time), peak RSS {rss / 1024:.1f} MiB"))
 
 
 def loop_instructions():
@@ -208,7 +247,8 @@ def report():
         f"Date: {time.strftime('%Y-%m-%d %H:%M %Z')}. Machine: {platform.machine()}, "
         f"{os.cpu_count()} CPUs, {platform.platform()}, Python {platform.python_version()}.",
         "Command: `benches/run.sh`. All tools read the same NVML simulator; times are medians (hyperfine),",
-        "loop figures are CPU time per sample from the child's rusage.",
+        "loop figures are on-CPU time per sample from the scheduler (/proc/PID/task/*/schedstat),",
+        "and instructions per sample from valgrind's callgrind (independent of the machine's load).",
         "",
         "| section | case | tool | median (ms, or MiB) | vs nvq | note |",
         "|---|---|---|---:|---:|---|",

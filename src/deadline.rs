@@ -18,8 +18,8 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
-use std::sync::Arc;
+use std::sync::mpsc::{self, Sender};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 /// The shortest deadline: NVML calls on a healthy GPU take microseconds to
@@ -35,8 +35,22 @@ pub fn limit_for(interval: Duration) -> Duration {
 /// Builds, on a lane's thread, the job that reads one GPU.
 type Make<T> = dyn Fn(usize) -> Box<dyn FnMut() -> T> + Send + Sync;
 
-/// One GPU's answer: (lane, sample number, GPU, value).
-type Answer<T> = (usize, u64, usize, T);
+/// What the lanes hand back. Answers are put here as each GPU is read
+/// (so the GPUs read before a hang are not lost), but the main thread is
+/// woken only when a lane ends its job: one wake-up per sample, not one
+/// per GPU.
+struct Mailbox<T> {
+    /// (lane, sample number, GPU, value).
+    answers: Vec<(usize, u64, usize, T)>,
+    /// (lane, sample number) of jobs that ended, read through or cut short.
+    ended: Vec<(usize, u64)>,
+}
+
+type Hub<T> = Arc<(Mutex<Mailbox<T>>, Condvar)>;
+
+fn lock<T>(hub: &Hub<T>) -> MutexGuard<'_, Mailbox<T>> {
+    hub.0.lock().unwrap_or_else(PoisonError::into_inner)
+}
 
 struct Lane {
     /// Work for the lane: a sample number and the GPUs to read, in order.
@@ -56,8 +70,7 @@ struct Lane {
 pub struct PerGpu<T> {
     lanes: Vec<Lane>,
     make: Arc<Make<T>>,
-    answers_tx: Sender<Answer<T>>,
-    answers: Receiver<Answer<T>>,
+    hub: Hub<T>,
     limit: Duration,
     sample: u64,
     n: usize,
@@ -72,12 +85,17 @@ impl<T: Send + 'static> PerGpu<T> {
         J: FnMut() -> T + 'static,
     {
         let make: Arc<Make<T>> = Arc::new(move |i| Box::new(make(i)) as Box<dyn FnMut() -> T>);
-        let (answers_tx, answers) = mpsc::channel();
+        let hub = Arc::new((
+            Mutex::new(Mailbox {
+                answers: Vec::new(),
+                ended: Vec::new(),
+            }),
+            Condvar::new(),
+        ));
         let mut p = PerGpu {
             lanes: Vec::new(),
             make,
-            answers_tx,
-            answers,
+            hub,
             limit,
             sample: 0,
             n,
@@ -92,9 +110,9 @@ impl<T: Send + 'static> PerGpu<T> {
         let id = self.lanes.len();
         let (jobs, job_rx) = mpsc::channel::<(u64, Vec<usize>)>();
         let cancel = Arc::new(AtomicU64::new(0));
-        let (make, tx, stop) = (
+        let (make, hub, stop) = (
             Arc::clone(&self.make),
-            self.answers_tx.clone(),
+            Arc::clone(&self.hub),
             Arc::clone(&cancel),
         );
         std::thread::Builder::new()
@@ -107,10 +125,11 @@ impl<T: Send + 'static> PerGpu<T> {
                             break;
                         }
                         let job = built.entry(g).or_insert_with(|| make(g));
-                        if tx.send((id, sample, g, job())).is_err() {
-                            return;
-                        }
+                        let value = job();
+                        lock(&hub).answers.push((id, sample, g, value));
                     }
+                    lock(&hub).ended.push((id, sample));
+                    hub.1.notify_one();
                 }
             })?;
         self.lanes.push(Lane {
@@ -138,32 +157,28 @@ impl<T: Send + 'static> PerGpu<T> {
             }
         }
         let mut deadline = Instant::now() + self.limit;
-        while self.lanes.iter().any(|l| !l.pending.is_empty()) {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match self.answers.recv_timeout(left) {
-                Ok((lane, s, gpu, value)) => {
-                    let Some(l) = self.lanes.get_mut(lane) else {
-                        continue;
-                    };
-                    if s == sample {
-                        l.pending.retain(|&g| g != gpu);
-                        if let Some(slot) = out.get_mut(gpu) {
-                            *slot = Some(value);
-                        }
-                    } else if l.stuck {
-                        // The call that missed an earlier deadline is
-                        // back: its answer is stale, the lane is free.
-                        l.stuck = false;
-                    }
-                }
-                Err(RecvTimeoutError::Timeout) => {
-                    if !self.unstick(sample) {
+        loop {
+            let timed_out = {
+                let hub = Arc::clone(&self.hub);
+                let mut mail = lock(&hub);
+                loop {
+                    self.take(&mut mail, sample, &mut out);
+                    let left = deadline.saturating_duration_since(Instant::now());
+                    if !self.waiting() || left.is_zero() {
                         break;
                     }
-                    deadline = Instant::now() + self.limit;
+                    mail = hub
+                        .1
+                        .wait_timeout(mail, left)
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .0;
                 }
-                Err(RecvTimeoutError::Disconnected) => break,
+                self.waiting()
+            };
+            if !timed_out || !self.unstick(sample) {
+                break;
             }
+            deadline = Instant::now() + self.limit;
         }
         for lane in &mut self.lanes {
             lane.pending.clear();
@@ -172,6 +187,37 @@ impl<T: Send + 'static> PerGpu<T> {
             .enumerate()
             .map(|(i, v)| v.unwrap_or_else(|| late(i)))
             .collect()
+    }
+
+    /// Is any lane still owing this sample an answer?
+    fn waiting(&self) -> bool {
+        self.lanes.iter().any(|l| !l.pending.is_empty())
+    }
+
+    /// Move what the lanes handed back into `out`.
+    fn take(&mut self, mail: &mut Mailbox<T>, sample: u64, out: &mut [Option<T>]) {
+        for (lane, s, gpu, value) in mail.answers.drain(..) {
+            let Some(l) = self.lanes.get_mut(lane) else {
+                continue;
+            };
+            if s == sample {
+                l.pending.retain(|&g| g != gpu);
+                if let Some(slot) = out.get_mut(gpu) {
+                    *slot = Some(value);
+                }
+            } else if l.stuck {
+                // The call that missed an earlier deadline is back: its
+                // answer is stale, the lane is free.
+                l.stuck = false;
+            }
+        }
+        for (lane, s) in mail.ended.drain(..) {
+            if let Some(l) = self.lanes.get_mut(lane) {
+                if s == sample {
+                    l.pending.clear();
+                }
+            }
+        }
     }
 
     /// A deadline passed: every lane still waited for is stuck on the first
