@@ -482,3 +482,24 @@ fn every_nvidia_smi_field_gets_a_clean_metric_name() {
         }
     }
 }
+
+#[test]
+fn ndjson_rows_of_every_mode_carry_their_timestamp() {
+    let default = root().join("nvml-sim/scenarios/default.toml");
+    for query in [
+        "--query-gpu=index",
+        "--query-compute-apps=pid,used_gpu_memory",
+        "--query-retired-pages=retired_pages.cause",
+        "--query-remapped-rows=remapped_rows.correctable",
+        "--query-supported-clocks=memory,graphics",
+    ] {
+        let run = nvq_with(&default, &[query, "--format=ndjson"]);
+        assert_eq!(run.code, 0, "{query}: {}", run.stderr);
+        assert!(!run.stdout.is_empty(), "{query}: no rows");
+        for line in run.stdout.lines() {
+            let obj: Json = serde_json::from_str(line).unwrap();
+            let ts = obj["timestamp"].as_str().unwrap_or_default();
+            assert!(is_timestamp(ts), "{query}: {line}");
+        }
+    }
+}

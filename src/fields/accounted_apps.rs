@@ -110,7 +110,7 @@ pub fn collect(session: &Session, devices: &[u32], fields: &[usize]) -> Vec<Row>
                         pid: Ok(pid),
                         stats,
                     };
-                    rows.push(devctx::row(&r, fields, get));
+                    rows.push(devctx::row(&dev, &r, fields, get));
                 }
             }
             Err(c) if c == NvmlCode::NOT_SUPPORTED => {}
@@ -120,7 +120,7 @@ pub fn collect(session: &Session, devices: &[u32], fields: &[usize]) -> Vec<Row>
                     pid: Err(c),
                     stats: Err(c),
                 };
-                rows.push(devctx::row(&r, fields, get));
+                rows.push(devctx::row(&dev, &r, fields, get));
             }
         }
     }

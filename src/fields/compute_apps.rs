@@ -358,11 +358,21 @@ pub fn collect_with(
             Ok(procs) => {
                 rows.reserve(procs.len());
                 for p in procs {
-                    rows.push(devctx::row(&ProcRow::new(&dev, Ok(p), host), fields, get));
+                    rows.push(devctx::row(
+                        &dev,
+                        &ProcRow::new(&dev, Ok(p), host),
+                        fields,
+                        get,
+                    ));
                 }
             }
             Err(c) if c == NvmlCode::NOT_SUPPORTED => {}
-            Err(c) => rows.push(devctx::row(&ProcRow::new(&dev, Err(c), host), fields, get)),
+            Err(c) => rows.push(devctx::row(
+                &dev,
+                &ProcRow::new(&dev, Err(c), host),
+                fields,
+                get,
+            )),
         }
     }
     rows

@@ -105,15 +105,19 @@ pub mod info {
 }
 
 /// Build the rows of a list mode: `cells(row, field)` for each wanted field.
+/// The row carries its GPU's sample timestamp (NDJSON prints it).
 pub fn row<R>(
+    dev: &DevCtx<'_>,
     r: &R,
     fields: &[usize],
     get: impl Fn(&R, usize) -> Option<Value>,
 ) -> crate::format::Row {
-    crate::format::Row::new(
+    let mut row = crate::format::Row::new(
         fields
             .iter()
             .map(|&f| get(r, f).unwrap_or_else(|| Value::err(NvmlCode::NOT_SUPPORTED)))
             .collect(),
-    )
+    );
+    row.timestamp = Some(dev.gpu.timestamp.clone());
+    row
 }

@@ -107,7 +107,7 @@ pub fn collect(session: &Session, devices: &[u32], fields: &[usize]) -> Vec<Row>
                 rows: remapped_rows(&dev),
                 dev: &dev,
             };
-            devctx::row(&r, fields, get)
+            devctx::row(&dev, &r, fields, get)
         })
         .collect()
 }

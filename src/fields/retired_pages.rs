@@ -103,7 +103,7 @@ pub fn collect(session: &Session, devices: &[u32], fields: &[usize]) -> Vec<Row>
                     cause: text,
                     page,
                 };
-                rows.push(devctx::row(&r, fields, get));
+                rows.push(devctx::row(&dev, &r, fields, get));
             };
             match pages {
                 Ok(p) if p.is_empty() => push(Ok(None)),

@@ -66,7 +66,7 @@ pub fn collect(session: &Session, devices: &[u32], fields: &[usize]) -> Vec<Row>
                 memory,
                 graphics,
             };
-            rows.push(devctx::row(&r, fields, get));
+            rows.push(devctx::row(&dev, &r, fields, get));
         };
         match clock_list(&dev.gpu, None) {
             Ok(mems) => {
