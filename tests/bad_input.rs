@@ -171,7 +171,7 @@ static CASES: &[Case] = &[
     // ---- -l / -lms / --count -----------------------------------------
     case(&[Q, CSV, "-l", "0"], 2, Err, Exact("ERROR: -l/--loop needs a whole number of seconds greater than 0, not \"0\".\n")),
     case(&[Q, CSV, "--loop=-1"], 2, Err, PrefixAnd(L_BAD, "\"-1\"")),
-    case(&[Q, CSV, "-l", "-1"], 2, Err, Prefix("ERROR: ")),
+    case(&[Q, CSV, "-l", "-1"], 2, Err, Prefix("ERROR: -l/--loop needs a whole number of seconds greater than 0, not \"-1\"")),
     case(&[Q, CSV, "-l", "abc"], 2, Err, PrefixAnd(L_BAD, "\"abc\"")),
     case(&[Q, CSV, "-l", "1.5"], 2, Err, PrefixAnd(L_BAD, "\"1.5\"")),
     case(&[Q, CSV, "-l", "99999999999999999999"], 2, Err, PrefixAnd(L_BAD, "\"99999999999999999999\"")),
@@ -179,7 +179,7 @@ static CASES: &[Case] = &[
     case(&[Q, CSV, "-l", "18446744073709551615"], 2, Err, Prefix("ERROR: -l/--loop 18446744073709551615 is longer than the maximum of one day.\n")),
     case(&[Q, CSV, "-lms", "0"], 2, Err, PrefixAnd(LMS_BAD, "\"0\"")),
     case(&[Q, CSV, "-lms=-5"], 2, Err, PrefixAnd(LMS_BAD, "\"-5\"")),
-    case(&[Q, CSV, "-lms", "-5"], 2, Err, Prefix("ERROR: ")),
+    case(&[Q, CSV, "-lms", "-5"], 2, Err, Prefix("ERROR: -lms/--loop-ms needs a whole number of milliseconds greater than 0, not \"-5\"")),
     case(&[Q, CSV, "-lms", "fast"], 2, Err, PrefixAnd(LMS_BAD, "\"fast\"")),
     case(&[Q, CSV, "-lms", "99999999999999999999"], 2, Err, PrefixAnd(LMS_BAD, "\"99999999999999999999\"")),
     case(&[Q, CSV, "-lms", "86400001"], 2, Err, Prefix("ERROR: -lms/--loop-ms 86400001 is longer than the maximum of one day.\n")),

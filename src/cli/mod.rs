@@ -94,11 +94,17 @@ pub struct Args {
         num_args = 0..=1,
         default_missing_value = "5",
         require_equals = false,
+        allow_negative_numbers = true,
         help_heading = "Selective query"
     )]
     pub loop_sec: Option<String>,
     /// Repeat every MS milliseconds until Ctrl+C (also spelled -lms).
-    #[arg(long = "loop-ms", value_name = "MS", help_heading = "Selective query")]
+    #[arg(
+        long = "loop-ms",
+        value_name = "MS",
+        allow_negative_numbers = true,
+        help_heading = "Selective query"
+    )]
     pub loop_ms: Option<String>,
     /// nvq: stop a loop after N samples.
     #[arg(long, value_name = "N", help_heading = "Loops (nvq)")]
