@@ -9,6 +9,7 @@
 
 mod common;
 use common::sim_lib;
+use nvq::fields::time::is_timestamp;
 
 use assert_cmd::Command;
 use nvml_sim::scenario::{Scenario, Series};
@@ -83,19 +84,6 @@ fn snapshot(name: &str, actual: &str) {
         expected == actual,
         "{name} differs from its snapshot (NVQ_UPDATE_SNAPSHOTS=1 to accept)\n--- expected\n{expected}\n--- actual\n{actual}"
     );
-}
-
-/// Is `s` nvidia-smi's timestamp, `YYYY/MM/DD HH:MM:SS.mmm`?
-fn is_timestamp(s: &str) -> bool {
-    let b = s.as_bytes();
-    b.len() == 23
-        && b.iter().enumerate().all(|(i, c)| match i {
-            4 | 7 => *c == b'/',
-            10 => *c == b' ',
-            13 | 16 => *c == b':',
-            19 => *c == b'.',
-            _ => c.is_ascii_digit(),
-        })
 }
 
 /// Replace each line's `"timestamp":"..."` (checked first) by a placeholder.
