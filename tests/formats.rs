@@ -491,3 +491,44 @@ fn ndjson_rows_of_every_mode_carry_their_timestamp() {
         }
     }
 }
+
+#[test]
+fn prometheus_labels_are_read_once_per_gpu_in_a_loop() {
+    // nvmlDeviceGetUUID answers only its first call on each GPU: the labels
+    // of later samples must still carry the UUID read in the first one.
+    let default = std::fs::read_to_string(root().join("nvml-sim/scenarios/default.toml")).unwrap();
+    let fault = "\n[[device.fault]]\nfunction = \"nvmlDeviceGetUUID\"\ncode = \"UNKNOWN\"\nafter_calls = 1\n";
+    // A [[device.fault]] table belongs to the [[device]] before it: add one
+    // at the end of every device's block.
+    let blocks: Vec<&str> = default.split("\n[[device]]\n").collect();
+    let mut text = blocks[0].to_string();
+    for b in &blocks[1..] {
+        text.push_str("\n[[device]]\n");
+        text.push_str(b);
+        text.push_str(fault);
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let sc = dir.path().join("uuid_once.toml");
+    std::fs::write(&sc, text).unwrap();
+    let run = nvq_with(
+        &sc,
+        &[
+            "--query-gpu=memory.used",
+            "--format=prometheus",
+            "-lms",
+            "20",
+            "--count",
+            "3",
+        ],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let samples: Vec<&str> = run
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("nvq_memory_used_bytes{"))
+        .collect();
+    assert_eq!(samples.len(), 6, "{}", run.stdout);
+    for l in samples {
+        assert!(l.contains("uuid=\"GPU-"), "{l}");
+    }
+}

@@ -12,6 +12,8 @@ use std::sync::Arc;
 pub struct Target {
     pub index: u32,
     handle: Result<nvmlDevice_t, NvmlCode>,
+    /// Who the GPU is (Prometheus labels), read once it could be read whole.
+    ident: std::cell::OnceCell<Arc<GpuIdent>>,
 }
 
 /// Look up the handles of the selected GPUs.
@@ -23,6 +25,7 @@ pub fn targets(session: &Session, devices: &[u32]) -> Vec<Target> {
             // SAFETY: the raw handle is only turned back into a `Device`
             // of this same session (below).
             handle: session.device(index).map(|d| unsafe { d.handle() }),
+            ident: std::cell::OnceCell::new(),
         })
         .collect()
 }
@@ -74,7 +77,7 @@ pub fn collect_targets(
             };
             // Who the GPU is, before its values: a GPU that fails midway
             // keeps the labels it had.
-            let gpu = ident.then(|| Arc::new(gpu_ident(&ctx)));
+            let gpu = ident.then(|| target_ident(t, &ctx));
             if !field_values.is_empty() {
                 ctx.prefetch_field_values(&field_values);
             }
@@ -92,6 +95,19 @@ pub fn collect_targets(
             row
         })
         .collect()
+}
+
+/// The GPU's identity, read on the first sample and kept for the next ones
+/// (it does not change); while a part is missing it is read again.
+fn target_ident(t: &Target, ctx: &GpuCtx<'_>) -> Arc<GpuIdent> {
+    if let Some(id) = t.ident.get() {
+        return Arc::clone(id);
+    }
+    let id = Arc::new(gpu_ident(ctx));
+    if !id.uuid.is_empty() && !id.name.is_empty() && !id.pci_bus_id.is_empty() {
+        let _ = t.ident.set(Arc::clone(&id));
+    }
+    id
 }
 
 /// Who the GPU is; a part NVML cannot tell (a lost GPU) is left empty.
