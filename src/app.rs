@@ -43,19 +43,12 @@ impl QueryPlan {
                 "--summary is not available with --format=prometheus (a scrape has no run to summarise).".into(),
             ));
         }
-        let interval = match (&args.loop_sec, &args.loop_ms) {
-            (Some(_), Some(_)) => return Err(NvqError::InvalidCombination),
-            (Some(s), None) => Some(cli::parse_loop_sec(s)?),
-            (None, Some(ms)) => Some(cli::parse_loop_ms(ms)?),
-            (None, None) if script.needs_loop() => Some(filter::script::UNTIL_DEFAULT_INTERVAL),
-            (None, None) => None,
-        };
-        let count = args.count.as_deref().map(cli::parse_count).transpose()?;
-        if count.is_some() && interval.is_none() {
-            return Err(NvqError::Usage(
-                "--count needs a loop: add -l/--loop=SEC or -lms/--loop-ms=MS.".into(),
-            ));
-        }
+        let interval = loop_interval(args)?.or_else(|| {
+            script
+                .needs_loop()
+                .then_some(filter::script::UNTIL_DEFAULT_INTERVAL)
+        });
+        let count = loop_count(args, interval)?;
         Ok(QueryPlan {
             mode,
             fields,
@@ -65,6 +58,28 @@ impl QueryPlan {
             script,
         })
     }
+}
+
+/// `-l[SEC]` / `-lms MS`: the loop interval, if any (both at once is an
+/// invalid combination).
+fn loop_interval(args: &Args) -> Result<Option<Duration>, NvqError> {
+    match (&args.loop_sec, &args.loop_ms) {
+        (Some(_), Some(_)) => Err(NvqError::InvalidCombination),
+        (Some(s), None) => cli::parse_loop_sec(s).map(Some),
+        (None, Some(ms)) => cli::parse_loop_ms(ms).map(Some),
+        (None, None) => Ok(None),
+    }
+}
+
+/// `--count N`, which needs a loop.
+fn loop_count(args: &Args, interval: Option<Duration>) -> Result<Option<u64>, NvqError> {
+    let count = args.count.as_deref().map(cli::parse_count).transpose()?;
+    if count.is_some() && interval.is_none() {
+        return Err(NvqError::Usage(
+            "--count needs a loop: add -l/--loop=SEC or -lms/--loop-ms=MS.".into(),
+        ));
+    }
+    Ok(count)
 }
 
 /// Run nvq. Output goes to stdout or the `-f` file; the caller prints errors.
@@ -102,26 +117,13 @@ pub fn run_as(args: &Args, personality: Personality) -> Result<(), NvqError> {
 /// No query option: print nvidia-smi's summary table (again every `-l`
 /// interval).
 fn run_summary(args: &Args, personality: Personality) -> Result<(), NvqError> {
-    use std::io::IsTerminal;
-    let interval = match (&args.loop_sec, &args.loop_ms) {
-        (Some(_), Some(_)) => return Err(NvqError::InvalidCombination),
-        (Some(s), None) => Some(cli::parse_loop_sec(s)?),
-        (None, Some(ms)) => Some(cli::parse_loop_ms(ms)?),
-        (None, None) => None,
-    };
-    let count = args.count.as_deref().map(cli::parse_count).transpose()?;
-    if count.is_some() && interval.is_none() {
-        return Err(NvqError::Usage(
-            "--count needs a loop: add -l/--loop=SEC or -lms/--loop-ms=MS.".into(),
-        ));
-    }
+    let interval = loop_interval(args)?;
+    let count = loop_count(args, interval)?;
     let session = Session::open(&args.lib_source())?;
     let devices = select::select(&session, args.id.as_deref())?;
     let mut sink = Sink::open(args.filename.as_deref())?;
     let colour = personality == Personality::Nvq
-        && args.filename.is_none()
-        && !matches!(std::env::var_os("NO_COLOR"), Some(v) if !v.is_empty())
-        && std::io::stdout().is_terminal();
+        && crate::output::terminal::stdout_colour(args.filename.is_some());
     struct Tables<'a> {
         session: &'a Session,
         devices: &'a [u32],
