@@ -1,14 +1,15 @@
 //! What nvq does with parsed arguments.
 
 use crate::cli::{self, Args};
-use crate::deadline;
 use crate::error::NvqError;
-use crate::fields::{self, QueryMode};
-use crate::filter::{self, Script, Verdict};
-use crate::format::{self, Column, FormatSpec};
+use crate::model::Column;
 use crate::nvml::{select, Session};
-use crate::output::looping::{self, End, Flow, Schedule};
 use crate::output::{Sink, SinkMode};
+use crate::render::{self, FormatSpec};
+use crate::schedule::deadline;
+use crate::schedule::{self as looping, End, Flow, Schedule};
+use crate::script::{self, Script, Verdict};
+use crate::source::{self, QueryMode};
 use crate::Personality;
 use std::sync::Arc;
 use std::time::Duration;
@@ -38,7 +39,7 @@ impl QueryPlan {
             }
         };
         let script = Script::new(mode, &fields, args.script_flags())?;
-        if args.summary && format.kind == format::FormatKind::Prometheus {
+        if args.summary && format.kind == render::FormatKind::Prometheus {
             return Err(NvqError::Usage(
                 "--summary is not available with --format=prometheus (a scrape has no run to summarise).".into(),
             ));
@@ -46,7 +47,7 @@ impl QueryPlan {
         let interval = loop_interval(args)?.or_else(|| {
             script
                 .needs_loop()
-                .then_some(filter::script::UNTIL_DEFAULT_INTERVAL)
+                .then_some(script::run::UNTIL_DEFAULT_INTERVAL)
         });
         let count = loop_count(args, interval)?;
         Ok(QueryPlan {
@@ -92,7 +93,7 @@ pub fn run(args: &Args) -> Result<(), NvqError> {
 pub fn run_as(args: &Args, personality: Personality) -> Result<(), NvqError> {
     if let Some(mode) = args.help_query() {
         let mut sink = Sink::stdout();
-        return sink.write(fields::help::render(mode).as_bytes());
+        return sink.write(render::field_help::render(mode.option(), &mode.fields()).as_bytes());
     }
     let queries = args.queries();
     if queries.len() > 1 {
@@ -131,8 +132,8 @@ fn run_summary(args: &Args, personality: Personality) -> Result<(), NvqError> {
     }
     impl looping::Samples for Tables<'_> {
         fn sample(&mut self, buf: &mut Vec<u8>) -> Result<Flow, NvqError> {
-            let summary = fields::summary::collect(self.session, self.devices);
-            format::summary_table::render(&summary, self.colour, buf);
+            let summary = source::smi_table::collect(self.session, self.devices);
+            render::smi_table::render(&summary, self.colour, buf);
             Ok(Flow::Continue)
         }
     }
@@ -172,10 +173,10 @@ fn run_query(args: &Args, plan: &QueryPlan) -> Result<(), NvqError> {
         deadline: plan.script.timeout,
     };
     // GPU handles are looked up once; every sample of a loop reuses them.
-    let targets = fields::gpu::targets(&session, &devices);
+    let targets = source::gpu::targets(&session, &devices);
     let mut script = plan.script.clone();
     // In a loop each GPU is read on its own thread under a deadline
-    // (see `crate::deadline`); one-shot queries read the GPUs in turn.
+    // (see `crate::schedule::deadline`); one-shot queries read the GPUs in turn.
     let mut workers = schedule.interval.and_then(|iv| {
         start_workers(
             &session,
@@ -188,7 +189,7 @@ fn run_query(args: &Args, plan: &QueryPlan) -> Result<(), NvqError> {
         )
     });
     let late = LateRows::new(plan.mode, script.read(), count);
-    let mut last: Vec<Option<Arc<format::GpuIdent>>> = vec![None; devices.len()];
+    let mut last: Vec<Option<Arc<crate::model::GpuIdent>>> = vec![None; devices.len()];
     let mut failed = None;
     let end = looping::run_with(schedule, &columns, fmt.as_mut(), &mut sink, || {
         let read = script.read();
@@ -222,11 +223,11 @@ fn run_query(args: &Args, plan: &QueryPlan) -> Result<(), NvqError> {
         return Ok(());
     }
     if let Some(summary) = &script.summary {
-        let cols = filter::Summary::columns(&columns);
+        let cols = script::Stats::columns(&columns);
         // csv and table: an empty line between the tables; json and ndjson
         // rows say what they are with their "statistic" key.
         let mut buf = match plan.format.kind {
-            format::FormatKind::Csv | format::FormatKind::Table => b"\n".to_vec(),
+            render::FormatKind::Csv | render::FormatKind::Table => b"\n".to_vec(),
             _ => Vec::new(),
         };
         let mut fmt = plan.format.formatter();
@@ -255,24 +256,24 @@ fn run_query(args: &Args, plan: &QueryPlan) -> Result<(), NvqError> {
 fn collect_rows(
     mode: QueryMode,
     session: &Session,
-    targets: &[fields::gpu::Target],
+    targets: &[source::gpu::Target],
     devices: &[u32],
     count: u32,
     fields: &[usize],
     ident: bool,
-) -> Vec<format::Row> {
+) -> Vec<crate::model::Row> {
     match mode {
-        QueryMode::Gpu => fields::gpu::collect_targets(session, targets, count, fields, ident),
-        QueryMode::ComputeApps => fields::compute_apps::collect(session, devices, fields),
-        QueryMode::AccountedApps => fields::accounted_apps::collect(session, devices, fields),
-        QueryMode::RetiredPages => fields::retired_pages::collect(session, devices, fields),
-        QueryMode::RemappedRows => fields::remapped_rows::collect(session, devices, fields),
-        QueryMode::SupportedClocks => fields::supported_clocks::collect(session, devices, fields),
+        QueryMode::Gpu => source::gpu::collect_targets(session, targets, count, fields, ident),
+        QueryMode::ComputeApps => source::compute_apps::collect(session, devices, fields),
+        QueryMode::AccountedApps => source::accounted_apps::collect(session, devices, fields),
+        QueryMode::RetiredPages => source::retired_pages::collect(session, devices, fields),
+        QueryMode::RemappedRows => source::remapped_rows::collect(session, devices, fields),
+        QueryMode::SupportedClocks => source::supported_clocks::collect(session, devices, fields),
     }
 }
 
 /// In a loop, each GPU is read on its own worker thread under a deadline
-/// (see [`crate::deadline`]). `None` if the threads cannot be started; the
+/// (see [`crate::schedule::deadline`]). `None` if the threads cannot be started; the
 /// loop then reads the GPUs in turn, without a deadline.
 fn start_workers(
     session: &Arc<Session>,
@@ -282,7 +283,7 @@ fn start_workers(
     count: u32,
     ident: bool,
     interval: Duration,
-) -> Option<deadline::PerGpu<Vec<format::Row>>> {
+) -> Option<deadline::PerGpu<Vec<crate::model::Row>>> {
     let session = Arc::clone(session);
     let devices = devices.to_vec();
     let fields = fields.to_vec();
@@ -292,7 +293,7 @@ fn start_workers(
         let gpu = [devices.get(i).copied().unwrap_or(0)];
         let fields = fields.clone();
         // Looked up once, on the worker's thread, and reused every sample.
-        let targets = fields::gpu::targets(&session, &gpu);
+        let targets = source::gpu::targets(&session, &gpu);
         move || collect_rows(mode, &session, &targets, &gpu, count, &fields, ident)
     })
     .ok()
@@ -317,9 +318,9 @@ impl LateRows {
         LateRows { names, count }
     }
 
-    fn rows(&self, gpu: u32, ident: Option<Arc<format::GpuIdent>>) -> Vec<format::Row> {
-        use fields::Value;
-        let timestamp = fields::time::timestamp_now();
+    fn rows(&self, gpu: u32, ident: Option<Arc<crate::model::GpuIdent>>) -> Vec<crate::model::Row> {
+        use crate::model::Value;
+        let timestamp = source::time::timestamp_now();
         let cells = self
             .names
             .iter()
@@ -330,7 +331,7 @@ impl LateRows {
                 _ => Value::err(crate::nvml::NvmlCode::TIMEOUT),
             })
             .collect();
-        let mut row = format::Row::new(cells);
+        let mut row = crate::model::Row::new(cells);
         row.timestamp = Some(timestamp);
         row.gpu = ident;
         vec![row]
@@ -341,10 +342,10 @@ impl LateRows {
 fn run_listing(args: &Args) -> Result<(), NvqError> {
     let session = Session::open(&args.lib_source())?;
     let text = if args.version {
-        fields::list::render_version(&fields::list::versions(&session))
+        source::listing::render_version(&source::listing::versions(&session))
     } else {
         let devices = select::select(&session, args.id.as_deref())?;
-        fields::list::render_list(&fields::list::gpus(&session, &devices))
+        source::listing::render_list(&source::listing::gpus(&session, &devices))
     };
     let mut sink = Sink::open(args.filename.as_deref())?;
     sink.write(text.as_bytes())

@@ -3,7 +3,7 @@
 //! The texts are nvidia-smi's where nvidia-smi has one, so that a script that
 //! greps for them keeps working.
 
-use crate::nvml::NvmlCode;
+use crate::model::NvmlCode;
 use std::path::PathBuf;
 
 /// The exit statuses nvq uses. They equal nvidia-smi's, which equal the NVML

@@ -10,13 +10,14 @@
 
 pub mod app;
 pub mod cli;
-pub mod deadline;
 pub mod error;
-pub mod fields;
-pub mod filter;
-pub mod format;
+pub mod model;
 pub mod nvml;
 pub mod output;
+pub mod render;
+pub mod schedule;
+pub mod script;
+pub mod source;
 
 pub use error::{ExitCode, NvqError};
 

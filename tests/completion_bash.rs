@@ -6,7 +6,7 @@
 
 use clap::CommandFactory;
 use nvq::cli::generate;
-use nvq::fields::QueryMode;
+use nvq::source::QueryMode;
 use std::process::Command;
 
 fn have_bash() -> bool {

@@ -9,7 +9,7 @@
 
 mod common;
 use common::sim_lib;
-use nvq::fields::time::is_timestamp;
+use nvq::source::time::is_timestamp;
 
 use assert_cmd::Command;
 use nvml_sim::scenario::{Scenario, Series};
@@ -413,8 +413,8 @@ fn promtool_says(text: &str) -> Option<String> {
 /// metric name promtool accepts, whatever nvq's registry holds today.
 #[test]
 fn every_nvidia_smi_field_gets_a_clean_metric_name() {
-    use nvq::fields::Value;
-    use nvq::format::{Column, Formatter, GpuIdent, Prometheus, Row};
+    use nvq::model::{Column, GpuIdent, Row, Value};
+    use nvq::render::{Formatter, Prometheus};
     let tsv = root().join("../shared/nvidia-smi/query-gpu-fields.tsv");
     let Ok(text) = std::fs::read_to_string(&tsv) else {
         eprintln!("note: {} not found; skipped", tsv.display());

@@ -4,9 +4,9 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use nvq::cli::{self, Parsed};
-use nvq::fields::QueryMode;
-use nvq::format::FormatSpec;
 use nvq::nvml::select::Identity;
+use nvq::render::FormatSpec;
+use nvq::source::QueryMode;
 use nvq::NvqError;
 use proptest::prelude::*;
 use std::ffi::OsString;

@@ -10,7 +10,7 @@ mod common;
 use common::sim_lib;
 
 use assert_cmd::Command;
-use nvq::fields::time::is_timestamp;
+use nvq::source::time::is_timestamp;
 use std::path::{Path, PathBuf};
 
 fn repo() -> PathBuf {

@@ -12,8 +12,9 @@
 
 use super::Args;
 use crate::error::ExitCode;
-use crate::fields::{FieldInfo, QueryMode};
-use crate::format::FormatKind;
+use crate::model::FieldInfo;
+use crate::render::FormatKind;
+use crate::source::QueryMode;
 use clap::CommandFactory;
 use clap_complete::Shell;
 use clap_mangen::roff::{bold, italic, roman, Inline, Roff};
@@ -566,7 +567,7 @@ fn personality_section(r: &mut Roff) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::format::FormatSpec;
+    use crate::render::FormatSpec;
 
     #[test]
     fn every_list_token_is_accepted_by_the_parser() {

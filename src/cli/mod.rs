@@ -7,7 +7,7 @@ mod interval;
 pub use interval::{parse_count, parse_loop_ms, parse_loop_sec};
 
 use crate::error::NvqError;
-use crate::fields::QueryMode;
+use crate::source::QueryMode;
 use clap::Parser;
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -220,8 +220,8 @@ impl Args {
     }
 
     /// The scripting flags (`--where`, `--assert`, `--until`, ...).
-    pub fn script_flags(&self) -> crate::filter::Flags<'_> {
-        crate::filter::Flags {
+    pub fn script_flags(&self) -> crate::script::Flags<'_> {
+        crate::script::Flags {
             where_: self.where_expr.as_deref(),
             assert: self.assert_expr.as_deref(),
             until: self.until.as_deref(),
@@ -413,6 +413,12 @@ enum ClapOutcome {
     Err(NvqError),
 }
 
+/// Did clap refuse an option because its value is missing (`-i` last, `--format=`)?
+fn empty_value(e: &clap::Error) -> bool {
+    use clap::error::{ContextKind, ContextValue};
+    matches!(e.get(ContextKind::InvalidValue), Some(ContextValue::String(v)) if v.is_empty())
+}
+
 fn clap_error(e: clap::Error) -> ClapOutcome {
     use clap::error::{ContextKind, ContextValue, ErrorKind};
     let arg = || match e.get(ContextKind::InvalidArg) {
@@ -426,7 +432,9 @@ fn clap_error(e: clap::Error) -> ClapOutcome {
         }
         ErrorKind::UnknownArgument => ClapOutcome::Err(NvqError::UnknownOption(arg())),
         ErrorKind::InvalidSubcommand => ClapOutcome::Err(NvqError::UnknownOption(arg())),
-        ErrorKind::NoEquals | ErrorKind::InvalidValue | ErrorKind::TooFewValues if matches!(e.get(ContextKind::InvalidValue), Some(ContextValue::String(v)) if v.is_empty()) => {
+        ErrorKind::NoEquals | ErrorKind::InvalidValue | ErrorKind::TooFewValues
+            if empty_value(&e) =>
+        {
             ClapOutcome::Err(NvqError::MissingValue(arg()))
         }
         ErrorKind::ArgumentConflict => ClapOutcome::Err(NvqError::InvalidCombination),

@@ -7,7 +7,8 @@
 
 mod code;
 
-pub use code::{check, NvmlCode};
+pub use crate::model::NvmlCode;
+pub use code::check;
 
 use crate::error::NvqError;
 use nvml_wrapper::error::NvmlError;

@@ -7,8 +7,6 @@
 //! ([`SinkMode::ReplaceEachSample`], for Prometheus textfile collectors).
 
 pub mod atomic;
-pub mod looping;
-pub mod signals;
 pub mod terminal;
 
 pub use atomic::AtomicFile;

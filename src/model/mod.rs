@@ -1,0 +1,17 @@
+//! The leaf of nvq: the data every other layer speaks.
+//!
+//! Values and their failure tokens, rows and columns, a GPU's identity,
+//! what is known about a field, and NVML's return codes. Nothing here calls
+//! NVML, does I/O or imports another module of the crate: sources produce
+//! these types, renderers consume them.
+
+mod code;
+mod field;
+mod row;
+pub mod smi_table;
+mod value;
+
+pub use code::NvmlCode;
+pub use field::{FieldDef, FieldInfo, Section};
+pub use row::{Column, GpuIdent, Row};
+pub use value::{Token, Value};

@@ -1,0 +1,68 @@
+//! Rows and columns: what a source produces and a renderer prints.
+
+use super::FieldInfo;
+use crate::model::Value;
+
+/// One output column.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Column {
+    /// The field's canonical name (JSON key, Prometheus metric stem).
+    pub name: &'static str,
+    /// The name the CSV header prints (differs from `name` on old drivers).
+    pub header_name: &'static str,
+    /// The field's unit, if it has one.
+    pub unit: Option<&'static str>,
+    /// The field's help text (Prometheus `# HELP`).
+    pub help: &'static str,
+}
+
+impl Column {
+    /// The column of a registry field, named as the given driver's nvidia-smi names it.
+    pub fn from_info(info: &FieldInfo, driver_major: u32) -> Self {
+        Column {
+            name: info.name,
+            header_name: info.header_name(driver_major),
+            unit: info.unit,
+            help: info.help,
+        }
+    }
+
+    /// The header cell: `name [unit]`.
+    pub fn header(&self) -> String {
+        match self.unit {
+            Some(u) => format!("{} [{u}]", self.header_name),
+            None => self.header_name.to_string(),
+        }
+    }
+}
+
+/// Who a row is about, for formats that label rows by GPU (Prometheus).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct GpuIdent {
+    pub index: u32,
+    pub uuid: String,
+    pub name: String,
+    pub pci_bus_id: String,
+}
+
+/// One output row.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Row {
+    pub cells: Vec<Value>,
+    /// The GPU the row belongs to, when the format needs it
+    /// ([`Formatter::needs_gpu_ident`]).
+    pub gpu: Option<std::sync::Arc<GpuIdent>>,
+    /// When the row was sampled, as the `timestamp` field prints it
+    /// (`YYYY/MM/DD HH:MM:SS.mmm`, local time), when the collector knows it.
+    pub timestamp: Option<String>,
+}
+
+impl Row {
+    pub fn new(cells: Vec<Value>) -> Self {
+        Row {
+            cells,
+            gpu: None,
+            timestamp: None,
+        }
+    }
+}

@@ -1,0 +1,577 @@
+//! `--format=prometheus`: the Prometheus text exposition format, as read by
+//! node_exporter's textfile collector.
+//!
+//! - Every numeric field is a metric family `nvq_<field>_<base unit>`: the
+//!   field name in snake_case (`.` and other separators become `_`,
+//!   `averageFps` becomes `average_fps`), then the base unit: `bytes` (MiB
+//!   fields, exact byte counts), `watts`, `celsius` (`temperature.*`),
+//!   `hertz` (MHz), `ratio` (percentages divided by 100), `seconds` (us, ms).
+//! - `# HELP` is the field's help text; `# TYPE` is `counter` (name ending
+//!   in `_total`) for monotonic counts (`ecc.errors.*`,
+//!   `clocks_event_reasons_counters.*`, `retired_pages.*.count`), `gauge`
+//!   otherwise. `count` is `nvq_gpus`; a gauge that would end in a suffix
+//!   reserved for histograms (`_count`, `_sum`, `_bucket`) gets `_value`;
+//!   a name segment that reads as a metric type is replaced
+//!   (`histogram` → `availability`, `summary` → `overall`).
+//! - Every sample carries the labels `gpu` (index), `uuid`, `name` and
+//!   `pci_bus_id` from [`Row::gpu`] (a label whose value is unknown, as on
+//!   a lost GPU, is left out).
+//! - Text fields become labels of `nvq_gpu_info{...} 1`, one per row.
+//! - A cell without a value (`[N/A]`, `[GPU is lost]`, bare `N/A`) is left
+//!   out; no sentinel is ever written.
+//! - `index` and `timestamp` are not metrics (the first is the `gpu`
+//!   label; the second would make every scrape a new series).
+//!
+//! Each sample is one complete exposition; the format is meant to be run
+//! once per scrape or timer tick.
+
+use super::Formatter;
+use crate::model::Value;
+use crate::model::{Column, Row};
+use std::fmt::Write;
+
+/// The info metric carrying text fields as labels.
+pub const INFO_METRIC: &str = "nvq_gpu_info";
+
+const INFO_HELP: &str =
+    "Identity of the GPU and the text fields queried, as labels; the value is always 1.";
+
+/// Fields (by name prefix) that are monotonic counts: `counter`s.
+const COUNTERS: &[&str] = &[
+    "ecc.errors.",
+    "clocks_event_reasons_counters.",
+    "retired_pages.single_bit_ecc.count",
+    "retired_pages.double_bit.count",
+];
+
+/// Columns that never become metrics.
+const NOT_METRICS: &[&str] = &["index", "timestamp"];
+
+/// Columns whose integer value becomes a label of every sample of the row
+/// (they tell apart several rows of one GPU).
+const LABEL_COLUMNS: &[&str] = &["pid"];
+
+/// How a field's value converts to its base unit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Scale {
+    One,
+    /// Integers in MiB (a `Value::Bytes` already holds bytes).
+    Mebi,
+    /// MHz to hertz.
+    Mega,
+    /// Percent to a 0..1 ratio.
+    Percent,
+    /// Microseconds to seconds.
+    Micro,
+    /// Milliseconds to seconds.
+    Milli,
+}
+
+/// A field's metric: name, type and conversion.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Metric {
+    name: String,
+    counter: bool,
+    scale: Scale,
+}
+
+/// `encoder.stats.averageFps` → `encoder_stats_average_fps`: ASCII
+/// lowercase letters, digits and single underscores.
+pub fn snake_case(name: &str) -> String {
+    let mut out = String::with_capacity(name.len() + 4);
+    let mut after_lower = false;
+    for ch in name.chars() {
+        if ch.is_ascii_uppercase() {
+            if after_lower {
+                out.push('_');
+            }
+            out.push(ch.to_ascii_lowercase());
+            after_lower = false;
+        } else if ch.is_ascii_alphanumeric() {
+            out.push(ch);
+            after_lower = true;
+        } else {
+            if !out.is_empty() && !out.ends_with('_') {
+                out.push('_');
+            }
+            after_lower = false;
+        }
+    }
+    while out.ends_with('_') {
+        out.pop();
+    }
+    if out.starts_with(|c: char| c.is_ascii_digit()) {
+        out.insert(0, '_');
+    }
+    out
+}
+
+/// Fields whose metric stem is not their snake_case name.
+const RENAMED: &[(&str, &str)] = &[("count", "gpus")];
+
+/// Name segments promtool reads as a metric type, and what nvq writes
+/// instead (`remapped_rows.histogram.*` is the bank availability histogram;
+/// `fabric.health.summary` the overall health).
+const TYPE_WORDS: &[(&str, &str)] = &[
+    ("histogram", "availability"),
+    ("summary", "overall"),
+    ("gauge", "level"),
+    ("counter", "count"),
+];
+
+/// Suffixes the exposition format reserves for histograms and summaries.
+const RESERVED_SUFFIXES: &[&str] = &["_count", "_sum", "_bucket"];
+
+fn metric(col: &Column) -> Metric {
+    let stem = RENAMED
+        .iter()
+        .find(|(f, _)| *f == col.name)
+        .map_or_else(|| snake_case(col.name), |(_, s)| (*s).to_string())
+        .split('_')
+        .map(|seg| {
+            TYPE_WORDS
+                .iter()
+                .find(|(w, _)| *w == seg)
+                .map_or(seg, |(_, r)| r)
+        })
+        .collect::<Vec<_>>()
+        .join("_");
+    let (unit, scale) = match col.unit {
+        Some("MiB") => ("bytes".to_string(), Scale::Mebi),
+        Some("W") => ("watts".to_string(), Scale::One),
+        Some("W/s") => ("watts_per_second".to_string(), Scale::One),
+        Some("MHz") => ("hertz".to_string(), Scale::Mega),
+        Some("%") => ("ratio".to_string(), Scale::Percent),
+        Some("us") => ("seconds".to_string(), Scale::Micro),
+        Some("ms") => ("seconds".to_string(), Scale::Milli),
+        Some("s" | "sec" | "seconds") => ("seconds".to_string(), Scale::One),
+        Some(other) => (snake_case(other), Scale::One),
+        None if col.name.starts_with("temperature.") => ("celsius".to_string(), Scale::One),
+        None => (String::new(), Scale::One),
+    };
+    let mut name = format!("nvq_{stem}");
+    if !unit.is_empty() && !name.ends_with(&format!("_{unit}")) {
+        name.push('_');
+        name.push_str(&unit);
+    }
+    let counter = COUNTERS.iter().any(|p| col.name.starts_with(p));
+    if counter && !name.ends_with("_total") {
+        name.push_str("_total");
+    }
+    if RESERVED_SUFFIXES.iter().any(|s| name.ends_with(s)) {
+        name.push_str("_value");
+    }
+    Metric {
+        name,
+        counter,
+        scale,
+    }
+}
+
+/// Append a sample value in base units; `false` if the cell has none.
+fn write_value(v: &Value, scale: Scale, out: &mut String) -> bool {
+    let float = |x: f64, out: &mut String| {
+        if x.is_finite() {
+            let _ = write!(out, "{x}");
+            true
+        } else {
+            false
+        }
+    };
+    match (v, scale) {
+        (Value::Bytes(b), _) => {
+            let _ = write!(out, "{b}");
+            true
+        }
+        (Value::Int(i), Scale::One) => {
+            let _ = write!(out, "{i}");
+            true
+        }
+        (Value::Int(i), Scale::Mebi) => {
+            let _ = write!(out, "{}", i128::from(*i) << 20);
+            true
+        }
+        (Value::Int(i), Scale::Mega) => {
+            let _ = write!(out, "{}", i128::from(*i) * 1_000_000);
+            true
+        }
+        (Value::Int(i), s) => float(scaled(*i as f64, s), out),
+        (Value::Float { value, .. }, s) => float(scaled(*value, s), out),
+        (Value::Text(_) | Value::NotAvailable | Value::Error(_), _) => false,
+    }
+}
+
+fn scaled(x: f64, scale: Scale) -> f64 {
+    match scale {
+        Scale::One => x,
+        Scale::Mebi => x * 1_048_576.0,
+        Scale::Mega => x * 1e6,
+        Scale::Percent => x / 100.0,
+        Scale::Micro => x / 1e6,
+        Scale::Milli => x / 1e3,
+    }
+}
+
+/// Escape a `# HELP` text.
+fn escape_help(s: &str) -> String {
+    s.replace('\\', "\\\\").replace('\n', "\\n")
+}
+
+/// Escape a label value.
+fn escape_label(s: &str) -> String {
+    s.replace('\\', "\\\\")
+        .replace('"', "\\\"")
+        .replace('\n', "\\n")
+}
+
+/// The labels every sample of `row` carries.
+fn row_labels(columns: &[Column], row: &Row) -> Vec<(String, String)> {
+    let mut labels = Vec::new();
+    if let Some(g) = &row.gpu {
+        labels.push(("gpu".to_string(), g.index.to_string()));
+        for (k, v) in [
+            ("uuid", &g.uuid),
+            ("name", &g.name),
+            ("pci_bus_id", &g.pci_bus_id),
+        ] {
+            if !v.is_empty() {
+                labels.push((k.to_string(), v.clone()));
+            }
+        }
+    } else if let Some(Value::Int(i)) = columns
+        .iter()
+        .position(|c| c.name == "index")
+        .and_then(|p| row.cells.get(p))
+    {
+        labels.push(("gpu".to_string(), i.to_string()));
+    }
+    for (c, v) in columns.iter().zip(&row.cells) {
+        if let (true, Value::Int(i)) = (LABEL_COLUMNS.contains(&c.name), v) {
+            let k = snake_case(c.name);
+            if !labels.iter().any(|(n, _)| *n == k) {
+                labels.push((k, i.to_string()));
+            }
+        }
+    }
+    labels
+}
+
+fn write_sample(name: &str, labels: &[(String, String)], value: &str, out: &mut String) {
+    out.push_str(name);
+    if !labels.is_empty() {
+        out.push('{');
+        for (i, (k, v)) in labels.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            let _ = write!(out, "{k}=\"{}\"", escape_label(v));
+        }
+        out.push('}');
+    }
+    out.push(' ');
+    out.push_str(value);
+    out.push('\n');
+}
+
+fn write_family(name: &str, help: &str, counter: bool, out: &mut String) {
+    let _ = writeln!(out, "# HELP {name} {}", escape_help(help));
+    let _ = writeln!(
+        out,
+        "# TYPE {name} {}",
+        if counter { "counter" } else { "gauge" }
+    );
+}
+
+#[derive(Debug, Default)]
+pub struct Prometheus;
+
+impl Prometheus {
+    pub fn new() -> Self {
+        Prometheus
+    }
+}
+
+impl Formatter for Prometheus {
+    fn begin(&mut self, _columns: &[Column], _out: &mut Vec<u8>) {}
+
+    fn needs_gpu_ident(&self) -> bool {
+        true
+    }
+
+    fn sample(&mut self, columns: &[Column], rows: &[Row], out: &mut Vec<u8>) {
+        let mut text = String::new();
+        let labels: Vec<Vec<(String, String)>> =
+            rows.iter().map(|r| row_labels(columns, r)).collect();
+
+        // The info metric: identity plus text fields.
+        let mut info = String::new();
+        for (row, base) in rows.iter().zip(&labels) {
+            let mut l = base.clone();
+            for (c, v) in columns.iter().zip(&row.cells) {
+                let Value::Text(t) = v else { continue };
+                if NOT_METRICS.contains(&c.name) {
+                    continue;
+                }
+                let k = snake_case(c.name);
+                if !l.iter().any(|(n, _)| *n == k) {
+                    l.push((k, t.clone()));
+                }
+            }
+            if !l.is_empty() {
+                write_sample(INFO_METRIC, &l, "1", &mut info);
+            }
+        }
+        if !info.is_empty() {
+            write_family(INFO_METRIC, INFO_HELP, false, &mut text);
+            text.push_str(&info);
+        }
+
+        // One family per numeric field, queried duplicates once.
+        let mut done: Vec<String> = Vec::new();
+        for (i, col) in columns.iter().enumerate() {
+            if NOT_METRICS.contains(&col.name) || LABEL_COLUMNS.contains(&col.name) {
+                continue;
+            }
+            let m = metric(col);
+            if done.contains(&m.name) {
+                continue;
+            }
+            let mut samples = String::new();
+            let mut value = String::new();
+            for (row, l) in rows.iter().zip(&labels) {
+                value.clear();
+                if row
+                    .cells
+                    .get(i)
+                    .is_some_and(|v| write_value(v, m.scale, &mut value))
+                {
+                    write_sample(&m.name, l, &value, &mut samples);
+                }
+            }
+            if !samples.is_empty() {
+                write_family(&m.name, col.help, m.counter, &mut text);
+                text.push_str(&samples);
+            }
+            done.push(m.name);
+        }
+        out.extend_from_slice(text.as_bytes());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::GpuIdent;
+    use crate::model::NvmlCode;
+    use crate::render::json::tests::col;
+    use std::sync::Arc as Rc;
+
+    fn ident(index: u32, uuid: &str) -> Option<Rc<GpuIdent>> {
+        Some(Rc::new(GpuIdent {
+            index,
+            uuid: uuid.into(),
+            name: if uuid.is_empty() {
+                ""
+            } else {
+                "NVIDIA \"H100\""
+            }
+            .into(),
+            pci_bus_id: if uuid.is_empty() {
+                ""
+            } else {
+                "00000000:18:00.0"
+            }
+            .into(),
+        }))
+    }
+
+    fn render(columns: &[Column], rows: &[Row]) -> String {
+        crate::render::render_once(&mut Prometheus::new(), columns, rows)
+    }
+
+    #[test]
+    fn names_and_units() {
+        let cases = [
+            ("memory.used", Some("MiB"), "nvq_memory_used_bytes", false),
+            ("power.draw", Some("W"), "nvq_power_draw_watts", false),
+            (
+                "temperature.gpu",
+                None,
+                "nvq_temperature_gpu_celsius",
+                false,
+            ),
+            (
+                "clocks.current.sm",
+                Some("MHz"),
+                "nvq_clocks_current_sm_hertz",
+                false,
+            ),
+            (
+                "utilization.gpu",
+                Some("%"),
+                "nvq_utilization_gpu_ratio",
+                false,
+            ),
+            (
+                "encoder.stats.averageFps",
+                None,
+                "nvq_encoder_stats_average_fps",
+                false,
+            ),
+            (
+                "bbx.time_run",
+                Some("seconds"),
+                "nvq_bbx_time_run_seconds",
+                false,
+            ),
+            (
+                "clocks_event_reasons_counters.sw_power_cap",
+                Some("us"),
+                "nvq_clocks_event_reasons_counters_sw_power_cap_seconds_total",
+                true,
+            ),
+            (
+                "ecc.errors.corrected.aggregate.total",
+                None,
+                "nvq_ecc_errors_corrected_aggregate_total",
+                true,
+            ),
+            (
+                "ecc.errors.uncorrected.aggregate.l2_cache",
+                None,
+                "nvq_ecc_errors_uncorrected_aggregate_l2_cache_total",
+                true,
+            ),
+        ];
+        let more = [
+            ("count", None, "nvq_gpus", false),
+            (
+                "retired_pages.double_bit.count",
+                None,
+                "nvq_retired_pages_double_bit_count_total",
+                true,
+            ),
+            ("some.sum", None, "nvq_some_sum_value", false),
+            (
+                "remapped_rows.histogram.max",
+                None,
+                "nvq_remapped_rows_availability_max",
+                false,
+            ),
+            (
+                "fabric.health.summary",
+                None,
+                "nvq_fabric_health_overall",
+                false,
+            ),
+        ];
+        for (field, unit, name, counter) in cases.into_iter().chain(more) {
+            let m = metric(&col(field, unit));
+            assert_eq!((m.name.as_str(), m.counter), (name, counter), "{field}");
+        }
+    }
+
+    #[test]
+    fn values_in_base_units() {
+        let mut s = String::new();
+        let mut v = |value: Value, scale| {
+            s.clear();
+            assert!(write_value(&value, scale, &mut s));
+            s.clone()
+        };
+        assert_eq!(v(Value::Bytes(21_474_836_480), Scale::Mebi), "21474836480");
+        assert_eq!(v(Value::Int(3), Scale::Mebi), "3145728");
+        assert_eq!(v(Value::Int(1980), Scale::Mega), "1980000000");
+        assert_eq!(v(Value::Int(87), Scale::Percent), "0.87");
+        assert_eq!(v(Value::Int(212_553_937), Scale::Micro), "212.553937");
+        assert_eq!(v(Value::Int(1500), Scale::Milli), "1.5");
+        assert_eq!(v(Value::watts_from_mw(412_345), Scale::One), "412.345");
+        assert_eq!(v(Value::watts_from_mw(700_000), Scale::One), "700");
+        let mut out = String::new();
+        assert!(!write_value(&Value::NotAvailable, Scale::One, &mut out));
+        assert!(!write_value(
+            &Value::err(NvmlCode::GPU_IS_LOST),
+            Scale::One,
+            &mut out
+        ));
+        assert!(!write_value(&Value::text("x"), Scale::One, &mut out));
+        assert!(out.is_empty());
+    }
+
+    #[test]
+    fn exposition_with_info_metric_and_missing_values_left_out() {
+        let columns = vec![
+            col("index", None),
+            col("name", None),
+            col("driver_version", None),
+            col("memory.used", Some("MiB")),
+            col("power.draw", Some("W")),
+            col("timestamp", None),
+        ];
+        let mut a = Row::new(vec![
+            Value::Int(0),
+            Value::text("NVIDIA \"H100\""),
+            Value::text("580.82.07"),
+            Value::Bytes(1 << 30),
+            Value::err(NvmlCode::NOT_SUPPORTED),
+            Value::text("2026/01/02 03:04:05.678"),
+        ]);
+        a.gpu = ident(0, "GPU-a");
+        let mut b = Row::new(vec![
+            Value::Int(1),
+            Value::err(NvmlCode::GPU_IS_LOST),
+            Value::text("580.82.07"),
+            Value::err(NvmlCode::GPU_IS_LOST),
+            Value::err(NvmlCode::GPU_IS_LOST),
+            Value::text("2026/01/02 03:04:05.679"),
+        ]);
+        b.gpu = ident(1, "");
+        assert_eq!(
+            render(&columns, &[a, b]),
+            concat!(
+                "# HELP nvq_gpu_info Identity of the GPU and the text fields queried, as labels; the value is always 1.\n",
+                "# TYPE nvq_gpu_info gauge\n",
+                "nvq_gpu_info{gpu=\"0\",uuid=\"GPU-a\",name=\"NVIDIA \\\"H100\\\"\",pci_bus_id=\"00000000:18:00.0\",driver_version=\"580.82.07\"} 1\n",
+                "nvq_gpu_info{gpu=\"1\",driver_version=\"580.82.07\"} 1\n",
+                "# HELP nvq_memory_used_bytes help text\n",
+                "# TYPE nvq_memory_used_bytes gauge\n",
+                "nvq_memory_used_bytes{gpu=\"0\",uuid=\"GPU-a\",name=\"NVIDIA \\\"H100\\\"\",pci_bus_id=\"00000000:18:00.0\"} 1073741824\n",
+            )
+        );
+    }
+
+    #[test]
+    fn without_ident_the_index_labels_rows_and_pid_is_a_label() {
+        let columns = vec![
+            col("index", None),
+            col("pid", None),
+            col("used_memory", Some("MiB")),
+        ];
+        let rows = vec![
+            Row::new(vec![Value::Int(0), Value::Int(42), Value::Int(5)]),
+            Row::new(vec![Value::Int(0), Value::Int(43), Value::Int(6)]),
+        ];
+        let text = render(&columns, &rows);
+        assert!(
+            text.contains("nvq_used_memory_bytes{gpu=\"0\",pid=\"42\"} 5242880\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("nvq_used_memory_bytes{gpu=\"0\",pid=\"43\"} 6291456\n"),
+            "{text}"
+        );
+        assert!(!text.contains("nvq_pid"), "{text}");
+    }
+
+    #[test]
+    fn help_and_label_escaping() {
+        assert_eq!(escape_help("a\\b\nc \"q\""), "a\\\\b\\nc \"q\"");
+        assert_eq!(escape_label("a\\b\nc \"q\""), "a\\\\b\\nc \\\"q\\\"");
+        assert_eq!(snake_case("pci.baseClass"), "pci_base_class");
+        assert_eq!(
+            snake_case("vgpu_driver_capability.heterogenous_multivGPU"),
+            "vgpu_driver_capability_heterogenous_multiv_gpu"
+        );
+        assert_eq!(snake_case("a..b__c."), "a_b_c");
+    }
+}

@@ -1,0 +1,540 @@
+//! The box-drawn summary table that plain `nvidia-smi` prints (drivers 590
+//! to 610 layout, 91 columns). Pure: a [`SmiTable`] in, bytes out.
+//!
+//! Programs parse this table by position and by regex (nvidia-htop, nvgpu,
+//! PyTorch's environment report), so every width below reproduces real
+//! output; the comments give the cell widths. Numbers are right-aligned in
+//! their cells, and a value that does not fit pushes its cell wider rather
+//! than being cut, except GPU and process names, which nvidia-smi truncates.
+
+use crate::model::smi_table::{
+    ComputeMode, DriverModel, Ecc, MemoryUse, Reading, SmiTable, TableGpu, TableMig, TableProcess,
+};
+use crate::model::NvmlCode;
+
+/// From this driver branch on, the banner says `KMD Version` and
+/// `CUDA UMD Version` (seen in 610 captures; 590 prints the old names).
+pub const KMD_BANNER_FROM: u32 = 610;
+
+/// Longest GPU name printed whole; longer names keep their first
+/// `GPU_NAME_MAX - 3` characters and end in `...`.
+pub const GPU_NAME_MAX: usize = 27;
+
+/// Width of the process-name column; longer names keep their last
+/// `PROCESS_NAME_MAX - 3` characters after a leading `...`.
+pub const PROCESS_NAME_MAX: usize = 32;
+
+const MIB: u64 = 1024 * 1024;
+const FULL_RULE: &str =
+    "+-----------------------------------------------------------------------------------------+\n";
+const GPU_RULE: &str =
+    "+-----------------------------------------+------------------------+----------------------+\n";
+const GPU_DOUBLE_RULE: &str =
+    "|=========================================+========================+======================|\n";
+const MIG_RULE: &str =
+    "+------------------+----------------------------------+-----------+-----------------------+\n";
+const MIG_DOUBLE_RULE: &str =
+    "|==================+==================================+===========+=======================|\n";
+const PROC_DOUBLE_RULE: &str =
+    "|=========================================================================================|\n";
+
+/// Render the whole table. `colour` adds ANSI colours to the load cells
+/// (memory use, GPU utilisation) without changing any visible width.
+pub fn render(s: &SmiTable, colour: bool, out: &mut Vec<u8>) {
+    let mut t = String::with_capacity(4096);
+    t.push_str(&s.date);
+    t.push('\n');
+    banner(s, &mut t);
+    gpu_header(s.has_driver_model(), &mut t);
+    let windows = s.has_driver_model();
+    for g in &s.gpus {
+        gpu_box(g, windows, colour, &mut t);
+    }
+    t.push('\n');
+    if s.any_mig() {
+        mig_section(&s.mig_devices, &mut t);
+        t.push('\n');
+    }
+    processes(&s.processes, &mut t);
+    out.extend_from_slice(t.as_bytes());
+}
+
+fn na<T: ToString>(r: &Reading<T>) -> String {
+    match r {
+        Ok(v) => v.to_string(),
+        Err(_) => "N/A".to_string(),
+    }
+}
+
+/// MiB as nvidia-smi computes them: rounded up.
+fn mib(bytes: u64) -> u64 {
+    bytes.div_ceil(MIB)
+}
+
+fn banner(s: &SmiTable, t: &mut String) {
+    let version = na(&s.driver_version);
+    let cuda = match s.cuda_version {
+        Ok(v) => format!("{}.{}", v / 1000, (v % 1000) / 10),
+        Err(_) => "N/A".to_string(),
+    };
+    t.push_str(FULL_RULE);
+    // Columns: "NVIDIA-SMI " at 2, the driver label at 36, the CUDA value at 81.
+    if s.driver_major() >= KMD_BANNER_FROM {
+        t.push_str(&format!(
+            "| NVIDIA-SMI {version:<23}KMD Version: {version:<14}CUDA UMD Version: {cuda:<9}|\n"
+        ));
+    } else {
+        t.push_str(&format!(
+            "| NVIDIA-SMI {version:<23}Driver Version: {version:<15}CUDA Version: {cuda:<9}|\n"
+        ));
+    }
+}
+
+fn gpu_header(windows: bool, t: &mut String) {
+    t.push_str(GPU_RULE);
+    if windows {
+        t.push_str("| GPU  Name                  Driver-Model | Bus-Id          Disp.A | Volatile Uncorr. ECC |\n");
+    } else {
+        t.push_str("| GPU  Name                 Persistence-M | Bus-Id          Disp.A | Volatile Uncorr. ECC |\n");
+    }
+    t.push_str("| Fan  Temp   Perf          Pwr:Usage/Cap |           Memory-Usage | GPU-Util  Compute M. |\n");
+    t.push_str("|                                         |                        |               MIG M. |\n");
+    t.push_str(GPU_DOUBLE_RULE);
+}
+
+/// A GPU name as the table prints it.
+pub fn gpu_name(name: &str) -> String {
+    if name.chars().count() <= GPU_NAME_MAX {
+        name.to_string()
+    } else {
+        let head: String = name.chars().take(GPU_NAME_MAX - 3).collect();
+        format!("{head}...")
+    }
+}
+
+/// A process name as the table prints it.
+pub fn process_name(name: &str) -> String {
+    let n = name.chars().count();
+    if n <= PROCESS_NAME_MAX {
+        name.to_string()
+    } else {
+        let tail: String = name.chars().skip(n - (PROCESS_NAME_MAX - 3)).collect();
+        format!("...{tail}")
+    }
+}
+
+fn on_off(r: &Reading<bool>) -> &'static str {
+    match r {
+        Ok(true) => "On",
+        Ok(false) => "Off",
+        Err(_) => "N/A",
+    }
+}
+
+fn gpu_box(g: &TableGpu, windows: bool, colour: bool, t: &mut String) {
+    let name = match &g.name {
+        Ok(n) => gpu_name(n),
+        Err(_) => "N/A".to_string(),
+    };
+    // Line 1: index (4), name, persistence mode or driver model | bus id (19),
+    // display active (3) | ECC (21).
+    if windows {
+        let model = match g.driver_model {
+            Ok(DriverModel::Wddm) => "WDDM",
+            Ok(DriverModel::Tcc) => "TCC",
+            Ok(DriverModel::Mcdm) => "MCDM",
+            Err(_) => "N/A",
+        };
+        t.push_str(&format!("|{:>4}  {name:<29}{model:>4}  |", g.index));
+    } else {
+        let pm = on_off(&g.persistence_mode);
+        t.push_str(&format!("|{:>4}  {name:<31}{pm:<3} |", g.index));
+    }
+    let ecc = match g.ecc {
+        Ecc::NotAvailable => "N/A".to_string(),
+        Ecc::Disabled => "Off".to_string(),
+        Ecc::Enabled(Some(n)) => n.to_string(),
+        Ecc::Enabled(None) => "On".to_string(),
+    };
+    t.push_str(&format!(
+        "{:>19} {:>3} |{ecc:>21} |\n",
+        na(&g.bus_id),
+        on_off(&g.display_active)
+    ));
+
+    // Line 2: fan (4), temperature (6), perf state (6), power draw (16) /
+    // power cap (5) | memory use (23) | utilisation (8), compute mode (13).
+    let fan = g
+        .fan
+        .map_or_else(|_| "N/A".to_string(), |f| format!("{f}%"));
+    let temp = g
+        .temperature
+        .map_or_else(|_| "N/A".to_string(), |c| format!("{c}C"));
+    let perf = g
+        .performance_state
+        .map_or_else(|_| "N/A".to_string(), |p| format!("P{p}"));
+    let draw = g
+        .power_draw
+        .map_or_else(|_| "N/A".to_string(), |mw| format!("{}W", mw / 1000));
+    let cap = match g.power_limit {
+        Ok(mw) => format!("{:>4}W", mw / 1000),
+        Err(_) => format!("{:>4} ", "N/A"),
+    };
+    t.push_str(&format!("|{fan:>4}{temp:>6}{perf:>6}{draw:>16} / {cap} |"));
+    let memory = match g.memory {
+        Ok(MemoryUse { used, total }) => {
+            let cell = format!(
+                "{:>23} ",
+                format!("{}MiB / {:>6}MiB", mib(used), mib(total))
+            );
+            paint(cell, load(used, total), colour)
+        }
+        Err(NvmlCode::NOT_SUPPORTED) => format!(" {:<23}", "Not Supported"),
+        Err(_) => format!("{:>21}   ", "N/A"),
+    };
+    t.push_str(&memory);
+    let util = match g.gpu_util {
+        Ok(u) => paint(
+            format!("{:>8}", format!("{u}%")),
+            Some(f64::from(u)),
+            colour,
+        ),
+        Err(_) => format!("{:>8}", "N/A"),
+    };
+    let mode = match g.compute_mode {
+        Ok(ComputeMode::Default) => "Default",
+        Ok(ComputeMode::ExclusiveThread) => "E. Thread",
+        Ok(ComputeMode::Prohibited) => "Prohibited",
+        Ok(ComputeMode::ExclusiveProcess) => "E. Process",
+        Err(_) => "N/A",
+    };
+    t.push_str(&format!("|{util}{mode:>13} |\n"));
+
+    // Line 3: MIG mode (20).
+    let mig = match g.mig_mode {
+        Ok(true) => "Enabled",
+        Ok(false) => "Disabled",
+        Err(_) => "N/A",
+    };
+    t.push_str(&format!(
+        "|                                         |                        |{mig:>21} |\n"
+    ));
+    t.push_str(GPU_RULE);
+}
+
+fn load(used: u64, total: u64) -> Option<f64> {
+    (total > 0).then(|| used as f64 * 100.0 / total as f64)
+}
+
+/// Colour the non-blank part of a padded cell by load: green below 50 %,
+/// yellow below 80 %, red above.
+fn paint(cell: String, pct: Option<f64>, colour: bool) -> String {
+    let Some(pct) = pct.filter(|_| colour) else {
+        return cell;
+    };
+    let code = if pct < 50.0 {
+        "32"
+    } else if pct < 80.0 {
+        "33"
+    } else {
+        "31"
+    };
+    let start = cell.len() - cell.trim_start().len();
+    let end = cell.trim_end().len();
+    format!(
+        "{}\x1b[{code}m{}\x1b[0m{}",
+        &cell[..start],
+        &cell[start..end],
+        &cell[end..]
+    )
+}
+
+fn mig_section(devs: &[TableMig], t: &mut String) {
+    t.push_str(FULL_RULE);
+    t.push_str("| MIG devices:                                                                            |\n");
+    t.push_str(MIG_RULE);
+    t.push_str("| GPU  GI  CI  MIG |                     Memory-Usage |        Vol|        Shared         |\n");
+    t.push_str("|      ID  ID  Dev |                       BAR1-Usage | SM     Unc| CE ENC  DEC  OFA  JPG |\n");
+    t.push_str("|                  |                                  |        ECC|                       |\n");
+    t.push_str(MIG_DOUBLE_RULE);
+    if devs.is_empty() {
+        t.push_str(&format!("|  {:<87}|\n", "No MIG devices found"));
+        t.push_str(FULL_RULE);
+        return;
+    }
+    for m in devs {
+        // Line 1: GPU (3), GI (5), CI (4), MIG (4) | memory (30 + 4) |
+        // SM (3), ECC (7) | CE (3), ENC (4), DEC (5), OFA (5), JPG (5).
+        let memory = match m.memory {
+            Ok(u) => format!("{}MiB / {:>5}MiB", mib(u.used), mib(u.total)),
+            Err(_) => "N/A".to_string(),
+        };
+        let (sm, shared) = match m.attributes {
+            Ok(a) => (
+                a.multiprocessors.to_string(),
+                format!(
+                    "{:>3}{:>4}{:>5}{:>5}{:>5}",
+                    a.copy_engines, a.encoders, a.decoders, a.ofas, a.jpegs
+                ),
+            ),
+            Err(_) => (
+                "N/A".to_string(),
+                format!(
+                    "{:>3}{:>4}{:>5}{:>5}{:>5}",
+                    "N/A", "N/A", "N/A", "N/A", "N/A"
+                ),
+            ),
+        };
+        t.push_str(&format!(
+            "|{:>3}{:>5}{:>4}{:>4}  |{memory:>30}    |{sm:>3}{:>7} |{shared} |\n",
+            m.gpu,
+            na(&m.gpu_instance),
+            na(&m.compute_instance),
+            m.index,
+            na(&m.ecc),
+        ));
+        // Line 2: BAR1 (32 + 2).
+        let bar1 = match m.bar1 {
+            Ok(u) => format!("{}MiB / {:>5}MiB", mib(u.used), mib(u.total)),
+            Err(_) => "N/A".to_string(),
+        };
+        t.push_str(&format!(
+            "|                  |{bar1:>32}  |           |                       |\n"
+        ));
+        t.push_str(MIG_RULE);
+    }
+}
+
+/// Where the PID column ends (0-based column of its last digit).
+const PID_END: usize = 32;
+
+fn processes(procs: &[TableProcess], t: &mut String) {
+    t.push_str(FULL_RULE);
+    t.push_str("| Processes:                                                                              |\n");
+    t.push_str("|  GPU   GI   CI              PID   Type   Process name                        GPU Memory |\n");
+    t.push_str("|        ID   ID                                                               Usage      |\n");
+    t.push_str(PROC_DOUBLE_RULE);
+    if procs.is_empty() {
+        t.push_str(&format!("|  {:<87}|\n", "No running processes found"));
+    }
+    for p in procs {
+        // GPU (5); GI: a number in 5, N/A in 6; CI (5); then the PID ends at
+        // column 32 whatever the instance ids took.
+        let mut line = format!("|{:>5}", p.gpu);
+        match p.gpu_instance {
+            Some(gi) => line.push_str(&format!("{gi:>5}")),
+            None => line.push_str("   N/A"),
+        }
+        match p.compute_instance {
+            Some(ci) => line.push_str(&format!("{ci:>5}")),
+            None => line.push_str("  N/A"),
+        }
+        let pid = p.pid.to_string();
+        let width = (PID_END + 1).saturating_sub(line.len()).max(pid.len() + 1);
+        line.push_str(&format!("{pid:>width$}"));
+        let kind = match (p.kind.compute, p.kind.graphics, p.kind.mps) {
+            (_, true, true) => "M+G",
+            (_, false, true) => "M",
+            (true, true, false) => "C+G",
+            (false, true, false) => "G",
+            _ => "C",
+        };
+        let name = match &p.name {
+            Ok(n) => process_name(n),
+            Err(_) => "N/A".to_string(),
+        };
+        // Type (7), 3 spaces, name (32), memory (14 + 1) or N/A centred.
+        line.push_str(&format!("{kind:>7}   {name:<32}"));
+        match p.used_memory {
+            Some(b) => line.push_str(&format!("{:>14} |\n", format!("{}MiB", mib(b)))),
+            None => line.push_str("      N/A      |\n"),
+        }
+        t.push_str(&line);
+    }
+    t.push_str(FULL_RULE);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::smi_table::{MigAttributes, ProcessKind};
+
+    fn gpu(index: u32) -> TableGpu {
+        TableGpu {
+            index,
+            name: Ok("NVIDIA H100 80GB HBM3".into()),
+            persistence_mode: Ok(true),
+            driver_model: Err(NvmlCode::NOT_SUPPORTED),
+            bus_id: Ok("00000000:00:09.0".into()),
+            display_active: Ok(false),
+            ecc: Ecc::Enabled(Some(0)),
+            fan: Err(NvmlCode::NOT_SUPPORTED),
+            temperature: Ok(41),
+            performance_state: Ok(0),
+            power_draw: Ok(69_620),
+            power_limit: Ok(700_000),
+            memory: Ok(MemoryUse {
+                used: 0,
+                total: 81559 * MIB,
+            }),
+            gpu_util: Ok(0),
+            compute_mode: Ok(ComputeMode::Default),
+            mig_mode: Ok(false),
+        }
+    }
+
+    fn summary(gpus: Vec<TableGpu>, processes: Vec<TableProcess>) -> SmiTable {
+        SmiTable {
+            date: "Tue Jul 14 08:12:38 2026       ".into(),
+            driver_version: Ok("590.48.01".into()),
+            cuda_version: Ok(13010),
+            gpus,
+            mig_devices: Vec::new(),
+            processes,
+        }
+    }
+
+    fn text(s: &SmiTable, colour: bool) -> String {
+        let mut out = Vec::new();
+        render(s, colour, &mut out);
+        String::from_utf8(out).unwrap()
+    }
+
+    fn proc(pid: u32, name: &str, mib_used: Option<u64>) -> TableProcess {
+        TableProcess {
+            gpu: 0,
+            gpu_instance: None,
+            compute_instance: None,
+            pid,
+            kind: ProcessKind {
+                compute: true,
+                ..ProcessKind::default()
+            },
+            name: Ok(name.into()),
+            used_memory: mib_used.map(|m| m * MIB),
+        }
+    }
+
+    #[test]
+    fn every_line_is_91_columns_whatever_the_values() {
+        let mut big = gpu(12);
+        big.name = Ok("NVIDIA Some Very Long Product Name 141GB".into());
+        big.memory = Ok(MemoryUse {
+            used: 143_000 * MIB,
+            total: 143_771 * MIB,
+        });
+        big.fan = Ok(100);
+        big.temperature = Err(NvmlCode::GPU_IS_LOST);
+        big.power_draw = Err(NvmlCode::NOT_SUPPORTED);
+        big.power_limit = Err(NvmlCode::NOT_SUPPORTED);
+        big.gpu_util = Ok(100);
+        big.ecc = Ecc::Enabled(None);
+        let long = "/very/long/path/to/some/python/interpreter/bin/python3.12";
+        let s = summary(
+            vec![gpu(0), big],
+            vec![proc(4_194_303, long, Some(140_000)), proc(7, "x", None)],
+        );
+        let out = text(&s, false);
+        for line in out.lines().skip(1).filter(|l| !l.is_empty()) {
+            assert_eq!(line.len(), 91, "{line:?}");
+        }
+        assert!(
+            out.contains("|  12  NVIDIA Some Very Long Pr...    On  |"),
+            "{out}"
+        );
+        assert!(out.contains(
+            "|100%   N/A    P0             N/A /  N/A  |  143000MiB / 143771MiB |    100%"
+        ));
+        assert!(
+            out.contains("4194303      C   ...on/interpreter/bin/python3.12     140000MiB |"),
+            "{out}"
+        );
+        assert!(out.contains("|                   On |"));
+    }
+
+    #[test]
+    fn names_are_cut_as_nvidia_smi_cuts_them() {
+        assert_eq!(
+            gpu_name("NVIDIA GeForce RTX 2080 SUPER"),
+            "NVIDIA GeForce RTX 2080 ..."
+        );
+        assert_eq!(gpu_name("NVIDIA H200"), "NVIDIA H200");
+        let exact = "a".repeat(GPU_NAME_MAX);
+        assert_eq!(gpu_name(&exact), exact);
+        assert_eq!(
+            process_name("C:\\Windows\\System32\\ApplicationFrameHost.exe"),
+            "...em32\\ApplicationFrameHost.exe"
+        );
+        let exact = "b".repeat(PROCESS_NAME_MAX);
+        assert_eq!(process_name(&exact), exact);
+    }
+
+    #[test]
+    fn empty_process_list_and_banner_by_driver() {
+        let s = summary(vec![gpu(0)], Vec::new());
+        let out = text(&s, false);
+        assert!(out.contains("|  No running processes found "));
+        assert!(out.contains("Driver Version: 590.48.01      CUDA Version: 13.1     |"));
+        let mut s610 = s.clone();
+        s610.driver_version = Ok("610.57.04".into());
+        s610.cuda_version = Ok(13030);
+        let out = text(&s610, false);
+        assert!(out.contains("KMD Version: 610.57.04     CUDA UMD Version: 13.3     |"));
+        assert!(!out.contains("MIG devices"));
+    }
+
+    #[test]
+    fn mig_section_when_mig_is_on() {
+        let mut g = gpu(0);
+        g.mig_mode = Ok(true);
+        g.ecc = Ecc::Enabled(None);
+        let mut s = summary(vec![g], Vec::new());
+        let out = text(&s, false);
+        assert!(out.contains("|  No MIG devices found "));
+        s.mig_devices.push(TableMig {
+            gpu: 0,
+            gpu_instance: Ok(13),
+            compute_instance: Ok(0),
+            index: 2,
+            memory: Ok(MemoryUse {
+                used: 36 * MIB,
+                total: 9728 * MIB,
+            }),
+            bar1: Ok(MemoryUse {
+                used: 0,
+                total: 16383 * MIB,
+            }),
+            attributes: Ok(MigAttributes {
+                multiprocessors: 14,
+                copy_engines: 1,
+                encoders: 0,
+                decoders: 0,
+                ofas: 0,
+                jpegs: 0,
+            }),
+            ecc: Ok(0),
+        });
+        let out = text(&s, false);
+        assert!(out.contains(
+            "|  0   13   0   2  |              36MiB /  9728MiB    | 14      0 |  1   0    0    0    0 |\n\
+             |                  |                 0MiB / 16383MiB  |           |                       |\n"
+        ), "{out}");
+    }
+
+    #[test]
+    fn colour_keeps_the_layout() {
+        let mut g = gpu(0);
+        g.gpu_util = Ok(95);
+        let s = summary(vec![g], Vec::new());
+        let plain = text(&s, false);
+        let coloured = text(&s, true);
+        assert_ne!(plain, coloured);
+        assert!(coloured.contains("\x1b[31m95%\x1b[0m"));
+        let stripped = coloured
+            .replace("\x1b[31m", "")
+            .replace("\x1b[32m", "")
+            .replace("\x1b[33m", "")
+            .replace("\x1b[0m", "");
+        assert_eq!(stripped, plain);
+    }
+}

@@ -1,0 +1,353 @@
+//! Type checking: field names are resolved, units converted and kinds
+//! matched, turning the syntax tree into a [`Cond`] that evaluates fast.
+
+use super::eval::{CmpOp, Cond, FieldRef, NumExpr, TextExpr};
+use super::lexer::{Op, Span};
+use super::parser::{Ast, Node};
+use super::units::{self, Kind};
+use super::ExprError;
+use crate::model::FieldInfo;
+
+/// What the checker knows about a sub-expression.
+enum Ty {
+    Bool(Cond),
+    /// A field whose use (number or text) depends on what it meets.
+    Field(FieldRef, Kind, f64),
+    Num(NumExpr, NumTy),
+    Text(TextExpr),
+}
+
+#[derive(Clone, Copy)]
+enum NumTy {
+    /// A constant without a unit: it takes the unit of what it meets.
+    Free(f64),
+    /// A measured quantity; `scale` is the base value of one display unit,
+    /// which a free constant adopts.
+    Dim { kind: Kind, scale: f64 },
+}
+
+pub struct Checker<'a> {
+    pub infos: &'a [&'a FieldInfo],
+    pub lookup: &'a dyn Fn(&str) -> Option<usize>,
+    /// Fields referenced, in order of first use.
+    pub fields: Vec<usize>,
+}
+
+fn describe_ty(t: &Ty) -> String {
+    match t {
+        Ty::Bool(_) => "a condition".into(),
+        Ty::Field(_, k, _) => format!("a field ({})", k.describe()),
+        Ty::Num(_, NumTy::Free(_)) => "a number".into(),
+        Ty::Num(_, NumTy::Dim { kind, .. }) => kind.describe(),
+        Ty::Text(_) => "a string".into(),
+    }
+}
+
+fn err<T>(msg: String, span: &Span) -> Result<T, ExprError> {
+    Err(ExprError::new(msg, span.clone()))
+}
+
+impl Checker<'_> {
+    /// Check a whole expression, which must be a condition.
+    pub fn condition(&mut self, n: &Node) -> Result<Cond, ExprError> {
+        self.want_bool(n)
+    }
+
+    fn want_bool(&mut self, n: &Node) -> Result<Cond, ExprError> {
+        match self.check(n)? {
+            Ty::Bool(c) => Ok(c),
+            Ty::Field(f, _, _) => {
+                let name = self.infos.get(f.field).map_or("", |i| i.name);
+                err(
+                    format!("\"{name}\" is a field, not a condition; compare it with something (e.g. {name} > 0)"),
+                    &n.span,
+                )
+            }
+            other => err(
+                format!(
+                    "expected a condition (a comparison), found {}",
+                    describe_ty(&other)
+                ),
+                &n.span,
+            ),
+        }
+    }
+
+    fn field(&mut self, name: &str, span: &Span) -> Result<(FieldRef, Kind, f64), ExprError> {
+        let Some(idx) = (self.lookup)(name) else {
+            let mut e = ExprError::new(format!("unknown field \"{name}\""), span.clone());
+            e.hint = suggest(name, self.infos).map(|s| format!("did you mean \"{s}\"?"));
+            return Err(e);
+        };
+        if !self.fields.contains(&idx) {
+            self.fields.push(idx);
+        }
+        let (kind, scale) = self
+            .infos
+            .get(idx)
+            .map_or((Kind::Plain, 1.0), |i| units::field_unit(i));
+        Ok((
+            FieldRef {
+                field: idx,
+                slot: usize::MAX,
+            },
+            kind,
+            scale,
+        ))
+    }
+
+    fn check(&mut self, n: &Node) -> Result<Ty, ExprError> {
+        Ok(match &n.ast {
+            Ast::Bool(b) => Ty::Bool(Cond::Const(*b)),
+            Ast::Str(s) => Ty::Text(TextExpr::Const(s.clone())),
+            Ast::Num { value, unit: None } => Ty::Num(NumExpr::Const(*value), NumTy::Free(*value)),
+            Ast::Num {
+                value,
+                unit: Some(u),
+            } => {
+                let Some((kind, scale)) = units::literal_unit(u) else {
+                    let mut e = ExprError::new(format!("unknown unit \"{u}\""), n.span.clone());
+                    e.hint = Some(format!("units: {}", units::unit_list()));
+                    return Err(e);
+                };
+                Ty::Num(NumExpr::Const(value * scale), NumTy::Dim { kind, scale })
+            }
+            Ast::Field(name) => {
+                let (f, k, s) = self.field(name, &n.span)?;
+                Ty::Field(f, k, s)
+            }
+            Ast::Available(name, span) => Ty::Bool(Cond::Available(self.field(name, span)?.0)),
+            Ast::Unary(Op::Not, a) => Ty::Bool(Cond::Not(Box::new(self.want_bool(a)?))),
+            Ast::Unary(_, a) => {
+                let (e, t) = self.num(a)?;
+                match t {
+                    NumTy::Free(v) => Ty::Num(NumExpr::Const(-v), NumTy::Free(-v)),
+                    d => Ty::Num(NumExpr::Neg(Box::new(e)), d),
+                }
+            }
+            Ast::Binary(op @ (Op::And | Op::Or), a, b) => {
+                let (a, b) = (self.want_bool(a)?, self.want_bool(b)?);
+                let (a, b) = (Box::new(a), Box::new(b));
+                Ty::Bool(if *op == Op::And {
+                    Cond::And(a, b)
+                } else {
+                    Cond::Or(a, b)
+                })
+            }
+            Ast::Binary(op @ (Op::Add | Op::Sub), a, b) => {
+                let (l, r, t) = self.unify(a, b, &n.span, "add")?;
+                match t {
+                    NumTy::Free(_) => {
+                        let v = NumExpr::Bin(*op, Box::new(l), Box::new(r)).constant();
+                        Ty::Num(NumExpr::Const(v), NumTy::Free(v))
+                    }
+                    t => Ty::Num(NumExpr::Bin(*op, Box::new(l), Box::new(r)), t),
+                }
+            }
+            Ast::Binary(op @ (Op::Mul | Op::Div), a, b) => self.product(*op, a, b, &n.span)?,
+            Ast::Binary(op, a, b) => self.compare(*op, a, b, &n.span)?,
+        })
+    }
+
+    fn num(&mut self, n: &Node) -> Result<(NumExpr, NumTy), ExprError> {
+        match self.check(n)? {
+            Ty::Num(e, t) => Ok((e, t)),
+            Ty::Field(f, kind, scale) => Ok((NumExpr::Field(f, scale), NumTy::Dim { kind, scale })),
+            other => err(
+                format!("expected a number, found {}", describe_ty(&other)),
+                &n.span,
+            ),
+        }
+    }
+
+    /// Check two operands that must be of the same kind; a free constant
+    /// takes the other side's unit.
+    fn unify(
+        &mut self,
+        a: &Node,
+        b: &Node,
+        span: &Span,
+        verb: &str,
+    ) -> Result<(NumExpr, NumExpr, NumTy), ExprError> {
+        let (l, lt) = self.num(a)?;
+        let (r, rt) = self.num(b)?;
+        Ok(match (lt, rt) {
+            (NumTy::Free(x), NumTy::Free(_)) => (l, r, NumTy::Free(x)),
+            (NumTy::Free(x), d @ NumTy::Dim { scale, .. }) => (NumExpr::Const(x * scale), r, d),
+            (d @ NumTy::Dim { scale, .. }, NumTy::Free(y)) => (l, NumExpr::Const(y * scale), d),
+            (d @ NumTy::Dim { kind: k1, .. }, NumTy::Dim { kind: k2, .. }) => {
+                if k1 != k2 {
+                    return err(
+                        format!(
+                            "cannot {verb} {} and {}: the units do not match",
+                            k1.describe(),
+                            k2.describe()
+                        ),
+                        span,
+                    );
+                }
+                (l, r, d)
+            }
+        })
+    }
+
+    fn product(&mut self, op: Op, a: &Node, b: &Node, span: &Span) -> Result<Ty, ExprError> {
+        let (l, lt) = self.num(a)?;
+        let (r, rt) = self.num(b)?;
+        let ratio = NumTy::Dim {
+            kind: Kind::Fraction,
+            scale: 1.0,
+        };
+        let t = match (op, lt, rt) {
+            (_, NumTy::Free(x), NumTy::Free(y)) => {
+                if op == Op::Div && y == 0.0 {
+                    return err("division by zero".into(), &b.span);
+                }
+                let v = if op == Op::Mul { x * y } else { x / y };
+                return Ok(Ty::Num(NumExpr::Const(v), NumTy::Free(v)));
+            }
+            (_, d @ NumTy::Dim { .. }, NumTy::Free(_)) => d,
+            (Op::Mul, NumTy::Free(_), d @ NumTy::Dim { .. }) => d,
+            (
+                Op::Div,
+                NumTy::Free(_),
+                NumTy::Dim {
+                    kind: Kind::Fraction,
+                    ..
+                },
+            ) => ratio,
+            (
+                Op::Mul,
+                NumTy::Dim {
+                    kind: Kind::Fraction,
+                    ..
+                },
+                d @ NumTy::Dim { .. },
+            ) => d,
+            (
+                _,
+                d @ NumTy::Dim { kind, .. },
+                NumTy::Dim {
+                    kind: Kind::Fraction,
+                    ..
+                },
+            ) if kind != Kind::Fraction => d,
+            (Op::Div, NumTy::Dim { kind: k1, .. }, NumTy::Dim { kind: k2, .. }) if k1 == k2 => {
+                ratio
+            }
+            _ => {
+                let verb = if op == Op::Mul { "multiply" } else { "divide" };
+                return err(
+                    format!("cannot {verb} {} by {}", describe_num(lt), describe_num(rt)),
+                    span,
+                );
+            }
+        };
+        Ok(Ty::Num(NumExpr::Bin(op, Box::new(l), Box::new(r)), t))
+    }
+
+    fn compare(&mut self, op: Op, a: &Node, b: &Node, span: &Span) -> Result<Ty, ExprError> {
+        let cmp = match op {
+            Op::Lt => CmpOp::Lt,
+            Op::Le => CmpOp::Le,
+            Op::Gt => CmpOp::Gt,
+            Op::Ge => CmpOp::Ge,
+            Op::Eq => CmpOp::Eq,
+            Op::Ne => CmpOp::Ne,
+            _ => CmpOp::Contains,
+        };
+        // Text comparisons: a string on either side, or `~`.
+        let texty = |n: &Node| matches!(n.ast, Ast::Str(_));
+        if cmp == CmpOp::Contains || texty(a) || texty(b) {
+            if !matches!(cmp, CmpOp::Eq | CmpOp::Ne | CmpOp::Contains) {
+                return err(
+                    format!(
+                        "strings can only be compared with ==, != and ~, not {}",
+                        op.text()
+                    ),
+                    span,
+                );
+            }
+            let l = self.text(a)?;
+            let r = self.text(b)?;
+            return Ok(Ty::Bool(Cond::CmpText(l, cmp, r)));
+        }
+        // Two plain fields compared for equality: numbers if both are, else text.
+        if let (Ast::Field(_), Ast::Field(_), CmpOp::Eq | CmpOp::Ne) = (&a.ast, &b.ast, cmp) {
+            let (fa, ka, _) = self.field_of(a)?;
+            let (fb, kb, _) = self.field_of(b)?;
+            if ka == Kind::Plain && kb == Kind::Plain {
+                return Ok(Ty::Bool(Cond::CmpAuto(fa, cmp, fb)));
+            }
+        }
+        let (l, r, _) = self.unify(a, b, span, "compare")?;
+        Ok(Ty::Bool(Cond::CmpNum(l, cmp, r)))
+    }
+
+    fn field_of(&mut self, n: &Node) -> Result<(FieldRef, Kind, f64), ExprError> {
+        match &n.ast {
+            Ast::Field(name) => self.field(name, &n.span),
+            _ => err("expected a field".into(), &n.span),
+        }
+    }
+
+    fn text(&mut self, n: &Node) -> Result<TextExpr, ExprError> {
+        match self.check(n)? {
+            Ty::Text(t) => Ok(t),
+            Ty::Field(f, _, _) => Ok(TextExpr::Field(f)),
+            other => err(
+                format!(
+                    "expected a field or a string, found {}",
+                    describe_ty(&other)
+                ),
+                &n.span,
+            ),
+        }
+    }
+}
+
+fn describe_num(t: NumTy) -> String {
+    match t {
+        NumTy::Free(_) => "a number".into(),
+        NumTy::Dim { kind, .. } => kind.describe(),
+    }
+}
+
+/// The closest field name or alias, if it is close enough to be a typo.
+fn suggest(name: &str, infos: &[&FieldInfo]) -> Option<&'static str> {
+    infos
+        .iter()
+        .flat_map(|i| std::iter::once(i.name).chain(i.aliases.iter().copied()))
+        .map(|cand| (distance(name, cand), cand))
+        .filter(|(d, _)| *d <= 2.max(name.len() / 5))
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, c)| c)
+}
+
+/// Levenshtein distance (ASCII-insensitive to case).
+fn distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.to_ascii_lowercase().chars().collect();
+    let b: Vec<char> = b.to_ascii_lowercase().chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.iter().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let sub = prev[j] + usize::from(ca != cb);
+            cur[j + 1] = sub.min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn edit_distance() {
+        assert_eq!(distance("memory.fre", "memory.free"), 1);
+        assert_eq!(distance("abc", "abc"), 0);
+        assert_eq!(distance("", "ab"), 2);
+    }
+}

@@ -1,0 +1,266 @@
+//! Evaluating a checked expression against one row, in three-valued logic:
+//! a comparison that reads an unavailable value is *unknown*.
+
+use super::lexer::Op;
+use crate::model::Value;
+use std::borrow::Cow;
+
+/// The truth of an expression for one row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tri {
+    True,
+    False,
+    /// A value the expression needs is unavailable (`[N/A]`, an error, or
+    /// text where a number was expected).
+    Unknown,
+}
+
+impl Tri {
+    fn from(b: bool) -> Self {
+        if b {
+            Tri::True
+        } else {
+            Tri::False
+        }
+    }
+}
+
+/// A field read by an expression: its registry index and its position in
+/// the row's cells (set by `bind`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FieldRef {
+    pub field: usize,
+    pub slot: usize,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CmpOp {
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Eq,
+    Ne,
+    /// Case-insensitive substring.
+    Contains,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Cond {
+    Const(bool),
+    Not(Box<Cond>),
+    And(Box<Cond>, Box<Cond>),
+    Or(Box<Cond>, Box<Cond>),
+    Available(FieldRef),
+    CmpNum(NumExpr, CmpOp, NumExpr),
+    CmpText(TextExpr, CmpOp, TextExpr),
+    /// Two unitless fields, `==`/`!=`: as numbers if both are, else as text.
+    CmpAuto(FieldRef, CmpOp, FieldRef),
+}
+
+/// A number in its kind's base unit.
+#[derive(Debug, Clone, PartialEq)]
+pub enum NumExpr {
+    Const(f64),
+    /// A field's value times the base value of its unit.
+    Field(FieldRef, f64),
+    Neg(Box<NumExpr>),
+    Bin(Op, Box<NumExpr>, Box<NumExpr>),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum TextExpr {
+    Const(String),
+    Field(FieldRef),
+}
+
+/// The number a cell shows: what the CSV prints (MiB rounded up, watts
+/// rounded to their decimals), or text that reads as a number (`9.0`,
+/// `0x1F`). `None` for unavailable values and other text.
+pub fn cell_number(v: &Value) -> Option<f64> {
+    match v {
+        Value::Float { value, decimals } => {
+            let shown = format!("{value:.prec$}", prec = usize::from(*decimals));
+            shown.parse().ok()
+        }
+        Value::Text(s) => {
+            let s = s.trim();
+            if let Some(h) = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+                u64::from_str_radix(h, 16).ok().map(|v| v as f64)
+            } else {
+                s.parse::<f64>().ok().filter(|v| v.is_finite())
+            }
+        }
+        other => other.as_f64(),
+    }
+}
+
+/// The text a cell shows without its unit; `None` when unavailable.
+pub fn cell_text(v: &Value) -> Option<Cow<'_, str>> {
+    match v {
+        Value::Text(s) => Some(Cow::Borrowed(s)),
+        Value::NotAvailable | Value::Error(_) => None,
+        other => Some(Cow::Owned(other.to_string())),
+    }
+}
+
+fn available(v: Option<&Value>) -> bool {
+    !matches!(v, None | Some(Value::NotAvailable | Value::Error(_)))
+}
+
+fn cmp_num(a: f64, op: CmpOp, b: f64) -> bool {
+    match op {
+        CmpOp::Lt => a < b,
+        CmpOp::Le => a <= b,
+        CmpOp::Gt => a > b,
+        CmpOp::Ge => a >= b,
+        CmpOp::Eq => a == b,
+        CmpOp::Ne => a != b,
+        CmpOp::Contains => false,
+    }
+}
+
+fn cmp_text(a: &str, op: CmpOp, b: &str) -> bool {
+    match op {
+        CmpOp::Eq => a == b,
+        CmpOp::Ne => a != b,
+        CmpOp::Contains => a.to_lowercase().contains(&b.to_lowercase()),
+        _ => false,
+    }
+}
+
+impl Cond {
+    pub fn eval(&self, cells: &[Value]) -> Tri {
+        match self {
+            Cond::Const(b) => Tri::from(*b),
+            Cond::Not(c) => match c.eval(cells) {
+                Tri::True => Tri::False,
+                Tri::False => Tri::True,
+                Tri::Unknown => Tri::Unknown,
+            },
+            Cond::And(a, b) => match (a.eval(cells), b.eval(cells)) {
+                (Tri::False, _) | (_, Tri::False) => Tri::False,
+                (Tri::True, Tri::True) => Tri::True,
+                _ => Tri::Unknown,
+            },
+            Cond::Or(a, b) => match (a.eval(cells), b.eval(cells)) {
+                (Tri::True, _) | (_, Tri::True) => Tri::True,
+                (Tri::False, Tri::False) => Tri::False,
+                _ => Tri::Unknown,
+            },
+            Cond::Available(f) => Tri::from(available(cells.get(f.slot))),
+            Cond::CmpNum(a, op, b) => match (a.eval(cells), b.eval(cells)) {
+                (Some(x), Some(y)) => Tri::from(cmp_num(x, *op, y)),
+                _ => Tri::Unknown,
+            },
+            Cond::CmpText(a, op, b) => match (a.eval(cells), b.eval(cells)) {
+                (Some(x), Some(y)) => Tri::from(cmp_text(&x, *op, &y)),
+                _ => Tri::Unknown,
+            },
+            Cond::CmpAuto(a, op, b) => {
+                let (Some(x), Some(y)) = (cells.get(a.slot), cells.get(b.slot)) else {
+                    return Tri::Unknown;
+                };
+                match (cell_number(x), cell_number(y)) {
+                    (Some(x), Some(y)) => Tri::from(cmp_num(x, *op, y)),
+                    _ => match (cell_text(x), cell_text(y)) {
+                        (Some(x), Some(y)) => Tri::from(cmp_text(&x, *op, &y)),
+                        _ => Tri::Unknown,
+                    },
+                }
+            }
+        }
+    }
+
+    /// Every field reference, mutably (for binding slots).
+    pub fn refs_mut(&mut self, f: &mut dyn FnMut(&mut FieldRef)) {
+        match self {
+            Cond::Const(_) => {}
+            Cond::Not(c) => c.refs_mut(f),
+            Cond::And(a, b) | Cond::Or(a, b) => {
+                a.refs_mut(f);
+                b.refs_mut(f);
+            }
+            Cond::Available(r) => f(r),
+            Cond::CmpNum(a, _, b) => {
+                a.refs_mut(f);
+                b.refs_mut(f);
+            }
+            Cond::CmpText(a, _, b) => {
+                for t in [a, b] {
+                    if let TextExpr::Field(r) = t {
+                        f(r);
+                    }
+                }
+            }
+            Cond::CmpAuto(a, _, b) => {
+                f(a);
+                f(b);
+            }
+        }
+    }
+}
+
+impl NumExpr {
+    pub fn eval(&self, cells: &[Value]) -> Option<f64> {
+        let v = match self {
+            NumExpr::Const(v) => *v,
+            NumExpr::Field(r, scale) => cell_number(cells.get(r.slot)?)? * scale,
+            NumExpr::Neg(a) => -a.eval(cells)?,
+            NumExpr::Bin(op, a, b) => {
+                let (x, y) = (a.eval(cells)?, b.eval(cells)?);
+                match op {
+                    Op::Add => x + y,
+                    Op::Sub => x - y,
+                    Op::Mul => x * y,
+                    _ => x / y,
+                }
+            }
+        };
+        v.is_finite().then_some(v)
+    }
+
+    /// The value of an expression without fields.
+    pub fn constant(&self) -> f64 {
+        self.eval(&[]).unwrap_or(f64::NAN)
+    }
+
+    fn refs_mut(&mut self, f: &mut dyn FnMut(&mut FieldRef)) {
+        match self {
+            NumExpr::Const(_) => {}
+            NumExpr::Field(r, _) => f(r),
+            NumExpr::Neg(a) => a.refs_mut(f),
+            NumExpr::Bin(_, a, b) => {
+                a.refs_mut(f);
+                b.refs_mut(f);
+            }
+        }
+    }
+}
+
+impl TextExpr {
+    fn eval<'a>(&'a self, cells: &'a [Value]) -> Option<Cow<'a, str>> {
+        match self {
+            TextExpr::Const(s) => Some(Cow::Borrowed(s)),
+            TextExpr::Field(r) => cell_text(cells.get(r.slot)?),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cells_read_as_shown() {
+        assert_eq!(cell_number(&Value::Bytes(1)), Some(1.0));
+        assert_eq!(cell_number(&Value::watts_from_mw(412_345)), Some(412.35));
+        assert_eq!(cell_number(&Value::text("9.0")), Some(9.0));
+        assert_eq!(cell_number(&Value::text("0x1F")), Some(31.0));
+        assert_eq!(cell_number(&Value::text("P0")), None);
+        assert_eq!(cell_number(&Value::text("inf")), None);
+        assert_eq!(cell_number(&Value::NotAvailable), None);
+        assert_eq!(cell_text(&Value::Int(3)).as_deref(), Some("3"));
+        assert_eq!(cell_text(&Value::NotAvailable), None);
+    }
+}

@@ -1,0 +1,221 @@
+//! The scripting flags put together: what happens to each sample's rows
+//! between collection and printing.
+//!
+//! For every sample, in this order:
+//! 1. `--until`/`--until-all` is evaluated on all rows read (before
+//!    `--where`), and says whether the loop stops after this sample;
+//! 2. `--where` drops the rows that do not satisfy it;
+//! 3. `--assert` checks the rows kept; failures are reported (the loop
+//!    stops after this sample and nvq exits 20);
+//! 4. the rows are cut back to the queried columns (expressions may read
+//!    fields that are not printed);
+//! 5. `--summary` adds the rows kept to its statistics.
+
+use super::{read_list, Expr, Stats};
+use crate::error::NvqError;
+use crate::model::Row;
+use crate::source::QueryMode;
+use std::time::Duration;
+
+/// The default loop interval of `--until` when no `-l`/`-lms` is given.
+pub const UNTIL_DEFAULT_INTERVAL: Duration = Duration::from_secs(1);
+
+/// Which rows `--until` needs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Quantifier {
+    /// `--until`: at least one row.
+    Any,
+    /// `--until-all`: every row (and at least one).
+    All,
+}
+
+/// What a sample means for the loop.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    Continue,
+    /// `--until` holds: stop after printing this sample.
+    UntilMet,
+    /// `--assert` failed: stop after printing this sample, then exit 20
+    /// with this message.
+    AssertFailed(String),
+}
+
+/// The scripting flags as given on the command line.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Flags<'a> {
+    pub where_: Option<&'a str>,
+    pub assert: Option<&'a str>,
+    pub until: Option<&'a str>,
+    pub until_all: Option<&'a str>,
+    pub timeout: Option<&'a str>,
+    pub summary: bool,
+}
+
+/// The scripting flags of one query, compiled.
+#[derive(Debug, Clone)]
+pub struct Script {
+    pub where_: Option<Expr>,
+    pub assert: Option<Expr>,
+    pub until: Option<(Expr, Quantifier)>,
+    pub timeout: Option<Duration>,
+    pub summary: Option<Stats>,
+    mode: QueryMode,
+    read: Vec<usize>,
+    shown: usize,
+}
+
+impl Script {
+    /// Compile the flags for `mode`, whose queried fields are `queried`.
+    /// Everything is checked here, before NVML is touched.
+    pub fn new(mode: QueryMode, queried: &[usize], flags: Flags) -> Result<Self, NvqError> {
+        let Flags {
+            where_,
+            assert,
+            until,
+            until_all,
+            timeout,
+            summary,
+        } = flags;
+        let where_ = where_
+            .map(|s| Expr::compile("--where", s, mode))
+            .transpose()?;
+        let assert = assert
+            .map(|s| Expr::compile("--assert", s, mode))
+            .transpose()?;
+        let until = match (until, until_all) {
+            (Some(_), Some(_)) => {
+                return Err(NvqError::Usage(
+                    "--until and --until-all cannot be used together; choose one.".into(),
+                ))
+            }
+            (Some(s), None) => Some((Expr::compile("--until", s, mode)?, Quantifier::Any)),
+            (None, Some(s)) => Some((Expr::compile("--until-all", s, mode)?, Quantifier::All)),
+            (None, None) => None,
+        };
+        let timeout = match timeout {
+            Some(_) if until.is_none() => {
+                return Err(NvqError::Usage(
+                    "--timeout bounds the wait of --until or --until-all; give one of them.".into(),
+                ))
+            }
+            Some(t) => Some(super::parse_duration("--timeout", t)?),
+            None => None,
+        };
+        if summary && mode != QueryMode::Gpu {
+            return Err(NvqError::Usage(format!(
+                "--summary works with --query-gpu, not --{}.",
+                mode.option()
+            )));
+        }
+        let mut script = Script {
+            where_,
+            assert,
+            until,
+            timeout,
+            summary: summary.then(Stats::new),
+            mode,
+            read: Vec::new(),
+            shown: queried.len(),
+        };
+        script.read = read_list(
+            queried,
+            script
+                .where_
+                .iter()
+                .chain(script.assert.iter())
+                .chain(script.until.iter().map(|(e, _)| e)),
+        );
+        let read = script.read.clone();
+        for e in script.exprs_mut() {
+            e.bind(&read);
+        }
+        Ok(script)
+    }
+
+    fn exprs_mut(&mut self) -> impl Iterator<Item = &mut Expr> {
+        self.where_
+            .iter_mut()
+            .chain(self.assert.iter_mut())
+            .chain(self.until.iter_mut().map(|(e, _)| e))
+    }
+
+    /// The fields to read for each row: the queried ones, then those only
+    /// the expressions need.
+    pub fn read(&self) -> &[usize] {
+        &self.read
+    }
+
+    /// Does any flag need the loop to run? `--until` loops even without
+    /// `-l`, every [`UNTIL_DEFAULT_INTERVAL`].
+    pub fn needs_loop(&self) -> bool {
+        self.until.is_some()
+    }
+
+    /// Process one sample's rows (cells in [`Self::read`] order). `gpus`
+    /// names each row's GPU (NVML index) in `--query-gpu`; `None` in modes
+    /// whose rows are not GPUs. Returns the rows to print.
+    pub fn sample(&mut self, rows: Vec<Row>, gpus: Option<&[u32]>) -> (Vec<Row>, Verdict) {
+        let until_met = self.until.as_ref().is_some_and(|(e, q)| match q {
+            Quantifier::Any => rows.iter().any(|r| e.holds(&r.cells)),
+            Quantifier::All => !rows.is_empty() && rows.iter().all(|r| e.holds(&r.cells)),
+        });
+        let mut kept: Vec<(usize, Row)> = rows
+            .into_iter()
+            .enumerate()
+            .filter(|(_, r)| self.where_.as_ref().map_or(true, |e| e.holds(&r.cells)))
+            .collect();
+        let mut failures = Vec::new();
+        if let Some(e) = &self.assert {
+            let infos = self.mode.fields();
+            for (i, r) in &kept {
+                if !e.holds(&r.cells) {
+                    failures.push(format!(
+                        "  {}: {}",
+                        who(*i, gpus),
+                        e.explain(&r.cells, &self.read, &infos)
+                    ));
+                }
+            }
+        }
+        for (_, r) in &mut kept {
+            r.cells.truncate(self.shown);
+        }
+        if let Some(s) = &mut self.summary {
+            for (i, r) in &kept {
+                let gpu = gpus.and_then(|g| g.get(*i)).copied().unwrap_or(*i as u32);
+                s.add(gpu, &r.cells);
+            }
+            s.sample_done();
+        }
+        let verdict = if !failures.is_empty() {
+            let e = self.assert.as_ref().map_or("", |e| e.source.as_str());
+            Verdict::AssertFailed(format!(
+                "nvq: --assert '{e}' failed for {} row{}:\n{}",
+                failures.len(),
+                if failures.len() == 1 { "" } else { "s" },
+                failures.join("\n")
+            ))
+        } else if until_met {
+            Verdict::UntilMet
+        } else {
+            Verdict::Continue
+        };
+        (kept.into_iter().map(|(_, r)| r).collect(), verdict)
+    }
+
+    /// The message of a run whose `--until` never held.
+    pub fn until_missed(&self, why: &str) -> NvqError {
+        let (flag, src) = self
+            .until
+            .as_ref()
+            .map_or(("--until", ""), |(e, _)| (e.flag, e.source.as_str()));
+        NvqError::Timeout(format!("nvq: {flag} '{src}' did not hold {why}."))
+    }
+}
+
+fn who(i: usize, gpus: Option<&[u32]>) -> String {
+    match gpus.and_then(|g| g.get(i)) {
+        Some(g) => format!("GPU {g}"),
+        None => format!("row {}", i + 1),
+    }
+}

@@ -1,0 +1,248 @@
+//! `--summary`: each GPU's minimum, maximum and mean of every queried
+//! column over the samples of a run, as a pure fold over the rows printed.
+//!
+//! The summary is a table of its own, printed after the samples: the
+//! columns `gpu` (NVML index) and `statistic` (`min`, `max`, `mean`), then
+//! the queried columns. Each GPU gets three rows, in GPU order.
+//! - A numeric column's `min`/`max` are the cells as they were printed (so
+//!   they keep their unit and format); `mean` has two decimals (or the
+//!   field's own, if more).
+//! - A text column (`name`, `uuid`, `timestamp`, `pstate`) shows its
+//!   lowest and highest text in the `min`/`max` rows (for `timestamp`: the
+//!   first and last sample), and in `mean` its value if it never changed,
+//!   else `N/A`.
+//! - Unavailable cells are skipped; a column that never had a value shows
+//!   its last token (`[N/A]`).
+
+use super::eval::cell_number;
+use crate::model::Value;
+use crate::model::{Column, Row};
+use std::collections::BTreeMap;
+
+#[derive(Debug, Clone, Default)]
+struct Acc {
+    min: Option<(f64, Value)>,
+    max: Option<(f64, Value)>,
+    sum: f64,
+    n: u64,
+    decimals: u8,
+    text_min: Option<String>,
+    text_max: Option<String>,
+    text_changed: bool,
+    last_unavailable: Option<Value>,
+}
+
+impl Acc {
+    fn add(&mut self, v: &Value) {
+        if let Some(x) = cell_number(v) {
+            if self.min.as_ref().map_or(true, |(m, _)| x < *m) {
+                self.min = Some((x, v.clone()));
+            }
+            if self.max.as_ref().map_or(true, |(m, _)| x > *m) {
+                self.max = Some((x, v.clone()));
+            }
+            if let Value::Float { decimals, .. } = v {
+                self.decimals = self.decimals.max(*decimals);
+            }
+            self.sum += x;
+            self.n += 1;
+        } else if let Value::Text(s) = v {
+            if self.text_min.as_ref().is_some_and(|m| m != s) {
+                self.text_changed = true;
+            }
+            if self.text_min.as_ref().map_or(true, |m| s < m) {
+                self.text_min = Some(s.clone());
+            }
+            if self.text_max.as_ref().map_or(true, |m| s > m) {
+                self.text_max = Some(s.clone());
+            }
+        } else {
+            self.last_unavailable = Some(v.clone());
+        }
+    }
+
+    fn stat(&self, which: Stat) -> Value {
+        if let (Some((_, lo)), Some((_, hi))) = (&self.min, &self.max) {
+            return match which {
+                Stat::Min => lo.clone(),
+                Stat::Max => hi.clone(),
+                Stat::Mean => Value::Float {
+                    value: self.sum / self.n.max(1) as f64,
+                    decimals: self.decimals.max(2),
+                },
+            };
+        }
+        if let (Some(lo), Some(hi)) = (&self.text_min, &self.text_max) {
+            return match which {
+                Stat::Min => Value::text(lo.clone()),
+                Stat::Max => Value::text(hi.clone()),
+                Stat::Mean if !self.text_changed => Value::text(lo.clone()),
+                Stat::Mean => Value::NotAvailable,
+            };
+        }
+        self.last_unavailable.clone().unwrap_or(Value::NotAvailable)
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Stat {
+    Min,
+    Max,
+    Mean,
+}
+
+/// The running statistics of a run, per GPU and column.
+#[derive(Debug, Clone, Default)]
+pub struct Stats {
+    gpus: BTreeMap<u32, Vec<Acc>>,
+    samples: u64,
+}
+
+impl Stats {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Count one sample (for messages).
+    pub fn sample_done(&mut self) {
+        self.samples += 1;
+    }
+
+    /// The number of samples counted with [`Self::sample_done`].
+    pub fn samples(&self) -> u64 {
+        self.samples
+    }
+
+    /// Add one printed row of GPU `gpu`.
+    pub fn add(&mut self, gpu: u32, cells: &[Value]) {
+        let accs = self.gpus.entry(gpu).or_default();
+        if accs.len() < cells.len() {
+            accs.resize(cells.len(), Acc::default());
+        }
+        for (acc, v) in accs.iter_mut().zip(cells) {
+            acc.add(v);
+        }
+    }
+
+    /// The summary table's columns: `gpu`, `statistic`, then `columns`.
+    pub fn columns(columns: &[Column]) -> Vec<Column> {
+        let plain = |name, help| Column {
+            name,
+            header_name: name,
+            unit: None,
+            help,
+        };
+        let mut out = vec![
+            plain("gpu", "The GPU's NVML index."),
+            plain("statistic", "min, max or mean over the run."),
+        ];
+        out.extend_from_slice(columns);
+        out
+    }
+
+    /// The summary table's rows: `min`, `max`, `mean` for each GPU.
+    pub fn rows(&self) -> Vec<Row> {
+        let mut out = Vec::with_capacity(self.gpus.len() * 3);
+        for (gpu, accs) in &self.gpus {
+            for (stat, name) in [(Stat::Min, "min"), (Stat::Max, "max"), (Stat::Mean, "mean")] {
+                let mut cells = vec![Value::Int(i64::from(*gpu)), Value::text(name)];
+                cells.extend(accs.iter().map(|a| a.stat(stat)));
+                out.push(Row::new(cells));
+            }
+        }
+        out
+    }
+}
+
+/// The summary of a whole run given as `(gpu, cells)` rows: a pure
+/// function of the samples.
+pub fn summarize<'a>(rows: impl IntoIterator<Item = (u32, &'a [Value])>) -> Vec<Row> {
+    let mut s = Stats::new();
+    for (gpu, cells) in rows {
+        s.add(gpu, cells);
+    }
+    s.rows()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::NvmlCode;
+
+    fn csv(rows: &[Row]) -> Vec<String> {
+        rows.iter()
+            .map(|r| {
+                r.cells
+                    .iter()
+                    .map(|c| c.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            })
+            .collect()
+    }
+
+    #[test]
+    fn min_max_mean_per_gpu() {
+        const MIB: u64 = 1 << 20;
+        let samples: Vec<(u32, Vec<Value>)> = vec![
+            (
+                0,
+                vec![Value::Bytes(10 * MIB), Value::text("P0"), Value::Int(50)],
+            ),
+            (
+                1,
+                vec![
+                    Value::Bytes(MIB),
+                    Value::text("P8"),
+                    Value::err(NvmlCode::NOT_SUPPORTED),
+                ],
+            ),
+            (
+                0,
+                vec![Value::Bytes(30 * MIB), Value::text("P0"), Value::Int(70)],
+            ),
+            (
+                1,
+                vec![
+                    Value::Bytes(MIB),
+                    Value::text("P2"),
+                    Value::err(NvmlCode::NOT_SUPPORTED),
+                ],
+            ),
+            (
+                0,
+                vec![
+                    Value::Bytes(20 * MIB),
+                    Value::text("P0"),
+                    Value::NotAvailable,
+                ],
+            ),
+        ];
+        let rows = summarize(samples.iter().map(|(g, c)| (*g, c.as_slice())));
+        assert_eq!(
+            csv(&rows),
+            vec![
+                "0, min, 10, P0, 50",
+                "0, max, 30, P0, 70",
+                "0, mean, 20.00, P0, 60.00",
+                "1, min, 1, P2, [N/A]",
+                "1, max, 1, P8, [N/A]",
+                "1, mean, 1.00, N/A, [N/A]",
+            ]
+        );
+    }
+
+    #[test]
+    fn floats_keep_their_decimals_and_units() {
+        let rows = summarize([
+            (3, &[Value::watts_from_mw(100_000)][..]),
+            (3, &[Value::watts_from_mw(200_500)][..]),
+        ]);
+        let cells: Vec<String> = rows
+            .iter()
+            .map(|r| crate::render::csv::cell_text(&r.cells[2], Some("W"), false))
+            .collect();
+        assert_eq!(cells, ["100.00 W", "200.50 W", "150.25 W"]);
+        assert_eq!(Stats::columns(&[]).len(), 2);
+    }
+}

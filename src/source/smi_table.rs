@@ -1,0 +1,318 @@
+//! Reading plain `nvq` / `nvidia-smi`'s table: [`collect`] reads everything
+//! the table shows into a [`SmiTable`] (one NVML call per NVML struct and
+//! GPU); `render::smi_table` turns it into text. Every reading keeps its NVML result, so the renderer can print
+//! `N/A` (or `Not Supported`) exactly where nvidia-smi does.
+
+use crate::model::smi_table::*;
+use crate::nvml::{check, NvmlCode, Session};
+use nvml_wrapper::enum_wrappers::device::{
+    ComputeMode as WrapperComputeMode, EccCounter, MemoryError, PerformanceState, TemperatureSensor,
+};
+use nvml_wrapper::enums::device::UsedGpuMemory;
+use nvml_wrapper::error::NvmlError;
+use nvml_wrapper::Device;
+use std::time::SystemTime;
+
+fn code(e: NvmlError) -> NvmlCode {
+    NvmlCode::from(&e)
+}
+
+/// Read everything the table needs for the GPUs `devices`.
+pub fn collect(session: &Session, devices: &[u32]) -> SmiTable {
+    let nvml = session.nvml();
+    let cuda_version = nvml
+        .sys_cuda_driver_version()
+        .map_err(code)
+        .or_else(|_| cuda_version_v1(session));
+    let mut gpus = Vec::with_capacity(devices.len());
+    let mut mig_devices = Vec::new();
+    let mut processes = Vec::new();
+    for &index in devices {
+        let device = match session.device(index) {
+            Ok(d) => d,
+            Err(c) => {
+                gpus.push(TableGpu::unavailable(index, c));
+                continue;
+            }
+        };
+        let gpu = gpu_summary(session, &device, index);
+        if gpu.mig_mode == Ok(true) {
+            mig_devices.extend(mig_summaries(session, &device, index));
+        }
+        processes.extend(process_summaries(session, &device, index));
+        gpus.push(gpu);
+    }
+    SmiTable {
+        date: date_line(SystemTime::now()),
+        driver_version: session.driver_version().map(str::to_string),
+        cuda_version,
+        gpus,
+        mig_devices,
+        processes,
+    }
+}
+
+fn gpu_summary(session: &Session, d: &Device<'_>, index: u32) -> TableGpu {
+    let ecc = match d.is_ecc_enabled() {
+        Err(_) => Ecc::NotAvailable,
+        Ok(s) if !s.currently_enabled => Ecc::Disabled,
+        Ok(_) => Ecc::Enabled(
+            d.total_ecc_errors(MemoryError::Uncorrected, EccCounter::Volatile)
+                .ok(),
+        ),
+    };
+    let performance_state = match d.performance_state() {
+        Ok(PerformanceState::Unknown) => Err(NvmlCode::UNKNOWN),
+        Ok(p) => Ok(pstate_number(p)),
+        Err(e) => Err(code(e)),
+    };
+    let compute_mode = d.compute_mode().map_err(code).map(|m| match m {
+        WrapperComputeMode::Default => ComputeMode::Default,
+        WrapperComputeMode::ExclusiveThread => ComputeMode::ExclusiveThread,
+        WrapperComputeMode::Prohibited => ComputeMode::Prohibited,
+        WrapperComputeMode::ExclusiveProcess => ComputeMode::ExclusiveProcess,
+    });
+    TableGpu {
+        index,
+        name: d.name().map_err(code),
+        persistence_mode: d.is_in_persistent_mode().map_err(code),
+        driver_model: driver_model(session, d),
+        bus_id: d.pci_info().map(|p| p.bus_id).map_err(code),
+        display_active: d.is_display_active().map_err(code),
+        ecc,
+        fan: d.fan_speed(0).map_err(code),
+        temperature: d.temperature(TemperatureSensor::Gpu).map_err(code),
+        performance_state,
+        power_draw: d.power_usage().map_err(code),
+        power_limit: d.power_management_limit().map_err(code),
+        memory: d
+            .memory_info()
+            .map(|m| MemoryUse {
+                used: m.used,
+                total: m.total,
+            })
+            .map_err(code),
+        gpu_util: d.utilization_rates().map(|u| u.gpu).map_err(code),
+        compute_mode,
+        mig_mode: d.mig_mode().map(|m| m.current == 1).map_err(code),
+    }
+}
+
+fn pstate_number(p: PerformanceState) -> u32 {
+    use PerformanceState::*;
+    match p {
+        Zero => 0,
+        One => 1,
+        Two => 2,
+        Three => 3,
+        Four => 4,
+        Five => 5,
+        Six => 6,
+        Seven => 7,
+        Eight => 8,
+        Nine => 9,
+        Ten => 10,
+        Eleven => 11,
+        Twelve => 12,
+        Thirteen => 13,
+        Fourteen => 14,
+        Fifteen => 15,
+        Unknown => 32,
+    }
+}
+
+/// `nvmlDeviceGetDriverModel`, called directly: the wrapper's enum lacks MCDM.
+fn driver_model(session: &Session, d: &Device<'_>) -> Reading<DriverModel> {
+    let f = session
+        .lib()
+        .nvmlDeviceGetDriverModel
+        .as_ref()
+        .map_err(|_| NvmlCode::FUNCTION_NOT_FOUND)?;
+    let mut current = 0;
+    let mut pending = 0;
+    // SAFETY: the handle comes from this session's library; both out
+    // pointers are valid for the call.
+    check(unsafe { f(d.handle(), &mut current, &mut pending) })?;
+    match current {
+        0 => Ok(DriverModel::Wddm),
+        1 => Ok(DriverModel::Tcc),
+        2 => Ok(DriverModel::Mcdm),
+        _ => Err(NvmlCode::UNKNOWN),
+    }
+}
+
+/// The unversioned CUDA version call, for when `_v2` fails (it needs libcuda).
+fn cuda_version_v1(session: &Session) -> Reading<i32> {
+    let f = session
+        .lib()
+        .nvmlSystemGetCudaDriverVersion
+        .as_ref()
+        .map_err(|_| NvmlCode::FUNCTION_NOT_FOUND)?;
+    let mut v = 0;
+    // SAFETY: one valid out pointer.
+    check(unsafe { f(&mut v) })?;
+    Ok(v)
+}
+
+type RawDeviceU32 = unsafe extern "C" fn(
+    nvml_wrapper_sys::bindings::nvmlDevice_t,
+    *mut std::os::raw::c_uint,
+) -> nvml_wrapper_sys::bindings::nvmlReturn_t;
+
+/// A `u32` read through a raw per-device symbol (`nvmlDeviceGetGpuInstanceId`, ...).
+fn raw_device_u32<E>(d: &Device<'_>, sym: Result<&RawDeviceU32, E>) -> Reading<u32> {
+    let f = sym.map_err(|_| NvmlCode::FUNCTION_NOT_FOUND)?;
+    let mut v = 0;
+    // SAFETY: the handle is live for the session; one valid out pointer.
+    check(unsafe { f(d.handle(), &mut v) })?;
+    Ok(v)
+}
+
+fn mig_summaries(session: &Session, parent: &Device<'_>, gpu: u32) -> Vec<TableMig> {
+    let max = parent.mig_device_count().unwrap_or(0);
+    let lib = session.lib();
+    let mut out = Vec::new();
+    for i in 0..max {
+        let Ok(m) = parent.mig_device_by_index(i) else {
+            continue;
+        };
+        let attributes = m
+            .attributes()
+            .map(|a| MigAttributes {
+                multiprocessors: a.multiprocessor_count,
+                copy_engines: a.shared_copy_engine_count,
+                encoders: a.shared_encoder_count,
+                decoders: a.shared_decoder_count,
+                ofas: a.shared_ofa_count,
+                jpegs: a.shared_jpeg_count,
+            })
+            .map_err(code);
+        out.push(TableMig {
+            gpu,
+            gpu_instance: raw_device_u32(&m, lib.nvmlDeviceGetGpuInstanceId.as_ref()),
+            compute_instance: raw_device_u32(&m, lib.nvmlDeviceGetComputeInstanceId.as_ref()),
+            index: out.len() as u32,
+            memory: m
+                .memory_info()
+                .map(|x| MemoryUse {
+                    used: x.used,
+                    total: x.total,
+                })
+                .map_err(code),
+            bar1: m
+                .bar1_memory_info()
+                .map(|x| MemoryUse {
+                    used: x.used,
+                    total: x.total,
+                })
+                .map_err(code),
+            attributes,
+            ecc: m
+                .total_ecc_errors(MemoryError::Uncorrected, EccCounter::Volatile)
+                .map_err(code),
+        });
+    }
+    out
+}
+
+/// The longest process name NVML hands back (its own buffer limit).
+const PROCESS_NAME_LEN: usize = 1024;
+
+fn process_summaries(session: &Session, d: &Device<'_>, gpu: u32) -> Vec<TableProcess> {
+    let mut rows: Vec<TableProcess> = Vec::new();
+    let lists = [
+        (d.running_compute_processes().unwrap_or_default(), 0),
+        (d.running_graphics_processes().unwrap_or_default(), 1),
+        (d.mps_running_compute_processes().unwrap_or_default(), 2),
+    ];
+    for (list, which) in lists {
+        for p in list {
+            let used = match p.used_gpu_memory {
+                UsedGpuMemory::Used(b) => Some(b),
+                UsedGpuMemory::Unavailable => None,
+            };
+            let row = match rows.iter_mut().find(|r| {
+                r.pid == p.pid
+                    && r.gpu_instance == p.gpu_instance_id
+                    && r.compute_instance == p.compute_instance_id
+            }) {
+                Some(r) => r,
+                None => {
+                    rows.push(TableProcess {
+                        gpu,
+                        gpu_instance: p.gpu_instance_id,
+                        compute_instance: p.compute_instance_id,
+                        pid: p.pid,
+                        kind: ProcessKind::default(),
+                        name: Err(NvmlCode::NOT_FOUND),
+                        used_memory: used,
+                    });
+                    let last = rows.len() - 1;
+                    &mut rows[last]
+                }
+            };
+            match which {
+                0 => row.kind.compute = true,
+                1 => row.kind.graphics = true,
+                _ => row.kind.mps = true,
+            }
+            if row.used_memory.is_none() {
+                row.used_memory = used;
+            }
+        }
+    }
+    let nvml = session.nvml();
+    for r in &mut rows {
+        r.name = nvml.sys_process_name(r.pid, PROCESS_NAME_LEN).map_err(code);
+    }
+    rows.sort_by_key(|r| (r.pid, r.gpu_instance, r.compute_instance));
+    rows
+}
+
+/// The first line of the table: `Fri Jul  3 22:11:09 2026` in local time,
+/// followed by the seven spaces nvidia-smi prints after it.
+pub fn date_line(t: SystemTime) -> String {
+    const DAYS: [&str; 7] = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
+    const MONTHS: [&str; 12] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
+    let secs = t
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default()
+        .as_secs() as libc::time_t;
+    // SAFETY: localtime_r only writes into the struct we hand it.
+    let tm = unsafe {
+        let mut tm: libc::tm = std::mem::zeroed();
+        if libc::localtime_r(&secs, &mut tm).is_null() {
+            return "Thu Jan  1 00:00:00 1970       ".to_string();
+        }
+        tm
+    };
+    let day = DAYS.get(tm.tm_wday as usize).copied().unwrap_or("???");
+    let month = MONTHS.get(tm.tm_mon as usize).copied().unwrap_or("???");
+    format!(
+        "{day} {month} {:>2} {:02}:{:02}:{:02} {}       ",
+        tm.tm_mday,
+        tm.tm_hour,
+        tm.tm_min,
+        tm.tm_sec,
+        tm.tm_year + 1900
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn date_line_shape() {
+        let s = date_line(SystemTime::now());
+        assert_eq!(s.len(), 31, "{s:?}");
+        assert!(s.ends_with("       "));
+        let b = s.as_bytes();
+        assert_eq!(
+            (b[3], b[7], b[10], b[13], b[16], b[19]),
+            (b' ', b' ', b' ', b':', b':', b' ')
+        );
+    }
+}
