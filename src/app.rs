@@ -2,14 +2,14 @@
 
 use crate::cli::{self, Args};
 use crate::error::NvqError;
-use crate::model::Column;
+use crate::model::{Column, FieldKind, GpuIdent, NvmlCode, Row, Value};
 use crate::nvml::{select, Session};
 use crate::output::{Sink, SinkMode};
 use crate::render::{self, FormatSpec};
 use crate::schedule::deadline;
 use crate::schedule::{self as looping, End, Flow, Schedule};
 use crate::script::{self, Script, Verdict};
-use crate::source::{self, QueryMode};
+use crate::source::{self, QueryMode, Request};
 use crate::Personality;
 use std::sync::Arc;
 use std::time::Duration;
@@ -91,11 +91,11 @@ pub fn run(args: &Args) -> Result<(), NvqError> {
 /// [`run`], knowing how nvq was invoked (the summary table may use colour
 /// only in nvq's own mode).
 pub fn run_as(args: &Args, personality: Personality) -> Result<(), NvqError> {
-    if let Some(mode) = args.help_query() {
+    if let Some(mode) = args.help_query {
         let mut sink = Sink::stdout();
         return sink.write(render::field_help::render(mode.option(), &mode.fields()).as_bytes());
     }
-    let queries = args.queries();
+    let queries = &args.queries;
     if queries.len() > 1 {
         return Err(NvqError::InvalidCombination);
     }
@@ -105,8 +105,8 @@ pub fn run_as(args: &Args, personality: Personality) -> Result<(), NvqError> {
         }
         return run_listing(args);
     }
-    if let Some(&(mode, list)) = queries.first() {
-        let plan = QueryPlan::from_args(args, mode, list)?;
+    if let Some((mode, list)) = queries.first() {
+        let plan = QueryPlan::from_args(args, *mode, list)?;
         return run_query(args, &plan);
     }
     if args.format.is_some() {
@@ -173,7 +173,7 @@ fn run_query(args: &Args, plan: &QueryPlan) -> Result<(), NvqError> {
         deadline: plan.script.timeout,
     };
     // GPU handles are looked up once; every sample of a loop reuses them.
-    let targets = source::gpu::targets(&session, &devices);
+    let targets = source::targets(&session, &devices);
     let mut script = plan.script.clone();
     // In a loop each GPU is read on its own thread under a deadline
     // (see `crate::schedule::deadline`); one-shot queries read the GPUs in turn.
@@ -189,7 +189,7 @@ fn run_query(args: &Args, plan: &QueryPlan) -> Result<(), NvqError> {
         )
     });
     let late = LateRows::new(plan.mode, script.read(), count);
-    let mut last: Vec<Option<Arc<crate::model::GpuIdent>>> = vec![None; devices.len()];
+    let mut last: Vec<Option<Arc<GpuIdent>>> = vec![None; devices.len()];
     let mut failed = None;
     let end = looping::run_with(schedule, &columns, fmt.as_mut(), &mut sink, || {
         let read = script.read();
@@ -205,9 +205,17 @@ fn run_query(args: &Args, plan: &QueryPlan) -> Result<(), NvqError> {
                 }
                 rows
             }
-            None => collect_rows(plan.mode, &session, &targets, &devices, count, read, ident),
+            None => plan.mode.collect(
+                &session,
+                &targets,
+                &Request {
+                    fields: read,
+                    count,
+                    ident,
+                },
+            ),
         };
-        let gpus = (plan.mode == QueryMode::Gpu).then_some(devices.as_slice());
+        let gpus = plan.mode.row_per_gpu().then_some(devices.as_slice());
         let (rows, verdict) = script.sample(rows, gpus);
         let flow = match verdict {
             Verdict::Continue => Flow::Continue,
@@ -252,26 +260,6 @@ fn run_query(args: &Args, plan: &QueryPlan) -> Result<(), NvqError> {
     }
 }
 
-/// One sample's rows of the given GPUs.
-fn collect_rows(
-    mode: QueryMode,
-    session: &Session,
-    targets: &[source::gpu::Target],
-    devices: &[u32],
-    count: u32,
-    fields: &[usize],
-    ident: bool,
-) -> Vec<crate::model::Row> {
-    match mode {
-        QueryMode::Gpu => source::gpu::collect_targets(session, targets, count, fields, ident),
-        QueryMode::ComputeApps => source::compute_apps::collect(session, devices, fields),
-        QueryMode::AccountedApps => source::accounted_apps::collect(session, devices, fields),
-        QueryMode::RetiredPages => source::retired_pages::collect(session, devices, fields),
-        QueryMode::RemappedRows => source::remapped_rows::collect(session, devices, fields),
-        QueryMode::SupportedClocks => source::supported_clocks::collect(session, devices, fields),
-    }
-}
-
 /// In a loop, each GPU is read on its own worker thread under a deadline
 /// (see [`crate::schedule::deadline`]). `None` if the threads cannot be started; the
 /// loop then reads the GPUs in turn, without a deadline.
@@ -283,7 +271,7 @@ fn start_workers(
     count: u32,
     ident: bool,
     interval: Duration,
-) -> Option<deadline::PerGpu<Vec<crate::model::Row>>> {
+) -> Option<deadline::PerGpu<Vec<Row>>> {
     let session = Arc::clone(session);
     let devices = devices.to_vec();
     let fields = fields.to_vec();
@@ -293,45 +281,51 @@ fn start_workers(
         let gpu = [devices.get(i).copied().unwrap_or(0)];
         let fields = fields.clone();
         // Looked up once, on the worker's thread, and reused every sample.
-        let targets = source::gpu::targets(&session, &gpu);
-        move || collect_rows(mode, &session, &targets, &gpu, count, &fields, ident)
+        let targets = source::targets(&session, &gpu);
+        move || {
+            let req = Request {
+                fields: &fields,
+                count,
+                ident,
+            };
+            mode.collect(&session, &targets, &req)
+        }
     })
     .ok()
 }
 
 /// The row printed for a GPU that missed a sample's deadline: `[Timeout]`
 /// (NVML's TIMEOUT) in every cell that needs the driver; the fields that
-/// do not (`timestamp`, `index`, `count`) keep their values, so the row
-/// still says which GPU and when.
+/// do not (`timestamp`, `index`, `count`: see [`FieldKind`]) keep their
+/// values, so the row still says which GPU and when.
 struct LateRows {
-    names: Vec<&'static str>,
+    kinds: Vec<FieldKind>,
     count: u32,
 }
 
 impl LateRows {
     fn new(mode: QueryMode, fields: &[usize], count: u32) -> Self {
         let infos = mode.fields();
-        let names = fields
+        let kinds = fields
             .iter()
-            .map(|&i| infos.get(i).map_or("", |f| f.name))
+            .map(|&i| infos.get(i).map_or(FieldKind::Gauge, |f| f.kind))
             .collect();
-        LateRows { names, count }
+        LateRows { kinds, count }
     }
 
-    fn rows(&self, gpu: u32, ident: Option<Arc<crate::model::GpuIdent>>) -> Vec<crate::model::Row> {
-        use crate::model::Value;
+    fn rows(&self, gpu: u32, ident: Option<Arc<GpuIdent>>) -> Vec<Row> {
         let timestamp = source::time::timestamp_now();
         let cells = self
-            .names
+            .kinds
             .iter()
-            .map(|name| match *name {
-                "timestamp" => Value::text(timestamp.clone()),
-                "index" => Value::Int(i64::from(gpu)),
-                "count" => Value::Int(i64::from(self.count)),
-                _ => Value::err(crate::nvml::NvmlCode::TIMEOUT),
+            .map(|kind| match kind {
+                FieldKind::Timestamp => Value::text(timestamp.clone()),
+                FieldKind::GpuIndex => Value::Int(i64::from(gpu)),
+                FieldKind::GpuCount => Value::Int(i64::from(self.count)),
+                _ => Value::err(NvmlCode::TIMEOUT),
             })
             .collect();
-        let mut row = crate::model::Row::new(cells);
+        let mut row = Row::new(cells);
         row.timestamp = Some(timestamp);
         row.gpu = ident;
         vec![row]

@@ -4,7 +4,6 @@
 //! for a command line, calls the function and prints COMPREPLY.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use clap::CommandFactory;
 use nvq::cli::generate;
 use nvq::source::QueryMode;
 use std::process::Command;
@@ -117,16 +116,16 @@ fn field_names_complete_after_query_gpu_equals() {
     }
     let got = complete("nvq --query-gpu=mem");
     assert!(got.contains(&"memory.used".to_string()), "{got:?}");
-    assert_eq!(got, expected(QueryMode::Gpu, "", "mem"));
+    assert_eq!(got, expected(QueryMode::GPU, "", "mem"));
     // Right after the '=': every field.
     assert_eq!(
         complete("nvq --query-gpu="),
-        expected(QueryMode::Gpu, "", "")
+        expected(QueryMode::GPU, "", "")
     );
     // The option and its value as two words.
     assert_eq!(
         complete("nvq --query-gpu mem"),
-        expected(QueryMode::Gpu, "", "mem")
+        expected(QueryMode::GPU, "", "mem")
     );
 }
 
@@ -140,9 +139,9 @@ fn field_names_complete_after_each_comma() {
         got.contains(&"memory.used,temperature.gpu".to_string()),
         "{got:?}"
     );
-    assert_eq!(got, expected(QueryMode::Gpu, "memory.used,", "temp"));
+    assert_eq!(got, expected(QueryMode::GPU, "memory.used,", "temp"));
     let got = complete("nvq -i 0 --query-gpu=index,name,memory.");
-    assert_eq!(got, expected(QueryMode::Gpu, "index,name,", "memory."));
+    assert_eq!(got, expected(QueryMode::GPU, "index,name,", "memory."));
     assert!(got.len() > 1, "{got:?}");
 }
 
@@ -155,7 +154,7 @@ fn field_names_complete_when_equals_is_not_a_word_break() {
     let got = complete_with("nvq --query-gpu=memory.used,temp", &breaks);
     assert_eq!(
         got,
-        expected(QueryMode::Gpu, "--query-gpu=memory.used,", "temp")
+        expected(QueryMode::GPU, "--query-gpu=memory.used,", "temp")
     );
     assert!(got.contains(&"--query-gpu=memory.used,temperature.gpu".to_string()));
 }
@@ -199,7 +198,7 @@ fn plain_options_complete_through_clap() {
     if !have_bash() {
         return;
     }
-    let longs: Vec<String> = nvq::cli::Args::command()
+    let longs: Vec<String> = nvq::cli::command()
         .get_arguments()
         .filter_map(|a| a.get_long())
         .map(|l| format!("--{l}"))
@@ -265,7 +264,7 @@ fn fish_completes_field_lists() {
         .map(|l| l.split('\t').next().unwrap_or(""))
         .collect();
     got.sort();
-    let mut want = expected(QueryMode::Gpu, "--query-gpu=memory.used,", "temp");
+    let mut want = expected(QueryMode::GPU, "--query-gpu=memory.used,", "temp");
     want.push("--format".to_string());
     want.sort();
     assert_eq!(got, want, "{}", String::from_utf8_lossy(&out.stderr));

@@ -210,8 +210,7 @@ fn not_implemented_lists_no_implemented_option() {
 
 /// Everything nvq's parser accepts, spelled as on the command line.
 fn implemented_options() -> Vec<String> {
-    use clap::CommandFactory;
-    let cmd = nvq::cli::Args::command();
+    let cmd = nvq::cli::command();
     let mut out = vec!["-h".to_string(), "--help".to_string(), "-lms".to_string()];
     for a in cmd.get_arguments() {
         out.extend(

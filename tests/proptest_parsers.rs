@@ -28,8 +28,8 @@ fn mode() -> impl Strategy<Value = QueryMode> {
 /// Text that looks like a field list: names, near-names, commas, spaces.
 fn list_like() -> impl Strategy<Value = String> {
     let piece = prop_oneof![
-        prop::sample::select(names(QueryMode::Gpu)).prop_map(str::to_string),
-        prop::sample::select(names(QueryMode::ComputeApps)).prop_map(str::to_string),
+        prop::sample::select(names(QueryMode::GPU)).prop_map(str::to_string),
+        prop::sample::select(names(QueryMode::COMPUTE_APPS)).prop_map(str::to_string),
         "[a-z_.]{0,12}",
         Just(String::new()),
         Just(" ".to_string()),

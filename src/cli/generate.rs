@@ -10,12 +10,10 @@
 //! every script gets an nvq-specific addition that completes field names
 //! after `--query-*=` (and after each comma) and tokens after `--format=`.
 
-use super::Args;
 use crate::error::ExitCode;
 use crate::model::FieldInfo;
 use crate::render::FormatKind;
 use crate::source::QueryMode;
-use clap::CommandFactory;
 use clap_complete::Shell;
 use clap_mangen::roff::{bold, italic, roman, Inline, Roff};
 use std::fmt::Write as _;
@@ -89,7 +87,7 @@ fn first_sentence(help: &str) -> String {
 
 /// The clap command as the generators see it.
 pub fn command() -> clap::Command {
-    Args::command()
+    super::command()
         .name("nvq")
         .bin_name("nvq")
         .no_binary_name(false)

@@ -8,13 +8,12 @@ pub use interval::{parse_count, parse_loop_ms, parse_loop_sec};
 
 use crate::error::NvqError;
 use crate::source::QueryMode;
-use clap::Parser;
 use std::ffi::OsString;
 use std::path::PathBuf;
 
 /// nvq's arguments. Values are kept as text here and validated by the
 /// library, so that every bad value gets nvidia-smi's message and exit code.
-#[derive(Parser, Debug, Default, Clone)]
+#[derive(clap::Args, Debug, Default, Clone)]
 #[command(
     name = "nvq",
     about = "A fast, scriptable, nvidia-smi-compatible GPU query tool.",
@@ -23,48 +22,13 @@ use std::path::PathBuf;
     after_help = "Field lists: --help-query-gpu, --help-query-compute-apps, ... Exit codes: see `man nvq`."
 )]
 pub struct Args {
-    /// Query GPU properties (comma-separated field list; see --help-query-gpu).
-    #[arg(
-        long = "query-gpu",
-        value_name = "FIELDS",
-        help_heading = "Selective query"
-    )]
-    pub query_gpu: Option<String>,
-    /// List the supported memory/graphics clock pairs.
-    #[arg(
-        long = "query-supported-clocks",
-        value_name = "FIELDS",
-        help_heading = "Selective query"
-    )]
-    pub query_supported_clocks: Option<String>,
-    /// List the processes that hold a compute context, with their GPU memory.
-    #[arg(
-        long = "query-compute-apps",
-        value_name = "FIELDS",
-        help_heading = "Selective query"
-    )]
-    pub query_compute_apps: Option<String>,
-    /// List the processes that accounting mode has recorded.
-    #[arg(
-        long = "query-accounted-apps",
-        value_name = "FIELDS",
-        help_heading = "Selective query"
-    )]
-    pub query_accounted_apps: Option<String>,
-    /// List retired device-memory pages.
-    #[arg(
-        long = "query-retired-pages",
-        value_name = "FIELDS",
-        help_heading = "Selective query"
-    )]
-    pub query_retired_pages: Option<String>,
-    /// Report remapped-row counts.
-    #[arg(
-        long = "query-remapped-rows",
-        value_name = "FIELDS",
-        help_heading = "Selective query"
-    )]
-    pub query_remapped_rows: Option<String>,
+    /// The `--query-*` options given, with their field lists (arguments
+    /// generated from [`QueryMode::ALL`]; see [`command`]).
+    #[arg(skip)]
+    pub queries: Vec<(QueryMode, String)>,
+    /// The `--help-query-*` option given, if any.
+    #[arg(skip)]
+    pub help_query: Option<QueryMode>,
 
     /// Output format: csv[,noheader][,nounits] (mandatory with a query); nvq also
     /// offers json, ndjson, table[,noheader][,nounits] and prometheus.
@@ -156,25 +120,6 @@ pub struct Args {
     #[arg(long, help_heading = "Summary")]
     pub version: bool,
 
-    /// Describe every --query-gpu field.
-    #[arg(long = "help-query-gpu", help_heading = "Field help")]
-    pub help_query_gpu: bool,
-    /// Describe every --query-supported-clocks field.
-    #[arg(long = "help-query-supported-clocks", help_heading = "Field help")]
-    pub help_query_supported_clocks: bool,
-    /// Describe every --query-compute-apps field.
-    #[arg(long = "help-query-compute-apps", help_heading = "Field help")]
-    pub help_query_compute_apps: bool,
-    /// Describe every --query-accounted-apps field.
-    #[arg(long = "help-query-accounted-apps", help_heading = "Field help")]
-    pub help_query_accounted_apps: bool,
-    /// Describe every --query-retired-pages field.
-    #[arg(long = "help-query-retired-pages", help_heading = "Field help")]
-    pub help_query_retired_pages: bool,
-    /// Describe every --query-remapped-rows field.
-    #[arg(long = "help-query-remapped-rows", help_heading = "Field help")]
-    pub help_query_remapped_rows: bool,
-
     /// nvq: load this NVML library instead of libnvidia-ml.so.1.
     #[arg(
         long = "nvml-lib",
@@ -189,36 +134,6 @@ pub struct Args {
 }
 
 impl Args {
-    /// The `--query-*` options given, with their field lists.
-    pub fn queries(&self) -> Vec<(QueryMode, &str)> {
-        let all = [
-            (QueryMode::Gpu, &self.query_gpu),
-            (QueryMode::SupportedClocks, &self.query_supported_clocks),
-            (QueryMode::ComputeApps, &self.query_compute_apps),
-            (QueryMode::AccountedApps, &self.query_accounted_apps),
-            (QueryMode::RetiredPages, &self.query_retired_pages),
-            (QueryMode::RemappedRows, &self.query_remapped_rows),
-        ];
-        all.into_iter()
-            .filter_map(|(m, v)| v.as_deref().map(|v| (m, v)))
-            .collect()
-    }
-
-    /// The `--help-query-*` option given, if any.
-    pub fn help_query(&self) -> Option<QueryMode> {
-        [
-            (QueryMode::Gpu, self.help_query_gpu),
-            (QueryMode::SupportedClocks, self.help_query_supported_clocks),
-            (QueryMode::ComputeApps, self.help_query_compute_apps),
-            (QueryMode::AccountedApps, self.help_query_accounted_apps),
-            (QueryMode::RetiredPages, self.help_query_retired_pages),
-            (QueryMode::RemappedRows, self.help_query_remapped_rows),
-        ]
-        .into_iter()
-        .find(|(_, on)| *on)
-        .map(|(m, _)| m)
-    }
-
     /// The scripting flags (`--where`, `--assert`, `--until`, ...).
     pub fn script_flags(&self) -> crate::script::Flags<'_> {
         crate::script::Flags {
@@ -242,6 +157,60 @@ impl Args {
             LibSource::System
         }
     }
+}
+
+/// The clap id of a mode's `--help-query-*` flag.
+fn help_id(mode: QueryMode) -> String {
+    format!("help-{}", mode.option())
+}
+
+/// nvq's command line: [`Args`] plus one `--query-X=FIELDS` option and one
+/// `--help-query-X` flag per query mode, from the mode table.
+pub fn command() -> clap::Command {
+    // The mode options first, so that `--help` lists them at the head of
+    // their section; the `--help-query-*` flags come after the derived ones.
+    let mut cmd = clap::Command::new("nvq");
+    for mode in QueryMode::ALL {
+        let def = mode.def();
+        cmd = cmd.arg(
+            clap::Arg::new(def.option)
+                .long(def.option)
+                .value_name("FIELDS")
+                .help(def.about)
+                .help_heading("Selective query"),
+        );
+    }
+    let mut cmd = <Args as clap::Args>::augment_args(cmd);
+    for mode in QueryMode::ALL {
+        cmd = cmd.arg(
+            clap::Arg::new(help_id(mode))
+                .long(help_id(mode))
+                .action(clap::ArgAction::SetTrue)
+                .help(format!("Describe every --{} field", mode.option()))
+                .help_heading("Field help"),
+        );
+    }
+    // The NVML section stays last.
+    for id in ["nvml_lib", "simulate"] {
+        cmd = cmd.mut_arg(id, |a| a.display_order(usize::MAX));
+    }
+    cmd
+}
+
+/// [`Args`] from clap's matches, with the mode options read from the table.
+fn args_from(m: &clap::ArgMatches) -> Result<Args, clap::Error> {
+    let mut args = <Args as clap::FromArgMatches>::from_arg_matches(m)?;
+    args.queries = QueryMode::ALL
+        .into_iter()
+        .filter_map(|mode| {
+            m.get_one::<String>(mode.option())
+                .map(|v| (mode, v.clone()))
+        })
+        .collect();
+    args.help_query = QueryMode::ALL
+        .into_iter()
+        .find(|&mode| m.get_flag(&help_id(mode)));
+    Ok(args)
 }
 
 /// nvidia-smi options and sub-commands that nvq knows of but does not
@@ -395,7 +364,10 @@ pub fn parse(argv: Vec<OsString>) -> Result<Parsed, NvqError> {
         .iter()
         .find(|a| a.to_str().is_none())
         .map(|a| a.to_string_lossy().into_owned());
-    match Args::try_parse_from(argv) {
+    match command()
+        .try_get_matches_from(argv)
+        .and_then(|m| args_from(&m))
+    {
         Ok(a) => Ok(Parsed::Run(Box::new(a))),
         Err(e) if e.kind() == clap::error::ErrorKind::InvalidUtf8 => Err(NvqError::Usage(format!(
             "argument \"{}\" is not valid UTF-8; only file paths may contain such bytes.",
@@ -468,7 +440,7 @@ mod tests {
     #[test]
     fn nvidia_smi_spellings() {
         let a = run(&["--query-gpu=index,name", "--format=csv", "-lms", "100"]);
-        assert_eq!(a.query_gpu.as_deref(), Some("index,name"));
+        assert_eq!(a.queries, [(QueryMode::GPU, "index,name".to_string())]);
         assert_eq!(a.loop_ms.as_deref(), Some("100"));
         let a = run(&["--query-gpu", "index", "--format", "csv", "-l"]);
         assert_eq!(a.loop_sec.as_deref(), Some("5"));

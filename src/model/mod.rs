@@ -12,6 +12,6 @@ pub mod smi_table;
 mod value;
 
 pub use code::NvmlCode;
-pub use field::{FieldDef, FieldInfo, Section};
+pub use field::{FieldDef, FieldInfo, FieldKind, Quantity, Section, Unit, UNITS};
 pub use row::{Column, GpuIdent, Row};
 pub use value::{Token, Value};

@@ -101,7 +101,7 @@ impl Script {
             Some(t) => Some(super::parse_duration("--timeout", t)?),
             None => None,
         };
-        if summary && mode != QueryMode::Gpu {
+        if summary && !mode.row_per_gpu() {
             return Err(NvqError::Usage(format!(
                 "--summary works with --query-gpu, not --{}.",
                 mode.option()

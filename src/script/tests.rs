@@ -8,12 +8,12 @@ use proptest::prelude::*;
 const MIB: u64 = 1 << 20;
 
 fn gpu(src: &str) -> Result<Expr, ExprError> {
-    let infos = QueryMode::Gpu.fields();
-    Expr::compile_with("--where", src, &infos, &|n| QueryMode::Gpu.lookup(n))
+    let infos = QueryMode::GPU.fields();
+    Expr::compile_with("--where", src, &infos, &|n| QueryMode::GPU.lookup(n))
 }
 
 fn idx(name: &str) -> usize {
-    QueryMode::Gpu.lookup(name).unwrap()
+    QueryMode::GPU.lookup(name).unwrap()
 }
 
 /// A row of named cells, and the read list it corresponds to.
@@ -236,7 +236,7 @@ fn type_errors() {
 
 #[test]
 fn compile_maps_to_a_usage_error() {
-    let e = Expr::compile("--assert", "nope > 1", QueryMode::Gpu).unwrap_err();
+    let e = Expr::compile("--assert", "nope > 1", QueryMode::GPU).unwrap_err();
     assert_eq!(e.exit_code(), crate::ExitCode::InvalidArgument);
     assert!(e
         .to_string()
@@ -248,7 +248,7 @@ fn explain_lists_the_values_read() {
     let mut e = gpu("temperature.gpu <= 90 && memory.used < 1GiB").unwrap();
     let (read, cells) = row(&h100());
     e.bind(&read);
-    let infos = QueryMode::Gpu.fields();
+    let infos = QueryMode::GPU.fields();
     assert_eq!(
         e.explain(&cells, &read, &infos),
         "temperature.gpu = 54, memory.used = 60000 MiB"

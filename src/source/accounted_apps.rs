@@ -7,125 +7,102 @@
 //! failure of one process's statistics puts the token in that row's
 //! statistics columns.
 
-use super::per_gpu::{self, info, DevCtx};
-use crate::model::Row;
-use crate::model::{FieldDef, FieldInfo, Value};
-use crate::nvml::{NvmlCode, Session};
+use super::list_mode::{field, gpu_columns, ListGpu, ListMode};
+use super::mode::ModeDef;
+use crate::model::{FieldInfo, NvmlCode, Section, Value};
 use nvml_wrapper::struct_wrappers::device::AccountingStats;
 
-/// One row: a GPU and one accounted process.
-pub struct AcctRow<'a> {
-    pub dev: &'a DevCtx<'a>,
-    pub pid: Result<u32, NvmlCode>,
+/// One row: an accounted process.
+pub struct AcctRow {
+    pub pid: u32,
     pub stats: Result<AccountingStats, NvmlCode>,
 }
 
-impl AcctRow<'_> {
-    fn stat(&self, f: impl FnOnce(&AccountingStats) -> Option<Value>) -> Value {
+impl AcctRow {
+    fn stat(&self, gpu: &ListGpu<'_>, f: impl FnOnce(&AccountingStats) -> Option<Value>) -> Value {
         match &self.stats {
-            Ok(s) => f(s).unwrap_or_else(|| self.dev.na()),
-            Err(c) => self.dev.err(*c),
+            Ok(s) => f(s).unwrap_or_else(|| gpu.na()),
+            Err(c) => gpu.err(*c),
         }
     }
 }
 
-pub type Getter = for<'a, 'b> fn(&'a AcctRow<'b>) -> Value;
+pub const MODE: ModeDef = ModeDef {
+    option: "query-accounted-apps",
+    about: "List the processes that accounting mode has recorded",
+    fields: || LIST.field_infos(),
+    collect: |session, targets, req| LIST.collect(session, targets, req),
+    row_per_gpu: false,
+};
 
-const fn f(info: FieldInfo, get: Getter) -> FieldDef<Getter> {
-    FieldDef { info, get }
-}
-
-/// Every `--query-accounted-apps` field, in help order.
-pub static FIELDS: &[FieldDef<Getter>] = &[
-    f(
-        info::TIMESTAMP.heading(
-            "Accounted Graphics/Compute Processes",
-            "Processes that accounting mode has recorded on a GPU while they held a graphics or compute context, finished ones included. Accounting must be enabled (nvidia-smi -am 1).\n\nGive the fields as a comma-separated list, with --format, for instance:\nnvq --query-accounted-apps=gpu_name,pid,time,gpu_util,mem_util,max_memory_usage --format=csv\n\nThe fields are:",
+static LIST: ListMode<AcctRow> = ListMode {
+    gpu: gpu_columns(Some(Section {
+        name: "Accounted Graphics/Compute Processes",
+        help: "Processes that accounting mode has recorded on a GPU while they held a graphics or compute \
+               context, finished ones included. Accounting must be enabled (nvidia-smi -am 1).\n\nGive the \
+               fields as a comma-separated list, with --format, for instance:\nnvq \
+               --query-accounted-apps=gpu_name,pid,time,gpu_util,mem_util,max_memory_usage \
+               --format=csv\n\nThe fields are:",
+    })),
+    fields: &[
+            field(
+            FieldInfo::new(
+                "vgpu_instance",
+                "The vGPU instance the process ran in, on a vGPU host. nvq does not read vGPU accounting and prints [N/A].",
+            ),
+            |g, _| g.na(),
         ),
-        |r| r.dev.timestamp(),
-    ),
-    f(info::GPU_NAME, |r| r.dev.name()),
-    f(info::GPU_BUS_ID, |r| r.dev.bus_id()),
-    f(info::GPU_SERIAL, |r| r.dev.serial()),
-    f(info::GPU_UUID, |r| r.dev.uuid()),
-    f(
-        FieldInfo::new(
-            "vgpu_instance",
-            "The vGPU instance the process ran in, on a vGPU host. nvq does not read vGPU accounting and prints [N/A].",
+            field(
+            FieldInfo::new("pid", "Process id of the accounted process, as the driver reports it."),
+            |_, r| Value::Int(i64::from(r.pid)),
         ),
-        |r| r.dev.na(),
-    ),
-    f(
-        FieldInfo::new("pid", "Process id of the accounted process, as the driver reports it."),
-        |r| r.dev.value(r.pid, |p| Value::Int(i64::from(p))),
-    ),
-    f(
-        FieldInfo::new(
-            "gpu_utilization",
-            "Share of the process's lifetime during which at least one of its kernels ran on the GPU.",
-        )
-        .aliases(&["gpu_util"])
-        .unit("%"),
-        |r| r.stat(|s| s.gpu_utilization.map(|v| Value::Int(i64::from(v)))),
-    ),
-    f(
-        FieldInfo::new(
-            "mem_utilization",
-            "Share of the process's lifetime during which its context read or wrote device memory.",
-        )
-        .aliases(&["mem_util"])
-        .unit("%"),
-        |r| r.stat(|s| s.memory_utilization.map(|v| Value::Int(i64::from(v)))),
-    ),
-    f(
-        FieldInfo::new(
-            "max_memory_usage",
-            "The most GPU memory the process's context ever held.",
-        )
-        .unit("MiB"),
-        |r| r.stat(|s| s.max_memory_usage.map(Value::Bytes)),
-    ),
-    f(
-        FieldInfo::new(
-            "time",
-            "How long the process's context was active, in milliseconds; 0 while the process still runs.",
-        )
-        .unit("ms"),
-        |r| r.stat(|s| i64::try_from(s.time).ok().map(Value::Int)),
-    ),
-];
-
-/// Read the given fields for every accounted process of every selected GPU.
-pub fn collect(session: &Session, devices: &[u32], fields: &[usize]) -> Vec<Row> {
-    let get = |r: &AcctRow<'_>, f: usize| FIELDS.get(f).map(|d| (d.get)(r));
-    let mut rows = Vec::new();
-    for &i in devices {
-        let dev = DevCtx::new(session, i);
-        match dev.gpu.call(|d| d.accounting_pids()) {
-            Ok(pids) => {
-                for pid in pids {
-                    let stats = dev.gpu.call(|d| d.accounting_stats_for(pid));
-                    let r = AcctRow {
-                        dev: &dev,
-                        pid: Ok(pid),
-                        stats,
-                    };
-                    rows.push(per_gpu::row(&dev, &r, fields, get));
-                }
-            }
-            Err(c) if c == NvmlCode::NOT_SUPPORTED => {}
-            Err(c) => {
-                let r = AcctRow {
-                    dev: &dev,
-                    pid: Err(c),
-                    stats: Err(c),
-                };
-                rows.push(per_gpu::row(&dev, &r, fields, get));
-            }
-        }
-    }
-    rows
-}
+            field(
+            FieldInfo::new(
+                "gpu_utilization",
+                "Share of the process's lifetime during which at least one of its kernels ran on the GPU.",
+            )
+            .aliases(&["gpu_util"])
+            .unit("%"),
+            |g, r| r.stat(g, |s| s.gpu_utilization.map(|v| Value::Int(i64::from(v)))),
+        ),
+            field(
+            FieldInfo::new(
+                "mem_utilization",
+                "Share of the process's lifetime during which its context read or wrote device memory.",
+            )
+            .aliases(&["mem_util"])
+            .unit("%"),
+            |g, r| r.stat(g, |s| s.memory_utilization.map(|v| Value::Int(i64::from(v)))),
+        ),
+            field(
+            FieldInfo::new(
+                "max_memory_usage",
+                "The most GPU memory the process's context ever held.",
+            )
+            .unit("MiB"),
+            |g, r| r.stat(g, |s| s.max_memory_usage.map(Value::Bytes)),
+        ),
+            field(
+            FieldInfo::new(
+                "time",
+                "How long the process's context was active, in milliseconds; 0 while the process still runs.",
+            )
+            .unit("ms"),
+            |g, r| r.stat(g, |s| i64::try_from(s.time).ok().map(Value::Int)),
+        ),
+    ],
+    items: |gpu| {
+        let pids = gpu.gpu.call(|d| d.accounting_pids())?;
+        Ok(pids
+            .into_iter()
+            .map(|pid| AcctRow {
+                pid,
+                stats: gpu.gpu.call(|d| d.accounting_stats_for(pid)),
+            })
+            .collect())
+    },
+    unsupported_is_empty: true,
+};
 
 #[cfg(test)]
 mod tests {
@@ -133,7 +110,7 @@ mod tests {
 
     #[test]
     fn headers_use_canonical_names_and_units() {
-        let m = QueryMode::AccountedApps;
+        let m = QueryMode::ACCOUNTED_APPS;
         let fields = m.fields();
         let h = |tok: &str| fields[m.lookup(tok).unwrap()].header(590);
         assert_eq!(h("gpu_util"), "gpu_utilization [%]");

@@ -14,11 +14,11 @@
 //! In MIG mode the list is read from the parent GPU, so the rows carry the
 //! parent's name, bus id and UUID, as nvidia-smi prints them.
 
-use super::per_gpu::{self, info, DevCtx};
-use super::procinfo::{self, ProcSample};
-use crate::model::Row;
-use crate::model::{FieldDef, FieldInfo, Value};
-use crate::nvml::{NvmlCode, Session};
+use super::list_mode::{field, gpu_columns, ListGpu, ListMode};
+use super::mode::ModeDef;
+use super::procinfo;
+use crate::model::{FieldInfo, NvmlCode, Section, Value};
+use crate::nvml::Session;
 use nvml_wrapper::Device;
 use nvml_wrapper_sys::bindings::{nvmlDevice_t, nvmlProcessInfo_v1_t, nvmlProcessInfo_v2_t};
 use std::cell::OnceCell;
@@ -171,212 +171,153 @@ pub fn process_name(session: &Session, pid: u32) -> Result<String, NvmlCode> {
     Ok(name.to_string_lossy().into_owned())
 }
 
-/// One row: a GPU and one of its processes (or the reason there is none).
-pub struct ProcRow<'a> {
-    pub dev: &'a DevCtx<'a>,
-    pub proc: Result<Proc, NvmlCode>,
-    pub host: &'a ProcSample,
+/// One row: a process, and what was read of it from the host's `/proc`.
+pub struct ProcRow {
+    pub proc: Proc,
     status: OnceCell<Result<String, NvmlCode>>,
 }
 
-impl<'a> ProcRow<'a> {
-    pub fn new(dev: &'a DevCtx<'a>, proc: Result<Proc, NvmlCode>, host: &'a ProcSample) -> Self {
-        ProcRow {
-            dev,
-            proc,
-            host,
-            status: OnceCell::new(),
-        }
-    }
-
-    /// A cell computed from the process, or the list's error token.
-    fn with(&self, f: impl FnOnce(&Proc) -> Value) -> Value {
-        match &self.proc {
-            Ok(p) => f(p),
-            Err(c) => self.dev.err(*c),
-        }
-    }
-
+impl ProcRow {
     /// A cell computed from the host's `/proc` entry of the process:
     /// `[N/A]` when nvq has no procfs of the host's PID namespace,
     /// `[Not Found]` when the process has exited.
     fn proc_cell(
         &self,
+        gpu: &ListGpu<'_>,
         f: impl FnOnce(&procinfo::HostProc, u32, &str) -> Result<Value, NvmlCode>,
     ) -> Value {
-        self.with(|p| {
-            let Some(host) = self.host.host() else {
-                return self.dev.na();
-            };
-            let status = self.status.get_or_init(|| host.status(p.pid));
-            match status {
-                Ok(s) => f(host, p.pid, s).unwrap_or_else(|c| self.dev.err(c)),
-                Err(c) => self.dev.err(*c),
-            }
-        })
+        let Some(host) = gpu.shared.host.host() else {
+            return gpu.na();
+        };
+        let pid = self.proc.pid;
+        match self.status.get_or_init(|| host.status(pid)) {
+            Ok(s) => f(host, pid, s).unwrap_or_else(|c| gpu.err(c)),
+            Err(c) => gpu.err(*c),
+        }
     }
 }
 
-/// The getter of a `--query-compute-apps` field.
-pub type Getter = for<'a, 'b> fn(&'a ProcRow<'b>) -> Value;
-
-const fn f(info: FieldInfo, get: Getter) -> FieldDef<Getter> {
-    FieldDef { info, get }
-}
+pub const MODE: ModeDef = ModeDef {
+    option: "query-compute-apps",
+    about: "List the processes that hold a compute context, with their GPU memory",
+    fields: || LIST.field_infos(),
+    collect: |session, targets, req| LIST.collect(session, targets, req),
+    row_per_gpu: false,
+};
 
 /// Every `--query-compute-apps` field, in `--help-query-compute-apps` order.
-pub static FIELDS: &[FieldDef<Getter>] = &[
-    f(
-        info::TIMESTAMP.heading(
-            "Active Compute Processes",
-            "Processes that hold a compute context on a GPU; one line per process and GPU.",
-        ),
-        |r| r.dev.timestamp(),
-    ),
-    f(info::GPU_NAME, |r| r.dev.name()),
-    f(info::GPU_BUS_ID, |r| r.dev.bus_id()),
-    f(info::GPU_SERIAL, |r| r.dev.serial()),
-    f(info::GPU_UUID, |r| r.dev.uuid()),
-    f(
+static LIST: ListMode<ProcRow> = ListMode {
+    gpu: gpu_columns(Some(Section {
+        name: "Active Compute Processes",
+        help: "Processes that hold a compute context on a GPU; one line per process and GPU.",
+    })),
+    items: |gpu| {
+        let procs = gpu.gpu.dev().and_then(|d| running_compute_processes(gpu.gpu.session, d))?;
+        Ok(procs
+            .into_iter()
+            .map(|proc| ProcRow {
+                proc,
+                status: OnceCell::new(),
+            })
+            .collect())
+    },
+    unsupported_is_empty: true,
+    fields: &[
+        field(
         FieldInfo::new("pid", "Process id as the driver reports it (the host's PID namespace)."),
-        |r| r.with(|p| Value::Int(i64::from(p.pid))),
+        |_, r| Value::Int(i64::from(r.proc.pid)),
     ),
-    f(
+        field(
         FieldInfo::new(
             "process_name",
             "Name of the process as the driver reports it, usually its executable path. [Not Found] if it exited while being listed.",
         )
         .aliases(&["name"]),
-        |r| r.with(|p| r.dev.value(process_name(r.dev.gpu.session, p.pid), Value::text)),
+        |g, r| g.value(process_name(g.gpu.session, r.proc.pid), Value::text),
     ),
-    f(
+        field(
         FieldInfo::new(
             "used_gpu_memory",
             "GPU memory the process's context holds. [N/A] where the driver cannot tell, e.g. on Windows in WDDM mode, where the OS manages GPU memory.",
         )
         .aliases(&["used_memory"])
         .unit("MiB"),
-        |r| r.with(|p| p.used_memory.map_or_else(|| r.dev.na(), Value::Bytes)),
+        |g, r| r.proc.used_memory.map_or_else(|| g.na(), Value::Bytes),
     ),
-    f(
+        field(
         FieldInfo::new(
             "used_gpu_memory.percent",
             "used_gpu_memory as a share of the GPU's total memory (memory.total), with two decimals.",
         )
         .unit("%")
         .extension(),
-        |r| {
-            r.with(|p| {
-                let Some(used) = p.used_memory else {
-                    return r.dev.na();
-                };
-                r.dev.value(r.dev.gpu.memory().map(|m| m.total), |total| {
-                    if total == 0 {
-                        r.dev.na()
-                    } else {
-                        Value::Float {
-                            value: used as f64 * 100.0 / total as f64,
-                            decimals: 2,
-                        }
+        |g, r| {
+            let Some(used) = r.proc.used_memory else {
+                return g.na();
+            };
+            g.value(g.gpu.memory().map(|m| m.total), |total| {
+                if total == 0 {
+                    g.na()
+                } else {
+                    Value::Float {
+                        value: used as f64 * 100.0 / total as f64,
+                        decimals: 2,
                     }
-                })
+                }
             })
         },
     ),
-    f(
+        field(
         FieldInfo::new(
             "local_pid",
             "The process's PID in nvq's own PID namespace, which differs from pid when nvq runs in a container. [Not Found] if the process is not visible in that namespace (or has exited). [N/A] if nvq cannot map host PIDs: inside a container it needs the host's /proc, named by the NVQ_HOST_PROC environment variable.",
         )
         .extension(),
-        |r| r.proc_cell(|host, pid, status| host.local_pid(pid, status).map(|l| Value::Int(i64::from(l)))),
+        |g, r| r.proc_cell(g, |host, pid, status| host.local_pid(pid, status).map(|l| Value::Int(i64::from(l)))),
     ),
-    f(
+        field(
         FieldInfo::new(
             "user",
             "Name of the user the process runs as (effective uid; the number when the uid has no name). [N/A] as for local_pid.",
         )
         .extension(),
-        |r| {
-            r.proc_cell(|_, _, status| {
+        |g, r| {
+            r.proc_cell(g, |_, _, status| {
                 let uid = procinfo::parse_euid(status).ok_or(NvmlCode::NOT_FOUND)?;
-                Ok(Value::text(r.host.user_name(uid)))
+                Ok(Value::text(g.shared.host.user_name(uid)))
             })
         },
     ),
-    f(
+        field(
         FieldInfo::new(
             "command_line",
             "The process's full command line, arguments joined by spaces (printed unquoted, like process_name). [N/A] as for local_pid.",
         )
         .aliases(&["cmdline"])
         .extension(),
-        |r| {
-            r.proc_cell(|host, pid, _| {
+        |g, r| {
+            r.proc_cell(g, |host, pid, _| {
                 host.read(pid, "cmdline")
                     .map(|b| Value::text(procinfo::parse_cmdline(&b)))
             })
         },
     ),
-    f(
+        field(
         FieldInfo::new(
             "container_id",
             "Full 64-hex-digit id of the container the process runs in (Docker, containerd, CRI-O, Podman), read from its cgroup. [N/A] when it is in none, or as for local_pid.",
         )
         .extension(),
-        |r| {
-            r.proc_cell(|host, pid, _| {
+        |g, r| {
+            r.proc_cell(g, |host, pid, _| {
                 let cg = host.read(pid, "cgroup")?;
                 Ok(procinfo::container_id(&String::from_utf8_lossy(&cg))
-                    .map_or_else(|| r.dev.na(), Value::Text))
+                    .map_or_else(|| g.na(), Value::Text))
             })
         },
     ),
-];
-
-/// Read the given fields for every process of every selected GPU.
-pub fn collect(session: &Session, devices: &[u32], fields: &[usize]) -> Vec<Row> {
-    collect_with(session, devices, fields, &ProcSample::new())
-}
-
-/// [`collect`] with a given `/proc` view.
-pub fn collect_with(
-    session: &Session,
-    devices: &[u32],
-    fields: &[usize],
-    host: &ProcSample,
-) -> Vec<Row> {
-    let get = |r: &ProcRow<'_>, f: usize| FIELDS.get(f).map(|d| (d.get)(r));
-    let mut rows = Vec::new();
-    for &i in devices {
-        let dev = DevCtx::new(session, i);
-        let list = dev
-            .gpu
-            .dev()
-            .and_then(|d| running_compute_processes(session, d));
-        match list {
-            Ok(procs) => {
-                rows.reserve(procs.len());
-                for p in procs {
-                    rows.push(per_gpu::row(
-                        &dev,
-                        &ProcRow::new(&dev, Ok(p), host),
-                        fields,
-                        get,
-                    ));
-                }
-            }
-            Err(c) if c == NvmlCode::NOT_SUPPORTED => {}
-            Err(c) => rows.push(per_gpu::row(
-                &dev,
-                &ProcRow::new(&dev, Err(c), host),
-                fields,
-                get,
-            )),
-        }
-    }
-    rows
-}
+    ],
+};
 
 #[cfg(test)]
 mod tests {
@@ -385,7 +326,7 @@ mod tests {
 
     #[test]
     fn aliases_resolve_to_canonical_fields() {
-        let m = QueryMode::ComputeApps;
+        let m = QueryMode::COMPUTE_APPS;
         assert_eq!(m.lookup("name"), m.lookup("process_name"));
         assert_eq!(m.lookup("used_memory"), m.lookup("used_gpu_memory"));
         let fields = m.fields();
@@ -399,7 +340,7 @@ mod tests {
 
     #[test]
     fn nvidia_smi_fields_come_first_in_help_order() {
-        let names: Vec<&str> = QueryMode::ComputeApps
+        let names: Vec<&str> = QueryMode::COMPUTE_APPS
             .fields()
             .iter()
             .filter(|f| !f.extension)

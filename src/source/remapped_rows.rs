@@ -5,10 +5,10 @@
 //! the ones scripts use (`remapped_rows.correctable`, ...), and the flags print
 //! `Yes`/`No` like nvidia-smi's other booleans.
 
-use super::per_gpu::{self, info, DevCtx};
-use crate::model::Row;
-use crate::model::{FieldDef, FieldInfo, Value};
-use crate::nvml::{check, NvmlCode, Session};
+use super::list_mode::{field, gpu_columns, ListGpu, ListMode};
+use super::mode::ModeDef;
+use crate::model::{FieldInfo, NvmlCode, Value};
+use crate::nvml::check;
 
 /// The four numbers `nvmlDeviceGetRemappedRows` returns.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -20,7 +20,7 @@ pub struct Remapped {
 }
 
 /// Call `nvmlDeviceGetRemappedRows` through the raw symbol table.
-pub fn remapped_rows(dev: &DevCtx<'_>) -> Result<Remapped, NvmlCode> {
+pub fn remapped_rows(dev: &ListGpu<'_>) -> Result<Remapped, NvmlCode> {
     let d = dev.gpu.dev()?;
     let f = dev
         .gpu
@@ -41,73 +41,47 @@ pub fn remapped_rows(dev: &DevCtx<'_>) -> Result<Remapped, NvmlCode> {
     })
 }
 
-/// One row: a GPU and its counters.
-pub struct RemapRow<'a> {
-    pub dev: &'a DevCtx<'a>,
-    pub rows: Result<Remapped, NvmlCode>,
-}
-
-impl RemapRow<'_> {
-    fn with(&self, f: impl FnOnce(&Remapped) -> Value) -> Value {
-        self.dev.value(self.rows.as_ref().map_err(|c| *c), f)
-    }
-}
-
-pub type Getter = for<'a, 'b> fn(&'a RemapRow<'b>) -> Value;
-
-const fn f(info: FieldInfo, get: Getter) -> FieldDef<Getter> {
-    FieldDef { info, get }
-}
+pub const MODE: ModeDef = ModeDef {
+    option: "query-remapped-rows",
+    about: "Report remapped-row counts",
+    fields: || LIST.field_infos(),
+    collect: |session, targets, req| LIST.collect(session, targets, req),
+    row_per_gpu: false,
+};
 
 /// Every `--query-remapped-rows` field.
-pub static FIELDS: &[FieldDef<Getter>] = &[
-    f(info::TIMESTAMP, |r| r.dev.timestamp()),
-    f(info::GPU_NAME, |r| r.dev.name()),
-    f(info::GPU_BUS_ID, |r| r.dev.bus_id()),
-    f(info::GPU_SERIAL, |r| r.dev.serial()),
-    f(info::GPU_UUID, |r| r.dev.uuid()),
-    f(
-        FieldInfo::new(
-            "remapped_rows.correctable",
-            "Memory rows remapped because of correctable ECC errors.",
+static LIST: ListMode<Remapped> = ListMode {
+    gpu: gpu_columns(None),
+    items: |gpu| remapped_rows(gpu).map(|r| vec![r]),
+    unsupported_is_empty: false,
+    fields: &[
+        field(
+            FieldInfo::new(
+                "remapped_rows.correctable",
+                "Memory rows remapped because of correctable ECC errors.",
+            ),
+            |_, m| Value::Int(i64::from(m.correctable)),
         ),
-        |r| r.with(|m| Value::Int(i64::from(m.correctable))),
-    ),
-    f(
-        FieldInfo::new(
-            "remapped_rows.uncorrectable",
-            "Memory rows remapped because of uncorrectable ECC errors.",
+        field(
+            FieldInfo::new(
+                "remapped_rows.uncorrectable",
+                "Memory rows remapped because of uncorrectable ECC errors.",
+            ),
+            |_, m| Value::Int(i64::from(m.uncorrectable)),
         ),
-        |r| r.with(|m| Value::Int(i64::from(m.uncorrectable))),
-    ),
-    f(
-        FieldInfo::new(
-            "remapped_rows.pending",
-            "Yes if a remapping waits for the GPU to be reset before it takes effect.",
+        field(
+            FieldInfo::new(
+                "remapped_rows.pending",
+                "Yes if a remapping waits for the GPU to be reset before it takes effect.",
+            ),
+            |_, m| Value::yes_no(m.pending),
         ),
-        |r| r.with(|m| Value::yes_no(m.pending)),
-    ),
-    f(
-        FieldInfo::new(
-            "remapped_rows.failure",
-            "Yes if a remapping has failed (no spare row was left); the GPU may need service.",
+        field(
+            FieldInfo::new(
+                "remapped_rows.failure",
+                "Yes if a remapping has failed (no spare row was left); the GPU may need service.",
+            ),
+            |_, m| Value::yes_no(m.failure),
         ),
-        |r| r.with(|m| Value::yes_no(m.failure)),
-    ),
-];
-
-/// Read the given fields for every selected GPU.
-pub fn collect(session: &Session, devices: &[u32], fields: &[usize]) -> Vec<Row> {
-    let get = |r: &RemapRow<'_>, f: usize| FIELDS.get(f).map(|d| (d.get)(r));
-    devices
-        .iter()
-        .map(|&i| {
-            let dev = DevCtx::new(session, i);
-            let r = RemapRow {
-                rows: remapped_rows(&dev),
-                dev: &dev,
-            };
-            per_gpu::row(&dev, &r, fields, get)
-        })
-        .collect()
-}
+    ],
+};

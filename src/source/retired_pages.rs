@@ -9,10 +9,9 @@
 //! unit). When NVML cannot list the pages, the row carries its error token
 //! (`[N/A]` for a GPU without ECC).
 
-use super::per_gpu::{self, info, DevCtx};
-use crate::model::Row;
-use crate::model::{FieldDef, FieldInfo, Value};
-use crate::nvml::{NvmlCode, Session};
+use super::list_mode::{field, gpu_columns, ListGpu, ListMode};
+use super::mode::ModeDef;
+use crate::model::{FieldInfo, NvmlCode, Value};
 use nvml_wrapper::enum_wrappers::device::RetirementCause;
 
 /// The causes in nvidia-smi's order, with the text it prints for each.
@@ -31,19 +30,18 @@ pub struct Page {
     pub timestamp: u64,
 }
 
-/// One row: a GPU, a cause and one page (`Ok(None)`: no page to report).
-pub struct PageRow<'a> {
-    pub dev: &'a DevCtx<'a>,
+/// One row: a cause and one page (`Ok(None)`: no page to report).
+pub struct PageRow {
     pub cause: &'static str,
     pub page: Result<Option<Page>, NvmlCode>,
 }
 
-impl PageRow<'_> {
-    fn with(&self, f: impl FnOnce(&Page) -> Value) -> Value {
+impl PageRow {
+    fn with(&self, gpu: &ListGpu<'_>, f: impl FnOnce(&Page) -> Value) -> Value {
         match &self.page {
             Ok(Some(p)) => f(p),
-            Ok(None) => self.dev.na(),
-            Err(c) => self.dev.err(*c),
+            Ok(None) => gpu.na(),
+            Err(c) => gpu.err(*c),
         }
     }
 }
@@ -53,71 +51,71 @@ pub fn format_address(a: u64) -> String {
     format!("0x{a:016X}")
 }
 
-pub type Getter = for<'a, 'b> fn(&'a PageRow<'b>) -> Value;
+pub const MODE: ModeDef = ModeDef {
+    option: "query-retired-pages",
+    about: "List retired device-memory pages",
+    fields: || LIST.field_infos(),
+    collect: |session, targets, req| LIST.collect(session, targets, req),
+    row_per_gpu: false,
+};
 
-const fn f(info: FieldInfo, get: Getter) -> FieldDef<Getter> {
-    FieldDef { info, get }
-}
+static LIST: ListMode<PageRow> = ListMode {
+    gpu: gpu_columns(None),
+    fields: &[
+        field(
+            FieldInfo::new(
+                "retired_pages.address",
+                "Address of the retired page, as 0x and 16 hex digits; it can differ depending on whether \
+                 ECC is on. [N/A] when no page was retired for this cause.",
+            ),
+            |g, r| r.with(g, |p| Value::text(format_address(p.address))),
+        ),
+        field(
+            FieldInfo::new(
+                "retired_pages.timestamp",
+                "When the page was retired, as the raw number the driver reports. [N/A] when no page was \
+                 retired for this cause.",
+            ),
+            |g, r| r.with(g, |p| i64::try_from(p.timestamp).map_or_else(|_| g.na(), Value::Int)),
+        ),
+        field(
+            FieldInfo::new(
+                "retired_pages.cause",
+                "Why the page was retired; every GPU lists both causes:\n - Single Bit ECC - the page had \
+                 repeated correctable single-bit ECC errors.\n - Double Bit ECC - the page had an \
+                 uncorrectable double-bit ECC error.",
+            ),
+            |_, r| Value::text(r.cause),
+        ),
+    ],
+    items: pages,
+    unsupported_is_empty: false,
+};
 
-/// Every `--query-retired-pages` field, in help order.
-pub static FIELDS: &[FieldDef<Getter>] = &[
-    f(info::TIMESTAMP, |r| r.dev.timestamp()),
-    f(info::GPU_NAME, |r| r.dev.name()),
-    f(info::GPU_BUS_ID, |r| r.dev.bus_id()),
-    f(info::GPU_SERIAL, |r| r.dev.serial()),
-    f(info::GPU_UUID, |r| r.dev.uuid()),
-    f(
-        FieldInfo::new(
-            "retired_pages.address",
-            "Address of the retired page, as 0x and 16 hex digits; it can differ depending on whether ECC is on. [N/A] when no page was retired for this cause.",
-        ),
-        |r| r.with(|p| Value::text(format_address(p.address))),
-    ),
-    f(
-        FieldInfo::new(
-            "retired_pages.timestamp",
-            "When the page was retired, as the raw number the driver reports. [N/A] when no page was retired for this cause.",
-        ),
-        |r| r.with(|p| i64::try_from(p.timestamp).map_or_else(|_| r.dev.na(), Value::Int)),
-    ),
-    f(
-        FieldInfo::new(
-            "retired_pages.cause",
-            "Why the page was retired; every GPU lists both causes:\n - Single Bit ECC - the page had repeated correctable single-bit ECC errors.\n - Double Bit ECC - the page had an uncorrectable double-bit ECC error.",
-        ),
-        |r| Value::text(r.cause),
-    ),
-];
-
-/// Read the given fields for both causes of every selected GPU.
-pub fn collect(session: &Session, devices: &[u32], fields: &[usize]) -> Vec<Row> {
-    let get = |r: &PageRow<'_>, f: usize| FIELDS.get(f).map(|d| (d.get)(r));
+/// Both causes' pages of one GPU: a row per page, or one row per cause
+/// without pages (or whose list failed).
+fn pages(gpu: &ListGpu<'_>) -> Result<Vec<PageRow>, NvmlCode> {
     let mut rows = Vec::new();
-    for &i in devices {
-        let dev = DevCtx::new(session, i);
-        for (cause, text) in CAUSES {
-            let pages = dev.gpu.call(|d| d.retired_pages(cause));
-            let mut push = |page| {
-                let r = PageRow {
-                    dev: &dev,
-                    cause: text,
-                    page,
-                };
-                rows.push(per_gpu::row(&dev, &r, fields, get));
-            };
-            match pages {
-                Ok(p) if p.is_empty() => push(Ok(None)),
-                Ok(p) => p.into_iter().for_each(|p| {
-                    push(Ok(Some(Page {
-                        address: p.address,
-                        timestamp: p.timestamp,
-                    })))
-                }),
-                Err(c) => push(Err(c)),
-            }
+    for (cause, text) in CAUSES {
+        match gpu.gpu.call(|d| d.retired_pages(cause)) {
+            Ok(p) if p.is_empty() => rows.push(PageRow {
+                cause: text,
+                page: Ok(None),
+            }),
+            Ok(p) => rows.extend(p.into_iter().map(|p| PageRow {
+                cause: text,
+                page: Ok(Some(Page {
+                    address: p.address,
+                    timestamp: p.timestamp,
+                })),
+            })),
+            Err(c) => rows.push(PageRow {
+                cause: text,
+                page: Err(c),
+            }),
         }
     }
-    rows
+    Ok(rows)
 }
 
 #[cfg(test)]

@@ -9,78 +9,61 @@
 //! graphics clocks of one memory clock, that memory clock gets one row with
 //! the token in the graphics column.
 
-use super::per_gpu::{self, info, DevCtx};
-use crate::model::Row;
-use crate::model::{FieldDef, FieldInfo, Value};
-use crate::nvml::{NvmlCode, Session};
+use super::list_mode::{field, gpu_columns, ListGpu, ListMode};
+use super::mode::ModeDef;
+use crate::model::{FieldInfo, NvmlCode, Section, Value};
 
-/// One row: a GPU and one clock pair.
-pub struct ClockRow<'a> {
-    pub dev: &'a DevCtx<'a>,
+/// One row: a clock pair.
+pub struct ClockPair {
     pub memory: Result<u32, NvmlCode>,
     pub graphics: Result<u32, NvmlCode>,
 }
 
-pub type Getter = for<'a, 'b> fn(&'a ClockRow<'b>) -> Value;
+pub const MODE: ModeDef = ModeDef {
+    option: "query-supported-clocks",
+    about: "List the supported memory/graphics clock pairs",
+    fields: || LIST.field_infos(),
+    collect: |session, targets, req| LIST.collect(session, targets, req),
+    row_per_gpu: false,
+};
 
-const fn f(info: FieldInfo, get: Getter) -> FieldDef<Getter> {
-    FieldDef { info, get }
-}
-
-/// Every `--query-supported-clocks` field.
-pub static FIELDS: &[FieldDef<Getter>] = &[
-    f(
-        info::TIMESTAMP.heading(
-            "Supported Clocks",
-            "The memory and graphics clock pairs the GPU can run at (for application clocks); one line per pair.",
+static LIST: ListMode<ClockPair> = ListMode {
+    gpu: gpu_columns(Some(Section {
+        name: "Supported Clocks",
+        help: "The memory and graphics clock pairs the GPU can run at (for application clocks); one line per pair.",
+    })),
+    fields: &[
+        field(
+            FieldInfo::new("memory", "A supported memory clock.").aliases(&["mem"]).unit("MHz"),
+            |g, r| g.value(r.memory, |v| Value::Int(i64::from(v))),
         ),
-        |r| r.dev.timestamp(),
-    ),
-    f(info::GPU_NAME, |r| r.dev.name()),
-    f(info::GPU_BUS_ID, |r| r.dev.bus_id()),
-    f(info::GPU_SERIAL, |r| r.dev.serial()),
-    f(info::GPU_UUID, |r| r.dev.uuid()),
-    f(
-        FieldInfo::new("memory", "A supported memory clock.")
-            .aliases(&["mem"])
-            .unit("MHz"),
-        |r| r.dev.value(r.memory, |v| Value::Int(i64::from(v))),
-    ),
-    f(
-        FieldInfo::new("graphics", "A graphics clock supported together with that memory clock.")
-            .aliases(&["gr"])
-            .unit("MHz"),
-        |r| r.dev.value(r.graphics, |v| Value::Int(i64::from(v))),
-    ),
-];
+        field(
+            FieldInfo::new("graphics", "A graphics clock supported together with that memory clock.")
+                .aliases(&["gr"])
+                .unit("MHz"),
+            |g, r| g.value(r.graphics, |v| Value::Int(i64::from(v))),
+        ),
+    ],
+    items: pairs,
+    unsupported_is_empty: false,
+};
 
-/// Read the given fields for every clock pair of every selected GPU.
-pub fn collect(session: &Session, devices: &[u32], fields: &[usize]) -> Vec<Row> {
-    let get = |r: &ClockRow<'_>, f: usize| FIELDS.get(f).map(|d| (d.get)(r));
+/// Every clock pair of one GPU.
+fn pairs(gpu: &ListGpu<'_>) -> Result<Vec<ClockPair>, NvmlCode> {
     let mut rows = Vec::new();
-    for &i in devices {
-        let dev = DevCtx::new(session, i);
-        let mut push = |memory, graphics| {
-            let r = ClockRow {
-                dev: &dev,
-                memory,
-                graphics,
-            };
-            rows.push(per_gpu::row(&dev, &r, fields, get));
-        };
-        match clock_list(&dev.gpu, None) {
-            Ok(mems) => {
-                for m in mems {
-                    match clock_list(&dev.gpu, Some(m)) {
-                        Ok(grs) => grs.into_iter().for_each(|g| push(Ok(m), Ok(g))),
-                        Err(c) => push(Ok(m), Err(c)),
-                    }
+    let mut push = |memory, graphics| rows.push(ClockPair { memory, graphics });
+    match clock_list(&gpu.gpu, None) {
+        Ok(mems) => {
+            for m in mems {
+                match clock_list(&gpu.gpu, Some(m)) {
+                    Ok(grs) => grs.into_iter().for_each(|g| push(Ok(m), Ok(g))),
+                    Err(c) => push(Ok(m), Err(c)),
                 }
             }
-            Err(c) => push(Err(c), Err(c)),
         }
+        Err(c) => push(Err(c), Err(c)),
     }
-    rows
+    Ok(rows)
 }
 
 /// NVML's two-call clock lists, read raw: `None` for the supported memory

@@ -1,87 +1,33 @@
-//! Turning the registry into rows.
+//! Turning the registry into rows: one row per GPU.
 
-use super::{unsupported, GpuCtx, FIELDS};
-use crate::model::{GpuIdent, Row};
-use crate::nvml::{NvmlCode, Session};
-use nvml_wrapper::Device;
-use nvml_wrapper_sys::bindings::nvmlDevice_t;
-use std::sync::Arc;
+use super::{unsupported, FIELDS};
+use crate::model::Row;
+use crate::nvml::Session;
+use crate::source::mode::Request;
+use crate::source::Target;
 
-/// A selected GPU and its NVML handle, looked up once and reused by every
-/// sample of a loop (NVML handles stay valid until the library shuts down).
-pub struct Target {
-    pub index: u32,
-    handle: Result<nvmlDevice_t, NvmlCode>,
-    /// Who the GPU is (Prometheus labels), read once it could be read whole.
-    ident: std::cell::OnceCell<Arc<GpuIdent>>,
-}
-
-/// Look up the handles of the selected GPUs.
-pub fn targets(session: &Session, devices: &[u32]) -> Vec<Target> {
-    devices
-        .iter()
-        .map(|&index| Target {
-            index,
-            // SAFETY: the raw handle is only turned back into a `Device`
-            // of this same session (below).
-            handle: session.device(index).map(|d| unsafe { d.handle() }),
-            ident: std::cell::OnceCell::new(),
-        })
-        .collect()
-}
-
-/// Read the given fields (indices into [`FIELDS`]) for each selected GPU.
-pub fn collect(session: &Session, devices: &[u32], count: u32, fields: &[usize]) -> Vec<Row> {
-    collect_targets(session, &targets(session, devices), count, fields, false)
-}
-
-/// [`collect`], also filling [`Row::gpu`] when `ident` is set (formats that
-/// label rows by GPU ask for it: [`crate::render::Formatter::needs_gpu_ident`]).
-pub fn collect_rows(
-    session: &Session,
-    devices: &[u32],
-    count: u32,
-    fields: &[usize],
-    ident: bool,
-) -> Vec<Row> {
-    collect_targets(session, &targets(session, devices), count, fields, ident)
-}
-
-/// [`collect_rows`] for GPUs whose handles were looked up before.
-pub fn collect_targets(
-    session: &Session,
-    targets: &[Target],
-    count: u32,
-    fields: &[usize],
-    ident: bool,
-) -> Vec<Row> {
+/// Read the requested fields (indices into [`FIELDS`]) for each GPU, also
+/// filling [`Row::gpu`] when the request asks for identities (formats that
+/// label rows by GPU do).
+pub fn collect(session: &Session, targets: &[Target], req: &Request<'_>) -> Vec<Row> {
     // All field-value fields of a row are fetched in one NVML call first.
-    let field_values: Vec<(u32, u32)> = fields
+    let field_values: Vec<(u32, u32)> = req
+        .fields
         .iter()
         .filter_map(|&f| FIELDS.get(f).and_then(|d| d.get.field_value()))
         .collect();
     targets
         .iter()
         .map(|t| {
-            let ctx = match t.handle {
-                // SAFETY: the handle came from `session.device` of this
-                // session, which is still open.
-                Ok(h) => GpuCtx::with_device(
-                    session,
-                    t.index,
-                    count,
-                    Ok(unsafe { Device::new(h, session.nvml()) }),
-                ),
-                // Looking the GPU up failed before; try again.
-                Err(_) => GpuCtx::new(session, t.index, count),
-            };
+            let ctx = t.context(session, req.count);
             // Who the GPU is, before its values: a GPU that fails midway
             // keeps the labels it had.
-            let gpu = ident.then(|| target_ident(t, &ctx));
+            let gpu = req.ident.then(|| t.ident(&ctx));
             if !field_values.is_empty() {
                 ctx.prefetch_field_values(&field_values);
             }
-            let cells = fields
+            let cells = req
+                .fields
                 .iter()
                 .map(|&f| {
                     FIELDS
@@ -95,27 +41,4 @@ pub fn collect_targets(
             row
         })
         .collect()
-}
-
-/// The GPU's identity, read on the first sample and kept for the next ones
-/// (it does not change); while a part is missing it is read again.
-fn target_ident(t: &Target, ctx: &GpuCtx<'_>) -> Arc<GpuIdent> {
-    if let Some(id) = t.ident.get() {
-        return Arc::clone(id);
-    }
-    let id = Arc::new(gpu_ident(ctx));
-    if !id.uuid.is_empty() && !id.name.is_empty() && !id.pci_bus_id.is_empty() {
-        let _ = t.ident.set(Arc::clone(&id));
-    }
-    id
-}
-
-/// Who the GPU is; a part NVML cannot tell (a lost GPU) is left empty.
-fn gpu_ident(ctx: &GpuCtx<'_>) -> GpuIdent {
-    GpuIdent {
-        index: ctx.index,
-        uuid: ctx.call(|d| d.uuid()).unwrap_or_default(),
-        name: ctx.call(|d| d.name()).unwrap_or_default(),
-        pci_bus_id: ctx.pci().map(|p| p.bus_id.clone()).unwrap_or_default(),
-    }
 }

@@ -12,7 +12,7 @@ pub mod get;
 mod raw;
 mod registry;
 
-pub use collect::{collect, collect_rows, collect_targets, targets, Target};
+pub use collect::collect;
 pub use ctx::{GpuCtx, NA_SPELLING_CHANGED_IN};
 pub use get::DEPRECATED_FROM;
 pub use raw::FieldVal;
@@ -20,6 +20,15 @@ pub use registry::FIELDS;
 
 use crate::model::Value;
 use crate::nvml::NvmlCode;
+use crate::source::mode::ModeDef;
+
+pub const MODE: ModeDef = ModeDef {
+    option: "query-gpu",
+    about: "Query GPU properties (comma-separated field list; see --help-query-gpu)",
+    fields: || FIELDS.iter().map(|f| &f.info).collect(),
+    collect,
+    row_per_gpu: true,
+};
 
 /// The getter of a `--query-gpu` field computed from the context.
 pub type Getter = for<'a, 'b> fn(&'a GpuCtx<'b>) -> Value;

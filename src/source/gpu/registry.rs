@@ -6,7 +6,7 @@
 //! help section and getter.
 
 use super::{get, FvFmt, Get};
-use crate::model::{FieldDef, FieldInfo, Value};
+use crate::model::{FieldDef, FieldInfo, FieldKind, Value};
 use nvml_wrapper::enum_wrappers::device::{
     Clock, EccCounter, InfoRom, MemoryError, MemoryLocation, RetirementCause,
 };
@@ -20,11 +20,11 @@ const EVENT_REASONS_RENAMED_IN: u32 = 535;
 
 /// Every `--query-gpu` field, in `--help-query-gpu` order.
 pub static FIELDS: &[FieldDef<Get>] = &[
-    f(FieldInfo::new("timestamp", "When this row was read, as \"YYYY/MM/DD HH:MM:SS.mmm\" in local time."), Get::Fn(|c| Value::text(c.timestamp.clone()))),
+    f(FieldInfo::new("timestamp", "When this row was read, as \"YYYY/MM/DD HH:MM:SS.mmm\" in local time.").timestamp(), Get::Fn(|c| Value::text(c.timestamp.clone()))),
     f(FieldInfo::new("driver_version", "Version string of the installed NVIDIA driver."), Get::Fn(get::driver_version)),
     f(FieldInfo::new("kmd_version", "Version string of the kernel-mode part of the NVIDIA driver (newer name of driver_version)."), Get::Fn(get::driver_version)),
     f(FieldInfo::new("vgpu_driver_capability.heterogenous_multivGPU", "Yes when the driver can run vGPUs of different profiles side by side on one GPU.").heading("vgpu_driver_capability", "Capabilities of the installed driver for virtual GPUs (vGPU host drivers only)."), Get::Fn(|c| get::vgpu_driver_cap(c, 0))),
-    f(FieldInfo::new("count", "How many GPUs NVML sees; the same value on every row."), Get::Fn(|c| Value::Int(i64::from(c.count)))),
+    f(FieldInfo::new("count", "How many GPUs NVML sees; the same value on every row.").kind(FieldKind::GpuCount).metric("gpus"), Get::Fn(|c| Value::Int(i64::from(c.count)))),
     f(FieldInfo::new("name", "Product name of the GPU, as the board reports it.").aliases(&["gpu_name"]), Get::Fn(get::name)),
     f(FieldInfo::new("serial", "Serial number printed on the board. All GPUs of a multi-GPU board share it.").aliases(&["gpu_serial"]), Get::Fn(get::serial)),
     f(FieldInfo::new("uuid", "Globally unique identifier of the GPU (\"GPU-\" and 32 hex digits); it never changes and is unrelated to the board serial.").aliases(&["gpu_uuid"]), Get::Fn(get::uuid)),
@@ -49,7 +49,7 @@ pub static FIELDS: &[FieldDef<Get>] = &[
     f(FieldInfo::new("pcie.link.gen.hostmax", "Highest PCIe generation the host side of the link supports. (nvq has no NVML source for this value yet and prints [N/A].)"), Get::Fn(get::not_available)),
     f(FieldInfo::new("pcie.link.width.current", "Number of PCIe lanes the link uses right now; it may shrink while the GPU idles."), Get::Fn(get::pcie_width_current)),
     f(FieldInfo::new("pcie.link.width.max", "Highest number of PCIe lanes this GPU and this slot can use together."), Get::Fn(get::pcie_width_max)),
-    f(FieldInfo::new("index", "Position of the GPU in NVML's enumeration, from 0. It can change between boots."), Get::Fn(|c| Value::Int(i64::from(c.index)))),
+    f(FieldInfo::new("index", "Position of the GPU in NVML's enumeration, from 0. It can change between boots.").kind(FieldKind::GpuIndex), Get::Fn(|c| Value::Int(i64::from(c.index)))),
     f(FieldInfo::new("display_mode", "Whether a display is connected to the GPU (Enabled/Disabled). Drivers from 590 on report this field as deprecated."), Get::Fn(get::display_mode)),
     f(FieldInfo::new("display_attached", "Yes when a monitor is physically connected to one of the GPU's outputs."), Get::Fn(get::display_attached)),
     f(FieldInfo::new("display_active", "Enabled when the GPU has a display set up (memory allocated for it), with or without a monitor attached."), Get::Fn(get::display_active)),

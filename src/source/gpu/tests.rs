@@ -51,7 +51,7 @@ fn tsv_rows() -> Option<Vec<(String, Vec<String>, String)>> {
 }
 
 fn infos() -> Vec<&'static FieldInfo> {
-    QueryMode::Gpu.fields()
+    QueryMode::GPU.fields()
 }
 
 fn by_name(name: &str) -> Option<&'static FieldInfo> {
@@ -83,7 +83,7 @@ fn every_tsv_row_is_declared_with_its_exact_header_and_aliases() {
         assert_eq!(&f.header(610), header, "header of {name}");
         for a in aliases {
             assert!(f.matches(a), "{name} does not accept its alias {a}");
-            assert_eq!(QueryMode::Gpu.lookup(a), QueryMode::Gpu.lookup(name));
+            assert_eq!(QueryMode::GPU.lookup(a), QueryMode::GPU.lookup(name));
         }
     }
     for f in infos() {
@@ -162,8 +162,8 @@ fn throttle_spelling_depends_on_the_driver() {
     assert_eq!(f.header(590), "clocks_event_reasons.active");
     assert!(f.matches("clocks_throttle_reasons.active"));
     assert_eq!(
-        QueryMode::Gpu.lookup("clocks_throttle_reasons.gpu_idle"),
-        QueryMode::Gpu.lookup("clocks_event_reasons.gpu_idle")
+        QueryMode::GPU.lookup("clocks_throttle_reasons.gpu_idle"),
+        QueryMode::GPU.lookup("clocks_event_reasons.gpu_idle")
     );
 }
 
@@ -171,8 +171,8 @@ fn throttle_spelling_depends_on_the_driver() {
 fn csv_header_of_all_fields_is_the_reference_header_column() {
     let Some(rows) = tsv_rows() else { return };
     let all: Vec<String> = rows.iter().map(|(n, _, _)| n.clone()).collect();
-    let idx = QueryMode::Gpu.resolve(&all.join(",")).unwrap();
-    let fields = QueryMode::Gpu.fields();
+    let idx = QueryMode::GPU.resolve(&all.join(",")).unwrap();
+    let fields = QueryMode::GPU.fields();
     let columns: Vec<Column> = idx
         .iter()
         .map(|&i| Column::from_info(fields[i], 610))
