@@ -160,6 +160,10 @@ static CASES: &[Case] = &[
     case(&[Q, CSV, "-i", "0,"], 6, Err, Exact(NO_DEV)),
     case(&[Q, CSV, "-i", ""], 6, Err, Exact(NO_DEV)),
     case(&[Q, CSV, "-i", "0x"], 6, Err, Exact(NO_DEV)),
+    // A board serial is all digits too: one that is not an index is a serial.
+    case(&[Q, "--format=csv,noheader", "-i", "1650123456790"], 0, Out, Exact("1\n")),
+    case(&[Q, "--format=csv,noheader", "-i", "1650123456790,0"], 0, Out, Exact("0\n1\n")),
+    case(&[Q, CSV, "-i", "1650123456791"], 6, Err, Exact(NO_DEV)),
     case(&[Q, CSV, "-i", "1;rm"], 6, Err, Exact(NO_DEV)),
     case(&[Q, CSV, "-i", "99999999999999999999"], 6, Err, Exact(NO_DEV)),
     case(&[Q, CSV, "-i", "GPU-4c3a"], 6, Err, Exact(NO_DEV)),
