@@ -210,6 +210,11 @@ static CASES: &[Case] = &[
     case(&["-q"], 2, Err, Prefix("ERROR: Option -q is an nvidia-smi option that nvq does not implement.")),
     case(&["dmon"], 2, Err, Prefix("ERROR: Option dmon is an nvidia-smi option that nvq does not implement.")),
     case(&[Q, CSV, "--nvml-lib"], 255, Err, Prefix("ERROR: Option --nvml-lib is missing its value.")),
+    // Odd spellings: the message names what was typed.
+    case(&[Q, CSV, "-lms100"], 2, Err, Exact("ERROR: \"-lms100\" runs the value into the option; write \"-lms 100\" or \"-lms=100\".\n")),
+    case(&[Q, CSV, "--until", "index>5", "--timeout", "1ns"], 2, Err, PrefixAnd("ERROR: --timeout \"1ns\": \"ns\" is not a unit", "ms, s, m or h")),
+    case(&[Q, CSV, "--until", "index>5", "--timeout", "0s"], 2, Err, Prefix("ERROR: --timeout needs a duration greater than 0, not \"0s\".")),
+    case(&[Q, CSV, "--until", "index>5", "--timeout", "999999h"], 2, Err, Prefix("ERROR: --timeout \"999999h\" is longer than the maximum of 30 days.")),
     // ---- scenario files (the simulator) --------------------------------
     scn(&[Q, CSV], Scn::Path("/nonexistent-nvq-dir/scenario.toml"), 255, PrefixAnd(SIM_SCN, INIT_UNKNOWN)),
     scn(&[Q, CSV], Scn::Path("/tmp"), 255, PrefixAnd(SIM_SCN, INIT_UNKNOWN)),

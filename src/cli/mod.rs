@@ -365,6 +365,12 @@ fn normalise(argv: Vec<OsString>) -> Result<Vec<OsString>, NvqError> {
             out.push(OsString::from("--loop-ms"));
         } else if let Some(v) = s.strip_prefix("-lms=") {
             out.push(OsString::from(format!("--loop-ms={v}")));
+        } else if s.len() > 4 && s.starts_with("-lms") {
+            // clap would read `-lms100` as `-l` with the value "ms100".
+            let v = &s[4..];
+            return Err(NvqError::Usage(format!(
+                "\"{s}\" runs the value into the option; write \"-lms {v}\" or \"-lms={v}\"."
+            )));
         } else if let Some(rest) = s.strip_prefix("-l=") {
             out.push(OsString::from(format!("--loop={rest}")));
         } else {
