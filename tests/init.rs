@@ -188,3 +188,34 @@ fn a_malformed_scenario_is_a_clean_error() {
     assert!(err.contains("line 1"), "{err}");
     assert!(!err.contains("panicked"), "{err}");
 }
+
+#[test]
+fn the_default_scenario_has_ecc_counters_on_every_gpu() {
+    let (mut cmd, _f) = nvq_with(None);
+    let out = cmd
+        .args([
+            "--query-gpu=ecc.mode.current,ecc.errors.uncorrected.volatile.total",
+            "--format=csv,noheader",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "Enabled, 0\nEnabled, 0\n"
+    );
+    let (mut cmd, _f) = nvq_with(None);
+    let table = String::from_utf8(cmd.output().unwrap().stdout).unwrap();
+    let ecc_cells: Vec<&str> = table
+        .lines()
+        .filter(|l| l.contains("00000000:"))
+        .map(|l| {
+            l.trim_end_matches('|')
+                .rsplit('|')
+                .next()
+                .unwrap_or("")
+                .trim()
+        })
+        .collect();
+    assert_eq!(ecc_cells, ["0", "0"], "{table}");
+}
