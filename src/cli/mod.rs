@@ -178,7 +178,7 @@ pub struct Args {
     /// nvq: load this NVML library instead of libnvidia-ml.so.1.
     #[arg(
         long = "nvml-lib",
-        env = "NVQ_NVML_LIB",
+        env = NVML_LIB_ENV,
         value_name = "PATH",
         help_heading = "NVML (nvq)"
     )]
@@ -401,7 +401,7 @@ pub fn parse(argv: Vec<OsString>) -> Result<Parsed, NvqError> {
         .iter()
         .find(|a| a.to_str().is_none())
         .map(|a| a.to_string_lossy().into_owned());
-    match Args::try_parse_from(argv) {
+    match parse_args(argv) {
         Ok(a) => Ok(Parsed::Run(Box::new(a))),
         Err(e) if e.kind() == clap::error::ErrorKind::InvalidUtf8 => Err(NvqError::Usage(format!(
             "argument \"{}\" is not valid UTF-8; only file paths may contain such bytes.",
@@ -412,6 +412,21 @@ pub fn parse(argv: Vec<OsString>) -> Result<Parsed, NvqError> {
             ClapOutcome::Err(e) => Err(e),
         }),
     }
+}
+
+/// The environment variable behind `--nvml-lib`.
+const NVML_LIB_ENV: &str = "NVQ_NVML_LIB";
+
+/// clap's parse, except that an empty `NVQ_NVML_LIB=` counts as unset (as
+/// shells treat empty variables), not as `--nvml-lib` without a value.
+fn parse_args(argv: Vec<OsString>) -> Result<Args, clap::Error> {
+    use clap::{CommandFactory, FromArgMatches};
+    let mut cmd = Args::command();
+    if std::env::var_os(NVML_LIB_ENV).is_some_and(|v| v.is_empty()) {
+        cmd = cmd.mut_arg("nvml_lib", |a| a.env(None::<&'static str>));
+    }
+    let mut matches = cmd.try_get_matches_from(argv)?;
+    Args::from_arg_matches_mut(&mut matches)
 }
 
 enum ClapOutcome {
