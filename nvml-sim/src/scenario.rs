@@ -328,7 +328,8 @@ pub struct RetiredPages {
     pub pending: Val<u32>,
 }
 
-/// `nvmlDeviceGetRemappedRows` (all four needed).
+/// `nvmlDeviceGetRemappedRows` (all four needed); `nvmlDeviceGetRemappedRows_v2` also needs
+/// the two inactive counts.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct RemappedRows {
@@ -336,6 +337,8 @@ pub struct RemappedRows {
     pub uncorrectable: Val<u32>,
     pub pending: Val<u32>,
     pub failure: Val<u32>,
+    pub correctable_inactive: Val<u32>,
+    pub uncorrectable_inactive: Val<u32>,
 }
 
 /// `nvmlDeviceGetRowRemapperHistogram` (all five needed).
