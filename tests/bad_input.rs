@@ -219,6 +219,7 @@ static CASES: &[Case] = &[
     scn(&[Q, CSV], Scn::Path("/nonexistent-nvq-dir/scenario.toml"), 255, PrefixAnd(SIM_SCN, INIT_UNKNOWN)),
     scn(&[Q, CSV], Scn::Path("/tmp"), 255, PrefixAnd(SIM_SCN, INIT_UNKNOWN)),
     scn(&[Q, CSV], Scn::Path("/proc/self/mem"), 255, PrefixAnd(SIM_SCN, INIT_UNKNOWN)),
+    scn(&[Q, CSV], Scn::Path("/dev/zero"), 255, PrefixAnd("nvml-sim: cannot load scenario: /dev/zero: larger than 16 MiB", INIT_UNKNOWN)),
     scn(&[Q, CSV], Scn::Toml("driver_version = \n"), 255, PrefixAnd(SIM_SCN, INIT_UNKNOWN)),
     scn(&[Q, CSV], Scn::Toml("[[device]]\nname = \"x\"\ntemperature = { gpu = \"hot\" }\n"), 255, PrefixAnd(SIM_SCN, "line 3")),
     scn(&[Q, CSV], Scn::Toml("[[device]]\nnmae = \"typo\"\n"), 255, PrefixAnd(SIM_SCN, INIT_UNKNOWN)),
