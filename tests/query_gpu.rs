@@ -545,3 +545,27 @@ fn inactive_remapped_rows_come_from_the_v2_call() {
         assert_eq!(query(f.path(), FIELDS, "csv,noheader"), want, "{text}");
     }
 }
+
+/// `pcie.link.gen.hostmax` has no public NVML source that nvq found: it
+/// prints `[N/A]`, and docs/compat.md says so and what was checked.
+#[test]
+fn pcie_hostmax_gap_is_documented() {
+    let f = with_driver("rtx2080super_595_linux_idle.toml", "610.57.04");
+    assert_eq!(
+        query(f.path(), "pcie.link.gen.hostmax", "csv,noheader"),
+        "[N/A]\n"
+    );
+    let compat = std::fs::read_to_string(repo_root().join("docs/compat.md")).unwrap();
+    let row = compat
+        .lines()
+        .find(|l| l.starts_with("| `pcie.link.gen.hostmax`"))
+        .expect("docs/compat.md has a pcie.link.gen.hostmax row");
+    for checked in [
+        "nvmlDeviceGetMaxPcieLinkGeneration",
+        "nvmlDeviceGetGpuMaxPcieLinkGeneration",
+        "nvmlPciInfoExt_v1_t",
+        "NVML_FI_DEV_PCIE_",
+    ] {
+        assert!(row.contains(checked), "{checked} missing from: {row}");
+    }
+}
