@@ -122,6 +122,9 @@ pub enum NvqError {
     #[error("NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the latest NVIDIA driver is installed and running.\n")]
     DriverNotLoaded,
 
+    /// `detail` names the path and the loader's reason; nvq (not the
+    /// nvidia-smi personality) prints it as one more stderr line, see
+    /// [`NvqError::nvq_note`].
     #[error("NVIDIA-SMI couldn't find libnvidia-ml.so library in your system. Please make sure that the NVIDIA Display Driver is properly installed and present in your system.\nPlease also try adding directory that contains libnvidia-ml.so to your system PATH.\n")]
     LibraryNotFound { detail: String },
 
@@ -170,6 +173,17 @@ impl NvqError {
             NvqError::Output { .. } => ExitCode::OutputError,
             NvqError::AssertFailed(_) => ExitCode::AssertFailed,
             NvqError::Timeout(_) => ExitCode::Timeout,
+        }
+    }
+
+    /// The line nvq adds after the message (never in nvidia-smi mode, whose
+    /// output stays nvidia-smi's): why the NVML library did not load.
+    pub fn nvq_note(&self) -> Option<String> {
+        match self {
+            NvqError::LibraryNotFound { detail } if !detail.is_empty() => {
+                Some(format!("nvq: {detail}\n"))
+            }
+            _ => None,
         }
     }
 

@@ -31,7 +31,10 @@ fn main() {
             let text = e.to_string();
             let _ = match personality {
                 Personality::NvidiaSmi => std::io::stdout().write_all(text.as_bytes()),
-                Personality::Nvq => std::io::stderr().write_all(text.as_bytes()),
+                Personality::Nvq => {
+                    let note = e.nvq_note().unwrap_or_default();
+                    std::io::stderr().write_all(format!("{text}{note}").as_bytes())
+                }
             };
             e.exit_code()
         }

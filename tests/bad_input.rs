@@ -160,6 +160,10 @@ static CASES: &[Case] = &[
     case(&[Q, CSV, "-i", "0,"], 6, Err, Exact(NO_DEV)),
     case(&[Q, CSV, "-i", ""], 6, Err, Exact(NO_DEV)),
     case(&[Q, CSV, "-i", "0x"], 6, Err, Exact(NO_DEV)),
+    // A board serial is all digits too: one that is not an index is a serial.
+    case(&[Q, "--format=csv,noheader", "-i", "1650123456790"], 0, Out, Exact("1\n")),
+    case(&[Q, "--format=csv,noheader", "-i", "1650123456790,0"], 0, Out, Exact("0\n1\n")),
+    case(&[Q, CSV, "-i", "1650123456791"], 6, Err, Exact(NO_DEV)),
     case(&[Q, CSV, "-i", "1;rm"], 6, Err, Exact(NO_DEV)),
     case(&[Q, CSV, "-i", "99999999999999999999"], 6, Err, Exact(NO_DEV)),
     case(&[Q, CSV, "-i", "GPU-4c3a"], 6, Err, Exact(NO_DEV)),
@@ -206,10 +210,16 @@ static CASES: &[Case] = &[
     case(&["-q"], 2, Err, Prefix("ERROR: Option -q is an nvidia-smi option that nvq does not implement.")),
     case(&["dmon"], 2, Err, Prefix("ERROR: Option dmon is an nvidia-smi option that nvq does not implement.")),
     case(&[Q, CSV, "--nvml-lib"], 255, Err, Prefix("ERROR: Option --nvml-lib is missing its value.")),
+    // Odd spellings: the message names what was typed.
+    case(&[Q, CSV, "-lms100"], 2, Err, Exact("ERROR: \"-lms100\" runs the value into the option; write \"-lms 100\" or \"-lms=100\".\n")),
+    case(&[Q, CSV, "--until", "index>5", "--timeout", "1ns"], 2, Err, PrefixAnd("ERROR: --timeout \"1ns\": \"ns\" is not a unit", "ms, s, m or h")),
+    case(&[Q, CSV, "--until", "index>5", "--timeout", "0s"], 2, Err, Prefix("ERROR: --timeout needs a duration greater than 0, not \"0s\".")),
+    case(&[Q, CSV, "--until", "index>5", "--timeout", "999999h"], 2, Err, Prefix("ERROR: --timeout \"999999h\" is longer than the maximum of 30 days.")),
     // ---- scenario files (the simulator) --------------------------------
     scn(&[Q, CSV], Scn::Path("/nonexistent-nvq-dir/scenario.toml"), 255, PrefixAnd(SIM_SCN, INIT_UNKNOWN)),
     scn(&[Q, CSV], Scn::Path("/tmp"), 255, PrefixAnd(SIM_SCN, INIT_UNKNOWN)),
     scn(&[Q, CSV], Scn::Path("/proc/self/mem"), 255, PrefixAnd(SIM_SCN, INIT_UNKNOWN)),
+    scn(&[Q, CSV], Scn::Path("/dev/zero"), 255, PrefixAnd("nvml-sim: cannot load scenario: /dev/zero: larger than 16 MiB", INIT_UNKNOWN)),
     scn(&[Q, CSV], Scn::Toml("driver_version = \n"), 255, PrefixAnd(SIM_SCN, INIT_UNKNOWN)),
     scn(&[Q, CSV], Scn::Toml("[[device]]\nname = \"x\"\ntemperature = { gpu = \"hot\" }\n"), 255, PrefixAnd(SIM_SCN, "line 3")),
     scn(&[Q, CSV], Scn::Toml("[[device]]\nnmae = \"typo\"\n"), 255, PrefixAnd(SIM_SCN, INIT_UNKNOWN)),

@@ -188,3 +188,174 @@ fn a_malformed_scenario_is_a_clean_error() {
     assert!(err.contains("line 1"), "{err}");
     assert!(!err.contains("panicked"), "{err}");
 }
+
+/// nvq's one extra stderr line after the nvidia-smi text: the path and the
+/// loader's reason.
+fn loader_note(stderr: &str) -> Option<&str> {
+    let mut lines = stderr.lines();
+    let first = lines.next()?;
+    assert!(
+        first.starts_with("NVIDIA-SMI couldn't find libnvidia-ml.so library in your system."),
+        "{stderr}"
+    );
+    lines.find(|l| l.starts_with("nvq: "))
+}
+
+fn load(lib: &std::path::Path) -> std::process::Output {
+    Command::cargo_bin("nvq")
+        .unwrap()
+        .env_remove("NVQ_NVML_LIB")
+        .arg("--nvml-lib")
+        .arg(lib)
+        .args(["--query-gpu=index", "--format=csv"])
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn a_library_that_will_not_load_says_why() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases: Vec<(std::path::PathBuf, &str)> = vec![
+        ("/etc/passwd".into(), "invalid ELF header"),
+        (dir.path().to_path_buf(), "Is a directory"),
+        ("/nonexistent-nvq/libnvidia-ml.so.1".into(), "No such file"),
+    ];
+    for (lib, reason) in cases {
+        let out = load(&lib);
+        assert_eq!(out.status.code(), Some(12), "{lib:?}");
+        assert!(out.stdout.is_empty(), "{lib:?}");
+        let err = String::from_utf8(out.stderr).unwrap();
+        let note = loader_note(&err).unwrap_or_else(|| panic!("no reason line: {err}"));
+        let want = format!("nvq: cannot load NVML from {}: ", lib.display());
+        assert!(note.starts_with(&want), "{note}");
+        assert!(note.contains(reason), "{note}");
+        assert_eq!(err.matches("nvq: ").count(), 1, "{err}");
+    }
+}
+
+#[test]
+fn a_library_without_nvml_names_the_missing_symbol() {
+    let Some(libm) = [
+        "/lib/x86_64-linux-gnu/libm.so.6",
+        "/usr/lib/x86_64-linux-gnu/libm.so.6",
+        "/lib/aarch64-linux-gnu/libm.so.6",
+        "/usr/lib64/libm.so.6",
+        "/lib64/libm.so.6",
+    ]
+    .iter()
+    .map(std::path::Path::new)
+    .find(|p| p.is_file()) else {
+        eprintln!("skipped: no libm.so.6 found");
+        return;
+    };
+    let out = load(libm);
+    assert_eq!(out.status.code(), Some(12));
+    let err = String::from_utf8(out.stderr).unwrap();
+    let note = loader_note(&err).unwrap_or_else(|| panic!("no reason line: {err}"));
+    assert!(
+        note.starts_with(&format!("nvq: cannot load NVML from {}: ", libm.display())),
+        "{note}"
+    );
+    assert!(note.contains("nvmlInit_v2"), "{note}");
+}
+
+#[test]
+fn simulate_without_the_simulator_names_where_it_looked() {
+    let dir = tempfile::tempdir().unwrap();
+    let exe = dir.path().join("nvq");
+    std::fs::copy(assert_cmd::cargo::cargo_bin("nvq"), &exe).unwrap();
+    let out = Command::new(&exe)
+        .env_remove("NVQ_NVML_LIB")
+        .args(["--simulate", "--query-gpu=index", "--format=csv"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(12));
+    let err = String::from_utf8(out.stderr).unwrap();
+    let note = loader_note(&err).unwrap_or_else(|| panic!("no reason line: {err}"));
+    assert!(note.contains("libnvml_sim.so"), "{note}");
+    assert!(note.contains(&dir.path().display().to_string()), "{note}");
+}
+
+#[test]
+fn nvidia_smi_mode_keeps_the_exact_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let link = dir.path().join("nvidia-smi");
+    std::os::unix::fs::symlink(assert_cmd::cargo::cargo_bin("nvq"), &link).unwrap();
+    let out = Command::new(&link)
+        .env_remove("NVQ_NVML_LIB")
+        .args([
+            "--nvml-lib",
+            "/etc/passwd",
+            "--query-gpu=index",
+            "--format=csv",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(12));
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "NVIDIA-SMI couldn't find libnvidia-ml.so library in your system. Please make sure that \
+         the NVIDIA Display Driver is properly installed and present in your system.\nPlease also \
+         try adding directory that contains libnvidia-ml.so to your system PATH.\n"
+    );
+}
+
+#[test]
+fn an_empty_nvq_nvml_lib_means_unset() {
+    let out = Command::cargo_bin("nvq")
+        .unwrap()
+        .env("NVQ_NVML_LIB", "")
+        .env_remove("NVML_SIM_SCENARIO")
+        .args(["--simulate", "--query-gpu=index", "--format=csv,noheader"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), "0\n1\n");
+    // An empty value typed on the command line is still a missing value.
+    let out = Command::cargo_bin("nvq")
+        .unwrap()
+        .env_remove("NVQ_NVML_LIB")
+        .args(["--nvml-lib=", "--query-gpu=index", "--format=csv"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(255));
+    assert!(String::from_utf8(out.stderr)
+        .unwrap()
+        .starts_with("ERROR: Option --nvml-lib is missing its value."));
+}
+
+#[test]
+fn the_default_scenario_has_ecc_counters_on_every_gpu() {
+    let (mut cmd, _f) = nvq_with(None);
+    let out = cmd
+        .args([
+            "--query-gpu=ecc.mode.current,ecc.errors.uncorrected.volatile.total",
+            "--format=csv,noheader",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "Enabled, 0\nEnabled, 0\n"
+    );
+    let (mut cmd, _f) = nvq_with(None);
+    let table = String::from_utf8(cmd.output().unwrap().stdout).unwrap();
+    let ecc_cells: Vec<&str> = table
+        .lines()
+        .filter(|l| l.contains("00000000:"))
+        .map(|l| {
+            l.trim_end_matches('|')
+                .rsplit('|')
+                .next()
+                .unwrap_or("")
+                .trim()
+        })
+        .collect();
+    assert_eq!(ecc_cells, ["0", "0"], "{table}");
+}

@@ -514,3 +514,58 @@ fn help_query_gpu_has_nvidia_smis_layout() {
     // Every field block ends with an empty line.
     assert!(ours.ends_with("\n\n"));
 }
+
+/// `remapped_rows.*_inactive` come from `nvmlDeviceGetRemappedRows_v2`
+/// (drivers 595 and later); a library whose `_v2` is missing or unsupported
+/// prints `[N/A]` for them and still prints the other counts.
+#[test]
+fn inactive_remapped_rows_come_from_the_v2_call() {
+    const FIELDS: &str = "remapped_rows.correctable,remapped_rows.correctable_inactive,\
+                          remapped_rows.uncorrectable,remapped_rows.uncorrectable_inactive";
+    let rows = "remapped_rows = { correctable = 2, uncorrectable = 1, pending = 0, failure = 0";
+    for (extra_top, inactive, want) in [
+        (
+            "",
+            ", correctable_inactive = 0, uncorrectable_inactive = 3",
+            "2, 0, 1, 3\n",
+        ),
+        ("", "", "2, [N/A], 1, [N/A]\n"),
+        (
+            "absent_functions = [\"nvmlDeviceGetRemappedRows_v2\"]\n",
+            ", correctable_inactive = 0, uncorrectable_inactive = 3",
+            "2, [N/A], 1, [N/A]\n",
+        ),
+    ] {
+        let text = format!(
+            "driver_version = \"595.80\"\n{extra_top}\n[[device]]\nname = \"NVIDIA L40S\"\n\
+             {rows}{inactive} }}\n"
+        );
+        let f = tempfile::Builder::new().suffix(".toml").tempfile().unwrap();
+        std::fs::write(f.path(), &text).unwrap();
+        assert_eq!(query(f.path(), FIELDS, "csv,noheader"), want, "{text}");
+    }
+}
+
+/// `pcie.link.gen.hostmax` has no public NVML source that nvq found: it
+/// prints `[N/A]`, and docs/compat.md says so and what was checked.
+#[test]
+fn pcie_hostmax_gap_is_documented() {
+    let f = with_driver("rtx2080super_595_linux_idle.toml", "610.57.04");
+    assert_eq!(
+        query(f.path(), "pcie.link.gen.hostmax", "csv,noheader"),
+        "[N/A]\n"
+    );
+    let compat = std::fs::read_to_string(repo_root().join("docs/compat.md")).unwrap();
+    let row = compat
+        .lines()
+        .find(|l| l.starts_with("| `pcie.link.gen.hostmax`"))
+        .expect("docs/compat.md has a pcie.link.gen.hostmax row");
+    for checked in [
+        "nvmlDeviceGetMaxPcieLinkGeneration",
+        "nvmlDeviceGetGpuMaxPcieLinkGeneration",
+        "nvmlPciInfoExt_v1_t",
+        "NVML_FI_DEV_PCIE_",
+    ] {
+        assert!(row.contains(checked), "{checked} missing from: {row}");
+    }
+}

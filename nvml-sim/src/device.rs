@@ -774,6 +774,38 @@ pub unsafe extern "C" fn nvmlDeviceGetRemappedRows(
     })
 }
 
+/// `nvmlRemappedRowsInfo_v2_t` (NVML 13.x header; not in nvml-wrapper-sys 0.10): six counters,
+/// no version member.
+#[repr(C)]
+pub struct NvmlRemappedRowsInfoV2 {
+    pub corr_active: c_uint,
+    pub corr_inactive: c_uint,
+    pub unc_active: c_uint,
+    pub unc_inactive: c_uint,
+    pub pending: c_uint,
+    pub failure: c_uint,
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetRemappedRows_v2(
+    device: nvmlDevice_t,
+    info: *mut NvmlRemappedRowsInfoV2,
+) -> nvmlReturn_t {
+    dev_fn("nvmlDeviceGetRemappedRows_v2", device, |c| {
+        let o = nn(info)?;
+        let r = &c.dev.remapped_rows;
+        o.set(NvmlRemappedRowsInfoV2 {
+            corr_active: c.val(&r.correctable)?,
+            corr_inactive: c.val(&r.correctable_inactive)?,
+            unc_active: c.val(&r.uncorrectable)?,
+            unc_inactive: c.val(&r.uncorrectable_inactive)?,
+            pending: c.val(&r.pending)?,
+            failure: c.val(&r.failure)?,
+        });
+        Ok(())
+    })
+}
+
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetRowRemapperHistogram(
     device: nvmlDevice_t,

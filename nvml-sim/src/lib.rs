@@ -18,7 +18,7 @@ mod system;
 pub use generated::{STUBS, SYMBOLS};
 
 /// Exported symbols that are not in nvml-wrapper-sys' table.
-pub const EXTRA_SYMBOLS: &[&str] = &["nvmlDeviceGetHostname_v1"];
+pub const EXTRA_SYMBOLS: &[&str] = &["nvmlDeviceGetHostname_v1", "nvmlDeviceGetRemappedRows_v2"];
 
 /// The NVML symbols this library implements for real (everything in [`SYMBOLS`] not in [`STUBS`]).
 pub fn implemented_symbols() -> Vec<&'static str> {

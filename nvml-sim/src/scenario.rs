@@ -18,6 +18,8 @@ pub const SCENARIO_ENV: &str = "NVML_SIM_SCENARIO";
 
 /// Most devices a scenario may describe (handles are carved from a fixed address range).
 pub const MAX_DEVICES: usize = 16384;
+/// Largest scenario file read, in bytes (16 MiB); big machines use `[generate]`.
+pub const MAX_SCENARIO_BYTES: u64 = 16 << 20;
 /// Most MIG instances per device.
 pub const MAX_MIG_INSTANCES: usize = 63;
 
@@ -328,7 +330,8 @@ pub struct RetiredPages {
     pub pending: Val<u32>,
 }
 
-/// `nvmlDeviceGetRemappedRows` (all four needed).
+/// `nvmlDeviceGetRemappedRows` (all four needed); `nvmlDeviceGetRemappedRows_v2` also needs
+/// the two inactive counts.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct RemappedRows {
@@ -336,6 +339,8 @@ pub struct RemappedRows {
     pub uncorrectable: Val<u32>,
     pub pending: Val<u32>,
     pub failure: Val<u32>,
+    pub correctable_inactive: Val<u32>,
+    pub uncorrectable_inactive: Val<u32>,
 }
 
 /// `nvmlDeviceGetRowRemapperHistogram` (all five needed).
@@ -700,9 +705,28 @@ impl Scenario {
 
     /// Read and parse a scenario file.
     pub fn from_file(path: &std::path::Path) -> Result<Scenario, ScenarioError> {
+        use std::io::Read;
         let origin = path.display().to_string();
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| ScenarioError(format!("{origin}: cannot read file: {e}")))?;
+        let cannot = |e: std::io::Error| ScenarioError(format!("{origin}: cannot read file: {e}"));
+        // Read at most one byte past the cap, so an endless file (/dev/zero, a
+        // FIFO that never closes its data) ends with an error, not a hang.
+        let mut bytes = Vec::new();
+        std::fs::File::open(path)
+            .map_err(cannot)?
+            .take(MAX_SCENARIO_BYTES + 1)
+            .read_to_end(&mut bytes)
+            .map_err(cannot)?;
+        if bytes.len() as u64 > MAX_SCENARIO_BYTES {
+            return Err(ScenarioError(format!(
+                "{origin}: larger than {} MiB, the most a scenario may be (use [generate] for big machines)",
+                MAX_SCENARIO_BYTES >> 20
+            )));
+        }
+        let text = String::from_utf8(bytes).map_err(|_| {
+            ScenarioError(format!(
+                "{origin}: cannot read file: stream did not contain valid UTF-8"
+            ))
+        })?;
         Scenario::parse(&text, &origin)
     }
 

@@ -590,3 +590,10 @@ fn scenario_errors_are_one_line_with_position() {
     let sc = Scenario::parse("[[device]]\nfans = [[30, 35], 40]\n", "t.toml").unwrap();
     assert_eq!(sc.device[0].fans.as_ref().unwrap().len(), 2);
 }
+
+#[test]
+fn an_endless_scenario_file_is_refused_not_read_forever() {
+    let e = Scenario::from_file(std::path::Path::new("/dev/zero")).unwrap_err();
+    assert!(e.0.starts_with("/dev/zero: larger than 16 MiB"), "{e}");
+    assert!(!e.0.contains('\n'));
+}

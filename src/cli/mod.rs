@@ -123,7 +123,7 @@ pub struct Args {
     /// nvq: load this NVML library instead of libnvidia-ml.so.1.
     #[arg(
         long = "nvml-lib",
-        env = "NVQ_NVML_LIB",
+        env = NVML_LIB_ENV,
         value_name = "PATH",
         help_heading = "NVML (nvq)"
     )]
@@ -334,6 +334,12 @@ fn normalise(argv: Vec<OsString>) -> Result<Vec<OsString>, NvqError> {
             out.push(OsString::from("--loop-ms"));
         } else if let Some(v) = s.strip_prefix("-lms=") {
             out.push(OsString::from(format!("--loop-ms={v}")));
+        } else if s.len() > 4 && s.starts_with("-lms") {
+            // clap would read `-lms100` as `-l` with the value "ms100".
+            let v = &s[4..];
+            return Err(NvqError::Usage(format!(
+                "\"{s}\" runs the value into the option; write \"-lms {v}\" or \"-lms={v}\"."
+            )));
         } else if let Some(rest) = s.strip_prefix("-l=") {
             out.push(OsString::from(format!("--loop={rest}")));
         } else {
@@ -364,10 +370,7 @@ pub fn parse(argv: Vec<OsString>) -> Result<Parsed, NvqError> {
         .iter()
         .find(|a| a.to_str().is_none())
         .map(|a| a.to_string_lossy().into_owned());
-    match command()
-        .try_get_matches_from(argv)
-        .and_then(|m| args_from(&m))
-    {
+    match parse_args(argv) {
         Ok(a) => Ok(Parsed::Run(Box::new(a))),
         Err(e) if e.kind() == clap::error::ErrorKind::InvalidUtf8 => Err(NvqError::Usage(format!(
             "argument \"{}\" is not valid UTF-8; only file paths may contain such bytes.",
@@ -378,6 +381,19 @@ pub fn parse(argv: Vec<OsString>) -> Result<Parsed, NvqError> {
             ClapOutcome::Err(e) => Err(e),
         }),
     }
+}
+
+/// The environment variable behind `--nvml-lib`.
+const NVML_LIB_ENV: &str = "NVQ_NVML_LIB";
+
+/// clap's parse, except that an empty `NVQ_NVML_LIB=` counts as unset (as
+/// shells treat empty variables), not as `--nvml-lib` without a value.
+fn parse_args(argv: Vec<OsString>) -> Result<Args, clap::Error> {
+    let mut cmd = command();
+    if std::env::var_os(NVML_LIB_ENV).is_some_and(|v| v.is_empty()) {
+        cmd = cmd.mut_arg("nvml_lib", |a| a.env(None::<&'static str>));
+    }
+    args_from(&cmd.try_get_matches_from(argv)?)
 }
 
 enum ClapOutcome {

@@ -46,7 +46,7 @@ impl LibSource {
 /// where cargo puts it for tests).
 pub fn find_simulator() -> Result<PathBuf, NvqError> {
     let exe = std::env::current_exe().map_err(|e| NvqError::LibraryNotFound {
-        detail: format!("cannot locate the nvq executable: {e}"),
+        detail: format!("--simulate: cannot locate the nvq executable: {e}"),
     })?;
     let dir = exe.parent().unwrap_or(Path::new("."));
     let candidates = [
@@ -58,11 +58,14 @@ pub fn find_simulator() -> Result<PathBuf, NvqError> {
         .iter()
         .find(|p| p.is_file())
         .cloned()
-        .ok_or_else(|| NvqError::LibraryNotFound {
-            detail: format!(
-                "--simulate: {SIMULATOR_FILE} not found next to {}",
-                exe.display()
-            ),
+        .ok_or_else(|| {
+            let looked: Vec<String> = candidates.iter().map(|p| p.display().to_string()).collect();
+            NvqError::LibraryNotFound {
+                detail: format!(
+                    "--simulate: the simulator is not installed; looked for {}",
+                    looked.join(", ")
+                ),
+            }
         })
 }
 
@@ -128,19 +131,41 @@ impl Session {
     }
 }
 
+/// The name `dlopen` was given: the path, or the loader's default.
+fn lib_name(path: Option<&Path>) -> &OsStr {
+    match path {
+        Some(p) => p.as_os_str(),
+        None => OsStr::new(DEFAULT_LIB),
+    }
+}
+
+/// The default library, found by the dynamic loader's search.
+const DEFAULT_LIB: &str = "libnvidia-ml.so.1";
+
+/// nvq's note for a library that did not load: the path and the loader's
+/// reason (which usually starts with the path already; it is not repeated).
+fn load_failure(path: Option<&Path>, reason: &str) -> NvqError {
+    let name = lib_name(path).to_string_lossy();
+    let reason = reason
+        .strip_prefix(name.as_ref())
+        .and_then(|r| r.strip_prefix(": "))
+        .unwrap_or(reason);
+    NvqError::LibraryNotFound {
+        detail: format!("cannot load NVML from {name}: {reason}"),
+    }
+}
+
 /// Map an initialisation failure to nvidia-smi's message and exit code.
 fn init_error(e: NvmlError, path: Option<&Path>) -> NvqError {
     match e {
-        NvmlError::LibloadingError(le) => NvqError::LibraryNotFound {
-            detail: le.to_string(),
-        },
-        NvmlError::FailedToLoadSymbol(s) => NvqError::LibraryNotFound { detail: s },
+        NvmlError::LibloadingError(le) => load_failure(path, &le.to_string()),
+        NvmlError::FailedToLoadSymbol(s) => load_failure(path, &s),
         NvmlError::DriverNotLoaded => NvqError::DriverNotLoaded,
         // The library loaded but reports that it cannot find its own parts:
         // nvidia-smi's "couldn't find libnvidia-ml.so" message and exit 12.
-        NvmlError::LibraryNotFound => NvqError::LibraryNotFound {
-            detail: "nvmlInit: NVML Shared Library Not Found".into(),
-        },
+        NvmlError::LibraryNotFound => {
+            load_failure(path, "nvmlInit reported NVML_ERROR_LIBRARY_NOT_FOUND")
+        }
         NvmlError::LibRmVersionMismatch => NvqError::VersionMismatch {
             nvml_version: nvml_version_without_init(path).unwrap_or_else(|| "N/A".into()),
         },
@@ -151,10 +176,7 @@ fn init_error(e: NvmlError, path: Option<&Path>) -> NvqError {
 /// `nvmlSystemGetNVMLVersion` does not need an initialised library; nvidia-smi
 /// prints it when init reports a driver/library mismatch.
 fn nvml_version_without_init(path: Option<&Path>) -> Option<String> {
-    let name: &OsStr = match path {
-        Some(p) => p.as_os_str(),
-        None => OsStr::new("libnvidia-ml.so.1"),
-    };
+    let name = lib_name(path);
     // SAFETY: loading the NVML library runs its initialisers, as nvml-wrapper
     // itself does; the symbol is called with a valid buffer and length.
     unsafe {

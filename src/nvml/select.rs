@@ -2,8 +2,10 @@
 //!
 //! An id may be an index, a UUID, a PCI bus id (full `00000000:83:00.0` or
 //! short `83:00.0`, hex in either case) or a board serial; a comma list
-//! selects several. Every element must match a GPU, else nvidia-smi's
-//! "No devices were found" (exit 6). Rows come out in enumeration order.
+//! selects several. Board serials are all digits too (`1650123456789`): an
+//! all-digit element is an index when one exists, otherwise a serial. Every
+//! element must match a GPU, else nvidia-smi's "No devices were found"
+//! (exit 6). Rows come out in enumeration order.
 
 use super::Session;
 use crate::error::NvqError;
@@ -74,7 +76,10 @@ pub fn select(session: &Session, id: Option<&str>) -> Result<Vec<u32>, NvqError>
         return Ok((0..count).collect());
     };
     let wanted: Vec<&str> = id.split(',').map(str::trim).collect();
-    let identities: Vec<Identity> = (0..count).map(|i| identity(session, i, &wanted)).collect();
+    let only_indices = wanted.iter().all(|w| is_index(w, count));
+    let identities: Vec<Identity> = (0..count)
+        .map(|i| identity(session, i, only_indices))
+        .collect();
     let mut chosen = vec![false; count as usize];
     for w in &wanted {
         let hit = identities.iter().position(|ident| ident.matches(w));
@@ -86,16 +91,22 @@ pub fn select(session: &Session, id: Option<&str>) -> Result<Vec<u32>, NvqError>
     Ok((0..count).filter(|i| chosen[*i as usize]).collect())
 }
 
-/// Read only what the `-i` elements can match on.
-fn identity(session: &Session, index: u32, wanted: &[&str]) -> Identity {
+/// Is `id` the index of one of `count` GPUs? An all-digit id beyond the
+/// last index may still be a board serial.
+fn is_index(id: &str, count: u32) -> bool {
+    !id.is_empty()
+        && id.bytes().all(|b| b.is_ascii_digit())
+        && id.parse::<u32>().is_ok_and(|i| i < count)
+}
+
+/// Read only what the `-i` elements can match on: nothing beyond the index
+/// when every element is an index.
+fn identity(session: &Session, index: u32, only_indices: bool) -> Identity {
     let mut ident = Identity {
         index,
         ..Identity::default()
     };
-    let all_indices = wanted
-        .iter()
-        .all(|w| !w.is_empty() && w.bytes().all(|b| b.is_ascii_digit()));
-    if all_indices {
+    if only_indices {
         return ident;
     }
     if let Ok(d) = session.device(index) {

@@ -13,6 +13,11 @@ pub fn parse_duration(flag: &str, s: &str) -> Result<Duration, NvqError> {
             "{flag} needs a duration greater than 0 such as 500ms, 30s, 5m, 1h or 1h30m, not \"{s}\"."
         ))
     };
+    let bad_unit = |unit: &str| {
+        NvqError::Usage(format!(
+            "{flag} \"{s}\": \"{unit}\" is not a unit nvq knows; use ms, s, m or h, as in 500ms or 1h30m."
+        ))
+    };
     let t = s.trim();
     if t.is_empty() {
         return Err(bad());
@@ -37,13 +42,25 @@ pub fn parse_duration(flag: &str, s: &str) -> Result<Duration, NvqError> {
             "s" | "sec" => 1.0,
             "m" | "min" => 60.0,
             "h" => 3600.0,
+            "" => return Err(bad()),
+            unit if unit.chars().all(|c| c.is_ascii_alphabetic()) => return Err(bad_unit(unit)),
             _ => return Err(bad()),
         };
         rest = &rest[u..];
         total += value * secs;
     }
-    if total.is_nan() || total <= 0.0 || total > MAX.as_secs_f64() {
+    if total.is_nan() {
         return Err(bad());
+    }
+    if total <= 0.0 {
+        return Err(NvqError::Usage(format!(
+            "{flag} needs a duration greater than 0, not \"{s}\"."
+        )));
+    }
+    if total > MAX.as_secs_f64() {
+        return Err(NvqError::Usage(format!(
+            "{flag} \"{s}\" is longer than the maximum of 30 days."
+        )));
     }
     Ok(Duration::from_secs_f64(total))
 }
@@ -66,5 +83,13 @@ mod tests {
         ] {
             assert!(parse_duration("--timeout", bad).is_err(), "{bad}");
         }
+        let msg = |s| match parse_duration("--timeout", s) {
+            Err(NvqError::Usage(m)) => m,
+            other => panic!("{other:?}"),
+        };
+        assert!(msg("1ns").contains("\"ns\" is not a unit"));
+        assert!(msg("100d").contains("\"d\" is not a unit"));
+        assert!(msg("0s").contains("greater than 0"));
+        assert!(msg("999999h").contains("maximum of 30 days"));
     }
 }

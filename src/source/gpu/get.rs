@@ -313,6 +313,14 @@ pub fn remapped(c: &GpuCtx, pick: impl FnOnce(&raw::RemappedRows) -> Value) -> V
     c.value(c.remapped(), pick)
 }
 
+/// `remapped_rows.correctable_inactive` (`uncorrectable == false`) or
+/// `remapped_rows.uncorrectable_inactive`.
+pub fn remapped_inactive(c: &GpuCtx, uncorrectable: bool) -> Value {
+    c.value(raw::remapped_rows_inactive(c), |(corr, unc)| {
+        uint(if uncorrectable { unc } else { corr })
+    })
+}
+
 pub fn histogram(
     c: &GpuCtx,
     pick: impl FnOnce(&nvml_wrapper_sys::bindings::nvmlRowRemapperHistogramValues_t) -> u32,

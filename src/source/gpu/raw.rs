@@ -262,6 +262,50 @@ pub fn remapped_rows(c: &GpuCtx) -> Result<RemappedRows, NvmlCode> {
     Ok(r)
 }
 
+/// `nvmlRemappedRowsInfo_v2_t` (NVML 13.x header; nvml-wrapper-sys 0.10
+/// predates it): six counters and no version member.
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct RemappedRowsV2 {
+    corr_active: c_uint,
+    corr_inactive: c_uint,
+    unc_active: c_uint,
+    unc_inactive: c_uint,
+    pending: c_uint,
+    failure: c_uint,
+}
+
+/// (correctable, uncorrectable) remapped rows that are not in use yet, from
+/// `nvmlDeviceGetRemappedRows_v2` (drivers 595 and later). The symbol is
+/// looked up first: driver 590 does not export it, and a library without it,
+/// or one that answers FUNCTION_NOT_FOUND, gives NOT_SUPPORTED (`[N/A]`, as
+/// nvidia-smi prints there).
+pub fn remapped_rows_inactive(c: &GpuCtx) -> Result<(u32, u32), NvmlCode> {
+    type GetV2 = unsafe extern "C" fn(nvmlDevice_t, *mut RemappedRowsV2) -> nvmlReturn_t;
+    // SAFETY: the symbol, when present, has NVML's documented signature.
+    let f: GetV2 = unsafe {
+        c.session
+            .lib()
+            .__library
+            .get::<GetV2>(b"nvmlDeviceGetRemappedRows_v2\0")
+            .map(|s| *s)
+            .map_err(|_| NvmlCode::NOT_SUPPORTED)?
+    };
+    let zero = RemappedRowsV2 {
+        corr_active: 0,
+        corr_inactive: 0,
+        unc_active: 0,
+        unc_inactive: 0,
+        pending: 0,
+        failure: 0,
+    };
+    match dev_struct(c, Ok(f), zero) {
+        Ok(r) => Ok((r.corr_inactive, r.unc_inactive)),
+        Err(code) if code == NvmlCode::FUNCTION_NOT_FOUND => Err(NvmlCode::NOT_SUPPORTED),
+        Err(code) => Err(code),
+    }
+}
+
 pub fn row_remapper_histogram(c: &GpuCtx) -> Result<nvmlRowRemapperHistogramValues_t, NvmlCode> {
     dev_struct(c, sym!(c, nvmlDeviceGetRowRemapperHistogram), zeroed())
 }
