@@ -102,7 +102,7 @@ pub fn run_as(args: &Args, personality: Personality) -> Result<(), NvqError> {
         if !queries.is_empty() || args.format.is_some() || (args.version && args.list_gpus) {
             return Err(NvqError::InvalidCombination);
         }
-        return run_listing(args);
+        return run_listing(args, personality);
     }
     if let Some(&(mode, list)) = queries.first() {
         let plan = QueryPlan::from_args(args, mode, list)?;
@@ -337,11 +337,17 @@ impl LateRows {
     }
 }
 
-/// `--version` and `-L/--list-gpus`, both read through NVML.
-fn run_listing(args: &Args) -> Result<(), NvqError> {
+/// `--version` and `-L/--list-gpus`, both read through NVML. `--version`
+/// is nvidia-smi's banner as `nvidia-smi`, and starts with nvq's own
+/// version as `nvq`.
+fn run_listing(args: &Args, personality: Personality) -> Result<(), NvqError> {
     let session = Session::open(&args.lib_source())?;
     let text = if args.version {
-        fields::list::render_version(&fields::list::versions(&session))
+        let versions = fields::list::versions(&session);
+        match personality {
+            Personality::NvidiaSmi => fields::list::render_version(&versions),
+            Personality::Nvq => fields::list::render_nvq_version(&versions),
+        }
     } else {
         let devices = select::select(&session, args.id.as_deref())?;
         fields::list::render_list(&fields::list::gpus(&session, &devices))
