@@ -193,7 +193,8 @@ fi
 
 units=$(grep -E '^/(usr/)?lib/systemd/system/[^/]+\.(service|socket|timer)$' "$work/files.txt" || true)
 if [ -n "$units" ]; then
-    command -v systemd-analyze >/dev/null || fail "the package has units but systemd-analyze is missing (apt-get install systemd)"
+    command -v systemd-analyze >/dev/null \
+        || fail "the package has units but systemd-analyze is missing (apt-get install systemd)"
     # shellcheck disable=SC2086
     systemd-analyze verify $units || fail "systemd-analyze verify: $units"
     for u in $units; do
