@@ -46,7 +46,7 @@ $global:__nvqClapCompleter = {
             [CompletionResult]::new('--summary', '--summary', [CompletionResultType]::ParameterName, 'nvq: when the run ends, print each GPU''s min, max and mean of every column')
             [CompletionResult]::new('-L', '-L ', [CompletionResultType]::ParameterName, 'Print one line per GPU: index, name and UUID (MIG devices below their GPU)')
             [CompletionResult]::new('--list-gpus', '--list-gpus', [CompletionResultType]::ParameterName, 'Print one line per GPU: index, name and UUID (MIG devices below their GPU)')
-            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print nvidia-smi''s version banner (NVML, driver and CUDA versions)')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print nvq''s version with the NVML, driver and CUDA versions (as nvidia-smi: its banner)')
             [CompletionResult]::new('--help-query-gpu', '--help-query-gpu', [CompletionResultType]::ParameterName, 'Describe every --query-gpu field')
             [CompletionResult]::new('--help-query-supported-clocks', '--help-query-supported-clocks', [CompletionResultType]::ParameterName, 'Describe every --query-supported-clocks field')
             [CompletionResult]::new('--help-query-compute-apps', '--help-query-compute-apps', [CompletionResultType]::ParameterName, 'Describe every --query-compute-apps field')

@@ -393,7 +393,7 @@ complete -c nvq -l timeout -d 'nvq: give up waiting for --until after DURATION (
 complete -c nvq -l nvml-lib -d 'nvq: load this NVML library instead of libnvidia-ml.so.1' -r -F
 complete -c nvq -l summary -d 'nvq: when the run ends, print each GPU\'s min, max and mean of every column'
 complete -c nvq -s L -l list-gpus -d 'Print one line per GPU: index, name and UUID (MIG devices below their GPU)'
-complete -c nvq -l version -d 'Print nvidia-smi\'s version banner (NVML, driver and CUDA versions)'
+complete -c nvq -l version -d 'Print nvq\'s version with the NVML, driver and CUDA versions (as nvidia-smi: its banner)'
 complete -c nvq -l help-query-gpu -d 'Describe every --query-gpu field'
 complete -c nvq -l help-query-supported-clocks -d 'Describe every --query-supported-clocks field'
 complete -c nvq -l help-query-compute-apps -d 'Describe every --query-compute-apps field'

@@ -17,3 +17,6 @@ fi
 scripts/nvidia-htop-check.sh
 # GPUtil, gpustat and nvitop against nvq and the simulator.
 scripts/clients-check.sh
+# The Debian package: built, checked by lintian, installed, used from the
+# installed paths and removed (root only; says why when it skips).
+scripts/deb-check.sh

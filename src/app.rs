@@ -103,7 +103,7 @@ pub fn run_as(args: &Args, personality: Personality) -> Result<(), NvqError> {
         if !queries.is_empty() || args.format.is_some() || (args.version && args.list_gpus) {
             return Err(NvqError::InvalidCombination);
         }
-        return run_listing(args);
+        return run_listing(args, personality);
     }
     if let Some((mode, list)) = queries.first() {
         let plan = QueryPlan::from_args(args, *mode, list)?;
@@ -332,11 +332,17 @@ impl LateRows {
     }
 }
 
-/// `--version` and `-L/--list-gpus`, both read through NVML.
-fn run_listing(args: &Args) -> Result<(), NvqError> {
+/// `--version` and `-L/--list-gpus`, both read through NVML. `--version`
+/// is nvidia-smi's banner as `nvidia-smi`, and starts with nvq's own
+/// version as `nvq`.
+fn run_listing(args: &Args, personality: Personality) -> Result<(), NvqError> {
     let session = Session::open(&args.lib_source())?;
     let text = if args.version {
-        source::listing::render_version(&source::listing::versions(&session))
+        let versions = source::listing::versions(&session);
+        match personality {
+            Personality::NvidiaSmi => source::listing::render_version(&versions),
+            Personality::Nvq => source::listing::render_nvq_version(&versions),
+        }
     } else {
         let devices = select::select(&session, args.id.as_deref())?;
         source::listing::render_list(&source::listing::gpus(&session, &devices))

@@ -1,6 +1,7 @@
 //! The layout `cargo install` produces: `PREFIX/bin/nvq`, with the simulator
 //! installed as `PREFIX/lib/nvq/libnvml_sim.so` (docs/install.md), and an
-//! `nvidia-smi` symlink elsewhere pointing at the installed nvq.
+//! `nvidia-smi` symlink elsewhere pointing at the installed nvq. The Debian
+//! package uses the same layout with PREFIX=/usr (scripts/deb-check.sh).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;

@@ -46,6 +46,23 @@ fn nvq(scenario: &Path, args: &[&str]) -> String {
     out
 }
 
+/// Run nvq through a link named `nvidia-smi` (nvidia-smi mode) on a scenario.
+fn nvidia_smi(scenario: &Path, args: &[&str]) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let link = dir.path().join("nvidia-smi");
+    std::os::unix::fs::symlink(assert_cmd::cargo::cargo_bin("nvq"), &link).unwrap();
+    let out = std::process::Command::new(&link)
+        .args(args)
+        .env("NVQ_NVML_LIB", sim_lib())
+        .env("NVML_SIM_SCENARIO", scenario)
+        .env_remove("NVQ_HOST_PROC")
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(out.status.success(), "nvidia-smi {args:?} failed: {text}");
+    text
+}
+
 /// A capture from `../shared/nvidia-smi/captures`, or `None` (with a note).
 fn capture(name: &str) -> Option<String> {
     let p = repo().join("../shared/nvidia-smi/captures").join(name);
@@ -178,7 +195,10 @@ fn capture_23_version_590() {
     let Some(want) = capture("23_h200_590.48.01_version.txt") else {
         return;
     };
-    assert_eq!(nvq(&scenario("modes_h200_load.toml"), &["--version"]), want);
+    assert_eq!(
+        nvidia_smi(&scenario("modes_h200_load.toml"), &["--version"]),
+        want
+    );
 }
 
 #[test]
@@ -187,9 +207,35 @@ fn capture_24_version_610_layout() {
         return;
     };
     assert_eq!(
-        nvq(&scenario("modes_rtx2080_610.toml"), &["--version"]),
+        nvidia_smi(&scenario("modes_rtx2080_610.toml"), &["--version"]),
         want
     );
+}
+
+/// Under its own name, `--version` starts with nvq's version and keeps one
+/// layout on both sides of the 610 branch.
+#[test]
+fn version_as_nvq_names_nvq() {
+    for (sc, driver, nvml) in [
+        ("modes_h200_load.toml", "590.48.01", "590.48"),
+        ("modes_rtx2080_610.toml", "610.57.04", "610.57"),
+    ] {
+        let got = nvq(&scenario(sc), &["--version"]);
+        let lines: Vec<&str> = got.lines().collect();
+        assert_eq!(lines.len(), 4, "{got}");
+        assert_eq!(
+            lines[0],
+            format!("nvq version         : {}", env!("CARGO_PKG_VERSION"))
+        );
+        assert_eq!(lines[1], format!("NVML version        : {nvml}"));
+        assert_eq!(lines[2], format!("DRIVER version      : {driver}"));
+        assert!(lines[3].starts_with("CUDA version        : "), "{got}");
+        let smi = nvidia_smi(&scenario(sc), &["--version"]);
+        assert!(
+            smi.starts_with(&format!("NVIDIA-SMI version  : {driver}\n")),
+            "{smi}"
+        );
+    }
 }
 
 #[test]

@@ -46,6 +46,26 @@ const TEST_ALL: &str = "scripts/test-all.sh";
 /// Commands not run, by exact text (lines joined with `\n`), and why.
 const SKIP: &[(&str, &str)] = &[
     (
+        "cargo install cargo-deb --locked",
+        "installs a cargo subcommand into the real ~/.cargo; .ci/run installs it for scripts/deb-check.sh",
+    ),
+    (
+        "cargo build --release --workspace --locked",
+        "a release build of the workspace takes minutes; scripts/deb-check.sh runs it",
+    ),
+    (
+        "cargo deb -p nvq --no-build",
+        "needs cargo-deb and the release build; scripts/deb-check.sh builds the package",
+    ),
+    (
+        "sudo apt install ./target/debian/nvq_*.deb",
+        "installs into the system as root; scripts/deb-check.sh installs, uses and removes the package",
+    ),
+    (
+        "sudo ln -s /usr/bin/nvq /usr/local/bin/nvidia-smi",
+        "writes into /usr/local/bin as root; the ~/bin link below runs instead",
+    ),
+    (
         "cargo install --path .",
         "installs into the real ~/.cargo; the test build's nvq is on PATH instead",
     ),

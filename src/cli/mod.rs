@@ -116,7 +116,7 @@ pub struct Args {
     /// Print one line per GPU: index, name and UUID (MIG devices below their GPU).
     #[arg(short = 'L', long = "list-gpus", help_heading = "Summary")]
     pub list_gpus: bool,
-    /// Print nvidia-smi's version banner (NVML, driver and CUDA versions).
+    /// Print nvq's version with the NVML, driver and CUDA versions (as nvidia-smi: its banner).
     #[arg(long, help_heading = "Summary")]
     pub version: bool,
 

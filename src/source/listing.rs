@@ -2,7 +2,8 @@
 //!
 //! Reading (NVML) and rendering (pure) are split: [`gpus`] and
 //! [`versions`] gather the facts, [`render_list`] and [`render_version`]
-//! turn them into nvidia-smi's exact text.
+//! turn them into nvidia-smi's exact text. Under its own name nvq prints
+//! [`render_nvq_version`] instead, which starts with nvq's version.
 
 use crate::nvml::{NvmlCode, Session};
 
@@ -165,6 +166,22 @@ pub fn render_version(v: &Versions) -> String {
     out
 }
 
+/// nvq's own `--version` text: nvq's version, then NVML's, the driver's
+/// and CUDA's. It keeps one layout on every driver (nvidia-smi's 610
+/// deprecation notes are about its own labels, not nvq's).
+pub fn render_nvq_version(v: &Versions) -> String {
+    let na = |c: &NvmlCode| crate::model::Token::new(*c).text();
+    let driver = v.driver.as_ref().map_or_else(na, String::clone);
+    let nvml = v.nvml.as_deref().map_or_else(na, short_nvml_version);
+    let cuda = v.cuda.as_ref().map_or_else(na, |c| cuda_version(*c));
+    let line = |label: &str, value: &str| format!("{label:<20}: {value}\n");
+    let mut out = line("nvq version", env!("CARGO_PKG_VERSION"));
+    out.push_str(&line("NVML version", &nvml));
+    out.push_str(&line("DRIVER version", &driver));
+    out.push_str(&line("CUDA version", &cuda));
+    out
+}
+
 /// Read the `--version` facts. The CUDA version comes from the unversioned
 /// `nvmlSystemGetCudaDriverVersion` (the `_v2` one needs libcuda, which
 /// utility-only containers lack), else from `_v2`.
@@ -251,5 +268,24 @@ mod tests {
         assert_eq!(short_nvml_version("590.48.01"), "590.48");
         assert_eq!(short_nvml_version("12.535.161"), "535.161");
         assert_eq!(cuda_version(12040), "12.4");
+    }
+
+    #[test]
+    fn nvq_version_layout() {
+        let v = Versions {
+            driver: Ok("610.57.04".into()),
+            nvml: Ok("13.610.57.04".into()),
+            cuda: Err(NvmlCode::NOT_SUPPORTED),
+        };
+        assert_eq!(
+            render_nvq_version(&v),
+            format!(
+                "nvq version         : {}\n\
+                 NVML version        : 610.57\n\
+                 DRIVER version      : 610.57.04\n\
+                 CUDA version        : [N/A]\n",
+                env!("CARGO_PKG_VERSION")
+            )
+        );
     }
 }
