@@ -79,11 +79,12 @@ fn a_link_planted_at_the_temporary_name_during_a_loop_is_never_followed() {
 // ---- 2. what -f --format=prometheus may replace ----
 
 fn prom_to(path: &Path, lib: Option<&Path>) -> Output {
-    let mut c = cmd_on(&scenario("hostile.toml"), &["--query-gpu=index,memory.used", "--format=prometheus", "-f"]);
-    c.arg(path);
-    if let Some(l) = lib {
-        c.arg("--nvml-lib").arg(l);
-    }
+    let mut c = Command::new(nvq_bin());
+    c.arg("--nvml-lib")
+        .arg(lib.map_or_else(sim_lib, Path::to_path_buf))
+        .args(["--query-gpu=index,memory.used", "--format=prometheus", "-f"])
+        .arg(path)
+        .env("NVML_SIM_SCENARIO", scenario("hostile.toml"));
     c.output().unwrap()
 }
 
