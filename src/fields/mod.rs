@@ -22,7 +22,7 @@ pub mod remapped_rows;
 pub mod retired_pages;
 pub mod supported_clocks;
 
-pub use value::{Token, Value};
+pub use value::{printable, Token, Value};
 
 use crate::error::NvqError;
 

@@ -46,6 +46,22 @@ impl Token {
     }
 }
 
+/// Text as the line-based formats (CSV, the table, the summary table) print
+/// it: every control character (C0 below 0x20, DEL and C1) becomes `?`, as
+/// `ps` does, so that a process name or command line holding a newline
+/// cannot forge a row and one holding ESC cannot drive the terminal. JSON and
+/// Prometheus escape instead and keep the text exact.
+pub fn printable(s: &str) -> std::borrow::Cow<'_, str> {
+    if s.chars().any(char::is_control) {
+        s.chars()
+            .map(|c| if c.is_control() { '?' } else { c })
+            .collect::<String>()
+            .into()
+    } else {
+        s.into()
+    }
+}
+
 /// A cell value. Numbers stay numbers until a formatter renders them.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Value {
@@ -144,9 +160,9 @@ impl Value {
                 let _ = write!(out, "{}", Self::mib_ceil(*b));
                 with_unit(out);
             }
-            Value::Text(s) => out.push_str(s),
+            Value::Text(s) => out.push_str(&printable(s)),
             Value::NotAvailable => out.push_str("N/A"),
-            Value::Error(t) => out.push_str(&t.text()),
+            Value::Error(t) => out.push_str(&printable(&t.text())),
         }
     }
 
@@ -182,6 +198,13 @@ mod tests {
             Value::watts_from_mw(700_000).to_csv(Some("W"), true),
             "700.00"
         );
+    }
+
+    #[test]
+    fn control_characters_become_question_marks() {
+        assert_eq!(printable("a\nb\rc\x1b[1m\u{7f}\u{9b}\td"), "a?b?c?[1m???d");
+        assert_eq!(printable("ünïcode ok"), "ünïcode ok");
+        assert_eq!(Value::text("x\n1, 2").to_csv(None, false), "x?1, 2");
     }
 
     #[test]

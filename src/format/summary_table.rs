@@ -105,6 +105,7 @@ fn gpu_header(windows: bool, t: &mut String) {
 
 /// A GPU name as the table prints it.
 pub fn gpu_name(name: &str) -> String {
+    let name = &*crate::fields::printable(name);
     if name.chars().count() <= GPU_NAME_MAX {
         name.to_string()
     } else {
@@ -115,6 +116,7 @@ pub fn gpu_name(name: &str) -> String {
 
 /// A process name as the table prints it.
 pub fn process_name(name: &str) -> String {
+    let name = &*crate::fields::printable(name);
     let n = name.chars().count();
     if n <= PROCESS_NAME_MAX {
         name.to_string()
