@@ -270,14 +270,30 @@ fn collect_rows(
     fields: &[usize],
     ident: bool,
 ) -> Vec<format::Row> {
-    match mode {
+    let list = |devices: &[u32]| match mode {
         QueryMode::Gpu => fields::gpu::collect_targets(session, targets, count, fields, ident),
         QueryMode::ComputeApps => fields::compute_apps::collect(session, devices, fields),
         QueryMode::AccountedApps => fields::accounted_apps::collect(session, devices, fields),
         QueryMode::RetiredPages => fields::retired_pages::collect(session, devices, fields),
         QueryMode::RemappedRows => fields::remapped_rows::collect(session, devices, fields),
         QueryMode::SupportedClocks => fields::supported_clocks::collect(session, devices, fields),
+    };
+    if mode == QueryMode::Gpu || !ident {
+        return list(devices);
     }
+    // The list modes' rows get their GPU's identity (Prometheus labels),
+    // so that the rows of two GPUs never print the same series.
+    targets
+        .iter()
+        .flat_map(|t| {
+            let gpu = fields::gpu::ident(session, t);
+            let mut rows = list(&[t.index]);
+            for r in &mut rows {
+                r.gpu = Some(Arc::clone(&gpu));
+            }
+            rows
+        })
+        .collect()
 }
 
 /// In a loop, each GPU is read on its own worker thread under a deadline

@@ -20,6 +20,12 @@ pub struct AcctRow<'a> {
     pub stats: Result<AccountingStats, NvmlCode>,
 }
 
+impl devctx::RowKey for AcctRow<'_> {
+    fn labels(&self) -> Vec<(&'static str, String)> {
+        self.pid.iter().map(|p| ("pid", p.to_string())).collect()
+    }
+}
+
 impl AcctRow<'_> {
     fn stat(&self, f: impl FnOnce(&AccountingStats) -> Option<Value>) -> Value {
         match &self.stats {

@@ -179,6 +179,25 @@ pub struct ProcRow<'a> {
     status: OnceCell<Result<String, NvmlCode>>,
 }
 
+impl devctx::RowKey for ProcRow<'_> {
+    fn labels(&self) -> Vec<(&'static str, String)> {
+        let Ok(p) = &self.proc else {
+            return Vec::new();
+        };
+        let mut l = vec![("pid", p.pid.to_string())];
+        // The same PID can run in two MIG instances of one GPU.
+        for (k, v) in [
+            ("gpu_instance_id", p.gpu_instance_id),
+            ("compute_instance_id", p.compute_instance_id),
+        ] {
+            if let Some(v) = v {
+                l.push((k, v.to_string()));
+            }
+        }
+        l
+    }
+}
+
 impl<'a> ProcRow<'a> {
     pub fn new(dev: &'a DevCtx<'a>, proc: Result<Proc, NvmlCode>, host: &'a ProcSample) -> Self {
         ProcRow {

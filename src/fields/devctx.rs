@@ -104,9 +104,19 @@ pub mod info {
     );
 }
 
+/// A list mode's row source: what tells it apart from the GPU's other rows
+/// ([`crate::format::Row::labels`]). A mode with one row per GPU has
+/// nothing to add.
+pub trait RowKey {
+    fn labels(&self) -> Vec<(&'static str, String)> {
+        Vec::new()
+    }
+}
+
 /// Build the rows of a list mode: `cells(row, field)` for each wanted field.
-/// The row carries its GPU's sample timestamp (NDJSON prints it).
-pub fn row<R>(
+/// The row carries its GPU's sample timestamp (NDJSON prints it) and its
+/// [`RowKey`] labels.
+pub fn row<R: RowKey>(
     dev: &DevCtx<'_>,
     r: &R,
     fields: &[usize],
@@ -119,5 +129,6 @@ pub fn row<R>(
             .collect(),
     );
     row.timestamp = Some(dev.gpu.timestamp.clone());
+    row.labels = r.labels();
     row
 }

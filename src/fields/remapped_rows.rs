@@ -47,6 +47,8 @@ pub struct RemapRow<'a> {
     pub rows: Result<Remapped, NvmlCode>,
 }
 
+impl devctx::RowKey for RemapRow<'_> {}
+
 impl RemapRow<'_> {
     fn with(&self, f: impl FnOnce(&Remapped) -> Value) -> Value {
         self.dev.value(self.rows.as_ref().map_err(|c| *c), f)

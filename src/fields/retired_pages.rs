@@ -38,6 +38,16 @@ pub struct PageRow<'a> {
     pub page: Result<Option<Page>, NvmlCode>,
 }
 
+impl devctx::RowKey for PageRow<'_> {
+    fn labels(&self) -> Vec<(&'static str, String)> {
+        let mut l = vec![("cause", self.cause.to_lowercase().replace(' ', "_"))];
+        if let Ok(Some(p)) = &self.page {
+            l.push(("address", format_address(p.address)));
+        }
+        l
+    }
+}
+
 impl PageRow<'_> {
     fn with(&self, f: impl FnOnce(&Page) -> Value) -> Value {
         match &self.page {

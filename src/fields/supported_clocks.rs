@@ -21,6 +21,15 @@ pub struct ClockRow<'a> {
     pub graphics: Result<u32, NvmlCode>,
 }
 
+impl devctx::RowKey for ClockRow<'_> {
+    fn labels(&self) -> Vec<(&'static str, String)> {
+        [("memory_mhz", &self.memory), ("graphics_mhz", &self.graphics)]
+            .into_iter()
+            .filter_map(|(k, v)| v.as_ref().ok().map(|mhz| (k, mhz.to_string())))
+            .collect()
+    }
+}
+
 pub type Getter = for<'a, 'b> fn(&'a ClockRow<'b>) -> Value;
 
 const fn f(info: FieldInfo, get: Getter) -> FieldDef<Getter> {

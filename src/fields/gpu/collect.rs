@@ -63,18 +63,7 @@ pub fn collect_targets(
     targets
         .iter()
         .map(|t| {
-            let ctx = match t.handle {
-                // SAFETY: the handle came from `session.device` of this
-                // session, which is still open.
-                Ok(h) => GpuCtx::with_device(
-                    session,
-                    t.index,
-                    count,
-                    Ok(unsafe { Device::new(h, session.nvml()) }),
-                ),
-                // Looking the GPU up failed before; try again.
-                Err(_) => GpuCtx::new(session, t.index, count),
-            };
+            let ctx = target_ctx(session, t, count);
             // Who the GPU is, before its values: a GPU that fails midway
             // keeps the labels it had.
             let gpu = ident.then(|| target_ident(t, &ctx));
@@ -95,6 +84,28 @@ pub fn collect_targets(
             row
         })
         .collect()
+}
+
+/// The context of a GPU whose handle was looked up before.
+fn target_ctx<'s>(session: &'s Session, t: &Target, count: u32) -> GpuCtx<'s> {
+    match t.handle {
+        // SAFETY: the handle came from `session.device` of this session,
+        // which is still open.
+        Ok(h) => GpuCtx::with_device(
+            session,
+            t.index,
+            count,
+            Ok(unsafe { Device::new(h, session.nvml()) }),
+        ),
+        // Looking the GPU up failed before; try again.
+        Err(_) => GpuCtx::new(session, t.index, count),
+    }
+}
+
+/// Who a GPU is (Prometheus labels), for the list modes' rows; read once
+/// per run like the rows of `--query-gpu`.
+pub fn ident(session: &Session, t: &Target) -> Arc<GpuIdent> {
+    target_ident(t, &target_ctx(session, t, 0))
 }
 
 /// The GPU's identity, read on the first sample and kept for the next ones

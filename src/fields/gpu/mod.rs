@@ -12,7 +12,7 @@ pub mod get;
 mod raw;
 mod registry;
 
-pub use collect::{collect, collect_rows, collect_targets, targets, Target};
+pub use collect::{collect, collect_rows, collect_targets, ident, targets, Target};
 pub use ctx::{GpuCtx, NA_SPELLING_CHANGED_IN};
 pub use get::DEPRECATED_FROM;
 pub use raw::FieldVal;
