@@ -50,7 +50,13 @@ pub struct Sink {
 
 enum Target {
     Stdout(io::Stdout),
-    File { path: PathBuf, file: File },
+    File {
+        path: PathBuf,
+        file: File,
+        /// Bytes of whole samples written so far (the length the file is
+        /// cut back to when a write fails), for a regular file.
+        whole: Option<u64>,
+    },
     Replace(AtomicFile),
 }
 
@@ -67,10 +73,12 @@ impl Sink {
             path: path.to_path_buf(),
             source,
         })?;
+        let regular = file.metadata().is_ok_and(|m| m.is_file());
         Ok(Sink {
             target: Target::File {
                 path: path.to_path_buf(),
                 file,
+                whole: regular.then_some(0),
             },
         })
     }
@@ -125,10 +133,19 @@ impl Sink {
                     PathBuf::from("stdout"),
                 )
             }
-            Target::File { path, file } => (
-                file.write_all(bytes).and_then(|()| file.flush()),
-                path.clone(),
-            ),
+            Target::File { path, file, whole } => {
+                let res = file.write_all(bytes).and_then(|()| file.flush());
+                match (&res, whole) {
+                    (Ok(()), Some(n)) => *n += bytes.len() as u64,
+                    // A full disk may have taken part of the sample: cut the
+                    // file back to the last whole one before reporting.
+                    (Err(_), Some(n)) => {
+                        let _ = file.set_len(*n);
+                    }
+                    (_, None) => {}
+                }
+                (res, path.clone())
+            }
             Target::Replace(f) => return f.replace(bytes),
         };
         res.map_err(|source| NvqError::Output { path, source })
