@@ -22,7 +22,7 @@ pub mod remapped_rows;
 pub mod retired_pages;
 pub mod supported_clocks;
 
-pub use value::{printable, Token, Value};
+pub use value::{printable, Token, Value, NOT_FINITE};
 
 use crate::error::NvqError;
 

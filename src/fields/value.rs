@@ -4,6 +4,12 @@ use crate::nvml::NvmlCode;
 
 const MIB: u64 = 1024 * 1024;
 
+/// How CSV and the table print a NaN or infinite reading.
+const NOT_FINITE_TOKEN: &str = "[N/A]";
+
+/// The reason JSON's `"_errors"` gives for a NaN or infinite reading.
+pub const NOT_FINITE: &str = "not_finite";
+
 /// Why a cell has no value: the NVML code behind it. nvidia-smi prints it as
 /// a bracketed token (`[N/A]`, `[GPU is lost]`, ...).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -152,10 +158,12 @@ impl Value {
                 let _ = write!(out, "{i}");
                 with_unit(out);
             }
-            Value::Float { value, decimals } => {
+            Value::Float { value, decimals } if value.is_finite() => {
                 let _ = write!(out, "{value:.prec$}", prec = usize::from(*decimals));
                 with_unit(out);
             }
+            // NaN or infinite: the reading is unusable, so it is unavailable.
+            Value::Float { .. } => out.push_str(NOT_FINITE_TOKEN),
             Value::Bytes(b) => {
                 let _ = write!(out, "{}", Self::mib_ceil(*b));
                 with_unit(out);
@@ -198,6 +206,14 @@ mod tests {
             Value::watts_from_mw(700_000).to_csv(Some("W"), true),
             "700.00"
         );
+    }
+
+    #[test]
+    fn nan_and_infinity_are_unavailable() {
+        for value in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+            let v = Value::Float { value, decimals: 2 };
+            assert_eq!(v.to_csv(Some("W"), false), "[N/A]");
+        }
     }
 
     #[test]

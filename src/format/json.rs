@@ -21,6 +21,7 @@ pub fn missing_reason(v: &Value) -> Option<&'static str> {
     match v {
         Value::Error(t) => Some(t.reason()),
         Value::NotAvailable => Some(NOT_AVAILABLE),
+        Value::Float { value, .. } if !value.is_finite() => Some(crate::fields::NOT_FINITE),
         _ => None,
     }
 }
