@@ -17,7 +17,20 @@ use crate::error::NvqError;
 use std::fs::File;
 use std::io::{self, Write};
 use std::os::fd::AsRawFd;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::path::{Path, PathBuf};
+
+/// Set by [`set_stdout_closed`]: nvq started with its stdout closed.
+static STDOUT_CLOSED: AtomicBool = AtomicBool::new(false);
+
+/// Say that descriptor 1 was closed when the process started (`>&-`). The
+/// Rust runtime then puts `/dev/null` there before `main`, and writes would
+/// vanish; after this call, writing output to stdout fails with EBADF
+/// (exit 22) instead. The binary checks descriptor 1 before the runtime
+/// starts (see `main.rs`).
+pub fn set_stdout_closed() {
+    STDOUT_CLOSED.store(true, Ordering::SeqCst);
+}
 
 /// How a `-f` file receives the samples of a loop.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -126,6 +139,10 @@ impl Sink {
             return Ok(());
         }
         let (res, path) = match &mut self.target {
+            Target::Stdout(_) if STDOUT_CLOSED.load(Ordering::SeqCst) => (
+                Err(io::Error::from_raw_os_error(libc::EBADF)),
+                PathBuf::from("stdout"),
+            ),
             Target::Stdout(s) => {
                 let mut lock = s.lock();
                 (
