@@ -148,7 +148,7 @@ pub enum NvqError {
 
     /// `-f` with `--format=prometheus` names something that is not a
     /// regular file (nor a link to one): replacing it would destroy it.
-    #[error("ERROR: refusing to replace {path}: it is {kind}, not a regular file; -f --format=prometheus replaces its target whole.\n")]
+    #[error("ERROR: refusing to replace {path}: it is {kind}, not a regular file.\n")]
     NotRegular { path: PathBuf, kind: &'static str },
 
     #[error("{0}\n")]

@@ -59,7 +59,13 @@ fn a_link_planted_at_the_temporary_name_during_a_loop_is_never_followed() {
     let target = dir.path().join("gpu.prom");
     let mut child = cmd_on(
         &scenario("hostile.toml"),
-        &["--query-gpu=index,memory.used", "--format=prometheus", "-lms", "50", "-f"],
+        &[
+            "--query-gpu=index,memory.used",
+            "--format=prometheus",
+            "-lms",
+            "50",
+            "-f",
+        ],
     )
     .arg(&target)
     .stdout(Stdio::null())
@@ -72,8 +78,13 @@ fn a_link_planted_at_the_temporary_name_during_a_loop_is_never_followed() {
     let _ = child.wait();
     assert_eq!(fs::read_to_string(&victim).unwrap(), "precious\n");
     let meta = fs::symlink_metadata(&target).unwrap();
-    assert!(meta.is_file(), "the target must be a regular file, not the planted link");
-    assert!(fs::read_to_string(&target).unwrap().contains("nvq_memory_used_bytes"));
+    assert!(
+        meta.is_file(),
+        "the target must be a regular file, not the planted link"
+    );
+    assert!(fs::read_to_string(&target)
+        .unwrap()
+        .contains("nvq_memory_used_bytes"));
 }
 
 // ---- 2. what -f --format=prometheus may replace ----
@@ -100,7 +111,11 @@ fn assert_refused(path: &Path, what: &str) {
     assert_eq!(before, after, "{what} was replaced");
     let out = prom_to(path, None);
     assert_eq!(out.status.code(), Some(22), "{what}");
-    assert_eq!(fs::symlink_metadata(path).unwrap().file_type(), after, "{what}");
+    assert_eq!(
+        fs::symlink_metadata(path).unwrap().file_type(),
+        after,
+        "{what}"
+    );
 }
 
 #[test]
@@ -131,10 +146,17 @@ fn prometheus_refuses_a_device_node() {
     }
     let dir = tempfile::tempdir().unwrap();
     let dev = dir.path().join("null.prom");
-    let st = Command::new("mknod").arg(&dev).args(["c", "1", "3"]).status().unwrap();
+    let st = Command::new("mknod")
+        .arg(&dev)
+        .args(["c", "1", "3"])
+        .status()
+        .unwrap();
     assert!(st.success());
     assert_refused(&dev, "a character device");
-    assert!(fs::symlink_metadata(&dev).unwrap().file_type().is_char_device());
+    assert!(fs::symlink_metadata(&dev)
+        .unwrap()
+        .file_type()
+        .is_char_device());
 }
 
 #[test]
@@ -148,14 +170,28 @@ fn a_link_to_a_regular_file_updates_the_file_and_keeps_the_link() {
     std::os::unix::fs::symlink("real/gpu.prom", &link).unwrap();
     let out = prom_to(&link, None);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    assert!(fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
-    assert!(fs::read_to_string(&real).unwrap().contains("nvq_memory_used_bytes"));
-    assert_eq!(fs::read_dir(dir.path().join("real")).unwrap().count(), 1, "no temporary file left");
+    assert!(fs::symlink_metadata(&link)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    assert!(fs::read_to_string(&real)
+        .unwrap()
+        .contains("nvq_memory_used_bytes"));
+    assert_eq!(
+        fs::read_dir(dir.path().join("real")).unwrap().count(),
+        1,
+        "no temporary file left"
+    );
 }
 
 #[test]
 fn plain_csv_to_dev_stdout_still_streams() {
-    let out = run(&["--query-gpu=index", "--format=csv,noheader", "-f", "/dev/stdout"]);
+    let out = run(&[
+        "--query-gpu=index",
+        "--format=csv,noheader",
+        "-f",
+        "/dev/stdout",
+    ]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert_eq!(text(&out.stdout), "0\n1\n");
 }
@@ -175,7 +211,12 @@ fn assert_no_controls(what: &str, s: &str) {
 #[test]
 fn control_characters_in_process_names_never_break_a_row() {
     let q = "--query-compute-apps=pid,process_name,used_memory";
-    for (format, lines) in [("csv", 4), ("csv,noheader", 3), ("csv,nounits", 4), ("table", 4)] {
+    for (format, lines) in [
+        ("csv", 4),
+        ("csv,noheader", 3),
+        ("csv,nounits", 4),
+        ("table", 4),
+    ] {
         let out = run(&[q, &format!("--format={format}")]);
         let s = text(&out.stdout);
         assert_eq!(out.status.code(), Some(0), "{format}");
@@ -193,13 +234,20 @@ fn control_characters_in_process_names_never_break_a_row() {
         serde_json::from_slice(&run(&[q, "--format=json"]).stdout).unwrap();
     assert_eq!(json[0]["process_name"], FORGED);
     let prom = text(&run(&[q, "--format=prometheus"]).stdout);
-    assert!(prom.contains("process_name=\"x\\n4242, root, 80000 MiB\""), "{prom}");
+    assert!(
+        prom.contains("process_name=\"x\\n4242, root, 80000 MiB\""),
+        "{prom}"
+    );
 }
 
 #[test]
 fn control_characters_in_argv_never_break_a_row() {
     use std::os::unix::process::CommandExt;
-    let mut child = Command::new("sleep").arg0(FORGED).arg("3141").spawn().unwrap();
+    let mut child = Command::new("sleep")
+        .arg0(FORGED)
+        .arg("3141")
+        .spawn()
+        .unwrap();
     for _ in 0..200 {
         let cmd = fs::read(format!("/proc/{}/cmdline", child.id())).unwrap_or_default();
         if cmd.starts_with(b"x\n") {
@@ -221,10 +269,16 @@ fn control_characters_in_argv_never_break_a_row() {
     .unwrap();
     let mut outs = Vec::new();
     for format in ["csv,noheader", "table,noheader"] {
-        let out = cmd_on(&sc, &["--query-compute-apps=pid,command_line,used_memory", &format!("--format={format}")])
-            .env("NVQ_HOST_PROC", "/proc")
-            .output()
-            .unwrap();
+        let out = cmd_on(
+            &sc,
+            &[
+                "--query-compute-apps=pid,command_line,used_memory",
+                &format!("--format={format}"),
+            ],
+        )
+        .env("NVQ_HOST_PROC", "/proc")
+        .output()
+        .unwrap();
         outs.push((format, text(&out.stdout)));
     }
     let _ = child.kill();
@@ -250,10 +304,17 @@ fn all_fields(mode: &str) -> String {
 
 /// The query of every mode, with all its fields, and a few narrow ones.
 fn every_mode_query() -> Vec<String> {
-    let mut q: Vec<String> = ["gpu", "compute-apps", "accounted-apps", "retired-pages", "remapped-rows", "supported-clocks"]
-        .iter()
-        .map(|m| format!("--query-{m}={}", all_fields(m)))
-        .collect();
+    let mut q: Vec<String> = [
+        "gpu",
+        "compute-apps",
+        "accounted-apps",
+        "retired-pages",
+        "remapped-rows",
+        "supported-clocks",
+    ]
+    .iter()
+    .map(|m| format!("--query-{m}={}", all_fields(m)))
+    .collect();
     q.push("--query-compute-apps=used_memory".into());
     q.push("--query-accounted-apps=gpu_util".into());
     q.push("--query-supported-clocks=memory".into());
@@ -282,7 +343,10 @@ fn duplicate_series(expo: &str) -> Vec<String> {
 fn every_prometheus_series_is_unique_in_every_mode() {
     for q in every_mode_query() {
         let expo = prometheus_of(&q);
-        assert!(expo.contains("gpu=\"1\""), "{q}: rows carry the GPU labels\n{expo}");
+        assert!(
+            expo.contains("gpu=\"1\""),
+            "{q}: rows carry the GPU labels\n{expo}"
+        );
         let dups = duplicate_series(&expo);
         assert!(dups.is_empty(), "{q}: duplicate series {dups:?}\n{expo}");
     }
@@ -302,10 +366,13 @@ impl Drop for NodeExporter {
 }
 
 fn node_exporter_bin() -> Option<PathBuf> {
-    let found = ["/usr/bin/prometheus-node-exporter", "/usr/bin/node_exporter"]
-        .into_iter()
-        .map(PathBuf::from)
-        .find(|p| p.is_file());
+    let found = [
+        "/usr/bin/prometheus-node-exporter",
+        "/usr/bin/node_exporter",
+    ]
+    .into_iter()
+    .map(PathBuf::from)
+    .find(|p| p.is_file());
     if found.is_none() {
         eprintln!(
             "note: prometheus-node-exporter is not installed (apt-get install prometheus-node-exporter); \
@@ -346,7 +413,8 @@ fn start_node_exporter(bin: &Path, dir: &Path) -> NodeExporter {
 fn scrape(port: u16) -> Option<String> {
     let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).ok()?;
     s.set_read_timeout(Some(Duration::from_secs(10))).ok()?;
-    s.write_all(b"GET /metrics HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n").ok()?;
+    s.write_all(b"GET /metrics HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")
+        .ok()?;
     let mut body = String::new();
     s.read_to_string(&mut body).ok()?;
     Some(body)
@@ -354,11 +422,18 @@ fn scrape(port: u16) -> Option<String> {
 
 #[test]
 fn node_exporter_accepts_the_output_of_every_query_mode() {
-    let Some(bin) = node_exporter_bin() else { return };
+    let Some(bin) = node_exporter_bin() else {
+        return;
+    };
     let dir = tempfile::tempdir().unwrap();
     let ne = start_node_exporter(&bin, dir.path());
     for q in every_mode_query() {
-        let out = run(&[&q, "--format=prometheus", "-f", dir.path().join("nvq.prom").to_str().unwrap()]);
+        let out = run(&[
+            &q,
+            "--format=prometheus",
+            "-f",
+            dir.path().join("nvq.prom").to_str().unwrap(),
+        ]);
         assert_eq!(out.status.code(), Some(0), "{q}: {}", text(&out.stderr));
         let body = scrape(ne.port).unwrap();
         assert!(
@@ -370,8 +445,15 @@ fn node_exporter_accepts_the_output_of_every_query_mode() {
         // every sample written must come back.
         let written = fs::read_to_string(dir.path().join("nvq.prom")).unwrap();
         let count = |s: &str| s.lines().filter(|l| l.starts_with("nvq_")).count();
-        assert!(body.starts_with("HTTP/1.0 200") || body.starts_with("HTTP/1.1 200"), "{q}: {body}");
-        assert_eq!(count(&body), count(&written), "{q}: node_exporter dropped series of\n{written}");
+        assert!(
+            body.starts_with("HTTP/1.0 200") || body.starts_with("HTTP/1.1 200"),
+            "{q}: {body}"
+        );
+        assert_eq!(
+            count(&body),
+            count(&written),
+            "{q}: node_exporter dropped series of\n{written}"
+        );
     }
 }
 
@@ -407,7 +489,13 @@ fn a_full_disk_leaves_whole_samples_and_exit_22() {
     let log = mnt.join("log.csv");
     let mut child = cmd_on(
         &scenario("loops_8gpu.toml"),
-        &["--query-gpu=index,name,uuid,pci.bus_id,memory.used", "--format=csv", "-lms", "1", "-f"],
+        &[
+            "--query-gpu=index,name,uuid,pci.bus_id,memory.used",
+            "--format=csv",
+            "-lms",
+            "1",
+            "-f",
+        ],
     )
     .arg(&log)
     .stderr(Stdio::piped())
@@ -425,13 +513,25 @@ fn a_full_disk_leaves_whole_samples_and_exit_22() {
         std::thread::sleep(Duration::from_millis(20));
     };
     let mut err = String::new();
-    child.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
     assert_eq!(status.code(), Some(22), "{err}");
     assert!(err.contains("No space left on device"), "{err}");
     let body = fs::read_to_string(&log).unwrap();
-    assert!(body.ends_with('\n'), "the file ends mid-line: {:?}", &body[body.len().saturating_sub(80)..]);
+    assert!(
+        body.ends_with('\n'),
+        "the file ends mid-line: {:?}",
+        &body[body.len().saturating_sub(80)..]
+    );
     let lines = body.lines().count();
-    assert!(lines > 1 && (lines - 1) % 8 == 0, "{lines} lines: not whole samples of 8 GPUs");
+    assert!(
+        lines > 1 && (lines - 1) % 8 == 0,
+        "{lines} lines: not whole samples of 8 GPUs"
+    );
 }
 
 // ---- 6. NaN and infinite readings ----
@@ -441,7 +541,8 @@ fn nan_and_infinite_readings_are_unavailable() {
     let q = "--query-gpu=index,power.draw.instant,power.draw.average";
     let out = run(&[q, "--format=csv,noheader"]);
     assert_eq!(text(&out.stdout), "0, [N/A], [N/A]\n1, [N/A], 100.00 W\n");
-    let json: serde_json::Value = serde_json::from_slice(&run(&[q, "--format=json"]).stdout).unwrap();
+    let json: serde_json::Value =
+        serde_json::from_slice(&run(&[q, "--format=json"]).stdout).unwrap();
     assert_eq!(json[0]["power.draw.instant"], serde_json::Value::Null);
     assert_eq!(json[0]["_errors"]["power.draw.instant"], "not_finite");
     assert_eq!(json[0]["_errors"]["power.draw.average"], "not_finite");
@@ -456,7 +557,12 @@ fn nan_and_infinite_readings_are_unavailable() {
 /// Run nvq with its stdout closed (`>&-`).
 fn closed_stdout(args: &[&str]) -> Output {
     let mut c = Command::new("sh");
-    c.arg("-c").arg("exec \"$@\" >&-").arg("sh").arg(nvq_bin()).arg("--nvml-lib").arg(sim_lib());
+    c.arg("-c")
+        .arg("exec \"$@\" >&-")
+        .arg("sh")
+        .arg(nvq_bin())
+        .arg("--nvml-lib")
+        .arg(sim_lib());
     c.args(args)
         .env("NVML_SIM_SCENARIO", scenario("hostile.toml"))
         .output()
@@ -473,16 +579,42 @@ fn a_closed_or_full_stdout_is_an_error_in_every_mode() {
         &[],
         &["--help"],
         &["--help-query-gpu"],
-        &["--query-gpu=index", "--format=csv", "-lms", "10", "--count", "3"],
+        &[
+            "--query-gpu=index",
+            "--format=csv",
+            "-lms",
+            "10",
+            "--count",
+            "3",
+        ],
     ];
     for args in cases {
         let out = closed_stdout(args);
-        assert_eq!(out.status.code(), Some(22), "{args:?} >&-: {}", text(&out.stderr));
-        assert!(text(&out.stderr).contains("stdout"), "{args:?}: {}", text(&out.stderr));
+        assert_eq!(
+            out.status.code(),
+            Some(22),
+            "{args:?} >&-: {}",
+            text(&out.stderr)
+        );
+        assert!(
+            text(&out.stderr).contains("stdout"),
+            "{args:?}: {}",
+            text(&out.stderr)
+        );
         let full = cmd_on(&scenario("hostile.toml"), args)
-            .stdout(fs::OpenOptions::new().write(true).open("/dev/full").unwrap())
+            .stdout(
+                fs::OpenOptions::new()
+                    .write(true)
+                    .open("/dev/full")
+                    .unwrap(),
+            )
             .output()
             .unwrap();
-        assert_eq!(full.status.code(), Some(22), "{args:?} >/dev/full: {}", text(&full.stderr));
+        assert_eq!(
+            full.status.code(),
+            Some(22),
+            "{args:?} >/dev/full: {}",
+            text(&full.stderr)
+        );
     }
 }

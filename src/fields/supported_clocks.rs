@@ -23,10 +23,13 @@ pub struct ClockRow<'a> {
 
 impl devctx::RowKey for ClockRow<'_> {
     fn labels(&self) -> Vec<(&'static str, String)> {
-        [("memory_mhz", &self.memory), ("graphics_mhz", &self.graphics)]
-            .into_iter()
-            .filter_map(|(k, v)| v.as_ref().ok().map(|mhz| (k, mhz.to_string())))
-            .collect()
+        [
+            ("memory_mhz", &self.memory),
+            ("graphics_mhz", &self.graphics),
+        ]
+        .into_iter()
+        .filter_map(|(k, v)| v.as_ref().ok().map(|mhz| (k, mhz.to_string())))
+        .collect()
     }
 }
 

@@ -223,7 +223,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let victim = dir.path().join("victim");
         fs::write(&victim, "precious").unwrap();
-        let old = dir.path().join(format!(".gpu.prom.nvq-{}.tmp", std::process::id()));
+        let old = dir
+            .path()
+            .join(format!(".gpu.prom.nvq-{}.tmp", std::process::id()));
         std::os::unix::fs::symlink(&victim, &old).unwrap();
         let path = dir.path().join("gpu.prom");
         let f = AtomicFile::new(&path).unwrap();

@@ -17,8 +17,8 @@ use crate::error::NvqError;
 use std::fs::File;
 use std::io::{self, Write};
 use std::os::fd::AsRawFd;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Set by [`set_stdout_closed`]: nvq started with its stdout closed.
 static STDOUT_CLOSED: AtomicBool = AtomicBool::new(false);
