@@ -151,6 +151,13 @@ fn run_summary(args: &Args, personality: Personality) -> Result<(), NvqError> {
 }
 
 fn run_query(args: &Args, plan: &QueryPlan) -> Result<(), NvqError> {
+    let mode = SinkMode::for_format(plan.format.kind.name());
+    // A file replaced per sample is checked (and a device, FIFO or socket
+    // refused) before NVML is touched; nothing is written to it yet.
+    let replaced = match mode {
+        SinkMode::ReplaceEachSample => Some(Sink::open_with(args.filename.as_deref(), mode)?),
+        SinkMode::Append => None,
+    };
     let session = Arc::new(Session::open(&args.lib_source())?);
     let devices = select::select(&session, args.id.as_deref())?;
     let count = session.device_count().unwrap_or(0);
@@ -162,8 +169,10 @@ fn run_query(args: &Args, plan: &QueryPlan) -> Result<(), NvqError> {
         .filter_map(|&i| infos.get(i))
         .map(|f| Column::from_info(f, major))
         .collect();
-    let mode = SinkMode::for_format(plan.format.kind.name());
-    let mut sink = Sink::open_with(args.filename.as_deref(), mode)?;
+    let mut sink = match replaced {
+        Some(sink) => sink,
+        None => Sink::open_with(args.filename.as_deref(), mode)?,
+    };
     let colour = crate::output::terminal::stdout_colour(args.filename.is_some());
     let mut fmt = plan.format.formatter_with(colour);
     let ident = fmt.needs_gpu_ident();

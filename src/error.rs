@@ -149,6 +149,11 @@ pub enum NvqError {
         source: std::io::Error,
     },
 
+    /// `-f` with `--format=prometheus` names something that is not a
+    /// regular file (nor a link to one): replacing it would destroy it.
+    #[error("ERROR: refusing to replace {path}: it is {kind}, not a regular file.\n")]
+    NotRegular { path: PathBuf, kind: &'static str },
+
     #[error("{0}\n")]
     AssertFailed(String),
 
@@ -170,7 +175,7 @@ impl NvqError {
             NvqError::VersionMismatch { .. } => ExitCode::VersionMismatch,
             NvqError::Init(code) | NvqError::Device { code, .. } => code_exit(*code),
             NvqError::NoDevices => ExitCode::NotFound,
-            NvqError::Output { .. } => ExitCode::OutputError,
+            NvqError::Output { .. } | NvqError::NotRegular { .. } => ExitCode::OutputError,
             NvqError::AssertFailed(_) => ExitCode::AssertFailed,
             NvqError::Timeout(_) => ExitCode::Timeout,
         }

@@ -3,6 +3,23 @@
 use nvq::cli::{self, Parsed};
 use nvq::{output, ExitCode, Personality};
 use std::io::Write;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Was descriptor 1 closed when the process started (`nvq ... >&-`)? The Rust
+/// runtime opens `/dev/null` on a closed standard descriptor before `main`,
+/// so this is read earlier, by a constructor in `.init_array`.
+static STDOUT_CLOSED_AT_START: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn check_stdout_at_start() {
+    // SAFETY: fcntl(F_GETFD) only reads the flags of a descriptor number.
+    if unsafe { libc::fcntl(libc::STDOUT_FILENO, libc::F_GETFD) } == -1 {
+        STDOUT_CLOSED_AT_START.store(true, Ordering::SeqCst);
+    }
+}
+
+#[used]
+#[link_section = ".init_array"]
+static CHECK_STDOUT_AT_START: extern "C" fn() = check_stdout_at_start;
 
 fn main() {
     // A panic is a bug: one line on stderr, exit 255, also from a worker
@@ -16,13 +33,14 @@ fn main() {
         let _ = std::io::stderr().write_all(text.as_bytes());
         std::process::exit(ExitCode::Other.code());
     }));
+    if STDOUT_CLOSED_AT_START.load(Ordering::SeqCst) {
+        output::set_stdout_closed();
+    }
     let mut argv = std::env::args_os();
     let personality = Personality::from_argv0(argv.next().as_deref());
     let code = match cli::parse(argv.collect()).and_then(|p| match p {
-        Parsed::Help(text) => {
-            let _ = std::io::stdout().write_all(text.as_bytes());
-            Ok(())
-        }
+        // A help text that cannot be written is an error too (exit 22).
+        Parsed::Help(text) => output::Sink::stdout().write(text.as_bytes()),
         Parsed::Run(args) => nvq::app::run_as(&args, personality),
     }) {
         Ok(()) => ExitCode::Success,

@@ -55,6 +55,10 @@ pub struct Row {
     /// When the row was sampled, as the `timestamp` field prints it
     /// (`YYYY/MM/DD HH:MM:SS.mmm`, local time), when the collector knows it.
     pub timestamp: Option<String>,
+    /// What tells this row apart from the other rows of its GPU, whether or
+    /// not those fields were queried (`pid`, a clock pair, a cause): labels
+    /// for formats that need every row to be unique (Prometheus).
+    pub labels: Vec<(&'static str, String)>,
 }
 
 impl Row {
@@ -63,6 +67,7 @@ impl Row {
             cells,
             gpu: None,
             timestamp: None,
+            labels: Vec::new(),
         }
     }
 }

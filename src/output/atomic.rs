@@ -1,58 +1,109 @@
 //! Replacing a file atomically, for readers that must never see half of it
 //! (node_exporter's textfile collector reading a Prometheus file).
 //!
-//! Each replacement writes a temporary file in the target's own folder (so
-//! the rename never crosses a file system), fsyncs it and renames it over
-//! the target. A reader opening the target sees the old content or the new
-//! one, never a mix. The temporary file's name starts with a dot and ends in
-//! `.tmp`, so a collector that reads `*.prom` never picks it up.
+//! Each replacement creates a new temporary file in the target's own folder
+//! (so the rename never crosses a file system) with an unpredictable name,
+//! `O_CREAT|O_EXCL` and no symlink following (the `tempfile` crate), writes
+//! and fsyncs it, and renames it over the target. A reader opening the target
+//! sees the old content or the new one, never a mix. The temporary name
+//! starts with a dot and ends in `.tmp`, so a collector that reads `*.prom`
+//! never picks it up. No path that another user could have planted is ever
+//! opened: a name planted where the temporary file would go makes the
+//! exclusive create pick another name.
+//!
+//! The target must be a regular file or not exist yet. A symlink to a
+//! regular file is resolved once, at start: the file it points to is
+//! replaced and the link is kept. A device, FIFO, socket or directory is
+//! refused ([`NvqError::NotRegular`]).
 
 use crate::error::NvqError;
-use std::fs::{self, OpenOptions};
+use std::fs;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 /// A file that every [`AtomicFile::replace`] replaces whole.
 #[derive(Debug)]
 pub struct AtomicFile {
+    /// The path as given (for messages).
     path: PathBuf,
-    tmp: PathBuf,
+    /// What is replaced: `path`, or the regular file a symlink there names.
+    target: PathBuf,
+    dir: PathBuf,
+}
+
+/// Is `path` something `-f` may replace or write? `Ok(None)`: nothing there
+/// yet; `Ok(Some(resolved))`: a regular file (through symlinks); an error
+/// for anything else.
+pub fn regular_or_missing(path: &Path) -> Result<Option<PathBuf>, NvqError> {
+    let err = |source: io::Error| NvqError::Output {
+        path: path.to_path_buf(),
+        source,
+    };
+    match fs::symlink_metadata(path) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(err(e)),
+        Ok(_) => {}
+    }
+    // A dangling link has no file to replace, and replacing the link
+    // itself would lose it: refuse it with the rest.
+    let resolved = fs::canonicalize(path).map_err(|_| NvqError::NotRegular {
+        path: path.to_path_buf(),
+        kind: "a dangling symlink",
+    })?;
+    let meta = fs::metadata(&resolved).map_err(err)?;
+    if meta.is_file() {
+        Ok(Some(resolved))
+    } else {
+        Err(NvqError::NotRegular {
+            path: path.to_path_buf(),
+            kind: file_kind(&meta.file_type()),
+        })
+    }
+}
+
+/// What a non-regular file is, in words.
+fn file_kind(t: &fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    if t.is_dir() {
+        "a directory"
+    } else if t.is_fifo() {
+        "a FIFO"
+    } else if t.is_socket() {
+        "a socket"
+    } else if t.is_char_device() || t.is_block_device() {
+        "a device"
+    } else {
+        "a special file"
+    }
+}
+
+fn folder_of(p: &Path) -> PathBuf {
+    match p.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
 }
 
 impl AtomicFile {
-    /// Check that `path` can be replaced: its folder exists and is writable
-    /// and the path is not a directory. The file itself is not touched yet.
+    /// Check that `path` can be replaced: it is a regular file (or a link to
+    /// one) or missing, and its folder exists and is writable. The file
+    /// itself is not touched yet.
     pub fn new(path: &Path) -> Result<Self, NvqError> {
-        let err = |source: io::Error| NvqError::Output {
-            path: path.to_path_buf(),
-            source,
-        };
-        let name = path
-            .file_name()
-            .ok_or_else(|| err(io::Error::from_raw_os_error(libc::EISDIR)))?;
-        if fs::metadata(path).is_ok_and(|m| m.is_dir()) {
-            return Err(err(io::Error::from_raw_os_error(libc::EISDIR)));
+        if path.file_name().is_none() {
+            return Err(NvqError::Output {
+                path: path.to_path_buf(),
+                source: io::Error::from_raw_os_error(libc::EISDIR),
+            });
         }
-        let dir = match path.parent() {
-            Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-            _ => PathBuf::from("."),
-        };
-        let mut tmp_name = std::ffi::OsString::from(".");
-        tmp_name.push(name);
-        tmp_name.push(format!(".nvq-{}.tmp", std::process::id()));
+        let target = regular_or_missing(path)?.unwrap_or_else(|| path.to_path_buf());
         let f = AtomicFile {
             path: path.to_path_buf(),
-            tmp: dir.join(tmp_name),
+            dir: folder_of(&target),
+            target,
         };
         // Probe: fail now, before NVML is busy, if the folder is missing or
-        // not writable.
-        OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .open(&f.tmp)
-            .map_err(err)?;
-        let _ = fs::remove_file(&f.tmp);
+        // not writable (the probe file is new, exclusive and removed again).
+        f.temp().map_err(|source| f.err(source))?;
         Ok(f)
     }
 
@@ -60,33 +111,40 @@ impl AtomicFile {
         &self.path
     }
 
+    fn err(&self, source: io::Error) -> NvqError {
+        NvqError::Output {
+            path: self.path.clone(),
+            source,
+        }
+    }
+
+    /// A new temporary file beside the target, removed on drop. It gets the
+    /// target's mode, or 0666 less the umask for a new file (as a plain
+    /// create would), so that a collector running as another user can read
+    /// it.
+    fn temp(&self) -> io::Result<tempfile::NamedTempFile> {
+        use std::os::unix::fs::PermissionsExt;
+        let mut prefix = std::ffi::OsString::from(".");
+        prefix.push(self.target.file_name().unwrap_or_default());
+        prefix.push(".nvq-");
+        let mode = fs::metadata(&self.target).map_or(0o666, |m| m.permissions().mode() & 0o7777);
+        tempfile::Builder::new()
+            .prefix(&prefix)
+            .suffix(".tmp")
+            .permissions(fs::Permissions::from_mode(mode))
+            .tempfile_in(&self.dir)
+    }
+
     /// Replace the whole file with `bytes`.
     pub fn replace(&self, bytes: &[u8]) -> Result<(), NvqError> {
-        let res = (|| {
-            let mut f = OpenOptions::new()
-                .write(true)
-                .create(true)
-                .truncate(true)
-                .open(&self.tmp)?;
-            f.write_all(bytes)?;
-            f.sync_all()?;
-            drop(f);
-            fs::rename(&self.tmp, &self.path)
-        })();
-        res.map_err(|source| {
-            let _ = fs::remove_file(&self.tmp);
-            NvqError::Output {
-                path: self.path.clone(),
-                source,
-            }
-        })
-    }
-}
-
-impl Drop for AtomicFile {
-    fn drop(&mut self) {
-        // Normally already renamed away; this cleans up after a failure.
-        let _ = fs::remove_file(&self.tmp);
+        // Something other than a regular file put there since the start is
+        // never renamed over.
+        regular_or_missing(&self.target)?;
+        let mut tmp = self.temp().map_err(|e| self.err(e))?;
+        tmp.write_all(bytes).map_err(|e| self.err(e))?;
+        tmp.as_file().sync_all().map_err(|e| self.err(e))?;
+        tmp.persist(&self.target).map_err(|e| self.err(e.error))?;
+        Ok(())
     }
 }
 
@@ -161,11 +219,32 @@ mod tests {
     }
 
     #[test]
+    fn a_link_planted_at_the_old_temporary_name_is_not_followed() {
+        let dir = tempfile::tempdir().unwrap();
+        let victim = dir.path().join("victim");
+        fs::write(&victim, "precious").unwrap();
+        let old = dir
+            .path()
+            .join(format!(".gpu.prom.nvq-{}.tmp", std::process::id()));
+        std::os::unix::fs::symlink(&victim, &old).unwrap();
+        let path = dir.path().join("gpu.prom");
+        let f = AtomicFile::new(&path).unwrap();
+        f.replace(b"new\n").unwrap();
+        f.replace(b"newer\n").unwrap();
+        assert_eq!(fs::read_to_string(&victim).unwrap(), "precious");
+        assert!(fs::symlink_metadata(&old).unwrap().file_type().is_symlink());
+        assert_eq!(fs::read_to_string(&path).unwrap(), "newer\n");
+    }
+
+    #[test]
     fn bad_targets_fail_early() {
         let dir = tempfile::tempdir().unwrap();
         for p in [dir.path().to_path_buf(), dir.path().join("missing/x.prom")] {
             let e = AtomicFile::new(&p).unwrap_err();
-            assert!(matches!(e, NvqError::Output { .. }), "{p:?}: {e:?}");
+            assert!(
+                matches!(e, NvqError::Output { .. } | NvqError::NotRegular { .. }),
+                "{p:?}: {e:?}"
+            );
             assert_eq!(e.exit_code(), crate::ExitCode::OutputError);
         }
     }

@@ -16,6 +16,19 @@ use std::fs::File;
 use std::io::{self, Write};
 use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Set by [`set_stdout_closed`]: nvq started with its stdout closed.
+static STDOUT_CLOSED: AtomicBool = AtomicBool::new(false);
+
+/// Say that descriptor 1 was closed when the process started (`>&-`). The
+/// Rust runtime then puts `/dev/null` there before `main`, and writes would
+/// vanish; after this call, writing output to stdout fails with EBADF
+/// (exit 22) instead. The binary checks descriptor 1 before the runtime
+/// starts (see `main.rs`).
+pub fn set_stdout_closed() {
+    STDOUT_CLOSED.store(true, Ordering::SeqCst);
+}
 
 /// How a `-f` file receives the samples of a loop.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -48,7 +61,13 @@ pub struct Sink {
 
 enum Target {
     Stdout(io::Stdout),
-    File { path: PathBuf, file: File },
+    File {
+        path: PathBuf,
+        file: File,
+        /// Bytes of whole samples written so far (the length the file is
+        /// cut back to when a write fails), for a regular file.
+        whole: Option<u64>,
+    },
     Replace(AtomicFile),
 }
 
@@ -65,10 +84,12 @@ impl Sink {
             path: path.to_path_buf(),
             source,
         })?;
+        let regular = file.metadata().is_ok_and(|m| m.is_file());
         Ok(Sink {
             target: Target::File {
                 path: path.to_path_buf(),
                 file,
+                whole: regular.then_some(0),
             },
         })
     }
@@ -116,6 +137,10 @@ impl Sink {
             return Ok(());
         }
         let (res, path) = match &mut self.target {
+            Target::Stdout(_) if STDOUT_CLOSED.load(Ordering::SeqCst) => (
+                Err(io::Error::from_raw_os_error(libc::EBADF)),
+                PathBuf::from("stdout"),
+            ),
             Target::Stdout(s) => {
                 let mut lock = s.lock();
                 (
@@ -123,10 +148,19 @@ impl Sink {
                     PathBuf::from("stdout"),
                 )
             }
-            Target::File { path, file } => (
-                file.write_all(bytes).and_then(|()| file.flush()),
-                path.clone(),
-            ),
+            Target::File { path, file, whole } => {
+                let res = file.write_all(bytes).and_then(|()| file.flush());
+                match (&res, whole) {
+                    (Ok(()), Some(n)) => *n += bytes.len() as u64,
+                    // A full disk may have taken part of the sample: cut the
+                    // file back to the last whole one before reporting.
+                    (Err(_), Some(n)) => {
+                        let _ = file.set_len(*n);
+                    }
+                    (_, None) => {}
+                }
+                (res, path.clone())
+            }
             Target::Replace(f) => return f.replace(bytes),
         };
         res.map_err(|source| NvqError::Output { path, source })

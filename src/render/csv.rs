@@ -1,6 +1,6 @@
 //! nvidia-smi's CSV: cells joined by ", ", nothing quoted, one "\n" per line.
 
-use super::Formatter;
+use super::{printable, Formatter};
 use crate::model::{Column, Row, Value};
 use std::fmt::Write;
 
@@ -46,10 +46,19 @@ impl Formatter for Csv {
     }
 }
 
+/// How CSV and the table print a NaN or infinite reading: unavailable.
+const NOT_FINITE_TOKEN: &str = "[N/A]";
+
 /// Append a cell as nvidia-smi's CSV prints it: the value's text, then a
 /// space and the unit after a number (unless `nounits`). Failure tokens keep
-/// their brackets and never get a unit.
+/// their brackets and never get a unit; a NaN or infinite reading is
+/// `[N/A]`; text goes through [`printable`], so it never breaks a row.
 pub fn write_cell(v: &Value, unit: Option<&str>, nounits: bool, out: &mut String) {
+    match v {
+        Value::Float { value, .. } if !value.is_finite() => return out.push_str(NOT_FINITE_TOKEN),
+        Value::Text(s) => return out.push_str(&printable(s)),
+        _ => {}
+    }
     let _ = write!(out, "{v}");
     if let (true, Some(u), false) = (v.is_number(), unit, nounits) {
         out.push(' ');
@@ -175,6 +184,22 @@ mod cell_tests {
             cell(&Value::watts_from_mw(700_000), Some("W"), true),
             "700.00"
         );
+    }
+
+    #[test]
+    fn nan_and_infinity_are_unavailable() {
+        for value in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+            let v = Value::Float { value, decimals: 2 };
+            assert_eq!(cell(&v, Some("W"), false), "[N/A]");
+        }
+    }
+
+    #[test]
+    fn control_characters_become_question_marks() {
+        use crate::render::printable;
+        assert_eq!(printable("a\nb\rc\x1b[1m\u{7f}\u{9b}\td"), "a?b?c?[1m???d");
+        assert_eq!(printable("ünïcode ok"), "ünïcode ok");
+        assert_eq!(cell(&Value::text("x\n1, 2"), None, false), "x?1, 2");
     }
 
     #[test]

@@ -8,8 +8,7 @@
 //! field name. The schema is documented in `docs/formats.md`.
 
 use super::Formatter;
-use crate::model::Value;
-use crate::model::{Column, Row};
+use crate::model::{Column, Row, Value};
 use serde::ser::{SerializeMap, SerializeSeq, Serializer};
 use serde::Serialize;
 
@@ -17,11 +16,15 @@ use serde::Serialize;
 /// not apply, as opposed to a failed call).
 pub const NOT_AVAILABLE: &str = "not_available";
 
+/// The reason recorded in `"_errors"` for a NaN or infinite reading.
+pub const NOT_FINITE: &str = "not_finite";
+
 /// The machine-readable reason a cell has no value, if it has none.
 pub fn missing_reason(v: &Value) -> Option<&'static str> {
     match v {
         Value::Error(t) => Some(t.reason()),
         Value::NotAvailable => Some(NOT_AVAILABLE),
+        Value::Float { value, .. } if !value.is_finite() => Some(NOT_FINITE),
         _ => None,
     }
 }

@@ -18,6 +18,22 @@ pub use self::table::Table;
 use crate::error::NvqError;
 use crate::model::{Column, Row};
 
+/// Text as the line-based formats (CSV, the table, the summary table) print
+/// it: every control character (C0 below 0x20, DEL and C1) becomes `?`, as
+/// `ps` does, so that a process name or command line holding a newline
+/// cannot forge a row and one holding ESC cannot drive the terminal. JSON and
+/// Prometheus escape instead and keep the text exact.
+pub fn printable(s: &str) -> std::borrow::Cow<'_, str> {
+    if s.chars().any(char::is_control) {
+        s.chars()
+            .map(|c| if c.is_control() { '?' } else { c })
+            .collect::<String>()
+            .into()
+    } else {
+        s.into()
+    }
+}
+
 /// A format: how rows become bytes.
 pub trait Formatter {
     /// Bytes written once, before the first sample (the CSV header).

@@ -245,6 +245,11 @@ fn row_labels(columns: &[Column], row: &Row) -> Vec<(String, String)> {
     {
         labels.push(("gpu".to_string(), i.to_string()));
     }
+    for (k, v) in &row.labels {
+        if !labels.iter().any(|(n, _)| n == k) {
+            labels.push(((*k).to_string(), v.clone()));
+        }
+    }
     for (c, v) in columns.iter().zip(&row.cells) {
         if let (true, Value::Int(i)) = (LABEL_COLUMNS.contains(&c.name), v) {
             let k = snake_case(c.name);

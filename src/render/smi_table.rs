@@ -104,6 +104,7 @@ fn gpu_header(windows: bool, t: &mut String) {
 
 /// A GPU name as the table prints it.
 pub fn gpu_name(name: &str) -> String {
+    let name = &*super::printable(name);
     if name.chars().count() <= GPU_NAME_MAX {
         name.to_string()
     } else {
@@ -114,6 +115,7 @@ pub fn gpu_name(name: &str) -> String {
 
 /// A process name as the table prints it.
 pub fn process_name(name: &str) -> String {
+    let name = &*super::printable(name);
     let n = name.chars().count();
     if n <= PROCESS_NAME_MAX {
         name.to_string()

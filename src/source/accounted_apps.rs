@@ -102,6 +102,7 @@ static LIST: ListMode<AcctRow> = ListMode {
             .collect())
     },
     unsupported_is_empty: true,
+    labels: |r| vec![("pid", r.pid.to_string())],
 };
 
 #[cfg(test)]

@@ -222,6 +222,19 @@ static LIST: ListMode<ProcRow> = ListMode {
             .collect())
     },
     unsupported_is_empty: true,
+    labels: |r| {
+        let mut l = vec![("pid", r.proc.pid.to_string())];
+        // The same PID can run in two MIG instances of one GPU.
+        for (k, v) in [
+            ("gpu_instance_id", r.proc.gpu_instance_id),
+            ("compute_instance_id", r.proc.compute_instance_id),
+        ] {
+            if let Some(v) = v {
+                l.push((k, v.to_string()));
+            }
+        }
+        l
+    },
     fields: &[
         field(
         FieldInfo::new("pid", "Process id as the driver reports it (the host's PID namespace)."),

@@ -138,6 +138,15 @@ pub struct ListMode<T: 'static> {
     /// Does NOT_SUPPORTED mean "nothing to list" (no rows) rather than a
     /// failure to show?
     pub unsupported_is_empty: bool,
+    /// What tells an item's row apart from the GPU's other rows, whether or
+    /// not those fields were queried ([`Row::labels`]); `no_labels` for a
+    /// mode with one row per GPU.
+    pub labels: fn(&T) -> Vec<(&'static str, String)>,
+}
+
+/// [`ListMode::labels`] of a mode whose GPUs have one row each.
+pub fn no_labels<T>(_: &T) -> Vec<(&'static str, String)> {
+    Vec::new()
 }
 
 impl<T: 'static> ListMode<T> {
@@ -174,6 +183,7 @@ impl<T: 'static> ListMode<T> {
                 );
                 row.timestamp = Some(gpu.gpu.timestamp.clone());
                 row.gpu = ident.clone();
+                row.labels = item.map(self.labels).unwrap_or_default();
                 rows.push(row);
             };
             match (self.items)(&gpu) {

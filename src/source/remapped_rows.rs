@@ -5,7 +5,7 @@
 //! the ones scripts use (`remapped_rows.correctable`, ...), and the flags print
 //! `Yes`/`No` like nvidia-smi's other booleans.
 
-use super::list_mode::{field, gpu_columns, ListGpu, ListMode};
+use super::list_mode::{field, gpu_columns, no_labels, ListGpu, ListMode};
 use super::mode::ModeDef;
 use crate::model::{FieldInfo, NvmlCode, Value};
 use crate::nvml::check;
@@ -54,6 +54,7 @@ static LIST: ListMode<Remapped> = ListMode {
     gpu: gpu_columns(None),
     items: |gpu| remapped_rows(gpu).map(|r| vec![r]),
     unsupported_is_empty: false,
+    labels: no_labels,
     fields: &[
         field(
             FieldInfo::new(

@@ -90,6 +90,13 @@ static LIST: ListMode<PageRow> = ListMode {
     ],
     items: pages,
     unsupported_is_empty: false,
+    labels: |r| {
+        let mut l = vec![("cause", r.cause.to_lowercase().replace(' ', "_"))];
+        if let Ok(Some(p)) = &r.page {
+            l.push(("address", format_address(p.address)));
+        }
+        l
+    },
 };
 
 /// Both causes' pages of one GPU: a row per page, or one row per cause

@@ -46,6 +46,12 @@ static LIST: ListMode<ClockPair> = ListMode {
     ],
     items: pairs,
     unsupported_is_empty: false,
+    labels: |r| {
+        [("memory_mhz", &r.memory), ("graphics_mhz", &r.graphics)]
+            .into_iter()
+            .filter_map(|(k, v)| v.as_ref().ok().map(|mhz| (k, mhz.to_string())))
+            .collect()
+    },
 };
 
 /// Every clock pair of one GPU.
