@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """Check nvq's layering: the top-level modules of src/ form no cycle, each
-uses only the modules its layer allows (ARCHITECTURE.md, "Layers"), and no
-line of src/ is longer than 120 characters unless it holds a string literal.
+uses only the modules its layer allows (ARCHITECTURE.md, "Layers"), no
+line of src/ is longer than 120 characters unless it holds a string literal,
+every `unsafe` block has a `// SAFETY:` comment (an `unsafe fn` a `# Safety`
+section), and only the raw NVML layer (src/nvml/raw.rs) touches NVML's
+symbol table.
 
 Reads every `crate::<module>` path in src/ (comments and doc comments
 excluded; `#[cfg(test)]` code included: tests may not bend the layers
@@ -105,6 +108,20 @@ def main():
             for n, line in enumerate(text.splitlines(), 1):
                 if len(line) > MAX_LINE and n not in strings:
                     problems.append(f"{rel}:{n}: line of {len(line)} characters (limit {MAX_LINE})")
+            lines = text.splitlines()
+            for n, line in enumerate(lines, 1):
+                if n in strings or line.lstrip().startswith("//"):
+                    continue
+                if re.search(r"\bunsafe\s*\{", line):
+                    before = "\n".join(lines[max(0, n - 8):n])
+                    if "SAFETY:" not in before:
+                        problems.append(f"{rel}:{n}: `unsafe` block without a `// SAFETY:` comment above it")
+                if re.search(r"\bunsafe\s+(extern\s+\"C\"\s+)?fn\s+\w", line):
+                    before = "\n".join(lines[max(0, n - 15):n])
+                    if "# Safety" not in before:
+                        problems.append(f"{rel}:{n}: `unsafe fn` without a `# Safety` section in its docs")
+                if re.search(r"\.lib\(\)\.|\.lib\(\)$|NvmlLib::new", line) and rel != os.path.join("src", "nvml", "raw.rs") and "self.nvml.lib()" not in line:
+                    problems.append(f"{rel}:{n}: NVML symbol table used outside src/nvml/raw.rs")
             for n, line in code_lines(text):
                 for used in re.findall(r"\bcrate::([a-z_][a-z0-9_]*)", line):
                     if used == mod or used in ("Personality", "ExitCode", "NvqError"):

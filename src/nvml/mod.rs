@@ -6,6 +6,7 @@
 //! [`NvmlCode::FUNCTION_NOT_FOUND`], never a panic.
 
 mod code;
+pub mod raw;
 
 pub use crate::model::NvmlCode;
 pub use code::check;
@@ -101,7 +102,7 @@ impl Session {
     }
 
     /// The raw symbol table, for functions nvml-wrapper does not wrap.
-    pub fn lib(&self) -> &NvmlLib {
+    pub(super) fn lib(&self) -> &NvmlLib {
         self.nvml.lib()
     }
 
@@ -173,24 +174,8 @@ fn init_error(e: NvmlError, path: Option<&Path>) -> NvqError {
     }
 }
 
-/// `nvmlSystemGetNVMLVersion` does not need an initialised library; nvidia-smi
-/// prints it when init reports a driver/library mismatch.
 fn nvml_version_without_init(path: Option<&Path>) -> Option<String> {
-    let name = lib_name(path);
-    // SAFETY: loading the NVML library runs its initialisers, as nvml-wrapper
-    // itself does; the symbol is called with a valid buffer and length.
-    unsafe {
-        let lib = NvmlLib::new(name).ok()?;
-        let f = lib.nvmlSystemGetNVMLVersion.as_ref().ok()?;
-        let mut buf = [0 as std::os::raw::c_char; 80];
-        if f(buf.as_mut_ptr(), buf.len() as u32) != 0 {
-            return None;
-        }
-        let s = std::ffi::CStr::from_ptr(buf.as_ptr())
-            .to_string_lossy()
-            .into_owned();
-        Some(display_nvml_version(&s))
-    }
+    raw::nvml_version_without_init(path).map(|v| display_nvml_version(&v))
 }
 
 /// nvidia-smi's short form of the NVML version (`--version` and the

@@ -18,158 +18,8 @@ use super::list_mode::{field, gpu_columns, ListGpu, ListMode};
 use super::mode::ModeDef;
 use super::procinfo;
 use crate::model::{FieldInfo, NvmlCode, Section, Value};
-use crate::nvml::Session;
-use nvml_wrapper::Device;
-use nvml_wrapper_sys::bindings::{nvmlDevice_t, nvmlProcessInfo_v1_t, nvmlProcessInfo_v2_t};
+use crate::nvml::raw::{self, Proc, ProcessList};
 use std::cell::OnceCell;
-use std::os::raw::c_uint;
-
-/// NVML's "no value" for 64-bit counters (`NVML_VALUE_NOT_AVAILABLE`).
-const NOT_AVAILABLE_U64: u64 = u64::MAX;
-/// NVML's "no value" for instance ids.
-const NOT_AVAILABLE_U32: u32 = u32::MAX;
-/// Buffer for `nvmlSystemGetProcessName`; NVML cuts longer names.
-const PROCESS_NAME_LEN: usize = 1024;
-
-/// One process in a GPU's compute process list.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Proc {
-    pub pid: u32,
-    /// Bytes; `None` when NVML cannot tell (Windows WDDM, some MIG setups).
-    pub used_memory: Option<u64>,
-    pub gpu_instance_id: Option<u32>,
-    pub compute_instance_id: Option<u32>,
-}
-
-impl From<nvmlProcessInfo_v2_t> for Proc {
-    fn from(p: nvmlProcessInfo_v2_t) -> Self {
-        Proc {
-            pid: p.pid,
-            used_memory: Some(p.usedGpuMemory).filter(|m| *m != NOT_AVAILABLE_U64),
-            gpu_instance_id: Some(p.gpuInstanceId).filter(|i| *i != NOT_AVAILABLE_U32),
-            compute_instance_id: Some(p.computeInstanceId).filter(|i| *i != NOT_AVAILABLE_U32),
-        }
-    }
-}
-
-impl From<nvmlProcessInfo_v1_t> for Proc {
-    fn from(p: nvmlProcessInfo_v1_t) -> Self {
-        Proc {
-            pid: p.pid,
-            used_memory: Some(p.usedGpuMemory).filter(|m| *m != NOT_AVAILABLE_U64),
-            gpu_instance_id: None,
-            compute_instance_id: None,
-        }
-    }
-}
-
-type ListFn<T> = unsafe extern "C" fn(nvmlDevice_t, *mut c_uint, *mut T) -> u32;
-
-/// NVML's two-call list protocol: ask for the count, then fill a buffer with
-/// some headroom; if the list grew past it meanwhile, ask again.
-///
-/// # Safety
-/// `f` must be an NVML process-list function taking `T` records and
-/// `handle` a live device handle.
-unsafe fn read_list<T: Copy>(
-    f: ListFn<T>,
-    handle: nvmlDevice_t,
-    zero: T,
-) -> Result<Vec<T>, NvmlCode> {
-    let mut want: c_uint = 0;
-    // SAFETY: a null buffer with a zero count is the documented sizing call.
-    match unsafe { f(handle, &mut want, std::ptr::null_mut()) } {
-        0 => return Ok(Vec::new()),
-        7 => {}
-        e => return Err(NvmlCode(e)),
-    }
-    for _ in 0..8 {
-        let cap = want.saturating_add(want / 4).saturating_add(8);
-        let mut buf = vec![zero; cap as usize];
-        let mut n = cap;
-        // SAFETY: `buf` holds `n` records, the count NVML is told.
-        match unsafe { f(handle, &mut n, buf.as_mut_ptr()) } {
-            0 => {
-                buf.truncate((n as usize).min(buf.len()));
-                return Ok(buf);
-            }
-            7 => want = n.max(cap.saturating_mul(2)),
-            e => return Err(NvmlCode(e)),
-        }
-    }
-    Err(NvmlCode::INSUFFICIENT_SIZE)
-}
-
-/// Is this the answer of a driver that lacks the function?
-fn missing(r: &Result<Vec<Proc>, NvmlCode>) -> bool {
-    matches!(r, Err(c) if *c == NvmlCode::FUNCTION_NOT_FOUND)
-}
-
-/// The GPU's compute processes, through `_v3`, else `_v2`, else the
-/// original function: a symbol missing from the library and an NVML
-/// FUNCTION_NOT_FOUND answer both move on to the next older one.
-pub fn running_compute_processes(
-    session: &Session,
-    device: &Device<'_>,
-) -> Result<Vec<Proc>, NvmlCode> {
-    let lib = session.lib();
-    // SAFETY: the handle comes from nvml-wrapper and stays valid while the
-    // session lives; the record types match each symbol's prototype.
-    let handle = unsafe { device.handle() };
-    let zero2 = nvmlProcessInfo_v2_t {
-        pid: 0,
-        usedGpuMemory: 0,
-        gpuInstanceId: 0,
-        computeInstanceId: 0,
-    };
-    let r = match lib.nvmlDeviceGetComputeRunningProcesses_v3.as_ref() {
-        Ok(f) => {
-            unsafe { read_list(*f, handle, zero2) }.map(|v| v.into_iter().map(Proc::from).collect())
-        }
-        Err(_) => Err(NvmlCode::FUNCTION_NOT_FOUND),
-    };
-    if !missing(&r) {
-        return r;
-    }
-    let r = match lib.nvmlDeviceGetComputeRunningProcesses_v2.as_ref() {
-        Ok(f) => {
-            unsafe { read_list(*f, handle, zero2) }.map(|v| v.into_iter().map(Proc::from).collect())
-        }
-        Err(_) => Err(NvmlCode::FUNCTION_NOT_FOUND),
-    };
-    if !missing(&r) {
-        return r;
-    }
-    let zero1 = nvmlProcessInfo_v1_t {
-        pid: 0,
-        usedGpuMemory: 0,
-    };
-    match lib.nvmlDeviceGetComputeRunningProcesses.as_ref() {
-        Ok(f) => {
-            unsafe { read_list(*f, handle, zero1) }.map(|v| v.into_iter().map(Proc::from).collect())
-        }
-        Err(_) => Err(NvmlCode::FUNCTION_NOT_FOUND),
-    }
-}
-
-/// `nvmlSystemGetProcessName`, keeping names that are not valid UTF-8.
-pub fn process_name(session: &Session, pid: u32) -> Result<String, NvmlCode> {
-    let f = session
-        .lib()
-        .nvmlSystemGetProcessName
-        .as_ref()
-        .map_err(|_| NvmlCode::FUNCTION_NOT_FOUND)?;
-    let mut buf = vec![0 as std::os::raw::c_char; PROCESS_NAME_LEN];
-    // SAFETY: NVML writes at most `len` bytes, NUL-terminated, into `buf`.
-    let rc = unsafe { f(pid, buf.as_mut_ptr(), buf.len() as c_uint) };
-    crate::nvml::check(rc)?;
-    if let Some(last) = buf.last_mut() {
-        *last = 0;
-    }
-    // SAFETY: the buffer is NUL-terminated (forced above).
-    let name = unsafe { std::ffi::CStr::from_ptr(buf.as_ptr()) };
-    Ok(name.to_string_lossy().into_owned())
-}
 
 /// One row: a process, and what was read of it from the host's `/proc`.
 pub struct ProcRow {
@@ -212,7 +62,7 @@ static LIST: ListMode<ProcRow> = ListMode {
         help: "Processes that hold a compute context on a GPU; one line per process and GPU.",
     })),
     items: |gpu| {
-        let procs = gpu.gpu.dev().and_then(|d| running_compute_processes(gpu.gpu.session, d))?;
+        let procs = raw::processes(&gpu.gpu.raw(), ProcessList::Compute)?;
         Ok(procs
             .into_iter()
             .map(|proc| ProcRow {
@@ -246,7 +96,7 @@ static LIST: ListMode<ProcRow> = ListMode {
             "Name of the process as the driver reports it, usually its executable path. [Not Found] if it exited while being listed.",
         )
         .aliases(&["name"]),
-        |g, r| g.value(process_name(g.gpu.session, r.proc.pid), Value::text),
+        |g, r| g.value(raw::process_name(g.gpu.session, r.proc.pid), Value::text),
     ),
         field(
         FieldInfo::new(
@@ -334,7 +184,6 @@ static LIST: ListMode<ProcRow> = ListMode {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use crate::source::QueryMode;
 
     #[test]
@@ -372,23 +221,5 @@ mod tests {
                 "used_gpu_memory"
             ]
         );
-    }
-
-    #[test]
-    fn not_available_memory_is_none() {
-        let p = Proc::from(nvmlProcessInfo_v2_t {
-            pid: 7,
-            usedGpuMemory: NOT_AVAILABLE_U64,
-            gpuInstanceId: 1,
-            computeInstanceId: NOT_AVAILABLE_U32,
-        });
-        assert_eq!(p.used_memory, None);
-        assert_eq!(p.gpu_instance_id, Some(1));
-        assert_eq!(p.compute_instance_id, None);
-        let p = Proc::from(nvmlProcessInfo_v1_t {
-            pid: 8,
-            usedGpuMemory: 1 << 20,
-        });
-        assert_eq!(p.used_memory, Some(1 << 20));
     }
 }

@@ -186,27 +186,10 @@ pub fn render_nvq_version(v: &Versions) -> String {
 /// `nvmlSystemGetCudaDriverVersion` (the `_v2` one needs libcuda, which
 /// utility-only containers lack), else from `_v2`.
 pub fn versions(session: &Session) -> Versions {
-    let lib = session.lib();
-    let mut cuda = Err(NvmlCode::FUNCTION_NOT_FOUND);
-    for f in [
-        lib.nvmlSystemGetCudaDriverVersion.as_ref(),
-        lib.nvmlSystemGetCudaDriverVersion_v2.as_ref(),
-    ]
-    .into_iter()
-    .flatten()
-    {
-        let mut v: std::os::raw::c_int = 0;
-        // SAFETY: NVML writes one int through the pointer.
-        let rc = unsafe { f(&mut v) };
-        cuda = crate::nvml::check(rc).map(|()| v);
-        if cuda.is_ok() {
-            break;
-        }
-    }
     Versions {
         driver: session.driver_version().map(str::to_string),
         nvml: session.nvml().sys_nvml_version().map_err(NvmlCode::from),
-        cuda,
+        cuda: crate::nvml::raw::cuda_driver_version(session),
     }
 }
 

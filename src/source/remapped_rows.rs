@@ -5,41 +5,10 @@
 //! the ones scripts use (`remapped_rows.correctable`, ...), and the flags print
 //! `Yes`/`No` like nvidia-smi's other booleans.
 
-use super::list_mode::{field, gpu_columns, no_labels, ListGpu, ListMode};
+use super::list_mode::{field, gpu_columns, no_labels, ListMode};
 use super::mode::ModeDef;
-use crate::model::{FieldInfo, NvmlCode, Value};
-use crate::nvml::check;
-
-/// The four numbers `nvmlDeviceGetRemappedRows` returns.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Remapped {
-    pub correctable: u32,
-    pub uncorrectable: u32,
-    pub pending: bool,
-    pub failure: bool,
-}
-
-/// Call `nvmlDeviceGetRemappedRows` through the raw symbol table.
-pub fn remapped_rows(dev: &ListGpu<'_>) -> Result<Remapped, NvmlCode> {
-    let d = dev.gpu.dev()?;
-    let f = dev
-        .gpu
-        .session
-        .lib()
-        .nvmlDeviceGetRemappedRows
-        .as_ref()
-        .map_err(|_| NvmlCode::FUNCTION_NOT_FOUND)?;
-    let (mut corr, mut unc, mut pending, mut failure) = (0, 0, 0, 0);
-    // SAFETY: a live handle from nvml-wrapper and four valid out-pointers.
-    let rc = unsafe { f(d.handle(), &mut corr, &mut unc, &mut pending, &mut failure) };
-    check(rc)?;
-    Ok(Remapped {
-        correctable: corr,
-        uncorrectable: unc,
-        pending: pending != 0,
-        failure: failure != 0,
-    })
-}
+use crate::model::{FieldInfo, Value};
+use crate::nvml::raw::{self, RemappedRows};
 
 pub const MODE: ModeDef = ModeDef {
     option: "query-remapped-rows",
@@ -50,9 +19,9 @@ pub const MODE: ModeDef = ModeDef {
 };
 
 /// Every `--query-remapped-rows` field.
-static LIST: ListMode<Remapped> = ListMode {
+static LIST: ListMode<RemappedRows> = ListMode {
     gpu: gpu_columns(None),
-    items: |gpu| remapped_rows(gpu).map(|r| vec![r]),
+    items: |gpu| raw::remapped_rows(&gpu.gpu.raw()).map(|r| vec![r]),
     unsupported_is_empty: false,
     labels: no_labels,
     fields: &[
@@ -75,14 +44,14 @@ static LIST: ListMode<Remapped> = ListMode {
                 "remapped_rows.pending",
                 "Yes if a remapping waits for the GPU to be reset before it takes effect.",
             ),
-            |_, m| Value::yes_no(m.pending),
+            |_, m| Value::yes_no(m.pending != 0),
         ),
         field(
             FieldInfo::new(
                 "remapped_rows.failure",
                 "Yes if a remapping has failed (no spare row was left); the GPU may need service.",
             ),
-            |_, m| Value::yes_no(m.failure),
+            |_, m| Value::yes_no(m.failure != 0),
         ),
     ],
 };

@@ -4,11 +4,11 @@
 //! `N/A` (or `Not Supported`) exactly where nvidia-smi does.
 
 use crate::model::smi_table::*;
-use crate::nvml::{check, NvmlCode, Session};
+use crate::nvml::raw::{self, ProcessList};
+use crate::nvml::{NvmlCode, Session};
 use nvml_wrapper::enum_wrappers::device::{
     ComputeMode as WrapperComputeMode, EccCounter, MemoryError, PerformanceState, TemperatureSensor,
 };
-use nvml_wrapper::enums::device::UsedGpuMemory;
 use nvml_wrapper::error::NvmlError;
 use nvml_wrapper::Device;
 use std::time::SystemTime;
@@ -19,11 +19,7 @@ fn code(e: NvmlError) -> NvmlCode {
 
 /// Read everything the table needs for the GPUs `devices`.
 pub fn collect(session: &Session, devices: &[u32]) -> SmiTable {
-    let nvml = session.nvml();
-    let cuda_version = nvml
-        .sys_cuda_driver_version()
-        .map_err(code)
-        .or_else(|_| cuda_version_v1(session));
+    let cuda_version = raw::cuda_driver_version(session);
     let mut gpus = Vec::with_capacity(devices.len());
     let mut mig_devices = Vec::new();
     let mut processes = Vec::new();
@@ -121,18 +117,9 @@ fn pstate_number(p: PerformanceState) -> u32 {
     }
 }
 
-/// `nvmlDeviceGetDriverModel`, called directly: the wrapper's enum lacks MCDM.
+/// The Windows driver model: NVML's numbers, as the wrapper's enum lacks MCDM.
 fn driver_model(session: &Session, d: &Device<'_>) -> Reading<DriverModel> {
-    let f = session
-        .lib()
-        .nvmlDeviceGetDriverModel
-        .as_ref()
-        .map_err(|_| NvmlCode::FUNCTION_NOT_FOUND)?;
-    let mut current = 0;
-    let mut pending = 0;
-    // SAFETY: the handle comes from this session's library; both out
-    // pointers are valid for the call.
-    check(unsafe { f(d.handle(), &mut current, &mut pending) })?;
+    let (current, _pending) = raw::driver_model(&dev(session, d))?;
     match current {
         0 => Ok(DriverModel::Wddm),
         1 => Ok(DriverModel::Tcc),
@@ -141,36 +128,15 @@ fn driver_model(session: &Session, d: &Device<'_>) -> Reading<DriverModel> {
     }
 }
 
-/// The unversioned CUDA version call, for when `_v2` fails (it needs libcuda).
-fn cuda_version_v1(session: &Session) -> Reading<i32> {
-    let f = session
-        .lib()
-        .nvmlSystemGetCudaDriverVersion
-        .as_ref()
-        .map_err(|_| NvmlCode::FUNCTION_NOT_FOUND)?;
-    let mut v = 0;
-    // SAFETY: one valid out pointer.
-    check(unsafe { f(&mut v) })?;
-    Ok(v)
-}
-
-type RawDeviceU32 = unsafe extern "C" fn(
-    nvml_wrapper_sys::bindings::nvmlDevice_t,
-    *mut std::os::raw::c_uint,
-) -> nvml_wrapper_sys::bindings::nvmlReturn_t;
-
-/// A `u32` read through a raw per-device symbol (`nvmlDeviceGetGpuInstanceId`, ...).
-fn raw_device_u32<E>(d: &Device<'_>, sym: Result<&RawDeviceU32, E>) -> Reading<u32> {
-    let f = sym.map_err(|_| NvmlCode::FUNCTION_NOT_FOUND)?;
-    let mut v = 0;
-    // SAFETY: the handle is live for the session; one valid out pointer.
-    check(unsafe { f(d.handle(), &mut v) })?;
-    Ok(v)
+/// A wrapper device as the raw NVML layer takes it.
+fn dev<'s>(session: &'s Session, d: &Device<'_>) -> raw::Dev<'s> {
+    // SAFETY: the handle stays valid while the session lives and is only
+    // passed back to NVML.
+    raw::Dev::new(session, Ok(unsafe { d.handle() }))
 }
 
 fn mig_summaries(session: &Session, parent: &Device<'_>, gpu: u32) -> Vec<TableMig> {
     let max = parent.mig_device_count().unwrap_or(0);
-    let lib = session.lib();
     let mut out = Vec::new();
     for i in 0..max {
         let Ok(m) = parent.mig_device_by_index(i) else {
@@ -189,8 +155,8 @@ fn mig_summaries(session: &Session, parent: &Device<'_>, gpu: u32) -> Vec<TableM
             .map_err(code);
         out.push(TableMig {
             gpu,
-            gpu_instance: raw_device_u32(&m, lib.nvmlDeviceGetGpuInstanceId.as_ref()),
-            compute_instance: raw_device_u32(&m, lib.nvmlDeviceGetComputeInstanceId.as_ref()),
+            gpu_instance: raw::gpu_instance_id(&dev(session, &m)),
+            compute_instance: raw::compute_instance_id(&dev(session, &m)),
             index: out.len() as u32,
             memory: m
                 .memory_info()
@@ -215,22 +181,18 @@ fn mig_summaries(session: &Session, parent: &Device<'_>, gpu: u32) -> Vec<TableM
     out
 }
 
-/// The longest process name NVML hands back (its own buffer limit).
-const PROCESS_NAME_LEN: usize = 1024;
-
 fn process_summaries(session: &Session, d: &Device<'_>, gpu: u32) -> Vec<TableProcess> {
     let mut rows: Vec<TableProcess> = Vec::new();
-    let lists = [
-        (d.running_compute_processes().unwrap_or_default(), 0),
-        (d.running_graphics_processes().unwrap_or_default(), 1),
-        (d.mps_running_compute_processes().unwrap_or_default(), 2),
-    ];
-    for (list, which) in lists {
-        for p in list {
-            let used = match p.used_gpu_memory {
-                UsedGpuMemory::Used(b) => Some(b),
-                UsedGpuMemory::Unavailable => None,
-            };
+    let d = dev(session, d);
+    // A list the GPU cannot give (NOT_SUPPORTED, a lost GPU) shows no
+    // processes, as nvidia-smi's table does.
+    for which in [
+        ProcessList::Compute,
+        ProcessList::Graphics,
+        ProcessList::MpsCompute,
+    ] {
+        for p in raw::processes(&d, which).unwrap_or_default() {
+            let used = p.used_memory;
             let row = match rows.iter_mut().find(|r| {
                 r.pid == p.pid
                     && r.gpu_instance == p.gpu_instance_id
@@ -252,18 +214,17 @@ fn process_summaries(session: &Session, d: &Device<'_>, gpu: u32) -> Vec<TablePr
                 }
             };
             match which {
-                0 => row.kind.compute = true,
-                1 => row.kind.graphics = true,
-                _ => row.kind.mps = true,
+                ProcessList::Compute => row.kind.compute = true,
+                ProcessList::Graphics => row.kind.graphics = true,
+                ProcessList::MpsCompute => row.kind.mps = true,
             }
             if row.used_memory.is_none() {
                 row.used_memory = used;
             }
         }
     }
-    let nvml = session.nvml();
     for r in &mut rows {
-        r.name = nvml.sys_process_name(r.pid, PROCESS_NAME_LEN).map_err(code);
+        r.name = raw::process_name(session, r.pid);
     }
     rows.sort_by_key(|r| (r.pid, r.gpu_instance, r.compute_instance));
     rows

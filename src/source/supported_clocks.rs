@@ -12,6 +12,7 @@
 use super::list_mode::{field, gpu_columns, ListGpu, ListMode};
 use super::mode::ModeDef;
 use crate::model::{FieldInfo, NvmlCode, Section, Value};
+use crate::nvml::raw;
 
 /// One row: a clock pair.
 pub struct ClockPair {
@@ -58,10 +59,10 @@ static LIST: ListMode<ClockPair> = ListMode {
 fn pairs(gpu: &ListGpu<'_>) -> Result<Vec<ClockPair>, NvmlCode> {
     let mut rows = Vec::new();
     let mut push = |memory, graphics| rows.push(ClockPair { memory, graphics });
-    match clock_list(&gpu.gpu, None) {
+    match raw::supported_clocks(&gpu.gpu.raw(), None) {
         Ok(mems) => {
             for m in mems {
-                match clock_list(&gpu.gpu, Some(m)) {
+                match raw::supported_clocks(&gpu.gpu.raw(), Some(m)) {
                     Ok(grs) => grs.into_iter().for_each(|g| push(Ok(m), Ok(g))),
                     Err(c) => push(Ok(m), Err(c)),
                 }
@@ -70,51 +71,4 @@ fn pairs(gpu: &ListGpu<'_>) -> Result<Vec<ClockPair>, NvmlCode> {
         Err(c) => push(Err(c), Err(c)),
     }
     Ok(rows)
-}
-
-/// NVML's two-call clock lists, read raw: `None` for the supported memory
-/// clocks, `Some(mem)` for the graphics clocks that go with `mem`. A driver
-/// that answers INSUFFICIENT_SIZE without asking for more room gets that
-/// error back, never a list padded with zeros (nvml-wrapper 0.13 returns
-/// its whole 128-entry buffer in that case).
-fn clock_list(
-    gpu: &crate::source::gpu::GpuCtx<'_>,
-    mem: Option<u32>,
-) -> Result<Vec<u32>, NvmlCode> {
-    let handle = gpu.handle()?;
-    let lib = gpu.session.lib();
-    let mut size: u32 = 128;
-    for _ in 0..4 {
-        let mut items = vec![0u32; size as usize];
-        let mut count = size;
-        // SAFETY: `items` has room for `count` entries; the handle belongs
-        // to this open session.
-        let ret = unsafe {
-            match mem {
-                None => {
-                    let f = nvml_wrapper::error::nvml_sym(
-                        lib.nvmlDeviceGetSupportedMemoryClocks.as_ref(),
-                    )
-                    .map_err(NvmlCode::from)?;
-                    f(handle, &mut count, items.as_mut_ptr())
-                }
-                Some(m) => {
-                    let f = nvml_wrapper::error::nvml_sym(
-                        lib.nvmlDeviceGetSupportedGraphicsClocks.as_ref(),
-                    )
-                    .map_err(NvmlCode::from)?;
-                    f(handle, m, &mut count, items.as_mut_ptr())
-                }
-            }
-        };
-        match ret {
-            0 => {
-                items.truncate(count.min(size) as usize);
-                return Ok(items);
-            }
-            7 if count > size => size = count,
-            code => return Err(NvmlCode(code)),
-        }
-    }
-    Err(NvmlCode::INSUFFICIENT_SIZE)
 }

@@ -6,8 +6,8 @@
 //! of a row shares one `nvmlDeviceGetFieldValues` call. Only the structs that
 //! the requested fields need are ever read.
 
-use super::raw::{self, FabricInfo, FieldVal, MemInfo, RemappedRows};
 use crate::model::Value;
+use crate::nvml::raw::{self, Dev, FabricInfo, FieldVal, MemInfo, RemappedRows};
 use crate::nvml::{NvmlCode, Session};
 use nvml_wrapper::struct_wrappers::device::{PciInfo, Utilization};
 use nvml_wrapper::Device;
@@ -103,6 +103,11 @@ impl<'s> GpuCtx<'s> {
         Ok(unsafe { self.dev()?.handle() })
     }
 
+    /// The device as the raw NVML layer takes it.
+    pub fn raw(&self) -> Dev<'s> {
+        Dev::new(self.session, self.handle())
+    }
+
     /// The driver's major version (0 when unknown).
     pub fn driver_major(&self) -> u32 {
         self.session.driver_major()
@@ -136,7 +141,7 @@ impl<'s> GpuCtx<'s> {
     }
 
     pub fn memory(&self) -> Result<&MemInfo, NvmlCode> {
-        cached(&self.caches.memory, || raw::memory(self))
+        cached(&self.caches.memory, || raw::memory(&self.raw()))
     }
 
     pub fn pci(&self) -> Result<&PciInfo, NvmlCode> {
@@ -144,7 +149,7 @@ impl<'s> GpuCtx<'s> {
     }
 
     pub fn pci_ext(&self) -> Result<&nvmlPciInfoExt_t, NvmlCode> {
-        cached(&self.caches.pci_ext, || raw::pci_info_ext(self))
+        cached(&self.caches.pci_ext, || raw::pci_info_ext(&self.raw()))
     }
 
     pub fn utilization(&self) -> Result<&Utilization, NvmlCode> {
@@ -155,14 +160,14 @@ impl<'s> GpuCtx<'s> {
 
     pub fn reasons_supported(&self) -> Result<u64, NvmlCode> {
         cached(&self.caches.reasons_supported, || {
-            raw::event_reasons(self, true)
+            raw::event_reasons(&self.raw(), true)
         })
         .copied()
     }
 
     pub fn reasons_active(&self) -> Result<u64, NvmlCode> {
         cached(&self.caches.reasons_active, || {
-            raw::event_reasons(self, false)
+            raw::event_reasons(&self.raw(), false)
         })
         .copied()
     }
@@ -184,12 +189,12 @@ impl<'s> GpuCtx<'s> {
 
     /// Driver model as NVML numbers: (current, pending).
     pub fn driver_model(&self) -> Result<(u32, u32), NvmlCode> {
-        cached(&self.caches.driver_model, || raw::driver_model(self)).copied()
+        cached(&self.caches.driver_model, || raw::driver_model(&self.raw())).copied()
     }
 
     /// GPU operation mode as NVML numbers: (current, pending).
     pub fn gom(&self) -> Result<(u32, u32), NvmlCode> {
-        cached(&self.caches.gom, || raw::gpu_operation_mode(self)).copied()
+        cached(&self.caches.gom, || raw::gpu_operation_mode(&self.raw())).copied()
     }
 
     /// MIG mode: (current, pending), 1 = enabled.
@@ -211,7 +216,10 @@ impl<'s> GpuCtx<'s> {
 
     /// DRAM encryption state: (current, pending), NVML enable states.
     pub fn dram_encryption(&self) -> Result<(u32, u32), NvmlCode> {
-        cached(&self.caches.dram_encryption, || raw::dram_encryption(self)).copied()
+        cached(&self.caches.dram_encryption, || {
+            raw::dram_encryption(&self.raw())
+        })
+        .copied()
     }
 
     /// Power limit constraints in milliwatts: (min, max).
@@ -224,29 +232,31 @@ impl<'s> GpuCtx<'s> {
     }
 
     pub fn remapped(&self) -> Result<&RemappedRows, NvmlCode> {
-        cached(&self.caches.remapped, || raw::remapped_rows(self))
+        cached(&self.caches.remapped, || raw::remapped_rows(&self.raw()))
     }
 
     pub fn histogram(&self) -> Result<&nvmlRowRemapperHistogramValues_t, NvmlCode> {
-        cached(&self.caches.histogram, || raw::row_remapper_histogram(self))
+        cached(&self.caches.histogram, || {
+            raw::row_remapper_histogram(&self.raw())
+        })
     }
 
     pub fn sram(&self) -> Result<&nvmlEccSramErrorStatus_t, NvmlCode> {
-        cached(&self.caches.sram, || raw::sram_ecc_status(self))
+        cached(&self.caches.sram, || raw::sram_ecc_status(&self.raw()))
     }
 
     pub fn protected_memory(&self) -> Result<&nvmlMemory_t, NvmlCode> {
         cached(&self.caches.protected_memory, || {
-            raw::protected_memory(self)
+            raw::protected_memory(&self.raw())
         })
     }
 
     pub fn fabric(&self) -> Result<&FabricInfo, NvmlCode> {
-        cached(&self.caches.fabric, || raw::fabric_info(self))
+        cached(&self.caches.fabric, || raw::fabric_info(&self.raw()))
     }
 
     pub fn platform(&self) -> Result<&nvmlPlatformInfo_t, NvmlCode> {
-        cached(&self.caches.platform, || raw::platform_info(self))
+        cached(&self.caches.platform, || raw::platform_info(&self.raw()))
     }
 
     /// Read these field values in one `nvmlDeviceGetFieldValues` call and
@@ -265,7 +275,7 @@ impl<'s> GpuCtx<'s> {
         if todo.is_empty() {
             return;
         }
-        let got = raw::field_values(self, &todo);
+        let got = raw::field_values(&self.raw(), &todo);
         let mut have = self.field_values.borrow_mut();
         have.extend(todo.into_iter().zip(got));
     }

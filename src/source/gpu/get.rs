@@ -1,9 +1,9 @@
 //! Getters of the `--query-gpu` fields: each turns what NVML returns into
 //! the cell nvidia-smi prints (behaviour.md §3 gives the formats).
 
-use super::raw;
 use super::GpuCtx;
 use crate::model::Value;
+use crate::nvml::raw;
 use crate::nvml::NvmlCode;
 use nvml_wrapper::enum_wrappers::device::{
     Clock, EccCounter, InfoRom, MemoryError, MemoryLocation, RetirementCause, TemperatureSensor,
@@ -11,7 +11,7 @@ use nvml_wrapper::enum_wrappers::device::{
 use nvml_wrapper::struct_wrappers::device::PciInfo;
 use nvml_wrapper_sys::bindings::{nvmlEccSramErrorStatus_t, nvmlMemory_t, nvmlPlatformInfo_t};
 
-pub use raw::c_bytes;
+pub use crate::nvml::raw::c_bytes;
 
 /// From driver 590 on, nvidia-smi prints
 /// `[Requested functionality has been deprecated]` for `display_mode`,
@@ -44,11 +44,15 @@ pub fn driver_version(c: &GpuCtx) -> Value {
 }
 
 pub fn vgpu_driver_cap(c: &GpuCtx, cap: u32) -> Value {
-    c.value(raw::vgpu_driver_cap(c, cap), |v| Value::yes_no(v != 0))
+    c.value(raw::vgpu_driver_cap(&c.raw(), cap), |v| {
+        Value::yes_no(v != 0)
+    })
 }
 
 pub fn vgpu_device_cap(c: &GpuCtx, cap: u32) -> Value {
-    c.value(raw::vgpu_device_cap(c, cap), |v| Value::yes_no(v != 0))
+    c.value(raw::vgpu_device_cap(&c.raw(), cap), |v| {
+        Value::yes_no(v != 0)
+    })
 }
 
 pub fn name(c: &GpuCtx) -> Value {
@@ -95,7 +99,7 @@ pub fn pcie_gen_max(c: &GpuCtx) -> Value {
 }
 
 pub fn pcie_gen_gpumax(c: &GpuCtx) -> Value {
-    c.value(raw::pcie_gen_gpumax(c), uint)
+    c.value(raw::pcie_gen_gpumax(&c.raw()), uint)
 }
 
 pub fn pcie_width_current(c: &GpuCtx) -> Value {
@@ -126,7 +130,7 @@ pub fn persistence_mode(c: &GpuCtx) -> Value {
 }
 
 pub fn addressing_mode(c: &GpuCtx) -> Value {
-    c.value(raw::addressing_mode(c), |m| match m {
+    c.value(raw::addressing_mode(&c.raw()), |m| match m {
         0 => Value::text("None"),
         1 => Value::text("HMM"),
         2 => Value::text("ATS"),
@@ -191,12 +195,12 @@ pub fn gom(c: &GpuCtx, pending: bool) -> Value {
 }
 
 pub fn fan_speed(c: &GpuCtx) -> Value {
-    c.value(raw::fan_speed(c), uint)
+    c.value(raw::fan_speed(&c.raw()), uint)
 }
 
 /// `P0`…`P15`; NVML's "unknown" state (32) has no P-number.
 pub fn pstate(c: &GpuCtx) -> Value {
-    c.value(raw::pstate(c), |p| match p {
+    c.value(raw::pstate(&c.raw()), |p| match p {
         0..=15 => Value::text(format!("P{p}")),
         _ => c.err(NvmlCode::UNKNOWN),
     })
@@ -223,7 +227,7 @@ pub fn memory(c: &GpuCtx, pick: impl FnOnce(&raw::MemInfo) -> Result<u64, NvmlCo
 }
 
 pub fn compute_mode(c: &GpuCtx) -> Value {
-    c.value(raw::compute_mode(c), |m| match m {
+    c.value(raw::compute_mode(&c.raw()), |m| match m {
         0 => Value::text("Default"),
         1 => Value::text("Exclusive_Thread"),
         2 => Value::text("Prohibited"),
@@ -253,11 +257,11 @@ pub fn util_decoder(c: &GpuCtx) -> Value {
 }
 
 pub fn util_jpeg(c: &GpuCtx) -> Value {
-    c.value(raw::engine_utilization(c, false), uint)
+    c.value(raw::engine_utilization(&c.raw(), false), uint)
 }
 
 pub fn util_ofa(c: &GpuCtx) -> Value {
-    c.value(raw::engine_utilization(c, true), uint)
+    c.value(raw::engine_utilization(&c.raw(), true), uint)
 }
 
 pub fn encoder_stats(
@@ -316,7 +320,7 @@ pub fn remapped(c: &GpuCtx, pick: impl FnOnce(&raw::RemappedRows) -> Value) -> V
 /// `remapped_rows.correctable_inactive` (`uncorrectable == false`) or
 /// `remapped_rows.uncorrectable_inactive`.
 pub fn remapped_inactive(c: &GpuCtx, uncorrectable: bool) -> Value {
-    c.value(raw::remapped_rows_inactive(c), |(corr, unc)| {
+    c.value(raw::remapped_rows_inactive(&c.raw()), |(corr, unc)| {
         uint(if uncorrectable { unc } else { corr })
     })
 }
@@ -333,7 +337,9 @@ pub fn temperature_gpu(c: &GpuCtx) -> Value {
 }
 
 pub fn temperature_tlimit(c: &GpuCtx) -> Value {
-    c.value(raw::margin_temperature(c), |t| Value::Int(i64::from(t)))
+    c.value(raw::margin_temperature(&c.raw()), |t| {
+        Value::Int(i64::from(t))
+    })
 }
 
 pub fn power_management(c: &GpuCtx) -> Value {
@@ -405,7 +411,7 @@ pub fn gsp_mode(c: &GpuCtx, default: bool) -> Value {
 }
 
 pub fn c2c_mode(c: &GpuCtx) -> Value {
-    c.value(raw::c2c_mode(c), |m| Value::enabled(m != 0))
+    c.value(raw::c2c_mode(&c.raw()), |m| Value::enabled(m != 0))
 }
 
 pub fn protected_memory(c: &GpuCtx, pick: impl FnOnce(&nvmlMemory_t) -> u64) -> Value {
@@ -479,7 +485,7 @@ pub fn fabric_guid(p: &nvmlPlatformInfo_t) -> Value {
 }
 
 pub fn hostname(c: &GpuCtx) -> Value {
-    c.value(raw::hostname(c), Value::text)
+    c.value(raw::hostname(&c.raw()), Value::text)
 }
 
 #[cfg(test)]

@@ -2,20 +2,18 @@
 //!
 //! - [`registry`]: the field table (names, units, help, getters);
 //! - [`get`]: the getters, turning NVML answers into nvidia-smi's cells;
-//! - [`raw`]: NVML calls nvml-wrapper does not wrap;
 //! - [`ctx`]: the per-GPU, per-sample cache the getters read from;
 //! - [`collect`]: rows out of the table.
 
 mod collect;
 mod ctx;
 pub mod get;
-mod raw;
 mod registry;
 
+pub use crate::nvml::raw::FieldVal;
 pub use collect::collect;
 pub use ctx::{GpuCtx, NA_SPELLING_CHANGED_IN};
 pub use get::DEPRECATED_FROM;
-pub use raw::FieldVal;
 pub use registry::FIELDS;
 
 use crate::model::Value;

@@ -1,12 +1,34 @@
-//! NVML functions that nvml-wrapper does not wrap (or wraps in a way that
-//! loses what nvidia-smi prints), called through the wrapper's raw symbol
-//! table. A symbol the library lacks becomes `FUNCTION_NOT_FOUND`, printed
-//! `[Function Not Found]`, never a panic.
+//! The raw NVML layer: every NVML function that nvml-wrapper does not wrap
+//! (or wraps in a way that loses what nvidia-smi prints), called through the
+//! wrapper's symbol table. Nothing else in nvq calls NVML through FFI.
+//!
+//! A symbol the library lacks becomes `FUNCTION_NOT_FOUND`, printed
+//! `[Function Not Found]`, never a panic. Lists use one two-call protocol
+//! ([`read_list`]) with named codes and a bounded size.
 
-use super::GpuCtx;
-use crate::nvml::{check, NvmlCode};
+use super::{check, NvmlCode, Session};
 use nvml_wrapper_sys::bindings::*;
 use std::os::raw::{c_uint, c_ulonglong};
+
+/// A device as the raw calls see it: the session's library and the GPU's
+/// handle (or the code looking it up failed with).
+#[derive(Clone, Copy)]
+pub struct Dev<'s> {
+    pub session: &'s Session,
+    handle: Result<nvmlDevice_t, NvmlCode>,
+}
+
+impl<'s> Dev<'s> {
+    /// A device of `session` by its raw handle.
+    pub fn new(session: &'s Session, handle: Result<nvmlDevice_t, NvmlCode>) -> Self {
+        Dev { session, handle }
+    }
+
+    /// The raw handle, or the code looking the GPU up failed with.
+    pub fn handle(&self) -> Result<nvmlDevice_t, NvmlCode> {
+        self.handle
+    }
+}
 
 /// Resolve a symbol of the wrapper's table (a copy of the function pointer).
 macro_rules! sym {
@@ -33,7 +55,7 @@ type DevU32 = unsafe extern "C" fn(nvmlDevice_t, *mut c_uint) -> nvmlReturn_t;
 type DevU64 = unsafe extern "C" fn(nvmlDevice_t, *mut c_ulonglong) -> nvmlReturn_t;
 type DevPair = unsafe extern "C" fn(nvmlDevice_t, *mut c_uint, *mut c_uint) -> nvmlReturn_t;
 
-fn dev_u32(c: &GpuCtx, f: Result<DevU32, NvmlCode>) -> Result<u32, NvmlCode> {
+fn dev_u32(c: &Dev<'_>, f: Result<DevU32, NvmlCode>) -> Result<u32, NvmlCode> {
     let f = f?;
     let h = c.handle()?;
     let mut v: c_uint = 0;
@@ -42,7 +64,7 @@ fn dev_u32(c: &GpuCtx, f: Result<DevU32, NvmlCode>) -> Result<u32, NvmlCode> {
     Ok(v)
 }
 
-fn dev_u64(c: &GpuCtx, f: Result<DevU64, NvmlCode>) -> Result<u64, NvmlCode> {
+fn dev_u64(c: &Dev<'_>, f: Result<DevU64, NvmlCode>) -> Result<u64, NvmlCode> {
     let f = f?;
     let h = c.handle()?;
     let mut v: c_ulonglong = 0;
@@ -51,7 +73,7 @@ fn dev_u64(c: &GpuCtx, f: Result<DevU64, NvmlCode>) -> Result<u64, NvmlCode> {
     Ok(v)
 }
 
-fn dev_pair(c: &GpuCtx, f: Result<DevPair, NvmlCode>) -> Result<(u32, u32), NvmlCode> {
+fn dev_pair(c: &Dev<'_>, f: Result<DevPair, NvmlCode>) -> Result<(u32, u32), NvmlCode> {
     let f = f?;
     let h = c.handle()?;
     let (mut a, mut b): (c_uint, c_uint) = (0, 0);
@@ -62,7 +84,7 @@ fn dev_pair(c: &GpuCtx, f: Result<DevPair, NvmlCode>) -> Result<(u32, u32), Nvml
 
 /// Call `f(handle, &mut out)` for a versioned or plain out-struct.
 fn dev_struct<T: Copy>(
-    c: &GpuCtx,
+    c: &Dev<'_>,
     f: Result<unsafe extern "C" fn(nvmlDevice_t, *mut T) -> nvmlReturn_t, NvmlCode>,
     mut out: T,
 ) -> Result<T, NvmlCode> {
@@ -84,7 +106,7 @@ pub struct MemInfo {
     pub free: u64,
 }
 
-pub fn memory(c: &GpuCtx) -> Result<MemInfo, NvmlCode> {
+pub fn memory(c: &Dev<'_>) -> Result<MemInfo, NvmlCode> {
     let mut v2: nvmlMemory_v2_t = zeroed();
     v2.version = version::<nvmlMemory_v2_t>(2);
     match dev_struct(c, sym!(c, nvmlDeviceGetMemoryInfo_v2), v2) {
@@ -114,7 +136,7 @@ pub fn memory(c: &GpuCtx) -> Result<MemInfo, NvmlCode> {
     }
 }
 
-pub fn pci_info_ext(c: &GpuCtx) -> Result<nvmlPciInfoExt_t, NvmlCode> {
+pub fn pci_info_ext(c: &Dev<'_>) -> Result<nvmlPciInfoExt_t, NvmlCode> {
     let mut p: nvmlPciInfoExt_t = zeroed();
     p.version = version::<nvmlPciInfoExt_t>(1);
     dev_struct(c, sym!(c, nvmlDeviceGetPciInfoExt), p)
@@ -123,7 +145,7 @@ pub fn pci_info_ext(c: &GpuCtx) -> Result<nvmlPciInfoExt_t, NvmlCode> {
 /// Clock event reasons (supported or active) as the raw 64-bit mask, from the
 /// `…ClocksEventReasons` symbols, or the older `…ClocksThrottleReasons` ones
 /// when the library predates the rename.
-pub fn event_reasons(c: &GpuCtx, supported: bool) -> Result<u64, NvmlCode> {
+pub fn event_reasons(c: &Dev<'_>, supported: bool) -> Result<u64, NvmlCode> {
     let (event, throttle): (Result<DevU64, _>, Result<DevU64, _>) = if supported {
         (
             sym!(c, nvmlDeviceGetSupportedClocksEventReasons),
@@ -142,7 +164,7 @@ pub fn event_reasons(c: &GpuCtx, supported: bool) -> Result<u64, NvmlCode> {
 }
 
 /// (current, pending) driver model; `_v2`, then the original symbol.
-pub fn driver_model(c: &GpuCtx) -> Result<(u32, u32), NvmlCode> {
+pub fn driver_model(c: &Dev<'_>) -> Result<(u32, u32), NvmlCode> {
     match dev_pair(c, sym!(c, nvmlDeviceGetDriverModel_v2)) {
         Err(code) if code == NvmlCode::FUNCTION_NOT_FOUND => {
             dev_pair(c, sym!(c, nvmlDeviceGetDriverModel))
@@ -151,11 +173,11 @@ pub fn driver_model(c: &GpuCtx) -> Result<(u32, u32), NvmlCode> {
     }
 }
 
-pub fn gpu_operation_mode(c: &GpuCtx) -> Result<(u32, u32), NvmlCode> {
+pub fn gpu_operation_mode(c: &Dev<'_>) -> Result<(u32, u32), NvmlCode> {
     dev_pair(c, sym!(c, nvmlDeviceGetGpuOperationMode))
 }
 
-pub fn dram_encryption(c: &GpuCtx) -> Result<(u32, u32), NvmlCode> {
+pub fn dram_encryption(c: &Dev<'_>) -> Result<(u32, u32), NvmlCode> {
     let f = sym!(c, nvmlDeviceGetDramEncryptionMode)?;
     let h = c.handle()?;
     let mut cur: nvmlDramEncryptionInfo_t = zeroed();
@@ -166,32 +188,32 @@ pub fn dram_encryption(c: &GpuCtx) -> Result<(u32, u32), NvmlCode> {
     Ok((cur.encryptionState, pend.encryptionState))
 }
 
-pub fn pstate(c: &GpuCtx) -> Result<u32, NvmlCode> {
+pub fn pstate(c: &Dev<'_>) -> Result<u32, NvmlCode> {
     dev_u32(c, sym!(c, nvmlDeviceGetPerformanceState))
 }
 
-pub fn compute_mode(c: &GpuCtx) -> Result<u32, NvmlCode> {
+pub fn compute_mode(c: &Dev<'_>) -> Result<u32, NvmlCode> {
     dev_u32(c, sym!(c, nvmlDeviceGetComputeMode))
 }
 
 /// Fan speed as nvidia-smi reads it: the unversioned call (the board's
 /// intended speed), not the per-fan `_v2`.
-pub fn fan_speed(c: &GpuCtx) -> Result<u32, NvmlCode> {
+pub fn fan_speed(c: &Dev<'_>) -> Result<u32, NvmlCode> {
     dev_u32(c, sym!(c, nvmlDeviceGetFanSpeed))
 }
 
-pub fn pcie_gen_gpumax(c: &GpuCtx) -> Result<u32, NvmlCode> {
+pub fn pcie_gen_gpumax(c: &Dev<'_>) -> Result<u32, NvmlCode> {
     dev_u32(c, sym!(c, nvmlDeviceGetGpuMaxPcieLinkGeneration))
 }
 
-pub fn margin_temperature(c: &GpuCtx) -> Result<i32, NvmlCode> {
+pub fn margin_temperature(c: &Dev<'_>) -> Result<i32, NvmlCode> {
     let mut m: nvmlMarginTemperature_t = zeroed();
     m.version = version::<nvmlMarginTemperature_t>(1);
     dev_struct(c, sym!(c, nvmlDeviceGetMarginTemperature), m).map(|m| m.marginTemperature)
 }
 
 /// JPEG (`ofa == false`) or OFA utilization, percent.
-pub fn engine_utilization(c: &GpuCtx, ofa: bool) -> Result<u32, NvmlCode> {
+pub fn engine_utilization(c: &Dev<'_>, ofa: bool) -> Result<u32, NvmlCode> {
     let f = if ofa {
         sym!(c, nvmlDeviceGetOfaUtilization)
     } else {
@@ -200,13 +222,13 @@ pub fn engine_utilization(c: &GpuCtx, ofa: bool) -> Result<u32, NvmlCode> {
     dev_pair(c, f).map(|(util, _period)| util)
 }
 
-pub fn addressing_mode(c: &GpuCtx) -> Result<u32, NvmlCode> {
+pub fn addressing_mode(c: &Dev<'_>) -> Result<u32, NvmlCode> {
     let mut m: nvmlDeviceAddressingMode_t = zeroed();
     m.version = version::<nvmlDeviceAddressingMode_t>(1);
     dev_struct(c, sym!(c, nvmlDeviceGetAddressingMode), m).map(|m| m.value)
 }
 
-pub fn c2c_mode(c: &GpuCtx) -> Result<u32, NvmlCode> {
+pub fn c2c_mode(c: &Dev<'_>) -> Result<u32, NvmlCode> {
     dev_struct(
         c,
         sym!(c, nvmlDeviceGetC2cModeInfoV),
@@ -215,7 +237,7 @@ pub fn c2c_mode(c: &GpuCtx) -> Result<u32, NvmlCode> {
     .map(|m| m.isC2cEnabled)
 }
 
-pub fn vgpu_driver_cap(c: &GpuCtx, cap: u32) -> Result<u32, NvmlCode> {
+pub fn vgpu_driver_cap(c: &Dev<'_>, cap: u32) -> Result<u32, NvmlCode> {
     let f = sym!(c, nvmlGetVgpuDriverCapabilities)?;
     let mut v: c_uint = 0;
     // SAFETY: a valid out-pointer.
@@ -223,7 +245,7 @@ pub fn vgpu_driver_cap(c: &GpuCtx, cap: u32) -> Result<u32, NvmlCode> {
     Ok(v)
 }
 
-pub fn vgpu_device_cap(c: &GpuCtx, cap: u32) -> Result<u32, NvmlCode> {
+pub fn vgpu_device_cap(c: &Dev<'_>, cap: u32) -> Result<u32, NvmlCode> {
     let f = sym!(c, nvmlDeviceGetVgpuCapabilities)?;
     let h = c.handle()?;
     let mut v: c_uint = 0;
@@ -240,7 +262,7 @@ pub struct RemappedRows {
     pub failure: u32,
 }
 
-pub fn remapped_rows(c: &GpuCtx) -> Result<RemappedRows, NvmlCode> {
+pub fn remapped_rows(c: &Dev<'_>) -> Result<RemappedRows, NvmlCode> {
     let f = sym!(c, nvmlDeviceGetRemappedRows)?;
     let h = c.handle()?;
     let mut r = RemappedRows {
@@ -280,7 +302,7 @@ struct RemappedRowsV2 {
 /// looked up first: driver 590 does not export it, and a library without it,
 /// or one that answers FUNCTION_NOT_FOUND, gives NOT_SUPPORTED (`[N/A]`, as
 /// nvidia-smi prints there).
-pub fn remapped_rows_inactive(c: &GpuCtx) -> Result<(u32, u32), NvmlCode> {
+pub fn remapped_rows_inactive(c: &Dev<'_>) -> Result<(u32, u32), NvmlCode> {
     type GetV2 = unsafe extern "C" fn(nvmlDevice_t, *mut RemappedRowsV2) -> nvmlReturn_t;
     // SAFETY: the symbol, when present, has NVML's documented signature.
     let f: GetV2 = unsafe {
@@ -306,17 +328,17 @@ pub fn remapped_rows_inactive(c: &GpuCtx) -> Result<(u32, u32), NvmlCode> {
     }
 }
 
-pub fn row_remapper_histogram(c: &GpuCtx) -> Result<nvmlRowRemapperHistogramValues_t, NvmlCode> {
+pub fn row_remapper_histogram(c: &Dev<'_>) -> Result<nvmlRowRemapperHistogramValues_t, NvmlCode> {
     dev_struct(c, sym!(c, nvmlDeviceGetRowRemapperHistogram), zeroed())
 }
 
-pub fn sram_ecc_status(c: &GpuCtx) -> Result<nvmlEccSramErrorStatus_t, NvmlCode> {
+pub fn sram_ecc_status(c: &Dev<'_>) -> Result<nvmlEccSramErrorStatus_t, NvmlCode> {
     let mut s: nvmlEccSramErrorStatus_t = zeroed();
     s.version = version::<nvmlEccSramErrorStatus_t>(1);
     dev_struct(c, sym!(c, nvmlDeviceGetSramEccErrorStatus), s)
 }
 
-pub fn protected_memory(c: &GpuCtx) -> Result<nvmlMemory_t, NvmlCode> {
+pub fn protected_memory(c: &Dev<'_>) -> Result<nvmlMemory_t, NvmlCode> {
     dev_struct(
         c,
         sym!(c, nvmlDeviceGetConfComputeProtectedMemoryUsage),
@@ -336,7 +358,7 @@ pub struct FabricInfo {
 }
 
 /// `nvmlDeviceGetGpuFabricInfoV` (v3 struct), or the older unversioned call.
-pub fn fabric_info(c: &GpuCtx) -> Result<FabricInfo, NvmlCode> {
+pub fn fabric_info(c: &Dev<'_>) -> Result<FabricInfo, NvmlCode> {
     let mut v: nvmlGpuFabricInfoV_t = zeroed();
     v.version = version::<nvmlGpuFabricInfoV_t>(3);
     match dev_struct(c, sym!(c, nvmlDeviceGetGpuFabricInfoV), v) {
@@ -363,7 +385,7 @@ pub fn fabric_info(c: &GpuCtx) -> Result<FabricInfo, NvmlCode> {
     }
 }
 
-pub fn platform_info(c: &GpuCtx) -> Result<nvmlPlatformInfo_t, NvmlCode> {
+pub fn platform_info(c: &Dev<'_>) -> Result<nvmlPlatformInfo_t, NvmlCode> {
     let mut p: nvmlPlatformInfo_t = zeroed();
     p.version = version::<nvmlPlatformInfo_t>(2);
     dev_struct(c, sym!(c, nvmlDeviceGetPlatformInfo), p)
@@ -378,7 +400,7 @@ struct Hostname {
     value: [u8; 64],
 }
 
-pub fn hostname(c: &GpuCtx) -> Result<String, NvmlCode> {
+pub fn hostname(c: &Dev<'_>) -> Result<String, NvmlCode> {
     type GetHostname = unsafe extern "C" fn(nvmlDevice_t, *mut Hostname) -> nvmlReturn_t;
     // SAFETY: the symbol, when present, has NVML's documented signature.
     let f: GetHostname = unsafe {
@@ -442,7 +464,7 @@ fn translate_field_id(driver_version: &str, id: u32) -> u32 {
 
 /// Read several field values in one call. Each entry is the value or the
 /// code NVML gave that entry (or the whole call).
-pub fn field_values(c: &GpuCtx, wanted: &[(u32, u32)]) -> Vec<Result<FieldVal, NvmlCode>> {
+pub fn field_values(c: &Dev<'_>, wanted: &[(u32, u32)]) -> Vec<Result<FieldVal, NvmlCode>> {
     let all = |code: NvmlCode| wanted.iter().map(|_| Err(code)).collect();
     let f = match sym!(c, nvmlDeviceGetFieldValues) {
         Ok(f) => f,
@@ -492,6 +514,24 @@ mod tests {
     use super::*;
 
     #[test]
+    fn not_available_memory_is_none() {
+        let p = Proc::from(nvmlProcessInfo_v2_t {
+            pid: 7,
+            usedGpuMemory: u64::MAX,
+            gpuInstanceId: 1,
+            computeInstanceId: u32::MAX,
+        });
+        assert_eq!(p.used_memory, None);
+        assert_eq!(p.gpu_instance_id, Some(1));
+        assert_eq!(p.compute_instance_id, None);
+        let p = Proc::from(nvmlProcessInfo_v1_t {
+            pid: 8,
+            usedGpuMemory: 1 << 20,
+        });
+        assert_eq!(p.used_memory, Some(1 << 20));
+    }
+
+    #[test]
     fn field_ids_follow_the_driver_numbering() {
         // Before 580.82 the ids pass through.
         assert_eq!(translate_field_id("580.65.06", 251), 251);
@@ -517,5 +557,252 @@ mod tests {
         assert_eq!(c_bytes(b"abc\0def"), "abc");
         assert_eq!(c_bytes(b"\0"), "");
         assert_eq!(c_bytes(b"xyz"), "xyz");
+    }
+}
+
+/// The most entries nvq accepts from one NVML list (processes, clocks): a
+/// count beyond it is a driver fault, not a buffer to allocate.
+pub const MAX_LIST_LEN: u32 = 1 << 20;
+
+/// NVML's two-call list protocol. `call(count, buf)` is one NVML list call:
+/// with a null buffer and a count of 0 it asks for the length
+/// (INSUFFICIENT_SIZE with the count, or SUCCESS for an empty list); with a
+/// buffer it fills at most `count` entries and says how many. The buffer has
+/// some headroom, and if the list grew past it meanwhile, nvq asks again, a
+/// few times. A driver that answers INSUFFICIENT_SIZE without asking for
+/// more room gets that error back, never a list padded with zeros (as
+/// nvml-wrapper 0.13 returns for clocks).
+///
+/// # Safety
+/// `call` must pass its arguments to an NVML list function whose records
+/// are `T`, for a live device handle; `zero` must be a valid `T`.
+pub unsafe fn read_list<T: Copy>(
+    zero: T,
+    mut call: impl FnMut(*mut c_uint, *mut T) -> nvmlReturn_t,
+) -> Result<Vec<T>, NvmlCode> {
+    let mut want: c_uint = 0;
+    match NvmlCode(call(&mut want, std::ptr::null_mut())) {
+        NvmlCode::SUCCESS => return Ok(Vec::new()),
+        NvmlCode::INSUFFICIENT_SIZE => {}
+        e => return Err(e),
+    }
+    for _ in 0..8 {
+        if want > MAX_LIST_LEN {
+            return Err(NvmlCode::INSUFFICIENT_SIZE);
+        }
+        let cap = want
+            .saturating_add(want / 4)
+            .saturating_add(8)
+            .min(MAX_LIST_LEN);
+        let mut buf = vec![zero; cap as usize];
+        let mut n = cap;
+        match NvmlCode(call(&mut n, buf.as_mut_ptr())) {
+            NvmlCode::SUCCESS => {
+                buf.truncate((n as usize).min(buf.len()));
+                return Ok(buf);
+            }
+            NvmlCode::INSUFFICIENT_SIZE if n > cap => want = n,
+            NvmlCode::INSUFFICIENT_SIZE => want = cap.saturating_mul(2),
+            e => return Err(e),
+        }
+    }
+    Err(NvmlCode::INSUFFICIENT_SIZE)
+}
+
+/// `nvmlDeviceGetSupportedMemoryClocks` (`mem` is `None`) or the graphics
+/// clocks supported with memory clock `mem`.
+pub fn supported_clocks(c: &Dev<'_>, mem: Option<u32>) -> Result<Vec<u32>, NvmlCode> {
+    let h = c.handle()?;
+    match mem {
+        None => {
+            let f = sym!(c, nvmlDeviceGetSupportedMemoryClocks)?;
+            // SAFETY: `f` is the memory clock list of a live handle; records are u32.
+            unsafe { read_list(0u32, |n, buf| f(h, n, buf)) }
+        }
+        Some(m) => {
+            let f = sym!(c, nvmlDeviceGetSupportedGraphicsClocks)?;
+            // SAFETY: `f` is the graphics clock list of a live handle; records are u32.
+            unsafe { read_list(0u32, |n, buf| f(h, m, n, buf)) }
+        }
+    }
+}
+
+/// NVML's "no value" for 64-bit counters (`NVML_VALUE_NOT_AVAILABLE`).
+const NOT_AVAILABLE_U64: u64 = u64::MAX;
+/// NVML's "no value" for instance ids.
+const NOT_AVAILABLE_U32: u32 = u32::MAX;
+
+/// One process in a GPU's process list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Proc {
+    pub pid: u32,
+    /// Bytes; `None` when NVML cannot tell (Windows WDDM, some MIG setups).
+    pub used_memory: Option<u64>,
+    pub gpu_instance_id: Option<u32>,
+    pub compute_instance_id: Option<u32>,
+}
+
+impl From<nvmlProcessInfo_v2_t> for Proc {
+    fn from(p: nvmlProcessInfo_v2_t) -> Self {
+        Proc {
+            pid: p.pid,
+            used_memory: Some(p.usedGpuMemory).filter(|m| *m != NOT_AVAILABLE_U64),
+            gpu_instance_id: Some(p.gpuInstanceId).filter(|i| *i != NOT_AVAILABLE_U32),
+            compute_instance_id: Some(p.computeInstanceId).filter(|i| *i != NOT_AVAILABLE_U32),
+        }
+    }
+}
+
+impl From<nvmlProcessInfo_v1_t> for Proc {
+    fn from(p: nvmlProcessInfo_v1_t) -> Self {
+        Proc {
+            pid: p.pid,
+            used_memory: Some(p.usedGpuMemory).filter(|m| *m != NOT_AVAILABLE_U64),
+            gpu_instance_id: None,
+            compute_instance_id: None,
+        }
+    }
+}
+
+/// Which of a GPU's process lists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProcessList {
+    Compute,
+    Graphics,
+    /// Compute processes under MPS.
+    MpsCompute,
+}
+
+type ListFn<T> = unsafe extern "C" fn(nvmlDevice_t, *mut c_uint, *mut T) -> nvmlReturn_t;
+
+/// One version of a process-list function, read with [`read_list`].
+fn proc_list<T: Copy>(
+    c: &Dev<'_>,
+    f: Result<ListFn<T>, NvmlCode>,
+    zero: T,
+) -> Result<Vec<Proc>, NvmlCode>
+where
+    Proc: From<T>,
+{
+    let (f, h) = (f?, c.handle()?);
+    // SAFETY: `f` is an NVML process-list function whose records are `T`,
+    // called for a live handle.
+    let list = unsafe { read_list(zero, |n, buf| f(h, n, buf)) }?;
+    Ok(list.into_iter().map(Proc::from).collect())
+}
+
+/// A GPU's processes of one list, through `_v3`, else `_v2`, else the
+/// original function: a symbol missing from the library and an NVML
+/// FUNCTION_NOT_FOUND answer both move on to the next older one.
+pub fn processes(c: &Dev<'_>, which: ProcessList) -> Result<Vec<Proc>, NvmlCode> {
+    let zero2 = nvmlProcessInfo_v2_t {
+        pid: 0,
+        usedGpuMemory: 0,
+        gpuInstanceId: 0,
+        computeInstanceId: 0,
+    };
+    let zero1 = nvmlProcessInfo_v1_t {
+        pid: 0,
+        usedGpuMemory: 0,
+    };
+    let missing =
+        |r: &Result<Vec<Proc>, NvmlCode>| matches!(r, Err(c) if *c == NvmlCode::FUNCTION_NOT_FOUND);
+    let (v3, v2, v1) = match which {
+        ProcessList::Compute => (
+            sym!(c, nvmlDeviceGetComputeRunningProcesses_v3),
+            sym!(c, nvmlDeviceGetComputeRunningProcesses_v2),
+            sym!(c, nvmlDeviceGetComputeRunningProcesses),
+        ),
+        ProcessList::Graphics => (
+            sym!(c, nvmlDeviceGetGraphicsRunningProcesses_v3),
+            sym!(c, nvmlDeviceGetGraphicsRunningProcesses_v2),
+            sym!(c, nvmlDeviceGetGraphicsRunningProcesses),
+        ),
+        ProcessList::MpsCompute => (
+            sym!(c, nvmlDeviceGetMPSComputeRunningProcesses_v3),
+            sym!(c, nvmlDeviceGetMPSComputeRunningProcesses_v2),
+            sym!(c, nvmlDeviceGetMPSComputeRunningProcesses),
+        ),
+    };
+    let r = proc_list(c, v3, zero2);
+    if !missing(&r) {
+        return r;
+    }
+    let r = proc_list(c, v2, zero2);
+    if !missing(&r) {
+        return r;
+    }
+    proc_list(c, v1, zero1)
+}
+
+/// The longest process name NVML hands back (its own buffer limit).
+pub const PROCESS_NAME_LEN: usize = 1024;
+
+/// `nvmlSystemGetProcessName`, keeping names that are not valid UTF-8.
+pub fn process_name(session: &Session, pid: u32) -> Result<String, NvmlCode> {
+    let f = nvml_wrapper::error::nvml_sym(session.lib().nvmlSystemGetProcessName.as_ref())
+        .map_err(NvmlCode::from)?;
+    let mut buf = vec![0 as std::os::raw::c_char; PROCESS_NAME_LEN];
+    // SAFETY: NVML writes at most `len` bytes, NUL-terminated, into `buf`.
+    check(unsafe { f(pid, buf.as_mut_ptr(), buf.len() as c_uint) })?;
+    if let Some(last) = buf.last_mut() {
+        *last = 0;
+    }
+    // SAFETY: the buffer is NUL-terminated (forced above).
+    let name = unsafe { std::ffi::CStr::from_ptr(buf.as_ptr()) };
+    Ok(name.to_string_lossy().into_owned())
+}
+
+/// The CUDA driver version NVML reports (13010 means 13.1): the unversioned
+/// `nvmlSystemGetCudaDriverVersion` first (the `_v2` one needs libcuda,
+/// which utility-only containers lack), else `_v2`.
+pub fn cuda_driver_version(session: &Session) -> Result<i32, NvmlCode> {
+    let lib = session.lib();
+    let mut result = Err(NvmlCode::FUNCTION_NOT_FOUND);
+    for f in [
+        lib.nvmlSystemGetCudaDriverVersion.as_ref(),
+        lib.nvmlSystemGetCudaDriverVersion_v2.as_ref(),
+    ]
+    .into_iter()
+    .flatten()
+    {
+        let mut v: std::os::raw::c_int = 0;
+        // SAFETY: NVML writes one int through the pointer.
+        result = check(unsafe { f(&mut v) }).map(|()| v);
+        if result.is_ok() {
+            break;
+        }
+    }
+    result
+}
+
+/// A MIG device's GPU instance id.
+pub fn gpu_instance_id(c: &Dev<'_>) -> Result<u32, NvmlCode> {
+    dev_u32(c, sym!(c, nvmlDeviceGetGpuInstanceId))
+}
+
+/// A MIG device's compute instance id.
+pub fn compute_instance_id(c: &Dev<'_>) -> Result<u32, NvmlCode> {
+    dev_u32(c, sym!(c, nvmlDeviceGetComputeInstanceId))
+}
+
+/// `nvmlSystemGetNVMLVersion` of the library at `path` (the system's
+/// `libnvidia-ml.so.1` when `None`), without `nvmlInit`: nvidia-smi prints it
+/// when the library and the kernel driver disagree, and init then fails.
+pub fn nvml_version_without_init(path: Option<&std::path::Path>) -> Option<String> {
+    let name = super::lib_name(path);
+    // SAFETY: loading the NVML library runs its initialisers, as nvml-wrapper
+    // itself does; the symbol is called with a valid buffer and length.
+    unsafe {
+        let lib = NvmlLib::new(name).ok()?;
+        let f = lib.nvmlSystemGetNVMLVersion.as_ref().ok()?;
+        let mut buf = [0 as std::os::raw::c_char; 80];
+        if f(buf.as_mut_ptr(), buf.len() as u32) != 0 {
+            return None;
+        }
+        let s = std::ffi::CStr::from_ptr(buf.as_ptr())
+            .to_string_lossy()
+            .into_owned();
+        Some(s)
     }
 }
