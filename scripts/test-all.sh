@@ -3,6 +3,8 @@
 # third-party clients against nvq and its NVML simulator.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Layers without cycles, SAFETY comments, NVML FFI only in the raw layer, line lengths.
+python3 scripts/check-layers.py
 cargo build --workspace
 cargo test --workspace
 # pynvml (nvidia-ml-py, unmodified) reads the simulator exactly as the scenario says.

@@ -415,9 +415,7 @@ fn promtool_says(text: &str) -> Option<String> {
 fn every_nvidia_smi_field_gets_a_clean_metric_name() {
     use nvq::model::{Column, GpuIdent, Row, Value};
     use nvq::render::{Formatter, Prometheus};
-    let tsv = root().join("../shared/nvidia-smi/query-gpu-fields.tsv");
-    let Ok(text) = std::fs::read_to_string(&tsv) else {
-        eprintln!("note: {} not found; skipped", tsv.display());
+    let Some(text) = common::read_shared("nvidia-smi/query-gpu-fields.tsv") else {
         return;
     };
     let mut columns = Vec::new();

@@ -8,21 +8,12 @@ use common::sim_lib;
 
 use assert_cmd::cargo::cargo_bin;
 use nvq::cli::NOT_IMPLEMENTED;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Output};
 
-/// `../shared/nvidia-smi/captures`, or `None` (the comparison is skipped).
+/// `../shared/nvidia-smi/captures`, or `None` (see `common::missing_shared`).
 fn captures() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/nvidia-smi/captures");
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!(
-            "note: {} is absent; skipping the comparison with real nvidia-smi output",
-            dir.display()
-        );
-        None
-    }
+    common::shared_path("nvidia-smi/captures")
 }
 
 /// Either personality: the nvq binary itself, or a symlink to it named

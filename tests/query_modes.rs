@@ -63,16 +63,10 @@ fn nvidia_smi(scenario: &Path, args: &[&str]) -> String {
     text
 }
 
-/// A capture from `../shared/nvidia-smi/captures`, or `None` (with a note).
+/// A capture from `../shared/nvidia-smi/captures`, or `None` (see
+/// `common::missing_shared`).
 fn capture(name: &str) -> Option<String> {
-    let p = repo().join("../shared/nvidia-smi/captures").join(name);
-    match std::fs::read_to_string(&p) {
-        Ok(s) => Some(s),
-        Err(_) => {
-            eprintln!("note: {} not found; conformance check skipped", p.display());
-            None
-        }
-    }
+    common::read_shared(&format!("nvidia-smi/captures/{name}"))
 }
 
 /// Byte-for-byte equality, except that a cell holding a timestamp in the

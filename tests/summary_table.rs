@@ -81,14 +81,9 @@ const MACHINES: &[(&str, &str)] = &[
 
 #[test]
 fn reproduces_every_default_table_capture() {
-    let sections = root().join("../shared/nvidia-smi/captures/sections");
-    if !sections.is_dir() {
-        eprintln!(
-            "note: {} not found; skipping the capture comparison",
-            sections.display()
-        );
+    let Some(sections) = common::shared_path("nvidia-smi/captures/sections") else {
         return;
-    }
+    };
     let mut compared = 0;
     for (key, dir) in MACHINES {
         for state in ["idle", "load"] {

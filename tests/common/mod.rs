@@ -42,28 +42,49 @@ pub fn scenario(name: &str) -> PathBuf {
     p
 }
 
-/// `../shared` beside the repository, or `None` (with a note) when this
-/// checkout has none.
+/// Set (to 1) where `../shared` must be there: a test that would skip for
+/// want of it fails instead. `.ci/run` sets it.
+pub const REQUIRE_SHARED: &str = "NVQ_REQUIRE_SHARED";
+
+/// A test cannot read what it compares with: fail under
+/// [`REQUIRE_SHARED`], else say so on stderr (the test then skips).
+pub fn missing_shared(what: &Path, why: &str) {
+    let msg = format!("{} {why}", what.display());
+    if std::env::var(REQUIRE_SHARED).is_ok_and(|v| v == "1") {
+        panic!("{msg}, and {REQUIRE_SHARED}=1 says it must be there");
+    }
+    eprintln!("note: {msg}; skipping the checks that need it");
+}
+
+/// `../shared` beside the repository, or `None` (see [`missing_shared`]).
 pub fn shared_dir() -> Option<PathBuf> {
     let p = repo_root().join("../shared");
     if p.is_dir() {
         Some(p)
     } else {
-        eprintln!(
-            "note: {} not found; skipping the checks against captures",
-            p.display()
-        );
+        missing_shared(&p, "not found");
         None
     }
 }
 
-/// The text of a file under `../shared`, or `None` (with a note) when absent.
+/// A directory under `../shared`, or `None` (see [`missing_shared`]).
+pub fn shared_path(rel: &str) -> Option<PathBuf> {
+    let p = shared_dir()?.join(rel);
+    if p.exists() {
+        Some(p)
+    } else {
+        missing_shared(&p, "not found");
+        None
+    }
+}
+
+/// The text of a file under `../shared`, or `None` (see [`missing_shared`]).
 pub fn read_shared(rel: &str) -> Option<String> {
     let p = shared_dir()?.join(rel);
     match std::fs::read_to_string(&p) {
         Ok(s) => Some(s),
         Err(e) => {
-            eprintln!("note: cannot read {}: {e}; skipping", p.display());
+            missing_shared(&p, &format!("cannot be read ({e})"));
             None
         }
     }

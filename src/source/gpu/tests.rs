@@ -15,6 +15,13 @@ fn shared(rel: &str) -> Option<String> {
         .join(rel);
     match std::fs::read_to_string(&p) {
         Ok(s) => Some(s),
+        // `.ci/run` sets NVQ_REQUIRE_SHARED=1: there the reference must be read.
+        Err(e) if std::env::var("NVQ_REQUIRE_SHARED").is_ok_and(|v| v == "1") => {
+            panic!(
+                "{}: {e}, and NVQ_REQUIRE_SHARED=1 says it must be there",
+                p.display()
+            )
+        }
         Err(_) => {
             eprintln!("note: {} not found; skipping", p.display());
             None
