@@ -248,7 +248,8 @@ mod panic_tests {
         let m = internal_error_message(Some("src/app.rs:10:5"), "index out of\nbounds");
         assert_eq!(
             m,
-            "nvq: internal error at src/app.rs:10:5: index out of bounds; this is a bug, please report it.\n"
+            "nvq: internal error at src/app.rs:10:5: index out of bounds; this is a bug, please \
+             report it.\n"
         );
         assert_eq!(m.lines().count(), 1);
         assert!(!m.contains("panicked"));

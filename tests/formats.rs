@@ -413,7 +413,7 @@ fn promtool_says(text: &str) -> Option<String> {
 /// metric name promtool accepts, whatever nvq's registry holds today.
 #[test]
 fn every_nvidia_smi_field_gets_a_clean_metric_name() {
-    use nvq::model::{Column, GpuIdent, Row, Value};
+    use nvq::model::{Column, FieldKind, GpuIdent, Row, Value};
     use nvq::render::{Formatter, Prometheus};
     let Some(text) = common::read_shared("nvidia-smi/query-gpu-fields.tsv") else {
         return;
@@ -427,12 +427,14 @@ fn every_nvidia_smi_field_gets_a_clean_metric_name() {
             .split_once(" [")
             .map(|(_, u)| &*Box::leak(u.trim_end_matches(']').to_string().into_boxed_str()));
         let name: &'static str = Box::leak(name.to_string().into_boxed_str());
-        columns.push(Column {
-            name,
-            header_name: name,
-            unit,
-            help: "A field.",
-        });
+        let mut column = Column::plain(name, unit, "A field.");
+        // As the registry declares them: neither is a series.
+        column.kind = match name {
+            "index" => FieldKind::GpuIndex,
+            "timestamp" => FieldKind::Timestamp,
+            _ => FieldKind::Gauge,
+        };
+        columns.push(column);
         cells.push(Value::Int(1));
     }
     assert!(columns.len() > 100, "{} fields", columns.len());

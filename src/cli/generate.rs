@@ -219,7 +219,8 @@ fn patch_lines(text: &str, line_start: &str, from: &str, to: &str) -> Result<Str
         Ok(out)
     } else {
         Err(format!(
-            "generate: no line starting with {line_start:?} contains {from:?}; clap_complete's output changed"
+            "generate: no line starting with {line_start:?} contains {from:?}; clap_complete's \
+             output changed"
         ))
     }
 }
@@ -255,7 +256,8 @@ fn zsh(clap_text: &str, lists: &[ListOption]) -> Result<String, String> {
     // `#compdef` line and before clap's body.
     let (first, rest) = text.split_once('\n').unwrap_or((text.as_str(), ""));
     Ok(format!(
-        "{first}\n# {HEADER}\n\n# nvq: comma-separated field lists and --format tokens.\n{funcs}{rest}"
+        "{first}\n# {HEADER}\n\n# nvq: comma-separated field lists and --format \
+         tokens.\n{funcs}{rest}"
     ))
 }
 
@@ -502,7 +504,8 @@ fn field_entry(r: &mut Roff, f: &FieldInfo) {
 fn exit_status_section(r: &mut Roff) {
     r.control("SH", ["EXIT STATUS"]);
     r.text([roman(
-        "nvq exits with nvidia-smi's status, which is the NVML return code of the failure, plus codes of its own for its extensions:",
+        "nvq exits with nvidia-smi's status, which is the NVML return code of the failure, \
+         plus codes of its own for its extensions:",
     )]);
     for (code, meaning) in ExitCode::ALL {
         r.control("TP", []);

@@ -176,6 +176,18 @@ pub struct FieldDef<G> {
     pub get: G,
 }
 
+/// The quantity and size in base units of a number printed with `unit`
+/// (or, without one, of the given quantity, else a plain number).
+pub(super) fn measure(unit: Option<&'static str>, quantity: Option<Quantity>) -> (Quantity, f64) {
+    match (unit, quantity) {
+        (Some(symbol), _) => {
+            Unit::find(symbol).map_or((Quantity::Other(symbol), 1.0), |u| (u.quantity, u.in_base))
+        }
+        (None, Some(q)) => (q, 1.0),
+        (None, None) => (Quantity::Plain, 1.0),
+    }
+}
+
 /// What a number measures. Every quantity has one base unit, the one
 /// Prometheus names (bytes, watts, hertz, seconds, celsius, ratio).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

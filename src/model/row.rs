@@ -1,7 +1,6 @@
 //! Rows and columns: what a source produces and a renderer prints.
 
-use super::FieldInfo;
-use crate::model::Value;
+use super::{FieldInfo, FieldKind, Quantity, Value};
 
 /// One output column.
 #[derive(Debug, Clone, PartialEq)]
@@ -14,6 +13,12 @@ pub struct Column {
     pub unit: Option<&'static str>,
     /// The field's help text (Prometheus `# HELP`).
     pub help: &'static str,
+    /// What kind of value it is (see [`FieldInfo::kind`]).
+    pub kind: FieldKind,
+    /// The quantity of a field without a unit (see [`FieldInfo::quantity`]).
+    pub quantity: Option<Quantity>,
+    /// The Prometheus stem, where it is not the name's (see [`FieldInfo::metric`]).
+    pub metric: Option<&'static str>,
 }
 
 impl Column {
@@ -24,7 +29,29 @@ impl Column {
             header_name: info.header_name(driver_major),
             unit: info.unit,
             help: info.help,
+            kind: info.kind,
+            quantity: info.quantity,
+            metric: info.metric,
         }
+    }
+
+    /// A column that is not a registry field (a statistic's name, a test's).
+    pub fn plain(name: &'static str, unit: Option<&'static str>, help: &'static str) -> Self {
+        Column {
+            name,
+            header_name: name,
+            unit,
+            help,
+            kind: FieldKind::Gauge,
+            quantity: None,
+            metric: None,
+        }
+    }
+
+    /// The quantity of the column's numbers and the size of one of them in
+    /// the quantity's base unit.
+    pub fn measure(&self) -> (Quantity, f64) {
+        super::field::measure(self.unit, self.quantity)
     }
 
     /// The header cell: `name [unit]`.

@@ -81,24 +81,9 @@ mod tests {
 
     fn cols() -> Vec<Column> {
         vec![
-            Column {
-                name: "name",
-                header_name: "name",
-                unit: None,
-                help: "",
-            },
-            Column {
-                name: "memory.used",
-                header_name: "memory.used",
-                unit: Some("MiB"),
-                help: "",
-            },
-            Column {
-                name: "power.draw",
-                header_name: "power.draw",
-                unit: Some("W"),
-                help: "",
-            },
+            Column::plain("name", None, ""),
+            Column::plain("memory.used", Some("MiB"), ""),
+            Column::plain("power.draw", Some("W"), ""),
         ]
     }
 
@@ -129,7 +114,8 @@ mod tests {
     fn header_and_units() {
         assert_eq!(
             render(false, false),
-            "name, memory.used [MiB], power.draw [W]\nNVIDIA H200, 3 MiB, 77.71 W\nx, y, [GPU is lost], [N/A]\n"
+            "name, memory.used [MiB], power.draw [W]\nNVIDIA H200, 3 MiB, 77.71 W\nx, y, [GPU is \
+             lost], [N/A]\n"
         );
     }
 
@@ -137,7 +123,8 @@ mod tests {
     fn nounits_keeps_header_units() {
         assert_eq!(
             render(false, true),
-            "name, memory.used [MiB], power.draw [W]\nNVIDIA H200, 3, 77.71\nx, y, [GPU is lost], [N/A]\n"
+            "name, memory.used [MiB], power.draw [W]\nNVIDIA H200, 3, 77.71\nx, y, [GPU is \
+             lost], [N/A]\n"
         );
     }
 

@@ -166,12 +166,7 @@ pub(crate) mod tests {
     use crate::model::Token;
 
     pub(crate) fn col(name: &'static str, unit: Option<&'static str>) -> Column {
-        Column {
-            name,
-            header_name: name,
-            unit,
-            help: "help text",
-        }
+        Column::plain(name, unit, "help text")
     }
 
     pub(crate) fn cols() -> Vec<Column> {

@@ -133,14 +133,16 @@ impl FormatSpec {
         }
         let kind = kind.ok_or_else(|| {
             NvqError::Usage(format!(
-                "--format=\"{s}\" does not name an output format; csv is mandatory (or one of nvq's: {}).",
+                "--format=\"{s}\" does not name an output format; csv is mandatory (or one of nvq's: \
+                 {}).",
                 FormatKind::ALL.iter().map(|(_, n)| *n).collect::<Vec<_>>().join(", ")
             ))
         })?;
         if !kind.takes_csv_options() && (noheader || nounits) {
             let opt = if noheader { "noheader" } else { "nounits" };
             return Err(NvqError::Usage(format!(
-                "--format={s}: \"{opt}\" applies to csv and table output only; {} output has no header line and keeps numbers bare.",
+                "--format={s}: \"{opt}\" applies to csv and table output only; {} output has no \
+                 header line and keeps numbers bare.",
                 kind.name()
             )));
         }

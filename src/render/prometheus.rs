@@ -27,7 +27,7 @@
 
 use super::Formatter;
 use crate::model::Value;
-use crate::model::{Column, Row};
+use crate::model::{Column, FieldKind, Row};
 use std::fmt::Write;
 
 /// The info metric carrying text fields as labels.
@@ -36,43 +36,13 @@ pub const INFO_METRIC: &str = "nvq_gpu_info";
 const INFO_HELP: &str =
     "Identity of the GPU and the text fields queried, as labels; the value is always 1.";
 
-/// Fields (by name prefix) that are monotonic counts: `counter`s.
-const COUNTERS: &[&str] = &[
-    "ecc.errors.",
-    "clocks_event_reasons_counters.",
-    "retired_pages.single_bit_ecc.count",
-    "retired_pages.double_bit.count",
-];
-
-/// Columns that never become metrics.
-const NOT_METRICS: &[&str] = &["index", "timestamp"];
-
-/// Columns whose integer value becomes a label of every sample of the row
-/// (they tell apart several rows of one GPU).
-const LABEL_COLUMNS: &[&str] = &["pid"];
-
-/// How a field's value converts to its base unit.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Scale {
-    One,
-    /// Integers in MiB (a `Value::Bytes` already holds bytes).
-    Mebi,
-    /// MHz to hertz.
-    Mega,
-    /// Percent to a 0..1 ratio.
-    Percent,
-    /// Microseconds to seconds.
-    Micro,
-    /// Milliseconds to seconds.
-    Milli,
-}
-
 /// A field's metric: name, type and conversion.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 struct Metric {
     name: String,
     counter: bool,
-    scale: Scale,
+    /// One of the column's units in the metric's base unit.
+    in_base: f64,
 }
 
 /// `encoder.stats.averageFps` → `encoder_stats_average_fps`: ASCII
@@ -106,9 +76,6 @@ pub fn snake_case(name: &str) -> String {
     out
 }
 
-/// Fields whose metric stem is not their snake_case name.
-const RENAMED: &[(&str, &str)] = &[("count", "gpus")];
-
 /// Name segments promtool reads as a metric type, and what nvq writes
 /// instead (`remapped_rows.histogram.*` is the bank availability histogram;
 /// `fabric.health.summary` the overall health).
@@ -122,11 +89,19 @@ const TYPE_WORDS: &[(&str, &str)] = &[
 /// Suffixes the exposition format reserves for histograms and summaries.
 const RESERVED_SUFFIXES: &[&str] = &["_count", "_sum", "_bucket"];
 
+/// Is the column a series? Timestamps and the GPU index (the `gpu` label)
+/// are not, nor are the numbers that label rows (`pid`).
+fn is_metric(col: &Column) -> bool {
+    !matches!(
+        col.kind,
+        FieldKind::Timestamp | FieldKind::GpuIndex | FieldKind::RowLabel
+    )
+}
+
 fn metric(col: &Column) -> Metric {
-    let stem = RENAMED
-        .iter()
-        .find(|(f, _)| *f == col.name)
-        .map_or_else(|| snake_case(col.name), |(_, s)| (*s).to_string())
+    let stem = col
+        .metric
+        .map_or_else(|| snake_case(col.name), str::to_string)
         .split('_')
         .map(|seg| {
             TYPE_WORDS
@@ -136,41 +111,39 @@ fn metric(col: &Column) -> Metric {
         })
         .collect::<Vec<_>>()
         .join("_");
-    let (unit, scale) = match col.unit {
-        Some("MiB") => ("bytes".to_string(), Scale::Mebi),
-        Some("W") => ("watts".to_string(), Scale::One),
-        Some("W/s") => ("watts_per_second".to_string(), Scale::One),
-        Some("MHz") => ("hertz".to_string(), Scale::Mega),
-        Some("%") => ("ratio".to_string(), Scale::Percent),
-        Some("us") => ("seconds".to_string(), Scale::Micro),
-        Some("ms") => ("seconds".to_string(), Scale::Milli),
-        Some("s" | "sec" | "seconds") => ("seconds".to_string(), Scale::One),
-        Some(other) => (snake_case(other), Scale::One),
-        None if col.name.starts_with("temperature.") => ("celsius".to_string(), Scale::One),
-        None => (String::new(), Scale::One),
-    };
+    let (quantity, in_base) = col.measure();
+    let unit = snake_case(quantity.base_unit());
     let mut name = format!("nvq_{stem}");
     if !unit.is_empty() && !name.ends_with(&format!("_{unit}")) {
         name.push('_');
         name.push_str(&unit);
     }
-    let counter = COUNTERS.iter().any(|p| col.name.starts_with(p));
+    let counter = col.kind == FieldKind::Counter;
     if counter && !name.ends_with("_total") {
         name.push_str("_total");
     }
-    if RESERVED_SUFFIXES.iter().any(|s| name.ends_with(s)) {
+    // A gauge must not read as a counter, nor anything as a histogram part.
+    if RESERVED_SUFFIXES.iter().any(|s| name.ends_with(s)) || (!counter && name.ends_with("_total"))
+    {
         name.push_str("_value");
     }
     Metric {
         name,
         counter,
-        scale,
+        in_base,
     }
 }
 
 /// Append a sample value in base units; `false` if the cell has none.
-fn write_value(v: &Value, scale: Scale, out: &mut String) -> bool {
+/// Integers scaled up by a whole factor (MiB, MHz) stay exact; a unit below
+/// the base (%, us, ms) divides by its whole reciprocal.
+fn write_value(v: &Value, in_base: f64, out: &mut String) -> bool {
     let float = |x: f64, out: &mut String| {
+        let x = if in_base < 1.0 {
+            x / (1.0 / in_base).round()
+        } else {
+            x * in_base
+        };
         if x.is_finite() {
             let _ = write!(out, "{x}");
             true
@@ -178,37 +151,18 @@ fn write_value(v: &Value, scale: Scale, out: &mut String) -> bool {
             false
         }
     };
-    match (v, scale) {
-        (Value::Bytes(b), _) => {
+    match v {
+        Value::Bytes(b) => {
             let _ = write!(out, "{b}");
             true
         }
-        (Value::Int(i), Scale::One) => {
-            let _ = write!(out, "{i}");
+        Value::Int(i) if in_base >= 1.0 && in_base.fract() == 0.0 && in_base < 1e15 => {
+            let _ = write!(out, "{}", i128::from(*i) * in_base as i128);
             true
         }
-        (Value::Int(i), Scale::Mebi) => {
-            let _ = write!(out, "{}", i128::from(*i) << 20);
-            true
-        }
-        (Value::Int(i), Scale::Mega) => {
-            let _ = write!(out, "{}", i128::from(*i) * 1_000_000);
-            true
-        }
-        (Value::Int(i), s) => float(scaled(*i as f64, s), out),
-        (Value::Float { value, .. }, s) => float(scaled(*value, s), out),
-        (Value::Text(_) | Value::NotAvailable | Value::Error(_), _) => false,
-    }
-}
-
-fn scaled(x: f64, scale: Scale) -> f64 {
-    match scale {
-        Scale::One => x,
-        Scale::Mebi => x * 1_048_576.0,
-        Scale::Mega => x * 1e6,
-        Scale::Percent => x / 100.0,
-        Scale::Micro => x / 1e6,
-        Scale::Milli => x / 1e3,
+        Value::Int(i) => float(*i as f64, out),
+        Value::Float { value, .. } => float(*value, out),
+        Value::Text(_) | Value::NotAvailable | Value::Error(_) => false,
     }
 }
 
@@ -240,7 +194,7 @@ fn row_labels(columns: &[Column], row: &Row) -> Vec<(String, String)> {
         }
     } else if let Some(Value::Int(i)) = columns
         .iter()
-        .position(|c| c.name == "index")
+        .position(|c| c.kind == FieldKind::GpuIndex)
         .and_then(|p| row.cells.get(p))
     {
         labels.push(("gpu".to_string(), i.to_string()));
@@ -251,7 +205,7 @@ fn row_labels(columns: &[Column], row: &Row) -> Vec<(String, String)> {
         }
     }
     for (c, v) in columns.iter().zip(&row.cells) {
-        if let (true, Value::Int(i)) = (LABEL_COLUMNS.contains(&c.name), v) {
+        if let (FieldKind::RowLabel, Value::Int(i)) = (c.kind, v) {
             let k = snake_case(c.name);
             if !labels.iter().any(|(n, _)| *n == k) {
                 labels.push((k, i.to_string()));
@@ -314,7 +268,7 @@ impl Formatter for Prometheus {
             let mut l = base.clone();
             for (c, v) in columns.iter().zip(&row.cells) {
                 let Value::Text(t) = v else { continue };
-                if NOT_METRICS.contains(&c.name) {
+                if !is_metric(c) {
                     continue;
                 }
                 let k = snake_case(c.name);
@@ -334,7 +288,7 @@ impl Formatter for Prometheus {
         // One family per numeric field, queried duplicates once.
         let mut done: Vec<String> = Vec::new();
         for (i, col) in columns.iter().enumerate() {
-            if NOT_METRICS.contains(&col.name) || LABEL_COLUMNS.contains(&col.name) {
+            if !is_metric(col) {
                 continue;
             }
             let m = metric(col);
@@ -348,7 +302,7 @@ impl Formatter for Prometheus {
                 if row
                     .cells
                     .get(i)
-                    .is_some_and(|v| write_value(v, m.scale, &mut value))
+                    .is_some_and(|v| write_value(v, m.in_base, &mut value))
                 {
                     write_sample(&m.name, l, &value, &mut samples);
                 }
@@ -458,6 +412,12 @@ mod tests {
             ),
             ("some.sum", None, "nvq_some_sum_value", false),
             (
+                "some.gauge.total",
+                None,
+                "nvq_some_level_total_value",
+                false,
+            ),
+            (
                 "remapped_rows.histogram.max",
                 None,
                 "nvq_remapped_rows_availability_max",
@@ -471,7 +431,18 @@ mod tests {
             ),
         ];
         for (field, unit, name, counter) in cases.into_iter().chain(more) {
-            let m = metric(&col(field, unit));
+            // The facts the registry declares for these fields.
+            let mut c = col(field, unit);
+            if counter {
+                c.kind = FieldKind::Counter;
+            }
+            if field.starts_with("temperature.") {
+                c.quantity = Some(crate::model::Quantity::Temperature);
+            }
+            if field == "count" {
+                c.metric = Some("gpus");
+            }
+            let m = metric(&c);
             assert_eq!((m.name.as_str(), m.counter), (name, counter), "{field}");
         }
     }
@@ -484,28 +455,31 @@ mod tests {
             assert!(write_value(&value, scale, &mut s));
             s.clone()
         };
-        assert_eq!(v(Value::Bytes(21_474_836_480), Scale::Mebi), "21474836480");
-        assert_eq!(v(Value::Int(3), Scale::Mebi), "3145728");
-        assert_eq!(v(Value::Int(1980), Scale::Mega), "1980000000");
-        assert_eq!(v(Value::Int(87), Scale::Percent), "0.87");
-        assert_eq!(v(Value::Int(212_553_937), Scale::Micro), "212.553937");
-        assert_eq!(v(Value::Int(1500), Scale::Milli), "1.5");
-        assert_eq!(v(Value::watts_from_mw(412_345), Scale::One), "412.345");
-        assert_eq!(v(Value::watts_from_mw(700_000), Scale::One), "700");
+        let scale = |unit| crate::model::Unit::find(unit).map_or(1.0, |u| u.in_base);
+        let mib = scale("MiB");
+        assert_eq!(v(Value::Bytes(21_474_836_480), mib), "21474836480");
+        assert_eq!(v(Value::Int(3), mib), "3145728");
+        assert_eq!(v(Value::Int(1980), scale("MHz")), "1980000000");
+        assert_eq!(v(Value::Int(87), scale("%")), "0.87");
+        assert_eq!(v(Value::Int(7), scale("%")), "0.07");
+        assert_eq!(v(Value::Int(212_553_937), scale("us")), "212.553937");
+        assert_eq!(v(Value::Int(1500), scale("ms")), "1.5");
+        assert_eq!(v(Value::watts_from_mw(412_345), scale("W")), "412.345");
+        assert_eq!(v(Value::watts_from_mw(700_000), scale("W")), "700");
         let mut out = String::new();
-        assert!(!write_value(&Value::NotAvailable, Scale::One, &mut out));
+        assert!(!write_value(&Value::NotAvailable, 1.0, &mut out));
         assert!(!write_value(
             &Value::err(NvmlCode::GPU_IS_LOST),
-            Scale::One,
+            1.0,
             &mut out
         ));
-        assert!(!write_value(&Value::text("x"), Scale::One, &mut out));
+        assert!(!write_value(&Value::text("x"), 1.0, &mut out));
         assert!(out.is_empty());
     }
 
     #[test]
     fn exposition_with_info_metric_and_missing_values_left_out() {
-        let columns = vec![
+        let mut columns = vec![
             col("index", None),
             col("name", None),
             col("driver_version", None),
@@ -513,6 +487,8 @@ mod tests {
             col("power.draw", Some("W")),
             col("timestamp", None),
         ];
+        columns[0].kind = FieldKind::GpuIndex;
+        columns[5].kind = FieldKind::Timestamp;
         let mut a = Row::new(vec![
             Value::Int(0),
             Value::text("NVIDIA \"H100\""),
@@ -534,24 +510,29 @@ mod tests {
         assert_eq!(
             render(&columns, &[a, b]),
             concat!(
-                "# HELP nvq_gpu_info Identity of the GPU and the text fields queried, as labels; the value is always 1.\n",
+                "# HELP nvq_gpu_info Identity of the GPU and the text fields queried, as labels; the \
+                 value is always 1.\n",
                 "# TYPE nvq_gpu_info gauge\n",
-                "nvq_gpu_info{gpu=\"0\",uuid=\"GPU-a\",name=\"NVIDIA \\\"H100\\\"\",pci_bus_id=\"00000000:18:00.0\",driver_version=\"580.82.07\"} 1\n",
+                "nvq_gpu_info{gpu=\"0\",uuid=\"GPU-a\",name=\"NVIDIA \
+                 \\\"H100\\\"\",pci_bus_id=\"00000000:18:00.0\",driver_version=\"580.82.07\"} 1\n",
                 "nvq_gpu_info{gpu=\"1\",driver_version=\"580.82.07\"} 1\n",
                 "# HELP nvq_memory_used_bytes help text\n",
                 "# TYPE nvq_memory_used_bytes gauge\n",
-                "nvq_memory_used_bytes{gpu=\"0\",uuid=\"GPU-a\",name=\"NVIDIA \\\"H100\\\"\",pci_bus_id=\"00000000:18:00.0\"} 1073741824\n",
+                "nvq_memory_used_bytes{gpu=\"0\",uuid=\"GPU-a\",name=\"NVIDIA \
+                 \\\"H100\\\"\",pci_bus_id=\"00000000:18:00.0\"} 1073741824\n",
             )
         );
     }
 
     #[test]
     fn without_ident_the_index_labels_rows_and_pid_is_a_label() {
-        let columns = vec![
+        let mut columns = vec![
             col("index", None),
             col("pid", None),
             col("used_memory", Some("MiB")),
         ];
+        columns[0].kind = FieldKind::GpuIndex;
+        columns[1].kind = FieldKind::RowLabel;
         let rows = vec![
             Row::new(vec![Value::Int(0), Value::Int(42), Value::Int(5)]),
             Row::new(vec![Value::Int(0), Value::Int(43), Value::Int(6)]),

@@ -36,9 +36,9 @@ pub struct Checker<'a> {
 fn describe_ty(t: &Ty) -> String {
     match t {
         Ty::Bool(_) => "a condition".into(),
-        Ty::Field(_, k, _) => format!("a field ({})", k.describe()),
+        Ty::Field(_, k, _) => format!("a field ({})", units::describe(*k)),
         Ty::Num(_, NumTy::Free(_)) => "a number".into(),
-        Ty::Num(_, NumTy::Dim { kind, .. }) => kind.describe(),
+        Ty::Num(_, NumTy::Dim { kind, .. }) => units::describe(*kind),
         Ty::Text(_) => "a string".into(),
     }
 }
@@ -180,8 +180,8 @@ impl Checker<'_> {
                     return err(
                         format!(
                             "cannot {verb} {} and {}: the units do not match",
-                            k1.describe(),
-                            k2.describe()
+                            units::describe(k1),
+                            units::describe(k2)
                         ),
                         span,
                     );
@@ -309,7 +309,7 @@ impl Checker<'_> {
 fn describe_num(t: NumTy) -> String {
     match t {
         NumTy::Free(_) => "a number".into(),
-        NumTy::Dim { kind, .. } => kind.describe(),
+        NumTy::Dim { kind, .. } => units::describe(kind),
     }
 }
 

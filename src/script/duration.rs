@@ -10,12 +10,14 @@ pub const MAX: Duration = Duration::from_secs(30 * 86_400);
 pub fn parse_duration(flag: &str, s: &str) -> Result<Duration, NvqError> {
     let bad = || {
         NvqError::Usage(format!(
-            "{flag} needs a duration greater than 0 such as 500ms, 30s, 5m, 1h or 1h30m, not \"{s}\"."
+            "{flag} needs a duration greater than 0 such as 500ms, 30s, 5m, 1h or 1h30m, not \
+             \"{s}\"."
         ))
     };
     let bad_unit = |unit: &str| {
         NvqError::Usage(format!(
-            "{flag} \"{s}\": \"{unit}\" is not a unit nvq knows; use ms, s, m or h, as in 500ms or 1h30m."
+            "{flag} \"{s}\": \"{unit}\" is not a unit nvq knows; use ms, s, m or h, as in 500ms \
+             or 1h30m."
         ))
     };
     let t = s.trim();

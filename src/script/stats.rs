@@ -126,12 +126,7 @@ impl Stats {
 
     /// The summary table's columns: `gpu`, `statistic`, then `columns`.
     pub fn columns(columns: &[Column]) -> Vec<Column> {
-        let plain = |name, help| Column {
-            name,
-            header_name: name,
-            unit: None,
-            help,
-        };
+        let plain = |name, help| Column::plain(name, None, help);
         let mut out = vec![
             plain("gpu", "The GPU's NVML index."),
             plain("statistic", "min, max or mean over the run."),

@@ -182,13 +182,15 @@ fn errors_mark_the_position() {
     assert_eq!(
         render("memory.free >= 20GiBs"),
         format!(
-            "invalid --where expression: unknown unit \"GiBs\"\n  memory.free >= 20GiBs\n                 ^^^^^^ units: {}",
+            "invalid --where expression: unknown unit \"GiBs\"\n  memory.free >= \
+             20GiBs\n                 ^^^^^^ units: {}",
             units::unit_list()
         )
     );
     assert_eq!(
         render("memory.free >= 300W"),
-        "invalid --where expression: cannot compare a size and a power: the units do not match\n  memory.free >= 300W\n  ^^^^^^^^^^^^^^^^^^^"
+        "invalid --where expression: cannot compare a size and a power: the units do not \
+         match\n  memory.free >= 300W\n  ^^^^^^^^^^^^^^^^^^^"
     );
     assert_eq!(
         render("index > 1 &&"),
@@ -197,7 +199,8 @@ fn errors_mark_the_position() {
     // Columns count characters, not bytes.
     assert_eq!(
         render("name == \"é\" && bogus"),
-        "invalid --where expression: unknown field \"bogus\"\n  name == \"é\" && bogus\n                 ^^^^^"
+        "invalid --where expression: unknown field \"bogus\"\n  name == \"é\" && \
+         bogus\n                 ^^^^^"
     );
 }
 
@@ -314,7 +317,8 @@ proptest! {
             Ok(_) => {}
             Err(e) => {
                 prop_assert!(e.span.start <= e.span.end && e.span.end <= src.len());
-                prop_assert!(src.is_char_boundary(e.span.start) && src.is_char_boundary(e.span.end));
+                let (start, end) = (e.span.start, e.span.end);
+                prop_assert!(src.is_char_boundary(start) && src.is_char_boundary(end));
                 let _ = e.render("--where", &src);
             }
         }

@@ -48,18 +48,20 @@ static LIST: ListMode<AcctRow> = ListMode {
             field(
             FieldInfo::new(
                 "vgpu_instance",
-                "The vGPU instance the process ran in, on a vGPU host. nvq does not read vGPU accounting and prints [N/A].",
+                "The vGPU instance the process ran in, on a vGPU host. nvq does not read vGPU \
+                 accounting and prints [N/A].",
             ),
             |g, _| g.na(),
         ),
             field(
-            FieldInfo::new("pid", "Process id of the accounted process, as the driver reports it."),
+            FieldInfo::new("pid", "Process id of the accounted process, as the driver reports it.").row_label(),
             |_, r| Value::Int(i64::from(r.pid)),
         ),
             field(
             FieldInfo::new(
                 "gpu_utilization",
-                "Share of the process's lifetime during which at least one of its kernels ran on the GPU.",
+                "Share of the process's lifetime during which at least one of its kernels ran on the \
+                 GPU.",
             )
             .aliases(&["gpu_util"])
             .unit("%"),
@@ -68,7 +70,8 @@ static LIST: ListMode<AcctRow> = ListMode {
             field(
             FieldInfo::new(
                 "mem_utilization",
-                "Share of the process's lifetime during which its context read or wrote device memory.",
+                "Share of the process's lifetime during which its context read or wrote device \
+                 memory.",
             )
             .aliases(&["mem_util"])
             .unit("%"),
@@ -85,7 +88,8 @@ static LIST: ListMode<AcctRow> = ListMode {
             field(
             FieldInfo::new(
                 "time",
-                "How long the process's context was active, in milliseconds; 0 while the process still runs.",
+                "How long the process's context was active, in milliseconds; 0 while the process \
+                 still runs.",
             )
             .unit("ms"),
             |g, r| r.stat(g, |s| i64::try_from(s.time).ok().map(Value::Int)),

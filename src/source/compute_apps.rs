@@ -87,13 +87,14 @@ static LIST: ListMode<ProcRow> = ListMode {
     },
     fields: &[
         field(
-        FieldInfo::new("pid", "Process id as the driver reports it (the host's PID namespace)."),
+        FieldInfo::new("pid", "Process id as the driver reports it (the host's PID namespace).").row_label(),
         |_, r| Value::Int(i64::from(r.proc.pid)),
     ),
         field(
         FieldInfo::new(
             "process_name",
-            "Name of the process as the driver reports it, usually its executable path. [Not Found] if it exited while being listed.",
+            "Name of the process as the driver reports it, usually its executable path. [Not \
+             Found] if it exited while being listed.",
         )
         .aliases(&["name"]),
         |g, r| g.value(raw::process_name(g.gpu.session, r.proc.pid), Value::text),
@@ -101,7 +102,8 @@ static LIST: ListMode<ProcRow> = ListMode {
         field(
         FieldInfo::new(
             "used_gpu_memory",
-            "GPU memory the process's context holds. [N/A] where the driver cannot tell, e.g. on Windows in WDDM mode, where the OS manages GPU memory.",
+            "GPU memory the process's context holds. [N/A] where the driver cannot tell, e.g. on \
+             Windows in WDDM mode, where the OS manages GPU memory.",
         )
         .aliases(&["used_memory"])
         .unit("MiB"),
@@ -110,7 +112,8 @@ static LIST: ListMode<ProcRow> = ListMode {
         field(
         FieldInfo::new(
             "used_gpu_memory.percent",
-            "used_gpu_memory as a share of the GPU's total memory (memory.total), with two decimals.",
+            "used_gpu_memory as a share of the GPU's total memory (memory.total), with two \
+             decimals.",
         )
         .unit("%")
         .extension(),
@@ -133,15 +136,23 @@ static LIST: ListMode<ProcRow> = ListMode {
         field(
         FieldInfo::new(
             "local_pid",
-            "The process's PID in nvq's own PID namespace, which differs from pid when nvq runs in a container. [Not Found] if the process is not visible in that namespace (or has exited). [N/A] if nvq cannot map host PIDs: inside a container it needs the host's /proc, named by the NVQ_HOST_PROC environment variable.",
+            "The process's PID in nvq's own PID namespace, which differs from pid when nvq runs \
+             in a container. [Not Found] if the process is not visible in that namespace (or has \
+             exited). [N/A] if nvq cannot map host PIDs: inside a container it needs the host's \
+             /proc, named by the NVQ_HOST_PROC environment variable.",
         )
         .extension(),
-        |g, r| r.proc_cell(g, |host, pid, status| host.local_pid(pid, status).map(|l| Value::Int(i64::from(l)))),
+        |g, r| {
+            r.proc_cell(g, |host, pid, status| {
+                host.local_pid(pid, status).map(|l| Value::Int(i64::from(l)))
+            })
+        },
     ),
         field(
         FieldInfo::new(
             "user",
-            "Name of the user the process runs as (effective uid; the number when the uid has no name). [N/A] as for local_pid.",
+            "Name of the user the process runs as (effective uid; the number when the uid has no \
+             name). [N/A] as for local_pid.",
         )
         .extension(),
         |g, r| {
@@ -154,7 +165,8 @@ static LIST: ListMode<ProcRow> = ListMode {
         field(
         FieldInfo::new(
             "command_line",
-            "The process's full command line, arguments joined by spaces (printed unquoted, like process_name). [N/A] as for local_pid.",
+            "The process's full command line, arguments joined by spaces (printed unquoted, like \
+             process_name). [N/A] as for local_pid.",
         )
         .aliases(&["cmdline"])
         .extension(),
@@ -168,7 +180,8 @@ static LIST: ListMode<ProcRow> = ListMode {
         field(
         FieldInfo::new(
             "container_id",
-            "Full 64-hex-digit id of the container the process runs in (Docker, containerd, CRI-O, Podman), read from its cgroup. [N/A] when it is in none, or as for local_pid.",
+            "Full 64-hex-digit id of the container the process runs in (Docker, containerd, \
+             CRI-O, Podman), read from its cgroup. [N/A] when it is in none, or as for local_pid.",
         )
         .extension(),
         |g, r| {

@@ -112,14 +112,18 @@ pub const fn gpu_columns(heading: Option<Section>) -> [FieldInfo; GPU_COLUMNS] {
     [
         timestamp,
         FieldInfo::new("gpu_name", "Product name of the GPU the row belongs to."),
-        FieldInfo::new("gpu_bus_id", "PCI address of that GPU as domain:bus:device.function, in hex."),
+        FieldInfo::new(
+            "gpu_bus_id",
+            "PCI address of that GPU as domain:bus:device.function, in hex.",
+        ),
         FieldInfo::new(
             "gpu_serial",
             "Serial number printed on the GPU's board; boards with several GPUs share it.",
         ),
         FieldInfo::new(
             "gpu_uuid",
-            "Globally unique, immutable identifier of that GPU (GPU-...); in MIG mode, the parent GPU's.",
+            "Globally unique, immutable identifier of that GPU (GPU-...); in MIG mode, the \
+             parent GPU's.",
         ),
     ]
 }

@@ -218,7 +218,8 @@ mod tests {
         };
         assert_eq!(
             render_list(&[g]),
-            "GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-x)\n  MIG 3g.40gb     Device  0: (UUID: MIG-a)\n  MIG 1c.3g.71gb  Device 11: (UUID: [GPU is lost])\n"
+            "GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-x)\n  MIG 3g.40gb     Device  0: (UUID: \
+             MIG-a)\n  MIG 1c.3g.71gb  Device 11: (UUID: [GPU is lost])\n"
         );
         assert_eq!(mig_profile("NVIDIA H100 80GB HBM3 MIG 1g.10gb"), "1g.10gb");
         assert_eq!(mig_profile("weird"), "weird");

@@ -31,17 +31,23 @@ pub const MODE: ModeDef = ModeDef {
 static LIST: ListMode<ClockPair> = ListMode {
     gpu: gpu_columns(Some(Section {
         name: "Supported Clocks",
-        help: "The memory and graphics clock pairs the GPU can run at (for application clocks); one line per pair.",
+        help: "The memory and graphics clock pairs the GPU can run at (for application clocks); \
+               one line per pair.",
     })),
     fields: &[
         field(
-            FieldInfo::new("memory", "A supported memory clock.").aliases(&["mem"]).unit("MHz"),
+            FieldInfo::new("memory", "A supported memory clock.")
+                .aliases(&["mem"])
+                .unit("MHz"),
             |g, r| g.value(r.memory, |v| Value::Int(i64::from(v))),
         ),
         field(
-            FieldInfo::new("graphics", "A graphics clock supported together with that memory clock.")
-                .aliases(&["gr"])
-                .unit("MHz"),
+            FieldInfo::new(
+                "graphics",
+                "A graphics clock supported together with that memory clock.",
+            )
+            .aliases(&["gr"])
+            .unit("MHz"),
             |g, r| g.value(r.graphics, |v| Value::Int(i64::from(v))),
         ),
     ],
