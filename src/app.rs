@@ -349,12 +349,12 @@ fn run_listing(args: &Args, personality: Personality) -> Result<(), NvqError> {
     let text = if args.version {
         let versions = source::listing::versions(&session);
         match personality {
-            Personality::NvidiaSmi => source::listing::render_version(&versions),
-            Personality::Nvq => source::listing::render_nvq_version(&versions),
+            Personality::NvidiaSmi => render::listing::render_version(&versions),
+            Personality::Nvq => render::listing::render_nvq_version(&versions),
         }
     } else {
         let devices = select::select(&session, args.id.as_deref())?;
-        source::listing::render_list(&source::listing::gpus(&session, &devices))
+        render::listing::render_list(&source::listing::gpus(&session, &devices))
     };
     let mut sink = Sink::open(args.filename.as_deref())?;
     sink.write(text.as_bytes())

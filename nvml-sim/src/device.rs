@@ -21,6 +21,10 @@ const ADDRESSING_V1: u32 = struct_version::<nvmlDeviceAddressingMode_v1_t>(1);
 /// Single-value getter: `fn(device, *mut T)` reading one (series) scenario field.
 macro_rules! scalar {
     ($name:ident, $ty:ty, |$d:ident| $field:expr) => {
+        /// # Safety
+        /// An NVML client's contract: each pointer argument is null or valid for
+        /// what NVML documents for this function, and a handle is one this library
+        /// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
         #[no_mangle]
         pub unsafe extern "C" fn $name(device: nvmlDevice_t, out: *mut $ty) -> nvmlReturn_t {
             dev_fn(stringify!($name), device, |c| {
@@ -36,6 +40,10 @@ macro_rules! scalar {
 /// String getter: `fn(device, *mut c_char, length)`.
 macro_rules! string {
     ($name:ident, |$d:ident| $field:expr) => {
+        /// # Safety
+        /// An NVML client's contract: each pointer argument is null or valid for
+        /// what NVML documents for this function, and a handle is one this library
+        /// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
         #[no_mangle]
         pub unsafe extern "C" fn $name(
             device: nvmlDevice_t,
@@ -56,6 +64,10 @@ macro_rules! string {
 /// Current/pending pair getter: `fn(device, *mut T, *mut T)`.
 macro_rules! pair {
     ($name:ident, $ty:ty, |$d:ident| $field:expr) => {
+        /// # Safety
+        /// An NVML client's contract: each pointer argument is null or valid for
+        /// what NVML documents for this function, and a handle is one this library
+        /// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
         #[no_mangle]
         pub unsafe extern "C" fn $name(
             device: nvmlDevice_t,
@@ -78,6 +90,10 @@ macro_rules! pair {
 /// Utilization-with-sampling-period getter: `fn(device, *mut util, *mut period)`.
 macro_rules! util_sampled {
     ($name:ident, |$d:ident| $field:expr) => {
+        /// # Safety
+        /// An NVML client's contract: each pointer argument is null or valid for
+        /// what NVML documents for this function, and a handle is one this library
+        /// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
         #[no_mangle]
         pub unsafe extern "C" fn $name(
             device: nvmlDevice_t,
@@ -97,6 +113,10 @@ macro_rules! util_sampled {
 
 // ---- identity -------------------------------------------------------------------------------
 
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function, and a handle is one this library
+/// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetName(
     device: nvmlDevice_t,
@@ -115,6 +135,10 @@ pub unsafe extern "C" fn nvmlDeviceGetName(
     })
 }
 
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function, and a handle is one this library
+/// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetUUID(
     device: nvmlDevice_t,
@@ -138,6 +162,10 @@ string!(nvmlDeviceGetBoardPartNumber, |d| d.board_part_number);
 string!(nvmlDeviceGetVbiosVersion, |d| d.vbios_version);
 string!(nvmlDeviceGetInforomImageVersion, |d| d.inforom.image);
 
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function, and a handle is one this library
+/// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetIndex(
     device: nvmlDevice_t,
@@ -157,6 +185,10 @@ scalar!(nvmlDeviceGetBoardId, c_uint, |d| d.board_id);
 scalar!(nvmlDeviceGetModuleId, c_uint, |d| d.module_id);
 scalar!(nvmlDeviceGetMultiGpuBoard, c_uint, |d| d.multi_gpu_board);
 
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function, and a handle is one this library
+/// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetInforomVersion(
     device: nvmlDevice_t,
@@ -184,6 +216,10 @@ scalar!(nvmlDeviceGetInforomConfigurationChecksum, c_uint, |d| d
     .inforom
     .checksum);
 
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function, and a handle is one this library
+/// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceValidateInforom(device: nvmlDevice_t) -> nvmlReturn_t {
     dev_fn("nvmlDeviceValidateInforom", device, |c| {
@@ -219,6 +255,10 @@ fn pci_info(sym: &'static str, device: nvmlDevice_t, pci: *mut nvmlPciInfo_t) ->
     })
 }
 
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function, and a handle is one this library
+/// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetPciInfo_v3(
     device: nvmlDevice_t,
@@ -227,6 +267,10 @@ pub unsafe extern "C" fn nvmlDeviceGetPciInfo_v3(
     pci_info("nvmlDeviceGetPciInfo_v3", device, pci)
 }
 
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function, and a handle is one this library
+/// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetPciInfo_v2(
     device: nvmlDevice_t,
@@ -235,6 +279,10 @@ pub unsafe extern "C" fn nvmlDeviceGetPciInfo_v2(
     pci_info("nvmlDeviceGetPciInfo_v2", device, pci)
 }
 
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function, and a handle is one this library
+/// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetPciInfo(
     device: nvmlDevice_t,
@@ -243,6 +291,10 @@ pub unsafe extern "C" fn nvmlDeviceGetPciInfo(
     pci_info("nvmlDeviceGetPciInfo", device, pci)
 }
 
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function, and a handle is one this library
+/// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetPciInfoExt(
     device: nvmlDevice_t,
@@ -291,6 +343,10 @@ scalar!(nvmlDeviceGetPcieReplayCounter, c_uint, |d| d
     .pcie
     .replay_counter);
 
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function, and a handle is one this library
+/// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetPcieThroughput(
     device: nvmlDevice_t,
@@ -335,6 +391,10 @@ pair!(nvmlDeviceGetGpuOperationMode, nvmlGpuOperationMode_t, |d| d
 pair!(nvmlDeviceGetEccMode, nvmlEnableState_t, |d| d.ecc_mode);
 pair!(nvmlDeviceGetMigMode, c_uint, |d| d.mig);
 
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function, and a handle is one this library
+/// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetAddressingMode(
     device: nvmlDevice_t,
@@ -355,6 +415,10 @@ pub unsafe extern "C" fn nvmlDeviceGetAddressingMode(
     })
 }
 
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function, and a handle is one this library
+/// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetCudaComputeCapability(
     device: nvmlDevice_t,
@@ -376,6 +440,10 @@ pub unsafe extern "C" fn nvmlDeviceGetCudaComputeCapability(
 
 // ---- fans, clocks event reasons --------------------------------------------------------------
 
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function, and a handle is one this library
+/// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetFanSpeed(
     device: nvmlDevice_t,
@@ -393,6 +461,10 @@ pub unsafe extern "C" fn nvmlDeviceGetFanSpeed(
     })
 }
 
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function, and a handle is one this library
+/// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetFanSpeed_v2(
     device: nvmlDevice_t,
@@ -408,6 +480,10 @@ pub unsafe extern "C" fn nvmlDeviceGetFanSpeed_v2(
     })
 }
 
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function, and a handle is one this library
+/// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetNumFans(
     device: nvmlDevice_t,
@@ -453,6 +529,10 @@ fn memory_values(c: &Ctx) -> R<(u64, u64, u64, u64)> {
     Ok((total, reserved, used, free))
 }
 
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function, and a handle is one this library
+/// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetMemoryInfo(
     device: nvmlDevice_t,
@@ -470,6 +550,10 @@ pub unsafe extern "C" fn nvmlDeviceGetMemoryInfo(
     })
 }
 
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function, and a handle is one this library
+/// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetMemoryInfo_v2(
     device: nvmlDevice_t,
@@ -493,6 +577,10 @@ pub unsafe extern "C" fn nvmlDeviceGetMemoryInfo_v2(
     })
 }
 
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function, and a handle is one this library
+/// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetBAR1MemoryInfo(
     device: nvmlDevice_t,
@@ -513,6 +601,10 @@ pub unsafe extern "C" fn nvmlDeviceGetBAR1MemoryInfo(
     })
 }
 
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function, and a handle is one this library
+/// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetConfComputeProtectedMemoryUsage(
     device: nvmlDevice_t,
@@ -535,6 +627,10 @@ pub unsafe extern "C" fn nvmlDeviceGetConfComputeProtectedMemoryUsage(
 
 // ---- utilization ----------------------------------------------------------------------------
 
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function, and a handle is one this library
+/// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetUtilizationRates(
     device: nvmlDevice_t,
@@ -554,6 +650,10 @@ util_sampled!(nvmlDeviceGetDecoderUtilization, |d| d.utilization.decoder);
 util_sampled!(nvmlDeviceGetJpgUtilization, |d| d.utilization.jpeg);
 util_sampled!(nvmlDeviceGetOfaUtilization, |d| d.utilization.ofa);
 
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function, and a handle is one this library
+/// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetEncoderStats(
     device: nvmlDevice_t,
@@ -576,6 +676,10 @@ pub unsafe extern "C" fn nvmlDeviceGetEncoderStats(
     })
 }
 
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function, and a handle is one this library
+/// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetEncoderCapacity(
     device: nvmlDevice_t,
@@ -614,6 +718,10 @@ fn ecc_set<'a>(c: &'a Ctx, which: &str) -> &'a EccCounts {
     }
 }
 
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function, and a handle is one this library
+/// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetTotalEccErrors(
     device: nvmlDevice_t,
@@ -629,6 +737,10 @@ pub unsafe extern "C" fn nvmlDeviceGetTotalEccErrors(
     })
 }
 
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function, and a handle is one this library
+/// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetMemoryErrorCounter(
     device: nvmlDevice_t,
@@ -656,6 +768,10 @@ pub unsafe extern "C" fn nvmlDeviceGetMemoryErrorCounter(
     })
 }
 
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function, and a handle is one this library
+/// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetSramEccErrorStatus(
     device: nvmlDevice_t,
@@ -697,6 +813,10 @@ fn retired<'a>(c: &'a Ctx, cause: u32) -> R<(&'a [u64], &'a [u64])> {
     Ok((pages.as_deref().ok_or(NOT_SUPPORTED)?, ts.as_slice()))
 }
 
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function, and a handle is one this library
+/// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetRetiredPages(
     device: nvmlDevice_t,
@@ -711,6 +831,10 @@ pub unsafe extern "C" fn nvmlDeviceGetRetiredPages(
     })
 }
 
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function, and a handle is one this library
+/// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetRetiredPages_v2(
     device: nvmlDevice_t,
@@ -744,6 +868,10 @@ scalar!(
     |d| d.retired_pages.pending
 );
 
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function, and a handle is one this library
+/// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetRemappedRows(
     device: nvmlDevice_t,
@@ -786,6 +914,10 @@ pub struct NvmlRemappedRowsInfoV2 {
     pub failure: c_uint,
 }
 
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function, and a handle is one this library
+/// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetRemappedRows_v2(
     device: nvmlDevice_t,
@@ -806,6 +938,10 @@ pub unsafe extern "C" fn nvmlDeviceGetRemappedRows_v2(
     })
 }
 
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function, and a handle is one this library
+/// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetRowRemapperHistogram(
     device: nvmlDevice_t,
@@ -827,6 +963,10 @@ pub unsafe extern "C" fn nvmlDeviceGetRowRemapperHistogram(
 
 // ---- temperature, power ---------------------------------------------------------------------
 
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function, and a handle is one this library
+/// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetTemperature(
     device: nvmlDevice_t,
@@ -845,6 +985,11 @@ pub unsafe extern "C" fn nvmlDeviceGetTemperature(
 
 /// The versioned temperature query (`nvmlTemperature_v1_t`, version
 /// `sizeof | 1 << 24`); newer clients such as nvitop prefer it.
+///
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function, and a handle is one this library
+/// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetTemperatureV(
     device: nvmlDevice_t,
@@ -867,6 +1012,10 @@ pub unsafe extern "C" fn nvmlDeviceGetTemperatureV(
     })
 }
 
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function, and a handle is one this library
+/// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetTemperatureThreshold(
     device: nvmlDevice_t,
@@ -892,6 +1041,10 @@ pub unsafe extern "C" fn nvmlDeviceGetTemperatureThreshold(
     })
 }
 
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function, and a handle is one this library
+/// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetMarginTemperature(
     device: nvmlDevice_t,
@@ -927,6 +1080,10 @@ scalar!(nvmlDeviceGetTotalEnergyConsumption, c_ulonglong, |d| d
     .power
     .total_energy);
 
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function, and a handle is one this library
+/// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetPowerManagementLimitConstraints(
     device: nvmlDevice_t,
@@ -955,6 +1112,10 @@ fn clock_of(c: &Ctx, set: &Clocks, t: u32) -> R<u32> {
 
 macro_rules! clock_getter {
     ($name:ident, |$d:ident| $set:expr) => {
+        /// # Safety
+        /// An NVML client's contract: each pointer argument is null or valid for
+        /// what NVML documents for this function, and a handle is one this library
+        /// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
         #[no_mangle]
         pub unsafe extern "C" fn $name(
             device: nvmlDevice_t,
@@ -979,6 +1140,10 @@ clock_getter!(nvmlDeviceGetDefaultApplicationsClock, |d| d
 clock_getter!(nvmlDeviceGetMaxCustomerBoostClock, |d| d
     .max_customer_boost_clocks);
 
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function, and a handle is one this library
+/// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetClock(
     device: nvmlDevice_t,
@@ -1001,6 +1166,10 @@ pub unsafe extern "C" fn nvmlDeviceGetClock(
     })
 }
 
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function, and a handle is one this library
+/// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetSupportedMemoryClocks(
     device: nvmlDevice_t,
@@ -1017,6 +1186,10 @@ pub unsafe extern "C" fn nvmlDeviceGetSupportedMemoryClocks(
     })
 }
 
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function, and a handle is one this library
+/// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetSupportedGraphicsClocks(
     device: nvmlDevice_t,
@@ -1045,6 +1218,10 @@ scalar!(nvmlDeviceGetMaxMigDeviceCount, c_uint, |d| d
     .mig
     .max_devices);
 
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function, and a handle is one this library
+/// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetMigDeviceHandleByIndex(
     device: nvmlDevice_t,
@@ -1065,6 +1242,10 @@ pub unsafe extern "C" fn nvmlDeviceGetMigDeviceHandleByIndex(
     })
 }
 
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function, and a handle is one this library
+/// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceIsMigDeviceHandle(
     device: nvmlDevice_t,
@@ -1076,6 +1257,10 @@ pub unsafe extern "C" fn nvmlDeviceIsMigDeviceHandle(
     })
 }
 
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function, and a handle is one this library
+/// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetGpuInstanceId(
     device: nvmlDevice_t,
@@ -1089,6 +1274,10 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuInstanceId(
     })
 }
 
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function, and a handle is one this library
+/// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetComputeInstanceId(
     device: nvmlDevice_t,
@@ -1102,6 +1291,10 @@ pub unsafe extern "C" fn nvmlDeviceGetComputeInstanceId(
     })
 }
 
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function, and a handle is one this library
+/// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetDeviceHandleFromMigDeviceHandle(
     migDevice: nvmlDevice_t,
@@ -1123,6 +1316,10 @@ pub unsafe extern "C" fn nvmlDeviceGetDeviceHandleFromMigDeviceHandle(
 
 // ---- GSP, fabric, platform ------------------------------------------------------------------
 
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function, and a handle is one this library
+/// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetGspFirmwareMode(
     device: nvmlDevice_t,
@@ -1139,6 +1336,10 @@ pub unsafe extern "C" fn nvmlDeviceGetGspFirmwareMode(
     })
 }
 
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function, and a handle is one this library
+/// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetGspFirmwareVersion(
     device: nvmlDevice_t,
@@ -1153,6 +1354,10 @@ pub unsafe extern "C" fn nvmlDeviceGetGspFirmwareVersion(
     })
 }
 
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function, and a handle is one this library
+/// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetC2cModeInfoV(
     device: nvmlDevice_t,
@@ -1172,6 +1377,10 @@ pub struct NvmlHostnameV1 {
     pub value: [c_char; 64],
 }
 
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function, and a handle is one this library
+/// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetHostname_v1(
     device: nvmlDevice_t,
@@ -1208,6 +1417,10 @@ fn fabric<'a>(c: &Ctx<'a>) -> R<(&'a crate::scenario::Fabric, [u8; 16], u32)> {
     Ok((f, uuid, status))
 }
 
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function, and a handle is one this library
+/// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetGpuFabricInfoV(
     device: nvmlDevice_t,
@@ -1233,6 +1446,10 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuFabricInfoV(
     })
 }
 
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function, and a handle is one this library
+/// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetGpuFabricInfo(
     device: nvmlDevice_t,
@@ -1251,6 +1468,10 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuFabricInfo(
     })
 }
 
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function, and a handle is one this library
+/// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetPlatformInfo(
     device: nvmlDevice_t,
@@ -1293,6 +1514,10 @@ fn now_us() -> i64 {
         .unwrap_or(0)
 }
 
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function, and a handle is one this library
+/// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetFieldValues(
     device: nvmlDevice_t,

@@ -6,6 +6,7 @@
 //! (or a built-in two-H100 machine), the rest return `NVML_ERROR_NOT_SUPPORTED`.
 //! As an `rlib` it exposes [`scenario`] so tests can parse the same files.
 #![allow(non_snake_case)]
+#![deny(clippy::missing_safety_doc)]
 
 pub mod scenario;
 

@@ -89,6 +89,10 @@ fn procs_v1(
 
 macro_rules! proc_fns {
     ($v3:ident, $v2:ident, $v1:ident, $kind:expr) => {
+        /// # Safety
+        /// An NVML client's contract: each pointer argument is null or valid for
+        /// what NVML documents for this function, and a handle is one this library
+        /// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
         #[no_mangle]
         pub unsafe extern "C" fn $v3(
             device: nvmlDevice_t,
@@ -97,6 +101,10 @@ macro_rules! proc_fns {
         ) -> nvmlReturn_t {
             procs_v2(stringify!($v3), $kind, device, infoCount, infos)
         }
+        /// # Safety
+        /// An NVML client's contract: each pointer argument is null or valid for
+        /// what NVML documents for this function, and a handle is one this library
+        /// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
         #[no_mangle]
         pub unsafe extern "C" fn $v2(
             device: nvmlDevice_t,
@@ -105,6 +113,10 @@ macro_rules! proc_fns {
         ) -> nvmlReturn_t {
             procs_v2(stringify!($v2), $kind, device, infoCount, infos)
         }
+        /// # Safety
+        /// An NVML client's contract: each pointer argument is null or valid for
+        /// what NVML documents for this function, and a handle is one this library
+        /// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
         #[no_mangle]
         pub unsafe extern "C" fn $v1(
             device: nvmlDevice_t,
@@ -135,6 +147,10 @@ proc_fns!(
     Kind::Mps
 );
 
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function, and a handle is one this library
+/// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetAccountingPids(
     device: nvmlDevice_t,
@@ -150,6 +166,10 @@ pub unsafe extern "C" fn nvmlDeviceGetAccountingPids(
     })
 }
 
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function, and a handle is one this library
+/// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetAccountingStats(
     device: nvmlDevice_t,

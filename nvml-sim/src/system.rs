@@ -4,21 +4,37 @@ use crate::state::*;
 use nvml_wrapper_sys::bindings::*;
 use std::os::raw::{c_char, c_int, c_uint};
 
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function, and a handle is one this library
+/// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
 #[no_mangle]
 pub unsafe extern "C" fn nvmlInit_v2() -> nvmlReturn_t {
     init()
 }
 
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function, and a handle is one this library
+/// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
 #[no_mangle]
 pub unsafe extern "C" fn nvmlInit() -> nvmlReturn_t {
     init()
 }
 
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function, and a handle is one this library
+/// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
 #[no_mangle]
 pub unsafe extern "C" fn nvmlInitWithFlags(_flags: c_uint) -> nvmlReturn_t {
     init()
 }
 
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function, and a handle is one this library
+/// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
 #[no_mangle]
 pub unsafe extern "C" fn nvmlShutdown() -> nvmlReturn_t {
     shutdown()
@@ -61,11 +77,19 @@ fn error_string(code: nvmlReturn_t) -> &'static std::ffi::CStr {
     }
 }
 
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function, and a handle is one this library
+/// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
 #[no_mangle]
 pub unsafe extern "C" fn nvmlErrorString(result: nvmlReturn_t) -> *const c_char {
     std::panic::catch_unwind(|| error_string(result).as_ptr()).unwrap_or(c"Unknown Error".as_ptr())
 }
 
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function, and a handle is one this library
+/// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
 #[no_mangle]
 pub unsafe extern "C" fn nvmlSystemGetDriverVersion(
     version: *mut c_char,
@@ -83,6 +107,10 @@ pub unsafe extern "C" fn nvmlSystemGetDriverVersion(
     })
 }
 
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function, and a handle is one this library
+/// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
 #[no_mangle]
 pub unsafe extern "C" fn nvmlSystemGetNVMLVersion(
     version: *mut c_char,
@@ -128,6 +156,10 @@ fn cuda_version(sym: &'static str, out: *mut c_int) -> nvmlReturn_t {
     })
 }
 
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function, and a handle is one this library
+/// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
 #[no_mangle]
 pub unsafe extern "C" fn nvmlSystemGetCudaDriverVersion(
     cudaDriverVersion: *mut c_int,
@@ -135,6 +167,10 @@ pub unsafe extern "C" fn nvmlSystemGetCudaDriverVersion(
     cuda_version("nvmlSystemGetCudaDriverVersion", cudaDriverVersion)
 }
 
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function, and a handle is one this library
+/// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
 #[no_mangle]
 pub unsafe extern "C" fn nvmlSystemGetCudaDriverVersion_v2(
     cudaDriverVersion: *mut c_int,
@@ -142,6 +178,10 @@ pub unsafe extern "C" fn nvmlSystemGetCudaDriverVersion_v2(
     cuda_version("nvmlSystemGetCudaDriverVersion_v2", cudaDriverVersion)
 }
 
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function, and a handle is one this library
+/// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
 #[no_mangle]
 pub unsafe extern "C" fn nvmlSystemGetProcessName(
     pid: c_uint,
@@ -176,11 +216,19 @@ fn count(sym: &'static str, out: *mut c_uint) -> nvmlReturn_t {
     })
 }
 
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function, and a handle is one this library
+/// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetCount_v2(deviceCount: *mut c_uint) -> nvmlReturn_t {
     count("nvmlDeviceGetCount_v2", deviceCount)
 }
 
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function, and a handle is one this library
+/// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetCount(deviceCount: *mut c_uint) -> nvmlReturn_t {
     count("nvmlDeviceGetCount", deviceCount)
@@ -198,6 +246,10 @@ fn by_index(sym: &'static str, index: c_uint, out: *mut nvmlDevice_t) -> nvmlRet
     })
 }
 
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function, and a handle is one this library
+/// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetHandleByIndex_v2(
     index: c_uint,
@@ -206,6 +258,10 @@ pub unsafe extern "C" fn nvmlDeviceGetHandleByIndex_v2(
     by_index("nvmlDeviceGetHandleByIndex_v2", index, device)
 }
 
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function, and a handle is one this library
+/// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetHandleByIndex(
     index: c_uint,
@@ -239,6 +295,10 @@ fn find_handle(
     })
 }
 
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function, and a handle is one this library
+/// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetHandleByUUID(
     uuid: *const c_char,
@@ -249,6 +309,10 @@ pub unsafe extern "C" fn nvmlDeviceGetHandleByUUID(
     })
 }
 
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function, and a handle is one this library
+/// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetHandleBySerial(
     serial: *const c_char,
@@ -280,6 +344,10 @@ fn pci_match(d: &crate::scenario::Device, k: &str) -> bool {
     want == have
 }
 
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function, and a handle is one this library
+/// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetHandleByPciBusId_v2(
     pciBusId: *const c_char,
@@ -293,6 +361,10 @@ pub unsafe extern "C" fn nvmlDeviceGetHandleByPciBusId_v2(
     )
 }
 
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function, and a handle is one this library
+/// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetHandleByPciBusId(
     pciBusId: *const c_char,

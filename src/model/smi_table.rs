@@ -30,10 +30,7 @@ impl SmiTable {
     pub fn driver_major(&self) -> u32 {
         self.driver_version
             .as_deref()
-            .ok()
-            .and_then(|v| v.split('.').next())
-            .and_then(|m| m.parse().ok())
-            .unwrap_or(0)
+            .map_or(0, super::listing::driver_major)
     }
 
     /// Does any selected GPU have MIG mode on? Then the table has a MIG section.

@@ -117,10 +117,7 @@ impl Session {
     /// The driver's major version (590 for "590.48.01"), 0 when unknown.
     pub fn driver_major(&self) -> u32 {
         self.driver_version()
-            .ok()
-            .and_then(|v| v.split('.').next())
-            .and_then(|m| m.parse().ok())
-            .unwrap_or(0)
+            .map_or(0, crate::model::listing::driver_major)
     }
 
     pub fn device_count(&self) -> Result<u32, NvmlCode> {
@@ -175,23 +172,7 @@ fn init_error(e: NvmlError, path: Option<&Path>) -> NvqError {
 }
 
 fn nvml_version_without_init(path: Option<&Path>) -> Option<String> {
-    raw::nvml_version_without_init(path).map(|v| display_nvml_version(&v))
-}
-
-/// nvidia-smi's short form of the NVML version (`--version` and the
-/// driver/library mismatch message): the driver's major.minor. NVML reports
-/// its version with the CUDA major in front on most drivers
-/// (`12.550.54.15`, `13.580.82.07`), and nvidia-smi prints `550.54` and
-/// `580.82`; a version without that prefix (`590.48.01`) prints `590.48`.
-pub fn display_nvml_version(v: &str) -> String {
-    let parts: Vec<&str> = v.split('.').collect();
-    let skip = usize::from(parts.len() >= 3 && parts[0].len() <= 2);
-    parts[skip..]
-        .iter()
-        .take(2)
-        .copied()
-        .collect::<Vec<_>>()
-        .join(".")
+    raw::nvml_version_without_init(path).map(|v| crate::model::listing::short_nvml_version(&v))
 }
 
 pub mod select;
