@@ -66,8 +66,9 @@ fn by_name(name: &str) -> Option<&'static FieldInfo> {
 }
 
 #[test]
-fn registry_has_every_field_of_driver_610_plus_reset_status() {
-    assert_eq!(FIELDS.len(), 243);
+fn registry_has_the_fields_the_reference_table_lacks() {
+    // The TSV (checked both ways below) is driver 610's list; these come from
+    // other drivers' help.
     for n in [
         "timestamp",
         "kmd_version",
@@ -82,7 +83,6 @@ fn registry_has_every_field_of_driver_610_plus_reset_status() {
 #[test]
 fn every_tsv_row_is_declared_with_its_exact_header_and_aliases() {
     let Some(rows) = tsv_rows() else { return };
-    assert_eq!(rows.len(), 243, "the reference table changed");
     let mut names = HashSet::new();
     for (name, aliases, header) in &rows {
         names.insert(name.clone());
