@@ -151,7 +151,11 @@ fn run_summary(args: &Args, personality: Personality) -> Result<(), NvqError> {
 }
 
 fn run_query(args: &Args, plan: &QueryPlan) -> Result<(), NvqError> {
-    let mode = SinkMode::for_format(plan.format.kind.name());
+    let mode = if plan.format.kind.replaces_file() {
+        SinkMode::ReplaceEachSample
+    } else {
+        SinkMode::Append
+    };
     // A file replaced per sample is checked (and a device, FIFO or socket
     // refused) before NVML is touched; nothing is written to it yet.
     let replaced = match mode {

@@ -432,7 +432,7 @@ fn a_replaced_file_is_never_seen_half_written() {
     use std::sync::Arc;
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("nvq.prom");
-    let mut sink = Sink::open_with(Some(&path), SinkMode::for_format("prometheus")).unwrap();
+    let mut sink = Sink::open_with(Some(&path), SinkMode::ReplaceEachSample).unwrap();
     assert!(sink.replaces_each_sample());
     let body = |k: usize| {
         let n = 1 + (k * 53) % 700;

@@ -42,17 +42,7 @@ pub enum SinkMode {
     ReplaceEachSample,
 }
 
-impl SinkMode {
-    /// The mode a `-f` file gets for an output format, by the format's
-    /// `--format` name: Prometheus text is scraped from a file, so it is
-    /// replaced whole; everything else is a log and is appended to.
-    pub fn for_format(name: &str) -> Self {
-        match name {
-            "prometheus" => SinkMode::ReplaceEachSample,
-            _ => SinkMode::Append,
-        }
-    }
-}
+impl SinkMode {}
 
 /// The destination of query output.
 pub struct Sink {

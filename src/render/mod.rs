@@ -79,6 +79,14 @@ impl FormatKind {
         (FormatKind::Prometheus, "prometheus"),
     ];
 
+    /// Is a `-f` file of this format replaced whole each sample rather than
+    /// appended to? Prometheus text is scraped from a file (node_exporter's
+    /// textfile collector), so a reader must only ever see a whole
+    /// exposition; every other format is a log.
+    pub fn replaces_file(self) -> bool {
+        self == FormatKind::Prometheus
+    }
+
     /// Do `noheader` and `nounits` mean anything for this format?
     pub fn takes_csv_options(self) -> bool {
         matches!(self, FormatKind::Csv | FormatKind::Table)
