@@ -1,12 +1,16 @@
 //! nvq: a fast, scriptable, nvidia-smi-compatible GPU query tool.
 //!
 //! The binary (`src/main.rs`) only parses arguments, calls [`app::run`] and
-//! maps errors to exit codes. Everything else lives here:
-//! - [`cli`]: argument parsing;
-//! - [`fields`]: the field registry (one declaration per field) and getters;
-//! - [`nvml`]: loading NVML, error codes, device selection;
-//! - [`format`]: pure formatters (rows in, bytes out);
-//! - [`output`]: writing to stdout or a file.
+//! maps errors to exit codes. Everything else lives here, in layers (see
+//! `ARCHITECTURE.md`):
+//! - [`model`]: the leaf: cells, rows, columns, field facts, units, codes;
+//! - [`nvml`]: loading NVML, device selection, the raw NVML layer;
+//! - [`source`]: NVML in, model out: the query-mode table and its fields;
+//! - [`render`]: model in, bytes out, no I/O;
+//! - [`schedule`]: loops, signals, the per-sample deadline;
+//! - [`output`]: writing to stdout or a file;
+//! - [`script`]: `--where`, `--assert`, `--until`, `--summary`;
+//! - [`cli`], [`app`]: arguments, and the glue that runs a request.
 
 pub mod app;
 pub mod cli;
