@@ -1,5 +1,5 @@
 //! Shell completions and the man page, generated from the clap definition
-//! ([`Args`]), the field registry ([`QueryMode::fields`]) and the exit codes
+//! ([`super::command`]), the field registry ([`QueryMode::fields`]) and the exit codes
 //! ([`ExitCode::ALL`]).
 //!
 //! The files are committed under `completions/` and `man/`;

@@ -77,7 +77,7 @@ pub struct GpuIdent {
 pub struct Row {
     pub cells: Vec<Value>,
     /// The GPU the row belongs to, when the format needs it
-    /// ([`Formatter::needs_gpu_ident`]).
+    /// (`render::Formatter::needs_gpu_ident`).
     pub gpu: Option<std::sync::Arc<GpuIdent>>,
     /// When the row was sampled, as the `timestamp` field prints it
     /// (`YYYY/MM/DD HH:MM:SS.mmm`, local time), when the collector knows it.

@@ -2,7 +2,7 @@
 //!
 //! nvq reads every value through `nvml-wrapper`, which `dlopen`s the library at
 //! run time. Functions the wrapper lacks are called through its raw symbol
-//! table ([`Session::lib`]); a symbol missing from an older driver becomes
+//! table, in one place ([`raw`]); a symbol missing from an older driver becomes
 //! [`NvmlCode::FUNCTION_NOT_FOUND`], never a panic.
 
 mod code;
