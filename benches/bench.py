@@ -271,7 +271,35 @@ def report():
         f.write(text)
 
 
+def loop_vs_floor(runs=3):
+    """nvq at 10 Hz (8 GPUs, 20 fields, 100 samples) against the floor of a
+    process that only wakes at 10 Hz, interleaved in one run: on-CPU time
+    per sample (schedstat, as loop_cost). Returns (nvq_ms, floor_ms) medians."""
+    env = env_for(scenario(8, 2))
+    fields = all_gpu_fields()
+    twenty = [f for f in fields if f.startswith(("memory.", "utilization.", "temperature.", "power.",
+                                                 "clocks.current", "fan.", "pstate", "index", "name", "uuid"))][:20]
+    q = "--query-gpu=" + ",".join(twenty)
+    n = 100
+    nvq, floor = [], []
+    for _ in range(runs):
+        _, cpu, _ = on_cpu_run([NVQ, q, "--format=csv,noheader", "-lms", "100", "--count", str(n)], env)
+        nvq.append(cpu / n * 1000)
+        _, idle, _ = on_cpu_run([sys.executable, "-c", f"import time\nfor _ in range({n}): time.sleep(0.1)"], env)
+        _, start, _ = on_cpu_run([sys.executable, "-c", "pass"], env)
+        floor.append(max(0.0, idle - start) / n * 1000)
+    return statistics.median(nvq), statistics.median(floor), nvq, floor
+
+
 def main():
+    if sys.argv[1:] == ["loop-floor"]:
+        m, f, nvq, floor = loop_vs_floor()
+        print(f"nvq -lms 100, 8 GPUs x 20 fields: {m:.3f} ms on-CPU per sample (runs: "
+              + ", ".join(f"{x:.3f}" for x in nvq) + ")")
+        print(f"bare wake-up at 10 Hz: {f:.3f} ms on-CPU per wake-up (runs: "
+              + ", ".join(f"{x:.3f}" for x in floor) + ")")
+        print(f"ratio: {m / f:.2f}x" if f else "ratio: n/a")
+        return
     oneshot()
     loop_cost()
     loop_instructions()

@@ -116,23 +116,44 @@ pub fn run_as(args: &Args, personality: Personality) -> Result<(), NvqError> {
 }
 
 /// No query option: print nvidia-smi's summary table (again every `-l`
-/// interval).
+/// interval). In a loop every part of the table is read under the sample's
+/// deadline, as the query modes' rows are; a GPU that misses it shows
+/// `N/A` in its box and no processes (see `source::smi_table::Part`).
 fn run_summary(args: &Args, personality: Personality) -> Result<(), NvqError> {
     let interval = loop_interval(args)?;
     let count = loop_count(args, interval)?;
-    let session = Session::open(&args.lib_source())?;
+    let session = Arc::new(Session::open(&args.lib_source())?);
     let devices = select::select(&session, args.id.as_deref())?;
     let mut sink = Sink::open(args.filename.as_deref())?;
     let colour = personality == Personality::Nvq
         && crate::output::terminal::stdout_colour(args.filename.is_some());
+    let parts = source::smi_table::Part::count(devices.len());
+    let workers = interval.and_then(|_| {
+        let jobs = (0..parts)
+            .map(|i| {
+                let (session, devices) = (Arc::clone(&session), devices.clone());
+                move || source::smi_table::Part::read(&session, &devices, i)
+            })
+            .collect();
+        per_gpu(jobs)
+    });
     struct Tables<'a> {
         session: &'a Session,
         devices: &'a [u32],
+        workers: Option<deadline::PerGpu<source::smi_table::Part>>,
         colour: bool,
     }
     impl looping::Samples for Tables<'_> {
-        fn sample(&mut self, buf: &mut Vec<u8>) -> Result<Flow, NvqError> {
-            let summary = source::smi_table::collect(self.session, self.devices);
+        fn sample(&mut self, tick: &looping::Tick, buf: &mut Vec<u8>) -> Result<Flow, NvqError> {
+            let summary = match self.workers.as_mut() {
+                Some(w) => {
+                    let devices = self.devices;
+                    let parts =
+                        w.sample(tick.deadline, |i| source::smi_table::Part::late(devices, i));
+                    source::smi_table::assemble(self.session, parts)
+                }
+                None => source::smi_table::collect(self.session, self.devices),
+            };
             render::smi_table::render(&summary, self.colour, buf);
             Ok(Flow::Continue)
         }
@@ -145,6 +166,7 @@ fn run_summary(args: &Args, personality: Personality) -> Result<(), NvqError> {
     let mut tables = Tables {
         session: &session,
         devices: &devices,
+        workers,
         colour,
     };
     looping::drive(schedule, &mut sink, &mut tables).map(|_| ())
@@ -185,30 +207,27 @@ fn run_query(args: &Args, plan: &QueryPlan) -> Result<(), NvqError> {
         count: plan.count,
         deadline: plan.script.timeout,
     };
-    // GPU handles are looked up once; every sample of a loop reuses them.
-    let targets = source::targets(&session, &devices);
     let mut script = plan.script.clone();
-    // In a loop each GPU is read on its own thread under a deadline
-    // (see `crate::schedule::deadline`); one-shot queries read the GPUs in turn.
-    let mut workers = schedule.interval.and_then(|iv| {
-        start_workers(
-            &session,
-            &devices,
-            plan.mode,
-            script.read(),
-            count,
-            ident,
-            iv,
-        )
-    });
+    // In a loop each GPU is read off the main thread under the sample's
+    // deadline, handle lookup included (see `crate::schedule::deadline`);
+    // a one-shot query reads the GPUs in turn, handles looked up once here.
+    let mut workers = schedule
+        .interval
+        .and_then(|_| start_workers(&session, &devices, plan.mode, script.read(), count, ident));
+    let mut targets: Option<Vec<source::Target>> = None;
     let late = LateRows::new(plan.mode, script.read(), count);
     let mut last: Vec<Option<Arc<GpuIdent>>> = vec![None; devices.len()];
     let mut failed = None;
-    let end = looping::run_with(schedule, &columns, fmt.as_mut(), &mut sink, || {
+    let end = looping::run_with(schedule, &columns, fmt.as_mut(), &mut sink, |tick| {
         let read = script.read();
         let rows = match workers.as_mut() {
             Some(w) => {
-                let per_gpu = w.sample(|i| late.rows(devices[i], last[i].clone()));
+                let mut when = None;
+                let per_gpu = w.sample(tick.deadline, |i| {
+                    let when =
+                        when.get_or_insert_with(|| source::time::format_timestamp(tick.due_wall()));
+                    late.rows(devices[i], when, last[i].clone())
+                });
                 let mut rows = Vec::with_capacity(per_gpu.len());
                 for (i, gpu_rows) in per_gpu.into_iter().enumerate() {
                     if let Some(g) = gpu_rows.iter().find_map(|r| r.gpu.clone()) {
@@ -220,7 +239,7 @@ fn run_query(args: &Args, plan: &QueryPlan) -> Result<(), NvqError> {
             }
             None => plan.mode.collect(
                 &session,
-                &targets,
+                targets.get_or_insert_with(|| source::targets(&session, &devices)),
                 &Request {
                     fields: read,
                     count,
@@ -273,9 +292,9 @@ fn run_query(args: &Args, plan: &QueryPlan) -> Result<(), NvqError> {
     }
 }
 
-/// In a loop, each GPU is read on its own worker thread under a deadline
-/// (see [`crate::schedule::deadline`]). `None` if the threads cannot be started; the
-/// loop then reads the GPUs in turn, without a deadline.
+/// In a loop, the GPUs are read on worker threads under each sample's
+/// deadline (see [`crate::schedule::deadline`]). `None` if no thread can be
+/// started; the loop then reads the GPUs in turn, without a deadline.
 fn start_workers(
     session: &Arc<Session>,
     devices: &[u32],
@@ -283,28 +302,38 @@ fn start_workers(
     fields: &[usize],
     count: u32,
     ident: bool,
-    interval: Duration,
 ) -> Option<deadline::PerGpu<Vec<Row>>> {
-    let session = Arc::clone(session);
-    let devices = devices.to_vec();
-    let fields = fields.to_vec();
-    let n = devices.len();
-    deadline::PerGpu::start(n, deadline::limit_for(interval), move |i| {
-        let session = Arc::clone(&session);
-        let gpu = [devices.get(i).copied().unwrap_or(0)];
-        let fields = fields.clone();
-        // Looked up once, on the worker's thread, and reused every sample.
-        let targets = source::targets(&session, &gpu);
-        move || {
-            let req = Request {
-                fields: &fields,
-                count,
-                ident,
-            };
-            mode.collect(&session, &targets, &req)
-        }
-    })
-    .ok()
+    let jobs = devices
+        .iter()
+        .map(|&gpu| {
+            let session = Arc::clone(session);
+            let fields = fields.to_vec();
+            // The handle is looked up on a worker thread, under the
+            // deadline, on the first read, and reused by the next ones.
+            let mut targets = None;
+            move || {
+                let req = Request {
+                    fields: &fields,
+                    count,
+                    ident,
+                };
+                let targets = targets.get_or_insert_with(|| source::targets(&session, &[gpu]));
+                mode.collect(&session, targets, &req)
+            }
+        })
+        .collect();
+    per_gpu(jobs)
+}
+
+/// The one way a loop reads its GPUs: `jobs[i]` reads part `i` of a sample
+/// (a GPU, or a part that needs no GPU); each sample runs them all on
+/// worker threads under its deadline. `None` if no thread can be started.
+fn per_gpu<T, J>(jobs: Vec<J>) -> Option<deadline::PerGpu<T>>
+where
+    T: Send + 'static,
+    J: FnMut() -> T + Send + 'static,
+{
+    deadline::PerGpu::start(jobs).ok()
 }
 
 /// The row printed for a GPU that missed a sample's deadline: `[Timeout]`
@@ -326,8 +355,9 @@ impl LateRows {
         LateRows { kinds, count }
     }
 
-    fn rows(&self, gpu: u32, ident: Option<Arc<GpuIdent>>) -> Vec<Row> {
-        let timestamp = source::time::timestamp_now();
+    /// `when`: the sample's tick, the time the GPU was asked.
+    fn rows(&self, gpu: u32, when: &str, ident: Option<Arc<GpuIdent>>) -> Vec<Row> {
+        let timestamp = when.to_string();
         let cells = self
             .kinds
             .iter()

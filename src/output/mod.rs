@@ -17,6 +17,7 @@ use std::io::{self, Write};
 use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
 /// Set by [`set_stdout_closed`]: nvq started with its stdout closed.
 static STDOUT_CLOSED: AtomicBool = AtomicBool::new(false);
@@ -44,9 +45,25 @@ pub enum SinkMode {
 
 impl SinkMode {}
 
+/// How a loop's writes to stdout wait for a reader that is not reading
+/// (a full pipe): they also wake when `wake` becomes readable, and once
+/// `stopping` says a stop was asked they wait at most `patience` without
+/// progress; then the rest of the output is dropped (the reader has
+/// stopped reading, and nvq must still end).
+#[derive(Debug, Clone, Copy)]
+pub struct Watch {
+    /// A descriptor that becomes readable when a stop is asked.
+    pub wake: Option<std::os::raw::c_int>,
+    pub stopping: fn() -> bool,
+    pub patience: Duration,
+}
+
 /// The destination of query output.
 pub struct Sink {
     target: Target,
+    watch: Option<Watch>,
+    /// A write gave up on the reader: the rest of the output is dropped.
+    abandoned: bool,
 }
 
 enum Target {
@@ -65,6 +82,8 @@ impl Sink {
     pub fn stdout() -> Self {
         Sink {
             target: Target::Stdout(io::stdout()),
+            watch: None,
+            abandoned: false,
         }
     }
 
@@ -81,6 +100,8 @@ impl Sink {
                 file,
                 whole: regular.then_some(0),
             },
+            watch: None,
+            abandoned: false,
         })
     }
 
@@ -89,6 +110,8 @@ impl Sink {
     pub fn atomic_replace(path: &Path) -> Result<Self, NvqError> {
         Ok(Sink {
             target: Target::Replace(AtomicFile::new(path)?),
+            watch: None,
+            abandoned: false,
         })
     }
 
@@ -121,9 +144,21 @@ impl Sink {
         }
     }
 
+    /// Make stdout writes wait as [`Watch`] says (`None`: plain blocking
+    /// writes).
+    pub fn set_watch(&mut self, watch: Option<Watch>) {
+        self.watch = watch;
+    }
+
+    /// Did a write give up on a reader that stopped reading after a stop
+    /// was asked? Later writes are then dropped.
+    pub fn abandoned(&self) -> bool {
+        self.abandoned
+    }
+
     /// Write whole lines and flush them.
     pub fn write(&mut self, bytes: &[u8]) -> Result<(), NvqError> {
-        if bytes.is_empty() {
+        if bytes.is_empty() || self.abandoned {
             return Ok(());
         }
         let (res, path) = match &mut self.target {
@@ -131,6 +166,21 @@ impl Sink {
                 Err(io::Error::from_raw_os_error(libc::EBADF)),
                 PathBuf::from("stdout"),
             ),
+            Target::Stdout(s) if self.watch.is_some() => {
+                let watch = self.watch.unwrap_or(Watch {
+                    wake: None,
+                    stopping: || false,
+                    patience: Duration::MAX,
+                });
+                let res = s
+                    .lock()
+                    .flush()
+                    .and_then(|()| write_watched(s.as_raw_fd(), bytes, &watch));
+                if let Ok(false) = res {
+                    self.abandoned = true;
+                }
+                (res.map(|_| ()), PathBuf::from("stdout"))
+            }
             Target::Stdout(s) => {
                 let mut lock = s.lock();
                 (
@@ -155,6 +205,67 @@ impl Sink {
         };
         res.map_err(|source| NvqError::Output { path, source })
     }
+}
+
+/// The most bytes written at once while watching: a pipe that polls
+/// writable has room for this many without blocking.
+const CHUNK: usize = 4096;
+
+/// Write `bytes` to `fd` (blocking or not) as [`Watch`] says. `Ok(false)`:
+/// gave up on a reader that made no room for `patience` after a stop.
+fn write_watched(fd: std::os::raw::c_int, bytes: &[u8], watch: &Watch) -> io::Result<bool> {
+    let mut done = 0;
+    let mut progress = Instant::now();
+    while done < bytes.len() {
+        let stopping = (watch.stopping)();
+        let timeout_ms = if stopping {
+            let left = watch.patience.saturating_sub(progress.elapsed());
+            if left.is_zero() {
+                return Ok(false);
+            }
+            left.as_millis().clamp(1, i32::MAX as u128) as std::os::raw::c_int
+        } else {
+            -1
+        };
+        let mut fds = [
+            libc::pollfd {
+                fd,
+                events: libc::POLLOUT,
+                revents: 0,
+            },
+            libc::pollfd {
+                fd: watch.wake.filter(|_| !stopping).unwrap_or(-1),
+                events: libc::POLLIN,
+                revents: 0,
+            },
+        ];
+        // SAFETY: two valid pollfds (a negative fd is ignored by poll).
+        let r = unsafe { libc::poll(fds.as_mut_ptr(), 2, timeout_ms) };
+        if r < 0 {
+            let e = io::Error::last_os_error();
+            if e.kind() == io::ErrorKind::Interrupted {
+                continue;
+            }
+            return Err(e);
+        }
+        if fds[0].revents == 0 {
+            // Woken by a stop or by the timeout: the top of the loop decides.
+            continue;
+        }
+        let chunk = &bytes[done..bytes.len().min(done + CHUNK)];
+        // SAFETY: writing from a live slice of `chunk.len()` bytes.
+        let w = unsafe { libc::write(fd, chunk.as_ptr().cast(), chunk.len()) };
+        if w < 0 {
+            let e = io::Error::last_os_error();
+            match e.kind() {
+                io::ErrorKind::Interrupted | io::ErrorKind::WouldBlock => continue,
+                _ => return Err(e),
+            }
+        }
+        done += w as usize;
+        progress = Instant::now();
+    }
+    Ok(true)
 }
 
 /// Is this error a closed pipe on the reading side (`| head`)? Such an end is

@@ -1,90 +1,120 @@
-//! A deadline for every sample of a loop, so that one slow or hung GPU does
-//! not stall the others.
+//! One deadline per sample of a loop, for every NVML call of every GPU, so
+//! that hung or slow GPUs never stall the loop or the healthy GPUs.
 //!
-//! In a loop (`-l`/`-lms`), the GPUs are read off the main thread by a
-//! *lane*: a worker thread that reads its GPUs in turn. While every GPU
-//! answers, one lane reads them all, so a sample costs one hand-off between
-//! threads, not one per GPU. A sample waits at most [`limit_for`] the
-//! interval (the interval itself, but never less than one second). When a
-//! lane misses that deadline it is stuck on the GPU it is reading: that GPU
-//! is printed as a late row (`[Timeout]` cells, see `app.rs`), the lane is
-//! left to finish its call, and the lane's other GPUs move to a new lane,
-//! which reads the ones still missing at once (the sample waits for them up
-//! to another limit). Until the stuck call returns, that GPU is not asked
-//! again and its rows stay `[Timeout]`; its late answer is dropped (it
-//! belongs to a sample already printed); afterwards its lane serves it
-//! again. A one-shot query has no deadline: it waits for the driver, as
-//! nvidia-smi does.
+//! A loop hands [`PerGpu`] one job per part of a sample ("read GPU `i`", or
+//! a part that needs no GPU), and for each sample a deadline and a `late`
+//! value. The jobs run off the main thread on *lanes*: worker threads that
+//! each run their jobs in turn. A job keeps what it looked up (a GPU
+//! handle) when it moves from one lane to another.
+//!
+//! - While every job answers in time, one lane runs them all, so a sample
+//!   costs one hand-off between threads, not one per GPU.
+//! - Halfway to the deadline, a lane that has not finished is split: it
+//!   keeps the job it is in, and every job it has not started gets a lane
+//!   of its own and starts at once. So however many GPUs hang in the same
+//!   sample, the healthy ones behind them are read before the deadline.
+//! - At the deadline the sample is over: a job that has not answered gets
+//!   `late(i)`. Its lane keeps only that job and is not asked again until
+//!   the call returns; the answer, which belongs to a sample already
+//!   printed, is dropped. So never more than one call per job is in flight.
+//! - After a sample, the lanes that answered in time are merged back into
+//!   one (the others end), so the hand-offs go back to one per sample.
+//!
+//! Threads: every lane holds at least one job, so `n` jobs use at most `n`
+//! lane threads: one while all answer, and one more per job that is stuck
+//! in a call (or too slow for the deadline).
+//!
+//! A one-shot query has no deadline: it waits for the driver, as nvidia-smi
+//! does, and does not use this module.
 
-use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::collections::VecDeque;
 use std::sync::mpsc::{self, Sender};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
-/// The shortest deadline: NVML calls on a healthy GPU take microseconds to
-/// milliseconds, but a GPU waking up without persistence mode can take a
-/// good part of a second.
-pub const MIN_LIMIT: Duration = Duration::from_secs(1);
+/// The shortest deadline. Each sample waits at most [`limit_for`] its
+/// interval; a loop faster than this gives its samples this long (and
+/// skips the ticks a hung GPU makes it miss).
+pub const MIN_LIMIT: Duration = Duration::from_millis(50);
 
-/// How long a sample of a loop with this interval waits for a GPU.
+/// How long after its tick a sample of a loop with this interval waits for
+/// its GPUs: nine tenths of the interval (the last tenth is for formatting
+/// and writing, so that the next sample starts on its tick), at least
+/// [`MIN_LIMIT`].
 pub fn limit_for(interval: Duration) -> Duration {
-    interval.max(MIN_LIMIT)
+    (interval * 9 / 10).max(MIN_LIMIT)
 }
 
-/// Builds, on a lane's thread, the job that reads one GPU.
-type Make<T> = dyn Fn(usize) -> Box<dyn FnMut() -> T> + Send + Sync;
+/// The job that reads one part. Only one lane runs it at a time (the
+/// lock is never contended; it makes the job movable between lanes).
+type Job<T> = Mutex<Box<dyn FnMut() -> T + Send>>;
 
-/// What the lanes hand back. Answers are put here as each GPU is read
-/// (so the GPUs read before a hang are not lost), but the main thread is
-/// woken only when a lane ends its job: one wake-up per sample, not one
+fn lock<M>(m: &Mutex<M>) -> MutexGuard<'_, M> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// What the lanes hand back. Answers are put here as each job ends (so the
+/// jobs read before a hang are not lost), but the main thread is woken
+/// only when a lane has run out of work: one wake-up per sample, not one
 /// per GPU.
 struct Mailbox<T> {
-    /// (lane, sample number, GPU, value).
-    answers: Vec<(usize, u64, usize, T)>,
-    /// (lane, sample number) of jobs that ended, read through or cut short.
-    ended: Vec<(usize, u64)>,
+    /// (lane, sample number, job, value).
+    answers: Vec<(u64, u64, usize, T)>,
+    /// (lane, sample number) of the work a lane has run out of.
+    ended: Vec<(u64, u64)>,
 }
 
 type Hub<T> = Arc<(Mutex<Mailbox<T>>, Condvar)>;
 
-fn lock<T>(hub: &Hub<T>) -> MutexGuard<'_, Mailbox<T>> {
-    hub.0.lock().unwrap_or_else(PoisonError::into_inner)
+/// One sample's work for a lane. The lane takes jobs from the front; the
+/// main thread may take the rest away (a split). Both under one lock, so a
+/// job is either run by this lane or moved, never both.
+#[derive(Default)]
+struct Work {
+    queue: VecDeque<usize>,
+    /// The job the lane is in (taken from the queue, not answered yet).
+    current: Option<usize>,
 }
+
+type Shared = Arc<Mutex<Work>>;
 
 struct Lane {
-    /// Work for the lane: a sample number and the GPUs to read, in order.
-    jobs: Sender<(u64, Vec<usize>)>,
-    /// The GPUs this lane serves.
-    gpus: Vec<usize>,
-    /// GPUs of the current sample not answered yet, in reading order.
-    pending: Vec<usize>,
-    /// Stuck in a call that missed a deadline; not asked again until the
-    /// answer comes back.
-    stuck: bool,
-    /// The lane skips the rest of any job whose sample number is below this.
-    cancel: Arc<AtomicU64>,
+    id: u64,
+    jobs: Sender<(u64, Shared)>,
+    /// The jobs this lane serves, in order.
+    parts: Vec<usize>,
+    /// The work it was last given, until it says it has run out of it.
+    busy: Option<Shared>,
+    /// The sample number of that work.
+    busy_sample: u64,
+    /// It ran out of this sample's work before the deadline.
+    prompt: bool,
 }
 
-/// Reads GPUs on worker threads, each sample under a deadline.
+/// Runs one job per part on worker threads, each sample under a deadline.
 pub struct PerGpu<T> {
     lanes: Vec<Lane>,
-    make: Arc<Make<T>>,
+    jobs: Arc<Vec<Job<T>>>,
     hub: Hub<T>,
-    limit: Duration,
     sample: u64,
+    next_id: u64,
     n: usize,
 }
 
 impl<T: Send + 'static> PerGpu<T> {
-    /// Prepare to read `n` GPUs; `make(i)` builds GPU `i`'s job on the
-    /// thread that will run it (so the job need not be `Send`).
-    pub fn start<F, J>(n: usize, limit: Duration, make: F) -> std::io::Result<Self>
+    /// Prepare to run these jobs, one per part of a sample. A job runs only
+    /// on a lane, so whatever it looks up on its first run (a GPU handle)
+    /// is looked up under a deadline too.
+    pub fn start<J>(jobs: Vec<J>) -> std::io::Result<Self>
     where
-        F: Fn(usize) -> J + Send + Sync + 'static,
-        J: FnMut() -> T + 'static,
+        J: FnMut() -> T + Send + 'static,
     {
-        let make: Arc<Make<T>> = Arc::new(move |i| Box::new(make(i)) as Box<dyn FnMut() -> T>);
+        let n = jobs.len();
+        let jobs: Arc<Vec<Job<T>>> = Arc::new(
+            jobs.into_iter()
+                .map(|j| Mutex::new(Box::new(j) as Box<dyn FnMut() -> T + Send>))
+                .collect(),
+        );
         let hub = Arc::new((
             Mutex::new(Mailbox {
                 answers: Vec::new(),
@@ -94,10 +124,10 @@ impl<T: Send + 'static> PerGpu<T> {
         ));
         let mut p = PerGpu {
             lanes: Vec::new(),
-            make,
+            jobs,
             hub,
-            limit,
             sample: 0,
+            next_id: 0,
             n,
         };
         if n > 0 {
@@ -106,149 +136,201 @@ impl<T: Send + 'static> PerGpu<T> {
         Ok(p)
     }
 
-    fn add_lane(&mut self, gpus: Vec<usize>) -> std::io::Result<usize> {
-        let id = self.lanes.len();
-        let (jobs, job_rx) = mpsc::channel::<(u64, Vec<usize>)>();
-        let cancel = Arc::new(AtomicU64::new(0));
-        let (make, hub, stop) = (
-            Arc::clone(&self.make),
-            Arc::clone(&self.hub),
-            Arc::clone(&cancel),
-        );
+    /// How many lane threads there are now (tests, and the bound in
+    /// `docs/loops.md`).
+    pub fn threads(&self) -> usize {
+        self.lanes.len()
+    }
+
+    fn add_lane(&mut self, parts: Vec<usize>) -> std::io::Result<usize> {
+        let id = self.next_id;
+        let (jobs, job_rx) = mpsc::channel::<(u64, Shared)>();
+        let (all, hub) = (Arc::clone(&self.jobs), Arc::clone(&self.hub));
         std::thread::Builder::new()
             .name(format!("nvq-lane-{id}"))
             .spawn(move || {
-                let mut built: HashMap<usize, Box<dyn FnMut() -> T>> = HashMap::new();
-                while let Ok((sample, gpus)) = job_rx.recv() {
-                    for g in gpus {
-                        if stop.load(Ordering::Acquire) > sample {
-                            break;
-                        }
-                        let job = built.entry(g).or_insert_with(|| make(g));
-                        let value = job();
-                        lock(&hub).answers.push((id, sample, g, value));
+                while let Ok((sample, work)) = job_rx.recv() {
+                    loop {
+                        let next = {
+                            let mut w = lock(&work);
+                            w.current = w.queue.pop_front();
+                            w.current
+                        };
+                        let Some(g) = next else { break };
+                        let Some(job) = all.get(g) else { continue };
+                        let value = (lock(job))();
+                        lock(&hub.0).answers.push((id, sample, g, value));
                     }
-                    lock(&hub).ended.push((id, sample));
+                    lock(&hub.0).ended.push((id, sample));
                     hub.1.notify_one();
                 }
             })?;
+        self.next_id += 1;
         self.lanes.push(Lane {
+            id,
             jobs,
-            gpus,
-            pending: Vec::new(),
-            stuck: false,
-            cancel,
+            parts,
+            busy: None,
+            busy_sample: 0,
+            prompt: false,
         });
-        Ok(id)
+        Ok(self.lanes.len() - 1)
     }
 
-    /// Read every GPU once. A GPU whose answer misses the deadline (or
-    /// whose lane is still stuck in an earlier call) gets `late(i)`.
-    pub fn sample(&mut self, mut late: impl FnMut(usize) -> T) -> Vec<T> {
+    /// Give lane `l` this sample's work: its parts, in order.
+    fn send(&mut self, l: usize, sample: u64) {
+        let lane = &mut self.lanes[l];
+        let work = Arc::new(Mutex::new(Work {
+            queue: lane.parts.iter().copied().collect(),
+            current: None,
+        }));
+        if lane.jobs.send((sample, Arc::clone(&work))).is_ok() {
+            lane.busy = Some(work);
+            lane.busy_sample = sample;
+        }
+    }
+
+    /// Run every job once, by `deadline`. A job that has not answered by
+    /// then (or whose lane is still in an earlier call) gets `late(i)`.
+    pub fn sample(&mut self, deadline: Instant, mut late: impl FnMut(usize) -> T) -> Vec<T> {
         self.sample += 1;
         let sample = self.sample;
         let mut out: Vec<Option<T>> = (0..self.n).map(|_| None).collect();
-        for lane in &mut self.lanes {
-            if lane.stuck || lane.gpus.is_empty() {
-                continue;
-            }
-            if lane.jobs.send((sample, lane.gpus.clone())).is_ok() {
-                lane.pending = lane.gpus.clone();
+        // Lanes whose call has returned since the last sample are free again.
+        {
+            let hub = Arc::clone(&self.hub);
+            let mut mail = lock(&hub.0);
+            self.take(&mut mail, sample, &mut out);
+        }
+        for l in 0..self.lanes.len() {
+            self.lanes[l].prompt = false;
+            if self.lanes[l].busy.is_none() && !self.lanes[l].parts.is_empty() {
+                self.send(l, sample);
             }
         }
-        let mut deadline = Instant::now() + self.limit;
-        loop {
-            let timed_out = {
-                let hub = Arc::clone(&self.hub);
-                let mut mail = lock(&hub);
-                loop {
-                    self.take(&mut mail, sample, &mut out);
-                    let left = deadline.saturating_duration_since(Instant::now());
-                    if !self.waiting() || left.is_zero() {
-                        break;
-                    }
-                    mail = hub
-                        .1
-                        .wait_timeout(mail, left)
-                        .unwrap_or_else(PoisonError::into_inner)
-                        .0;
-                }
-                self.waiting()
-            };
-            if !timed_out || !self.unstick(sample) {
-                break;
-            }
-            deadline = Instant::now() + self.limit;
+        let now = Instant::now();
+        let halfway = now + deadline.saturating_duration_since(now) / 2;
+        if self.wait(sample, halfway, &mut out) {
+            self.split(sample);
+            self.wait(sample, deadline, &mut out);
         }
-        for lane in &mut self.lanes {
-            lane.pending.clear();
-        }
+        self.settle();
         out.into_iter()
             .enumerate()
             .map(|(i, v)| v.unwrap_or_else(|| late(i)))
             .collect()
     }
 
-    /// Is any lane still owing this sample an answer?
-    fn waiting(&self) -> bool {
-        self.lanes.iter().any(|l| !l.pending.is_empty())
+    /// Wait until every lane has run out of this sample's work or `until`
+    /// passes; returns whether a lane is still at it.
+    fn wait(&mut self, sample: u64, until: Instant, out: &mut [Option<T>]) -> bool {
+        let hub = Arc::clone(&self.hub);
+        let mut mail = lock(&hub.0);
+        loop {
+            self.take(&mut mail, sample, out);
+            if !self.working(sample) {
+                return false;
+            }
+            let left = until.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return true;
+            }
+            mail = hub
+                .1
+                .wait_timeout(mail, left)
+                .unwrap_or_else(PoisonError::into_inner)
+                .0;
+        }
+    }
+
+    /// Is a lane still at this sample's work?
+    fn working(&self, sample: u64) -> bool {
+        self.lanes
+            .iter()
+            .any(|l| l.busy.is_some() && l.busy_sample == sample)
     }
 
     /// Move what the lanes handed back into `out`.
     fn take(&mut self, mail: &mut Mailbox<T>, sample: u64, out: &mut [Option<T>]) {
-        for (lane, s, gpu, value) in mail.answers.drain(..) {
-            let Some(l) = self.lanes.get_mut(lane) else {
-                continue;
-            };
+        for (_, s, g, value) in mail.answers.drain(..) {
+            // An answer to an earlier sample is stale: it was printed late.
             if s == sample {
-                l.pending.retain(|&g| g != gpu);
-                if let Some(slot) = out.get_mut(gpu) {
+                if let Some(slot) = out.get_mut(g) {
                     *slot = Some(value);
                 }
-            } else if l.stuck {
-                // The call that missed an earlier deadline is back: its
-                // answer is stale, the lane is free.
-                l.stuck = false;
             }
         }
-        for (lane, s) in mail.ended.drain(..) {
-            if let Some(l) = self.lanes.get_mut(lane) {
-                if s == sample {
-                    l.pending.clear();
+        for (id, s) in mail.ended.drain(..) {
+            if let Some(l) = self.lanes.iter_mut().find(|l| l.id == id) {
+                if l.busy.is_some() && l.busy_sample == s {
+                    l.busy = None;
+                    l.prompt = s == sample;
                 }
             }
         }
     }
 
-    /// A deadline passed: every lane still waited for is stuck on the first
-    /// GPU it has not answered. It keeps only that GPU; its other GPUs move
-    /// to a new lane, which reads the ones this sample still lacks. Returns
-    /// whether anything is being read again.
-    fn unstick(&mut self, sample: u64) -> bool {
-        let mut again = false;
-        for id in 0..self.lanes.len() {
-            let lane = &mut self.lanes[id];
-            let Some(&stuck) = lane.pending.first() else {
-                continue;
+    /// Halfway to the deadline: every lane still at work keeps the job it
+    /// is in and the jobs it has done; each job it has not started gets a
+    /// lane of its own and starts now.
+    fn split(&mut self, sample: u64) {
+        for l in 0..self.lanes.len() {
+            let rest: Vec<usize> = match &self.lanes[l].busy {
+                Some(work) if self.lanes[l].busy_sample == sample => {
+                    lock(work).queue.drain(..).collect()
+                }
+                _ => continue,
             };
-            let missing: Vec<usize> = lane.pending[1..].to_vec();
-            let others: Vec<usize> = lane.gpus.iter().copied().filter(|&g| g != stuck).collect();
-            lane.cancel.store(sample + 1, Ordering::Release);
-            lane.stuck = true;
-            lane.gpus = vec![stuck];
-            lane.pending.clear();
-            if others.is_empty() {
-                continue;
+            self.lanes[l].parts.retain(|p| !rest.contains(p));
+            for g in rest {
+                match self.add_lane(vec![g]) {
+                    Ok(new) => self.send(new, sample),
+                    // No thread: the job stays with its lane, late this
+                    // sample, and is read when the lane is free again.
+                    Err(_) => self.lanes[l].parts.push(g),
+                }
             }
-            let Ok(new) = self.add_lane(others) else {
-                continue;
-            };
-            if !missing.is_empty() && self.lanes[new].jobs.send((sample, missing.clone())).is_ok() {
-                self.lanes[new].pending = missing;
-                again = true;
+            self.lanes[l].parts.sort_unstable();
+        }
+    }
+
+    /// After the deadline: a lane still in a call keeps only that job (its
+    /// other jobs, done or not started, move); the lanes that answered in
+    /// time become one; lanes left without jobs end.
+    fn settle(&mut self) {
+        let mut homeless: Vec<usize> = Vec::new();
+        for lane in &mut self.lanes {
+            let Some(work) = &lane.busy else { continue };
+            let mut w = lock(work);
+            homeless.extend(w.queue.drain(..));
+            let current = w.current;
+            drop(w);
+            homeless.extend(lane.parts.iter().filter(|&&p| Some(p) != current));
+            lane.parts = current.into_iter().collect();
+        }
+        let prompt: Vec<usize> = (0..self.lanes.len())
+            .filter(|&l| self.lanes[l].prompt && self.lanes[l].busy.is_none())
+            .collect();
+        if let Some((&home, others)) = prompt.split_first() {
+            for &l in others {
+                homeless.append(&mut self.lanes[l].parts);
+            }
+            self.lanes[home].parts.append(&mut homeless);
+            self.lanes[home].parts.sort_unstable();
+        } else if !homeless.is_empty() {
+            homeless.sort_unstable();
+            if self.add_lane(homeless.clone()).is_err() {
+                // No thread: the jobs wait with a lane that is in a call.
+                if let Some(l) = self.lanes.iter_mut().find(|l| l.busy.is_some()) {
+                    l.parts.append(&mut homeless);
+                    l.parts.sort_unstable();
+                }
             }
         }
-        again
+        // A lane without jobs ends (dropping its sender ends its thread once
+        // it is out of its call).
+        self.lanes
+            .retain(|l| !l.parts.is_empty() || l.busy.is_some());
     }
 }
 
@@ -257,97 +339,95 @@ mod tests {
     use super::*;
     use std::sync::{Arc, Mutex};
 
+    fn far() -> Instant {
+        Instant::now() + Duration::from_secs(60)
+    }
+
+    fn soon() -> Instant {
+        Instant::now() + Duration::from_millis(40)
+    }
+
     #[test]
-    fn the_limit_is_the_interval_but_at_least_a_second() {
-        assert_eq!(limit_for(Duration::from_millis(50)), MIN_LIMIT);
-        assert_eq!(limit_for(Duration::from_secs(5)), Duration::from_secs(5));
+    fn the_limit_is_most_of_the_interval_but_not_too_short() {
+        assert_eq!(limit_for(Duration::from_millis(10)), MIN_LIMIT);
+        assert_eq!(
+            limit_for(Duration::from_millis(100)),
+            Duration::from_millis(90)
+        );
+        assert_eq!(
+            limit_for(Duration::from_secs(5)),
+            Duration::from_millis(4500)
+        );
     }
 
     #[test]
     fn answers_come_back_in_order() {
-        let mut p = PerGpu::start(4, Duration::from_secs(60), |i| {
-            let mut n = 0;
-            move || {
-                n += 1;
-                (i, n)
-            }
-        })
-        .unwrap();
-        assert_eq!(p.sample(|_| (99, 0)), vec![(0, 1), (1, 1), (2, 1), (3, 1)]);
-        assert_eq!(p.sample(|_| (99, 0)), vec![(0, 2), (1, 2), (2, 2), (3, 2)]);
-    }
-
-    /// Worker 1 blocks until the test lets it go: the other workers' answers
-    /// still come back, worker 1 is late, and it is not asked again until it
-    /// has finished; its stale answer is dropped.
-    #[test]
-    fn healthy_gpus_share_one_lane_and_a_hang_splits_it_once() {
-        let gate = Arc::new(Mutex::new(()));
-        let g = Arc::clone(&gate);
-        let mut p = PerGpu::start(4, Duration::from_millis(20), move |i| {
-            let g = Arc::clone(&g);
-            move || {
-                if i == 2 {
-                    drop(g.lock().unwrap());
+        let jobs = (0..4)
+            .map(|i| {
+                let mut n = 0;
+                move || {
+                    n += 1;
+                    (i, n)
                 }
-                i
-            }
-        })
-        .unwrap();
-        for _ in 0..3 {
-            assert_eq!(p.sample(|_| 99), vec![0, 1, 2, 3]);
-        }
-        assert_eq!(p.lanes.len(), 1, "one hand-off per sample while all answer");
-        let held = gate.lock().unwrap();
-        assert_eq!(p.sample(|_| 99), vec![0, 1, 99, 3]);
-        assert_eq!(p.sample(|_| 99), vec![0, 1, 99, 3]);
+            })
+            .collect();
+        let mut p = PerGpu::start(jobs).unwrap();
         assert_eq!(
-            p.lanes.len(),
-            2,
-            "the stuck GPU keeps its lane, the rest move once"
+            p.sample(far(), |_| (99, 0)),
+            vec![(0, 1), (1, 1), (2, 1), (3, 1)]
         );
-        drop(held);
+        assert_eq!(
+            p.sample(far(), |_| (99, 0)),
+            vec![(0, 2), (1, 2), (2, 2), (3, 2)]
+        );
+        assert_eq!(p.threads(), 1);
     }
 
+    /// Jobs 1, 2 and 3 block until the test lets them go: the jobs behind
+    /// them still answer in the same sample, the blocked ones are late and
+    /// not asked again while their call is in flight, one thread each.
     #[test]
-    fn a_stuck_worker_is_late_and_does_not_hold_up_the_others() {
+    fn hung_jobs_do_not_hold_up_the_others_and_cost_one_thread_each() {
         let gate = Arc::new(Mutex::new(()));
-        let held = gate.lock().unwrap();
-        let calls = Arc::new(Mutex::new(vec![0u32; 3]));
-        let (g, c) = (Arc::clone(&gate), Arc::clone(&calls));
-        let mut p = PerGpu::start(3, Duration::from_millis(20), move |i| {
-            let (g, c) = (Arc::clone(&g), Arc::clone(&c));
-            move || {
-                c.lock().unwrap()[i] += 1;
-                if i == 1 {
-                    drop(g.lock().unwrap());
+        let calls = Arc::new(Mutex::new(vec![0u32; 6]));
+        let jobs = (0..6)
+            .map(|i| {
+                let (g, c) = (Arc::clone(&gate), Arc::clone(&calls));
+                move || {
+                    c.lock().unwrap()[i] += 1;
+                    if (1..=3).contains(&i) {
+                        drop(g.lock().unwrap());
+                    }
+                    format!("gpu{i}")
                 }
-                format!("gpu{i}")
-            }
-        })
-        .unwrap();
+            })
+            .collect();
+        let mut p = PerGpu::start(jobs).unwrap();
         let late = |i: usize| format!("late{i}");
-        assert_eq!(p.sample(late), ["gpu0", "late1", "gpu2"]);
-        assert_eq!(p.sample(late), ["gpu0", "late1", "gpu2"]);
         assert_eq!(
-            calls.lock().unwrap()[1],
-            1,
-            "a busy worker is not asked again"
+            p.sample(far(), late),
+            ["gpu0", "gpu1", "gpu2", "gpu3", "gpu4", "gpu5"]
+        );
+        let held = gate.lock().unwrap();
+        let want = ["gpu0", "late1", "late2", "late3", "gpu4", "gpu5"];
+        assert_eq!(p.sample(soon(), late), want);
+        assert_eq!(p.sample(soon(), late), want);
+        assert_eq!(p.threads(), 4, "one lane per hung job, one for the rest");
+        assert_eq!(
+            calls.lock().unwrap()[1..4],
+            [2, 2, 2],
+            "a busy job is not asked again"
         );
         drop(held);
-        // Worker 1 finishes its old call; wait for it without timing.
-        let mut p2 = p;
         let mut got = Vec::new();
         for _ in 0..1000 {
-            got = p2.sample(late);
-            if got[1] == "gpu1" {
+            got = p.sample(far(), late);
+            if got.iter().all(|v| v.starts_with("gpu")) {
                 break;
             }
         }
-        assert_eq!(got, ["gpu0", "gpu1", "gpu2"]);
-        assert!(
-            calls.lock().unwrap()[1] >= 2,
-            "the stale answer was not used"
-        );
+        assert_eq!(got, ["gpu0", "gpu1", "gpu2", "gpu3", "gpu4", "gpu5"]);
+        p.sample(far(), late);
+        assert_eq!(p.threads(), 1, "the lanes that answer become one again");
     }
 }

@@ -3,9 +3,12 @@
 //! The loop only sees a `collect` closure and a [`Formatter`], so it works
 //! for every query mode and every format. Its clock is steady: sample `k`
 //! starts at `start + k × interval`; a sample that overruns makes the loop
-//! skip the ticks it missed instead of bunching samples up. SIGINT and
-//! SIGTERM end the loop after the current sample (exit 0, as nvidia-smi);
-//! a reader that closes the pipe ends it at once, quietly.
+//! skip the ticks it missed instead of bunching samples up. Every sample
+//! gets a [`Tick`]: when it was due and its deadline (see [`deadline`]),
+//! by which its rows must be out whatever the GPUs do. SIGINT, SIGTERM and
+//! SIGHUP end the loop after the current sample (exit 0, as nvidia-smi),
+//! also while a write waits for a reader that does not read; a reader that
+//! closes the pipe ends it at once, quietly.
 
 pub mod deadline;
 mod signals;
@@ -14,9 +17,10 @@ use self::signals::{StopSignals, Wake};
 use crate::error::NvqError;
 use crate::model::{Column, Row};
 use crate::output::Sink;
+use crate::output::Watch;
 use crate::render::Formatter;
 use std::io::Write;
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 /// Set this environment variable to make a loop print, for every sample,
 /// when it started relative to its tick (for `benches/loop_bench.sh`):
@@ -31,8 +35,43 @@ pub struct Schedule {
     pub interval: Option<Duration>,
     /// Stop after this many samples.
     pub count: Option<u64>,
-    /// No sample starts later than this after the first one (`--timeout`).
+    /// No sample starts later than this after the first one, and the loop
+    /// ends within [`LAST_SAMPLE_GRACE`] of it (`--timeout`).
     pub deadline: Option<Duration>,
+}
+
+/// How far past [`Schedule::deadline`] the sample due at that moment may
+/// wait for its GPUs.
+pub const LAST_SAMPLE_GRACE: Duration = Duration::from_millis(50);
+
+/// One sample's times.
+#[derive(Debug, Clone, Copy)]
+pub struct Tick {
+    /// When the sample was due (its tick).
+    pub due: Instant,
+    /// By when its rows must be out: a GPU that has not answered by then is
+    /// printed late (see [`deadline`]).
+    pub deadline: Instant,
+}
+
+impl Tick {
+    /// A sample taken now, with no deadline worth the name (one-shot).
+    pub fn now() -> Self {
+        let now = Instant::now();
+        Tick {
+            due: now,
+            deadline: now + Duration::from_secs(86_400),
+        }
+    }
+
+    /// The wall-clock time of [`Tick::due`] (the timestamp of a row that
+    /// could not be read in this sample).
+    pub fn due_wall(&self) -> SystemTime {
+        let ago = Instant::now().saturating_duration_since(self.due);
+        SystemTime::now()
+            .checked_sub(ago)
+            .unwrap_or_else(SystemTime::now)
+    }
 }
 
 /// What the caller's `collect` says after a sample.
@@ -54,7 +93,7 @@ pub enum End {
     Stopped,
     /// The next sample would have started after [`Schedule::deadline`].
     Deadline,
-    /// SIGINT or SIGTERM ended the loop after a whole sample.
+    /// SIGINT, SIGTERM or SIGHUP ended the loop after a whole sample.
     Interrupted,
     /// The reader closed the pipe: nothing more can be written.
     OutputClosed,
@@ -84,10 +123,10 @@ pub fn run(
     columns: &[Column],
     fmt: &mut dyn Formatter,
     sink: &mut Sink,
-    mut collect: impl FnMut() -> Result<Vec<Row>, NvqError>,
+    mut collect: impl FnMut(&Tick) -> Result<Vec<Row>, NvqError>,
 ) -> Result<(), NvqError> {
-    run_with(schedule, columns, fmt, sink, || {
-        Ok((collect()?, Flow::Continue))
+    run_with(schedule, columns, fmt, sink, |tick| {
+        Ok((collect(tick)?, Flow::Continue))
     })
     .map(|_| ())
 }
@@ -99,7 +138,7 @@ pub fn run_with(
     columns: &[Column],
     fmt: &mut dyn Formatter,
     sink: &mut Sink,
-    collect: impl FnMut() -> Result<(Vec<Row>, Flow), NvqError>,
+    collect: impl FnMut(&Tick) -> Result<(Vec<Row>, Flow), NvqError>,
 ) -> Result<End, NvqError> {
     struct Rows<'a, C> {
         columns: &'a [Column],
@@ -108,9 +147,9 @@ pub fn run_with(
         replace: bool,
         first: bool,
     }
-    impl<C: FnMut() -> Result<(Vec<Row>, Flow), NvqError>> Samples for Rows<'_, C> {
-        fn sample(&mut self, buf: &mut Vec<u8>) -> Result<Flow, NvqError> {
-            let (rows, flow) = (self.collect)()?;
+    impl<C: FnMut(&Tick) -> Result<(Vec<Row>, Flow), NvqError>> Samples for Rows<'_, C> {
+        fn sample(&mut self, tick: &Tick, buf: &mut Vec<u8>) -> Result<Flow, NvqError> {
+            let (rows, flow) = (self.collect)(tick)?;
             // The header goes out with the first sample; a file replaced
             // per sample gets a complete document every time.
             if self.replace || self.first {
@@ -143,8 +182,9 @@ pub fn run_with(
 /// What a loop repeats: the bytes of one sample, and the bytes after the
 /// last (a JSON array's end, say).
 pub trait Samples {
-    /// Append one sample's bytes to `buf` (whole lines).
-    fn sample(&mut self, buf: &mut Vec<u8>) -> Result<Flow, NvqError>;
+    /// Append one sample's bytes to `buf` (whole lines), read by
+    /// `tick.deadline` (in a loop).
+    fn sample(&mut self, tick: &Tick, buf: &mut Vec<u8>) -> Result<Flow, NvqError>;
     /// Append what follows the last sample.
     fn finish(&mut self, _buf: &mut Vec<u8>) {}
 }
@@ -159,8 +199,22 @@ pub fn drive(
     let signals = schedule.interval.map(|_| StopSignals::install());
     let trace = schedule.interval.is_some() && std::env::var_os(TRACE_ENV).is_some();
     let watch = sink.watch_fd();
+    let limit = schedule.interval.map(deadline::limit_for);
+    if let (Some(s), Some(patience)) = (&signals, limit) {
+        // A write that waits for a reader also waits for a stop signal,
+        // and after one it waits at most one deadline for the reader.
+        sink.set_watch(Some(Watch {
+            wake: s.wake_fd(),
+            stopping: signals::stop_requested,
+            patience,
+        }));
+    }
     let mut buf = Vec::with_capacity(4096);
     let start = Instant::now();
+    let end_by = schedule
+        .deadline
+        .and_then(|d| start.checked_add(d))
+        .and_then(|t| t.checked_add(LAST_SAMPLE_GRACE));
     let mut tick: u64 = 0;
     let mut taken: u64 = 0;
     let end = loop {
@@ -168,7 +222,18 @@ pub fn drive(
             trace_start(start, schedule.interval, taken, tick);
         }
         buf.clear();
-        let flow = samples.sample(&mut buf)?;
+        let this = match (schedule.interval, limit) {
+            (Some(iv), Some(limit)) => {
+                let due = tick_time(start, iv, tick).unwrap_or(start);
+                let mut deadline = due.checked_add(limit).unwrap_or(due);
+                if let Some(end_by) = end_by {
+                    deadline = deadline.min(end_by);
+                }
+                Tick { due, deadline }
+            }
+            _ => Tick::now(),
+        };
+        let flow = samples.sample(&this, &mut buf)?;
         sink.write(&buf)?;
         taken += 1;
         if flow == Flow::Stop {
@@ -197,9 +262,20 @@ pub fn drive(
             Wake::Deadline => {}
             Wake::Signal => break End::Interrupted,
             // The reader is gone: nothing more can be written; end quietly.
-            Wake::OutputClosed => return Ok(End::OutputClosed),
+            Wake::OutputClosed => {
+                sink.set_watch(None);
+                return Ok(End::OutputClosed);
+            }
         }
     };
+    // The signal pipe closes with `signals`; what is written after the
+    // loop (its end, a summary) still gives up on a reader that does not
+    // read for one deadline once a stop was asked.
+    sink.set_watch(limit.map(|patience| Watch {
+        wake: None,
+        stopping: signals::stop_requested,
+        patience,
+    }));
     buf.clear();
     samples.finish(&mut buf);
     sink.write(&buf)?;

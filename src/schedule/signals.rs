@@ -1,9 +1,16 @@
-//! Ctrl+C and SIGTERM for loops: finish the current sample, then stop.
+//! Ctrl+C, SIGTERM and SIGHUP for loops: finish the current sample, then
+//! stop (exit 0, with the `--summary` if asked: a monitoring daemon told to
+//! hang up is told to stop, not killed).
 //!
-//! [`StopSignals::install`] routes SIGINT and SIGTERM to a handler that sets
+//! [`StopSignals::install`] routes the three to a handler that sets
 //! a flag and writes one byte to a non-blocking self-pipe. The loop's sleep
 //! ([`StopSignals::sleep_until`]) waits on that pipe with `ppoll`, so a
 //! signal wakes it at once, with no window in which a signal can be missed.
+//! A write that waits for a reader polls the same pipe
+//! ([`StopSignals::wake_fd`], see `output::Watch`), so a loop blocked on a
+//! full stdout pipe is stopped too. Samples never take longer than their
+//! deadline (see `deadline`), so a stop is answered within one deadline even
+//! while GPUs hang.
 //! A second signal while the first is being honoured restores the default
 //! action and re-raises it, so a loop stuck in a slow driver call can still
 //! be killed with a second Ctrl+C. A copy of the signal that arrives within
@@ -27,7 +34,13 @@ static FIRST_AT: AtomicU64 = AtomicU64::new(0);
 /// Ctrl+C (a person does not press twice within half a second).
 const REPEAT_GRACE_NS: u64 = 500_000_000;
 
-const SIGNALS: [c_int; 2] = [libc::SIGINT, libc::SIGTERM];
+const SIGNALS: [c_int; 3] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP];
+
+/// Has SIGINT, SIGTERM or SIGHUP arrived while a loop's handlers were
+/// installed? (A stop is final.)
+pub fn stop_requested() -> bool {
+    STOP.load(Ordering::SeqCst)
+}
 
 /// CLOCK_MONOTONIC in ns, at least 1.
 fn monotonic_ns() -> u64 {
@@ -77,7 +90,7 @@ extern "C" fn on_signal(sig: c_int) {
     }
 }
 
-/// The installed SIGINT/SIGTERM handlers of a loop.
+/// The installed SIGINT/SIGTERM/SIGHUP handlers of a loop.
 pub struct StopSignals {
     /// Read end of the self-pipe, -1 if the pipe could not be made (then
     /// sleeps fall back to short slices).
@@ -112,9 +125,15 @@ impl StopSignals {
         StopSignals { rd }
     }
 
-    /// Has SIGINT or SIGTERM arrived?
+    /// Has SIGINT, SIGTERM or SIGHUP arrived?
     pub fn stop_requested(&self) -> bool {
-        STOP.load(Ordering::SeqCst)
+        stop_requested()
+    }
+
+    /// The descriptor that becomes readable when a stop signal arrives
+    /// (`None` without a self-pipe). It stays open while `self` lives.
+    pub fn wake_fd(&self) -> Option<c_int> {
+        (self.rd >= 0).then_some(self.rd)
     }
 
     /// Sleep until `deadline`, a stop signal, or (when `watch` is given) the

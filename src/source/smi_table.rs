@@ -17,26 +17,93 @@ fn code(e: NvmlError) -> NvmlCode {
     NvmlCode::from(&e)
 }
 
-/// Read everything the table needs for the GPUs `devices`.
+/// Read everything the table needs for the GPUs `devices`, in turn.
 pub fn collect(session: &Session, devices: &[u32]) -> SmiTable {
-    let cuda_version = raw::cuda_driver_version(session);
-    let mut gpus = Vec::with_capacity(devices.len());
-    let mut mig_devices = Vec::new();
-    let mut processes = Vec::new();
-    for &index in devices {
+    let parts = (0..Part::count(devices.len()))
+        .map(|i| Part::read(session, devices, i))
+        .collect();
+    assemble(session, parts)
+}
+
+/// One part of the table, read on its own (a loop reads each part under
+/// the sample's deadline): part `i < devices.len()` is GPU `devices[i]`
+/// (its box, MIG devices and processes), the last one the CUDA version.
+#[derive(Debug, Clone)]
+pub enum Part {
+    Gpu {
+        gpu: Box<TableGpu>,
+        mig: Vec<TableMig>,
+        processes: Vec<TableProcess>,
+    },
+    Cuda(Reading<i32>),
+}
+
+impl Part {
+    /// How many parts a table of `gpus` GPUs has.
+    pub fn count(gpus: usize) -> usize {
+        gpus + 1
+    }
+
+    /// Read part `i`.
+    pub fn read(session: &Session, devices: &[u32], i: usize) -> Part {
+        let Some(&index) = devices.get(i) else {
+            return Part::Cuda(raw::cuda_driver_version(session));
+        };
         let device = match session.device(index) {
             Ok(d) => d,
-            Err(c) => {
-                gpus.push(TableGpu::unavailable(index, c));
-                continue;
-            }
+            Err(c) => return Part::unavailable(index, c),
         };
         let gpu = gpu_summary(session, &device, index);
-        if gpu.mig_mode == Ok(true) {
-            mig_devices.extend(mig_summaries(session, &device, index));
+        let mig = if gpu.mig_mode == Ok(true) {
+            mig_summaries(session, &device, index)
+        } else {
+            Vec::new()
+        };
+        let processes = process_summaries(session, &device, index);
+        Part::Gpu {
+            gpu: Box::new(gpu),
+            mig,
+            processes,
         }
-        processes.extend(process_summaries(session, &device, index));
-        gpus.push(gpu);
+    }
+
+    /// Part `i` when it missed the sample's deadline: NVML's TIMEOUT in
+    /// every reading (the box shows `N/A`), no MIG devices or processes.
+    pub fn late(devices: &[u32], i: usize) -> Part {
+        match devices.get(i) {
+            Some(&index) => Part::unavailable(index, NvmlCode::TIMEOUT),
+            None => Part::Cuda(Err(NvmlCode::TIMEOUT)),
+        }
+    }
+
+    fn unavailable(index: u32, c: NvmlCode) -> Part {
+        Part::Gpu {
+            gpu: Box::new(TableGpu::unavailable(index, c)),
+            mig: Vec::new(),
+            processes: Vec::new(),
+        }
+    }
+}
+
+/// The table from its parts (GPUs in order, then the CUDA version).
+pub fn assemble(session: &Session, parts: Vec<Part>) -> SmiTable {
+    let mut cuda_version = Err(NvmlCode::UNKNOWN);
+    let mut gpus = Vec::with_capacity(parts.len());
+    let mut mig_devices = Vec::new();
+    let mut processes = Vec::new();
+    for part in parts {
+        match part {
+            Part::Gpu {
+                gpu,
+                mig,
+                processes: p,
+            } => {
+                gpus.push(*gpu);
+                mig_devices.extend(mig);
+                processes.extend(p);
+            }
+            Part::Cuda(c) => cuda_version = c,
+        }
     }
     SmiTable {
         date: date_line(SystemTime::now()),

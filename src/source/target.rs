@@ -10,10 +10,19 @@ use nvml_wrapper_sys::bindings::nvmlDevice_t;
 use std::cell::OnceCell;
 use std::sync::Arc;
 
+/// An NVML device handle that may move to another thread.
+#[derive(Clone, Copy)]
+struct Handle(nvmlDevice_t);
+
+// SAFETY: an NVML device handle is an opaque token that NVML (thread-safe
+// since its first versions) accepts from any thread for as long as the
+// library stays initialised; nvq never dereferences it.
+unsafe impl Send for Handle {}
+
 /// A selected GPU.
 pub struct Target {
     pub index: u32,
-    handle: Result<nvmlDevice_t, NvmlCode>,
+    handle: Result<Handle, NvmlCode>,
     /// Who the GPU is (Prometheus labels), kept once it was read whole.
     ident: OnceCell<Arc<GpuIdent>>,
 }
@@ -26,7 +35,7 @@ pub fn targets(session: &Session, devices: &[u32]) -> Vec<Target> {
             index,
             // SAFETY: the raw handle is only turned back into a `Device`
             // of this same session (`Target::context`).
-            handle: session.device(index).map(|d| unsafe { d.handle() }),
+            handle: session.device(index).map(|d| Handle(unsafe { d.handle() })),
             ident: OnceCell::new(),
         })
         .collect()
@@ -43,7 +52,7 @@ impl Target {
                 session,
                 self.index,
                 count,
-                Ok(unsafe { Device::new(h, session.nvml()) }),
+                Ok(unsafe { Device::new(h.0, session.nvml()) }),
             ),
             Err(_) => GpuCtx::new(session, self.index, count),
         }

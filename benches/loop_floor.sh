@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# What the loop machinery costs a healthy loop (issue #17): nvq at -lms 100
+# on 8 simulated GPUs x 20 fields, 100 samples, against a bare process that
+# only wakes 10 times a second, interleaved three times in one run; on-CPU
+# time per sample from /proc/PID/task/*/schedstat (benches/bench.py's
+# method). Prints both medians and their ratio.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+target=${CARGO_TARGET_DIR:-$PWD/target}
+cargo build -q --release -p nvml-sim
+cargo build -q --release -p nvq --bin nvq
+NVQ=$target/release/nvq SIM_LIB=$target/release/libnvml_sim.so FLOOR=/bin/true PYBIN=/usr/bin \
+  python3 benches/bench.py loop-floor

@@ -1,0 +1,417 @@
+//! One deadline per sample (issue #17): hung or slow GPUs, a hung handle
+//! lookup, the summary-table loop, stop signals during a hang and during a
+//! blocked write, and `--until --timeout`, all on the simulator's
+//! `delay_ms` faults. The time bounds are generous (a loaded 2-core
+//! machine) but far below what the old behaviour took.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+use common::sim_lib;
+
+use std::io::Read;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+const HEAD: &str = "driver_version = \"580.82.07\"\nnvml_version = \"13.580.82.07\"\n";
+
+fn device(i: usize) -> String {
+    format!(
+        r#"
+[[device]]
+name = "NVIDIA H100 80GB HBM3"
+uuid = "GPU-00000000-0000-4000-8000-{i:012x}"
+pci = {{ domain = 0, bus = {bus}, device = 0, device_id = 0x233010DE, subsystem_id = 0x16C110DE }}
+memory = {{ total = 85520809984, reserved = 567279616, used = 21474836480 }}
+utilization = {{ gpu = 87, memory = 41 }}
+temperature = {{ gpu = 54 }}
+power = {{ usage = 412345, limit = 700000 }}
+"#,
+        bus = i + 1,
+    )
+}
+
+fn delay(function: &str, ms: u64) -> String {
+    format!("\n[[device.fault]]\nfunction = \"{function}\"\ndelay_ms = {ms}\n")
+}
+
+/// `gpus` GPUs; those in `hung` take `ms` per temperature call.
+fn scenario(gpus: usize, hung: &[usize], ms: u64) -> tempfile::NamedTempFile {
+    let mut text = HEAD.to_string();
+    for i in 0..gpus {
+        text.push_str(&device(i));
+        if hung.contains(&i) {
+            text.push_str(&delay("nvmlDeviceGetTemperature", ms));
+        }
+    }
+    write_scenario(&text)
+}
+
+fn write_scenario(text: &str) -> tempfile::NamedTempFile {
+    let mut f = tempfile::Builder::new().suffix(".toml").tempfile().unwrap();
+    std::io::Write::write_all(&mut f, text.as_bytes()).unwrap();
+    f
+}
+
+fn command(scenario: &tempfile::NamedTempFile, args: &[&str]) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_nvq"));
+    c.env_remove("NVQ_NVML_LIB")
+        .env_remove("NVQ_TRACE_SCHEDULE")
+        .env("NVML_SIM_SCENARIO", scenario.path())
+        .arg("--nvml-lib")
+        .arg(sim_lib())
+        .args(args);
+    c
+}
+
+/// Wait for `child` up to `limit`; kill it if it is still running then.
+fn wait_for(child: &mut Child, limit: Duration) -> Option<std::process::ExitStatus> {
+    let t0 = Instant::now();
+    while t0.elapsed() < limit {
+        if let Some(s) = child.try_wait().unwrap() {
+            return Some(s);
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    None
+}
+
+/// Run to the end (at most two minutes); (exit code, stdout, wall time).
+fn run_timed(scenario: &tempfile::NamedTempFile, args: &[&str]) -> (Option<i32>, String, Duration) {
+    let t0 = Instant::now();
+    let mut child = command(scenario, args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut out = String::new();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut out)
+        .unwrap();
+    let status = wait_for(&mut child, Duration::from_secs(120));
+    (status.and_then(|s| s.code()), out, t0.elapsed())
+}
+
+fn parse_ts(s: &str) -> f64 {
+    // "YYYY/MM/DD HH:MM:SS.mmm": seconds within the day are enough here.
+    let t = &s[11..];
+    let h: f64 = t[0..2].parse().unwrap();
+    let m: f64 = t[3..5].parse().unwrap();
+    let sec: f64 = t[6..].parse().unwrap();
+    h * 3600.0 + m * 60.0 + sec
+}
+
+/// `hung` GPUs whose temperature call hangs, then one healthy GPU (the
+/// last, behind all of them), at `-lms 100`: every sample comes out on its
+/// tick, the healthy GPU's row in each, `[Timeout]` for the hung ones.
+fn hung_gpus_at_10_hz(hung: usize) {
+    let sc = scenario(hung + 1, &(0..hung).collect::<Vec<_>>(), 60_000);
+    let samples = 10;
+    let (code, out, wall) = run(
+        &sc,
+        &[
+            "--query-gpu=index,timestamp,temperature.gpu",
+            "--format=csv,noheader",
+            "-lms",
+            "100",
+            "--count",
+            &samples.to_string(),
+        ],
+    );
+    assert_eq!(code, Some(0), "{out}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), samples * (hung + 1), "{out}");
+    let mut healthy = Vec::new();
+    for line in &lines {
+        let cells: Vec<&str> = line.split(", ").collect();
+        let index: usize = cells[0].parse().unwrap();
+        if index == hung {
+            assert_eq!(cells[2], "54", "{line}");
+            healthy.push(parse_ts(cells[1]));
+        } else {
+            assert_eq!(cells[2], "[Timeout]", "{line}");
+        }
+    }
+    assert_eq!(healthy.len(), samples);
+    // Ten ticks 100 ms apart span 0.9 s; the old code needed a second or
+    // more per sample.
+    let span = healthy[samples - 1] - healthy[0];
+    assert!(
+        span < 1.6,
+        "{hung} hung: the healthy rows span {span:.3} s\n{out}"
+    );
+    // 0.9 s of ticks, start-up and a margin; the old code spent at least a
+    // second more in the first sample.
+    assert!(wall < Duration::from_millis(1800), "{hung} hung: {wall:?}");
+}
+
+#[test]
+fn one_hung_gpu_at_10_hz() {
+    hung_gpus_at_10_hz(1);
+}
+
+#[test]
+fn eight_hung_gpus_at_10_hz() {
+    hung_gpus_at_10_hz(8);
+}
+
+#[test]
+fn sixty_four_hung_gpus_at_10_hz() {
+    hung_gpus_at_10_hz(64);
+}
+
+/// GPU 1's handle lookup hangs (every lookup after the first): GPU 0 is
+/// read and printed on time, GPU 1 is `[Timeout]`.
+#[test]
+fn a_hung_handle_lookup_does_not_stop_the_loop() {
+    let mut text = HEAD.to_string();
+    text.push_str(&device(0));
+    text.push_str(&device(1));
+    text.push_str(
+        "\n[[fault]]\nfunction = \"nvmlDeviceGetHandleByIndex_v2\"\ndelay_ms = 30000\nafter_calls = 1\n",
+    );
+    let sc = write_scenario(&text);
+    let (code, out, wall) = run(
+        &sc,
+        &[
+            "--query-gpu=index,temperature.gpu",
+            "--format=csv,noheader",
+            "-lms",
+            "100",
+            "--count",
+            "5",
+        ],
+    );
+    assert_eq!(code, Some(0), "{out}");
+    assert_eq!(out, "0, 54\n1, [Timeout]\n".repeat(5));
+    assert!(wall < Duration::from_secs(5), "{wall:?}");
+}
+
+/// The summary table in a loop with GPU 1 hung: every table comes out on
+/// time, GPU 1's box says N/A, GPU 0's is intact.
+#[test]
+fn a_hung_call_in_the_summary_table_loop() {
+    let sc = scenario(2, &[1], 30_000);
+    let (code, out, wall) = run(&sc, &["-lms", "200", "--count", "5"]);
+    assert_eq!(code, Some(0), "{out}");
+    assert_eq!(out.matches("NVIDIA-SMI").count(), 5, "{out}");
+    assert_eq!(out.matches("54C").count(), 5, "{out}");
+    assert!(out.contains("N/A"), "{out}");
+    assert!(wall < Duration::from_secs(6), "{wall:?}");
+}
+
+/// A GPU that takes 1.2 s per call next to a healthy one at `-lms 100`:
+/// the healthy GPU still gets at least 90% of its samples.
+#[test]
+fn a_slow_gpu_does_not_throttle_a_healthy_one() {
+    let sc = scenario(2, &[1], 1_200);
+    let samples = 30;
+    let (code, out, _) = run(
+        &sc,
+        &[
+            "--query-gpu=index,timestamp,temperature.gpu",
+            "--format=csv,noheader",
+            "-lms",
+            "100",
+            "--count",
+            &samples.to_string(),
+        ],
+    );
+    assert_eq!(code, Some(0), "{out}");
+    let healthy: Vec<f64> = out
+        .lines()
+        .map(|l| l.split(", ").collect::<Vec<_>>())
+        .filter(|c| c[0] == "0" && c[2] == "54")
+        .map(|c| parse_ts(c[1]))
+        .collect();
+    assert_eq!(healthy.len(), samples, "{out}");
+    let ticks = (healthy[samples - 1] - healthy[0]) / 0.1 + 1.0;
+    let share = samples as f64 / ticks;
+    assert!(
+        share >= 0.9,
+        "the healthy GPU got {share:.2} of its ticks\n{out}"
+    );
+}
+
+/// Start a loop, wait `after`, then send `signal`.
+fn spawn_and_signal(
+    sc: &tempfile::NamedTempFile,
+    args: &[&str],
+    signal: i32,
+    after: Duration,
+) -> (Child, Instant) {
+    let child = command(sc, args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(after);
+    let sent = Instant::now();
+    // SAFETY: signalling the child we spawned.
+    assert_eq!(unsafe { libc::kill(child.id() as libc::pid_t, signal) }, 0);
+    (child, sent)
+}
+
+/// While 8 GPUs hang (from the first sample on), a stop signal ends the
+/// loop within one deadline (90 ms here; 1.5 s allowed), exit 0, with the
+/// summary.
+fn stop_during_a_hang(signal: i32) {
+    let sc = scenario(9, &(1..9).collect::<Vec<_>>(), 60_000);
+    let args = [
+        "--query-gpu=index,temperature.gpu",
+        "--format=csv",
+        "-lms",
+        "100",
+        "--summary",
+    ];
+    let (mut child, sent) = spawn_and_signal(&sc, &args, signal, Duration::from_millis(400));
+    let mut out = String::new();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut out)
+        .unwrap();
+    let status = wait_for(&mut child, Duration::from_secs(30));
+    let took = sent.elapsed();
+    assert_eq!(
+        status.and_then(|s| s.code()),
+        Some(0),
+        "signal {signal}: {status:?}"
+    );
+    assert!(
+        took < Duration::from_millis(1500),
+        "signal {signal}: {took:?}"
+    );
+    assert!(
+        out.contains("\ngpu, statistic, index, temperature.gpu"),
+        "{out}"
+    );
+    assert!(out.ends_with('\n'), "{out}");
+}
+
+#[test]
+fn ctrl_c_during_a_hang() {
+    stop_during_a_hang(libc::SIGINT);
+}
+
+#[test]
+fn sigterm_during_a_hang() {
+    stop_during_a_hang(libc::SIGTERM);
+}
+
+#[test]
+fn sighup_during_a_hang() {
+    stop_during_a_hang(libc::SIGHUP);
+}
+
+/// Long enough to fill the pipe and block in a write.
+const FILL: Duration = Duration::from_millis(1500);
+
+/// Rows of ~24 KB (a field asked for 1000 times), four GPUs: the first
+/// sample is larger than a pipe and nvq blocks in a write. One sample a
+/// second, so one deadline is 0.9 s.
+fn wide_args() -> Vec<String> {
+    let mut fields = vec!["index", "temperature.gpu"];
+    fields.extend(std::iter::repeat("name").take(1000));
+    vec![
+        format!("--query-gpu={}", fields.join(",")),
+        "--format=csv".into(),
+        "-lms".into(),
+        "1000".into(),
+        "--summary".into(),
+    ]
+}
+
+/// A stop signal while a write is blocked on a full pipe: with a reader
+/// that reads again, the sample is finished and the summary follows, exit 0;
+/// with a reader that never reads again, nvq still ends within one deadline
+/// (0.9 s; 2.5 s allowed), exit 0.
+fn stop_during_a_blocked_write(signal: i32) {
+    let sc = scenario(4, &[], 0);
+    let args = wide_args();
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    // The reader reads again.
+    let (mut child, sent) = spawn_and_signal(&sc, &args, signal, FILL);
+    let mut out = String::new();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut out)
+        .unwrap();
+    let status = wait_for(&mut child, Duration::from_secs(30));
+    assert_eq!(
+        status.and_then(|s| s.code()),
+        Some(0),
+        "signal {signal}: {status:?}"
+    );
+    assert!(
+        sent.elapsed() < Duration::from_millis(2500),
+        "signal {signal}"
+    );
+    let summary = out
+        .split("\n\n")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no summary: {}", out.len()));
+    assert!(summary.starts_with("gpu, statistic, index, temperature.gpu"));
+    assert!(out.ends_with('\n'));
+    // The reader never reads again.
+    let (mut child, sent) = spawn_and_signal(&sc, &args, signal, FILL);
+    let status = wait_for(&mut child, Duration::from_secs(10));
+    let took = sent.elapsed();
+    assert_eq!(
+        status.and_then(|s| s.code()),
+        Some(0),
+        "signal {signal}: {status:?}"
+    );
+    assert!(
+        took < Duration::from_millis(2500),
+        "signal {signal}: {took:?}"
+    );
+}
+
+#[test]
+fn ctrl_c_during_a_blocked_write() {
+    stop_during_a_blocked_write(libc::SIGINT);
+}
+
+#[test]
+fn sigterm_during_a_blocked_write() {
+    stop_during_a_blocked_write(libc::SIGTERM);
+}
+
+#[test]
+fn sighup_during_a_blocked_write() {
+    stop_during_a_blocked_write(libc::SIGHUP);
+}
+
+/// `--until` with `--timeout 3s` while 8 GPUs hang ends in under 3.2 s.
+#[test]
+fn until_timeout_ends_on_time_while_gpus_hang() {
+    let sc = scenario(9, &(1..9).collect::<Vec<_>>(), 60_000);
+    let (code, out, wall) = run(
+        &sc,
+        &[
+            "--query-gpu=index,temperature.gpu",
+            "--format=csv,noheader",
+            "--until",
+            "temperature.gpu > 100",
+            "--timeout",
+            "3s",
+        ],
+    );
+    assert_ne!(code, Some(0), "{out}");
+    assert!(wall < Duration::from_millis(3200), "{wall:?}\n{out}");
+    assert!(out.contains("0, 54\n1, [Timeout]\n"), "{out}");
+}
+
+fn run(scenario: &tempfile::NamedTempFile, args: &[&str]) -> (Option<i32>, String, Duration) {
+    let r = run_timed(scenario, args);
+    eprintln!("{args:?}: {:?}", r.2);
+    r
+}
