@@ -403,7 +403,7 @@ pub const SYMBOLS: &[&str] = &[
     "nvmlDeviceGetDriverModel",
 ];
 
-/// Symbols exported as `NOT_SUPPORTED` stubs (267).
+/// Symbols exported as `NOT_SUPPORTED` stubs (260).
 pub const STUBS: &[&str] = &[
     "nvmlSystemGetHicVersion",
     "nvmlSystemGetTopologyGpuSet",
@@ -418,14 +418,9 @@ pub const STUBS: &[&str] = &[
     "nvmlUnitGetDevices",
     "nvmlDeviceGetAttributes_v2",
     "nvmlDeviceGetHandleByUUIDV",
-    "nvmlDeviceGetMemoryAffinity",
-    "nvmlDeviceGetCpuAffinityWithinScope",
-    "nvmlDeviceGetCpuAffinity",
     "nvmlDeviceSetCpuAffinity",
     "nvmlDeviceClearCpuAffinity",
-    "nvmlDeviceGetNumaNodeId",
     "nvmlDeviceGetRepairStatus",
-    "nvmlDeviceGetTopologyCommonAncestor",
     "nvmlDeviceGetTopologyNearestGpus",
     "nvmlDeviceGetP2PStatus",
     "nvmlDeviceGetLastBBXFlushTime",
@@ -511,10 +506,8 @@ pub const STUBS: &[&str] = &[
     "nvmlDeviceSetMemClkVfOffset",
     "nvmlDeviceSetAccountingMode",
     "nvmlDeviceClearAccountingPids",
-    "nvmlDeviceGetNvLinkState",
     "nvmlDeviceGetNvLinkVersion",
     "nvmlDeviceGetNvLinkCapability",
-    "nvmlDeviceGetNvLinkRemotePciInfo_v2",
     "nvmlDeviceGetNvLinkErrorCounter",
     "nvmlDeviceResetNvLinkErrorCounters",
     "nvmlDeviceSetNvLinkUtilizationControl",
@@ -766,32 +759,6 @@ pub unsafe extern "C" fn nvmlDeviceGetHandleByUUIDV(
     crate::state::stub("nvmlDeviceGetHandleByUUIDV")
 }
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetMemoryAffinity(
-    _a0: nvmlDevice_t,
-    _a1: raw::c_uint,
-    _a2: *mut raw::c_ulong,
-    _a3: nvmlAffinityScope_t,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetMemoryAffinity")
-}
-#[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetCpuAffinityWithinScope(
-    _a0: nvmlDevice_t,
-    _a1: raw::c_uint,
-    _a2: *mut raw::c_ulong,
-    _a3: nvmlAffinityScope_t,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetCpuAffinityWithinScope")
-}
-#[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetCpuAffinity(
-    _a0: nvmlDevice_t,
-    _a1: raw::c_uint,
-    _a2: *mut raw::c_ulong,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetCpuAffinity")
-}
-#[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceSetCpuAffinity(_a0: nvmlDevice_t) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceSetCpuAffinity")
 }
@@ -800,26 +767,11 @@ pub unsafe extern "C" fn nvmlDeviceClearCpuAffinity(_a0: nvmlDevice_t) -> nvmlRe
     crate::state::stub("nvmlDeviceClearCpuAffinity")
 }
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetNumaNodeId(
-    _a0: nvmlDevice_t,
-    _a1: *mut raw::c_uint,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetNumaNodeId")
-}
-#[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetRepairStatus(
     _a0: nvmlDevice_t,
     _a1: *mut nvmlRepairStatus_t,
 ) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceGetRepairStatus")
-}
-#[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetTopologyCommonAncestor(
-    _a0: nvmlDevice_t,
-    _a1: nvmlDevice_t,
-    _a2: *mut nvmlGpuTopologyLevel_t,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetTopologyCommonAncestor")
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetTopologyNearestGpus(
@@ -1429,14 +1381,6 @@ pub unsafe extern "C" fn nvmlDeviceClearAccountingPids(_a0: nvmlDevice_t) -> nvm
     crate::state::stub("nvmlDeviceClearAccountingPids")
 }
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetNvLinkState(
-    _a0: nvmlDevice_t,
-    _a1: raw::c_uint,
-    _a2: *mut nvmlEnableState_t,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetNvLinkState")
-}
-#[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetNvLinkVersion(
     _a0: nvmlDevice_t,
     _a1: raw::c_uint,
@@ -1452,14 +1396,6 @@ pub unsafe extern "C" fn nvmlDeviceGetNvLinkCapability(
     _a3: *mut raw::c_uint,
 ) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceGetNvLinkCapability")
-}
-#[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetNvLinkRemotePciInfo_v2(
-    _a0: nvmlDevice_t,
-    _a1: raw::c_uint,
-    _a2: *mut nvmlPciInfo_t,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetNvLinkRemotePciInfo_v2")
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetNvLinkErrorCounter(
@@ -2663,19 +2599,19 @@ const _: unsafe extern "C" fn(
     raw::c_uint,
     *mut raw::c_ulong,
     nvmlAffinityScope_t,
-) -> nvmlReturn_t = nvmlDeviceGetMemoryAffinity;
+) -> nvmlReturn_t = crate::nvmlDeviceGetMemoryAffinity;
 const _: unsafe extern "C" fn(
     nvmlDevice_t,
     raw::c_uint,
     *mut raw::c_ulong,
     nvmlAffinityScope_t,
-) -> nvmlReturn_t = nvmlDeviceGetCpuAffinityWithinScope;
+) -> nvmlReturn_t = crate::nvmlDeviceGetCpuAffinityWithinScope;
 const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint, *mut raw::c_ulong) -> nvmlReturn_t =
-    nvmlDeviceGetCpuAffinity;
+    crate::nvmlDeviceGetCpuAffinity;
 const _: unsafe extern "C" fn(nvmlDevice_t) -> nvmlReturn_t = nvmlDeviceSetCpuAffinity;
 const _: unsafe extern "C" fn(nvmlDevice_t) -> nvmlReturn_t = nvmlDeviceClearCpuAffinity;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t =
-    nvmlDeviceGetNumaNodeId;
+    crate::nvmlDeviceGetNumaNodeId;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlDeviceAddressingMode_t) -> nvmlReturn_t =
     crate::nvmlDeviceGetAddressingMode;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlRepairStatus_t) -> nvmlReturn_t =
@@ -2684,7 +2620,7 @@ const _: unsafe extern "C" fn(
     nvmlDevice_t,
     nvmlDevice_t,
     *mut nvmlGpuTopologyLevel_t,
-) -> nvmlReturn_t = nvmlDeviceGetTopologyCommonAncestor;
+) -> nvmlReturn_t = crate::nvmlDeviceGetTopologyCommonAncestor;
 const _: unsafe extern "C" fn(
     nvmlDevice_t,
     nvmlGpuTopologyLevel_t,
@@ -3152,7 +3088,7 @@ const _: unsafe extern "C" fn(nvmlDevice_t, nvmlEnableState_t) -> nvmlReturn_t =
     nvmlDeviceSetAccountingMode;
 const _: unsafe extern "C" fn(nvmlDevice_t) -> nvmlReturn_t = nvmlDeviceClearAccountingPids;
 const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint, *mut nvmlEnableState_t) -> nvmlReturn_t =
-    nvmlDeviceGetNvLinkState;
+    crate::nvmlDeviceGetNvLinkState;
 const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint, *mut raw::c_uint) -> nvmlReturn_t =
     nvmlDeviceGetNvLinkVersion;
 const _: unsafe extern "C" fn(
@@ -3162,7 +3098,7 @@ const _: unsafe extern "C" fn(
     *mut raw::c_uint,
 ) -> nvmlReturn_t = nvmlDeviceGetNvLinkCapability;
 const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint, *mut nvmlPciInfo_t) -> nvmlReturn_t =
-    nvmlDeviceGetNvLinkRemotePciInfo_v2;
+    crate::nvmlDeviceGetNvLinkRemotePciInfo_v2;
 const _: unsafe extern "C" fn(
     nvmlDevice_t,
     raw::c_uint,

@@ -14,6 +14,7 @@ mod generated;
 mod procs;
 mod state;
 mod system;
+mod topo;
 
 pub use generated::{STUBS, SYMBOLS};
 
@@ -36,3 +37,5 @@ pub(crate) use device::*;
 pub(crate) use procs::*;
 #[allow(unused_imports)]
 pub(crate) use system::*;
+#[allow(unused_imports)]
+pub(crate) use topo::*;

@@ -651,6 +651,55 @@ pub struct Device {
     pub fault: Vec<Fault>,
     /// After this many calls with this device's handle, every call on it returns GPU_IS_LOST.
     pub lost_after_calls: Option<u64>,
+    /// Where the GPU sits: PCI path, NUMA node, CPU sets, NVLink peers (absent: NOT_SUPPORTED).
+    pub topology: Option<Topology>,
+}
+
+/// A GPU's place in the machine (`[device.topology]`).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Topology {
+    /// The PCI path from the top: NUMA node, host bridge, then each PCIe switch (bridge) above the
+    /// GPU, by name, e.g. `["numa0", "hb1", "sw1", "sw1a"]`. Two GPUs' common ancestor follows
+    /// from the longest shared prefix (see the README).
+    pub pci_path: Vec<String>,
+    /// `nvmlDeviceGetNumaNodeId` (absent: NOT_SUPPORTED).
+    pub numa_node: Option<u32>,
+    /// CPU list (`"0-23,48-71"`) for `nvmlDeviceGetCpuAffinity*` (absent: NOT_SUPPORTED).
+    pub cpu_affinity: Option<String>,
+    /// NUMA node list (`"0"`) for `nvmlDeviceGetMemoryAffinity` (absent: NOT_SUPPORTED).
+    pub memory_affinity: Option<String>,
+    /// NVLinks: each entry bonds `links` links to the device of index `peer`; links are numbered
+    /// in order. Absent: the NVLink calls answer NOT_SUPPORTED.
+    pub nvlink: Option<Vec<NvLinkBond>>,
+    /// Inactive links after the bonded ones.
+    pub nvlink_inactive: u32,
+}
+
+/// `links` NVLinks from this GPU to the GPU of index `peer`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NvLinkBond {
+    pub peer: u32,
+    pub links: u32,
+}
+
+/// Parse a Linux CPU or node list (`"0-23,48-71"`, `""`) into its members.
+pub fn parse_id_list(s: &str) -> Option<Vec<u32>> {
+    let mut out = Vec::new();
+    for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        match part.split_once('-') {
+            Some((a, b)) => {
+                let (a, b): (u32, u32) = (a.trim().parse().ok()?, b.trim().parse().ok()?);
+                if b < a || b - a > 1 << 16 {
+                    return None;
+                }
+                out.extend(a..=b);
+            }
+            None => out.push(part.parse().ok()?),
+        }
+    }
+    Some(out)
 }
 
 impl Device {
@@ -845,6 +894,27 @@ impl Scenario {
             Ok(())
         };
         check_faults(&self.fault, "top-level")?;
+        for (i, d) in self.device.iter().enumerate() {
+            let Some(t) = &d.topology else { continue };
+            for (what, list) in [
+                ("cpu_affinity", &t.cpu_affinity),
+                ("memory_affinity", &t.memory_affinity),
+            ] {
+                if list.as_deref().is_some_and(|l| parse_id_list(l).is_none()) {
+                    return Err(format!(
+                        "device {i} topology.{what}: not a list like \"0-23,48\""
+                    ));
+                }
+            }
+            for b in t.nvlink.iter().flatten() {
+                if b.peer as usize >= self.device.len() || b.peer as usize == i {
+                    return Err(format!(
+                        "device {i} topology.nvlink: no peer device {}",
+                        b.peer
+                    ));
+                }
+            }
+        }
         let check_procs = |ps: &[Process], ctx: &str| -> Result<(), String> {
             for p in ps {
                 if let Some(c) = &p.name_error {

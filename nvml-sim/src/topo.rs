@@ -1,0 +1,174 @@
+//! Topology: common ancestors, CPU and memory affinity, NUMA node, NVLink state and peers, from
+//! each device's `[device.topology]`.
+
+use crate::scenario::{parse_id_list, Device, Topology};
+use crate::state::*;
+use nvml_wrapper_sys::bindings::*;
+use std::os::raw::{c_uint, c_ulong};
+
+fn topo(d: &Device) -> R<&Topology> {
+    d.topology.as_ref().ok_or(NOT_SUPPORTED)
+}
+
+/// NVML's topology level between two PCI paths (NUMA node, host bridge, switches...).
+pub(crate) fn common_level(a: &[String], b: &[String]) -> R<nvmlGpuTopologyLevel_t> {
+    if a.len() < 2 || b.len() < 2 {
+        return Err(NOT_SUPPORTED);
+    }
+    if a[0] != b[0] {
+        return Ok(nvmlGpuLevel_enum_NVML_TOPOLOGY_SYSTEM);
+    }
+    if a[1] != b[1] {
+        return Ok(nvmlGpuLevel_enum_NVML_TOPOLOGY_NODE);
+    }
+    let shared = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    Ok(if shared == 2 {
+        nvmlGpuLevel_enum_NVML_TOPOLOGY_HOSTBRIDGE
+    } else if shared == a.len() && shared == b.len() {
+        // Both sit right below the same switch: one bridge between them.
+        nvmlGpuLevel_enum_NVML_TOPOLOGY_SINGLE
+    } else {
+        nvmlGpuLevel_enum_NVML_TOPOLOGY_MULTIPLE
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetTopologyCommonAncestor(
+    device1: nvmlDevice_t,
+    device2: nvmlDevice_t,
+    path_info: *mut nvmlGpuTopologyLevel_t,
+) -> nvmlReturn_t {
+    pair_fn(
+        "nvmlDeviceGetTopologyCommonAncestor",
+        device1,
+        device2,
+        |c, other| {
+            let o = nn(path_info)?;
+            let level = common_level(&topo(c.dev)?.pci_path, &topo(other)?.pci_path)?;
+            o.set(level);
+            Ok(())
+        },
+    )
+}
+
+/// Write the members of a CPU or node list into `size` words of bits.
+fn put_mask(list: Option<&str>, size: c_uint, out: *mut c_ulong) -> R {
+    let ids = parse_id_list(list.ok_or(NOT_SUPPORTED)?).ok_or(UNKNOWN)?;
+    if out.is_null() || size == 0 {
+        return Err(INVALID_ARGUMENT);
+    }
+    let bits = c_ulong::BITS;
+    let mut words = vec![0 as c_ulong; size as usize];
+    for id in ids {
+        let w = (id / bits) as usize;
+        if let Some(word) = words.get_mut(w) {
+            *word |= 1 << (id % bits);
+        }
+    }
+    for (i, w) in words.into_iter().enumerate() {
+        // SAFETY: `out` is non-null and the caller gave room for `size` words.
+        unsafe { out.add(i).write(w) };
+    }
+    Ok(())
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetCpuAffinity(
+    device: nvmlDevice_t,
+    cpu_set_size: c_uint,
+    cpu_set: *mut c_ulong,
+) -> nvmlReturn_t {
+    dev_fn("nvmlDeviceGetCpuAffinity", device, |c| {
+        put_mask(topo(c.dev)?.cpu_affinity.as_deref(), cpu_set_size, cpu_set)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetCpuAffinityWithinScope(
+    device: nvmlDevice_t,
+    cpu_set_size: c_uint,
+    cpu_set: *mut c_ulong,
+    _scope: nvmlAffinityScope_t,
+) -> nvmlReturn_t {
+    dev_fn("nvmlDeviceGetCpuAffinityWithinScope", device, |c| {
+        put_mask(topo(c.dev)?.cpu_affinity.as_deref(), cpu_set_size, cpu_set)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetMemoryAffinity(
+    device: nvmlDevice_t,
+    node_set_size: c_uint,
+    node_set: *mut c_ulong,
+    _scope: nvmlAffinityScope_t,
+) -> nvmlReturn_t {
+    dev_fn("nvmlDeviceGetMemoryAffinity", device, |c| {
+        put_mask(
+            topo(c.dev)?.memory_affinity.as_deref(),
+            node_set_size,
+            node_set,
+        )
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetNumaNodeId(
+    device: nvmlDevice_t,
+    node: *mut c_uint,
+) -> nvmlReturn_t {
+    dev_fn("nvmlDeviceGetNumaNodeId", device, |c| {
+        let o = nn(node)?;
+        o.set(topo(c.dev)?.numa_node.ok_or(NOT_SUPPORTED)?);
+        Ok(())
+    })
+}
+
+/// The peer of `link` (`None`: an inactive link); INVALID_ARGUMENT past the last link.
+fn link_peer(t: &Topology, link: c_uint) -> R<Option<u32>> {
+    let bonds = t.nvlink.as_ref().ok_or(NOT_SUPPORTED)?;
+    let mut first = 0u32;
+    for b in bonds {
+        if link < first.saturating_add(b.links) {
+            return Ok(Some(b.peer));
+        }
+        first = first.saturating_add(b.links);
+    }
+    if link < first.saturating_add(t.nvlink_inactive) {
+        Ok(None)
+    } else {
+        Err(INVALID_ARGUMENT)
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetNvLinkState(
+    device: nvmlDevice_t,
+    link: c_uint,
+    is_active: *mut nvmlEnableState_t,
+) -> nvmlReturn_t {
+    dev_fn("nvmlDeviceGetNvLinkState", device, |c| {
+        let o = nn(is_active)?;
+        let active = link_peer(topo(c.dev)?, link)?.is_some();
+        o.set(if active {
+            nvmlEnableState_enum_NVML_FEATURE_ENABLED
+        } else {
+            nvmlEnableState_enum_NVML_FEATURE_DISABLED
+        });
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetNvLinkRemotePciInfo_v2(
+    device: nvmlDevice_t,
+    link: c_uint,
+    pci: *mut nvmlPciInfo_t,
+) -> nvmlReturn_t {
+    peer_fn("nvmlDeviceGetNvLinkRemotePciInfo_v2", device, |c, st| {
+        let o = nn(pci)?;
+        let peer = link_peer(topo(c.dev)?, link)?.ok_or(NOT_SUPPORTED)?;
+        let d = st.sc.device.get(peer as usize).ok_or(INVALID_ARGUMENT)?;
+        o.set(crate::device::pci_struct(d)?);
+        Ok(())
+    })
+}
