@@ -115,6 +115,11 @@ pub enum NvqError {
     #[error("Invalid combination of input arguments. Please run 'nvidia-smi -h' for help.\n")]
     InvalidCombination,
 
+    /// A wrong combination that nvidia-smi explains in its own words (for
+    /// example `topo -m -i 0`); the text is nvidia-smi's, without a prefix.
+    #[error("{0}\n")]
+    Refused(&'static str),
+
     /// Any other bad argument, with a message that says what is wrong.
     #[error("ERROR: {0}\n")]
     Usage(String),
@@ -168,6 +173,7 @@ impl NvqError {
             | NvqError::UnknownOption(_)
             | NvqError::NotImplemented(_)
             | NvqError::InvalidCombination
+            | NvqError::Refused(_)
             | NvqError::Usage(_) => ExitCode::InvalidArgument,
             NvqError::MissingValue(_) => ExitCode::Other,
             NvqError::DriverNotLoaded => ExitCode::DriverNotLoaded,

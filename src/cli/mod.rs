@@ -1,9 +1,12 @@
 //! Command-line parsing: nvidia-smi's options (with its quirks, such as the
 //! multi-letter short option `-lms`) plus nvq's extensions.
 
+mod command;
 pub mod generate;
 mod interval;
+pub mod topo;
 
+pub use command::Command;
 pub use interval::{parse_count, parse_loop_ms, parse_loop_sec};
 
 use crate::error::NvqError;
@@ -131,6 +134,10 @@ pub struct Args {
     /// nvq: load the NVML simulator installed next to nvq (no GPU needed).
     #[arg(long, help_heading = "NVML (nvq)")]
     pub simulate: bool,
+
+    /// A sub-command (`topo`, ...), if one was given.
+    #[command(subcommand)]
+    pub command: Option<Command>,
 }
 
 impl Args {
@@ -271,7 +278,6 @@ pub const NOT_IMPLEMENTED: &[&str] = &[
     "--show-all-processes",
     "dmon",
     "pmon",
-    "topo",
     "drain",
     "nvlink",
     "clocks",
@@ -325,11 +331,35 @@ pub const NOT_IMPLEMENTED: &[&str] = &[
     "soc",
 ];
 
+/// The sub-commands nvq implements: after one of them, the arguments are the
+/// sub-command's and its own list of refused options applies.
+const SUBCOMMANDS: &[(&str, &[&str])] = &[("topo", topo::NOT_IMPLEMENTED)];
+
 /// Rewrite nvidia-smi's spellings that clap cannot parse as they are.
 fn normalise(argv: Vec<OsString>) -> Result<Vec<OsString>, NvqError> {
     let mut out = Vec::with_capacity(argv.len());
-    for a in argv {
+    let mut refused_here: Option<&[&str]> = None;
+    let last = argv.len().saturating_sub(1);
+    for (k, a) in argv.into_iter().enumerate() {
         let s = a.to_string_lossy();
+        let name = s.split('=').next().unwrap_or("");
+        if let Some(refused) = refused_here {
+            if refused.contains(&name) {
+                return Err(NvqError::NotImplemented(name.to_string()));
+            }
+            out.push(a);
+            continue;
+        }
+        if let Some((_, refused)) = SUBCOMMANDS.iter().find(|(c, _)| *c == s) {
+            refused_here = Some(refused);
+            out.push(a);
+            continue;
+        }
+        // `-m` (`--mode`, for --lock-gpu-clocks) needs a value: nvidia-smi
+        // names it missing first (captures/27); with one, nvq refuses it.
+        if (s == "-m" && k == last) || s == "--mode=" || (s == "--mode" && k == last) {
+            return Err(NvqError::MissingValue(name.to_string()));
+        }
         if s == "-lms" {
             out.push(OsString::from("--loop-ms"));
         } else if let Some(v) = s.strip_prefix("-lms=") {
@@ -343,7 +373,6 @@ fn normalise(argv: Vec<OsString>) -> Result<Vec<OsString>, NvqError> {
         } else if let Some(rest) = s.strip_prefix("-l=") {
             out.push(OsString::from(format!("--loop={rest}")));
         } else {
-            let name = s.split('=').next().unwrap_or("");
             if NOT_IMPLEMENTED.contains(&name) {
                 return Err(NvqError::NotImplemented(name.to_string()));
             }

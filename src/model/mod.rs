@@ -9,6 +9,7 @@ mod code;
 mod field;
 mod row;
 pub mod smi_table;
+pub mod topo;
 mod value;
 
 pub use code::NvmlCode;

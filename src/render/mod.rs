@@ -8,6 +8,7 @@ mod ndjson;
 mod prometheus;
 pub mod smi_table;
 mod table;
+pub mod topo;
 
 pub use self::csv::Csv;
 pub use self::json::Json;

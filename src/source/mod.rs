@@ -20,6 +20,7 @@ pub mod procinfo;
 pub mod smi_table;
 pub mod target;
 pub mod time;
+pub mod topo;
 
 pub mod accounted_apps;
 pub mod compute_apps;

@@ -1,0 +1,48 @@
+//! `topo`: validate the options, read the matrix, print it.
+
+use crate::cli::topo::TopoArgs;
+use crate::cli::Args;
+use crate::error::NvqError;
+use crate::nvml::{select, Session};
+use crate::output::Sink;
+use crate::{render, source};
+
+/// nvidia-smi's answer to `-i` without `-n` or `-p`.
+const ID_NEEDS_N_OR_P: &str =
+    "The -i command line argument must be used in conjunction with -n or -p.";
+
+/// How the matrix is printed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Form {
+    Text,
+    Json,
+}
+
+fn form(t: &TopoArgs) -> Result<Form, NvqError> {
+    match t.format.as_deref() {
+        None => Ok(Form::Text),
+        Some("json") => Ok(Form::Json),
+        Some(other) => Err(NvqError::Usage(format!(
+            "\"{other}\" is not a format of topo -m; it prints text, or json with --format=json."
+        ))),
+    }
+}
+
+/// Run `topo` with its arguments (`args`: the global ones, for the library and `-f`).
+pub fn run(args: &Args, t: &TopoArgs) -> Result<(), NvqError> {
+    if t.id.is_some() {
+        return Err(NvqError::Refused(ID_NEEDS_N_OR_P));
+    }
+    let form = form(t)?;
+    if !t.matrix {
+        return Err(NvqError::InvalidCombination);
+    }
+    let session = Session::open(&args.lib_source())?;
+    let gpus = select::select(&session, None)?;
+    let m = source::topo::matrix(&session, &gpus);
+    let text = match form {
+        Form::Text => render::topo::text(&m),
+        Form::Json => render::topo::json(&m),
+    };
+    Sink::open(args.filename.as_deref())?.write(text.as_bytes())
+}

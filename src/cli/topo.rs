@@ -1,0 +1,31 @@
+//! `topo`: its options, with nvidia-smi's spellings.
+
+/// `nvq topo`'s arguments.
+#[derive(clap::Args, Debug, Clone, Default)]
+#[command(arg_required_else_help = true)]
+pub struct TopoArgs {
+    /// Print the GPU-to-GPU and GPU-to-NIC connection matrix with each GPU's nearby CPUs and NUMA nodes.
+    #[arg(short = 'm', long = "matrix")]
+    pub matrix: bool,
+    /// GPUs (index, UUID, PCI bus id or serial); nvidia-smi takes it only with -n or -p, which nvq does not offer.
+    #[arg(short = 'i', long = "id", value_name = "ID")]
+    pub id: Option<String>,
+    /// nvq: json prints the matrix as one JSON object (GPUs with their affinities and links, NICs).
+    #[arg(long, value_name = "FORMAT")]
+    pub format: Option<String>,
+}
+
+/// `topo` options of nvidia-smi that nvq does not implement yet: refused
+/// with exit code 2, never ignored.
+pub const NOT_IMPLEMENTED: &[&str] = &[
+    "-mp",
+    "--matrix_pci",
+    "-c",
+    "--cpu",
+    "-n",
+    "--nearest_gpus",
+    "-p",
+    "--gpu_path",
+    "-p2p",
+    "--p2pstatus",
+];
