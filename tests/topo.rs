@@ -127,3 +127,149 @@ fn options_nvq_lacks_are_refused_not_ignored() {
     );
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// A fake `/sys` under `target/`, with a directory per PCI device: the GPUs
+/// of the scenario (their `pci_path`) and the NICs of a `.nics` file (a
+/// name, then the same kind of path). Each path element after the NUMA node
+/// is a host bridge, then PCIe switches; a switch gets one downstream port
+/// per child, as the kernel shows real switches.
+fn fake_sysfs(name: &str, scenario_file: &Path, nics: &str) -> PathBuf {
+    let root = common::repo_root().join("target/topo-sysfs").join(name);
+    let _ = std::fs::remove_dir_all(&root);
+    let text = std::fs::read_to_string(scenario_file).unwrap();
+    let sc = nvml_sim::scenario::Scenario::parse(&text, "scenario").unwrap();
+    let place = |path: &[String], leaf: &str| -> PathBuf {
+        let mut dir = root.join("devices").join(&path[1]);
+        let mut parent: Option<&str> = None;
+        for sw in &path[2..] {
+            if let Some(p) = parent {
+                dir = dir.join(format!("{p}.dp-{sw}"));
+            }
+            dir = dir.join(sw);
+            parent = Some(sw);
+        }
+        if let Some(p) = parent {
+            dir = dir.join(format!("{p}.dp-{leaf}"));
+        }
+        let dir = dir.join(leaf);
+        std::fs::create_dir_all(&dir).unwrap();
+        let node = path[0].trim_start_matches("numa");
+        std::fs::write(dir.join("numa_node"), format!("{node}\n")).unwrap();
+        dir
+    };
+    let pci = root.join("bus/pci/devices");
+    std::fs::create_dir_all(&pci).unwrap();
+    for d in &sc.device {
+        let bus = d.bus_id().unwrap();
+        let (domain, rest) = bus.split_once(':').unwrap();
+        let sysname = format!("{}:{}", &domain[4..], rest).to_ascii_lowercase();
+        let dir = place(&d.topology.as_ref().unwrap().pci_path, &sysname);
+        std::os::unix::fs::symlink(dir, pci.join(&sysname)).unwrap();
+    }
+    for line in nics
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+    {
+        let words: Vec<String> = line.split_whitespace().map(String::from).collect();
+        let dir = place(&words[1..], &format!("pci-{}", words[0]));
+        let class = root.join("class/infiniband").join(&words[0]);
+        std::fs::create_dir_all(&class).unwrap();
+        std::os::unix::fs::symlink(dir, class.join("device")).unwrap();
+    }
+    root
+}
+
+/// Expand tabs to the next multiple of 8, as a terminal shows them.
+fn expand_tabs(line: &str) -> String {
+    let mut out = String::new();
+    for c in line.chars() {
+        if c == '\t' {
+            out.push(' ');
+            while out.chars().count() % 8 != 0 {
+                out.push(' ');
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Public `topo -m` outputs of real multi-GPU machines (`tests/topo/*.txt`,
+/// each naming its source), each reproduced from its scenario (and NICs).
+/// The pages trimmed trailing blanks and dropped the terminal's escapes, and
+/// some expanded tabs; the comparison does the same to nvq's output. An
+/// excerpt that ends early is compared over the lines it has.
+#[test]
+fn public_multi_gpu_matrices() {
+    let cases: &[(&str, &str)] = &[
+        (
+            "nccl_1453_h100_nv18_nics",
+            "nvml-sim/scenarios/dgx_h100_8gpu.toml",
+        ),
+        (
+            "nccl_tests_307_8x4090_pix_nic",
+            "nvml-sim/scenarios/pcie_8gpu_2numa.toml",
+        ),
+        (
+            "club3090_1229_2x5090_phb",
+            "tests/scenarios/topo_club3090_1229.toml",
+        ),
+        (
+            "club3090_46_5gpu_2numa",
+            "tests/scenarios/topo_club3090_46.toml",
+        ),
+        (
+            "open_gpu_kernel_modules_1_4gpu_phb",
+            "tests/scenarios/topo_open_gpu_1.toml",
+        ),
+        (
+            "nccl_1505_dgx_a100_nv12",
+            "tests/scenarios/topo_nccl_1505.toml",
+        ),
+        (
+            "sglang_13973_h200_nv18_4numa",
+            "tests/scenarios/topo_sglang_13973.toml",
+        ),
+    ];
+    let dir = common::repo_root().join("tests/topo");
+    for (name, sc) in cases {
+        let fixture = std::fs::read_to_string(dir.join(format!("{name}.txt"))).unwrap();
+        let (header, body) = fixture.split_once("---\n").unwrap();
+        assert!(header.contains("# source: https://"), "{name}: no source");
+        let spaces = header.contains("tabs expanded to spaces");
+        let nics = std::fs::read_to_string(dir.join(format!("{name}.nics"))).unwrap_or_default();
+        let sc = common::repo_root().join(sc);
+        let sysfs = fake_sysfs(name, &sc, &nics);
+        let got = ok(topo(&sc, &sysfs, &["-m"]));
+        let got = got.replace("\x1b[4m", "").replace("\x1b[0m", "");
+        let want: Vec<&str> = body.lines().collect();
+        let got: Vec<String> = got
+            .lines()
+            .map(|l| {
+                if spaces {
+                    expand_tabs(l)
+                } else {
+                    l.to_string()
+                }
+            })
+            .map(|l| l.trim_end().to_string())
+            .collect();
+        if header.contains("lines: all") {
+            assert_eq!(
+                got.len(),
+                want.len(),
+                "{name}: line count\n{}",
+                got.join("\n")
+            );
+        }
+        for (k, w) in want.iter().enumerate() {
+            assert_eq!(
+                got.get(k).map(String::as_str),
+                Some(w.trim_end()),
+                "{name}: line {}",
+                k + 1
+            );
+        }
+    }
+}

@@ -403,7 +403,7 @@ pub const SYMBOLS: &[&str] = &[
     "nvmlDeviceGetDriverModel",
 ];
 
-/// Symbols exported as `NOT_SUPPORTED` stubs (260).
+/// Symbols exported as `NOT_SUPPORTED` stubs (259).
 pub const STUBS: &[&str] = &[
     "nvmlSystemGetHicVersion",
     "nvmlSystemGetTopologyGpuSet",
@@ -515,7 +515,6 @@ pub const STUBS: &[&str] = &[
     "nvmlDeviceGetNvLinkUtilizationCounter",
     "nvmlDeviceFreezeNvLinkUtilizationCounter",
     "nvmlDeviceResetNvLinkUtilizationCounter",
-    "nvmlDeviceGetNvLinkRemoteDeviceType",
     "nvmlDeviceSetNvLinkDeviceLowPowerThreshold",
     "nvmlSystemSetNvlinkBwMode",
     "nvmlSystemGetNvlinkBwMode",
@@ -1458,14 +1457,6 @@ pub unsafe extern "C" fn nvmlDeviceResetNvLinkUtilizationCounter(
     _a2: raw::c_uint,
 ) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceResetNvLinkUtilizationCounter")
-}
-#[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetNvLinkRemoteDeviceType(
-    _a0: nvmlDevice_t,
-    _a1: raw::c_uint,
-    _a2: *mut nvmlIntNvLinkDeviceType_t,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetNvLinkRemoteDeviceType")
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceSetNvLinkDeviceLowPowerThreshold(
@@ -3139,7 +3130,7 @@ const _: unsafe extern "C" fn(
     nvmlDevice_t,
     raw::c_uint,
     *mut nvmlIntNvLinkDeviceType_t,
-) -> nvmlReturn_t = nvmlDeviceGetNvLinkRemoteDeviceType;
+) -> nvmlReturn_t = crate::nvmlDeviceGetNvLinkRemoteDeviceType;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlNvLinkPowerThres_t) -> nvmlReturn_t =
     nvmlDeviceSetNvLinkDeviceLowPowerThreshold;
 const _: unsafe extern "C" fn(raw::c_uint) -> nvmlReturn_t = nvmlSystemSetNvlinkBwMode;

@@ -676,12 +676,26 @@ pub struct Topology {
     pub nvlink_inactive: u32,
 }
 
-/// `links` NVLinks from this GPU to the GPU of index `peer`.
+/// `links` NVLinks from this GPU to the GPU of index `peer`, or to an NVSwitch of PCI bus id
+/// `switch` (`"00000000:07:00.0"`); exactly one of the two.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct NvLinkBond {
-    pub peer: u32,
+    pub peer: Option<u32>,
+    pub switch: Option<String>,
     pub links: u32,
+}
+
+/// A PCI bus id `DDDDDDDD:BB:DD.F` as (domain, bus, device).
+pub fn parse_bus_id(s: &str) -> Option<(u32, u32, u32)> {
+    let mut it = s.split(':');
+    let (d, b, rest) = (it.next()?, it.next()?, it.next()?);
+    let dev = rest.split('.').next()?;
+    Some((
+        u32::from_str_radix(d, 16).ok()?,
+        u32::from_str_radix(b, 16).ok()?,
+        u32::from_str_radix(dev, 16).ok()?,
+    ))
 }
 
 /// Parse a Linux CPU or node list (`"0-23,48-71"`, `""`) into its members.
@@ -907,11 +921,15 @@ impl Scenario {
                 }
             }
             for b in t.nvlink.iter().flatten() {
-                if b.peer as usize >= self.device.len() || b.peer as usize == i {
-                    return Err(format!(
-                        "device {i} topology.nvlink: no peer device {}",
-                        b.peer
-                    ));
+                match (b.peer, &b.switch) {
+                    (Some(p), None) if (p as usize) < self.device.len() && p as usize != i => {}
+                    (None, Some(bus)) if parse_bus_id(bus).is_some() => {}
+                    _ => {
+                        return Err(format!(
+                            "device {i} topology.nvlink: each bond needs another device's index as peer, \
+                             or an NVSwitch's PCI bus id as switch"
+                        ))
+                    }
                 }
             }
         }

@@ -123,13 +123,23 @@ pub unsafe extern "C" fn nvmlDeviceGetNumaNodeId(
     })
 }
 
-/// The peer of `link` (`None`: an inactive link); INVALID_ARGUMENT past the last link.
-fn link_peer(t: &Topology, link: c_uint) -> R<Option<u32>> {
+/// What is at the far end of a link.
+enum Remote<'a> {
+    Gpu(u32),
+    Switch(&'a str),
+}
+
+/// The far end of `link` (`None`: an inactive link); INVALID_ARGUMENT past the last link.
+fn link_peer(t: &Topology, link: c_uint) -> R<Option<Remote<'_>>> {
     let bonds = t.nvlink.as_ref().ok_or(NOT_SUPPORTED)?;
     let mut first = 0u32;
     for b in bonds {
         if link < first.saturating_add(b.links) {
-            return Ok(Some(b.peer));
+            return Ok(match (b.peer, &b.switch) {
+                (Some(p), _) => Some(Remote::Gpu(p)),
+                (None, Some(s)) => Some(Remote::Switch(s)),
+                (None, None) => None,
+            });
         }
         first = first.saturating_add(b.links);
     }
@@ -159,6 +169,42 @@ pub unsafe extern "C" fn nvmlDeviceGetNvLinkState(
 }
 
 #[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetNvLinkRemoteDeviceType(
+    device: nvmlDevice_t,
+    link: c_uint,
+    kind: *mut nvmlIntNvLinkDeviceType_t,
+) -> nvmlReturn_t {
+    dev_fn("nvmlDeviceGetNvLinkRemoteDeviceType", device, |c| {
+        let o = nn(kind)?;
+        o.set(match link_peer(topo(c.dev)?, link)?.ok_or(NOT_SUPPORTED)? {
+            Remote::Gpu(_) => nvmlIntNvLinkDeviceType_enum_NVML_NVLINK_DEVICE_TYPE_GPU,
+            Remote::Switch(_) => nvmlIntNvLinkDeviceType_enum_NVML_NVLINK_DEVICE_TYPE_SWITCH,
+        });
+        Ok(())
+    })
+}
+
+/// The PCI info an NVSwitch of bus id `bus_id` reports.
+fn switch_pci(bus_id: &str) -> R<nvmlPciInfo_t> {
+    let (domain, bus, device) = crate::scenario::parse_bus_id(bus_id).ok_or(UNKNOWN)?;
+    let mut v = nvmlPciInfo_t {
+        busIdLegacy: [0; 16],
+        domain,
+        bus,
+        device,
+        pciDeviceId: 0x22a3_10de,
+        pciSubSystemId: 0,
+        busId: [0; 32],
+    };
+    fill_chars(
+        &mut v.busIdLegacy,
+        &format!("{domain:04X}:{bus:02X}:{device:02X}.0"),
+    );
+    fill_chars(&mut v.busId, bus_id);
+    Ok(v)
+}
+
+#[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetNvLinkRemotePciInfo_v2(
     device: nvmlDevice_t,
     link: c_uint,
@@ -166,9 +212,12 @@ pub unsafe extern "C" fn nvmlDeviceGetNvLinkRemotePciInfo_v2(
 ) -> nvmlReturn_t {
     peer_fn("nvmlDeviceGetNvLinkRemotePciInfo_v2", device, |c, st| {
         let o = nn(pci)?;
-        let peer = link_peer(topo(c.dev)?, link)?.ok_or(NOT_SUPPORTED)?;
-        let d = st.sc.device.get(peer as usize).ok_or(INVALID_ARGUMENT)?;
-        o.set(crate::device::pci_struct(d)?);
+        o.set(match link_peer(topo(c.dev)?, link)?.ok_or(NOT_SUPPORTED)? {
+            Remote::Gpu(p) => {
+                crate::device::pci_struct(st.sc.device.get(p as usize).ok_or(INVALID_ARGUMENT)?)?
+            }
+            Remote::Switch(bus_id) => switch_pci(bus_id)?,
+        });
         Ok(())
     })
 }

@@ -39,9 +39,9 @@ pub fn matrix(session: &Session, gpus: &[u32]) -> TopoMatrix {
                 .map(|p| p.bus_id.to_ascii_uppercase())
         })
         .collect();
-    let bonds: Vec<Vec<u32>> = devices
+    let bonds: Vec<Bonds> = devices
         .iter()
-        .map(|d| nvlink_bonds(d.as_ref().ok(), &bus_ids))
+        .map(|d| nvlink_bonds(session, d.as_ref().ok(), &bus_ids))
         .collect();
     let nics = nics(&sysfs);
     let gpu_paths: Vec<Option<PciPlace>> = bus_ids
@@ -56,7 +56,7 @@ pub fn matrix(session: &Session, gpus: &[u32]) -> TopoMatrix {
                 continue;
             }
             links[i][j] = if i < gpus.len() && j < gpus.len() {
-                gpu_link(&devices[i], &devices[j], bonds[i][j])
+                gpu_link(&devices[i], &devices[j], bonded(&bonds, i, j))
             } else {
                 let place = |k: usize| {
                     if k < gpus.len() {
@@ -108,11 +108,26 @@ fn gpu_link(
     }
 }
 
-/// Active NVLinks from `d` to each GPU (by its bus id). Links are read until
-/// NVML says there are no more; a GPU without NVLink has none.
-fn nvlink_bonds(d: Option<&Device<'_>>, bus_ids: &[Option<String>]) -> Vec<u32> {
-    let mut count = vec![0; bus_ids.len()];
-    let Some(d) = d else { return count };
+/// Active NVLinks from one GPU: how many reach each GPU directly (by bus
+/// id), and how many reach an NVSwitch.
+struct Bonds {
+    direct: Vec<u32>,
+    switched: u32,
+}
+
+/// NVSwitch in `nvmlIntNvLinkDeviceType_t`.
+const REMOTE_SWITCH: u32 = 2;
+
+/// Links are read until NVML says there are no more; a GPU without NVLink
+/// has none.
+fn nvlink_bonds(session: &Session, d: Option<&Device<'_>>, bus_ids: &[Option<String>]) -> Bonds {
+    let mut b = Bonds {
+        direct: vec![0; bus_ids.len()],
+        switched: 0,
+    };
+    let Some(d) = d else { return b };
+    // SAFETY: the handle belongs to this open session.
+    let raw = crate::nvml::raw::Dev::new(session, Ok(unsafe { d.handle() }));
     for link in 0..nvml_wrapper_sys::bindings::NVML_NVLINK_MAX_LINKS {
         let l = d.link_wrapper_for(link);
         match l.is_active() {
@@ -120,18 +135,30 @@ fn nvlink_bonds(d: Option<&Device<'_>>, bus_ids: &[Option<String>]) -> Vec<u32> 
             Ok(false) => continue,
             Err(_) => break,
         }
+        if crate::nvml::raw::nvlink_remote_device_type(&raw, link) == Ok(REMOTE_SWITCH) {
+            b.switched += 1;
+            continue;
+        }
         let Ok(remote) = l.remote_pci_info() else {
             continue;
         };
         let remote = remote.bus_id.to_ascii_uppercase();
         if let Some(k) = bus_ids
             .iter()
-            .position(|b| b.as_deref() == Some(remote.as_str()))
+            .position(|x| x.as_deref() == Some(remote.as_str()))
         {
-            count[k] += 1;
+            b.direct[k] += 1;
         }
     }
-    count
+    b
+}
+
+/// NVLinks between GPUs `i` and `j`: direct ones, plus, when both reach
+/// NVSwitches, the smaller of their switched counts (every GPU on the
+/// switches reaches every other).
+fn bonded(bonds: &[Bonds], i: usize, j: usize) -> u32 {
+    let via_switch = bonds[i].switched.min(bonds[j].switched);
+    bonds[i].direct[j] + via_switch
 }
 
 /// The members of an NVML bit mask.
