@@ -273,3 +273,73 @@ fn public_multi_gpu_matrices() {
         }
     }
 }
+
+/// The whole text of a scenario's matrix (no NICs), escapes and legend kept.
+fn matrix_rows(sc: &str) -> Vec<String> {
+    let out = ok(topo(&scenario(sc), &no_sysfs(), &["-m"]));
+    out.lines()
+        .take_while(|l| !l.is_empty())
+        .map(String::from)
+        .collect()
+}
+
+#[test]
+fn nvlink_bridges_and_pcie_levels() {
+    assert_eq!(
+        matrix_rows("topo_nvlink_pairs.toml"),
+        [
+            "\t\x1b[4mGPU0\tGPU1\tGPU2\tGPU3\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID\x1b[0m",
+            "GPU0\t X \tNV4\tSYS\tSYS\t0-15\t0\t\t4",
+            "GPU1\tNV4\t X \tSYS\tSYS\t0-15\t0\t\tN/A",
+            "GPU2\tSYS\tSYS\t X \tNV4\t16-31\t1\t\tN/A",
+            "GPU3\tSYS\tSYS\tNV4\t X \t16-31\t1\t\tN/A",
+        ]
+    );
+}
+
+/// A GPU that fell off the bus: its cells say N/A, its lists are empty, the
+/// other GPUs are unaffected and the command succeeds.
+#[test]
+fn a_lost_gpu() {
+    assert_eq!(
+        matrix_rows("topo_lost.toml")[1..],
+        ["GPU0\t X \tN/A\t0-7\t0\t\tN/A", "GPU1\tN/A\t X \t\t\t\tN/A"]
+    );
+    let json = ok(topo(
+        &scenario("topo_lost.toml"),
+        &no_sysfs(),
+        &["-m", "--format=json"],
+    ));
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["gpus"][0]["links"]["GPU1"]["error"], "gpu_lost");
+    assert_eq!(v["gpus"][1]["_errors"]["cpu_affinity"], "gpu_lost");
+    assert_eq!(v["gpus"][1]["cpu_affinity"], serde_json::Value::Null);
+}
+
+/// JSON: typed links a launcher can sort, the affinities as numbers, NICs.
+#[test]
+fn json_matrix() {
+    let sc = common::repo_root().join("nvml-sim/scenarios/dgx_h100_8gpu.toml");
+    let nics = std::fs::read_to_string(
+        common::repo_root().join("tests/topo/nccl_1453_h100_nv18_nics.nics"),
+    )
+    .unwrap();
+    let sysfs = fake_sysfs("json", &sc, &nics);
+    let out = ok(topo(&sc, &sysfs, &["-m", "--format=json"]));
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let g0 = &v["gpus"][0];
+    assert_eq!(
+        g0["links"]["GPU7"],
+        serde_json::json!({"type": "NV", "nvlinks": 18, "closeness": 0})
+    );
+    assert_eq!(
+        g0["links"]["NIC8"],
+        serde_json::json!({"type": "PIX", "closeness": 1})
+    );
+    assert_eq!(g0["links"]["NIC0"]["type"], "SYS");
+    assert_eq!(g0["cpu_affinity"].as_array().unwrap().len(), 80);
+    assert_eq!(g0["numa_affinity"], serde_json::json!([0]));
+    assert_eq!(v["nics"][8]["device"], "mlx5_8");
+    assert_eq!(v["nics"].as_array().unwrap().len(), 9);
+    assert!(out.ends_with("}\n"));
+}

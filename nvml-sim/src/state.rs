@@ -320,7 +320,15 @@ pub(crate) fn pair_fn(
     f: impl FnOnce(&Ctx, &Device) -> R,
 ) -> nvmlReturn_t {
     peer_fn(sym, h1, |c, st| match st.resolve(h2) {
-        Some(Target::Gpu(j)) => f(c, st.sc.device.get(j).ok_or(INVALID_ARGUMENT)?),
+        Some(Target::Gpu(j)) => {
+            let d = st.sc.device.get(j).ok_or(INVALID_ARGUMENT)?;
+            // The second GPU is lost when its next call would be.
+            let calls = st.dev_calls.get(j).copied().unwrap_or(0);
+            if d.lost_after_calls.is_some_and(|l| calls >= l) {
+                return Err(GPU_IS_LOST);
+            }
+            f(c, d)
+        }
         Some(Target::Mig(..)) => Err(NOT_SUPPORTED),
         None => Err(INVALID_ARGUMENT),
     })

@@ -153,12 +153,13 @@ fn nvlink_bonds(session: &Session, d: Option<&Device<'_>>, bus_ids: &[Option<Str
     b
 }
 
-/// NVLinks between GPUs `i` and `j`: direct ones, plus, when both reach
-/// NVSwitches, the smaller of their switched counts (every GPU on the
-/// switches reaches every other).
+/// NVLinks between GPUs `i` and `j`: direct ones (as either side counts
+/// them, so that a GPU whose NVLink calls fail still shows its peer's
+/// links), plus, when both reach NVSwitches, the smaller of their switched
+/// counts (every GPU on the switches reaches every other).
 fn bonded(bonds: &[Bonds], i: usize, j: usize) -> u32 {
     let via_switch = bonds[i].switched.min(bonds[j].switched);
-    bonds[i].direct[j] + via_switch
+    bonds[i].direct[j].max(bonds[j].direct[i]) + via_switch
 }
 
 /// The members of an NVML bit mask.
