@@ -1,5 +1,6 @@
 //! What nvq does with parsed arguments.
 
+mod nvlink;
 mod topo;
 
 use crate::cli::{self, Args};
@@ -93,8 +94,10 @@ pub fn run(args: &Args) -> Result<(), NvqError> {
 /// [`run`], knowing how nvq was invoked (the summary table may use colour
 /// only in nvq's own mode).
 pub fn run_as(args: &Args, personality: Personality) -> Result<(), NvqError> {
-    if let Some(cli::Command::Topo(t)) = &args.command {
-        return topo::run(args, t);
+    match &args.command {
+        Some(cli::Command::Topo(t)) => return topo::run(args, t),
+        Some(cli::Command::Nvlink(n)) => return nvlink::run(args, n),
+        None => {}
     }
     if let Some(mode) = args.help_query {
         let mut sink = Sink::stdout();

@@ -111,6 +111,10 @@ pub enum NvqError {
     #[error("ERROR: Option {0} is an nvidia-smi option that nvq does not implement. Run 'nvq --help' for what nvq supports.\n")]
     NotImplemented(String),
 
+    /// An nvidia-smi option that changes the GPU's state (nvq only reads).
+    #[error("ERROR: Option {0} changes the GPU's state, and nvq only reads it. Use nvidia-smi for that.\n")]
+    ChangesState(String),
+
     /// Options that cannot be used together, or `--format` without a query.
     #[error("Invalid combination of input arguments. Please run 'nvidia-smi -h' for help.\n")]
     InvalidCombination,
@@ -172,6 +176,7 @@ impl NvqError {
             NvqError::InvalidField(_)
             | NvqError::UnknownOption(_)
             | NvqError::NotImplemented(_)
+            | NvqError::ChangesState(_)
             | NvqError::InvalidCombination
             | NvqError::Refused(_)
             | NvqError::Usage(_) => ExitCode::InvalidArgument,

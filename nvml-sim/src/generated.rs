@@ -403,7 +403,7 @@ pub const SYMBOLS: &[&str] = &[
     "nvmlDeviceGetDriverModel",
 ];
 
-/// Symbols exported as `NOT_SUPPORTED` stubs (259).
+/// Symbols exported as `NOT_SUPPORTED` stubs (257).
 pub const STUBS: &[&str] = &[
     "nvmlSystemGetHicVersion",
     "nvmlSystemGetTopologyGpuSet",
@@ -507,8 +507,6 @@ pub const STUBS: &[&str] = &[
     "nvmlDeviceSetAccountingMode",
     "nvmlDeviceClearAccountingPids",
     "nvmlDeviceGetNvLinkVersion",
-    "nvmlDeviceGetNvLinkCapability",
-    "nvmlDeviceGetNvLinkErrorCounter",
     "nvmlDeviceResetNvLinkErrorCounters",
     "nvmlDeviceSetNvLinkUtilizationControl",
     "nvmlDeviceGetNvLinkUtilizationControl",
@@ -1386,24 +1384,6 @@ pub unsafe extern "C" fn nvmlDeviceGetNvLinkVersion(
     _a2: *mut raw::c_uint,
 ) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceGetNvLinkVersion")
-}
-#[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetNvLinkCapability(
-    _a0: nvmlDevice_t,
-    _a1: raw::c_uint,
-    _a2: nvmlNvLinkCapability_t,
-    _a3: *mut raw::c_uint,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetNvLinkCapability")
-}
-#[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetNvLinkErrorCounter(
-    _a0: nvmlDevice_t,
-    _a1: raw::c_uint,
-    _a2: nvmlNvLinkErrorCounter_t,
-    _a3: *mut raw::c_ulonglong,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetNvLinkErrorCounter")
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceResetNvLinkErrorCounters(
@@ -3087,7 +3067,7 @@ const _: unsafe extern "C" fn(
     raw::c_uint,
     nvmlNvLinkCapability_t,
     *mut raw::c_uint,
-) -> nvmlReturn_t = nvmlDeviceGetNvLinkCapability;
+) -> nvmlReturn_t = crate::nvmlDeviceGetNvLinkCapability;
 const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint, *mut nvmlPciInfo_t) -> nvmlReturn_t =
     crate::nvmlDeviceGetNvLinkRemotePciInfo_v2;
 const _: unsafe extern "C" fn(
@@ -3095,7 +3075,7 @@ const _: unsafe extern "C" fn(
     raw::c_uint,
     nvmlNvLinkErrorCounter_t,
     *mut raw::c_ulonglong,
-) -> nvmlReturn_t = nvmlDeviceGetNvLinkErrorCounter;
+) -> nvmlReturn_t = crate::nvmlDeviceGetNvLinkErrorCounter;
 const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint) -> nvmlReturn_t =
     nvmlDeviceResetNvLinkErrorCounters;
 const _: unsafe extern "C" fn(

@@ -674,6 +674,13 @@ pub struct Topology {
     pub nvlink: Option<Vec<NvLinkBond>>,
     /// Inactive links after the bonded ones.
     pub nvlink_inactive: u32,
+    /// `nvmlDeviceGetNvLinkCapability`, the same on every link: bit `k` set means capability
+    /// `k` (0 P2P, 1 system memory access, 2 P2P atomics, 3 system memory atomics, 4 SLI,
+    /// 5 valid link). Absent: NOT_SUPPORTED.
+    pub nvlink_capabilities: Option<u32>,
+    /// `nvmlDeviceGetNvLinkErrorCounter` on every active link, indexed by counter (0 replay,
+    /// 1 recovery, 2 CRC flit, 3 CRC data). Absent: NOT_SUPPORTED.
+    pub nvlink_errors: Option<Vec<u64>>,
 }
 
 /// `links` NVLinks from this GPU to the GPU of index `peer`, or to an NVSwitch of PCI bus id

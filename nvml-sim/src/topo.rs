@@ -221,3 +221,38 @@ pub unsafe extern "C" fn nvmlDeviceGetNvLinkRemotePciInfo_v2(
         Ok(())
     })
 }
+
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetNvLinkCapability(
+    device: nvmlDevice_t,
+    link: c_uint,
+    capability: nvmlNvLinkCapability_t,
+    result: *mut c_uint,
+) -> nvmlReturn_t {
+    dev_fn("nvmlDeviceGetNvLinkCapability", device, |c| {
+        let o = nn(result)?;
+        let t = topo(c.dev)?;
+        link_peer(t, link)?;
+        let caps = t.nvlink_capabilities.ok_or(NOT_SUPPORTED)?;
+        let bit = 1u32.checked_shl(capability).ok_or(INVALID_ARGUMENT)?;
+        o.set(u32::from(caps & bit != 0));
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetNvLinkErrorCounter(
+    device: nvmlDevice_t,
+    link: c_uint,
+    counter: nvmlNvLinkErrorCounter_t,
+    value: *mut std::os::raw::c_ulonglong,
+) -> nvmlReturn_t {
+    dev_fn("nvmlDeviceGetNvLinkErrorCounter", device, |c| {
+        let o = nn(value)?;
+        let t = topo(c.dev)?;
+        link_peer(t, link)?.ok_or(NOT_SUPPORTED)?;
+        let counts = t.nvlink_errors.as_ref().ok_or(NOT_SUPPORTED)?;
+        o.set(*counts.get(counter as usize).ok_or(INVALID_ARGUMENT)?);
+        Ok(())
+    })
+}

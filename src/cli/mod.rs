@@ -4,6 +4,7 @@
 mod command;
 pub mod generate;
 mod interval;
+pub mod nvlink;
 pub mod topo;
 
 pub use command::Command;
@@ -279,7 +280,6 @@ pub const NOT_IMPLEMENTED: &[&str] = &[
     "dmon",
     "pmon",
     "drain",
-    "nvlink",
     "clocks",
     "encodersessions",
     "fbcsessions",
@@ -332,26 +332,33 @@ pub const NOT_IMPLEMENTED: &[&str] = &[
 ];
 
 /// The sub-commands nvq implements: after one of them, the arguments are the
-/// sub-command's and its own list of refused options applies.
-const SUBCOMMANDS: &[(&str, &[&str])] = &[("topo", topo::NOT_IMPLEMENTED)];
+/// sub-command's, and its own lists of refused options apply (options nvq
+/// lacks, options that would change the GPU's state).
+const SUBCOMMANDS: &[(&str, &[&str], &[&str])] = &[
+    ("topo", topo::NOT_IMPLEMENTED, topo::CHANGES_STATE),
+    ("nvlink", nvlink::NOT_IMPLEMENTED, nvlink::CHANGES_STATE),
+];
 
 /// Rewrite nvidia-smi's spellings that clap cannot parse as they are.
 fn normalise(argv: Vec<OsString>) -> Result<Vec<OsString>, NvqError> {
     let mut out = Vec::with_capacity(argv.len());
-    let mut refused_here: Option<&[&str]> = None;
+    let mut refused_here: Option<(&[&str], &[&str])> = None;
     let last = argv.len().saturating_sub(1);
     for (k, a) in argv.into_iter().enumerate() {
         let s = a.to_string_lossy();
         let name = s.split('=').next().unwrap_or("");
-        if let Some(refused) = refused_here {
-            if refused.contains(&name) {
+        if let Some((lacking, changing)) = refused_here {
+            if changing.contains(&name) {
+                return Err(NvqError::ChangesState(name.to_string()));
+            }
+            if lacking.contains(&name) {
                 return Err(NvqError::NotImplemented(name.to_string()));
             }
             out.push(a);
             continue;
         }
-        if let Some((_, refused)) = SUBCOMMANDS.iter().find(|(c, _)| *c == s) {
-            refused_here = Some(refused);
+        if let Some((_, lacking, changing)) = SUBCOMMANDS.iter().find(|(c, ..)| *c == s) {
+            refused_here = Some((lacking, changing));
             out.push(a);
             continue;
         }

@@ -16,7 +16,7 @@ pub struct TopoArgs {
 }
 
 /// `topo` options of nvidia-smi that nvq does not implement yet: refused
-/// with exit code 2, never ignored.
+/// with exit code 2, never ignored. None of them changes state.
 pub const NOT_IMPLEMENTED: &[&str] = &[
     "-mp",
     "--matrix_pci",
@@ -29,3 +29,6 @@ pub const NOT_IMPLEMENTED: &[&str] = &[
     "-p2p",
     "--p2pstatus",
 ];
+
+/// `topo` changes nothing.
+pub const CHANGES_STATE: &[&str] = &[];

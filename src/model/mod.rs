@@ -7,6 +7,7 @@
 
 mod code;
 mod field;
+pub mod nvlink;
 mod row;
 pub mod smi_table;
 pub mod topo;

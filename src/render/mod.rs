@@ -5,6 +5,7 @@ pub mod csv;
 pub mod field_help;
 mod json;
 mod ndjson;
+pub mod nvlink;
 mod prometheus;
 pub mod smi_table;
 mod table;

@@ -16,6 +16,7 @@ pub mod gpu;
 pub mod list_mode;
 pub mod listing;
 pub mod mode;
+pub mod nvlink;
 pub mod procinfo;
 pub mod smi_table;
 pub mod target;
