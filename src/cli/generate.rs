@@ -282,7 +282,8 @@ fn fish(clap_text: &str, lists: &[ListOption]) -> Result<String, String> {
     for l in lists {
         text = patch_lines(
             &text,
-            &format!("complete -c nvq -l {} ", l.long),
+            // The top-level option (clap marks it "no sub-command yet").
+            &format!("complete -c nvq -n \"__fish_nvq_needs_command\" -l {} ", l.long),
             " -r",
             &format!(" -r -f -a '(__nvq_list {})'", l.long),
         )?;
