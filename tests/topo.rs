@@ -112,7 +112,7 @@ fn dash_i_needs_n_or_p() {
 
 #[test]
 fn options_nvq_lacks_are_refused_not_ignored() {
-    for opt in ["-p2p", "-mp", "-n", "-p", "-c"] {
+    for opt in ["-mp", "-n", "-p", "-c"] {
         let out = topo(&scenario("topo_h200.toml"), &no_sysfs(), &[opt]);
         assert_eq!(out.status.code(), Some(2), "{opt}");
         assert!(
@@ -342,4 +342,41 @@ fn json_matrix() {
     assert_eq!(v["nics"][8]["device"], "mlx5_8");
     assert_eq!(v["nics"].as_array().unwrap().len(), 9);
     assert!(out.ends_with("}\n"));
+}
+
+/// `topo -p2p`: a public output byte for byte (its lines keep their final
+/// tab), every capability letter, and the wrong combinations.
+#[test]
+fn p2p_matrix() {
+    let fixture =
+        std::fs::read_to_string(common::repo_root().join("tests/topo/club3090_1229_p2p.txt"))
+            .unwrap();
+    let (header, want) = fixture.split_once("---\n").unwrap();
+    assert!(header.contains("# source: https://"));
+    let sc = scenario("topo_club3090_1229.toml");
+    assert_eq!(ok(topo(&sc, &no_sysfs(), &["-p2p", "r"])), want);
+    assert_eq!(ok(topo(&sc, &no_sysfs(), &["--p2pstatus", "w"])), want);
+    let nvlink = ok(topo(&sc, &no_sysfs(), &["-p2p", "n"]));
+    assert!(
+        nvlink.starts_with(" \tGPU0\tGPU1\t\n GPU0\tX\tNS\t\n"),
+        "{nvlink}"
+    );
+    // No P2P data in the scenario: the cells say the call failed.
+    let none = ok(topo(
+        &scenario("topo_lost.toml"),
+        &no_sysfs(),
+        &["-p2p", "a"],
+    ));
+    assert!(none.contains(" GPU0\tX\tN/A\t\n"), "{none}");
+    for args in [
+        &["-p2p", "x"][..],
+        &["-p2p", "r", "-m"],
+        &["-p2p", "r", "--format=json"],
+    ] {
+        assert_eq!(
+            topo(&sc, &no_sysfs(), args).status.code(),
+            Some(2),
+            "{args:?}"
+        );
+    }
 }

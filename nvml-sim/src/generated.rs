@@ -403,7 +403,7 @@ pub const SYMBOLS: &[&str] = &[
     "nvmlDeviceGetDriverModel",
 ];
 
-/// Symbols exported as `NOT_SUPPORTED` stubs (257).
+/// Symbols exported as `NOT_SUPPORTED` stubs (256).
 pub const STUBS: &[&str] = &[
     "nvmlSystemGetHicVersion",
     "nvmlSystemGetTopologyGpuSet",
@@ -422,7 +422,6 @@ pub const STUBS: &[&str] = &[
     "nvmlDeviceClearCpuAffinity",
     "nvmlDeviceGetRepairStatus",
     "nvmlDeviceGetTopologyNearestGpus",
-    "nvmlDeviceGetP2PStatus",
     "nvmlDeviceGetLastBBXFlushTime",
     "nvmlDeviceGetGpcClkVfOffset",
     "nvmlDeviceGetAutoBoostedClocksEnabled",
@@ -778,15 +777,6 @@ pub unsafe extern "C" fn nvmlDeviceGetTopologyNearestGpus(
     _a3: *mut nvmlDevice_t,
 ) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceGetTopologyNearestGpus")
-}
-#[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetP2PStatus(
-    _a0: nvmlDevice_t,
-    _a1: nvmlDevice_t,
-    _a2: nvmlGpuP2PCapsIndex_t,
-    _a3: *mut nvmlGpuP2PStatus_t,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetP2PStatus")
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetLastBBXFlushTime(
@@ -2603,7 +2593,7 @@ const _: unsafe extern "C" fn(
     nvmlDevice_t,
     nvmlGpuP2PCapsIndex_t,
     *mut nvmlGpuP2PStatus_t,
-) -> nvmlReturn_t = nvmlDeviceGetP2PStatus;
+) -> nvmlReturn_t = crate::nvmlDeviceGetP2PStatus;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_char, raw::c_uint) -> nvmlReturn_t =
     crate::nvmlDeviceGetUUID;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t =

@@ -678,6 +678,11 @@ pub struct Topology {
     /// `k` (0 P2P, 1 system memory access, 2 P2P atomics, 3 system memory atomics, 4 SLI,
     /// 5 valid link). Absent: NOT_SUPPORTED.
     pub nvlink_capabilities: Option<u32>,
+    /// `nvmlDeviceGetP2PStatus` towards every other GPU, indexed by capability (0 read, 1 write,
+    /// 2 NVLink, 3 atomics, 4 PCIe); values are `nvmlGpuP2PStatus_t` (0 OK, 1 chipset not
+    /// supported, 2 GPU not supported, 3 topology not supported, 4 disabled by regkey, 5 not
+    /// supported, 6 unknown). A missing index or an absent list: NOT_SUPPORTED.
+    pub p2p_status: Option<Vec<u32>>,
     /// `nvmlDeviceGetNvLinkErrorCounter` on every active link, indexed by counter (0 replay,
     /// 1 recovery, 2 CRC flit, 3 CRC data). Absent: NOT_SUPPORTED.
     pub nvlink_errors: Option<Vec<u64>>,

@@ -256,3 +256,18 @@ pub unsafe extern "C" fn nvmlDeviceGetNvLinkErrorCounter(
         Ok(())
     })
 }
+
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetP2PStatus(
+    device1: nvmlDevice_t,
+    device2: nvmlDevice_t,
+    index: nvmlGpuP2PCapsIndex_t,
+    status: *mut nvmlGpuP2PStatus_t,
+) -> nvmlReturn_t {
+    pair_fn("nvmlDeviceGetP2PStatus", device1, device2, |c, _other| {
+        let o = nn(status)?;
+        let list = topo(c.dev)?.p2p_status.as_ref().ok_or(NOT_SUPPORTED)?;
+        o.set(*list.get(index as usize).ok_or(NOT_SUPPORTED)?);
+        Ok(())
+    })
+}

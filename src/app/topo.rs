@@ -34,15 +34,24 @@ pub fn run(args: &Args, t: &TopoArgs) -> Result<(), NvqError> {
         return Err(NvqError::Refused(ID_NEEDS_N_OR_P));
     }
     let form = form(t)?;
-    if !t.matrix {
+    let p2p = match t.p2p.as_deref() {
+        None => None,
+        Some(c @ ("r" | "w" | "n" | "a" | "p")) => c.chars().next(),
+        Some(other) => {
+            return Err(NvqError::Usage(format!(
+                "\"{other}\" is not a -p2p capability; give one of r, w, n, a, p."
+            )))
+        }
+    };
+    if t.matrix == p2p.is_some() || (p2p.is_some() && form == Form::Json) {
         return Err(NvqError::InvalidCombination);
     }
     let session = Session::open(&args.lib_source())?;
     let gpus = select::select(&session, None)?;
-    let m = source::topo::matrix(&session, &gpus);
-    let text = match form {
-        Form::Text => render::topo::text(&m),
-        Form::Json => render::topo::json(&m),
+    let text = match (p2p, form) {
+        (Some(c), _) => render::topo::p2p_text(&source::topo::p2p(&session, &gpus, c)),
+        (None, Form::Text) => render::topo::text(&source::topo::matrix(&session, &gpus)),
+        (None, Form::Json) => render::topo::json(&source::topo::matrix(&session, &gpus)),
     };
     Sink::open(args.filename.as_deref())?.write(text.as_bytes())
 }

@@ -283,7 +283,10 @@ fn fish(clap_text: &str, lists: &[ListOption]) -> Result<String, String> {
         text = patch_lines(
             &text,
             // The top-level option (clap marks it "no sub-command yet").
-            &format!("complete -c nvq -n \"__fish_nvq_needs_command\" -l {} ", l.long),
+            &format!(
+                "complete -c nvq -n \"__fish_nvq_needs_command\" -l {} ",
+                l.long
+            ),
             " -r",
             &format!(" -r -f -a '(__nvq_list {})'", l.long),
         )?;

@@ -334,20 +334,41 @@ pub const NOT_IMPLEMENTED: &[&str] = &[
 /// The sub-commands nvq implements: after one of them, the arguments are the
 /// sub-command's, and its own lists of refused options apply (options nvq
 /// lacks, options that would change the GPU's state).
-const SUBCOMMANDS: &[(&str, &[&str], &[&str])] = &[
-    ("topo", topo::NOT_IMPLEMENTED, topo::CHANGES_STATE),
-    ("nvlink", nvlink::NOT_IMPLEMENTED, nvlink::CHANGES_STATE),
+/// Each entry: name, options nvq lacks, options that change state, spellings
+/// to rewrite for clap.
+type Refusals = (
+    &'static [&'static str],
+    &'static [&'static str],
+    &'static [(&'static str, &'static str)],
+);
+const SUBCOMMANDS: &[(&str, Refusals)] = &[
+    (
+        "topo",
+        (topo::NOT_IMPLEMENTED, topo::CHANGES_STATE, topo::SPELLINGS),
+    ),
+    (
+        "nvlink",
+        (
+            nvlink::NOT_IMPLEMENTED,
+            nvlink::CHANGES_STATE,
+            nvlink::SPELLINGS,
+        ),
+    ),
 ];
 
 /// Rewrite nvidia-smi's spellings that clap cannot parse as they are.
 fn normalise(argv: Vec<OsString>) -> Result<Vec<OsString>, NvqError> {
     let mut out = Vec::with_capacity(argv.len());
-    let mut refused_here: Option<(&[&str], &[&str])> = None;
+    let mut refused_here: Option<Refusals> = None;
     let last = argv.len().saturating_sub(1);
     for (k, a) in argv.into_iter().enumerate() {
         let s = a.to_string_lossy();
         let name = s.split('=').next().unwrap_or("");
-        if let Some((lacking, changing)) = refused_here {
+        if let Some((lacking, changing, spellings)) = refused_here {
+            if let Some((_, to)) = spellings.iter().find(|(from, _)| *from == name) {
+                out.push(OsString::from(s.replacen(name, to, 1)));
+                continue;
+            }
             if changing.contains(&name) {
                 return Err(NvqError::ChangesState(name.to_string()));
             }
@@ -357,8 +378,8 @@ fn normalise(argv: Vec<OsString>) -> Result<Vec<OsString>, NvqError> {
             out.push(a);
             continue;
         }
-        if let Some((_, lacking, changing)) = SUBCOMMANDS.iter().find(|(c, ..)| *c == s) {
-            refused_here = Some((lacking, changing));
+        if let Some((_, refusals)) = SUBCOMMANDS.iter().find(|(c, _)| *c == s) {
+            refused_here = Some(*refusals);
             out.push(a);
             continue;
         }

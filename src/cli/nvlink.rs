@@ -37,6 +37,9 @@ pub const NOT_IMPLEMENTED: &[&str] = &[
     "--info",
 ];
 
+/// `nvlink` has no spellings clap cannot read.
+pub const SPELLINGS: &[(&str, &str)] = &[];
+
 /// `nvlink` options that change the GPU's state: nvq never does.
 pub const CHANGES_STATE: &[&str] = &[
     "-sc",

@@ -10,6 +10,9 @@ pub struct TopoArgs {
     /// GPUs (index, UUID, PCI bus id or serial); nvidia-smi takes it only with -n or -p, which nvq does not offer.
     #[arg(short = 'i', long = "id", value_name = "ID")]
     pub id: Option<String>,
+    /// Print the peer-to-peer status of each GPU pair for one capability: r(ead), w(rite), n(vlink), a(tomics), p(cie).
+    #[arg(long = "p2p", alias = "p2pstatus", value_name = "r|w|n|a|p")]
+    pub p2p: Option<String>,
     /// nvq: json prints the matrix as one JSON object (GPUs with their affinities and links, NICs).
     #[arg(long, value_name = "FORMAT")]
     pub format: Option<String>,
@@ -26,9 +29,10 @@ pub const NOT_IMPLEMENTED: &[&str] = &[
     "--nearest_gpus",
     "-p",
     "--gpu_path",
-    "-p2p",
-    "--p2pstatus",
 ];
+
+/// nvidia-smi's spellings of `topo` options that clap reads differently.
+pub const SPELLINGS: &[(&str, &str)] = &[("-p2p", "--p2p")];
 
 /// `topo` changes nothing.
 pub const CHANGES_STATE: &[&str] = &[];

@@ -82,6 +82,41 @@ pub struct TopoMatrix {
     pub links: Vec<Vec<Link>>,
 }
 
+/// A pair's peer-to-peer status (`nvmlGpuP2PStatus_t`), for `topo -p2p`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum P2p {
+    Itself,
+    /// The NVML status number: 0 OK, 1 chipset, 2 GPU, 3 topology, 4 regkey,
+    /// 5 not supported, other: unknown.
+    Status(u32),
+    /// The call failed.
+    Failed(NvmlCode),
+}
+
+impl P2p {
+    /// nvidia-smi's cell text.
+    pub fn label(&self) -> &'static str {
+        match self {
+            P2p::Itself => "X",
+            P2p::Status(0) => "OK",
+            P2p::Status(1) => "CNS",
+            P2p::Status(2) => "GNS",
+            P2p::Status(3) => "TNS",
+            P2p::Status(4) => "DR",
+            P2p::Status(5) => "NS",
+            P2p::Status(_) => "U",
+            P2p::Failed(_) => "N/A",
+        }
+    }
+}
+
+/// `topo -p2p`: the status of each ordered pair of GPUs for one capability.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct P2pMatrix {
+    pub gpus: Vec<u32>,
+    pub status: Vec<Vec<P2p>>,
+}
+
 /// A sorted list of numbers as Linux writes CPU lists: `0-23,48-71`.
 pub fn id_ranges(ids: &[u32]) -> String {
     let mut out: Vec<String> = Vec::new();

@@ -1,6 +1,6 @@
 //! `topo -m`: the matrix as nvidia-smi prints it, and as JSON.
 
-use crate::model::topo::{id_ranges, Link, TopoMatrix};
+use crate::model::topo::{id_ranges, Link, P2pMatrix, TopoMatrix};
 use crate::model::Token;
 use serde_json::{json, Map, Value};
 
@@ -63,6 +63,36 @@ pub fn text(m: &TopoMatrix) -> String {
             out.push_str(&format!("  NIC{k}: {}\n", nic.name));
         }
     }
+    out
+}
+
+/// nvidia-smi's legend under a peer-to-peer matrix.
+const P2P_LEGEND: &str = "\nLegend:\n\n  X    = Self
+  OK   = Status Ok
+  CNS  = Chipset not supported
+  GNS  = GPU not supported
+  TNS  = Topology not supported
+  NS   = Not supported
+  DR   = Disabled by regkey
+  U    = Unknown\n";
+
+/// `topo -p2p`: nvidia-smi's matrix (each line starts with a space and
+/// ends with a tab) and its legend.
+pub fn p2p_text(m: &P2pMatrix) -> String {
+    let mut out = String::from(" \t");
+    for g in &m.gpus {
+        out.push_str(&format!("GPU{g}\t"));
+    }
+    out.push('\n');
+    for (g, row) in m.gpus.iter().zip(&m.status) {
+        out.push_str(&format!(" GPU{g}\t"));
+        for s in row {
+            out.push_str(s.label());
+            out.push('\t');
+        }
+        out.push('\n');
+    }
+    out.push_str(P2P_LEGEND);
     out
 }
 

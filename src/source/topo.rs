@@ -11,10 +11,10 @@
 //! downstream port of one switch, then the device), else `PXB`.
 //! `NVQ_SYSFS_ROOT` names a directory that stands for `/sys` (tests).
 
-use crate::model::topo::{GpuPlace, Link, Nic, TopoMatrix};
+use crate::model::topo::{GpuPlace, Link, Nic, P2p, P2pMatrix, TopoMatrix};
 use crate::model::NvmlCode;
 use crate::nvml::Session;
-use nvml_wrapper::enum_wrappers::device::TopologyLevel;
+use nvml_wrapper::enum_wrappers::device::{P2pCapabilitiesIndex, P2pStatus, TopologyLevel};
 use nvml_wrapper::Device;
 use std::path::{Path, PathBuf};
 
@@ -80,6 +80,46 @@ pub fn matrix(session: &Session, gpus: &[u32]) -> TopoMatrix {
             .collect(),
         nics: nics.into_iter().map(|(nic, _)| nic).collect(),
         links,
+    }
+}
+
+/// `topo -p2p`: every ordered pair's status for one capability (`r`, `w`,
+/// `n`, `a` or `p`: read, write, NVLink, atomics, PCIe).
+pub fn p2p(session: &Session, gpus: &[u32], capability: char) -> P2pMatrix {
+    let index = match capability {
+        'r' => P2pCapabilitiesIndex::Read,
+        'w' => P2pCapabilitiesIndex::Write,
+        'n' => P2pCapabilitiesIndex::NvLink,
+        'a' => P2pCapabilitiesIndex::Atomics,
+        _ => P2pCapabilitiesIndex::Prop,
+    };
+    let devices: Vec<Result<Device<'_>, NvmlCode>> =
+        gpus.iter().map(|&i| session.device(i)).collect();
+    let status = (0..gpus.len())
+        .map(|i| {
+            (0..gpus.len())
+                .map(|j| match (&devices[i], &devices[j]) {
+                    _ if i == j => P2p::Itself,
+                    (Ok(a), Ok(b)) => match a.p2p_status(b, index) {
+                        Ok(s) => P2p::Status(match s {
+                            P2pStatus::Ok => 0,
+                            P2pStatus::ChipsetNotSupported => 1,
+                            P2pStatus::GpuNotSupported => 2,
+                            P2pStatus::IohTopologyNotSupported => 3,
+                            P2pStatus::DisabledByRegkey => 4,
+                            P2pStatus::NotSupported => 5,
+                            P2pStatus::Unknown => 6,
+                        }),
+                        Err(e) => P2p::Failed(NvmlCode::from(&e)),
+                    },
+                    (Err(c), _) | (_, Err(c)) => P2p::Failed(*c),
+                })
+                .collect()
+        })
+        .collect();
+    P2pMatrix {
+        gpus: gpus.to_vec(),
+        status,
     }
 }
 
