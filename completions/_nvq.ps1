@@ -64,7 +64,7 @@ $global:__nvqClapCompleter = {
         'nvq;topo' {
             [CompletionResult]::new('-i', '-i', [CompletionResultType]::ParameterName, 'GPUs (index, UUID, PCI bus id or serial); nvidia-smi takes it only with -n or -p, which nvq does not offer')
             [CompletionResult]::new('--id', '--id', [CompletionResultType]::ParameterName, 'GPUs (index, UUID, PCI bus id or serial); nvidia-smi takes it only with -n or -p, which nvq does not offer')
-            [CompletionResult]::new('--p2p', '--p2p', [CompletionResultType]::ParameterName, 'Print each GPU pair''s peer-to-peer status for one capability: r(ead), w(rite), n(vlink), a(tomics), p(cie); also -p2p')
+            [CompletionResult]::new('--p2p', '--p2p', [CompletionResultType]::ParameterName, 'Print each GPU pair''s peer-to-peer status for one capability: r(ead), w(rite), n(vlink), a(tomics), p(cie); also spelled -p2p')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'nvq: json prints the matrix as one JSON object (GPUs with their affinities and links, NICs)')
             [CompletionResult]::new('-m', '-m', [CompletionResultType]::ParameterName, 'Print the GPU-to-GPU and GPU-to-NIC connection matrix with each GPU''s nearby CPUs and NUMA nodes')
             [CompletionResult]::new('--matrix', '--matrix', [CompletionResultType]::ParameterName, 'Print the GPU-to-GPU and GPU-to-NIC connection matrix with each GPU''s nearby CPUs and NUMA nodes')

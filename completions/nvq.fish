@@ -432,7 +432,7 @@ complete -c nvq -n "__fish_nvq_needs_command" -f -a "topo" -d 'Show where the GP
 complete -c nvq -n "__fish_nvq_needs_command" -f -a "nvlink" -d 'Show each GPU\'s NVLinks: speed and state, capabilities, error counters'
 complete -c nvq -n "__fish_nvq_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c nvq -n "__fish_nvq_using_subcommand topo" -s i -l id -d 'GPUs (index, UUID, PCI bus id or serial); nvidia-smi takes it only with -n or -p, which nvq does not offer' -r
-complete -c nvq -n "__fish_nvq_using_subcommand topo" -l p2p -d 'Print each GPU pair\'s peer-to-peer status for one capability: r(ead), w(rite), n(vlink), a(tomics), p(cie); also -p2p' -r
+complete -c nvq -n "__fish_nvq_using_subcommand topo" -l p2p -d 'Print each GPU pair\'s peer-to-peer status for one capability: r(ead), w(rite), n(vlink), a(tomics), p(cie); also spelled -p2p' -r
 complete -c nvq -n "__fish_nvq_using_subcommand topo" -l format -d 'nvq: json prints the matrix as one JSON object (GPUs with their affinities and links, NICs)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand topo" -s m -l matrix -d 'Print the GPU-to-GPU and GPU-to-NIC connection matrix with each GPU\'s nearby CPUs and NUMA nodes'
 complete -c nvq -n "__fish_nvq_using_subcommand topo" -s h -l help -d 'Print help'

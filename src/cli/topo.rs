@@ -10,7 +10,8 @@ pub struct TopoArgs {
     /// GPUs (index, UUID, PCI bus id or serial); nvidia-smi takes it only with -n or -p, which nvq does not offer.
     #[arg(short = 'i', long = "id", value_name = "ID")]
     pub id: Option<String>,
-    /// Print each GPU pair's peer-to-peer status for one capability: r(ead), w(rite), n(vlink), a(tomics), p(cie); also -p2p.
+    /// Print each GPU pair's peer-to-peer status for one capability: r(ead), w(rite), n(vlink), a(tomics),
+    /// p(cie); also spelled -p2p.
     #[arg(long = "p2p", alias = "p2pstatus", value_name = "r|w|n|a|p")]
     pub p2p: Option<String>,
     /// nvq: json prints the matrix as one JSON object (GPUs with their affinities and links, NICs).
