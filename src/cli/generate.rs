@@ -525,8 +525,13 @@ fn subcommands_section(r: &mut Roff) {
     for sub in command().get_subcommands() {
         r.control("TP", []);
         r.text([bold(format!("nvq {}", sub.get_name()))]);
-        r.text([roman(sub.get_about().map(|a| a.to_string()).unwrap_or_default())]);
-        for arg in sub.get_arguments().filter(|a| a.get_long().is_some_and(|l| l != "help")) {
+        r.text([roman(
+            sub.get_about().map(|a| a.to_string()).unwrap_or_default(),
+        )]);
+        for arg in sub
+            .get_arguments()
+            .filter(|a| a.get_long().is_some_and(|l| l != "help"))
+        {
             r.control("RS", []);
             r.control("TP", []);
             let mut names = Vec::new();
@@ -543,7 +548,9 @@ fn subcommands_section(r: &mut Roff) {
                 .map(|v| format!(" {v}"))
                 .unwrap_or_default();
             r.text([bold(names.join(", ")), roman(value)]);
-            r.text([roman(arg.get_help().map(|h| h.to_string()).unwrap_or_default())]);
+            r.text([roman(
+                arg.get_help().map(|h| h.to_string()).unwrap_or_default(),
+            )]);
             r.control("RE", []);
         }
     }

@@ -313,7 +313,7 @@ fn nics(sysfs: &Path) -> Vec<(Nic, PciPlace)> {
             Some((Nic { name }, place))
         })
         .collect();
-    out.sort_by(|a, b| natural_key(&a.0.name).cmp(&natural_key(&b.0.name)));
+    out.sort_by_key(|(nic, _)| natural_key(&nic.name));
     out
 }
 
