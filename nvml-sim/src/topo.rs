@@ -271,3 +271,59 @@ pub unsafe extern "C" fn nvmlDeviceGetP2PStatus(
         Ok(())
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p(s: &str) -> Vec<String> {
+        s.split('/').map(String::from).collect()
+    }
+
+    #[test]
+    fn levels_from_paths() {
+        let gpu = p("numa0/hb0/sw0/sw0a");
+        assert_eq!(
+            common_level(&gpu, &p("numa1/hb2")),
+            Ok(nvmlGpuLevel_enum_NVML_TOPOLOGY_SYSTEM)
+        );
+        assert_eq!(
+            common_level(&gpu, &p("numa0/hb1")),
+            Ok(nvmlGpuLevel_enum_NVML_TOPOLOGY_NODE)
+        );
+        assert_eq!(
+            common_level(&gpu, &p("numa0/hb0")),
+            Ok(nvmlGpuLevel_enum_NVML_TOPOLOGY_HOSTBRIDGE)
+        );
+        assert_eq!(
+            common_level(&gpu, &p("numa0/hb0/sw0/sw0a")),
+            Ok(nvmlGpuLevel_enum_NVML_TOPOLOGY_SINGLE)
+        );
+        assert_eq!(
+            common_level(&gpu, &p("numa0/hb0/sw0/sw0b")),
+            Ok(nvmlGpuLevel_enum_NVML_TOPOLOGY_MULTIPLE)
+        );
+        assert_eq!(common_level(&gpu, &p("numa0")), Err(NOT_SUPPORTED));
+    }
+
+    #[test]
+    fn scenarios_check_their_topology() {
+        let bad = |t: &str| {
+            let text = format!("[[device]]\n[device.topology]\n{t}\n[[device]]\n");
+            crate::scenario::Scenario::parse(&text, "t").is_err()
+        };
+        assert!(
+            bad("nvlink = [{ peer = 0, links = 2 }]"),
+            "a GPU linked to itself"
+        );
+        assert!(bad("nvlink = [{ peer = 9, links = 2 }]"), "no such GPU");
+        assert!(
+            bad("nvlink = [{ switch = \"nope\", links = 2 }]"),
+            "not a bus id"
+        );
+        assert!(bad("cpu_affinity = \"0-x\""), "not a CPU list");
+        assert!(!bad(
+            "nvlink = [{ peer = 1, links = 2 }]\ncpu_affinity = \"0-3,8\""
+        ));
+    }
+}
