@@ -11,19 +11,7 @@ fn ok(sc: &str, args: &[&str]) -> String {
 
 #[test]
 fn captures_byte_for_byte() {
-    let machines = [
-        ("h200", "linux-x86_64__nvidia-h200__590.48.01"),
-        ("h100", "linux-x86_64__nvidia-h100-80gb-hbm3__590.48.01"),
-        (
-            "rtx2080s_linux",
-            "linux-x86_64__nvidia-geforce-rtx-2080-super__610.57.04",
-        ),
-        (
-            "rtx2080s_windows",
-            "windows-x86_64__nvidia-geforce-rtx-2080-super__610.62",
-        ),
-    ];
-    for (key, dir) in machines {
+    for (key, dir) in common::CAPTURE_MACHINES {
         let Some(section) = read_shared(&format!(
             "nvidia-smi/captures/sections/{dir}/capabilities_nvlink_s.txt"
         )) else {

@@ -1,7 +1,7 @@
 //! `nvlink -s`, `-c`, `-e`: nvidia-smi's text.
 
 use crate::model::nvlink::{GpuLinks, CAPABILITIES, ERROR_COUNTERS};
-use crate::model::{NvmlCode, Token};
+use crate::model::Token;
 
 /// What nvidia-smi prints under a GPU none of whose links is active.
 const ALL_INACTIVE: &str =
@@ -13,13 +13,6 @@ pub enum Listing {
     Status,
     Capabilities,
     Errors,
-}
-
-fn text<T: ToString>(r: &Result<T, NvmlCode>) -> String {
-    match r {
-        Ok(v) => v.to_string(),
-        Err(c) => Token::new(*c).text(),
-    }
 }
 
 /// MB/s as nvidia-smi writes link speeds: `26.562 GB/s`.
@@ -34,8 +27,8 @@ pub fn render(gpus: &[GpuLinks], what: Listing) -> String {
         out.push_str(&format!(
             "GPU {}: {} (UUID: {})\n",
             g.index,
-            text(&g.name),
-            text(&g.uuid)
+            Token::or_text(&g.name),
+            Token::or_text(&g.uuid)
         ));
         if !g.links.iter().any(|l| l.active) {
             out.push_str(ALL_INACTIVE);
@@ -44,19 +37,19 @@ pub fn render(gpus: &[GpuLinks], what: Listing) -> String {
         for l in &g.links {
             let n = l.link;
             match what {
-                Listing::Status if l.active => match l.speed_mbps {
-                    Ok(v) => out.push_str(&format!("\t Link {n}: {}\n", speed(v))),
-                    Err(c) => out.push_str(&format!("\t Link {n}: {}\n", Token::new(c).text())),
-                },
+                Listing::Status if l.active => {
+                    let v = Token::or_text(&l.speed_mbps.map(speed));
+                    out.push_str(&format!("\t Link {n}: {v}\n"));
+                }
                 Listing::Status => out.push_str(&format!("\t Link {n}: <inactive>\n")),
                 Listing::Capabilities => {
                     for (name, v) in CAPABILITIES.iter().zip(&l.capabilities) {
-                        out.push_str(&format!("\t Link {n}, {name}: {}\n", text(v)));
+                        out.push_str(&format!("\t Link {n}, {name}: {}\n", Token::or_text(v)));
                     }
                 }
                 Listing::Errors => {
                     for (name, v) in ERROR_COUNTERS.iter().zip(&l.errors) {
-                        out.push_str(&format!("\t Link {n}: {name}: {}\n", text(v)));
+                        out.push_str(&format!("\t Link {n}: {name}: {}\n", Token::or_text(v)));
                     }
                 }
             }
@@ -69,6 +62,7 @@ pub fn render(gpus: &[GpuLinks], what: Listing) -> String {
 mod tests {
     use super::*;
     use crate::model::nvlink::LinkFacts;
+    use crate::model::NvmlCode;
 
     fn gpu(links: Vec<LinkFacts>) -> GpuLinks {
         GpuLinks {

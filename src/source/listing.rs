@@ -27,13 +27,6 @@ pub struct MigListing {
     pub uuid: Result<String, NvmlCode>,
 }
 
-fn text(r: &Result<String, NvmlCode>) -> String {
-    match r {
-        Ok(s) => s.clone(),
-        Err(c) => crate::model::Token::new(*c).text(),
-    }
-}
-
 /// nvidia-smi's `-L` text.
 pub fn render_list(gpus: &[GpuListing]) -> String {
     let mut out = String::new();
@@ -41,15 +34,15 @@ pub fn render_list(gpus: &[GpuListing]) -> String {
         out.push_str(&format!(
             "GPU {}: {} (UUID: {})\n",
             g.index,
-            text(&g.name),
-            text(&g.uuid)
+            crate::model::Token::or_text(&g.name),
+            crate::model::Token::or_text(&g.uuid)
         ));
         for m in &g.mig {
             out.push_str(&format!(
                 "  MIG {:<12}Device {:>2}: (UUID: {})\n",
                 m.profile,
                 m.index,
-                text(&m.uuid)
+                crate::model::Token::or_text(&m.uuid)
             ));
         }
     }
