@@ -68,6 +68,7 @@ $global:__nvqClapCompleter = {
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'nvq: json prints the matrix as one JSON object (GPUs with their affinities and links, NICs)')
             [CompletionResult]::new('-m', '-m', [CompletionResultType]::ParameterName, 'Print the GPU-to-GPU and GPU-to-NIC connection matrix with each GPU''s nearby CPUs and NUMA nodes')
             [CompletionResult]::new('--matrix', '--matrix', [CompletionResultType]::ParameterName, 'Print the GPU-to-GPU and GPU-to-NIC connection matrix with each GPU''s nearby CPUs and NUMA nodes')
+            [CompletionResult]::new('--matrix_pci', '--matrix_pci', [CompletionResultType]::ParameterName, 'Like -m, with PCIe paths only: GPUs joined by NVLink show their PCIe connection (also spelled -mp)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break

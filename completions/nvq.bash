@@ -220,7 +220,7 @@ _nvq() {
             return 0
             ;;
         nvq__subcmd__topo)
-            opts="-m -i -h --matrix --id --p2p --format --help"
+            opts="-m -i -h --matrix --matrix_pci --id --p2p --format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

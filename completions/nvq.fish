@@ -435,6 +435,7 @@ complete -c nvq -n "__fish_nvq_using_subcommand topo" -s i -l id -d 'GPUs (index
 complete -c nvq -n "__fish_nvq_using_subcommand topo" -l p2p -d 'Print each GPU pair\'s peer-to-peer status for one capability: r(ead), w(rite), n(vlink), a(tomics), p(cie); also spelled -p2p' -r
 complete -c nvq -n "__fish_nvq_using_subcommand topo" -l format -d 'nvq: json prints the matrix as one JSON object (GPUs with their affinities and links, NICs)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand topo" -s m -l matrix -d 'Print the GPU-to-GPU and GPU-to-NIC connection matrix with each GPU\'s nearby CPUs and NUMA nodes'
+complete -c nvq -n "__fish_nvq_using_subcommand topo" -l matrix_pci -d 'Like -m, with PCIe paths only: GPUs joined by NVLink show their PCIe connection (also spelled -mp)'
 complete -c nvq -n "__fish_nvq_using_subcommand topo" -s h -l help -d 'Print help'
 complete -c nvq -n "__fish_nvq_using_subcommand nvlink" -s i -l id -d 'GPUs to show (index, UUID, PCI bus id or serial; comma list allowed)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand nvlink" -s s -l status -d 'Print each link\'s speed, or <inactive>'

@@ -101,7 +101,7 @@ fn dash_i_needs_n_or_p() {
 
 #[test]
 fn options_nvq_lacks_are_refused_not_ignored() {
-    for opt in ["-mp", "-n", "-p", "-c"] {
+    for opt in ["-n", "-p", "-c"] {
         let out = topo(&scenario("topo_h200.toml"), &no_sysfs(), &[opt]);
         assert_eq!(out.status.code(), Some(2), "{opt}");
         assert!(
@@ -368,4 +368,28 @@ fn p2p_matrix() {
             "{args:?}"
         );
     }
+}
+
+/// `topo -mp`: the same matrix with PCIe paths only, so NVSwitch-joined
+/// GPUs show how PCIe connects them (another host bridge: NODE; another
+/// NUMA node: SYS).
+#[test]
+fn pci_only_matrix() {
+    let sc = common::repo_root().join("nvml-sim/scenarios/dgx_h100_8gpu.toml");
+    let out = ok(topo(&sc, &no_sysfs(), &["-mp"]));
+    let row0 = out.lines().nth(1).unwrap();
+    assert_eq!(
+        row0,
+        "GPU0\t X \tNODE\tNODE\tNODE\tSYS\tSYS\tSYS\tSYS\t0-79\t0\t\tN/A"
+    );
+    assert_eq!(ok(topo(&sc, &no_sysfs(), &["--matrix_pci"])), out);
+    assert!(ok(topo(&sc, &no_sysfs(), &["-m"]))
+        .lines()
+        .nth(1)
+        .unwrap()
+        .contains("NV18"));
+    assert_eq!(
+        topo(&sc, &no_sysfs(), &["-m", "-mp"]).status.code(),
+        Some(2)
+    );
 }

@@ -43,15 +43,20 @@ pub fn run(args: &Args, t: &TopoArgs) -> Result<(), NvqError> {
             )))
         }
     };
-    if t.matrix == p2p.is_some() || (p2p.is_some() && form == Form::Json) {
+    let reports = usize::from(t.matrix) + usize::from(t.matrix_pci) + usize::from(p2p.is_some());
+    if reports != 1 || (p2p.is_some() && form == Form::Json) {
         return Err(NvqError::InvalidCombination);
     }
     let session = Session::open(&args.lib_source())?;
     let gpus = select::select(&session, None)?;
     let text = match (p2p, form) {
         (Some(c), _) => render::topo::p2p_text(&source::topo::p2p(&session, &gpus, c)),
-        (None, Form::Text) => render::topo::text(&source::topo::matrix(&session, &gpus)),
-        (None, Form::Json) => render::topo::json(&source::topo::matrix(&session, &gpus)),
+        (None, Form::Text) => {
+            render::topo::text(&source::topo::matrix(&session, &gpus, t.matrix_pci))
+        }
+        (None, Form::Json) => {
+            render::topo::json(&source::topo::matrix(&session, &gpus, t.matrix_pci))
+        }
     };
     Sink::open(args.filename.as_deref())?.write(text.as_bytes())
 }

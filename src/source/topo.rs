@@ -24,8 +24,9 @@ pub const SYSFS_ROOT_ENV: &str = "NVQ_SYSFS_ROOT";
 /// Words of the CPU and node masks asked for: 4096 CPUs or nodes.
 const MASK_WORDS: usize = 64;
 
-/// The matrix of the selected GPUs and every NIC.
-pub fn matrix(session: &Session, gpus: &[u32]) -> TopoMatrix {
+/// The matrix of the selected GPUs and every NIC (`pci_only`: NVLink is
+/// not read, so every GPU pair shows its PCIe connection, as `-mp`).
+pub fn matrix(session: &Session, gpus: &[u32], pci_only: bool) -> TopoMatrix {
     let sysfs = sysfs_root();
     let devices: Vec<Result<Device<'_>, NvmlCode>> =
         gpus.iter().map(|&i| session.device(i)).collect();
@@ -41,7 +42,7 @@ pub fn matrix(session: &Session, gpus: &[u32]) -> TopoMatrix {
         .collect();
     let bonds: Vec<Bonds> = devices
         .iter()
-        .map(|d| nvlink_bonds(session, d.as_ref().ok(), &bus_ids))
+        .map(|d| nvlink_bonds(session, d.as_ref().ok().filter(|_| !pci_only), &bus_ids))
         .collect();
     let nics = nics(&sysfs);
     let gpu_paths: Vec<Option<PciPlace>> = bus_ids
