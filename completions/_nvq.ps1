@@ -56,6 +56,49 @@ $global:__nvqClapCompleter = {
             [CompletionResult]::new('--simulate', '--simulate', [CompletionResultType]::ParameterName, 'nvq: load the NVML simulator installed next to nvq (no GPU needed)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('topo', 'topo', [CompletionResultType]::ParameterValue, 'Show where the GPUs sit: NVLink, PCIe switches, host bridges, NUMA nodes, nearby CPUs and NICs')
+            [CompletionResult]::new('nvlink', 'nvlink', [CompletionResultType]::ParameterValue, 'Show each GPU''s NVLinks: speed and state, capabilities, error counters')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'nvq;topo' {
+            [CompletionResult]::new('-i', '-i', [CompletionResultType]::ParameterName, 'GPUs (index, UUID, PCI bus id or serial); nvidia-smi takes it only with -n or -p, which nvq does not offer')
+            [CompletionResult]::new('--id', '--id', [CompletionResultType]::ParameterName, 'GPUs (index, UUID, PCI bus id or serial); nvidia-smi takes it only with -n or -p, which nvq does not offer')
+            [CompletionResult]::new('--p2p', '--p2p', [CompletionResultType]::ParameterName, 'Print each GPU pair''s peer-to-peer status for one capability: r(ead), w(rite), n(vlink), a(tomics), p(cie); also spelled -p2p')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'nvq: json prints the matrix as one JSON object (GPUs with their affinities and links, NICs)')
+            [CompletionResult]::new('-m', '-m', [CompletionResultType]::ParameterName, 'Print the GPU-to-GPU and GPU-to-NIC connection matrix with each GPU''s nearby CPUs and NUMA nodes')
+            [CompletionResult]::new('--matrix', '--matrix', [CompletionResultType]::ParameterName, 'Print the GPU-to-GPU and GPU-to-NIC connection matrix with each GPU''s nearby CPUs and NUMA nodes')
+            [CompletionResult]::new('--matrix_pci', '--matrix_pci', [CompletionResultType]::ParameterName, 'Like -m, with PCIe paths only: GPUs joined by NVLink show their PCIe connection (also spelled -mp)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'nvq;nvlink' {
+            [CompletionResult]::new('-i', '-i', [CompletionResultType]::ParameterName, 'GPUs to show (index, UUID, PCI bus id or serial; comma list allowed)')
+            [CompletionResult]::new('--id', '--id', [CompletionResultType]::ParameterName, 'GPUs to show (index, UUID, PCI bus id or serial; comma list allowed)')
+            [CompletionResult]::new('-s', '-s', [CompletionResultType]::ParameterName, 'Print each link''s speed, or <inactive>')
+            [CompletionResult]::new('--status', '--status', [CompletionResultType]::ParameterName, 'Print each link''s speed, or <inactive>')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Print what each link supports (P2P, system memory, atomics, SLI)')
+            [CompletionResult]::new('--capabilities', '--capabilities', [CompletionResultType]::ParameterName, 'Print what each link supports (P2P, system memory, atomics, SLI)')
+            [CompletionResult]::new('-e', '-e', [CompletionResultType]::ParameterName, 'Print each active link''s replay, recovery and CRC error counts')
+            [CompletionResult]::new('--errorcounters', '--errorcounters', [CompletionResultType]::ParameterName, 'Print each active link''s replay, recovery and CRC error counts')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'nvq;help' {
+            [CompletionResult]::new('topo', 'topo', [CompletionResultType]::ParameterValue, 'Show where the GPUs sit: NVLink, PCIe switches, host bridges, NUMA nodes, nearby CPUs and NICs')
+            [CompletionResult]::new('nvlink', 'nvlink', [CompletionResultType]::ParameterValue, 'Show each GPU''s NVLinks: speed and state, capabilities, error counters')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'nvq;help;topo' {
+            break
+        }
+        'nvq;help;nvlink' {
+            break
+        }
+        'nvq;help;help' {
             break
         }
     })

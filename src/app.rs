@@ -1,5 +1,8 @@
 //! What nvq does with parsed arguments.
 
+mod nvlink;
+mod topo;
+
 use crate::cli::{self, Args};
 use crate::error::NvqError;
 use crate::model::{Column, FieldKind, GpuIdent, NvmlCode, Row, Value};
@@ -91,6 +94,11 @@ pub fn run(args: &Args) -> Result<(), NvqError> {
 /// [`run`], knowing how nvq was invoked (the summary table may use colour
 /// only in nvq's own mode).
 pub fn run_as(args: &Args, personality: Personality) -> Result<(), NvqError> {
+    match &args.command {
+        Some(cli::Command::Topo(t)) => return topo::run(args, t),
+        Some(cli::Command::Nvlink(n)) => return nvlink::run(args, n),
+        None => {}
+    }
     if let Some(mode) = args.help_query {
         let mut sink = Sink::stdout();
         return sink.write(render::field_help::render(mode.option(), &mode.fields()).as_bytes());

@@ -111,9 +111,18 @@ pub enum NvqError {
     #[error("ERROR: Option {0} is an nvidia-smi option that nvq does not implement. Run 'nvq --help' for what nvq supports.\n")]
     NotImplemented(String),
 
+    /// An nvidia-smi option that changes the GPU's state (nvq only reads).
+    #[error("ERROR: Option {0} changes the GPU's state, and nvq only reads it. Use nvidia-smi for that.\n")]
+    ChangesState(String),
+
     /// Options that cannot be used together, or `--format` without a query.
     #[error("Invalid combination of input arguments. Please run 'nvidia-smi -h' for help.\n")]
     InvalidCombination,
+
+    /// A wrong combination that nvidia-smi explains in its own words (for
+    /// example `topo -m -i 0`); the text is nvidia-smi's, without a prefix.
+    #[error("{0}\n")]
+    Refused(&'static str),
 
     /// Any other bad argument, with a message that says what is wrong.
     #[error("ERROR: {0}\n")]
@@ -167,7 +176,9 @@ impl NvqError {
             NvqError::InvalidField(_)
             | NvqError::UnknownOption(_)
             | NvqError::NotImplemented(_)
+            | NvqError::ChangesState(_)
             | NvqError::InvalidCombination
+            | NvqError::Refused(_)
             | NvqError::Usage(_) => ExitCode::InvalidArgument,
             NvqError::MissingValue(_) => ExitCode::Other,
             NvqError::DriverNotLoaded => ExitCode::DriverNotLoaded,

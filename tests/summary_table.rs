@@ -66,18 +66,7 @@ fn is_date_line(s: &str) -> bool {
         && &s[24..] == "       "
 }
 
-const MACHINES: &[(&str, &str)] = &[
-    ("h200", "linux-x86_64__nvidia-h200__590.48.01"),
-    ("h100", "linux-x86_64__nvidia-h100-80gb-hbm3__590.48.01"),
-    (
-        "rtx2080s_linux",
-        "linux-x86_64__nvidia-geforce-rtx-2080-super__610.57.04",
-    ),
-    (
-        "rtx2080s_windows",
-        "windows-x86_64__nvidia-geforce-rtx-2080-super__610.62",
-    ),
-];
+use common::CAPTURE_MACHINES as MACHINES;
 
 #[test]
 fn reproduces_every_default_table_capture() {

@@ -403,7 +403,7 @@ pub const SYMBOLS: &[&str] = &[
     "nvmlDeviceGetDriverModel",
 ];
 
-/// Symbols exported as `NOT_SUPPORTED` stubs (267).
+/// Symbols exported as `NOT_SUPPORTED` stubs (256).
 pub const STUBS: &[&str] = &[
     "nvmlSystemGetHicVersion",
     "nvmlSystemGetTopologyGpuSet",
@@ -418,16 +418,10 @@ pub const STUBS: &[&str] = &[
     "nvmlUnitGetDevices",
     "nvmlDeviceGetAttributes_v2",
     "nvmlDeviceGetHandleByUUIDV",
-    "nvmlDeviceGetMemoryAffinity",
-    "nvmlDeviceGetCpuAffinityWithinScope",
-    "nvmlDeviceGetCpuAffinity",
     "nvmlDeviceSetCpuAffinity",
     "nvmlDeviceClearCpuAffinity",
-    "nvmlDeviceGetNumaNodeId",
     "nvmlDeviceGetRepairStatus",
-    "nvmlDeviceGetTopologyCommonAncestor",
     "nvmlDeviceGetTopologyNearestGpus",
-    "nvmlDeviceGetP2PStatus",
     "nvmlDeviceGetLastBBXFlushTime",
     "nvmlDeviceGetGpcClkVfOffset",
     "nvmlDeviceGetAutoBoostedClocksEnabled",
@@ -511,18 +505,13 @@ pub const STUBS: &[&str] = &[
     "nvmlDeviceSetMemClkVfOffset",
     "nvmlDeviceSetAccountingMode",
     "nvmlDeviceClearAccountingPids",
-    "nvmlDeviceGetNvLinkState",
     "nvmlDeviceGetNvLinkVersion",
-    "nvmlDeviceGetNvLinkCapability",
-    "nvmlDeviceGetNvLinkRemotePciInfo_v2",
-    "nvmlDeviceGetNvLinkErrorCounter",
     "nvmlDeviceResetNvLinkErrorCounters",
     "nvmlDeviceSetNvLinkUtilizationControl",
     "nvmlDeviceGetNvLinkUtilizationControl",
     "nvmlDeviceGetNvLinkUtilizationCounter",
     "nvmlDeviceFreezeNvLinkUtilizationCounter",
     "nvmlDeviceResetNvLinkUtilizationCounter",
-    "nvmlDeviceGetNvLinkRemoteDeviceType",
     "nvmlDeviceSetNvLinkDeviceLowPowerThreshold",
     "nvmlSystemSetNvlinkBwMode",
     "nvmlSystemGetNvlinkBwMode",
@@ -822,44 +811,6 @@ pub unsafe extern "C" fn nvmlDeviceGetHandleByUUIDV(
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetMemoryAffinity(
-    _a0: nvmlDevice_t,
-    _a1: raw::c_uint,
-    _a2: *mut raw::c_ulong,
-    _a3: nvmlAffinityScope_t,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetMemoryAffinity")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetCpuAffinityWithinScope(
-    _a0: nvmlDevice_t,
-    _a1: raw::c_uint,
-    _a2: *mut raw::c_ulong,
-    _a3: nvmlAffinityScope_t,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetCpuAffinityWithinScope")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetCpuAffinity(
-    _a0: nvmlDevice_t,
-    _a1: raw::c_uint,
-    _a2: *mut raw::c_ulong,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetCpuAffinity")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceSetCpuAffinity(_a0: nvmlDevice_t) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceSetCpuAffinity")
 }
@@ -870,17 +821,6 @@ pub unsafe extern "C" fn nvmlDeviceSetCpuAffinity(_a0: nvmlDevice_t) -> nvmlRetu
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceClearCpuAffinity(_a0: nvmlDevice_t) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceClearCpuAffinity")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetNumaNodeId(
-    _a0: nvmlDevice_t,
-    _a1: *mut raw::c_uint,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetNumaNodeId")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -898,18 +838,6 @@ pub unsafe extern "C" fn nvmlDeviceGetRepairStatus(
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetTopologyCommonAncestor(
-    _a0: nvmlDevice_t,
-    _a1: nvmlDevice_t,
-    _a2: *mut nvmlGpuTopologyLevel_t,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetTopologyCommonAncestor")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetTopologyNearestGpus(
     _a0: nvmlDevice_t,
     _a1: nvmlGpuTopologyLevel_t,
@@ -917,19 +845,6 @@ pub unsafe extern "C" fn nvmlDeviceGetTopologyNearestGpus(
     _a3: *mut nvmlDevice_t,
 ) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceGetTopologyNearestGpus")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetP2PStatus(
-    _a0: nvmlDevice_t,
-    _a1: nvmlDevice_t,
-    _a2: nvmlGpuP2PCapsIndex_t,
-    _a3: *mut nvmlGpuP2PStatus_t,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetP2PStatus")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -1857,62 +1772,12 @@ pub unsafe extern "C" fn nvmlDeviceClearAccountingPids(_a0: nvmlDevice_t) -> nvm
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetNvLinkState(
-    _a0: nvmlDevice_t,
-    _a1: raw::c_uint,
-    _a2: *mut nvmlEnableState_t,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetNvLinkState")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetNvLinkVersion(
     _a0: nvmlDevice_t,
     _a1: raw::c_uint,
     _a2: *mut raw::c_uint,
 ) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceGetNvLinkVersion")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetNvLinkCapability(
-    _a0: nvmlDevice_t,
-    _a1: raw::c_uint,
-    _a2: nvmlNvLinkCapability_t,
-    _a3: *mut raw::c_uint,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetNvLinkCapability")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetNvLinkRemotePciInfo_v2(
-    _a0: nvmlDevice_t,
-    _a1: raw::c_uint,
-    _a2: *mut nvmlPciInfo_t,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetNvLinkRemotePciInfo_v2")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetNvLinkErrorCounter(
-    _a0: nvmlDevice_t,
-    _a1: raw::c_uint,
-    _a2: nvmlNvLinkErrorCounter_t,
-    _a3: *mut raw::c_ulonglong,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetNvLinkErrorCounter")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -1990,18 +1855,6 @@ pub unsafe extern "C" fn nvmlDeviceResetNvLinkUtilizationCounter(
     _a2: raw::c_uint,
 ) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceResetNvLinkUtilizationCounter")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetNvLinkRemoteDeviceType(
-    _a0: nvmlDevice_t,
-    _a1: raw::c_uint,
-    _a2: *mut nvmlIntNvLinkDeviceType_t,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetNvLinkRemoteDeviceType")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -3731,19 +3584,19 @@ const _: unsafe extern "C" fn(
     raw::c_uint,
     *mut raw::c_ulong,
     nvmlAffinityScope_t,
-) -> nvmlReturn_t = nvmlDeviceGetMemoryAffinity;
+) -> nvmlReturn_t = crate::nvmlDeviceGetMemoryAffinity;
 const _: unsafe extern "C" fn(
     nvmlDevice_t,
     raw::c_uint,
     *mut raw::c_ulong,
     nvmlAffinityScope_t,
-) -> nvmlReturn_t = nvmlDeviceGetCpuAffinityWithinScope;
+) -> nvmlReturn_t = crate::nvmlDeviceGetCpuAffinityWithinScope;
 const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint, *mut raw::c_ulong) -> nvmlReturn_t =
-    nvmlDeviceGetCpuAffinity;
+    crate::nvmlDeviceGetCpuAffinity;
 const _: unsafe extern "C" fn(nvmlDevice_t) -> nvmlReturn_t = nvmlDeviceSetCpuAffinity;
 const _: unsafe extern "C" fn(nvmlDevice_t) -> nvmlReturn_t = nvmlDeviceClearCpuAffinity;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t =
-    nvmlDeviceGetNumaNodeId;
+    crate::nvmlDeviceGetNumaNodeId;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlDeviceAddressingMode_t) -> nvmlReturn_t =
     crate::nvmlDeviceGetAddressingMode;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlRepairStatus_t) -> nvmlReturn_t =
@@ -3752,7 +3605,7 @@ const _: unsafe extern "C" fn(
     nvmlDevice_t,
     nvmlDevice_t,
     *mut nvmlGpuTopologyLevel_t,
-) -> nvmlReturn_t = nvmlDeviceGetTopologyCommonAncestor;
+) -> nvmlReturn_t = crate::nvmlDeviceGetTopologyCommonAncestor;
 const _: unsafe extern "C" fn(
     nvmlDevice_t,
     nvmlGpuTopologyLevel_t,
@@ -3764,7 +3617,7 @@ const _: unsafe extern "C" fn(
     nvmlDevice_t,
     nvmlGpuP2PCapsIndex_t,
     *mut nvmlGpuP2PStatus_t,
-) -> nvmlReturn_t = nvmlDeviceGetP2PStatus;
+) -> nvmlReturn_t = crate::nvmlDeviceGetP2PStatus;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_char, raw::c_uint) -> nvmlReturn_t =
     crate::nvmlDeviceGetUUID;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t =
@@ -4220,7 +4073,7 @@ const _: unsafe extern "C" fn(nvmlDevice_t, nvmlEnableState_t) -> nvmlReturn_t =
     nvmlDeviceSetAccountingMode;
 const _: unsafe extern "C" fn(nvmlDevice_t) -> nvmlReturn_t = nvmlDeviceClearAccountingPids;
 const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint, *mut nvmlEnableState_t) -> nvmlReturn_t =
-    nvmlDeviceGetNvLinkState;
+    crate::nvmlDeviceGetNvLinkState;
 const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint, *mut raw::c_uint) -> nvmlReturn_t =
     nvmlDeviceGetNvLinkVersion;
 const _: unsafe extern "C" fn(
@@ -4228,15 +4081,15 @@ const _: unsafe extern "C" fn(
     raw::c_uint,
     nvmlNvLinkCapability_t,
     *mut raw::c_uint,
-) -> nvmlReturn_t = nvmlDeviceGetNvLinkCapability;
+) -> nvmlReturn_t = crate::nvmlDeviceGetNvLinkCapability;
 const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint, *mut nvmlPciInfo_t) -> nvmlReturn_t =
-    nvmlDeviceGetNvLinkRemotePciInfo_v2;
+    crate::nvmlDeviceGetNvLinkRemotePciInfo_v2;
 const _: unsafe extern "C" fn(
     nvmlDevice_t,
     raw::c_uint,
     nvmlNvLinkErrorCounter_t,
     *mut raw::c_ulonglong,
-) -> nvmlReturn_t = nvmlDeviceGetNvLinkErrorCounter;
+) -> nvmlReturn_t = crate::nvmlDeviceGetNvLinkErrorCounter;
 const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint) -> nvmlReturn_t =
     nvmlDeviceResetNvLinkErrorCounters;
 const _: unsafe extern "C" fn(
@@ -4271,7 +4124,7 @@ const _: unsafe extern "C" fn(
     nvmlDevice_t,
     raw::c_uint,
     *mut nvmlIntNvLinkDeviceType_t,
-) -> nvmlReturn_t = nvmlDeviceGetNvLinkRemoteDeviceType;
+) -> nvmlReturn_t = crate::nvmlDeviceGetNvLinkRemoteDeviceType;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlNvLinkPowerThres_t) -> nvmlReturn_t =
     nvmlDeviceSetNvLinkDeviceLowPowerThreshold;
 const _: unsafe extern "C" fn(raw::c_uint) -> nvmlReturn_t = nvmlSystemSetNvlinkBwMode;

@@ -15,6 +15,7 @@ mod generated;
 mod procs;
 mod state;
 mod system;
+mod topo;
 
 pub use generated::{STUBS, SYMBOLS};
 
@@ -37,3 +38,5 @@ pub(crate) use device::*;
 pub(crate) use procs::*;
 #[allow(unused_imports)]
 pub(crate) use system::*;
+#[allow(unused_imports)]
+pub(crate) use topo::*;

@@ -651,6 +651,81 @@ pub struct Device {
     pub fault: Vec<Fault>,
     /// After this many calls with this device's handle, every call on it returns GPU_IS_LOST.
     pub lost_after_calls: Option<u64>,
+    /// Where the GPU sits: PCI path, NUMA node, CPU sets, NVLink peers (absent: NOT_SUPPORTED).
+    pub topology: Option<Topology>,
+}
+
+/// A GPU's place in the machine (`[device.topology]`).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Topology {
+    /// The PCI path from the top: NUMA node, host bridge, then each PCIe switch (bridge) above the
+    /// GPU, by name, e.g. `["numa0", "hb1", "sw1", "sw1a"]`. Two GPUs' common ancestor follows
+    /// from the longest shared prefix (see the README).
+    pub pci_path: Vec<String>,
+    /// `nvmlDeviceGetNumaNodeId` (absent: NOT_SUPPORTED).
+    pub numa_node: Option<u32>,
+    /// CPU list (`"0-23,48-71"`) for `nvmlDeviceGetCpuAffinity*` (absent: NOT_SUPPORTED).
+    pub cpu_affinity: Option<String>,
+    /// NUMA node list (`"0"`) for `nvmlDeviceGetMemoryAffinity` (absent: NOT_SUPPORTED).
+    pub memory_affinity: Option<String>,
+    /// NVLinks: each entry bonds `links` links to the device of index `peer`; links are numbered
+    /// in order. Absent: the NVLink calls answer NOT_SUPPORTED.
+    pub nvlink: Option<Vec<NvLinkBond>>,
+    /// Inactive links after the bonded ones.
+    pub nvlink_inactive: u32,
+    /// `nvmlDeviceGetNvLinkCapability`, the same on every link: bit `k` set means capability
+    /// `k` (0 P2P, 1 system memory access, 2 P2P atomics, 3 system memory atomics, 4 SLI,
+    /// 5 valid link). Absent: NOT_SUPPORTED.
+    pub nvlink_capabilities: Option<u32>,
+    /// `nvmlDeviceGetP2PStatus` towards every other GPU, indexed by capability (0 read, 1 write,
+    /// 2 NVLink, 3 atomics, 4 PCIe); values are `nvmlGpuP2PStatus_t` (0 OK, 1 chipset not
+    /// supported, 2 GPU not supported, 3 topology not supported, 4 disabled by regkey, 5 not
+    /// supported, 6 unknown). A missing index or an absent list: NOT_SUPPORTED.
+    pub p2p_status: Option<Vec<u32>>,
+    /// `nvmlDeviceGetNvLinkErrorCounter` on every active link, indexed by counter (0 replay,
+    /// 1 recovery, 2 CRC flit, 3 CRC data). Absent: NOT_SUPPORTED.
+    pub nvlink_errors: Option<Vec<u64>>,
+}
+
+/// `links` NVLinks from this GPU to the GPU of index `peer`, or to an NVSwitch of PCI bus id
+/// `switch` (`"00000000:07:00.0"`); exactly one of the two.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NvLinkBond {
+    pub peer: Option<u32>,
+    pub switch: Option<String>,
+    pub links: u32,
+}
+
+/// A PCI bus id `DDDDDDDD:BB:DD.F` as (domain, bus, device).
+pub fn parse_bus_id(s: &str) -> Option<(u32, u32, u32)> {
+    let mut it = s.split(':');
+    let (d, b, rest) = (it.next()?, it.next()?, it.next()?);
+    let dev = rest.split('.').next()?;
+    Some((
+        u32::from_str_radix(d, 16).ok()?,
+        u32::from_str_radix(b, 16).ok()?,
+        u32::from_str_radix(dev, 16).ok()?,
+    ))
+}
+
+/// Parse a Linux CPU or node list (`"0-23,48-71"`, `""`) into its members.
+pub fn parse_id_list(s: &str) -> Option<Vec<u32>> {
+    let mut out = Vec::new();
+    for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        match part.split_once('-') {
+            Some((a, b)) => {
+                let (a, b): (u32, u32) = (a.trim().parse().ok()?, b.trim().parse().ok()?);
+                if b < a || b - a > 1 << 16 {
+                    return None;
+                }
+                out.extend(a..=b);
+            }
+            None => out.push(part.parse().ok()?),
+        }
+    }
+    Some(out)
 }
 
 impl Device {
@@ -845,6 +920,31 @@ impl Scenario {
             Ok(())
         };
         check_faults(&self.fault, "top-level")?;
+        for (i, d) in self.device.iter().enumerate() {
+            let Some(t) = &d.topology else { continue };
+            for (what, list) in [
+                ("cpu_affinity", &t.cpu_affinity),
+                ("memory_affinity", &t.memory_affinity),
+            ] {
+                if list.as_deref().is_some_and(|l| parse_id_list(l).is_none()) {
+                    return Err(format!(
+                        "device {i} topology.{what}: not a list like \"0-23,48\""
+                    ));
+                }
+            }
+            for b in t.nvlink.iter().flatten() {
+                match (b.peer, &b.switch) {
+                    (Some(p), None) if (p as usize) < self.device.len() && p as usize != i => {}
+                    (None, Some(bus)) if parse_bus_id(bus).is_some() => {}
+                    _ => {
+                        return Err(format!(
+                            "device {i} topology.nvlink: each bond needs another device's index as peer, \
+                             or an NVSwitch's PCI bus id as switch"
+                        ))
+                    }
+                }
+            }
+        }
         let check_procs = |ps: &[Process], ctx: &str| -> Result<(), String> {
             for p in ps {
                 if let Some(c) = &p.name_error {

@@ -290,6 +290,50 @@ pub(crate) fn dev_call(
     })
 }
 
+/// A GPU-only call that also sees every device of the scenario (NVLink peers).
+pub(crate) fn peer_fn(
+    sym: &'static str,
+    h: nvmlDevice_t,
+    f: impl FnOnce(&Ctx, &State) -> R,
+) -> nvmlReturn_t {
+    guard(|| {
+        let r = (|| {
+            let (target, n) = enter(sym, Some(h), true)?;
+            let target = target.ok_or(INVALID_ARGUMENT)?;
+            if matches!(target, Target::Mig(..)) {
+                return Err(NOT_SUPPORTED);
+            }
+            let g = lock();
+            let st = g.as_ref().ok_or(UNINITIALIZED)?;
+            let dev = st.sc.device.get(target.gpu()).ok_or(INVALID_ARGUMENT)?;
+            f(&Ctx { dev, target, n }, st)
+        })();
+        ret(r)
+    })
+}
+
+/// A call on two GPU handles (`f` gets the first one's context and the second device).
+pub(crate) fn pair_fn(
+    sym: &'static str,
+    h1: nvmlDevice_t,
+    h2: nvmlDevice_t,
+    f: impl FnOnce(&Ctx, &Device) -> R,
+) -> nvmlReturn_t {
+    peer_fn(sym, h1, |c, st| match st.resolve(h2) {
+        Some(Target::Gpu(j)) => {
+            let d = st.sc.device.get(j).ok_or(INVALID_ARGUMENT)?;
+            // The second GPU is lost when its next call would be.
+            let calls = st.dev_calls.get(j).copied().unwrap_or(0);
+            if d.lost_after_calls.is_some_and(|l| calls >= l) {
+                return Err(GPU_IS_LOST);
+            }
+            f(c, d)
+        }
+        Some(Target::Mig(..)) => Err(NOT_SUPPORTED),
+        None => Err(INVALID_ARGUMENT),
+    })
+}
+
 /// A GPU-only device call.
 pub(crate) fn dev_fn(
     sym: &'static str,

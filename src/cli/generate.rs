@@ -284,7 +284,11 @@ fn fish(clap_text: &str, lists: &[ListOption]) -> Result<String, String> {
     for l in lists {
         text = patch_lines(
             &text,
-            &format!("complete -c nvq -l {} ", l.long),
+            // The top-level option (clap marks it "no sub-command yet").
+            &format!(
+                "complete -c nvq -n \"__fish_nvq_needs_command\" -l {} ",
+                l.long
+            ),
             " -r",
             &format!(" -r -f -a '(__nvq_list {})'", l.long),
         )?;
@@ -410,6 +414,7 @@ pub fn man_page() -> Result<String, String> {
     page.push_str(&part(&|w| man.render_options_section(w))?);
 
     let mut r = Roff::new();
+    subcommands_section(&mut r);
     fields_section(&mut r);
     exit_status_section(&mut r);
     environment_section(&mut r);
@@ -514,6 +519,46 @@ fn exit_status_section(r: &mut Roff) {
     }
 }
 
+/// SUB-COMMANDS: each sub-command with its options, from the clap command.
+fn subcommands_section(r: &mut Roff) {
+    r.control("SH", ["SUB-COMMANDS"]);
+    r.text([roman(
+        "Read-only reports in nvidia-smi's layout. Their options that change the GPU's state are refused (exit 2).",
+    )]);
+    for sub in command().get_subcommands() {
+        r.control("TP", []);
+        r.text([bold(format!("nvq {}", sub.get_name()))]);
+        r.text([roman(
+            sub.get_about().map(|a| a.to_string()).unwrap_or_default(),
+        )]);
+        for arg in sub
+            .get_arguments()
+            .filter(|a| a.get_long().is_some_and(|l| l != "help"))
+        {
+            r.control("RS", []);
+            r.control("TP", []);
+            let mut names = Vec::new();
+            if let Some(c) = arg.get_short() {
+                names.push(format!("-{c}"));
+            }
+            if let Some(l) = arg.get_long() {
+                names.push(format!("--{l}"));
+            }
+            let value = arg
+                .get_value_names()
+                .and_then(|v| v.first())
+                .filter(|_| arg.get_action().takes_values())
+                .map(|v| format!(" {v}"))
+                .unwrap_or_default();
+            r.text([bold(names.join(", ")), roman(value)]);
+            r.text([roman(
+                arg.get_help().map(|h| h.to_string()).unwrap_or_default(),
+            )]);
+            r.control("RE", []);
+        }
+    }
+}
+
 fn environment_section(r: &mut Roff) {
     r.control("SH", ["ENVIRONMENT"]);
     let cmd = command();
@@ -530,6 +575,13 @@ fn environment_section(r: &mut Roff) {
         roman("Read by the NVML simulator that "),
         bold("--simulate"),
         roman(" loads: the path of a TOML scenario file describing the simulated GPUs. Without it the simulator shows two H100-class GPUs."),
+    ]);
+    r.control("TP", []);
+    r.text([bold(crate::source::topo::SYSFS_ROOT_ENV)]);
+    r.text([
+        roman("A directory that "),
+        bold("nvq topo -m"),
+        roman(" reads instead of /sys for NICs and PCI paths (for tests)."),
     ]);
 }
 

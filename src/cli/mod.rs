@@ -1,9 +1,13 @@
 //! Command-line parsing: nvidia-smi's options (with its quirks, such as the
 //! multi-letter short option `-lms`) plus nvq's extensions.
 
+mod command;
 pub mod generate;
 mod interval;
+pub mod nvlink;
+pub mod topo;
 
+pub use command::Command;
 pub use interval::{parse_count, parse_loop_ms, parse_loop_sec};
 
 use crate::error::NvqError;
@@ -131,6 +135,10 @@ pub struct Args {
     /// nvq: load the NVML simulator installed next to nvq (no GPU needed).
     #[arg(long, help_heading = "NVML (nvq)")]
     pub simulate: bool,
+
+    /// A sub-command (`topo`, ...), if one was given.
+    #[command(subcommand)]
+    pub command: Option<Command>,
 }
 
 impl Args {
@@ -271,9 +279,7 @@ pub const NOT_IMPLEMENTED: &[&str] = &[
     "--show-all-processes",
     "dmon",
     "pmon",
-    "topo",
     "drain",
-    "nvlink",
     "clocks",
     "encodersessions",
     "fbcsessions",
@@ -325,11 +331,63 @@ pub const NOT_IMPLEMENTED: &[&str] = &[
     "soc",
 ];
 
+/// The sub-commands nvq implements: after one of them, the arguments are the
+/// sub-command's, and its own lists of refused options apply (options nvq
+/// lacks, options that would change the GPU's state).
+/// Each entry: name, options nvq lacks, options that change state, spellings
+/// to rewrite for clap.
+type Refusals = (
+    &'static [&'static str],
+    &'static [&'static str],
+    &'static [(&'static str, &'static str)],
+);
+const SUBCOMMANDS: &[(&str, Refusals)] = &[
+    (
+        "topo",
+        (topo::NOT_IMPLEMENTED, topo::CHANGES_STATE, topo::SPELLINGS),
+    ),
+    (
+        "nvlink",
+        (
+            nvlink::NOT_IMPLEMENTED,
+            nvlink::CHANGES_STATE,
+            nvlink::SPELLINGS,
+        ),
+    ),
+];
+
 /// Rewrite nvidia-smi's spellings that clap cannot parse as they are.
 fn normalise(argv: Vec<OsString>) -> Result<Vec<OsString>, NvqError> {
     let mut out = Vec::with_capacity(argv.len());
-    for a in argv {
+    let mut refused_here: Option<Refusals> = None;
+    let last = argv.len().saturating_sub(1);
+    for (k, a) in argv.into_iter().enumerate() {
         let s = a.to_string_lossy();
+        let name = s.split('=').next().unwrap_or("");
+        if let Some((lacking, changing, spellings)) = refused_here {
+            if let Some((_, to)) = spellings.iter().find(|(from, _)| *from == name) {
+                out.push(OsString::from(s.replacen(name, to, 1)));
+                continue;
+            }
+            if changing.contains(&name) {
+                return Err(NvqError::ChangesState(name.to_string()));
+            }
+            if lacking.contains(&name) {
+                return Err(NvqError::NotImplemented(name.to_string()));
+            }
+            out.push(a);
+            continue;
+        }
+        if let Some((_, refusals)) = SUBCOMMANDS.iter().find(|(c, _)| *c == s) {
+            refused_here = Some(*refusals);
+            out.push(a);
+            continue;
+        }
+        // `-m` (`--mode`, for --lock-gpu-clocks) needs a value: nvidia-smi
+        // names it missing first (captures/27); with one, nvq refuses it.
+        if (s == "-m" && k == last) || s == "--mode=" || (s == "--mode" && k == last) {
+            return Err(NvqError::MissingValue(name.to_string()));
+        }
         if s == "-lms" {
             out.push(OsString::from("--loop-ms"));
         } else if let Some(v) = s.strip_prefix("-lms=") {
@@ -343,7 +401,6 @@ fn normalise(argv: Vec<OsString>) -> Result<Vec<OsString>, NvqError> {
         } else if let Some(rest) = s.strip_prefix("-l=") {
             out.push(OsString::from(format!("--loop={rest}")));
         } else {
-            let name = s.split('=').next().unwrap_or("");
             if NOT_IMPLEMENTED.contains(&name) {
                 return Err(NvqError::NotImplemented(name.to_string()));
             }
@@ -419,7 +476,14 @@ fn clap_error(e: clap::Error) -> ClapOutcome {
             ClapOutcome::Help(e.render().to_string())
         }
         ErrorKind::UnknownArgument => ClapOutcome::Err(NvqError::UnknownOption(arg())),
-        ErrorKind::InvalidSubcommand => ClapOutcome::Err(NvqError::UnknownOption(arg())),
+        // A stray word where a sub-command could stand.
+        ErrorKind::InvalidSubcommand => {
+            let word = match e.get(ContextKind::InvalidSubcommand) {
+                Some(ContextValue::String(s)) => s.clone(),
+                _ => arg(),
+            };
+            ClapOutcome::Err(NvqError::UnknownOption(word))
+        }
         ErrorKind::NoEquals | ErrorKind::InvalidValue | ErrorKind::TooFewValues
             if empty_value(&e) =>
         {

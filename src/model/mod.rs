@@ -8,8 +8,10 @@
 mod code;
 mod field;
 pub mod listing;
+pub mod nvlink;
 mod row;
 pub mod smi_table;
+pub mod topo;
 mod value;
 
 pub use code::NvmlCode;

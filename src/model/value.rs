@@ -14,6 +14,14 @@ pub struct Token {
 }
 
 impl Token {
+    /// A value as text, or the token of the code it failed with.
+    pub fn or_text<T: ToString>(r: &Result<T, NvmlCode>) -> String {
+        match r {
+            Ok(v) => v.to_string(),
+            Err(c) => Token::new(*c).text(),
+        }
+    }
+
     pub fn new(code: NvmlCode) -> Self {
         Token {
             code,

@@ -806,3 +806,17 @@ pub fn nvml_version_without_init(path: Option<&std::path::Path>) -> Option<Strin
         Some(s)
     }
 }
+
+/// What is at the far end of an NVLink (`nvmlIntNvLinkDeviceType_t`: 0 GPU,
+/// 1 IBM NPU, 2 NVSwitch, 255 unknown). nvml-wrapper 0.13's
+/// `remote_device_type` passes NVML a pointer to a temporary and so always
+/// answers "unknown"; this reads the value NVML writes.
+pub fn nvlink_remote_device_type(c: &Dev<'_>, link: u32) -> Result<u32, NvmlCode> {
+    let f = sym!(c, nvmlDeviceGetNvLinkRemoteDeviceType)?;
+    let h = c.handle()?;
+    let mut t: nvmlIntNvLinkDeviceType_t = 0;
+    // SAFETY: a handle of this open session, a valid link number type and one
+    // writable enum for NVML to fill.
+    check(unsafe { f(h, link, &mut t) })?;
+    Ok(t)
+}

@@ -4,13 +4,6 @@
 use crate::model::listing::{driver_major, short_nvml_version, GpuListing, Versions};
 use crate::model::{NvmlCode, Token};
 
-fn text(r: &Result<String, NvmlCode>) -> String {
-    match r {
-        Ok(s) => s.clone(),
-        Err(c) => Token::new(*c).text(),
-    }
-}
-
 /// nvidia-smi's `-L` text.
 pub fn render_list(gpus: &[GpuListing]) -> String {
     let mut out = String::new();
@@ -18,15 +11,15 @@ pub fn render_list(gpus: &[GpuListing]) -> String {
         out.push_str(&format!(
             "GPU {}: {} (UUID: {})\n",
             g.index,
-            text(&g.name),
-            text(&g.uuid)
+            Token::or_text(&g.name),
+            Token::or_text(&g.uuid)
         ));
         for m in &g.mig {
             out.push_str(&format!(
                 "  MIG {:<12}Device {:>2}: (UUID: {})\n",
                 m.profile,
                 m.index,
-                text(&m.uuid)
+                Token::or_text(&m.uuid)
             ));
         }
     }

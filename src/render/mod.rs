@@ -6,9 +6,11 @@ pub mod field_help;
 mod json;
 pub mod listing;
 mod ndjson;
+pub mod nvlink;
 mod prometheus;
 pub mod smi_table;
 mod table;
+pub mod topo;
 
 pub use self::csv::Csv;
 pub use self::json::Json;

@@ -16,10 +16,12 @@ pub mod gpu;
 pub mod list_mode;
 pub mod listing;
 pub mod mode;
+pub mod nvlink;
 pub mod procinfo;
 pub mod smi_table;
 pub mod target;
 pub mod time;
+pub mod topo;
 
 pub mod accounted_apps;
 pub mod compute_apps;

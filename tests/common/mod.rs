@@ -234,3 +234,18 @@ pub fn csv_differences(actual: &str, expected: &str) -> Vec<String> {
     }
     diffs
 }
+
+/// The machines of `../shared/nvidia-smi/captures/sections/`: a short key
+/// (used in scenario names) and the folder.
+pub const CAPTURE_MACHINES: &[(&str, &str)] = &[
+    ("h200", "linux-x86_64__nvidia-h200__590.48.01"),
+    ("h100", "linux-x86_64__nvidia-h100-80gb-hbm3__590.48.01"),
+    (
+        "rtx2080s_linux",
+        "linux-x86_64__nvidia-geforce-rtx-2080-super__610.57.04",
+    ),
+    (
+        "rtx2080s_windows",
+        "windows-x86_64__nvidia-geforce-rtx-2080-super__610.62",
+    ),
+];

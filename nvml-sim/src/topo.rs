@@ -1,0 +1,373 @@
+//! Topology: common ancestors, CPU and memory affinity, NUMA node, NVLink state and peers, from
+//! each device's `[device.topology]`.
+
+use crate::scenario::{parse_id_list, Device, Topology};
+use crate::state::*;
+use nvml_wrapper_sys::bindings::*;
+use std::os::raw::{c_uint, c_ulong};
+
+fn topo(d: &Device) -> R<&Topology> {
+    d.topology.as_ref().ok_or(NOT_SUPPORTED)
+}
+
+/// NVML's topology level between two PCI paths (NUMA node, host bridge, switches...).
+pub(crate) fn common_level(a: &[String], b: &[String]) -> R<nvmlGpuTopologyLevel_t> {
+    if a.len() < 2 || b.len() < 2 {
+        return Err(NOT_SUPPORTED);
+    }
+    if a[0] != b[0] {
+        return Ok(nvmlGpuLevel_enum_NVML_TOPOLOGY_SYSTEM);
+    }
+    if a[1] != b[1] {
+        return Ok(nvmlGpuLevel_enum_NVML_TOPOLOGY_NODE);
+    }
+    let shared = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    Ok(if shared == 2 {
+        nvmlGpuLevel_enum_NVML_TOPOLOGY_HOSTBRIDGE
+    } else if shared == a.len() && shared == b.len() {
+        // Both sit right below the same switch: one bridge between them.
+        nvmlGpuLevel_enum_NVML_TOPOLOGY_SINGLE
+    } else {
+        nvmlGpuLevel_enum_NVML_TOPOLOGY_MULTIPLE
+    })
+}
+
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function, and a handle is one this library
+/// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetTopologyCommonAncestor(
+    device1: nvmlDevice_t,
+    device2: nvmlDevice_t,
+    path_info: *mut nvmlGpuTopologyLevel_t,
+) -> nvmlReturn_t {
+    pair_fn(
+        "nvmlDeviceGetTopologyCommonAncestor",
+        device1,
+        device2,
+        |c, other| {
+            let o = nn(path_info)?;
+            let level = common_level(&topo(c.dev)?.pci_path, &topo(other)?.pci_path)?;
+            o.set(level);
+            Ok(())
+        },
+    )
+}
+
+/// Write the members of a CPU or node list into `size` words of bits.
+fn put_mask(list: Option<&str>, size: c_uint, out: *mut c_ulong) -> R {
+    let ids = parse_id_list(list.ok_or(NOT_SUPPORTED)?).ok_or(UNKNOWN)?;
+    if out.is_null() || size == 0 {
+        return Err(INVALID_ARGUMENT);
+    }
+    let bits = c_ulong::BITS;
+    let mut words = vec![0 as c_ulong; size as usize];
+    for id in ids {
+        let w = (id / bits) as usize;
+        if let Some(word) = words.get_mut(w) {
+            *word |= 1 << (id % bits);
+        }
+    }
+    for (i, w) in words.into_iter().enumerate() {
+        // SAFETY: `out` is non-null and the caller gave room for `size` words.
+        unsafe { out.add(i).write(w) };
+    }
+    Ok(())
+}
+
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function, and a handle is one this library
+/// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetCpuAffinity(
+    device: nvmlDevice_t,
+    cpu_set_size: c_uint,
+    cpu_set: *mut c_ulong,
+) -> nvmlReturn_t {
+    dev_fn("nvmlDeviceGetCpuAffinity", device, |c| {
+        put_mask(topo(c.dev)?.cpu_affinity.as_deref(), cpu_set_size, cpu_set)
+    })
+}
+
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function, and a handle is one this library
+/// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetCpuAffinityWithinScope(
+    device: nvmlDevice_t,
+    cpu_set_size: c_uint,
+    cpu_set: *mut c_ulong,
+    _scope: nvmlAffinityScope_t,
+) -> nvmlReturn_t {
+    dev_fn("nvmlDeviceGetCpuAffinityWithinScope", device, |c| {
+        put_mask(topo(c.dev)?.cpu_affinity.as_deref(), cpu_set_size, cpu_set)
+    })
+}
+
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function, and a handle is one this library
+/// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetMemoryAffinity(
+    device: nvmlDevice_t,
+    node_set_size: c_uint,
+    node_set: *mut c_ulong,
+    _scope: nvmlAffinityScope_t,
+) -> nvmlReturn_t {
+    dev_fn("nvmlDeviceGetMemoryAffinity", device, |c| {
+        put_mask(
+            topo(c.dev)?.memory_affinity.as_deref(),
+            node_set_size,
+            node_set,
+        )
+    })
+}
+
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function, and a handle is one this library
+/// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetNumaNodeId(
+    device: nvmlDevice_t,
+    node: *mut c_uint,
+) -> nvmlReturn_t {
+    dev_fn("nvmlDeviceGetNumaNodeId", device, |c| {
+        let o = nn(node)?;
+        o.set(topo(c.dev)?.numa_node.ok_or(NOT_SUPPORTED)?);
+        Ok(())
+    })
+}
+
+/// What is at the far end of a link.
+enum Remote<'a> {
+    Gpu(u32),
+    Switch(&'a str),
+}
+
+/// The far end of `link` (`None`: an inactive link); INVALID_ARGUMENT past the last link.
+fn link_peer(t: &Topology, link: c_uint) -> R<Option<Remote<'_>>> {
+    let bonds = t.nvlink.as_ref().ok_or(NOT_SUPPORTED)?;
+    let mut first = 0u32;
+    for b in bonds {
+        if link < first.saturating_add(b.links) {
+            return Ok(match (b.peer, &b.switch) {
+                (Some(p), _) => Some(Remote::Gpu(p)),
+                (None, Some(s)) => Some(Remote::Switch(s)),
+                (None, None) => None,
+            });
+        }
+        first = first.saturating_add(b.links);
+    }
+    if link < first.saturating_add(t.nvlink_inactive) {
+        Ok(None)
+    } else {
+        Err(INVALID_ARGUMENT)
+    }
+}
+
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function, and a handle is one this library
+/// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetNvLinkState(
+    device: nvmlDevice_t,
+    link: c_uint,
+    is_active: *mut nvmlEnableState_t,
+) -> nvmlReturn_t {
+    dev_fn("nvmlDeviceGetNvLinkState", device, |c| {
+        let o = nn(is_active)?;
+        let active = link_peer(topo(c.dev)?, link)?.is_some();
+        o.set(if active {
+            nvmlEnableState_enum_NVML_FEATURE_ENABLED
+        } else {
+            nvmlEnableState_enum_NVML_FEATURE_DISABLED
+        });
+        Ok(())
+    })
+}
+
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function, and a handle is one this library
+/// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetNvLinkRemoteDeviceType(
+    device: nvmlDevice_t,
+    link: c_uint,
+    kind: *mut nvmlIntNvLinkDeviceType_t,
+) -> nvmlReturn_t {
+    dev_fn("nvmlDeviceGetNvLinkRemoteDeviceType", device, |c| {
+        let o = nn(kind)?;
+        o.set(match link_peer(topo(c.dev)?, link)?.ok_or(NOT_SUPPORTED)? {
+            Remote::Gpu(_) => nvmlIntNvLinkDeviceType_enum_NVML_NVLINK_DEVICE_TYPE_GPU,
+            Remote::Switch(_) => nvmlIntNvLinkDeviceType_enum_NVML_NVLINK_DEVICE_TYPE_SWITCH,
+        });
+        Ok(())
+    })
+}
+
+/// The PCI info an NVSwitch of bus id `bus_id` reports.
+fn switch_pci(bus_id: &str) -> R<nvmlPciInfo_t> {
+    let (domain, bus, device) = crate::scenario::parse_bus_id(bus_id).ok_or(UNKNOWN)?;
+    let mut v = nvmlPciInfo_t {
+        busIdLegacy: [0; 16],
+        domain,
+        bus,
+        device,
+        pciDeviceId: 0x22a3_10de,
+        pciSubSystemId: 0,
+        busId: [0; 32],
+    };
+    fill_chars(
+        &mut v.busIdLegacy,
+        &format!("{domain:04X}:{bus:02X}:{device:02X}.0"),
+    );
+    fill_chars(&mut v.busId, bus_id);
+    Ok(v)
+}
+
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function, and a handle is one this library
+/// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetNvLinkRemotePciInfo_v2(
+    device: nvmlDevice_t,
+    link: c_uint,
+    pci: *mut nvmlPciInfo_t,
+) -> nvmlReturn_t {
+    peer_fn("nvmlDeviceGetNvLinkRemotePciInfo_v2", device, |c, st| {
+        let o = nn(pci)?;
+        o.set(match link_peer(topo(c.dev)?, link)?.ok_or(NOT_SUPPORTED)? {
+            Remote::Gpu(p) => {
+                crate::device::pci_struct(st.sc.device.get(p as usize).ok_or(INVALID_ARGUMENT)?)?
+            }
+            Remote::Switch(bus_id) => switch_pci(bus_id)?,
+        });
+        Ok(())
+    })
+}
+
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function, and a handle is one this library
+/// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetNvLinkCapability(
+    device: nvmlDevice_t,
+    link: c_uint,
+    capability: nvmlNvLinkCapability_t,
+    result: *mut c_uint,
+) -> nvmlReturn_t {
+    dev_fn("nvmlDeviceGetNvLinkCapability", device, |c| {
+        let o = nn(result)?;
+        let t = topo(c.dev)?;
+        link_peer(t, link)?;
+        let caps = t.nvlink_capabilities.ok_or(NOT_SUPPORTED)?;
+        let bit = 1u32.checked_shl(capability).ok_or(INVALID_ARGUMENT)?;
+        o.set(u32::from(caps & bit != 0));
+        Ok(())
+    })
+}
+
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function, and a handle is one this library
+/// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetNvLinkErrorCounter(
+    device: nvmlDevice_t,
+    link: c_uint,
+    counter: nvmlNvLinkErrorCounter_t,
+    value: *mut std::os::raw::c_ulonglong,
+) -> nvmlReturn_t {
+    dev_fn("nvmlDeviceGetNvLinkErrorCounter", device, |c| {
+        let o = nn(value)?;
+        let t = topo(c.dev)?;
+        link_peer(t, link)?.ok_or(NOT_SUPPORTED)?;
+        let counts = t.nvlink_errors.as_ref().ok_or(NOT_SUPPORTED)?;
+        o.set(*counts.get(counter as usize).ok_or(INVALID_ARGUMENT)?);
+        Ok(())
+    })
+}
+
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function, and a handle is one this library
+/// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetP2PStatus(
+    device1: nvmlDevice_t,
+    device2: nvmlDevice_t,
+    index: nvmlGpuP2PCapsIndex_t,
+    status: *mut nvmlGpuP2PStatus_t,
+) -> nvmlReturn_t {
+    pair_fn("nvmlDeviceGetP2PStatus", device1, device2, |c, _other| {
+        let o = nn(status)?;
+        let list = topo(c.dev)?.p2p_status.as_ref().ok_or(NOT_SUPPORTED)?;
+        o.set(*list.get(index as usize).ok_or(NOT_SUPPORTED)?);
+        Ok(())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p(s: &str) -> Vec<String> {
+        s.split('/').map(String::from).collect()
+    }
+
+    #[test]
+    fn levels_from_paths() {
+        let gpu = p("numa0/hb0/sw0/sw0a");
+        assert_eq!(
+            common_level(&gpu, &p("numa1/hb2")),
+            Ok(nvmlGpuLevel_enum_NVML_TOPOLOGY_SYSTEM)
+        );
+        assert_eq!(
+            common_level(&gpu, &p("numa0/hb1")),
+            Ok(nvmlGpuLevel_enum_NVML_TOPOLOGY_NODE)
+        );
+        assert_eq!(
+            common_level(&gpu, &p("numa0/hb0")),
+            Ok(nvmlGpuLevel_enum_NVML_TOPOLOGY_HOSTBRIDGE)
+        );
+        assert_eq!(
+            common_level(&gpu, &p("numa0/hb0/sw0/sw0a")),
+            Ok(nvmlGpuLevel_enum_NVML_TOPOLOGY_SINGLE)
+        );
+        assert_eq!(
+            common_level(&gpu, &p("numa0/hb0/sw0/sw0b")),
+            Ok(nvmlGpuLevel_enum_NVML_TOPOLOGY_MULTIPLE)
+        );
+        assert_eq!(common_level(&gpu, &p("numa0")), Err(NOT_SUPPORTED));
+    }
+
+    #[test]
+    fn scenarios_check_their_topology() {
+        let bad = |t: &str| {
+            let text = format!("[[device]]\n[device.topology]\n{t}\n[[device]]\n");
+            crate::scenario::Scenario::parse(&text, "t").is_err()
+        };
+        assert!(
+            bad("nvlink = [{ peer = 0, links = 2 }]"),
+            "a GPU linked to itself"
+        );
+        assert!(bad("nvlink = [{ peer = 9, links = 2 }]"), "no such GPU");
+        assert!(
+            bad("nvlink = [{ switch = \"nope\", links = 2 }]"),
+            "not a bus id"
+        );
+        assert!(bad("cpu_affinity = \"0-x\""), "not a CPU list");
+        assert!(!bad(
+            "nvlink = [{ peer = 1, links = 2 }]\ncpu_affinity = \"0-3,8\""
+        ));
+    }
+}

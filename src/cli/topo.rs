@@ -1,0 +1,33 @@
+//! `topo`: its options, with nvidia-smi's spellings.
+
+/// `nvq topo`'s arguments.
+#[derive(clap::Args, Debug, Clone, Default)]
+#[command(arg_required_else_help = true)]
+pub struct TopoArgs {
+    /// Print the GPU-to-GPU and GPU-to-NIC connection matrix with each GPU's nearby CPUs and NUMA nodes.
+    #[arg(short = 'm', long = "matrix")]
+    pub matrix: bool,
+    /// Like -m, with PCIe paths only: GPUs joined by NVLink show their PCIe connection (also spelled -mp).
+    #[arg(long = "matrix_pci")]
+    pub matrix_pci: bool,
+    /// GPUs (index, UUID, PCI bus id or serial); nvidia-smi takes it only with -n or -p, which nvq does not offer.
+    #[arg(short = 'i', long = "id", value_name = "ID")]
+    pub id: Option<String>,
+    /// Print each GPU pair's peer-to-peer status for one capability: r(ead), w(rite), n(vlink), a(tomics),
+    /// p(cie); also spelled -p2p.
+    #[arg(long = "p2p", alias = "p2pstatus", value_name = "r|w|n|a|p")]
+    pub p2p: Option<String>,
+    /// nvq: json prints the matrix as one JSON object (GPUs with their affinities and links, NICs).
+    #[arg(long, value_name = "FORMAT")]
+    pub format: Option<String>,
+}
+
+/// `topo` options of nvidia-smi that nvq does not implement yet: refused
+/// with exit code 2, never ignored. None of them changes state.
+pub const NOT_IMPLEMENTED: &[&str] = &["-c", "--cpu", "-n", "--nearest_gpus", "-p", "--gpu_path"];
+
+/// nvidia-smi's spellings of `topo` options that clap reads differently.
+pub const SPELLINGS: &[(&str, &str)] = &[("-p2p", "--p2p"), ("-mp", "--matrix_pci")];
+
+/// `topo` changes nothing.
+pub const CHANGES_STATE: &[&str] = &[];

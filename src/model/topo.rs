@@ -1,0 +1,159 @@
+//! The topology matrix (`topo -m`): how each pair of devices (GPUs, then
+//! NICs) is connected, and which CPUs and NUMA nodes are near each GPU.
+
+use super::NvmlCode;
+
+/// The connection between two devices, as nvidia-smi names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Link {
+    /// The device itself (`X`).
+    Itself,
+    /// A bonded set of this many NVLinks (`NV#`).
+    NvLink(u32),
+    /// At most one PCIe bridge (`PIX`).
+    Pix,
+    /// Several PCIe bridges, no host bridge (`PXB`).
+    Pxb,
+    /// Through a PCIe host bridge (`PHB`).
+    Phb,
+    /// Between host bridges of one NUMA node (`NODE`).
+    Node,
+    /// Across NUMA nodes (`SYS`).
+    Sys,
+    /// The level could not be read.
+    Unknown(NvmlCode),
+}
+
+impl Link {
+    /// nvidia-smi's cell text, without the padding of `X`.
+    pub fn label(&self) -> String {
+        match self {
+            Link::Itself => "X".into(),
+            Link::NvLink(n) => format!("NV{n}"),
+            Link::Pix => "PIX".into(),
+            Link::Pxb => "PXB".into(),
+            Link::Phb => "PHB".into(),
+            Link::Node => "NODE".into(),
+            Link::Sys => "SYS".into(),
+            Link::Unknown(_) => "N/A".into(),
+        }
+    }
+
+    /// How close the connection is: smaller is closer (NVLink first, more
+    /// links closer; `None` for the device itself or an unknown level).
+    pub fn rank(&self) -> Option<(u32, u32)> {
+        match self {
+            Link::NvLink(n) => Some((0, u32::MAX - n)),
+            Link::Pix => Some((1, 0)),
+            Link::Pxb => Some((2, 0)),
+            Link::Phb => Some((3, 0)),
+            Link::Node => Some((4, 0)),
+            Link::Sys => Some((5, 0)),
+            Link::Itself | Link::Unknown(_) => None,
+        }
+    }
+}
+
+/// What is near one GPU.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GpuPlace {
+    pub index: u32,
+    /// CPU numbers (`nvmlDeviceGetCpuAffinity`).
+    pub cpus: Result<Vec<u32>, NvmlCode>,
+    /// NUMA nodes of its nearest memory (`nvmlDeviceGetMemoryAffinity`).
+    pub numa_nodes: Result<Vec<u32>, NvmlCode>,
+    /// The GPU's own NUMA node (set for GPUs whose memory is a NUMA node).
+    pub gpu_numa_id: Result<u32, NvmlCode>,
+}
+
+/// A network device seen by the kernel (`/sys/class/infiniband`, `/sys/class/net`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Nic {
+    /// Its name, e.g. `mlx5_0`.
+    pub name: String,
+}
+
+/// The whole matrix: `links[i][j]` connects device `i` and device `j`,
+/// where devices are the GPUs in order, then the NICs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TopoMatrix {
+    pub gpus: Vec<GpuPlace>,
+    pub nics: Vec<Nic>,
+    pub links: Vec<Vec<Link>>,
+}
+
+/// A pair's peer-to-peer status (`nvmlGpuP2PStatus_t`), for `topo -p2p`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum P2p {
+    Itself,
+    /// The NVML status number: 0 OK, 1 chipset, 2 GPU, 3 topology, 4 regkey,
+    /// 5 not supported, other: unknown.
+    Status(u32),
+    /// The call failed.
+    Failed(NvmlCode),
+}
+
+impl P2p {
+    /// nvidia-smi's cell text.
+    pub fn label(&self) -> &'static str {
+        match self {
+            P2p::Itself => "X",
+            P2p::Status(0) => "OK",
+            P2p::Status(1) => "CNS",
+            P2p::Status(2) => "GNS",
+            P2p::Status(3) => "TNS",
+            P2p::Status(4) => "DR",
+            P2p::Status(5) => "NS",
+            P2p::Status(_) => "U",
+            P2p::Failed(_) => "N/A",
+        }
+    }
+}
+
+/// `topo -p2p`: the status of each ordered pair of GPUs for one capability.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct P2pMatrix {
+    pub gpus: Vec<u32>,
+    pub status: Vec<Vec<P2p>>,
+}
+
+/// A sorted list of numbers as Linux writes CPU lists: `0-23,48-71`.
+pub fn id_ranges(ids: &[u32]) -> String {
+    let mut out: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < ids.len() {
+        let start = ids[i];
+        let mut end = start;
+        while i + 1 < ids.len() && ids[i + 1] == end.saturating_add(1) {
+            i += 1;
+            end = ids[i];
+        }
+        out.push(if start == end {
+            start.to_string()
+        } else {
+            format!("{start}-{end}")
+        });
+        i += 1;
+    }
+    out.join(",")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranges() {
+        assert_eq!(id_ranges(&[]), "");
+        assert_eq!(id_ranges(&[0]), "0");
+        assert_eq!(id_ranges(&[0, 1, 2, 5, 7, 8]), "0-2,5,7-8");
+    }
+
+    #[test]
+    fn nvlink_beats_pcie_and_more_links_beat_fewer() {
+        assert!(Link::NvLink(18).rank() < Link::NvLink(2).rank());
+        assert!(Link::NvLink(1).rank() < Link::Pix.rank());
+        assert!(Link::Node.rank() < Link::Sys.rank());
+        assert_eq!(Link::Itself.rank(), None);
+    }
+}

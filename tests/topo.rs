@@ -1,0 +1,395 @@
+//! `nvq topo -m` against the simulator: nvidia-smi's captures byte for byte
+//! (single-GPU machines in `../shared`, public multi-GPU outputs in
+//! `tests/topo/`), NICs from a fake `/sys`, errors, and JSON.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+use common::{read_shared, scenario, sim_lib};
+
+use assert_cmd::Command;
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+/// A `/sys` that does not exist: no NICs, whatever the host has.
+fn no_sysfs() -> PathBuf {
+    common::repo_root().join("tests/topo/no-such-sysfs")
+}
+
+fn topo(scenario_file: &Path, sysfs: &Path, args: &[&str]) -> Output {
+    Command::cargo_bin("nvq")
+        .unwrap()
+        .arg("--nvml-lib")
+        .arg(sim_lib())
+        .arg("topo")
+        .args(args)
+        .env("NVML_SIM_SCENARIO", scenario_file)
+        .env("NVQ_SYSFS_ROOT", sysfs)
+        .output()
+        .unwrap()
+}
+
+fn ok(out: Output) -> String {
+    assert!(
+        out.status.success(),
+        "exit {:?}: {}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+use common::CAPTURE_MACHINES as MACHINES;
+
+#[test]
+fn single_gpu_captures_byte_for_byte() {
+    let mut compared = 0;
+    for (key, dir) in MACHINES {
+        let Some(expected) = read_shared(&format!(
+            "nvidia-smi/captures/sections/{dir}/capabilities_topo_m.txt"
+        )) else {
+            return;
+        };
+        // The section files were cut without nvidia-smi's final newline.
+        let expected = format!("{}\n", expected.strip_suffix('\n').unwrap_or(&expected));
+        let sc = scenario(&format!("topo_{key}.toml"));
+        let got = ok(topo(&sc, &no_sysfs(), &["-m"]));
+        assert_eq!(got, expected, "{key}");
+        assert_eq!(ok(topo(&sc, &no_sysfs(), &["--matrix"])), expected, "{key}");
+        compared += 1;
+    }
+    assert_eq!(compared, 4);
+}
+
+/// Capture 27: nvidia-smi 591.86 on Windows had no `topo` and read `-m` as
+/// `--mode`, which needs a value. nvq has `topo`, so the same message comes
+/// from a bare `-m`.
+#[test]
+fn capture_27_missing_value() {
+    let Some((_, expected)) = common::capture("27_") else {
+        return;
+    };
+    for personality in ["nvq", "nvidia-smi"] {
+        let exe = assert_cmd::cargo::cargo_bin("nvq");
+        let dir = common::repo_root().join("target/topo-personality");
+        std::fs::create_dir_all(&dir).unwrap();
+        let link = dir.join(personality);
+        let _ = std::fs::remove_file(&link);
+        std::os::unix::fs::symlink(&exe, &link).unwrap();
+        let out = std::process::Command::new(&link)
+            .arg("-m")
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(255));
+        let text = if personality == "nvq" {
+            &out.stderr
+        } else {
+            &out.stdout
+        };
+        assert_eq!(String::from_utf8_lossy(text), expected, "{personality}");
+    }
+}
+
+#[test]
+fn dash_i_needs_n_or_p() {
+    let out = topo(&scenario("topo_h200.toml"), &no_sysfs(), &["-m", "-i", "0"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "The -i command line argument must be used in conjunction with -n or -p.\n"
+    );
+}
+
+#[test]
+fn options_nvq_lacks_are_refused_not_ignored() {
+    for opt in ["-n", "-p", "-c"] {
+        let out = topo(&scenario("topo_h200.toml"), &no_sysfs(), &[opt]);
+        assert_eq!(out.status.code(), Some(2), "{opt}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("does not implement"),
+            "{opt}"
+        );
+    }
+    let out = topo(
+        &scenario("topo_h200.toml"),
+        &no_sysfs(),
+        &["-m", "--format=csv"],
+    );
+    assert_eq!(out.status.code(), Some(2));
+}
+
+/// A fake `/sys` under `target/`, with a directory per PCI device: the GPUs
+/// of the scenario (their `pci_path`) and the NICs of a `.nics` file (a
+/// name, then the same kind of path). Each path element after the NUMA node
+/// is a host bridge, then PCIe switches; a switch gets one downstream port
+/// per child, as the kernel shows real switches.
+fn fake_sysfs(name: &str, scenario_file: &Path, nics: &str) -> PathBuf {
+    let root = common::repo_root().join("target/topo-sysfs").join(name);
+    let _ = std::fs::remove_dir_all(&root);
+    let text = std::fs::read_to_string(scenario_file).unwrap();
+    let sc = nvml_sim::scenario::Scenario::parse(&text, "scenario").unwrap();
+    let place = |path: &[String], leaf: &str| -> PathBuf {
+        let mut dir = root.join("devices").join(&path[1]);
+        let mut parent: Option<&str> = None;
+        for sw in &path[2..] {
+            if let Some(p) = parent {
+                dir = dir.join(format!("{p}.dp-{sw}"));
+            }
+            dir = dir.join(sw);
+            parent = Some(sw);
+        }
+        if let Some(p) = parent {
+            dir = dir.join(format!("{p}.dp-{leaf}"));
+        }
+        let dir = dir.join(leaf);
+        std::fs::create_dir_all(&dir).unwrap();
+        let node = path[0].trim_start_matches("numa");
+        std::fs::write(dir.join("numa_node"), format!("{node}\n")).unwrap();
+        dir
+    };
+    let pci = root.join("bus/pci/devices");
+    std::fs::create_dir_all(&pci).unwrap();
+    for d in &sc.device {
+        let bus = d.bus_id().unwrap();
+        let (domain, rest) = bus.split_once(':').unwrap();
+        let sysname = format!("{}:{}", &domain[4..], rest).to_ascii_lowercase();
+        let dir = place(&d.topology.as_ref().unwrap().pci_path, &sysname);
+        std::os::unix::fs::symlink(dir, pci.join(&sysname)).unwrap();
+    }
+    for line in nics
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+    {
+        let words: Vec<String> = line.split_whitespace().map(String::from).collect();
+        let dir = place(&words[1..], &format!("pci-{}", words[0]));
+        let class = root.join("class/infiniband").join(&words[0]);
+        std::fs::create_dir_all(&class).unwrap();
+        std::os::unix::fs::symlink(dir, class.join("device")).unwrap();
+    }
+    root
+}
+
+/// Expand tabs to the next multiple of 8, as a terminal shows them.
+fn expand_tabs(line: &str) -> String {
+    let mut out = String::new();
+    for c in line.chars() {
+        if c == '\t' {
+            out.push(' ');
+            while out.chars().count() % 8 != 0 {
+                out.push(' ');
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Public `topo -m` outputs of real multi-GPU machines (`tests/topo/*.txt`,
+/// each naming its source), each reproduced from its scenario (and NICs).
+/// The pages trimmed trailing blanks and dropped the terminal's escapes, and
+/// some expanded tabs; the comparison does the same to nvq's output. An
+/// excerpt that ends early is compared over the lines it has.
+#[test]
+fn public_multi_gpu_matrices() {
+    let cases: &[(&str, &str)] = &[
+        (
+            "nccl_1453_h100_nv18_nics",
+            "nvml-sim/scenarios/dgx_h100_8gpu.toml",
+        ),
+        (
+            "nccl_tests_307_8x4090_pix_nic",
+            "nvml-sim/scenarios/pcie_8gpu_2numa.toml",
+        ),
+        (
+            "club3090_1229_2x5090_phb",
+            "tests/scenarios/topo_club3090_1229.toml",
+        ),
+        (
+            "club3090_46_5gpu_2numa",
+            "tests/scenarios/topo_club3090_46.toml",
+        ),
+        (
+            "open_gpu_kernel_modules_1_4gpu_phb",
+            "tests/scenarios/topo_open_gpu_1.toml",
+        ),
+        (
+            "nccl_1505_dgx_a100_nv12",
+            "tests/scenarios/topo_nccl_1505.toml",
+        ),
+        (
+            "sglang_13973_h200_nv18_4numa",
+            "tests/scenarios/topo_sglang_13973.toml",
+        ),
+    ];
+    let dir = common::repo_root().join("tests/topo");
+    for (name, sc) in cases {
+        let fixture = std::fs::read_to_string(dir.join(format!("{name}.txt"))).unwrap();
+        let (header, body) = fixture.split_once("---\n").unwrap();
+        assert!(header.contains("# source: https://"), "{name}: no source");
+        let spaces = header.contains("tabs expanded to spaces");
+        let nics = std::fs::read_to_string(dir.join(format!("{name}.nics"))).unwrap_or_default();
+        let sc = common::repo_root().join(sc);
+        let sysfs = fake_sysfs(name, &sc, &nics);
+        let got = ok(topo(&sc, &sysfs, &["-m"]));
+        let got = got.replace("\x1b[4m", "").replace("\x1b[0m", "");
+        let want: Vec<&str> = body.lines().collect();
+        let got: Vec<String> = got
+            .lines()
+            .map(|l| {
+                if spaces {
+                    expand_tabs(l)
+                } else {
+                    l.to_string()
+                }
+            })
+            .map(|l| l.trim_end().to_string())
+            .collect();
+        if header.contains("lines: all") {
+            assert_eq!(
+                got.len(),
+                want.len(),
+                "{name}: line count\n{}",
+                got.join("\n")
+            );
+        }
+        for (k, w) in want.iter().enumerate() {
+            assert_eq!(
+                got.get(k).map(String::as_str),
+                Some(w.trim_end()),
+                "{name}: line {}",
+                k + 1
+            );
+        }
+    }
+}
+
+/// The whole text of a scenario's matrix (no NICs), escapes and legend kept.
+fn matrix_rows(sc: &str) -> Vec<String> {
+    let out = ok(topo(&scenario(sc), &no_sysfs(), &["-m"]));
+    out.lines()
+        .take_while(|l| !l.is_empty())
+        .map(String::from)
+        .collect()
+}
+
+#[test]
+fn nvlink_bridges_and_pcie_levels() {
+    assert_eq!(
+        matrix_rows("topo_nvlink_pairs.toml"),
+        [
+            "\t\x1b[4mGPU0\tGPU1\tGPU2\tGPU3\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID\x1b[0m",
+            "GPU0\t X \tNV4\tSYS\tSYS\t0-15\t0\t\t4",
+            "GPU1\tNV4\t X \tSYS\tSYS\t0-15\t0\t\tN/A",
+            "GPU2\tSYS\tSYS\t X \tNV4\t16-31\t1\t\tN/A",
+            "GPU3\tSYS\tSYS\tNV4\t X \t16-31\t1\t\tN/A",
+        ]
+    );
+}
+
+/// A GPU that fell off the bus: its cells say N/A, its lists are empty, the
+/// other GPUs are unaffected and the command succeeds.
+#[test]
+fn a_lost_gpu() {
+    assert_eq!(
+        matrix_rows("topo_lost.toml")[1..],
+        ["GPU0\t X \tN/A\t0-7\t0\t\tN/A", "GPU1\tN/A\t X \t\t\t\tN/A"]
+    );
+    let json = ok(topo(
+        &scenario("topo_lost.toml"),
+        &no_sysfs(),
+        &["-m", "--format=json"],
+    ));
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["gpus"][0]["links"]["GPU1"]["error"], "gpu_lost");
+    assert_eq!(v["gpus"][1]["_errors"]["cpu_affinity"], "gpu_lost");
+    assert_eq!(v["gpus"][1]["cpu_affinity"], serde_json::Value::Null);
+}
+
+/// JSON: typed links a launcher can sort, the affinities as numbers, NICs.
+#[test]
+fn json_matrix() {
+    let sc = common::repo_root().join("nvml-sim/scenarios/dgx_h100_8gpu.toml");
+    let nics = std::fs::read_to_string(
+        common::repo_root().join("tests/topo/nccl_1453_h100_nv18_nics.nics"),
+    )
+    .unwrap();
+    let sysfs = fake_sysfs("json", &sc, &nics);
+    let out = ok(topo(&sc, &sysfs, &["-m", "--format=json"]));
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let g0 = &v["gpus"][0];
+    assert_eq!(
+        g0["links"]["GPU7"],
+        serde_json::json!({"type": "NV", "nvlinks": 18, "closeness": 0})
+    );
+    assert_eq!(
+        g0["links"]["NIC8"],
+        serde_json::json!({"type": "PIX", "closeness": 1})
+    );
+    assert_eq!(g0["links"]["NIC0"]["type"], "SYS");
+    assert_eq!(g0["cpu_affinity"].as_array().unwrap().len(), 80);
+    assert_eq!(g0["numa_affinity"], serde_json::json!([0]));
+    assert_eq!(v["nics"][8]["device"], "mlx5_8");
+    assert_eq!(v["nics"].as_array().unwrap().len(), 9);
+    assert!(out.ends_with("}\n"));
+}
+
+/// `topo -p2p`: a public output byte for byte (its lines keep their final
+/// tab), every capability letter, and the wrong combinations.
+#[test]
+fn p2p_matrix() {
+    let fixture =
+        std::fs::read_to_string(common::repo_root().join("tests/topo/club3090_1229_p2p.txt"))
+            .unwrap();
+    let (header, want) = fixture.split_once("---\n").unwrap();
+    assert!(header.contains("# source: https://"));
+    let sc = scenario("topo_club3090_1229.toml");
+    assert_eq!(ok(topo(&sc, &no_sysfs(), &["-p2p", "r"])), want);
+    assert_eq!(ok(topo(&sc, &no_sysfs(), &["--p2pstatus", "w"])), want);
+    let nvlink = ok(topo(&sc, &no_sysfs(), &["-p2p", "n"]));
+    assert!(
+        nvlink.starts_with(" \tGPU0\tGPU1\t\n GPU0\tX\tNS\t\n"),
+        "{nvlink}"
+    );
+    // No P2P data in the scenario: the cells say the call failed.
+    let none = ok(topo(
+        &scenario("topo_lost.toml"),
+        &no_sysfs(),
+        &["-p2p", "a"],
+    ));
+    assert!(none.contains(" GPU0\tX\tN/A\t\n"), "{none}");
+    for args in [
+        &["-p2p", "x"][..],
+        &["-p2p", "r", "-m"],
+        &["-p2p", "r", "--format=json"],
+    ] {
+        assert_eq!(
+            topo(&sc, &no_sysfs(), args).status.code(),
+            Some(2),
+            "{args:?}"
+        );
+    }
+}
+
+/// `topo -mp`: the same matrix with PCIe paths only, so NVSwitch-joined
+/// GPUs show how PCIe connects them (another host bridge: NODE; another
+/// NUMA node: SYS).
+#[test]
+fn pci_only_matrix() {
+    let sc = common::repo_root().join("nvml-sim/scenarios/dgx_h100_8gpu.toml");
+    let out = ok(topo(&sc, &no_sysfs(), &["-mp"]));
+    let row0 = out.lines().nth(1).unwrap();
+    assert_eq!(
+        row0,
+        "GPU0\t X \tNODE\tNODE\tNODE\tSYS\tSYS\tSYS\tSYS\t0-79\t0\t\tN/A"
+    );
+    assert_eq!(ok(topo(&sc, &no_sysfs(), &["--matrix_pci"])), out);
+    assert!(ok(topo(&sc, &no_sysfs(), &["-m"]))
+        .lines()
+        .nth(1)
+        .unwrap()
+        .contains("NV18"));
+    assert_eq!(
+        topo(&sc, &no_sysfs(), &["-m", "-mp"]).status.code(),
+        Some(2)
+    );
+}
