@@ -14,6 +14,10 @@ use crate::Personality;
 use std::sync::Arc;
 use std::time::Duration;
 
+mod dmon;
+mod monitor;
+mod pmon;
+
 /// A fully validated query, ready to run.
 pub struct QueryPlan {
     pub mode: QueryMode,
@@ -96,6 +100,17 @@ pub fn run_as(args: &Args, personality: Personality) -> Result<(), NvqError> {
         return sink.write(render::field_help::render(mode.option(), &mode.fields()).as_bytes());
     }
     let queries = &args.queries;
+    if let Some(command) = &args.command {
+        // A sub-command takes its own options; nvq's top-level ones (but
+        // the NVML library) do not combine with it.
+        if !queries.is_empty() || args.format.is_some() || args.list_gpus || args.version {
+            return Err(NvqError::InvalidCombination);
+        }
+        return match command {
+            cli::Command::Dmon(a) => dmon::run(a, args.lib_source()),
+            cli::Command::Pmon(a) => pmon::run(a, args.lib_source()),
+        };
+    }
     if queries.len() > 1 {
         return Err(NvqError::InvalidCombination);
     }

@@ -1,8 +1,13 @@
 //! Command-line parsing: nvidia-smi's options (with its quirks, such as the
 //! multi-letter short option `-lms`) plus nvq's extensions.
 
+pub mod command;
+pub mod dmon;
 pub mod generate;
 mod interval;
+pub mod pmon;
+
+pub use command::Command;
 
 pub use interval::{parse_count, parse_loop_ms, parse_loop_sec};
 
@@ -131,6 +136,10 @@ pub struct Args {
     /// nvq: load the NVML simulator installed next to nvq (no GPU needed).
     #[arg(long, help_heading = "NVML (nvq)")]
     pub simulate: bool,
+
+    /// nvidia-smi's sub-commands (`dmon`, `pmon`).
+    #[command(subcommand)]
+    pub command: Option<Command>,
 }
 
 impl Args {
@@ -269,8 +278,6 @@ pub const NOT_IMPLEMENTED: &[&str] = &[
     "-t",
     "--toggle-led",
     "--show-all-processes",
-    "dmon",
-    "pmon",
     "topo",
     "drain",
     "nvlink",
@@ -328,8 +335,16 @@ pub const NOT_IMPLEMENTED: &[&str] = &[
 /// Rewrite nvidia-smi's spellings that clap cannot parse as they are.
 fn normalise(argv: Vec<OsString>) -> Result<Vec<OsString>, NvqError> {
     let mut out = Vec::with_capacity(argv.len());
-    for a in argv {
+    let mut argv = argv.into_iter();
+    while let Some(a) = argv.next() {
         let s = a.to_string_lossy();
+        if command::NAMES.contains(&s.as_ref()) {
+            // A sub-command's options are its own (`dmon -c 5` is a count,
+            // not nvidia-smi's -c/--compute-mode): pass them on as they are.
+            out.push(a);
+            out.extend(argv);
+            break;
+        }
         if s == "-lms" {
             out.push(OsString::from("--loop-ms"));
         } else if let Some(v) = s.strip_prefix("-lms=") {
@@ -479,9 +494,19 @@ mod tests {
             NvqError::NotImplemented(_)
         ));
         assert!(matches!(
-            args(&["dmon"]).unwrap_err(),
+            args(&["topo"]).unwrap_err(),
             NvqError::NotImplemented(_)
         ));
+        let a = run(&["dmon", "-c", "5", "-s", "pucvmet", "-d", "2"]);
+        let Some(Command::Dmon(d)) = a.command else {
+            panic!("{a:?}")
+        };
+        assert_eq!(
+            (d.count.as_deref(), d.select.as_deref(), d.delay.as_deref()),
+            (Some("5"), Some("pucvmet"), Some("2"))
+        );
+        let a = run(&["pmon", "--count=1", "--id=0"]);
+        assert!(matches!(a.command, Some(Command::Pmon(_))));
         assert!(matches!(
             args(&["stray"]).unwrap_err(),
             NvqError::UnknownOption(_)

@@ -4,6 +4,7 @@
 pub mod csv;
 pub mod field_help;
 mod json;
+pub mod monitor;
 mod ndjson;
 mod prometheus;
 pub mod smi_table;

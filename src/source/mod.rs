@@ -21,6 +21,9 @@ pub mod smi_table;
 pub mod target;
 pub mod time;
 
+pub mod dmon;
+pub mod pmon;
+
 pub mod accounted_apps;
 pub mod compute_apps;
 pub mod remapped_rows;

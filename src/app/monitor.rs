@@ -1,0 +1,203 @@
+//! What `dmon` and `pmon` share: checking `-d`, `-c`, `-o` and `--format`,
+//! and the loop that reads every GPU under the sample's deadline and hands
+//! the rows to nvidia-smi's column text or one of nvq's formats.
+
+use crate::error::NvqError;
+use crate::model::{Column, NvmlCode, Row, Value};
+use crate::nvml::{select, LibSource, Session};
+use crate::output::{Sink, SinkMode};
+use crate::render::monitor::{Layout, Monitor, Slot};
+use crate::render::{FormatSpec, Formatter};
+use crate::schedule::{self as looping, deadline, End, Flow, Schedule};
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// A monitor's checked options.
+pub struct Plan {
+    pub interval: Duration,
+    pub count: Option<u64>,
+    pub date: bool,
+    pub time: bool,
+    /// `None`: nvidia-smi's own columns.
+    pub format: Option<FormatSpec>,
+}
+
+/// The raw option values both monitors take.
+pub struct Options<'a> {
+    pub command: &'static str,
+    pub delay: Option<&'a str>,
+    pub count: Option<&'a str>,
+    pub options: Option<&'a str>,
+    pub format: Option<&'a str>,
+    /// The longest `-d` the command accepts (pmon: 10 s).
+    pub max_delay: Option<u64>,
+}
+
+impl Plan {
+    pub fn new(o: &Options<'_>) -> Result<Self, NvqError> {
+        let cmd = o.command;
+        let secs = match o.delay {
+            None => 1,
+            Some(d) => {
+                let max = o.max_delay.unwrap_or(u64::MAX);
+                match d.trim().parse::<u64>() {
+                    Ok(n) if (1..=max).contains(&n) => n,
+                    _ => {
+                        let range = match o.max_delay {
+                            Some(m) => format!("a whole number of seconds from 1 to {m}"),
+                            None => "a whole number of seconds, 1 or more".to_string(),
+                        };
+                        return Err(NvqError::Usage(format!(
+                            "{cmd}: invalid delay \"{d}\" for -d; give {range}."
+                        )));
+                    }
+                }
+            }
+        };
+        let count = match o.count {
+            None => None,
+            Some(c) => match c.trim().parse::<u64>() {
+                Ok(n) if n >= 1 => Some(n),
+                _ => {
+                    return Err(NvqError::Usage(format!(
+                        "{cmd}: invalid count \"{c}\" for -c; give a whole number of samples, 1 or more."
+                    )))
+                }
+            },
+        };
+        let (date, time) = match o.options {
+            None => (false, false),
+            Some(s) => {
+                let ok = !s.is_empty() && s.chars().all(|c| c == 'D' || c == 'T');
+                if !ok {
+                    return Err(NvqError::Usage(format!(
+                        "{cmd}: invalid value \"{s}\" for -o; give D (date), T (time) or DT."
+                    )));
+                }
+                (s.contains('D'), s.contains('T'))
+            }
+        };
+        // nvidia-smi's dmon spells it `nounit`; nvq's queries `nounits`.
+        let format = o
+            .format
+            .map(|f| {
+                let f: Vec<&str> = f
+                    .split(',')
+                    .map(|t| if t == "nounit" { "nounits" } else { t })
+                    .collect();
+                FormatSpec::parse(&f.join(","))
+            })
+            .transpose()?;
+        Ok(Plan {
+            interval: Duration::from_secs(secs),
+            count,
+            date,
+            time,
+            format,
+        })
+    }
+
+    /// The date and time columns `-o` asks for, as nvq columns and slots.
+    fn clock_columns(&self) -> (Vec<Column>, Vec<Slot>) {
+        let mut cols = Vec::new();
+        let mut slots = Vec::new();
+        if self.date {
+            cols.push(column("date", None, "Local date of the sample, YYYYMMDD."));
+            slots.push(Slot::left("Date", "YYYYMMDD", "", 12));
+        }
+        if self.time {
+            cols.push(column("time", None, "Local time of the sample, HH:MM:SS."));
+            slots.push(Slot::left("Time", "HH:MM:SS", "", 12));
+        }
+        (cols, slots)
+    }
+}
+
+/// An nvq column of a monitor.
+pub fn column(name: &'static str, unit: Option<&'static str>, help: &'static str) -> Column {
+    Column {
+        name,
+        header_name: name,
+        unit,
+        help,
+    }
+}
+
+/// Everything a monitor run needs besides its per-GPU reader.
+pub struct Run<'a> {
+    pub lib: LibSource,
+    pub id: Option<&'a str>,
+    pub filename: Option<&'a Path>,
+    pub plan: Plan,
+    /// The columns after the date and time.
+    pub columns: Vec<Column>,
+    /// nvidia-smi's layout of the same columns.
+    pub layout: Layout,
+}
+
+/// A GPU's reader, built on the worker thread that runs it: given the
+/// session, the GPU's index and the GPU count, a job returning its rows.
+pub type MakeReader = dyn Fn(Arc<Session>, u32, u32) -> Box<dyn FnMut() -> Vec<Row>> + Send + Sync;
+
+/// Run a monitor: every `-d` seconds read the GPUs (in parallel, under the
+/// sample's deadline) and write the rows.
+pub fn run(r: Run<'_>, make: Arc<MakeReader>) -> Result<(), NvqError> {
+    let mode = match r.plan.format {
+        Some(f) => SinkMode::for_format(f.kind.name()),
+        None => SinkMode::Append,
+    };
+    let session = Arc::new(Session::open(&r.lib)?);
+    let devices = select::select(&session, r.id)?;
+    let count = session.device_count().unwrap_or(0);
+    let mut sink = Sink::open_with(r.filename, mode)?;
+    let (mut columns, mut slots) = r.plan.clock_columns();
+    let clocks = columns.len();
+    columns.extend(r.columns.iter().cloned());
+    slots.extend(r.layout.slots.iter().cloned());
+    let layout = Layout { slots, ..r.layout };
+    let mut fmt: Box<dyn Formatter> = match r.plan.format {
+        Some(f) => f.formatter_with(crate::output::terminal::stdout_colour(r.filename.is_some())),
+        None => Box::new(Monitor::new(layout)),
+    };
+    let n = devices.len();
+    let width = r.columns.len();
+    let gpus = devices.clone();
+    let sess = Arc::clone(&session);
+    let mut workers = deadline::PerGpu::start(n, deadline::limit_for(r.plan.interval), move |i| {
+        make(Arc::clone(&sess), gpus.get(i).copied().unwrap_or(0), count)
+    })
+    .map_err(|e| NvqError::Usage(format!("cannot start the GPU readers: {e}")))?;
+    let schedule = Schedule {
+        interval: Some(r.plan.interval),
+        count: r.plan.count,
+        deadline: None,
+    };
+    let (date, time) = (r.plan.date, r.plan.time);
+    looping::run_with(schedule, &columns, fmt.as_mut(), &mut sink, || {
+        let per_gpu = workers.sample(|i| vec![late_row(devices[i], width)]);
+        let (d, t) = crate::source::time::monitor_date_time();
+        let mut rows: Vec<Row> = per_gpu.into_iter().flatten().collect();
+        for row in &mut rows {
+            let mut cells = Vec::with_capacity(clocks + row.cells.len());
+            if date {
+                cells.push(Value::text(d.clone()));
+            }
+            if time {
+                cells.push(Value::text(t.clone()));
+            }
+            cells.append(&mut row.cells);
+            row.cells = cells;
+        }
+        Ok((rows, Flow::Continue))
+    })
+    .map(|_: End| ())
+}
+
+/// The row of a GPU that missed the sample's deadline: its index, then
+/// `[Timeout]` cells.
+fn late_row(gpu: u32, width: usize) -> Row {
+    let mut cells = vec![Value::Int(i64::from(gpu))];
+    cells.extend((1..width).map(|_| Value::err(NvmlCode::TIMEOUT)));
+    Row::new(cells)
+}
