@@ -4,7 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;
-use common::sim_lib;
+use common::{sim_lib, MACHINES};
 
 use assert_cmd::Command;
 use std::path::{Path, PathBuf};
@@ -65,19 +65,6 @@ fn is_date_line(s: &str) -> bool {
         && (20..24).all(digit)
         && &s[24..] == "       "
 }
-
-const MACHINES: &[(&str, &str)] = &[
-    ("h200", "linux-x86_64__nvidia-h200__590.48.01"),
-    ("h100", "linux-x86_64__nvidia-h100-80gb-hbm3__590.48.01"),
-    (
-        "rtx2080s_linux",
-        "linux-x86_64__nvidia-geforce-rtx-2080-super__610.57.04",
-    ),
-    (
-        "rtx2080s_windows",
-        "windows-x86_64__nvidia-geforce-rtx-2080-super__610.62",
-    ),
-];
 
 #[test]
 fn reproduces_every_default_table_capture() {

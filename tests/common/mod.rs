@@ -213,3 +213,74 @@ pub fn csv_differences(actual: &str, expected: &str) -> Vec<String> {
     }
     diffs
 }
+
+/// The four machines of `../shared/nvidia-smi/captures/sections/`: the key
+/// their scenarios are named with, and their directory.
+pub const MACHINES: &[(&str, &str)] = &[
+    ("h200", "linux-x86_64__nvidia-h200__590.48.01"),
+    ("h100", "linux-x86_64__nvidia-h100-80gb-hbm3__590.48.01"),
+    (
+        "rtx2080s_linux",
+        "linux-x86_64__nvidia-geforce-rtx-2080-super__610.57.04",
+    ),
+    (
+        "rtx2080s_windows",
+        "windows-x86_64__nvidia-geforce-rtx-2080-super__610.62",
+    ),
+];
+
+/// One section capture of a machine as nvidia-smi printed it, or `None`
+/// (with a note) when `../shared` is absent. The section files were cut
+/// from one long capture: some lack the final newline, and one carries the
+/// next section's `####` banner after an empty line; both are undone here.
+pub fn section(dir: &str, file: &str) -> Option<String> {
+    let text = read_shared(&format!("nvidia-smi/captures/sections/{dir}/{file}"))?;
+    let text = text.split("\n\n####").next().unwrap_or_default();
+    Some(format!("{}\n", text.trim_end_matches('\n')))
+}
+
+/// Run nvq against a scenario until `lines` lines of output came out, then
+/// send SIGINT (as Ctrl+C does). Returns the exit code, stdout and stderr.
+pub fn run_until_lines(
+    scenario: &Path,
+    args: &[&str],
+    lines: usize,
+) -> (Option<i32>, String, String) {
+    use std::io::Read;
+    use std::time::Duration;
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("nvq"))
+        .arg("--nvml-lib")
+        .arg(sim_lib())
+        .args(args)
+        .env("NVML_SIM_SCENARIO", scenario)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn nvq");
+    let mut out = child.stdout.take().expect("stdout");
+    let (enough, seen) = std::sync::mpsc::channel();
+    let reader = std::thread::spawn(move || {
+        let mut all = Vec::new();
+        let mut buf = [0u8; 4096];
+        loop {
+            match out.read(&mut buf) {
+                Ok(0) | Err(_) => return all,
+                Ok(n) => all.extend_from_slice(&buf[..n]),
+            }
+            if all.iter().filter(|b| **b == b'\n').count() >= lines {
+                let _ = enough.send(());
+            }
+        }
+    });
+    let _ = seen.recv_timeout(Duration::from_secs(30));
+    // SAFETY: signalling the child this test spawned.
+    assert_eq!(
+        unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) },
+        0
+    );
+    let status = child.wait().expect("wait nvq");
+    let all = reader.join().expect("reader");
+    let mut err = String::new();
+    let _ = child.stderr.take().map(|mut e| e.read_to_string(&mut err));
+    (status.code(), String::from_utf8(all).expect("utf-8"), err)
+}
