@@ -56,6 +56,60 @@ $global:__nvqClapCompleter = {
             [CompletionResult]::new('--simulate', '--simulate', [CompletionResultType]::ParameterName, 'nvq: load the NVML simulator installed next to nvq (no GPU needed)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('dmon', 'dmon', [CompletionResultType]::ParameterValue, 'Scrolling per-GPU monitor: one line per GPU per sample')
+            [CompletionResult]::new('pmon', 'pmon', [CompletionResultType]::ParameterValue, 'Scrolling per-process monitor: one line per process per GPU per sample')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'nvq;dmon' {
+            [CompletionResult]::new('-i', '-i', [CompletionResultType]::ParameterName, 'GPUs to watch: index, UUID or PCI bus id; comma list allowed')
+            [CompletionResult]::new('--id', '--id', [CompletionResultType]::ParameterName, 'GPUs to watch: index, UUID or PCI bus id; comma list allowed')
+            [CompletionResult]::new('-d', '-d', [CompletionResultType]::ParameterName, 'Seconds between samples (default 1)')
+            [CompletionResult]::new('--delay', '--delay', [CompletionResultType]::ParameterName, 'Seconds between samples (default 1)')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Stop after COUNT samples')
+            [CompletionResult]::new('--count', '--count', [CompletionResultType]::ParameterName, 'Stop after COUNT samples')
+            [CompletionResult]::new('-s', '-s', [CompletionResultType]::ParameterName, 'Metric groups, any of p, u, c, v, m, e, t (default puc)')
+            [CompletionResult]::new('--select', '--select', [CompletionResultType]::ParameterName, 'Metric groups, any of p, u, c, v, m, e, t (default puc)')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Add a date (D), a time (T) or both (DT) column')
+            [CompletionResult]::new('--options', '--options', [CompletionResultType]::ParameterName, 'Add a date (D), a time (T) or both (DT) column')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format: nvidia-smi''s columns by default; csv, json, ndjson, table or prometheus')
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Write to FILE instead of stdout')
+            [CompletionResult]::new('--filename', '--filename', [CompletionResultType]::ParameterName, 'Write to FILE instead of stdout')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'nvq;pmon' {
+            [CompletionResult]::new('-i', '-i', [CompletionResultType]::ParameterName, 'GPUs to watch: index, UUID or PCI bus id; comma list allowed')
+            [CompletionResult]::new('--id', '--id', [CompletionResultType]::ParameterName, 'GPUs to watch: index, UUID or PCI bus id; comma list allowed')
+            [CompletionResult]::new('-d', '-d', [CompletionResultType]::ParameterName, 'Seconds between samples, 1 to 10 (default 1)')
+            [CompletionResult]::new('--delay', '--delay', [CompletionResultType]::ParameterName, 'Seconds between samples, 1 to 10 (default 1)')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Stop after COUNT samples')
+            [CompletionResult]::new('--count', '--count', [CompletionResultType]::ParameterName, 'Stop after COUNT samples')
+            [CompletionResult]::new('-s', '-s', [CompletionResultType]::ParameterName, 'Metric groups: u, m or um (default u)')
+            [CompletionResult]::new('--select', '--select', [CompletionResultType]::ParameterName, 'Metric groups: u, m or um (default u)')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Add a date (D), a time (T) or both (DT) column')
+            [CompletionResult]::new('--options', '--options', [CompletionResultType]::ParameterName, 'Add a date (D), a time (T) or both (DT) column')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format: nvidia-smi''s columns by default; csv, json, ndjson, table or prometheus')
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Write to FILE instead of stdout')
+            [CompletionResult]::new('--filename', '--filename', [CompletionResultType]::ParameterName, 'Write to FILE instead of stdout')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'nvq;help' {
+            [CompletionResult]::new('dmon', 'dmon', [CompletionResultType]::ParameterValue, 'Scrolling per-GPU monitor: one line per GPU per sample')
+            [CompletionResult]::new('pmon', 'pmon', [CompletionResultType]::ParameterValue, 'Scrolling per-process monitor: one line per process per GPU per sample')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'nvq;help;dmon' {
+            break
+        }
+        'nvq;help;pmon' {
+            break
+        }
+        'nvq;help;help' {
             break
         }
     })

@@ -26,7 +26,7 @@ fn list<'a>(c: &'a Ctx, kind: Kind) -> Vec<&'a Process> {
     all.iter()
         // On a MIG handle: only the processes of that GPU/compute instance.
         .filter(|p| {
-            mig.is_none_or(|m| {
+            mig.map_or(true, |m| {
                 p.gpu_instance_id == m.gpu_instance_id
                     && (m.compute_instance_id.is_none()
                         || p.compute_instance_id == m.compute_instance_id)

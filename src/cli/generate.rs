@@ -205,23 +205,27 @@ fi
 /// fail if no line changed, so that a change in clap_complete's output
 /// cannot silently drop the list completion.
 fn patch_lines(text: &str, line_start: &str, from: &str, to: &str) -> Result<String, String> {
+    patch_matching(text, |l| l.trim_start().starts_with(line_start), from, to)
+        .ok_or_else(|| {
+            format!(
+                "generate: no line starting with {line_start:?} contains {from:?}; clap_complete's output changed"
+            )
+        })
+}
+
+/// [`patch_lines`] on the lines `pick` selects; `None` if no line changed.
+fn patch_matching(text: &str, pick: impl Fn(&str) -> bool, from: &str, to: &str) -> Option<String> {
     let mut hit = false;
     let mut out = String::with_capacity(text.len() + 64);
     for line in text.split_inclusive('\n') {
-        if line.trim_start().starts_with(line_start) && line.contains(from) {
+        if pick(line) && line.contains(from) {
             hit = true;
             out.push_str(&line.replacen(from, to, 1));
         } else {
             out.push_str(line);
         }
     }
-    if hit {
-        Ok(out)
-    } else {
-        Err(format!(
-            "generate: no line starting with {line_start:?} contains {from:?}; clap_complete's output changed"
-        ))
-    }
+    hit.then_some(out)
 }
 
 fn shell_fn_suffix(long: &str) -> String {
@@ -280,12 +284,17 @@ fn zsh_quote(s: &str) -> String {
 fn fish(clap_text: &str, lists: &[ListOption]) -> Result<String, String> {
     let mut text = clap_text.to_string();
     for l in lists {
-        text = patch_lines(
+        // With sub-commands, clap puts a condition (`-n ...`) before `-l`.
+        let opt = format!(" -l {} ", l.long);
+        text = patch_matching(
             &text,
-            &format!("complete -c nvq -l {} ", l.long),
+            |line| line.starts_with("complete -c nvq ") && line.contains(&opt),
             " -r",
             &format!(" -r -f -a '(__nvq_list {})'", l.long),
-        )?;
+        )
+        .ok_or_else(|| {
+            format!("generate: no fish line completes --{} with a value; clap_complete's output changed", l.long)
+        })?;
     }
     let mut s = format!("# {HEADER}\n\n# nvq: comma-separated field lists and --format tokens.\n");
     s.push_str("function __nvq_list_tokens\n    switch $argv[1]\n");

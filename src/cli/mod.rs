@@ -434,7 +434,14 @@ fn clap_error(e: clap::Error) -> ClapOutcome {
             ClapOutcome::Help(e.render().to_string())
         }
         ErrorKind::UnknownArgument => ClapOutcome::Err(NvqError::UnknownOption(arg())),
-        ErrorKind::InvalidSubcommand => ClapOutcome::Err(NvqError::UnknownOption(arg())),
+        ErrorKind::InvalidSubcommand => {
+            // A stray word where a sub-command could start.
+            let word = match e.get(ContextKind::InvalidSubcommand) {
+                Some(ContextValue::String(s)) => s.clone(),
+                _ => arg(),
+            };
+            ClapOutcome::Err(NvqError::UnknownOption(word))
+        }
         ErrorKind::NoEquals | ErrorKind::InvalidValue | ErrorKind::TooFewValues
             if empty_value(&e) =>
         {

@@ -132,14 +132,12 @@ impl Monitor {
 }
 
 fn pad(line: &mut String, text: &str, width: usize, left: bool) {
-    let fill = width.saturating_sub(text.chars().count());
-    if !left {
-        line.extend(std::iter::repeat_n(' ', fill));
-    }
-    line.push_str(text);
-    if left {
-        line.extend(std::iter::repeat_n(' ', fill));
-    }
+    use std::fmt::Write;
+    let _ = if left {
+        write!(line, "{text:<width$}")
+    } else {
+        write!(line, "{text:>width$}")
+    };
 }
 
 impl Formatter for Monitor {
