@@ -417,7 +417,7 @@ complete -c nvq -n "__fish_nvq_needs_command" -l until -d 'nvq: loop (every seco
 complete -c nvq -n "__fish_nvq_needs_command" -l until-all -d 'nvq: like --until, but EXPR must hold for every row' -r
 complete -c nvq -n "__fish_nvq_needs_command" -l timeout -d 'nvq: give up waiting for --until after DURATION (500ms, 30s, 5m, 1h) and exit 21' -r
 complete -c nvq -n "__fish_nvq_needs_command" -l nvml-lib -d 'nvq: load this NVML library instead of libnvidia-ml.so.1' -r -F
-complete -c nvq -n "__fish_nvq_needs_command" -l summary -d 'nvq: when the run ends, print each GPU\'s min, max and mean of every column'
+complete -c nvq -n "__fish_nvq_needs_command" -l summary -d 'nvq: when the run ends, print each GPU\'s (pmon: each process\'s) min, max and mean of every column'
 complete -c nvq -n "__fish_nvq_needs_command" -s L -l list-gpus -d 'Print one line per GPU: index, name and UUID (MIG devices below their GPU)'
 complete -c nvq -n "__fish_nvq_needs_command" -l version -d 'Print nvq\'s version with the NVML, driver and CUDA versions (as nvidia-smi: its banner)'
 complete -c nvq -n "__fish_nvq_needs_command" -l help-query-gpu -d 'Describe every --query-gpu field'
@@ -446,6 +446,12 @@ complete -c nvq -n "__fish_nvq_using_subcommand pmon" -s s -l select -d 'Metric 
 complete -c nvq -n "__fish_nvq_using_subcommand pmon" -s o -l options -d 'Add a date (D), a time (T) or both (DT) column' -r
 complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l format -d 'Output format: nvidia-smi\'s columns by default; csv, json, ndjson, table or prometheus' -r -f -a '(__nvq_list format)'
 complete -c nvq -n "__fish_nvq_using_subcommand pmon" -s f -l filename -d 'Write to FILE instead of stdout' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l where -d 'nvq: print only the rows for which EXPR holds, e.g. \'memory.free >= 20GiB && utilization.gpu < 10\'' -r
+complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l assert -d 'nvq: check every row against EXPR; if a row fails, print as usual, say why on stderr and exit 20' -r
+complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l until -d 'nvq: loop (every second unless -l/-lms is given) until EXPR holds for at least one row' -r
+complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l until-all -d 'nvq: like --until, but EXPR must hold for every row' -r
+complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l timeout -d 'nvq: give up waiting for --until after DURATION (500ms, 30s, 5m, 1h) and exit 21' -r
+complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l summary -d 'nvq: when the run ends, print each GPU\'s (pmon: each process\'s) min, max and mean of every column'
 complete -c nvq -n "__fish_nvq_using_subcommand pmon" -s h -l help -d 'Print help'
 complete -c nvq -n "__fish_nvq_using_subcommand help; and not __fish_seen_subcommand_from dmon pmon help" -f -a "dmon" -d 'Scrolling per-GPU monitor: one line per GPU per sample'
 complete -c nvq -n "__fish_nvq_using_subcommand help; and not __fish_seen_subcommand_from dmon pmon help" -f -a "pmon" -d 'Scrolling per-process monitor: one line per process per GPU per sample'

@@ -43,11 +43,7 @@ impl QueryPlan {
             }
         };
         let script = Script::new(mode, &fields, args.script_flags())?;
-        if args.summary && format.kind == render::FormatKind::Prometheus {
-            return Err(NvqError::Usage(
-                "--summary is not available with --format=prometheus (a scrape has no run to summarise).".into(),
-            ));
-        }
+        check_summary_format(args.script.summary, Some(format))?;
         let interval = loop_interval(args)?.or_else(|| {
             script
                 .needs_loop()
@@ -240,45 +236,94 @@ fn run_query(args: &Args, plan: &QueryPlan) -> Result<(), NvqError> {
             ),
         };
         let gpus = plan.mode.row_per_gpu().then_some(devices.as_slice());
-        let (rows, verdict) = script.sample(rows, gpus);
-        let flow = match verdict {
-            Verdict::Continue => Flow::Continue,
-            Verdict::UntilMet => Flow::Stop,
-            Verdict::AssertFailed(msg) => {
-                failed = Some(msg);
-                Flow::Stop
-            }
-        };
-        Ok((rows, flow))
+        Ok(apply_script(&mut script, rows, gpus, &mut failed))
     })?;
-    if end == End::OutputClosed {
+    let timeout = args.script.timeout.as_deref();
+    let run = ScriptRun {
+        end,
+        failed,
+        count: plan.count,
+        timeout,
+    };
+    finish_script(&script, run, &columns, plan.format, &mut sink)
+}
+
+/// `--summary` needs a run to summarise: a Prometheus scrape has none.
+fn check_summary_format(summary: bool, format: Option<FormatSpec>) -> Result<(), NvqError> {
+    if summary && format.is_some_and(|f| f.kind == render::FormatKind::Prometheus) {
+        return Err(NvqError::Usage(
+            "--summary is not available with --format=prometheus (a scrape has no run to summarise).".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// One sample's rows through the scripting flags: the rows to print and
+/// whether the loop goes on. A failed `--assert` is kept in `failed`.
+fn apply_script(
+    script: &mut Script,
+    rows: Vec<Row>,
+    gpus: Option<&[u32]>,
+    failed: &mut Option<String>,
+) -> (Vec<Row>, Flow) {
+    let (rows, verdict) = script.sample(rows, gpus);
+    let flow = match verdict {
+        Verdict::Continue => Flow::Continue,
+        Verdict::UntilMet => Flow::Stop,
+        Verdict::AssertFailed(msg) => {
+            *failed = Some(msg);
+            Flow::Stop
+        }
+    };
+    (rows, flow)
+}
+
+/// How a scripted loop ended.
+struct ScriptRun<'a> {
+    end: End,
+    failed: Option<String>,
+    count: Option<u64>,
+    /// `--timeout` as given.
+    timeout: Option<&'a str>,
+}
+
+/// After a scripted loop: the `--summary` table, then the exit status of
+/// `--assert` and `--until`.
+fn finish_script(
+    script: &Script,
+    run: ScriptRun<'_>,
+    columns: &[Column],
+    format: FormatSpec,
+    sink: &mut Sink,
+) -> Result<(), NvqError> {
+    if run.end == End::OutputClosed {
         return Ok(());
     }
     if let Some(summary) = &script.summary {
-        let cols = script::Stats::columns(&columns);
+        let cols = script::Stats::columns(columns);
         // csv and table: an empty line between the tables; json and ndjson
         // rows say what they are with their "statistic" key.
-        let mut buf = match plan.format.kind {
+        let mut buf = match format.kind {
             render::FormatKind::Csv | render::FormatKind::Table => b"\n".to_vec(),
             _ => Vec::new(),
         };
-        let mut fmt = plan.format.formatter();
+        let mut fmt = format.formatter();
         fmt.begin(&cols, &mut buf);
         fmt.sample(&cols, &summary.rows(), &mut buf);
         fmt.finish(&cols, &mut buf);
         sink.write(&buf)?;
     }
-    if let Some(msg) = failed {
+    if let Some(msg) = run.failed {
         return Err(NvqError::AssertFailed(msg));
     }
-    match (end, &script.until, script.timeout) {
+    match (run.end, &script.until, script.timeout) {
         (End::Deadline, Some(_), Some(_)) => Err(script.until_missed(&format!(
             "within --timeout {}",
-            args.timeout.as_deref().unwrap_or_default().trim()
+            run.timeout.unwrap_or_default().trim()
         ))),
         (End::Count, Some(_), _) => Err(script.until_missed(&format!(
             "within --count {} samples",
-            plan.count.unwrap_or_default()
+            run.count.unwrap_or_default()
         ))),
         _ => Ok(()),
     }

@@ -168,3 +168,95 @@ fn the_forms_scripts_use() {
     assert_eq!((code, err.as_str()), (Some(0), ""));
     assert!(out.lines().count() >= 7 && out.ends_with('\n'), "{out}");
 }
+
+/// `--summary`: each process's min, max and mean over the run; the max of
+/// `fb` is the peak memory of each process. `--where` filters rows first.
+#[test]
+fn summary_gives_each_process_its_peak_memory() {
+    let out = nvq_ok(
+        &mon4(),
+        &[
+            "pmon",
+            "-s",
+            "m",
+            "-c",
+            "3",
+            "-i",
+            "0",
+            "--format=csv",
+            "--summary",
+        ],
+    );
+    let (_, summary) = out.split_once("\n\n").unwrap();
+    let max: Vec<&str> = summary
+        .lines()
+        .filter(|l| l.starts_with("0, max,"))
+        .collect();
+    assert_eq!(
+        max,
+        [
+            "0, max, 0, 100, C+G, 2000 MiB, [N/A], python3",
+            "0, max, 0, 200, C, 500 MiB, [N/A], late-starter",
+            "0, max, 0, 300, C, 100 MiB, [N/A], early-exit?with-tab",
+        ],
+        "{out}"
+    );
+    let busy = nvq_ok(
+        &mon4(),
+        &[
+            "pmon",
+            "-c",
+            "2",
+            "--where",
+            "sm >= 30",
+            "--format=csv,noheader",
+        ],
+    );
+    assert_eq!(
+        busy,
+        "0, 100, C+G, 50 %, 10 %, 0 %, 0 %, [N/A], [N/A], python3\n\
+         0, 100, C+G, 60 %, 20 %, 0 %, 0 %, [N/A], [N/A], python3\n\
+         0, 200, C, 30 %, 3 %, 0 %, 0 %, [N/A], [N/A], late-starter\n"
+    );
+}
+
+#[test]
+fn assert_and_until_end_the_run() {
+    let out = nvq(
+        &mon4(),
+        &["pmon", "-c", "3", "-i", "0", "--assert", "sm < 55"],
+    );
+    assert_eq!(out.status.code(), Some(20));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("GPU 0 pid 100: sm = 60 %"), "{err}");
+    // Stopped after the sample that failed: two samples printed.
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout)
+            .matches("python3")
+            .count(),
+        2
+    );
+    let out = nvq_ok(
+        &mon4(),
+        &[
+            "pmon",
+            "-c",
+            "3",
+            "-i",
+            "0",
+            "--until",
+            "pid == 200",
+            "--format=csv,noheader",
+        ],
+    );
+    assert_eq!(out.lines().count(), 2 + 2, "{out}");
+    let out = nvq(
+        &mon4(),
+        &["pmon", "-c", "2", "-i", "2", "--until", "sm > 90"],
+    );
+    assert_eq!(out.status.code(), Some(21));
+    let bad = nvq(&mon4(), &["pmon", "--where", "bogus > 1"]);
+    assert_eq!(bad.status.code(), Some(2));
+    let bad = nvq(&mon4(), &["pmon", "--summary", "--format=prometheus"]);
+    assert_eq!(bad.status.code(), Some(2));
+}

@@ -43,6 +43,8 @@ pub fn run(a: &DmonArgs, lib: LibSource) -> Result<(), NvqError> {
         plan,
         columns,
         layout,
+        script: None,
+        script_timeout: None,
     };
     monitor::run(
         run,

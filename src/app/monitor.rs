@@ -2,13 +2,15 @@
 //! and the loop that reads every GPU under the sample's deadline and hands
 //! the rows to nvidia-smi's column text or one of nvq's formats.
 
+use super::{apply_script, finish_script, ScriptRun};
 use crate::error::NvqError;
-use crate::model::{Column, NvmlCode, Row, Value};
+use crate::model::{Column, FieldInfo, NvmlCode, Row, Value};
 use crate::nvml::{select, LibSource, Session};
 use crate::output::{Sink, SinkMode};
 use crate::render::monitor::{Layout, Monitor, Slot};
-use crate::render::{FormatSpec, Formatter};
-use crate::schedule::{self as looping, deadline, End, Flow, Schedule};
+use crate::render::{FormatKind, FormatSpec, Formatter};
+use crate::schedule::{self as looping, deadline, Flow, Schedule};
+use crate::script::{self, RowKey, Script};
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
@@ -134,6 +136,11 @@ pub struct Run<'a> {
     pub columns: Vec<Column>,
     /// nvidia-smi's layout of the same columns.
     pub layout: Layout,
+    /// `--where`, `--assert`, `--until`, `--summary` (pmon), over the
+    /// columns; rows are told apart by their GPU and the column after it.
+    pub script: Option<script::Flags<'a>>,
+    /// `--timeout` as given, for the message when `--until` never held.
+    pub script_timeout: Option<&'a str>,
 }
 
 /// A GPU's reader, built on the worker thread that runs it: given the
@@ -147,13 +154,18 @@ pub fn run(r: Run<'_>, make: Arc<MakeReader>) -> Result<(), NvqError> {
         Some(f) => SinkMode::for_format(f.kind.name()),
         None => SinkMode::Append,
     };
+    let (mut columns, mut slots) = r.plan.clock_columns();
+    let clocks = columns.len();
+    columns.extend(r.columns.iter().cloned());
+    // The flags are checked before NVML is touched.
+    let mut script = match r.script {
+        Some(flags) => Some(compile_script(&columns, clocks, flags, r.plan.format)?),
+        None => None,
+    };
     let session = Arc::new(Session::open(&r.lib)?);
     let devices = select::select(&session, r.id)?;
     let count = session.device_count().unwrap_or(0);
     let mut sink = Sink::open_with(r.filename, mode)?;
-    let (mut columns, mut slots) = r.plan.clock_columns();
-    let clocks = columns.len();
-    columns.extend(r.columns.iter().cloned());
     slots.extend(r.layout.slots.iter().cloned());
     let layout = Layout { slots, ..r.layout };
     let mut fmt: Box<dyn Formatter> = match r.plan.format {
@@ -171,10 +183,11 @@ pub fn run(r: Run<'_>, make: Arc<MakeReader>) -> Result<(), NvqError> {
     let schedule = Schedule {
         interval: Some(r.plan.interval),
         count: r.plan.count,
-        deadline: None,
+        deadline: script.as_ref().and_then(|s| s.timeout),
     };
     let (date, time) = (r.plan.date, r.plan.time);
-    looping::run_with(schedule, &columns, fmt.as_mut(), &mut sink, || {
+    let mut failed = None;
+    let end = looping::run_with(schedule, &columns, fmt.as_mut(), &mut sink, || {
         let per_gpu = workers.sample(|i| vec![late_row(devices[i], width)]);
         let (d, t) = crate::source::time::monitor_date_time();
         let mut rows: Vec<Row> = per_gpu.into_iter().flatten().collect();
@@ -189,9 +202,55 @@ pub fn run(r: Run<'_>, make: Arc<MakeReader>) -> Result<(), NvqError> {
             cells.append(&mut row.cells);
             row.cells = cells;
         }
-        Ok((rows, Flow::Continue))
-    })
-    .map(|_: End| ())
+        Ok(match script.as_mut() {
+            Some(s) => apply_script(s, rows, None, &mut failed),
+            None => (rows, Flow::Continue),
+        })
+    })?;
+    let Some(script) = script else {
+        return Ok(());
+    };
+    let run = ScriptRun {
+        end,
+        failed,
+        count: r.plan.count,
+        timeout: r.script_timeout,
+    };
+    // With nvidia-smi's own columns the summary is printed as a table.
+    let format = r.plan.format.unwrap_or(FormatSpec {
+        kind: FormatKind::Table,
+        noheader: false,
+        nounits: false,
+    });
+    finish_script(&script, run, &columns, format, &mut sink)
+}
+
+/// The scripting flags over a monitor's columns: names are the columns'
+/// (`sm`, `fb`, `command`, ...); each row is keyed by its GPU and the
+/// column after it (pmon: the PID).
+fn compile_script(
+    columns: &[Column],
+    clocks: usize,
+    flags: script::Flags<'_>,
+    format: Option<FormatSpec>,
+) -> Result<Script, NvqError> {
+    super::check_summary_format(flags.summary, format)?;
+    let infos: Vec<FieldInfo> = columns
+        .iter()
+        .map(|c| {
+            let info = FieldInfo::new(c.name, c.help);
+            match c.unit {
+                Some(u) => info.unit(u),
+                None => info,
+            }
+        })
+        .collect();
+    let all: Vec<usize> = (0..infos.len()).collect();
+    let key = RowKey::Cells {
+        gpu: clocks,
+        sub: clocks + 1,
+    };
+    Script::with_fields(infos, &all, flags, key)
 }
 
 /// The row of a GPU that missed the sample's deadline: its index, then

@@ -64,6 +64,8 @@ pub fn run(a: &PmonArgs, lib: LibSource) -> Result<(), NvqError> {
         plan,
         columns,
         layout,
+        script: Some(a.script.flags()),
+        script_timeout: a.script.timeout.as_deref(),
     };
     monitor::run(
         run,

@@ -79,6 +79,37 @@ pub struct Args {
     #[arg(long, value_name = "N", help_heading = "Loops (nvq)")]
     pub count: Option<String>,
 
+    /// `--where`, `--assert`, `--until`, `--until-all`, `--timeout`, `--summary`.
+    #[command(flatten)]
+    pub script: ScriptArgs,
+
+    /// Print one line per GPU: index, name and UUID (MIG devices below their GPU).
+    #[arg(short = 'L', long = "list-gpus", help_heading = "Summary")]
+    pub list_gpus: bool,
+    /// Print nvq's version with the NVML, driver and CUDA versions (as nvidia-smi: its banner).
+    #[arg(long, help_heading = "Summary")]
+    pub version: bool,
+
+    /// nvq: load this NVML library instead of libnvidia-ml.so.1.
+    #[arg(
+        long = "nvml-lib",
+        env = NVML_LIB_ENV,
+        value_name = "PATH",
+        help_heading = "NVML (nvq)"
+    )]
+    pub nvml_lib: Option<PathBuf>,
+    /// nvq: load the NVML simulator installed next to nvq (no GPU needed).
+    #[arg(long, help_heading = "NVML (nvq)")]
+    pub simulate: bool,
+
+    /// nvidia-smi's sub-commands (`dmon`, `pmon`).
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+/// nvq's scripting flags, shared by the queries and `pmon`.
+#[derive(clap::Args, Debug, Default, Clone)]
+pub struct ScriptArgs {
     /// nvq: print only the rows for which EXPR holds, e.g. 'memory.free >= 20GiB && utilization.gpu < 10'.
     #[arg(
         long = "where",
@@ -114,37 +145,14 @@ pub struct Args {
     /// nvq: give up waiting for --until after DURATION (500ms, 30s, 5m, 1h) and exit 21.
     #[arg(long, value_name = "DURATION", help_heading = "Scripting (nvq)")]
     pub timeout: Option<String>,
-    /// nvq: when the run ends, print each GPU's min, max and mean of every column.
+    /// nvq: when the run ends, print each GPU's (pmon: each process's) min, max and mean of every column.
     #[arg(long, help_heading = "Scripting (nvq)")]
     pub summary: bool,
-
-    /// Print one line per GPU: index, name and UUID (MIG devices below their GPU).
-    #[arg(short = 'L', long = "list-gpus", help_heading = "Summary")]
-    pub list_gpus: bool,
-    /// Print nvq's version with the NVML, driver and CUDA versions (as nvidia-smi: its banner).
-    #[arg(long, help_heading = "Summary")]
-    pub version: bool,
-
-    /// nvq: load this NVML library instead of libnvidia-ml.so.1.
-    #[arg(
-        long = "nvml-lib",
-        env = NVML_LIB_ENV,
-        value_name = "PATH",
-        help_heading = "NVML (nvq)"
-    )]
-    pub nvml_lib: Option<PathBuf>,
-    /// nvq: load the NVML simulator installed next to nvq (no GPU needed).
-    #[arg(long, help_heading = "NVML (nvq)")]
-    pub simulate: bool,
-
-    /// nvidia-smi's sub-commands (`dmon`, `pmon`).
-    #[command(subcommand)]
-    pub command: Option<Command>,
 }
 
-impl Args {
-    /// The scripting flags (`--where`, `--assert`, `--until`, ...).
-    pub fn script_flags(&self) -> crate::script::Flags<'_> {
+impl ScriptArgs {
+    /// The flags as the scripting language takes them.
+    pub fn flags(&self) -> crate::script::Flags<'_> {
         crate::script::Flags {
             where_: self.where_expr.as_deref(),
             assert: self.assert_expr.as_deref(),
@@ -153,6 +161,13 @@ impl Args {
             timeout: self.timeout.as_deref(),
             summary: self.summary,
         }
+    }
+}
+
+impl Args {
+    /// The scripting flags (`--where`, `--assert`, `--until`, ...).
+    pub fn script_flags(&self) -> crate::script::Flags<'_> {
+        self.script.flags()
     }
 
     /// Which NVML library to load.

@@ -7,7 +7,8 @@ use std::path::PathBuf;
 #[command(
     about = "Scrolling per-process monitor: one line per process per GPU per sample (nvidia-smi pmon).",
     after_help = "Metric groups for -s: u utilization (sm, mem, enc, dec, jpg, ofa), m memory (fb, ccpm). \
-Example: nvq pmon -s um -c 5"
+Scripting: --where 'sm > 50', --summary (each process's min, max and mean; \
+the peak fb is the max). Example: nvq pmon -s um -c 5"
 )]
 pub struct PmonArgs {
     /// GPUs to watch: index, UUID or PCI bus id; comma list allowed.
@@ -41,4 +42,7 @@ pub struct PmonArgs {
     /// Write to FILE instead of stdout.
     #[arg(short = 'f', long = "filename", value_name = "FILE")]
     pub filename: Option<PathBuf>,
+    /// `--where`, `--assert`, `--until`, `--summary` over pmon's columns.
+    #[command(flatten)]
+    pub script: super::ScriptArgs,
 }
