@@ -272,3 +272,46 @@ fn writes_to_a_file_with_dash_f() {
         "{text}"
     );
 }
+
+/// With PCIe throughput taking about 20 ms per direction on each of 8 GPUs
+/// (320 ms of driver time per sample), `dmon -s t` still starts every
+/// sample on its 1 s tick and no GPU misses the sample's deadline.
+#[test]
+fn slow_pcie_counters_keep_the_one_second_cadence() {
+    let out = assert_cmd::Command::cargo_bin("nvq")
+        .unwrap()
+        .arg("--nvml-lib")
+        .arg(common::sim_lib())
+        .args(["dmon", "-s", "t", "-c", "4"])
+        .env("NVML_SIM_SCENARIO", scenario("mon_8gpu_slow_pcie.toml"))
+        .env("NVQ_TRACE_SCHEDULE", "1")
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let rows: Vec<&str> = text.lines().filter(|l| !l.starts_with('#')).collect();
+    assert_eq!(rows.len(), 4 * 8, "{text}");
+    assert!(
+        rows.iter().all(|r| r.ends_with("    200    100 ")),
+        "{text}"
+    );
+    let trace = String::from_utf8(out.stderr).unwrap();
+    let samples: Vec<(u64, u64, u64)> = trace
+        .lines()
+        .map(|l| {
+            let num = |key: &str| -> u64 {
+                let v = l.split(&format!("{key}=")).nth(1).unwrap();
+                v.split(' ').next().unwrap().parse().unwrap()
+            };
+            (num("sample"), num("tick"), num("late_us"))
+        })
+        .collect();
+    assert_eq!(samples.len(), 4, "{trace}");
+    for (i, (sample, tick, late_us)) in samples.into_iter().enumerate() {
+        assert_eq!((sample, tick), (i as u64, i as u64), "{trace}");
+        assert!(
+            late_us < 250_000,
+            "sample {i} started {late_us} µs late: {trace}"
+        );
+    }
+}
