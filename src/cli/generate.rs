@@ -417,6 +417,7 @@ pub fn man_page() -> Result<String, String> {
     page.push_str(&part(&|w| man.render_options_section(w))?);
 
     let mut r = Roff::new();
+    subcommands_section(&mut r);
     fields_section(&mut r);
     exit_status_section(&mut r);
     environment_section(&mut r);
@@ -452,7 +453,82 @@ fn synopsis_section() -> Roff {
     }
     r.control("br", []);
     r.text([bold("nvq"), roman(" ["), italic("OPTIONS"), roman("]")]);
+    for sub in command().get_subcommands() {
+        r.control("br", []);
+        r.text([
+            bold("nvq"),
+            roman(" ["),
+            bold("--nvml-lib"),
+            roman(" "),
+            italic("PATH"),
+            roman("] "),
+            bold(sub.get_name().to_string()),
+            roman(" ["),
+            italic("OPTIONS"),
+            roman("]"),
+        ]);
+    }
     r
+}
+
+/// nvidia-smi's sub-commands nvq implements, each with its options (from
+/// clap), then the recipes the README gives for them.
+fn subcommands_section(r: &mut Roff) {
+    r.control("SH", ["SUB-COMMANDS"]);
+    for sub in command().get_subcommands() {
+        let title = format!("nvq {}", sub.get_name());
+        r.control("SS", [title.as_str()]);
+        if let Some(about) = sub.get_about() {
+            r.text([roman(about.to_string())]);
+        }
+        for arg in sub.get_arguments() {
+            if arg.is_hide_set() || arg.get_id() == "help" {
+                continue;
+            }
+            let mut names = Vec::new();
+            if let Some(c) = arg.get_short() {
+                names.push(format!("-{c}"));
+            }
+            if let Some(l) = arg.get_long() {
+                names.push(format!("--{l}"));
+            }
+            let value = arg
+                .get_value_names()
+                .and_then(|v| v.first())
+                .filter(|_| arg.get_action().takes_values())
+                .map(|v| format!(" {v}"))
+                .unwrap_or_default();
+            r.control("TP", []);
+            r.text([bold(names.join(", ")), italic(value)]);
+            r.text([roman(
+                arg.get_help().map(|h| h.to_string()).unwrap_or_default(),
+            )]);
+        }
+        if let Some(after) = sub.get_after_help() {
+            r.control("PP", []);
+            r.text([roman(after.to_string())]);
+        }
+    }
+    r.control("SS", ["Examples"]);
+    for (what, cmd) in [
+        ("Which process is using the GPU right now:", "nvq pmon -c 1"),
+        (
+            "The busy processes, as CSV:",
+            "nvq pmon -c 1 --format=csv --where 'sm > 10'",
+        ),
+        (
+            "Peak memory of each process during a run (the max rows' fb), until Ctrl+C:",
+            "nvq pmon -s m --format=csv --summary -f pmon.csv",
+        ),
+        (
+            "Every metric group of every GPU, ten samples:",
+            "nvq dmon -s pucvmet -c 10",
+        ),
+    ] {
+        r.control("TP", []);
+        r.text([roman(what)]);
+        r.text([bold(cmd)]);
+    }
 }
 
 fn fields_section(r: &mut Roff) {
