@@ -45,6 +45,8 @@ fn mon4() -> std::path::PathBuf {
     scenario("mon_4gpu.toml")
 }
 
+/// Process 300 exits after the first sample, 200 starts before the second;
+/// 100's third sample is 0 % everywhere, which prints `0`, not `-`.
 #[test]
 fn processes_that_start_and_exit_mid_run() {
     let out = nvq_ok(&mon4(), &["pmon", "-c", "3", "-s", "um", "-i", "0,2"]);
@@ -58,7 +60,7 @@ fn processes_that_start_and_exit_mid_run() {
          \x20   0        100   C+G     60     20      -      -      -      -   2000      -    python3        \n\
          \x20   0        200     C     30      3      -      -      -      -    500      -    late-starter   \n\
          \x20   2       4242     C      7      0      -      -      -      -      2      -    worker         \n\
-         \x20   0        100   C+G      -      -      -      -      -      -   1500      -    python3        \n\
+         \x20   0        100   C+G      0      0      -      -      -      -   1500      -    python3        \n\
          \x20   0        200     C     40      4      -      -      -      -    500      -    late-starter   \n\
          \x20   2       4242     C      7      0      -      -      -      -      2      -    worker         \n"
     );
@@ -259,4 +261,27 @@ fn assert_and_until_end_the_run() {
     assert_eq!(bad.status.code(), Some(2));
     let bad = nvq(&mon4(), &["pmon", "--summary", "--format=prometheus"]);
     assert_eq!(bad.status.code(), Some(2));
+}
+
+/// Public `pmon -c 1 -s u` outputs of drivers 545, 550 and 560
+/// (tests/fixtures/public/, sources in SOURCES.md), byte for byte: the
+/// layout without `jpg`/`ofa` before 550, processes in NVML's order before
+/// 550 and by PID after, `-` rows for GPUs without processes, and `0 0`
+/// for a process sampled at 0 %.
+#[test]
+fn public_pmon_outputs_of_three_drivers() {
+    for driver in ["545", "550", "560"] {
+        let path = common::repo_root().join(format!("tests/fixtures/public/pmon_{driver}_s_u.txt"));
+        let fixture = std::fs::read_to_string(path).unwrap();
+        let expected: String = fixture
+            .lines()
+            .filter(|l| !l.starts_with('%'))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        let got = nvq_ok(
+            &scenario(&format!("pmon_public_{driver}.toml")),
+            &["pmon", "-c", "1", "-s", "u"],
+        );
+        assert_eq!(got, expected, "driver {driver}");
+    }
 }

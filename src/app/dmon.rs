@@ -31,8 +31,8 @@ pub fn run(a: &DmonArgs, lib: LibSource) -> Result<(), NvqError> {
         columns.push(column(m.name, m.unit, m.help));
         slots.push(Slot::right(m.name, m.unit_label, " ", 6, 6));
     }
-    let layout = Layout {
-        slots,
+    let layout = move |_driver: u32| Layout {
+        slots: slots.clone(),
         head_end: " ",
         data_end: " ",
     };
@@ -42,7 +42,7 @@ pub fn run(a: &DmonArgs, lib: LibSource) -> Result<(), NvqError> {
         filename: a.filename.as_deref(),
         plan,
         columns,
-        layout,
+        layout: &layout,
         script: None,
         script_timeout: None,
     };

@@ -134,8 +134,9 @@ pub struct Run<'a> {
     pub plan: Plan,
     /// The columns after the date and time.
     pub columns: Vec<Column>,
-    /// nvidia-smi's layout of the same columns.
-    pub layout: Layout,
+    /// nvidia-smi's layout of the same columns, for the driver's major
+    /// version (the layouts changed over the years).
+    pub layout: &'a dyn Fn(u32) -> Layout,
     /// `--where`, `--assert`, `--until`, `--summary` (pmon), over the
     /// columns; rows are told apart by their GPU and the column after it.
     pub script: Option<script::Flags<'a>>,
@@ -166,8 +167,9 @@ pub fn run(r: Run<'_>, make: Arc<MakeReader>) -> Result<(), NvqError> {
     let devices = select::select(&session, r.id)?;
     let count = session.device_count().unwrap_or(0);
     let mut sink = Sink::open_with(r.filename, mode)?;
-    slots.extend(r.layout.slots.iter().cloned());
-    let layout = Layout { slots, ..r.layout };
+    let own = (r.layout)(session.driver_major());
+    slots.extend(own.slots.iter().cloned());
+    let layout = Layout { slots, ..own };
     let mut fmt: Box<dyn Formatter> = match r.plan.format {
         Some(f) => f.formatter_with(crate::output::terminal::stdout_colour(r.filename.is_some())),
         None => Box::new(Monitor::new(layout)),

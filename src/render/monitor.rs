@@ -28,8 +28,24 @@ pub struct Slot {
     pub left: bool,
     /// Data cells are cut to this many characters.
     pub max_chars: Option<usize>,
-    /// Cells of the same group print `-` when every one of them is 0.
-    pub blank_zero: Option<u8>,
+    /// When a 0 in this column prints `-`.
+    pub zero: Zero,
+    /// Not printed at all (a column this driver's nvidia-smi did not have).
+    pub hidden: bool,
+}
+
+/// How a column prints 0.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Zero {
+    /// As `0`.
+    Show,
+    /// As `-`.
+    Dash,
+    /// As `-` when every column of this group is 0 and a [`Zero::Dash`]
+    /// column of the row is not (pmon: a sample of the encoder alone
+    /// leaves `sm` and `mem` blank, a sample of nothing but SMs at 0 % does
+    /// not).
+    DashWhenOthersBusy(u8),
 }
 
 impl Slot {
@@ -49,7 +65,8 @@ impl Slot {
             data_width,
             left: false,
             max_chars: None,
-            blank_zero: None,
+            zero: Zero::Show,
+            hidden: false,
         }
     }
 
@@ -90,7 +107,7 @@ impl Monitor {
     fn header(&self, out: &mut Vec<u8>) {
         for unit_line in [false, true] {
             let mut line = String::from("#");
-            for s in &self.layout.slots {
+            for s in self.layout.slots.iter().filter(|s| !s.hidden) {
                 let text = if unit_line { s.unit } else { s.name };
                 line.push_str(s.sep);
                 pad(&mut line, text, s.head_width, s.left);
@@ -103,19 +120,26 @@ impl Monitor {
 
     fn line(&self, row: &Row, out: &mut Vec<u8>) {
         let slots = &self.layout.slots;
-        // A blank-zero group whose every cell is 0 prints `-`.
-        let zero_group = |g: u8| {
-            slots
-                .iter()
-                .zip(&row.cells)
-                .filter(|(s, _)| s.blank_zero == Some(g))
+        let cells = || slots.iter().zip(&row.cells);
+        let others_busy = cells().any(|(s, v)| s.zero == Zero::Dash && is_busy(v));
+        let idle_group = |g: u8| {
+            cells()
+                .filter(|(s, _)| s.zero == Zero::DashWhenOthersBusy(g))
                 .all(|(_, v)| *v == Value::Int(0))
         };
+        let dash = |s: &Slot, v: &Value| {
+            *v == Value::Int(0)
+                && match s.zero {
+                    Zero::Show => false,
+                    Zero::Dash => true,
+                    Zero::DashWhenOthersBusy(g) => others_busy && idle_group(g),
+                }
+        };
         let mut line = String::from(" ");
-        for (s, v) in slots.iter().zip(&row.cells) {
+        for (s, v) in slots.iter().zip(&row.cells).filter(|(s, _)| !s.hidden) {
             let text = match v {
                 Value::Error(_) | Value::NotAvailable => "-".to_string(),
-                _ if s.blank_zero.is_some_and(zero_group) => "-".to_string(),
+                v if dash(s, v) => "-".to_string(),
                 v => printable(&v.to_string()).into_owned(),
             };
             let text = match s.max_chars {
@@ -129,6 +153,10 @@ impl Monitor {
         line.push('\n');
         out.extend_from_slice(line.as_bytes());
     }
+}
+
+fn is_busy(v: &Value) -> bool {
+    matches!(v, Value::Int(n) if *n != 0)
 }
 
 fn pad(line: &mut String, text: &str, width: usize, left: bool) {
@@ -161,12 +189,14 @@ mod tests {
 
     fn layout() -> Layout {
         let mut sm = Slot::right("sm", "%", " ", 6, 6);
-        sm.blank_zero = Some(1);
+        sm.zero = Zero::DashWhenOthersBusy(1);
+        let mut enc = Slot::right("enc", "%", " ", 6, 6);
+        enc.zero = Zero::Dash;
         let mut name = Slot::left("command", "name", "    ", 15);
         name.head_width = 0;
         name.max_chars = Some(15);
         Layout {
-            slots: vec![Slot::right("gpu", "Idx", "", 4, 4), sm, name],
+            slots: vec![Slot::right("gpu", "Idx", "", 4, 4), sm, enc, name],
             head_end: " ",
             data_end: "",
         }
@@ -175,23 +205,28 @@ mod tests {
     #[test]
     fn columns_dashes_and_repeated_headers() {
         let mut f = Monitor::new(layout());
-        let row = |sm: Value, name: &str| Row::new(vec![Value::Int(0), sm, Value::text(name)]);
-        let rows: Vec<Row> = (0..45)
+        let row = |sm: Value, enc: i64, name: &str| {
+            Row::new(vec![Value::Int(0), sm, Value::Int(enc), Value::text(name)])
+        };
+        let rows: Vec<Row> = (0..46)
             .map(|i| match i {
-                0 => row(Value::Int(7), "a-very-long-command-name"),
-                1 => row(Value::Int(0), "x\ty"),
-                _ => row(Value::err(NvmlCode::NOT_FOUND), "z"),
+                0 => row(Value::Int(7), 0, "a-very-long-command-name"),
+                1 => row(Value::Int(0), 49, "x\ty"),
+                2 => row(Value::Int(0), 0, "idle"),
+                _ => row(Value::err(NvmlCode::NOT_FOUND), 0, "z"),
             })
             .collect();
         let text = crate::render::render_once(&mut f, &[], &rows);
         let lines: Vec<&str> = text.lines().collect();
-        assert_eq!(lines[0], "# gpu     sm    command ");
-        assert_eq!(lines[1], "# Idx      %    name ");
-        assert_eq!(lines[2], "    0      7    a-very-long-com");
-        assert_eq!(lines[3], "    0      -    x?y            ");
-        assert_eq!(lines[4], "    0      -    z              ");
+        assert_eq!(lines[0], "# gpu     sm    enc    command ");
+        assert_eq!(lines[1], "# Idx      %      %    name ");
+        assert_eq!(lines[2], "    0      7      -    a-very-long-com");
+        // An encoder-only sample: sm blank; a sample at 0 % everywhere: 0.
+        assert_eq!(lines[3], "    0      -     49    x?y            ");
+        assert_eq!(lines[4], "    0      0      -    idle           ");
+        assert_eq!(lines[5], "    0      -      -    z              ");
         // 44 rows, then the header again before the 45th.
         assert_eq!(lines[46], lines[0]);
-        assert_eq!(lines.len(), 2 + 44 + 2 + 1);
+        assert_eq!(lines.len(), 2 + 44 + 2 + 2);
     }
 }

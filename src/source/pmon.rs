@@ -10,7 +10,7 @@ use super::Target;
 use crate::model::{NvmlCode, Row, Value};
 use crate::nvml::raw::{self, ProcessList};
 use crate::nvml::Session;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 /// One pmon column after the GPU index, PID and type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -98,6 +98,11 @@ pub const METRICS: &[Metric] = &[
     ),
 ];
 
+/// The first driver (major version) whose pmon has the `jpg` and `ofa`
+/// columns and lists processes by PID: 545.23 has neither (it lists them as
+/// NVML does), 550.54 both.
+pub const NEW_LAYOUT_FROM: u32 = 550;
+
 /// The `-s` letters pmon knows.
 pub const GROUPS: &str = "um";
 
@@ -164,7 +169,9 @@ impl PmonReader {
     pub fn read(&mut self, session: &Session, target: &Target, count: u32) -> Vec<Row> {
         let c = target.context(session, count);
         let dev = c.raw();
-        let mut procs: BTreeMap<u32, Proc> = BTreeMap::new();
+        // In the order NVML lists them (compute, graphics, MPS).
+        let mut procs: Vec<(u32, Proc)> = Vec::new();
+        let mut at: HashMap<u32, usize> = HashMap::new();
         let mut failure = None;
         for (list, kind) in [
             (ProcessList::Compute, "C"),
@@ -174,18 +181,17 @@ impl PmonReader {
             match raw::processes(&dev, list) {
                 Ok(l) => {
                     for p in l {
-                        procs
-                            .entry(p.pid)
-                            .and_modify(|e| {
-                                if e.kind != kind {
-                                    e.kind = merge(e.kind, kind);
-                                }
+                        match at.get(&p.pid).and_then(|&i| procs.get_mut(i)) {
+                            Some((_, e)) => {
+                                e.kind = merge(e.kind, kind);
                                 e.used_memory = e.used_memory.or(p.used_memory);
-                            })
-                            .or_insert(Proc {
-                                kind,
-                                used_memory: p.used_memory,
-                            });
+                            }
+                            None => {
+                                at.insert(p.pid, procs.len());
+                                let used_memory = p.used_memory;
+                                procs.push((p.pid, Proc { kind, used_memory }));
+                            }
+                        }
                     }
                 }
                 Err(code) if kind == "C" => failure = Some(code),
@@ -209,6 +215,9 @@ impl PmonReader {
             let mut cells = vec![Value::Int(i64::from(target.index))];
             cells.extend((0..self.metrics.len() + 3).map(|_| Value::err(code)));
             return vec![make(cells, None)];
+        }
+        if session.driver_major() >= NEW_LAYOUT_FROM {
+            procs.sort_by_key(|(pid, _)| *pid);
         }
         procs
             .into_iter()
@@ -262,6 +271,7 @@ impl PmonReader {
 /// The type of a PID found in two lists.
 fn merge(a: &'static str, b: &'static str) -> &'static str {
     match (a, b) {
+        _ if a == b => a,
         ("C", "G") | ("G", "C") | ("C+G", _) | (_, "C+G") => "C+G",
         ("M", "G") | ("G", "M") => "M+G",
         _ => a,
