@@ -432,20 +432,20 @@ complete -c nvq -n "__fish_nvq_needs_command" -f -a "dmon" -d 'Scrolling per-GPU
 complete -c nvq -n "__fish_nvq_needs_command" -f -a "pmon" -d 'Scrolling per-process monitor: one line per process per GPU per sample'
 complete -c nvq -n "__fish_nvq_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c nvq -n "__fish_nvq_using_subcommand dmon" -s i -l id -d 'GPUs to watch: index, UUID or PCI bus id; comma list allowed' -r
-complete -c nvq -n "__fish_nvq_using_subcommand dmon" -s d -l delay -d 'Seconds between samples (default 1)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand dmon" -s d -l delay -d 'Seconds between samples (default 1; pmon takes 1 to 10)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand dmon" -s c -l count -d 'Stop after COUNT samples' -r
-complete -c nvq -n "__fish_nvq_using_subcommand dmon" -s s -l select -d 'Metric groups, any of p, u, c, v, m, e, t (default puc)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand dmon" -s o -l options -d 'Add a date (D), a time (T) or both (DT) column' -r
 complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l format -d 'Output format: nvidia-smi\'s columns by default; csv, json, ndjson, table or prometheus' -r -f -a '(__nvq_list format)'
 complete -c nvq -n "__fish_nvq_using_subcommand dmon" -s f -l filename -d 'Write to FILE instead of stdout' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand dmon" -s s -l select -d 'Metric groups, any of p, u, c, v, m, e, t in the order wanted (default puc)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand dmon" -s h -l help -d 'Print help'
 complete -c nvq -n "__fish_nvq_using_subcommand pmon" -s i -l id -d 'GPUs to watch: index, UUID or PCI bus id; comma list allowed' -r
-complete -c nvq -n "__fish_nvq_using_subcommand pmon" -s d -l delay -d 'Seconds between samples, 1 to 10 (default 1)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand pmon" -s d -l delay -d 'Seconds between samples (default 1; pmon takes 1 to 10)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand pmon" -s c -l count -d 'Stop after COUNT samples' -r
-complete -c nvq -n "__fish_nvq_using_subcommand pmon" -s s -l select -d 'Metric groups: u, m or um (default u)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand pmon" -s o -l options -d 'Add a date (D), a time (T) or both (DT) column' -r
 complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l format -d 'Output format: nvidia-smi\'s columns by default; csv, json, ndjson, table or prometheus' -r -f -a '(__nvq_list format)'
 complete -c nvq -n "__fish_nvq_using_subcommand pmon" -s f -l filename -d 'Write to FILE instead of stdout' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand pmon" -s s -l select -d 'Metric groups: u, m or um (default u)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l where -d 'nvq: print only the rows for which EXPR holds, e.g. \'memory.free >= 20GiB && utilization.gpu < 10\'' -r
 complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l assert -d 'nvq: check every row against EXPR; if a row fails, print as usual, say why on stderr and exit 20' -r
 complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l until -d 'nvq: loop (every second unless -l/-lms is given) until EXPR holds for at least one row' -r

@@ -5,35 +5,16 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;
-use common::{nvq, nvq_ok, run_until_lines, scenario, section, MACHINES};
+use common::{compare_sections, nvq, nvq_ok, run_until_lines, scenario};
 
 /// Every `dmon -c 5` capture (4 machines, idle and under load) from its scenario.
 #[test]
 fn reproduces_the_dmon_captures() {
-    let file = |state: &str| format!("{state}_dmon_per_device_monitor_incl_pcie_rx_tx.txt");
-    let runs: Vec<_> = MACHINES
-        .iter()
-        .flat_map(|(key, dir)| ["idle", "load"].map(|state| (*key, *dir, state)))
-        .map(|(key, dir, state)| {
-            // Each run takes 4 s (five samples a second apart): run them side by side.
-            std::thread::spawn(move || {
-                let expected = section(dir, &file(state))?;
-                let got = nvq_ok(
-                    &scenario(&format!("dmon_{key}_{state}.toml")),
-                    &["dmon", "-c", "5"],
-                );
-                Some((format!("{key} {state}"), got, expected))
-            })
-        })
-        .collect();
-    let mut compared = 0;
-    for r in runs {
-        let Some((what, got, expected)) = r.join().unwrap() else {
-            continue;
-        };
-        assert_eq!(got, expected, "{what}");
-        compared += 1;
-    }
+    let compared = compare_sections(
+        |state| format!("{state}_dmon_per_device_monitor_incl_pcie_rx_tx.txt"),
+        |key, state| format!("dmon_{key}_{state}.toml"),
+        &["dmon", "-c", "5"],
+    );
     assert!(
         compared == 0 || compared == 8,
         "{compared} captures compared"

@@ -7,34 +7,17 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;
-use common::{nvq, nvq_ok, run_until_lines, scenario, section, MACHINES};
+use common::{compare_sections, nvq, nvq_ok, run_until_lines, scenario};
 
 /// Every `pmon -c 5` capture (4 machines, idle and under load) from the
 /// machine's scenario (the one of its summary-table capture).
 #[test]
 fn reproduces_the_pmon_captures() {
-    let runs: Vec<_> = MACHINES
-        .iter()
-        .flat_map(|(key, dir)| ["idle", "load"].map(|state| (*key, *dir, state)))
-        .map(|(key, dir, state)| {
-            std::thread::spawn(move || {
-                let expected = section(dir, &format!("{state}_pmon_per_process_monitor.txt"))?;
-                let got = nvq_ok(
-                    &scenario(&format!("summary_{key}_{state}.toml")),
-                    &["pmon", "-c", "5"],
-                );
-                Some((format!("{key} {state}"), got, expected))
-            })
-        })
-        .collect();
-    let mut compared = 0;
-    for r in runs {
-        let Some((what, got, expected)) = r.join().unwrap() else {
-            continue;
-        };
-        assert_eq!(got, expected, "{what}");
-        compared += 1;
-    }
+    let compared = compare_sections(
+        |state| format!("{state}_pmon_per_process_monitor.txt"),
+        |key, state| format!("summary_{key}_{state}.toml"),
+        &["pmon", "-c", "5"],
+    );
     assert!(
         compared == 0 || compared == 8,
         "{compared} captures compared"

@@ -1,30 +1,21 @@
 //! `nvq dmon`: nvidia-smi's scrolling per-GPU monitor.
 
-use super::monitor::{self, column, Options, Plan, Run};
+use super::monitor::{self, column, Plan, Run};
 use crate::cli::dmon::DmonArgs;
 use crate::error::NvqError;
 use crate::nvml::LibSource;
 use crate::render::monitor::{Layout, Slot};
 use crate::source::dmon::{self, DmonReader};
-use crate::source::targets;
-use std::sync::Arc;
 
 pub fn run(a: &DmonArgs, lib: LibSource) -> Result<(), NvqError> {
-    let plan = Plan::new(&Options {
-        command: "dmon",
-        delay: a.delay.as_deref(),
-        count: a.count.as_deref(),
-        options: a.options.as_deref(),
-        format: a.format.as_deref(),
-        max_delay: None,
-    })?;
-    let letters = a.select.as_deref().unwrap_or(dmon::DEFAULT_GROUPS);
-    let metrics = dmon::select(letters).map_err(|g| {
-        NvqError::Usage(format!(
-            "dmon: unknown metric group '{g}' in -s {letters}; choose from {}.",
-            dmon::GROUPS
-        ))
-    })?;
+    let plan = Plan::new("dmon", &a.monitor, None)?;
+    let metrics = monitor::selected(
+        "dmon",
+        a.select.as_deref(),
+        dmon::DEFAULT_GROUPS,
+        dmon::GROUPS,
+        dmon::select,
+    )?;
     let mut columns = vec![column("index", None, "The GPU's index.")];
     let mut slots = vec![Slot::right("gpu", "Idx", "", 4, 4)];
     for m in &metrics {
@@ -38,25 +29,16 @@ pub fn run(a: &DmonArgs, lib: LibSource) -> Result<(), NvqError> {
     };
     let run = Run {
         lib,
-        id: a.id.as_deref(),
-        filename: a.filename.as_deref(),
+        args: &a.monitor,
         plan,
         columns,
         layout: &layout,
         script: None,
         script_timeout: None,
     };
-    monitor::run(
+    monitor::run_readers(
         run,
-        Arc::new(move |session, gpu, count| {
-            let targets = targets(&session, &[gpu]);
-            let mut reader = DmonReader::new(metrics.clone());
-            Box::new(move || {
-                targets
-                    .iter()
-                    .map(|t| reader.read(&session, t, count))
-                    .collect()
-            })
-        }),
+        move || DmonReader::new(metrics.clone()),
+        |reader, session, target, count| vec![reader.read(session, target, count)],
     )
 }

@@ -3,6 +3,7 @@
 //! the rows to nvidia-smi's column text or one of nvq's formats.
 
 use super::{apply_script, finish_script, ScriptRun};
+use crate::cli::MonitorArgs;
 use crate::error::NvqError;
 use crate::model::{Column, FieldInfo, NvmlCode, Row, Value};
 use crate::nvml::{select, LibSource, Session};
@@ -11,7 +12,8 @@ use crate::render::monitor::{Layout, Monitor, Slot};
 use crate::render::{FormatKind, FormatSpec, Formatter};
 use crate::schedule::{self as looping, deadline, Flow, Schedule};
 use crate::script::{self, RowKey, Script};
-use std::path::Path;
+use crate::source::monitor::Metric;
+use crate::source::Target;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -25,28 +27,18 @@ pub struct Plan {
     pub format: Option<FormatSpec>,
 }
 
-/// The raw option values both monitors take.
-pub struct Options<'a> {
-    pub command: &'static str,
-    pub delay: Option<&'a str>,
-    pub count: Option<&'a str>,
-    pub options: Option<&'a str>,
-    pub format: Option<&'a str>,
-    /// The longest `-d` the command accepts (pmon: 10 s).
-    pub max_delay: Option<u64>,
-}
-
 impl Plan {
-    pub fn new(o: &Options<'_>) -> Result<Self, NvqError> {
-        let cmd = o.command;
-        let secs = match o.delay {
+    /// Check the options of `cmd` (`dmon`, `pmon`), whose `-d` is at most
+    /// `max_delay` seconds.
+    pub fn new(cmd: &str, o: &MonitorArgs, max_delay: Option<u64>) -> Result<Self, NvqError> {
+        let secs = match o.delay.as_deref() {
             None => 1,
             Some(d) => {
-                let max = o.max_delay.unwrap_or(u64::MAX);
+                let max = max_delay.unwrap_or(u64::MAX);
                 match d.trim().parse::<u64>() {
                     Ok(n) if (1..=max).contains(&n) => n,
                     _ => {
-                        let range = match o.max_delay {
+                        let range = match max_delay {
                             Some(m) => format!("a whole number of seconds from 1 to {m}"),
                             None => "a whole number of seconds, 1 or more".to_string(),
                         };
@@ -57,7 +49,7 @@ impl Plan {
                 }
             }
         };
-        let count = match o.count {
+        let count = match o.count.as_deref() {
             None => None,
             Some(c) => match c.trim().parse::<u64>() {
                 Ok(n) if n >= 1 => Some(n),
@@ -68,7 +60,7 @@ impl Plan {
                 }
             },
         };
-        let (date, time) = match o.options {
+        let (date, time) = match o.options.as_deref() {
             None => (false, false),
             Some(s) => {
                 let ok = !s.is_empty() && s.chars().all(|c| c == 'D' || c == 'T');
@@ -83,6 +75,7 @@ impl Plan {
         // nvidia-smi's dmon spells it `nounit`; nvq's queries `nounits`.
         let format = o
             .format
+            .as_deref()
             .map(|f| {
                 let f: Vec<&str> = f
                     .split(',')
@@ -116,6 +109,23 @@ impl Plan {
     }
 }
 
+/// `-s` of `cmd`: the metrics of `letters` (`default` without `-s`), as
+/// `select` picks them from the command's table of `groups`.
+pub fn selected(
+    cmd: &str,
+    letters: Option<&str>,
+    default: &str,
+    groups: &str,
+    select: fn(&str) -> Result<Vec<Metric>, char>,
+) -> Result<Vec<Metric>, NvqError> {
+    let letters = letters.unwrap_or(default);
+    select(letters).map_err(|g| {
+        NvqError::Usage(format!(
+            "{cmd}: unknown metric group '{g}' in -s {letters}; choose from {groups}."
+        ))
+    })
+}
+
 /// An nvq column of a monitor.
 pub fn column(name: &'static str, unit: Option<&'static str>, help: &'static str) -> Column {
     Column {
@@ -129,8 +139,8 @@ pub fn column(name: &'static str, unit: Option<&'static str>, help: &'static str
 /// Everything a monitor run needs besides its per-GPU reader.
 pub struct Run<'a> {
     pub lib: LibSource,
-    pub id: Option<&'a str>,
-    pub filename: Option<&'a Path>,
+    /// `-i` and `-f` come from here.
+    pub args: &'a MonitorArgs,
     pub plan: Plan,
     /// The columns after the date and time.
     pub columns: Vec<Column>,
@@ -144,13 +154,36 @@ pub struct Run<'a> {
     pub script_timeout: Option<&'a str>,
 }
 
+/// Run a monitor whose GPUs are read by a reader `R` each (built by `new`
+/// on the worker thread that uses it; it keeps what the GPU's rows need
+/// from one sample to the next), `read` giving a sample's rows.
+pub fn run_readers<R: 'static>(
+    r: Run<'_>,
+    new: impl Fn() -> R + Send + Sync + 'static,
+    read: fn(&mut R, &Session, &Target, u32) -> Vec<Row>,
+) -> Result<(), NvqError> {
+    run(
+        r,
+        Arc::new(move |session, gpu, count| {
+            let targets = crate::source::targets(&session, &[gpu]);
+            let mut reader = new();
+            Box::new(move || {
+                targets
+                    .iter()
+                    .flat_map(|t| read(&mut reader, &session, t, count))
+                    .collect()
+            })
+        }),
+    )
+}
+
 /// A GPU's reader, built on the worker thread that runs it: given the
 /// session, the GPU's index and the GPU count, a job returning its rows.
-pub type MakeReader = dyn Fn(Arc<Session>, u32, u32) -> Box<dyn FnMut() -> Vec<Row>> + Send + Sync;
+type MakeReader = dyn Fn(Arc<Session>, u32, u32) -> Box<dyn FnMut() -> Vec<Row>> + Send + Sync;
 
 /// Run a monitor: every `-d` seconds read the GPUs (in parallel, under the
 /// sample's deadline) and write the rows.
-pub fn run(r: Run<'_>, make: Arc<MakeReader>) -> Result<(), NvqError> {
+fn run(r: Run<'_>, make: Arc<MakeReader>) -> Result<(), NvqError> {
     let mode = match r.plan.format {
         Some(f) => SinkMode::for_format(f.kind.name()),
         None => SinkMode::Append,
@@ -164,14 +197,15 @@ pub fn run(r: Run<'_>, make: Arc<MakeReader>) -> Result<(), NvqError> {
         None => None,
     };
     let session = Arc::new(Session::open(&r.lib)?);
-    let devices = select::select(&session, r.id)?;
+    let devices = select::select(&session, r.args.id.as_deref())?;
+    let filename = r.args.filename.as_deref();
     let count = session.device_count().unwrap_or(0);
-    let mut sink = Sink::open_with(r.filename, mode)?;
+    let mut sink = Sink::open_with(filename, mode)?;
     let own = (r.layout)(session.driver_major());
     slots.extend(own.slots.iter().cloned());
     let layout = Layout { slots, ..own };
     let mut fmt: Box<dyn Formatter> = match r.plan.format {
-        Some(f) => f.formatter_with(crate::output::terminal::stdout_colour(r.filename.is_some())),
+        Some(f) => f.formatter_with(crate::output::terminal::stdout_colour(filename.is_some())),
         None => Box::new(Monitor::new(layout)),
     };
     let n = devices.len();

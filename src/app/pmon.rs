@@ -1,13 +1,11 @@
 //! `nvq pmon`: nvidia-smi's scrolling per-process monitor.
 
-use super::monitor::{self, column, Options, Plan, Run};
+use super::monitor::{self, column, Plan, Run};
 use crate::cli::pmon::PmonArgs;
 use crate::error::NvqError;
 use crate::nvml::LibSource;
 use crate::render::monitor::{Layout, Slot, Zero};
 use crate::source::pmon::{self, PmonReader};
-use crate::source::targets;
-use std::sync::Arc;
 
 /// nvidia-smi's pmon waits at most 10 s between samples.
 pub const MAX_DELAY: u64 = 10;
@@ -16,21 +14,14 @@ pub const MAX_DELAY: u64 = 10;
 pub const NAME_CHARS: usize = 15;
 
 pub fn run(a: &PmonArgs, lib: LibSource) -> Result<(), NvqError> {
-    let plan = Plan::new(&Options {
-        command: "pmon",
-        delay: a.delay.as_deref(),
-        count: a.count.as_deref(),
-        options: a.options.as_deref(),
-        format: a.format.as_deref(),
-        max_delay: Some(MAX_DELAY),
-    })?;
-    let letters = a.select.as_deref().unwrap_or(pmon::DEFAULT_GROUPS);
-    let metrics = pmon::select(letters).map_err(|g| {
-        NvqError::Usage(format!(
-            "pmon: unknown metric group '{g}' in -s {letters}; choose from {}.",
-            pmon::GROUPS
-        ))
-    })?;
+    let plan = Plan::new("pmon", &a.monitor, Some(MAX_DELAY))?;
+    let metrics = monitor::selected(
+        "pmon",
+        a.select.as_deref(),
+        pmon::DEFAULT_GROUPS,
+        pmon::GROUPS,
+        pmon::select,
+    )?;
     let mut columns = vec![
         column("index", None, "The GPU's index."),
         column("pid", None, "The process's ID."),
@@ -44,26 +35,17 @@ pub fn run(a: &PmonArgs, lib: LibSource) -> Result<(), NvqError> {
     let layout = move |driver: u32| layout(&shown, driver);
     let run = Run {
         lib,
-        id: a.id.as_deref(),
-        filename: a.filename.as_deref(),
+        args: &a.monitor,
         plan,
         columns,
         layout: &layout,
         script: Some(a.script.flags()),
         script_timeout: a.script.timeout.as_deref(),
     };
-    monitor::run(
+    monitor::run_readers(
         run,
-        Arc::new(move |session, gpu, count| {
-            let targets = targets(&session, &[gpu]);
-            let mut reader = PmonReader::new(metrics.clone());
-            Box::new(move || {
-                targets
-                    .iter()
-                    .flat_map(|t| reader.read(&session, t, count))
-                    .collect()
-            })
-        }),
+        move || PmonReader::new(metrics.clone()),
+        PmonReader::read,
     )
 }
 

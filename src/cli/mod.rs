@@ -5,9 +5,11 @@ pub mod command;
 pub mod dmon;
 pub mod generate;
 mod interval;
+mod monitor;
 pub mod pmon;
 
 pub use command::Command;
+pub use monitor::MonitorArgs;
 
 pub use interval::{parse_count, parse_loop_ms, parse_loop_sec};
 
@@ -524,7 +526,11 @@ mod tests {
             panic!("{a:?}")
         };
         assert_eq!(
-            (d.count.as_deref(), d.select.as_deref(), d.delay.as_deref()),
+            (
+                d.monitor.count.as_deref(),
+                d.select.as_deref(),
+                d.monitor.delay.as_deref()
+            ),
             (Some("5"), Some("pucvmet"), Some("2"))
         );
         let a = run(&["pmon", "--count=1", "--id=0"]);

@@ -6,6 +6,8 @@
 //! violation counters), so a loop keeps one reader per GPU.
 
 use super::gpu::GpuCtx;
+use super::monitor::m;
+pub use super::monitor::Metric;
 use super::Target;
 use crate::model::{NvmlCode, Row, Value};
 use crate::nvml::raw;
@@ -15,137 +17,30 @@ use nvml_wrapper::enum_wrappers::device::{
 };
 use std::time::Instant;
 
-/// One dmon column.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Metric {
-    /// The first header line's name (`pwr`), also nvq's column name.
-    pub name: &'static str,
-    /// The second header line's text (`W`).
-    pub unit_label: &'static str,
-    /// nvq's unit for the value (`None`: a bare number).
-    pub unit: Option<&'static str>,
-    pub help: &'static str,
-    /// The `-s` letter that selects it.
-    pub group: char,
-}
-
-const fn m(
-    name: &'static str,
-    unit_label: &'static str,
-    unit: Option<&'static str>,
-    group: char,
-    help: &'static str,
-) -> Metric {
-    Metric {
-        name,
-        unit_label,
-        unit,
-        help,
-        group,
-    }
-}
-
 /// Every dmon metric, in nvidia-smi's order within its group.
+#[rustfmt::skip]
 pub const METRICS: &[Metric] = &[
-    m(
-        "pwr",
-        "W",
-        Some("W"),
-        'p',
-        "Power drawn by the board, watts (truncated).",
-    ),
+    m("pwr", "W", Some("W"), 'p', "Power drawn by the board, watts (truncated)."),
     m("gtemp", "C", Some("C"), 'p', "GPU core temperature."),
-    m(
-        "mtemp",
-        "C",
-        Some("C"),
-        'p',
-        "Memory (HBM) temperature; - where the board has no sensor.",
-    ),
-    m(
-        "sm",
-        "%",
-        Some("%"),
-        'u',
-        "Time the SMs were busy over the driver's last sampling period.",
-    ),
-    m(
-        "mem",
-        "%",
-        Some("%"),
-        'u',
-        "Time device memory was being read or written.",
-    ),
+    m("mtemp", "C", Some("C"), 'p', "Memory (HBM) temperature; - where the board has no sensor."),
+    m("sm", "%", Some("%"), 'u', "Time the SMs were busy over the driver's last sampling period."),
+    m("mem", "%", Some("%"), 'u', "Time device memory was being read or written."),
     m("enc", "%", Some("%"), 'u', "Video encoder utilization."),
     m("dec", "%", Some("%"), 'u', "Video decoder utilization."),
     m("jpg", "%", Some("%"), 'u', "JPEG decoder utilization."),
-    m(
-        "ofa",
-        "%",
-        Some("%"),
-        'u',
-        "Optical flow accelerator utilization.",
-    ),
+    m("ofa", "%", Some("%"), 'u', "Optical flow accelerator utilization."),
     m("mclk", "MHz", Some("MHz"), 'c', "Memory clock."),
-    m(
-        "pclk",
-        "MHz",
-        Some("MHz"),
-        'c',
-        "Graphics (processor) clock.",
-    ),
-    m(
-        "pviol",
-        "%",
-        Some("%"),
-        'v',
-        "Share of the last interval the GPU was held back by its power limit.",
-    ),
-    m(
-        "tviol",
-        "bool",
-        None,
-        'v',
-        "1 if the GPU was held back by temperature during the last interval.",
-    ),
+    m("pclk", "MHz", Some("MHz"), 'c', "Graphics (processor) clock."),
+    m("pviol", "%", Some("%"), 'v', "Share of the last interval the GPU was held back by its power limit."),
+    m("tviol", "bool", None, 'v', "1 if the GPU was held back by temperature during the last interval."),
     m("fb", "MB", Some("MiB"), 'm', "Frame buffer memory in use."),
     m("bar1", "MB", Some("MiB"), 'm', "BAR1 memory in use."),
-    m(
-        "ccpm",
-        "MB",
-        Some("MiB"),
-        'm',
-        "Confidential-computing protected memory in use.",
-    ),
-    m(
-        "sbecc",
-        "errs",
-        None,
-        'e',
-        "Corrected (single-bit) ECC errors since the driver loaded.",
-    ),
-    m(
-        "dbecc",
-        "errs",
-        None,
-        'e',
-        "Uncorrected (double-bit) ECC errors since the driver loaded.",
-    ),
+    m("ccpm", "MB", Some("MiB"), 'm', "Confidential-computing protected memory in use."),
+    m("sbecc", "errs", None, 'e', "Corrected (single-bit) ECC errors since the driver loaded."),
+    m("dbecc", "errs", None, 'e', "Uncorrected (double-bit) ECC errors since the driver loaded."),
     m("pci", "errs", None, 'e', "PCIe replay count."),
-    m(
-        "rxpci",
-        "MB/s",
-        Some("MB/s"),
-        't',
-        "PCIe receive throughput.",
-    ),
-    m(
-        "txpci",
-        "MB/s",
-        Some("MB/s"),
-        't',
-        "PCIe transmit throughput.",
-    ),
+    m("rxpci", "MB/s", Some("MB/s"), 't', "PCIe receive throughput."),
+    m("txpci", "MB/s", Some("MB/s"), 't', "PCIe transmit throughput."),
 ];
 
 /// The `-s` letters dmon knows, in the order `-s` lists them.
@@ -154,22 +49,9 @@ pub const GROUPS: &str = "pucvmet";
 /// nvidia-smi's default `-s`.
 pub const DEFAULT_GROUPS: &str = "puc";
 
-/// The metrics of `-s LETTERS`, group by group in the order given (a letter
-/// given twice counts once). `Err(letter)` for a letter dmon does not know.
+/// The metrics of `-s LETTERS`, group by group in the order given.
 pub fn select(letters: &str) -> Result<Vec<Metric>, char> {
-    let mut seen = String::new();
-    let mut out = Vec::new();
-    for g in letters.chars() {
-        if !GROUPS.contains(g) {
-            return Err(g);
-        }
-        if seen.contains(g) {
-            continue;
-        }
-        seen.push(g);
-        out.extend(METRICS.iter().filter(|m| m.group == g).copied());
-    }
-    Ok(out)
+    super::monitor::select(METRICS, GROUPS, letters)
 }
 
 /// Reads one GPU's dmon row; keeps the previous violation counters so that

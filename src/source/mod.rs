@@ -22,6 +22,7 @@ pub mod target;
 pub mod time;
 
 pub mod dmon;
+pub mod monitor;
 pub mod pmon;
 
 pub mod accounted_apps;

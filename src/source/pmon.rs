@@ -6,96 +6,25 @@
 //! newest one seen before, so a process without a sample in the window has
 //! none. A GPU without processes gets one row of nothing (`-` in the text).
 
+use super::monitor::m;
+pub use super::monitor::Metric;
 use super::Target;
 use crate::model::{NvmlCode, Row, Value};
 use crate::nvml::raw::{self, ProcessList};
 use crate::nvml::Session;
 use std::collections::{BTreeMap, HashMap};
 
-/// One pmon column after the GPU index, PID and type.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Metric {
-    pub name: &'static str,
-    pub unit_label: &'static str,
-    pub unit: Option<&'static str>,
-    pub help: &'static str,
-    pub group: char,
-}
-
-const fn m(
-    name: &'static str,
-    unit_label: &'static str,
-    unit: Option<&'static str>,
-    group: char,
-    help: &'static str,
-) -> Metric {
-    Metric {
-        name,
-        unit_label,
-        unit,
-        help,
-        group,
-    }
-}
-
 /// Every pmon metric, in nvidia-smi's order within its group.
+#[rustfmt::skip]
 pub const METRICS: &[Metric] = &[
-    m(
-        "sm",
-        "%",
-        Some("%"),
-        'u',
-        "The process's share of SM time in the window.",
-    ),
-    m(
-        "mem",
-        "%",
-        Some("%"),
-        'u',
-        "The process's share of memory read/write time in the window.",
-    ),
-    m(
-        "enc",
-        "%",
-        Some("%"),
-        'u',
-        "The process's share of video encoder time.",
-    ),
-    m(
-        "dec",
-        "%",
-        Some("%"),
-        'u',
-        "The process's share of video decoder time.",
-    ),
-    m(
-        "jpg",
-        "%",
-        Some("%"),
-        'u',
-        "The process's share of JPEG decoder time.",
-    ),
-    m(
-        "ofa",
-        "%",
-        Some("%"),
-        'u',
-        "The process's share of optical flow accelerator time.",
-    ),
-    m(
-        "fb",
-        "MB",
-        Some("MiB"),
-        'm',
-        "Frame buffer memory the process holds.",
-    ),
-    m(
-        "ccpm",
-        "MB",
-        Some("MiB"),
-        'm',
-        "Protected memory the process holds (confidential computing).",
-    ),
+    m("sm", "%", Some("%"), 'u', "The process's share of SM time in the window."),
+    m("mem", "%", Some("%"), 'u', "The process's share of memory read/write time in the window."),
+    m("enc", "%", Some("%"), 'u', "The process's share of video encoder time."),
+    m("dec", "%", Some("%"), 'u', "The process's share of video decoder time."),
+    m("jpg", "%", Some("%"), 'u', "The process's share of JPEG decoder time."),
+    m("ofa", "%", Some("%"), 'u', "The process's share of optical flow accelerator time."),
+    m("fb", "MB", Some("MiB"), 'm', "Frame buffer memory the process holds."),
+    m("ccpm", "MB", Some("MiB"), 'm', "Protected memory the process holds (confidential computing)."),
 ];
 
 /// The first driver (major version) whose pmon has the `jpg` and `ofa`
@@ -111,18 +40,7 @@ pub const DEFAULT_GROUPS: &str = "u";
 
 /// The metrics of `-s LETTERS`, group by group in the order given.
 pub fn select(letters: &str) -> Result<Vec<Metric>, char> {
-    let mut seen = String::new();
-    let mut out = Vec::new();
-    for g in letters.chars() {
-        if !GROUPS.contains(g) {
-            return Err(g);
-        }
-        if !seen.contains(g) {
-            seen.push(g);
-            out.extend(METRICS.iter().filter(|m| m.group == g).copied());
-        }
-    }
-    Ok(out)
+    super::monitor::select(METRICS, GROUPS, letters)
 }
 
 /// The name pmon shows: the last component of the path NVML gives, with

@@ -284,3 +284,35 @@ pub fn run_until_lines(
     let _ = child.stderr.take().map(|mut e| e.read_to_string(&mut err));
     (status.code(), String::from_utf8(all).expect("utf-8"), err)
 }
+
+/// Run nvq on every machine of [`MACHINES`], idle and under load, and
+/// compare its output with that machine's section capture byte for byte.
+/// `file(state)` names the capture, `scenario_of(key, state)` the scenario.
+/// The runs go side by side (a monitor's five samples take seconds each).
+/// Returns how many captures were compared: 0 without `../shared`.
+pub fn compare_sections(
+    file: fn(&str) -> String,
+    scenario_of: fn(&str, &str) -> String,
+    args: &'static [&'static str],
+) -> usize {
+    let runs: Vec<_> = MACHINES
+        .iter()
+        .flat_map(|(key, dir)| ["idle", "load"].map(|state| (*key, *dir, state)))
+        .map(|(key, dir, state)| {
+            std::thread::spawn(move || {
+                let expected = section(dir, &file(state))?;
+                let got = nvq_ok(&scenario(&scenario_of(key, state)), args);
+                Some((format!("{key} {state}"), got, expected))
+            })
+        })
+        .collect();
+    let mut compared = 0;
+    for r in runs {
+        let Some((what, got, expected)) = r.join().expect("run") else {
+            continue;
+        };
+        assert_eq!(got, expected, "{what}");
+        compared += 1;
+    }
+    compared
+}
