@@ -328,3 +328,55 @@ fn a_public_dmon_output_cell_for_cell() {
         assert_eq!(cells(g), cells(e), "line {}", n + 1);
     }
 }
+
+/// `nvidia-smi dmon` through the symlink prints what `nvq dmon` prints.
+#[test]
+fn as_nvidia_smi_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let link = dir.path().join("nvidia-smi");
+    std::os::unix::fs::symlink(assert_cmd::cargo::cargo_bin("nvq"), &link).unwrap();
+    let out = std::process::Command::new(&link)
+        .args(["dmon", "-c", "1", "-i", "1", "-s", "pu"])
+        .env("NVML_SIM_SCENARIO", mon4())
+        .env("NVQ_NVML_LIB", common::sim_lib())
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let want = nvq_ok(&mon4(), &["dmon", "-c", "1", "-i", "1", "-s", "pu"]);
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), want);
+}
+
+/// A reader that goes away ends the monitor quietly with exit 0, at once
+/// (not at the next sample's write).
+#[test]
+fn a_closed_pipe_ends_the_monitor_quietly() {
+    use std::io::{BufRead, BufReader, Read};
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("nvq"))
+        .arg("--nvml-lib")
+        .arg(common::sim_lib())
+        .args(["dmon", "-d", "5"])
+        .env("NVML_SIM_SCENARIO", mon4())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    out.read_line(&mut line).unwrap();
+    assert!(line.starts_with("# gpu"), "{line}");
+    let t0 = std::time::Instant::now();
+    drop(out);
+    let status = child.wait().unwrap();
+    assert!(
+        t0.elapsed() < std::time::Duration::from_secs(4),
+        "waited for the next sample"
+    );
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    assert_eq!((status.code(), err.as_str()), (Some(0), ""));
+}
