@@ -190,6 +190,28 @@ def loop_cost():
                  cpu / samples * 1000, f"{cpu / wall * 100:.2f}% of a core (on-CPU time), peak RSS {rss / 1024:.1f} MiB"))
 
 
+def monitor_cost():
+    """dmon and pmon on 8 GPUs x 50 processes, one sample a second (-d 1),
+    against what merely waking up once a second costs, in the same run."""
+    env = env_for(scenario(8, 50))
+    n = 5 if QUICK else 20
+    sec = "monitors, 8 GPUs x 50 processes, -d 1"
+    for tool, args in (
+        ("nvq dmon", ["dmon", "-d", "1"]),
+        ("nvq dmon -s pucvmet", ["dmon", "-d", "1", "-s", "pucvmet"]),
+        ("nvq pmon", ["pmon", "-d", "1"]),
+        ("nvq pmon -s um", ["pmon", "-d", "1", "-s", "um"]),
+        ("nvq pmon -s um --format=ndjson", ["pmon", "-d", "1", "-s", "um", "--format=ndjson"]),
+    ):
+        wall, cpu, rss = on_cpu_run([NVQ, *args, "-c", str(n)], env)
+        rows.append((sec, f"{n} samples", tool, cpu / n * 1000,
+                     f"{cpu / wall * 100:.3f}% of a core (on-CPU time), peak RSS {rss / 1024:.1f} MiB"))
+    _, idle, _ = on_cpu_run([sys.executable, "-c", f"import time\nfor _ in range({n}): time.sleep(1)"], env)
+    _, start, _ = on_cpu_run([sys.executable, "-c", "pass"], env)
+    rows.append((sec, f"bare wake-up every 1 s, {n} times", "floor of a periodic process",
+                 max(0.0, idle - start) / n * 1000, "on-CPU time per wake-up of a process that does nothing"))
+
+
 def loop_instructions():
     """Instructions per loop sample (valgrind callgrind): deterministic,
     unlike CPU time on a shared virtual machine. The difference between a
@@ -261,6 +283,8 @@ def report():
         b = base.get((sec, case))
         if sec.startswith("loop"):
             b = next((v for (s, c), v in base.items() if s == sec and c.startswith("-lms 100")), None)
+        if sec.startswith("monitors"):
+            b = next((v for (s2, _, t2, v, _) in rows if s2 == sec and t2 == "nvq dmon"), None)
         if sec.startswith("peak RSS"):
             b = next((v for (s2, c2, t2, v, _) in rows if s2 == sec and t2.startswith("nvq")), None)
         ratio = f"{m / b:.1f}x" if b and "instructions" not in case else ""
@@ -299,9 +323,15 @@ def main():
         print(f"bare wake-up at 10 Hz: {f:.3f} ms on-CPU per wake-up (runs: "
               + ", ".join(f"{x:.3f}" for x in floor) + ")")
         print(f"ratio: {m / f:.2f}x" if f else "ratio: n/a")
+    # ONLY=monitors: just the dmon/pmon section (benches/monitor_bench.sh),
+    # written to RESULTS (default benches/RESULTS.md) as a table of its own.
+    if os.environ.get("ONLY") == "monitors":
+        monitor_cost()
+        report()
         return
     oneshot()
     loop_cost()
+    monitor_cost()
     loop_instructions()
     scaling()
     peak_rss()

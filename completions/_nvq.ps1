@@ -43,7 +43,7 @@ $global:__nvqClapCompleter = {
             [CompletionResult]::new('--until-all', '--until-all', [CompletionResultType]::ParameterName, 'nvq: like --until, but EXPR must hold for every row')
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'nvq: give up waiting for --until after DURATION (500ms, 30s, 5m, 1h) and exit 21')
             [CompletionResult]::new('--nvml-lib', '--nvml-lib', [CompletionResultType]::ParameterName, 'nvq: load this NVML library instead of libnvidia-ml.so.1')
-            [CompletionResult]::new('--summary', '--summary', [CompletionResultType]::ParameterName, 'nvq: when the run ends, print each GPU''s min, max and mean of every column')
+            [CompletionResult]::new('--summary', '--summary', [CompletionResultType]::ParameterName, 'nvq: when the run ends, print each GPU''s (pmon: each process''s) min, max and mean of every column')
             [CompletionResult]::new('-L', '-L ', [CompletionResultType]::ParameterName, 'Print one line per GPU: index, name and UUID (MIG devices below their GPU)')
             [CompletionResult]::new('--list-gpus', '--list-gpus', [CompletionResultType]::ParameterName, 'Print one line per GPU: index, name and UUID (MIG devices below their GPU)')
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print nvq''s version with the NVML, driver and CUDA versions (as nvidia-smi: its banner)')
@@ -56,9 +56,53 @@ $global:__nvqClapCompleter = {
             [CompletionResult]::new('--simulate', '--simulate', [CompletionResultType]::ParameterName, 'nvq: load the NVML simulator installed next to nvq (no GPU needed)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('dmon', 'dmon', [CompletionResultType]::ParameterValue, 'Scrolling per-GPU monitor: one line per GPU per sample')
+            [CompletionResult]::new('pmon', 'pmon', [CompletionResultType]::ParameterValue, 'Scrolling per-process monitor: one line per process per GPU per sample')
             [CompletionResult]::new('topo', 'topo', [CompletionResultType]::ParameterValue, 'Show where the GPUs sit: NVLink, PCIe switches, host bridges, NUMA nodes, nearby CPUs and NICs')
             [CompletionResult]::new('nvlink', 'nvlink', [CompletionResultType]::ParameterValue, 'Show each GPU''s NVLinks: speed and state, capabilities, error counters')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'nvq;dmon' {
+            [CompletionResult]::new('-i', '-i', [CompletionResultType]::ParameterName, 'GPUs to watch: index, UUID or PCI bus id; comma list allowed')
+            [CompletionResult]::new('--id', '--id', [CompletionResultType]::ParameterName, 'GPUs to watch: index, UUID or PCI bus id; comma list allowed')
+            [CompletionResult]::new('-d', '-d', [CompletionResultType]::ParameterName, 'Seconds between samples (default 1; pmon takes 1 to 10)')
+            [CompletionResult]::new('--delay', '--delay', [CompletionResultType]::ParameterName, 'Seconds between samples (default 1; pmon takes 1 to 10)')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Stop after COUNT samples')
+            [CompletionResult]::new('--count', '--count', [CompletionResultType]::ParameterName, 'Stop after COUNT samples')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Add a date (D), a time (T) or both (DT) column')
+            [CompletionResult]::new('--options', '--options', [CompletionResultType]::ParameterName, 'Add a date (D), a time (T) or both (DT) column')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format: nvidia-smi''s columns by default; csv, json, ndjson, table or prometheus')
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Write to FILE instead of stdout')
+            [CompletionResult]::new('--filename', '--filename', [CompletionResultType]::ParameterName, 'Write to FILE instead of stdout')
+            [CompletionResult]::new('-s', '-s', [CompletionResultType]::ParameterName, 'Metric groups, any of p, u, c, v, m, e, t in the order wanted (default puc)')
+            [CompletionResult]::new('--select', '--select', [CompletionResultType]::ParameterName, 'Metric groups, any of p, u, c, v, m, e, t in the order wanted (default puc)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'nvq;pmon' {
+            [CompletionResult]::new('-i', '-i', [CompletionResultType]::ParameterName, 'GPUs to watch: index, UUID or PCI bus id; comma list allowed')
+            [CompletionResult]::new('--id', '--id', [CompletionResultType]::ParameterName, 'GPUs to watch: index, UUID or PCI bus id; comma list allowed')
+            [CompletionResult]::new('-d', '-d', [CompletionResultType]::ParameterName, 'Seconds between samples (default 1; pmon takes 1 to 10)')
+            [CompletionResult]::new('--delay', '--delay', [CompletionResultType]::ParameterName, 'Seconds between samples (default 1; pmon takes 1 to 10)')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Stop after COUNT samples')
+            [CompletionResult]::new('--count', '--count', [CompletionResultType]::ParameterName, 'Stop after COUNT samples')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Add a date (D), a time (T) or both (DT) column')
+            [CompletionResult]::new('--options', '--options', [CompletionResultType]::ParameterName, 'Add a date (D), a time (T) or both (DT) column')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format: nvidia-smi''s columns by default; csv, json, ndjson, table or prometheus')
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Write to FILE instead of stdout')
+            [CompletionResult]::new('--filename', '--filename', [CompletionResultType]::ParameterName, 'Write to FILE instead of stdout')
+            [CompletionResult]::new('-s', '-s', [CompletionResultType]::ParameterName, 'Metric groups: u, m or um (default u)')
+            [CompletionResult]::new('--select', '--select', [CompletionResultType]::ParameterName, 'Metric groups: u, m or um (default u)')
+            [CompletionResult]::new('--where', '--where', [CompletionResultType]::ParameterName, 'nvq: print only the rows for which EXPR holds, e.g. ''memory.free >= 20GiB && utilization.gpu < 10''')
+            [CompletionResult]::new('--assert', '--assert', [CompletionResultType]::ParameterName, 'nvq: check every row against EXPR; if a row fails, print as usual, say why on stderr and exit 20')
+            [CompletionResult]::new('--until', '--until', [CompletionResultType]::ParameterName, 'nvq: loop (every second unless -l/-lms is given) until EXPR holds for at least one row')
+            [CompletionResult]::new('--until-all', '--until-all', [CompletionResultType]::ParameterName, 'nvq: like --until, but EXPR must hold for every row')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'nvq: give up waiting for --until after DURATION (500ms, 30s, 5m, 1h) and exit 21')
+            [CompletionResult]::new('--summary', '--summary', [CompletionResultType]::ParameterName, 'nvq: when the run ends, print each GPU''s (pmon: each process''s) min, max and mean of every column')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
         }
         'nvq;topo' {
@@ -87,9 +131,17 @@ $global:__nvqClapCompleter = {
             break
         }
         'nvq;help' {
+            [CompletionResult]::new('dmon', 'dmon', [CompletionResultType]::ParameterValue, 'Scrolling per-GPU monitor: one line per GPU per sample')
+            [CompletionResult]::new('pmon', 'pmon', [CompletionResultType]::ParameterValue, 'Scrolling per-process monitor: one line per process per GPU per sample')
             [CompletionResult]::new('topo', 'topo', [CompletionResultType]::ParameterValue, 'Show where the GPUs sit: NVLink, PCIe switches, host bridges, NUMA nodes, nearby CPUs and NICs')
             [CompletionResult]::new('nvlink', 'nvlink', [CompletionResultType]::ParameterValue, 'Show each GPU''s NVLinks: speed and state, capabilities, error counters')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'nvq;help;dmon' {
+            break
+        }
+        'nvq;help;pmon' {
             break
         }
         'nvq;help;topo' {

@@ -17,6 +17,10 @@ use crate::Personality;
 use std::sync::Arc;
 use std::time::Duration;
 
+mod dmon;
+mod monitor;
+mod pmon;
+
 /// A fully validated query, ready to run.
 pub struct QueryPlan {
     pub mode: QueryMode,
@@ -42,11 +46,7 @@ impl QueryPlan {
             }
         };
         let script = Script::new(mode, &fields, args.script_flags())?;
-        if args.summary && format.kind == render::FormatKind::Prometheus {
-            return Err(NvqError::Usage(
-                "--summary is not available with --format=prometheus (a scrape has no run to summarise).".into(),
-            ));
-        }
+        check_summary_format(args.script.summary, Some(format))?;
         let interval = loop_interval(args)?.or_else(|| {
             script
                 .needs_loop()
@@ -94,16 +94,28 @@ pub fn run(args: &Args) -> Result<(), NvqError> {
 /// [`run`], knowing how nvq was invoked (the summary table may use colour
 /// only in nvq's own mode).
 pub fn run_as(args: &Args, personality: Personality) -> Result<(), NvqError> {
-    match &args.command {
-        Some(cli::Command::Topo(t)) => return topo::run(args, t),
-        Some(cli::Command::Nvlink(n)) => return nvlink::run(args, n),
-        None => {}
-    }
     if let Some(mode) = args.help_query {
         let mut sink = Sink::stdout();
         return sink.write(render::field_help::render(mode.option(), &mode.fields()).as_bytes());
     }
     let queries = &args.queries;
+    if let Some(command) = &args.command {
+        // The monitors take their own options; nvq's top-level ones (but the
+        // NVML library) do not combine with them. topo and nvlink check
+        // theirs themselves (`--format=json` is theirs too).
+        let monitor = matches!(command, cli::Command::Dmon(_) | cli::Command::Pmon(_));
+        if monitor
+            && (!queries.is_empty() || args.format.is_some() || args.list_gpus || args.version)
+        {
+            return Err(NvqError::InvalidCombination);
+        }
+        return match command {
+            cli::Command::Dmon(a) => dmon::run(a, args.lib_source()),
+            cli::Command::Pmon(a) => pmon::run(a, args.lib_source()),
+            cli::Command::Topo(t) => topo::run(args, t),
+            cli::Command::Nvlink(n) => nvlink::run(args, n),
+        };
+    }
     if queries.len() > 1 {
         return Err(NvqError::InvalidCombination);
     }
@@ -256,45 +268,94 @@ fn run_query(args: &Args, plan: &QueryPlan) -> Result<(), NvqError> {
             ),
         };
         let gpus = plan.mode.row_per_gpu().then_some(devices.as_slice());
-        let (rows, verdict) = script.sample(rows, gpus);
-        let flow = match verdict {
-            Verdict::Continue => Flow::Continue,
-            Verdict::UntilMet => Flow::Stop,
-            Verdict::AssertFailed(msg) => {
-                failed = Some(msg);
-                Flow::Stop
-            }
-        };
-        Ok((rows, flow))
+        Ok(apply_script(&mut script, rows, gpus, &mut failed))
     })?;
-    if end == End::OutputClosed {
+    let timeout = args.script.timeout.as_deref();
+    let run = ScriptRun {
+        end,
+        failed,
+        count: plan.count,
+        timeout,
+    };
+    finish_script(&script, run, &columns, plan.format, &mut sink)
+}
+
+/// `--summary` needs a run to summarise: a Prometheus scrape has none.
+fn check_summary_format(summary: bool, format: Option<FormatSpec>) -> Result<(), NvqError> {
+    if summary && format.is_some_and(|f| f.kind == render::FormatKind::Prometheus) {
+        return Err(NvqError::Usage(
+            "--summary is not available with --format=prometheus (a scrape has no run to summarise).".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// One sample's rows through the scripting flags: the rows to print and
+/// whether the loop goes on. A failed `--assert` is kept in `failed`.
+fn apply_script(
+    script: &mut Script,
+    rows: Vec<Row>,
+    gpus: Option<&[u32]>,
+    failed: &mut Option<String>,
+) -> (Vec<Row>, Flow) {
+    let (rows, verdict) = script.sample(rows, gpus);
+    let flow = match verdict {
+        Verdict::Continue => Flow::Continue,
+        Verdict::UntilMet => Flow::Stop,
+        Verdict::AssertFailed(msg) => {
+            *failed = Some(msg);
+            Flow::Stop
+        }
+    };
+    (rows, flow)
+}
+
+/// How a scripted loop ended.
+struct ScriptRun<'a> {
+    end: End,
+    failed: Option<String>,
+    count: Option<u64>,
+    /// `--timeout` as given.
+    timeout: Option<&'a str>,
+}
+
+/// After a scripted loop: the `--summary` table, then the exit status of
+/// `--assert` and `--until`.
+fn finish_script(
+    script: &Script,
+    run: ScriptRun<'_>,
+    columns: &[Column],
+    format: FormatSpec,
+    sink: &mut Sink,
+) -> Result<(), NvqError> {
+    if run.end == End::OutputClosed {
         return Ok(());
     }
     if let Some(summary) = &script.summary {
-        let cols = script::Stats::columns(&columns);
+        let cols = script::Stats::columns(columns);
         // csv and table: an empty line between the tables; json and ndjson
         // rows say what they are with their "statistic" key.
-        let mut buf = match plan.format.kind {
+        let mut buf = match format.kind {
             render::FormatKind::Csv | render::FormatKind::Table => b"\n".to_vec(),
             _ => Vec::new(),
         };
-        let mut fmt = plan.format.formatter();
+        let mut fmt = format.formatter();
         fmt.begin(&cols, &mut buf);
         fmt.sample(&cols, &summary.rows(), &mut buf);
         fmt.finish(&cols, &mut buf);
         sink.write(&buf)?;
     }
-    if let Some(msg) = failed {
+    if let Some(msg) = run.failed {
         return Err(NvqError::AssertFailed(msg));
     }
-    match (end, &script.until, script.timeout) {
+    match (run.end, &script.until, script.timeout) {
         (End::Deadline, Some(_), Some(_)) => Err(script.until_missed(&format!(
             "within --timeout {}",
-            args.timeout.as_deref().unwrap_or_default().trim()
+            run.timeout.unwrap_or_default().trim()
         ))),
         (End::Count, Some(_), _) => Err(script.until_missed(&format!(
             "within --count {} samples",
-            plan.count.unwrap_or_default()
+            run.count.unwrap_or_default()
         ))),
         _ => Ok(()),
     }

@@ -370,6 +370,34 @@ pub unsafe extern "C" fn nvmlDeviceGetPcieThroughput(
     })
 }
 
+/// Cumulative throttled time (ns) for the power (0) and thermal (1) policies; the reference
+/// time is the call's place on a 1 s clock (µs).
+///
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function, and a handle is one this library
+/// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetViolationStatus(
+    device: nvmlDevice_t,
+    perfPolicyType: nvmlPerfPolicyType_t,
+    violTime: *mut nvmlViolationTime_t,
+) -> nvmlReturn_t {
+    dev_fn("nvmlDeviceGetViolationStatus", device, |c| {
+        let o = nn(violTime)?;
+        let f = match perfPolicyType {
+            0 => &c.dev.violation.power,
+            1 => &c.dev.violation.thermal,
+            _ => return Err(NOT_SUPPORTED),
+        };
+        o.set(nvmlViolationTime_t {
+            referenceTime: c.n.saturating_mul(1_000_000),
+            violationTime: c.val(f)?,
+        });
+        Ok(())
+    })
+}
+
 // ---- modes ----------------------------------------------------------------------------------
 
 scalar!(nvmlDeviceGetDisplayMode, nvmlEnableState_t, |d| d

@@ -403,7 +403,7 @@ pub const SYMBOLS: &[&str] = &[
     "nvmlDeviceGetDriverModel",
 ];
 
-/// Symbols exported as `NOT_SUPPORTED` stubs (256).
+/// Symbols exported as `NOT_SUPPORTED` stubs (254).
 pub const STUBS: &[&str] = &[
     "nvmlSystemGetHicVersion",
     "nvmlSystemGetTopologyGpuSet",
@@ -455,7 +455,6 @@ pub const STUBS: &[&str] = &[
     "nvmlDeviceOnSameBoard",
     "nvmlDeviceGetAPIRestriction",
     "nvmlDeviceGetSamples",
-    "nvmlDeviceGetViolationStatus",
     "nvmlDeviceGetIrqNum",
     "nvmlDeviceGetNumGpuCores",
     "nvmlDeviceGetPowerSource",
@@ -477,7 +476,6 @@ pub const STUBS: &[&str] = &[
     "nvmlSystemGetConfComputeSettings",
     "nvmlDeviceSetPowerManagementLimit_v2",
     "nvmlDeviceGetClkMonStatus",
-    "nvmlDeviceGetProcessUtilization",
     "nvmlDeviceGetProcessesUtilizationInfo",
     "nvmlDeviceGetPdi",
     "nvmlUnitSetLedState",
@@ -1237,18 +1235,6 @@ pub unsafe extern "C" fn nvmlDeviceGetSamples(
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetViolationStatus(
-    _a0: nvmlDevice_t,
-    _a1: nvmlPerfPolicyType_t,
-    _a2: *mut nvmlViolationTime_t,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetViolationStatus")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetIrqNum(
     _a0: nvmlDevice_t,
     _a1: *mut raw::c_uint,
@@ -1465,19 +1451,6 @@ pub unsafe extern "C" fn nvmlDeviceGetClkMonStatus(
     _a1: *mut nvmlClkMonStatus_t,
 ) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceGetClkMonStatus")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetProcessUtilization(
-    _a0: nvmlDevice_t,
-    _a1: *mut nvmlProcessUtilizationSample_t,
-    _a2: *mut raw::c_uint,
-    _a3: raw::c_ulonglong,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetProcessUtilization")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -3918,7 +3891,7 @@ const _: unsafe extern "C" fn(
     nvmlDevice_t,
     nvmlPerfPolicyType_t,
     *mut nvmlViolationTime_t,
-) -> nvmlReturn_t = nvmlDeviceGetViolationStatus;
+) -> nvmlReturn_t = crate::nvmlDeviceGetViolationStatus;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t = nvmlDeviceGetIrqNum;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t =
     nvmlDeviceGetNumGpuCores;
@@ -4015,7 +3988,7 @@ const _: unsafe extern "C" fn(
     *mut nvmlProcessUtilizationSample_t,
     *mut raw::c_uint,
     raw::c_ulonglong,
-) -> nvmlReturn_t = nvmlDeviceGetProcessUtilization;
+) -> nvmlReturn_t = crate::nvmlDeviceGetProcessUtilization;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlProcessesUtilizationInfo_t) -> nvmlReturn_t =
     nvmlDeviceGetProcessesUtilizationInfo;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlPlatformInfo_t) -> nvmlReturn_t =

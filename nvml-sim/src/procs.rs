@@ -22,18 +22,23 @@ fn list<'a>(c: &'a Ctx, kind: Kind) -> Vec<&'a Process> {
         Kind::Graphics => &c.dev.graphics_process,
         Kind::Mps => &c.dev.mps_process,
     };
-    match c.mig() {
+    let mig = c.mig();
+    all.iter()
         // On a MIG handle: only the processes of that GPU/compute instance.
-        Some(m) => all
-            .iter()
-            .filter(|p| {
+        .filter(|p| {
+            mig.map_or(true, |m| {
                 p.gpu_instance_id == m.gpu_instance_id
                     && (m.compute_instance_id.is_none()
                         || p.compute_instance_id == m.compute_instance_id)
             })
-            .collect(),
-        None => all.iter().collect(),
-    }
+        })
+        .filter(|p| alive(c, p))
+        .collect()
+}
+
+/// Is the process running at this call (its `alive` series, absent = always)?
+fn alive(c: &Ctx, p: &Process) -> bool {
+    c.opt(&p.alive) != Some(0)
 }
 
 fn used(c: &Ctx, p: &Process) -> u64 {
@@ -198,4 +203,64 @@ pub unsafe extern "C" fn nvmlDeviceGetAccountingStats(
         });
         Ok(())
     })
+}
+
+/// The first sample's CPU timestamp (µs); call n's sample is `n - 1` seconds later.
+const SAMPLE_EPOCH_US: u64 = 1_790_000_000_000_000;
+
+/// The newest sample of `p` up to call index `idx` (the last element at or before it
+/// whose `sm` is not negative), with its timestamp.
+fn latest_sample(p: &Process, idx: usize) -> Option<nvmlProcessUtilizationSample_t> {
+    let u = &p.utilization;
+    let at = |v: &crate::scenario::Val<i64>, k: usize| v.as_ref().and_then(|s| s.at(k));
+    let pct = |v: Option<i64>| u32::try_from(v.unwrap_or(0).clamp(0, 100)).unwrap_or(0);
+    (0..=idx).rev().find_map(|k| {
+        let sm = at(&u.sm, k)?;
+        (sm >= 0).then(|| nvmlProcessUtilizationSample_t {
+            pid: p.pid,
+            timeStamp: SAMPLE_EPOCH_US + (k as u64) * 1_000_000,
+            smUtil: pct(Some(sm)),
+            memUtil: pct(at(&u.mem, k)),
+            encUtil: pct(at(&u.enc, k)),
+            decUtil: pct(at(&u.dec, k)),
+        })
+    })
+}
+
+/// Per-process utilization: each running process's newest sample, if it is newer than
+/// `lastSeenTimeStamp` (NVML returns only those). Two-call protocol; no sample at all is
+/// NOT_FOUND, as NVML answers.
+///
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function, and a handle is one this library
+/// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetProcessUtilization(
+    device: nvmlDevice_t,
+    utilization: *mut nvmlProcessUtilizationSample_t,
+    processSamplesCount: *mut c_uint,
+    lastSeenTimeStamp: u64,
+) -> nvmlReturn_t {
+    let fill = is_fill(processSamplesCount, utilization);
+    dev_call(
+        "nvmlDeviceGetProcessUtilization",
+        device,
+        false,
+        fill,
+        |c| {
+            let mut seen = std::collections::BTreeSet::new();
+            let samples: Vec<_> = [Kind::Compute, Kind::Graphics, Kind::Mps]
+                .into_iter()
+                .flat_map(|k| list(c, k))
+                .filter(|p| seen.insert(p.pid))
+                .filter_map(|p| latest_sample(p, c.idx()))
+                .filter(|s| s.timeStamp > lastSeenTimeStamp)
+                .collect();
+            if samples.is_empty() {
+                return Err(NOT_FOUND);
+            }
+            put_list(processSamplesCount, utilization, samples.into_iter())
+        },
+    )
 }

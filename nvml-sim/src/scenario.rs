@@ -539,6 +539,30 @@ pub struct Process {
     /// absent = unavailable (0xFFFFFFFF).
     pub gpu_instance_id: Option<u32>,
     pub compute_instance_id: Option<u32>,
+    /// Listed by the n-th call of a process-list function when element n is not 0 (series);
+    /// absent = always listed. A process that starts or exits mid-run.
+    pub alive: Val<u32>,
+    /// `nvmlDeviceGetProcessUtilization`: this process's sample per call (series).
+    pub utilization: ProcessUtilization,
+}
+
+/// `utilization` of a process: percent per call of `nvmlDeviceGetProcessUtilization`; a
+/// negative element means the process has no sample in that call's window.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ProcessUtilization {
+    pub sm: Val<i64>,
+    pub mem: Val<i64>,
+    pub enc: Val<i64>,
+    pub dec: Val<i64>,
+}
+
+/// `violation`: cumulative throttled time in ns per policy (`nvmlDeviceGetViolationStatus`).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Violation {
+    pub power: Val<u64>,
+    pub thermal: Val<u64>,
 }
 
 /// `[[device.accounting]]`: one `nvmlDeviceGetAccountingStats` record.
@@ -599,6 +623,7 @@ pub struct Device {
     pub clocks_event_reasons: Val<u64>,
     pub memory: Memory,
     pub bar1: Bar1,
+    pub violation: Violation,
     /// nvmlComputeMode_t: 0 default, 1 exclusive thread, 2 prohibited, 3 exclusive process.
     pub compute_mode: Val<u32>,
     pub cuda_compute_capability: ComputeCapability,
@@ -874,6 +899,14 @@ impl Scenario {
                         ))),
                         gpu_instance_id: None,
                         compute_instance_id: None,
+                        alive: None,
+                        // A steady load, different per process, so that
+                        // per-process monitors have samples to show.
+                        utilization: ProcessUtilization {
+                            sm: Some(Series::One((j % 100) as i64)),
+                            mem: Some(Series::One((j % 50) as i64)),
+                            ..ProcessUtilization::default()
+                        },
                     };
                     pid = pid.wrapping_add(1);
                     p

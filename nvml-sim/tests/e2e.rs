@@ -296,10 +296,35 @@ fn raw_protocols_and_checks() {
             );
             assert_eq!(fv[1].nvmlReturn, 3);
             // A stub: correct signature, NOT_SUPPORTED.
+            let mut irq: c_uint = 0;
+            assert_eq!(lib.nvmlDeviceGetIrqNum(h0, &mut irq), 3);
+            // Process samples: two-call protocol; none newer than a
+            // timestamp from the future is NOT_FOUND, as NVML answers.
             let mut pu: c_uint = 0;
             assert_eq!(
                 lib.nvmlDeviceGetProcessUtilization(h0, std::ptr::null_mut(), &mut pu, 0),
-                3
+                7
+            );
+            assert_eq!(pu, 2);
+            let mut samples: [sys::nvmlProcessUtilizationSample_t; 2] = std::mem::zeroed();
+            assert_eq!(
+                lib.nvmlDeviceGetProcessUtilization(h0, samples.as_mut_ptr(), &mut pu, 0),
+                0
+            );
+            assert_eq!(
+                (samples[0].pid, samples[0].smUtil, samples[1].pid),
+                (4242, 80, 4243)
+            );
+            // The next call is one second later: a newer sample.
+            let seen = samples[0].timeStamp;
+            assert_eq!(
+                lib.nvmlDeviceGetProcessUtilization(h0, samples.as_mut_ptr(), &mut pu, seen),
+                0
+            );
+            assert_eq!(samples[0].timeStamp, seen + 1_000_000);
+            assert_eq!(
+                lib.nvmlDeviceGetProcessUtilization(h0, std::ptr::null_mut(), &mut pu, u64::MAX),
+                6
             );
             let s = std::ffi::CStr::from_ptr(lib.nvmlErrorString(15));
             assert_eq!(s.to_str().unwrap(), "GPU is lost");

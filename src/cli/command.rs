@@ -1,8 +1,15 @@
-//! nvidia-smi's sub-commands that nvq implements (`nvq topo -m`, ...).
+//! nvidia-smi's sub-commands that nvq implements (`nvq dmon`, `nvq topo -m`, ...).
+
+use super::dmon::DmonArgs;
+use super::pmon::PmonArgs;
 
 /// A sub-command and its own arguments.
 #[derive(clap::Subcommand, Debug, Clone)]
 pub enum Command {
+    /// Scrolling per-GPU monitor: one line per GPU per sample.
+    Dmon(DmonArgs),
+    /// Scrolling per-process monitor: one line per process per GPU per sample.
+    Pmon(PmonArgs),
     /// Show where the GPUs sit: NVLink, PCIe switches, host bridges, NUMA nodes, nearby CPUs and NICs.
     Topo(super::topo::TopoArgs),
     /// Show each GPU's NVLinks: speed and state, capabilities, error counters.

@@ -205,24 +205,27 @@ fi
 /// fail if no line changed, so that a change in clap_complete's output
 /// cannot silently drop the list completion.
 fn patch_lines(text: &str, line_start: &str, from: &str, to: &str) -> Result<String, String> {
+    patch_matching(text, |l| l.trim_start().starts_with(line_start), from, to)
+        .ok_or_else(|| {
+            format!(
+                "generate: no line starting with {line_start:?} contains {from:?}; clap_complete's output changed"
+            )
+        })
+}
+
+/// [`patch_lines`] on the lines `pick` selects; `None` if no line changed.
+fn patch_matching(text: &str, pick: impl Fn(&str) -> bool, from: &str, to: &str) -> Option<String> {
     let mut hit = false;
     let mut out = String::with_capacity(text.len() + 64);
     for line in text.split_inclusive('\n') {
-        if line.trim_start().starts_with(line_start) && line.contains(from) {
+        if pick(line) && line.contains(from) {
             hit = true;
             out.push_str(&line.replacen(from, to, 1));
         } else {
             out.push_str(line);
         }
     }
-    if hit {
-        Ok(out)
-    } else {
-        Err(format!(
-            "generate: no line starting with {line_start:?} contains {from:?}; clap_complete's \
-             output changed"
-        ))
-    }
+    hit.then_some(out)
 }
 
 fn shell_fn_suffix(long: &str) -> String {
@@ -282,16 +285,17 @@ fn zsh_quote(s: &str) -> String {
 fn fish(clap_text: &str, lists: &[ListOption]) -> Result<String, String> {
     let mut text = clap_text.to_string();
     for l in lists {
-        text = patch_lines(
+        // With sub-commands, clap puts a condition (`-n ...`) before `-l`.
+        let opt = format!(" -l {} ", l.long);
+        text = patch_matching(
             &text,
-            // The top-level option (clap marks it "no sub-command yet").
-            &format!(
-                "complete -c nvq -n \"__fish_nvq_needs_command\" -l {} ",
-                l.long
-            ),
+            |line| line.starts_with("complete -c nvq ") && line.contains(&opt),
             " -r",
             &format!(" -r -f -a '(__nvq_list {})'", l.long),
-        )?;
+        )
+        .ok_or_else(|| {
+            format!("generate: no fish line completes --{} with a value; clap_complete's output changed", l.long)
+        })?;
     }
     let mut s = format!("# {HEADER}\n\n# nvq: comma-separated field lists and --format tokens.\n");
     s.push_str("function __nvq_list_tokens\n    switch $argv[1]\n");
@@ -450,7 +454,85 @@ fn synopsis_section() -> Roff {
     }
     r.control("br", []);
     r.text([bold("nvq"), roman(" ["), italic("OPTIONS"), roman("]")]);
+    for sub in command().get_subcommands() {
+        r.control("br", []);
+        r.text([
+            bold("nvq"),
+            roman(" ["),
+            bold("--nvml-lib"),
+            roman(" "),
+            italic("PATH"),
+            roman("] "),
+            bold(sub.get_name().to_string()),
+            roman(" ["),
+            italic("OPTIONS"),
+            roman("]"),
+        ]);
+    }
     r
+}
+
+/// nvidia-smi's sub-commands nvq implements, each with its options (from
+/// clap), then the recipes the README gives for them.
+fn subcommands_section(r: &mut Roff) {
+    r.control("SH", ["SUB-COMMANDS"]);
+    r.text([roman(
+        "Read-only reports in nvidia-smi's layout. Their options that change the GPU's state are refused (exit 2).",
+    )]);
+    for sub in command().get_subcommands() {
+        let title = format!("nvq {}", sub.get_name());
+        r.control("SS", [title.as_str()]);
+        if let Some(about) = sub.get_about() {
+            r.text([roman(about.to_string())]);
+        }
+        for arg in sub.get_arguments() {
+            if arg.is_hide_set() || arg.get_id() == "help" {
+                continue;
+            }
+            let mut names = Vec::new();
+            if let Some(c) = arg.get_short() {
+                names.push(format!("-{c}"));
+            }
+            if let Some(l) = arg.get_long() {
+                names.push(format!("--{l}"));
+            }
+            let value = arg
+                .get_value_names()
+                .and_then(|v| v.first())
+                .filter(|_| arg.get_action().takes_values())
+                .map(|v| format!(" {v}"))
+                .unwrap_or_default();
+            r.control("TP", []);
+            r.text([bold(names.join(", ")), italic(value)]);
+            r.text([roman(
+                arg.get_help().map(|h| h.to_string()).unwrap_or_default(),
+            )]);
+        }
+        if let Some(after) = sub.get_after_help() {
+            r.control("PP", []);
+            r.text([roman(after.to_string())]);
+        }
+    }
+    r.control("SS", ["Examples"]);
+    for (what, cmd) in [
+        ("Which process is using the GPU right now:", "nvq pmon -c 1"),
+        (
+            "The busy processes, as CSV:",
+            "nvq pmon -c 1 --format=csv --where 'sm > 10'",
+        ),
+        (
+            "Peak memory of each process during a run (the max rows' fb), until Ctrl+C:",
+            "nvq pmon -s m --format=csv --summary -f pmon.csv",
+        ),
+        (
+            "Every metric group of every GPU, ten samples:",
+            "nvq dmon -s pucvmet -c 10",
+        ),
+    ] {
+        r.control("TP", []);
+        r.text([roman(what)]);
+        r.text([bold(cmd)]);
+    }
 }
 
 fn fields_section(r: &mut Roff) {
@@ -516,46 +598,6 @@ fn exit_status_section(r: &mut Roff) {
         r.control("TP", []);
         r.text([bold(code.code().to_string())]);
         r.text([roman(*meaning)]);
-    }
-}
-
-/// SUB-COMMANDS: each sub-command with its options, from the clap command.
-fn subcommands_section(r: &mut Roff) {
-    r.control("SH", ["SUB-COMMANDS"]);
-    r.text([roman(
-        "Read-only reports in nvidia-smi's layout. Their options that change the GPU's state are refused (exit 2).",
-    )]);
-    for sub in command().get_subcommands() {
-        r.control("TP", []);
-        r.text([bold(format!("nvq {}", sub.get_name()))]);
-        r.text([roman(
-            sub.get_about().map(|a| a.to_string()).unwrap_or_default(),
-        )]);
-        for arg in sub
-            .get_arguments()
-            .filter(|a| a.get_long().is_some_and(|l| l != "help"))
-        {
-            r.control("RS", []);
-            r.control("TP", []);
-            let mut names = Vec::new();
-            if let Some(c) = arg.get_short() {
-                names.push(format!("-{c}"));
-            }
-            if let Some(l) = arg.get_long() {
-                names.push(format!("--{l}"));
-            }
-            let value = arg
-                .get_value_names()
-                .and_then(|v| v.first())
-                .filter(|_| arg.get_action().takes_values())
-                .map(|v| format!(" {v}"))
-                .unwrap_or_default();
-            r.text([bold(names.join(", ")), roman(value)]);
-            r.text([roman(
-                arg.get_help().map(|h| h.to_string()).unwrap_or_default(),
-            )]);
-            r.control("RE", []);
-        }
     }
 }
 

@@ -1,13 +1,18 @@
 //! Command-line parsing: nvidia-smi's options (with its quirks, such as the
 //! multi-letter short option `-lms`) plus nvq's extensions.
 
-mod command;
+pub mod command;
+pub mod dmon;
 pub mod generate;
 mod interval;
+mod monitor;
 pub mod nvlink;
+pub mod pmon;
 pub mod topo;
 
 pub use command::Command;
+pub use monitor::MonitorArgs;
+
 pub use interval::{parse_count, parse_loop_ms, parse_loop_sec};
 
 use crate::error::NvqError;
@@ -78,6 +83,37 @@ pub struct Args {
     #[arg(long, value_name = "N", help_heading = "Loops (nvq)")]
     pub count: Option<String>,
 
+    /// `--where`, `--assert`, `--until`, `--until-all`, `--timeout`, `--summary`.
+    #[command(flatten)]
+    pub script: ScriptArgs,
+
+    /// Print one line per GPU: index, name and UUID (MIG devices below their GPU).
+    #[arg(short = 'L', long = "list-gpus", help_heading = "Summary")]
+    pub list_gpus: bool,
+    /// Print nvq's version with the NVML, driver and CUDA versions (as nvidia-smi: its banner).
+    #[arg(long, help_heading = "Summary")]
+    pub version: bool,
+
+    /// nvq: load this NVML library instead of libnvidia-ml.so.1.
+    #[arg(
+        long = "nvml-lib",
+        env = NVML_LIB_ENV,
+        value_name = "PATH",
+        help_heading = "NVML (nvq)"
+    )]
+    pub nvml_lib: Option<PathBuf>,
+    /// nvq: load the NVML simulator installed next to nvq (no GPU needed).
+    #[arg(long, help_heading = "NVML (nvq)")]
+    pub simulate: bool,
+
+    /// nvidia-smi's sub-commands (`dmon`, `pmon`, `topo`, `nvlink`).
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+/// nvq's scripting flags, shared by the queries and `pmon`.
+#[derive(clap::Args, Debug, Default, Clone)]
+pub struct ScriptArgs {
     /// nvq: print only the rows for which EXPR holds, e.g. 'memory.free >= 20GiB && utilization.gpu < 10'.
     #[arg(
         long = "where",
@@ -113,37 +149,14 @@ pub struct Args {
     /// nvq: give up waiting for --until after DURATION (500ms, 30s, 5m, 1h) and exit 21.
     #[arg(long, value_name = "DURATION", help_heading = "Scripting (nvq)")]
     pub timeout: Option<String>,
-    /// nvq: when the run ends, print each GPU's min, max and mean of every column.
+    /// nvq: when the run ends, print each GPU's (pmon: each process's) min, max and mean of every column.
     #[arg(long, help_heading = "Scripting (nvq)")]
     pub summary: bool,
-
-    /// Print one line per GPU: index, name and UUID (MIG devices below their GPU).
-    #[arg(short = 'L', long = "list-gpus", help_heading = "Summary")]
-    pub list_gpus: bool,
-    /// Print nvq's version with the NVML, driver and CUDA versions (as nvidia-smi: its banner).
-    #[arg(long, help_heading = "Summary")]
-    pub version: bool,
-
-    /// nvq: load this NVML library instead of libnvidia-ml.so.1.
-    #[arg(
-        long = "nvml-lib",
-        env = NVML_LIB_ENV,
-        value_name = "PATH",
-        help_heading = "NVML (nvq)"
-    )]
-    pub nvml_lib: Option<PathBuf>,
-    /// nvq: load the NVML simulator installed next to nvq (no GPU needed).
-    #[arg(long, help_heading = "NVML (nvq)")]
-    pub simulate: bool,
-
-    /// A sub-command (`topo`, ...), if one was given.
-    #[command(subcommand)]
-    pub command: Option<Command>,
 }
 
-impl Args {
-    /// The scripting flags (`--where`, `--assert`, `--until`, ...).
-    pub fn script_flags(&self) -> crate::script::Flags<'_> {
+impl ScriptArgs {
+    /// The flags as the scripting language takes them.
+    pub fn flags(&self) -> crate::script::Flags<'_> {
         crate::script::Flags {
             where_: self.where_expr.as_deref(),
             assert: self.assert_expr.as_deref(),
@@ -152,6 +165,13 @@ impl Args {
             timeout: self.timeout.as_deref(),
             summary: self.summary,
         }
+    }
+}
+
+impl Args {
+    /// The scripting flags (`--where`, `--assert`, `--until`, ...).
+    pub fn script_flags(&self) -> crate::script::Flags<'_> {
+        self.script.flags()
     }
 
     /// Which NVML library to load.
@@ -277,8 +297,6 @@ pub const NOT_IMPLEMENTED: &[&str] = &[
     "-t",
     "--toggle-led",
     "--show-all-processes",
-    "dmon",
-    "pmon",
     "drain",
     "clocks",
     "encodersessions",
@@ -341,7 +359,12 @@ type Refusals = (
     &'static [&'static str],
     &'static [(&'static str, &'static str)],
 );
+/// No option of the sub-command is refused (the monitors' own options).
+const NO_REFUSALS: Refusals = (&[], &[], &[]);
+
 const SUBCOMMANDS: &[(&str, Refusals)] = &[
+    ("dmon", NO_REFUSALS),
+    ("pmon", NO_REFUSALS),
     (
         "topo",
         (topo::NOT_IMPLEMENTED, topo::CHANGES_STATE, topo::SPELLINGS),
@@ -543,9 +566,23 @@ mod tests {
             NvqError::NotImplemented(_)
         ));
         assert!(matches!(
-            args(&["dmon"]).unwrap_err(),
+            args(&["drain"]).unwrap_err(),
             NvqError::NotImplemented(_)
         ));
+        let a = run(&["dmon", "-c", "5", "-s", "pucvmet", "-d", "2"]);
+        let Some(Command::Dmon(d)) = a.command else {
+            panic!("{a:?}")
+        };
+        assert_eq!(
+            (
+                d.monitor.count.as_deref(),
+                d.select.as_deref(),
+                d.monitor.delay.as_deref()
+            ),
+            (Some("5"), Some("pucvmet"), Some("2"))
+        );
+        let a = run(&["pmon", "--count=1", "--id=0"]);
+        assert!(matches!(a.command, Some(Command::Pmon(_))));
         assert!(matches!(
             args(&["stray"]).unwrap_err(),
             NvqError::UnknownOption(_)

@@ -5,6 +5,7 @@ pub mod csv;
 pub mod field_help;
 mod json;
 pub mod listing;
+pub mod monitor;
 mod ndjson;
 pub mod nvlink;
 mod prometheus;

@@ -19,7 +19,7 @@ mod units;
 
 pub use duration::parse_duration;
 pub use eval::Tri;
-pub use run::{Flags, Quantifier, Script, Verdict};
+pub use run::{Flags, Quantifier, RowKey, Script, Verdict};
 pub use stats::Stats;
 
 use crate::error::NvqError;

@@ -13,7 +13,7 @@
 
 use super::{read_list, Expr, Stats};
 use crate::error::NvqError;
-use crate::model::Row;
+use crate::model::{FieldInfo, Row, Value};
 use crate::source::QueryMode;
 use std::time::Duration;
 
@@ -59,15 +59,51 @@ pub struct Script {
     pub until: Option<(Expr, Quantifier)>,
     pub timeout: Option<Duration>,
     pub summary: Option<Stats>,
-    mode: QueryMode,
+    /// The fields expressions name (a mode's fields, or a monitor's columns).
+    infos: Vec<FieldInfo>,
+    key: RowKey,
     read: Vec<usize>,
     shown: usize,
+}
+
+/// What tells rows apart for `--summary` and `--assert` messages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RowKey {
+    /// One row per GPU, named by the caller (`--query-gpu`).
+    Gpu,
+    /// The GPU index and a second number (a PID) in these cells: `pmon`
+    /// keeps one summary per process.
+    Cells { gpu: usize, sub: usize },
 }
 
 impl Script {
     /// Compile the flags for `mode`, whose queried fields are `queried`.
     /// Everything is checked here, before NVML is touched.
     pub fn new(mode: QueryMode, queried: &[usize], flags: Flags) -> Result<Self, NvqError> {
+        if flags.summary && !mode.row_per_gpu() {
+            return Err(NvqError::Usage(format!(
+                "--summary works with --query-gpu, not --{}.",
+                mode.option()
+            )));
+        }
+        let infos = mode.fields().into_iter().copied().collect();
+        Self::with_fields(infos, queried, flags, RowKey::Gpu)
+    }
+
+    /// Compile the flags against any field table (a monitor's columns):
+    /// expressions name `infos` by name or alias; rows are told apart by `key`.
+    pub fn with_fields(
+        infos: Vec<FieldInfo>,
+        queried: &[usize],
+        flags: Flags,
+        key: RowKey,
+    ) -> Result<Self, NvqError> {
+        let refs: Vec<&FieldInfo> = infos.iter().collect();
+        let lookup = |name: &str| refs.iter().position(|f| f.matches(name));
+        let compile = |flag: &'static str, src: &str| {
+            Expr::compile_with(flag, src, &refs, &lookup)
+                .map_err(|e| NvqError::Usage(e.render(flag, src)))
+        };
         let Flags {
             where_,
             assert,
@@ -76,20 +112,16 @@ impl Script {
             timeout,
             summary,
         } = flags;
-        let where_ = where_
-            .map(|s| Expr::compile("--where", s, mode))
-            .transpose()?;
-        let assert = assert
-            .map(|s| Expr::compile("--assert", s, mode))
-            .transpose()?;
+        let where_ = where_.map(|s| compile("--where", s)).transpose()?;
+        let assert = assert.map(|s| compile("--assert", s)).transpose()?;
         let until = match (until, until_all) {
             (Some(_), Some(_)) => {
                 return Err(NvqError::Usage(
                     "--until and --until-all cannot be used together; choose one.".into(),
                 ))
             }
-            (Some(s), None) => Some((Expr::compile("--until", s, mode)?, Quantifier::Any)),
-            (None, Some(s)) => Some((Expr::compile("--until-all", s, mode)?, Quantifier::All)),
+            (Some(s), None) => Some((compile("--until", s)?, Quantifier::Any)),
+            (None, Some(s)) => Some((compile("--until-all", s)?, Quantifier::All)),
             (None, None) => None,
         };
         let timeout = match timeout {
@@ -101,19 +133,14 @@ impl Script {
             Some(t) => Some(super::parse_duration("--timeout", t)?),
             None => None,
         };
-        if summary && !mode.row_per_gpu() {
-            return Err(NvqError::Usage(format!(
-                "--summary works with --query-gpu, not --{}.",
-                mode.option()
-            )));
-        }
         let mut script = Script {
             where_,
             assert,
             until,
             timeout,
             summary: summary.then(Stats::new),
-            mode,
+            infos,
+            key,
             read: Vec::new(),
             shown: queried.len(),
         };
@@ -166,12 +193,12 @@ impl Script {
             .collect();
         let mut failures = Vec::new();
         if let Some(e) = &self.assert {
-            let infos = self.mode.fields();
+            let infos: Vec<&FieldInfo> = self.infos.iter().collect();
             for (i, r) in &kept {
                 if !e.holds(&r.cells) {
                     failures.push(format!(
                         "  {}: {}",
-                        who(*i, gpus),
+                        self.who(*i, &r.cells, gpus),
                         e.explain(&r.cells, &self.read, &infos)
                     ));
                 }
@@ -182,8 +209,15 @@ impl Script {
         }
         if let Some(s) = &mut self.summary {
             for (i, r) in &kept {
-                let gpu = gpus.and_then(|g| g.get(*i)).copied().unwrap_or(*i as u32);
-                s.add(gpu, &r.cells);
+                match self.key {
+                    RowKey::Gpu => {
+                        let gpu = gpus.and_then(|g| g.get(*i)).copied().unwrap_or(*i as u32);
+                        s.add(gpu, &r.cells);
+                    }
+                    RowKey::Cells { gpu, sub } => {
+                        s.add_keyed(cell_u32(&r.cells, gpu), cell_u32(&r.cells, sub), &r.cells)
+                    }
+                }
             }
             s.sample_done();
         }
@@ -213,9 +247,29 @@ impl Script {
     }
 }
 
-fn who(i: usize, gpus: Option<&[u32]>) -> String {
-    match gpus.and_then(|g| g.get(i)) {
-        Some(g) => format!("GPU {g}"),
-        None => format!("row {}", i + 1),
+impl Script {
+    /// How an `--assert` message names a row.
+    fn who(&self, i: usize, cells: &[Value], gpus: Option<&[u32]>) -> String {
+        if let RowKey::Cells { gpu, sub } = self.key {
+            let name = |k: usize| self.infos.get(k).map_or("", |f| f.name);
+            return format!(
+                "GPU {} {} {}",
+                cell_u32(cells, gpu),
+                name(sub),
+                cell_u32(cells, sub)
+            );
+        }
+        match gpus.and_then(|g| g.get(i)) {
+            Some(g) => format!("GPU {g}"),
+            None => format!("row {}", i + 1),
+        }
+    }
+}
+
+/// A cell's integer (a GPU index, a PID), 0 when it has none.
+fn cell_u32(cells: &[Value], k: usize) -> u32 {
+    match cells.get(k) {
+        Some(Value::Int(v)) => u32::try_from(*v).unwrap_or(0),
+        _ => 0,
     }
 }

@@ -91,10 +91,11 @@ enum Stat {
     Mean,
 }
 
-/// The running statistics of a run, per GPU and column.
+/// The running statistics of a run, per GPU (and process, for `pmon`) and
+/// column.
 #[derive(Debug, Clone, Default)]
 pub struct Stats {
-    gpus: BTreeMap<u32, Vec<Acc>>,
+    gpus: BTreeMap<(u32, u32), Vec<Acc>>,
     samples: u64,
 }
 
@@ -115,7 +116,13 @@ impl Stats {
 
     /// Add one printed row of GPU `gpu`.
     pub fn add(&mut self, gpu: u32, cells: &[Value]) {
-        let accs = self.gpus.entry(gpu).or_default();
+        self.add_keyed(gpu, 0, cells);
+    }
+
+    /// Add one printed row of GPU `gpu` that belongs to `sub` (a PID):
+    /// each (GPU, sub) pair gets its own statistics.
+    pub fn add_keyed(&mut self, gpu: u32, sub: u32, cells: &[Value]) {
+        let accs = self.gpus.entry((gpu, sub)).or_default();
         if accs.len() < cells.len() {
             accs.resize(cells.len(), Acc::default());
         }
@@ -138,7 +145,7 @@ impl Stats {
     /// The summary table's rows: `min`, `max`, `mean` for each GPU.
     pub fn rows(&self) -> Vec<Row> {
         let mut out = Vec::with_capacity(self.gpus.len() * 3);
-        for (gpu, accs) in &self.gpus {
+        for ((gpu, _), accs) in &self.gpus {
             for (stat, name) in [(Stat::Min, "min"), (Stat::Max, "max"), (Stat::Mean, "mean")] {
                 let mut cells = vec![Value::Int(i64::from(*gpu)), Value::text(name)];
                 cells.extend(accs.iter().map(|a| a.stat(stat)));

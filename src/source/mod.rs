@@ -23,6 +23,10 @@ pub mod target;
 pub mod time;
 pub mod topo;
 
+pub mod dmon;
+pub mod monitor;
+pub mod pmon;
+
 pub mod accounted_apps;
 pub mod compute_apps;
 pub mod remapped_rows;

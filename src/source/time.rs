@@ -45,6 +45,15 @@ pub fn is_timestamp(s: &str) -> bool {
         })
 }
 
+/// The local date and time as `dmon -o DT` and `pmon -o DT` print them:
+/// `YYYYMMDD` and `HH:MM:SS`.
+pub fn monitor_date_time() -> (String, String) {
+    let ts = timestamp_now();
+    let date = ts.get(0..10).unwrap_or_default().replace('/', "");
+    let time = ts.get(11..19).unwrap_or_default().to_string();
+    (date, time)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

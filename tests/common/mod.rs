@@ -249,3 +249,91 @@ pub const CAPTURE_MACHINES: &[(&str, &str)] = &[
         "windows-x86_64__nvidia-geforce-rtx-2080-super__610.62",
     ),
 ];
+
+/// One section capture of a machine as nvidia-smi printed it, or `None`
+/// (with a note) when `../shared` is absent. The section files were cut
+/// from one long capture: some lack the final newline, and one carries the
+/// next section's `####` banner after an empty line; both are undone here.
+pub fn section(dir: &str, file: &str) -> Option<String> {
+    let text = read_shared(&format!("nvidia-smi/captures/sections/{dir}/{file}"))?;
+    let text = text.split("\n\n####").next().unwrap_or_default();
+    Some(format!("{}\n", text.trim_end_matches('\n')))
+}
+
+/// Run nvq against a scenario until `lines` lines of output came out, then
+/// send SIGINT (as Ctrl+C does). Returns the exit code, stdout and stderr.
+pub fn run_until_lines(
+    scenario: &Path,
+    args: &[&str],
+    lines: usize,
+) -> (Option<i32>, String, String) {
+    use std::io::Read;
+    use std::time::Duration;
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("nvq"))
+        .arg("--nvml-lib")
+        .arg(sim_lib())
+        .args(args)
+        .env("NVML_SIM_SCENARIO", scenario)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn nvq");
+    let mut out = child.stdout.take().expect("stdout");
+    let (enough, seen) = std::sync::mpsc::channel();
+    let reader = std::thread::spawn(move || {
+        let mut all = Vec::new();
+        let mut buf = [0u8; 4096];
+        loop {
+            match out.read(&mut buf) {
+                Ok(0) | Err(_) => return all,
+                Ok(n) => all.extend_from_slice(&buf[..n]),
+            }
+            if all.iter().filter(|b| **b == b'\n').count() >= lines {
+                let _ = enough.send(());
+            }
+        }
+    });
+    let _ = seen.recv_timeout(Duration::from_secs(30));
+    // SAFETY: signalling the child this test spawned.
+    assert_eq!(
+        unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) },
+        0
+    );
+    let status = child.wait().expect("wait nvq");
+    let all = reader.join().expect("reader");
+    let mut err = String::new();
+    let _ = child.stderr.take().map(|mut e| e.read_to_string(&mut err));
+    (status.code(), String::from_utf8(all).expect("utf-8"), err)
+}
+
+/// Run nvq on every machine of [`CAPTURE_MACHINES`], idle and under load, and
+/// compare its output with that machine's section capture byte for byte.
+/// `file(state)` names the capture, `scenario_of(key, state)` the scenario.
+/// The runs go side by side (a monitor's five samples take seconds each).
+/// Returns how many captures were compared: 0 without `../shared`.
+pub fn compare_sections(
+    file: fn(&str) -> String,
+    scenario_of: fn(&str, &str) -> String,
+    args: &'static [&'static str],
+) -> usize {
+    let runs: Vec<_> = CAPTURE_MACHINES
+        .iter()
+        .flat_map(|(key, dir)| ["idle", "load"].map(|state| (*key, *dir, state)))
+        .map(|(key, dir, state)| {
+            std::thread::spawn(move || {
+                let expected = section(dir, &file(state))?;
+                let got = nvq_ok(&scenario(&scenario_of(key, state)), args);
+                Some((format!("{key} {state}"), got, expected))
+            })
+        })
+        .collect();
+    let mut compared = 0;
+    for r in runs {
+        let Some((what, got, expected)) = r.join().expect("run") else {
+            continue;
+        };
+        assert_eq!(got, expected, "{what}");
+        compared += 1;
+    }
+    compared
+}

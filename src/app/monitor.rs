@@ -1,0 +1,301 @@
+//! What `dmon` and `pmon` share: checking `-d`, `-c`, `-o` and `--format`,
+//! and the loop that reads every GPU under the sample's deadline and hands
+//! the rows to nvidia-smi's column text or one of nvq's formats.
+
+use super::{apply_script, finish_script, ScriptRun};
+use crate::cli::MonitorArgs;
+use crate::error::NvqError;
+use crate::model::{Column, FieldInfo, NvmlCode, Row, Value};
+use crate::nvml::{select, LibSource, Session};
+use crate::output::{Sink, SinkMode};
+use crate::render::monitor::{Layout, Monitor, Slot};
+use crate::render::{FormatKind, FormatSpec, Formatter};
+use crate::schedule::{self as looping, deadline, Flow, Schedule};
+use crate::script::{self, RowKey, Script};
+use crate::source::monitor::Metric;
+use crate::source::Target;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// A monitor's checked options.
+pub struct Plan {
+    pub interval: Duration,
+    pub count: Option<u64>,
+    pub date: bool,
+    pub time: bool,
+    /// `None`: nvidia-smi's own columns.
+    pub format: Option<FormatSpec>,
+}
+
+impl Plan {
+    /// Check the options of `cmd` (`dmon`, `pmon`), whose `-d` is at most
+    /// `max_delay` seconds.
+    pub fn new(cmd: &str, o: &MonitorArgs, max_delay: Option<u64>) -> Result<Self, NvqError> {
+        let secs = match o.delay.as_deref() {
+            None => 1,
+            Some(d) => {
+                let max = max_delay.unwrap_or(u64::MAX);
+                match d.trim().parse::<u64>() {
+                    Ok(n) if (1..=max).contains(&n) => n,
+                    _ => {
+                        let range = match max_delay {
+                            Some(m) => format!("a whole number of seconds from 1 to {m}"),
+                            None => "a whole number of seconds, 1 or more".to_string(),
+                        };
+                        return Err(NvqError::Usage(format!(
+                            "{cmd}: invalid delay \"{d}\" for -d; give {range}."
+                        )));
+                    }
+                }
+            }
+        };
+        let count = match o.count.as_deref() {
+            None => None,
+            Some(c) => match c.trim().parse::<u64>() {
+                Ok(n) if n >= 1 => Some(n),
+                _ => {
+                    return Err(NvqError::Usage(format!(
+                        "{cmd}: invalid count \"{c}\" for -c; give a whole number of samples, 1 or more."
+                    )))
+                }
+            },
+        };
+        let (date, time) = match o.options.as_deref() {
+            None => (false, false),
+            Some(s) => {
+                let ok = !s.is_empty() && s.chars().all(|c| c == 'D' || c == 'T');
+                if !ok {
+                    return Err(NvqError::Usage(format!(
+                        "{cmd}: invalid value \"{s}\" for -o; give D (date), T (time) or DT."
+                    )));
+                }
+                (s.contains('D'), s.contains('T'))
+            }
+        };
+        // nvidia-smi's dmon spells it `nounit`; nvq's queries `nounits`.
+        let format = o
+            .format
+            .as_deref()
+            .map(|f| {
+                let f: Vec<&str> = f
+                    .split(',')
+                    .map(|t| if t == "nounit" { "nounits" } else { t })
+                    .collect();
+                FormatSpec::parse(&f.join(","))
+            })
+            .transpose()?;
+        Ok(Plan {
+            interval: Duration::from_secs(secs),
+            count,
+            date,
+            time,
+            format,
+        })
+    }
+
+    /// The date and time columns `-o` asks for, as nvq columns and slots.
+    fn clock_columns(&self) -> (Vec<Column>, Vec<Slot>) {
+        let mut cols = Vec::new();
+        let mut slots = Vec::new();
+        if self.date {
+            cols.push(column("date", None, "Local date of the sample, YYYYMMDD."));
+            slots.push(Slot::left("Date", "YYYYMMDD", "", 12));
+        }
+        if self.time {
+            cols.push(column("time", None, "Local time of the sample, HH:MM:SS."));
+            slots.push(Slot::left("Time", "HH:MM:SS", "", 12));
+        }
+        (cols, slots)
+    }
+}
+
+/// `-s` of `cmd`: the metrics of `letters` (`default` without `-s`), as
+/// `select` picks them from the command's table of `groups`.
+pub fn selected(
+    cmd: &str,
+    letters: Option<&str>,
+    default: &str,
+    groups: &str,
+    select: fn(&str) -> Result<Vec<Metric>, char>,
+) -> Result<Vec<Metric>, NvqError> {
+    let letters = letters.unwrap_or(default);
+    select(letters).map_err(|g| {
+        NvqError::Usage(format!(
+            "{cmd}: unknown metric group '{g}' in -s {letters}; choose from {groups}."
+        ))
+    })
+}
+
+/// An nvq column of a monitor.
+pub fn column(name: &'static str, unit: Option<&'static str>, help: &'static str) -> Column {
+    Column::plain(name, unit, help)
+}
+
+/// Everything a monitor run needs besides its per-GPU reader.
+pub struct Run<'a> {
+    pub lib: LibSource,
+    /// `-i` and `-f` come from here.
+    pub args: &'a MonitorArgs,
+    pub plan: Plan,
+    /// The columns after the date and time.
+    pub columns: Vec<Column>,
+    /// nvidia-smi's layout of the same columns, for the driver's major
+    /// version (the layouts changed over the years).
+    pub layout: &'a dyn Fn(u32) -> Layout,
+    /// `--where`, `--assert`, `--until`, `--summary` (pmon), over the
+    /// columns; rows are told apart by their GPU and the column after it.
+    pub script: Option<script::Flags<'a>>,
+    /// `--timeout` as given, for the message when `--until` never held.
+    pub script_timeout: Option<&'a str>,
+}
+
+/// Run a monitor whose GPUs are read by a reader `R` each (built by `new`
+/// on the worker thread that uses it; it keeps what the GPU's rows need
+/// from one sample to the next), `read` giving a sample's rows.
+pub fn run_readers<R: Send + 'static>(
+    r: Run<'_>,
+    new: impl Fn() -> R + Send + Sync + 'static,
+    read: fn(&mut R, &Session, &Target, u32) -> Vec<Row>,
+) -> Result<(), NvqError> {
+    run(
+        r,
+        Arc::new(move |session, gpu, count| {
+            let targets = crate::source::targets(&session, &[gpu]);
+            let mut reader = new();
+            Box::new(move || {
+                targets
+                    .iter()
+                    .flat_map(|t| read(&mut reader, &session, t, count))
+                    .collect()
+            })
+        }),
+    )
+}
+
+/// A GPU's reader, built on the worker thread that runs it: given the
+/// session, the GPU's index and the GPU count, a job returning its rows.
+type MakeReader =
+    dyn Fn(Arc<Session>, u32, u32) -> Box<dyn FnMut() -> Vec<Row> + Send> + Send + Sync;
+
+/// Run a monitor: every `-d` seconds read the GPUs (in parallel, under the
+/// sample's deadline) and write the rows.
+fn run(r: Run<'_>, make: Arc<MakeReader>) -> Result<(), NvqError> {
+    let mode = match r.plan.format {
+        Some(f) if f.kind.replaces_file() => SinkMode::ReplaceEachSample,
+        _ => SinkMode::Append,
+    };
+    let (mut columns, mut slots) = r.plan.clock_columns();
+    let clocks = columns.len();
+    columns.extend(r.columns.iter().cloned());
+    // The flags are checked before NVML is touched.
+    let mut script = match r.script {
+        Some(flags) => Some(compile_script(&columns, clocks, flags, r.plan.format)?),
+        None => None,
+    };
+    let session = Arc::new(Session::open(&r.lib)?);
+    let devices = select::select(&session, r.args.id.as_deref())?;
+    let filename = r.args.filename.as_deref();
+    let count = session.device_count().unwrap_or(0);
+    let mut sink = Sink::open_with(filename, mode)?;
+    let own = (r.layout)(session.driver_major());
+    slots.extend(own.slots.iter().cloned());
+    let layout = Layout { slots, ..own };
+    let mut fmt: Box<dyn Formatter> = match r.plan.format {
+        Some(f) => f.formatter_with(crate::output::terminal::stdout_colour(filename.is_some())),
+        None => Box::new(Monitor::new(layout)),
+    };
+    let n = devices.len();
+    let width = r.columns.len();
+    // One job per GPU; a job builds its reader (handle lookups included) on
+    // its first run, on a worker thread, under the sample's deadline.
+    let jobs: Vec<_> = devices
+        .iter()
+        .map(|&gpu| {
+            let (make, sess) = (Arc::clone(&make), Arc::clone(&session));
+            let mut reader: Option<Box<dyn FnMut() -> Vec<Row> + Send>> = None;
+            move || reader.get_or_insert_with(|| make(Arc::clone(&sess), gpu, count))()
+        })
+        .collect();
+    let _ = n;
+    let mut workers = deadline::PerGpu::start(jobs)
+        .map_err(|e| NvqError::Usage(format!("cannot start the GPU readers: {e}")))?;
+    let schedule = Schedule {
+        interval: Some(r.plan.interval),
+        count: r.plan.count,
+        deadline: script.as_ref().and_then(|s| s.timeout),
+    };
+    let (date, time) = (r.plan.date, r.plan.time);
+    let mut failed = None;
+    let end = looping::run_with(schedule, &columns, fmt.as_mut(), &mut sink, |tick| {
+        let per_gpu = workers.sample(tick.deadline, |i| vec![late_row(devices[i], width)]);
+        let (d, t) = crate::source::time::monitor_date_time();
+        let mut rows: Vec<Row> = per_gpu.into_iter().flatten().collect();
+        for row in &mut rows {
+            let mut cells = Vec::with_capacity(clocks + row.cells.len());
+            if date {
+                cells.push(Value::text(d.clone()));
+            }
+            if time {
+                cells.push(Value::text(t.clone()));
+            }
+            cells.append(&mut row.cells);
+            row.cells = cells;
+        }
+        Ok(match script.as_mut() {
+            Some(s) => apply_script(s, rows, None, &mut failed),
+            None => (rows, Flow::Continue),
+        })
+    })?;
+    let Some(script) = script else {
+        return Ok(());
+    };
+    let run = ScriptRun {
+        end,
+        failed,
+        count: r.plan.count,
+        timeout: r.script_timeout,
+    };
+    // With nvidia-smi's own columns the summary is printed as a table.
+    let format = r.plan.format.unwrap_or(FormatSpec {
+        kind: FormatKind::Table,
+        noheader: false,
+        nounits: false,
+    });
+    finish_script(&script, run, &columns, format, &mut sink)
+}
+
+/// The scripting flags over a monitor's columns: names are the columns'
+/// (`sm`, `fb`, `command`, ...); each row is keyed by its GPU and the
+/// column after it (pmon: the PID).
+fn compile_script(
+    columns: &[Column],
+    clocks: usize,
+    flags: script::Flags<'_>,
+    format: Option<FormatSpec>,
+) -> Result<Script, NvqError> {
+    super::check_summary_format(flags.summary, format)?;
+    let infos: Vec<FieldInfo> = columns
+        .iter()
+        .map(|c| {
+            let info = FieldInfo::new(c.name, c.help);
+            match c.unit {
+                Some(u) => info.unit(u),
+                None => info,
+            }
+        })
+        .collect();
+    let all: Vec<usize> = (0..infos.len()).collect();
+    let key = RowKey::Cells {
+        gpu: clocks,
+        sub: clocks + 1,
+    };
+    Script::with_fields(infos, &all, flags, key)
+}
+
+/// The row of a GPU that missed the sample's deadline: its index, then
+/// `[Timeout]` cells.
+fn late_row(gpu: u32, width: usize) -> Row {
+    let mut cells = vec![Value::Int(i64::from(gpu))];
+    cells.extend((1..width).map(|_| Value::err(NvmlCode::TIMEOUT)));
+    Row::new(cells)
+}

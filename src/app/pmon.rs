@@ -1,0 +1,92 @@
+//! `nvq pmon`: nvidia-smi's scrolling per-process monitor.
+
+use super::monitor::{self, column, Plan, Run};
+use crate::cli::pmon::PmonArgs;
+use crate::error::NvqError;
+use crate::nvml::LibSource;
+use crate::render::monitor::{Layout, Slot, Zero};
+use crate::source::pmon::{self, PmonReader};
+
+/// nvidia-smi's pmon waits at most 10 s between samples.
+pub const MAX_DELAY: u64 = 10;
+
+/// The longest command name pmon prints.
+pub const NAME_CHARS: usize = 15;
+
+pub fn run(a: &PmonArgs, lib: LibSource) -> Result<(), NvqError> {
+    let plan = Plan::new("pmon", &a.monitor, Some(MAX_DELAY))?;
+    let metrics = monitor::selected(
+        "pmon",
+        a.select.as_deref(),
+        pmon::DEFAULT_GROUPS,
+        pmon::GROUPS,
+        pmon::select,
+    )?;
+    let mut columns = vec![
+        column("index", None, "The GPU's index."),
+        column("pid", None, "The process's ID."),
+        column("type", None, "C compute, G graphics, C+G both, M MPS."),
+    ];
+    for m in &metrics {
+        columns.push(column(m.name, m.unit, m.help));
+    }
+    columns.push(column("command", None, "The process's name."));
+    let shown = metrics.clone();
+    let layout = move |driver: u32| layout(&shown, driver);
+    let run = Run {
+        lib,
+        args: &a.monitor,
+        plan,
+        columns,
+        layout: &layout,
+        script: Some(a.script.flags()),
+        script_timeout: a.script.timeout.as_deref(),
+    };
+    monitor::run_readers(
+        run,
+        move || PmonReader::new(metrics.clone()),
+        PmonReader::read,
+    )
+}
+
+/// nvidia-smi's pmon columns for `metrics` on a driver of this major
+/// version: from [`pmon::NEW_LAYOUT_FROM`] on with `jpg` and `ofa`.
+fn layout(metrics: &[pmon::Metric], driver: u32) -> Layout {
+    let old = driver < pmon::NEW_LAYOUT_FROM;
+    // Before 550 the header's `type` and `sm` were a character narrower
+    // than their values, and the header lines had no trailing space.
+    let narrow = usize::from(old);
+    let mut slots = vec![
+        Slot::right("gpu", "Idx", "", 4, 4),
+        Slot::right("pid", "#", " ", 11, 10),
+        Slot::right("type", "C/G", " ", 6 - narrow, 5),
+    ];
+    for m in metrics {
+        let head = if m.name == "sm" { 6 - narrow } else { 6 };
+        let mut slot = Slot::right(m.name, m.unit_label, " ", head, 6);
+        slot.zero = zero_rule(m.name);
+        slot.hidden = old && matches!(m.name, "jpg" | "ofa");
+        slots.push(slot);
+    }
+    let mut command = Slot::left("command", "name", "    ", NAME_CHARS);
+    command.head_width = 0;
+    command.max_chars = Some(NAME_CHARS);
+    slots.push(command);
+    Layout {
+        slots,
+        head_end: if old { "" } else { " " },
+        data_end: "",
+    }
+}
+
+/// Which zeros nvidia-smi's pmon prints as `-`, as the captures of drivers
+/// 545 to 610 show: an engine column (`enc`, `dec`, `jpg`, `ofa`) at 0;
+/// `sm` and `mem` when both are 0 while an engine column is not (a sample
+/// of the encoder alone); a process at 0 % everywhere prints `0 0`.
+fn zero_rule(name: &str) -> Zero {
+    match name {
+        "sm" | "mem" => Zero::DashWhenOthersBusy(1),
+        "enc" | "dec" | "jpg" | "ofa" => Zero::Dash,
+        _ => Zero::Show,
+    }
+}

@@ -1,0 +1,233 @@
+//! `pmon`: one row per process per GPU per sample.
+//!
+//! The processes come from the compute, graphics and MPS lists (a PID in
+//! both the compute and the graphics list is `C+G`); their utilization from
+//! `nvmlDeviceGetProcessUtilization`, asking only for samples newer than the
+//! newest one seen before, so a process without a sample in the window has
+//! none. A GPU without processes gets one row of nothing (`-` in the text).
+
+use super::monitor::m;
+pub use super::monitor::Metric;
+use super::Target;
+use crate::model::{NvmlCode, Row, Value};
+use crate::nvml::raw::{self, ProcessList};
+use crate::nvml::Session;
+use std::collections::{BTreeMap, HashMap};
+
+/// Every pmon metric, in nvidia-smi's order within its group.
+#[rustfmt::skip]
+pub const METRICS: &[Metric] = &[
+    m("sm", "%", Some("%"), 'u', "The process's share of SM time in the window."),
+    m("mem", "%", Some("%"), 'u', "The process's share of memory read/write time in the window."),
+    m("enc", "%", Some("%"), 'u', "The process's share of video encoder time."),
+    m("dec", "%", Some("%"), 'u', "The process's share of video decoder time."),
+    m("jpg", "%", Some("%"), 'u', "The process's share of JPEG decoder time."),
+    m("ofa", "%", Some("%"), 'u', "The process's share of optical flow accelerator time."),
+    m("fb", "MB", Some("MiB"), 'm', "Frame buffer memory the process holds."),
+    m("ccpm", "MB", Some("MiB"), 'm', "Protected memory the process holds (confidential computing)."),
+];
+
+/// The first driver (major version) whose pmon has the `jpg` and `ofa`
+/// columns and lists processes by PID: 545.23 has neither (it lists them as
+/// NVML does), 550.54 both.
+pub const NEW_LAYOUT_FROM: u32 = 550;
+
+/// The `-s` letters pmon knows.
+pub const GROUPS: &str = "um";
+
+/// nvidia-smi's default `-s`.
+pub const DEFAULT_GROUPS: &str = "u";
+
+/// The metrics of `-s LETTERS`, group by group in the order given.
+pub fn select(letters: &str) -> Result<Vec<Metric>, char> {
+    super::monitor::select(METRICS, GROUPS, letters)
+}
+
+/// The name pmon shows: the last component of the path NVML gives, with
+/// either kind of separator (Linux paths, Windows paths).
+pub fn short_name(path: &str) -> &str {
+    path.rsplit(['/', '\\']).next().unwrap_or(path)
+}
+
+/// A process of one sample.
+struct Proc {
+    kind: &'static str,
+    used_memory: Option<u64>,
+}
+
+/// One utilization sample of a process.
+#[derive(Clone, Copy)]
+struct Sample {
+    timestamp: u64,
+    sm: u32,
+    mem: u32,
+    enc: u32,
+    dec: u32,
+}
+
+/// Reads one GPU's pmon rows; remembers the newest sample it has seen, so
+/// each sample covers the time since the previous one.
+pub struct PmonReader {
+    metrics: Vec<Metric>,
+    last_seen: u64,
+}
+
+const MIB: u64 = 1024 * 1024;
+
+impl PmonReader {
+    pub fn new(metrics: Vec<Metric>) -> Self {
+        PmonReader {
+            metrics,
+            last_seen: 0,
+        }
+    }
+
+    /// The rows of one sample: GPU index, PID, type, the metrics, the
+    /// command name; one row of failures when the GPU has no process.
+    pub fn read(&mut self, session: &Session, target: &Target, count: u32) -> Vec<Row> {
+        let c = target.context(session, count);
+        let dev = c.raw();
+        // In the order NVML lists them (compute, graphics, MPS).
+        let mut procs: Vec<(u32, Proc)> = Vec::new();
+        let mut at: HashMap<u32, usize> = HashMap::new();
+        let mut failure = None;
+        for (list, kind) in [
+            (ProcessList::Compute, "C"),
+            (ProcessList::Graphics, "G"),
+            (ProcessList::MpsCompute, "M"),
+        ] {
+            match raw::processes(&dev, list) {
+                Ok(l) => {
+                    for p in l {
+                        match at.get(&p.pid).and_then(|&i| procs.get_mut(i)) {
+                            Some((_, e)) => {
+                                e.kind = merge(e.kind, kind);
+                                e.used_memory = e.used_memory.or(p.used_memory);
+                            }
+                            None => {
+                                at.insert(p.pid, procs.len());
+                                let used_memory = p.used_memory;
+                                procs.push((p.pid, Proc { kind, used_memory }));
+                            }
+                        }
+                    }
+                }
+                Err(code) if kind == "C" => failure = Some(code),
+                Err(_) => {}
+            }
+        }
+        let samples = self.samples(&c);
+        let ident = target.ident(&c);
+        let make = |cells: Vec<Value>, pid: Option<u32>| {
+            let mut row = Row::new(cells);
+            row.gpu = Some(ident.clone());
+            row.timestamp = Some(c.timestamp.clone());
+            if let Some(pid) = pid {
+                row.labels.push(("pid", pid.to_string()));
+            }
+            row
+        };
+        if procs.is_empty() {
+            // No process (or no list): one row that says so.
+            let code = failure.unwrap_or(NvmlCode::NOT_FOUND);
+            let mut cells = vec![Value::Int(i64::from(target.index))];
+            cells.extend((0..self.metrics.len() + 3).map(|_| Value::err(code)));
+            return vec![make(cells, None)];
+        }
+        if session.driver_major() >= NEW_LAYOUT_FROM {
+            procs.sort_by_key(|(pid, _)| *pid);
+        }
+        procs
+            .into_iter()
+            .map(|(pid, p)| {
+                let s = samples.get(&pid).copied();
+                let mut cells = vec![
+                    Value::Int(i64::from(target.index)),
+                    Value::Int(i64::from(pid)),
+                    Value::text(p.kind),
+                ];
+                for m in &self.metrics {
+                    cells.push(metric(m.name, s, &p));
+                }
+                cells.push(match raw::process_name(session, pid) {
+                    Ok(name) => Value::text(short_name(&name)),
+                    Err(code) => Value::err(code),
+                });
+                make(cells, Some(pid))
+            })
+            .collect()
+    }
+
+    /// Each process's newest sample newer than the last one seen.
+    fn samples(&mut self, c: &super::gpu::GpuCtx) -> BTreeMap<u32, Sample> {
+        let mut out: BTreeMap<u32, Sample> = BTreeMap::new();
+        let Ok(list) = c.call(|d| d.process_utilization_stats(self.last_seen)) else {
+            // NOT_FOUND: no sample in the window; other failures: none either.
+            return out;
+        };
+        for s in list {
+            self.last_seen = self.last_seen.max(s.timestamp);
+            let new = Sample {
+                timestamp: s.timestamp,
+                sm: s.sm_util,
+                mem: s.mem_util,
+                enc: s.enc_util,
+                dec: s.dec_util,
+            };
+            out.entry(s.pid)
+                .and_modify(|e| {
+                    if new.timestamp >= e.timestamp {
+                        *e = new;
+                    }
+                })
+                .or_insert(new);
+        }
+        out
+    }
+}
+
+/// The type of a PID found in two lists.
+fn merge(a: &'static str, b: &'static str) -> &'static str {
+    match (a, b) {
+        _ if a == b => a,
+        ("C", "G") | ("G", "C") | ("C+G", _) | (_, "C+G") => "C+G",
+        ("M", "G") | ("G", "M") => "M+G",
+        _ => a,
+    }
+}
+
+fn metric(name: &str, s: Option<Sample>, p: &Proc) -> Value {
+    let pct = |f: fn(&Sample) -> u32| match s {
+        Some(s) => Value::Int(i64::from(f(&s))),
+        None => Value::err(NvmlCode::NOT_FOUND),
+    };
+    match name {
+        "sm" => pct(|s| s.sm),
+        "mem" => pct(|s| s.mem),
+        "enc" => pct(|s| s.enc),
+        "dec" => pct(|s| s.dec),
+        "fb" => match p.used_memory {
+            Some(b) => Value::count(b / MIB),
+            None => Value::err(NvmlCode::NOT_SUPPORTED),
+        },
+        // jpg/ofa need the newer per-process call; ccpm a per-process
+        // protected-memory figure NVML's lists do not carry.
+        _ => Value::err(NvmlCode::NOT_SUPPORTED),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_and_groups() {
+        assert_eq!(short_name("/usr/bin/gnome-shell"), "gnome-shell");
+        assert_eq!(short_name("C:\\Windows\\System32\\dwm.exe"), "dwm.exe");
+        assert_eq!(short_name("python3"), "python3");
+        assert_eq!(select("um").unwrap().len(), 8);
+        assert_eq!(select("m").unwrap()[0].name, "fb");
+        assert_eq!(select("x"), Err('x'));
+        assert_eq!(merge("C", "G"), "C+G");
+    }
+}

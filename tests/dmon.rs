@@ -1,0 +1,382 @@
+//! `nvq dmon`: nvidia-smi's scrolling per-GPU monitor, against the simulator.
+//! The real captures in `../shared` are reproduced byte for byte; every `-s`
+//! group, `-o`, `-c`, `-i`, a GPU lost mid-run, the errors and nvq's formats
+//! are checked on `tests/scenarios/mon_4gpu.toml`.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+use common::{compare_sections, nvq, nvq_ok, run_until_lines, scenario};
+
+/// Every `dmon -c 5` capture (4 machines, idle and under load) from its scenario.
+#[test]
+fn reproduces_the_dmon_captures() {
+    let compared = compare_sections(
+        |state| format!("{state}_dmon_per_device_monitor_incl_pcie_rx_tx.txt"),
+        |key, state| format!("dmon_{key}_{state}.toml"),
+        &["dmon", "-c", "5"],
+    );
+    assert!(
+        compared == 0 || compared == 8,
+        "{compared} captures compared"
+    );
+}
+
+fn mon4() -> std::path::PathBuf {
+    scenario("mon_4gpu.toml")
+}
+
+/// The `YYYYMMDD    HH:MM:SS    ` prefix of a `-o DT` line.
+fn is_date_time(s: &str) -> bool {
+    let b = s.as_bytes();
+    s.len() == 24
+        && b[..8].iter().all(u8::is_ascii_digit)
+        && &s[8..12] == "    "
+        && s[12..20].chars().enumerate().all(|(i, c)| {
+            if i == 2 || i == 5 {
+                c == ':'
+            } else {
+                c.is_ascii_digit()
+            }
+        })
+        && &s[20..] == "    "
+}
+
+#[test]
+fn every_group_with_date_and_time_two_of_four_gpus_and_a_lost_gpu() {
+    let out = nvq_ok(
+        &mon4(),
+        &["dmon", "-c", "3", "-s", "pucvmet", "-o", "DT", "-i", "0,3"],
+    );
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        lines[0],
+        "#Date        Time         gpu    pwr  gtemp  mtemp     sm    mem    enc    dec    jpg    ofa   mclk   pclk  \
+         pviol  tviol     fb   bar1   ccpm  sbecc  dbecc    pci  rxpci  txpci "
+    );
+    assert_eq!(
+        lines[1],
+        "#YYYYMMDD    HH:MM:SS     Idx      W      C      C      %      %      %      %      %      %    MHz    MHz  \
+         \x20   %   bool     MB     MB     MB   errs   errs   errs   MB/s   MB/s "
+    );
+    let rows: Vec<&str> = lines[2..]
+        .iter()
+        .map(|l| {
+            assert!(is_date_time(&l[1..25]), "{l:?}");
+            &l[25..]
+        })
+        .collect();
+    let dash = "      -".repeat(21);
+    let expected = [
+        // Sample 1: no earlier violation counters, so pviol and tviol are 0.
+        "   0    100     40     45     10      5      0      0      0      0   2619   1980      0      0   1000      5      0      0      0      0      0      3 ".to_string(),
+        "   3     72     33      -      3      3      0      0      0      0   2619    345      -      -      0      -      -      -      -      -      -      - ".to_string(),
+        // Sample 2: 2 s of power capping in a 1 s interval (capped at 100 %), 1 GiB/s received, 2 ECC errors.
+        "   0    100     40     45     20      5      0      0      0      0   2619   1980    100      0   2000      5      0      2      0      0   1024      3 ".to_string(),
+        // GPU 3 fell off the bus: every cell is -, and the loop goes on.
+        format!("   3{dash} "),
+        "   0    100     40     45     30      5      0      0      0      0   2619   1980      0      1   3000      5      0      3      0      4      2      3 ".to_string(),
+        format!("   3{dash} "),
+    ];
+    assert_eq!(rows, expected);
+}
+
+#[test]
+fn each_group_alone_and_the_default() {
+    let header = |args: &[&str]| {
+        let mut a = vec!["dmon", "-c", "1", "-i", "1"];
+        a.extend_from_slice(args);
+        nvq_ok(&mon4(), &a).lines().next().unwrap().to_string()
+    };
+    let cases = [
+        ("p", "    pwr  gtemp  mtemp"),
+        ("u", "     sm    mem    enc    dec    jpg    ofa"),
+        ("c", "   mclk   pclk"),
+        ("v", "  pviol  tviol"),
+        ("m", "     fb   bar1   ccpm"),
+        ("e", "  sbecc  dbecc    pci"),
+        ("t", "  rxpci  txpci"),
+        ("tp", "  rxpci  txpci    pwr  gtemp  mtemp"),
+    ];
+    for (s, cols) in cases {
+        assert_eq!(header(&["-s", s]), format!("# gpu{cols} "), "-s {s}");
+    }
+    assert_eq!(header(&[]), header(&["-s", "puc"]));
+    assert_eq!(
+        header(&["-o", "T"]),
+        format!(
+            "#Time         gpu{} ",
+            &header(&[])[5..header(&[]).len() - 1]
+        )
+    );
+    assert!(header(&["-o", "D"]).starts_with("#Date         gpu    pwr"));
+}
+
+#[test]
+fn bad_options_exit_2_before_nvml_is_read() {
+    for (args, msg) in [
+        (&["dmon", "-d", "0"][..], "dmon: invalid delay \"0\""),
+        (&["dmon", "-d", "x"], "dmon: invalid delay \"x\""),
+        (&["dmon", "-c", "0"], "dmon: invalid count \"0\""),
+        (
+            &["dmon", "-s", "pux"],
+            "dmon: unknown metric group 'x' in -s pux",
+        ),
+        (&["dmon", "-o", "X"], "dmon: invalid value \"X\" for -o"),
+        (
+            &["dmon", "--format", "xml"],
+            "Invalid format option \"xml\"",
+        ),
+        (&["dmon", "--bogus"], "Option --bogus is not recognized"),
+    ] {
+        let out = nvq(&mon4(), args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(msg), "{args:?}: {err}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+    }
+}
+
+#[test]
+fn nvq_formats_carry_the_same_rows() {
+    let csv = nvq_ok(
+        &mon4(),
+        &["dmon", "-c", "2", "-i", "1,2", "-s", "pm", "--format=csv"],
+    );
+    assert_eq!(
+        csv,
+        "index, pwr [W], gtemp [C], mtemp [C], fb [MiB], bar1 [MiB], ccpm [MiB]\n\
+         1, 70 W, 31 C, [N/A], 0 MiB, [N/A], [N/A]\n\
+         2, 71 W, 32 C, [N/A], 0 MiB, [N/A], [N/A]\n\
+         1, 70 W, 31 C, [N/A], 0 MiB, [N/A], [N/A]\n\
+         2, 71 W, 32 C, [N/A], 0 MiB, [N/A], [N/A]\n"
+    );
+    // nvidia-smi's dmon spells the option `nounit`.
+    let bare = nvq_ok(
+        &mon4(),
+        &[
+            "dmon",
+            "-c",
+            "1",
+            "-i",
+            "1",
+            "-s",
+            "p",
+            "--format",
+            "csv,noheader,nounit",
+        ],
+    );
+    assert_eq!(bare, "1, 70, 31, [N/A]\n");
+    let nd = nvq_ok(
+        &mon4(),
+        &[
+            "dmon",
+            "-c",
+            "2",
+            "-i",
+            "0",
+            "-s",
+            "u",
+            "--format=ndjson",
+            "-o",
+            "T",
+        ],
+    );
+    let lines: Vec<&str> = nd.lines().collect();
+    assert_eq!(lines.len(), 2, "{nd}");
+    for l in &lines {
+        // Every row carries the sample's timestamp, then the columns.
+        assert!(l.starts_with("{\"timestamp\":\""), "{l}");
+        assert!(l.contains(",\"time\":\""), "{l}");
+        assert!(l.contains("\"index\":0,\"sm\":"), "{l}");
+    }
+    let json = nvq_ok(
+        &mon4(),
+        &["dmon", "-c", "1", "-i", "0", "-s", "c", "--format=json"],
+    );
+    assert!(
+        json.contains("\"mclk\": 2619") || json.contains("\"mclk\":2619"),
+        "{json}"
+    );
+    let prom = nvq_ok(
+        &mon4(),
+        &[
+            "dmon",
+            "-c",
+            "1",
+            "-i",
+            "0",
+            "-s",
+            "p",
+            "--format=prometheus",
+        ],
+    );
+    assert!(
+        prom.contains("uuid=\"GPU-11111111-0000-0000-0000-000000000000\""),
+        "{prom}"
+    );
+}
+
+/// The command lines real scripts use; those without `-c` run until Ctrl+C.
+#[test]
+fn the_forms_scripts_use() {
+    let out = nvq_ok(&mon4(), &["dmon", "-c", "1", "-s", "pucvmet"]);
+    assert_eq!(out.lines().count(), 2 + 4, "{out}");
+    for (args, lines) in [
+        (&["dmon", "--format", "csv", "-s", "pucvmet"][..], 1 + 4),
+        (&["dmon", "-d", "5", "-s", "mu"], 2 + 4),
+        (&["dmon", "-s", "u"], 2 + 4),
+        (&["dmon"], 2 + 4),
+    ] {
+        let (code, out, err) = run_until_lines(&mon4(), args, lines);
+        assert_eq!(code, Some(0), "{args:?}: {err}");
+        assert_eq!(err, "", "{args:?}");
+        assert!(
+            out.lines().count() >= lines && out.ends_with('\n'),
+            "{args:?}: {out}"
+        );
+    }
+}
+
+#[test]
+fn writes_to_a_file_with_dash_f() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("dmon.log");
+    let out = nvq(
+        &mon4(),
+        &["dmon", "-c", "2", "-i", "2", "-f", path.to_str().unwrap()],
+    );
+    assert!(out.status.success() && out.stdout.is_empty());
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert_eq!(
+        text.lines().filter(|l| l.starts_with("    2 ")).count(),
+        2,
+        "{text}"
+    );
+}
+
+/// With PCIe throughput taking about 20 ms per direction on each of 8 GPUs
+/// (320 ms of driver time per sample), `dmon -s t` still starts every
+/// sample on its 1 s tick and no GPU misses the sample's deadline.
+#[test]
+fn slow_pcie_counters_keep_the_one_second_cadence() {
+    let out = assert_cmd::Command::cargo_bin("nvq")
+        .unwrap()
+        .arg("--nvml-lib")
+        .arg(common::sim_lib())
+        .args(["dmon", "-s", "t", "-c", "4"])
+        .env("NVML_SIM_SCENARIO", scenario("mon_8gpu_slow_pcie.toml"))
+        .env("NVQ_TRACE_SCHEDULE", "1")
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let rows: Vec<&str> = text.lines().filter(|l| !l.starts_with('#')).collect();
+    assert_eq!(rows.len(), 4 * 8, "{text}");
+    assert!(
+        rows.iter().all(|r| r.ends_with("    200    100 ")),
+        "{text}"
+    );
+    let trace = String::from_utf8(out.stderr).unwrap();
+    let samples: Vec<(u64, u64, u64)> = trace
+        .lines()
+        .map(|l| {
+            let num = |key: &str| -> u64 {
+                let v = l.split(&format!("{key}=")).nth(1).unwrap();
+                v.split(' ').next().unwrap().parse().unwrap()
+            };
+            (num("sample"), num("tick"), num("late_us"))
+        })
+        .collect();
+    assert_eq!(samples.len(), 4, "{trace}");
+    for (i, (sample, tick, late_us)) in samples.into_iter().enumerate() {
+        assert_eq!((sample, tick), (i as u64, i as u64), "{trace}");
+        assert!(
+            late_us < 250_000,
+            "sample {i} started {late_us} µs late: {trace}"
+        );
+    }
+}
+
+/// A public `dmon -i 0 -s mutc -d 1 -o TD` output (tests/fixtures/public/,
+/// sources in SOURCES.md): the groups come in the order `-s` gives them, the
+/// date and time columns lead, and every value matches, column for column.
+/// Its date and time columns are narrower than today's drivers print them
+/// (an older driver), so the lines are compared cell by cell.
+#[test]
+fn a_public_dmon_output_cell_for_cell() {
+    let path = common::repo_root().join("tests/fixtures/public/dmon_mutc_TD.txt");
+    let fixture = std::fs::read_to_string(path).unwrap();
+    let expected: Vec<&str> = fixture.lines().filter(|l| !l.starts_with('%')).collect();
+    let got = nvq_ok(
+        &scenario("dmon_public_a10.toml"),
+        &[
+            "dmon", "-i", "0", "-s", "mutc", "-d", "1", "-o", "TD", "-c", "6",
+        ],
+    );
+    let got: Vec<&str> = got.lines().collect();
+    assert_eq!(got.len(), expected.len());
+    for (n, (g, e)) in got.iter().zip(&expected).enumerate() {
+        let cells = |l: &str| -> Vec<String> {
+            let words = l.split_whitespace().map(str::to_string);
+            // The data rows' date and time differ from run to run.
+            if n < 2 {
+                words.collect()
+            } else {
+                words.skip(2).collect()
+            }
+        };
+        assert_eq!(cells(g), cells(e), "line {}", n + 1);
+    }
+}
+
+/// `nvidia-smi dmon` through the symlink prints what `nvq dmon` prints.
+#[test]
+fn as_nvidia_smi_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let link = dir.path().join("nvidia-smi");
+    std::os::unix::fs::symlink(assert_cmd::cargo::cargo_bin("nvq"), &link).unwrap();
+    let out = std::process::Command::new(&link)
+        .args(["dmon", "-c", "1", "-i", "1", "-s", "pu"])
+        .env("NVML_SIM_SCENARIO", mon4())
+        .env("NVQ_NVML_LIB", common::sim_lib())
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let want = nvq_ok(&mon4(), &["dmon", "-c", "1", "-i", "1", "-s", "pu"]);
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), want);
+}
+
+/// A reader that goes away ends the monitor quietly with exit 0, at once
+/// (not at the next sample's write).
+#[test]
+fn a_closed_pipe_ends_the_monitor_quietly() {
+    use std::io::{BufRead, BufReader, Read};
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("nvq"))
+        .arg("--nvml-lib")
+        .arg(common::sim_lib())
+        .args(["dmon", "-d", "5"])
+        .env("NVML_SIM_SCENARIO", mon4())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    out.read_line(&mut line).unwrap();
+    assert!(line.starts_with("# gpu"), "{line}");
+    let t0 = std::time::Instant::now();
+    drop(out);
+    let status = child.wait().unwrap();
+    assert!(
+        t0.elapsed() < std::time::Duration::from_secs(4),
+        "waited for the next sample"
+    );
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    assert_eq!((status.code(), err.as_str()), (Some(0), ""));
+}

@@ -1,0 +1,270 @@
+//! `nvq pmon`: nvidia-smi's scrolling per-process monitor, against the
+//! simulator. The real captures in `../shared` are reproduced byte for byte
+//! (the utilization samples each sample may see depend on the
+//! `lastSeenTimeStamp` nvq passes); processes that start and exit mid-run,
+//! `-s`, `-o`, `-i`, the errors and nvq's formats are checked on
+//! `tests/scenarios/mon_4gpu.toml`.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+use common::{compare_sections, nvq, nvq_ok, run_until_lines, scenario};
+
+/// Every `pmon -c 5` capture (4 machines, idle and under load) from the
+/// machine's scenario (the one of its summary-table capture).
+#[test]
+fn reproduces_the_pmon_captures() {
+    let compared = compare_sections(
+        |state| format!("{state}_pmon_per_process_monitor.txt"),
+        |key, state| format!("summary_{key}_{state}.toml"),
+        &["pmon", "-c", "5"],
+    );
+    assert!(
+        compared == 0 || compared == 8,
+        "{compared} captures compared"
+    );
+}
+
+fn mon4() -> std::path::PathBuf {
+    scenario("mon_4gpu.toml")
+}
+
+/// Process 300 exits after the first sample, 200 starts before the second;
+/// 100's third sample is 0 % everywhere, which prints `0`, not `-`.
+#[test]
+fn processes_that_start_and_exit_mid_run() {
+    let out = nvq_ok(&mon4(), &["pmon", "-c", "3", "-s", "um", "-i", "0,2"]);
+    assert_eq!(
+        out,
+        "# gpu         pid   type     sm    mem    enc    dec    jpg    ofa     fb   ccpm    command \n\
+         # Idx           #    C/G      %      %      %      %      %      %     MB     MB    name \n\
+         \x20   0        100   C+G     50     10      -      -      -      -   1000      -    python3        \n\
+         \x20   0        300     C      5      1      -      -      -      -    100      -    early-exit?with\n\
+         \x20   2       4242     C      7      0      -      -      -      -      2      -    worker         \n\
+         \x20   0        100   C+G     60     20      -      -      -      -   2000      -    python3        \n\
+         \x20   0        200     C     30      3      -      -      -      -    500      -    late-starter   \n\
+         \x20   2       4242     C      7      0      -      -      -      -      2      -    worker         \n\
+         \x20   0        100   C+G      0      0      -      -      -      -   1500      -    python3        \n\
+         \x20   0        200     C     40      4      -      -      -      -    500      -    late-starter   \n\
+         \x20   2       4242     C      7      0      -      -      -      -      2      -    worker         \n"
+    );
+}
+
+#[test]
+fn memory_only_with_time_and_a_gpu_without_processes() {
+    let out = nvq_ok(
+        &mon4(),
+        &["pmon", "-s", "m", "-c", "1", "-o", "T", "-i", "1,2"],
+    );
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        lines[0],
+        "#Time         gpu         pid   type     fb   ccpm    command "
+    );
+    assert_eq!(
+        lines[1],
+        "#HH:MM:SS     Idx           #    C/G     MB     MB    name "
+    );
+    assert_eq!(
+        &lines[2][13..],
+        "   1          -     -      -      -    -              "
+    );
+    assert_eq!(
+        &lines[3][13..],
+        "   2       4242     C      2      -    worker         "
+    );
+    assert_eq!(lines.len(), 4);
+}
+
+#[test]
+fn bad_options_exit_2() {
+    for (args, msg) in [
+        (
+            &["pmon", "-d", "11"][..],
+            "pmon: invalid delay \"11\" for -d; give a whole number of seconds from 1 to 10.",
+        ),
+        (&["pmon", "-d", "0"], "pmon: invalid delay \"0\""),
+        (
+            &["pmon", "-s", "c"],
+            "pmon: unknown metric group 'c' in -s c",
+        ),
+        (&["pmon", "-c", "-1"], "pmon: invalid count \"-1\""),
+    ] {
+        let out = nvq(&mon4(), args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(msg), "{args:?}: {err}");
+    }
+    assert!(nvq(&mon4(), &["pmon", "-d", "10", "-c", "1"])
+        .status
+        .success());
+}
+
+/// `--format=ndjson`: one object per process per sample, typed, with the
+/// PID, so a script can follow each process over time.
+#[test]
+fn ndjson_is_a_per_process_time_series() {
+    let out = nvq_ok(
+        &mon4(),
+        &["pmon", "-c", "2", "-i", "0", "-s", "um", "--format=ndjson"],
+    );
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 4, "{out}");
+    assert!(
+        lines[0].contains("\"index\":0,\"pid\":100,\"type\":\"C+G\",\"sm\":50,\"mem\":10,"),
+        "{out}"
+    );
+    assert!(lines[0].contains("\"fb\":1000,"), "{out}");
+    assert!(
+        lines[1].contains("\"pid\":300,")
+            && lines[1].contains("\"command\":\"early-exit\\twith-tab\""),
+        "{out}"
+    );
+    assert!(
+        lines[3].contains("\"pid\":200,\"type\":\"C\",\"sm\":30,"),
+        "{out}"
+    );
+    let csv = nvq_ok(&mon4(), &["pmon", "-c", "1", "-i", "2", "--format=csv"]);
+    assert_eq!(
+        csv,
+        "index, pid, type, sm [%], mem [%], enc [%], dec [%], jpg [%], ofa [%], command\n\
+         2, 4242, C, 7 %, 0 %, 0 %, 0 %, [N/A], [N/A], worker\n"
+    );
+    let prom = nvq_ok(
+        &mon4(),
+        &["pmon", "-c", "1", "-i", "2", "--format=prometheus"],
+    );
+    assert!(prom.contains("pid=\"4242\""), "{prom}");
+}
+
+/// The command lines real scripts use; plain `pmon` runs until Ctrl+C.
+#[test]
+fn the_forms_scripts_use() {
+    let one = nvq_ok(&mon4(), &["pmon", "-c", "1"]);
+    // GPU 0: two processes; 1: none; 2: one; 3: none.
+    assert_eq!(one.lines().count(), 2 + 2 + 1 + 1 + 1, "{one}");
+    let t = nvq_ok(&mon4(), &["pmon", "-s", "m", "-c", "1", "-o", "T"]);
+    assert!(
+        t.starts_with("#Time         gpu         pid   type     fb   ccpm    command \n"),
+        "{t}"
+    );
+    let by_id = nvq_ok(&mon4(), &["pmon", "--count=1", "--id=0"]);
+    assert_eq!(by_id.lines().count(), 2 + 2, "{by_id}");
+    let (code, out, err) = run_until_lines(&mon4(), &["pmon"], 7);
+    assert_eq!((code, err.as_str()), (Some(0), ""));
+    assert!(out.lines().count() >= 7 && out.ends_with('\n'), "{out}");
+}
+
+/// `--summary`: each process's min, max and mean over the run; the max of
+/// `fb` is the peak memory of each process. `--where` filters rows first.
+#[test]
+fn summary_gives_each_process_its_peak_memory() {
+    let out = nvq_ok(
+        &mon4(),
+        &[
+            "pmon",
+            "-s",
+            "m",
+            "-c",
+            "3",
+            "-i",
+            "0",
+            "--format=csv",
+            "--summary",
+        ],
+    );
+    let (_, summary) = out.split_once("\n\n").unwrap();
+    let max: Vec<&str> = summary
+        .lines()
+        .filter(|l| l.starts_with("0, max,"))
+        .collect();
+    assert_eq!(
+        max,
+        [
+            "0, max, 0, 100, C+G, 2000 MiB, [N/A], python3",
+            "0, max, 0, 200, C, 500 MiB, [N/A], late-starter",
+            "0, max, 0, 300, C, 100 MiB, [N/A], early-exit?with-tab",
+        ],
+        "{out}"
+    );
+    let busy = nvq_ok(
+        &mon4(),
+        &[
+            "pmon",
+            "-c",
+            "2",
+            "--where",
+            "sm >= 30",
+            "--format=csv,noheader",
+        ],
+    );
+    assert_eq!(
+        busy,
+        "0, 100, C+G, 50 %, 10 %, 0 %, 0 %, [N/A], [N/A], python3\n\
+         0, 100, C+G, 60 %, 20 %, 0 %, 0 %, [N/A], [N/A], python3\n\
+         0, 200, C, 30 %, 3 %, 0 %, 0 %, [N/A], [N/A], late-starter\n"
+    );
+}
+
+#[test]
+fn assert_and_until_end_the_run() {
+    let out = nvq(
+        &mon4(),
+        &["pmon", "-c", "3", "-i", "0", "--assert", "sm < 55"],
+    );
+    assert_eq!(out.status.code(), Some(20));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("GPU 0 pid 100: sm = 60 %"), "{err}");
+    // Stopped after the sample that failed: two samples printed.
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout)
+            .matches("python3")
+            .count(),
+        2
+    );
+    let out = nvq_ok(
+        &mon4(),
+        &[
+            "pmon",
+            "-c",
+            "3",
+            "-i",
+            "0",
+            "--until",
+            "pid == 200",
+            "--format=csv,noheader",
+        ],
+    );
+    assert_eq!(out.lines().count(), 2 + 2, "{out}");
+    let out = nvq(
+        &mon4(),
+        &["pmon", "-c", "2", "-i", "2", "--until", "sm > 90"],
+    );
+    assert_eq!(out.status.code(), Some(21));
+    let bad = nvq(&mon4(), &["pmon", "--where", "bogus > 1"]);
+    assert_eq!(bad.status.code(), Some(2));
+    let bad = nvq(&mon4(), &["pmon", "--summary", "--format=prometheus"]);
+    assert_eq!(bad.status.code(), Some(2));
+}
+
+/// Public `pmon -c 1 -s u` outputs of drivers 545, 550 and 560
+/// (tests/fixtures/public/, sources in SOURCES.md), byte for byte: the
+/// layout without `jpg`/`ofa` before 550, processes in NVML's order before
+/// 550 and by PID after, `-` rows for GPUs without processes, and `0 0`
+/// for a process sampled at 0 %.
+#[test]
+fn public_pmon_outputs_of_three_drivers() {
+    for driver in ["545", "550", "560"] {
+        let path = common::repo_root().join(format!("tests/fixtures/public/pmon_{driver}_s_u.txt"));
+        let fixture = std::fs::read_to_string(path).unwrap();
+        let expected: String = fixture
+            .lines()
+            .filter(|l| !l.starts_with('%'))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        let got = nvq_ok(
+            &scenario(&format!("pmon_public_{driver}.toml")),
+            &["pmon", "-c", "1", "-s", "u"],
+        );
+        assert_eq!(got, expected, "driver {driver}");
+    }
+}
