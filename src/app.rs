@@ -14,6 +14,8 @@ use crate::Personality;
 use std::sync::Arc;
 use std::time::Duration;
 
+mod report;
+
 /// A fully validated query, ready to run.
 pub struct QueryPlan {
     pub mode: QueryMode,
@@ -104,6 +106,9 @@ pub fn run_as(args: &Args, personality: Personality) -> Result<(), NvqError> {
             return Err(NvqError::InvalidCombination);
         }
         return run_listing(args, personality);
+    }
+    if report::wanted(args) {
+        return report::run(args);
     }
     if let Some((mode, list)) = queries.first() {
         let plan = QueryPlan::from_args(args, *mode, list)?;

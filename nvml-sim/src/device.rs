@@ -156,6 +156,11 @@ scalar!(nvmlDeviceGetMinorNumber, c_uint, |d| d.minor_number);
 scalar!(nvmlDeviceGetBoardId, c_uint, |d| d.board_id);
 scalar!(nvmlDeviceGetModuleId, c_uint, |d| d.module_id);
 scalar!(nvmlDeviceGetMultiGpuBoard, c_uint, |d| d.multi_gpu_board);
+scalar!(
+    nvmlDeviceGetVirtualizationMode,
+    nvmlGpuVirtualizationMode_t,
+    |d| d.virtualization_mode
+);
 
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetInforomVersion(
@@ -577,6 +582,23 @@ pub unsafe extern "C" fn nvmlDeviceGetEncoderStats(
 }
 
 #[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetFBCStats(
+    device: nvmlDevice_t,
+    fbcStats: *mut nvmlFBCStats_t,
+) -> nvmlReturn_t {
+    dev_fn("nvmlDeviceGetFBCStats", device, |c| {
+        let o = nn(fbcStats)?;
+        let s = &c.dev.fbc_stats;
+        o.set(nvmlFBCStats_t {
+            sessionsCount: c.val(&s.session_count)?,
+            averageFPS: c.val(&s.average_fps)?,
+            averageLatency: c.val(&s.average_latency)?,
+        });
+        Ok(())
+    })
+}
+
+#[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetEncoderCapacity(
     device: nvmlDevice_t,
     encoderQueryType: nvmlEncoderType_t,
@@ -876,11 +898,19 @@ pub unsafe extern "C" fn nvmlDeviceGetTemperatureThreshold(
     dev_fn("nvmlDeviceGetTemperatureThreshold", device, |c| {
         let o = nn(temp)?;
         let t = &c.dev.temperature;
+        let signed = match thresholdType {
+            0 => Some(&t.shutdown),
+            1 => Some(&t.slowdown),
+            2 => Some(&t.mem_max),
+            3 => Some(&t.gpu_max),
+            _ => None,
+        };
+        if let Some(f) = signed {
+            // A negative threshold travels as its two's complement.
+            o.set(c.val(f)? as c_uint);
+            return Ok(());
+        }
         let f = match thresholdType {
-            0 => &t.shutdown,
-            1 => &t.slowdown,
-            2 => &t.mem_max,
-            3 => &t.gpu_max,
             4 => &t.acoustic_min,
             5 => &t.acoustic_curr,
             6 => &t.acoustic_max,

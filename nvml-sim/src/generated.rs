@@ -403,7 +403,7 @@ pub const SYMBOLS: &[&str] = &[
     "nvmlDeviceGetDriverModel",
 ];
 
-/// Symbols exported as `NOT_SUPPORTED` stubs (267).
+/// Symbols exported as `NOT_SUPPORTED` stubs (265).
 pub const STUBS: &[&str] = &[
     "nvmlSystemGetHicVersion",
     "nvmlSystemGetTopologyGpuSet",
@@ -454,7 +454,6 @@ pub const STUBS: &[&str] = &[
     "nvmlDeviceGetDefaultEccMode",
     "nvmlDeviceGetDetailedEccErrors",
     "nvmlDeviceGetEncoderSessions",
-    "nvmlDeviceGetFBCStats",
     "nvmlDeviceGetFBCSessions",
     "nvmlDeviceGetBridgeChipInfo",
     "nvmlDeviceGetRunningProcessDetailList",
@@ -544,7 +543,6 @@ pub const STUBS: &[&str] = &[
     "nvmlDeviceRemoveGpu_v2",
     "nvmlDeviceDiscoverGpus",
     "nvmlDeviceClearFieldValues",
-    "nvmlDeviceGetVirtualizationMode",
     "nvmlDeviceGetHostVgpuMode",
     "nvmlDeviceSetVirtualizationMode",
     "nvmlDeviceGetVgpuHeterogeneousMode",
@@ -1036,13 +1034,6 @@ pub unsafe extern "C" fn nvmlDeviceGetEncoderSessions(
     _a2: *mut nvmlEncoderSessionInfo_t,
 ) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceGetEncoderSessions")
-}
-#[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetFBCStats(
-    _a0: nvmlDevice_t,
-    _a1: *mut nvmlFBCStats_t,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetFBCStats")
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetFBCSessions(
@@ -1662,13 +1653,6 @@ pub unsafe extern "C" fn nvmlDeviceClearFieldValues(
     _a2: *mut nvmlFieldValue_t,
 ) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceClearFieldValues")
-}
-#[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetVirtualizationMode(
-    _a0: nvmlDevice_t,
-    _a1: *mut nvmlGpuVirtualizationMode_t,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetVirtualizationMode")
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetHostVgpuMode(
@@ -2944,7 +2928,7 @@ const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint, *mut raw::c_uint) 
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint, *mut raw::c_uint) -> nvmlReturn_t =
     crate::nvmlDeviceGetOfaUtilization;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlFBCStats_t) -> nvmlReturn_t =
-    nvmlDeviceGetFBCStats;
+    crate::nvmlDeviceGetFBCStats;
 const _: unsafe extern "C" fn(
     nvmlDevice_t,
     *mut raw::c_uint,
@@ -3247,7 +3231,7 @@ const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_int, *mut nvmlFieldValue_t) -
 const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_int, *mut nvmlFieldValue_t) -> nvmlReturn_t =
     nvmlDeviceClearFieldValues;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlGpuVirtualizationMode_t) -> nvmlReturn_t =
-    nvmlDeviceGetVirtualizationMode;
+    crate::nvmlDeviceGetVirtualizationMode;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlHostVgpuMode_t) -> nvmlReturn_t =
     nvmlDeviceGetHostVgpuMode;
 const _: unsafe extern "C" fn(nvmlDevice_t, nvmlGpuVirtualizationMode_t) -> nvmlReturn_t =

@@ -362,11 +362,14 @@ pub struct Temperature {
     pub gpu: Val<u32>,
     /// `nvmlDeviceGetMarginTemperature`.
     pub margin: Val<i32>,
-    /// `nvmlDeviceGetTemperatureThreshold` by threshold type 0..7.
-    pub shutdown: Val<u32>,
-    pub slowdown: Val<u32>,
-    pub mem_max: Val<u32>,
-    pub gpu_max: Val<u32>,
+    /// `nvmlDeviceGetTemperatureThreshold` by threshold type 0..7. The
+    /// first four may be negative: drivers that report a T.Limit margin give
+    /// these thresholds relative to it (the C `unsigned int` then holds the
+    /// two's complement).
+    pub shutdown: Val<i32>,
+    pub slowdown: Val<i32>,
+    pub mem_max: Val<i32>,
+    pub gpu_max: Val<i32>,
     pub acoustic_min: Val<u32>,
     pub acoustic_curr: Val<u32>,
     pub acoustic_max: Val<u32>,
@@ -574,6 +577,9 @@ pub struct Device {
     pub module_id: Val<u32>,
     /// 0/1
     pub multi_gpu_board: Val<u32>,
+    /// `nvmlDeviceGetVirtualizationMode`: 0 none, 1 pass-through, 2 vGPU,
+    /// 3 host vGPU, 4 host vSGA.
+    pub virtualization_mode: Val<u32>,
     pub pci: Pci,
     pub pcie: Pcie,
     /// 0/1 enable states.
@@ -604,6 +610,8 @@ pub struct Device {
     pub cuda_compute_capability: ComputeCapability,
     pub utilization: Utilization,
     pub encoder_stats: EncoderStats,
+    /// `nvmlDeviceGetFBCStats` (frame buffer capture), same keys.
+    pub fbc_stats: EncoderStats,
     /// `nvmlDeviceGetEncoderCapacity` (same value for every encoder type), percent.
     pub encoder_capacity: Val<u32>,
     /// 0/1 current/pending ECC mode.

@@ -113,6 +113,24 @@ pub struct Args {
     #[arg(long, help_heading = "Scripting (nvq)")]
     pub summary: bool,
 
+    /// Print the detail report of the GPUs (also spelled -a); -d limits it to some sections.
+    #[arg(
+        short = 'q',
+        long = "query",
+        short_alias = 'a',
+        help_heading = "Detail report"
+    )]
+    pub query: bool,
+    /// With -q: only these sections (MEMORY, UTILIZATION, ECC, TEMPERATURE, POWER, CLOCK, ...).
+    #[arg(
+        short = 'd',
+        long = "display",
+        value_name = "TYPE[,TYPE]",
+        value_parser = display_values(),
+        help_heading = "Detail report"
+    )]
+    pub display: Option<String>,
+
     /// Print one line per GPU: index, name and UUID (MIG devices below their GPU).
     #[arg(short = 'L', long = "list-gpus", help_heading = "Summary")]
     pub list_gpus: bool,
@@ -157,6 +175,12 @@ impl Args {
             LibSource::System
         }
     }
+}
+
+/// The `-d` types, for completion; any case is accepted and checked later.
+fn display_values() -> clap::builder::PossibleValuesParser {
+    let names = crate::source::report::DISPLAY_NAMES.iter().map(|(_, n)| *n);
+    clap::builder::PossibleValuesParser::new(names)
 }
 
 /// The clap id of a mode's `--help-query-*` flag.
@@ -216,13 +240,9 @@ fn args_from(m: &clap::ArgMatches) -> Result<Args, clap::Error> {
 /// nvidia-smi options and sub-commands that nvq knows of but does not
 /// implement. They are refused with exit code 2, never ignored.
 pub const NOT_IMPLEMENTED: &[&str] = &[
-    "-q",
-    "--query",
     "-x",
     "--xml-format",
     "--dtd",
-    "-d",
-    "--display",
     "-u",
     "--unit",
     "-B",
@@ -340,6 +360,8 @@ fn normalise(argv: Vec<OsString>) -> Result<Vec<OsString>, NvqError> {
             return Err(NvqError::Usage(format!(
                 "\"{s}\" runs the value into the option; write \"-lms {v}\" or \"-lms={v}\"."
             )));
+        } else if let Some(rest) = s.strip_prefix("-d=") {
+            out.push(OsString::from(format!("--display={rest}")));
         } else if let Some(rest) = s.strip_prefix("-l=") {
             out.push(OsString::from(format!("--loop={rest}")));
         } else {

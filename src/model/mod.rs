@@ -7,6 +7,7 @@
 
 mod code;
 mod field;
+pub mod report;
 mod row;
 pub mod smi_table;
 mod value;

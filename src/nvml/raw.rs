@@ -806,3 +806,8 @@ pub fn nvml_version_without_init(path: Option<&std::path::Path>) -> Option<Strin
         Some(s)
     }
 }
+
+/// The GPU's module id on its baseboard (`-q` Platform Info).
+pub fn module_id(c: &Dev<'_>) -> Result<u32, NvmlCode> {
+    dev_u32(c, sym!(c, nvmlDeviceGetModuleId))
+}

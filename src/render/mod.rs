@@ -6,6 +6,7 @@ pub mod field_help;
 mod json;
 mod ndjson;
 mod prometheus;
+pub mod report;
 pub mod smi_table;
 mod table;
 

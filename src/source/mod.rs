@@ -17,6 +17,7 @@ pub mod list_mode;
 pub mod listing;
 pub mod mode;
 pub mod procinfo;
+pub mod report;
 pub mod smi_table;
 pub mod target;
 pub mod time;

@@ -213,3 +213,41 @@ pub fn csv_differences(actual: &str, expected: &str) -> Vec<String> {
     }
     diffs
 }
+
+/// A copy of a scenario of `tests/scenarios/` with some lines replaced
+/// (`(old, new)`, each of which must occur): the same machine read at
+/// another moment.
+pub fn scenario_at(name: &str, changes: &[(&str, &str)]) -> tempfile::NamedTempFile {
+    let mut text = std::fs::read_to_string(scenario(name)).unwrap();
+    for (old, new) in changes {
+        assert!(text.contains(old), "{name} has no line {old:?}");
+        text = text.replacen(old, new, 1);
+    }
+    let f = tempfile::Builder::new().suffix(".toml").tempfile().unwrap();
+    std::fs::write(f.path(), text).unwrap();
+    f
+}
+
+/// Compare a `-q` report with a capture line by line. The `Timestamp` line
+/// only has to be there; a line whose label is in `gaps` must print `N/A`
+/// in nvq (a value nvq has no NVML source for). Returns the differences.
+pub fn report_differences(actual: &str, expected: &str, gaps: &[&str]) -> Vec<String> {
+    let a: Vec<&str> = actual.split('\n').collect();
+    let e: Vec<&str> = expected.split('\n').collect();
+    let mut diffs = Vec::new();
+    if a.len() != e.len() {
+        diffs.push(format!("{} lines, capture {}", a.len(), e.len()));
+    }
+    for (i, (x, y)) in a.iter().zip(&e).enumerate() {
+        if x == y || (x.starts_with("Timestamp ") && y.starts_with("Timestamp ")) {
+            continue;
+        }
+        let (lx, vx) = x.split_once(" : ").unwrap_or((x, ""));
+        let (ly, _) = y.split_once(" : ").unwrap_or((y, ""));
+        if lx == ly && vx == "N/A" && gaps.contains(&lx.trim()) {
+            continue;
+        }
+        diffs.push(format!("line {}: nvq {x:?}, capture {y:?}", i + 1));
+    }
+    diffs
+}

@@ -1,0 +1,132 @@
+//! `-q` / `-a` / `--query`, with `-d`: the detail report, once or every
+//! `-l`/`-lms` interval, to stdout or the `-f` file.
+
+use super::{loop_count, loop_interval};
+use crate::cli::Args;
+use crate::error::NvqError;
+use crate::model::report::{GpuReport, Node, Report};
+use crate::model::{NvmlCode, Value};
+use crate::nvml::{select, Session};
+use crate::output::Sink;
+use crate::render;
+use crate::schedule::deadline::{self, PerGpu};
+use crate::schedule::{self as looping, Flow, Schedule};
+use crate::source::gpu::GpuCtx;
+use crate::source::report::{self as source, Display, DISPLAY_NAMES};
+use std::sync::Arc;
+
+/// Does the command ask for the report?
+pub fn wanted(args: &Args) -> bool {
+    args.query || args.display.is_some()
+}
+
+/// `-d TYPE[,TYPE]`, case-insensitive.
+pub fn parse_display(list: &str) -> Result<Vec<Display>, NvqError> {
+    list.split(',')
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+        .map(|t| {
+            DISPLAY_NAMES
+                .iter()
+                .find(|(_, name)| name.eq_ignore_ascii_case(t))
+                .map(|(d, _)| *d)
+                .ok_or_else(|| NvqError::Usage(format!("\"{t}\" is not a display type (-d).")))
+        })
+        .collect()
+}
+
+pub fn run(args: &Args) -> Result<(), NvqError> {
+    if !args.query || args.format.is_some() || !args.queries.is_empty() || args.list_gpus {
+        return Err(NvqError::InvalidCombination);
+    }
+    let show = match args.display.as_deref() {
+        Some(list) => parse_display(list)?,
+        None => Vec::new(),
+    };
+    let interval = loop_interval(args)?;
+    let count = loop_count(args, interval)?;
+    let mut sink = Sink::open(args.filename.as_deref())?;
+    let session = Arc::new(Session::open(&args.lib_source())?);
+    let devices = select::select(&session, args.id.as_deref())?;
+    let attached = session.device_count().unwrap_or(0);
+    let workers = match interval {
+        Some(iv) => start_workers(&session, &devices, &show, attached, iv),
+        None => None,
+    };
+    struct Reports<'a> {
+        session: &'a Session,
+        devices: &'a [u32],
+        show: &'a [Display],
+        workers: Option<PerGpu<GpuReport>>,
+        /// Each GPU's bus id, kept to label a late answer.
+        last: Vec<String>,
+    }
+    impl looping::Samples for Reports<'_> {
+        fn sample(&mut self, buf: &mut Vec<u8>) -> Result<Flow, NvqError> {
+            let report = match self.workers.as_mut() {
+                Some(w) => {
+                    let last = &self.last;
+                    let gpus = w.sample(|i| late(last.get(i).cloned().unwrap_or_default()));
+                    Report {
+                        header: source::header(self.session, std::time::SystemTime::now()),
+                        attached: self.session.device_count().unwrap_or(0),
+                        gpus,
+                    }
+                }
+                None => {
+                    let targets = crate::source::targets(self.session, self.devices);
+                    source::collect(self.session, &targets, self.show)
+                }
+            };
+            for (slot, g) in self.last.iter_mut().zip(&report.gpus) {
+                if !g.bus_id.is_empty() {
+                    slot.clone_from(&g.bus_id);
+                }
+            }
+            render::report::text(&report, buf);
+            Ok(Flow::Continue)
+        }
+    }
+    let mut reports = Reports {
+        session: &session,
+        devices: &devices,
+        show: &show,
+        workers,
+        last: vec![String::new(); devices.len()],
+    };
+    let schedule = Schedule {
+        interval,
+        count,
+        deadline: None,
+    };
+    looping::drive(schedule, &mut sink, &mut reports).map(|_| ())
+}
+
+/// What a GPU that missed the sample's deadline shows: its bus id and one
+/// `Timeout` line.
+fn late(bus_id: String) -> GpuReport {
+    GpuReport {
+        bus_id,
+        items: vec![Node::entry("Error", Value::err(NvmlCode::TIMEOUT), "")],
+    }
+}
+
+/// In a loop each GPU is read on its own lane under the loop deadline.
+fn start_workers(
+    session: &Arc<Session>,
+    devices: &[u32],
+    show: &[Display],
+    attached: u32,
+    interval: std::time::Duration,
+) -> Option<PerGpu<GpuReport>> {
+    let session = Arc::clone(session);
+    let devices = devices.to_vec();
+    let show = show.to_vec();
+    PerGpu::start(devices.len(), deadline::limit_for(interval), move |i| {
+        let session = Arc::clone(&session);
+        let index = devices.get(i).copied().unwrap_or(0);
+        let show = show.clone();
+        move || source::gpu_report(&GpuCtx::new(&session, index, attached), &show)
+    })
+    .ok()
+}

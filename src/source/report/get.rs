@@ -1,0 +1,229 @@
+//! Getters of report lines that are no `--query-gpu` field.
+
+use super::collapsed;
+use crate::model::report::{Node, Section};
+use crate::model::Value;
+use crate::source::gpu::get::not_available;
+use crate::source::gpu::GpuCtx;
+use nvml_wrapper::enum_wrappers::device::GpuVirtualizationMode;
+use nvml_wrapper::enum_wrappers::device::{Brand, Clock, PcieUtilCounter, TemperatureThreshold};
+use nvml_wrapper::enums::device::DeviceArchitecture;
+
+fn uint(v: u32) -> Value {
+    Value::Int(i64::from(v))
+}
+
+/// A line nvq has no NVML source for: `N/A`, never an invented value.
+pub fn none(c: &GpuCtx) -> Value {
+    not_available(c)
+}
+
+pub fn brand(c: &GpuCtx) -> Value {
+    c.value(c.call(|d| d.brand()), |b| {
+        Value::text(match b {
+            Brand::Unknown => "Unknown",
+            Brand::Quadro => "Quadro",
+            Brand::Tesla => "Tesla",
+            Brand::NVS => "NVS",
+            Brand::GRID => "Grid",
+            Brand::GeForce => "GeForce",
+            Brand::Titan => "Titan",
+            Brand::VApps => "NVIDIA Virtual Applications",
+            Brand::VPC => "NVIDIA Virtual PC",
+            Brand::VCS => "NVIDIA Virtual Compute Server",
+            Brand::VWS => "NVIDIA RTX Virtual Workstation",
+            Brand::CloudGaming => "NVIDIA Cloud Gaming",
+            Brand::VGaming => "NVIDIA Virtual Gaming",
+            Brand::QuadroRTX => "Quadro RTX",
+            Brand::NvidiaRTX => "NVIDIA RTX",
+            Brand::Nvidia => "NVIDIA",
+            Brand::GeForceRTX => "GeForce RTX",
+            Brand::TitanRTX => "Titan RTX",
+        })
+    })
+}
+
+pub fn architecture(c: &GpuCtx) -> Value {
+    c.value(c.call(|d| d.architecture()), |a| {
+        Value::text(match a {
+            DeviceArchitecture::Kepler => "Kepler",
+            DeviceArchitecture::Maxwell => "Maxwell",
+            DeviceArchitecture::Pascal => "Pascal",
+            DeviceArchitecture::Volta => "Volta",
+            DeviceArchitecture::Turing => "Turing",
+            DeviceArchitecture::Ampere => "Ampere",
+            DeviceArchitecture::Ada => "Ada Lovelace",
+            DeviceArchitecture::Hopper => "Hopper",
+            DeviceArchitecture::Blackwell => "Blackwell",
+            DeviceArchitecture::Unknown => "Unknown",
+        })
+    })
+}
+
+pub fn minor_number(c: &GpuCtx) -> Value {
+    c.value(c.call(|d| d.minor_number()), uint)
+}
+
+pub fn multi_gpu_board(c: &GpuCtx) -> Value {
+    c.value(c.call(|d| d.is_multi_gpu_board()), Value::yes_no)
+}
+
+pub fn board_id(c: &GpuCtx) -> Value {
+    c.value(c.call(|d| d.board_id()), |v| {
+        Value::text(format!("0x{v:x}"))
+    })
+}
+
+pub fn board_part_number(c: &GpuCtx) -> Value {
+    c.value(c.call(|d| d.board_part_number()), Value::text)
+}
+
+pub fn module_id(c: &GpuCtx) -> Value {
+    c.value(crate::nvml::raw::module_id(&c.raw()), uint)
+}
+
+/// The platform's rack fields: nvidia-smi's `-q` prints them only on GPUs
+/// that sit in a rack (a chassis serial number is set); elsewhere `N/A`,
+/// even where `--query-gpu` prints the zeros NVML returns.
+pub fn rack(c: &GpuCtx, field: &'static str) -> Value {
+    match c.platform() {
+        Ok(p) if p.chassisSerialNumber[0] != 0 => super::Read::Field(field).read(c),
+        _ => not_available(c),
+    }
+}
+
+pub fn virtualization(c: &GpuCtx) -> Value {
+    c.value(c.call(|d| d.virtualization_mode()), |m| {
+        Value::text(match m {
+            GpuVirtualizationMode::Bare => "None",
+            GpuVirtualizationMode::PassThrough => "Pass-Through",
+            GpuVirtualizationMode::Vgpu => "VGPU",
+            GpuVirtualizationMode::HostVgpu => "Host VGPU",
+            GpuVirtualizationMode::HostVsga => "Host VSGA",
+        })
+    })
+}
+
+pub fn gsp_version(c: &GpuCtx) -> Value {
+    c.value(c.call(|d| d.gsp_firmware_version()), Value::text)
+}
+
+pub fn replays(c: &GpuCtx) -> Value {
+    c.value(c.call(|d| d.pcie_replay_counter()), uint)
+}
+
+/// `NVML_FI_DEV_PCIE_REPLAY_ROLLOVER_COUNTER`.
+pub fn replay_rollovers(c: &GpuCtx) -> Value {
+    c.value(c.field_value(95, 0), |v| Value::Int(v.as_i64()))
+}
+
+pub fn pcie_tx(c: &GpuCtx) -> Value {
+    c.value(c.call(|d| d.pcie_throughput(PcieUtilCounter::Send)), uint)
+}
+
+pub fn pcie_rx(c: &GpuCtx) -> Value {
+    c.value(
+        c.call(|d| d.pcie_throughput(PcieUtilCounter::Receive)),
+        uint,
+    )
+}
+
+pub fn bar1(
+    c: &GpuCtx,
+    pick: fn(&nvml_wrapper::struct_wrappers::device::BAR1MemoryInfo) -> u64,
+) -> Value {
+    c.value(c.call(|d| d.bar1_memory_info()), |m| Value::Bytes(pick(&m)))
+}
+
+pub fn fbc(c: &GpuCtx, pick: fn(&nvml_wrapper::struct_wrappers::device::FbcStats) -> u32) -> Value {
+    c.value(c.call(|d| d.fbc_stats()), |s| uint(pick(&s)))
+}
+
+/// A temperature threshold. Drivers with a T.Limit margin give the first
+/// four relative to it, so the C `unsigned int` is read as signed.
+pub fn threshold(c: &GpuCtx, t: TemperatureThreshold) -> Value {
+    c.value(c.call(|d| d.temperature_threshold(t)), |v| {
+        Value::Int(i64::from(v as i32))
+    })
+}
+
+pub fn max_clock_video(c: &GpuCtx) -> Value {
+    c.value(c.call(|d| d.max_clock_info(Clock::Video)), uint)
+}
+
+pub fn max_boost_graphics(c: &GpuCtx) -> Value {
+    c.value(
+        c.call(|d| d.max_customer_boost_clock(Clock::Graphics)),
+        uint,
+    )
+}
+
+pub fn auto_boost(c: &GpuCtx, default: bool) -> Value {
+    c.value(c.call(|d| d.auto_boosted_clocks_enabled()), |a| {
+        let on = if default {
+            a.is_enabled_default
+        } else {
+            a.is_enabled
+        };
+        Value::text(if on { "On" } else { "Off" })
+    })
+}
+
+/// `NVML_FI_DEV_POWER_AVERAGE` / `_INSTANT` of the memory scope (2).
+pub fn memory_power(c: &GpuCtx, instant: bool) -> Value {
+    let id = if instant { 186 } else { 185 };
+    c.value(c.field_value(id, 2), |v| Value::Float {
+        value: v.as_f64() / 1000.0,
+        decimals: 2,
+    })
+}
+
+/// `Processes : None`, or one block per process.
+pub fn processes(c: &GpuCtx) -> Node {
+    let Ok(d) = c.dev() else {
+        return collapsed("Processes", not_available(c));
+    };
+    let procs = crate::source::smi_table::process_summaries(c.session, d, c.index);
+    if procs.is_empty() {
+        return collapsed("Processes", Value::text("None"));
+    }
+    let id = |v: Option<u32>| v.map_or(Value::NotAvailable, uint);
+    let mut items = Vec::new();
+    for p in procs {
+        items.push(Node::entry("GPU instance ID", id(p.gpu_instance), ""));
+        items.push(Node::entry(
+            "Compute instance ID",
+            id(p.compute_instance),
+            "",
+        ));
+        let name = match p.name {
+            Ok(n) => Value::text(n),
+            Err(code) => c.err(code),
+        };
+        let used = p.used_memory.map_or(Value::NotAvailable, Value::Bytes);
+        items.push(Node::Section(Section {
+            label: "Process ID",
+            value: Some(uint(p.pid)),
+            items: vec![
+                Node::entry("Type", Value::text(p.kind.letters()), ""),
+                Node::entry("Name", name, ""),
+                Node::entry("Used GPU Memory", used, " MiB"),
+            ],
+            width: Some(PROCESS_WIDTH),
+        }));
+    }
+    Node::Section(Section {
+        label: "Processes",
+        value: None,
+        items,
+        width: Some(PROCESS_WIDTH),
+    })
+}
+
+/// The label column of the process list: narrower than the report's.
+const PROCESS_WIDTH: usize = 42;
+
+/// `Remapped Rows : N/A` on GPUs without row remapping.
+pub fn has_remapping(c: &GpuCtx) -> bool {
+    c.remapped().is_ok()
+}
