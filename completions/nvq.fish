@@ -390,8 +390,29 @@ complete -c nvq -l assert -d 'nvq: check every row against EXPR; if a row fails,
 complete -c nvq -l until -d 'nvq: loop (every second unless -l/-lms is given) until EXPR holds for at least one row' -r
 complete -c nvq -l until-all -d 'nvq: like --until, but EXPR must hold for every row' -r
 complete -c nvq -l timeout -d 'nvq: give up waiting for --until after DURATION (500ms, 30s, 5m, 1h) and exit 21' -r
+complete -c nvq -s d -l display -d 'With -q: only these sections (MEMORY, UTILIZATION, ECC, TEMPERATURE, POWER, CLOCK, ...; any case)' -r -f -a "MEMORY\t''
+UTILIZATION\t''
+ECC\t''
+TEMPERATURE\t''
+POWER\t''
+CLOCK\t''
+COMPUTE\t''
+PIDS\t''
+PERFORMANCE\t''
+SUPPORTED_CLOCKS\t''
+PAGE_RETIREMENT\t''
+ACCOUNTING\t''
+ENCODER_STATS\t''
+SUPPORTED_GPU_TARGET_TEMP\t''
+VOLTAGE\t''
+FBC_STATS\t''
+ROW_REMAPPER\t''
+GSP_FIRMWARE_VERSION\t''
+POWER_SMOOTHING\t''
+POWER_PROFILES\t''"
 complete -c nvq -l nvml-lib -d 'nvq: load this NVML library instead of libnvidia-ml.so.1' -r -F
 complete -c nvq -l summary -d 'nvq: when the run ends, print each GPU\'s min, max and mean of every column'
+complete -c nvq -s q -l query -d 'Print the detail report of the GPUs (also spelled -a); -d limits it to some sections'
 complete -c nvq -s L -l list-gpus -d 'Print one line per GPU: index, name and UUID (MIG devices below their GPU)'
 complete -c nvq -l version -d 'Print nvq\'s version with the NVML, driver and CUDA versions (as nvidia-smi: its banner)'
 complete -c nvq -l help-query-gpu -d 'Describe every --query-gpu field'

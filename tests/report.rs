@@ -85,3 +85,123 @@ fn differences_are_found() {
         1
     );
 }
+
+/// The sections of the full report under these top-level headings, in order.
+fn sections_of(report: &str, headings: &[&str]) -> String {
+    let mut out = String::new();
+    let mut on = false;
+    for l in report.lines() {
+        if l.starts_with("    ") && !l.starts_with("     ") {
+            let label = l.trim_start().split(" : ").next().unwrap_or("").trim_end();
+            on = headings.contains(&label);
+        } else if !l.starts_with("    ") {
+            on = false;
+        }
+        if on {
+            out.push_str(l);
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// `-d` keeps the header and each GPU's line, and only the sections of the
+/// types named, in any case, as a list or repeated, spelled `-d=A,B` too.
+#[test]
+fn display_types_select_sections() {
+    let s = scenario("h200_590_idle.toml");
+    let full = nvq_ok(&s, &["-q"]);
+    let cases: &[(&[&str], &[&str])] = &[
+        (
+            &["-q", "-d", "Memory"],
+            &[
+                "FB Memory Usage",
+                "BAR1 Memory Usage",
+                "Conf Compute Protected Memory Usage",
+            ],
+        ),
+        (&["-q", "-d", "TEMPERATURE"], &["Temperature"]),
+        (
+            &["-q", "-d=ECC,PIDS"],
+            &["ECC Mode", "ECC Errors", "Processes"],
+        ),
+        (&["-q", "--display=row_remapper"], &["Remapped Rows"]),
+        (&["-q", "-d", "PAGE_RETIREMENT"], &["Retired Pages"]),
+        (&["-q", "-d", "COMPUTE"], &["Compute Mode"]),
+        (
+            &["-q", "-d", "CLOCK"],
+            &[
+                "Clocks",
+                "Applications Clocks",
+                "Default Applications Clocks",
+                "Deferred Clocks",
+                "Max Clocks",
+                "Max Customer Boost Clocks",
+                "Clock Policy",
+            ],
+        ),
+        (
+            &["-q", "-d", "PERFORMANCE"],
+            &[
+                "Performance State",
+                "Clocks Event Reasons",
+                "Clocks Event Reasons Counters",
+            ],
+        ),
+    ];
+    for (args, headings) in cases {
+        let got = nvq_ok(&s, args);
+        let body = got
+            .split_once("GPU 00000000:83:00.0\n")
+            .map(|(_, b)| b)
+            .unwrap();
+        assert_eq!(body, sections_of(&full, headings), "{args:?}");
+        assert!(got.contains("Attached GPUs                                          : 1\n"));
+    }
+}
+
+#[test]
+fn bad_display_requests_fail() {
+    let s = scenario("h200_590_idle.toml");
+    for args in [
+        &["-q", "-d", "FOO"][..],
+        &["-d", "MEMORY"],
+        &["-q", "--format=csv"],
+    ] {
+        let out = nvq(&s, args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+    }
+}
+
+/// `-q -l` repeats the whole report, each sample read under the loop's
+/// deadline; `-f` gets the same bytes; `-i` selects GPUs.
+#[test]
+fn loops_files_and_ids() {
+    let s = scenario("h200_590_idle.toml");
+    let once = nvq_ok(&s, &["-q"]);
+    let looped = nvq_ok(&s, &["-q", "-lms", "20", "--count", "3"]);
+    assert_eq!(
+        looped
+            .matches("==============NVSMI LOG==============")
+            .count(),
+        3
+    );
+    let mask = |t: &str| {
+        t.lines()
+            .filter(|l| !l.starts_with("Timestamp "))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert_eq!(mask(&looped), mask(&once.repeat(3)));
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("q.txt");
+    assert_eq!(nvq_ok(&s, &["-q", "-f", f.to_str().unwrap()]), "");
+    assert_eq!(mask(&std::fs::read_to_string(&f).unwrap()), mask(&once));
+    let many = scenario("multigpu_5.toml");
+    let two = nvq_ok(&many, &["-q", "-i", "1,3"]);
+    assert_eq!(two.matches("\nGPU ").count(), 2, "{two}");
+    assert!(two.contains("Attached GPUs                                          : 5\n"));
+    let all = nvq_ok(&many, &["-q"]);
+    assert_eq!(all.matches("\nGPU ").count(), 5);
+}

@@ -20,17 +20,24 @@ pub fn wanted(args: &Args) -> bool {
     args.query || args.display.is_some()
 }
 
-/// `-d TYPE[,TYPE]`, case-insensitive.
-pub fn parse_display(list: &str) -> Result<Vec<Display>, NvqError> {
-    list.split(',')
-        .map(str::trim)
-        .filter(|t| !t.is_empty())
+/// The `-d` types given (clap has checked them, in any case).
+pub fn parse_display(types: &[String]) -> Result<Vec<Display>, NvqError> {
+    types
+        .iter()
         .map(|t| {
             DISPLAY_NAMES
                 .iter()
-                .find(|(_, name)| name.eq_ignore_ascii_case(t))
-                .map(|(d, _)| *d)
-                .ok_or_else(|| NvqError::Usage(format!("\"{t}\" is not a display type (-d).")))
+                .find(|(_, name)| name.eq_ignore_ascii_case(t.trim()))
+                .ok_or(NvqError::InvalidCombination)
+                .and_then(|(d, name)| {
+                    // A type whose sections nvq does not build yet is refused,
+                    // not answered with an empty report.
+                    if source::shows(*d) {
+                        Ok(*d)
+                    } else {
+                        Err(NvqError::NotImplemented(format!("-d {name}")))
+                    }
+                })
         })
         .collect()
 }
@@ -39,8 +46,8 @@ pub fn run(args: &Args) -> Result<(), NvqError> {
     if !args.query || args.format.is_some() || !args.queries.is_empty() || args.list_gpus {
         return Err(NvqError::InvalidCombination);
     }
-    let show = match args.display.as_deref() {
-        Some(list) => parse_display(list)?,
+    let show = match &args.display {
+        Some(types) => parse_display(types)?,
         None => Vec::new(),
     };
     let interval = loop_interval(args)?;

@@ -121,15 +121,17 @@ pub struct Args {
         help_heading = "Detail report"
     )]
     pub query: bool,
-    /// With -q: only these sections (MEMORY, UTILIZATION, ECC, TEMPERATURE, POWER, CLOCK, ...).
+    /// With -q: only these sections (MEMORY, UTILIZATION, ECC, TEMPERATURE, POWER, CLOCK, ...; any case).
     #[arg(
         short = 'd',
         long = "display",
         value_name = "TYPE[,TYPE]",
         value_parser = display_values(),
+        value_delimiter = ',',
+        ignore_case = true,
         help_heading = "Detail report"
     )]
-    pub display: Option<String>,
+    pub display: Option<Vec<String>>,
 
     /// Print one line per GPU: index, name and UUID (MIG devices below their GPU).
     #[arg(short = 'L', long = "list-gpus", help_heading = "Summary")]
@@ -497,7 +499,7 @@ mod tests {
             "ERROR: Option --bogus is not recognized. Please run 'nvidia-smi -h' for help.\n"
         );
         assert!(matches!(
-            args(&["-q"]).unwrap_err(),
+            args(&["-x"]).unwrap_err(),
             NvqError::NotImplemented(_)
         ));
         assert!(matches!(

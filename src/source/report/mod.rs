@@ -72,6 +72,11 @@ fn build(decls: &[Decl], c: &GpuCtx, out: &mut Vec<Node>) {
     }
 }
 
+/// Does the report declare a section for this `-d` type yet?
+pub fn shows(d: Display) -> bool {
+    decl::GPU.iter().any(|(types, _)| types.contains(&d))
+}
+
 /// One GPU's part of the report, limited to the `-d` types in `show`
 /// (all of them when empty).
 pub fn gpu_report(c: &GpuCtx, show: &[Display]) -> GpuReport {
