@@ -28,6 +28,67 @@ const H200_IDLE_Q_MOMENT: &[(&str, &str)] = &[
     ("\"186:0\" = 78210", "\"186:0\" = 77880"),
 ];
 
+/// The H200 under load (the `load_*` captures of the same machine): the
+/// readings that moved; the three processes are those of
+/// `summary_h200_load.toml`.
+const H200_LOAD_Q_MOMENT: &[(&str, &str)] = &[
+    ("clocks_event_reasons = 0x1 ", "clocks_event_reasons = 0x0 "),
+    (
+        "tx_throughput = 371, rx_throughput = 337",
+        "tx_throughput = 4217, rx_throughput = 8691",
+    ),
+    (
+        "used = 0, free = 150111518720",
+        "used = 33934016512, free = 116177502208",
+    ),
+    (
+        "utilization = { gpu = 0, memory = 0,",
+        "utilization = { gpu = 100, memory = 7,",
+    ),
+    ("gpu = 28, margin = 59,", "gpu = 52, margin = 35,"),
+    (
+        "graphics = 345, sm = 345, memory = 3201, video = 765",
+        "graphics = 1980, sm = 1980, memory = 3201, video = 1545",
+    ),
+    (
+        "bar1 = { total = 274877906944, used = 1048576 }",
+        "bar1 = { total = 274877906944, used = 33935065088 }",
+    ),
+    ("\"82:0\" = 32 ", "\"82:0\" = 41 "),
+    ("\"185:0\" = 77710", "\"185:0\" = 627320"),
+    ("\"186:0\" = 78210", "\"186:0\" = 625240"),
+    ("\"185:2\" = 46560 ", "\"185:2\" = 97690 "),
+];
+
+/// The compute processes of a load capture, as scenario tables appended to
+/// the GPU: (pid, name, bytes).
+fn with_processes(
+    changes: &[(&str, &str)],
+    last_line: &str,
+    procs: &[(u32, &str, u64)],
+) -> Vec<(String, String)> {
+    let mut v: Vec<(String, String)> = changes
+        .iter()
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .collect();
+    let mut tables = format!("{last_line}\n");
+    for (pid, name, bytes) in procs {
+        tables.push_str(&format!(
+            "[[device.process]]\npid = {pid}\nname = \"{name}\"\nused_memory = {bytes}\n"
+        ));
+    }
+    v.push((last_line.to_string(), tables));
+    v
+}
+
+fn at(name: &str, changes: &[(String, String)]) -> tempfile::NamedTempFile {
+    let refs: Vec<(&str, &str)> = changes
+        .iter()
+        .map(|(a, b)| (a.as_str(), b.as_str()))
+        .collect();
+    scenario_at(name, &refs)
+}
+
 fn check(capture: &str, scenario: &std::path::Path, args: &[&str]) {
     let Some(expected) = read_shared(capture) else {
         return;
@@ -45,6 +106,82 @@ fn check(capture: &str, scenario: &std::path::Path, args: &[&str]) {
 fn h200_idle_report_is_the_capture() {
     let s = scenario_at("h200_590_idle.toml", H200_IDLE_Q_MOMENT);
     check(&format!("{H200}/idle_query_q.txt"), s.path(), &["-q"]);
+}
+
+#[test]
+fn h200_load_report_is_the_capture() {
+    let procs = [
+        (10291, "/root/tools/memhog", 2690646016),
+        (10293, "/root/tools/memhog", 1616904192),
+        (10309, "./gpu_burn", 29605494784),
+    ];
+    let s = at(
+        "h200_590_idle.toml",
+        &with_processes(
+            H200_LOAD_Q_MOMENT,
+            "\"185:2\" = 97690      # memory power, average (-q)",
+            &procs,
+        ),
+    );
+    check(&format!("{H200}/load_query_q.txt"), s.path(), &["-q"]);
+}
+
+const H100: &str = "nvidia-smi/captures/sections/linux-x86_64__nvidia-h100-80gb-hbm3__590.48.01";
+
+#[test]
+fn h100_idle_report_is_the_capture() {
+    check(
+        &format!("{H100}/idle_query_q.txt"),
+        &scenario("summary_h100_idle.toml"),
+        &["-q"],
+    );
+}
+
+/// The H100 under load: the readings that moved, and the processes of
+/// `summary_h100_load.toml`.
+const H100_LOAD_Q_MOMENT: &[(&str, &str)] = &[
+    ("clocks_event_reasons = 0x1 ", "clocks_event_reasons = 0x0 "),
+    (
+        "tx_throughput = 352, rx_throughput = 329",
+        "tx_throughput = 3092, rx_throughput = 6346",
+    ),
+    (
+        "used = 0, free = 85019590656",
+        "used = 20780679168, free = 64238911488",
+    ),
+    (
+        "utilization = { gpu = 0, memory = 0,",
+        "utilization = { gpu = 100, memory = 11,",
+    ),
+    ("gpu = 41, margin = 46,", "gpu = 59, margin = 26,"),
+    (
+        "graphics = 345, sm = 345, memory = 2619, video = 765",
+        "graphics = 1980, sm = 1980, memory = 2619, video = 1545",
+    ),
+    (
+        "bar1 = { total = 137438953472, used = 1048576 }",
+        "bar1 = { total = 137438953472, used = 20781727744 }",
+    ),
+    ("\"82:0\" = 48 ", "\"82:0\" = 55 "),
+    ("\"185:0\" = 69850", "\"185:0\" = 629450"),
+    ("\"186:0\" = 69620", "\"186:0\" = 588390"),
+    ("\"185:2\" = 43190", "\"185:2\" = 85830"),
+];
+
+#[test]
+fn h100_load_report_is_the_capture() {
+    let procs = [
+        (11327, "/root/tools/memhog", 2690646016),
+        (11328, "/root/tools/memhog", 1616904192),
+        (11345, "./gpu_burn", 16452157440),
+    ];
+    let last =
+        "\"228:0\" = 0x3F       # PCIe outbound atomics: FETCHADD, SWAP and CAS, 32 and 64 bits";
+    let s = at(
+        "summary_h100_idle.toml",
+        &with_processes(H100_LOAD_Q_MOMENT, last, &procs),
+    );
+    check(&format!("{H100}/load_query_q.txt"), s.path(), &["-q"]);
 }
 
 #[test]

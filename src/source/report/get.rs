@@ -117,6 +117,31 @@ pub fn replay_rollovers(c: &GpuCtx) -> Value {
     c.value(c.field_value(95, 0), |v| Value::Int(v.as_i64()))
 }
 
+/// `NVML_FI_DEV_PCIE_OUTBOUND_ATOMICS_MASK` (228) or `..._INBOUND_...`
+/// (229): the operations named, each followed by a space, as nvidia-smi
+/// prints them.
+pub fn atomics(c: &GpuCtx, inbound: bool) -> Value {
+    const OPS: [&str; 7] = [
+        "FETCHADD_32",
+        "FETCHADD_64",
+        "SWAP_32",
+        "SWAP_64",
+        "CAS_32",
+        "CAS_64",
+        "CAS_128",
+    ];
+    c.value(c.field_value(if inbound { 229 } else { 228 }, 0), |v| {
+        let mask = v.as_i64();
+        let names: String = OPS
+            .iter()
+            .enumerate()
+            .filter(|(bit, _)| mask & (1 << bit) != 0)
+            .map(|(_, op)| format!("{op} "))
+            .collect();
+        Value::text(names)
+    })
+}
+
 pub fn pcie_tx(c: &GpuCtx) -> Value {
     c.value(c.call(|d| d.pcie_throughput(PcieUtilCounter::Send)), uint)
 }
