@@ -19,6 +19,7 @@ const GAPS: &[&str] = &[
     "TPC Repair Pending",
     "Unrepairable Memory",
     "EGM",
+    "Host Max",
 ];
 
 /// The H200 idle `-q` capture was taken a moment after capture 01 (the
@@ -182,6 +183,65 @@ fn h100_load_report_is_the_capture() {
         &with_processes(H100_LOAD_Q_MOMENT, last, &procs),
     );
     check(&format!("{H100}/load_query_q.txt"), s.path(), &["-q"]);
+}
+
+const RTX_LINUX: &str =
+    "nvidia-smi/captures/sections/linux-x86_64__nvidia-geforce-rtx-2080-super__610.57.04";
+
+#[test]
+fn rtx2080_linux_idle_report_is_the_capture() {
+    check(
+        &format!("{RTX_LINUX}/idle_query_q.txt"),
+        &scenario("summary_rtx2080s_linux_idle.toml"),
+        &["-q"],
+    );
+}
+
+/// The RTX 2080 SUPER on Linux encoding video: the readings that moved; the
+/// two ffmpeg processes are those of `summary_rtx2080s_linux_load.toml`.
+const RTX_LINUX_LOAD_Q_MOMENT: &[(&str, &str)] = &[
+    ("link_gen_current = 1,", "link_gen_current = 3,"),
+    (
+        "tx_throughput = 439, rx_throughput = 292",
+        "tx_throughput = 110546, rx_throughput = 1370556",
+    ),
+    ("performance_state = 8", "performance_state = 2"),
+    ("clocks_event_reasons = 0x1 ", "clocks_event_reasons = 0x0 "),
+    ("\"74:0\" = 15814235622000", "\"74:0\" = 15820333506000"),
+    (
+        "used = 221249536, free = 7950303232",
+        "used = 854589440, free = 7316963328",
+    ),
+    (
+        "bar1 = { total = 268435456, used = 37748736 }",
+        "bar1 = { total = 268435456, used = 42991616 }",
+    ),
+    (
+        "utilization = { gpu = 0, memory = 0, encoder = 0,",
+        "utilization = { gpu = 8, memory = 3, encoder = 100,",
+    ),
+    (
+        "encoder_stats = { session_count = 0, average_fps = 0, average_latency = 0 }",
+        "encoder_stats = { session_count = 2, average_fps = 108, average_latency = 96754 }",
+    ),
+    ("temperature = { gpu = 33,", "temperature = { gpu = 38,"),
+    ("usage = 38890,", "usage = 97750,"),
+    ("\"186:0\" = 38890 ", "\"186:0\" = 97750 "),
+    (
+        "graphics = 300, sm = 300, memory = 405, video = 540",
+        "graphics = 2070, sm = 2070, memory = 7500, video = 1920",
+    ),
+];
+
+#[test]
+fn rtx2080_linux_load_report_is_the_capture() {
+    let procs = [(28511, "ffmpeg", 241172480), (28512, "ffmpeg", 387973120)];
+    let last = "\"95:0\" = 0           # PCIe replay rollovers";
+    let s = at(
+        "summary_rtx2080s_linux_idle.toml",
+        &with_processes(RTX_LINUX_LOAD_Q_MOMENT, last, &procs),
+    );
+    check(&format!("{RTX_LINUX}/load_query_q.txt"), s.path(), &["-q"]);
 }
 
 #[test]
