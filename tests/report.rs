@@ -66,7 +66,7 @@ const H200_LOAD_Q_MOMENT: &[(&str, &str)] = &[
 fn with_processes(
     changes: &[(&str, &str)],
     last_line: &str,
-    procs: &[(u32, &str, u64)],
+    procs: &[(u32, &str, Option<u64>)],
 ) -> Vec<(String, String)> {
     let mut v: Vec<(String, String)> = changes
         .iter()
@@ -74,9 +74,13 @@ fn with_processes(
         .collect();
     let mut tables = format!("{last_line}\n");
     for (pid, name, bytes) in procs {
+        let name = name.replace('\\', "\\\\");
         tables.push_str(&format!(
-            "[[device.process]]\npid = {pid}\nname = \"{name}\"\nused_memory = {bytes}\n"
+            "[[device.process]]\npid = {pid}\nname = \"{name}\"\n"
         ));
+        if let Some(b) = bytes {
+            tables.push_str(&format!("used_memory = {b}\n"));
+        }
     }
     v.push((last_line.to_string(), tables));
     v
@@ -112,9 +116,9 @@ fn h200_idle_report_is_the_capture() {
 #[test]
 fn h200_load_report_is_the_capture() {
     let procs = [
-        (10291, "/root/tools/memhog", 2690646016),
-        (10293, "/root/tools/memhog", 1616904192),
-        (10309, "./gpu_burn", 29605494784),
+        (10291, "/root/tools/memhog", Some(2690646016)),
+        (10293, "/root/tools/memhog", Some(1616904192)),
+        (10309, "./gpu_burn", Some(29605494784)),
     ];
     let s = at(
         "h200_590_idle.toml",
@@ -172,9 +176,9 @@ const H100_LOAD_Q_MOMENT: &[(&str, &str)] = &[
 #[test]
 fn h100_load_report_is_the_capture() {
     let procs = [
-        (11327, "/root/tools/memhog", 2690646016),
-        (11328, "/root/tools/memhog", 1616904192),
-        (11345, "./gpu_burn", 16452157440),
+        (11327, "/root/tools/memhog", Some(2690646016)),
+        (11328, "/root/tools/memhog", Some(1616904192)),
+        (11345, "./gpu_burn", Some(16452157440)),
     ];
     let last =
         "\"228:0\" = 0x3F       # PCIe outbound atomics: FETCHADD, SWAP and CAS, 32 and 64 bits";
@@ -235,13 +239,81 @@ const RTX_LINUX_LOAD_Q_MOMENT: &[(&str, &str)] = &[
 
 #[test]
 fn rtx2080_linux_load_report_is_the_capture() {
-    let procs = [(28511, "ffmpeg", 241172480), (28512, "ffmpeg", 387973120)];
+    let procs = [
+        (28511, "ffmpeg", Some(241172480)),
+        (28512, "ffmpeg", Some(387973120)),
+    ];
     let last = "\"95:0\" = 0           # PCIe replay rollovers";
     let s = at(
         "summary_rtx2080s_linux_idle.toml",
         &with_processes(RTX_LINUX_LOAD_Q_MOMENT, last, &procs),
     );
     check(&format!("{RTX_LINUX}/load_query_q.txt"), s.path(), &["-q"]);
+}
+
+const RTX_WINDOWS: &str =
+    "nvidia-smi/captures/sections/windows-x86_64__nvidia-geforce-rtx-2080-super__610.62";
+
+#[test]
+fn rtx2080_windows_idle_report_is_the_capture() {
+    check(
+        &format!("{RTX_WINDOWS}/idle_query_q.txt"),
+        &scenario("summary_rtx2080s_windows_idle.toml"),
+        &["-q"],
+    );
+}
+
+/// The RTX 2080 SUPER on Windows encoding video: the readings that moved,
+/// and the two ffmpeg processes of `summary_rtx2080s_windows_load.toml`.
+const RTX_WINDOWS_LOAD_Q_MOMENT: &[(&str, &str)] = &[
+    (
+        "tx_throughput = 0, rx_throughput = 48",
+        "tx_throughput = 101025, rx_throughput = 1042578",
+    ),
+    ("performance_state = 8", "performance_state = 2"),
+    ("clocks_event_reasons = 0x1 ", "clocks_event_reasons = 0x0 "),
+    ("\"74:0\" = 824547036000", "\"74:0\" = 834002687000"),
+    (
+        "used = 835715072, free = 7540310016",
+        "used = 1432354816, free = 6943670272",
+    ),
+    (
+        "utilization = { gpu = 0, memory = 10, encoder = 0,",
+        "utilization = { gpu = 7, memory = 3, encoder = 100,",
+    ),
+    (
+        "encoder_stats = { session_count = 0, average_fps = 0, average_latency = 0 }",
+        "encoder_stats = { session_count = 2, average_fps = 107, average_latency = 4281 }",
+    ),
+    ("temperature = { gpu = 39,", "temperature = { gpu = 44,"),
+    ("usage = 37210,", "usage = 97990,"),
+    ("\"186:0\" = 37210,", "\"186:0\" = 97990,"),
+    (
+        "graphics = 300, sm = 300, memory = 405, video = 540",
+        "graphics = 2040, sm = 2040, memory = 7500, video = 1890",
+    ),
+];
+
+#[test]
+fn rtx2080_windows_load_report_is_the_capture() {
+    let ffmpeg = "C:\\Users\\utku\\AppData\\Local\\Microsoft\\WinGet\\Packages\\\
+                  Gyan.FFmpeg_Microsoft.Winget.Source_8wekyb3d8bbwe\\ffmpeg-8.1.1-full_build\\bin\\ffmpeg.exe";
+    let procs = [(12940, ffmpeg, None), (13820, ffmpeg, None)];
+    let text = std::fs::read_to_string(scenario("summary_rtx2080s_windows_idle.toml")).unwrap();
+    let last = text
+        .lines()
+        .find(|l| l.starts_with("field_values = "))
+        .unwrap()
+        .to_string();
+    let mut changes = with_processes(RTX_WINDOWS_LOAD_Q_MOMENT, &last, &procs);
+    // The moment's own field values are changed after the processes are placed.
+    changes.rotate_right(1);
+    let s = at("summary_rtx2080s_windows_idle.toml", &changes);
+    check(
+        &format!("{RTX_WINDOWS}/load_query_q.txt"),
+        s.path(),
+        &["-q"],
+    );
 }
 
 #[test]

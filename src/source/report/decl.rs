@@ -220,8 +220,7 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
                     q("Bus", "pci.bus", ""),
                     q("Device", "pci.device", ""),
                     q("Domain", "pci.domain", ""),
-                    q("Base Classcode", "pci.baseClass", ""),
-                    q("Sub Classcode", "pci.subClass", ""),
+                    Decl::Pick(|c| if c.pci_ext().is_ok() { CLASS } else { &[] }),
                     q("Device Id", "pci.device_id", ""),
                     q("Bus Id", "pci.bus_id", ""),
                     q("Sub System Id", "pci.sub_device_id", ""),
@@ -549,6 +548,12 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
     ),
     (&[D::Pids], &[Decl::Build(g::processes)]),
     (ALL, &[s("Capabilities", &[f("EGM", none, "")])]),
+];
+
+/// The class codes: not printed where NVML has no extended PCI info (WDDM).
+const CLASS: &[Decl] = &[
+    q("Base Classcode", "pci.baseClass", ""),
+    q("Sub Classcode", "pci.subClass", ""),
 ];
 
 const INFOROM_TIME: &[Decl] = &[s("Inforom Time Data", &[f("Time Run", none, "")])];

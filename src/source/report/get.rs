@@ -213,6 +213,7 @@ pub fn processes(c: &GpuCtx) -> Node {
         return collapsed("Processes", Value::text("None"));
     }
     let id = |v: Option<u32>| v.map_or(Value::NotAvailable, uint);
+    let wddm = matches!(c.driver_model(), Ok((0, _)));
     let mut items = Vec::new();
     for p in procs {
         items.push(Node::entry("GPU instance ID", id(p.gpu_instance), ""));
@@ -225,7 +226,11 @@ pub fn processes(c: &GpuCtx) -> Node {
             Ok(n) => Value::text(n),
             Err(code) => c.err(code),
         };
-        let used = p.used_memory.map_or(Value::NotAvailable, Value::Bytes);
+        let used = match p.used_memory {
+            Some(b) => Value::Bytes(b),
+            None if wddm => Value::text("Not available in WDDM driver model"),
+            None => Value::NotAvailable,
+        };
         items.push(Node::Section(Section {
             label: "Process ID",
             value: Some(uint(p.pid)),
