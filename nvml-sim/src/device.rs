@@ -17,6 +17,9 @@ const FABRIC_V3: u32 = struct_version::<nvmlGpuFabricInfo_v3_t>(3);
 const PLATFORM_V2: u32 = struct_version::<nvmlPlatformInfo_v2_t>(2);
 const SRAM_ECC_V1: u32 = struct_version::<nvmlEccSramErrorStatus_v1_t>(1);
 const ADDRESSING_V1: u32 = struct_version::<nvmlDeviceAddressingMode_v1_t>(1);
+const PDI_V1: u32 = struct_version::<nvmlPdi_v1_t>(1);
+const REPAIR_V1: u32 = struct_version::<nvmlRepairStatus_v1_t>(1);
+const CAPS_V1: u32 = struct_version::<nvmlDeviceCapabilities_v1_t>(1);
 
 /// Single-value getter: `fn(device, *mut T)` reading one (series) scenario field.
 macro_rules! scalar {
@@ -355,6 +358,70 @@ pub unsafe extern "C" fn nvmlDeviceGetAddressingMode(
         o.set(nvmlDeviceAddressingMode_v1_t {
             version: ADDRESSING_V1,
             value: v,
+        });
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetPdi(
+    device: nvmlDevice_t,
+    pdi: *mut nvmlPdi_t,
+) -> nvmlReturn_t {
+    dev_fn("nvmlDeviceGetPdi", device, |c| {
+        let o = nn(pdi)?;
+        // SAFETY: reading the caller-set version field of a non-null struct.
+        if unsafe { (*o.ptr()).version } != PDI_V1 {
+            return Err(ARGUMENT_VERSION_MISMATCH);
+        }
+        let text = c.dev.pdi.as_deref().ok_or(NOT_SUPPORTED)?;
+        let digits = text.trim_start_matches("0x").trim_start_matches("0X");
+        let value = u64::from_str_radix(digits, 16).map_err(|_| UNKNOWN)?;
+        o.set(nvmlPdi_v1_t {
+            version: PDI_V1,
+            value,
+        });
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetRepairStatus(
+    device: nvmlDevice_t,
+    repairStatus: *mut nvmlRepairStatus_t,
+) -> nvmlReturn_t {
+    dev_fn("nvmlDeviceGetRepairStatus", device, |c| {
+        let o = nn(repairStatus)?;
+        // SAFETY: reading the caller-set version field of a non-null struct.
+        if unsafe { (*o.ptr()).version } != REPAIR_V1 {
+            return Err(ARGUMENT_VERSION_MISMATCH);
+        }
+        let r = &c.dev.repair_status;
+        let (channel, tpc) = (c.val(&r.channel_pending)?, c.val(&r.tpc_pending)?);
+        o.set(nvmlRepairStatus_v1_t {
+            version: REPAIR_V1,
+            bChannelRepairPending: channel,
+            bTpcRepairPending: tpc,
+        });
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetCapabilities(
+    device: nvmlDevice_t,
+    caps: *mut nvmlDeviceCapabilities_t,
+) -> nvmlReturn_t {
+    dev_fn("nvmlDeviceGetCapabilities", device, |c| {
+        let o = nn(caps)?;
+        // SAFETY: reading the caller-set version field of a non-null struct.
+        if unsafe { (*o.ptr()).version } != CAPS_V1 {
+            return Err(ARGUMENT_VERSION_MISMATCH);
+        }
+        let mask = c.val(&c.dev.capabilities)?;
+        o.set(nvmlDeviceCapabilities_v1_t {
+            version: CAPS_V1,
+            capMask: mask,
         });
         Ok(())
     })

@@ -403,7 +403,7 @@ pub const SYMBOLS: &[&str] = &[
     "nvmlDeviceGetDriverModel",
 ];
 
-/// Symbols exported as `NOT_SUPPORTED` stubs (265).
+/// Symbols exported as `NOT_SUPPORTED` stubs (262).
 pub const STUBS: &[&str] = &[
     "nvmlSystemGetHicVersion",
     "nvmlSystemGetTopologyGpuSet",
@@ -424,7 +424,6 @@ pub const STUBS: &[&str] = &[
     "nvmlDeviceSetCpuAffinity",
     "nvmlDeviceClearCpuAffinity",
     "nvmlDeviceGetNumaNodeId",
-    "nvmlDeviceGetRepairStatus",
     "nvmlDeviceGetTopologyCommonAncestor",
     "nvmlDeviceGetTopologyNearestGpus",
     "nvmlDeviceGetP2PStatus",
@@ -484,7 +483,6 @@ pub const STUBS: &[&str] = &[
     "nvmlDeviceGetClkMonStatus",
     "nvmlDeviceGetProcessUtilization",
     "nvmlDeviceGetProcessesUtilizationInfo",
-    "nvmlDeviceGetPdi",
     "nvmlUnitSetLedState",
     "nvmlDeviceSetPersistenceMode",
     "nvmlDeviceSetComputeMode",
@@ -651,7 +649,6 @@ pub const STUBS: &[&str] = &[
     "nvmlGpmQueryDeviceSupport",
     "nvmlGpmQueryIfStreamingEnabled",
     "nvmlGpmSetStreamingEnabled",
-    "nvmlDeviceGetCapabilities",
     "nvmlDeviceWorkloadPowerProfileGetProfilesInfo",
     "nvmlDeviceWorkloadPowerProfileGetCurrentProfiles",
     "nvmlDeviceWorkloadPowerProfileSetRequestedProfiles",
@@ -803,13 +800,6 @@ pub unsafe extern "C" fn nvmlDeviceGetNumaNodeId(
     _a1: *mut raw::c_uint,
 ) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceGetNumaNodeId")
-}
-#[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetRepairStatus(
-    _a0: nvmlDevice_t,
-    _a1: *mut nvmlRepairStatus_t,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetRepairStatus")
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetTopologyCommonAncestor(
@@ -1245,10 +1235,6 @@ pub unsafe extern "C" fn nvmlDeviceGetProcessesUtilizationInfo(
     _a1: *mut nvmlProcessesUtilizationInfo_t,
 ) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceGetProcessesUtilizationInfo")
-}
-#[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetPdi(_a0: nvmlDevice_t, _a1: *mut nvmlPdi_t) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetPdi")
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlUnitSetLedState(_a0: nvmlUnit_t, _a1: nvmlLedColor_t) -> nvmlReturn_t {
@@ -2448,13 +2434,6 @@ pub unsafe extern "C" fn nvmlGpmSetStreamingEnabled(
     crate::state::stub("nvmlGpmSetStreamingEnabled")
 }
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetCapabilities(
-    _a0: nvmlDevice_t,
-    _a1: *mut nvmlDeviceCapabilities_t,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetCapabilities")
-}
-#[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceWorkloadPowerProfileGetProfilesInfo(
     _a0: nvmlDevice_t,
     _a1: *mut nvmlWorkloadPowerProfileProfilesInfo_t,
@@ -2663,7 +2642,7 @@ const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t =
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlDeviceAddressingMode_t) -> nvmlReturn_t =
     crate::nvmlDeviceGetAddressingMode;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlRepairStatus_t) -> nvmlReturn_t =
-    nvmlDeviceGetRepairStatus;
+    crate::nvmlDeviceGetRepairStatus;
 const _: unsafe extern "C" fn(
     nvmlDevice_t,
     nvmlDevice_t,
@@ -3083,7 +3062,8 @@ const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlProcessesUtilizationInfo_t)
     nvmlDeviceGetProcessesUtilizationInfo;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlPlatformInfo_t) -> nvmlReturn_t =
     crate::nvmlDeviceGetPlatformInfo;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlPdi_t) -> nvmlReturn_t = nvmlDeviceGetPdi;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlPdi_t) -> nvmlReturn_t =
+    crate::nvmlDeviceGetPdi;
 const _: unsafe extern "C" fn(nvmlUnit_t, nvmlLedColor_t) -> nvmlReturn_t = nvmlUnitSetLedState;
 const _: unsafe extern "C" fn(nvmlDevice_t, nvmlEnableState_t) -> nvmlReturn_t =
     nvmlDeviceSetPersistenceMode;
@@ -3594,7 +3574,7 @@ const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t =
 const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint) -> nvmlReturn_t =
     nvmlGpmSetStreamingEnabled;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlDeviceCapabilities_t) -> nvmlReturn_t =
-    nvmlDeviceGetCapabilities;
+    crate::nvmlDeviceGetCapabilities;
 const _: unsafe extern "C" fn(
     nvmlDevice_t,
     *mut nvmlWorkloadPowerProfileProfilesInfo_t,

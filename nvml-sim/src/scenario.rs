@@ -265,6 +265,14 @@ pub struct Utilization {
     pub sampling_period_us: Option<u32>,
 }
 
+/// Pending repairs, 0/1 each; both are needed.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RepairStatus {
+    pub channel_pending: Val<u32>,
+    pub tpc_pending: Val<u32>,
+}
+
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct EncoderStats {
@@ -588,6 +596,13 @@ pub struct Device {
     pub persistence_mode: Val<u32>,
     /// nvmlDeviceAddressingModeType_t: 0 none, 1 HMM, 2 ATS.
     pub addressing_mode: Val<u32>,
+    /// `nvmlDeviceGetPdi`: the per-device identifier, as hex text
+    /// (`"0x737bb8d09327f7d9"`; TOML integers stop at 2^63).
+    pub pdi: Option<String>,
+    /// `nvmlDeviceGetRepairStatus`.
+    pub repair_status: RepairStatus,
+    /// `nvmlDeviceGetCapabilities`: the capability mask (bit 0: EGM).
+    pub capabilities: Val<u32>,
     pub accounting_mode: Val<u32>,
     pub accounting_buffer_size: Val<u32>,
     /// nvmlDriverModel_t: 0 WDDM, 1 TCC/WDM, 2 MCDM (Windows only; leave absent for Linux).

@@ -136,7 +136,7 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
             ),
             q("Serial Number", "serial", ""),
             q("GPU UUID", "uuid", ""),
-            f("GPU PDI", none, ""),
+            f("GPU PDI", g::pdi, ""),
             f("Minor Number", g::minor_number, ""),
             q("VBIOS Version", "vbios_version", ""),
             f("MultiGPU Board", g::multi_gpu_board, ""),
@@ -547,7 +547,7 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
         )],
     ),
     (&[D::Pids], &[Decl::Build(g::processes)]),
-    (ALL, &[s("Capabilities", &[f("EGM", none, "")])]),
+    (ALL, &[s("Capabilities", &[f("EGM", g::egm, "")])]),
 ];
 
 /// The class codes: not printed where NVML has no extended PCI info (WDDM).
@@ -640,8 +640,12 @@ const ECC_SRAM: &[Decl] = &[s(
                 ),
             ],
         ),
-        f("Channel Repair Pending", none, ""),
-        f("TPC Repair Pending", none, ""),
+        f(
+            "Channel Repair Pending",
+            |c| g::repair_pending(c, false),
+            "",
+        ),
+        f("TPC Repair Pending", |c| g::repair_pending(c, true), ""),
         f("Unrepairable Memory", none, ""),
     ],
 )];

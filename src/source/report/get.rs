@@ -3,6 +3,7 @@
 use super::collapsed;
 use crate::model::report::{Node, Section};
 use crate::model::Value;
+use crate::nvml::raw;
 use crate::source::gpu::get::not_available;
 use crate::source::gpu::GpuCtx;
 use nvml_wrapper::enum_wrappers::device::GpuVirtualizationMode;
@@ -60,6 +61,29 @@ pub fn architecture(c: &GpuCtx) -> Value {
     })
 }
 
+/// `0x` and 16 lower-case hex digits.
+pub fn pdi(c: &GpuCtx) -> Value {
+    c.value(raw::pdi(&c.raw()), |v| Value::text(format!("0x{v:016x}")))
+}
+
+/// Channel (`tpc == false`) or TPC repair pending: Yes/No.
+pub fn repair_pending(c: &GpuCtx, tpc: bool) -> Value {
+    c.value(raw::repair_status(&c.raw()), |(channel, t)| {
+        Value::yes_no((if tpc { t } else { channel }) != 0)
+    })
+}
+
+/// Extended GPU memory: `enabled`/`disabled`, as nvidia-smi spells it here.
+pub fn egm(c: &GpuCtx) -> Value {
+    c.value(raw::capabilities(&c.raw()), |m| {
+        Value::text(if m & raw::DEV_CAP_EGM != 0 {
+            "enabled"
+        } else {
+            "disabled"
+        })
+    })
+}
+
 pub fn minor_number(c: &GpuCtx) -> Value {
     c.value(c.call(|d| d.minor_number()), uint)
 }
@@ -79,7 +103,7 @@ pub fn board_part_number(c: &GpuCtx) -> Value {
 }
 
 pub fn module_id(c: &GpuCtx) -> Value {
-    c.value(crate::nvml::raw::module_id(&c.raw()), uint)
+    c.value(raw::module_id(&c.raw()), uint)
 }
 
 /// The platform's rack fields: nvidia-smi's `-q` prints them only on GPUs
