@@ -413,6 +413,8 @@ POWER_PROFILES\t''"
 complete -c nvq -l nvml-lib -d 'nvq: load this NVML library instead of libnvidia-ml.so.1' -r -F
 complete -c nvq -l summary -d 'nvq: when the run ends, print each GPU\'s min, max and mean of every column'
 complete -c nvq -s q -l query -d 'Print the detail report of the GPUs (also spelled -a); -d limits it to some sections'
+complete -c nvq -s x -l xml-format -d 'With -q: the report as XML, in the element layout of the driver\'s DTD'
+complete -c nvq -l dtd -d 'With -q -x: embed a DTD of the document; alone: print that DTD and exit'
 complete -c nvq -s L -l list-gpus -d 'Print one line per GPU: index, name and UUID (MIG devices below their GPU)'
 complete -c nvq -l version -d 'Print nvq\'s version with the NVML, driver and CUDA versions (as nvidia-smi: its banner)'
 complete -c nvq -l help-query-gpu -d 'Describe every --query-gpu field'

@@ -207,7 +207,7 @@ static CASES: &[Case] = &[
     case(&["--<FF>"], 2, Err, Prefix("ERROR: Option --\u{FFFD} is not recognized.")),
     case(&["<FF>"], 2, Err, Prefix("ERROR: Option \u{FFFD} is not recognized.")),
     case(&[Q, "--format=csv<FF>"], 2, Err, Prefix("ERROR: argument \"--format=csv\u{FFFD}\" is not valid UTF-8;")),
-    case(&["-x"], 2, Err, Prefix("ERROR: Option -x is an nvidia-smi option that nvq does not implement.")),
+    case(&["-u"], 2, Err, Prefix("ERROR: Option -u is an nvidia-smi option that nvq does not implement.")),
     case(&["dmon"], 2, Err, Prefix("ERROR: Option dmon is an nvidia-smi option that nvq does not implement.")),
     case(&[Q, CSV, "--nvml-lib"], 255, Err, Prefix("ERROR: Option --nvml-lib is missing its value.")),
     // Odd spellings: the message names what was typed.

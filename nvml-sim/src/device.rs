@@ -1127,11 +1127,15 @@ pub unsafe extern "C" fn nvmlDeviceGetSupportedGraphicsClocks(
                 return Err(NOT_FOUND);
             }
         }
-        let l = c
-            .dev
-            .supported_graphics_clocks
-            .as_ref()
-            .ok_or(NOT_SUPPORTED)?;
+        let by_memory = &c.dev.supported_graphics_clocks_by_memory;
+        let l = match by_memory.get(&memoryClockMHz.to_string()) {
+            Some(l) => l,
+            None => c
+                .dev
+                .supported_graphics_clocks
+                .as_ref()
+                .ok_or(NOT_SUPPORTED)?,
+        };
         put_list(count, clocksMHz, l.iter().copied())
     })
 }

@@ -650,8 +650,11 @@ pub struct Device {
     pub max_customer_boost_clocks: Clocks,
     /// MHz lists.
     pub supported_memory_clocks: Option<Vec<u32>>,
-    /// Same list for every memory clock.
+    /// Same list for every memory clock...
     pub supported_graphics_clocks: Option<Vec<u32>>,
+    /// ...unless this table has a list for that memory clock (key: the
+    /// memory clock in MHz, as text: `"405" = [420, 405]`).
+    pub supported_graphics_clocks_by_memory: BTreeMap<String, Vec<u32>>,
     pub mig: Mig,
     pub mig_instance: Vec<MigInstance>,
     pub gsp: Gsp,

@@ -4,7 +4,7 @@
 use super::{loop_count, loop_interval};
 use crate::cli::Args;
 use crate::error::NvqError;
-use crate::model::report::{GpuReport, Node, Report};
+use crate::model::report::{GpuReport, Node, Report, View};
 use crate::model::{NvmlCode, Value};
 use crate::nvml::{select, Session};
 use crate::output::Sink;
@@ -15,9 +15,9 @@ use crate::source::gpu::GpuCtx;
 use crate::source::report::{self as source, Display, DISPLAY_NAMES};
 use std::sync::Arc;
 
-/// Does the command ask for the report?
+/// Does the command ask for the report (or its DTD)?
 pub fn wanted(args: &Args) -> bool {
-    args.query || args.display.is_some()
+    args.query > 0 || args.display.is_some() || args.xml > 0 || args.dtd
 }
 
 /// The `-d` types given (clap has checked them, in any case).
@@ -43,9 +43,19 @@ pub fn parse_display(types: &[String]) -> Result<Vec<Display>, NvqError> {
 }
 
 pub fn run(args: &Args) -> Result<(), NvqError> {
-    if !args.query || args.format.is_some() || !args.queries.is_empty() || args.list_gpus {
+    // `--dtd` alone prints the DTD; everything else needs -q, and -d does
+    // not go with -x (nvidia-smi's -h says so).
+    let (query, xml) = (args.query > 0, args.xml > 0);
+    let dtd_only = args.dtd && !query && !xml && args.display.is_none();
+    let conflicts = args.format.is_some() || !args.queries.is_empty() || args.list_gpus;
+    if conflicts || (!query && !dtd_only) || (xml && args.display.is_some()) {
         return Err(NvqError::InvalidCombination);
     }
+    let view = if xml || dtd_only {
+        View::Xml
+    } else {
+        View::Text
+    };
     let show = match &args.display {
         Some(types) => parse_display(types)?,
         None => Vec::new(),
@@ -57,13 +67,23 @@ pub fn run(args: &Args) -> Result<(), NvqError> {
     let devices = select::select(&session, args.id.as_deref())?;
     let attached = session.device_count().unwrap_or(0);
     let workers = match interval {
-        Some(iv) => start_workers(&session, &devices, &show, attached, iv),
+        Some(iv) => start_workers(&session, &devices, &show, view, attached, iv),
         None => None,
+    };
+    let form = match view {
+        View::Text => Form::Text,
+        View::Xml if dtd_only => Form::DtdOnly,
+        View::Xml => Form::Xml {
+            version: render::report_xml::dtd_version(session.driver_major()),
+            embed: args.dtd,
+        },
     };
     struct Reports<'a> {
         session: &'a Session,
         devices: &'a [u32],
         show: &'a [Display],
+        view: View,
+        form: Form,
         workers: Option<PerGpu<GpuReport>>,
         /// Each GPU's bus id, kept to label a late answer.
         last: Vec<String>,
@@ -82,7 +102,7 @@ pub fn run(args: &Args) -> Result<(), NvqError> {
                 }
                 None => {
                     let targets = crate::source::targets(self.session, self.devices);
-                    source::collect(self.session, &targets, self.show)
+                    source::collect(self.session, &targets, self.show, self.view)
                 }
             };
             for (slot, g) in self.last.iter_mut().zip(&report.gpus) {
@@ -90,7 +110,17 @@ pub fn run(args: &Args) -> Result<(), NvqError> {
                     slot.clone_from(&g.bus_id);
                 }
             }
-            render::report::text(&report, buf);
+            match self.form {
+                Form::Text => render::report::text(&report, buf),
+                Form::Xml { version, embed } => {
+                    let dtd = embed.then(|| render::report_xml::dtd(&report));
+                    render::report_xml::xml(&report, version, dtd.as_deref(), buf);
+                }
+                Form::DtdOnly => {
+                    buf.extend_from_slice(render::report_xml::dtd(&report).as_bytes());
+                    return Ok(Flow::Stop);
+                }
+            }
             Ok(Flow::Continue)
         }
     }
@@ -98,6 +128,8 @@ pub fn run(args: &Args) -> Result<(), NvqError> {
         session: &session,
         devices: &devices,
         show: &show,
+        view,
+        form,
         workers,
         last: vec![String::new(); devices.len()],
     };
@@ -109,12 +141,30 @@ pub fn run(args: &Args) -> Result<(), NvqError> {
     looping::drive(schedule, &mut sink, &mut reports).map(|_| ())
 }
 
+/// What a sample is written as.
+#[derive(Clone, Copy)]
+enum Form {
+    Text,
+    /// One XML document a sample, naming DTD `version` or embedding one.
+    Xml {
+        version: Option<u32>,
+        embed: bool,
+    },
+    /// `--dtd` alone: the DTD of the report, once.
+    DtdOnly,
+}
+
 /// What a GPU that missed the sample's deadline shows: its bus id and one
 /// `Timeout` line.
 fn late(bus_id: String) -> GpuReport {
     GpuReport {
         bus_id,
-        items: vec![Node::entry("Error", Value::err(NvmlCode::TIMEOUT), "")],
+        items: vec![Node::entry(
+            "Error",
+            "error",
+            Value::err(NvmlCode::TIMEOUT),
+            "",
+        )],
     }
 }
 
@@ -123,6 +173,7 @@ fn start_workers(
     session: &Arc<Session>,
     devices: &[u32],
     show: &[Display],
+    view: View,
     attached: u32,
     interval: std::time::Duration,
 ) -> Option<PerGpu<GpuReport>> {
@@ -133,7 +184,7 @@ fn start_workers(
         let session = Arc::clone(&session);
         let index = devices.get(i).copied().unwrap_or(0);
         let show = show.clone();
-        move || source::gpu_report(&GpuCtx::new(&session, index, attached), &show)
+        move || source::gpu_report(&GpuCtx::new(&session, index, attached), &show, view)
     })
     .ok()
 }

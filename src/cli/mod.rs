@@ -118,9 +118,10 @@ pub struct Args {
         short = 'q',
         long = "query",
         short_alias = 'a',
+        action = clap::ArgAction::Count,
         help_heading = "Detail report"
     )]
-    pub query: bool,
+    pub query: u8,
     /// With -q: only these sections (MEMORY, UTILIZATION, ECC, TEMPERATURE, POWER, CLOCK, ...; any case).
     #[arg(
         short = 'd',
@@ -132,6 +133,17 @@ pub struct Args {
         help_heading = "Detail report"
     )]
     pub display: Option<Vec<String>>,
+    /// With -q: the report as XML, in the element layout of the driver's DTD.
+    #[arg(
+        short = 'x',
+        long = "xml-format",
+        action = clap::ArgAction::Count,
+        help_heading = "Detail report"
+    )]
+    pub xml: u8,
+    /// With -q -x: embed a DTD of the document; alone: print that DTD and exit.
+    #[arg(long, help_heading = "Detail report")]
+    pub dtd: bool,
 
     /// Print one line per GPU: index, name and UUID (MIG devices below their GPU).
     #[arg(short = 'L', long = "list-gpus", help_heading = "Summary")]
@@ -242,9 +254,6 @@ fn args_from(m: &clap::ArgMatches) -> Result<Args, clap::Error> {
 /// nvidia-smi options and sub-commands that nvq knows of but does not
 /// implement. They are refused with exit code 2, never ignored.
 pub const NOT_IMPLEMENTED: &[&str] = &[
-    "-x",
-    "--xml-format",
-    "--dtd",
     "-u",
     "--unit",
     "-B",
@@ -499,7 +508,7 @@ mod tests {
             "ERROR: Option --bogus is not recognized. Please run 'nvidia-smi -h' for help.\n"
         );
         assert!(matches!(
-            args(&["-x"]).unwrap_err(),
+            args(&["-u"]).unwrap_err(),
             NvqError::NotImplemented(_)
         ));
         assert!(matches!(

@@ -11,12 +11,16 @@ use super::Value;
 pub enum Node {
     Entry(Entry),
     Section(Section),
+    /// A value on a line of its own (`None` inside `<mig_devices>`).
+    Bare(Value),
 }
 
 /// `Label : value unit`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Entry {
     pub label: &'static str,
+    /// The element's name in the XML report.
+    pub xml: &'static str,
     pub value: Value,
     /// Printed after a value (never after `N/A` or an error): `" MiB"`,
     /// `" %"`, `"x"`, `"%"`. Empty for none.
@@ -27,6 +31,7 @@ pub struct Entry {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Section {
     pub label: &'static str,
+    pub xml: &'static str,
     pub items: Vec<Node>,
     /// A value printed on the heading's own line (`HW Slowdown : Not Active`
     /// above its two causes; `Remapped Rows : N/A` with no lines under it).
@@ -54,24 +59,43 @@ pub struct Report {
     pub gpus: Vec<GpuReport>,
 }
 
+/// Which form a report is built for: the text and the XML report differ in
+/// a few lines (hexadecimal PCI numbers, retired pages, supported clocks).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum View {
+    Text,
+    Xml,
+}
+
 impl Node {
-    pub fn entry(label: &'static str, value: Value, unit: &'static str) -> Self {
-        Node::Entry(Entry { label, value, unit })
+    pub fn entry(label: &'static str, xml: &'static str, value: Value, unit: &'static str) -> Self {
+        Node::Entry(Entry {
+            label,
+            xml,
+            value,
+            unit,
+        })
     }
 
-    pub fn section(label: &'static str, items: Vec<Node>) -> Self {
+    pub fn section(label: &'static str, xml: &'static str, items: Vec<Node>) -> Self {
         Node::Section(Section {
             label,
+            xml,
             items,
             value: None,
             width: None,
         })
     }
 
-    pub fn label(&self) -> &'static str {
-        match self {
-            Node::Entry(e) => e.label,
-            Node::Section(s) => s.label,
-        }
+    /// A section with a value on its own line and nothing under it
+    /// (`Remapped Rows : N/A`, `<remapped_rows>N/A</remapped_rows>`).
+    pub fn collapsed(label: &'static str, xml: &'static str, value: Value) -> Self {
+        Node::Section(Section {
+            label,
+            xml,
+            items: Vec::new(),
+            value: Some(value),
+            width: None,
+        })
     }
 }

@@ -7,6 +7,7 @@ mod json;
 mod ndjson;
 mod prometheus;
 pub mod report;
+pub mod report_xml;
 pub mod smi_table;
 mod table;
 

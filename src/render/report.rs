@@ -45,15 +45,11 @@ fn nodes(out: &mut String, items: &[Node], indent: usize, width: usize) {
                 Some(value_text(&e.value, e.unit)),
             ),
             Node::Section(s) => {
-                line(
-                    out,
-                    indent,
-                    width,
-                    s.label,
-                    s.value.as_ref().map(|v| value_text(v, "")),
-                );
+                let v = s.value.as_ref().map(|v| value_text(v, ""));
+                line(out, indent, width, s.label, v);
                 nodes(out, &s.items, indent + STEP, s.width.unwrap_or(width));
             }
+            Node::Bare(v) => line(out, indent, width, &value_text(v, ""), None),
         }
     }
 }
@@ -83,27 +79,33 @@ pub fn text(r: &Report, out: &mut Vec<u8>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::report::{GpuReport, Section};
+    use crate::model::report::GpuReport;
 
     #[test]
     fn layout() {
         let r = Report {
-            header: vec![Node::entry("Driver Version", Value::text("590.48.01"), "")],
+            header: vec![Node::entry(
+                "Driver Version",
+                "driver_version",
+                Value::text("590.48.01"),
+                "",
+            )],
             attached: 1,
             gpus: vec![GpuReport {
                 bus_id: "00000000:83:00.0".into(),
                 items: vec![
                     Node::section(
                         "FB Memory Usage",
-                        vec![Node::entry("Total", Value::Bytes(1 << 30), " MiB")],
+                        "fb_memory_usage",
+                        vec![Node::entry("Total", "total", Value::Bytes(1 << 30), " MiB")],
                     ),
-                    Node::entry("Fan Speed", Value::err(NvmlCode::NOT_SUPPORTED), " %"),
-                    Node::Section(Section {
-                        label: "Processes",
-                        items: vec![],
-                        value: Some(Value::text("None")),
-                        width: None,
-                    }),
+                    Node::entry(
+                        "Fan Speed",
+                        "fan_speed",
+                        Value::err(NvmlCode::NOT_SUPPORTED),
+                        " %",
+                    ),
+                    Node::collapsed("Processes", "processes", Value::text("None")),
                 ],
             }],
         };

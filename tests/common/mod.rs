@@ -251,3 +251,49 @@ pub fn report_differences(actual: &str, expected: &str, gaps: &[&str]) -> Vec<St
     }
     diffs
 }
+
+/// Compare an XML report with a fixture line by line: the `<timestamp>`
+/// only has to be there; an element in `gaps` must hold `N/A` in nvq (no
+/// NVML source). Fixture artefacts are undone first: a missing final
+/// newline, and indentation rewritten as four spaces a level (netdata's).
+pub fn xml_differences(actual: &str, expected: &str, gaps: &[&str]) -> Vec<String> {
+    let mut expected: String = expected
+        .lines()
+        .map(|l| {
+            let body = l.trim_start_matches(' ');
+            let spaces = l.len() - body.len();
+            format!("{}{body}\n", "\t".repeat(spaces / 4))
+        })
+        .collect();
+    if expected.is_empty() {
+        expected.push('\n');
+    }
+    let a: Vec<&str> = actual.split('\n').collect();
+    let e: Vec<&str> = expected.split('\n').collect();
+    let mut diffs = Vec::new();
+    if a.len() != e.len() {
+        diffs.push(format!("{} lines, fixture {}", a.len(), e.len()));
+    }
+    let tag = |l: &str| {
+        l.trim_start()
+            .split('>')
+            .next()
+            .unwrap_or("")
+            .trim_start_matches('<')
+            .to_string()
+    };
+    for (i, (x, y)) in a.iter().zip(&e).enumerate() {
+        if x == y || (x.contains("<timestamp>") && y.contains("<timestamp>")) {
+            continue;
+        }
+        let name = tag(x);
+        if name == tag(y)
+            && x.trim() == format!("<{name}>N/A</{name}>")
+            && gaps.contains(&name.as_str())
+        {
+            continue;
+        }
+        diffs.push(format!("line {}: nvq {x:?}, fixture {y:?}", i + 1));
+    }
+    diffs
+}

@@ -1,8 +1,10 @@
 //! The report as data: every section and line of `nvidia-smi -q`, in
-//! nvidia-smi's order, each with the `-d` types that show it.
+//! nvidia-smi's order, each with its text label, its XML element, how its
+//! value is read, and the `-d` types that show it.
 
 use super::get::{self as g, none};
 use super::{Decl, Read};
+use crate::model::Value;
 use crate::source::gpu::GpuCtx;
 use nvml_wrapper::enum_wrappers::device::TemperatureThreshold as T;
 
@@ -59,28 +61,52 @@ pub const DISPLAY_NAMES: &[(Display, &str)] = &[
 /// the power limits into ceiling and base power.
 pub const KMD_NAMED_FROM: u32 = 610;
 
-const fn q(label: &'static str, field: &'static str, unit: &'static str) -> Decl {
+/// The fabric health's "Partition Assigned": absent on 590, present on 595.
+const PARTITION_FROM: u32 = 595;
+
+/// A line whose value is the `--query-gpu` field `field`.
+const fn q(
+    label: &'static str,
+    xml: &'static str,
+    field: &'static str,
+    unit: &'static str,
+) -> Decl {
     Decl::Entry {
         label,
+        xml,
         unit,
         read: Read::Field(field),
     }
 }
 
+/// A line read by a getter of the report's own.
 const fn f(
     label: &'static str,
-    read: fn(&GpuCtx) -> crate::model::Value,
+    xml: &'static str,
+    read: fn(&GpuCtx) -> Value,
     unit: &'static str,
 ) -> Decl {
     Decl::Entry {
         label,
+        xml,
         unit,
         read: Read::Fn(read),
     }
 }
 
-const fn s(label: &'static str, items: &'static [Decl]) -> Decl {
-    Decl::Section { label, items }
+/// The XML form of a `--query-gpu` field printed in hexadecimal: its digits
+/// without `0x`.
+const fn hex(xml: &'static str, field: &'static str) -> Decl {
+    Decl::Entry {
+        label: "",
+        xml,
+        unit: "",
+        read: Read::Hex(field),
+    }
+}
+
+const fn s(label: &'static str, xml: &'static str, items: &'static [Decl]) -> Decl {
+    Decl::Section { label, xml, items }
 }
 
 const MIB: &str = " MiB";
@@ -89,639 +115,378 @@ const MHZ: &str = " MHz";
 const PCT: &str = " %";
 const C: &str = " C";
 const US: &str = " us";
+const BANKS: &str = " bank(s)";
 
 use Display as D;
 
-/// Lines shown by every `-d` type: none (the whole report only).
+/// Lines shown by no `-d` type: the whole report only.
 const ALL: &[Display] = &[];
 
 /// The GPU's part of the report: (the `-d` types that show it, its lines).
+#[rustfmt::skip]
 pub static GPU: &[(&[Display], &[Decl])] = &[
-    (
-        ALL,
-        &[
-            q("Product Name", "name", ""),
-            f("Product Brand", g::brand, ""),
-            f("Product Architecture", g::architecture, ""),
-            q("Display Mode", "display_mode", ""),
-            q("Display Attached", "display_attached", ""),
-            q("Display Active", "display_active", ""),
-            q("Persistence Mode", "persistence_mode", ""),
-            q("Addressing Mode", "addressing_mode", ""),
-            s(
-                "MIG Mode",
-                &[
-                    q("Current", "mig.mode.current", ""),
-                    q("Pending", "mig.mode.pending", ""),
-                ],
-            ),
-        ],
-    ),
-    (
-        &[D::Accounting],
-        &[
-            q("Accounting Mode", "accounting.mode", ""),
-            q("Accounting Mode Buffer Size", "accounting.buffer_size", ""),
-        ],
-    ),
-    (
-        ALL,
-        &[
-            s(
-                "Driver Model",
-                &[
-                    q("Current", "driver_model.current", ""),
-                    q("Pending", "driver_model.pending", ""),
-                ],
-            ),
-            q("Serial Number", "serial", ""),
-            q("GPU UUID", "uuid", ""),
-            f("GPU PDI", g::pdi, ""),
-            f("Minor Number", g::minor_number, ""),
-            q("VBIOS Version", "vbios_version", ""),
-            f("MultiGPU Board", g::multi_gpu_board, ""),
-            f("Board ID", g::board_id, ""),
-            f("Board Part Number", g::board_part_number, ""),
-            f("GPU Part Number", none, ""),
-            f("FRU Part Number", none, ""),
-            s(
-                "Platform Info",
-                &[
-                    f(
-                        "Chassis Serial Number",
-                        |c| g::rack(c, "platform.chassis_serial_number"),
-                        "",
-                    ),
-                    f("Slot Number", |c| g::rack(c, "platform.slot_number"), ""),
-                    f("Tray Index", |c| g::rack(c, "platform.tray_index"), ""),
-                    f("Host ID", |c| g::rack(c, "platform.host_id"), ""),
-                    f("Peer Type", |c| g::rack(c, "platform.peer_type"), ""),
-                    f("Module Id", g::module_id, ""),
-                    f(
-                        "GPU Fabric GUID",
-                        |c| g::rack(c, "platform.gpu_fabric_guid"),
-                        "",
-                    ),
-                ],
-            ),
-            s(
-                "Inforom Version",
-                &[
-                    q("Image Version", "inforom.img", ""),
-                    q("OEM Object", "inforom.oem", ""),
-                    q("ECC Object", "inforom.ecc", ""),
-                    q("Power Management Object", "inforom.pwr", ""),
-                ],
-            ),
-            s(
-                "Inforom BBX Object Flush",
-                &[
-                    f("Latest Timestamp", none, ""),
-                    f("Latest Duration", none, ""),
-                ],
-            ),
-            Decl::Pick(|c| {
-                if c.driver_major() >= KMD_NAMED_FROM {
-                    INFOROM_TIME
-                } else {
-                    &[]
-                }
-            }),
-            s(
-                "GPU Operation Mode",
-                &[
-                    q("Current", "gom.current", ""),
-                    q("Pending", "gom.pending", ""),
-                ],
-            ),
-            q("GPU C2C Mode", "c2c.mode", ""),
-            s(
-                "GPU Virtualization Mode",
-                &[
-                    f("Virtualization Mode", g::virtualization, ""),
-                    f("Host VGPU Mode", none, ""),
-                    f("vGPU Heterogeneous Mode", none, ""),
-                ],
-            ),
-            q("GPU Recovery Action", "gpu_recovery_action", ""),
-        ],
-    ),
-    (
-        &[D::GspFirmwareVersion],
-        &[f("GSP Firmware Version", g::gsp_version, "")],
-    ),
-    (
-        ALL,
-        &[
-            s("IBMNPU", &[f("Relaxed Ordering Mode", none, "")]),
-            s(
-                "PCI",
-                &[
-                    q("Bus", "pci.bus", ""),
-                    q("Device", "pci.device", ""),
-                    q("Domain", "pci.domain", ""),
-                    Decl::Pick(|c| if c.pci_ext().is_ok() { CLASS } else { &[] }),
-                    q("Device Id", "pci.device_id", ""),
-                    q("Bus Id", "pci.bus_id", ""),
-                    q("Sub System Id", "pci.sub_device_id", ""),
-                    s(
-                        "GPU Link Info",
-                        &[
-                            s(
-                                "PCIe Generation",
-                                &[
-                                    q("Max", "pcie.link.gen.max", ""),
-                                    q("Current", "pcie.link.gen.current", ""),
-                                    q("Device Current", "pcie.link.gen.gpucurrent", ""),
-                                    q("Device Max", "pcie.link.gen.gpumax", ""),
-                                    q("Host Max", "pcie.link.gen.hostmax", ""),
-                                ],
-                            ),
-                            s(
-                                "Link Width",
-                                &[
-                                    q("Max", "pcie.link.width.max", "x"),
-                                    q("Current", "pcie.link.width.current", "x"),
-                                ],
-                            ),
-                        ],
-                    ),
-                    s(
-                        "Bridge Chip",
-                        &[f("Type", none, ""), f("Firmware", none, "")],
-                    ),
-                    f("Replays Since Reset", g::replays, ""),
-                    f("Replay Number Rollovers", g::replay_rollovers, ""),
-                    f("Tx Throughput", g::pcie_tx, " KB/s"),
-                    f("Rx Throughput", g::pcie_rx, " KB/s"),
-                    f("Atomic Caps Outbound", |c| g::atomics(c, false), ""),
-                    f("Atomic Caps Inbound", |c| g::atomics(c, true), ""),
-                ],
-            ),
-            q("Fan Speed", "fan.speed", PCT),
-        ],
-    ),
-    (
-        &[D::Performance],
-        &[
-            q("Performance State", "pstate", ""),
-            s(
-                "Clocks Event Reasons",
-                &[
-                    q("Idle", "clocks_event_reasons.gpu_idle", ""),
-                    q(
-                        "Applications Clocks Setting",
-                        "clocks_event_reasons.applications_clocks_setting",
-                        "",
-                    ),
-                    q("SW Power Cap", "clocks_event_reasons.sw_power_cap", ""),
-                    Decl::Build(|c| super::hw_slowdown(c)),
-                    q("Sync Boost", "clocks_event_reasons.sync_boost", ""),
-                    q(
-                        "SW Thermal Slowdown",
-                        "clocks_event_reasons.sw_thermal_slowdown",
-                        "",
-                    ),
-                    f(
-                        "Display Clock Setting",
-                        |c| crate::source::gpu::get::reason_bit(c, 0x100),
-                        "",
-                    ),
-                ],
-            ),
-            s(
-                "Clocks Event Reasons Counters",
-                &[
-                    q(
-                        "SW Power Capping",
-                        "clocks_event_reasons_counters.sw_power_cap",
-                        US,
-                    ),
-                    q("Sync Boost", "clocks_event_reasons_counters.sync_boost", US),
-                    q(
-                        "SW Thermal Slowdown",
-                        "clocks_event_reasons_counters.sw_thermal_slowdown",
-                        US,
-                    ),
-                    q(
-                        "HW Thermal Slowdown",
-                        "clocks_event_reasons_counters.hw_thermal_slowdown",
-                        US,
-                    ),
-                    q(
-                        "HW Power Braking",
-                        "clocks_event_reasons_counters.hw_power_brake_slowdown",
-                        US,
-                    ),
-                ],
-            ),
-        ],
-    ),
-    (ALL, &[f("Sparse Operation Mode", none, "")]),
-    (
-        &[D::Memory],
-        &[
-            s(
-                "FB Memory Usage",
-                &[
-                    q("Total", "memory.total", MIB),
-                    q("Reserved", "memory.reserved", MIB),
-                    q("Used", "memory.used", MIB),
-                    q("Free", "memory.free", MIB),
-                ],
-            ),
-            s(
-                "BAR1 Memory Usage",
-                &[
-                    f("Total", |c| g::bar1(c, |m| m.total), MIB),
-                    f("Used", |c| g::bar1(c, |m| m.used), MIB),
-                    f("Free", |c| g::bar1(c, |m| m.free), MIB),
-                ],
-            ),
-            s(
-                "Conf Compute Protected Memory Usage",
-                &[
-                    q("Total", "protected_memory.total", MIB),
-                    q("Used", "protected_memory.used", MIB),
-                    q("Free", "protected_memory.free", MIB),
-                ],
-            ),
-        ],
-    ),
-    (&[D::Compute], &[q("Compute Mode", "compute_mode", "")]),
-    (
-        &[D::Utilization],
-        &[s(
-            "Utilization",
-            &[
-                q("GPU", "utilization.gpu", PCT),
-                q("Memory", "utilization.memory", PCT),
-                q("Encoder", "utilization.encoder", PCT),
-                q("Decoder", "utilization.decoder", PCT),
-                q("JPEG", "utilization.jpeg", PCT),
-                q("OFA", "utilization.ofa", PCT),
-            ],
-        )],
-    ),
-    (
-        &[D::EncoderStats],
-        &[s(
-            "Encoder Stats",
-            &[
-                q("Active Sessions", "encoder.stats.sessionCount", ""),
-                q("Average FPS", "encoder.stats.averageFps", ""),
-                q("Average Latency", "encoder.stats.averageLatency", ""),
-            ],
-        )],
-    ),
-    (
-        &[D::FbcStats],
-        &[s(
-            "FBC Stats",
-            &[
-                f("Active Sessions", |c| g::fbc(c, |s| s.sessions_count), ""),
-                f("Average FPS", |c| g::fbc(c, |s| s.average_fps), ""),
-                f("Average Latency", |c| g::fbc(c, |s| s.average_latency), ""),
-            ],
-        )],
-    ),
-    (
-        ALL,
-        &[s(
-            "DRAM Encryption Mode",
-            &[
-                q("Current", "dramEncryption.mode.current", ""),
-                q("Pending", "dramEncryption.mode.pending", ""),
-            ],
-        )],
-    ),
-    (
-        &[D::Ecc],
-        &[
-            s(
-                "ECC Mode",
-                &[
-                    q("Current", "ecc.mode.current", ""),
-                    q("Pending", "ecc.mode.pending", ""),
-                ],
-            ),
-            Decl::Pick(|c| {
-                if c.sram().is_ok() {
-                    ECC_SRAM
-                } else {
-                    ECC_PLAIN
-                }
-            }),
-        ],
-    ),
-    (
-        &[D::PageRetirement],
-        &[s(
-            "Retired Pages",
-            &[
-                q("Single Bit ECC", "retired_pages.single_bit_ecc.count", ""),
-                q("Double Bit ECC", "retired_pages.double_bit.count", ""),
-                q("Pending Page Blacklist", "retired_pages.pending", ""),
-            ],
-        )],
-    ),
-    (
-        &[D::RowRemapper],
-        &[Decl::Pick(|c| {
-            if g::has_remapping(c) {
-                REMAPPED
-            } else {
-                NO_REMAPPING
-            }
-        })],
-    ),
-    (
-        &[D::Temperature],
-        &[Decl::Pick(
-            |c| if tlimit(c) { TEMP_TLIMIT } else { TEMP_PLAIN },
-        )],
-    ),
-    (
-        &[D::Power],
-        &[
-            Decl::Pick(|c| {
-                if c.driver_major() >= KMD_NAMED_FROM {
-                    POWER_610
-                } else {
-                    POWER_590
-                }
-            }),
-            s(
-                "GPU Memory Power Readings ",
-                &[
-                    f("Average Power Draw", |c| g::memory_power(c, false), W),
-                    f("Instantaneous Power Draw", |c| g::memory_power(c, true), W),
-                ],
-            ),
-            s(
-                "Module Power Readings",
-                &[
-                    q("Average Power Draw", "module.power.draw.average", W),
-                    q("Instantaneous Power Draw", "module.power.draw.instant", W),
-                    q("Current Power Limit", "module.enforced.power.limit", W),
-                    q("Requested Power Limit", "module.power.limit", W),
-                    q("Default Power Limit", "module.power.default_limit", W),
-                    q("Min Power Limit", "module.power.min_limit", W),
-                    q("Max Power Limit", "module.power.max_limit", W),
-                ],
-            ),
-        ],
-    ),
-    (&[D::PowerSmoothing], &[f("Power Smoothing", none, "")]),
-    (
-        &[D::PowerProfiles],
-        &[s(
-            "Workload Power Profiles",
-            &[
-                f("Requested Profiles", none, ""),
-                f("Enforced Profiles", none, ""),
-            ],
-        )],
-    ),
-    (&[D::Power], &[q("EDPp Multiplier", "edpp_multiplier", "%")]),
-    (
-        &[D::Clock],
-        &[
-            s(
-                "Clocks",
-                &[
-                    q("Graphics", "clocks.current.graphics", MHZ),
-                    q("SM", "clocks.current.sm", MHZ),
-                    q("Memory", "clocks.current.memory", MHZ),
-                    q("Video", "clocks.current.video", MHZ),
-                ],
-            ),
-            s(
-                "Applications Clocks",
-                &[
-                    q("Graphics", "clocks.applications.graphics", MHZ),
-                    q("Memory", "clocks.applications.memory", MHZ),
-                ],
-            ),
-            s(
-                "Default Applications Clocks",
-                &[
-                    q("Graphics", "clocks.default_applications.graphics", MHZ),
-                    q("Memory", "clocks.default_applications.memory", MHZ),
-                ],
-            ),
-            s("Deferred Clocks", &[f("Memory", none, "")]),
-            s(
-                "Max Clocks",
-                &[
-                    q("Graphics", "clocks.max.graphics", MHZ),
-                    q("SM", "clocks.max.sm", MHZ),
-                    q("Memory", "clocks.max.memory", MHZ),
-                    f("Video", g::max_clock_video, MHZ),
-                ],
-            ),
-            s(
-                "Max Customer Boost Clocks",
-                &[f("Graphics", g::max_boost_graphics, MHZ)],
-            ),
-            s(
-                "Clock Policy",
-                &[
-                    f("Auto Boost", |c| g::auto_boost(c, false), ""),
-                    f("Auto Boost Default", |c| g::auto_boost(c, true), ""),
-                ],
-            ),
-        ],
-    ),
-    (
-        ALL,
-        &[s(
-            "Fabric",
-            &[
-                q("State", "fabric.state", ""),
-                q("Status", "fabric.status", ""),
-                q("CliqueId", "fabric.cliqueId", ""),
-                q("ClusterUUID", "fabric.clusterUuid", ""),
-                s("Health", HEALTH),
-            ],
-        )],
-    ),
+    (ALL, &[
+        q("Product Name", "product_name", "name", ""),
+        f("Product Brand", "product_brand", g::brand, ""),
+        f("Product Architecture", "product_architecture", g::architecture, ""),
+        q("Display Mode", "display_mode", "display_mode", ""),
+        q("Display Attached", "display_attached", "display_attached", ""),
+        q("Display Active", "display_active", "display_active", ""),
+        q("Persistence Mode", "persistence_mode", "persistence_mode", ""),
+        q("Addressing Mode", "addressing_mode", "addressing_mode", ""),
+        s("MIG Mode", "mig_mode", &[
+            q("Current", "current_mig", "mig.mode.current", ""),
+            q("Pending", "pending_mig", "mig.mode.pending", ""),
+        ]),
+        Decl::Xml(&[Decl::Build(g::mig_devices)]),
+    ]),
+    (&[D::Accounting], &[
+        q("Accounting Mode", "accounting_mode", "accounting.mode", ""),
+        q("Accounting Mode Buffer Size", "accounting_mode_buffer_size", "accounting.buffer_size", ""),
+    ]),
+    (ALL, &[
+        s("Driver Model", "driver_model", &[
+            q("Current", "current_dm", "driver_model.current", ""),
+            q("Pending", "pending_dm", "driver_model.pending", ""),
+        ]),
+        q("Serial Number", "serial", "serial", ""),
+        q("GPU UUID", "uuid", "uuid", ""),
+        f("GPU PDI", "pdi", g::pdi, ""),
+        f("Minor Number", "minor_number", g::minor_number, ""),
+        q("VBIOS Version", "vbios_version", "vbios_version", ""),
+        f("MultiGPU Board", "multigpu_board", g::multi_gpu_board, ""),
+        f("Board ID", "board_id", g::board_id, ""),
+        f("Board Part Number", "board_part_number", g::board_part_number, ""),
+        f("GPU Part Number", "gpu_part_number", none, ""),
+        f("FRU Part Number", "gpu_fru_part_number", none, ""),
+        s("Platform Info", "platformInfo", &[
+            f("Chassis Serial Number", "chassis_serial_number", |c| g::rack(c, "platform.chassis_serial_number"), ""),
+            f("Slot Number", "slot_number", |c| g::rack(c, "platform.slot_number"), ""),
+            f("Tray Index", "tray_index", |c| g::rack(c, "platform.tray_index"), ""),
+            f("Host ID", "host_id", |c| g::rack(c, "platform.host_id"), ""),
+            f("Peer Type", "peer_type", |c| g::rack(c, "platform.peer_type"), ""),
+            f("Module Id", "module_id", g::module_id, ""),
+            f("GPU Fabric GUID", "gpu_fabric_guid", |c| g::rack(c, "platform.gpu_fabric_guid"), ""),
+        ]),
+        s("Inforom Version", "inforom_version", &[
+            q("Image Version", "img_version", "inforom.img", ""),
+            q("OEM Object", "oem_object", "inforom.oem", ""),
+            q("ECC Object", "ecc_object", "inforom.ecc", ""),
+            q("Power Management Object", "pwr_object", "inforom.pwr", ""),
+        ]),
+        s("Inforom BBX Object Flush", "inforom_bbx_flush", &[
+            f("Latest Timestamp", "latest_timestamp", none, ""),
+            f("Latest Duration", "latest_duration", none, ""),
+        ]),
+        Decl::Pick(|c| if c.driver_major() >= KMD_NAMED_FROM { INFOROM_TIME } else { &[] }),
+        s("GPU Operation Mode", "gpu_operation_mode", &[
+            q("Current", "current_gom", "gom.current", ""),
+            q("Pending", "pending_gom", "gom.pending", ""),
+        ]),
+        q("GPU C2C Mode", "c2c_mode", "c2c.mode", ""),
+        s("GPU Virtualization Mode", "gpu_virtualization_mode", &[
+            f("Virtualization Mode", "virtualization_mode", g::virtualization, ""),
+            f("Host VGPU Mode", "host_vgpu_mode", none, ""),
+            f("vGPU Heterogeneous Mode", "vgpu_heterogeneous_mode", none, ""),
+        ]),
+        q("GPU Recovery Action", "gpu_recovery_action", "gpu_recovery_action", ""),
+    ]),
+    (&[D::GspFirmwareVersion], &[f("GSP Firmware Version", "gsp_firmware_version", g::gsp_version, "")]),
+    (ALL, &[
+        s("IBMNPU", "ibmnpu", &[f("Relaxed Ordering Mode", "relaxed_ordering_mode", none, "")]),
+        s("PCI", "pci", &[
+            Decl::Text(&[
+                q("Bus", "", "pci.bus", ""),
+                q("Device", "", "pci.device", ""),
+                q("Domain", "", "pci.domain", ""),
+            ]),
+            Decl::Xml(&[hex("pci_bus", "pci.bus"), hex("pci_device", "pci.device"), hex("pci_domain", "pci.domain")]),
+            Decl::Pick(|c| if c.pci_ext().is_ok() { CLASS } else { &[] }),
+            Decl::Text(&[q("Device Id", "", "pci.device_id", "")]),
+            Decl::Xml(&[hex("pci_device_id", "pci.device_id")]),
+            q("Bus Id", "pci_bus_id", "pci.bus_id", ""),
+            Decl::Text(&[q("Sub System Id", "", "pci.sub_device_id", "")]),
+            Decl::Xml(&[hex("pci_sub_system_id", "pci.sub_device_id")]),
+            s("GPU Link Info", "pci_gpu_link_info", &[
+                s("PCIe Generation", "pcie_gen", &[
+                    q("Max", "max_link_gen", "pcie.link.gen.max", ""),
+                    q("Current", "current_link_gen", "pcie.link.gen.current", ""),
+                    q("Device Current", "device_current_link_gen", "pcie.link.gen.gpucurrent", ""),
+                    q("Device Max", "max_device_link_gen", "pcie.link.gen.gpumax", ""),
+                    q("Host Max", "max_host_link_gen", "pcie.link.gen.hostmax", ""),
+                ]),
+                s("Link Width", "link_widths", &[
+                    q("Max", "max_link_width", "pcie.link.width.max", "x"),
+                    q("Current", "current_link_width", "pcie.link.width.current", "x"),
+                ]),
+            ]),
+            s("Bridge Chip", "pci_bridge_chip", &[
+                f("Type", "bridge_chip_type", none, ""),
+                f("Firmware", "bridge_chip_fw", none, ""),
+            ]),
+            f("Replays Since Reset", "replay_counter", g::replays, ""),
+            f("Replay Number Rollovers", "replay_rollover_counter", g::replay_rollovers, ""),
+            f("Tx Throughput", "tx_util", g::pcie_tx, " KB/s"),
+            f("Rx Throughput", "rx_util", g::pcie_rx, " KB/s"),
+            f("Atomic Caps Outbound", "atomic_caps_outbound", |c| g::atomics(c, false), ""),
+            f("Atomic Caps Inbound", "atomic_caps_inbound", |c| g::atomics(c, true), ""),
+        ]),
+        q("Fan Speed", "fan_speed", "fan.speed", PCT),
+    ]),
+    (&[D::Performance], &[
+        q("Performance State", "performance_state", "pstate", ""),
+        s("Clocks Event Reasons", "clocks_event_reasons", &[
+            q("Idle", "clocks_event_reason_gpu_idle", "clocks_event_reasons.gpu_idle", ""),
+            q("Applications Clocks Setting", "clocks_event_reason_applications_clocks_setting",
+              "clocks_event_reasons.applications_clocks_setting", ""),
+            q("SW Power Cap", "clocks_event_reason_sw_power_cap", "clocks_event_reasons.sw_power_cap", ""),
+            Decl::Build(super::hw_slowdown),
+            q("Sync Boost", "clocks_event_reason_sync_boost", "clocks_event_reasons.sync_boost", ""),
+            q("SW Thermal Slowdown", "clocks_event_reason_sw_thermal_slowdown",
+              "clocks_event_reasons.sw_thermal_slowdown", ""),
+            f("Display Clock Setting", "clocks_event_reason_display_clocks_setting",
+              |c| crate::source::gpu::get::reason_bit(c, 0x100), ""),
+        ]),
+        s("Clocks Event Reasons Counters", "clocks_event_reasons_counters", &[
+            q("SW Power Capping", "clocks_event_reasons_counters_sw_power_cap",
+              "clocks_event_reasons_counters.sw_power_cap", US),
+            q("Sync Boost", "clocks_event_reasons_counters_sync_boost",
+              "clocks_event_reasons_counters.sync_boost", US),
+            q("SW Thermal Slowdown", "clocks_event_reasons_counters_sw_therm_slowdown",
+              "clocks_event_reasons_counters.sw_thermal_slowdown", US),
+            q("HW Thermal Slowdown", "clocks_event_reasons_counters_hw_therm_slowdown",
+              "clocks_event_reasons_counters.hw_thermal_slowdown", US),
+            q("HW Power Braking", "clocks_event_reasons_counters_hw_power_brake",
+              "clocks_event_reasons_counters.hw_power_brake_slowdown", US),
+        ]),
+    ]),
+    (ALL, &[f("Sparse Operation Mode", "sparse_operation_mode", none, "")]),
+    (&[D::Memory], &[
+        s("FB Memory Usage", "fb_memory_usage", &[
+            q("Total", "total", "memory.total", MIB),
+            q("Reserved", "reserved", "memory.reserved", MIB),
+            q("Used", "used", "memory.used", MIB),
+            q("Free", "free", "memory.free", MIB),
+        ]),
+        s("BAR1 Memory Usage", "bar1_memory_usage", &[
+            f("Total", "total", |c| g::bar1(c, |m| m.total), MIB),
+            f("Used", "used", |c| g::bar1(c, |m| m.used), MIB),
+            f("Free", "free", |c| g::bar1(c, |m| m.free), MIB),
+        ]),
+        s("Conf Compute Protected Memory Usage", "cc_protected_memory_usage", &[
+            q("Total", "total", "protected_memory.total", MIB),
+            q("Used", "used", "protected_memory.used", MIB),
+            q("Free", "free", "protected_memory.free", MIB),
+        ]),
+    ]),
+    (&[D::Compute], &[q("Compute Mode", "compute_mode", "compute_mode", "")]),
+    (&[D::Utilization], &[s("Utilization", "utilization", &[
+        q("GPU", "gpu_util", "utilization.gpu", PCT),
+        q("Memory", "memory_util", "utilization.memory", PCT),
+        q("Encoder", "encoder_util", "utilization.encoder", PCT),
+        q("Decoder", "decoder_util", "utilization.decoder", PCT),
+        q("JPEG", "jpeg_util", "utilization.jpeg", PCT),
+        q("OFA", "ofa_util", "utilization.ofa", PCT),
+    ])]),
+    (&[D::EncoderStats], &[s("Encoder Stats", "encoder_stats", &[
+        q("Active Sessions", "session_count", "encoder.stats.sessionCount", ""),
+        q("Average FPS", "average_fps", "encoder.stats.averageFps", ""),
+        q("Average Latency", "average_latency", "encoder.stats.averageLatency", ""),
+    ])]),
+    (&[D::FbcStats], &[s("FBC Stats", "fbc_stats", &[
+        f("Active Sessions", "session_count", |c| g::fbc(c, |s| s.sessions_count), ""),
+        f("Average FPS", "average_fps", |c| g::fbc(c, |s| s.average_fps), ""),
+        f("Average Latency", "average_latency", |c| g::fbc(c, |s| s.average_latency), ""),
+    ])]),
+    (ALL, &[s("DRAM Encryption Mode", "dram_encryption_mode", &[
+        q("Current", "current_dram_encryption", "dramEncryption.mode.current", ""),
+        q("Pending", "pending_dram_encryption", "dramEncryption.mode.pending", ""),
+    ])]),
+    (&[D::Ecc], &[
+        s("ECC Mode", "ecc_mode", &[
+            q("Current", "current_ecc", "ecc.mode.current", ""),
+            q("Pending", "pending_ecc", "ecc.mode.pending", ""),
+        ]),
+        // The text view splits SRAM errors only where NVML reports them;
+        // the XML view always does.
+        Decl::Text(&[Decl::Pick(|c| if c.sram().is_ok() { ECC_SRAM } else { ECC_PLAIN })]),
+        Decl::Xml(ECC_SRAM),
+    ]),
+    (&[D::PageRetirement], &[
+        Decl::Text(&[s("Retired Pages", "", &[
+            q("Single Bit ECC", "", "retired_pages.single_bit_ecc.count", ""),
+            q("Double Bit ECC", "", "retired_pages.double_bit.count", ""),
+            q("Pending Page Blacklist", "", "retired_pages.pending", ""),
+        ])]),
+        Decl::Xml(&[s("", "retired_pages", &[
+            s("", "multiple_single_bit_retirement", &[
+                q("", "retired_count", "retired_pages.single_bit_ecc.count", ""),
+                f("", "retired_pagelist", |c| g::retired_list(c, false), ""),
+            ]),
+            s("", "double_bit_retirement", &[
+                q("", "retired_count", "retired_pages.double_bit.count", ""),
+                f("", "retired_pagelist", |c| g::retired_list(c, true), ""),
+            ]),
+            q("", "pending_blacklist", "retired_pages.pending", ""),
+            q("", "pending_retirement", "retired_pages.pending", ""),
+        ])]),
+    ]),
+    (&[D::RowRemapper], &[Decl::Pick(|c| if g::has_remapping(c) { REMAPPED } else { NO_REMAPPING })]),
+    (&[D::Temperature], &[Decl::Pick(|c| if tlimit(c) { TEMP_TLIMIT } else { TEMP_PLAIN })]),
+    (&[D::SupportedGpuTargetTemp], &[Decl::Xml(&[s("", "supported_gpu_target_temp", &[
+        f("", "gpu_target_temp_min", |c| g::threshold(c, T::AcousticMin), C),
+        f("", "gpu_target_temp_max", |c| g::threshold(c, T::AcousticMax), C),
+    ])])]),
+    (&[D::Power], &[
+        Decl::Pick(|c| if c.driver_major() >= KMD_NAMED_FROM { POWER_610 } else { POWER_590 }),
+        s("GPU Memory Power Readings ", "gpu_memory_power_readings", &[
+            f("Average Power Draw", "average_power_draw", |c| g::memory_power(c, false), W),
+            f("Instantaneous Power Draw", "instant_power_draw", |c| g::memory_power(c, true), W),
+        ]),
+        s("Module Power Readings", "module_power_readings", &[
+            Decl::Xml(&[f("", "power_state", g::power_state, "")]),
+            q("Average Power Draw", "average_power_draw", "module.power.draw.average", W),
+            q("Instantaneous Power Draw", "instant_power_draw", "module.power.draw.instant", W),
+            q("Current Power Limit", "current_power_limit", "module.enforced.power.limit", W),
+            q("Requested Power Limit", "requested_power_limit", "module.power.limit", W),
+            q("Default Power Limit", "default_power_limit", "module.power.default_limit", W),
+            q("Min Power Limit", "min_power_limit", "module.power.min_limit", W),
+            q("Max Power Limit", "max_power_limit", "module.power.max_limit", W),
+        ]),
+    ]),
+    (&[D::PowerSmoothing], &[f("Power Smoothing", "power_smoothing", none, "")]),
+    (&[D::PowerProfiles], &[s("Workload Power Profiles", "power_profiles", &[
+        f("Requested Profiles", "power_profile_requested_profiles", none, ""),
+        f("Enforced Profiles", "power_profile_enforced_profiles", none, ""),
+    ])]),
+    (&[D::Power], &[q("EDPp Multiplier", "edpp_multiplier", "edpp_multiplier", "%")]),
+    (&[D::Clock], &[
+        s("Clocks", "clocks", &[
+            q("Graphics", "graphics_clock", "clocks.current.graphics", MHZ),
+            q("SM", "sm_clock", "clocks.current.sm", MHZ),
+            q("Memory", "mem_clock", "clocks.current.memory", MHZ),
+            q("Video", "video_clock", "clocks.current.video", MHZ),
+        ]),
+        s("Applications Clocks", "applications_clocks", &[
+            q("Graphics", "graphics_clock", "clocks.applications.graphics", MHZ),
+            q("Memory", "mem_clock", "clocks.applications.memory", MHZ),
+        ]),
+        s("Default Applications Clocks", "default_applications_clocks", &[
+            q("Graphics", "graphics_clock", "clocks.default_applications.graphics", MHZ),
+            q("Memory", "mem_clock", "clocks.default_applications.memory", MHZ),
+        ]),
+        s("Deferred Clocks", "deferred_clocks", &[f("Memory", "mem_clock", none, "")]),
+        s("Max Clocks", "max_clocks", &[
+            q("Graphics", "graphics_clock", "clocks.max.graphics", MHZ),
+            q("SM", "sm_clock", "clocks.max.sm", MHZ),
+            q("Memory", "mem_clock", "clocks.max.memory", MHZ),
+            f("Video", "video_clock", g::max_clock_video, MHZ),
+        ]),
+        s("Max Customer Boost Clocks", "max_customer_boost_clocks", &[
+            f("Graphics", "graphics_clock", g::max_boost_graphics, MHZ),
+        ]),
+        s("Clock Policy", "clock_policy", &[
+            f("Auto Boost", "auto_boost", |c| g::auto_boost(c, false), ""),
+            f("Auto Boost Default", "auto_boost_default", |c| g::auto_boost(c, true), ""),
+        ]),
+    ]),
+    (ALL, &[s("Fabric", "fabric", &[
+        q("State", "state", "fabric.state", ""),
+        q("Status", "status", "fabric.status", ""),
+        q("CliqueId", "cliqueId", "fabric.cliqueId", ""),
+        q("ClusterUUID", "clusterUuid", "fabric.clusterUuid", ""),
+        s("Health", "health", HEALTH),
+    ])]),
+    (&[D::SupportedClocks], &[Decl::Xml(&[Decl::Build(g::supported_clocks)])]),
     (&[D::Pids], &[Decl::Build(g::processes)]),
-    (ALL, &[s("Capabilities", &[f("EGM", g::egm, "")])]),
+    (&[D::Accounting], &[Decl::Xml(&[s("", "accounted_processes", &[])])]),
+    (ALL, &[s("Capabilities", "capabilities", &[f("EGM", "egm", g::egm, "")])]),
 ];
+
+#[rustfmt::skip]
+const INFOROM_TIME: &[Decl] = &[s("Inforom Time Data", "inforom_time_data", &[f("Time Run", "time_run", none, "")])];
 
 /// The class codes: not printed where NVML has no extended PCI info (WDDM).
+#[rustfmt::skip]
 const CLASS: &[Decl] = &[
-    q("Base Classcode", "pci.baseClass", ""),
-    q("Sub Classcode", "pci.subClass", ""),
+    Decl::Text(&[
+        q("Base Classcode", "", "pci.baseClass", ""),
+        q("Sub Classcode", "", "pci.subClass", ""),
+    ]),
+    Decl::Xml(&[hex("pci_base_class", "pci.baseClass"), hex("pci_sub_class", "pci.subClass")]),
 ];
 
-const INFOROM_TIME: &[Decl] = &[s("Inforom Time Data", &[f("Time Run", none, "")])];
+#[rustfmt::skip]
+const ECC_SRAM: &[Decl] = &[s("ECC Errors", "ecc_errors", &[
+    s("Volatile", "volatile", &[
+        q("SRAM Correctable", "sram_correctable", "ecc.errors.corrected.volatile.sram", ""),
+        q("SRAM Uncorrectable Parity", "sram_uncorrectable_parity",
+          "ecc.errors.uncorrected.volatile.sram.parity", ""),
+        q("SRAM Uncorrectable SEC-DED", "sram_uncorrectable_secded",
+          "ecc.errors.uncorrected.volatile.sram.secded", ""),
+        q("DRAM Correctable", "dram_correctable", "ecc.errors.corrected.volatile.dram", ""),
+        q("DRAM Uncorrectable", "dram_uncorrectable", "ecc.errors.uncorrected.volatile.dram", ""),
+    ]),
+    s("Aggregate", "aggregate", &[
+        q("SRAM Correctable", "sram_correctable", "ecc.errors.corrected.aggregate.sram", ""),
+        q("SRAM Uncorrectable Parity", "sram_uncorrectable_parity",
+          "ecc.errors.uncorrected.aggregate.sram.parity", ""),
+        q("SRAM Uncorrectable SEC-DED", "sram_uncorrectable_secded",
+          "ecc.errors.uncorrected.aggregate.sram.secded", ""),
+        q("DRAM Correctable", "dram_correctable", "ecc.errors.corrected.aggregate.dram", ""),
+        q("DRAM Uncorrectable", "dram_uncorrectable", "ecc.errors.uncorrected.aggregate.dram", ""),
+        q("SRAM Threshold Exceeded", "sram_threshold_exceeded",
+          "ecc.errors.uncorrected.aggregate.sram.thresholdExceeded", ""),
+    ]),
+    s("Aggregate Uncorrectable SRAM Sources", "aggregate_uncorrectable_sram_sources", &[
+        q("SRAM L2", "sram_l2", "ecc.errors.uncorrected.aggregate.sram.l2", ""),
+        q("SRAM SM", "sram_sm", "ecc.errors.uncorrected.aggregate.sram.sm", ""),
+        q("SRAM Microcontroller", "sram_microcontroller", "ecc.errors.uncorrected.aggregate.sram.mcu", ""),
+        q("SRAM PCIE", "sram_pcie", "ecc.errors.uncorrected.aggregate.sram.pcie", ""),
+        q("SRAM Other", "sram_other", "ecc.errors.uncorrected.aggregate.sram.other", ""),
+    ]),
+    f("Channel Repair Pending", "channel_repair_pending", |c| g::repair_pending(c, false), ""),
+    f("TPC Repair Pending", "tpc_repair_pending", |c| g::repair_pending(c, true), ""),
+    f("Unrepairable Memory", "unrepairable_memory", none, ""),
+])];
 
-const ECC_SRAM: &[Decl] = &[s(
-    "ECC Errors",
-    &[
-        s(
-            "Volatile",
-            &[
-                q("SRAM Correctable", "ecc.errors.corrected.volatile.sram", ""),
-                q(
-                    "SRAM Uncorrectable Parity",
-                    "ecc.errors.uncorrected.volatile.sram.parity",
-                    "",
-                ),
-                q(
-                    "SRAM Uncorrectable SEC-DED",
-                    "ecc.errors.uncorrected.volatile.sram.secded",
-                    "",
-                ),
-                q("DRAM Correctable", "ecc.errors.corrected.volatile.dram", ""),
-                q(
-                    "DRAM Uncorrectable",
-                    "ecc.errors.uncorrected.volatile.dram",
-                    "",
-                ),
-            ],
-        ),
-        s(
-            "Aggregate",
-            &[
-                q(
-                    "SRAM Correctable",
-                    "ecc.errors.corrected.aggregate.sram",
-                    "",
-                ),
-                q(
-                    "SRAM Uncorrectable Parity",
-                    "ecc.errors.uncorrected.aggregate.sram.parity",
-                    "",
-                ),
-                q(
-                    "SRAM Uncorrectable SEC-DED",
-                    "ecc.errors.uncorrected.aggregate.sram.secded",
-                    "",
-                ),
-                q(
-                    "DRAM Correctable",
-                    "ecc.errors.corrected.aggregate.dram",
-                    "",
-                ),
-                q(
-                    "DRAM Uncorrectable",
-                    "ecc.errors.uncorrected.aggregate.dram",
-                    "",
-                ),
-                q(
-                    "SRAM Threshold Exceeded",
-                    "ecc.errors.uncorrected.aggregate.sram.thresholdExceeded",
-                    "",
-                ),
-            ],
-        ),
-        s(
-            "Aggregate Uncorrectable SRAM Sources",
-            &[
-                q("SRAM L2", "ecc.errors.uncorrected.aggregate.sram.l2", ""),
-                q("SRAM SM", "ecc.errors.uncorrected.aggregate.sram.sm", ""),
-                q(
-                    "SRAM Microcontroller",
-                    "ecc.errors.uncorrected.aggregate.sram.mcu",
-                    "",
-                ),
-                q(
-                    "SRAM PCIE",
-                    "ecc.errors.uncorrected.aggregate.sram.pcie",
-                    "",
-                ),
-                q(
-                    "SRAM Other",
-                    "ecc.errors.uncorrected.aggregate.sram.other",
-                    "",
-                ),
-            ],
-        ),
-        f(
-            "Channel Repair Pending",
-            |c| g::repair_pending(c, false),
-            "",
-        ),
-        f("TPC Repair Pending", |c| g::repair_pending(c, true), ""),
-        f("Unrepairable Memory", none, ""),
-    ],
-)];
+#[rustfmt::skip]
+const ECC_PLAIN: &[Decl] = &[s("ECC Errors", "ecc_errors", &[
+    s("Volatile", "volatile", &[
+        q("SRAM Correctable", "sram_correctable", "ecc.errors.corrected.volatile.sram", ""),
+        q("SRAM Uncorrectable", "sram_uncorrectable", "ecc.errors.uncorrected.volatile.sram", ""),
+        q("DRAM Correctable", "dram_correctable", "ecc.errors.corrected.volatile.dram", ""),
+        q("DRAM Uncorrectable", "dram_uncorrectable", "ecc.errors.uncorrected.volatile.dram", ""),
+    ]),
+    s("Aggregate", "aggregate", &[
+        q("SRAM Correctable", "sram_correctable", "ecc.errors.corrected.aggregate.sram", ""),
+        q("SRAM Uncorrectable", "sram_uncorrectable", "ecc.errors.uncorrected.aggregate.sram", ""),
+        q("DRAM Correctable", "dram_correctable", "ecc.errors.corrected.aggregate.dram", ""),
+        q("DRAM Uncorrectable", "dram_uncorrectable", "ecc.errors.uncorrected.aggregate.dram", ""),
+    ]),
+])];
 
-const ECC_PLAIN: &[Decl] = &[s(
-    "ECC Errors",
-    &[
-        s(
-            "Volatile",
-            &[
-                q("SRAM Correctable", "ecc.errors.corrected.volatile.sram", ""),
-                q(
-                    "SRAM Uncorrectable",
-                    "ecc.errors.uncorrected.volatile.sram",
-                    "",
-                ),
-                q("DRAM Correctable", "ecc.errors.corrected.volatile.dram", ""),
-                q(
-                    "DRAM Uncorrectable",
-                    "ecc.errors.uncorrected.volatile.dram",
-                    "",
-                ),
-            ],
-        ),
-        s(
-            "Aggregate",
-            &[
-                q(
-                    "SRAM Correctable",
-                    "ecc.errors.corrected.aggregate.sram",
-                    "",
-                ),
-                q(
-                    "SRAM Uncorrectable",
-                    "ecc.errors.uncorrected.aggregate.sram",
-                    "",
-                ),
-                q(
-                    "DRAM Correctable",
-                    "ecc.errors.corrected.aggregate.dram",
-                    "",
-                ),
-                q(
-                    "DRAM Uncorrectable",
-                    "ecc.errors.uncorrected.aggregate.dram",
-                    "",
-                ),
-            ],
-        ),
-    ],
-)];
+#[rustfmt::skip]
+const REMAPPED: &[Decl] = &[s("Remapped Rows", "remapped_rows", &[
+    q("Correctable Error", "remapped_row_corr", "remapped_rows.correctable", ""),
+    q("Uncorrectable Error", "remapped_row_unc", "remapped_rows.uncorrectable", ""),
+    q("Pending", "remapped_row_pending", "remapped_rows.pending", ""),
+    q("Remapping Failure Occurred", "remapped_row_failure", "remapped_rows.failure", ""),
+    s("Bank Remap Availability Histogram", "remapped_row_histogram", &[
+        q("Max", "row_remap_histogram_max", "remapped_rows.histogram.max", BANKS),
+        q("High", "row_remap_histogram_high", "remapped_rows.histogram.high", BANKS),
+        q("Partial", "row_remap_histogram_partial", "remapped_rows.histogram.partial", BANKS),
+        q("Low", "row_remap_histogram_low", "remapped_rows.histogram.low", BANKS),
+        q("None", "row_remap_histogram_none", "remapped_rows.histogram.none", BANKS),
+    ]),
+])];
 
-const BANKS: &str = " bank(s)";
-
-const REMAPPED: &[Decl] = &[s(
-    "Remapped Rows",
-    &[
-        q("Correctable Error", "remapped_rows.correctable", ""),
-        q("Uncorrectable Error", "remapped_rows.uncorrectable", ""),
-        q("Pending", "remapped_rows.pending", ""),
-        q("Remapping Failure Occurred", "remapped_rows.failure", ""),
-        s(
-            "Bank Remap Availability Histogram",
-            &[
-                q("Max", "remapped_rows.histogram.max", BANKS),
-                q("High", "remapped_rows.histogram.high", BANKS),
-                q("Partial", "remapped_rows.histogram.partial", BANKS),
-                q("Low", "remapped_rows.histogram.low", BANKS),
-                q("None", "remapped_rows.histogram.none", BANKS),
-            ],
-        ),
-    ],
-)];
-
-const NO_REMAPPING: &[Decl] = &[Decl::Build(|c| {
-    super::collapsed("Remapped Rows", crate::source::gpu::get::not_available(c))
+const NO_REMAPPING: &[Decl] = &[Decl::Build(|c, _| {
+    crate::model::report::Node::collapsed(
+        "Remapped Rows",
+        "remapped_rows",
+        crate::source::gpu::get::not_available(c),
+    )
 })];
 
 /// Does the GPU report a T.Limit margin? nvidia-smi then names the
@@ -730,127 +495,73 @@ fn tlimit(c: &GpuCtx) -> bool {
     crate::nvml::raw::margin_temperature(&c.raw()).is_ok()
 }
 
-const TEMP_TLIMIT: &[Decl] = &[s(
-    "Temperature",
-    &[
-        q("GPU Current Temp", "temperature.gpu", C),
-        q("GPU T.Limit Temp", "temperature.gpu.tlimit", C),
-        f(
-            "GPU Shutdown T.Limit Temp",
-            |c| g::threshold(c, T::Shutdown),
-            C,
-        ),
-        f(
-            "GPU Slowdown T.Limit Temp",
-            |c| g::threshold(c, T::Slowdown),
-            C,
-        ),
-        f(
-            "GPU Max Operating T.Limit Temp",
-            |c| g::threshold(c, T::GpuMax),
-            C,
-        ),
-        f("GPU Target Temperature", |c| g::threshold(c, T::GpsCurr), C),
-        q("Memory Current Temp", "temperature.memory", C),
-        f(
-            "Memory Max Operating T.Limit Temp",
-            |c| g::threshold(c, T::MemoryMax),
-            C,
-        ),
-    ],
-)];
+#[rustfmt::skip]
+const TEMP_TLIMIT: &[Decl] = &[s("Temperature", "temperature", &[
+    q("GPU Current Temp", "gpu_temp", "temperature.gpu", C),
+    q("GPU T.Limit Temp", "gpu_temp_tlimit", "temperature.gpu.tlimit", C),
+    f("GPU Shutdown T.Limit Temp", "gpu_temp_max_threshold", |c| g::threshold(c, T::Shutdown), C),
+    f("GPU Slowdown T.Limit Temp", "gpu_temp_slow_threshold", |c| g::threshold(c, T::Slowdown), C),
+    f("GPU Max Operating T.Limit Temp", "gpu_temp_max_gpu_threshold", |c| g::threshold(c, T::GpuMax), C),
+    f("GPU Target Temperature", "gpu_target_temperature", |c| g::threshold(c, T::GpsCurr), C),
+    q("Memory Current Temp", "memory_temp", "temperature.memory", C),
+    f("Memory Max Operating T.Limit Temp", "gpu_temp_max_mem_threshold", |c| g::threshold(c, T::MemoryMax), C),
+])];
 
-const TEMP_PLAIN: &[Decl] = &[s(
-    "Temperature",
-    &[
-        q("GPU Current Temp", "temperature.gpu", C),
-        q("GPU Current T.Limit Temp", "temperature.gpu.tlimit", C),
-        f("GPU Shutdown Temp", |c| g::threshold(c, T::Shutdown), C),
-        f("GPU Slowdown Temp", |c| g::threshold(c, T::Slowdown), C),
-        f("GPU Max Operating Temp", |c| g::threshold(c, T::GpuMax), C),
-        f(
-            "GPU Target Temperature Specification",
-            |c| g::threshold(c, T::GpsCurr),
-            C,
-        ),
-        q("Memory Current Temp", "temperature.memory", C),
-        f(
-            "Memory Max Operating Temp",
-            |c| g::threshold(c, T::MemoryMax),
-            C,
-        ),
-    ],
-)];
+#[rustfmt::skip]
+const TEMP_PLAIN: &[Decl] = &[s("Temperature", "temperature", &[
+    q("GPU Current Temp", "gpu_temp", "temperature.gpu", C),
+    q("GPU Current T.Limit Temp", "gpu_temp_tlimit", "temperature.gpu.tlimit", C),
+    f("GPU Shutdown Temp", "gpu_temp_max_threshold", |c| g::threshold(c, T::Shutdown), C),
+    f("GPU Slowdown Temp", "gpu_temp_slow_threshold", |c| g::threshold(c, T::Slowdown), C),
+    f("GPU Max Operating Temp", "gpu_temp_max_gpu_threshold", |c| g::threshold(c, T::GpuMax), C),
+    f("GPU Target Temperature Specification", "gpu_target_temperature", |c| g::threshold(c, T::GpsCurr), C),
+    q("Memory Current Temp", "memory_temp", "temperature.memory", C),
+    f("Memory Max Operating Temp", "gpu_temp_max_mem_threshold", |c| g::threshold(c, T::MemoryMax), C),
+])];
 
-const POWER_590: &[Decl] = &[s(
-    "GPU Power Readings",
-    &[
-        q("Average Power Draw", "power.draw.average", W),
-        q("Instantaneous Power Draw", "power.draw.instant", W),
-        q("Current Power Limit", "enforced.power.limit", W),
-        q("Requested Power Limit", "power.limit", W),
-        q("Default Power Limit", "power.default_limit", W),
-        q("Min Power Limit", "power.min_limit", W),
-        q("Max Power Limit", "power.max_limit", W),
-    ],
-)];
+#[rustfmt::skip]
+const POWER_590: &[Decl] = &[s("GPU Power Readings", "gpu_power_readings", &[
+    Decl::Xml(&[f("", "power_state", g::power_state, "")]),
+    q("Average Power Draw", "average_power_draw", "power.draw.average", W),
+    q("Instantaneous Power Draw", "instant_power_draw", "power.draw.instant", W),
+    q("Current Power Limit", "current_power_limit", "enforced.power.limit", W),
+    q("Requested Power Limit", "requested_power_limit", "power.limit", W),
+    q("Default Power Limit", "default_power_limit", "power.default_limit", W),
+    q("Min Power Limit", "min_power_limit", "power.min_limit", W),
+    q("Max Power Limit", "max_power_limit", "power.max_limit", W),
+])];
 
-const POWER_610: &[Decl] = &[s(
-    "GPU Power Readings",
-    &[
-        q("Average Power Draw", "power.draw.average", W),
-        q("Instantaneous Power Draw", "power.draw.instant", W),
-        s(
-            "GPU Ceiling Power Limit",
-            &[
-                q("Current Power Limit", "enforced.power.limit", W),
-                q("Requested Power Limit", "power.limit", W),
-                q("Default Power Limit", "power.default_limit", W),
-            ],
-        ),
-        s(
-            "GPU Base Power",
-            &[
-                f("Current Base Power", none, W),
-                f("Requested Base Power", none, W),
-                f("Default Base Power", none, W),
-            ],
-        ),
-        q("Min Power Limit", "power.min_limit", W),
-        q("Max Power Limit", "power.max_limit", W),
-    ],
-)];
+/// 610's layout. No XML document of a 610 driver was available: the
+/// element names of the ceiling and base power sections are nvq's.
+#[rustfmt::skip]
+const POWER_610: &[Decl] = &[s("GPU Power Readings", "gpu_power_readings", &[
+    Decl::Xml(&[f("", "power_state", g::power_state, "")]),
+    q("Average Power Draw", "average_power_draw", "power.draw.average", W),
+    q("Instantaneous Power Draw", "instant_power_draw", "power.draw.instant", W),
+    s("GPU Ceiling Power Limit", "gpu_ceiling_power_limit", &[
+        q("Current Power Limit", "current_power_limit", "enforced.power.limit", W),
+        q("Requested Power Limit", "requested_power_limit", "power.limit", W),
+        q("Default Power Limit", "default_power_limit", "power.default_limit", W),
+    ]),
+    s("GPU Base Power", "gpu_base_power", &[
+        f("Current Base Power", "current_base_power", none, W),
+        f("Requested Base Power", "requested_base_power", none, W),
+        f("Default Base Power", "default_base_power", none, W),
+    ]),
+    q("Min Power Limit", "min_power_limit", "power.min_limit", W),
+    q("Max Power Limit", "max_power_limit", "power.max_limit", W),
+])];
 
+#[rustfmt::skip]
 const HEALTH: &[Decl] = &[
-    q("Summary", "fabric.health.summary", ""),
-    q("Bandwidth", "fabric.health.bandwidth", ""),
-    q(
-        "Route Recovery in progress",
-        "fabric.health.route_recovery_in_progress",
-        "",
-    ),
-    q("Route Unhealthy", "fabric.health.route_unhealthy", ""),
-    q(
-        "Access Timeout Recovery",
-        "fabric.health.access_timeout_recovery",
-        "",
-    ),
-    q(
-        "Incorrect Configuration",
-        "fabric.health.incorrect_configuration",
-        "",
-    ),
-    Decl::Pick(|c| {
-        if c.driver_major() >= KMD_NAMED_FROM {
-            PARTITION
-        } else {
-            &[]
-        }
-    }),
+    q("Summary", "summary", "fabric.health.summary", ""),
+    q("Bandwidth", "bandwidth", "fabric.health.bandwidth", ""),
+    q("Route Recovery in progress", "route_recovery_in_progress", "fabric.health.route_recovery_in_progress", ""),
+    q("Route Unhealthy", "route_unhealthy", "fabric.health.route_unhealthy", ""),
+    q("Access Timeout Recovery", "access_timeout_recovery", "fabric.health.access_timeout_recovery", ""),
+    q("Incorrect Configuration", "incorrect_configuration", "fabric.health.incorrect_configuration", ""),
+    Decl::Pick(|c| if c.driver_major() >= PARTITION_FROM { PARTITION } else { &[] }),
 ];
 
-const PARTITION: &[Decl] = &[q(
-    "Partition Assigned",
-    "fabric.health.partition_assigned",
-    "",
-)];
+#[rustfmt::skip]
+const PARTITION: &[Decl] = &[q("Partition Assigned", "partition_assigned", "fabric.health.partition_assigned", "")];

@@ -1,7 +1,6 @@
 //! Getters of report lines that are no `--query-gpu` field.
 
-use super::collapsed;
-use crate::model::report::{Node, Section};
+use crate::model::report::{Node, Section, View};
 use crate::model::Value;
 use crate::nvml::raw;
 use crate::source::gpu::get::not_available;
@@ -227,25 +226,20 @@ pub fn memory_power(c: &GpuCtx, instant: bool) -> Value {
     })
 }
 
-/// `Processes : None`, or one block per process.
-pub fn processes(c: &GpuCtx) -> Node {
+/// `Processes : None`, or one block per process; in XML one
+/// `<process_info>` each.
+pub fn processes(c: &GpuCtx, view: View) -> Node {
     let Ok(d) = c.dev() else {
-        return collapsed("Processes", not_available(c));
+        return Node::collapsed("Processes", "processes", not_available(c));
     };
     let procs = crate::source::smi_table::process_summaries(c.session, d, c.index);
-    if procs.is_empty() {
-        return collapsed("Processes", Value::text("None"));
+    if procs.is_empty() && view == View::Text {
+        return Node::collapsed("Processes", "processes", Value::text("None"));
     }
     let id = |v: Option<u32>| v.map_or(Value::NotAvailable, uint);
     let wddm = matches!(c.driver_model(), Ok((0, _)));
     let mut items = Vec::new();
     for p in procs {
-        items.push(Node::entry("GPU instance ID", id(p.gpu_instance), ""));
-        items.push(Node::entry(
-            "Compute instance ID",
-            id(p.compute_instance),
-            "",
-        ));
         let name = match p.name {
             Ok(n) => Value::text(n),
             Err(code) => c.err(code),
@@ -255,23 +249,109 @@ pub fn processes(c: &GpuCtx) -> Node {
             None if wddm => Value::text("Not available in WDDM driver model"),
             None => Value::NotAvailable,
         };
+        let gi = Node::entry("GPU instance ID", "gpu_instance_id", id(p.gpu_instance), "");
+        let ci = Node::entry(
+            "Compute instance ID",
+            "compute_instance_id",
+            id(p.compute_instance),
+            "",
+        );
+        let kind = Node::entry("Type", "type", Value::text(p.kind.letters()), "");
+        let name = Node::entry("Name", "process_name", name, "");
+        let used = Node::entry("Used GPU Memory", "used_memory", used, " MiB");
+        if view == View::Xml {
+            let pid = Node::entry("", "pid", uint(p.pid), "");
+            items.push(Node::section(
+                "",
+                "process_info",
+                vec![gi, ci, pid, kind, name, used],
+            ));
+            continue;
+        }
+        items.push(gi);
+        items.push(ci);
         items.push(Node::Section(Section {
             label: "Process ID",
+            xml: "pid",
             value: Some(uint(p.pid)),
-            items: vec![
-                Node::entry("Type", Value::text(p.kind.letters()), ""),
-                Node::entry("Name", name, ""),
-                Node::entry("Used GPU Memory", used, " MiB"),
-            ],
+            items: vec![kind, name, used],
             width: Some(PROCESS_WIDTH),
         }));
     }
     Node::Section(Section {
         label: "Processes",
+        xml: "processes",
         value: None,
         items,
         width: Some(PROCESS_WIDTH),
     })
+}
+
+/// `<mig_devices>`: `None` when the GPU has no MIG device. (The list of MIG
+/// devices itself is not built yet; a GPU with some says `N/A`.)
+pub fn mig_devices(c: &GpuCtx, _: View) -> Node {
+    let none = match c.call(|d| d.mig_device_count()) {
+        Ok(n) => n == 0,
+        Err(_) => true,
+    };
+    let v = if none {
+        Value::text("None")
+    } else {
+        not_available(c)
+    };
+    Node::section("", "mig_devices", vec![Node::Bare(v)])
+}
+
+/// The retired pages' addresses, as nvidia-smi lists them (`N/A` when NVML
+/// cannot say).
+pub fn retired_list(c: &GpuCtx, double: bool) -> Value {
+    use nvml_wrapper::enum_wrappers::device::RetirementCause;
+    let cause = if double {
+        RetirementCause::DoubleBitEccError
+    } else {
+        RetirementCause::MultipleSingleBitEccErrors
+    };
+    c.value(c.call(|d| d.retired_pages(cause)), |pages| {
+        let list: Vec<String> = pages
+            .iter()
+            .map(|p| format!("0x{:016X}", p.address))
+            .collect();
+        if list.is_empty() {
+            Value::text("None")
+        } else {
+            Value::text(list.join(", "))
+        }
+    })
+}
+
+/// `<power_state>`: the performance state, deprecated from 590 on.
+pub fn power_state(c: &GpuCtx) -> Value {
+    if c.driver_major() >= crate::source::gpu::DEPRECATED_FROM {
+        return c.err(crate::model::NvmlCode::DEPRECATED);
+    }
+    crate::source::gpu::get::pstate(c)
+}
+
+/// `<supported_clocks>`: each memory clock with the graphics clocks it
+/// allows, or `N/A`.
+pub fn supported_clocks(c: &GpuCtx, _: View) -> Node {
+    let mems = match raw::supported_clocks(&c.raw(), None) {
+        Ok(m) if !m.is_empty() => m,
+        Ok(_) => return Node::collapsed("", "supported_clocks", Value::NotAvailable),
+        Err(code) => return Node::collapsed("", "supported_clocks", c.err(code)),
+    };
+    let mhz = |v: u32| Value::Int(i64::from(v));
+    let items = mems
+        .into_iter()
+        .map(|m| {
+            let mut clocks = vec![Node::entry("", "value", mhz(m), " MHz")];
+            for g in raw::supported_clocks(&c.raw(), Some(m)).unwrap_or_default() {
+                clocks.push(Node::entry("", "supported_graphics_clock", mhz(g), " MHz"));
+            }
+            Node::section("", "supported_mem_clock", clocks)
+        })
+        .collect();
+    Node::section("", "supported_clocks", items)
 }
 
 /// The label column of the process list: narrower than the report's.

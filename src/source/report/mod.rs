@@ -12,7 +12,7 @@ pub use decl::{Display, DISPLAY_NAMES};
 
 use super::gpu::{GpuCtx, FIELDS};
 use super::Target;
-use crate::model::report::{GpuReport, Node, Report, Section};
+use crate::model::report::{GpuReport, Node, Report, Section, View};
 use crate::model::{NvmlCode, Value};
 use crate::nvml::{raw, Session};
 
@@ -23,6 +23,9 @@ pub enum Read {
     Field(&'static str),
     /// A getter of the report's own.
     Fn(fn(&GpuCtx) -> Value),
+    /// The `--query-gpu` field of this name, printed in hexadecimal, without
+    /// its `0x` (the XML form of the PCI numbers).
+    Hex(&'static str),
 }
 
 /// One node of the declaration.
@@ -30,19 +33,25 @@ pub enum Decl {
     /// `Label : value unit`.
     Entry {
         label: &'static str,
+        xml: &'static str,
         unit: &'static str,
         read: Read,
     },
     /// A heading and what is under it.
     Section {
         label: &'static str,
+        xml: &'static str,
         items: &'static [Decl],
     },
+    /// Lines of the text report only.
+    Text(&'static [Decl]),
+    /// Lines of the XML report only.
+    Xml(&'static [Decl]),
     /// A part whose shape depends on the GPU or the driver (nvidia-smi
     /// prints different lines for them): the declaration to use.
     Pick(fn(&GpuCtx) -> &'static [Decl]),
     /// A part built by code (the process list).
-    Build(fn(&GpuCtx) -> Node),
+    Build(fn(&GpuCtx, View) -> Node),
 }
 
 impl Read {
@@ -53,21 +62,33 @@ impl Read {
                 .find(|f| f.info.name == name)
                 .map_or(Value::err(NvmlCode::NOT_SUPPORTED), |f| f.get.read(c)),
             Read::Fn(f) => f(c),
+            Read::Hex(name) => match Read::Field(name).read(c) {
+                Value::Text(t) => Value::text(t.trim_start_matches("0x")),
+                other => other,
+            },
         }
     }
 }
 
-fn build(decls: &[Decl], c: &GpuCtx, out: &mut Vec<Node>) {
+fn build(decls: &[Decl], c: &GpuCtx, view: View, out: &mut Vec<Node>) {
     for d in decls {
         match d {
-            Decl::Entry { label, unit, read } => out.push(Node::entry(label, read.read(c), unit)),
-            Decl::Section { label, items } => {
+            Decl::Entry {
+                label,
+                xml,
+                unit,
+                read,
+            } => out.push(Node::entry(label, xml, read.read(c), unit)),
+            Decl::Section { label, xml, items } => {
                 let mut inner = Vec::new();
-                build(items, c, &mut inner);
-                out.push(Node::section(label, inner));
+                build(items, c, view, &mut inner);
+                out.push(Node::section(label, xml, inner));
             }
-            Decl::Pick(f) => build(f(c), c, out),
-            Decl::Build(f) => out.push(f(c)),
+            Decl::Text(items) if view == View::Text => build(items, c, view, out),
+            Decl::Xml(items) if view == View::Xml => build(items, c, view, out),
+            Decl::Text(_) | Decl::Xml(_) => {}
+            Decl::Pick(f) => build(f(c), c, view, out),
+            Decl::Build(f) => out.push(f(c, view)),
         }
     }
 }
@@ -79,11 +100,11 @@ pub fn shows(d: Display) -> bool {
 
 /// One GPU's part of the report, limited to the `-d` types in `show`
 /// (all of them when empty).
-pub fn gpu_report(c: &GpuCtx, show: &[Display]) -> GpuReport {
+pub fn gpu_report(c: &GpuCtx, show: &[Display], view: View) -> GpuReport {
     let mut items = Vec::new();
     for (types, part) in decl::GPU {
         if show.is_empty() || types.iter().any(|t| show.contains(t)) {
-            build(part, c, &mut items);
+            build(part, c, view, &mut items);
         }
     }
     let bus_id = c.pci().map(|p| p.bus_id.clone()).unwrap_or_default();
@@ -101,7 +122,12 @@ pub fn header(session: &Session, now: std::time::SystemTime) -> Vec<Node> {
         Ok(v) => Value::text(format!("{}.{}", v / 1000, (v % 1000) / 10)),
         Err(code) => Value::err(code),
     };
-    let mut h = vec![Node::entry("Timestamp", Value::text(stamp), "")];
+    let mut h = vec![Node::entry(
+        "Timestamp",
+        "timestamp",
+        Value::text(stamp),
+        "",
+    )];
     if session.driver_major() >= decl::KMD_NAMED_FROM {
         // 610 renames both lines and keeps the old ones with a warning.
         let warn = |v: &Value, new: &str| match v {
@@ -110,32 +136,38 @@ pub fn header(session: &Session, now: std::time::SystemTime) -> Vec<Node> {
             )),
             other => other.clone(),
         };
+        let (old_driver, old_cuda) = (
+            warn(&driver, "KMD Version"),
+            warn(&cuda, "CUDA UMD Version"),
+        );
         h.push(Node::entry(
             "Driver Version",
-            warn(&driver, "KMD Version"),
+            "driver_version",
+            old_driver,
             "",
         ));
+        h.push(Node::entry("CUDA Version", "cuda_version", old_cuda, ""));
+        h.push(Node::entry("KMD Version", "kmd_version", driver, ""));
         h.push(Node::entry(
-            "CUDA Version",
-            warn(&cuda, "CUDA UMD Version"),
+            "CUDA UMD Version",
+            "cuda_umd_version",
+            cuda,
             "",
         ));
-        h.push(Node::entry("KMD Version", driver, ""));
-        h.push(Node::entry("CUDA UMD Version", cuda, ""));
     } else {
-        h.push(Node::entry("Driver Version", driver, ""));
-        h.push(Node::entry("CUDA Version", cuda, ""));
+        h.push(Node::entry("Driver Version", "driver_version", driver, ""));
+        h.push(Node::entry("CUDA Version", "cuda_version", cuda, ""));
     }
     h
 }
 
 /// The whole report for these GPUs, read one GPU per thread: a one-shot
 /// report costs about one GPU's latency, however many GPUs there are.
-pub fn collect(session: &Session, targets: &[Target], show: &[Display]) -> Report {
+pub fn collect(session: &Session, targets: &[Target], show: &[Display], view: View) -> Report {
     let attached = session.device_count().unwrap_or(0);
     let now = std::time::SystemTime::now();
     let gpus = std::thread::scope(|s| {
-        let read = move |index: u32| gpu_report(&GpuCtx::new(session, index, attached), show);
+        let read = move |index: u32| gpu_report(&GpuCtx::new(session, index, attached), show, view);
         let lanes: Vec<_> = targets
             .iter()
             .map(|t| {
@@ -156,26 +188,26 @@ pub fn collect(session: &Session, targets: &[Target], show: &[Display]) -> Repor
     }
 }
 
-/// A section printed as one line (`Remapped Rows : N/A`) when its probe
-/// fails, else with its lines.
-fn collapsed(label: &'static str, value: Value) -> Node {
-    Node::Section(Section {
-        label,
-        items: Vec::new(),
-        value: Some(value),
-        width: None,
-    })
-}
-
 /// `HW Slowdown : Active` with its two causes under it.
-fn hw_slowdown(c: &GpuCtx) -> Node {
+fn hw_slowdown(c: &GpuCtx, _: View) -> Node {
     let bit = |b| crate::source::gpu::get::reason_bit(c, b);
     Node::Section(Section {
         label: "HW Slowdown",
+        xml: "clocks_event_reason_hw_slowdown",
         value: Some(bit(0x8)),
         items: vec![
-            Node::entry("HW Thermal Slowdown", bit(0x40), ""),
-            Node::entry("HW Power Brake Slowdown", bit(0x80), ""),
+            Node::entry(
+                "HW Thermal Slowdown",
+                "clocks_event_reason_hw_thermal_slowdown",
+                bit(0x40),
+                "",
+            ),
+            Node::entry(
+                "HW Power Brake Slowdown",
+                "clocks_event_reason_hw_power_brake_slowdown",
+                bit(0x80),
+                "",
+            ),
         ],
         width: None,
     })
