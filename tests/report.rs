@@ -470,3 +470,46 @@ fn loops_files_and_ids() {
     let all = nvq_ok(&many, &["-q"]);
     assert_eq!(all.matches("\nGPU ").count(), 5);
 }
+
+/// `nvq -q --format=json`: the same tree, typed: numbers in the unit shown
+/// (named in `_units`), `null` with its reason in `_errors`, repeated
+/// elements as arrays; one line a sample.
+#[test]
+fn json_is_the_same_tree_typed() {
+    let s = scenario_at("h200_590_idle.toml", H200_IDLE_Q_MOMENT);
+    let out = nvq_ok(s.path(), &["-q", "--format=json"]);
+    assert_eq!(out.lines().count(), 1);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["driver_version"], "590.48.01");
+    assert_eq!(v["attached_gpus"], 1);
+    let g = &v["gpus"][0];
+    assert_eq!(g["id"], "00000000:83:00.0");
+    assert_eq!(g["fb_memory_usage"]["total"], 143771);
+    assert_eq!(g["fb_memory_usage"]["_units"]["total"], "MiB");
+    assert_eq!(g["gpu_power_readings"]["average_power_draw"], 77.67);
+    assert_eq!(g["temperature"]["gpu_temp_max_threshold"], -8);
+    assert_eq!(g["pci"]["tx_util"], 371);
+    assert_eq!(g["pci"]["_units"]["tx_util"], "KB/s");
+    assert!(g["fan_speed"].is_null());
+    assert_eq!(g["_errors"]["fan_speed"], "not_supported");
+    assert_eq!(g["_errors"]["display_mode"], "deprecated");
+    let load = nvq_ok(
+        &scenario("summary_rtx2080s_linux_idle.toml"),
+        &["-q", "--format=json"],
+    );
+    let v: serde_json::Value = serde_json::from_str(&load).unwrap();
+    let procs = v["gpus"][0]["processes"]["process_info"]
+        .as_array()
+        .unwrap();
+    assert_eq!(procs.len(), 2);
+    assert_eq!(procs[0]["process_name"], "/usr/bin/gnome-shell");
+    assert_eq!(procs[0]["used_memory"], 173);
+    let looped = nvq_ok(
+        s.path(),
+        &["-q", "--format=json", "-lms", "20", "--count", "2"],
+    );
+    assert_eq!(looped.lines().count(), 2);
+    for args in [&["-q", "--format=csv"][..], &["-q", "-x", "--format=json"]] {
+        assert_eq!(nvq(s.path(), args).status.code(), Some(2), "{args:?}");
+    }
+}

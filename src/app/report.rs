@@ -47,11 +47,17 @@ pub fn run(args: &Args) -> Result<(), NvqError> {
     // not go with -x (nvidia-smi's -h says so).
     let (query, xml) = (args.query > 0, args.xml > 0);
     let dtd_only = args.dtd && !query && !xml && args.display.is_none();
-    let conflicts = args.format.is_some() || !args.queries.is_empty() || args.list_gpus;
+    // nvq's own `--format=json` is the one format the report takes.
+    let json = match args.format.as_deref() {
+        None => false,
+        Some(f) if f.trim() == "json" && !args.dtd && args.xml == 0 => true,
+        Some(_) => return Err(NvqError::InvalidCombination),
+    };
+    let conflicts = !args.queries.is_empty() || args.list_gpus;
     if conflicts || (!query && !dtd_only) || (xml && args.display.is_some()) {
         return Err(NvqError::InvalidCombination);
     }
-    let view = if xml || dtd_only {
+    let view = if xml || dtd_only || json {
         View::Xml
     } else {
         View::Text
@@ -72,6 +78,7 @@ pub fn run(args: &Args) -> Result<(), NvqError> {
     };
     let form = match view {
         View::Text => Form::Text,
+        View::Xml if json => Form::Json,
         View::Xml if dtd_only => Form::DtdOnly,
         View::Xml => Form::Xml {
             version: render::report_xml::dtd_version(session.driver_major()),
@@ -112,6 +119,7 @@ pub fn run(args: &Args) -> Result<(), NvqError> {
             }
             match self.form {
                 Form::Text => render::report::text(&report, buf),
+                Form::Json => render::report_json::json(&report, buf),
                 Form::Xml { version, embed } => {
                     let dtd = embed.then(|| render::report_xml::dtd(&report));
                     render::report_xml::xml(&report, version, dtd.as_deref(), buf);
@@ -145,6 +153,8 @@ pub fn run(args: &Args) -> Result<(), NvqError> {
 #[derive(Clone, Copy)]
 enum Form {
     Text,
+    /// nvq's JSON: the XML report's tree, typed, one line a sample.
+    Json,
     /// One XML document a sample, naming DTD `version` or embedding one.
     Xml {
         version: Option<u32>,

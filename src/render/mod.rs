@@ -3,10 +3,11 @@
 
 pub mod csv;
 pub mod field_help;
-mod json;
+pub(crate) mod json;
 mod ndjson;
 mod prometheus;
 pub mod report;
+pub mod report_json;
 pub mod report_xml;
 pub mod smi_table;
 mod table;
