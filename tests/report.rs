@@ -513,3 +513,48 @@ fn json_is_the_same_tree_typed() {
         assert_eq!(nvq(s.path(), args).status.code(), Some(2), "{args:?}");
     }
 }
+
+/// A one-shot report reads its GPUs in parallel: with every PCIe throughput
+/// call taking 40 ms (two a GPU), 8 GPUs cost about one GPU's 80 ms, where
+/// reading them one after another (`NVQ_SERIAL_GPUS=1`) costs 8 × 80 ms.
+/// Only sleeping is timed, so a busy machine does not change the outcome.
+#[test]
+fn one_shot_reads_gpus_in_parallel() {
+    let base = std::fs::read_to_string(scenario("h200_590_idle.toml")).unwrap();
+    let (head, rest) = base.split_once("[[device]]").unwrap();
+    let text = format!(
+        "{head}\n[generate]\ndevices = 8\n\n[latency]\nfunctions = {{ nvmlDeviceGetPcieThroughput = 40 }}\n\n[[device]]{rest}"
+    );
+    let f = tempfile::Builder::new().suffix(".toml").tempfile().unwrap();
+    std::fs::write(f.path(), text).unwrap();
+    let time = |serial: bool| {
+        let mut c = assert_cmd::Command::cargo_bin("nvq").unwrap();
+        c.arg("--nvml-lib")
+            .arg(sim_lib())
+            .arg("-q")
+            .env("NVML_SIM_SCENARIO", f.path());
+        if serial {
+            c.env("NVQ_SERIAL_GPUS", "1");
+        }
+        let t = std::time::Instant::now();
+        let out = c.output().unwrap();
+        assert!(out.status.success());
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout)
+                .matches("\nGPU ")
+                .count(),
+            8
+        );
+        t.elapsed()
+    };
+    let parallel = time(false);
+    let serial = time(true);
+    assert!(
+        serial >= std::time::Duration::from_millis(640),
+        "serial {serial:?}"
+    );
+    assert!(
+        parallel < serial / 2,
+        "parallel {parallel:?}, serial {serial:?}"
+    );
+}

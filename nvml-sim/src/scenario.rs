@@ -146,6 +146,50 @@ pub struct Scenario {
     pub generate: Option<Generate>,
     /// The GPUs, in index order.
     pub device: Vec<Device>,
+    /// How long calls take (off by default: every call answers at once).
+    pub latency: Latency,
+}
+
+/// `[latency]`: time each call of a function takes, slept on the caller's
+/// thread without holding the simulator's lock (so calls on different
+/// threads overlap, as real NVML's do).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Latency {
+    /// Use [`REALISTIC_LATENCY_MS`] for the functions `functions` leaves out.
+    pub realistic: bool,
+    /// Milliseconds per call, by exported symbol name.
+    pub functions: BTreeMap<String, f64>,
+}
+
+/// What real drivers are known or estimated to take, in milliseconds:
+/// `nvmlDeviceGetPcieThroughput` samples the link for about 20 ms (one
+/// exporter measured about 40 ms a GPU for both directions); the sample
+/// buffers and power readings take about a millisecond. Every other call is
+/// taken as instant.
+pub const REALISTIC_LATENCY_MS: &[(&str, f64)] = &[
+    ("nvmlDeviceGetPcieThroughput", 20.0),
+    ("nvmlDeviceGetSamples", 1.0),
+    ("nvmlDeviceGetPowerUsage", 1.0),
+    ("nvmlDeviceGetTotalEnergyConsumption", 1.0),
+    ("nvmlDeviceGetFieldValues", 1.0),
+];
+
+impl Latency {
+    /// The time one call of `sym` takes.
+    pub fn of(&self, sym: &str) -> std::time::Duration {
+        let ms = self.functions.get(sym).copied().or_else(|| {
+            self.realistic
+                .then(|| {
+                    REALISTIC_LATENCY_MS
+                        .iter()
+                        .find(|(f, _)| *f == sym)
+                        .map(|(_, ms)| *ms)
+                })
+                .flatten()
+        });
+        std::time::Duration::from_secs_f64(ms.unwrap_or(0.0).clamp(0.0, 60_000.0) / 1000.0)
+    }
 }
 
 /// `[generate]`: replace the device list with `devices` copies of a template.
@@ -853,6 +897,16 @@ impl Scenario {
         for f in &self.absent_functions {
             if !known(f) {
                 return Err(format!("absent_functions: unknown NVML function {f:?}"));
+            }
+        }
+        for (f, ms) in &self.latency.functions {
+            if !known(f) {
+                return Err(format!("latency: unknown NVML function {f:?}"));
+            }
+            if !ms.is_finite() || *ms < 0.0 {
+                return Err(format!(
+                    "latency: {f}: {ms} is not a number of milliseconds"
+                ));
             }
         }
         let check_faults = |faults: &[Fault], ctx: &str| -> Result<(), String> {

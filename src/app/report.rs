@@ -91,6 +91,7 @@ pub fn run(args: &Args) -> Result<(), NvqError> {
         show: &'a [Display],
         view: View,
         form: Form,
+        reads: source::Reads,
         workers: Option<PerGpu<GpuReport>>,
         /// Each GPU's bus id, kept to label a late answer.
         last: Vec<String>,
@@ -109,7 +110,7 @@ pub fn run(args: &Args) -> Result<(), NvqError> {
                 }
                 None => {
                     let targets = crate::source::targets(self.session, self.devices);
-                    source::collect(self.session, &targets, self.show, self.view)
+                    source::collect(self.session, &targets, self.show, self.view, self.reads)
                 }
             };
             for (slot, g) in self.last.iter_mut().zip(&report.gpus) {
@@ -138,6 +139,7 @@ pub fn run(args: &Args) -> Result<(), NvqError> {
         show: &show,
         view,
         form,
+        reads: reads_from_env(),
         workers,
         last: vec![String::new(); devices.len()],
     };
@@ -147,6 +149,18 @@ pub fn run(args: &Args) -> Result<(), NvqError> {
         deadline: None,
     };
     looping::drive(schedule, &mut sink, &mut reports).map(|_| ())
+}
+
+/// `NVQ_SERIAL_GPUS=1` reads the GPUs of a one-shot report one after
+/// another instead of in parallel: for measuring what the parallel reads
+/// save (`benches/report_bench.py`), not for use.
+pub const SERIAL_ENV: &str = "NVQ_SERIAL_GPUS";
+
+fn reads_from_env() -> source::Reads {
+    match std::env::var_os(SERIAL_ENV) {
+        Some(v) if v == "1" => source::Reads::Serial,
+        _ => source::Reads::Parallel,
+    }
 }
 
 /// What a sample is written as.

@@ -161,26 +161,43 @@ pub fn header(session: &Session, now: std::time::SystemTime) -> Vec<Node> {
     h
 }
 
-/// The whole report for these GPUs, read one GPU per thread: a one-shot
-/// report costs about one GPU's latency, however many GPUs there are.
-pub fn collect(session: &Session, targets: &[Target], show: &[Display], view: View) -> Report {
+/// How a one-shot report reads its GPUs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reads {
+    /// One GPU per thread: the report costs about one GPU's latency.
+    Parallel,
+    /// One after another (what nvidia-smi does; kept for measurements).
+    Serial,
+}
+
+/// The whole report for these GPUs.
+pub fn collect(
+    session: &Session,
+    targets: &[Target],
+    show: &[Display],
+    view: View,
+    reads: Reads,
+) -> Report {
     let attached = session.device_count().unwrap_or(0);
     let now = std::time::SystemTime::now();
-    let gpus = std::thread::scope(|s| {
-        let read = move |index: u32| gpu_report(&GpuCtx::new(session, index, attached), show, view);
-        let lanes: Vec<_> = targets
-            .iter()
-            .map(|t| {
-                let i = t.index;
-                (i, s.spawn(move || read(i)))
-            })
-            .collect();
-        lanes
-            .into_iter()
-            // A lane that panicked is read again on this thread.
-            .map(|(index, h)| h.join().unwrap_or_else(|_| read(index)))
-            .collect()
-    });
+    let read = move |index: u32| gpu_report(&GpuCtx::new(session, index, attached), show, view);
+    let gpus = match reads {
+        Reads::Serial => targets.iter().map(|t| read(t.index)).collect(),
+        Reads::Parallel => std::thread::scope(|s| {
+            let lanes: Vec<_> = targets
+                .iter()
+                .map(|t| {
+                    let i = t.index;
+                    (i, s.spawn(move || read(i)))
+                })
+                .collect();
+            lanes
+                .into_iter()
+                // A lane that panicked is read again on this thread.
+                .map(|(index, h)| h.join().unwrap_or_else(|_| read(index)))
+                .collect()
+        }),
+    };
     Report {
         header: header(session, now),
         attached,
