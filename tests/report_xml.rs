@@ -34,6 +34,28 @@ fn rtx3080_595_v13_is_the_fixture() {
     check("telegraf_rtx-3080-v13.xml", "xml_rtx3080_595.toml");
 }
 
+#[test]
+fn rtx3060_570_v12_is_the_fixture() {
+    check("telegraf_rtx-3060-v12.xml", "xml_rtx3060_570.toml");
+}
+
+/// The XML timestamp does not pad the day of the month, as nvidia-smi's.
+#[test]
+fn timestamp_shape() {
+    let out = nvq_ok(&scenario("xml_rtx3060_570.toml"), &["-q", "-x"]);
+    let line = out.lines().find(|l| l.contains("<timestamp>")).unwrap();
+    let stamp = line
+        .trim()
+        .trim_start_matches("<timestamp>")
+        .trim_end_matches("</timestamp>");
+    let parts: Vec<&str> = stamp.split(' ').collect();
+    assert_eq!(parts.len(), 5, "{stamp:?}");
+    assert!(
+        !parts[2].starts_with('0') && parts[2].parse::<u32>().is_ok(),
+        "{stamp:?}"
+    );
+}
+
 /// Python's `xml.etree` parses each document; returns how many there were.
 fn python_parses(docs: &[&str]) -> usize {
     let mut child = std::process::Command::new("python3")

@@ -103,7 +103,11 @@ pub fn run(args: &Args) -> Result<(), NvqError> {
                     let last = &self.last;
                     let gpus = w.sample(|i| late(last.get(i).cloned().unwrap_or_default()));
                     Report {
-                        header: source::header(self.session, std::time::SystemTime::now()),
+                        header: source::header(
+                            self.session,
+                            std::time::SystemTime::now(),
+                            self.view,
+                        ),
                         attached: self.session.device_count().unwrap_or(0),
                         gpus,
                     }

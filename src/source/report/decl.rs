@@ -64,6 +64,13 @@ pub const KMD_NAMED_FROM: u32 = 610;
 /// The fabric health's "Partition Assigned": absent on 590, present on 595.
 const PARTITION_FROM: u32 = 595;
 
+/// Lines that drivers from the 580 branch on print and 570 did not (display
+/// attached, PDI, the event reason counters, repair status, EDPp, two fabric
+/// health lines), and the two sections they dropped (GPU reset status,
+/// voltage). 570 is the newest older driver seen (v12 XML), 590 the oldest
+/// newer one; 580 is where the DTD went to v13.
+const V13_FROM: u32 = 580;
+
 /// A line whose value is the `--query-gpu` field `field`.
 const fn q(
     label: &'static str,
@@ -130,7 +137,7 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
         f("Product Brand", "product_brand", g::brand, ""),
         f("Product Architecture", "product_architecture", g::architecture, ""),
         q("Display Mode", "display_mode", "display_mode", ""),
-        q("Display Attached", "display_attached", "display_attached", ""),
+        Decl::Since(V13_FROM, &[q("Display Attached", "display_attached", "display_attached", "")]),
         q("Display Active", "display_active", "display_active", ""),
         q("Persistence Mode", "persistence_mode", "persistence_mode", ""),
         q("Addressing Mode", "addressing_mode", "addressing_mode", ""),
@@ -151,7 +158,7 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
         ]),
         q("Serial Number", "serial", "serial", ""),
         q("GPU UUID", "uuid", "uuid", ""),
-        f("GPU PDI", "pdi", g::pdi, ""),
+        Decl::Since(V13_FROM, &[f("GPU PDI", "pdi", g::pdi, "")]),
         f("Minor Number", "minor_number", g::minor_number, ""),
         q("VBIOS Version", "vbios_version", "vbios_version", ""),
         f("MultiGPU Board", "multigpu_board", g::multi_gpu_board, ""),
@@ -178,7 +185,7 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
             f("Latest Timestamp", "latest_timestamp", none, ""),
             f("Latest Duration", "latest_duration", none, ""),
         ]),
-        Decl::Pick(|c| if c.driver_major() >= KMD_NAMED_FROM { INFOROM_TIME } else { &[] }),
+        Decl::Since(KMD_NAMED_FROM, INFOROM_TIME),
         s("GPU Operation Mode", "gpu_operation_mode", &[
             q("Current", "current_gom", "gom.current", ""),
             q("Pending", "pending_gom", "gom.pending", ""),
@@ -189,6 +196,7 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
             f("Host VGPU Mode", "host_vgpu_mode", none, ""),
             f("vGPU Heterogeneous Mode", "vgpu_heterogeneous_mode", none, ""),
         ]),
+        Decl::Before(V13_FROM, RESET_STATUS),
         q("GPU Recovery Action", "gpu_recovery_action", "gpu_recovery_action", ""),
     ]),
     (&[D::GspFirmwareVersion], &[f("GSP Firmware Version", "gsp_firmware_version", g::gsp_version, "")]),
@@ -247,18 +255,7 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
             f("Display Clock Setting", "clocks_event_reason_display_clocks_setting",
               |c| crate::source::gpu::get::reason_bit(c, 0x100), ""),
         ]),
-        s("Clocks Event Reasons Counters", "clocks_event_reasons_counters", &[
-            q("SW Power Capping", "clocks_event_reasons_counters_sw_power_cap",
-              "clocks_event_reasons_counters.sw_power_cap", US),
-            q("Sync Boost", "clocks_event_reasons_counters_sync_boost",
-              "clocks_event_reasons_counters.sync_boost", US),
-            q("SW Thermal Slowdown", "clocks_event_reasons_counters_sw_therm_slowdown",
-              "clocks_event_reasons_counters.sw_thermal_slowdown", US),
-            q("HW Thermal Slowdown", "clocks_event_reasons_counters_hw_therm_slowdown",
-              "clocks_event_reasons_counters.hw_thermal_slowdown", US),
-            q("HW Power Braking", "clocks_event_reasons_counters_hw_power_brake",
-              "clocks_event_reasons_counters.hw_power_brake_slowdown", US),
-        ]),
+        Decl::Since(V13_FROM, COUNTERS),
     ]),
     (ALL, &[f("Sparse Operation Mode", "sparse_operation_mode", none, "")]),
     (&[D::Memory], &[
@@ -359,7 +356,7 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
         f("Requested Profiles", "power_profile_requested_profiles", none, ""),
         f("Enforced Profiles", "power_profile_enforced_profiles", none, ""),
     ])]),
-    (&[D::Power], &[q("EDPp Multiplier", "edpp_multiplier", "edpp_multiplier", "%")]),
+    (&[D::Power], &[Decl::Since(V13_FROM, &[q("EDPp Multiplier", "edpp_multiplier", "edpp_multiplier", "%")])]),
     (&[D::Clock], &[
         s("Clocks", "clocks", &[
             q("Graphics", "graphics_clock", "clocks.current.graphics", MHZ),
@@ -389,6 +386,7 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
             f("Auto Boost", "auto_boost", |c| g::auto_boost(c, false), ""),
             f("Auto Boost Default", "auto_boost_default", |c| g::auto_boost(c, true), ""),
         ]),
+        Decl::Before(V13_FROM, &[s("Voltage", "voltage", &[f("Graphics", "graphics_volt", none, "")])]),
     ]),
     (ALL, &[s("Fabric", "fabric", &[
         q("State", "state", "fabric.state", ""),
@@ -401,6 +399,22 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
     (&[D::Pids], &[Decl::Build(g::processes)]),
     (&[D::Accounting], &[Decl::Xml(&[s("", "accounted_processes", &[])])]),
     (ALL, &[s("Capabilities", "capabilities", &[f("EGM", "egm", g::egm, "")])]),
+];
+
+#[rustfmt::skip]
+const COUNTERS: &[Decl] = &[
+    s("Clocks Event Reasons Counters", "clocks_event_reasons_counters", &[
+            q("SW Power Capping", "clocks_event_reasons_counters_sw_power_cap",
+              "clocks_event_reasons_counters.sw_power_cap", US),
+            q("Sync Boost", "clocks_event_reasons_counters_sync_boost",
+              "clocks_event_reasons_counters.sync_boost", US),
+            q("SW Thermal Slowdown", "clocks_event_reasons_counters_sw_therm_slowdown",
+              "clocks_event_reasons_counters.sw_thermal_slowdown", US),
+            q("HW Thermal Slowdown", "clocks_event_reasons_counters_hw_therm_slowdown",
+              "clocks_event_reasons_counters.hw_thermal_slowdown", US),
+            q("HW Power Braking", "clocks_event_reasons_counters_hw_power_brake",
+              "clocks_event_reasons_counters.hw_power_brake_slowdown", US),
+        ]),
 ];
 
 #[rustfmt::skip]
@@ -445,9 +459,21 @@ const ECC_SRAM: &[Decl] = &[s("ECC Errors", "ecc_errors", &[
         q("SRAM PCIE", "sram_pcie", "ecc.errors.uncorrected.aggregate.sram.pcie", ""),
         q("SRAM Other", "sram_other", "ecc.errors.uncorrected.aggregate.sram.other", ""),
     ]),
+    Decl::Since(V13_FROM, REPAIRS),
+])];
+
+#[rustfmt::skip]
+const REPAIRS: &[Decl] = &[
     f("Channel Repair Pending", "channel_repair_pending", |c| g::repair_pending(c, false), ""),
     f("TPC Repair Pending", "tpc_repair_pending", |c| g::repair_pending(c, true), ""),
     f("Unrepairable Memory", "unrepairable_memory", none, ""),
+];
+
+/// Drivers before 580 print the reset status (deprecated by 570).
+#[rustfmt::skip]
+const RESET_STATUS: &[Decl] = &[s("GPU Reset Status", "gpu_reset_status", &[
+    f("Reset Required", "reset_required", g::reset_status, ""),
+    f("Drain and Reset Recommended", "drain_and_reset_recommended", g::reset_status, ""),
 ])];
 
 #[rustfmt::skip]
@@ -554,14 +580,17 @@ const POWER_610: &[Decl] = &[s("GPU Power Readings", "gpu_power_readings", &[
 
 #[rustfmt::skip]
 const HEALTH: &[Decl] = &[
-    q("Summary", "summary", "fabric.health.summary", ""),
+    Decl::Since(V13_FROM, &[q("Summary", "summary", "fabric.health.summary", "")]),
     q("Bandwidth", "bandwidth", "fabric.health.bandwidth", ""),
     q("Route Recovery in progress", "route_recovery_in_progress", "fabric.health.route_recovery_in_progress", ""),
     q("Route Unhealthy", "route_unhealthy", "fabric.health.route_unhealthy", ""),
     q("Access Timeout Recovery", "access_timeout_recovery", "fabric.health.access_timeout_recovery", ""),
-    q("Incorrect Configuration", "incorrect_configuration", "fabric.health.incorrect_configuration", ""),
-    Decl::Pick(|c| if c.driver_major() >= PARTITION_FROM { PARTITION } else { &[] }),
+    Decl::Since(V13_FROM, INCORRECT),
+    Decl::Since(PARTITION_FROM, PARTITION),
 ];
+
+#[rustfmt::skip]
+const INCORRECT: &[Decl] = &[q("Incorrect Configuration", "incorrect_configuration", "fabric.health.incorrect_configuration", "")];
 
 #[rustfmt::skip]
 const PARTITION: &[Decl] = &[q("Partition Assigned", "partition_assigned", "fabric.health.partition_assigned", "")];

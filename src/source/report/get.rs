@@ -324,6 +324,15 @@ pub fn retired_list(c: &GpuCtx, double: bool) -> Value {
     })
 }
 
+/// The reset status of drivers before 580: deprecated from 570 on (the one
+/// such document seen); older drivers' values have no NVML source in nvq.
+pub fn reset_status(c: &GpuCtx) -> Value {
+    if c.driver_major() >= 570 {
+        return c.err(crate::model::NvmlCode::DEPRECATED);
+    }
+    not_available(c)
+}
+
 /// `<power_state>`: the performance state, deprecated from 590 on.
 pub fn power_state(c: &GpuCtx) -> Value {
     if c.driver_major() >= crate::source::gpu::DEPRECATED_FROM {

@@ -43,6 +43,10 @@ pub enum Decl {
         xml: &'static str,
         items: &'static [Decl],
     },
+    /// Lines printed by drivers from this major version on.
+    Since(u32, &'static [Decl]),
+    /// Lines printed by drivers before this major version.
+    Before(u32, &'static [Decl]),
     /// Lines of the text report only.
     Text(&'static [Decl]),
     /// Lines of the XML report only.
@@ -87,6 +91,9 @@ fn build(decls: &[Decl], c: &GpuCtx, view: View, out: &mut Vec<Node>) {
             Decl::Text(items) if view == View::Text => build(items, c, view, out),
             Decl::Xml(items) if view == View::Xml => build(items, c, view, out),
             Decl::Text(_) | Decl::Xml(_) => {}
+            Decl::Since(v, items) if c.driver_major() >= *v => build(items, c, view, out),
+            Decl::Before(v, items) if c.driver_major() < *v => build(items, c, view, out),
+            Decl::Since(..) | Decl::Before(..) => {}
             Decl::Pick(f) => build(f(c), c, view, out),
             Decl::Build(f) => out.push(f(c, view)),
         }
@@ -112,8 +119,12 @@ pub fn gpu_report(c: &GpuCtx, show: &[Display], view: View) -> GpuReport {
 }
 
 /// The header: timestamp, driver and CUDA versions.
-pub fn header(session: &Session, now: std::time::SystemTime) -> Vec<Node> {
-    let stamp = super::smi_table::date_line(now).trim_end().to_string();
+pub fn header(session: &Session, now: std::time::SystemTime, view: View) -> Vec<Node> {
+    let mut stamp = super::smi_table::date_line(now).trim_end().to_string();
+    if view == View::Xml {
+        // The XML report does not pad the day of the month: `Sun Mar 2`.
+        stamp = stamp.replacen("  ", " ", 1);
+    }
     let driver = match session.driver_version() {
         Ok(v) => Value::text(v),
         Err(code) => Value::err(code),
@@ -199,7 +210,7 @@ pub fn collect(
         }),
     };
     Report {
-        header: header(session, now),
+        header: header(session, now, view),
         attached,
         gpus,
     }
