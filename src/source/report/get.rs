@@ -9,6 +9,10 @@ use nvml_wrapper::enum_wrappers::device::GpuVirtualizationMode;
 use nvml_wrapper::enum_wrappers::device::{Brand, Clock, PcieUtilCounter, TemperatureThreshold};
 use nvml_wrapper::enums::device::DeviceArchitecture;
 
+/// The field values the report's own getters read: PCIe replay rollovers,
+/// outbound and inbound atomics, memory power (average, instant).
+pub const FIELD_VALUES: &[(u32, u32)] = &[(95, 0), (228, 0), (229, 0), (185, 2), (186, 2)];
+
 fn uint(v: u32) -> Value {
     Value::Int(i64::from(v))
 }

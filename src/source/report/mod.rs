@@ -108,6 +108,11 @@ pub fn shows(d: Display) -> bool {
 /// One GPU's part of the report, limited to the `-d` types in `show`
 /// (all of them when empty).
 pub fn gpu_report(c: &GpuCtx, show: &[Display], view: View) -> GpuReport {
+    // Every field value the report may show, in one nvmlDeviceGetFieldValues
+    // call instead of one call a line.
+    let mut ids: Vec<(u32, u32)> = FIELDS.iter().filter_map(|f| f.get.field_value()).collect();
+    ids.extend_from_slice(get::FIELD_VALUES);
+    c.prefetch_field_values(&ids);
     let mut items = Vec::new();
     for (types, part) in decl::GPU {
         if show.is_empty() || types.iter().any(|t| show.contains(t)) {
