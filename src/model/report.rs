@@ -99,3 +99,43 @@ impl Node {
         })
     }
 }
+
+/// A small report with one node of each kind, for the renderers' tests.
+#[cfg(test)]
+pub fn example() -> Report {
+    use super::NvmlCode;
+    let total = Node::entry("Total", "total", Value::Bytes(1 << 20), " MiB");
+    let pid = Node::entry("PID", "pid", Value::Int(7), "");
+    Report {
+        header: vec![Node::entry(
+            "Driver Version",
+            "driver_version",
+            Value::text("1<2"),
+            "",
+        )],
+        attached: 1,
+        gpus: vec![GpuReport {
+            bus_id: "00000000:01:00.0".into(),
+            items: vec![
+                Node::section("FB Memory Usage", "fb_memory_usage", vec![total]),
+                Node::entry(
+                    "Fan Speed",
+                    "fan_speed",
+                    Value::err(NvmlCode::NOT_SUPPORTED),
+                    " %",
+                ),
+                Node::collapsed("Remapped Rows", "remapped_rows", Value::NotAvailable),
+                Node::section(
+                    "MIG Devices",
+                    "mig_devices",
+                    vec![Node::Bare(Value::text("None"))],
+                ),
+                Node::section(
+                    "Processes",
+                    "processes",
+                    vec![Node::section("Process", "process_info", vec![pid])],
+                ),
+            ],
+        }],
+    }
+}

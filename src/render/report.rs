@@ -79,43 +79,22 @@ pub fn text(r: &Report, out: &mut Vec<u8>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::report::GpuReport;
 
     #[test]
     fn layout() {
-        let r = Report {
-            header: vec![Node::entry(
-                "Driver Version",
-                "driver_version",
-                Value::text("590.48.01"),
-                "",
-            )],
-            attached: 1,
-            gpus: vec![GpuReport {
-                bus_id: "00000000:83:00.0".into(),
-                items: vec![
-                    Node::section(
-                        "FB Memory Usage",
-                        "fb_memory_usage",
-                        vec![Node::entry("Total", "total", Value::Bytes(1 << 30), " MiB")],
-                    ),
-                    Node::entry(
-                        "Fan Speed",
-                        "fan_speed",
-                        Value::err(NvmlCode::NOT_SUPPORTED),
-                        " %",
-                    ),
-                    Node::collapsed("Processes", "processes", Value::text("None")),
-                ],
-            }],
-        };
         let mut out = Vec::new();
-        text(&r, &mut out);
+        text(&crate::model::report::example(), &mut out);
         let t = String::from_utf8(out).unwrap_or_default();
         let want = format!(
-            "\n==============NVSMI LOG==============\n\n{:<55}: 590.48.01\n\n{:<55}: 1\n\
-             GPU 00000000:83:00.0\n    FB Memory Usage\n{:<55}: 1024 MiB\n{:<55}: N/A\n{:<55}: None\n",
-            "Driver Version", "Attached GPUs", "        Total", "    Fan Speed", "    Processes"
+            "\n==============NVSMI LOG==============\n\n{:<55}: 1<2\n\n{:<55}: 1\n\
+             GPU 00000000:01:00.0\n    FB Memory Usage\n{:<55}: 1 MiB\n{:<55}: N/A\n{:<55}: N/A\n\
+             \x20   MIG Devices\n        None\n    Processes\n        Process\n{:<55}: 7\n",
+            "Driver Version",
+            "Attached GPUs",
+            "        Total",
+            "    Fan Speed",
+            "    Remapped Rows",
+            "            PID"
         );
         assert_eq!(t, want);
     }

@@ -171,53 +171,18 @@ pub fn json(r: &Report, out: &mut Vec<u8>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::report::GpuReport;
-    use crate::model::NvmlCode;
 
     #[test]
     fn typed_tree() {
-        let r = Report {
-            header: vec![Node::entry(
-                "Driver Version",
-                "driver_version",
-                Value::text("590.48.01"),
-                "",
-            )],
-            attached: 1,
-            gpus: vec![GpuReport {
-                bus_id: "00000000:01:00.0".into(),
-                items: vec![
-                    Node::section(
-                        "FB",
-                        "fb_memory_usage",
-                        vec![Node::entry("Total", "total", Value::Bytes(1 << 20), " MiB")],
-                    ),
-                    Node::entry(
-                        "Fan",
-                        "fan_speed",
-                        Value::err(NvmlCode::NOT_SUPPORTED),
-                        " %",
-                    ),
-                    Node::section(
-                        "",
-                        "processes",
-                        vec![Node::section(
-                            "",
-                            "process_info",
-                            vec![Node::entry("", "pid", Value::Int(7), "")],
-                        )],
-                    ),
-                ],
-            }],
-        };
         let mut out = Vec::new();
-        json(&r, &mut out);
+        json(&crate::model::report::example(), &mut out);
         let t = String::from_utf8(out).unwrap_or_default();
         assert_eq!(
             t,
-            "{\"driver_version\":\"590.48.01\",\"attached_gpus\":1,\"gpus\":[{\"id\":\"00000000:01:00.0\",\
+            "{\"driver_version\":\"1<2\",\"attached_gpus\":1,\"gpus\":[{\"id\":\"00000000:01:00.0\",\
              \"fb_memory_usage\":{\"total\":1,\"_units\":{\"total\":\"MiB\"}},\"fan_speed\":null,\
-             \"processes\":{\"process_info\":[{\"pid\":7}]},\"_errors\":{\"fan_speed\":\"not_supported\"}}]}\n"
+             \"remapped_rows\":null,\"mig_devices\":\"None\",\"processes\":{\"process_info\":[{\"pid\":7}]},\
+             \"_errors\":{\"fan_speed\":\"not_supported\",\"remapped_rows\":\"not_available\"}}]}\n"
         );
         let parsed: serde_json::Value = serde_json::from_str(&t).unwrap_or_default();
         assert_eq!(parsed["gpus"][0]["fb_memory_usage"]["total"], 1);

@@ -209,32 +209,10 @@ fn sequence(kids: &[&str]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::report::GpuReport;
-    use crate::model::Value;
 
     #[test]
     fn layout_escaping_and_dtd() {
-        let r = Report {
-            header: vec![Node::entry(
-                "Driver Version",
-                "driver_version",
-                Value::text("1<2"),
-                "",
-            )],
-            attached: 1,
-            gpus: vec![GpuReport {
-                bus_id: "00000000:01:00.0".into(),
-                items: vec![
-                    Node::section(
-                        "FB",
-                        "fb",
-                        vec![Node::entry("Total", "total", Value::Bytes(1 << 20), " MiB")],
-                    ),
-                    Node::collapsed("Remapped Rows", "remapped_rows", Value::NotAvailable),
-                    Node::section("", "mig_devices", vec![Node::Bare(Value::text("None"))]),
-                ],
-            }],
-        };
+        let r = crate::model::report::example();
         let mut out = Vec::new();
         xml(&r, Some(13), None, &mut out);
         let t = String::from_utf8(out).unwrap_or_default();
@@ -242,16 +220,14 @@ mod tests {
             t,
             "<?xml version=\"1.0\" ?>\n<!DOCTYPE nvidia_smi_log SYSTEM \"nvsmi_device_v13.dtd\">\n\
              <nvidia_smi_log>\n\t<driver_version>1&lt;2</driver_version>\n\t<attached_gpus>1</attached_gpus>\n\
-             \t<gpu id=\"00000000:01:00.0\">\n\t\t<fb>\n\t\t\t<total>1 MiB</total>\n\t\t</fb>\n\
-             \t\t<remapped_rows>N/A</remapped_rows>\n\t\t<mig_devices>\n\t\t\tNone\n\t\t</mig_devices>\n\
-             \t</gpu>\n\n</nvidia_smi_log>\n"
+             \t<gpu id=\"00000000:01:00.0\">\n\t\t<fb_memory_usage>\n\t\t\t<total>1 MiB</total>\n\
+             \t\t</fb_memory_usage>\n\t\t<fan_speed>N/A</fan_speed>\n\t\t<remapped_rows>N/A</remapped_rows>\n\
+             \t\t<mig_devices>\n\t\t\tNone\n\t\t</mig_devices>\n\t\t<processes>\n\t\t\t<process_info>\n\
+             \t\t\t\t<pid>7</pid>\n\t\t\t</process_info>\n\t\t</processes>\n\t</gpu>\n\n</nvidia_smi_log>\n"
         );
         let d = dtd(&r);
-        assert!(
-            d.contains("<!ELEMENT gpu (fb, remapped_rows, mig_devices)>"),
-            "{d}"
-        );
-        assert!(d.contains("<!ELEMENT fb (total)>"), "{d}");
+        assert!(d.contains("<!ELEMENT gpu (fb_memory_usage, fan_speed, remapped_rows, mig_devices, processes)>"), "{d}");
+        assert!(d.contains("<!ELEMENT processes (process_info)>"), "{d}");
         assert_eq!(sequence(&["a", "b", "b", "c"]), "a, b*, c");
         assert_eq!(dtd_version(418), None);
         assert_eq!(dtd_version(535), Some(12));

@@ -4,6 +4,7 @@
 
 use super::get::{self as g, none};
 use super::{Decl, Read};
+use crate::model::report::View;
 use crate::model::Value;
 use crate::source::gpu::GpuCtx;
 use nvml_wrapper::enum_wrappers::device::TemperatureThreshold as T;
@@ -209,7 +210,7 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
                 q("Domain", "", "pci.domain", ""),
             ]),
             Decl::Xml(&[hex("pci_bus", "pci.bus"), hex("pci_device", "pci.device"), hex("pci_domain", "pci.domain")]),
-            Decl::Pick(|c| if c.pci_ext().is_ok() { CLASS } else { &[] }),
+            Decl::Pick(|c, _| if c.pci_ext().is_ok() { CLASS } else { &[] }),
             Decl::Text(&[q("Device Id", "", "pci.device_id", "")]),
             Decl::Xml(&[hex("pci_device_id", "pci.device_id")]),
             q("Bus Id", "pci_bus_id", "pci.bus_id", ""),
@@ -306,8 +307,7 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
         ]),
         // The text view splits SRAM errors only where NVML reports them;
         // the XML view always does.
-        Decl::Text(&[Decl::Pick(|c| if c.sram().is_ok() { ECC_SRAM } else { ECC_PLAIN })]),
-        Decl::Xml(ECC_SRAM),
+        Decl::Part(ECC_ERRORS),
     ]),
     (&[D::PageRetirement], &[
         Decl::Text(&[s("Retired Pages", "", &[
@@ -328,14 +328,14 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
             q("", "pending_retirement", "retired_pages.pending", ""),
         ])]),
     ]),
-    (&[D::RowRemapper], &[Decl::Pick(|c| if g::has_remapping(c) { REMAPPED } else { NO_REMAPPING })]),
-    (&[D::Temperature], &[Decl::Pick(|c| if tlimit(c) { TEMP_TLIMIT } else { TEMP_PLAIN })]),
+    (&[D::RowRemapper], &[Decl::Pick(|c, _| if g::has_remapping(c) { REMAPPED } else { NO_REMAPPING })]),
+    (&[D::Temperature], &[Decl::Pick(|c, _| if tlimit(c) { TEMP_TLIMIT } else { TEMP_PLAIN })]),
     (&[D::SupportedGpuTargetTemp], &[Decl::Xml(&[s("", "supported_gpu_target_temp", &[
         f("", "gpu_target_temp_min", |c| g::threshold(c, T::AcousticMin), C),
         f("", "gpu_target_temp_max", |c| g::threshold(c, T::AcousticMax), C),
     ])])]),
     (&[D::Power], &[
-        Decl::Pick(|c| if c.driver_major() >= KMD_NAMED_FROM { POWER_610 } else { POWER_590 }),
+        Decl::Part(POWER),
         s("GPU Memory Power Readings ", "gpu_memory_power_readings", &[
             f("Average Power Draw", "average_power_draw", |c| g::memory_power(c, false), W),
             f("Instantaneous Power Draw", "instant_power_draw", |c| g::memory_power(c, true), W),
@@ -430,28 +430,59 @@ const CLASS: &[Decl] = &[
     Decl::Xml(&[hex("pci_base_class", "pci.baseClass"), hex("pci_sub_class", "pci.subClass")]),
 ];
 
+/// The ECC error counts. The text view splits uncorrectable SRAM errors
+/// (parity, SEC-DED) and adds their sources and the repair status only where
+/// NVML reports SRAM errors; the XML view always does.
 #[rustfmt::skip]
-const ECC_SRAM: &[Decl] = &[s("ECC Errors", "ecc_errors", &[
+const ECC_ERRORS: &[Decl] = &[s("ECC Errors", "ecc_errors", &[
     s("Volatile", "volatile", &[
         q("SRAM Correctable", "sram_correctable", "ecc.errors.corrected.volatile.sram", ""),
-        q("SRAM Uncorrectable Parity", "sram_uncorrectable_parity",
-          "ecc.errors.uncorrected.volatile.sram.parity", ""),
-        q("SRAM Uncorrectable SEC-DED", "sram_uncorrectable_secded",
-          "ecc.errors.uncorrected.volatile.sram.secded", ""),
+        Decl::Pick(|c, v| if sram_split(c, v) { VOLATILE_SPLIT } else { VOLATILE_SRAM }),
         q("DRAM Correctable", "dram_correctable", "ecc.errors.corrected.volatile.dram", ""),
         q("DRAM Uncorrectable", "dram_uncorrectable", "ecc.errors.uncorrected.volatile.dram", ""),
     ]),
     s("Aggregate", "aggregate", &[
         q("SRAM Correctable", "sram_correctable", "ecc.errors.corrected.aggregate.sram", ""),
-        q("SRAM Uncorrectable Parity", "sram_uncorrectable_parity",
-          "ecc.errors.uncorrected.aggregate.sram.parity", ""),
-        q("SRAM Uncorrectable SEC-DED", "sram_uncorrectable_secded",
-          "ecc.errors.uncorrected.aggregate.sram.secded", ""),
+        Decl::Pick(|c, v| if sram_split(c, v) { AGGREGATE_SPLIT } else { AGGREGATE_SRAM }),
         q("DRAM Correctable", "dram_correctable", "ecc.errors.corrected.aggregate.dram", ""),
         q("DRAM Uncorrectable", "dram_uncorrectable", "ecc.errors.uncorrected.aggregate.dram", ""),
-        q("SRAM Threshold Exceeded", "sram_threshold_exceeded",
-          "ecc.errors.uncorrected.aggregate.sram.thresholdExceeded", ""),
+        Decl::Pick(|c, v| if sram_split(c, v) { THRESHOLD } else { &[] }),
     ]),
+    Decl::Pick(|c, v| if sram_split(c, v) { SRAM_SOURCES } else { &[] }),
+])];
+
+fn sram_split(c: &GpuCtx, view: View) -> bool {
+    view == View::Xml || c.sram().is_ok()
+}
+
+#[rustfmt::skip]
+const VOLATILE_SRAM: &[Decl] = &[
+    q("SRAM Uncorrectable", "sram_uncorrectable", "ecc.errors.uncorrected.volatile.sram", ""),
+];
+
+#[rustfmt::skip]
+const VOLATILE_SPLIT: &[Decl] = &[
+    q("SRAM Uncorrectable Parity", "sram_uncorrectable_parity", "ecc.errors.uncorrected.volatile.sram.parity", ""),
+    q("SRAM Uncorrectable SEC-DED", "sram_uncorrectable_secded", "ecc.errors.uncorrected.volatile.sram.secded", ""),
+];
+
+#[rustfmt::skip]
+const AGGREGATE_SRAM: &[Decl] = &[
+    q("SRAM Uncorrectable", "sram_uncorrectable", "ecc.errors.uncorrected.aggregate.sram", ""),
+];
+
+#[rustfmt::skip]
+const AGGREGATE_SPLIT: &[Decl] = &[
+    q("SRAM Uncorrectable Parity", "sram_uncorrectable_parity", "ecc.errors.uncorrected.aggregate.sram.parity", ""),
+    q("SRAM Uncorrectable SEC-DED", "sram_uncorrectable_secded", "ecc.errors.uncorrected.aggregate.sram.secded", ""),
+];
+
+#[rustfmt::skip]
+const THRESHOLD: &[Decl] = &[q("SRAM Threshold Exceeded", "sram_threshold_exceeded",
+    "ecc.errors.uncorrected.aggregate.sram.thresholdExceeded", "")];
+
+#[rustfmt::skip]
+const SRAM_SOURCES: &[Decl] = &[
     s("Aggregate Uncorrectable SRAM Sources", "aggregate_uncorrectable_sram_sources", &[
         q("SRAM L2", "sram_l2", "ecc.errors.uncorrected.aggregate.sram.l2", ""),
         q("SRAM SM", "sram_sm", "ecc.errors.uncorrected.aggregate.sram.sm", ""),
@@ -460,7 +491,7 @@ const ECC_SRAM: &[Decl] = &[s("ECC Errors", "ecc_errors", &[
         q("SRAM Other", "sram_other", "ecc.errors.uncorrected.aggregate.sram.other", ""),
     ]),
     Decl::Since(V13_FROM, REPAIRS),
-])];
+];
 
 #[rustfmt::skip]
 const REPAIRS: &[Decl] = &[
@@ -474,22 +505,6 @@ const REPAIRS: &[Decl] = &[
 const RESET_STATUS: &[Decl] = &[s("GPU Reset Status", "gpu_reset_status", &[
     f("Reset Required", "reset_required", g::reset_status, ""),
     f("Drain and Reset Recommended", "drain_and_reset_recommended", g::reset_status, ""),
-])];
-
-#[rustfmt::skip]
-const ECC_PLAIN: &[Decl] = &[s("ECC Errors", "ecc_errors", &[
-    s("Volatile", "volatile", &[
-        q("SRAM Correctable", "sram_correctable", "ecc.errors.corrected.volatile.sram", ""),
-        q("SRAM Uncorrectable", "sram_uncorrectable", "ecc.errors.uncorrected.volatile.sram", ""),
-        q("DRAM Correctable", "dram_correctable", "ecc.errors.corrected.volatile.dram", ""),
-        q("DRAM Uncorrectable", "dram_uncorrectable", "ecc.errors.uncorrected.volatile.dram", ""),
-    ]),
-    s("Aggregate", "aggregate", &[
-        q("SRAM Correctable", "sram_correctable", "ecc.errors.corrected.aggregate.sram", ""),
-        q("SRAM Uncorrectable", "sram_uncorrectable", "ecc.errors.uncorrected.aggregate.sram", ""),
-        q("DRAM Correctable", "dram_correctable", "ecc.errors.corrected.aggregate.dram", ""),
-        q("DRAM Uncorrectable", "dram_uncorrectable", "ecc.errors.uncorrected.aggregate.dram", ""),
-    ]),
 ])];
 
 #[rustfmt::skip]
@@ -545,38 +560,33 @@ const TEMP_PLAIN: &[Decl] = &[s("Temperature", "temperature", &[
     f("Memory Max Operating Temp", "gpu_temp_max_mem_threshold", |c| g::threshold(c, T::MemoryMax), C),
 ])];
 
+/// The GPU's power readings. 610 moved the three limits into a "GPU Ceiling
+/// Power Limit" section beside a "GPU Base Power" one. No XML document of a
+/// 610 driver was available: those two sections' element names are nvq's.
 #[rustfmt::skip]
-const POWER_590: &[Decl] = &[s("GPU Power Readings", "gpu_power_readings", &[
+const POWER: &[Decl] = &[s("GPU Power Readings", "gpu_power_readings", &[
     Decl::Xml(&[f("", "power_state", g::power_state, "")]),
     q("Average Power Draw", "average_power_draw", "power.draw.average", W),
     q("Instantaneous Power Draw", "instant_power_draw", "power.draw.instant", W),
-    q("Current Power Limit", "current_power_limit", "enforced.power.limit", W),
-    q("Requested Power Limit", "requested_power_limit", "power.limit", W),
-    q("Default Power Limit", "default_power_limit", "power.default_limit", W),
+    Decl::Before(KMD_NAMED_FROM, LIMITS),
+    Decl::Since(KMD_NAMED_FROM, &[
+        s("GPU Ceiling Power Limit", "gpu_ceiling_power_limit", LIMITS),
+        s("GPU Base Power", "gpu_base_power", &[
+            f("Current Base Power", "current_base_power", none, W),
+            f("Requested Base Power", "requested_base_power", none, W),
+            f("Default Base Power", "default_base_power", none, W),
+        ]),
+    ]),
     q("Min Power Limit", "min_power_limit", "power.min_limit", W),
     q("Max Power Limit", "max_power_limit", "power.max_limit", W),
 ])];
 
-/// 610's layout. No XML document of a 610 driver was available: the
-/// element names of the ceiling and base power sections are nvq's.
 #[rustfmt::skip]
-const POWER_610: &[Decl] = &[s("GPU Power Readings", "gpu_power_readings", &[
-    Decl::Xml(&[f("", "power_state", g::power_state, "")]),
-    q("Average Power Draw", "average_power_draw", "power.draw.average", W),
-    q("Instantaneous Power Draw", "instant_power_draw", "power.draw.instant", W),
-    s("GPU Ceiling Power Limit", "gpu_ceiling_power_limit", &[
-        q("Current Power Limit", "current_power_limit", "enforced.power.limit", W),
-        q("Requested Power Limit", "requested_power_limit", "power.limit", W),
-        q("Default Power Limit", "default_power_limit", "power.default_limit", W),
-    ]),
-    s("GPU Base Power", "gpu_base_power", &[
-        f("Current Base Power", "current_base_power", none, W),
-        f("Requested Base Power", "requested_base_power", none, W),
-        f("Default Base Power", "default_base_power", none, W),
-    ]),
-    q("Min Power Limit", "min_power_limit", "power.min_limit", W),
-    q("Max Power Limit", "max_power_limit", "power.max_limit", W),
-])];
+const LIMITS: &[Decl] = &[
+    q("Current Power Limit", "current_power_limit", "enforced.power.limit", W),
+    q("Requested Power Limit", "requested_power_limit", "power.limit", W),
+    q("Default Power Limit", "default_power_limit", "power.default_limit", W),
+];
 
 #[rustfmt::skip]
 const HEALTH: &[Decl] = &[

@@ -43,6 +43,8 @@ pub enum Decl {
         xml: &'static str,
         items: &'static [Decl],
     },
+    /// Lines declared under a name of their own.
+    Part(&'static [Decl]),
     /// Lines printed by drivers from this major version on.
     Since(u32, &'static [Decl]),
     /// Lines printed by drivers before this major version.
@@ -53,7 +55,7 @@ pub enum Decl {
     Xml(&'static [Decl]),
     /// A part whose shape depends on the GPU or the driver (nvidia-smi
     /// prints different lines for them): the declaration to use.
-    Pick(fn(&GpuCtx) -> &'static [Decl]),
+    Pick(fn(&GpuCtx, View) -> &'static [Decl]),
     /// A part built by code (the process list).
     Build(fn(&GpuCtx, View) -> Node),
 }
@@ -91,10 +93,11 @@ fn build(decls: &[Decl], c: &GpuCtx, view: View, out: &mut Vec<Node>) {
             Decl::Text(items) if view == View::Text => build(items, c, view, out),
             Decl::Xml(items) if view == View::Xml => build(items, c, view, out),
             Decl::Text(_) | Decl::Xml(_) => {}
+            Decl::Part(items) => build(items, c, view, out),
             Decl::Since(v, items) if c.driver_major() >= *v => build(items, c, view, out),
             Decl::Before(v, items) if c.driver_major() < *v => build(items, c, view, out),
             Decl::Since(..) | Decl::Before(..) => {}
-            Decl::Pick(f) => build(f(c), c, view, out),
+            Decl::Pick(f) => build(f(c, view), c, view, out),
             Decl::Build(f) => out.push(f(c, view)),
         }
     }
