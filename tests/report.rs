@@ -558,3 +558,25 @@ fn one_shot_reads_gpus_in_parallel() {
         "parallel {parallel:?}, serial {serial:?}"
     );
 }
+
+/// In a loop a GPU that does not answer within the sample's deadline shows
+/// its bus id and a `Timeout` line instead of stalling the report.
+#[test]
+fn a_hung_gpu_is_late_not_stuck() {
+    let base = std::fs::read_to_string(scenario("h200_590_idle.toml")).unwrap();
+    let fault = "\n[[device.fault]]\nfunction = \"nvmlDeviceGetPerformanceState\"\nafter_calls = 1\ndelay_ms = 1500\n";
+    let f = tempfile::Builder::new().suffix(".toml").tempfile().unwrap();
+    std::fs::write(f.path(), format!("{base}{fault}")).unwrap();
+    let out = nvq_ok(f.path(), &["-q", "-lms", "100", "--count", "2"]);
+    assert_eq!(
+        out.matches("==============NVSMI LOG==============").count(),
+        2,
+        "{out}"
+    );
+    let late = format!("GPU 00000000:83:00.0\n{:<55}: Timeout\n", "    Error");
+    assert!(out.contains(&late), "{out}");
+    assert!(
+        out.contains("    Product Name"),
+        "the first sample is whole: {out}"
+    );
+}
