@@ -376,6 +376,12 @@ fn sections_of(report: &str, headings: &[&str]) -> String {
 fn display_types_select_sections() {
     let s = scenario("h200_590_idle.toml");
     let full = nvq_ok(&s, &["-q"]);
+    // The whole text report leaves the supported clocks out; -d shows them.
+    assert!(!full.contains("Supported Clocks"));
+    let full = full.replace(
+        "    Processes",
+        &format!("{:<55}: N/A\n    Processes", "    Supported Clocks"),
+    );
     let cases: &[(&[&str], &[&str])] = &[
         (
             &["-q", "-d", "Memory"],
@@ -393,6 +399,7 @@ fn display_types_select_sections() {
         (&["-q", "--display=row_remapper"], &["Remapped Rows"]),
         (&["-q", "-d", "PAGE_RETIREMENT"], &["Retired Pages"]),
         (&["-q", "-d", "COMPUTE"], &["Compute Mode"]),
+        (&["-q", "-d", "supported_clocks"], &["Supported Clocks"]),
         (
             &["-q", "-d", "CLOCK"],
             &[
@@ -578,5 +585,35 @@ fn a_hung_gpu_is_late_not_stuck() {
     assert!(
         out.contains("    Product Name"),
         "the first sample is whole: {out}"
+    );
+}
+
+/// `-d SUPPORTED_CLOCKS` lists each memory clock with the graphics clocks it
+/// allows; `-d SUPPORTED_GPU_TARGET_TEMP` the target temperature range.
+#[test]
+fn supported_clocks_and_target_temperature() {
+    let s = scenario("xml_rtx3060_570.toml");
+    let out = nvq_ok(&s, &["-q", "-d", "SUPPORTED_CLOCKS"]);
+    let body = out.split_once("GPU 00000000:2D:00.0\n").unwrap().1;
+    let want: String = [
+        ("", "Supported Clocks", None),
+        ("    ", "Memory", Some("7501 MHz")),
+    ]
+    .iter()
+    .chain(&[("        ", "Graphics", Some("2145 MHz"))])
+    .map(|(ind, l, v)| match v {
+        Some(v) => format!("{:<55}: {v}\n", format!("    {ind}{l}")),
+        None => format!("    {ind}{l}\n"),
+    })
+    .collect();
+    assert!(body.starts_with(&want), "{body}");
+    assert_eq!(body.matches("Memory ").count(), 4);
+    let out = nvq_ok(&s, &["-q", "-d", "SUPPORTED_GPU_TARGET_TEMP"]);
+    assert!(
+        out.ends_with(&format!(
+            "{:<55}: 65 C\n{:<55}: 90 C\n",
+            "        GPU Target Temp Min", "        GPU Target Temp Max"
+        )),
+        "{out}"
     );
 }

@@ -130,6 +130,12 @@ use Display as D;
 /// Lines shown by no `-d` type: the whole report only.
 const ALL: &[Display] = &[];
 
+/// Sections the whole text report leaves out: only `-d` shows them (the
+/// XML report always has them). Their text layout comes from reports
+/// people posted, not from a capture.
+pub const ONLY_ASKED: &[Display] = &[Display::SupportedClocks];
+pub const ONLY_ASKED_TARGET_TEMP: &[Display] = &[Display::SupportedGpuTargetTemp];
+
 /// The GPU's part of the report: (the `-d` types that show it, its lines).
 #[rustfmt::skip]
 pub static GPU: &[(&[Display], &[Decl])] = &[
@@ -330,10 +336,10 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
     ]),
     (&[D::RowRemapper], &[Decl::Pick(|c, _| if g::has_remapping(c) { REMAPPED } else { NO_REMAPPING })]),
     (&[D::Temperature], &[Decl::Pick(|c, _| if tlimit(c) { TEMP_TLIMIT } else { TEMP_PLAIN })]),
-    (&[D::SupportedGpuTargetTemp], &[Decl::Xml(&[s("", "supported_gpu_target_temp", &[
-        f("", "gpu_target_temp_min", |c| g::threshold(c, T::AcousticMin), C),
-        f("", "gpu_target_temp_max", |c| g::threshold(c, T::AcousticMax), C),
-    ])])]),
+    (ONLY_ASKED_TARGET_TEMP, &[s("Supported GPU Target Temp", "supported_gpu_target_temp", &[
+        f("GPU Target Temp Min", "gpu_target_temp_min", |c| g::threshold(c, T::AcousticMin), C),
+        f("GPU Target Temp Max", "gpu_target_temp_max", |c| g::threshold(c, T::AcousticMax), C),
+    ])]),
     (&[D::Power], &[
         Decl::Part(POWER),
         s("GPU Memory Power Readings ", "gpu_memory_power_readings", &[
@@ -395,7 +401,7 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
         q("ClusterUUID", "clusterUuid", "fabric.clusterUuid", ""),
         s("Health", "health", HEALTH),
     ])]),
-    (&[D::SupportedClocks], &[Decl::Xml(&[Decl::Build(g::supported_clocks)])]),
+    (ONLY_ASKED, &[Decl::Build(g::supported_clocks)]),
     (&[D::Pids], &[Decl::Build(g::processes)]),
     (&[D::Accounting], &[Decl::Xml(&[s("", "accounted_processes", &[])])]),
     (ALL, &[s("Capabilities", "capabilities", &[f("EGM", "egm", g::egm, "")])]),

@@ -345,26 +345,42 @@ pub fn power_state(c: &GpuCtx) -> Value {
     crate::source::gpu::get::pstate(c)
 }
 
-/// `<supported_clocks>`: each memory clock with the graphics clocks it
-/// allows, or `N/A`.
-pub fn supported_clocks(c: &GpuCtx, _: View) -> Node {
+/// The supported clocks: in XML each `<supported_mem_clock>` with its
+/// `<value>` and graphics clocks; in text (`-d SUPPORTED_CLOCKS` only) each
+/// `Memory : X MHz` line with its `Graphics : Y MHz` lines under it.
+/// `N/A` when NVML lists none.
+pub fn supported_clocks(c: &GpuCtx, view: View) -> Node {
+    let (label, xml) = ("Supported Clocks", "supported_clocks");
     let mems = match raw::supported_clocks(&c.raw(), None) {
         Ok(m) if !m.is_empty() => m,
-        Ok(_) => return Node::collapsed("", "supported_clocks", Value::NotAvailable),
-        Err(code) => return Node::collapsed("", "supported_clocks", c.err(code)),
+        Ok(_) => return Node::collapsed(label, xml, Value::NotAvailable),
+        Err(code) => return Node::collapsed(label, xml, c.err(code)),
     };
     let mhz = |v: u32| Value::Int(i64::from(v));
     let items = mems
         .into_iter()
         .map(|m| {
-            let mut clocks = vec![Node::entry("", "value", mhz(m), " MHz")];
-            for g in raw::supported_clocks(&c.raw(), Some(m)).unwrap_or_default() {
-                clocks.push(Node::entry("", "supported_graphics_clock", mhz(g), " MHz"));
+            let graphics = raw::supported_clocks(&c.raw(), Some(m)).unwrap_or_default();
+            let mut clocks: Vec<Node> = graphics
+                .into_iter()
+                .map(|g| Node::entry("Graphics", "supported_graphics_clock", mhz(g), " MHz"))
+                .collect();
+            match view {
+                View::Xml => {
+                    clocks.insert(0, Node::entry("", "value", mhz(m), " MHz"));
+                    Node::section("", "supported_mem_clock", clocks)
+                }
+                View::Text => Node::Section(Section {
+                    label: "Memory",
+                    xml: "supported_mem_clock",
+                    items: clocks,
+                    value: Some(Value::text(format!("{m} MHz"))),
+                    width: None,
+                }),
             }
-            Node::section("", "supported_mem_clock", clocks)
         })
         .collect();
-    Node::section("", "supported_clocks", items)
+    Node::section(label, xml, items)
 }
 
 /// The label column of the process list: narrower than the report's.

@@ -118,7 +118,9 @@ pub fn gpu_report(c: &GpuCtx, show: &[Display], view: View) -> GpuReport {
     c.prefetch_field_values(&ids);
     let mut items = Vec::new();
     for (types, part) in decl::GPU {
-        if show.is_empty() || types.iter().any(|t| show.contains(t)) {
+        let asked_only = *types == decl::ONLY_ASKED || *types == decl::ONLY_ASKED_TARGET_TEMP;
+        let whole = show.is_empty() && (view == View::Xml || !asked_only);
+        if whole || types.iter().any(|t| show.contains(t)) {
             build(part, c, view, &mut items);
         }
     }
