@@ -427,6 +427,18 @@ fn display_types_select_sections() {
             .split_once("GPU 00000000:83:00.0\n")
             .map(|(_, b)| b)
             .unwrap();
+        // The sampled blocks only -d prints are checked in `sampled_blocks`.
+        let mut in_samples = false;
+        let body: String = body
+            .lines()
+            .filter(|l| {
+                if !l.starts_with("     ") {
+                    in_samples = l.ends_with(" Samples");
+                }
+                !in_samples
+            })
+            .map(|l| format!("{l}\n"))
+            .collect();
         assert_eq!(body, sections_of(&full, headings), "{args:?}");
         assert!(got.contains("Attached GPUs                                          : 1\n"));
     }
@@ -616,4 +628,49 @@ fn supported_clocks_and_target_temperature() {
         )),
         "{out}"
     );
+}
+
+/// `-d POWER`, `UTILIZATION` and `CLOCK` add the sampled min/max/avg blocks
+/// from nvmlDeviceGetSamples (the whole report has none); a buffer NVML does
+/// not keep reads N/A on every line.
+#[test]
+fn sampled_blocks() {
+    let s = scenario("h200_590_idle.toml");
+    let block = |label: &str, lines: [&str; 5]| {
+        let names = ["Duration", "Number of Samples", "Max", "Min", "Avg"];
+        let mut b = format!("    {label}\n");
+        for (n, v) in names.iter().zip(lines) {
+            b.push_str(&format!("{:<55}: {v}\n", format!("        {n}")));
+        }
+        b
+    };
+    let power = nvq_ok(&s, &["-q", "-d", "POWER"]);
+    assert!(
+        power.contains(&block(
+            "Power Samples",
+            ["0.06 sec", "4", "78.17 W", "77.60 W", "77.84 W"]
+        )),
+        "{power}"
+    );
+    let util = nvq_ok(&s, &["-q", "-d", "UTILIZATION"]);
+    assert!(
+        util.contains(&block(
+            "GPU Utilization Samples",
+            ["0.06 sec", "4", "1 %", "0 %", "0 %"]
+        )),
+        "{util}"
+    );
+    assert!(
+        util.contains(&block("ENC Utilization Samples", ["N/A"; 5])),
+        "{util}"
+    );
+    let clock = nvq_ok(&s, &["-q", "-d", "CLOCK"]);
+    assert!(
+        clock.contains(&block(
+            "SM Clock Samples",
+            ["0.06 sec", "4", "345 MHz", "345 MHz", "345 MHz"]
+        )),
+        "{clock}"
+    );
+    assert!(!nvq_ok(&s, &["-q"]).contains("Samples"));
 }

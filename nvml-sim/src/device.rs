@@ -648,6 +648,65 @@ pub unsafe extern "C" fn nvmlDeviceGetEncoderStats(
     })
 }
 
+/// The first sample's timestamp (µs): any fixed point will do.
+const SAMPLES_EPOCH_US: u64 = 1_700_000_000_000_000;
+
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetSamples(
+    device: nvmlDevice_t,
+    sampleType: nvmlSamplingType_t,
+    lastSeenTimeStamp: c_ulonglong,
+    sampleValType: *mut nvmlValueType_t,
+    sampleCount: *mut c_uint,
+    samples: *mut nvmlSample_t,
+) -> nvmlReturn_t {
+    dev_fn("nvmlDeviceGetSamples", device, |c| {
+        let (vt, cnt) = (nn(sampleValType)?, nn(sampleCount)?);
+        let b = &c.dev.samples;
+        let list = match sampleType {
+            0 => &b.power,
+            1 => &b.gpu_util,
+            2 => &b.memory_util,
+            3 => &b.encoder_util,
+            4 => &b.decoder_util,
+            5 => &b.processor_clock,
+            6 => &b.memory_clock,
+            _ => return Err(INVALID_ARGUMENT),
+        };
+        let list = list.as_ref().ok_or(NOT_SUPPORTED)?;
+        let period = b.period_us.unwrap_or(20_000).max(1);
+        let newer: Vec<(u64, u32)> = list
+            .iter()
+            .enumerate()
+            .map(|(i, v)| (SAMPLES_EPOCH_US + i as u64 * period, *v))
+            .filter(|(t, _)| *t > lastSeenTimeStamp)
+            .collect();
+        vt.set(nvmlValueType_enum_NVML_VALUE_TYPE_UNSIGNED_INT);
+        // NULL buffer: say how many there are (SUCCESS, as NVML does).
+        if samples.is_null() {
+            cnt.set(c_uint::try_from(newer.len()).map_err(|_| UNKNOWN)?);
+            return Ok(());
+        }
+        let room = cnt.get() as usize;
+        let n = newer.len().min(room);
+        for (i, (t, v)) in newer.into_iter().take(n).enumerate() {
+            // SAFETY: a plain C union, for which zero bytes are a valid value.
+            let mut value: nvmlValue_t = unsafe { std::mem::zeroed() };
+            value.uiVal = v;
+            // SAFETY: `samples` is non-null and the caller said it holds
+            // `room` >= n records.
+            unsafe {
+                samples.add(i).write(nvmlSample_t {
+                    timeStamp: t,
+                    sampleValue: value,
+                })
+            };
+        }
+        cnt.set(c_uint::try_from(n).map_err(|_| UNKNOWN)?);
+        Ok(())
+    })
+}
+
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetFBCStats(
     device: nvmlDevice_t,

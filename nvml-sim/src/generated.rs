@@ -403,7 +403,7 @@ pub const SYMBOLS: &[&str] = &[
     "nvmlDeviceGetDriverModel",
 ];
 
-/// Symbols exported as `NOT_SUPPORTED` stubs (262).
+/// Symbols exported as `NOT_SUPPORTED` stubs (261).
 pub const STUBS: &[&str] = &[
     "nvmlSystemGetHicVersion",
     "nvmlSystemGetTopologyGpuSet",
@@ -458,7 +458,6 @@ pub const STUBS: &[&str] = &[
     "nvmlDeviceGetRunningProcessDetailList",
     "nvmlDeviceOnSameBoard",
     "nvmlDeviceGetAPIRestriction",
-    "nvmlDeviceGetSamples",
     "nvmlDeviceGetViolationStatus",
     "nvmlDeviceGetIrqNum",
     "nvmlDeviceGetNumGpuCores",
@@ -1062,17 +1061,6 @@ pub unsafe extern "C" fn nvmlDeviceGetAPIRestriction(
     _a2: *mut nvmlEnableState_t,
 ) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceGetAPIRestriction")
-}
-#[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetSamples(
-    _a0: nvmlDevice_t,
-    _a1: nvmlSamplingType_t,
-    _a2: raw::c_ulonglong,
-    _a3: *mut nvmlValueType_t,
-    _a4: *mut raw::c_uint,
-    _a5: *mut nvmlSample_t,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetSamples")
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetViolationStatus(
@@ -2953,7 +2941,7 @@ const _: unsafe extern "C" fn(
     *mut nvmlValueType_t,
     *mut raw::c_uint,
     *mut nvmlSample_t,
-) -> nvmlReturn_t = nvmlDeviceGetSamples;
+) -> nvmlReturn_t = crate::nvmlDeviceGetSamples;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlBAR1Memory_t) -> nvmlReturn_t =
     crate::nvmlDeviceGetBAR1MemoryInfo;
 const _: unsafe extern "C" fn(

@@ -309,6 +309,25 @@ pub struct Utilization {
     pub sampling_period_us: Option<u32>,
 }
 
+/// The sample buffers of `nvmlDeviceGetSamples`, oldest first, one value
+/// every `period_us` microseconds (default 20000). An absent buffer answers
+/// NOT_SUPPORTED.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Samples {
+    pub period_us: Option<u64>,
+    /// Milliwatts.
+    pub power: Option<Vec<u32>>,
+    /// Percent.
+    pub gpu_util: Option<Vec<u32>>,
+    pub memory_util: Option<Vec<u32>>,
+    pub encoder_util: Option<Vec<u32>>,
+    pub decoder_util: Option<Vec<u32>>,
+    /// MHz.
+    pub processor_clock: Option<Vec<u32>>,
+    pub memory_clock: Option<Vec<u32>>,
+}
+
 /// Pending repairs, 0/1 each; both are needed.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -671,6 +690,8 @@ pub struct Device {
     pub encoder_stats: EncoderStats,
     /// `nvmlDeviceGetFBCStats` (frame buffer capture), same keys.
     pub fbc_stats: EncoderStats,
+    /// `nvmlDeviceGetSamples`: the driver's sample buffers.
+    pub samples: Samples,
     /// `nvmlDeviceGetEncoderCapacity` (same value for every encoder type), percent.
     pub encoder_capacity: Val<u32>,
     /// 0/1 current/pending ECC mode.

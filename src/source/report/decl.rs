@@ -2,12 +2,12 @@
 //! nvidia-smi's order, each with its text label, its XML element, how its
 //! value is read, and the `-d` types that show it.
 
-use super::get::{self as g, none};
+use super::get::{self as g, none, SampleKind};
 use super::{Decl, Read};
 use crate::model::report::View;
 use crate::model::Value;
 use crate::source::gpu::GpuCtx;
-use nvml_wrapper::enum_wrappers::device::TemperatureThreshold as T;
+use nvml_wrapper::enum_wrappers::device::{Sampling, TemperatureThreshold as T};
 
 /// The `-d` types (`--display=`), as nvidia-smi names them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -291,6 +291,12 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
         q("Decoder", "decoder_util", "utilization.decoder", PCT),
         q("JPEG", "jpeg_util", "utilization.jpeg", PCT),
         q("OFA", "ofa_util", "utilization.ofa", PCT),
+    ]),
+    Decl::Asked(&[
+        Decl::Build(|c, _| g::samples(c, "GPU Utilization Samples", Sampling::GpuUtilization, SampleKind::Percent)),
+        Decl::Build(|c, _| g::samples(c, "Memory Utilization Samples", Sampling::MemoryUtilization, SampleKind::Percent)),
+        Decl::Build(|c, _| g::samples(c, "ENC Utilization Samples", Sampling::EncoderUtilization, SampleKind::Percent)),
+        Decl::Build(|c, _| g::samples(c, "DEC Utilization Samples", Sampling::DecoderUtilization, SampleKind::Percent)),
     ])]),
     (&[D::EncoderStats], &[s("Encoder Stats", "encoder_stats", &[
         q("Active Sessions", "session_count", "encoder.stats.sessionCount", ""),
@@ -342,6 +348,7 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
     ])]),
     (&[D::Power], &[
         Decl::Part(POWER),
+        Decl::Asked(&[Decl::Build(|c, _| g::samples(c, "Power Samples", Sampling::Power, SampleKind::Power))]),
         s("GPU Memory Power Readings ", "gpu_memory_power_readings", &[
             f("Average Power Draw", "average_power_draw", |c| g::memory_power(c, false), W),
             f("Instantaneous Power Draw", "instant_power_draw", |c| g::memory_power(c, true), W),
@@ -387,6 +394,10 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
         ]),
         s("Max Customer Boost Clocks", "max_customer_boost_clocks", &[
             f("Graphics", "graphics_clock", g::max_boost_graphics, MHZ),
+        ]),
+        Decl::Asked(&[
+            Decl::Build(|c, _| g::samples(c, "SM Clock Samples", Sampling::ProcessorClock, SampleKind::Mhz)),
+            Decl::Build(|c, _| g::samples(c, "Memory Clock Samples", Sampling::MemoryClock, SampleKind::Mhz)),
         ]),
         s("Clock Policy", "clock_policy", &[
             f("Auto Boost", "auto_boost", |c| g::auto_boost(c, false), ""),

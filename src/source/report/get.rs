@@ -5,8 +5,8 @@ use crate::model::Value;
 use crate::nvml::raw;
 use crate::source::gpu::get::not_available;
 use crate::source::gpu::GpuCtx;
-use nvml_wrapper::enum_wrappers::device::GpuVirtualizationMode;
 use nvml_wrapper::enum_wrappers::device::{Brand, Clock, PcieUtilCounter, TemperatureThreshold};
+use nvml_wrapper::enum_wrappers::device::{GpuVirtualizationMode, Sampling};
 use nvml_wrapper::enums::device::DeviceArchitecture;
 
 /// The field values the report's own getters read: PCIe replay rollovers,
@@ -335,6 +335,86 @@ pub fn reset_status(c: &GpuCtx) -> Value {
         return c.err(crate::model::NvmlCode::DEPRECATED);
     }
     not_available(c)
+}
+
+/// What a sample buffer holds.
+#[derive(Clone, Copy)]
+pub enum SampleKind {
+    /// Milliwatts, shown as watts with two decimals.
+    Power,
+    /// Percent.
+    Percent,
+    /// MHz.
+    Mhz,
+}
+
+/// A sampled min/max/avg block (`-d POWER`, `UTILIZATION`, `CLOCK`): the
+/// driver's sample buffer of `which`, its time span and count, and the
+/// largest, smallest and mean value; every line `N/A` when NVML keeps no
+/// such buffer.
+pub fn samples(c: &GpuCtx, label: &'static str, which: Sampling, kind: SampleKind) -> Node {
+    let lines = |duration, count, max, min, avg, unit| {
+        vec![
+            Node::entry("Duration", "duration", duration, ""),
+            Node::entry("Number of Samples", "number_of_samples", count, ""),
+            Node::entry("Max", "max", max, unit),
+            Node::entry("Min", "min", min, unit),
+            Node::entry("Avg", "avg", avg, unit),
+        ]
+    };
+    let unit = match kind {
+        SampleKind::Power => " W",
+        SampleKind::Percent => " %",
+        SampleKind::Mhz => " MHz",
+    };
+    let values = c.call(|d| d.samples(which, None)).and_then(|v| {
+        if v.is_empty() {
+            Err(crate::model::NvmlCode::NOT_SUPPORTED)
+        } else {
+            Ok(v)
+        }
+    });
+    let items = match values {
+        Err(code) => {
+            let na = || c.err(code);
+            lines(na(), na(), na(), na(), na(), unit)
+        }
+        Ok(v) => {
+            let nums: Vec<f64> = v.iter().map(|s| sample_number(&s.value)).collect();
+            let (first, last) = (v[0].timestamp, v[v.len() - 1].timestamp);
+            let secs = last.saturating_sub(first) as f64 / 1e6;
+            let max = nums.iter().copied().fold(f64::MIN, f64::max);
+            let min = nums.iter().copied().fold(f64::MAX, f64::min);
+            let avg = nums.iter().sum::<f64>() / nums.len() as f64;
+            let shown = |x: f64| match kind {
+                SampleKind::Power => Value::Float {
+                    value: x / 1000.0,
+                    decimals: 2,
+                },
+                SampleKind::Percent | SampleKind::Mhz => Value::Int(x as i64),
+            };
+            let duration = Value::text(format!("{secs:.2} sec"));
+            lines(
+                duration,
+                Value::count(v.len() as u64),
+                shown(max),
+                shown(min),
+                shown(avg),
+                unit,
+            )
+        }
+    };
+    Node::section(label, "", items)
+}
+
+fn sample_number(v: &nvml_wrapper::enums::device::SampleValue) -> f64 {
+    use nvml_wrapper::enums::device::SampleValue as S;
+    match *v {
+        S::F64(x) => x,
+        S::U32(x) => f64::from(x),
+        S::U64(x) => x as f64,
+        S::I64(x) => x as f64,
+    }
 }
 
 /// `<power_state>`: the performance state, deprecated from 590 on.

@@ -43,6 +43,9 @@ pub enum Decl {
         xml: &'static str,
         items: &'static [Decl],
     },
+    /// Lines printed only when `-d` asks for sections (the sampled
+    /// min/max/avg blocks).
+    Asked(&'static [Decl]),
     /// Lines declared under a name of their own.
     Part(&'static [Decl]),
     /// Lines printed by drivers from this major version on.
@@ -76,7 +79,7 @@ impl Read {
     }
 }
 
-fn build(decls: &[Decl], c: &GpuCtx, view: View, out: &mut Vec<Node>) {
+fn build(decls: &[Decl], c: &GpuCtx, view: View, asked: bool, out: &mut Vec<Node>) {
     for d in decls {
         match d {
             Decl::Entry {
@@ -87,17 +90,19 @@ fn build(decls: &[Decl], c: &GpuCtx, view: View, out: &mut Vec<Node>) {
             } => out.push(Node::entry(label, xml, read.read(c), unit)),
             Decl::Section { label, xml, items } => {
                 let mut inner = Vec::new();
-                build(items, c, view, &mut inner);
+                build(items, c, view, asked, &mut inner);
                 out.push(Node::section(label, xml, inner));
             }
-            Decl::Text(items) if view == View::Text => build(items, c, view, out),
-            Decl::Xml(items) if view == View::Xml => build(items, c, view, out),
+            Decl::Text(items) if view == View::Text => build(items, c, view, asked, out),
+            Decl::Xml(items) if view == View::Xml => build(items, c, view, asked, out),
             Decl::Text(_) | Decl::Xml(_) => {}
-            Decl::Part(items) => build(items, c, view, out),
-            Decl::Since(v, items) if c.driver_major() >= *v => build(items, c, view, out),
-            Decl::Before(v, items) if c.driver_major() < *v => build(items, c, view, out),
+            Decl::Part(items) => build(items, c, view, asked, out),
+            Decl::Asked(items) if asked => build(items, c, view, asked, out),
+            Decl::Asked(_) => {}
+            Decl::Since(v, items) if c.driver_major() >= *v => build(items, c, view, asked, out),
+            Decl::Before(v, items) if c.driver_major() < *v => build(items, c, view, asked, out),
             Decl::Since(..) | Decl::Before(..) => {}
-            Decl::Pick(f) => build(f(c, view), c, view, out),
+            Decl::Pick(f) => build(f(c, view), c, view, asked, out),
             Decl::Build(f) => out.push(f(c, view)),
         }
     }
@@ -121,7 +126,7 @@ pub fn gpu_report(c: &GpuCtx, show: &[Display], view: View) -> GpuReport {
         let asked_only = *types == decl::ONLY_ASKED || *types == decl::ONLY_ASKED_TARGET_TEMP;
         let whole = show.is_empty() && (view == View::Xml || !asked_only);
         if whole || types.iter().any(|t| show.contains(t)) {
-            build(part, c, view, &mut items);
+            build(part, c, view, !show.is_empty(), &mut items);
         }
     }
     let bus_id = c.pci().map(|p| p.bus_id.clone()).unwrap_or_default();
