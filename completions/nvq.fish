@@ -375,7 +375,7 @@ end
 
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_nvq_global_optspecs
-    string join \n query-gpu= query-supported-clocks= query-compute-apps= query-accounted-apps= query-retired-pages= query-remapped-rows= format= i/id= f/filename= l/loop= loop-ms= count= where= assert= until= until-all= timeout= summary L/list-gpus version help-query-gpu help-query-supported-clocks help-query-compute-apps help-query-accounted-apps help-query-retired-pages help-query-remapped-rows nvml-lib= simulate h/help
+    string join \n query-gpu= query-supported-clocks= query-compute-apps= query-accounted-apps= query-retired-pages= query-remapped-rows= format= i/id= f/filename= l/loop= loop-ms= count= where= assert= until= until-all= timeout= summary q/query d/display= x/xml-format dtd L/list-gpus version help-query-gpu help-query-supported-clocks help-query-compute-apps help-query-accounted-apps help-query-retired-pages help-query-remapped-rows nvml-lib= simulate h/help
 end
 
 function __fish_nvq_needs_command
@@ -416,8 +416,31 @@ complete -c nvq -n "__fish_nvq_needs_command" -l assert -d 'nvq: check every row
 complete -c nvq -n "__fish_nvq_needs_command" -l until -d 'nvq: loop (every second unless -l/-lms is given) until EXPR holds for at least one row' -r
 complete -c nvq -n "__fish_nvq_needs_command" -l until-all -d 'nvq: like --until, but EXPR must hold for every row' -r
 complete -c nvq -n "__fish_nvq_needs_command" -l timeout -d 'nvq: give up waiting for --until after DURATION (500ms, 30s, 5m, 1h) and exit 21' -r
+complete -c nvq -n "__fish_nvq_needs_command" -s d -l display -d 'With -q: only these sections (MEMORY, UTILIZATION, ECC, TEMPERATURE, POWER, CLOCK, ...; any case)' -r -f -a "MEMORY\t''
+UTILIZATION\t''
+ECC\t''
+TEMPERATURE\t''
+POWER\t''
+CLOCK\t''
+COMPUTE\t''
+PIDS\t''
+PERFORMANCE\t''
+SUPPORTED_CLOCKS\t''
+PAGE_RETIREMENT\t''
+ACCOUNTING\t''
+ENCODER_STATS\t''
+SUPPORTED_GPU_TARGET_TEMP\t''
+VOLTAGE\t''
+FBC_STATS\t''
+ROW_REMAPPER\t''
+GSP_FIRMWARE_VERSION\t''
+POWER_SMOOTHING\t''
+POWER_PROFILES\t''"
 complete -c nvq -n "__fish_nvq_needs_command" -l nvml-lib -d 'nvq: load this NVML library instead of libnvidia-ml.so.1' -r -F
 complete -c nvq -n "__fish_nvq_needs_command" -l summary -d 'nvq: when the run ends, print each GPU\'s (pmon: each process\'s) min, max and mean of every column'
+complete -c nvq -n "__fish_nvq_needs_command" -s q -l query -d 'Print the detail report of the GPUs (also spelled -a); -d limits it to some sections'
+complete -c nvq -n "__fish_nvq_needs_command" -s x -l xml-format -d 'With -q: the report as XML, in the element layout of the driver\'s DTD'
+complete -c nvq -n "__fish_nvq_needs_command" -l dtd -d 'With -q -x: embed a DTD of the document; alone: print that DTD and exit'
 complete -c nvq -n "__fish_nvq_needs_command" -s L -l list-gpus -d 'Print one line per GPU: index, name and UUID (MIG devices below their GPU)'
 complete -c nvq -n "__fish_nvq_needs_command" -l version -d 'Print nvq\'s version with the NVML, driver and CUDA versions (as nvidia-smi: its banner)'
 complete -c nvq -n "__fish_nvq_needs_command" -l help-query-gpu -d 'Describe every --query-gpu field'

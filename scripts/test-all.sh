@@ -17,6 +17,8 @@ else
 fi
 # Unmodified nvidia-htop parsing nvq's summary table through an nvidia-smi symlink.
 scripts/nvidia-htop-check.sh
+# netdata's unmodified nvidia_smi module reading nvq's `-x -q -l 1` stream.
+scripts/netdata-check.sh
 # GPUtil, gpustat and nvitop against nvq and the simulator.
 scripts/clients-check.sh
 # The Debian package: built, checked by lintian, installed, used from the

@@ -20,6 +20,7 @@ use std::time::Duration;
 mod dmon;
 mod monitor;
 mod pmon;
+mod report;
 
 /// A fully validated query, ready to run.
 pub struct QueryPlan {
@@ -124,6 +125,9 @@ pub fn run_as(args: &Args, personality: Personality) -> Result<(), NvqError> {
             return Err(NvqError::InvalidCombination);
         }
         return run_listing(args, personality);
+    }
+    if report::wanted(args) {
+        return report::run(args);
     }
     if let Some((mode, list)) = queries.first() {
         let plan = QueryPlan::from_args(args, *mode, list)?;

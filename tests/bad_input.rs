@@ -207,8 +207,8 @@ static CASES: &[Case] = &[
     case(&["--<FF>"], 2, Err, Prefix("ERROR: Option --\u{FFFD} is not recognized.")),
     case(&["<FF>"], 2, Err, Prefix("ERROR: Option \u{FFFD} is not recognized.")),
     case(&[Q, "--format=csv<FF>"], 2, Err, Prefix("ERROR: argument \"--format=csv\u{FFFD}\" is not valid UTF-8;")),
-    case(&["-q"], 2, Err, Prefix("ERROR: Option -q is an nvidia-smi option that nvq does not implement.")),
     case(&["vgpu"], 2, Err, Prefix("ERROR: Option vgpu is an nvidia-smi option that nvq does not implement.")),
+    case(&["-u"], 2, Err, Prefix("ERROR: Option -u is an nvidia-smi option that nvq does not implement.")),
     case(&[Q, CSV, "--nvml-lib"], 255, Err, Prefix("ERROR: Option --nvml-lib is missing its value.")),
     // Odd spellings: the message names what was typed.
     case(&[Q, CSV, "-lms100"], 2, Err, Exact("ERROR: \"-lms100\" runs the value into the option; write \"-lms 100\" or \"-lms=100\".\n")),

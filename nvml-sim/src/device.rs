@@ -17,6 +17,9 @@ const FABRIC_V3: u32 = struct_version::<nvmlGpuFabricInfo_v3_t>(3);
 const PLATFORM_V2: u32 = struct_version::<nvmlPlatformInfo_v2_t>(2);
 const SRAM_ECC_V1: u32 = struct_version::<nvmlEccSramErrorStatus_v1_t>(1);
 const ADDRESSING_V1: u32 = struct_version::<nvmlDeviceAddressingMode_v1_t>(1);
+const PDI_V1: u32 = struct_version::<nvmlPdi_v1_t>(1);
+const REPAIR_V1: u32 = struct_version::<nvmlRepairStatus_v1_t>(1);
+const CAPS_V1: u32 = struct_version::<nvmlDeviceCapabilities_v1_t>(1);
 
 /// Single-value getter: `fn(device, *mut T)` reading one (series) scenario field.
 macro_rules! scalar {
@@ -184,6 +187,11 @@ scalar!(nvmlDeviceGetMinorNumber, c_uint, |d| d.minor_number);
 scalar!(nvmlDeviceGetBoardId, c_uint, |d| d.board_id);
 scalar!(nvmlDeviceGetModuleId, c_uint, |d| d.module_id);
 scalar!(nvmlDeviceGetMultiGpuBoard, c_uint, |d| d.multi_gpu_board);
+scalar!(
+    nvmlDeviceGetVirtualizationMode,
+    nvmlGpuVirtualizationMode_t,
+    |d| d.virtualization_mode
+);
 
 /// # Safety
 /// An NVML client's contract: each pointer argument is null or valid for
@@ -453,6 +461,82 @@ pub unsafe extern "C" fn nvmlDeviceGetAddressingMode(
 /// what NVML documents for this function, and a handle is one this library
 /// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
 #[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetPdi(
+    device: nvmlDevice_t,
+    pdi: *mut nvmlPdi_t,
+) -> nvmlReturn_t {
+    dev_fn("nvmlDeviceGetPdi", device, |c| {
+        let o = nn(pdi)?;
+        // SAFETY: reading the caller-set version field of a non-null struct.
+        if unsafe { (*o.ptr()).version } != PDI_V1 {
+            return Err(ARGUMENT_VERSION_MISMATCH);
+        }
+        let text = c.dev.pdi.as_deref().ok_or(NOT_SUPPORTED)?;
+        let digits = text.trim_start_matches("0x").trim_start_matches("0X");
+        let value = u64::from_str_radix(digits, 16).map_err(|_| UNKNOWN)?;
+        o.set(nvmlPdi_v1_t {
+            version: PDI_V1,
+            value,
+        });
+        Ok(())
+    })
+}
+
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function, and a handle is one this library
+/// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetRepairStatus(
+    device: nvmlDevice_t,
+    repairStatus: *mut nvmlRepairStatus_t,
+) -> nvmlReturn_t {
+    dev_fn("nvmlDeviceGetRepairStatus", device, |c| {
+        let o = nn(repairStatus)?;
+        // SAFETY: reading the caller-set version field of a non-null struct.
+        if unsafe { (*o.ptr()).version } != REPAIR_V1 {
+            return Err(ARGUMENT_VERSION_MISMATCH);
+        }
+        let r = &c.dev.repair_status;
+        let (channel, tpc) = (c.val(&r.channel_pending)?, c.val(&r.tpc_pending)?);
+        o.set(nvmlRepairStatus_v1_t {
+            version: REPAIR_V1,
+            bChannelRepairPending: channel,
+            bTpcRepairPending: tpc,
+        });
+        Ok(())
+    })
+}
+
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function, and a handle is one this library
+/// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetCapabilities(
+    device: nvmlDevice_t,
+    caps: *mut nvmlDeviceCapabilities_t,
+) -> nvmlReturn_t {
+    dev_fn("nvmlDeviceGetCapabilities", device, |c| {
+        let o = nn(caps)?;
+        // SAFETY: reading the caller-set version field of a non-null struct.
+        if unsafe { (*o.ptr()).version } != CAPS_V1 {
+            return Err(ARGUMENT_VERSION_MISMATCH);
+        }
+        let mask = c.val(&c.dev.capabilities)?;
+        o.set(nvmlDeviceCapabilities_v1_t {
+            version: CAPS_V1,
+            capMask: mask,
+        });
+        Ok(())
+    })
+}
+
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function, and a handle is one this library
+/// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
+#[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetCudaComputeCapability(
     device: nvmlDevice_t,
     major: *mut c_int,
@@ -705,6 +789,90 @@ pub unsafe extern "C" fn nvmlDeviceGetEncoderStats(
         a.set(v.0);
         b.set(v.1);
         d.set(v.2);
+        Ok(())
+    })
+}
+
+/// The first sample's timestamp (µs): any fixed point will do.
+const SAMPLES_EPOCH_US: u64 = 1_700_000_000_000_000;
+
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function, and a handle is one this library
+/// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetSamples(
+    device: nvmlDevice_t,
+    sampleType: nvmlSamplingType_t,
+    lastSeenTimeStamp: c_ulonglong,
+    sampleValType: *mut nvmlValueType_t,
+    sampleCount: *mut c_uint,
+    samples: *mut nvmlSample_t,
+) -> nvmlReturn_t {
+    dev_fn("nvmlDeviceGetSamples", device, |c| {
+        let (vt, cnt) = (nn(sampleValType)?, nn(sampleCount)?);
+        let b = &c.dev.samples;
+        let list = match sampleType {
+            0 => &b.power,
+            1 => &b.gpu_util,
+            2 => &b.memory_util,
+            3 => &b.encoder_util,
+            4 => &b.decoder_util,
+            5 => &b.processor_clock,
+            6 => &b.memory_clock,
+            _ => return Err(INVALID_ARGUMENT),
+        };
+        let list = list.as_ref().ok_or(NOT_SUPPORTED)?;
+        let period = b.period_us.unwrap_or(20_000).max(1);
+        let newer: Vec<(u64, u32)> = list
+            .iter()
+            .enumerate()
+            .map(|(i, v)| (SAMPLES_EPOCH_US + i as u64 * period, *v))
+            .filter(|(t, _)| *t > lastSeenTimeStamp)
+            .collect();
+        vt.set(nvmlValueType_enum_NVML_VALUE_TYPE_UNSIGNED_INT);
+        // NULL buffer: say how many there are (SUCCESS, as NVML does).
+        if samples.is_null() {
+            cnt.set(c_uint::try_from(newer.len()).map_err(|_| UNKNOWN)?);
+            return Ok(());
+        }
+        let room = cnt.get() as usize;
+        let n = newer.len().min(room);
+        for (i, (t, v)) in newer.into_iter().take(n).enumerate() {
+            // SAFETY: a plain C union, for which zero bytes are a valid value.
+            let mut value: nvmlValue_t = unsafe { std::mem::zeroed() };
+            value.uiVal = v;
+            // SAFETY: `samples` is non-null and the caller said it holds
+            // `room` >= n records.
+            unsafe {
+                samples.add(i).write(nvmlSample_t {
+                    timeStamp: t,
+                    sampleValue: value,
+                })
+            };
+        }
+        cnt.set(c_uint::try_from(n).map_err(|_| UNKNOWN)?);
+        Ok(())
+    })
+}
+
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function, and a handle is one this library
+/// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetFBCStats(
+    device: nvmlDevice_t,
+    fbcStats: *mut nvmlFBCStats_t,
+) -> nvmlReturn_t {
+    dev_fn("nvmlDeviceGetFBCStats", device, |c| {
+        let o = nn(fbcStats)?;
+        let s = &c.dev.fbc_stats;
+        o.set(nvmlFBCStats_t {
+            sessionsCount: c.val(&s.session_count)?,
+            averageFPS: c.val(&s.average_fps)?,
+            averageLatency: c.val(&s.average_latency)?,
+        });
         Ok(())
     })
 }
@@ -1058,11 +1226,19 @@ pub unsafe extern "C" fn nvmlDeviceGetTemperatureThreshold(
     dev_fn("nvmlDeviceGetTemperatureThreshold", device, |c| {
         let o = nn(temp)?;
         let t = &c.dev.temperature;
+        let signed = match thresholdType {
+            0 => Some(&t.shutdown),
+            1 => Some(&t.slowdown),
+            2 => Some(&t.mem_max),
+            3 => Some(&t.gpu_max),
+            _ => None,
+        };
+        if let Some(f) = signed {
+            // A negative threshold travels as its two's complement.
+            o.set(c.val(f)? as c_uint);
+            return Ok(());
+        }
         let f = match thresholdType {
-            0 => &t.shutdown,
-            1 => &t.slowdown,
-            2 => &t.mem_max,
-            3 => &t.gpu_max,
             4 => &t.acoustic_min,
             5 => &t.acoustic_curr,
             6 => &t.acoustic_max,
@@ -1236,11 +1412,15 @@ pub unsafe extern "C" fn nvmlDeviceGetSupportedGraphicsClocks(
                 return Err(NOT_FOUND);
             }
         }
-        let l = c
-            .dev
-            .supported_graphics_clocks
-            .as_ref()
-            .ok_or(NOT_SUPPORTED)?;
+        let by_memory = &c.dev.supported_graphics_clocks_by_memory;
+        let l = match by_memory.get(&memoryClockMHz.to_string()) {
+            Some(l) => l,
+            None => c
+                .dev
+                .supported_graphics_clocks
+                .as_ref()
+                .ok_or(NOT_SUPPORTED)?,
+        };
         put_list(count, clocksMHz, l.iter().copied())
     })
 }

@@ -403,7 +403,7 @@ pub const SYMBOLS: &[&str] = &[
     "nvmlDeviceGetDriverModel",
 ];
 
-/// Symbols exported as `NOT_SUPPORTED` stubs (254).
+/// Symbols exported as `NOT_SUPPORTED` stubs (248).
 pub const STUBS: &[&str] = &[
     "nvmlSystemGetHicVersion",
     "nvmlSystemGetTopologyGpuSet",
@@ -420,7 +420,6 @@ pub const STUBS: &[&str] = &[
     "nvmlDeviceGetHandleByUUIDV",
     "nvmlDeviceSetCpuAffinity",
     "nvmlDeviceClearCpuAffinity",
-    "nvmlDeviceGetRepairStatus",
     "nvmlDeviceGetTopologyNearestGpus",
     "nvmlDeviceGetLastBBXFlushTime",
     "nvmlDeviceGetGpcClkVfOffset",
@@ -448,13 +447,11 @@ pub const STUBS: &[&str] = &[
     "nvmlDeviceGetDefaultEccMode",
     "nvmlDeviceGetDetailedEccErrors",
     "nvmlDeviceGetEncoderSessions",
-    "nvmlDeviceGetFBCStats",
     "nvmlDeviceGetFBCSessions",
     "nvmlDeviceGetBridgeChipInfo",
     "nvmlDeviceGetRunningProcessDetailList",
     "nvmlDeviceOnSameBoard",
     "nvmlDeviceGetAPIRestriction",
-    "nvmlDeviceGetSamples",
     "nvmlDeviceGetIrqNum",
     "nvmlDeviceGetNumGpuCores",
     "nvmlDeviceGetPowerSource",
@@ -477,7 +474,6 @@ pub const STUBS: &[&str] = &[
     "nvmlDeviceSetPowerManagementLimit_v2",
     "nvmlDeviceGetClkMonStatus",
     "nvmlDeviceGetProcessesUtilizationInfo",
-    "nvmlDeviceGetPdi",
     "nvmlUnitSetLedState",
     "nvmlDeviceSetPersistenceMode",
     "nvmlDeviceSetComputeMode",
@@ -531,7 +527,6 @@ pub const STUBS: &[&str] = &[
     "nvmlDeviceRemoveGpu_v2",
     "nvmlDeviceDiscoverGpus",
     "nvmlDeviceClearFieldValues",
-    "nvmlDeviceGetVirtualizationMode",
     "nvmlDeviceGetHostVgpuMode",
     "nvmlDeviceSetVirtualizationMode",
     "nvmlDeviceGetVgpuHeterogeneousMode",
@@ -640,7 +635,6 @@ pub const STUBS: &[&str] = &[
     "nvmlGpmQueryDeviceSupport",
     "nvmlGpmQueryIfStreamingEnabled",
     "nvmlGpmSetStreamingEnabled",
-    "nvmlDeviceGetCapabilities",
     "nvmlDeviceWorkloadPowerProfileGetProfilesInfo",
     "nvmlDeviceWorkloadPowerProfileGetCurrentProfiles",
     "nvmlDeviceWorkloadPowerProfileSetRequestedProfiles",
@@ -819,17 +813,6 @@ pub unsafe extern "C" fn nvmlDeviceSetCpuAffinity(_a0: nvmlDevice_t) -> nvmlRetu
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceClearCpuAffinity(_a0: nvmlDevice_t) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceClearCpuAffinity")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetRepairStatus(
-    _a0: nvmlDevice_t,
-    _a1: *mut nvmlRepairStatus_t,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetRepairStatus")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -1151,17 +1134,6 @@ pub unsafe extern "C" fn nvmlDeviceGetEncoderSessions(
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetFBCStats(
-    _a0: nvmlDevice_t,
-    _a1: *mut nvmlFBCStats_t,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetFBCStats")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetFBCSessions(
     _a0: nvmlDevice_t,
     _a1: *mut raw::c_uint,
@@ -1214,21 +1186,6 @@ pub unsafe extern "C" fn nvmlDeviceGetAPIRestriction(
     _a2: *mut nvmlEnableState_t,
 ) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceGetAPIRestriction")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetSamples(
-    _a0: nvmlDevice_t,
-    _a1: nvmlSamplingType_t,
-    _a2: raw::c_ulonglong,
-    _a3: *mut nvmlValueType_t,
-    _a4: *mut raw::c_uint,
-    _a5: *mut nvmlSample_t,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetSamples")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -1462,14 +1419,6 @@ pub unsafe extern "C" fn nvmlDeviceGetProcessesUtilizationInfo(
     _a1: *mut nvmlProcessesUtilizationInfo_t,
 ) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceGetProcessesUtilizationInfo")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetPdi(_a0: nvmlDevice_t, _a1: *mut nvmlPdi_t) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetPdi")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -2044,17 +1993,6 @@ pub unsafe extern "C" fn nvmlDeviceClearFieldValues(
     _a2: *mut nvmlFieldValue_t,
 ) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceClearFieldValues")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetVirtualizationMode(
-    _a0: nvmlDevice_t,
-    _a1: *mut nvmlGpuVirtualizationMode_t,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetVirtualizationMode")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -3286,17 +3224,6 @@ pub unsafe extern "C" fn nvmlGpmSetStreamingEnabled(
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetCapabilities(
-    _a0: nvmlDevice_t,
-    _a1: *mut nvmlDeviceCapabilities_t,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetCapabilities")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceWorkloadPowerProfileGetProfilesInfo(
     _a0: nvmlDevice_t,
     _a1: *mut nvmlWorkloadPowerProfileProfilesInfo_t,
@@ -3573,7 +3500,7 @@ const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t =
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlDeviceAddressingMode_t) -> nvmlReturn_t =
     crate::nvmlDeviceGetAddressingMode;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlRepairStatus_t) -> nvmlReturn_t =
-    nvmlDeviceGetRepairStatus;
+    crate::nvmlDeviceGetRepairStatus;
 const _: unsafe extern "C" fn(
     nvmlDevice_t,
     nvmlDevice_t,
@@ -3838,7 +3765,7 @@ const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint, *mut raw::c_uint) 
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint, *mut raw::c_uint) -> nvmlReturn_t =
     crate::nvmlDeviceGetOfaUtilization;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlFBCStats_t) -> nvmlReturn_t =
-    nvmlDeviceGetFBCStats;
+    crate::nvmlDeviceGetFBCStats;
 const _: unsafe extern "C" fn(
     nvmlDevice_t,
     *mut raw::c_uint,
@@ -3884,7 +3811,7 @@ const _: unsafe extern "C" fn(
     *mut nvmlValueType_t,
     *mut raw::c_uint,
     *mut nvmlSample_t,
-) -> nvmlReturn_t = nvmlDeviceGetSamples;
+) -> nvmlReturn_t = crate::nvmlDeviceGetSamples;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlBAR1Memory_t) -> nvmlReturn_t =
     crate::nvmlDeviceGetBAR1MemoryInfo;
 const _: unsafe extern "C" fn(
@@ -3993,7 +3920,8 @@ const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlProcessesUtilizationInfo_t)
     nvmlDeviceGetProcessesUtilizationInfo;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlPlatformInfo_t) -> nvmlReturn_t =
     crate::nvmlDeviceGetPlatformInfo;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlPdi_t) -> nvmlReturn_t = nvmlDeviceGetPdi;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlPdi_t) -> nvmlReturn_t =
+    crate::nvmlDeviceGetPdi;
 const _: unsafe extern "C" fn(nvmlUnit_t, nvmlLedColor_t) -> nvmlReturn_t = nvmlUnitSetLedState;
 const _: unsafe extern "C" fn(nvmlDevice_t, nvmlEnableState_t) -> nvmlReturn_t =
     nvmlDeviceSetPersistenceMode;
@@ -4141,7 +4069,7 @@ const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_int, *mut nvmlFieldValue_t) -
 const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_int, *mut nvmlFieldValue_t) -> nvmlReturn_t =
     nvmlDeviceClearFieldValues;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlGpuVirtualizationMode_t) -> nvmlReturn_t =
-    nvmlDeviceGetVirtualizationMode;
+    crate::nvmlDeviceGetVirtualizationMode;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlHostVgpuMode_t) -> nvmlReturn_t =
     nvmlDeviceGetHostVgpuMode;
 const _: unsafe extern "C" fn(nvmlDevice_t, nvmlGpuVirtualizationMode_t) -> nvmlReturn_t =
@@ -4504,7 +4432,7 @@ const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t =
 const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint) -> nvmlReturn_t =
     nvmlGpmSetStreamingEnabled;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlDeviceCapabilities_t) -> nvmlReturn_t =
-    nvmlDeviceGetCapabilities;
+    crate::nvmlDeviceGetCapabilities;
 const _: unsafe extern "C" fn(
     nvmlDevice_t,
     *mut nvmlWorkloadPowerProfileProfilesInfo_t,

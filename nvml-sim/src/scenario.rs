@@ -146,6 +146,50 @@ pub struct Scenario {
     pub generate: Option<Generate>,
     /// The GPUs, in index order.
     pub device: Vec<Device>,
+    /// How long calls take (off by default: every call answers at once).
+    pub latency: Latency,
+}
+
+/// `[latency]`: time each call of a function takes, slept on the caller's
+/// thread without holding the simulator's lock (so calls on different
+/// threads overlap, as real NVML's do).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Latency {
+    /// Use [`REALISTIC_LATENCY_MS`] for the functions `functions` leaves out.
+    pub realistic: bool,
+    /// Milliseconds per call, by exported symbol name.
+    pub functions: BTreeMap<String, f64>,
+}
+
+/// What real drivers are known or estimated to take, in milliseconds:
+/// `nvmlDeviceGetPcieThroughput` samples the link for about 20 ms (one
+/// exporter measured about 40 ms a GPU for both directions); the sample
+/// buffers and power readings take about a millisecond. Every other call is
+/// taken as instant.
+pub const REALISTIC_LATENCY_MS: &[(&str, f64)] = &[
+    ("nvmlDeviceGetPcieThroughput", 20.0),
+    ("nvmlDeviceGetSamples", 1.0),
+    ("nvmlDeviceGetPowerUsage", 1.0),
+    ("nvmlDeviceGetTotalEnergyConsumption", 1.0),
+    ("nvmlDeviceGetFieldValues", 1.0),
+];
+
+impl Latency {
+    /// The time one call of `sym` takes.
+    pub fn of(&self, sym: &str) -> std::time::Duration {
+        let ms = self.functions.get(sym).copied().or_else(|| {
+            self.realistic
+                .then(|| {
+                    REALISTIC_LATENCY_MS
+                        .iter()
+                        .find(|(f, _)| *f == sym)
+                        .map(|(_, ms)| *ms)
+                })
+                .flatten()
+        });
+        std::time::Duration::from_secs_f64(ms.unwrap_or(0.0).clamp(0.0, 60_000.0) / 1000.0)
+    }
 }
 
 /// `[generate]`: replace the device list with `devices` copies of a template.
@@ -265,6 +309,33 @@ pub struct Utilization {
     pub sampling_period_us: Option<u32>,
 }
 
+/// The sample buffers of `nvmlDeviceGetSamples`, oldest first, one value
+/// every `period_us` microseconds (default 20000). An absent buffer answers
+/// NOT_SUPPORTED.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Samples {
+    pub period_us: Option<u64>,
+    /// Milliwatts.
+    pub power: Option<Vec<u32>>,
+    /// Percent.
+    pub gpu_util: Option<Vec<u32>>,
+    pub memory_util: Option<Vec<u32>>,
+    pub encoder_util: Option<Vec<u32>>,
+    pub decoder_util: Option<Vec<u32>>,
+    /// MHz.
+    pub processor_clock: Option<Vec<u32>>,
+    pub memory_clock: Option<Vec<u32>>,
+}
+
+/// Pending repairs, 0/1 each; both are needed.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RepairStatus {
+    pub channel_pending: Val<u32>,
+    pub tpc_pending: Val<u32>,
+}
+
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct EncoderStats {
@@ -362,11 +433,14 @@ pub struct Temperature {
     pub gpu: Val<u32>,
     /// `nvmlDeviceGetMarginTemperature`.
     pub margin: Val<i32>,
-    /// `nvmlDeviceGetTemperatureThreshold` by threshold type 0..7.
-    pub shutdown: Val<u32>,
-    pub slowdown: Val<u32>,
-    pub mem_max: Val<u32>,
-    pub gpu_max: Val<u32>,
+    /// `nvmlDeviceGetTemperatureThreshold` by threshold type 0..7. The
+    /// first four may be negative: drivers that report a T.Limit margin give
+    /// these thresholds relative to it (the C `unsigned int` then holds the
+    /// two's complement).
+    pub shutdown: Val<i32>,
+    pub slowdown: Val<i32>,
+    pub mem_max: Val<i32>,
+    pub gpu_max: Val<i32>,
     pub acoustic_min: Val<u32>,
     pub acoustic_curr: Val<u32>,
     pub acoustic_max: Val<u32>,
@@ -598,6 +672,9 @@ pub struct Device {
     pub module_id: Val<u32>,
     /// 0/1
     pub multi_gpu_board: Val<u32>,
+    /// `nvmlDeviceGetVirtualizationMode`: 0 none, 1 pass-through, 2 vGPU,
+    /// 3 host vGPU, 4 host vSGA.
+    pub virtualization_mode: Val<u32>,
     pub pci: Pci,
     pub pcie: Pcie,
     /// 0/1 enable states.
@@ -606,6 +683,13 @@ pub struct Device {
     pub persistence_mode: Val<u32>,
     /// nvmlDeviceAddressingModeType_t: 0 none, 1 HMM, 2 ATS.
     pub addressing_mode: Val<u32>,
+    /// `nvmlDeviceGetPdi`: the per-device identifier, as hex text
+    /// (`"0x737bb8d09327f7d9"`; TOML integers stop at 2^63).
+    pub pdi: Option<String>,
+    /// `nvmlDeviceGetRepairStatus`.
+    pub repair_status: RepairStatus,
+    /// `nvmlDeviceGetCapabilities`: the capability mask (bit 0: EGM).
+    pub capabilities: Val<u32>,
     pub accounting_mode: Val<u32>,
     pub accounting_buffer_size: Val<u32>,
     /// nvmlDriverModel_t: 0 WDDM, 1 TCC/WDM, 2 MCDM (Windows only; leave absent for Linux).
@@ -629,6 +713,10 @@ pub struct Device {
     pub cuda_compute_capability: ComputeCapability,
     pub utilization: Utilization,
     pub encoder_stats: EncoderStats,
+    /// `nvmlDeviceGetFBCStats` (frame buffer capture), same keys.
+    pub fbc_stats: EncoderStats,
+    /// `nvmlDeviceGetSamples`: the driver's sample buffers.
+    pub samples: Samples,
     /// `nvmlDeviceGetEncoderCapacity` (same value for every encoder type), percent.
     pub encoder_capacity: Val<u32>,
     /// 0/1 current/pending ECC mode.
@@ -652,8 +740,11 @@ pub struct Device {
     pub max_customer_boost_clocks: Clocks,
     /// MHz lists.
     pub supported_memory_clocks: Option<Vec<u32>>,
-    /// Same list for every memory clock.
+    /// Same list for every memory clock...
     pub supported_graphics_clocks: Option<Vec<u32>>,
+    /// ...unless this table has a list for that memory clock (key: the
+    /// memory clock in MHz, as text: `"405" = [420, 405]`).
+    pub supported_graphics_clocks_by_memory: BTreeMap<String, Vec<u32>>,
     pub mig: Mig,
     pub mig_instance: Vec<MigInstance>,
     pub gsp: Gsp,
@@ -935,6 +1026,16 @@ impl Scenario {
         for f in &self.absent_functions {
             if !known(f) {
                 return Err(format!("absent_functions: unknown NVML function {f:?}"));
+            }
+        }
+        for (f, ms) in &self.latency.functions {
+            if !known(f) {
+                return Err(format!("latency: unknown NVML function {f:?}"));
+            }
+            if !ms.is_finite() || *ms < 0.0 {
+                return Err(format!(
+                    "latency: {f}: {ms} is not a number of milliseconds"
+                ));
             }
         }
         let check_faults = |faults: &[Fault], ctx: &str| -> Result<(), String> {

@@ -218,6 +218,7 @@ fn enter(sym: &'static str, h: Option<nvmlDevice_t>, counted: bool) -> R<(Option
             }
             None => &st.sc.fault,
         };
+        let latency = st.sc.latency.of(sym);
         match active_fault(faults, sym, n) {
             Some(f) => {
                 let code = f.code.as_ref().map(|c| c.value().unwrap_or(UNKNOWN));
@@ -225,13 +226,13 @@ fn enter(sym: &'static str, h: Option<nvmlDevice_t>, counted: bool) -> R<(Option
                     Some(c) if c != SUCCESS => Err(c),
                     _ => Ok((target, n)),
                 };
-                (res, f.delay_ms)
+                (res, latency + std::time::Duration::from_millis(f.delay_ms))
             }
-            None => (Ok((target, n)), 0),
+            None => (Ok((target, n)), latency),
         }
     };
-    if delay > 0 {
-        std::thread::sleep(std::time::Duration::from_millis(delay));
+    if !delay.is_zero() {
+        std::thread::sleep(delay);
     }
     res
 }

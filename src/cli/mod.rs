@@ -87,6 +87,38 @@ pub struct Args {
     #[command(flatten)]
     pub script: ScriptArgs,
 
+    /// Print the detail report of the GPUs (also spelled -a); -d limits it to some sections.
+    #[arg(
+        short = 'q',
+        long = "query",
+        short_alias = 'a',
+        action = clap::ArgAction::Count,
+        help_heading = "Detail report"
+    )]
+    pub query: u8,
+    /// With -q: only these sections (MEMORY, UTILIZATION, ECC, TEMPERATURE, POWER, CLOCK, ...; any case).
+    #[arg(
+        short = 'd',
+        long = "display",
+        value_name = "TYPE[,TYPE]",
+        value_parser = display_values(),
+        value_delimiter = ',',
+        ignore_case = true,
+        help_heading = "Detail report"
+    )]
+    pub display: Option<Vec<String>>,
+    /// With -q: the report as XML, in the element layout of the driver's DTD.
+    #[arg(
+        short = 'x',
+        long = "xml-format",
+        action = clap::ArgAction::Count,
+        help_heading = "Detail report"
+    )]
+    pub xml: u8,
+    /// With -q -x: embed a DTD of the document; alone: print that DTD and exit.
+    #[arg(long, help_heading = "Detail report")]
+    pub dtd: bool,
+
     /// Print one line per GPU: index, name and UUID (MIG devices below their GPU).
     #[arg(short = 'L', long = "list-gpus", help_heading = "Summary")]
     pub list_gpus: bool,
@@ -187,6 +219,12 @@ impl Args {
     }
 }
 
+/// The `-d` types, for completion; any case is accepted and checked later.
+fn display_values() -> clap::builder::PossibleValuesParser {
+    let names = crate::source::report::DISPLAY_NAMES.iter().map(|(_, n)| *n);
+    clap::builder::PossibleValuesParser::new(names)
+}
+
 /// The clap id of a mode's `--help-query-*` flag.
 fn help_id(mode: QueryMode) -> String {
     format!("help-{}", mode.option())
@@ -244,13 +282,6 @@ fn args_from(m: &clap::ArgMatches) -> Result<Args, clap::Error> {
 /// nvidia-smi options and sub-commands that nvq knows of but does not
 /// implement. They are refused with exit code 2, never ignored.
 pub const NOT_IMPLEMENTED: &[&str] = &[
-    "-q",
-    "--query",
-    "-x",
-    "--xml-format",
-    "--dtd",
-    "-d",
-    "--display",
     "-u",
     "--unit",
     "-B",
@@ -421,6 +452,8 @@ fn normalise(argv: Vec<OsString>) -> Result<Vec<OsString>, NvqError> {
             return Err(NvqError::Usage(format!(
                 "\"{s}\" runs the value into the option; write \"-lms {v}\" or \"-lms={v}\"."
             )));
+        } else if let Some(rest) = s.strip_prefix("-d=") {
+            out.push(OsString::from(format!("--display={rest}")));
         } else if let Some(rest) = s.strip_prefix("-l=") {
             out.push(OsString::from(format!("--loop={rest}")));
         } else {
@@ -562,7 +595,7 @@ mod tests {
             "ERROR: Option --bogus is not recognized. Please run 'nvidia-smi -h' for help.\n"
         );
         assert!(matches!(
-            args(&["-q"]).unwrap_err(),
+            args(&["-u"]).unwrap_err(),
             NvqError::NotImplemented(_)
         ));
         assert!(matches!(

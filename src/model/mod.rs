@@ -9,6 +9,7 @@ mod code;
 mod field;
 pub mod listing;
 pub mod nvlink;
+pub mod report;
 mod row;
 pub mod smi_table;
 pub mod topo;

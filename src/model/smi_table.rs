@@ -171,6 +171,19 @@ pub struct ProcessKind {
     pub mps: bool,
 }
 
+impl ProcessKind {
+    /// nvidia-smi's type letters: `C`, `G`, `C+G`, `M`, `M+G`.
+    pub fn letters(&self) -> &'static str {
+        match (self.compute, self.graphics, self.mps) {
+            (_, true, true) => "M+G",
+            (_, false, true) => "M",
+            (true, true, false) => "C+G",
+            (false, true, false) => "G",
+            _ => "C",
+        }
+    }
+}
+
 /// One row of the Processes section.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TableProcess {

@@ -820,3 +820,33 @@ pub fn nvlink_remote_device_type(c: &Dev<'_>, link: u32) -> Result<u32, NvmlCode
     check(unsafe { f(h, link, &mut t) })?;
     Ok(t)
 }
+
+/// The GPU's module id on its baseboard (`-q` Platform Info).
+pub fn module_id(c: &Dev<'_>) -> Result<u32, NvmlCode> {
+    dev_u32(c, sym!(c, nvmlDeviceGetModuleId))
+}
+
+/// The per-device identifier (`nvmlDeviceGetPdi`, `-q` "GPU PDI").
+pub fn pdi(c: &Dev<'_>) -> Result<u64, NvmlCode> {
+    let mut p: nvmlPdi_t = zeroed();
+    p.version = version::<nvmlPdi_t>(1);
+    dev_struct(c, sym!(c, nvmlDeviceGetPdi), p).map(|p| p.value)
+}
+
+/// Pending repairs: (channel, TPC), non-zero when pending.
+pub fn repair_status(c: &Dev<'_>) -> Result<(u32, u32), NvmlCode> {
+    let mut r: nvmlRepairStatus_t = zeroed();
+    r.version = version::<nvmlRepairStatus_t>(1);
+    dev_struct(c, sym!(c, nvmlDeviceGetRepairStatus), r)
+        .map(|r| (r.bChannelRepairPending, r.bTpcRepairPending))
+}
+
+/// The device capability mask (`NVML_DEV_CAP_*`).
+pub fn capabilities(c: &Dev<'_>) -> Result<u32, NvmlCode> {
+    let mut m: nvmlDeviceCapabilities_t = zeroed();
+    m.version = version::<nvmlDeviceCapabilities_t>(1);
+    dev_struct(c, sym!(c, nvmlDeviceGetCapabilities), m).map(|m| m.capMask)
+}
+
+/// `NVML_DEV_CAP_EGM`: extended GPU memory.
+pub const DEV_CAP_EGM: u32 = NVML_DEV_CAP_EGM;

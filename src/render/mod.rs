@@ -3,12 +3,15 @@
 
 pub mod csv;
 pub mod field_help;
-mod json;
+pub(crate) mod json;
 pub mod listing;
 pub mod monitor;
 mod ndjson;
 pub mod nvlink;
 mod prometheus;
+pub mod report;
+pub mod report_json;
+pub mod report_xml;
 pub mod smi_table;
 mod table;
 pub mod topo;

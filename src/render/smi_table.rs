@@ -334,13 +334,7 @@ fn processes(procs: &[TableProcess], t: &mut String) {
         let pid = p.pid.to_string();
         let width = (PID_END + 1).saturating_sub(line.len()).max(pid.len() + 1);
         line.push_str(&format!("{pid:>width$}"));
-        let kind = match (p.kind.compute, p.kind.graphics, p.kind.mps) {
-            (_, true, true) => "M+G",
-            (_, false, true) => "M",
-            (true, true, false) => "C+G",
-            (false, true, false) => "G",
-            _ => "C",
-        };
+        let kind = p.kind.letters();
         let name = match &p.name {
             Ok(n) => process_name(n),
             Err(_) => "N/A".to_string(),

@@ -18,6 +18,7 @@ pub mod listing;
 pub mod mode;
 pub mod nvlink;
 pub mod procinfo;
+pub mod report;
 pub mod smi_table;
 pub mod target;
 pub mod time;

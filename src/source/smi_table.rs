@@ -248,7 +248,9 @@ fn mig_summaries(session: &Session, parent: &Device<'_>, gpu: u32) -> Vec<TableM
     out
 }
 
-fn process_summaries(session: &Session, d: &Device<'_>, gpu: u32) -> Vec<TableProcess> {
+/// A GPU's processes, merged over its compute, graphics and MPS lists,
+/// sorted by PID.
+pub fn process_summaries(session: &Session, d: &Device<'_>, gpu: u32) -> Vec<TableProcess> {
     let mut rows: Vec<TableProcess> = Vec::new();
     let d = dev(session, d);
     // A list the GPU cannot give (NOT_SUPPORTED, a lost GPU) shows no

@@ -337,3 +337,98 @@ pub fn compare_sections(
     }
     compared
 }
+
+/// A copy of a scenario of `tests/scenarios/` with some lines replaced
+/// (`(old, new)`, each of which must occur): the same machine read at
+/// another moment.
+pub fn scenario_at(name: &str, changes: &[(&str, &str)]) -> tempfile::NamedTempFile {
+    let mut text = std::fs::read_to_string(scenario(name)).unwrap();
+    for (old, new) in changes {
+        assert!(text.contains(old), "{name} has no line {old:?}");
+        text = text.replacen(old, new, 1);
+    }
+    let f = tempfile::Builder::new().suffix(".toml").tempfile().unwrap();
+    std::fs::write(f.path(), text).unwrap();
+    f
+}
+
+/// Compare a `-q` report with a capture line by line. The `Timestamp` line
+/// only has to be there; a line whose label is in `gaps` must print `N/A`
+/// in nvq (a value nvq has no NVML source for). Returns the differences.
+pub fn report_differences(actual: &str, expected: &str, gaps: &[&str]) -> Vec<String> {
+    let a: Vec<&str> = actual.split('\n').collect();
+    let e: Vec<&str> = expected.split('\n').collect();
+    let mut diffs = Vec::new();
+    if a.len() != e.len() {
+        diffs.push(format!("{} lines, capture {}", a.len(), e.len()));
+    }
+    for (i, (x, y)) in a.iter().zip(&e).enumerate() {
+        if x == y || (x.starts_with("Timestamp ") && y.starts_with("Timestamp ")) {
+            continue;
+        }
+        let (lx, vx) = x.split_once(" : ").unwrap_or((x, ""));
+        let (ly, _) = y.split_once(" : ").unwrap_or((y, ""));
+        if lx == ly && vx == "N/A" && gaps.contains(&lx.trim()) {
+            continue;
+        }
+        diffs.push(format!("line {}: nvq {x:?}, capture {y:?}", i + 1));
+    }
+    diffs
+}
+
+/// Compare an XML report with a fixture line by line: the `<timestamp>`
+/// only has to be there; an element in `gaps` must hold `N/A` in nvq (no
+/// NVML source). Fixture artefacts are undone first: a missing final
+/// newline, indentation rewritten as four spaces a level (netdata's), empty
+/// lines left inside the document by trimming (nvidia-smi prints one, after
+/// each `</gpu>`), and an XML declaration rewritten by hand.
+pub fn xml_differences(actual: &str, expected: &str, gaps: &[&str]) -> Vec<String> {
+    let mut prev = String::new();
+    let mut expected: String = expected
+        .lines()
+        .filter(|l| {
+            let keep = !l.trim().is_empty() || prev.trim_end().ends_with("</gpu>");
+            prev = l.to_string();
+            keep
+        })
+        .map(|l| {
+            let body = l.trim_start_matches(' ');
+            let spaces = l.len() - body.len();
+            format!("{}{body}\n", "\t".repeat(spaces / 4))
+        })
+        .collect();
+    if expected.is_empty() {
+        expected.push('\n');
+    }
+    let a: Vec<&str> = actual.split('\n').collect();
+    let e: Vec<&str> = expected.split('\n').collect();
+    let mut diffs = Vec::new();
+    if a.len() != e.len() {
+        diffs.push(format!("{} lines, fixture {}", a.len(), e.len()));
+    }
+    let tag = |l: &str| {
+        l.trim_start()
+            .split('>')
+            .next()
+            .unwrap_or("")
+            .trim_start_matches('<')
+            .to_string()
+    };
+    for (i, (x, y)) in a.iter().zip(&e).enumerate() {
+        let declaration = i == 0
+            && x.starts_with("<?xml version=\"1.0\"")
+            && y.starts_with("<?xml version=\"1.0\"");
+        if x == y || declaration || (x.contains("<timestamp>") && y.contains("<timestamp>")) {
+            continue;
+        }
+        let name = tag(x);
+        if name == tag(y)
+            && x.trim() == format!("<{name}>N/A</{name}>")
+            && gaps.contains(&name.as_str())
+        {
+            continue;
+        }
+        diffs.push(format!("line {}: nvq {x:?}, fixture {y:?}", i + 1));
+    }
+    diffs
+}

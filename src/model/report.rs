@@ -1,0 +1,141 @@
+//! The detail report (`-q`): a tree of sections and entries, one per GPU,
+//! under a header. Sources build it; the text, XML and JSON renderers read
+//! it. A node carries its label as nvidia-smi prints it in the text view and
+//! the value already read; how a value looks (unit, brackets) is the
+//! renderer's business.
+
+use super::Value;
+
+/// One line of the report, or a section holding more lines.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Node {
+    Entry(Entry),
+    Section(Section),
+    /// A value on a line of its own (`None` inside `<mig_devices>`).
+    Bare(Value),
+}
+
+/// `Label : value unit`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Entry {
+    pub label: &'static str,
+    /// The element's name in the XML report.
+    pub xml: &'static str,
+    pub value: Value,
+    /// Printed after a value (never after `N/A` or an error): `" MiB"`,
+    /// `" %"`, `"x"`, `"%"`. Empty for none.
+    pub unit: &'static str,
+}
+
+/// A heading and the nodes under it, indented one step further.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Section {
+    pub label: &'static str,
+    pub xml: &'static str,
+    pub items: Vec<Node>,
+    /// A value printed on the heading's own line (`HW Slowdown : Not Active`
+    /// above its two causes; `Remapped Rows : N/A` with no lines under it).
+    pub value: Option<Value>,
+    /// The label column of the section's own lines, when it differs from the
+    /// report's (nvidia-smi's process list is narrower).
+    pub width: Option<usize>,
+}
+
+/// One GPU's part of the report.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GpuReport {
+    /// `GPU 00000000:83:00.0`.
+    pub bus_id: String,
+    pub items: Vec<Node>,
+}
+
+/// The whole report of one sample.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Report {
+    /// The header's entries (timestamp, driver and CUDA versions, ...).
+    pub header: Vec<Node>,
+    /// `Attached GPUs`: every GPU NVML sees, selected or not.
+    pub attached: u32,
+    pub gpus: Vec<GpuReport>,
+}
+
+/// Which form a report is built for: the text and the XML report differ in
+/// a few lines (hexadecimal PCI numbers, retired pages, supported clocks).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum View {
+    Text,
+    Xml,
+}
+
+impl Node {
+    pub fn entry(label: &'static str, xml: &'static str, value: Value, unit: &'static str) -> Self {
+        Node::Entry(Entry {
+            label,
+            xml,
+            value,
+            unit,
+        })
+    }
+
+    pub fn section(label: &'static str, xml: &'static str, items: Vec<Node>) -> Self {
+        Node::Section(Section {
+            label,
+            xml,
+            items,
+            value: None,
+            width: None,
+        })
+    }
+
+    /// A section with a value on its own line and nothing under it
+    /// (`Remapped Rows : N/A`, `<remapped_rows>N/A</remapped_rows>`).
+    pub fn collapsed(label: &'static str, xml: &'static str, value: Value) -> Self {
+        Node::Section(Section {
+            label,
+            xml,
+            items: Vec::new(),
+            value: Some(value),
+            width: None,
+        })
+    }
+}
+
+/// A small report with one node of each kind, for the renderers' tests.
+#[cfg(test)]
+pub fn example() -> Report {
+    use super::NvmlCode;
+    let total = Node::entry("Total", "total", Value::Bytes(1 << 20), " MiB");
+    let pid = Node::entry("PID", "pid", Value::Int(7), "");
+    Report {
+        header: vec![Node::entry(
+            "Driver Version",
+            "driver_version",
+            Value::text("1<2"),
+            "",
+        )],
+        attached: 1,
+        gpus: vec![GpuReport {
+            bus_id: "00000000:01:00.0".into(),
+            items: vec![
+                Node::section("FB Memory Usage", "fb_memory_usage", vec![total]),
+                Node::entry(
+                    "Fan Speed",
+                    "fan_speed",
+                    Value::err(NvmlCode::NOT_SUPPORTED),
+                    " %",
+                ),
+                Node::collapsed("Remapped Rows", "remapped_rows", Value::NotAvailable),
+                Node::section(
+                    "MIG Devices",
+                    "mig_devices",
+                    vec![Node::Bare(Value::text("None"))],
+                ),
+                Node::section(
+                    "Processes",
+                    "processes",
+                    vec![Node::section("Process", "process_info", vec![pid])],
+                ),
+            ],
+        }],
+    }
+}

@@ -1,0 +1,623 @@
+//! The report as data: every section and line of `nvidia-smi -q`, in
+//! nvidia-smi's order, each with its text label, its XML element, how its
+//! value is read, and the `-d` types that show it.
+
+use super::get::{self as g, none, SampleKind};
+use super::{Decl, Read};
+use crate::model::report::View;
+use crate::model::Value;
+use crate::source::gpu::GpuCtx;
+use nvml_wrapper::enum_wrappers::device::{Sampling, TemperatureThreshold as T};
+
+/// The `-d` types (`--display=`), as nvidia-smi names them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Display {
+    Memory,
+    Utilization,
+    Ecc,
+    Temperature,
+    Power,
+    Clock,
+    Compute,
+    Pids,
+    Performance,
+    SupportedClocks,
+    PageRetirement,
+    Accounting,
+    EncoderStats,
+    SupportedGpuTargetTemp,
+    Voltage,
+    FbcStats,
+    RowRemapper,
+    GspFirmwareVersion,
+    PowerSmoothing,
+    PowerProfiles,
+}
+
+/// Each `-d` type and its name on the command line.
+pub const DISPLAY_NAMES: &[(Display, &str)] = &[
+    (Display::Memory, "MEMORY"),
+    (Display::Utilization, "UTILIZATION"),
+    (Display::Ecc, "ECC"),
+    (Display::Temperature, "TEMPERATURE"),
+    (Display::Power, "POWER"),
+    (Display::Clock, "CLOCK"),
+    (Display::Compute, "COMPUTE"),
+    (Display::Pids, "PIDS"),
+    (Display::Performance, "PERFORMANCE"),
+    (Display::SupportedClocks, "SUPPORTED_CLOCKS"),
+    (Display::PageRetirement, "PAGE_RETIREMENT"),
+    (Display::Accounting, "ACCOUNTING"),
+    (Display::EncoderStats, "ENCODER_STATS"),
+    (Display::SupportedGpuTargetTemp, "SUPPORTED_GPU_TARGET_TEMP"),
+    (Display::Voltage, "VOLTAGE"),
+    (Display::FbcStats, "FBC_STATS"),
+    (Display::RowRemapper, "ROW_REMAPPER"),
+    (Display::GspFirmwareVersion, "GSP_FIRMWARE_VERSION"),
+    (Display::PowerSmoothing, "POWER_SMOOTHING"),
+    (Display::PowerProfiles, "POWER_PROFILES"),
+];
+
+/// From 610 on nvidia-smi names the driver version "KMD Version" and splits
+/// the power limits into ceiling and base power.
+pub const KMD_NAMED_FROM: u32 = 610;
+
+/// The fabric health's "Partition Assigned": absent on 590, present on 595.
+const PARTITION_FROM: u32 = 595;
+
+/// Lines that drivers from the 580 branch on print and 570 did not (display
+/// attached, PDI, the event reason counters, repair status, EDPp, two fabric
+/// health lines), and the two sections they dropped (GPU reset status,
+/// voltage). 570 is the newest older driver seen (v12 XML), 590 the oldest
+/// newer one; 580 is where the DTD went to v13.
+const V13_FROM: u32 = 580;
+
+/// A line whose value is the `--query-gpu` field `field`.
+const fn q(
+    label: &'static str,
+    xml: &'static str,
+    field: &'static str,
+    unit: &'static str,
+) -> Decl {
+    Decl::Entry {
+        label,
+        xml,
+        unit,
+        read: Read::Field(field),
+    }
+}
+
+/// A line read by a getter of the report's own.
+const fn f(
+    label: &'static str,
+    xml: &'static str,
+    read: fn(&GpuCtx) -> Value,
+    unit: &'static str,
+) -> Decl {
+    Decl::Entry {
+        label,
+        xml,
+        unit,
+        read: Read::Fn(read),
+    }
+}
+
+/// The XML form of a `--query-gpu` field printed in hexadecimal: its digits
+/// without `0x`.
+const fn hex(xml: &'static str, field: &'static str) -> Decl {
+    Decl::Entry {
+        label: "",
+        xml,
+        unit: "",
+        read: Read::Hex(field),
+    }
+}
+
+const fn s(label: &'static str, xml: &'static str, items: &'static [Decl]) -> Decl {
+    Decl::Section { label, xml, items }
+}
+
+const MIB: &str = " MiB";
+const W: &str = " W";
+const MHZ: &str = " MHz";
+const PCT: &str = " %";
+const C: &str = " C";
+const US: &str = " us";
+const BANKS: &str = " bank(s)";
+
+use Display as D;
+
+/// Lines shown by no `-d` type: the whole report only.
+const ALL: &[Display] = &[];
+
+/// Sections the whole text report leaves out: only `-d` shows them (the
+/// XML report always has them). Their text layout comes from reports
+/// people posted, not from a capture.
+pub const ONLY_ASKED: &[Display] = &[Display::SupportedClocks];
+pub const ONLY_ASKED_TARGET_TEMP: &[Display] = &[Display::SupportedGpuTargetTemp];
+
+/// The GPU's part of the report: (the `-d` types that show it, its lines).
+#[rustfmt::skip]
+pub static GPU: &[(&[Display], &[Decl])] = &[
+    (ALL, &[
+        q("Product Name", "product_name", "name", ""),
+        f("Product Brand", "product_brand", g::brand, ""),
+        f("Product Architecture", "product_architecture", g::architecture, ""),
+        q("Display Mode", "display_mode", "display_mode", ""),
+        Decl::Since(V13_FROM, &[q("Display Attached", "display_attached", "display_attached", "")]),
+        q("Display Active", "display_active", "display_active", ""),
+        q("Persistence Mode", "persistence_mode", "persistence_mode", ""),
+        q("Addressing Mode", "addressing_mode", "addressing_mode", ""),
+        s("MIG Mode", "mig_mode", &[
+            q("Current", "current_mig", "mig.mode.current", ""),
+            q("Pending", "pending_mig", "mig.mode.pending", ""),
+        ]),
+        Decl::Xml(&[Decl::Build(g::mig_devices)]),
+    ]),
+    (&[D::Accounting], &[
+        q("Accounting Mode", "accounting_mode", "accounting.mode", ""),
+        q("Accounting Mode Buffer Size", "accounting_mode_buffer_size", "accounting.buffer_size", ""),
+    ]),
+    (ALL, &[
+        s("Driver Model", "driver_model", &[
+            q("Current", "current_dm", "driver_model.current", ""),
+            q("Pending", "pending_dm", "driver_model.pending", ""),
+        ]),
+        q("Serial Number", "serial", "serial", ""),
+        q("GPU UUID", "uuid", "uuid", ""),
+        Decl::Since(V13_FROM, &[f("GPU PDI", "pdi", g::pdi, "")]),
+        f("Minor Number", "minor_number", g::minor_number, ""),
+        q("VBIOS Version", "vbios_version", "vbios_version", ""),
+        f("MultiGPU Board", "multigpu_board", g::multi_gpu_board, ""),
+        f("Board ID", "board_id", g::board_id, ""),
+        f("Board Part Number", "board_part_number", g::board_part_number, ""),
+        f("GPU Part Number", "gpu_part_number", none, ""),
+        f("FRU Part Number", "gpu_fru_part_number", none, ""),
+        s("Platform Info", "platformInfo", &[
+            f("Chassis Serial Number", "chassis_serial_number", |c| g::rack(c, "platform.chassis_serial_number"), ""),
+            f("Slot Number", "slot_number", |c| g::rack(c, "platform.slot_number"), ""),
+            f("Tray Index", "tray_index", |c| g::rack(c, "platform.tray_index"), ""),
+            f("Host ID", "host_id", |c| g::rack(c, "platform.host_id"), ""),
+            f("Peer Type", "peer_type", |c| g::rack(c, "platform.peer_type"), ""),
+            f("Module Id", "module_id", g::module_id, ""),
+            f("GPU Fabric GUID", "gpu_fabric_guid", |c| g::rack(c, "platform.gpu_fabric_guid"), ""),
+        ]),
+        s("Inforom Version", "inforom_version", &[
+            q("Image Version", "img_version", "inforom.img", ""),
+            q("OEM Object", "oem_object", "inforom.oem", ""),
+            q("ECC Object", "ecc_object", "inforom.ecc", ""),
+            q("Power Management Object", "pwr_object", "inforom.pwr", ""),
+        ]),
+        s("Inforom BBX Object Flush", "inforom_bbx_flush", &[
+            f("Latest Timestamp", "latest_timestamp", none, ""),
+            f("Latest Duration", "latest_duration", none, ""),
+        ]),
+        Decl::Since(KMD_NAMED_FROM, INFOROM_TIME),
+        s("GPU Operation Mode", "gpu_operation_mode", &[
+            q("Current", "current_gom", "gom.current", ""),
+            q("Pending", "pending_gom", "gom.pending", ""),
+        ]),
+        q("GPU C2C Mode", "c2c_mode", "c2c.mode", ""),
+        s("GPU Virtualization Mode", "gpu_virtualization_mode", &[
+            f("Virtualization Mode", "virtualization_mode", g::virtualization, ""),
+            f("Host VGPU Mode", "host_vgpu_mode", none, ""),
+            f("vGPU Heterogeneous Mode", "vgpu_heterogeneous_mode", none, ""),
+        ]),
+        Decl::Before(V13_FROM, RESET_STATUS),
+        q("GPU Recovery Action", "gpu_recovery_action", "gpu_recovery_action", ""),
+    ]),
+    (&[D::GspFirmwareVersion], &[f("GSP Firmware Version", "gsp_firmware_version", g::gsp_version, "")]),
+    (ALL, &[
+        s("IBMNPU", "ibmnpu", &[f("Relaxed Ordering Mode", "relaxed_ordering_mode", none, "")]),
+        s("PCI", "pci", &[
+            Decl::Text(&[
+                q("Bus", "", "pci.bus", ""),
+                q("Device", "", "pci.device", ""),
+                q("Domain", "", "pci.domain", ""),
+            ]),
+            Decl::Xml(&[hex("pci_bus", "pci.bus"), hex("pci_device", "pci.device"), hex("pci_domain", "pci.domain")]),
+            Decl::Pick(|c, _| if c.pci_ext().is_ok() { CLASS } else { &[] }),
+            Decl::Text(&[q("Device Id", "", "pci.device_id", "")]),
+            Decl::Xml(&[hex("pci_device_id", "pci.device_id")]),
+            q("Bus Id", "pci_bus_id", "pci.bus_id", ""),
+            Decl::Text(&[q("Sub System Id", "", "pci.sub_device_id", "")]),
+            Decl::Xml(&[hex("pci_sub_system_id", "pci.sub_device_id")]),
+            s("GPU Link Info", "pci_gpu_link_info", &[
+                s("PCIe Generation", "pcie_gen", &[
+                    q("Max", "max_link_gen", "pcie.link.gen.max", ""),
+                    q("Current", "current_link_gen", "pcie.link.gen.current", ""),
+                    q("Device Current", "device_current_link_gen", "pcie.link.gen.gpucurrent", ""),
+                    q("Device Max", "max_device_link_gen", "pcie.link.gen.gpumax", ""),
+                    q("Host Max", "max_host_link_gen", "pcie.link.gen.hostmax", ""),
+                ]),
+                s("Link Width", "link_widths", &[
+                    q("Max", "max_link_width", "pcie.link.width.max", "x"),
+                    q("Current", "current_link_width", "pcie.link.width.current", "x"),
+                ]),
+            ]),
+            s("Bridge Chip", "pci_bridge_chip", &[
+                f("Type", "bridge_chip_type", none, ""),
+                f("Firmware", "bridge_chip_fw", none, ""),
+            ]),
+            f("Replays Since Reset", "replay_counter", g::replays, ""),
+            f("Replay Number Rollovers", "replay_rollover_counter", g::replay_rollovers, ""),
+            f("Tx Throughput", "tx_util", g::pcie_tx, " KB/s"),
+            f("Rx Throughput", "rx_util", g::pcie_rx, " KB/s"),
+            f("Atomic Caps Outbound", "atomic_caps_outbound", |c| g::atomics(c, false), ""),
+            f("Atomic Caps Inbound", "atomic_caps_inbound", |c| g::atomics(c, true), ""),
+        ]),
+        q("Fan Speed", "fan_speed", "fan.speed", PCT),
+    ]),
+    (&[D::Performance], &[
+        q("Performance State", "performance_state", "pstate", ""),
+        s("Clocks Event Reasons", "clocks_event_reasons", &[
+            q("Idle", "clocks_event_reason_gpu_idle", "clocks_event_reasons.gpu_idle", ""),
+            q("Applications Clocks Setting", "clocks_event_reason_applications_clocks_setting",
+              "clocks_event_reasons.applications_clocks_setting", ""),
+            q("SW Power Cap", "clocks_event_reason_sw_power_cap", "clocks_event_reasons.sw_power_cap", ""),
+            Decl::Build(super::hw_slowdown),
+            q("Sync Boost", "clocks_event_reason_sync_boost", "clocks_event_reasons.sync_boost", ""),
+            q("SW Thermal Slowdown", "clocks_event_reason_sw_thermal_slowdown",
+              "clocks_event_reasons.sw_thermal_slowdown", ""),
+            f("Display Clock Setting", "clocks_event_reason_display_clocks_setting",
+              |c| crate::source::gpu::get::reason_bit(c, 0x100), ""),
+        ]),
+        Decl::Since(V13_FROM, COUNTERS),
+    ]),
+    (ALL, &[f("Sparse Operation Mode", "sparse_operation_mode", none, "")]),
+    (&[D::Memory], &[
+        s("FB Memory Usage", "fb_memory_usage", &[
+            q("Total", "total", "memory.total", MIB),
+            q("Reserved", "reserved", "memory.reserved", MIB),
+            q("Used", "used", "memory.used", MIB),
+            q("Free", "free", "memory.free", MIB),
+        ]),
+        s("BAR1 Memory Usage", "bar1_memory_usage", &[
+            f("Total", "total", |c| g::bar1(c, |m| m.total), MIB),
+            f("Used", "used", |c| g::bar1(c, |m| m.used), MIB),
+            f("Free", "free", |c| g::bar1(c, |m| m.free), MIB),
+        ]),
+        s("Conf Compute Protected Memory Usage", "cc_protected_memory_usage", &[
+            q("Total", "total", "protected_memory.total", MIB),
+            q("Used", "used", "protected_memory.used", MIB),
+            q("Free", "free", "protected_memory.free", MIB),
+        ]),
+    ]),
+    (&[D::Compute], &[q("Compute Mode", "compute_mode", "compute_mode", "")]),
+    (&[D::Utilization], &[s("Utilization", "utilization", &[
+        q("GPU", "gpu_util", "utilization.gpu", PCT),
+        q("Memory", "memory_util", "utilization.memory", PCT),
+        q("Encoder", "encoder_util", "utilization.encoder", PCT),
+        q("Decoder", "decoder_util", "utilization.decoder", PCT),
+        q("JPEG", "jpeg_util", "utilization.jpeg", PCT),
+        q("OFA", "ofa_util", "utilization.ofa", PCT),
+    ]),
+    Decl::Asked(&[
+        Decl::Build(|c, _| g::samples(c, "GPU Utilization Samples", Sampling::GpuUtilization, SampleKind::Percent)),
+        Decl::Build(|c, _| g::samples(c, "Memory Utilization Samples", Sampling::MemoryUtilization, SampleKind::Percent)),
+        Decl::Build(|c, _| g::samples(c, "ENC Utilization Samples", Sampling::EncoderUtilization, SampleKind::Percent)),
+        Decl::Build(|c, _| g::samples(c, "DEC Utilization Samples", Sampling::DecoderUtilization, SampleKind::Percent)),
+    ])]),
+    (&[D::EncoderStats], &[s("Encoder Stats", "encoder_stats", &[
+        q("Active Sessions", "session_count", "encoder.stats.sessionCount", ""),
+        q("Average FPS", "average_fps", "encoder.stats.averageFps", ""),
+        q("Average Latency", "average_latency", "encoder.stats.averageLatency", ""),
+    ])]),
+    (&[D::FbcStats], &[s("FBC Stats", "fbc_stats", &[
+        f("Active Sessions", "session_count", |c| g::fbc(c, |s| s.sessions_count), ""),
+        f("Average FPS", "average_fps", |c| g::fbc(c, |s| s.average_fps), ""),
+        f("Average Latency", "average_latency", |c| g::fbc(c, |s| s.average_latency), ""),
+    ])]),
+    (ALL, &[s("DRAM Encryption Mode", "dram_encryption_mode", &[
+        q("Current", "current_dram_encryption", "dramEncryption.mode.current", ""),
+        q("Pending", "pending_dram_encryption", "dramEncryption.mode.pending", ""),
+    ])]),
+    (&[D::Ecc], &[
+        s("ECC Mode", "ecc_mode", &[
+            q("Current", "current_ecc", "ecc.mode.current", ""),
+            q("Pending", "pending_ecc", "ecc.mode.pending", ""),
+        ]),
+        // The text view splits SRAM errors only where NVML reports them;
+        // the XML view always does.
+        Decl::Part(ECC_ERRORS),
+    ]),
+    (&[D::PageRetirement], &[
+        Decl::Text(&[s("Retired Pages", "", &[
+            q("Single Bit ECC", "", "retired_pages.single_bit_ecc.count", ""),
+            q("Double Bit ECC", "", "retired_pages.double_bit.count", ""),
+            q("Pending Page Blacklist", "", "retired_pages.pending", ""),
+        ])]),
+        Decl::Xml(&[s("", "retired_pages", &[
+            s("", "multiple_single_bit_retirement", &[
+                q("", "retired_count", "retired_pages.single_bit_ecc.count", ""),
+                f("", "retired_pagelist", |c| g::retired_list(c, false), ""),
+            ]),
+            s("", "double_bit_retirement", &[
+                q("", "retired_count", "retired_pages.double_bit.count", ""),
+                f("", "retired_pagelist", |c| g::retired_list(c, true), ""),
+            ]),
+            q("", "pending_blacklist", "retired_pages.pending", ""),
+            q("", "pending_retirement", "retired_pages.pending", ""),
+        ])]),
+    ]),
+    (&[D::RowRemapper], &[Decl::Pick(|c, _| if g::has_remapping(c) { REMAPPED } else { NO_REMAPPING })]),
+    (&[D::Temperature], &[Decl::Pick(|c, _| if tlimit(c) { TEMP_TLIMIT } else { TEMP_PLAIN })]),
+    (ONLY_ASKED_TARGET_TEMP, &[s("Supported GPU Target Temp", "supported_gpu_target_temp", &[
+        f("GPU Target Temp Min", "gpu_target_temp_min", |c| g::threshold(c, T::AcousticMin), C),
+        f("GPU Target Temp Max", "gpu_target_temp_max", |c| g::threshold(c, T::AcousticMax), C),
+    ])]),
+    (&[D::Power], &[
+        Decl::Part(POWER),
+        Decl::Asked(&[Decl::Build(|c, _| g::samples(c, "Power Samples", Sampling::Power, SampleKind::Power))]),
+        s("GPU Memory Power Readings ", "gpu_memory_power_readings", &[
+            f("Average Power Draw", "average_power_draw", |c| g::memory_power(c, false), W),
+            f("Instantaneous Power Draw", "instant_power_draw", |c| g::memory_power(c, true), W),
+        ]),
+        s("Module Power Readings", "module_power_readings", &[
+            Decl::Xml(&[f("", "power_state", g::power_state, "")]),
+            q("Average Power Draw", "average_power_draw", "module.power.draw.average", W),
+            q("Instantaneous Power Draw", "instant_power_draw", "module.power.draw.instant", W),
+            q("Current Power Limit", "current_power_limit", "module.enforced.power.limit", W),
+            q("Requested Power Limit", "requested_power_limit", "module.power.limit", W),
+            q("Default Power Limit", "default_power_limit", "module.power.default_limit", W),
+            q("Min Power Limit", "min_power_limit", "module.power.min_limit", W),
+            q("Max Power Limit", "max_power_limit", "module.power.max_limit", W),
+        ]),
+    ]),
+    (&[D::PowerSmoothing], &[f("Power Smoothing", "power_smoothing", none, "")]),
+    (&[D::PowerProfiles], &[s("Workload Power Profiles", "power_profiles", &[
+        f("Requested Profiles", "power_profile_requested_profiles", none, ""),
+        f("Enforced Profiles", "power_profile_enforced_profiles", none, ""),
+    ])]),
+    (&[D::Power], &[Decl::Since(V13_FROM, &[q("EDPp Multiplier", "edpp_multiplier", "edpp_multiplier", "%")])]),
+    (&[D::Clock], &[
+        s("Clocks", "clocks", &[
+            q("Graphics", "graphics_clock", "clocks.current.graphics", MHZ),
+            q("SM", "sm_clock", "clocks.current.sm", MHZ),
+            q("Memory", "mem_clock", "clocks.current.memory", MHZ),
+            q("Video", "video_clock", "clocks.current.video", MHZ),
+        ]),
+        s("Applications Clocks", "applications_clocks", &[
+            q("Graphics", "graphics_clock", "clocks.applications.graphics", MHZ),
+            q("Memory", "mem_clock", "clocks.applications.memory", MHZ),
+        ]),
+        s("Default Applications Clocks", "default_applications_clocks", &[
+            q("Graphics", "graphics_clock", "clocks.default_applications.graphics", MHZ),
+            q("Memory", "mem_clock", "clocks.default_applications.memory", MHZ),
+        ]),
+        s("Deferred Clocks", "deferred_clocks", &[f("Memory", "mem_clock", none, "")]),
+        s("Max Clocks", "max_clocks", &[
+            q("Graphics", "graphics_clock", "clocks.max.graphics", MHZ),
+            q("SM", "sm_clock", "clocks.max.sm", MHZ),
+            q("Memory", "mem_clock", "clocks.max.memory", MHZ),
+            f("Video", "video_clock", g::max_clock_video, MHZ),
+        ]),
+        s("Max Customer Boost Clocks", "max_customer_boost_clocks", &[
+            f("Graphics", "graphics_clock", g::max_boost_graphics, MHZ),
+        ]),
+        Decl::Asked(&[
+            Decl::Build(|c, _| g::samples(c, "SM Clock Samples", Sampling::ProcessorClock, SampleKind::Mhz)),
+            Decl::Build(|c, _| g::samples(c, "Memory Clock Samples", Sampling::MemoryClock, SampleKind::Mhz)),
+        ]),
+        s("Clock Policy", "clock_policy", &[
+            f("Auto Boost", "auto_boost", |c| g::auto_boost(c, false), ""),
+            f("Auto Boost Default", "auto_boost_default", |c| g::auto_boost(c, true), ""),
+        ]),
+        Decl::Before(V13_FROM, &[s("Voltage", "voltage", &[f("Graphics", "graphics_volt", none, "")])]),
+    ]),
+    (ALL, &[s("Fabric", "fabric", &[
+        q("State", "state", "fabric.state", ""),
+        q("Status", "status", "fabric.status", ""),
+        q("CliqueId", "cliqueId", "fabric.cliqueId", ""),
+        q("ClusterUUID", "clusterUuid", "fabric.clusterUuid", ""),
+        s("Health", "health", HEALTH),
+    ])]),
+    (ONLY_ASKED, &[Decl::Build(g::supported_clocks)]),
+    (&[D::Pids], &[Decl::Build(g::processes)]),
+    (&[D::Accounting], &[Decl::Xml(&[s("", "accounted_processes", &[])])]),
+    (ALL, &[s("Capabilities", "capabilities", &[f("EGM", "egm", g::egm, "")])]),
+];
+
+#[rustfmt::skip]
+const COUNTERS: &[Decl] = &[
+    s("Clocks Event Reasons Counters", "clocks_event_reasons_counters", &[
+            q("SW Power Capping", "clocks_event_reasons_counters_sw_power_cap",
+              "clocks_event_reasons_counters.sw_power_cap", US),
+            q("Sync Boost", "clocks_event_reasons_counters_sync_boost",
+              "clocks_event_reasons_counters.sync_boost", US),
+            q("SW Thermal Slowdown", "clocks_event_reasons_counters_sw_therm_slowdown",
+              "clocks_event_reasons_counters.sw_thermal_slowdown", US),
+            q("HW Thermal Slowdown", "clocks_event_reasons_counters_hw_therm_slowdown",
+              "clocks_event_reasons_counters.hw_thermal_slowdown", US),
+            q("HW Power Braking", "clocks_event_reasons_counters_hw_power_brake",
+              "clocks_event_reasons_counters.hw_power_brake_slowdown", US),
+        ]),
+];
+
+#[rustfmt::skip]
+const INFOROM_TIME: &[Decl] = &[s("Inforom Time Data", "inforom_time_data", &[f("Time Run", "time_run", none, "")])];
+
+/// The class codes: not printed where NVML has no extended PCI info (WDDM).
+#[rustfmt::skip]
+const CLASS: &[Decl] = &[
+    Decl::Text(&[
+        q("Base Classcode", "", "pci.baseClass", ""),
+        q("Sub Classcode", "", "pci.subClass", ""),
+    ]),
+    Decl::Xml(&[hex("pci_base_class", "pci.baseClass"), hex("pci_sub_class", "pci.subClass")]),
+];
+
+/// The ECC error counts. The text view splits uncorrectable SRAM errors
+/// (parity, SEC-DED) and adds their sources and the repair status only where
+/// NVML reports SRAM errors; the XML view always does.
+#[rustfmt::skip]
+const ECC_ERRORS: &[Decl] = &[s("ECC Errors", "ecc_errors", &[
+    s("Volatile", "volatile", &[
+        q("SRAM Correctable", "sram_correctable", "ecc.errors.corrected.volatile.sram", ""),
+        Decl::Pick(|c, v| if sram_split(c, v) { VOLATILE_SPLIT } else { VOLATILE_SRAM }),
+        q("DRAM Correctable", "dram_correctable", "ecc.errors.corrected.volatile.dram", ""),
+        q("DRAM Uncorrectable", "dram_uncorrectable", "ecc.errors.uncorrected.volatile.dram", ""),
+    ]),
+    s("Aggregate", "aggregate", &[
+        q("SRAM Correctable", "sram_correctable", "ecc.errors.corrected.aggregate.sram", ""),
+        Decl::Pick(|c, v| if sram_split(c, v) { AGGREGATE_SPLIT } else { AGGREGATE_SRAM }),
+        q("DRAM Correctable", "dram_correctable", "ecc.errors.corrected.aggregate.dram", ""),
+        q("DRAM Uncorrectable", "dram_uncorrectable", "ecc.errors.uncorrected.aggregate.dram", ""),
+        Decl::Pick(|c, v| if sram_split(c, v) { THRESHOLD } else { &[] }),
+    ]),
+    Decl::Pick(|c, v| if sram_split(c, v) { SRAM_SOURCES } else { &[] }),
+])];
+
+fn sram_split(c: &GpuCtx, view: View) -> bool {
+    view == View::Xml || c.sram().is_ok()
+}
+
+#[rustfmt::skip]
+const VOLATILE_SRAM: &[Decl] = &[
+    q("SRAM Uncorrectable", "sram_uncorrectable", "ecc.errors.uncorrected.volatile.sram", ""),
+];
+
+#[rustfmt::skip]
+const VOLATILE_SPLIT: &[Decl] = &[
+    q("SRAM Uncorrectable Parity", "sram_uncorrectable_parity", "ecc.errors.uncorrected.volatile.sram.parity", ""),
+    q("SRAM Uncorrectable SEC-DED", "sram_uncorrectable_secded", "ecc.errors.uncorrected.volatile.sram.secded", ""),
+];
+
+#[rustfmt::skip]
+const AGGREGATE_SRAM: &[Decl] = &[
+    q("SRAM Uncorrectable", "sram_uncorrectable", "ecc.errors.uncorrected.aggregate.sram", ""),
+];
+
+#[rustfmt::skip]
+const AGGREGATE_SPLIT: &[Decl] = &[
+    q("SRAM Uncorrectable Parity", "sram_uncorrectable_parity", "ecc.errors.uncorrected.aggregate.sram.parity", ""),
+    q("SRAM Uncorrectable SEC-DED", "sram_uncorrectable_secded", "ecc.errors.uncorrected.aggregate.sram.secded", ""),
+];
+
+#[rustfmt::skip]
+const THRESHOLD: &[Decl] = &[q("SRAM Threshold Exceeded", "sram_threshold_exceeded",
+    "ecc.errors.uncorrected.aggregate.sram.thresholdExceeded", "")];
+
+#[rustfmt::skip]
+const SRAM_SOURCES: &[Decl] = &[
+    s("Aggregate Uncorrectable SRAM Sources", "aggregate_uncorrectable_sram_sources", &[
+        q("SRAM L2", "sram_l2", "ecc.errors.uncorrected.aggregate.sram.l2", ""),
+        q("SRAM SM", "sram_sm", "ecc.errors.uncorrected.aggregate.sram.sm", ""),
+        q("SRAM Microcontroller", "sram_microcontroller", "ecc.errors.uncorrected.aggregate.sram.mcu", ""),
+        q("SRAM PCIE", "sram_pcie", "ecc.errors.uncorrected.aggregate.sram.pcie", ""),
+        q("SRAM Other", "sram_other", "ecc.errors.uncorrected.aggregate.sram.other", ""),
+    ]),
+    Decl::Since(V13_FROM, REPAIRS),
+];
+
+#[rustfmt::skip]
+const REPAIRS: &[Decl] = &[
+    f("Channel Repair Pending", "channel_repair_pending", |c| g::repair_pending(c, false), ""),
+    f("TPC Repair Pending", "tpc_repair_pending", |c| g::repair_pending(c, true), ""),
+    f("Unrepairable Memory", "unrepairable_memory", none, ""),
+];
+
+/// Drivers before 580 print the reset status (deprecated by 570).
+#[rustfmt::skip]
+const RESET_STATUS: &[Decl] = &[s("GPU Reset Status", "gpu_reset_status", &[
+    f("Reset Required", "reset_required", g::reset_status, ""),
+    f("Drain and Reset Recommended", "drain_and_reset_recommended", g::reset_status, ""),
+])];
+
+#[rustfmt::skip]
+const REMAPPED: &[Decl] = &[s("Remapped Rows", "remapped_rows", &[
+    q("Correctable Error", "remapped_row_corr", "remapped_rows.correctable", ""),
+    q("Uncorrectable Error", "remapped_row_unc", "remapped_rows.uncorrectable", ""),
+    q("Pending", "remapped_row_pending", "remapped_rows.pending", ""),
+    q("Remapping Failure Occurred", "remapped_row_failure", "remapped_rows.failure", ""),
+    s("Bank Remap Availability Histogram", "remapped_row_histogram", &[
+        q("Max", "row_remap_histogram_max", "remapped_rows.histogram.max", BANKS),
+        q("High", "row_remap_histogram_high", "remapped_rows.histogram.high", BANKS),
+        q("Partial", "row_remap_histogram_partial", "remapped_rows.histogram.partial", BANKS),
+        q("Low", "row_remap_histogram_low", "remapped_rows.histogram.low", BANKS),
+        q("None", "row_remap_histogram_none", "remapped_rows.histogram.none", BANKS),
+    ]),
+])];
+
+const NO_REMAPPING: &[Decl] = &[Decl::Build(|c, _| {
+    crate::model::report::Node::collapsed(
+        "Remapped Rows",
+        "remapped_rows",
+        crate::source::gpu::get::not_available(c),
+    )
+})];
+
+/// Does the GPU report a T.Limit margin? nvidia-smi then names the
+/// thresholds after it.
+fn tlimit(c: &GpuCtx) -> bool {
+    crate::nvml::raw::margin_temperature(&c.raw()).is_ok()
+}
+
+#[rustfmt::skip]
+const TEMP_TLIMIT: &[Decl] = &[s("Temperature", "temperature", &[
+    q("GPU Current Temp", "gpu_temp", "temperature.gpu", C),
+    q("GPU T.Limit Temp", "gpu_temp_tlimit", "temperature.gpu.tlimit", C),
+    f("GPU Shutdown T.Limit Temp", "gpu_temp_max_threshold", |c| g::threshold(c, T::Shutdown), C),
+    f("GPU Slowdown T.Limit Temp", "gpu_temp_slow_threshold", |c| g::threshold(c, T::Slowdown), C),
+    f("GPU Max Operating T.Limit Temp", "gpu_temp_max_gpu_threshold", |c| g::threshold(c, T::GpuMax), C),
+    f("GPU Target Temperature", "gpu_target_temperature", |c| g::threshold(c, T::GpsCurr), C),
+    q("Memory Current Temp", "memory_temp", "temperature.memory", C),
+    f("Memory Max Operating T.Limit Temp", "gpu_temp_max_mem_threshold", |c| g::threshold(c, T::MemoryMax), C),
+])];
+
+#[rustfmt::skip]
+const TEMP_PLAIN: &[Decl] = &[s("Temperature", "temperature", &[
+    q("GPU Current Temp", "gpu_temp", "temperature.gpu", C),
+    q("GPU Current T.Limit Temp", "gpu_temp_tlimit", "temperature.gpu.tlimit", C),
+    f("GPU Shutdown Temp", "gpu_temp_max_threshold", |c| g::threshold(c, T::Shutdown), C),
+    f("GPU Slowdown Temp", "gpu_temp_slow_threshold", |c| g::threshold(c, T::Slowdown), C),
+    f("GPU Max Operating Temp", "gpu_temp_max_gpu_threshold", |c| g::threshold(c, T::GpuMax), C),
+    f("GPU Target Temperature Specification", "gpu_target_temperature", |c| g::threshold(c, T::GpsCurr), C),
+    q("Memory Current Temp", "memory_temp", "temperature.memory", C),
+    f("Memory Max Operating Temp", "gpu_temp_max_mem_threshold", |c| g::threshold(c, T::MemoryMax), C),
+])];
+
+/// The GPU's power readings. 610 moved the three limits into a "GPU Ceiling
+/// Power Limit" section beside a "GPU Base Power" one. No XML document of a
+/// 610 driver was available: those two sections' element names are nvq's.
+#[rustfmt::skip]
+const POWER: &[Decl] = &[s("GPU Power Readings", "gpu_power_readings", &[
+    Decl::Xml(&[f("", "power_state", g::power_state, "")]),
+    q("Average Power Draw", "average_power_draw", "power.draw.average", W),
+    q("Instantaneous Power Draw", "instant_power_draw", "power.draw.instant", W),
+    Decl::Before(KMD_NAMED_FROM, LIMITS),
+    Decl::Since(KMD_NAMED_FROM, &[
+        s("GPU Ceiling Power Limit", "gpu_ceiling_power_limit", LIMITS),
+        s("GPU Base Power", "gpu_base_power", &[
+            f("Current Base Power", "current_base_power", none, W),
+            f("Requested Base Power", "requested_base_power", none, W),
+            f("Default Base Power", "default_base_power", none, W),
+        ]),
+    ]),
+    q("Min Power Limit", "min_power_limit", "power.min_limit", W),
+    q("Max Power Limit", "max_power_limit", "power.max_limit", W),
+])];
+
+#[rustfmt::skip]
+const LIMITS: &[Decl] = &[
+    q("Current Power Limit", "current_power_limit", "enforced.power.limit", W),
+    q("Requested Power Limit", "requested_power_limit", "power.limit", W),
+    q("Default Power Limit", "default_power_limit", "power.default_limit", W),
+];
+
+#[rustfmt::skip]
+const HEALTH: &[Decl] = &[
+    Decl::Since(V13_FROM, &[q("Summary", "summary", "fabric.health.summary", "")]),
+    q("Bandwidth", "bandwidth", "fabric.health.bandwidth", ""),
+    q("Route Recovery in progress", "route_recovery_in_progress", "fabric.health.route_recovery_in_progress", ""),
+    q("Route Unhealthy", "route_unhealthy", "fabric.health.route_unhealthy", ""),
+    q("Access Timeout Recovery", "access_timeout_recovery", "fabric.health.access_timeout_recovery", ""),
+    Decl::Since(V13_FROM, INCORRECT),
+    Decl::Since(PARTITION_FROM, PARTITION),
+];
+
+#[rustfmt::skip]
+const INCORRECT: &[Decl] = &[q("Incorrect Configuration", "incorrect_configuration", "fabric.health.incorrect_configuration", "")];
+
+#[rustfmt::skip]
+const PARTITION: &[Decl] = &[q("Partition Assigned", "partition_assigned", "fabric.health.partition_assigned", "")];

@@ -1,0 +1,257 @@
+//! The detail report (`-q`): its declaration ([`decl`]), the getters only it
+//! needs ([`get`]), and the reader that turns the declaration into a
+//! [`Report`] for the selected GPUs.
+//!
+//! A line whose value is also a `--query-gpu` field names that field, so the
+//! value is read and formatted by the field's own getter, in one place.
+
+mod decl;
+mod get;
+
+pub use decl::{Display, DISPLAY_NAMES};
+
+use super::gpu::{GpuCtx, FIELDS};
+use super::Target;
+use crate::model::report::{GpuReport, Node, Report, Section, View};
+use crate::model::{NvmlCode, Value};
+use crate::nvml::{raw, Session};
+
+/// How a line's value is read.
+#[derive(Clone, Copy)]
+pub enum Read {
+    /// The `--query-gpu` field of this name.
+    Field(&'static str),
+    /// A getter of the report's own.
+    Fn(fn(&GpuCtx) -> Value),
+    /// The `--query-gpu` field of this name, printed in hexadecimal, without
+    /// its `0x` (the XML form of the PCI numbers).
+    Hex(&'static str),
+}
+
+/// One node of the declaration.
+pub enum Decl {
+    /// `Label : value unit`.
+    Entry {
+        label: &'static str,
+        xml: &'static str,
+        unit: &'static str,
+        read: Read,
+    },
+    /// A heading and what is under it.
+    Section {
+        label: &'static str,
+        xml: &'static str,
+        items: &'static [Decl],
+    },
+    /// Lines printed only when `-d` asks for sections (the sampled
+    /// min/max/avg blocks).
+    Asked(&'static [Decl]),
+    /// Lines declared under a name of their own.
+    Part(&'static [Decl]),
+    /// Lines printed by drivers from this major version on.
+    Since(u32, &'static [Decl]),
+    /// Lines printed by drivers before this major version.
+    Before(u32, &'static [Decl]),
+    /// Lines of the text report only.
+    Text(&'static [Decl]),
+    /// Lines of the XML report only.
+    Xml(&'static [Decl]),
+    /// A part whose shape depends on the GPU or the driver (nvidia-smi
+    /// prints different lines for them): the declaration to use.
+    Pick(fn(&GpuCtx, View) -> &'static [Decl]),
+    /// A part built by code (the process list).
+    Build(fn(&GpuCtx, View) -> Node),
+}
+
+impl Read {
+    fn read(self, c: &GpuCtx) -> Value {
+        match self {
+            Read::Field(name) => FIELDS
+                .iter()
+                .find(|f| f.info.name == name)
+                .map_or(Value::err(NvmlCode::NOT_SUPPORTED), |f| f.get.read(c)),
+            Read::Fn(f) => f(c),
+            Read::Hex(name) => match Read::Field(name).read(c) {
+                Value::Text(t) => Value::text(t.trim_start_matches("0x")),
+                other => other,
+            },
+        }
+    }
+}
+
+fn build(decls: &[Decl], c: &GpuCtx, view: View, asked: bool, out: &mut Vec<Node>) {
+    for d in decls {
+        match d {
+            Decl::Entry {
+                label,
+                xml,
+                unit,
+                read,
+            } => out.push(Node::entry(label, xml, read.read(c), unit)),
+            Decl::Section { label, xml, items } => {
+                let mut inner = Vec::new();
+                build(items, c, view, asked, &mut inner);
+                out.push(Node::section(label, xml, inner));
+            }
+            Decl::Text(items) if view == View::Text => build(items, c, view, asked, out),
+            Decl::Xml(items) if view == View::Xml => build(items, c, view, asked, out),
+            Decl::Text(_) | Decl::Xml(_) => {}
+            Decl::Part(items) => build(items, c, view, asked, out),
+            Decl::Asked(items) if asked => build(items, c, view, asked, out),
+            Decl::Asked(_) => {}
+            Decl::Since(v, items) if c.driver_major() >= *v => build(items, c, view, asked, out),
+            Decl::Before(v, items) if c.driver_major() < *v => build(items, c, view, asked, out),
+            Decl::Since(..) | Decl::Before(..) => {}
+            Decl::Pick(f) => build(f(c, view), c, view, asked, out),
+            Decl::Build(f) => out.push(f(c, view)),
+        }
+    }
+}
+
+/// Does the report declare a section for this `-d` type yet?
+pub fn shows(d: Display) -> bool {
+    decl::GPU.iter().any(|(types, _)| types.contains(&d))
+}
+
+/// One GPU's part of the report, limited to the `-d` types in `show`
+/// (all of them when empty).
+pub fn gpu_report(c: &GpuCtx, show: &[Display], view: View) -> GpuReport {
+    // Every field value the report may show, in one nvmlDeviceGetFieldValues
+    // call instead of one call a line.
+    let mut ids: Vec<(u32, u32)> = FIELDS.iter().filter_map(|f| f.get.field_value()).collect();
+    ids.extend_from_slice(get::FIELD_VALUES);
+    c.prefetch_field_values(&ids);
+    let mut items = Vec::new();
+    for (types, part) in decl::GPU {
+        let asked_only = *types == decl::ONLY_ASKED || *types == decl::ONLY_ASKED_TARGET_TEMP;
+        let whole = show.is_empty() && (view == View::Xml || !asked_only);
+        if whole || types.iter().any(|t| show.contains(t)) {
+            build(part, c, view, !show.is_empty(), &mut items);
+        }
+    }
+    let bus_id = c.pci().map(|p| p.bus_id.clone()).unwrap_or_default();
+    GpuReport { bus_id, items }
+}
+
+/// The header: timestamp, driver and CUDA versions.
+pub fn header(session: &Session, now: std::time::SystemTime, view: View) -> Vec<Node> {
+    let mut stamp = super::smi_table::date_line(now).trim_end().to_string();
+    if view == View::Xml {
+        // The XML report does not pad the day of the month: `Sun Mar 2`.
+        stamp = stamp.replacen("  ", " ", 1);
+    }
+    let driver = match session.driver_version() {
+        Ok(v) => Value::text(v),
+        Err(code) => Value::err(code),
+    };
+    let cuda = match raw::cuda_driver_version(session) {
+        Ok(v) => Value::text(format!("{}.{}", v / 1000, (v % 1000) / 10)),
+        Err(code) => Value::err(code),
+    };
+    let mut h = vec![Node::entry(
+        "Timestamp",
+        "timestamp",
+        Value::text(stamp),
+        "",
+    )];
+    if session.driver_major() >= decl::KMD_NAMED_FROM {
+        // 610 renames both lines and keeps the old ones with a warning.
+        let warn = |v: &Value, new: &str| match v {
+            Value::Text(t) => Value::text(format!(
+                "{t} [Deprecated; will be removed in CUDA 14.0. Use {new} instead]"
+            )),
+            other => other.clone(),
+        };
+        let (old_driver, old_cuda) = (
+            warn(&driver, "KMD Version"),
+            warn(&cuda, "CUDA UMD Version"),
+        );
+        h.push(Node::entry(
+            "Driver Version",
+            "driver_version",
+            old_driver,
+            "",
+        ));
+        h.push(Node::entry("CUDA Version", "cuda_version", old_cuda, ""));
+        h.push(Node::entry("KMD Version", "kmd_version", driver, ""));
+        h.push(Node::entry(
+            "CUDA UMD Version",
+            "cuda_umd_version",
+            cuda,
+            "",
+        ));
+    } else {
+        h.push(Node::entry("Driver Version", "driver_version", driver, ""));
+        h.push(Node::entry("CUDA Version", "cuda_version", cuda, ""));
+    }
+    h
+}
+
+/// How a one-shot report reads its GPUs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reads {
+    /// One GPU per thread: the report costs about one GPU's latency.
+    Parallel,
+    /// One after another (what nvidia-smi does; kept for measurements).
+    Serial,
+}
+
+/// The whole report for these GPUs.
+pub fn collect(
+    session: &Session,
+    targets: &[Target],
+    show: &[Display],
+    view: View,
+    reads: Reads,
+) -> Report {
+    let attached = session.device_count().unwrap_or(0);
+    let now = std::time::SystemTime::now();
+    let read = move |index: u32| gpu_report(&GpuCtx::new(session, index, attached), show, view);
+    let gpus = match reads {
+        Reads::Serial => targets.iter().map(|t| read(t.index)).collect(),
+        Reads::Parallel => std::thread::scope(|s| {
+            let lanes: Vec<_> = targets
+                .iter()
+                .map(|t| {
+                    let i = t.index;
+                    (i, s.spawn(move || read(i)))
+                })
+                .collect();
+            lanes
+                .into_iter()
+                // A lane that panicked is read again on this thread.
+                .map(|(index, h)| h.join().unwrap_or_else(|_| read(index)))
+                .collect()
+        }),
+    };
+    Report {
+        header: header(session, now, view),
+        attached,
+        gpus,
+    }
+}
+
+/// `HW Slowdown : Active` with its two causes under it.
+fn hw_slowdown(c: &GpuCtx, _: View) -> Node {
+    let bit = |b| crate::source::gpu::get::reason_bit(c, b);
+    Node::Section(Section {
+        label: "HW Slowdown",
+        xml: "clocks_event_reason_hw_slowdown",
+        value: Some(bit(0x8)),
+        items: vec![
+            Node::entry(
+                "HW Thermal Slowdown",
+                "clocks_event_reason_hw_thermal_slowdown",
+                bit(0x40),
+                "",
+            ),
+            Node::entry(
+                "HW Power Brake Slowdown",
+                "clocks_event_reason_hw_power_brake_slowdown",
+                bit(0x80),
+                "",
+            ),
+        ],
+        width: None,
+    })
+}
