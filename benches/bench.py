@@ -264,16 +264,24 @@ def peak_rss():
         rows.append(("peak RSS, 8 GPUs, one-shot", "MiB", name, rss / 1024, ""))
 
 
+FULL_NOTE = [
+    "Command: `benches/run.sh`. All tools read the same NVML simulator; times are medians (hyperfine),",
+    "loop figures are on-CPU time per sample from the scheduler (/proc/PID/task/*/schedstat),",
+    "and instructions per sample from valgrind's callgrind (independent of the machine's load).",
+]
+MONITOR_NOTE = [
+    "Command: `benches/monitor_bench.sh`. On-CPU time per sample from the scheduler",
+    "(/proc/PID/task/*/schedstat) over a whole run of N samples, start-up included, divided by N.",
+]
+
+
 def report():
     lines = [
         "# nvq benchmark results",
         "",
         f"Date: {time.strftime('%Y-%m-%d %H:%M %Z')}. Machine: {platform.machine()}, "
         f"{os.cpu_count()} CPUs, {platform.platform()}, Python {platform.python_version()}.",
-        f"Command: `{'benches/monitor_bench.sh' if os.environ.get('ONLY') else 'benches/run.sh'}`. "
-        "All tools read the same NVML simulator; times are medians (hyperfine),",
-        "loop figures are on-CPU time per sample from the scheduler (/proc/PID/task/*/schedstat),",
-        "and instructions per sample from valgrind's callgrind (independent of the machine's load).",
+        *(MONITOR_NOTE if os.environ.get("ONLY") else FULL_NOTE),
         "",
         "| section | case | tool | median (ms, or MiB) | vs nvq | note |",
         "|---|---|---|---:|---:|---|",
