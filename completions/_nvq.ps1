@@ -58,7 +58,6 @@ $global:__nvqClapCompleter = {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('dmon', 'dmon', [CompletionResultType]::ParameterValue, 'Scrolling per-GPU monitor: one line per GPU per sample')
             [CompletionResult]::new('pmon', 'pmon', [CompletionResultType]::ParameterValue, 'Scrolling per-process monitor: one line per process per GPU per sample')
-            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
         'nvq;dmon' {
@@ -101,21 +100,6 @@ $global:__nvqClapCompleter = {
             [CompletionResult]::new('--summary', '--summary', [CompletionResultType]::ParameterName, 'nvq: when the run ends, print each GPU''s (pmon: each process''s) min, max and mean of every column')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
-            break
-        }
-        'nvq;help' {
-            [CompletionResult]::new('dmon', 'dmon', [CompletionResultType]::ParameterValue, 'Scrolling per-GPU monitor: one line per GPU per sample')
-            [CompletionResult]::new('pmon', 'pmon', [CompletionResultType]::ParameterValue, 'Scrolling per-process monitor: one line per process per GPU per sample')
-            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
-            break
-        }
-        'nvq;help;dmon' {
-            break
-        }
-        'nvq;help;pmon' {
-            break
-        }
-        'nvq;help;help' {
             break
         }
     })

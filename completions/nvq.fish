@@ -430,7 +430,6 @@ complete -c nvq -n "__fish_nvq_needs_command" -l simulate -d 'nvq: load the NVML
 complete -c nvq -n "__fish_nvq_needs_command" -s h -l help -d 'Print help'
 complete -c nvq -n "__fish_nvq_needs_command" -f -a "dmon" -d 'Scrolling per-GPU monitor: one line per GPU per sample'
 complete -c nvq -n "__fish_nvq_needs_command" -f -a "pmon" -d 'Scrolling per-process monitor: one line per process per GPU per sample'
-complete -c nvq -n "__fish_nvq_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c nvq -n "__fish_nvq_using_subcommand dmon" -s i -l id -d 'GPUs to watch: index, UUID or PCI bus id; comma list allowed' -r
 complete -c nvq -n "__fish_nvq_using_subcommand dmon" -s d -l delay -d 'Seconds between samples (default 1; pmon takes 1 to 10)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand dmon" -s c -l count -d 'Stop after COUNT samples' -r
@@ -453,6 +452,3 @@ complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l until-all -d 'nvq: like
 complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l timeout -d 'nvq: give up waiting for --until after DURATION (500ms, 30s, 5m, 1h) and exit 21' -r
 complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l summary -d 'nvq: when the run ends, print each GPU\'s (pmon: each process\'s) min, max and mean of every column'
 complete -c nvq -n "__fish_nvq_using_subcommand pmon" -s h -l help -d 'Print help'
-complete -c nvq -n "__fish_nvq_using_subcommand help; and not __fish_seen_subcommand_from dmon pmon help" -f -a "dmon" -d 'Scrolling per-GPU monitor: one line per GPU per sample'
-complete -c nvq -n "__fish_nvq_using_subcommand help; and not __fish_seen_subcommand_from dmon pmon help" -f -a "pmon" -d 'Scrolling per-process monitor: one line per process per GPU per sample'
-complete -c nvq -n "__fish_nvq_using_subcommand help; and not __fish_seen_subcommand_from dmon pmon help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

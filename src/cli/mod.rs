@@ -195,7 +195,10 @@ fn help_id(mode: QueryMode) -> String {
 pub fn command() -> clap::Command {
     // The mode options first, so that `--help` lists them at the head of
     // their section; the `--help-query-*` flags come after the derived ones.
-    let mut cmd = clap::Command::new("nvq");
+    // nvidia-smi has no `help` sub-command; `nvq dmon -h` names itself `nvq dmon`.
+    let mut cmd = clap::Command::new("nvq")
+        .bin_name("nvq")
+        .disable_help_subcommand(true);
     for mode in QueryMode::ALL {
         let def = mode.def();
         cmd = cmd.arg(
@@ -535,6 +538,11 @@ mod tests {
         );
         let a = run(&["pmon", "--count=1", "--id=0"]);
         assert!(matches!(a.command, Some(Command::Pmon(_))));
+        // nvidia-smi has no `help` sub-command, and neither has nvq.
+        assert!(matches!(
+            args(&["help"]).unwrap_err(),
+            NvqError::UnknownOption(w) if w == "help"
+        ));
         assert!(matches!(
             args(&["stray"]).unwrap_err(),
             NvqError::UnknownOption(_)
