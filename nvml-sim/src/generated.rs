@@ -403,7 +403,7 @@ pub const SYMBOLS: &[&str] = &[
     "nvmlDeviceGetDriverModel",
 ];
 
-/// Symbols exported as `NOT_SUPPORTED` stubs (265).
+/// Symbols exported as `NOT_SUPPORTED` stubs (264).
 pub const STUBS: &[&str] = &[
     "nvmlSystemGetHicVersion",
     "nvmlSystemGetTopologyGpuSet",
@@ -482,7 +482,6 @@ pub const STUBS: &[&str] = &[
     "nvmlSystemGetConfComputeSettings",
     "nvmlDeviceSetPowerManagementLimit_v2",
     "nvmlDeviceGetClkMonStatus",
-    "nvmlDeviceGetProcessesUtilizationInfo",
     "nvmlDeviceGetPdi",
     "nvmlUnitSetLedState",
     "nvmlDeviceSetPersistenceMode",
@@ -1228,13 +1227,6 @@ pub unsafe extern "C" fn nvmlDeviceGetClkMonStatus(
     _a1: *mut nvmlClkMonStatus_t,
 ) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceGetClkMonStatus")
-}
-#[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetProcessesUtilizationInfo(
-    _a0: nvmlDevice_t,
-    _a1: *mut nvmlProcessesUtilizationInfo_t,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetProcessesUtilizationInfo")
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetPdi(_a0: nvmlDevice_t, _a1: *mut nvmlPdi_t) -> nvmlReturn_t {
@@ -3077,7 +3069,7 @@ const _: unsafe extern "C" fn(
     raw::c_ulonglong,
 ) -> nvmlReturn_t = crate::nvmlDeviceGetProcessUtilization;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlProcessesUtilizationInfo_t) -> nvmlReturn_t =
-    nvmlDeviceGetProcessesUtilizationInfo;
+    crate::nvmlDeviceGetProcessesUtilizationInfo;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlPlatformInfo_t) -> nvmlReturn_t =
     crate::nvmlDeviceGetPlatformInfo;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlPdi_t) -> nvmlReturn_t = nvmlDeviceGetPdi;
