@@ -74,6 +74,8 @@ $global:__nvqClapCompleter = {
             [CompletionResult]::new('--filename', '--filename', [CompletionResultType]::ParameterName, 'Write to FILE instead of stdout')
             [CompletionResult]::new('-s', '-s', [CompletionResultType]::ParameterName, 'Metric groups, any of p, u, c, v, m, e, t in the order wanted (default puc)')
             [CompletionResult]::new('--select', '--select', [CompletionResultType]::ParameterName, 'Metric groups, any of p, u, c, v, m, e, t in the order wanted (default puc)')
+            [CompletionResult]::new('--nvml-lib', '--nvml-lib', [CompletionResultType]::ParameterName, 'nvq: load this NVML library instead of libnvidia-ml.so.1')
+            [CompletionResult]::new('--simulate', '--simulate', [CompletionResultType]::ParameterName, 'nvq: load the NVML simulator installed next to nvq (no GPU needed)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
@@ -97,7 +99,9 @@ $global:__nvqClapCompleter = {
             [CompletionResult]::new('--until', '--until', [CompletionResultType]::ParameterName, 'nvq: loop (every second unless -l/-lms is given) until EXPR holds for at least one row')
             [CompletionResult]::new('--until-all', '--until-all', [CompletionResultType]::ParameterName, 'nvq: like --until, but EXPR must hold for every row')
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'nvq: give up waiting for --until after DURATION (500ms, 30s, 5m, 1h) and exit 21')
+            [CompletionResult]::new('--nvml-lib', '--nvml-lib', [CompletionResultType]::ParameterName, 'nvq: load this NVML library instead of libnvidia-ml.so.1')
             [CompletionResult]::new('--summary', '--summary', [CompletionResultType]::ParameterName, 'nvq: when the run ends, print each GPU''s (pmon: each process''s) min, max and mean of every column')
+            [CompletionResult]::new('--simulate', '--simulate', [CompletionResultType]::ParameterName, 'nvq: load the NVML simulator installed next to nvq (no GPU needed)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break

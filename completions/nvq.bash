@@ -130,7 +130,7 @@ _nvq() {
             return 0
             ;;
         nvq__subcmd__dmon)
-            opts="-i -d -c -o -f -s -h --id --delay --count --options --format --filename --select --help"
+            opts="-i -d -c -o -f -s -h --id --delay --count --options --format --filename --select --nvml-lib --simulate --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -188,6 +188,10 @@ _nvq() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --nvml-lib)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -196,7 +200,7 @@ _nvq() {
             return 0
             ;;
         nvq__subcmd__pmon)
-            opts="-i -d -c -o -f -s -h --id --delay --count --options --format --filename --select --where --assert --until --until-all --timeout --summary --help"
+            opts="-i -d -c -o -f -s -h --id --delay --count --options --format --filename --select --where --assert --until --until-all --timeout --summary --nvml-lib --simulate --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -271,6 +275,10 @@ _nvq() {
                     return 0
                     ;;
                 --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --nvml-lib)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -437,6 +437,8 @@ complete -c nvq -n "__fish_nvq_using_subcommand dmon" -s o -l options -d 'Add a 
 complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l format -d 'Output format: nvidia-smi\'s columns by default; csv, json, ndjson, table or prometheus' -r -f -a '(__nvq_list format)'
 complete -c nvq -n "__fish_nvq_using_subcommand dmon" -s f -l filename -d 'Write to FILE instead of stdout' -r -F
 complete -c nvq -n "__fish_nvq_using_subcommand dmon" -s s -l select -d 'Metric groups, any of p, u, c, v, m, e, t in the order wanted (default puc)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l nvml-lib -d 'nvq: load this NVML library instead of libnvidia-ml.so.1' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l simulate -d 'nvq: load the NVML simulator installed next to nvq (no GPU needed)'
 complete -c nvq -n "__fish_nvq_using_subcommand dmon" -s h -l help -d 'Print help'
 complete -c nvq -n "__fish_nvq_using_subcommand pmon" -s i -l id -d 'GPUs to watch: index, UUID or PCI bus id; comma list allowed' -r
 complete -c nvq -n "__fish_nvq_using_subcommand pmon" -s d -l delay -d 'Seconds between samples (default 1; pmon takes 1 to 10)' -r
@@ -450,5 +452,7 @@ complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l assert -d 'nvq: check e
 complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l until -d 'nvq: loop (every second unless -l/-lms is given) until EXPR holds for at least one row' -r
 complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l until-all -d 'nvq: like --until, but EXPR must hold for every row' -r
 complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l timeout -d 'nvq: give up waiting for --until after DURATION (500ms, 30s, 5m, 1h) and exit 21' -r
+complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l nvml-lib -d 'nvq: load this NVML library instead of libnvidia-ml.so.1' -r -F
 complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l summary -d 'nvq: when the run ends, print each GPU\'s (pmon: each process\'s) min, max and mean of every column'
+complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l simulate -d 'nvq: load the NVML simulator installed next to nvq (no GPU needed)'
 complete -c nvq -n "__fish_nvq_using_subcommand pmon" -s h -l help -d 'Print help'

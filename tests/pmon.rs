@@ -274,7 +274,10 @@ fn public_pmon_outputs_of_three_drivers() {
 /// OFA figure: those cells are `[N/A]`, the others as before.
 #[test]
 fn older_drivers_fall_back_to_the_older_call() {
-    let out = nvq_ok(&scenario("pmon_public_545.toml"), &["pmon", "-c", "1", "-i", "0", "--format=csv,noheader"]);
+    let out = nvq_ok(
+        &scenario("pmon_public_545.toml"),
+        &["pmon", "-c", "1", "-i", "0", "--format=csv,noheader"],
+    );
     assert_eq!(
         out,
         "0, 1174916, C, 88 %, 54 %, 0 %, 0 %, [N/A], [N/A], python\n\

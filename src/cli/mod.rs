@@ -97,11 +97,12 @@ pub struct Args {
         long = "nvml-lib",
         env = NVML_LIB_ENV,
         value_name = "PATH",
+        global = true,
         help_heading = "NVML (nvq)"
     )]
     pub nvml_lib: Option<PathBuf>,
     /// nvq: load the NVML simulator installed next to nvq (no GPU needed).
-    #[arg(long, help_heading = "NVML (nvq)")]
+    #[arg(long, global = true, help_heading = "NVML (nvq)")]
     pub simulate: bool,
 
     /// nvidia-smi's sub-commands (`dmon`, `pmon`).
@@ -538,6 +539,8 @@ mod tests {
         );
         let a = run(&["pmon", "--count=1", "--id=0"]);
         assert!(matches!(a.command, Some(Command::Pmon(_))));
+        // nvq's NVML options go before or after the sub-command.
+        assert!(run(&["dmon", "-c", "1", "--simulate"]).simulate);
         // nvidia-smi has no `help` sub-command, and neither has nvq.
         assert!(matches!(
             args(&["help"]).unwrap_err(),
