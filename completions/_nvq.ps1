@@ -67,7 +67,6 @@ $global:__nvqClapCompleter = {
             [CompletionResult]::new('pmon', 'pmon', [CompletionResultType]::ParameterValue, 'Scrolling per-process monitor: one line per process per GPU per sample')
             [CompletionResult]::new('topo', 'topo', [CompletionResultType]::ParameterValue, 'Show where the GPUs sit: NVLink, PCIe switches, host bridges, NUMA nodes, nearby CPUs and NICs')
             [CompletionResult]::new('nvlink', 'nvlink', [CompletionResultType]::ParameterValue, 'Show each GPU''s NVLinks: speed and state, capabilities, error counters')
-            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
         'nvq;dmon' {
@@ -84,6 +83,8 @@ $global:__nvqClapCompleter = {
             [CompletionResult]::new('--filename', '--filename', [CompletionResultType]::ParameterName, 'Write to FILE instead of stdout')
             [CompletionResult]::new('-s', '-s', [CompletionResultType]::ParameterName, 'Metric groups, any of p, u, c, v, m, e, t in the order wanted (default puc)')
             [CompletionResult]::new('--select', '--select', [CompletionResultType]::ParameterName, 'Metric groups, any of p, u, c, v, m, e, t in the order wanted (default puc)')
+            [CompletionResult]::new('--nvml-lib', '--nvml-lib', [CompletionResultType]::ParameterName, 'nvq: load this NVML library instead of libnvidia-ml.so.1')
+            [CompletionResult]::new('--simulate', '--simulate', [CompletionResultType]::ParameterName, 'nvq: load the NVML simulator installed next to nvq (no GPU needed)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
@@ -107,7 +108,9 @@ $global:__nvqClapCompleter = {
             [CompletionResult]::new('--until', '--until', [CompletionResultType]::ParameterName, 'nvq: loop (every second unless -l/-lms is given) until EXPR holds for at least one row')
             [CompletionResult]::new('--until-all', '--until-all', [CompletionResultType]::ParameterName, 'nvq: like --until, but EXPR must hold for every row')
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'nvq: give up waiting for --until after DURATION (500ms, 30s, 5m, 1h) and exit 21')
+            [CompletionResult]::new('--nvml-lib', '--nvml-lib', [CompletionResultType]::ParameterName, 'nvq: load this NVML library instead of libnvidia-ml.so.1')
             [CompletionResult]::new('--summary', '--summary', [CompletionResultType]::ParameterName, 'nvq: when the run ends, print each GPU''s (pmon: each process''s) min, max and mean of every column')
+            [CompletionResult]::new('--simulate', '--simulate', [CompletionResultType]::ParameterName, 'nvq: load the NVML simulator installed next to nvq (no GPU needed)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
@@ -117,9 +120,11 @@ $global:__nvqClapCompleter = {
             [CompletionResult]::new('--id', '--id', [CompletionResultType]::ParameterName, 'GPUs (index, UUID, PCI bus id or serial); nvidia-smi takes it only with -n or -p, which nvq does not offer')
             [CompletionResult]::new('--p2p', '--p2p', [CompletionResultType]::ParameterName, 'Print each GPU pair''s peer-to-peer status for one capability: r(ead), w(rite), n(vlink), a(tomics), p(cie); also spelled -p2p')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'nvq: json prints the matrix as one JSON object (GPUs with their affinities and links, NICs)')
+            [CompletionResult]::new('--nvml-lib', '--nvml-lib', [CompletionResultType]::ParameterName, 'nvq: load this NVML library instead of libnvidia-ml.so.1')
             [CompletionResult]::new('-m', '-m', [CompletionResultType]::ParameterName, 'Print the GPU-to-GPU and GPU-to-NIC connection matrix with each GPU''s nearby CPUs and NUMA nodes')
             [CompletionResult]::new('--matrix', '--matrix', [CompletionResultType]::ParameterName, 'Print the GPU-to-GPU and GPU-to-NIC connection matrix with each GPU''s nearby CPUs and NUMA nodes')
             [CompletionResult]::new('--matrix_pci', '--matrix_pci', [CompletionResultType]::ParameterName, 'Like -m, with PCIe paths only: GPUs joined by NVLink show their PCIe connection (also spelled -mp)')
+            [CompletionResult]::new('--simulate', '--simulate', [CompletionResultType]::ParameterName, 'nvq: load the NVML simulator installed next to nvq (no GPU needed)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
@@ -127,37 +132,16 @@ $global:__nvqClapCompleter = {
         'nvq;nvlink' {
             [CompletionResult]::new('-i', '-i', [CompletionResultType]::ParameterName, 'GPUs to show (index, UUID, PCI bus id or serial; comma list allowed)')
             [CompletionResult]::new('--id', '--id', [CompletionResultType]::ParameterName, 'GPUs to show (index, UUID, PCI bus id or serial; comma list allowed)')
+            [CompletionResult]::new('--nvml-lib', '--nvml-lib', [CompletionResultType]::ParameterName, 'nvq: load this NVML library instead of libnvidia-ml.so.1')
             [CompletionResult]::new('-s', '-s', [CompletionResultType]::ParameterName, 'Print each link''s speed, or <inactive>')
             [CompletionResult]::new('--status', '--status', [CompletionResultType]::ParameterName, 'Print each link''s speed, or <inactive>')
             [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Print what each link supports (P2P, system memory, atomics, SLI)')
             [CompletionResult]::new('--capabilities', '--capabilities', [CompletionResultType]::ParameterName, 'Print what each link supports (P2P, system memory, atomics, SLI)')
             [CompletionResult]::new('-e', '-e', [CompletionResultType]::ParameterName, 'Print each active link''s replay, recovery and CRC error counts')
             [CompletionResult]::new('--errorcounters', '--errorcounters', [CompletionResultType]::ParameterName, 'Print each active link''s replay, recovery and CRC error counts')
+            [CompletionResult]::new('--simulate', '--simulate', [CompletionResultType]::ParameterName, 'nvq: load the NVML simulator installed next to nvq (no GPU needed)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
-            break
-        }
-        'nvq;help' {
-            [CompletionResult]::new('dmon', 'dmon', [CompletionResultType]::ParameterValue, 'Scrolling per-GPU monitor: one line per GPU per sample')
-            [CompletionResult]::new('pmon', 'pmon', [CompletionResultType]::ParameterValue, 'Scrolling per-process monitor: one line per process per GPU per sample')
-            [CompletionResult]::new('topo', 'topo', [CompletionResultType]::ParameterValue, 'Show where the GPUs sit: NVLink, PCIe switches, host bridges, NUMA nodes, nearby CPUs and NICs')
-            [CompletionResult]::new('nvlink', 'nvlink', [CompletionResultType]::ParameterValue, 'Show each GPU''s NVLinks: speed and state, capabilities, error counters')
-            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
-            break
-        }
-        'nvq;help;dmon' {
-            break
-        }
-        'nvq;help;pmon' {
-            break
-        }
-        'nvq;help;topo' {
-            break
-        }
-        'nvq;help;nvlink' {
-            break
-        }
-        'nvq;help;help' {
             break
         }
     })

@@ -22,9 +22,6 @@ _nvq() {
             nvq,dmon)
                 cmd="nvq__subcmd__dmon"
                 ;;
-            nvq,help)
-                cmd="nvq__subcmd__help"
-                ;;
             nvq,nvlink)
                 cmd="nvq__subcmd__nvlink"
                 ;;
@@ -34,21 +31,6 @@ _nvq() {
             nvq,topo)
                 cmd="nvq__subcmd__topo"
                 ;;
-            nvq__subcmd__help,dmon)
-                cmd="nvq__subcmd__help__subcmd__dmon"
-                ;;
-            nvq__subcmd__help,help)
-                cmd="nvq__subcmd__help__subcmd__help"
-                ;;
-            nvq__subcmd__help,nvlink)
-                cmd="nvq__subcmd__help__subcmd__nvlink"
-                ;;
-            nvq__subcmd__help,pmon)
-                cmd="nvq__subcmd__help__subcmd__pmon"
-                ;;
-            nvq__subcmd__help,topo)
-                cmd="nvq__subcmd__help__subcmd__topo"
-                ;;
             *)
                 ;;
         esac
@@ -56,7 +38,7 @@ _nvq() {
 
     case "${cmd}" in
         nvq)
-            opts="-i -f -l -q -d -x -L -h --query-gpu --query-supported-clocks --query-compute-apps --query-accounted-apps --query-retired-pages --query-remapped-rows --format --id --filename --loop --loop-ms --count --where --assert --until --until-all --timeout --summary --query --display --xml-format --dtd --list-gpus --version --help-query-gpu --help-query-supported-clocks --help-query-compute-apps --help-query-accounted-apps --help-query-retired-pages --help-query-remapped-rows --nvml-lib --simulate --help dmon pmon topo nvlink help"
+            opts="-i -f -l -q -d -x -L -h --query-gpu --query-supported-clocks --query-compute-apps --query-accounted-apps --query-retired-pages --query-remapped-rows --format --id --filename --loop --loop-ms --count --where --assert --until --until-all --timeout --summary --query --display --xml-format --dtd --list-gpus --version --help-query-gpu --help-query-supported-clocks --help-query-compute-apps --help-query-accounted-apps --help-query-retired-pages --help-query-remapped-rows --nvml-lib --simulate --help dmon pmon topo nvlink"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -162,7 +144,7 @@ _nvq() {
             return 0
             ;;
         nvq__subcmd__dmon)
-            opts="-i -d -c -o -f -s -h --id --delay --count --options --format --filename --select --help"
+            opts="-i -d -c -o -f -s -h --id --delay --count --options --format --filename --select --nvml-lib --simulate --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -220,90 +202,10 @@ _nvq() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                *)
-                    COMPREPLY=()
+                --nvml-lib)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
                     ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        nvq__subcmd__help)
-            opts="dmon pmon topo nvlink help"
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        nvq__subcmd__help__subcmd__dmon)
-            opts=""
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        nvq__subcmd__help__subcmd__help)
-            opts=""
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        nvq__subcmd__help__subcmd__nvlink)
-            opts=""
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        nvq__subcmd__help__subcmd__pmon)
-            opts=""
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        nvq__subcmd__help__subcmd__topo)
-            opts=""
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
                 *)
                     COMPREPLY=()
                     ;;
@@ -312,7 +214,7 @@ _nvq() {
             return 0
             ;;
         nvq__subcmd__nvlink)
-            opts="-s -c -e -i -h --status --capabilities --errorcounters --id --help"
+            opts="-s -c -e -i -h --status --capabilities --errorcounters --id --nvml-lib --simulate --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -326,6 +228,10 @@ _nvq() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --nvml-lib)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -334,7 +240,7 @@ _nvq() {
             return 0
             ;;
         nvq__subcmd__pmon)
-            opts="-i -d -c -o -f -s -h --id --delay --count --options --format --filename --select --where --assert --until --until-all --timeout --summary --help"
+            opts="-i -d -c -o -f -s -h --id --delay --count --options --format --filename --select --where --assert --until --until-all --timeout --summary --nvml-lib --simulate --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -412,6 +318,10 @@ _nvq() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --nvml-lib)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -420,7 +330,7 @@ _nvq() {
             return 0
             ;;
         nvq__subcmd__topo)
-            opts="-m -i -h --matrix --matrix_pci --id --p2p --format --help"
+            opts="-m -i -h --matrix --matrix_pci --id --p2p --format --nvml-lib --simulate --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -439,6 +349,10 @@ _nvq() {
                     return 0
                     ;;
                 --format)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --nvml-lib)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -455,7 +455,6 @@ complete -c nvq -n "__fish_nvq_needs_command" -f -a "dmon" -d 'Scrolling per-GPU
 complete -c nvq -n "__fish_nvq_needs_command" -f -a "pmon" -d 'Scrolling per-process monitor: one line per process per GPU per sample'
 complete -c nvq -n "__fish_nvq_needs_command" -f -a "topo" -d 'Show where the GPUs sit: NVLink, PCIe switches, host bridges, NUMA nodes, nearby CPUs and NICs'
 complete -c nvq -n "__fish_nvq_needs_command" -f -a "nvlink" -d 'Show each GPU\'s NVLinks: speed and state, capabilities, error counters'
-complete -c nvq -n "__fish_nvq_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c nvq -n "__fish_nvq_using_subcommand dmon" -s i -l id -d 'GPUs to watch: index, UUID or PCI bus id; comma list allowed' -r
 complete -c nvq -n "__fish_nvq_using_subcommand dmon" -s d -l delay -d 'Seconds between samples (default 1; pmon takes 1 to 10)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand dmon" -s c -l count -d 'Stop after COUNT samples' -r
@@ -463,6 +462,8 @@ complete -c nvq -n "__fish_nvq_using_subcommand dmon" -s o -l options -d 'Add a 
 complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l format -d 'Output format: nvidia-smi\'s columns by default; csv, json, ndjson, table or prometheus' -r -f -a '(__nvq_list format)'
 complete -c nvq -n "__fish_nvq_using_subcommand dmon" -s f -l filename -d 'Write to FILE instead of stdout' -r -F
 complete -c nvq -n "__fish_nvq_using_subcommand dmon" -s s -l select -d 'Metric groups, any of p, u, c, v, m, e, t in the order wanted (default puc)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l nvml-lib -d 'nvq: load this NVML library instead of libnvidia-ml.so.1' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l simulate -d 'nvq: load the NVML simulator installed next to nvq (no GPU needed)'
 complete -c nvq -n "__fish_nvq_using_subcommand dmon" -s h -l help -d 'Print help'
 complete -c nvq -n "__fish_nvq_using_subcommand pmon" -s i -l id -d 'GPUs to watch: index, UUID or PCI bus id; comma list allowed' -r
 complete -c nvq -n "__fish_nvq_using_subcommand pmon" -s d -l delay -d 'Seconds between samples (default 1; pmon takes 1 to 10)' -r
@@ -476,21 +477,22 @@ complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l assert -d 'nvq: check e
 complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l until -d 'nvq: loop (every second unless -l/-lms is given) until EXPR holds for at least one row' -r
 complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l until-all -d 'nvq: like --until, but EXPR must hold for every row' -r
 complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l timeout -d 'nvq: give up waiting for --until after DURATION (500ms, 30s, 5m, 1h) and exit 21' -r
+complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l nvml-lib -d 'nvq: load this NVML library instead of libnvidia-ml.so.1' -r -F
 complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l summary -d 'nvq: when the run ends, print each GPU\'s (pmon: each process\'s) min, max and mean of every column'
+complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l simulate -d 'nvq: load the NVML simulator installed next to nvq (no GPU needed)'
 complete -c nvq -n "__fish_nvq_using_subcommand pmon" -s h -l help -d 'Print help'
 complete -c nvq -n "__fish_nvq_using_subcommand topo" -s i -l id -d 'GPUs (index, UUID, PCI bus id or serial); nvidia-smi takes it only with -n or -p, which nvq does not offer' -r
 complete -c nvq -n "__fish_nvq_using_subcommand topo" -l p2p -d 'Print each GPU pair\'s peer-to-peer status for one capability: r(ead), w(rite), n(vlink), a(tomics), p(cie); also spelled -p2p' -r
 complete -c nvq -n "__fish_nvq_using_subcommand topo" -l format -d 'nvq: json prints the matrix as one JSON object (GPUs with their affinities and links, NICs)' -r -f -a '(__nvq_list format)'
+complete -c nvq -n "__fish_nvq_using_subcommand topo" -l nvml-lib -d 'nvq: load this NVML library instead of libnvidia-ml.so.1' -r -F
 complete -c nvq -n "__fish_nvq_using_subcommand topo" -s m -l matrix -d 'Print the GPU-to-GPU and GPU-to-NIC connection matrix with each GPU\'s nearby CPUs and NUMA nodes'
 complete -c nvq -n "__fish_nvq_using_subcommand topo" -l matrix_pci -d 'Like -m, with PCIe paths only: GPUs joined by NVLink show their PCIe connection (also spelled -mp)'
+complete -c nvq -n "__fish_nvq_using_subcommand topo" -l simulate -d 'nvq: load the NVML simulator installed next to nvq (no GPU needed)'
 complete -c nvq -n "__fish_nvq_using_subcommand topo" -s h -l help -d 'Print help'
 complete -c nvq -n "__fish_nvq_using_subcommand nvlink" -s i -l id -d 'GPUs to show (index, UUID, PCI bus id or serial; comma list allowed)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand nvlink" -l nvml-lib -d 'nvq: load this NVML library instead of libnvidia-ml.so.1' -r -F
 complete -c nvq -n "__fish_nvq_using_subcommand nvlink" -s s -l status -d 'Print each link\'s speed, or <inactive>'
 complete -c nvq -n "__fish_nvq_using_subcommand nvlink" -s c -l capabilities -d 'Print what each link supports (P2P, system memory, atomics, SLI)'
 complete -c nvq -n "__fish_nvq_using_subcommand nvlink" -s e -l errorcounters -d 'Print each active link\'s replay, recovery and CRC error counts'
+complete -c nvq -n "__fish_nvq_using_subcommand nvlink" -l simulate -d 'nvq: load the NVML simulator installed next to nvq (no GPU needed)'
 complete -c nvq -n "__fish_nvq_using_subcommand nvlink" -s h -l help -d 'Print help'
-complete -c nvq -n "__fish_nvq_using_subcommand help; and not __fish_seen_subcommand_from dmon pmon topo nvlink help" -f -a "dmon" -d 'Scrolling per-GPU monitor: one line per GPU per sample'
-complete -c nvq -n "__fish_nvq_using_subcommand help; and not __fish_seen_subcommand_from dmon pmon topo nvlink help" -f -a "pmon" -d 'Scrolling per-process monitor: one line per process per GPU per sample'
-complete -c nvq -n "__fish_nvq_using_subcommand help; and not __fish_seen_subcommand_from dmon pmon topo nvlink help" -f -a "topo" -d 'Show where the GPUs sit: NVLink, PCIe switches, host bridges, NUMA nodes, nearby CPUs and NICs'
-complete -c nvq -n "__fish_nvq_using_subcommand help; and not __fish_seen_subcommand_from dmon pmon topo nvlink help" -f -a "nvlink" -d 'Show each GPU\'s NVLinks: speed and state, capabilities, error counters'
-complete -c nvq -n "__fish_nvq_using_subcommand help; and not __fish_seen_subcommand_from dmon pmon topo nvlink help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

@@ -380,3 +380,34 @@ fn a_closed_pipe_ends_the_monitor_quietly() {
         .unwrap();
     assert_eq!((status.code(), err.as_str()), (Some(0), ""));
 }
+
+/// A GPU whose driver hangs (5 s per power reading from its second sample
+/// on) misses the sample's deadline: it prints as a row of `-`, GPU 0 keeps
+/// its values, and the run does not wait for the hung calls.
+#[test]
+fn a_hung_gpu_prints_late_rows_without_stalling_the_others() {
+    let t0 = std::time::Instant::now();
+    let out = nvq_ok(
+        &scenario("mon_hung_gpu.toml"),
+        &["dmon", "-c", "4", "-s", "p"],
+    );
+    assert!(
+        t0.elapsed() < std::time::Duration::from_secs(8),
+        "{:?}",
+        t0.elapsed()
+    );
+    let rows: Vec<&str> = out.lines().skip(2).collect();
+    assert_eq!(
+        rows,
+        [
+            "    0    100     40      - ",
+            "    1    101     41      - ",
+            "    0    100     40      - ",
+            "    1      -      -      - ",
+            "    0    100     40      - ",
+            "    1      -      -      - ",
+            "    0    100     40      - ",
+            "    1      -      -      - ",
+        ]
+    );
+}

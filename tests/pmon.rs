@@ -39,13 +39,13 @@ fn processes_that_start_and_exit_mid_run() {
          # Idx           #    C/G      %      %      %      %      %      %     MB     MB    name \n\
          \x20   0        100   C+G     50     10      -      -      -      -   1000      -    python3        \n\
          \x20   0        300     C      5      1      -      -      -      -    100      -    early-exit?with\n\
-         \x20   2       4242     C      7      0      -      -      -      -      2      -    worker         \n\
+         \x20   2       4242     C      7      0      -      -     12      -      2      -    worker         \n\
          \x20   0        100   C+G     60     20      -      -      -      -   2000      -    python3        \n\
          \x20   0        200     C     30      3      -      -      -      -    500      -    late-starter   \n\
-         \x20   2       4242     C      7      0      -      -      -      -      2      -    worker         \n\
+         \x20   2       4242     C      7      0      -      -     12      -      2      -    worker         \n\
          \x20   0        100   C+G      0      0      -      -      -      -   1500      -    python3        \n\
          \x20   0        200     C     40      4      -      -      -      -    500      -    late-starter   \n\
-         \x20   2       4242     C      7      0      -      -      -      -      2      -    worker         \n"
+         \x20   2       4242     C      7      0      -      -     12      -      2      -    worker         \n"
     );
 }
 
@@ -127,7 +127,7 @@ fn ndjson_is_a_per_process_time_series() {
     assert_eq!(
         csv,
         "index, pid, type, sm [%], mem [%], enc [%], dec [%], jpg [%], ofa [%], command\n\
-         2, 4242, C, 7 %, 0 %, 0 %, 0 %, [N/A], [N/A], worker\n"
+         2, 4242, C, 7 %, 0 %, 0 %, 0 %, 12 %, 0 %, worker\n"
     );
     let prom = nvq_ok(
         &mon4(),
@@ -199,9 +199,9 @@ fn summary_gives_each_process_its_peak_memory() {
     );
     assert_eq!(
         busy,
-        "0, 100, C+G, 50 %, 10 %, 0 %, 0 %, [N/A], [N/A], python3\n\
-         0, 100, C+G, 60 %, 20 %, 0 %, 0 %, [N/A], [N/A], python3\n\
-         0, 200, C, 30 %, 3 %, 0 %, 0 %, [N/A], [N/A], late-starter\n"
+        "0, 100, C+G, 50 %, 10 %, 0 %, 0 %, 0 %, 0 %, python3\n\
+         0, 100, C+G, 60 %, 20 %, 0 %, 0 %, 0 %, 0 %, python3\n\
+         0, 200, C, 30 %, 3 %, 0 %, 0 %, 0 %, 0 %, late-starter\n"
     );
 }
 
@@ -267,4 +267,20 @@ fn public_pmon_outputs_of_three_drivers() {
         );
         assert_eq!(got, expected, "driver {driver}");
     }
+}
+
+/// Drivers without `nvmlDeviceGetProcessesUtilizationInfo` (545 here) are
+/// read through `nvmlDeviceGetProcessUtilization`, which has no JPEG or
+/// OFA figure: those cells are `[N/A]`, the others as before.
+#[test]
+fn older_drivers_fall_back_to_the_older_call() {
+    let out = nvq_ok(
+        &scenario("pmon_public_545.toml"),
+        &["pmon", "-c", "1", "-i", "0", "--format=csv,noheader"],
+    );
+    assert_eq!(
+        out,
+        "0, 1174916, C, 88 %, 54 %, 0 %, 0 %, [N/A], [N/A], python\n\
+         0, 1186862, C, [Not Found], [Not Found], [Not Found], [Not Found], [Not Found], [Not Found], python3\n"
+    );
 }

@@ -403,7 +403,7 @@ pub const SYMBOLS: &[&str] = &[
     "nvmlDeviceGetDriverModel",
 ];
 
-/// Symbols exported as `NOT_SUPPORTED` stubs (248).
+/// Symbols exported as `NOT_SUPPORTED` stubs (247).
 pub const STUBS: &[&str] = &[
     "nvmlSystemGetHicVersion",
     "nvmlSystemGetTopologyGpuSet",
@@ -473,7 +473,6 @@ pub const STUBS: &[&str] = &[
     "nvmlSystemGetConfComputeSettings",
     "nvmlDeviceSetPowerManagementLimit_v2",
     "nvmlDeviceGetClkMonStatus",
-    "nvmlDeviceGetProcessesUtilizationInfo",
     "nvmlUnitSetLedState",
     "nvmlDeviceSetPersistenceMode",
     "nvmlDeviceSetComputeMode",
@@ -1408,17 +1407,6 @@ pub unsafe extern "C" fn nvmlDeviceGetClkMonStatus(
     _a1: *mut nvmlClkMonStatus_t,
 ) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceGetClkMonStatus")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetProcessesUtilizationInfo(
-    _a0: nvmlDevice_t,
-    _a1: *mut nvmlProcessesUtilizationInfo_t,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetProcessesUtilizationInfo")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -3917,7 +3905,7 @@ const _: unsafe extern "C" fn(
     raw::c_ulonglong,
 ) -> nvmlReturn_t = crate::nvmlDeviceGetProcessUtilization;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlProcessesUtilizationInfo_t) -> nvmlReturn_t =
-    nvmlDeviceGetProcessesUtilizationInfo;
+    crate::nvmlDeviceGetProcessesUtilizationInfo;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlPlatformInfo_t) -> nvmlReturn_t =
     crate::nvmlDeviceGetPlatformInfo;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlPdi_t) -> nvmlReturn_t =

@@ -210,26 +210,40 @@ const SAMPLE_EPOCH_US: u64 = 1_790_000_000_000_000;
 
 /// The newest sample of `p` up to call index `idx` (the last element at or before it
 /// whose `sm` is not negative), with its timestamp.
-fn latest_sample(p: &Process, idx: usize) -> Option<nvmlProcessUtilizationSample_t> {
+fn latest_sample(p: &Process, idx: usize) -> Option<nvmlProcessUtilizationInfo_v1_t> {
     let u = &p.utilization;
     let at = |v: &crate::scenario::Val<i64>, k: usize| v.as_ref().and_then(|s| s.at(k));
     let pct = |v: Option<i64>| u32::try_from(v.unwrap_or(0).clamp(0, 100)).unwrap_or(0);
     (0..=idx).rev().find_map(|k| {
         let sm = at(&u.sm, k)?;
-        (sm >= 0).then(|| nvmlProcessUtilizationSample_t {
-            pid: p.pid,
+        (sm >= 0).then(|| nvmlProcessUtilizationInfo_v1_t {
             timeStamp: SAMPLE_EPOCH_US + (k as u64) * 1_000_000,
+            pid: p.pid,
             smUtil: pct(Some(sm)),
             memUtil: pct(at(&u.mem, k)),
             encUtil: pct(at(&u.enc, k)),
             decUtil: pct(at(&u.dec, k)),
+            jpgUtil: pct(at(&u.jpg, k)),
+            ofaUtil: pct(at(&u.ofa, k)),
         })
     })
 }
 
-/// Per-process utilization: each running process's newest sample, if it is newer than
-/// `lastSeenTimeStamp` (NVML returns only those). Two-call protocol; no sample at all is
-/// NOT_FOUND, as NVML answers.
+/// Each running process's newest sample, if it is newer than `last_seen`.
+/// A PID in several lists is sampled once.
+fn samples(c: &Ctx, last_seen: u64) -> Vec<nvmlProcessUtilizationInfo_v1_t> {
+    let mut seen = std::collections::BTreeSet::new();
+    [Kind::Compute, Kind::Graphics, Kind::Mps]
+        .into_iter()
+        .flat_map(|k| list(c, k))
+        .filter(|p| seen.insert(p.pid))
+        .filter_map(|p| latest_sample(p, c.idx()))
+        .filter(|s| s.timeStamp > last_seen)
+        .collect()
+}
+
+/// Per-process utilization (sm, mem, enc, dec): see [`samples`]. Two-call protocol; no
+/// sample at all is NOT_FOUND, as NVML answers.
 ///
 /// # Safety
 /// An NVML client's contract: each pointer argument is null or valid for
@@ -249,18 +263,62 @@ pub unsafe extern "C" fn nvmlDeviceGetProcessUtilization(
         false,
         fill,
         |c| {
-            let mut seen = std::collections::BTreeSet::new();
-            let samples: Vec<_> = [Kind::Compute, Kind::Graphics, Kind::Mps]
-                .into_iter()
-                .flat_map(|k| list(c, k))
-                .filter(|p| seen.insert(p.pid))
-                .filter_map(|p| latest_sample(p, c.idx()))
-                .filter(|s| s.timeStamp > lastSeenTimeStamp)
-                .collect();
+            let samples = samples(c, lastSeenTimeStamp);
             if samples.is_empty() {
                 return Err(NOT_FOUND);
             }
-            put_list(processSamplesCount, utilization, samples.into_iter())
+            let old = samples.into_iter().map(|s| nvmlProcessUtilizationSample_t {
+                pid: s.pid,
+                timeStamp: s.timeStamp,
+                smUtil: s.smUtil,
+                memUtil: s.memUtil,
+                encUtil: s.encUtil,
+                decUtil: s.decUtil,
+            });
+            put_list(processSamplesCount, utilization, old)
+        },
+    )
+}
+
+/// `nvmlProcessesUtilizationInfo_t` version 1.
+const PROCESSES_UTIL_V1: u32 =
+    std::mem::size_of::<nvmlProcessesUtilizationInfo_v1_t>() as u32 | (1 << 24);
+
+/// Per-process utilization with the JPEG and OFA engines (NVML 12.4 on): the samples of
+/// [`samples`] in a versioned struct; `procUtilArray` NULL asks for the count.
+///
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function, and a handle is one this library
+/// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetProcessesUtilizationInfo(
+    device: nvmlDevice_t,
+    procesesUtilInfo: *mut nvmlProcessesUtilizationInfo_t,
+) -> nvmlReturn_t {
+    // SAFETY: read only after the null check; the caller owns the struct.
+    let fill =
+        !procesesUtilInfo.is_null() && unsafe { !(*procesesUtilInfo).procUtilArray.is_null() };
+    dev_call(
+        "nvmlDeviceGetProcessesUtilizationInfo",
+        device,
+        false,
+        fill,
+        |c| {
+            let info = nn(procesesUtilInfo)?;
+            let mut v = info.get();
+            if v.version != PROCESSES_UTIL_V1 {
+                return Err(ARGUMENT_VERSION_MISMATCH);
+            }
+            let samples = samples(c, v.lastSeenTimeStamp);
+            if samples.is_empty() {
+                return Err(NOT_FOUND);
+            }
+            let mut count = v.processSamplesCount;
+            let r = put_list(&mut count, v.procUtilArray, samples.into_iter());
+            v.processSamplesCount = count;
+            info.set(v);
+            r
         },
     )
 }

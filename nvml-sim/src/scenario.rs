@@ -629,6 +629,9 @@ pub struct ProcessUtilization {
     pub mem: Val<i64>,
     pub enc: Val<i64>,
     pub dec: Val<i64>,
+    /// Only `nvmlDeviceGetProcessesUtilizationInfo` reports these two.
+    pub jpg: Val<i64>,
+    pub ofa: Val<i64>,
 }
 
 /// `violation`: cumulative throttled time in ns per policy (`nvmlDeviceGetViolationStatus`).

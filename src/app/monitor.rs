@@ -177,8 +177,10 @@ pub fn run_readers<R: Send + 'static>(
 type MakeReader =
     dyn Fn(Arc<Session>, u32, u32) -> Box<dyn FnMut() -> Vec<Row> + Send> + Send + Sync;
 
-/// Run a monitor: every `-d` seconds read the GPUs (in parallel, under the
-/// sample's deadline) and write the rows.
+/// Run a monitor: every `-d` seconds read the GPUs off the main thread
+/// through `schedule::deadline::PerGpu` (one lane reads them in turn; a GPU
+/// that misses the sample's deadline gets a late row and the others move
+/// to a new lane) and write the rows.
 fn run(r: Run<'_>, make: Arc<MakeReader>) -> Result<(), NvqError> {
     let mode = match r.plan.format {
         Some(f) if f.kind.replaces_file() => SinkMode::ReplaceEachSample,

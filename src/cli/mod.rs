@@ -131,11 +131,12 @@ pub struct Args {
         long = "nvml-lib",
         env = NVML_LIB_ENV,
         value_name = "PATH",
+        global = true,
         help_heading = "NVML (nvq)"
     )]
     pub nvml_lib: Option<PathBuf>,
     /// nvq: load the NVML simulator installed next to nvq (no GPU needed).
-    #[arg(long, help_heading = "NVML (nvq)")]
+    #[arg(long, global = true, help_heading = "NVML (nvq)")]
     pub simulate: bool,
 
     /// nvidia-smi's sub-commands (`dmon`, `pmon`, `topo`, `nvlink`).
@@ -235,7 +236,10 @@ fn help_id(mode: QueryMode) -> String {
 pub fn command() -> clap::Command {
     // The mode options first, so that `--help` lists them at the head of
     // their section; the `--help-query-*` flags come after the derived ones.
-    let mut cmd = clap::Command::new("nvq");
+    // nvidia-smi has no `help` sub-command; `nvq dmon -h` names itself `nvq dmon`.
+    let mut cmd = clap::Command::new("nvq")
+        .bin_name("nvq")
+        .disable_help_subcommand(true);
     for mode in QueryMode::ALL {
         let def = mode.def();
         cmd = cmd.arg(
@@ -616,6 +620,13 @@ mod tests {
         );
         let a = run(&["pmon", "--count=1", "--id=0"]);
         assert!(matches!(a.command, Some(Command::Pmon(_))));
+        // nvq's NVML options go before or after the sub-command.
+        assert!(run(&["dmon", "-c", "1", "--simulate"]).simulate);
+        // nvidia-smi has no `help` sub-command, and neither has nvq.
+        assert!(matches!(
+            args(&["help"]).unwrap_err(),
+            NvqError::UnknownOption(w) if w == "help"
+        ));
         assert!(matches!(
             args(&["stray"]).unwrap_err(),
             NvqError::UnknownOption(_)

@@ -850,3 +850,36 @@ pub fn capabilities(c: &Dev<'_>) -> Result<u32, NvmlCode> {
 
 /// `NVML_DEV_CAP_EGM`: extended GPU memory.
 pub const DEV_CAP_EGM: u32 = NVML_DEV_CAP_EGM;
+
+/// `nvmlDeviceGetProcessesUtilizationInfo` (drivers from 550 on): each
+/// process's samples newer than `last_seen` (µs), with the JPEG and OFA
+/// engines that `nvmlDeviceGetProcessUtilization` lacks. Two calls: the
+/// count, then the samples. No sample at all is NVML's NOT_FOUND.
+pub fn processes_utilization(
+    c: &Dev<'_>,
+    last_seen: u64,
+) -> Result<Vec<nvmlProcessUtilizationInfo_v1_t>, NvmlCode> {
+    let f = sym!(c, nvmlDeviceGetProcessesUtilizationInfo)?;
+    let h = c.handle()?;
+    let mut info: nvmlProcessesUtilizationInfo_t = zeroed();
+    info.version = version::<nvmlProcessesUtilizationInfo_t>(1);
+    info.lastSeenTimeStamp = last_seen;
+    info.procUtilArray = std::ptr::null_mut();
+    // SAFETY: a valid handle; a versioned struct whose array pointer is
+    // NULL, which asks only for the count.
+    match check(unsafe { f(h, &mut info) }) {
+        Ok(()) if info.processSamplesCount == 0 => return Ok(Vec::new()),
+        Ok(()) => {}
+        Err(code) if code == NvmlCode::INSUFFICIENT_SIZE => {}
+        Err(code) => return Err(code),
+    }
+    let n = info.processSamplesCount.min(MAX_LIST_LEN);
+    let mut samples: Vec<nvmlProcessUtilizationInfo_v1_t> = vec![zeroed(); n as usize];
+    info.processSamplesCount = n;
+    info.procUtilArray = samples.as_mut_ptr();
+    // SAFETY: `procUtilArray` points to `processSamplesCount` writable
+    // elements, which outlive the call.
+    check(unsafe { f(h, &mut info) })?;
+    samples.truncate(info.processSamplesCount.min(n) as usize);
+    Ok(samples)
+}

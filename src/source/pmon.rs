@@ -63,6 +63,9 @@ struct Sample {
     mem: u32,
     enc: u32,
     dec: u32,
+    /// `None` from `nvmlDeviceGetProcessUtilization`, which lacks them.
+    jpg: Option<u32>,
+    ofa: Option<u32>,
 }
 
 /// Reads one GPU's pmon rows; remembers the newest sample it has seen, so
@@ -159,22 +162,54 @@ impl PmonReader {
     }
 
     /// Each process's newest sample newer than the last one seen.
+    /// Each process's newest sample newer than the last one seen:
+    /// `nvmlDeviceGetProcessesUtilizationInfo` (all six engines) where the
+    /// driver has it, else `nvmlDeviceGetProcessUtilization`.
     fn samples(&mut self, c: &super::gpu::GpuCtx) -> BTreeMap<u32, Sample> {
-        let mut out: BTreeMap<u32, Sample> = BTreeMap::new();
-        let Ok(list) = c.call(|d| d.process_utilization_stats(self.last_seen)) else {
-            // NOT_FOUND: no sample in the window; other failures: none either.
-            return out;
+        let all = match raw::processes_utilization(&c.raw(), self.last_seen) {
+            Ok(list) => Ok(list
+                .into_iter()
+                .map(|s| {
+                    let sample = Sample {
+                        timestamp: s.timeStamp,
+                        sm: s.smUtil,
+                        mem: s.memUtil,
+                        enc: s.encUtil,
+                        dec: s.decUtil,
+                        jpg: Some(s.jpgUtil),
+                        ofa: Some(s.ofaUtil),
+                    };
+                    (s.pid, sample)
+                })
+                .collect()),
+            Err(code)
+                if code == NvmlCode::FUNCTION_NOT_FOUND || code == NvmlCode::NOT_SUPPORTED =>
+            {
+                c.call(|d| d.process_utilization_stats(self.last_seen))
+                    .map(|list| {
+                        list.into_iter()
+                            .map(|s| {
+                                let sample = Sample {
+                                    timestamp: s.timestamp,
+                                    sm: s.sm_util,
+                                    mem: s.mem_util,
+                                    enc: s.enc_util,
+                                    dec: s.dec_util,
+                                    jpg: None,
+                                    ofa: None,
+                                };
+                                (s.pid, sample)
+                            })
+                            .collect::<Vec<_>>()
+                    })
+            }
+            Err(code) => Err(code),
         };
-        for s in list {
-            self.last_seen = self.last_seen.max(s.timestamp);
-            let new = Sample {
-                timestamp: s.timestamp,
-                sm: s.sm_util,
-                mem: s.mem_util,
-                enc: s.enc_util,
-                dec: s.dec_util,
-            };
-            out.entry(s.pid)
+        let mut out: BTreeMap<u32, Sample> = BTreeMap::new();
+        // NOT_FOUND: no sample in the window; other failures: none either.
+        for (pid, new) in all.unwrap_or_default() {
+            self.last_seen = self.last_seen.max(new.timestamp);
+            out.entry(pid)
                 .and_modify(|e| {
                     if new.timestamp >= e.timestamp {
                         *e = new;
@@ -206,12 +241,19 @@ fn metric(name: &str, s: Option<Sample>, p: &Proc) -> Value {
         "mem" => pct(|s| s.mem),
         "enc" => pct(|s| s.enc),
         "dec" => pct(|s| s.dec),
+        "jpg" | "ofa" => match s {
+            Some(s) => match if name == "jpg" { s.jpg } else { s.ofa } {
+                Some(v) => Value::Int(i64::from(v)),
+                None => Value::err(NvmlCode::NOT_SUPPORTED),
+            },
+            None => Value::err(NvmlCode::NOT_FOUND),
+        },
         "fb" => match p.used_memory {
             Some(b) => Value::count(b / MIB),
             None => Value::err(NvmlCode::NOT_SUPPORTED),
         },
-        // jpg/ofa need the newer per-process call; ccpm a per-process
-        // protected-memory figure NVML's lists do not carry.
+        // ccpm: a per-process protected-memory figure NVML's lists do not
+        // carry.
         _ => Value::err(NvmlCode::NOT_SUPPORTED),
     }
 }
