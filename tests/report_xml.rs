@@ -203,3 +203,31 @@ fn display_does_not_go_with_xml() {
         assert!(out.stdout.is_empty());
     }
 }
+
+/// The element names of sections no fixture of nvq's scenarios reproduces
+/// whole: the remapped rows and the T.Limit-relative temperatures, checked
+/// against netdata's RTX 4090 (535) document, which has both.
+#[test]
+fn remapped_rows_and_tlimit_elements() {
+    let Some(fixture) = read_shared("nvidia-smi/captures/xml/netdata_rtx-4090-driver-535.xml")
+    else {
+        return;
+    };
+    let names = |doc: &str| -> Vec<String> {
+        let start = doc.find("<remapped_rows>").unwrap();
+        let end = doc.find("</temperature>").unwrap();
+        doc[start..end]
+            .lines()
+            .map(|l| {
+                l.trim()
+                    .trim_start_matches('<')
+                    .split(['>', ' '])
+                    .next()
+                    .unwrap_or("")
+                    .to_string()
+            })
+            .collect()
+    };
+    let ours = nvq_ok(&scenario("h200_590_idle.toml"), &["-q", "-x"]);
+    assert_eq!(names(&ours), names(&fixture));
+}
