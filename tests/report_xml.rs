@@ -231,3 +231,22 @@ fn remapped_rows_and_tlimit_elements() {
     let ours = nvq_ok(&scenario("h200_590_idle.toml"), &["-q", "-x"]);
     assert_eq!(names(&ours), names(&fixture));
 }
+
+/// A GPU that keeps retired-page records but has retired none writes an
+/// empty `<retired_pagelist>`, as netdata's Tesla P100 (510) document shows.
+#[test]
+fn empty_retired_page_list() {
+    let base = std::fs::read_to_string(scenario("xml_rtx3080_595.toml")).unwrap();
+    let f = tempfile::Builder::new().suffix(".toml").tempfile().unwrap();
+    let (head, rest) = base.split_once("fans = [0]").unwrap();
+    let pages = "fans = [0]\nretired_pages = { single_bit = [], double_bit = [], pending = 0 }";
+    std::fs::write(f.path(), format!("{head}{pages}{rest}")).unwrap();
+    let out = nvq_ok(f.path(), &["-q", "-x"]);
+    let want = "\t\t\t<multiple_single_bit_retirement>\n\t\t\t\t<retired_count>0</retired_count>\n\
+                \t\t\t\t<retired_pagelist>\n\t\t\t\t</retired_pagelist>\n";
+    assert!(out.contains(want), "{out}");
+    assert!(
+        out.contains("\t\t\t<pending_blacklist>No</pending_blacklist>\n"),
+        "{out}"
+    );
+}

@@ -330,11 +330,11 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
         Decl::Xml(&[s("", "retired_pages", &[
             s("", "multiple_single_bit_retirement", &[
                 q("", "retired_count", "retired_pages.single_bit_ecc.count", ""),
-                f("", "retired_pagelist", |c| g::retired_list(c, false), ""),
+                Decl::Build(|c, _| g::retired_list(c, false)),
             ]),
             s("", "double_bit_retirement", &[
                 q("", "retired_count", "retired_pages.double_bit.count", ""),
-                f("", "retired_pagelist", |c| g::retired_list(c, true), ""),
+                Decl::Build(|c, _| g::retired_list(c, true)),
             ]),
             q("", "pending_blacklist", "retired_pages.pending", ""),
             q("", "pending_retirement", "retired_pages.pending", ""),
