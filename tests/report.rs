@@ -506,7 +506,7 @@ fn json_is_the_same_tree_typed() {
     assert_eq!(g["fb_memory_usage"]["total"], 143771);
     assert_eq!(g["fb_memory_usage"]["_units"]["total"], "MiB");
     assert_eq!(g["gpu_power_readings"]["average_power_draw"], 77.67);
-    assert_eq!(g["temperature"]["gpu_temp_max_threshold"], -8);
+    assert_eq!(g["temperature"]["gpu_temp_max_tlimit_threshold"], -8);
     assert_eq!(g["pci"]["tx_util"], 371);
     assert_eq!(g["pci"]["_units"]["tx_util"], "KB/s");
     assert!(g["fan_speed"].is_null());

@@ -203,3 +203,50 @@ fn display_does_not_go_with_xml() {
         assert!(out.stdout.is_empty());
     }
 }
+
+/// The element names of sections no fixture of nvq's scenarios reproduces
+/// whole: the remapped rows and the T.Limit-relative temperatures, checked
+/// against netdata's RTX 4090 (535) document, which has both.
+#[test]
+fn remapped_rows_and_tlimit_elements() {
+    let Some(fixture) = read_shared("nvidia-smi/captures/xml/netdata_rtx-4090-driver-535.xml")
+    else {
+        return;
+    };
+    let names = |doc: &str| -> Vec<String> {
+        let start = doc.find("<remapped_rows>").unwrap();
+        let end = doc.find("</temperature>").unwrap();
+        doc[start..end]
+            .lines()
+            .map(|l| {
+                l.trim()
+                    .trim_start_matches('<')
+                    .split(['>', ' '])
+                    .next()
+                    .unwrap_or("")
+                    .to_string()
+            })
+            .collect()
+    };
+    let ours = nvq_ok(&scenario("h200_590_idle.toml"), &["-q", "-x"]);
+    assert_eq!(names(&ours), names(&fixture));
+}
+
+/// A GPU that keeps retired-page records but has retired none writes an
+/// empty `<retired_pagelist>`, as netdata's Tesla P100 (510) document shows.
+#[test]
+fn empty_retired_page_list() {
+    let base = std::fs::read_to_string(scenario("xml_rtx3080_595.toml")).unwrap();
+    let f = tempfile::Builder::new().suffix(".toml").tempfile().unwrap();
+    let (head, rest) = base.split_once("fans = [0]").unwrap();
+    let pages = "fans = [0]\nretired_pages = { single_bit = [], double_bit = [], pending = 0 }";
+    std::fs::write(f.path(), format!("{head}{pages}{rest}")).unwrap();
+    let out = nvq_ok(f.path(), &["-q", "-x"]);
+    let want = "\t\t\t<multiple_single_bit_retirement>\n\t\t\t\t<retired_count>0</retired_count>\n\
+                \t\t\t\t<retired_pagelist>\n\t\t\t\t</retired_pagelist>\n";
+    assert!(out.contains(want), "{out}");
+    assert!(
+        out.contains("\t\t\t<pending_blacklist>No</pending_blacklist>\n"),
+        "{out}"
+    );
+}

@@ -330,11 +330,11 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
         Decl::Xml(&[s("", "retired_pages", &[
             s("", "multiple_single_bit_retirement", &[
                 q("", "retired_count", "retired_pages.single_bit_ecc.count", ""),
-                f("", "retired_pagelist", |c| g::retired_list(c, false), ""),
+                Decl::Build(|c, _| g::retired_list(c, false)),
             ]),
             s("", "double_bit_retirement", &[
                 q("", "retired_count", "retired_pages.double_bit.count", ""),
-                f("", "retired_pagelist", |c| g::retired_list(c, true), ""),
+                Decl::Build(|c, _| g::retired_list(c, true)),
             ]),
             q("", "pending_blacklist", "retired_pages.pending", ""),
             q("", "pending_retirement", "retired_pages.pending", ""),
@@ -530,12 +530,12 @@ const REMAPPED: &[Decl] = &[s("Remapped Rows", "remapped_rows", &[
     q("Uncorrectable Error", "remapped_row_unc", "remapped_rows.uncorrectable", ""),
     q("Pending", "remapped_row_pending", "remapped_rows.pending", ""),
     q("Remapping Failure Occurred", "remapped_row_failure", "remapped_rows.failure", ""),
-    s("Bank Remap Availability Histogram", "remapped_row_histogram", &[
-        q("Max", "row_remap_histogram_max", "remapped_rows.histogram.max", BANKS),
-        q("High", "row_remap_histogram_high", "remapped_rows.histogram.high", BANKS),
-        q("Partial", "row_remap_histogram_partial", "remapped_rows.histogram.partial", BANKS),
-        q("Low", "row_remap_histogram_low", "remapped_rows.histogram.low", BANKS),
-        q("None", "row_remap_histogram_none", "remapped_rows.histogram.none", BANKS),
+    s("Bank Remap Availability Histogram", "row_remapper_histogram", &[
+        q("Max", "row_remapper_histogram_max", "remapped_rows.histogram.max", BANKS),
+        q("High", "row_remapper_histogram_high", "remapped_rows.histogram.high", BANKS),
+        q("Partial", "row_remapper_histogram_partial", "remapped_rows.histogram.partial", BANKS),
+        q("Low", "row_remapper_histogram_low", "remapped_rows.histogram.low", BANKS),
+        q("None", "row_remapper_histogram_none", "remapped_rows.histogram.none", BANKS),
     ]),
 ])];
 
@@ -557,12 +557,12 @@ fn tlimit(c: &GpuCtx) -> bool {
 const TEMP_TLIMIT: &[Decl] = &[s("Temperature", "temperature", &[
     q("GPU Current Temp", "gpu_temp", "temperature.gpu", C),
     q("GPU T.Limit Temp", "gpu_temp_tlimit", "temperature.gpu.tlimit", C),
-    f("GPU Shutdown T.Limit Temp", "gpu_temp_max_threshold", |c| g::threshold(c, T::Shutdown), C),
-    f("GPU Slowdown T.Limit Temp", "gpu_temp_slow_threshold", |c| g::threshold(c, T::Slowdown), C),
-    f("GPU Max Operating T.Limit Temp", "gpu_temp_max_gpu_threshold", |c| g::threshold(c, T::GpuMax), C),
+    f("GPU Shutdown T.Limit Temp", "gpu_temp_max_tlimit_threshold", |c| g::threshold(c, T::Shutdown), C),
+    f("GPU Slowdown T.Limit Temp", "gpu_temp_slow_tlimit_threshold", |c| g::threshold(c, T::Slowdown), C),
+    f("GPU Max Operating T.Limit Temp", "gpu_temp_max_gpu_tlimit_threshold", |c| g::threshold(c, T::GpuMax), C),
     f("GPU Target Temperature", "gpu_target_temperature", |c| g::threshold(c, T::GpsCurr), C),
     q("Memory Current Temp", "memory_temp", "temperature.memory", C),
-    f("Memory Max Operating T.Limit Temp", "gpu_temp_max_mem_threshold", |c| g::threshold(c, T::MemoryMax), C),
+    f("Memory Max Operating T.Limit Temp", "gpu_temp_max_mem_tlimit_threshold", |c| g::threshold(c, T::MemoryMax), C),
 ])];
 
 #[rustfmt::skip]

@@ -306,26 +306,34 @@ pub fn mig_devices(c: &GpuCtx, _: View) -> Node {
     Node::section("", "mig_devices", vec![Node::Bare(v)])
 }
 
-/// The retired pages' addresses, as nvidia-smi lists them (`N/A` when NVML
-/// cannot say).
-pub fn retired_list(c: &GpuCtx, double: bool) -> Value {
+/// `<retired_pagelist>`: empty when no page was retired (an element with
+/// nothing in it, as nvidia-smi writes it), `N/A` when NVML cannot say. A
+/// retired page is listed as a `<retired_page_address>`, a name no document
+/// seen so far confirms.
+pub fn retired_list(c: &GpuCtx, double: bool) -> Node {
     use nvml_wrapper::enum_wrappers::device::RetirementCause;
     let cause = if double {
         RetirementCause::DoubleBitEccError
     } else {
         RetirementCause::MultipleSingleBitEccErrors
     };
-    c.value(c.call(|d| d.retired_pages(cause)), |pages| {
-        let list: Vec<String> = pages
-            .iter()
-            .map(|p| format!("0x{:016X}", p.address))
-            .collect();
-        if list.is_empty() {
-            Value::text("None")
-        } else {
-            Value::text(list.join(", "))
+    match c.call(|d| d.retired_pages(cause)) {
+        Ok(pages) => {
+            let items = pages
+                .iter()
+                .map(|p| {
+                    Node::entry(
+                        "",
+                        "retired_page_address",
+                        Value::text(format!("0x{:016X}", p.address)),
+                        "",
+                    )
+                })
+                .collect();
+            Node::section("", "retired_pagelist", items)
         }
-    })
+        Err(code) => Node::collapsed("", "retired_pagelist", c.err(code)),
+    }
 }
 
 /// The reset status of drivers before 580: deprecated from 570 on (the one
