@@ -218,6 +218,8 @@ pub fn render(gpus: &[Gpu], what: Listing, driver_major: u32) -> String {
     let fit = |l: String| if wide { widen(&l, name_end) } else { l };
     let inner = heads.first().map_or(0, |h| h.len());
     let rule = fit(format!("+{}+", "-".repeat(inner)));
+    // The title is padded to the box, not widened inside its text.
+    let title = format!("| {title:<w$}|", w = rule.len() - 3);
     let mut out = String::new();
     let mut line = |l: String| {
         out.push_str(&l);
@@ -249,7 +251,7 @@ pub fn render(gpus: &[Gpu], what: Listing, driver_major: u32) -> String {
         line(none.to_string());
     } else {
         line(rule.clone());
-        line(fit(format!("| {title:<w$}|", w = inner - 1)));
+        line(title);
         for h in heads {
             line(fit(format!("|{h}|")));
         }
