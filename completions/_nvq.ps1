@@ -67,6 +67,7 @@ $global:__nvqClapCompleter = {
             [CompletionResult]::new('pmon', 'pmon', [CompletionResultType]::ParameterValue, 'Scrolling per-process monitor: one line per process per GPU per sample')
             [CompletionResult]::new('topo', 'topo', [CompletionResultType]::ParameterValue, 'Show where the GPUs sit: NVLink, PCIe switches, host bridges, NUMA nodes, nearby CPUs and NICs')
             [CompletionResult]::new('nvlink', 'nvlink', [CompletionResultType]::ParameterValue, 'Show each GPU''s NVLinks: speed and state, capabilities, error counters')
+            [CompletionResult]::new('mig', 'mig', [CompletionResultType]::ParameterValue, 'List MIG''s GPU and compute instances and their profiles (read-only)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -137,11 +138,24 @@ $global:__nvqClapCompleter = {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
         }
+        'nvq;mig' {
+            [CompletionResult]::new('-i', '-i', [CompletionResultType]::ParameterName, 'GPUs to show (index, UUID, PCI bus id or serial; comma list allowed)')
+            [CompletionResult]::new('--id', '--id', [CompletionResultType]::ParameterName, 'GPUs to show (index, UUID, PCI bus id or serial; comma list allowed)')
+            [CompletionResult]::new('--gpu-instance-id', '--gpu-instance-id', [CompletionResultType]::ParameterName, 'Only these GPU instances (comma list of GPU instance ids; also spelled -gi)')
+            [CompletionResult]::new('--list-gpu-instances', '--list-gpu-instances', [CompletionResultType]::ParameterName, 'List the GPU instances of each MIG-enabled GPU: profile, id, placement (also spelled -lgi)')
+            [CompletionResult]::new('--list-compute-instances', '--list-compute-instances', [CompletionResultType]::ParameterName, 'List the compute instances inside each GPU instance (also spelled -lci)')
+            [CompletionResult]::new('--list-gpu-instance-profiles', '--list-gpu-instance-profiles', [CompletionResultType]::ParameterName, 'List the GPU instance profiles: free and total instances, memory, engines (also spelled -lgip)')
+            [CompletionResult]::new('--list-compute-instance-profiles', '--list-compute-instance-profiles', [CompletionResultType]::ParameterName, 'List the compute instance profiles of each GPU instance; * marks the one filling it (also spelled -lcip)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
         'nvq;help' {
             [CompletionResult]::new('dmon', 'dmon', [CompletionResultType]::ParameterValue, 'Scrolling per-GPU monitor: one line per GPU per sample')
             [CompletionResult]::new('pmon', 'pmon', [CompletionResultType]::ParameterValue, 'Scrolling per-process monitor: one line per process per GPU per sample')
             [CompletionResult]::new('topo', 'topo', [CompletionResultType]::ParameterValue, 'Show where the GPUs sit: NVLink, PCIe switches, host bridges, NUMA nodes, nearby CPUs and NICs')
             [CompletionResult]::new('nvlink', 'nvlink', [CompletionResultType]::ParameterValue, 'Show each GPU''s NVLinks: speed and state, capabilities, error counters')
+            [CompletionResult]::new('mig', 'mig', [CompletionResultType]::ParameterValue, 'List MIG''s GPU and compute instances and their profiles (read-only)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -155,6 +169,9 @@ $global:__nvqClapCompleter = {
             break
         }
         'nvq;help;nvlink' {
+            break
+        }
+        'nvq;help;mig' {
             break
         }
         'nvq;help;help' {
