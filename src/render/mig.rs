@@ -1,8 +1,9 @@
 //! `mig -lgi`, `-lci`, `-lgip`, `-lcip`: nvidia-smi's boxed tables.
 //!
-//! Each table is laid out for a 16-character name column, as drivers before
-//! R575 print it; later drivers widen the name column (and the box) by two
-//! characters, which [`widen`] does by inserting fill at the column's end.
+//! Each table has a 16-character name column, as drivers before R575 print
+//! it; later drivers widen the name column (and the box) by two characters:
+//! rows are formatted with the wider column, headings and rules widened by
+//! [`widen`], which inserts fill where the name column ends.
 
 use crate::model::mig::{Gpu, GpuMig, Instance, Profile};
 
@@ -24,6 +25,9 @@ pub const NO_MIG: &str = "No MIG-enabled devices found.\n";
 
 /// The first driver branch whose tables have the wider name column.
 pub const WIDE_FROM_DRIVER: u32 = 575;
+
+/// The name column's width in the narrow layout.
+const NAME_WIDTH: usize = 16;
 
 /// Extra name width in the wide layout.
 const WIDEN_BY: usize = 2;
@@ -92,7 +96,7 @@ fn widen(line: &str, at: usize) -> String {
     let at = at.min(line.len());
     let mut s = String::with_capacity(line.len() + WIDEN_BY);
     s.push_str(&line[..at]);
-    s.extend(std::iter::repeat_n(fill, WIDEN_BY));
+    s.extend(std::iter::repeat(fill).take(WIDEN_BY));
     s.push_str(&line[at..]);
     s
 }
@@ -116,7 +120,7 @@ fn free_total(p: &Profile) -> (String, String) {
 }
 
 /// Rows (before widening) of one GPU for `what`.
-fn rows(index: u32, mig: &GpuMig, what: Listing) -> Vec<Vec<String>> {
+fn rows(index: u32, mig: &GpuMig, what: Listing, wide: bool) -> Vec<Vec<String>> {
     let GpuMig::Enabled {
         profiles,
         instances,
@@ -124,6 +128,9 @@ fn rows(index: u32, mig: &GpuMig, what: Listing) -> Vec<Vec<String>> {
     else {
         return Vec::new();
     };
+    let w = NAME_WIDTH + if wide { WIDEN_BY } else { 0 };
+    // Cells right of the name column shift with it; a blank one as well.
+    let pad = if wide { WIDEN_BY } else { 0 };
     let placement = |i: &Instance| format!("{:>11}:{:<6}", i.start, i.size);
     match what {
         Listing::GpuInstances => instances
@@ -131,7 +138,7 @@ fn rows(index: u32, mig: &GpuMig, what: Listing) -> Vec<Vec<String>> {
             .map(|g| {
                 let i = &g.instance;
                 vec![format!(
-                    "|{index:>4}  {:<16}{:>6}{:>9}{}",
+                    "|{index:>4}  {:<w$}{:>6}{:>9}{}",
                     i.name,
                     i.profile_id,
                     i.id,
@@ -147,7 +154,7 @@ fn rows(index: u32, mig: &GpuMig, what: Listing) -> Vec<Vec<String>> {
                 let p2p = if p.p2p { "Yes" } else { "No" };
                 vec![
                     format!(
-                        "|{index:>4}  {:<16}{:>4}{free:>6}/{total:<9}{:<11}{p2p:<5}{:>4}{:>6}{:>6}   ",
+                        "|{index:>4}  {:<w$}{:>4}{free:>6}/{total:<9}{:<11}{p2p:<5}{:>4}{:>6}{:>6}   ",
                         p.name,
                         p.id,
                         gib(p.memory_mib),
@@ -155,7 +162,7 @@ fn rows(index: u32, mig: &GpuMig, what: Listing) -> Vec<Vec<String>> {
                         e.dec,
                         e.enc
                     ),
-                    format!("|{:58}{:>4}{:>6}{:>6}   ", "", e.ce, e.jpeg, e.ofa),
+                    format!("|{:b$}{:>4}{:>6}{:>6}   ", "", e.ce, e.jpeg, e.ofa, b = 58 + pad),
                 ]
             })
             .collect(),
@@ -175,10 +182,10 @@ fn rows(index: u32, mig: &GpuMig, what: Listing) -> Vec<Vec<String>> {
                     };
                     vec![
                         format!(
-                            "|{index:>4}{gi:>7}       {:<16}{id:>7}{free:>6}/{total:<9}{:>5}{:>9}{:>6}{:>6}   ",
+                            "|{index:>4}{gi:>7}       {:<w$}{id:>7}{free:>6}/{total:<9}{:>5}{:>9}{:>6}{:>6}   ",
                             p.name, e.sm, e.dec, e.enc, e.ofa
                         ),
-                        format!("|{:65}{:>6}{:>6}         ", "", e.ce, e.jpeg),
+                        format!("|{:b$}{:>6}{:>6}         ", "", e.ce, e.jpeg, b = 65 + pad),
                     ]
                 })
             })
@@ -189,7 +196,7 @@ fn rows(index: u32, mig: &GpuMig, what: Listing) -> Vec<Vec<String>> {
                 let gi = g.instance.id;
                 g.compute_instances.iter().map(move |c| {
                     vec![format!(
-                        "|{index:>4}{gi:>7}       {:<16}{:>6}{:>10}{}",
+                        "|{index:>4}{gi:>7}       {:<w$}{:>6}{:>10}{}",
                         c.name,
                         c.profile_id,
                         c.id,
@@ -227,7 +234,7 @@ pub fn render(gpus: &[Gpu], what: Listing, driver_major: u32) -> String {
     };
     let entries: Vec<Vec<String>> = gpus
         .iter()
-        .flat_map(|g| rows(g.index, &g.mig, what))
+        .flat_map(|g| rows(g.index, &g.mig, what, wide))
         .collect();
     let failed: Vec<String> = gpus
         .iter()
@@ -258,7 +265,7 @@ pub fn render(gpus: &[Gpu], what: Listing, driver_major: u32) -> String {
         line(fit(format!("|{}|", "=".repeat(inner))));
         for entry in entries {
             for l in entry {
-                line(fit(format!("{l}|")));
+                line(format!("{l}|"));
             }
             line(rule.clone());
         }
@@ -363,6 +370,27 @@ mod tests {
     }
 
     #[test]
+    fn a_long_name_fills_the_wide_column() {
+        // The start of a row of https://github.com/bigstack-oss/cubecos/issues/312
+        // (RTX PRO 6000, `nvidia-smi mig -lgip`, wide layout).
+        let mut p = profile(65, "MIG 1g.24gb+me.all", 1, 23680);
+        p.total = 1;
+        p.free = Ok(1);
+        p.engines.sm = 46;
+        p.engines.dec = 4;
+        let g = Gpu {
+            index: 0,
+            mig: GpuMig::Enabled {
+                profiles: vec![p],
+                instances: Vec::new(),
+            },
+        };
+        let out = render(&[g], Listing::GpuProfiles, 580);
+        let row = "\n|   0  MIG 1g.24gb+me.all  65     1/1        23.12      No     46     4";
+        assert!(out.contains(row), "{out}");
+    }
+
+    #[test]
     fn memory_in_gib() {
         assert_eq!(gib(9728), "9.50");
         assert_eq!(gib(40192), "39.25");
@@ -377,7 +405,10 @@ mod tests {
             index: 0,
             mig: GpuMig::Disabled,
         };
-        assert_eq!(render(&[off.clone()], Listing::GpuProfiles, 590), NO_MIG);
+        assert_eq!(
+            render(std::slice::from_ref(&off), Listing::GpuProfiles, 590),
+            NO_MIG
+        );
         let lost = Gpu {
             index: 1,
             mig: GpuMig::Failed(NvmlCode::GPU_IS_LOST),
