@@ -77,7 +77,7 @@ fn free(p: &InstanceProfile, existing: &[Instance]) -> u32 {
 /// fixed-array protocol: the buffer holds the profile's maximum).
 fn put_handles<H>(
     items: &[Instance],
-    profile: u32,
+    profile: &InstanceProfile,
     out: *mut H,
     count: *mut c_uint,
     handle: impl Fn(usize) -> H,
@@ -90,10 +90,13 @@ fn put_handles<H>(
     for (j, _) in items
         .iter()
         .enumerate()
-        .filter(|(_, g)| g.profile_id == profile)
+        .filter(|(_, g)| g.profile_id == profile.id)
     {
-        // SAFETY: the caller's buffer holds the profile's instance count, which
-        // bounds the instances of that profile.
+        if k >= profile.instances as usize {
+            return Err(INSUFFICIENT_SIZE);
+        }
+        // SAFETY: the caller's buffer holds the profile's instance count, and
+        // `k` is below it.
         unsafe { out.add(k).write(handle(j)) };
         k += 1;
     }
@@ -178,7 +181,10 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuInstances(
     dev_fn("nvmlDeviceGetGpuInstances", device, |c| {
         mig_on(c)?;
         let i = c.target.gpu();
-        put_handles(&c.dev.gpu_instance, profileId, gpuInstances, count, |j| {
+        let p = (c.dev.gpu_instance_profile.iter())
+            .find(|p| p.id == profileId)
+            .ok_or(INVALID_ARGUMENT)?;
+        put_handles(&c.dev.gpu_instance, p, gpuInstances, count, |j| {
             gi_handle(i, j)
         })
     })
@@ -308,13 +314,12 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetComputeInstances(
     let sym = "nvmlGpuInstanceGetComputeInstances";
     gi_fn(sym, gpuInstance, |c, j, g| {
         let i = c.target.gpu();
-        put_handles(
-            &g.compute_instance,
-            profileId,
-            computeInstances,
-            count,
-            |k| ci_handle(i, j, k),
-        )
+        let p = (ci_profiles(c, g).iter())
+            .find(|p| p.id == profileId)
+            .ok_or(INVALID_ARGUMENT)?;
+        put_handles(&g.compute_instance, p, computeInstances, count, |k| {
+            ci_handle(i, j, k)
+        })
     })
 }
 
@@ -344,5 +349,36 @@ pub unsafe extern "C" fn nvmlComputeInstanceGetInfo_v2(
             Ok(())
         }),
         Err(e) => e,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::scenario::Scenario;
+
+    const PROFILE: &str =
+        "[[device.gpu_instance_profile]]\nindex = 0\nid = 19\nname = \"MIG 1g.10gb\"\n\
+                           slices = 1\ninstances = 2\n";
+
+    fn parses(instances: &str) -> bool {
+        let text =
+            format!("[[device]]\nmig = {{ current = 1, pending = 1 }}\n{PROFILE}{instances}");
+        Scenario::parse(&text, "t").is_ok()
+    }
+
+    #[test]
+    fn scenarios_check_their_instances() {
+        let gi = |id: u32, profile: u32| {
+            format!("[[device.gpu_instance]]\nid = {id}\nprofile_id = {profile}\nstart = {id}\nsize = 1\n")
+        };
+        assert!(parses(&format!("{}{}", gi(1, 19), gi(2, 19))));
+        // More instances than the profile allows would overrun NVML's buffer.
+        assert!(!parses(&format!("{}{}{}", gi(1, 19), gi(2, 19), gi(3, 19))));
+        assert!(!parses(&gi(1, 14)), "a profile not declared");
+        let ci = "[[device.gpu_instance.compute_instance]]\nid = 0\nprofile_id = 0\n";
+        assert!(
+            !parses(&format!("{}{ci}", gi(1, 19))),
+            "a compute profile not declared"
+        );
     }
 }

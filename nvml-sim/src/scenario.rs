@@ -554,6 +554,34 @@ pub struct InstanceProfile {
     pub compute_instance_profile: Vec<InstanceProfile>,
 }
 
+/// Every instance has a declared profile, and no profile more instances
+/// than its `instances` (NVML fills a buffer of that size with handles).
+fn check_instances(
+    profiles: &[InstanceProfile],
+    items: &[Instance],
+    ctx: &str,
+) -> Result<(), String> {
+    for p in profiles {
+        let n = items.iter().filter(|i| i.profile_id == p.id).count();
+        if n > p.instances as usize {
+            return Err(format!(
+                "{ctx}: {n} instances of profile {} exceed its instances = {}",
+                p.id, p.instances
+            ));
+        }
+    }
+    match items
+        .iter()
+        .find(|i| !profiles.iter().any(|p| p.id == i.profile_id))
+    {
+        Some(i) => Err(format!(
+            "{ctx}: instance {} has undeclared profile {}",
+            i.id, i.profile_id
+        )),
+        None => Ok(()),
+    }
+}
+
 /// An instance: `[[device.gpu_instance]]`, or
 /// `[[device.gpu_instance.compute_instance]]` inside one.
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -1166,6 +1194,16 @@ impl Scenario {
                     "{ctx}: at most {MAX_GPU_INSTANCES} GPU instances of at most \
                      {MAX_COMPUTE_INSTANCES} compute instances each"
                 ));
+            }
+            check_instances(&d.gpu_instance_profile, &d.gpu_instance, &ctx)?;
+            for g in &d.gpu_instance {
+                let profiles = d
+                    .gpu_instance_profile
+                    .iter()
+                    .find(|p| p.id == g.profile_id)
+                    .map_or(&[][..], |p| &p.compute_instance_profile);
+                let ctx = format!("{ctx} GPU instance {}", g.id);
+                check_instances(profiles, &g.compute_instance, &ctx)?;
             }
             if d.mig_instance.len() > MAX_MIG_INSTANCES {
                 return Err(format!(
