@@ -67,6 +67,7 @@ $global:__nvqClapCompleter = {
             [CompletionResult]::new('pmon', 'pmon', [CompletionResultType]::ParameterValue, 'Scrolling per-process monitor: one line per process per GPU per sample')
             [CompletionResult]::new('topo', 'topo', [CompletionResultType]::ParameterValue, 'Show where the GPUs sit: NVLink, PCIe switches, host bridges, NUMA nodes, nearby CPUs and NICs')
             [CompletionResult]::new('nvlink', 'nvlink', [CompletionResultType]::ParameterValue, 'Show each GPU''s NVLinks: speed and state, capabilities, error counters')
+            [CompletionResult]::new('mig', 'mig', [CompletionResultType]::ParameterValue, 'List MIG''s GPU and compute instances and their profiles (read-only)')
             break
         }
         'nvq;dmon' {
@@ -139,6 +140,20 @@ $global:__nvqClapCompleter = {
             [CompletionResult]::new('--capabilities', '--capabilities', [CompletionResultType]::ParameterName, 'Print what each link supports (P2P, system memory, atomics, SLI)')
             [CompletionResult]::new('-e', '-e', [CompletionResultType]::ParameterName, 'Print each active link''s replay, recovery and CRC error counts')
             [CompletionResult]::new('--errorcounters', '--errorcounters', [CompletionResultType]::ParameterName, 'Print each active link''s replay, recovery and CRC error counts')
+            [CompletionResult]::new('--simulate', '--simulate', [CompletionResultType]::ParameterName, 'nvq: load the NVML simulator installed next to nvq (no GPU needed)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'nvq;mig' {
+            [CompletionResult]::new('-i', '-i', [CompletionResultType]::ParameterName, 'GPUs to show (index, UUID, PCI bus id or serial; comma list allowed)')
+            [CompletionResult]::new('--id', '--id', [CompletionResultType]::ParameterName, 'GPUs to show (index, UUID, PCI bus id or serial; comma list allowed)')
+            [CompletionResult]::new('--gpu-instance-id', '--gpu-instance-id', [CompletionResultType]::ParameterName, 'Only these GPU instances (comma list of GPU instance ids; also spelled -gi)')
+            [CompletionResult]::new('--nvml-lib', '--nvml-lib', [CompletionResultType]::ParameterName, 'nvq: load this NVML library instead of libnvidia-ml.so.1')
+            [CompletionResult]::new('--list-gpu-instances', '--list-gpu-instances', [CompletionResultType]::ParameterName, 'List the GPU instances of each MIG-enabled GPU: profile, id, placement (also spelled -lgi)')
+            [CompletionResult]::new('--list-compute-instances', '--list-compute-instances', [CompletionResultType]::ParameterName, 'List the compute instances inside each GPU instance (also spelled -lci)')
+            [CompletionResult]::new('--list-gpu-instance-profiles', '--list-gpu-instance-profiles', [CompletionResultType]::ParameterName, 'List the GPU instance profiles: free and total instances, memory, engines (also spelled -lgip)')
+            [CompletionResult]::new('--list-compute-instance-profiles', '--list-compute-instance-profiles', [CompletionResultType]::ParameterName, 'List the compute instance profiles of each GPU instance; * marks the one filling it (also spelled -lcip)')
             [CompletionResult]::new('--simulate', '--simulate', [CompletionResultType]::ParameterName, 'nvq: load the NVML simulator installed next to nvq (no GPU needed)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')

@@ -455,6 +455,7 @@ complete -c nvq -n "__fish_nvq_needs_command" -f -a "dmon" -d 'Scrolling per-GPU
 complete -c nvq -n "__fish_nvq_needs_command" -f -a "pmon" -d 'Scrolling per-process monitor: one line per process per GPU per sample'
 complete -c nvq -n "__fish_nvq_needs_command" -f -a "topo" -d 'Show where the GPUs sit: NVLink, PCIe switches, host bridges, NUMA nodes, nearby CPUs and NICs'
 complete -c nvq -n "__fish_nvq_needs_command" -f -a "nvlink" -d 'Show each GPU\'s NVLinks: speed and state, capabilities, error counters'
+complete -c nvq -n "__fish_nvq_needs_command" -f -a "mig" -d 'List MIG\'s GPU and compute instances and their profiles (read-only)'
 complete -c nvq -n "__fish_nvq_using_subcommand dmon" -s i -l id -d 'GPUs to watch: index, UUID or PCI bus id; comma list allowed' -r
 complete -c nvq -n "__fish_nvq_using_subcommand dmon" -s d -l delay -d 'Seconds between samples (default 1; pmon takes 1 to 10)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand dmon" -s c -l count -d 'Stop after COUNT samples' -r
@@ -496,3 +497,12 @@ complete -c nvq -n "__fish_nvq_using_subcommand nvlink" -s c -l capabilities -d 
 complete -c nvq -n "__fish_nvq_using_subcommand nvlink" -s e -l errorcounters -d 'Print each active link\'s replay, recovery and CRC error counts'
 complete -c nvq -n "__fish_nvq_using_subcommand nvlink" -l simulate -d 'nvq: load the NVML simulator installed next to nvq (no GPU needed)'
 complete -c nvq -n "__fish_nvq_using_subcommand nvlink" -s h -l help -d 'Print help'
+complete -c nvq -n "__fish_nvq_using_subcommand mig" -s i -l id -d 'GPUs to show (index, UUID, PCI bus id or serial; comma list allowed)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand mig" -l gpu-instance-id -d 'Only these GPU instances (comma list of GPU instance ids; also spelled -gi)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand mig" -l nvml-lib -d 'nvq: load this NVML library instead of libnvidia-ml.so.1' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand mig" -l list-gpu-instances -d 'List the GPU instances of each MIG-enabled GPU: profile, id, placement (also spelled -lgi)'
+complete -c nvq -n "__fish_nvq_using_subcommand mig" -l list-compute-instances -d 'List the compute instances inside each GPU instance (also spelled -lci)'
+complete -c nvq -n "__fish_nvq_using_subcommand mig" -l list-gpu-instance-profiles -d 'List the GPU instance profiles: free and total instances, memory, engines (also spelled -lgip)'
+complete -c nvq -n "__fish_nvq_using_subcommand mig" -l list-compute-instance-profiles -d 'List the compute instance profiles of each GPU instance; * marks the one filling it (also spelled -lcip)'
+complete -c nvq -n "__fish_nvq_using_subcommand mig" -l simulate -d 'nvq: load the NVML simulator installed next to nvq (no GPU needed)'
+complete -c nvq -n "__fish_nvq_using_subcommand mig" -s h -l help -d 'Print help'

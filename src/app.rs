@@ -1,5 +1,6 @@
 //! What nvq does with parsed arguments.
 
+mod mig;
 mod nvlink;
 mod topo;
 
@@ -102,7 +103,7 @@ pub fn run_as(args: &Args, personality: Personality) -> Result<(), NvqError> {
     let queries = &args.queries;
     if let Some(command) = &args.command {
         // The monitors take their own options; nvq's top-level ones (but the
-        // NVML library) do not combine with them. topo and nvlink check
+        // NVML library) do not combine with them. topo, nvlink and mig check
         // theirs themselves (`--format=json` is theirs too).
         let monitor = matches!(command, cli::Command::Dmon(_) | cli::Command::Pmon(_));
         if monitor
@@ -115,6 +116,7 @@ pub fn run_as(args: &Args, personality: Personality) -> Result<(), NvqError> {
             cli::Command::Pmon(a) => pmon::run(a, args.lib_source()),
             cli::Command::Topo(t) => topo::run(args, t),
             cli::Command::Nvlink(n) => nvlink::run(args, n),
+            cli::Command::Mig(m) => mig::run(args, m),
         };
     }
     if queries.len() > 1 {

@@ -403,7 +403,7 @@ pub const SYMBOLS: &[&str] = &[
     "nvmlDeviceGetDriverModel",
 ];
 
-/// Symbols exported as `NOT_SUPPORTED` stubs (247).
+/// Symbols exported as `NOT_SUPPORTED` stubs (239).
 pub const STUBS: &[&str] = &[
     "nvmlSystemGetHicVersion",
     "nvmlSystemGetTopologyGpuSet",
@@ -606,26 +606,18 @@ pub const STUBS: &[&str] = &[
     "nvmlDeviceReadWritePRM_v1",
     "nvmlDeviceSetMigMode",
     "nvmlDeviceGetGpuInstanceProfileInfo",
-    "nvmlDeviceGetGpuInstanceProfileInfoV",
     "nvmlDeviceGetGpuInstanceProfileInfoByIdV",
     "nvmlDeviceGetGpuInstancePossiblePlacements_v2",
-    "nvmlDeviceGetGpuInstanceRemainingCapacity",
     "nvmlDeviceCreateGpuInstance",
     "nvmlDeviceCreateGpuInstanceWithPlacement",
     "nvmlGpuInstanceDestroy",
-    "nvmlDeviceGetGpuInstances",
     "nvmlDeviceGetGpuInstanceById",
-    "nvmlGpuInstanceGetInfo",
     "nvmlGpuInstanceGetComputeInstanceProfileInfo",
-    "nvmlGpuInstanceGetComputeInstanceProfileInfoV",
-    "nvmlGpuInstanceGetComputeInstanceRemainingCapacity",
     "nvmlGpuInstanceGetComputeInstancePossiblePlacements",
     "nvmlGpuInstanceCreateComputeInstance",
     "nvmlGpuInstanceCreateComputeInstanceWithPlacement",
     "nvmlComputeInstanceDestroy",
-    "nvmlGpuInstanceGetComputeInstances",
     "nvmlGpuInstanceGetComputeInstanceById",
-    "nvmlComputeInstanceGetInfo_v2",
     "nvmlGpmMetricsGet",
     "nvmlGpmSampleFree",
     "nvmlGpmSampleAlloc",
@@ -2897,18 +2889,6 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuInstanceProfileInfo(
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetGpuInstanceProfileInfoV(
-    _a0: nvmlDevice_t,
-    _a1: raw::c_uint,
-    _a2: *mut nvmlGpuInstanceProfileInfo_v2_t,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetGpuInstanceProfileInfoV")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetGpuInstanceProfileInfoByIdV(
     _a0: nvmlDevice_t,
     _a1: raw::c_uint,
@@ -2928,18 +2908,6 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuInstancePossiblePlacements_v2(
     _a3: *mut raw::c_uint,
 ) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceGetGpuInstancePossiblePlacements_v2")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetGpuInstanceRemainingCapacity(
-    _a0: nvmlDevice_t,
-    _a1: raw::c_uint,
-    _a2: *mut raw::c_uint,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetGpuInstanceRemainingCapacity")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -2979,36 +2947,12 @@ pub unsafe extern "C" fn nvmlGpuInstanceDestroy(_a0: nvmlGpuInstance_t) -> nvmlR
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetGpuInstances(
-    _a0: nvmlDevice_t,
-    _a1: raw::c_uint,
-    _a2: *mut nvmlGpuInstance_t,
-    _a3: *mut raw::c_uint,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetGpuInstances")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetGpuInstanceById(
     _a0: nvmlDevice_t,
     _a1: raw::c_uint,
     _a2: *mut nvmlGpuInstance_t,
 ) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceGetGpuInstanceById")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlGpuInstanceGetInfo(
-    _a0: nvmlGpuInstance_t,
-    _a1: *mut nvmlGpuInstanceInfo_t,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlGpuInstanceGetInfo")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -3022,31 +2966,6 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetComputeInstanceProfileInfo(
     _a3: *mut nvmlComputeInstanceProfileInfo_t,
 ) -> nvmlReturn_t {
     crate::state::stub("nvmlGpuInstanceGetComputeInstanceProfileInfo")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlGpuInstanceGetComputeInstanceProfileInfoV(
-    _a0: nvmlGpuInstance_t,
-    _a1: raw::c_uint,
-    _a2: raw::c_uint,
-    _a3: *mut nvmlComputeInstanceProfileInfo_v2_t,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlGpuInstanceGetComputeInstanceProfileInfoV")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlGpuInstanceGetComputeInstanceRemainingCapacity(
-    _a0: nvmlGpuInstance_t,
-    _a1: raw::c_uint,
-    _a2: *mut raw::c_uint,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlGpuInstanceGetComputeInstanceRemainingCapacity")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -3099,36 +3018,12 @@ pub unsafe extern "C" fn nvmlComputeInstanceDestroy(_a0: nvmlComputeInstance_t) 
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlGpuInstanceGetComputeInstances(
-    _a0: nvmlGpuInstance_t,
-    _a1: raw::c_uint,
-    _a2: *mut nvmlComputeInstance_t,
-    _a3: *mut raw::c_uint,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlGpuInstanceGetComputeInstances")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
 pub unsafe extern "C" fn nvmlGpuInstanceGetComputeInstanceById(
     _a0: nvmlGpuInstance_t,
     _a1: raw::c_uint,
     _a2: *mut nvmlComputeInstance_t,
 ) -> nvmlReturn_t {
     crate::state::stub("nvmlGpuInstanceGetComputeInstanceById")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlComputeInstanceGetInfo_v2(
-    _a0: nvmlComputeInstance_t,
-    _a1: *mut nvmlComputeInstanceInfo_t,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlComputeInstanceGetInfo_v2")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -4315,7 +4210,7 @@ const _: unsafe extern "C" fn(
     nvmlDevice_t,
     raw::c_uint,
     *mut nvmlGpuInstanceProfileInfo_v2_t,
-) -> nvmlReturn_t = nvmlDeviceGetGpuInstanceProfileInfoV;
+) -> nvmlReturn_t = crate::nvmlDeviceGetGpuInstanceProfileInfoV;
 const _: unsafe extern "C" fn(
     nvmlDevice_t,
     raw::c_uint,
@@ -4328,7 +4223,7 @@ const _: unsafe extern "C" fn(
     *mut raw::c_uint,
 ) -> nvmlReturn_t = nvmlDeviceGetGpuInstancePossiblePlacements_v2;
 const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint, *mut raw::c_uint) -> nvmlReturn_t =
-    nvmlDeviceGetGpuInstanceRemainingCapacity;
+    crate::nvmlDeviceGetGpuInstanceRemainingCapacity;
 const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint, *mut nvmlGpuInstance_t) -> nvmlReturn_t =
     nvmlDeviceCreateGpuInstance;
 const _: unsafe extern "C" fn(
@@ -4343,11 +4238,11 @@ const _: unsafe extern "C" fn(
     raw::c_uint,
     *mut nvmlGpuInstance_t,
     *mut raw::c_uint,
-) -> nvmlReturn_t = nvmlDeviceGetGpuInstances;
+) -> nvmlReturn_t = crate::nvmlDeviceGetGpuInstances;
 const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint, *mut nvmlGpuInstance_t) -> nvmlReturn_t =
     nvmlDeviceGetGpuInstanceById;
 const _: unsafe extern "C" fn(nvmlGpuInstance_t, *mut nvmlGpuInstanceInfo_t) -> nvmlReturn_t =
-    nvmlGpuInstanceGetInfo;
+    crate::nvmlGpuInstanceGetInfo;
 const _: unsafe extern "C" fn(
     nvmlGpuInstance_t,
     raw::c_uint,
@@ -4359,9 +4254,9 @@ const _: unsafe extern "C" fn(
     raw::c_uint,
     raw::c_uint,
     *mut nvmlComputeInstanceProfileInfo_v2_t,
-) -> nvmlReturn_t = nvmlGpuInstanceGetComputeInstanceProfileInfoV;
+) -> nvmlReturn_t = crate::nvmlGpuInstanceGetComputeInstanceProfileInfoV;
 const _: unsafe extern "C" fn(nvmlGpuInstance_t, raw::c_uint, *mut raw::c_uint) -> nvmlReturn_t =
-    nvmlGpuInstanceGetComputeInstanceRemainingCapacity;
+    crate::nvmlGpuInstanceGetComputeInstanceRemainingCapacity;
 const _: unsafe extern "C" fn(
     nvmlGpuInstance_t,
     raw::c_uint,
@@ -4385,7 +4280,7 @@ const _: unsafe extern "C" fn(
     raw::c_uint,
     *mut nvmlComputeInstance_t,
     *mut raw::c_uint,
-) -> nvmlReturn_t = nvmlGpuInstanceGetComputeInstances;
+) -> nvmlReturn_t = crate::nvmlGpuInstanceGetComputeInstances;
 const _: unsafe extern "C" fn(
     nvmlGpuInstance_t,
     raw::c_uint,
@@ -4394,7 +4289,7 @@ const _: unsafe extern "C" fn(
 const _: unsafe extern "C" fn(
     nvmlComputeInstance_t,
     *mut nvmlComputeInstanceInfo_t,
-) -> nvmlReturn_t = nvmlComputeInstanceGetInfo_v2;
+) -> nvmlReturn_t = crate::nvmlComputeInstanceGetInfo_v2;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t =
     crate::nvmlDeviceIsMigDeviceHandle;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t =

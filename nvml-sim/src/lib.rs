@@ -12,6 +12,7 @@ pub mod scenario;
 
 mod device;
 mod generated;
+mod instances;
 mod procs;
 mod state;
 mod system;
@@ -34,6 +35,8 @@ pub fn implemented_symbols() -> Vec<&'static str> {
 
 #[allow(unused_imports)]
 pub(crate) use device::*;
+#[allow(unused_imports)]
+pub(crate) use instances::*;
 #[allow(unused_imports)]
 pub(crate) use procs::*;
 #[allow(unused_imports)]

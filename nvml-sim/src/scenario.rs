@@ -22,6 +22,10 @@ pub const MAX_DEVICES: usize = 16384;
 pub const MAX_SCENARIO_BYTES: u64 = 16 << 20;
 /// Most MIG instances per device.
 pub const MAX_MIG_INSTANCES: usize = 63;
+/// Most GPU instances per device.
+pub const MAX_GPU_INSTANCES: usize = 8;
+/// Most compute instances per GPU instance.
+pub const MAX_COMPUTE_INSTANCES: usize = 8;
 
 /// A value that may change over time: one value, or a list (element n answers call n).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -518,6 +522,80 @@ pub struct MigInstance {
     pub memory: Memory,
 }
 
+/// A GPU or compute instance profile (`[[device.gpu_instance_profile]]`, and
+/// `[[device.gpu_instance_profile.compute_instance_profile]]` inside one).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct InstanceProfile {
+    /// The profile's index (`NVML_GPU_INSTANCE_PROFILE_*` or
+    /// `NVML_COMPUTE_INSTANCE_PROFILE_*`), the argument of the profile info call.
+    pub index: u32,
+    /// The profile id that instances carry.
+    pub id: u32,
+    /// e.g. "MIG 1g.10gb" or "MIG 1c.3g.40gb".
+    pub name: String,
+    pub slices: u32,
+    /// Most instances of this profile.
+    pub instances: u32,
+    /// Remaining capacity; left out: `instances` less those that exist.
+    pub free: Option<u32>,
+    /// GPU instance profiles only.
+    pub memory_mib: u64,
+    /// GPU instance profiles only.
+    pub p2p: bool,
+    pub sm: u32,
+    pub ce: u32,
+    pub dec: u32,
+    pub enc: u32,
+    pub jpeg: u32,
+    pub ofa: u32,
+    /// GPU instance profiles only: the compute instance profiles a GPU
+    /// instance of this profile offers.
+    pub compute_instance_profile: Vec<InstanceProfile>,
+}
+
+/// Every instance has a declared profile, and no profile more instances
+/// than its `instances` (NVML fills a buffer of that size with handles).
+fn check_instances(
+    profiles: &[InstanceProfile],
+    items: &[Instance],
+    ctx: &str,
+) -> Result<(), String> {
+    for p in profiles {
+        let n = items.iter().filter(|i| i.profile_id == p.id).count();
+        if n > p.instances as usize {
+            return Err(format!(
+                "{ctx}: {n} instances of profile {} exceed its instances = {}",
+                p.id, p.instances
+            ));
+        }
+    }
+    match items
+        .iter()
+        .find(|i| !profiles.iter().any(|p| p.id == i.profile_id))
+    {
+        Some(i) => Err(format!(
+            "{ctx}: instance {} has undeclared profile {}",
+            i.id, i.profile_id
+        )),
+        None => Ok(()),
+    }
+}
+
+/// An instance: `[[device.gpu_instance]]`, or
+/// `[[device.gpu_instance.compute_instance]]` inside one.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Instance {
+    pub id: u32,
+    pub profile_id: u32,
+    /// Placement: the first slice and the number of slices.
+    pub start: u32,
+    pub size: u32,
+    /// GPU instances only: their compute instances.
+    pub compute_instance: Vec<Instance>,
+}
+
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Gsp {
@@ -750,6 +828,10 @@ pub struct Device {
     pub supported_graphics_clocks_by_memory: BTreeMap<String, Vec<u32>>,
     pub mig: Mig,
     pub mig_instance: Vec<MigInstance>,
+    /// `[[device.gpu_instance_profile]]`: the GPU instance profiles the GPU offers in MIG mode.
+    pub gpu_instance_profile: Vec<InstanceProfile>,
+    /// `[[device.gpu_instance]]`: the GPU instances that exist (with their compute instances).
+    pub gpu_instance: Vec<Instance>,
     pub gsp: Gsp,
     pub conf_compute_protected_memory: ProtectedMemory,
     /// 0/1, `nvmlDeviceGetC2cModeInfoV`.
@@ -1106,6 +1188,26 @@ impl Scenario {
             check_procs(&d.process, &ctx)?;
             check_procs(&d.graphics_process, &ctx)?;
             check_procs(&d.mps_process, &ctx)?;
+            if d.gpu_instance.len() > MAX_GPU_INSTANCES
+                || d.gpu_instance
+                    .iter()
+                    .any(|g| g.compute_instance.len() > MAX_COMPUTE_INSTANCES)
+            {
+                return Err(format!(
+                    "{ctx}: at most {MAX_GPU_INSTANCES} GPU instances of at most \
+                     {MAX_COMPUTE_INSTANCES} compute instances each"
+                ));
+            }
+            check_instances(&d.gpu_instance_profile, &d.gpu_instance, &ctx)?;
+            for g in &d.gpu_instance {
+                let profiles = d
+                    .gpu_instance_profile
+                    .iter()
+                    .find(|p| p.id == g.profile_id)
+                    .map_or(&[][..], |p| &p.compute_instance_profile);
+                let ctx = format!("{ctx} GPU instance {}", g.id);
+                check_instances(profiles, &g.compute_instance, &ctx)?;
+            }
             if d.mig_instance.len() > MAX_MIG_INSTANCES {
                 return Err(format!(
                     "{ctx}: {} MIG instances exceed the maximum of {MAX_MIG_INSTANCES}",

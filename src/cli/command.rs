@@ -14,4 +14,6 @@ pub enum Command {
     Topo(super::topo::TopoArgs),
     /// Show each GPU's NVLinks: speed and state, capabilities, error counters.
     Nvlink(super::nvlink::NvlinkArgs),
+    /// List MIG's GPU and compute instances and their profiles (read-only).
+    Mig(super::mig::MigArgs),
 }

@@ -5,6 +5,7 @@ pub mod command;
 pub mod dmon;
 pub mod generate;
 mod interval;
+pub mod mig;
 mod monitor;
 pub mod nvlink;
 pub mod pmon;
@@ -139,7 +140,7 @@ pub struct Args {
     #[arg(long, global = true, help_heading = "NVML (nvq)")]
     pub simulate: bool,
 
-    /// nvidia-smi's sub-commands (`dmon`, `pmon`, `topo`, `nvlink`).
+    /// nvidia-smi's sub-commands (`dmon`, `pmon`, `topo`, `nvlink`, `mig`).
     #[command(subcommand)]
     pub command: Option<Command>,
 }
@@ -337,7 +338,6 @@ pub const NOT_IMPLEMENTED: &[&str] = &[
     "encodersessions",
     "fbcsessions",
     "conf-compute",
-    "mig",
     "boost-slider",
     "power-hint",
     "vgpu",
@@ -411,6 +411,10 @@ const SUBCOMMANDS: &[(&str, Refusals)] = &[
             nvlink::CHANGES_STATE,
             nvlink::SPELLINGS,
         ),
+    ),
+    (
+        "mig",
+        (mig::NOT_IMPLEMENTED, mig::CHANGES_STATE, mig::SPELLINGS),
     ),
 ];
 

@@ -8,6 +8,7 @@
 mod code;
 mod field;
 pub mod listing;
+pub mod mig;
 pub mod nvlink;
 pub mod report;
 mod row;

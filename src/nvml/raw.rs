@@ -7,6 +7,7 @@
 //! ([`read_list`]) with named codes and a bounded size.
 
 use super::{check, NvmlCode, Session};
+use crate::model::mig::{Engines, Instance, Profile};
 use nvml_wrapper_sys::bindings::*;
 use std::os::raw::{c_uint, c_ulonglong};
 
@@ -882,4 +883,172 @@ pub fn processes_utilization(
     check(unsafe { f(h, &mut info) })?;
     samples.truncate(info.processSamplesCount.min(n) as usize);
     Ok(samples)
+}
+
+/// A GPU instance of a MIG-enabled GPU (an NVML handle, valid while the
+/// session is open).
+#[derive(Clone, Copy)]
+pub struct GiHandle(nvmlGpuInstance_t);
+
+/// Profile indices tried for GPU and compute instance profiles: NVML's
+/// `*_PROFILE_COUNT` grows with drivers, and indices a driver lacks answer an
+/// error that the caller skips.
+pub const MAX_PROFILE_INDEX: u32 = 32;
+
+/// Most instances read per profile: NVML fills a buffer sized by the
+/// profile's instance count; this bounds what a library may claim.
+const MAX_INSTANCES: u32 = 64;
+
+/// A C name array as text (up to its first NUL).
+fn c_name(name: &[std::os::raw::c_char]) -> String {
+    let bytes: Vec<u8> = name
+        .iter()
+        .take_while(|&&c| c != 0)
+        .map(|&c| c as u8)
+        .collect();
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
+/// GPU instance profile `index` (`nvmlDeviceGetGpuInstanceProfileInfoV`)
+/// with its remaining capacity (`nvmlDeviceGetGpuInstanceRemainingCapacity`).
+pub fn gi_profile(c: &Dev<'_>, index: u32) -> Result<Profile, NvmlCode> {
+    let f = sym!(c, nvmlDeviceGetGpuInstanceProfileInfoV)?;
+    let h = c.handle()?;
+    let mut p: nvmlGpuInstanceProfileInfo_v2_t = zeroed();
+    p.version = version::<nvmlGpuInstanceProfileInfo_v2_t>(2);
+    // SAFETY: a valid handle and a versioned, initialised out-struct.
+    check(unsafe { f(h, index, &mut p) })?;
+    let remaining = sym!(c, nvmlDeviceGetGpuInstanceRemainingCapacity)?;
+    let mut free: c_uint = 0;
+    // SAFETY: a valid handle and a valid out-pointer.
+    let free = check(unsafe { remaining(h, p.id, &mut free) }).map(|()| free);
+    Ok(Profile {
+        id: p.id,
+        name: c_name(&p.name),
+        slices: p.sliceCount,
+        total: p.instanceCount,
+        free,
+        memory_mib: p.memorySizeMB,
+        p2p: p.isP2pSupported != 0,
+        engines: Engines {
+            sm: p.multiprocessorCount,
+            ce: p.copyEngineCount,
+            dec: p.decoderCount,
+            enc: p.encoderCount,
+            jpeg: p.jpegCount,
+            ofa: p.ofaCount,
+        },
+    })
+}
+
+/// The GPU instances of `profile` (`nvmlDeviceGetGpuInstances`), each with
+/// its id and placement (`nvmlGpuInstanceGetInfo`).
+pub fn gpu_instances(
+    c: &Dev<'_>,
+    profile: &Profile,
+) -> Result<Vec<(GiHandle, Instance)>, NvmlCode> {
+    let list = sym!(c, nvmlDeviceGetGpuInstances)?;
+    let info = sym!(c, nvmlGpuInstanceGetInfo)?;
+    let h = c.handle()?;
+    let cap = profile.total.clamp(1, MAX_INSTANCES);
+    let mut handles: Vec<nvmlGpuInstance_t> = vec![std::ptr::null_mut(); cap as usize];
+    let mut n: c_uint = 0;
+    // SAFETY: a valid handle; the buffer holds the profile's instance count
+    // (bounded), as NVML requires.
+    check(unsafe { list(h, profile.id, handles.as_mut_ptr(), &mut n) })?;
+    handles.truncate((n as usize).min(handles.len()));
+    handles
+        .into_iter()
+        .map(|g| {
+            let mut i: nvmlGpuInstanceInfo_t = zeroed();
+            // SAFETY: `g` is a GPU instance handle NVML just returned; `i` a valid out-struct.
+            check(unsafe { info(g, &mut i) })?;
+            Ok((
+                GiHandle(g),
+                instance(
+                    profile,
+                    i.id,
+                    i.profileId,
+                    i.placement.start,
+                    i.placement.size,
+                ),
+            ))
+        })
+        .collect()
+}
+
+fn instance(profile: &Profile, id: u32, profile_id: u32, start: u32, size: u32) -> Instance {
+    Instance {
+        id,
+        profile_id,
+        name: profile.name.clone(),
+        start,
+        size,
+    }
+}
+
+/// Compute instance profile `index` of GPU instance `gi`
+/// (`nvmlGpuInstanceGetComputeInstanceProfileInfoV`, shared engines) with
+/// its remaining capacity.
+pub fn ci_profile(c: &Dev<'_>, gi: GiHandle, index: u32) -> Result<Profile, NvmlCode> {
+    let f = sym!(c, nvmlGpuInstanceGetComputeInstanceProfileInfoV)?;
+    let mut p: nvmlComputeInstanceProfileInfo_v2_t = zeroed();
+    p.version = version::<nvmlComputeInstanceProfileInfo_v2_t>(2);
+    let shared = NVML_COMPUTE_INSTANCE_ENGINE_PROFILE_SHARED;
+    // SAFETY: a GPU instance handle of this session and a versioned out-struct.
+    check(unsafe { f(gi.0, index, shared, &mut p) })?;
+    let remaining = sym!(c, nvmlGpuInstanceGetComputeInstanceRemainingCapacity)?;
+    let mut free: c_uint = 0;
+    // SAFETY: as above, with a valid out-pointer.
+    let free = check(unsafe { remaining(gi.0, p.id, &mut free) }).map(|()| free);
+    Ok(Profile {
+        id: p.id,
+        name: c_name(&p.name),
+        slices: p.sliceCount,
+        total: p.instanceCount,
+        free,
+        memory_mib: 0,
+        p2p: false,
+        engines: Engines {
+            sm: p.multiprocessorCount,
+            ce: p.sharedCopyEngineCount,
+            dec: p.sharedDecoderCount,
+            enc: p.sharedEncoderCount,
+            jpeg: p.sharedJpegCount,
+            ofa: p.sharedOfaCount,
+        },
+    })
+}
+
+/// The compute instances of `profile` in GPU instance `gi`
+/// (`nvmlGpuInstanceGetComputeInstances`, `nvmlComputeInstanceGetInfo_v2`).
+pub fn compute_instances(
+    c: &Dev<'_>,
+    gi: GiHandle,
+    profile: &Profile,
+) -> Result<Vec<Instance>, NvmlCode> {
+    let list = sym!(c, nvmlGpuInstanceGetComputeInstances)?;
+    let info = sym!(c, nvmlComputeInstanceGetInfo_v2)?;
+    let cap = profile.total.clamp(1, MAX_INSTANCES);
+    let mut handles: Vec<nvmlComputeInstance_t> = vec![std::ptr::null_mut(); cap as usize];
+    let mut n: c_uint = 0;
+    // SAFETY: a GPU instance handle of this session; the buffer holds the
+    // profile's instance count (bounded), as NVML requires.
+    check(unsafe { list(gi.0, profile.id, handles.as_mut_ptr(), &mut n) })?;
+    handles.truncate((n as usize).min(handles.len()));
+    handles
+        .into_iter()
+        .map(|ci| {
+            let mut i: nvmlComputeInstanceInfo_t = zeroed();
+            // SAFETY: a compute instance handle NVML just returned; a valid out-struct.
+            check(unsafe { info(ci, &mut i) })?;
+            Ok(instance(
+                profile,
+                i.id,
+                i.profileId,
+                i.placement.start,
+                i.placement.size,
+            ))
+        })
+        .collect()
 }

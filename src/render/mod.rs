@@ -5,6 +5,7 @@ pub mod csv;
 pub mod field_help;
 pub(crate) mod json;
 pub mod listing;
+pub mod mig;
 pub mod monitor;
 mod ndjson;
 pub mod nvlink;

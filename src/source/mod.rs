@@ -15,6 +15,7 @@
 pub mod gpu;
 pub mod list_mode;
 pub mod listing;
+pub mod mig;
 pub mod mode;
 pub mod nvlink;
 pub mod procinfo;

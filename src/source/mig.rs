@@ -1,0 +1,99 @@
+//! `mig -lgi/-lci/-lgip/-lcip`: each selected GPU's MIG mode, GPU instance
+//! profiles and GPU instances, and (when asked) each GPU instance's compute
+//! instance profiles and compute instances, read through the raw layer.
+
+use crate::model::mig::{Gpu, GpuInstance, GpuMig, Profile};
+use crate::model::NvmlCode;
+use crate::nvml::raw::{self, Dev, GiHandle, MAX_PROFILE_INDEX};
+use crate::nvml::Session;
+
+/// Whether to read each GPU instance's compute instance profiles and
+/// compute instances (`-lci`, `-lcip`) or not (`-lgi`, `-lgip`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Depth {
+    GpuInstances,
+    ComputeInstances,
+}
+
+/// The MIG state of the GPUs `devices`.
+pub fn gpus(session: &Session, devices: &[u32], depth: Depth) -> Vec<Gpu> {
+    devices
+        .iter()
+        .map(|&index| Gpu {
+            index,
+            mig: gpu(session, index, depth).unwrap_or_else(GpuMig::Failed),
+        })
+        .collect()
+}
+
+/// An error that says a profile index does not exist here, not that the
+/// GPU failed.
+fn absent(code: NvmlCode) -> bool {
+    code == NvmlCode::NOT_SUPPORTED || code == NvmlCode::INVALID_ARGUMENT
+}
+
+/// The profiles at indices `0..MAX_PROFILE_INDEX` that `read` finds, in
+/// nvidia-smi's order: by slice count, then by index.
+fn profiles(
+    mut read: impl FnMut(u32) -> Result<Profile, NvmlCode>,
+) -> Result<Vec<Profile>, NvmlCode> {
+    let mut out = Vec::new();
+    for index in 0..MAX_PROFILE_INDEX {
+        match read(index) {
+            Ok(p) => out.push(p),
+            Err(c) if absent(c) => {}
+            Err(c) => return Err(c),
+        }
+    }
+    out.sort_by_key(|p| p.slices);
+    Ok(out)
+}
+
+fn gpu(session: &Session, index: u32, depth: Depth) -> Result<GpuMig, NvmlCode> {
+    let d = session.device(index)?;
+    match d.mig_mode() {
+        Ok(m) if m.current == 1 => {}
+        Ok(_) => return Ok(GpuMig::Disabled),
+        Err(e) => {
+            let code = NvmlCode::from(e);
+            return if code == NvmlCode::NOT_SUPPORTED {
+                Ok(GpuMig::Disabled)
+            } else {
+                Err(code)
+            };
+        }
+    }
+    // SAFETY: the handle belongs to this open session.
+    let dev = Dev::new(session, Ok(unsafe { d.handle() }));
+    let profiles = profiles(|i| raw::gi_profile(&dev, i))?;
+    let mut instances = Vec::new();
+    for p in &profiles {
+        for (handle, instance) in raw::gpu_instances(&dev, p)? {
+            let (ci_profiles, compute_instances) = match depth {
+                Depth::GpuInstances => (Vec::new(), Vec::new()),
+                Depth::ComputeInstances => compute(&dev, handle)?,
+            };
+            instances.push(GpuInstance {
+                instance,
+                ci_profiles,
+                compute_instances,
+            });
+        }
+    }
+    Ok(GpuMig::Enabled {
+        profiles,
+        instances,
+    })
+}
+
+type Compute = (Vec<Profile>, Vec<crate::model::mig::Instance>);
+
+/// A GPU instance's compute instance profiles and compute instances.
+fn compute(dev: &Dev<'_>, gi: GiHandle) -> Result<Compute, NvmlCode> {
+    let ci_profiles = profiles(|i| raw::ci_profile(dev, gi, i))?;
+    let mut cis = Vec::new();
+    for p in &ci_profiles {
+        cis.extend(raw::compute_instances(dev, gi, p)?);
+    }
+    Ok((ci_profiles, cis))
+}

@@ -1,0 +1,185 @@
+//! `nvq mig -lgi/-lci/-lgip/-lcip` against the simulator: public nvidia-smi
+//! outputs (`tests/mig/*.txt`, each naming its source) reproduced from their
+//! scenarios, MIG disabled, a lost GPU, `-i` and `-gi`, refused options.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+use common::{nvq, scenario};
+
+fn ok(sc: &str, args: &[&str]) -> String {
+    common::nvq_ok(&scenario(sc), &[&["mig"], args].concat())
+}
+
+/// Each fixture: its header names the source and the command; the body
+/// (after `---`) is the program's output, possibly cut short by the page,
+/// so nvq's output is compared over the fixture's lines, byte for byte.
+#[test]
+fn public_outputs() {
+    let cases: &[(&str, &str, &[&str])] = &[
+        (
+            "dra_driver_933_lgi",
+            "mig_dra_933.toml",
+            &["-lgi", "-i", "3"],
+        ),
+        ("dcgm_138_lgi", "mig_dcgm_138.toml", &["-lgi"]),
+        ("mig_parted_97_lgip", "mig_parted_97.toml", &["-lgip"]),
+        (
+            "gpu_operator_1303_lgip",
+            "mig_gpu_operator_1303.toml",
+            &["-lgip"],
+        ),
+        ("mig_parted_227_lgip", "mig_parted_227.toml", &["-lgip"]),
+        ("go_nvml_146_lcip", "mig_go_nvml_146.toml", &["-lcip"]),
+        (
+            "gpu_operator_622_lcip",
+            "mig_gpu_operator_622.toml",
+            &["-lcip", "-gi", "0"],
+        ),
+    ];
+    let dir = common::repo_root().join("tests/mig");
+    for (name, sc, args) in cases {
+        let fixture = std::fs::read_to_string(dir.join(format!("{name}.txt"))).unwrap();
+        let (header, body) = fixture.split_once("---\n").unwrap();
+        assert!(header.contains("# source: https://"), "{name}: no source");
+        let command = format!("# command: nvidia-smi mig {}", args.join(" "));
+        assert!(header.contains(&command), "{name}: not {command}");
+        let got = ok(sc, args);
+        if header.contains("# lines: all") {
+            assert_eq!(got, body, "{name}");
+        } else {
+            let want: Vec<&str> = body.lines().collect();
+            let got: Vec<&str> = got.lines().take(want.len()).collect();
+            assert_eq!(got, want, "{name}");
+        }
+    }
+}
+
+#[test]
+fn long_spellings() {
+    let short = ok("mig_dcgm_138.toml", &["-lgip"]);
+    assert_eq!(
+        ok("mig_dcgm_138.toml", &["--list-gpu-instance-profiles"]),
+        short
+    );
+    let lgi = ok("mig_dra_933.toml", &["-lgi", "-i", "3"]);
+    assert_eq!(
+        ok("mig_dra_933.toml", &["--list-gpu-instances", "--id", "3"]),
+        lgi
+    );
+}
+
+#[test]
+fn profiles_with_free_capacity_left() {
+    // GPU 2 of the DCGM machine holds one 1g.10gb instance of seven.
+    let out = ok("mig_dcgm_138.toml", &["-lgip", "-i", "2"]);
+    assert!(
+        out.contains(
+            "\n|   2  MIG 1g.10gb       19     6/7        9.50       No     14     0     0   |\n"
+        ),
+        "{out}"
+    );
+}
+
+#[test]
+fn compute_instances() {
+    let out = ok("mig_instances.toml", &["-lci", "-i", "0"]);
+    let rows: Vec<&str> = out.lines().filter(|l| l.starts_with("|   0")).collect();
+    assert_eq!(
+        rows,
+        [
+            "|   0      5       MIG 1c.2g.20gb       0         0          0:1     |",
+            "|   0      5       MIG 1c.2g.20gb       0         1          1:1     |",
+            "|   0      1       MIG 3g.40gb          2         0          0:3     |",
+        ],
+        "{out}"
+    );
+    assert!(
+        out.starts_with(&format!("+{}+\n| Compute instances:", "-".repeat(68))),
+        "{out}"
+    );
+    // -gi keeps the GPU instances asked for.
+    let one = ok("mig_instances.toml", &["-lci", "-i", "0", "-gi", "1"]);
+    assert_eq!(
+        one.lines().filter(|l| l.starts_with("|   0")).count(),
+        1,
+        "{one}"
+    );
+    // The compute instance profiles: the one filling its GPU instance is starred.
+    let cip = ok("mig_instances.toml", &["-lcip", "-i", "0", "-gi", "5"]);
+    assert!(
+        cip.contains("|   0      5       MIG 2g.20gb          1*     0/1  "),
+        "{cip}"
+    );
+    assert!(
+        cip.contains("|   0      5       MIG 1c.2g.20gb       0      0/2  "),
+        "{cip}"
+    );
+}
+
+#[test]
+fn mig_disabled() {
+    for flag in ["-lgi", "-lci", "-lgip", "-lcip"] {
+        assert_eq!(
+            ok("mig_instances.toml", &[flag, "-i", "1"]),
+            "No MIG-enabled devices found.\n",
+            "{flag}"
+        );
+    }
+    // A GPU without MIG keys at all.
+    assert_eq!(
+        ok("topo_h200.toml", &["-lgi"]),
+        "No MIG-enabled devices found.\n"
+    );
+}
+
+#[test]
+fn no_instances_yet() {
+    let out = ok("mig_gpu_operator_1303.toml", &["-lgi"]);
+    assert_eq!(out, "No GPU instances found: Not Found\n");
+}
+
+#[test]
+fn a_lost_gpu() {
+    assert_eq!(
+        ok("mig_instances.toml", &["-lgi", "-i", "2"]),
+        "Failed to display GPU instances: GPU is lost\n"
+    );
+    // Beside a readable GPU: its table, then a line for the lost one.
+    let out = ok("mig_instances.toml", &["-lgip", "-i", "0,2"]);
+    assert!(out.starts_with("+---"), "{out}");
+    assert!(
+        out.ends_with("+\nFailed to display GPU instance profiles of GPU 2: GPU is lost\n"),
+        "{out}"
+    );
+}
+
+#[test]
+fn refusals() {
+    let sc = scenario("mig_instances.toml");
+    for (args, text) in [
+        (&["mig", "-cgi", "19"][..], "changes the GPU's state"),
+        (&["mig", "-dgi", "-gi", "1"][..], "changes the GPU's state"),
+        (
+            &["mig", "-cci", "0", "-gi", "1"][..],
+            "changes the GPU's state",
+        ),
+        (&["mig", "-dci"][..], "changes the GPU's state"),
+        (&["mig", "-lgi", "-C"][..], "changes the GPU's state"),
+        (&["mig", "-lgipp"][..], "does not implement"),
+        (&["mig", "-lgi", "-lgip"][..], "Invalid combination"),
+        (&["mig", "-lgip", "-gi", "1"][..], "Invalid combination"),
+        (&["mig", "-lci", "-gi", "x"][..], "GPU instance ids"),
+    ] {
+        let out = nvq(&sc, args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains(text),
+            "{args:?}"
+        );
+    }
+    // -mig (set the MIG mode) stays refused at the top level.
+    let out = nvq(&sc, &["-mig", "1"]);
+    assert_eq!(out.status.code(), Some(2));
+    let out = nvq(&sc, &["mig", "-lgi", "-i", "7"]);
+    assert_eq!(out.status.code(), Some(6));
+}
