@@ -1,5 +1,7 @@
 //! What nvq does with parsed arguments.
 
+pub mod serve;
+
 use crate::cli::{self, Args};
 use crate::error::NvqError;
 use crate::model::{Column, FieldKind, GpuIdent, NvmlCode, Row, Value};
@@ -91,6 +93,9 @@ pub fn run(args: &Args) -> Result<(), NvqError> {
 /// [`run`], knowing how nvq was invoked (the summary table may use colour
 /// only in nvq's own mode).
 pub fn run_as(args: &Args, personality: Personality) -> Result<(), NvqError> {
+    if let Some(cli::Command::Serve(s)) = &args.command {
+        return serve::run(args, s);
+    }
     if let Some(mode) = args.help_query {
         let mut sink = Sink::stdout();
         return sink.write(render::field_help::render(mode.option(), &mode.fields()).as_bytes());

@@ -1,10 +1,14 @@
 //! Command-line parsing: nvidia-smi's options (with its quirks, such as the
 //! multi-letter short option `-lms`) plus nvq's extensions.
 
+mod command;
 pub mod generate;
 mod interval;
+pub mod serve;
 
+pub use command::Command;
 pub use interval::{parse_count, parse_loop_ms, parse_loop_sec};
+pub use serve::ServeArgs;
 
 use crate::error::NvqError;
 use crate::source::QueryMode;
@@ -125,12 +129,17 @@ pub struct Args {
         long = "nvml-lib",
         env = NVML_LIB_ENV,
         value_name = "PATH",
+        global = true,
         help_heading = "NVML (nvq)"
     )]
     pub nvml_lib: Option<PathBuf>,
     /// nvq: load the NVML simulator installed next to nvq (no GPU needed).
-    #[arg(long, help_heading = "NVML (nvq)")]
+    #[arg(long, global = true, help_heading = "NVML (nvq)")]
     pub simulate: bool,
+
+    /// A subcommand (`serve`), if one was given.
+    #[command(subcommand)]
+    pub command: Option<Command>,
 }
 
 impl Args {

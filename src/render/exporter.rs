@@ -1,0 +1,219 @@
+//! `nvq serve`'s expositions: the metric profiles (one family naming per
+//! exporter that dashboards already read), the collection-health series,
+//! and OpenMetrics for scrapers that ask for it. Pure: rows in, bytes out.
+
+use super::prometheus::{write_family, write_sample, Prometheus};
+use super::Formatter;
+use crate::error::NvqError;
+use crate::model::{Column, Row};
+use std::time::Duration;
+
+/// Which exporter's names, labels and units `nvq serve` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Profile {
+    /// nvq's own names, as `--format=prometheus`.
+    Nvq,
+}
+
+impl Profile {
+    pub const ALL: &'static [(Profile, &'static str)] = &[(Profile::Nvq, "nvq")];
+
+    pub fn parse(s: &str) -> Result<Self, NvqError> {
+        Profile::ALL
+            .iter()
+            .find(|(_, n)| *n == s)
+            .map(|(p, _)| *p)
+            .ok_or_else(|| {
+                let names: Vec<&str> = Profile::ALL.iter().map(|(_, n)| *n).collect();
+                NvqError::Usage(format!(
+                    "--profile \"{s}\" is not a profile nvq knows; use one of: {}.",
+                    names.join(", ")
+                ))
+            })
+    }
+
+    /// The exposition of one collection (without the health series).
+    pub fn render(self, columns: &[Column], rows: &[Row]) -> Vec<u8> {
+        let mut out = Vec::new();
+        match self {
+            Profile::Nvq => Prometheus::new().sample(columns, rows, &mut out),
+        }
+        out
+    }
+
+    /// The prefix of this profile's own series (health).
+    fn prefix(self) -> &'static str {
+        match self {
+            Profile::Nvq => "nvq",
+        }
+    }
+}
+
+/// How collections have gone since the server started.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Health {
+    pub collections: u64,
+    /// Collections in which at least one GPU missed the deadline.
+    pub failures: u64,
+    /// Scrapes that gave up waiting for a collection.
+    pub scrape_timeouts: u64,
+    /// When a collection last read every GPU in time (Unix seconds).
+    pub last_success_unix: Option<f64>,
+    pub last_duration: Option<Duration>,
+    /// GPUs that missed the deadline in the last collection.
+    pub late_gpus: usize,
+}
+
+/// The collection-health series. `served`: whether this scrape got a
+/// collection (false when it timed out waiting for one).
+pub fn render_health(profile: Profile, h: &Health, served: bool, out: &mut Vec<u8>) {
+    let p = profile.prefix();
+    let mut text = String::new();
+    let mut one = |name: &str, help: &str, counter: bool, value: String| {
+        let name = format!("{p}_{name}");
+        write_family(&name, help, counter, &mut text);
+        write_sample(&name, &[], &value, &mut text);
+    };
+    one(
+        "collection_success",
+        "1 if this scrape got a collection in which every GPU answered in time, else 0.",
+        false,
+        u8::from(served && h.late_gpus == 0).to_string(),
+    );
+    one(
+        "collection_late_gpus",
+        "GPUs that missed the deadline of the last collection (their series are left out).",
+        false,
+        h.late_gpus.to_string(),
+    );
+    if let Some(t) = h.last_success_unix {
+        one(
+            "collection_last_success_timestamp_seconds",
+            "When a collection last read every GPU in time, in seconds since the Unix epoch.",
+            false,
+            format!("{t:.3}"),
+        );
+    }
+    if let Some(d) = h.last_duration {
+        one(
+            "collection_duration_seconds",
+            "How long the last collection took.",
+            false,
+            format!("{}", d.as_secs_f64()),
+        );
+    }
+    one(
+        "collections_total",
+        "Collections since the server started.",
+        true,
+        h.collections.to_string(),
+    );
+    one(
+        "collection_failures_total",
+        "Collections in which at least one GPU missed the deadline.",
+        true,
+        h.failures.to_string(),
+    );
+    one(
+        "scrape_timeouts_total",
+        "Scrapes that ran out of time waiting for a collection.",
+        true,
+        h.scrape_timeouts.to_string(),
+    );
+    out.extend_from_slice(text.as_bytes());
+}
+
+/// The content type of the Prometheus text format.
+pub const TEXT_TYPE: &str = "text/plain; version=0.0.4; charset=utf-8";
+/// The content type of OpenMetrics text.
+pub const OPENMETRICS_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
+
+/// Does this `Accept` header ask for OpenMetrics?
+pub fn wants_openmetrics(accept: &str) -> bool {
+    accept
+        .split(',')
+        .any(|part| part.trim().starts_with("application/openmetrics-text"))
+}
+
+/// Prometheus text → OpenMetrics text: a counter family is named without
+/// its `_total` suffix in `# HELP` and `# TYPE` (its samples keep it), and
+/// the exposition ends with `# EOF`.
+pub fn openmetrics(text: &[u8]) -> Vec<u8> {
+    let mut counters: Vec<&[u8]> = Vec::new();
+    for line in text.split(|&b| b == b'\n') {
+        if let Some(rest) = line.strip_prefix(b"# TYPE ") {
+            if let Some(name) = rest.strip_suffix(b"_total counter") {
+                counters.push(name);
+            }
+        }
+    }
+    let mut out = Vec::with_capacity(text.len() + 8);
+    for line in text.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
+        let family = [b"# HELP ".as_slice(), b"# TYPE ".as_slice()]
+            .into_iter()
+            .find_map(|p| line.strip_prefix(p).map(|rest| (p, rest)));
+        match family {
+            Some((p, rest)) => {
+                let name = rest.split(|&b| b == b' ').next().unwrap_or_default();
+                let stem = name
+                    .strip_suffix(b"_total")
+                    .filter(|s| counters.contains(s));
+                out.extend_from_slice(p);
+                match stem {
+                    Some(stem) => {
+                        out.extend_from_slice(stem);
+                        out.extend_from_slice(&rest[name.len()..]);
+                    }
+                    None => out.extend_from_slice(rest),
+                }
+            }
+            None => out.extend_from_slice(line),
+        }
+        out.push(b'\n');
+    }
+    out.extend_from_slice(b"# EOF\n");
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn openmetrics_names_counter_families_without_total() {
+        let text = b"# HELP a_total Things.\n# TYPE a_total counter\na_total 3\n\
+                     # HELP b_bytes Size.\n# TYPE b_bytes gauge\nb_bytes{gpu=\"0\"} 1\n";
+        let om = String::from_utf8(openmetrics(text)).unwrap();
+        assert_eq!(
+            om,
+            "# HELP a Things.\n# TYPE a counter\na_total 3\n\
+             # HELP b_bytes Size.\n# TYPE b_bytes gauge\nb_bytes{gpu=\"0\"} 1\n# EOF\n"
+        );
+        assert!(wants_openmetrics(
+            "application/openmetrics-text;version=1.0.0;q=0.5,text/plain;q=0.4"
+        ));
+        assert!(!wants_openmetrics("text/plain;version=0.0.4"));
+    }
+
+    #[test]
+    fn health_series() {
+        let h = Health {
+            collections: 3,
+            failures: 1,
+            late_gpus: 1,
+            last_success_unix: Some(12.5),
+            ..Health::default()
+        };
+        let mut out = Vec::new();
+        render_health(Profile::Nvq, &h, true, &mut out);
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.contains("\nnvq_collection_success 0\n"), "{text}");
+        assert!(text.contains("\nnvq_collection_late_gpus 1\n"));
+        assert!(text.contains("\nnvq_collections_total 3\n"));
+        assert!(text.contains("\nnvq_collection_failures_total 1\n"));
+        assert!(text.contains("\nnvq_collection_last_success_timestamp_seconds 12.500\n"));
+        assert!(!text.contains("collection_duration_seconds"));
+        assert!(Profile::parse("dcgm").is_err());
+        assert_eq!(Profile::parse("nvq").unwrap(), Profile::Nvq);
+    }
+}
