@@ -56,6 +56,35 @@ $global:__nvqClapCompleter = {
             [CompletionResult]::new('--simulate', '--simulate', [CompletionResultType]::ParameterName, 'nvq: load the NVML simulator installed next to nvq (no GPU needed)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'nvq: serve the GPUs'' metrics over HTTP for Prometheus (an exporter)')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'nvq;serve' {
+            [CompletionResult]::new('--web.listen-address', '--web.listen-address', [CompletionResultType]::ParameterName, 'Address to listen on, HOST:PORT; an empty host means every interface')
+            [CompletionResult]::new('--web.telemetry-path', '--web.telemetry-path', [CompletionResultType]::ParameterName, 'Path under which the metrics are served')
+            [CompletionResult]::new('--collect.interval', '--collect.interval', [CompletionResultType]::ParameterName, 'Reuse a collection for scrapes within DURATION (500ms, 1s, 30s); 0 collects on every scrape')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Metric names, labels and units: nvq (as --format=prometheus) or nvidia_gpu_exporter')
+            [CompletionResult]::new('--query-gpu', '--query-gpu', [CompletionResultType]::ParameterName, 'Fields to collect (see --help-query-gpu); by default every field the profile uses')
+            [CompletionResult]::new('-i', '-i', [CompletionResultType]::ParameterName, 'Serve only these GPUs: index, UUID, PCI bus id or board serial; comma list allowed')
+            [CompletionResult]::new('--id', '--id', [CompletionResultType]::ParameterName, 'Serve only these GPUs: index, UUID, PCI bus id or board serial; comma list allowed')
+            [CompletionResult]::new('--web.read-timeout', '--web.read-timeout', [CompletionResultType]::ParameterName, 'Close a connection that has not sent a whole request head within DURATION')
+            [CompletionResult]::new('--web.max-connections', '--web.max-connections', [CompletionResultType]::ParameterName, 'Serve at most N connections at once; further ones are closed at once')
+            [CompletionResult]::new('--nvml-lib', '--nvml-lib', [CompletionResultType]::ParameterName, 'nvq: load this NVML library instead of libnvidia-ml.so.1')
+            [CompletionResult]::new('--simulate', '--simulate', [CompletionResultType]::ParameterName, 'nvq: load the NVML simulator installed next to nvq (no GPU needed)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'nvq;help' {
+            [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'nvq: serve the GPUs'' metrics over HTTP for Prometheus (an exporter)')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'nvq;help;serve' {
+            break
+        }
+        'nvq;help;help' {
             break
         }
     })

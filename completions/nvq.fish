@@ -373,32 +373,73 @@ function __nvq_list
     end
 end
 
-complete -c nvq -l query-gpu -d 'Query GPU properties (comma-separated field list; see --help-query-gpu)' -r -f -a '(__nvq_list query-gpu)'
-complete -c nvq -l query-supported-clocks -d 'List the supported memory/graphics clock pairs' -r -f -a '(__nvq_list query-supported-clocks)'
-complete -c nvq -l query-compute-apps -d 'List the processes that hold a compute context, with their GPU memory' -r -f -a '(__nvq_list query-compute-apps)'
-complete -c nvq -l query-accounted-apps -d 'List the processes that accounting mode has recorded' -r -f -a '(__nvq_list query-accounted-apps)'
-complete -c nvq -l query-retired-pages -d 'List retired device-memory pages' -r -f -a '(__nvq_list query-retired-pages)'
-complete -c nvq -l query-remapped-rows -d 'Report remapped-row counts' -r -f -a '(__nvq_list query-remapped-rows)'
-complete -c nvq -l format -d 'Output format: csv[,noheader][,nounits] (mandatory with a query); nvq also offers json, ndjson, table[,noheader][,nounits] and prometheus' -r -f -a '(__nvq_list format)'
-complete -c nvq -s i -l id -d 'Target GPUs: index, UUID, PCI bus id or board serial; comma list allowed' -r
-complete -c nvq -s f -l filename -d 'Write the output to FILE instead of stdout (the file is truncated first)' -r -F
-complete -c nvq -s l -l loop -d 'Repeat every SEC seconds (default 5) until Ctrl+C' -r
-complete -c nvq -l loop-ms -d 'Repeat every MS milliseconds until Ctrl+C (also spelled -lms)' -r
-complete -c nvq -l count -d 'nvq: stop a loop after N samples' -r
-complete -c nvq -l where -d 'nvq: print only the rows for which EXPR holds, e.g. \'memory.free >= 20GiB && utilization.gpu < 10\'' -r
-complete -c nvq -l assert -d 'nvq: check every row against EXPR; if a row fails, print as usual, say why on stderr and exit 20' -r
-complete -c nvq -l until -d 'nvq: loop (every second unless -l/-lms is given) until EXPR holds for at least one row' -r
-complete -c nvq -l until-all -d 'nvq: like --until, but EXPR must hold for every row' -r
-complete -c nvq -l timeout -d 'nvq: give up waiting for --until after DURATION (500ms, 30s, 5m, 1h) and exit 21' -r
-complete -c nvq -l nvml-lib -d 'nvq: load this NVML library instead of libnvidia-ml.so.1' -r -F
-complete -c nvq -l summary -d 'nvq: when the run ends, print each GPU\'s min, max and mean of every column'
-complete -c nvq -s L -l list-gpus -d 'Print one line per GPU: index, name and UUID (MIG devices below their GPU)'
-complete -c nvq -l version -d 'Print nvq\'s version with the NVML, driver and CUDA versions (as nvidia-smi: its banner)'
-complete -c nvq -l help-query-gpu -d 'Describe every --query-gpu field'
-complete -c nvq -l help-query-supported-clocks -d 'Describe every --query-supported-clocks field'
-complete -c nvq -l help-query-compute-apps -d 'Describe every --query-compute-apps field'
-complete -c nvq -l help-query-accounted-apps -d 'Describe every --query-accounted-apps field'
-complete -c nvq -l help-query-retired-pages -d 'Describe every --query-retired-pages field'
-complete -c nvq -l help-query-remapped-rows -d 'Describe every --query-remapped-rows field'
-complete -c nvq -l simulate -d 'nvq: load the NVML simulator installed next to nvq (no GPU needed)'
-complete -c nvq -s h -l help -d 'Print help'
+# Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
+function __fish_nvq_global_optspecs
+    string join \n query-gpu= query-supported-clocks= query-compute-apps= query-accounted-apps= query-retired-pages= query-remapped-rows= format= i/id= f/filename= l/loop= loop-ms= count= where= assert= until= until-all= timeout= summary L/list-gpus version help-query-gpu help-query-supported-clocks help-query-compute-apps help-query-accounted-apps help-query-retired-pages help-query-remapped-rows nvml-lib= simulate h/help
+end
+
+function __fish_nvq_needs_command
+    # Figure out if the current invocation already has a command.
+    set -l cmd (commandline -opc)
+    set -e cmd[1]
+    argparse -s (__fish_nvq_global_optspecs) -- $cmd 2>/dev/null
+    or return
+    if set -q argv[1]
+        # Also print the command, so this can be used to figure out what it is.
+        echo $argv[1]
+        return 1
+    end
+    return 0
+end
+
+function __fish_nvq_using_subcommand
+    set -l cmd (__fish_nvq_needs_command)
+    test -z "$cmd"
+    and return 1
+    contains -- $cmd[1] $argv
+end
+
+complete -c nvq -n "__fish_nvq_needs_command" -l query-gpu -d 'Query GPU properties (comma-separated field list; see --help-query-gpu)' -r -f -a '(__nvq_list query-gpu)'
+complete -c nvq -n "__fish_nvq_needs_command" -l query-supported-clocks -d 'List the supported memory/graphics clock pairs' -r -f -a '(__nvq_list query-supported-clocks)'
+complete -c nvq -n "__fish_nvq_needs_command" -l query-compute-apps -d 'List the processes that hold a compute context, with their GPU memory' -r -f -a '(__nvq_list query-compute-apps)'
+complete -c nvq -n "__fish_nvq_needs_command" -l query-accounted-apps -d 'List the processes that accounting mode has recorded' -r -f -a '(__nvq_list query-accounted-apps)'
+complete -c nvq -n "__fish_nvq_needs_command" -l query-retired-pages -d 'List retired device-memory pages' -r -f -a '(__nvq_list query-retired-pages)'
+complete -c nvq -n "__fish_nvq_needs_command" -l query-remapped-rows -d 'Report remapped-row counts' -r -f -a '(__nvq_list query-remapped-rows)'
+complete -c nvq -n "__fish_nvq_needs_command" -l format -d 'Output format: csv[,noheader][,nounits] (mandatory with a query); nvq also offers json, ndjson, table[,noheader][,nounits] and prometheus' -r -f -a '(__nvq_list format)'
+complete -c nvq -n "__fish_nvq_needs_command" -s i -l id -d 'Target GPUs: index, UUID, PCI bus id or board serial; comma list allowed' -r
+complete -c nvq -n "__fish_nvq_needs_command" -s f -l filename -d 'Write the output to FILE instead of stdout (the file is truncated first)' -r -F
+complete -c nvq -n "__fish_nvq_needs_command" -s l -l loop -d 'Repeat every SEC seconds (default 5) until Ctrl+C' -r
+complete -c nvq -n "__fish_nvq_needs_command" -l loop-ms -d 'Repeat every MS milliseconds until Ctrl+C (also spelled -lms)' -r
+complete -c nvq -n "__fish_nvq_needs_command" -l count -d 'nvq: stop a loop after N samples' -r
+complete -c nvq -n "__fish_nvq_needs_command" -l where -d 'nvq: print only the rows for which EXPR holds, e.g. \'memory.free >= 20GiB && utilization.gpu < 10\'' -r
+complete -c nvq -n "__fish_nvq_needs_command" -l assert -d 'nvq: check every row against EXPR; if a row fails, print as usual, say why on stderr and exit 20' -r
+complete -c nvq -n "__fish_nvq_needs_command" -l until -d 'nvq: loop (every second unless -l/-lms is given) until EXPR holds for at least one row' -r
+complete -c nvq -n "__fish_nvq_needs_command" -l until-all -d 'nvq: like --until, but EXPR must hold for every row' -r
+complete -c nvq -n "__fish_nvq_needs_command" -l timeout -d 'nvq: give up waiting for --until after DURATION (500ms, 30s, 5m, 1h) and exit 21' -r
+complete -c nvq -n "__fish_nvq_needs_command" -l nvml-lib -d 'nvq: load this NVML library instead of libnvidia-ml.so.1' -r -F
+complete -c nvq -n "__fish_nvq_needs_command" -l summary -d 'nvq: when the run ends, print each GPU\'s min, max and mean of every column'
+complete -c nvq -n "__fish_nvq_needs_command" -s L -l list-gpus -d 'Print one line per GPU: index, name and UUID (MIG devices below their GPU)'
+complete -c nvq -n "__fish_nvq_needs_command" -l version -d 'Print nvq\'s version with the NVML, driver and CUDA versions (as nvidia-smi: its banner)'
+complete -c nvq -n "__fish_nvq_needs_command" -l help-query-gpu -d 'Describe every --query-gpu field'
+complete -c nvq -n "__fish_nvq_needs_command" -l help-query-supported-clocks -d 'Describe every --query-supported-clocks field'
+complete -c nvq -n "__fish_nvq_needs_command" -l help-query-compute-apps -d 'Describe every --query-compute-apps field'
+complete -c nvq -n "__fish_nvq_needs_command" -l help-query-accounted-apps -d 'Describe every --query-accounted-apps field'
+complete -c nvq -n "__fish_nvq_needs_command" -l help-query-retired-pages -d 'Describe every --query-retired-pages field'
+complete -c nvq -n "__fish_nvq_needs_command" -l help-query-remapped-rows -d 'Describe every --query-remapped-rows field'
+complete -c nvq -n "__fish_nvq_needs_command" -l simulate -d 'nvq: load the NVML simulator installed next to nvq (no GPU needed)'
+complete -c nvq -n "__fish_nvq_needs_command" -s h -l help -d 'Print help'
+complete -c nvq -n "__fish_nvq_needs_command" -f -a "serve" -d 'nvq: serve the GPUs\' metrics over HTTP for Prometheus (an exporter)'
+complete -c nvq -n "__fish_nvq_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c nvq -n "__fish_nvq_using_subcommand serve" -l web.listen-address -d 'Address to listen on, HOST:PORT; an empty host means every interface' -r
+complete -c nvq -n "__fish_nvq_using_subcommand serve" -l web.telemetry-path -d 'Path under which the metrics are served' -r
+complete -c nvq -n "__fish_nvq_using_subcommand serve" -l collect.interval -d 'Reuse a collection for scrapes within DURATION (500ms, 1s, 30s); 0 collects on every scrape' -r
+complete -c nvq -n "__fish_nvq_using_subcommand serve" -l profile -d 'Metric names, labels and units: nvq (as --format=prometheus) or nvidia_gpu_exporter' -r
+complete -c nvq -n "__fish_nvq_using_subcommand serve" -l query-gpu -d 'Fields to collect (see --help-query-gpu); by default every field the profile uses' -r -f -a '(__nvq_list query-gpu)'
+complete -c nvq -n "__fish_nvq_using_subcommand serve" -s i -l id -d 'Serve only these GPUs: index, UUID, PCI bus id or board serial; comma list allowed' -r
+complete -c nvq -n "__fish_nvq_using_subcommand serve" -l web.read-timeout -d 'Close a connection that has not sent a whole request head within DURATION' -r
+complete -c nvq -n "__fish_nvq_using_subcommand serve" -l web.max-connections -d 'Serve at most N connections at once; further ones are closed at once' -r
+complete -c nvq -n "__fish_nvq_using_subcommand serve" -l nvml-lib -d 'nvq: load this NVML library instead of libnvidia-ml.so.1' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand serve" -l simulate -d 'nvq: load the NVML simulator installed next to nvq (no GPU needed)'
+complete -c nvq -n "__fish_nvq_using_subcommand serve" -s h -l help -d 'Print help'
+complete -c nvq -n "__fish_nvq_using_subcommand help; and not __fish_seen_subcommand_from serve help" -f -a "serve" -d 'nvq: serve the GPUs\' metrics over HTTP for Prometheus (an exporter)'
+complete -c nvq -n "__fish_nvq_using_subcommand help; and not __fish_seen_subcommand_from serve help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

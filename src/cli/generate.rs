@@ -205,10 +205,27 @@ fi
 /// fail if no line changed, so that a change in clap_complete's output
 /// cannot silently drop the list completion.
 fn patch_lines(text: &str, line_start: &str, from: &str, to: &str) -> Result<String, String> {
+    patch_lines_where(
+        text,
+        line_start,
+        |l| l.trim_start().starts_with(line_start),
+        from,
+        to,
+    )
+}
+
+/// [`patch_lines`] on the lines `pick` chooses (`what` names them in the error).
+fn patch_lines_where(
+    text: &str,
+    what: &str,
+    pick: impl Fn(&str) -> bool,
+    from: &str,
+    to: &str,
+) -> Result<String, String> {
     let mut hit = false;
     let mut out = String::with_capacity(text.len() + 64);
     for line in text.split_inclusive('\n') {
-        if line.trim_start().starts_with(line_start) && line.contains(from) {
+        if pick(line) && line.contains(from) {
             hit = true;
             out.push_str(&line.replacen(from, to, 1));
         } else {
@@ -219,7 +236,7 @@ fn patch_lines(text: &str, line_start: &str, from: &str, to: &str) -> Result<Str
         Ok(out)
     } else {
         Err(format!(
-            "generate: no line starting with {line_start:?} contains {from:?}; clap_complete's \
+            "generate: no line starting with {what:?} contains {from:?}; clap_complete's \
              output changed"
         ))
     }
@@ -282,9 +299,12 @@ fn zsh_quote(s: &str) -> String {
 fn fish(clap_text: &str, lists: &[ListOption]) -> Result<String, String> {
     let mut text = clap_text.to_string();
     for l in lists {
-        text = patch_lines(
+        // Top-level options and those of a subcommand (`-n "..."` first).
+        let option = format!(" -l {} ", l.long);
+        text = patch_lines_where(
             &text,
-            &format!("complete -c nvq -l {} ", l.long),
+            &format!("complete -c nvq ...{option}"),
+            |line| line.starts_with("complete -c nvq ") && line.contains(&option),
             " -r",
             &format!(" -r -f -a '(__nvq_list {})'", l.long),
         )?;

@@ -1,0 +1,512 @@
+//! `nvq serve` (issue #22): the real server on 127.0.0.1, scraped over HTTP
+//! with a plain socket client: its pages, promtool's verdict, one shared
+//! collection, a hung GPU under the scrape's timeout, hostile requests,
+//! and SIGTERM.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+use common::sim_lib;
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+const HEAD: &str = "driver_version = \"580.82.07\"\nnvml_version = \"13.580.82.07\"\n";
+
+/// GPU `i` of a test scenario: memory used is `i + 1` GiB.
+fn device(i: usize) -> String {
+    format!(
+        r#"
+[[device]]
+name = "NVIDIA H100 80GB HBM3"
+uuid = "GPU-00000000-0000-4000-8000-{i:012x}"
+pci = {{ domain = 0, bus = {bus}, device = 0, device_id = 0x233010DE, subsystem_id = 0x16C110DE }}
+memory = {{ total = 85520809984, reserved = 567279616, used = {used} }}
+utilization = {{ gpu = 87, memory = 41 }}
+temperature = {{ gpu = 54 }}
+power = {{ usage = 412345, limit = 700000 }}
+"#,
+        bus = i + 1,
+        used = (i + 1) << 30,
+    )
+}
+
+/// `gpus` GPUs; `fault` is appended to GPU `at` (a `[[device.fault]]`).
+fn scenario(gpus: usize, at: usize, fault: &str) -> tempfile::NamedTempFile {
+    let mut text = HEAD.to_string();
+    for i in 0..gpus {
+        text.push_str(&device(i));
+        if i == at {
+            text.push_str(fault);
+        }
+    }
+    let mut f = tempfile::Builder::new().suffix(".toml").tempfile().unwrap();
+    f.write_all(text.as_bytes()).unwrap();
+    f
+}
+
+fn delay(function: &str, ms: u64) -> String {
+    format!("\n[[device.fault]]\nfunction = \"{function}\"\ndelay_ms = {ms}\n")
+}
+
+/// A running `nvq serve`; killed when dropped.
+struct Server {
+    child: Child,
+    addr: SocketAddr,
+    log: Arc<Mutex<Vec<String>>>,
+}
+
+impl Server {
+    fn start(scenario: &Path, args: &[&str]) -> Server {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_nvq"))
+            .env_remove("NVQ_NVML_LIB")
+            .env("NVML_SIM_SCENARIO", scenario)
+            .arg("--nvml-lib")
+            .arg(sim_lib())
+            .arg("serve")
+            .arg("--web.listen-address=127.0.0.1:0")
+            .args(args)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let (tx, rx) = std::sync::mpsc::channel();
+        let stderr = BufReader::new(child.stderr.take().unwrap());
+        let lines = Arc::clone(&log);
+        std::thread::spawn(move || {
+            for line in stderr.lines().map_while(Result::ok) {
+                if let Some(rest) = line.split("listening on http://").nth(1) {
+                    let addr = rest.split('/').next().unwrap_or("").to_string();
+                    let _ = tx.send(addr);
+                }
+                lines.lock().unwrap().push(line);
+            }
+        });
+        let addr = rx
+            .recv_timeout(Duration::from_secs(30))
+            .unwrap_or_else(|_| panic!("no listening line: {:?}", log.lock().unwrap()));
+        Server {
+            child,
+            addr: addr.parse().unwrap(),
+            log,
+        }
+    }
+
+    /// Send `request` as it is; the whole answer (the server closes).
+    fn raw(&self, request: &[u8]) -> String {
+        let mut s = TcpStream::connect(self.addr).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+        let _ = s.write_all(request);
+        let mut out = Vec::new();
+        let _ = s.read_to_end(&mut out);
+        String::from_utf8_lossy(&out).into_owned()
+    }
+
+    /// GET `path` with extra header lines: (status, headers, body).
+    fn get(&self, path: &str, headers: &str) -> (u16, String, String) {
+        let req = format!("GET {path} HTTP/1.1\r\nHost: t\r\nConnection: close\r\n{headers}\r\n");
+        split(&self.raw(req.as_bytes()))
+    }
+
+    fn metrics(&self) -> String {
+        let (status, _, body) = self.get("/metrics", "");
+        assert_eq!(status, 200, "{body}");
+        body
+    }
+
+    fn log(&self) -> Vec<String> {
+        self.log.lock().unwrap().clone()
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// An HTTP/1.1 answer: (status, head, body).
+fn split(answer: &str) -> (u16, String, String) {
+    let (head, body) = answer.split_once("\r\n\r\n").unwrap_or((answer, ""));
+    let status = head
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    (status, head.to_ascii_lowercase(), body.to_string())
+}
+
+/// The value of the sample `name{labels}` whose labels contain `label`.
+fn value(body: &str, name: &str, label: &str) -> Option<f64> {
+    body.lines()
+        .filter(|l| !l.starts_with('#'))
+        .filter(|l| l.starts_with(&format!("{name}{{")) || l.starts_with(&format!("{name} ")))
+        .find(|l| l.contains(label))
+        .and_then(|l| l.rsplit(' ').next())
+        .and_then(|v| v.parse().ok())
+}
+
+fn promtool_accepts(body: &str) {
+    let Ok(mut child) = Command::new("promtool")
+        .args(["check", "metrics"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+    else {
+        eprintln!("note: promtool is not installed; skipping its check");
+        return;
+    };
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(body.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "promtool: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn serves_metrics_landing_page_and_health() {
+    let sc = scenario(2, usize::MAX, "");
+    let server = Server::start(sc.path(), &[]);
+    let (status, head, body) = server.get("/metrics", "");
+    assert_eq!(status, 200);
+    assert!(
+        head.contains("content-type: text/plain; version=0.0.4"),
+        "{head}"
+    );
+    for i in 0..2u64 {
+        let uuid = format!("uuid=\"GPU-00000000-0000-4000-8000-{i:012x}\"");
+        assert_eq!(
+            value(&body, "nvq_memory_used_bytes", &uuid),
+            Some(((i + 1) << 30) as f64),
+            "{body}"
+        );
+        assert_eq!(
+            value(&body, "nvq_temperature_gpu_celsius", &uuid),
+            Some(54.0)
+        );
+    }
+    assert_eq!(value(&body, "nvq_collection_success", ""), Some(1.0));
+    assert_eq!(value(&body, "nvq_collection_late_gpus", ""), Some(0.0));
+    promtool_accepts(&body);
+
+    let (status, head, body) = server.get(
+        "/metrics",
+        "Accept: application/openmetrics-text; version=1.0.0\r\n",
+    );
+    assert_eq!(status, 200);
+    assert!(
+        head.contains("content-type: application/openmetrics-text"),
+        "{head}"
+    );
+    assert!(body.ends_with("# EOF\n"));
+    assert!(body.contains("# TYPE nvq_collections counter\nnvq_collections_total "));
+
+    let (status, _, body) = server.get("/", "");
+    assert_eq!(status, 200);
+    assert!(body.contains("<a href=\"/metrics\">"), "{body}");
+    assert_eq!(
+        server.get("/healthz", ""),
+        (200, server.get("/healthz", "").1, "ok\n".into())
+    );
+
+    // HEAD: the headers of a GET, no body.
+    let answer = server.raw(b"HEAD /metrics HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n");
+    let (status, head, body) = split(&answer);
+    assert_eq!((status, body.as_str()), (200, ""), "{head}");
+}
+
+#[test]
+fn telemetry_path_gpu_selection_and_fields() {
+    let sc = scenario(3, usize::MAX, "");
+    let server = Server::start(
+        sc.path(),
+        &[
+            "--web.telemetry-path=/gpu",
+            "-i",
+            "1",
+            "--query-gpu=memory.used,name",
+        ],
+    );
+    assert_eq!(server.get("/metrics", "").0, 404);
+    let (status, _, body) = server.get("/gpu", "");
+    assert_eq!(status, 200);
+    let samples: Vec<&str> = body
+        .lines()
+        .filter(|l| l.starts_with("nvq_memory_used_bytes"))
+        .collect();
+    assert_eq!(samples.len(), 1, "{body}");
+    assert!(samples[0].contains("gpu=\"1\"") && samples[0].ends_with(&(2u64 << 30).to_string()));
+    assert!(
+        !body.contains("nvq_temperature"),
+        "only the fields asked for: {body}"
+    );
+    assert!(server.get("/", "").2.contains("href=\"/gpu\""));
+}
+
+/// Eight scrapes at once on a GPU that takes 300 ms to read: one
+/// collection serves them all. Within --collect.interval a later scrape
+/// is served from it too; after the interval, a new collection runs.
+#[test]
+fn concurrent_scrapes_share_one_collection() {
+    let sc = scenario(1, 0, &delay("nvmlDeviceGetTemperature", 300));
+    let server = Arc::new(Server::start(
+        sc.path(),
+        &[
+            "--collect.interval=2s",
+            "--query-gpu=temperature.gpu,memory.used",
+        ],
+    ));
+    let scrapes: Vec<_> = (0..8)
+        .map(|_| {
+            let s = Arc::clone(&server);
+            std::thread::spawn(move || s.metrics())
+        })
+        .collect();
+    for t in scrapes {
+        let body = t.join().unwrap();
+        assert_eq!(
+            value(&body, "nvq_collections_total", ""),
+            Some(1.0),
+            "{body}"
+        );
+        assert_eq!(value(&body, "nvq_temperature_gpu_celsius", ""), Some(54.0));
+    }
+    assert_eq!(
+        value(&server.metrics(), "nvq_collections_total", ""),
+        Some(1.0)
+    );
+    std::thread::sleep(Duration::from_millis(2100));
+    assert_eq!(
+        value(&server.metrics(), "nvq_collections_total", ""),
+        Some(2.0)
+    );
+}
+
+/// With --collect.interval=0 every scrape collects afresh.
+#[test]
+fn interval_zero_collects_on_every_scrape() {
+    let sc = scenario(1, usize::MAX, "");
+    let server = Server::start(sc.path(), &["--query-gpu=memory.used"]);
+    for n in 1..=3 {
+        assert_eq!(
+            value(&server.metrics(), "nvq_collections_total", ""),
+            Some(f64::from(n))
+        );
+    }
+}
+
+/// GPU 1 hangs for a minute in a call. A scrape that allows 1 s answers
+/// within it: GPU 0's series, none of GPU 1's values, and the health
+/// series saying one GPU was late. The next scrape answers in time too.
+#[test]
+fn a_hung_gpu_never_hangs_a_scrape() {
+    let sc = scenario(2, 1, &delay("nvmlDeviceGetTemperature", 60_000));
+    let server = Server::start(sc.path(), &["--query-gpu=temperature.gpu,memory.used"]);
+    for _ in 0..2 {
+        let t0 = Instant::now();
+        let (status, _, body) =
+            server.get("/metrics", "X-Prometheus-Scrape-Timeout-Seconds: 1\r\n");
+        let took = t0.elapsed();
+        assert_eq!(status, 200);
+        assert!(took < Duration::from_millis(1000), "took {took:?}");
+        let gpu = |i: u64| format!("uuid=\"GPU-00000000-0000-4000-8000-{i:012x}\"");
+        assert_eq!(
+            value(&body, "nvq_temperature_gpu_celsius", &gpu(0)),
+            Some(54.0)
+        );
+        assert_eq!(
+            value(&body, "nvq_memory_used_bytes", &gpu(0)),
+            Some((1u64 << 30) as f64)
+        );
+        assert_eq!(
+            value(&body, "nvq_temperature_gpu_celsius", "gpu=\"1\""),
+            None,
+            "{body}"
+        );
+        assert_eq!(value(&body, "nvq_memory_used_bytes", "gpu=\"1\""), None);
+        assert_eq!(value(&body, "nvq_collection_late_gpus", ""), Some(1.0));
+        assert_eq!(value(&body, "nvq_collection_success", ""), Some(0.0));
+        promtool_accepts(&body);
+    }
+    assert!(server.log().iter().all(|l| l.starts_with("nvq serve: ")));
+}
+
+#[test]
+fn hostile_requests_are_refused_and_the_server_keeps_serving() {
+    let sc = scenario(1, usize::MAX, "");
+    let server = Server::start(
+        sc.path(),
+        &[
+            "--query-gpu=memory.used",
+            "--web.read-timeout=1s",
+            "--web.max-connections=32",
+        ],
+    );
+    // Methods other than GET and HEAD.
+    for method in ["POST", "PUT", "DELETE", "OPTIONS"] {
+        let req = format!("{method} /metrics HTTP/1.1\r\nHost: t\r\nContent-Length: 3\r\nConnection: close\r\n\r\nabc");
+        let (status, head, _) = split(&server.raw(req.as_bytes()));
+        assert_eq!(status, 405, "{method}");
+        assert!(head.contains("allow: get, head"), "{head}");
+    }
+    // Paths outside the three pages, traversal included.
+    for path in [
+        "/../../etc/passwd",
+        "/metrics/../../etc/passwd",
+        "/%2e%2e/etc/passwd",
+        "/favicon.ico",
+    ] {
+        assert_eq!(server.get(path, "").0, 404, "{path}");
+    }
+    // A 1 MB header: 431, not a megabyte buffered.
+    let big = format!("X-Big: {}\r\n", "a".repeat(1 << 20));
+    let (status, _, _) = server.get("/metrics", &big);
+    assert_eq!(status, 431);
+    // Not HTTP at all.
+    assert_eq!(
+        split(&server.raw(b"\x16\x03\x01\x00\xa5garbage\r\n\r\n")).0,
+        400
+    );
+    // A client that never finishes its request head is cut off.
+    let mut slow = TcpStream::connect(server.addr).unwrap();
+    slow.write_all(b"GET /metrics HTTP/1.1\r\nHost: t\r\n")
+        .unwrap();
+    slow.set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let t0 = Instant::now();
+    let mut buf = Vec::new();
+    let _ = slow.read_to_end(&mut buf);
+    assert!(
+        t0.elapsed() < Duration::from_secs(5),
+        "slow client held {:?}",
+        t0.elapsed()
+    );
+    // 1,000 idle connections: at most 32 are kept, the rest closed at once;
+    // once the read timeout has cut the idle ones off, scrapes are served.
+    let idle: Vec<TcpStream> = (0..1000)
+        .filter_map(|_| TcpStream::connect(server.addr).ok())
+        .collect();
+    std::thread::sleep(Duration::from_millis(300));
+    let mut open = 0;
+    for mut c in idle.iter() {
+        c.set_read_timeout(Some(Duration::from_millis(1))).unwrap();
+        let mut b = [0u8; 1];
+        if let Err(e) = c.read(&mut b) {
+            if e.kind() == std::io::ErrorKind::WouldBlock
+                || e.kind() == std::io::ErrorKind::TimedOut
+            {
+                open += 1;
+            }
+        }
+    }
+    assert!(open <= 32, "{open} idle connections held open");
+    std::thread::sleep(Duration::from_millis(1500));
+    let body = server.metrics();
+    assert!(body.contains("nvq_memory_used_bytes{"), "{body}");
+    drop(idle);
+    assert!(server
+        .log()
+        .iter()
+        .any(|l| l.contains("connection limit (32) reached")));
+}
+
+/// SIGTERM while a scrape is being collected: the scrape is answered, and
+/// nvq exits 0.
+#[test]
+fn sigterm_finishes_open_requests_and_exits_0() {
+    let sc = scenario(1, 0, &delay("nvmlDeviceGetTemperature", 700));
+    let mut server = Server::start(sc.path(), &["--query-gpu=temperature.gpu"]);
+    let addr = server.addr;
+    let scrape = std::thread::spawn(move || {
+        let mut s = TcpStream::connect(addr).unwrap();
+        s.write_all(b"GET /metrics HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
+            .unwrap();
+        let mut out = String::new();
+        let _ = s.read_to_string(&mut out);
+        out
+    });
+    std::thread::sleep(Duration::from_millis(250));
+    let pid = server.child.id().to_string();
+    assert!(Command::new("kill")
+        .args(["-TERM", &pid])
+        .status()
+        .unwrap()
+        .success());
+    let (status, _, body) = split(&scrape.join().unwrap());
+    assert_eq!(status, 200);
+    assert_eq!(
+        value(&body, "nvq_temperature_gpu_celsius", ""),
+        Some(54.0),
+        "{body}"
+    );
+    let t0 = Instant::now();
+    let code = loop {
+        if let Some(s) = server.child.try_wait().unwrap() {
+            break s.code();
+        }
+        assert!(
+            t0.elapsed() < Duration::from_secs(15),
+            "nvq serve did not stop"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(code, Some(0));
+    assert!(
+        TcpStream::connect(addr).is_err(),
+        "still accepting after SIGTERM"
+    );
+    let log = server.log();
+    assert!(log.iter().any(|l| l.contains("SIGTERM")), "{log:?}");
+}
+
+#[test]
+fn bad_options_are_refused_before_serving() {
+    let sc = scenario(1, usize::MAX, "");
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_nvq"))
+            .env("NVML_SIM_SCENARIO", sc.path())
+            .arg("--nvml-lib")
+            .arg(sim_lib())
+            .arg("serve")
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    for args in [
+        &["--profile=bogus"][..],
+        &["--web.listen-address=nowhere"],
+        &["--web.listen-address=127.0.0.1:99999"],
+        &["--collect.interval=soon"],
+        &["--web.telemetry-path=metrics"],
+        &["--web.max-connections=0"],
+        &["--query-gpu=bogus"],
+    ] {
+        let out = run(args);
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    // A port already taken.
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = format!("--web.listen-address={}", taken.local_addr().unwrap());
+    let out = run(&[addr.as_str()]);
+    assert_eq!(out.status.code(), Some(255));
+    assert!(String::from_utf8_lossy(&out.stderr).starts_with("ERROR: nvq serve: cannot listen on"));
+}
