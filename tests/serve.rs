@@ -151,7 +151,9 @@ fn value(body: &str, name: &str, label: &str) -> Option<f64> {
         .and_then(|v| v.parse().ok())
 }
 
-fn promtool_accepts(body: &str) {
+/// promtool's verdict on an exposition: (exit code, what it printed), or
+/// `None` without promtool.
+fn promtool(body: &str) -> Option<(i32, String)> {
     let Ok(mut child) = Command::new("promtool")
         .args(["check", "metrics"])
         .stdin(Stdio::piped())
@@ -160,7 +162,7 @@ fn promtool_accepts(body: &str) {
         .spawn()
     else {
         eprintln!("note: promtool is not installed; skipping its check");
-        return;
+        return None;
     };
     child
         .stdin
@@ -169,12 +171,18 @@ fn promtool_accepts(body: &str) {
         .write_all(body.as_bytes())
         .unwrap();
     let out = child.wait_with_output().unwrap();
-    assert!(
-        out.status.success(),
-        "promtool: {}{}",
+    let text = format!(
+        "{}{}",
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
+    Some((out.status.code().unwrap_or(-1), text))
+}
+
+fn promtool_accepts(body: &str) {
+    if let Some((code, text)) = promtool(body) {
+        assert_eq!(code, 0, "promtool: {text}");
+    }
 }
 
 #[test]
@@ -509,4 +517,102 @@ fn bad_options_are_refused_before_serving() {
     let out = run(&[addr.as_str()]);
     assert_eq!(out.status.code(), Some(255));
     assert!(String::from_utf8_lossy(&out.stderr).starts_with("ERROR: nvq serve: cannot listen on"));
+}
+
+/// The samples of an exposition as a set: (name, sorted labels) → value.
+fn sample_set(text: &str) -> std::collections::BTreeMap<(String, Vec<(String, String)>), String> {
+    let mut out = std::collections::BTreeMap::new();
+    for line in text
+        .lines()
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+    {
+        let (series, value) = line.rsplit_once(' ').unwrap();
+        let (name, labels) = match series.split_once('{') {
+            Some((n, rest)) => (n, rest.strip_suffix('}').unwrap()),
+            None => (series, ""),
+        };
+        let mut pairs = Vec::new();
+        let mut rest = labels;
+        while let Some((key, after)) = rest.split_once("=\"") {
+            // The value ends at the first quote not escaped by a backslash.
+            let mut end = 0;
+            let bytes = after.as_bytes();
+            while bytes[end] != b'"' {
+                end += if bytes[end] == b'\\' { 2 } else { 1 };
+            }
+            pairs.push((
+                key.trim_start_matches(',').to_string(),
+                after[..end].to_string(),
+            ));
+            rest = &after[end + 1..];
+        }
+        pairs.sort();
+        out.insert((name.to_string(), pairs), value.to_string());
+    }
+    out
+}
+
+/// The machines of `../shared/exporters/nvidia_gpu_exporter/` and the
+/// scenarios that hold what nvidia-smi showed that exporter on them.
+const EXPORTER_MACHINES: &[(&str, &str)] = &[(
+    "linux-x86_64__nvidia-h200__590.48.01__idle",
+    "h200_590_idle.toml",
+)];
+
+/// `--profile=nvidia_gpu_exporter` serves exactly that exporter's series
+/// (names, labels, values) for every captured machine, types included;
+/// the HELP texts are nvq's own; promtool accepts it.
+#[test]
+fn nvidia_gpu_exporter_profile_matches_that_exporter() {
+    for (machine, scenario) in EXPORTER_MACHINES {
+        let rel = format!("exporters/nvidia_gpu_exporter/{machine}.metrics");
+        let Some(want) = common::read_shared(&rel) else {
+            return;
+        };
+        let server = Server::start(
+            &common::scenario(scenario),
+            &["--profile=nvidia_gpu_exporter"],
+        );
+        let got = server.metrics();
+        let (g, w) = (sample_set(&got), sample_set(&want));
+        let missing: Vec<_> = w.iter().filter(|(k, v)| g.get(*k) != Some(v)).collect();
+        let extra: Vec<_> = g.iter().filter(|(k, _)| !w.contains_key(*k)).collect();
+        assert!(
+            missing.is_empty() && extra.is_empty(),
+            "{machine}: missing or different {missing:#?}\nextra {extra:#?}"
+        );
+        let meta = |text: &str, kind: &str| -> std::collections::BTreeMap<String, String> {
+            text.lines()
+                .filter_map(|l| l.strip_prefix(kind))
+                .filter_map(|l| l.split_once(' '))
+                .map(|(n, rest)| (n.to_string(), rest.to_string()))
+                .collect()
+        };
+        assert_eq!(
+            meta(&got, "# TYPE "),
+            meta(&want, "# TYPE "),
+            "{machine}: types"
+        );
+        let (ours, theirs) = (meta(&got, "# HELP "), meta(&want, "# HELP "));
+        for (name, help) in &ours {
+            assert_ne!(
+                Some(help),
+                theirs.get(name),
+                "{machine}: {name}'s HELP is theirs"
+            );
+        }
+        // promtool parses it; its only complaints (exit 3: naming advice)
+        // are about names that exporter chose, which dashboards depend on.
+        if let Some((code, text)) = promtool(&got) {
+            let theirs = meta(&want, "# TYPE ");
+            let foreign: Vec<&str> = text
+                .lines()
+                .filter(|l| !theirs.contains_key(l.split(' ').next().unwrap_or("")))
+                .collect();
+            assert!(
+                code == 0 || (code == 3 && foreign.is_empty()),
+                "promtool ({code}): {text}"
+            );
+        }
+    }
 }

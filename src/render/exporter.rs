@@ -13,10 +13,27 @@ use std::time::Duration;
 pub enum Profile {
     /// nvq's own names, as `--format=prometheus`.
     Nvq,
+    /// `utkuozdemir/nvidia_gpu_exporter`'s (see [`super::nvidia_gpu_exporter`]).
+    NvidiaGpuExporter,
+}
+
+/// What one scrape shows: the GPU rows, and the process rows of the
+/// profiles that have process families.
+pub struct Scrape<'a> {
+    pub columns: &'a [Column],
+    pub rows: &'a [Row],
+    /// The process columns and one row per process and GPU; `None` when
+    /// the processes were not read.
+    pub apps: Option<(&'a [Column], &'a [Row])>,
+    /// The CUDA version the driver supports (`13.1`), or empty.
+    pub cuda_version: &'a str,
 }
 
 impl Profile {
-    pub const ALL: &'static [(Profile, &'static str)] = &[(Profile::Nvq, "nvq")];
+    pub const ALL: &'static [(Profile, &'static str)] = &[
+        (Profile::Nvq, "nvq"),
+        (Profile::NvidiaGpuExporter, "nvidia_gpu_exporter"),
+    ];
 
     pub fn parse(s: &str) -> Result<Self, NvqError> {
         Profile::ALL
@@ -33,18 +50,21 @@ impl Profile {
     }
 
     /// The exposition of one collection (without the health series).
-    pub fn render(self, columns: &[Column], rows: &[Row]) -> Vec<u8> {
+    pub fn render(self, s: &Scrape<'_>) -> Vec<u8> {
         let mut out = Vec::new();
         match self {
-            Profile::Nvq => Prometheus::new().sample(columns, rows, &mut out),
+            Profile::Nvq => Prometheus::new().sample(s.columns, s.rows, &mut out),
+            Profile::NvidiaGpuExporter => super::nvidia_gpu_exporter::render(s, &mut out),
         }
         out
     }
 
-    /// The prefix of this profile's own series (health).
-    fn prefix(self) -> &'static str {
+    /// The `--query-compute-apps` fields this profile's process families
+    /// need, if it has any.
+    pub fn app_fields(self) -> Option<&'static str> {
         match self {
-            Profile::Nvq => "nvq",
+            Profile::Nvq => None,
+            Profile::NvidiaGpuExporter => Some(super::nvidia_gpu_exporter::APP_FIELDS),
         }
     }
 }
@@ -67,7 +87,10 @@ pub struct Health {
 /// The collection-health series. `served`: whether this scrape got a
 /// collection (false when it timed out waiting for one).
 pub fn render_health(profile: Profile, h: &Health, served: bool, out: &mut Vec<u8>) {
-    let p = profile.prefix();
+    if profile == Profile::NvidiaGpuExporter {
+        return super::nvidia_gpu_exporter::render_health(h, served, out);
+    }
+    let p = "nvq";
     let mut text = String::new();
     let mut one = |name: &str, help: &str, counter: bool, value: String| {
         let name = format!("{p}_{name}");

@@ -7,6 +7,7 @@ pub mod field_help;
 mod json;
 pub mod listing;
 mod ndjson;
+pub mod nvidia_gpu_exporter;
 mod prometheus;
 pub mod smi_table;
 mod table;

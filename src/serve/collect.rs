@@ -18,9 +18,11 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use tokio::sync::Mutex;
 
 /// What one collection read: every selected GPU's row (a GPU that missed
-/// the deadline has a late row), and how many GPUs missed it.
+/// the deadline has a late row), their processes where the profile shows
+/// them, and how many GPUs missed the deadline.
 pub struct Collected {
     pub rows: Vec<Row>,
+    pub apps: Vec<Row>,
     pub late: usize,
 }
 
@@ -28,8 +30,8 @@ pub struct Collected {
 /// called on a blocking thread.
 pub type CollectFn = Box<dyn FnMut(Instant) -> Collected + Send>;
 
-/// Turns a collection's rows into the profile's exposition (pure).
-pub type RenderFn = Arc<dyn Fn(&[Row]) -> Vec<u8> + Send + Sync>;
+/// Turns a collection into the profile's exposition (pure).
+pub type RenderFn = Arc<dyn Fn(&Collected) -> Vec<u8> + Send + Sync>;
 
 /// A finished collection, rendered once for every scrape that shares it.
 pub struct Sample {
@@ -95,7 +97,7 @@ impl Collector {
             let blocking = tokio::task::spawn_blocking(move || {
                 let started = Instant::now();
                 let got = job(deadline);
-                let body = Bytes::from(render(&got.rows));
+                let body = Bytes::from(render(&got));
                 let sample = Sample {
                     body,
                     started,
