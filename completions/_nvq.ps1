@@ -69,6 +69,7 @@ $global:__nvqClapCompleter = {
             [CompletionResult]::new('-i', '-i', [CompletionResultType]::ParameterName, 'Serve only these GPUs: index, UUID, PCI bus id or board serial; comma list allowed')
             [CompletionResult]::new('--id', '--id', [CompletionResultType]::ParameterName, 'Serve only these GPUs: index, UUID, PCI bus id or board serial; comma list allowed')
             [CompletionResult]::new('--web.read-timeout', '--web.read-timeout', [CompletionResultType]::ParameterName, 'Close a connection that has not sent a whole request head within DURATION')
+            [CompletionResult]::new('--web.config.file', '--web.config.file', [CompletionResultType]::ParameterName, 'TLS and basic authentication, in the Prometheus exporter-toolkit''s YAML format')
             [CompletionResult]::new('--web.max-connections', '--web.max-connections', [CompletionResultType]::ParameterName, 'Serve at most N connections at once; further ones are closed at once')
             [CompletionResult]::new('--nvml-lib', '--nvml-lib', [CompletionResultType]::ParameterName, 'nvq: load this NVML library instead of libnvidia-ml.so.1')
             [CompletionResult]::new('--simulate', '--simulate', [CompletionResultType]::ParameterName, 'nvq: load the NVML simulator installed next to nvq (no GPU needed)')

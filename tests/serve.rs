@@ -79,7 +79,8 @@ impl Server {
         let lines = Arc::clone(&log);
         std::thread::spawn(move || {
             for line in stderr.lines().map_while(Result::ok) {
-                if let Some(rest) = line.split("listening on http://").nth(1) {
+                if let Some(rest) = line.split("listening on ").nth(1) {
+                    let rest = rest.split("://").nth(1).unwrap_or("");
                     let addr = rest.split('/').next().unwrap_or("").to_string();
                     let _ = tx.send(addr);
                 }
@@ -653,5 +654,250 @@ fn nvidia_gpu_exporter_profile_matches_that_exporter() {
                 "promtool ({code}): {text}"
             );
         }
+    }
+}
+
+/// Run a tool; `None` (with a note) when it is not installed.
+fn tool(name: &str, args: &[&str], dir: &Path) -> Option<std::process::Output> {
+    match Command::new(name).args(args).current_dir(dir).output() {
+        Ok(out) => Some(out),
+        Err(e) => {
+            eprintln!("note: {name} cannot run ({e}); skipping the checks that need it");
+            None
+        }
+    }
+}
+
+/// A CA, a server certificate for 127.0.0.1 and a client certificate, made
+/// with openssl in `dir`; `None` without openssl.
+fn certificates(dir: &Path) -> Option<()> {
+    let ec = [
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:prime256v1",
+        "-nodes",
+    ];
+    let steps: Vec<Vec<&str>> = vec![
+        [
+            &["req", "-x509"][..],
+            &ec,
+            &[
+                "-keyout",
+                "ca.key",
+                "-out",
+                "ca.crt",
+                "-days",
+                "2",
+                "-subj",
+                "/CN=nvq test CA",
+            ],
+        ]
+        .concat(),
+        [
+            &["req"][..],
+            &ec,
+            &[
+                "-keyout",
+                "server.key",
+                "-out",
+                "server.csr",
+                "-subj",
+                "/CN=localhost",
+            ],
+        ]
+        .concat(),
+        vec![
+            "x509",
+            "-req",
+            "-in",
+            "server.csr",
+            "-CA",
+            "ca.crt",
+            "-CAkey",
+            "ca.key",
+            "-CAcreateserial",
+            "-out",
+            "server.crt",
+            "-days",
+            "2",
+            "-extfile",
+            "server.ext",
+        ],
+        [
+            &["req"][..],
+            &ec,
+            &[
+                "-keyout",
+                "client.key",
+                "-out",
+                "client.csr",
+                "-subj",
+                "/CN=prometheus",
+            ],
+        ]
+        .concat(),
+        vec![
+            "x509",
+            "-req",
+            "-in",
+            "client.csr",
+            "-CA",
+            "ca.crt",
+            "-CAkey",
+            "ca.key",
+            "-CAcreateserial",
+            "-out",
+            "client.crt",
+            "-days",
+            "2",
+            "-extfile",
+            "client.ext",
+        ],
+    ];
+    std::fs::write(
+        dir.join("server.ext"),
+        "subjectAltName=IP:127.0.0.1,DNS:localhost\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("client.ext"), "extendedKeyUsage=clientAuth\n").unwrap();
+    for step in steps {
+        let out = tool("openssl", &step, dir)?;
+        assert!(
+            out.status.success(),
+            "openssl {step:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    Some(())
+}
+
+/// curl's answer: (exit code, HTTP status or 0).
+fn curl(dir: &Path, args: &[&str]) -> Option<(i32, u16)> {
+    let mut all = vec![
+        "-s",
+        "-o",
+        "/dev/null",
+        "-w",
+        "%{http_code}",
+        "--max-time",
+        "10",
+    ];
+    all.extend_from_slice(args);
+    let out = tool("curl", &all, dir)?;
+    let status = String::from_utf8_lossy(&out.stdout)
+        .trim()
+        .parse()
+        .unwrap_or(0);
+    Some((out.status.code().unwrap_or(-1), status))
+}
+
+/// `--web.config.file` with TLS and basic auth, checked with curl: the
+/// right password gets 200, a wrong one or none 401, plain HTTP to the TLS
+/// port gets nothing, and the server keeps serving. With
+/// RequireAndVerifyClientCert a client without a certificate is refused.
+#[test]
+fn tls_and_basic_auth_with_curl() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    if certificates(d).is_none() || tool("curl", &["--version"], d).is_none() {
+        return;
+    }
+    let hash = bcrypt::hash("s3cret", 4).unwrap();
+    let web = d.join("web.yml");
+    std::fs::write(
+        &web,
+        format!(
+            "tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n\
+             basic_auth_users:\n  prometheus: {hash}\n"
+        ),
+    )
+    .unwrap();
+    let sc = scenario(1, usize::MAX, "");
+    let server = Server::start(
+        sc.path(),
+        &[
+            "--query-gpu=memory.used",
+            &format!("--web.config.file={}", web.display()),
+        ],
+    );
+    let https = format!("https://{}/metrics", server.addr);
+    let http = format!("http://{}/metrics", server.addr);
+    let ca = ["--cacert", "ca.crt"];
+    assert_eq!(
+        curl(d, &[&ca[..], &["-u", "prometheus:s3cret", &https]].concat()),
+        Some((0, 200))
+    );
+    assert_eq!(
+        curl(d, &[&ca[..], &["-u", "prometheus:wrong", &https]].concat()),
+        Some((0, 401))
+    );
+    assert_eq!(
+        curl(d, &[&ca[..], &["-u", "nobody:s3cret", &https]].concat()),
+        Some((0, 401))
+    );
+    assert_eq!(
+        curl(d, &[&ca[..], &[https.as_str()]].concat()),
+        Some((0, 401))
+    );
+    let (code, status) = curl(d, &[http.as_str()]).unwrap();
+    assert!(
+        code != 0 && status == 0,
+        "plain HTTP to the TLS port: curl {code}, HTTP {status}"
+    );
+    assert_eq!(
+        curl(d, &[&ca[..], &["-u", "prometheus:s3cret", &https]].concat()),
+        Some((0, 200))
+    );
+    assert!(server
+        .log()
+        .iter()
+        .any(|l| l.contains("TLS handshake") && l.contains("failed")));
+    drop(server);
+
+    std::fs::write(
+        &web,
+        "tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n  \
+         client_auth_type: RequireAndVerifyClientCert\n  client_ca_file: ca.crt\n",
+    )
+    .unwrap();
+    let server = Server::start(
+        sc.path(),
+        &[
+            "--query-gpu=memory.used",
+            &format!("--web.config.file={}", web.display()),
+        ],
+    );
+    let https = format!("https://{}/metrics", server.addr);
+    let (code, _) = curl(d, &[&ca[..], &[https.as_str()]].concat()).unwrap();
+    assert_ne!(code, 0, "a client without a certificate got in");
+    let mtls = ["--cert", "client.crt", "--key", "client.key"];
+    assert_eq!(
+        curl(d, &[&ca[..], &mtls[..], &[https.as_str()]].concat()),
+        Some((0, 200))
+    );
+}
+
+#[test]
+fn bad_web_config_files_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let web = dir.path().join("web.yml");
+    let sc = scenario(1, usize::MAX, "");
+    for text in [
+        "tls_server_config:\n  cert_file: missing.crt\n  key_file: missing.key\n",
+        "basic_auth_users:\n  alice: not-a-hash\n",
+        "http_server_config:\n  http2: true\n",
+    ] {
+        std::fs::write(&web, text).unwrap();
+        let out = Command::new(env!("CARGO_BIN_EXE_nvq"))
+            .env("NVML_SIM_SCENARIO", sc.path())
+            .arg("--nvml-lib")
+            .arg(sim_lib())
+            .args(["serve", "--web.listen-address=127.0.0.1:0"])
+            .arg(format!("--web.config.file={}", web.display()))
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{text}");
+        assert!(String::from_utf8_lossy(&out.stderr).contains("--web.config.file"));
     }
 }

@@ -60,6 +60,14 @@ impl ServePlan {
                  \"{path}\"."
             )));
         }
+        let web = match &s.web_config_file {
+            Some(f) => {
+                let web = serve::web_config::WebConfig::load(f)?;
+                let tls = web.tls.as_ref().map(|t| t.server_config(f)).transpose()?;
+                (tls, web.users)
+            }
+            None => (None, Vec::new()),
+        };
         Ok(ServePlan {
             profile,
             fields,
@@ -70,6 +78,8 @@ impl ServePlan {
                 profile,
                 read_timeout,
                 max_connections,
+                tls: web.0,
+                users: web.1,
             },
         })
     }
@@ -120,8 +130,13 @@ pub fn run(args: &Args, s: &ServeArgs) -> Result<(), NvqError> {
     });
     let collector = collect::Collector::new(job, plan.interval, render);
     let (listener, local) = serve::bind(&s.listen_address)?;
+    let scheme = if plan.config.tls.is_some() {
+        "https"
+    } else {
+        "http"
+    };
     serve::log(&format!(
-        "listening on http://{local}{} (profile {}, {} GPU(s))",
+        "listening on {scheme}://{local}{} (profile {}, {} GPU(s))",
         plan.config.telemetry_path, s.profile, gpus
     ));
     serve::run(listener, plan.config, collector)

@@ -49,6 +49,9 @@ pub struct ServeArgs {
         default_value = "10s"
     )]
     pub read_timeout: String,
+    /// TLS and basic authentication, in the Prometheus exporter-toolkit's YAML format.
+    #[arg(long = "web.config.file", value_name = "FILE")]
+    pub web_config_file: Option<std::path::PathBuf>,
     /// Serve at most N connections at once; further ones are closed at once.
     #[arg(long = "web.max-connections", value_name = "N", default_value = "256")]
     pub max_connections: String,

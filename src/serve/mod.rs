@@ -10,14 +10,16 @@
 //! accepting, lets the open connections finish their request (at most
 //! [`DRAIN`]) and returns.
 
+mod auth;
 pub mod collect;
+pub mod web_config;
 
 use crate::error::NvqError;
 use crate::render::exporter::{self, Profile};
 use collect::Collector;
 use http_body_util::Full;
 use hyper::body::{Bytes, Incoming};
-use hyper::header::{HeaderValue, ALLOW, CONTENT_TYPE};
+use hyper::header::{HeaderValue, ALLOW, AUTHORIZATION, CONTENT_TYPE, WWW_AUTHENTICATE};
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper::{Method, Request, Response, StatusCode};
@@ -44,6 +46,10 @@ pub struct Config {
     pub profile: Profile,
     pub read_timeout: Duration,
     pub max_connections: usize,
+    /// `--web.config.file`'s TLS, if any.
+    pub tls: Option<Arc<tokio_rustls::rustls::ServerConfig>>,
+    /// Basic-auth users and their bcrypt hashes; empty: no authentication.
+    pub users: Vec<(String, String)>,
 }
 
 /// Write one log line on stderr (one event per line).
@@ -55,6 +61,7 @@ pub fn log(msg: &str) {
 struct App {
     config: Config,
     collector: Collector,
+    auth: auth::Checker,
 }
 
 /// Serve on `listener` until SIGTERM or SIGINT.
@@ -67,7 +74,12 @@ pub fn run(
         .enable_all()
         .build()
         .map_err(|e| NvqError::Serve(format!("cannot start the runtime: {e}")))?;
-    let app = Arc::new(App { config, collector });
+    let auth = auth::Checker::new(config.users.clone());
+    let app = Arc::new(App {
+        config,
+        collector,
+        auth,
+    });
     runtime.block_on(serve(listener, app))
 }
 
@@ -114,8 +126,21 @@ async fn serve(listener: std::net::TcpListener, app: Arc<App>) -> Result<(), Nvq
         };
         let app = Arc::clone(&app);
         let stopped = stopped.clone();
+        let tls = app.config.tls.clone().map(tokio_rustls::TlsAcceptor::from);
         tokio::spawn(async move {
-            connection(stream, app, stopped).await;
+            let _ = stream.set_nodelay(true);
+            match tls {
+                None => connection(stream, app, stopped).await,
+                Some(acceptor) => {
+                    // The handshake is bounded like a request head.
+                    let limit = app.config.read_timeout;
+                    match tokio::time::timeout(limit, acceptor.accept(stream)).await {
+                        Ok(Ok(tls)) => connection(tls, app, stopped).await,
+                        Ok(Err(e)) => log(&format!("TLS handshake with {peer} failed: {e}")),
+                        Err(_) => log(&format!("TLS handshake with {peer} timed out")),
+                    }
+                }
+            }
             drop(permit);
         });
     };
@@ -137,12 +162,10 @@ async fn serve(listener: std::net::TcpListener, app: Arc<App>) -> Result<(), Nvq
 
 /// Serve one connection until it closes, its client is too slow, or the
 /// server stops (then the request in progress is finished first).
-async fn connection(
-    stream: tokio::net::TcpStream,
-    app: Arc<App>,
-    mut stopped: watch::Receiver<bool>,
-) {
-    let _ = stream.set_nodelay(true);
+async fn connection<S>(stream: S, app: Arc<App>, mut stopped: watch::Receiver<bool>)
+where
+    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
     let read_timeout = app.config.read_timeout;
     let service = service_fn(move |req| {
         let app = Arc::clone(&app);
@@ -174,6 +197,14 @@ impl App {
             );
             r.headers_mut()
                 .insert(ALLOW, HeaderValue::from_static("GET, HEAD"));
+            return r;
+        }
+        if !self.auth.allows(req.headers().get(AUTHORIZATION)).await {
+            let mut r = text(StatusCode::UNAUTHORIZED, "Unauthorized.\n");
+            r.headers_mut().insert(
+                WWW_AUTHENTICATE,
+                HeaderValue::from_static("Basic realm=\"nvq\", charset=\"UTF-8\""),
+            );
             return r;
         }
         let path = req.uri().path();
