@@ -901,3 +901,132 @@ fn bad_web_config_files_are_refused() {
         assert!(String::from_utf8_lossy(&out.stderr).contains("--web.config.file"));
     }
 }
+
+/// GET `url_path` from `addr` over plain HTTP; the body.
+fn http_get(addr: &str, path: &str) -> Option<String> {
+    let mut s = TcpStream::connect(addr).ok()?;
+    s.set_read_timeout(Some(Duration::from_secs(10))).ok()?;
+    let req = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
+    s.write_all(req.as_bytes()).ok()?;
+    let mut out = Vec::new();
+    s.read_to_end(&mut out).ok()?;
+    let (status, _, body) = split(&String::from_utf8_lossy(&out));
+    (status == 200).then_some(body)
+}
+
+/// A Prometheus instant query: (labels, value) of every series.
+fn query(prom: &str, q: &str) -> Vec<(serde_json::Value, f64)> {
+    let path = format!(
+        "/api/v1/query?query={}",
+        q.replace(' ', "%20").replace('=', "%3D")
+    );
+    let Some(body) = http_get(prom, &path) else {
+        return Vec::new();
+    };
+    // The body is chunked when long; the JSON is the part between braces.
+    let json = &body[body.find('{').unwrap_or(0)..=body.rfind('}').unwrap_or(0)];
+    let v: serde_json::Value = serde_json::from_str(json).unwrap_or_default();
+    v["data"]["result"]
+        .as_array()
+        .map(|r| {
+            r.iter()
+                .map(|s| {
+                    let value = s["value"][1]
+                        .as_str()
+                        .and_then(|x| x.parse().ok())
+                        .unwrap_or(f64::NAN);
+                    (s["metric"].clone(), value)
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Debian's Prometheus scrapes `nvq serve` every second, in each profile:
+/// after two scrapes the memory-used series equals the scenario's value for
+/// every GPU, and `up` is 1.
+#[test]
+fn a_real_prometheus_scrapes_every_profile() {
+    let dir = tempfile::tempdir().unwrap();
+    if tool("prometheus", &["--version"], dir.path()).is_none() {
+        return;
+    }
+    let gpus = 3usize;
+    let sc = scenario(gpus, usize::MAX, "");
+    for (profile, family, gpu_label) in [
+        ("nvq", "nvq_memory_used_bytes", "gpu"),
+        (
+            "nvidia_gpu_exporter",
+            "nvidia_smi_memory_used_bytes",
+            "uuid",
+        ),
+    ] {
+        let server = Server::start(
+            sc.path(),
+            &[&format!("--profile={profile}"), "--collect.interval=500ms"],
+        );
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let prom = format!("127.0.0.1:{port}");
+        let config = dir.path().join(format!("{profile}.yml"));
+        std::fs::write(
+            &config,
+            format!(
+                "global:\n  scrape_interval: 1s\n  scrape_timeout: 900ms\nscrape_configs:\n  \
+                 - job_name: nvq\n    static_configs:\n      - targets: ['{}']\n",
+                server.addr
+            ),
+        )
+        .unwrap();
+        let mut prometheus = Command::new("prometheus")
+            .arg(format!("--config.file={}", config.display()))
+            .arg(format!(
+                "--storage.tsdb.path={}",
+                dir.path().join(profile).display()
+            ))
+            .arg(format!("--web.listen-address={prom}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let t0 = Instant::now();
+        let mut got = Vec::new();
+        while t0.elapsed() < Duration::from_secs(60) {
+            std::thread::sleep(Duration::from_millis(500));
+            let samples = query(&prom, "count_over_time(up[1m])");
+            if !matches!(samples.first(), Some((_, n)) if *n >= 2.0) {
+                continue;
+            }
+            got = query(&prom, family);
+            if got.len() == gpus {
+                break;
+            }
+        }
+        let up = query(&prom, "up");
+        let _ = prometheus.kill();
+        let _ = prometheus.wait();
+        assert_eq!(up.len(), 1, "{profile}: up {up:?}");
+        assert_eq!(up[0].1, 1.0, "{profile}: up {up:?}");
+        assert_eq!(got.len(), gpus, "{profile}: {got:?}");
+        for i in 0..gpus {
+            let uuid = format!("GPU-00000000-0000-4000-8000-{i:012x}");
+            let want_label = if gpu_label == "gpu" {
+                i.to_string()
+            } else {
+                uuid[4..].to_string()
+            };
+            let v = got
+                .iter()
+                .find(|(m, _)| m[gpu_label].as_str() == Some(want_label.as_str()))
+                .map(|(_, v)| *v);
+            assert_eq!(
+                v,
+                Some(((i + 1) << 30) as f64),
+                "{profile}: GPU {i}: {got:?}"
+            );
+        }
+    }
+}
