@@ -64,7 +64,7 @@ $global:__nvqClapCompleter = {
             [CompletionResult]::new('--web.listen-address', '--web.listen-address', [CompletionResultType]::ParameterName, 'Address to listen on, HOST:PORT; an empty host means every interface')
             [CompletionResult]::new('--web.telemetry-path', '--web.telemetry-path', [CompletionResultType]::ParameterName, 'Path under which the metrics are served')
             [CompletionResult]::new('--collect.interval', '--collect.interval', [CompletionResultType]::ParameterName, 'Reuse a collection for scrapes within DURATION (500ms, 1s, 30s); 0 collects on every scrape')
-            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Metric names, labels and units: nvq (as --format=prometheus) or nvidia_gpu_exporter')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Metric names, labels and units: nvq (as --format=prometheus), nvidia_gpu_exporter or dcgm')
             [CompletionResult]::new('--query-gpu', '--query-gpu', [CompletionResultType]::ParameterName, 'Fields to collect (see --help-query-gpu); by default every field the profile uses')
             [CompletionResult]::new('-i', '-i', [CompletionResultType]::ParameterName, 'Serve only these GPUs: index, UUID, PCI bus id or board serial; comma list allowed')
             [CompletionResult]::new('--id', '--id', [CompletionResultType]::ParameterName, 'Serve only these GPUs: index, UUID, PCI bus id or board serial; comma list allowed')

@@ -433,7 +433,7 @@ complete -c nvq -n "__fish_nvq_needs_command" -f -a "help" -d 'Print this messag
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -l web.listen-address -d 'Address to listen on, HOST:PORT; an empty host means every interface' -r
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -l web.telemetry-path -d 'Path under which the metrics are served' -r
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -l collect.interval -d 'Reuse a collection for scrapes within DURATION (500ms, 1s, 30s); 0 collects on every scrape' -r
-complete -c nvq -n "__fish_nvq_using_subcommand serve" -l profile -d 'Metric names, labels and units: nvq (as --format=prometheus) or nvidia_gpu_exporter' -r
+complete -c nvq -n "__fish_nvq_using_subcommand serve" -l profile -d 'Metric names, labels and units: nvq (as --format=prometheus), nvidia_gpu_exporter or dcgm' -r
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -l query-gpu -d 'Fields to collect (see --help-query-gpu); by default every field the profile uses' -r -f -a '(__nvq_list query-gpu)'
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -s i -l id -d 'Serve only these GPUs: index, UUID, PCI bus id or board serial; comma list allowed' -r
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -l web.read-timeout -d 'Close a connection that has not sent a whole request head within DURATION' -r

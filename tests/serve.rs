@@ -1030,3 +1030,57 @@ fn a_real_prometheus_scrapes_every_profile() {
         }
     }
 }
+
+/// `--profile=dcgm`: dcgm-exporter's names, units (MiB, MHz, W) and
+/// labels, no sentinel for a value NVML does not give, and promtool's only
+/// complaints are about DCGM's own naming.
+#[test]
+fn dcgm_profile_uses_dcgm_names_units_and_labels() {
+    let sc = scenario(2, usize::MAX, "");
+    let server = Server::start(sc.path(), &["--profile=dcgm"]);
+    let body = server.metrics();
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
+    for i in 0..2u64 {
+        let uuid = format!("UUID=\"GPU-00000000-0000-4000-8000-{i:012x}\"");
+        assert_eq!(
+            value(&body, "DCGM_FI_DEV_FB_USED", &uuid),
+            Some(((i + 1) * 1024) as f64),
+            "{body}"
+        );
+        assert_eq!(value(&body, "DCGM_FI_DEV_GPU_TEMP", &uuid), Some(54.0));
+        assert_eq!(value(&body, "DCGM_FI_DEV_GPU_UTIL", &uuid), Some(87.0));
+        assert_eq!(
+            value(&body, "DCGM_FI_DEV_POWER_USAGE", &uuid),
+            Some(412.345)
+        );
+        let line = body
+            .lines()
+            .find(|l| l.starts_with("DCGM_FI_DEV_FB_USED{") && l.contains(&uuid))
+            .unwrap();
+        for label in [
+            format!("gpu=\"{i}\""),
+            "modelName=\"NVIDIA H100 80GB HBM3\"".to_string(),
+            "DCGM_FI_DRIVER_VERSION=\"580.82.07\"".to_string(),
+            format!("Hostname=\"{}\"", host.trim()),
+            format!("pci_bus_id=\"00000000:{:02X}:00.0\"", i + 1),
+        ] {
+            assert!(line.contains(&label), "{label} not in {line}");
+        }
+    }
+    assert!(body.contains("DCGM_FI_DEV_POWER_USAGE{") && body.contains("} 412.345000\n"));
+    // The test GPUs have no memory temperature: left out, never a number.
+    assert!(!body.contains("DCGM_FI_DEV_MEMORY_TEMP"), "{body}");
+    assert!(!body
+        .lines()
+        .any(|l| l.ends_with(" 9223372036854775794") || l.ends_with(" -1")));
+    if let Some((code, text)) = promtool(&body) {
+        let foreign: Vec<&str> = text
+            .lines()
+            .filter(|l| !l.starts_with("DCGM_FI_"))
+            .collect();
+        assert!(
+            code == 0 || (code == 3 && foreign.is_empty()),
+            "promtool ({code}): {text}"
+        );
+    }
+}

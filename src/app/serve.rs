@@ -28,9 +28,10 @@ impl ServePlan {
     pub fn from_args(s: &ServeArgs) -> Result<Self, NvqError> {
         let profile = Profile::parse(&s.profile)?;
         let mode = QueryMode::GPU;
-        let fields = match &s.query_gpu {
-            Some(list) => mode.resolve(list)?,
-            None => (0..mode.fields().len()).collect(),
+        let fields = match (&s.query_gpu, profile.default_fields()) {
+            (Some(list), _) => mode.resolve(list)?,
+            (None, Some(list)) => mode.resolve(&list)?,
+            (None, None) => (0..mode.fields().len()).collect(),
         };
         let app_fields = profile
             .app_fields()
@@ -114,6 +115,9 @@ pub fn run(args: &Args, s: &ServeArgs) -> Result<(), NvqError> {
     let cuda_version = crate::nvml::raw::cuda_driver_version(&session)
         .map(crate::render::listing::cuda_version)
         .unwrap_or_default();
+    let hostname = std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|h| h.trim().to_string())
+        .unwrap_or_default();
     let workers = start(&session, &devices, &plan, count)
         .ok_or_else(|| NvqError::Serve("cannot start the threads that read the GPUs".into()))?;
     let late = LateRows::new(QueryMode::GPU, &plan.fields, count);
@@ -126,6 +130,7 @@ pub fn run(args: &Args, s: &ServeArgs) -> Result<(), NvqError> {
             rows: &c.rows,
             apps: app_columns.as_deref().map(|a| (a, c.apps.as_slice())),
             cuda_version: &cuda_version,
+            hostname: &hostname,
         })
     });
     let collector = collect::Collector::new(job, plan.interval, render);

@@ -33,7 +33,7 @@ pub struct ServeArgs {
         default_value = "0"
     )]
     pub collect_interval: String,
-    /// Metric names, labels and units: nvq (as --format=prometheus) or nvidia_gpu_exporter.
+    /// Metric names, labels and units: nvq (as --format=prometheus), nvidia_gpu_exporter or dcgm.
     #[arg(long, value_name = "PROFILE", default_value = "nvq")]
     pub profile: String,
     /// Fields to collect (see --help-query-gpu); by default every field the profile uses.

@@ -15,6 +15,8 @@ pub enum Profile {
     Nvq,
     /// `utkuozdemir/nvidia_gpu_exporter`'s (see [`super::nvidia_gpu_exporter`]).
     NvidiaGpuExporter,
+    /// NVIDIA dcgm-exporter's `DCGM_FI_*` (see [`super::dcgm`]).
+    Dcgm,
 }
 
 /// What one scrape shows: the GPU rows, and the process rows of the
@@ -27,12 +29,15 @@ pub struct Scrape<'a> {
     pub apps: Option<(&'a [Column], &'a [Row])>,
     /// The CUDA version the driver supports (`13.1`), or empty.
     pub cuda_version: &'a str,
+    /// The machine's host name, or empty.
+    pub hostname: &'a str,
 }
 
 impl Profile {
     pub const ALL: &'static [(Profile, &'static str)] = &[
         (Profile::Nvq, "nvq"),
         (Profile::NvidiaGpuExporter, "nvidia_gpu_exporter"),
+        (Profile::Dcgm, "dcgm"),
     ];
 
     pub fn parse(s: &str) -> Result<Self, NvqError> {
@@ -55,15 +60,25 @@ impl Profile {
         match self {
             Profile::Nvq => Prometheus::new().sample(s.columns, s.rows, &mut out),
             Profile::NvidiaGpuExporter => super::nvidia_gpu_exporter::render(s, &mut out),
+            Profile::Dcgm => super::dcgm::render(s, &mut out),
         }
         out
+    }
+
+    /// The `--query-gpu` fields the profile reads when none are given;
+    /// `None`: every field.
+    pub fn default_fields(self) -> Option<String> {
+        match self {
+            Profile::Nvq | Profile::NvidiaGpuExporter => None,
+            Profile::Dcgm => Some(super::dcgm::fields()),
+        }
     }
 
     /// The `--query-compute-apps` fields this profile's process families
     /// need, if it has any.
     pub fn app_fields(self) -> Option<&'static str> {
         match self {
-            Profile::Nvq => None,
+            Profile::Nvq | Profile::Dcgm => None,
             Profile::NvidiaGpuExporter => Some(super::nvidia_gpu_exporter::APP_FIELDS),
         }
     }
@@ -151,6 +166,13 @@ pub const TEXT_TYPE: &str = "text/plain; version=0.0.4; charset=utf-8";
 /// The content type of OpenMetrics text.
 pub const OPENMETRICS_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
 
+/// Does a `# TYPE` line's rest (`name type`) name a family ending in `_total`?
+fn names_total(rest: &[u8]) -> bool {
+    rest.split(|&b| b == b' ')
+        .next()
+        .is_some_and(|name| name.ends_with(b"_total"))
+}
+
 /// Does this `Accept` header ask for OpenMetrics?
 pub fn wants_openmetrics(accept: &str) -> bool {
     accept
@@ -159,8 +181,10 @@ pub fn wants_openmetrics(accept: &str) -> bool {
 }
 
 /// Prometheus text → OpenMetrics text: a counter family is named without
-/// its `_total` suffix in `# HELP` and `# TYPE` (its samples keep it), and
-/// the exposition ends with `# EOF`.
+/// its `_total` suffix in `# HELP` and `# TYPE` (its samples keep it); a
+/// counter whose samples lack `_total` (a profile's imposed name, such as
+/// DCGM's) is typed `unknown`, which OpenMetrics allows for any name; the
+/// exposition ends with `# EOF`.
 pub fn openmetrics(text: &[u8]) -> Vec<u8> {
     let mut counters: Vec<&[u8]> = Vec::new();
     for line in text.split(|&b| b == b'\n') {
@@ -176,6 +200,11 @@ pub fn openmetrics(text: &[u8]) -> Vec<u8> {
             .into_iter()
             .find_map(|p| line.strip_prefix(p).map(|rest| (p, rest)));
         match family {
+            Some((p, rest)) if rest.ends_with(b" counter") && !names_total(rest) => {
+                out.extend_from_slice(p);
+                out.extend_from_slice(&rest[..rest.len() - b"counter".len()]);
+                out.extend_from_slice(b"unknown");
+            }
             Some((p, rest)) => {
                 let name = rest.split(|&b| b == b' ').next().unwrap_or_default();
                 let stem = name
@@ -212,6 +241,8 @@ mod tests {
             "# HELP a Things.\n# TYPE a counter\na_total 3\n\
              # HELP b_bytes Size.\n# TYPE b_bytes gauge\nb_bytes{gpu=\"0\"} 1\n# EOF\n"
         );
+        let om = openmetrics(b"# HELP C Rows.\n# TYPE C counter\nC 2\n");
+        assert_eq!(om, b"# HELP C Rows.\n# TYPE C unknown\nC 2\n# EOF\n");
         assert!(wants_openmetrics(
             "application/openmetrics-text;version=1.0.0;q=0.5,text/plain;q=0.4"
         ));
@@ -236,7 +267,7 @@ mod tests {
         assert!(text.contains("\nnvq_collection_failures_total 1\n"));
         assert!(text.contains("\nnvq_collection_last_success_timestamp_seconds 12.500\n"));
         assert!(!text.contains("collection_duration_seconds"));
-        assert!(Profile::parse("dcgm").is_err());
+        assert!(Profile::parse("dcgm-exporter").is_err());
         assert_eq!(Profile::parse("nvq").unwrap(), Profile::Nvq);
     }
 }

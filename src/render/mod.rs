@@ -2,6 +2,7 @@
 //! rows in, bytes out, with no NVML and no I/O inside.
 
 pub mod csv;
+pub mod dcgm;
 pub mod exporter;
 pub mod field_help;
 mod json;
