@@ -6,32 +6,16 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;
-use common::sim_lib;
+use common::{delay, sim_lib, write_scenario};
 
 use std::io::Read;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-const HEAD: &str = "driver_version = \"580.82.07\"\nnvml_version = \"13.580.82.07\"\n";
+const HEAD: &str = common::SIM_HEAD;
 
 fn device(i: usize) -> String {
-    format!(
-        r#"
-[[device]]
-name = "NVIDIA H100 80GB HBM3"
-uuid = "GPU-00000000-0000-4000-8000-{i:012x}"
-pci = {{ domain = 0, bus = {bus}, device = 0, device_id = 0x233010DE, subsystem_id = 0x16C110DE }}
-memory = {{ total = 85520809984, reserved = 567279616, used = 21474836480 }}
-utilization = {{ gpu = 87, memory = 41 }}
-temperature = {{ gpu = 54 }}
-power = {{ usage = 412345, limit = 700000 }}
-"#,
-        bus = i + 1,
-    )
-}
-
-fn delay(function: &str, ms: u64) -> String {
-    format!("\n[[device.fault]]\nfunction = \"{function}\"\ndelay_ms = {ms}\n")
+    common::h100(i, 21474836480)
 }
 
 /// `gpus` GPUs; those in `hung` take `ms` per temperature call.
@@ -44,12 +28,6 @@ fn scenario(gpus: usize, hung: &[usize], ms: u64) -> tempfile::NamedTempFile {
         }
     }
     write_scenario(&text)
-}
-
-fn write_scenario(text: &str) -> tempfile::NamedTempFile {
-    let mut f = tempfile::Builder::new().suffix(".toml").tempfile().unwrap();
-    std::io::Write::write_all(&mut f, text.as_bytes()).unwrap();
-    f
 }
 
 fn command(scenario: &tempfile::NamedTempFile, args: &[&str]) -> Command {

@@ -5,7 +5,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;
-use common::sim_lib;
+use common::{delay, h100, sim_lib, write_scenario, SIM_HEAD};
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
@@ -14,42 +14,17 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-const HEAD: &str = "driver_version = \"580.82.07\"\nnvml_version = \"13.580.82.07\"\n";
-
-/// GPU `i` of a test scenario: memory used is `i + 1` GiB.
-fn device(i: usize) -> String {
-    format!(
-        r#"
-[[device]]
-name = "NVIDIA H100 80GB HBM3"
-uuid = "GPU-00000000-0000-4000-8000-{i:012x}"
-pci = {{ domain = 0, bus = {bus}, device = 0, device_id = 0x233010DE, subsystem_id = 0x16C110DE }}
-memory = {{ total = 85520809984, reserved = 567279616, used = {used} }}
-utilization = {{ gpu = 87, memory = 41 }}
-temperature = {{ gpu = 54 }}
-power = {{ usage = 412345, limit = 700000 }}
-"#,
-        bus = i + 1,
-        used = (i + 1) << 30,
-    )
-}
-
-/// `gpus` GPUs; `fault` is appended to GPU `at` (a `[[device.fault]]`).
+/// `gpus` GPUs, GPU `i` with `i + 1` GiB of memory in use; `fault` is
+/// appended to GPU `at` (a `[[device.fault]]`).
 fn scenario(gpus: usize, at: usize, fault: &str) -> tempfile::NamedTempFile {
-    let mut text = HEAD.to_string();
+    let mut text = SIM_HEAD.to_string();
     for i in 0..gpus {
-        text.push_str(&device(i));
+        text.push_str(&h100(i, (i as u64 + 1) << 30));
         if i == at {
             text.push_str(fault);
         }
     }
-    let mut f = tempfile::Builder::new().suffix(".toml").tempfile().unwrap();
-    f.write_all(text.as_bytes()).unwrap();
-    f
-}
-
-fn delay(function: &str, ms: u64) -> String {
-    format!("\n[[device.fault]]\nfunction = \"{function}\"\ndelay_ms = {ms}\n")
+    write_scenario(&text)
 }
 
 /// A running `nvq serve`; killed when dropped.
