@@ -38,6 +38,27 @@ pub struct Sample {
     pub body: Bytes,
     started: Instant,
     finished: Instant,
+    /// Whole answers already built from it: (health, OpenMetrics, bytes),
+    /// one per format, for the health they were built with.
+    answers: StdMutex<Vec<(Health, bool, Bytes)>>,
+}
+
+impl Sample {
+    /// The answer built earlier for this health and format, if any.
+    pub fn answer(&self, health: &Health, om: bool) -> Option<Bytes> {
+        let answers = self.answers.lock().unwrap_or_else(PoisonError::into_inner);
+        answers
+            .iter()
+            .find(|(h, o, _)| h == health && *o == om)
+            .map(|(_, _, b)| b.clone())
+    }
+
+    /// Keep an answer for the next scrapes (the latest one per format).
+    pub fn remember(&self, health: Health, om: bool, body: Bytes) {
+        let mut answers = self.answers.lock().unwrap_or_else(PoisonError::into_inner);
+        answers.retain(|(_, o, _)| *o != om);
+        answers.push((health, om, body));
+    }
 }
 
 struct Slot {
@@ -102,6 +123,7 @@ impl Collector {
                     body,
                     started,
                     finished: Instant::now(),
+                    answers: StdMutex::new(Vec::new()),
                 };
                 (job, sample, got.late)
             });

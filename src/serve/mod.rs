@@ -245,23 +245,38 @@ impl App {
                 None
             }
         };
-        let mut body = Vec::with_capacity(sample.as_ref().map_or(0, |s| s.body.len()) + 1024);
-        if let Some(s) = &sample {
-            body.extend_from_slice(&s.body);
-        }
         let health = self.collector.health();
-        exporter::render_health(self.config.profile, &health, sample.is_some(), &mut body);
         let accept = req
             .headers()
             .get(hyper::header::ACCEPT)
             .and_then(|v| v.to_str().ok())
             .unwrap_or("");
-        let (body, kind) = if exporter::wants_openmetrics(accept) {
-            (exporter::openmetrics(&body), exporter::OPENMETRICS_TYPE)
+        let om = exporter::wants_openmetrics(accept);
+        let kind = if om {
+            exporter::OPENMETRICS_TYPE
         } else {
-            (body, exporter::TEXT_TYPE)
+            exporter::TEXT_TYPE
         };
-        let mut r = Response::new(Full::new(Bytes::from(body)));
+        // Scrapes served from one collection with the same health get the
+        // same bytes: built once, then shared (no copy per scrape).
+        let cached = sample.as_ref().and_then(|s| s.answer(&health, om));
+        let body = cached.unwrap_or_else(|| {
+            let mut body = Vec::with_capacity(sample.as_ref().map_or(0, |s| s.body.len()) + 2048);
+            if let Some(s) = &sample {
+                body.extend_from_slice(&s.body);
+            }
+            exporter::render_health(self.config.profile, &health, sample.is_some(), &mut body);
+            let body = Bytes::from(if om {
+                exporter::openmetrics(&body)
+            } else {
+                body
+            });
+            if let Some(s) = &sample {
+                s.remember(health, om, body.clone());
+            }
+            body
+        });
+        let mut r = Response::new(Full::new(body));
         r.headers_mut()
             .insert(CONTENT_TYPE, HeaderValue::from_static(kind));
         r
