@@ -428,7 +428,14 @@ fn clap_error(e: clap::Error) -> ClapOutcome {
             ClapOutcome::Help(e.render().to_string())
         }
         ErrorKind::UnknownArgument => ClapOutcome::Err(NvqError::UnknownOption(arg())),
-        ErrorKind::InvalidSubcommand => ClapOutcome::Err(NvqError::UnknownOption(arg())),
+        // A stray word: with subcommands, clap names it as a subcommand.
+        ErrorKind::InvalidSubcommand => {
+            let word = match e.get(ContextKind::InvalidSubcommand) {
+                Some(ContextValue::String(s)) => s.clone(),
+                _ => arg(),
+            };
+            ClapOutcome::Err(NvqError::UnknownOption(word))
+        }
         ErrorKind::NoEquals | ErrorKind::InvalidValue | ErrorKind::TooFewValues
             if empty_value(&e) =>
         {
@@ -493,7 +500,7 @@ mod tests {
         ));
         assert!(matches!(
             args(&["stray"]).unwrap_err(),
-            NvqError::UnknownOption(_)
+            NvqError::UnknownOption(w) if w == "stray"
         ));
     }
 }
