@@ -379,6 +379,21 @@ fn hostile_requests_are_refused_and_the_server_keeps_serving() {
         "slow client held {:?}",
         t0.elapsed()
     );
+    // A kept-alive connection that goes quiet after its answer is closed too.
+    let mut idle = TcpStream::connect(server.addr).unwrap();
+    idle.write_all(b"GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n")
+        .unwrap();
+    idle.set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let t0 = Instant::now();
+    let mut buf = Vec::new();
+    let _ = idle.read_to_end(&mut buf);
+    assert!(String::from_utf8_lossy(&buf).starts_with("HTTP/1.1 200 OK"));
+    assert!(
+        t0.elapsed() < Duration::from_secs(5),
+        "idle keep-alive held {:?}",
+        t0.elapsed()
+    );
     // 1,000 idle connections: at most 32 are kept, the rest closed at once;
     // once the read timeout has cut the idle ones off, scrapes are served.
     let idle: Vec<TcpStream> = (0..1000)
