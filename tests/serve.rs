@@ -1074,3 +1074,56 @@ fn dcgm_profile_uses_dcgm_names_units_and_labels() {
         );
     }
 }
+
+/// `--collect.processes` (nvq profile): one info series per GPU process,
+/// labelled with its PID, name, user and container (where known), and its
+/// memory in exact bytes where the driver tells it; without the flag,
+/// no process series.
+#[test]
+fn process_series_are_opt_in() {
+    let me = std::process::id();
+    let text = format!(
+        "{SIM_HEAD}{}\n[[device.process]]\npid = {me}\nname = \"trainer\"\nused_memory = 1073741825\n\
+         \n[[device.process]]\npid = 4000000\nname = \"gone\"\n",
+        h100(0, 1 << 30)
+    );
+    let sc = write_scenario(&text);
+    let plain = Server::start(sc.path(), &["--query-gpu=memory.used"]);
+    assert!(!plain.metrics().contains("nvq_process_"));
+    drop(plain);
+    let server = Server::start(
+        sc.path(),
+        &["--query-gpu=memory.used", "--collect.processes"],
+    );
+    let body = server.metrics();
+    let user = Command::new("id").arg("-un").output().unwrap();
+    let user = String::from_utf8_lossy(&user.stdout).trim().to_string();
+    let mine = format!("pid=\"{me}\",process_name=\"trainer\",user=\"{user}\"");
+    assert_eq!(value(&body, "nvq_process_info", &mine), Some(1.0), "{body}");
+    assert_eq!(
+        value(&body, "nvq_process_used_memory_bytes", &mine),
+        Some(1073741825.0)
+    );
+    // A process that has gone: no user; its memory is unavailable, so left out.
+    assert_eq!(
+        value(
+            &body,
+            "nvq_process_info",
+            "pid=\"4000000\",process_name=\"gone\"}"
+        ),
+        Some(1.0)
+    );
+    assert_eq!(
+        value(&body, "nvq_process_used_memory_bytes", "pid=\"4000000\""),
+        None
+    );
+    promtool_accepts(&body);
+    let out = Command::new(env!("CARGO_BIN_EXE_nvq"))
+        .env("NVML_SIM_SCENARIO", sc.path())
+        .arg("--nvml-lib")
+        .arg(sim_lib())
+        .args(["serve", "--profile=dcgm", "--collect.processes"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}

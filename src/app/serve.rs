@@ -34,7 +34,7 @@ impl ServePlan {
             (None, None) => (0..mode.fields().len()).collect(),
         };
         let app_fields = profile
-            .app_fields()
+            .app_fields(s.collect_processes)?
             .map(|list| QueryMode::COMPUTE_APPS.resolve(list))
             .transpose()?;
         let interval = match s.collect_interval.trim() {

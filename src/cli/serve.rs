@@ -36,6 +36,9 @@ pub struct ServeArgs {
     /// Metric names, labels and units: nvq (as --format=prometheus), nvidia_gpu_exporter or dcgm.
     #[arg(long, value_name = "PROFILE", default_value = "nvq")]
     pub profile: String,
+    /// nvq profile: also serve one series per GPU process (pid, name, user, container, memory).
+    #[arg(long = "collect.processes")]
+    pub collect_processes: bool,
     /// Fields to collect (see --help-query-gpu); by default every field the profile uses.
     #[arg(long = "query-gpu", value_name = "FIELDS")]
     pub query_gpu: Option<String>,

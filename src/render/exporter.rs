@@ -5,7 +5,7 @@
 use super::prometheus::{write_family, write_sample, Prometheus};
 use super::Formatter;
 use crate::error::NvqError;
-use crate::model::{Column, Row};
+use crate::model::{Column, Row, Value};
 use std::time::Duration;
 
 /// Which exporter's names, labels and units `nvq serve` writes.
@@ -58,7 +58,12 @@ impl Profile {
     pub fn render(self, s: &Scrape<'_>) -> Vec<u8> {
         let mut out = Vec::new();
         match self {
-            Profile::Nvq => Prometheus::new().sample(s.columns, s.rows, &mut out),
+            Profile::Nvq => {
+                Prometheus::new().sample(s.columns, s.rows, &mut out);
+                if let Some((columns, apps)) = s.apps {
+                    render_processes(columns, apps, &mut out);
+                }
+            }
             Profile::NvidiaGpuExporter => super::nvidia_gpu_exporter::render(s, &mut out),
             Profile::Dcgm => super::dcgm::render(s, &mut out),
         }
@@ -75,13 +80,85 @@ impl Profile {
     }
 
     /// The `--query-compute-apps` fields this profile's process families
-    /// need, if it has any.
-    pub fn app_fields(self) -> Option<&'static str> {
-        match self {
-            Profile::Nvq | Profile::Dcgm => None,
-            Profile::NvidiaGpuExporter => Some(super::nvidia_gpu_exporter::APP_FIELDS),
+    /// need, if it has any; `processes`: `--collect.processes` (the nvq
+    /// profile's opt-in per-process series).
+    pub fn app_fields(self, processes: bool) -> Result<Option<&'static str>, NvqError> {
+        match (self, processes) {
+            (Profile::Nvq, true) => Ok(Some(PROCESS_FIELDS)),
+            (Profile::Nvq | Profile::Dcgm, false) => Ok(None),
+            (Profile::NvidiaGpuExporter, false) => Ok(Some(super::nvidia_gpu_exporter::APP_FIELDS)),
+            (_, true) => Err(NvqError::Usage(
+                "--collect.processes adds process series to the nvq profile only (nvidia_gpu_exporter has its \
+                 own, dcgm has none)."
+                    .into(),
+            )),
         }
     }
+}
+
+/// The `--query-compute-apps` fields of the nvq profile's process series.
+pub const PROCESS_FIELDS: &str = "gpu_uuid,pid,process_name,used_memory,user,container_id";
+
+/// The value of `field` in `row`, if the row has that column.
+pub(super) fn cell<'a>(columns: &[Column], row: &'a Row, field: &str) -> Option<&'a Value> {
+    let i = columns.iter().position(|c| c.name == field)?;
+    row.cells.get(i)
+}
+
+/// `--collect.processes`: one `nvq_process_info{...} 1` per process and
+/// GPU, and its GPU memory in bytes where the driver tells it. Labels:
+/// `gpu`, `uuid`, `pid`, `process_name`, `user`, `container_id` (a label
+/// without a value is left out).
+fn render_processes(columns: &[Column], apps: &[Row], out: &mut Vec<u8>) {
+    let (mut info, mut used) = (String::new(), String::new());
+    for app in apps {
+        let mut labels = Vec::new();
+        if let Some(g) = &app.gpu {
+            labels.push(("gpu".to_string(), g.index.to_string()));
+        }
+        for (label, field) in [
+            ("uuid", "gpu_uuid"),
+            ("pid", "pid"),
+            ("process_name", "process_name"),
+            ("user", "user"),
+            ("container_id", "container_id"),
+        ] {
+            if let Some(v @ (Value::Int(_) | Value::Text(_))) = cell(columns, app, field) {
+                let v = v.to_string();
+                if !v.is_empty() {
+                    labels.push((label.to_string(), v));
+                }
+            }
+        }
+        write_sample("nvq_process_info", &labels, "1", &mut info);
+        if let Some(Value::Bytes(b)) = cell(columns, app, "used_gpu_memory") {
+            write_sample(
+                "nvq_process_used_memory_bytes",
+                &labels,
+                &b.to_string(),
+                &mut used,
+            );
+        }
+    }
+    let mut text = String::new();
+    for (name, help, samples) in [
+        (
+            "nvq_process_info",
+            "A process with a compute context on a GPU, as labels; the value is always 1.",
+            info,
+        ),
+        (
+            "nvq_process_used_memory_bytes",
+            "GPU memory the process holds, in bytes.",
+            used,
+        ),
+    ] {
+        if !samples.is_empty() {
+            write_family(name, help, false, &mut text);
+            text.push_str(&samples);
+        }
+    }
+    out.extend_from_slice(text.as_bytes());
 }
 
 /// How collections have gone since the server started.

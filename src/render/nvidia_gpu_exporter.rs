@@ -19,7 +19,7 @@
 //!
 //! The HELP texts are nvq's own.
 
-use super::exporter::{Health, Scrape};
+use super::exporter::{cell, Health, Scrape};
 use super::prometheus::{snake_case, write_family, write_sample};
 use crate::model::{Column, Row, Value};
 
@@ -203,11 +203,6 @@ fn uuid_label(row: &Row) -> Vec<(String, String)> {
         .as_ref()
         .map(|g| vec![("uuid".to_string(), strip_gpu(&g.uuid).to_string())])
         .unwrap_or_default()
-}
-
-fn cell<'a>(columns: &[Column], row: &'a Row, field: &str) -> Option<&'a Value> {
-    let i = columns.iter().position(|c| c.name == field)?;
-    row.cells.get(i)
 }
 
 const INFO_HELP: &str =
