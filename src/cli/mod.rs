@@ -178,7 +178,8 @@ fn help_id(mode: QueryMode) -> String {
 pub fn command() -> clap::Command {
     // The mode options first, so that `--help` lists them at the head of
     // their section; the `--help-query-*` flags come after the derived ones.
-    let mut cmd = clap::Command::new("nvq");
+    // The bin name makes subcommands' usage read `nvq serve`.
+    let mut cmd = clap::Command::new("nvq").bin_name("nvq");
     for mode in QueryMode::ALL {
         let def = mode.def();
         cmd = cmd.arg(
