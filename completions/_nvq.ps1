@@ -67,6 +67,7 @@ $global:__nvqClapCompleter = {
             [CompletionResult]::new('pmon', 'pmon', [CompletionResultType]::ParameterValue, 'Scrolling per-process monitor: one line per process per GPU per sample')
             [CompletionResult]::new('topo', 'topo', [CompletionResultType]::ParameterValue, 'Show where the GPUs sit: NVLink, PCIe switches, host bridges, NUMA nodes, nearby CPUs and NICs')
             [CompletionResult]::new('nvlink', 'nvlink', [CompletionResultType]::ParameterValue, 'Show each GPU''s NVLinks: speed and state, capabilities, error counters')
+            [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'nvq: serve the GPUs'' metrics over HTTP for Prometheus (an exporter)')
             [CompletionResult]::new('mig', 'mig', [CompletionResultType]::ParameterValue, 'List MIG''s GPU and compute instances and their profiles (read-only)')
             break
         }
@@ -140,6 +141,24 @@ $global:__nvqClapCompleter = {
             [CompletionResult]::new('--capabilities', '--capabilities', [CompletionResultType]::ParameterName, 'Print what each link supports (P2P, system memory, atomics, SLI)')
             [CompletionResult]::new('-e', '-e', [CompletionResultType]::ParameterName, 'Print each active link''s replay, recovery and CRC error counts')
             [CompletionResult]::new('--errorcounters', '--errorcounters', [CompletionResultType]::ParameterName, 'Print each active link''s replay, recovery and CRC error counts')
+            [CompletionResult]::new('--simulate', '--simulate', [CompletionResultType]::ParameterName, 'nvq: load the NVML simulator installed next to nvq (no GPU needed)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'nvq;serve' {
+            [CompletionResult]::new('--web.listen-address', '--web.listen-address', [CompletionResultType]::ParameterName, 'Address to listen on, HOST:PORT; an empty host means every interface')
+            [CompletionResult]::new('--web.telemetry-path', '--web.telemetry-path', [CompletionResultType]::ParameterName, 'Path under which the metrics are served')
+            [CompletionResult]::new('--collect.interval', '--collect.interval', [CompletionResultType]::ParameterName, 'Reuse a collection for scrapes within DURATION (500ms, 1s, 30s); 0 collects on every scrape')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Metric names, labels and units: nvq (as --format=prometheus), nvidia_gpu_exporter or dcgm')
+            [CompletionResult]::new('--query-gpu', '--query-gpu', [CompletionResultType]::ParameterName, 'Fields to collect (see --help-query-gpu); by default every field the profile uses')
+            [CompletionResult]::new('-i', '-i', [CompletionResultType]::ParameterName, 'Serve only these GPUs: index, UUID, PCI bus id or board serial; comma list allowed')
+            [CompletionResult]::new('--id', '--id', [CompletionResultType]::ParameterName, 'Serve only these GPUs: index, UUID, PCI bus id or board serial; comma list allowed')
+            [CompletionResult]::new('--web.read-timeout', '--web.read-timeout', [CompletionResultType]::ParameterName, 'Close a connection that has not sent a whole request head within DURATION')
+            [CompletionResult]::new('--web.config.file', '--web.config.file', [CompletionResultType]::ParameterName, 'TLS and basic authentication, in the Prometheus exporter-toolkit''s YAML format')
+            [CompletionResult]::new('--web.max-connections', '--web.max-connections', [CompletionResultType]::ParameterName, 'Serve at most N connections at once; further ones are closed at once')
+            [CompletionResult]::new('--nvml-lib', '--nvml-lib', [CompletionResultType]::ParameterName, 'nvq: load this NVML library instead of libnvidia-ml.so.1')
+            [CompletionResult]::new('--collect.processes', '--collect.processes', [CompletionResultType]::ParameterName, 'nvq profile: also serve one series per GPU process (pid, name, user, container, memory)')
             [CompletionResult]::new('--simulate', '--simulate', [CompletionResultType]::ParameterName, 'nvq: load the NVML simulator installed next to nvq (no GPU needed)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')

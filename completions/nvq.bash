@@ -31,6 +31,9 @@ _nvq() {
             nvq,pmon)
                 cmd="nvq__subcmd__pmon"
                 ;;
+            nvq,serve)
+                cmd="nvq__subcmd__serve"
+                ;;
             nvq,topo)
                 cmd="nvq__subcmd__topo"
                 ;;
@@ -41,7 +44,7 @@ _nvq() {
 
     case "${cmd}" in
         nvq)
-            opts="-i -f -l -q -d -x -L -h --query-gpu --query-supported-clocks --query-compute-apps --query-accounted-apps --query-retired-pages --query-remapped-rows --format --id --filename --loop --loop-ms --count --where --assert --until --until-all --timeout --summary --query --display --xml-format --dtd --list-gpus --version --help-query-gpu --help-query-supported-clocks --help-query-compute-apps --help-query-accounted-apps --help-query-retired-pages --help-query-remapped-rows --nvml-lib --simulate --help dmon pmon topo nvlink mig"
+            opts="-i -f -l -q -d -x -L -h --query-gpu --query-supported-clocks --query-compute-apps --query-accounted-apps --query-retired-pages --query-remapped-rows --format --id --filename --loop --loop-ms --count --where --assert --until --until-all --timeout --summary --query --display --xml-format --dtd --list-gpus --version --help-query-gpu --help-query-supported-clocks --help-query-compute-apps --help-query-accounted-apps --help-query-retired-pages --help-query-remapped-rows --nvml-lib --simulate --help dmon pmon topo nvlink serve mig"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -348,6 +351,64 @@ _nvq() {
                     return 0
                     ;;
                 --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --nvml-lib)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nvq__subcmd__serve)
+            opts="-i -h --web.listen-address --web.telemetry-path --collect.interval --profile --collect.processes --query-gpu --id --web.read-timeout --web.config.file --web.max-connections --nvml-lib --simulate --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --web.listen-address)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --web.telemetry-path)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --collect.interval)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --query-gpu)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -i)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --web.read-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --web.config.file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --web.max-connections)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

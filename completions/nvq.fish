@@ -455,6 +455,7 @@ complete -c nvq -n "__fish_nvq_needs_command" -f -a "dmon" -d 'Scrolling per-GPU
 complete -c nvq -n "__fish_nvq_needs_command" -f -a "pmon" -d 'Scrolling per-process monitor: one line per process per GPU per sample'
 complete -c nvq -n "__fish_nvq_needs_command" -f -a "topo" -d 'Show where the GPUs sit: NVLink, PCIe switches, host bridges, NUMA nodes, nearby CPUs and NICs'
 complete -c nvq -n "__fish_nvq_needs_command" -f -a "nvlink" -d 'Show each GPU\'s NVLinks: speed and state, capabilities, error counters'
+complete -c nvq -n "__fish_nvq_needs_command" -f -a "serve" -d 'nvq: serve the GPUs\' metrics over HTTP for Prometheus (an exporter)'
 complete -c nvq -n "__fish_nvq_needs_command" -f -a "mig" -d 'List MIG\'s GPU and compute instances and their profiles (read-only)'
 complete -c nvq -n "__fish_nvq_using_subcommand dmon" -s i -l id -d 'GPUs to watch: index, UUID or PCI bus id; comma list allowed' -r
 complete -c nvq -n "__fish_nvq_using_subcommand dmon" -s d -l delay -d 'Seconds between samples (default 1; pmon takes 1 to 10)' -r
@@ -497,6 +498,19 @@ complete -c nvq -n "__fish_nvq_using_subcommand nvlink" -s c -l capabilities -d 
 complete -c nvq -n "__fish_nvq_using_subcommand nvlink" -s e -l errorcounters -d 'Print each active link\'s replay, recovery and CRC error counts'
 complete -c nvq -n "__fish_nvq_using_subcommand nvlink" -l simulate -d 'nvq: load the NVML simulator installed next to nvq (no GPU needed)'
 complete -c nvq -n "__fish_nvq_using_subcommand nvlink" -s h -l help -d 'Print help'
+complete -c nvq -n "__fish_nvq_using_subcommand serve" -l web.listen-address -d 'Address to listen on, HOST:PORT; an empty host means every interface' -r
+complete -c nvq -n "__fish_nvq_using_subcommand serve" -l web.telemetry-path -d 'Path under which the metrics are served' -r
+complete -c nvq -n "__fish_nvq_using_subcommand serve" -l collect.interval -d 'Reuse a collection for scrapes within DURATION (500ms, 1s, 30s); 0 collects on every scrape' -r
+complete -c nvq -n "__fish_nvq_using_subcommand serve" -l profile -d 'Metric names, labels and units: nvq (as --format=prometheus), nvidia_gpu_exporter or dcgm' -r
+complete -c nvq -n "__fish_nvq_using_subcommand serve" -l query-gpu -d 'Fields to collect (see --help-query-gpu); by default every field the profile uses' -r -f -a '(__nvq_list query-gpu)'
+complete -c nvq -n "__fish_nvq_using_subcommand serve" -s i -l id -d 'Serve only these GPUs: index, UUID, PCI bus id or board serial; comma list allowed' -r
+complete -c nvq -n "__fish_nvq_using_subcommand serve" -l web.read-timeout -d 'Close a connection that has not sent a whole request head within DURATION' -r
+complete -c nvq -n "__fish_nvq_using_subcommand serve" -l web.config.file -d 'TLS and basic authentication, in the Prometheus exporter-toolkit\'s YAML format' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand serve" -l web.max-connections -d 'Serve at most N connections at once; further ones are closed at once' -r
+complete -c nvq -n "__fish_nvq_using_subcommand serve" -l nvml-lib -d 'nvq: load this NVML library instead of libnvidia-ml.so.1' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand serve" -l collect.processes -d 'nvq profile: also serve one series per GPU process (pid, name, user, container, memory)'
+complete -c nvq -n "__fish_nvq_using_subcommand serve" -l simulate -d 'nvq: load the NVML simulator installed next to nvq (no GPU needed)'
+complete -c nvq -n "__fish_nvq_using_subcommand serve" -s h -l help -d 'Print help'
 complete -c nvq -n "__fish_nvq_using_subcommand mig" -s i -l id -d 'GPUs to show (index, UUID, PCI bus id or serial; comma list allowed)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand mig" -l gpu-instance-id -d 'Only these GPU instances (comma list of GPU instance ids; also spelled -gi)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand mig" -l nvml-lib -d 'nvq: load this NVML library instead of libnvidia-ml.so.1' -r -F

@@ -28,8 +28,11 @@ ALLOWED = {
     "deadline": set(),
     "schedule": {"model", "error", "render", "output", "deadline"},
     "script": {"model", "error", "source", "render"},
+    "serve": {"model", "error", "nvml", "source", "render", "schedule", "deadline"},
     "cli": {"model", "error", "nvml", "source", "render", "script"},
-    "app": {"model", "error", "nvml", "source", "render", "output", "schedule", "deadline", "script", "cli"},
+    "app": {
+        "model", "error", "nvml", "source", "render", "output", "schedule", "deadline", "script", "cli", "serve",
+    },
     "lib": None,  # the crate root declares the modules
     "main": None,
 }

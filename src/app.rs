@@ -2,6 +2,7 @@
 
 mod mig;
 mod nvlink;
+pub mod serve;
 mod topo;
 
 use crate::cli::{self, Args};
@@ -117,6 +118,7 @@ pub fn run_as(args: &Args, personality: Personality) -> Result<(), NvqError> {
             cli::Command::Topo(t) => topo::run(args, t),
             cli::Command::Nvlink(n) => nvlink::run(args, n),
             cli::Command::Mig(m) => mig::run(args, m),
+            cli::Command::Serve(s) => serve::run(args, s),
         };
     }
     if queries.len() > 1 {

@@ -168,6 +168,11 @@ pub enum NvqError {
 
     #[error("{0}\n")]
     Timeout(String),
+
+    /// `nvq serve` could not start or keep serving (the address is taken, no
+    /// runtime, ...): what failed and why.
+    #[error("ERROR: nvq serve: {0}\n")]
+    Serve(String),
 }
 
 impl NvqError {
@@ -189,6 +194,7 @@ impl NvqError {
             NvqError::Output { .. } | NvqError::NotRegular { .. } => ExitCode::OutputError,
             NvqError::AssertFailed(_) => ExitCode::AssertFailed,
             NvqError::Timeout(_) => ExitCode::Timeout,
+            NvqError::Serve(_) => ExitCode::Other,
         }
     }
 

@@ -21,6 +21,7 @@ pub mod output;
 pub mod render;
 pub mod schedule;
 pub mod script;
+pub mod serve;
 pub mod source;
 
 pub use error::{ExitCode, NvqError};

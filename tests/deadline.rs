@@ -6,32 +6,16 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;
-use common::sim_lib;
+use common::{delay, sim_lib, write_scenario};
 
 use std::io::Read;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-const HEAD: &str = "driver_version = \"580.82.07\"\nnvml_version = \"13.580.82.07\"\n";
+const HEAD: &str = common::SIM_HEAD;
 
 fn device(i: usize) -> String {
-    format!(
-        r#"
-[[device]]
-name = "NVIDIA H100 80GB HBM3"
-uuid = "GPU-00000000-0000-4000-8000-{i:012x}"
-pci = {{ domain = 0, bus = {bus}, device = 0, device_id = 0x233010DE, subsystem_id = 0x16C110DE }}
-memory = {{ total = 85520809984, reserved = 567279616, used = 21474836480 }}
-utilization = {{ gpu = 87, memory = 41 }}
-temperature = {{ gpu = 54 }}
-power = {{ usage = 412345, limit = 700000 }}
-"#,
-        bus = i + 1,
-    )
-}
-
-fn delay(function: &str, ms: u64) -> String {
-    format!("\n[[device.fault]]\nfunction = \"{function}\"\ndelay_ms = {ms}\n")
+    common::h100(i, 21474836480)
 }
 
 /// `gpus` GPUs; those in `hung` take `ms` per temperature call.
@@ -44,12 +28,6 @@ fn scenario(gpus: usize, hung: &[usize], ms: u64) -> tempfile::NamedTempFile {
         }
     }
     write_scenario(&text)
-}
-
-fn write_scenario(text: &str) -> tempfile::NamedTempFile {
-    let mut f = tempfile::Builder::new().suffix(".toml").tempfile().unwrap();
-    std::io::Write::write_all(&mut f, text.as_bytes()).unwrap();
-    f
 }
 
 fn command(scenario: &tempfile::NamedTempFile, args: &[&str]) -> Command {
@@ -151,16 +129,19 @@ fn hung_gpus_at_10_hz(hung: usize) {
 
 #[test]
 fn one_hung_gpu_at_10_hz() {
+    let _turn = one_at_a_time();
     hung_gpus_at_10_hz(1);
 }
 
 #[test]
 fn eight_hung_gpus_at_10_hz() {
+    let _turn = one_at_a_time();
     hung_gpus_at_10_hz(8);
 }
 
 #[test]
 fn sixty_four_hung_gpus_at_10_hz() {
+    let _turn = one_at_a_time();
     hung_gpus_at_10_hz(64);
 }
 
@@ -168,6 +149,7 @@ fn sixty_four_hung_gpus_at_10_hz() {
 /// read and printed on time, GPU 1 is `[Timeout]`.
 #[test]
 fn a_hung_handle_lookup_does_not_stop_the_loop() {
+    let _turn = one_at_a_time();
     let mut text = HEAD.to_string();
     text.push_str(&device(0));
     text.push_str(&device(1));
@@ -195,6 +177,7 @@ fn a_hung_handle_lookup_does_not_stop_the_loop() {
 /// time, GPU 1's box says N/A, GPU 0's is intact.
 #[test]
 fn a_hung_call_in_the_summary_table_loop() {
+    let _turn = one_at_a_time();
     let sc = scenario(2, &[1], 30_000);
     let (code, out, wall) = run(&sc, &["-lms", "200", "--count", "5"]);
     assert_eq!(code, Some(0), "{out}");
@@ -208,6 +191,7 @@ fn a_hung_call_in_the_summary_table_loop() {
 /// the healthy GPU still gets at least 90% of its samples.
 #[test]
 fn a_slow_gpu_does_not_throttle_a_healthy_one() {
+    let _turn = one_at_a_time();
     let sc = scenario(2, &[1], 1_200);
     let samples = 30;
     let (code, out, _) = run(
@@ -296,16 +280,19 @@ fn stop_during_a_hang(signal: i32) {
 
 #[test]
 fn ctrl_c_during_a_hang() {
+    let _turn = one_at_a_time();
     stop_during_a_hang(libc::SIGINT);
 }
 
 #[test]
 fn sigterm_during_a_hang() {
+    let _turn = one_at_a_time();
     stop_during_a_hang(libc::SIGTERM);
 }
 
 #[test]
 fn sighup_during_a_hang() {
+    let _turn = one_at_a_time();
     stop_during_a_hang(libc::SIGHUP);
 }
 
@@ -327,21 +314,48 @@ fn wide_args() -> Vec<String> {
     ]
 }
 
+/// What [`spawn_blocked_and_signal`] reads before it lets the pipe fill:
+/// the first bytes of the CSV header.
+const FIRST: &str = "index";
+
+/// Start nvq, wait until its output has begun (on a loaded machine start-up
+/// alone can take longer than [`FILL`]), let it fill the pipe and block on
+/// a write, then send `signal`. The bytes read first are [`FIRST`].
+fn spawn_blocked_and_signal(
+    sc: &tempfile::NamedTempFile,
+    args: &[&str],
+    signal: i32,
+) -> (Child, Instant) {
+    let mut child = command(sc, args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut first = [0u8; FIRST.len()];
+    child
+        .stdout
+        .as_mut()
+        .unwrap()
+        .read_exact(&mut first)
+        .unwrap();
+    assert_eq!(&first, FIRST.as_bytes());
+    std::thread::sleep(FILL);
+    let sent = Instant::now();
+    // SAFETY: signalling the child we spawned.
+    assert_eq!(unsafe { libc::kill(child.id() as libc::pid_t, signal) }, 0);
+    (child, sent)
+}
+
 /// A stop signal while a write is blocked on a full pipe: with a reader
 /// that reads again, the sample is finished and the summary follows, exit 0;
 /// with a reader that never reads again, nvq still ends within one deadline
 /// (0.9 s; 2.5 s allowed), exit 0.
 fn stop_during_a_blocked_write(signal: i32) {
-    // These runs write megabytes through a pipe and time the reader against
-    // a 0.9 s deadline: one at a time, so that the others' load does not
-    // starve the reading side.
-    static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
-    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let sc = scenario(4, &[], 0);
     let args = wide_args();
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     // The reader reads again.
-    let (mut child, sent) = spawn_and_signal(&sc, &args, signal, FILL);
+    let (mut child, sent) = spawn_blocked_and_signal(&sc, &args, signal);
     let mut out = String::new();
     child
         .stdout
@@ -349,6 +363,7 @@ fn stop_during_a_blocked_write(signal: i32) {
         .unwrap()
         .read_to_string(&mut out)
         .unwrap();
+    let out = format!("{FIRST}{out}");
     let status = wait_for(&mut child, Duration::from_secs(30));
     assert_eq!(
         status.and_then(|s| s.code()),
@@ -366,7 +381,7 @@ fn stop_during_a_blocked_write(signal: i32) {
     assert!(summary.starts_with("gpu, statistic, index, temperature.gpu"));
     assert!(out.ends_with('\n'));
     // The reader never reads again.
-    let (mut child, sent) = spawn_and_signal(&sc, &args, signal, FILL);
+    let (mut child, sent) = spawn_blocked_and_signal(&sc, &args, signal);
     let status = wait_for(&mut child, Duration::from_secs(10));
     let took = sent.elapsed();
     assert_eq!(
@@ -382,22 +397,26 @@ fn stop_during_a_blocked_write(signal: i32) {
 
 #[test]
 fn ctrl_c_during_a_blocked_write() {
+    let _turn = one_at_a_time();
     stop_during_a_blocked_write(libc::SIGINT);
 }
 
 #[test]
 fn sigterm_during_a_blocked_write() {
+    let _turn = one_at_a_time();
     stop_during_a_blocked_write(libc::SIGTERM);
 }
 
 #[test]
 fn sighup_during_a_blocked_write() {
+    let _turn = one_at_a_time();
     stop_during_a_blocked_write(libc::SIGHUP);
 }
 
 /// `--until` with `--timeout 3s` while 8 GPUs hang ends in under 3.2 s.
 #[test]
 fn until_timeout_ends_on_time_while_gpus_hang() {
+    let _turn = one_at_a_time();
     let sc = scenario(9, &(1..9).collect::<Vec<_>>(), 60_000);
     let (code, out, wall) = run(
         &sc,
@@ -419,4 +438,12 @@ fn run(scenario: &tempfile::NamedTempFile, args: &[&str]) -> (Option<i32>, Strin
     let r = run_timed(scenario, args);
     eprintln!("{args:?}: {:?}", r.2);
     r
+}
+
+/// The tests of this file time nvq against deadlines of 0.1 to 0.9 s while
+/// 8 to 64 simulated GPUs hang: run them one at a time, so that one test's
+/// load cannot make another miss its deadline on a small machine.
+fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    static TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    TURN.lock().unwrap_or_else(|e| e.into_inner())
 }

@@ -14,6 +14,8 @@ pub enum Command {
     Topo(super::topo::TopoArgs),
     /// Show each GPU's NVLinks: speed and state, capabilities, error counters.
     Nvlink(super::nvlink::NvlinkArgs),
+    /// nvq: serve the GPUs' metrics over HTTP for Prometheus (an exporter).
+    Serve(super::serve::ServeArgs),
     /// List MIG's GPU and compute instances and their profiles (read-only).
     Mig(super::mig::MigArgs),
 }

@@ -9,12 +9,14 @@ pub mod mig;
 mod monitor;
 pub mod nvlink;
 pub mod pmon;
+pub mod serve;
 pub mod topo;
 
 pub use command::Command;
 pub use monitor::MonitorArgs;
 
 pub use interval::{parse_count, parse_loop_ms, parse_loop_sec};
+pub use serve::ServeArgs;
 
 use crate::error::NvqError;
 use crate::source::QueryMode;
@@ -633,7 +635,7 @@ mod tests {
         ));
         assert!(matches!(
             args(&["stray"]).unwrap_err(),
-            NvqError::UnknownOption(_)
+            NvqError::UnknownOption(w) if w == "stray"
         ));
     }
 }

@@ -2,12 +2,15 @@
 //! rows in, bytes out, with no NVML and no I/O inside.
 
 pub mod csv;
+pub mod dcgm;
+pub mod exporter;
 pub mod field_help;
 pub(crate) mod json;
 pub mod listing;
 pub mod mig;
 pub mod monitor;
 mod ndjson;
+pub mod nvidia_gpu_exporter;
 pub mod nvlink;
 mod prometheus;
 pub mod report;

@@ -215,7 +215,7 @@ fn row_labels(columns: &[Column], row: &Row) -> Vec<(String, String)> {
     labels
 }
 
-fn write_sample(name: &str, labels: &[(String, String)], value: &str, out: &mut String) {
+pub(super) fn write_sample(name: &str, labels: &[(String, String)], value: &str, out: &mut String) {
     out.push_str(name);
     if !labels.is_empty() {
         out.push('{');
@@ -232,7 +232,7 @@ fn write_sample(name: &str, labels: &[(String, String)], value: &str, out: &mut 
     out.push('\n');
 }
 
-fn write_family(name: &str, help: &str, counter: bool, out: &mut String) {
+pub(super) fn write_family(name: &str, help: &str, counter: bool, out: &mut String) {
     let _ = writeln!(out, "# HELP {name} {}", escape_help(help));
     let _ = writeln!(
         out,

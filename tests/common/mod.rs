@@ -432,3 +432,36 @@ pub fn xml_differences(actual: &str, expected: &str, gaps: &[&str]) -> Vec<Strin
     }
     diffs
 }
+
+/// The first lines of a generated scenario: driver and NVML versions.
+pub const SIM_HEAD: &str = "driver_version = \"580.82.07\"\nnvml_version = \"13.580.82.07\"\n";
+
+/// GPU `i` of a generated scenario: an H100 on PCI bus `i + 1`, with
+/// `used` bytes of memory in use, 87 % busy, 54 °C, 412.345 W.
+pub fn h100(i: usize, used: u64) -> String {
+    format!(
+        r#"
+[[device]]
+name = "NVIDIA H100 80GB HBM3"
+uuid = "GPU-00000000-0000-4000-8000-{i:012x}"
+pci = {{ domain = 0, bus = {bus}, device = 0, device_id = 0x233010DE, subsystem_id = 0x16C110DE }}
+memory = {{ total = 85520809984, reserved = 567279616, used = {used} }}
+utilization = {{ gpu = 87, memory = 41 }}
+temperature = {{ gpu = 54 }}
+power = {{ usage = 412345, limit = 700000 }}
+"#,
+        bus = i + 1,
+    )
+}
+
+/// A `[[device.fault]]` that makes `function` take `ms` milliseconds.
+pub fn delay(function: &str, ms: u64) -> String {
+    format!("\n[[device.fault]]\nfunction = \"{function}\"\ndelay_ms = {ms}\n")
+}
+
+/// `text` in a temporary `.toml` file.
+pub fn write_scenario(text: &str) -> tempfile::NamedTempFile {
+    let mut f = tempfile::Builder::new().suffix(".toml").tempfile().unwrap();
+    std::io::Write::write_all(&mut f, text.as_bytes()).unwrap();
+    f
+}

@@ -1,0 +1,230 @@
+//! `nvq serve`: validate the options, open NVML, start the per-GPU workers,
+//! and hand the server a collection that reads every GPU under the
+//! scrape's deadline (the same collectors and deadline as the loops).
+
+use super::{per_gpu, LateRows};
+use crate::cli::{Args, ServeArgs};
+use crate::error::NvqError;
+use crate::model::{Column, GpuIdent, Row};
+use crate::nvml::{select, Session};
+use crate::render::exporter::{Profile, Scrape};
+use crate::schedule::deadline::PerGpu;
+use crate::serve::{self, collect};
+use crate::source::{self, QueryMode, Request};
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+
+/// `nvq serve`'s options, checked before NVML is touched.
+pub struct ServePlan {
+    pub profile: Profile,
+    pub fields: Vec<usize>,
+    /// The `--query-compute-apps` fields, for a profile with process families.
+    pub app_fields: Option<Vec<usize>>,
+    pub interval: Duration,
+    pub config: serve::Config,
+}
+
+impl ServePlan {
+    pub fn from_args(s: &ServeArgs) -> Result<Self, NvqError> {
+        let profile = Profile::parse(&s.profile)?;
+        let mode = QueryMode::GPU;
+        let fields = match (&s.query_gpu, profile.default_fields()) {
+            (Some(list), _) => mode.resolve(list)?,
+            (None, Some(list)) => mode.resolve(&list)?,
+            (None, None) => (0..mode.fields().len()).collect(),
+        };
+        let app_fields = profile
+            .app_fields(s.collect_processes)?
+            .map(|list| QueryMode::COMPUTE_APPS.resolve(list))
+            .transpose()?;
+        let interval = match s.collect_interval.trim() {
+            "0" | "0s" => Duration::ZERO,
+            v => crate::script::parse_duration("--collect.interval", v)?,
+        };
+        let read_timeout = crate::script::parse_duration("--web.read-timeout", &s.read_timeout)?;
+        let max_connections = s
+            .max_connections
+            .trim()
+            .parse::<usize>()
+            .ok()
+            .filter(|n| (1..=65_536).contains(n))
+            .ok_or_else(|| {
+                NvqError::Usage(format!(
+                    "--web.max-connections needs a number from 1 to 65536, not \"{}\".",
+                    s.max_connections
+                ))
+            })?;
+        let path = &s.telemetry_path;
+        if !path.starts_with('/') || path == "/" || path == "/healthz" {
+            return Err(NvqError::Usage(format!(
+                "--web.telemetry-path needs a path that starts with / and is not / or /healthz, not \
+                 \"{path}\"."
+            )));
+        }
+        let web = match &s.web_config_file {
+            Some(f) => {
+                let web = serve::web_config::WebConfig::load(f)?;
+                let tls = web.tls.as_ref().map(|t| t.server_config(f)).transpose()?;
+                (tls, web.users)
+            }
+            None => (None, Vec::new()),
+        };
+        Ok(ServePlan {
+            profile,
+            fields,
+            app_fields,
+            interval,
+            config: serve::Config {
+                telemetry_path: path.clone(),
+                profile,
+                read_timeout,
+                max_connections,
+                tls: web.0,
+                users: web.1,
+            },
+        })
+    }
+}
+
+/// The columns of `fields` of `mode`, as this driver's nvidia-smi names them.
+fn columns(mode: QueryMode, fields: &[usize], major: u32) -> Vec<Column> {
+    let infos = mode.fields();
+    fields
+        .iter()
+        .filter_map(|&i| infos.get(i))
+        .map(|f| Column::from_info(f, major))
+        .collect()
+}
+
+/// Run the exporter until SIGTERM or SIGINT.
+pub fn run(args: &Args, s: &ServeArgs) -> Result<(), NvqError> {
+    if !args.queries.is_empty() || args.format.is_some() || args.filename.is_some() {
+        return Err(NvqError::InvalidCombination);
+    }
+    let plan = ServePlan::from_args(s)?;
+    let session = Arc::new(Session::open(&args.lib_source())?);
+    let id = s.id.as_deref().or(args.id.as_deref());
+    let devices = select::select(&session, id)?;
+    let count = session.device_count().unwrap_or(0);
+    let major = session.driver_major();
+    let gpu_columns = columns(QueryMode::GPU, &plan.fields, major);
+    let app_columns = plan
+        .app_fields
+        .as_deref()
+        .map(|f| columns(QueryMode::COMPUTE_APPS, f, major));
+    let cuda_version = crate::nvml::raw::cuda_driver_version(&session)
+        .map(crate::render::listing::cuda_version)
+        .unwrap_or_default();
+    let hostname = std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|h| h.trim().to_string())
+        .unwrap_or_default();
+    let workers = start(&session, &devices, &plan, count)
+        .ok_or_else(|| NvqError::Serve("cannot start the threads that read the GPUs".into()))?;
+    let late = LateRows::new(QueryMode::GPU, &plan.fields, count);
+    let gpus = devices.len();
+    let job = collection(workers, late, devices);
+    let profile = plan.profile;
+    let render: collect::RenderFn = Arc::new(move |c: &collect::Collected| {
+        profile.render(&Scrape {
+            columns: &gpu_columns,
+            rows: &c.rows,
+            apps: app_columns.as_deref().map(|a| (a, c.apps.as_slice())),
+            cuda_version: &cuda_version,
+            hostname: &hostname,
+        })
+    });
+    let collector = collect::Collector::new(job, plan.interval, render);
+    let (listener, local) = serve::bind(&s.listen_address)?;
+    let scheme = if plan.config.tls.is_some() {
+        "https"
+    } else {
+        "http"
+    };
+    serve::log(&format!(
+        "listening on {scheme}://{local}{} (profile {}, {} GPU(s))",
+        plan.config.telemetry_path, s.profile, gpus
+    ));
+    serve::run(listener, plan.config, collector)
+}
+
+/// One worker job per GPU: its `--query-gpu` row and, for a profile with
+/// process families, its processes. The handle is looked up on the worker,
+/// under the deadline, on the first read.
+fn start(
+    session: &Arc<Session>,
+    devices: &[u32],
+    plan: &ServePlan,
+    count: u32,
+) -> Option<PerGpu<GpuRead>> {
+    let jobs = devices
+        .iter()
+        .map(|&gpu| {
+            let session = Arc::clone(session);
+            let fields = plan.fields.clone();
+            let app_fields = plan.app_fields.clone();
+            let mut targets = None;
+            move || {
+                let targets = targets.get_or_insert_with(|| source::targets(&session, &[gpu]));
+                let read = |mode: QueryMode, fields: &[usize]| {
+                    let req = Request {
+                        fields,
+                        count,
+                        ident: true,
+                    };
+                    mode.collect(&session, targets, &req)
+                };
+                let rows = read(QueryMode::GPU, &fields);
+                let apps = app_fields
+                    .as_deref()
+                    .map(|f| read(QueryMode::COMPUTE_APPS, f))
+                    .unwrap_or_default();
+                GpuRead { rows, apps }
+            }
+        })
+        .collect();
+    per_gpu(jobs)
+}
+
+/// What one job read.
+struct GpuRead {
+    rows: Vec<Row>,
+    apps: Vec<Row>,
+}
+
+/// One collection: every GPU read on the workers by the deadline; a GPU
+/// that misses it gets its late row (its series are left out) and counts
+/// as late. A late row keeps the identity the GPU last had.
+fn collection(
+    mut workers: PerGpu<GpuRead>,
+    late: LateRows,
+    devices: Vec<u32>,
+) -> collect::CollectFn {
+    let mut last: Vec<Option<Arc<GpuIdent>>> = vec![None; devices.len()];
+    Box::new(move |deadline| {
+        let mut missed = 0;
+        let mut when = None;
+        let per_gpu = workers.sample(deadline, |i| {
+            missed += 1;
+            let when =
+                when.get_or_insert_with(|| source::time::format_timestamp(SystemTime::now()));
+            GpuRead {
+                rows: late.rows(devices[i], when, last[i].clone()),
+                apps: Vec::new(),
+            }
+        });
+        let mut rows = Vec::with_capacity(per_gpu.len());
+        let mut apps = Vec::new();
+        for (i, read) in per_gpu.into_iter().enumerate() {
+            if let Some(g) = read.rows.iter().find_map(|r| r.gpu.clone()) {
+                last[i] = Some(g);
+            }
+            rows.extend(read.rows);
+            apps.extend(read.apps);
+        }
+        collect::Collected {
+            rows,
+            apps,
+            late: missed,
+        }
+    })
+}

@@ -1,0 +1,61 @@
+//! `nvq serve`'s options. They follow the spellings of Prometheus exporters
+//! (`--web.listen-address`, `--web.telemetry-path`, ...), so that existing
+//! systemd units and scrape configs carry over. Values are text here and
+//! validated by the runner (`app::serve`).
+
+/// The port of `utkuozdemir/nvidia_gpu_exporter`, which fleets already scrape.
+pub const DEFAULT_PORT: u16 = 9835;
+
+#[derive(clap::Args, Debug, Clone, Default)]
+#[command(
+    about = "Serve GPU metrics over HTTP for Prometheus: /metrics, / and /healthz.",
+    after_help = "Stop with SIGTERM or Ctrl+C: open requests are answered first. Logs go to stderr, one line each."
+)]
+pub struct ServeArgs {
+    /// Address to listen on, HOST:PORT; an empty host means every interface.
+    #[arg(
+        long = "web.listen-address",
+        value_name = "HOST:PORT",
+        default_value = ":9835"
+    )]
+    pub listen_address: String,
+    /// Path under which the metrics are served.
+    #[arg(
+        long = "web.telemetry-path",
+        value_name = "PATH",
+        default_value = "/metrics"
+    )]
+    pub telemetry_path: String,
+    /// Reuse a collection for scrapes within DURATION (500ms, 1s, 30s); 0 collects on every scrape.
+    #[arg(
+        long = "collect.interval",
+        value_name = "DURATION",
+        default_value = "0"
+    )]
+    pub collect_interval: String,
+    /// Metric names, labels and units: nvq (as --format=prometheus), nvidia_gpu_exporter or dcgm.
+    #[arg(long, value_name = "PROFILE", default_value = "nvq")]
+    pub profile: String,
+    /// nvq profile: also serve one series per GPU process (pid, name, user, container, memory).
+    #[arg(long = "collect.processes")]
+    pub collect_processes: bool,
+    /// Fields to collect (see --help-query-gpu); by default every field the profile uses.
+    #[arg(long = "query-gpu", value_name = "FIELDS")]
+    pub query_gpu: Option<String>,
+    /// Serve only these GPUs: index, UUID, PCI bus id or board serial; comma list allowed.
+    #[arg(short = 'i', long = "id", value_name = "ID")]
+    pub id: Option<String>,
+    /// Close a connection that has not sent a whole request head within DURATION.
+    #[arg(
+        long = "web.read-timeout",
+        value_name = "DURATION",
+        default_value = "10s"
+    )]
+    pub read_timeout: String,
+    /// TLS and basic authentication, in the Prometheus exporter-toolkit's YAML format.
+    #[arg(long = "web.config.file", value_name = "FILE")]
+    pub web_config_file: Option<std::path::PathBuf>,
+    /// Serve at most N connections at once; further ones are closed at once.
+    #[arg(long = "web.max-connections", value_name = "N", default_value = "256")]
+    pub max_connections: String,
+}

@@ -1,0 +1,416 @@
+//! The `nvidia_gpu_exporter` profile: the families, labels and values of
+//! `utkuozdemir/nvidia_gpu_exporter`, so that its dashboards (Grafana 14574,
+//! 25547) and alerts work on nvq unchanged.
+//!
+//! That exporter runs `nvidia-smi --query-gpu=<every field> --format=csv`
+//! and turns each cell into a number; this profile applies the same rules
+//! to the same text (a cell's [`Value`] prints as nvidia-smi prints it):
+//!
+//! - a family is `nvidia_smi_` + the field in snake_case + the suffix of
+//!   the field's CSV unit ([`UNITS`], which also scales the value);
+//! - a cell becomes a number by [`number`]: hex, the words of
+//!   [`WORDS`], or the one decimal number the text holds; anything else
+//!   (`[N/A]`, a version such as `590.48.01`) is left out;
+//! - every per-GPU sample has one label, `uuid`, without `GPU-`; identity is
+//!   on `nvidia_smi_gpu_info` ([`INFO_LABELS`]); processes are on
+//!   `nvidia_smi_compute_app_*`;
+//! - numbers are written as Go writes a float (`3.45e+08`), every family is
+//!   a gauge except `nvidia_smi_failed_scrapes_total`.
+//!
+//! The HELP texts are nvq's own.
+
+use super::exporter::{cell, Health, Scrape};
+use super::prometheus::{snake_case, write_family, write_sample};
+use crate::model::{Column, Row, Value};
+
+/// CSV unit → family suffix and the factor to the suffix's unit.
+pub const UNITS: &[(&str, &str, f64)] = &[
+    ("MiB", "_bytes", 1_048_576.0),
+    ("MHz", "_clock_hz", 1_000_000.0),
+    ("W", "_watts", 1.0),
+    ("%", "_ratio", 0.01),
+    ("us", "_seconds", 0.000_001),
+    ("ms", "_seconds", 0.001),
+];
+
+/// Words that stand for numbers (compared in lower case).
+pub const WORDS: &[(&str, f64)] = &[
+    ("enabled", 1.0),
+    ("yes", 1.0),
+    ("active", 1.0),
+    ("disabled", 0.0),
+    ("no", 0.0),
+    ("not active", 0.0),
+    ("default", 0.0),
+    ("exclusive_thread", 1.0),
+    ("prohibited", 2.0),
+    ("exclusive_process", 3.0),
+];
+
+/// Fields whose words that exporter reads as numbers of their own (NVML's
+/// enumerations), compared in lower case.
+pub const FIELD_WORDS: &[(&str, &[(&str, f64)])] = &[
+    (
+        "fabric.state",
+        &[
+            ("not supported", 0.0),
+            ("not started", 1.0),
+            ("in progress", 2.0),
+            ("completed", 3.0),
+        ],
+    ),
+    (
+        "gpu_recovery_action",
+        &[
+            ("none", 0.0),
+            ("gpu reset", 1.0),
+            ("node reboot", 2.0),
+            ("drain p2p", 3.0),
+            ("drain and reset", 4.0),
+        ],
+    ),
+];
+
+/// `nvidia_smi_gpu_info`'s labels: label name → the field whose text it is.
+pub const INFO_LABELS: &[(&str, &str)] = &[
+    ("uuid", "uuid"),
+    ("name", "name"),
+    ("driver_model_current", "driver_model.current"),
+    ("driver_model_pending", "driver_model.pending"),
+    ("vbios_version", "vbios_version"),
+    ("driver_version", "driver_version"),
+    ("pci_bus_id", "pci.bus_id"),
+    ("serial", "serial"),
+    ("compute_cap", "compute_cap"),
+    ("pci_sub_device_id", "pci.sub_device_id"),
+    ("index", "index"),
+];
+
+/// The `--query-compute-apps` fields the process families read.
+pub const APP_FIELDS: &str = "gpu_uuid,pid,process_name,used_memory";
+
+const PREFIX: &str = "nvidia_smi_";
+
+/// The family name and factor of a GPU field.
+pub fn family(c: &Column) -> (String, f64) {
+    let unit = c.unit.and_then(|u| UNITS.iter().find(|(n, _, _)| *n == u));
+    let (suffix, factor) = unit.map_or(("", 1.0), |(_, s, f)| (*s, *f));
+    (format!("{PREFIX}{}{suffix}", snake_case(c.name)), factor)
+}
+
+/// A cell of `field` as that exporter reads it: [`FIELD_WORDS`], else [`number`].
+pub fn field_number(field: &str, text: &str, factor: f64) -> Option<f64> {
+    let lower = text.trim().to_lowercase();
+    let words = FIELD_WORDS
+        .iter()
+        .find(|(f, _)| *f == field)
+        .map(|(_, w)| *w);
+    match words.and_then(|w| w.iter().find(|(word, _)| *word == lower)) {
+        Some((_, v)) => Some(*v),
+        None => number(text, factor),
+    }
+}
+
+/// A cell's text as that exporter reads it: hex, a word of [`WORDS`], or
+/// the one decimal number in the text times `factor`; `None` for any
+/// other text (none, or two numbers).
+pub fn number(text: &str, factor: f64) -> Option<f64> {
+    let t = text.trim();
+    if let Some(hex) = t.strip_prefix("0x") {
+        return u64::from_str_radix(hex, 16).ok().map(|v| v as f64);
+    }
+    let lower = t.to_lowercase();
+    if let Some((_, v)) = WORDS.iter().find(|(w, _)| *w == lower) {
+        return Some(*v);
+    }
+    let mut found = decimals(&lower);
+    let first = found.next()?;
+    if found.next().is_some() {
+        return None;
+    }
+    first.parse::<f64>().ok().map(|v| v * factor)
+}
+
+/// The decimal numbers in `s`, left to right, as the regular expression
+/// `[+-]?([0-9]*[.])?[0-9]+` finds them.
+fn decimals(s: &str) -> impl Iterator<Item = &str> {
+    let b = s.as_bytes();
+    let digits = move |mut i: usize| {
+        while i < b.len() && b[i].is_ascii_digit() {
+            i += 1;
+        }
+        i
+    };
+    let at = move |i: usize| -> Option<usize> {
+        let j = if matches!(b.get(i), Some(b'+' | b'-')) {
+            i + 1
+        } else {
+            i
+        };
+        let k = digits(j);
+        if b.get(k) == Some(&b'.') {
+            let m = digits(k + 1);
+            if m > k + 1 {
+                return Some(m);
+            }
+        }
+        (k > j).then_some(k)
+    };
+    let mut i = 0;
+    std::iter::from_fn(move || {
+        while i < b.len() {
+            if let Some(end) = at(i) {
+                let start = i;
+                i = end;
+                return s.get(start..end);
+            }
+            i += 1;
+        }
+        None
+    })
+}
+
+/// A float as Go's `strconv.FormatFloat(v, 'g', -1, 64)` writes it (the
+/// Prometheus Go client's text): the shortest digits, with an exponent
+/// (`e+08`) below 1e-4 and from 1e6 on.
+pub fn go_float(v: f64) -> String {
+    if v.is_nan() {
+        return "NaN".into();
+    }
+    if v.is_infinite() {
+        return if v > 0.0 { "+Inf" } else { "-Inf" }.into();
+    }
+    if v == 0.0 {
+        return "0".into();
+    }
+    let e = format!("{v:e}");
+    let (mantissa, exp) = e.split_once('e').unwrap_or((e.as_str(), "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    if (-4..6).contains(&exp) {
+        format!("{v}")
+    } else {
+        let sign = if exp < 0 { '-' } else { '+' };
+        format!("{mantissa}e{sign}{:02}", exp.unsigned_abs())
+    }
+}
+
+fn strip_gpu(uuid: &str) -> &str {
+    uuid.strip_prefix("GPU-").unwrap_or(uuid)
+}
+
+fn uuid_label(row: &Row) -> Vec<(String, String)> {
+    row.gpu
+        .as_ref()
+        .map(|g| vec![("uuid".to_string(), strip_gpu(&g.uuid).to_string())])
+        .unwrap_or_default()
+}
+
+const INFO_HELP: &str =
+    "Identity of the GPU as labels (nvidia_gpu_exporter's set); the value is always 1.";
+
+/// The exposition of one scrape (without the health series).
+pub fn render(s: &Scrape<'_>, out: &mut Vec<u8>) {
+    let mut text = String::new();
+    let mut info = String::new();
+    for row in s.rows {
+        let mut labels = Vec::new();
+        for (label, field) in INFO_LABELS {
+            if let Some(v) = cell(s.columns, row, field) {
+                let t = v.to_string();
+                let t = if *label == "uuid" {
+                    strip_gpu(&t).to_string()
+                } else {
+                    t
+                };
+                labels.push((label.to_string(), t));
+            }
+        }
+        if !s.cuda_version.is_empty() {
+            labels.push(("cuda_version".into(), s.cuda_version.to_string()));
+        }
+        if !labels.is_empty() {
+            write_sample(&format!("{PREFIX}gpu_info"), &labels, "1", &mut info);
+        }
+    }
+    if !info.is_empty() {
+        write_family(&format!("{PREFIX}gpu_info"), INFO_HELP, false, &mut text);
+        text.push_str(&info);
+    }
+    let labels: Vec<_> = s.rows.iter().map(uuid_label).collect();
+    let mut done: Vec<String> = Vec::new();
+    for (i, col) in s.columns.iter().enumerate() {
+        let (name, factor) = family(col);
+        if done.contains(&name) {
+            continue;
+        }
+        let mut samples = String::new();
+        for (row, l) in s.rows.iter().zip(&labels) {
+            let v = row
+                .cells
+                .get(i)
+                .and_then(|v| field_number(col.name, &v.to_string(), factor));
+            if let Some(v) = v {
+                write_sample(&name, l, &go_float(v), &mut samples);
+            }
+        }
+        if !samples.is_empty() {
+            write_family(&name, col.help, false, &mut text);
+            text.push_str(&samples);
+        }
+        done.push(name);
+    }
+    if let Some((columns, apps)) = s.apps {
+        render_apps(s.rows, columns, apps, &mut text);
+    }
+    out.extend_from_slice(text.as_bytes());
+}
+
+fn render_apps(gpus: &[Row], columns: &[Column], apps: &[Row], text: &mut String) {
+    let mut info = String::new();
+    let mut used = String::new();
+    let mut counts: Vec<(String, usize)> = gpus
+        .iter()
+        .filter_map(|r| r.gpu.as_ref().map(|g| (strip_gpu(&g.uuid).to_string(), 0)))
+        .collect();
+    for app in apps {
+        let field = |f: &str| {
+            cell(columns, app, f)
+                .map(Value::to_string)
+                .unwrap_or_default()
+        };
+        let uuid = field("gpu_uuid");
+        let uuid = strip_gpu(&uuid).to_string();
+        if let Some((_, n)) = counts.iter_mut().find(|(u, _)| *u == uuid) {
+            *n += 1;
+        }
+        let labels = vec![
+            ("pid".to_string(), field("pid")),
+            ("process_name".to_string(), field("process_name")),
+            ("uuid".to_string(), uuid),
+        ];
+        write_sample(
+            &format!("{PREFIX}compute_app_info"),
+            &labels,
+            "1",
+            &mut info,
+        );
+        if let Some(v) = number(&field("used_gpu_memory"), 1_048_576.0) {
+            write_sample(
+                &format!("{PREFIX}compute_app_used_memory_bytes"),
+                &labels,
+                &go_float(v),
+                &mut used,
+            );
+        }
+    }
+    let families = [
+        (
+            "compute_app_info",
+            "A process with a compute context on a GPU, as labels; the value is always 1.",
+            info,
+        ),
+        (
+            "compute_app_used_memory_bytes",
+            "GPU memory the process holds, in bytes.",
+            used,
+        ),
+    ];
+    for (name, help, samples) in families {
+        if !samples.is_empty() {
+            write_family(&format!("{PREFIX}{name}"), help, false, text);
+            text.push_str(&samples);
+        }
+    }
+    if !counts.is_empty() {
+        let name = format!("{PREFIX}compute_apps");
+        write_family(
+            &name,
+            "Processes with a compute context on the GPU.",
+            false,
+            text,
+        );
+        for (uuid, n) in counts {
+            write_sample(&name, &[("uuid".to_string(), uuid)], &n.to_string(), text);
+        }
+    }
+}
+
+/// That exporter's collection-health families.
+pub fn render_health(h: &Health, served: bool, out: &mut Vec<u8>) {
+    let ok = u8::from(served && h.late_gpus == 0).to_string();
+    let families = [
+        (
+            "last_collect_success",
+            "1 if every GPU was read in time for this scrape, else 0.",
+            false,
+            &ok,
+        ),
+        (
+            "compute_apps_last_collect_success",
+            "1 if the processes were read in time for this scrape, else 0.",
+            false,
+            &ok,
+        ),
+        (
+            "command_exit_code",
+            "Always 0: nvq reads NVML and runs no command.",
+            false,
+            &"0".to_string(),
+        ),
+        (
+            "failed_scrapes_total",
+            "Collections in which at least one GPU missed the deadline.",
+            true,
+            &h.failures.to_string(),
+        ),
+    ];
+    let mut text = String::new();
+    for (name, help, counter, value) in families {
+        let name = format!("{PREFIX}{name}");
+        write_family(&name, help, counter, &mut text);
+        write_sample(&name, &[], value, &mut text);
+    }
+    out.extend_from_slice(text.as_bytes());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_as_that_exporter_reads_them() {
+        assert_eq!(number("NVIDIA H200", 1.0), Some(200.0));
+        assert_eq!(number("P0", 1.0), Some(0.0));
+        assert_eq!(number("0x00000000000001FF", 1.0), Some(511.0));
+        assert_eq!(number("Not Active", 1.0), Some(0.0));
+        assert_eq!(number("Enabled", 1.0), Some(1.0));
+        assert_eq!(number("590.48.01", 1.0), None);
+        assert_eq!(number("96.00.A5.00.03", 1.0), None);
+        assert_eq!(number("[N/A]", 1.0), None);
+        assert_eq!(number("9.0", 1.0), Some(9.0));
+        assert_eq!(number("35", 0.01), Some(35.0 * 0.01));
+        assert_eq!(number("-12.5", 1.0), Some(-12.5));
+        assert_eq!(number(".5", 1.0), Some(0.5));
+        assert_eq!(field_number("fabric.state", "Completed", 1.0), Some(3.0));
+        assert_eq!(field_number("gpu_recovery_action", "None", 1.0), Some(0.0));
+        assert_eq!(field_number("addressing_mode", "None", 1.0), None);
+        let found: Vec<&str> = decimals("gpu-00000000-0000").collect();
+        assert_eq!(found, ["-00000000", "-0000"]);
+    }
+
+    #[test]
+    fn floats_as_go_writes_them() {
+        assert_eq!(go_float(345e6), "3.45e+08");
+        assert_eq!(go_float(150_112_043_008.0), "1.50112043008e+11");
+        assert_eq!(go_float(4000.0), "4000");
+        assert_eq!(go_float(999_999.0), "999999");
+        assert_eq!(go_float(1e6), "1e+06");
+        assert_eq!(go_float(77.71), "77.71");
+        assert_eq!(go_float(0.0), "0");
+        assert_eq!(go_float(35.0 * 0.01), "0.35000000000000003");
+        assert_eq!(go_float(15_820_333_506.0 * 0.000_001), "15820.333505999999");
+        assert_eq!(go_float(0.0001), "0.0001");
+        assert_eq!(go_float(0.00001), "1e-05");
+        assert_eq!(go_float(-2.5e-7), "-2.5e-07");
+    }
+}

@@ -1,0 +1,398 @@
+//! `nvq serve`'s HTTP server: hyper's HTTP/1.1 connection on a tokio
+//! runtime of one thread (collections run on blocking threads, see
+//! [`collect`]).
+//!
+//! Requests are bounded: the request head must fit in [`MAX_HEAD`] bytes
+//! and arrive within the read timeout (hyper answers 431 or closes the
+//! connection), at most `max_connections` are open at once (one more is
+//! closed as soon as it is accepted), and only GET and HEAD are served
+//! (405 otherwise). A request body is never read. SIGTERM or SIGINT stops
+//! accepting, lets the open connections finish their request (at most
+//! [`DRAIN`]) and returns.
+
+mod auth;
+pub mod collect;
+pub mod web_config;
+
+use crate::error::NvqError;
+use crate::render::exporter::{self, Profile};
+use collect::Collector;
+use http_body_util::Full;
+use hyper::body::{Bytes, Incoming};
+use hyper::header::{HeaderValue, ALLOW, AUTHORIZATION, CONTENT_TYPE, WWW_AUTHENTICATE};
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper::{Method, Request, Response, StatusCode};
+use hyper_util::rt::{TokioIo, TokioTimer};
+use std::convert::Infallible;
+use std::io::Write;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio::sync::{watch, Semaphore};
+
+/// The largest request head accepted (request line and headers), in bytes.
+pub const MAX_HEAD: usize = 16 * 1024;
+/// How long a stopping server waits for its open connections.
+pub const DRAIN: Duration = Duration::from_secs(10);
+/// A scrape's time limit when the scraper does not send one
+/// (`X-Prometheus-Scrape-Timeout-Seconds`), and the most it may ask for.
+pub const DEFAULT_SCRAPE_TIMEOUT: Duration = Duration::from_secs(10);
+pub const MAX_SCRAPE_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// What the server needs besides its listener and collector.
+pub struct Config {
+    pub telemetry_path: String,
+    pub profile: Profile,
+    pub read_timeout: Duration,
+    pub max_connections: usize,
+    /// `--web.config.file`'s TLS, if any.
+    pub tls: Option<Arc<tokio_rustls::rustls::ServerConfig>>,
+    /// Basic-auth users and their bcrypt hashes; empty: no authentication.
+    pub users: Vec<(String, String)>,
+}
+
+/// Write one log line on stderr (one event per line).
+pub fn log(msg: &str) {
+    let line = format!("nvq serve: {}\n", msg.replace('\n', " "));
+    let _ = std::io::stderr().write_all(line.as_bytes());
+}
+
+struct App {
+    config: Config,
+    collector: Collector,
+    auth: auth::Checker,
+}
+
+/// Serve on `listener` until SIGTERM or SIGINT.
+pub fn run(
+    listener: std::net::TcpListener,
+    config: Config,
+    collector: Collector,
+) -> Result<(), NvqError> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| NvqError::Serve(format!("cannot start the runtime: {e}")))?;
+    let auth = auth::Checker::new(config.users.clone());
+    let app = Arc::new(App {
+        config,
+        collector,
+        auth,
+    });
+    runtime.block_on(serve(listener, app))
+}
+
+async fn serve(listener: std::net::TcpListener, app: Arc<App>) -> Result<(), NvqError> {
+    use tokio::signal::unix::{signal, SignalKind};
+    let io = |what: &str, e: std::io::Error| NvqError::Serve(format!("{what}: {e}"));
+    listener
+        .set_nonblocking(true)
+        .map_err(|e| io("cannot listen", e))?;
+    let listener =
+        tokio::net::TcpListener::from_std(listener).map_err(|e| io("cannot listen", e))?;
+    let mut term = signal(SignalKind::terminate()).map_err(|e| io("cannot catch SIGTERM", e))?;
+    let mut int = signal(SignalKind::interrupt()).map_err(|e| io("cannot catch SIGINT", e))?;
+    let max = app.config.max_connections;
+    let permits = Arc::new(Semaphore::new(max));
+    let (stop, stopped) = watch::channel(false);
+    let mut refused: u64 = 0;
+    let why = loop {
+        let accepted = tokio::select! {
+            _ = term.recv() => break "SIGTERM",
+            _ = int.recv() => break "SIGINT",
+            a = listener.accept() => a,
+        };
+        let (stream, peer) = match accepted {
+            Ok(a) => a,
+            Err(e) => {
+                // Out of descriptors and the like: say so, and let a
+                // moment pass before accepting again.
+                log(&format!("accept failed: {e}"));
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                continue;
+            }
+        };
+        let Ok(permit) = Arc::clone(&permits).try_acquire_owned() else {
+            refused += 1;
+            // One line per power of two, not one per refused connection.
+            if refused.is_power_of_two() {
+                log(&format!(
+                    "connection limit ({max}) reached: closed a connection from {peer} ({refused} so far)"
+                ));
+            }
+            drop(stream);
+            continue;
+        };
+        let app = Arc::clone(&app);
+        let stopped = stopped.clone();
+        let tls = app.config.tls.clone().map(tokio_rustls::TlsAcceptor::from);
+        tokio::spawn(async move {
+            let _ = stream.set_nodelay(true);
+            match tls {
+                None => connection(stream, app, stopped).await,
+                Some(acceptor) => {
+                    // The handshake is bounded like a request head.
+                    let limit = app.config.read_timeout;
+                    match tokio::time::timeout(limit, acceptor.accept(stream)).await {
+                        Ok(Ok(tls)) => connection(tls, app, stopped).await,
+                        Ok(Err(e)) => log(&format!("TLS handshake with {peer} failed: {e}")),
+                        Err(_) => log(&format!("TLS handshake with {peer} timed out")),
+                    }
+                }
+            }
+            drop(permit);
+        });
+    };
+    drop(listener);
+    log(&format!(
+        "{why}: no longer accepting; finishing open requests"
+    ));
+    let _ = stop.send(true);
+    let all = u32::try_from(max).unwrap_or(u32::MAX);
+    if tokio::time::timeout(DRAIN, permits.acquire_many(all))
+        .await
+        .is_err()
+    {
+        log("some connections were still open after the drain period; closing them");
+    }
+    log("stopped");
+    Ok(())
+}
+
+/// Serve one connection until it closes, its client is too slow, or the
+/// server stops (then the request in progress is finished first).
+async fn connection<S>(stream: S, app: Arc<App>, mut stopped: watch::Receiver<bool>)
+where
+    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
+    let read_timeout = app.config.read_timeout;
+    let service = service_fn(move |req| {
+        let app = Arc::clone(&app);
+        async move { Ok::<_, Infallible>(app.handle(req).await) }
+    });
+    let mut builder = http1::Builder::new();
+    builder
+        .timer(TokioTimer::new())
+        .header_read_timeout(read_timeout)
+        .max_buf_size(MAX_HEAD);
+    let conn = builder.serve_connection(TokioIo::new(stream), service);
+    tokio::pin!(conn);
+    let stop = tokio::select! {
+        _ = conn.as_mut() => false,
+        r = stopped.wait_for(|s| *s) => r.is_ok(),
+    };
+    if stop {
+        conn.as_mut().graceful_shutdown();
+        let _ = tokio::time::timeout(DRAIN, conn).await;
+    }
+}
+
+impl App {
+    async fn handle(&self, req: Request<Incoming>) -> Response<Full<Bytes>> {
+        if req.method() != Method::GET && req.method() != Method::HEAD {
+            let mut r = text(
+                StatusCode::METHOD_NOT_ALLOWED,
+                "Only GET and HEAD are served.\n",
+            );
+            r.headers_mut()
+                .insert(ALLOW, HeaderValue::from_static("GET, HEAD"));
+            return r;
+        }
+        if !self.auth.allows(req.headers().get(AUTHORIZATION)).await {
+            let mut r = text(StatusCode::UNAUTHORIZED, "Unauthorized.\n");
+            r.headers_mut().insert(
+                WWW_AUTHENTICATE,
+                HeaderValue::from_static("Basic realm=\"nvq\", charset=\"UTF-8\""),
+            );
+            return r;
+        }
+        let path = req.uri().path();
+        if path == self.config.telemetry_path {
+            self.metrics(&req).await
+        } else if path == "/" {
+            let page = landing(&self.config.telemetry_path);
+            let mut r = Response::new(Full::new(Bytes::from(page)));
+            r.headers_mut().insert(
+                CONTENT_TYPE,
+                HeaderValue::from_static("text/html; charset=utf-8"),
+            );
+            r
+        } else if path == "/healthz" {
+            text(StatusCode::OK, "ok\n")
+        } else {
+            text(StatusCode::NOT_FOUND, "Not found.\n")
+        }
+    }
+
+    async fn metrics(&self, req: &Request<Incoming>) -> Response<Full<Bytes>> {
+        let arrived = Instant::now();
+        let timeout = scrape_timeout(req);
+        // Nine tenths of the time for the GPUs, the rest for the answer.
+        let deadline = arrived + timeout * 9 / 10;
+        let waited = tokio::time::timeout_at((arrived + timeout * 19 / 20).into(), async {
+            self.collector.sample(arrived, deadline).await
+        })
+        .await;
+        let sample = match waited {
+            Ok(s) => s,
+            Err(_) => {
+                self.collector.note_timeout();
+                log(&format!(
+                    "a scrape ran out of its {:.3} s waiting for a collection",
+                    timeout.as_secs_f64()
+                ));
+                None
+            }
+        };
+        let health = self.collector.health();
+        let accept = req
+            .headers()
+            .get(hyper::header::ACCEPT)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("");
+        let om = exporter::wants_openmetrics(accept);
+        let kind = if om {
+            exporter::OPENMETRICS_TYPE
+        } else {
+            exporter::TEXT_TYPE
+        };
+        // Scrapes served from one collection with the same health get the
+        // same bytes: built once, then shared (no copy per scrape).
+        let cached = sample.as_ref().and_then(|s| s.answer(&health, om));
+        let body = cached.unwrap_or_else(|| {
+            let mut body = Vec::with_capacity(sample.as_ref().map_or(0, |s| s.body.len()) + 2048);
+            if let Some(s) = &sample {
+                body.extend_from_slice(&s.body);
+            }
+            exporter::render_health(self.config.profile, &health, sample.is_some(), &mut body);
+            let body = Bytes::from(if om {
+                exporter::openmetrics(&body)
+            } else {
+                body
+            });
+            if let Some(s) = &sample {
+                s.remember(health, om, body.clone());
+            }
+            body
+        });
+        let mut r = Response::new(Full::new(body));
+        r.headers_mut()
+            .insert(CONTENT_TYPE, HeaderValue::from_static(kind));
+        r
+    }
+}
+
+/// The scrape's time limit: Prometheus's `X-Prometheus-Scrape-Timeout-Seconds`,
+/// else [`DEFAULT_SCRAPE_TIMEOUT`]; at most [`MAX_SCRAPE_TIMEOUT`].
+fn scrape_timeout<B>(req: &Request<B>) -> Duration {
+    req.headers()
+        .get("x-prometheus-scrape-timeout-seconds")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<f64>().ok())
+        .filter(|s| s.is_finite() && *s > 0.0)
+        .map_or(DEFAULT_SCRAPE_TIMEOUT, |s| {
+            Duration::from_secs_f64(s.min(MAX_SCRAPE_TIMEOUT.as_secs_f64()))
+        })
+}
+
+fn text(status: StatusCode, body: &'static str) -> Response<Full<Bytes>> {
+    let mut r = Response::new(Full::new(Bytes::from_static(body.as_bytes())));
+    *r.status_mut() = status;
+    r.headers_mut().insert(
+        CONTENT_TYPE,
+        HeaderValue::from_static("text/plain; charset=utf-8"),
+    );
+    r
+}
+
+/// The page at `/`: what this is, and a link to the metrics.
+fn landing(path: &str) -> String {
+    let href: String = path
+        .chars()
+        .map(|c| match c {
+            '<' => "&lt;".to_string(),
+            '>' => "&gt;".to_string(),
+            '&' => "&amp;".to_string(),
+            '"' => "&quot;".to_string(),
+            c => c.to_string(),
+        })
+        .collect();
+    format!(
+        "<!DOCTYPE html>\n<html><head><title>nvq exporter</title></head><body>\n\
+         <h1>nvq exporter</h1>\n<p>GPU metrics for Prometheus, read through NVML.</p>\n\
+         <p><a href=\"{href}\">Metrics</a> &middot; <a href=\"/healthz\">Health</a></p>\n\
+         </body></html>\n"
+    )
+}
+
+/// Resolve `--web.listen-address`: `HOST:PORT`, `[V6]:PORT`, or `:PORT`
+/// (every interface, IPv6 and IPv4 where the host allows it).
+pub fn bind(address: &str) -> Result<(std::net::TcpListener, SocketAddr), NvqError> {
+    let bad = |why: String| NvqError::Usage(format!("--web.listen-address \"{address}\": {why}"));
+    let (host, port) = address
+        .rsplit_once(':')
+        .ok_or_else(|| bad("expected HOST:PORT or :PORT.".into()))?;
+    let port: u16 = port
+        .parse()
+        .map_err(|_| bad(format!("\"{port}\" is not a port number.")))?;
+    let candidates: Vec<SocketAddr> = if host.is_empty() {
+        vec![
+            SocketAddr::from((std::net::Ipv6Addr::UNSPECIFIED, port)),
+            SocketAddr::from((std::net::Ipv4Addr::UNSPECIFIED, port)),
+        ]
+    } else {
+        use std::net::ToSocketAddrs;
+        (host.trim_start_matches('[').trim_end_matches(']'), port)
+            .to_socket_addrs()
+            .map_err(|e| bad(format!("cannot resolve the host: {e}.")))?
+            .collect()
+    };
+    let mut last = None;
+    for addr in candidates {
+        match std::net::TcpListener::bind(addr) {
+            Ok(l) => {
+                let local = l.local_addr().unwrap_or(addr);
+                return Ok((l, local));
+            }
+            Err(e) => last = Some(e),
+        }
+    }
+    Err(NvqError::Serve(match last {
+        Some(e) => format!("cannot listen on {address}: {e}"),
+        None => format!("cannot listen on {address}: the host has no address"),
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scrape_timeouts() {
+        let req = |v: Option<&str>| {
+            let mut b = Request::builder();
+            if let Some(v) = v {
+                b = b.header("X-Prometheus-Scrape-Timeout-Seconds", v);
+            }
+            b.body(()).unwrap()
+        };
+        assert_eq!(scrape_timeout(&req(None)), DEFAULT_SCRAPE_TIMEOUT);
+        assert_eq!(
+            scrape_timeout(&req(Some("2.5"))),
+            Duration::from_millis(2500)
+        );
+        assert_eq!(scrape_timeout(&req(Some("-1"))), DEFAULT_SCRAPE_TIMEOUT);
+        assert_eq!(scrape_timeout(&req(Some("NaN"))), DEFAULT_SCRAPE_TIMEOUT);
+        assert_eq!(scrape_timeout(&req(Some("1e9"))), MAX_SCRAPE_TIMEOUT);
+    }
+
+    #[test]
+    fn listen_addresses() {
+        assert!(bind("nonsense").is_err());
+        assert!(bind("127.0.0.1:notaport").is_err());
+        let (_l, a) = bind("127.0.0.1:0").unwrap();
+        assert!(a.ip().is_loopback() && a.port() != 0);
+        assert!(landing("/m\"<x>").contains("href=\"/m&quot;&lt;x&gt;\""));
+    }
+}

@@ -1,0 +1,1129 @@
+//! `nvq serve` (issue #22): the real server on 127.0.0.1, scraped over HTTP
+//! with a plain socket client: its pages, promtool's verdict, one shared
+//! collection, a hung GPU under the scrape's timeout, hostile requests,
+//! and SIGTERM.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+use common::{delay, h100, sim_lib, write_scenario, SIM_HEAD};
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// `gpus` GPUs, GPU `i` with `i + 1` GiB of memory in use; `fault` is
+/// appended to GPU `at` (a `[[device.fault]]`).
+fn scenario(gpus: usize, at: usize, fault: &str) -> tempfile::NamedTempFile {
+    let mut text = SIM_HEAD.to_string();
+    for i in 0..gpus {
+        text.push_str(&h100(i, (i as u64 + 1) << 30));
+        if i == at {
+            text.push_str(fault);
+        }
+    }
+    write_scenario(&text)
+}
+
+/// A running `nvq serve`; killed when dropped.
+struct Server {
+    child: Child,
+    addr: SocketAddr,
+    log: Arc<Mutex<Vec<String>>>,
+}
+
+impl Server {
+    fn start(scenario: &Path, args: &[&str]) -> Server {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_nvq"))
+            .env_remove("NVQ_NVML_LIB")
+            .env("NVML_SIM_SCENARIO", scenario)
+            .arg("--nvml-lib")
+            .arg(sim_lib())
+            .arg("serve")
+            .arg("--web.listen-address=127.0.0.1:0")
+            .args(args)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let (tx, rx) = std::sync::mpsc::channel();
+        let stderr = BufReader::new(child.stderr.take().unwrap());
+        let lines = Arc::clone(&log);
+        std::thread::spawn(move || {
+            for line in stderr.lines().map_while(Result::ok) {
+                if let Some(rest) = line.split("listening on ").nth(1) {
+                    let rest = rest.split("://").nth(1).unwrap_or("");
+                    let addr = rest.split('/').next().unwrap_or("").to_string();
+                    let _ = tx.send(addr);
+                }
+                lines.lock().unwrap().push(line);
+            }
+        });
+        let addr = rx
+            .recv_timeout(Duration::from_secs(30))
+            .unwrap_or_else(|_| panic!("no listening line: {:?}", log.lock().unwrap()));
+        Server {
+            child,
+            addr: addr.parse().unwrap(),
+            log,
+        }
+    }
+
+    /// Send `request` as it is; the whole answer (the server closes).
+    fn raw(&self, request: &[u8]) -> String {
+        let mut s = TcpStream::connect(self.addr).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+        let _ = s.write_all(request);
+        let mut out = Vec::new();
+        let _ = s.read_to_end(&mut out);
+        String::from_utf8_lossy(&out).into_owned()
+    }
+
+    /// GET `path` with extra header lines: (status, headers, body).
+    fn get(&self, path: &str, headers: &str) -> (u16, String, String) {
+        let req = format!("GET {path} HTTP/1.1\r\nHost: t\r\nConnection: close\r\n{headers}\r\n");
+        split(&self.raw(req.as_bytes()))
+    }
+
+    fn metrics(&self) -> String {
+        let (status, _, body) = self.get("/metrics", "");
+        assert_eq!(status, 200, "{body}");
+        body
+    }
+
+    fn log(&self) -> Vec<String> {
+        self.log.lock().unwrap().clone()
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// An HTTP/1.1 answer: (status, head, body).
+fn split(answer: &str) -> (u16, String, String) {
+    let (head, body) = answer.split_once("\r\n\r\n").unwrap_or((answer, ""));
+    let status = head
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    (status, head.to_ascii_lowercase(), body.to_string())
+}
+
+/// The value of the sample `name{labels}` whose labels contain `label`.
+fn value(body: &str, name: &str, label: &str) -> Option<f64> {
+    body.lines()
+        .filter(|l| !l.starts_with('#'))
+        .filter(|l| l.starts_with(&format!("{name}{{")) || l.starts_with(&format!("{name} ")))
+        .find(|l| l.contains(label))
+        .and_then(|l| l.rsplit(' ').next())
+        .and_then(|v| v.parse().ok())
+}
+
+/// promtool's verdict on an exposition: (exit code, what it printed), or
+/// `None` without promtool.
+fn promtool(body: &str) -> Option<(i32, String)> {
+    let Ok(mut child) = Command::new("promtool")
+        .args(["check", "metrics"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+    else {
+        eprintln!("note: promtool is not installed; skipping its check");
+        return None;
+    };
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(body.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Some((out.status.code().unwrap_or(-1), text))
+}
+
+fn promtool_accepts(body: &str) {
+    if let Some((code, text)) = promtool(body) {
+        assert_eq!(code, 0, "promtool: {text}");
+    }
+}
+
+#[test]
+fn serves_metrics_landing_page_and_health() {
+    let sc = scenario(2, usize::MAX, "");
+    let server = Server::start(sc.path(), &[]);
+    let (status, head, body) = server.get("/metrics", "");
+    assert_eq!(status, 200);
+    assert!(
+        head.contains("content-type: text/plain; version=0.0.4"),
+        "{head}"
+    );
+    for i in 0..2u64 {
+        let uuid = format!("uuid=\"GPU-00000000-0000-4000-8000-{i:012x}\"");
+        assert_eq!(
+            value(&body, "nvq_memory_used_bytes", &uuid),
+            Some(((i + 1) << 30) as f64),
+            "{body}"
+        );
+        assert_eq!(
+            value(&body, "nvq_temperature_gpu_celsius", &uuid),
+            Some(54.0)
+        );
+    }
+    assert_eq!(value(&body, "nvq_collection_success", ""), Some(1.0));
+    assert_eq!(value(&body, "nvq_collection_late_gpus", ""), Some(0.0));
+    promtool_accepts(&body);
+
+    let (status, head, body) = server.get(
+        "/metrics",
+        "Accept: application/openmetrics-text; version=1.0.0\r\n",
+    );
+    assert_eq!(status, 200);
+    assert!(
+        head.contains("content-type: application/openmetrics-text"),
+        "{head}"
+    );
+    assert!(body.ends_with("# EOF\n"));
+    assert!(body.contains("# TYPE nvq_collections counter\nnvq_collections_total "));
+
+    let (status, _, body) = server.get("/", "");
+    assert_eq!(status, 200);
+    assert!(body.contains("<a href=\"/metrics\">"), "{body}");
+    assert_eq!(
+        server.get("/healthz", ""),
+        (200, server.get("/healthz", "").1, "ok\n".into())
+    );
+
+    // HEAD: the headers of a GET, no body.
+    let answer = server.raw(b"HEAD /metrics HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n");
+    let (status, head, body) = split(&answer);
+    assert_eq!((status, body.as_str()), (200, ""), "{head}");
+}
+
+#[test]
+fn telemetry_path_gpu_selection_and_fields() {
+    let sc = scenario(3, usize::MAX, "");
+    let server = Server::start(
+        sc.path(),
+        &[
+            "--web.telemetry-path=/gpu",
+            "-i",
+            "1",
+            "--query-gpu=memory.used,name",
+        ],
+    );
+    assert_eq!(server.get("/metrics", "").0, 404);
+    let (status, _, body) = server.get("/gpu", "");
+    assert_eq!(status, 200);
+    let samples: Vec<&str> = body
+        .lines()
+        .filter(|l| l.starts_with("nvq_memory_used_bytes"))
+        .collect();
+    assert_eq!(samples.len(), 1, "{body}");
+    assert!(samples[0].contains("gpu=\"1\"") && samples[0].ends_with(&(2u64 << 30).to_string()));
+    assert!(
+        !body.contains("nvq_temperature"),
+        "only the fields asked for: {body}"
+    );
+    assert!(server.get("/", "").2.contains("href=\"/gpu\""));
+}
+
+/// Eight scrapes at once on a GPU that takes 300 ms to read: one
+/// collection serves them all. Within --collect.interval a later scrape
+/// is served from it too; after the interval, a new collection runs.
+#[test]
+fn concurrent_scrapes_share_one_collection() {
+    let sc = scenario(1, 0, &delay("nvmlDeviceGetTemperature", 300));
+    let server = Arc::new(Server::start(
+        sc.path(),
+        &[
+            "--collect.interval=2s",
+            "--query-gpu=temperature.gpu,memory.used",
+        ],
+    ));
+    let scrapes: Vec<_> = (0..8)
+        .map(|_| {
+            let s = Arc::clone(&server);
+            std::thread::spawn(move || s.metrics())
+        })
+        .collect();
+    for t in scrapes {
+        let body = t.join().unwrap();
+        assert_eq!(
+            value(&body, "nvq_collections_total", ""),
+            Some(1.0),
+            "{body}"
+        );
+        assert_eq!(value(&body, "nvq_temperature_gpu_celsius", ""), Some(54.0));
+    }
+    assert_eq!(
+        value(&server.metrics(), "nvq_collections_total", ""),
+        Some(1.0)
+    );
+    std::thread::sleep(Duration::from_millis(2100));
+    assert_eq!(
+        value(&server.metrics(), "nvq_collections_total", ""),
+        Some(2.0)
+    );
+}
+
+/// With --collect.interval=0 every scrape collects afresh.
+#[test]
+fn interval_zero_collects_on_every_scrape() {
+    let sc = scenario(1, usize::MAX, "");
+    let server = Server::start(sc.path(), &["--query-gpu=memory.used"]);
+    for n in 1..=3 {
+        assert_eq!(
+            value(&server.metrics(), "nvq_collections_total", ""),
+            Some(f64::from(n))
+        );
+    }
+}
+
+/// GPU 1 hangs for a minute in a call. A scrape that allows 1 s answers
+/// within it: GPU 0's series, none of GPU 1's values, and the health
+/// series saying one GPU was late. The next scrape answers in time too.
+#[test]
+fn a_hung_gpu_never_hangs_a_scrape() {
+    let sc = scenario(2, 1, &delay("nvmlDeviceGetTemperature", 60_000));
+    let server = Server::start(sc.path(), &["--query-gpu=temperature.gpu,memory.used"]);
+    for _ in 0..2 {
+        let t0 = Instant::now();
+        let (status, _, body) =
+            server.get("/metrics", "X-Prometheus-Scrape-Timeout-Seconds: 1\r\n");
+        let took = t0.elapsed();
+        assert_eq!(status, 200);
+        assert!(took < Duration::from_millis(1000), "took {took:?}");
+        let gpu = |i: u64| format!("uuid=\"GPU-00000000-0000-4000-8000-{i:012x}\"");
+        assert_eq!(
+            value(&body, "nvq_temperature_gpu_celsius", &gpu(0)),
+            Some(54.0)
+        );
+        assert_eq!(
+            value(&body, "nvq_memory_used_bytes", &gpu(0)),
+            Some((1u64 << 30) as f64)
+        );
+        assert_eq!(
+            value(&body, "nvq_temperature_gpu_celsius", "gpu=\"1\""),
+            None,
+            "{body}"
+        );
+        assert_eq!(value(&body, "nvq_memory_used_bytes", "gpu=\"1\""), None);
+        assert_eq!(value(&body, "nvq_collection_late_gpus", ""), Some(1.0));
+        assert_eq!(value(&body, "nvq_collection_success", ""), Some(0.0));
+        promtool_accepts(&body);
+    }
+    assert!(server.log().iter().all(|l| l.starts_with("nvq serve: ")));
+}
+
+#[test]
+fn hostile_requests_are_refused_and_the_server_keeps_serving() {
+    let sc = scenario(1, usize::MAX, "");
+    let server = Server::start(
+        sc.path(),
+        &[
+            "--query-gpu=memory.used",
+            "--web.read-timeout=1s",
+            "--web.max-connections=32",
+        ],
+    );
+    // Methods other than GET and HEAD.
+    for method in ["POST", "PUT", "DELETE", "OPTIONS"] {
+        let req = format!("{method} /metrics HTTP/1.1\r\nHost: t\r\nContent-Length: 3\r\nConnection: close\r\n\r\nabc");
+        let (status, head, _) = split(&server.raw(req.as_bytes()));
+        assert_eq!(status, 405, "{method}");
+        assert!(head.contains("allow: get, head"), "{head}");
+    }
+    // Paths outside the three pages, traversal included.
+    for path in [
+        "/../../etc/passwd",
+        "/metrics/../../etc/passwd",
+        "/%2e%2e/etc/passwd",
+        "/favicon.ico",
+    ] {
+        assert_eq!(server.get(path, "").0, 404, "{path}");
+    }
+    // A 1 MB header: 431, not a megabyte buffered.
+    let big = format!("X-Big: {}\r\n", "a".repeat(1 << 20));
+    let (status, _, _) = server.get("/metrics", &big);
+    assert_eq!(status, 431);
+    // Not HTTP at all.
+    assert_eq!(
+        split(&server.raw(b"\x16\x03\x01\x00\xa5garbage\r\n\r\n")).0,
+        400
+    );
+    // A client that never finishes its request head is cut off.
+    let mut slow = TcpStream::connect(server.addr).unwrap();
+    slow.write_all(b"GET /metrics HTTP/1.1\r\nHost: t\r\n")
+        .unwrap();
+    slow.set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let t0 = Instant::now();
+    let mut buf = Vec::new();
+    let _ = slow.read_to_end(&mut buf);
+    assert!(
+        t0.elapsed() < Duration::from_secs(5),
+        "slow client held {:?}",
+        t0.elapsed()
+    );
+    // A kept-alive connection that goes quiet after its answer is closed too.
+    let mut idle = TcpStream::connect(server.addr).unwrap();
+    idle.write_all(b"GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n")
+        .unwrap();
+    idle.set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let t0 = Instant::now();
+    let mut buf = Vec::new();
+    let _ = idle.read_to_end(&mut buf);
+    assert!(String::from_utf8_lossy(&buf).starts_with("HTTP/1.1 200 OK"));
+    assert!(
+        t0.elapsed() < Duration::from_secs(5),
+        "idle keep-alive held {:?}",
+        t0.elapsed()
+    );
+    // 1,000 idle connections: at most 32 are kept, the rest closed at once;
+    // once the read timeout has cut the idle ones off, scrapes are served.
+    let idle: Vec<TcpStream> = (0..1000)
+        .filter_map(|_| TcpStream::connect(server.addr).ok())
+        .collect();
+    std::thread::sleep(Duration::from_millis(300));
+    let mut open = 0;
+    for mut c in idle.iter() {
+        c.set_read_timeout(Some(Duration::from_millis(1))).unwrap();
+        let mut b = [0u8; 1];
+        if let Err(e) = c.read(&mut b) {
+            if e.kind() == std::io::ErrorKind::WouldBlock
+                || e.kind() == std::io::ErrorKind::TimedOut
+            {
+                open += 1;
+            }
+        }
+    }
+    assert!(open <= 32, "{open} idle connections held open");
+    std::thread::sleep(Duration::from_millis(1500));
+    let body = server.metrics();
+    assert!(body.contains("nvq_memory_used_bytes{"), "{body}");
+    drop(idle);
+    assert!(server
+        .log()
+        .iter()
+        .any(|l| l.contains("connection limit (32) reached")));
+}
+
+/// SIGTERM while a scrape is being collected: the scrape is answered, and
+/// nvq exits 0.
+#[test]
+fn sigterm_finishes_open_requests_and_exits_0() {
+    let sc = scenario(1, 0, &delay("nvmlDeviceGetTemperature", 700));
+    let mut server = Server::start(sc.path(), &["--query-gpu=temperature.gpu"]);
+    let addr = server.addr;
+    let scrape = std::thread::spawn(move || {
+        let mut s = TcpStream::connect(addr).unwrap();
+        s.write_all(b"GET /metrics HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
+            .unwrap();
+        let mut out = String::new();
+        let _ = s.read_to_string(&mut out);
+        out
+    });
+    std::thread::sleep(Duration::from_millis(250));
+    let pid = server.child.id().to_string();
+    assert!(Command::new("kill")
+        .args(["-TERM", &pid])
+        .status()
+        .unwrap()
+        .success());
+    let (status, _, body) = split(&scrape.join().unwrap());
+    assert_eq!(status, 200);
+    assert_eq!(
+        value(&body, "nvq_temperature_gpu_celsius", ""),
+        Some(54.0),
+        "{body}"
+    );
+    let t0 = Instant::now();
+    let code = loop {
+        if let Some(s) = server.child.try_wait().unwrap() {
+            break s.code();
+        }
+        assert!(
+            t0.elapsed() < Duration::from_secs(15),
+            "nvq serve did not stop"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(code, Some(0));
+    assert!(
+        TcpStream::connect(addr).is_err(),
+        "still accepting after SIGTERM"
+    );
+    let log = server.log();
+    assert!(log.iter().any(|l| l.contains("SIGTERM")), "{log:?}");
+}
+
+#[test]
+fn bad_options_are_refused_before_serving() {
+    let sc = scenario(1, usize::MAX, "");
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_nvq"))
+            .env("NVML_SIM_SCENARIO", sc.path())
+            .arg("--nvml-lib")
+            .arg(sim_lib())
+            .arg("serve")
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    for args in [
+        &["--profile=bogus"][..],
+        &["--web.listen-address=nowhere"],
+        &["--web.listen-address=127.0.0.1:99999"],
+        &["--collect.interval=soon"],
+        &["--web.telemetry-path=metrics"],
+        &["--web.max-connections=0"],
+        &["--query-gpu=bogus"],
+    ] {
+        let out = run(args);
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    // A port already taken.
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = format!("--web.listen-address={}", taken.local_addr().unwrap());
+    let out = run(&[addr.as_str()]);
+    assert_eq!(out.status.code(), Some(255));
+    assert!(String::from_utf8_lossy(&out.stderr).starts_with("ERROR: nvq serve: cannot listen on"));
+}
+
+/// The samples of an exposition as a set: (name, sorted labels) → value.
+fn sample_set(text: &str) -> std::collections::BTreeMap<(String, Vec<(String, String)>), String> {
+    let mut out = std::collections::BTreeMap::new();
+    for line in text
+        .lines()
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+    {
+        let (series, value) = line.rsplit_once(' ').unwrap();
+        let (name, labels) = match series.split_once('{') {
+            Some((n, rest)) => (n, rest.strip_suffix('}').unwrap()),
+            None => (series, ""),
+        };
+        let mut pairs = Vec::new();
+        let mut rest = labels;
+        while let Some((key, after)) = rest.split_once("=\"") {
+            // The value ends at the first quote not escaped by a backslash.
+            let mut end = 0;
+            let bytes = after.as_bytes();
+            while bytes[end] != b'"' {
+                end += if bytes[end] == b'\\' { 2 } else { 1 };
+            }
+            pairs.push((
+                key.trim_start_matches(',').to_string(),
+                after[..end].to_string(),
+            ));
+            rest = &after[end + 1..];
+        }
+        pairs.sort();
+        out.insert((name.to_string(), pairs), value.to_string());
+    }
+    out
+}
+
+/// The machines of `../shared/exporters/nvidia_gpu_exporter/` and the
+/// scenarios that hold what nvidia-smi showed that exporter on them.
+const EXPORTER_MACHINES: &[(&str, &str)] = &[
+    (
+        "linux-x86_64__nvidia-h200__590.48.01__idle",
+        "h200_590_idle.toml",
+    ),
+    (
+        "linux-x86_64__nvidia-h200__590.48.01__load",
+        "h200_590_load.toml",
+    ),
+    (
+        "linux-x86_64__nvidia-h100-80gb-hbm3__590.48.01__idle",
+        "h100_590_idle.toml",
+    ),
+    (
+        "linux-x86_64__nvidia-h100-80gb-hbm3__590.48.01__load",
+        "h100_590_load.toml",
+    ),
+    (
+        "linux-x86_64__nvidia-geforce-rtx-2080-super__610.57.04__idle",
+        "rtx2080super_610_linux_idle.toml",
+    ),
+    (
+        "linux-x86_64__nvidia-geforce-rtx-2080-super__610.57.04__load",
+        "rtx2080super_610_linux_load.toml",
+    ),
+    (
+        "windows-x86_64__nvidia-geforce-rtx-2080-super__610.62__idle",
+        "rtx2080super_610_windows_idle.toml",
+    ),
+    (
+        "windows-x86_64__nvidia-geforce-rtx-2080-super__610.62__load",
+        "rtx2080super_610_windows_load.toml",
+    ),
+];
+
+/// Families of those files that nvq cannot serve, and why. Every other
+/// series must be there, with the same labels and value.
+const UNREPRODUCIBLE: &[(&str, &str)] = &[(
+    "nvidia_smi_pcie_link_gen_hostmax",
+    "nvidia-smi's pcie.link.gen.hostmax has no NVML source that nvq knows of (nvq prints [N/A])",
+)];
+
+/// `--profile=nvidia_gpu_exporter` serves exactly that exporter's series
+/// (names, labels, values) for every captured machine, types included;
+/// the HELP texts are nvq's own; promtool accepts it.
+#[test]
+fn nvidia_gpu_exporter_profile_matches_that_exporter() {
+    for (machine, scenario) in EXPORTER_MACHINES {
+        let rel = format!("exporters/nvidia_gpu_exporter/{machine}.metrics");
+        let Some(want) = common::read_shared(&rel) else {
+            return;
+        };
+        let server = Server::start(
+            &common::scenario(scenario),
+            &["--profile=nvidia_gpu_exporter"],
+        );
+        let got = server.metrics();
+        let (g, w) = (sample_set(&got), sample_set(&want));
+        let missing: Vec<_> = w
+            .iter()
+            .filter(|(k, v)| g.get(*k) != Some(v))
+            .filter(|((name, _), _)| !UNREPRODUCIBLE.iter().any(|(n, _)| n == name))
+            .collect();
+        let extra: Vec<_> = g.iter().filter(|(k, _)| !w.contains_key(*k)).collect();
+        assert!(
+            missing.is_empty() && extra.is_empty(),
+            "{machine}: missing or different {missing:#?}\nextra {extra:#?}"
+        );
+        let meta = |text: &str, kind: &str| -> std::collections::BTreeMap<String, String> {
+            text.lines()
+                .filter_map(|l| l.strip_prefix(kind))
+                .filter_map(|l| l.split_once(' '))
+                .map(|(n, rest)| (n.to_string(), rest.to_string()))
+                .collect()
+        };
+        let mut types = meta(&want, "# TYPE ");
+        types.retain(|name, _| !UNREPRODUCIBLE.iter().any(|(n, _)| n == name));
+        assert_eq!(meta(&got, "# TYPE "), types, "{machine}: types");
+        let (ours, theirs) = (meta(&got, "# HELP "), meta(&want, "# HELP "));
+        for (name, help) in &ours {
+            assert_ne!(
+                Some(help),
+                theirs.get(name),
+                "{machine}: {name}'s HELP is theirs"
+            );
+        }
+        // promtool parses it; its only complaints (exit 3: naming advice)
+        // are about names that exporter chose, which dashboards depend on.
+        if let Some((code, text)) = promtool(&got) {
+            let theirs = meta(&want, "# TYPE ");
+            let foreign: Vec<&str> = text
+                .lines()
+                .filter(|l| !theirs.contains_key(l.split(' ').next().unwrap_or("")))
+                .collect();
+            assert!(
+                code == 0 || (code == 3 && foreign.is_empty()),
+                "promtool ({code}): {text}"
+            );
+        }
+    }
+}
+
+/// Run a tool; `None` (with a note) when it is not installed.
+fn tool(name: &str, args: &[&str], dir: &Path) -> Option<std::process::Output> {
+    match Command::new(name).args(args).current_dir(dir).output() {
+        Ok(out) => Some(out),
+        Err(e) => {
+            eprintln!("note: {name} cannot run ({e}); skipping the checks that need it");
+            None
+        }
+    }
+}
+
+/// A CA, a server certificate for 127.0.0.1 and a client certificate, made
+/// with openssl in `dir`; `None` without openssl.
+fn certificates(dir: &Path) -> Option<()> {
+    let ec = [
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:prime256v1",
+        "-nodes",
+    ];
+    let steps: Vec<Vec<&str>> = vec![
+        [
+            &["req", "-x509"][..],
+            &ec,
+            &[
+                "-keyout",
+                "ca.key",
+                "-out",
+                "ca.crt",
+                "-days",
+                "2",
+                "-subj",
+                "/CN=nvq test CA",
+            ],
+        ]
+        .concat(),
+        [
+            &["req"][..],
+            &ec,
+            &[
+                "-keyout",
+                "server.key",
+                "-out",
+                "server.csr",
+                "-subj",
+                "/CN=localhost",
+            ],
+        ]
+        .concat(),
+        vec![
+            "x509",
+            "-req",
+            "-in",
+            "server.csr",
+            "-CA",
+            "ca.crt",
+            "-CAkey",
+            "ca.key",
+            "-CAcreateserial",
+            "-out",
+            "server.crt",
+            "-days",
+            "2",
+            "-extfile",
+            "server.ext",
+        ],
+        [
+            &["req"][..],
+            &ec,
+            &[
+                "-keyout",
+                "client.key",
+                "-out",
+                "client.csr",
+                "-subj",
+                "/CN=prometheus",
+            ],
+        ]
+        .concat(),
+        vec![
+            "x509",
+            "-req",
+            "-in",
+            "client.csr",
+            "-CA",
+            "ca.crt",
+            "-CAkey",
+            "ca.key",
+            "-CAcreateserial",
+            "-out",
+            "client.crt",
+            "-days",
+            "2",
+            "-extfile",
+            "client.ext",
+        ],
+    ];
+    std::fs::write(
+        dir.join("server.ext"),
+        "subjectAltName=IP:127.0.0.1,DNS:localhost\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("client.ext"), "extendedKeyUsage=clientAuth\n").unwrap();
+    for step in steps {
+        let out = tool("openssl", &step, dir)?;
+        assert!(
+            out.status.success(),
+            "openssl {step:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    Some(())
+}
+
+/// curl's answer: (exit code, HTTP status or 0).
+fn curl(dir: &Path, args: &[&str]) -> Option<(i32, u16)> {
+    let mut all = vec![
+        "-s",
+        "-o",
+        "/dev/null",
+        "-w",
+        "%{http_code}",
+        "--max-time",
+        "10",
+    ];
+    all.extend_from_slice(args);
+    let out = tool("curl", &all, dir)?;
+    let status = String::from_utf8_lossy(&out.stdout)
+        .trim()
+        .parse()
+        .unwrap_or(0);
+    Some((out.status.code().unwrap_or(-1), status))
+}
+
+/// `--web.config.file` with TLS and basic auth, checked with curl: the
+/// right password gets 200, a wrong one or none 401, plain HTTP to the TLS
+/// port gets nothing, and the server keeps serving. With
+/// RequireAndVerifyClientCert a client without a certificate is refused.
+#[test]
+fn tls_and_basic_auth_with_curl() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    if certificates(d).is_none() || tool("curl", &["--version"], d).is_none() {
+        return;
+    }
+    let hash = bcrypt::hash("s3cret", 4).unwrap();
+    let web = d.join("web.yml");
+    std::fs::write(
+        &web,
+        format!(
+            "tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n\
+             basic_auth_users:\n  prometheus: {hash}\n"
+        ),
+    )
+    .unwrap();
+    let sc = scenario(1, usize::MAX, "");
+    let server = Server::start(
+        sc.path(),
+        &[
+            "--query-gpu=memory.used",
+            &format!("--web.config.file={}", web.display()),
+        ],
+    );
+    let https = format!("https://{}/metrics", server.addr);
+    let http = format!("http://{}/metrics", server.addr);
+    let ca = ["--cacert", "ca.crt"];
+    assert_eq!(
+        curl(d, &[&ca[..], &["-u", "prometheus:s3cret", &https]].concat()),
+        Some((0, 200))
+    );
+    assert_eq!(
+        curl(d, &[&ca[..], &["-u", "prometheus:wrong", &https]].concat()),
+        Some((0, 401))
+    );
+    assert_eq!(
+        curl(d, &[&ca[..], &["-u", "nobody:s3cret", &https]].concat()),
+        Some((0, 401))
+    );
+    assert_eq!(
+        curl(d, &[&ca[..], &[https.as_str()]].concat()),
+        Some((0, 401))
+    );
+    let (code, status) = curl(d, &[http.as_str()]).unwrap();
+    assert!(
+        code != 0 && status == 0,
+        "plain HTTP to the TLS port: curl {code}, HTTP {status}"
+    );
+    assert_eq!(
+        curl(d, &[&ca[..], &["-u", "prometheus:s3cret", &https]].concat()),
+        Some((0, 200))
+    );
+    assert!(server
+        .log()
+        .iter()
+        .any(|l| l.contains("TLS handshake") && l.contains("failed")));
+    drop(server);
+
+    std::fs::write(
+        &web,
+        "tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n  \
+         client_auth_type: RequireAndVerifyClientCert\n  client_ca_file: ca.crt\n",
+    )
+    .unwrap();
+    let server = Server::start(
+        sc.path(),
+        &[
+            "--query-gpu=memory.used",
+            &format!("--web.config.file={}", web.display()),
+        ],
+    );
+    let https = format!("https://{}/metrics", server.addr);
+    let (code, _) = curl(d, &[&ca[..], &[https.as_str()]].concat()).unwrap();
+    assert_ne!(code, 0, "a client without a certificate got in");
+    let mtls = ["--cert", "client.crt", "--key", "client.key"];
+    assert_eq!(
+        curl(d, &[&ca[..], &mtls[..], &[https.as_str()]].concat()),
+        Some((0, 200))
+    );
+}
+
+#[test]
+fn bad_web_config_files_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let web = dir.path().join("web.yml");
+    let sc = scenario(1, usize::MAX, "");
+    for text in [
+        "tls_server_config:\n  cert_file: missing.crt\n  key_file: missing.key\n",
+        "basic_auth_users:\n  alice: not-a-hash\n",
+        "http_server_config:\n  http2: true\n",
+    ] {
+        std::fs::write(&web, text).unwrap();
+        let out = Command::new(env!("CARGO_BIN_EXE_nvq"))
+            .env("NVML_SIM_SCENARIO", sc.path())
+            .arg("--nvml-lib")
+            .arg(sim_lib())
+            .args(["serve", "--web.listen-address=127.0.0.1:0"])
+            .arg(format!("--web.config.file={}", web.display()))
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{text}");
+        assert!(String::from_utf8_lossy(&out.stderr).contains("--web.config.file"));
+    }
+}
+
+/// GET `url_path` from `addr` over plain HTTP; the body.
+fn http_get(addr: &str, path: &str) -> Option<String> {
+    let mut s = TcpStream::connect(addr).ok()?;
+    s.set_read_timeout(Some(Duration::from_secs(10))).ok()?;
+    let req = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
+    s.write_all(req.as_bytes()).ok()?;
+    let mut out = Vec::new();
+    s.read_to_end(&mut out).ok()?;
+    let (status, _, body) = split(&String::from_utf8_lossy(&out));
+    (status == 200).then_some(body)
+}
+
+/// A Prometheus instant query: (labels, value) of every series.
+fn query(prom: &str, q: &str) -> Vec<(serde_json::Value, f64)> {
+    let path = format!(
+        "/api/v1/query?query={}",
+        q.replace(' ', "%20").replace('=', "%3D")
+    );
+    let Some(body) = http_get(prom, &path) else {
+        return Vec::new();
+    };
+    // The body is chunked when long; the JSON is the part between braces.
+    let json = &body[body.find('{').unwrap_or(0)..=body.rfind('}').unwrap_or(0)];
+    let v: serde_json::Value = serde_json::from_str(json).unwrap_or_default();
+    v["data"]["result"]
+        .as_array()
+        .map(|r| {
+            r.iter()
+                .map(|s| {
+                    let value = s["value"][1]
+                        .as_str()
+                        .and_then(|x| x.parse().ok())
+                        .unwrap_or(f64::NAN);
+                    (s["metric"].clone(), value)
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Debian's Prometheus scrapes `nvq serve` every second, in each profile:
+/// after two scrapes the memory-used series equals the scenario's value for
+/// every GPU, and `up` is 1.
+#[test]
+fn a_real_prometheus_scrapes_every_profile() {
+    let dir = tempfile::tempdir().unwrap();
+    if tool("prometheus", &["--version"], dir.path()).is_none() {
+        return;
+    }
+    let gpus = 3usize;
+    let sc = scenario(gpus, usize::MAX, "");
+    for (profile, family, gpu_label) in [
+        ("nvq", "nvq_memory_used_bytes", "gpu"),
+        (
+            "nvidia_gpu_exporter",
+            "nvidia_smi_memory_used_bytes",
+            "uuid",
+        ),
+    ] {
+        let server = Server::start(
+            sc.path(),
+            &[&format!("--profile={profile}"), "--collect.interval=500ms"],
+        );
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let prom = format!("127.0.0.1:{port}");
+        let config = dir.path().join(format!("{profile}.yml"));
+        std::fs::write(
+            &config,
+            format!(
+                "global:\n  scrape_interval: 1s\n  scrape_timeout: 900ms\nscrape_configs:\n  \
+                 - job_name: nvq\n    static_configs:\n      - targets: ['{}']\n",
+                server.addr
+            ),
+        )
+        .unwrap();
+        let mut prometheus = Command::new("prometheus")
+            .arg(format!("--config.file={}", config.display()))
+            .arg(format!(
+                "--storage.tsdb.path={}",
+                dir.path().join(profile).display()
+            ))
+            .arg(format!("--web.listen-address={prom}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let t0 = Instant::now();
+        let mut got = Vec::new();
+        while t0.elapsed() < Duration::from_secs(60) {
+            std::thread::sleep(Duration::from_millis(500));
+            let samples = query(&prom, "count_over_time(up[1m])");
+            if !matches!(samples.first(), Some((_, n)) if *n >= 2.0) {
+                continue;
+            }
+            got = query(&prom, family);
+            if got.len() == gpus {
+                break;
+            }
+        }
+        let up = query(&prom, "up");
+        let _ = prometheus.kill();
+        let _ = prometheus.wait();
+        assert_eq!(up.len(), 1, "{profile}: up {up:?}");
+        assert_eq!(up[0].1, 1.0, "{profile}: up {up:?}");
+        assert_eq!(got.len(), gpus, "{profile}: {got:?}");
+        for i in 0..gpus {
+            let uuid = format!("GPU-00000000-0000-4000-8000-{i:012x}");
+            let want_label = if gpu_label == "gpu" {
+                i.to_string()
+            } else {
+                uuid[4..].to_string()
+            };
+            let v = got
+                .iter()
+                .find(|(m, _)| m[gpu_label].as_str() == Some(want_label.as_str()))
+                .map(|(_, v)| *v);
+            assert_eq!(
+                v,
+                Some(((i + 1) << 30) as f64),
+                "{profile}: GPU {i}: {got:?}"
+            );
+        }
+    }
+}
+
+/// `--profile=dcgm`: dcgm-exporter's names, units (MiB, MHz, W) and
+/// labels, no sentinel for a value NVML does not give, and promtool's only
+/// complaints are about DCGM's own naming.
+#[test]
+fn dcgm_profile_uses_dcgm_names_units_and_labels() {
+    let sc = scenario(2, usize::MAX, "");
+    let server = Server::start(sc.path(), &["--profile=dcgm"]);
+    let body = server.metrics();
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
+    for i in 0..2u64 {
+        let uuid = format!("UUID=\"GPU-00000000-0000-4000-8000-{i:012x}\"");
+        assert_eq!(
+            value(&body, "DCGM_FI_DEV_FB_USED", &uuid),
+            Some(((i + 1) * 1024) as f64),
+            "{body}"
+        );
+        assert_eq!(value(&body, "DCGM_FI_DEV_GPU_TEMP", &uuid), Some(54.0));
+        assert_eq!(value(&body, "DCGM_FI_DEV_GPU_UTIL", &uuid), Some(87.0));
+        assert_eq!(
+            value(&body, "DCGM_FI_DEV_POWER_USAGE", &uuid),
+            Some(412.345)
+        );
+        let line = body
+            .lines()
+            .find(|l| l.starts_with("DCGM_FI_DEV_FB_USED{") && l.contains(&uuid))
+            .unwrap();
+        for label in [
+            format!("gpu=\"{i}\""),
+            "modelName=\"NVIDIA H100 80GB HBM3\"".to_string(),
+            "DCGM_FI_DRIVER_VERSION=\"580.82.07\"".to_string(),
+            format!("Hostname=\"{}\"", host.trim()),
+            format!("pci_bus_id=\"00000000:{:02X}:00.0\"", i + 1),
+        ] {
+            assert!(line.contains(&label), "{label} not in {line}");
+        }
+    }
+    assert!(body.contains("DCGM_FI_DEV_POWER_USAGE{") && body.contains("} 412.345000\n"));
+    // The test GPUs have no memory temperature: left out, never a number.
+    assert!(!body.contains("DCGM_FI_DEV_MEMORY_TEMP"), "{body}");
+    assert!(!body
+        .lines()
+        .any(|l| l.ends_with(" 9223372036854775794") || l.ends_with(" -1")));
+    if let Some((code, text)) = promtool(&body) {
+        let foreign: Vec<&str> = text
+            .lines()
+            .filter(|l| !l.starts_with("DCGM_FI_"))
+            .collect();
+        assert!(
+            code == 0 || (code == 3 && foreign.is_empty()),
+            "promtool ({code}): {text}"
+        );
+    }
+}
+
+/// `--collect.processes` (nvq profile): one info series per GPU process,
+/// labelled with its PID, name, user and container (where known), and its
+/// memory in exact bytes where the driver tells it; without the flag,
+/// no process series.
+#[test]
+fn process_series_are_opt_in() {
+    let me = std::process::id();
+    let text = format!(
+        "{SIM_HEAD}{}\n[[device.process]]\npid = {me}\nname = \"trainer\"\nused_memory = 1073741825\n\
+         \n[[device.process]]\npid = 4000000\nname = \"gone\"\n",
+        h100(0, 1 << 30)
+    );
+    let sc = write_scenario(&text);
+    let plain = Server::start(sc.path(), &["--query-gpu=memory.used"]);
+    assert!(!plain.metrics().contains("nvq_process_"));
+    drop(plain);
+    let server = Server::start(
+        sc.path(),
+        &["--query-gpu=memory.used", "--collect.processes"],
+    );
+    let body = server.metrics();
+    let user = Command::new("id").arg("-un").output().unwrap();
+    let user = String::from_utf8_lossy(&user.stdout).trim().to_string();
+    let mine = format!("pid=\"{me}\",process_name=\"trainer\",user=\"{user}\"");
+    assert_eq!(value(&body, "nvq_process_info", &mine), Some(1.0), "{body}");
+    assert_eq!(
+        value(&body, "nvq_process_used_memory_bytes", &mine),
+        Some(1073741825.0)
+    );
+    // A process that has gone: no user; its memory is unavailable, so left out.
+    assert_eq!(
+        value(
+            &body,
+            "nvq_process_info",
+            "pid=\"4000000\",process_name=\"gone\"}"
+        ),
+        Some(1.0)
+    );
+    assert_eq!(
+        value(&body, "nvq_process_used_memory_bytes", "pid=\"4000000\""),
+        None
+    );
+    promtool_accepts(&body);
+    let out = Command::new(env!("CARGO_BIN_EXE_nvq"))
+        .env("NVML_SIM_SCENARIO", sc.path())
+        .arg("--nvml-lib")
+        .arg(sim_lib())
+        .args(["serve", "--profile=dcgm", "--collect.processes"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
