@@ -1127,3 +1127,44 @@ fn process_series_are_opt_in() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// The energy counter: joules in the nvq profile, millijoules in the dcgm
+/// profile, both counters; a GPU whose NVML has no counter has no series.
+#[test]
+fn energy_counters() {
+    let gpu0 = h100(0, 1 << 30).replace(
+        "power = { usage = 412345, limit = 700000 }",
+        "power = { usage = 412345, limit = 700000, total_energy = 123456789 }",
+    );
+    assert!(gpu0.contains("total_energy"));
+    let text = format!("{SIM_HEAD}{gpu0}{}", h100(1, 1 << 30));
+    let sc = write_scenario(&text);
+    let server = Server::start(sc.path(), &["--query-gpu=memory.used"]);
+    let body = server.metrics();
+    assert!(
+        body.contains("# TYPE nvq_energy_consumption_joules_total counter\n"),
+        "{body}"
+    );
+    assert_eq!(
+        value(&body, "nvq_energy_consumption_joules_total", "gpu=\"0\""),
+        Some(123456.789)
+    );
+    assert_eq!(
+        value(&body, "nvq_energy_consumption_joules_total", "gpu=\"1\""),
+        None
+    );
+    promtool_accepts(&body);
+    drop(server);
+    let server = Server::start(sc.path(), &["--profile=dcgm"]);
+    let body = server.metrics();
+    assert!(body.contains("# TYPE DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION counter\n"));
+    assert_eq!(
+        value(&body, "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION", "gpu=\"0\""),
+        Some(123456789.0)
+    );
+    assert_eq!(
+        value(&body, "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION", "gpu=\"1\""),
+        None
+    );
+    assert!(!body.contains("=\"\""), "an empty label: {body}");
+}

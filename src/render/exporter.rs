@@ -31,6 +31,9 @@ pub struct Scrape<'a> {
     pub cuda_version: &'a str,
     /// The machine's host name, or empty.
     pub hostname: &'a str,
+    /// Each GPU's energy counter in millijoules, where NVML gives it, in
+    /// the order of `rows`' GPUs.
+    pub energy_mj: &'a [Option<u64>],
 }
 
 impl Profile {
@@ -60,6 +63,7 @@ impl Profile {
         match self {
             Profile::Nvq => {
                 Prometheus::new().sample(s.columns, s.rows, &mut out);
+                render_energy(s, &mut out);
                 if let Some((columns, apps)) = s.apps {
                     render_processes(columns, apps, &mut out);
                 }
@@ -68,6 +72,11 @@ impl Profile {
             Profile::Dcgm => super::dcgm::render(s, &mut out),
         }
         out
+    }
+
+    /// Does the profile serve the GPUs' energy counter?
+    pub fn reads_energy(self) -> bool {
+        matches!(self, Profile::Nvq | Profile::Dcgm)
     }
 
     /// The `--query-gpu` fields the profile reads when none are given;
@@ -103,6 +112,45 @@ pub const PROCESS_FIELDS: &str = "gpu_uuid,pid,process_name,used_memory,user,con
 pub(super) fn cell<'a>(columns: &[Column], row: &'a Row, field: &str) -> Option<&'a Value> {
     let i = columns.iter().position(|c| c.name == field)?;
     row.cells.get(i)
+}
+
+/// The energy counter in joules, labelled as the nvq profile's GPU series.
+fn render_energy(s: &Scrape<'_>, out: &mut Vec<u8>) {
+    let name = "nvq_energy_consumption_joules_total";
+    let mut text = String::new();
+    for (row, mj) in s.rows.iter().zip(s.energy_mj) {
+        let (Some(g), Some(mj)) = (&row.gpu, mj) else {
+            continue;
+        };
+        let labels = [
+            ("gpu", g.index.to_string()),
+            ("uuid", g.uuid.clone()),
+            ("name", g.name.clone()),
+            ("pci_bus_id", g.pci_bus_id.clone()),
+        ];
+        let labels: Vec<(String, String)> = labels
+            .into_iter()
+            .filter(|(_, v)| !v.is_empty())
+            .map(|(k, v)| (k.to_string(), v))
+            .collect();
+        write_sample(
+            name,
+            &labels,
+            &format!("{}", *mj as f64 / 1000.0),
+            &mut text,
+        );
+    }
+    if !text.is_empty() {
+        let mut family = String::new();
+        write_family(
+            name,
+            "Energy the GPU has used since the driver loaded, in joules.",
+            true,
+            &mut family,
+        );
+        out.extend_from_slice(family.as_bytes());
+        out.extend_from_slice(text.as_bytes());
+    }
 }
 
 /// `--collect.processes`: one `nvq_process_info{...} 1` per process and
