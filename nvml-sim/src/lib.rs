@@ -11,6 +11,7 @@
 pub mod scenario;
 
 mod device;
+mod events;
 mod generated;
 mod procs;
 mod state;
@@ -33,6 +34,8 @@ pub fn implemented_symbols() -> Vec<&'static str> {
 
 #[allow(unused_imports)]
 pub(crate) use device::*;
+#[allow(unused_imports)]
+pub(crate) use events::*;
 #[allow(unused_imports)]
 pub(crate) use procs::*;
 #[allow(unused_imports)]

@@ -105,6 +105,7 @@ pub fn run(args: &Args, s: &ServeArgs) -> Result<(), NvqError> {
     let session = Arc::new(Session::open(&args.lib_source())?);
     let id = s.id.as_deref().or(args.id.as_deref());
     let devices = select::select(&session, id)?;
+    let selected = devices.clone();
     let count = session.device_count().unwrap_or(0);
     let major = session.driver_major();
     let gpu_columns = columns(QueryMode::GPU, &plan.fields, major);
@@ -123,8 +124,23 @@ pub fn run(args: &Args, s: &ServeArgs) -> Result<(), NvqError> {
     let late = LateRows::new(QueryMode::GPU, &plan.fields, count);
     let gpus = devices.len();
     let job = collection(workers, late, devices);
+    let xid = Arc::new(source::xid::XidCounts::default());
+    if plan.profile.reads_energy_and_xid() {
+        source::xid::watch(
+            Arc::clone(&session),
+            selected.clone(),
+            Arc::clone(&xid),
+            serve::log,
+        )
+        .map_err(|e| {
+            NvqError::Serve(format!(
+                "cannot start the thread that counts XID errors: {e}"
+            ))
+        })?;
+    }
     let profile = plan.profile;
     let render: collect::RenderFn = Arc::new(move |c: &collect::Collected| {
+        let xid = xid.snapshot();
         profile.render(&Scrape {
             columns: &gpu_columns,
             rows: &c.rows,
@@ -132,6 +148,7 @@ pub fn run(args: &Args, s: &ServeArgs) -> Result<(), NvqError> {
             cuda_version: &cuda_version,
             hostname: &hostname,
             energy_mj: &c.energy_mj,
+            xid: &xid,
         })
     });
     let collector = collect::Collector::new(job, plan.interval, render);
@@ -163,7 +180,7 @@ fn start(
             let session = Arc::clone(session);
             let fields = plan.fields.clone();
             let app_fields = plan.app_fields.clone();
-            let energy = plan.profile.reads_energy();
+            let energy = plan.profile.reads_energy_and_xid();
             let mut targets = None;
             move || {
                 let targets = targets.get_or_insert_with(|| source::targets(&session, &[gpu]));

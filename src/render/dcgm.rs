@@ -9,9 +9,10 @@
 //! writes DCGM's "blank" values as huge numbers).
 //!
 //! Not served (nvq has no source for them yet): the profiling families
-//! (`DCGM_FI_PROF_*`, from NVML's GPM interface), `DCGM_FI_DEV_XID_ERRORS`,
+//! (`DCGM_FI_PROF_*`, from NVML's GPM interface),
 //! `DCGM_FI_DEV_PCIE_REPLAY_COUNTER`, and the `device` label (the GPU's
-//! minor number). `DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION` (mJ) comes from
+//! minor number). `DCGM_FI_DEV_XID_ERRORS` (the last XID code) comes from
+//! NVML's events. `DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION` (mJ) comes from
 //! the energy counter the collection reads beside the fields.
 
 use super::exporter::Scrape;
@@ -162,6 +163,9 @@ pub const FAMILIES: &[Family] = &[
     ),
 ];
 
+/// The last XID error, from NVML's events.
+pub const XID: &str = "DCGM_FI_DEV_XID_ERRORS";
+
 /// The energy family, read beside the fields (not a `--query-gpu` field).
 pub const ENERGY: &str = "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION";
 
@@ -254,6 +258,28 @@ pub fn render(s: &Scrape<'_>, out: &mut Vec<u8>) {
         let help = "Energy the GPU has used since the driver loaded, in millijoules.";
         write_family(ENERGY, help, true, &mut text);
         text.push_str(&energy);
+    }
+    let mut xid = String::new();
+    for x in s.xid.iter().filter(|x| x.last) {
+        // A GPU never read whole (hung since the start) is named by index.
+        let row = s
+            .rows
+            .iter()
+            .position(|r| r.gpu.as_ref().is_some_and(|g| g.index == x.gpu));
+        let l = match row.and_then(|i| labels.get(i)) {
+            Some(l) => l.clone(),
+            None => vec![("gpu".to_string(), x.gpu.to_string())],
+        };
+        write_sample(XID, &l, &x.code.to_string(), &mut xid);
+    }
+    if !xid.is_empty() {
+        write_family(
+            XID,
+            "The GPU's most recent XID error code (none before the first).",
+            false,
+            &mut text,
+        );
+        text.push_str(&xid);
     }
     out.extend_from_slice(text.as_bytes());
 }

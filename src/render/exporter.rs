@@ -5,7 +5,7 @@
 use super::prometheus::{write_family, write_sample, Prometheus};
 use super::Formatter;
 use crate::error::NvqError;
-use crate::model::{Column, Row, Value};
+use crate::model::{Column, Row, Value, XidCount};
 use std::time::Duration;
 
 /// Which exporter's names, labels and units `nvq serve` writes.
@@ -34,6 +34,8 @@ pub struct Scrape<'a> {
     /// Each GPU's energy counter in millijoules, where NVML gives it, in
     /// the order of `rows`' GPUs.
     pub energy_mj: &'a [Option<u64>],
+    /// The XID errors counted so far (they outlive collections).
+    pub xid: &'a [XidCount],
 }
 
 impl Profile {
@@ -64,6 +66,7 @@ impl Profile {
             Profile::Nvq => {
                 Prometheus::new().sample(s.columns, s.rows, &mut out);
                 render_energy(s, &mut out);
+                render_xid(s, &mut out);
                 if let Some((columns, apps)) = s.apps {
                     render_processes(columns, apps, &mut out);
                 }
@@ -74,8 +77,8 @@ impl Profile {
         out
     }
 
-    /// Does the profile serve the GPUs' energy counter?
-    pub fn reads_energy(self) -> bool {
+    /// Does the profile serve the GPUs' energy counter and XID errors?
+    pub fn reads_energy_and_xid(self) -> bool {
         matches!(self, Profile::Nvq | Profile::Dcgm)
     }
 
@@ -114,6 +117,46 @@ pub(super) fn cell<'a>(columns: &[Column], row: &'a Row, field: &str) -> Option<
     row.cells.get(i)
 }
 
+/// The labels of the nvq profile's GPU series (a label whose value is
+/// unknown is left out).
+fn gpu_labels(g: &crate::model::GpuIdent) -> Vec<(String, String)> {
+    [
+        ("gpu", g.index.to_string()),
+        ("uuid", g.uuid.clone()),
+        ("name", g.name.clone()),
+        ("pci_bus_id", g.pci_bus_id.clone()),
+    ]
+    .into_iter()
+    .filter(|(_, v)| !v.is_empty())
+    .map(|(k, v)| (k.to_string(), v))
+    .collect()
+}
+
+/// `nvq_xid_errors_total{gpu,...,xid}`: XID errors per GPU and code.
+fn render_xid(s: &Scrape<'_>, out: &mut Vec<u8>) {
+    let name = "nvq_xid_errors_total";
+    let mut text = String::new();
+    for x in s.xid {
+        let ident = s
+            .rows
+            .iter()
+            .filter_map(|r| r.gpu.as_deref())
+            .find(|g| g.index == x.gpu);
+        let mut labels = ident
+            .map(gpu_labels)
+            .unwrap_or_else(|| vec![("gpu".into(), x.gpu.to_string())]);
+        labels.push(("xid".into(), x.code.to_string()));
+        write_sample(name, &labels, &x.count.to_string(), &mut text);
+    }
+    if !text.is_empty() {
+        let mut family = String::new();
+        let help = "XID errors NVML reported, per GPU and XID code, since nvq started.";
+        write_family(name, help, true, &mut family);
+        out.extend_from_slice(family.as_bytes());
+        out.extend_from_slice(text.as_bytes());
+    }
+}
+
 /// The energy counter in joules, labelled as the nvq profile's GPU series.
 fn render_energy(s: &Scrape<'_>, out: &mut Vec<u8>) {
     let name = "nvq_energy_consumption_joules_total";
@@ -122,17 +165,7 @@ fn render_energy(s: &Scrape<'_>, out: &mut Vec<u8>) {
         let (Some(g), Some(mj)) = (&row.gpu, mj) else {
             continue;
         };
-        let labels = [
-            ("gpu", g.index.to_string()),
-            ("uuid", g.uuid.clone()),
-            ("name", g.name.clone()),
-            ("pci_bus_id", g.pci_bus_id.clone()),
-        ];
-        let labels: Vec<(String, String)> = labels
-            .into_iter()
-            .filter(|(_, v)| !v.is_empty())
-            .map(|(k, v)| (k.to_string(), v))
-            .collect();
+        let labels = gpu_labels(g);
         write_sample(
             name,
             &labels,

@@ -20,6 +20,7 @@ pub mod procinfo;
 pub mod smi_table;
 pub mod target;
 pub mod time;
+pub mod xid;
 
 pub mod accounted_apps;
 pub mod compute_apps;
