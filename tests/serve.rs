@@ -1127,3 +1127,103 @@ fn process_series_are_opt_in() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// The energy counter: joules in the nvq profile, millijoules in the dcgm
+/// profile, both counters; a GPU whose NVML has no counter has no series.
+#[test]
+fn energy_counters() {
+    let gpu0 = h100(0, 1 << 30).replace(
+        "power = { usage = 412345, limit = 700000 }",
+        "power = { usage = 412345, limit = 700000, total_energy = 123456789 }",
+    );
+    assert!(gpu0.contains("total_energy"));
+    let text = format!("{SIM_HEAD}{gpu0}{}", h100(1, 1 << 30));
+    let sc = write_scenario(&text);
+    let server = Server::start(sc.path(), &["--query-gpu=memory.used"]);
+    let body = server.metrics();
+    assert!(
+        body.contains("# TYPE nvq_energy_consumption_joules_total counter\n"),
+        "{body}"
+    );
+    assert_eq!(
+        value(&body, "nvq_energy_consumption_joules_total", "gpu=\"0\""),
+        Some(123456.789)
+    );
+    assert_eq!(
+        value(&body, "nvq_energy_consumption_joules_total", "gpu=\"1\""),
+        None
+    );
+    promtool_accepts(&body);
+    drop(server);
+    let server = Server::start(sc.path(), &["--profile=dcgm"]);
+    let body = server.metrics();
+    assert!(body.contains("# TYPE DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION counter\n"));
+    assert_eq!(
+        value(&body, "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION", "gpu=\"0\""),
+        Some(123456789.0)
+    );
+    assert_eq!(
+        value(&body, "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION", "gpu=\"1\""),
+        None
+    );
+    assert!(!body.contains("=\"\""), "an empty label: {body}");
+}
+
+/// XID errors from NVML's events (the simulator's `[[device.xid]]`): counted
+/// per GPU and code in the nvq profile, the last code in the dcgm profile,
+/// and still served while that GPU hangs and every collection misses it.
+#[test]
+fn xid_errors_are_counted_outside_the_collection() {
+    let xid = |at: u64, code: u64| format!("\n[[device.xid]]\nat_ms = {at}\ncode = {code}\n");
+    let faults = format!(
+        "{}{}{}{}",
+        xid(0, 79),
+        xid(150, 79),
+        xid(100, 48),
+        delay("nvmlDeviceGetTemperature", 60_000)
+    );
+    let sc = scenario(2, 1, &faults);
+    let server = Server::start(sc.path(), &["--query-gpu=temperature.gpu"]);
+    let t0 = Instant::now();
+    let body = loop {
+        let (_, _, body) = server.get("/metrics", "X-Prometheus-Scrape-Timeout-Seconds: 0.5\r\n");
+        if value(&body, "nvq_xid_errors_total", "xid=\"48\"").is_some()
+            || t0.elapsed() > Duration::from_secs(10)
+        {
+            break body;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert_eq!(
+        value(&body, "nvq_collection_late_gpus", ""),
+        Some(1.0),
+        "{body}"
+    );
+    assert_eq!(
+        value(&body, "nvq_xid_errors_total", "gpu=\"1\",xid=\"79\""),
+        Some(2.0),
+        "{body}"
+    );
+    assert_eq!(
+        value(&body, "nvq_xid_errors_total", "gpu=\"1\",xid=\"48\""),
+        Some(1.0)
+    );
+    assert!(!body.contains("nvq_xid_errors_total{gpu=\"0\""));
+    assert!(body.contains("# TYPE nvq_xid_errors_total counter\n"));
+    promtool_accepts(&body);
+    let log = server.log();
+    assert_eq!(
+        log.iter().filter(|l| l.contains("XID 79 on GPU 1")).count(),
+        2,
+        "{log:?}"
+    );
+    drop(server);
+    let server = Server::start(sc.path(), &["--profile=dcgm"]);
+    std::thread::sleep(Duration::from_millis(400));
+    let (_, _, body) = server.get("/metrics", "X-Prometheus-Scrape-Timeout-Seconds: 0.5\r\n");
+    assert_eq!(
+        value(&body, "DCGM_FI_DEV_XID_ERRORS", "gpu=\"1\""),
+        Some(79.0),
+        "{body}"
+    );
+}

@@ -403,7 +403,7 @@ pub const SYMBOLS: &[&str] = &[
     "nvmlDeviceGetDriverModel",
 ];
 
-/// Symbols exported as `NOT_SUPPORTED` stubs (239).
+/// Symbols exported as `NOT_SUPPORTED` stubs (233).
 pub const STUBS: &[&str] = &[
     "nvmlSystemGetHicVersion",
     "nvmlSystemGetTopologyGpuSet",
@@ -512,11 +512,6 @@ pub const STUBS: &[&str] = &[
     "nvmlDeviceGetNvlinkBwMode",
     "nvmlDeviceSetNvlinkBwMode",
     "nvmlDeviceGetNvLinkInfo",
-    "nvmlEventSetCreate",
-    "nvmlDeviceRegisterEvents",
-    "nvmlDeviceGetSupportedEventTypes",
-    "nvmlEventSetWait_v2",
-    "nvmlEventSetFree",
     "nvmlSystemEventSetCreate",
     "nvmlSystemEventSetFree",
     "nvmlSystemRegisterEvents",
@@ -639,7 +634,6 @@ pub const STUBS: &[&str] = &[
     "nvmlDeviceGetGridLicensableFeatures_v2",
     "nvmlDeviceGetGridLicensableFeatures_v3",
     "nvmlDeviceRemoveGpu",
-    "nvmlEventSetWait",
     "nvmlDeviceGetAttributes",
     "nvmlComputeInstanceGetInfo",
     "nvmlDeviceGetGpuInstancePossiblePlacements",
@@ -1828,57 +1822,6 @@ pub unsafe extern "C" fn nvmlDeviceGetNvLinkInfo(
     _a1: *mut nvmlNvLinkInfo_t,
 ) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceGetNvLinkInfo")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlEventSetCreate(_a0: *mut nvmlEventSet_t) -> nvmlReturn_t {
-    crate::state::stub("nvmlEventSetCreate")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceRegisterEvents(
-    _a0: nvmlDevice_t,
-    _a1: raw::c_ulonglong,
-    _a2: nvmlEventSet_t,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceRegisterEvents")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetSupportedEventTypes(
-    _a0: nvmlDevice_t,
-    _a1: *mut raw::c_ulonglong,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetSupportedEventTypes")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlEventSetWait_v2(
-    _a0: nvmlEventSet_t,
-    _a1: *mut nvmlEventData_t,
-    _a2: raw::c_uint,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlEventSetWait_v2")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlEventSetFree(_a0: nvmlEventSet_t) -> nvmlReturn_t {
-    crate::state::stub("nvmlEventSetFree")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -3248,18 +3191,6 @@ pub unsafe extern "C" fn nvmlDeviceRemoveGpu(_a0: *mut nvmlPciInfo_t) -> nvmlRet
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlEventSetWait(
-    _a0: nvmlEventSet_t,
-    _a1: *mut nvmlEventData_t,
-    _a2: raw::c_uint,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlEventSetWait")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetAttributes(
     _a0: nvmlDevice_t,
     _a1: *mut nvmlDeviceAttributes_t,
@@ -3921,14 +3852,14 @@ const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlNvlinkSetBwMode_t) -> nvmlR
     nvmlDeviceSetNvlinkBwMode;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlNvLinkInfo_t) -> nvmlReturn_t =
     nvmlDeviceGetNvLinkInfo;
-const _: unsafe extern "C" fn(*mut nvmlEventSet_t) -> nvmlReturn_t = nvmlEventSetCreate;
+const _: unsafe extern "C" fn(*mut nvmlEventSet_t) -> nvmlReturn_t = crate::nvmlEventSetCreate;
 const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_ulonglong, nvmlEventSet_t) -> nvmlReturn_t =
-    nvmlDeviceRegisterEvents;
+    crate::nvmlDeviceRegisterEvents;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_ulonglong) -> nvmlReturn_t =
-    nvmlDeviceGetSupportedEventTypes;
+    crate::nvmlDeviceGetSupportedEventTypes;
 const _: unsafe extern "C" fn(nvmlEventSet_t, *mut nvmlEventData_t, raw::c_uint) -> nvmlReturn_t =
-    nvmlEventSetWait_v2;
-const _: unsafe extern "C" fn(nvmlEventSet_t) -> nvmlReturn_t = nvmlEventSetFree;
+    crate::nvmlEventSetWait_v2;
+const _: unsafe extern "C" fn(nvmlEventSet_t) -> nvmlReturn_t = crate::nvmlEventSetFree;
 const _: unsafe extern "C" fn(*mut nvmlSystemEventSetCreateRequest_t) -> nvmlReturn_t =
     nvmlSystemEventSetCreate;
 const _: unsafe extern "C" fn(*mut nvmlSystemEventSetFreeRequest_t) -> nvmlReturn_t =
@@ -4362,7 +4293,7 @@ const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlGridLicensableFeatures_t) -
     nvmlDeviceGetGridLicensableFeatures_v3;
 const _: unsafe extern "C" fn(*mut nvmlPciInfo_t) -> nvmlReturn_t = nvmlDeviceRemoveGpu;
 const _: unsafe extern "C" fn(nvmlEventSet_t, *mut nvmlEventData_t, raw::c_uint) -> nvmlReturn_t =
-    nvmlEventSetWait;
+    crate::nvmlEventSetWait;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlDeviceAttributes_t) -> nvmlReturn_t =
     nvmlDeviceGetAttributes;
 const _: unsafe extern "C" fn(

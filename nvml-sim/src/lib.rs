@@ -11,6 +11,7 @@
 pub mod scenario;
 
 mod device;
+mod events;
 mod generated;
 mod instances;
 mod procs;
@@ -35,6 +36,7 @@ pub fn implemented_symbols() -> Vec<&'static str> {
 
 #[allow(unused_imports)]
 pub(crate) use device::*;
+pub(crate) use events::*;
 #[allow(unused_imports)]
 pub(crate) use instances::*;
 #[allow(unused_imports)]

@@ -212,6 +212,14 @@ pub struct Generate {
     pub process_memory: Option<u64>,
 }
 
+/// `[[device.xid]]`: an XID error `at_ms` milliseconds after `nvmlInit`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Xid {
+    pub at_ms: u64,
+    pub code: u64,
+}
+
 /// `[[device.fault]]` / `[[fault]]`: make a function fail (and/or be slow).
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -845,6 +853,9 @@ pub struct Device {
     pub accounting: Vec<AccountingStats>,
     /// Compute processes (`nvmlDeviceGetComputeRunningProcesses*`).
     pub process: Vec<Process>,
+    /// Scripted XID errors, delivered by `nvmlEventSetWait(_v2)` to a set
+    /// registered for `nvmlEventTypeXidCriticalError` on this GPU.
+    pub xid: Vec<Xid>,
     /// Graphics processes (`nvmlDeviceGetGraphicsRunningProcesses*`).
     pub graphics_process: Vec<Process>,
     /// MPS compute processes (`nvmlDeviceGetMPSComputeRunningProcesses*`).

@@ -62,6 +62,11 @@ pub(crate) struct State {
     pub dev_calls: Vec<u64>,
     pub proc_names: HashMap<u32, ProcName>,
     pub absent: HashSet<String>,
+    /// When `nvmlInit` loaded the scenario (scripted events count from here).
+    pub started: std::time::Instant,
+    /// Event sets by number (see `events.rs`).
+    pub event_sets: HashMap<usize, crate::events::EventSet>,
+    pub next_event_set: usize,
 }
 
 impl State {
@@ -85,6 +90,9 @@ impl State {
             dev_calls: vec![0; sc.device.len()],
             proc_names,
             absent: sc.absent_functions.iter().cloned().collect(),
+            started: std::time::Instant::now(),
+            event_sets: HashMap::new(),
+            next_event_set: 0,
             sc,
         }
     }
@@ -185,7 +193,11 @@ fn active_fault<'a>(faults: &'a [Fault], sym: &str, n: u64) -> Option<&'a Fault>
 
 /// Phase 1 of every call: init check, absent function, handle check, counting, loss, faults
 /// (including the delay, slept without the lock). Returns the target and the 1-based call number.
-fn enter(sym: &'static str, h: Option<nvmlDevice_t>, counted: bool) -> R<(Option<Target>, u64)> {
+pub(crate) fn enter(
+    sym: &'static str,
+    h: Option<nvmlDevice_t>,
+    counted: bool,
+) -> R<(Option<Target>, u64)> {
     let (res, delay) = {
         let mut g = lock();
         let st = g.as_mut().ok_or(UNINITIALIZED)?;

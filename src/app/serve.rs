@@ -105,6 +105,7 @@ pub fn run(args: &Args, s: &ServeArgs) -> Result<(), NvqError> {
     let session = Arc::new(Session::open(&args.lib_source())?);
     let id = s.id.as_deref().or(args.id.as_deref());
     let devices = select::select(&session, id)?;
+    let selected = devices.clone();
     let count = session.device_count().unwrap_or(0);
     let major = session.driver_major();
     let gpu_columns = columns(QueryMode::GPU, &plan.fields, major);
@@ -123,14 +124,31 @@ pub fn run(args: &Args, s: &ServeArgs) -> Result<(), NvqError> {
     let late = LateRows::new(QueryMode::GPU, &plan.fields, count);
     let gpus = devices.len();
     let job = collection(workers, late, devices);
+    let xid = Arc::new(source::xid::XidCounts::default());
+    if plan.profile.reads_energy_and_xid() {
+        source::xid::watch(
+            Arc::clone(&session),
+            selected.clone(),
+            Arc::clone(&xid),
+            serve::log,
+        )
+        .map_err(|e| {
+            NvqError::Serve(format!(
+                "cannot start the thread that counts XID errors: {e}"
+            ))
+        })?;
+    }
     let profile = plan.profile;
     let render: collect::RenderFn = Arc::new(move |c: &collect::Collected| {
+        let xid = xid.snapshot();
         profile.render(&Scrape {
             columns: &gpu_columns,
             rows: &c.rows,
             apps: app_columns.as_deref().map(|a| (a, c.apps.as_slice())),
             cuda_version: &cuda_version,
             hostname: &hostname,
+            energy_mj: &c.energy_mj,
+            xid: &xid,
         })
     });
     let collector = collect::Collector::new(job, plan.interval, render);
@@ -162,6 +180,7 @@ fn start(
             let session = Arc::clone(session);
             let fields = plan.fields.clone();
             let app_fields = plan.app_fields.clone();
+            let energy = plan.profile.reads_energy_and_xid();
             let mut targets = None;
             move || {
                 let targets = targets.get_or_insert_with(|| source::targets(&session, &[gpu]));
@@ -178,7 +197,18 @@ fn start(
                     .as_deref()
                     .map(|f| read(QueryMode::COMPUTE_APPS, f))
                     .unwrap_or_default();
-                GpuRead { rows, apps }
+                let energy_mj = energy
+                    .then(|| {
+                        targets
+                            .first()
+                            .and_then(|t| t.total_energy_mj(&session).ok())
+                    })
+                    .flatten();
+                GpuRead {
+                    rows,
+                    apps,
+                    energy_mj,
+                }
             }
         })
         .collect();
@@ -189,6 +219,7 @@ fn start(
 struct GpuRead {
     rows: Vec<Row>,
     apps: Vec<Row>,
+    energy_mj: Option<u64>,
 }
 
 /// One collection: every GPU read on the workers by the deadline; a GPU
@@ -210,20 +241,25 @@ fn collection(
             GpuRead {
                 rows: late.rows(devices[i], when, last[i].clone()),
                 apps: Vec::new(),
+                energy_mj: None,
             }
         });
         let mut rows = Vec::with_capacity(per_gpu.len());
         let mut apps = Vec::new();
+        let mut energy_mj = Vec::with_capacity(per_gpu.len());
         for (i, read) in per_gpu.into_iter().enumerate() {
             if let Some(g) = read.rows.iter().find_map(|r| r.gpu.clone()) {
                 last[i] = Some(g);
             }
+            // One energy value per GPU row (a GPU has one `--query-gpu` row).
+            energy_mj.extend(read.rows.iter().map(|_| read.energy_mj));
             rows.extend(read.rows);
             apps.extend(read.apps);
         }
         collect::Collected {
             rows,
             apps,
+            energy_mj,
             late: missed,
         }
     })

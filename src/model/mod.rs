@@ -18,5 +18,5 @@ mod value;
 
 pub use code::NvmlCode;
 pub use field::{FieldDef, FieldInfo, FieldKind, Quantity, Section, Unit, UNITS};
-pub use row::{Column, GpuIdent, Row};
+pub use row::{Column, GpuIdent, Row, XidCount};
 pub use value::{Token, Value};

@@ -98,3 +98,14 @@ impl Row {
         }
     }
 }
+
+/// XID errors of one code on one GPU, counted since nvq began watching.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct XidCount {
+    /// The GPU's NVML index.
+    pub gpu: u32,
+    pub code: u64,
+    pub count: u64,
+    /// Whether this code is the GPU's most recent XID error.
+    pub last: bool,
+}

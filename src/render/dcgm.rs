@@ -9,9 +9,11 @@
 //! writes DCGM's "blank" values as huge numbers).
 //!
 //! Not served (nvq has no source for them yet): the profiling families
-//! (`DCGM_FI_PROF_*`, from NVML's GPM interface), `DCGM_FI_DEV_XID_ERRORS`,
-//! `DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION`, `DCGM_FI_DEV_PCIE_REPLAY_COUNTER`,
-//! and the `device` label (the GPU's minor number).
+//! (`DCGM_FI_PROF_*`, from NVML's GPM interface),
+//! `DCGM_FI_DEV_PCIE_REPLAY_COUNTER`, and the `device` label (the GPU's
+//! minor number). `DCGM_FI_DEV_XID_ERRORS` (the last XID code) comes from
+//! NVML's events. `DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION` (mJ) comes from
+//! the energy counter the collection reads beside the fields.
 
 use super::exporter::Scrape;
 use super::prometheus::{write_family, write_sample};
@@ -161,6 +163,12 @@ pub const FAMILIES: &[Family] = &[
     ),
 ];
 
+/// The last XID error, from NVML's events.
+pub const XID: &str = "DCGM_FI_DEV_XID_ERRORS";
+
+/// The energy family, read beside the fields (not a `--query-gpu` field).
+pub const ENERGY: &str = "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION";
+
 /// The `--query-gpu` fields this profile reads: the families' and the labels'.
 pub fn fields() -> String {
     let mut list: Vec<&str> = vec!["name", "driver_version"];
@@ -212,6 +220,8 @@ fn labels(columns: &[Column], row: &Row, hostname: &str) -> Vec<(String, String)
     if let Some(v) = text("driver_version") {
         l.push(("DCGM_FI_DRIVER_VERSION".to_string(), v));
     }
+    // A label whose value is unknown (a lost GPU) is left out.
+    l.retain(|(_, v)| !v.is_empty());
     l
 }
 
@@ -237,6 +247,39 @@ pub fn render(s: &Scrape<'_>, out: &mut Vec<u8>) {
             write_family(fam.name, fam.help, fam.counter, &mut text);
             text.push_str(&samples);
         }
+    }
+    let mut energy = String::new();
+    for ((_, l), mj) in s.rows.iter().zip(&labels).zip(s.energy_mj) {
+        if let Some(mj) = mj {
+            write_sample(ENERGY, l, &mj.to_string(), &mut energy);
+        }
+    }
+    if !energy.is_empty() {
+        let help = "Energy the GPU has used since the driver loaded, in millijoules.";
+        write_family(ENERGY, help, true, &mut text);
+        text.push_str(&energy);
+    }
+    let mut xid = String::new();
+    for x in s.xid.iter().filter(|x| x.last) {
+        // A GPU never read whole (hung since the start) is named by index.
+        let row = s
+            .rows
+            .iter()
+            .position(|r| r.gpu.as_ref().is_some_and(|g| g.index == x.gpu));
+        let l = match row.and_then(|i| labels.get(i)) {
+            Some(l) => l.clone(),
+            None => vec![("gpu".to_string(), x.gpu.to_string())],
+        };
+        write_sample(XID, &l, &x.code.to_string(), &mut xid);
+    }
+    if !xid.is_empty() {
+        write_family(
+            XID,
+            "The GPU's most recent XID error code (none before the first).",
+            false,
+            &mut text,
+        );
+        text.push_str(&xid);
     }
     out.extend_from_slice(text.as_bytes());
 }

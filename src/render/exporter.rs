@@ -5,7 +5,7 @@
 use super::prometheus::{write_family, write_sample, Prometheus};
 use super::Formatter;
 use crate::error::NvqError;
-use crate::model::{Column, Row, Value};
+use crate::model::{Column, Row, Value, XidCount};
 use std::time::Duration;
 
 /// Which exporter's names, labels and units `nvq serve` writes.
@@ -31,6 +31,11 @@ pub struct Scrape<'a> {
     pub cuda_version: &'a str,
     /// The machine's host name, or empty.
     pub hostname: &'a str,
+    /// Each GPU's energy counter in millijoules, where NVML gives it, in
+    /// the order of `rows`' GPUs.
+    pub energy_mj: &'a [Option<u64>],
+    /// The XID errors counted so far (they outlive collections).
+    pub xid: &'a [XidCount],
 }
 
 impl Profile {
@@ -60,6 +65,8 @@ impl Profile {
         match self {
             Profile::Nvq => {
                 Prometheus::new().sample(s.columns, s.rows, &mut out);
+                render_energy(s, &mut out);
+                render_xid(s, &mut out);
                 if let Some((columns, apps)) = s.apps {
                     render_processes(columns, apps, &mut out);
                 }
@@ -68,6 +75,11 @@ impl Profile {
             Profile::Dcgm => super::dcgm::render(s, &mut out),
         }
         out
+    }
+
+    /// Does the profile serve the GPUs' energy counter and XID errors?
+    pub fn reads_energy_and_xid(self) -> bool {
+        matches!(self, Profile::Nvq | Profile::Dcgm)
     }
 
     /// The `--query-gpu` fields the profile reads when none are given;
@@ -103,6 +115,75 @@ pub const PROCESS_FIELDS: &str = "gpu_uuid,pid,process_name,used_memory,user,con
 pub(super) fn cell<'a>(columns: &[Column], row: &'a Row, field: &str) -> Option<&'a Value> {
     let i = columns.iter().position(|c| c.name == field)?;
     row.cells.get(i)
+}
+
+/// The labels of the nvq profile's GPU series (a label whose value is
+/// unknown is left out).
+fn gpu_labels(g: &crate::model::GpuIdent) -> Vec<(String, String)> {
+    [
+        ("gpu", g.index.to_string()),
+        ("uuid", g.uuid.clone()),
+        ("name", g.name.clone()),
+        ("pci_bus_id", g.pci_bus_id.clone()),
+    ]
+    .into_iter()
+    .filter(|(_, v)| !v.is_empty())
+    .map(|(k, v)| (k.to_string(), v))
+    .collect()
+}
+
+/// `nvq_xid_errors_total{gpu,...,xid}`: XID errors per GPU and code.
+fn render_xid(s: &Scrape<'_>, out: &mut Vec<u8>) {
+    let name = "nvq_xid_errors_total";
+    let mut text = String::new();
+    for x in s.xid {
+        let ident = s
+            .rows
+            .iter()
+            .filter_map(|r| r.gpu.as_deref())
+            .find(|g| g.index == x.gpu);
+        let mut labels = ident
+            .map(gpu_labels)
+            .unwrap_or_else(|| vec![("gpu".into(), x.gpu.to_string())]);
+        labels.push(("xid".into(), x.code.to_string()));
+        write_sample(name, &labels, &x.count.to_string(), &mut text);
+    }
+    if !text.is_empty() {
+        let mut family = String::new();
+        let help = "XID errors NVML reported, per GPU and XID code, since nvq started.";
+        write_family(name, help, true, &mut family);
+        out.extend_from_slice(family.as_bytes());
+        out.extend_from_slice(text.as_bytes());
+    }
+}
+
+/// The energy counter in joules, labelled as the nvq profile's GPU series.
+fn render_energy(s: &Scrape<'_>, out: &mut Vec<u8>) {
+    let name = "nvq_energy_consumption_joules_total";
+    let mut text = String::new();
+    for (row, mj) in s.rows.iter().zip(s.energy_mj) {
+        let (Some(g), Some(mj)) = (&row.gpu, mj) else {
+            continue;
+        };
+        let labels = gpu_labels(g);
+        write_sample(
+            name,
+            &labels,
+            &format!("{}", *mj as f64 / 1000.0),
+            &mut text,
+        );
+    }
+    if !text.is_empty() {
+        let mut family = String::new();
+        write_family(
+            name,
+            "Energy the GPU has used since the driver loaded, in joules.",
+            true,
+            &mut family,
+        );
+        out.extend_from_slice(family.as_bytes());
+        out.extend_from_slice(text.as_bytes());
+    }
 }
 
 /// `--collect.processes`: one `nvq_process_info{...} 1` per process and

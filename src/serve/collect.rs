@@ -23,6 +23,8 @@ use tokio::sync::Mutex;
 pub struct Collected {
     pub rows: Vec<Row>,
     pub apps: Vec<Row>,
+    /// Each GPU's energy counter (mJ), in the order of `rows`' GPUs.
+    pub energy_mj: Vec<Option<u64>>,
     pub late: usize,
 }
 

@@ -24,6 +24,7 @@ pub mod smi_table;
 pub mod target;
 pub mod time;
 pub mod topo;
+pub mod xid;
 
 pub mod dmon;
 pub mod monitor;
