@@ -216,8 +216,15 @@ const CHUNK: usize = 4096;
 fn write_watched(fd: std::os::raw::c_int, bytes: &[u8], watch: &Watch) -> io::Result<bool> {
     let mut done = 0;
     let mut progress = Instant::now();
+    // Patience counts from the later of the last progress and the stop: a
+    // write blocked long before the stop still gives the reader its time.
+    let mut stop_seen = false;
     while done < bytes.len() {
         let stopping = (watch.stopping)();
+        if stopping && !stop_seen {
+            stop_seen = true;
+            progress = Instant::now();
+        }
         let timeout_ms = if stopping {
             let left = watch.patience.saturating_sub(progress.elapsed());
             if left.is_zero() {
