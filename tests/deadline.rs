@@ -228,11 +228,27 @@ fn spawn_and_signal(
     signal: i32,
     after: Duration,
 ) -> (Child, Instant) {
-    let child = command(sc, args)
+    spawn_and_signal_after(sc, args, signal, after, None)
+}
+
+/// [`spawn_and_signal`], first reading `first` from nvq's output when given.
+fn spawn_and_signal_after(
+    sc: &tempfile::NamedTempFile,
+    args: &[&str],
+    signal: i32,
+    after: Duration,
+    first: Option<&str>,
+) -> (Child, Instant) {
+    let mut child = command(sc, args)
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
+    if let Some(first) = first {
+        let mut got = vec![0u8; first.len()];
+        child.stdout.as_mut().unwrap().read_exact(&mut got).unwrap();
+        assert_eq!(got, first.as_bytes());
+    }
     std::thread::sleep(after);
     let sent = Instant::now();
     // SAFETY: signalling the child we spawned.
@@ -326,24 +342,7 @@ fn spawn_blocked_and_signal(
     args: &[&str],
     signal: i32,
 ) -> (Child, Instant) {
-    let mut child = command(sc, args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut first = [0u8; FIRST.len()];
-    child
-        .stdout
-        .as_mut()
-        .unwrap()
-        .read_exact(&mut first)
-        .unwrap();
-    assert_eq!(&first, FIRST.as_bytes());
-    std::thread::sleep(FILL);
-    let sent = Instant::now();
-    // SAFETY: signalling the child we spawned.
-    assert_eq!(unsafe { libc::kill(child.id() as libc::pid_t, signal) }, 0);
-    (child, sent)
+    spawn_and_signal_after(sc, args, signal, FILL, Some(FIRST))
 }
 
 /// A stop signal while a write is blocked on a full pipe: with a reader
