@@ -2,7 +2,7 @@
 # Load on `nvq serve` (issue #22): wrk against eight simulated GPUs, every
 # field, in the nvq profile. Prints a Markdown table for benches/RESULTS.md:
 # requests per second and latency (p50, p99) at 1, 10 and 100 connections
-# with --collect.interval=1s; the cost of a collection (--collect.interval=0,
+# with --collect.interval=1s, plain and gzip'd (as Prometheus asks); the cost of a collection (--collect.interval=0,
 # one connection); RSS after 100,000 scrapes against RSS after the first
 # 10,000 (it must be flat); CPU time per scrape.
 # Needs a release build (cargo build --release) and wrk (apt-get install wrk).
@@ -29,9 +29,10 @@ stop() { kill "$server"; wait "$server" 2>/dev/null || true; server=""; }
 rss_kib() { awk '/^VmRSS/ {print $2}' "/proc/$server/status"; }
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$server/stat"; }
 # wrk's summary: requests/s, p50 and p99 (ms), total requests.
-run_wrk() { # $1: connections, $2: seconds
-    local threads=$(( $1 < 2 ? 1 : 2 ))
-    wrk -t"$threads" -c"$1" -d"$2"s --latency "http://$addr/metrics" | awk '
+run_wrk() { # $1: connections, $2: seconds, $3...: more wrk options
+    local threads=$(( $1 < 2 ? 1 : 2 )) c=$1 d=$2
+    shift 2
+    wrk -t"$threads" -c"$c" -d"$d"s --latency "$@" "http://$addr/metrics" | awk '
         function ms(v) { if (v ~ /us$/) return v / 1000; if (v ~ /ms$/) return v + 0; if (v ~ /s$/) return v * 1000; return v }
         /^ +50%/ { p50 = ms($2) } /^ +99%/ { p99 = ms($2) }
         /requests in/ { total = $1 } /^Requests\/sec/ { rps = $2 }
@@ -44,6 +45,11 @@ start 1s
 for c in 1 10 100; do
     read -r rps p50 p99 total < <(run_wrk "$c" "$dur")
     echo "| --collect.interval=1s, $c connection(s), ${dur} s | $rps | $p50 | $p99 | $total requests |"
+done
+# As Prometheus scrapes: it always sends Accept-Encoding: gzip.
+for c in 1 10 100; do
+    read -r rps p50 p99 total < <(run_wrk "$c" "$dur" -H "Accept-Encoding: gzip")
+    echo "| --collect.interval=1s, gzip, $c connection(s), ${dur} s | $rps | $p50 | $p99 | $total requests |"
 done
 stop
 

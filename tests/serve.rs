@@ -1227,3 +1227,46 @@ fn xid_errors_are_counted_outside_the_collection() {
         "{body}"
     );
 }
+
+/// Prometheus asks for gzip (`Accept-Encoding: gzip`): the answer is the
+/// same exposition, compressed, with `Content-Encoding: gzip` and
+/// `Vary: Accept-Encoding`; a scraper that does not ask (or refuses gzip
+/// with `q=0`) gets plain text.
+#[test]
+fn scrapes_that_accept_gzip_get_it_compressed() {
+    let sc = scenario(8, usize::MAX, "");
+    let server = Server::start(sc.path(), &["--collect.interval=60s"]);
+    let plain = server.metrics();
+    let req =
+        "GET /metrics HTTP/1.1\r\nHost: t\r\nConnection: close\r\nAccept-Encoding: gzip\r\n\r\n";
+    let mut s = TcpStream::connect(server.addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    s.write_all(req.as_bytes()).unwrap();
+    let mut answer = Vec::new();
+    s.read_to_end(&mut answer).unwrap();
+    let at = answer.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
+    let head = String::from_utf8_lossy(&answer[..at]).to_ascii_lowercase();
+    assert!(head.starts_with("http/1.1 200"), "{head}");
+    assert!(head.contains("content-encoding: gzip"), "{head}");
+    assert!(head.contains("vary: accept-encoding"), "{head}");
+    let compressed = &answer[at + 4..];
+    assert!(
+        compressed.len() * 4 < plain.len(),
+        "{} of {}",
+        compressed.len(),
+        plain.len()
+    );
+    let mut text = String::new();
+    flate2::read::GzDecoder::new(compressed)
+        .read_to_string(&mut text)
+        .unwrap();
+    assert_eq!(text, plain);
+
+    for refused in ["gzip;q=0", "identity", "br"] {
+        let (status, head, body) =
+            server.get("/metrics", &format!("Accept-Encoding: {refused}\r\n"));
+        assert_eq!(status, 200);
+        assert!(!head.contains("content-encoding"), "{refused}: {head}");
+        assert_eq!(body, plain, "{refused}");
+    }
+}

@@ -40,26 +40,33 @@ pub struct Sample {
     pub body: Bytes,
     started: Instant,
     finished: Instant,
-    /// Whole answers already built from it: (health, OpenMetrics, bytes),
-    /// one per format, for the health they were built with.
-    answers: StdMutex<Vec<(Health, bool, Bytes)>>,
+    /// Whole answers already built from it, one per form, for the health
+    /// they were built with.
+    answers: StdMutex<Vec<(Health, Form, Bytes)>>,
+}
+
+/// The form of an answer: which exposition format, and whether gzip'd.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Form {
+    pub openmetrics: bool,
+    pub gzip: bool,
 }
 
 impl Sample {
-    /// The answer built earlier for this health and format, if any.
-    pub fn answer(&self, health: &Health, om: bool) -> Option<Bytes> {
+    /// The answer built earlier for this health and form, if any.
+    pub fn answer(&self, health: &Health, form: Form) -> Option<Bytes> {
         let answers = self.answers.lock().unwrap_or_else(PoisonError::into_inner);
         answers
             .iter()
-            .find(|(h, o, _)| h == health && *o == om)
+            .find(|(h, f, _)| h == health && *f == form)
             .map(|(_, _, b)| b.clone())
     }
 
-    /// Keep an answer for the next scrapes (the latest one per format).
-    pub fn remember(&self, health: Health, om: bool, body: Bytes) {
+    /// Keep an answer for the next scrapes (the latest one per form).
+    pub fn remember(&self, health: Health, form: Form, body: Bytes) {
         let mut answers = self.answers.lock().unwrap_or_else(PoisonError::into_inner);
-        answers.retain(|(_, o, _)| *o != om);
-        answers.push((health, om, body));
+        answers.retain(|(_, f, _)| *f != form);
+        answers.push((health, form, body));
     }
 }
 

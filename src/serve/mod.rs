@@ -16,10 +16,13 @@ pub mod web_config;
 
 use crate::error::NvqError;
 use crate::render::exporter::{self, Profile};
-use collect::Collector;
+use collect::{Collector, Form};
 use http_body_util::Full;
 use hyper::body::{Bytes, Incoming};
-use hyper::header::{HeaderValue, ALLOW, AUTHORIZATION, CONTENT_TYPE, WWW_AUTHENTICATE};
+use hyper::header::{
+    HeaderValue, ACCEPT_ENCODING, ALLOW, AUTHORIZATION, CONTENT_ENCODING, CONTENT_TYPE, VARY,
+    WWW_AUTHENTICATE,
+};
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper::{Method, Request, Response, StatusCode};
@@ -257,30 +260,88 @@ impl App {
         } else {
             exporter::TEXT_TYPE
         };
+        let gzip = req
+            .headers()
+            .get_all(ACCEPT_ENCODING)
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .any(accepts_gzip);
+        let form = Form {
+            openmetrics: om,
+            gzip,
+        };
         // Scrapes served from one collection with the same health get the
-        // same bytes: built once, then shared (no copy per scrape).
-        let cached = sample.as_ref().and_then(|s| s.answer(&health, om));
-        let body = cached.unwrap_or_else(|| {
-            let mut body = Vec::with_capacity(sample.as_ref().map_or(0, |s| s.body.len()) + 2048);
-            if let Some(s) = &sample {
-                body.extend_from_slice(&s.body);
+        // same bytes: built (and compressed) once, then shared.
+        let cached = sample.as_ref().and_then(|s| s.answer(&health, form));
+        let (body, gzip) = match cached {
+            Some(body) => (body, gzip),
+            None => {
+                let mut body =
+                    Vec::with_capacity(sample.as_ref().map_or(0, |s| s.body.len()) + 2048);
+                if let Some(s) = &sample {
+                    body.extend_from_slice(&s.body);
+                }
+                exporter::render_health(self.config.profile, &health, sample.is_some(), &mut body);
+                let body = if om {
+                    exporter::openmetrics(&body)
+                } else {
+                    body
+                };
+                // Compression cannot fail on a Vec; if it did, send plain text.
+                let (body, gzip) = match gzip.then(|| compress(&body)).flatten() {
+                    Some(z) => (z, true),
+                    None => (body, false),
+                };
+                let body = Bytes::from(body);
+                if let Some(s) = &sample {
+                    let form = Form {
+                        openmetrics: om,
+                        gzip,
+                    };
+                    s.remember(health, form, body.clone());
+                }
+                (body, gzip)
             }
-            exporter::render_health(self.config.profile, &health, sample.is_some(), &mut body);
-            let body = Bytes::from(if om {
-                exporter::openmetrics(&body)
-            } else {
-                body
-            });
-            if let Some(s) = &sample {
-                s.remember(health, om, body.clone());
-            }
-            body
-        });
+        };
         let mut r = Response::new(Full::new(body));
-        r.headers_mut()
-            .insert(CONTENT_TYPE, HeaderValue::from_static(kind));
+        let headers = r.headers_mut();
+        headers.insert(CONTENT_TYPE, HeaderValue::from_static(kind));
+        headers.insert(VARY, HeaderValue::from_static("Accept-Encoding"));
+        if gzip {
+            headers.insert(CONTENT_ENCODING, HeaderValue::from_static("gzip"));
+        }
         r
     }
+}
+
+/// Whether an `Accept-Encoding` value lets the answer be gzip'd: `gzip`,
+/// `x-gzip` or `*`, with no `q=0`.
+fn accepts_gzip(value: &str) -> bool {
+    value.split(',').any(|coding| {
+        let mut parts = coding.split(';');
+        let name = parts.next().unwrap_or("").trim();
+        let named = ["gzip", "x-gzip", "*"]
+            .iter()
+            .any(|n| name.eq_ignore_ascii_case(n));
+        let refused = parts.any(|p| {
+            let p = p.trim();
+            p.len() > 2
+                && p[..2].eq_ignore_ascii_case("q=")
+                && p[2..].trim().parse::<f64>().is_ok_and(|q| q <= 0.0)
+        });
+        named && !refused
+    })
+}
+
+/// The answer gzip'd, at the fastest level: it is built once per
+/// collection, and an exposition is repetitive enough to shrink tenfold.
+fn compress(body: &[u8]) -> Option<Vec<u8>> {
+    let mut z = flate2::write::GzEncoder::new(
+        Vec::with_capacity(body.len() / 8),
+        flate2::Compression::fast(),
+    );
+    z.write_all(body).ok()?;
+    z.finish().ok()
 }
 
 /// The scrape's time limit: Prometheus's `X-Prometheus-Scrape-Timeout-Seconds`,
@@ -385,6 +446,33 @@ mod tests {
         assert_eq!(scrape_timeout(&req(Some("-1"))), DEFAULT_SCRAPE_TIMEOUT);
         assert_eq!(scrape_timeout(&req(Some("NaN"))), DEFAULT_SCRAPE_TIMEOUT);
         assert_eq!(scrape_timeout(&req(Some("1e9"))), MAX_SCRAPE_TIMEOUT);
+    }
+
+    #[test]
+    fn accept_encodings() {
+        for yes in [
+            "gzip",
+            "GZIP",
+            "gzip, deflate",
+            "br;q=1.0, gzip;q=0.8",
+            "x-gzip",
+            "*",
+            "gzip;q=0.001",
+        ] {
+            assert!(accepts_gzip(yes), "{yes}");
+        }
+        for no in [
+            "",
+            "identity",
+            "br",
+            "gzip;q=0",
+            "gzip; q=0.0",
+            "*;q=0",
+            "gzipped",
+            "deflate",
+        ] {
+            assert!(!accepts_gzip(no), "{no}");
+        }
     }
 
     #[test]
