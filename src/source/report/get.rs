@@ -10,8 +10,17 @@ use nvml_wrapper::enum_wrappers::device::{GpuVirtualizationMode, Sampling};
 use nvml_wrapper::enums::device::DeviceArchitecture;
 
 /// The field values the report's own getters read: PCIe replay rollovers,
-/// outbound and inbound atomics, memory power (average, instant).
-pub const FIELD_VALUES: &[(u32, u32)] = &[(95, 0), (228, 0), (229, 0), (185, 2), (186, 2)];
+/// outbound and inbound atomics, memory power (average, instant), the reset
+/// status (before 570).
+pub const FIELD_VALUES: &[(u32, u32)] = &[
+    (95, 0),
+    (228, 0),
+    (229, 0),
+    (185, 2),
+    (186, 2),
+    (226, 0),
+    (227, 0),
+];
 
 fn uint(v: u32) -> Value {
     Value::Int(i64::from(v))
@@ -338,11 +347,31 @@ pub fn retired_list(c: &GpuCtx, double: bool) -> Node {
 
 /// The reset status of drivers before 580: deprecated from 570 on (the one
 /// such document seen); older drivers' values have no NVML source in nvq.
-pub fn reset_status(c: &GpuCtx) -> Value {
+/// The power management line of the pre-535 "Power Readings" section:
+/// `Supported` where NVML says power management is active (as the 525
+/// document prints it), `N/A` otherwise.
+pub fn power_management_support(c: &GpuCtx) -> Value {
+    // nvml-wrapper marks the call deprecated; it is what drivers before 535 answer.
+    #[allow(deprecated)]
+    c.value(c.call(|d| d.is_power_management_algo_active()), |on| {
+        if on {
+            Value::text("Supported")
+        } else {
+            Value::NotAvailable
+        }
+    })
+}
+
+/// `NVML_FI_DEV_RESET_STATUS` (226) or `NVML_FI_DEV_DRAIN_AND_RESET_STATUS`
+/// (227) as Yes/No; deprecated from 570 on.
+pub fn reset_status(c: &GpuCtx, drain: bool) -> Value {
     if c.driver_major() >= 570 {
         return c.err(crate::model::NvmlCode::DEPRECATED);
     }
-    not_available(c)
+    let id = if drain { 227 } else { 226 };
+    c.value(c.field_value(id, 0), |v| {
+        Value::text(if v.as_i64() == 0 { "No" } else { "Yes" })
+    })
 }
 
 /// What a sample buffer holds.

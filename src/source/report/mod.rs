@@ -52,6 +52,13 @@ pub enum Decl {
     Since(u32, &'static [Decl]),
     /// Lines printed by drivers before this major version.
     Before(u32, &'static [Decl]),
+    /// Lines that drivers before this major version named otherwise:
+    /// (name from that version on, older name), labels and elements alike.
+    Renamed(
+        u32,
+        &'static [(&'static str, &'static str)],
+        &'static [Decl],
+    ),
     /// Lines of the text report only.
     Text(&'static [Decl]),
     /// Lines of the XML report only.
@@ -102,8 +109,39 @@ fn build(decls: &[Decl], c: &GpuCtx, view: View, asked: bool, out: &mut Vec<Node
             Decl::Since(v, items) if c.driver_major() >= *v => build(items, c, view, asked, out),
             Decl::Before(v, items) if c.driver_major() < *v => build(items, c, view, asked, out),
             Decl::Since(..) | Decl::Before(..) => {}
+            Decl::Renamed(v, names, items) => {
+                let start = out.len();
+                build(items, c, view, asked, out);
+                if c.driver_major() < *v {
+                    rename(&mut out[start..], names);
+                }
+            }
             Decl::Pick(f) => build(f(c, view), c, view, asked, out),
             Decl::Build(f) => out.push(f(c, view)),
+        }
+    }
+}
+
+/// Gives the nodes (and those under them) their older names.
+fn rename(nodes: &mut [Node], names: &[(&'static str, &'static str)]) {
+    let old = |n: &'static str| {
+        names
+            .iter()
+            .find(|(new, _)| *new == n)
+            .map_or(n, |(_, o)| *o)
+    };
+    for n in nodes {
+        match n {
+            Node::Entry(e) => {
+                e.label = old(e.label);
+                e.xml = old(e.xml);
+            }
+            Node::Section(s) => {
+                s.label = old(s.label);
+                s.xml = old(s.xml);
+                rename(&mut s.items, names);
+            }
+            Node::Bare(_) => {}
         }
     }
 }
