@@ -110,6 +110,39 @@ fn rtx3080_536_v12_is_the_fixture() {
     check("telegraf_rtx-3080-v12.xml", "xml_rtx3080_536.toml");
 }
 
+/// The v11 layout (510-516): no board part number, device or host PCIe
+/// generations, atomic caps, T.Limit temperature, deferred clocks or fabric.
+/// Telegraf's T4 and A10G fixtures have zeroed serials, part numbers and
+/// (A10G) PCI ids: the scenarios state those zeros, nothing is masked.
+#[test]
+fn t4_515_v11_is_the_fixture() {
+    check("telegraf_tesla-t4.xml", "xml_t4_515.toml");
+}
+
+#[test]
+fn a10g_515_v11_is_the_fixture() {
+    check("telegraf_a10g.xml", "xml_a10g_515.toml");
+}
+
+/// A laptop GPU: no fan, power limits or power management.
+#[test]
+fn rtx3060_laptop_515_v11_is_the_fixture() {
+    check("netdata_rtx-3060.xml", "xml_rtx3060_laptop_515.toml");
+}
+
+/// WDDM: 26 processes in both lists (`C+G`), some without a name, with no
+/// used memory (`N/A` in XML).
+#[test]
+fn rtx2080_windows_516_v11_is_the_fixture() {
+    check("netdata_rtx-2080-win.xml", "xml_rtx2080_win_516.toml");
+}
+
+/// Pascal: ECC errors by memory location, single and double bit.
+#[test]
+fn p100_510_v11_is_the_fixture() {
+    check("netdata_tesla-p100.xml", "xml_p100_510.toml");
+}
+
 /// The 525 layout: throttle reasons, one "power readings" section, no reset
 /// status, addressing mode, protected memory, JPEG or OFA. Telegraf's
 /// fixture replaced four ids with `[REDACTED]`; those are not compared.

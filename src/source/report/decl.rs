@@ -72,6 +72,12 @@ const PARTITION_FROM: u32 = 595;
 /// newer one; 580 is where the DTD went to v13.
 const V13_FROM: u32 = 580;
 
+/// Lines that the DTD v12 documents (525 on) have and the v11 ones (510-516)
+/// lack: the board part number, the device and host PCIe generations, the
+/// atomic caps, the T.Limit temperature, the deferred clocks, the fabric.
+/// 520 is where the DTD went to v12 (`render::report_xml::dtd_version`).
+const V12_DTD_FROM: u32 = 520;
+
 /// The v12 layout of the 535 branch (clocks "event" reasons, GPU and module
 /// power readings, the reset status, JPEG/OFA utilisation, protected memory):
 /// present in the 535 and 536 documents seen, absent from the 525 one.
@@ -185,7 +191,7 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
         q("VBIOS Version", "vbios_version", "vbios_version", ""),
         f("MultiGPU Board", "multigpu_board", g::multi_gpu_board, ""),
         f("Board ID", "board_id", g::board_id, ""),
-        f("Board Part Number", "board_part_number", g::board_part_number, ""),
+        Decl::Since(V12_DTD_FROM, &[f("Board Part Number", "board_part_number", g::board_part_number, "")]),
         f("GPU Part Number", "gpu_part_number", none, ""),
         Decl::Since(V12_FROM, &[
         f("FRU Part Number", "gpu_fru_part_number", none, ""),
@@ -252,9 +258,11 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
                 s("PCIe Generation", "pcie_gen", &[
                     q("Max", "max_link_gen", "pcie.link.gen.max", ""),
                     q("Current", "current_link_gen", "pcie.link.gen.current", ""),
+                    Decl::Since(V12_DTD_FROM, &[
                     q("Device Current", "device_current_link_gen", "pcie.link.gen.gpucurrent", ""),
                     q("Device Max", "max_device_link_gen", "pcie.link.gen.gpumax", ""),
                     q("Host Max", "max_host_link_gen", "pcie.link.gen.hostmax", ""),
+                    ]),
                 ]),
                 s("Link Width", "link_widths", &[
                     q("Max", "max_link_width", "pcie.link.width.max", "x"),
@@ -269,10 +277,10 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
             f("Replay Number Rollovers", "replay_rollover_counter", g::replay_rollovers, ""),
             f("Tx Throughput", "tx_util", g::pcie_tx, " KB/s"),
             f("Rx Throughput", "rx_util", g::pcie_rx, " KB/s"),
-            Decl::Before(V12_LATE_FROM, &[
+            Decl::Before(V12_LATE_FROM, &[Decl::Since(V12_DTD_FROM, &[
             f("Atomic Caps Inbound", "atomic_caps_inbound", |c| g::atomics(c, true), ""),
             f("Atomic Caps Outbound", "atomic_caps_outbound", |c| g::atomics(c, false), ""),
-            ]),
+            ])]),
             Decl::Since(V12_LATE_FROM, &[
             f("Atomic Caps Outbound", "atomic_caps_outbound", |c| g::atomics(c, false), ""),
             f("Atomic Caps Inbound", "atomic_caps_inbound", |c| g::atomics(c, true), ""),
@@ -357,7 +365,7 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
         ]),
         // The text view splits SRAM errors only where NVML reports them;
         // the XML view always does.
-        Decl::Part(ECC_ERRORS),
+        Decl::Pick(|c, _| if g::ecc_by_location(c) { ECC_LOCATIONS } else { ECC_ERRORS }),
     ]),
     (&[D::PageRetirement], &[
         Decl::Text(&[s("Retired Pages", "", &[
@@ -431,7 +439,7 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
             q("Graphics", "graphics_clock", "clocks.default_applications.graphics", MHZ),
             q("Memory", "mem_clock", "clocks.default_applications.memory", MHZ),
         ]),
-        s("Deferred Clocks", "deferred_clocks", &[f("Memory", "mem_clock", none, "")]),
+        Decl::Since(V12_DTD_FROM, &[s("Deferred Clocks", "deferred_clocks", &[f("Memory", "mem_clock", none, "")])]),
         s("Max Clocks", "max_clocks", &[
             q("Graphics", "graphics_clock", "clocks.max.graphics", MHZ),
             q("SM", "sm_clock", "clocks.max.sm", MHZ),
@@ -451,7 +459,7 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
         ]),
         Decl::Before(V13_FROM, &[s("Voltage", "voltage", &[f("Graphics", "graphics_volt", none, "")])]),
     ]),
-    (ALL, &[s("Fabric", "fabric", &[
+    (ALL, &[Decl::Since(V12_DTD_FROM, &[s("Fabric", "fabric", &[
         q("State", "state", "fabric.state", ""),
         q("Status", "status", "fabric.status", ""),
         Decl::Since(V12_LATE_FROM, &[
@@ -459,7 +467,7 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
         q("ClusterUUID", "clusterUuid", "fabric.clusterUuid", ""),
         s("Health", "health", HEALTH),
         ]),
-    ])]),
+    ])])]),
     (ONLY_ASKED, &[Decl::Build(g::supported_clocks)]),
     (&[D::Pids], &[Decl::Build(g::processes)]),
     (&[D::Accounting], &[Decl::Xml(&[s("", "accounted_processes", &[])])]),
@@ -519,6 +527,9 @@ const ECC_ERRORS: &[Decl] = &[s("ECC Errors", "ecc_errors", &[
 fn sram_split(c: &GpuCtx, view: View) -> bool {
     c.driver_major() >= V12_LATE_FROM && (view == View::Xml || c.sram().is_ok())
 }
+
+/// Pascal and older count errors by memory location.
+const ECC_LOCATIONS: &[Decl] = &[Decl::Build(g::ecc_locations)];
 
 #[rustfmt::skip]
 const VOLATILE_SRAM: &[Decl] = &[
@@ -616,7 +627,7 @@ const TEMP_TLIMIT: &[Decl] = &[s("Temperature", "temperature", &[
 #[rustfmt::skip]
 const TEMP_PLAIN: &[Decl] = &[s("Temperature", "temperature", &[
     q("GPU Current Temp", "gpu_temp", "temperature.gpu", C),
-    q("GPU Current T.Limit Temp", "gpu_temp_tlimit", "temperature.gpu.tlimit", C),
+    Decl::Since(V12_DTD_FROM, &[q("GPU Current T.Limit Temp", "gpu_temp_tlimit", "temperature.gpu.tlimit", C)]),
     f("GPU Shutdown Temp", "gpu_temp_max_threshold", |c| g::threshold(c, T::Shutdown), C),
     f("GPU Slowdown Temp", "gpu_temp_slow_threshold", |c| g::threshold(c, T::Slowdown), C),
     f("GPU Max Operating Temp", "gpu_temp_max_gpu_threshold", |c| g::threshold(c, T::GpuMax), C),

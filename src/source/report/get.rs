@@ -259,7 +259,8 @@ pub fn processes(c: &GpuCtx, view: View) -> Node {
         };
         let used = match p.used_memory {
             Some(b) => Value::Bytes(b),
-            None if wddm => Value::text("Not available in WDDM driver model"),
+            // The XML report says N/A (the 516 WDDM document shows it).
+            None if wddm && view == View::Text => Value::text("Not available in WDDM driver model"),
             None => Value::NotAvailable,
         };
         let gi = Node::entry("GPU instance ID", "gpu_instance_id", id(p.gpu_instance), "");
@@ -506,4 +507,61 @@ const PROCESS_WIDTH: usize = 42;
 /// `Remapped Rows : N/A` on GPUs without row remapping.
 pub fn has_remapping(c: &GpuCtx) -> bool {
     c.remapped().is_ok()
+}
+
+/// Does the GPU count ECC errors by memory location (Pascal and older)?
+/// nvidia-smi then prints single- and double-bit counts per location
+/// instead of the SRAM/DRAM split (the 510 Tesla P100 document).
+pub fn ecc_by_location(c: &GpuCtx) -> bool {
+    matches!(
+        c.call(|d| d.architecture()),
+        Ok(DeviceArchitecture::Kepler | DeviceArchitecture::Maxwell | DeviceArchitecture::Pascal)
+    )
+}
+
+/// The ECC errors by location: volatile and aggregate, each with single-
+/// and double-bit counts per memory location and their total. The element
+/// names are the 510 document's; the text labels come from reports people
+/// posted, not from a capture.
+pub fn ecc_locations(c: &GpuCtx, _: View) -> Node {
+    use crate::source::gpu::get::{ecc_counter, ecc_total};
+    use nvml_wrapper::enum_wrappers::device::{EccCounter, MemoryError, MemoryLocation as L};
+    const PLACES: [(&str, &str, L); 7] = [
+        ("Device Memory", "device_memory", L::Device),
+        ("Register File", "register_file", L::RegisterFile),
+        ("L1 Cache", "l1_cache", L::L1Cache),
+        ("L2 Cache", "l2_cache", L::L2Cache),
+        ("Texture Memory", "texture_memory", L::Texture),
+        ("Texture Shared", "texture_shm", L::Shared),
+        ("CBU", "cbu", L::Cbu),
+    ];
+    let bits = |counter: EccCounter| {
+        [
+            ("Single Bit", "single_bit", MemoryError::Corrected),
+            ("Double Bit", "double_bit", MemoryError::Uncorrected),
+        ]
+        .into_iter()
+        .map(|(label, xml, kind)| {
+            let mut items: Vec<Node> = PLACES
+                .into_iter()
+                .map(|(l, x, place)| Node::entry(l, x, ecc_counter(c, kind, counter, place), ""))
+                .collect();
+            items.push(Node::entry(
+                "Total",
+                "total",
+                ecc_total(c, kind, counter),
+                "",
+            ));
+            Node::section(label, xml, items)
+        })
+        .collect::<Vec<_>>()
+    };
+    Node::section(
+        "ECC Errors",
+        "ecc_errors",
+        vec![
+            Node::section("Volatile", "volatile", bits(EccCounter::Volatile)),
+            Node::section("Aggregate", "aggregate", bits(EccCounter::Aggregate)),
+        ],
+    )
 }
