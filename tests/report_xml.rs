@@ -143,6 +143,20 @@ fn p100_510_v11_is_the_fixture() {
     check("netdata_tesla-p100.xml", "xml_p100_510.toml");
 }
 
+/// The 418 layout: no DOCTYPE, no architecture, MIG, module id, GSP, host
+/// vGPU mode, reserved memory, pending blacklist, remapped rows, target
+/// temperature or voltage.
+#[test]
+fn gtx1660ti_418_is_the_fixture() {
+    check("telegraf_gtx-1660-ti.xml", "xml_gtx1660ti_418.toml");
+}
+
+/// The 418 layout on Pascal without ECC: by-location counts, all `N/A`.
+#[test]
+fn quadro_p400_418_is_the_fixture() {
+    check("telegraf_quadro-p400.xml", "xml_quadro_p400_418.toml");
+}
+
 /// The 525 layout: throttle reasons, one "power readings" section, no reset
 /// status, addressing mode, protected memory, JPEG or OFA. Telegraf's
 /// fixture replaced four ids with `[REDACTED]`; those are not compared.

@@ -72,6 +72,14 @@ const PARTITION_FROM: u32 = 595;
 /// newer one; 580 is where the DTD went to v13.
 const V13_FROM: u32 = 580;
 
+/// Lines that the 510-516 documents (DTD v11) have and the 418 ones (no DTD)
+/// lack: the architecture, MIG mode and devices, the module id, the GSP
+/// firmware, the host vGPU mode, reserved memory, the pending page
+/// blacklist, remapped rows, the target temperature and its range, the
+/// voltage. No 430-505 document was available: they are placed where the
+/// DTD got a version (430), which is unverified for each of them.
+const V10_FROM: u32 = 430;
+
 /// Lines that the DTD v12 documents (525 on) have and the v11 ones (510-516)
 /// lack: the board part number, the device and host PCIe generations, the
 /// atomic caps, the T.Limit temperature, the deferred clocks, the fabric.
@@ -161,7 +169,7 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
     (ALL, &[
         q("Product Name", "product_name", "name", ""),
         f("Product Brand", "product_brand", g::brand, ""),
-        f("Product Architecture", "product_architecture", g::architecture, ""),
+        Decl::Since(V10_FROM, &[f("Product Architecture", "product_architecture", g::architecture, "")]),
         q("Display Mode", "display_mode", "display_mode", ""),
         Decl::Since(V13_FROM, &[q("Display Attached", "display_attached", "display_attached", "")]),
         q("Display Active", "display_active", "display_active", ""),
@@ -169,11 +177,13 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
         Decl::Since(V12_FROM, &[
         q("Addressing Mode", "addressing_mode", "addressing_mode", ""),
         ]),
+        Decl::Since(V10_FROM, &[
         s("MIG Mode", "mig_mode", &[
             q("Current", "current_mig", "mig.mode.current", ""),
             q("Pending", "pending_mig", "mig.mode.pending", ""),
         ]),
         Decl::Xml(&[Decl::Build(g::mig_devices)]),
+        ]),
     ]),
     (&[D::Accounting], &[
         q("Accounting Mode", "accounting_mode", "accounting.mode", ""),
@@ -196,7 +206,7 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
         Decl::Since(V12_FROM, &[
         f("FRU Part Number", "gpu_fru_part_number", none, ""),
         ]),
-        Decl::Before(V12_LATE_FROM, &[f("GPU Module ID", "gpu_module_id", g::module_id, "")]),
+        Decl::Before(V12_LATE_FROM, &[Decl::Since(V10_FROM, &[f("GPU Module ID", "gpu_module_id", g::module_id, "")])]),
         Decl::Since(V12_LATE_FROM, &[
         s("Platform Info", "platformInfo", &[
             f("Chassis Serial Number", "chassis_serial_number", |c| g::rack(c, "platform.chassis_serial_number"), ""),
@@ -227,12 +237,12 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
         ]),
     ]),
     // Before 570 the GSP firmware version follows the operation mode.
-    (&[D::GspFirmwareVersion], &[Decl::Before(V12_LATE_FROM, GSP)]),
+    (&[D::GspFirmwareVersion], &[Decl::Before(V12_LATE_FROM, &[Decl::Since(V10_FROM, GSP)])]),
     (ALL, &[
         Decl::Since(V12_LATE_FROM, &[q("GPU C2C Mode", "c2c_mode", "c2c.mode", "")]),
         s("GPU Virtualization Mode", "gpu_virtualization_mode", &[
             f("Virtualization Mode", "virtualization_mode", g::virtualization, ""),
-            f("Host VGPU Mode", "host_vgpu_mode", none, ""),
+            Decl::Since(V10_FROM, &[f("Host VGPU Mode", "host_vgpu_mode", none, "")]),
             Decl::Since(V12_LATE_FROM, &[f("vGPU Heterogeneous Mode", "vgpu_heterogeneous_mode", none, "")]),
         ]),
         Decl::Since(V12_FROM, &[Decl::Before(V13_FROM, RESET_STATUS)]),
@@ -310,7 +320,7 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
     (&[D::Memory], &[
         s("FB Memory Usage", "fb_memory_usage", &[
             q("Total", "total", "memory.total", MIB),
-            q("Reserved", "reserved", "memory.reserved", MIB),
+            Decl::Since(V10_FROM, &[q("Reserved", "reserved", "memory.reserved", MIB)]),
             q("Used", "used", "memory.used", MIB),
             q("Free", "free", "memory.free", MIB),
         ]),
@@ -382,16 +392,18 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
                 q("", "retired_count", "retired_pages.double_bit.count", ""),
                 Decl::Build(|c, _| g::retired_list(c, true)),
             ]),
-            q("", "pending_blacklist", "retired_pages.pending", ""),
+            Decl::Since(V10_FROM, &[q("", "pending_blacklist", "retired_pages.pending", "")]),
             q("", "pending_retirement", "retired_pages.pending", ""),
         ])]),
     ]),
-    (&[D::RowRemapper], &[Decl::Pick(|c, _| if g::has_remapping(c) { REMAPPED } else { NO_REMAPPING })]),
+    (&[D::RowRemapper], &[Decl::Since(V10_FROM, &[
+    Decl::Pick(|c, _| if g::has_remapping(c) { REMAPPED } else { NO_REMAPPING }),
+    ])]),
     (&[D::Temperature], &[Decl::Pick(|c, _| if tlimit(c) { TEMP_TLIMIT } else { TEMP_PLAIN })]),
-    (ONLY_ASKED_TARGET_TEMP, &[s("Supported GPU Target Temp", "supported_gpu_target_temp", &[
+    (ONLY_ASKED_TARGET_TEMP, &[Decl::Since(V10_FROM, &[s("Supported GPU Target Temp", "supported_gpu_target_temp", &[
         f("GPU Target Temp Min", "gpu_target_temp_min", |c| g::threshold(c, T::AcousticMin), C),
         f("GPU Target Temp Max", "gpu_target_temp_max", |c| g::threshold(c, T::AcousticMax), C),
-    ])]),
+    ])])]),
     (&[D::Power], &[
         Decl::Before(V12_FROM, POWER_READINGS),
         Decl::Since(V12_FROM, &[Decl::Part(POWER)]),
@@ -457,7 +469,7 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
             f("Auto Boost", "auto_boost", |c| g::auto_boost(c, false), ""),
             f("Auto Boost Default", "auto_boost_default", |c| g::auto_boost(c, true), ""),
         ]),
-        Decl::Before(V13_FROM, &[s("Voltage", "voltage", &[f("Graphics", "graphics_volt", none, "")])]),
+        Decl::Before(V13_FROM, &[Decl::Since(V10_FROM, &[s("Voltage", "voltage", &[f("Graphics", "graphics_volt", none, "")])])]),
     ]),
     (ALL, &[Decl::Since(V12_DTD_FROM, &[s("Fabric", "fabric", &[
         q("State", "state", "fabric.state", ""),
@@ -631,7 +643,9 @@ const TEMP_PLAIN: &[Decl] = &[s("Temperature", "temperature", &[
     f("GPU Shutdown Temp", "gpu_temp_max_threshold", |c| g::threshold(c, T::Shutdown), C),
     f("GPU Slowdown Temp", "gpu_temp_slow_threshold", |c| g::threshold(c, T::Slowdown), C),
     f("GPU Max Operating Temp", "gpu_temp_max_gpu_threshold", |c| g::threshold(c, T::GpuMax), C),
+    Decl::Since(V10_FROM, &[
     f("GPU Target Temperature Specification", "gpu_target_temperature", |c| g::threshold(c, T::GpsCurr), C),
+    ]),
     q("Memory Current Temp", "memory_temp", "temperature.memory", C),
     f("Memory Max Operating Temp", "gpu_temp_max_mem_threshold", |c| g::threshold(c, T::MemoryMax), C),
 ])];
