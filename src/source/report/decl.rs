@@ -469,7 +469,9 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
             f("Auto Boost", "auto_boost", |c| g::auto_boost(c, false), ""),
             f("Auto Boost Default", "auto_boost_default", |c| g::auto_boost(c, true), ""),
         ]),
-        Decl::Before(V13_FROM, &[Decl::Since(V10_FROM, &[s("Voltage", "voltage", &[f("Graphics", "graphics_volt", none, "")])])]),
+        Decl::Before(V13_FROM, &[Decl::Since(V10_FROM, &[
+            s("Voltage", "voltage", &[f("Graphics", "graphics_volt", none, "")]),
+        ])]),
     ]),
     (ALL, &[Decl::Since(V12_DTD_FROM, &[s("Fabric", "fabric", &[
         q("State", "state", "fabric.state", ""),
