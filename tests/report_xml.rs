@@ -328,6 +328,57 @@ fn embedded_dtd() {
     }
 }
 
+/// The scenarios of the fixtures' machines, every driver generation.
+const FIXTURE_MACHINES: &[&str] = &[
+    "xml_rtx3080_595.toml",
+    "xml_rtx3060_570.toml",
+    "xml_rtx4090_535.toml",
+    "xml_rtx3080_536.toml",
+    "xml_rtx3090_525.toml",
+    "xml_t4_515.toml",
+    "xml_a10g_515.toml",
+    "xml_rtx3060_laptop_515.toml",
+    "xml_rtx2080_win_516.toml",
+    "xml_p100_510.toml",
+    "xml_gtx1660ti_418.toml",
+    "xml_quadro_p400_418.toml",
+];
+
+/// Every generation's document is well-formed (`xmllint --noout`), and with
+/// `--dtd` valid against the DTD it embeds (`xmllint --valid`).
+#[test]
+fn every_generation_parses_and_is_valid() {
+    if std::process::Command::new("xmllint")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        eprintln!("note: xmllint not installed; not checked");
+        return;
+    }
+    for name in FIXTURE_MACHINES {
+        let s = scenario(name);
+        for (args, lint) in [
+            (&["-q", "-x"][..], &["--noout"][..]),
+            (&["-q", "-x", "--dtd"], &["--valid", "--noout"]),
+        ] {
+            let doc = nvq_ok(&s, args);
+            let f = tempfile::Builder::new().suffix(".xml").tempfile().unwrap();
+            std::fs::write(f.path(), &doc).unwrap();
+            let v = std::process::Command::new("xmllint")
+                .args(lint)
+                .arg(f.path())
+                .output()
+                .unwrap();
+            assert!(
+                v.status.success(),
+                "{name} {args:?}: {}",
+                String::from_utf8_lossy(&v.stderr)
+            );
+        }
+    }
+}
+
 #[test]
 fn display_does_not_go_with_xml() {
     let s = scenario("xml_rtx3080_595.toml");
