@@ -346,8 +346,6 @@ pub fn retired_list(c: &GpuCtx, double: bool) -> Node {
     }
 }
 
-/// The reset status of drivers before 580: deprecated from 570 on (the one
-/// such document seen); older drivers' values have no NVML source in nvq.
 /// The power management line of the pre-535 "Power Readings" section:
 /// `Supported` where NVML says power management is active (as the 525
 /// document prints it), `N/A` otherwise.
@@ -363,8 +361,9 @@ pub fn power_management_support(c: &GpuCtx) -> Value {
     })
 }
 
-/// `NVML_FI_DEV_RESET_STATUS` (226) or `NVML_FI_DEV_DRAIN_AND_RESET_STATUS`
-/// (227) as Yes/No; deprecated from 570 on.
+/// The reset status of drivers 535 to 579: `NVML_FI_DEV_RESET_STATUS` (226)
+/// or `NVML_FI_DEV_DRAIN_AND_RESET_STATUS` (227) as Yes/No (the 535 documents
+/// show both); deprecated from 570 on (the 570 document).
 pub fn reset_status(c: &GpuCtx, drain: bool) -> Value {
     if c.driver_major() >= 570 {
         return c.err(crate::model::NvmlCode::DEPRECATED);
