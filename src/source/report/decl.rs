@@ -373,8 +373,8 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
             q("Current", "current_ecc", "ecc.mode.current", ""),
             q("Pending", "pending_ecc", "ecc.mode.pending", ""),
         ]),
-        // The text view splits SRAM errors only where NVML reports them;
-        // the XML view always does.
+        // From 570 on the text view splits SRAM errors only where NVML
+        // reports them, the XML view always; Pascal and older count by place.
         Decl::Pick(|c, _| if g::ecc_by_location(c) { ECC_LOCATIONS } else { ECC_ERRORS }),
     ]),
     (&[D::PageRetirement], &[
@@ -517,9 +517,9 @@ const CLASS: &[Decl] = &[
     Decl::Xml(&[hex("pci_base_class", "pci.baseClass"), hex("pci_sub_class", "pci.subClass")]),
 ];
 
-/// The ECC error counts. The text view splits uncorrectable SRAM errors
-/// (parity, SEC-DED) and adds their sources and the repair status only where
-/// NVML reports SRAM errors; the XML view always does.
+/// The ECC error counts. From 570 on the text view splits uncorrectable SRAM
+/// errors (parity, SEC-DED) and adds their sources and the repair status only
+/// where NVML reports SRAM errors, the XML view always; before 570 neither.
 #[rustfmt::skip]
 const ECC_ERRORS: &[Decl] = &[s("ECC Errors", "ecc_errors", &[
     s("Volatile", "volatile", &[
@@ -590,7 +590,7 @@ const REPAIRS: &[Decl] = &[
     f("Unrepairable Memory", "unrepairable_memory", none, ""),
 ];
 
-/// Drivers before 580 print the reset status (deprecated by 570).
+/// Drivers 535 to 579 print the reset status (deprecated by 570).
 #[rustfmt::skip]
 const RESET_STATUS: &[Decl] = &[s("GPU Reset Status", "gpu_reset_status", &[
     f("Reset Required", "reset_required", |c| g::reset_status(c, false), ""),
