@@ -1,7 +1,9 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 //! `-q -x`: nvq against the simulator reproduces real `nvidia-smi -q -x`
-//! documents (`../shared/nvidia-smi/captures/xml/`, read at test time), and
-//! every document it writes, each one of a `-l` stream included, parses.
+//! documents (`../shared/nvidia-smi/captures/xml/`, read at test time) of
+//! every driver generation seen (418, 510-516, 525, 535/536, 570, 595), one
+//! scenario per machine (`tests/scenarios/xml_*.toml`), and every document it
+//! writes, each one of a `-l` stream included, parses.
 
 mod common;
 
