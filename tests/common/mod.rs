@@ -379,11 +379,28 @@ pub fn report_differences(actual: &str, expected: &str, gaps: &[&str]) -> Vec<St
 /// Compare an XML report with a fixture line by line: the `<timestamp>`
 /// only has to be there; an element in `gaps` must hold `N/A` in nvq (no
 /// NVML source). Fixture artefacts are undone first: a missing final
-/// newline, indentation rewritten as four spaces a level (netdata's), empty
-/// lines left inside the document by trimming (nvidia-smi prints one, after
-/// each `</gpu>`), and an XML declaration rewritten by hand.
+/// newline, indentation rewritten as spaces (four a level in netdata's, the
+/// tabs expanded to eight columns in some of Telegraf's; the first indented
+/// line says which), empty lines left inside the document by trimming
+/// (nvidia-smi prints one, after each `</gpu>`), and an XML declaration
+/// rewritten by hand.
 pub fn xml_differences(actual: &str, expected: &str, gaps: &[&str]) -> Vec<String> {
     let mut prev = String::new();
+    // Columns a level: eight for tabs (a run of spaces among tabs is an
+    // expanded tab), else the first indented line's spaces.
+    let level = expected
+        .lines()
+        .find_map(|l| {
+            let body = l.trim_start_matches([' ', '\t']);
+            (body.len() < l.len() && !body.is_empty()).then(|| {
+                if l.starts_with('\t') {
+                    8
+                } else {
+                    l.len() - body.len()
+                }
+            })
+        })
+        .unwrap_or(4);
     let mut expected: String = expected
         .lines()
         .filter(|l| {
@@ -392,9 +409,10 @@ pub fn xml_differences(actual: &str, expected: &str, gaps: &[&str]) -> Vec<Strin
             keep
         })
         .map(|l| {
-            let body = l.trim_start_matches(' ');
-            let spaces = l.len() - body.len();
-            format!("{}{body}\n", "\t".repeat(spaces / 4))
+            let body = l.trim_start_matches([' ', '\t']);
+            let indent = &l[..l.len() - body.len()];
+            let columns: usize = indent.chars().map(|c| if c == '\t' { 8 } else { 1 }).sum();
+            format!("{}{body}\n", "\t".repeat(columns / level))
         })
         .collect();
     if expected.is_empty() {

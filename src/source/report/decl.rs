@@ -72,6 +72,33 @@ const PARTITION_FROM: u32 = 595;
 /// newer one; 580 is where the DTD went to v13.
 const V13_FROM: u32 = 580;
 
+/// Lines that the 510-516 documents (DTD v11) have and the 418 ones (no DTD)
+/// lack: the architecture, MIG mode and devices, the module id, the GSP
+/// firmware, the host vGPU mode, reserved memory, the pending page
+/// blacklist, remapped rows, the target temperature and its range, the
+/// voltage. No 430-505 document was available: they are placed where the
+/// DTD got a version (430), which is unverified for each of them.
+const V10_FROM: u32 = 430;
+
+/// Lines that the DTD v12 documents (525 on) have and the v11 ones (510-516)
+/// lack: the board part number, the device and host PCIe generations, the
+/// atomic caps, the T.Limit temperature, the deferred clocks, the fabric.
+/// 520 is where the DTD went to v12 (`render::report_xml::dtd_version`).
+const V12_DTD_FROM: u32 = 520;
+
+/// The v12 layout of the 535 branch (clocks "event" reasons, GPU and module
+/// power readings, the reset status, JPEG/OFA utilisation, protected memory):
+/// present in the 535 and 536 documents seen, absent from the 525 one.
+const V12_FROM: u32 = 535;
+
+/// Lines that the 570 document has and the 535/536 ones lack (platform info,
+/// the InfoROM BBX flush, C2C mode, recovery action, the PCI class codes, the
+/// sparse mode, DRAM encryption, the split SRAM counts and their sources,
+/// average and instant power, memory power, power smoothing and profiles,
+/// the fabric's clique and health, capabilities), and the ones they replace.
+/// No 545-565 document was available: 570 is the oldest driver seen with them.
+const V12_LATE_FROM: u32 = 570;
+
 /// A line whose value is the `--query-gpu` field `field`.
 const fn q(
     label: &'static str,
@@ -142,17 +169,21 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
     (ALL, &[
         q("Product Name", "product_name", "name", ""),
         f("Product Brand", "product_brand", g::brand, ""),
-        f("Product Architecture", "product_architecture", g::architecture, ""),
+        Decl::Since(V10_FROM, &[f("Product Architecture", "product_architecture", g::architecture, "")]),
         q("Display Mode", "display_mode", "display_mode", ""),
         Decl::Since(V13_FROM, &[q("Display Attached", "display_attached", "display_attached", "")]),
         q("Display Active", "display_active", "display_active", ""),
         q("Persistence Mode", "persistence_mode", "persistence_mode", ""),
+        Decl::Since(V12_FROM, &[
         q("Addressing Mode", "addressing_mode", "addressing_mode", ""),
+        ]),
+        Decl::Since(V10_FROM, &[
         s("MIG Mode", "mig_mode", &[
             q("Current", "current_mig", "mig.mode.current", ""),
             q("Pending", "pending_mig", "mig.mode.pending", ""),
         ]),
         Decl::Xml(&[Decl::Build(g::mig_devices)]),
+        ]),
     ]),
     (&[D::Accounting], &[
         q("Accounting Mode", "accounting_mode", "accounting.mode", ""),
@@ -170,9 +201,13 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
         q("VBIOS Version", "vbios_version", "vbios_version", ""),
         f("MultiGPU Board", "multigpu_board", g::multi_gpu_board, ""),
         f("Board ID", "board_id", g::board_id, ""),
-        f("Board Part Number", "board_part_number", g::board_part_number, ""),
+        Decl::Since(V12_DTD_FROM, &[f("Board Part Number", "board_part_number", g::board_part_number, "")]),
         f("GPU Part Number", "gpu_part_number", none, ""),
+        Decl::Since(V12_FROM, &[
         f("FRU Part Number", "gpu_fru_part_number", none, ""),
+        ]),
+        Decl::Before(V12_LATE_FROM, &[Decl::Since(V10_FROM, &[f("GPU Module ID", "gpu_module_id", g::module_id, "")])]),
+        Decl::Since(V12_LATE_FROM, &[
         s("Platform Info", "platformInfo", &[
             f("Chassis Serial Number", "chassis_serial_number", |c| g::rack(c, "platform.chassis_serial_number"), ""),
             f("Slot Number", "slot_number", |c| g::rack(c, "platform.slot_number"), ""),
@@ -182,31 +217,38 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
             f("Module Id", "module_id", g::module_id, ""),
             f("GPU Fabric GUID", "gpu_fabric_guid", |c| g::rack(c, "platform.gpu_fabric_guid"), ""),
         ]),
+        ]),
         s("Inforom Version", "inforom_version", &[
             q("Image Version", "img_version", "inforom.img", ""),
             q("OEM Object", "oem_object", "inforom.oem", ""),
             q("ECC Object", "ecc_object", "inforom.ecc", ""),
             q("Power Management Object", "pwr_object", "inforom.pwr", ""),
         ]),
+        Decl::Since(V12_LATE_FROM, &[
         s("Inforom BBX Object Flush", "inforom_bbx_flush", &[
             f("Latest Timestamp", "latest_timestamp", none, ""),
             f("Latest Duration", "latest_duration", none, ""),
+        ]),
         ]),
         Decl::Since(KMD_NAMED_FROM, INFOROM_TIME),
         s("GPU Operation Mode", "gpu_operation_mode", &[
             q("Current", "current_gom", "gom.current", ""),
             q("Pending", "pending_gom", "gom.pending", ""),
         ]),
-        q("GPU C2C Mode", "c2c_mode", "c2c.mode", ""),
+    ]),
+    // Before 570 the GSP firmware version follows the operation mode.
+    (&[D::GspFirmwareVersion], &[Decl::Before(V12_LATE_FROM, &[Decl::Since(V10_FROM, GSP)])]),
+    (ALL, &[
+        Decl::Since(V12_LATE_FROM, &[q("GPU C2C Mode", "c2c_mode", "c2c.mode", "")]),
         s("GPU Virtualization Mode", "gpu_virtualization_mode", &[
             f("Virtualization Mode", "virtualization_mode", g::virtualization, ""),
-            f("Host VGPU Mode", "host_vgpu_mode", none, ""),
-            f("vGPU Heterogeneous Mode", "vgpu_heterogeneous_mode", none, ""),
+            Decl::Since(V10_FROM, &[f("Host VGPU Mode", "host_vgpu_mode", none, "")]),
+            Decl::Since(V12_LATE_FROM, &[f("vGPU Heterogeneous Mode", "vgpu_heterogeneous_mode", none, "")]),
         ]),
-        Decl::Before(V13_FROM, RESET_STATUS),
-        q("GPU Recovery Action", "gpu_recovery_action", "gpu_recovery_action", ""),
+        Decl::Since(V12_FROM, &[Decl::Before(V13_FROM, RESET_STATUS)]),
+        Decl::Since(V12_LATE_FROM, &[q("GPU Recovery Action", "gpu_recovery_action", "gpu_recovery_action", "")]),
     ]),
-    (&[D::GspFirmwareVersion], &[f("GSP Firmware Version", "gsp_firmware_version", g::gsp_version, "")]),
+    (&[D::GspFirmwareVersion], &[Decl::Since(V12_LATE_FROM, GSP)]),
     (ALL, &[
         s("IBMNPU", "ibmnpu", &[f("Relaxed Ordering Mode", "relaxed_ordering_mode", none, "")]),
         s("PCI", "pci", &[
@@ -216,7 +258,7 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
                 q("Domain", "", "pci.domain", ""),
             ]),
             Decl::Xml(&[hex("pci_bus", "pci.bus"), hex("pci_device", "pci.device"), hex("pci_domain", "pci.domain")]),
-            Decl::Pick(|c, _| if c.pci_ext().is_ok() { CLASS } else { &[] }),
+            Decl::Pick(|c, _| if c.pci_ext().is_ok() && c.driver_major() >= V12_LATE_FROM { CLASS } else { &[] }),
             Decl::Text(&[q("Device Id", "", "pci.device_id", "")]),
             Decl::Xml(&[hex("pci_device_id", "pci.device_id")]),
             q("Bus Id", "pci_bus_id", "pci.bus_id", ""),
@@ -226,9 +268,11 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
                 s("PCIe Generation", "pcie_gen", &[
                     q("Max", "max_link_gen", "pcie.link.gen.max", ""),
                     q("Current", "current_link_gen", "pcie.link.gen.current", ""),
+                    Decl::Since(V12_DTD_FROM, &[
                     q("Device Current", "device_current_link_gen", "pcie.link.gen.gpucurrent", ""),
                     q("Device Max", "max_device_link_gen", "pcie.link.gen.gpumax", ""),
                     q("Host Max", "max_host_link_gen", "pcie.link.gen.hostmax", ""),
+                    ]),
                 ]),
                 s("Link Width", "link_widths", &[
                     q("Max", "max_link_width", "pcie.link.width.max", "x"),
@@ -243,13 +287,20 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
             f("Replay Number Rollovers", "replay_rollover_counter", g::replay_rollovers, ""),
             f("Tx Throughput", "tx_util", g::pcie_tx, " KB/s"),
             f("Rx Throughput", "rx_util", g::pcie_rx, " KB/s"),
+            Decl::Before(V12_LATE_FROM, &[Decl::Since(V12_DTD_FROM, &[
+            f("Atomic Caps Inbound", "atomic_caps_inbound", |c| g::atomics(c, true), ""),
+            f("Atomic Caps Outbound", "atomic_caps_outbound", |c| g::atomics(c, false), ""),
+            ])]),
+            Decl::Since(V12_LATE_FROM, &[
             f("Atomic Caps Outbound", "atomic_caps_outbound", |c| g::atomics(c, false), ""),
             f("Atomic Caps Inbound", "atomic_caps_inbound", |c| g::atomics(c, true), ""),
+            ]),
         ]),
         q("Fan Speed", "fan_speed", "fan.speed", PCT),
     ]),
     (&[D::Performance], &[
         q("Performance State", "performance_state", "pstate", ""),
+        Decl::Renamed(V12_FROM, THROTTLE_NAMES, &[
         s("Clocks Event Reasons", "clocks_event_reasons", &[
             q("Idle", "clocks_event_reason_gpu_idle", "clocks_event_reasons.gpu_idle", ""),
             q("Applications Clocks Setting", "clocks_event_reason_applications_clocks_setting",
@@ -262,13 +313,14 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
             f("Display Clock Setting", "clocks_event_reason_display_clocks_setting",
               |c| crate::source::gpu::get::reason_bit(c, 0x100), ""),
         ]),
+        ]),
         Decl::Since(V13_FROM, COUNTERS),
     ]),
-    (ALL, &[f("Sparse Operation Mode", "sparse_operation_mode", none, "")]),
+    (ALL, &[Decl::Since(V12_LATE_FROM, &[f("Sparse Operation Mode", "sparse_operation_mode", none, "")])]),
     (&[D::Memory], &[
         s("FB Memory Usage", "fb_memory_usage", &[
             q("Total", "total", "memory.total", MIB),
-            q("Reserved", "reserved", "memory.reserved", MIB),
+            Decl::Since(V10_FROM, &[q("Reserved", "reserved", "memory.reserved", MIB)]),
             q("Used", "used", "memory.used", MIB),
             q("Free", "free", "memory.free", MIB),
         ]),
@@ -277,10 +329,12 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
             f("Used", "used", |c| g::bar1(c, |m| m.used), MIB),
             f("Free", "free", |c| g::bar1(c, |m| m.free), MIB),
         ]),
+        Decl::Since(V12_FROM, &[
         s("Conf Compute Protected Memory Usage", "cc_protected_memory_usage", &[
             q("Total", "total", "protected_memory.total", MIB),
             q("Used", "used", "protected_memory.used", MIB),
             q("Free", "free", "protected_memory.free", MIB),
+        ]),
         ]),
     ]),
     (&[D::Compute], &[q("Compute Mode", "compute_mode", "compute_mode", "")]),
@@ -289,8 +343,10 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
         q("Memory", "memory_util", "utilization.memory", PCT),
         q("Encoder", "encoder_util", "utilization.encoder", PCT),
         q("Decoder", "decoder_util", "utilization.decoder", PCT),
+        Decl::Since(V12_FROM, &[
         q("JPEG", "jpeg_util", "utilization.jpeg", PCT),
         q("OFA", "ofa_util", "utilization.ofa", PCT),
+        ]),
     ]),
     Decl::Asked(&[
         Decl::Build(|c, _| g::samples(c, "GPU Utilization Samples", Sampling::GpuUtilization, SampleKind::Percent)),
@@ -308,18 +364,18 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
         f("Average FPS", "average_fps", |c| g::fbc(c, |s| s.average_fps), ""),
         f("Average Latency", "average_latency", |c| g::fbc(c, |s| s.average_latency), ""),
     ])]),
-    (ALL, &[s("DRAM Encryption Mode", "dram_encryption_mode", &[
+    (ALL, &[Decl::Since(V12_LATE_FROM, &[s("DRAM Encryption Mode", "dram_encryption_mode", &[
         q("Current", "current_dram_encryption", "dramEncryption.mode.current", ""),
         q("Pending", "pending_dram_encryption", "dramEncryption.mode.pending", ""),
-    ])]),
+    ])])]),
     (&[D::Ecc], &[
         s("ECC Mode", "ecc_mode", &[
             q("Current", "current_ecc", "ecc.mode.current", ""),
             q("Pending", "pending_ecc", "ecc.mode.pending", ""),
         ]),
-        // The text view splits SRAM errors only where NVML reports them;
-        // the XML view always does.
-        Decl::Part(ECC_ERRORS),
+        // From 570 on the text view splits SRAM errors only where NVML
+        // reports them, the XML view always; Pascal and older count by place.
+        Decl::Pick(|c, _| if g::ecc_by_location(c) { ECC_LOCATIONS } else { ECC_ERRORS }),
     ]),
     (&[D::PageRetirement], &[
         Decl::Text(&[s("Retired Pages", "", &[
@@ -336,39 +392,49 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
                 q("", "retired_count", "retired_pages.double_bit.count", ""),
                 Decl::Build(|c, _| g::retired_list(c, true)),
             ]),
-            q("", "pending_blacklist", "retired_pages.pending", ""),
+            Decl::Since(V10_FROM, &[q("", "pending_blacklist", "retired_pages.pending", "")]),
             q("", "pending_retirement", "retired_pages.pending", ""),
         ])]),
     ]),
-    (&[D::RowRemapper], &[Decl::Pick(|c, _| if g::has_remapping(c) { REMAPPED } else { NO_REMAPPING })]),
+    (&[D::RowRemapper], &[Decl::Since(V10_FROM, &[
+    Decl::Pick(|c, _| if g::has_remapping(c) { REMAPPED } else { NO_REMAPPING }),
+    ])]),
     (&[D::Temperature], &[Decl::Pick(|c, _| if tlimit(c) { TEMP_TLIMIT } else { TEMP_PLAIN })]),
-    (ONLY_ASKED_TARGET_TEMP, &[s("Supported GPU Target Temp", "supported_gpu_target_temp", &[
+    (ONLY_ASKED_TARGET_TEMP, &[Decl::Since(V10_FROM, &[s("Supported GPU Target Temp", "supported_gpu_target_temp", &[
         f("GPU Target Temp Min", "gpu_target_temp_min", |c| g::threshold(c, T::AcousticMin), C),
         f("GPU Target Temp Max", "gpu_target_temp_max", |c| g::threshold(c, T::AcousticMax), C),
-    ])]),
+    ])])]),
     (&[D::Power], &[
-        Decl::Part(POWER),
+        Decl::Before(V12_FROM, POWER_READINGS),
+        Decl::Since(V12_FROM, &[Decl::Part(POWER)]),
         Decl::Asked(&[Decl::Build(|c, _| g::samples(c, "Power Samples", Sampling::Power, SampleKind::Power))]),
+        Decl::Since(V12_LATE_FROM, &[
         s("GPU Memory Power Readings ", "gpu_memory_power_readings", &[
             f("Average Power Draw", "average_power_draw", |c| g::memory_power(c, false), W),
             f("Instantaneous Power Draw", "instant_power_draw", |c| g::memory_power(c, true), W),
         ]),
+        ]),
+        Decl::Since(V12_FROM, &[
         s("Module Power Readings", "module_power_readings", &[
             Decl::Xml(&[f("", "power_state", g::power_state, "")]),
+            Decl::Before(V12_LATE_FROM, &[q("Power Draw", "power_draw", "module.power.draw.instant", W)]),
+            Decl::Since(V12_LATE_FROM, &[
             q("Average Power Draw", "average_power_draw", "module.power.draw.average", W),
             q("Instantaneous Power Draw", "instant_power_draw", "module.power.draw.instant", W),
+            ]),
             q("Current Power Limit", "current_power_limit", "module.enforced.power.limit", W),
             q("Requested Power Limit", "requested_power_limit", "module.power.limit", W),
             q("Default Power Limit", "default_power_limit", "module.power.default_limit", W),
             q("Min Power Limit", "min_power_limit", "module.power.min_limit", W),
             q("Max Power Limit", "max_power_limit", "module.power.max_limit", W),
         ]),
+        ]),
     ]),
-    (&[D::PowerSmoothing], &[f("Power Smoothing", "power_smoothing", none, "")]),
-    (&[D::PowerProfiles], &[s("Workload Power Profiles", "power_profiles", &[
+    (&[D::PowerSmoothing], &[Decl::Since(V12_LATE_FROM, &[f("Power Smoothing", "power_smoothing", none, "")])]),
+    (&[D::PowerProfiles], &[Decl::Since(V12_LATE_FROM, &[s("Workload Power Profiles", "power_profiles", &[
         f("Requested Profiles", "power_profile_requested_profiles", none, ""),
         f("Enforced Profiles", "power_profile_enforced_profiles", none, ""),
-    ])]),
+    ])])]),
     (&[D::Power], &[Decl::Since(V13_FROM, &[q("EDPp Multiplier", "edpp_multiplier", "edpp_multiplier", "%")])]),
     (&[D::Clock], &[
         s("Clocks", "clocks", &[
@@ -385,7 +451,7 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
             q("Graphics", "graphics_clock", "clocks.default_applications.graphics", MHZ),
             q("Memory", "mem_clock", "clocks.default_applications.memory", MHZ),
         ]),
-        s("Deferred Clocks", "deferred_clocks", &[f("Memory", "mem_clock", none, "")]),
+        Decl::Since(V12_DTD_FROM, &[s("Deferred Clocks", "deferred_clocks", &[f("Memory", "mem_clock", none, "")])]),
         s("Max Clocks", "max_clocks", &[
             q("Graphics", "graphics_clock", "clocks.max.graphics", MHZ),
             q("SM", "sm_clock", "clocks.max.sm", MHZ),
@@ -403,19 +469,23 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
             f("Auto Boost", "auto_boost", |c| g::auto_boost(c, false), ""),
             f("Auto Boost Default", "auto_boost_default", |c| g::auto_boost(c, true), ""),
         ]),
-        Decl::Before(V13_FROM, &[s("Voltage", "voltage", &[f("Graphics", "graphics_volt", none, "")])]),
+        Decl::Before(V13_FROM, &[Decl::Since(V10_FROM, &[
+            s("Voltage", "voltage", &[f("Graphics", "graphics_volt", none, "")]),
+        ])]),
     ]),
-    (ALL, &[s("Fabric", "fabric", &[
+    (ALL, &[Decl::Since(V12_DTD_FROM, &[s("Fabric", "fabric", &[
         q("State", "state", "fabric.state", ""),
         q("Status", "status", "fabric.status", ""),
+        Decl::Since(V12_LATE_FROM, &[
         q("CliqueId", "cliqueId", "fabric.cliqueId", ""),
         q("ClusterUUID", "clusterUuid", "fabric.clusterUuid", ""),
         s("Health", "health", HEALTH),
-    ])]),
+        ]),
+    ])])]),
     (ONLY_ASKED, &[Decl::Build(g::supported_clocks)]),
     (&[D::Pids], &[Decl::Build(g::processes)]),
     (&[D::Accounting], &[Decl::Xml(&[s("", "accounted_processes", &[])])]),
-    (ALL, &[s("Capabilities", "capabilities", &[f("EGM", "egm", g::egm, "")])]),
+    (ALL, &[Decl::Since(V12_LATE_FROM, &[s("Capabilities", "capabilities", &[f("EGM", "egm", g::egm, "")])])]),
 ];
 
 #[rustfmt::skip]
@@ -447,9 +517,9 @@ const CLASS: &[Decl] = &[
     Decl::Xml(&[hex("pci_base_class", "pci.baseClass"), hex("pci_sub_class", "pci.subClass")]),
 ];
 
-/// The ECC error counts. The text view splits uncorrectable SRAM errors
-/// (parity, SEC-DED) and adds their sources and the repair status only where
-/// NVML reports SRAM errors; the XML view always does.
+/// The ECC error counts. From 570 on the text view splits uncorrectable SRAM
+/// errors (parity, SEC-DED) and adds their sources and the repair status only
+/// where NVML reports SRAM errors, the XML view always; before 570 neither.
 #[rustfmt::skip]
 const ECC_ERRORS: &[Decl] = &[s("ECC Errors", "ecc_errors", &[
     s("Volatile", "volatile", &[
@@ -469,8 +539,11 @@ const ECC_ERRORS: &[Decl] = &[s("ECC Errors", "ecc_errors", &[
 ])];
 
 fn sram_split(c: &GpuCtx, view: View) -> bool {
-    view == View::Xml || c.sram().is_ok()
+    c.driver_major() >= V12_LATE_FROM && (view == View::Xml || c.sram().is_ok())
 }
+
+/// Pascal and older count errors by memory location.
+const ECC_LOCATIONS: &[Decl] = &[Decl::Build(g::ecc_locations)];
 
 #[rustfmt::skip]
 const VOLATILE_SRAM: &[Decl] = &[
@@ -517,11 +590,11 @@ const REPAIRS: &[Decl] = &[
     f("Unrepairable Memory", "unrepairable_memory", none, ""),
 ];
 
-/// Drivers before 580 print the reset status (deprecated by 570).
+/// Drivers 535 to 579 print the reset status (deprecated by 570).
 #[rustfmt::skip]
 const RESET_STATUS: &[Decl] = &[s("GPU Reset Status", "gpu_reset_status", &[
-    f("Reset Required", "reset_required", g::reset_status, ""),
-    f("Drain and Reset Recommended", "drain_and_reset_recommended", g::reset_status, ""),
+    f("Reset Required", "reset_required", |c| g::reset_status(c, false), ""),
+    f("Drain and Reset Recommended", "drain_and_reset_recommended", |c| g::reset_status(c, true), ""),
 ])];
 
 #[rustfmt::skip]
@@ -568,11 +641,13 @@ const TEMP_TLIMIT: &[Decl] = &[s("Temperature", "temperature", &[
 #[rustfmt::skip]
 const TEMP_PLAIN: &[Decl] = &[s("Temperature", "temperature", &[
     q("GPU Current Temp", "gpu_temp", "temperature.gpu", C),
-    q("GPU Current T.Limit Temp", "gpu_temp_tlimit", "temperature.gpu.tlimit", C),
+    Decl::Since(V12_DTD_FROM, &[q("GPU Current T.Limit Temp", "gpu_temp_tlimit", "temperature.gpu.tlimit", C)]),
     f("GPU Shutdown Temp", "gpu_temp_max_threshold", |c| g::threshold(c, T::Shutdown), C),
     f("GPU Slowdown Temp", "gpu_temp_slow_threshold", |c| g::threshold(c, T::Slowdown), C),
     f("GPU Max Operating Temp", "gpu_temp_max_gpu_threshold", |c| g::threshold(c, T::GpuMax), C),
+    Decl::Since(V10_FROM, &[
     f("GPU Target Temperature Specification", "gpu_target_temperature", |c| g::threshold(c, T::GpsCurr), C),
+    ]),
     q("Memory Current Temp", "memory_temp", "temperature.memory", C),
     f("Memory Max Operating Temp", "gpu_temp_max_mem_threshold", |c| g::threshold(c, T::MemoryMax), C),
 ])];
@@ -583,8 +658,11 @@ const TEMP_PLAIN: &[Decl] = &[s("Temperature", "temperature", &[
 #[rustfmt::skip]
 const POWER: &[Decl] = &[s("GPU Power Readings", "gpu_power_readings", &[
     Decl::Xml(&[f("", "power_state", g::power_state, "")]),
+    Decl::Before(V12_LATE_FROM, &[q("Power Draw", "power_draw", "power.draw", W)]),
+    Decl::Since(V12_LATE_FROM, &[
     q("Average Power Draw", "average_power_draw", "power.draw.average", W),
     q("Instantaneous Power Draw", "instant_power_draw", "power.draw.instant", W),
+    ]),
     Decl::Before(KMD_NAMED_FROM, LIMITS),
     Decl::Since(KMD_NAMED_FROM, &[
         s("GPU Ceiling Power Limit", "gpu_ceiling_power_limit", LIMITS),
@@ -621,3 +699,40 @@ const INCORRECT: &[Decl] = &[q("Incorrect Configuration", "incorrect_configurati
 
 #[rustfmt::skip]
 const PARTITION: &[Decl] = &[q("Partition Assigned", "partition_assigned", "fabric.health.partition_assigned", "")];
+
+/// The GSP firmware version: after the GPU operation mode before 570, after
+/// the recovery action from 570 on.
+#[rustfmt::skip]
+const GSP: &[Decl] = &[f("GSP Firmware Version", "gsp_firmware_version", g::gsp_version, "")];
+
+/// Before 535 the clocks event reasons were throttle reasons: (name from 535
+/// on, name before), for labels and elements alike.
+#[rustfmt::skip]
+const THROTTLE_NAMES: &[(&str, &str)] = &[
+    ("Clocks Event Reasons", "Clocks Throttle Reasons"),
+    ("clocks_event_reasons", "clocks_throttle_reasons"),
+    ("clocks_event_reason_gpu_idle", "clocks_throttle_reason_gpu_idle"),
+    ("clocks_event_reason_applications_clocks_setting", "clocks_throttle_reason_applications_clocks_setting"),
+    ("clocks_event_reason_sw_power_cap", "clocks_throttle_reason_sw_power_cap"),
+    ("clocks_event_reason_hw_slowdown", "clocks_throttle_reason_hw_slowdown"),
+    ("clocks_event_reason_hw_thermal_slowdown", "clocks_throttle_reason_hw_thermal_slowdown"),
+    ("clocks_event_reason_hw_power_brake_slowdown", "clocks_throttle_reason_hw_power_brake_slowdown"),
+    ("clocks_event_reason_sync_boost", "clocks_throttle_reason_sync_boost"),
+    ("clocks_event_reason_sw_thermal_slowdown", "clocks_throttle_reason_sw_thermal_slowdown"),
+    ("clocks_event_reason_display_clocks_setting", "clocks_throttle_reason_display_clocks_setting"),
+];
+
+/// Before 535 one "Power Readings" section: the management mode, one draw,
+/// the requested limit as "Power Limit" and the enforced one after the
+/// default (the 525 document's layout).
+#[rustfmt::skip]
+const POWER_READINGS: &[Decl] = &[s("Power Readings", "power_readings", &[
+    Decl::Xml(&[f("", "power_state", g::power_state, "")]),
+    f("Power Management", "power_management", g::power_management_support, ""),
+    q("Power Draw", "power_draw", "power.draw", W),
+    q("Power Limit", "power_limit", "power.limit", W),
+    q("Default Power Limit", "default_power_limit", "power.default_limit", W),
+    q("Enforced Power Limit", "enforced_power_limit", "enforced.power.limit", W),
+    q("Min Power Limit", "min_power_limit", "power.min_limit", W),
+    q("Max Power Limit", "max_power_limit", "power.max_limit", W),
+])];

@@ -10,8 +10,17 @@ use nvml_wrapper::enum_wrappers::device::{GpuVirtualizationMode, Sampling};
 use nvml_wrapper::enums::device::DeviceArchitecture;
 
 /// The field values the report's own getters read: PCIe replay rollovers,
-/// outbound and inbound atomics, memory power (average, instant).
-pub const FIELD_VALUES: &[(u32, u32)] = &[(95, 0), (228, 0), (229, 0), (185, 2), (186, 2)];
+/// outbound and inbound atomics, memory power (average, instant), the reset
+/// status (before 570).
+pub const FIELD_VALUES: &[(u32, u32)] = &[
+    (95, 0),
+    (228, 0),
+    (229, 0),
+    (185, 2),
+    (186, 2),
+    (226, 0),
+    (227, 0),
+];
 
 fn uint(v: u32) -> Value {
     Value::Int(i64::from(v))
@@ -250,7 +259,8 @@ pub fn processes(c: &GpuCtx, view: View) -> Node {
         };
         let used = match p.used_memory {
             Some(b) => Value::Bytes(b),
-            None if wddm => Value::text("Not available in WDDM driver model"),
+            // The XML report says N/A (the 516 WDDM document shows it).
+            None if wddm && view == View::Text => Value::text("Not available in WDDM driver model"),
             None => Value::NotAvailable,
         };
         let gi = Node::entry("GPU instance ID", "gpu_instance_id", id(p.gpu_instance), "");
@@ -336,13 +346,32 @@ pub fn retired_list(c: &GpuCtx, double: bool) -> Node {
     }
 }
 
-/// The reset status of drivers before 580: deprecated from 570 on (the one
-/// such document seen); older drivers' values have no NVML source in nvq.
-pub fn reset_status(c: &GpuCtx) -> Value {
+/// The power management line of the pre-535 "Power Readings" section:
+/// `Supported` where NVML says power management is active (as the 525
+/// document prints it), `N/A` otherwise.
+pub fn power_management_support(c: &GpuCtx) -> Value {
+    // nvml-wrapper marks the call deprecated; it is what drivers before 535 answer.
+    #[allow(deprecated)]
+    c.value(c.call(|d| d.is_power_management_algo_active()), |on| {
+        if on {
+            Value::text("Supported")
+        } else {
+            Value::NotAvailable
+        }
+    })
+}
+
+/// The reset status of drivers 535 to 579: `NVML_FI_DEV_RESET_STATUS` (226)
+/// or `NVML_FI_DEV_DRAIN_AND_RESET_STATUS` (227) as Yes/No (the 535 documents
+/// show both); deprecated from 570 on (the 570 document).
+pub fn reset_status(c: &GpuCtx, drain: bool) -> Value {
     if c.driver_major() >= 570 {
         return c.err(crate::model::NvmlCode::DEPRECATED);
     }
-    not_available(c)
+    let id = if drain { 227 } else { 226 };
+    c.value(c.field_value(id, 0), |v| {
+        Value::text(if v.as_i64() == 0 { "No" } else { "Yes" })
+    })
 }
 
 /// What a sample buffer holds.
@@ -477,4 +506,61 @@ const PROCESS_WIDTH: usize = 42;
 /// `Remapped Rows : N/A` on GPUs without row remapping.
 pub fn has_remapping(c: &GpuCtx) -> bool {
     c.remapped().is_ok()
+}
+
+/// Does the GPU count ECC errors by memory location (Pascal and older)?
+/// nvidia-smi then prints single- and double-bit counts per location
+/// instead of the SRAM/DRAM split (the 510 Tesla P100 document).
+pub fn ecc_by_location(c: &GpuCtx) -> bool {
+    matches!(
+        c.call(|d| d.architecture()),
+        Ok(DeviceArchitecture::Kepler | DeviceArchitecture::Maxwell | DeviceArchitecture::Pascal)
+    )
+}
+
+/// The ECC errors by location: volatile and aggregate, each with single-
+/// and double-bit counts per memory location and their total. The element
+/// names are the 510 document's; the text labels come from reports people
+/// posted, not from a capture.
+pub fn ecc_locations(c: &GpuCtx, _: View) -> Node {
+    use crate::source::gpu::get::{ecc_counter, ecc_total};
+    use nvml_wrapper::enum_wrappers::device::{EccCounter, MemoryError, MemoryLocation as L};
+    const PLACES: [(&str, &str, L); 7] = [
+        ("Device Memory", "device_memory", L::Device),
+        ("Register File", "register_file", L::RegisterFile),
+        ("L1 Cache", "l1_cache", L::L1Cache),
+        ("L2 Cache", "l2_cache", L::L2Cache),
+        ("Texture Memory", "texture_memory", L::Texture),
+        ("Texture Shared", "texture_shm", L::Shared),
+        ("CBU", "cbu", L::Cbu),
+    ];
+    let bits = |counter: EccCounter| {
+        [
+            ("Single Bit", "single_bit", MemoryError::Corrected),
+            ("Double Bit", "double_bit", MemoryError::Uncorrected),
+        ]
+        .into_iter()
+        .map(|(label, xml, kind)| {
+            let mut items: Vec<Node> = PLACES
+                .into_iter()
+                .map(|(l, x, place)| Node::entry(l, x, ecc_counter(c, kind, counter, place), ""))
+                .collect();
+            items.push(Node::entry(
+                "Total",
+                "total",
+                ecc_total(c, kind, counter),
+                "",
+            ));
+            Node::section(label, xml, items)
+        })
+        .collect::<Vec<_>>()
+    };
+    Node::section(
+        "ECC Errors",
+        "ecc_errors",
+        vec![
+            Node::section("Volatile", "volatile", bits(EccCounter::Volatile)),
+            Node::section("Aggregate", "aggregate", bits(EccCounter::Aggregate)),
+        ],
+    )
 }

@@ -52,6 +52,13 @@ pub enum Decl {
     Since(u32, &'static [Decl]),
     /// Lines printed by drivers before this major version.
     Before(u32, &'static [Decl]),
+    /// Lines that drivers before this major version named otherwise:
+    /// (name from that version on, older name), labels and elements alike.
+    Renamed(
+        u32,
+        &'static [(&'static str, &'static str)],
+        &'static [Decl],
+    ),
     /// Lines of the text report only.
     Text(&'static [Decl]),
     /// Lines of the XML report only.
@@ -102,8 +109,39 @@ fn build(decls: &[Decl], c: &GpuCtx, view: View, asked: bool, out: &mut Vec<Node
             Decl::Since(v, items) if c.driver_major() >= *v => build(items, c, view, asked, out),
             Decl::Before(v, items) if c.driver_major() < *v => build(items, c, view, asked, out),
             Decl::Since(..) | Decl::Before(..) => {}
+            Decl::Renamed(v, names, items) => {
+                let start = out.len();
+                build(items, c, view, asked, out);
+                if c.driver_major() < *v {
+                    rename(&mut out[start..], names);
+                }
+            }
             Decl::Pick(f) => build(f(c, view), c, view, asked, out),
             Decl::Build(f) => out.push(f(c, view)),
+        }
+    }
+}
+
+/// Gives the nodes (and those under them) their older names.
+fn rename(nodes: &mut [Node], names: &[(&'static str, &'static str)]) {
+    let old = |n: &'static str| {
+        names
+            .iter()
+            .find(|(new, _)| *new == n)
+            .map_or(n, |(_, o)| *o)
+    };
+    for n in nodes {
+        match n {
+            Node::Entry(e) => {
+                e.label = old(e.label);
+                e.xml = old(e.xml);
+            }
+            Node::Section(s) => {
+                s.label = old(s.label);
+                s.xml = old(s.xml);
+                rename(&mut s.items, names);
+            }
+            Node::Bare(_) => {}
         }
     }
 }
@@ -136,11 +174,11 @@ pub fn gpu_report(c: &GpuCtx, show: &[Display], view: View) -> GpuReport {
 /// The header: timestamp, driver and CUDA versions.
 pub fn header(session: &Session, now: std::time::SystemTime, view: View) -> Vec<Node> {
     let mut stamp = super::smi_table::date_line(now).trim_end().to_string();
-    if view == View::Xml {
-        // The XML report does not pad the day of the month: `Sun Mar 2`.
+    let version = session.driver_version();
+    if view == View::Xml && !xml_day_padded(version.as_deref().unwrap_or("")) {
         stamp = stamp.replacen("  ", " ", 1);
     }
-    let driver = match session.driver_version() {
+    let driver = match version {
         Ok(v) => Value::text(v),
         Err(code) => Value::err(code),
     };
@@ -185,6 +223,21 @@ pub fn header(session: &Session, now: std::time::SystemTime, view: View) -> Vec<
         h.push(Node::entry("CUDA Version", "cuda_version", cuda, ""));
     }
     h
+}
+
+/// The driver from which the XML timestamp no longer pads the day of the
+/// month (`Mon Aug 7`, not `Fri Aug  4`): the 525.147 and 535.54 documents
+/// pad it, the 535.86 and later ones do not.
+const XML_DAY_UNPADDED_FROM: (u32, u32) = (535, 86);
+
+/// Does this driver's XML timestamp pad the day of the month? An unknown
+/// version counts as a new one.
+fn xml_day_padded(version: &str) -> bool {
+    let mut parts = version.split('.').map(|p| p.parse::<u32>().ok());
+    match (parts.next().flatten(), parts.next().flatten()) {
+        (Some(major), Some(minor)) => (major, minor) < XML_DAY_UNPADDED_FROM,
+        _ => false,
+    }
 }
 
 /// How a one-shot report reads its GPUs.
@@ -254,4 +307,20 @@ fn hw_slowdown(c: &GpuCtx, _: View) -> Node {
         ],
         width: None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::xml_day_padded;
+
+    #[test]
+    fn day_padding_by_driver() {
+        assert!(xml_day_padded("418.43"));
+        assert!(xml_day_padded("525.147.05"));
+        assert!(xml_day_padded("535.54.03"));
+        assert!(!xml_day_padded("535.86.05"));
+        assert!(!xml_day_padded("536.40"));
+        assert!(!xml_day_padded("570.124.04"));
+        assert!(!xml_day_padded(""));
+    }
 }
