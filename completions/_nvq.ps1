@@ -118,14 +118,20 @@ $global:__nvqClapCompleter = {
             break
         }
         'nvq;topo' {
-            [CompletionResult]::new('-i', '-i', [CompletionResultType]::ParameterName, 'GPUs (index, UUID, PCI bus id or serial); nvidia-smi takes it only with -n or -p, which nvq does not offer')
-            [CompletionResult]::new('--id', '--id', [CompletionResultType]::ParameterName, 'GPUs (index, UUID, PCI bus id or serial); nvidia-smi takes it only with -n or -p, which nvq does not offer')
+            [CompletionResult]::new('-i', '-i', [CompletionResultType]::ParameterName, 'GPUs (index, UUID, PCI bus id or serial): one with -n, a comma pair with -p')
+            [CompletionResult]::new('--id', '--id', [CompletionResultType]::ParameterName, 'GPUs (index, UUID, PCI bus id or serial): one with -n, a comma pair with -p')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Print the GPUs that reach the -i GPU through at most this PCIe level: 0 the switch of a dual-GPU board, 1 one switch, 2 several switches, 3 a host bridge, 4 host bridges of one CPU, 5 NUMA nodes')
+            [CompletionResult]::new('--nearest_gpus', '--nearest_gpus', [CompletionResultType]::ParameterName, 'Print the GPUs that reach the -i GPU through at most this PCIe level: 0 the switch of a dual-GPU board, 1 one switch, 2 several switches, 3 a host bridge, 4 host bridges of one CPU, 5 NUMA nodes')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Print the GPUs with an affinity to this CPU number')
+            [CompletionResult]::new('--cpu', '--cpu', [CompletionResultType]::ParameterName, 'Print the GPUs with an affinity to this CPU number')
             [CompletionResult]::new('--p2p', '--p2p', [CompletionResultType]::ParameterName, 'Print each GPU pair''s peer-to-peer status for one capability: r(ead), w(rite), n(vlink), a(tomics), p(cie); also spelled -p2p')
-            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'nvq: json prints the matrix as one JSON object (GPUs with their affinities and links, NICs)')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'nvq: json prints -m/-mp''s matrix as one JSON object (GPUs with their affinities and links, NICs), or -n/-p/-c''s answer as a small object')
             [CompletionResult]::new('--nvml-lib', '--nvml-lib', [CompletionResultType]::ParameterName, 'nvq: load this NVML library instead of libnvidia-ml.so.1')
             [CompletionResult]::new('-m', '-m', [CompletionResultType]::ParameterName, 'Print the GPU-to-GPU and GPU-to-NIC connection matrix with each GPU''s nearby CPUs and NUMA nodes')
             [CompletionResult]::new('--matrix', '--matrix', [CompletionResultType]::ParameterName, 'Print the GPU-to-GPU and GPU-to-NIC connection matrix with each GPU''s nearby CPUs and NUMA nodes')
             [CompletionResult]::new('--matrix_pci', '--matrix_pci', [CompletionResultType]::ParameterName, 'Like -m, with PCIe paths only: GPUs joined by NVLink show their PCIe connection (also spelled -mp)')
+            [CompletionResult]::new('-p', '-p', [CompletionResultType]::ParameterName, 'Print the most direct PCIe path between the two GPUs given with -i (-i 0,1)')
+            [CompletionResult]::new('--gpu_path', '--gpu_path', [CompletionResultType]::ParameterName, 'Print the most direct PCIe path between the two GPUs given with -i (-i 0,1)')
             [CompletionResult]::new('--simulate', '--simulate', [CompletionResultType]::ParameterName, 'nvq: load the NVML simulator installed next to nvq (no GPU needed)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')

@@ -403,10 +403,9 @@ pub const SYMBOLS: &[&str] = &[
     "nvmlDeviceGetDriverModel",
 ];
 
-/// Symbols exported as `NOT_SUPPORTED` stubs (233).
+/// Symbols exported as `NOT_SUPPORTED` stubs (231).
 pub const STUBS: &[&str] = &[
     "nvmlSystemGetHicVersion",
-    "nvmlSystemGetTopologyGpuSet",
     "nvmlSystemGetDriverBranch",
     "nvmlUnitGetCount",
     "nvmlUnitGetHandleByIndex",
@@ -420,7 +419,6 @@ pub const STUBS: &[&str] = &[
     "nvmlDeviceGetHandleByUUIDV",
     "nvmlDeviceSetCpuAffinity",
     "nvmlDeviceClearCpuAffinity",
-    "nvmlDeviceGetTopologyNearestGpus",
     "nvmlDeviceGetLastBBXFlushTime",
     "nvmlDeviceGetGpcClkVfOffset",
     "nvmlDeviceGetAutoBoostedClocksEnabled",
@@ -656,18 +654,6 @@ pub unsafe extern "C" fn nvmlSystemGetHicVersion(
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlSystemGetTopologyGpuSet(
-    _a0: raw::c_uint,
-    _a1: *mut raw::c_uint,
-    _a2: *mut nvmlDevice_t,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlSystemGetTopologyGpuSet")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
 pub unsafe extern "C" fn nvmlSystemGetDriverBranch(
     _a0: *mut nvmlSystemDriverBranchInfo_t,
     _a1: raw::c_uint,
@@ -798,19 +784,6 @@ pub unsafe extern "C" fn nvmlDeviceSetCpuAffinity(_a0: nvmlDevice_t) -> nvmlRetu
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceClearCpuAffinity(_a0: nvmlDevice_t) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceClearCpuAffinity")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetTopologyNearestGpus(
-    _a0: nvmlDevice_t,
-    _a1: nvmlGpuTopologyLevel_t,
-    _a2: *mut raw::c_uint,
-    _a3: *mut nvmlDevice_t,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetTopologyNearestGpus")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -3251,7 +3224,7 @@ const _: unsafe extern "C" fn(raw::c_uint, *mut raw::c_char, raw::c_uint) -> nvm
 const _: unsafe extern "C" fn(*mut raw::c_uint, *mut nvmlHwbcEntry_t) -> nvmlReturn_t =
     nvmlSystemGetHicVersion;
 const _: unsafe extern "C" fn(raw::c_uint, *mut raw::c_uint, *mut nvmlDevice_t) -> nvmlReturn_t =
-    nvmlSystemGetTopologyGpuSet;
+    crate::nvmlSystemGetTopologyGpuSet;
 const _: unsafe extern "C" fn(*mut nvmlSystemDriverBranchInfo_t, raw::c_uint) -> nvmlReturn_t =
     nvmlSystemGetDriverBranch;
 const _: unsafe extern "C" fn(*mut raw::c_uint) -> nvmlReturn_t = nvmlUnitGetCount;
@@ -3325,7 +3298,7 @@ const _: unsafe extern "C" fn(
     nvmlGpuTopologyLevel_t,
     *mut raw::c_uint,
     *mut nvmlDevice_t,
-) -> nvmlReturn_t = nvmlDeviceGetTopologyNearestGpus;
+) -> nvmlReturn_t = crate::nvmlDeviceGetTopologyNearestGpus;
 const _: unsafe extern "C" fn(
     nvmlDevice_t,
     nvmlDevice_t,
