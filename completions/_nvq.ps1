@@ -179,6 +179,8 @@ $global:__nvqClapCompleter = {
             [CompletionResult]::new('--list-compute-instances', '--list-compute-instances', [CompletionResultType]::ParameterName, 'List the compute instances inside each GPU instance (also spelled -lci)')
             [CompletionResult]::new('--list-gpu-instance-profiles', '--list-gpu-instance-profiles', [CompletionResultType]::ParameterName, 'List the GPU instance profiles: free and total instances, memory, engines (also spelled -lgip)')
             [CompletionResult]::new('--list-compute-instance-profiles', '--list-compute-instance-profiles', [CompletionResultType]::ParameterName, 'List the compute instance profiles of each GPU instance; * marks the one filling it (also spelled -lcip)')
+            [CompletionResult]::new('--list-gpu-instance-possible-placements', '--list-gpu-instance-possible-placements', [CompletionResultType]::ParameterName, 'List where each GPU instance profile''s instances may sit: {first slices}:size (also spelled -lgipp)')
+            [CompletionResult]::new('--list-compute-instance-possible-placements', '--list-compute-instance-possible-placements', [CompletionResultType]::ParameterName, 'List where each compute instance profile''s instances may sit in each GPU instance (also spelled -lcipp)')
             [CompletionResult]::new('--simulate', '--simulate', [CompletionResultType]::ParameterName, 'nvq: load the NVML simulator installed next to nvq (no GPU needed)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')

@@ -521,5 +521,7 @@ complete -c nvq -n "__fish_nvq_using_subcommand mig" -l list-gpu-instances -d 'L
 complete -c nvq -n "__fish_nvq_using_subcommand mig" -l list-compute-instances -d 'List the compute instances inside each GPU instance (also spelled -lci)'
 complete -c nvq -n "__fish_nvq_using_subcommand mig" -l list-gpu-instance-profiles -d 'List the GPU instance profiles: free and total instances, memory, engines (also spelled -lgip)'
 complete -c nvq -n "__fish_nvq_using_subcommand mig" -l list-compute-instance-profiles -d 'List the compute instance profiles of each GPU instance; * marks the one filling it (also spelled -lcip)'
+complete -c nvq -n "__fish_nvq_using_subcommand mig" -l list-gpu-instance-possible-placements -d 'List where each GPU instance profile\'s instances may sit: {first slices}:size (also spelled -lgipp)'
+complete -c nvq -n "__fish_nvq_using_subcommand mig" -l list-compute-instance-possible-placements -d 'List where each compute instance profile\'s instances may sit in each GPU instance (also spelled -lcipp)'
 complete -c nvq -n "__fish_nvq_using_subcommand mig" -l simulate -d 'nvq: load the NVML simulator installed next to nvq (no GPU needed)'
 complete -c nvq -n "__fish_nvq_using_subcommand mig" -s h -l help -d 'Print help'

@@ -403,7 +403,7 @@ pub const SYMBOLS: &[&str] = &[
     "nvmlDeviceGetDriverModel",
 ];
 
-/// Symbols exported as `NOT_SUPPORTED` stubs (231).
+/// Symbols exported as `NOT_SUPPORTED` stubs (229).
 pub const STUBS: &[&str] = &[
     "nvmlSystemGetHicVersion",
     "nvmlSystemGetDriverBranch",
@@ -600,13 +600,11 @@ pub const STUBS: &[&str] = &[
     "nvmlDeviceSetMigMode",
     "nvmlDeviceGetGpuInstanceProfileInfo",
     "nvmlDeviceGetGpuInstanceProfileInfoByIdV",
-    "nvmlDeviceGetGpuInstancePossiblePlacements_v2",
     "nvmlDeviceCreateGpuInstance",
     "nvmlDeviceCreateGpuInstanceWithPlacement",
     "nvmlGpuInstanceDestroy",
     "nvmlDeviceGetGpuInstanceById",
     "nvmlGpuInstanceGetComputeInstanceProfileInfo",
-    "nvmlGpuInstanceGetComputeInstancePossiblePlacements",
     "nvmlGpuInstanceCreateComputeInstance",
     "nvmlGpuInstanceCreateComputeInstanceWithPlacement",
     "nvmlComputeInstanceDestroy",
@@ -2817,19 +2815,6 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuInstanceProfileInfoByIdV(
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetGpuInstancePossiblePlacements_v2(
-    _a0: nvmlDevice_t,
-    _a1: raw::c_uint,
-    _a2: *mut nvmlGpuInstancePlacement_t,
-    _a3: *mut raw::c_uint,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetGpuInstancePossiblePlacements_v2")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceCreateGpuInstance(
     _a0: nvmlDevice_t,
     _a1: raw::c_uint,
@@ -2882,19 +2867,6 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetComputeInstanceProfileInfo(
     _a3: *mut nvmlComputeInstanceProfileInfo_t,
 ) -> nvmlReturn_t {
     crate::state::stub("nvmlGpuInstanceGetComputeInstanceProfileInfo")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlGpuInstanceGetComputeInstancePossiblePlacements(
-    _a0: nvmlGpuInstance_t,
-    _a1: raw::c_uint,
-    _a2: *mut nvmlComputeInstancePlacement_t,
-    _a3: *mut raw::c_uint,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlGpuInstanceGetComputeInstancePossiblePlacements")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -4125,7 +4097,7 @@ const _: unsafe extern "C" fn(
     raw::c_uint,
     *mut nvmlGpuInstancePlacement_t,
     *mut raw::c_uint,
-) -> nvmlReturn_t = nvmlDeviceGetGpuInstancePossiblePlacements_v2;
+) -> nvmlReturn_t = crate::nvmlDeviceGetGpuInstancePossiblePlacements_v2;
 const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint, *mut raw::c_uint) -> nvmlReturn_t =
     crate::nvmlDeviceGetGpuInstanceRemainingCapacity;
 const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint, *mut nvmlGpuInstance_t) -> nvmlReturn_t =
@@ -4166,7 +4138,7 @@ const _: unsafe extern "C" fn(
     raw::c_uint,
     *mut nvmlComputeInstancePlacement_t,
     *mut raw::c_uint,
-) -> nvmlReturn_t = nvmlGpuInstanceGetComputeInstancePossiblePlacements;
+) -> nvmlReturn_t = crate::nvmlGpuInstanceGetComputeInstancePossiblePlacements;
 const _: unsafe extern "C" fn(
     nvmlGpuInstance_t,
     raw::c_uint,

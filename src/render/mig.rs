@@ -154,7 +154,8 @@ fn rows(index: u32, mig: &GpuMig, what: Listing, wide: bool) -> Vec<Vec<String>>
                 let p2p = if p.p2p { "Yes" } else { "No" };
                 vec![
                     format!(
-                        "|{index:>4}  {:<w$}{:>4}{free:>6}/{total:<9}{:<11}{p2p:<5}{:>4}{:>6}{:>6}   ",
+                        // The SM count is left-aligned: "No     14     1", "No     114    7".
+                        "|{index:>4}  {:<w$}{:>4}{free:>6}/{total:<9}{:<11}{p2p:<7}{:<3}{:>5}{:>6}   ",
                         p.name,
                         p.id,
                         gib(p.memory_mib),
@@ -276,6 +277,109 @@ pub fn render(gpus: &[Gpu], what: Listing, driver_major: u32) -> String {
     out
 }
 
+// ---- `-lgipp`, `-lcipp`: one line per profile, where its instances may sit.
+//
+// `-lgipp`'s lines are nvidia-smi's, byte for byte against public outputs
+// (`tests/mig/`): "GPU %2d Profile ID %2d Placements: {s,...}:size", with
+// "Placement :" for a single one. `-lcipp`'s line has not been seen in a
+// public output; it is `-lgipp`'s with the GPU instance's id after the GPU
+// ("GI %2d"), unverified.
+
+/// Which placements to list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Placements {
+    /// `-lgipp`: GPU instance profiles.
+    Gpu,
+    /// `-lcipp`: compute instance profiles of each GPU instance.
+    Compute,
+}
+
+impl Placements {
+    fn what(self) -> &'static str {
+        match self {
+            Placements::Gpu => "GPU instance profile placements",
+            Placements::Compute => "compute instance profile placements",
+        }
+    }
+
+    fn none(self) -> &'static str {
+        match self {
+            Placements::Gpu => "No GPU instance profiles found: Not Found",
+            Placements::Compute => "No compute instance profiles found: Not Found",
+        }
+    }
+}
+
+/// One profile's line after `prefix` ("GPU  0 " or "GPU  0 GI  1 "), or
+/// nothing when it has no placement to show.
+fn placement_line(prefix: &str, p: &Profile) -> Option<String> {
+    let list = match &p.placements {
+        Some(Ok(l)) if !l.is_empty() => l,
+        _ => return None,
+    };
+    let starts: Vec<String> = list.iter().map(|x| x.start.to_string()).collect();
+    let word = if list.len() == 1 {
+        "Placement "
+    } else {
+        "Placements"
+    };
+    Some(format!(
+        "{prefix}Profile ID {:>2} {word}: {{{}}}:{}\n",
+        p.id,
+        starts.join(","),
+        list[0].size
+    ))
+}
+
+/// `-lgipp` / `-lcipp` for `gpus`.
+pub fn placements(gpus: &[Gpu], what: Placements) -> String {
+    if !gpus.iter().any(|g| matches!(g.mig, GpuMig::Enabled { .. })) {
+        if let Some(code) = gpus.iter().find_map(|g| match g.mig {
+            GpuMig::Failed(c) => Some(c),
+            _ => None,
+        }) {
+            return format!("Failed to display {}: {}\n", what.what(), code.message());
+        }
+        return NO_MIG.to_string();
+    }
+    let mut out = String::new();
+    let mut failed = String::new();
+    for g in gpus {
+        match &g.mig {
+            GpuMig::Enabled {
+                profiles,
+                instances,
+            } => match what {
+                Placements::Gpu => {
+                    let prefix = format!("GPU {:>2} ", g.index);
+                    out.extend(profiles.iter().filter_map(|p| placement_line(&prefix, p)));
+                }
+                Placements::Compute => {
+                    for gi in instances {
+                        let prefix = format!("GPU {:>2} GI {:>2} ", g.index, gi.instance.id);
+                        out.extend(
+                            gi.ci_profiles
+                                .iter()
+                                .filter_map(|p| placement_line(&prefix, p)),
+                        );
+                    }
+                }
+            },
+            GpuMig::Failed(c) => failed.push_str(&format!(
+                "Failed to display {} of GPU {}: {}\n",
+                what.what(),
+                g.index,
+                c.message()
+            )),
+            GpuMig::Disabled => {}
+        }
+    }
+    if out.is_empty() {
+        out = format!("{}\n", what.none());
+    }
+    out + &failed
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -296,6 +400,7 @@ mod tests {
                 ce: 1,
                 ..Engines::default()
             },
+            placements: None,
         }
     }
 
