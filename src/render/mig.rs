@@ -209,17 +209,28 @@ fn rows(index: u32, mig: &GpuMig, what: Listing, wide: bool) -> Vec<Vec<String>>
     }
 }
 
-/// The listing for `gpus` (a driver of `driver_major` or later decides the
-/// layout). Failed GPUs get a line of their own after the table.
-pub fn render(gpus: &[Gpu], what: Listing, driver_major: u32) -> String {
-    if !gpus.iter().any(|g| matches!(g.mig, GpuMig::Enabled { .. })) {
-        if let Some(code) = gpus.iter().find_map(|g| match g.mig {
+/// When no selected GPU is in MIG mode: the first failure's line (what
+/// could not be shown, and why), else nvidia-smi's "No MIG-enabled devices".
+fn none_enabled(gpus: &[Gpu], what: &str) -> Option<String> {
+    if gpus.iter().any(|g| matches!(g.mig, GpuMig::Enabled { .. })) {
+        return None;
+    }
+    Some(
+        match gpus.iter().find_map(|g| match g.mig {
             GpuMig::Failed(c) => Some(c),
             _ => None,
         }) {
-            return format!("Failed to display {}: {}\n", what.what(), code.message());
-        }
-        return NO_MIG.to_string();
+            Some(code) => format!("Failed to display {what}: {}\n", code.message()),
+            None => NO_MIG.to_string(),
+        },
+    )
+}
+
+/// The listing for `gpus` (a driver of `driver_major` or later decides the
+/// layout). Failed GPUs get a line of their own after the table.
+pub fn render(gpus: &[Gpu], what: Listing, driver_major: u32) -> String {
+    if let Some(text) = none_enabled(gpus, what.what()) {
+        return text;
     }
     let (title, heads, name_end) = what.header();
     let wide = driver_major >= WIDE_FROM_DRIVER;
@@ -333,14 +344,8 @@ fn placement_line(prefix: &str, p: &Profile) -> Option<String> {
 
 /// `-lgipp` / `-lcipp` for `gpus`.
 pub fn placements(gpus: &[Gpu], what: Placements) -> String {
-    if !gpus.iter().any(|g| matches!(g.mig, GpuMig::Enabled { .. })) {
-        if let Some(code) = gpus.iter().find_map(|g| match g.mig {
-            GpuMig::Failed(c) => Some(c),
-            _ => None,
-        }) {
-            return format!("Failed to display {}: {}\n", what.what(), code.message());
-        }
-        return NO_MIG.to_string();
+    if let Some(text) = none_enabled(gpus, what.what()) {
+        return text;
     }
     let mut out = String::new();
     let mut failed = String::new();
