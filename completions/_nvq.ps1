@@ -174,6 +174,7 @@ $global:__nvqClapCompleter = {
             [CompletionResult]::new('-i', '-i', [CompletionResultType]::ParameterName, 'GPUs to show (index, UUID, PCI bus id or serial; comma list allowed)')
             [CompletionResult]::new('--id', '--id', [CompletionResultType]::ParameterName, 'GPUs to show (index, UUID, PCI bus id or serial; comma list allowed)')
             [CompletionResult]::new('--gpu-instance-id', '--gpu-instance-id', [CompletionResultType]::ParameterName, 'Only these GPU instances (comma list of GPU instance ids; also spelled -gi)')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'nvq: json prints the listing as one JSON object (GPUs, their instances or profiles, placements)')
             [CompletionResult]::new('--nvml-lib', '--nvml-lib', [CompletionResultType]::ParameterName, 'nvq: load this NVML library instead of libnvidia-ml.so.1')
             [CompletionResult]::new('--list-gpu-instances', '--list-gpu-instances', [CompletionResultType]::ParameterName, 'List the GPU instances of each MIG-enabled GPU: profile, id, placement (also spelled -lgi)')
             [CompletionResult]::new('--list-compute-instances', '--list-compute-instances', [CompletionResultType]::ParameterName, 'List the compute instances inside each GPU instance (also spelled -lci)')

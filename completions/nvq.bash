@@ -220,7 +220,7 @@ _nvq() {
             return 0
             ;;
         nvq__subcmd__mig)
-            opts="-i -h --list-gpu-instances --list-compute-instances --list-gpu-instance-profiles --list-compute-instance-profiles --list-gpu-instance-possible-placements --list-compute-instance-possible-placements --id --gpu-instance-id --nvml-lib --simulate --help"
+            opts="-i -h --list-gpu-instances --list-compute-instances --list-gpu-instance-profiles --list-compute-instance-profiles --list-gpu-instance-possible-placements --list-compute-instance-possible-placements --id --gpu-instance-id --format --nvml-lib --simulate --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -235,6 +235,10 @@ _nvq() {
                     return 0
                     ;;
                 --gpu-instance-id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -516,6 +516,7 @@ complete -c nvq -n "__fish_nvq_using_subcommand serve" -l simulate -d 'nvq: load
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -s h -l help -d 'Print help'
 complete -c nvq -n "__fish_nvq_using_subcommand mig" -s i -l id -d 'GPUs to show (index, UUID, PCI bus id or serial; comma list allowed)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand mig" -l gpu-instance-id -d 'Only these GPU instances (comma list of GPU instance ids; also spelled -gi)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand mig" -l format -d 'nvq: json prints the listing as one JSON object (GPUs, their instances or profiles, placements)' -r -f -a '(__nvq_list format)'
 complete -c nvq -n "__fish_nvq_using_subcommand mig" -l nvml-lib -d 'nvq: load this NVML library instead of libnvidia-ml.so.1' -r -F
 complete -c nvq -n "__fish_nvq_using_subcommand mig" -l list-gpu-instances -d 'List the GPU instances of each MIG-enabled GPU: profile, id, placement (also spelled -lgi)'
 complete -c nvq -n "__fish_nvq_using_subcommand mig" -l list-compute-instances -d 'List the compute instances inside each GPU instance (also spelled -lci)'

@@ -241,3 +241,76 @@ fn refusals() {
     let out = nvq(&sc, &["mig", "-lgi", "-i", "7"]);
     assert_eq!(out.status.code(), Some(6));
 }
+
+/// `--format=json`: the typed model of each listing, the placements with
+/// the profile listings that read them, disabled and lost GPUs as values.
+#[test]
+fn json_listings() {
+    let json = |args: &[&str]| -> serde_json::Value {
+        let mut a = args.to_vec();
+        a.push("--format=json");
+        let out = ok("mig_instances.toml", &a);
+        assert!(out.ends_with("}\n"), "{out}");
+        serde_json::from_str(&out).unwrap()
+    };
+    let v = json(&["-lgi"]);
+    let g0 = &v["gpus"][0];
+    assert_eq!(g0["mig_enabled"], true);
+    assert_eq!(
+        g0["gpu_instances"][1],
+        serde_json::json!({"id": 1, "profile_id": 9, "profile_name": "MIG 3g.40gb",
+            "placement": {"start": 4, "size": 4}})
+    );
+    assert_eq!(
+        v["gpus"][1],
+        serde_json::json!({"index": 1, "mig_enabled": false})
+    );
+    assert_eq!(v["gpus"][2]["_errors"]["mig"], "gpu_lost");
+    assert_eq!(v["gpus"][2]["mig_enabled"], serde_json::Value::Null);
+
+    let v = json(&["-lci", "-i", "0", "-gi", "5"]);
+    let cis = &v["gpus"][0]["gpu_instances"][0]["compute_instances"];
+    assert_eq!(cis.as_array().unwrap().len(), 2);
+    assert_eq!(
+        cis[1]["placement"],
+        serde_json::json!({"start": 1, "size": 1})
+    );
+
+    let v = json(&["-lgip", "-i", "0"]);
+    let p = &v["gpus"][0]["gpu_instance_profiles"][0];
+    assert_eq!(p["id"], 14);
+    assert_eq!(p["instances"], serde_json::json!({"free": 2, "total": 3}));
+    assert_eq!(p["memory_mib"], 19968);
+    assert!(p.get("placements").is_none(), "{p}");
+
+    let v = json(&["-lgipp", "-i", "0"]);
+    assert_eq!(
+        v["gpus"][0]["gpu_instance_profiles"][1]["placements"],
+        serde_json::json!([{"start": 0, "size": 4}, {"start": 4, "size": 4}])
+    );
+    let v = json(&["-lcipp", "-i", "0", "-gi", "5"]);
+    let ps = &v["gpus"][0]["gpu_instances"][0]["compute_instance_profiles"];
+    assert_eq!(
+        ps[0]["placements"],
+        serde_json::json!([{"start": 0, "size": 1}, {"start": 1, "size": 1}])
+    );
+    assert!(ps[0].get("memory_mib").is_none());
+    let v = json(&["-lcip", "-i", "0", "-gi", "5"]);
+    assert_eq!(
+        v["gpus"][0]["gpu_instances"][0]["compute_instance_profiles"][1]["id"],
+        1
+    );
+
+    // Placements the scenario lacks: null, with the reason.
+    let out = ok("mig_dcgm_138.toml", &["-lgipp", "-i", "0", "--format=json"]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let p = &v["gpus"][0]["gpu_instance_profiles"][0];
+    assert_eq!(p["placements"], serde_json::Value::Null);
+    assert_eq!(p["_errors"]["placements"], "not_supported");
+
+    let out = nvq(
+        &scenario("mig_instances.toml"),
+        &["mig", "-lgi", "--format=csv"],
+    );
+    assert_eq!(out.status.code(), Some(2));
+}

@@ -33,6 +33,15 @@ pub fn run(args: &Args, m: &MigArgs) -> Result<(), NvqError> {
         (Some(w), None) => w,
         _ => return Err(NvqError::InvalidCombination),
     };
+    let json = match m.format.as_deref() {
+        None => false,
+        Some("json") => true,
+        Some(other) => {
+            return Err(NvqError::Usage(format!(
+                "\"{other}\" is not a format of mig; it prints text, or json with --format=json."
+            )))
+        }
+    };
     let only = m
         .gpu_instance
         .as_deref()
@@ -61,9 +70,16 @@ pub fn run(args: &Args, m: &MigArgs) -> Result<(), NvqError> {
             }
         }
     }
-    let text = match what {
-        What::Table(listing) => render::mig::render(&gpus, listing, session.driver_major()),
-        What::Placements(p) => render::mig::placements(&gpus, p),
+    let text = match (what, json) {
+        (What::Table(listing), false) => {
+            render::mig::render(&gpus, listing, session.driver_major())
+        }
+        (What::Placements(p), false) => render::mig::placements(&gpus, p),
+        (What::Table(listing), true) => render::mig::json(&gpus, listing),
+        (What::Placements(Placements::Gpu), true) => render::mig::json(&gpus, Listing::GpuProfiles),
+        (What::Placements(Placements::Compute), true) => {
+            render::mig::json(&gpus, Listing::ComputeProfiles)
+        }
     };
     Sink::open(args.filename.as_deref())?.write(text.as_bytes())
 }

@@ -29,6 +29,9 @@ pub struct MigArgs {
     /// Only these GPU instances (comma list of GPU instance ids; also spelled -gi).
     #[arg(long = "gpu-instance-id", value_name = "IDS")]
     pub gpu_instance: Option<String>,
+    /// nvq: json prints the listing as one JSON object (GPUs, their instances or profiles, placements).
+    #[arg(long, value_name = "FORMAT")]
+    pub format: Option<String>,
 }
 
 /// `mig` options of nvidia-smi that read state but that nvq does not

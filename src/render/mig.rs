@@ -6,6 +6,8 @@
 //! [`widen`], which inserts fill where the name column ends.
 
 use crate::model::mig::{Gpu, GpuMig, Instance, Profile};
+use crate::model::{NvmlCode, Token};
+use serde_json::{json, Map, Value};
 
 /// Which listing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -383,6 +385,123 @@ pub fn placements(gpus: &[Gpu], what: Placements) -> String {
         out = format!("{}\n", what.none());
     }
     out + &failed
+}
+
+// ---- `--format=json`: the typed model of what a listing read.
+
+/// A failed value: null, with its reason under the object's `_errors`.
+fn json_or<T: Into<Value>>(
+    r: Result<T, NvmlCode>,
+    key: &str,
+    errors: &mut Map<String, Value>,
+) -> Value {
+    match r {
+        Ok(v) => v.into(),
+        Err(c) => {
+            errors.insert(key.into(), Token::new(c).reason().into());
+            Value::Null
+        }
+    }
+}
+
+/// Attach `_errors` when something failed.
+fn with_errors(mut o: Value, errors: Map<String, Value>) -> Value {
+    if !errors.is_empty() {
+        o["_errors"] = Value::Object(errors);
+    }
+    o
+}
+
+fn instance_json(i: &Instance) -> Value {
+    json!({
+        "id": i.id,
+        "profile_id": i.profile_id,
+        "profile_name": i.name,
+        "placement": {"start": i.start, "size": i.size},
+    })
+}
+
+/// A profile; GPU instance profiles carry `memory_mib` and `p2p`; the
+/// placements appear when they were read (`-lgipp`, `-lcipp`).
+fn profile_json(p: &Profile, gpu_instance: bool) -> Value {
+    let mut errors = Map::new();
+    let e = p.engines;
+    let mut o = json!({
+        "id": p.id,
+        "name": p.name,
+        "slices": p.slices,
+        "instances": {"free": json_or(p.free, "free", &mut errors), "total": p.total},
+        "engines": {"sm": e.sm, "ce": e.ce, "dec": e.dec, "enc": e.enc, "jpeg": e.jpeg, "ofa": e.ofa},
+    });
+    if gpu_instance {
+        o["memory_mib"] = p.memory_mib.into();
+        o["p2p"] = p.p2p.into();
+    }
+    if let Some(r) = &p.placements {
+        let list = r.as_ref().map(|l| {
+            l.iter()
+                .map(|x| json!({"start": x.start, "size": x.size}))
+                .collect::<Vec<_>>()
+        });
+        o["placements"] = json_or(list.map_err(|c| *c), "placements", &mut errors);
+    }
+    with_errors(o, errors)
+}
+
+/// `--format=json` for `what` (`-lgipp` and `-lcipp` are the profile
+/// listings with their placements): `{"gpus": [...]}`, each GPU with its
+/// `index` and `mig_enabled`, then `gpu_instance_profiles` (`-lgip`) or
+/// `gpu_instances` (the others), each GPU instance with its
+/// `compute_instances` (`-lci`) or `compute_instance_profiles` (`-lcip`).
+pub fn json(gpus: &[Gpu], what: Listing) -> String {
+    let gpus: Vec<Value> = gpus
+        .iter()
+        .map(|g| match &g.mig {
+            GpuMig::Disabled => json!({"index": g.index, "mig_enabled": false}),
+            GpuMig::Failed(c) => json!({
+                "index": g.index,
+                "mig_enabled": null,
+                "_errors": {"mig": Token::new(*c).reason()},
+            }),
+            GpuMig::Enabled {
+                profiles,
+                instances,
+            } => {
+                let mut o = json!({"index": g.index, "mig_enabled": true});
+                if what == Listing::GpuProfiles {
+                    let list: Vec<Value> = profiles.iter().map(|p| profile_json(p, true)).collect();
+                    o["gpu_instance_profiles"] = list.into();
+                    return o;
+                }
+                let list: Vec<Value> = instances
+                    .iter()
+                    .map(|gi| {
+                        let mut v = instance_json(&gi.instance);
+                        match what {
+                            Listing::ComputeInstances => {
+                                let cis: Vec<Value> =
+                                    gi.compute_instances.iter().map(instance_json).collect();
+                                v["compute_instances"] = cis.into();
+                            }
+                            Listing::ComputeProfiles => {
+                                let ps: Vec<Value> = gi
+                                    .ci_profiles
+                                    .iter()
+                                    .map(|p| profile_json(p, false))
+                                    .collect();
+                                v["compute_instance_profiles"] = ps.into();
+                            }
+                            Listing::GpuInstances | Listing::GpuProfiles => {}
+                        }
+                        v
+                    })
+                    .collect();
+                o["gpu_instances"] = list.into();
+                o
+            }
+        })
+        .collect();
+    format!("{}\n", json!({ "gpus": gpus }))
 }
 
 #[cfg(test)]
