@@ -452,6 +452,26 @@ mod tests {
     }
 
     #[test]
+    fn device_lists_follow_the_count_protocol() {
+        let gpus = [1usize, 3];
+        let mut n: c_uint = 0;
+        assert_eq!(put_devices(&mut n, std::ptr::null_mut(), &gpus), Ok(()));
+        assert_eq!(n, 2, "a zero count asks for the length");
+        let mut one = [std::ptr::null_mut(); 1];
+        let mut n: c_uint = 1;
+        assert_eq!(
+            put_devices(&mut n, one.as_mut_ptr(), &gpus),
+            Err(INSUFFICIENT_SIZE)
+        );
+        assert_eq!(n, 2);
+        let mut two = [std::ptr::null_mut(); 2];
+        let mut n: c_uint = 2;
+        assert_eq!(put_devices(&mut n, two.as_mut_ptr(), &gpus), Ok(()));
+        assert_eq!(two, [device_handle(1), device_handle(3)]);
+        assert_eq!(level_rank(7), Err(INVALID_ARGUMENT));
+    }
+
+    #[test]
     fn scenarios_check_their_topology() {
         let bad = |t: &str| {
             let text = format!("[[device]]\n[device.topology]\n{t}\n[[device]]\n");
