@@ -220,7 +220,7 @@ _nvq() {
             return 0
             ;;
         nvq__subcmd__mig)
-            opts="-i -h --list-gpu-instances --list-compute-instances --list-gpu-instance-profiles --list-compute-instance-profiles --id --gpu-instance-id --nvml-lib --simulate --help"
+            opts="-i -h --list-gpu-instances --list-compute-instances --list-gpu-instance-profiles --list-compute-instance-profiles --list-gpu-instance-possible-placements --list-compute-instance-possible-placements --id --gpu-instance-id --format --nvml-lib --simulate --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -235,6 +235,10 @@ _nvq() {
                     return 0
                     ;;
                 --gpu-instance-id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -424,7 +428,7 @@ _nvq() {
             return 0
             ;;
         nvq__subcmd__topo)
-            opts="-m -i -h --matrix --matrix_pci --id --p2p --format --nvml-lib --simulate --help"
+            opts="-m -i -n -p -c -h --matrix --matrix_pci --id --nearest_gpus --gpu_path --cpu --p2p --format --nvml-lib --simulate --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -435,6 +439,22 @@ _nvq() {
                     return 0
                     ;;
                 -i)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --nearest_gpus)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -n)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cpu)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -c)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -483,12 +483,15 @@ complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l nvml-lib -d 'nvq: load 
 complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l summary -d 'nvq: when the run ends, print each GPU\'s (pmon: each process\'s) min, max and mean of every column'
 complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l simulate -d 'nvq: load the NVML simulator installed next to nvq (no GPU needed)'
 complete -c nvq -n "__fish_nvq_using_subcommand pmon" -s h -l help -d 'Print help'
-complete -c nvq -n "__fish_nvq_using_subcommand topo" -s i -l id -d 'GPUs (index, UUID, PCI bus id or serial); nvidia-smi takes it only with -n or -p, which nvq does not offer' -r
+complete -c nvq -n "__fish_nvq_using_subcommand topo" -s i -l id -d 'GPUs (index, UUID, PCI bus id or serial): one with -n, a comma pair with -p' -r
+complete -c nvq -n "__fish_nvq_using_subcommand topo" -s n -l nearest_gpus -d 'Print the GPUs that reach the -i GPU through at most this PCIe level: 0 the switch of a dual-GPU board, 1 one switch, 2 several switches, 3 a host bridge, 4 host bridges of one CPU, 5 NUMA nodes' -r
+complete -c nvq -n "__fish_nvq_using_subcommand topo" -s c -l cpu -d 'Print the GPUs with an affinity to this CPU number' -r
 complete -c nvq -n "__fish_nvq_using_subcommand topo" -l p2p -d 'Print each GPU pair\'s peer-to-peer status for one capability: r(ead), w(rite), n(vlink), a(tomics), p(cie); also spelled -p2p' -r
-complete -c nvq -n "__fish_nvq_using_subcommand topo" -l format -d 'nvq: json prints the matrix as one JSON object (GPUs with their affinities and links, NICs)' -r -f -a '(__nvq_list format)'
+complete -c nvq -n "__fish_nvq_using_subcommand topo" -l format -d 'nvq: json prints -m/-mp\'s matrix as one JSON object (GPUs with their affinities and links, NICs), or -n/-p/-c\'s answer as a small object' -r -f -a '(__nvq_list format)'
 complete -c nvq -n "__fish_nvq_using_subcommand topo" -l nvml-lib -d 'nvq: load this NVML library instead of libnvidia-ml.so.1' -r -F
 complete -c nvq -n "__fish_nvq_using_subcommand topo" -s m -l matrix -d 'Print the GPU-to-GPU and GPU-to-NIC connection matrix with each GPU\'s nearby CPUs and NUMA nodes'
 complete -c nvq -n "__fish_nvq_using_subcommand topo" -l matrix_pci -d 'Like -m, with PCIe paths only: GPUs joined by NVLink show their PCIe connection (also spelled -mp)'
+complete -c nvq -n "__fish_nvq_using_subcommand topo" -s p -l gpu_path -d 'Print the most direct PCIe path between the two GPUs given with -i (-i 0,1)'
 complete -c nvq -n "__fish_nvq_using_subcommand topo" -l simulate -d 'nvq: load the NVML simulator installed next to nvq (no GPU needed)'
 complete -c nvq -n "__fish_nvq_using_subcommand topo" -s h -l help -d 'Print help'
 complete -c nvq -n "__fish_nvq_using_subcommand nvlink" -s i -l id -d 'GPUs to show (index, UUID, PCI bus id or serial; comma list allowed)' -r
@@ -513,10 +516,13 @@ complete -c nvq -n "__fish_nvq_using_subcommand serve" -l simulate -d 'nvq: load
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -s h -l help -d 'Print help'
 complete -c nvq -n "__fish_nvq_using_subcommand mig" -s i -l id -d 'GPUs to show (index, UUID, PCI bus id or serial; comma list allowed)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand mig" -l gpu-instance-id -d 'Only these GPU instances (comma list of GPU instance ids; also spelled -gi)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand mig" -l format -d 'nvq: json prints the listing as one JSON object (GPUs, their instances or profiles, placements)' -r -f -a '(__nvq_list format)'
 complete -c nvq -n "__fish_nvq_using_subcommand mig" -l nvml-lib -d 'nvq: load this NVML library instead of libnvidia-ml.so.1' -r -F
 complete -c nvq -n "__fish_nvq_using_subcommand mig" -l list-gpu-instances -d 'List the GPU instances of each MIG-enabled GPU: profile, id, placement (also spelled -lgi)'
 complete -c nvq -n "__fish_nvq_using_subcommand mig" -l list-compute-instances -d 'List the compute instances inside each GPU instance (also spelled -lci)'
 complete -c nvq -n "__fish_nvq_using_subcommand mig" -l list-gpu-instance-profiles -d 'List the GPU instance profiles: free and total instances, memory, engines (also spelled -lgip)'
 complete -c nvq -n "__fish_nvq_using_subcommand mig" -l list-compute-instance-profiles -d 'List the compute instance profiles of each GPU instance; * marks the one filling it (also spelled -lcip)'
+complete -c nvq -n "__fish_nvq_using_subcommand mig" -l list-gpu-instance-possible-placements -d 'List where each GPU instance profile\'s instances may sit: {first slices}:size (also spelled -lgipp)'
+complete -c nvq -n "__fish_nvq_using_subcommand mig" -l list-compute-instance-possible-placements -d 'List where each compute instance profile\'s instances may sit in each GPU instance (also spelled -lcipp)'
 complete -c nvq -n "__fish_nvq_using_subcommand mig" -l simulate -d 'nvq: load the NVML simulator installed next to nvq (no GPU needed)'
 complete -c nvq -n "__fish_nvq_using_subcommand mig" -s h -l help -d 'Print help'

@@ -151,6 +151,11 @@ pub enum NvqError {
     #[error("Unable to query GPU {index}: {}\n", .code.message())]
     Device { index: u32, code: NvmlCode },
 
+    /// A system-wide NVML question the whole command depends on failed
+    /// (`topo -c`: the GPUs near a CPU).
+    #[error("Unable to query {what}: {}\n", .code.message())]
+    System { what: String, code: NvmlCode },
+
     #[error("ERROR: could not write to {path}: {source}\n")]
     Output {
         path: PathBuf,
@@ -189,7 +194,9 @@ impl NvqError {
             NvqError::DriverNotLoaded => ExitCode::DriverNotLoaded,
             NvqError::LibraryNotFound { .. } => ExitCode::LibraryNotFound,
             NvqError::VersionMismatch { .. } => ExitCode::VersionMismatch,
-            NvqError::Init(code) | NvqError::Device { code, .. } => code_exit(*code),
+            NvqError::Init(code)
+            | NvqError::Device { code, .. }
+            | NvqError::System { code, .. } => code_exit(*code),
             NvqError::NoDevices => ExitCode::NotFound,
             NvqError::Output { .. } | NvqError::NotRegular { .. } => ExitCode::OutputError,
             NvqError::AssertFailed(_) => ExitCode::AssertFailed,

@@ -30,6 +30,8 @@ fn public_outputs() {
         ),
         ("mig_parted_227_lgip", "mig_parted_227.toml", &["-lgip"]),
         ("go_nvml_146_lcip", "mig_go_nvml_146.toml", &["-lcip"]),
+        ("scaleway_h100_lgip", "mig_scaleway_h100.toml", &["-lgip"]),
+        ("scaleway_h100_lgipp", "mig_scaleway_h100.toml", &["-lgipp"]),
         (
             "gpu_operator_622_lcip",
             "mig_gpu_operator_622.toml",
@@ -118,7 +120,7 @@ fn compute_instances() {
 
 #[test]
 fn mig_disabled() {
-    for flag in ["-lgi", "-lci", "-lgip", "-lcip"] {
+    for flag in ["-lgi", "-lci", "-lgip", "-lcip", "-lgipp", "-lcipp"] {
         assert_eq!(
             ok("mig_instances.toml", &[flag, "-i", "1"]),
             "No MIG-enabled devices found.\n",
@@ -129,6 +131,60 @@ fn mig_disabled() {
     assert_eq!(
         ok("topo_h200.toml", &["-lgi"]),
         "No MIG-enabled devices found.\n"
+    );
+}
+
+/// `-lgipp` on a GPU that already holds instances: the possible placements
+/// do not depend on them; `-lcipp` lists each GPU instance's compute instance
+/// profiles (its line's wording is unverified: no public output seen);
+/// `-gi` keeps the GPU instances asked for; a lost GPU gets its line.
+#[test]
+fn placements() {
+    assert_eq!(
+        ok("mig_instances.toml", &["-lgipp", "-i", "0"]),
+        "GPU  0 Profile ID 14 Placements: {0,2,4}:2\nGPU  0 Profile ID  9 Placements: {0,4}:4\n"
+    );
+    assert_eq!(
+        ok(
+            "mig_instances.toml",
+            &["--list-gpu-instance-possible-placements", "-i", "0"]
+        ),
+        ok("mig_instances.toml", &["-lgipp", "-i", "0"])
+    );
+    assert_eq!(
+        ok("mig_instances.toml", &["-lcipp", "-i", "0"]),
+        "GPU  0 GI  5 Profile ID  0 Placements: {0,1}:1\n\
+         GPU  0 GI  5 Profile ID  1 Placement : {0}:2\n\
+         GPU  0 GI  1 Profile ID  2 Placement : {0}:3\n"
+    );
+    assert_eq!(
+        ok(
+            "mig_instances.toml",
+            &[
+                "--list-compute-instance-possible-placements",
+                "-i",
+                "0",
+                "-gi",
+                "1"
+            ]
+        ),
+        "GPU  0 GI  1 Profile ID  2 Placement : {0}:3\n"
+    );
+    assert_eq!(
+        ok("mig_instances.toml", &["-lgipp", "-i", "2"]),
+        "Failed to display GPU instance profile placements: GPU is lost\n"
+    );
+    let out = ok("mig_instances.toml", &["-lcipp"]);
+    assert!(
+        out.ends_with(
+            ":3\nFailed to display compute instance profile placements of GPU 2: GPU is lost\n"
+        ),
+        "{out}"
+    );
+    // Profiles without placements in the scenario (NOT_SUPPORTED) are left out.
+    assert_eq!(
+        ok("mig_dcgm_138.toml", &["-lgipp", "-i", "0"]),
+        "No GPU instance profiles found: Not Found\n"
     );
 }
 
@@ -165,7 +221,9 @@ fn refusals() {
         ),
         (&["mig", "-dci"][..], "changes the GPU's state"),
         (&["mig", "-lgi", "-C"][..], "changes the GPU's state"),
-        (&["mig", "-lgipp"][..], "does not implement"),
+        (&["mig", "-ci", "0"][..], "does not implement"),
+        (&["mig", "-lgipp", "-lcipp"][..], "Invalid combination"),
+        (&["mig", "-lgipp", "-gi", "1"][..], "Invalid combination"),
         (&["mig", "-lgi", "-lgip"][..], "Invalid combination"),
         (&["mig", "-lgip", "-gi", "1"][..], "Invalid combination"),
         (&["mig", "-lci", "-gi", "x"][..], "GPU instance ids"),
@@ -182,4 +240,77 @@ fn refusals() {
     assert_eq!(out.status.code(), Some(2));
     let out = nvq(&sc, &["mig", "-lgi", "-i", "7"]);
     assert_eq!(out.status.code(), Some(6));
+}
+
+/// `--format=json`: the typed model of each listing, the placements with
+/// the profile listings that read them, disabled and lost GPUs as values.
+#[test]
+fn json_listings() {
+    let json = |args: &[&str]| -> serde_json::Value {
+        let mut a = args.to_vec();
+        a.push("--format=json");
+        let out = ok("mig_instances.toml", &a);
+        assert!(out.ends_with("}\n"), "{out}");
+        serde_json::from_str(&out).unwrap()
+    };
+    let v = json(&["-lgi"]);
+    let g0 = &v["gpus"][0];
+    assert_eq!(g0["mig_enabled"], true);
+    assert_eq!(
+        g0["gpu_instances"][1],
+        serde_json::json!({"id": 1, "profile_id": 9, "profile_name": "MIG 3g.40gb",
+            "placement": {"start": 4, "size": 4}})
+    );
+    assert_eq!(
+        v["gpus"][1],
+        serde_json::json!({"index": 1, "mig_enabled": false})
+    );
+    assert_eq!(v["gpus"][2]["_errors"]["mig"], "gpu_lost");
+    assert_eq!(v["gpus"][2]["mig_enabled"], serde_json::Value::Null);
+
+    let v = json(&["-lci", "-i", "0", "-gi", "5"]);
+    let cis = &v["gpus"][0]["gpu_instances"][0]["compute_instances"];
+    assert_eq!(cis.as_array().unwrap().len(), 2);
+    assert_eq!(
+        cis[1]["placement"],
+        serde_json::json!({"start": 1, "size": 1})
+    );
+
+    let v = json(&["-lgip", "-i", "0"]);
+    let p = &v["gpus"][0]["gpu_instance_profiles"][0];
+    assert_eq!(p["id"], 14);
+    assert_eq!(p["instances"], serde_json::json!({"free": 2, "total": 3}));
+    assert_eq!(p["memory_mib"], 19968);
+    assert!(p.get("placements").is_none(), "{p}");
+
+    let v = json(&["-lgipp", "-i", "0"]);
+    assert_eq!(
+        v["gpus"][0]["gpu_instance_profiles"][1]["placements"],
+        serde_json::json!([{"start": 0, "size": 4}, {"start": 4, "size": 4}])
+    );
+    let v = json(&["-lcipp", "-i", "0", "-gi", "5"]);
+    let ps = &v["gpus"][0]["gpu_instances"][0]["compute_instance_profiles"];
+    assert_eq!(
+        ps[0]["placements"],
+        serde_json::json!([{"start": 0, "size": 1}, {"start": 1, "size": 1}])
+    );
+    assert!(ps[0].get("memory_mib").is_none());
+    let v = json(&["-lcip", "-i", "0", "-gi", "5"]);
+    assert_eq!(
+        v["gpus"][0]["gpu_instances"][0]["compute_instance_profiles"][1]["id"],
+        1
+    );
+
+    // Placements the scenario lacks: null, with the reason.
+    let out = ok("mig_dcgm_138.toml", &["-lgipp", "-i", "0", "--format=json"]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let p = &v["gpus"][0]["gpu_instance_profiles"][0];
+    assert_eq!(p["placements"], serde_json::Value::Null);
+    assert_eq!(p["_errors"]["placements"], "not_supported");
+
+    let out = nvq(
+        &scenario("mig_instances.toml"),
+        &["mig", "-lgi", "--format=csv"],
+    );
+    assert_eq!(out.status.code(), Some(2));
 }

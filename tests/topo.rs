@@ -100,21 +100,196 @@ fn dash_i_needs_n_or_p() {
 }
 
 #[test]
-fn options_nvq_lacks_are_refused_not_ignored() {
-    for opt in ["-n", "-p", "-c"] {
-        let out = topo(&scenario("topo_h200.toml"), &no_sysfs(), &[opt]);
-        assert_eq!(out.status.code(), Some(2), "{opt}");
-        assert!(
-            String::from_utf8_lossy(&out.stderr).contains("does not implement"),
-            "{opt}"
-        );
-    }
+fn unknown_format_is_refused() {
     let out = topo(
         &scenario("topo_h200.toml"),
         &no_sysfs(),
         &["-m", "--format=csv"],
     );
     assert_eq!(out.status.code(), Some(2));
+}
+
+/// The body of a `tests/topo/` fixture (after its `---` line), checking
+/// that its header names a public source.
+fn fixture_body(name: &str) -> String {
+    let text = std::fs::read_to_string(common::repo_root().join("tests/topo").join(name)).unwrap();
+    let (header, body) = text.split_once("---\n").unwrap();
+    assert!(header.contains("# source: "), "{name}: no source");
+    body.to_string()
+}
+
+/// `topo -c` and `topo -p`: public nvidia-smi outputs, byte for byte, from
+/// the DGX A100 scenario (the machine of `nccl_1505_dgx_a100_nv12.txt`,
+/// whose CPU lists are those of the `-c` outputs' machine).
+#[test]
+fn public_cpu_and_path_outputs() {
+    let sc = scenario("topo_nccl_1505.toml");
+    let cases: &[(&str, &[&str])] = &[
+        ("gengwg_cheatsheets_dgx_a100_c48.txt", &["-c", "48"]),
+        ("gengwg_cheatsheets_dgx_a100_c222.txt", &["--cpu", "222"]),
+        ("packt_pytorch2x_ch10_p.txt", &["-p", "-i", "0,1"]),
+    ];
+    for (name, args) in cases {
+        assert_eq!(
+            ok(topo(&sc, &no_sysfs(), args)),
+            fixture_body(name),
+            "{name}"
+        );
+    }
+    // The same pair named by UUID and by PCI bus id, in the other order.
+    assert_eq!(
+        ok(topo(
+            &sc,
+            &no_sysfs(),
+            &[
+                "--gpu_path",
+                "--id",
+                "GPU-00001505-0000-0000-0000-000000000001,00000000:07:00.0"
+            ]
+        )),
+        "Device 1 is connected to device 0 by way of multiple PCIe switches.\n"
+    );
+    // Across NUMA nodes; a CPU near no GPU.
+    assert_eq!(
+        ok(topo(&sc, &no_sysfs(), &["-p", "-i", "0,7"])),
+        "Device 0 is connected to device 7 by way of an SMP interconnect link between NUMA nodes.\n"
+    );
+    assert_eq!(
+        ok(topo(&sc, &no_sysfs(), &["-c", "40"])),
+        "The GPUs that have an affinity with CPU 40 are:\n\n"
+    );
+}
+
+/// `topo -n`: each level lists the GPUs at that level or nearer, read from
+/// the same machine description as the matrix (the matrix's GPU0 row: PXB
+/// to GPU1, SYS to the rest; -mp shows no NODE pair for GPU0).
+#[test]
+fn nearest_gpus_by_level() {
+    let sc = scenario("topo_nccl_1505.toml");
+    let words = [
+        "a single PCIe switch on a dual GPU board",
+        "a single PCIe switch",
+        "multiple PCIe switches",
+        "a PCIe host bridge",
+        "an on-CPU interconnect link between PCIe host bridges",
+        "an SMP interconnect link between NUMA nodes",
+    ];
+    let lists = ["", "", "1", "1", "1", "1, 2, 3, 4, 5, 6, 7"];
+    for level in 0..6 {
+        let got = ok(topo(
+            &sc,
+            &no_sysfs(),
+            &["-n", &level.to_string(), "-i", "0"],
+        ));
+        assert_eq!(
+            got,
+            format!(
+                "Device 0 is connected by way of {} to device(s): {}\n",
+                words[level], lists[level]
+            ),
+            "level {level}"
+        );
+    }
+    let got = ok(topo(&sc, &no_sysfs(), &["--nearest_gpus", "5", "-i", "6"]));
+    assert!(
+        got.ends_with("to device(s): 0, 1, 2, 3, 4, 5, 7\n"),
+        "{got}"
+    );
+    // A host bridge shared without a switch: PHB in the matrix, level 3.
+    let two = scenario("topo_club3090_1229.toml");
+    assert!(ok(topo(&two, &no_sysfs(), &["-n", "2", "-i", "0"])).ends_with("device(s): \n"));
+    assert!(ok(topo(&two, &no_sysfs(), &["-n", "3", "-i", "0"])).ends_with("device(s): 1\n"));
+}
+
+/// JSON for the three one-sentence queries.
+#[test]
+fn nearest_path_cpu_json() {
+    let sc = scenario("topo_nccl_1505.toml");
+    let json = |args: &[&str]| -> serde_json::Value {
+        let mut a = args.to_vec();
+        a.push("--format=json");
+        serde_json::from_str(&ok(topo(&sc, &no_sysfs(), &a))).unwrap()
+    };
+    assert_eq!(
+        json(&["-n", "2", "-i", "0"]),
+        serde_json::json!({"gpu": 0, "gpus": [1],
+            "level": {"number": 2, "name": "multiple", "link": "PXB", "closeness": 2}})
+    );
+    assert_eq!(
+        json(&["-p", "-i", "2,5"]),
+        serde_json::json!({"gpus": [2, 5],
+            "level": {"number": 5, "name": "system", "link": "SYS", "closeness": 5}})
+    );
+    assert_eq!(
+        json(&["-c", "222"]),
+        serde_json::json!({"cpu": 222, "gpus": [6, 7]})
+    );
+}
+
+/// Wrong combinations: nvidia-smi's text where it is known (`-i` without
+/// `-n`/`-p`), its help's words otherwise; bad values; a GPU that is not there.
+#[test]
+fn nearest_path_cpu_errors() {
+    let sc = scenario("topo_nccl_1505.toml");
+    let n_text = "The -n command line argument must be used in conjunction with -i which must be a single device ID.\n";
+    let p_text = "The -p command line argument must be used in conjunction with -i which must be a pair of device IDs.\n";
+    let i_text = "The -i command line argument must be used in conjunction with -n or -p.\n";
+    let cases: &[(&[&str], i32, Option<&str>)] = &[
+        (&["-n", "1"], 2, Some(n_text)),
+        (&["-n", "1", "-i", "0,1"], 2, Some(n_text)),
+        (&["-p"], 2, Some(p_text)),
+        (&["-p", "-i", "0"], 2, Some(p_text)),
+        (&["-p", "-i", "0,1,2"], 2, Some(p_text)),
+        (&["-m", "-i", "0"], 2, Some(i_text)),
+        (&["-c", "0", "-i", "0"], 2, Some(i_text)),
+        (&["-n", "6", "-i", "0"], 2, None),
+        (&["-n", "x", "-i", "0"], 2, None),
+        (&["-c", "x"], 2, None),
+        (&["-n", "1", "-p", "-i", "0"], 2, None),
+        (&["-c", "0", "-m"], 2, None),
+        (&["-p", "-i", "0,1", "-p2p", "r"], 2, None),
+        (&["-n", "1", "-i", "9"], 6, Some("No devices were found\n")),
+        (&["-p", "-i", "0,9"], 6, Some("No devices were found\n")),
+    ];
+    for (args, code, text) in cases {
+        let out = topo(&sc, &no_sysfs(), args);
+        assert_eq!(out.status.code(), Some(*code), "{args:?}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+        if let Some(t) = text {
+            assert_eq!(String::from_utf8_lossy(&out.stderr), *t, "{args:?}");
+        }
+    }
+}
+
+/// A lost GPU: asking about it fails with GPU_IS_LOST (exit 15); asking
+/// about its neighbour still lists it (its index is known without calling it).
+#[test]
+fn nearest_path_cpu_with_a_lost_gpu() {
+    let sc = scenario("topo_lost.toml");
+    for args in [
+        &["-n", "3", "-i", "1"][..],
+        &["-p", "-i", "1,0"],
+        &["-p", "-i", "0,1"],
+    ] {
+        let out = topo(&sc, &no_sysfs(), args);
+        assert_eq!(out.status.code(), Some(15), "{args:?}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).ends_with(": GPU is lost\n"),
+            "{args:?}"
+        );
+    }
+    assert_eq!(
+        ok(topo(&sc, &no_sysfs(), &["-n", "3", "-i", "0"])),
+        "Device 0 is connected by way of a PCIe host bridge to device(s): 1\n"
+    );
+    assert!(ok(topo(&sc, &no_sysfs(), &["-c", "3"])).ends_with(":\n0, 1\n"));
+    // No topology in the scenario: NVML says NOT_SUPPORTED (exit 3).
+    let out = topo(&scenario("h100_590_idle.toml"), &no_sysfs(), &["-c", "0"]);
+    assert_eq!(out.status.code(), Some(3));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "Unable to query the GPUs near CPU 0: Not Supported\n"
+    );
 }
 
 /// A fake `/sys` under `target/`, with a directory per PCI device: the GPUs

@@ -403,10 +403,9 @@ pub const SYMBOLS: &[&str] = &[
     "nvmlDeviceGetDriverModel",
 ];
 
-/// Symbols exported as `NOT_SUPPORTED` stubs (233).
+/// Symbols exported as `NOT_SUPPORTED` stubs (229).
 pub const STUBS: &[&str] = &[
     "nvmlSystemGetHicVersion",
-    "nvmlSystemGetTopologyGpuSet",
     "nvmlSystemGetDriverBranch",
     "nvmlUnitGetCount",
     "nvmlUnitGetHandleByIndex",
@@ -420,7 +419,6 @@ pub const STUBS: &[&str] = &[
     "nvmlDeviceGetHandleByUUIDV",
     "nvmlDeviceSetCpuAffinity",
     "nvmlDeviceClearCpuAffinity",
-    "nvmlDeviceGetTopologyNearestGpus",
     "nvmlDeviceGetLastBBXFlushTime",
     "nvmlDeviceGetGpcClkVfOffset",
     "nvmlDeviceGetAutoBoostedClocksEnabled",
@@ -602,13 +600,11 @@ pub const STUBS: &[&str] = &[
     "nvmlDeviceSetMigMode",
     "nvmlDeviceGetGpuInstanceProfileInfo",
     "nvmlDeviceGetGpuInstanceProfileInfoByIdV",
-    "nvmlDeviceGetGpuInstancePossiblePlacements_v2",
     "nvmlDeviceCreateGpuInstance",
     "nvmlDeviceCreateGpuInstanceWithPlacement",
     "nvmlGpuInstanceDestroy",
     "nvmlDeviceGetGpuInstanceById",
     "nvmlGpuInstanceGetComputeInstanceProfileInfo",
-    "nvmlGpuInstanceGetComputeInstancePossiblePlacements",
     "nvmlGpuInstanceCreateComputeInstance",
     "nvmlGpuInstanceCreateComputeInstanceWithPlacement",
     "nvmlComputeInstanceDestroy",
@@ -650,18 +646,6 @@ pub unsafe extern "C" fn nvmlSystemGetHicVersion(
     _a1: *mut nvmlHwbcEntry_t,
 ) -> nvmlReturn_t {
     crate::state::stub("nvmlSystemGetHicVersion")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlSystemGetTopologyGpuSet(
-    _a0: raw::c_uint,
-    _a1: *mut raw::c_uint,
-    _a2: *mut nvmlDevice_t,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlSystemGetTopologyGpuSet")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -798,19 +782,6 @@ pub unsafe extern "C" fn nvmlDeviceSetCpuAffinity(_a0: nvmlDevice_t) -> nvmlRetu
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceClearCpuAffinity(_a0: nvmlDevice_t) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceClearCpuAffinity")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetTopologyNearestGpus(
-    _a0: nvmlDevice_t,
-    _a1: nvmlGpuTopologyLevel_t,
-    _a2: *mut raw::c_uint,
-    _a3: *mut nvmlDevice_t,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetTopologyNearestGpus")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -2844,19 +2815,6 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuInstanceProfileInfoByIdV(
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetGpuInstancePossiblePlacements_v2(
-    _a0: nvmlDevice_t,
-    _a1: raw::c_uint,
-    _a2: *mut nvmlGpuInstancePlacement_t,
-    _a3: *mut raw::c_uint,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetGpuInstancePossiblePlacements_v2")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceCreateGpuInstance(
     _a0: nvmlDevice_t,
     _a1: raw::c_uint,
@@ -2909,19 +2867,6 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetComputeInstanceProfileInfo(
     _a3: *mut nvmlComputeInstanceProfileInfo_t,
 ) -> nvmlReturn_t {
     crate::state::stub("nvmlGpuInstanceGetComputeInstanceProfileInfo")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlGpuInstanceGetComputeInstancePossiblePlacements(
-    _a0: nvmlGpuInstance_t,
-    _a1: raw::c_uint,
-    _a2: *mut nvmlComputeInstancePlacement_t,
-    _a3: *mut raw::c_uint,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlGpuInstanceGetComputeInstancePossiblePlacements")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -3251,7 +3196,7 @@ const _: unsafe extern "C" fn(raw::c_uint, *mut raw::c_char, raw::c_uint) -> nvm
 const _: unsafe extern "C" fn(*mut raw::c_uint, *mut nvmlHwbcEntry_t) -> nvmlReturn_t =
     nvmlSystemGetHicVersion;
 const _: unsafe extern "C" fn(raw::c_uint, *mut raw::c_uint, *mut nvmlDevice_t) -> nvmlReturn_t =
-    nvmlSystemGetTopologyGpuSet;
+    crate::nvmlSystemGetTopologyGpuSet;
 const _: unsafe extern "C" fn(*mut nvmlSystemDriverBranchInfo_t, raw::c_uint) -> nvmlReturn_t =
     nvmlSystemGetDriverBranch;
 const _: unsafe extern "C" fn(*mut raw::c_uint) -> nvmlReturn_t = nvmlUnitGetCount;
@@ -3325,7 +3270,7 @@ const _: unsafe extern "C" fn(
     nvmlGpuTopologyLevel_t,
     *mut raw::c_uint,
     *mut nvmlDevice_t,
-) -> nvmlReturn_t = nvmlDeviceGetTopologyNearestGpus;
+) -> nvmlReturn_t = crate::nvmlDeviceGetTopologyNearestGpus;
 const _: unsafe extern "C" fn(
     nvmlDevice_t,
     nvmlDevice_t,
@@ -4152,7 +4097,7 @@ const _: unsafe extern "C" fn(
     raw::c_uint,
     *mut nvmlGpuInstancePlacement_t,
     *mut raw::c_uint,
-) -> nvmlReturn_t = nvmlDeviceGetGpuInstancePossiblePlacements_v2;
+) -> nvmlReturn_t = crate::nvmlDeviceGetGpuInstancePossiblePlacements_v2;
 const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint, *mut raw::c_uint) -> nvmlReturn_t =
     crate::nvmlDeviceGetGpuInstanceRemainingCapacity;
 const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint, *mut nvmlGpuInstance_t) -> nvmlReturn_t =
@@ -4193,7 +4138,7 @@ const _: unsafe extern "C" fn(
     raw::c_uint,
     *mut nvmlComputeInstancePlacement_t,
     *mut raw::c_uint,
-) -> nvmlReturn_t = nvmlGpuInstanceGetComputeInstancePossiblePlacements;
+) -> nvmlReturn_t = crate::nvmlGpuInstanceGetComputeInstancePossiblePlacements;
 const _: unsafe extern "C" fn(
     nvmlGpuInstance_t,
     raw::c_uint,

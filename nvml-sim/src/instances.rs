@@ -352,6 +352,79 @@ pub unsafe extern "C" fn nvmlComputeInstanceGetInfo_v2(
     }
 }
 
+// ---- Possible placements (`nvidia-smi mig -lgipp`, `-lcipp`), from each
+// profile's `placements` and `placement_size`.
+
+/// NVML's placement-list protocol: a null buffer gets the count (SUCCESS);
+/// a buffer is filled with every placement (it must hold the count).
+fn put_placements<T>(
+    p: &InstanceProfile,
+    out: *mut T,
+    count: *mut c_uint,
+    make: impl Fn(u32, u32) -> T,
+) -> R {
+    let n = nn(count)?;
+    let starts = p.placements.as_ref().ok_or(NOT_SUPPORTED)?;
+    let size = p.placement_size.unwrap_or(p.slices);
+    n.set(u32::try_from(starts.len()).map_err(|_| UNKNOWN)?);
+    if out.is_null() {
+        return Ok(());
+    }
+    for (k, &start) in starts.iter().enumerate() {
+        // SAFETY: the caller's buffer holds the count this call reports.
+        unsafe { out.add(k).write(make(start, size)) };
+    }
+    Ok(())
+}
+
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function (`placements` is null or holds the
+/// count a null call reported), and a handle is one this library handed
+/// out. Null pointers and unknown handles get INVALID_ARGUMENT.
+///
+/// Answered whether or not MIG mode is on, as NVML documents.
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetGpuInstancePossiblePlacements_v2(
+    device: nvmlDevice_t,
+    profileId: c_uint,
+    placements: *mut nvmlGpuInstancePlacement_t,
+    count: *mut c_uint,
+) -> nvmlReturn_t {
+    let sym = "nvmlDeviceGetGpuInstancePossiblePlacements_v2";
+    dev_fn(sym, device, |c| {
+        let p = (c.dev.gpu_instance_profile.iter())
+            .find(|p| p.id == profileId)
+            .ok_or(INVALID_ARGUMENT)?;
+        put_placements(p, placements, count, |start, size| {
+            nvmlGpuInstancePlacement_t { start, size }
+        })
+    })
+}
+
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function (`placements` is null or holds the
+/// count a null call reported), and a handle is one this library handed
+/// out. Null pointers and unknown handles get INVALID_ARGUMENT.
+#[no_mangle]
+pub unsafe extern "C" fn nvmlGpuInstanceGetComputeInstancePossiblePlacements(
+    gpuInstance: nvmlGpuInstance_t,
+    profileId: c_uint,
+    placements: *mut nvmlComputeInstancePlacement_t,
+    count: *mut c_uint,
+) -> nvmlReturn_t {
+    let sym = "nvmlGpuInstanceGetComputeInstancePossiblePlacements";
+    gi_fn(sym, gpuInstance, |c, _, g| {
+        let p = (ci_profiles(c, g).iter())
+            .find(|p| p.id == profileId)
+            .ok_or(INVALID_ARGUMENT)?;
+        put_placements(p, placements, count, |start, size| {
+            nvmlComputeInstancePlacement_t { start, size }
+        })
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use crate::scenario::Scenario;

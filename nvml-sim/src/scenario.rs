@@ -560,6 +560,11 @@ pub struct InstanceProfile {
     /// GPU instance profiles only: the compute instance profiles a GPU
     /// instance of this profile offers.
     pub compute_instance_profile: Vec<InstanceProfile>,
+    /// Where an instance may start (first slice of each possible
+    /// placement); left out: the placement calls answer NOT_SUPPORTED.
+    pub placements: Option<Vec<u32>>,
+    /// How many slices a placement spans; left out: `slices`.
+    pub placement_size: Option<u32>,
 }
 
 /// Every instance has a declared profile, and no profile more instances

@@ -316,6 +316,107 @@ pub unsafe extern "C" fn nvmlDeviceGetP2PStatus(
     })
 }
 
+// ---- Nearest GPUs and the GPUs near a CPU (`topo -n`, `topo -c`), from the same description.
+
+/// How far apart two levels are, as NVML orders them (0 internal .. 50 system).
+fn level_rank(level: nvmlGpuTopologyLevel_t) -> R<u32> {
+    let levels = [
+        nvmlGpuLevel_enum_NVML_TOPOLOGY_INTERNAL,
+        nvmlGpuLevel_enum_NVML_TOPOLOGY_SINGLE,
+        nvmlGpuLevel_enum_NVML_TOPOLOGY_MULTIPLE,
+        nvmlGpuLevel_enum_NVML_TOPOLOGY_HOSTBRIDGE,
+        nvmlGpuLevel_enum_NVML_TOPOLOGY_NODE,
+        nvmlGpuLevel_enum_NVML_TOPOLOGY_SYSTEM,
+    ];
+    if levels.contains(&level) {
+        Ok(level)
+    } else {
+        Err(INVALID_ARGUMENT)
+    }
+}
+
+/// NVML's count protocol for these two calls: a zero `count` (or no array)
+/// asks for the number of GPUs and succeeds; a smaller one is INSUFFICIENT_SIZE.
+fn put_devices(count: *mut c_uint, out: *mut nvmlDevice_t, gpus: &[usize]) -> R {
+    let cnt = nn(count)?;
+    let need = c_uint::try_from(gpus.len()).map_err(|_| UNKNOWN)?;
+    let have = cnt.get();
+    cnt.set(need);
+    if have == 0 || out.is_null() {
+        return Ok(());
+    }
+    if have < need {
+        return Err(INSUFFICIENT_SIZE);
+    }
+    for (k, &g) in gpus.iter().enumerate() {
+        // SAFETY: `out` is non-null and the caller said it holds `have` >= `need` handles.
+        unsafe { out.add(k).write(device_handle(g)) };
+    }
+    Ok(())
+}
+
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function, and a handle is one this library
+/// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
+///
+/// The GPUs whose common ancestor with this one is at `level` or nearer
+/// (the device itself left out), in index order.
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetTopologyNearestGpus(
+    device: nvmlDevice_t,
+    level: nvmlGpuTopologyLevel_t,
+    count: *mut c_uint,
+    device_array: *mut nvmlDevice_t,
+) -> nvmlReturn_t {
+    peer_fn("nvmlDeviceGetTopologyNearestGpus", device, |c, st| {
+        let limit = level_rank(level)?;
+        let own = &topo(c.dev)?.pci_path;
+        let me = c.target.gpu();
+        let mut near = Vec::new();
+        for (j, d) in st.sc.device.iter().enumerate() {
+            let Some(t) = d.topology.as_ref().filter(|_| j != me) else {
+                continue;
+            };
+            if common_level(own, &t.pci_path).is_ok_and(|l| l <= limit) {
+                near.push(j);
+            }
+        }
+        put_devices(count, device_array, &near)
+    })
+}
+
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function. Null pointers get INVALID_ARGUMENT.
+///
+/// The GPUs whose `cpu_affinity` holds `cpu_number`; NOT_SUPPORTED when no
+/// GPU of the scenario declares one.
+#[no_mangle]
+pub unsafe extern "C" fn nvmlSystemGetTopologyGpuSet(
+    cpu_number: c_uint,
+    count: *mut c_uint,
+    device_array: *mut nvmlDevice_t,
+) -> nvmlReturn_t {
+    sys_fn("nvmlSystemGetTopologyGpuSet", |st, _| {
+        let mut declared = false;
+        let mut near = Vec::new();
+        for (j, d) in st.sc.device.iter().enumerate() {
+            let Some(list) = d.topology.as_ref().and_then(|t| t.cpu_affinity.as_deref()) else {
+                continue;
+            };
+            declared = true;
+            if parse_id_list(list).ok_or(UNKNOWN)?.contains(&cpu_number) {
+                near.push(j);
+            }
+        }
+        if !declared {
+            return Err(NOT_SUPPORTED);
+        }
+        put_devices(count, device_array, &near)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -348,6 +449,26 @@ mod tests {
             Ok(nvmlGpuLevel_enum_NVML_TOPOLOGY_MULTIPLE)
         );
         assert_eq!(common_level(&gpu, &p("numa0")), Err(NOT_SUPPORTED));
+    }
+
+    #[test]
+    fn device_lists_follow_the_count_protocol() {
+        let gpus = [1usize, 3];
+        let mut n: c_uint = 0;
+        assert_eq!(put_devices(&mut n, std::ptr::null_mut(), &gpus), Ok(()));
+        assert_eq!(n, 2, "a zero count asks for the length");
+        let mut one = [std::ptr::null_mut(); 1];
+        let mut n: c_uint = 1;
+        assert_eq!(
+            put_devices(&mut n, one.as_mut_ptr(), &gpus),
+            Err(INSUFFICIENT_SIZE)
+        );
+        assert_eq!(n, 2);
+        let mut two = [std::ptr::null_mut(); 2];
+        let mut n: c_uint = 2;
+        assert_eq!(put_devices(&mut n, two.as_mut_ptr(), &gpus), Ok(()));
+        assert_eq!(two, [device_handle(1), device_handle(3)]);
+        assert_eq!(level_rank(7), Err(INVALID_ARGUMENT));
     }
 
     #[test]

@@ -1,4 +1,4 @@
-//! `mig -lgi/-lci/-lgip/-lcip`: pick the listing, read the selected GPUs'
+//! `mig -lgi/-lci/-lgip/-lcip/-lgipp/-lcipp`: pick the listing, read the selected GPUs'
 //! MIG state, print it.
 
 use crate::cli::mig::MigArgs;
@@ -7,39 +7,62 @@ use crate::error::NvqError;
 use crate::model::mig::GpuMig;
 use crate::nvml::{select, Session};
 use crate::output::Sink;
-use crate::render::mig::Listing;
+use crate::render::mig::{Listing, Placements};
 use crate::source::mig::Depth;
 use crate::{render, source};
 
+/// What `mig` lists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum What {
+    Table(Listing),
+    Placements(Placements),
+}
+
 /// Run `mig` (`args`: the global ones, for the library and `-f`).
 pub fn run(args: &Args, m: &MigArgs) -> Result<(), NvqError> {
-    let listing = match (
-        m.gpu_instances,
-        m.compute_instances,
-        m.gpu_profiles,
-        m.compute_profiles,
-    ) {
-        (true, false, false, false) => Listing::GpuInstances,
-        (false, true, false, false) => Listing::ComputeInstances,
-        (false, false, true, false) => Listing::GpuProfiles,
-        (false, false, false, true) => Listing::ComputeProfiles,
+    let asked = [
+        (m.gpu_instances, What::Table(Listing::GpuInstances)),
+        (m.compute_instances, What::Table(Listing::ComputeInstances)),
+        (m.gpu_profiles, What::Table(Listing::GpuProfiles)),
+        (m.compute_profiles, What::Table(Listing::ComputeProfiles)),
+        (m.gpu_placements, What::Placements(Placements::Gpu)),
+        (m.compute_placements, What::Placements(Placements::Compute)),
+    ];
+    let mut chosen = asked.iter().filter(|(on, _)| *on).map(|(_, w)| *w);
+    let what = match (chosen.next(), chosen.next()) {
+        (Some(w), None) => w,
         _ => return Err(NvqError::InvalidCombination),
+    };
+    let json = match m.format.as_deref() {
+        None => false,
+        Some("json") => true,
+        Some(other) => {
+            return Err(NvqError::Usage(format!(
+                "\"{other}\" is not a format of mig; it prints text, or json with --format=json."
+            )))
+        }
     };
     let only = m
         .gpu_instance
         .as_deref()
         .map(gpu_instance_ids)
         .transpose()?;
-    if only.is_some() && listing == Listing::GpuProfiles {
+    let per_gpu = matches!(
+        what,
+        What::Table(Listing::GpuProfiles) | What::Placements(Placements::Gpu)
+    );
+    if only.is_some() && per_gpu {
         return Err(NvqError::InvalidCombination);
     }
-    let depth = match listing {
-        Listing::GpuInstances | Listing::GpuProfiles => Depth::GpuInstances,
-        Listing::ComputeInstances | Listing::ComputeProfiles => Depth::ComputeInstances,
+    let depth = match what {
+        What::Table(Listing::GpuInstances | Listing::GpuProfiles)
+        | What::Placements(Placements::Gpu) => Depth::GpuInstances,
+        _ => Depth::ComputeInstances,
     };
     let session = Session::open(&args.lib_source())?;
     let gpus = select::select(&session, m.id.as_deref())?;
-    let mut gpus = source::mig::gpus(&session, &gpus, depth);
+    let with_placements = matches!(what, What::Placements(_));
+    let mut gpus = source::mig::gpus(&session, &gpus, depth, with_placements);
     if let Some(only) = only {
         for g in &mut gpus {
             if let GpuMig::Enabled { instances, .. } = &mut g.mig {
@@ -47,7 +70,17 @@ pub fn run(args: &Args, m: &MigArgs) -> Result<(), NvqError> {
             }
         }
     }
-    let text = render::mig::render(&gpus, listing, session.driver_major());
+    let text = match (what, json) {
+        (What::Table(listing), false) => {
+            render::mig::render(&gpus, listing, session.driver_major())
+        }
+        (What::Placements(p), false) => render::mig::placements(&gpus, p),
+        (What::Table(listing), true) => render::mig::json(&gpus, listing),
+        (What::Placements(Placements::Gpu), true) => render::mig::json(&gpus, Listing::GpuProfiles),
+        (What::Placements(Placements::Compute), true) => {
+            render::mig::json(&gpus, Listing::ComputeProfiles)
+        }
+    };
     Sink::open(args.filename.as_deref())?.write(text.as_bytes())
 }
 

@@ -3,6 +3,7 @@
 use crate::cli::topo::TopoArgs;
 use crate::cli::Args;
 use crate::error::NvqError;
+use crate::model::topo::Level;
 use crate::nvml::{select, Session};
 use crate::output::Sink;
 use crate::{render, source};
@@ -23,17 +24,31 @@ fn form(t: &TopoArgs) -> Result<Form, NvqError> {
         None => Ok(Form::Text),
         Some("json") => Ok(Form::Json),
         Some(other) => Err(NvqError::Usage(format!(
-            "\"{other}\" is not a format of topo -m; it prints text, or json with --format=json."
+            "\"{other}\" is not a format of topo; it prints text, or json with --format=json."
         ))),
     }
 }
 
-/// Run `topo` with its arguments (`args`: the global ones, for the library and `-f`).
-pub fn run(args: &Args, t: &TopoArgs) -> Result<(), NvqError> {
-    if t.id.is_some() {
-        return Err(NvqError::Refused(ID_NEEDS_N_OR_P));
-    }
-    let form = form(t)?;
+/// `-n` without `-i`, or with several GPUs (unverified: nvidia-smi's
+/// wording for this case has not been seen; this follows its help).
+const N_NEEDS_ONE_ID: &str =
+    "The -n command line argument must be used in conjunction with -i which must be a single device ID.";
+
+/// `-p` without `-i`, or without exactly two GPUs (unverified, as above).
+const P_NEEDS_PAIR: &str =
+    "The -p command line argument must be used in conjunction with -i which must be a pair of device IDs.";
+
+/// What `topo` was asked for.
+enum Report {
+    Matrix { pci_only: bool },
+    P2p(char),
+    Nearest { id: String, level: Level },
+    Path { from: String, to: String },
+    Cpu(u32),
+}
+
+/// Check the combination before NVML is touched.
+fn report(t: &TopoArgs) -> Result<Report, NvqError> {
     let p2p = match t.p2p.as_deref() {
         None => None,
         Some(c @ ("r" | "w" | "n" | "a" | "p")) => c.chars().next(),
@@ -43,19 +58,129 @@ pub fn run(args: &Args, t: &TopoArgs) -> Result<(), NvqError> {
             )))
         }
     };
-    let reports = usize::from(t.matrix) + usize::from(t.matrix_pci) + usize::from(p2p.is_some());
-    if reports != 1 || (p2p.is_some() && form == Form::Json) {
+    let asked = usize::from(t.matrix)
+        + usize::from(t.matrix_pci)
+        + usize::from(p2p.is_some())
+        + usize::from(t.nearest.is_some())
+        + usize::from(t.path)
+        + usize::from(t.cpu.is_some());
+    if t.id.is_some() && t.nearest.is_none() && !t.path {
+        return Err(NvqError::Refused(ID_NEEDS_N_OR_P));
+    }
+    if asked != 1 {
+        return Err(NvqError::InvalidCombination);
+    }
+    let ids: Vec<&str> =
+        t.id.as_deref()
+            .map_or(Vec::new(), |i| i.split(',').collect());
+    if let Some(level) = t.nearest.as_deref() {
+        let level = level
+            .trim()
+            .parse::<usize>()
+            .ok()
+            .and_then(|n| Level::ALL.get(n).copied())
+            .ok_or_else(|| {
+                NvqError::Usage(format!(
+                    "\"{level}\" is not a traversal level of -n; give a number from 0 to 5."
+                ))
+            })?;
+        return match ids[..] {
+            [id] => Ok(Report::Nearest {
+                id: id.to_string(),
+                level,
+            }),
+            _ => Err(NvqError::Refused(N_NEEDS_ONE_ID)),
+        };
+    }
+    if t.path {
+        return match ids[..] {
+            [from, to] => Ok(Report::Path {
+                from: from.to_string(),
+                to: to.to_string(),
+            }),
+            _ => Err(NvqError::Refused(P_NEEDS_PAIR)),
+        };
+    }
+    if let Some(cpu) = t.cpu.as_deref() {
+        return cpu
+            .trim()
+            .parse()
+            .map(Report::Cpu)
+            .map_err(|_| NvqError::Usage(format!("\"{cpu}\" is not a CPU number (-c 0).")));
+    }
+    Ok(match p2p {
+        Some(c) => Report::P2p(c),
+        None => Report::Matrix {
+            pci_only: t.matrix_pci,
+        },
+    })
+}
+
+/// One GPU named by `-i` (index, UUID, PCI bus id or serial).
+fn one_gpu(session: &Session, id: &str) -> Result<u32, NvqError> {
+    let found = select::select(session, Some(id))?;
+    found.first().copied().ok_or(NvqError::NoDevices)
+}
+
+/// Run `topo` with its arguments (`args`: the global ones, for the library and `-f`).
+pub fn run(args: &Args, t: &TopoArgs) -> Result<(), NvqError> {
+    let form = form(t)?;
+    let report = report(t)?;
+    if matches!(report, Report::P2p(_)) && form == Form::Json {
         return Err(NvqError::InvalidCombination);
     }
     let session = Session::open(&args.lib_source())?;
-    let gpus = select::select(&session, None)?;
-    let text = match (p2p, form) {
-        (Some(c), _) => render::topo::p2p_text(&source::topo::p2p(&session, &gpus, c)),
-        (None, Form::Text) => {
-            render::topo::text(&source::topo::matrix(&session, &gpus, t.matrix_pci))
+    let json = form == Form::Json;
+    let text = match report {
+        Report::P2p(c) => {
+            let gpus = select::select(&session, None)?;
+            render::topo::p2p_text(&source::topo::p2p(&session, &gpus, c))
         }
-        (None, Form::Json) => {
-            render::topo::json(&source::topo::matrix(&session, &gpus, t.matrix_pci))
+        Report::Matrix { pci_only } => {
+            let gpus = select::select(&session, None)?;
+            let m = source::topo::matrix(&session, &gpus, pci_only);
+            if json {
+                render::topo::json(&m)
+            } else {
+                render::topo::text(&m)
+            }
+        }
+        Report::Nearest { id, level } => {
+            let gpu = one_gpu(&session, &id)?;
+            let n = source::topo::nearest(&session, gpu, level);
+            let gpus = n
+                .gpus
+                .map_err(|code| NvqError::Device { index: gpu, code })?;
+            if json {
+                render::topo::nearest_json(gpu, level, &gpus)
+            } else {
+                render::topo::nearest_text(gpu, level, &gpus)
+            }
+        }
+        Report::Path { from, to } => {
+            let (from, to) = (one_gpu(&session, &from)?, one_gpu(&session, &to)?);
+            let p = source::topo::path(&session, from, to);
+            let level = p
+                .level
+                .map_err(|code| NvqError::Device { index: from, code })?;
+            if json {
+                render::topo::path_json(from, to, level)
+            } else {
+                render::topo::path_text(from, to, level)
+            }
+        }
+        Report::Cpu(cpu) => {
+            select::select(&session, None)?;
+            let c = source::topo::cpu_gpus(&session, cpu);
+            let gpus = c.gpus.map_err(|code| NvqError::System {
+                what: format!("the GPUs near CPU {cpu}"),
+                code,
+            })?;
+            if json {
+                render::topo::cpu_json(cpu, &gpus)
+            } else {
+                render::topo::cpu_text(cpu, &gpus)
+            }
         }
     };
     Sink::open(args.filename.as_deref())?.write(text.as_bytes())

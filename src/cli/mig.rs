@@ -17,24 +17,26 @@ pub struct MigArgs {
     /// List the compute instance profiles of each GPU instance; * marks the one filling it (also spelled -lcip).
     #[arg(long = "list-compute-instance-profiles")]
     pub compute_profiles: bool,
+    /// List where each GPU instance profile's instances may sit: {first slices}:size (also spelled -lgipp).
+    #[arg(long = "list-gpu-instance-possible-placements")]
+    pub gpu_placements: bool,
+    /// List where each compute instance profile's instances may sit in each GPU instance (also spelled -lcipp).
+    #[arg(long = "list-compute-instance-possible-placements")]
+    pub compute_placements: bool,
     /// GPUs to show (index, UUID, PCI bus id or serial; comma list allowed).
     #[arg(short = 'i', long = "id", value_name = "ID")]
     pub id: Option<String>,
     /// Only these GPU instances (comma list of GPU instance ids; also spelled -gi).
     #[arg(long = "gpu-instance-id", value_name = "IDS")]
     pub gpu_instance: Option<String>,
+    /// nvq: json prints the listing as one JSON object (GPUs, their instances or profiles, placements).
+    #[arg(long, value_name = "FORMAT")]
+    pub format: Option<String>,
 }
 
 /// `mig` options of nvidia-smi that read state but that nvq does not
 /// implement yet: refused with exit code 2, never ignored.
-pub const NOT_IMPLEMENTED: &[&str] = &[
-    "-ci",
-    "--compute-instance-id",
-    "-lgipp",
-    "--list-gpu-instance-possible-placements",
-    "-lcipp",
-    "--list-compute-instance-possible-placements",
-];
+pub const NOT_IMPLEMENTED: &[&str] = &["-ci", "--compute-instance-id"];
 
 /// nvidia-smi's multi-letter short options, as clap reads them.
 pub const SPELLINGS: &[(&str, &str)] = &[
@@ -42,6 +44,8 @@ pub const SPELLINGS: &[(&str, &str)] = &[
     ("-lci", "--list-compute-instances"),
     ("-lgip", "--list-gpu-instance-profiles"),
     ("-lcip", "--list-compute-instance-profiles"),
+    ("-lgipp", "--list-gpu-instance-possible-placements"),
+    ("-lcipp", "--list-compute-instance-possible-placements"),
     ("-gi", "--gpu-instance-id"),
 ];
 

@@ -31,6 +31,16 @@ pub struct Profile {
     /// GPU instance profiles only.
     pub p2p: bool,
     pub engines: Engines,
+    /// Where an instance of it may sit (`-lgipp`, `-lcipp`); `None` when
+    /// not read.
+    pub placements: Option<Result<Vec<Placement>, NvmlCode>>,
+}
+
+/// A place an instance may take: its first slice and how many it spans.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Placement {
+    pub start: u32,
+    pub size: u32,
 }
 
 /// An existing GPU or compute instance.

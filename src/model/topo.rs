@@ -117,6 +117,101 @@ pub struct P2pMatrix {
     pub status: Vec<Vec<P2p>>,
 }
 
+/// A PCIe traversal level, as `topo -n` numbers them (0 to 5) and NVML's
+/// `nvmlGpuTopologyLevel_t` names them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Level {
+    /// 0: a single PCIe switch on a dual-GPU board.
+    Internal,
+    /// 1: a single PCIe switch.
+    Single,
+    /// 2: several PCIe switches.
+    Multiple,
+    /// 3: a PCIe host bridge.
+    HostBridge,
+    /// 4: the link between host bridges inside the CPU (one NUMA node).
+    Node,
+    /// 5: the SMP link between NUMA nodes.
+    System,
+}
+
+impl Level {
+    /// Every level, by `topo -n`'s number.
+    pub const ALL: [Level; 6] = [
+        Level::Internal,
+        Level::Single,
+        Level::Multiple,
+        Level::HostBridge,
+        Level::Node,
+        Level::System,
+    ];
+
+    /// `topo -n`'s number of the level.
+    pub fn number(self) -> u32 {
+        self as u32
+    }
+
+    /// nvidia-smi's words for the level, as its `topo -h` lists them and as
+    /// `topo -p` ends its sentence ("multiple PCIe switches" is seen in a
+    /// real output; the others are the help's words, unverified in output).
+    pub fn words(self) -> &'static str {
+        match self {
+            Level::Internal => "a single PCIe switch on a dual GPU board",
+            Level::Single => "a single PCIe switch",
+            Level::Multiple => "multiple PCIe switches",
+            Level::HostBridge => "a PCIe host bridge",
+            Level::Node => "an on-CPU interconnect link between PCIe host bridges",
+            Level::System => "an SMP interconnect link between NUMA nodes",
+        }
+    }
+
+    /// A short name (NVML's, in snake case), for JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            Level::Internal => "internal",
+            Level::Single => "single",
+            Level::Multiple => "multiple",
+            Level::HostBridge => "host_bridge",
+            Level::Node => "node",
+            Level::System => "system",
+        }
+    }
+
+    /// The matrix's name for a connection at this level.
+    pub fn link(self) -> Link {
+        match self {
+            Level::Internal | Level::Single => Link::Pix,
+            Level::Multiple => Link::Pxb,
+            Level::HostBridge => Link::Phb,
+            Level::Node => Link::Node,
+            Level::System => Link::Sys,
+        }
+    }
+}
+
+/// `topo -n LEVEL -i ID`: the GPUs at that level from one GPU, or nearer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Nearest {
+    pub gpu: u32,
+    pub level: Level,
+    pub gpus: Result<Vec<u32>, NvmlCode>,
+}
+
+/// `topo -p -i ID1,ID2`: the most direct PCIe path between two GPUs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GpuPath {
+    pub from: u32,
+    pub to: u32,
+    pub level: Result<Level, NvmlCode>,
+}
+
+/// `topo -c CPU`: the GPUs with an affinity to one CPU.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CpuGpus {
+    pub cpu: u32,
+    pub gpus: Result<Vec<u32>, NvmlCode>,
+}
+
 /// A sorted list of numbers as Linux writes CPU lists: `0-23,48-71`.
 pub fn id_ranges(ids: &[u32]) -> String {
     let mut out: Vec<String> = Vec::new();

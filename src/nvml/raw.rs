@@ -7,7 +7,7 @@
 //! ([`read_list`]) with named codes and a bounded size.
 
 use super::{check, NvmlCode, Session};
-use crate::model::mig::{Engines, Instance, Profile};
+use crate::model::mig::{Engines, Instance, Placement, Profile};
 use nvml_wrapper_sys::bindings::*;
 use std::os::raw::{c_uint, c_ulonglong};
 
@@ -938,6 +938,7 @@ pub fn gi_profile(c: &Dev<'_>, index: u32) -> Result<Profile, NvmlCode> {
             jpeg: p.jpegCount,
             ofa: p.ofaCount,
         },
+        placements: None,
     })
 }
 
@@ -1017,6 +1018,7 @@ pub fn ci_profile(c: &Dev<'_>, gi: GiHandle, index: u32) -> Result<Profile, Nvml
             jpeg: p.sharedJpegCount,
             ofa: p.sharedOfaCount,
         },
+        placements: None,
     })
 }
 
@@ -1051,4 +1053,79 @@ pub fn compute_instances(
             ))
         })
         .collect()
+}
+
+// ---- MIG placements (`mig -lgipp`, `-lcipp`).
+
+/// Most placements read per profile: a GPU has 8 memory slices; this bounds
+/// what a library may claim.
+const MAX_PLACEMENTS: c_uint = 64;
+
+/// NVML's placement lists: a null buffer asks for the count (SUCCESS); then
+/// a buffer of that many records is filled and the count says how many.
+///
+/// # Safety
+/// `call` must pass its arguments to an NVML placement function whose
+/// records are `nvmlGpuInstancePlacement_t`-shaped `T`, for a live handle.
+unsafe fn read_placements<T: Copy>(
+    zero: T,
+    mut call: impl FnMut(*mut T, *mut c_uint) -> nvmlReturn_t,
+    each: impl Fn(&T) -> Placement,
+) -> Result<Vec<Placement>, NvmlCode> {
+    let mut n: c_uint = 0;
+    check(call(std::ptr::null_mut(), &mut n))?;
+    if n == 0 {
+        return Ok(Vec::new());
+    }
+    if n > MAX_PLACEMENTS {
+        return Err(NvmlCode::INSUFFICIENT_SIZE);
+    }
+    let mut buf = vec![zero; n as usize];
+    let mut got = n;
+    check(call(buf.as_mut_ptr(), &mut got))?;
+    buf.truncate((got as usize).min(buf.len()));
+    Ok(buf.iter().map(each).collect())
+}
+
+/// Where GPU instances of profile `profile_id` may sit
+/// (`nvmlDeviceGetGpuInstancePossiblePlacements_v2`; nvml-wrapper 0.13's
+/// version returns an empty list).
+pub fn gi_placements(c: &Dev<'_>, profile_id: u32) -> Result<Vec<Placement>, NvmlCode> {
+    let f = sym!(c, nvmlDeviceGetGpuInstancePossiblePlacements_v2)?;
+    let h = c.handle()?;
+    let zero = nvmlGpuInstancePlacement_t { start: 0, size: 0 };
+    // SAFETY: a valid handle; the buffer holds the count NVML gave.
+    unsafe {
+        read_placements(
+            zero,
+            |buf, n| f(h, profile_id, buf, n),
+            |p| Placement {
+                start: p.start,
+                size: p.size,
+            },
+        )
+    }
+}
+
+/// Where compute instances of profile `profile_id` may sit inside GPU
+/// instance `gi` (`nvmlGpuInstanceGetComputeInstancePossiblePlacements`).
+pub fn ci_placements(
+    c: &Dev<'_>,
+    gi: GiHandle,
+    profile_id: u32,
+) -> Result<Vec<Placement>, NvmlCode> {
+    let f = sym!(c, nvmlGpuInstanceGetComputeInstancePossiblePlacements)?;
+    let zero = nvmlComputeInstancePlacement_t { start: 0, size: 0 };
+    // SAFETY: a GPU instance handle of this session; the buffer holds the
+    // count NVML gave.
+    unsafe {
+        read_placements(
+            zero,
+            |buf, n| f(gi.0, profile_id, buf, n),
+            |p| Placement {
+                start: p.start,
+                size: p.size,
+            },
+        )
+    }
 }

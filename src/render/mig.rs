@@ -6,6 +6,8 @@
 //! [`widen`], which inserts fill where the name column ends.
 
 use crate::model::mig::{Gpu, GpuMig, Instance, Profile};
+use crate::model::{NvmlCode, Token};
+use serde_json::{json, Map, Value};
 
 /// Which listing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -154,7 +156,8 @@ fn rows(index: u32, mig: &GpuMig, what: Listing, wide: bool) -> Vec<Vec<String>>
                 let p2p = if p.p2p { "Yes" } else { "No" };
                 vec![
                     format!(
-                        "|{index:>4}  {:<w$}{:>4}{free:>6}/{total:<9}{:<11}{p2p:<5}{:>4}{:>6}{:>6}   ",
+                        // The SM count is left-aligned: "No     14     1", "No     114    7".
+                        "|{index:>4}  {:<w$}{:>4}{free:>6}/{total:<9}{:<11}{p2p:<7}{:<3}{:>5}{:>6}   ",
                         p.name,
                         p.id,
                         gib(p.memory_mib),
@@ -208,17 +211,28 @@ fn rows(index: u32, mig: &GpuMig, what: Listing, wide: bool) -> Vec<Vec<String>>
     }
 }
 
-/// The listing for `gpus` (a driver of `driver_major` or later decides the
-/// layout). Failed GPUs get a line of their own after the table.
-pub fn render(gpus: &[Gpu], what: Listing, driver_major: u32) -> String {
-    if !gpus.iter().any(|g| matches!(g.mig, GpuMig::Enabled { .. })) {
-        if let Some(code) = gpus.iter().find_map(|g| match g.mig {
+/// When no selected GPU is in MIG mode: the first failure's line (what
+/// could not be shown, and why), else nvidia-smi's "No MIG-enabled devices".
+fn none_enabled(gpus: &[Gpu], what: &str) -> Option<String> {
+    if gpus.iter().any(|g| matches!(g.mig, GpuMig::Enabled { .. })) {
+        return None;
+    }
+    Some(
+        match gpus.iter().find_map(|g| match g.mig {
             GpuMig::Failed(c) => Some(c),
             _ => None,
         }) {
-            return format!("Failed to display {}: {}\n", what.what(), code.message());
-        }
-        return NO_MIG.to_string();
+            Some(code) => format!("Failed to display {what}: {}\n", code.message()),
+            None => NO_MIG.to_string(),
+        },
+    )
+}
+
+/// The listing for `gpus` (a driver of `driver_major` or later decides the
+/// layout). Failed GPUs get a line of their own after the table.
+pub fn render(gpus: &[Gpu], what: Listing, driver_major: u32) -> String {
+    if let Some(text) = none_enabled(gpus, what.what()) {
+        return text;
     }
     let (title, heads, name_end) = what.header();
     let wide = driver_major >= WIDE_FROM_DRIVER;
@@ -276,6 +290,220 @@ pub fn render(gpus: &[Gpu], what: Listing, driver_major: u32) -> String {
     out
 }
 
+// ---- `-lgipp`, `-lcipp`: one line per profile, where its instances may sit.
+//
+// `-lgipp`'s lines are nvidia-smi's, byte for byte against public outputs
+// (`tests/mig/`): "GPU %2d Profile ID %2d Placements: {s,...}:size", with
+// "Placement :" for a single one. `-lcipp`'s line has not been seen in a
+// public output; it is `-lgipp`'s with the GPU instance's id after the GPU
+// ("GI %2d"), unverified.
+
+/// Which placements to list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Placements {
+    /// `-lgipp`: GPU instance profiles.
+    Gpu,
+    /// `-lcipp`: compute instance profiles of each GPU instance.
+    Compute,
+}
+
+impl Placements {
+    fn what(self) -> &'static str {
+        match self {
+            Placements::Gpu => "GPU instance profile placements",
+            Placements::Compute => "compute instance profile placements",
+        }
+    }
+
+    fn none(self) -> &'static str {
+        match self {
+            Placements::Gpu => "No GPU instance profiles found: Not Found",
+            Placements::Compute => "No compute instance profiles found: Not Found",
+        }
+    }
+}
+
+/// One profile's line after `prefix` ("GPU  0 " or "GPU  0 GI  1 "), or
+/// nothing when it has no placement to show.
+fn placement_line(prefix: &str, p: &Profile) -> Option<String> {
+    let list = match &p.placements {
+        Some(Ok(l)) if !l.is_empty() => l,
+        _ => return None,
+    };
+    let starts: Vec<String> = list.iter().map(|x| x.start.to_string()).collect();
+    let word = if list.len() == 1 {
+        "Placement "
+    } else {
+        "Placements"
+    };
+    Some(format!(
+        "{prefix}Profile ID {:>2} {word}: {{{}}}:{}\n",
+        p.id,
+        starts.join(","),
+        list[0].size
+    ))
+}
+
+/// `-lgipp` / `-lcipp` for `gpus`.
+pub fn placements(gpus: &[Gpu], what: Placements) -> String {
+    if let Some(text) = none_enabled(gpus, what.what()) {
+        return text;
+    }
+    let mut out = String::new();
+    let mut failed = String::new();
+    for g in gpus {
+        match &g.mig {
+            GpuMig::Enabled {
+                profiles,
+                instances,
+            } => match what {
+                Placements::Gpu => {
+                    let prefix = format!("GPU {:>2} ", g.index);
+                    out.extend(profiles.iter().filter_map(|p| placement_line(&prefix, p)));
+                }
+                Placements::Compute => {
+                    for gi in instances {
+                        let prefix = format!("GPU {:>2} GI {:>2} ", g.index, gi.instance.id);
+                        out.extend(
+                            gi.ci_profiles
+                                .iter()
+                                .filter_map(|p| placement_line(&prefix, p)),
+                        );
+                    }
+                }
+            },
+            GpuMig::Failed(c) => failed.push_str(&format!(
+                "Failed to display {} of GPU {}: {}\n",
+                what.what(),
+                g.index,
+                c.message()
+            )),
+            GpuMig::Disabled => {}
+        }
+    }
+    if out.is_empty() {
+        out = format!("{}\n", what.none());
+    }
+    out + &failed
+}
+
+// ---- `--format=json`: the typed model of what a listing read.
+
+/// A failed value: null, with its reason under the object's `_errors`.
+fn json_or<T: Into<Value>>(
+    r: Result<T, NvmlCode>,
+    key: &str,
+    errors: &mut Map<String, Value>,
+) -> Value {
+    match r {
+        Ok(v) => v.into(),
+        Err(c) => {
+            errors.insert(key.into(), Token::new(c).reason().into());
+            Value::Null
+        }
+    }
+}
+
+/// Attach `_errors` when something failed.
+fn with_errors(mut o: Value, errors: Map<String, Value>) -> Value {
+    if !errors.is_empty() {
+        o["_errors"] = Value::Object(errors);
+    }
+    o
+}
+
+fn instance_json(i: &Instance) -> Value {
+    json!({
+        "id": i.id,
+        "profile_id": i.profile_id,
+        "profile_name": i.name,
+        "placement": {"start": i.start, "size": i.size},
+    })
+}
+
+/// A profile; GPU instance profiles carry `memory_mib` and `p2p`; the
+/// placements appear when they were read (`-lgipp`, `-lcipp`).
+fn profile_json(p: &Profile, gpu_instance: bool) -> Value {
+    let mut errors = Map::new();
+    let e = p.engines;
+    let mut o = json!({
+        "id": p.id,
+        "name": p.name,
+        "slices": p.slices,
+        "instances": {"free": json_or(p.free, "free", &mut errors), "total": p.total},
+        "engines": {"sm": e.sm, "ce": e.ce, "dec": e.dec, "enc": e.enc, "jpeg": e.jpeg, "ofa": e.ofa},
+    });
+    if gpu_instance {
+        o["memory_mib"] = p.memory_mib.into();
+        o["p2p"] = p.p2p.into();
+    }
+    if let Some(r) = &p.placements {
+        let list = r.as_ref().map(|l| {
+            l.iter()
+                .map(|x| json!({"start": x.start, "size": x.size}))
+                .collect::<Vec<_>>()
+        });
+        o["placements"] = json_or(list.map_err(|c| *c), "placements", &mut errors);
+    }
+    with_errors(o, errors)
+}
+
+/// `--format=json` for `what` (`-lgipp` and `-lcipp` are the profile
+/// listings with their placements): `{"gpus": [...]}`, each GPU with its
+/// `index` and `mig_enabled`, then `gpu_instance_profiles` (`-lgip`) or
+/// `gpu_instances` (the others), each GPU instance with its
+/// `compute_instances` (`-lci`) or `compute_instance_profiles` (`-lcip`).
+pub fn json(gpus: &[Gpu], what: Listing) -> String {
+    let gpus: Vec<Value> = gpus
+        .iter()
+        .map(|g| match &g.mig {
+            GpuMig::Disabled => json!({"index": g.index, "mig_enabled": false}),
+            GpuMig::Failed(c) => json!({
+                "index": g.index,
+                "mig_enabled": null,
+                "_errors": {"mig": Token::new(*c).reason()},
+            }),
+            GpuMig::Enabled {
+                profiles,
+                instances,
+            } => {
+                let mut o = json!({"index": g.index, "mig_enabled": true});
+                if what == Listing::GpuProfiles {
+                    let list: Vec<Value> = profiles.iter().map(|p| profile_json(p, true)).collect();
+                    o["gpu_instance_profiles"] = list.into();
+                    return o;
+                }
+                let list: Vec<Value> = instances
+                    .iter()
+                    .map(|gi| {
+                        let mut v = instance_json(&gi.instance);
+                        match what {
+                            Listing::ComputeInstances => {
+                                let cis: Vec<Value> =
+                                    gi.compute_instances.iter().map(instance_json).collect();
+                                v["compute_instances"] = cis.into();
+                            }
+                            Listing::ComputeProfiles => {
+                                let ps: Vec<Value> = gi
+                                    .ci_profiles
+                                    .iter()
+                                    .map(|p| profile_json(p, false))
+                                    .collect();
+                                v["compute_instance_profiles"] = ps.into();
+                            }
+                            Listing::GpuInstances | Listing::GpuProfiles => {}
+                        }
+                        v
+                    })
+                    .collect();
+                o["gpu_instances"] = list.into();
+                o
+            }
+        })
+        .collect();
+    format!("{}\n", json!({ "gpus": gpus }))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -296,6 +524,7 @@ mod tests {
                 ce: 1,
                 ..Engines::default()
             },
+            placements: None,
         }
     }
 

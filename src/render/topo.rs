@@ -1,6 +1,6 @@
 //! `topo -m`: the matrix as nvidia-smi prints it, and as JSON.
 
-use crate::model::topo::{id_ranges, Link, P2pMatrix, TopoMatrix};
+use crate::model::topo::{id_ranges, Level, Link, P2pMatrix, TopoMatrix};
 use crate::model::Token;
 use serde_json::{json, Map, Value};
 
@@ -157,6 +157,75 @@ pub fn json(m: &TopoMatrix) -> String {
     format!("{}\n", json!({"gpus": gpus, "nics": nics}))
 }
 
+// ---- `topo -n`, `-p`, `-c`: one sentence each, or a small JSON object.
+//
+// `-p` and `-c` are nvidia-smi's sentences as public outputs show them
+// (`tests/topo/SOURCES.md`); `-n`'s sentence has not been seen in a public
+// nvidia-smi output: it follows a clone of nvidia-smi (ppu-smi) and the
+// help's level words, and is unverified.
+
+fn id_list(ids: &[u32]) -> String {
+    ids.iter()
+        .map(u32::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// `topo -n LEVEL -i ID` (unverified wording, see above).
+pub fn nearest_text(gpu: u32, level: Level, gpus: &[u32]) -> String {
+    format!(
+        "Device {gpu} is connected by way of {} to device(s): {}\n",
+        level.words(),
+        id_list(gpus)
+    )
+}
+
+/// `topo -p -i ID1,ID2`.
+pub fn path_text(from: u32, to: u32, level: Level) -> String {
+    format!(
+        "Device {from} is connected to device {to} by way of {}.\n",
+        level.words()
+    )
+}
+
+/// `topo -c CPU`: a heading, then the GPUs on a line of their own.
+pub fn cpu_text(cpu: u32, gpus: &[u32]) -> String {
+    format!(
+        "The GPUs that have an affinity with CPU {cpu} are:\n{}\n",
+        id_list(gpus)
+    )
+}
+
+fn level_json(level: Level) -> Value {
+    json!({
+        "number": level.number(),
+        "name": level.name(),
+        "link": level.link().label(),
+        "closeness": level.link().rank().map(|(c, _)| c),
+    })
+}
+
+/// `topo -n --format=json`: `{"gpu", "level": {...}, "gpus": [...]}`.
+pub fn nearest_json(gpu: u32, level: Level, gpus: &[u32]) -> String {
+    format!(
+        "{}\n",
+        json!({"gpu": gpu, "level": level_json(level), "gpus": gpus})
+    )
+}
+
+/// `topo -p --format=json`: `{"gpus": [from, to], "level": {...}}`.
+pub fn path_json(from: u32, to: u32, level: Level) -> String {
+    format!(
+        "{}\n",
+        json!({"gpus": [from, to], "level": level_json(level)})
+    )
+}
+
+/// `topo -c --format=json`: `{"cpu", "gpus": [...]}`.
+pub fn cpu_json(cpu: u32, gpus: &[u32]) -> String {
+    format!("{}\n", json!({"cpu": cpu, "gpus": gpus}))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -197,6 +266,27 @@ mod tests {
         assert!(
             t.ends_with("NVLinks\n\nNIC Legend:\n\n  NIC0: mlx5_0\n"),
             "{t}"
+        );
+    }
+
+    #[test]
+    fn one_sentence_queries() {
+        assert_eq!(
+            path_text(0, 1, Level::Multiple),
+            "Device 0 is connected to device 1 by way of multiple PCIe switches.\n"
+        );
+        assert_eq!(
+            cpu_text(48, &[0, 1]),
+            "The GPUs that have an affinity with CPU 48 are:\n0, 1\n"
+        );
+        assert_eq!(
+            nearest_text(0, Level::System, &[1, 2]),
+            "Device 0 is connected by way of an SMP interconnect link between NUMA nodes to device(s): 1, 2\n"
+        );
+        let v: Value = serde_json::from_str(&path_json(0, 1, Level::Multiple)).unwrap();
+        assert_eq!(
+            v["level"],
+            json!({"number": 2, "name": "multiple", "link": "PXB", "closeness": 2})
         );
     }
 

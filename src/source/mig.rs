@@ -1,4 +1,4 @@
-//! `mig -lgi/-lci/-lgip/-lcip`: each selected GPU's MIG mode, GPU instance
+//! `mig -lgi/-lci/-lgip/-lcip/-lgipp/-lcipp`: each selected GPU's MIG mode, GPU instance
 //! profiles and GPU instances, and (when asked) each GPU instance's compute
 //! instance profiles and compute instances, read through the raw layer.
 
@@ -15,13 +15,14 @@ pub enum Depth {
     ComputeInstances,
 }
 
-/// The MIG state of the GPUs `devices`.
-pub fn gpus(session: &Session, devices: &[u32], depth: Depth) -> Vec<Gpu> {
+/// The MIG state of the GPUs `devices`; with `placements`, each profile's
+/// possible placements too (`-lgipp`, `-lcipp`).
+pub fn gpus(session: &Session, devices: &[u32], depth: Depth, placements: bool) -> Vec<Gpu> {
     devices
         .iter()
         .map(|&index| Gpu {
             index,
-            mig: gpu(session, index, depth).unwrap_or_else(GpuMig::Failed),
+            mig: gpu(session, index, depth, placements).unwrap_or_else(GpuMig::Failed),
         })
         .collect()
 }
@@ -49,7 +50,7 @@ fn profiles(
     Ok(out)
 }
 
-fn gpu(session: &Session, index: u32, depth: Depth) -> Result<GpuMig, NvmlCode> {
+fn gpu(session: &Session, index: u32, depth: Depth, placements: bool) -> Result<GpuMig, NvmlCode> {
     let d = session.device(index)?;
     match d.mig_mode() {
         Ok(m) if m.current == 1 => {}
@@ -65,13 +66,18 @@ fn gpu(session: &Session, index: u32, depth: Depth) -> Result<GpuMig, NvmlCode> 
     }
     // SAFETY: the handle belongs to this open session.
     let dev = Dev::new(session, Ok(unsafe { d.handle() }));
-    let profiles = profiles(|i| raw::gi_profile(&dev, i))?;
+    let mut profiles = profiles(|i| raw::gi_profile(&dev, i))?;
+    if placements && depth == Depth::GpuInstances {
+        for p in &mut profiles {
+            p.placements = Some(raw::gi_placements(&dev, p.id));
+        }
+    }
     let mut instances = Vec::new();
     for p in &profiles {
         for (handle, instance) in raw::gpu_instances(&dev, p)? {
             let (ci_profiles, compute_instances) = match depth {
                 Depth::GpuInstances => (Vec::new(), Vec::new()),
-                Depth::ComputeInstances => compute(&dev, handle)?,
+                Depth::ComputeInstances => compute(&dev, handle, placements)?,
             };
             instances.push(GpuInstance {
                 instance,
@@ -88,9 +94,15 @@ fn gpu(session: &Session, index: u32, depth: Depth) -> Result<GpuMig, NvmlCode> 
 
 type Compute = (Vec<Profile>, Vec<crate::model::mig::Instance>);
 
-/// A GPU instance's compute instance profiles and compute instances.
-fn compute(dev: &Dev<'_>, gi: GiHandle) -> Result<Compute, NvmlCode> {
-    let ci_profiles = profiles(|i| raw::ci_profile(dev, gi, i))?;
+/// A GPU instance's compute instance profiles (with their placements when
+/// asked) and compute instances.
+fn compute(dev: &Dev<'_>, gi: GiHandle, placements: bool) -> Result<Compute, NvmlCode> {
+    let mut ci_profiles = profiles(|i| raw::ci_profile(dev, gi, i))?;
+    if placements {
+        for p in &mut ci_profiles {
+            p.placements = Some(raw::ci_placements(dev, gi, p.id));
+        }
+    }
     let mut cis = Vec::new();
     for p in &ci_profiles {
         cis.extend(raw::compute_instances(dev, gi, p)?);

@@ -11,7 +11,9 @@
 //! downstream port of one switch, then the device), else `PXB`.
 //! `NVQ_SYSFS_ROOT` names a directory that stands for `/sys` (tests).
 
-use crate::model::topo::{GpuPlace, Link, Nic, P2p, P2pMatrix, TopoMatrix};
+use crate::model::topo::{
+    CpuGpus, GpuPath, GpuPlace, Level, Link, Nearest, Nic, P2p, P2pMatrix, TopoMatrix,
+};
 use crate::model::NvmlCode;
 use crate::nvml::Session;
 use nvml_wrapper::enum_wrappers::device::{P2pCapabilitiesIndex, P2pStatus, TopologyLevel};
@@ -323,6 +325,84 @@ fn natural_key(name: &str) -> (String, u64) {
     let digits = name.len() - name.trim_end_matches(|c: char| c.is_ascii_digit()).len();
     let (stem, num) = name.split_at(name.len() - digits);
     (stem.to_string(), num.parse().unwrap_or(0))
+}
+
+// ---- `topo -n`, `-p`, `-c`: one NVML question each.
+
+/// NVML's level for ours.
+fn nvml_level(l: Level) -> TopologyLevel {
+    match l {
+        Level::Internal => TopologyLevel::Internal,
+        Level::Single => TopologyLevel::Single,
+        Level::Multiple => TopologyLevel::Multiple,
+        Level::HostBridge => TopologyLevel::HostBridge,
+        Level::Node => TopologyLevel::Node,
+        Level::System => TopologyLevel::System,
+    }
+}
+
+/// Indices of devices NVML handed back, in index order: each handle is
+/// matched against the handles by index, so that no call is made on the
+/// devices themselves (a lost GPU still has its index).
+fn indices(session: &Session, devices: Vec<Device<'_>>) -> Result<Vec<u32>, NvmlCode> {
+    let count = session.device_count()?;
+    let known: Vec<(u32, usize)> = (0..count)
+        .filter_map(|i| {
+            let d = session.device(i).ok()?;
+            // SAFETY: the handle is only compared, never used for a call.
+            Some((i, unsafe { d.handle() } as usize))
+        })
+        .collect();
+    let mut out = Vec::with_capacity(devices.len());
+    for d in &devices {
+        // SAFETY: as above, the handle is only compared.
+        let h = unsafe { d.handle() } as usize;
+        match known.iter().find(|(_, k)| *k == h) {
+            Some((i, _)) => out.push(*i),
+            None => out.push(d.index().map_err(NvmlCode::from)?),
+        }
+    }
+    out.sort_unstable();
+    Ok(out)
+}
+
+/// `topo -n`: the GPUs at `level` from `gpu`, or nearer
+/// (`nvmlDeviceGetTopologyNearestGpus`).
+pub fn nearest(session: &Session, gpu: u32, level: Level) -> Nearest {
+    let gpus = session.device(gpu).and_then(|d| {
+        d.topology_nearest_gpus(nvml_level(level))
+            .map_err(NvmlCode::from)
+            .and_then(|v| indices(session, v))
+    });
+    Nearest { gpu, level, gpus }
+}
+
+/// `topo -p`: the most direct PCIe path between two GPUs
+/// (`nvmlDeviceGetTopologyCommonAncestor`).
+pub fn path(session: &Session, from: u32, to: u32) -> GpuPath {
+    let level = session.device(from).and_then(|a| {
+        let b = session.device(to)?;
+        match a.topology_common_ancestor(b) {
+            Ok(TopologyLevel::Internal) => Ok(Level::Internal),
+            Ok(TopologyLevel::Single) => Ok(Level::Single),
+            Ok(TopologyLevel::Multiple) => Ok(Level::Multiple),
+            Ok(TopologyLevel::HostBridge) => Ok(Level::HostBridge),
+            Ok(TopologyLevel::Node) => Ok(Level::Node),
+            Ok(TopologyLevel::System) => Ok(Level::System),
+            Err(e) => Err(NvmlCode::from(&e)),
+        }
+    });
+    GpuPath { from, to, level }
+}
+
+/// `topo -c`: the GPUs with an affinity to `cpu` (`nvmlSystemGetTopologyGpuSet`).
+pub fn cpu_gpus(session: &Session, cpu: u32) -> CpuGpus {
+    let gpus = session
+        .nvml()
+        .topology_gpu_set(cpu)
+        .map_err(NvmlCode::from)
+        .and_then(|v| indices(session, v));
+    CpuGpus { cpu, gpus }
 }
 
 #[cfg(test)]
