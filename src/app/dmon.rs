@@ -6,9 +6,17 @@ use crate::error::NvqError;
 use crate::nvml::LibSource;
 use crate::render::monitor::{Layout, Slot};
 use crate::source::dmon::{self, DmonReader};
+use crate::Personality;
 
-pub fn run(a: &DmonArgs, lib: LibSource) -> Result<(), NvqError> {
-    let plan = Plan::new("dmon", &a.monitor, None)?;
+/// Run as `nvidia-smi` (`personality`), `--format csv` is nvidia-smi's
+/// own dmon CSV; run as nvq, it is nvq's typed CSV.
+pub fn run(a: &DmonArgs, lib: LibSource, personality: Personality) -> Result<(), NvqError> {
+    let plan = Plan::new(
+        "dmon",
+        &a.monitor,
+        None,
+        personality == Personality::NvidiaSmi,
+    )?;
     let metrics = monitor::selected(
         "dmon",
         a.select.as_deref(),
