@@ -480,3 +480,28 @@ fn nvidia_smis_own_dmon_csv() {
         "index, pwr [W], gtemp [C], mtemp [C]\n1, 70 W, 31 C, [N/A]\n"
     );
 }
+
+/// Public `dmon` outputs of drivers 550 and later (tests/fixtures/public/,
+/// sources in SOURCES.md): fixture, scenario, command line.
+const PUBLIC_DMON: &[(&str, &str, &[&str])] = &[(
+    "dmon_default_dcgm232.txt",
+    "dmon_public_dcgm232.toml",
+    &["dmon", "-c", "4"],
+)];
+
+/// Each public `dmon` output reproduced byte for byte from its scenario,
+/// trailing blanks included.
+#[test]
+fn public_dmon_outputs_byte_for_byte() {
+    for (file, scenario_name, args) in PUBLIC_DMON {
+        let path = common::repo_root().join("tests/fixtures/public").join(file);
+        let fixture = std::fs::read_to_string(path).unwrap();
+        let expected: String = fixture
+            .lines()
+            .filter(|l| !l.starts_with('%'))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        let got = nvq_ok(&scenario(scenario_name), args);
+        assert_eq!(got, expected, "{file}");
+    }
+}
