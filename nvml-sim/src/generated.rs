@@ -403,7 +403,7 @@ pub const SYMBOLS: &[&str] = &[
     "nvmlDeviceGetDriverModel",
 ];
 
-/// Symbols exported as `NOT_SUPPORTED` stubs (233).
+/// Symbols exported as `NOT_SUPPORTED` stubs (232).
 pub const STUBS: &[&str] = &[
     "nvmlSystemGetHicVersion",
     "nvmlSystemGetTopologyGpuSet",
@@ -449,7 +449,6 @@ pub const STUBS: &[&str] = &[
     "nvmlDeviceGetEncoderSessions",
     "nvmlDeviceGetFBCSessions",
     "nvmlDeviceGetBridgeChipInfo",
-    "nvmlDeviceGetRunningProcessDetailList",
     "nvmlDeviceOnSameBoard",
     "nvmlDeviceGetAPIRestriction",
     "nvmlDeviceGetIrqNum",
@@ -1136,17 +1135,6 @@ pub unsafe extern "C" fn nvmlDeviceGetBridgeChipInfo(
     _a1: *mut nvmlBridgeChipHierarchy_t,
 ) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceGetBridgeChipInfo")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetRunningProcessDetailList(
-    _a0: nvmlDevice_t,
-    _a1: *mut nvmlProcessDetailList_t,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetRunningProcessDetailList")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -3610,7 +3598,7 @@ const _: unsafe extern "C" fn(
     *mut nvmlProcessInfo_t,
 ) -> nvmlReturn_t = crate::nvmlDeviceGetMPSComputeRunningProcesses_v3;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlProcessDetailList_t) -> nvmlReturn_t =
-    nvmlDeviceGetRunningProcessDetailList;
+    crate::nvmlDeviceGetRunningProcessDetailList;
 const _: unsafe extern "C" fn(nvmlDevice_t, nvmlDevice_t, *mut raw::c_int) -> nvmlReturn_t =
     nvmlDeviceOnSameBoard;
 const _: unsafe extern "C" fn(

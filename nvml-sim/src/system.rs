@@ -188,24 +188,43 @@ pub unsafe extern "C" fn nvmlSystemGetProcessName(
     name: *mut c_char,
     length: c_uint,
 ) -> nvmlReturn_t {
-    sys_fn("nvmlSystemGetProcessName", |st, _| {
+    const SYM: &str = "nvmlSystemGetProcessName";
+    guard(|| {
+        let r = (|| {
+            enter(SYM, None, true)?;
+            let mut g = lock();
+            let st = g.as_mut().ok_or(UNINITIALIZED)?;
+            process_name(st, pid, name, length)
+        })();
+        ret(r)
+    })
+}
+
+/// The name of `pid` into `name` (`length` bytes), truncated as NVML truncates it; each call
+/// for a PID with `names` moves on to the next one.
+fn process_name(st: &mut State, pid: c_uint, name: *mut c_char, length: c_uint) -> R {
+    {
         if name.is_null() || length == 0 {
             return Err(INVALID_ARGUMENT);
         }
-        let p = st.proc_names.get(&pid).ok_or(NOT_FOUND)?;
+        let p = st.proc_names.get_mut(&pid).ok_or(NOT_FOUND)?;
         if let Some(e) = p.error {
             if e != SUCCESS {
                 return Err(e);
             }
         }
-        let s = p.name.as_deref().ok_or(NOT_FOUND)?;
+        p.calls += 1;
+        let s = match p.names.len() {
+            0 => p.name.as_deref().ok_or(NOT_FOUND)?,
+            n => p.names[p.calls.min(n) - 1].as_str(),
+        };
         // NVML truncates process names to the buffer.
         let mut end = s.len().min(length as usize - 1);
         while !s.is_char_boundary(end) {
             end -= 1;
         }
         put_str(name, length, &s[..end])
-    })
+    }
 }
 
 fn count(sym: &'static str, out: *mut c_uint) -> nvmlReturn_t {
