@@ -481,27 +481,65 @@ fn nvidia_smis_own_dmon_csv() {
     );
 }
 
-/// Public `dmon` outputs of drivers 550 and later (tests/fixtures/public/,
-/// sources in SOURCES.md): fixture, scenario, command line.
-const PUBLIC_DMON: &[(&str, &str, &[&str])] = &[(
-    "dmon_default_dcgm232.txt",
-    "dmon_public_dcgm232.toml",
-    &["dmon", "-c", "4"],
-)];
+/// Public `dmon` outputs (tests/fixtures/public/, sources in SOURCES.md):
+/// fixture, scenario, command line. Driver 352.99's narrow layout (and a
+/// 384-era one's) and a 550+ driver's wide one.
+const PUBLIC_DMON: &[(&str, &str, &[&str])] = &[
+    (
+        "dmon_default_dcgm232.txt",
+        "dmon_public_dcgm232.toml",
+        &["dmon", "-c", "4"],
+    ),
+    (
+        "dmon_vgg_k520_tensorflow.txt",
+        "dmon_public_vgg_k520_tensorflow.toml",
+        &["dmon", "-c", "6"],
+    ),
+    (
+        "dmon_vgg_k520_tensorflow_slim.txt",
+        "dmon_public_vgg_k520_tensorflow_slim.toml",
+        &["dmon", "-c", "6"],
+    ),
+    (
+        "dmon_vgg_k520_keras_theano.txt",
+        "dmon_public_vgg_k520_keras_theano.toml",
+        &["dmon", "-c", "6"],
+    ),
+    (
+        "dmon_pucvmet_deepspeech178.txt",
+        "dmon_public_deepspeech178.toml",
+        &["dmon", "-d", "1", "-s", "pucvmet", "-c", "1"],
+    ),
+    (
+        "dmon_vgg_v100_mxnet.txt",
+        "dmon_public_vgg_v100_mxnet.toml",
+        &["dmon", "-c", "6"],
+    ),
+];
 
-/// Each public `dmon` output reproduced byte for byte from its scenario,
-/// trailing blanks included.
+/// Each public `dmon` output reproduced byte for byte from its scenario
+/// (trailing blanks, or their absence, included); the runs go side by side.
 #[test]
 fn public_dmon_outputs_byte_for_byte() {
-    for (file, scenario_name, args) in PUBLIC_DMON {
-        let path = common::repo_root().join("tests/fixtures/public").join(file);
-        let fixture = std::fs::read_to_string(path).unwrap();
-        let expected: String = fixture
-            .lines()
-            .filter(|l| !l.starts_with('%'))
-            .map(|l| format!("{l}\n"))
+    std::thread::scope(|s| {
+        let runs: Vec<_> = PUBLIC_DMON
+            .iter()
+            .map(|(file, scenario_name, args)| {
+                s.spawn(move || {
+                    let path = common::repo_root().join("tests/fixtures/public").join(file);
+                    let fixture = std::fs::read_to_string(path).unwrap();
+                    let expected: String = fixture
+                        .lines()
+                        .filter(|l| !l.starts_with('%'))
+                        .map(|l| format!("{l}\n"))
+                        .collect();
+                    (*file, expected, nvq_ok(&scenario(scenario_name), args))
+                })
+            })
             .collect();
-        let got = nvq_ok(&scenario(scenario_name), args);
-        assert_eq!(got, expected, "{file}");
-    }
+        for run in runs {
+            let (file, expected, got) = run.join().unwrap();
+            assert_eq!(got, expected, "{file}");
+        }
+    });
 }

@@ -10,7 +10,8 @@ use crate::model::{Column, Row, Value};
 
 /// nvidia-smi prints the two header lines again before every 44th row,
 /// wherever that falls in a sample (seen in pmon captures with 19 and 21
-/// processes per sample).
+/// processes per sample, and in public dmon logs of driver 352.99:
+/// github.com/aizvorski/vgg-benchmarks, `results/*/*.dmon`).
 pub const HEADER_EVERY: usize = 44;
 
 /// How one column is laid out.
