@@ -374,3 +374,22 @@ fn a_pid_reused_between_samples_shows_the_new_name() {
          0, 600, C, 2 MiB, [N/A], renamed\n"
     );
 }
+
+/// A `-i` that matches no GPU ends both monitors as it ends every
+/// nvidia-smi command: `No devices were found`, exit 6, before any line.
+#[test]
+fn a_bad_id_finds_no_devices() {
+    for args in [
+        &["pmon", "-i", "9", "-c", "1"][..],
+        &["pmon", "-i", "x", "-c", "1"],
+        &["dmon", "-i", "0,9", "-c", "1"],
+    ] {
+        let out = nvq(&mon4(), args);
+        assert_eq!(out.status.code(), Some(6), "{args:?}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("No devices were found"),
+            "{args:?}"
+        );
+    }
+}
