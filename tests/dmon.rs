@@ -434,11 +434,11 @@ fn nvidia_smis_own_dmon_csv() {
     for (format, want) in [
         (
             "csv",
-            "#gpu, pwr, gtemp, mtemp\n#Idx, W, C, C\n1, 70, 31, -\n",
+            "#gpu, pwr, gtemp, mtemp\n#Idx, W, C, C\n 1, 70, 31, -\n",
         ),
-        ("csv,nounit", "#gpu, pwr, gtemp, mtemp\n1, 70, 31, -\n"),
-        ("csv,nounit,noheader", "1, 70, 31, -\n"),
-        ("noheader,csv", "1, 70, 31, -\n"),
+        ("csv,nounit", "#gpu, pwr, gtemp, mtemp\n 1, 70, 31, -\n"),
+        ("csv,nounit,noheader", " 1, 70, 31, -\n"),
+        ("noheader,csv", " 1, 70, 31, -\n"),
     ] {
         let out = as_nvidia_smi(&["dmon", "-c", "1", "-i", "1", "-s", "p", "--format", format]);
         assert!(out.status.success(), "{format}");
@@ -460,7 +460,7 @@ fn nvidia_smis_own_dmon_csv() {
         "#YYYYMMDD, HH:MM:SS, Idx, W, C, C, %, %, %, %, %, %, MHz, MHz, %, bool, MB, MB, MB, errs, errs, errs, \
          MB/s, MB/s"
     );
-    let cells: Vec<&str> = lines[2].split(", ").collect();
+    let cells: Vec<&str> = lines[2].strip_prefix(' ').unwrap().split(", ").collect();
     assert_eq!(cells.len(), 24, "{}", lines[2]);
     assert!(
         cells[0].len() == 8 && cells[1].len() == 8 && cells[2] == "0",

@@ -212,9 +212,12 @@ pub struct SmiCsv {
 /// Unverified: no public capture of this output was found (see
 /// `docs/formats.md`). The layout is the closest faithful reading of the
 /// scripts that parse it (they split on `", "`, skip lines starting with
-/// `#`, and read `-` as missing): names after `#` with no space, the header
-/// repeated every [`HEADER_EVERY`] rows as the columns repeat theirs, values
-/// unpadded.
+/// `#`, and read `-` as missing; one parser's test data,
+/// github.com/inferLean/inferlean `internal/collectors/nvml/collector_test.go`,
+/// has `#gpu, rxpci, txpci`, `#Idx, MB/s, MB/s`, ` 0, 12, 34`): names right
+/// after `#`, a data line starting with a blank where a header line has `#`
+/// (as in the columns), values unpadded, the header repeated every
+/// [`HEADER_EVERY`] rows as the columns repeat theirs.
 pub struct MonitorCsv {
     layout: Layout,
     opts: SmiCsv,
@@ -256,6 +259,7 @@ impl Formatter for MonitorCsv {
                 .into_iter()
                 .map(|(_, t)| t)
                 .collect();
+            out.push(b' ');
             out.extend_from_slice(cells.join(SEP).as_bytes());
             out.push(b'\n');
             self.rows += 1;
@@ -324,7 +328,7 @@ mod tests {
             |opts| crate::render::render_once(&mut MonitorCsv::new(layout(), opts), &[], &rows);
         assert_eq!(
             text(SmiCsv::default()),
-            "#gpu, sm, enc, command\n#Idx, %, %, name\n0, 7, -, a, b\n1, -, -, a, b\n"
+            "#gpu, sm, enc, command\n#Idx, %, %, name\n 0, 7, -, a, b\n 1, -, -, a, b\n"
         );
         let nounit = SmiCsv {
             nounit: true,
@@ -332,12 +336,12 @@ mod tests {
         };
         assert_eq!(
             text(nounit),
-            "#gpu, sm, enc, command\n0, 7, -, a, b\n1, -, -, a, b\n"
+            "#gpu, sm, enc, command\n 0, 7, -, a, b\n 1, -, -, a, b\n"
         );
         let bare = SmiCsv {
             nounit: true,
             noheader: true,
         };
-        assert_eq!(text(bare), "0, 7, -, a, b\n1, -, -, a, b\n");
+        assert_eq!(text(bare), " 0, 7, -, a, b\n 1, -, -, a, b\n");
     }
 }
