@@ -461,7 +461,7 @@ complete -c nvq -n "__fish_nvq_using_subcommand dmon" -s i -l id -d 'GPUs to wat
 complete -c nvq -n "__fish_nvq_using_subcommand dmon" -s d -l delay -d 'Seconds between samples (default 1; pmon takes 1 to 10)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand dmon" -s c -l count -d 'Stop after COUNT samples' -r
 complete -c nvq -n "__fish_nvq_using_subcommand dmon" -s o -l options -d 'Add a date (D), a time (T) or both (DT) column' -r
-complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l format -d 'Output format: nvidia-smi\'s columns by default; csv, json, ndjson, table or prometheus' -r -f -a '(__nvq_list format)'
+complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l format -d 'Output format: nvidia-smi\'s columns by default; csv, json, ndjson, table or prometheus (as nvidia-smi, dmon\'s csv[,nounit][,noheader] is nvidia-smi\'s own CSV)' -r -f -a '(__nvq_list format)'
 complete -c nvq -n "__fish_nvq_using_subcommand dmon" -s f -l filename -d 'Write to FILE instead of stdout' -r -F
 complete -c nvq -n "__fish_nvq_using_subcommand dmon" -s s -l select -d 'Metric groups, any of p, u, c, v, m, e, t in the order wanted (default puc)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l nvml-lib -d 'nvq: load this NVML library instead of libnvidia-ml.so.1' -r -F
@@ -471,7 +471,7 @@ complete -c nvq -n "__fish_nvq_using_subcommand pmon" -s i -l id -d 'GPUs to wat
 complete -c nvq -n "__fish_nvq_using_subcommand pmon" -s d -l delay -d 'Seconds between samples (default 1; pmon takes 1 to 10)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand pmon" -s c -l count -d 'Stop after COUNT samples' -r
 complete -c nvq -n "__fish_nvq_using_subcommand pmon" -s o -l options -d 'Add a date (D), a time (T) or both (DT) column' -r
-complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l format -d 'Output format: nvidia-smi\'s columns by default; csv, json, ndjson, table or prometheus' -r -f -a '(__nvq_list format)'
+complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l format -d 'Output format: nvidia-smi\'s columns by default; csv, json, ndjson, table or prometheus (as nvidia-smi, dmon\'s csv[,nounit][,noheader] is nvidia-smi\'s own CSV)' -r -f -a '(__nvq_list format)'
 complete -c nvq -n "__fish_nvq_using_subcommand pmon" -s f -l filename -d 'Write to FILE instead of stdout' -r -F
 complete -c nvq -n "__fish_nvq_using_subcommand pmon" -s s -l select -d 'Metric groups: u, m or um (default u)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l where -d 'nvq: print only the rows for which EXPR holds, e.g. \'memory.free >= 20GiB && utilization.gpu < 10\'' -r

@@ -113,7 +113,7 @@ pub fn run_as(args: &Args, personality: Personality) -> Result<(), NvqError> {
             return Err(NvqError::InvalidCombination);
         }
         return match command {
-            cli::Command::Dmon(a) => dmon::run(a, args.lib_source()),
+            cli::Command::Dmon(a) => dmon::run(a, args.lib_source(), personality),
             cli::Command::Pmon(a) => pmon::run(a, args.lib_source()),
             cli::Command::Topo(t) => topo::run(args, t),
             cli::Command::Nvlink(n) => nvlink::run(args, n),

@@ -411,3 +411,135 @@ fn a_hung_gpu_prints_late_rows_without_stalling_the_others() {
         ]
     );
 }
+
+/// Run `nvq` through a symlink named `nvidia-smi` on `mon_4gpu.toml`.
+fn as_nvidia_smi(args: &[&str]) -> std::process::Output {
+    let dir = tempfile::tempdir().unwrap();
+    let link = dir.path().join("nvidia-smi");
+    std::os::unix::fs::symlink(assert_cmd::cargo::cargo_bin("nvq"), &link).unwrap();
+    std::process::Command::new(&link)
+        .args(args)
+        .env("NVML_SIM_SCENARIO", mon4())
+        .env("NVQ_NVML_LIB", common::sim_lib())
+        .output()
+        .unwrap()
+}
+
+/// `nvidia-smi dmon --format csv`: nvidia-smi's own CSV (the same cells as
+/// its columns, `-` for a missing value), with `nounit` and `noheader` in
+/// any order; nvq run as itself keeps its typed CSV for the same spelling.
+/// The layout is unverified (no public capture found; docs/formats.md).
+#[test]
+fn nvidia_smis_own_dmon_csv() {
+    for (format, want) in [
+        (
+            "csv",
+            "#gpu, pwr, gtemp, mtemp\n#Idx, W, C, C\n 1, 70, 31, -\n",
+        ),
+        ("csv,nounit", "#gpu, pwr, gtemp, mtemp\n 1, 70, 31, -\n"),
+        ("csv,nounit,noheader", " 1, 70, 31, -\n"),
+        ("noheader,csv", " 1, 70, 31, -\n"),
+    ] {
+        let out = as_nvidia_smi(&["dmon", "-c", "1", "-i", "1", "-s", "p", "--format", format]);
+        assert!(out.status.success(), "{format}");
+        assert_eq!(String::from_utf8(out.stdout).unwrap(), want, "{format}");
+    }
+    // Every group, and the date and time columns first.
+    let out = as_nvidia_smi(&[
+        "dmon", "--format", "csv", "-s", "pucvmet", "-c", "1", "-i", "0", "-o", "DT",
+    ]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        lines[0],
+        "#Date, Time, gpu, pwr, gtemp, mtemp, sm, mem, enc, dec, jpg, ofa, mclk, pclk, pviol, tviol, fb, bar1, \
+         ccpm, sbecc, dbecc, pci, rxpci, txpci"
+    );
+    assert_eq!(
+        lines[1],
+        "#YYYYMMDD, HH:MM:SS, Idx, W, C, C, %, %, %, %, %, %, MHz, MHz, %, bool, MB, MB, MB, errs, errs, errs, \
+         MB/s, MB/s"
+    );
+    let cells: Vec<&str> = lines[2].strip_prefix(' ').unwrap().split(", ").collect();
+    assert_eq!(cells.len(), 24, "{}", lines[2]);
+    assert!(
+        cells[0].len() == 8 && cells[1].len() == 8 && cells[2] == "0",
+        "{}",
+        lines[2]
+    );
+    // nvq's formats stay reachable: json under the nvidia-smi name, and
+    // nvq's typed CSV under its own name.
+    let out = as_nvidia_smi(&["dmon", "-c", "1", "-i", "1", "-s", "p", "--format=json"]);
+    assert!(String::from_utf8(out.stdout).unwrap().contains("\"pwr\""));
+    let own = nvq_ok(
+        &mon4(),
+        &["dmon", "-c", "1", "-i", "1", "-s", "p", "--format", "csv"],
+    );
+    assert_eq!(
+        own,
+        "index, pwr [W], gtemp [C], mtemp [C]\n1, 70 W, 31 C, [N/A]\n"
+    );
+}
+
+/// Public `dmon` outputs (tests/fixtures/public/, sources in SOURCES.md):
+/// fixture, scenario, command line. Driver 352.99's narrow layout (and a
+/// 384-era one's) and a 550+ driver's wide one.
+const PUBLIC_DMON: &[(&str, &str, &[&str])] = &[
+    (
+        "dmon_default_dcgm232.txt",
+        "dmon_public_dcgm232.toml",
+        &["dmon", "-c", "4"],
+    ),
+    (
+        "dmon_vgg_k520_tensorflow.txt",
+        "dmon_public_vgg_k520_tensorflow.toml",
+        &["dmon", "-c", "6"],
+    ),
+    (
+        "dmon_vgg_k520_tensorflow_slim.txt",
+        "dmon_public_vgg_k520_tensorflow_slim.toml",
+        &["dmon", "-c", "6"],
+    ),
+    (
+        "dmon_vgg_k520_keras_theano.txt",
+        "dmon_public_vgg_k520_keras_theano.toml",
+        &["dmon", "-c", "6"],
+    ),
+    (
+        "dmon_pucvmet_deepspeech178.txt",
+        "dmon_public_deepspeech178.toml",
+        &["dmon", "-d", "1", "-s", "pucvmet", "-c", "1"],
+    ),
+    (
+        "dmon_vgg_v100_mxnet.txt",
+        "dmon_public_vgg_v100_mxnet.toml",
+        &["dmon", "-c", "6"],
+    ),
+];
+
+/// Each public `dmon` output reproduced byte for byte from its scenario
+/// (trailing blanks, or their absence, included); the runs go side by side.
+#[test]
+fn public_dmon_outputs_byte_for_byte() {
+    std::thread::scope(|s| {
+        let runs: Vec<_> = PUBLIC_DMON
+            .iter()
+            .map(|(file, scenario_name, args)| {
+                s.spawn(move || {
+                    let path = common::repo_root().join("tests/fixtures/public").join(file);
+                    let fixture = std::fs::read_to_string(path).unwrap();
+                    let expected: String = fixture
+                        .lines()
+                        .filter(|l| !l.starts_with('%'))
+                        .map(|l| format!("{l}\n"))
+                        .collect();
+                    (*file, expected, nvq_ok(&scenario(scenario_name), args))
+                })
+            })
+            .collect();
+        for run in runs {
+            let (file, expected, got) = run.join().unwrap();
+            assert_eq!(got, expected, "{file}");
+        }
+    });
+}

@@ -29,7 +29,10 @@ fn mon4() -> std::path::PathBuf {
 }
 
 /// Process 300 exits after the first sample, 200 starts before the second;
-/// 100's third sample is 0 % everywhere, which prints `0`, not `-`.
+/// 100's third sample is 0 % everywhere, which prints `0`, not `-`. With
+/// confidential computing off the driver reports 0 bytes of protected
+/// memory per process: `ccpm` 0, as the public outputs of drivers 550 and
+/// later show.
 #[test]
 fn processes_that_start_and_exit_mid_run() {
     let out = nvq_ok(&mon4(), &["pmon", "-c", "3", "-s", "um", "-i", "0,2"]);
@@ -37,15 +40,15 @@ fn processes_that_start_and_exit_mid_run() {
         out,
         "# gpu         pid   type     sm    mem    enc    dec    jpg    ofa     fb   ccpm    command \n\
          # Idx           #    C/G      %      %      %      %      %      %     MB     MB    name \n\
-         \x20   0        100   C+G     50     10      -      -      -      -   1000      -    python3        \n\
-         \x20   0        300     C      5      1      -      -      -      -    100      -    early-exit?with\n\
-         \x20   2       4242     C      7      0      -      -     12      -      2      -    worker         \n\
-         \x20   0        100   C+G     60     20      -      -      -      -   2000      -    python3        \n\
-         \x20   0        200     C     30      3      -      -      -      -    500      -    late-starter   \n\
-         \x20   2       4242     C      7      0      -      -     12      -      2      -    worker         \n\
-         \x20   0        100   C+G      0      0      -      -      -      -   1500      -    python3        \n\
-         \x20   0        200     C     40      4      -      -      -      -    500      -    late-starter   \n\
-         \x20   2       4242     C      7      0      -      -     12      -      2      -    worker         \n"
+         \x20   0        100   C+G     50     10      -      -      -      -   1000      0    python3        \n\
+         \x20   0        300     C      5      1      -      -      -      -    100      0    early-exit?with\n\
+         \x20   2       4242     C      7      0      -      -     12      -      2      0    worker         \n\
+         \x20   0        100   C+G     60     20      -      -      -      -   2000      0    python3        \n\
+         \x20   0        200     C     30      3      -      -      -      -    500      0    late-starter   \n\
+         \x20   2       4242     C      7      0      -      -     12      -      2      0    worker         \n\
+         \x20   0        100   C+G      0      0      -      -      -      -   1500      0    python3        \n\
+         \x20   0        200     C     40      4      -      -      -      -    500      0    late-starter   \n\
+         \x20   2       4242     C      7      0      -      -     12      -      2      0    worker         \n"
     );
 }
 
@@ -70,7 +73,7 @@ fn memory_only_with_time_and_a_gpu_without_processes() {
     );
     assert_eq!(
         &lines[3][13..],
-        "   2       4242     C      2      -    worker         "
+        "   2       4242     C      2      0    worker         "
     );
     assert_eq!(lines.len(), 4);
 }
@@ -180,9 +183,9 @@ fn summary_gives_each_process_its_peak_memory() {
     assert_eq!(
         max,
         [
-            "0, max, 0, 100, C+G, 2000 MiB, [N/A], python3",
-            "0, max, 0, 200, C, 500 MiB, [N/A], late-starter",
-            "0, max, 0, 300, C, 100 MiB, [N/A], early-exit?with-tab",
+            "0, max, 0, 100, C+G, 2000 MiB, 0 MiB, python3",
+            "0, max, 0, 200, C, 500 MiB, 0 MiB, late-starter",
+            "0, max, 0, 300, C, 100 MiB, 0 MiB, early-exit?with-tab",
         ],
         "{out}"
     );
@@ -283,4 +286,110 @@ fn older_drivers_fall_back_to_the_older_call() {
         "0, 1174916, C, 88 %, 54 %, 0 %, 0 %, [N/A], [N/A], python\n\
          0, 1186862, C, [Not Found], [Not Found], [Not Found], [Not Found], [Not Found], [Not Found], python3\n"
     );
+}
+
+/// `ccpm` comes from `nvmlDeviceGetRunningProcessDetailList` (a value the
+/// driver marks unavailable prints `-`), and a process's name is read once:
+/// PID 600 keeps the name it had, while PID 500, which left the list, shows
+/// the program that reused it.
+#[test]
+fn protected_memory_per_process_and_names_read_once() {
+    let out = nvq_ok(
+        &scenario("pmon_ccpm_names.toml"),
+        &["pmon", "-s", "m", "-c", "3"],
+    );
+    assert_eq!(
+        out,
+        "# gpu         pid   type     fb   ccpm    command \n\
+         # Idx           #    C/G     MB     MB    name \n\
+         \x20   0        500     C   1000    100    old-job        \n\
+         \x20   0        600     C      2      -    steady         \n\
+         \x20   0        600     C      2      -    steady         \n\
+         \x20   0        500     C   1000    200    new-job        \n\
+         \x20   0        600     C      2      -    steady         \n"
+    );
+    // A driver without the detail list: the plain lists, `ccpm` unknown.
+    let old = common::scenario_at(
+        "pmon_ccpm_names.toml",
+        &[(
+            "cuda_driver_version = 13010",
+            "cuda_driver_version = 13010\nabsent_functions = [\"nvmlDeviceGetRunningProcessDetailList\"]",
+        )],
+    );
+    let out = nvq_ok(
+        old.path(),
+        &["pmon", "-s", "m", "-c", "1", "--format=csv,noheader"],
+    );
+    assert_eq!(
+        out,
+        "0, 500, C, 1000 MiB, [N/A], old-job\n0, 600, C, 2 MiB, [N/A], steady\n"
+    );
+}
+
+/// A PID reused between two samples without ever leaving the process list:
+/// where nvq can read the host's `/proc` (here a stand-in named by
+/// `NVQ_HOST_PROC`), the process behind the PID changed start time, so its
+/// name is read again.
+#[test]
+fn a_pid_reused_between_samples_shows_the_new_name() {
+    use std::io::{BufRead, BufReader, Read};
+    let procfs = tempfile::tempdir().unwrap();
+    let stat = |start: u64| {
+        format!(
+            "600 (steady) S 1 600 600 0 -1 4194560 100 0 0 0 0 0 0 0 20 0 1 0 {start} 1000 100\n"
+        )
+    };
+    std::fs::create_dir_all(procfs.path().join("self")).unwrap();
+    std::fs::write(procfs.path().join("self/status"), "Name:\tnvq\nNSpid:\t1\n").unwrap();
+    std::fs::create_dir_all(procfs.path().join("600")).unwrap();
+    std::fs::write(procfs.path().join("600/stat"), stat(12345)).unwrap();
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("nvq"))
+        .arg("--nvml-lib")
+        .arg(common::sim_lib())
+        .args(["pmon", "-s", "m", "-c", "3", "--format=csv,noheader"])
+        .env("NVML_SIM_SCENARIO", scenario("pmon_ccpm_names.toml"))
+        .env("NVQ_HOST_PROC", procfs.path())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut first = String::new();
+    for _ in 0..2 {
+        out.read_line(&mut first).unwrap();
+    }
+    assert_eq!(
+        first,
+        "0, 500, C, 1000 MiB, 100 MiB, old-job\n0, 600, C, 2 MiB, [N/A], steady\n"
+    );
+    // Another program now has PID 600 (the first sample is out; the second
+    // comes a second later).
+    std::fs::write(procfs.path().join("600/stat"), stat(99999)).unwrap();
+    let mut rest = String::new();
+    out.read_to_string(&mut rest).unwrap();
+    assert!(child.wait().unwrap().success());
+    assert_eq!(
+        rest,
+        "0, 600, C, 2 MiB, [N/A], renamed\n\
+         0, 500, C, 1000 MiB, 200 MiB, new-job\n\
+         0, 600, C, 2 MiB, [N/A], renamed\n"
+    );
+}
+
+/// A `-i` that matches no GPU ends both monitors as it ends every
+/// nvidia-smi command: `No devices were found`, exit 6, before any line.
+#[test]
+fn a_bad_id_finds_no_devices() {
+    for args in [
+        &["pmon", "-i", "9", "-c", "1"][..],
+        &["pmon", "-i", "x", "-c", "1"],
+        &["dmon", "-i", "0,9", "-c", "1"],
+    ] {
+        let out = nvq(&mon4(), args);
+        assert_eq!(out.status.code(), Some(6), "{args:?}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("No devices were found"),
+            "{args:?}"
+        );
+    }
 }

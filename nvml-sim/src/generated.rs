@@ -403,7 +403,7 @@ pub const SYMBOLS: &[&str] = &[
     "nvmlDeviceGetDriverModel",
 ];
 
-/// Symbols exported as `NOT_SUPPORTED` stubs (229).
+/// Symbols exported as `NOT_SUPPORTED` stubs (228).
 pub const STUBS: &[&str] = &[
     "nvmlSystemGetHicVersion",
     "nvmlSystemGetDriverBranch",
@@ -447,7 +447,6 @@ pub const STUBS: &[&str] = &[
     "nvmlDeviceGetEncoderSessions",
     "nvmlDeviceGetFBCSessions",
     "nvmlDeviceGetBridgeChipInfo",
-    "nvmlDeviceGetRunningProcessDetailList",
     "nvmlDeviceOnSameBoard",
     "nvmlDeviceGetAPIRestriction",
     "nvmlDeviceGetIrqNum",
@@ -971,14 +970,6 @@ pub unsafe extern "C" fn nvmlDeviceGetFBCSessions(_a0: nvmlDevice_t, _a1: *mut r
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetBridgeChipInfo(_a0: nvmlDevice_t, _a1: *mut nvmlBridgeChipHierarchy_t) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceGetBridgeChipInfo")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetRunningProcessDetailList(_a0: nvmlDevice_t, _a1: *mut nvmlProcessDetailList_t) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetRunningProcessDetailList")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -2612,7 +2603,7 @@ const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlBridgeChipHierarchy_t) -> n
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint, *mut nvmlProcessInfo_t) -> nvmlReturn_t = crate::nvmlDeviceGetComputeRunningProcesses_v3;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint, *mut nvmlProcessInfo_t) -> nvmlReturn_t = crate::nvmlDeviceGetGraphicsRunningProcesses_v3;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint, *mut nvmlProcessInfo_t) -> nvmlReturn_t = crate::nvmlDeviceGetMPSComputeRunningProcesses_v3;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlProcessDetailList_t) -> nvmlReturn_t = nvmlDeviceGetRunningProcessDetailList;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlProcessDetailList_t) -> nvmlReturn_t = crate::nvmlDeviceGetRunningProcessDetailList;
 const _: unsafe extern "C" fn(nvmlDevice_t, nvmlDevice_t, *mut raw::c_int) -> nvmlReturn_t = nvmlDeviceOnSameBoard;
 const _: unsafe extern "C" fn(nvmlDevice_t, nvmlRestrictedAPI_t, *mut nvmlEnableState_t) -> nvmlReturn_t = nvmlDeviceGetAPIRestriction;
 const _: unsafe extern "C" fn(nvmlDevice_t, nvmlSamplingType_t, raw::c_ulonglong, *mut nvmlValueType_t, *mut raw::c_uint, *mut nvmlSample_t) -> nvmlReturn_t = crate::nvmlDeviceGetSamples;

@@ -48,6 +48,16 @@ fn used(c: &Ctx, p: &Process) -> u64 {
     }
 }
 
+/// The process's confidential-computing protected memory: 0 when the scenario does not say
+/// (confidential computing off), NOT_AVAILABLE for "unavailable".
+fn cc_protected(c: &Ctx, p: &Process) -> u64 {
+    match &p.cc_protected_memory {
+        None => 0,
+        Some(UsedMemory::Bytes(s)) => s.at(c.idx()).unwrap_or(NOT_AVAILABLE_U64),
+        Some(UsedMemory::Text(_)) => NOT_AVAILABLE_U64,
+    }
+}
+
 fn v2(c: &Ctx, p: &Process) -> nvmlProcessInfo_v2_t {
     nvmlProcessInfo_v2_t {
         pid: p.pid,
@@ -151,6 +161,84 @@ proc_fns!(
     nvmlDeviceGetMPSComputeRunningProcesses,
     Kind::Mps
 );
+
+/// `nvmlProcessDetailList_t` version 1.
+const DETAIL_LIST_V1: u32 = std::mem::size_of::<nvmlProcessDetailList_v1_t>() as u32 | (1 << 24);
+
+const DETAIL_LIST: &str = "nvmlDeviceGetRunningProcessDetailList";
+
+/// Each of `nvmlDeviceGetRunningProcessDetailList`'s modes counts its calls apart (as the three
+/// process-list functions do), so that a process's `alive` series means the same whichever
+/// function lists it; faults and latency name the compute mode's symbol.
+fn detail_mode(mode: c_uint) -> Option<(&'static str, Kind)> {
+    match mode {
+        0 => Some((DETAIL_LIST, Kind::Compute)),
+        1 => Some((
+            "nvmlDeviceGetRunningProcessDetailList(graphics)",
+            Kind::Graphics,
+        )),
+        2 => Some(("nvmlDeviceGetRunningProcessDetailList(mps)", Kind::Mps)),
+        _ => None,
+    }
+}
+
+/// A GPU's processes of one mode (0 compute, 1 graphics, 2 MPS compute) with their memory and
+/// confidential-computing protected memory, in a versioned list: `numProcArrayEntries = 0` and
+/// `procArray` NULL ask for the count (INSUFFICIENT_SIZE with it; SUCCESS and 0 for none).
+///
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function, and a handle is one this library
+/// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetRunningProcessDetailList(
+    device: nvmlDevice_t,
+    plist: *mut nvmlProcessDetailList_t,
+) -> nvmlReturn_t {
+    if plist.is_null() {
+        return dev_call(DETAIL_LIST, device, true, false, |_| Err(INVALID_ARGUMENT));
+    }
+    // SAFETY: non-null (checked above); the caller owns the struct for the call.
+    let v = unsafe { *plist };
+    let Some((sym, kind)) = detail_mode(v.mode) else {
+        return dev_call(DETAIL_LIST, device, true, false, |_| Err(INVALID_ARGUMENT));
+    };
+    // The other modes' symbols are not real: an absent function is absent in every mode.
+    let absent = guard(|| match lock().as_ref() {
+        Some(st) if st.absent.contains(DETAIL_LIST) => FUNCTION_NOT_FOUND,
+        _ => SUCCESS,
+    });
+    if absent != SUCCESS {
+        return absent;
+    }
+    let fill = !v.procArray.is_null() && v.numProcArrayEntries > 0;
+    dev_call(sym, device, true, fill, |c| {
+        let out = nn(plist)?;
+        let mut v = out.get();
+        if v.version != DETAIL_LIST_V1 {
+            return Err(ARGUMENT_VERSION_MISMATCH);
+        }
+        let l = list(c, kind);
+        let mut count = v.numProcArrayEntries;
+        let r = put_list(
+            &mut count,
+            v.procArray,
+            l.iter().map(|p| {
+                let i = v2(c, p);
+                nvmlProcessDetail_v1_t {
+                    pid: i.pid,
+                    usedGpuMemory: i.usedGpuMemory,
+                    gpuInstanceId: i.gpuInstanceId,
+                    computeInstanceId: i.computeInstanceId,
+                    usedGpuCcProtectedMemory: cc_protected(c, p),
+                }
+            }),
+        );
+        v.numProcArrayEntries = count;
+        out.set(v);
+        r
+    })
+}
 
 /// # Safety
 /// An NVML client's contract: each pointer argument is null or valid for

@@ -699,8 +699,15 @@ pub struct Process {
     pub name: Option<String>,
     /// Make `nvmlSystemGetProcessName` fail with this code (e.g. "NO_PERMISSION", "NOT_FOUND").
     pub name_error: Option<Code>,
+    /// Names in turn: the k-th `nvmlSystemGetProcessName` call for this PID answers the k-th,
+    /// the last one repeating (a PID reused by another program); empty = `name`.
+    pub names: Vec<String>,
     /// Bytes or "unavailable"; absent = unavailable.
     pub used_memory: Option<UsedMemory>,
+    /// Confidential-computing protected memory the process holds
+    /// (`nvmlDeviceGetRunningProcessDetailList`'s `usedGpuCcProtectedMemory`): bytes (series)
+    /// or "unavailable"; absent = 0, as NVML reports it with confidential computing off.
+    pub cc_protected_memory: Option<UsedMemory>,
     /// absent = unavailable (0xFFFFFFFF).
     pub gpu_instance_id: Option<u32>,
     pub compute_instance_id: Option<u32>,
@@ -1086,9 +1093,11 @@ impl Scenario {
                         pid,
                         name: Some(format!("sim-worker-{i}-{j}")),
                         name_error: None,
+                        names: Vec::new(),
                         used_memory: Some(UsedMemory::Bytes(Series::One(
                             pmem + ((j as u64) << 20),
                         ))),
+                        cc_protected_memory: None,
                         gpu_instance_id: None,
                         compute_instance_id: None,
                         alive: None,
@@ -1186,12 +1195,18 @@ impl Scenario {
                     c.value()
                         .map_err(|e| format!("{ctx} pid {}: name_error: {e}", p.pid))?;
                 }
-                if let Some(UsedMemory::Text(t)) = &p.used_memory {
-                    if !t.eq_ignore_ascii_case("unavailable") && !t.eq_ignore_ascii_case("n/a") {
-                        return Err(format!(
-                            "{ctx} pid {}: used_memory must be a number of bytes or \"unavailable\", got {t:?}",
-                            p.pid
-                        ));
+                for (key, m) in [
+                    ("used_memory", &p.used_memory),
+                    ("cc_protected_memory", &p.cc_protected_memory),
+                ] {
+                    if let Some(UsedMemory::Text(t)) = m {
+                        if !t.eq_ignore_ascii_case("unavailable") && !t.eq_ignore_ascii_case("n/a")
+                        {
+                            return Err(format!(
+                                "{ctx} pid {}: {key} must be a number of bytes or \"unavailable\", got {t:?}",
+                                p.pid
+                            ));
+                        }
                     }
                 }
             }

@@ -51,6 +51,11 @@ impl Target {
 pub(crate) struct ProcName {
     pub name: Option<String>,
     pub error: Option<u32>,
+    /// `names`: the k-th `nvmlSystemGetProcessName` call for this PID answers the k-th (the
+    /// last one repeating); empty = `name` every time.
+    pub names: Vec<String>,
+    /// Calls of `nvmlSystemGetProcessName` for this PID so far.
+    pub calls: usize,
 }
 
 pub(crate) struct State {
@@ -76,6 +81,8 @@ impl State {
             proc_names.entry(p.pid).or_insert_with(|| ProcName {
                 name: p.name.clone(),
                 error: p.name_error.as_ref().and_then(|c| c.value().ok()),
+                names: p.names.clone(),
+                calls: 0,
             });
         };
         sc.process.iter().for_each(&mut add);

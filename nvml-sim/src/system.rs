@@ -188,24 +188,44 @@ pub unsafe extern "C" fn nvmlSystemGetProcessName(
     name: *mut c_char,
     length: c_uint,
 ) -> nvmlReturn_t {
-    sys_fn("nvmlSystemGetProcessName", |st, _| {
-        if name.is_null() || length == 0 {
-            return Err(INVALID_ARGUMENT);
-        }
-        let p = st.proc_names.get(&pid).ok_or(NOT_FOUND)?;
-        if let Some(e) = p.error {
-            if e != SUCCESS {
-                return Err(e);
-            }
-        }
-        let s = p.name.as_deref().ok_or(NOT_FOUND)?;
-        // NVML truncates process names to the buffer.
-        let mut end = s.len().min(length as usize - 1);
-        while !s.is_char_boundary(end) {
-            end -= 1;
-        }
-        put_str(name, length, &s[..end])
+    const SYM: &str = "nvmlSystemGetProcessName";
+    guard(|| {
+        let r = (|| {
+            enter(SYM, None, true)?;
+            let mut g = lock();
+            let st = g.as_mut().ok_or(UNINITIALIZED)?;
+            process_name(st, pid, name, length)
+        })();
+        ret(r)
     })
+}
+
+/// The name of `pid` into `name` (`length` bytes), truncated as NVML truncates it; each call
+/// for a PID with `names` moves on to the next one.
+fn process_name(st: &mut State, pid: c_uint, name: *mut c_char, length: c_uint) -> R {
+    if name.is_null() || length == 0 {
+        return Err(INVALID_ARGUMENT);
+    }
+    let p = st.proc_names.get_mut(&pid).ok_or(NOT_FOUND)?;
+    if let Some(e) = p.error {
+        if e != SUCCESS {
+            return Err(e);
+        }
+    }
+    p.calls += 1;
+    let s = if p.names.is_empty() {
+        p.name.as_deref()
+    } else {
+        let k = p.calls.min(p.names.len());
+        p.names.get(k - 1).map(String::as_str)
+    }
+    .ok_or(NOT_FOUND)?;
+    // NVML truncates process names to the buffer.
+    let mut end = s.len().min(length as usize - 1);
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    put_str(name, length, &s[..end])
 }
 
 fn count(sym: &'static str, out: *mut c_uint) -> nvmlReturn_t {

@@ -6,9 +6,17 @@ use crate::error::NvqError;
 use crate::nvml::LibSource;
 use crate::render::monitor::{Layout, Slot};
 use crate::source::dmon::{self, DmonReader};
+use crate::Personality;
 
-pub fn run(a: &DmonArgs, lib: LibSource) -> Result<(), NvqError> {
-    let plan = Plan::new("dmon", &a.monitor, None)?;
+/// Run as `nvidia-smi` (`personality`), `--format csv` is nvidia-smi's
+/// own dmon CSV; run as nvq, it is nvq's typed CSV.
+pub fn run(a: &DmonArgs, lib: LibSource, personality: Personality) -> Result<(), NvqError> {
+    let plan = Plan::new(
+        "dmon",
+        &a.monitor,
+        None,
+        personality == Personality::NvidiaSmi,
+    )?;
     let metrics = monitor::selected(
         "dmon",
         a.select.as_deref(),
@@ -17,16 +25,11 @@ pub fn run(a: &DmonArgs, lib: LibSource) -> Result<(), NvqError> {
         dmon::select,
     )?;
     let mut columns = vec![column("index", None, "The GPU's index.")];
-    let mut slots = vec![Slot::right("gpu", "Idx", "", 4, 4)];
     for m in &metrics {
         columns.push(column(m.name, m.unit, m.help));
-        slots.push(Slot::right(m.name, m.unit_label, " ", 6, 6));
     }
-    let layout = move |_driver: u32| Layout {
-        slots: slots.clone(),
-        head_end: " ",
-        data_end: " ",
-    };
+    let shown = metrics.clone();
+    let layout = move |driver: u32| layout(&shown, driver);
     let run = Run {
         lib,
         args: &a.monitor,
@@ -41,4 +44,29 @@ pub fn run(a: &DmonArgs, lib: LibSource) -> Result<(), NvqError> {
         move || DmonReader::new(metrics.clone()),
         |reader, session, target, count| vec![reader.read(session, target, count)],
     )
+}
+
+/// nvidia-smi's dmon columns for `metrics` on a driver of this major
+/// version. Before [`dmon::WIDE_LAYOUT_FROM`]: five-character columns, one
+/// `temp` column (the GPU's; no memory temperature), no `jpg`, `ofa` or
+/// `ccpm`, and no blank at the end of a line, as public outputs of driver
+/// 352.99 show; from it on, six-character columns ending in a blank.
+fn layout(metrics: &[dmon::Metric], driver: u32) -> Layout {
+    let old = driver < dmon::WIDE_LAYOUT_FROM;
+    let width = if old { 5 } else { 6 };
+    let mut slots = vec![Slot::right("gpu", "Idx", "", 4, 4)];
+    for m in metrics {
+        let mut slot = Slot::right(m.name, m.unit_label, " ", width, width);
+        if old {
+            slot.name = if m.name == "gtemp" { "temp" } else { m.name };
+            slot.hidden = matches!(m.name, "mtemp" | "jpg" | "ofa" | "ccpm");
+        }
+        slots.push(slot);
+    }
+    let end = if old { "" } else { " " };
+    Layout {
+        slots,
+        head_end: end,
+        data_end: end,
+    }
 }

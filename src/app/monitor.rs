@@ -8,7 +8,7 @@ use crate::error::NvqError;
 use crate::model::{Column, FieldInfo, NvmlCode, Row, Value};
 use crate::nvml::{select, LibSource, Session};
 use crate::output::{Sink, SinkMode};
-use crate::render::monitor::{Layout, Monitor, Slot};
+use crate::render::monitor::{Layout, Monitor, MonitorCsv, Slot, SmiCsv};
 use crate::render::{FormatKind, FormatSpec, Formatter};
 use crate::schedule::{self as looping, deadline, Flow, Schedule};
 use crate::script::{self, RowKey, Script};
@@ -23,14 +23,25 @@ pub struct Plan {
     pub count: Option<u64>,
     pub date: bool,
     pub time: bool,
-    /// `None`: nvidia-smi's own columns.
+    /// `None`: nvidia-smi's own columns (or its own CSV, `smi_csv`).
     pub format: Option<FormatSpec>,
+    /// nvidia-smi's own dmon CSV (`--format csv[,nounit][,noheader]` as
+    /// `nvidia-smi dmon`).
+    pub smi_csv: Option<SmiCsv>,
 }
 
 impl Plan {
     /// Check the options of `cmd` (`dmon`, `pmon`), whose `-d` is at most
-    /// `max_delay` seconds.
-    pub fn new(cmd: &str, o: &MonitorArgs, max_delay: Option<u64>) -> Result<Self, NvqError> {
+    /// `max_delay` seconds. With `smi_csv` (dmon run as `nvidia-smi`),
+    /// `--format` spelled as nvidia-smi's dmon spells it (`csv` with
+    /// `nounit`, `noheader`) asks for nvidia-smi's own CSV; any other
+    /// format, or nvq run as itself, is one of nvq's formats.
+    pub fn new(
+        cmd: &str,
+        o: &MonitorArgs,
+        max_delay: Option<u64>,
+        smi_csv: bool,
+    ) -> Result<Self, NvqError> {
         let secs = match o.delay.as_deref() {
             None => 1,
             Some(d) => {
@@ -72,10 +83,15 @@ impl Plan {
                 (s.contains('D'), s.contains('T'))
             }
         };
+        let own = o
+            .format
+            .as_deref()
+            .and_then(|f| smi_csv_spec(f).filter(|_| smi_csv));
         // nvidia-smi's dmon spells it `nounit`; nvq's queries `nounits`.
         let format = o
             .format
             .as_deref()
+            .filter(|_| own.is_none())
             .map(|f| {
                 let f: Vec<&str> = f
                     .split(',')
@@ -90,6 +106,7 @@ impl Plan {
             date,
             time,
             format,
+            smi_csv: own,
         })
     }
 
@@ -107,6 +124,22 @@ impl Plan {
         }
         (cols, slots)
     }
+}
+
+/// nvidia-smi's dmon `--format`: `csv` with any of `nounit` and
+/// `noheader`, in any order; `None` for anything else.
+fn smi_csv_spec(f: &str) -> Option<SmiCsv> {
+    let mut spec = SmiCsv::default();
+    let mut csv = false;
+    for t in f.split(',') {
+        match t.trim() {
+            "csv" => csv = true,
+            "nounit" => spec.nounit = true,
+            "noheader" => spec.noheader = true,
+            _ => return None,
+        }
+    }
+    csv.then_some(spec)
 }
 
 /// `-s` of `cmd`: the metrics of `letters` (`default` without `-s`), as
@@ -202,9 +235,12 @@ fn run(r: Run<'_>, make: Arc<MakeReader>) -> Result<(), NvqError> {
     let own = (r.layout)(session.driver_major());
     slots.extend(own.slots.iter().cloned());
     let layout = Layout { slots, ..own };
-    let mut fmt: Box<dyn Formatter> = match r.plan.format {
-        Some(f) => f.formatter_with(crate::output::terminal::stdout_colour(filename.is_some())),
-        None => Box::new(Monitor::new(layout)),
+    let mut fmt: Box<dyn Formatter> = match (r.plan.format, r.plan.smi_csv) {
+        (Some(f), _) => {
+            f.formatter_with(crate::output::terminal::stdout_colour(filename.is_some()))
+        }
+        (None, Some(opts)) => Box::new(MonitorCsv::new(layout, opts)),
+        (None, None) => Box::new(Monitor::new(layout)),
     };
     let n = devices.len();
     let width = r.columns.len();

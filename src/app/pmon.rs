@@ -14,7 +14,7 @@ pub const MAX_DELAY: u64 = 10;
 pub const NAME_CHARS: usize = 15;
 
 pub fn run(a: &PmonArgs, lib: LibSource) -> Result<(), NvqError> {
-    let plan = Plan::new("pmon", &a.monitor, Some(MAX_DELAY))?;
+    let plan = Plan::new("pmon", &a.monitor, Some(MAX_DELAY), false)?;
     let metrics = monitor::selected(
         "pmon",
         a.select.as_deref(),

@@ -28,7 +28,8 @@ pub struct MonitorArgs {
     /// Add a date (D), a time (T) or both (DT) column.
     #[arg(short = 'o', long = "options", value_name = "D|T|DT")]
     pub options: Option<String>,
-    /// Output format: nvidia-smi's columns by default; csv, json, ndjson, table or prometheus.
+    /// Output format: nvidia-smi's columns by default; csv, json, ndjson, table or prometheus
+    /// (as nvidia-smi, dmon's csv[,nounit][,noheader] is nvidia-smi's own CSV).
     #[arg(long, value_name = "FORMAT")]
     pub format: Option<String>,
     /// Write to FILE instead of stdout.

@@ -641,6 +641,9 @@ pub struct Proc {
     pub used_memory: Option<u64>,
     pub gpu_instance_id: Option<u32>,
     pub compute_instance_id: Option<u32>,
+    /// Confidential-computing protected memory, bytes: only
+    /// `nvmlDeviceGetRunningProcessDetailList` reports it ([`process_details`]).
+    pub cc_protected_memory: Option<u64>,
 }
 
 impl From<nvmlProcessInfo_v2_t> for Proc {
@@ -650,6 +653,7 @@ impl From<nvmlProcessInfo_v2_t> for Proc {
             used_memory: Some(p.usedGpuMemory).filter(|m| *m != NOT_AVAILABLE_U64),
             gpu_instance_id: Some(p.gpuInstanceId).filter(|i| *i != NOT_AVAILABLE_U32),
             compute_instance_id: Some(p.computeInstanceId).filter(|i| *i != NOT_AVAILABLE_U32),
+            cc_protected_memory: None,
         }
     }
 }
@@ -661,6 +665,20 @@ impl From<nvmlProcessInfo_v1_t> for Proc {
             used_memory: Some(p.usedGpuMemory).filter(|m| *m != NOT_AVAILABLE_U64),
             gpu_instance_id: None,
             compute_instance_id: None,
+            cc_protected_memory: None,
+        }
+    }
+}
+
+impl From<nvmlProcessDetail_v1_t> for Proc {
+    fn from(p: nvmlProcessDetail_v1_t) -> Self {
+        Proc {
+            pid: p.pid,
+            used_memory: Some(p.usedGpuMemory).filter(|m| *m != NOT_AVAILABLE_U64),
+            gpu_instance_id: Some(p.gpuInstanceId).filter(|i| *i != NOT_AVAILABLE_U32),
+            compute_instance_id: Some(p.computeInstanceId).filter(|i| *i != NOT_AVAILABLE_U32),
+            cc_protected_memory: Some(p.usedGpuCcProtectedMemory)
+                .filter(|m| *m != NOT_AVAILABLE_U64),
         }
     }
 }
@@ -734,6 +752,44 @@ pub fn processes(c: &Dev<'_>, which: ProcessList) -> Result<Vec<Proc>, NvmlCode>
         return r;
     }
     proc_list(c, v1, zero1)
+}
+
+/// `nvmlProcessDetailList_t`'s `mode` for each process list
+/// (`NVML_PROCESS_MODE_COMPUTE`, `_GRAPHICS`, `_MPS`).
+const fn process_mode(which: ProcessList) -> c_uint {
+    match which {
+        ProcessList::Compute => 0,
+        ProcessList::Graphics => 1,
+        ProcessList::MpsCompute => 2,
+    }
+}
+
+/// A GPU's processes of one list through `nvmlDeviceGetRunningProcessDetailList`
+/// (newer drivers), which adds each process's confidential-computing
+/// protected memory to what the process lists give. The versioned list
+/// follows the two-call protocol ([`read_list`]). FUNCTION_NOT_FOUND on
+/// drivers without it: callers fall back to [`processes`].
+pub fn process_details(c: &Dev<'_>, which: ProcessList) -> Result<Vec<Proc>, NvmlCode> {
+    let f = sym!(c, nvmlDeviceGetRunningProcessDetailList)?;
+    let h = c.handle()?;
+    let mode = process_mode(which);
+    let zero: nvmlProcessDetail_v1_t = zeroed();
+    // SAFETY: `f` is NVML's detail list for a live handle; each call passes a
+    // versioned list whose array (NULL or `buf`) holds the `*n` entries that
+    // `read_list` allocated, and `n` is a valid count pointer.
+    let list = unsafe {
+        read_list(zero, |n, buf| {
+            let mut l: nvmlProcessDetailList_t = zeroed();
+            l.version = version::<nvmlProcessDetailList_v1_t>(1);
+            l.mode = mode;
+            l.numProcArrayEntries = *n;
+            l.procArray = buf;
+            let r = f(h, &mut l);
+            *n = l.numProcArrayEntries;
+            r
+        })
+    }?;
+    Ok(list.into_iter().map(Proc::from).collect())
 }
 
 /// The longest process name NVML hands back (its own buffer limit).

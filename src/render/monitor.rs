@@ -10,7 +10,8 @@ use crate::model::{Column, Row, Value};
 
 /// nvidia-smi prints the two header lines again before every 44th row,
 /// wherever that falls in a sample (seen in pmon captures with 19 and 21
-/// processes per sample).
+/// processes per sample, and in public dmon logs of driver 352.99:
+/// github.com/aizvorski/vgg-benchmarks, `results/*/*.dmon`).
 pub const HEADER_EVERY: usize = 44;
 
 /// How one column is laid out.
@@ -119,24 +120,40 @@ impl Monitor {
     }
 
     fn line(&self, row: &Row, out: &mut Vec<u8>) {
-        let slots = &self.layout.slots;
-        let cells = || slots.iter().zip(&row.cells);
-        let others_busy = cells().any(|(s, v)| s.zero == Zero::Dash && is_busy(v));
-        let idle_group = |g: u8| {
-            cells()
-                .filter(|(s, _)| s.zero == Zero::DashWhenOthersBusy(g))
-                .all(|(_, v)| *v == Value::Int(0))
-        };
-        let dash = |s: &Slot, v: &Value| {
-            *v == Value::Int(0)
-                && match s.zero {
-                    Zero::Show => false,
-                    Zero::Dash => true,
-                    Zero::DashWhenOthersBusy(g) => others_busy && idle_group(g),
-                }
-        };
         let mut line = String::from(" ");
-        for (s, v) in slots.iter().zip(&row.cells).filter(|(s, _)| !s.hidden) {
+        for (s, text) in cell_texts(&self.layout, row) {
+            line.push_str(s.sep);
+            pad(&mut line, &text, s.data_width, s.left);
+        }
+        line.push_str(self.layout.data_end);
+        line.push('\n');
+        out.extend_from_slice(line.as_bytes());
+    }
+}
+
+/// The shown cells of a row as nvidia-smi's monitors print them: `-` for a
+/// value that is missing or a zero the column prints as `-`, cut to the
+/// column's length; hidden columns left out.
+fn cell_texts<'a>(layout: &'a Layout, row: &Row) -> Vec<(&'a Slot, String)> {
+    let slots = &layout.slots;
+    let cells = || slots.iter().zip(&row.cells);
+    let others_busy = cells().any(|(s, v)| s.zero == Zero::Dash && is_busy(v));
+    let idle_group = |g: u8| {
+        cells()
+            .filter(|(s, _)| s.zero == Zero::DashWhenOthersBusy(g))
+            .all(|(_, v)| *v == Value::Int(0))
+    };
+    let dash = |s: &Slot, v: &Value| {
+        *v == Value::Int(0)
+            && match s.zero {
+                Zero::Show => false,
+                Zero::Dash => true,
+                Zero::DashWhenOthersBusy(g) => others_busy && idle_group(g),
+            }
+    };
+    cells()
+        .filter(|(s, _)| !s.hidden)
+        .map(|(s, v)| {
             let text = match v {
                 Value::Error(_) | Value::NotAvailable => "-".to_string(),
                 v if dash(s, v) => "-".to_string(),
@@ -146,13 +163,9 @@ impl Monitor {
                 Some(n) => text.chars().take(n).collect(),
                 None => text,
             };
-            line.push_str(s.sep);
-            pad(&mut line, &text, s.data_width, s.left);
-        }
-        line.push_str(self.layout.data_end);
-        line.push('\n');
-        out.extend_from_slice(line.as_bytes());
-    }
+            (s, text)
+        })
+        .collect()
 }
 
 fn is_busy(v: &Value) -> bool {
@@ -177,6 +190,78 @@ impl Formatter for Monitor {
                 self.header(out);
             }
             self.line(row, out);
+            self.rows += 1;
+        }
+    }
+}
+
+/// Which header lines nvidia-smi's own monitor CSV prints
+/// (`dmon --format csv[,nounit][,noheader]`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct SmiCsv {
+    /// `nounit`: no second (units) header line.
+    pub nounit: bool,
+    /// `noheader`: no header line at all.
+    pub noheader: bool,
+}
+
+/// nvidia-smi's own CSV for `dmon` (newer drivers' `--format csv`): the
+/// same cells as the columns (`-` for a missing value), joined by `", "`,
+/// under `#` header lines of names and units.
+///
+/// Unverified: no public capture of this output was found (see
+/// `docs/formats.md`). The layout is the closest faithful reading of the
+/// scripts that parse it (they split on `", "`, skip lines starting with
+/// `#`, and read `-` as missing; one parser's test data,
+/// github.com/inferLean/inferlean `internal/collectors/nvml/collector_test.go`,
+/// has `#gpu, rxpci, txpci`, `#Idx, MB/s, MB/s`, ` 0, 12, 34`): names right
+/// after `#`, a data line starting with a blank where a header line has `#`
+/// (as in the columns), values unpadded, the header repeated every
+/// [`HEADER_EVERY`] rows as the columns repeat theirs.
+pub struct MonitorCsv {
+    layout: Layout,
+    opts: SmiCsv,
+    rows: usize,
+}
+
+impl MonitorCsv {
+    pub fn new(layout: Layout, opts: SmiCsv) -> Self {
+        MonitorCsv {
+            layout,
+            opts,
+            rows: 0,
+        }
+    }
+
+    fn header(&self, out: &mut Vec<u8>) {
+        let shown = || self.layout.slots.iter().filter(|s| !s.hidden);
+        let names: Vec<&str> = shown().map(|s| s.name).collect();
+        let units: Vec<&str> = shown().map(|s| s.unit).collect();
+        out.extend_from_slice(format!("#{}\n", names.join(SEP)).as_bytes());
+        if !self.opts.nounit {
+            out.extend_from_slice(format!("#{}\n", units.join(SEP)).as_bytes());
+        }
+    }
+}
+
+/// What separates the cells of nvidia-smi's monitor CSV (as in its query CSV).
+const SEP: &str = ", ";
+
+impl Formatter for MonitorCsv {
+    fn begin(&mut self, _columns: &[Column], _out: &mut Vec<u8>) {}
+
+    fn sample(&mut self, _columns: &[Column], rows: &[Row], out: &mut Vec<u8>) {
+        for row in rows {
+            if !self.opts.noheader && self.rows % HEADER_EVERY == 0 {
+                self.header(out);
+            }
+            let cells: Vec<String> = cell_texts(&self.layout, row)
+                .into_iter()
+                .map(|(_, t)| t)
+                .collect();
+            out.push(b' ');
+            out.extend_from_slice(cells.join(SEP).as_bytes());
+            out.push(b'\n');
             self.rows += 1;
         }
     }
@@ -228,5 +313,35 @@ mod tests {
         // 44 rows, then the header again before the 45th.
         assert_eq!(lines[46], lines[0]);
         assert_eq!(lines.len(), 2 + 44 + 2 + 2);
+    }
+
+    #[test]
+    fn nvidia_smis_csv_with_and_without_headers() {
+        let row = |i: i64, sm: Value| {
+            Row::new(vec![Value::Int(i), sm, Value::Int(0), Value::text("a, b")])
+        };
+        let rows = [
+            row(0, Value::Int(7)),
+            row(1, Value::err(NvmlCode::NOT_FOUND)),
+        ];
+        let text =
+            |opts| crate::render::render_once(&mut MonitorCsv::new(layout(), opts), &[], &rows);
+        assert_eq!(
+            text(SmiCsv::default()),
+            "#gpu, sm, enc, command\n#Idx, %, %, name\n 0, 7, -, a, b\n 1, -, -, a, b\n"
+        );
+        let nounit = SmiCsv {
+            nounit: true,
+            noheader: false,
+        };
+        assert_eq!(
+            text(nounit),
+            "#gpu, sm, enc, command\n 0, 7, -, a, b\n 1, -, -, a, b\n"
+        );
+        let bare = SmiCsv {
+            nounit: true,
+            noheader: true,
+        };
+        assert_eq!(text(bare), " 0, 7, -, a, b\n 1, -, -, a, b\n");
     }
 }

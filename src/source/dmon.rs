@@ -49,6 +49,13 @@ pub const GROUPS: &str = "pucvmet";
 /// nvidia-smi's default `-s`.
 pub const DEFAULT_GROUPS: &str = "puc";
 
+/// The first driver (major version) whose dmon has six-character columns,
+/// `gtemp` and `mtemp`, `jpg` and `ofa`. Public outputs show the narrow
+/// layout on 352.99 (and on a CUDA 9.0 machine, a 384 driver) and the wide
+/// one on 545 and later; no output of a driver in between was found, so the
+/// boundary is an estimate within that range.
+pub const WIDE_LAYOUT_FROM: u32 = 400;
+
 /// The metrics of `-s LETTERS`, group by group in the order given.
 pub fn select(letters: &str) -> Result<Vec<Metric>, char> {
     super::monitor::select(METRICS, GROUPS, letters)

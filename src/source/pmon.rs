@@ -5,9 +5,12 @@
 //! `nvmlDeviceGetProcessUtilization`, asking only for samples newer than the
 //! newest one seen before, so a process without a sample in the window has
 //! none. A GPU without processes gets one row of nothing (`-` in the text).
+//! Where the driver has `nvmlDeviceGetRunningProcessDetailList`, the lists
+//! come from it, with each process's protected memory (`ccpm`).
 
 use super::monitor::m;
 pub use super::monitor::Metric;
+use super::procinfo::{stat_identity, HostProc};
 use super::Target;
 use crate::model::{NvmlCode, Row, Value};
 use crate::nvml::raw::{self, ProcessList};
@@ -53,6 +56,16 @@ pub fn short_name(path: &str) -> &str {
 struct Proc {
     kind: &'static str,
     used_memory: Option<u64>,
+    /// Confidential-computing protected memory, bytes (`None`: the driver
+    /// does not report it).
+    cc_protected: Option<u64>,
+}
+
+/// A process name read before: the name and the identity (`/proc/PID/stat`'s
+/// command name and start time) of the process that had the PID then.
+struct KnownName {
+    identity: Option<(String, u64)>,
+    name: String,
 }
 
 /// One utilization sample of a process.
@@ -69,10 +82,25 @@ struct Sample {
 }
 
 /// Reads one GPU's pmon rows; remembers the newest sample it has seen, so
-/// each sample covers the time since the previous one.
+/// each sample covers the time since the previous one, and the names of the
+/// processes it has listed, so that a process's name is read once.
+///
+/// A PID can be reused by another program. A name is forgotten as soon as
+/// its PID leaves the GPU's process lists, and, where nvq can read the
+/// host's `/proc` (see `procinfo`), when the process behind the PID is no
+/// longer the one whose name was read (another command name or start time
+/// in `/proc/PID/stat`), so a PID reused between two samples shows its new
+/// name too.
 pub struct PmonReader {
     metrics: Vec<Metric>,
     last_seen: u64,
+    /// `nvmlDeviceGetRunningProcessDetailList` answered (or was not tried
+    /// yet); after FUNCTION_NOT_FOUND or NOT_SUPPORTED the plain process
+    /// lists are read instead, without asking again.
+    details: bool,
+    names: HashMap<u32, KnownName>,
+    /// The host's procfs, looked up on the first sample.
+    host: Option<Option<HostProc>>,
 }
 
 const MIB: u64 = 1024 * 1024;
@@ -82,7 +110,51 @@ impl PmonReader {
         PmonReader {
             metrics,
             last_seen: 0,
+            details: true,
+            names: HashMap::new(),
+            host: None,
         }
+    }
+
+    /// One process list: with each process's protected memory where the
+    /// driver has `nvmlDeviceGetRunningProcessDetailList`, else without.
+    fn list(&mut self, dev: &raw::Dev<'_>, which: ProcessList) -> Result<Vec<raw::Proc>, NvmlCode> {
+        if self.details {
+            match raw::process_details(dev, which) {
+                Err(code)
+                    if code == NvmlCode::FUNCTION_NOT_FOUND || code == NvmlCode::NOT_SUPPORTED =>
+                {
+                    self.details = false;
+                }
+                r => return r,
+            }
+        }
+        raw::processes(dev, which)
+    }
+
+    /// The name of process `pid`: the one read before while it is the same
+    /// process, else NVML's (remembered when NVML gives one).
+    fn name(&mut self, session: &Session, pid: u32) -> Result<String, NvmlCode> {
+        let host = self.host.get_or_insert_with(HostProc::detect);
+        let identity = host
+            .as_ref()
+            .and_then(|h| h.read(pid, "stat").ok())
+            .and_then(|stat| stat_identity(&stat));
+        if let Some(known) = self.names.get(&pid) {
+            if known.identity == identity {
+                return Ok(known.name.clone());
+            }
+        }
+        let name = raw::process_name(session, pid)?;
+        let name = short_name(&name).to_string();
+        self.names.insert(
+            pid,
+            KnownName {
+                identity,
+                name: name.clone(),
+            },
+        );
+        Ok(name)
     }
 
     /// The rows of one sample: GPU index, PID, type, the metrics, the
@@ -99,18 +171,25 @@ impl PmonReader {
             (ProcessList::Graphics, "G"),
             (ProcessList::MpsCompute, "M"),
         ] {
-            match raw::processes(&dev, list) {
+            match self.list(&dev, list) {
                 Ok(l) => {
                     for p in l {
                         match at.get(&p.pid).and_then(|&i| procs.get_mut(i)) {
                             Some((_, e)) => {
                                 e.kind = merge(e.kind, kind);
                                 e.used_memory = e.used_memory.or(p.used_memory);
+                                e.cc_protected = e.cc_protected.or(p.cc_protected_memory);
                             }
                             None => {
                                 at.insert(p.pid, procs.len());
-                                let used_memory = p.used_memory;
-                                procs.push((p.pid, Proc { kind, used_memory }));
+                                procs.push((
+                                    p.pid,
+                                    Proc {
+                                        kind,
+                                        used_memory: p.used_memory,
+                                        cc_protected: p.cc_protected_memory,
+                                    },
+                                ));
                             }
                         }
                     }
@@ -118,6 +197,10 @@ impl PmonReader {
                 Err(code) if kind == "C" => failure = Some(code),
                 Err(_) => {}
             }
+        }
+        // A PID that left the lists may come back as another program.
+        if failure.is_none() {
+            self.names.retain(|pid, _| at.contains_key(pid));
         }
         let samples = self.samples(&c);
         let ident = target.ident(&c);
@@ -140,28 +223,26 @@ impl PmonReader {
         if session.driver_major() >= NEW_LAYOUT_FROM {
             procs.sort_by_key(|(pid, _)| *pid);
         }
-        procs
-            .into_iter()
-            .map(|(pid, p)| {
-                let s = samples.get(&pid).copied();
-                let mut cells = vec![
-                    Value::Int(i64::from(target.index)),
-                    Value::Int(i64::from(pid)),
-                    Value::text(p.kind),
-                ];
-                for m in &self.metrics {
-                    cells.push(metric(m.name, s, &p));
-                }
-                cells.push(match raw::process_name(session, pid) {
-                    Ok(name) => Value::text(short_name(&name)),
-                    Err(code) => Value::err(code),
-                });
-                make(cells, Some(pid))
-            })
-            .collect()
+        let mut rows = Vec::with_capacity(procs.len());
+        for (pid, p) in procs {
+            let s = samples.get(&pid).copied();
+            let mut cells = vec![
+                Value::Int(i64::from(target.index)),
+                Value::Int(i64::from(pid)),
+                Value::text(p.kind),
+            ];
+            for m in &self.metrics {
+                cells.push(metric(m.name, s, &p));
+            }
+            cells.push(match self.name(session, pid) {
+                Ok(name) => Value::text(name),
+                Err(code) => Value::err(code),
+            });
+            rows.push(make(cells, Some(pid)));
+        }
+        rows
     }
 
-    /// Each process's newest sample newer than the last one seen.
     /// Each process's newest sample newer than the last one seen:
     /// `nvmlDeviceGetProcessesUtilizationInfo` (all six engines) where the
     /// driver has it, else `nvmlDeviceGetProcessUtilization`.
@@ -252,8 +333,10 @@ fn metric(name: &str, s: Option<Sample>, p: &Proc) -> Value {
             Some(b) => Value::count(b / MIB),
             None => Value::err(NvmlCode::NOT_SUPPORTED),
         },
-        // ccpm: a per-process protected-memory figure NVML's lists do not
-        // carry.
+        "ccpm" => match p.cc_protected {
+            Some(b) => Value::count(b / MIB),
+            None => Value::err(NvmlCode::NOT_SUPPORTED),
+        },
         _ => Value::err(NvmlCode::NOT_SUPPORTED),
     }
 }
