@@ -403,7 +403,7 @@ pub const SYMBOLS: &[&str] = &[
     "nvmlDeviceGetDriverModel",
 ];
 
-/// Symbols exported as `NOT_SUPPORTED` stubs (233).
+/// Symbols exported as `NOT_SUPPORTED` stubs (226).
 pub const STUBS: &[&str] = &[
     "nvmlSystemGetHicVersion",
     "nvmlSystemGetTopologyGpuSet",
@@ -613,13 +613,6 @@ pub const STUBS: &[&str] = &[
     "nvmlGpuInstanceCreateComputeInstanceWithPlacement",
     "nvmlComputeInstanceDestroy",
     "nvmlGpuInstanceGetComputeInstanceById",
-    "nvmlGpmMetricsGet",
-    "nvmlGpmSampleFree",
-    "nvmlGpmSampleAlloc",
-    "nvmlGpmSampleGet",
-    "nvmlGpmMigSampleGet",
-    "nvmlGpmQueryDeviceSupport",
-    "nvmlGpmQueryIfStreamingEnabled",
     "nvmlGpmSetStreamingEnabled",
     "nvmlDeviceWorkloadPowerProfileGetProfilesInfo",
     "nvmlDeviceWorkloadPowerProfileGetCurrentProfiles",
@@ -2973,72 +2966,6 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetComputeInstanceById(
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlGpmMetricsGet(_a0: *mut nvmlGpmMetricsGet_t) -> nvmlReturn_t {
-    crate::state::stub("nvmlGpmMetricsGet")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlGpmSampleFree(_a0: nvmlGpmSample_t) -> nvmlReturn_t {
-    crate::state::stub("nvmlGpmSampleFree")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlGpmSampleAlloc(_a0: *mut nvmlGpmSample_t) -> nvmlReturn_t {
-    crate::state::stub("nvmlGpmSampleAlloc")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlGpmSampleGet(_a0: nvmlDevice_t, _a1: nvmlGpmSample_t) -> nvmlReturn_t {
-    crate::state::stub("nvmlGpmSampleGet")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlGpmMigSampleGet(
-    _a0: nvmlDevice_t,
-    _a1: raw::c_uint,
-    _a2: nvmlGpmSample_t,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlGpmMigSampleGet")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlGpmQueryDeviceSupport(
-    _a0: nvmlDevice_t,
-    _a1: *mut nvmlGpmSupport_t,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlGpmQueryDeviceSupport")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlGpmQueryIfStreamingEnabled(
-    _a0: nvmlDevice_t,
-    _a1: *mut raw::c_uint,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlGpmQueryIfStreamingEnabled")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
 pub unsafe extern "C" fn nvmlGpmSetStreamingEnabled(
     _a0: nvmlDevice_t,
     _a1: raw::c_uint,
@@ -4233,16 +4160,17 @@ const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint, *mut nvmlDevice_t) -> n
     crate::nvmlDeviceGetMigDeviceHandleByIndex;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlDevice_t) -> nvmlReturn_t =
     crate::nvmlDeviceGetDeviceHandleFromMigDeviceHandle;
-const _: unsafe extern "C" fn(*mut nvmlGpmMetricsGet_t) -> nvmlReturn_t = nvmlGpmMetricsGet;
-const _: unsafe extern "C" fn(nvmlGpmSample_t) -> nvmlReturn_t = nvmlGpmSampleFree;
-const _: unsafe extern "C" fn(*mut nvmlGpmSample_t) -> nvmlReturn_t = nvmlGpmSampleAlloc;
-const _: unsafe extern "C" fn(nvmlDevice_t, nvmlGpmSample_t) -> nvmlReturn_t = nvmlGpmSampleGet;
+const _: unsafe extern "C" fn(*mut nvmlGpmMetricsGet_t) -> nvmlReturn_t = crate::nvmlGpmMetricsGet;
+const _: unsafe extern "C" fn(nvmlGpmSample_t) -> nvmlReturn_t = crate::nvmlGpmSampleFree;
+const _: unsafe extern "C" fn(*mut nvmlGpmSample_t) -> nvmlReturn_t = crate::nvmlGpmSampleAlloc;
+const _: unsafe extern "C" fn(nvmlDevice_t, nvmlGpmSample_t) -> nvmlReturn_t =
+    crate::nvmlGpmSampleGet;
 const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint, nvmlGpmSample_t) -> nvmlReturn_t =
-    nvmlGpmMigSampleGet;
+    crate::nvmlGpmMigSampleGet;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlGpmSupport_t) -> nvmlReturn_t =
-    nvmlGpmQueryDeviceSupport;
+    crate::nvmlGpmQueryDeviceSupport;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t =
-    nvmlGpmQueryIfStreamingEnabled;
+    crate::nvmlGpmQueryIfStreamingEnabled;
 const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint) -> nvmlReturn_t =
     nvmlGpmSetStreamingEnabled;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlDeviceCapabilities_t) -> nvmlReturn_t =
