@@ -85,6 +85,8 @@ $global:__nvqClapCompleter = {
             [CompletionResult]::new('--filename', '--filename', [CompletionResultType]::ParameterName, 'Write to FILE instead of stdout')
             [CompletionResult]::new('-s', '-s', [CompletionResultType]::ParameterName, 'Metric groups, any of p, u, c, v, m, e, t in the order wanted (default puc)')
             [CompletionResult]::new('--select', '--select', [CompletionResultType]::ParameterName, 'Metric groups, any of p, u, c, v, m, e, t in the order wanted (default puc)')
+            [CompletionResult]::new('--gpm-metrics', '--gpm-metrics', [CompletionResultType]::ParameterName, 'GPM metrics to add, by NVML metric id, comma-separated without spaces (Hopper and later)')
+            [CompletionResult]::new('--gpm-options', '--gpm-options', [CompletionResultType]::ParameterName, 'Whose GPM metrics: d the GPU (default), m its MIG GPU instances, dm both')
             [CompletionResult]::new('--nvml-lib', '--nvml-lib', [CompletionResultType]::ParameterName, 'nvq: load this NVML library instead of libnvidia-ml.so.1')
             [CompletionResult]::new('--simulate', '--simulate', [CompletionResultType]::ParameterName, 'nvq: load the NVML simulator installed next to nvq (no GPU needed)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
