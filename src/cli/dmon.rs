@@ -7,10 +7,7 @@ use super::monitor::MonitorArgs;
     about = "Scrolling per-GPU monitor: one line per GPU per sample (nvidia-smi dmon).",
     after_help = "Metric groups for -s: p power and temperatures, u utilization, c clocks, \
 v power and thermal violations, m FB, BAR1 and protected memory, e ECC and PCIe replay errors, \
-t PCIe throughput. GPM metric ids for --gpm-metrics: 1 graphics, 2 SM, 3 SM occupancy, 4 integer, \
-5 tensor, 6 DFMA, 7 HMMA, 9 IMMA, 10 DRAM, 11 FP64, 12 FP32, 13 FP16 activity; 20/21 PCIe TX/RX; \
-30-37 NVDEC, 40-47 NVJPG, 50 NVOFA, 166-169 NVENC activity; 60/61 NVLink RX/TX, 62-97 per link \
-(even RX, odd TX). Example: nvq dmon -s pucvmet -c 10"
+t PCIe throughput. Example: nvq dmon -s pucvmet -c 10"
 )]
 pub struct DmonArgs {
     #[command(flatten)]
@@ -24,4 +21,17 @@ pub struct DmonArgs {
     /// Whose GPM metrics: d the GPU (default), m its MIG GPU instances, dm both.
     #[arg(long = "gpm-options", value_name = "d|m|dm")]
     pub gpm_options: Option<String>,
+}
+
+/// `--gpm-metrics`'s long help: the ids and columns of dmon's GPM table.
+pub fn gpm_metrics_help() -> String {
+    let ids: Vec<String> = crate::source::dmon::GPM_METRICS
+        .iter()
+        .map(|g| format!("{} {}", g.id, g.metric.name))
+        .collect();
+    format!(
+        "GPM metrics to add, by NVML metric id, comma-separated without spaces (Hopper and later). \
+         Ids and their columns: {}.",
+        ids.join(", ")
+    )
 }
