@@ -246,6 +246,7 @@ fn collection(
     devices: Vec<u32>,
 ) -> collect::CollectFn {
     let mut last: Vec<Option<Arc<GpuIdent>>> = vec![None; devices.len()];
+    let mut minors: Vec<Option<u32>> = vec![None; devices.len()];
     Box::new(move |deadline| {
         let mut missed = 0;
         let mut when = None;
@@ -270,11 +271,13 @@ fn collection(
             }
             // One energy value per GPU row (a GPU has one `--query-gpu` row).
             energy_mj.extend(read.rows.iter().map(|_| read.energy_mj));
-            if let Some(x) = &read.extra {
-                extra.extend(read.rows.iter().map(|_| x.clone()));
-            } else {
-                extra.extend(read.rows.iter().map(|_| GpuExtra::default()));
-            }
+            // A late GPU keeps its minor number (its `device` label).
+            let x = read.extra.unwrap_or_else(|| GpuExtra {
+                minor: minors[i],
+                ..GpuExtra::default()
+            });
+            minors[i] = x.minor;
+            extra.extend(read.rows.iter().map(|_| x.clone()));
             rows.extend(read.rows);
             apps.extend(read.apps);
         }

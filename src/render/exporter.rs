@@ -85,8 +85,8 @@ impl Profile {
         matches!(self, Profile::Nvq | Profile::Dcgm)
     }
 
-    /// Does the profile read the GPUs' minor numbers, GPM metrics and MIG
-    /// instances (and which GPM metrics)?
+    /// The GPM metric ids (`nvmlGpmMetricId_t`) the profile serves; none
+    /// for a profile without profiling families.
     pub fn gpm_metrics(self) -> &'static [u32] {
         match self {
             Profile::Dcgm => super::dcgm::GPM_IDS,
@@ -94,8 +94,8 @@ impl Profile {
         }
     }
 
-    /// Does the profile read what [`Profile::gpm_metrics`] reads beside it
-    /// (minor number, MIG instances)?
+    /// Does the profile read the GPUs' minor numbers, GPM metrics and MIG
+    /// GPU instances (`model::gpm::GpuExtra`)?
     pub fn reads_extra(self) -> bool {
         matches!(self, Profile::Dcgm)
     }

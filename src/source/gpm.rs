@@ -20,7 +20,7 @@ struct Pair {
 /// One GPU's GPM state, kept across samples.
 #[derive(Default)]
 pub struct GpmReader {
-    /// `None` until asked; `Some(false)` for a GPU without GPM (never asked again).
+    /// `None` until NVML answered; `Some(false)` for a GPU without GPM.
     supported: Option<bool>,
     gpu: Option<Pair>,
     /// Per MIG GPU instance id.
@@ -65,11 +65,19 @@ fn values(ids: &[u32], got: Option<Vec<Result<f64, NvmlCode>>>) -> Vec<(u32, f64
 }
 
 impl GpmReader {
-    /// Whether the GPU has GPM (asked once).
+    /// Whether the GPU has GPM (asked until NVML answers).
     pub fn supported(&mut self, dev: &Dev<'_>) -> bool {
-        *self
-            .supported
-            .get_or_insert_with(|| raw::gpm_supported(dev).unwrap_or(false))
+        if let Some(s) = self.supported {
+            return s;
+        }
+        match raw::gpm_supported(dev) {
+            Ok(s) => {
+                self.supported = Some(s);
+                s
+            }
+            // A failed call (a GPU hung or lost for now) is asked again.
+            Err(_) => false,
+        }
     }
 
     /// The GPU's metrics `ids` since the previous call (empty on the first
