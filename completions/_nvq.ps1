@@ -63,32 +63,12 @@ $global:__nvqClapCompleter = {
             [CompletionResult]::new('--simulate', '--simulate', [CompletionResultType]::ParameterName, 'nvq: load the NVML simulator installed next to nvq (no GPU needed)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
-            [CompletionResult]::new('dmon', 'dmon', [CompletionResultType]::ParameterValue, 'Scrolling per-GPU monitor: one line per GPU per sample')
             [CompletionResult]::new('pmon', 'pmon', [CompletionResultType]::ParameterValue, 'Scrolling per-process monitor: one line per process per GPU per sample')
             [CompletionResult]::new('topo', 'topo', [CompletionResultType]::ParameterValue, 'Show where the GPUs sit: NVLink, PCIe switches, host bridges, NUMA nodes, nearby CPUs and NICs')
             [CompletionResult]::new('nvlink', 'nvlink', [CompletionResultType]::ParameterValue, 'Show each GPU''s NVLinks: speed and state, capabilities, error counters')
             [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'nvq: serve the GPUs'' metrics over HTTP for Prometheus (an exporter)')
             [CompletionResult]::new('mig', 'mig', [CompletionResultType]::ParameterValue, 'List MIG''s GPU and compute instances and their profiles (read-only)')
-            break
-        }
-        'nvq;dmon' {
-            [CompletionResult]::new('-i', '-i', [CompletionResultType]::ParameterName, 'GPUs to watch: index, UUID or PCI bus id; comma list allowed')
-            [CompletionResult]::new('--id', '--id', [CompletionResultType]::ParameterName, 'GPUs to watch: index, UUID or PCI bus id; comma list allowed')
-            [CompletionResult]::new('-d', '-d', [CompletionResultType]::ParameterName, 'Seconds between samples (default 1; pmon takes 1 to 10)')
-            [CompletionResult]::new('--delay', '--delay', [CompletionResultType]::ParameterName, 'Seconds between samples (default 1; pmon takes 1 to 10)')
-            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Stop after COUNT samples')
-            [CompletionResult]::new('--count', '--count', [CompletionResultType]::ParameterName, 'Stop after COUNT samples')
-            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Add a date (D), a time (T) or both (DT) column')
-            [CompletionResult]::new('--options', '--options', [CompletionResultType]::ParameterName, 'Add a date (D), a time (T) or both (DT) column')
-            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format: nvidia-smi''s columns by default; csv, json, ndjson, table or prometheus (as nvidia-smi, dmon''s csv[,nounit][,noheader] is nvidia-smi''s own CSV)')
-            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Write to FILE instead of stdout')
-            [CompletionResult]::new('--filename', '--filename', [CompletionResultType]::ParameterName, 'Write to FILE instead of stdout')
-            [CompletionResult]::new('-s', '-s', [CompletionResultType]::ParameterName, 'Metric groups, any of p, u, c, v, m, e, t in the order wanted (default puc)')
-            [CompletionResult]::new('--select', '--select', [CompletionResultType]::ParameterName, 'Metric groups, any of p, u, c, v, m, e, t in the order wanted (default puc)')
-            [CompletionResult]::new('--nvml-lib', '--nvml-lib', [CompletionResultType]::ParameterName, 'nvq: load this NVML library instead of libnvidia-ml.so.1')
-            [CompletionResult]::new('--simulate', '--simulate', [CompletionResultType]::ParameterName, 'nvq: load the NVML simulator installed next to nvq (no GPU needed)')
-            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
-            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('dmon', 'dmon', [CompletionResultType]::ParameterValue, 'Scrolling per-GPU monitor: one line per GPU per sample')
             break
         }
         'nvq;pmon' {
@@ -185,6 +165,28 @@ $global:__nvqClapCompleter = {
             [CompletionResult]::new('--simulate', '--simulate', [CompletionResultType]::ParameterName, 'nvq: load the NVML simulator installed next to nvq (no GPU needed)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'nvq;dmon' {
+            [CompletionResult]::new('-i', '-i', [CompletionResultType]::ParameterName, 'GPUs to watch: index, UUID or PCI bus id; comma list allowed')
+            [CompletionResult]::new('--id', '--id', [CompletionResultType]::ParameterName, 'GPUs to watch: index, UUID or PCI bus id; comma list allowed')
+            [CompletionResult]::new('-d', '-d', [CompletionResultType]::ParameterName, 'Seconds between samples (default 1; pmon takes 1 to 10)')
+            [CompletionResult]::new('--delay', '--delay', [CompletionResultType]::ParameterName, 'Seconds between samples (default 1; pmon takes 1 to 10)')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Stop after COUNT samples')
+            [CompletionResult]::new('--count', '--count', [CompletionResultType]::ParameterName, 'Stop after COUNT samples')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Add a date (D), a time (T) or both (DT) column')
+            [CompletionResult]::new('--options', '--options', [CompletionResultType]::ParameterName, 'Add a date (D), a time (T) or both (DT) column')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format: nvidia-smi''s columns by default; csv, json, ndjson, table or prometheus (as nvidia-smi, dmon''s csv[,nounit][,noheader] is nvidia-smi''s own CSV)')
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Write to FILE instead of stdout')
+            [CompletionResult]::new('--filename', '--filename', [CompletionResultType]::ParameterName, 'Write to FILE instead of stdout')
+            [CompletionResult]::new('-s', '-s', [CompletionResultType]::ParameterName, 'Metric groups, any of p, u, c, v, m, e, t in the order wanted (default puc)')
+            [CompletionResult]::new('--select', '--select', [CompletionResultType]::ParameterName, 'Metric groups, any of p, u, c, v, m, e, t in the order wanted (default puc)')
+            [CompletionResult]::new('--gpm-options', '--gpm-options', [CompletionResultType]::ParameterName, 'Whose GPM metrics: d the GPU (default), m its MIG GPU instances, dm both')
+            [CompletionResult]::new('--gpm-metrics', '--gpm-metrics', [CompletionResultType]::ParameterName, 'GPM metrics to add, by NVML metric id, comma-separated without spaces (Hopper and later)')
+            [CompletionResult]::new('--nvml-lib', '--nvml-lib', [CompletionResultType]::ParameterName, 'nvq: load this NVML library instead of libnvidia-ml.so.1')
+            [CompletionResult]::new('--simulate', '--simulate', [CompletionResultType]::ParameterName, 'nvq: load the NVML simulator installed next to nvq (no GPU needed)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
     })

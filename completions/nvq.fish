@@ -451,22 +451,12 @@ complete -c nvq -n "__fish_nvq_needs_command" -l help-query-retired-pages -d 'De
 complete -c nvq -n "__fish_nvq_needs_command" -l help-query-remapped-rows -d 'Describe every --query-remapped-rows field'
 complete -c nvq -n "__fish_nvq_needs_command" -l simulate -d 'nvq: load the NVML simulator installed next to nvq (no GPU needed)'
 complete -c nvq -n "__fish_nvq_needs_command" -s h -l help -d 'Print help'
-complete -c nvq -n "__fish_nvq_needs_command" -f -a "dmon" -d 'Scrolling per-GPU monitor: one line per GPU per sample'
 complete -c nvq -n "__fish_nvq_needs_command" -f -a "pmon" -d 'Scrolling per-process monitor: one line per process per GPU per sample'
 complete -c nvq -n "__fish_nvq_needs_command" -f -a "topo" -d 'Show where the GPUs sit: NVLink, PCIe switches, host bridges, NUMA nodes, nearby CPUs and NICs'
 complete -c nvq -n "__fish_nvq_needs_command" -f -a "nvlink" -d 'Show each GPU\'s NVLinks: speed and state, capabilities, error counters'
 complete -c nvq -n "__fish_nvq_needs_command" -f -a "serve" -d 'nvq: serve the GPUs\' metrics over HTTP for Prometheus (an exporter)'
 complete -c nvq -n "__fish_nvq_needs_command" -f -a "mig" -d 'List MIG\'s GPU and compute instances and their profiles (read-only)'
-complete -c nvq -n "__fish_nvq_using_subcommand dmon" -s i -l id -d 'GPUs to watch: index, UUID or PCI bus id; comma list allowed' -r
-complete -c nvq -n "__fish_nvq_using_subcommand dmon" -s d -l delay -d 'Seconds between samples (default 1; pmon takes 1 to 10)' -r
-complete -c nvq -n "__fish_nvq_using_subcommand dmon" -s c -l count -d 'Stop after COUNT samples' -r
-complete -c nvq -n "__fish_nvq_using_subcommand dmon" -s o -l options -d 'Add a date (D), a time (T) or both (DT) column' -r
-complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l format -d 'Output format: nvidia-smi\'s columns by default; csv, json, ndjson, table or prometheus (as nvidia-smi, dmon\'s csv[,nounit][,noheader] is nvidia-smi\'s own CSV)' -r -f -a '(__nvq_list format)'
-complete -c nvq -n "__fish_nvq_using_subcommand dmon" -s f -l filename -d 'Write to FILE instead of stdout' -r -F
-complete -c nvq -n "__fish_nvq_using_subcommand dmon" -s s -l select -d 'Metric groups, any of p, u, c, v, m, e, t in the order wanted (default puc)' -r
-complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l nvml-lib -d 'nvq: load this NVML library instead of libnvidia-ml.so.1' -r -F
-complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l simulate -d 'nvq: load the NVML simulator installed next to nvq (no GPU needed)'
-complete -c nvq -n "__fish_nvq_using_subcommand dmon" -s h -l help -d 'Print help'
+complete -c nvq -n "__fish_nvq_needs_command" -f -a "dmon" -d 'Scrolling per-GPU monitor: one line per GPU per sample'
 complete -c nvq -n "__fish_nvq_using_subcommand pmon" -s i -l id -d 'GPUs to watch: index, UUID or PCI bus id; comma list allowed' -r
 complete -c nvq -n "__fish_nvq_using_subcommand pmon" -s d -l delay -d 'Seconds between samples (default 1; pmon takes 1 to 10)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand pmon" -s c -l count -d 'Stop after COUNT samples' -r
@@ -526,3 +516,15 @@ complete -c nvq -n "__fish_nvq_using_subcommand mig" -l list-gpu-instance-possib
 complete -c nvq -n "__fish_nvq_using_subcommand mig" -l list-compute-instance-possible-placements -d 'List where each compute instance profile\'s instances may sit in each GPU instance (also spelled -lcipp)'
 complete -c nvq -n "__fish_nvq_using_subcommand mig" -l simulate -d 'nvq: load the NVML simulator installed next to nvq (no GPU needed)'
 complete -c nvq -n "__fish_nvq_using_subcommand mig" -s h -l help -d 'Print help'
+complete -c nvq -n "__fish_nvq_using_subcommand dmon" -s i -l id -d 'GPUs to watch: index, UUID or PCI bus id; comma list allowed' -r
+complete -c nvq -n "__fish_nvq_using_subcommand dmon" -s d -l delay -d 'Seconds between samples (default 1; pmon takes 1 to 10)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand dmon" -s c -l count -d 'Stop after COUNT samples' -r
+complete -c nvq -n "__fish_nvq_using_subcommand dmon" -s o -l options -d 'Add a date (D), a time (T) or both (DT) column' -r
+complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l format -d 'Output format: nvidia-smi\'s columns by default; csv, json, ndjson, table or prometheus (as nvidia-smi, dmon\'s csv[,nounit][,noheader] is nvidia-smi\'s own CSV)' -r -f -a '(__nvq_list format)'
+complete -c nvq -n "__fish_nvq_using_subcommand dmon" -s f -l filename -d 'Write to FILE instead of stdout' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand dmon" -s s -l select -d 'Metric groups, any of p, u, c, v, m, e, t in the order wanted (default puc)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l gpm-options -d 'Whose GPM metrics: d the GPU (default), m its MIG GPU instances, dm both' -r
+complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l gpm-metrics -d 'GPM metrics to add, by NVML metric id, comma-separated without spaces (Hopper and later)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l nvml-lib -d 'nvq: load this NVML library instead of libnvidia-ml.so.1' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l simulate -d 'nvq: load the NVML simulator installed next to nvq (no GPU needed)'
+complete -c nvq -n "__fish_nvq_using_subcommand dmon" -s h -l help -d 'Print help (see more with \'--help\')'

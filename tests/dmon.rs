@@ -543,3 +543,163 @@ fn public_dmon_outputs_byte_for_byte() {
         }
     });
 }
+
+/// A public `dmon --gpm-metrics 1,2,13` output (tests/fixtures/public/,
+/// sources in SOURCES.md), line for line: the GPM columns follow the `-s`
+/// ones, ten wide under `GPM:%`, `-` on the first two samples, whole numbers
+/// after. (The page lost any trailing spaces, so lines are compared without.)
+#[test]
+fn a_public_dmon_gpm_output_line_for_line() {
+    let path = common::repo_root().join("tests/fixtures/public/dmon_gpm_1_2_13.txt");
+    let fixture = std::fs::read_to_string(path).unwrap();
+    let expected: Vec<&str> = fixture.lines().filter(|l| !l.starts_with('%')).collect();
+    let got = nvq_ok(
+        &scenario("dmon_public_gpm.toml"),
+        &["dmon", "--gpm-metrics", "1,2,13", "-c", "4"],
+    );
+    let got: Vec<&str> = got.lines().map(str::trim_end).collect();
+    assert_eq!(got, expected);
+}
+
+/// A GPM scenario: `gpus` are written as TOML after the head.
+fn gpm_scenario(devices: &str) -> tempfile::NamedTempFile {
+    common::write_scenario(&format!("driver_version = \"590.48.01\"\n{devices}"))
+}
+
+/// GPM metrics a GPU does not have (any metric before Hopper, an id NVML
+/// lacks on Hopper) stay `-`; ids come in the order given, once each; nvq's
+/// formats carry them as typed percent columns.
+#[test]
+fn gpm_metrics_missing_values_order_and_formats() {
+    let sc = gpm_scenario(
+        r#"
+[[device]]
+name = "NVIDIA H100 80GB HBM3"
+architecture = 9
+gpm = { "5" = [10.0, 20.0, 30.0], "10" = 55.5 }
+
+[[device]]
+name = "NVIDIA A100-SXM4-80GB"
+architecture = 8
+gpm = { "5" = 99.0, "10" = 99.0 }
+"#,
+    );
+    let out = nvq_ok(
+        sc.path(),
+        &["dmon", "-s", "p", "--gpm-metrics", "10,5,3,10", "-c", "3"],
+    );
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        lines[0],
+        "# gpu    pwr  gtemp  mtemp       dram     mmaact      smocc "
+    );
+    let cells = |l: &str| l.split_whitespace().skip(4).collect::<Vec<_>>().join(" ");
+    // Two header lines, then GPU 0 and GPU 1 per sample.
+    assert_eq!(cells(lines[2]), "- - -");
+    assert_eq!(cells(lines[4]), "- - -");
+    assert_eq!(cells(lines[6]), "55 30 -", "{out}");
+    assert_eq!(cells(lines[7]), "- - -", "{out}");
+    let csv = nvq_ok(
+        sc.path(),
+        &[
+            "dmon",
+            "-s",
+            "p",
+            "--gpm-metrics",
+            "5",
+            "-c",
+            "3",
+            "-i",
+            "0",
+            "--format",
+            "csv",
+        ],
+    );
+    let csv: Vec<&str> = csv.lines().collect();
+    assert_eq!(csv[0], "index, pwr [W], gtemp [C], mtemp [C], mmaact [%]");
+    assert!(csv[3].ends_with(", 30 %"), "{csv:?}");
+}
+
+/// `--gpm-options dm`: the GPU's row and one row per MIG GPU instance, told
+/// apart by a `gi` column (`-` on the GPU's row); `m` alone leaves the GPU's
+/// own GPM cells `-`. (nvq's layout: no public capture of MIG rows exists.)
+#[test]
+fn gpm_mig_rows() {
+    let sc = gpm_scenario(
+        r#"
+[[device]]
+name = "NVIDIA H100 80GB HBM3"
+architecture = 9
+mig = { current = 1, pending = 1, max_devices = 7 }
+gpm = { "2" = 40.0 }
+
+[[device.mig_instance]]
+name = "NVIDIA H100 80GB HBM3 MIG 3g.40gb"
+gpu_instance_id = 1
+compute_instance_id = 0
+gpm = { "2" = [10.0, 20.0, 30.0] }
+
+[[device.mig_instance]]
+name = "NVIDIA H100 80GB HBM3 MIG 1g.10gb"
+gpu_instance_id = 9
+compute_instance_id = 0
+"#,
+    );
+    let run = |level: &str| {
+        nvq_ok(
+            sc.path(),
+            &[
+                "dmon",
+                "-s",
+                "p",
+                "--gpm-metrics",
+                "2",
+                "--gpm-options",
+                level,
+                "-c",
+                "3",
+            ],
+        )
+    };
+    let out = run("dm");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines[0], "# gpu  gi    pwr  gtemp  mtemp     smutil ");
+    assert_eq!(lines[1], "# Idx Idx      W      C      C      GPM:% ");
+    let last: Vec<String> = lines[lines.len() - 3..]
+        .iter()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+        .collect();
+    assert_eq!(
+        last,
+        ["0 - - - - 40", "0 1 - - - 30", "0 9 - - - -"],
+        "{out}"
+    );
+    let out = run("m");
+    let gpu_row = out.lines().rev().nth(2).unwrap();
+    assert!(gpu_row.trim_end().ends_with(" -"), "{out}");
+}
+
+/// A bad `--gpm-metrics` or `--gpm-options` ends before NVML is read, exit 2.
+#[test]
+fn bad_gpm_options_exit_2() {
+    for (args, msg) in [
+        (
+            &["dmon", "--gpm-metrics", "1,8"][..],
+            "\"8\" in --gpm-metrics 1,8",
+        ),
+        (
+            &["dmon", "--gpm-metrics", "1, 2"],
+            "\" 2\" in --gpm-metrics",
+        ),
+        (
+            &["dmon", "--gpm-metrics", "1", "--gpm-options", "x"],
+            "--gpm-options takes d, m or dm",
+        ),
+    ] {
+        let out = nvq(&mon4(), args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(msg), "{args:?}: {err}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+    }
+}

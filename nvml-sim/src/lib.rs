@@ -13,6 +13,7 @@ pub mod scenario;
 mod device;
 mod events;
 mod generated;
+mod gpm;
 mod instances;
 mod procs;
 mod state;
@@ -37,6 +38,8 @@ pub fn implemented_symbols() -> Vec<&'static str> {
 #[allow(unused_imports)]
 pub(crate) use device::*;
 pub(crate) use events::*;
+#[allow(unused_imports)]
+pub(crate) use gpm::*;
 #[allow(unused_imports)]
 pub(crate) use instances::*;
 #[allow(unused_imports)]

@@ -528,6 +528,9 @@ pub struct MigInstance {
     pub gpu_instance_id: Option<u32>,
     pub compute_instance_id: Option<u32>,
     pub memory: Memory,
+    /// GPM metrics of this MIG device's GPU instance (`nvmlGpmMigSampleGet` with its
+    /// `gpu_instance_id`): key = `nvmlGpmMetricId_t` (decimal), value = series (see `Device::gpm`).
+    pub gpm: BTreeMap<String, Series<f64>>,
 }
 
 /// A GPU or compute instance profile (`[[device.gpu_instance_profile]]`, and
@@ -593,6 +596,25 @@ fn check_instances(
         )),
         None => Ok(()),
     }
+}
+
+/// GPM keys are metric ids (1..=210) and no series is an empty list.
+fn check_gpm(gpm: &BTreeMap<String, Series<f64>>, ctx: &str) -> Result<(), String> {
+    for (k, v) in gpm {
+        if !k
+            .trim()
+            .parse::<u32>()
+            .is_ok_and(|id| (1..=210).contains(&id))
+        {
+            return Err(format!(
+                "{ctx}: gpm key {k:?} is not a GPM metric id (1 to 210)"
+            ));
+        }
+        if matches!(v, Series::Many(l) if l.is_empty()) {
+            return Err(format!("{ctx}: gpm.{k} is an empty list"));
+        }
+    }
+    Ok(())
 }
 
 /// An instance: `[[device.gpu_instance]]`, or
@@ -862,6 +884,13 @@ pub struct Device {
     pub platform: Option<Platform>,
     /// `nvmlDeviceGetFieldValues`: key = field id (decimal), or "id:scope".
     pub field_values: BTreeMap<String, FieldValue>,
+    /// `nvmlGpmQueryDeviceSupport`; absent: supported from Hopper on (`architecture` >= 9).
+    pub gpm_supported: Option<bool>,
+    /// GPM metrics (`nvmlGpmMetricsGet`): key = `nvmlGpmMetricId_t` (decimal), value in the
+    /// metric's unit (percent, MiB/s). A series steps per sample: the metrics between two
+    /// samples are the element of the later sample (the n-th `nvmlGpmSampleGet` on the GPU
+    /// carries element n-1). A metric left out is NOT_SUPPORTED in its slot.
+    pub gpm: BTreeMap<String, Series<f64>>,
     pub accounting: Vec<AccountingStats>,
     /// Compute processes (`nvmlDeviceGetComputeRunningProcesses*`).
     pub process: Vec<Process>,
@@ -1244,6 +1273,10 @@ impl Scenario {
                     "{ctx}: {} MIG instances exceed the maximum of {MAX_MIG_INSTANCES}",
                     d.mig_instance.len()
                 ));
+            }
+            check_gpm(&d.gpm, &ctx)?;
+            for m in &d.mig_instance {
+                check_gpm(&m.gpm, &ctx)?;
             }
             for (k, v) in &d.field_values {
                 let id = k.split(':').next().unwrap_or("");

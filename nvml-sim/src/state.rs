@@ -72,6 +72,8 @@ pub(crate) struct State {
     /// Event sets by number (see `events.rs`).
     pub event_sets: HashMap<usize, crate::events::EventSet>,
     pub next_event_set: usize,
+    /// GPM sample buffers and sample counts (see `gpm.rs`).
+    pub gpm: crate::gpm::Gpm,
 }
 
 impl State {
@@ -100,6 +102,7 @@ impl State {
             started: std::time::Instant::now(),
             event_sets: HashMap::new(),
             next_event_set: 0,
+            gpm: crate::gpm::Gpm::default(),
             sc,
         }
     }

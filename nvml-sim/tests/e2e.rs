@@ -622,3 +622,59 @@ fn an_endless_scenario_file_is_refused_not_read_forever() {
     assert!(e.0.starts_with("/dev/zero: larger than 16 MiB"), "{e}");
     assert!(!e.0.contains('\n'));
 }
+
+/// GPM through nvml-wrapper's own GPM API: support per GPU (Hopper by
+/// architecture, none before), metrics between two samples stepping per
+/// sample, a missing metric failing in its own slot, MIG GPU instances.
+#[test]
+fn gpm_samples_and_metrics() {
+    const GPM: &str = r#"
+[[device]]
+name = "NVIDIA H100 80GB HBM3"
+architecture = 9
+mig = { current = 1, pending = 1 }
+gpm = { "1" = [10.0, 20.0, 30.0], "5" = 37.5 }
+
+[[device.mig_instance]]
+name = "NVIDIA H100 80GB HBM3 MIG 1g.10gb"
+gpu_instance_id = 5
+compute_instance_id = 0
+gpm = { "1" = [1.0, 2.0] }
+
+[[device]]
+name = "NVIDIA A100-SXM4-80GB"
+architecture = 8
+gpm = { "1" = 99.0 }
+"#;
+    in_child("gpm_samples_and_metrics", Some(GPM), || {
+        use nvml_wrapper::enums::gpm::GpmMetricId;
+        use nvml_wrapper::gpm::gpm_metrics_get;
+        let nvml = nvml().unwrap();
+        let h100 = nvml.device_by_index(0).unwrap();
+        let a100 = nvml.device_by_index(1).unwrap();
+        assert!(h100.gpm_support().unwrap());
+        assert!(!a100.gpm_support().unwrap());
+        assert!(a100.gpm_sample().is_err());
+        let ids = [
+            GpmMetricId::GraphicsUtil,
+            GpmMetricId::AnyTensorUtil,
+            GpmMetricId::SmOccupancy,
+        ];
+        let s1 = h100.gpm_sample().unwrap();
+        let s2 = h100.gpm_sample().unwrap();
+        let got = gpm_metrics_get(&nvml, &s1, &s2, &ids).unwrap();
+        assert_eq!(got[0].as_ref().unwrap().value, 20.0);
+        assert_eq!(got[1].as_ref().unwrap().value, 37.5);
+        assert!(matches!(got[2], Err(NvmlError::NotSupported)));
+        let s3 = h100.gpm_sample().unwrap();
+        let got = gpm_metrics_get(&nvml, &s2, &s3, &ids[..1]).unwrap();
+        assert_eq!(got[0].as_ref().unwrap().value, 30.0);
+        // Samples of different GPUs or instances do not pair.
+        let m1 = h100.gpm_mig_sample(5).unwrap();
+        assert!(gpm_metrics_get(&nvml, &s3, &m1, &ids[..1]).is_err());
+        let m2 = h100.gpm_mig_sample(5).unwrap();
+        let got = gpm_metrics_get(&nvml, &m1, &m2, &ids[..1]).unwrap();
+        assert_eq!(got[0].as_ref().unwrap().value, 2.0);
+        assert!(h100.gpm_mig_sample(6).is_err());
+    });
+}

@@ -24,12 +24,41 @@ pub fn run(a: &DmonArgs, lib: LibSource, personality: Personality) -> Result<(),
         dmon::GROUPS,
         dmon::select,
     )?;
+    let gpm = match &a.gpm_metrics {
+        Some(list) => dmon::select_gpm(list).map_err(|item| {
+            NvqError::Usage(format!(
+                "dmon: \"{item}\" in --gpm-metrics {list} is not a GPM metric id nvq knows (see nvq dmon --help)."
+            ))
+        })?,
+        None => Vec::new(),
+    };
+    let level = dmon::GpmLevel::parse(a.gpm_options.as_deref()).ok_or_else(|| {
+        NvqError::Usage(format!(
+            "dmon: --gpm-options takes d, m or dm, not \"{}\".",
+            a.gpm_options.as_deref().unwrap_or("")
+        ))
+    })?;
     let mut columns = vec![column("index", None, "The GPU's index.")];
+    // MIG-level GPM rows are told apart by their GPU instance (this column
+    // is unverified: no public capture of it was found).
+    let mig_rows = level.mig && !gpm.is_empty();
+    if mig_rows {
+        columns.push(column(
+            "gi",
+            None,
+            "The MIG GPU instance of the row; - for the GPU's own row.",
+        ));
+    }
     for m in &metrics {
         columns.push(column(m.name, m.unit, m.help));
     }
+    for g in &gpm {
+        let m = g.metric;
+        columns.push(column(m.name, m.unit, m.help));
+    }
     let shown = metrics.clone();
-    let layout = move |driver: u32| layout(&shown, driver);
+    let shown_gpm = gpm.clone();
+    let layout = move |driver: u32| layout(&shown, &shown_gpm, mig_rows, driver);
     let run = Run {
         lib,
         args: &a.monitor,
@@ -39,10 +68,10 @@ pub fn run(a: &DmonArgs, lib: LibSource, personality: Personality) -> Result<(),
         script: None,
         script_timeout: None,
     };
-    monitor::run_readers(
+    monitor::run_shared_readers(
         run,
-        move || DmonReader::new(metrics.clone()),
-        |reader, session, target, count| vec![reader.read(session, target, count)],
+        move || DmonReader::with_gpm(metrics.clone(), gpm.clone(), level),
+        |reader, session, target, count| reader.read(session, target, count),
     )
 }
 
@@ -51,10 +80,20 @@ pub fn run(a: &DmonArgs, lib: LibSource, personality: Personality) -> Result<(),
 /// `temp` column (the GPU's; no memory temperature), no `jpg`, `ofa` or
 /// `ccpm`, and no blank at the end of a line, as public outputs of driver
 /// 352.99 show; from it on, six-character columns ending in a blank.
-fn layout(metrics: &[dmon::Metric], driver: u32) -> Layout {
+/// The `--gpm-metrics` columns follow, ten characters wide, after a `gi`
+/// column when MIG rows are shown.
+fn layout(
+    metrics: &[dmon::Metric],
+    gpm: &[dmon::GpmMetric],
+    mig_rows: bool,
+    driver: u32,
+) -> Layout {
     let old = driver < dmon::WIDE_LAYOUT_FROM;
     let width = if old { 5 } else { 6 };
     let mut slots = vec![Slot::right("gpu", "Idx", "", 4, 4)];
+    if mig_rows {
+        slots.push(Slot::right("gi", "Idx", " ", 3, 3));
+    }
     for m in metrics {
         let mut slot = Slot::right(m.name, m.unit_label, " ", width, width);
         if old {
@@ -62,6 +101,9 @@ fn layout(metrics: &[dmon::Metric], driver: u32) -> Layout {
             slot.hidden = matches!(m.name, "mtemp" | "jpg" | "ofa" | "ccpm");
         }
         slots.push(slot);
+    }
+    for g in gpm {
+        slots.push(Slot::right(g.metric.name, g.metric.unit_label, " ", 10, 10));
     }
     let end = if old { "" } else { " " };
     Layout {

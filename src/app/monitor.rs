@@ -190,11 +190,25 @@ pub fn run_readers<R: Send + 'static>(
     new: impl Fn() -> R + Send + Sync + 'static,
     read: fn(&mut R, &Session, &Target, u32) -> Vec<Row>,
 ) -> Result<(), NvqError> {
+    run_shared_readers(r, new, move |reader, session, target, count| {
+        read(reader, session, target, count)
+    })
+}
+
+/// [`run_readers`] for a reader that keeps NVML resources beyond a sample
+/// (GPM sample buffers), which hold the session: `read` gets it shared.
+pub fn run_shared_readers<R: Send + 'static>(
+    r: Run<'_>,
+    new: impl Fn() -> R + Send + Sync + 'static,
+    read: impl Fn(&mut R, &Arc<Session>, &Target, u32) -> Vec<Row> + Send + Sync + 'static,
+) -> Result<(), NvqError> {
+    let read = Arc::new(read);
     run(
         r,
         Arc::new(move |session, gpu, count| {
             let targets = crate::source::targets(&session, &[gpu]);
             let mut reader = new();
+            let read = Arc::clone(&read);
             Box::new(move || {
                 targets
                     .iter()

@@ -5,6 +5,7 @@
 use super::{per_gpu, LateRows};
 use crate::cli::{Args, ServeArgs};
 use crate::error::NvqError;
+use crate::model::gpm::GpuExtra;
 use crate::model::{Column, GpuIdent, Row};
 use crate::nvml::{select, Session};
 use crate::render::exporter::{Profile, Scrape};
@@ -148,6 +149,7 @@ pub fn run(args: &Args, s: &ServeArgs) -> Result<(), NvqError> {
             cuda_version: &cuda_version,
             hostname: &hostname,
             energy_mj: &c.energy_mj,
+            extra: &c.extra,
             xid: &xid,
         })
     });
@@ -181,6 +183,9 @@ fn start(
             let fields = plan.fields.clone();
             let app_fields = plan.app_fields.clone();
             let energy = plan.profile.reads_energy_and_xid();
+            let extra = plan.profile.reads_extra();
+            let gpm_ids = plan.profile.gpm_metrics();
+            let mut gpm = source::gpm::GpmReader::default();
             let mut targets = None;
             move || {
                 let targets = targets.get_or_insert_with(|| source::targets(&session, &[gpu]));
@@ -204,10 +209,19 @@ fn start(
                             .and_then(|t| t.total_energy_mj(&session).ok())
                     })
                     .flatten();
+                let extra = extra
+                    .then(|| {
+                        targets.first().map(|t| {
+                            let c = t.context(&session, count);
+                            source::gpm::extra(&mut gpm, &session, &c, gpm_ids)
+                        })
+                    })
+                    .flatten();
                 GpuRead {
                     rows,
                     apps,
                     energy_mj,
+                    extra,
                 }
             }
         })
@@ -220,6 +234,7 @@ struct GpuRead {
     rows: Vec<Row>,
     apps: Vec<Row>,
     energy_mj: Option<u64>,
+    extra: Option<GpuExtra>,
 }
 
 /// One collection: every GPU read on the workers by the deadline; a GPU
@@ -231,6 +246,7 @@ fn collection(
     devices: Vec<u32>,
 ) -> collect::CollectFn {
     let mut last: Vec<Option<Arc<GpuIdent>>> = vec![None; devices.len()];
+    let mut minors: Vec<Option<u32>> = vec![None; devices.len()];
     Box::new(move |deadline| {
         let mut missed = 0;
         let mut when = None;
@@ -242,17 +258,26 @@ fn collection(
                 rows: late.rows(devices[i], when, last[i].clone()),
                 apps: Vec::new(),
                 energy_mj: None,
+                extra: None,
             }
         });
         let mut rows = Vec::with_capacity(per_gpu.len());
         let mut apps = Vec::new();
         let mut energy_mj = Vec::with_capacity(per_gpu.len());
+        let mut extra = Vec::new();
         for (i, read) in per_gpu.into_iter().enumerate() {
             if let Some(g) = read.rows.iter().find_map(|r| r.gpu.clone()) {
                 last[i] = Some(g);
             }
             // One energy value per GPU row (a GPU has one `--query-gpu` row).
             energy_mj.extend(read.rows.iter().map(|_| read.energy_mj));
+            // A late GPU keeps its minor number (its `device` label).
+            let x = read.extra.unwrap_or_else(|| GpuExtra {
+                minor: minors[i],
+                ..GpuExtra::default()
+            });
+            minors[i] = x.minor;
+            extra.extend(read.rows.iter().map(|_| x.clone()));
             rows.extend(read.rows);
             apps.extend(read.apps);
         }
@@ -260,6 +285,7 @@ fn collection(
             rows,
             apps,
             energy_mj,
+            extra,
             late: missed,
         }
     })

@@ -15,4 +15,23 @@ pub struct DmonArgs {
     /// Metric groups, any of p, u, c, v, m, e, t in the order wanted (default puc).
     #[arg(short = 's', long = "select", value_name = "GROUPS")]
     pub select: Option<String>,
+    /// GPM metrics to add, by NVML metric id, comma-separated without spaces (Hopper and later).
+    #[arg(long = "gpm-metrics", value_name = "IDS")]
+    pub gpm_metrics: Option<String>,
+    /// Whose GPM metrics: d the GPU (default), m its MIG GPU instances, dm both.
+    #[arg(long = "gpm-options", value_name = "d|m|dm")]
+    pub gpm_options: Option<String>,
+}
+
+/// `--gpm-metrics`'s long help: the ids and columns of dmon's GPM table.
+pub fn gpm_metrics_help() -> String {
+    let ids: Vec<String> = crate::source::dmon::GPM_METRICS
+        .iter()
+        .map(|g| format!("{} {}", g.id, g.metric.name))
+        .collect();
+    format!(
+        "GPM metrics to add, by NVML metric id, comma-separated without spaces (Hopper and later). \
+         Ids and their columns: {}.",
+        ids.join(", ")
+    )
 }

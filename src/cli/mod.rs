@@ -263,6 +263,12 @@ pub fn command() -> clap::Command {
                 .help_heading("Field help"),
         );
     }
+    // dmon's GPM ids come from its table.
+    cmd = cmd.mut_subcommand("dmon", |d| {
+        d.mut_arg("gpm_metrics", |a| {
+            a.long_help(self::dmon::gpm_metrics_help())
+        })
+    });
     // The NVML section stays last.
     for id in ["nvml_lib", "simulate"] {
         cmd = cmd.mut_arg(id, |a| a.display_order(usize::MAX));

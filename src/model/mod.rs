@@ -7,6 +7,7 @@
 
 mod code;
 mod field;
+pub mod gpm;
 pub mod listing;
 pub mod mig;
 pub mod nvlink;

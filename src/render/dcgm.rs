@@ -3,20 +3,30 @@
 //! (Grafana 12239) work. DCGM's units are nvidia-smi's (MHz, °C, W, %,
 //! MiB), so a value is the number nvidia-smi prints.
 //!
-//! Labels, on every sample: `gpu` (index), `UUID`, `pci_bus_id`,
-//! `modelName`, `Hostname`, `DCGM_FI_DRIVER_VERSION`. A value NVML cannot
-//! give is left out; no sentinel number is ever written (dcgm-exporter
-//! writes DCGM's "blank" values as huge numbers).
+//! Labels, on every sample, in dcgm-exporter's order: `gpu` (index),
+//! `UUID`, `pci_bus_id`, `device` (`nvidia<minor number>`), `modelName`,
+//! for a MIG GPU instance `GPU_I_PROFILE` and `GPU_I_ID`, then `Hostname`,
+//! `DCGM_FI_DRIVER_VERSION`. A value NVML cannot give is left out; no
+//! sentinel number is ever written (dcgm-exporter writes DCGM's "blank"
+//! values as huge numbers).
 //!
-//! Not served (nvq has no source for them yet): the profiling families
-//! (`DCGM_FI_PROF_*`, from NVML's GPM interface),
-//! `DCGM_FI_DEV_PCIE_REPLAY_COUNTER`, and the `device` label (the GPU's
-//! minor number). `DCGM_FI_DEV_XID_ERRORS` (the last XID code) comes from
-//! NVML's events. `DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION` (mJ) comes from
-//! the energy counter the collection reads beside the fields.
+//! The profiling families (`DCGM_FI_PROF_*`, [`PROF`]) come from NVML's GPM
+//! metrics between this collection's sample and the previous one, on GPUs
+//! with GPM (Hopper and later); elsewhere, and on the first collection after
+//! start (no previous sample yet), they are left out. In MIG mode each GPU
+//! instance also has its own `DCGM_FI_DEV_FB_USED`/`FB_FREE` (from its MIG
+//! device) and `DCGM_FI_PROF_*` (from `nvmlGpmMigSampleGet`) series, with
+//! `GPU_I_PROFILE` and `GPU_I_ID`; the GPU's own series keep no instance
+//! labels.
+//!
+//! Not served (nvq has no source for it yet): `DCGM_FI_DEV_PCIE_REPLAY_COUNTER`.
+//! `DCGM_FI_DEV_XID_ERRORS` (the last XID code) comes from NVML's events.
+//! `DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION` (mJ) comes from the energy counter
+//! the collection reads beside the fields.
 
 use super::exporter::Scrape;
 use super::prometheus::{write_family, write_sample};
+use crate::model::gpm::{GpuExtra, InstanceRead};
 use crate::model::{Column, Row, Value};
 
 /// How a family's value is written: DCGM's integers plainly, its doubles
@@ -163,6 +173,107 @@ pub const FAMILIES: &[Family] = &[
     ),
 ];
 
+/// A profiling family: DCGM's name, the GPM metric it is read from, the
+/// factor from NVML's unit to DCGM's, whether DCGM writes it as an integer,
+/// and its HELP text (nvq's words). All are gauges, as in dcgm-exporter.
+pub struct Prof {
+    pub name: &'static str,
+    pub gpm: u32,
+    pub scale: f64,
+    pub integer: bool,
+    pub help: &'static str,
+}
+
+/// Percent (NVML) to a ratio 0..1 (DCGM).
+const RATIO: f64 = 0.01;
+/// MiB/s (NVML) to bytes per second (DCGM).
+const MIB_S: f64 = 1048576.0;
+
+const fn p(name: &'static str, gpm: u32, scale: f64, help: &'static str) -> Prof {
+    Prof {
+        name,
+        gpm,
+        scale,
+        integer: scale > 1.0,
+        help,
+    }
+}
+
+/// dcgm-exporter's profiling families (`etc/default-counters.csv`,
+/// `etc/dcp-metrics-included.csv`) that NVML's GPM metrics give, with the
+/// `nvmlGpmMetricId_t` each is read from.
+#[rustfmt::skip]
+pub const PROF: &[Prof] = &[
+    p("DCGM_FI_PROF_GR_ENGINE_ACTIVE", 1, RATIO, "Share of the interval the graphics or compute engine was busy, 0 to 1."),
+    p("DCGM_FI_PROF_SM_ACTIVE", 2, RATIO, "Share of SM cycles with at least one warp resident, 0 to 1."),
+    p("DCGM_FI_PROF_SM_OCCUPANCY", 3, RATIO, "Resident warps as a share of the most an SM can hold, 0 to 1."),
+    p("DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", 5, RATIO, "Share of cycles any tensor core pipe was busy, 0 to 1."),
+    p("DCGM_FI_PROF_DRAM_ACTIVE", 10, RATIO, "Share of cycles device memory was sending or receiving data, 0 to 1."),
+    p("DCGM_FI_PROF_PIPE_FP64_ACTIVE", 11, RATIO, "Share of cycles the FP64 pipe was busy, 0 to 1."),
+    p("DCGM_FI_PROF_PIPE_FP32_ACTIVE", 12, RATIO, "Share of cycles the FP32 pipe was busy, 0 to 1."),
+    p("DCGM_FI_PROF_PIPE_FP16_ACTIVE", 13, RATIO, "Share of cycles the FP16 pipe was busy, 0 to 1."),
+    p("DCGM_FI_PROF_PCIE_TX_BYTES", 20, MIB_S, "PCIe traffic sent by the GPU, headers included, in bytes per second."),
+    p("DCGM_FI_PROF_PCIE_RX_BYTES", 21, MIB_S, "PCIe traffic received by the GPU, headers included, in bytes per second."),
+    p("DCGM_FI_PROF_NVLINK_TX_BYTES", 61, MIB_S, "NVLink traffic sent over all links, in bytes per second."),
+    p("DCGM_FI_PROF_NVLINK_RX_BYTES", 60, MIB_S, "NVLink traffic received over all links, in bytes per second."),
+];
+
+/// The GPM metric ids of [`PROF`], in its order.
+pub const GPM_IDS: &[u32] = &{
+    let mut ids = [0; PROF.len()];
+    let mut i = 0;
+    while i < PROF.len() {
+        ids[i] = PROF[i].gpm;
+        i += 1;
+    }
+    ids
+};
+
+/// A profiling value as DCGM writes it; `None` for a value nothing sane
+/// can be made of.
+fn prof_value(p: &Prof, v: f64) -> Option<String> {
+    let x = v * p.scale;
+    if !x.is_finite() || x < 0.0 {
+        return None;
+    }
+    Some(if p.integer {
+        format!("{}", x.round())
+    } else {
+        format!("{x:.6}")
+    })
+}
+
+/// The value of GPM metric `id` in `list`.
+fn gpm(list: &[(u32, f64)], id: u32) -> Option<f64> {
+    list.iter().find(|(i, _)| *i == id).map(|(_, v)| *v)
+}
+
+/// A GPU's labels with a GPU instance's two added after `modelName`.
+fn instance_labels(base: &[(String, String)], i: &InstanceRead) -> Vec<(String, String)> {
+    let mut l = base.to_vec();
+    let at = l
+        .iter()
+        .position(|(k, _)| k == "modelName")
+        .map_or(l.len(), |p| p + 1);
+    let mut add = Vec::new();
+    if !i.profile.is_empty() {
+        add.push(("GPU_I_PROFILE".to_string(), i.profile.clone()));
+    }
+    add.push(("GPU_I_ID".to_string(), i.gpu_instance_id.to_string()));
+    l.splice(at..at, add);
+    l
+}
+
+/// A GPU instance's value of an FB family, in MiB.
+fn instance_fb(name: &str, i: &InstanceRead) -> Option<String> {
+    let bytes = match name {
+        "DCGM_FI_DEV_FB_USED" => i.fb_used_bytes,
+        "DCGM_FI_DEV_FB_FREE" => i.fb_free_bytes,
+        _ => None,
+    };
+    bytes.map(|b| (b >> 20).to_string())
+}
+
 /// The last XID error, from NVML's events.
 pub const XID: &str = "DCGM_FI_DEV_XID_ERRORS";
 
@@ -198,7 +309,12 @@ fn value(kind: Kind, v: &Value) -> Option<String> {
     }
 }
 
-fn labels(columns: &[Column], row: &Row, hostname: &str) -> Vec<(String, String)> {
+fn labels(
+    columns: &[Column],
+    row: &Row,
+    hostname: &str,
+    minor: Option<u32>,
+) -> Vec<(String, String)> {
     let text = |field: &str| {
         columns
             .iter()
@@ -212,6 +328,9 @@ fn labels(columns: &[Column], row: &Row, hostname: &str) -> Vec<(String, String)
         l.push(("gpu".to_string(), g.index.to_string()));
         l.push(("UUID".to_string(), g.uuid.clone()));
         l.push(("pci_bus_id".to_string(), g.pci_bus_id.clone()));
+        if let Some(m) = minor {
+            l.push(("device".to_string(), format!("nvidia{m}")));
+        }
         l.push(("modelName".to_string(), g.name.clone()));
     }
     if !hostname.is_empty() {
@@ -227,10 +346,13 @@ fn labels(columns: &[Column], row: &Row, hostname: &str) -> Vec<(String, String)
 
 /// The exposition of one scrape (without the health series).
 pub fn render(s: &Scrape<'_>, out: &mut Vec<u8>) {
+    let none = GpuExtra::default();
+    let extra = |i: usize| s.extra.get(i).unwrap_or(&none);
     let labels: Vec<_> = s
         .rows
         .iter()
-        .map(|r| labels(s.columns, r, s.hostname))
+        .enumerate()
+        .map(|(i, r)| labels(s.columns, r, s.hostname, extra(i).minor))
         .collect();
     let mut text = String::new();
     for fam in FAMILIES {
@@ -238,13 +360,36 @@ pub fn render(s: &Scrape<'_>, out: &mut Vec<u8>) {
             continue;
         };
         let mut samples = String::new();
-        for (row, l) in s.rows.iter().zip(&labels) {
+        for (k, (row, l)) in s.rows.iter().zip(&labels).enumerate() {
             if let Some(v) = row.cells.get(i).and_then(|v| value(fam.kind, v)) {
                 write_sample(fam.name, l, &v, &mut samples);
+            }
+            for inst in &extra(k).instances {
+                if let Some(v) = instance_fb(fam.name, inst) {
+                    write_sample(fam.name, &instance_labels(l, inst), &v, &mut samples);
+                }
             }
         }
         if !samples.is_empty() {
             write_family(fam.name, fam.help, fam.counter, &mut text);
+            text.push_str(&samples);
+        }
+    }
+    for prof in PROF {
+        let mut samples = String::new();
+        for (k, l) in labels.iter().enumerate() {
+            let x = extra(k);
+            if let Some(v) = gpm(&x.gpm, prof.gpm).and_then(|v| prof_value(prof, v)) {
+                write_sample(prof.name, l, &v, &mut samples);
+            }
+            for inst in &x.instances {
+                if let Some(v) = gpm(&inst.gpm, prof.gpm).and_then(|v| prof_value(prof, v)) {
+                    write_sample(prof.name, &instance_labels(l, inst), &v, &mut samples);
+                }
+            }
+        }
+        if !samples.is_empty() {
+            write_family(prof.name, prof.help, false, &mut text);
             text.push_str(&samples);
         }
     }
@@ -302,5 +447,33 @@ mod tests {
         assert_eq!(value(Kind::Int, &Value::NotAvailable), None);
         assert!(FAMILIES.iter().all(|f| f.name.starts_with("DCGM_FI_DEV_")));
         assert!(fields().starts_with("name,driver_version,clocks.current.sm"));
+    }
+
+    #[test]
+    fn profiling_values_and_instance_labels() {
+        assert_eq!(GPM_IDS[..4], [1, 2, 3, 5]);
+        let tensor = &PROF[3];
+        assert_eq!(prof_value(tensor, 37.5), Some("0.375000".into()));
+        assert_eq!(prof_value(tensor, f64::NAN), None);
+        let pcie = &PROF[8];
+        assert_eq!(prof_value(pcie, 100.0), Some("104857600".into()));
+        let base = vec![
+            ("gpu".to_string(), "0".to_string()),
+            ("modelName".to_string(), "H100".to_string()),
+            ("Hostname".to_string(), "h".to_string()),
+        ];
+        let inst = InstanceRead {
+            gpu_instance_id: 3,
+            profile: "1g.10gb".into(),
+            ..Default::default()
+        };
+        let keys: Vec<String> = instance_labels(&base, &inst)
+            .into_iter()
+            .map(|(k, _)| k)
+            .collect();
+        assert_eq!(
+            keys,
+            ["gpu", "modelName", "GPU_I_PROFILE", "GPU_I_ID", "Hostname"]
+        );
     }
 }

@@ -34,6 +34,9 @@ pub struct Scrape<'a> {
     /// Each GPU's energy counter in millijoules, where NVML gives it, in
     /// the order of `rows`' GPUs.
     pub energy_mj: &'a [Option<u64>],
+    /// Each GPU's dcgm-profile reads (minor number, GPM, MIG instances),
+    /// in the order of `rows`' GPUs; empty for the other profiles.
+    pub extra: &'a [crate::model::gpm::GpuExtra],
     /// The XID errors counted so far (they outlive collections).
     pub xid: &'a [XidCount],
 }
@@ -80,6 +83,21 @@ impl Profile {
     /// Does the profile serve the GPUs' energy counter and XID errors?
     pub fn reads_energy_and_xid(self) -> bool {
         matches!(self, Profile::Nvq | Profile::Dcgm)
+    }
+
+    /// The GPM metric ids (`nvmlGpmMetricId_t`) the profile serves; none
+    /// for a profile without profiling families.
+    pub fn gpm_metrics(self) -> &'static [u32] {
+        match self {
+            Profile::Dcgm => super::dcgm::GPM_IDS,
+            Profile::Nvq | Profile::NvidiaGpuExporter => &[],
+        }
+    }
+
+    /// Does the profile read the GPUs' minor numbers, GPM metrics and MIG
+    /// GPU instances (`model::gpm::GpuExtra`)?
+    pub fn reads_extra(self) -> bool {
+        matches!(self, Profile::Dcgm)
     }
 
     /// The `--query-gpu` fields the profile reads when none are given;

@@ -25,6 +25,9 @@ pub struct Collected {
     pub apps: Vec<Row>,
     /// Each GPU's energy counter (mJ), in the order of `rows`' GPUs.
     pub energy_mj: Vec<Option<u64>>,
+    /// Each GPU's dcgm-profile reads (minor number, GPM, MIG instances), in
+    /// the order of `rows`' GPUs; empty for the other profiles.
+    pub extra: Vec<crate::model::gpm::GpuExtra>,
     pub late: usize,
 }
 

@@ -5,6 +5,7 @@
 //! [`DmonReader`] reads one GPU; it keeps what the rates need (the previous
 //! violation counters), so a loop keeps one reader per GPU.
 
+use super::gpm::GpmReader;
 use super::gpu::GpuCtx;
 use super::monitor::m;
 pub use super::monitor::Metric;
@@ -15,6 +16,7 @@ use crate::nvml::Session;
 use nvml_wrapper::enum_wrappers::device::{
     Clock, EccCounter, MemoryError, PcieUtilCounter, PerformancePolicy, TemperatureSensor,
 };
+use std::sync::Arc;
 use std::time::Instant;
 
 /// Every dmon metric, in nvidia-smi's order within its group.
@@ -43,6 +45,165 @@ pub const METRICS: &[Metric] = &[
     m("txpci", "MB/s", Some("MB/s"), 't', "PCIe transmit throughput."),
 ];
 
+/// A GPM metric `--gpm-metrics` selects by NVML's `nvmlGpmMetricId_t`.
+/// Its column is a [`Metric`] of group `g` (not an `-s` group).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GpmMetric {
+    pub id: u32,
+    pub metric: Metric,
+}
+
+/// nvidia-smi's second header line of GPM columns: percent, or (for
+/// traffic) MB/s. The percent label is the one a public capture shows; the
+/// traffic label is unverified (no public capture found).
+const PCT: (&str, Option<&str>) = ("GPM:%", Some("%"));
+const RATE: (&str, Option<&str>) = ("GPM:MB/s", Some("MB/s"));
+
+const fn g(
+    id: u32,
+    name: &'static str,
+    unit: (&'static str, Option<&'static str>),
+    help: &'static str,
+) -> GpmMetric {
+    GpmMetric {
+        id,
+        metric: m(name, unit.0, unit.1, 'g', help),
+    }
+}
+
+/// The GPM metrics `dmon --gpm-metrics` lists (Hopper and later), by id.
+/// Column names: `gract`, `smutil`, `fp16` and the `GPM:%` unit line are as
+/// a public capture of `dmon --gpm-metrics 1,2,13` shows them
+/// (leimao.github.io, "NVIDIA NVML GPU Statistics"); `smocc`, `mmaact`,
+/// `dram`, `fp64`, `fp32`, `nvenc0`, `nvlrx`, `nvltx` and `nvl<N>rx/tx` as
+/// public scripts parse them from nvidia-smi; the others are unverified
+/// names in the same pattern. The C2C, cache and context-switch metrics
+/// (100 to 165, 170 to 209) are not offered yet.
+#[rustfmt::skip]
+pub const GPM_METRICS: &[GpmMetric] = &[
+    g(1, "gract", PCT, "Share of time the graphics or compute engine was busy."),
+    g(2, "smutil", PCT, "Share of SM cycles with at least one warp resident, over all SMs."),
+    g(3, "smocc", PCT, "Resident warps as a share of the most the SMs can hold."),
+    g(4, "intact", PCT, "Share of cycles the integer pipe was busy."),
+    g(5, "mmaact", PCT, "Share of cycles any tensor core pipe was busy."),
+    g(6, "dfmaact", PCT, "Share of cycles the FP64 (DFMA) tensor pipe was busy."),
+    g(7, "hmmaact", PCT, "Share of cycles the half-precision (HMMA) tensor pipe was busy."),
+    g(9, "immaact", PCT, "Share of cycles the integer (IMMA) tensor pipe was busy."),
+    g(10, "dram", PCT, "Share of cycles device memory was sending or receiving data."),
+    g(11, "fp64", PCT, "Share of cycles the FP64 pipe was busy."),
+    g(12, "fp32", PCT, "Share of cycles the FP32 pipe was busy."),
+    g(13, "fp16", PCT, "Share of cycles the FP16 pipe was busy."),
+    g(20, "pcitx", RATE, "PCIe traffic sent by the GPU."),
+    g(21, "pcirx", RATE, "PCIe traffic received by the GPU."),
+    g(30, "nvdec0", PCT, "Video decoder 0 activity."),
+    g(31, "nvdec1", PCT, "Video decoder 1 activity."),
+    g(32, "nvdec2", PCT, "Video decoder 2 activity."),
+    g(33, "nvdec3", PCT, "Video decoder 3 activity."),
+    g(34, "nvdec4", PCT, "Video decoder 4 activity."),
+    g(35, "nvdec5", PCT, "Video decoder 5 activity."),
+    g(36, "nvdec6", PCT, "Video decoder 6 activity."),
+    g(37, "nvdec7", PCT, "Video decoder 7 activity."),
+    g(40, "nvjpg0", PCT, "JPEG decoder 0 activity."),
+    g(41, "nvjpg1", PCT, "JPEG decoder 1 activity."),
+    g(42, "nvjpg2", PCT, "JPEG decoder 2 activity."),
+    g(43, "nvjpg3", PCT, "JPEG decoder 3 activity."),
+    g(44, "nvjpg4", PCT, "JPEG decoder 4 activity."),
+    g(45, "nvjpg5", PCT, "JPEG decoder 5 activity."),
+    g(46, "nvjpg6", PCT, "JPEG decoder 6 activity."),
+    g(47, "nvjpg7", PCT, "JPEG decoder 7 activity."),
+    g(50, "nvofa0", PCT, "Optical flow accelerator 0 activity."),
+    g(60, "nvlrx", RATE, "NVLink traffic received over all links."),
+    g(61, "nvltx", RATE, "NVLink traffic sent over all links."),
+    g(62, "nvl0rx", RATE, "NVLink traffic received over link 0."),
+    g(63, "nvl0tx", RATE, "NVLink traffic sent over link 0."),
+    g(64, "nvl1rx", RATE, "NVLink traffic received over link 1."),
+    g(65, "nvl1tx", RATE, "NVLink traffic sent over link 1."),
+    g(66, "nvl2rx", RATE, "NVLink traffic received over link 2."),
+    g(67, "nvl2tx", RATE, "NVLink traffic sent over link 2."),
+    g(68, "nvl3rx", RATE, "NVLink traffic received over link 3."),
+    g(69, "nvl3tx", RATE, "NVLink traffic sent over link 3."),
+    g(70, "nvl4rx", RATE, "NVLink traffic received over link 4."),
+    g(71, "nvl4tx", RATE, "NVLink traffic sent over link 4."),
+    g(72, "nvl5rx", RATE, "NVLink traffic received over link 5."),
+    g(73, "nvl5tx", RATE, "NVLink traffic sent over link 5."),
+    g(74, "nvl6rx", RATE, "NVLink traffic received over link 6."),
+    g(75, "nvl6tx", RATE, "NVLink traffic sent over link 6."),
+    g(76, "nvl7rx", RATE, "NVLink traffic received over link 7."),
+    g(77, "nvl7tx", RATE, "NVLink traffic sent over link 7."),
+    g(78, "nvl8rx", RATE, "NVLink traffic received over link 8."),
+    g(79, "nvl8tx", RATE, "NVLink traffic sent over link 8."),
+    g(80, "nvl9rx", RATE, "NVLink traffic received over link 9."),
+    g(81, "nvl9tx", RATE, "NVLink traffic sent over link 9."),
+    g(82, "nvl10rx", RATE, "NVLink traffic received over link 10."),
+    g(83, "nvl10tx", RATE, "NVLink traffic sent over link 10."),
+    g(84, "nvl11rx", RATE, "NVLink traffic received over link 11."),
+    g(85, "nvl11tx", RATE, "NVLink traffic sent over link 11."),
+    g(86, "nvl12rx", RATE, "NVLink traffic received over link 12."),
+    g(87, "nvl12tx", RATE, "NVLink traffic sent over link 12."),
+    g(88, "nvl13rx", RATE, "NVLink traffic received over link 13."),
+    g(89, "nvl13tx", RATE, "NVLink traffic sent over link 13."),
+    g(90, "nvl14rx", RATE, "NVLink traffic received over link 14."),
+    g(91, "nvl14tx", RATE, "NVLink traffic sent over link 14."),
+    g(92, "nvl15rx", RATE, "NVLink traffic received over link 15."),
+    g(93, "nvl15tx", RATE, "NVLink traffic sent over link 15."),
+    g(94, "nvl16rx", RATE, "NVLink traffic received over link 16."),
+    g(95, "nvl16tx", RATE, "NVLink traffic sent over link 16."),
+    g(96, "nvl17rx", RATE, "NVLink traffic received over link 17."),
+    g(97, "nvl17tx", RATE, "NVLink traffic sent over link 17."),
+    g(166, "nvenc0", PCT, "Video encoder 0 activity."),
+    g(167, "nvenc1", PCT, "Video encoder 1 activity."),
+    g(168, "nvenc2", PCT, "Video encoder 2 activity."),
+    g(169, "nvenc3", PCT, "Video encoder 3 activity."),
+];
+
+/// The GPM metrics of `--gpm-metrics LIST` (comma-separated ids, no spaces),
+/// in the order given (an id given twice counts once). `Err(item)` for an
+/// item that is not an id of [`GPM_METRICS`].
+pub fn select_gpm(list: &str) -> Result<Vec<GpmMetric>, String> {
+    let mut out: Vec<GpmMetric> = Vec::new();
+    for item in list.split(',') {
+        let found = item
+            .parse::<u32>()
+            .ok()
+            .and_then(|id| GPM_METRICS.iter().find(|g| g.id == id));
+        match found {
+            Some(g) if !out.contains(g) => out.push(*g),
+            Some(_) => {}
+            None => return Err(item.to_string()),
+        }
+    }
+    Ok(out)
+}
+
+/// `--gpm-options`: GPM rows of the GPU (`d`), of its MIG GPU instances
+/// (`m`), or both (`dm`, `md`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct GpmLevel {
+    pub device: bool,
+    pub mig: bool,
+}
+
+impl GpmLevel {
+    /// nvidia-smi's default is the device level.
+    pub fn parse(s: Option<&str>) -> Option<Self> {
+        match s.unwrap_or("d") {
+            "d" => Some(GpmLevel {
+                device: true,
+                mig: false,
+            }),
+            "m" => Some(GpmLevel {
+                device: false,
+                mig: true,
+            }),
+            "dm" | "md" => Some(GpmLevel {
+                device: true,
+                mig: true,
+            }),
+            _ => None,
+        }
+    }
+}
+
 /// The `-s` letters dmon knows, in the order `-s` lists them.
 pub const GROUPS: &str = "pucvmet";
 
@@ -65,6 +226,12 @@ pub fn select(letters: &str) -> Result<Vec<Metric>, char> {
 /// `pviol`/`tviol` describe the interval since the last sample.
 pub struct DmonReader {
     metrics: Vec<Metric>,
+    /// `--gpm-metrics` and `--gpm-options`, with the GPU's GPM samples and
+    /// how many samples this reader has taken.
+    gpm: Vec<GpmMetric>,
+    level: GpmLevel,
+    gpm_reader: GpmReader,
+    samples: u64,
     /// When the previous sample was read, with the power and thermal
     /// violation times (ns) it saw.
     last: Option<(Instant, Option<u64>, Option<u64>)>,
@@ -82,15 +249,86 @@ fn mib(bytes: u64) -> Value {
 
 impl DmonReader {
     pub fn new(metrics: Vec<Metric>) -> Self {
+        Self::with_gpm(metrics, Vec::new(), GpmLevel::default())
+    }
+
+    /// A reader that also reads the GPM metrics `gpm` at `level`.
+    pub fn with_gpm(metrics: Vec<Metric>, gpm: Vec<GpmMetric>, level: GpmLevel) -> Self {
         DmonReader {
             metrics,
+            gpm,
+            level,
+            gpm_reader: GpmReader::default(),
+            samples: 0,
             last: None,
         }
     }
 
-    /// One row: the GPU's index, then one cell per metric (a failed read is
-    /// the cell's error code).
-    pub fn read(&mut self, session: &Session, target: &Target, count: u32) -> Row {
+    /// One sample's rows: the GPU's row (the GPU's index, then one cell per
+    /// metric, a failed read being the cell's error code, then the GPM
+    /// metrics), and with `--gpm-options m` one row per MIG GPU instance
+    /// (its id in the `gi` column, `-` for the metrics that are the GPU's,
+    /// then its GPM metrics; this row layout is unverified: no public
+    /// capture of MIG-level GPM output was found).
+    pub fn read(&mut self, session: &Arc<Session>, target: &Target, count: u32) -> Vec<Row> {
+        self.samples += 1;
+        let mut row = self.read_gpu(session, target, count);
+        if self.gpm.is_empty() {
+            return vec![row];
+        }
+        let c = target.context(session, count);
+        let dev = c.raw();
+        let ids: Vec<u32> = self.gpm.iter().map(|g| g.id).collect();
+        // A public capture shows `-` in the GPM columns of the first two
+        // samples and values from the third on: the first sample only
+        // starts the interval, and the second's values are not printed.
+        let show = self.samples > 2;
+        let none = || Value::err(NvmlCode::NOT_SUPPORTED);
+        let got = if self.level.device {
+            self.gpm_reader.read(session, &dev, &ids)
+        } else {
+            Vec::new()
+        };
+        row.cells.extend(cells_of(&ids, &got, show));
+        if !self.level.mig {
+            return vec![row];
+        }
+        row.cells.insert(1, none());
+        let mut rows = vec![row];
+        let Ok(d) = c.dev() else {
+            return rows;
+        };
+        if !d.mig_mode().map(|m| m.current == 1).unwrap_or(false) {
+            return rows;
+        }
+        let mut seen = Vec::new();
+        for i in 0..d.mig_device_count().unwrap_or(0) {
+            let Ok(m) = d.mig_device_by_index(i) else {
+                continue;
+            };
+            // SAFETY: the MIG handle belongs to this open session.
+            let mdev = raw::Dev::new(session, Ok(unsafe { m.handle() }));
+            let Ok(gi) = raw::gpu_instance_id(&mdev) else {
+                continue;
+            };
+            if seen.contains(&gi) {
+                continue;
+            }
+            seen.push(gi);
+            let got = self.gpm_reader.read_mig(session, &dev, gi, &ids);
+            let mut cells = vec![int(target.index), int(gi)];
+            cells.extend(self.metrics.iter().map(|_| none()));
+            cells.extend(cells_of(&ids, &got, show));
+            let mut r = Row::new(cells);
+            r.gpu = Some(target.ident(&c));
+            r.timestamp = Some(c.timestamp.clone());
+            rows.push(r);
+        }
+        rows
+    }
+
+    /// The GPU's row without the GPM cells.
+    fn read_gpu(&mut self, session: &Session, target: &Target, count: u32) -> Row {
         let c = target.context(session, count);
         let now = Instant::now();
         let wants_v = self.metrics.iter().any(|m| m.group == 'v');
@@ -149,6 +387,19 @@ impl DmonReader {
             _ => int(0),
         }
     }
+}
+
+/// The GPM cells of `ids` from what NVML gave (`-` for a metric it did not
+/// give, and for every metric while `show` is false). nvidia-smi prints
+/// whole numbers (truncation is assumed: the capture cannot tell it from
+/// rounding).
+fn cells_of(ids: &[u32], got: &[(u32, f64)], show: bool) -> Vec<Value> {
+    ids.iter()
+        .map(|id| match got.iter().find(|(i, _)| i == id) {
+            Some((_, v)) if show => Value::Int(v.trunc() as i64),
+            _ => Value::err(NvmlCode::NOT_SUPPORTED),
+        })
+        .collect()
 }
 
 /// A metric that needs no state.

@@ -12,6 +12,7 @@
 //! A field's declaration (`model::FieldDef`) holds everything known about it
 //! (`model::FieldInfo`) and its getter; adding a field means adding one entry.
 
+pub mod gpm;
 pub mod gpu;
 pub mod list_mode;
 pub mod listing;

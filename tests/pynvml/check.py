@@ -96,6 +96,27 @@ def case_main():
     check("graphics processes", [p.pid for p in gp] == [2001], [p.pid for p in gp])
     check("no processes on device 1", n.nvmlDeviceGetComputeRunningProcesses(h1) == [])
 
+    # GPM: support per GPU, metrics between two samples, a missing metric NOT_SUPPORTED in its slot.
+    check("gpm supported 0", n.nvmlGpmQueryDeviceSupport(h0).isSupportedDevice == 1)
+    check("gpm not supported 1", n.nvmlGpmQueryDeviceSupport(h1).isSupportedDevice == 0)
+    s1, s2 = n.nvmlGpmSampleAlloc(), n.nvmlGpmSampleAlloc()
+    n.nvmlGpmSampleGet(h0, s1)
+    n.nvmlGpmSampleGet(h0, s2)
+    mg = n.c_nvmlGpmMetricsGet_t()
+    mg.version = n.NVML_GPM_METRICS_GET_VERSION
+    mg.numMetrics = 3
+    mg.sample1, mg.sample2 = s1, s2
+    for i, mid in enumerate((1, 5, 3)):
+        mg.metrics[i].metricId = mid
+    n.nvmlGpmMetricsGet(mg)
+    got = [(m.nvmlReturn, m.value) for m in mg.metrics[:3]]
+    check("gpm metrics", got == [(0, 20.0), (0, 37.5), (n.NVML_ERROR_NOT_SUPPORTED, 0.0)], got)
+    mg.version = 2
+    expect_error("gpm version mismatch", "NVMLError_ArgumentVersionMismatch", n.nvmlGpmMetricsGet, mg)
+    expect_error("gpm sample before Hopper", "NVMLError_NotSupported", n.nvmlGpmSampleGet, h1, s1)
+    n.nvmlGpmSampleFree(s1)
+    n.nvmlGpmSampleFree(s2)
+
     # Injected faults.
     expect_error("fault NO_PERMISSION", "NVMLError_NoPermission", n.nvmlDeviceGetPowerManagementLimit, h0)
     expect_error("fault NOT_SUPPORTED", "NVMLError_NotSupported", n.nvmlDeviceGetEncoderUtilization, h0)

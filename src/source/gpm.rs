@@ -1,0 +1,185 @@
+//! GPM (NVML's GPU performance monitoring, Hopper and later): metrics need
+//! two samples, so a [`GpmReader`] keeps each GPU's (and each MIG GPU
+//! instance's) previous sample and gives the metrics over the time since
+//! it. The first read of a GPU or instance only takes its first sample.
+
+use super::gpu::GpuCtx;
+use crate::model::gpm::{GpuExtra, InstanceRead};
+use crate::model::NvmlCode;
+use crate::nvml::raw::{self, Dev, GpmSample};
+use crate::nvml::Session;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// The previous sample and a spare buffer for the next one.
+struct Pair {
+    last: GpmSample,
+    spare: GpmSample,
+}
+
+/// One GPU's GPM state, kept across samples.
+#[derive(Default)]
+pub struct GpmReader {
+    /// `None` until NVML answered; `Some(false)` for a GPU without GPM.
+    supported: Option<bool>,
+    gpu: Option<Pair>,
+    /// Per MIG GPU instance id.
+    instances: HashMap<u32, Pair>,
+}
+
+/// Take a sample into a fresh buffer, or into `pair`'s spare one, and give
+/// the metrics since `pair`'s last sample. `None` on the first sample or
+/// when the sample fails.
+fn step(
+    session: &Arc<Session>,
+    pair: &mut Option<Pair>,
+    ids: &[u32],
+    mut take: impl FnMut(&mut GpmSample) -> Result<(), NvmlCode>,
+) -> Option<Vec<Result<f64, NvmlCode>>> {
+    match pair {
+        Some(p) => {
+            take(&mut p.spare).ok()?;
+            let got = raw::gpm_metrics(&p.last, &p.spare, ids).ok();
+            std::mem::swap(&mut p.last, &mut p.spare);
+            got
+        }
+        None => {
+            let mut last = GpmSample::alloc(session).ok()?;
+            take(&mut last).ok()?;
+            let spare = GpmSample::alloc(session).ok()?;
+            *pair = Some(Pair { last, spare });
+            None
+        }
+    }
+}
+
+/// The metrics NVML gave, by id (those it could not give are left out).
+fn values(ids: &[u32], got: Option<Vec<Result<f64, NvmlCode>>>) -> Vec<(u32, f64)> {
+    got.map(|v| {
+        ids.iter()
+            .zip(v)
+            .filter_map(|(id, r)| r.ok().filter(|x| x.is_finite()).map(|x| (*id, x)))
+            .collect()
+    })
+    .unwrap_or_default()
+}
+
+impl GpmReader {
+    /// Whether the GPU has GPM (asked until NVML answers).
+    pub fn supported(&mut self, dev: &Dev<'_>) -> bool {
+        if let Some(s) = self.supported {
+            return s;
+        }
+        match raw::gpm_supported(dev) {
+            Ok(s) => {
+                self.supported = Some(s);
+                s
+            }
+            // A failed call (a GPU hung or lost for now) is asked again.
+            Err(_) => false,
+        }
+    }
+
+    /// The GPU's metrics `ids` since the previous call (empty on the first
+    /// call, without GPM, or when NVML fails).
+    pub fn read(&mut self, session: &Arc<Session>, dev: &Dev<'_>, ids: &[u32]) -> Vec<(u32, f64)> {
+        if ids.is_empty() || !self.supported(dev) {
+            return Vec::new();
+        }
+        values(ids, step(session, &mut self.gpu, ids, |s| s.read(dev)))
+    }
+
+    /// The same for the GPU's MIG GPU instance `gi`.
+    pub fn read_mig(
+        &mut self,
+        session: &Arc<Session>,
+        dev: &Dev<'_>,
+        gi: u32,
+        ids: &[u32],
+    ) -> Vec<(u32, f64)> {
+        if ids.is_empty() || !self.supported(dev) {
+            return Vec::new();
+        }
+        let mut pair = self.instances.remove(&gi);
+        let got = step(session, &mut pair, ids, |s| s.read_mig(dev, gi));
+        if let Some(p) = pair {
+            self.instances.insert(gi, p);
+        }
+        values(ids, got)
+    }
+}
+
+/// The MIG profile in a MIG device's name ("NVIDIA H100 80GB HBM3 MIG
+/// 1g.10gb" → "1g.10gb").
+fn profile(name: &str) -> String {
+    name.rsplit_once("MIG ")
+        .map_or(name, |(_, p)| p)
+        .trim()
+        .to_string()
+}
+
+/// What the dcgm profile reads of one GPU beside its fields: the minor
+/// number, the GPM metrics `ids`, and, in MIG mode, each GPU instance's
+/// memory and GPM metrics.
+pub fn extra(
+    reader: &mut GpmReader,
+    session: &Arc<Session>,
+    c: &GpuCtx<'_>,
+    ids: &[u32],
+) -> GpuExtra {
+    let Ok(d) = c.dev() else {
+        return GpuExtra::default();
+    };
+    let dev = &c.raw();
+    let mut out = GpuExtra {
+        minor: d.minor_number().ok(),
+        gpm: reader.read(session, dev, ids),
+        instances: Vec::new(),
+    };
+    let mig = d.mig_mode().map(|m| m.current == 1).unwrap_or(false);
+    if !mig {
+        return out;
+    }
+    let max = d.mig_device_count().unwrap_or(0);
+    let mut seen = Vec::new();
+    for i in 0..max {
+        let Ok(m) = d.mig_device_by_index(i) else {
+            continue;
+        };
+        // SAFETY: the MIG handle belongs to this open session.
+        let mdev = Dev::new(session, Ok(unsafe { m.handle() }));
+        let Ok(gi) = raw::gpu_instance_id(&mdev) else {
+            continue;
+        };
+        // Several compute instances share a GPU instance: one entry each GI.
+        if seen.contains(&gi) {
+            continue;
+        }
+        seen.push(gi);
+        let memory = m.memory_info().ok();
+        out.instances.push(InstanceRead {
+            gpu_instance_id: gi,
+            profile: m.name().map(|n| profile(&n)).unwrap_or_default(),
+            fb_used_bytes: memory.as_ref().map(|x| x.used),
+            fb_free_bytes: memory.as_ref().map(|x| x.free),
+            gpm: reader.read_mig(session, dev, gi, ids),
+        });
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn profile_from_a_mig_device_name() {
+        assert_eq!(
+            super::profile("NVIDIA H100 80GB HBM3 MIG 1g.10gb"),
+            "1g.10gb"
+        );
+        assert_eq!(
+            super::profile("NVIDIA A100-SXM4-40GB MIG 3g.20gb"),
+            "3g.20gb"
+        );
+        assert_eq!(super::profile("2g.20gb"), "2g.20gb");
+    }
+}
