@@ -403,19 +403,11 @@ pub const SYMBOLS: &[&str] = &[
     "nvmlDeviceGetDriverModel",
 ];
 
-/// Symbols exported as `NOT_SUPPORTED` stubs (233).
+/// Symbols exported as `NOT_SUPPORTED` stubs (225).
 pub const STUBS: &[&str] = &[
     "nvmlSystemGetHicVersion",
     "nvmlSystemGetTopologyGpuSet",
     "nvmlSystemGetDriverBranch",
-    "nvmlUnitGetCount",
-    "nvmlUnitGetHandleByIndex",
-    "nvmlUnitGetUnitInfo",
-    "nvmlUnitGetLedState",
-    "nvmlUnitGetPsuInfo",
-    "nvmlUnitGetTemperature",
-    "nvmlUnitGetFanSpeedInfo",
-    "nvmlUnitGetDevices",
     "nvmlDeviceGetAttributes_v2",
     "nvmlDeviceGetHandleByUUIDV",
     "nvmlDeviceSetCpuAffinity",
@@ -673,93 +665,6 @@ pub unsafe extern "C" fn nvmlSystemGetDriverBranch(
     _a1: raw::c_uint,
 ) -> nvmlReturn_t {
     crate::state::stub("nvmlSystemGetDriverBranch")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlUnitGetCount(_a0: *mut raw::c_uint) -> nvmlReturn_t {
-    crate::state::stub("nvmlUnitGetCount")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlUnitGetHandleByIndex(
-    _a0: raw::c_uint,
-    _a1: *mut nvmlUnit_t,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlUnitGetHandleByIndex")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlUnitGetUnitInfo(
-    _a0: nvmlUnit_t,
-    _a1: *mut nvmlUnitInfo_t,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlUnitGetUnitInfo")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlUnitGetLedState(
-    _a0: nvmlUnit_t,
-    _a1: *mut nvmlLedState_t,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlUnitGetLedState")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlUnitGetPsuInfo(
-    _a0: nvmlUnit_t,
-    _a1: *mut nvmlPSUInfo_t,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlUnitGetPsuInfo")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlUnitGetTemperature(
-    _a0: nvmlUnit_t,
-    _a1: raw::c_uint,
-    _a2: *mut raw::c_uint,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlUnitGetTemperature")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlUnitGetFanSpeedInfo(
-    _a0: nvmlUnit_t,
-    _a1: *mut nvmlUnitFanSpeeds_t,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlUnitGetFanSpeedInfo")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlUnitGetDevices(
-    _a0: nvmlUnit_t,
-    _a1: *mut raw::c_uint,
-    _a2: *mut nvmlDevice_t,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlUnitGetDevices")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -3254,20 +3159,21 @@ const _: unsafe extern "C" fn(raw::c_uint, *mut raw::c_uint, *mut nvmlDevice_t) 
     nvmlSystemGetTopologyGpuSet;
 const _: unsafe extern "C" fn(*mut nvmlSystemDriverBranchInfo_t, raw::c_uint) -> nvmlReturn_t =
     nvmlSystemGetDriverBranch;
-const _: unsafe extern "C" fn(*mut raw::c_uint) -> nvmlReturn_t = nvmlUnitGetCount;
+const _: unsafe extern "C" fn(*mut raw::c_uint) -> nvmlReturn_t = crate::nvmlUnitGetCount;
 const _: unsafe extern "C" fn(raw::c_uint, *mut nvmlUnit_t) -> nvmlReturn_t =
-    nvmlUnitGetHandleByIndex;
+    crate::nvmlUnitGetHandleByIndex;
 const _: unsafe extern "C" fn(nvmlUnit_t, *mut nvmlUnitInfo_t) -> nvmlReturn_t =
-    nvmlUnitGetUnitInfo;
+    crate::nvmlUnitGetUnitInfo;
 const _: unsafe extern "C" fn(nvmlUnit_t, *mut nvmlLedState_t) -> nvmlReturn_t =
-    nvmlUnitGetLedState;
-const _: unsafe extern "C" fn(nvmlUnit_t, *mut nvmlPSUInfo_t) -> nvmlReturn_t = nvmlUnitGetPsuInfo;
+    crate::nvmlUnitGetLedState;
+const _: unsafe extern "C" fn(nvmlUnit_t, *mut nvmlPSUInfo_t) -> nvmlReturn_t =
+    crate::nvmlUnitGetPsuInfo;
 const _: unsafe extern "C" fn(nvmlUnit_t, raw::c_uint, *mut raw::c_uint) -> nvmlReturn_t =
-    nvmlUnitGetTemperature;
+    crate::nvmlUnitGetTemperature;
 const _: unsafe extern "C" fn(nvmlUnit_t, *mut nvmlUnitFanSpeeds_t) -> nvmlReturn_t =
-    nvmlUnitGetFanSpeedInfo;
+    crate::nvmlUnitGetFanSpeedInfo;
 const _: unsafe extern "C" fn(nvmlUnit_t, *mut raw::c_uint, *mut nvmlDevice_t) -> nvmlReturn_t =
-    nvmlUnitGetDevices;
+    crate::nvmlUnitGetDevices;
 const _: unsafe extern "C" fn(*mut raw::c_uint) -> nvmlReturn_t = crate::nvmlDeviceGetCount_v2;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlDeviceAttributes_t) -> nvmlReturn_t =
     nvmlDeviceGetAttributes_v2;

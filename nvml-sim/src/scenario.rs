@@ -152,6 +152,48 @@ pub struct Scenario {
     pub device: Vec<Device>,
     /// How long calls take (off by default: every call answers at once).
     pub latency: Latency,
+    /// S-class units (`nvmlUnit*`): none by default, as on every machine
+    /// that is not an S-class enclosure.
+    pub unit: Vec<Unit>,
+}
+
+/// Most units a scenario may declare.
+pub const MAX_UNITS: usize = 64;
+
+/// `[[unit]]`: an S-class enclosure (`nvmlUnitGetUnitInfo` and friends).
+/// An absent value means NOT_SUPPORTED.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Unit {
+    /// `nvmlUnitGetUnitInfo`: all four or NOT_SUPPORTED.
+    pub name: Option<String>,
+    pub id: Option<String>,
+    pub serial: Option<String>,
+    pub firmware_version: Option<String>,
+    /// `nvmlUnitGetLedState`: "GREEN" or "AMBER", with its cause.
+    pub led_color: Option<String>,
+    pub led_cause: Option<String>,
+    /// `nvmlUnitGetTemperature`, degrees C: type 0, 1, 2.
+    pub temperature_intake: Option<u32>,
+    pub temperature_exhaust: Option<u32>,
+    pub temperature_board: Option<u32>,
+    /// `nvmlUnitGetPsuInfo`: state text, volts, amperes, watts.
+    pub psu_state: Option<String>,
+    pub psu_voltage: Option<u32>,
+    pub psu_current: Option<u32>,
+    pub psu_power: Option<u32>,
+    /// `nvmlUnitGetFanSpeedInfo`: one entry a fan.
+    pub fan: Vec<UnitFan>,
+    /// `nvmlUnitGetDevices`: the indices of the scenario's GPUs in the unit.
+    pub devices: Vec<u32>,
+}
+
+/// `[[unit.fan]]`: speed in RPM; `failed` for NVML_FAN_FAILED.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct UnitFan {
+    pub speed: u32,
+    pub failed: bool,
 }
 
 /// `[latency]`: time each call of a function takes, slept on the caller's
@@ -1108,6 +1150,29 @@ impl Scenario {
     }
 
     fn validate(&self) -> Result<(), String> {
+        if self.unit.len() > MAX_UNITS {
+            return Err(format!(
+                "{} units exceed the maximum of {MAX_UNITS}",
+                self.unit.len()
+            ));
+        }
+        for (i, u) in self.unit.iter().enumerate() {
+            if u.fan.len() > 24 {
+                return Err(format!("unit {i}: {} fans exceed NVML's 24", u.fan.len()));
+            }
+            if let Some(d) = u.devices.iter().find(|&&d| d as usize >= self.device.len()) {
+                return Err(format!("unit {i}: device {d} is not in the scenario"));
+            }
+            if let Some(c) = u
+                .led_color
+                .as_deref()
+                .filter(|c| *c != "GREEN" && *c != "AMBER")
+            {
+                return Err(format!(
+                    "unit {i}: led_color {c:?} is neither GREEN nor AMBER"
+                ));
+            }
+        }
         if self.device.len() > MAX_DEVICES {
             return Err(format!(
                 "{} devices exceed the maximum of {MAX_DEVICES}",

@@ -59,6 +59,26 @@ pub struct Report {
     pub gpus: Vec<GpuReport>,
 }
 
+/// One S-class unit's block of the unit report (`-q -u`): `Unit 0` in
+/// text, `<unit id="0">` in XML.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UnitBlock {
+    pub id: u32,
+    pub items: Vec<Node>,
+}
+
+/// The unit report (`-q -u`): the header, the host interface cards, the
+/// number of units and one block a unit.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UnitReport {
+    pub header: Vec<Node>,
+    /// `HIC Info`: `N/A`, or a section with one line a card.
+    pub hic: Node,
+    /// `Attached Units`: every unit NVML sees, selected or not.
+    pub attached: u32,
+    pub units: Vec<UnitBlock>,
+}
+
 /// Which form a report is built for: the text and the XML report differ in
 /// a few lines (hexadecimal PCI numbers, retired pages, supported clocks).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

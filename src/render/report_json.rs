@@ -58,7 +58,7 @@ fn item(out: &mut String, it: &Item<'_>) {
 }
 
 /// An object of these nodes; `first` are pairs written before them.
-fn object(out: &mut String, nodes: &[Node], first: &[(&str, &str)]) {
+pub(super) fn object(out: &mut String, nodes: &[Node], first: &[(&str, &str)]) {
     let mut pairs = Vec::new();
     items(nodes, &mut pairs);
     out.push('{');

@@ -42,12 +42,12 @@ fn tabs(out: &mut String, depth: usize) {
     }
 }
 
-fn element(out: &mut String, depth: usize, name: &str, text: &str) {
+pub(super) fn element(out: &mut String, depth: usize, name: &str, text: &str) {
     tabs(out, depth);
     out.push_str(&format!("<{name}>{}</{name}>\n", escape(text)));
 }
 
-fn nodes(out: &mut String, items: &[Node], depth: usize) {
+pub(super) fn nodes(out: &mut String, items: &[Node], depth: usize) {
     for n in items {
         match n {
             Node::Entry(e) if !e.xml.is_empty() => {

@@ -7,6 +7,7 @@
 
 mod decl;
 mod get;
+pub mod unit;
 
 pub use decl::{Display, DISPLAY_NAMES};
 
