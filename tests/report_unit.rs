@@ -62,7 +62,7 @@ fn one_unit_shows_every_nvml_value() {
         ("Intake", vec!["21 C"]),
         ("Exhaust", vec!["23 C"]),
         ("Board", vec!["30 C"]),
-        ("State", vec!["Normal", "Normal", "Failed"]),
+        ("State", vec!["Normal", "NORMAL", "FAILED"]),
         ("Voltage", vec!["12 V"]),
         ("Current", vec!["6 A"]),
         ("Power Draw", vec!["74 W"]),
@@ -83,7 +83,7 @@ fn one_unit_in_xml_and_json() {
         "\t<unit id=\"0\">\n\t\t<product_name>S2090</product_name>\n",
         "<led_state>\n\t\t\t<color>AMBER</color>\n\t\t\t<cause>Fan failure</cause>\n",
         "<psu_power_draw>74 W</psu_power_draw>",
-        "<fan>\n\t\t\t\t<fan_state>Failed</fan_state>\n\t\t\t\t<fan_speed>0 RPM</fan_speed>\n",
+        "<fan>\n\t\t\t\t<fan_state>FAILED</fan_state>\n\t\t\t\t<fan_speed>0 RPM</fan_speed>\n",
         "<attached_gpus>\n\t\t\t<pci_bus_id>00000000:07:00.0</pci_bus_id>\n\t\t\t<pci_bus_id>00000000:08:00.0</pci_bus_id>\n",
     ] {
         assert!(xml.contains(want), "{want}\n{xml}");
@@ -93,7 +93,7 @@ fn one_unit_in_xml_and_json() {
     assert_eq!(v["attached_units"], 1);
     assert_eq!(v["units"][0]["temperature"]["board"], 30);
     assert_eq!(v["units"][0]["psu"]["psu_voltage"], 12);
-    assert_eq!(v["units"][0]["fan_info"]["fan"][1]["fan_state"], "Failed");
+    assert_eq!(v["units"][0]["fan_info"]["fan"][1]["fan_state"], "FAILED");
 }
 
 #[test]

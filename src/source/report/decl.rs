@@ -403,8 +403,13 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
             f("Auto Boost", "auto_boost", |c| g::auto_boost(c, false), ""),
             f("Auto Boost Default", "auto_boost_default", |c| g::auto_boost(c, true), ""),
         ]),
-        Decl::Before(V13_FROM, &[s("Voltage", "voltage", &[f("Graphics", "graphics_volt", none, "")])]),
     ]),
+    // Drivers from 580 on dropped the graphics voltage (their manual page's
+    // changelog) and print no Voltage section; `-d VOLTAGE` then shows the
+    // GPU's heading alone (unverified: no capture of it). NVML offers no
+    // public voltage reading: nvq prints N/A where older drivers printed
+    // `631.250 mV`.
+    (&[D::Voltage], &[Decl::Before(V13_FROM, &[s("Voltage", "voltage", &[f("Graphics", "graphics_volt", none, "")])])]),
     (ALL, &[s("Fabric", "fabric", &[
         q("State", "state", "fabric.state", ""),
         q("Status", "status", "fabric.status", ""),

@@ -4,7 +4,8 @@
 //! `...GetDevices`) and the host interface cards (`nvmlSystemGetHicVersion`).
 //!
 //! No public capture of a unit report was found: the labels and element
-//! names follow nvidia-smi's manual page (UNIT ATTRIBUTES) and are
+//! names follow nvidia-smi's manual page (UNIT ATTRIBUTES: the fan state is
+//! "NORMAL" or "FAILED", the LED color "GREEN" or "AMBER") and are
 //! unverified, except `hic_info`, `attached_units` and the `nvsmi_unit`
 //! DTD, which public code that parses the document names.
 
@@ -99,8 +100,8 @@ fn unit_items(u: &Unit<'_>) -> Vec<Node> {
                 .take(f.count as usize)
                 .map(|fan| {
                     let state = match fan.state {
-                        FanState::Normal => "Normal",
-                        FanState::Failed => "Failed",
+                        FanState::Normal => "NORMAL",
+                        FanState::Failed => "FAILED",
                     };
                     Node::section(
                         "Fan",
