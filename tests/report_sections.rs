@@ -57,3 +57,123 @@ fn voltage_is_gone_from_580_on() {
     let out = nvq_ok(&scenario("h200_590_idle.toml"), &["-q", "-d", "VOLTAGE"]);
     assert!(out.ends_with("GPU 00000000:83:00.0\n"), "{out}");
 }
+
+/// The MIG part of a 580-on text report, as a user's notes quote it
+/// (`nvidia-smi -q`, "MIG section, instance active — verbatim"): `MIG Device`
+/// blocks right under the GPU, their memory named "Shared".
+const MIG_590: &str = "    MIG Mode
+        Current                                        : Enabled
+        Pending                                        : Enabled
+    MIG Device
+        Index                                          : 0
+        GPU Instance ID                                : 0
+        Compute Instance ID                            : 0
+        Device Attributes
+            Shared
+                Multiprocessor count                   : 70
+                Copy Engine count                      : 5
+                Encoder count                          : 0
+                Decoder count                          : 0
+                OFA count                              : 0
+                JPG count                              : 0
+        Shared FB Memory Usage
+            Total                                      : 64912 MiB
+            Reserved                                   : 0 MiB
+            Used                                       : 1 MiB
+            Free                                       : 64912 MiB
+        Shared BAR1 Memory
+            Total                                      : 65536 MiB
+            Used                                       : 0 MiB
+            Free                                       : 65535 MiB
+";
+
+#[test]
+fn mig_devices_in_the_text_report_from_580_on() {
+    let out = nvq_ok(&scenario("report_mig.toml"), &["-q"]);
+    assert!(out.contains(MIG_590), "{out}");
+    // A GPU without MIG devices prints no line for them.
+    let plain = nvq_ok(&scenario("h200_590_idle.toml"), &["-q"]);
+    assert!(!plain.contains("MIG Device"), "{plain}");
+}
+
+#[test]
+fn mig_devices_before_580_sit_in_a_mig_devices_section() {
+    let s = scenario_at("report_mig.toml", &[("\"590.48.01\"", "\"575.57.08\"")]);
+    let out = nvq_ok(s.path(), &["-q"]);
+    assert!(
+        out.contains("    MIG Devices\n        MIG Device\n            Index "),
+        "{out}"
+    );
+    assert!(out.contains("            FB Memory Usage\n"), "{out}");
+    assert!(out.contains("            BAR1 Memory Usage\n"), "{out}");
+}
+
+/// The elements of a `<mig_device>` in a 575 document that a project's
+/// parser quotes (re-indented there, its other parts "hidden"): the values
+/// of `report_mig.toml` turned into that device's.
+#[test]
+fn mig_devices_in_xml_and_json() {
+    let s = scenario_at(
+        "report_mig.toml",
+        &[
+            ("\"590.48.01\"", "\"575.57.08\""),
+            ("gpu_instance_id = 0", "gpu_instance_id = 1"),
+            ("multiprocessor_count = 70", "multiprocessor_count = 60"),
+            ("shared_copy_engine_count = 5", "shared_copy_engine_count = 3"),
+            ("shared_decoder_count = 0", "shared_decoder_count = 3"),
+            ("shared_jpeg_count = 0", "shared_jpeg_count = 3"),
+            (
+                "memory = { total = 68065116160, reserved = 0, used = 4096 }",
+                "memory = { total = 42412802048, reserved = 0, used = 312475648, free = 42101374976 }",
+            ),
+        ],
+    );
+    let xml = nvq_ok(s.path(), &["-q", "-x"]);
+    let want = "\t\t<mig_devices>\n\t\t\t<mig_device>\n\t\t\t\t<index>0</index>\n\
+        \t\t\t\t<gpu_instance_id>1</gpu_instance_id>\n\t\t\t\t<compute_instance_id>0</compute_instance_id>\n\
+        \t\t\t\t<device_attributes>\n\t\t\t\t\t<shared>\n\
+        \t\t\t\t\t\t<multiprocessor_count>60</multiprocessor_count>\n\
+        \t\t\t\t\t\t<copy_engine_count>3</copy_engine_count>\n\
+        \t\t\t\t\t\t<encoder_count>0</encoder_count>\n\
+        \t\t\t\t\t\t<decoder_count>3</decoder_count>\n\
+        \t\t\t\t\t\t<ofa_count>0</ofa_count>\n\
+        \t\t\t\t\t\t<jpg_count>3</jpg_count>\n\
+        \t\t\t\t\t</shared>\n\t\t\t\t</device_attributes>\n\
+        \t\t\t\t<fb_memory_usage>\n\t\t\t\t\t<total>40448 MiB</total>\n\t\t\t\t\t<reserved>0 MiB</reserved>\n\
+        \t\t\t\t\t<used>298 MiB</used>\n\t\t\t\t\t<free>40151 MiB</free>\n\t\t\t\t</fb_memory_usage>\n";
+    assert!(xml.contains(want), "{xml}");
+    let json = nvq_ok(s.path(), &["-q", "--format=json"]);
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let dev = &v["gpus"][0]["mig_devices"]["mig_device"][0];
+    assert_eq!(
+        dev["device_attributes"]["shared"]["multiprocessor_count"],
+        60
+    );
+    assert_eq!(dev["fb_memory_usage"]["used"], 298);
+    // A GPU without MIG devices: `None`, as before.
+    let plain = nvq_ok(&scenario("h200_590_idle.toml"), &["-q", "-x"]);
+    assert!(
+        plain.contains("\t\t<mig_devices>\n\t\t\tNone\n\t\t</mig_devices>\n"),
+        "{plain}"
+    );
+}
+
+#[test]
+fn a_mig_device_with_an_ecc_count_shows_it() {
+    let s = scenario_at(
+        "report_mig.toml",
+        &[(
+            "compute_instance_id = 0\n",
+            "compute_instance_id = 0\necc_uncorrected_volatile = 2\n",
+        )],
+    );
+    let out = nvq_ok(s.path(), &["-q"]);
+    assert!(
+        out.contains(
+            "        ECC Errors\n            Volatile\n                SRAM Uncorrectable  "
+        ),
+        "{out}"
+    );
+    let xml = nvq_ok(s.path(), &["-q", "-x"]);
+    assert!(xml.contains("<ecc_error_count>\n\t\t\t\t\t<volatile_count>\n\t\t\t\t\t\t<sram_uncorrectable>2</sram_uncorrectable>"), "{xml}");
+}

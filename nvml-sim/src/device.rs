@@ -703,9 +703,10 @@ pub unsafe extern "C" fn nvmlDeviceGetBAR1MemoryInfo(
     device: nvmlDevice_t,
     bar1Memory: *mut nvmlBAR1Memory_t,
 ) -> nvmlReturn_t {
-    dev_fn("nvmlDeviceGetBAR1MemoryInfo", device, |c| {
+    any_fn("nvmlDeviceGetBAR1MemoryInfo", device, |c| {
         let o = nn(bar1Memory)?;
-        let b = &c.dev.bar1;
+        // A MIG device has its own BAR1 share.
+        let b = c.mig().map_or(&c.dev.bar1, |m| &m.bar1);
         let total = c.val(&b.total)?;
         let used = c.val(&b.used)?;
         let free = c.opt(&b.free).unwrap_or(total.saturating_sub(used));
@@ -930,9 +931,20 @@ pub unsafe extern "C" fn nvmlDeviceGetTotalEccErrors(
     counterType: nvmlEccCounterType_t,
     eccCounts: *mut c_ulonglong,
 ) -> nvmlReturn_t {
-    dev_fn("nvmlDeviceGetTotalEccErrors", device, |c| {
+    any_fn("nvmlDeviceGetTotalEccErrors", device, |c| {
         let o = nn(eccCounts)?;
-        let set = ecc_set(c, ecc_counts(errorType, counterType)?);
+        let which = ecc_counts(errorType, counterType)?;
+        if let Some(m) = c.mig() {
+            // A MIG device counts only its volatile uncorrected errors.
+            return match which {
+                "uncorrected_volatile" => {
+                    o.set(m.ecc_uncorrected_volatile.ok_or(NOT_SUPPORTED)?);
+                    Ok(())
+                }
+                _ => Err(NOT_SUPPORTED),
+            };
+        }
+        let set = ecc_set(c, which);
         o.set(c.val(&set.total)?);
         Ok(())
     })
@@ -1783,6 +1795,34 @@ pub unsafe extern "C" fn nvmlDeviceGetFieldValues(
                 }
             }
         }
+        Ok(())
+    })
+}
+
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function, and a handle is one this library
+/// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetAttributes_v2(
+    device: nvmlDevice_t,
+    attributes: *mut nvmlDeviceAttributes_t,
+) -> nvmlReturn_t {
+    any_fn("nvmlDeviceGetAttributes_v2", device, |c| {
+        let o = nn(attributes)?;
+        // Only MIG devices carry attributes in the simulator.
+        let a = c.mig().and_then(|m| m.attributes).ok_or(NOT_SUPPORTED)?;
+        o.set(nvmlDeviceAttributes_t {
+            multiprocessorCount: a.multiprocessor_count,
+            sharedCopyEngineCount: a.shared_copy_engine_count,
+            sharedDecoderCount: a.shared_decoder_count,
+            sharedEncoderCount: a.shared_encoder_count,
+            sharedJpegCount: a.shared_jpeg_count,
+            sharedOfaCount: a.shared_ofa_count,
+            gpuInstanceSliceCount: a.gpu_instance_slice_count,
+            computeInstanceSliceCount: a.compute_instance_slice_count,
+            memorySizeMB: a.memory_size_mb,
+        });
         Ok(())
     })
 }

@@ -403,12 +403,11 @@ pub const SYMBOLS: &[&str] = &[
     "nvmlDeviceGetDriverModel",
 ];
 
-/// Symbols exported as `NOT_SUPPORTED` stubs (225).
+/// Symbols exported as `NOT_SUPPORTED` stubs (224).
 pub const STUBS: &[&str] = &[
     "nvmlSystemGetHicVersion",
     "nvmlSystemGetTopologyGpuSet",
     "nvmlSystemGetDriverBranch",
-    "nvmlDeviceGetAttributes_v2",
     "nvmlDeviceGetHandleByUUIDV",
     "nvmlDeviceSetCpuAffinity",
     "nvmlDeviceClearCpuAffinity",
@@ -665,17 +664,6 @@ pub unsafe extern "C" fn nvmlSystemGetDriverBranch(
     _a1: raw::c_uint,
 ) -> nvmlReturn_t {
     crate::state::stub("nvmlSystemGetDriverBranch")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetAttributes_v2(
-    _a0: nvmlDevice_t,
-    _a1: *mut nvmlDeviceAttributes_t,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetAttributes_v2")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -3176,7 +3164,7 @@ const _: unsafe extern "C" fn(nvmlUnit_t, *mut raw::c_uint, *mut nvmlDevice_t) -
     crate::nvmlUnitGetDevices;
 const _: unsafe extern "C" fn(*mut raw::c_uint) -> nvmlReturn_t = crate::nvmlDeviceGetCount_v2;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlDeviceAttributes_t) -> nvmlReturn_t =
-    nvmlDeviceGetAttributes_v2;
+    crate::nvmlDeviceGetAttributes_v2;
 const _: unsafe extern "C" fn(raw::c_uint, *mut nvmlDevice_t) -> nvmlReturn_t =
     crate::nvmlDeviceGetHandleByIndex_v2;
 const _: unsafe extern "C" fn(*const raw::c_char, *mut nvmlDevice_t) -> nvmlReturn_t =

@@ -570,6 +570,28 @@ pub struct MigInstance {
     pub gpu_instance_id: Option<u32>,
     pub compute_instance_id: Option<u32>,
     pub memory: Memory,
+    /// `nvmlDeviceGetAttributes_v2` on the MIG handle; absent = NOT_SUPPORTED.
+    pub attributes: Option<MigAttributes>,
+    /// `nvmlDeviceGetBAR1MemoryInfo` on the MIG handle.
+    pub bar1: Bar1,
+    /// `nvmlDeviceGetTotalEccErrors(UNCORRECTED, VOLATILE)` on the MIG
+    /// handle (the other counters are NOT_SUPPORTED there).
+    pub ecc_uncorrected_volatile: Option<u64>,
+}
+
+/// `attributes = { … }` of a MIG instance: `nvmlDeviceAttributes_t`.
+#[derive(Debug, Clone, Copy, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct MigAttributes {
+    pub multiprocessor_count: u32,
+    pub shared_copy_engine_count: u32,
+    pub shared_decoder_count: u32,
+    pub shared_encoder_count: u32,
+    pub shared_jpeg_count: u32,
+    pub shared_ofa_count: u32,
+    pub gpu_instance_slice_count: u32,
+    pub compute_instance_slice_count: u32,
+    pub memory_size_mb: u64,
 }
 
 /// A GPU or compute instance profile (`[[device.gpu_instance_profile]]`, and

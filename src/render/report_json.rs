@@ -142,7 +142,7 @@ pub(super) fn object(out: &mut String, nodes: &[Node], first: &[(&str, &str)]) {
 fn repeats(key: &str) -> bool {
     matches!(
         key,
-        "process_info" | "supported_mem_clock" | "supported_graphics_clock"
+        "process_info" | "supported_mem_clock" | "supported_graphics_clock" | "mig_device"
     )
 }
 

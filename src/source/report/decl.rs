@@ -152,7 +152,7 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
             q("Current", "current_mig", "mig.mode.current", ""),
             q("Pending", "pending_mig", "mig.mode.pending", ""),
         ]),
-        Decl::Xml(&[Decl::Build(g::mig_devices)]),
+        Decl::Many(g::mig_devices),
     ]),
     (&[D::Accounting], &[
         q("Accounting Mode", "accounting_mode", "accounting.mode", ""),

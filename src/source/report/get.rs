@@ -6,7 +6,9 @@ use crate::nvml::raw;
 use crate::source::gpu::get::not_available;
 use crate::source::gpu::GpuCtx;
 use nvml_wrapper::enum_wrappers::device::{Brand, Clock, PcieUtilCounter, TemperatureThreshold};
-use nvml_wrapper::enum_wrappers::device::{GpuVirtualizationMode, Sampling};
+use nvml_wrapper::enum_wrappers::device::{
+    EccCounter, GpuVirtualizationMode, MemoryError, Sampling,
+};
 use nvml_wrapper::enums::device::DeviceArchitecture;
 
 /// The field values the report's own getters read: PCIe replay rollovers,
@@ -291,19 +293,163 @@ pub fn processes(c: &GpuCtx, view: View) -> Node {
     })
 }
 
-/// `<mig_devices>`: `None` when the GPU has no MIG device. (The list of MIG
-/// devices itself is not built yet; a GPU with some says `N/A`.)
-pub fn mig_devices(c: &GpuCtx, _: View) -> Node {
-    let none = match c.call(|d| d.mig_device_count()) {
-        Ok(n) => n == 0,
-        Err(_) => true,
+/// The MIG devices of a GPU in MIG mode: in XML `<mig_devices>` with one
+/// `<mig_device>` each, or `None`; in text nothing without MIG devices (the
+/// captures of 590 and 610 have no line for them), else a `MIG Devices`
+/// section (drivers before 580) or the `MIG Device` blocks themselves, their
+/// memory named "Shared" (580 on).
+///
+/// Public sources: the XML elements up to `<fb_memory_usage>` of a 575
+/// document (a project's parser, trimmed), and a 580-on text excerpt (a
+/// user's notes: `MIG Device`, `Shared FB Memory Usage`, `Shared BAR1
+/// Memory`). The ECC block's names, the BAR1 element and the older text
+/// layout are unverified.
+pub fn mig_devices(c: &GpuCtx, view: View) -> Vec<Node> {
+    let devices = mig_device_nodes(c);
+    match view {
+        View::Xml if devices.is_empty() => vec![Node::section(
+            "",
+            "mig_devices",
+            vec![Node::Bare(Value::text("None"))],
+        )],
+        View::Xml => vec![Node::section("MIG Devices", "mig_devices", devices)],
+        View::Text if devices.is_empty() => Vec::new(),
+        View::Text if c.driver_major() >= SHARED_MEMORY_FROM => devices,
+        View::Text => vec![Node::section("MIG Devices", "mig_devices", devices)],
+    }
+}
+
+/// From 580 on nvidia-smi names a MIG device's memory "Shared".
+const SHARED_MEMORY_FROM: u32 = 580;
+
+fn mig_device_nodes(c: &GpuCtx) -> Vec<Node> {
+    let Ok(parent) = c.dev() else {
+        return Vec::new();
     };
-    let v = if none {
-        Value::text("None")
-    } else {
-        not_available(c)
-    };
-    Node::section("", "mig_devices", vec![Node::Bare(v)])
+    let shared = c.driver_major() >= SHARED_MEMORY_FROM;
+    let max = parent.mig_device_count().unwrap_or(0);
+    let mut out = Vec::new();
+    for i in 0..max {
+        let Ok(m) = parent.mig_device_by_index(i) else {
+            continue;
+        };
+        // SAFETY: the MIG handle stays valid while the session lives and is
+        // only passed back to NVML.
+        let raw_dev = raw::Dev::new(c.session, Ok(unsafe { m.handle() }));
+        let id = |r: Result<u32, crate::model::NvmlCode>| c.value(r, uint);
+        let attrs = m.attributes().map_err(crate::model::NvmlCode::from);
+        let attr = |pick: fn(&nvml_wrapper::struct_wrappers::device::DeviceAttributes) -> u32| {
+            match &attrs {
+                Ok(a) => uint(pick(a)),
+                Err(code) => c.err(*code),
+            }
+        };
+        let mem = m.memory_info().map_err(crate::model::NvmlCode::from);
+        let mib = |pick: fn(&nvml_wrapper::struct_wrappers::device::MemoryInfo) -> u64| match &mem {
+            Ok(v) => Value::Bytes(pick(v)),
+            Err(code) => c.err(*code),
+        };
+        let bar = m.bar1_memory_info().map_err(crate::model::NvmlCode::from);
+        let bar1 =
+            |pick: fn(&nvml_wrapper::struct_wrappers::device::BAR1MemoryInfo) -> u64| match &bar {
+                Ok(v) => Value::Bytes(pick(v)),
+                Err(code) => c.err(*code),
+            };
+        let mut items = vec![
+            Node::entry("Index", "index", uint(out.len() as u32), ""),
+            Node::entry(
+                "GPU Instance ID",
+                "gpu_instance_id",
+                id(raw::gpu_instance_id(&raw_dev)),
+                "",
+            ),
+            Node::entry(
+                "Compute Instance ID",
+                "compute_instance_id",
+                id(raw::compute_instance_id(&raw_dev)),
+                "",
+            ),
+            Node::section(
+                "Device Attributes",
+                "device_attributes",
+                vec![Node::section(
+                    "Shared",
+                    "shared",
+                    vec![
+                        Node::entry(
+                            "Multiprocessor count",
+                            "multiprocessor_count",
+                            attr(|a| a.multiprocessor_count),
+                            "",
+                        ),
+                        Node::entry(
+                            "Copy Engine count",
+                            "copy_engine_count",
+                            attr(|a| a.shared_copy_engine_count),
+                            "",
+                        ),
+                        Node::entry(
+                            "Encoder count",
+                            "encoder_count",
+                            attr(|a| a.shared_encoder_count),
+                            "",
+                        ),
+                        Node::entry(
+                            "Decoder count",
+                            "decoder_count",
+                            attr(|a| a.shared_decoder_count),
+                            "",
+                        ),
+                        Node::entry("OFA count", "ofa_count", attr(|a| a.shared_ofa_count), ""),
+                        Node::entry("JPG count", "jpg_count", attr(|a| a.shared_jpeg_count), ""),
+                    ],
+                )],
+            ),
+        ];
+        // The volatile uncorrected count, where the MIG device keeps one.
+        if let Ok(n) = m.total_ecc_errors(MemoryError::Uncorrected, EccCounter::Volatile) {
+            items.push(Node::section(
+                "ECC Errors",
+                "ecc_error_count",
+                vec![Node::section(
+                    "Volatile",
+                    "volatile_count",
+                    vec![Node::entry(
+                        "SRAM Uncorrectable",
+                        "sram_uncorrectable",
+                        Value::count(n),
+                        "",
+                    )],
+                )],
+            ));
+        }
+        let (fb_label, bar1_label) = if shared {
+            ("Shared FB Memory Usage", "Shared BAR1 Memory")
+        } else {
+            ("FB Memory Usage", "BAR1 Memory Usage")
+        };
+        items.push(Node::section(
+            fb_label,
+            "fb_memory_usage",
+            vec![
+                Node::entry("Total", "total", mib(|v| v.total), " MiB"),
+                Node::entry("Reserved", "reserved", mib(|v| v.reserved), " MiB"),
+                Node::entry("Used", "used", mib(|v| v.used), " MiB"),
+                Node::entry("Free", "free", mib(|v| v.free), " MiB"),
+            ],
+        ));
+        items.push(Node::section(
+            bar1_label,
+            "bar1_memory_usage",
+            vec![
+                Node::entry("Total", "total", bar1(|v| v.total), " MiB"),
+                Node::entry("Used", "used", bar1(|v| v.used), " MiB"),
+                Node::entry("Free", "free", bar1(|v| v.free), " MiB"),
+            ],
+        ));
+        out.push(Node::section("MIG Device", "mig_device", items));
+    }
+    out
 }
 
 /// `<retired_pagelist>`: empty when no page was retired (an element with

@@ -62,6 +62,8 @@ pub enum Decl {
     Pick(fn(&GpuCtx, View) -> &'static [Decl]),
     /// A part built by code (the process list).
     Build(fn(&GpuCtx, View) -> Node),
+    /// Any number of nodes built by code (the MIG devices).
+    Many(fn(&GpuCtx, View) -> Vec<Node>),
 }
 
 impl Read {
@@ -105,6 +107,7 @@ fn build(decls: &[Decl], c: &GpuCtx, view: View, asked: bool, out: &mut Vec<Node
             Decl::Since(..) | Decl::Before(..) => {}
             Decl::Pick(f) => build(f(c, view), c, view, asked, out),
             Decl::Build(f) => out.push(f(c, view)),
+            Decl::Many(f) => out.extend(f(c, view)),
         }
     }
 }
