@@ -177,3 +177,86 @@ fn a_mig_device_with_an_ecc_count_shows_it() {
     let xml = nvq_ok(s.path(), &["-q", "-x"]);
     assert!(xml.contains("<ecc_error_count>\n\t\t\t\t\t<volatile_count>\n\t\t\t\t\t\t<sram_uncorrectable>2</sram_uncorrectable>"), "{xml}");
 }
+
+#[test]
+fn host_vgpu_and_heterogeneous_modes_come_from_nvml() {
+    let s = scenario_at(
+        "h200_590_idle.toml",
+        &[(
+            "[[device]]\n",
+            "[[device]]\nhost_vgpu_mode = 1\nvgpu_heterogeneous_mode = 0\n",
+        )],
+    );
+    let out = nvq_ok(s.path(), &["-q"]);
+    assert!(
+        out.contains("        Host VGPU Mode                                 : SR-IOV\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("        vGPU Heterogeneous Mode                        : Disabled\n"),
+        "{out}"
+    );
+    let xml = nvq_ok(s.path(), &["-q", "-x"]);
+    assert!(
+        xml.contains("<host_vgpu_mode>SR-IOV</host_vgpu_mode>"),
+        "{xml}"
+    );
+    assert!(
+        xml.contains("<vgpu_heterogeneous_mode>Disabled</vgpu_heterogeneous_mode>"),
+        "{xml}"
+    );
+    // Without them, N/A as in the captures.
+    let plain = nvq_ok(&scenario("h200_590_idle.toml"), &["-q"]);
+    assert!(plain.contains("        Host VGPU Mode                                 : N/A\n"));
+}
+
+#[test]
+fn the_bridge_chip_comes_from_nvml() {
+    let s = scenario_at(
+        "h200_590_idle.toml",
+        &[(
+            "[[device]]\n",
+            "[[device]]\nbridge_chips = [{ type = \"PLX\", fw_version = 0xF0472900 }, { type = \"BR04\", fw_version = 1 }]\n",
+        )],
+    );
+    let out = nvq_ok(s.path(), &["-q"]);
+    assert!(
+        out.contains("        Bridge Chip\n            Type                                       : PLX\n            Firmware                                   : 0xF0472900\n"),
+        "{out}"
+    );
+    let none = scenario_at(
+        "h200_590_idle.toml",
+        &[("[[device]]\n", "[[device]]\nbridge_chips = []\n")],
+    );
+    let out = nvq_ok(none.path(), &["-q"]);
+    assert!(
+        out.contains("            Type                                       : N/A\n"),
+        "{out}"
+    );
+}
+
+#[test]
+fn the_gpu_part_number_is_the_board_s_before_520() {
+    // A 510 document: <gpu_part_number>900-2H400-6300-031</gpu_part_number>
+    // and no <board_part_number>; from 520 on the GPU part number is the
+    // chip's, which NVML offers no public function for.
+    let s = scenario_at(
+        "h200_590_idle.toml",
+        &[
+            ("\"590.48.01\"", "\"510.47.03\""),
+            ("695-2G520-0280-001", "900-2H400-6300-031"),
+        ],
+    );
+    let out = nvq_ok(s.path(), &["-q"]);
+    assert!(
+        out.contains(
+            "    GPU Part Number                                    : 900-2H400-6300-031\n"
+        ),
+        "{out}"
+    );
+    let now = nvq_ok(&scenario("h200_590_idle.toml"), &["-q"]);
+    assert!(
+        now.contains("    GPU Part Number                                    : N/A\n"),
+        "{now}"
+    );
+}

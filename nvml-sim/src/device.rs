@@ -187,6 +187,8 @@ scalar!(nvmlDeviceGetMinorNumber, c_uint, |d| d.minor_number);
 scalar!(nvmlDeviceGetBoardId, c_uint, |d| d.board_id);
 scalar!(nvmlDeviceGetModuleId, c_uint, |d| d.module_id);
 scalar!(nvmlDeviceGetMultiGpuBoard, c_uint, |d| d.multi_gpu_board);
+scalar!(nvmlDeviceGetHostVgpuMode, nvmlHostVgpuMode_t, |d| d
+    .host_vgpu_mode);
 scalar!(
     nvmlDeviceGetVirtualizationMode,
     nvmlGpuVirtualizationMode_t,
@@ -1823,6 +1825,54 @@ pub unsafe extern "C" fn nvmlDeviceGetAttributes_v2(
             computeInstanceSliceCount: a.compute_instance_slice_count,
             memorySizeMB: a.memory_size_mb,
         });
+        Ok(())
+    })
+}
+
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function, and a handle is one this library
+/// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetVgpuHeterogeneousMode(
+    device: nvmlDevice_t,
+    pHeterogeneousMode: *mut nvmlVgpuHeterogeneousMode_t,
+) -> nvmlReturn_t {
+    dev_fn("nvmlDeviceGetVgpuHeterogeneousMode", device, |c| {
+        let o = nn(pHeterogeneousMode)?;
+        let mode = c.val(&c.dev.vgpu_heterogeneous_mode)?;
+        // SAFETY: reading the caller-set version field of a non-null struct.
+        let version = unsafe { (*o.ptr()).version };
+        o.set(nvmlVgpuHeterogeneousMode_t { version, mode });
+        Ok(())
+    })
+}
+
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function, and a handle is one this library
+/// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetBridgeChipInfo(
+    device: nvmlDevice_t,
+    bridgeHierarchy: *mut nvmlBridgeChipHierarchy_t,
+) -> nvmlReturn_t {
+    dev_fn("nvmlDeviceGetBridgeChipInfo", device, |c| {
+        let o = nn(bridgeHierarchy)?;
+        let chips = c.dev.bridge_chips.as_ref().ok_or(NOT_SUPPORTED)?;
+        // SAFETY: an all-zero hierarchy (integers and enums) is valid.
+        let mut h: nvmlBridgeChipHierarchy_t = unsafe { std::mem::zeroed() };
+        for (slot, chip) in h.bridgeChipInfo.iter_mut().zip(chips) {
+            slot.type_ = if chip.kind == "BR04" {
+                nvmlBridgeChipType_enum_NVML_BRIDGE_CHIP_BRO4
+            } else {
+                nvmlBridgeChipType_enum_NVML_BRIDGE_CHIP_PLX
+            };
+            slot.fwVersion = chip.fw_version;
+        }
+        h.bridgeCount =
+            u8::try_from(chips.len().min(h.bridgeChipInfo.len())).map_err(|_| UNKNOWN)?;
+        o.set(h);
         Ok(())
     })
 }

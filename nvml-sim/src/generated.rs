@@ -403,7 +403,7 @@ pub const SYMBOLS: &[&str] = &[
     "nvmlDeviceGetDriverModel",
 ];
 
-/// Symbols exported as `NOT_SUPPORTED` stubs (224).
+/// Symbols exported as `NOT_SUPPORTED` stubs (221).
 pub const STUBS: &[&str] = &[
     "nvmlSystemGetHicVersion",
     "nvmlSystemGetTopologyGpuSet",
@@ -439,7 +439,6 @@ pub const STUBS: &[&str] = &[
     "nvmlDeviceGetDetailedEccErrors",
     "nvmlDeviceGetEncoderSessions",
     "nvmlDeviceGetFBCSessions",
-    "nvmlDeviceGetBridgeChipInfo",
     "nvmlDeviceGetRunningProcessDetailList",
     "nvmlDeviceOnSameBoard",
     "nvmlDeviceGetAPIRestriction",
@@ -512,9 +511,7 @@ pub const STUBS: &[&str] = &[
     "nvmlDeviceRemoveGpu_v2",
     "nvmlDeviceDiscoverGpus",
     "nvmlDeviceClearFieldValues",
-    "nvmlDeviceGetHostVgpuMode",
     "nvmlDeviceSetVirtualizationMode",
-    "nvmlDeviceGetVgpuHeterogeneousMode",
     "nvmlDeviceSetVgpuHeterogeneousMode",
     "nvmlVgpuInstanceGetPlacementId",
     "nvmlDeviceGetVgpuTypeSupportedPlacements",
@@ -1018,17 +1015,6 @@ pub unsafe extern "C" fn nvmlDeviceGetFBCSessions(
     _a2: *mut nvmlFBCSessionInfo_t,
 ) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceGetFBCSessions")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetBridgeChipInfo(
-    _a0: nvmlDevice_t,
-    _a1: *mut nvmlBridgeChipHierarchy_t,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetBridgeChipInfo")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -1815,33 +1801,11 @@ pub unsafe extern "C" fn nvmlDeviceClearFieldValues(
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetHostVgpuMode(
-    _a0: nvmlDevice_t,
-    _a1: *mut nvmlHostVgpuMode_t,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetHostVgpuMode")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceSetVirtualizationMode(
     _a0: nvmlDevice_t,
     _a1: nvmlGpuVirtualizationMode_t,
 ) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceSetVirtualizationMode")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetVgpuHeterogeneousMode(
-    _a0: nvmlDevice_t,
-    _a1: *mut nvmlVgpuHeterogeneousMode_t,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetVgpuHeterogeneousMode")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -3487,7 +3451,7 @@ const _: unsafe extern "C" fn(
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_char, raw::c_uint) -> nvmlReturn_t =
     crate::nvmlDeviceGetVbiosVersion;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlBridgeChipHierarchy_t) -> nvmlReturn_t =
-    nvmlDeviceGetBridgeChipInfo;
+    crate::nvmlDeviceGetBridgeChipInfo;
 const _: unsafe extern "C" fn(
     nvmlDevice_t,
     *mut raw::c_uint,
@@ -3779,11 +3743,11 @@ const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_int, *mut nvmlFieldValue_t) -
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlGpuVirtualizationMode_t) -> nvmlReturn_t =
     crate::nvmlDeviceGetVirtualizationMode;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlHostVgpuMode_t) -> nvmlReturn_t =
-    nvmlDeviceGetHostVgpuMode;
+    crate::nvmlDeviceGetHostVgpuMode;
 const _: unsafe extern "C" fn(nvmlDevice_t, nvmlGpuVirtualizationMode_t) -> nvmlReturn_t =
     nvmlDeviceSetVirtualizationMode;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlVgpuHeterogeneousMode_t) -> nvmlReturn_t =
-    nvmlDeviceGetVgpuHeterogeneousMode;
+    crate::nvmlDeviceGetVgpuHeterogeneousMode;
 const _: unsafe extern "C" fn(nvmlDevice_t, *const nvmlVgpuHeterogeneousMode_t) -> nvmlReturn_t =
     nvmlDeviceSetVgpuHeterogeneousMode;
 const _: unsafe extern "C" fn(nvmlVgpuInstance_t, *mut nvmlVgpuPlacementId_t) -> nvmlReturn_t =

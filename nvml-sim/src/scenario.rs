@@ -188,6 +188,16 @@ pub struct Unit {
     pub devices: Vec<u32>,
 }
 
+/// `bridge_chips = [{ type = "PLX", fw_version = 0x… }]`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct BridgeChip {
+    /// "PLX" or "BR04".
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub fw_version: u32,
+}
+
 /// `[[unit.fan]]`: speed in RPM; `failed` for NVML_FAN_FAILED.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -828,6 +838,13 @@ pub struct Device {
     /// `nvmlDeviceGetVirtualizationMode`: 0 none, 1 pass-through, 2 vGPU,
     /// 3 host vGPU, 4 host vSGA.
     pub virtualization_mode: Val<u32>,
+    /// `nvmlDeviceGetHostVgpuMode`: 0 non-SR-IOV, 1 SR-IOV.
+    pub host_vgpu_mode: Val<u32>,
+    /// `nvmlDeviceGetVgpuHeterogeneousMode`: 0 disabled, 1 enabled.
+    pub vgpu_heterogeneous_mode: Val<u32>,
+    /// `nvmlDeviceGetBridgeChipInfo`: the bridge chips above the GPU (at
+    /// most 128); absent = NOT_SUPPORTED, empty = none.
+    pub bridge_chips: Option<Vec<BridgeChip>>,
     pub pci: Pci,
     pub pcie: Pcie,
     /// 0/1 enable states.
@@ -1172,6 +1189,21 @@ impl Scenario {
     }
 
     fn validate(&self) -> Result<(), String> {
+        for (i, d) in self.device.iter().enumerate() {
+            let chips = d.bridge_chips.as_deref().unwrap_or_default();
+            if chips.len() > 128 {
+                return Err(format!(
+                    "device {i}: {} bridge chips exceed NVML's 128",
+                    chips.len()
+                ));
+            }
+            if let Some(b) = chips.iter().find(|b| b.kind != "PLX" && b.kind != "BR04") {
+                return Err(format!(
+                    "device {i}: bridge chip type {:?} is neither PLX nor BR04",
+                    b.kind
+                ));
+            }
+        }
         if self.unit.len() > MAX_UNITS {
             return Err(format!(
                 "{} units exceed the maximum of {MAX_UNITS}",

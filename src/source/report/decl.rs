@@ -171,7 +171,7 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
         f("MultiGPU Board", "multigpu_board", g::multi_gpu_board, ""),
         f("Board ID", "board_id", g::board_id, ""),
         f("Board Part Number", "board_part_number", g::board_part_number, ""),
-        f("GPU Part Number", "gpu_part_number", none, ""),
+        f("GPU Part Number", "gpu_part_number", g::gpu_part_number, ""),
         f("FRU Part Number", "gpu_fru_part_number", none, ""),
         s("Platform Info", "platformInfo", &[
             f("Chassis Serial Number", "chassis_serial_number", |c| g::rack(c, "platform.chassis_serial_number"), ""),
@@ -200,8 +200,8 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
         q("GPU C2C Mode", "c2c_mode", "c2c.mode", ""),
         s("GPU Virtualization Mode", "gpu_virtualization_mode", &[
             f("Virtualization Mode", "virtualization_mode", g::virtualization, ""),
-            f("Host VGPU Mode", "host_vgpu_mode", none, ""),
-            f("vGPU Heterogeneous Mode", "vgpu_heterogeneous_mode", none, ""),
+            f("Host VGPU Mode", "host_vgpu_mode", g::host_vgpu_mode, ""),
+            f("vGPU Heterogeneous Mode", "vgpu_heterogeneous_mode", g::vgpu_heterogeneous_mode, ""),
         ]),
         Decl::Before(V13_FROM, RESET_STATUS),
         q("GPU Recovery Action", "gpu_recovery_action", "gpu_recovery_action", ""),
@@ -236,8 +236,8 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
                 ]),
             ]),
             s("Bridge Chip", "pci_bridge_chip", &[
-                f("Type", "bridge_chip_type", none, ""),
-                f("Firmware", "bridge_chip_fw", none, ""),
+                f("Type", "bridge_chip_type", |c| g::bridge_chip(c, false), ""),
+                f("Firmware", "bridge_chip_fw", |c| g::bridge_chip(c, true), ""),
             ]),
             f("Replays Since Reset", "replay_counter", g::replays, ""),
             f("Replay Number Rollovers", "replay_rollover_counter", g::replay_rollovers, ""),

@@ -107,6 +107,22 @@ pub fn board_part_number(c: &GpuCtx) -> Value {
     c.value(c.call(|d| d.board_part_number()), Value::text)
 }
 
+/// `GPU Part Number`: drivers before 520 print the board's part number
+/// here (`nvmlDeviceGetBoardPartNumber`: `900-2H400-6300-031` in a 510
+/// document, `900-5G212-1701-000` in a 418 one) and have no `Board Part
+/// Number` line. Later drivers print the chip's part number (`2335-895-A1`,
+/// `20B2-895-A1`), for which nvq knows no public NVML function: `N/A`.
+pub fn gpu_part_number(c: &GpuCtx) -> Value {
+    if c.driver_major() < BOARD_PART_NUMBER_FROM {
+        return board_part_number(c);
+    }
+    not_available(c)
+}
+
+/// The first driver branch with its own `Board Part Number` line (516
+/// documents lack it, 525 ones have it).
+const BOARD_PART_NUMBER_FROM: u32 = 520;
+
 pub fn module_id(c: &GpuCtx) -> Value {
     c.value(raw::module_id(&c.raw()), uint)
 }
@@ -131,6 +147,49 @@ pub fn virtualization(c: &GpuCtx) -> Value {
             GpuVirtualizationMode::HostVsga => "Host VSGA",
         })
     })
+}
+
+/// `Host VGPU Mode`: `Non SR-IOV` or `SR-IOV` (`nvmlDeviceGetHostVgpuMode`).
+pub fn host_vgpu_mode(c: &GpuCtx) -> Value {
+    c.value(raw::host_vgpu_mode(&c.raw()), |m| {
+        Value::text(if m == 1 { "SR-IOV" } else { "Non SR-IOV" })
+    })
+}
+
+/// `vGPU Heterogeneous Mode`: Enabled/Disabled
+/// (`nvmlDeviceGetVgpuHeterogeneousMode`).
+pub fn vgpu_heterogeneous_mode(c: &GpuCtx) -> Value {
+    c.value(raw::vgpu_heterogeneous_mode(&c.raw()), |m| {
+        Value::text(if m == 1 { "Enabled" } else { "Disabled" })
+    })
+}
+
+/// The first bridge chip above the GPU (`nvmlDeviceGetBridgeChipInfo`): its
+/// type (`PLX`, `BR04`) or its firmware version in hexadecimal; `N/A` when
+/// there is none. No public output with a bridge chip was found: the
+/// spellings are unverified.
+pub fn bridge_chip(c: &GpuCtx, firmware: bool) -> Value {
+    use nvml_wrapper::enum_wrappers::device::BridgeChip;
+    use nvml_wrapper::enums::device::FirmwareVersion;
+    // nvml-wrapper returns all 128 slots; `chip_count` says how many hold a chip.
+    let chip = c.call(|d| d.bridge_chip_info()).map(|h| {
+        h.chips_hierarchy
+            .into_iter()
+            .take(usize::from(h.chip_count))
+            .next()
+    });
+    match chip {
+        Ok(Some(chip)) if firmware => match chip.fw_version {
+            FirmwareVersion::Version(v) => Value::text(format!("0x{v:08X}")),
+            FirmwareVersion::Unavailable => not_available(c),
+        },
+        Ok(Some(chip)) => Value::text(match chip.chip_type {
+            BridgeChip::PLX => "PLX",
+            BridgeChip::BRO4 => "BR04",
+        }),
+        Ok(None) => not_available(c),
+        Err(code) => c.err(code),
+    }
 }
 
 pub fn gsp_version(c: &GpuCtx) -> Value {
