@@ -139,6 +139,7 @@ fn mig_devices_in_xml_and_json() {
         \t\t\t\t\t\t<ofa_count>0</ofa_count>\n\
         \t\t\t\t\t\t<jpg_count>3</jpg_count>\n\
         \t\t\t\t\t</shared>\n\t\t\t\t</device_attributes>\n\
+        \t\t\t\t<ecc_error_count>N/A</ecc_error_count>\n\
         \t\t\t\t<fb_memory_usage>\n\t\t\t\t\t<total>40448 MiB</total>\n\t\t\t\t\t<reserved>0 MiB</reserved>\n\
         \t\t\t\t\t<used>298 MiB</used>\n\t\t\t\t\t<free>40151 MiB</free>\n\t\t\t\t</fb_memory_usage>\n";
     assert!(xml.contains(want), "{xml}");
@@ -258,5 +259,27 @@ fn the_gpu_part_number_is_the_board_s_before_520() {
     assert!(
         now.contains("    GPU Part Number                                    : N/A\n"),
         "{now}"
+    );
+}
+
+#[test]
+fn accounted_processes_in_xml() {
+    // The elements of a real 460 document (GuanceCloud datakit's test data).
+    // Appended, so that the table belongs to the scenario's (only) GPU.
+    let text = std::fs::read_to_string(scenario("h200_590_idle.toml")).unwrap()
+        + "\n[[device.accounting]]\npid = 54796\ngpu_utilization = 0\nmemory_utilization = 0\n\
+           max_memory_usage = 883949568\ntime = 18228\nis_running = 0\n";
+    let s = tempfile::Builder::new().suffix(".toml").tempfile().unwrap();
+    std::fs::write(s.path(), text).unwrap();
+    let xml = nvq_ok(s.path(), &["-q", "-x"]);
+    let want = "\t\t<accounted_processes>\n\t\t\t<accounted_process_info>\n\t\t\t\t<pid>54796</pid>\n\
+        \t\t\t\t<gpu_util>0 %</gpu_util>\n\t\t\t\t<memory_util>0 %</memory_util>\n\
+        \t\t\t\t<max_memory_usage>843 MiB</max_memory_usage>\n\t\t\t\t<time>18228 ms</time>\n\
+        \t\t\t\t<is_running>0</is_running>\n\t\t\t</accounted_process_info>\n\t\t</accounted_processes>\n";
+    assert!(xml.contains(want), "{xml}");
+    let plain = nvq_ok(&scenario("h200_590_idle.toml"), &["-q", "-x"]);
+    assert!(
+        plain.contains("\t\t<accounted_processes>\n\t\t</accounted_processes>\n"),
+        "{plain}"
     );
 }

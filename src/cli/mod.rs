@@ -606,9 +606,11 @@ mod tests {
             "ERROR: Option --bogus is not recognized. Please run 'nvidia-smi -h' for help.\n"
         );
         assert!(matches!(
-            args(&["-u"]).unwrap_err(),
+            args(&["-B"]).unwrap_err(),
             NvqError::NotImplemented(_)
         ));
+        // -u (the unit report) is an option of its own now.
+        assert!(run(&["-q", "-u"]).unit);
         assert!(matches!(
             args(&["drain"]).unwrap_err(),
             NvqError::NotImplemented(_)

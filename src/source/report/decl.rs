@@ -419,7 +419,7 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
     ])]),
     (ONLY_ASKED, &[Decl::Build(g::supported_clocks)]),
     (&[D::Pids], &[Decl::Build(g::processes)]),
-    (&[D::Accounting], &[Decl::Xml(&[s("", "accounted_processes", &[])])]),
+    (&[D::Accounting], &[Decl::Xml(&[Decl::Build(g::accounted_processes)])]),
     (ALL, &[s("Capabilities", "capabilities", &[f("EGM", "egm", g::egm, "")])]),
 ];
 

@@ -359,12 +359,13 @@ pub fn processes(c: &GpuCtx, view: View) -> Node {
 /// memory named "Shared" (580 on).
 ///
 /// Public sources: the XML elements up to `<fb_memory_usage>` of a 575
-/// document (a project's parser, trimmed), and a 580-on text excerpt (a
-/// user's notes: `MIG Device`, `Shared FB Memory Usage`, `Shared BAR1
-/// Memory`). The ECC block's names, the BAR1 element and the older text
-/// layout are unverified.
+/// document (a project's parser, trimmed); the v13 elements as GuanceCloud
+/// datakit's schema of real documents has them (`ecc_error_count`,
+/// `volatile_count`, `sram_uncorrectable`, `bar1_memory_usage`); a 580-on
+/// text excerpt (a user's notes: `MIG Device`, `Shared FB Memory Usage`,
+/// `Shared BAR1 Memory`). The older text layout is unverified.
 pub fn mig_devices(c: &GpuCtx, view: View) -> Vec<Node> {
-    let devices = mig_device_nodes(c);
+    let devices = mig_device_nodes(c, view);
     match view {
         View::Xml if devices.is_empty() => vec![Node::section(
             "",
@@ -381,7 +382,7 @@ pub fn mig_devices(c: &GpuCtx, view: View) -> Vec<Node> {
 /// From 580 on nvidia-smi names a MIG device's memory "Shared".
 const SHARED_MEMORY_FROM: u32 = 580;
 
-fn mig_device_nodes(c: &GpuCtx) -> Vec<Node> {
+fn mig_device_nodes(c: &GpuCtx, view: View) -> Vec<Node> {
     let Ok(parent) = c.dev() else {
         return Vec::new();
     };
@@ -465,9 +466,10 @@ fn mig_device_nodes(c: &GpuCtx) -> Vec<Node> {
                 )],
             ),
         ];
-        // The volatile uncorrected count, where the MIG device keeps one.
-        if let Ok(n) = m.total_ecc_errors(MemoryError::Uncorrected, EccCounter::Volatile) {
-            items.push(Node::section(
+        // The volatile uncorrected count, where the MIG device keeps one;
+        // elsewhere the text view has no ECC block, the XML view `N/A`.
+        match m.total_ecc_errors(MemoryError::Uncorrected, EccCounter::Volatile) {
+            Ok(n) => items.push(Node::section(
                 "ECC Errors",
                 "ecc_error_count",
                 vec![Node::section(
@@ -480,7 +482,13 @@ fn mig_device_nodes(c: &GpuCtx) -> Vec<Node> {
                         "",
                     )],
                 )],
-            ));
+            )),
+            Err(e) if view == View::Xml => items.push(Node::collapsed(
+                "ECC Errors",
+                "ecc_error_count",
+                c.err(crate::model::NvmlCode::from(&e)),
+            )),
+            Err(_) => {}
         }
         let (fb_label, bar1_label) = if shared {
             ("Shared FB Memory Usage", "Shared BAR1 Memory")
@@ -509,6 +517,47 @@ fn mig_device_nodes(c: &GpuCtx) -> Vec<Node> {
         out.push(Node::section("MIG Device", "mig_device", items));
     }
     out
+}
+
+/// `<accounted_processes>` (XML only): one `<accounted_process_info>` per
+/// process NVML kept accounting data for (`nvmlDeviceGetAccountingPids`,
+/// `...GetAccountingStats`), with the elements of a real 460 document in
+/// GuanceCloud datakit's test data: pid, GPU and memory utilization, the
+/// largest memory use, the time and whether it still runs.
+pub fn accounted_processes(c: &GpuCtx, _: View) -> Node {
+    let pids = c.call(|d| d.accounting_pids()).unwrap_or_default();
+    let items = pids
+        .into_iter()
+        .filter_map(|pid| {
+            // A process gone between the two calls is left out.
+            let s = c.call(|d| d.accounting_stats_for(pid)).ok()?;
+            let pct = |v: Option<u32>| v.map_or_else(|| not_available(c), uint);
+            Some(Node::section(
+                "",
+                "accounted_process_info",
+                vec![
+                    Node::entry("", "pid", uint(pid), ""),
+                    Node::entry("", "gpu_util", pct(s.gpu_utilization), " %"),
+                    Node::entry("", "memory_util", pct(s.memory_utilization), " %"),
+                    Node::entry(
+                        "",
+                        "max_memory_usage",
+                        s.max_memory_usage
+                            .map_or_else(|| not_available(c), Value::Bytes),
+                        " MiB",
+                    ),
+                    Node::entry(
+                        "",
+                        "time",
+                        Value::Int(i64::try_from(s.time).unwrap_or(i64::MAX)),
+                        " ms",
+                    ),
+                    Node::entry("", "is_running", Value::Int(i64::from(s.is_running)), ""),
+                ],
+            ))
+        })
+        .collect();
+    Node::section("", "accounted_processes", items)
 }
 
 /// `<retired_pagelist>`: empty when no page was retired (an element with
