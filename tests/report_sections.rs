@@ -283,3 +283,37 @@ fn accounted_processes_in_xml() {
         "{plain}"
     );
 }
+
+#[test]
+fn accounted_processes_in_text_with_d_accounting() {
+    // A 525 output of `-q -d ACCOUNTING` without processes ends its GPU with
+    // `Accounted Processes : None`; a 580 one (Mila's documentation) lists a
+    // `Process ID` block with the process's statistics under it.
+    let out = nvq_ok(&scenario("h200_590_idle.toml"), &["-q", "-d", "ACCOUNTING"]);
+    assert_eq!(
+        gpu_part(&out),
+        [
+            "    Accounting Mode                                    : Disabled",
+            "    Accounting Mode Buffer Size                        : 4000",
+            "    Accounted Processes                                : None",
+        ],
+        "{out}"
+    );
+    let text = std::fs::read_to_string(scenario("h200_590_idle.toml")).unwrap()
+        + "\n[[device.accounting]]\npid = 3072883\ngpu_utilization = 12\nmemory_utilization = 3\n\
+           max_memory_usage = 1046478848\ntime = 86816\nis_running = 0\n";
+    let s = tempfile::Builder::new().suffix(".toml").tempfile().unwrap();
+    std::fs::write(s.path(), text).unwrap();
+    let out = nvq_ok(s.path(), &["-q", "-d", "ACCOUNTING"]);
+    let want = "    Accounted Processes
+        Process ID                                     : 3072883
+            GPU Utilization                            : 12 %
+            Memory Utilization                         : 3 %
+            Max memory usage                           : 998 MiB
+            Time                                       : 86816 ms
+            Is Running                                 : 0
+";
+    assert!(out.ends_with(want), "{out}");
+    // The whole text report has no such line, as the captures.
+    assert!(!nvq_ok(s.path(), &["-q"]).contains("Accounted Processes"));
+}

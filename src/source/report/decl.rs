@@ -419,7 +419,12 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
     ])]),
     (ONLY_ASKED, &[Decl::Build(g::supported_clocks)]),
     (&[D::Pids], &[Decl::Build(g::processes)]),
-    (&[D::Accounting], &[Decl::Xml(&[Decl::Build(g::accounted_processes)])]),
+    // The text report lists them only when `-d ACCOUNTING` asks (the
+    // captures of the whole report have no such line).
+    (&[D::Accounting], &[
+        Decl::Xml(&[Decl::Build(g::accounted_processes)]),
+        Decl::Text(&[Decl::Asked(&[Decl::Build(g::accounted_processes)])]),
+    ]),
     (ALL, &[s("Capabilities", "capabilities", &[f("EGM", "egm", g::egm, "")])]),
 ];
 

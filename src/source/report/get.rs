@@ -519,45 +519,63 @@ fn mig_device_nodes(c: &GpuCtx, view: View) -> Vec<Node> {
     out
 }
 
-/// `<accounted_processes>` (XML only): one `<accounted_process_info>` per
-/// process NVML kept accounting data for (`nvmlDeviceGetAccountingPids`,
-/// `...GetAccountingStats`), with the elements of a real 460 document in
-/// GuanceCloud datakit's test data: pid, GPU and memory utilization, the
-/// largest memory use, the time and whether it still runs.
-pub fn accounted_processes(c: &GpuCtx, _: View) -> Node {
+/// The accounted processes (`nvmlDeviceGetAccountingPids`,
+/// `...GetAccountingStats`): in XML one `<accounted_process_info>` each, with
+/// the elements of a real 460 document (GuanceCloud datakit's test data);
+/// in text (`-d ACCOUNTING` only) `Accounted Processes : None` as a 525
+/// output shows, or a `Process ID` block each with its utilizations, largest
+/// memory use, time and whether it still runs, as a 580 output shows (Mila's
+/// documentation).
+pub fn accounted_processes(c: &GpuCtx, view: View) -> Node {
     let pids = c.call(|d| d.accounting_pids()).unwrap_or_default();
-    let items = pids
-        .into_iter()
-        .filter_map(|pid| {
-            // A process gone between the two calls is left out.
-            let s = c.call(|d| d.accounting_stats_for(pid)).ok()?;
-            let pct = |v: Option<u32>| v.map_or_else(|| not_available(c), uint);
-            Some(Node::section(
+    let mut items = Vec::new();
+    for pid in pids {
+        // A process gone between the two calls is left out.
+        let Ok(s) = c.call(|d| d.accounting_stats_for(pid)) else {
+            continue;
+        };
+        let pct = |v: Option<u32>| v.map_or_else(|| not_available(c), uint);
+        let max = s
+            .max_memory_usage
+            .map_or_else(|| not_available(c), Value::Bytes);
+        let time = Value::Int(i64::try_from(s.time).unwrap_or(i64::MAX));
+        let stats = vec![
+            Node::entry("GPU Utilization", "gpu_util", pct(s.gpu_utilization), " %"),
+            Node::entry(
+                "Memory Utilization",
+                "memory_util",
+                pct(s.memory_utilization),
+                " %",
+            ),
+            Node::entry("Max memory usage", "max_memory_usage", max, " MiB"),
+            Node::entry("Time", "time", time, " ms"),
+            Node::entry(
+                "Is Running",
+                "is_running",
+                Value::Int(i64::from(s.is_running)),
                 "",
-                "accounted_process_info",
-                vec![
-                    Node::entry("", "pid", uint(pid), ""),
-                    Node::entry("", "gpu_util", pct(s.gpu_utilization), " %"),
-                    Node::entry("", "memory_util", pct(s.memory_utilization), " %"),
-                    Node::entry(
-                        "",
-                        "max_memory_usage",
-                        s.max_memory_usage
-                            .map_or_else(|| not_available(c), Value::Bytes),
-                        " MiB",
-                    ),
-                    Node::entry(
-                        "",
-                        "time",
-                        Value::Int(i64::try_from(s.time).unwrap_or(i64::MAX)),
-                        " ms",
-                    ),
-                    Node::entry("", "is_running", Value::Int(i64::from(s.is_running)), ""),
-                ],
-            ))
-        })
-        .collect();
-    Node::section("", "accounted_processes", items)
+            ),
+        ];
+        items.push(match view {
+            View::Xml => {
+                let mut all = vec![Node::entry("", "pid", uint(pid), "")];
+                all.extend(stats);
+                Node::section("", "accounted_process_info", all)
+            }
+            View::Text => Node::Section(Section {
+                label: "Process ID",
+                xml: "pid",
+                value: Some(uint(pid)),
+                items: stats,
+                width: None,
+            }),
+        });
+    }
+    let (label, xml) = ("Accounted Processes", "accounted_processes");
+    if items.is_empty() && view == View::Text {
+        return Node::collapsed(label, xml, Value::text("None"));
+    }
+    Node::section(label, xml, items)
 }
 
 /// `<retired_pagelist>`: empty when no page was retired (an element with
