@@ -125,3 +125,32 @@ fn a_loop_repeats_the_unit_report() {
     );
     assert_eq!(out.matches("<?xml").count(), 2, "{out}");
 }
+
+#[test]
+fn host_interface_cards_are_listed() {
+    // NVIDIA's Go mock parses `<hic_info><hic id="N"><firmware>` from the
+    // unit document; the text layout is nvq's (no public capture).
+    let s = scenario_at(
+        "unit_s_class.toml",
+        &[(
+            "[[device]]\n",
+            "[[hic]]\nid = 1\nfirmware = \"1.03.0\"\n\n[[device]]\n",
+        )],
+    );
+    let xml = nvq_ok(s.path(), &["-q", "-u", "-x"]);
+    assert!(
+        xml.contains("\t<hic_info>\n\t\t<hic id=\"1\">\n\t\t\t<firmware>1.03.0</firmware>\n\t\t</hic>\n\t</hic_info>\n"),
+        "{xml}"
+    );
+    let out = nvq_ok(s.path(), &["-q", "-u"]);
+    assert!(out.contains("HIC Info\n    HIC 1\n"), "{out}");
+    assert_eq!(
+        text_value(&out, "Firmware Version"),
+        ["1.03.0", "6.2"],
+        "{out}"
+    );
+    let json = nvq_ok(s.path(), &["-q", "-u", "--format=json"]);
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["hic_info"][0]["firmware"], "1.03.0");
+    assert_eq!(v["hic_info"][0]["id"], "1");
+}

@@ -403,9 +403,8 @@ pub const SYMBOLS: &[&str] = &[
     "nvmlDeviceGetDriverModel",
 ];
 
-/// Symbols exported as `NOT_SUPPORTED` stubs (221).
+/// Symbols exported as `NOT_SUPPORTED` stubs (220).
 pub const STUBS: &[&str] = &[
-    "nvmlSystemGetHicVersion",
     "nvmlSystemGetTopologyGpuSet",
     "nvmlSystemGetDriverBranch",
     "nvmlDeviceGetHandleByUUIDV",
@@ -628,17 +627,6 @@ pub const STUBS: &[&str] = &[
     "nvmlVgpuInstanceGetLicenseInfo",
 ];
 
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlSystemGetHicVersion(
-    _a0: *mut raw::c_uint,
-    _a1: *mut nvmlHwbcEntry_t,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlSystemGetHicVersion")
-}
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
 /// # Safety
@@ -3106,7 +3094,7 @@ const _: unsafe extern "C" fn(*mut raw::c_int) -> nvmlReturn_t =
 const _: unsafe extern "C" fn(raw::c_uint, *mut raw::c_char, raw::c_uint) -> nvmlReturn_t =
     crate::nvmlSystemGetProcessName;
 const _: unsafe extern "C" fn(*mut raw::c_uint, *mut nvmlHwbcEntry_t) -> nvmlReturn_t =
-    nvmlSystemGetHicVersion;
+    crate::nvmlSystemGetHicVersion;
 const _: unsafe extern "C" fn(raw::c_uint, *mut raw::c_uint, *mut nvmlDevice_t) -> nvmlReturn_t =
     nvmlSystemGetTopologyGpuSet;
 const _: unsafe extern "C" fn(*mut nvmlSystemDriverBranchInfo_t, raw::c_uint) -> nvmlReturn_t =

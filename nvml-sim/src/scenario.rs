@@ -155,6 +155,17 @@ pub struct Scenario {
     /// S-class units (`nvmlUnit*`): none by default, as on every machine
     /// that is not an S-class enclosure.
     pub unit: Vec<Unit>,
+    /// Host interface cards (`nvmlSystemGetHicVersion`): none by default.
+    pub hic: Vec<Hic>,
+}
+
+/// `[[hic]]`: a host interface card of an S-class system.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Hic {
+    pub id: u32,
+    /// At most 31 bytes (`nvmlHwbcEntry_t`).
+    pub firmware: String,
 }
 
 /// Most units a scenario may declare.

@@ -1,6 +1,7 @@
-//! S-class units (`nvmlUnit*`): the scenario's `[[unit]]` entries. A
-//! scenario without any has no units, as every machine that is not an
-//! S-class enclosure: `nvmlUnitGetCount` answers 0.
+//! S-class units (`nvmlUnit*`) and host interface cards
+//! (`nvmlSystemGetHicVersion`): the scenario's `[[unit]]` and `[[hic]]`
+//! entries. A scenario without any has none, as every machine that is not an
+//! S-class system: the counts are 0.
 
 use crate::scenario::{Unit, MAX_UNITS};
 use crate::state::*;
@@ -208,6 +209,30 @@ pub unsafe extern "C" fn nvmlUnitGetDevices(
             deviceCount,
             devices,
             u.devices.iter().map(|&d| device_handle(d as usize)),
+        )
+    })
+}
+
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function, and a handle is one this library
+/// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
+#[no_mangle]
+pub unsafe extern "C" fn nvmlSystemGetHicVersion(
+    hwbcCount: *mut c_uint,
+    hwbcEntries: *mut nvmlHwbcEntry_t,
+) -> nvmlReturn_t {
+    sys_fn("nvmlSystemGetHicVersion", |st, _| {
+        put_list(
+            hwbcCount,
+            hwbcEntries,
+            st.sc.hic.iter().map(|h| {
+                // SAFETY: an all-zero nvmlHwbcEntry_t (an integer and chars) is valid.
+                let mut e: nvmlHwbcEntry_t = unsafe { std::mem::zeroed() };
+                e.hwbcId = h.id;
+                fill_chars(&mut e.firmwareVersion, &h.firmware);
+                e
+            }),
         )
     })
 }

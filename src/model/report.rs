@@ -67,13 +67,20 @@ pub struct UnitBlock {
     pub items: Vec<Node>,
 }
 
+/// A host interface card: `<hic id="0"><firmware>…</firmware></hic>`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Hic {
+    pub id: u32,
+    pub firmware: Value,
+}
+
 /// The unit report (`-q -u`): the header, the host interface cards, the
 /// number of units and one block a unit.
 #[derive(Debug, Clone, PartialEq)]
 pub struct UnitReport {
     pub header: Vec<Node>,
-    /// `HIC Info`: `N/A`, or a section with one line a card.
-    pub hic: Node,
+    /// `HIC Info`: the host interface cards, `N/A` when there is none.
+    pub hics: Vec<Hic>,
     /// `Attached Units`: every unit NVML sees, selected or not.
     pub attached: u32,
     pub units: Vec<UnitBlock>,

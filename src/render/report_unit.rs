@@ -7,14 +7,24 @@
 
 use super::report::{self as text_report, COLON_COLUMN, STEP};
 use super::report_xml::{self as xml_report, escape};
-use crate::model::report::UnitReport;
+use crate::model::report::{Node, UnitReport};
+use crate::model::Value;
 
 /// The text report.
 pub fn text(r: &UnitReport, out: &mut Vec<u8>) {
     let mut s = String::from("\n==============NVSMI LOG==============\n\n");
     text_report::nodes(&mut s, &r.header, 0, COLON_COLUMN);
     s.push('\n');
-    text_report::nodes(&mut s, std::slice::from_ref(&r.hic), 0, COLON_COLUMN);
+    if r.hics.is_empty() {
+        text_report::line(&mut s, 0, COLON_COLUMN, "HIC Info", Some("N/A".into()));
+    } else {
+        text_report::line(&mut s, 0, COLON_COLUMN, "HIC Info", None);
+        for h in &r.hics {
+            text_report::line(&mut s, STEP, COLON_COLUMN, &format!("HIC {}", h.id), None);
+            let fw = Node::entry("Firmware Version", "firmware", h.firmware.clone(), "");
+            text_report::nodes(&mut s, std::slice::from_ref(&fw), 2 * STEP, COLON_COLUMN);
+        }
+    }
     text_report::line(
         &mut s,
         0,
@@ -42,7 +52,22 @@ pub fn xml(r: &UnitReport, version: Option<u32>, out: &mut Vec<u8>) {
     }
     s.push_str("<nvidia_smi_log>\n");
     xml_report::nodes(&mut s, &r.header, 1);
-    xml_report::nodes(&mut s, std::slice::from_ref(&r.hic), 1);
+    if r.hics.is_empty() {
+        xml_report::element(&mut s, 1, "hic_info", "N/A");
+    } else {
+        s.push_str("\t<hic_info>\n");
+        for h in &r.hics {
+            s.push_str(&format!("\t\t<hic id=\"{}\">\n", h.id));
+            xml_report::element(
+                &mut s,
+                3,
+                "firmware",
+                &super::report::value_text(&h.firmware, ""),
+            );
+            s.push_str("\t\t</hic>\n");
+        }
+        s.push_str("\t</hic_info>\n");
+    }
     xml_report::element(&mut s, 1, "attached_units", &r.attached.to_string());
     for u in &r.units {
         s.push_str(&format!("\t<unit id=\"{}\">\n", escape(&u.id.to_string())));
@@ -57,13 +82,26 @@ pub fn xml(r: &UnitReport, version: Option<u32>, out: &mut Vec<u8>) {
 /// "units":[{"id":"0", …}]}`.
 pub fn json(r: &UnitReport, out: &mut Vec<u8>) {
     let mut top = r.header.clone();
-    top.push(r.hic.clone());
+    if r.hics.is_empty() {
+        top.push(Node::entry("HIC Info", "hic_info", Value::NotAvailable, ""));
+    }
     let mut head = String::new();
     super::report_json::object(&mut head, &top, &[]);
     head.pop();
     let mut s = head;
     if s.len() > 1 {
         s.push(',');
+    }
+    if !r.hics.is_empty() {
+        s.push_str("\"hic_info\":[");
+        for (i, h) in r.hics.iter().enumerate() {
+            if i > 0 {
+                s.push(',');
+            }
+            let fw = Node::entry("", "firmware", h.firmware.clone(), "");
+            super::report_json::object(&mut s, &[fw], &[("id", &h.id.to_string())]);
+        }
+        s.push_str("],");
     }
     s.push_str(&format!("\"attached_units\":{},\"units\":[", r.attached));
     for (i, u) in r.units.iter().enumerate() {
@@ -79,8 +117,7 @@ pub fn json(r: &UnitReport, out: &mut Vec<u8>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::report::{Node, UnitBlock};
-    use crate::model::Value;
+    use crate::model::report::UnitBlock;
 
     fn example() -> UnitReport {
         UnitReport {
@@ -90,7 +127,7 @@ mod tests {
                 Value::text("1"),
                 "",
             )],
-            hic: Node::entry("HIC Info", "hic_info", Value::NotAvailable, ""),
+            hics: Vec::new(),
             attached: 1,
             units: vec![UnitBlock {
                 id: 0,

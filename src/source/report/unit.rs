@@ -6,10 +6,11 @@
 //! No public capture of a unit report was found: the labels and element
 //! names follow nvidia-smi's manual page (UNIT ATTRIBUTES: the fan state is
 //! "NORMAL" or "FAILED", the LED color "GREEN" or "AMBER") and are
-//! unverified, except `hic_info`, `attached_units` and the `nvsmi_unit`
-//! DTD, which public code that parses the document names.
+//! unverified, except `hic_info` with its `<hic id="N"><firmware>`,
+//! `attached_units` and the `nvsmi_unit` DTD, which public code that parses
+//! the document names.
 
-use crate::model::report::{Node, UnitBlock, UnitReport, View};
+use crate::model::report::{Hic, Node, UnitBlock, UnitReport, View};
 use crate::model::{NvmlCode, Value};
 use crate::nvml::Session;
 use nvml_wrapper::enum_wrappers::unit::FanState;
@@ -35,17 +36,16 @@ pub fn unit_count(session: &Session) -> u32 {
 /// The report for the units of these indices.
 pub fn collect(session: &Session, indices: &[u32], view: View) -> UnitReport {
     let now = std::time::SystemTime::now();
-    let hic = match session.nvml().hic_versions() {
-        Ok(cards) if !cards.is_empty() => Node::section(
-            "HIC Info",
-            "hic_info",
-            cards
-                .into_iter()
-                .map(|c| Node::entry("Firmware", "firmware", Value::text(c.firmware_version), ""))
-                .collect(),
-        ),
-        _ => Node::entry("HIC Info", "hic_info", Value::NotAvailable, ""),
-    };
+    let hics = session
+        .nvml()
+        .hic_versions()
+        .unwrap_or_default()
+        .into_iter()
+        .map(|h| Hic {
+            id: h.id,
+            firmware: Value::text(h.firmware_version),
+        })
+        .collect();
     let units = indices
         .iter()
         .map(|&id| UnitBlock {
@@ -63,7 +63,7 @@ pub fn collect(session: &Session, indices: &[u32], view: View) -> UnitReport {
         .collect();
     UnitReport {
         header: super::header(session, now, view),
-        hic,
+        hics,
         attached: unit_count(session),
         units,
     }
