@@ -108,55 +108,86 @@ fn mig_devices_before_580_sit_in_a_mig_devices_section() {
     assert!(out.contains("            BAR1 Memory Usage\n"), "{out}");
 }
 
-/// The elements of a `<mig_device>` in a 575 document that a project's
-/// parser quotes (re-indented there, its other parts "hidden"): the values
-/// of `report_mig.toml` turned into that device's.
+/// One `<mig_device>` of qx-h100-mig-enabled.xml in NVIDIA's k8s-test-infra
+/// (tests/e2e/go/assertions/nvidiasmi/testdata; real nvidia-smi 580.65.06
+/// against NVIDIA's mock NVML), verbatim but for `{index}` and `{gi}`: each
+/// sits at the depth of `<mig_devices>` itself.
+const K8S_MIG_DEVICE: &str = "\t\t<mig_device>
+\t\t\t<index>{index}</index>
+\t\t\t<gpu_instance_id>{gi}</gpu_instance_id>
+\t\t\t<compute_instance_id>0</compute_instance_id>
+\t\t\t<device_attributes>
+\t\t\t\t<shared>
+\t\t\t\t\t<multiprocessor_count>16</multiprocessor_count>
+\t\t\t\t\t<copy_engine_count>0</copy_engine_count>
+\t\t\t\t\t<encoder_count>0</encoder_count>
+\t\t\t\t\t<decoder_count>0</decoder_count>
+\t\t\t\t\t<ofa_count>0</ofa_count>
+\t\t\t\t\t<jpg_count>0</jpg_count>
+\t\t\t\t</shared>
+\t\t\t</device_attributes>
+\t\t\t<ecc_error_count>
+\t\t\t\t<volatile_count>
+\t\t\t\t\t<sram_uncorrectable>0</sram_uncorrectable>
+\t\t\t\t</volatile_count>
+\t\t\t</ecc_error_count>
+\t\t\t<fb_memory_usage>
+\t\t\t\t<total>10240 MiB</total>
+\t\t\t\t<reserved>1024 MiB</reserved>
+\t\t\t\t<used>0 MiB</used>
+\t\t\t\t<free>10240 MiB</free>
+\t\t\t</fb_memory_usage>
+\t\t\t<bar1_memory_usage>
+\t\t\t\t<total>262144 MiB</total>
+\t\t\t\t<used>0 MiB</used>
+\t\t\t\t<free>262144 MiB</free>
+\t\t\t</bar1_memory_usage>
+\t\t</mig_device>
+";
+
 #[test]
-fn mig_devices_in_xml_and_json() {
-    let s = scenario_at(
-        "report_mig.toml",
-        &[
-            ("\"590.48.01\"", "\"575.57.08\""),
-            ("gpu_instance_id = 0", "gpu_instance_id = 1"),
-            ("multiprocessor_count = 70", "multiprocessor_count = 60"),
-            ("shared_copy_engine_count = 5", "shared_copy_engine_count = 3"),
-            ("shared_decoder_count = 0", "shared_decoder_count = 3"),
-            ("shared_jpeg_count = 0", "shared_jpeg_count = 3"),
-            (
-                "memory = { total = 68065116160, reserved = 0, used = 4096 }",
-                "memory = { total = 42412802048, reserved = 0, used = 312475648, free = 42101374976 }",
-            ),
-        ],
-    );
-    let xml = nvq_ok(s.path(), &["-q", "-x"]);
-    let want = "\t\t<mig_devices>\n\t\t\t<mig_device>\n\t\t\t\t<index>0</index>\n\
-        \t\t\t\t<gpu_instance_id>1</gpu_instance_id>\n\t\t\t\t<compute_instance_id>0</compute_instance_id>\n\
-        \t\t\t\t<device_attributes>\n\t\t\t\t\t<shared>\n\
-        \t\t\t\t\t\t<multiprocessor_count>60</multiprocessor_count>\n\
-        \t\t\t\t\t\t<copy_engine_count>3</copy_engine_count>\n\
-        \t\t\t\t\t\t<encoder_count>0</encoder_count>\n\
-        \t\t\t\t\t\t<decoder_count>3</decoder_count>\n\
-        \t\t\t\t\t\t<ofa_count>0</ofa_count>\n\
-        \t\t\t\t\t\t<jpg_count>3</jpg_count>\n\
-        \t\t\t\t\t</shared>\n\t\t\t\t</device_attributes>\n\
-        \t\t\t\t<ecc_error_count>N/A</ecc_error_count>\n\
-        \t\t\t\t<fb_memory_usage>\n\t\t\t\t\t<total>40448 MiB</total>\n\t\t\t\t\t<reserved>0 MiB</reserved>\n\
-        \t\t\t\t\t<used>298 MiB</used>\n\t\t\t\t\t<free>40151 MiB</free>\n\t\t\t\t</fb_memory_usage>\n";
-    assert!(xml.contains(want), "{xml}");
-    let json = nvq_ok(s.path(), &["-q", "--format=json"]);
+fn mig_devices_in_xml_are_nvidia_smi_s() {
+    let xml = nvq_ok(&scenario("report_mig_k8s.toml"), &["-q", "-x"]);
+    for index in 0..2 {
+        let devices: String = (0..7)
+            .map(|gi| {
+                K8S_MIG_DEVICE
+                    .replace("{index}", &index.to_string())
+                    .replace("{gi}", &gi.to_string())
+            })
+            .collect();
+        let want = format!("\t\t</mig_mode>\n\t\t<mig_devices>\n{devices}\t\t</mig_devices>\n");
+        assert!(xml.contains(&want), "GPU {index}:\n{xml}");
+    }
+    // JSON: the same tree, `mig_device` an array.
+    let json = nvq_ok(&scenario("report_mig_k8s.toml"), &["-q", "--format=json"]);
     let v: serde_json::Value = serde_json::from_str(&json).unwrap();
-    let dev = &v["gpus"][0]["mig_devices"]["mig_device"][0];
+    let dev = &v["gpus"][1]["mig_devices"]["mig_device"][6];
+    assert_eq!(dev["gpu_instance_id"], 6);
+    assert_eq!(dev["index"], 1);
     assert_eq!(
         dev["device_attributes"]["shared"]["multiprocessor_count"],
-        60
+        16
     );
-    assert_eq!(dev["fb_memory_usage"]["used"], 298);
-    // A GPU without MIG devices: `None`, as before.
+    assert_eq!(dev["fb_memory_usage"]["reserved"], 1024);
+    // A GPU without MIG devices: `None`, one level deeper, as before.
     let plain = nvq_ok(&scenario("h200_590_idle.toml"), &["-q", "-x"]);
     assert!(
         plain.contains("\t\t<mig_devices>\n\t\t\tNone\n\t\t</mig_devices>\n"),
         "{plain}"
     );
+}
+
+/// A MIG device without an ECC count: `N/A` in XML, no block in text.
+#[test]
+fn a_mig_device_without_an_ecc_count() {
+    let s = scenario("report_mig.toml");
+    let xml = nvq_ok(&s, &["-q", "-x"]);
+    assert!(
+        xml.contains("\t\t\t</device_attributes>\n\t\t\t<ecc_error_count>N/A</ecc_error_count>\n"),
+        "{xml}"
+    );
+    assert!(!nvq_ok(&s, &["-q"]).contains("ECC Errors\n            Volatile\n                SRAM"));
 }
 
 #[test]
@@ -176,7 +207,7 @@ fn a_mig_device_with_an_ecc_count_shows_it() {
         "{out}"
     );
     let xml = nvq_ok(s.path(), &["-q", "-x"]);
-    assert!(xml.contains("<ecc_error_count>\n\t\t\t\t\t<volatile_count>\n\t\t\t\t\t\t<sram_uncorrectable>2</sram_uncorrectable>"), "{xml}");
+    assert!(xml.contains("<ecc_error_count>\n\t\t\t\t<volatile_count>\n\t\t\t\t\t<sram_uncorrectable>2</sram_uncorrectable>"), "{xml}");
 }
 
 #[test]

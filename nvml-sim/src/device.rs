@@ -174,7 +174,9 @@ pub unsafe extern "C" fn nvmlDeviceGetIndex(
     device: nvmlDevice_t,
     index: *mut c_uint,
 ) -> nvmlReturn_t {
-    dev_fn("nvmlDeviceGetIndex", device, |c| {
+    // On a MIG handle: its parent's index, as NVIDIA's mock NVML answers (the
+    // `<index>` of the MIG devices in k8s-test-infra's nvidia-smi documents).
+    any_fn("nvmlDeviceGetIndex", device, |c| {
         nn(index)?.set(c_uint::try_from(c.target.gpu()).map_err(|_| UNKNOWN)?);
         Ok(())
     })

@@ -244,7 +244,18 @@ fn run_units(args: &Args) -> Result<(), NvqError> {
     let count = loop_count(args, interval)?;
     let mut sink = Sink::open(args.filename.as_deref())?;
     let session = Session::open(&args.lib_source())?;
-    let units = source::unit::unit_count(&session);
+    // When NVML cannot count the units nvidia-smi says so on stderr, prints
+    // nothing else and exits 0 (NVIDIA's k8s-test-infra checks for this).
+    let units = match source::unit::unit_count(&session) {
+        Ok(n) => n,
+        Err(code) => {
+            use std::io::Write;
+            let text = render::report::value_text(&Value::err(code), "");
+            let line = format!("Unable to determine number of available units: {text}\n");
+            let _ = std::io::stderr().write_all(line.as_bytes());
+            return Ok(());
+        }
+    };
     let indices: Vec<u32> = match args.id.as_deref() {
         None => (0..units).collect(),
         Some(id) => id

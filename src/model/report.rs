@@ -79,8 +79,9 @@ pub struct Hic {
 #[derive(Debug, Clone, PartialEq)]
 pub struct UnitReport {
     pub header: Vec<Node>,
-    /// `HIC Info`: the host interface cards, `N/A` when there is none.
-    pub hics: Vec<Hic>,
+    /// `HIC Info`: the host interface cards (none on any machine that is not
+    /// an S-class system), or why NVML could not list them.
+    pub hics: Result<Vec<Hic>, Value>,
     /// `Attached Units`: every unit NVML sees, selected or not.
     pub attached: u32,
     pub units: Vec<UnitBlock>,

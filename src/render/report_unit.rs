@@ -8,21 +8,25 @@
 use super::report::{self as text_report, COLON_COLUMN, STEP};
 use super::report_xml::{self as xml_report, escape};
 use crate::model::report::{Node, UnitReport};
-use crate::model::Value;
 
 /// The text report.
 pub fn text(r: &UnitReport, out: &mut Vec<u8>) {
     let mut s = String::from("\n==============NVSMI LOG==============\n\n");
     text_report::nodes(&mut s, &r.header, 0, COLON_COLUMN);
     s.push('\n');
-    if r.hics.is_empty() {
-        text_report::line(&mut s, 0, COLON_COLUMN, "HIC Info", Some("N/A".into()));
-    } else {
-        text_report::line(&mut s, 0, COLON_COLUMN, "HIC Info", None);
-        for h in &r.hics {
-            text_report::line(&mut s, STEP, COLON_COLUMN, &format!("HIC {}", h.id), None);
-            let fw = Node::entry("Firmware Version", "firmware", h.firmware.clone(), "");
-            text_report::nodes(&mut s, std::slice::from_ref(&fw), 2 * STEP, COLON_COLUMN);
+    match &r.hics {
+        Err(why) => {
+            let v = super::report::value_text(why, "");
+            text_report::line(&mut s, 0, COLON_COLUMN, "HIC Info", Some(v));
+        }
+        // A heading with a block per card, the heading alone without any.
+        Ok(hics) => {
+            text_report::line(&mut s, 0, COLON_COLUMN, "HIC Info", None);
+            for h in hics {
+                text_report::line(&mut s, STEP, COLON_COLUMN, &format!("HIC {}", h.id), None);
+                let fw = Node::entry("Firmware Version", "firmware", h.firmware.clone(), "");
+                text_report::nodes(&mut s, std::slice::from_ref(&fw), 2 * STEP, COLON_COLUMN);
+            }
         }
     }
     text_report::line(
@@ -52,21 +56,22 @@ pub fn xml(r: &UnitReport, version: Option<u32>, out: &mut Vec<u8>) {
     }
     s.push_str("<nvidia_smi_log>\n");
     xml_report::nodes(&mut s, &r.header, 1);
-    if r.hics.is_empty() {
-        xml_report::element(&mut s, 1, "hic_info", "N/A");
-    } else {
-        s.push_str("\t<hic_info>\n");
-        for h in &r.hics {
-            s.push_str(&format!("\t\t<hic id=\"{}\">\n", h.id));
-            xml_report::element(
-                &mut s,
-                3,
-                "firmware",
-                &super::report::value_text(&h.firmware, ""),
-            );
-            s.push_str("\t\t</hic>\n");
+    match &r.hics {
+        Err(why) => xml_report::element(&mut s, 1, "hic_info", &super::report::value_text(why, "")),
+        Ok(hics) => {
+            s.push_str("\t<hic_info>\n");
+            for h in hics {
+                s.push_str(&format!("\t\t<hic id=\"{}\">\n", h.id));
+                xml_report::element(
+                    &mut s,
+                    3,
+                    "firmware",
+                    &super::report::value_text(&h.firmware, ""),
+                );
+                s.push_str("\t\t</hic>\n");
+            }
+            s.push_str("\t</hic_info>\n");
         }
-        s.push_str("\t</hic_info>\n");
     }
     xml_report::element(&mut s, 1, "attached_units", &r.attached.to_string());
     for u in &r.units {
@@ -82,8 +87,8 @@ pub fn xml(r: &UnitReport, version: Option<u32>, out: &mut Vec<u8>) {
 /// "units":[{"id":"0", …}]}`.
 pub fn json(r: &UnitReport, out: &mut Vec<u8>) {
     let mut top = r.header.clone();
-    if r.hics.is_empty() {
-        top.push(Node::entry("HIC Info", "hic_info", Value::NotAvailable, ""));
+    if let Err(why) = &r.hics {
+        top.push(Node::entry("HIC Info", "hic_info", why.clone(), ""));
     }
     let mut head = String::new();
     super::report_json::object(&mut head, &top, &[]);
@@ -92,9 +97,9 @@ pub fn json(r: &UnitReport, out: &mut Vec<u8>) {
     if s.len() > 1 {
         s.push(',');
     }
-    if !r.hics.is_empty() {
+    if let Ok(hics) = &r.hics {
         s.push_str("\"hic_info\":[");
-        for (i, h) in r.hics.iter().enumerate() {
+        for (i, h) in hics.iter().enumerate() {
             if i > 0 {
                 s.push(',');
             }
@@ -118,6 +123,7 @@ pub fn json(r: &UnitReport, out: &mut Vec<u8>) {
 mod tests {
     use super::*;
     use crate::model::report::UnitBlock;
+    use crate::model::Value;
 
     fn example() -> UnitReport {
         UnitReport {
@@ -127,7 +133,7 @@ mod tests {
                 Value::text("1"),
                 "",
             )],
-            hics: Vec::new(),
+            hics: Err(Value::NotAvailable),
             attached: 1,
             units: vec![UnitBlock {
                 id: 0,

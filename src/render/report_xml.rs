@@ -63,7 +63,7 @@ pub(super) fn nodes(out: &mut String, items: &[Node], depth: usize) {
                 None => {
                     tabs(out, depth);
                     out.push_str(&format!("<{}>\n", s.xml));
-                    nodes(out, &s.items, depth + 1);
+                    nodes(out, &s.items, depth + child_step(s));
                     tabs(out, depth);
                     out.push_str(&format!("</{}>\n", s.xml));
                 }
@@ -76,6 +76,14 @@ pub(super) fn nodes(out: &mut String, items: &[Node], depth: usize) {
             Node::Entry(_) | Node::Section(_) => {}
         }
     }
+}
+
+/// How much deeper a section's children go: nvidia-smi writes each
+/// `<mig_device>` at the depth of `<mig_devices>` itself (a 580 document of
+/// NVIDIA's k8s-test-infra), while its `None` sits one level deeper.
+fn child_step(s: &crate::model::report::Section) -> usize {
+    let quirk = s.xml == "mig_devices" && !s.items.iter().any(|n| matches!(n, Node::Bare(_)));
+    usize::from(!quirk)
 }
 
 /// One XML document. `dtd`: `None` names the DTD file of `version` in the

@@ -416,7 +416,14 @@ fn mig_device_nodes(c: &GpuCtx, view: View) -> Vec<Node> {
                 Err(code) => c.err(*code),
             };
         let mut items = vec![
-            Node::entry("Index", "index", uint(out.len() as u32), ""),
+            // nvidia-smi's index of a MIG device is NVML's index of its
+            // handle (the parent's in k8s-test-infra's documents).
+            Node::entry(
+                "Index",
+                "index",
+                c.value(m.index().map_err(crate::model::NvmlCode::from), uint),
+                "",
+            ),
             Node::entry(
                 "GPU Instance ID",
                 "gpu_instance_id",

@@ -28,24 +28,24 @@ fn uint(v: u32) -> Value {
     Value::Int(i64::from(v))
 }
 
-/// The units NVML sees (0 where it answers none or cannot say).
-pub fn unit_count(session: &Session) -> u32 {
-    session.nvml().unit_count().unwrap_or(0)
+/// The units NVML sees.
+pub fn unit_count(session: &Session) -> Result<u32, NvmlCode> {
+    session.nvml().unit_count().map_err(|e| NvmlCode::from(&e))
 }
 
 /// The report for the units of these indices.
 pub fn collect(session: &Session, indices: &[u32], view: View) -> UnitReport {
     let now = std::time::SystemTime::now();
-    let hics = session
-        .nvml()
-        .hic_versions()
-        .unwrap_or_default()
-        .into_iter()
-        .map(|h| Hic {
-            id: h.id,
-            firmware: Value::text(h.firmware_version),
-        })
-        .collect();
+    let hics = session.nvml().hic_versions().map(|cards| {
+        cards
+            .into_iter()
+            .map(|h| Hic {
+                id: h.id,
+                firmware: Value::text(h.firmware_version),
+            })
+            .collect()
+    });
+    let hics = hics.map_err(|e| Value::err(NvmlCode::from(&e)));
     let units = indices
         .iter()
         .map(|&id| UnitBlock {
@@ -64,7 +64,7 @@ pub fn collect(session: &Session, indices: &[u32], view: View) -> UnitReport {
     UnitReport {
         header: super::header(session, now, view),
         hics,
-        attached: unit_count(session),
+        attached: unit_count(session).unwrap_or(0),
         units,
     }
 }
