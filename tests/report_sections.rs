@@ -348,3 +348,39 @@ fn accounted_processes_in_text_with_d_accounting() {
     // The whole text report has no such line, as the captures.
     assert!(!nvq_ok(s.path(), &["-q"]).contains("Accounted Processes"));
 }
+
+#[test]
+fn power_smoothing_comes_from_its_field_value() {
+    // A 580 B200 document (NVIDIA's k8s-test-infra, testdata/hardware/
+    // qx-b200.xml) has <power_smoothing>Insufficient Permissions</...>: the
+    // field value's own failure, printed as nvidia-smi prints errors.
+    let field = |v: &str| {
+        scenario_at(
+            "h200_590_idle.toml",
+            // 251: power smoothing's id in the numbering of drivers from
+            // 580.82 on (nvq asks for nvml-wrapper's 256).
+            &[("\"95:0\" = 0 ", &format!("\"251:0\" = {v}\n\"95:0\" = 0 "))],
+        )
+    };
+    let denied = field("\"NO_PERMISSION\"");
+    let xml = nvq_ok(denied.path(), &["-q", "-x"]);
+    assert!(
+        xml.contains("\t\t<power_smoothing>Insufficient Permissions</power_smoothing>\n"),
+        "{xml}"
+    );
+    let on = field("1");
+    let out = nvq_ok(on.path(), &["-q", "-d", "POWER_SMOOTHING"]);
+    assert!(
+        out.contains("    Power Smoothing                                    : Enabled\n"),
+        "{out}"
+    );
+    // Without the field, N/A as in the captures.
+    let out = nvq_ok(
+        &scenario("h200_590_idle.toml"),
+        &["-q", "-d", "POWER_SMOOTHING"],
+    );
+    assert!(
+        out.contains("    Power Smoothing                                    : N/A\n"),
+        "{out}"
+    );
+}

@@ -364,7 +364,7 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
             q("Max Power Limit", "max_power_limit", "module.power.max_limit", W),
         ]),
     ]),
-    (&[D::PowerSmoothing], &[f("Power Smoothing", "power_smoothing", none, "")]),
+    (&[D::PowerSmoothing], &[f("Power Smoothing", "power_smoothing", g::power_smoothing, "")]),
     (&[D::PowerProfiles], &[s("Workload Power Profiles", "power_profiles", &[
         f("Requested Profiles", "power_profile_requested_profiles", none, ""),
         f("Enforced Profiles", "power_profile_enforced_profiles", none, ""),
