@@ -51,6 +51,8 @@ $global:__nvqClapCompleter = {
             [CompletionResult]::new('-x', '-x', [CompletionResultType]::ParameterName, 'With -q: the report as XML, in the element layout of the driver''s DTD')
             [CompletionResult]::new('--xml-format', '--xml-format', [CompletionResultType]::ParameterName, 'With -q: the report as XML, in the element layout of the driver''s DTD')
             [CompletionResult]::new('--dtd', '--dtd', [CompletionResultType]::ParameterName, 'With -q -x: embed a DTD of the document; alone: print that DTD and exit')
+            [CompletionResult]::new('-u', '-u', [CompletionResultType]::ParameterName, 'With -q: report the S-class units (enclosures) instead of the GPUs; -i picks a unit')
+            [CompletionResult]::new('--unit', '--unit', [CompletionResultType]::ParameterName, 'With -q: report the S-class units (enclosures) instead of the GPUs; -i picks a unit')
             [CompletionResult]::new('-L', '-L ', [CompletionResultType]::ParameterName, 'Print one line per GPU: index, name and UUID (MIG devices below their GPU)')
             [CompletionResult]::new('--list-gpus', '--list-gpus', [CompletionResultType]::ParameterName, 'Print one line per GPU: index, name and UUID (MIG devices below their GPU)')
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print nvq''s version with the NVML, driver and CUDA versions (as nvidia-smi: its banner)')

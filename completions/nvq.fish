@@ -375,7 +375,7 @@ end
 
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_nvq_global_optspecs
-    string join \n query-gpu= query-supported-clocks= query-compute-apps= query-accounted-apps= query-retired-pages= query-remapped-rows= format= i/id= f/filename= l/loop= loop-ms= count= where= assert= until= until-all= timeout= summary q/query d/display= x/xml-format dtd L/list-gpus version help-query-gpu help-query-supported-clocks help-query-compute-apps help-query-accounted-apps help-query-retired-pages help-query-remapped-rows nvml-lib= simulate h/help
+    string join \n query-gpu= query-supported-clocks= query-compute-apps= query-accounted-apps= query-retired-pages= query-remapped-rows= format= i/id= f/filename= l/loop= loop-ms= count= where= assert= until= until-all= timeout= summary q/query d/display= x/xml-format dtd u/unit L/list-gpus version help-query-gpu help-query-supported-clocks help-query-compute-apps help-query-accounted-apps help-query-retired-pages help-query-remapped-rows nvml-lib= simulate h/help
 end
 
 function __fish_nvq_needs_command
@@ -441,6 +441,7 @@ complete -c nvq -n "__fish_nvq_needs_command" -l summary -d 'nvq: when the run e
 complete -c nvq -n "__fish_nvq_needs_command" -s q -l query -d 'Print the detail report of the GPUs (also spelled -a); -d limits it to some sections'
 complete -c nvq -n "__fish_nvq_needs_command" -s x -l xml-format -d 'With -q: the report as XML, in the element layout of the driver\'s DTD'
 complete -c nvq -n "__fish_nvq_needs_command" -l dtd -d 'With -q -x: embed a DTD of the document; alone: print that DTD and exit'
+complete -c nvq -n "__fish_nvq_needs_command" -s u -l unit -d 'With -q: report the S-class units (enclosures) instead of the GPUs; -i picks a unit'
 complete -c nvq -n "__fish_nvq_needs_command" -s L -l list-gpus -d 'Print one line per GPU: index, name and UUID (MIG devices below their GPU)'
 complete -c nvq -n "__fish_nvq_needs_command" -l version -d 'Print nvq\'s version with the NVML, driver and CUDA versions (as nvidia-smi: its banner)'
 complete -c nvq -n "__fish_nvq_needs_command" -l help-query-gpu -d 'Describe every --query-gpu field'

@@ -208,7 +208,9 @@ static CASES: &[Case] = &[
     case(&["<FF>"], 2, Err, Prefix("ERROR: Option \u{FFFD} is not recognized.")),
     case(&[Q, "--format=csv<FF>"], 2, Err, Prefix("ERROR: argument \"--format=csv\u{FFFD}\" is not valid UTF-8;")),
     case(&["vgpu"], 2, Err, Prefix("ERROR: Option vgpu is an nvidia-smi option that nvq does not implement.")),
-    case(&["-u"], 2, Err, Prefix("ERROR: Option -u is an nvidia-smi option that nvq does not implement.")),
+    case(&["-B"], 2, Err, Prefix("ERROR: Option -B is an nvidia-smi option that nvq does not implement.")),
+    // -u (the unit report) needs -q.
+    case(&["-u"], 2, Err, Exact("Invalid combination of input arguments. Please run 'nvidia-smi -h' for help.\n")),
     case(&[Q, CSV, "--nvml-lib"], 255, Err, Prefix("ERROR: Option --nvml-lib is missing its value.")),
     // Odd spellings: the message names what was typed.
     case(&[Q, CSV, "-lms100"], 2, Err, Exact("ERROR: \"-lms100\" runs the value into the option; write \"-lms 100\" or \"-lms=100\".\n")),

@@ -156,9 +156,9 @@ fn every_unimplemented_option_is_refused_with_exit_2_in_both_modes() {
     let out = nvq.run(&["--query-gpu=index", "--format=csv", "-pm", "1"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("-pm"));
-    let out = smi.run(&["--unit", "-q"]);
+    let out = smi.run(&["--list-excluded-gpus", "-q"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(text(&out.stdout).contains("--unit"));
+    assert!(text(&out.stdout).contains("--list-excluded-gpus"));
 }
 
 /// Every option and sub-command in nvidia-smi's `-h` (590 and 610): nvq

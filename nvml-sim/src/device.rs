@@ -174,7 +174,9 @@ pub unsafe extern "C" fn nvmlDeviceGetIndex(
     device: nvmlDevice_t,
     index: *mut c_uint,
 ) -> nvmlReturn_t {
-    dev_fn("nvmlDeviceGetIndex", device, |c| {
+    // On a MIG handle: its parent's index, as NVIDIA's mock NVML answers (the
+    // `<index>` of the MIG devices in k8s-test-infra's nvidia-smi documents).
+    any_fn("nvmlDeviceGetIndex", device, |c| {
         nn(index)?.set(c_uint::try_from(c.target.gpu()).map_err(|_| UNKNOWN)?);
         Ok(())
     })
@@ -187,6 +189,8 @@ scalar!(nvmlDeviceGetMinorNumber, c_uint, |d| d.minor_number);
 scalar!(nvmlDeviceGetBoardId, c_uint, |d| d.board_id);
 scalar!(nvmlDeviceGetModuleId, c_uint, |d| d.module_id);
 scalar!(nvmlDeviceGetMultiGpuBoard, c_uint, |d| d.multi_gpu_board);
+scalar!(nvmlDeviceGetHostVgpuMode, nvmlHostVgpuMode_t, |d| d
+    .host_vgpu_mode);
 scalar!(
     nvmlDeviceGetVirtualizationMode,
     nvmlGpuVirtualizationMode_t,
@@ -703,9 +707,10 @@ pub unsafe extern "C" fn nvmlDeviceGetBAR1MemoryInfo(
     device: nvmlDevice_t,
     bar1Memory: *mut nvmlBAR1Memory_t,
 ) -> nvmlReturn_t {
-    dev_fn("nvmlDeviceGetBAR1MemoryInfo", device, |c| {
+    any_fn("nvmlDeviceGetBAR1MemoryInfo", device, |c| {
         let o = nn(bar1Memory)?;
-        let b = &c.dev.bar1;
+        // A MIG device has its own BAR1 share.
+        let b = c.mig().map_or(&c.dev.bar1, |m| &m.bar1);
         let total = c.val(&b.total)?;
         let used = c.val(&b.used)?;
         let free = c.opt(&b.free).unwrap_or(total.saturating_sub(used));
@@ -930,9 +935,20 @@ pub unsafe extern "C" fn nvmlDeviceGetTotalEccErrors(
     counterType: nvmlEccCounterType_t,
     eccCounts: *mut c_ulonglong,
 ) -> nvmlReturn_t {
-    dev_fn("nvmlDeviceGetTotalEccErrors", device, |c| {
+    any_fn("nvmlDeviceGetTotalEccErrors", device, |c| {
         let o = nn(eccCounts)?;
-        let set = ecc_set(c, ecc_counts(errorType, counterType)?);
+        let which = ecc_counts(errorType, counterType)?;
+        if let Some(m) = c.mig() {
+            // A MIG device counts only its volatile uncorrected errors.
+            return match which {
+                "uncorrected_volatile" => {
+                    o.set(m.ecc_uncorrected_volatile.ok_or(NOT_SUPPORTED)?);
+                    Ok(())
+                }
+                _ => Err(NOT_SUPPORTED),
+            };
+        }
+        let set = ecc_set(c, which);
         o.set(c.val(&set.total)?);
         Ok(())
     })
@@ -1783,6 +1799,82 @@ pub unsafe extern "C" fn nvmlDeviceGetFieldValues(
                 }
             }
         }
+        Ok(())
+    })
+}
+
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function, and a handle is one this library
+/// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetAttributes_v2(
+    device: nvmlDevice_t,
+    attributes: *mut nvmlDeviceAttributes_t,
+) -> nvmlReturn_t {
+    any_fn("nvmlDeviceGetAttributes_v2", device, |c| {
+        let o = nn(attributes)?;
+        // Only MIG devices carry attributes in the simulator.
+        let a = c.mig().and_then(|m| m.attributes).ok_or(NOT_SUPPORTED)?;
+        o.set(nvmlDeviceAttributes_t {
+            multiprocessorCount: a.multiprocessor_count,
+            sharedCopyEngineCount: a.shared_copy_engine_count,
+            sharedDecoderCount: a.shared_decoder_count,
+            sharedEncoderCount: a.shared_encoder_count,
+            sharedJpegCount: a.shared_jpeg_count,
+            sharedOfaCount: a.shared_ofa_count,
+            gpuInstanceSliceCount: a.gpu_instance_slice_count,
+            computeInstanceSliceCount: a.compute_instance_slice_count,
+            memorySizeMB: a.memory_size_mb,
+        });
+        Ok(())
+    })
+}
+
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function, and a handle is one this library
+/// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetVgpuHeterogeneousMode(
+    device: nvmlDevice_t,
+    pHeterogeneousMode: *mut nvmlVgpuHeterogeneousMode_t,
+) -> nvmlReturn_t {
+    dev_fn("nvmlDeviceGetVgpuHeterogeneousMode", device, |c| {
+        let o = nn(pHeterogeneousMode)?;
+        let mode = c.val(&c.dev.vgpu_heterogeneous_mode)?;
+        // SAFETY: reading the caller-set version field of a non-null struct.
+        let version = unsafe { (*o.ptr()).version };
+        o.set(nvmlVgpuHeterogeneousMode_t { version, mode });
+        Ok(())
+    })
+}
+
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function, and a handle is one this library
+/// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetBridgeChipInfo(
+    device: nvmlDevice_t,
+    bridgeHierarchy: *mut nvmlBridgeChipHierarchy_t,
+) -> nvmlReturn_t {
+    dev_fn("nvmlDeviceGetBridgeChipInfo", device, |c| {
+        let o = nn(bridgeHierarchy)?;
+        let chips = c.dev.bridge_chips.as_ref().ok_or(NOT_SUPPORTED)?;
+        // SAFETY: an all-zero hierarchy (integers and enums) is valid.
+        let mut h: nvmlBridgeChipHierarchy_t = unsafe { std::mem::zeroed() };
+        for (slot, chip) in h.bridgeChipInfo.iter_mut().zip(chips) {
+            slot.type_ = if chip.kind == "BR04" {
+                nvmlBridgeChipType_enum_NVML_BRIDGE_CHIP_BRO4
+            } else {
+                nvmlBridgeChipType_enum_NVML_BRIDGE_CHIP_PLX
+            };
+            slot.fwVersion = chip.fw_version;
+        }
+        h.bridgeCount =
+            u8::try_from(chips.len().min(h.bridgeChipInfo.len())).map_err(|_| UNKNOWN)?;
+        o.set(h);
         Ok(())
     })
 }

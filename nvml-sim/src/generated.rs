@@ -403,19 +403,9 @@ pub const SYMBOLS: &[&str] = &[
     "nvmlDeviceGetDriverModel",
 ];
 
-/// Symbols exported as `NOT_SUPPORTED` stubs (221).
+/// Symbols exported as `NOT_SUPPORTED` stubs (208).
 pub const STUBS: &[&str] = &[
-    "nvmlSystemGetHicVersion",
     "nvmlSystemGetDriverBranch",
-    "nvmlUnitGetCount",
-    "nvmlUnitGetHandleByIndex",
-    "nvmlUnitGetUnitInfo",
-    "nvmlUnitGetLedState",
-    "nvmlUnitGetPsuInfo",
-    "nvmlUnitGetTemperature",
-    "nvmlUnitGetFanSpeedInfo",
-    "nvmlUnitGetDevices",
-    "nvmlDeviceGetAttributes_v2",
     "nvmlDeviceGetHandleByUUIDV",
     "nvmlDeviceSetCpuAffinity",
     "nvmlDeviceClearCpuAffinity",
@@ -446,7 +436,6 @@ pub const STUBS: &[&str] = &[
     "nvmlDeviceGetDetailedEccErrors",
     "nvmlDeviceGetEncoderSessions",
     "nvmlDeviceGetFBCSessions",
-    "nvmlDeviceGetBridgeChipInfo",
     "nvmlDeviceOnSameBoard",
     "nvmlDeviceGetAPIRestriction",
     "nvmlDeviceGetIrqNum",
@@ -518,9 +507,7 @@ pub const STUBS: &[&str] = &[
     "nvmlDeviceRemoveGpu_v2",
     "nvmlDeviceDiscoverGpus",
     "nvmlDeviceClearFieldValues",
-    "nvmlDeviceGetHostVgpuMode",
     "nvmlDeviceSetVirtualizationMode",
-    "nvmlDeviceGetVgpuHeterogeneousMode",
     "nvmlDeviceSetVgpuHeterogeneousMode",
     "nvmlVgpuInstanceGetPlacementId",
     "nvmlDeviceGetVgpuTypeSupportedPlacements",
@@ -633,120 +620,11 @@ pub const STUBS: &[&str] = &[
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlSystemGetHicVersion(
-    _a0: *mut raw::c_uint,
-    _a1: *mut nvmlHwbcEntry_t,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlSystemGetHicVersion")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
 pub unsafe extern "C" fn nvmlSystemGetDriverBranch(
     _a0: *mut nvmlSystemDriverBranchInfo_t,
     _a1: raw::c_uint,
 ) -> nvmlReturn_t {
     crate::state::stub("nvmlSystemGetDriverBranch")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlUnitGetCount(_a0: *mut raw::c_uint) -> nvmlReturn_t {
-    crate::state::stub("nvmlUnitGetCount")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlUnitGetHandleByIndex(
-    _a0: raw::c_uint,
-    _a1: *mut nvmlUnit_t,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlUnitGetHandleByIndex")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlUnitGetUnitInfo(
-    _a0: nvmlUnit_t,
-    _a1: *mut nvmlUnitInfo_t,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlUnitGetUnitInfo")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlUnitGetLedState(
-    _a0: nvmlUnit_t,
-    _a1: *mut nvmlLedState_t,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlUnitGetLedState")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlUnitGetPsuInfo(
-    _a0: nvmlUnit_t,
-    _a1: *mut nvmlPSUInfo_t,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlUnitGetPsuInfo")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlUnitGetTemperature(
-    _a0: nvmlUnit_t,
-    _a1: raw::c_uint,
-    _a2: *mut raw::c_uint,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlUnitGetTemperature")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlUnitGetFanSpeedInfo(
-    _a0: nvmlUnit_t,
-    _a1: *mut nvmlUnitFanSpeeds_t,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlUnitGetFanSpeedInfo")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlUnitGetDevices(
-    _a0: nvmlUnit_t,
-    _a1: *mut raw::c_uint,
-    _a2: *mut nvmlDevice_t,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlUnitGetDevices")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetAttributes_v2(
-    _a0: nvmlDevice_t,
-    _a1: *mut nvmlDeviceAttributes_t,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetAttributes_v2")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -1088,17 +966,6 @@ pub unsafe extern "C" fn nvmlDeviceGetFBCSessions(
     _a2: *mut nvmlFBCSessionInfo_t,
 ) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceGetFBCSessions")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetBridgeChipInfo(
-    _a0: nvmlDevice_t,
-    _a1: *mut nvmlBridgeChipHierarchy_t,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetBridgeChipInfo")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -1874,33 +1741,11 @@ pub unsafe extern "C" fn nvmlDeviceClearFieldValues(
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetHostVgpuMode(
-    _a0: nvmlDevice_t,
-    _a1: *mut nvmlHostVgpuMode_t,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetHostVgpuMode")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceSetVirtualizationMode(
     _a0: nvmlDevice_t,
     _a1: nvmlGpuVirtualizationMode_t,
 ) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceSetVirtualizationMode")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetVgpuHeterogeneousMode(
-    _a0: nvmlDevice_t,
-    _a1: *mut nvmlVgpuHeterogeneousMode_t,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetVgpuHeterogeneousMode")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -3109,28 +2954,29 @@ const _: unsafe extern "C" fn(*mut raw::c_int) -> nvmlReturn_t =
 const _: unsafe extern "C" fn(raw::c_uint, *mut raw::c_char, raw::c_uint) -> nvmlReturn_t =
     crate::nvmlSystemGetProcessName;
 const _: unsafe extern "C" fn(*mut raw::c_uint, *mut nvmlHwbcEntry_t) -> nvmlReturn_t =
-    nvmlSystemGetHicVersion;
+    crate::nvmlSystemGetHicVersion;
 const _: unsafe extern "C" fn(raw::c_uint, *mut raw::c_uint, *mut nvmlDevice_t) -> nvmlReturn_t =
     crate::nvmlSystemGetTopologyGpuSet;
 const _: unsafe extern "C" fn(*mut nvmlSystemDriverBranchInfo_t, raw::c_uint) -> nvmlReturn_t =
     nvmlSystemGetDriverBranch;
-const _: unsafe extern "C" fn(*mut raw::c_uint) -> nvmlReturn_t = nvmlUnitGetCount;
+const _: unsafe extern "C" fn(*mut raw::c_uint) -> nvmlReturn_t = crate::nvmlUnitGetCount;
 const _: unsafe extern "C" fn(raw::c_uint, *mut nvmlUnit_t) -> nvmlReturn_t =
-    nvmlUnitGetHandleByIndex;
+    crate::nvmlUnitGetHandleByIndex;
 const _: unsafe extern "C" fn(nvmlUnit_t, *mut nvmlUnitInfo_t) -> nvmlReturn_t =
-    nvmlUnitGetUnitInfo;
+    crate::nvmlUnitGetUnitInfo;
 const _: unsafe extern "C" fn(nvmlUnit_t, *mut nvmlLedState_t) -> nvmlReturn_t =
-    nvmlUnitGetLedState;
-const _: unsafe extern "C" fn(nvmlUnit_t, *mut nvmlPSUInfo_t) -> nvmlReturn_t = nvmlUnitGetPsuInfo;
+    crate::nvmlUnitGetLedState;
+const _: unsafe extern "C" fn(nvmlUnit_t, *mut nvmlPSUInfo_t) -> nvmlReturn_t =
+    crate::nvmlUnitGetPsuInfo;
 const _: unsafe extern "C" fn(nvmlUnit_t, raw::c_uint, *mut raw::c_uint) -> nvmlReturn_t =
-    nvmlUnitGetTemperature;
+    crate::nvmlUnitGetTemperature;
 const _: unsafe extern "C" fn(nvmlUnit_t, *mut nvmlUnitFanSpeeds_t) -> nvmlReturn_t =
-    nvmlUnitGetFanSpeedInfo;
+    crate::nvmlUnitGetFanSpeedInfo;
 const _: unsafe extern "C" fn(nvmlUnit_t, *mut raw::c_uint, *mut nvmlDevice_t) -> nvmlReturn_t =
-    nvmlUnitGetDevices;
+    crate::nvmlUnitGetDevices;
 const _: unsafe extern "C" fn(*mut raw::c_uint) -> nvmlReturn_t = crate::nvmlDeviceGetCount_v2;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlDeviceAttributes_t) -> nvmlReturn_t =
-    nvmlDeviceGetAttributes_v2;
+    crate::nvmlDeviceGetAttributes_v2;
 const _: unsafe extern "C" fn(raw::c_uint, *mut nvmlDevice_t) -> nvmlReturn_t =
     crate::nvmlDeviceGetHandleByIndex_v2;
 const _: unsafe extern "C" fn(*const raw::c_char, *mut nvmlDevice_t) -> nvmlReturn_t =
@@ -3453,7 +3299,7 @@ const _: unsafe extern "C" fn(
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_char, raw::c_uint) -> nvmlReturn_t =
     crate::nvmlDeviceGetVbiosVersion;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlBridgeChipHierarchy_t) -> nvmlReturn_t =
-    nvmlDeviceGetBridgeChipInfo;
+    crate::nvmlDeviceGetBridgeChipInfo;
 const _: unsafe extern "C" fn(
     nvmlDevice_t,
     *mut raw::c_uint,
@@ -3745,11 +3591,11 @@ const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_int, *mut nvmlFieldValue_t) -
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlGpuVirtualizationMode_t) -> nvmlReturn_t =
     crate::nvmlDeviceGetVirtualizationMode;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlHostVgpuMode_t) -> nvmlReturn_t =
-    nvmlDeviceGetHostVgpuMode;
+    crate::nvmlDeviceGetHostVgpuMode;
 const _: unsafe extern "C" fn(nvmlDevice_t, nvmlGpuVirtualizationMode_t) -> nvmlReturn_t =
     nvmlDeviceSetVirtualizationMode;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlVgpuHeterogeneousMode_t) -> nvmlReturn_t =
-    nvmlDeviceGetVgpuHeterogeneousMode;
+    crate::nvmlDeviceGetVgpuHeterogeneousMode;
 const _: unsafe extern "C" fn(nvmlDevice_t, *const nvmlVgpuHeterogeneousMode_t) -> nvmlReturn_t =
     nvmlDeviceSetVgpuHeterogeneousMode;
 const _: unsafe extern "C" fn(nvmlVgpuInstance_t, *mut nvmlVgpuPlacementId_t) -> nvmlReturn_t =

@@ -19,6 +19,7 @@ mod procs;
 mod state;
 mod system;
 mod topo;
+mod units;
 
 pub use generated::{STUBS, SYMBOLS};
 
@@ -48,3 +49,4 @@ pub(crate) use procs::*;
 pub(crate) use system::*;
 #[allow(unused_imports)]
 pub(crate) use topo::*;
+pub(crate) use units::*;

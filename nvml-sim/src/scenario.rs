@@ -152,6 +152,69 @@ pub struct Scenario {
     pub device: Vec<Device>,
     /// How long calls take (off by default: every call answers at once).
     pub latency: Latency,
+    /// S-class units (`nvmlUnit*`): none by default, as on every machine
+    /// that is not an S-class enclosure.
+    pub unit: Vec<Unit>,
+    /// Host interface cards (`nvmlSystemGetHicVersion`): none by default.
+    pub hic: Vec<Hic>,
+}
+
+/// `[[hic]]`: a host interface card of an S-class system.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Hic {
+    pub id: u32,
+    /// At most 31 bytes (`nvmlHwbcEntry_t`).
+    pub firmware: String,
+}
+
+/// Most units a scenario may declare.
+pub const MAX_UNITS: usize = 64;
+
+/// `[[unit]]`: an S-class enclosure (`nvmlUnitGetUnitInfo` and friends).
+/// An absent value means NOT_SUPPORTED.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Unit {
+    /// `nvmlUnitGetUnitInfo`: all four or NOT_SUPPORTED.
+    pub name: Option<String>,
+    pub id: Option<String>,
+    pub serial: Option<String>,
+    pub firmware_version: Option<String>,
+    /// `nvmlUnitGetLedState`: "GREEN" or "AMBER", with its cause.
+    pub led_color: Option<String>,
+    pub led_cause: Option<String>,
+    /// `nvmlUnitGetTemperature`, degrees C: type 0, 1, 2.
+    pub temperature_intake: Option<u32>,
+    pub temperature_exhaust: Option<u32>,
+    pub temperature_board: Option<u32>,
+    /// `nvmlUnitGetPsuInfo`: state text, volts, amperes, watts.
+    pub psu_state: Option<String>,
+    pub psu_voltage: Option<u32>,
+    pub psu_current: Option<u32>,
+    pub psu_power: Option<u32>,
+    /// `nvmlUnitGetFanSpeedInfo`: one entry a fan.
+    pub fan: Vec<UnitFan>,
+    /// `nvmlUnitGetDevices`: the indices of the scenario's GPUs in the unit.
+    pub devices: Vec<u32>,
+}
+
+/// `bridge_chips = [{ type = "PLX", fw_version = 0x… }]`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct BridgeChip {
+    /// "PLX" or "BR04".
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub fw_version: u32,
+}
+
+/// `[[unit.fan]]`: speed in RPM; `failed` for NVML_FAN_FAILED.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct UnitFan {
+    pub speed: u32,
+    pub failed: bool,
 }
 
 /// `[latency]`: time each call of a function takes, slept on the caller's
@@ -531,6 +594,28 @@ pub struct MigInstance {
     /// GPM metrics of this MIG device's GPU instance (`nvmlGpmMigSampleGet` with its
     /// `gpu_instance_id`): key = `nvmlGpmMetricId_t` (decimal), value = series (see `Device::gpm`).
     pub gpm: BTreeMap<String, Series<f64>>,
+    /// `nvmlDeviceGetAttributes_v2` on the MIG handle; absent = NOT_SUPPORTED.
+    pub attributes: Option<MigAttributes>,
+    /// `nvmlDeviceGetBAR1MemoryInfo` on the MIG handle.
+    pub bar1: Bar1,
+    /// `nvmlDeviceGetTotalEccErrors(UNCORRECTED, VOLATILE)` on the MIG
+    /// handle (the other counters are NOT_SUPPORTED there).
+    pub ecc_uncorrected_volatile: Option<u64>,
+}
+
+/// `attributes = { … }` of a MIG instance: `nvmlDeviceAttributes_t`.
+#[derive(Debug, Clone, Copy, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct MigAttributes {
+    pub multiprocessor_count: u32,
+    pub shared_copy_engine_count: u32,
+    pub shared_decoder_count: u32,
+    pub shared_encoder_count: u32,
+    pub shared_jpeg_count: u32,
+    pub shared_ofa_count: u32,
+    pub gpu_instance_slice_count: u32,
+    pub compute_instance_slice_count: u32,
+    pub memory_size_mb: u64,
 }
 
 /// A GPU or compute instance profile (`[[device.gpu_instance_profile]]`, and
@@ -798,6 +883,13 @@ pub struct Device {
     /// `nvmlDeviceGetVirtualizationMode`: 0 none, 1 pass-through, 2 vGPU,
     /// 3 host vGPU, 4 host vSGA.
     pub virtualization_mode: Val<u32>,
+    /// `nvmlDeviceGetHostVgpuMode`: 0 non-SR-IOV, 1 SR-IOV.
+    pub host_vgpu_mode: Val<u32>,
+    /// `nvmlDeviceGetVgpuHeterogeneousMode`: 0 disabled, 1 enabled.
+    pub vgpu_heterogeneous_mode: Val<u32>,
+    /// `nvmlDeviceGetBridgeChipInfo`: the bridge chips above the GPU (at
+    /// most 128); absent = NOT_SUPPORTED, empty = none.
+    pub bridge_chips: Option<Vec<BridgeChip>>,
     pub pci: Pci,
     pub pcie: Pcie,
     /// 0/1 enable states.
@@ -1151,6 +1243,44 @@ impl Scenario {
     }
 
     fn validate(&self) -> Result<(), String> {
+        for (i, d) in self.device.iter().enumerate() {
+            let chips = d.bridge_chips.as_deref().unwrap_or_default();
+            if chips.len() > 128 {
+                return Err(format!(
+                    "device {i}: {} bridge chips exceed NVML's 128",
+                    chips.len()
+                ));
+            }
+            if let Some(b) = chips.iter().find(|b| b.kind != "PLX" && b.kind != "BR04") {
+                return Err(format!(
+                    "device {i}: bridge chip type {:?} is neither PLX nor BR04",
+                    b.kind
+                ));
+            }
+        }
+        if self.unit.len() > MAX_UNITS {
+            return Err(format!(
+                "{} units exceed the maximum of {MAX_UNITS}",
+                self.unit.len()
+            ));
+        }
+        for (i, u) in self.unit.iter().enumerate() {
+            if u.fan.len() > 24 {
+                return Err(format!("unit {i}: {} fans exceed NVML's 24", u.fan.len()));
+            }
+            if let Some(d) = u.devices.iter().find(|&&d| d as usize >= self.device.len()) {
+                return Err(format!("unit {i}: device {d} is not in the scenario"));
+            }
+            if let Some(c) = u
+                .led_color
+                .as_deref()
+                .filter(|c| *c != "GREEN" && *c != "AMBER")
+            {
+                return Err(format!(
+                    "unit {i}: led_color {c:?} is neither GREEN nor AMBER"
+                ));
+            }
+        }
         if self.device.len() > MAX_DEVICES {
             return Err(format!(
                 "{} devices exceed the maximum of {MAX_DEVICES}",

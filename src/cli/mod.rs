@@ -121,6 +121,9 @@ pub struct Args {
     /// With -q -x: embed a DTD of the document; alone: print that DTD and exit.
     #[arg(long, help_heading = "Detail report")]
     pub dtd: bool,
+    /// With -q: report the S-class units (enclosures) instead of the GPUs; -i picks a unit.
+    #[arg(short = 'u', long = "unit", help_heading = "Detail report")]
+    pub unit: bool,
 
     /// Print one line per GPU: index, name and UUID (MIG devices below their GPU).
     #[arg(short = 'L', long = "list-gpus", help_heading = "Summary")]
@@ -295,8 +298,6 @@ fn args_from(m: &clap::ArgMatches) -> Result<Args, clap::Error> {
 /// nvidia-smi options and sub-commands that nvq knows of but does not
 /// implement. They are refused with exit code 2, never ignored.
 pub const NOT_IMPLEMENTED: &[&str] = &[
-    "-u",
-    "--unit",
     "-B",
     "--list-excluded-gpus",
     "--debug",
@@ -611,9 +612,11 @@ mod tests {
             "ERROR: Option --bogus is not recognized. Please run 'nvidia-smi -h' for help.\n"
         );
         assert!(matches!(
-            args(&["-u"]).unwrap_err(),
+            args(&["-B"]).unwrap_err(),
             NvqError::NotImplemented(_)
         ));
+        // -u (the unit report) is an option of its own now.
+        assert!(run(&["-q", "-u"]).unit);
         assert!(matches!(
             args(&["drain"]).unwrap_err(),
             NvqError::NotImplemented(_)

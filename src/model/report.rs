@@ -59,6 +59,34 @@ pub struct Report {
     pub gpus: Vec<GpuReport>,
 }
 
+/// One S-class unit's block of the unit report (`-q -u`): `Unit 0` in
+/// text, `<unit id="0">` in XML.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UnitBlock {
+    pub id: u32,
+    pub items: Vec<Node>,
+}
+
+/// A host interface card: `<hic id="0"><firmware>…</firmware></hic>`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Hic {
+    pub id: u32,
+    pub firmware: Value,
+}
+
+/// The unit report (`-q -u`): the header, the host interface cards, the
+/// number of units and one block a unit.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UnitReport {
+    pub header: Vec<Node>,
+    /// `HIC Info`: the host interface cards (none on any machine that is not
+    /// an S-class system), or why NVML could not list them.
+    pub hics: Result<Vec<Hic>, Value>,
+    /// `Attached Units`: every unit NVML sees, selected or not.
+    pub attached: u32,
+    pub units: Vec<UnitBlock>,
+}
+
 /// Which form a report is built for: the text and the XML report differ in
 /// a few lines (hexadecimal PCI numbers, retired pages, supported clocks).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

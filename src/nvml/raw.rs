@@ -883,6 +883,18 @@ pub fn module_id(c: &Dev<'_>) -> Result<u32, NvmlCode> {
     dev_u32(c, sym!(c, nvmlDeviceGetModuleId))
 }
 
+/// The host's vGPU mode (`nvmlDeviceGetHostVgpuMode`): 0 non-SR-IOV, 1 SR-IOV.
+pub fn host_vgpu_mode(c: &Dev<'_>) -> Result<u32, NvmlCode> {
+    dev_u32(c, sym!(c, nvmlDeviceGetHostVgpuMode))
+}
+
+/// vGPU heterogeneous mode (`nvmlDeviceGetVgpuHeterogeneousMode`): 0 or 1.
+pub fn vgpu_heterogeneous_mode(c: &Dev<'_>) -> Result<u32, NvmlCode> {
+    let mut m: nvmlVgpuHeterogeneousMode_t = zeroed();
+    m.version = version::<nvmlVgpuHeterogeneousMode_t>(1);
+    dev_struct(c, sym!(c, nvmlDeviceGetVgpuHeterogeneousMode), m).map(|m| m.mode)
+}
+
 /// The per-device identifier (`nvmlDeviceGetPdi`, `-q` "GPU PDI").
 pub fn pdi(c: &Dev<'_>) -> Result<u64, NvmlCode> {
     let mut p: nvmlPdi_t = zeroed();

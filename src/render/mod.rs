@@ -15,6 +15,7 @@ pub mod nvlink;
 mod prometheus;
 pub mod report;
 pub mod report_json;
+pub mod report_unit;
 pub mod report_xml;
 pub mod smi_table;
 mod table;

@@ -6,8 +6,8 @@ use crate::model::report::{Node, Report};
 use crate::model::{NvmlCode, Value};
 
 /// Where the colon goes: labels (with their indentation) are padded to this.
-const COLON_COLUMN: usize = 55;
-const STEP: usize = 4;
+pub(super) const COLON_COLUMN: usize = 55;
+pub(super) const STEP: usize = 4;
 
 /// A value as the text view prints it: failures without brackets (`N/A`,
 /// `Requested functionality has been deprecated`), numbers with their unit.
@@ -21,7 +21,13 @@ pub fn value_text(v: &Value, unit: &str) -> String {
     }
 }
 
-fn line(out: &mut String, indent: usize, width: usize, label: &str, value: Option<String>) {
+pub(super) fn line(
+    out: &mut String,
+    indent: usize,
+    width: usize,
+    label: &str,
+    value: Option<String>,
+) {
     let mut l = " ".repeat(indent);
     l.push_str(label);
     if let Some(v) = value {
@@ -34,7 +40,7 @@ fn line(out: &mut String, indent: usize, width: usize, label: &str, value: Optio
     out.push('\n');
 }
 
-fn nodes(out: &mut String, items: &[Node], indent: usize, width: usize) {
+pub(super) fn nodes(out: &mut String, items: &[Node], indent: usize, width: usize) {
     for n in items {
         match n {
             Node::Entry(e) => line(

@@ -6,7 +6,8 @@
 //! `"_units"`; text stays text. A line without a value is `null`, and the
 //! enclosing object's `"_errors"` says why (the reasons of `--format=json`).
 //! Elements that repeat (`process_info`, `supported_mem_clock`,
-//! `supported_graphics_clock`) become arrays.
+//! `supported_graphics_clock`, `mig_device`, `accounted_process_info`)
+//! become arrays.
 
 use super::json::missing_reason;
 use crate::model::report::{Node, Report};
@@ -58,7 +59,7 @@ fn item(out: &mut String, it: &Item<'_>) {
 }
 
 /// An object of these nodes; `first` are pairs written before them.
-fn object(out: &mut String, nodes: &[Node], first: &[(&str, &str)]) {
+pub(super) fn object(out: &mut String, nodes: &[Node], first: &[(&str, &str)]) {
     let mut pairs = Vec::new();
     items(nodes, &mut pairs);
     out.push('{');
@@ -142,7 +143,11 @@ fn object(out: &mut String, nodes: &[Node], first: &[(&str, &str)]) {
 fn repeats(key: &str) -> bool {
     matches!(
         key,
-        "process_info" | "supported_mem_clock" | "supported_graphics_clock"
+        "process_info"
+            | "supported_mem_clock"
+            | "supported_graphics_clock"
+            | "mig_device"
+            | "accounted_process_info"
     )
 }
 

@@ -42,12 +42,12 @@ fn tabs(out: &mut String, depth: usize) {
     }
 }
 
-fn element(out: &mut String, depth: usize, name: &str, text: &str) {
+pub(super) fn element(out: &mut String, depth: usize, name: &str, text: &str) {
     tabs(out, depth);
     out.push_str(&format!("<{name}>{}</{name}>\n", escape(text)));
 }
 
-fn nodes(out: &mut String, items: &[Node], depth: usize) {
+pub(super) fn nodes(out: &mut String, items: &[Node], depth: usize) {
     for n in items {
         match n {
             Node::Entry(e) if !e.xml.is_empty() => {
@@ -63,7 +63,7 @@ fn nodes(out: &mut String, items: &[Node], depth: usize) {
                 None => {
                     tabs(out, depth);
                     out.push_str(&format!("<{}>\n", s.xml));
-                    nodes(out, &s.items, depth + 1);
+                    nodes(out, &s.items, depth + child_step(s));
                     tabs(out, depth);
                     out.push_str(&format!("</{}>\n", s.xml));
                 }
@@ -76,6 +76,14 @@ fn nodes(out: &mut String, items: &[Node], depth: usize) {
             Node::Entry(_) | Node::Section(_) => {}
         }
     }
+}
+
+/// How much deeper a section's children go: nvidia-smi writes each
+/// `<mig_device>` at the depth of `<mig_devices>` itself (a 580 document of
+/// NVIDIA's k8s-test-infra), while its `None` sits one level deeper.
+fn child_step(s: &crate::model::report::Section) -> usize {
+    let quirk = s.xml == "mig_devices" && !s.items.iter().any(|n| matches!(n, Node::Bare(_)));
+    usize::from(!quirk)
 }
 
 /// One XML document. `dtd`: `None` names the DTD file of `version` in the

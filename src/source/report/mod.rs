@@ -7,6 +7,7 @@
 
 mod decl;
 mod get;
+pub mod unit;
 
 pub use decl::{Display, DISPLAY_NAMES};
 
@@ -68,6 +69,8 @@ pub enum Decl {
     Pick(fn(&GpuCtx, View) -> &'static [Decl]),
     /// A part built by code (the process list).
     Build(fn(&GpuCtx, View) -> Node),
+    /// Any number of nodes built by code (the MIG devices).
+    Many(fn(&GpuCtx, View) -> Vec<Node>),
 }
 
 impl Read {
@@ -118,6 +121,7 @@ fn build(decls: &[Decl], c: &GpuCtx, view: View, asked: bool, out: &mut Vec<Node
             }
             Decl::Pick(f) => build(f(c, view), c, view, asked, out),
             Decl::Build(f) => out.push(f(c, view)),
+            Decl::Many(f) => out.extend(f(c, view)),
         }
     }
 }
