@@ -906,13 +906,16 @@ pub struct Topology {
 }
 
 /// `links` NVLinks from this GPU to the GPU of index `peer`, or to an NVSwitch of PCI bus id
-/// `switch` (`"00000000:07:00.0"`); exactly one of the two.
+/// `switch` (`"00000000:07:00.0"`); exactly one of the two. Or, with `inactive = true` and
+/// neither, `links` inactive links at this place in the link order.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct NvLinkBond {
     pub peer: Option<u32>,
     pub switch: Option<String>,
     pub links: u32,
+    #[serde(default)]
+    pub inactive: bool,
 }
 
 /// A PCI bus id `DDDDDDDD:BB:DD.F` as (domain, bus, device).
@@ -1169,12 +1172,14 @@ impl Scenario {
             }
             for b in t.nvlink.iter().flatten() {
                 match (b.peer, &b.switch) {
-                    (Some(p), None) if (p as usize) < self.device.len() && p as usize != i => {}
-                    (None, Some(bus)) if parse_bus_id(bus).is_some() => {}
+                    (Some(p), None)
+                        if !b.inactive && (p as usize) < self.device.len() && p as usize != i => {}
+                    (None, Some(bus)) if !b.inactive && parse_bus_id(bus).is_some() => {}
+                    (None, None) if b.inactive => {}
                     _ => {
                         return Err(format!(
                             "device {i} topology.nvlink: each bond needs another device's index as peer, \
-                             or an NVSwitch's PCI bus id as switch"
+                             or an NVSwitch's PCI bus id as switch, or inactive = true alone"
                         ))
                     }
                 }

@@ -487,6 +487,14 @@ mod tests {
             "not a bus id"
         );
         assert!(bad("cpu_affinity = \"0-x\""), "not a CPU list");
+        assert!(
+            bad("nvlink = [{ peer = 1, links = 2, inactive = true }]"),
+            "an inactive bond names no far end"
+        );
+        assert!(bad("nvlink = [{ links = 2 }]"), "a bond without a far end");
+        assert!(!bad(
+            "nvlink = [{ peer = 1, links = 2 }, { inactive = true, links = 2 }, { peer = 1, links = 1 }]"
+        ));
         assert!(!bad(
             "nvlink = [{ peer = 1, links = 2 }]\ncpu_affinity = \"0-3,8\""
         ));
