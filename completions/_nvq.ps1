@@ -138,6 +138,11 @@ $global:__nvqClapCompleter = {
             break
         }
         'nvq;nvlink' {
+            [CompletionResult]::new('--getthroughput', '--getthroughput', [CompletionResultType]::ParameterName, 'Print each active link''s traffic counters in KiB: d for data payload, r for payload with protocol overhead (also spelled -gt)')
+            [CompletionResult]::new('--getcounters', '--getcounters', [CompletionResultType]::ParameterName, 'Deprecated in nvidia-smi (use -gt): prints the driver''s notice (also spelled -g)')
+            [CompletionResult]::new('--getcontrol', '--getcontrol', [CompletionResultType]::ParameterName, 'Deprecated in nvidia-smi: prints the driver''s notice (also spelled -gc)')
+            [CompletionResult]::new('-l', '-l', [CompletionResultType]::ParameterName, 'Show only this link (a number from 0)')
+            [CompletionResult]::new('--link', '--link', [CompletionResultType]::ParameterName, 'Show only this link (a number from 0)')
             [CompletionResult]::new('-i', '-i', [CompletionResultType]::ParameterName, 'GPUs to show (index, UUID, PCI bus id or serial; comma list allowed)')
             [CompletionResult]::new('--id', '--id', [CompletionResultType]::ParameterName, 'GPUs to show (index, UUID, PCI bus id or serial; comma list allowed)')
             [CompletionResult]::new('--nvml-lib', '--nvml-lib', [CompletionResultType]::ParameterName, 'nvq: load this NVML library instead of libnvidia-ml.so.1')
@@ -145,8 +150,13 @@ $global:__nvqClapCompleter = {
             [CompletionResult]::new('--status', '--status', [CompletionResultType]::ParameterName, 'Print each link''s speed, or <inactive>')
             [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Print what each link supports (P2P, system memory, atomics, SLI)')
             [CompletionResult]::new('--capabilities', '--capabilities', [CompletionResultType]::ParameterName, 'Print what each link supports (P2P, system memory, atomics, SLI)')
+            [CompletionResult]::new('-p', '-p', [CompletionResultType]::ParameterName, 'Print the PCI bus id of the device at the far end of each active link')
+            [CompletionResult]::new('--pcibusid', '--pcibusid', [CompletionResultType]::ParameterName, 'Print the PCI bus id of the device at the far end of each active link')
+            [CompletionResult]::new('-R', '-R ', [CompletionResultType]::ParameterName, 'Print the far end of each active link: its device''s PCI bus id and its own link number')
+            [CompletionResult]::new('--remotelinkinfo', '--remotelinkinfo', [CompletionResultType]::ParameterName, 'Print the far end of each active link: its device''s PCI bus id and its own link number')
             [CompletionResult]::new('-e', '-e', [CompletionResultType]::ParameterName, 'Print each active link''s replay, recovery and CRC error counts')
             [CompletionResult]::new('--errorcounters', '--errorcounters', [CompletionResultType]::ParameterName, 'Print each active link''s replay, recovery and CRC error counts')
+            [CompletionResult]::new('--crcerrorcounters', '--crcerrorcounters', [CompletionResultType]::ParameterName, 'Print each active link''s CRC error count per lane (also spelled -ec)')
             [CompletionResult]::new('--simulate', '--simulate', [CompletionResultType]::ParameterName, 'nvq: load the NVML simulator installed next to nvq (no GPU needed)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
