@@ -223,7 +223,7 @@ fn one_link() {
 }
 
 /// `-ec`: each active link's CRC error count per lane, as far as NVML
-/// answers; a link with no per-lane counter says so.
+/// answers; a GPU with no per-lane counter says so.
 #[test]
 fn per_lane_crc() {
     let out = ok("nvlink_h800.toml", &["-ec"]);
@@ -234,8 +234,15 @@ fn per_lane_crc() {
         "{out}"
     );
     assert!(
-        out.contains("\t Link 1: Lane 0 CRC Errors: [N/A]\n\t Link 2: "),
+        out.contains(
+            "\t Link 1: Lane 0 CRC Errors: 0\n\t Link 1: Lane 1 CRC Errors: 0\n\t Link 2: "
+        ),
         "{out}"
+    );
+    let none = ok("nvlink_dgx_h100.toml", &["-ec", "-l", "3"]);
+    assert!(
+        none.ends_with(")\n\t Link 3: Lane 0 CRC Errors: [N/A]\n"),
+        "{none}"
     );
     assert_eq!(
         ok("nvlink_h800.toml", &["--crcerrorcounters", "-l", "0"])
