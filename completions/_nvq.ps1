@@ -66,7 +66,7 @@ $global:__nvqClapCompleter = {
             [CompletionResult]::new('dmon', 'dmon', [CompletionResultType]::ParameterValue, 'Scrolling per-GPU monitor: one line per GPU per sample')
             [CompletionResult]::new('pmon', 'pmon', [CompletionResultType]::ParameterValue, 'Scrolling per-process monitor: one line per process per GPU per sample')
             [CompletionResult]::new('topo', 'topo', [CompletionResultType]::ParameterValue, 'Show where the GPUs sit: NVLink, PCIe switches, host bridges, NUMA nodes, nearby CPUs and NICs')
-            [CompletionResult]::new('nvlink', 'nvlink', [CompletionResultType]::ParameterValue, 'Show each GPU''s NVLinks: speed and state, capabilities, error counters')
+            [CompletionResult]::new('nvlink', 'nvlink', [CompletionResultType]::ParameterValue, 'Show each GPU''s NVLinks: speed and state, capabilities, error counters, far ends, traffic')
             [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'nvq: serve the GPUs'' metrics over HTTP for Prometheus (an exporter)')
             [CompletionResult]::new('mig', 'mig', [CompletionResultType]::ParameterValue, 'List MIG''s GPU and compute instances and their profiles (read-only)')
             break
