@@ -88,7 +88,7 @@ fn gpu(session: &Session, index: u32, want: Want, only: Option<u32>) -> GpuLinks
         active_before += u32::from(active);
     }
     // `-l` past the GPU's last link: say what NVML says about it (when the
-    // GPU has links at all).
+    // GPU has links at all). Unverified: no public output of this case.
     if let (Some(n), Some(_)) = (only, last) {
         if g.links.is_empty() {
             let code = match d.link_wrapper_for(n).is_active() {
@@ -140,6 +140,8 @@ fn facts(d: &Device<'_>, dev: &raw::Dev<'_>, mut f: LinkFacts, want: Want) -> Li
         Want::LaneCrc if active => {
             // Lane k's count is field `..._CRC_DATA_ERROR_COUNT_L0 + k`
             // scoped to the link; lanes end where NVML stops answering.
+            // Unverified: which NVML query nvidia-smi's `-ec` makes is not
+            // public; this is the field family NVML documents per lane.
             let first = field_id::NVML_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_L0;
             let lanes: Vec<u32> = (0..MAX_LANES).map(|k| first + k).collect();
             let wanted: Vec<(u32, u32)> = lanes.iter().map(|&id| (id, link)).collect();
