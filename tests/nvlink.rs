@@ -113,7 +113,8 @@ fn expand_tabs(text: &str) -> String {
 /// Public outputs of real machines, each reproduced from a scenario of that
 /// machine: an H100 PCIe pair with inactive links between active ones (`-R`
 /// numbers its lines by counting active links), a DGX H100's links to its
-/// NVSwitches, an H800's traffic counters.
+/// NVSwitches, an H800's speeds, capabilities (SLI, not "Link is supported")
+/// and traffic counters.
 #[test]
 fn public_outputs_byte_for_byte() {
     let cases: &[(&str, &str, &[&str])] = &[
@@ -142,6 +143,16 @@ fn public_outputs_byte_for_byte() {
             "llm_action_h800_gt_d_training.txt",
             "nvlink_h800.toml",
             &["--getthroughput", "d"],
+        ),
+        (
+            "llm_action_h800_status.txt",
+            "nvlink_h800.toml",
+            &["--status", "-i", "0"],
+        ),
+        (
+            "llm_action_h800_capabilities.txt",
+            "nvlink_h800.toml",
+            &["--capabilities", "-i", "0"],
         ),
         (
             "llm_action_h800_gt_r_training.txt",
