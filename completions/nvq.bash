@@ -262,12 +262,32 @@ _nvq() {
             return 0
             ;;
         nvq__subcmd__nvlink)
-            opts="-s -c -e -i -h --status --capabilities --errorcounters --id --nvml-lib --simulate --help"
+            opts="-s -c -p -R -e -l -i -h --status --capabilities --pcibusid --remotelinkinfo --errorcounters --crcerrorcounters --getthroughput --getcounters --getcontrol --link --id --nvml-lib --simulate --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --getthroughput)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --getcounters)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --getcontrol)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --link)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -l)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --id)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

@@ -454,7 +454,7 @@ complete -c nvq -n "__fish_nvq_needs_command" -l simulate -d 'nvq: load the NVML
 complete -c nvq -n "__fish_nvq_needs_command" -s h -l help -d 'Print help'
 complete -c nvq -n "__fish_nvq_needs_command" -f -a "pmon" -d 'Scrolling per-process monitor: one line per process per GPU per sample'
 complete -c nvq -n "__fish_nvq_needs_command" -f -a "topo" -d 'Show where the GPUs sit: NVLink, PCIe switches, host bridges, NUMA nodes, nearby CPUs and NICs'
-complete -c nvq -n "__fish_nvq_needs_command" -f -a "nvlink" -d 'Show each GPU\'s NVLinks: speed and state, capabilities, error counters'
+complete -c nvq -n "__fish_nvq_needs_command" -f -a "nvlink" -d 'Show each GPU\'s NVLinks: speed and state, capabilities, error counters, far ends, traffic'
 complete -c nvq -n "__fish_nvq_needs_command" -f -a "serve" -d 'nvq: serve the GPUs\' metrics over HTTP for Prometheus (an exporter)'
 complete -c nvq -n "__fish_nvq_needs_command" -f -a "mig" -d 'List MIG\'s GPU and compute instances and their profiles (read-only)'
 complete -c nvq -n "__fish_nvq_needs_command" -f -a "dmon" -d 'Scrolling per-GPU monitor: one line per GPU per sample'
@@ -485,11 +485,18 @@ complete -c nvq -n "__fish_nvq_using_subcommand topo" -l matrix_pci -d 'Like -m,
 complete -c nvq -n "__fish_nvq_using_subcommand topo" -s p -l gpu_path -d 'Print the most direct PCIe path between the two GPUs given with -i (-i 0,1)'
 complete -c nvq -n "__fish_nvq_using_subcommand topo" -l simulate -d 'nvq: load the NVML simulator installed next to nvq (no GPU needed)'
 complete -c nvq -n "__fish_nvq_using_subcommand topo" -s h -l help -d 'Print help'
+complete -c nvq -n "__fish_nvq_using_subcommand nvlink" -l getthroughput -d 'Print each active link\'s traffic counters in KiB: d for data payload, r for payload with protocol overhead (also spelled -gt)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand nvlink" -l getcounters -d 'Deprecated in nvidia-smi (use -gt): prints the driver\'s notice (also spelled -g)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand nvlink" -l getcontrol -d 'Deprecated in nvidia-smi: prints the driver\'s notice (also spelled -gc)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand nvlink" -s l -l link -d 'Show only this link (a number from 0)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand nvlink" -s i -l id -d 'GPUs to show (index, UUID, PCI bus id or serial; comma list allowed)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand nvlink" -l nvml-lib -d 'nvq: load this NVML library instead of libnvidia-ml.so.1' -r -F
 complete -c nvq -n "__fish_nvq_using_subcommand nvlink" -s s -l status -d 'Print each link\'s speed, or <inactive>'
 complete -c nvq -n "__fish_nvq_using_subcommand nvlink" -s c -l capabilities -d 'Print what each link supports (P2P, system memory, atomics, SLI)'
+complete -c nvq -n "__fish_nvq_using_subcommand nvlink" -s p -l pcibusid -d 'Print the PCI bus id of the device at the far end of each active link'
+complete -c nvq -n "__fish_nvq_using_subcommand nvlink" -s R -l remotelinkinfo -d 'Print the far end of each active link: its device\'s PCI bus id and its own link number'
 complete -c nvq -n "__fish_nvq_using_subcommand nvlink" -s e -l errorcounters -d 'Print each active link\'s replay, recovery and CRC error counts'
+complete -c nvq -n "__fish_nvq_using_subcommand nvlink" -l crcerrorcounters -d 'Print each active link\'s CRC error count per lane (also spelled -ec)'
 complete -c nvq -n "__fish_nvq_using_subcommand nvlink" -l simulate -d 'nvq: load the NVML simulator installed next to nvq (no GPU needed)'
 complete -c nvq -n "__fish_nvq_using_subcommand nvlink" -s h -l help -d 'Print help'
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -l web.listen-address -d 'Address to listen on, HOST:PORT; an empty host means every interface' -r

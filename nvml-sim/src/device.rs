@@ -1772,6 +1772,11 @@ pub unsafe extern "C" fn nvmlDeviceGetFieldValues(
             fv.valueType = 3;
             fv.nvmlReturn = NOT_SUPPORTED;
             let Some(s) = found.and_then(|v| v.at_field(c.idx())) else {
+                // NVLink fields that `[device.topology]` describes (see `topo::nvlink_field`).
+                if let Some(v) = crate::topo::nvlink_field(c.dev, fv.fieldId, fv.scopeId) {
+                    fv.value = nvmlValue_t { ullVal: v };
+                    fv.nvmlReturn = SUCCESS;
+                }
                 continue;
             };
             match s {

@@ -1031,16 +1031,29 @@ pub struct Topology {
     /// `nvmlDeviceGetNvLinkErrorCounter` on every active link, indexed by counter (0 replay,
     /// 1 recovery, 2 CRC flit, 3 CRC data). Absent: NOT_SUPPORTED.
     pub nvlink_errors: Option<Vec<u64>>,
+    /// KiB counted on every active link, `[data_tx, data_rx, raw_tx, raw_rx]` (fields
+    /// `NVML_FI_DEV_NVLINK_THROUGHPUT_*` 138-141 scoped to the link). Absent: NOT_SUPPORTED.
+    pub nvlink_throughput: Option<Vec<u64>>,
+    /// CRC errors per lane on every active link, lane 0 first (fields
+    /// `NVML_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_L0` + lane scoped to the link). Absent:
+    /// NOT_SUPPORTED.
+    pub nvlink_lane_crc: Option<Vec<u64>>,
 }
 
 /// `links` NVLinks from this GPU to the GPU of index `peer`, or to an NVSwitch of PCI bus id
-/// `switch` (`"00000000:07:00.0"`); exactly one of the two.
+/// `switch` (`"00000000:07:00.0"`); exactly one of the two. Or, with `inactive = true` and
+/// neither, `links` inactive links at this place in the link order.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct NvLinkBond {
     pub peer: Option<u32>,
     pub switch: Option<String>,
     pub links: u32,
+    #[serde(default)]
+    pub inactive: bool,
+    /// The far end's own number of each of these links, in order (field
+    /// `NVML_FI_DEV_NVLINK_REMOTE_NVLINK_ID` scoped to the link). Absent: NOT_SUPPORTED.
+    pub remote_links: Option<Vec<u32>>,
 }
 
 /// A PCI bus id `DDDDDDDD:BB:DD.F` as (domain, bus, device).
@@ -1336,13 +1349,23 @@ impl Scenario {
                 }
             }
             for b in t.nvlink.iter().flatten() {
+                if b.remote_links
+                    .as_ref()
+                    .is_some_and(|r| r.len() != b.links as usize)
+                {
+                    return Err(format!(
+                        "device {i} topology.nvlink: remote_links needs one number per link"
+                    ));
+                }
                 match (b.peer, &b.switch) {
-                    (Some(p), None) if (p as usize) < self.device.len() && p as usize != i => {}
-                    (None, Some(bus)) if parse_bus_id(bus).is_some() => {}
+                    (Some(p), None)
+                        if !b.inactive && (p as usize) < self.device.len() && p as usize != i => {}
+                    (None, Some(bus)) if !b.inactive && parse_bus_id(bus).is_some() => {}
+                    (None, None) if b.inactive && b.remote_links.is_none() => {}
                     _ => {
                         return Err(format!(
                             "device {i} topology.nvlink: each bond needs another device's index as peer, \
-                             or an NVSwitch's PCI bus id as switch"
+                             or an NVSwitch's PCI bus id as switch, or inactive = true alone"
                         ))
                     }
                 }

@@ -170,6 +170,37 @@ fn link_peer(t: &Topology, link: c_uint) -> R<Option<Remote<'_>>> {
     }
 }
 
+/// A field value that a device's NVLink description answers when its `field_values` do not
+/// (`nvidia-smi nvlink -R`, `-gt`, `-ec`): `field` scoped to link `link`. `None`: NVML's
+/// NOT_SUPPORTED (no such description, an inactive link, another field).
+pub(crate) fn nvlink_field(d: &Device, field: c_uint, link: c_uint) -> Option<u64> {
+    use nvml_wrapper_sys::bindings::field_id::*;
+    let t = d.topology.as_ref()?;
+    link_peer(t, link).ok()??;
+    match field {
+        NVML_FI_DEV_NVLINK_REMOTE_NVLINK_ID => {
+            let mut first = 0u32;
+            for b in t.nvlink.as_ref()? {
+                if link < first.saturating_add(b.links) {
+                    let k = usize::try_from(link - first).ok()?;
+                    return b.remote_links.as_ref()?.get(k).map(|&r| u64::from(r));
+                }
+                first = first.saturating_add(b.links);
+            }
+            None
+        }
+        NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX..=NVML_FI_DEV_NVLINK_THROUGHPUT_RAW_RX => {
+            let k = (field - NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX) as usize;
+            t.nvlink_throughput.as_ref()?.get(k).copied()
+        }
+        NVML_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_L0..=NVML_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_L5 => {
+            let k = (field - NVML_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_L0) as usize;
+            t.nvlink_lane_crc.as_ref()?.get(k).copied()
+        }
+        _ => None,
+    }
+}
+
 /// # Safety
 /// An NVML client's contract: each pointer argument is null or valid for
 /// what NVML documents for this function, and a handle is one this library
@@ -487,8 +518,59 @@ mod tests {
             "not a bus id"
         );
         assert!(bad("cpu_affinity = \"0-x\""), "not a CPU list");
+        assert!(
+            bad("nvlink = [{ peer = 1, links = 2, inactive = true }]"),
+            "an inactive bond names no far end"
+        );
+        assert!(bad("nvlink = [{ links = 2 }]"), "a bond without a far end");
+        assert!(
+            bad("nvlink = [{ peer = 1, links = 2, remote_links = [0] }]"),
+            "one far-end link number per link"
+        );
+        assert!(!bad(
+            "nvlink = [{ peer = 1, links = 2 }, { inactive = true, links = 2 }, { peer = 1, links = 1 }]"
+        ));
         assert!(!bad(
             "nvlink = [{ peer = 1, links = 2 }]\ncpu_affinity = \"0-3,8\""
         ));
+    }
+
+    #[test]
+    fn nvlink_fields_from_the_description() {
+        use nvml_wrapper_sys::bindings::field_id::*;
+        let text = "[[device]]\n[device.topology]\n\
+            nvlink = [{ peer = 1, links = 2, remote_links = [7, 6] }, { inactive = true, links = 1 },\
+            { peer = 1, links = 1 }]\n\
+            nvlink_throughput = [10, 11, 12, 13]\nnvlink_lane_crc = [0, 5]\n[[device]]\n";
+        let sc = crate::scenario::Scenario::parse(text, "t").unwrap();
+        let d = &sc.device[0];
+        let f = |field, link| nvlink_field(d, field, link);
+        assert_eq!(f(NVML_FI_DEV_NVLINK_REMOTE_NVLINK_ID, 1), Some(6));
+        assert_eq!(
+            f(NVML_FI_DEV_NVLINK_REMOTE_NVLINK_ID, 3),
+            None,
+            "no remote_links"
+        );
+        assert_eq!(f(NVML_FI_DEV_NVLINK_THROUGHPUT_RAW_TX, 0), Some(12));
+        assert_eq!(
+            f(NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX, 2),
+            None,
+            "an inactive link"
+        );
+        assert_eq!(f(NVML_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_L1, 3), Some(5));
+        assert_eq!(
+            f(NVML_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_L2, 3),
+            None,
+            "two lanes"
+        );
+        assert_eq!(
+            f(NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX, 4),
+            None,
+            "past the last link"
+        );
+        assert_eq!(
+            nvlink_field(&sc.device[1], NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX, 0),
+            None
+        );
     }
 }

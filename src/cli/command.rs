@@ -12,7 +12,7 @@ pub enum Command {
     Pmon(PmonArgs),
     /// Show where the GPUs sit: NVLink, PCIe switches, host bridges, NUMA nodes, nearby CPUs and NICs.
     Topo(super::topo::TopoArgs),
-    /// Show each GPU's NVLinks: speed and state, capabilities, error counters.
+    /// Show each GPU's NVLinks: speed and state, capabilities, error counters, far ends, traffic.
     Nvlink(super::nvlink::NvlinkArgs),
     /// nvq: serve the GPUs' metrics over HTTP for Prometheus (an exporter).
     Serve(super::serve::ServeArgs),

@@ -10,35 +10,56 @@ pub struct NvlinkArgs {
     /// Print what each link supports (P2P, system memory, atomics, SLI).
     #[arg(short = 'c', long = "capabilities")]
     pub capabilities: bool,
+    /// Print the PCI bus id of the device at the far end of each active link.
+    #[arg(short = 'p', long = "pcibusid")]
+    pub pci_bus_id: bool,
+    /// Print the far end of each active link: its device's PCI bus id and its own link number.
+    #[arg(short = 'R', long = "remotelinkinfo")]
+    pub remote: bool,
     /// Print each active link's replay, recovery and CRC error counts.
     #[arg(short = 'e', long = "errorcounters")]
     pub errors: bool,
+    /// Print each active link's CRC error count per lane (also spelled -ec).
+    #[arg(long = "crcerrorcounters")]
+    pub lane_crc: bool,
+    /// Print each active link's traffic counters in KiB: d for data payload, r for payload with protocol
+    /// overhead (also spelled -gt).
+    #[arg(long = "getthroughput", value_name = "d|r")]
+    pub throughput: Option<String>,
+    /// Deprecated in nvidia-smi (use -gt): prints the driver's notice (also spelled -g).
+    #[arg(long = "getcounters", value_name = "COUNTER")]
+    pub counters: Option<String>,
+    /// Deprecated in nvidia-smi: prints the driver's notice (also spelled -gc).
+    #[arg(long = "getcontrol", value_name = "COUNTER")]
+    pub control: Option<String>,
+    /// Show only this link (a number from 0).
+    #[arg(short = 'l', long = "link", value_name = "LINK")]
+    pub link: Option<String>,
     /// GPUs to show (index, UUID, PCI bus id or serial; comma list allowed).
     #[arg(short = 'i', long = "id", value_name = "ID")]
     pub id: Option<String>,
 }
 
 /// `nvlink` options of nvidia-smi that read state but that nvq does not
-/// implement yet: refused with exit code 2, never ignored.
+/// implement yet: refused with exit code 2, never ignored. (`-info` is in
+/// newer drivers' help only; no public output of it on a non-GB200 GPU.)
 pub const NOT_IMPLEMENTED: &[&str] = &[
-    "-l",
-    "--link",
-    "-p",
-    "--pcibusid",
-    "-R",
-    "--remotelinkinfo",
-    "-gc",
-    "--getcontrol",
-    "-g",
-    "--getthroughput",
-    "-ec",
-    "--crcerrorcounters",
     "-info",
     "--info",
+    "-gLowPwrInfo",
+    "--getLowPowerInfo",
+    "-cBridge",
+    "--checkBridge",
 ];
 
-/// `nvlink` has no spellings clap cannot read.
-pub const SPELLINGS: &[(&str, &str)] = &[];
+/// nvidia-smi's spellings of `nvlink` options that clap reads differently
+/// (several letters after one dash).
+pub const SPELLINGS: &[(&str, &str)] = &[
+    ("-ec", "--crcerrorcounters"),
+    ("-gt", "--getthroughput"),
+    ("-gc", "--getcontrol"),
+    ("-g", "--getcounters"),
+];
 
 /// `nvlink` options that change the GPU's state: nvq never does.
 pub const CHANGES_STATE: &[&str] = &[
@@ -48,4 +69,6 @@ pub const CHANGES_STATE: &[&str] = &[
     "--resetcounters",
     "-re",
     "--reseterrorcounters",
+    "-sLowPwrThres",
+    "--setLowPowerThreshold",
 ];

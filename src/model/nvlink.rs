@@ -1,4 +1,4 @@
-//! NVLink facts of one GPU (`nvlink -s`, `-c`, `-e`).
+//! NVLink facts of one GPU (`nvlink -s`, `-c`, `-e`, `-p`, `-R`, `-ec`, `-gt`).
 
 use super::NvmlCode;
 
@@ -17,24 +17,88 @@ pub const CAPABILITIES: [&str; 6] = [
 /// 0 to 2: replay, recovery, CRC of flits).
 pub const ERROR_COUNTERS: [&str; 3] = ["Replay Errors", "Recovery Errors", "CRC Errors"];
 
-/// One link of a GPU.
+/// The most lanes nvq asks a link's per-lane CRC counters for (NVML's
+/// fields `NVML_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_L0` to `_L5`).
+pub const MAX_LANES: u32 = 6;
+
+/// `nvlink -gt`'s two counter kinds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Traffic {
+    /// `d`: data payload only.
+    Data,
+    /// `r`: payload and protocol overhead.
+    Raw,
+}
+
+impl Traffic {
+    /// nvidia-smi's word before `Tx`/`Rx`.
+    pub fn word(self) -> &'static str {
+        match self {
+            Traffic::Data => "Data",
+            Traffic::Raw => "Raw",
+        }
+    }
+}
+
+/// One link of a GPU. What a listing did not ask for stays NOT_SUPPORTED.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LinkFacts {
     pub link: u32,
-    pub active: bool,
+    /// The link's state; an error when NVML could not say (a link past the
+    /// GPU's last, asked for with `-l`).
+    pub active: Result<bool, NvmlCode>,
+    /// How many of the GPU's active links come before this one (`-R`
+    /// numbers its lines so; see `render::nvlink::Listing::Remote`).
+    pub active_before: u32,
     /// Speed in MB/s (field `NVML_FI_DEV_NVLINK_GET_SPEED`).
     pub speed_mbps: Result<u64, NvmlCode>,
     /// One entry per [`CAPABILITIES`].
     pub capabilities: Vec<Result<bool, NvmlCode>>,
     /// One entry per [`ERROR_COUNTERS`].
     pub errors: Vec<Result<u64, NvmlCode>>,
+    /// The PCI bus id of the device at the far end (a GPU or an NVSwitch).
+    pub remote_bus_id: Result<String, NvmlCode>,
+    /// The far end's own number for this link (field `NVML_FI_DEV_NVLINK_REMOTE_NVLINK_ID`).
+    pub remote_link: Result<u64, NvmlCode>,
+    /// KiB sent and received (`-gt`), of the kind asked for.
+    pub tx_kib: Result<u64, NvmlCode>,
+    pub rx_kib: Result<u64, NvmlCode>,
+    /// CRC errors per lane, lane 0 first (`-ec`).
+    pub lane_crc: Vec<Result<u64, NvmlCode>>,
 }
 
-/// A GPU and its links (none when NVML reports none).
+impl LinkFacts {
+    /// A link of which only the state is known.
+    pub fn new(link: u32, active: Result<bool, NvmlCode>) -> Self {
+        let none = || Err(NvmlCode::NOT_SUPPORTED);
+        LinkFacts {
+            link,
+            active,
+            active_before: 0,
+            speed_mbps: none(),
+            capabilities: Vec::new(),
+            errors: Vec::new(),
+            remote_bus_id: Err(NvmlCode::NOT_SUPPORTED),
+            remote_link: none(),
+            tx_kib: none(),
+            rx_kib: none(),
+            lane_crc: Vec::new(),
+        }
+    }
+
+    pub fn is_active(&self) -> bool {
+        self.active == Ok(true)
+    }
+}
+
+/// A GPU and its links (none when NVML reports none; only link `-l` when
+/// one was asked for).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GpuLinks {
     pub index: u32,
     pub name: Result<String, NvmlCode>,
     pub uuid: Result<String, NvmlCode>,
+    /// Whether any of the GPU's links (not only the listed ones) is active.
+    pub any_active: bool,
     pub links: Vec<LinkFacts>,
 }

@@ -1,10 +1,11 @@
-//! `nvlink`: each selected GPU's links, their state, speed, capabilities and
-//! error counters, read through NVML.
+//! `nvlink`: each selected GPU's links, their state, speed, capabilities,
+//! error counters, far ends and traffic counters, read through NVML.
 
-use crate::model::nvlink::{GpuLinks, LinkFacts};
+use crate::model::nvlink::{GpuLinks, LinkFacts, Traffic, MAX_LANES};
 use crate::model::NvmlCode;
 use crate::nvml::{raw, Session};
 use nvml_wrapper::enum_wrappers::nv_link::{Capability, ErrorCounter};
+use nvml_wrapper::Device;
 use nvml_wrapper_sys::bindings::{field_id, NVML_NVLINK_MAX_LINKS};
 
 /// What to read besides each link's state.
@@ -13,6 +14,12 @@ pub enum Want {
     Speed,
     Capabilities,
     Errors,
+    /// The far end: its PCI bus id and its own link number (`-p`, `-R`).
+    Remote,
+    /// Per-lane CRC error counts (`-ec`).
+    LaneCrc,
+    /// Traffic counters (`-gt`).
+    Throughput(Traffic),
 }
 
 /// In the order of `model::nvlink::CAPABILITIES`.
@@ -32,13 +39,20 @@ const COUNTERS: [ErrorCounter; 3] = [
     ErrorCounter::DlCrcFlit,
 ];
 
-/// The links of the GPUs `devices`. Links are read until NVML says there
-/// are no more (or that the GPU has no NVLink).
-pub fn gpus(session: &Session, devices: &[u32], want: Want) -> Vec<GpuLinks> {
-    devices.iter().map(|&i| gpu(session, i, want)).collect()
+/// The most links NVML numbers (`-l` beyond it is refused).
+pub const MAX_LINKS: u32 = NVML_NVLINK_MAX_LINKS;
+
+/// The links of the GPUs `devices` (only link `only` of each, when given).
+/// Links are read until NVML says there are no more (or that the GPU has no
+/// NVLink).
+pub fn gpus(session: &Session, devices: &[u32], want: Want, only: Option<u32>) -> Vec<GpuLinks> {
+    devices
+        .iter()
+        .map(|&i| gpu(session, i, want, only))
+        .collect()
 }
 
-fn gpu(session: &Session, index: u32, want: Want) -> GpuLinks {
+fn gpu(session: &Session, index: u32, want: Want, only: Option<u32>) -> GpuLinks {
     let d = session.device(index);
     let mut g = GpuLinks {
         index,
@@ -50,47 +64,112 @@ fn gpu(session: &Session, index: u32, want: Want) -> GpuLinks {
             .as_ref()
             .map_err(|c| *c)
             .and_then(|d| d.uuid().map_err(NvmlCode::from)),
+        any_active: false,
         links: Vec::new(),
     };
     let Ok(d) = d else { return g };
     // SAFETY: the handle belongs to this open session.
     let dev = raw::Dev::new(session, Ok(unsafe { d.handle() }));
-    for link in 0..NVML_NVLINK_MAX_LINKS {
-        let l = d.link_wrapper_for(link);
-        let Ok(active) = l.is_active() else { break };
-        let none = || Err(NvmlCode(3));
-        let mut f = LinkFacts {
-            link,
-            active,
-            speed_mbps: none(),
-            capabilities: Vec::new(),
-            errors: Vec::new(),
+    let mut last = None;
+    let mut active_before = 0;
+    for link in 0..MAX_LINKS {
+        let Ok(active) = d.link_wrapper_for(link).is_active() else {
+            break;
         };
-        match want {
-            Want::Speed if active => {
-                let speed =
-                    raw::field_values(&dev, &[(field_id::NVML_FI_DEV_NVLINK_GET_SPEED, link)]);
-                f.speed_mbps = speed
-                    .into_iter()
-                    .next()
-                    .unwrap_or(Err(NvmlCode(3)))
-                    .map(|v| u64::try_from(v.as_i64()).unwrap_or(0));
-            }
-            Want::Capabilities => {
-                f.capabilities = CAPS
-                    .iter()
-                    .map(|&c| l.has_capability(c).map_err(NvmlCode::from))
-                    .collect();
-            }
-            Want::Errors if active => {
-                f.errors = COUNTERS
-                    .iter()
-                    .map(|&c| l.error_counter(c).map_err(NvmlCode::from))
-                    .collect();
-            }
-            _ => {}
+        last = Some(link);
+        g.any_active |= active;
+        if only.map_or(true, |n| n == link) {
+            let f = LinkFacts {
+                active_before,
+                ..LinkFacts::new(link, Ok(active))
+            };
+            g.links.push(facts(&d, &dev, f, want));
         }
-        g.links.push(f);
+        active_before += u32::from(active);
+    }
+    // `-l` past the GPU's last link: say what NVML says about it (when the
+    // GPU has links at all). Unverified: no public output of this case.
+    if let (Some(n), Some(_)) = (only, last) {
+        if g.links.is_empty() {
+            let code = match d.link_wrapper_for(n).is_active() {
+                Err(e) => NvmlCode::from(e),
+                Ok(_) => NvmlCode::INVALID_ARGUMENT,
+            };
+            g.links.push(LinkFacts::new(n, Err(code)));
+        }
     }
     g
+}
+
+/// One field per link (scope = link number).
+fn field(dev: &raw::Dev<'_>, id: u32, link: u32) -> Result<u64, NvmlCode> {
+    raw::field_values(dev, &[(id, link)])
+        .into_iter()
+        .next()
+        .unwrap_or(Err(NvmlCode::NOT_SUPPORTED))
+        .map(|v| u64::try_from(v.as_i64()).unwrap_or(0))
+}
+
+fn facts(d: &Device<'_>, dev: &raw::Dev<'_>, mut f: LinkFacts, want: Want) -> LinkFacts {
+    let link = f.link;
+    let l = d.link_wrapper_for(link);
+    let active = f.is_active();
+    match want {
+        Want::Speed if active => {
+            f.speed_mbps = field(dev, field_id::NVML_FI_DEV_NVLINK_GET_SPEED, link);
+        }
+        Want::Capabilities => {
+            f.capabilities = CAPS
+                .iter()
+                .map(|&c| l.has_capability(c).map_err(NvmlCode::from))
+                .collect();
+        }
+        Want::Errors if active => {
+            f.errors = COUNTERS
+                .iter()
+                .map(|&c| l.error_counter(c).map_err(NvmlCode::from))
+                .collect();
+        }
+        Want::Remote if active => {
+            f.remote_bus_id = l
+                .remote_pci_info()
+                .map(|p| p.bus_id.to_ascii_uppercase())
+                .map_err(NvmlCode::from);
+            f.remote_link = field(dev, field_id::NVML_FI_DEV_NVLINK_REMOTE_NVLINK_ID, link);
+        }
+        Want::LaneCrc if active => {
+            // Lane k's count is field `..._CRC_DATA_ERROR_COUNT_L0 + k`
+            // scoped to the link; lanes end where NVML stops answering.
+            // Unverified: which NVML query nvidia-smi's `-ec` makes is not
+            // public; this is the field family NVML documents per lane.
+            let first = field_id::NVML_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_L0;
+            let lanes: Vec<u32> = (0..MAX_LANES).map(|k| first + k).collect();
+            let wanted: Vec<(u32, u32)> = lanes.iter().map(|&id| (id, link)).collect();
+            let values: Vec<Result<u64, NvmlCode>> = raw::field_values(dev, &wanted)
+                .into_iter()
+                .map(|r| r.map(|v| u64::try_from(v.as_i64()).unwrap_or(0)))
+                .collect();
+            let known = values.iter().rposition(|v| v.is_ok()).map_or(1, |k| k + 1);
+            f.lane_crc = values.into_iter().take(known).collect();
+        }
+        Want::Throughput(kind) if active => {
+            let (tx, rx) = match kind {
+                Traffic::Data => (
+                    field_id::NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX,
+                    field_id::NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX,
+                ),
+                Traffic::Raw => (
+                    field_id::NVML_FI_DEV_NVLINK_THROUGHPUT_RAW_TX,
+                    field_id::NVML_FI_DEV_NVLINK_THROUGHPUT_RAW_RX,
+                ),
+            };
+            let mut v = raw::field_values(dev, &[(tx, link), (rx, link)])
+                .into_iter()
+                .map(|r| r.map(|v| u64::try_from(v.as_i64()).unwrap_or(0)));
+            f.tx_kib = v.next().unwrap_or(Err(NvmlCode::NOT_SUPPORTED));
+            f.rx_kib = v.next().unwrap_or(Err(NvmlCode::NOT_SUPPORTED));
+        }
+        _ => {}
+    }
+    f
 }
