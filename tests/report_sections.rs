@@ -111,7 +111,9 @@ fn mig_devices_before_580_sit_in_a_mig_devices_section() {
 /// One `<mig_device>` of qx-h100-mig-enabled.xml in NVIDIA's k8s-test-infra
 /// (tests/e2e/go/assertions/nvidiasmi/testdata; real nvidia-smi 580.65.06
 /// against NVIDIA's mock NVML), verbatim but for `{index}` and `{gi}`: each
-/// sits at the depth of `<mig_devices>` itself.
+/// sits at the depth of `<mig_devices>` itself. `{index}` is the MIG
+/// device's own index, as a real driver answers (the mock answered the
+/// parent GPU's).
 const K8S_MIG_DEVICE: &str = "\t\t<mig_device>
 \t\t\t<index>{index}</index>
 \t\t\t<gpu_instance_id>{gi}</gpu_instance_id>
@@ -152,7 +154,7 @@ fn mig_devices_in_xml_are_nvidia_smi_s() {
         let devices: String = (0..7)
             .map(|gi| {
                 K8S_MIG_DEVICE
-                    .replace("{index}", &index.to_string())
+                    .replace("{index}", &gi.to_string())
                     .replace("{gi}", &gi.to_string())
             })
             .collect();
@@ -164,7 +166,7 @@ fn mig_devices_in_xml_are_nvidia_smi_s() {
     let v: serde_json::Value = serde_json::from_str(&json).unwrap();
     let dev = &v["gpus"][1]["mig_devices"]["mig_device"][6];
     assert_eq!(dev["gpu_instance_id"], 6);
-    assert_eq!(dev["index"], 1);
+    assert_eq!(dev["index"], 6);
     assert_eq!(
         dev["device_attributes"]["shared"]["multiprocessor_count"],
         16

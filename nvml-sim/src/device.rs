@@ -174,10 +174,16 @@ pub unsafe extern "C" fn nvmlDeviceGetIndex(
     device: nvmlDevice_t,
     index: *mut c_uint,
 ) -> nvmlReturn_t {
-    // On a MIG handle: its parent's index, as NVIDIA's mock NVML answers (the
-    // `<index>` of the MIG devices in k8s-test-infra's nvidia-smi documents).
+    // On a MIG handle: its own index among its parent's MIG devices, as a
+    // real driver answers (the `<index>` 0..3 of the four MIG devices of one
+    // GPU in Telegraf's real A100 document; NVIDIA's mock NVML answers the
+    // parent's index instead).
     any_fn("nvmlDeviceGetIndex", device, |c| {
-        nn(index)?.set(c_uint::try_from(c.target.gpu()).map_err(|_| UNKNOWN)?);
+        let i = match c.target {
+            Target::Mig(_, j) => j,
+            Target::Gpu(i) => i,
+        };
+        nn(index)?.set(c_uint::try_from(i).map_err(|_| UNKNOWN)?);
         Ok(())
     })
 }

@@ -39,6 +39,9 @@ pub struct Section {
     /// The label column of the section's own lines, when it differs from the
     /// report's (nvidia-smi's process list is narrower).
     pub width: Option<usize>,
+    /// In XML the children sit at the section's own depth, not one deeper
+    /// (`<mig_device>` inside `<mig_devices>` from driver 580 on).
+    pub xml_flat: bool,
 }
 
 /// One GPU's part of the report.
@@ -112,6 +115,7 @@ impl Node {
             items,
             value: None,
             width: None,
+            xml_flat: false,
         })
     }
 
@@ -124,6 +128,7 @@ impl Node {
             items: Vec::new(),
             value: Some(value),
             width: None,
+            xml_flat: false,
         })
     }
 }

@@ -78,12 +78,10 @@ pub(super) fn nodes(out: &mut String, items: &[Node], depth: usize) {
     }
 }
 
-/// How much deeper a section's children go: nvidia-smi writes each
-/// `<mig_device>` at the depth of `<mig_devices>` itself (a 580 document of
-/// NVIDIA's k8s-test-infra), while its `None` sits one level deeper.
+/// How much deeper a section's children go: one level, or none where the
+/// source says nvidia-smi writes them flat (see `Section::xml_flat`).
 fn child_step(s: &crate::model::report::Section) -> usize {
-    let quirk = s.xml == "mig_devices" && !s.items.iter().any(|n| matches!(n, Node::Bare(_)));
-    usize::from(!quirk)
+    usize::from(!s.xml_flat)
 }
 
 /// One XML document. `dtd`: `None` names the DTD file of `version` in the

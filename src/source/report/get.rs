@@ -352,6 +352,7 @@ pub fn processes(c: &GpuCtx, view: View) -> Node {
             value: Some(uint(p.pid)),
             items: vec![kind, name, used],
             width: Some(PROCESS_WIDTH),
+            xml_flat: false,
         }));
     }
     Node::Section(Section {
@@ -360,6 +361,7 @@ pub fn processes(c: &GpuCtx, view: View) -> Node {
         value: None,
         items,
         width: Some(PROCESS_WIDTH),
+        xml_flat: false,
     })
 }
 
@@ -383,7 +385,20 @@ pub fn mig_devices(c: &GpuCtx, view: View) -> Vec<Node> {
             "mig_devices",
             vec![Node::Bare(Value::text("None"))],
         )],
-        View::Xml => vec![Node::section("MIG Devices", "mig_devices", devices)],
+        View::Xml => {
+            // nvidia-smi writes each `<mig_device>` one level inside
+            // `<mig_devices>` before 580 (Telegraf's real A100 535
+            // document) and at its depth from 580 on (a 580 document of
+            // NVIDIA's k8s-test-infra).
+            vec![Node::Section(Section {
+                label: "MIG Devices",
+                xml: "mig_devices",
+                items: devices,
+                value: None,
+                width: None,
+                xml_flat: c.driver_major() >= FLAT_MIG_XML_FROM,
+            })]
+        }
         View::Text if devices.is_empty() => Vec::new(),
         View::Text if c.driver_major() >= SHARED_MEMORY_FROM => devices,
         View::Text => vec![Node::section("MIG Devices", "mig_devices", devices)],
@@ -392,6 +407,9 @@ pub fn mig_devices(c: &GpuCtx, view: View) -> Vec<Node> {
 
 /// From 580 on nvidia-smi names a MIG device's memory "Shared".
 const SHARED_MEMORY_FROM: u32 = 580;
+/// From 580 on nvidia-smi's XML has each `<mig_device>` at the depth of
+/// `<mig_devices>`.
+const FLAT_MIG_XML_FROM: u32 = 580;
 
 fn mig_device_nodes(c: &GpuCtx, view: View) -> Vec<Node> {
     let Ok(parent) = c.dev() else {
@@ -586,6 +604,7 @@ pub fn accounted_processes(c: &GpuCtx, view: View) -> Node {
                 value: Some(uint(pid)),
                 items: stats,
                 width: None,
+                xml_flat: false,
             }),
         });
     }
@@ -788,6 +807,7 @@ pub fn supported_clocks(c: &GpuCtx, view: View) -> Node {
                     items: clocks,
                     value: Some(Value::text(format!("{m} MHz"))),
                     width: None,
+                    xml_flat: false,
                 }),
             }
         })

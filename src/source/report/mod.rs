@@ -310,6 +310,7 @@ fn hw_slowdown(c: &GpuCtx, _: View) -> Node {
             ),
         ],
         width: None,
+        xml_flat: false,
     })
 }
 
