@@ -485,7 +485,8 @@ fn loops_files_and_ids() {
     let many = scenario("multigpu_5.toml");
     let two = nvq_ok(&many, &["-q", "-i", "1,3"]);
     assert_eq!(two.matches("\nGPU ").count(), 2, "{two}");
-    assert!(two.contains("Attached GPUs                                          : 5\n"));
+    // Driver 450: the colon in column 42.
+    assert!(two.contains(&format!("{:<42}: 5\n", "Attached GPUs")));
     let all = nvq_ok(&many, &["-q"]);
     assert_eq!(all.matches("\nGPU ").count(), 5);
 }
@@ -602,6 +603,7 @@ fn a_hung_gpu_is_late_not_stuck() {
 
 /// `-d SUPPORTED_CLOCKS` lists each memory clock with the graphics clocks it
 /// allows; `-d SUPPORTED_GPU_TARGET_TEMP` the target temperature range.
+/// (Driver 570: the colon in column 42.)
 #[test]
 fn supported_clocks_and_target_temperature() {
     let s = scenario("xml_rtx3060_570.toml");
@@ -614,7 +616,7 @@ fn supported_clocks_and_target_temperature() {
     .iter()
     .chain(&[("        ", "Graphics", Some("2145 MHz"))])
     .map(|(ind, l, v)| match v {
-        Some(v) => format!("{:<55}: {v}\n", format!("    {ind}{l}")),
+        Some(v) => format!("{:<42}: {v}\n", format!("    {ind}{l}")),
         None => format!("    {ind}{l}\n"),
     })
     .collect();
@@ -623,7 +625,7 @@ fn supported_clocks_and_target_temperature() {
     let out = nvq_ok(&s, &["-q", "-d", "SUPPORTED_GPU_TARGET_TEMP"]);
     assert!(
         out.ends_with(&format!(
-            "{:<55}: 65 C\n{:<55}: 90 C\n",
+            "{:<42}: 65 C\n{:<42}: 90 C\n",
             "        GPU Target Temp Min", "        GPU Target Temp Max"
         )),
         "{out}"

@@ -57,6 +57,9 @@ pub struct Report {
     /// `Attached GPUs`: every GPU NVML sees, selected or not.
     pub attached: u32,
     pub gpus: Vec<GpuReport>,
+    /// The text view's colon column: where labels (with their indentation)
+    /// end. It depends on the driver (`source::report::colon_column`).
+    pub colon: usize,
 }
 
 /// Which form a report is built for: the text and the XML report differ in
@@ -137,5 +140,6 @@ pub fn example() -> Report {
                 ),
             ],
         }],
+        colon: 55,
     }
 }

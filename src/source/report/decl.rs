@@ -99,6 +99,43 @@ const V12_FROM: u32 = 535;
 /// No 545-565 document was available: 570 is the oldest driver seen with them.
 const V12_LATE_FROM: u32 = 570;
 
+/// Lines that the 550 to 565 text reports have and the 535 ones lack: the
+/// GPU C2C mode, the vGPU heterogeneous mode, the GSP firmware version after
+/// the reset status, the PCI class codes, the split SRAM counts, the memory
+/// power readings (one draw), the fabric's clique and health (bandwidth
+/// only). The oldest report seen with them is 550.54; 545 is where the
+/// XML layout of 545-565 was placed, unverified for the text.
+const V12_MID_FROM: u32 = 545;
+
+/// The 535 branch took some of them late: the InfoROM BBX flush (535.129 on;
+/// not in 535.54/535.86), the sparse operation mode (535.161 on; not in
+/// 535.129) and the split SRAM counts (535.247; not in 535.129). Windows
+/// drivers of that branch are numbered 536-539; the one seen (536.40, XML)
+/// has none of them, so only the 535 numbers count.
+const R535: u32 = 535;
+
+/// The atomic caps: inbound, then outbound, before 560 (the 550 and 555
+/// reports); outbound first from 560 on (560, 565, 570).
+const OUTBOUND_FIRST_FROM: u32 = 560;
+
+/// The GPU recovery action, and platform info in place of the module id:
+/// from 565 on (the 565 report; 560 has neither).
+const RECOVERY_FROM: u32 = 565;
+
+/// The text report's colon column by driver: (from this major on, column).
+/// 36 in the 375-440 reports people posted, 42 from 450 (450.66) to 570
+/// (570.124), 55 from 580 (580.126) on.
+const COLON_COLUMNS: &[(u32, usize)] = &[(0, 36), (450, 42), (V13_FROM, 55)];
+
+/// Where the text report's colon goes for a driver of this major version.
+pub fn colon_column(major: u32) -> usize {
+    COLON_COLUMNS
+        .iter()
+        .rev()
+        .find(|(from, _)| major >= *from)
+        .map_or(55, |(_, c)| *c)
+}
+
 /// A line whose value is the `--query-gpu` field `field`.
 const fn q(
     label: &'static str,
@@ -206,7 +243,7 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
         Decl::Since(V12_FROM, &[
         f("FRU Part Number", "gpu_fru_part_number", none, ""),
         ]),
-        Decl::Before(V12_LATE_FROM, &[Decl::Since(V10_FROM, &[f("GPU Module ID", "gpu_module_id", g::module_id, "")])]),
+        Decl::Before(V12_LATE_FROM, &[Decl::Since(V10_FROM, &[f("Module ID", "gpu_module_id", g::module_id, "")])]),
         Decl::Since(V12_LATE_FROM, &[
         s("Platform Info", "platformInfo", &[
             f("Chassis Serial Number", "chassis_serial_number", |c| g::rack(c, "platform.chassis_serial_number"), ""),
@@ -224,7 +261,7 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
             q("ECC Object", "ecc_object", "inforom.ecc", ""),
             q("Power Management Object", "pwr_object", "inforom.pwr", ""),
         ]),
-        Decl::Since(V12_LATE_FROM, &[
+        Decl::Backported(R535, 129, V12_MID_FROM, &[
         s("Inforom BBX Object Flush", "inforom_bbx_flush", &[
             f("Latest Timestamp", "latest_timestamp", none, ""),
             f("Latest Duration", "latest_duration", none, ""),
@@ -237,18 +274,18 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
         ]),
     ]),
     // Before 570 the GSP firmware version follows the operation mode.
-    (&[D::GspFirmwareVersion], &[Decl::Before(V12_LATE_FROM, &[Decl::Since(V10_FROM, GSP)])]),
+    (&[D::GspFirmwareVersion], &[Decl::Before(V12_MID_FROM, &[Decl::Since(V10_FROM, GSP)])]),
     (ALL, &[
-        Decl::Since(V12_LATE_FROM, &[q("GPU C2C Mode", "c2c_mode", "c2c.mode", "")]),
+        Decl::Since(V12_MID_FROM, &[q("GPU C2C Mode", "c2c_mode", "c2c.mode", "")]),
         s("GPU Virtualization Mode", "gpu_virtualization_mode", &[
             f("Virtualization Mode", "virtualization_mode", g::virtualization, ""),
             Decl::Since(V10_FROM, &[f("Host VGPU Mode", "host_vgpu_mode", none, "")]),
-            Decl::Since(V12_LATE_FROM, &[f("vGPU Heterogeneous Mode", "vgpu_heterogeneous_mode", none, "")]),
+            Decl::Since(V12_MID_FROM, &[f("vGPU Heterogeneous Mode", "vgpu_heterogeneous_mode", none, "")]),
         ]),
         Decl::Since(V12_FROM, &[Decl::Before(V13_FROM, RESET_STATUS)]),
-        Decl::Since(V12_LATE_FROM, &[q("GPU Recovery Action", "gpu_recovery_action", "gpu_recovery_action", "")]),
+        Decl::Since(RECOVERY_FROM, &[q("GPU Recovery Action", "gpu_recovery_action", "gpu_recovery_action", "")]),
     ]),
-    (&[D::GspFirmwareVersion], &[Decl::Since(V12_LATE_FROM, GSP)]),
+    (&[D::GspFirmwareVersion], &[Decl::Since(V12_MID_FROM, GSP)]),
     (ALL, &[
         s("IBMNPU", "ibmnpu", &[f("Relaxed Ordering Mode", "relaxed_ordering_mode", none, "")]),
         s("PCI", "pci", &[
@@ -258,7 +295,7 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
                 q("Domain", "", "pci.domain", ""),
             ]),
             Decl::Xml(&[hex("pci_bus", "pci.bus"), hex("pci_device", "pci.device"), hex("pci_domain", "pci.domain")]),
-            Decl::Pick(|c, _| if c.pci_ext().is_ok() && c.driver_major() >= V12_LATE_FROM { CLASS } else { &[] }),
+            Decl::Pick(|c, _| if c.pci_ext().is_ok() && c.driver_major() >= V12_MID_FROM { CLASS } else { &[] }),
             Decl::Text(&[q("Device Id", "", "pci.device_id", "")]),
             Decl::Xml(&[hex("pci_device_id", "pci.device_id")]),
             q("Bus Id", "pci_bus_id", "pci.bus_id", ""),
@@ -287,11 +324,11 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
             f("Replay Number Rollovers", "replay_rollover_counter", g::replay_rollovers, ""),
             f("Tx Throughput", "tx_util", g::pcie_tx, " KB/s"),
             f("Rx Throughput", "rx_util", g::pcie_rx, " KB/s"),
-            Decl::Before(V12_LATE_FROM, &[Decl::Since(V12_DTD_FROM, &[
+            Decl::Before(OUTBOUND_FIRST_FROM, &[Decl::Since(V12_DTD_FROM, &[
             f("Atomic Caps Inbound", "atomic_caps_inbound", |c| g::atomics(c, true), ""),
             f("Atomic Caps Outbound", "atomic_caps_outbound", |c| g::atomics(c, false), ""),
             ])]),
-            Decl::Since(V12_LATE_FROM, &[
+            Decl::Since(OUTBOUND_FIRST_FROM, &[
             f("Atomic Caps Outbound", "atomic_caps_outbound", |c| g::atomics(c, false), ""),
             f("Atomic Caps Inbound", "atomic_caps_inbound", |c| g::atomics(c, true), ""),
             ]),
@@ -316,7 +353,7 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
         ]),
         Decl::Since(V13_FROM, COUNTERS),
     ]),
-    (ALL, &[Decl::Since(V12_LATE_FROM, &[f("Sparse Operation Mode", "sparse_operation_mode", none, "")])]),
+    (ALL, &[Decl::Backported(R535, 161, V12_MID_FROM, &[f("Sparse Operation Mode", "sparse_operation_mode", none, "")])]),
     (&[D::Memory], &[
         s("FB Memory Usage", "fb_memory_usage", &[
             q("Total", "total", "memory.total", MIB),
@@ -339,7 +376,7 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
     ]),
     (&[D::Compute], &[q("Compute Mode", "compute_mode", "compute_mode", "")]),
     (&[D::Utilization], &[s("Utilization", "utilization", &[
-        q("GPU", "gpu_util", "utilization.gpu", PCT),
+        Decl::Renamed(V12_LATE_FROM, &[("GPU", "Gpu")], &[q("GPU", "gpu_util", "utilization.gpu", PCT)]),
         q("Memory", "memory_util", "utilization.memory", PCT),
         q("Encoder", "encoder_util", "utilization.encoder", PCT),
         q("Decoder", "decoder_util", "utilization.decoder", PCT),
@@ -408,10 +445,13 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
         Decl::Before(V12_FROM, POWER_READINGS),
         Decl::Since(V12_FROM, &[Decl::Part(POWER)]),
         Decl::Asked(&[Decl::Build(|c, _| g::samples(c, "Power Samples", Sampling::Power, SampleKind::Power))]),
-        Decl::Since(V12_LATE_FROM, &[
+        Decl::Since(V12_MID_FROM, &[
         s("GPU Memory Power Readings ", "gpu_memory_power_readings", &[
+            Decl::Before(V12_LATE_FROM, MEMORY_POWER_DRAW),
+            Decl::Since(V12_LATE_FROM, &[
             f("Average Power Draw", "average_power_draw", |c| g::memory_power(c, false), W),
             f("Instantaneous Power Draw", "instant_power_draw", |c| g::memory_power(c, true), W),
+            ]),
         ]),
         ]),
         Decl::Since(V12_FROM, &[
@@ -476,7 +516,7 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
     (ALL, &[Decl::Since(V12_DTD_FROM, &[s("Fabric", "fabric", &[
         q("State", "state", "fabric.state", ""),
         q("Status", "status", "fabric.status", ""),
-        Decl::Since(V12_LATE_FROM, &[
+        Decl::Since(V12_MID_FROM, &[
         q("CliqueId", "cliqueId", "fabric.cliqueId", ""),
         q("ClusterUUID", "clusterUuid", "fabric.clusterUuid", ""),
         s("Health", "health", HEALTH),
@@ -539,7 +579,11 @@ const ECC_ERRORS: &[Decl] = &[s("ECC Errors", "ecc_errors", &[
 ])];
 
 fn sram_split(c: &GpuCtx, view: View) -> bool {
-    c.driver_major() >= V12_LATE_FROM && (view == View::Xml || c.sram().is_ok())
+    let (major, minor) = super::release(c);
+    let split = major >= V12_LATE_FROM
+        || (major >= V12_MID_FROM && c.sram().is_ok())
+        || (major == R535 && minor >= 247 && c.sram().is_ok());
+    split && (view == View::Xml || c.sram().is_ok())
 }
 
 /// Pascal and older count errors by memory location.
@@ -641,12 +685,15 @@ const TEMP_TLIMIT: &[Decl] = &[s("Temperature", "temperature", &[
 #[rustfmt::skip]
 const TEMP_PLAIN: &[Decl] = &[s("Temperature", "temperature", &[
     q("GPU Current Temp", "gpu_temp", "temperature.gpu", C),
-    Decl::Since(V12_DTD_FROM, &[q("GPU Current T.Limit Temp", "gpu_temp_tlimit", "temperature.gpu.tlimit", C)]),
+    Decl::Since(V12_DTD_FROM, &[Decl::Renamed(V13_FROM, OLD_TEMP_NAMES, &[
+    q("GPU Current T.Limit Temp", "gpu_temp_tlimit", "temperature.gpu.tlimit", C)])]),
     f("GPU Shutdown Temp", "gpu_temp_max_threshold", |c| g::threshold(c, T::Shutdown), C),
     f("GPU Slowdown Temp", "gpu_temp_slow_threshold", |c| g::threshold(c, T::Slowdown), C),
     f("GPU Max Operating Temp", "gpu_temp_max_gpu_threshold", |c| g::threshold(c, T::GpuMax), C),
     Decl::Since(V10_FROM, &[
+    Decl::Renamed(V13_FROM, OLD_TEMP_NAMES, &[
     f("GPU Target Temperature Specification", "gpu_target_temperature", |c| g::threshold(c, T::GpsCurr), C),
+    ]),
     ]),
     q("Memory Current Temp", "memory_temp", "temperature.memory", C),
     f("Memory Max Operating Temp", "gpu_temp_max_mem_threshold", |c| g::threshold(c, T::MemoryMax), C),
@@ -687,9 +734,11 @@ const LIMITS: &[Decl] = &[
 const HEALTH: &[Decl] = &[
     Decl::Since(V13_FROM, &[q("Summary", "summary", "fabric.health.summary", "")]),
     q("Bandwidth", "bandwidth", "fabric.health.bandwidth", ""),
+    Decl::Since(V12_LATE_FROM, &[
     q("Route Recovery in progress", "route_recovery_in_progress", "fabric.health.route_recovery_in_progress", ""),
     q("Route Unhealthy", "route_unhealthy", "fabric.health.route_unhealthy", ""),
     q("Access Timeout Recovery", "access_timeout_recovery", "fabric.health.access_timeout_recovery", ""),
+    ]),
     Decl::Since(V13_FROM, INCORRECT),
     Decl::Since(PARTITION_FROM, PARTITION),
 ];
@@ -736,3 +785,17 @@ const POWER_READINGS: &[Decl] = &[s("Power Readings", "power_readings", &[
     q("Min Power Limit", "min_power_limit", "power.min_limit", W),
     q("Max Power Limit", "max_power_limit", "power.max_limit", W),
 ])];
+
+/// Before 580 the text report named two temperature lines otherwise (the
+/// 470-570 reports; the 590 and 610 captures have the newer names).
+#[rustfmt::skip]
+const OLD_TEMP_NAMES: &[(&str, &str)] = &[
+    ("GPU Current T.Limit Temp", "GPU T.Limit Temp"),
+    ("GPU Target Temperature Specification", "GPU Target Temperature"),
+];
+
+/// The memory power readings of 545-569: one draw (`N/A` in every report
+/// seen, so which NVML reading it shows is not known: nvq shows the instant
+/// one).
+#[rustfmt::skip]
+const MEMORY_POWER_DRAW: &[Decl] = &[f("Power Draw", "power_draw", |c| g::memory_power(c, true), W)];

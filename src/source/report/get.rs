@@ -536,8 +536,17 @@ pub fn ecc_locations(c: &GpuCtx, _: View) -> Node {
     ];
     let bits = |counter: EccCounter| {
         [
-            ("Single Bit", "single_bit", MemoryError::Corrected),
-            ("Double Bit", "double_bit", MemoryError::Uncorrected),
+            // The text labels end in twelve spaces (the 470 and 535 reports).
+            (
+                "Single Bit            ",
+                "single_bit",
+                MemoryError::Corrected,
+            ),
+            (
+                "Double Bit            ",
+                "double_bit",
+                MemoryError::Uncorrected,
+            ),
         ]
         .into_iter()
         .map(|(label, xml, kind)| {
