@@ -80,6 +80,12 @@ const V13_FROM: u32 = 580;
 /// DTD got a version (430), which is unverified for each of them.
 const V10_FROM: u32 = 430;
 
+/// Of those, the architecture and the reserved memory are not in the 450.66
+/// and 470.256 text reports: they come with the v11 documents (510 on), the
+/// oldest driver seen with them. The 470 report's "Ecc Mode" heading is
+/// "ECC Mode" in the 535 ones; the rename is placed at 510 too, unverified.
+const V11_FROM: u32 = 510;
+
 /// Lines that the DTD v12 documents (525 on) have and the v11 ones (510-516)
 /// lack: the board part number, the device and host PCIe generations, the
 /// atomic caps, the T.Limit temperature, the deferred clocks, the fabric.
@@ -206,7 +212,7 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
     (ALL, &[
         q("Product Name", "product_name", "name", ""),
         f("Product Brand", "product_brand", g::brand, ""),
-        Decl::Since(V10_FROM, &[f("Product Architecture", "product_architecture", g::architecture, "")]),
+        Decl::Since(V11_FROM, &[f("Product Architecture", "product_architecture", g::architecture, "")]),
         q("Display Mode", "display_mode", "display_mode", ""),
         Decl::Since(V13_FROM, &[q("Display Attached", "display_attached", "display_attached", "")]),
         q("Display Active", "display_active", "display_active", ""),
@@ -338,18 +344,7 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
     (&[D::Performance], &[
         q("Performance State", "performance_state", "pstate", ""),
         Decl::Renamed(V12_FROM, THROTTLE_NAMES, &[
-        s("Clocks Event Reasons", "clocks_event_reasons", &[
-            q("Idle", "clocks_event_reason_gpu_idle", "clocks_event_reasons.gpu_idle", ""),
-            q("Applications Clocks Setting", "clocks_event_reason_applications_clocks_setting",
-              "clocks_event_reasons.applications_clocks_setting", ""),
-            q("SW Power Cap", "clocks_event_reason_sw_power_cap", "clocks_event_reasons.sw_power_cap", ""),
-            Decl::Build(super::hw_slowdown),
-            q("Sync Boost", "clocks_event_reason_sync_boost", "clocks_event_reasons.sync_boost", ""),
-            q("SW Thermal Slowdown", "clocks_event_reason_sw_thermal_slowdown",
-              "clocks_event_reasons.sw_thermal_slowdown", ""),
-            f("Display Clock Setting", "clocks_event_reason_display_clocks_setting",
-              |c| crate::source::gpu::get::reason_bit(c, 0x100), ""),
-        ]),
+        Decl::Pick(|c, _| if g::reasons_known(c) { EVENT_REASONS } else { NO_EVENT_REASONS }),
         ]),
         Decl::Since(V13_FROM, COUNTERS),
     ]),
@@ -357,7 +352,7 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
     (&[D::Memory], &[
         s("FB Memory Usage", "fb_memory_usage", &[
             q("Total", "total", "memory.total", MIB),
-            Decl::Since(V10_FROM, &[q("Reserved", "reserved", "memory.reserved", MIB)]),
+            Decl::Since(V11_FROM, &[q("Reserved", "reserved", "memory.reserved", MIB)]),
             q("Used", "used", "memory.used", MIB),
             q("Free", "free", "memory.free", MIB),
         ]),
@@ -406,10 +401,10 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
         q("Pending", "pending_dram_encryption", "dramEncryption.mode.pending", ""),
     ])])]),
     (&[D::Ecc], &[
-        s("ECC Mode", "ecc_mode", &[
+        Decl::Renamed(V11_FROM, &[("ECC Mode", "Ecc Mode")], &[s("ECC Mode", "ecc_mode", &[
             q("Current", "current_ecc", "ecc.mode.current", ""),
             q("Pending", "pending_ecc", "ecc.mode.pending", ""),
-        ]),
+        ])]),
         // From 570 on the text view splits SRAM errors only where NVML
         // reports them, the XML view always; Pascal and older count by place.
         Decl::Pick(|c, _| if g::ecc_by_location(c) { ECC_LOCATIONS } else { ECC_ERRORS }),
@@ -799,3 +794,31 @@ const OLD_TEMP_NAMES: &[(&str, &str)] = &[
 /// one).
 #[rustfmt::skip]
 const MEMORY_POWER_DRAW: &[Decl] = &[f("Power Draw", "power_draw", |c| g::memory_power(c, true), W)];
+
+/// The clocks event reasons, or (where NVML reports none) one `N/A` line in
+/// their place (the 470 GeForce GTX 680 report: `Clocks Throttle Reasons :
+/// N/A`; the XML form of that case is not known).
+#[rustfmt::skip]
+const EVENT_REASONS: &[Decl] = &[
+        s("Clocks Event Reasons", "clocks_event_reasons", &[
+            q("Idle", "clocks_event_reason_gpu_idle", "clocks_event_reasons.gpu_idle", ""),
+            q("Applications Clocks Setting", "clocks_event_reason_applications_clocks_setting",
+              "clocks_event_reasons.applications_clocks_setting", ""),
+            q("SW Power Cap", "clocks_event_reason_sw_power_cap", "clocks_event_reasons.sw_power_cap", ""),
+            Decl::Build(super::hw_slowdown),
+            q("Sync Boost", "clocks_event_reason_sync_boost", "clocks_event_reasons.sync_boost", ""),
+            q("SW Thermal Slowdown", "clocks_event_reason_sw_thermal_slowdown",
+              "clocks_event_reasons.sw_thermal_slowdown", ""),
+            f("Display Clock Setting", "clocks_event_reason_display_clocks_setting",
+              |c| crate::source::gpu::get::reason_bit(c, 0x100), ""),
+        ]),
+];
+
+#[rustfmt::skip]
+const NO_EVENT_REASONS: &[Decl] = &[Decl::Build(|c, _| {
+    crate::model::report::Node::collapsed(
+        "Clocks Event Reasons",
+        "clocks_event_reasons",
+        crate::source::gpu::get::reason_bit(c, 0x1),
+    )
+})];

@@ -374,6 +374,11 @@ pub fn reset_status(c: &GpuCtx, drain: bool) -> Value {
     })
 }
 
+/// Does NVML report clocks event reasons for this GPU?
+pub fn reasons_known(c: &GpuCtx) -> bool {
+    !matches!(crate::source::gpu::get::reason_bit(c, 0x1), Value::Error(_))
+}
+
 /// What a sample buffer holds.
 #[derive(Clone, Copy)]
 pub enum SampleKind {
