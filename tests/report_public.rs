@@ -74,3 +74,12 @@ fn a10_550_report_is_the_public_output() {
 fn gtx680_470_report_is_the_public_output() {
     check("q_470_gtx680.txt", "q_gtx680_470.toml", &["-a"]);
 }
+
+/// Driver 535.161, a GeForce GTX 1050 Ti (Pascal): the 535 layout with the
+/// branch's late InfoROM BBX flush and sparse operation mode, the GSP
+/// version after the operation mode, ECC errors by location, `Remapped Rows
+/// : N/A`, the colon in column 42.
+#[test]
+fn gtx1050ti_535_report_is_the_public_output() {
+    check("q_535_gtx1050ti.txt", "q_gtx1050ti_535.toml", &["-a"]);
+}
