@@ -124,6 +124,10 @@ const R535: u32 = 535;
 /// reports); outbound first from 560 on (560, 565, 570).
 const OUTBOUND_FIRST_FROM: u32 = 560;
 
+/// The capabilities (EGM): in the 555, 560 and 565 reports, not in the
+/// 550 ones (550.127 the newest seen).
+const CAPABILITIES_FROM: u32 = 555;
+
 /// The GPU recovery action, and platform info in place of the module id:
 /// from 565 on (the 565 report; 560 has neither).
 const RECOVERY_FROM: u32 = 565;
@@ -520,7 +524,7 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
     (ONLY_ASKED, &[Decl::Build(g::supported_clocks)]),
     (&[D::Pids], &[Decl::Build(g::processes)]),
     (&[D::Accounting], &[Decl::Xml(&[s("", "accounted_processes", &[])])]),
-    (ALL, &[Decl::Since(V12_LATE_FROM, &[s("Capabilities", "capabilities", &[f("EGM", "egm", g::egm, "")])])]),
+    (ALL, &[Decl::Since(CAPABILITIES_FROM, &[s("Capabilities", "capabilities", &[f("EGM", "egm", g::egm, "")])])]),
 ];
 
 #[rustfmt::skip]
