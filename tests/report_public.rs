@@ -83,3 +83,11 @@ fn gtx680_470_report_is_the_public_output() {
 fn gtx1050ti_535_report_is_the_public_output() {
     check("q_535_gtx1050ti.txt", "q_gtx1050ti_535.toml", &["-a"]);
 }
+
+/// Driver 560.35, two GeForce RTX 3090 without ECC: outbound atomics first,
+/// the capabilities (EGM), the SRAM counts split although NVML has none
+/// (`N/A` on every line), two GPU blocks with an empty line between them.
+#[test]
+fn rtx3090_560_report_is_the_public_output() {
+    check("q_560_rtx3090.txt", "q_rtx3090x2_560.toml", &["-a"]);
+}

@@ -556,9 +556,9 @@ const CLASS: &[Decl] = &[
     Decl::Xml(&[hex("pci_base_class", "pci.baseClass"), hex("pci_sub_class", "pci.subClass")]),
 ];
 
-/// The ECC error counts. From 570 on the text view splits uncorrectable SRAM
-/// errors (parity, SEC-DED) and adds their sources and the repair status only
-/// where NVML reports SRAM errors, the XML view always; before 570 neither.
+/// The ECC error counts: uncorrectable SRAM errors split (parity, SEC-DED)
+/// with their sources, and the repair status (580 on), where `sram_split`
+/// says so.
 #[rustfmt::skip]
 const ECC_ERRORS: &[Decl] = &[s("ECC Errors", "ecc_errors", &[
     s("Volatile", "volatile", &[
@@ -577,12 +577,17 @@ const ECC_ERRORS: &[Decl] = &[s("ECC Errors", "ecc_errors", &[
     Decl::Pick(|c, v| if sram_split(c, v) { SRAM_SOURCES } else { &[] }),
 ])];
 
+/// Split or not: from 580 on the text view splits only where NVML reports
+/// SRAM errors (the 590 and 610 captures), the XML view always; from 545 to
+/// 579 both always split, `N/A` where NVML has no counts (the 550, 560 and
+/// 570 GeForce reports); the 535 branch from 535.247 on (the A10G report of
+/// that driver; 535.129 does not split).
 fn sram_split(c: &GpuCtx, view: View) -> bool {
     let (major, minor) = super::release(c);
-    let split = major >= V12_LATE_FROM
-        || (major >= V12_MID_FROM && c.sram().is_ok())
-        || (major == R535 && minor >= 247 && c.sram().is_ok());
-    split && (view == View::Xml || c.sram().is_ok())
+    if major >= V13_FROM {
+        return view == View::Xml || c.sram().is_ok();
+    }
+    major >= V12_MID_FROM || (major == R535 && minor >= 247)
 }
 
 /// Pascal and older count errors by memory location.
