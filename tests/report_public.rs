@@ -91,3 +91,14 @@ fn gtx1050ti_535_report_is_the_public_output() {
 fn rtx3090_560_report_is_the_public_output() {
     check("q_560_rtx3090.txt", "q_rtx3090x2_560.toml", &["-a"]);
 }
+
+/// Driver 570.124, a GeForce RTX 5090 (Blackwell): the 570 layout (platform
+/// info with what NVML returns, an empty chassis serial number and a fabric
+/// GUID of `0x0` included, the recovery action, `GPU` utilisation, DRAM
+/// encryption, average and instant power draws, power smoothing and
+/// profiles, the fabric's whole health), T.Limit temperatures, the colon
+/// still in column 42.
+#[test]
+fn rtx5090_570_report_is_the_public_output() {
+    check("q_570_rtx5090.txt", "q_rtx5090_570.toml", &["-a"]);
+}

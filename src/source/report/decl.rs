@@ -262,7 +262,7 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
             f("Host ID", "host_id", |c| g::rack(c, "platform.host_id"), ""),
             f("Peer Type", "peer_type", |c| g::rack(c, "platform.peer_type"), ""),
             f("Module Id", "module_id", g::module_id, ""),
-            f("GPU Fabric GUID", "gpu_fabric_guid", |c| g::rack(c, "platform.gpu_fabric_guid"), ""),
+            f("GPU Fabric GUID", "gpu_fabric_guid", g::fabric_guid, ""),
         ]),
         ]),
         s("Inforom Version", "inforom_version", &[

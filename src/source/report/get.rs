@@ -118,15 +118,37 @@ pub fn module_id(c: &GpuCtx) -> Value {
     c.value(raw::module_id(&c.raw()), uint)
 }
 
-/// The platform's rack fields: nvidia-smi's `-q` prints them only on GPUs
-/// that sit in a rack (a chassis serial number is set); elsewhere `N/A`,
-/// even where `--query-gpu` prints the zeros NVML returns.
+/// The platform's rack fields: from 580 on nvidia-smi's `-q` prints them
+/// only on GPUs that sit in a rack (a chassis serial number is set);
+/// elsewhere `N/A`, even where `--query-gpu` prints the zeros NVML returns
+/// (the 590 and 610 captures). 570 prints what NVML returns, an empty serial
+/// number included (the 570 RTX 5090 report).
 pub fn rack(c: &GpuCtx, field: &'static str) -> Value {
     match c.platform() {
-        Ok(p) if p.chassisSerialNumber[0] != 0 => super::Read::Field(field).read(c),
+        Ok(p) if p.chassisSerialNumber[0] != 0 || c.driver_major() < RACK_ONLY_FROM => {
+            super::Read::Field(field).read(c)
+        }
         _ => not_available(c),
     }
 }
+
+/// The platform's fabric GUID: before 580 in hexadecimal without leading
+/// zeros (`0x0` in the 570 report; the case of a non-zero one is not known),
+/// from 580 on as the `--query-gpu` field prints it, where `rack` shows it.
+pub fn fabric_guid(c: &GpuCtx) -> Value {
+    let field = "platform.gpu_fabric_guid";
+    match rack(c, field) {
+        Value::Text(t) if c.driver_major() < RACK_ONLY_FROM => {
+            let digits = t.trim_start_matches("0x").trim_start_matches('0');
+            let digits = if digits.is_empty() { "0" } else { digits };
+            Value::text(format!("0x{digits}"))
+        }
+        other => other,
+    }
+}
+
+/// The driver from which the platform lines need a rack (`rack`).
+const RACK_ONLY_FROM: u32 = 580;
 
 pub fn virtualization(c: &GpuCtx) -> Value {
     c.value(c.call(|d| d.virtualization_mode()), |m| {
