@@ -102,3 +102,10 @@ fn rtx3090_560_report_is_the_public_output() {
 fn rtx5090_570_report_is_the_public_output() {
     check("q_570_rtx5090.txt", "q_rtx5090_570.toml", &["-a"]);
 }
+
+/// Driver 550.54, a GeForce RTX 3080: the 545-565 layout without ECC (the
+/// SRAM counts split all the same, `Remapped Rows : N/A`), no GSP firmware.
+#[test]
+fn rtx3080_550_report_is_the_public_output() {
+    check("q_550_rtx3080.txt", "q_rtx3080_550.toml", &["-a"]);
+}
