@@ -12,7 +12,13 @@ use common::*;
 
 /// Lines nvq cannot reproduce: nvidia-smi prints a value, nvq `N/A`, because
 /// no public NVML function gives it (the same gaps as `tests/report.rs`).
-const GAPS: &[&str] = &["GPU Part Number", "Host Max"];
+const GAPS: &[&str] = &[
+    "GPU Part Number",
+    "Host Max",
+    "Sparse Operation Mode",
+    "Latest Timestamp",
+    "Latest Duration",
+];
 
 /// The fixture's output: its `% ` source lines stripped.
 fn fixture(name: &str) -> String {
@@ -108,4 +114,25 @@ fn rtx5090_570_report_is_the_public_output() {
 #[test]
 fn rtx3080_550_report_is_the_public_output() {
     check("q_550_rtx3080.txt", "q_rtx3080_550.toml", &["-a"]);
+}
+
+/// Driver 565.57, the first of eight H100 SXM (the test repeats the GPU of
+/// the scenario to make the eight the output counts, and compares the
+/// header and the first GPU's block with `-q -i 0`, which nvidia-smi prints
+/// the same): 565's platform info labels, the recovery action, one memory
+/// power draw with a value, T.Limit temperatures, the fabric. The InfoROM BBX
+/// flush time and duration and the sparse mode are gaps (no NVML source).
+#[test]
+fn h100_565_report_is_the_public_output() {
+    let text = std::fs::read_to_string(scenario("q_h100_565.toml")).unwrap();
+    let gpu = &text[text.find("[[device]]").unwrap()..];
+    let f = tempfile::Builder::new().suffix(".toml").tempfile().unwrap();
+    std::fs::write(f.path(), format!("{text}{}", format!("\n{gpu}").repeat(7))).unwrap();
+    let whole = voltage_unread(&fixture("q_565_h100x8.txt"));
+    let second = whole.find("\n\nGPU 00000000:2A:00.0\n").unwrap();
+    // The first GPU's block, without the empty line before the next one.
+    let expected = &whole[..=second];
+    let actual = nvq_ok(f.path(), &["-q", "-i", "0"]);
+    let diffs = report_differences(&actual, expected, GAPS);
+    assert!(diffs.is_empty(), "{}\n--- nvq:\n{actual}", diffs.join("\n"));
 }

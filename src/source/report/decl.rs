@@ -253,7 +253,8 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
         Decl::Since(V12_FROM, &[
         f("FRU Part Number", "gpu_fru_part_number", none, ""),
         ]),
-        Decl::Before(V12_LATE_FROM, &[Decl::Since(V10_FROM, &[f("Module ID", "gpu_module_id", g::module_id, "")])]),
+        Decl::Before(RECOVERY_FROM, &[Decl::Since(V10_FROM, &[f("Module ID", "gpu_module_id", g::module_id, "")])]),
+        Decl::Since(RECOVERY_FROM, &[Decl::Before(V12_LATE_FROM, PLATFORM_565)]),
         Decl::Since(V12_LATE_FROM, &[
         s("Platform Info", "platformInfo", &[
             f("Chassis Serial Number", "chassis_serial_number", |c| g::rack(c, "platform.chassis_serial_number"), ""),
@@ -831,3 +832,16 @@ const NO_EVENT_REASONS: &[Decl] = &[Decl::Build(|c, _| {
         crate::source::gpu::get::reason_bit(c, 0x1),
     )
 })];
+
+/// The platform info of 565 (the 565 H100 report), under older labels than
+/// 570's and without the fabric GUID. Its XML element names are not known:
+/// nvq uses 570's.
+#[rustfmt::skip]
+const PLATFORM_565: &[Decl] = &[s("Platform Info", "platformInfo", &[
+    f("RACK Serial Number", "chassis_serial_number", |c| g::rack(c, "platform.chassis_serial_number"), ""),
+    f("Chassis Physical Slot Number", "slot_number", |c| g::rack(c, "platform.slot_number"), ""),
+    f("Compute Slot Index", "tray_index", |c| g::rack(c, "platform.tray_index"), ""),
+    f("Node Index", "host_id", |c| g::rack(c, "platform.host_id"), ""),
+    f("Peer Type", "peer_type", |c| g::rack(c, "platform.peer_type"), ""),
+    f("Module Id", "module_id", g::module_id, ""),
+])];
