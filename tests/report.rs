@@ -676,3 +676,31 @@ fn sampled_blocks() {
     );
     assert!(!nvq_ok(&s, &["-q"]).contains("Samples"));
 }
+
+/// A sample buffer NVML keeps but that holds no sample answers NOT_FOUND, and
+/// nvidia-smi prints `Not Found` on each line of the block, as in a public
+/// 510.73 A100 `-q -i 0 -d CLOCK` report (`SM Clock Samples` / `Duration :
+/// Not Found`, ...; seen through the search index, its repository not
+/// identified) and in 520+ GeForce ones.
+#[test]
+fn empty_sample_buffers_are_not_found() {
+    let s = scenario_at(
+        "h200_590_idle.toml",
+        &[(
+            "processor_clock = [345, 345, 345, 345]",
+            "processor_clock = []",
+        )],
+    );
+    let clock = nvq_ok(s.path(), &["-q", "-d", "CLOCK"]);
+    let mut want = "    SM Clock Samples\n".to_string();
+    for n in ["Duration", "Number of Samples", "Max", "Min", "Avg"] {
+        want.push_str(&format!("{:<55}: Not Found\n", format!("        {n}")));
+    }
+    assert!(clock.contains(&want), "{clock}");
+    // The memory clock buffer still holds its samples.
+    let memory = clock.split_once("    Memory Clock Samples\n").unwrap().1;
+    assert!(
+        memory.starts_with(&format!("{:<55}: 0.06 sec\n", "        Duration")),
+        "{clock}"
+    );
+}

@@ -831,6 +831,12 @@ pub unsafe extern "C" fn nvmlDeviceGetSamples(
             .map(|(i, v)| (SAMPLES_EPOCH_US + i as u64 * period, *v))
             .filter(|(t, _)| *t > lastSeenTimeStamp)
             .collect();
+        // No sample newer than the last seen one (an empty buffer included):
+        // NOT_FOUND, as NVML documents it (nvidia-smi -q -d then prints "Not
+        // Found" on each line of the block).
+        if newer.is_empty() {
+            return Err(NOT_FOUND);
+        }
         vt.set(nvmlValueType_enum_NVML_VALUE_TYPE_UNSIGNED_INT);
         // NULL buffer: say how many there are (SUCCESS, as NVML does).
         if samples.is_null() {

@@ -415,7 +415,7 @@ pub enum SampleKind {
 /// A sampled min/max/avg block (`-d POWER`, `UTILIZATION`, `CLOCK`): the
 /// driver's sample buffer of `which`, its time span and count, and the
 /// largest, smallest and mean value; every line `N/A` when NVML keeps no
-/// such buffer.
+/// such buffer, `Not Found` when the buffer holds no sample.
 pub fn samples(c: &GpuCtx, label: &'static str, which: Sampling, kind: SampleKind) -> Node {
     let lines = |duration, count, max, min, avg, unit| {
         vec![
@@ -431,9 +431,11 @@ pub fn samples(c: &GpuCtx, label: &'static str, which: Sampling, kind: SampleKin
         SampleKind::Percent => " %",
         SampleKind::Mhz => " MHz",
     };
+    // No sample in the buffer is NVML's NOT_FOUND: "Not Found" on each line,
+    // as real reports show it (510.73 A100, 520+ GeForce `-d CLOCK`).
     let values = c.call(|d| d.samples(which, None)).and_then(|v| {
         if v.is_empty() {
-            Err(crate::model::NvmlCode::NOT_SUPPORTED)
+            Err(crate::model::NvmlCode::NOT_FOUND)
         } else {
             Ok(v)
         }
