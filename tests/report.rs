@@ -418,6 +418,7 @@ fn display_types_select_sections() {
                 "Performance State",
                 "Clocks Event Reasons",
                 "Clocks Event Reasons Counters",
+                "Sparse Operation Mode",
             ],
         ),
     ];

@@ -66,8 +66,8 @@ pub const KMD_NAMED_FROM: u32 = 610;
 const PARTITION_FROM: u32 = 595;
 
 /// Lines that drivers from the 580 branch on print and 570 did not (display
-/// attached, PDI, the event reason counters, repair status, EDPp, two fabric
-/// health lines), and the two sections they dropped (GPU reset status,
+/// attached, PDI, repair status, EDPp, two fabric health lines; the event
+/// reason counters came in 575), and the two sections they dropped (GPU reset status,
 /// voltage). 570 is the newest older driver seen (v12 XML), 590 the oldest
 /// newer one; 580 is where the DTD went to v13.
 const V13_FROM: u32 = 580;
@@ -123,6 +123,10 @@ const R535: u32 = 535;
 /// The atomic caps: inbound, then outbound, before 560 (the 550 and 555
 /// reports); outbound first from 560 on (560, 565, 570).
 const OUTBOUND_FIRST_FROM: u32 = 560;
+
+/// The clocks event reason counters: in a 576.88 `-d PERFORMANCE` report
+/// (colon in column 42), not in the 570.124 one.
+const COUNTERS_FROM: u32 = 575;
 
 /// The capabilities (EGM): in the 555, 560 and 565 reports, not in the
 /// 550 ones (550.127 the newest seen).
@@ -351,9 +355,10 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
         Decl::Renamed(V12_FROM, THROTTLE_NAMES, &[
         Decl::Pick(|c, _| if g::reasons_known(c) { EVENT_REASONS } else { NO_EVENT_REASONS }),
         ]),
-        Decl::Since(V13_FROM, COUNTERS),
+        Decl::Since(COUNTERS_FROM, COUNTERS),
     ]),
-    (ALL, &[Decl::Backported(R535, 161, V12_MID_FROM, &[f("Sparse Operation Mode", "sparse_operation_mode", none, "")])]),
+    // `-d PERFORMANCE` shows the sparse mode too (a 576.88 report).
+    (&[D::Performance], &[Decl::Backported(R535, 161, V12_MID_FROM, &[f("Sparse Operation Mode", "sparse_operation_mode", none, "")])]),
     (&[D::Memory], &[
         s("FB Memory Usage", "fb_memory_usage", &[
             q("Total", "total", "memory.total", MIB),
