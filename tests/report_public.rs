@@ -116,23 +116,40 @@ fn rtx3080_550_report_is_the_public_output() {
     check("q_550_rtx3080.txt", "q_rtx3080_550.toml", &["-a"]);
 }
 
-/// Driver 565.57, the first of eight H100 SXM (the test repeats the GPU of
-/// the scenario to make the eight the output counts, and compares the
-/// header and the first GPU's block with `-q -i 0`, which nvidia-smi prints
-/// the same): 565's platform info labels, the recovery action, one memory
-/// power draw with a value, T.Limit temperatures, the fabric. The InfoROM BBX
-/// flush time and duration and the sparse mode are gaps (no NVML source).
-#[test]
-fn h100_565_report_is_the_public_output() {
-    let text = std::fs::read_to_string(scenario("q_h100_565.toml")).unwrap();
+/// The header and first GPU block of a fixture of several GPUs, against
+/// `nvq -q -i 0` (which nvidia-smi prints the same) on the scenario's GPU
+/// repeated to make `count` GPUs.
+fn check_first_gpu(fixture_name: &str, scenario_name: &str, count: usize, second_bus_id: &str) {
+    let text = std::fs::read_to_string(scenario(scenario_name)).unwrap();
     let gpu = &text[text.find("[[device]]").unwrap()..];
     let f = tempfile::Builder::new().suffix(".toml").tempfile().unwrap();
-    std::fs::write(f.path(), format!("{text}{}", format!("\n{gpu}").repeat(7))).unwrap();
-    let whole = voltage_unread(&fixture("q_565_h100x8.txt"));
-    let second = whole.find("\n\nGPU 00000000:2A:00.0\n").unwrap();
+    let copies = format!("\n{gpu}").repeat(count - 1);
+    std::fs::write(f.path(), format!("{text}{copies}")).unwrap();
+    let whole = voltage_unread(&fixture(fixture_name));
+    let second = whole.find(&format!("\n\nGPU {second_bus_id}\n")).unwrap();
     // The first GPU's block, without the empty line before the next one.
     let expected = &whole[..=second];
     let actual = nvq_ok(f.path(), &["-q", "-i", "0"]);
     let diffs = report_differences(&actual, expected, GAPS);
-    assert!(diffs.is_empty(), "{}\n--- nvq:\n{actual}", diffs.join("\n"));
+    assert!(
+        diffs.is_empty(),
+        "{fixture_name}:\n{}\n--- nvq:\n{actual}",
+        diffs.join("\n")
+    );
+}
+
+/// Driver 565.57, the first of eight H100 SXM: 565's platform info labels,
+/// the recovery action, one memory power draw with a value, T.Limit
+/// temperatures, the fabric. The InfoROM BBX flush time and duration and the
+/// sparse mode are gaps (no NVML source).
+#[test]
+fn h100_565_report_is_the_public_output() {
+    check_first_gpu("q_565_h100x8.txt", "q_h100_565.toml", 8, "00000000:2A:00.0");
+}
+
+/// Driver 555.42, the first of four A100 SXM4: the 545-565 layout with ECC
+/// and row remapping, inbound atomics first, the capabilities (new in 555).
+#[test]
+fn a100_555_report_is_the_public_output() {
+    check_first_gpu("q_555_a100x4.txt", "q_a100_555.toml", 4, "00000000:9E:00.0");
 }
