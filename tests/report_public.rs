@@ -153,3 +153,10 @@ fn h100_565_report_is_the_public_output() {
 fn a100_555_report_is_the_public_output() {
     check_first_gpu("q_555_a100x4.txt", "q_a100_555.toml", 4, "00000000:9E:00.0");
 }
+
+/// Driver 550.127, an L40S: the 545-565 layout with T.Limit temperatures
+/// (thresholds relative to the margin), no fan and no GSP firmware.
+#[test]
+fn l40s_550_report_is_the_public_output() {
+    check("q_550_l40s.txt", "q_l40s_550.toml", &["-a"]);
+}
