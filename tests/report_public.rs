@@ -160,3 +160,20 @@ fn a100_555_report_is_the_public_output() {
 fn l40s_550_report_is_the_public_output() {
     check("q_550_l40s.txt", "q_l40s_550.toml", &["-a"]);
 }
+
+/// Driver 535.247, an A10G with one process in a container (no name): the
+/// 535 branch's late lines all there (BBX flush, sparse mode, and the split
+/// SRAM counts that 535.129 does not print), the GSP version after the
+/// operation mode, no class codes or memory power yet, the process list in
+/// its narrower column. The paste has an empty line after `Tx
+/// Throughput`, which no other report has: it is taken out.
+#[test]
+fn a10g_535_report_is_the_public_output() {
+    let expected = voltage_unread(&fixture("q_535_a10g.txt")).replace(
+        "Tx Throughput                     : 0 KB/s\n\n",
+        "Tx Throughput                     : 0 KB/s\n",
+    );
+    let actual = nvq_ok(&scenario("q_a10g_535.toml"), &["-q"]);
+    let diffs = report_differences(&actual, &expected, GAPS);
+    assert!(diffs.is_empty(), "{}\n--- nvq:\n{actual}", diffs.join("\n"));
+}
