@@ -136,10 +136,17 @@ const CAPABILITIES_FROM: u32 = 555;
 /// from 565 on (the 565 report; 560 has neither).
 const RECOVERY_FROM: u32 = 565;
 
+/// (Before 450 the text report spells "Virtualization mode" (the 375-418
+/// reports; 470 has "Virtualization Mode"): placed with the column change,
+/// unverified in between. The retired pages' "Pending Page Blacklist" is
+/// "Pending" in the 418 report, placed with the XML's pending_blacklist.)
 /// The text report's colon column by driver: (from this major on, column).
 /// 36 in the 375-440 reports people posted, 42 from 450 (450.66) to 570
 /// (570.124), 55 from 580 (580.126) on.
-const COLON_COLUMNS: &[(u32, usize)] = &[(0, 36), (450, 42), (V13_FROM, 55)];
+const COLON_COLUMNS: &[(u32, usize)] = &[(0, 36), (COLON_42_FROM, 42), (V13_FROM, 55)];
+
+/// Where the colon column went from 36 to 42 (440.36 has 36, 450.66 42).
+const COLON_42_FROM: u32 = 450;
 
 /// Where the text report's colon goes for a driver of this major version.
 pub fn colon_column(major: u32) -> usize {
@@ -293,7 +300,8 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
     (ALL, &[
         Decl::Since(V12_MID_FROM, &[q("GPU C2C Mode", "c2c_mode", "c2c.mode", "")]),
         s("GPU Virtualization Mode", "gpu_virtualization_mode", &[
-            f("Virtualization Mode", "virtualization_mode", g::virtualization, ""),
+            Decl::Renamed(COLON_42_FROM, &[("Virtualization Mode", "Virtualization mode")], &[
+            f("Virtualization Mode", "virtualization_mode", g::virtualization, "")]),
             Decl::Since(V10_FROM, &[f("Host VGPU Mode", "host_vgpu_mode", none, "")]),
             Decl::Since(V12_MID_FROM, &[f("vGPU Heterogeneous Mode", "vgpu_heterogeneous_mode", none, "")]),
         ]),
@@ -423,7 +431,8 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
         Decl::Text(&[s("Retired Pages", "", &[
             q("Single Bit ECC", "", "retired_pages.single_bit_ecc.count", ""),
             q("Double Bit ECC", "", "retired_pages.double_bit.count", ""),
-            q("Pending Page Blacklist", "", "retired_pages.pending", ""),
+            Decl::Renamed(V10_FROM, &[("Pending Page Blacklist", "Pending")], &[
+            q("Pending Page Blacklist", "", "retired_pages.pending", "")]),
         ])]),
         Decl::Xml(&[s("", "retired_pages", &[
             s("", "multiple_single_bit_retirement", &[

@@ -537,13 +537,17 @@ pub fn has_remapping(c: &GpuCtx) -> bool {
     c.remapped().is_ok()
 }
 
-/// Does the GPU count ECC errors by memory location (Pascal and older)?
+/// Does the GPU count ECC errors by memory location (Volta and older)?
 /// nvidia-smi then prints single- and double-bit counts per location
-/// instead of the SRAM/DRAM split (the 510 Tesla P100 document).
+/// instead of the SRAM/DRAM split (the 510 Tesla P100 document; the 418.67
+/// and 550.127 V100 reports; a 418 Turing document has the split).
 pub fn ecc_by_location(c: &GpuCtx) -> bool {
     matches!(
         c.call(|d| d.architecture()),
-        Ok(DeviceArchitecture::Kepler | DeviceArchitecture::Maxwell | DeviceArchitecture::Pascal)
+        Ok(DeviceArchitecture::Kepler
+            | DeviceArchitecture::Maxwell
+            | DeviceArchitecture::Pascal
+            | DeviceArchitecture::Volta)
     )
 }
 
