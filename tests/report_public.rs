@@ -14,6 +14,7 @@ use common::*;
 /// no public NVML function gives it (the same gaps as `tests/report.rs`).
 const GAPS: &[&str] = &[
     "GPU Part Number",
+    "Relaxed Ordering Mode",
     "Host Max",
     "Sparse Operation Mode",
     "Latest Timestamp",
@@ -119,16 +120,24 @@ fn rtx3080_550_report_is_the_public_output() {
 /// The header and first GPU block of a fixture of several GPUs, against
 /// `nvq -q -i 0` (which nvidia-smi prints the same) on the scenario's GPU
 /// repeated to make `count` GPUs.
-fn check_first_gpu(fixture_name: &str, scenario_name: &str, count: usize, second_bus_id: &str) {
+/// (`None`: the fixture holds the first GPU only, its poster trimmed the rest.)
+fn check_first_gpu(
+    fixture_name: &str,
+    scenario_name: &str,
+    count: usize,
+    second_bus_id: Option<&str>,
+) {
     let text = std::fs::read_to_string(scenario(scenario_name)).unwrap();
     let gpu = &text[text.find("[[device]]").unwrap()..];
     let f = tempfile::Builder::new().suffix(".toml").tempfile().unwrap();
     let copies = format!("\n{gpu}").repeat(count - 1);
     std::fs::write(f.path(), format!("{text}{copies}")).unwrap();
     let whole = voltage_unread(&fixture(fixture_name));
-    let second = whole.find(&format!("\n\nGPU {second_bus_id}\n")).unwrap();
     // The first GPU's block, without the empty line before the next one.
-    let expected = &whole[..=second];
+    let expected = match second_bus_id {
+        Some(id) => &whole[..=whole.find(&format!("\n\nGPU {id}\n")).unwrap()],
+        None => &whole[..],
+    };
     let actual = nvq_ok(f.path(), &["-q", "-i", "0"]);
     let diffs = report_differences(&actual, expected, GAPS);
     assert!(
@@ -144,14 +153,24 @@ fn check_first_gpu(fixture_name: &str, scenario_name: &str, count: usize, second
 /// sparse mode are gaps (no NVML source).
 #[test]
 fn h100_565_report_is_the_public_output() {
-    check_first_gpu("q_565_h100x8.txt", "q_h100_565.toml", 8, "00000000:2A:00.0");
+    check_first_gpu(
+        "q_565_h100x8.txt",
+        "q_h100_565.toml",
+        8,
+        Some("00000000:2A:00.0"),
+    );
 }
 
 /// Driver 555.42, the first of four A100 SXM4: the 545-565 layout with ECC
 /// and row remapping, inbound atomics first, the capabilities (new in 555).
 #[test]
 fn a100_555_report_is_the_public_output() {
-    check_first_gpu("q_555_a100x4.txt", "q_a100_555.toml", 4, "00000000:9E:00.0");
+    check_first_gpu(
+        "q_555_a100x4.txt",
+        "q_a100_555.toml",
+        4,
+        Some("00000000:9E:00.0"),
+    );
 }
 
 /// Driver 550.127, an L40S: the 545-565 layout with T.Limit temperatures
@@ -174,6 +193,33 @@ fn a10g_535_report_is_the_public_output() {
         "Tx Throughput                     : 0 KB/s\n",
     );
     let actual = nvq_ok(&scenario("q_a10g_535.toml"), &["-q"]);
+    let diffs = report_differences(&actual, &expected, GAPS);
+    assert!(diffs.is_empty(), "{}\n--- nvq:\n{actual}", diffs.join("\n"));
+}
+
+/// Driver 418.67, the first of four V100 SXM2 on a POWER9 node (the page
+/// keeps that GPU only): the colon in column 36, `Virtualization mode`, ECC
+/// errors by location on Volta, the retired pages' `Pending`, no remapped
+/// rows, target temperature or voltage. The IBMNPU relaxed ordering mode
+/// (`Disabled` there) is a gap: nvq has no NVML source for it.
+#[test]
+fn v100_418_report_is_the_public_output() {
+    check_first_gpu("q_418_v100.txt", "q_v100_418.toml", 4, None);
+}
+
+/// Driver 545.23, an H100 SXM: the InfoROM BBX flush, the GSP version still
+/// after the operation mode and before the C2C mode, no vGPU heterogeneous
+/// mode, class codes, sparse mode or split SRAM counts, one memory power
+/// draw, the fabric's state and status only. The page dropped nvidia-smi's
+/// empty lines around the banner; they are put back.
+#[test]
+fn h100_545_report_is_the_public_output() {
+    let expected = voltage_unread(&fixture("q_545_h100.txt")).replacen(
+        "==============NVSMI LOG==============\n",
+        "\n==============NVSMI LOG==============\n\n",
+        1,
+    );
+    let actual = nvq_ok(&scenario("q_h100_545.toml"), &["-a"]);
     let diffs = report_differences(&actual, &expected, GAPS);
     assert!(diffs.is_empty(), "{}\n--- nvq:\n{actual}", diffs.join("\n"));
 }

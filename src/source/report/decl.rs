@@ -105,13 +105,17 @@ const V12_FROM: u32 = 535;
 /// No 545-565 document was available: 570 is the oldest driver seen with them.
 const V12_LATE_FROM: u32 = 570;
 
-/// Lines that the 550 to 565 text reports have and the 535 ones lack: the
-/// GPU C2C mode, the vGPU heterogeneous mode, the GSP firmware version after
-/// the reset status, the PCI class codes, the split SRAM counts, the memory
-/// power readings (one draw), the fabric's clique and health (bandwidth
-/// only). The oldest report seen with them is 550.54; 545 is where the
-/// XML layout of 545-565 was placed, unverified for the text.
+/// Lines that the 545 text report (545.23, H100) has and the 535 ones lack:
+/// the GPU C2C mode (after the GSP version), the memory power readings (one
+/// draw). 545 also has the InfoROM BBX flush, which 535 took in 535.129.
 const V12_MID_FROM: u32 = 545;
+
+/// Lines that the 550 to 565 reports have and the 545 one lacks: the vGPU
+/// heterogeneous mode, the GSP firmware version after the reset status, the
+/// PCI class codes, the sparse operation mode (535 took it in 535.161), the
+/// split SRAM counts (535 in 535.247), the fabric's clique and health
+/// (bandwidth only). 550.54 is the oldest report seen with them.
+const R550: u32 = 550;
 
 /// The 535 branch took some of them late: the InfoROM BBX flush (535.129 on;
 /// not in 535.54/535.86), the sparse operation mode (535.161 on; not in
@@ -296,19 +300,19 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
         ]),
     ]),
     // Before 570 the GSP firmware version follows the operation mode.
-    (&[D::GspFirmwareVersion], &[Decl::Before(V12_MID_FROM, &[Decl::Since(V10_FROM, GSP)])]),
+    (&[D::GspFirmwareVersion], &[Decl::Before(R550, &[Decl::Since(V10_FROM, GSP)])]),
     (ALL, &[
         Decl::Since(V12_MID_FROM, &[q("GPU C2C Mode", "c2c_mode", "c2c.mode", "")]),
         s("GPU Virtualization Mode", "gpu_virtualization_mode", &[
             Decl::Renamed(COLON_42_FROM, &[("Virtualization Mode", "Virtualization mode")], &[
             f("Virtualization Mode", "virtualization_mode", g::virtualization, "")]),
             Decl::Since(V10_FROM, &[f("Host VGPU Mode", "host_vgpu_mode", none, "")]),
-            Decl::Since(V12_MID_FROM, &[f("vGPU Heterogeneous Mode", "vgpu_heterogeneous_mode", none, "")]),
+            Decl::Since(R550, &[f("vGPU Heterogeneous Mode", "vgpu_heterogeneous_mode", none, "")]),
         ]),
         Decl::Since(V12_FROM, &[Decl::Before(V13_FROM, RESET_STATUS)]),
         Decl::Since(RECOVERY_FROM, &[q("GPU Recovery Action", "gpu_recovery_action", "gpu_recovery_action", "")]),
     ]),
-    (&[D::GspFirmwareVersion], &[Decl::Since(V12_MID_FROM, GSP)]),
+    (&[D::GspFirmwareVersion], &[Decl::Since(R550, GSP)]),
     (ALL, &[
         s("IBMNPU", "ibmnpu", &[f("Relaxed Ordering Mode", "relaxed_ordering_mode", none, "")]),
         s("PCI", "pci", &[
@@ -318,7 +322,7 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
                 q("Domain", "", "pci.domain", ""),
             ]),
             Decl::Xml(&[hex("pci_bus", "pci.bus"), hex("pci_device", "pci.device"), hex("pci_domain", "pci.domain")]),
-            Decl::Pick(|c, _| if c.pci_ext().is_ok() && c.driver_major() >= V12_MID_FROM { CLASS } else { &[] }),
+            Decl::Pick(|c, _| if c.pci_ext().is_ok() && c.driver_major() >= R550 { CLASS } else { &[] }),
             Decl::Text(&[q("Device Id", "", "pci.device_id", "")]),
             Decl::Xml(&[hex("pci_device_id", "pci.device_id")]),
             q("Bus Id", "pci_bus_id", "pci.bus_id", ""),
@@ -366,7 +370,7 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
         Decl::Since(COUNTERS_FROM, COUNTERS),
     ]),
     // `-d PERFORMANCE` shows the sparse mode too (a 576.88 report).
-    (&[D::Performance], &[Decl::Backported(R535, 161, V12_MID_FROM, &[f("Sparse Operation Mode", "sparse_operation_mode", none, "")])]),
+    (&[D::Performance], &[Decl::Backported(R535, 161, R550, &[f("Sparse Operation Mode", "sparse_operation_mode", none, "")])]),
     (&[D::Memory], &[
         s("FB Memory Usage", "fb_memory_usage", &[
             q("Total", "total", "memory.total", MIB),
@@ -530,7 +534,7 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
     (ALL, &[Decl::Since(V12_DTD_FROM, &[s("Fabric", "fabric", &[
         q("State", "state", "fabric.state", ""),
         q("Status", "status", "fabric.status", ""),
-        Decl::Since(V12_MID_FROM, &[
+        Decl::Since(R550, &[
         q("CliqueId", "cliqueId", "fabric.cliqueId", ""),
         q("ClusterUUID", "clusterUuid", "fabric.clusterUuid", ""),
         s("Health", "health", HEALTH),
@@ -595,14 +599,14 @@ const ECC_ERRORS: &[Decl] = &[s("ECC Errors", "ecc_errors", &[
 /// Split or not: from 580 on the text view splits only where NVML reports
 /// SRAM errors (the 590 and 610 captures), the XML view always; from 545 to
 /// 579 both always split, `N/A` where NVML has no counts (the 550, 560 and
-/// 570 GeForce reports); the 535 branch from 535.247 on (the A10G report of
-/// that driver; 535.129 does not split).
+/// 570 GeForce reports; 545.23 does not split); the 535 branch from 535.247
+/// on (the A10G report of that driver; 535.129 does not split).
 fn sram_split(c: &GpuCtx, view: View) -> bool {
     let (major, minor) = super::release(c);
     if major >= V13_FROM {
         return view == View::Xml || c.sram().is_ok();
     }
-    major >= V12_MID_FROM || (major == R535 && minor >= 247)
+    major >= R550 || (major == R535 && minor >= 247)
 }
 
 /// Pascal and older count errors by memory location.
