@@ -223,3 +223,16 @@ fn h100_545_report_is_the_public_output() {
     let diffs = report_differences(&actual, &expected, GAPS);
     assert!(diffs.is_empty(), "{}\n--- nvq:\n{actual}", diffs.join("\n"));
 }
+
+/// Driver 550.127, the first of eight V100 SXM2 16GB: ECC errors still by
+/// location on Volta (with `N/A` texture counts), the 545-565 layout around
+/// them. Its `Host Max : Unknown Error` is a gap (nvq: N/A).
+#[test]
+fn v100_550_report_is_the_public_output() {
+    check_first_gpu(
+        "q_550_v100x8.txt",
+        "q_v100_550.toml",
+        8,
+        Some("00000000:00:05.0"),
+    );
+}
