@@ -236,3 +236,16 @@ fn v100_550_report_is_the_public_output() {
         Some("00000000:00:05.0"),
     );
 }
+
+/// Driver 535.154, the first of eight GeForce RTX 4090: the 535 branch with
+/// the InfoROM BBX flush (535.129 on) but no sparse mode yet (535.161 on),
+/// T.Limit temperatures with a target temperature.
+#[test]
+fn rtx4090_535_report_is_the_public_output() {
+    check_first_gpu(
+        "q_535_rtx4090x8.txt",
+        "q_rtx4090_535.toml",
+        8,
+        Some("00000000:23:00.0"),
+    );
+}
