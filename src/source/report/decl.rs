@@ -112,14 +112,14 @@ const V12_MID_FROM: u32 = 545;
 
 /// Lines that the 550 to 565 reports have and the 545 one lacks: the vGPU
 /// heterogeneous mode, the GSP firmware version after the reset status, the
-/// PCI class codes, the sparse operation mode (535 took it in 535.161), the
-/// split SRAM counts (535 in 535.247), the fabric's clique and health
+/// PCI class codes, the sparse operation mode and the split SRAM counts (535
+/// took both in 535.161), the fabric's clique and health
 /// (bandwidth only). 550.54 is the oldest report seen with them.
 const R550: u32 = 550;
 
 /// The 535 branch took some of them late: the InfoROM BBX flush (535.129 on;
-/// not in 535.54/535.86), the sparse operation mode (535.161 on; not in
-/// 535.129) and the split SRAM counts (535.247; not in 535.129). Windows
+/// not in 535.54/535.86), the sparse operation mode and the split SRAM counts
+/// (535.161 on; not in 535.129 or 535.154). Windows
 /// drivers of that branch are numbered 536-539; the one seen (536.40, XML)
 /// has none of them, so only the 535 numbers count.
 const R535: u32 = 535;
@@ -599,14 +599,15 @@ const ECC_ERRORS: &[Decl] = &[s("ECC Errors", "ecc_errors", &[
 /// Split or not: from 580 on the text view splits only where NVML reports
 /// SRAM errors (the 590 and 610 captures), the XML view always; from 545 to
 /// 579 both always split, `N/A` where NVML has no counts (the 550, 560 and
-/// 570 GeForce reports; 545.23 does not split); the 535 branch from 535.247
-/// on (the A10G report of that driver; 535.129 does not split).
+/// 570 GeForce reports; 545.23 does not split); the 535 branch from 535.161
+/// on (the 535.161 H100 and 535.247 A10G reports; 535.129 and 535.154 do
+/// not split).
 fn sram_split(c: &GpuCtx, view: View) -> bool {
     let (major, minor) = super::release(c);
     if major >= V13_FROM {
         return view == View::Xml || c.sram().is_ok();
     }
-    major >= R550 || (major == R535 && minor >= 247)
+    major >= R550 || (major == R535 && minor >= 161)
 }
 
 /// Pascal and older count errors by memory location.
