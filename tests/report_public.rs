@@ -282,3 +282,14 @@ fn h100_535_report_is_the_public_output() {
         true,
     );
 }
+
+/// Driver 535.129, an A10 with rows pending remapping: the InfoROM BBX flush
+/// already there, no sparse mode or split SRAM counts yet. gpud's file lost
+/// nvidia-smi's first, empty line; it is put back.
+#[test]
+fn a10_535_report_is_the_public_output() {
+    let expected = format!("\n{}", voltage_unread(&fixture("q_535_a10.txt")));
+    let actual = nvq_ok(&scenario("q_a10_535.toml"), &["-q"]);
+    let diffs = report_differences(&actual, &expected, GAPS);
+    assert!(diffs.is_empty(), "{}\n--- nvq:\n{actual}", diffs.join("\n"));
+}
