@@ -293,3 +293,18 @@ fn a10_535_report_is_the_public_output() {
     let diffs = report_differences(&actual, &expected, GAPS);
     assert!(diffs.is_empty(), "{}\n--- nvq:\n{actual}", diffs.join("\n"));
 }
+
+/// Driver 560.35, a TITAN V (Volta) with three graphics processes: ECC
+/// errors by location (all `N/A`, no ECC on this board), the process list.
+/// gpud's file lost nvidia-smi's first, empty line (put back) and its
+/// trailing spaces (nvq's are trimmed too).
+#[test]
+fn titanv_560_report_is_the_public_output() {
+    let expected = format!("\n{}", voltage_unread(&fixture("q_560_titanv.txt")));
+    let actual: String = nvq_ok(&scenario("q_titanv_560.toml"), &["-q"])
+        .lines()
+        .map(|l| format!("{}\n", l.trim_end()))
+        .collect();
+    let diffs = report_differences(&actual, &expected, GAPS);
+    assert!(diffs.is_empty(), "{}\n--- nvq:\n{actual}", diffs.join("\n"));
+}
