@@ -418,6 +418,7 @@ fn display_types_select_sections() {
                 "Performance State",
                 "Clocks Event Reasons",
                 "Clocks Event Reasons Counters",
+                "Sparse Operation Mode",
             ],
         ),
     ];
@@ -485,7 +486,8 @@ fn loops_files_and_ids() {
     let many = scenario("multigpu_5.toml");
     let two = nvq_ok(&many, &["-q", "-i", "1,3"]);
     assert_eq!(two.matches("\nGPU ").count(), 2, "{two}");
-    assert!(two.contains("Attached GPUs                                          : 5\n"));
+    // Driver 450: the colon in column 42.
+    assert!(two.contains(&format!("{:<42}: 5\n", "Attached GPUs")));
     let all = nvq_ok(&many, &["-q"]);
     assert_eq!(all.matches("\nGPU ").count(), 5);
 }
@@ -602,6 +604,7 @@ fn a_hung_gpu_is_late_not_stuck() {
 
 /// `-d SUPPORTED_CLOCKS` lists each memory clock with the graphics clocks it
 /// allows; `-d SUPPORTED_GPU_TARGET_TEMP` the target temperature range.
+/// (Driver 570: the colon in column 42.)
 #[test]
 fn supported_clocks_and_target_temperature() {
     let s = scenario("xml_rtx3060_570.toml");
@@ -614,7 +617,7 @@ fn supported_clocks_and_target_temperature() {
     .iter()
     .chain(&[("        ", "Graphics", Some("2145 MHz"))])
     .map(|(ind, l, v)| match v {
-        Some(v) => format!("{:<55}: {v}\n", format!("    {ind}{l}")),
+        Some(v) => format!("{:<42}: {v}\n", format!("    {ind}{l}")),
         None => format!("    {ind}{l}\n"),
     })
     .collect();
@@ -623,7 +626,7 @@ fn supported_clocks_and_target_temperature() {
     let out = nvq_ok(&s, &["-q", "-d", "SUPPORTED_GPU_TARGET_TEMP"]);
     assert!(
         out.ends_with(&format!(
-            "{:<55}: 65 C\n{:<55}: 90 C\n",
+            "{:<42}: 65 C\n{:<42}: 90 C\n",
             "        GPU Target Temp Min", "        GPU Target Temp Max"
         )),
         "{out}"
@@ -673,4 +676,32 @@ fn sampled_blocks() {
         "{clock}"
     );
     assert!(!nvq_ok(&s, &["-q"]).contains("Samples"));
+}
+
+/// A sample buffer NVML keeps but that holds no sample answers NOT_FOUND, and
+/// nvidia-smi prints `Not Found` on each line of the block, as in a public
+/// 510.73 A100 `-q -i 0 -d CLOCK` report (`SM Clock Samples` / `Duration :
+/// Not Found`, ...; seen through the search index, its repository not
+/// identified) and in 520+ GeForce ones.
+#[test]
+fn empty_sample_buffers_are_not_found() {
+    let s = scenario_at(
+        "h200_590_idle.toml",
+        &[(
+            "processor_clock = [345, 345, 345, 345]",
+            "processor_clock = []",
+        )],
+    );
+    let clock = nvq_ok(s.path(), &["-q", "-d", "CLOCK"]);
+    let mut want = "    SM Clock Samples\n".to_string();
+    for n in ["Duration", "Number of Samples", "Max", "Min", "Avg"] {
+        want.push_str(&format!("{:<55}: Not Found\n", format!("        {n}")));
+    }
+    assert!(clock.contains(&want), "{clock}");
+    // The memory clock buffer still holds its samples.
+    let memory = clock.split_once("    Memory Clock Samples\n").unwrap().1;
+    assert!(
+        memory.starts_with(&format!("{:<55}: 0.06 sec\n", "        Duration")),
+        "{clock}"
+    );
 }

@@ -20,6 +20,7 @@ const ADDRESSING_V1: u32 = struct_version::<nvmlDeviceAddressingMode_v1_t>(1);
 const PDI_V1: u32 = struct_version::<nvmlPdi_v1_t>(1);
 const REPAIR_V1: u32 = struct_version::<nvmlRepairStatus_v1_t>(1);
 const CAPS_V1: u32 = struct_version::<nvmlDeviceCapabilities_v1_t>(1);
+const DRAM_ENCRYPTION_V1: u32 = struct_version::<nvmlDramEncryptionInfo_v1_t>(1);
 
 /// Single-value getter: `fn(device, *mut T)` reading one (series) scenario field.
 macro_rules! scalar {
@@ -841,6 +842,12 @@ pub unsafe extern "C" fn nvmlDeviceGetSamples(
             .map(|(i, v)| (SAMPLES_EPOCH_US + i as u64 * period, *v))
             .filter(|(t, _)| *t > lastSeenTimeStamp)
             .collect();
+        // No sample newer than the last seen one (an empty buffer included):
+        // NOT_FOUND, as NVML documents it (nvidia-smi -q -d then prints "Not
+        // Found" on each line of the block).
+        if newer.is_empty() {
+            return Err(NOT_FOUND);
+        }
         vt.set(nvmlValueType_enum_NVML_VALUE_TYPE_UNSIGNED_INT);
         // NULL buffer: say how many there are (SUCCESS, as NVML does).
         if samples.is_null() {
@@ -1602,6 +1609,38 @@ pub unsafe extern "C" fn nvmlDeviceGetC2cModeInfoV(
         let o = nn(c2cModeInfo)?;
         let v = c.val(&c.dev.c2c_mode)?;
         o.set(nvmlC2cModeInfo_v1_t { isC2cEnabled: v });
+        Ok(())
+    })
+}
+
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function, and a handle is one this library
+/// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetDramEncryptionMode(
+    device: nvmlDevice_t,
+    current: *mut nvmlDramEncryptionInfo_t,
+    pending: *mut nvmlDramEncryptionInfo_t,
+) -> nvmlReturn_t {
+    dev_fn("nvmlDeviceGetDramEncryptionMode", device, |c| {
+        let (cur, pend) = (nn(current)?, nn(pending)?);
+        // SAFETY: reading the caller-set version fields of non-null structs.
+        if unsafe { ((*cur.ptr()).version, (*pend.ptr()).version) }
+            != (DRAM_ENCRYPTION_V1, DRAM_ENCRYPTION_V1)
+        {
+            return Err(ARGUMENT_VERSION_MISMATCH);
+        }
+        let mode = &c.dev.dram_encryption;
+        let (a, b) = (c.val(&mode.current)?, c.val(&mode.pending)?);
+        cur.set(nvmlDramEncryptionInfo_v1_t {
+            version: DRAM_ENCRYPTION_V1,
+            encryptionState: a,
+        });
+        pend.set(nvmlDramEncryptionInfo_v1_t {
+            version: DRAM_ENCRYPTION_V1,
+            encryptionState: b,
+        });
         Ok(())
     })
 }

@@ -403,7 +403,7 @@ pub const SYMBOLS: &[&str] = &[
     "nvmlDeviceGetDriverModel",
 ];
 
-/// Symbols exported as `NOT_SUPPORTED` stubs (208).
+/// Symbols exported as `NOT_SUPPORTED` stubs (207).
 pub const STUBS: &[&str] = &[
     "nvmlSystemGetDriverBranch",
     "nvmlDeviceGetHandleByUUIDV",
@@ -430,7 +430,6 @@ pub const STUBS: &[&str] = &[
     "nvmlDeviceGetCurrentClockFreqs",
     "nvmlDeviceGetPowerMizerMode_v1",
     "nvmlDeviceSetPowerMizerMode_v1",
-    "nvmlDeviceGetDramEncryptionMode",
     "nvmlDeviceSetDramEncryptionMode",
     "nvmlDeviceGetDefaultEccMode",
     "nvmlDeviceGetDetailedEccErrors",
@@ -895,18 +894,6 @@ pub unsafe extern "C" fn nvmlDeviceSetPowerMizerMode_v1(
     _a1: *mut nvmlDevicePowerMizerModes_v1_t,
 ) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceSetPowerMizerMode_v1")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetDramEncryptionMode(
-    _a0: nvmlDevice_t,
-    _a1: *mut nvmlDramEncryptionInfo_t,
-    _a2: *mut nvmlDramEncryptionInfo_t,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetDramEncryptionMode")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -3228,7 +3215,7 @@ const _: unsafe extern "C" fn(
     nvmlDevice_t,
     *mut nvmlDramEncryptionInfo_t,
     *mut nvmlDramEncryptionInfo_t,
-) -> nvmlReturn_t = nvmlDeviceGetDramEncryptionMode;
+) -> nvmlReturn_t = crate::nvmlDeviceGetDramEncryptionMode;
 const _: unsafe extern "C" fn(nvmlDevice_t, *const nvmlDramEncryptionInfo_t) -> nvmlReturn_t =
     nvmlDeviceSetDramEncryptionMode;
 const _: unsafe extern "C" fn(

@@ -970,6 +970,8 @@ pub struct Device {
     pub conf_compute_protected_memory: ProtectedMemory,
     /// 0/1, `nvmlDeviceGetC2cModeInfoV`.
     pub c2c_mode: Val<u32>,
+    /// 0/1 current/pending DRAM encryption, `nvmlDeviceGetDramEncryptionMode`.
+    pub dram_encryption: CurrentPending,
     /// `nvmlDeviceGetHostname_v1` (absent: NOT_SUPPORTED).
     pub hostname: Option<String>,
     pub fabric: Option<Fabric>,

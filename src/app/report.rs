@@ -115,6 +115,7 @@ pub fn run(args: &Args) -> Result<(), NvqError> {
                         ),
                         attached: self.session.device_count().unwrap_or(0),
                         gpus,
+                        colon: source::colon_column(self.session.driver_major()),
                     }
                 }
                 None => {

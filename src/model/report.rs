@@ -60,6 +60,9 @@ pub struct Report {
     /// `Attached GPUs`: every GPU NVML sees, selected or not.
     pub attached: u32,
     pub gpus: Vec<GpuReport>,
+    /// The text view's colon column: where labels (with their indentation)
+    /// end. It depends on the driver (`source::report::colon_column`).
+    pub colon: usize,
 }
 
 /// One S-class unit's block of the unit report (`-q -u`): `Unit 0` in
@@ -170,5 +173,6 @@ pub fn example() -> Report {
                 ),
             ],
         }],
+        colon: 55,
     }
 }

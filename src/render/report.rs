@@ -1,11 +1,11 @@
 //! The detail report (`-q`) as nvidia-smi's text: a banner, the header, then
 //! one block per GPU, sections indented four spaces a level, values after a
-//! colon in one column.
+//! colon in one column (whose place depends on the driver: `Report::colon`).
 
 use crate::model::report::{Node, Report};
 use crate::model::{NvmlCode, Value};
 
-/// Where the colon goes: labels (with their indentation) are padded to this.
+/// The unit report's colon column (the GPU report carries its own, by driver).
 pub(super) const COLON_COLUMN: usize = 55;
 pub(super) const STEP: usize = 4;
 
@@ -63,12 +63,12 @@ pub(super) fn nodes(out: &mut String, items: &[Node], indent: usize, width: usiz
 /// The whole report of one sample.
 pub fn text(r: &Report, out: &mut Vec<u8>) {
     let mut s = String::from("\n==============NVSMI LOG==============\n\n");
-    nodes(&mut s, &r.header, 0, COLON_COLUMN);
+    nodes(&mut s, &r.header, 0, r.colon);
     s.push('\n');
     line(
         &mut s,
         0,
-        COLON_COLUMN,
+        r.colon,
         "Attached GPUs",
         Some(r.attached.to_string()),
     );
@@ -76,8 +76,8 @@ pub fn text(r: &Report, out: &mut Vec<u8>) {
         if i > 0 {
             s.push('\n');
         }
-        line(&mut s, 0, COLON_COLUMN, &format!("GPU {}", g.bus_id), None);
-        nodes(&mut s, &g.items, STEP, COLON_COLUMN);
+        line(&mut s, 0, r.colon, &format!("GPU {}", g.bus_id), None);
+        nodes(&mut s, &g.items, STEP, r.colon);
     }
     out.extend_from_slice(s.as_bytes());
 }

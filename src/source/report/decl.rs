@@ -66,8 +66,8 @@ pub const KMD_NAMED_FROM: u32 = 610;
 const PARTITION_FROM: u32 = 595;
 
 /// Lines that drivers from the 580 branch on print and 570 did not (display
-/// attached, PDI, the event reason counters, repair status, EDPp, two fabric
-/// health lines), and the two sections they dropped (GPU reset status,
+/// attached, PDI, repair status, EDPp, two fabric health lines; the event
+/// reason counters came in 575), and the two sections they dropped (GPU reset status,
 /// voltage). 570 is the newest older driver seen (v12 XML), 590 the oldest
 /// newer one; 580 is where the DTD went to v13.
 const V13_FROM: u32 = 580;
@@ -79,6 +79,12 @@ const V13_FROM: u32 = 580;
 /// voltage. No 430-505 document was available: they are placed where the
 /// DTD got a version (430), which is unverified for each of them.
 const V10_FROM: u32 = 430;
+
+/// Of those, the architecture and the reserved memory are not in the 450.66
+/// and 470.256 text reports: they come with the v11 documents (510 on), the
+/// oldest driver seen with them. The 470 report's "Ecc Mode" heading is
+/// "ECC Mode" in the 535 ones; the rename is placed at 510 too, unverified.
+const V11_FROM: u32 = 510;
 
 /// Lines that the DTD v12 documents (525 on) have and the v11 ones (510-516)
 /// lack: the board part number, the device and host PCIe generations, the
@@ -98,6 +104,62 @@ const V12_FROM: u32 = 535;
 /// the fabric's clique and health, capabilities), and the ones they replace.
 /// No 545-565 document was available: 570 is the oldest driver seen with them.
 const V12_LATE_FROM: u32 = 570;
+
+/// Lines that the 545 text report (545.23, H100) has and the 535 ones lack:
+/// the GPU C2C mode (after the GSP version), the memory power readings (one
+/// draw). 545 also has the InfoROM BBX flush, which 535 took in 535.129.
+const V12_MID_FROM: u32 = 545;
+
+/// Lines that the 550 to 565 reports have and the 545 one lacks: the vGPU
+/// heterogeneous mode, the GSP firmware version after the reset status, the
+/// PCI class codes, the sparse operation mode and the split SRAM counts (535
+/// took both in 535.161), the fabric's clique and health
+/// (bandwidth only). 550.54 is the oldest report seen with them.
+const R550: u32 = 550;
+
+/// The 535 branch took some of them late: the InfoROM BBX flush (535.129 on;
+/// not in 535.54/535.86), the sparse operation mode and the split SRAM counts
+/// (535.161 on; not in 535.129 or 535.154). Windows
+/// drivers of that branch are numbered 536-539; the one seen (536.40, XML)
+/// has none of them, so only the 535 numbers count.
+const R535: u32 = 535;
+
+/// The atomic caps: inbound, then outbound, before 560 (the 550 and 555
+/// reports); outbound first from 560 on (560, 565, 570).
+const OUTBOUND_FIRST_FROM: u32 = 560;
+
+/// The clocks event reason counters: in a 576.88 `-d PERFORMANCE` report
+/// (colon in column 42), not in the 570.124 one.
+const COUNTERS_FROM: u32 = 575;
+
+/// The capabilities (EGM): in the 555, 560 and 565 reports, not in the
+/// 550 ones (550.127 the newest seen).
+const CAPABILITIES_FROM: u32 = 555;
+
+/// The GPU recovery action, and platform info in place of the module id:
+/// from 565 on (the 565 report; 560 has neither).
+const RECOVERY_FROM: u32 = 565;
+
+/// (Before 450 the text report spells "Virtualization mode" (the 375-418
+/// reports; 470 has "Virtualization Mode"): placed with the column change,
+/// unverified in between. The retired pages' "Pending Page Blacklist" is
+/// "Pending" in the 418 report, placed with the XML's pending_blacklist.)
+/// The text report's colon column by driver: (from this major on, column).
+/// 36 in the 375-440 reports people posted, 42 from 450 (450.66) to 570
+/// (570.124), 55 from 580 (580.126) on.
+const COLON_COLUMNS: &[(u32, usize)] = &[(0, 36), (COLON_42_FROM, 42), (V13_FROM, 55)];
+
+/// Where the colon column went from 36 to 42 (440.36 has 36, 450.66 42).
+const COLON_42_FROM: u32 = 450;
+
+/// Where the text report's colon goes for a driver of this major version.
+pub fn colon_column(major: u32) -> usize {
+    COLON_COLUMNS
+        .iter()
+        .rev()
+        .find(|(from, _)| major >= *from)
+        .map_or(55, |(_, c)| *c)
+}
 
 /// A line whose value is the `--query-gpu` field `field`.
 const fn q(
@@ -169,7 +231,7 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
     (ALL, &[
         q("Product Name", "product_name", "name", ""),
         f("Product Brand", "product_brand", g::brand, ""),
-        Decl::Since(V10_FROM, &[f("Product Architecture", "product_architecture", g::architecture, "")]),
+        Decl::Since(V11_FROM, &[f("Product Architecture", "product_architecture", g::architecture, "")]),
         q("Display Mode", "display_mode", "display_mode", ""),
         Decl::Since(V13_FROM, &[q("Display Attached", "display_attached", "display_attached", "")]),
         q("Display Active", "display_active", "display_active", ""),
@@ -206,7 +268,8 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
         Decl::Since(V12_FROM, &[
         f("FRU Part Number", "gpu_fru_part_number", none, ""),
         ]),
-        Decl::Before(V12_LATE_FROM, &[Decl::Since(V10_FROM, &[f("GPU Module ID", "gpu_module_id", g::module_id, "")])]),
+        Decl::Before(RECOVERY_FROM, &[Decl::Since(V10_FROM, &[f("Module ID", "gpu_module_id", g::module_id, "")])]),
+        Decl::Since(RECOVERY_FROM, &[Decl::Before(V12_LATE_FROM, PLATFORM_565)]),
         Decl::Since(V12_LATE_FROM, &[
         s("Platform Info", "platformInfo", &[
             f("Chassis Serial Number", "chassis_serial_number", |c| g::rack(c, "platform.chassis_serial_number"), ""),
@@ -215,7 +278,7 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
             f("Host ID", "host_id", |c| g::rack(c, "platform.host_id"), ""),
             f("Peer Type", "peer_type", |c| g::rack(c, "platform.peer_type"), ""),
             f("Module Id", "module_id", g::module_id, ""),
-            f("GPU Fabric GUID", "gpu_fabric_guid", |c| g::rack(c, "platform.gpu_fabric_guid"), ""),
+            f("GPU Fabric GUID", "gpu_fabric_guid", g::fabric_guid, ""),
         ]),
         ]),
         s("Inforom Version", "inforom_version", &[
@@ -224,7 +287,7 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
             q("ECC Object", "ecc_object", "inforom.ecc", ""),
             q("Power Management Object", "pwr_object", "inforom.pwr", ""),
         ]),
-        Decl::Since(V12_LATE_FROM, &[
+        Decl::Backported(R535, 129, V12_MID_FROM, &[
         s("Inforom BBX Object Flush", "inforom_bbx_flush", &[
             f("Latest Timestamp", "latest_timestamp", none, ""),
             f("Latest Duration", "latest_duration", none, ""),
@@ -237,20 +300,21 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
         ]),
     ]),
     // Before 570 the GSP firmware version follows the operation mode.
-    (&[D::GspFirmwareVersion], &[Decl::Before(V12_LATE_FROM, &[Decl::Since(V10_FROM, GSP)])]),
+    (&[D::GspFirmwareVersion], &[Decl::Before(R550, &[Decl::Since(V10_FROM, GSP)])]),
     (ALL, &[
-        Decl::Since(V12_LATE_FROM, &[q("GPU C2C Mode", "c2c_mode", "c2c.mode", "")]),
+        Decl::Since(V12_MID_FROM, &[q("GPU C2C Mode", "c2c_mode", "c2c.mode", "")]),
         s("GPU Virtualization Mode", "gpu_virtualization_mode", &[
-            f("Virtualization Mode", "virtualization_mode", g::virtualization, ""),
+            Decl::Renamed(COLON_42_FROM, &[("Virtualization Mode", "Virtualization mode")], &[
+            f("Virtualization Mode", "virtualization_mode", g::virtualization, "")]),
             Decl::Since(V10_FROM, &[f("Host VGPU Mode", "host_vgpu_mode", g::host_vgpu_mode, "")]),
-            Decl::Since(V12_LATE_FROM, &[
+            Decl::Since(R550, &[
                 f("vGPU Heterogeneous Mode", "vgpu_heterogeneous_mode", g::vgpu_heterogeneous_mode, ""),
             ]),
         ]),
         Decl::Since(V12_FROM, &[Decl::Before(V13_FROM, RESET_STATUS)]),
-        Decl::Since(V12_LATE_FROM, &[q("GPU Recovery Action", "gpu_recovery_action", "gpu_recovery_action", "")]),
+        Decl::Since(RECOVERY_FROM, &[q("GPU Recovery Action", "gpu_recovery_action", "gpu_recovery_action", "")]),
     ]),
-    (&[D::GspFirmwareVersion], &[Decl::Since(V12_LATE_FROM, GSP)]),
+    (&[D::GspFirmwareVersion], &[Decl::Since(R550, GSP)]),
     (ALL, &[
         s("IBMNPU", "ibmnpu", &[f("Relaxed Ordering Mode", "relaxed_ordering_mode", none, "")]),
         s("PCI", "pci", &[
@@ -260,7 +324,7 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
                 q("Domain", "", "pci.domain", ""),
             ]),
             Decl::Xml(&[hex("pci_bus", "pci.bus"), hex("pci_device", "pci.device"), hex("pci_domain", "pci.domain")]),
-            Decl::Pick(|c, _| if c.pci_ext().is_ok() && c.driver_major() >= V12_LATE_FROM { CLASS } else { &[] }),
+            Decl::Pick(|c, _| if c.pci_ext().is_ok() && c.driver_major() >= R550 { CLASS } else { &[] }),
             Decl::Text(&[q("Device Id", "", "pci.device_id", "")]),
             Decl::Xml(&[hex("pci_device_id", "pci.device_id")]),
             q("Bus Id", "pci_bus_id", "pci.bus_id", ""),
@@ -289,11 +353,11 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
             f("Replay Number Rollovers", "replay_rollover_counter", g::replay_rollovers, ""),
             f("Tx Throughput", "tx_util", g::pcie_tx, " KB/s"),
             f("Rx Throughput", "rx_util", g::pcie_rx, " KB/s"),
-            Decl::Before(V12_LATE_FROM, &[Decl::Since(V12_DTD_FROM, &[
+            Decl::Before(OUTBOUND_FIRST_FROM, &[Decl::Since(V12_DTD_FROM, &[
             f("Atomic Caps Inbound", "atomic_caps_inbound", |c| g::atomics(c, true), ""),
             f("Atomic Caps Outbound", "atomic_caps_outbound", |c| g::atomics(c, false), ""),
             ])]),
-            Decl::Since(V12_LATE_FROM, &[
+            Decl::Since(OUTBOUND_FIRST_FROM, &[
             f("Atomic Caps Outbound", "atomic_caps_outbound", |c| g::atomics(c, false), ""),
             f("Atomic Caps Inbound", "atomic_caps_inbound", |c| g::atomics(c, true), ""),
             ]),
@@ -303,26 +367,16 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
     (&[D::Performance], &[
         q("Performance State", "performance_state", "pstate", ""),
         Decl::Renamed(V12_FROM, THROTTLE_NAMES, &[
-        s("Clocks Event Reasons", "clocks_event_reasons", &[
-            q("Idle", "clocks_event_reason_gpu_idle", "clocks_event_reasons.gpu_idle", ""),
-            q("Applications Clocks Setting", "clocks_event_reason_applications_clocks_setting",
-              "clocks_event_reasons.applications_clocks_setting", ""),
-            q("SW Power Cap", "clocks_event_reason_sw_power_cap", "clocks_event_reasons.sw_power_cap", ""),
-            Decl::Build(super::hw_slowdown),
-            q("Sync Boost", "clocks_event_reason_sync_boost", "clocks_event_reasons.sync_boost", ""),
-            q("SW Thermal Slowdown", "clocks_event_reason_sw_thermal_slowdown",
-              "clocks_event_reasons.sw_thermal_slowdown", ""),
-            f("Display Clock Setting", "clocks_event_reason_display_clocks_setting",
-              |c| crate::source::gpu::get::reason_bit(c, 0x100), ""),
+        Decl::Pick(|c, _| if g::reasons_known(c) { EVENT_REASONS } else { NO_EVENT_REASONS }),
         ]),
-        ]),
-        Decl::Since(V13_FROM, COUNTERS),
+        Decl::Since(COUNTERS_FROM, COUNTERS),
     ]),
-    (ALL, &[Decl::Since(V12_LATE_FROM, &[f("Sparse Operation Mode", "sparse_operation_mode", none, "")])]),
+    // `-d PERFORMANCE` shows the sparse mode too (a 576.88 report).
+    (&[D::Performance], &[Decl::Backported(R535, 161, R550, &[f("Sparse Operation Mode", "sparse_operation_mode", none, "")])]),
     (&[D::Memory], &[
         s("FB Memory Usage", "fb_memory_usage", &[
             q("Total", "total", "memory.total", MIB),
-            Decl::Since(V10_FROM, &[q("Reserved", "reserved", "memory.reserved", MIB)]),
+            Decl::Since(V11_FROM, &[q("Reserved", "reserved", "memory.reserved", MIB)]),
             q("Used", "used", "memory.used", MIB),
             q("Free", "free", "memory.free", MIB),
         ]),
@@ -341,7 +395,7 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
     ]),
     (&[D::Compute], &[q("Compute Mode", "compute_mode", "compute_mode", "")]),
     (&[D::Utilization], &[s("Utilization", "utilization", &[
-        q("GPU", "gpu_util", "utilization.gpu", PCT),
+        Decl::Renamed(V12_LATE_FROM, &[("GPU", "Gpu")], &[q("GPU", "gpu_util", "utilization.gpu", PCT)]),
         q("Memory", "memory_util", "utilization.memory", PCT),
         q("Encoder", "encoder_util", "utilization.encoder", PCT),
         q("Decoder", "decoder_util", "utilization.decoder", PCT),
@@ -371,10 +425,10 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
         q("Pending", "pending_dram_encryption", "dramEncryption.mode.pending", ""),
     ])])]),
     (&[D::Ecc], &[
-        s("ECC Mode", "ecc_mode", &[
+        Decl::Renamed(V11_FROM, &[("ECC Mode", "Ecc Mode")], &[s("ECC Mode", "ecc_mode", &[
             q("Current", "current_ecc", "ecc.mode.current", ""),
             q("Pending", "pending_ecc", "ecc.mode.pending", ""),
-        ]),
+        ])]),
         // From 570 on the text view splits SRAM errors only where NVML
         // reports them, the XML view always; Pascal and older count by place.
         Decl::Pick(|c, _| if g::ecc_by_location(c) { ECC_LOCATIONS } else { ECC_ERRORS }),
@@ -383,7 +437,8 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
         Decl::Text(&[s("Retired Pages", "", &[
             q("Single Bit ECC", "", "retired_pages.single_bit_ecc.count", ""),
             q("Double Bit ECC", "", "retired_pages.double_bit.count", ""),
-            q("Pending Page Blacklist", "", "retired_pages.pending", ""),
+            Decl::Renamed(V10_FROM, &[("Pending Page Blacklist", "Pending")], &[
+            q("Pending Page Blacklist", "", "retired_pages.pending", "")]),
         ])]),
         Decl::Xml(&[s("", "retired_pages", &[
             s("", "multiple_single_bit_retirement", &[
@@ -410,10 +465,13 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
         Decl::Before(V12_FROM, POWER_READINGS),
         Decl::Since(V12_FROM, &[Decl::Part(POWER)]),
         Decl::Asked(&[Decl::Build(|c, _| g::samples(c, "Power Samples", Sampling::Power, SampleKind::Power))]),
-        Decl::Since(V12_LATE_FROM, &[
+        Decl::Since(V12_MID_FROM, &[
         s("GPU Memory Power Readings ", "gpu_memory_power_readings", &[
+            Decl::Before(V12_LATE_FROM, MEMORY_POWER_DRAW),
+            Decl::Since(V12_LATE_FROM, &[
             f("Average Power Draw", "average_power_draw", |c| g::memory_power(c, false), W),
             f("Instantaneous Power Draw", "instant_power_draw", |c| g::memory_power(c, true), W),
+            ]),
         ]),
         ]),
         Decl::Since(V12_FROM, &[
@@ -483,7 +541,7 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
     (ALL, &[Decl::Since(V12_DTD_FROM, &[s("Fabric", "fabric", &[
         q("State", "state", "fabric.state", ""),
         q("Status", "status", "fabric.status", ""),
-        Decl::Since(V12_LATE_FROM, &[
+        Decl::Since(R550, &[
         q("CliqueId", "cliqueId", "fabric.cliqueId", ""),
         q("ClusterUUID", "clusterUuid", "fabric.clusterUuid", ""),
         s("Health", "health", HEALTH),
@@ -497,7 +555,7 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
         Decl::Xml(&[Decl::Build(g::accounted_processes)]),
         Decl::Text(&[Decl::Asked(&[Decl::Build(g::accounted_processes)])]),
     ]),
-    (ALL, &[Decl::Since(V12_LATE_FROM, &[s("Capabilities", "capabilities", &[f("EGM", "egm", g::egm, "")])])]),
+    (ALL, &[Decl::Since(CAPABILITIES_FROM, &[s("Capabilities", "capabilities", &[f("EGM", "egm", g::egm, "")])])]),
 ];
 
 #[rustfmt::skip]
@@ -529,9 +587,9 @@ const CLASS: &[Decl] = &[
     Decl::Xml(&[hex("pci_base_class", "pci.baseClass"), hex("pci_sub_class", "pci.subClass")]),
 ];
 
-/// The ECC error counts. From 570 on the text view splits uncorrectable SRAM
-/// errors (parity, SEC-DED) and adds their sources and the repair status only
-/// where NVML reports SRAM errors, the XML view always; before 570 neither.
+/// The ECC error counts: uncorrectable SRAM errors split (parity, SEC-DED)
+/// with their sources, and the repair status (580 on), where `sram_split`
+/// says so.
 #[rustfmt::skip]
 const ECC_ERRORS: &[Decl] = &[s("ECC Errors", "ecc_errors", &[
     s("Volatile", "volatile", &[
@@ -550,8 +608,18 @@ const ECC_ERRORS: &[Decl] = &[s("ECC Errors", "ecc_errors", &[
     Decl::Pick(|c, v| if sram_split(c, v) { SRAM_SOURCES } else { &[] }),
 ])];
 
+/// Split or not: from 580 on the text view splits only where NVML reports
+/// SRAM errors (the 590 and 610 captures), the XML view always; from 545 to
+/// 579 both always split, `N/A` where NVML has no counts (the 550, 560 and
+/// 570 GeForce reports; 545.23 does not split); the 535 branch from 535.161
+/// on (the 535.161 H100 and 535.247 A10G reports; 535.129 and 535.154 do
+/// not split).
 fn sram_split(c: &GpuCtx, view: View) -> bool {
-    c.driver_major() >= V12_LATE_FROM && (view == View::Xml || c.sram().is_ok())
+    let (major, minor) = super::release(c);
+    if major >= V13_FROM {
+        return view == View::Xml || c.sram().is_ok();
+    }
+    major >= R550 || (major == R535 && minor >= 161)
 }
 
 /// Pascal and older count errors by memory location.
@@ -653,12 +721,15 @@ const TEMP_TLIMIT: &[Decl] = &[s("Temperature", "temperature", &[
 #[rustfmt::skip]
 const TEMP_PLAIN: &[Decl] = &[s("Temperature", "temperature", &[
     q("GPU Current Temp", "gpu_temp", "temperature.gpu", C),
-    Decl::Since(V12_DTD_FROM, &[q("GPU Current T.Limit Temp", "gpu_temp_tlimit", "temperature.gpu.tlimit", C)]),
+    Decl::Since(V12_DTD_FROM, &[Decl::Renamed(V13_FROM, OLD_TEMP_NAMES, &[
+    q("GPU Current T.Limit Temp", "gpu_temp_tlimit", "temperature.gpu.tlimit", C)])]),
     f("GPU Shutdown Temp", "gpu_temp_max_threshold", |c| g::threshold(c, T::Shutdown), C),
     f("GPU Slowdown Temp", "gpu_temp_slow_threshold", |c| g::threshold(c, T::Slowdown), C),
     f("GPU Max Operating Temp", "gpu_temp_max_gpu_threshold", |c| g::threshold(c, T::GpuMax), C),
     Decl::Since(V10_FROM, &[
+    Decl::Renamed(V13_FROM, OLD_TEMP_NAMES, &[
     f("GPU Target Temperature Specification", "gpu_target_temperature", |c| g::threshold(c, T::GpsCurr), C),
+    ]),
     ]),
     q("Memory Current Temp", "memory_temp", "temperature.memory", C),
     f("Memory Max Operating Temp", "gpu_temp_max_mem_threshold", |c| g::threshold(c, T::MemoryMax), C),
@@ -699,9 +770,11 @@ const LIMITS: &[Decl] = &[
 const HEALTH: &[Decl] = &[
     Decl::Since(V13_FROM, &[q("Summary", "summary", "fabric.health.summary", "")]),
     q("Bandwidth", "bandwidth", "fabric.health.bandwidth", ""),
+    Decl::Since(V12_LATE_FROM, &[
     q("Route Recovery in progress", "route_recovery_in_progress", "fabric.health.route_recovery_in_progress", ""),
     q("Route Unhealthy", "route_unhealthy", "fabric.health.route_unhealthy", ""),
     q("Access Timeout Recovery", "access_timeout_recovery", "fabric.health.access_timeout_recovery", ""),
+    ]),
     Decl::Since(V13_FROM, INCORRECT),
     Decl::Since(PARTITION_FROM, PARTITION),
 ];
@@ -747,4 +820,59 @@ const POWER_READINGS: &[Decl] = &[s("Power Readings", "power_readings", &[
     q("Enforced Power Limit", "enforced_power_limit", "enforced.power.limit", W),
     q("Min Power Limit", "min_power_limit", "power.min_limit", W),
     q("Max Power Limit", "max_power_limit", "power.max_limit", W),
+])];
+
+/// Before 580 the text report named two temperature lines otherwise (the
+/// 470-570 reports; the 590 and 610 captures have the newer names).
+#[rustfmt::skip]
+const OLD_TEMP_NAMES: &[(&str, &str)] = &[
+    ("GPU Current T.Limit Temp", "GPU T.Limit Temp"),
+    ("GPU Target Temperature Specification", "GPU Target Temperature"),
+];
+
+/// The memory power readings of 545-569: one draw (`N/A` in every report
+/// seen, so which NVML reading it shows is not known: nvq shows the instant
+/// one).
+#[rustfmt::skip]
+const MEMORY_POWER_DRAW: &[Decl] = &[f("Power Draw", "power_draw", |c| g::memory_power(c, true), W)];
+
+/// The clocks event reasons, or (where NVML reports none) one `N/A` line in
+/// their place (the 470 GeForce GTX 680 report: `Clocks Throttle Reasons :
+/// N/A`; the XML form of that case is not known).
+#[rustfmt::skip]
+const EVENT_REASONS: &[Decl] = &[
+        s("Clocks Event Reasons", "clocks_event_reasons", &[
+            q("Idle", "clocks_event_reason_gpu_idle", "clocks_event_reasons.gpu_idle", ""),
+            q("Applications Clocks Setting", "clocks_event_reason_applications_clocks_setting",
+              "clocks_event_reasons.applications_clocks_setting", ""),
+            q("SW Power Cap", "clocks_event_reason_sw_power_cap", "clocks_event_reasons.sw_power_cap", ""),
+            Decl::Build(super::hw_slowdown),
+            q("Sync Boost", "clocks_event_reason_sync_boost", "clocks_event_reasons.sync_boost", ""),
+            q("SW Thermal Slowdown", "clocks_event_reason_sw_thermal_slowdown",
+              "clocks_event_reasons.sw_thermal_slowdown", ""),
+            f("Display Clock Setting", "clocks_event_reason_display_clocks_setting",
+              |c| crate::source::gpu::get::reason_bit(c, 0x100), ""),
+        ]),
+];
+
+#[rustfmt::skip]
+const NO_EVENT_REASONS: &[Decl] = &[Decl::Build(|c, _| {
+    crate::model::report::Node::collapsed(
+        "Clocks Event Reasons",
+        "clocks_event_reasons",
+        crate::source::gpu::get::reason_bit(c, 0x1),
+    )
+})];
+
+/// The platform info of 565 (the 565 H100 report), under older labels than
+/// 570's and without the fabric GUID. Its XML element names are not known:
+/// nvq uses 570's.
+#[rustfmt::skip]
+const PLATFORM_565: &[Decl] = &[s("Platform Info", "platformInfo", &[
+    f("RACK Serial Number", "chassis_serial_number", |c| g::rack(c, "platform.chassis_serial_number"), ""),
+    f("Chassis Physical Slot Number", "slot_number", |c| g::rack(c, "platform.slot_number"), ""),
+    f("Compute Slot Index", "tray_index", |c| g::rack(c, "platform.tray_index"), ""),
+    f("Node Index", "host_id", |c| g::rack(c, "platform.host_id"), ""),
+    f("Peer Type", "peer_type", |c| g::rack(c, "platform.peer_type"), ""),
+    f("Module Id", "module_id", g::module_id, ""),
 ])];

@@ -137,15 +137,37 @@ pub fn module_id(c: &GpuCtx) -> Value {
     c.value(raw::module_id(&c.raw()), uint)
 }
 
-/// The platform's rack fields: nvidia-smi's `-q` prints them only on GPUs
-/// that sit in a rack (a chassis serial number is set); elsewhere `N/A`,
-/// even where `--query-gpu` prints the zeros NVML returns.
+/// The platform's rack fields: from 580 on nvidia-smi's `-q` prints them
+/// only on GPUs that sit in a rack (a chassis serial number is set);
+/// elsewhere `N/A`, even where `--query-gpu` prints the zeros NVML returns
+/// (the 590 and 610 captures). 570 prints what NVML returns, an empty serial
+/// number included (the 570 RTX 5090 report).
 pub fn rack(c: &GpuCtx, field: &'static str) -> Value {
     match c.platform() {
-        Ok(p) if p.chassisSerialNumber[0] != 0 => super::Read::Field(field).read(c),
+        Ok(p) if p.chassisSerialNumber[0] != 0 || c.driver_major() < RACK_ONLY_FROM => {
+            super::Read::Field(field).read(c)
+        }
         _ => not_available(c),
     }
 }
+
+/// The platform's fabric GUID: before 580 in hexadecimal without leading
+/// zeros (`0x0` in the 570 report; the case of a non-zero one is not known),
+/// from 580 on as the `--query-gpu` field prints it, where `rack` shows it.
+pub fn fabric_guid(c: &GpuCtx) -> Value {
+    let field = "platform.gpu_fabric_guid";
+    match rack(c, field) {
+        Value::Text(t) if c.driver_major() < RACK_ONLY_FROM => {
+            let digits = t.trim_start_matches("0x").trim_start_matches('0');
+            let digits = if digits.is_empty() { "0" } else { digits };
+            Value::text(format!("0x{digits}"))
+        }
+        other => other,
+    }
+}
+
+/// The driver from which the platform lines need a rack (`rack`).
+const RACK_ONLY_FROM: u32 = 580;
 
 pub fn virtualization(c: &GpuCtx) -> Value {
     c.value(c.call(|d| d.virtualization_mode()), |m| {
@@ -673,6 +695,11 @@ pub fn reset_status(c: &GpuCtx, drain: bool) -> Value {
     })
 }
 
+/// Does NVML report clocks event reasons for this GPU?
+pub fn reasons_known(c: &GpuCtx) -> bool {
+    !matches!(crate::source::gpu::get::reason_bit(c, 0x1), Value::Error(_))
+}
+
 /// What a sample buffer holds.
 #[derive(Clone, Copy)]
 pub enum SampleKind {
@@ -687,7 +714,7 @@ pub enum SampleKind {
 /// A sampled min/max/avg block (`-d POWER`, `UTILIZATION`, `CLOCK`): the
 /// driver's sample buffer of `which`, its time span and count, and the
 /// largest, smallest and mean value; every line `N/A` when NVML keeps no
-/// such buffer.
+/// such buffer, `Not Found` when the buffer holds no sample.
 pub fn samples(c: &GpuCtx, label: &'static str, which: Sampling, kind: SampleKind) -> Node {
     let lines = |duration, count, max, min, avg, unit| {
         vec![
@@ -703,9 +730,11 @@ pub fn samples(c: &GpuCtx, label: &'static str, which: Sampling, kind: SampleKin
         SampleKind::Percent => " %",
         SampleKind::Mhz => " MHz",
     };
+    // No sample in the buffer is NVML's NOT_FOUND: "Not Found" on each line,
+    // as real reports show it (510.73 A100, 520+ GeForce `-d CLOCK`).
     let values = c.call(|d| d.samples(which, None)).and_then(|v| {
         if v.is_empty() {
-            Err(crate::model::NvmlCode::NOT_SUPPORTED)
+            Err(crate::model::NvmlCode::NOT_FOUND)
         } else {
             Ok(v)
         }
@@ -823,13 +852,17 @@ pub fn has_remapping(c: &GpuCtx) -> bool {
     c.remapped().is_ok()
 }
 
-/// Does the GPU count ECC errors by memory location (Pascal and older)?
+/// Does the GPU count ECC errors by memory location (Volta and older)?
 /// nvidia-smi then prints single- and double-bit counts per location
-/// instead of the SRAM/DRAM split (the 510 Tesla P100 document).
+/// instead of the SRAM/DRAM split (the 510 Tesla P100 document; the 418.67
+/// and 550.127 V100 reports; a 418 Turing document has the split).
 pub fn ecc_by_location(c: &GpuCtx) -> bool {
     matches!(
         c.call(|d| d.architecture()),
-        Ok(DeviceArchitecture::Kepler | DeviceArchitecture::Maxwell | DeviceArchitecture::Pascal)
+        Ok(DeviceArchitecture::Kepler
+            | DeviceArchitecture::Maxwell
+            | DeviceArchitecture::Pascal
+            | DeviceArchitecture::Volta)
     )
 }
 
@@ -851,8 +884,17 @@ pub fn ecc_locations(c: &GpuCtx, _: View) -> Node {
     ];
     let bits = |counter: EccCounter| {
         [
-            ("Single Bit", "single_bit", MemoryError::Corrected),
-            ("Double Bit", "double_bit", MemoryError::Uncorrected),
+            // The text labels end in twelve spaces (the 470 and 535 reports).
+            (
+                "Single Bit            ",
+                "single_bit",
+                MemoryError::Corrected,
+            ),
+            (
+                "Double Bit            ",
+                "double_bit",
+                MemoryError::Uncorrected,
+            ),
         ]
         .into_iter()
         .map(|(label, xml, kind)| {

@@ -9,7 +9,7 @@ mod decl;
 mod get;
 pub mod unit;
 
-pub use decl::{Display, DISPLAY_NAMES};
+pub use decl::{colon_column, Display, DISPLAY_NAMES};
 
 use super::gpu::{GpuCtx, FIELDS};
 use super::Target;
@@ -53,6 +53,10 @@ pub enum Decl {
     Since(u32, &'static [Decl]),
     /// Lines printed by drivers before this major version.
     Before(u32, &'static [Decl]),
+    /// Lines printed by drivers from the third major version on, and by the
+    /// drivers of the first (a long-lived branch) from its release numbered
+    /// by the second on: a change taken back into an older branch.
+    Backported(u32, u32, u32, &'static [Decl]),
     /// Lines that drivers before this major version named otherwise:
     /// (name from that version on, older name), labels and elements alike.
     Renamed(
@@ -112,6 +116,12 @@ fn build(decls: &[Decl], c: &GpuCtx, view: View, asked: bool, out: &mut Vec<Node
             Decl::Since(v, items) if c.driver_major() >= *v => build(items, c, view, asked, out),
             Decl::Before(v, items) if c.driver_major() < *v => build(items, c, view, asked, out),
             Decl::Since(..) | Decl::Before(..) => {}
+            Decl::Backported(branch, minor, since, items) => {
+                let (major, m) = release(c);
+                if major >= *since || (major == *branch && m >= *minor) {
+                    build(items, c, view, asked, out);
+                }
+            }
             Decl::Renamed(v, names, items) => {
                 let start = out.len();
                 build(items, c, view, asked, out);
@@ -124,6 +134,18 @@ fn build(decls: &[Decl], c: &GpuCtx, view: View, asked: bool, out: &mut Vec<Node
             Decl::Many(f) => out.extend(f(c, view)),
         }
     }
+}
+
+/// The driver's major version and release within it (`550.90.12`: 550, 90);
+/// 0 for what is unknown.
+fn release(c: &GpuCtx) -> (u32, u32) {
+    let v = c.session.driver_version().unwrap_or("");
+    let minor = v
+        .split('.')
+        .nth(1)
+        .and_then(|m| m.parse().ok())
+        .unwrap_or(0);
+    (c.driver_major(), minor)
 }
 
 /// Gives the nodes (and those under them) their older names.
@@ -285,6 +307,7 @@ pub fn collect(
         header: header(session, now, view),
         attached,
         gpus,
+        colon: colon_column(session.driver_major()),
     }
 }
 
