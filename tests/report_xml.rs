@@ -33,40 +33,12 @@ struct Edits {
     /// (fixture text, what nvidia-smi printed): a line the fixture's project
     /// broke in two, or rewrote with an XML tool.
     rejoined: &'static [(&'static str, &'static str)],
-    /// Sections nvq does not write yet: what is inside them is left out on
-    /// both sides, so the document does NOT match byte for byte; the rest of
-    /// it is checked.
-    not_written: &'static [&'static str],
 }
 
 const NONE: Edits = Edits {
     redacted: &[],
     rejoined: &[],
-    not_written: &[],
 };
-
-/// The document without what is inside the named sections.
-fn hollow(doc: &str, names: &[&str]) -> String {
-    let mut out = Vec::new();
-    let mut inside: Option<String> = None;
-    for l in doc.split('\n') {
-        match &inside {
-            Some(close) if l.trim() == close => {
-                inside = None;
-                out.push(l);
-            }
-            Some(_) => {}
-            None => {
-                out.push(l);
-                if let Some(n) = names.iter().find(|n| l.trim() == format!("<{n}>")) {
-                    inside = Some(format!("</{n}>"));
-                }
-            }
-        }
-    }
-    assert!(inside.is_none(), "a section of {names:?} is never closed");
-    out.join("\n")
-}
 
 /// Each `<name>text</name>` of the named elements, with the text masked.
 fn mask(doc: &str, names: &[&str]) -> String {
@@ -93,13 +65,10 @@ fn check_edited(fixture: &str, scenario_name: &str, edits: &Edits) {
         assert!(expected.contains(from), "{fixture}: {from:?} is gone");
         expected = expected.replace(from, to);
     }
-    let expected = hollow(&mask(&expected, edits.redacted), edits.not_written);
-    let actual = hollow(
-        &mask(
-            &nvq_ok(&scenario(scenario_name), &["-q", "-x"]),
-            edits.redacted,
-        ),
-        edits.not_written,
+    let expected = mask(&expected, edits.redacted);
+    let actual = mask(
+        &nvq_ok(&scenario(scenario_name), &["-q", "-x"]),
+        edits.redacted,
     );
     let diffs = xml_differences(&actual, &expected, GAPS);
     assert!(
@@ -133,7 +102,6 @@ fn rtx4090_535_v12_is_the_fixture() {
                 "Not Active\n            </clocks_event_reason_applications_clocks_setting>",
                 "Not Active</clocks_event_reason_applications_clocks_setting>",
             )],
-            not_written: &[],
         },
     );
 }
@@ -211,8 +179,7 @@ fn a100_535_v12_in_mig_mode_is_the_fixture() {
                      </accounted_processes>\n    </gpu>\n\n</nvidia_smi_log>",
                 ),
             ],
-            not_written: &[],
-        },
+                },
     );
 }
 
@@ -232,7 +199,6 @@ fn rtx3090_525_v12_is_the_fixture() {
                 "pci_sub_system_id",
             ],
             rejoined: &[],
-            not_written: &[],
         },
     );
 }
