@@ -466,3 +466,57 @@ fn empty_retired_page_list() {
         "{out}"
     );
 }
+
+/// The leaf elements of an XML document, each as its path and text
+/// (`gpu/pci/pci_gpu_link_info/pcie_gen/current_link_gen = 1`), in order.
+fn leaves(doc: &str) -> Vec<String> {
+    let mut path: Vec<String> = Vec::new();
+    let mut out = Vec::new();
+    for l in doc.lines().map(str::trim) {
+        if l.starts_with("<?") || l.starts_with("<!") || l.is_empty() {
+            continue;
+        }
+        if let Some(name) = l.strip_prefix("</") {
+            assert_eq!(
+                path.pop().as_deref(),
+                Some(name.trim_end_matches('>')),
+                "{l}"
+            );
+        } else if let Some((open, rest)) = l.split_once('>') {
+            let name = open.trim_start_matches('<').split(' ').next().unwrap_or("");
+            match rest.strip_suffix(&format!("</{name}>")) {
+                Some(text) => out.push(format!("{}/{name} = {text}", path.join("/"))),
+                None => path.push(name.to_string()),
+            }
+        }
+    }
+    out
+}
+
+/// Telegraf's GTX 1070 Ti document (DTD v10) was trimmed to 47 lines: no
+/// timestamp, no driver version, most elements gone. What it kept is
+/// checked: its DOCTYPE, and its leaf elements, each with its path and
+/// text, in the same order in nvq's document for that machine.
+#[test]
+fn gtx1070ti_v10_trimmed_document_is_a_part_of_nvqs() {
+    let Some(expected) = read_shared("nvidia-smi/captures/xml/telegraf_gtx-1070-ti.xml") else {
+        return;
+    };
+    let actual = nvq_ok(&scenario("xml_gtx1070ti_v10.toml"), &["-q", "-x"]);
+    let doctype = |d: &str| {
+        d.lines()
+            .find(|l| l.starts_with("<!DOCTYPE"))
+            .map(str::to_owned)
+    };
+    assert_eq!(doctype(&actual), doctype(&expected));
+    let ours = leaves(&actual);
+    let theirs = leaves(&expected);
+    assert_eq!(theirs.len(), 21, "{theirs:#?}");
+    let mut at = 0;
+    for want in &theirs {
+        match ours[at..].iter().position(|l| l == want) {
+            Some(i) => at += i + 1,
+            None => panic!("{want:?} is not in nvq's document after line {at}:\n{actual}"),
+        }
+    }
+}
