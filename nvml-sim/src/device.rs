@@ -3,7 +3,7 @@
 use crate::scenario::{Clocks, EccCounts, FieldScalar};
 use crate::state::*;
 use nvml_wrapper_sys::bindings::*;
-use std::os::raw::{c_char, c_int, c_uint, c_ulonglong};
+use std::os::raw::{c_char, c_int, c_uint, c_ulong, c_ulonglong};
 
 /// `sizeof(T) | version << 24`, NVML's versioned-struct tag.
 const fn struct_version<T>(v: u32) -> u32 {
@@ -165,6 +165,27 @@ string!(nvmlDeviceGetSerial, |d| d.serial);
 string!(nvmlDeviceGetBoardPartNumber, |d| d.board_part_number);
 string!(nvmlDeviceGetVbiosVersion, |d| d.vbios_version);
 string!(nvmlDeviceGetInforomImageVersion, |d| d.inforom.image);
+
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function, and a handle is one this library
+/// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetLastBBXFlushTime(
+    device: nvmlDevice_t,
+    timestamp: *mut c_ulonglong,
+    durationUs: *mut c_ulong,
+) -> nvmlReturn_t {
+    dev_fn("nvmlDeviceGetLastBBXFlushTime", device, |c| {
+        let (t, d) = (nn(timestamp)?, nn(durationUs)?);
+        let i = &c.dev.inforom;
+        let start = c.val(&i.bbx_flush_timestamp)?;
+        let took = c.val(&i.bbx_flush_duration_us)?;
+        t.set(start);
+        d.set(c_ulong::try_from(took).map_err(|_| UNKNOWN)?);
+        Ok(())
+    })
+}
 
 /// # Safety
 /// An NVML client's contract: each pointer argument is null or valid for

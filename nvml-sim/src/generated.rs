@@ -403,13 +403,12 @@ pub const SYMBOLS: &[&str] = &[
     "nvmlDeviceGetDriverModel",
 ];
 
-/// Symbols exported as `NOT_SUPPORTED` stubs (207).
+/// Symbols exported as `NOT_SUPPORTED` stubs (206).
 pub const STUBS: &[&str] = &[
     "nvmlSystemGetDriverBranch",
     "nvmlDeviceGetHandleByUUIDV",
     "nvmlDeviceSetCpuAffinity",
     "nvmlDeviceClearCpuAffinity",
-    "nvmlDeviceGetLastBBXFlushTime",
     "nvmlDeviceGetGpcClkVfOffset",
     "nvmlDeviceGetAutoBoostedClocksEnabled",
     "nvmlDeviceGetFanSpeedRPM",
@@ -651,18 +650,6 @@ pub unsafe extern "C" fn nvmlDeviceSetCpuAffinity(_a0: nvmlDevice_t) -> nvmlRetu
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceClearCpuAffinity(_a0: nvmlDevice_t) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceClearCpuAffinity")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetLastBBXFlushTime(
-    _a0: nvmlDevice_t,
-    _a1: *mut raw::c_ulonglong,
-    _a2: *mut raw::c_ulong,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetLastBBXFlushTime")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -3046,7 +3033,7 @@ const _: unsafe extern "C" fn(
     nvmlDevice_t,
     *mut raw::c_ulonglong,
     *mut raw::c_ulong,
-) -> nvmlReturn_t = nvmlDeviceGetLastBBXFlushTime;
+) -> nvmlReturn_t = crate::nvmlDeviceGetLastBBXFlushTime;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlEnableState_t) -> nvmlReturn_t =
     crate::nvmlDeviceGetDisplayMode;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlEnableState_t) -> nvmlReturn_t =

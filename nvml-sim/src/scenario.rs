@@ -348,6 +348,10 @@ pub struct Inforom {
     pub checksum: Val<u32>,
     /// `nvmlDeviceValidateInforom`: true = SUCCESS, false = CORRUPTED_INFOROM, absent = NOT_SUPPORTED.
     pub valid: Option<bool>,
+    /// `nvmlDeviceGetLastBBXFlushTime`: the last flush's start (µs since the
+    /// Unix epoch) and its duration (µs); both needed.
+    pub bbx_flush_timestamp: Val<u64>,
+    pub bbx_flush_duration_us: Val<u64>,
 }
 
 /// Memory in bytes. For `nvmlDeviceGetMemoryInfo` (v1) `used` is reported as `used + reserved`

@@ -1293,3 +1293,24 @@ pub fn gpm_metrics(
         .map(|s| check(s.nvmlReturn).map(|()| s.value))
         .collect())
 }
+
+// ---- The report's late gaps (issue 19): InfoROM BBX flush, workload power
+// profiles. Self-contained on purpose: it uses only `sym!`, `check`,
+// `version` and `zeroed` from above.
+
+/// `nvmlDeviceGetLastBBXFlushTime`: the last flush of the InfoROM's BBX
+/// (black box) object in this run, as (start, duration in µs). NVML leaves
+/// the start's unit undocumented; it is taken as µs since the Unix epoch,
+/// NVML's unit for its other timestamps (unverified for this one). No flush
+/// yet is NVML's NOT_READY.
+// `c_ulong` is 32 bits on Windows, 64 on Linux: the conversion is needed there.
+#[allow(clippy::useless_conversion)]
+pub fn last_bbx_flush(c: &Dev<'_>) -> Result<(u64, u64), NvmlCode> {
+    let f = sym!(c, nvmlDeviceGetLastBBXFlushTime)?;
+    let h = c.handle()?;
+    let mut start: c_ulonglong = 0;
+    let mut took: std::os::raw::c_ulong = 0;
+    // SAFETY: a valid handle and two valid out-pointers.
+    check(unsafe { f(h, &mut start, &mut took) })?;
+    Ok((start, u64::from(took)))
+}

@@ -289,8 +289,8 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
         ]),
         Decl::Backported(R535, 129, V12_MID_FROM, &[
         s("Inforom BBX Object Flush", "inforom_bbx_flush", &[
-            f("Latest Timestamp", "latest_timestamp", none, ""),
-            f("Latest Duration", "latest_duration", none, ""),
+            f("Latest Timestamp", "latest_timestamp", |c| g::bbx_flush(c, false), ""),
+            f("Latest Duration", "latest_duration", |c| g::bbx_flush(c, true), US),
         ]),
         ]),
         Decl::Since(KMD_NAMED_FROM, INFOROM_TIME),

@@ -133,6 +133,21 @@ pub fn gpu_part_number(c: &GpuCtx) -> Value {
 /// documents lack it, 525 ones have it).
 const BOARD_PART_NUMBER_FROM: u32 = 520;
 
+/// `Inforom BBX Object Flush`: the last flush's start, as nvidia-smi prints
+/// its own timestamp (`2024/07/31 05:52:57.891`, local time; public 535-565
+/// reports), or its duration in µs (`91568 us`). `N/A` before any flush
+/// (NOT_READY: the 555 report's third GPU) or without an InfoROM.
+pub fn bbx_flush(c: &GpuCtx, duration: bool) -> Value {
+    c.value(raw::last_bbx_flush(&c.raw()), |(start, took)| {
+        if duration {
+            Value::count(took)
+        } else {
+            let at = std::time::UNIX_EPOCH + std::time::Duration::from_micros(start);
+            Value::text(crate::source::time::format_timestamp(at))
+        }
+    })
+}
+
 pub fn module_id(c: &GpuCtx) -> Value {
     c.value(raw::module_id(&c.raw()), uint)
 }
