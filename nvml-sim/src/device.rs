@@ -540,6 +540,31 @@ pub unsafe extern "C" fn nvmlDeviceGetRepairStatus(
     })
 }
 
+/// `nvmlUnrepairableMemoryStatus_v1_t` (NVML 13.x header; not in nvml-wrapper-sys 0.10): one
+/// flag, no version member.
+#[repr(C)]
+pub struct NvmlUnrepairableMemoryStatusV1 {
+    pub b_unrepairable_memory: c_uint,
+}
+
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function, and a handle is one this library
+/// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetUnrepairableMemoryFlag_v1(
+    device: nvmlDevice_t,
+    status: *mut NvmlUnrepairableMemoryStatusV1,
+) -> nvmlReturn_t {
+    dev_fn("nvmlDeviceGetUnrepairableMemoryFlag_v1", device, |c| {
+        let o = nn(status)?;
+        o.set(NvmlUnrepairableMemoryStatusV1 {
+            b_unrepairable_memory: c.val(&c.dev.repair_status.unrepairable)?,
+        });
+        Ok(())
+    })
+}
+
 /// # Safety
 /// An NVML client's contract: each pointer argument is null or valid for
 /// what NVML documents for this function, and a handle is one this library

@@ -413,6 +413,8 @@ pub struct Samples {
 pub struct RepairStatus {
     pub channel_pending: Val<u32>,
     pub tpc_pending: Val<u32>,
+    /// `nvmlDeviceGetUnrepairableMemoryFlag_v1` (0/1); absent = NOT_SUPPORTED.
+    pub unrepairable: Val<u32>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]

@@ -1314,3 +1314,32 @@ pub fn last_bbx_flush(c: &Dev<'_>) -> Result<(u64, u64), NvmlCode> {
     check(unsafe { f(h, &mut start, &mut took) })?;
     Ok((start, u64::from(took)))
 }
+
+/// `nvmlUnrepairableMemoryStatus_v1_t` (NVML 13.x header; nvml-wrapper-sys
+/// 0.10 predates it): one flag, no version member.
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct UnrepairableMemoryV1 {
+    unrepairable: c_uint,
+}
+
+/// `nvmlDeviceGetUnrepairableMemoryFlag_v1` (Hopper and newer): whether
+/// the GPU has memory it can no longer repair. Looked up by name; a library
+/// without it gives NOT_SUPPORTED, as for the remapped rows' `_v2`.
+pub fn unrepairable_memory(c: &Dev<'_>) -> Result<bool, NvmlCode> {
+    type Get = unsafe extern "C" fn(nvmlDevice_t, *mut UnrepairableMemoryV1) -> nvmlReturn_t;
+    // SAFETY: the symbol, when present, has NVML's documented signature.
+    let f: Get = unsafe {
+        c.session
+            .lib()
+            .__library
+            .get::<Get>(b"nvmlDeviceGetUnrepairableMemoryFlag_v1\0")
+            .map(|s| *s)
+            .map_err(|_| NvmlCode::NOT_SUPPORTED)?
+    };
+    let h = c.handle()?;
+    let mut v = UnrepairableMemoryV1 { unrepairable: 0 };
+    // SAFETY: a valid handle and a valid out-pointer to the documented struct.
+    check(unsafe { f(h, &mut v) })?;
+    Ok(v.unrepairable != 0)
+}

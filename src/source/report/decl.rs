@@ -667,7 +667,7 @@ const SRAM_SOURCES: &[Decl] = &[
 const REPAIRS: &[Decl] = &[
     f("Channel Repair Pending", "channel_repair_pending", |c| g::repair_pending(c, false), ""),
     f("TPC Repair Pending", "tpc_repair_pending", |c| g::repair_pending(c, true), ""),
-    f("Unrepairable Memory", "unrepairable_memory", none, ""),
+    f("Unrepairable Memory", "unrepairable_memory", g::unrepairable_memory, ""),
 ];
 
 /// Drivers 535 to 579 print the reset status (deprecated by 570).

@@ -88,6 +88,12 @@ pub fn repair_pending(c: &GpuCtx, tpc: bool) -> Value {
     })
 }
 
+/// `Unrepairable Memory`: Yes/No (`No` on the H100 and H200 590 captures;
+/// `N/A` on an RTX 3080, which NVML does not support).
+pub fn unrepairable_memory(c: &GpuCtx) -> Value {
+    c.value(raw::unrepairable_memory(&c.raw()), Value::yes_no)
+}
+
 /// Extended GPU memory: `enabled`/`disabled`, as nvidia-smi spells it here.
 pub fn egm(c: &GpuCtx) -> Value {
     c.value(raw::capabilities(&c.raw()), |m| {
