@@ -20,6 +20,9 @@ const ADDRESSING_V1: u32 = struct_version::<nvmlDeviceAddressingMode_v1_t>(1);
 const PDI_V1: u32 = struct_version::<nvmlPdi_v1_t>(1);
 const REPAIR_V1: u32 = struct_version::<nvmlRepairStatus_v1_t>(1);
 const CAPS_V1: u32 = struct_version::<nvmlDeviceCapabilities_v1_t>(1);
+const PROFILES_INFO_V1: u32 = struct_version::<nvmlWorkloadPowerProfileProfilesInfo_v1_t>(1);
+const PROFILE_INFO_V1: u32 = struct_version::<nvmlWorkloadPowerProfileInfo_v1_t>(1);
+const CURRENT_PROFILES_V1: u32 = struct_version::<nvmlWorkloadPowerProfileCurrentProfiles_v1_t>(1);
 const DRAM_ENCRYPTION_V1: u32 = struct_version::<nvmlDramEncryptionInfo_v1_t>(1);
 
 /// Single-value getter: `fn(device, *mut T)` reading one (series) scenario field.
@@ -1973,4 +1976,81 @@ pub unsafe extern "C" fn nvmlDeviceGetBridgeChipInfo(
         o.set(h);
         Ok(())
     })
+}
+
+/// A 255-bit NVML mask with the bits of `ids` set (ids of 255 and above are
+/// left out).
+fn mask255(ids: &[u32]) -> nvmlMask255_t {
+    let mut m = nvmlMask255_t { mask: [0; 8] };
+    for &id in ids.iter().filter(|&&id| id < 255) {
+        if let Some(word) = m.mask.get_mut((id / 32) as usize) {
+            *word |= 1 << (id % 32);
+        }
+    }
+    m
+}
+
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function, and a handle is one this library
+/// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceWorkloadPowerProfileGetProfilesInfo(
+    device: nvmlDevice_t,
+    profilesInfo: *mut nvmlWorkloadPowerProfileProfilesInfo_t,
+) -> nvmlReturn_t {
+    dev_fn(
+        "nvmlDeviceWorkloadPowerProfileGetProfilesInfo",
+        device,
+        |c| {
+            let o = nn(profilesInfo)?;
+            // SAFETY: reading the caller-set version field of a non-null struct.
+            if unsafe { (*o.ptr()).version } != PROFILES_INFO_V1 {
+                return Err(ARGUMENT_VERSION_MISMATCH);
+            }
+            let p = c.dev.power_profiles.as_ref().ok_or(NOT_SUPPORTED)?;
+            // SAFETY: all-zero bytes are a valid value of this plain C struct.
+            let mut info: nvmlWorkloadPowerProfileProfilesInfo_v1_t = unsafe { std::mem::zeroed() };
+            info.version = PROFILES_INFO_V1;
+            info.perfProfilesMask = mask255(&p.supported);
+            for &id in &p.supported {
+                if let Some(slot) = info.perfProfile.get_mut(id as usize) {
+                    slot.version = PROFILE_INFO_V1;
+                    slot.profileId = id;
+                }
+            }
+            o.set(info);
+            Ok(())
+        },
+    )
+}
+
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function, and a handle is one this library
+/// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceWorkloadPowerProfileGetCurrentProfiles(
+    device: nvmlDevice_t,
+    currentProfiles: *mut nvmlWorkloadPowerProfileCurrentProfiles_t,
+) -> nvmlReturn_t {
+    dev_fn(
+        "nvmlDeviceWorkloadPowerProfileGetCurrentProfiles",
+        device,
+        |c| {
+            let o = nn(currentProfiles)?;
+            // SAFETY: reading the caller-set version field of a non-null struct.
+            if unsafe { (*o.ptr()).version } != CURRENT_PROFILES_V1 {
+                return Err(ARGUMENT_VERSION_MISMATCH);
+            }
+            let p = c.dev.power_profiles.as_ref().ok_or(NOT_SUPPORTED)?;
+            o.set(nvmlWorkloadPowerProfileCurrentProfiles_v1_t {
+                version: CURRENT_PROFILES_V1,
+                perfProfilesMask: mask255(&p.supported),
+                requestedProfilesMask: mask255(&p.requested),
+                enforcedProfilesMask: mask255(&p.enforced),
+            });
+            Ok(())
+        },
+    )
 }

@@ -403,7 +403,7 @@ pub const SYMBOLS: &[&str] = &[
     "nvmlDeviceGetDriverModel",
 ];
 
-/// Symbols exported as `NOT_SUPPORTED` stubs (206).
+/// Symbols exported as `NOT_SUPPORTED` stubs (204).
 pub const STUBS: &[&str] = &[
     "nvmlSystemGetDriverBranch",
     "nvmlDeviceGetHandleByUUIDV",
@@ -594,8 +594,6 @@ pub const STUBS: &[&str] = &[
     "nvmlComputeInstanceDestroy",
     "nvmlGpuInstanceGetComputeInstanceById",
     "nvmlGpmSetStreamingEnabled",
-    "nvmlDeviceWorkloadPowerProfileGetProfilesInfo",
-    "nvmlDeviceWorkloadPowerProfileGetCurrentProfiles",
     "nvmlDeviceWorkloadPowerProfileSetRequestedProfiles",
     "nvmlDeviceWorkloadPowerProfileClearRequestedProfiles",
     "nvmlDevicePowerSmoothingActivatePresetProfile",
@@ -2729,28 +2727,6 @@ pub unsafe extern "C" fn nvmlGpmSetStreamingEnabled(
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceWorkloadPowerProfileGetProfilesInfo(
-    _a0: nvmlDevice_t,
-    _a1: *mut nvmlWorkloadPowerProfileProfilesInfo_t,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceWorkloadPowerProfileGetProfilesInfo")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceWorkloadPowerProfileGetCurrentProfiles(
-    _a0: nvmlDevice_t,
-    _a1: *mut nvmlWorkloadPowerProfileCurrentProfiles_t,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceWorkloadPowerProfileGetCurrentProfiles")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceWorkloadPowerProfileSetRequestedProfiles(
     _a0: nvmlDevice_t,
     _a1: *mut nvmlWorkloadPowerProfileRequestedProfiles_t,
@@ -3931,11 +3907,11 @@ const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlDeviceCapabilities_t) -> nv
 const _: unsafe extern "C" fn(
     nvmlDevice_t,
     *mut nvmlWorkloadPowerProfileProfilesInfo_t,
-) -> nvmlReturn_t = nvmlDeviceWorkloadPowerProfileGetProfilesInfo;
+) -> nvmlReturn_t = crate::nvmlDeviceWorkloadPowerProfileGetProfilesInfo;
 const _: unsafe extern "C" fn(
     nvmlDevice_t,
     *mut nvmlWorkloadPowerProfileCurrentProfiles_t,
-) -> nvmlReturn_t = nvmlDeviceWorkloadPowerProfileGetCurrentProfiles;
+) -> nvmlReturn_t = crate::nvmlDeviceWorkloadPowerProfileGetCurrentProfiles;
 const _: unsafe extern "C" fn(
     nvmlDevice_t,
     *mut nvmlWorkloadPowerProfileRequestedProfiles_t,

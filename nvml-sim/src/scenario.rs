@@ -417,6 +417,17 @@ pub struct RepairStatus {
     pub unrepairable: Val<u32>,
 }
 
+/// Workload power profiles by NVML profile id (`nvmlPowerProfileType_t`,
+/// 0 MAX_P, 1 MAX_Q, 2 COMPUTE, ...; below 255): those the GPU offers, those
+/// requested, those enforced after arbitration.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct PowerProfiles {
+    pub supported: Vec<u32>,
+    pub requested: Vec<u32>,
+    pub enforced: Vec<u32>,
+}
+
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct EncoderStats {
@@ -909,6 +920,9 @@ pub struct Device {
     pub pdi: Option<String>,
     /// `nvmlDeviceGetRepairStatus`.
     pub repair_status: RepairStatus,
+    /// `nvmlDeviceWorkloadPowerProfile*`: the workload power profiles;
+    /// absent = NOT_SUPPORTED (drivers before 570, GPUs before Blackwell).
+    pub power_profiles: Option<PowerProfiles>,
     /// `nvmlDeviceGetCapabilities`: the capability mask (bit 0: EGM).
     pub capabilities: Val<u32>,
     pub accounting_mode: Val<u32>,

@@ -1343,3 +1343,51 @@ pub fn unrepairable_memory(c: &Dev<'_>) -> Result<bool, NvmlCode> {
     check(unsafe { f(h, &mut v) })?;
     Ok(v.unrepairable != 0)
 }
+
+/// The bits set in an NVML 255-bit mask, lowest first.
+fn mask255_bits(m: &nvmlMask255_t) -> Vec<u32> {
+    (0..255u32)
+        .filter(|&i| {
+            m.mask
+                .get((i / 32) as usize)
+                .is_some_and(|w| w & (1 << (i % 32)) != 0)
+        })
+        .collect()
+}
+
+/// The workload power profiles (Blackwell and newer): the NVML profile ids
+/// (`nvmlPowerProfileType_t`) requested and enforced, lowest first.
+/// `nvmlDeviceWorkloadPowerProfileGetCurrentProfiles` gives the masks, whose
+/// bits index `nvmlDeviceWorkloadPowerProfileGetProfilesInfo`'s profiles;
+/// each bit is mapped to that profile's id, or taken as the id itself where
+/// the info call fails or does not list the bit.
+pub fn power_profiles(c: &Dev<'_>) -> Result<(Vec<u32>, Vec<u32>), NvmlCode> {
+    let f = sym!(c, nvmlDeviceWorkloadPowerProfileGetCurrentProfiles)?;
+    let h = c.handle()?;
+    let mut cur: nvmlWorkloadPowerProfileCurrentProfiles_t = zeroed();
+    cur.version = version::<nvmlWorkloadPowerProfileCurrentProfiles_t>(1);
+    // SAFETY: a valid handle and a versioned, zeroed out-struct.
+    check(unsafe { f(h, &mut cur) })?;
+    let info = sym!(c, nvmlDeviceWorkloadPowerProfileGetProfilesInfo).and_then(|g| {
+        let mut all: Box<nvmlWorkloadPowerProfileProfilesInfo_t> = Box::new(zeroed());
+        all.version = version::<nvmlWorkloadPowerProfileProfilesInfo_t>(1);
+        // SAFETY: a valid handle and a versioned, zeroed out-struct on the heap.
+        check(unsafe { g(h, &mut *all) })?;
+        Ok(all)
+    });
+    let id = |bit: u32| -> u32 {
+        match &info {
+            Ok(all) if mask255_bits(&all.perfProfilesMask).contains(&bit) => all
+                .perfProfile
+                .get(bit as usize)
+                .map_or(bit, |p| p.profileId),
+            Ok(_) => bit,
+            Err(_) => bit,
+        }
+    };
+    let ids = |m: &nvmlMask255_t| mask255_bits(m).into_iter().map(id).collect::<Vec<_>>();
+    Ok((
+        ids(&cur.requestedProfilesMask),
+        ids(&cur.enforcedProfilesMask),
+    ))
+}

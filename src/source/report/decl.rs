@@ -492,8 +492,8 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
     ]),
     (&[D::PowerSmoothing], &[Decl::Since(V12_LATE_FROM, &[f("Power Smoothing", "power_smoothing", g::power_smoothing, "")])]),
     (&[D::PowerProfiles], &[Decl::Since(V12_LATE_FROM, &[s("Workload Power Profiles", "power_profiles", &[
-        f("Requested Profiles", "power_profile_requested_profiles", none, ""),
-        f("Enforced Profiles", "power_profile_enforced_profiles", none, ""),
+        f("Requested Profiles", "power_profile_requested_profiles", |c| g::power_profiles(c, false), ""),
+        f("Enforced Profiles", "power_profile_enforced_profiles", |c| g::power_profiles(c, true), ""),
     ])])]),
     (&[D::Power], &[Decl::Since(V13_FROM, &[q("EDPp Multiplier", "edpp_multiplier", "edpp_multiplier", "%")])]),
     (&[D::Clock], &[

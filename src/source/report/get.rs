@@ -818,6 +818,56 @@ pub fn power_smoothing(c: &GpuCtx) -> Value {
     })
 }
 
+/// `Workload Power Profiles`: the requested (or enforced) profiles by
+/// NVML's names (`MAX_P`, `MAX_Q`, `COMPUTE`, ...; an id this list lacks by
+/// its number), each followed by a space as nvidia-smi writes the atomic
+/// caps; `N/A` when none is set or NVML does not support them (the 570-595
+/// documents and captures, Blackwell B200/GB200/GB300 580 ones included,
+/// print `N/A`). UNVERIFIED: no public output with a profile set was found,
+/// so the names, their separator and the empty case are nvq's guess.
+pub fn power_profiles(c: &GpuCtx, enforced: bool) -> Value {
+    match raw::power_profiles(&c.raw()) {
+        Ok((requested, enforced_ids)) => {
+            let ids = if enforced { enforced_ids } else { requested };
+            if ids.is_empty() {
+                return not_available(c);
+            }
+            Value::text(
+                ids.iter()
+                    .map(|&id| match power_profile_name(id) {
+                        Some(name) => format!("{name} "),
+                        None => format!("{id} "),
+                    })
+                    .collect::<String>(),
+            )
+        }
+        Err(code) => c.err(code),
+    }
+}
+
+/// NVML's name of a workload power profile id, without its
+/// `NVML_POWER_PROFILE_` prefix; `None` for an id this header lacks.
+fn power_profile_name(id: u32) -> Option<&'static str> {
+    const NAMES: [&str; 15] = [
+        "MAX_P",
+        "MAX_Q",
+        "COMPUTE",
+        "MEMORY_BOUND",
+        "NETWORK",
+        "BALANCED",
+        "LLM_INFERENCE",
+        "LLM_TRAINING",
+        "RBM",
+        "DCPCIE",
+        "HMMA_SPARSE",
+        "HMMA_DENSE",
+        "SYNC_BALANCED",
+        "HPC",
+        "MIG",
+    ];
+    NAMES.get(id as usize).copied()
+}
+
 /// `<power_state>`: the performance state, deprecated from 590 on.
 pub fn power_state(c: &GpuCtx) -> Value {
     if c.driver_major() >= crate::source::gpu::DEPRECATED_FROM {
