@@ -433,3 +433,35 @@ fn workload_power_profiles_come_from_nvml() {
         "{out}"
     );
 }
+
+#[test]
+fn the_bbx_flush_comes_from_nvml_in_xml_too() {
+    // The text lines are compared whole against four public reports
+    // (tests/report_public.rs); no public document with a value was found,
+    // so the XML text (the text report's, as for other units) is unverified.
+    let s = scenario("q_h100_545.toml");
+    let xml = nvq_ok(&s, &["-q", "-x"]);
+    assert!(
+        xml.contains(concat!(
+            "\t\t<inforom_bbx_flush>\n",
+            "\t\t\t<latest_timestamp>2024/02/22 13:09:29.459</latest_timestamp>\n",
+            "\t\t\t<latest_duration>119019 us</latest_duration>\n",
+        )),
+        "{xml}"
+    );
+    // The start is printed in local time, as nvidia-smi's own timestamp.
+    let out = nvq(&s, &["-q"]);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains(": 2024/02/22 13:09:29.459\n"), "{text}");
+    let east = std::process::Command::new(env!("CARGO_BIN_EXE_nvq"))
+        .arg("--nvml-lib")
+        .arg(sim_lib())
+        .arg("-q")
+        .env("NVML_SIM_SCENARIO", &s)
+        .env("TZ", "JST-9") // POSIX form: no zoneinfo needed
+        .output()
+        .unwrap();
+    let text = String::from_utf8(east.stdout).unwrap();
+    assert!(text.contains(": 2024/02/22 22:09:29.459\n"), "{text}");
+}
