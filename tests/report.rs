@@ -11,12 +11,7 @@ const H200: &str = "nvidia-smi/captures/sections/linux-x86_64__nvidia-h200__590.
 
 /// Lines nvq cannot reproduce yet: nvidia-smi prints a value, nvq `N/A`
 /// because it knows no public NVML function for it.
-const GAPS: &[&str] = &[
-    "GPU Part Number",
-    "Sparse Operation Mode",
-    "Unrepairable Memory",
-    "Host Max",
-];
+const GAPS: &[&str] = &["GPU Part Number", "Sparse Operation Mode", "Host Max"];
 
 /// The H200 idle `-q` capture was taken a moment after capture 01 (the
 /// `--query-gpu` one of `h200_590_idle.toml`): only the power readings moved.

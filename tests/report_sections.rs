@@ -383,3 +383,85 @@ fn power_smoothing_comes_from_its_field_value() {
         "{out}"
     );
 }
+
+#[test]
+fn workload_power_profiles_come_from_nvml() {
+    // Every real document and capture (570-610, the B200/GB200/GB300 580
+    // ones of NVIDIA's k8s-test-infra included) prints N/A: no public output
+    // with a profile set was found, so the names are NVML's and the layout
+    // is the atomic caps' (each name followed by a space), unverified.
+    let with = |profiles: &str| {
+        scenario_at(
+            "h200_590_idle.toml",
+            &[(
+                "repair_status = {",
+                &format!("power_profiles = {profiles}\nrepair_status = {{"),
+            )],
+        )
+    };
+    let set = with("{ supported = [0, 1, 2, 5], requested = [1, 2], enforced = [2] }");
+    let out = nvq_ok(set.path(), &["-q", "-d", "POWER_PROFILES"]);
+    assert!(
+        out.contains(concat!(
+            "    Workload Power Profiles\n",
+            "        Requested Profiles                             : MAX_Q COMPUTE \n",
+            "        Enforced Profiles                              : COMPUTE \n",
+        )),
+        "{out}"
+    );
+    let xml = nvq_ok(set.path(), &["-q", "-x"]);
+    assert!(
+        xml.contains(
+            "\t\t\t<power_profile_enforced_profiles>COMPUTE </power_profile_enforced_profiles>\n"
+        ),
+        "{xml}"
+    );
+    // Supported, none requested: N/A, as the Blackwell documents show.
+    let none = with("{ supported = [0, 1], requested = [], enforced = [] }");
+    let out = nvq_ok(none.path(), &["-q", "-d", "POWER_PROFILES"]);
+    assert!(
+        out.contains("        Requested Profiles                             : N/A\n"),
+        "{out}"
+    );
+    // Not supported (no key): N/A, as the H200 capture.
+    let out = nvq_ok(
+        &scenario("h200_590_idle.toml"),
+        &["-q", "-d", "POWER_PROFILES"],
+    );
+    assert!(
+        out.contains("        Enforced Profiles                              : N/A\n"),
+        "{out}"
+    );
+}
+
+#[test]
+fn the_bbx_flush_comes_from_nvml_in_xml_too() {
+    // The text lines are compared whole against four public reports
+    // (tests/report_public.rs); no public document with a value was found,
+    // so the XML text (the text report's, as for other units) is unverified.
+    let s = scenario("q_h100_545.toml");
+    let xml = nvq_ok(&s, &["-q", "-x"]);
+    assert!(
+        xml.contains(concat!(
+            "\t\t<inforom_bbx_flush>\n",
+            "\t\t\t<latest_timestamp>2024/02/22 13:09:29.459</latest_timestamp>\n",
+            "\t\t\t<latest_duration>119019 us</latest_duration>\n",
+        )),
+        "{xml}"
+    );
+    // The start is printed in local time, as nvidia-smi's own timestamp.
+    let out = nvq(&s, &["-q"]);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains(": 2024/02/22 13:09:29.459\n"), "{text}");
+    let east = std::process::Command::new(env!("CARGO_BIN_EXE_nvq"))
+        .arg("--nvml-lib")
+        .arg(sim_lib())
+        .arg("-q")
+        .env("NVML_SIM_SCENARIO", &s)
+        .env("TZ", "JST-9") // POSIX form: no zoneinfo needed
+        .output()
+        .unwrap();
+    let text = String::from_utf8(east.stdout).unwrap();
+    assert!(text.contains(": 2024/02/22 22:09:29.459\n"), "{text}");
+}

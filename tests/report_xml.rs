@@ -16,7 +16,6 @@ const GAPS: &[&str] = &[
     "gpu_part_number",
     "max_host_link_gen",
     "sparse_operation_mode",
-    "unrepairable_memory",
     "graphics_volt",
 ];
 

@@ -3,7 +3,7 @@
 use crate::scenario::{Clocks, EccCounts, FieldScalar};
 use crate::state::*;
 use nvml_wrapper_sys::bindings::*;
-use std::os::raw::{c_char, c_int, c_uint, c_ulonglong};
+use std::os::raw::{c_char, c_int, c_uint, c_ulong, c_ulonglong};
 
 /// `sizeof(T) | version << 24`, NVML's versioned-struct tag.
 const fn struct_version<T>(v: u32) -> u32 {
@@ -20,6 +20,9 @@ const ADDRESSING_V1: u32 = struct_version::<nvmlDeviceAddressingMode_v1_t>(1);
 const PDI_V1: u32 = struct_version::<nvmlPdi_v1_t>(1);
 const REPAIR_V1: u32 = struct_version::<nvmlRepairStatus_v1_t>(1);
 const CAPS_V1: u32 = struct_version::<nvmlDeviceCapabilities_v1_t>(1);
+const PROFILES_INFO_V1: u32 = struct_version::<nvmlWorkloadPowerProfileProfilesInfo_v1_t>(1);
+const PROFILE_INFO_V1: u32 = struct_version::<nvmlWorkloadPowerProfileInfo_v1_t>(1);
+const CURRENT_PROFILES_V1: u32 = struct_version::<nvmlWorkloadPowerProfileCurrentProfiles_v1_t>(1);
 const DRAM_ENCRYPTION_V1: u32 = struct_version::<nvmlDramEncryptionInfo_v1_t>(1);
 
 /// Single-value getter: `fn(device, *mut T)` reading one (series) scenario field.
@@ -165,6 +168,27 @@ string!(nvmlDeviceGetSerial, |d| d.serial);
 string!(nvmlDeviceGetBoardPartNumber, |d| d.board_part_number);
 string!(nvmlDeviceGetVbiosVersion, |d| d.vbios_version);
 string!(nvmlDeviceGetInforomImageVersion, |d| d.inforom.image);
+
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function, and a handle is one this library
+/// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetLastBBXFlushTime(
+    device: nvmlDevice_t,
+    timestamp: *mut c_ulonglong,
+    durationUs: *mut c_ulong,
+) -> nvmlReturn_t {
+    dev_fn("nvmlDeviceGetLastBBXFlushTime", device, |c| {
+        let (t, d) = (nn(timestamp)?, nn(durationUs)?);
+        let i = &c.dev.inforom;
+        let start = c.val(&i.bbx_flush_timestamp)?;
+        let took = c.val(&i.bbx_flush_duration_us)?;
+        t.set(start);
+        d.set(c_ulong::try_from(took).map_err(|_| UNKNOWN)?);
+        Ok(())
+    })
+}
 
 /// # Safety
 /// An NVML client's contract: each pointer argument is null or valid for
@@ -514,6 +538,31 @@ pub unsafe extern "C" fn nvmlDeviceGetRepairStatus(
             version: REPAIR_V1,
             bChannelRepairPending: channel,
             bTpcRepairPending: tpc,
+        });
+        Ok(())
+    })
+}
+
+/// `nvmlUnrepairableMemoryStatus_v1_t` (NVML 13.x header; not in nvml-wrapper-sys 0.10): one
+/// flag, no version member.
+#[repr(C)]
+pub struct NvmlUnrepairableMemoryStatusV1 {
+    pub b_unrepairable_memory: c_uint,
+}
+
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function, and a handle is one this library
+/// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetUnrepairableMemoryFlag_v1(
+    device: nvmlDevice_t,
+    status: *mut NvmlUnrepairableMemoryStatusV1,
+) -> nvmlReturn_t {
+    dev_fn("nvmlDeviceGetUnrepairableMemoryFlag_v1", device, |c| {
+        let o = nn(status)?;
+        o.set(NvmlUnrepairableMemoryStatusV1 {
+            b_unrepairable_memory: c.val(&c.dev.repair_status.unrepairable)?,
         });
         Ok(())
     })
@@ -1927,4 +1976,81 @@ pub unsafe extern "C" fn nvmlDeviceGetBridgeChipInfo(
         o.set(h);
         Ok(())
     })
+}
+
+/// A 255-bit NVML mask with the bits of `ids` set (ids of 255 and above are
+/// left out).
+fn mask255(ids: &[u32]) -> nvmlMask255_t {
+    let mut m = nvmlMask255_t { mask: [0; 8] };
+    for &id in ids.iter().filter(|&&id| id < 255) {
+        if let Some(word) = m.mask.get_mut((id / 32) as usize) {
+            *word |= 1 << (id % 32);
+        }
+    }
+    m
+}
+
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function, and a handle is one this library
+/// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceWorkloadPowerProfileGetProfilesInfo(
+    device: nvmlDevice_t,
+    profilesInfo: *mut nvmlWorkloadPowerProfileProfilesInfo_t,
+) -> nvmlReturn_t {
+    dev_fn(
+        "nvmlDeviceWorkloadPowerProfileGetProfilesInfo",
+        device,
+        |c| {
+            let o = nn(profilesInfo)?;
+            // SAFETY: reading the caller-set version field of a non-null struct.
+            if unsafe { (*o.ptr()).version } != PROFILES_INFO_V1 {
+                return Err(ARGUMENT_VERSION_MISMATCH);
+            }
+            let p = c.dev.power_profiles.as_ref().ok_or(NOT_SUPPORTED)?;
+            // SAFETY: all-zero bytes are a valid value of this plain C struct.
+            let mut info: nvmlWorkloadPowerProfileProfilesInfo_v1_t = unsafe { std::mem::zeroed() };
+            info.version = PROFILES_INFO_V1;
+            info.perfProfilesMask = mask255(&p.supported);
+            for &id in &p.supported {
+                if let Some(slot) = info.perfProfile.get_mut(id as usize) {
+                    slot.version = PROFILE_INFO_V1;
+                    slot.profileId = id;
+                }
+            }
+            o.set(info);
+            Ok(())
+        },
+    )
+}
+
+/// # Safety
+/// An NVML client's contract: each pointer argument is null or valid for
+/// what NVML documents for this function, and a handle is one this library
+/// handed out. Null pointers and unknown handles get INVALID_ARGUMENT.
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceWorkloadPowerProfileGetCurrentProfiles(
+    device: nvmlDevice_t,
+    currentProfiles: *mut nvmlWorkloadPowerProfileCurrentProfiles_t,
+) -> nvmlReturn_t {
+    dev_fn(
+        "nvmlDeviceWorkloadPowerProfileGetCurrentProfiles",
+        device,
+        |c| {
+            let o = nn(currentProfiles)?;
+            // SAFETY: reading the caller-set version field of a non-null struct.
+            if unsafe { (*o.ptr()).version } != CURRENT_PROFILES_V1 {
+                return Err(ARGUMENT_VERSION_MISMATCH);
+            }
+            let p = c.dev.power_profiles.as_ref().ok_or(NOT_SUPPORTED)?;
+            o.set(nvmlWorkloadPowerProfileCurrentProfiles_v1_t {
+                version: CURRENT_PROFILES_V1,
+                perfProfilesMask: mask255(&p.supported),
+                requestedProfilesMask: mask255(&p.requested),
+                enforcedProfilesMask: mask255(&p.enforced),
+            });
+            Ok(())
+        },
+    )
 }

@@ -403,13 +403,12 @@ pub const SYMBOLS: &[&str] = &[
     "nvmlDeviceGetDriverModel",
 ];
 
-/// Symbols exported as `NOT_SUPPORTED` stubs (207).
+/// Symbols exported as `NOT_SUPPORTED` stubs (204).
 pub const STUBS: &[&str] = &[
     "nvmlSystemGetDriverBranch",
     "nvmlDeviceGetHandleByUUIDV",
     "nvmlDeviceSetCpuAffinity",
     "nvmlDeviceClearCpuAffinity",
-    "nvmlDeviceGetLastBBXFlushTime",
     "nvmlDeviceGetGpcClkVfOffset",
     "nvmlDeviceGetAutoBoostedClocksEnabled",
     "nvmlDeviceGetFanSpeedRPM",
@@ -595,8 +594,6 @@ pub const STUBS: &[&str] = &[
     "nvmlComputeInstanceDestroy",
     "nvmlGpuInstanceGetComputeInstanceById",
     "nvmlGpmSetStreamingEnabled",
-    "nvmlDeviceWorkloadPowerProfileGetProfilesInfo",
-    "nvmlDeviceWorkloadPowerProfileGetCurrentProfiles",
     "nvmlDeviceWorkloadPowerProfileSetRequestedProfiles",
     "nvmlDeviceWorkloadPowerProfileClearRequestedProfiles",
     "nvmlDevicePowerSmoothingActivatePresetProfile",
@@ -651,18 +648,6 @@ pub unsafe extern "C" fn nvmlDeviceSetCpuAffinity(_a0: nvmlDevice_t) -> nvmlRetu
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceClearCpuAffinity(_a0: nvmlDevice_t) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceClearCpuAffinity")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetLastBBXFlushTime(
-    _a0: nvmlDevice_t,
-    _a1: *mut raw::c_ulonglong,
-    _a2: *mut raw::c_ulong,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetLastBBXFlushTime")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -2742,28 +2727,6 @@ pub unsafe extern "C" fn nvmlGpmSetStreamingEnabled(
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceWorkloadPowerProfileGetProfilesInfo(
-    _a0: nvmlDevice_t,
-    _a1: *mut nvmlWorkloadPowerProfileProfilesInfo_t,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceWorkloadPowerProfileGetProfilesInfo")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceWorkloadPowerProfileGetCurrentProfiles(
-    _a0: nvmlDevice_t,
-    _a1: *mut nvmlWorkloadPowerProfileCurrentProfiles_t,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceWorkloadPowerProfileGetCurrentProfiles")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceWorkloadPowerProfileSetRequestedProfiles(
     _a0: nvmlDevice_t,
     _a1: *mut nvmlWorkloadPowerProfileRequestedProfiles_t,
@@ -3046,7 +3009,7 @@ const _: unsafe extern "C" fn(
     nvmlDevice_t,
     *mut raw::c_ulonglong,
     *mut raw::c_ulong,
-) -> nvmlReturn_t = nvmlDeviceGetLastBBXFlushTime;
+) -> nvmlReturn_t = crate::nvmlDeviceGetLastBBXFlushTime;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlEnableState_t) -> nvmlReturn_t =
     crate::nvmlDeviceGetDisplayMode;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlEnableState_t) -> nvmlReturn_t =
@@ -3944,11 +3907,11 @@ const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlDeviceCapabilities_t) -> nv
 const _: unsafe extern "C" fn(
     nvmlDevice_t,
     *mut nvmlWorkloadPowerProfileProfilesInfo_t,
-) -> nvmlReturn_t = nvmlDeviceWorkloadPowerProfileGetProfilesInfo;
+) -> nvmlReturn_t = crate::nvmlDeviceWorkloadPowerProfileGetProfilesInfo;
 const _: unsafe extern "C" fn(
     nvmlDevice_t,
     *mut nvmlWorkloadPowerProfileCurrentProfiles_t,
-) -> nvmlReturn_t = nvmlDeviceWorkloadPowerProfileGetCurrentProfiles;
+) -> nvmlReturn_t = crate::nvmlDeviceWorkloadPowerProfileGetCurrentProfiles;
 const _: unsafe extern "C" fn(
     nvmlDevice_t,
     *mut nvmlWorkloadPowerProfileRequestedProfiles_t,

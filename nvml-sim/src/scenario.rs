@@ -348,6 +348,10 @@ pub struct Inforom {
     pub checksum: Val<u32>,
     /// `nvmlDeviceValidateInforom`: true = SUCCESS, false = CORRUPTED_INFOROM, absent = NOT_SUPPORTED.
     pub valid: Option<bool>,
+    /// `nvmlDeviceGetLastBBXFlushTime`: the last flush's start (µs since the
+    /// Unix epoch) and its duration (µs); both needed.
+    pub bbx_flush_timestamp: Val<u64>,
+    pub bbx_flush_duration_us: Val<u64>,
 }
 
 /// Memory in bytes. For `nvmlDeviceGetMemoryInfo` (v1) `used` is reported as `used + reserved`
@@ -409,6 +413,19 @@ pub struct Samples {
 pub struct RepairStatus {
     pub channel_pending: Val<u32>,
     pub tpc_pending: Val<u32>,
+    /// `nvmlDeviceGetUnrepairableMemoryFlag_v1` (0/1); absent = NOT_SUPPORTED.
+    pub unrepairable: Val<u32>,
+}
+
+/// Workload power profiles by NVML profile id (`nvmlPowerProfileType_t`,
+/// 0 MAX_P, 1 MAX_Q, 2 COMPUTE, ...; below 255): those the GPU offers, those
+/// requested, those enforced after arbitration.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct PowerProfiles {
+    pub supported: Vec<u32>,
+    pub requested: Vec<u32>,
+    pub enforced: Vec<u32>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -903,6 +920,9 @@ pub struct Device {
     pub pdi: Option<String>,
     /// `nvmlDeviceGetRepairStatus`.
     pub repair_status: RepairStatus,
+    /// `nvmlDeviceWorkloadPowerProfile*`: the workload power profiles;
+    /// absent = NOT_SUPPORTED (drivers before 570, GPUs before Blackwell).
+    pub power_profiles: Option<PowerProfiles>,
     /// `nvmlDeviceGetCapabilities`: the capability mask (bit 0: EGM).
     pub capabilities: Val<u32>,
     pub accounting_mode: Val<u32>,

@@ -1293,3 +1293,101 @@ pub fn gpm_metrics(
         .map(|s| check(s.nvmlReturn).map(|()| s.value))
         .collect())
 }
+
+// ---- The report's late gaps (issue 19): InfoROM BBX flush, workload power
+// profiles. Self-contained on purpose: it uses only `sym!`, `check`,
+// `version` and `zeroed` from above.
+
+/// `nvmlDeviceGetLastBBXFlushTime`: the last flush of the InfoROM's BBX
+/// (black box) object in this run, as (start, duration in µs). NVML leaves
+/// the start's unit undocumented; it is taken as µs since the Unix epoch,
+/// NVML's unit for its other timestamps (unverified for this one). No flush
+/// yet is NVML's NOT_READY.
+// `c_ulong` is 32 bits on Windows, 64 on Linux: the conversion is needed there.
+#[allow(clippy::useless_conversion)]
+pub fn last_bbx_flush(c: &Dev<'_>) -> Result<(u64, u64), NvmlCode> {
+    let f = sym!(c, nvmlDeviceGetLastBBXFlushTime)?;
+    let h = c.handle()?;
+    let mut start: c_ulonglong = 0;
+    let mut took: std::os::raw::c_ulong = 0;
+    // SAFETY: a valid handle and two valid out-pointers.
+    check(unsafe { f(h, &mut start, &mut took) })?;
+    Ok((start, u64::from(took)))
+}
+
+/// `nvmlUnrepairableMemoryStatus_v1_t` (NVML 13.x header; nvml-wrapper-sys
+/// 0.10 predates it): one flag, no version member.
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct UnrepairableMemoryV1 {
+    unrepairable: c_uint,
+}
+
+/// `nvmlDeviceGetUnrepairableMemoryFlag_v1` (Hopper and newer): whether
+/// the GPU has memory it can no longer repair. Looked up by name; a library
+/// without it gives NOT_SUPPORTED, as for the remapped rows' `_v2`.
+pub fn unrepairable_memory(c: &Dev<'_>) -> Result<bool, NvmlCode> {
+    type Get = unsafe extern "C" fn(nvmlDevice_t, *mut UnrepairableMemoryV1) -> nvmlReturn_t;
+    // SAFETY: the symbol, when present, has NVML's documented signature.
+    let f: Get = unsafe {
+        c.session
+            .lib()
+            .__library
+            .get::<Get>(b"nvmlDeviceGetUnrepairableMemoryFlag_v1\0")
+            .map(|s| *s)
+            .map_err(|_| NvmlCode::NOT_SUPPORTED)?
+    };
+    let h = c.handle()?;
+    let mut v = UnrepairableMemoryV1 { unrepairable: 0 };
+    // SAFETY: a valid handle and a valid out-pointer to the documented struct.
+    check(unsafe { f(h, &mut v) })?;
+    Ok(v.unrepairable != 0)
+}
+
+/// The bits set in an NVML 255-bit mask, lowest first.
+fn mask255_bits(m: &nvmlMask255_t) -> Vec<u32> {
+    (0..255u32)
+        .filter(|&i| {
+            m.mask
+                .get((i / 32) as usize)
+                .is_some_and(|w| w & (1 << (i % 32)) != 0)
+        })
+        .collect()
+}
+
+/// The workload power profiles (Blackwell and newer): the NVML profile ids
+/// (`nvmlPowerProfileType_t`) requested and enforced, lowest first.
+/// `nvmlDeviceWorkloadPowerProfileGetCurrentProfiles` gives the masks, whose
+/// bits index `nvmlDeviceWorkloadPowerProfileGetProfilesInfo`'s profiles;
+/// each bit is mapped to that profile's id, or taken as the id itself where
+/// the info call fails or does not list the bit.
+pub fn power_profiles(c: &Dev<'_>) -> Result<(Vec<u32>, Vec<u32>), NvmlCode> {
+    let f = sym!(c, nvmlDeviceWorkloadPowerProfileGetCurrentProfiles)?;
+    let h = c.handle()?;
+    let mut cur: nvmlWorkloadPowerProfileCurrentProfiles_t = zeroed();
+    cur.version = version::<nvmlWorkloadPowerProfileCurrentProfiles_t>(1);
+    // SAFETY: a valid handle and a versioned, zeroed out-struct.
+    check(unsafe { f(h, &mut cur) })?;
+    let info = sym!(c, nvmlDeviceWorkloadPowerProfileGetProfilesInfo).and_then(|g| {
+        let mut all: Box<nvmlWorkloadPowerProfileProfilesInfo_t> = Box::new(zeroed());
+        all.version = version::<nvmlWorkloadPowerProfileProfilesInfo_t>(1);
+        // SAFETY: a valid handle and a versioned, zeroed out-struct on the heap.
+        check(unsafe { g(h, &mut *all) })?;
+        Ok(all)
+    });
+    let id = |bit: u32| -> u32 {
+        match &info {
+            Ok(all) if mask255_bits(&all.perfProfilesMask).contains(&bit) => all
+                .perfProfile
+                .get(bit as usize)
+                .map_or(bit, |p| p.profileId),
+            Ok(_) => bit,
+            Err(_) => bit,
+        }
+    };
+    let ids = |m: &nvmlMask255_t| mask255_bits(m).into_iter().map(id).collect::<Vec<_>>();
+    Ok((
+        ids(&cur.requestedProfilesMask),
+        ids(&cur.enforcedProfilesMask),
+    ))
+}

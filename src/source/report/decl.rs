@@ -289,8 +289,8 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
         ]),
         Decl::Backported(R535, 129, V12_MID_FROM, &[
         s("Inforom BBX Object Flush", "inforom_bbx_flush", &[
-            f("Latest Timestamp", "latest_timestamp", none, ""),
-            f("Latest Duration", "latest_duration", none, ""),
+            f("Latest Timestamp", "latest_timestamp", |c| g::bbx_flush(c, false), ""),
+            f("Latest Duration", "latest_duration", |c| g::bbx_flush(c, true), US),
         ]),
         ]),
         Decl::Since(KMD_NAMED_FROM, INFOROM_TIME),
@@ -492,8 +492,8 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
     ]),
     (&[D::PowerSmoothing], &[Decl::Since(V12_LATE_FROM, &[f("Power Smoothing", "power_smoothing", g::power_smoothing, "")])]),
     (&[D::PowerProfiles], &[Decl::Since(V12_LATE_FROM, &[s("Workload Power Profiles", "power_profiles", &[
-        f("Requested Profiles", "power_profile_requested_profiles", none, ""),
-        f("Enforced Profiles", "power_profile_enforced_profiles", none, ""),
+        f("Requested Profiles", "power_profile_requested_profiles", |c| g::power_profiles(c, false), ""),
+        f("Enforced Profiles", "power_profile_enforced_profiles", |c| g::power_profiles(c, true), ""),
     ])])]),
     (&[D::Power], &[Decl::Since(V13_FROM, &[q("EDPp Multiplier", "edpp_multiplier", "edpp_multiplier", "%")])]),
     (&[D::Clock], &[
@@ -667,7 +667,7 @@ const SRAM_SOURCES: &[Decl] = &[
 const REPAIRS: &[Decl] = &[
     f("Channel Repair Pending", "channel_repair_pending", |c| g::repair_pending(c, false), ""),
     f("TPC Repair Pending", "tpc_repair_pending", |c| g::repair_pending(c, true), ""),
-    f("Unrepairable Memory", "unrepairable_memory", none, ""),
+    f("Unrepairable Memory", "unrepairable_memory", g::unrepairable_memory, ""),
 ];
 
 /// Drivers 535 to 579 print the reset status (deprecated by 570).

@@ -88,6 +88,12 @@ pub fn repair_pending(c: &GpuCtx, tpc: bool) -> Value {
     })
 }
 
+/// `Unrepairable Memory`: Yes/No (`No` on the H100 and H200 590 captures;
+/// `N/A` on an RTX 3080, which NVML does not support).
+pub fn unrepairable_memory(c: &GpuCtx) -> Value {
+    c.value(raw::unrepairable_memory(&c.raw()), Value::yes_no)
+}
+
 /// Extended GPU memory: `enabled`/`disabled`, as nvidia-smi spells it here.
 pub fn egm(c: &GpuCtx) -> Value {
     c.value(raw::capabilities(&c.raw()), |m| {
@@ -132,6 +138,21 @@ pub fn gpu_part_number(c: &GpuCtx) -> Value {
 /// The first driver branch with its own `Board Part Number` line (516
 /// documents lack it, 525 ones have it).
 const BOARD_PART_NUMBER_FROM: u32 = 520;
+
+/// `Inforom BBX Object Flush`: the last flush's start, as nvidia-smi prints
+/// its own timestamp (`2024/07/31 05:52:57.891`, local time; public 535-565
+/// reports), or its duration in µs (`91568 us`). `N/A` before any flush
+/// (NOT_READY: the 555 report's third GPU) or without an InfoROM.
+pub fn bbx_flush(c: &GpuCtx, duration: bool) -> Value {
+    c.value(raw::last_bbx_flush(&c.raw()), |(start, took)| {
+        if duration {
+            Value::count(took)
+        } else {
+            let at = std::time::UNIX_EPOCH + std::time::Duration::from_micros(start);
+            Value::text(crate::source::time::format_timestamp(at))
+        }
+    })
+}
 
 pub fn module_id(c: &GpuCtx) -> Value {
     c.value(raw::module_id(&c.raw()), uint)
@@ -795,6 +816,56 @@ pub fn power_smoothing(c: &GpuCtx) -> Value {
             "Disabled"
         })
     })
+}
+
+/// `Workload Power Profiles`: the requested (or enforced) profiles by
+/// NVML's names (`MAX_P`, `MAX_Q`, `COMPUTE`, ...; an id this list lacks by
+/// its number), each followed by a space as nvidia-smi writes the atomic
+/// caps; `N/A` when none is set or NVML does not support them (the 570-595
+/// documents and captures, Blackwell B200/GB200/GB300 580 ones included,
+/// print `N/A`). UNVERIFIED: no public output with a profile set was found,
+/// so the names, their separator and the empty case are nvq's guess.
+pub fn power_profiles(c: &GpuCtx, enforced: bool) -> Value {
+    match raw::power_profiles(&c.raw()) {
+        Ok((requested, enforced_ids)) => {
+            let ids = if enforced { enforced_ids } else { requested };
+            if ids.is_empty() {
+                return not_available(c);
+            }
+            Value::text(
+                ids.iter()
+                    .map(|&id| match power_profile_name(id) {
+                        Some(name) => format!("{name} "),
+                        None => format!("{id} "),
+                    })
+                    .collect::<String>(),
+            )
+        }
+        Err(code) => c.err(code),
+    }
+}
+
+/// NVML's name of a workload power profile id, without its
+/// `NVML_POWER_PROFILE_` prefix; `None` for an id this header lacks.
+fn power_profile_name(id: u32) -> Option<&'static str> {
+    const NAMES: [&str; 15] = [
+        "MAX_P",
+        "MAX_Q",
+        "COMPUTE",
+        "MEMORY_BOUND",
+        "NETWORK",
+        "BALANCED",
+        "LLM_INFERENCE",
+        "LLM_TRAINING",
+        "RBM",
+        "DCPCIE",
+        "HMMA_SPARSE",
+        "HMMA_DENSE",
+        "SYNC_BALANCED",
+        "HPC",
+        "MIG",
+    ];
+    NAMES.get(id as usize).copied()
 }
 
 /// `<power_state>`: the performance state, deprecated from 590 on.
