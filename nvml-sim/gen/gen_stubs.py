@@ -17,6 +17,7 @@ section: the crate denies `clippy::missing_safety_doc`).
 """
 import glob
 import os
+import subprocess
 import re
 import sys
 
@@ -133,8 +134,11 @@ def main():
         path = name if name not in impl else f"crate::{name}"
         out.append(f"const _: unsafe extern \"C\" fn({', '.join(types)}) -> {ret} = {path};")
     out.append("")
-    with open(os.path.join(SRC, "generated.rs"), "w") as f:
+    path = os.path.join(SRC, "generated.rs")
+    with open(path, "w") as f:
         f.write("\n".join(out))
+    # Written as rustfmt writes it, so `cargo fmt --all -- --check` (CI) holds.
+    subprocess.run(["rustfmt", "--edition", "2021", path], check=True)
     print(f"{len(entries)} symbols, {len(entries) - len(stubs)} implemented, {len(stubs)} stubs")
 
 

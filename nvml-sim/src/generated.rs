@@ -616,7 +616,10 @@ pub const STUBS: &[&str] = &[
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlSystemGetDriverBranch(_a0: *mut nvmlSystemDriverBranchInfo_t, _a1: raw::c_uint) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlSystemGetDriverBranch(
+    _a0: *mut nvmlSystemDriverBranchInfo_t,
+    _a1: raw::c_uint,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlSystemGetDriverBranch")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -624,7 +627,10 @@ pub unsafe extern "C" fn nvmlSystemGetDriverBranch(_a0: *mut nvmlSystemDriverBra
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetHandleByUUIDV(_a0: *const nvmlUUID_t, _a1: *mut nvmlDevice_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceGetHandleByUUIDV(
+    _a0: *const nvmlUUID_t,
+    _a1: *mut nvmlDevice_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceGetHandleByUUIDV")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -648,7 +654,10 @@ pub unsafe extern "C" fn nvmlDeviceClearCpuAffinity(_a0: nvmlDevice_t) -> nvmlRe
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetGpcClkVfOffset(_a0: nvmlDevice_t, _a1: *mut raw::c_int) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceGetGpcClkVfOffset(
+    _a0: nvmlDevice_t,
+    _a1: *mut raw::c_int,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceGetGpcClkVfOffset")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -656,7 +665,11 @@ pub unsafe extern "C" fn nvmlDeviceGetGpcClkVfOffset(_a0: nvmlDevice_t, _a1: *mu
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetAutoBoostedClocksEnabled(_a0: nvmlDevice_t, _a1: *mut nvmlEnableState_t, _a2: *mut nvmlEnableState_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceGetAutoBoostedClocksEnabled(
+    _a0: nvmlDevice_t,
+    _a1: *mut nvmlEnableState_t,
+    _a2: *mut nvmlEnableState_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceGetAutoBoostedClocksEnabled")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -664,7 +677,10 @@ pub unsafe extern "C" fn nvmlDeviceGetAutoBoostedClocksEnabled(_a0: nvmlDevice_t
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetFanSpeedRPM(_a0: nvmlDevice_t, _a1: *mut nvmlFanSpeedInfo_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceGetFanSpeedRPM(
+    _a0: nvmlDevice_t,
+    _a1: *mut nvmlFanSpeedInfo_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceGetFanSpeedRPM")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -672,7 +688,11 @@ pub unsafe extern "C" fn nvmlDeviceGetFanSpeedRPM(_a0: nvmlDevice_t, _a1: *mut n
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetTargetFanSpeed(_a0: nvmlDevice_t, _a1: raw::c_uint, _a2: *mut raw::c_uint) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceGetTargetFanSpeed(
+    _a0: nvmlDevice_t,
+    _a1: raw::c_uint,
+    _a2: *mut raw::c_uint,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceGetTargetFanSpeed")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -680,7 +700,11 @@ pub unsafe extern "C" fn nvmlDeviceGetTargetFanSpeed(_a0: nvmlDevice_t, _a1: raw
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetMinMaxFanSpeed(_a0: nvmlDevice_t, _a1: *mut raw::c_uint, _a2: *mut raw::c_uint) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceGetMinMaxFanSpeed(
+    _a0: nvmlDevice_t,
+    _a1: *mut raw::c_uint,
+    _a2: *mut raw::c_uint,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceGetMinMaxFanSpeed")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -688,7 +712,11 @@ pub unsafe extern "C" fn nvmlDeviceGetMinMaxFanSpeed(_a0: nvmlDevice_t, _a1: *mu
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetFanControlPolicy_v2(_a0: nvmlDevice_t, _a1: raw::c_uint, _a2: *mut nvmlFanControlPolicy_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceGetFanControlPolicy_v2(
+    _a0: nvmlDevice_t,
+    _a1: raw::c_uint,
+    _a2: *mut nvmlFanControlPolicy_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceGetFanControlPolicy_v2")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -696,7 +724,10 @@ pub unsafe extern "C" fn nvmlDeviceGetFanControlPolicy_v2(_a0: nvmlDevice_t, _a1
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetCoolerInfo(_a0: nvmlDevice_t, _a1: *mut nvmlCoolerInfo_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceGetCoolerInfo(
+    _a0: nvmlDevice_t,
+    _a1: *mut nvmlCoolerInfo_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceGetCoolerInfo")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -704,7 +735,11 @@ pub unsafe extern "C" fn nvmlDeviceGetCoolerInfo(_a0: nvmlDevice_t, _a1: *mut nv
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetThermalSettings(_a0: nvmlDevice_t, _a1: raw::c_uint, _a2: *mut nvmlGpuThermalSettings_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceGetThermalSettings(
+    _a0: nvmlDevice_t,
+    _a1: raw::c_uint,
+    _a2: *mut nvmlGpuThermalSettings_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceGetThermalSettings")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -712,7 +747,10 @@ pub unsafe extern "C" fn nvmlDeviceGetThermalSettings(_a0: nvmlDevice_t, _a1: ra
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetDynamicPstatesInfo(_a0: nvmlDevice_t, _a1: *mut nvmlGpuDynamicPstatesInfo_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceGetDynamicPstatesInfo(
+    _a0: nvmlDevice_t,
+    _a1: *mut nvmlGpuDynamicPstatesInfo_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceGetDynamicPstatesInfo")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -720,7 +758,10 @@ pub unsafe extern "C" fn nvmlDeviceGetDynamicPstatesInfo(_a0: nvmlDevice_t, _a1:
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetMemClkVfOffset(_a0: nvmlDevice_t, _a1: *mut raw::c_int) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceGetMemClkVfOffset(
+    _a0: nvmlDevice_t,
+    _a1: *mut raw::c_int,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceGetMemClkVfOffset")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -728,7 +769,13 @@ pub unsafe extern "C" fn nvmlDeviceGetMemClkVfOffset(_a0: nvmlDevice_t, _a1: *mu
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetMinMaxClockOfPState(_a0: nvmlDevice_t, _a1: nvmlClockType_t, _a2: nvmlPstates_t, _a3: *mut raw::c_uint, _a4: *mut raw::c_uint) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceGetMinMaxClockOfPState(
+    _a0: nvmlDevice_t,
+    _a1: nvmlClockType_t,
+    _a2: nvmlPstates_t,
+    _a3: *mut raw::c_uint,
+    _a4: *mut raw::c_uint,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceGetMinMaxClockOfPState")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -736,7 +783,11 @@ pub unsafe extern "C" fn nvmlDeviceGetMinMaxClockOfPState(_a0: nvmlDevice_t, _a1
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetSupportedPerformanceStates(_a0: nvmlDevice_t, _a1: *mut nvmlPstates_t, _a2: raw::c_uint) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceGetSupportedPerformanceStates(
+    _a0: nvmlDevice_t,
+    _a1: *mut nvmlPstates_t,
+    _a2: raw::c_uint,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceGetSupportedPerformanceStates")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -744,7 +795,11 @@ pub unsafe extern "C" fn nvmlDeviceGetSupportedPerformanceStates(_a0: nvmlDevice
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetGpcClkMinMaxVfOffset(_a0: nvmlDevice_t, _a1: *mut raw::c_int, _a2: *mut raw::c_int) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceGetGpcClkMinMaxVfOffset(
+    _a0: nvmlDevice_t,
+    _a1: *mut raw::c_int,
+    _a2: *mut raw::c_int,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceGetGpcClkMinMaxVfOffset")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -752,7 +807,11 @@ pub unsafe extern "C" fn nvmlDeviceGetGpcClkMinMaxVfOffset(_a0: nvmlDevice_t, _a
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetMemClkMinMaxVfOffset(_a0: nvmlDevice_t, _a1: *mut raw::c_int, _a2: *mut raw::c_int) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceGetMemClkMinMaxVfOffset(
+    _a0: nvmlDevice_t,
+    _a1: *mut raw::c_int,
+    _a2: *mut raw::c_int,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceGetMemClkMinMaxVfOffset")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -760,7 +819,10 @@ pub unsafe extern "C" fn nvmlDeviceGetMemClkMinMaxVfOffset(_a0: nvmlDevice_t, _a
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetClockOffsets(_a0: nvmlDevice_t, _a1: *mut nvmlClockOffset_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceGetClockOffsets(
+    _a0: nvmlDevice_t,
+    _a1: *mut nvmlClockOffset_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceGetClockOffsets")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -768,7 +830,10 @@ pub unsafe extern "C" fn nvmlDeviceGetClockOffsets(_a0: nvmlDevice_t, _a1: *mut 
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceSetClockOffsets(_a0: nvmlDevice_t, _a1: *mut nvmlClockOffset_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceSetClockOffsets(
+    _a0: nvmlDevice_t,
+    _a1: *mut nvmlClockOffset_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceSetClockOffsets")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -776,7 +841,10 @@ pub unsafe extern "C" fn nvmlDeviceSetClockOffsets(_a0: nvmlDevice_t, _a1: *mut 
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetPerformanceModes(_a0: nvmlDevice_t, _a1: *mut nvmlDevicePerfModes_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceGetPerformanceModes(
+    _a0: nvmlDevice_t,
+    _a1: *mut nvmlDevicePerfModes_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceGetPerformanceModes")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -784,7 +852,10 @@ pub unsafe extern "C" fn nvmlDeviceGetPerformanceModes(_a0: nvmlDevice_t, _a1: *
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetCurrentClockFreqs(_a0: nvmlDevice_t, _a1: *mut nvmlDeviceCurrentClockFreqs_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceGetCurrentClockFreqs(
+    _a0: nvmlDevice_t,
+    _a1: *mut nvmlDeviceCurrentClockFreqs_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceGetCurrentClockFreqs")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -792,7 +863,10 @@ pub unsafe extern "C" fn nvmlDeviceGetCurrentClockFreqs(_a0: nvmlDevice_t, _a1: 
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetPowerMizerMode_v1(_a0: nvmlDevice_t, _a1: *mut nvmlDevicePowerMizerModes_v1_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceGetPowerMizerMode_v1(
+    _a0: nvmlDevice_t,
+    _a1: *mut nvmlDevicePowerMizerModes_v1_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceGetPowerMizerMode_v1")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -800,7 +874,10 @@ pub unsafe extern "C" fn nvmlDeviceGetPowerMizerMode_v1(_a0: nvmlDevice_t, _a1: 
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceSetPowerMizerMode_v1(_a0: nvmlDevice_t, _a1: *mut nvmlDevicePowerMizerModes_v1_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceSetPowerMizerMode_v1(
+    _a0: nvmlDevice_t,
+    _a1: *mut nvmlDevicePowerMizerModes_v1_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceSetPowerMizerMode_v1")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -808,7 +885,10 @@ pub unsafe extern "C" fn nvmlDeviceSetPowerMizerMode_v1(_a0: nvmlDevice_t, _a1: 
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceSetDramEncryptionMode(_a0: nvmlDevice_t, _a1: *const nvmlDramEncryptionInfo_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceSetDramEncryptionMode(
+    _a0: nvmlDevice_t,
+    _a1: *const nvmlDramEncryptionInfo_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceSetDramEncryptionMode")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -816,7 +896,10 @@ pub unsafe extern "C" fn nvmlDeviceSetDramEncryptionMode(_a0: nvmlDevice_t, _a1:
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetDefaultEccMode(_a0: nvmlDevice_t, _a1: *mut nvmlEnableState_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceGetDefaultEccMode(
+    _a0: nvmlDevice_t,
+    _a1: *mut nvmlEnableState_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceGetDefaultEccMode")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -824,7 +907,12 @@ pub unsafe extern "C" fn nvmlDeviceGetDefaultEccMode(_a0: nvmlDevice_t, _a1: *mu
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetDetailedEccErrors(_a0: nvmlDevice_t, _a1: nvmlMemoryErrorType_t, _a2: nvmlEccCounterType_t, _a3: *mut nvmlEccErrorCounts_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceGetDetailedEccErrors(
+    _a0: nvmlDevice_t,
+    _a1: nvmlMemoryErrorType_t,
+    _a2: nvmlEccCounterType_t,
+    _a3: *mut nvmlEccErrorCounts_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceGetDetailedEccErrors")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -832,7 +920,11 @@ pub unsafe extern "C" fn nvmlDeviceGetDetailedEccErrors(_a0: nvmlDevice_t, _a1: 
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetEncoderSessions(_a0: nvmlDevice_t, _a1: *mut raw::c_uint, _a2: *mut nvmlEncoderSessionInfo_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceGetEncoderSessions(
+    _a0: nvmlDevice_t,
+    _a1: *mut raw::c_uint,
+    _a2: *mut nvmlEncoderSessionInfo_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceGetEncoderSessions")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -840,7 +932,11 @@ pub unsafe extern "C" fn nvmlDeviceGetEncoderSessions(_a0: nvmlDevice_t, _a1: *m
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetFBCSessions(_a0: nvmlDevice_t, _a1: *mut raw::c_uint, _a2: *mut nvmlFBCSessionInfo_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceGetFBCSessions(
+    _a0: nvmlDevice_t,
+    _a1: *mut raw::c_uint,
+    _a2: *mut nvmlFBCSessionInfo_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceGetFBCSessions")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -848,7 +944,11 @@ pub unsafe extern "C" fn nvmlDeviceGetFBCSessions(_a0: nvmlDevice_t, _a1: *mut r
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceOnSameBoard(_a0: nvmlDevice_t, _a1: nvmlDevice_t, _a2: *mut raw::c_int) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceOnSameBoard(
+    _a0: nvmlDevice_t,
+    _a1: nvmlDevice_t,
+    _a2: *mut raw::c_int,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceOnSameBoard")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -856,7 +956,11 @@ pub unsafe extern "C" fn nvmlDeviceOnSameBoard(_a0: nvmlDevice_t, _a1: nvmlDevic
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetAPIRestriction(_a0: nvmlDevice_t, _a1: nvmlRestrictedAPI_t, _a2: *mut nvmlEnableState_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceGetAPIRestriction(
+    _a0: nvmlDevice_t,
+    _a1: nvmlRestrictedAPI_t,
+    _a2: *mut nvmlEnableState_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceGetAPIRestriction")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -864,7 +968,10 @@ pub unsafe extern "C" fn nvmlDeviceGetAPIRestriction(_a0: nvmlDevice_t, _a1: nvm
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetIrqNum(_a0: nvmlDevice_t, _a1: *mut raw::c_uint) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceGetIrqNum(
+    _a0: nvmlDevice_t,
+    _a1: *mut raw::c_uint,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceGetIrqNum")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -872,7 +979,10 @@ pub unsafe extern "C" fn nvmlDeviceGetIrqNum(_a0: nvmlDevice_t, _a1: *mut raw::c
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetNumGpuCores(_a0: nvmlDevice_t, _a1: *mut raw::c_uint) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceGetNumGpuCores(
+    _a0: nvmlDevice_t,
+    _a1: *mut raw::c_uint,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceGetNumGpuCores")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -880,7 +990,10 @@ pub unsafe extern "C" fn nvmlDeviceGetNumGpuCores(_a0: nvmlDevice_t, _a1: *mut r
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetPowerSource(_a0: nvmlDevice_t, _a1: *mut nvmlPowerSource_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceGetPowerSource(
+    _a0: nvmlDevice_t,
+    _a1: *mut nvmlPowerSource_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceGetPowerSource")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -888,7 +1001,10 @@ pub unsafe extern "C" fn nvmlDeviceGetPowerSource(_a0: nvmlDevice_t, _a1: *mut n
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetMemoryBusWidth(_a0: nvmlDevice_t, _a1: *mut raw::c_uint) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceGetMemoryBusWidth(
+    _a0: nvmlDevice_t,
+    _a1: *mut raw::c_uint,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceGetMemoryBusWidth")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -896,7 +1012,10 @@ pub unsafe extern "C" fn nvmlDeviceGetMemoryBusWidth(_a0: nvmlDevice_t, _a1: *mu
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetPcieLinkMaxSpeed(_a0: nvmlDevice_t, _a1: *mut raw::c_uint) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceGetPcieLinkMaxSpeed(
+    _a0: nvmlDevice_t,
+    _a1: *mut raw::c_uint,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceGetPcieLinkMaxSpeed")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -904,7 +1023,10 @@ pub unsafe extern "C" fn nvmlDeviceGetPcieLinkMaxSpeed(_a0: nvmlDevice_t, _a1: *
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetPcieSpeed(_a0: nvmlDevice_t, _a1: *mut raw::c_uint) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceGetPcieSpeed(
+    _a0: nvmlDevice_t,
+    _a1: *mut raw::c_uint,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceGetPcieSpeed")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -912,7 +1034,10 @@ pub unsafe extern "C" fn nvmlDeviceGetPcieSpeed(_a0: nvmlDevice_t, _a1: *mut raw
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetAdaptiveClockInfoStatus(_a0: nvmlDevice_t, _a1: *mut raw::c_uint) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceGetAdaptiveClockInfoStatus(
+    _a0: nvmlDevice_t,
+    _a1: *mut raw::c_uint,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceGetAdaptiveClockInfoStatus")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -920,7 +1045,10 @@ pub unsafe extern "C" fn nvmlDeviceGetAdaptiveClockInfoStatus(_a0: nvmlDevice_t,
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetBusType(_a0: nvmlDevice_t, _a1: *mut nvmlBusType_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceGetBusType(
+    _a0: nvmlDevice_t,
+    _a1: *mut nvmlBusType_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceGetBusType")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -928,7 +1056,9 @@ pub unsafe extern "C" fn nvmlDeviceGetBusType(_a0: nvmlDevice_t, _a1: *mut nvmlB
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlSystemGetConfComputeCapabilities(_a0: *mut nvmlConfComputeSystemCaps_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlSystemGetConfComputeCapabilities(
+    _a0: *mut nvmlConfComputeSystemCaps_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlSystemGetConfComputeCapabilities")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -936,7 +1066,9 @@ pub unsafe extern "C" fn nvmlSystemGetConfComputeCapabilities(_a0: *mut nvmlConf
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlSystemGetConfComputeState(_a0: *mut nvmlConfComputeSystemState_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlSystemGetConfComputeState(
+    _a0: *mut nvmlConfComputeSystemState_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlSystemGetConfComputeState")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -944,7 +1076,10 @@ pub unsafe extern "C" fn nvmlSystemGetConfComputeState(_a0: *mut nvmlConfCompute
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetConfComputeMemSizeInfo(_a0: nvmlDevice_t, _a1: *mut nvmlConfComputeMemSizeInfo_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceGetConfComputeMemSizeInfo(
+    _a0: nvmlDevice_t,
+    _a1: *mut nvmlConfComputeMemSizeInfo_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceGetConfComputeMemSizeInfo")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -952,7 +1087,9 @@ pub unsafe extern "C" fn nvmlDeviceGetConfComputeMemSizeInfo(_a0: nvmlDevice_t, 
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlSystemGetConfComputeGpusReadyState(_a0: *mut raw::c_uint) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlSystemGetConfComputeGpusReadyState(
+    _a0: *mut raw::c_uint,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlSystemGetConfComputeGpusReadyState")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -960,7 +1097,10 @@ pub unsafe extern "C" fn nvmlSystemGetConfComputeGpusReadyState(_a0: *mut raw::c
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetConfComputeGpuCertificate(_a0: nvmlDevice_t, _a1: *mut nvmlConfComputeGpuCertificate_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceGetConfComputeGpuCertificate(
+    _a0: nvmlDevice_t,
+    _a1: *mut nvmlConfComputeGpuCertificate_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceGetConfComputeGpuCertificate")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -968,7 +1108,10 @@ pub unsafe extern "C" fn nvmlDeviceGetConfComputeGpuCertificate(_a0: nvmlDevice_
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetConfComputeGpuAttestationReport(_a0: nvmlDevice_t, _a1: *mut nvmlConfComputeGpuAttestationReport_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceGetConfComputeGpuAttestationReport(
+    _a0: nvmlDevice_t,
+    _a1: *mut nvmlConfComputeGpuAttestationReport_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceGetConfComputeGpuAttestationReport")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -976,7 +1119,9 @@ pub unsafe extern "C" fn nvmlDeviceGetConfComputeGpuAttestationReport(_a0: nvmlD
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlSystemGetConfComputeKeyRotationThresholdInfo(_a0: *mut nvmlConfComputeGetKeyRotationThresholdInfo_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlSystemGetConfComputeKeyRotationThresholdInfo(
+    _a0: *mut nvmlConfComputeGetKeyRotationThresholdInfo_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlSystemGetConfComputeKeyRotationThresholdInfo")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -984,7 +1129,10 @@ pub unsafe extern "C" fn nvmlSystemGetConfComputeKeyRotationThresholdInfo(_a0: *
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceSetConfComputeUnprotectedMemSize(_a0: nvmlDevice_t, _a1: raw::c_ulonglong) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceSetConfComputeUnprotectedMemSize(
+    _a0: nvmlDevice_t,
+    _a1: raw::c_ulonglong,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceSetConfComputeUnprotectedMemSize")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1000,7 +1148,9 @@ pub unsafe extern "C" fn nvmlSystemSetConfComputeGpusReadyState(_a0: raw::c_uint
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlSystemSetConfComputeKeyRotationThresholdInfo(_a0: *mut nvmlConfComputeSetKeyRotationThresholdInfo_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlSystemSetConfComputeKeyRotationThresholdInfo(
+    _a0: *mut nvmlConfComputeSetKeyRotationThresholdInfo_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlSystemSetConfComputeKeyRotationThresholdInfo")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1008,7 +1158,9 @@ pub unsafe extern "C" fn nvmlSystemSetConfComputeKeyRotationThresholdInfo(_a0: *
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlSystemGetConfComputeSettings(_a0: *mut nvmlSystemConfComputeSettings_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlSystemGetConfComputeSettings(
+    _a0: *mut nvmlSystemConfComputeSettings_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlSystemGetConfComputeSettings")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1016,7 +1168,10 @@ pub unsafe extern "C" fn nvmlSystemGetConfComputeSettings(_a0: *mut nvmlSystemCo
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceSetPowerManagementLimit_v2(_a0: nvmlDevice_t, _a1: *mut nvmlPowerValue_v2_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceSetPowerManagementLimit_v2(
+    _a0: nvmlDevice_t,
+    _a1: *mut nvmlPowerValue_v2_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceSetPowerManagementLimit_v2")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1024,7 +1179,10 @@ pub unsafe extern "C" fn nvmlDeviceSetPowerManagementLimit_v2(_a0: nvmlDevice_t,
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetClkMonStatus(_a0: nvmlDevice_t, _a1: *mut nvmlClkMonStatus_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceGetClkMonStatus(
+    _a0: nvmlDevice_t,
+    _a1: *mut nvmlClkMonStatus_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceGetClkMonStatus")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1040,7 +1198,10 @@ pub unsafe extern "C" fn nvmlUnitSetLedState(_a0: nvmlUnit_t, _a1: nvmlLedColor_
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceSetPersistenceMode(_a0: nvmlDevice_t, _a1: nvmlEnableState_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceSetPersistenceMode(
+    _a0: nvmlDevice_t,
+    _a1: nvmlEnableState_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceSetPersistenceMode")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1048,7 +1209,10 @@ pub unsafe extern "C" fn nvmlDeviceSetPersistenceMode(_a0: nvmlDevice_t, _a1: nv
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceSetComputeMode(_a0: nvmlDevice_t, _a1: nvmlComputeMode_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceSetComputeMode(
+    _a0: nvmlDevice_t,
+    _a1: nvmlComputeMode_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceSetComputeMode")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1056,7 +1220,10 @@ pub unsafe extern "C" fn nvmlDeviceSetComputeMode(_a0: nvmlDevice_t, _a1: nvmlCo
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceSetEccMode(_a0: nvmlDevice_t, _a1: nvmlEnableState_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceSetEccMode(
+    _a0: nvmlDevice_t,
+    _a1: nvmlEnableState_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceSetEccMode")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1064,7 +1231,10 @@ pub unsafe extern "C" fn nvmlDeviceSetEccMode(_a0: nvmlDevice_t, _a1: nvmlEnable
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceClearEccErrorCounts(_a0: nvmlDevice_t, _a1: nvmlEccCounterType_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceClearEccErrorCounts(
+    _a0: nvmlDevice_t,
+    _a1: nvmlEccCounterType_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceClearEccErrorCounts")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1072,7 +1242,11 @@ pub unsafe extern "C" fn nvmlDeviceClearEccErrorCounts(_a0: nvmlDevice_t, _a1: n
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceSetDriverModel(_a0: nvmlDevice_t, _a1: nvmlDriverModel_t, _a2: raw::c_uint) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceSetDriverModel(
+    _a0: nvmlDevice_t,
+    _a1: nvmlDriverModel_t,
+    _a2: raw::c_uint,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceSetDriverModel")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1080,7 +1254,11 @@ pub unsafe extern "C" fn nvmlDeviceSetDriverModel(_a0: nvmlDevice_t, _a1: nvmlDr
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceSetGpuLockedClocks(_a0: nvmlDevice_t, _a1: raw::c_uint, _a2: raw::c_uint) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceSetGpuLockedClocks(
+    _a0: nvmlDevice_t,
+    _a1: raw::c_uint,
+    _a2: raw::c_uint,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceSetGpuLockedClocks")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1096,7 +1274,11 @@ pub unsafe extern "C" fn nvmlDeviceResetGpuLockedClocks(_a0: nvmlDevice_t) -> nv
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceSetMemoryLockedClocks(_a0: nvmlDevice_t, _a1: raw::c_uint, _a2: raw::c_uint) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceSetMemoryLockedClocks(
+    _a0: nvmlDevice_t,
+    _a1: raw::c_uint,
+    _a2: raw::c_uint,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceSetMemoryLockedClocks")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1112,7 +1294,11 @@ pub unsafe extern "C" fn nvmlDeviceResetMemoryLockedClocks(_a0: nvmlDevice_t) ->
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceSetApplicationsClocks(_a0: nvmlDevice_t, _a1: raw::c_uint, _a2: raw::c_uint) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceSetApplicationsClocks(
+    _a0: nvmlDevice_t,
+    _a1: raw::c_uint,
+    _a2: raw::c_uint,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceSetApplicationsClocks")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1128,7 +1314,10 @@ pub unsafe extern "C" fn nvmlDeviceResetApplicationsClocks(_a0: nvmlDevice_t) ->
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceSetAutoBoostedClocksEnabled(_a0: nvmlDevice_t, _a1: nvmlEnableState_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceSetAutoBoostedClocksEnabled(
+    _a0: nvmlDevice_t,
+    _a1: nvmlEnableState_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceSetAutoBoostedClocksEnabled")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1136,7 +1325,11 @@ pub unsafe extern "C" fn nvmlDeviceSetAutoBoostedClocksEnabled(_a0: nvmlDevice_t
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceSetDefaultAutoBoostedClocksEnabled(_a0: nvmlDevice_t, _a1: nvmlEnableState_t, _a2: raw::c_uint) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceSetDefaultAutoBoostedClocksEnabled(
+    _a0: nvmlDevice_t,
+    _a1: nvmlEnableState_t,
+    _a2: raw::c_uint,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceSetDefaultAutoBoostedClocksEnabled")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1144,7 +1337,10 @@ pub unsafe extern "C" fn nvmlDeviceSetDefaultAutoBoostedClocksEnabled(_a0: nvmlD
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceSetDefaultFanSpeed_v2(_a0: nvmlDevice_t, _a1: raw::c_uint) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceSetDefaultFanSpeed_v2(
+    _a0: nvmlDevice_t,
+    _a1: raw::c_uint,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceSetDefaultFanSpeed_v2")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1152,7 +1348,11 @@ pub unsafe extern "C" fn nvmlDeviceSetDefaultFanSpeed_v2(_a0: nvmlDevice_t, _a1:
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceSetFanControlPolicy(_a0: nvmlDevice_t, _a1: raw::c_uint, _a2: nvmlFanControlPolicy_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceSetFanControlPolicy(
+    _a0: nvmlDevice_t,
+    _a1: raw::c_uint,
+    _a2: nvmlFanControlPolicy_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceSetFanControlPolicy")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1160,7 +1360,11 @@ pub unsafe extern "C" fn nvmlDeviceSetFanControlPolicy(_a0: nvmlDevice_t, _a1: r
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceSetTemperatureThreshold(_a0: nvmlDevice_t, _a1: nvmlTemperatureThresholds_t, _a2: *mut raw::c_int) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceSetTemperatureThreshold(
+    _a0: nvmlDevice_t,
+    _a1: nvmlTemperatureThresholds_t,
+    _a2: *mut raw::c_int,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceSetTemperatureThreshold")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1168,7 +1372,10 @@ pub unsafe extern "C" fn nvmlDeviceSetTemperatureThreshold(_a0: nvmlDevice_t, _a
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceSetPowerManagementLimit(_a0: nvmlDevice_t, _a1: raw::c_uint) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceSetPowerManagementLimit(
+    _a0: nvmlDevice_t,
+    _a1: raw::c_uint,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceSetPowerManagementLimit")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1176,7 +1383,10 @@ pub unsafe extern "C" fn nvmlDeviceSetPowerManagementLimit(_a0: nvmlDevice_t, _a
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceSetGpuOperationMode(_a0: nvmlDevice_t, _a1: nvmlGpuOperationMode_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceSetGpuOperationMode(
+    _a0: nvmlDevice_t,
+    _a1: nvmlGpuOperationMode_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceSetGpuOperationMode")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1184,7 +1394,11 @@ pub unsafe extern "C" fn nvmlDeviceSetGpuOperationMode(_a0: nvmlDevice_t, _a1: n
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceSetAPIRestriction(_a0: nvmlDevice_t, _a1: nvmlRestrictedAPI_t, _a2: nvmlEnableState_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceSetAPIRestriction(
+    _a0: nvmlDevice_t,
+    _a1: nvmlRestrictedAPI_t,
+    _a2: nvmlEnableState_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceSetAPIRestriction")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1192,7 +1406,11 @@ pub unsafe extern "C" fn nvmlDeviceSetAPIRestriction(_a0: nvmlDevice_t, _a1: nvm
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceSetFanSpeed_v2(_a0: nvmlDevice_t, _a1: raw::c_uint, _a2: raw::c_uint) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceSetFanSpeed_v2(
+    _a0: nvmlDevice_t,
+    _a1: raw::c_uint,
+    _a2: raw::c_uint,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceSetFanSpeed_v2")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1200,7 +1418,10 @@ pub unsafe extern "C" fn nvmlDeviceSetFanSpeed_v2(_a0: nvmlDevice_t, _a1: raw::c
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceSetGpcClkVfOffset(_a0: nvmlDevice_t, _a1: raw::c_int) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceSetGpcClkVfOffset(
+    _a0: nvmlDevice_t,
+    _a1: raw::c_int,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceSetGpcClkVfOffset")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1208,7 +1429,10 @@ pub unsafe extern "C" fn nvmlDeviceSetGpcClkVfOffset(_a0: nvmlDevice_t, _a1: raw
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceSetMemClkVfOffset(_a0: nvmlDevice_t, _a1: raw::c_int) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceSetMemClkVfOffset(
+    _a0: nvmlDevice_t,
+    _a1: raw::c_int,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceSetMemClkVfOffset")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1216,7 +1440,10 @@ pub unsafe extern "C" fn nvmlDeviceSetMemClkVfOffset(_a0: nvmlDevice_t, _a1: raw
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceSetAccountingMode(_a0: nvmlDevice_t, _a1: nvmlEnableState_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceSetAccountingMode(
+    _a0: nvmlDevice_t,
+    _a1: nvmlEnableState_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceSetAccountingMode")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1232,7 +1459,11 @@ pub unsafe extern "C" fn nvmlDeviceClearAccountingPids(_a0: nvmlDevice_t) -> nvm
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetNvLinkVersion(_a0: nvmlDevice_t, _a1: raw::c_uint, _a2: *mut raw::c_uint) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceGetNvLinkVersion(
+    _a0: nvmlDevice_t,
+    _a1: raw::c_uint,
+    _a2: *mut raw::c_uint,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceGetNvLinkVersion")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1240,7 +1471,10 @@ pub unsafe extern "C" fn nvmlDeviceGetNvLinkVersion(_a0: nvmlDevice_t, _a1: raw:
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceResetNvLinkErrorCounters(_a0: nvmlDevice_t, _a1: raw::c_uint) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceResetNvLinkErrorCounters(
+    _a0: nvmlDevice_t,
+    _a1: raw::c_uint,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceResetNvLinkErrorCounters")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1248,7 +1482,13 @@ pub unsafe extern "C" fn nvmlDeviceResetNvLinkErrorCounters(_a0: nvmlDevice_t, _
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceSetNvLinkUtilizationControl(_a0: nvmlDevice_t, _a1: raw::c_uint, _a2: raw::c_uint, _a3: *mut nvmlNvLinkUtilizationControl_t, _a4: raw::c_uint) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceSetNvLinkUtilizationControl(
+    _a0: nvmlDevice_t,
+    _a1: raw::c_uint,
+    _a2: raw::c_uint,
+    _a3: *mut nvmlNvLinkUtilizationControl_t,
+    _a4: raw::c_uint,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceSetNvLinkUtilizationControl")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1256,7 +1496,12 @@ pub unsafe extern "C" fn nvmlDeviceSetNvLinkUtilizationControl(_a0: nvmlDevice_t
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetNvLinkUtilizationControl(_a0: nvmlDevice_t, _a1: raw::c_uint, _a2: raw::c_uint, _a3: *mut nvmlNvLinkUtilizationControl_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceGetNvLinkUtilizationControl(
+    _a0: nvmlDevice_t,
+    _a1: raw::c_uint,
+    _a2: raw::c_uint,
+    _a3: *mut nvmlNvLinkUtilizationControl_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceGetNvLinkUtilizationControl")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1264,7 +1509,13 @@ pub unsafe extern "C" fn nvmlDeviceGetNvLinkUtilizationControl(_a0: nvmlDevice_t
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetNvLinkUtilizationCounter(_a0: nvmlDevice_t, _a1: raw::c_uint, _a2: raw::c_uint, _a3: *mut raw::c_ulonglong, _a4: *mut raw::c_ulonglong) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceGetNvLinkUtilizationCounter(
+    _a0: nvmlDevice_t,
+    _a1: raw::c_uint,
+    _a2: raw::c_uint,
+    _a3: *mut raw::c_ulonglong,
+    _a4: *mut raw::c_ulonglong,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceGetNvLinkUtilizationCounter")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1272,7 +1523,12 @@ pub unsafe extern "C" fn nvmlDeviceGetNvLinkUtilizationCounter(_a0: nvmlDevice_t
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceFreezeNvLinkUtilizationCounter(_a0: nvmlDevice_t, _a1: raw::c_uint, _a2: raw::c_uint, _a3: nvmlEnableState_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceFreezeNvLinkUtilizationCounter(
+    _a0: nvmlDevice_t,
+    _a1: raw::c_uint,
+    _a2: raw::c_uint,
+    _a3: nvmlEnableState_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceFreezeNvLinkUtilizationCounter")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1280,7 +1536,11 @@ pub unsafe extern "C" fn nvmlDeviceFreezeNvLinkUtilizationCounter(_a0: nvmlDevic
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceResetNvLinkUtilizationCounter(_a0: nvmlDevice_t, _a1: raw::c_uint, _a2: raw::c_uint) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceResetNvLinkUtilizationCounter(
+    _a0: nvmlDevice_t,
+    _a1: raw::c_uint,
+    _a2: raw::c_uint,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceResetNvLinkUtilizationCounter")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1288,7 +1548,10 @@ pub unsafe extern "C" fn nvmlDeviceResetNvLinkUtilizationCounter(_a0: nvmlDevice
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceSetNvLinkDeviceLowPowerThreshold(_a0: nvmlDevice_t, _a1: *mut nvmlNvLinkPowerThres_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceSetNvLinkDeviceLowPowerThreshold(
+    _a0: nvmlDevice_t,
+    _a1: *mut nvmlNvLinkPowerThres_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceSetNvLinkDeviceLowPowerThreshold")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1312,7 +1575,10 @@ pub unsafe extern "C" fn nvmlSystemGetNvlinkBwMode(_a0: *mut raw::c_uint) -> nvm
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetNvlinkSupportedBwModes(_a0: nvmlDevice_t, _a1: *mut nvmlNvlinkSupportedBwModes_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceGetNvlinkSupportedBwModes(
+    _a0: nvmlDevice_t,
+    _a1: *mut nvmlNvlinkSupportedBwModes_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceGetNvlinkSupportedBwModes")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1320,7 +1586,10 @@ pub unsafe extern "C" fn nvmlDeviceGetNvlinkSupportedBwModes(_a0: nvmlDevice_t, 
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetNvlinkBwMode(_a0: nvmlDevice_t, _a1: *mut nvmlNvlinkGetBwMode_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceGetNvlinkBwMode(
+    _a0: nvmlDevice_t,
+    _a1: *mut nvmlNvlinkGetBwMode_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceGetNvlinkBwMode")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1328,7 +1597,10 @@ pub unsafe extern "C" fn nvmlDeviceGetNvlinkBwMode(_a0: nvmlDevice_t, _a1: *mut 
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceSetNvlinkBwMode(_a0: nvmlDevice_t, _a1: *mut nvmlNvlinkSetBwMode_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceSetNvlinkBwMode(
+    _a0: nvmlDevice_t,
+    _a1: *mut nvmlNvlinkSetBwMode_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceSetNvlinkBwMode")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1336,7 +1608,10 @@ pub unsafe extern "C" fn nvmlDeviceSetNvlinkBwMode(_a0: nvmlDevice_t, _a1: *mut 
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetNvLinkInfo(_a0: nvmlDevice_t, _a1: *mut nvmlNvLinkInfo_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceGetNvLinkInfo(
+    _a0: nvmlDevice_t,
+    _a1: *mut nvmlNvLinkInfo_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceGetNvLinkInfo")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1344,7 +1619,9 @@ pub unsafe extern "C" fn nvmlDeviceGetNvLinkInfo(_a0: nvmlDevice_t, _a1: *mut nv
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlSystemEventSetCreate(_a0: *mut nvmlSystemEventSetCreateRequest_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlSystemEventSetCreate(
+    _a0: *mut nvmlSystemEventSetCreateRequest_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlSystemEventSetCreate")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1352,7 +1629,9 @@ pub unsafe extern "C" fn nvmlSystemEventSetCreate(_a0: *mut nvmlSystemEventSetCr
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlSystemEventSetFree(_a0: *mut nvmlSystemEventSetFreeRequest_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlSystemEventSetFree(
+    _a0: *mut nvmlSystemEventSetFreeRequest_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlSystemEventSetFree")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1360,7 +1639,9 @@ pub unsafe extern "C" fn nvmlSystemEventSetFree(_a0: *mut nvmlSystemEventSetFree
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlSystemRegisterEvents(_a0: *mut nvmlSystemRegisterEventRequest_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlSystemRegisterEvents(
+    _a0: *mut nvmlSystemRegisterEventRequest_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlSystemRegisterEvents")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1368,7 +1649,9 @@ pub unsafe extern "C" fn nvmlSystemRegisterEvents(_a0: *mut nvmlSystemRegisterEv
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlSystemEventSetWait(_a0: *mut nvmlSystemEventSetWaitRequest_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlSystemEventSetWait(
+    _a0: *mut nvmlSystemEventSetWaitRequest_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlSystemEventSetWait")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1376,7 +1659,10 @@ pub unsafe extern "C" fn nvmlSystemEventSetWait(_a0: *mut nvmlSystemEventSetWait
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceModifyDrainState(_a0: *mut nvmlPciInfo_t, _a1: nvmlEnableState_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceModifyDrainState(
+    _a0: *mut nvmlPciInfo_t,
+    _a1: nvmlEnableState_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceModifyDrainState")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1384,7 +1670,10 @@ pub unsafe extern "C" fn nvmlDeviceModifyDrainState(_a0: *mut nvmlPciInfo_t, _a1
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceQueryDrainState(_a0: *mut nvmlPciInfo_t, _a1: *mut nvmlEnableState_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceQueryDrainState(
+    _a0: *mut nvmlPciInfo_t,
+    _a1: *mut nvmlEnableState_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceQueryDrainState")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1392,7 +1681,11 @@ pub unsafe extern "C" fn nvmlDeviceQueryDrainState(_a0: *mut nvmlPciInfo_t, _a1:
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceRemoveGpu_v2(_a0: *mut nvmlPciInfo_t, _a1: nvmlDetachGpuState_t, _a2: nvmlPcieLinkState_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceRemoveGpu_v2(
+    _a0: *mut nvmlPciInfo_t,
+    _a1: nvmlDetachGpuState_t,
+    _a2: nvmlPcieLinkState_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceRemoveGpu_v2")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1408,7 +1701,11 @@ pub unsafe extern "C" fn nvmlDeviceDiscoverGpus(_a0: *mut nvmlPciInfo_t) -> nvml
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceClearFieldValues(_a0: nvmlDevice_t, _a1: raw::c_int, _a2: *mut nvmlFieldValue_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceClearFieldValues(
+    _a0: nvmlDevice_t,
+    _a1: raw::c_int,
+    _a2: *mut nvmlFieldValue_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceClearFieldValues")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1416,7 +1713,10 @@ pub unsafe extern "C" fn nvmlDeviceClearFieldValues(_a0: nvmlDevice_t, _a1: raw:
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceSetVirtualizationMode(_a0: nvmlDevice_t, _a1: nvmlGpuVirtualizationMode_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceSetVirtualizationMode(
+    _a0: nvmlDevice_t,
+    _a1: nvmlGpuVirtualizationMode_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceSetVirtualizationMode")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1424,7 +1724,10 @@ pub unsafe extern "C" fn nvmlDeviceSetVirtualizationMode(_a0: nvmlDevice_t, _a1:
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceSetVgpuHeterogeneousMode(_a0: nvmlDevice_t, _a1: *const nvmlVgpuHeterogeneousMode_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceSetVgpuHeterogeneousMode(
+    _a0: nvmlDevice_t,
+    _a1: *const nvmlVgpuHeterogeneousMode_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceSetVgpuHeterogeneousMode")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1432,7 +1735,10 @@ pub unsafe extern "C" fn nvmlDeviceSetVgpuHeterogeneousMode(_a0: nvmlDevice_t, _
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlVgpuInstanceGetPlacementId(_a0: nvmlVgpuInstance_t, _a1: *mut nvmlVgpuPlacementId_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlVgpuInstanceGetPlacementId(
+    _a0: nvmlVgpuInstance_t,
+    _a1: *mut nvmlVgpuPlacementId_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlVgpuInstanceGetPlacementId")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1440,7 +1746,11 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetPlacementId(_a0: nvmlVgpuInstance_t,
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetVgpuTypeSupportedPlacements(_a0: nvmlDevice_t, _a1: nvmlVgpuTypeId_t, _a2: *mut nvmlVgpuPlacementList_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceGetVgpuTypeSupportedPlacements(
+    _a0: nvmlDevice_t,
+    _a1: nvmlVgpuTypeId_t,
+    _a2: *mut nvmlVgpuPlacementList_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceGetVgpuTypeSupportedPlacements")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1448,7 +1758,11 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuTypeSupportedPlacements(_a0: nvmlDevic
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetVgpuTypeCreatablePlacements(_a0: nvmlDevice_t, _a1: nvmlVgpuTypeId_t, _a2: *mut nvmlVgpuPlacementList_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceGetVgpuTypeCreatablePlacements(
+    _a0: nvmlDevice_t,
+    _a1: nvmlVgpuTypeId_t,
+    _a2: *mut nvmlVgpuPlacementList_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceGetVgpuTypeCreatablePlacements")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1456,7 +1770,10 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuTypeCreatablePlacements(_a0: nvmlDevic
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlVgpuTypeGetGspHeapSize(_a0: nvmlVgpuTypeId_t, _a1: *mut raw::c_ulonglong) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlVgpuTypeGetGspHeapSize(
+    _a0: nvmlVgpuTypeId_t,
+    _a1: *mut raw::c_ulonglong,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlVgpuTypeGetGspHeapSize")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1464,7 +1781,10 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetGspHeapSize(_a0: nvmlVgpuTypeId_t, _a1: 
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlVgpuTypeGetFbReservation(_a0: nvmlVgpuTypeId_t, _a1: *mut raw::c_ulonglong) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlVgpuTypeGetFbReservation(
+    _a0: nvmlVgpuTypeId_t,
+    _a1: *mut raw::c_ulonglong,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlVgpuTypeGetFbReservation")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1472,7 +1792,10 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetFbReservation(_a0: nvmlVgpuTypeId_t, _a1
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlVgpuInstanceGetRuntimeStateSize(_a0: nvmlVgpuInstance_t, _a1: *mut nvmlVgpuRuntimeState_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlVgpuInstanceGetRuntimeStateSize(
+    _a0: nvmlVgpuInstance_t,
+    _a1: *mut nvmlVgpuRuntimeState_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlVgpuInstanceGetRuntimeStateSize")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1480,7 +1803,11 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetRuntimeStateSize(_a0: nvmlVgpuInstan
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceSetVgpuCapabilities(_a0: nvmlDevice_t, _a1: nvmlDeviceVgpuCapability_t, _a2: nvmlEnableState_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceSetVgpuCapabilities(
+    _a0: nvmlDevice_t,
+    _a1: nvmlDeviceVgpuCapability_t,
+    _a2: nvmlEnableState_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceSetVgpuCapabilities")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1488,7 +1815,10 @@ pub unsafe extern "C" fn nvmlDeviceSetVgpuCapabilities(_a0: nvmlDevice_t, _a1: n
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetGridLicensableFeatures_v4(_a0: nvmlDevice_t, _a1: *mut nvmlGridLicensableFeatures_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceGetGridLicensableFeatures_v4(
+    _a0: nvmlDevice_t,
+    _a1: *mut nvmlGridLicensableFeatures_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceGetGridLicensableFeatures_v4")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1496,7 +1826,10 @@ pub unsafe extern "C" fn nvmlDeviceGetGridLicensableFeatures_v4(_a0: nvmlDevice_
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlGetVgpuDriverCapabilities(_a0: nvmlVgpuDriverCapability_t, _a1: *mut raw::c_uint) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlGetVgpuDriverCapabilities(
+    _a0: nvmlVgpuDriverCapability_t,
+    _a1: *mut raw::c_uint,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlGetVgpuDriverCapabilities")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1504,7 +1837,11 @@ pub unsafe extern "C" fn nvmlGetVgpuDriverCapabilities(_a0: nvmlVgpuDriverCapabi
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetVgpuCapabilities(_a0: nvmlDevice_t, _a1: nvmlDeviceVgpuCapability_t, _a2: *mut raw::c_uint) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceGetVgpuCapabilities(
+    _a0: nvmlDevice_t,
+    _a1: nvmlDeviceVgpuCapability_t,
+    _a2: *mut raw::c_uint,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceGetVgpuCapabilities")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1512,7 +1849,11 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuCapabilities(_a0: nvmlDevice_t, _a1: n
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetSupportedVgpus(_a0: nvmlDevice_t, _a1: *mut raw::c_uint, _a2: *mut nvmlVgpuTypeId_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceGetSupportedVgpus(
+    _a0: nvmlDevice_t,
+    _a1: *mut raw::c_uint,
+    _a2: *mut nvmlVgpuTypeId_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceGetSupportedVgpus")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1520,7 +1861,11 @@ pub unsafe extern "C" fn nvmlDeviceGetSupportedVgpus(_a0: nvmlDevice_t, _a1: *mu
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetCreatableVgpus(_a0: nvmlDevice_t, _a1: *mut raw::c_uint, _a2: *mut nvmlVgpuTypeId_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceGetCreatableVgpus(
+    _a0: nvmlDevice_t,
+    _a1: *mut raw::c_uint,
+    _a2: *mut nvmlVgpuTypeId_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceGetCreatableVgpus")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1528,7 +1873,11 @@ pub unsafe extern "C" fn nvmlDeviceGetCreatableVgpus(_a0: nvmlDevice_t, _a1: *mu
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlVgpuTypeGetClass(_a0: nvmlVgpuTypeId_t, _a1: *mut raw::c_char, _a2: *mut raw::c_uint) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlVgpuTypeGetClass(
+    _a0: nvmlVgpuTypeId_t,
+    _a1: *mut raw::c_char,
+    _a2: *mut raw::c_uint,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlVgpuTypeGetClass")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1536,7 +1885,11 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetClass(_a0: nvmlVgpuTypeId_t, _a1: *mut r
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlVgpuTypeGetName(_a0: nvmlVgpuTypeId_t, _a1: *mut raw::c_char, _a2: *mut raw::c_uint) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlVgpuTypeGetName(
+    _a0: nvmlVgpuTypeId_t,
+    _a1: *mut raw::c_char,
+    _a2: *mut raw::c_uint,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlVgpuTypeGetName")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1544,7 +1897,10 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetName(_a0: nvmlVgpuTypeId_t, _a1: *mut ra
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlVgpuTypeGetGpuInstanceProfileId(_a0: nvmlVgpuTypeId_t, _a1: *mut raw::c_uint) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlVgpuTypeGetGpuInstanceProfileId(
+    _a0: nvmlVgpuTypeId_t,
+    _a1: *mut raw::c_uint,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlVgpuTypeGetGpuInstanceProfileId")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1552,7 +1908,11 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetGpuInstanceProfileId(_a0: nvmlVgpuTypeId
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlVgpuTypeGetDeviceID(_a0: nvmlVgpuTypeId_t, _a1: *mut raw::c_ulonglong, _a2: *mut raw::c_ulonglong) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlVgpuTypeGetDeviceID(
+    _a0: nvmlVgpuTypeId_t,
+    _a1: *mut raw::c_ulonglong,
+    _a2: *mut raw::c_ulonglong,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlVgpuTypeGetDeviceID")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1560,7 +1920,10 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetDeviceID(_a0: nvmlVgpuTypeId_t, _a1: *mu
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlVgpuTypeGetFramebufferSize(_a0: nvmlVgpuTypeId_t, _a1: *mut raw::c_ulonglong) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlVgpuTypeGetFramebufferSize(
+    _a0: nvmlVgpuTypeId_t,
+    _a1: *mut raw::c_ulonglong,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlVgpuTypeGetFramebufferSize")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1568,7 +1931,10 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetFramebufferSize(_a0: nvmlVgpuTypeId_t, _
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlVgpuTypeGetNumDisplayHeads(_a0: nvmlVgpuTypeId_t, _a1: *mut raw::c_uint) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlVgpuTypeGetNumDisplayHeads(
+    _a0: nvmlVgpuTypeId_t,
+    _a1: *mut raw::c_uint,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlVgpuTypeGetNumDisplayHeads")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1576,7 +1942,12 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetNumDisplayHeads(_a0: nvmlVgpuTypeId_t, _
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlVgpuTypeGetResolution(_a0: nvmlVgpuTypeId_t, _a1: raw::c_uint, _a2: *mut raw::c_uint, _a3: *mut raw::c_uint) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlVgpuTypeGetResolution(
+    _a0: nvmlVgpuTypeId_t,
+    _a1: raw::c_uint,
+    _a2: *mut raw::c_uint,
+    _a3: *mut raw::c_uint,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlVgpuTypeGetResolution")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1584,7 +1955,11 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetResolution(_a0: nvmlVgpuTypeId_t, _a1: r
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlVgpuTypeGetLicense(_a0: nvmlVgpuTypeId_t, _a1: *mut raw::c_char, _a2: raw::c_uint) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlVgpuTypeGetLicense(
+    _a0: nvmlVgpuTypeId_t,
+    _a1: *mut raw::c_char,
+    _a2: raw::c_uint,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlVgpuTypeGetLicense")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1592,7 +1967,10 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetLicense(_a0: nvmlVgpuTypeId_t, _a1: *mut
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlVgpuTypeGetFrameRateLimit(_a0: nvmlVgpuTypeId_t, _a1: *mut raw::c_uint) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlVgpuTypeGetFrameRateLimit(
+    _a0: nvmlVgpuTypeId_t,
+    _a1: *mut raw::c_uint,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlVgpuTypeGetFrameRateLimit")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1600,7 +1978,11 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetFrameRateLimit(_a0: nvmlVgpuTypeId_t, _a
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlVgpuTypeGetMaxInstances(_a0: nvmlDevice_t, _a1: nvmlVgpuTypeId_t, _a2: *mut raw::c_uint) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlVgpuTypeGetMaxInstances(
+    _a0: nvmlDevice_t,
+    _a1: nvmlVgpuTypeId_t,
+    _a2: *mut raw::c_uint,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlVgpuTypeGetMaxInstances")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1608,7 +1990,10 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetMaxInstances(_a0: nvmlDevice_t, _a1: nvm
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlVgpuTypeGetMaxInstancesPerVm(_a0: nvmlVgpuTypeId_t, _a1: *mut raw::c_uint) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlVgpuTypeGetMaxInstancesPerVm(
+    _a0: nvmlVgpuTypeId_t,
+    _a1: *mut raw::c_uint,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlVgpuTypeGetMaxInstancesPerVm")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1616,7 +2001,10 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetMaxInstancesPerVm(_a0: nvmlVgpuTypeId_t,
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlVgpuTypeGetBAR1Info(_a0: nvmlVgpuTypeId_t, _a1: *mut nvmlVgpuTypeBar1Info_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlVgpuTypeGetBAR1Info(
+    _a0: nvmlVgpuTypeId_t,
+    _a1: *mut nvmlVgpuTypeBar1Info_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlVgpuTypeGetBAR1Info")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1624,7 +2012,11 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetBAR1Info(_a0: nvmlVgpuTypeId_t, _a1: *mu
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetActiveVgpus(_a0: nvmlDevice_t, _a1: *mut raw::c_uint, _a2: *mut nvmlVgpuInstance_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceGetActiveVgpus(
+    _a0: nvmlDevice_t,
+    _a1: *mut raw::c_uint,
+    _a2: *mut nvmlVgpuInstance_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceGetActiveVgpus")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1632,7 +2024,12 @@ pub unsafe extern "C" fn nvmlDeviceGetActiveVgpus(_a0: nvmlDevice_t, _a1: *mut r
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlVgpuInstanceGetVmID(_a0: nvmlVgpuInstance_t, _a1: *mut raw::c_char, _a2: raw::c_uint, _a3: *mut nvmlVgpuVmIdType_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlVgpuInstanceGetVmID(
+    _a0: nvmlVgpuInstance_t,
+    _a1: *mut raw::c_char,
+    _a2: raw::c_uint,
+    _a3: *mut nvmlVgpuVmIdType_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlVgpuInstanceGetVmID")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1640,7 +2037,11 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetVmID(_a0: nvmlVgpuInstance_t, _a1: *
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlVgpuInstanceGetUUID(_a0: nvmlVgpuInstance_t, _a1: *mut raw::c_char, _a2: raw::c_uint) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlVgpuInstanceGetUUID(
+    _a0: nvmlVgpuInstance_t,
+    _a1: *mut raw::c_char,
+    _a2: raw::c_uint,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlVgpuInstanceGetUUID")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1648,7 +2049,11 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetUUID(_a0: nvmlVgpuInstance_t, _a1: *
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlVgpuInstanceGetVmDriverVersion(_a0: nvmlVgpuInstance_t, _a1: *mut raw::c_char, _a2: raw::c_uint) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlVgpuInstanceGetVmDriverVersion(
+    _a0: nvmlVgpuInstance_t,
+    _a1: *mut raw::c_char,
+    _a2: raw::c_uint,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlVgpuInstanceGetVmDriverVersion")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1656,7 +2061,10 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetVmDriverVersion(_a0: nvmlVgpuInstanc
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlVgpuInstanceGetFbUsage(_a0: nvmlVgpuInstance_t, _a1: *mut raw::c_ulonglong) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlVgpuInstanceGetFbUsage(
+    _a0: nvmlVgpuInstance_t,
+    _a1: *mut raw::c_ulonglong,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlVgpuInstanceGetFbUsage")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1664,7 +2072,10 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetFbUsage(_a0: nvmlVgpuInstance_t, _a1
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlVgpuInstanceGetLicenseStatus(_a0: nvmlVgpuInstance_t, _a1: *mut raw::c_uint) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlVgpuInstanceGetLicenseStatus(
+    _a0: nvmlVgpuInstance_t,
+    _a1: *mut raw::c_uint,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlVgpuInstanceGetLicenseStatus")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1672,7 +2083,10 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetLicenseStatus(_a0: nvmlVgpuInstance_
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlVgpuInstanceGetType(_a0: nvmlVgpuInstance_t, _a1: *mut nvmlVgpuTypeId_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlVgpuInstanceGetType(
+    _a0: nvmlVgpuInstance_t,
+    _a1: *mut nvmlVgpuTypeId_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlVgpuInstanceGetType")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1680,7 +2094,10 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetType(_a0: nvmlVgpuInstance_t, _a1: *
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlVgpuInstanceGetFrameRateLimit(_a0: nvmlVgpuInstance_t, _a1: *mut raw::c_uint) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlVgpuInstanceGetFrameRateLimit(
+    _a0: nvmlVgpuInstance_t,
+    _a1: *mut raw::c_uint,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlVgpuInstanceGetFrameRateLimit")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1688,7 +2105,10 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetFrameRateLimit(_a0: nvmlVgpuInstance
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlVgpuInstanceGetEccMode(_a0: nvmlVgpuInstance_t, _a1: *mut nvmlEnableState_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlVgpuInstanceGetEccMode(
+    _a0: nvmlVgpuInstance_t,
+    _a1: *mut nvmlEnableState_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlVgpuInstanceGetEccMode")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1696,7 +2116,10 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetEccMode(_a0: nvmlVgpuInstance_t, _a1
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlVgpuInstanceGetEncoderCapacity(_a0: nvmlVgpuInstance_t, _a1: *mut raw::c_uint) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlVgpuInstanceGetEncoderCapacity(
+    _a0: nvmlVgpuInstance_t,
+    _a1: *mut raw::c_uint,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlVgpuInstanceGetEncoderCapacity")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1704,7 +2127,10 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetEncoderCapacity(_a0: nvmlVgpuInstanc
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlVgpuInstanceSetEncoderCapacity(_a0: nvmlVgpuInstance_t, _a1: raw::c_uint) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlVgpuInstanceSetEncoderCapacity(
+    _a0: nvmlVgpuInstance_t,
+    _a1: raw::c_uint,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlVgpuInstanceSetEncoderCapacity")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1712,7 +2138,12 @@ pub unsafe extern "C" fn nvmlVgpuInstanceSetEncoderCapacity(_a0: nvmlVgpuInstanc
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlVgpuInstanceGetEncoderStats(_a0: nvmlVgpuInstance_t, _a1: *mut raw::c_uint, _a2: *mut raw::c_uint, _a3: *mut raw::c_uint) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlVgpuInstanceGetEncoderStats(
+    _a0: nvmlVgpuInstance_t,
+    _a1: *mut raw::c_uint,
+    _a2: *mut raw::c_uint,
+    _a3: *mut raw::c_uint,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlVgpuInstanceGetEncoderStats")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1720,7 +2151,11 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetEncoderStats(_a0: nvmlVgpuInstance_t
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlVgpuInstanceGetEncoderSessions(_a0: nvmlVgpuInstance_t, _a1: *mut raw::c_uint, _a2: *mut nvmlEncoderSessionInfo_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlVgpuInstanceGetEncoderSessions(
+    _a0: nvmlVgpuInstance_t,
+    _a1: *mut raw::c_uint,
+    _a2: *mut nvmlEncoderSessionInfo_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlVgpuInstanceGetEncoderSessions")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1728,7 +2163,10 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetEncoderSessions(_a0: nvmlVgpuInstanc
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlVgpuInstanceGetFBCStats(_a0: nvmlVgpuInstance_t, _a1: *mut nvmlFBCStats_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlVgpuInstanceGetFBCStats(
+    _a0: nvmlVgpuInstance_t,
+    _a1: *mut nvmlFBCStats_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlVgpuInstanceGetFBCStats")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1736,7 +2174,11 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetFBCStats(_a0: nvmlVgpuInstance_t, _a
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlVgpuInstanceGetFBCSessions(_a0: nvmlVgpuInstance_t, _a1: *mut raw::c_uint, _a2: *mut nvmlFBCSessionInfo_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlVgpuInstanceGetFBCSessions(
+    _a0: nvmlVgpuInstance_t,
+    _a1: *mut raw::c_uint,
+    _a2: *mut nvmlFBCSessionInfo_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlVgpuInstanceGetFBCSessions")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1744,7 +2186,10 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetFBCSessions(_a0: nvmlVgpuInstance_t,
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlVgpuInstanceGetGpuInstanceId(_a0: nvmlVgpuInstance_t, _a1: *mut raw::c_uint) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlVgpuInstanceGetGpuInstanceId(
+    _a0: nvmlVgpuInstance_t,
+    _a1: *mut raw::c_uint,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlVgpuInstanceGetGpuInstanceId")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1752,7 +2197,11 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetGpuInstanceId(_a0: nvmlVgpuInstance_
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlVgpuInstanceGetGpuPciId(_a0: nvmlVgpuInstance_t, _a1: *mut raw::c_char, _a2: *mut raw::c_uint) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlVgpuInstanceGetGpuPciId(
+    _a0: nvmlVgpuInstance_t,
+    _a1: *mut raw::c_char,
+    _a2: *mut raw::c_uint,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlVgpuInstanceGetGpuPciId")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1760,7 +2209,11 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetGpuPciId(_a0: nvmlVgpuInstance_t, _a
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlVgpuTypeGetCapabilities(_a0: nvmlVgpuTypeId_t, _a1: nvmlVgpuCapability_t, _a2: *mut raw::c_uint) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlVgpuTypeGetCapabilities(
+    _a0: nvmlVgpuTypeId_t,
+    _a1: nvmlVgpuCapability_t,
+    _a2: *mut raw::c_uint,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlVgpuTypeGetCapabilities")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1768,7 +2221,11 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetCapabilities(_a0: nvmlVgpuTypeId_t, _a1:
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlVgpuInstanceGetMdevUUID(_a0: nvmlVgpuInstance_t, _a1: *mut raw::c_char, _a2: raw::c_uint) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlVgpuInstanceGetMdevUUID(
+    _a0: nvmlVgpuInstance_t,
+    _a1: *mut raw::c_char,
+    _a2: raw::c_uint,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlVgpuInstanceGetMdevUUID")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1776,7 +2233,10 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetMdevUUID(_a0: nvmlVgpuInstance_t, _a
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlGpuInstanceGetCreatableVgpus(_a0: nvmlGpuInstance_t, _a1: *mut nvmlVgpuTypeIdInfo_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlGpuInstanceGetCreatableVgpus(
+    _a0: nvmlGpuInstance_t,
+    _a1: *mut nvmlVgpuTypeIdInfo_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlGpuInstanceGetCreatableVgpus")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1784,7 +2244,9 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetCreatableVgpus(_a0: nvmlGpuInstance_t
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlVgpuTypeGetMaxInstancesPerGpuInstance(_a0: *mut nvmlVgpuTypeMaxInstance_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlVgpuTypeGetMaxInstancesPerGpuInstance(
+    _a0: *mut nvmlVgpuTypeMaxInstance_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlVgpuTypeGetMaxInstancesPerGpuInstance")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1792,7 +2254,10 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetMaxInstancesPerGpuInstance(_a0: *mut nvm
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlGpuInstanceGetActiveVgpus(_a0: nvmlGpuInstance_t, _a1: *mut nvmlActiveVgpuInstanceInfo_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlGpuInstanceGetActiveVgpus(
+    _a0: nvmlGpuInstance_t,
+    _a1: *mut nvmlActiveVgpuInstanceInfo_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlGpuInstanceGetActiveVgpus")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1800,7 +2265,10 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetActiveVgpus(_a0: nvmlGpuInstance_t, _
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlGpuInstanceSetVgpuSchedulerState(_a0: nvmlGpuInstance_t, _a1: *mut nvmlVgpuSchedulerState_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlGpuInstanceSetVgpuSchedulerState(
+    _a0: nvmlGpuInstance_t,
+    _a1: *mut nvmlVgpuSchedulerState_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlGpuInstanceSetVgpuSchedulerState")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1808,7 +2276,10 @@ pub unsafe extern "C" fn nvmlGpuInstanceSetVgpuSchedulerState(_a0: nvmlGpuInstan
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlGpuInstanceGetVgpuSchedulerState(_a0: nvmlGpuInstance_t, _a1: *mut nvmlVgpuSchedulerStateInfo_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlGpuInstanceGetVgpuSchedulerState(
+    _a0: nvmlGpuInstance_t,
+    _a1: *mut nvmlVgpuSchedulerStateInfo_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlGpuInstanceGetVgpuSchedulerState")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1816,7 +2287,10 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetVgpuSchedulerState(_a0: nvmlGpuInstan
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlGpuInstanceGetVgpuSchedulerLog(_a0: nvmlGpuInstance_t, _a1: *mut nvmlVgpuSchedulerLogInfo_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlGpuInstanceGetVgpuSchedulerLog(
+    _a0: nvmlGpuInstance_t,
+    _a1: *mut nvmlVgpuSchedulerLogInfo_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlGpuInstanceGetVgpuSchedulerLog")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1824,7 +2298,10 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetVgpuSchedulerLog(_a0: nvmlGpuInstance
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlGpuInstanceGetVgpuTypeCreatablePlacements(_a0: nvmlGpuInstance_t, _a1: *mut nvmlVgpuCreatablePlacementInfo_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlGpuInstanceGetVgpuTypeCreatablePlacements(
+    _a0: nvmlGpuInstance_t,
+    _a1: *mut nvmlVgpuCreatablePlacementInfo_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlGpuInstanceGetVgpuTypeCreatablePlacements")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1832,7 +2309,10 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetVgpuTypeCreatablePlacements(_a0: nvml
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlGpuInstanceGetVgpuHeterogeneousMode(_a0: nvmlGpuInstance_t, _a1: *mut nvmlVgpuHeterogeneousMode_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlGpuInstanceGetVgpuHeterogeneousMode(
+    _a0: nvmlGpuInstance_t,
+    _a1: *mut nvmlVgpuHeterogeneousMode_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlGpuInstanceGetVgpuHeterogeneousMode")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1840,7 +2320,10 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetVgpuHeterogeneousMode(_a0: nvmlGpuIns
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlGpuInstanceSetVgpuHeterogeneousMode(_a0: nvmlGpuInstance_t, _a1: *const nvmlVgpuHeterogeneousMode_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlGpuInstanceSetVgpuHeterogeneousMode(
+    _a0: nvmlGpuInstance_t,
+    _a1: *const nvmlVgpuHeterogeneousMode_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlGpuInstanceSetVgpuHeterogeneousMode")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1848,7 +2331,11 @@ pub unsafe extern "C" fn nvmlGpuInstanceSetVgpuHeterogeneousMode(_a0: nvmlGpuIns
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlVgpuInstanceGetMetadata(_a0: nvmlVgpuInstance_t, _a1: *mut nvmlVgpuMetadata_t, _a2: *mut raw::c_uint) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlVgpuInstanceGetMetadata(
+    _a0: nvmlVgpuInstance_t,
+    _a1: *mut nvmlVgpuMetadata_t,
+    _a2: *mut raw::c_uint,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlVgpuInstanceGetMetadata")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1856,7 +2343,11 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetMetadata(_a0: nvmlVgpuInstance_t, _a
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetVgpuMetadata(_a0: nvmlDevice_t, _a1: *mut nvmlVgpuPgpuMetadata_t, _a2: *mut raw::c_uint) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceGetVgpuMetadata(
+    _a0: nvmlDevice_t,
+    _a1: *mut nvmlVgpuPgpuMetadata_t,
+    _a2: *mut raw::c_uint,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceGetVgpuMetadata")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1864,7 +2355,11 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuMetadata(_a0: nvmlDevice_t, _a1: *mut 
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlGetVgpuCompatibility(_a0: *mut nvmlVgpuMetadata_t, _a1: *mut nvmlVgpuPgpuMetadata_t, _a2: *mut nvmlVgpuPgpuCompatibility_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlGetVgpuCompatibility(
+    _a0: *mut nvmlVgpuMetadata_t,
+    _a1: *mut nvmlVgpuPgpuMetadata_t,
+    _a2: *mut nvmlVgpuPgpuCompatibility_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlGetVgpuCompatibility")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1872,7 +2367,11 @@ pub unsafe extern "C" fn nvmlGetVgpuCompatibility(_a0: *mut nvmlVgpuMetadata_t, 
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetPgpuMetadataString(_a0: nvmlDevice_t, _a1: *mut raw::c_char, _a2: *mut raw::c_uint) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceGetPgpuMetadataString(
+    _a0: nvmlDevice_t,
+    _a1: *mut raw::c_char,
+    _a2: *mut raw::c_uint,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceGetPgpuMetadataString")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1880,7 +2379,10 @@ pub unsafe extern "C" fn nvmlDeviceGetPgpuMetadataString(_a0: nvmlDevice_t, _a1:
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetVgpuSchedulerLog(_a0: nvmlDevice_t, _a1: *mut nvmlVgpuSchedulerLog_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceGetVgpuSchedulerLog(
+    _a0: nvmlDevice_t,
+    _a1: *mut nvmlVgpuSchedulerLog_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceGetVgpuSchedulerLog")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1888,7 +2390,10 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuSchedulerLog(_a0: nvmlDevice_t, _a1: *
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetVgpuSchedulerState(_a0: nvmlDevice_t, _a1: *mut nvmlVgpuSchedulerGetState_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceGetVgpuSchedulerState(
+    _a0: nvmlDevice_t,
+    _a1: *mut nvmlVgpuSchedulerGetState_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceGetVgpuSchedulerState")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1896,7 +2401,10 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuSchedulerState(_a0: nvmlDevice_t, _a1:
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetVgpuSchedulerCapabilities(_a0: nvmlDevice_t, _a1: *mut nvmlVgpuSchedulerCapabilities_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceGetVgpuSchedulerCapabilities(
+    _a0: nvmlDevice_t,
+    _a1: *mut nvmlVgpuSchedulerCapabilities_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceGetVgpuSchedulerCapabilities")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1904,7 +2412,10 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuSchedulerCapabilities(_a0: nvmlDevice_
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceSetVgpuSchedulerState(_a0: nvmlDevice_t, _a1: *mut nvmlVgpuSchedulerSetState_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceSetVgpuSchedulerState(
+    _a0: nvmlDevice_t,
+    _a1: *mut nvmlVgpuSchedulerSetState_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceSetVgpuSchedulerState")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1912,7 +2423,10 @@ pub unsafe extern "C" fn nvmlDeviceSetVgpuSchedulerState(_a0: nvmlDevice_t, _a1:
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlGetVgpuVersion(_a0: *mut nvmlVgpuVersion_t, _a1: *mut nvmlVgpuVersion_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlGetVgpuVersion(
+    _a0: *mut nvmlVgpuVersion_t,
+    _a1: *mut nvmlVgpuVersion_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlGetVgpuVersion")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1928,7 +2442,13 @@ pub unsafe extern "C" fn nvmlSetVgpuVersion(_a0: *mut nvmlVgpuVersion_t) -> nvml
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetVgpuUtilization(_a0: nvmlDevice_t, _a1: raw::c_ulonglong, _a2: *mut nvmlValueType_t, _a3: *mut raw::c_uint, _a4: *mut nvmlVgpuInstanceUtilizationSample_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceGetVgpuUtilization(
+    _a0: nvmlDevice_t,
+    _a1: raw::c_ulonglong,
+    _a2: *mut nvmlValueType_t,
+    _a3: *mut raw::c_uint,
+    _a4: *mut nvmlVgpuInstanceUtilizationSample_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceGetVgpuUtilization")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1936,7 +2456,10 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuUtilization(_a0: nvmlDevice_t, _a1: ra
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetVgpuInstancesUtilizationInfo(_a0: nvmlDevice_t, _a1: *mut nvmlVgpuInstancesUtilizationInfo_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceGetVgpuInstancesUtilizationInfo(
+    _a0: nvmlDevice_t,
+    _a1: *mut nvmlVgpuInstancesUtilizationInfo_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceGetVgpuInstancesUtilizationInfo")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1944,7 +2467,12 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuInstancesUtilizationInfo(_a0: nvmlDevi
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetVgpuProcessUtilization(_a0: nvmlDevice_t, _a1: raw::c_ulonglong, _a2: *mut raw::c_uint, _a3: *mut nvmlVgpuProcessUtilizationSample_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceGetVgpuProcessUtilization(
+    _a0: nvmlDevice_t,
+    _a1: raw::c_ulonglong,
+    _a2: *mut raw::c_uint,
+    _a3: *mut nvmlVgpuProcessUtilizationSample_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceGetVgpuProcessUtilization")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1952,7 +2480,10 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuProcessUtilization(_a0: nvmlDevice_t, 
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetVgpuProcessesUtilizationInfo(_a0: nvmlDevice_t, _a1: *mut nvmlVgpuProcessesUtilizationInfo_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceGetVgpuProcessesUtilizationInfo(
+    _a0: nvmlDevice_t,
+    _a1: *mut nvmlVgpuProcessesUtilizationInfo_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceGetVgpuProcessesUtilizationInfo")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1960,7 +2491,10 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuProcessesUtilizationInfo(_a0: nvmlDevi
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlVgpuInstanceGetAccountingMode(_a0: nvmlVgpuInstance_t, _a1: *mut nvmlEnableState_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlVgpuInstanceGetAccountingMode(
+    _a0: nvmlVgpuInstance_t,
+    _a1: *mut nvmlEnableState_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlVgpuInstanceGetAccountingMode")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1968,7 +2502,11 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetAccountingMode(_a0: nvmlVgpuInstance
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlVgpuInstanceGetAccountingPids(_a0: nvmlVgpuInstance_t, _a1: *mut raw::c_uint, _a2: *mut raw::c_uint) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlVgpuInstanceGetAccountingPids(
+    _a0: nvmlVgpuInstance_t,
+    _a1: *mut raw::c_uint,
+    _a2: *mut raw::c_uint,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlVgpuInstanceGetAccountingPids")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1976,7 +2514,11 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetAccountingPids(_a0: nvmlVgpuInstance
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlVgpuInstanceGetAccountingStats(_a0: nvmlVgpuInstance_t, _a1: raw::c_uint, _a2: *mut nvmlAccountingStats_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlVgpuInstanceGetAccountingStats(
+    _a0: nvmlVgpuInstance_t,
+    _a1: raw::c_uint,
+    _a2: *mut nvmlAccountingStats_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlVgpuInstanceGetAccountingStats")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1984,7 +2526,9 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetAccountingStats(_a0: nvmlVgpuInstanc
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlVgpuInstanceClearAccountingPids(_a0: nvmlVgpuInstance_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlVgpuInstanceClearAccountingPids(
+    _a0: nvmlVgpuInstance_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlVgpuInstanceClearAccountingPids")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -1992,7 +2536,10 @@ pub unsafe extern "C" fn nvmlVgpuInstanceClearAccountingPids(_a0: nvmlVgpuInstan
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlVgpuInstanceGetLicenseInfo_v2(_a0: nvmlVgpuInstance_t, _a1: *mut nvmlVgpuLicenseInfo_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlVgpuInstanceGetLicenseInfo_v2(
+    _a0: nvmlVgpuInstance_t,
+    _a1: *mut nvmlVgpuLicenseInfo_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlVgpuInstanceGetLicenseInfo_v2")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -2008,7 +2555,10 @@ pub unsafe extern "C" fn nvmlGetExcludedDeviceCount(_a0: *mut raw::c_uint) -> nv
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlGetExcludedDeviceInfoByIndex(_a0: raw::c_uint, _a1: *mut nvmlExcludedDeviceInfo_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlGetExcludedDeviceInfoByIndex(
+    _a0: raw::c_uint,
+    _a1: *mut nvmlExcludedDeviceInfo_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlGetExcludedDeviceInfoByIndex")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -2016,7 +2566,10 @@ pub unsafe extern "C" fn nvmlGetExcludedDeviceInfoByIndex(_a0: raw::c_uint, _a1:
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceReadWritePRM_v1(_a0: nvmlDevice_t, _a1: *mut nvmlPRMTLV_v1_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceReadWritePRM_v1(
+    _a0: nvmlDevice_t,
+    _a1: *mut nvmlPRMTLV_v1_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceReadWritePRM_v1")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -2024,7 +2577,11 @@ pub unsafe extern "C" fn nvmlDeviceReadWritePRM_v1(_a0: nvmlDevice_t, _a1: *mut 
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceSetMigMode(_a0: nvmlDevice_t, _a1: raw::c_uint, _a2: *mut nvmlReturn_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceSetMigMode(
+    _a0: nvmlDevice_t,
+    _a1: raw::c_uint,
+    _a2: *mut nvmlReturn_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceSetMigMode")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -2032,7 +2589,11 @@ pub unsafe extern "C" fn nvmlDeviceSetMigMode(_a0: nvmlDevice_t, _a1: raw::c_uin
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetGpuInstanceProfileInfo(_a0: nvmlDevice_t, _a1: raw::c_uint, _a2: *mut nvmlGpuInstanceProfileInfo_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceGetGpuInstanceProfileInfo(
+    _a0: nvmlDevice_t,
+    _a1: raw::c_uint,
+    _a2: *mut nvmlGpuInstanceProfileInfo_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceGetGpuInstanceProfileInfo")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -2040,7 +2601,11 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuInstanceProfileInfo(_a0: nvmlDevice_t, 
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetGpuInstanceProfileInfoByIdV(_a0: nvmlDevice_t, _a1: raw::c_uint, _a2: *mut nvmlGpuInstanceProfileInfo_v2_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceGetGpuInstanceProfileInfoByIdV(
+    _a0: nvmlDevice_t,
+    _a1: raw::c_uint,
+    _a2: *mut nvmlGpuInstanceProfileInfo_v2_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceGetGpuInstanceProfileInfoByIdV")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -2048,7 +2613,11 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuInstanceProfileInfoByIdV(_a0: nvmlDevic
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceCreateGpuInstance(_a0: nvmlDevice_t, _a1: raw::c_uint, _a2: *mut nvmlGpuInstance_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceCreateGpuInstance(
+    _a0: nvmlDevice_t,
+    _a1: raw::c_uint,
+    _a2: *mut nvmlGpuInstance_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceCreateGpuInstance")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -2056,7 +2625,12 @@ pub unsafe extern "C" fn nvmlDeviceCreateGpuInstance(_a0: nvmlDevice_t, _a1: raw
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceCreateGpuInstanceWithPlacement(_a0: nvmlDevice_t, _a1: raw::c_uint, _a2: *const nvmlGpuInstancePlacement_t, _a3: *mut nvmlGpuInstance_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceCreateGpuInstanceWithPlacement(
+    _a0: nvmlDevice_t,
+    _a1: raw::c_uint,
+    _a2: *const nvmlGpuInstancePlacement_t,
+    _a3: *mut nvmlGpuInstance_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceCreateGpuInstanceWithPlacement")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -2072,7 +2646,11 @@ pub unsafe extern "C" fn nvmlGpuInstanceDestroy(_a0: nvmlGpuInstance_t) -> nvmlR
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetGpuInstanceById(_a0: nvmlDevice_t, _a1: raw::c_uint, _a2: *mut nvmlGpuInstance_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceGetGpuInstanceById(
+    _a0: nvmlDevice_t,
+    _a1: raw::c_uint,
+    _a2: *mut nvmlGpuInstance_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceGetGpuInstanceById")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -2080,7 +2658,12 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuInstanceById(_a0: nvmlDevice_t, _a1: ra
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlGpuInstanceGetComputeInstanceProfileInfo(_a0: nvmlGpuInstance_t, _a1: raw::c_uint, _a2: raw::c_uint, _a3: *mut nvmlComputeInstanceProfileInfo_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlGpuInstanceGetComputeInstanceProfileInfo(
+    _a0: nvmlGpuInstance_t,
+    _a1: raw::c_uint,
+    _a2: raw::c_uint,
+    _a3: *mut nvmlComputeInstanceProfileInfo_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlGpuInstanceGetComputeInstanceProfileInfo")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -2088,7 +2671,11 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetComputeInstanceProfileInfo(_a0: nvmlG
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlGpuInstanceCreateComputeInstance(_a0: nvmlGpuInstance_t, _a1: raw::c_uint, _a2: *mut nvmlComputeInstance_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlGpuInstanceCreateComputeInstance(
+    _a0: nvmlGpuInstance_t,
+    _a1: raw::c_uint,
+    _a2: *mut nvmlComputeInstance_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlGpuInstanceCreateComputeInstance")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -2096,7 +2683,12 @@ pub unsafe extern "C" fn nvmlGpuInstanceCreateComputeInstance(_a0: nvmlGpuInstan
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlGpuInstanceCreateComputeInstanceWithPlacement(_a0: nvmlGpuInstance_t, _a1: raw::c_uint, _a2: *const nvmlComputeInstancePlacement_t, _a3: *mut nvmlComputeInstance_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlGpuInstanceCreateComputeInstanceWithPlacement(
+    _a0: nvmlGpuInstance_t,
+    _a1: raw::c_uint,
+    _a2: *const nvmlComputeInstancePlacement_t,
+    _a3: *mut nvmlComputeInstance_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlGpuInstanceCreateComputeInstanceWithPlacement")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -2112,7 +2704,11 @@ pub unsafe extern "C" fn nvmlComputeInstanceDestroy(_a0: nvmlComputeInstance_t) 
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlGpuInstanceGetComputeInstanceById(_a0: nvmlGpuInstance_t, _a1: raw::c_uint, _a2: *mut nvmlComputeInstance_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlGpuInstanceGetComputeInstanceById(
+    _a0: nvmlGpuInstance_t,
+    _a1: raw::c_uint,
+    _a2: *mut nvmlComputeInstance_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlGpuInstanceGetComputeInstanceById")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -2120,7 +2716,10 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetComputeInstanceById(_a0: nvmlGpuInsta
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlGpmSetStreamingEnabled(_a0: nvmlDevice_t, _a1: raw::c_uint) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlGpmSetStreamingEnabled(
+    _a0: nvmlDevice_t,
+    _a1: raw::c_uint,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlGpmSetStreamingEnabled")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -2128,7 +2727,10 @@ pub unsafe extern "C" fn nvmlGpmSetStreamingEnabled(_a0: nvmlDevice_t, _a1: raw:
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceWorkloadPowerProfileSetRequestedProfiles(_a0: nvmlDevice_t, _a1: *mut nvmlWorkloadPowerProfileRequestedProfiles_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceWorkloadPowerProfileSetRequestedProfiles(
+    _a0: nvmlDevice_t,
+    _a1: *mut nvmlWorkloadPowerProfileRequestedProfiles_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceWorkloadPowerProfileSetRequestedProfiles")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -2136,7 +2738,10 @@ pub unsafe extern "C" fn nvmlDeviceWorkloadPowerProfileSetRequestedProfiles(_a0:
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceWorkloadPowerProfileClearRequestedProfiles(_a0: nvmlDevice_t, _a1: *mut nvmlWorkloadPowerProfileRequestedProfiles_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceWorkloadPowerProfileClearRequestedProfiles(
+    _a0: nvmlDevice_t,
+    _a1: *mut nvmlWorkloadPowerProfileRequestedProfiles_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceWorkloadPowerProfileClearRequestedProfiles")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -2144,7 +2749,10 @@ pub unsafe extern "C" fn nvmlDeviceWorkloadPowerProfileClearRequestedProfiles(_a
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDevicePowerSmoothingActivatePresetProfile(_a0: nvmlDevice_t, _a1: *mut nvmlPowerSmoothingProfile_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDevicePowerSmoothingActivatePresetProfile(
+    _a0: nvmlDevice_t,
+    _a1: *mut nvmlPowerSmoothingProfile_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDevicePowerSmoothingActivatePresetProfile")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -2152,7 +2760,10 @@ pub unsafe extern "C" fn nvmlDevicePowerSmoothingActivatePresetProfile(_a0: nvml
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDevicePowerSmoothingUpdatePresetProfileParam(_a0: nvmlDevice_t, _a1: *mut nvmlPowerSmoothingProfile_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDevicePowerSmoothingUpdatePresetProfileParam(
+    _a0: nvmlDevice_t,
+    _a1: *mut nvmlPowerSmoothingProfile_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDevicePowerSmoothingUpdatePresetProfileParam")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -2160,7 +2771,10 @@ pub unsafe extern "C" fn nvmlDevicePowerSmoothingUpdatePresetProfileParam(_a0: n
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDevicePowerSmoothingSetState(_a0: nvmlDevice_t, _a1: *mut nvmlPowerSmoothingState_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDevicePowerSmoothingSetState(
+    _a0: nvmlDevice_t,
+    _a1: *mut nvmlPowerSmoothingState_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDevicePowerSmoothingSetState")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -2168,7 +2782,10 @@ pub unsafe extern "C" fn nvmlDevicePowerSmoothingSetState(_a0: nvmlDevice_t, _a1
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts(_a0: nvmlDevice_t, _a1: *mut nvmlEccSramUniqueUncorrectedErrorCounts_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts(
+    _a0: nvmlDevice_t,
+    _a1: *mut nvmlEccSramUniqueUncorrectedErrorCounts_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -2176,7 +2793,11 @@ pub unsafe extern "C" fn nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts(_a0: n
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetNvLinkRemotePciInfo(_a0: nvmlDevice_t, _a1: raw::c_uint, _a2: *mut nvmlPciInfo_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceGetNvLinkRemotePciInfo(
+    _a0: nvmlDevice_t,
+    _a1: raw::c_uint,
+    _a2: *mut nvmlPciInfo_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceGetNvLinkRemotePciInfo")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -2184,7 +2805,10 @@ pub unsafe extern "C" fn nvmlDeviceGetNvLinkRemotePciInfo(_a0: nvmlDevice_t, _a1
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetGridLicensableFeatures(_a0: nvmlDevice_t, _a1: *mut nvmlGridLicensableFeatures_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceGetGridLicensableFeatures(
+    _a0: nvmlDevice_t,
+    _a1: *mut nvmlGridLicensableFeatures_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceGetGridLicensableFeatures")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -2192,7 +2816,10 @@ pub unsafe extern "C" fn nvmlDeviceGetGridLicensableFeatures(_a0: nvmlDevice_t, 
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetGridLicensableFeatures_v2(_a0: nvmlDevice_t, _a1: *mut nvmlGridLicensableFeatures_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceGetGridLicensableFeatures_v2(
+    _a0: nvmlDevice_t,
+    _a1: *mut nvmlGridLicensableFeatures_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceGetGridLicensableFeatures_v2")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -2200,7 +2827,10 @@ pub unsafe extern "C" fn nvmlDeviceGetGridLicensableFeatures_v2(_a0: nvmlDevice_
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetGridLicensableFeatures_v3(_a0: nvmlDevice_t, _a1: *mut nvmlGridLicensableFeatures_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceGetGridLicensableFeatures_v3(
+    _a0: nvmlDevice_t,
+    _a1: *mut nvmlGridLicensableFeatures_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceGetGridLicensableFeatures_v3")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -2216,7 +2846,10 @@ pub unsafe extern "C" fn nvmlDeviceRemoveGpu(_a0: *mut nvmlPciInfo_t) -> nvmlRet
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetAttributes(_a0: nvmlDevice_t, _a1: *mut nvmlDeviceAttributes_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceGetAttributes(
+    _a0: nvmlDevice_t,
+    _a1: *mut nvmlDeviceAttributes_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceGetAttributes")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -2224,7 +2857,10 @@ pub unsafe extern "C" fn nvmlDeviceGetAttributes(_a0: nvmlDevice_t, _a1: *mut nv
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlComputeInstanceGetInfo(_a0: nvmlComputeInstance_t, _a1: *mut nvmlComputeInstanceInfo_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlComputeInstanceGetInfo(
+    _a0: nvmlComputeInstance_t,
+    _a1: *mut nvmlComputeInstanceInfo_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlComputeInstanceGetInfo")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -2232,7 +2868,12 @@ pub unsafe extern "C" fn nvmlComputeInstanceGetInfo(_a0: nvmlComputeInstance_t, 
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetGpuInstancePossiblePlacements(_a0: nvmlDevice_t, _a1: raw::c_uint, _a2: *mut nvmlGpuInstancePlacement_t, _a3: *mut raw::c_uint) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceGetGpuInstancePossiblePlacements(
+    _a0: nvmlDevice_t,
+    _a1: raw::c_uint,
+    _a2: *mut nvmlGpuInstancePlacement_t,
+    _a3: *mut raw::c_uint,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceGetGpuInstancePossiblePlacements")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
@@ -2240,7 +2881,10 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuInstancePossiblePlacements(_a0: nvmlDev
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlVgpuInstanceGetLicenseInfo(_a0: nvmlVgpuInstance_t, _a1: *mut nvmlVgpuLicenseInfo_t) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlVgpuInstanceGetLicenseInfo(
+    _a0: nvmlVgpuInstance_t,
+    _a1: *mut nvmlVgpuLicenseInfo_t,
+) -> nvmlReturn_t {
     crate::state::stub("nvmlVgpuInstanceGetLicenseInfo")
 }
 
@@ -2249,395 +2893,1110 @@ const _: unsafe extern "C" fn() -> nvmlReturn_t = crate::nvmlInit_v2;
 const _: unsafe extern "C" fn(raw::c_uint) -> nvmlReturn_t = crate::nvmlInitWithFlags;
 const _: unsafe extern "C" fn() -> nvmlReturn_t = crate::nvmlShutdown;
 const _: unsafe extern "C" fn(nvmlReturn_t) -> *const raw::c_char = crate::nvmlErrorString;
-const _: unsafe extern "C" fn(*mut raw::c_char, raw::c_uint) -> nvmlReturn_t = crate::nvmlSystemGetDriverVersion;
-const _: unsafe extern "C" fn(*mut raw::c_char, raw::c_uint) -> nvmlReturn_t = crate::nvmlSystemGetNVMLVersion;
-const _: unsafe extern "C" fn(*mut raw::c_int) -> nvmlReturn_t = crate::nvmlSystemGetCudaDriverVersion;
-const _: unsafe extern "C" fn(*mut raw::c_int) -> nvmlReturn_t = crate::nvmlSystemGetCudaDriverVersion_v2;
-const _: unsafe extern "C" fn(raw::c_uint, *mut raw::c_char, raw::c_uint) -> nvmlReturn_t = crate::nvmlSystemGetProcessName;
-const _: unsafe extern "C" fn(*mut raw::c_uint, *mut nvmlHwbcEntry_t) -> nvmlReturn_t = crate::nvmlSystemGetHicVersion;
-const _: unsafe extern "C" fn(raw::c_uint, *mut raw::c_uint, *mut nvmlDevice_t) -> nvmlReturn_t = crate::nvmlSystemGetTopologyGpuSet;
-const _: unsafe extern "C" fn(*mut nvmlSystemDriverBranchInfo_t, raw::c_uint) -> nvmlReturn_t = nvmlSystemGetDriverBranch;
+const _: unsafe extern "C" fn(*mut raw::c_char, raw::c_uint) -> nvmlReturn_t =
+    crate::nvmlSystemGetDriverVersion;
+const _: unsafe extern "C" fn(*mut raw::c_char, raw::c_uint) -> nvmlReturn_t =
+    crate::nvmlSystemGetNVMLVersion;
+const _: unsafe extern "C" fn(*mut raw::c_int) -> nvmlReturn_t =
+    crate::nvmlSystemGetCudaDriverVersion;
+const _: unsafe extern "C" fn(*mut raw::c_int) -> nvmlReturn_t =
+    crate::nvmlSystemGetCudaDriverVersion_v2;
+const _: unsafe extern "C" fn(raw::c_uint, *mut raw::c_char, raw::c_uint) -> nvmlReturn_t =
+    crate::nvmlSystemGetProcessName;
+const _: unsafe extern "C" fn(*mut raw::c_uint, *mut nvmlHwbcEntry_t) -> nvmlReturn_t =
+    crate::nvmlSystemGetHicVersion;
+const _: unsafe extern "C" fn(raw::c_uint, *mut raw::c_uint, *mut nvmlDevice_t) -> nvmlReturn_t =
+    crate::nvmlSystemGetTopologyGpuSet;
+const _: unsafe extern "C" fn(*mut nvmlSystemDriverBranchInfo_t, raw::c_uint) -> nvmlReturn_t =
+    nvmlSystemGetDriverBranch;
 const _: unsafe extern "C" fn(*mut raw::c_uint) -> nvmlReturn_t = crate::nvmlUnitGetCount;
-const _: unsafe extern "C" fn(raw::c_uint, *mut nvmlUnit_t) -> nvmlReturn_t = crate::nvmlUnitGetHandleByIndex;
-const _: unsafe extern "C" fn(nvmlUnit_t, *mut nvmlUnitInfo_t) -> nvmlReturn_t = crate::nvmlUnitGetUnitInfo;
-const _: unsafe extern "C" fn(nvmlUnit_t, *mut nvmlLedState_t) -> nvmlReturn_t = crate::nvmlUnitGetLedState;
-const _: unsafe extern "C" fn(nvmlUnit_t, *mut nvmlPSUInfo_t) -> nvmlReturn_t = crate::nvmlUnitGetPsuInfo;
-const _: unsafe extern "C" fn(nvmlUnit_t, raw::c_uint, *mut raw::c_uint) -> nvmlReturn_t = crate::nvmlUnitGetTemperature;
-const _: unsafe extern "C" fn(nvmlUnit_t, *mut nvmlUnitFanSpeeds_t) -> nvmlReturn_t = crate::nvmlUnitGetFanSpeedInfo;
-const _: unsafe extern "C" fn(nvmlUnit_t, *mut raw::c_uint, *mut nvmlDevice_t) -> nvmlReturn_t = crate::nvmlUnitGetDevices;
+const _: unsafe extern "C" fn(raw::c_uint, *mut nvmlUnit_t) -> nvmlReturn_t =
+    crate::nvmlUnitGetHandleByIndex;
+const _: unsafe extern "C" fn(nvmlUnit_t, *mut nvmlUnitInfo_t) -> nvmlReturn_t =
+    crate::nvmlUnitGetUnitInfo;
+const _: unsafe extern "C" fn(nvmlUnit_t, *mut nvmlLedState_t) -> nvmlReturn_t =
+    crate::nvmlUnitGetLedState;
+const _: unsafe extern "C" fn(nvmlUnit_t, *mut nvmlPSUInfo_t) -> nvmlReturn_t =
+    crate::nvmlUnitGetPsuInfo;
+const _: unsafe extern "C" fn(nvmlUnit_t, raw::c_uint, *mut raw::c_uint) -> nvmlReturn_t =
+    crate::nvmlUnitGetTemperature;
+const _: unsafe extern "C" fn(nvmlUnit_t, *mut nvmlUnitFanSpeeds_t) -> nvmlReturn_t =
+    crate::nvmlUnitGetFanSpeedInfo;
+const _: unsafe extern "C" fn(nvmlUnit_t, *mut raw::c_uint, *mut nvmlDevice_t) -> nvmlReturn_t =
+    crate::nvmlUnitGetDevices;
 const _: unsafe extern "C" fn(*mut raw::c_uint) -> nvmlReturn_t = crate::nvmlDeviceGetCount_v2;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlDeviceAttributes_t) -> nvmlReturn_t = crate::nvmlDeviceGetAttributes_v2;
-const _: unsafe extern "C" fn(raw::c_uint, *mut nvmlDevice_t) -> nvmlReturn_t = crate::nvmlDeviceGetHandleByIndex_v2;
-const _: unsafe extern "C" fn(*const raw::c_char, *mut nvmlDevice_t) -> nvmlReturn_t = crate::nvmlDeviceGetHandleBySerial;
-const _: unsafe extern "C" fn(*const raw::c_char, *mut nvmlDevice_t) -> nvmlReturn_t = crate::nvmlDeviceGetHandleByUUID;
-const _: unsafe extern "C" fn(*const nvmlUUID_t, *mut nvmlDevice_t) -> nvmlReturn_t = nvmlDeviceGetHandleByUUIDV;
-const _: unsafe extern "C" fn(*const raw::c_char, *mut nvmlDevice_t) -> nvmlReturn_t = crate::nvmlDeviceGetHandleByPciBusId_v2;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_char, raw::c_uint) -> nvmlReturn_t = crate::nvmlDeviceGetName;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlBrandType_t) -> nvmlReturn_t = crate::nvmlDeviceGetBrand;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t = crate::nvmlDeviceGetIndex;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_char, raw::c_uint) -> nvmlReturn_t = crate::nvmlDeviceGetSerial;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t = crate::nvmlDeviceGetModuleId;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlC2cModeInfo_v1_t) -> nvmlReturn_t = crate::nvmlDeviceGetC2cModeInfoV;
-const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint, *mut raw::c_ulong, nvmlAffinityScope_t) -> nvmlReturn_t = crate::nvmlDeviceGetMemoryAffinity;
-const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint, *mut raw::c_ulong, nvmlAffinityScope_t) -> nvmlReturn_t = crate::nvmlDeviceGetCpuAffinityWithinScope;
-const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint, *mut raw::c_ulong) -> nvmlReturn_t = crate::nvmlDeviceGetCpuAffinity;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlDeviceAttributes_t) -> nvmlReturn_t =
+    crate::nvmlDeviceGetAttributes_v2;
+const _: unsafe extern "C" fn(raw::c_uint, *mut nvmlDevice_t) -> nvmlReturn_t =
+    crate::nvmlDeviceGetHandleByIndex_v2;
+const _: unsafe extern "C" fn(*const raw::c_char, *mut nvmlDevice_t) -> nvmlReturn_t =
+    crate::nvmlDeviceGetHandleBySerial;
+const _: unsafe extern "C" fn(*const raw::c_char, *mut nvmlDevice_t) -> nvmlReturn_t =
+    crate::nvmlDeviceGetHandleByUUID;
+const _: unsafe extern "C" fn(*const nvmlUUID_t, *mut nvmlDevice_t) -> nvmlReturn_t =
+    nvmlDeviceGetHandleByUUIDV;
+const _: unsafe extern "C" fn(*const raw::c_char, *mut nvmlDevice_t) -> nvmlReturn_t =
+    crate::nvmlDeviceGetHandleByPciBusId_v2;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_char, raw::c_uint) -> nvmlReturn_t =
+    crate::nvmlDeviceGetName;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlBrandType_t) -> nvmlReturn_t =
+    crate::nvmlDeviceGetBrand;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t =
+    crate::nvmlDeviceGetIndex;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_char, raw::c_uint) -> nvmlReturn_t =
+    crate::nvmlDeviceGetSerial;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t =
+    crate::nvmlDeviceGetModuleId;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlC2cModeInfo_v1_t) -> nvmlReturn_t =
+    crate::nvmlDeviceGetC2cModeInfoV;
+const _: unsafe extern "C" fn(
+    nvmlDevice_t,
+    raw::c_uint,
+    *mut raw::c_ulong,
+    nvmlAffinityScope_t,
+) -> nvmlReturn_t = crate::nvmlDeviceGetMemoryAffinity;
+const _: unsafe extern "C" fn(
+    nvmlDevice_t,
+    raw::c_uint,
+    *mut raw::c_ulong,
+    nvmlAffinityScope_t,
+) -> nvmlReturn_t = crate::nvmlDeviceGetCpuAffinityWithinScope;
+const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint, *mut raw::c_ulong) -> nvmlReturn_t =
+    crate::nvmlDeviceGetCpuAffinity;
 const _: unsafe extern "C" fn(nvmlDevice_t) -> nvmlReturn_t = nvmlDeviceSetCpuAffinity;
 const _: unsafe extern "C" fn(nvmlDevice_t) -> nvmlReturn_t = nvmlDeviceClearCpuAffinity;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t = crate::nvmlDeviceGetNumaNodeId;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlDeviceAddressingMode_t) -> nvmlReturn_t = crate::nvmlDeviceGetAddressingMode;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlRepairStatus_t) -> nvmlReturn_t = crate::nvmlDeviceGetRepairStatus;
-const _: unsafe extern "C" fn(nvmlDevice_t, nvmlDevice_t, *mut nvmlGpuTopologyLevel_t) -> nvmlReturn_t = crate::nvmlDeviceGetTopologyCommonAncestor;
-const _: unsafe extern "C" fn(nvmlDevice_t, nvmlGpuTopologyLevel_t, *mut raw::c_uint, *mut nvmlDevice_t) -> nvmlReturn_t = crate::nvmlDeviceGetTopologyNearestGpus;
-const _: unsafe extern "C" fn(nvmlDevice_t, nvmlDevice_t, nvmlGpuP2PCapsIndex_t, *mut nvmlGpuP2PStatus_t) -> nvmlReturn_t = crate::nvmlDeviceGetP2PStatus;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_char, raw::c_uint) -> nvmlReturn_t = crate::nvmlDeviceGetUUID;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t = crate::nvmlDeviceGetMinorNumber;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_char, raw::c_uint) -> nvmlReturn_t = crate::nvmlDeviceGetBoardPartNumber;
-const _: unsafe extern "C" fn(nvmlDevice_t, nvmlInforomObject_t, *mut raw::c_char, raw::c_uint) -> nvmlReturn_t = crate::nvmlDeviceGetInforomVersion;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_char, raw::c_uint) -> nvmlReturn_t = crate::nvmlDeviceGetInforomImageVersion;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t = crate::nvmlDeviceGetInforomConfigurationChecksum;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t =
+    crate::nvmlDeviceGetNumaNodeId;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlDeviceAddressingMode_t) -> nvmlReturn_t =
+    crate::nvmlDeviceGetAddressingMode;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlRepairStatus_t) -> nvmlReturn_t =
+    crate::nvmlDeviceGetRepairStatus;
+const _: unsafe extern "C" fn(
+    nvmlDevice_t,
+    nvmlDevice_t,
+    *mut nvmlGpuTopologyLevel_t,
+) -> nvmlReturn_t = crate::nvmlDeviceGetTopologyCommonAncestor;
+const _: unsafe extern "C" fn(
+    nvmlDevice_t,
+    nvmlGpuTopologyLevel_t,
+    *mut raw::c_uint,
+    *mut nvmlDevice_t,
+) -> nvmlReturn_t = crate::nvmlDeviceGetTopologyNearestGpus;
+const _: unsafe extern "C" fn(
+    nvmlDevice_t,
+    nvmlDevice_t,
+    nvmlGpuP2PCapsIndex_t,
+    *mut nvmlGpuP2PStatus_t,
+) -> nvmlReturn_t = crate::nvmlDeviceGetP2PStatus;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_char, raw::c_uint) -> nvmlReturn_t =
+    crate::nvmlDeviceGetUUID;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t =
+    crate::nvmlDeviceGetMinorNumber;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_char, raw::c_uint) -> nvmlReturn_t =
+    crate::nvmlDeviceGetBoardPartNumber;
+const _: unsafe extern "C" fn(
+    nvmlDevice_t,
+    nvmlInforomObject_t,
+    *mut raw::c_char,
+    raw::c_uint,
+) -> nvmlReturn_t = crate::nvmlDeviceGetInforomVersion;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_char, raw::c_uint) -> nvmlReturn_t =
+    crate::nvmlDeviceGetInforomImageVersion;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t =
+    crate::nvmlDeviceGetInforomConfigurationChecksum;
 const _: unsafe extern "C" fn(nvmlDevice_t) -> nvmlReturn_t = crate::nvmlDeviceValidateInforom;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_ulonglong, *mut raw::c_ulong) -> nvmlReturn_t = crate::nvmlDeviceGetLastBBXFlushTime;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlEnableState_t) -> nvmlReturn_t = crate::nvmlDeviceGetDisplayMode;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlEnableState_t) -> nvmlReturn_t = crate::nvmlDeviceGetDisplayActive;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlEnableState_t) -> nvmlReturn_t = crate::nvmlDeviceGetPersistenceMode;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlPciInfoExt_t) -> nvmlReturn_t = crate::nvmlDeviceGetPciInfoExt;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlPciInfo_t) -> nvmlReturn_t = crate::nvmlDeviceGetPciInfo_v3;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t = crate::nvmlDeviceGetMaxPcieLinkGeneration;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t = crate::nvmlDeviceGetGpuMaxPcieLinkGeneration;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t = crate::nvmlDeviceGetMaxPcieLinkWidth;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t = crate::nvmlDeviceGetCurrPcieLinkGeneration;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t = crate::nvmlDeviceGetCurrPcieLinkWidth;
-const _: unsafe extern "C" fn(nvmlDevice_t, nvmlPcieUtilCounter_t, *mut raw::c_uint) -> nvmlReturn_t = crate::nvmlDeviceGetPcieThroughput;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t = crate::nvmlDeviceGetPcieReplayCounter;
-const _: unsafe extern "C" fn(nvmlDevice_t, nvmlClockType_t, *mut raw::c_uint) -> nvmlReturn_t = crate::nvmlDeviceGetClockInfo;
-const _: unsafe extern "C" fn(nvmlDevice_t, nvmlClockType_t, *mut raw::c_uint) -> nvmlReturn_t = crate::nvmlDeviceGetMaxClockInfo;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_int) -> nvmlReturn_t = nvmlDeviceGetGpcClkVfOffset;
-const _: unsafe extern "C" fn(nvmlDevice_t, nvmlClockType_t, *mut raw::c_uint) -> nvmlReturn_t = crate::nvmlDeviceGetApplicationsClock;
-const _: unsafe extern "C" fn(nvmlDevice_t, nvmlClockType_t, *mut raw::c_uint) -> nvmlReturn_t = crate::nvmlDeviceGetDefaultApplicationsClock;
-const _: unsafe extern "C" fn(nvmlDevice_t, nvmlClockType_t, nvmlClockId_t, *mut raw::c_uint) -> nvmlReturn_t = crate::nvmlDeviceGetClock;
-const _: unsafe extern "C" fn(nvmlDevice_t, nvmlClockType_t, *mut raw::c_uint) -> nvmlReturn_t = crate::nvmlDeviceGetMaxCustomerBoostClock;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint, *mut raw::c_uint) -> nvmlReturn_t = crate::nvmlDeviceGetSupportedMemoryClocks;
-const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint, *mut raw::c_uint, *mut raw::c_uint) -> nvmlReturn_t = crate::nvmlDeviceGetSupportedGraphicsClocks;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlEnableState_t, *mut nvmlEnableState_t) -> nvmlReturn_t = nvmlDeviceGetAutoBoostedClocksEnabled;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t = crate::nvmlDeviceGetFanSpeed;
-const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint, *mut raw::c_uint) -> nvmlReturn_t = crate::nvmlDeviceGetFanSpeed_v2;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlFanSpeedInfo_t) -> nvmlReturn_t = nvmlDeviceGetFanSpeedRPM;
-const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint, *mut raw::c_uint) -> nvmlReturn_t = nvmlDeviceGetTargetFanSpeed;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint, *mut raw::c_uint) -> nvmlReturn_t = nvmlDeviceGetMinMaxFanSpeed;
-const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint, *mut nvmlFanControlPolicy_t) -> nvmlReturn_t = nvmlDeviceGetFanControlPolicy_v2;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t = crate::nvmlDeviceGetNumFans;
-const _: unsafe extern "C" fn(nvmlDevice_t, nvmlTemperatureSensors_t, *mut raw::c_uint) -> nvmlReturn_t = crate::nvmlDeviceGetTemperature;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlCoolerInfo_t) -> nvmlReturn_t = nvmlDeviceGetCoolerInfo;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlTemperature_t) -> nvmlReturn_t = crate::nvmlDeviceGetTemperatureV;
-const _: unsafe extern "C" fn(nvmlDevice_t, nvmlTemperatureThresholds_t, *mut raw::c_uint) -> nvmlReturn_t = crate::nvmlDeviceGetTemperatureThreshold;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlMarginTemperature_t) -> nvmlReturn_t = crate::nvmlDeviceGetMarginTemperature;
-const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint, *mut nvmlGpuThermalSettings_t) -> nvmlReturn_t = nvmlDeviceGetThermalSettings;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlPstates_t) -> nvmlReturn_t = crate::nvmlDeviceGetPerformanceState;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_ulonglong) -> nvmlReturn_t = crate::nvmlDeviceGetCurrentClocksEventReasons;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_ulonglong) -> nvmlReturn_t = crate::nvmlDeviceGetCurrentClocksThrottleReasons;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_ulonglong) -> nvmlReturn_t = crate::nvmlDeviceGetSupportedClocksEventReasons;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_ulonglong) -> nvmlReturn_t = crate::nvmlDeviceGetSupportedClocksThrottleReasons;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlPstates_t) -> nvmlReturn_t = crate::nvmlDeviceGetPowerState;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlGpuDynamicPstatesInfo_t) -> nvmlReturn_t = nvmlDeviceGetDynamicPstatesInfo;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_int) -> nvmlReturn_t = nvmlDeviceGetMemClkVfOffset;
-const _: unsafe extern "C" fn(nvmlDevice_t, nvmlClockType_t, nvmlPstates_t, *mut raw::c_uint, *mut raw::c_uint) -> nvmlReturn_t = nvmlDeviceGetMinMaxClockOfPState;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlPstates_t, raw::c_uint) -> nvmlReturn_t = nvmlDeviceGetSupportedPerformanceStates;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_int, *mut raw::c_int) -> nvmlReturn_t = nvmlDeviceGetGpcClkMinMaxVfOffset;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_int, *mut raw::c_int) -> nvmlReturn_t = nvmlDeviceGetMemClkMinMaxVfOffset;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlClockOffset_t) -> nvmlReturn_t = nvmlDeviceGetClockOffsets;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlClockOffset_t) -> nvmlReturn_t = nvmlDeviceSetClockOffsets;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlDevicePerfModes_t) -> nvmlReturn_t = nvmlDeviceGetPerformanceModes;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlDeviceCurrentClockFreqs_t) -> nvmlReturn_t = nvmlDeviceGetCurrentClockFreqs;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlEnableState_t) -> nvmlReturn_t = crate::nvmlDeviceGetPowerManagementMode;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t = crate::nvmlDeviceGetPowerManagementLimit;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint, *mut raw::c_uint) -> nvmlReturn_t = crate::nvmlDeviceGetPowerManagementLimitConstraints;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t = crate::nvmlDeviceGetPowerManagementDefaultLimit;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t = crate::nvmlDeviceGetPowerUsage;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlDevicePowerMizerModes_v1_t) -> nvmlReturn_t = nvmlDeviceGetPowerMizerMode_v1;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlDevicePowerMizerModes_v1_t) -> nvmlReturn_t = nvmlDeviceSetPowerMizerMode_v1;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_ulonglong) -> nvmlReturn_t = crate::nvmlDeviceGetTotalEnergyConsumption;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t = crate::nvmlDeviceGetEnforcedPowerLimit;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlGpuOperationMode_t, *mut nvmlGpuOperationMode_t) -> nvmlReturn_t = crate::nvmlDeviceGetGpuOperationMode;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlMemory_t) -> nvmlReturn_t = crate::nvmlDeviceGetMemoryInfo;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlMemory_v2_t) -> nvmlReturn_t = crate::nvmlDeviceGetMemoryInfo_v2;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlComputeMode_t) -> nvmlReturn_t = crate::nvmlDeviceGetComputeMode;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_int, *mut raw::c_int) -> nvmlReturn_t = crate::nvmlDeviceGetCudaComputeCapability;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlDramEncryptionInfo_t, *mut nvmlDramEncryptionInfo_t) -> nvmlReturn_t = crate::nvmlDeviceGetDramEncryptionMode;
-const _: unsafe extern "C" fn(nvmlDevice_t, *const nvmlDramEncryptionInfo_t) -> nvmlReturn_t = nvmlDeviceSetDramEncryptionMode;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlEnableState_t, *mut nvmlEnableState_t) -> nvmlReturn_t = crate::nvmlDeviceGetEccMode;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlEnableState_t) -> nvmlReturn_t = nvmlDeviceGetDefaultEccMode;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t = crate::nvmlDeviceGetBoardId;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t = crate::nvmlDeviceGetMultiGpuBoard;
-const _: unsafe extern "C" fn(nvmlDevice_t, nvmlMemoryErrorType_t, nvmlEccCounterType_t, *mut raw::c_ulonglong) -> nvmlReturn_t = crate::nvmlDeviceGetTotalEccErrors;
-const _: unsafe extern "C" fn(nvmlDevice_t, nvmlMemoryErrorType_t, nvmlEccCounterType_t, *mut nvmlEccErrorCounts_t) -> nvmlReturn_t = nvmlDeviceGetDetailedEccErrors;
-const _: unsafe extern "C" fn(nvmlDevice_t, nvmlMemoryErrorType_t, nvmlEccCounterType_t, nvmlMemoryLocation_t, *mut raw::c_ulonglong) -> nvmlReturn_t = crate::nvmlDeviceGetMemoryErrorCounter;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlUtilization_t) -> nvmlReturn_t = crate::nvmlDeviceGetUtilizationRates;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint, *mut raw::c_uint) -> nvmlReturn_t = crate::nvmlDeviceGetEncoderUtilization;
-const _: unsafe extern "C" fn(nvmlDevice_t, nvmlEncoderType_t, *mut raw::c_uint) -> nvmlReturn_t = crate::nvmlDeviceGetEncoderCapacity;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint, *mut raw::c_uint, *mut raw::c_uint) -> nvmlReturn_t = crate::nvmlDeviceGetEncoderStats;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint, *mut nvmlEncoderSessionInfo_t) -> nvmlReturn_t = nvmlDeviceGetEncoderSessions;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint, *mut raw::c_uint) -> nvmlReturn_t = crate::nvmlDeviceGetDecoderUtilization;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint, *mut raw::c_uint) -> nvmlReturn_t = crate::nvmlDeviceGetJpgUtilization;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint, *mut raw::c_uint) -> nvmlReturn_t = crate::nvmlDeviceGetOfaUtilization;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlFBCStats_t) -> nvmlReturn_t = crate::nvmlDeviceGetFBCStats;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint, *mut nvmlFBCSessionInfo_t) -> nvmlReturn_t = nvmlDeviceGetFBCSessions;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlDriverModel_t, *mut nvmlDriverModel_t) -> nvmlReturn_t = crate::nvmlDeviceGetDriverModel_v2;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_char, raw::c_uint) -> nvmlReturn_t = crate::nvmlDeviceGetVbiosVersion;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlBridgeChipHierarchy_t) -> nvmlReturn_t = crate::nvmlDeviceGetBridgeChipInfo;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint, *mut nvmlProcessInfo_t) -> nvmlReturn_t = crate::nvmlDeviceGetComputeRunningProcesses_v3;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint, *mut nvmlProcessInfo_t) -> nvmlReturn_t = crate::nvmlDeviceGetGraphicsRunningProcesses_v3;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint, *mut nvmlProcessInfo_t) -> nvmlReturn_t = crate::nvmlDeviceGetMPSComputeRunningProcesses_v3;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlProcessDetailList_t) -> nvmlReturn_t = crate::nvmlDeviceGetRunningProcessDetailList;
-const _: unsafe extern "C" fn(nvmlDevice_t, nvmlDevice_t, *mut raw::c_int) -> nvmlReturn_t = nvmlDeviceOnSameBoard;
-const _: unsafe extern "C" fn(nvmlDevice_t, nvmlRestrictedAPI_t, *mut nvmlEnableState_t) -> nvmlReturn_t = nvmlDeviceGetAPIRestriction;
-const _: unsafe extern "C" fn(nvmlDevice_t, nvmlSamplingType_t, raw::c_ulonglong, *mut nvmlValueType_t, *mut raw::c_uint, *mut nvmlSample_t) -> nvmlReturn_t = crate::nvmlDeviceGetSamples;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlBAR1Memory_t) -> nvmlReturn_t = crate::nvmlDeviceGetBAR1MemoryInfo;
-const _: unsafe extern "C" fn(nvmlDevice_t, nvmlPerfPolicyType_t, *mut nvmlViolationTime_t) -> nvmlReturn_t = crate::nvmlDeviceGetViolationStatus;
+const _: unsafe extern "C" fn(
+    nvmlDevice_t,
+    *mut raw::c_ulonglong,
+    *mut raw::c_ulong,
+) -> nvmlReturn_t = crate::nvmlDeviceGetLastBBXFlushTime;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlEnableState_t) -> nvmlReturn_t =
+    crate::nvmlDeviceGetDisplayMode;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlEnableState_t) -> nvmlReturn_t =
+    crate::nvmlDeviceGetDisplayActive;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlEnableState_t) -> nvmlReturn_t =
+    crate::nvmlDeviceGetPersistenceMode;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlPciInfoExt_t) -> nvmlReturn_t =
+    crate::nvmlDeviceGetPciInfoExt;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlPciInfo_t) -> nvmlReturn_t =
+    crate::nvmlDeviceGetPciInfo_v3;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t =
+    crate::nvmlDeviceGetMaxPcieLinkGeneration;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t =
+    crate::nvmlDeviceGetGpuMaxPcieLinkGeneration;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t =
+    crate::nvmlDeviceGetMaxPcieLinkWidth;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t =
+    crate::nvmlDeviceGetCurrPcieLinkGeneration;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t =
+    crate::nvmlDeviceGetCurrPcieLinkWidth;
+const _: unsafe extern "C" fn(
+    nvmlDevice_t,
+    nvmlPcieUtilCounter_t,
+    *mut raw::c_uint,
+) -> nvmlReturn_t = crate::nvmlDeviceGetPcieThroughput;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t =
+    crate::nvmlDeviceGetPcieReplayCounter;
+const _: unsafe extern "C" fn(nvmlDevice_t, nvmlClockType_t, *mut raw::c_uint) -> nvmlReturn_t =
+    crate::nvmlDeviceGetClockInfo;
+const _: unsafe extern "C" fn(nvmlDevice_t, nvmlClockType_t, *mut raw::c_uint) -> nvmlReturn_t =
+    crate::nvmlDeviceGetMaxClockInfo;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_int) -> nvmlReturn_t =
+    nvmlDeviceGetGpcClkVfOffset;
+const _: unsafe extern "C" fn(nvmlDevice_t, nvmlClockType_t, *mut raw::c_uint) -> nvmlReturn_t =
+    crate::nvmlDeviceGetApplicationsClock;
+const _: unsafe extern "C" fn(nvmlDevice_t, nvmlClockType_t, *mut raw::c_uint) -> nvmlReturn_t =
+    crate::nvmlDeviceGetDefaultApplicationsClock;
+const _: unsafe extern "C" fn(
+    nvmlDevice_t,
+    nvmlClockType_t,
+    nvmlClockId_t,
+    *mut raw::c_uint,
+) -> nvmlReturn_t = crate::nvmlDeviceGetClock;
+const _: unsafe extern "C" fn(nvmlDevice_t, nvmlClockType_t, *mut raw::c_uint) -> nvmlReturn_t =
+    crate::nvmlDeviceGetMaxCustomerBoostClock;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint, *mut raw::c_uint) -> nvmlReturn_t =
+    crate::nvmlDeviceGetSupportedMemoryClocks;
+const _: unsafe extern "C" fn(
+    nvmlDevice_t,
+    raw::c_uint,
+    *mut raw::c_uint,
+    *mut raw::c_uint,
+) -> nvmlReturn_t = crate::nvmlDeviceGetSupportedGraphicsClocks;
+const _: unsafe extern "C" fn(
+    nvmlDevice_t,
+    *mut nvmlEnableState_t,
+    *mut nvmlEnableState_t,
+) -> nvmlReturn_t = nvmlDeviceGetAutoBoostedClocksEnabled;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t =
+    crate::nvmlDeviceGetFanSpeed;
+const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint, *mut raw::c_uint) -> nvmlReturn_t =
+    crate::nvmlDeviceGetFanSpeed_v2;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlFanSpeedInfo_t) -> nvmlReturn_t =
+    nvmlDeviceGetFanSpeedRPM;
+const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint, *mut raw::c_uint) -> nvmlReturn_t =
+    nvmlDeviceGetTargetFanSpeed;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint, *mut raw::c_uint) -> nvmlReturn_t =
+    nvmlDeviceGetMinMaxFanSpeed;
+const _: unsafe extern "C" fn(
+    nvmlDevice_t,
+    raw::c_uint,
+    *mut nvmlFanControlPolicy_t,
+) -> nvmlReturn_t = nvmlDeviceGetFanControlPolicy_v2;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t =
+    crate::nvmlDeviceGetNumFans;
+const _: unsafe extern "C" fn(
+    nvmlDevice_t,
+    nvmlTemperatureSensors_t,
+    *mut raw::c_uint,
+) -> nvmlReturn_t = crate::nvmlDeviceGetTemperature;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlCoolerInfo_t) -> nvmlReturn_t =
+    nvmlDeviceGetCoolerInfo;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlTemperature_t) -> nvmlReturn_t =
+    crate::nvmlDeviceGetTemperatureV;
+const _: unsafe extern "C" fn(
+    nvmlDevice_t,
+    nvmlTemperatureThresholds_t,
+    *mut raw::c_uint,
+) -> nvmlReturn_t = crate::nvmlDeviceGetTemperatureThreshold;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlMarginTemperature_t) -> nvmlReturn_t =
+    crate::nvmlDeviceGetMarginTemperature;
+const _: unsafe extern "C" fn(
+    nvmlDevice_t,
+    raw::c_uint,
+    *mut nvmlGpuThermalSettings_t,
+) -> nvmlReturn_t = nvmlDeviceGetThermalSettings;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlPstates_t) -> nvmlReturn_t =
+    crate::nvmlDeviceGetPerformanceState;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_ulonglong) -> nvmlReturn_t =
+    crate::nvmlDeviceGetCurrentClocksEventReasons;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_ulonglong) -> nvmlReturn_t =
+    crate::nvmlDeviceGetCurrentClocksThrottleReasons;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_ulonglong) -> nvmlReturn_t =
+    crate::nvmlDeviceGetSupportedClocksEventReasons;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_ulonglong) -> nvmlReturn_t =
+    crate::nvmlDeviceGetSupportedClocksThrottleReasons;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlPstates_t) -> nvmlReturn_t =
+    crate::nvmlDeviceGetPowerState;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlGpuDynamicPstatesInfo_t) -> nvmlReturn_t =
+    nvmlDeviceGetDynamicPstatesInfo;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_int) -> nvmlReturn_t =
+    nvmlDeviceGetMemClkVfOffset;
+const _: unsafe extern "C" fn(
+    nvmlDevice_t,
+    nvmlClockType_t,
+    nvmlPstates_t,
+    *mut raw::c_uint,
+    *mut raw::c_uint,
+) -> nvmlReturn_t = nvmlDeviceGetMinMaxClockOfPState;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlPstates_t, raw::c_uint) -> nvmlReturn_t =
+    nvmlDeviceGetSupportedPerformanceStates;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_int, *mut raw::c_int) -> nvmlReturn_t =
+    nvmlDeviceGetGpcClkMinMaxVfOffset;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_int, *mut raw::c_int) -> nvmlReturn_t =
+    nvmlDeviceGetMemClkMinMaxVfOffset;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlClockOffset_t) -> nvmlReturn_t =
+    nvmlDeviceGetClockOffsets;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlClockOffset_t) -> nvmlReturn_t =
+    nvmlDeviceSetClockOffsets;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlDevicePerfModes_t) -> nvmlReturn_t =
+    nvmlDeviceGetPerformanceModes;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlDeviceCurrentClockFreqs_t) -> nvmlReturn_t =
+    nvmlDeviceGetCurrentClockFreqs;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlEnableState_t) -> nvmlReturn_t =
+    crate::nvmlDeviceGetPowerManagementMode;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t =
+    crate::nvmlDeviceGetPowerManagementLimit;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint, *mut raw::c_uint) -> nvmlReturn_t =
+    crate::nvmlDeviceGetPowerManagementLimitConstraints;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t =
+    crate::nvmlDeviceGetPowerManagementDefaultLimit;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t =
+    crate::nvmlDeviceGetPowerUsage;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlDevicePowerMizerModes_v1_t) -> nvmlReturn_t =
+    nvmlDeviceGetPowerMizerMode_v1;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlDevicePowerMizerModes_v1_t) -> nvmlReturn_t =
+    nvmlDeviceSetPowerMizerMode_v1;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_ulonglong) -> nvmlReturn_t =
+    crate::nvmlDeviceGetTotalEnergyConsumption;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t =
+    crate::nvmlDeviceGetEnforcedPowerLimit;
+const _: unsafe extern "C" fn(
+    nvmlDevice_t,
+    *mut nvmlGpuOperationMode_t,
+    *mut nvmlGpuOperationMode_t,
+) -> nvmlReturn_t = crate::nvmlDeviceGetGpuOperationMode;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlMemory_t) -> nvmlReturn_t =
+    crate::nvmlDeviceGetMemoryInfo;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlMemory_v2_t) -> nvmlReturn_t =
+    crate::nvmlDeviceGetMemoryInfo_v2;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlComputeMode_t) -> nvmlReturn_t =
+    crate::nvmlDeviceGetComputeMode;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_int, *mut raw::c_int) -> nvmlReturn_t =
+    crate::nvmlDeviceGetCudaComputeCapability;
+const _: unsafe extern "C" fn(
+    nvmlDevice_t,
+    *mut nvmlDramEncryptionInfo_t,
+    *mut nvmlDramEncryptionInfo_t,
+) -> nvmlReturn_t = crate::nvmlDeviceGetDramEncryptionMode;
+const _: unsafe extern "C" fn(nvmlDevice_t, *const nvmlDramEncryptionInfo_t) -> nvmlReturn_t =
+    nvmlDeviceSetDramEncryptionMode;
+const _: unsafe extern "C" fn(
+    nvmlDevice_t,
+    *mut nvmlEnableState_t,
+    *mut nvmlEnableState_t,
+) -> nvmlReturn_t = crate::nvmlDeviceGetEccMode;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlEnableState_t) -> nvmlReturn_t =
+    nvmlDeviceGetDefaultEccMode;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t =
+    crate::nvmlDeviceGetBoardId;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t =
+    crate::nvmlDeviceGetMultiGpuBoard;
+const _: unsafe extern "C" fn(
+    nvmlDevice_t,
+    nvmlMemoryErrorType_t,
+    nvmlEccCounterType_t,
+    *mut raw::c_ulonglong,
+) -> nvmlReturn_t = crate::nvmlDeviceGetTotalEccErrors;
+const _: unsafe extern "C" fn(
+    nvmlDevice_t,
+    nvmlMemoryErrorType_t,
+    nvmlEccCounterType_t,
+    *mut nvmlEccErrorCounts_t,
+) -> nvmlReturn_t = nvmlDeviceGetDetailedEccErrors;
+const _: unsafe extern "C" fn(
+    nvmlDevice_t,
+    nvmlMemoryErrorType_t,
+    nvmlEccCounterType_t,
+    nvmlMemoryLocation_t,
+    *mut raw::c_ulonglong,
+) -> nvmlReturn_t = crate::nvmlDeviceGetMemoryErrorCounter;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlUtilization_t) -> nvmlReturn_t =
+    crate::nvmlDeviceGetUtilizationRates;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint, *mut raw::c_uint) -> nvmlReturn_t =
+    crate::nvmlDeviceGetEncoderUtilization;
+const _: unsafe extern "C" fn(nvmlDevice_t, nvmlEncoderType_t, *mut raw::c_uint) -> nvmlReturn_t =
+    crate::nvmlDeviceGetEncoderCapacity;
+const _: unsafe extern "C" fn(
+    nvmlDevice_t,
+    *mut raw::c_uint,
+    *mut raw::c_uint,
+    *mut raw::c_uint,
+) -> nvmlReturn_t = crate::nvmlDeviceGetEncoderStats;
+const _: unsafe extern "C" fn(
+    nvmlDevice_t,
+    *mut raw::c_uint,
+    *mut nvmlEncoderSessionInfo_t,
+) -> nvmlReturn_t = nvmlDeviceGetEncoderSessions;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint, *mut raw::c_uint) -> nvmlReturn_t =
+    crate::nvmlDeviceGetDecoderUtilization;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint, *mut raw::c_uint) -> nvmlReturn_t =
+    crate::nvmlDeviceGetJpgUtilization;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint, *mut raw::c_uint) -> nvmlReturn_t =
+    crate::nvmlDeviceGetOfaUtilization;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlFBCStats_t) -> nvmlReturn_t =
+    crate::nvmlDeviceGetFBCStats;
+const _: unsafe extern "C" fn(
+    nvmlDevice_t,
+    *mut raw::c_uint,
+    *mut nvmlFBCSessionInfo_t,
+) -> nvmlReturn_t = nvmlDeviceGetFBCSessions;
+const _: unsafe extern "C" fn(
+    nvmlDevice_t,
+    *mut nvmlDriverModel_t,
+    *mut nvmlDriverModel_t,
+) -> nvmlReturn_t = crate::nvmlDeviceGetDriverModel_v2;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_char, raw::c_uint) -> nvmlReturn_t =
+    crate::nvmlDeviceGetVbiosVersion;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlBridgeChipHierarchy_t) -> nvmlReturn_t =
+    crate::nvmlDeviceGetBridgeChipInfo;
+const _: unsafe extern "C" fn(
+    nvmlDevice_t,
+    *mut raw::c_uint,
+    *mut nvmlProcessInfo_t,
+) -> nvmlReturn_t = crate::nvmlDeviceGetComputeRunningProcesses_v3;
+const _: unsafe extern "C" fn(
+    nvmlDevice_t,
+    *mut raw::c_uint,
+    *mut nvmlProcessInfo_t,
+) -> nvmlReturn_t = crate::nvmlDeviceGetGraphicsRunningProcesses_v3;
+const _: unsafe extern "C" fn(
+    nvmlDevice_t,
+    *mut raw::c_uint,
+    *mut nvmlProcessInfo_t,
+) -> nvmlReturn_t = crate::nvmlDeviceGetMPSComputeRunningProcesses_v3;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlProcessDetailList_t) -> nvmlReturn_t =
+    crate::nvmlDeviceGetRunningProcessDetailList;
+const _: unsafe extern "C" fn(nvmlDevice_t, nvmlDevice_t, *mut raw::c_int) -> nvmlReturn_t =
+    nvmlDeviceOnSameBoard;
+const _: unsafe extern "C" fn(
+    nvmlDevice_t,
+    nvmlRestrictedAPI_t,
+    *mut nvmlEnableState_t,
+) -> nvmlReturn_t = nvmlDeviceGetAPIRestriction;
+const _: unsafe extern "C" fn(
+    nvmlDevice_t,
+    nvmlSamplingType_t,
+    raw::c_ulonglong,
+    *mut nvmlValueType_t,
+    *mut raw::c_uint,
+    *mut nvmlSample_t,
+) -> nvmlReturn_t = crate::nvmlDeviceGetSamples;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlBAR1Memory_t) -> nvmlReturn_t =
+    crate::nvmlDeviceGetBAR1MemoryInfo;
+const _: unsafe extern "C" fn(
+    nvmlDevice_t,
+    nvmlPerfPolicyType_t,
+    *mut nvmlViolationTime_t,
+) -> nvmlReturn_t = crate::nvmlDeviceGetViolationStatus;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t = nvmlDeviceGetIrqNum;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t = nvmlDeviceGetNumGpuCores;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlPowerSource_t) -> nvmlReturn_t = nvmlDeviceGetPowerSource;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t = nvmlDeviceGetMemoryBusWidth;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t = nvmlDeviceGetPcieLinkMaxSpeed;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t = nvmlDeviceGetPcieSpeed;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t = nvmlDeviceGetAdaptiveClockInfoStatus;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlBusType_t) -> nvmlReturn_t = nvmlDeviceGetBusType;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlGpuFabricInfo_t) -> nvmlReturn_t = crate::nvmlDeviceGetGpuFabricInfo;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlGpuFabricInfoV_t) -> nvmlReturn_t = crate::nvmlDeviceGetGpuFabricInfoV;
-const _: unsafe extern "C" fn(*mut nvmlConfComputeSystemCaps_t) -> nvmlReturn_t = nvmlSystemGetConfComputeCapabilities;
-const _: unsafe extern "C" fn(*mut nvmlConfComputeSystemState_t) -> nvmlReturn_t = nvmlSystemGetConfComputeState;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlConfComputeMemSizeInfo_t) -> nvmlReturn_t = nvmlDeviceGetConfComputeMemSizeInfo;
-const _: unsafe extern "C" fn(*mut raw::c_uint) -> nvmlReturn_t = nvmlSystemGetConfComputeGpusReadyState;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlMemory_t) -> nvmlReturn_t = crate::nvmlDeviceGetConfComputeProtectedMemoryUsage;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlConfComputeGpuCertificate_t) -> nvmlReturn_t = nvmlDeviceGetConfComputeGpuCertificate;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlConfComputeGpuAttestationReport_t) -> nvmlReturn_t = nvmlDeviceGetConfComputeGpuAttestationReport;
-const _: unsafe extern "C" fn(*mut nvmlConfComputeGetKeyRotationThresholdInfo_t) -> nvmlReturn_t = nvmlSystemGetConfComputeKeyRotationThresholdInfo;
-const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_ulonglong) -> nvmlReturn_t = nvmlDeviceSetConfComputeUnprotectedMemSize;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t =
+    nvmlDeviceGetNumGpuCores;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlPowerSource_t) -> nvmlReturn_t =
+    nvmlDeviceGetPowerSource;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t =
+    nvmlDeviceGetMemoryBusWidth;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t =
+    nvmlDeviceGetPcieLinkMaxSpeed;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t =
+    nvmlDeviceGetPcieSpeed;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t =
+    nvmlDeviceGetAdaptiveClockInfoStatus;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlBusType_t) -> nvmlReturn_t =
+    nvmlDeviceGetBusType;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlGpuFabricInfo_t) -> nvmlReturn_t =
+    crate::nvmlDeviceGetGpuFabricInfo;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlGpuFabricInfoV_t) -> nvmlReturn_t =
+    crate::nvmlDeviceGetGpuFabricInfoV;
+const _: unsafe extern "C" fn(*mut nvmlConfComputeSystemCaps_t) -> nvmlReturn_t =
+    nvmlSystemGetConfComputeCapabilities;
+const _: unsafe extern "C" fn(*mut nvmlConfComputeSystemState_t) -> nvmlReturn_t =
+    nvmlSystemGetConfComputeState;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlConfComputeMemSizeInfo_t) -> nvmlReturn_t =
+    nvmlDeviceGetConfComputeMemSizeInfo;
+const _: unsafe extern "C" fn(*mut raw::c_uint) -> nvmlReturn_t =
+    nvmlSystemGetConfComputeGpusReadyState;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlMemory_t) -> nvmlReturn_t =
+    crate::nvmlDeviceGetConfComputeProtectedMemoryUsage;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlConfComputeGpuCertificate_t) -> nvmlReturn_t =
+    nvmlDeviceGetConfComputeGpuCertificate;
+const _: unsafe extern "C" fn(
+    nvmlDevice_t,
+    *mut nvmlConfComputeGpuAttestationReport_t,
+) -> nvmlReturn_t = nvmlDeviceGetConfComputeGpuAttestationReport;
+const _: unsafe extern "C" fn(*mut nvmlConfComputeGetKeyRotationThresholdInfo_t) -> nvmlReturn_t =
+    nvmlSystemGetConfComputeKeyRotationThresholdInfo;
+const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_ulonglong) -> nvmlReturn_t =
+    nvmlDeviceSetConfComputeUnprotectedMemSize;
 const _: unsafe extern "C" fn(raw::c_uint) -> nvmlReturn_t = nvmlSystemSetConfComputeGpusReadyState;
-const _: unsafe extern "C" fn(*mut nvmlConfComputeSetKeyRotationThresholdInfo_t) -> nvmlReturn_t = nvmlSystemSetConfComputeKeyRotationThresholdInfo;
-const _: unsafe extern "C" fn(*mut nvmlSystemConfComputeSettings_t) -> nvmlReturn_t = nvmlSystemGetConfComputeSettings;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_char) -> nvmlReturn_t = crate::nvmlDeviceGetGspFirmwareVersion;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint, *mut raw::c_uint) -> nvmlReturn_t = crate::nvmlDeviceGetGspFirmwareMode;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlEccSramErrorStatus_t) -> nvmlReturn_t = crate::nvmlDeviceGetSramEccErrorStatus;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlPowerValue_v2_t) -> nvmlReturn_t = nvmlDeviceSetPowerManagementLimit_v2;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlEnableState_t) -> nvmlReturn_t = crate::nvmlDeviceGetAccountingMode;
-const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint, *mut nvmlAccountingStats_t) -> nvmlReturn_t = crate::nvmlDeviceGetAccountingStats;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint, *mut raw::c_uint) -> nvmlReturn_t = crate::nvmlDeviceGetAccountingPids;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t = crate::nvmlDeviceGetAccountingBufferSize;
-const _: unsafe extern "C" fn(nvmlDevice_t, nvmlPageRetirementCause_t, *mut raw::c_uint, *mut raw::c_ulonglong) -> nvmlReturn_t = crate::nvmlDeviceGetRetiredPages;
-const _: unsafe extern "C" fn(nvmlDevice_t, nvmlPageRetirementCause_t, *mut raw::c_uint, *mut raw::c_ulonglong, *mut raw::c_ulonglong) -> nvmlReturn_t = crate::nvmlDeviceGetRetiredPages_v2;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlEnableState_t) -> nvmlReturn_t = crate::nvmlDeviceGetRetiredPagesPendingStatus;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint, *mut raw::c_uint, *mut raw::c_uint, *mut raw::c_uint) -> nvmlReturn_t = crate::nvmlDeviceGetRemappedRows;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlRowRemapperHistogramValues_t) -> nvmlReturn_t = crate::nvmlDeviceGetRowRemapperHistogram;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlDeviceArchitecture_t) -> nvmlReturn_t = crate::nvmlDeviceGetArchitecture;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlClkMonStatus_t) -> nvmlReturn_t = nvmlDeviceGetClkMonStatus;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlProcessUtilizationSample_t, *mut raw::c_uint, raw::c_ulonglong) -> nvmlReturn_t = crate::nvmlDeviceGetProcessUtilization;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlProcessesUtilizationInfo_t) -> nvmlReturn_t = crate::nvmlDeviceGetProcessesUtilizationInfo;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlPlatformInfo_t) -> nvmlReturn_t = crate::nvmlDeviceGetPlatformInfo;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlPdi_t) -> nvmlReturn_t = crate::nvmlDeviceGetPdi;
+const _: unsafe extern "C" fn(*mut nvmlConfComputeSetKeyRotationThresholdInfo_t) -> nvmlReturn_t =
+    nvmlSystemSetConfComputeKeyRotationThresholdInfo;
+const _: unsafe extern "C" fn(*mut nvmlSystemConfComputeSettings_t) -> nvmlReturn_t =
+    nvmlSystemGetConfComputeSettings;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_char) -> nvmlReturn_t =
+    crate::nvmlDeviceGetGspFirmwareVersion;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint, *mut raw::c_uint) -> nvmlReturn_t =
+    crate::nvmlDeviceGetGspFirmwareMode;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlEccSramErrorStatus_t) -> nvmlReturn_t =
+    crate::nvmlDeviceGetSramEccErrorStatus;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlPowerValue_v2_t) -> nvmlReturn_t =
+    nvmlDeviceSetPowerManagementLimit_v2;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlEnableState_t) -> nvmlReturn_t =
+    crate::nvmlDeviceGetAccountingMode;
+const _: unsafe extern "C" fn(
+    nvmlDevice_t,
+    raw::c_uint,
+    *mut nvmlAccountingStats_t,
+) -> nvmlReturn_t = crate::nvmlDeviceGetAccountingStats;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint, *mut raw::c_uint) -> nvmlReturn_t =
+    crate::nvmlDeviceGetAccountingPids;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t =
+    crate::nvmlDeviceGetAccountingBufferSize;
+const _: unsafe extern "C" fn(
+    nvmlDevice_t,
+    nvmlPageRetirementCause_t,
+    *mut raw::c_uint,
+    *mut raw::c_ulonglong,
+) -> nvmlReturn_t = crate::nvmlDeviceGetRetiredPages;
+const _: unsafe extern "C" fn(
+    nvmlDevice_t,
+    nvmlPageRetirementCause_t,
+    *mut raw::c_uint,
+    *mut raw::c_ulonglong,
+    *mut raw::c_ulonglong,
+) -> nvmlReturn_t = crate::nvmlDeviceGetRetiredPages_v2;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlEnableState_t) -> nvmlReturn_t =
+    crate::nvmlDeviceGetRetiredPagesPendingStatus;
+const _: unsafe extern "C" fn(
+    nvmlDevice_t,
+    *mut raw::c_uint,
+    *mut raw::c_uint,
+    *mut raw::c_uint,
+    *mut raw::c_uint,
+) -> nvmlReturn_t = crate::nvmlDeviceGetRemappedRows;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlRowRemapperHistogramValues_t) -> nvmlReturn_t =
+    crate::nvmlDeviceGetRowRemapperHistogram;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlDeviceArchitecture_t) -> nvmlReturn_t =
+    crate::nvmlDeviceGetArchitecture;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlClkMonStatus_t) -> nvmlReturn_t =
+    nvmlDeviceGetClkMonStatus;
+const _: unsafe extern "C" fn(
+    nvmlDevice_t,
+    *mut nvmlProcessUtilizationSample_t,
+    *mut raw::c_uint,
+    raw::c_ulonglong,
+) -> nvmlReturn_t = crate::nvmlDeviceGetProcessUtilization;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlProcessesUtilizationInfo_t) -> nvmlReturn_t =
+    crate::nvmlDeviceGetProcessesUtilizationInfo;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlPlatformInfo_t) -> nvmlReturn_t =
+    crate::nvmlDeviceGetPlatformInfo;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlPdi_t) -> nvmlReturn_t =
+    crate::nvmlDeviceGetPdi;
 const _: unsafe extern "C" fn(nvmlUnit_t, nvmlLedColor_t) -> nvmlReturn_t = nvmlUnitSetLedState;
-const _: unsafe extern "C" fn(nvmlDevice_t, nvmlEnableState_t) -> nvmlReturn_t = nvmlDeviceSetPersistenceMode;
-const _: unsafe extern "C" fn(nvmlDevice_t, nvmlComputeMode_t) -> nvmlReturn_t = nvmlDeviceSetComputeMode;
-const _: unsafe extern "C" fn(nvmlDevice_t, nvmlEnableState_t) -> nvmlReturn_t = nvmlDeviceSetEccMode;
-const _: unsafe extern "C" fn(nvmlDevice_t, nvmlEccCounterType_t) -> nvmlReturn_t = nvmlDeviceClearEccErrorCounts;
-const _: unsafe extern "C" fn(nvmlDevice_t, nvmlDriverModel_t, raw::c_uint) -> nvmlReturn_t = nvmlDeviceSetDriverModel;
-const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint, raw::c_uint) -> nvmlReturn_t = nvmlDeviceSetGpuLockedClocks;
+const _: unsafe extern "C" fn(nvmlDevice_t, nvmlEnableState_t) -> nvmlReturn_t =
+    nvmlDeviceSetPersistenceMode;
+const _: unsafe extern "C" fn(nvmlDevice_t, nvmlComputeMode_t) -> nvmlReturn_t =
+    nvmlDeviceSetComputeMode;
+const _: unsafe extern "C" fn(nvmlDevice_t, nvmlEnableState_t) -> nvmlReturn_t =
+    nvmlDeviceSetEccMode;
+const _: unsafe extern "C" fn(nvmlDevice_t, nvmlEccCounterType_t) -> nvmlReturn_t =
+    nvmlDeviceClearEccErrorCounts;
+const _: unsafe extern "C" fn(nvmlDevice_t, nvmlDriverModel_t, raw::c_uint) -> nvmlReturn_t =
+    nvmlDeviceSetDriverModel;
+const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint, raw::c_uint) -> nvmlReturn_t =
+    nvmlDeviceSetGpuLockedClocks;
 const _: unsafe extern "C" fn(nvmlDevice_t) -> nvmlReturn_t = nvmlDeviceResetGpuLockedClocks;
-const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint, raw::c_uint) -> nvmlReturn_t = nvmlDeviceSetMemoryLockedClocks;
+const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint, raw::c_uint) -> nvmlReturn_t =
+    nvmlDeviceSetMemoryLockedClocks;
 const _: unsafe extern "C" fn(nvmlDevice_t) -> nvmlReturn_t = nvmlDeviceResetMemoryLockedClocks;
-const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint, raw::c_uint) -> nvmlReturn_t = nvmlDeviceSetApplicationsClocks;
+const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint, raw::c_uint) -> nvmlReturn_t =
+    nvmlDeviceSetApplicationsClocks;
 const _: unsafe extern "C" fn(nvmlDevice_t) -> nvmlReturn_t = nvmlDeviceResetApplicationsClocks;
-const _: unsafe extern "C" fn(nvmlDevice_t, nvmlEnableState_t) -> nvmlReturn_t = nvmlDeviceSetAutoBoostedClocksEnabled;
-const _: unsafe extern "C" fn(nvmlDevice_t, nvmlEnableState_t, raw::c_uint) -> nvmlReturn_t = nvmlDeviceSetDefaultAutoBoostedClocksEnabled;
-const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint) -> nvmlReturn_t = nvmlDeviceSetDefaultFanSpeed_v2;
-const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint, nvmlFanControlPolicy_t) -> nvmlReturn_t = nvmlDeviceSetFanControlPolicy;
-const _: unsafe extern "C" fn(nvmlDevice_t, nvmlTemperatureThresholds_t, *mut raw::c_int) -> nvmlReturn_t = nvmlDeviceSetTemperatureThreshold;
-const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint) -> nvmlReturn_t = nvmlDeviceSetPowerManagementLimit;
-const _: unsafe extern "C" fn(nvmlDevice_t, nvmlGpuOperationMode_t) -> nvmlReturn_t = nvmlDeviceSetGpuOperationMode;
-const _: unsafe extern "C" fn(nvmlDevice_t, nvmlRestrictedAPI_t, nvmlEnableState_t) -> nvmlReturn_t = nvmlDeviceSetAPIRestriction;
-const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint, raw::c_uint) -> nvmlReturn_t = nvmlDeviceSetFanSpeed_v2;
-const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_int) -> nvmlReturn_t = nvmlDeviceSetGpcClkVfOffset;
-const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_int) -> nvmlReturn_t = nvmlDeviceSetMemClkVfOffset;
-const _: unsafe extern "C" fn(nvmlDevice_t, nvmlEnableState_t) -> nvmlReturn_t = nvmlDeviceSetAccountingMode;
+const _: unsafe extern "C" fn(nvmlDevice_t, nvmlEnableState_t) -> nvmlReturn_t =
+    nvmlDeviceSetAutoBoostedClocksEnabled;
+const _: unsafe extern "C" fn(nvmlDevice_t, nvmlEnableState_t, raw::c_uint) -> nvmlReturn_t =
+    nvmlDeviceSetDefaultAutoBoostedClocksEnabled;
+const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint) -> nvmlReturn_t =
+    nvmlDeviceSetDefaultFanSpeed_v2;
+const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint, nvmlFanControlPolicy_t) -> nvmlReturn_t =
+    nvmlDeviceSetFanControlPolicy;
+const _: unsafe extern "C" fn(
+    nvmlDevice_t,
+    nvmlTemperatureThresholds_t,
+    *mut raw::c_int,
+) -> nvmlReturn_t = nvmlDeviceSetTemperatureThreshold;
+const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint) -> nvmlReturn_t =
+    nvmlDeviceSetPowerManagementLimit;
+const _: unsafe extern "C" fn(nvmlDevice_t, nvmlGpuOperationMode_t) -> nvmlReturn_t =
+    nvmlDeviceSetGpuOperationMode;
+const _: unsafe extern "C" fn(
+    nvmlDevice_t,
+    nvmlRestrictedAPI_t,
+    nvmlEnableState_t,
+) -> nvmlReturn_t = nvmlDeviceSetAPIRestriction;
+const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint, raw::c_uint) -> nvmlReturn_t =
+    nvmlDeviceSetFanSpeed_v2;
+const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_int) -> nvmlReturn_t =
+    nvmlDeviceSetGpcClkVfOffset;
+const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_int) -> nvmlReturn_t =
+    nvmlDeviceSetMemClkVfOffset;
+const _: unsafe extern "C" fn(nvmlDevice_t, nvmlEnableState_t) -> nvmlReturn_t =
+    nvmlDeviceSetAccountingMode;
 const _: unsafe extern "C" fn(nvmlDevice_t) -> nvmlReturn_t = nvmlDeviceClearAccountingPids;
-const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint, *mut nvmlEnableState_t) -> nvmlReturn_t = crate::nvmlDeviceGetNvLinkState;
-const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint, *mut raw::c_uint) -> nvmlReturn_t = nvmlDeviceGetNvLinkVersion;
-const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint, nvmlNvLinkCapability_t, *mut raw::c_uint) -> nvmlReturn_t = crate::nvmlDeviceGetNvLinkCapability;
-const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint, *mut nvmlPciInfo_t) -> nvmlReturn_t = crate::nvmlDeviceGetNvLinkRemotePciInfo_v2;
-const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint, nvmlNvLinkErrorCounter_t, *mut raw::c_ulonglong) -> nvmlReturn_t = crate::nvmlDeviceGetNvLinkErrorCounter;
-const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint) -> nvmlReturn_t = nvmlDeviceResetNvLinkErrorCounters;
-const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint, raw::c_uint, *mut nvmlNvLinkUtilizationControl_t, raw::c_uint) -> nvmlReturn_t = nvmlDeviceSetNvLinkUtilizationControl;
-const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint, raw::c_uint, *mut nvmlNvLinkUtilizationControl_t) -> nvmlReturn_t = nvmlDeviceGetNvLinkUtilizationControl;
-const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint, raw::c_uint, *mut raw::c_ulonglong, *mut raw::c_ulonglong) -> nvmlReturn_t = nvmlDeviceGetNvLinkUtilizationCounter;
-const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint, raw::c_uint, nvmlEnableState_t) -> nvmlReturn_t = nvmlDeviceFreezeNvLinkUtilizationCounter;
-const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint, raw::c_uint) -> nvmlReturn_t = nvmlDeviceResetNvLinkUtilizationCounter;
-const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint, *mut nvmlIntNvLinkDeviceType_t) -> nvmlReturn_t = crate::nvmlDeviceGetNvLinkRemoteDeviceType;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlNvLinkPowerThres_t) -> nvmlReturn_t = nvmlDeviceSetNvLinkDeviceLowPowerThreshold;
+const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint, *mut nvmlEnableState_t) -> nvmlReturn_t =
+    crate::nvmlDeviceGetNvLinkState;
+const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint, *mut raw::c_uint) -> nvmlReturn_t =
+    nvmlDeviceGetNvLinkVersion;
+const _: unsafe extern "C" fn(
+    nvmlDevice_t,
+    raw::c_uint,
+    nvmlNvLinkCapability_t,
+    *mut raw::c_uint,
+) -> nvmlReturn_t = crate::nvmlDeviceGetNvLinkCapability;
+const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint, *mut nvmlPciInfo_t) -> nvmlReturn_t =
+    crate::nvmlDeviceGetNvLinkRemotePciInfo_v2;
+const _: unsafe extern "C" fn(
+    nvmlDevice_t,
+    raw::c_uint,
+    nvmlNvLinkErrorCounter_t,
+    *mut raw::c_ulonglong,
+) -> nvmlReturn_t = crate::nvmlDeviceGetNvLinkErrorCounter;
+const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint) -> nvmlReturn_t =
+    nvmlDeviceResetNvLinkErrorCounters;
+const _: unsafe extern "C" fn(
+    nvmlDevice_t,
+    raw::c_uint,
+    raw::c_uint,
+    *mut nvmlNvLinkUtilizationControl_t,
+    raw::c_uint,
+) -> nvmlReturn_t = nvmlDeviceSetNvLinkUtilizationControl;
+const _: unsafe extern "C" fn(
+    nvmlDevice_t,
+    raw::c_uint,
+    raw::c_uint,
+    *mut nvmlNvLinkUtilizationControl_t,
+) -> nvmlReturn_t = nvmlDeviceGetNvLinkUtilizationControl;
+const _: unsafe extern "C" fn(
+    nvmlDevice_t,
+    raw::c_uint,
+    raw::c_uint,
+    *mut raw::c_ulonglong,
+    *mut raw::c_ulonglong,
+) -> nvmlReturn_t = nvmlDeviceGetNvLinkUtilizationCounter;
+const _: unsafe extern "C" fn(
+    nvmlDevice_t,
+    raw::c_uint,
+    raw::c_uint,
+    nvmlEnableState_t,
+) -> nvmlReturn_t = nvmlDeviceFreezeNvLinkUtilizationCounter;
+const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint, raw::c_uint) -> nvmlReturn_t =
+    nvmlDeviceResetNvLinkUtilizationCounter;
+const _: unsafe extern "C" fn(
+    nvmlDevice_t,
+    raw::c_uint,
+    *mut nvmlIntNvLinkDeviceType_t,
+) -> nvmlReturn_t = crate::nvmlDeviceGetNvLinkRemoteDeviceType;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlNvLinkPowerThres_t) -> nvmlReturn_t =
+    nvmlDeviceSetNvLinkDeviceLowPowerThreshold;
 const _: unsafe extern "C" fn(raw::c_uint) -> nvmlReturn_t = nvmlSystemSetNvlinkBwMode;
 const _: unsafe extern "C" fn(*mut raw::c_uint) -> nvmlReturn_t = nvmlSystemGetNvlinkBwMode;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlNvlinkSupportedBwModes_t) -> nvmlReturn_t = nvmlDeviceGetNvlinkSupportedBwModes;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlNvlinkGetBwMode_t) -> nvmlReturn_t = nvmlDeviceGetNvlinkBwMode;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlNvlinkSetBwMode_t) -> nvmlReturn_t = nvmlDeviceSetNvlinkBwMode;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlNvLinkInfo_t) -> nvmlReturn_t = nvmlDeviceGetNvLinkInfo;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlNvlinkSupportedBwModes_t) -> nvmlReturn_t =
+    nvmlDeviceGetNvlinkSupportedBwModes;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlNvlinkGetBwMode_t) -> nvmlReturn_t =
+    nvmlDeviceGetNvlinkBwMode;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlNvlinkSetBwMode_t) -> nvmlReturn_t =
+    nvmlDeviceSetNvlinkBwMode;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlNvLinkInfo_t) -> nvmlReturn_t =
+    nvmlDeviceGetNvLinkInfo;
 const _: unsafe extern "C" fn(*mut nvmlEventSet_t) -> nvmlReturn_t = crate::nvmlEventSetCreate;
-const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_ulonglong, nvmlEventSet_t) -> nvmlReturn_t = crate::nvmlDeviceRegisterEvents;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_ulonglong) -> nvmlReturn_t = crate::nvmlDeviceGetSupportedEventTypes;
-const _: unsafe extern "C" fn(nvmlEventSet_t, *mut nvmlEventData_t, raw::c_uint) -> nvmlReturn_t = crate::nvmlEventSetWait_v2;
+const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_ulonglong, nvmlEventSet_t) -> nvmlReturn_t =
+    crate::nvmlDeviceRegisterEvents;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_ulonglong) -> nvmlReturn_t =
+    crate::nvmlDeviceGetSupportedEventTypes;
+const _: unsafe extern "C" fn(nvmlEventSet_t, *mut nvmlEventData_t, raw::c_uint) -> nvmlReturn_t =
+    crate::nvmlEventSetWait_v2;
 const _: unsafe extern "C" fn(nvmlEventSet_t) -> nvmlReturn_t = crate::nvmlEventSetFree;
-const _: unsafe extern "C" fn(*mut nvmlSystemEventSetCreateRequest_t) -> nvmlReturn_t = nvmlSystemEventSetCreate;
-const _: unsafe extern "C" fn(*mut nvmlSystemEventSetFreeRequest_t) -> nvmlReturn_t = nvmlSystemEventSetFree;
-const _: unsafe extern "C" fn(*mut nvmlSystemRegisterEventRequest_t) -> nvmlReturn_t = nvmlSystemRegisterEvents;
-const _: unsafe extern "C" fn(*mut nvmlSystemEventSetWaitRequest_t) -> nvmlReturn_t = nvmlSystemEventSetWait;
-const _: unsafe extern "C" fn(*mut nvmlPciInfo_t, nvmlEnableState_t) -> nvmlReturn_t = nvmlDeviceModifyDrainState;
-const _: unsafe extern "C" fn(*mut nvmlPciInfo_t, *mut nvmlEnableState_t) -> nvmlReturn_t = nvmlDeviceQueryDrainState;
-const _: unsafe extern "C" fn(*mut nvmlPciInfo_t, nvmlDetachGpuState_t, nvmlPcieLinkState_t) -> nvmlReturn_t = nvmlDeviceRemoveGpu_v2;
+const _: unsafe extern "C" fn(*mut nvmlSystemEventSetCreateRequest_t) -> nvmlReturn_t =
+    nvmlSystemEventSetCreate;
+const _: unsafe extern "C" fn(*mut nvmlSystemEventSetFreeRequest_t) -> nvmlReturn_t =
+    nvmlSystemEventSetFree;
+const _: unsafe extern "C" fn(*mut nvmlSystemRegisterEventRequest_t) -> nvmlReturn_t =
+    nvmlSystemRegisterEvents;
+const _: unsafe extern "C" fn(*mut nvmlSystemEventSetWaitRequest_t) -> nvmlReturn_t =
+    nvmlSystemEventSetWait;
+const _: unsafe extern "C" fn(*mut nvmlPciInfo_t, nvmlEnableState_t) -> nvmlReturn_t =
+    nvmlDeviceModifyDrainState;
+const _: unsafe extern "C" fn(*mut nvmlPciInfo_t, *mut nvmlEnableState_t) -> nvmlReturn_t =
+    nvmlDeviceQueryDrainState;
+const _: unsafe extern "C" fn(
+    *mut nvmlPciInfo_t,
+    nvmlDetachGpuState_t,
+    nvmlPcieLinkState_t,
+) -> nvmlReturn_t = nvmlDeviceRemoveGpu_v2;
 const _: unsafe extern "C" fn(*mut nvmlPciInfo_t) -> nvmlReturn_t = nvmlDeviceDiscoverGpus;
-const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_int, *mut nvmlFieldValue_t) -> nvmlReturn_t = crate::nvmlDeviceGetFieldValues;
-const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_int, *mut nvmlFieldValue_t) -> nvmlReturn_t = nvmlDeviceClearFieldValues;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlGpuVirtualizationMode_t) -> nvmlReturn_t = crate::nvmlDeviceGetVirtualizationMode;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlHostVgpuMode_t) -> nvmlReturn_t = crate::nvmlDeviceGetHostVgpuMode;
-const _: unsafe extern "C" fn(nvmlDevice_t, nvmlGpuVirtualizationMode_t) -> nvmlReturn_t = nvmlDeviceSetVirtualizationMode;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlVgpuHeterogeneousMode_t) -> nvmlReturn_t = crate::nvmlDeviceGetVgpuHeterogeneousMode;
-const _: unsafe extern "C" fn(nvmlDevice_t, *const nvmlVgpuHeterogeneousMode_t) -> nvmlReturn_t = nvmlDeviceSetVgpuHeterogeneousMode;
-const _: unsafe extern "C" fn(nvmlVgpuInstance_t, *mut nvmlVgpuPlacementId_t) -> nvmlReturn_t = nvmlVgpuInstanceGetPlacementId;
-const _: unsafe extern "C" fn(nvmlDevice_t, nvmlVgpuTypeId_t, *mut nvmlVgpuPlacementList_t) -> nvmlReturn_t = nvmlDeviceGetVgpuTypeSupportedPlacements;
-const _: unsafe extern "C" fn(nvmlDevice_t, nvmlVgpuTypeId_t, *mut nvmlVgpuPlacementList_t) -> nvmlReturn_t = nvmlDeviceGetVgpuTypeCreatablePlacements;
-const _: unsafe extern "C" fn(nvmlVgpuTypeId_t, *mut raw::c_ulonglong) -> nvmlReturn_t = nvmlVgpuTypeGetGspHeapSize;
-const _: unsafe extern "C" fn(nvmlVgpuTypeId_t, *mut raw::c_ulonglong) -> nvmlReturn_t = nvmlVgpuTypeGetFbReservation;
-const _: unsafe extern "C" fn(nvmlVgpuInstance_t, *mut nvmlVgpuRuntimeState_t) -> nvmlReturn_t = nvmlVgpuInstanceGetRuntimeStateSize;
-const _: unsafe extern "C" fn(nvmlDevice_t, nvmlDeviceVgpuCapability_t, nvmlEnableState_t) -> nvmlReturn_t = nvmlDeviceSetVgpuCapabilities;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlGridLicensableFeatures_t) -> nvmlReturn_t = nvmlDeviceGetGridLicensableFeatures_v4;
-const _: unsafe extern "C" fn(nvmlVgpuDriverCapability_t, *mut raw::c_uint) -> nvmlReturn_t = nvmlGetVgpuDriverCapabilities;
-const _: unsafe extern "C" fn(nvmlDevice_t, nvmlDeviceVgpuCapability_t, *mut raw::c_uint) -> nvmlReturn_t = nvmlDeviceGetVgpuCapabilities;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint, *mut nvmlVgpuTypeId_t) -> nvmlReturn_t = nvmlDeviceGetSupportedVgpus;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint, *mut nvmlVgpuTypeId_t) -> nvmlReturn_t = nvmlDeviceGetCreatableVgpus;
-const _: unsafe extern "C" fn(nvmlVgpuTypeId_t, *mut raw::c_char, *mut raw::c_uint) -> nvmlReturn_t = nvmlVgpuTypeGetClass;
-const _: unsafe extern "C" fn(nvmlVgpuTypeId_t, *mut raw::c_char, *mut raw::c_uint) -> nvmlReturn_t = nvmlVgpuTypeGetName;
-const _: unsafe extern "C" fn(nvmlVgpuTypeId_t, *mut raw::c_uint) -> nvmlReturn_t = nvmlVgpuTypeGetGpuInstanceProfileId;
-const _: unsafe extern "C" fn(nvmlVgpuTypeId_t, *mut raw::c_ulonglong, *mut raw::c_ulonglong) -> nvmlReturn_t = nvmlVgpuTypeGetDeviceID;
-const _: unsafe extern "C" fn(nvmlVgpuTypeId_t, *mut raw::c_ulonglong) -> nvmlReturn_t = nvmlVgpuTypeGetFramebufferSize;
-const _: unsafe extern "C" fn(nvmlVgpuTypeId_t, *mut raw::c_uint) -> nvmlReturn_t = nvmlVgpuTypeGetNumDisplayHeads;
-const _: unsafe extern "C" fn(nvmlVgpuTypeId_t, raw::c_uint, *mut raw::c_uint, *mut raw::c_uint) -> nvmlReturn_t = nvmlVgpuTypeGetResolution;
-const _: unsafe extern "C" fn(nvmlVgpuTypeId_t, *mut raw::c_char, raw::c_uint) -> nvmlReturn_t = nvmlVgpuTypeGetLicense;
-const _: unsafe extern "C" fn(nvmlVgpuTypeId_t, *mut raw::c_uint) -> nvmlReturn_t = nvmlVgpuTypeGetFrameRateLimit;
-const _: unsafe extern "C" fn(nvmlDevice_t, nvmlVgpuTypeId_t, *mut raw::c_uint) -> nvmlReturn_t = nvmlVgpuTypeGetMaxInstances;
-const _: unsafe extern "C" fn(nvmlVgpuTypeId_t, *mut raw::c_uint) -> nvmlReturn_t = nvmlVgpuTypeGetMaxInstancesPerVm;
-const _: unsafe extern "C" fn(nvmlVgpuTypeId_t, *mut nvmlVgpuTypeBar1Info_t) -> nvmlReturn_t = nvmlVgpuTypeGetBAR1Info;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint, *mut nvmlVgpuInstance_t) -> nvmlReturn_t = nvmlDeviceGetActiveVgpus;
-const _: unsafe extern "C" fn(nvmlVgpuInstance_t, *mut raw::c_char, raw::c_uint, *mut nvmlVgpuVmIdType_t) -> nvmlReturn_t = nvmlVgpuInstanceGetVmID;
-const _: unsafe extern "C" fn(nvmlVgpuInstance_t, *mut raw::c_char, raw::c_uint) -> nvmlReturn_t = nvmlVgpuInstanceGetUUID;
-const _: unsafe extern "C" fn(nvmlVgpuInstance_t, *mut raw::c_char, raw::c_uint) -> nvmlReturn_t = nvmlVgpuInstanceGetVmDriverVersion;
-const _: unsafe extern "C" fn(nvmlVgpuInstance_t, *mut raw::c_ulonglong) -> nvmlReturn_t = nvmlVgpuInstanceGetFbUsage;
-const _: unsafe extern "C" fn(nvmlVgpuInstance_t, *mut raw::c_uint) -> nvmlReturn_t = nvmlVgpuInstanceGetLicenseStatus;
-const _: unsafe extern "C" fn(nvmlVgpuInstance_t, *mut nvmlVgpuTypeId_t) -> nvmlReturn_t = nvmlVgpuInstanceGetType;
-const _: unsafe extern "C" fn(nvmlVgpuInstance_t, *mut raw::c_uint) -> nvmlReturn_t = nvmlVgpuInstanceGetFrameRateLimit;
-const _: unsafe extern "C" fn(nvmlVgpuInstance_t, *mut nvmlEnableState_t) -> nvmlReturn_t = nvmlVgpuInstanceGetEccMode;
-const _: unsafe extern "C" fn(nvmlVgpuInstance_t, *mut raw::c_uint) -> nvmlReturn_t = nvmlVgpuInstanceGetEncoderCapacity;
-const _: unsafe extern "C" fn(nvmlVgpuInstance_t, raw::c_uint) -> nvmlReturn_t = nvmlVgpuInstanceSetEncoderCapacity;
-const _: unsafe extern "C" fn(nvmlVgpuInstance_t, *mut raw::c_uint, *mut raw::c_uint, *mut raw::c_uint) -> nvmlReturn_t = nvmlVgpuInstanceGetEncoderStats;
-const _: unsafe extern "C" fn(nvmlVgpuInstance_t, *mut raw::c_uint, *mut nvmlEncoderSessionInfo_t) -> nvmlReturn_t = nvmlVgpuInstanceGetEncoderSessions;
-const _: unsafe extern "C" fn(nvmlVgpuInstance_t, *mut nvmlFBCStats_t) -> nvmlReturn_t = nvmlVgpuInstanceGetFBCStats;
-const _: unsafe extern "C" fn(nvmlVgpuInstance_t, *mut raw::c_uint, *mut nvmlFBCSessionInfo_t) -> nvmlReturn_t = nvmlVgpuInstanceGetFBCSessions;
-const _: unsafe extern "C" fn(nvmlVgpuInstance_t, *mut raw::c_uint) -> nvmlReturn_t = nvmlVgpuInstanceGetGpuInstanceId;
-const _: unsafe extern "C" fn(nvmlVgpuInstance_t, *mut raw::c_char, *mut raw::c_uint) -> nvmlReturn_t = nvmlVgpuInstanceGetGpuPciId;
-const _: unsafe extern "C" fn(nvmlVgpuTypeId_t, nvmlVgpuCapability_t, *mut raw::c_uint) -> nvmlReturn_t = nvmlVgpuTypeGetCapabilities;
-const _: unsafe extern "C" fn(nvmlVgpuInstance_t, *mut raw::c_char, raw::c_uint) -> nvmlReturn_t = nvmlVgpuInstanceGetMdevUUID;
-const _: unsafe extern "C" fn(nvmlGpuInstance_t, *mut nvmlVgpuTypeIdInfo_t) -> nvmlReturn_t = nvmlGpuInstanceGetCreatableVgpus;
-const _: unsafe extern "C" fn(*mut nvmlVgpuTypeMaxInstance_t) -> nvmlReturn_t = nvmlVgpuTypeGetMaxInstancesPerGpuInstance;
-const _: unsafe extern "C" fn(nvmlGpuInstance_t, *mut nvmlActiveVgpuInstanceInfo_t) -> nvmlReturn_t = nvmlGpuInstanceGetActiveVgpus;
-const _: unsafe extern "C" fn(nvmlGpuInstance_t, *mut nvmlVgpuSchedulerState_t) -> nvmlReturn_t = nvmlGpuInstanceSetVgpuSchedulerState;
-const _: unsafe extern "C" fn(nvmlGpuInstance_t, *mut nvmlVgpuSchedulerStateInfo_t) -> nvmlReturn_t = nvmlGpuInstanceGetVgpuSchedulerState;
-const _: unsafe extern "C" fn(nvmlGpuInstance_t, *mut nvmlVgpuSchedulerLogInfo_t) -> nvmlReturn_t = nvmlGpuInstanceGetVgpuSchedulerLog;
-const _: unsafe extern "C" fn(nvmlGpuInstance_t, *mut nvmlVgpuCreatablePlacementInfo_t) -> nvmlReturn_t = nvmlGpuInstanceGetVgpuTypeCreatablePlacements;
-const _: unsafe extern "C" fn(nvmlGpuInstance_t, *mut nvmlVgpuHeterogeneousMode_t) -> nvmlReturn_t = nvmlGpuInstanceGetVgpuHeterogeneousMode;
-const _: unsafe extern "C" fn(nvmlGpuInstance_t, *const nvmlVgpuHeterogeneousMode_t) -> nvmlReturn_t = nvmlGpuInstanceSetVgpuHeterogeneousMode;
-const _: unsafe extern "C" fn(nvmlVgpuInstance_t, *mut nvmlVgpuMetadata_t, *mut raw::c_uint) -> nvmlReturn_t = nvmlVgpuInstanceGetMetadata;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlVgpuPgpuMetadata_t, *mut raw::c_uint) -> nvmlReturn_t = nvmlDeviceGetVgpuMetadata;
-const _: unsafe extern "C" fn(*mut nvmlVgpuMetadata_t, *mut nvmlVgpuPgpuMetadata_t, *mut nvmlVgpuPgpuCompatibility_t) -> nvmlReturn_t = nvmlGetVgpuCompatibility;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_char, *mut raw::c_uint) -> nvmlReturn_t = nvmlDeviceGetPgpuMetadataString;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlVgpuSchedulerLog_t) -> nvmlReturn_t = nvmlDeviceGetVgpuSchedulerLog;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlVgpuSchedulerGetState_t) -> nvmlReturn_t = nvmlDeviceGetVgpuSchedulerState;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlVgpuSchedulerCapabilities_t) -> nvmlReturn_t = nvmlDeviceGetVgpuSchedulerCapabilities;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlVgpuSchedulerSetState_t) -> nvmlReturn_t = nvmlDeviceSetVgpuSchedulerState;
-const _: unsafe extern "C" fn(*mut nvmlVgpuVersion_t, *mut nvmlVgpuVersion_t) -> nvmlReturn_t = nvmlGetVgpuVersion;
+const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_int, *mut nvmlFieldValue_t) -> nvmlReturn_t =
+    crate::nvmlDeviceGetFieldValues;
+const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_int, *mut nvmlFieldValue_t) -> nvmlReturn_t =
+    nvmlDeviceClearFieldValues;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlGpuVirtualizationMode_t) -> nvmlReturn_t =
+    crate::nvmlDeviceGetVirtualizationMode;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlHostVgpuMode_t) -> nvmlReturn_t =
+    crate::nvmlDeviceGetHostVgpuMode;
+const _: unsafe extern "C" fn(nvmlDevice_t, nvmlGpuVirtualizationMode_t) -> nvmlReturn_t =
+    nvmlDeviceSetVirtualizationMode;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlVgpuHeterogeneousMode_t) -> nvmlReturn_t =
+    crate::nvmlDeviceGetVgpuHeterogeneousMode;
+const _: unsafe extern "C" fn(nvmlDevice_t, *const nvmlVgpuHeterogeneousMode_t) -> nvmlReturn_t =
+    nvmlDeviceSetVgpuHeterogeneousMode;
+const _: unsafe extern "C" fn(nvmlVgpuInstance_t, *mut nvmlVgpuPlacementId_t) -> nvmlReturn_t =
+    nvmlVgpuInstanceGetPlacementId;
+const _: unsafe extern "C" fn(
+    nvmlDevice_t,
+    nvmlVgpuTypeId_t,
+    *mut nvmlVgpuPlacementList_t,
+) -> nvmlReturn_t = nvmlDeviceGetVgpuTypeSupportedPlacements;
+const _: unsafe extern "C" fn(
+    nvmlDevice_t,
+    nvmlVgpuTypeId_t,
+    *mut nvmlVgpuPlacementList_t,
+) -> nvmlReturn_t = nvmlDeviceGetVgpuTypeCreatablePlacements;
+const _: unsafe extern "C" fn(nvmlVgpuTypeId_t, *mut raw::c_ulonglong) -> nvmlReturn_t =
+    nvmlVgpuTypeGetGspHeapSize;
+const _: unsafe extern "C" fn(nvmlVgpuTypeId_t, *mut raw::c_ulonglong) -> nvmlReturn_t =
+    nvmlVgpuTypeGetFbReservation;
+const _: unsafe extern "C" fn(nvmlVgpuInstance_t, *mut nvmlVgpuRuntimeState_t) -> nvmlReturn_t =
+    nvmlVgpuInstanceGetRuntimeStateSize;
+const _: unsafe extern "C" fn(
+    nvmlDevice_t,
+    nvmlDeviceVgpuCapability_t,
+    nvmlEnableState_t,
+) -> nvmlReturn_t = nvmlDeviceSetVgpuCapabilities;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlGridLicensableFeatures_t) -> nvmlReturn_t =
+    nvmlDeviceGetGridLicensableFeatures_v4;
+const _: unsafe extern "C" fn(nvmlVgpuDriverCapability_t, *mut raw::c_uint) -> nvmlReturn_t =
+    nvmlGetVgpuDriverCapabilities;
+const _: unsafe extern "C" fn(
+    nvmlDevice_t,
+    nvmlDeviceVgpuCapability_t,
+    *mut raw::c_uint,
+) -> nvmlReturn_t = nvmlDeviceGetVgpuCapabilities;
+const _: unsafe extern "C" fn(
+    nvmlDevice_t,
+    *mut raw::c_uint,
+    *mut nvmlVgpuTypeId_t,
+) -> nvmlReturn_t = nvmlDeviceGetSupportedVgpus;
+const _: unsafe extern "C" fn(
+    nvmlDevice_t,
+    *mut raw::c_uint,
+    *mut nvmlVgpuTypeId_t,
+) -> nvmlReturn_t = nvmlDeviceGetCreatableVgpus;
+const _: unsafe extern "C" fn(
+    nvmlVgpuTypeId_t,
+    *mut raw::c_char,
+    *mut raw::c_uint,
+) -> nvmlReturn_t = nvmlVgpuTypeGetClass;
+const _: unsafe extern "C" fn(
+    nvmlVgpuTypeId_t,
+    *mut raw::c_char,
+    *mut raw::c_uint,
+) -> nvmlReturn_t = nvmlVgpuTypeGetName;
+const _: unsafe extern "C" fn(nvmlVgpuTypeId_t, *mut raw::c_uint) -> nvmlReturn_t =
+    nvmlVgpuTypeGetGpuInstanceProfileId;
+const _: unsafe extern "C" fn(
+    nvmlVgpuTypeId_t,
+    *mut raw::c_ulonglong,
+    *mut raw::c_ulonglong,
+) -> nvmlReturn_t = nvmlVgpuTypeGetDeviceID;
+const _: unsafe extern "C" fn(nvmlVgpuTypeId_t, *mut raw::c_ulonglong) -> nvmlReturn_t =
+    nvmlVgpuTypeGetFramebufferSize;
+const _: unsafe extern "C" fn(nvmlVgpuTypeId_t, *mut raw::c_uint) -> nvmlReturn_t =
+    nvmlVgpuTypeGetNumDisplayHeads;
+const _: unsafe extern "C" fn(
+    nvmlVgpuTypeId_t,
+    raw::c_uint,
+    *mut raw::c_uint,
+    *mut raw::c_uint,
+) -> nvmlReturn_t = nvmlVgpuTypeGetResolution;
+const _: unsafe extern "C" fn(nvmlVgpuTypeId_t, *mut raw::c_char, raw::c_uint) -> nvmlReturn_t =
+    nvmlVgpuTypeGetLicense;
+const _: unsafe extern "C" fn(nvmlVgpuTypeId_t, *mut raw::c_uint) -> nvmlReturn_t =
+    nvmlVgpuTypeGetFrameRateLimit;
+const _: unsafe extern "C" fn(nvmlDevice_t, nvmlVgpuTypeId_t, *mut raw::c_uint) -> nvmlReturn_t =
+    nvmlVgpuTypeGetMaxInstances;
+const _: unsafe extern "C" fn(nvmlVgpuTypeId_t, *mut raw::c_uint) -> nvmlReturn_t =
+    nvmlVgpuTypeGetMaxInstancesPerVm;
+const _: unsafe extern "C" fn(nvmlVgpuTypeId_t, *mut nvmlVgpuTypeBar1Info_t) -> nvmlReturn_t =
+    nvmlVgpuTypeGetBAR1Info;
+const _: unsafe extern "C" fn(
+    nvmlDevice_t,
+    *mut raw::c_uint,
+    *mut nvmlVgpuInstance_t,
+) -> nvmlReturn_t = nvmlDeviceGetActiveVgpus;
+const _: unsafe extern "C" fn(
+    nvmlVgpuInstance_t,
+    *mut raw::c_char,
+    raw::c_uint,
+    *mut nvmlVgpuVmIdType_t,
+) -> nvmlReturn_t = nvmlVgpuInstanceGetVmID;
+const _: unsafe extern "C" fn(nvmlVgpuInstance_t, *mut raw::c_char, raw::c_uint) -> nvmlReturn_t =
+    nvmlVgpuInstanceGetUUID;
+const _: unsafe extern "C" fn(nvmlVgpuInstance_t, *mut raw::c_char, raw::c_uint) -> nvmlReturn_t =
+    nvmlVgpuInstanceGetVmDriverVersion;
+const _: unsafe extern "C" fn(nvmlVgpuInstance_t, *mut raw::c_ulonglong) -> nvmlReturn_t =
+    nvmlVgpuInstanceGetFbUsage;
+const _: unsafe extern "C" fn(nvmlVgpuInstance_t, *mut raw::c_uint) -> nvmlReturn_t =
+    nvmlVgpuInstanceGetLicenseStatus;
+const _: unsafe extern "C" fn(nvmlVgpuInstance_t, *mut nvmlVgpuTypeId_t) -> nvmlReturn_t =
+    nvmlVgpuInstanceGetType;
+const _: unsafe extern "C" fn(nvmlVgpuInstance_t, *mut raw::c_uint) -> nvmlReturn_t =
+    nvmlVgpuInstanceGetFrameRateLimit;
+const _: unsafe extern "C" fn(nvmlVgpuInstance_t, *mut nvmlEnableState_t) -> nvmlReturn_t =
+    nvmlVgpuInstanceGetEccMode;
+const _: unsafe extern "C" fn(nvmlVgpuInstance_t, *mut raw::c_uint) -> nvmlReturn_t =
+    nvmlVgpuInstanceGetEncoderCapacity;
+const _: unsafe extern "C" fn(nvmlVgpuInstance_t, raw::c_uint) -> nvmlReturn_t =
+    nvmlVgpuInstanceSetEncoderCapacity;
+const _: unsafe extern "C" fn(
+    nvmlVgpuInstance_t,
+    *mut raw::c_uint,
+    *mut raw::c_uint,
+    *mut raw::c_uint,
+) -> nvmlReturn_t = nvmlVgpuInstanceGetEncoderStats;
+const _: unsafe extern "C" fn(
+    nvmlVgpuInstance_t,
+    *mut raw::c_uint,
+    *mut nvmlEncoderSessionInfo_t,
+) -> nvmlReturn_t = nvmlVgpuInstanceGetEncoderSessions;
+const _: unsafe extern "C" fn(nvmlVgpuInstance_t, *mut nvmlFBCStats_t) -> nvmlReturn_t =
+    nvmlVgpuInstanceGetFBCStats;
+const _: unsafe extern "C" fn(
+    nvmlVgpuInstance_t,
+    *mut raw::c_uint,
+    *mut nvmlFBCSessionInfo_t,
+) -> nvmlReturn_t = nvmlVgpuInstanceGetFBCSessions;
+const _: unsafe extern "C" fn(nvmlVgpuInstance_t, *mut raw::c_uint) -> nvmlReturn_t =
+    nvmlVgpuInstanceGetGpuInstanceId;
+const _: unsafe extern "C" fn(
+    nvmlVgpuInstance_t,
+    *mut raw::c_char,
+    *mut raw::c_uint,
+) -> nvmlReturn_t = nvmlVgpuInstanceGetGpuPciId;
+const _: unsafe extern "C" fn(
+    nvmlVgpuTypeId_t,
+    nvmlVgpuCapability_t,
+    *mut raw::c_uint,
+) -> nvmlReturn_t = nvmlVgpuTypeGetCapabilities;
+const _: unsafe extern "C" fn(nvmlVgpuInstance_t, *mut raw::c_char, raw::c_uint) -> nvmlReturn_t =
+    nvmlVgpuInstanceGetMdevUUID;
+const _: unsafe extern "C" fn(nvmlGpuInstance_t, *mut nvmlVgpuTypeIdInfo_t) -> nvmlReturn_t =
+    nvmlGpuInstanceGetCreatableVgpus;
+const _: unsafe extern "C" fn(*mut nvmlVgpuTypeMaxInstance_t) -> nvmlReturn_t =
+    nvmlVgpuTypeGetMaxInstancesPerGpuInstance;
+const _: unsafe extern "C" fn(
+    nvmlGpuInstance_t,
+    *mut nvmlActiveVgpuInstanceInfo_t,
+) -> nvmlReturn_t = nvmlGpuInstanceGetActiveVgpus;
+const _: unsafe extern "C" fn(nvmlGpuInstance_t, *mut nvmlVgpuSchedulerState_t) -> nvmlReturn_t =
+    nvmlGpuInstanceSetVgpuSchedulerState;
+const _: unsafe extern "C" fn(
+    nvmlGpuInstance_t,
+    *mut nvmlVgpuSchedulerStateInfo_t,
+) -> nvmlReturn_t = nvmlGpuInstanceGetVgpuSchedulerState;
+const _: unsafe extern "C" fn(nvmlGpuInstance_t, *mut nvmlVgpuSchedulerLogInfo_t) -> nvmlReturn_t =
+    nvmlGpuInstanceGetVgpuSchedulerLog;
+const _: unsafe extern "C" fn(
+    nvmlGpuInstance_t,
+    *mut nvmlVgpuCreatablePlacementInfo_t,
+) -> nvmlReturn_t = nvmlGpuInstanceGetVgpuTypeCreatablePlacements;
+const _: unsafe extern "C" fn(nvmlGpuInstance_t, *mut nvmlVgpuHeterogeneousMode_t) -> nvmlReturn_t =
+    nvmlGpuInstanceGetVgpuHeterogeneousMode;
+const _: unsafe extern "C" fn(
+    nvmlGpuInstance_t,
+    *const nvmlVgpuHeterogeneousMode_t,
+) -> nvmlReturn_t = nvmlGpuInstanceSetVgpuHeterogeneousMode;
+const _: unsafe extern "C" fn(
+    nvmlVgpuInstance_t,
+    *mut nvmlVgpuMetadata_t,
+    *mut raw::c_uint,
+) -> nvmlReturn_t = nvmlVgpuInstanceGetMetadata;
+const _: unsafe extern "C" fn(
+    nvmlDevice_t,
+    *mut nvmlVgpuPgpuMetadata_t,
+    *mut raw::c_uint,
+) -> nvmlReturn_t = nvmlDeviceGetVgpuMetadata;
+const _: unsafe extern "C" fn(
+    *mut nvmlVgpuMetadata_t,
+    *mut nvmlVgpuPgpuMetadata_t,
+    *mut nvmlVgpuPgpuCompatibility_t,
+) -> nvmlReturn_t = nvmlGetVgpuCompatibility;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_char, *mut raw::c_uint) -> nvmlReturn_t =
+    nvmlDeviceGetPgpuMetadataString;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlVgpuSchedulerLog_t) -> nvmlReturn_t =
+    nvmlDeviceGetVgpuSchedulerLog;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlVgpuSchedulerGetState_t) -> nvmlReturn_t =
+    nvmlDeviceGetVgpuSchedulerState;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlVgpuSchedulerCapabilities_t) -> nvmlReturn_t =
+    nvmlDeviceGetVgpuSchedulerCapabilities;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlVgpuSchedulerSetState_t) -> nvmlReturn_t =
+    nvmlDeviceSetVgpuSchedulerState;
+const _: unsafe extern "C" fn(*mut nvmlVgpuVersion_t, *mut nvmlVgpuVersion_t) -> nvmlReturn_t =
+    nvmlGetVgpuVersion;
 const _: unsafe extern "C" fn(*mut nvmlVgpuVersion_t) -> nvmlReturn_t = nvmlSetVgpuVersion;
-const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_ulonglong, *mut nvmlValueType_t, *mut raw::c_uint, *mut nvmlVgpuInstanceUtilizationSample_t) -> nvmlReturn_t = nvmlDeviceGetVgpuUtilization;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlVgpuInstancesUtilizationInfo_t) -> nvmlReturn_t = nvmlDeviceGetVgpuInstancesUtilizationInfo;
-const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_ulonglong, *mut raw::c_uint, *mut nvmlVgpuProcessUtilizationSample_t) -> nvmlReturn_t = nvmlDeviceGetVgpuProcessUtilization;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlVgpuProcessesUtilizationInfo_t) -> nvmlReturn_t = nvmlDeviceGetVgpuProcessesUtilizationInfo;
-const _: unsafe extern "C" fn(nvmlVgpuInstance_t, *mut nvmlEnableState_t) -> nvmlReturn_t = nvmlVgpuInstanceGetAccountingMode;
-const _: unsafe extern "C" fn(nvmlVgpuInstance_t, *mut raw::c_uint, *mut raw::c_uint) -> nvmlReturn_t = nvmlVgpuInstanceGetAccountingPids;
-const _: unsafe extern "C" fn(nvmlVgpuInstance_t, raw::c_uint, *mut nvmlAccountingStats_t) -> nvmlReturn_t = nvmlVgpuInstanceGetAccountingStats;
-const _: unsafe extern "C" fn(nvmlVgpuInstance_t) -> nvmlReturn_t = nvmlVgpuInstanceClearAccountingPids;
-const _: unsafe extern "C" fn(nvmlVgpuInstance_t, *mut nvmlVgpuLicenseInfo_t) -> nvmlReturn_t = nvmlVgpuInstanceGetLicenseInfo_v2;
+const _: unsafe extern "C" fn(
+    nvmlDevice_t,
+    raw::c_ulonglong,
+    *mut nvmlValueType_t,
+    *mut raw::c_uint,
+    *mut nvmlVgpuInstanceUtilizationSample_t,
+) -> nvmlReturn_t = nvmlDeviceGetVgpuUtilization;
+const _: unsafe extern "C" fn(
+    nvmlDevice_t,
+    *mut nvmlVgpuInstancesUtilizationInfo_t,
+) -> nvmlReturn_t = nvmlDeviceGetVgpuInstancesUtilizationInfo;
+const _: unsafe extern "C" fn(
+    nvmlDevice_t,
+    raw::c_ulonglong,
+    *mut raw::c_uint,
+    *mut nvmlVgpuProcessUtilizationSample_t,
+) -> nvmlReturn_t = nvmlDeviceGetVgpuProcessUtilization;
+const _: unsafe extern "C" fn(
+    nvmlDevice_t,
+    *mut nvmlVgpuProcessesUtilizationInfo_t,
+) -> nvmlReturn_t = nvmlDeviceGetVgpuProcessesUtilizationInfo;
+const _: unsafe extern "C" fn(nvmlVgpuInstance_t, *mut nvmlEnableState_t) -> nvmlReturn_t =
+    nvmlVgpuInstanceGetAccountingMode;
+const _: unsafe extern "C" fn(
+    nvmlVgpuInstance_t,
+    *mut raw::c_uint,
+    *mut raw::c_uint,
+) -> nvmlReturn_t = nvmlVgpuInstanceGetAccountingPids;
+const _: unsafe extern "C" fn(
+    nvmlVgpuInstance_t,
+    raw::c_uint,
+    *mut nvmlAccountingStats_t,
+) -> nvmlReturn_t = nvmlVgpuInstanceGetAccountingStats;
+const _: unsafe extern "C" fn(nvmlVgpuInstance_t) -> nvmlReturn_t =
+    nvmlVgpuInstanceClearAccountingPids;
+const _: unsafe extern "C" fn(nvmlVgpuInstance_t, *mut nvmlVgpuLicenseInfo_t) -> nvmlReturn_t =
+    nvmlVgpuInstanceGetLicenseInfo_v2;
 const _: unsafe extern "C" fn(*mut raw::c_uint) -> nvmlReturn_t = nvmlGetExcludedDeviceCount;
-const _: unsafe extern "C" fn(raw::c_uint, *mut nvmlExcludedDeviceInfo_t) -> nvmlReturn_t = nvmlGetExcludedDeviceInfoByIndex;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlPRMTLV_v1_t) -> nvmlReturn_t = nvmlDeviceReadWritePRM_v1;
-const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint, *mut nvmlReturn_t) -> nvmlReturn_t = nvmlDeviceSetMigMode;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint, *mut raw::c_uint) -> nvmlReturn_t = crate::nvmlDeviceGetMigMode;
-const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint, *mut nvmlGpuInstanceProfileInfo_t) -> nvmlReturn_t = nvmlDeviceGetGpuInstanceProfileInfo;
-const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint, *mut nvmlGpuInstanceProfileInfo_v2_t) -> nvmlReturn_t = crate::nvmlDeviceGetGpuInstanceProfileInfoV;
-const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint, *mut nvmlGpuInstanceProfileInfo_v2_t) -> nvmlReturn_t = nvmlDeviceGetGpuInstanceProfileInfoByIdV;
-const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint, *mut nvmlGpuInstancePlacement_t, *mut raw::c_uint) -> nvmlReturn_t = crate::nvmlDeviceGetGpuInstancePossiblePlacements_v2;
-const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint, *mut raw::c_uint) -> nvmlReturn_t = crate::nvmlDeviceGetGpuInstanceRemainingCapacity;
-const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint, *mut nvmlGpuInstance_t) -> nvmlReturn_t = nvmlDeviceCreateGpuInstance;
-const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint, *const nvmlGpuInstancePlacement_t, *mut nvmlGpuInstance_t) -> nvmlReturn_t = nvmlDeviceCreateGpuInstanceWithPlacement;
+const _: unsafe extern "C" fn(raw::c_uint, *mut nvmlExcludedDeviceInfo_t) -> nvmlReturn_t =
+    nvmlGetExcludedDeviceInfoByIndex;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlPRMTLV_v1_t) -> nvmlReturn_t =
+    nvmlDeviceReadWritePRM_v1;
+const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint, *mut nvmlReturn_t) -> nvmlReturn_t =
+    nvmlDeviceSetMigMode;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint, *mut raw::c_uint) -> nvmlReturn_t =
+    crate::nvmlDeviceGetMigMode;
+const _: unsafe extern "C" fn(
+    nvmlDevice_t,
+    raw::c_uint,
+    *mut nvmlGpuInstanceProfileInfo_t,
+) -> nvmlReturn_t = nvmlDeviceGetGpuInstanceProfileInfo;
+const _: unsafe extern "C" fn(
+    nvmlDevice_t,
+    raw::c_uint,
+    *mut nvmlGpuInstanceProfileInfo_v2_t,
+) -> nvmlReturn_t = crate::nvmlDeviceGetGpuInstanceProfileInfoV;
+const _: unsafe extern "C" fn(
+    nvmlDevice_t,
+    raw::c_uint,
+    *mut nvmlGpuInstanceProfileInfo_v2_t,
+) -> nvmlReturn_t = nvmlDeviceGetGpuInstanceProfileInfoByIdV;
+const _: unsafe extern "C" fn(
+    nvmlDevice_t,
+    raw::c_uint,
+    *mut nvmlGpuInstancePlacement_t,
+    *mut raw::c_uint,
+) -> nvmlReturn_t = crate::nvmlDeviceGetGpuInstancePossiblePlacements_v2;
+const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint, *mut raw::c_uint) -> nvmlReturn_t =
+    crate::nvmlDeviceGetGpuInstanceRemainingCapacity;
+const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint, *mut nvmlGpuInstance_t) -> nvmlReturn_t =
+    nvmlDeviceCreateGpuInstance;
+const _: unsafe extern "C" fn(
+    nvmlDevice_t,
+    raw::c_uint,
+    *const nvmlGpuInstancePlacement_t,
+    *mut nvmlGpuInstance_t,
+) -> nvmlReturn_t = nvmlDeviceCreateGpuInstanceWithPlacement;
 const _: unsafe extern "C" fn(nvmlGpuInstance_t) -> nvmlReturn_t = nvmlGpuInstanceDestroy;
-const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint, *mut nvmlGpuInstance_t, *mut raw::c_uint) -> nvmlReturn_t = crate::nvmlDeviceGetGpuInstances;
-const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint, *mut nvmlGpuInstance_t) -> nvmlReturn_t = nvmlDeviceGetGpuInstanceById;
-const _: unsafe extern "C" fn(nvmlGpuInstance_t, *mut nvmlGpuInstanceInfo_t) -> nvmlReturn_t = crate::nvmlGpuInstanceGetInfo;
-const _: unsafe extern "C" fn(nvmlGpuInstance_t, raw::c_uint, raw::c_uint, *mut nvmlComputeInstanceProfileInfo_t) -> nvmlReturn_t = nvmlGpuInstanceGetComputeInstanceProfileInfo;
-const _: unsafe extern "C" fn(nvmlGpuInstance_t, raw::c_uint, raw::c_uint, *mut nvmlComputeInstanceProfileInfo_v2_t) -> nvmlReturn_t = crate::nvmlGpuInstanceGetComputeInstanceProfileInfoV;
-const _: unsafe extern "C" fn(nvmlGpuInstance_t, raw::c_uint, *mut raw::c_uint) -> nvmlReturn_t = crate::nvmlGpuInstanceGetComputeInstanceRemainingCapacity;
-const _: unsafe extern "C" fn(nvmlGpuInstance_t, raw::c_uint, *mut nvmlComputeInstancePlacement_t, *mut raw::c_uint) -> nvmlReturn_t = crate::nvmlGpuInstanceGetComputeInstancePossiblePlacements;
-const _: unsafe extern "C" fn(nvmlGpuInstance_t, raw::c_uint, *mut nvmlComputeInstance_t) -> nvmlReturn_t = nvmlGpuInstanceCreateComputeInstance;
-const _: unsafe extern "C" fn(nvmlGpuInstance_t, raw::c_uint, *const nvmlComputeInstancePlacement_t, *mut nvmlComputeInstance_t) -> nvmlReturn_t = nvmlGpuInstanceCreateComputeInstanceWithPlacement;
+const _: unsafe extern "C" fn(
+    nvmlDevice_t,
+    raw::c_uint,
+    *mut nvmlGpuInstance_t,
+    *mut raw::c_uint,
+) -> nvmlReturn_t = crate::nvmlDeviceGetGpuInstances;
+const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint, *mut nvmlGpuInstance_t) -> nvmlReturn_t =
+    nvmlDeviceGetGpuInstanceById;
+const _: unsafe extern "C" fn(nvmlGpuInstance_t, *mut nvmlGpuInstanceInfo_t) -> nvmlReturn_t =
+    crate::nvmlGpuInstanceGetInfo;
+const _: unsafe extern "C" fn(
+    nvmlGpuInstance_t,
+    raw::c_uint,
+    raw::c_uint,
+    *mut nvmlComputeInstanceProfileInfo_t,
+) -> nvmlReturn_t = nvmlGpuInstanceGetComputeInstanceProfileInfo;
+const _: unsafe extern "C" fn(
+    nvmlGpuInstance_t,
+    raw::c_uint,
+    raw::c_uint,
+    *mut nvmlComputeInstanceProfileInfo_v2_t,
+) -> nvmlReturn_t = crate::nvmlGpuInstanceGetComputeInstanceProfileInfoV;
+const _: unsafe extern "C" fn(nvmlGpuInstance_t, raw::c_uint, *mut raw::c_uint) -> nvmlReturn_t =
+    crate::nvmlGpuInstanceGetComputeInstanceRemainingCapacity;
+const _: unsafe extern "C" fn(
+    nvmlGpuInstance_t,
+    raw::c_uint,
+    *mut nvmlComputeInstancePlacement_t,
+    *mut raw::c_uint,
+) -> nvmlReturn_t = crate::nvmlGpuInstanceGetComputeInstancePossiblePlacements;
+const _: unsafe extern "C" fn(
+    nvmlGpuInstance_t,
+    raw::c_uint,
+    *mut nvmlComputeInstance_t,
+) -> nvmlReturn_t = nvmlGpuInstanceCreateComputeInstance;
+const _: unsafe extern "C" fn(
+    nvmlGpuInstance_t,
+    raw::c_uint,
+    *const nvmlComputeInstancePlacement_t,
+    *mut nvmlComputeInstance_t,
+) -> nvmlReturn_t = nvmlGpuInstanceCreateComputeInstanceWithPlacement;
 const _: unsafe extern "C" fn(nvmlComputeInstance_t) -> nvmlReturn_t = nvmlComputeInstanceDestroy;
-const _: unsafe extern "C" fn(nvmlGpuInstance_t, raw::c_uint, *mut nvmlComputeInstance_t, *mut raw::c_uint) -> nvmlReturn_t = crate::nvmlGpuInstanceGetComputeInstances;
-const _: unsafe extern "C" fn(nvmlGpuInstance_t, raw::c_uint, *mut nvmlComputeInstance_t) -> nvmlReturn_t = nvmlGpuInstanceGetComputeInstanceById;
-const _: unsafe extern "C" fn(nvmlComputeInstance_t, *mut nvmlComputeInstanceInfo_t) -> nvmlReturn_t = crate::nvmlComputeInstanceGetInfo_v2;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t = crate::nvmlDeviceIsMigDeviceHandle;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t = crate::nvmlDeviceGetGpuInstanceId;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t = crate::nvmlDeviceGetComputeInstanceId;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t = crate::nvmlDeviceGetMaxMigDeviceCount;
-const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint, *mut nvmlDevice_t) -> nvmlReturn_t = crate::nvmlDeviceGetMigDeviceHandleByIndex;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlDevice_t) -> nvmlReturn_t = crate::nvmlDeviceGetDeviceHandleFromMigDeviceHandle;
+const _: unsafe extern "C" fn(
+    nvmlGpuInstance_t,
+    raw::c_uint,
+    *mut nvmlComputeInstance_t,
+    *mut raw::c_uint,
+) -> nvmlReturn_t = crate::nvmlGpuInstanceGetComputeInstances;
+const _: unsafe extern "C" fn(
+    nvmlGpuInstance_t,
+    raw::c_uint,
+    *mut nvmlComputeInstance_t,
+) -> nvmlReturn_t = nvmlGpuInstanceGetComputeInstanceById;
+const _: unsafe extern "C" fn(
+    nvmlComputeInstance_t,
+    *mut nvmlComputeInstanceInfo_t,
+) -> nvmlReturn_t = crate::nvmlComputeInstanceGetInfo_v2;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t =
+    crate::nvmlDeviceIsMigDeviceHandle;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t =
+    crate::nvmlDeviceGetGpuInstanceId;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t =
+    crate::nvmlDeviceGetComputeInstanceId;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t =
+    crate::nvmlDeviceGetMaxMigDeviceCount;
+const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint, *mut nvmlDevice_t) -> nvmlReturn_t =
+    crate::nvmlDeviceGetMigDeviceHandleByIndex;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlDevice_t) -> nvmlReturn_t =
+    crate::nvmlDeviceGetDeviceHandleFromMigDeviceHandle;
 const _: unsafe extern "C" fn(*mut nvmlGpmMetricsGet_t) -> nvmlReturn_t = crate::nvmlGpmMetricsGet;
 const _: unsafe extern "C" fn(nvmlGpmSample_t) -> nvmlReturn_t = crate::nvmlGpmSampleFree;
 const _: unsafe extern "C" fn(*mut nvmlGpmSample_t) -> nvmlReturn_t = crate::nvmlGpmSampleAlloc;
-const _: unsafe extern "C" fn(nvmlDevice_t, nvmlGpmSample_t) -> nvmlReturn_t = crate::nvmlGpmSampleGet;
-const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint, nvmlGpmSample_t) -> nvmlReturn_t = crate::nvmlGpmMigSampleGet;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlGpmSupport_t) -> nvmlReturn_t = crate::nvmlGpmQueryDeviceSupport;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t = crate::nvmlGpmQueryIfStreamingEnabled;
-const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint) -> nvmlReturn_t = nvmlGpmSetStreamingEnabled;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlDeviceCapabilities_t) -> nvmlReturn_t = crate::nvmlDeviceGetCapabilities;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlWorkloadPowerProfileProfilesInfo_t) -> nvmlReturn_t = crate::nvmlDeviceWorkloadPowerProfileGetProfilesInfo;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlWorkloadPowerProfileCurrentProfiles_t) -> nvmlReturn_t = crate::nvmlDeviceWorkloadPowerProfileGetCurrentProfiles;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlWorkloadPowerProfileRequestedProfiles_t) -> nvmlReturn_t = nvmlDeviceWorkloadPowerProfileSetRequestedProfiles;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlWorkloadPowerProfileRequestedProfiles_t) -> nvmlReturn_t = nvmlDeviceWorkloadPowerProfileClearRequestedProfiles;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlPowerSmoothingProfile_t) -> nvmlReturn_t = nvmlDevicePowerSmoothingActivatePresetProfile;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlPowerSmoothingProfile_t) -> nvmlReturn_t = nvmlDevicePowerSmoothingUpdatePresetProfileParam;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlPowerSmoothingState_t) -> nvmlReturn_t = nvmlDevicePowerSmoothingSetState;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlEccSramUniqueUncorrectedErrorCounts_t) -> nvmlReturn_t = nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts;
+const _: unsafe extern "C" fn(nvmlDevice_t, nvmlGpmSample_t) -> nvmlReturn_t =
+    crate::nvmlGpmSampleGet;
+const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint, nvmlGpmSample_t) -> nvmlReturn_t =
+    crate::nvmlGpmMigSampleGet;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlGpmSupport_t) -> nvmlReturn_t =
+    crate::nvmlGpmQueryDeviceSupport;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t =
+    crate::nvmlGpmQueryIfStreamingEnabled;
+const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint) -> nvmlReturn_t =
+    nvmlGpmSetStreamingEnabled;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlDeviceCapabilities_t) -> nvmlReturn_t =
+    crate::nvmlDeviceGetCapabilities;
+const _: unsafe extern "C" fn(
+    nvmlDevice_t,
+    *mut nvmlWorkloadPowerProfileProfilesInfo_t,
+) -> nvmlReturn_t = crate::nvmlDeviceWorkloadPowerProfileGetProfilesInfo;
+const _: unsafe extern "C" fn(
+    nvmlDevice_t,
+    *mut nvmlWorkloadPowerProfileCurrentProfiles_t,
+) -> nvmlReturn_t = crate::nvmlDeviceWorkloadPowerProfileGetCurrentProfiles;
+const _: unsafe extern "C" fn(
+    nvmlDevice_t,
+    *mut nvmlWorkloadPowerProfileRequestedProfiles_t,
+) -> nvmlReturn_t = nvmlDeviceWorkloadPowerProfileSetRequestedProfiles;
+const _: unsafe extern "C" fn(
+    nvmlDevice_t,
+    *mut nvmlWorkloadPowerProfileRequestedProfiles_t,
+) -> nvmlReturn_t = nvmlDeviceWorkloadPowerProfileClearRequestedProfiles;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlPowerSmoothingProfile_t) -> nvmlReturn_t =
+    nvmlDevicePowerSmoothingActivatePresetProfile;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlPowerSmoothingProfile_t) -> nvmlReturn_t =
+    nvmlDevicePowerSmoothingUpdatePresetProfileParam;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlPowerSmoothingState_t) -> nvmlReturn_t =
+    nvmlDevicePowerSmoothingSetState;
+const _: unsafe extern "C" fn(
+    nvmlDevice_t,
+    *mut nvmlEccSramUniqueUncorrectedErrorCounts_t,
+) -> nvmlReturn_t = nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts;
 const _: unsafe extern "C" fn() -> nvmlReturn_t = crate::nvmlInit;
 const _: unsafe extern "C" fn(*mut raw::c_uint) -> nvmlReturn_t = crate::nvmlDeviceGetCount;
-const _: unsafe extern "C" fn(raw::c_uint, *mut nvmlDevice_t) -> nvmlReturn_t = crate::nvmlDeviceGetHandleByIndex;
-const _: unsafe extern "C" fn(*const raw::c_char, *mut nvmlDevice_t) -> nvmlReturn_t = crate::nvmlDeviceGetHandleByPciBusId;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlPciInfo_t) -> nvmlReturn_t = crate::nvmlDeviceGetPciInfo;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlPciInfo_t) -> nvmlReturn_t = crate::nvmlDeviceGetPciInfo_v2;
-const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint, *mut nvmlPciInfo_t) -> nvmlReturn_t = nvmlDeviceGetNvLinkRemotePciInfo;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlGridLicensableFeatures_t) -> nvmlReturn_t = nvmlDeviceGetGridLicensableFeatures;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlGridLicensableFeatures_t) -> nvmlReturn_t = nvmlDeviceGetGridLicensableFeatures_v2;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlGridLicensableFeatures_t) -> nvmlReturn_t = nvmlDeviceGetGridLicensableFeatures_v3;
+const _: unsafe extern "C" fn(raw::c_uint, *mut nvmlDevice_t) -> nvmlReturn_t =
+    crate::nvmlDeviceGetHandleByIndex;
+const _: unsafe extern "C" fn(*const raw::c_char, *mut nvmlDevice_t) -> nvmlReturn_t =
+    crate::nvmlDeviceGetHandleByPciBusId;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlPciInfo_t) -> nvmlReturn_t =
+    crate::nvmlDeviceGetPciInfo;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlPciInfo_t) -> nvmlReturn_t =
+    crate::nvmlDeviceGetPciInfo_v2;
+const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint, *mut nvmlPciInfo_t) -> nvmlReturn_t =
+    nvmlDeviceGetNvLinkRemotePciInfo;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlGridLicensableFeatures_t) -> nvmlReturn_t =
+    nvmlDeviceGetGridLicensableFeatures;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlGridLicensableFeatures_t) -> nvmlReturn_t =
+    nvmlDeviceGetGridLicensableFeatures_v2;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlGridLicensableFeatures_t) -> nvmlReturn_t =
+    nvmlDeviceGetGridLicensableFeatures_v3;
 const _: unsafe extern "C" fn(*mut nvmlPciInfo_t) -> nvmlReturn_t = nvmlDeviceRemoveGpu;
-const _: unsafe extern "C" fn(nvmlEventSet_t, *mut nvmlEventData_t, raw::c_uint) -> nvmlReturn_t = crate::nvmlEventSetWait;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlDeviceAttributes_t) -> nvmlReturn_t = nvmlDeviceGetAttributes;
-const _: unsafe extern "C" fn(nvmlComputeInstance_t, *mut nvmlComputeInstanceInfo_t) -> nvmlReturn_t = nvmlComputeInstanceGetInfo;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint, *mut nvmlProcessInfo_v1_t) -> nvmlReturn_t = crate::nvmlDeviceGetComputeRunningProcesses;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint, *mut nvmlProcessInfo_v2_t) -> nvmlReturn_t = crate::nvmlDeviceGetComputeRunningProcesses_v2;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint, *mut nvmlProcessInfo_v1_t) -> nvmlReturn_t = crate::nvmlDeviceGetGraphicsRunningProcesses;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint, *mut nvmlProcessInfo_v2_t) -> nvmlReturn_t = crate::nvmlDeviceGetGraphicsRunningProcesses_v2;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint, *mut nvmlProcessInfo_v1_t) -> nvmlReturn_t = crate::nvmlDeviceGetMPSComputeRunningProcesses;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint, *mut nvmlProcessInfo_v2_t) -> nvmlReturn_t = crate::nvmlDeviceGetMPSComputeRunningProcesses_v2;
-const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint, *mut nvmlGpuInstancePlacement_t, *mut raw::c_uint) -> nvmlReturn_t = nvmlDeviceGetGpuInstancePossiblePlacements;
-const _: unsafe extern "C" fn(nvmlVgpuInstance_t, *mut nvmlVgpuLicenseInfo_t) -> nvmlReturn_t = nvmlVgpuInstanceGetLicenseInfo;
-const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlDriverModel_t, *mut nvmlDriverModel_t) -> nvmlReturn_t = crate::nvmlDeviceGetDriverModel;
+const _: unsafe extern "C" fn(nvmlEventSet_t, *mut nvmlEventData_t, raw::c_uint) -> nvmlReturn_t =
+    crate::nvmlEventSetWait;
+const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlDeviceAttributes_t) -> nvmlReturn_t =
+    nvmlDeviceGetAttributes;
+const _: unsafe extern "C" fn(
+    nvmlComputeInstance_t,
+    *mut nvmlComputeInstanceInfo_t,
+) -> nvmlReturn_t = nvmlComputeInstanceGetInfo;
+const _: unsafe extern "C" fn(
+    nvmlDevice_t,
+    *mut raw::c_uint,
+    *mut nvmlProcessInfo_v1_t,
+) -> nvmlReturn_t = crate::nvmlDeviceGetComputeRunningProcesses;
+const _: unsafe extern "C" fn(
+    nvmlDevice_t,
+    *mut raw::c_uint,
+    *mut nvmlProcessInfo_v2_t,
+) -> nvmlReturn_t = crate::nvmlDeviceGetComputeRunningProcesses_v2;
+const _: unsafe extern "C" fn(
+    nvmlDevice_t,
+    *mut raw::c_uint,
+    *mut nvmlProcessInfo_v1_t,
+) -> nvmlReturn_t = crate::nvmlDeviceGetGraphicsRunningProcesses;
+const _: unsafe extern "C" fn(
+    nvmlDevice_t,
+    *mut raw::c_uint,
+    *mut nvmlProcessInfo_v2_t,
+) -> nvmlReturn_t = crate::nvmlDeviceGetGraphicsRunningProcesses_v2;
+const _: unsafe extern "C" fn(
+    nvmlDevice_t,
+    *mut raw::c_uint,
+    *mut nvmlProcessInfo_v1_t,
+) -> nvmlReturn_t = crate::nvmlDeviceGetMPSComputeRunningProcesses;
+const _: unsafe extern "C" fn(
+    nvmlDevice_t,
+    *mut raw::c_uint,
+    *mut nvmlProcessInfo_v2_t,
+) -> nvmlReturn_t = crate::nvmlDeviceGetMPSComputeRunningProcesses_v2;
+const _: unsafe extern "C" fn(
+    nvmlDevice_t,
+    raw::c_uint,
+    *mut nvmlGpuInstancePlacement_t,
+    *mut raw::c_uint,
+) -> nvmlReturn_t = nvmlDeviceGetGpuInstancePossiblePlacements;
+const _: unsafe extern "C" fn(nvmlVgpuInstance_t, *mut nvmlVgpuLicenseInfo_t) -> nvmlReturn_t =
+    nvmlVgpuInstanceGetLicenseInfo;
+const _: unsafe extern "C" fn(
+    nvmlDevice_t,
+    *mut nvmlDriverModel_t,
+    *mut nvmlDriverModel_t,
+) -> nvmlReturn_t = crate::nvmlDeviceGetDriverModel;
