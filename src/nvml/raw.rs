@@ -96,6 +96,19 @@ fn dev_struct<T: Copy>(
     Ok(out)
 }
 
+/// `newer`'s answer, unless it failed with one of `older_on` (the library
+/// lacks the newer symbol, or rejects its struct version): then `older`'s.
+fn or_older<T>(
+    newer: Result<T, NvmlCode>,
+    older_on: &[NvmlCode],
+    older: impl FnOnce() -> Result<T, NvmlCode>,
+) -> Result<T, NvmlCode> {
+    match newer {
+        Err(code) if older_on.contains(&code) => older(),
+        r => r,
+    }
+}
+
 /// Memory as nvidia-smi reads it: `nvmlDeviceGetMemoryInfo_v2`, or the v1
 /// call when the library lacks v2 or rejects its struct version (drivers
 /// before R510). v1 has no reserved figure.
@@ -110,31 +123,29 @@ pub struct MemInfo {
 pub fn memory(c: &Dev<'_>) -> Result<MemInfo, NvmlCode> {
     let mut v2: nvmlMemory_v2_t = zeroed();
     v2.version = version::<nvmlMemory_v2_t>(2);
-    match dev_struct(c, sym!(c, nvmlDeviceGetMemoryInfo_v2), v2) {
-        Ok(m) => Ok(MemInfo {
+    let newer = dev_struct(c, sym!(c, nvmlDeviceGetMemoryInfo_v2), v2).map(|m| MemInfo {
+        total: m.total,
+        reserved: Ok(m.reserved),
+        used: m.used,
+        free: m.free,
+    });
+    let older_on = [
+        NvmlCode::FUNCTION_NOT_FOUND,
+        NvmlCode::ARGUMENT_VERSION_MISMATCH,
+    ];
+    or_older(newer, &older_on, || {
+        let m = dev_struct(
+            c,
+            sym!(c, nvmlDeviceGetMemoryInfo),
+            zeroed::<nvmlMemory_t>(),
+        )?;
+        Ok(MemInfo {
             total: m.total,
-            reserved: Ok(m.reserved),
+            reserved: Err(NvmlCode::NOT_SUPPORTED),
             used: m.used,
             free: m.free,
-        }),
-        Err(code)
-            if code == NvmlCode::FUNCTION_NOT_FOUND
-                || code == NvmlCode::ARGUMENT_VERSION_MISMATCH =>
-        {
-            let m = dev_struct(
-                c,
-                sym!(c, nvmlDeviceGetMemoryInfo),
-                zeroed::<nvmlMemory_t>(),
-            )?;
-            Ok(MemInfo {
-                total: m.total,
-                reserved: Err(NvmlCode::NOT_SUPPORTED),
-                used: m.used,
-                free: m.free,
-            })
-        }
-        Err(code) => Err(code),
-    }
+        })
+    })
 }
 
 pub fn pci_info_ext(c: &Dev<'_>) -> Result<nvmlPciInfoExt_t, NvmlCode> {
@@ -158,20 +169,18 @@ pub fn event_reasons(c: &Dev<'_>, supported: bool) -> Result<u64, NvmlCode> {
             sym!(c, nvmlDeviceGetCurrentClocksThrottleReasons),
         )
     };
-    match dev_u64(c, event) {
-        Err(code) if code == NvmlCode::FUNCTION_NOT_FOUND => dev_u64(c, throttle),
-        r => r,
-    }
+    or_older(dev_u64(c, event), &[NvmlCode::FUNCTION_NOT_FOUND], || {
+        dev_u64(c, throttle)
+    })
 }
 
 /// (current, pending) driver model; `_v2`, then the original symbol.
 pub fn driver_model(c: &Dev<'_>) -> Result<(u32, u32), NvmlCode> {
-    match dev_pair(c, sym!(c, nvmlDeviceGetDriverModel_v2)) {
-        Err(code) if code == NvmlCode::FUNCTION_NOT_FOUND => {
-            dev_pair(c, sym!(c, nvmlDeviceGetDriverModel))
-        }
-        r => r,
-    }
+    or_older(
+        dev_pair(c, sym!(c, nvmlDeviceGetDriverModel_v2)),
+        &[NvmlCode::FUNCTION_NOT_FOUND],
+        || dev_pair(c, sym!(c, nvmlDeviceGetDriverModel)),
+    )
 }
 
 pub fn gpu_operation_mode(c: &Dev<'_>) -> Result<(u32, u32), NvmlCode> {
@@ -362,28 +371,22 @@ pub struct FabricInfo {
 pub fn fabric_info(c: &Dev<'_>) -> Result<FabricInfo, NvmlCode> {
     let mut v: nvmlGpuFabricInfoV_t = zeroed();
     v.version = version::<nvmlGpuFabricInfoV_t>(3);
-    match dev_struct(c, sym!(c, nvmlDeviceGetGpuFabricInfoV), v) {
-        Ok(i) => Ok(FabricInfo {
-            state: i.state,
-            status: i.status,
-            clique_id: i.cliqueId,
-            cluster_uuid: i.clusterUuid,
-        }),
-        Err(code) if code == NvmlCode::FUNCTION_NOT_FOUND => {
-            let i = dev_struct(
-                c,
-                sym!(c, nvmlDeviceGetGpuFabricInfo),
-                zeroed::<nvmlGpuFabricInfo_t>(),
-            )?;
-            Ok(FabricInfo {
-                state: i.state,
-                status: i.status,
-                clique_id: i.cliqueId,
-                cluster_uuid: i.clusterUuid,
-            })
-        }
-        Err(code) => Err(code),
+    // The two structs name these members alike.
+    macro_rules! fabric {
+        ($i:expr) => {
+            FabricInfo {
+                state: $i.state,
+                status: $i.status,
+                clique_id: $i.cliqueId,
+                cluster_uuid: $i.clusterUuid,
+            }
+        };
     }
+    let newer = dev_struct(c, sym!(c, nvmlDeviceGetGpuFabricInfoV), v).map(|i| fabric!(i));
+    or_older(newer, &[NvmlCode::FUNCTION_NOT_FOUND], || {
+        let older = zeroed::<nvmlGpuFabricInfo_t>();
+        dev_struct(c, sym!(c, nvmlDeviceGetGpuFabricInfo), older).map(|i| fabric!(i))
+    })
 }
 
 pub fn platform_info(c: &Dev<'_>) -> Result<nvmlPlatformInfo_t, NvmlCode> {
@@ -724,8 +727,6 @@ pub fn processes(c: &Dev<'_>, which: ProcessList) -> Result<Vec<Proc>, NvmlCode>
         pid: 0,
         usedGpuMemory: 0,
     };
-    let missing =
-        |r: &Result<Vec<Proc>, NvmlCode>| matches!(r, Err(c) if *c == NvmlCode::FUNCTION_NOT_FOUND);
     let (v3, v2, v1) = match which {
         ProcessList::Compute => (
             sym!(c, nvmlDeviceGetComputeRunningProcesses_v3),
@@ -743,15 +744,12 @@ pub fn processes(c: &Dev<'_>, which: ProcessList) -> Result<Vec<Proc>, NvmlCode>
             sym!(c, nvmlDeviceGetMPSComputeRunningProcesses),
         ),
     };
-    let r = proc_list(c, v3, zero2);
-    if !missing(&r) {
-        return r;
-    }
-    let r = proc_list(c, v2, zero2);
-    if !missing(&r) {
-        return r;
-    }
-    proc_list(c, v1, zero1)
+    let missing = [NvmlCode::FUNCTION_NOT_FOUND];
+    or_older(proc_list(c, v3, zero2), &missing, || {
+        or_older(proc_list(c, v2, zero2), &missing, || {
+            proc_list(c, v1, zero1)
+        })
+    })
 }
 
 /// `nvmlProcessDetailList_t`'s `mode` for each process list
