@@ -45,6 +45,16 @@ const fn version<T>(v: u32) -> u32 {
     (std::mem::size_of::<T>() as u32) | (v << 24)
 }
 
+/// A zeroed NVML out-struct of type `$t` whose `version` member names
+/// struct version `$v` (`NVML_STRUCT_VERSION`).
+macro_rules! versioned {
+    ($t:ty, $v:expr) => {{
+        let mut s: $t = zeroed();
+        s.version = version::<$t>($v);
+        s
+    }};
+}
+
 /// A zeroed NVML out-struct.
 fn zeroed<T: Copy>() -> T {
     // SAFETY: only used for NVML's plain C structs, for which all-zero bytes
@@ -121,8 +131,7 @@ pub struct MemInfo {
 }
 
 pub fn memory(c: &Dev<'_>) -> Result<MemInfo, NvmlCode> {
-    let mut v2: nvmlMemory_v2_t = zeroed();
-    v2.version = version::<nvmlMemory_v2_t>(2);
+    let v2 = versioned!(nvmlMemory_v2_t, 2);
     let newer = dev_struct(c, sym!(c, nvmlDeviceGetMemoryInfo_v2), v2).map(|m| MemInfo {
         total: m.total,
         reserved: Ok(m.reserved),
@@ -149,8 +158,7 @@ pub fn memory(c: &Dev<'_>) -> Result<MemInfo, NvmlCode> {
 }
 
 pub fn pci_info_ext(c: &Dev<'_>) -> Result<nvmlPciInfoExt_t, NvmlCode> {
-    let mut p: nvmlPciInfoExt_t = zeroed();
-    p.version = version::<nvmlPciInfoExt_t>(1);
+    let p = versioned!(nvmlPciInfoExt_t, 1);
     dev_struct(c, sym!(c, nvmlDeviceGetPciInfoExt), p)
 }
 
@@ -190,8 +198,7 @@ pub fn gpu_operation_mode(c: &Dev<'_>) -> Result<(u32, u32), NvmlCode> {
 pub fn dram_encryption(c: &Dev<'_>) -> Result<(u32, u32), NvmlCode> {
     let f = sym!(c, nvmlDeviceGetDramEncryptionMode)?;
     let h = c.handle()?;
-    let mut cur: nvmlDramEncryptionInfo_t = zeroed();
-    cur.version = version::<nvmlDramEncryptionInfo_t>(1);
+    let mut cur = versioned!(nvmlDramEncryptionInfo_t, 1);
     let mut pend = cur;
     // SAFETY: a valid handle and two versioned out-structs.
     check(unsafe { f(h, &mut cur, &mut pend) })?;
@@ -217,8 +224,7 @@ pub fn pcie_gen_gpumax(c: &Dev<'_>) -> Result<u32, NvmlCode> {
 }
 
 pub fn margin_temperature(c: &Dev<'_>) -> Result<i32, NvmlCode> {
-    let mut m: nvmlMarginTemperature_t = zeroed();
-    m.version = version::<nvmlMarginTemperature_t>(1);
+    let m = versioned!(nvmlMarginTemperature_t, 1);
     dev_struct(c, sym!(c, nvmlDeviceGetMarginTemperature), m).map(|m| m.marginTemperature)
 }
 
@@ -233,8 +239,7 @@ pub fn engine_utilization(c: &Dev<'_>, ofa: bool) -> Result<u32, NvmlCode> {
 }
 
 pub fn addressing_mode(c: &Dev<'_>) -> Result<u32, NvmlCode> {
-    let mut m: nvmlDeviceAddressingMode_t = zeroed();
-    m.version = version::<nvmlDeviceAddressingMode_t>(1);
+    let m = versioned!(nvmlDeviceAddressingMode_t, 1);
     dev_struct(c, sym!(c, nvmlDeviceGetAddressingMode), m).map(|m| m.value)
 }
 
@@ -343,8 +348,7 @@ pub fn row_remapper_histogram(c: &Dev<'_>) -> Result<nvmlRowRemapperHistogramVal
 }
 
 pub fn sram_ecc_status(c: &Dev<'_>) -> Result<nvmlEccSramErrorStatus_t, NvmlCode> {
-    let mut s: nvmlEccSramErrorStatus_t = zeroed();
-    s.version = version::<nvmlEccSramErrorStatus_t>(1);
+    let s = versioned!(nvmlEccSramErrorStatus_t, 1);
     dev_struct(c, sym!(c, nvmlDeviceGetSramEccErrorStatus), s)
 }
 
@@ -369,8 +373,7 @@ pub struct FabricInfo {
 
 /// `nvmlDeviceGetGpuFabricInfoV` (v3 struct), or the older unversioned call.
 pub fn fabric_info(c: &Dev<'_>) -> Result<FabricInfo, NvmlCode> {
-    let mut v: nvmlGpuFabricInfoV_t = zeroed();
-    v.version = version::<nvmlGpuFabricInfoV_t>(3);
+    let v = versioned!(nvmlGpuFabricInfoV_t, 3);
     // The two structs name these members alike.
     macro_rules! fabric {
         ($i:expr) => {
@@ -390,8 +393,7 @@ pub fn fabric_info(c: &Dev<'_>) -> Result<FabricInfo, NvmlCode> {
 }
 
 pub fn platform_info(c: &Dev<'_>) -> Result<nvmlPlatformInfo_t, NvmlCode> {
-    let mut p: nvmlPlatformInfo_t = zeroed();
-    p.version = version::<nvmlPlatformInfo_t>(2);
+    let p = versioned!(nvmlPlatformInfo_t, 2);
     dev_struct(c, sym!(c, nvmlDeviceGetPlatformInfo), p)
 }
 
@@ -777,8 +779,7 @@ pub fn process_details(c: &Dev<'_>, which: ProcessList) -> Result<Vec<Proc>, Nvm
     // `read_list` allocated, and `n` is a valid count pointer.
     let list = unsafe {
         read_list(zero, |n, buf| {
-            let mut l: nvmlProcessDetailList_t = zeroed();
-            l.version = version::<nvmlProcessDetailList_v1_t>(1);
+            let mut l = versioned!(nvmlProcessDetailList_v1_t, 1);
             l.mode = mode;
             l.numProcArrayEntries = *n;
             l.procArray = buf;
@@ -888,30 +889,26 @@ pub fn host_vgpu_mode(c: &Dev<'_>) -> Result<u32, NvmlCode> {
 
 /// vGPU heterogeneous mode (`nvmlDeviceGetVgpuHeterogeneousMode`): 0 or 1.
 pub fn vgpu_heterogeneous_mode(c: &Dev<'_>) -> Result<u32, NvmlCode> {
-    let mut m: nvmlVgpuHeterogeneousMode_t = zeroed();
-    m.version = version::<nvmlVgpuHeterogeneousMode_t>(1);
+    let m = versioned!(nvmlVgpuHeterogeneousMode_t, 1);
     dev_struct(c, sym!(c, nvmlDeviceGetVgpuHeterogeneousMode), m).map(|m| m.mode)
 }
 
 /// The per-device identifier (`nvmlDeviceGetPdi`, `-q` "GPU PDI").
 pub fn pdi(c: &Dev<'_>) -> Result<u64, NvmlCode> {
-    let mut p: nvmlPdi_t = zeroed();
-    p.version = version::<nvmlPdi_t>(1);
+    let p = versioned!(nvmlPdi_t, 1);
     dev_struct(c, sym!(c, nvmlDeviceGetPdi), p).map(|p| p.value)
 }
 
 /// Pending repairs: (channel, TPC), non-zero when pending.
 pub fn repair_status(c: &Dev<'_>) -> Result<(u32, u32), NvmlCode> {
-    let mut r: nvmlRepairStatus_t = zeroed();
-    r.version = version::<nvmlRepairStatus_t>(1);
+    let r = versioned!(nvmlRepairStatus_t, 1);
     dev_struct(c, sym!(c, nvmlDeviceGetRepairStatus), r)
         .map(|r| (r.bChannelRepairPending, r.bTpcRepairPending))
 }
 
 /// The device capability mask (`NVML_DEV_CAP_*`).
 pub fn capabilities(c: &Dev<'_>) -> Result<u32, NvmlCode> {
-    let mut m: nvmlDeviceCapabilities_t = zeroed();
-    m.version = version::<nvmlDeviceCapabilities_t>(1);
+    let m = versioned!(nvmlDeviceCapabilities_t, 1);
     dev_struct(c, sym!(c, nvmlDeviceGetCapabilities), m).map(|m| m.capMask)
 }
 
@@ -928,8 +925,7 @@ pub fn processes_utilization(
 ) -> Result<Vec<nvmlProcessUtilizationInfo_v1_t>, NvmlCode> {
     let f = sym!(c, nvmlDeviceGetProcessesUtilizationInfo)?;
     let h = c.handle()?;
-    let mut info: nvmlProcessesUtilizationInfo_t = zeroed();
-    info.version = version::<nvmlProcessesUtilizationInfo_t>(1);
+    let mut info = versioned!(nvmlProcessesUtilizationInfo_t, 1);
     info.lastSeenTimeStamp = last_seen;
     info.procUtilArray = std::ptr::null_mut();
     // SAFETY: a valid handle; a versioned struct whose array pointer is
@@ -980,8 +976,7 @@ fn c_name(name: &[std::os::raw::c_char]) -> String {
 pub fn gi_profile(c: &Dev<'_>, index: u32) -> Result<Profile, NvmlCode> {
     let f = sym!(c, nvmlDeviceGetGpuInstanceProfileInfoV)?;
     let h = c.handle()?;
-    let mut p: nvmlGpuInstanceProfileInfo_v2_t = zeroed();
-    p.version = version::<nvmlGpuInstanceProfileInfo_v2_t>(2);
+    let mut p = versioned!(nvmlGpuInstanceProfileInfo_v2_t, 2);
     // SAFETY: a valid handle and a versioned, initialised out-struct.
     check(unsafe { f(h, index, &mut p) })?;
     let remaining = sym!(c, nvmlDeviceGetGpuInstanceRemainingCapacity)?;
@@ -1059,8 +1054,7 @@ fn instance(profile: &Profile, id: u32, profile_id: u32, start: u32, size: u32) 
 /// its remaining capacity.
 pub fn ci_profile(c: &Dev<'_>, gi: GiHandle, index: u32) -> Result<Profile, NvmlCode> {
     let f = sym!(c, nvmlGpuInstanceGetComputeInstanceProfileInfoV)?;
-    let mut p: nvmlComputeInstanceProfileInfo_v2_t = zeroed();
-    p.version = version::<nvmlComputeInstanceProfileInfo_v2_t>(2);
+    let mut p = versioned!(nvmlComputeInstanceProfileInfo_v2_t, 2);
     let shared = NVML_COMPUTE_INSTANCE_ENGINE_PROFILE_SHARED;
     // SAFETY: a GPU instance handle of this session and a versioned out-struct.
     check(unsafe { f(gi.0, index, shared, &mut p) })?;
