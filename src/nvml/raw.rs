@@ -40,6 +40,17 @@ macro_rules! sym {
     };
 }
 
+/// A symbol newer than nvml-wrapper-sys's table, looked up in the library
+/// by its NUL-terminated `name`; `missing` when the library lacks it.
+///
+/// # Safety
+/// `F` must be the symbol's C signature as NVML's header declares it.
+unsafe fn sym_by_name<F: Copy>(c: &Dev<'_>, name: &[u8], missing: NvmlCode) -> Result<F, NvmlCode> {
+    // SAFETY: the caller vouches that `F` is the symbol's signature.
+    let found = unsafe { c.session.lib().__library.get::<F>(name) };
+    found.map(|s| *s).map_err(|_| missing)
+}
+
 /// `NVML_STRUCT_VERSION`: the struct's size, with the version in the top byte.
 const fn version<T>(v: u32) -> u32 {
     (std::mem::size_of::<T>() as u32) | (v << 24)
@@ -319,14 +330,13 @@ struct RemappedRowsV2 {
 /// nvidia-smi prints there).
 pub fn remapped_rows_inactive(c: &Dev<'_>) -> Result<(u32, u32), NvmlCode> {
     type GetV2 = unsafe extern "C" fn(nvmlDevice_t, *mut RemappedRowsV2) -> nvmlReturn_t;
-    // SAFETY: the symbol, when present, has NVML's documented signature.
+    // SAFETY: `GetV2` is the symbol's signature in NVML's header.
     let f: GetV2 = unsafe {
-        c.session
-            .lib()
-            .__library
-            .get::<GetV2>(b"nvmlDeviceGetRemappedRows_v2\0")
-            .map(|s| *s)
-            .map_err(|_| NvmlCode::NOT_SUPPORTED)?
+        sym_by_name(
+            c,
+            b"nvmlDeviceGetRemappedRows_v2\0",
+            NvmlCode::NOT_SUPPORTED,
+        )?
     };
     let zero = RemappedRowsV2 {
         corr_active: 0,
@@ -408,14 +418,13 @@ struct Hostname {
 
 pub fn hostname(c: &Dev<'_>) -> Result<String, NvmlCode> {
     type GetHostname = unsafe extern "C" fn(nvmlDevice_t, *mut Hostname) -> nvmlReturn_t;
-    // SAFETY: the symbol, when present, has NVML's documented signature.
+    // SAFETY: `GetHostname` is the symbol's signature in NVML's header.
     let f: GetHostname = unsafe {
-        c.session
-            .lib()
-            .__library
-            .get::<GetHostname>(b"nvmlDeviceGetHostname_v1\0")
-            .map(|s| *s)
-            .map_err(|_| NvmlCode::FUNCTION_NOT_FOUND)?
+        sym_by_name(
+            c,
+            b"nvmlDeviceGetHostname_v1\0",
+            NvmlCode::FUNCTION_NOT_FOUND,
+        )?
     };
     let out = dev_struct(c, Ok(f), Hostname { value: [0; 64] })?;
     Ok(c_bytes(&out.value))
@@ -638,6 +647,11 @@ const NOT_AVAILABLE_U64: u64 = u64::MAX;
 /// NVML's "no value" for instance ids.
 const NOT_AVAILABLE_U32: u32 = u32::MAX;
 
+/// `v`, unless it is NVML's "no value" `none`.
+fn known<T: PartialEq>(v: T, none: T) -> Option<T> {
+    Some(v).filter(|v| *v != none)
+}
+
 /// One process in a GPU's process list.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Proc {
@@ -655,9 +669,9 @@ impl From<nvmlProcessInfo_v2_t> for Proc {
     fn from(p: nvmlProcessInfo_v2_t) -> Self {
         Proc {
             pid: p.pid,
-            used_memory: Some(p.usedGpuMemory).filter(|m| *m != NOT_AVAILABLE_U64),
-            gpu_instance_id: Some(p.gpuInstanceId).filter(|i| *i != NOT_AVAILABLE_U32),
-            compute_instance_id: Some(p.computeInstanceId).filter(|i| *i != NOT_AVAILABLE_U32),
+            used_memory: known(p.usedGpuMemory, NOT_AVAILABLE_U64),
+            gpu_instance_id: known(p.gpuInstanceId, NOT_AVAILABLE_U32),
+            compute_instance_id: known(p.computeInstanceId, NOT_AVAILABLE_U32),
             cc_protected_memory: None,
         }
     }
@@ -667,7 +681,7 @@ impl From<nvmlProcessInfo_v1_t> for Proc {
     fn from(p: nvmlProcessInfo_v1_t) -> Self {
         Proc {
             pid: p.pid,
-            used_memory: Some(p.usedGpuMemory).filter(|m| *m != NOT_AVAILABLE_U64),
+            used_memory: known(p.usedGpuMemory, NOT_AVAILABLE_U64),
             gpu_instance_id: None,
             compute_instance_id: None,
             cc_protected_memory: None,
@@ -679,11 +693,10 @@ impl From<nvmlProcessDetail_v1_t> for Proc {
     fn from(p: nvmlProcessDetail_v1_t) -> Self {
         Proc {
             pid: p.pid,
-            used_memory: Some(p.usedGpuMemory).filter(|m| *m != NOT_AVAILABLE_U64),
-            gpu_instance_id: Some(p.gpuInstanceId).filter(|i| *i != NOT_AVAILABLE_U32),
-            compute_instance_id: Some(p.computeInstanceId).filter(|i| *i != NOT_AVAILABLE_U32),
-            cc_protected_memory: Some(p.usedGpuCcProtectedMemory)
-                .filter(|m| *m != NOT_AVAILABLE_U64),
+            used_memory: known(p.usedGpuMemory, NOT_AVAILABLE_U64),
+            gpu_instance_id: known(p.gpuInstanceId, NOT_AVAILABLE_U32),
+            compute_instance_id: known(p.computeInstanceId, NOT_AVAILABLE_U32),
+            cc_protected_memory: known(p.usedGpuCcProtectedMemory, NOT_AVAILABLE_U64),
         }
     }
 }
