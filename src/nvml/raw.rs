@@ -1025,34 +1025,40 @@ pub fn gpu_instances(
     let list = sym!(c, nvmlDeviceGetGpuInstances)?;
     let info = sym!(c, nvmlGpuInstanceGetInfo)?;
     let h = c.handle()?;
-    let cap = profile.total.clamp(1, MAX_INSTANCES);
-    let mut handles: Vec<nvmlGpuInstance_t> = vec![std::ptr::null_mut(); cap as usize];
-    let mut n: c_uint = 0;
-    // SAFETY: a valid handle; the buffer holds the profile's instance count
-    // (bounded), as NVML requires.
-    check(unsafe { list(h, profile.id, handles.as_mut_ptr(), &mut n) })?;
-    handles.truncate((n as usize).min(handles.len()));
+    // SAFETY: a valid handle and the buffer and count `read_instances` gives.
+    let handles = unsafe { read_instances(profile, |buf, n| list(h, profile.id, buf, n)) }?;
     handles
         .into_iter()
         .map(|g| {
             let mut i: nvmlGpuInstanceInfo_t = zeroed();
             // SAFETY: `g` is a GPU instance handle NVML just returned; `i` a valid out-struct.
             check(unsafe { info(g, &mut i) })?;
-            Ok((
-                GiHandle(g),
-                instance(
-                    profile,
-                    i.id,
-                    i.profileId,
-                    i.placement.start,
-                    i.placement.size,
-                ),
-            ))
+            let placement = (i.placement.start, i.placement.size);
+            Ok((GiHandle(g), instance(profile, i.id, i.profileId, placement)))
         })
         .collect()
 }
 
-fn instance(profile: &Profile, id: u32, profile_id: u32, start: u32, size: u32) -> Instance {
+/// NVML's instance lists: a buffer of handles as long as the profile's
+/// instance count (bounded), which `list(buf, count)` fills, saying how many.
+///
+/// # Safety
+/// `list` must pass its arguments to an NVML instance-list function whose
+/// records are `*mut H` handles, for a live parent handle.
+unsafe fn read_instances<H>(
+    profile: &Profile,
+    list: impl FnOnce(*mut *mut H, *mut c_uint) -> nvmlReturn_t,
+) -> Result<Vec<*mut H>, NvmlCode> {
+    let cap = profile.total.clamp(1, MAX_INSTANCES);
+    let mut handles: Vec<*mut H> = vec![std::ptr::null_mut(); cap as usize];
+    let mut n: c_uint = 0;
+    check(list(handles.as_mut_ptr(), &mut n))?;
+    handles.truncate((n as usize).min(handles.len()));
+    Ok(handles)
+}
+
+/// An instance of `profile` at `(start, size)`.
+fn instance(profile: &Profile, id: u32, profile_id: u32, (start, size): (u32, u32)) -> Instance {
     Instance {
         id,
         profile_id,
@@ -1104,26 +1110,17 @@ pub fn compute_instances(
 ) -> Result<Vec<Instance>, NvmlCode> {
     let list = sym!(c, nvmlGpuInstanceGetComputeInstances)?;
     let info = sym!(c, nvmlComputeInstanceGetInfo_v2)?;
-    let cap = profile.total.clamp(1, MAX_INSTANCES);
-    let mut handles: Vec<nvmlComputeInstance_t> = vec![std::ptr::null_mut(); cap as usize];
-    let mut n: c_uint = 0;
-    // SAFETY: a GPU instance handle of this session; the buffer holds the
-    // profile's instance count (bounded), as NVML requires.
-    check(unsafe { list(gi.0, profile.id, handles.as_mut_ptr(), &mut n) })?;
-    handles.truncate((n as usize).min(handles.len()));
+    // SAFETY: a GPU instance handle of this session and the buffer and count
+    // `read_instances` gives.
+    let handles = unsafe { read_instances(profile, |buf, n| list(gi.0, profile.id, buf, n)) }?;
     handles
         .into_iter()
         .map(|ci| {
             let mut i: nvmlComputeInstanceInfo_t = zeroed();
             // SAFETY: a compute instance handle NVML just returned; a valid out-struct.
             check(unsafe { info(ci, &mut i) })?;
-            Ok(instance(
-                profile,
-                i.id,
-                i.profileId,
-                i.placement.start,
-                i.placement.size,
-            ))
+            let placement = (i.placement.start, i.placement.size);
+            Ok(instance(profile, i.id, i.profileId, placement))
         })
         .collect()
 }
