@@ -8,6 +8,7 @@ use crate::model::gpm::{GpuExtra, InstanceRead};
 use crate::model::NvmlCode;
 use crate::nvml::raw::{self, Dev, GpmSample};
 use crate::nvml::Session;
+use nvml_wrapper::Device;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -136,26 +137,7 @@ pub fn extra(
         gpm: reader.read(session, dev, ids),
         instances: Vec::new(),
     };
-    let mig = d.mig_mode().map(|m| m.current == 1).unwrap_or(false);
-    if !mig {
-        return out;
-    }
-    let max = d.mig_device_count().unwrap_or(0);
-    let mut seen = Vec::new();
-    for i in 0..max {
-        let Ok(m) = d.mig_device_by_index(i) else {
-            continue;
-        };
-        // SAFETY: the MIG handle belongs to this open session.
-        let mdev = Dev::new(session, Ok(unsafe { m.handle() }));
-        let Ok(gi) = raw::gpu_instance_id(&mdev) else {
-            continue;
-        };
-        // Several compute instances share a GPU instance: one entry each GI.
-        if seen.contains(&gi) {
-            continue;
-        }
-        seen.push(gi);
+    for (gi, m) in gpu_instances(session, d) {
         let memory = m.memory_info().ok();
         out.instances.push(InstanceRead {
             gpu_instance_id: gi,
@@ -164,6 +146,30 @@ pub fn extra(
             fb_free_bytes: memory.as_ref().map(|x| x.free),
             gpm: reader.read_mig(session, dev, gi, ids),
         });
+    }
+    out
+}
+
+/// The GPU instances of GPU `d` when MIG is on (none when it is off), each
+/// once with its first MIG device: several compute instances, each a MIG
+/// device, share one GPU instance.
+pub fn gpu_instances<'s>(session: &Session, d: &Device<'s>) -> Vec<(u32, Device<'s>)> {
+    if !d.mig_mode().map(|m| m.current == 1).unwrap_or(false) {
+        return Vec::new();
+    }
+    let mut out: Vec<(u32, Device<'s>)> = Vec::new();
+    for i in 0..d.mig_device_count().unwrap_or(0) {
+        let Ok(m) = d.mig_device_by_index(i) else {
+            continue;
+        };
+        // SAFETY: the MIG handle belongs to this open session.
+        let mdev = Dev::new(session, Ok(unsafe { m.handle() }));
+        let Ok(gi) = raw::gpu_instance_id(&mdev) else {
+            continue;
+        };
+        if out.iter().all(|(seen, _)| *seen != gi) {
+            out.push((gi, m));
+        }
     }
     out
 }
