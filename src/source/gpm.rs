@@ -4,6 +4,7 @@
 //! it. The first read of a GPU or instance only takes its first sample.
 
 use super::gpu::GpuCtx;
+use super::listing::mig_profile;
 use crate::model::gpm::{GpuExtra, InstanceRead};
 use crate::model::NvmlCode;
 use crate::nvml::raw::{self, Dev, GpmSample};
@@ -110,15 +111,6 @@ impl GpmReader {
     }
 }
 
-/// The MIG profile in a MIG device's name ("NVIDIA H100 80GB HBM3 MIG
-/// 1g.10gb" → "1g.10gb").
-fn profile(name: &str) -> String {
-    name.rsplit_once("MIG ")
-        .map_or(name, |(_, p)| p)
-        .trim()
-        .to_string()
-}
-
 /// What the dcgm profile reads of one GPU beside its fields: the minor
 /// number, the GPM metrics `ids`, and, in MIG mode, each GPU instance's
 /// memory and GPM metrics.
@@ -141,7 +133,10 @@ pub fn extra(
         let memory = m.memory_info().ok();
         out.instances.push(InstanceRead {
             gpu_instance_id: gi,
-            profile: m.name().map(|n| profile(&n)).unwrap_or_default(),
+            profile: m
+                .name()
+                .map(|n| mig_profile(&n).trim().to_string())
+                .unwrap_or_default(),
             fb_used_bytes: memory.as_ref().map(|x| x.used),
             fb_free_bytes: memory.as_ref().map(|x| x.free),
             gpm: reader.read_mig(session, dev, gi, ids),
@@ -172,20 +167,4 @@ pub fn gpu_instances<'s>(session: &Session, d: &Device<'s>) -> Vec<(u32, Device<
         }
     }
     out
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn profile_from_a_mig_device_name() {
-        assert_eq!(
-            super::profile("NVIDIA H100 80GB HBM3 MIG 1g.10gb"),
-            "1g.10gb"
-        );
-        assert_eq!(
-            super::profile("NVIDIA A100-SXM4-40GB MIG 3g.20gb"),
-            "3g.20gb"
-        );
-        assert_eq!(super::profile("2g.20gb"), "2g.20gb");
-    }
 }
