@@ -974,14 +974,10 @@ pub const MAX_PROFILE_INDEX: u32 = 32;
 /// profile's instance count; this bounds what a library may claim.
 const MAX_INSTANCES: u32 = 64;
 
-/// A C name array as text (up to its first NUL).
+/// A C name array as text (up to its first NUL), as [`c_bytes`].
 fn c_name(name: &[std::os::raw::c_char]) -> String {
-    let bytes: Vec<u8> = name
-        .iter()
-        .take_while(|&&c| c != 0)
-        .map(|&c| c as u8)
-        .collect();
-    String::from_utf8_lossy(&bytes).into_owned()
+    let bytes: Vec<u8> = name.iter().map(|&c| c as u8).collect();
+    c_bytes(&bytes)
 }
 
 /// GPU instance profile `index` (`nvmlDeviceGetGpuInstanceProfileInfoV`)
