@@ -25,6 +25,13 @@ impl<'s> Dev<'s> {
         Dev { session, handle }
     }
 
+    /// A device of `session` by nvml-wrapper's device (a GPU or a MIG device).
+    pub fn of(session: &'s Session, d: &nvml_wrapper::Device<'_>) -> Self {
+        // SAFETY: the handle belongs to this open session; the raw calls only
+        // pass it back to NVML while the session lives.
+        Dev::new(session, Ok(unsafe { d.handle() }))
+    }
+
     /// The raw handle, or the code looking the GPU up failed with.
     pub fn handle(&self) -> Result<nvmlDevice_t, NvmlCode> {
         self.handle

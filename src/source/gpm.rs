@@ -157,9 +157,7 @@ pub fn gpu_instances<'s>(session: &Session, d: &Device<'s>) -> Vec<(u32, Device<
         let Ok(m) = d.mig_device_by_index(i) else {
             continue;
         };
-        // SAFETY: the MIG handle belongs to this open session.
-        let mdev = Dev::new(session, Ok(unsafe { m.handle() }));
-        let Ok(gi) = raw::gpu_instance_id(&mdev) else {
+        let Ok(gi) = raw::gpu_instance_id(&Dev::of(session, &m)) else {
             continue;
         };
         if out.iter().all(|(seen, _)| *seen != gi) {

@@ -186,20 +186,13 @@ fn pstate_number(p: PerformanceState) -> u32 {
 
 /// The Windows driver model: NVML's numbers, as the wrapper's enum lacks MCDM.
 fn driver_model(session: &Session, d: &Device<'_>) -> Reading<DriverModel> {
-    let (current, _pending) = raw::driver_model(&dev(session, d))?;
+    let (current, _pending) = raw::driver_model(&raw::Dev::of(session, d))?;
     match current {
         0 => Ok(DriverModel::Wddm),
         1 => Ok(DriverModel::Tcc),
         2 => Ok(DriverModel::Mcdm),
         _ => Err(NvmlCode::UNKNOWN),
     }
-}
-
-/// A wrapper device as the raw NVML layer takes it.
-fn dev<'s>(session: &'s Session, d: &Device<'_>) -> raw::Dev<'s> {
-    // SAFETY: the handle stays valid while the session lives and is only
-    // passed back to NVML.
-    raw::Dev::new(session, Ok(unsafe { d.handle() }))
 }
 
 fn mig_summaries(session: &Session, parent: &Device<'_>, gpu: u32) -> Vec<TableMig> {
@@ -222,8 +215,8 @@ fn mig_summaries(session: &Session, parent: &Device<'_>, gpu: u32) -> Vec<TableM
             .map_err(code);
         out.push(TableMig {
             gpu,
-            gpu_instance: raw::gpu_instance_id(&dev(session, &m)),
-            compute_instance: raw::compute_instance_id(&dev(session, &m)),
+            gpu_instance: raw::gpu_instance_id(&raw::Dev::of(session, &m)),
+            compute_instance: raw::compute_instance_id(&raw::Dev::of(session, &m)),
             index: out.len() as u32,
             memory: m
                 .memory_info()
@@ -252,7 +245,7 @@ fn mig_summaries(session: &Session, parent: &Device<'_>, gpu: u32) -> Vec<TableM
 /// sorted by PID.
 pub fn process_summaries(session: &Session, d: &Device<'_>, gpu: u32) -> Vec<TableProcess> {
     let mut rows: Vec<TableProcess> = Vec::new();
-    let d = dev(session, d);
+    let d = raw::Dev::of(session, d);
     // A list the GPU cannot give (NOT_SUPPORTED, a lost GPU) shows no
     // processes, as nvidia-smi's table does.
     for which in [
