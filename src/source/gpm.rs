@@ -153,10 +153,7 @@ pub fn gpu_instances<'s>(session: &Session, d: &Device<'s>) -> Vec<(u32, Device<
         return Vec::new();
     }
     let mut out: Vec<(u32, Device<'s>)> = Vec::new();
-    for i in 0..d.mig_device_count().unwrap_or(0) {
-        let Ok(m) = d.mig_device_by_index(i) else {
-            continue;
-        };
+    for m in super::listing::mig_devices(d) {
         let Ok(gi) = raw::gpu_instance_id(&Dev::of(session, &m)) else {
             continue;
         };

@@ -196,12 +196,8 @@ fn driver_model(session: &Session, d: &Device<'_>) -> Reading<DriverModel> {
 }
 
 fn mig_summaries(session: &Session, parent: &Device<'_>, gpu: u32) -> Vec<TableMig> {
-    let max = parent.mig_device_count().unwrap_or(0);
     let mut out = Vec::new();
-    for i in 0..max {
-        let Ok(m) = parent.mig_device_by_index(i) else {
-            continue;
-        };
+    for m in super::listing::mig_devices(parent) {
         let attributes = m
             .attributes()
             .map(|a| MigAttributes {
