@@ -148,13 +148,7 @@ fn gpu_summary(session: &Session, d: &Device<'_>, index: u32) -> TableGpu {
         performance_state,
         power_draw: d.power_usage().map_err(code),
         power_limit: d.power_management_limit().map_err(code),
-        memory: d
-            .memory_info()
-            .map(|m| MemoryUse {
-                used: m.used,
-                total: m.total,
-            })
-            .map_err(code),
+        memory: memory(d),
         gpu_util: d.utilization_rates().map(|u| u.gpu).map_err(code),
         compute_mode,
         mig_mode: d.mig_mode().map(|m| m.current == 1).map_err(code),
@@ -195,6 +189,16 @@ fn driver_model(session: &Session, d: &Device<'_>) -> Reading<DriverModel> {
     }
 }
 
+/// The memory in use and in all of a GPU or a MIG device.
+fn memory(d: &Device<'_>) -> Reading<MemoryUse> {
+    d.memory_info()
+        .map(|m| MemoryUse {
+            used: m.used,
+            total: m.total,
+        })
+        .map_err(code)
+}
+
 fn mig_summaries(session: &Session, parent: &Device<'_>, gpu: u32) -> Vec<TableMig> {
     let mut out = Vec::new();
     for m in super::listing::mig_devices(parent) {
@@ -214,13 +218,7 @@ fn mig_summaries(session: &Session, parent: &Device<'_>, gpu: u32) -> Vec<TableM
             gpu_instance: raw::gpu_instance_id(&raw::Dev::of(session, &m)),
             compute_instance: raw::compute_instance_id(&raw::Dev::of(session, &m)),
             index: out.len() as u32,
-            memory: m
-                .memory_info()
-                .map(|x| MemoryUse {
-                    used: x.used,
-                    total: x.total,
-                })
-                .map_err(code),
+            memory: memory(&m),
             bar1: m
                 .bar1_memory_info()
                 .map(|x| MemoryUse {
