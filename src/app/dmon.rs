@@ -49,13 +49,8 @@ pub fn run(a: &DmonArgs, lib: LibSource, personality: Personality) -> Result<(),
             "The MIG GPU instance of the row; - for the GPU's own row.",
         ));
     }
-    for m in &metrics {
-        columns.push(column(m.name, m.unit, m.help));
-    }
-    for g in &gpm {
-        let m = g.metric;
-        columns.push(column(m.name, m.unit, m.help));
-    }
+    columns.extend(metrics.iter().map(monitor::metric_column));
+    columns.extend(gpm.iter().map(|g| monitor::metric_column(&g.metric)));
     let shown = metrics.clone();
     let shown_gpm = gpm.clone();
     let layout = move |driver: u32| layout(&shown, &shown_gpm, mig_rows, driver);

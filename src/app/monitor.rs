@@ -164,6 +164,11 @@ pub fn column(name: &'static str, unit: Option<&'static str>, help: &'static str
     Column::plain(name, unit, help)
 }
 
+/// A metric's column: its name, unit and help.
+pub fn metric_column(m: &Metric) -> Column {
+    column(m.name, m.unit, m.help)
+}
+
 /// Everything a monitor run needs besides its per-GPU reader.
 pub struct Run<'a> {
     pub lib: LibSource,

@@ -27,9 +27,7 @@ pub fn run(a: &PmonArgs, lib: LibSource) -> Result<(), NvqError> {
         column("pid", None, "The process's ID."),
         column("type", None, "C compute, G graphics, C+G both, M MPS."),
     ];
-    for m in &metrics {
-        columns.push(column(m.name, m.unit, m.help));
-    }
+    columns.extend(metrics.iter().map(monitor::metric_column));
     columns.push(column("command", None, "The process's name."));
     let shown = metrics.clone();
     let layout = move |driver: u32| layout(&shown, driver);

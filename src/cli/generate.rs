@@ -93,30 +93,30 @@ pub fn command() -> clap::Command {
         .no_binary_name(false)
 }
 
-/// Every generated file, in a stable order.
+/// The completion scripts, each with the file it is written to.
+const COMPLETIONS: [(&str, Shell); 4] = [
+    ("completions/nvq.bash", Shell::Bash),
+    ("completions/_nvq", Shell::Zsh),
+    ("completions/nvq.fish", Shell::Fish),
+    ("completions/_nvq.ps1", Shell::PowerShell),
+];
+
+/// Every generated file, in a stable order: the completions, then the man page.
 pub fn all() -> Result<Vec<GeneratedFile>, String> {
-    Ok(vec![
-        GeneratedFile {
-            path: "completions/nvq.bash",
-            contents: completion(Shell::Bash)?,
-        },
-        GeneratedFile {
-            path: "completions/_nvq",
-            contents: completion(Shell::Zsh)?,
-        },
-        GeneratedFile {
-            path: "completions/nvq.fish",
-            contents: completion(Shell::Fish)?,
-        },
-        GeneratedFile {
-            path: "completions/_nvq.ps1",
-            contents: completion(Shell::PowerShell)?,
-        },
-        GeneratedFile {
-            path: "man/nvq.1",
-            contents: man_page()?,
-        },
-    ])
+    let mut files = COMPLETIONS
+        .into_iter()
+        .map(|(path, shell)| {
+            Ok(GeneratedFile {
+                path,
+                contents: completion(shell)?,
+            })
+        })
+        .collect::<Result<Vec<_>, String>>()?;
+    files.push(GeneratedFile {
+        path: "man/nvq.1",
+        contents: man_page()?,
+    });
+    Ok(files)
 }
 
 const HEADER: &str =

@@ -150,46 +150,29 @@ pub struct Args {
     pub command: Option<Command>,
 }
 
-/// nvq's scripting flags, shared by the queries and `pmon`.
+/// nvq's scripting flags, shared by the queries and `pmon`, all under one
+/// help heading. clap leaves that heading set after the flattened flags:
+/// an option declared after them needs a `help_heading` of its own.
 #[derive(clap::Args, Debug, Default, Clone)]
+#[command(next_help_heading = "Scripting (nvq)")]
 pub struct ScriptArgs {
     /// nvq: print only the rows for which EXPR holds, e.g. 'memory.free >= 20GiB && utilization.gpu < 10'.
-    #[arg(
-        long = "where",
-        value_name = "EXPR",
-        allow_hyphen_values = true,
-        help_heading = "Scripting (nvq)"
-    )]
+    #[arg(long = "where", value_name = "EXPR", allow_hyphen_values = true)]
     pub where_expr: Option<String>,
     /// nvq: check every row against EXPR; if a row fails, print as usual, say why on stderr and exit 20.
-    #[arg(
-        long = "assert",
-        value_name = "EXPR",
-        allow_hyphen_values = true,
-        help_heading = "Scripting (nvq)"
-    )]
+    #[arg(long = "assert", value_name = "EXPR", allow_hyphen_values = true)]
     pub assert_expr: Option<String>,
     /// nvq: loop (every second unless -l/-lms is given) until EXPR holds for at least one row.
-    #[arg(
-        long,
-        value_name = "EXPR",
-        allow_hyphen_values = true,
-        help_heading = "Scripting (nvq)"
-    )]
+    #[arg(long, value_name = "EXPR", allow_hyphen_values = true)]
     pub until: Option<String>,
     /// nvq: like --until, but EXPR must hold for every row.
-    #[arg(
-        long = "until-all",
-        value_name = "EXPR",
-        allow_hyphen_values = true,
-        help_heading = "Scripting (nvq)"
-    )]
+    #[arg(long = "until-all", value_name = "EXPR", allow_hyphen_values = true)]
     pub until_all: Option<String>,
     /// nvq: give up waiting for --until after DURATION (500ms, 30s, 5m, 1h) and exit 21.
-    #[arg(long, value_name = "DURATION", help_heading = "Scripting (nvq)")]
+    #[arg(long, value_name = "DURATION")]
     pub timeout: Option<String>,
     /// nvq: when the run ends, print each GPU's (pmon: each process's) min, max and mean of every column.
-    #[arg(long, help_heading = "Scripting (nvq)")]
+    #[arg(long)]
     pub summary: bool,
 }
 

@@ -25,6 +25,13 @@ impl<'s> Dev<'s> {
         Dev { session, handle }
     }
 
+    /// A device of `session` by nvml-wrapper's device (a GPU or a MIG device).
+    pub fn of(session: &'s Session, d: &nvml_wrapper::Device<'_>) -> Self {
+        // SAFETY: the handle belongs to this open session; the raw calls only
+        // pass it back to NVML while the session lives.
+        Dev::new(session, Ok(unsafe { d.handle() }))
+    }
+
     /// The raw handle, or the code looking the GPU up failed with.
     pub fn handle(&self) -> Result<nvmlDevice_t, NvmlCode> {
         self.handle
@@ -40,9 +47,30 @@ macro_rules! sym {
     };
 }
 
+/// A symbol newer than nvml-wrapper-sys's table, looked up in the library
+/// by its NUL-terminated `name`; `missing` when the library lacks it.
+///
+/// # Safety
+/// `F` must be the symbol's C signature as NVML's header declares it.
+unsafe fn sym_by_name<F: Copy>(c: &Dev<'_>, name: &[u8], missing: NvmlCode) -> Result<F, NvmlCode> {
+    // SAFETY: the caller vouches that `F` is the symbol's signature.
+    let found = unsafe { c.session.lib().__library.get::<F>(name) };
+    found.map(|s| *s).map_err(|_| missing)
+}
+
 /// `NVML_STRUCT_VERSION`: the struct's size, with the version in the top byte.
 const fn version<T>(v: u32) -> u32 {
     (std::mem::size_of::<T>() as u32) | (v << 24)
+}
+
+/// A zeroed NVML out-struct of type `$t` whose `version` member names
+/// struct version `$v` (`NVML_STRUCT_VERSION`).
+macro_rules! versioned {
+    ($t:ty, $v:expr) => {{
+        let mut s: $t = zeroed();
+        s.version = version::<$t>($v);
+        s
+    }};
 }
 
 /// A zeroed NVML out-struct.
@@ -96,6 +124,19 @@ fn dev_struct<T: Copy>(
     Ok(out)
 }
 
+/// `newer`'s answer, unless it failed with one of `older_on` (the library
+/// lacks the newer symbol, or rejects its struct version): then `older`'s.
+fn or_older<T>(
+    newer: Result<T, NvmlCode>,
+    older_on: &[NvmlCode],
+    older: impl FnOnce() -> Result<T, NvmlCode>,
+) -> Result<T, NvmlCode> {
+    match newer {
+        Err(code) if older_on.contains(&code) => older(),
+        r => r,
+    }
+}
+
 /// Memory as nvidia-smi reads it: `nvmlDeviceGetMemoryInfo_v2`, or the v1
 /// call when the library lacks v2 or rejects its struct version (drivers
 /// before R510). v1 has no reserved figure.
@@ -108,38 +149,34 @@ pub struct MemInfo {
 }
 
 pub fn memory(c: &Dev<'_>) -> Result<MemInfo, NvmlCode> {
-    let mut v2: nvmlMemory_v2_t = zeroed();
-    v2.version = version::<nvmlMemory_v2_t>(2);
-    match dev_struct(c, sym!(c, nvmlDeviceGetMemoryInfo_v2), v2) {
-        Ok(m) => Ok(MemInfo {
+    let v2 = versioned!(nvmlMemory_v2_t, 2);
+    let newer = dev_struct(c, sym!(c, nvmlDeviceGetMemoryInfo_v2), v2).map(|m| MemInfo {
+        total: m.total,
+        reserved: Ok(m.reserved),
+        used: m.used,
+        free: m.free,
+    });
+    let older_on = [
+        NvmlCode::FUNCTION_NOT_FOUND,
+        NvmlCode::ARGUMENT_VERSION_MISMATCH,
+    ];
+    or_older(newer, &older_on, || {
+        let m = dev_struct(
+            c,
+            sym!(c, nvmlDeviceGetMemoryInfo),
+            zeroed::<nvmlMemory_t>(),
+        )?;
+        Ok(MemInfo {
             total: m.total,
-            reserved: Ok(m.reserved),
+            reserved: Err(NvmlCode::NOT_SUPPORTED),
             used: m.used,
             free: m.free,
-        }),
-        Err(code)
-            if code == NvmlCode::FUNCTION_NOT_FOUND
-                || code == NvmlCode::ARGUMENT_VERSION_MISMATCH =>
-        {
-            let m = dev_struct(
-                c,
-                sym!(c, nvmlDeviceGetMemoryInfo),
-                zeroed::<nvmlMemory_t>(),
-            )?;
-            Ok(MemInfo {
-                total: m.total,
-                reserved: Err(NvmlCode::NOT_SUPPORTED),
-                used: m.used,
-                free: m.free,
-            })
-        }
-        Err(code) => Err(code),
-    }
+        })
+    })
 }
 
 pub fn pci_info_ext(c: &Dev<'_>) -> Result<nvmlPciInfoExt_t, NvmlCode> {
-    let mut p: nvmlPciInfoExt_t = zeroed();
-    p.version = version::<nvmlPciInfoExt_t>(1);
+    let p = versioned!(nvmlPciInfoExt_t, 1);
     dev_struct(c, sym!(c, nvmlDeviceGetPciInfoExt), p)
 }
 
@@ -158,20 +195,18 @@ pub fn event_reasons(c: &Dev<'_>, supported: bool) -> Result<u64, NvmlCode> {
             sym!(c, nvmlDeviceGetCurrentClocksThrottleReasons),
         )
     };
-    match dev_u64(c, event) {
-        Err(code) if code == NvmlCode::FUNCTION_NOT_FOUND => dev_u64(c, throttle),
-        r => r,
-    }
+    or_older(dev_u64(c, event), &[NvmlCode::FUNCTION_NOT_FOUND], || {
+        dev_u64(c, throttle)
+    })
 }
 
 /// (current, pending) driver model; `_v2`, then the original symbol.
 pub fn driver_model(c: &Dev<'_>) -> Result<(u32, u32), NvmlCode> {
-    match dev_pair(c, sym!(c, nvmlDeviceGetDriverModel_v2)) {
-        Err(code) if code == NvmlCode::FUNCTION_NOT_FOUND => {
-            dev_pair(c, sym!(c, nvmlDeviceGetDriverModel))
-        }
-        r => r,
-    }
+    or_older(
+        dev_pair(c, sym!(c, nvmlDeviceGetDriverModel_v2)),
+        &[NvmlCode::FUNCTION_NOT_FOUND],
+        || dev_pair(c, sym!(c, nvmlDeviceGetDriverModel)),
+    )
 }
 
 pub fn gpu_operation_mode(c: &Dev<'_>) -> Result<(u32, u32), NvmlCode> {
@@ -181,8 +216,7 @@ pub fn gpu_operation_mode(c: &Dev<'_>) -> Result<(u32, u32), NvmlCode> {
 pub fn dram_encryption(c: &Dev<'_>) -> Result<(u32, u32), NvmlCode> {
     let f = sym!(c, nvmlDeviceGetDramEncryptionMode)?;
     let h = c.handle()?;
-    let mut cur: nvmlDramEncryptionInfo_t = zeroed();
-    cur.version = version::<nvmlDramEncryptionInfo_t>(1);
+    let mut cur = versioned!(nvmlDramEncryptionInfo_t, 1);
     let mut pend = cur;
     // SAFETY: a valid handle and two versioned out-structs.
     check(unsafe { f(h, &mut cur, &mut pend) })?;
@@ -208,8 +242,7 @@ pub fn pcie_gen_gpumax(c: &Dev<'_>) -> Result<u32, NvmlCode> {
 }
 
 pub fn margin_temperature(c: &Dev<'_>) -> Result<i32, NvmlCode> {
-    let mut m: nvmlMarginTemperature_t = zeroed();
-    m.version = version::<nvmlMarginTemperature_t>(1);
+    let m = versioned!(nvmlMarginTemperature_t, 1);
     dev_struct(c, sym!(c, nvmlDeviceGetMarginTemperature), m).map(|m| m.marginTemperature)
 }
 
@@ -224,8 +257,7 @@ pub fn engine_utilization(c: &Dev<'_>, ofa: bool) -> Result<u32, NvmlCode> {
 }
 
 pub fn addressing_mode(c: &Dev<'_>) -> Result<u32, NvmlCode> {
-    let mut m: nvmlDeviceAddressingMode_t = zeroed();
-    m.version = version::<nvmlDeviceAddressingMode_t>(1);
+    let m = versioned!(nvmlDeviceAddressingMode_t, 1);
     dev_struct(c, sym!(c, nvmlDeviceGetAddressingMode), m).map(|m| m.value)
 }
 
@@ -305,14 +337,13 @@ struct RemappedRowsV2 {
 /// nvidia-smi prints there).
 pub fn remapped_rows_inactive(c: &Dev<'_>) -> Result<(u32, u32), NvmlCode> {
     type GetV2 = unsafe extern "C" fn(nvmlDevice_t, *mut RemappedRowsV2) -> nvmlReturn_t;
-    // SAFETY: the symbol, when present, has NVML's documented signature.
+    // SAFETY: `GetV2` is the symbol's signature in NVML's header.
     let f: GetV2 = unsafe {
-        c.session
-            .lib()
-            .__library
-            .get::<GetV2>(b"nvmlDeviceGetRemappedRows_v2\0")
-            .map(|s| *s)
-            .map_err(|_| NvmlCode::NOT_SUPPORTED)?
+        sym_by_name(
+            c,
+            b"nvmlDeviceGetRemappedRows_v2\0",
+            NvmlCode::NOT_SUPPORTED,
+        )?
     };
     let zero = RemappedRowsV2 {
         corr_active: 0,
@@ -334,8 +365,7 @@ pub fn row_remapper_histogram(c: &Dev<'_>) -> Result<nvmlRowRemapperHistogramVal
 }
 
 pub fn sram_ecc_status(c: &Dev<'_>) -> Result<nvmlEccSramErrorStatus_t, NvmlCode> {
-    let mut s: nvmlEccSramErrorStatus_t = zeroed();
-    s.version = version::<nvmlEccSramErrorStatus_t>(1);
+    let s = versioned!(nvmlEccSramErrorStatus_t, 1);
     dev_struct(c, sym!(c, nvmlDeviceGetSramEccErrorStatus), s)
 }
 
@@ -360,35 +390,27 @@ pub struct FabricInfo {
 
 /// `nvmlDeviceGetGpuFabricInfoV` (v3 struct), or the older unversioned call.
 pub fn fabric_info(c: &Dev<'_>) -> Result<FabricInfo, NvmlCode> {
-    let mut v: nvmlGpuFabricInfoV_t = zeroed();
-    v.version = version::<nvmlGpuFabricInfoV_t>(3);
-    match dev_struct(c, sym!(c, nvmlDeviceGetGpuFabricInfoV), v) {
-        Ok(i) => Ok(FabricInfo {
-            state: i.state,
-            status: i.status,
-            clique_id: i.cliqueId,
-            cluster_uuid: i.clusterUuid,
-        }),
-        Err(code) if code == NvmlCode::FUNCTION_NOT_FOUND => {
-            let i = dev_struct(
-                c,
-                sym!(c, nvmlDeviceGetGpuFabricInfo),
-                zeroed::<nvmlGpuFabricInfo_t>(),
-            )?;
-            Ok(FabricInfo {
-                state: i.state,
-                status: i.status,
-                clique_id: i.cliqueId,
-                cluster_uuid: i.clusterUuid,
-            })
-        }
-        Err(code) => Err(code),
+    let v = versioned!(nvmlGpuFabricInfoV_t, 3);
+    // The two structs name these members alike.
+    macro_rules! fabric {
+        ($i:expr) => {
+            FabricInfo {
+                state: $i.state,
+                status: $i.status,
+                clique_id: $i.cliqueId,
+                cluster_uuid: $i.clusterUuid,
+            }
+        };
     }
+    let newer = dev_struct(c, sym!(c, nvmlDeviceGetGpuFabricInfoV), v).map(|i| fabric!(i));
+    or_older(newer, &[NvmlCode::FUNCTION_NOT_FOUND], || {
+        let older = zeroed::<nvmlGpuFabricInfo_t>();
+        dev_struct(c, sym!(c, nvmlDeviceGetGpuFabricInfo), older).map(|i| fabric!(i))
+    })
 }
 
 pub fn platform_info(c: &Dev<'_>) -> Result<nvmlPlatformInfo_t, NvmlCode> {
-    let mut p: nvmlPlatformInfo_t = zeroed();
-    p.version = version::<nvmlPlatformInfo_t>(2);
+    let p = versioned!(nvmlPlatformInfo_t, 2);
     dev_struct(c, sym!(c, nvmlDeviceGetPlatformInfo), p)
 }
 
@@ -403,14 +425,13 @@ struct Hostname {
 
 pub fn hostname(c: &Dev<'_>) -> Result<String, NvmlCode> {
     type GetHostname = unsafe extern "C" fn(nvmlDevice_t, *mut Hostname) -> nvmlReturn_t;
-    // SAFETY: the symbol, when present, has NVML's documented signature.
+    // SAFETY: `GetHostname` is the symbol's signature in NVML's header.
     let f: GetHostname = unsafe {
-        c.session
-            .lib()
-            .__library
-            .get::<GetHostname>(b"nvmlDeviceGetHostname_v1\0")
-            .map(|s| *s)
-            .map_err(|_| NvmlCode::FUNCTION_NOT_FOUND)?
+        sym_by_name(
+            c,
+            b"nvmlDeviceGetHostname_v1\0",
+            NvmlCode::FUNCTION_NOT_FOUND,
+        )?
     };
     let out = dev_struct(c, Ok(f), Hostname { value: [0; 64] })?;
     Ok(c_bytes(&out.value))
@@ -633,6 +654,11 @@ const NOT_AVAILABLE_U64: u64 = u64::MAX;
 /// NVML's "no value" for instance ids.
 const NOT_AVAILABLE_U32: u32 = u32::MAX;
 
+/// `v`, unless it is NVML's "no value" `none`.
+fn known<T: PartialEq>(v: T, none: T) -> Option<T> {
+    Some(v).filter(|v| *v != none)
+}
+
 /// One process in a GPU's process list.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Proc {
@@ -650,9 +676,9 @@ impl From<nvmlProcessInfo_v2_t> for Proc {
     fn from(p: nvmlProcessInfo_v2_t) -> Self {
         Proc {
             pid: p.pid,
-            used_memory: Some(p.usedGpuMemory).filter(|m| *m != NOT_AVAILABLE_U64),
-            gpu_instance_id: Some(p.gpuInstanceId).filter(|i| *i != NOT_AVAILABLE_U32),
-            compute_instance_id: Some(p.computeInstanceId).filter(|i| *i != NOT_AVAILABLE_U32),
+            used_memory: known(p.usedGpuMemory, NOT_AVAILABLE_U64),
+            gpu_instance_id: known(p.gpuInstanceId, NOT_AVAILABLE_U32),
+            compute_instance_id: known(p.computeInstanceId, NOT_AVAILABLE_U32),
             cc_protected_memory: None,
         }
     }
@@ -662,7 +688,7 @@ impl From<nvmlProcessInfo_v1_t> for Proc {
     fn from(p: nvmlProcessInfo_v1_t) -> Self {
         Proc {
             pid: p.pid,
-            used_memory: Some(p.usedGpuMemory).filter(|m| *m != NOT_AVAILABLE_U64),
+            used_memory: known(p.usedGpuMemory, NOT_AVAILABLE_U64),
             gpu_instance_id: None,
             compute_instance_id: None,
             cc_protected_memory: None,
@@ -674,11 +700,10 @@ impl From<nvmlProcessDetail_v1_t> for Proc {
     fn from(p: nvmlProcessDetail_v1_t) -> Self {
         Proc {
             pid: p.pid,
-            used_memory: Some(p.usedGpuMemory).filter(|m| *m != NOT_AVAILABLE_U64),
-            gpu_instance_id: Some(p.gpuInstanceId).filter(|i| *i != NOT_AVAILABLE_U32),
-            compute_instance_id: Some(p.computeInstanceId).filter(|i| *i != NOT_AVAILABLE_U32),
-            cc_protected_memory: Some(p.usedGpuCcProtectedMemory)
-                .filter(|m| *m != NOT_AVAILABLE_U64),
+            used_memory: known(p.usedGpuMemory, NOT_AVAILABLE_U64),
+            gpu_instance_id: known(p.gpuInstanceId, NOT_AVAILABLE_U32),
+            compute_instance_id: known(p.computeInstanceId, NOT_AVAILABLE_U32),
+            cc_protected_memory: known(p.usedGpuCcProtectedMemory, NOT_AVAILABLE_U64),
         }
     }
 }
@@ -724,8 +749,6 @@ pub fn processes(c: &Dev<'_>, which: ProcessList) -> Result<Vec<Proc>, NvmlCode>
         pid: 0,
         usedGpuMemory: 0,
     };
-    let missing =
-        |r: &Result<Vec<Proc>, NvmlCode>| matches!(r, Err(c) if *c == NvmlCode::FUNCTION_NOT_FOUND);
     let (v3, v2, v1) = match which {
         ProcessList::Compute => (
             sym!(c, nvmlDeviceGetComputeRunningProcesses_v3),
@@ -743,15 +766,12 @@ pub fn processes(c: &Dev<'_>, which: ProcessList) -> Result<Vec<Proc>, NvmlCode>
             sym!(c, nvmlDeviceGetMPSComputeRunningProcesses),
         ),
     };
-    let r = proc_list(c, v3, zero2);
-    if !missing(&r) {
-        return r;
-    }
-    let r = proc_list(c, v2, zero2);
-    if !missing(&r) {
-        return r;
-    }
-    proc_list(c, v1, zero1)
+    let missing = [NvmlCode::FUNCTION_NOT_FOUND];
+    or_older(proc_list(c, v3, zero2), &missing, || {
+        or_older(proc_list(c, v2, zero2), &missing, || {
+            proc_list(c, v1, zero1)
+        })
+    })
 }
 
 /// `nvmlProcessDetailList_t`'s `mode` for each process list
@@ -779,8 +799,7 @@ pub fn process_details(c: &Dev<'_>, which: ProcessList) -> Result<Vec<Proc>, Nvm
     // `read_list` allocated, and `n` is a valid count pointer.
     let list = unsafe {
         read_list(zero, |n, buf| {
-            let mut l: nvmlProcessDetailList_t = zeroed();
-            l.version = version::<nvmlProcessDetailList_v1_t>(1);
+            let mut l = versioned!(nvmlProcessDetailList_v1_t, 1);
             l.mode = mode;
             l.numProcArrayEntries = *n;
             l.procArray = buf;
@@ -890,30 +909,26 @@ pub fn host_vgpu_mode(c: &Dev<'_>) -> Result<u32, NvmlCode> {
 
 /// vGPU heterogeneous mode (`nvmlDeviceGetVgpuHeterogeneousMode`): 0 or 1.
 pub fn vgpu_heterogeneous_mode(c: &Dev<'_>) -> Result<u32, NvmlCode> {
-    let mut m: nvmlVgpuHeterogeneousMode_t = zeroed();
-    m.version = version::<nvmlVgpuHeterogeneousMode_t>(1);
+    let m = versioned!(nvmlVgpuHeterogeneousMode_t, 1);
     dev_struct(c, sym!(c, nvmlDeviceGetVgpuHeterogeneousMode), m).map(|m| m.mode)
 }
 
 /// The per-device identifier (`nvmlDeviceGetPdi`, `-q` "GPU PDI").
 pub fn pdi(c: &Dev<'_>) -> Result<u64, NvmlCode> {
-    let mut p: nvmlPdi_t = zeroed();
-    p.version = version::<nvmlPdi_t>(1);
+    let p = versioned!(nvmlPdi_t, 1);
     dev_struct(c, sym!(c, nvmlDeviceGetPdi), p).map(|p| p.value)
 }
 
 /// Pending repairs: (channel, TPC), non-zero when pending.
 pub fn repair_status(c: &Dev<'_>) -> Result<(u32, u32), NvmlCode> {
-    let mut r: nvmlRepairStatus_t = zeroed();
-    r.version = version::<nvmlRepairStatus_t>(1);
+    let r = versioned!(nvmlRepairStatus_t, 1);
     dev_struct(c, sym!(c, nvmlDeviceGetRepairStatus), r)
         .map(|r| (r.bChannelRepairPending, r.bTpcRepairPending))
 }
 
 /// The device capability mask (`NVML_DEV_CAP_*`).
 pub fn capabilities(c: &Dev<'_>) -> Result<u32, NvmlCode> {
-    let mut m: nvmlDeviceCapabilities_t = zeroed();
-    m.version = version::<nvmlDeviceCapabilities_t>(1);
+    let m = versioned!(nvmlDeviceCapabilities_t, 1);
     dev_struct(c, sym!(c, nvmlDeviceGetCapabilities), m).map(|m| m.capMask)
 }
 
@@ -930,8 +945,7 @@ pub fn processes_utilization(
 ) -> Result<Vec<nvmlProcessUtilizationInfo_v1_t>, NvmlCode> {
     let f = sym!(c, nvmlDeviceGetProcessesUtilizationInfo)?;
     let h = c.handle()?;
-    let mut info: nvmlProcessesUtilizationInfo_t = zeroed();
-    info.version = version::<nvmlProcessesUtilizationInfo_t>(1);
+    let mut info = versioned!(nvmlProcessesUtilizationInfo_t, 1);
     info.lastSeenTimeStamp = last_seen;
     info.procUtilArray = std::ptr::null_mut();
     // SAFETY: a valid handle; a versioned struct whose array pointer is
@@ -967,14 +981,10 @@ pub const MAX_PROFILE_INDEX: u32 = 32;
 /// profile's instance count; this bounds what a library may claim.
 const MAX_INSTANCES: u32 = 64;
 
-/// A C name array as text (up to its first NUL).
+/// A C name array as text (up to its first NUL), as [`c_bytes`].
 fn c_name(name: &[std::os::raw::c_char]) -> String {
-    let bytes: Vec<u8> = name
-        .iter()
-        .take_while(|&&c| c != 0)
-        .map(|&c| c as u8)
-        .collect();
-    String::from_utf8_lossy(&bytes).into_owned()
+    let bytes: Vec<u8> = name.iter().map(|&c| c as u8).collect();
+    c_bytes(&bytes)
 }
 
 /// GPU instance profile `index` (`nvmlDeviceGetGpuInstanceProfileInfoV`)
@@ -982,8 +992,7 @@ fn c_name(name: &[std::os::raw::c_char]) -> String {
 pub fn gi_profile(c: &Dev<'_>, index: u32) -> Result<Profile, NvmlCode> {
     let f = sym!(c, nvmlDeviceGetGpuInstanceProfileInfoV)?;
     let h = c.handle()?;
-    let mut p: nvmlGpuInstanceProfileInfo_v2_t = zeroed();
-    p.version = version::<nvmlGpuInstanceProfileInfo_v2_t>(2);
+    let mut p = versioned!(nvmlGpuInstanceProfileInfo_v2_t, 2);
     // SAFETY: a valid handle and a versioned, initialised out-struct.
     check(unsafe { f(h, index, &mut p) })?;
     let remaining = sym!(c, nvmlDeviceGetGpuInstanceRemainingCapacity)?;
@@ -1019,34 +1028,40 @@ pub fn gpu_instances(
     let list = sym!(c, nvmlDeviceGetGpuInstances)?;
     let info = sym!(c, nvmlGpuInstanceGetInfo)?;
     let h = c.handle()?;
-    let cap = profile.total.clamp(1, MAX_INSTANCES);
-    let mut handles: Vec<nvmlGpuInstance_t> = vec![std::ptr::null_mut(); cap as usize];
-    let mut n: c_uint = 0;
-    // SAFETY: a valid handle; the buffer holds the profile's instance count
-    // (bounded), as NVML requires.
-    check(unsafe { list(h, profile.id, handles.as_mut_ptr(), &mut n) })?;
-    handles.truncate((n as usize).min(handles.len()));
+    // SAFETY: a valid handle and the buffer and count `read_instances` gives.
+    let handles = unsafe { read_instances(profile, |buf, n| list(h, profile.id, buf, n)) }?;
     handles
         .into_iter()
         .map(|g| {
             let mut i: nvmlGpuInstanceInfo_t = zeroed();
             // SAFETY: `g` is a GPU instance handle NVML just returned; `i` a valid out-struct.
             check(unsafe { info(g, &mut i) })?;
-            Ok((
-                GiHandle(g),
-                instance(
-                    profile,
-                    i.id,
-                    i.profileId,
-                    i.placement.start,
-                    i.placement.size,
-                ),
-            ))
+            let placement = (i.placement.start, i.placement.size);
+            Ok((GiHandle(g), instance(profile, i.id, i.profileId, placement)))
         })
         .collect()
 }
 
-fn instance(profile: &Profile, id: u32, profile_id: u32, start: u32, size: u32) -> Instance {
+/// NVML's instance lists: a buffer of handles as long as the profile's
+/// instance count (bounded), which `list(buf, count)` fills, saying how many.
+///
+/// # Safety
+/// `list` must pass its arguments to an NVML instance-list function whose
+/// records are `*mut H` handles, for a live parent handle.
+unsafe fn read_instances<H>(
+    profile: &Profile,
+    list: impl FnOnce(*mut *mut H, *mut c_uint) -> nvmlReturn_t,
+) -> Result<Vec<*mut H>, NvmlCode> {
+    let cap = profile.total.clamp(1, MAX_INSTANCES);
+    let mut handles: Vec<*mut H> = vec![std::ptr::null_mut(); cap as usize];
+    let mut n: c_uint = 0;
+    check(list(handles.as_mut_ptr(), &mut n))?;
+    handles.truncate((n as usize).min(handles.len()));
+    Ok(handles)
+}
+
+/// An instance of `profile` at `(start, size)`.
+fn instance(profile: &Profile, id: u32, profile_id: u32, (start, size): (u32, u32)) -> Instance {
     Instance {
         id,
         profile_id,
@@ -1061,8 +1076,7 @@ fn instance(profile: &Profile, id: u32, profile_id: u32, start: u32, size: u32) 
 /// its remaining capacity.
 pub fn ci_profile(c: &Dev<'_>, gi: GiHandle, index: u32) -> Result<Profile, NvmlCode> {
     let f = sym!(c, nvmlGpuInstanceGetComputeInstanceProfileInfoV)?;
-    let mut p: nvmlComputeInstanceProfileInfo_v2_t = zeroed();
-    p.version = version::<nvmlComputeInstanceProfileInfo_v2_t>(2);
+    let mut p = versioned!(nvmlComputeInstanceProfileInfo_v2_t, 2);
     let shared = NVML_COMPUTE_INSTANCE_ENGINE_PROFILE_SHARED;
     // SAFETY: a GPU instance handle of this session and a versioned out-struct.
     check(unsafe { f(gi.0, index, shared, &mut p) })?;
@@ -1099,26 +1113,17 @@ pub fn compute_instances(
 ) -> Result<Vec<Instance>, NvmlCode> {
     let list = sym!(c, nvmlGpuInstanceGetComputeInstances)?;
     let info = sym!(c, nvmlComputeInstanceGetInfo_v2)?;
-    let cap = profile.total.clamp(1, MAX_INSTANCES);
-    let mut handles: Vec<nvmlComputeInstance_t> = vec![std::ptr::null_mut(); cap as usize];
-    let mut n: c_uint = 0;
-    // SAFETY: a GPU instance handle of this session; the buffer holds the
-    // profile's instance count (bounded), as NVML requires.
-    check(unsafe { list(gi.0, profile.id, handles.as_mut_ptr(), &mut n) })?;
-    handles.truncate((n as usize).min(handles.len()));
+    // SAFETY: a GPU instance handle of this session and the buffer and count
+    // `read_instances` gives.
+    let handles = unsafe { read_instances(profile, |buf, n| list(gi.0, profile.id, buf, n)) }?;
     handles
         .into_iter()
         .map(|ci| {
             let mut i: nvmlComputeInstanceInfo_t = zeroed();
             // SAFETY: a compute instance handle NVML just returned; a valid out-struct.
             check(unsafe { info(ci, &mut i) })?;
-            Ok(instance(
-                profile,
-                i.id,
-                i.profileId,
-                i.placement.start,
-                i.placement.size,
-            ))
+            let placement = (i.placement.start, i.placement.size);
+            Ok(instance(profile, i.id, i.profileId, placement))
         })
         .collect()
 }

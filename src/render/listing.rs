@@ -4,16 +4,25 @@
 use crate::model::listing::{driver_major, short_nvml_version, GpuListing, Versions};
 use crate::model::{NvmlCode, Token};
 
+/// A GPU's `-L` line; `nvlink`'s listings head each GPU with it too:
+/// `GPU 0: NAME (UUID: GPU-...)`.
+pub fn gpu_line(
+    index: u32,
+    name: &Result<String, NvmlCode>,
+    uuid: &Result<String, NvmlCode>,
+) -> String {
+    format!(
+        "GPU {index}: {} (UUID: {})\n",
+        Token::or_text(name),
+        Token::or_text(uuid)
+    )
+}
+
 /// nvidia-smi's `-L` text.
 pub fn render_list(gpus: &[GpuListing]) -> String {
     let mut out = String::new();
     for g in gpus {
-        out.push_str(&format!(
-            "GPU {}: {} (UUID: {})\n",
-            g.index,
-            Token::or_text(&g.name),
-            Token::or_text(&g.uuid)
-        ));
+        out.push_str(&gpu_line(g.index, &g.name, &g.uuid));
         for m in &g.mig {
             out.push_str(&format!(
                 "  MIG {:<12}Device {:>2}: (UUID: {})\n",

@@ -44,12 +44,7 @@ fn kib(v: &Result<u64, crate::model::NvmlCode>) -> String {
 pub fn render(gpus: &[GpuLinks], what: Listing) -> String {
     let mut out = String::new();
     for g in gpus {
-        out.push_str(&format!(
-            "GPU {}: {} (UUID: {})\n",
-            g.index,
-            Token::or_text(&g.name),
-            Token::or_text(&g.uuid)
-        ));
+        out.push_str(&super::listing::gpu_line(g.index, &g.name, &g.uuid));
         if !g.any_active {
             out.push_str(ALL_INACTIVE);
             continue;

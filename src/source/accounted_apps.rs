@@ -7,7 +7,7 @@
 //! failure of one process's statistics puts the token in that row's
 //! statistics columns.
 
-use super::list_mode::{field, gpu_columns, ListGpu, ListMode};
+use super::list_mode::{field, gpu_columns, list_mode_def, ListGpu, ListMode};
 use super::mode::ModeDef;
 use crate::model::{FieldInfo, NvmlCode, Section, Value};
 use nvml_wrapper::struct_wrappers::device::AccountingStats;
@@ -27,13 +27,11 @@ impl AcctRow {
     }
 }
 
-pub const MODE: ModeDef = ModeDef {
-    option: "query-accounted-apps",
-    about: "List the processes that accounting mode has recorded",
-    fields: || LIST.field_infos(),
-    collect: |session, targets, req| LIST.collect(session, targets, req),
-    row_per_gpu: false,
-};
+pub const MODE: ModeDef = list_mode_def!(
+    "query-accounted-apps",
+    "List the processes that accounting mode has recorded",
+    LIST
+);
 
 static LIST: ListMode<AcctRow> = ListMode {
     gpu: gpu_columns(Some(Section {

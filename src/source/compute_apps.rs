@@ -14,7 +14,7 @@
 //! In MIG mode the list is read from the parent GPU, so the rows carry the
 //! parent's name, bus id and UUID, as nvidia-smi prints them.
 
-use super::list_mode::{field, gpu_columns, ListGpu, ListMode};
+use super::list_mode::{field, gpu_columns, list_mode_def, ListGpu, ListMode};
 use super::mode::ModeDef;
 use super::procinfo;
 use crate::model::{FieldInfo, NvmlCode, Section, Value};
@@ -47,13 +47,11 @@ impl ProcRow {
     }
 }
 
-pub const MODE: ModeDef = ModeDef {
-    option: "query-compute-apps",
-    about: "List the processes that hold a compute context, with their GPU memory",
-    fields: || LIST.field_infos(),
-    collect: |session, targets, req| LIST.collect(session, targets, req),
-    row_per_gpu: false,
-};
+pub const MODE: ModeDef = list_mode_def!(
+    "query-compute-apps",
+    "List the processes that hold a compute context, with their GPU memory",
+    LIST
+);
 
 /// Every `--query-compute-apps` field, in `--help-query-compute-apps` order.
 static LIST: ListMode<ProcRow> = ListMode {

@@ -298,23 +298,7 @@ impl DmonReader {
         let Ok(d) = c.dev() else {
             return rows;
         };
-        if !d.mig_mode().map(|m| m.current == 1).unwrap_or(false) {
-            return rows;
-        }
-        let mut seen = Vec::new();
-        for i in 0..d.mig_device_count().unwrap_or(0) {
-            let Ok(m) = d.mig_device_by_index(i) else {
-                continue;
-            };
-            // SAFETY: the MIG handle belongs to this open session.
-            let mdev = raw::Dev::new(session, Ok(unsafe { m.handle() }));
-            let Ok(gi) = raw::gpu_instance_id(&mdev) else {
-                continue;
-            };
-            if seen.contains(&gi) {
-                continue;
-            }
-            seen.push(gi);
+        for (gi, _) in super::gpm::gpu_instances(session, d) {
             let got = self.gpm_reader.read_mig(session, &dev, gi, &ids);
             let mut cells = vec![int(target.index), int(gi)];
             cells.extend(self.metrics.iter().map(|_| none()));

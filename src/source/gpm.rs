@@ -4,10 +4,12 @@
 //! it. The first read of a GPU or instance only takes its first sample.
 
 use super::gpu::GpuCtx;
+use super::listing::mig_profile;
 use crate::model::gpm::{GpuExtra, InstanceRead};
 use crate::model::NvmlCode;
 use crate::nvml::raw::{self, Dev, GpmSample};
 use crate::nvml::Session;
+use nvml_wrapper::Device;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -109,15 +111,6 @@ impl GpmReader {
     }
 }
 
-/// The MIG profile in a MIG device's name ("NVIDIA H100 80GB HBM3 MIG
-/// 1g.10gb" → "1g.10gb").
-fn profile(name: &str) -> String {
-    name.rsplit_once("MIG ")
-        .map_or(name, |(_, p)| p)
-        .trim()
-        .to_string()
-}
-
 /// What the dcgm profile reads of one GPU beside its fields: the minor
 /// number, the GPM metrics `ids`, and, in MIG mode, each GPU instance's
 /// memory and GPM metrics.
@@ -136,30 +129,14 @@ pub fn extra(
         gpm: reader.read(session, dev, ids),
         instances: Vec::new(),
     };
-    let mig = d.mig_mode().map(|m| m.current == 1).unwrap_or(false);
-    if !mig {
-        return out;
-    }
-    let max = d.mig_device_count().unwrap_or(0);
-    let mut seen = Vec::new();
-    for i in 0..max {
-        let Ok(m) = d.mig_device_by_index(i) else {
-            continue;
-        };
-        // SAFETY: the MIG handle belongs to this open session.
-        let mdev = Dev::new(session, Ok(unsafe { m.handle() }));
-        let Ok(gi) = raw::gpu_instance_id(&mdev) else {
-            continue;
-        };
-        // Several compute instances share a GPU instance: one entry each GI.
-        if seen.contains(&gi) {
-            continue;
-        }
-        seen.push(gi);
+    for (gi, m) in gpu_instances(session, d) {
         let memory = m.memory_info().ok();
         out.instances.push(InstanceRead {
             gpu_instance_id: gi,
-            profile: m.name().map(|n| profile(&n)).unwrap_or_default(),
+            profile: m
+                .name()
+                .map(|n| mig_profile(&n).trim().to_string())
+                .unwrap_or_default(),
             fb_used_bytes: memory.as_ref().map(|x| x.used),
             fb_free_bytes: memory.as_ref().map(|x| x.free),
             gpm: reader.read_mig(session, dev, gi, ids),
@@ -168,18 +145,21 @@ pub fn extra(
     out
 }
 
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn profile_from_a_mig_device_name() {
-        assert_eq!(
-            super::profile("NVIDIA H100 80GB HBM3 MIG 1g.10gb"),
-            "1g.10gb"
-        );
-        assert_eq!(
-            super::profile("NVIDIA A100-SXM4-40GB MIG 3g.20gb"),
-            "3g.20gb"
-        );
-        assert_eq!(super::profile("2g.20gb"), "2g.20gb");
+/// The GPU instances of GPU `d` when MIG is on (none when it is off), each
+/// once with its first MIG device: several compute instances, each a MIG
+/// device, share one GPU instance.
+pub fn gpu_instances<'s>(session: &Session, d: &Device<'s>) -> Vec<(u32, Device<'s>)> {
+    if !d.mig_mode().map(|m| m.current == 1).unwrap_or(false) {
+        return Vec::new();
     }
+    let mut out: Vec<(u32, Device<'s>)> = Vec::new();
+    for m in super::listing::mig_devices(d) {
+        let Ok(gi) = raw::gpu_instance_id(&Dev::of(session, &m)) else {
+            continue;
+        };
+        if out.iter().all(|(seen, _)| *seen != gi) {
+            out.push((gi, m));
+        }
+    }
+    out
 }

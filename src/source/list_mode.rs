@@ -19,7 +19,23 @@ use super::procinfo::ProcSample;
 use super::Target;
 use crate::model::{FieldDef, FieldInfo, NvmlCode, Row, Section, Value};
 use crate::nvml::Session;
+
+/// The [`ModeDef`](super::mode::ModeDef) of a list mode: its option, its
+/// `--help` line, and the static [`ListMode`] that holds its fields and
+/// reads its rows.
+macro_rules! list_mode_def {
+    ($option:expr, $about:expr, $list:ident) => {
+        $crate::source::mode::ModeDef {
+            option: $option,
+            about: $about,
+            fields: || $list.field_infos(),
+            collect: |session, targets, req| $list.collect(session, targets, req),
+            row_per_gpu: false,
+        }
+    };
+}
 use crate::source::mode::Request;
+pub(crate) use list_mode_def;
 use std::cell::OnceCell;
 
 /// What every GPU of one sample shares.

@@ -3,6 +3,7 @@
 
 use crate::model::listing::{GpuListing, MigListing, Versions};
 use crate::nvml::{NvmlCode, Session};
+use nvml_wrapper::Device;
 
 /// The profile part of a MIG device name (`NVIDIA H100 80GB HBM3 MIG 3g.40gb`
 /// → `3g.40gb`); the whole name if it has no ` MIG ` part.
@@ -16,15 +17,13 @@ pub fn gpus(session: &Session, devices: &[u32]) -> Vec<GpuListing> {
         .iter()
         .map(|&index| {
             let dev = session.device(index);
-            let call = |f: &dyn Fn(
-                &nvml_wrapper::Device<'_>,
-            )
-                -> Result<String, nvml_wrapper::error::NvmlError>| {
-                dev.as_ref()
-                    .map_err(|c| *c)
-                    .and_then(|d| f(d).map_err(NvmlCode::from))
-            };
-            let mig = dev.as_ref().map(mig_devices).unwrap_or_default();
+            let call =
+                |f: &dyn Fn(&Device<'_>) -> Result<String, nvml_wrapper::error::NvmlError>| {
+                    dev.as_ref()
+                        .map_err(|c| *c)
+                        .and_then(|d| f(d).map_err(NvmlCode::from))
+                };
+            let mig = dev.as_ref().map(mig_listings).unwrap_or_default();
             GpuListing {
                 index,
                 name: call(&|d| d.name()),
@@ -36,17 +35,13 @@ pub fn gpus(session: &Session, devices: &[u32]) -> Vec<GpuListing> {
 }
 
 /// The MIG devices of a GPU with MIG mode on, in NVML's order.
-fn mig_devices(dev: &nvml_wrapper::Device<'_>) -> Vec<MigListing> {
+fn mig_listings(dev: &Device<'_>) -> Vec<MigListing> {
     let enabled = dev.mig_mode().is_ok_and(|m| m.current == 1);
     if !enabled {
         return Vec::new();
     }
-    let max = dev.mig_device_count().unwrap_or(0);
     let mut out = Vec::new();
-    for j in 0..max {
-        let Ok(m) = dev.mig_device_by_index(j) else {
-            continue;
-        };
+    for m in mig_devices(dev) {
         let name = m.name().map_err(NvmlCode::from);
         out.push(MigListing {
             index: out.len() as u32,
@@ -55,6 +50,14 @@ fn mig_devices(dev: &nvml_wrapper::Device<'_>) -> Vec<MigListing> {
         });
     }
     out
+}
+
+/// The MIG devices of GPU `dev` (MIG mode on), in NVML's order; an index
+/// NVML cannot hand out is passed over.
+pub fn mig_devices<'s>(dev: &Device<'s>) -> Vec<Device<'s>> {
+    (0..dev.mig_device_count().unwrap_or(0))
+        .filter_map(|i| dev.mig_device_by_index(i).ok())
+        .collect()
 }
 
 /// Read the `--version` facts. The CUDA version comes from the unversioned
@@ -75,6 +78,8 @@ mod tests {
     #[test]
     fn mig_profile_from_the_name() {
         assert_eq!(mig_profile("NVIDIA H100 80GB HBM3 MIG 1g.10gb"), "1g.10gb");
+        assert_eq!(mig_profile("NVIDIA A100-SXM4-40GB MIG 3g.20gb"), "3g.20gb");
+        assert_eq!(mig_profile("2g.20gb"), "2g.20gb");
         assert_eq!(mig_profile("weird"), "weird");
     }
 }

@@ -64,8 +64,7 @@ fn gpu(session: &Session, index: u32, depth: Depth, placements: bool) -> Result<
             };
         }
     }
-    // SAFETY: the handle belongs to this open session.
-    let dev = Dev::new(session, Ok(unsafe { d.handle() }));
+    let dev = Dev::of(session, &d);
     let mut profiles = profiles(|i| raw::gi_profile(&dev, i))?;
     if placements && depth == Depth::GpuInstances {
         for p in &mut profiles {

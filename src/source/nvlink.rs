@@ -68,8 +68,7 @@ fn gpu(session: &Session, index: u32, want: Want, only: Option<u32>) -> GpuLinks
         links: Vec::new(),
     };
     let Ok(d) = d else { return g };
-    // SAFETY: the handle belongs to this open session.
-    let dev = raw::Dev::new(session, Ok(unsafe { d.handle() }));
+    let dev = raw::Dev::of(session, &d);
     let mut last = None;
     let mut active_before = 0;
     for link in 0..MAX_LINKS {

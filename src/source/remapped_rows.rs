@@ -5,18 +5,12 @@
 //! the ones scripts use (`remapped_rows.correctable`, ...), and the flags print
 //! `Yes`/`No` like nvidia-smi's other booleans.
 
-use super::list_mode::{field, gpu_columns, no_labels, ListMode};
+use super::list_mode::{field, gpu_columns, list_mode_def, no_labels, ListMode};
 use super::mode::ModeDef;
 use crate::model::{FieldInfo, Value};
 use crate::nvml::raw::{self, RemappedRows};
 
-pub const MODE: ModeDef = ModeDef {
-    option: "query-remapped-rows",
-    about: "Report remapped-row counts",
-    fields: || LIST.field_infos(),
-    collect: |session, targets, req| LIST.collect(session, targets, req),
-    row_per_gpu: false,
-};
+pub const MODE: ModeDef = list_mode_def!("query-remapped-rows", "Report remapped-row counts", LIST);
 
 /// Every `--query-remapped-rows` field.
 static LIST: ListMode<RemappedRows> = ListMode {

@@ -9,7 +9,7 @@
 //! unit). When NVML cannot list the pages, the row carries its error token
 //! (`[N/A]` for a GPU without ECC).
 
-use super::list_mode::{field, gpu_columns, ListGpu, ListMode};
+use super::list_mode::{field, gpu_columns, list_mode_def, ListGpu, ListMode};
 use super::mode::ModeDef;
 use crate::model::{FieldInfo, NvmlCode, Value};
 use nvml_wrapper::enum_wrappers::device::RetirementCause;
@@ -51,13 +51,11 @@ pub fn format_address(a: u64) -> String {
     format!("0x{a:016X}")
 }
 
-pub const MODE: ModeDef = ModeDef {
-    option: "query-retired-pages",
-    about: "List retired device-memory pages",
-    fields: || LIST.field_infos(),
-    collect: |session, targets, req| LIST.collect(session, targets, req),
-    row_per_gpu: false,
-};
+pub const MODE: ModeDef = list_mode_def!(
+    "query-retired-pages",
+    "List retired device-memory pages",
+    LIST
+);
 
 static LIST: ListMode<PageRow> = ListMode {
     gpu: gpu_columns(None),

@@ -148,13 +148,7 @@ fn gpu_summary(session: &Session, d: &Device<'_>, index: u32) -> TableGpu {
         performance_state,
         power_draw: d.power_usage().map_err(code),
         power_limit: d.power_management_limit().map_err(code),
-        memory: d
-            .memory_info()
-            .map(|m| MemoryUse {
-                used: m.used,
-                total: m.total,
-            })
-            .map_err(code),
+        memory: memory(d),
         gpu_util: d.utilization_rates().map(|u| u.gpu).map_err(code),
         compute_mode,
         mig_mode: d.mig_mode().map(|m| m.current == 1).map_err(code),
@@ -186,7 +180,7 @@ fn pstate_number(p: PerformanceState) -> u32 {
 
 /// The Windows driver model: NVML's numbers, as the wrapper's enum lacks MCDM.
 fn driver_model(session: &Session, d: &Device<'_>) -> Reading<DriverModel> {
-    let (current, _pending) = raw::driver_model(&dev(session, d))?;
+    let (current, _pending) = raw::driver_model(&raw::Dev::of(session, d))?;
     match current {
         0 => Ok(DriverModel::Wddm),
         1 => Ok(DriverModel::Tcc),
@@ -195,20 +189,19 @@ fn driver_model(session: &Session, d: &Device<'_>) -> Reading<DriverModel> {
     }
 }
 
-/// A wrapper device as the raw NVML layer takes it.
-fn dev<'s>(session: &'s Session, d: &Device<'_>) -> raw::Dev<'s> {
-    // SAFETY: the handle stays valid while the session lives and is only
-    // passed back to NVML.
-    raw::Dev::new(session, Ok(unsafe { d.handle() }))
+/// The memory in use and in all of a GPU or a MIG device.
+fn memory(d: &Device<'_>) -> Reading<MemoryUse> {
+    d.memory_info()
+        .map(|m| MemoryUse {
+            used: m.used,
+            total: m.total,
+        })
+        .map_err(code)
 }
 
 fn mig_summaries(session: &Session, parent: &Device<'_>, gpu: u32) -> Vec<TableMig> {
-    let max = parent.mig_device_count().unwrap_or(0);
     let mut out = Vec::new();
-    for i in 0..max {
-        let Ok(m) = parent.mig_device_by_index(i) else {
-            continue;
-        };
+    for m in super::listing::mig_devices(parent) {
         let attributes = m
             .attributes()
             .map(|a| MigAttributes {
@@ -222,16 +215,10 @@ fn mig_summaries(session: &Session, parent: &Device<'_>, gpu: u32) -> Vec<TableM
             .map_err(code);
         out.push(TableMig {
             gpu,
-            gpu_instance: raw::gpu_instance_id(&dev(session, &m)),
-            compute_instance: raw::compute_instance_id(&dev(session, &m)),
+            gpu_instance: raw::gpu_instance_id(&raw::Dev::of(session, &m)),
+            compute_instance: raw::compute_instance_id(&raw::Dev::of(session, &m)),
             index: out.len() as u32,
-            memory: m
-                .memory_info()
-                .map(|x| MemoryUse {
-                    used: x.used,
-                    total: x.total,
-                })
-                .map_err(code),
+            memory: memory(&m),
             bar1: m
                 .bar1_memory_info()
                 .map(|x| MemoryUse {
@@ -252,7 +239,7 @@ fn mig_summaries(session: &Session, parent: &Device<'_>, gpu: u32) -> Vec<TableM
 /// sorted by PID.
 pub fn process_summaries(session: &Session, d: &Device<'_>, gpu: u32) -> Vec<TableProcess> {
     let mut rows: Vec<TableProcess> = Vec::new();
-    let d = dev(session, d);
+    let d = raw::Dev::of(session, d);
     // A list the GPU cannot give (NOT_SUPPORTED, a lost GPU) shows no
     // processes, as nvidia-smi's table does.
     for which in [

@@ -9,7 +9,7 @@
 //! graphics clocks of one memory clock, that memory clock gets one row with
 //! the token in the graphics column.
 
-use super::list_mode::{field, gpu_columns, ListGpu, ListMode};
+use super::list_mode::{field, gpu_columns, list_mode_def, ListGpu, ListMode};
 use super::mode::ModeDef;
 use crate::model::{FieldInfo, NvmlCode, Section, Value};
 use crate::nvml::raw;
@@ -20,13 +20,11 @@ pub struct ClockPair {
     pub graphics: Result<u32, NvmlCode>,
 }
 
-pub const MODE: ModeDef = ModeDef {
-    option: "query-supported-clocks",
-    about: "List the supported memory/graphics clock pairs",
-    fields: || LIST.field_infos(),
-    collect: |session, targets, req| LIST.collect(session, targets, req),
-    row_per_gpu: false,
-};
+pub const MODE: ModeDef = list_mode_def!(
+    "query-supported-clocks",
+    "List the supported memory/graphics clock pairs",
+    LIST
+);
 
 static LIST: ListMode<ClockPair> = ListMode {
     gpu: gpu_columns(Some(Section {

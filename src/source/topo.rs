@@ -169,8 +169,7 @@ fn nvlink_bonds(session: &Session, d: Option<&Device<'_>>, bus_ids: &[Option<Str
         switched: 0,
     };
     let Some(d) = d else { return b };
-    // SAFETY: the handle belongs to this open session.
-    let raw = crate::nvml::raw::Dev::new(session, Ok(unsafe { d.handle() }));
+    let raw = crate::nvml::raw::Dev::of(session, d);
     for link in 0..nvml_wrapper_sys::bindings::NVML_NVLINK_MAX_LINKS {
         let l = d.link_wrapper_for(link);
         match l.is_active() {
