@@ -140,7 +140,9 @@ gpus=$(grep -c '^nvq_gpu_info{' <<<"$metrics" || true)
 curl -fsS -o /dev/null "http://127.0.0.1:$port/healthz" || fail "/healthz did not answer 200"
 uid=$("${podman[@]}" exec "$name" sh -c 'grep "^Uid:" /proc/1/status') || fail "cannot read PID 1's status"
 read -r _ ruid euid _ <<<"$uid"
-[ "$ruid" = 65534 ] && [ "$euid" = 65534 ] || fail "PID 1 runs as uid $ruid/$euid, not 65534"
+if [ "$ruid" != 65534 ] || [ "$euid" != 65534 ]; then
+    fail "PID 1 runs as uid $ruid/$euid, not 65534"
+fi
 phase "/metrics: ${#metrics} bytes, $gpus GPUs, PID 1 uid $ruid"
 "${podman[@]}" stop -t 10 "$name" >/dev/null
 code=$("${podman[@]}" inspect --format '{{.State.ExitCode}}' "$name")
@@ -169,8 +171,10 @@ value() { awk -v f="$1{" -v g="gpu=\"$2\"" 'index($0, f) == 1 && index($0, g) { 
 for i in 0 1 2; do
     temp=$(value DCGM_FI_DEV_GPU_TEMP "$i")
     used=$(value DCGM_FI_DEV_FB_USED "$i")
-    [ "$temp" = $((40 + 7 * i)) ] || fail "GPU $i: DCGM_FI_DEV_GPU_TEMP is '$temp', the scenario says $((40 + 7 * i))"
-    [ "$used" = $(((i + 1) * 1024)) ] || fail "GPU $i: DCGM_FI_DEV_FB_USED is '$used' MiB, the scenario says $(((i + 1) * 1024))"
+    want_temp=$((40 + 7 * i))
+    want_used=$(((i + 1) * 1024))
+    [ "$temp" = "$want_temp" ] || fail "GPU $i: DCGM_FI_DEV_GPU_TEMP is '$temp', the scenario says $want_temp"
+    [ "$used" = "$want_used" ] || fail "GPU $i: DCGM_FI_DEV_FB_USED is '$used' MiB, the scenario says $want_used"
 done
 phase "dcgm profile: the scenario's temperatures and memory for 3 GPUs"
 "${podman[@]}" rm -f -t 10 "$name" >/dev/null
