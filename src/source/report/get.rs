@@ -459,15 +459,9 @@ fn mig_device_nodes(c: &GpuCtx, view: View) -> Vec<Node> {
         return Vec::new();
     };
     let shared = c.driver_major() >= SHARED_MEMORY_FROM;
-    let max = parent.mig_device_count().unwrap_or(0);
     let mut out = Vec::new();
-    for i in 0..max {
-        let Ok(m) = parent.mig_device_by_index(i) else {
-            continue;
-        };
-        // SAFETY: the MIG handle stays valid while the session lives and is
-        // only passed back to NVML.
-        let raw_dev = raw::Dev::new(c.session, Ok(unsafe { m.handle() }));
+    for m in crate::source::listing::mig_devices(&parent) {
+        let raw_dev = raw::Dev::of(c.session, &m);
         let id = |r: Result<u32, crate::model::NvmlCode>| c.value(r, uint);
         let attrs = m.attributes().map_err(crate::model::NvmlCode::from);
         let attr = |pick: fn(&nvml_wrapper::struct_wrappers::device::DeviceAttributes) -> u32| {
