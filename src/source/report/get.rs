@@ -460,7 +460,7 @@ fn mig_device_nodes(c: &GpuCtx, view: View) -> Vec<Node> {
     };
     let shared = c.driver_major() >= SHARED_MEMORY_FROM;
     let mut out = Vec::new();
-    for m in crate::source::listing::mig_devices(&parent) {
+    for m in crate::source::listing::mig_devices(parent) {
         let raw_dev = raw::Dev::of(c.session, &m);
         let id = |r: Result<u32, crate::model::NvmlCode>| c.value(r, uint);
         let attrs = m.attributes().map_err(crate::model::NvmlCode::from);
