@@ -25,13 +25,12 @@ ALLOWED = {
     "source": {"model", "error", "nvml"},
     "render": {"model", "error"},
     "output": {"model", "error"},
-    "deadline": set(),
-    "schedule": {"model", "error", "render", "output", "deadline"},
+    "schedule": {"model", "error", "render", "output"},
     "script": {"model", "error", "source", "render"},
-    "serve": {"model", "error", "nvml", "source", "render", "schedule", "deadline"},
+    "serve": {"model", "error", "nvml", "source", "render", "schedule"},
     "cli": {"model", "error", "nvml", "source", "render", "script"},
     "app": {
-        "model", "error", "nvml", "source", "render", "output", "schedule", "deadline", "script", "cli", "serve",
+        "model", "error", "nvml", "source", "render", "output", "schedule", "script", "cli", "serve",
     },
     "lib": None,  # the crate root declares the modules
     "main": None,
