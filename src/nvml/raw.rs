@@ -1333,14 +1333,13 @@ struct UnrepairableMemoryV1 {
 /// without it gives NOT_SUPPORTED, as for the remapped rows' `_v2`.
 pub fn unrepairable_memory(c: &Dev<'_>) -> Result<bool, NvmlCode> {
     type Get = unsafe extern "C" fn(nvmlDevice_t, *mut UnrepairableMemoryV1) -> nvmlReturn_t;
-    // SAFETY: the symbol, when present, has NVML's documented signature.
+    // SAFETY: `Get` is the symbol's signature in NVML's header.
     let f: Get = unsafe {
-        c.session
-            .lib()
-            .__library
-            .get::<Get>(b"nvmlDeviceGetUnrepairableMemoryFlag_v1\0")
-            .map(|s| *s)
-            .map_err(|_| NvmlCode::NOT_SUPPORTED)?
+        sym_by_name(
+            c,
+            b"nvmlDeviceGetUnrepairableMemoryFlag_v1\0",
+            NvmlCode::NOT_SUPPORTED,
+        )?
     };
     let h = c.handle()?;
     let mut v = UnrepairableMemoryV1 { unrepairable: 0 };
