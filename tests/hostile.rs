@@ -618,3 +618,38 @@ fn a_closed_or_full_stdout_is_an_error_in_every_mode() {
         );
     }
 }
+
+/// Names NVML hands out (a GPU's, a MIG profile's) reach `-L`, `nvlink` and
+/// `mig -l*` through `render::printable`: a newline or an escape sequence in
+/// them never starts a line of its own or reaches the terminal.
+#[test]
+fn driver_names_in_listings_stay_on_their_line() {
+    let s = common::scenario_at(
+        "mig_instances.toml",
+        &[
+            (
+                "name = \"NVIDIA H100 80GB HBM3\"\nuuid = \"GPU-00000000-0000-0000-0000-000000000000\"",
+                "name = \"evil\\nGPU 9: forged\\u001b[2J\"\nuuid = \"GPU-00000000-0000-0000-0000-000000000000\"",
+            ),
+            ("name = \"MIG 2g.20gb\"", "name = \"MIG\\n2g\\u001b[31m\""),
+        ],
+    );
+    for args in [
+        &["-L"][..],
+        &["nvlink", "-s"],
+        &["mig", "-lgip"],
+        &["mig", "-lgi"],
+    ] {
+        let out = common::nvq_ok(s.path(), args);
+        assert!(!out.contains('\u{1b}'), "{args:?}: {out:?}");
+        assert!(
+            !out.contains("\nGPU 9") && !out.contains("\n2g"),
+            "{args:?}: {out}"
+        );
+    }
+    let listed = common::nvq_ok(s.path(), &["-L"]);
+    assert!(
+        listed.starts_with("GPU 0: evil?GPU 9: forged?[2J (UUID: "),
+        "{listed}"
+    );
+}
