@@ -11,10 +11,11 @@ pub fn gpu_line(
     name: &Result<String, NvmlCode>,
     uuid: &Result<String, NvmlCode>,
 ) -> String {
+    // Text from the driver goes through `printable`: one GPU, one line.
     format!(
         "GPU {index}: {} (UUID: {})\n",
-        Token::or_text(name),
-        Token::or_text(uuid)
+        super::printable(&Token::or_text(name)),
+        super::printable(&Token::or_text(uuid))
     )
 }
 

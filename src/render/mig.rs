@@ -5,6 +5,7 @@
 //! rows are formatted with the wider column, headings and rules widened by
 //! [`widen`], which inserts fill where the name column ends.
 
+use super::printable;
 use crate::model::mig::{Gpu, GpuMig, Instance, Profile};
 use crate::model::{NvmlCode, Token};
 use serde_json::{json, Map, Value};
@@ -141,7 +142,7 @@ fn rows(index: u32, mig: &GpuMig, what: Listing, wide: bool) -> Vec<Vec<String>>
                 let i = &g.instance;
                 vec![format!(
                     "|{index:>4}  {:<w$}{:>6}{:>9}{}",
-                    i.name,
+                    printable(&i.name),
                     i.profile_id,
                     i.id,
                     placement(i)
@@ -158,7 +159,7 @@ fn rows(index: u32, mig: &GpuMig, what: Listing, wide: bool) -> Vec<Vec<String>>
                     format!(
                         // The SM count is left-aligned: "No     14     1", "No     114    7".
                         "|{index:>4}  {:<w$}{:>4}{free:>6}/{total:<9}{:<11}{p2p:<7}{:<3}{:>5}{:>6}   ",
-                        p.name,
+                        printable(&p.name),
                         p.id,
                         gib(p.memory_mib),
                         e.sm,
@@ -186,7 +187,7 @@ fn rows(index: u32, mig: &GpuMig, what: Listing, wide: bool) -> Vec<Vec<String>>
                     vec![
                         format!(
                             "|{index:>4}{gi:>7}       {:<w$}{id:>7}{free:>6}/{total:<9}{:>5}{:>9}{:>6}{:>6}   ",
-                            p.name, e.sm, e.dec, e.enc, e.ofa
+                            printable(&p.name), e.sm, e.dec, e.enc, e.ofa
                         ),
                         format!("|{:b$}{:>6}{:>6}         ", "", e.ce, e.jpeg, b = 65 + pad),
                     ]
@@ -200,7 +201,7 @@ fn rows(index: u32, mig: &GpuMig, what: Listing, wide: bool) -> Vec<Vec<String>>
                 g.compute_instances.iter().map(move |c| {
                     vec![format!(
                         "|{index:>4}{gi:>7}       {:<w$}{:>6}{:>10}{}",
-                        c.name,
+                        printable(&c.name),
                         c.profile_id,
                         c.id,
                         placement(c)
