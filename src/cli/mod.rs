@@ -249,10 +249,15 @@ pub fn command() -> clap::Command {
                 .help_heading("Field help"),
         );
     }
-    // dmon's GPM ids come from its table.
+    // dmon's GPM ids come from its table; pmon's delay has a limit.
     cmd = cmd.mut_subcommand("dmon", |d| {
         d.mut_arg("gpm_metrics", |a| {
             a.long_help(self::dmon::gpm_metrics_help())
+        })
+    });
+    cmd = cmd.mut_subcommand("pmon", |d| {
+        d.mut_arg("delay", |a| {
+            a.help("Seconds between samples, 1 to 10 (default 1).")
         })
     });
     // The NVML section stays last.
@@ -387,11 +392,11 @@ type Refusals = (
     &'static [(&'static str, &'static str)],
 );
 /// No option of the sub-command is refused (the monitors' own options).
-const NO_REFUSALS: Refusals = (&[], &[], &[]);
+const MONITOR_REFUSALS: Refusals = (&[], &[], monitor::SPELLINGS);
 
 const SUBCOMMANDS: &[(&str, Refusals)] = &[
-    ("dmon", NO_REFUSALS),
-    ("pmon", NO_REFUSALS),
+    ("dmon", MONITOR_REFUSALS),
+    ("pmon", MONITOR_REFUSALS),
     (
         "topo",
         (topo::NOT_IMPLEMENTED, topo::CHANGES_STATE, topo::SPELLINGS),
