@@ -42,6 +42,7 @@ impl QueryPlan {
     pub fn from_args(common: &Common<'_>, mode: QueryMode, list: &str) -> Result<Self, NvqError> {
         let fields = mode.resolve(list)?;
         let format = match common.format {
+            Some(f) if common.personality == Personality::Nvq => FormatSpec::parse_lenient(f)?,
             Some(f) => FormatSpec::parse(f)?,
             None => {
                 return Err(NvqError::Usage(format!(
@@ -107,7 +108,9 @@ pub fn run_as(args: &Args, personality: Personality) -> Result<(), NvqError> {
     let queries = &args.queries;
     let common = Common::top(args, personality)?;
     if queries.len() > 1 {
-        return Err(NvqError::InvalidCombination);
+        return Err(NvqError::Conflict(
+            "give one --query-* option at a time (run nvq once per mode).".into(),
+        ));
     }
     if queries.is_empty() && common.script.any() {
         return Err(NvqError::Usage(
@@ -118,7 +121,10 @@ pub fn run_as(args: &Args, personality: Personality) -> Result<(), NvqError> {
     }
     if args.version || args.list_gpus {
         if !queries.is_empty() || args.format.is_some() || (args.version && args.list_gpus) {
-            return Err(NvqError::InvalidCombination);
+            return Err(NvqError::Conflict(
+                "-L/--list-gpus and --version print fixed text: each alone, without a query or --format."
+                    .into(),
+            ));
         }
         return run_listing(args, &common);
     }
@@ -130,7 +136,11 @@ pub fn run_as(args: &Args, personality: Personality) -> Result<(), NvqError> {
         return run_query(&common, &plan);
     }
     if args.format.is_some() {
-        return Err(NvqError::InvalidCombination);
+        return Err(NvqError::Conflict(
+            "--format needs something to format: a query such as --query-gpu=index,memory.used, \
+             or dmon, pmon, topo, mig, -q."
+                .into(),
+        ));
     }
     run_summary(&common)
 }

@@ -13,7 +13,8 @@ pub fn nearest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) ->
     if typed.is_empty() {
         return Vec::new();
     }
-    let limit = 2.max(typed.chars().count() / 5);
+    let len = typed.chars().count();
+    let limit = if len <= 4 { 1 } else { 2.max(len / 5) };
     let mut scored: Vec<(usize, &str)> = candidates
         .into_iter()
         .filter_map(|cand| {
@@ -82,20 +83,30 @@ fn words_start(typed: &str, cand: &str) -> bool {
     true
 }
 
-/// Levenshtein distance.
+/// Edit distance, a swap of two neighbours counting as one edit (`cvs`
+/// is one edit from `csv`).
 pub fn distance(a: &str, b: &str) -> usize {
     let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.iter().enumerate() {
-        let mut cur = vec![i + 1; b.len() + 1];
-        for (j, cb) in b.iter().enumerate() {
-            let sub = prev[j] + usize::from(ca != cb);
-            cur[j + 1] = sub.min(prev[j + 1] + 1).min(cur[j] + 1);
-        }
-        prev = cur;
+    // d[i][j]: the distance between a[..i] and b[..j].
+    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in d.iter_mut().enumerate() {
+        row[0] = i;
     }
-    prev[b.len()]
+    for (j, cell) in d[0].iter_mut().enumerate() {
+        *cell = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut v = (d[i - 1][j] + 1).min(d[i][j - 1] + 1).min(d[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                v = v.min(d[i - 2][j - 2] + 1);
+            }
+            d[i][j] = v;
+        }
+    }
+    d[a.len()][b.len()]
 }
 
 #[cfg(test)]
@@ -124,6 +135,8 @@ mod tests {
         assert!(near("").is_empty());
         assert_eq!(distance("memory.fre", "memory.free"), 1);
         assert_eq!(distance("", "ab"), 2);
+        assert_eq!(distance("cvs", "csv"), 1);
+        assert!(nearest("--\u{fffd}", ["--id"]).is_empty());
     }
 
     #[test]
