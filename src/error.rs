@@ -228,14 +228,15 @@ impl NvqError {
     /// or give nvidia-smi's advice; `hint` (a "did you mean") follows.
     pub fn nvq_text(&self, hint: Option<&str>) -> String {
         const HELP: &str = "run 'nvq --help' for nvq's options";
+        if matches!(self, NvqError::InvalidField(..)) && hint.is_none() {
+            // nvidia-smi's own text for a field, kept: scripts look for it.
+            return self.to_string();
+        }
         let text = match self {
             NvqError::UnknownOption(o) => format!("nvq: unknown option or word {o}; {HELP}."),
             NvqError::MissingValue(o) => format!("nvq: option {o} needs a value; {HELP}."),
             NvqError::InvalidCombination => format!("nvq: these options do not go together; {HELP}."),
             NvqError::Conflict(why) => format!("nvq: {why}"),
-            NvqError::InvalidField(f, _) => {
-                format!("nvq: \"{f}\" is not a field of this query; --help-query-gpu (and the other --help-query-* options) list them.")
-            }
             NvqError::LibraryNotFound { detail } => {
                 let why = if detail.is_empty() {
                     "nvq: cannot load the NVML library (libnvidia-ml.so.1).".to_string()

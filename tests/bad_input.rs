@@ -411,7 +411,8 @@ fn check_nvq_words(case: &Case, r: &Run) -> Vec<String> {
     if r.code != Some(code) || !r.stdout.is_empty() {
         bad.push(format!("{what}: exit {:?}, want {code}; stdout {:?}", r.code, clip(&r.stdout)));
     }
-    if !r.stderr.starts_with("nvq: ") || r.stderr.contains("nvidia-smi -h") || !r.stderr.ends_with('\n') {
+    let start = r.stderr.starts_with("nvq: ") || r.stderr.starts_with("Field \"");
+    if !start || r.stderr.contains("nvidia-smi -h") || !r.stderr.ends_with('\n') {
         bad.push(format!("{what}: not nvq's own words: {:?}", clip(&r.stderr)));
     }
     bad

@@ -319,10 +319,11 @@ fn an_empty_nvq_nvml_lib_means_unset() {
         .args(["--nvml-lib=", "--query-gpu=index", "--format=csv"])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(255));
+    // Under its own name nvq exits 2 for any usage error (issue #30).
+    assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8(out.stderr)
         .unwrap()
-        .starts_with("ERROR: Option --nvml-lib is missing its value."));
+        .starts_with("nvq: option --nvml-lib needs a value"));
 }
 
 #[test]

@@ -69,6 +69,9 @@ fn normal(s: &str) -> String {
 /// (`used.mem` and `used.memory`, `mem.used` and `memory.used`)?
 fn words_start(typed: &str, cand: &str) -> bool {
     let mut words: Vec<&str> = cand.split('.').collect();
+    if words.len() != typed.split('.').count() {
+        return false;
+    }
     for w in typed.split('.') {
         if w.is_empty() {
             return false;
