@@ -25,6 +25,7 @@ mod dmon;
 mod monitor;
 mod pmon;
 mod report;
+mod short;
 
 /// A fully validated query, ready to run.
 pub struct QueryPlan {
@@ -40,10 +41,14 @@ pub struct QueryPlan {
 impl QueryPlan {
     /// Validate everything about a query before NVML is touched.
     pub fn from_args(common: &Common<'_>, mode: QueryMode, list: &str) -> Result<Self, NvqError> {
-        let fields = mode.resolve(list)?;
+        let fields = match common.personality {
+            Personality::Nvq => mode.resolve(list)?,
+            Personality::NvidiaSmi => mode.resolve_as_nvidia_smi(list)?,
+        };
         let format = match common.format {
             Some(f) if common.personality == Personality::Nvq => FormatSpec::parse_lenient(f)?,
             Some(f) => FormatSpec::parse(f)?,
+            None if common.personality == Personality::Nvq => default_format(common)?,
             None => {
                 return Err(NvqError::Usage(format!(
                     "--{} needs --format=csv[,noheader][,nounits].",
@@ -67,6 +72,25 @@ impl QueryPlan {
             count,
             script,
         })
+    }
+}
+
+/// The environment variable that sets nvq's default `--format`.
+pub const FORMAT_ENV: &str = "NVQ_FORMAT";
+
+/// A query without `--format`, run as nvq: `$NVQ_FORMAT` if set, else an
+/// aligned table on a terminal and CSV into a pipe or a `-f` file (the
+/// way `ls` chooses its layout).
+fn default_format(common: &Common<'_>) -> Result<FormatSpec, NvqError> {
+    match std::env::var(FORMAT_ENV) {
+        Ok(v) if !v.trim().is_empty() => FormatSpec::parse_lenient(v.trim()).map_err(|e| match e {
+            NvqError::Usage(m) => NvqError::Usage(format!("{FORMAT_ENV}={v}: {m}")),
+            e => e,
+        }),
+        _ if common.filename.is_none() && crate::output::terminal::stdout_is_terminal() => {
+            FormatSpec::parse("table")
+        }
+        _ => FormatSpec::parse("csv"),
     }
 }
 
@@ -103,6 +127,10 @@ pub fn run_as(args: &Args, personality: Personality) -> Result<(), NvqError> {
             cli::Command::Nvlink(n) => nvlink::run(&common, n),
             cli::Command::Mig(m) => mig::run(&common, m),
             cli::Command::Serve(s) => serve::run(&common, s),
+            cli::Command::Mem(_) | cli::Command::Ps(_) | cli::Command::Busy(_) => {
+                short::run(command, &common)
+            }
+            cli::Command::Wait(w) => short::wait(w, &common),
         };
     }
     let queries = &args.queries;

@@ -272,3 +272,97 @@ fn version_under_the_simulator_says_so() {
     assert!(err(&o).contains("needs one of its options") && err(&o).contains("--matrix"));
     assert!(out(&o).is_empty());
 }
+
+// 4. Short everyday commands, and a query without --format.
+
+#[test]
+fn a_query_without_format_prints_csv_into_a_pipe_and_nvq_format_sets_it() {
+    let o = nvq(&four(), &["--query-gpu=index,memory.used"]);
+    assert!(o.status.success(), "{}", err(&o));
+    assert!(out(&o).starts_with("index, memory.used [MiB]\n0, "), "{}", out(&o));
+    let o = Command::new(assert_cmd::cargo::cargo_bin("nvq"))
+        .args(["--nvml-lib"])
+        .arg(sim_lib())
+        .args(["--query-gpu=index"])
+        .env("NVML_SIM_SCENARIO", four())
+        .env("NVQ_FORMAT", "json")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", err(&o));
+    let v: serde_json::Value = serde_json::from_str(&out(&o)).unwrap();
+    assert_eq!(v.as_array().unwrap().len(), 4);
+    // As nvidia-smi, --format stays mandatory.
+    let o = nvidia_smi(&four(), &["--query-gpu=index"]);
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn mem_ps_and_busy_are_short_queries() {
+    let o = nvq(&four(), &["mem", "-i", "0"]);
+    assert!(o.status.success(), "{}", err(&o));
+    let text = out(&o);
+    let mut lines = text.lines();
+    assert_eq!(
+        lines.next().unwrap(),
+        "index, name, memory.total [MiB], memory.used [MiB], memory.free [MiB], memory.used.percent [%]"
+    );
+    assert_eq!(lines.next().unwrap(), "0, NVIDIA H100 80GB HBM3, 81559 MiB, 1000 MiB, 80029 MiB, 1.23 %");
+    let o = nvq(&four(), &["ps", "--format=csv,noheader"]);
+    assert!(o.status.success(), "{}", err(&o));
+    let gpus: Vec<String> = out(&o).lines().map(|l| l.split(", ").next().unwrap().to_string()).collect();
+    assert!(gpus.contains(&"0".to_string()) && gpus.contains(&"2".to_string()), "{}", out(&o));
+    let o = nvq(&four(), &["busy", "--where", "compute_apps.count > 0", "--format=csv,noheader"]);
+    assert!(o.status.success(), "{}", err(&o));
+    let busy: Vec<String> = out(&o).lines().map(|l| l.split(", ").next().unwrap().to_string()).collect();
+    assert_eq!(busy, ["0", "2"]);
+    // They are nvq's words, not nvidia-smi's.
+    let o = nvidia_smi(&four(), &["mem"]);
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn wait_runs_the_command_once_the_gpu_is_free_and_passes_its_status() {
+    let free = scenario("wait_free.toml");
+    let o = nvq(&free, &["wait", "-i", "1", "-lms", "20", "--", "sh", "-c", "exit 7"]);
+    assert_eq!(o.status.code(), Some(7), "{}", err(&o));
+    assert_eq!(out(&o), "");
+    // A GPU that never gets free: exit 21, the command is not run.
+    let dir = tempfile::tempdir().unwrap();
+    let mark = dir.path().join("ran");
+    let o = nvq(
+        &four(),
+        &["wait", "-i", "0", "-lms", "20", "--timeout", "200ms", "--", "touch", mark.to_str().unwrap()],
+    );
+    assert_eq!(o.status.code(), Some(21), "{}", err(&o));
+    assert!(!mark.exists());
+}
+
+// 5. Fields people reach for.
+
+#[test]
+fn gpu_index_process_count_and_memory_percent() {
+    let o = nvq(&four(), &["--query-compute-apps=gpu_index,pid", "--format=csv,noheader"]);
+    assert!(o.status.success(), "{}", err(&o));
+    assert!(out(&o).lines().any(|l| l.starts_with("2, ")), "{}", out(&o));
+    let o = nvq(
+        &four(),
+        &["--query-gpu=index,compute_apps.count,memory.used.percent", "--format=csv,noheader,nounits", "-i", "0"],
+    );
+    assert_eq!(out(&o), "0, 2, 1.23\n");
+    let o = nvq(&four(), &["--query-gpu=index", "--format=csv", "--where", "memory.used < 90%"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(err(&o).contains("memory.used.percent < 90"), "{}", err(&o));
+    // Under the name nvidia-smi, nvq's fields are unknown, as nvidia-smi has them.
+    let o = nvidia_smi(&four(), &["--query-compute-apps=gpu_index", "--format=csv"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(out(&o), "Field \"gpu_index\" is not a valid field to query.\n\n");
+}
+
+// 6. One vocabulary.
+
+#[test]
+fn half_a_second_suggests_lms() {
+    let o = nvq(&four(), &["--query-gpu=index", "-l", "0.5"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(err(&o).contains("-lms 500"), "{}", err(&o));
+}

@@ -673,6 +673,27 @@ pub static FIELDS: &[FieldDef<Get>] = &[
     ),
     f(
         FieldInfo::new(
+            "memory.used.percent",
+            "memory.used as a share of memory.total, in percent with two decimals \
+             (memory.used.percent > 90 is \"more than 90% full\").",
+        )
+        .aliases(&["memory.percent"])
+        .unit("%")
+        .extension(),
+        Get::Fn(get::memory_used_percent),
+    ),
+    f(
+        FieldInfo::new(
+            "compute_apps.count",
+            "How many compute processes the GPU runs now (the rows --query-compute-apps would \
+             list for it).",
+        )
+        .aliases(&["processes.count"])
+        .extension(),
+        Get::Fn(get::compute_apps_count),
+    ),
+    f(
+        FieldInfo::new(
             "compute_mode",
             "Who may create compute contexts: \"Default\" (any number of processes), \
              \"Exclusive_Process\" (one process), \"Prohibited\" (none).",
