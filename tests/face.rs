@@ -366,3 +366,104 @@ fn half_a_second_suggests_lms() {
     assert_eq!(o.status.code(), Some(2));
     assert!(err(&o).contains("-lms 500"), "{}", err(&o));
 }
+
+// 7. Timestamps for plotting.
+
+#[test]
+fn an_epoch_timestamp_field_and_ndjson_carries_one() {
+    let before = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs_f64();
+    let o = nvq(&four(), &["--query-gpu=timestamp.epoch,index", "--format=csv,noheader", "-i", "0"]);
+    assert!(o.status.success(), "{}", err(&o));
+    let text = out(&o);
+    let (epoch, index) = text.trim_end().split_once(", ").unwrap();
+    let epoch: f64 = epoch.parse().unwrap();
+    assert!((epoch - before).abs() < 60.0, "{epoch} vs {before}");
+    assert_eq!(index, "0");
+    let o = nvq(&four(), &["--query-gpu=index,memory.used", "--format=ndjson", "-i", "1"]);
+    assert!(o.status.success(), "{}", err(&o));
+    let v: serde_json::Value = serde_json::from_str(out(&o).trim_end()).unwrap();
+    let t = v["timestamp.epoch"].as_f64().unwrap();
+    assert!((t - before).abs() < 60.0, "{v}");
+    // In a loop, a GPU's rows carry increasing times.
+    let o = nvq(&four(), &["--query-gpu=timestamp.epoch", "--format=csv,noheader", "-i", "0", "-lms", "50", "--count", "3"]);
+    let times: Vec<f64> = out(&o).lines().map(|l| l.parse().unwrap()).collect();
+    assert!(times.windows(2).all(|w| w[1] > w[0]), "{times:?}");
+    // Under the name nvidia-smi it is no field.
+    let o = nvidia_smi(&four(), &["--query-gpu=timestamp.epoch", "--format=csv"]);
+    assert_eq!(o.status.code(), Some(2));
+}
+
+// 12. The man page.
+
+#[test]
+fn the_man_page_has_examples_expressions_and_the_environment() {
+    let page = std::fs::read_to_string(common::repo_root().join("man/nvq.1")).unwrap();
+    for section in [".SH EXAMPLES", ".SH EXPRESSIONS", ".SH ENVIRONMENT"] {
+        assert!(page.contains(section), "{section}");
+    }
+    for var in ["NVQ_FORMAT", "NO_COLOR", "NVQ_HOST_PROC", "NVML_SIM_SCENARIO", "NVQ_NVML_LIB"] {
+        assert!(page.contains(var), "{var}");
+    }
+    assert!(page.contains("nvq wait \\-i 1 \\-\\- python train.py") || page.contains("nvq wait -i 1"), "wait example");
+    let help = out(&nvq(&four(), &["--help"]));
+    assert!(help.contains("NVML_SIM_SCENARIO"), "{help}");
+}
+
+/// Every example of the man page (the everyday jobs) runs as written
+/// against the simulator: loops get a --count, the job is `true`.
+#[test]
+fn every_man_page_example_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    for (what, line) in nvq::cli::generate::EXAMPLES {
+        let mut words = shell_words(line);
+        assert_eq!(words.first().map(String::as_str), Some("nvq"), "{line}");
+        words.remove(0);
+        if let Some(k) = words.iter().position(|w| w == "--") {
+            words.truncate(k + 1);
+            words.push("true".into());
+        }
+        if words.iter().any(|w| w == "-l") && !words.iter().any(|w| w == "--count") {
+            words.splice(0..0, ["--count".to_string(), "2".to_string()]);
+        }
+        let o = Command::new(assert_cmd::cargo::cargo_bin("nvq"))
+            .current_dir(dir.path())
+            .env("NVQ_NVML_LIB", sim_lib())
+            .env("NVML_SIM_SCENARIO", four())
+            .args(&words)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{what} {line}: {}", err(&o));
+    }
+}
+
+/// Words as a shell splits these examples: blanks, and single quotes.
+fn shell_words(line: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut cur = String::new();
+    let (mut quoted, mut in_word) = (false, false);
+    for c in line.chars() {
+        match c {
+            '\'' => {
+                quoted = !quoted;
+                in_word = true;
+            }
+            c if c.is_whitespace() && !quoted => {
+                if in_word {
+                    words.push(std::mem::take(&mut cur));
+                    in_word = false;
+                }
+            }
+            c => {
+                cur.push(c);
+                in_word = true;
+            }
+        }
+    }
+    if in_word {
+        words.push(cur);
+    }
+    words
+}

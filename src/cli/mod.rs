@@ -32,7 +32,8 @@ use std::path::PathBuf;
     about = "A fast, scriptable, nvidia-smi-compatible GPU query tool.",
     disable_version_flag = true,
     no_binary_name = true,
-    after_help = "Field lists: --help-query-gpu, --help-query-compute-apps, ... Exit codes: see `man nvq`."
+    after_help = "Field lists: --help-query-gpu, --help-query-compute-apps, ... Exit codes: see `man nvq`.\n\
+No GPU? --simulate loads nvq's NVML simulator; NVML_SIM_SCENARIO=FILE.toml picks the GPUs it shows."
 )]
 pub struct Args {
     /// The `--query-*` options given, with their field lists (arguments

@@ -208,6 +208,7 @@ impl<T: 'static> ListMode<T> {
                         .collect(),
                 );
                 row.timestamp = Some(gpu.gpu.timestamp.clone());
+                row.time = Some(gpu.gpu.taken);
                 row.gpu = ident.clone();
                 row.labels = item.map(self.labels).unwrap_or_default();
                 rows.push(row);

@@ -73,6 +73,16 @@ pub static FIELDS: &[FieldDef<Get>] = &[
     ),
     f(
         FieldInfo::new(
+            "timestamp.epoch",
+            "When this row was read, in seconds since 1970-01-01 UTC with milliseconds \
+             (1764620000.123): for plotting and for joining logs across time zones.",
+        )
+        .timestamp()
+        .extension(),
+        Get::Fn(|c| crate::source::time::epoch_value(c.taken)),
+    ),
+    f(
+        FieldInfo::new(
             "driver_version",
             "Version string of the installed NVIDIA driver.",
         ),
