@@ -7,7 +7,6 @@ pub mod serve;
 mod topo;
 
 use crate::cli::{self, Args};
-use plan::Common;
 use crate::error::NvqError;
 use crate::model::{Column, FieldKind, GpuIdent, NvmlCode, Row, Value};
 use crate::nvml::Session;
@@ -18,6 +17,7 @@ use crate::schedule::{self as looping, End, Flow, Schedule};
 use crate::script::{self, Script, Verdict};
 use crate::source::{self, QueryMode, Request};
 use crate::Personality;
+use plan::Common;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -465,16 +465,21 @@ impl LateRows {
         let kinds = fields
             .iter()
             .map(|&i| {
-                infos
-                    .get(i)
-                    .map_or((FieldKind::Gauge, false), |f| (f.kind, f.name == EPOCH_FIELD))
+                infos.get(i).map_or((FieldKind::Gauge, false), |f| {
+                    (f.kind, f.name == EPOCH_FIELD)
+                })
             })
             .collect();
         LateRows { kinds, count }
     }
 
     /// `when`: the sample's tick, the time the GPU was asked.
-    fn rows(&self, gpu: u32, when: std::time::SystemTime, ident: Option<Arc<GpuIdent>>) -> Vec<Row> {
+    fn rows(
+        &self,
+        gpu: u32,
+        when: std::time::SystemTime,
+        ident: Option<Arc<GpuIdent>>,
+    ) -> Vec<Row> {
         let timestamp = source::time::format_timestamp(when);
         let cells = self
             .kinds
@@ -482,10 +487,10 @@ impl LateRows {
             .map(|kind| match kind {
                 (FieldKind::Timestamp, true) => source::time::epoch_value(when),
                 (kind, _) => match kind {
-                FieldKind::Timestamp => Value::text(timestamp.clone()),
-                FieldKind::GpuIndex => Value::Int(i64::from(gpu)),
-                FieldKind::GpuCount => Value::Int(i64::from(self.count)),
-                _ => Value::err(NvmlCode::TIMEOUT),
+                    FieldKind::Timestamp => Value::text(timestamp.clone()),
+                    FieldKind::GpuIndex => Value::Int(i64::from(gpu)),
+                    FieldKind::GpuCount => Value::Int(i64::from(self.count)),
+                    _ => Value::err(NvmlCode::TIMEOUT),
                 },
             })
             .collect();

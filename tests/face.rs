@@ -74,14 +74,22 @@ fn loop_count_and_format_before_dmon_apply_to_it() {
     assert!(o.status.success(), "{}", err(&o));
     let o = nvq(&four(), &["-l", "1", "dmon", "-d", "2", "-c", "1"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(err(&o).contains("given both before and after dmon"), "{}", err(&o));
+    assert!(
+        err(&o).contains("given both before and after dmon"),
+        "{}",
+        err(&o)
+    );
 }
 
 #[test]
 fn an_option_that_means_nothing_to_the_sub_command_is_refused_by_name() {
     let o = nvq(&scenario("topo_h100.toml"), &["-l", "1", "topo", "-m"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(err(&o).contains("-l/--loop (or -lms) does not apply to topo"), "{}", err(&o));
+    assert!(
+        err(&o).contains("-l/--loop (or -lms) does not apply to topo"),
+        "{}",
+        err(&o)
+    );
     assert!(out(&o).is_empty());
     // topo -i means what it means after topo: it needs -n or -p.
     let o = nvq(&scenario("topo_h100.toml"), &["-i", "0", "topo", "-m"]);
@@ -89,7 +97,11 @@ fn an_option_that_means_nothing_to_the_sub_command_is_refused_by_name() {
     assert!(err(&o).contains("-n or -p"), "{}", err(&o));
     let o = nvq(&four(), &["--query-gpu=index", "dmon"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(err(&o).contains("does not combine with dmon"), "{}", err(&o));
+    assert!(
+        err(&o).contains("does not combine with dmon"),
+        "{}",
+        err(&o)
+    );
 }
 
 #[test]
@@ -126,11 +138,21 @@ fn until_all_over_no_processes_holds_so_waiting_for_a_free_gpu_works() {
     assert!(o.status.success(), "{}", err(&o));
     let text = out(&o);
     let lines: Vec<&str> = text.lines().collect();
-    assert!(!lines.is_empty() && lines.iter().all(|l| l.starts_with("5150, ")), "{lines:?}");
+    assert!(
+        !lines.is_empty() && lines.iter().all(|l| l.starts_with("5150, ")),
+        "{lines:?}"
+    );
     // GPU 0 is free already: one sample, nothing to list, exit 0.
     let o = nvq(
         &free,
-        &["--query-compute-apps=pid", "--format=csv,noheader", "-i", "0", "--until-all", "pid > 0"],
+        &[
+            "--query-compute-apps=pid",
+            "--format=csv,noheader",
+            "-i",
+            "0",
+            "--until-all",
+            "pid > 0",
+        ],
     );
     assert!(o.status.success(), "{}", err(&o));
     assert_eq!(out(&o), "");
@@ -180,20 +202,33 @@ fn summary_goes_to_stderr_and_keys_are_not_averaged() {
     assert_eq!(lines.len(), 1 + 3 * 4, "{data}");
     assert!(!data.contains("mean"));
     let summary = err(&o);
-    assert!(summary.contains("gpu, statistic, index, temperature.gpu"), "{summary}");
+    assert!(
+        summary.contains("gpu, statistic, index, temperature.gpu"),
+        "{summary}"
+    );
     assert!(summary.contains("\n2, mean, 2, "), "{summary}");
     // pmon's PIDs are keys too.
-    let o = nvq(&four(), &["pmon", "-c", "2", "-i", "0", "--summary", "--format=csv"]);
+    let o = nvq(
+        &four(),
+        &["pmon", "-c", "2", "-i", "0", "--summary", "--format=csv"],
+    );
     assert!(o.status.success(), "{}", err(&o));
     assert!(!out(&o).contains("mean"));
-    let mean = err(&o).lines().find(|l| l.contains(", mean, ")).unwrap().to_string();
+    let mean = err(&o)
+        .lines()
+        .find(|l| l.contains(", mean, "))
+        .unwrap()
+        .to_string();
     let cells: Vec<&str> = mean.split(", ").collect();
     assert!(!cells[3].contains('.'), "pid averaged: {mean}");
 }
 
 #[test]
 fn dmon_takes_the_scripting_flags() {
-    let o = nvq(&four(), &["dmon", "-s", "u", "-c", "1", "--where", "index == 2"]);
+    let o = nvq(
+        &four(),
+        &["dmon", "-s", "u", "-c", "1", "--where", "index == 2"],
+    );
     assert!(o.status.success(), "{}", err(&o));
     assert_eq!(gpus_of(&out(&o)), ["2"]);
 }
@@ -204,13 +239,25 @@ fn dmon_takes_the_scripting_flags() {
 fn usage_errors_are_nvqs_words_with_exit_2() {
     let o = nvq(&four(), &["-i"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(err(&o).starts_with("nvq: option --id needs a value"), "{}", err(&o));
+    assert!(
+        err(&o).starts_with("nvq: option --id needs a value"),
+        "{}",
+        err(&o)
+    );
     let o = nvq(&four(), &["-i", "0", "-i", "1"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(err(&o).contains("cannot be used multiple times"), "{}", err(&o));
+    assert!(
+        err(&o).contains("cannot be used multiple times"),
+        "{}",
+        err(&o)
+    );
     let o = nvq(&four(), &["--format=json"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(err(&o).contains("--format needs something to format"), "{}", err(&o));
+    assert!(
+        err(&o).contains("--format needs something to format"),
+        "{}",
+        err(&o)
+    );
     for o in [
         nvq(&four(), &["-i", "0", "-i", "1"]),
         nvq(&four(), &["--format=json"]),
@@ -234,7 +281,10 @@ fn a_library_that_does_not_load_gets_nvqs_advice() {
     assert_eq!(o.status.code(), Some(12));
     let e = err(&o);
     assert!(e.contains("/etc/passwd"), "{e}");
-    assert!(e.contains("LD_LIBRARY_PATH") && e.contains("--simulate"), "{e}");
+    assert!(
+        e.contains("LD_LIBRARY_PATH") && e.contains("--simulate"),
+        "{e}"
+    );
     assert!(!e.contains("system PATH"), "{e}");
 }
 
@@ -244,18 +294,32 @@ fn a_library_that_does_not_load_gets_nvqs_advice() {
 fn misspelt_fields_formats_and_options_get_suggestions() {
     let o = nvq(&four(), &["--query-gpu=index,memory.usd", "--format=csv"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(err(&o).contains("did you mean \"memory.used\"?"), "{}", err(&o));
+    assert!(
+        err(&o).contains("did you mean \"memory.used\"?"),
+        "{}",
+        err(&o)
+    );
     let o = nvq(&four(), &["--query-gpu=Memory.Used", "--format=csv"]);
     assert!(err(&o).contains("\"memory.used\""), "{}", err(&o));
-    let o = nvq(&four(), &["--query-compute-apps=pid,used_mem", "--format=csv"]);
+    let o = nvq(
+        &four(),
+        &["--query-compute-apps=pid,used_mem", "--format=csv"],
+    );
     assert!(err(&o).contains("\"used_memory\""), "{}", err(&o));
     let o = nvq(&four(), &["--query-gpu=index", "--format=cvs"]);
     assert!(err(&o).contains("did you mean \"csv\"?"), "{}", err(&o));
     let o = nvq(&four(), &["--query-gpu=index", "--formt=csv"]);
-    assert!(err(&o).contains("did you mean \"--format\"?"), "{}", err(&o));
+    assert!(
+        err(&o).contains("did you mean \"--format\"?"),
+        "{}",
+        err(&o)
+    );
     // As nvidia-smi, stdout is nvidia-smi's text; the hint is on stderr.
     let o = nvidia_smi(&four(), &["--query-gpu=memory.usd", "--format=csv"]);
-    assert_eq!(out(&o), "Field \"memory.usd\" is not a valid field to query.\n\n");
+    assert_eq!(
+        out(&o),
+        "Field \"memory.usd\" is not a valid field to query.\n\n"
+    );
     assert!(err(&o).contains("memory.used"));
 }
 
@@ -279,7 +343,11 @@ fn version_under_the_simulator_says_so() {
 fn a_query_without_format_prints_csv_into_a_pipe_and_nvq_format_sets_it() {
     let o = nvq(&four(), &["--query-gpu=index,memory.used"]);
     assert!(o.status.success(), "{}", err(&o));
-    assert!(out(&o).starts_with("index, memory.used [MiB]\n0, "), "{}", out(&o));
+    assert!(
+        out(&o).starts_with("index, memory.used [MiB]\n0, "),
+        "{}",
+        out(&o)
+    );
     let o = Command::new(assert_cmd::cargo::cargo_bin("nvq"))
         .args(["--nvml-lib"])
         .arg(sim_lib())
@@ -306,14 +374,35 @@ fn mem_ps_and_busy_are_short_queries() {
         lines.next().unwrap(),
         "index, name, memory.total [MiB], memory.used [MiB], memory.free [MiB], memory.used.percent [%]"
     );
-    assert_eq!(lines.next().unwrap(), "0, NVIDIA H100 80GB HBM3, 81559 MiB, 1000 MiB, 80029 MiB, 1.23 %");
+    assert_eq!(
+        lines.next().unwrap(),
+        "0, NVIDIA H100 80GB HBM3, 81559 MiB, 1000 MiB, 80029 MiB, 1.23 %"
+    );
     let o = nvq(&four(), &["ps", "--format=csv,noheader"]);
     assert!(o.status.success(), "{}", err(&o));
-    let gpus: Vec<String> = out(&o).lines().map(|l| l.split(", ").next().unwrap().to_string()).collect();
-    assert!(gpus.contains(&"0".to_string()) && gpus.contains(&"2".to_string()), "{}", out(&o));
-    let o = nvq(&four(), &["busy", "--where", "compute_apps.count > 0", "--format=csv,noheader"]);
+    let gpus: Vec<String> = out(&o)
+        .lines()
+        .map(|l| l.split(", ").next().unwrap().to_string())
+        .collect();
+    assert!(
+        gpus.contains(&"0".to_string()) && gpus.contains(&"2".to_string()),
+        "{}",
+        out(&o)
+    );
+    let o = nvq(
+        &four(),
+        &[
+            "busy",
+            "--where",
+            "compute_apps.count > 0",
+            "--format=csv,noheader",
+        ],
+    );
     assert!(o.status.success(), "{}", err(&o));
-    let busy: Vec<String> = out(&o).lines().map(|l| l.split(", ").next().unwrap().to_string()).collect();
+    let busy: Vec<String> = out(&o)
+        .lines()
+        .map(|l| l.split(", ").next().unwrap().to_string())
+        .collect();
     assert_eq!(busy, ["0", "2"]);
     // They are nvq's words, not nvidia-smi's.
     let o = nvidia_smi(&four(), &["mem"]);
@@ -323,7 +412,10 @@ fn mem_ps_and_busy_are_short_queries() {
 #[test]
 fn wait_runs_the_command_once_the_gpu_is_free_and_passes_its_status() {
     let free = scenario("wait_free.toml");
-    let o = nvq(&free, &["wait", "-i", "1", "-lms", "20", "--", "sh", "-c", "exit 7"]);
+    let o = nvq(
+        &free,
+        &["wait", "-i", "1", "-lms", "20", "--", "sh", "-c", "exit 7"],
+    );
     assert_eq!(o.status.code(), Some(7), "{}", err(&o));
     assert_eq!(out(&o), "");
     // A GPU that never gets free: exit 21, the command is not run.
@@ -331,7 +423,18 @@ fn wait_runs_the_command_once_the_gpu_is_free_and_passes_its_status() {
     let mark = dir.path().join("ran");
     let o = nvq(
         &four(),
-        &["wait", "-i", "0", "-lms", "20", "--timeout", "200ms", "--", "touch", mark.to_str().unwrap()],
+        &[
+            "wait",
+            "-i",
+            "0",
+            "-lms",
+            "20",
+            "--timeout",
+            "200ms",
+            "--",
+            "touch",
+            mark.to_str().unwrap(),
+        ],
     );
     assert_eq!(o.status.code(), Some(21), "{}", err(&o));
     assert!(!mark.exists());
@@ -341,21 +444,43 @@ fn wait_runs_the_command_once_the_gpu_is_free_and_passes_its_status() {
 
 #[test]
 fn gpu_index_process_count_and_memory_percent() {
-    let o = nvq(&four(), &["--query-compute-apps=gpu_index,pid", "--format=csv,noheader"]);
+    let o = nvq(
+        &four(),
+        &[
+            "--query-compute-apps=gpu_index,pid",
+            "--format=csv,noheader",
+        ],
+    );
     assert!(o.status.success(), "{}", err(&o));
     assert!(out(&o).lines().any(|l| l.starts_with("2, ")), "{}", out(&o));
     let o = nvq(
         &four(),
-        &["--query-gpu=index,compute_apps.count,memory.used.percent", "--format=csv,noheader,nounits", "-i", "0"],
+        &[
+            "--query-gpu=index,compute_apps.count,memory.used.percent",
+            "--format=csv,noheader,nounits",
+            "-i",
+            "0",
+        ],
     );
     assert_eq!(out(&o), "0, 2, 1.23\n");
-    let o = nvq(&four(), &["--query-gpu=index", "--format=csv", "--where", "memory.used < 90%"]);
+    let o = nvq(
+        &four(),
+        &[
+            "--query-gpu=index",
+            "--format=csv",
+            "--where",
+            "memory.used < 90%",
+        ],
+    );
     assert_eq!(o.status.code(), Some(2));
     assert!(err(&o).contains("memory.used.percent < 90"), "{}", err(&o));
     // Under the name nvidia-smi, nvq's fields are unknown, as nvidia-smi has them.
     let o = nvidia_smi(&four(), &["--query-compute-apps=gpu_index", "--format=csv"]);
     assert_eq!(o.status.code(), Some(2));
-    assert_eq!(out(&o), "Field \"gpu_index\" is not a valid field to query.\n\n");
+    assert_eq!(
+        out(&o),
+        "Field \"gpu_index\" is not a valid field to query.\n\n"
+    );
 }
 
 // 6. One vocabulary.
@@ -375,20 +500,48 @@ fn an_epoch_timestamp_field_and_ndjson_carries_one() {
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()
         .as_secs_f64();
-    let o = nvq(&four(), &["--query-gpu=timestamp.epoch,index", "--format=csv,noheader", "-i", "0"]);
+    let o = nvq(
+        &four(),
+        &[
+            "--query-gpu=timestamp.epoch,index",
+            "--format=csv,noheader",
+            "-i",
+            "0",
+        ],
+    );
     assert!(o.status.success(), "{}", err(&o));
     let text = out(&o);
     let (epoch, index) = text.trim_end().split_once(", ").unwrap();
     let epoch: f64 = epoch.parse().unwrap();
     assert!((epoch - before).abs() < 60.0, "{epoch} vs {before}");
     assert_eq!(index, "0");
-    let o = nvq(&four(), &["--query-gpu=index,memory.used", "--format=ndjson", "-i", "1"]);
+    let o = nvq(
+        &four(),
+        &[
+            "--query-gpu=index,memory.used",
+            "--format=ndjson",
+            "-i",
+            "1",
+        ],
+    );
     assert!(o.status.success(), "{}", err(&o));
     let v: serde_json::Value = serde_json::from_str(out(&o).trim_end()).unwrap();
     let t = v["timestamp.epoch"].as_f64().unwrap();
     assert!((t - before).abs() < 60.0, "{v}");
     // In a loop, a GPU's rows carry increasing times.
-    let o = nvq(&four(), &["--query-gpu=timestamp.epoch", "--format=csv,noheader", "-i", "0", "-lms", "50", "--count", "3"]);
+    let o = nvq(
+        &four(),
+        &[
+            "--query-gpu=timestamp.epoch",
+            "--format=csv,noheader",
+            "-i",
+            "0",
+            "-lms",
+            "50",
+            "--count",
+            "3",
+        ],
+    );
     let times: Vec<f64> = out(&o).lines().map(|l| l.parse().unwrap()).collect();
     assert!(times.windows(2).all(|w| w[1] > w[0]), "{times:?}");
     // Under the name nvidia-smi it is no field.
@@ -404,10 +557,19 @@ fn the_man_page_has_examples_expressions_and_the_environment() {
     for section in [".SH EXAMPLES", ".SH EXPRESSIONS", ".SH ENVIRONMENT"] {
         assert!(page.contains(section), "{section}");
     }
-    for var in ["NVQ_FORMAT", "NO_COLOR", "NVQ_HOST_PROC", "NVML_SIM_SCENARIO", "NVQ_NVML_LIB"] {
+    for var in [
+        "NVQ_FORMAT",
+        "NO_COLOR",
+        "NVQ_HOST_PROC",
+        "NVML_SIM_SCENARIO",
+        "NVQ_NVML_LIB",
+    ] {
         assert!(page.contains(var), "{var}");
     }
-    assert!(page.contains("nvq wait \\-i 1 \\-\\- python train.py") || page.contains("nvq wait -i 1"), "wait example");
+    assert!(
+        page.contains("nvq wait \\-i 1 \\-\\- python train.py") || page.contains("nvq wait -i 1"),
+        "wait example"
+    );
     let help = out(&nvq(&four(), &["--help"]));
     assert!(help.contains("NVML_SIM_SCENARIO"), "{help}");
 }

@@ -501,7 +501,9 @@ fn help_query_gpu_has_nvidia_smis_layout() {
         for (i, l) in lines.iter().enumerate() {
             let after_blank = i > 0 && lines[i - 1].is_empty();
             // nvq's own fields (memory.used.percent, ...) are not nvidia-smi's.
-            let nvq_own = lines.get(i + 1).is_some_and(|h| h.contains("(nvq extension;"));
+            let nvq_own = lines
+                .get(i + 1)
+                .is_some_and(|h| h.contains("(nvq extension;"));
             if after_blank && l.starts_with('"') && !nvq_own {
                 // nvidia-smi lists clocks.max.sm as its own alias; nvq does not.
                 out.push(l.replace(" or \"clocks.max.sm\"", ""));

@@ -163,7 +163,13 @@ fn all_pages() -> String {
     PAGES
         .iter()
         .map(|p| std::fs::read_to_string(root().join(p)).unwrap())
-        .map(|t| if t.ends_with('\n') { t } else { format!("{t}\n") })
+        .map(|t| {
+            if t.ends_with('\n') {
+                t
+            } else {
+                format!("{t}\n")
+            }
+        })
         .collect()
 }
 
@@ -171,7 +177,10 @@ fn all_pages() -> String {
 fn place(line: usize) -> String {
     let mut first = 1;
     for p in PAGES {
-        let n = std::fs::read_to_string(root().join(p)).unwrap().lines().count();
+        let n = std::fs::read_to_string(root().join(p))
+            .unwrap()
+            .lines()
+            .count();
         if line < first + n {
             return format!("{p}:{}", line - first + 1);
         }
@@ -580,7 +589,10 @@ fn exit_code_table_is_exit_code_all() {
             (row[0].clone(), row[1].clone())
         })
         .collect();
-    assert_eq!(got, want, "docs/guide.md's exit codes vs nvq::ExitCode::ALL");
+    assert_eq!(
+        got, want,
+        "docs/guide.md's exit codes vs nvq::ExitCode::ALL"
+    );
 
     // docs/errors.md explains each code at length; its codes are the same.
     let errors = std::fs::read_to_string(root().join("docs/errors.md")).unwrap();
@@ -652,7 +664,11 @@ fn links_lead_somewhere() {
     for page in PAGES {
         let text = std::fs::read_to_string(root().join(page)).unwrap();
         let dir = root().join(page).parent().unwrap().to_path_buf();
-        bad.extend(bad_links(&text, &dir).into_iter().map(|b| format!("{page}: {b}")));
+        bad.extend(
+            bad_links(&text, &dir)
+                .into_iter()
+                .map(|b| format!("{page}: {b}")),
+        );
     }
     assert!(bad.is_empty(), "links:\n{}", bad.join("\n"));
 }

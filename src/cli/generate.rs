@@ -606,9 +606,15 @@ fn exit_status_section(r: &mut Roff) {
 /// The everyday jobs, each in its shortest form (the README's table shows
 /// the same commands; `tests/face.rs` runs them).
 pub const EXAMPLES: &[(&str, &str)] = &[
-    ("Memory per GPU: total, used, free and percent used.", "nvq mem"),
+    (
+        "Memory per GPU: total, used, free and percent used.",
+        "nvq mem",
+    ),
     ("Watch it every second.", "nvq mem -l 1"),
-    ("Processes with their GPU, user, memory and command line.", "nvq ps"),
+    (
+        "Processes with their GPU, user, memory and command line.",
+        "nvq ps",
+    ),
     ("The GPUs that are busy now.", "nvq busy"),
     (
         "Exit 20 if a GPU is more than 90% full (for cron and CI).",

@@ -96,7 +96,11 @@ impl Serialize for RowObject<'_> {
         // The same moment as a number, for plotting (nvq's `timestamp.epoch`).
         let epoch = "timestamp.epoch";
         if self.add_timestamp && !self.columns.iter().any(|c| c.name == epoch) {
-            if let Some(t) = self.row.time.and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok()) {
+            if let Some(t) = self
+                .row
+                .time
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            {
                 m.serialize_entry(epoch, &(t.as_millis() as f64 / 1000.0))?;
             }
         }

@@ -115,7 +115,11 @@ impl QueryMode {
     pub fn resolve_as_nvidia_smi(self, list: &str) -> Result<Vec<usize>, NvqError> {
         let fields = self.fields();
         let found = self.resolve(list)?;
-        match found.iter().zip(list.split(',')).find(|(&i, _)| fields.get(i).is_some_and(|f| f.extension)) {
+        match found
+            .iter()
+            .zip(list.split(','))
+            .find(|(&i, _)| fields.get(i).is_some_and(|f| f.extension))
+        {
             Some((_, tok)) => Err(NvqError::InvalidField(tok.to_string(), None)),
             None => Ok(found),
         }

@@ -242,10 +242,9 @@ pub fn memory_used_percent(c: &GpuCtx) -> Value {
 
 /// `compute_apps.count`: the length of the compute process list.
 pub fn compute_apps_count(c: &GpuCtx) -> Value {
-    c.value(
-        raw::processes(&c.raw(), raw::ProcessList::Compute),
-        |p| Value::Int(p.len() as i64),
-    )
+    c.value(raw::processes(&c.raw(), raw::ProcessList::Compute), |p| {
+        Value::Int(p.len() as i64)
+    })
 }
 
 pub fn compute_mode(c: &GpuCtx) -> Value {
