@@ -1143,14 +1143,26 @@ fn nearest_key(msg: &str) -> String {
     let Some(typo) = head.split('`').nth(1) else {
         return msg.to_string();
     };
-    let keys: Vec<&str> = list.split(", ").map(|k| k.trim().trim_matches('`')).collect();
+    let keys: Vec<&str> = list
+        .split(", ")
+        .map(|k| k.trim().trim_matches('`'))
+        .collect();
     let mut scored: Vec<(usize, &str)> = keys
         .iter()
-        .map(|k| (strsim::damerau_levenshtein(&typo.to_lowercase(), &k.to_lowercase()), *k))
+        .map(|k| {
+            (
+                strsim::damerau_levenshtein(&typo.to_lowercase(), &k.to_lowercase()),
+                *k,
+            )
+        })
         .filter(|(d, _)| *d <= 2.max(typo.len() / 4))
         .collect();
     scored.sort();
-    let best: Vec<String> = scored.iter().take(3).map(|(_, k)| format!("`{k}`")).collect();
+    let best: Vec<String> = scored
+        .iter()
+        .take(3)
+        .map(|(_, k)| format!("`{k}`"))
+        .collect();
     if best.is_empty() {
         format!("{head}; nvml-sim/README.md lists the keys of each table")
     } else {
