@@ -9,11 +9,14 @@ use common::*;
 
 /// The lines of the report after the `GPU <bus id>` heading.
 fn gpu_part(report: &str) -> Vec<&str> {
-    report
+    let mut lines: Vec<&str> = report
         .lines()
         .skip_while(|l| !l.starts_with("GPU "))
         .skip(1)
-        .collect()
+        .collect();
+    // The report's final empty line.
+    assert_eq!(lines.pop(), Some(""), "{report}");
+    lines
 }
 
 #[test]

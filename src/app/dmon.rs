@@ -38,7 +38,7 @@ pub fn run(a: &DmonArgs, lib: LibSource, personality: Personality) -> Result<(),
             a.gpm_options.as_deref().unwrap_or("")
         ))
     })?;
-    let mut columns = vec![column("index", None, "The GPU's index.")];
+    let mut columns = vec![monitor::index_column()];
     // MIG-level GPM rows are told apart by their GPU instance (this column
     // is unverified: no public capture of it was found).
     let mig_rows = level.mig && !gpm.is_empty();
@@ -53,7 +53,7 @@ pub fn run(a: &DmonArgs, lib: LibSource, personality: Personality) -> Result<(),
     columns.extend(gpm.iter().map(|g| monitor::metric_column(&g.metric)));
     let shown = metrics.clone();
     let shown_gpm = gpm.clone();
-    let layout = move |driver: u32| layout(&shown, &shown_gpm, mig_rows, driver);
+    let layout = move |driver: monitor::Driver| layout(&shown, &shown_gpm, mig_rows, driver.major);
     let run = Run {
         lib,
         args: &a.monitor,

@@ -11,6 +11,8 @@ pub struct GpuExtra {
     pub gpm: Vec<(u32, f64)>,
     /// One entry per GPU instance, in MIG mode only.
     pub instances: Vec<InstanceRead>,
+    /// NVML's PCIe replay counter.
+    pub pcie_replays: Option<u64>,
 }
 
 /// One MIG GPU instance.

@@ -63,7 +63,11 @@ pub const FIELD_WORDS: &[(&str, &[(&str, f64)])] = &[
         "gpu_recovery_action",
         &[
             ("none", 0.0),
+            // nvidia-smi's words (`Reset`, `Reboot`), and NVML's older ones
+            // that exporter also accepts.
+            ("reset", 1.0),
             ("gpu reset", 1.0),
+            ("reboot", 2.0),
             ("node reboot", 2.0),
             ("drain p2p", 3.0),
             ("drain and reset", 4.0),
@@ -364,11 +368,35 @@ pub fn render_health(h: &Health, served: bool, out: &mut Vec<u8>) {
             &h.failures.to_string(),
         ),
     ];
+    // The two wall-clock families that exporter always serves (its
+    // dashboards' stale and slow alerts read them): left out until a
+    // collection has succeeded, as there.
+    let success = h.last_success_unix.map(go_float);
+    let duration = h.last_duration.map(|d| go_float(d.as_secs_f64()));
+    let clock = [
+        (
+            "last_collect_success_timestamp_seconds",
+            "When a collection last read every GPU in time, in seconds since the Unix epoch.",
+            success,
+        ),
+        (
+            "last_collect_duration_seconds",
+            "How long the last collection took, in seconds.",
+            duration,
+        ),
+    ];
     let mut text = String::new();
     for (name, help, counter, value) in families {
         let name = format!("{PREFIX}{name}");
         write_family(&name, help, counter, &mut text);
         write_sample(&name, &[], value, &mut text);
+    }
+    for (name, help, value) in clock {
+        if let Some(v) = value {
+            let name = format!("{PREFIX}{name}");
+            write_family(&name, help, false, &mut text);
+            write_sample(&name, &[], &v, &mut text);
+        }
     }
     out.extend_from_slice(text.as_bytes());
 }
@@ -393,6 +421,15 @@ mod tests {
         assert_eq!(number(".5", 1.0), Some(0.5));
         assert_eq!(field_number("fabric.state", "Completed", 1.0), Some(3.0));
         assert_eq!(field_number("gpu_recovery_action", "None", 1.0), Some(0.0));
+        assert_eq!(field_number("gpu_recovery_action", "Reset", 1.0), Some(1.0));
+        assert_eq!(
+            field_number("gpu_recovery_action", "Reboot", 1.0),
+            Some(2.0)
+        );
+        assert_eq!(
+            field_number("gpu_recovery_action", "Drain and Reset", 1.0),
+            Some(4.0)
+        );
         assert_eq!(field_number("addressing_mode", "None", 1.0), None);
         let found: Vec<&str> = decimals("gpu-00000000-0000").collect();
         assert_eq!(found, ["-00000000", "-0000"]);

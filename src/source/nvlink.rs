@@ -1,7 +1,7 @@
 //! `nvlink`: each selected GPU's links, their state, speed, capabilities,
 //! error counters, far ends and traffic counters, read through NVML.
 
-use crate::model::nvlink::{GpuLinks, LinkFacts, Traffic, MAX_LANES};
+use crate::model::nvlink::{GpuLinks, LinkFacts, LinkSupport, Traffic, MAX_LANES};
 use crate::model::NvmlCode;
 use crate::nvml::{raw, Session};
 use nvml_wrapper::enum_wrappers::nv_link::{Capability, ErrorCounter};
@@ -65,9 +65,14 @@ fn gpu(session: &Session, index: u32, want: Want, only: Option<u32>) -> GpuLinks
             .map_err(|c| *c)
             .and_then(|d| d.uuid().map_err(NvmlCode::from)),
         any_active: false,
+        support: LinkSupport::Links,
         links: Vec::new(),
     };
     let Ok(d) = d else { return g };
+    if d.mig_mode().is_ok_and(|m| m.current == 1) {
+        g.support = LinkSupport::MigMode;
+        return g;
+    }
     let dev = raw::Dev::of(session, &d);
     let mut last = None;
     let mut active_before = 0;
@@ -85,6 +90,9 @@ fn gpu(session: &Session, index: u32, want: Want, only: Option<u32>) -> GpuLinks
             g.links.push(facts(&d, &dev, f, want));
         }
         active_before += u32::from(active);
+    }
+    if last.is_none() {
+        g.support = LinkSupport::NoNvlink;
     }
     // `-l` past the GPU's last link: say what NVML says about it (when the
     // GPU has links at all). Unverified: no public output of this case.

@@ -313,6 +313,12 @@ pub fn retired_pending(c: &GpuCtx) -> Value {
     c.value(c.call(|d| d.are_pages_pending_retired()), Value::yes_no)
 }
 
+/// NVML's PCIe replay counter: the one reader of `dmon`'s `pci`, `-q`'s
+/// `Replays Since Reset` and the dcgm profile's replay family.
+pub fn pcie_replays(c: &GpuCtx) -> Result<u32, NvmlCode> {
+    c.call(|d| d.pcie_replay_counter())
+}
+
 pub fn remapped(c: &GpuCtx, pick: impl FnOnce(&raw::RemappedRows) -> Value) -> Value {
     c.value(c.remapped(), pick)
 }
