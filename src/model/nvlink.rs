@@ -111,8 +111,7 @@ pub enum LinkSupport {
     /// The GPU has links (active or not: `nvmlDeviceGetNvLinkState` answers
     /// for link 0).
     Links,
-    /// The GPU has no NVLink (link 0's state is NOT_SUPPORTED or another
-    /// error).
+    /// The GPU has no NVLink (link 0's state is NOT_SUPPORTED).
     NoNvlink,
     /// The GPU is in MIG mode, where nvidia-smi asks nothing of its links.
     MigMode,

@@ -76,9 +76,14 @@ fn gpu(session: &Session, index: u32, want: Want, only: Option<u32>) -> GpuLinks
     let dev = raw::Dev::of(session, &d);
     let mut last = None;
     let mut active_before = 0;
+    let mut first_error = None;
     for link in 0..MAX_LINKS {
-        let Ok(active) = d.link_wrapper_for(link).is_active() else {
-            break;
+        let active = match d.link_wrapper_for(link).is_active() {
+            Ok(a) => a,
+            Err(e) => {
+                first_error.get_or_insert(NvmlCode::from(e));
+                break;
+            }
         };
         last = Some(link);
         g.any_active |= active;
@@ -91,7 +96,9 @@ fn gpu(session: &Session, index: u32, want: Want, only: Option<u32>) -> GpuLinks
         }
         active_before += u32::from(active);
     }
-    if last.is_none() {
+    // No link at all, and NVML says it is not supported (another failure,
+    // a lost GPU, keeps the all-inactive line).
+    if last.is_none() && first_error == Some(NvmlCode::NOT_SUPPORTED) {
         g.support = LinkSupport::NoNvlink;
     }
     // `-l` past the GPU's last link: say what NVML says about it (when the
