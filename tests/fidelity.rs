@@ -226,7 +226,10 @@ fn wddm_pmon_names_are_16_characters_before_610() {
     assert!(!out.contains("TextInputHost.exe"), "{out}");
     let s = one_gpu("610.62", WDDM_591);
     let out = nvq_ok(s.path(), &["pmon", "-c", "1"]);
-    assert!(out.contains(" TextInputHost.e\n") || out.contains(" TextInputHost.e "), "{out}");
+    assert!(
+        out.contains(" TextInputHost.e\n") || out.contains(" TextInputHost.e "),
+        "{out}"
+    );
 }
 
 /// `nvlink -s`: a GPU in MIG mode, one without NVLink, and one whose links
@@ -243,9 +246,14 @@ fn nvlink_messages_follow_nvml() {
         none.ends_with(")\nDevice does not have or support Nvlink\n"),
         "{none}"
     );
-    let down = nvq_ok(&scenario("topo_nvlink_pairs.toml"), &["nvlink", "-s", "-i", "3"]);
+    let down = nvq_ok(
+        &scenario("topo_nvlink_pairs.toml"),
+        &["nvlink", "-s", "-i", "3"],
+    );
     assert!(
-        down.ends_with(")\nNVML: Unable to retrieve Nvlink information as all links are inActive\n"),
+        down.ends_with(
+            ")\nNVML: Unable to retrieve Nvlink information as all links are inActive\n"
+        ),
         "{down}"
     );
 }
@@ -275,7 +283,9 @@ fn wddm_591_topo_m_is_an_error() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(
-        text.contains("ERROR: Option -m is missing its value. Please run 'nvidia-smi -h' for help.\n\n"),
+        text.contains(
+            "ERROR: Option -m is missing its value. Please run 'nvidia-smi -h' for help.\n\n"
+        ),
         "{text}"
     );
     let s = wddm("610.62");
@@ -339,7 +349,10 @@ fn summary_table_fan_is_the_query_fan() {
     let text = std::fs::read_to_string(scenario("summary_rtx2080s_linux_idle.toml")).unwrap()
         + "\n[[device.fault]]\nfunction = \"nvmlDeviceGetFanSpeed_v2\"\ncode = \"NOT_SUPPORTED\"\n";
     let s = write_scenario(&text);
-    let q = nvq_ok(s.path(), &["--query-gpu=fan.speed", "--format=csv,noheader"]);
+    let q = nvq_ok(
+        s.path(),
+        &["--query-gpu=fan.speed", "--format=csv,noheader"],
+    );
     let fan = q.trim().to_string();
     assert!(fan.ends_with(" %"), "{q}");
     let table = nvq(s.path(), &[] as &[&str]);

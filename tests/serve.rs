@@ -587,6 +587,14 @@ const UNREPRODUCIBLE: &[(&str, &str)] = &[(
     "nvidia-smi's pcie.link.gen.hostmax has no NVML source that nvq knows of (nvq prints [N/A])",
 )];
 
+/// The families that exporter derives from the clock: its own integration
+/// test leaves them out of the expected outputs and checks them apart
+/// (`wallClockFamilies` in `internal/integration/`), as here.
+const WALL_CLOCK: &[&str] = &[
+    "nvidia_smi_last_collect_duration_seconds",
+    "nvidia_smi_last_collect_success_timestamp_seconds",
+];
+
 /// `--profile=nvidia_gpu_exporter` serves exactly that exporter's series
 /// (names, labels, values) for every captured machine, types included;
 /// the HELP texts are nvq's own; promtool accepts it.
@@ -602,6 +610,21 @@ fn nvidia_gpu_exporter_profile_matches_that_exporter() {
             &["--profile=nvidia_gpu_exporter"],
         );
         let got = server.metrics();
+        for family in WALL_CLOCK {
+            let v = value(&got, family, "").unwrap_or(-1.0);
+            assert!(v > 0.0 && v.is_finite(), "{machine}: {family} = {v}\n{got}");
+        }
+        let stamp = value(&got, WALL_CLOCK[1], "").unwrap_or(0.0);
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_secs_f64();
+        assert!((now - stamp).abs() < 600.0, "{machine}: {stamp} vs {now}");
+        let got: String = got
+            .lines()
+            .filter(|l| !WALL_CLOCK.iter().any(|f| l.contains(f)))
+            .map(|l| format!("{l}\n"))
+            .collect();
         let (g, w) = (sample_set(&got), sample_set(&want));
         let missing: Vec<_> = w
             .iter()
@@ -1407,17 +1430,26 @@ memory = { total = 10737418240, used = 1048576 }
         Some(0.55)
     );
     assert_eq!(value(&body, "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", gi9), None);
-    // The GPU itself: its own FB and GR engine series, no instance labels.
-    let gpu_fb: Vec<&str> = body
+    // In MIG mode the GPU instances' FB and PROF series replace the GPU's
+    // own (as dcgm-exporter): a sum over the series counts memory once.
+    for family in [
+        "DCGM_FI_DEV_FB_USED{",
+        "DCGM_FI_DEV_FB_FREE{",
+        "DCGM_FI_PROF_",
+    ] {
+        let own: Vec<&str> = body
+            .lines()
+            .filter(|l| l.starts_with(family) && !l.contains("GPU_I_ID"))
+            .collect();
+        assert!(own.is_empty(), "{family}: {own:?}");
+    }
+    // The GPU's other series stay, without instance labels.
+    let util: Vec<&str> = body
         .lines()
-        .filter(|l| l.starts_with("DCGM_FI_DEV_FB_USED{") && !l.contains("GPU_I_ID"))
+        .filter(|l| l.starts_with("DCGM_FI_DEV_GPU_UTIL{"))
         .collect();
-    assert_eq!(gpu_fb.len(), 1, "{body}");
-    assert!(gpu_fb[0].ends_with(" 3072"), "{}", gpu_fb[0]);
-    assert_eq!(
-        value(&body, "DCGM_FI_PROF_GR_ENGINE_ACTIVE", "device=\"nvidia0\""),
-        Some(0.4)
-    );
+    assert_eq!(util.len(), 1, "{body}");
+    assert!(!util[0].contains("GPU_I_ID"), "{}", util[0]);
     let gi_line = body
         .lines()
         .find(|l| l.starts_with("DCGM_FI_DEV_FB_USED{") && l.contains(gi1))
@@ -1436,6 +1468,60 @@ fn promtool_accepts_dcgm(body: &str) {
         assert!(
             code == 0 || (code == 3 && foreign.is_empty()),
             "promtool ({code}): {out}"
+        );
+    }
+}
+
+/// The dcgm profile serves NVML's PCIe replay counter (dcgm-exporter's
+/// `DCGM_FI_DEV_PCIE_REPLAY_COUNTER`, a counter), read as dmon's `pci`
+/// column and `-q`'s `Replays Since Reset` read it.
+#[test]
+fn dcgm_profile_serves_pcie_replays() {
+    let gpu0 = format!("{}pcie = {{ replay_counter = 17 }}\n", h100(0, 1 << 30));
+    let sc = write_scenario(&format!("{SIM_HEAD}{gpu0}{}", h100(1, 1 << 30)));
+    let server = Server::start(sc.path(), &["--profile=dcgm"]);
+    let body = server.metrics();
+    assert!(
+        body.contains("# TYPE DCGM_FI_DEV_PCIE_REPLAY_COUNTER counter\n"),
+        "{body}"
+    );
+    assert_eq!(
+        value(&body, "DCGM_FI_DEV_PCIE_REPLAY_COUNTER", "gpu=\"0\""),
+        Some(17.0)
+    );
+    assert_eq!(
+        value(&body, "DCGM_FI_DEV_PCIE_REPLAY_COUNTER", "gpu=\"1\""),
+        None
+    );
+    // Remapped rows are counters there as in the registry.
+    assert!(!body.contains("# TYPE DCGM_FI_DEV_CORRECTABLE_REMAPPED_ROWS gauge"));
+}
+
+/// nvidia-smi prints the recovery action as `Reset` and `Reboot`; the
+/// nvidia_gpu_exporter profile reads those words (as that exporter does),
+/// so the series is there exactly when a GPU needs a reset or a reboot.
+#[test]
+fn nvidia_gpu_exporter_profile_reads_the_recovery_words() {
+    let gpu = |i: usize, action: u32| {
+        format!(
+            "{}\n[device.field_values]\n\"230\" = {action}\n",
+            h100(i, 1 << 30)
+        )
+    };
+    let sc = write_scenario(&format!(
+        "{SIM_HEAD}{}{}{}",
+        gpu(0, 0),
+        gpu(1, 1),
+        gpu(2, 2)
+    ));
+    let server = Server::start(sc.path(), &["--profile=nvidia_gpu_exporter"]);
+    let body = server.metrics();
+    for (i, want) in [(0, 0.0), (1, 1.0), (2, 2.0)] {
+        let uuid = format!("uuid=\"00000000-0000-4000-8000-{i:012x}\"");
+        assert_eq!(
+            value(&body, "nvidia_smi_gpu_recovery_action", &uuid),
+            Some(want),
+            "GPU {i}:\n{body}"
         );
     }
 }
