@@ -595,6 +595,16 @@ const WALL_CLOCK: &[&str] = &[
     "nvidia_smi_last_collect_success_timestamp_seconds",
 ];
 
+/// The families only that exporter's NVML backend serves (its
+/// `docs/METRICS.md`, "NVML-only metrics"): not in the expected outputs,
+/// which its nvidia-smi backend wrote; checked in
+/// `nvidia_gpu_exporter_profile_serves_nvml_only_families`.
+const NVML_ONLY: &[&str] = &[
+    "nvidia_smi_energy_joules_total",
+    "nvidia_smi_xid_errors_total",
+    "nvidia_smi_xid_last_timestamp_seconds",
+];
+
 /// `--profile=nvidia_gpu_exporter` serves exactly that exporter's series
 /// (names, labels, values) for every captured machine, types included;
 /// the HELP texts are nvq's own; promtool accepts it.
@@ -622,7 +632,7 @@ fn nvidia_gpu_exporter_profile_matches_that_exporter() {
         assert!((now - stamp).abs() < 600.0, "{machine}: {stamp} vs {now}");
         let got: String = got
             .lines()
-            .filter(|l| !WALL_CLOCK.iter().any(|f| l.contains(f)))
+            .filter(|l| !WALL_CLOCK.iter().chain(NVML_ONLY).any(|f| l.contains(f)))
             .map(|l| format!("{l}\n"))
             .collect();
         let (g, w) = (sample_set(&got), sample_set(&want));
@@ -1524,4 +1534,61 @@ fn nvidia_gpu_exporter_profile_reads_the_recovery_words() {
             "GPU {i}:\n{body}"
         );
     }
+}
+
+/// The nvidia_gpu_exporter profile serves that exporter's NVML-only
+/// families: the energy counter in joules and the XID errors by code, per
+/// GPU uuid, with the time the last one was received.
+#[test]
+fn nvidia_gpu_exporter_profile_serves_nvml_only_families() {
+    let gpu0 = h100(0, 1 << 30).replace(
+        "power = { usage = 412345, limit = 700000 }",
+        "power = { usage = 412345, limit = 700000, total_energy = 123456789 }",
+    );
+    let xid = "\n[[device.xid]]\nat_ms = 0\ncode = 79\n\n[[device.xid]]\nat_ms = 50\ncode = 79\n";
+    let sc = write_scenario(&format!("{SIM_HEAD}{gpu0}{}{xid}", h100(1, 1 << 30)));
+    let server = Server::start(
+        sc.path(),
+        &["--profile=nvidia_gpu_exporter", "--collect.interval=0"],
+    );
+    let uuid = |i: usize| format!("uuid=\"00000000-0000-4000-8000-{i:012x}\"");
+    let t0 = Instant::now();
+    let body = loop {
+        let body = server.metrics();
+        if value(&body, "nvidia_smi_xid_errors_total", &uuid(1)) == Some(2.0)
+            || t0.elapsed() > Duration::from_secs(10)
+        {
+            break body;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert!(
+        body.contains("# TYPE nvidia_smi_energy_joules_total counter\n"),
+        "{body}"
+    );
+    assert_eq!(
+        value(&body, "nvidia_smi_energy_joules_total", &uuid(0)),
+        Some(123456.789)
+    );
+    assert_eq!(
+        value(&body, "nvidia_smi_energy_joules_total", &uuid(1)),
+        None
+    );
+    assert!(
+        body.contains("# TYPE nvidia_smi_xid_errors_total counter\n"),
+        "{body}"
+    );
+    let label = format!("{},xid=\"79\"", uuid(1));
+    assert_eq!(
+        value(&body, "nvidia_smi_xid_errors_total", &label),
+        Some(2.0),
+        "{body}"
+    );
+    let at = value(&body, "nvidia_smi_xid_last_timestamp_seconds", &label).unwrap();
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs_f64();
+    assert!(now - at < 60.0 && at <= now + 1.0, "{at} vs {now}");
+    assert!(!body.contains(&format!("nvidia_smi_xid_errors_total{{{}", uuid(0))));
 }

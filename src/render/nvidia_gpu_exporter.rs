@@ -266,7 +266,63 @@ pub fn render(s: &Scrape<'_>, out: &mut Vec<u8>) {
     if let Some((columns, apps)) = s.apps {
         render_apps(s.rows, columns, apps, &mut text);
     }
+    render_nvml_only(s, &labels, &mut text);
     out.extend_from_slice(text.as_bytes());
+}
+
+/// The families that exporter's NVML backend serves beside the query
+/// fields' (its `docs/METRICS.md`, "NVML-only metrics"): the energy counter
+/// and the XID errors, per GPU `uuid`.
+fn render_nvml_only(s: &Scrape<'_>, labels: &[Vec<(String, String)>], text: &mut String) {
+    let mut energy = String::new();
+    let name = format!("{PREFIX}energy_joules_total");
+    for (l, mj) in labels.iter().zip(s.energy_mj) {
+        if let (Some(mj), false) = (mj, l.is_empty()) {
+            write_sample(&name, l, &go_float(*mj as f64 / 1000.0), &mut energy);
+        }
+    }
+    if !energy.is_empty() {
+        let help = "Energy the GPU has used since the driver loaded, in joules.";
+        write_family(&name, help, true, text);
+        text.push_str(&energy);
+    }
+    // An XID error of a GPU no row names (never read whole) has no uuid
+    // to carry: it waits for the GPU's first row.
+    let uuid_of = |gpu: u32| {
+        s.rows
+            .iter()
+            .zip(labels)
+            .find(|(r, l)| r.gpu.as_ref().is_some_and(|g| g.index == gpu) && !l.is_empty())
+            .map(|(_, l)| l.clone())
+    };
+    let mut counts = String::new();
+    let mut stamps = String::new();
+    let (total, at) = (
+        format!("{PREFIX}xid_errors_total"),
+        format!("{PREFIX}xid_last_timestamp_seconds"),
+    );
+    for x in s.xid {
+        let Some(mut l) = uuid_of(x.gpu) else {
+            continue;
+        };
+        l.push(("xid".to_string(), x.code.to_string()));
+        write_sample(&total, &l, &go_float(x.count as f64), &mut counts);
+        let secs = x.last_unix_ms as f64 / 1000.0;
+        write_sample(&at, &l, &go_float(secs), &mut stamps);
+    }
+    if !counts.is_empty() {
+        write_family(
+            &total,
+            "XID errors seen since nvq started, by code.",
+            true,
+            text,
+        );
+        text.push_str(&counts);
+        let help =
+            "When nvq last received an XID error of this code, in seconds since the Unix epoch.";
+        write_family(&at, help, false, text);
+        text.push_str(&stamps);
+    }
 }
 
 fn render_apps(gpus: &[Row], columns: &[Column], apps: &[Row], text: &mut String) {
