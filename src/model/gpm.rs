@@ -13,6 +13,9 @@ pub struct GpuExtra {
     pub instances: Vec<InstanceRead>,
     /// NVML's PCIe replay counter.
     pub pcie_replays: Option<u64>,
+    /// PCIe throughput (sent, received) in KB/s, where it was asked for
+    /// (nvidia_gpu_exporter's `--collect.pcie-throughput`).
+    pub pcie_kb_per_s: Option<(u32, u32)>,
 }
 
 /// One MIG GPU instance.

@@ -286,6 +286,27 @@ fn render_nvml_only(s: &Scrape<'_>, labels: &[Vec<(String, String)>], text: &mut
         write_family(&name, help, true, text);
         text.push_str(&energy);
     }
+    // PCIe throughput, opt-in: KB/s as NVML gives it, times 1000 as there.
+    for (dir, name) in [(0, "tx"), (1, "rx")] {
+        let family = format!("{PREFIX}pcie_throughput_{name}_bytes_per_second");
+        let mut samples = String::new();
+        for (k, l) in labels.iter().enumerate() {
+            let kb = s.extra.get(k).and_then(|x| x.pcie_kb_per_s);
+            if let (Some((tx, rx)), false) = (kb, l.is_empty()) {
+                let v = if dir == 0 { tx } else { rx };
+                write_sample(&family, l, &go_float(f64::from(v) * 1000.0), &mut samples);
+            }
+        }
+        if !samples.is_empty() {
+            let help = if dir == 0 {
+                "PCIe traffic the GPU sent, in bytes per second (one 20 ms sample)."
+            } else {
+                "PCIe traffic the GPU received, in bytes per second (one 20 ms sample)."
+            };
+            write_family(&family, help, false, text);
+            text.push_str(&samples);
+        }
+    }
     // An XID error of a GPU no row names (never read whole) has no uuid
     // to carry: it waits for the GPU's first row.
     let uuid_of = |gpu: u32| {

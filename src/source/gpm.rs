@@ -129,6 +129,7 @@ pub fn extra(
         gpm: reader.read(session, dev, ids),
         instances: Vec::new(),
         pcie_replays: super::gpu::get::pcie_replays(c).ok().map(u64::from),
+        pcie_kb_per_s: None,
     };
     for (gi, m) in gpu_instances(session, d) {
         let memory = m.memory_info().ok();
