@@ -76,7 +76,11 @@ if [ "$dry" = 1 ]; then
     mkdir -p "$work/bin"
     ln -s "$nvq" "$work/bin/nvidia-smi"
     smi=$work/bin/nvidia-smi
-    export NVQ_NVML_LIB=${NVQ_NVML_LIB:-$target/debug/libnvml_sim.so}
+    if [ -z "${NVQ_NVML_LIB:-}" ]; then
+        NVQ_NVML_LIB=$target/debug/libnvml_sim.so
+        [ -e "$NVQ_NVML_LIB" ] || NVQ_NVML_LIB=$target/debug/deps/libnvml_sim.so
+    fi
+    export NVQ_NVML_LIB
     if [ ! -e "$NVQ_NVML_LIB" ]; then
         echo "no simulator at $NVQ_NVML_LIB: cargo build -p nvml-sim, or set NVQ_NVML_LIB" >&2
         exit 2
