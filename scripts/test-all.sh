@@ -15,6 +15,9 @@ if command -v promtool >/dev/null; then
 else
   echo "promtool-check: skipped (promtool not installed; apt-get install prometheus)"
 fi
+# Fleet files: alert rules (promtool check/test rules), Kubernetes manifests
+# (kubectl kustomize, kubernetes-validate), a few seconds.
+scripts/deploy-check.sh
 # Unmodified nvidia-htop parsing nvq's summary table through an nvidia-smi symlink.
 scripts/nvidia-htop-check.sh
 # netdata's unmodified nvidia_smi module reading nvq's `-x -q -l 1` stream.
