@@ -2,6 +2,7 @@
 
 mod mig;
 mod nvlink;
+mod pods;
 pub mod serve;
 mod topo;
 

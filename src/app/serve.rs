@@ -103,6 +103,7 @@ pub fn run(args: &Args, s: &ServeArgs) -> Result<(), NvqError> {
         return Err(NvqError::InvalidCombination);
     }
     let plan = ServePlan::from_args(s)?;
+    let pods = super::pods::Plan::from_args(s, plan.profile)?;
     let session = Arc::new(Session::open(&args.lib_source())?);
     let id = s.id.as_deref().or(args.id.as_deref());
     let devices = select::select(&session, id)?;
@@ -140,6 +141,7 @@ pub fn run(args: &Args, s: &ServeArgs) -> Result<(), NvqError> {
         })?;
     }
     let profile = plan.profile;
+    let pod_app_columns = app_columns.clone();
     let render: collect::RenderFn = Arc::new(move |c: &collect::Collected| {
         let xid = xid.snapshot();
         profile.render(&Scrape {
@@ -153,6 +155,7 @@ pub fn run(args: &Args, s: &ServeArgs) -> Result<(), NvqError> {
             xid: &xid,
         })
     });
+    let (job, render) = pods.start(&session, job, render, pod_app_columns)?;
     let collector = collect::Collector::new(job, plan.interval, render);
     let (listener, local) = serve::bind(&s.listen_address)?;
     let scheme = if plan.config.tls.is_some() {

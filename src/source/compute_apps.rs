@@ -190,6 +190,21 @@ static LIST: ListMode<ProcRow> = ListMode {
             })
         },
     ),
+        field(
+        FieldInfo::new(
+            "pod_uid",
+            "UID of the Kubernetes pod the process runs in, read from its cgroup (the kubelet's \
+             pod<uid> cgroup, either cgroup driver). [N/A] when it is in none, or as for local_pid.",
+        )
+        .extension(),
+        |g, r| {
+            r.proc_cell(g, |host, pid, _| {
+                let cg = host.read(pid, "cgroup")?;
+                Ok(procinfo::pod_uid(&String::from_utf8_lossy(&cg))
+                    .map_or_else(|| g.na(), Value::Text))
+            })
+        },
+    ),
     ],
 };
 
