@@ -18,6 +18,9 @@ fi
 # Fleet files: alert rules (promtool check/test rules), Kubernetes manifests
 # (kubectl kustomize, kubernetes-validate), a few seconds.
 scripts/deploy-check.sh
+# Three simulated GPU nodes in network namespaces, one Prometheus with the
+# rules, every dashboard query, a node stopped (root; about 90 s).
+scripts/fleet-check.sh
 # Unmodified nvidia-htop parsing nvq's summary table through an nvidia-smi symlink.
 scripts/nvidia-htop-check.sh
 # netdata's unmodified nvidia_smi module reading nvq's `-x -q -l 1` stream.
