@@ -15,6 +15,7 @@ pub mod pods;
 pub mod report;
 mod row;
 pub mod smi_table;
+pub mod suggest;
 pub mod topo;
 mod value;
 
