@@ -4,7 +4,9 @@ the GPUs of tests/scenarios/fleet_train.toml. The answer is protobuf
 encoded here by hand (field numbers of the kubelet's podresources v1
 api.proto), so nvq's client is checked against an independent gRPC server.
 
-usage: fake_kubelet.py SOCKET
+usage: fake_kubelet.py SOCKET [PODS UUID,UUID,...]
+With PODS and UUIDs (benches/pods_bench.sh): PODS pods, pod i holding
+GPU i mod len(UUIDs) as a time-slicing replica.
 """
 import sys
 from concurrent import futures
@@ -48,11 +50,19 @@ ANSWER = b"".join(
 )
 
 
+def many(pods, uuids):
+    return b"".join(
+        ld(1, pod(f"job-{i}", f"team-{i % 5}", [container("worker", [devices("nvidia.com/gpu", [f"{uuids[i % len(uuids)]}::{i}"])])]))
+        for i in range(pods)
+    )
+
+
 def main():
+    answer = many(int(sys.argv[2]), sys.argv[3].split(",")) if len(sys.argv) > 3 else ANSWER
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=2))
     handler = grpc.method_handlers_generic_handler(
         "v1.PodResourcesLister",
-        {"List": grpc.unary_unary_rpc_method_handler(lambda request, context: ANSWER)},
+        {"List": grpc.unary_unary_rpc_method_handler(lambda request, context: answer)},
     )
     server.add_generic_rpc_handlers((handler,))
     server.add_insecure_port("unix:" + sys.argv[1])
