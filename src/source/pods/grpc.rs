@@ -52,9 +52,9 @@ async fn call(socket: &Path, path: &str, msg: Vec<u8>) -> Result<Vec<u8>, CallEr
         hyper::client::conn::http2::handshake(TokioExecutor::new(), TokioIo::new(stream))
             .await
             .map_err(|e| CallError::Http(e.to_string()))?;
-    // The connection is driven by its own task, which ends with it (when
-    // `send` is dropped, or the server goes away).
-    tokio::spawn(conn);
+    // The connection is driven by a task of its own, aborted when the call
+    // ends or is given up (its timeout), so no connection outlives it.
+    let _conn = AbortOnDrop(tokio::spawn(conn).abort_handle());
     let req = hyper::Request::post(format!("http://localhost{path}"))
         .header("content-type", "application/grpc")
         .header("te", "trailers")
@@ -80,6 +80,15 @@ async fn call(socket: &Path, path: &str, msg: Vec<u8>) -> Result<Vec<u8>, CallEr
         return Err(CallError::Malformed("no grpc-status".into()));
     }
     unframe(&got.to_bytes())
+}
+
+/// Aborts a task when dropped.
+struct AbortOnDrop(tokio::task::AbortHandle);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
 }
 
 /// A gRPC status other than OK is an error.
