@@ -252,8 +252,7 @@ fn collection(
         let mut when = None;
         let per_gpu = workers.sample(deadline, |i| {
             missed += 1;
-            let when =
-                when.get_or_insert_with(|| source::time::format_timestamp(SystemTime::now()));
+            let when = *when.get_or_insert_with(SystemTime::now);
             GpuRead {
                 rows: late.rows(devices[i], when, last[i].clone()),
                 apps: Vec::new(),

@@ -226,6 +226,27 @@ pub fn memory(c: &GpuCtx, pick: impl FnOnce(&raw::MemInfo) -> Result<u64, NvmlCo
     c.value(c.memory().and_then(pick), Value::Bytes)
 }
 
+/// `memory.used.percent`: used over total, in percent.
+pub fn memory_used_percent(c: &GpuCtx) -> Value {
+    c.value(c.memory(), |m| {
+        if m.total == 0 {
+            c.err(NvmlCode::NOT_SUPPORTED)
+        } else {
+            Value::Float {
+                value: m.used as f64 * 100.0 / m.total as f64,
+                decimals: 2,
+            }
+        }
+    })
+}
+
+/// `compute_apps.count`: the length of the compute process list.
+pub fn compute_apps_count(c: &GpuCtx) -> Value {
+    c.value(raw::processes(&c.raw(), raw::ProcessList::Compute), |p| {
+        Value::Int(p.len() as i64)
+    })
+}
+
 pub fn compute_mode(c: &GpuCtx) -> Value {
     c.value(raw::compute_mode(&c.raw()), |m| match m {
         0 => Value::text("Default"),
