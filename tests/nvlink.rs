@@ -70,7 +70,7 @@ fn refusals() {
         (&["nvlink", "-r", "0"][..], "changes the GPU's state"),
         (&["nvlink", "-info"][..], "does not implement"),
         (&["nvlink", "-sc", "0bz"][..], "changes the GPU's state"),
-        (&["nvlink", "-s", "-e"][..], "Invalid combination"),
+        (&["nvlink", "-s", "-e"][..], "do not go together"),
     ] {
         let out = nvq(&sc, args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
@@ -267,8 +267,9 @@ fn per_lane_crc() {
     );
 }
 
-/// A GPU without NVLink (every NVLink call NOT_SUPPORTED) and a lost GPU:
-/// nvidia-smi's all-inactive line under each, for every listing.
+/// A GPU without NVLink (every NVLink call NOT_SUPPORTED: nvidia-smi says
+/// the device has none, as on an L40S) and a lost GPU (the all-inactive
+/// line), for every listing.
 #[test]
 fn no_nvlink_and_a_lost_gpu() {
     for args in [
@@ -281,7 +282,7 @@ fn no_nvlink_and_a_lost_gpu() {
         assert_eq!(
             ok("topo_lost.toml", args),
             "GPU 0: NVIDIA L4 (UUID: GPU-00000001-0000-0000-0000-000000000000)\n\
-             NVML: Unable to retrieve Nvlink information as all links are inActive\n\
+             Device does not have or support Nvlink\n\
              GPU 1: [GPU is lost] (UUID: [GPU is lost])\n\
              NVML: Unable to retrieve Nvlink information as all links are inActive\n",
             "{args:?}"
@@ -309,9 +310,9 @@ fn new_option_errors() {
     let sc = scenario("nvlink_h800.toml");
     for (args, text) in [
         (&["nvlink", "-gt", "x"][..], "-gt takes d"),
-        (&["nvlink", "-R", "-p"][..], "Invalid combination"),
-        (&["nvlink", "-gt", "d", "-ec"][..], "Invalid combination"),
-        (&["nvlink", "-l", "0"][..], "Invalid combination"),
+        (&["nvlink", "-R", "-p"][..], "do not go together"),
+        (&["nvlink", "-gt", "d", "-ec"][..], "do not go together"),
+        (&["nvlink", "-l", "0"][..], "do not go together"),
         (&["nvlink", "-R", "-i", "3"][..], ""),
     ] {
         let out = nvq(&sc, args);

@@ -1,20 +1,25 @@
 //! `nvq pmon`: nvidia-smi's scrolling per-process monitor.
 
 use super::monitor::{self, column, Plan, Run};
+use super::plan::Common;
 use crate::cli::pmon::PmonArgs;
 use crate::error::NvqError;
-use crate::nvml::LibSource;
 use crate::render::monitor::{Layout, Slot, Zero};
 use crate::source::pmon::{self, PmonReader};
 
 /// nvidia-smi's pmon waits at most 10 s between samples.
 pub const MAX_DELAY: u64 = 10;
 
-/// The longest command name pmon prints.
+/// The longest command name pmon prints: 15 characters on Linux and on
+/// 610's Windows driver (`ApplicationFram`), 16 under WDDM before it (a
+/// 591.86 Windows capture: `NVIDIA Share.exe`, `TextInputHost.ex`).
 pub const NAME_CHARS: usize = 15;
+pub const WDDM_NAME_CHARS: usize = 16;
+/// The first Windows driver seen printing 15 characters again.
+pub const WDDM_NAMES_NARROW_FROM: u32 = 610;
 
-pub fn run(a: &PmonArgs, lib: LibSource) -> Result<(), NvqError> {
-    let plan = Plan::new("pmon", &a.monitor, Some(MAX_DELAY), false)?;
+pub fn run(a: &PmonArgs, common: &Common<'_>) -> Result<(), NvqError> {
+    let plan = Plan::new("pmon", &a.monitor, common, Some(MAX_DELAY), false)?;
     let metrics = monitor::selected(
         "pmon",
         a.select.as_deref(),
@@ -23,22 +28,20 @@ pub fn run(a: &PmonArgs, lib: LibSource) -> Result<(), NvqError> {
         pmon::select,
     )?;
     let mut columns = vec![
-        column("index", None, "The GPU's index."),
-        column("pid", None, "The process's ID."),
+        monitor::key_column("index", "The GPU's index."),
+        monitor::key_column("pid", "The process's ID."),
         column("type", None, "C compute, G graphics, C+G both, M MPS."),
     ];
     columns.extend(metrics.iter().map(monitor::metric_column));
     columns.push(column("command", None, "The process's name."));
     let shown = metrics.clone();
-    let layout = move |driver: u32| layout(&shown, driver);
+    let layout = move |driver: monitor::Driver| layout(&shown, driver);
     let run = Run {
-        lib,
-        args: &a.monitor,
+        common,
         plan,
         columns,
         layout: &layout,
-        script: Some(a.script.flags()),
-        script_timeout: a.script.timeout.as_deref(),
+        sub_key: true,
     };
     monitor::run_readers(
         run,
@@ -49,8 +52,8 @@ pub fn run(a: &PmonArgs, lib: LibSource) -> Result<(), NvqError> {
 
 /// nvidia-smi's pmon columns for `metrics` on a driver of this major
 /// version: from [`pmon::NEW_LAYOUT_FROM`] on with `jpg` and `ofa`.
-fn layout(metrics: &[pmon::Metric], driver: u32) -> Layout {
-    let old = driver < pmon::NEW_LAYOUT_FROM;
+fn layout(metrics: &[pmon::Metric], driver: monitor::Driver) -> Layout {
+    let old = driver.major < pmon::NEW_LAYOUT_FROM;
     // Before 550 the header's `type` and `sm` were a character narrower
     // than their values, and the header lines had no trailing space.
     let narrow = usize::from(old);
@@ -66,9 +69,14 @@ fn layout(metrics: &[pmon::Metric], driver: u32) -> Layout {
         slot.hidden = old && matches!(m.name, "jpg" | "ofa");
         slots.push(slot);
     }
-    let mut command = Slot::left("command", "name", "    ", NAME_CHARS);
+    let chars = if driver.wddm && driver.major < WDDM_NAMES_NARROW_FROM {
+        WDDM_NAME_CHARS
+    } else {
+        NAME_CHARS
+    };
+    let mut command = Slot::left("command", "name", "    ", chars);
     command.head_width = 0;
-    command.max_chars = Some(NAME_CHARS);
+    command.max_chars = Some(chars);
     slots.push(command);
     Layout {
         slots,

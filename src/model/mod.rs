@@ -11,9 +11,11 @@ pub mod gpm;
 pub mod listing;
 pub mod mig;
 pub mod nvlink;
+pub mod pods;
 pub mod report;
 mod row;
 pub mod smi_table;
+pub mod suggest;
 pub mod topo;
 mod value;
 

@@ -110,6 +110,21 @@ impl QueryMode {
         self.fields().iter().position(|f| f.matches(token))
     }
 
+    /// [`Self::resolve`] as nvidia-smi reads a list: nvq's own fields (the
+    /// `extension` ones) are unknown fields there, as nvidia-smi has none.
+    pub fn resolve_as_nvidia_smi(self, list: &str) -> Result<Vec<usize>, NvqError> {
+        let fields = self.fields();
+        let found = self.resolve(list)?;
+        match found
+            .iter()
+            .zip(list.split(','))
+            .find(|(&i, _)| fields.get(i).is_some_and(|f| f.extension))
+        {
+            Some((_, tok)) => Err(NvqError::InvalidField(tok.to_string(), None)),
+            None => Ok(found),
+        }
+    }
+
     /// Validate a comma-separated field list as a whole, before any NVML call.
     ///
     /// Rules (documented in the README): the list is split on `,` and each
@@ -120,7 +135,13 @@ impl QueryMode {
     pub fn resolve(self, list: &str) -> Result<Vec<usize>, NvqError> {
         let fields = self.fields();
         let tokens = list.split(',');
-        let invalid = |tok: &str| NvqError::InvalidField(tok.to_string());
+        let invalid = |tok: &str| {
+            let names = fields
+                .iter()
+                .flat_map(|f| std::iter::once(f.name).chain(f.aliases.iter().copied()));
+            let near = crate::model::suggest::nearest(tok, names);
+            NvqError::InvalidField(tok.to_string(), crate::model::suggest::did_you_mean(&near))
+        };
         // A long list (an all-fields query) looks names up in an index, a
         // short one scans the table.
         if list.len() < 256 {
@@ -186,7 +207,7 @@ mod tests {
         assert!(QueryMode::GPU.resolve("index,name").is_ok());
         for bad in ["", "index,", "index,,name", " index", "nope"] {
             let err = QueryMode::GPU.resolve(bad).unwrap_err();
-            assert!(matches!(err, NvqError::InvalidField(_)), "{bad:?}");
+            assert!(matches!(err, NvqError::InvalidField(..)), "{bad:?}");
         }
         let err = QueryMode::GPU.resolve("index,bogus,alsobad").unwrap_err();
         assert_eq!(
