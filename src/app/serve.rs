@@ -35,7 +35,12 @@ impl ServePlan {
         let fields = match (&s.query_gpu, profile.default_fields()) {
             (Some(list), _) => mode.resolve(list)?,
             (None, Some(list)) => mode.resolve(&list)?,
-            (None, None) => (0..mode.fields().len()).collect(),
+            // Every field nvidia-smi has (nvq's own ones when asked for by
+            // --query-gpu), as the exporters that run nvidia-smi see them.
+            (None, None) => {
+                let infos = mode.fields();
+                (0..infos.len()).filter(|&i| !infos[i].extension).collect()
+            }
         };
         let app_fields = profile
             .app_fields(s.collect_processes)?
