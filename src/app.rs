@@ -150,6 +150,9 @@ pub fn run_as(args: &Args, personality: Personality) -> Result<(), NvqError> {
 fn run_summary(args: &Args, personality: Personality) -> Result<(), NvqError> {
     let interval = loop_interval(args)?;
     let count = loop_count(args, interval)?;
+    if interval.is_some() {
+        looping::signals::arm();
+    }
     let session = Arc::new(Session::open(&args.lib_source())?);
     let devices = select::select(&session, args.id.as_deref())?;
     let mut sink = Sink::open(args.filename.as_deref())?;
@@ -212,6 +215,9 @@ fn run_query(args: &Args, plan: &QueryPlan) -> Result<(), NvqError> {
         SinkMode::ReplaceEachSample => Some(Sink::open_with(args.filename.as_deref(), mode)?),
         SinkMode::Append => None,
     };
+    if plan.interval.is_some() {
+        looping::signals::arm();
+    }
     let session = Arc::new(Session::open(&args.lib_source())?);
     let devices = select::select(&session, args.id.as_deref())?;
     let count = session.device_count().unwrap_or(0);

@@ -33,6 +33,7 @@ fn main() {
         let _ = std::io::stderr().write_all(text.as_bytes());
         std::process::exit(ExitCode::Other.code());
     }));
+    nvq::schedule::signals::reset_inherited();
     if STDOUT_CLOSED_AT_START.load(Ordering::SeqCst) {
         output::set_stdout_closed();
     }

@@ -246,6 +246,7 @@ fn run(r: Run<'_>, make: Arc<MakeReader>) -> Result<(), NvqError> {
         Some(flags) => Some(compile_script(&columns, clocks, flags, r.plan.format)?),
         None => None,
     };
+    looping::signals::arm();
     let session = Arc::new(Session::open(&r.lib)?);
     let devices = select::select(&session, r.args.id.as_deref())?;
     let filename = r.args.filename.as_deref();

@@ -72,6 +72,9 @@ pub fn run(args: &Args) -> Result<(), NvqError> {
     let interval = loop_interval(args)?;
     let count = loop_count(args, interval)?;
     let mut sink = Sink::open(args.filename.as_deref())?;
+    if interval.is_some() {
+        looping::signals::arm();
+    }
     let session = Arc::new(Session::open(&args.lib_source())?);
     let devices = select::select(&session, args.id.as_deref())?;
     let attached = session.device_count().unwrap_or(0);

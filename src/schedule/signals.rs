@@ -90,6 +90,46 @@ extern "C" fn on_signal(sig: c_int) {
     }
 }
 
+/// At the start of the process: SIGINT, SIGTERM and SIGHUP get their default
+/// action back where they were inherited ignored (a background job of a
+/// non-interactive shell starts with SIGINT ignored), so that
+/// `nvq ... & kill -INT $!` is never lost, whatever the parent did.
+pub fn reset_inherited() {
+    for sig in SIGNALS {
+        // SAFETY: sigaction(2) with a NULL new action only reads the
+        // current one into `old`, a valid out-pointer.
+        let ignored = unsafe {
+            let mut old: libc::sigaction = std::mem::zeroed();
+            libc::sigaction(sig, std::ptr::null(), &mut old) == 0 && old.sa_sigaction == libc::SIG_IGN
+        };
+        if ignored {
+            // SAFETY: signal(2) with SIG_DFL has no preconditions.
+            unsafe {
+                libc::signal(sig, libc::SIG_DFL);
+            }
+        }
+    }
+}
+
+/// Route the three stop signals to the loop's handler now, before a loop's
+/// slow start (loading NVML, finding the GPUs): a stop asked then ends the
+/// loop after its first sample, with the summary, instead of killing it.
+/// [`StopSignals::install`] calls it again; calling it twice is harmless.
+pub fn arm() {
+    for sig in SIGNALS {
+        // SAFETY: a zeroed sigaction with a valid handler and an empty
+        // mask is a valid argument; SA_RESTART keeps NVML's and the
+        // writer's system calls from failing with EINTR.
+        unsafe {
+            let mut sa: libc::sigaction = std::mem::zeroed();
+            sa.sa_sigaction = on_signal as extern "C" fn(c_int) as libc::sighandler_t;
+            sa.sa_flags = libc::SA_RESTART;
+            libc::sigemptyset(&mut sa.sa_mask);
+            libc::sigaction(sig, &sa, std::ptr::null_mut());
+        }
+    }
+}
+
 /// The installed SIGINT/SIGTERM/SIGHUP handlers of a loop.
 pub struct StopSignals {
     /// Read end of the self-pipe, -1 if the pipe could not be made (then
@@ -110,18 +150,7 @@ impl StopSignals {
         } else {
             -1
         };
-        for sig in SIGNALS {
-            // SAFETY: a zeroed sigaction with a valid handler and an empty
-            // mask is a valid argument; SA_RESTART keeps NVML's and the
-            // writer's system calls from failing with EINTR.
-            unsafe {
-                let mut sa: libc::sigaction = std::mem::zeroed();
-                sa.sa_sigaction = on_signal as extern "C" fn(c_int) as libc::sighandler_t;
-                sa.sa_flags = libc::SA_RESTART;
-                libc::sigemptyset(&mut sa.sa_mask);
-                libc::sigaction(sig, &sa, std::ptr::null_mut());
-            }
-        }
+        arm();
         StopSignals { rd }
     }
 
