@@ -84,3 +84,70 @@ fn kill_int_stops_a_background_loop_of_a_script() {
         assert!(printed.contains("mean"), "the summary after SIG{sig} at {when} s: {printed}");
     }
 }
+
+// ---- 11. an empty sample replaces a Prometheus file ----
+
+/// An H100 running `processes` (pid, bytes): a cron job's view of the node.
+fn apps_scenario(processes: &[(u32, u64)]) -> tempfile::NamedTempFile {
+    let mut text = format!("{SIM_HEAD}{}", common::h100(0, 1 << 30));
+    for (pid, used) in processes {
+        text.push_str(&format!("\n[[device.process]]\npid = {pid}\nname = \"train\"\nused_memory = {used}\n"));
+    }
+    write_scenario(&text)
+}
+
+/// Every line of a Prometheus text exposition is a comment or a sample.
+fn exposition_lines_ok(text: &str) -> bool {
+    text.lines().all(|l| {
+        l.starts_with("# HELP ") || l.starts_with("# TYPE ") || (l.starts_with("nvq_") && l.contains(' '))
+    })
+}
+
+#[test]
+fn a_sample_without_processes_replaces_the_prometheus_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let prom = dir.path().join("apps.prom");
+    let args = [
+        "--query-compute-apps=pid,used_memory",
+        "--format=prometheus",
+        "-f",
+        prom.to_str().unwrap(),
+    ];
+    // One-shot, as a cron job runs it: first with a process, then without.
+    let busy = apps_scenario(&[(4242, 1 << 30)]);
+    let out = cmd_on(busy.path(), &args).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let before = std::fs::read_to_string(&prom).unwrap();
+    assert!(before.contains("pid=\"4242\"") && before.contains(" 1073741824\n"), "{before}");
+    let idle = apps_scenario(&[]);
+    let out = cmd_on(idle.path(), &args).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let after = std::fs::read_to_string(&prom).unwrap();
+    assert!(!after.contains("4242"), "the exited process is still in the file:\n{after}");
+    assert!(after.contains("# TYPE nvq_used_gpu_memory_bytes gauge\n"), "{after}");
+    assert!(exposition_lines_ok(&after), "{after}");
+
+    // In a loop too: the process exits while nvq runs.
+    let sc = apps_scenario(&[(4242, 1 << 30)]);
+    let mut child = cmd_on(sc.path(), &[&args[..], &["-lms", "200"]].concat())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let seen = |want: &dyn Fn(&str) -> bool| {
+        let start = Instant::now();
+        while start.elapsed() < Duration::from_secs(10) {
+            if std::fs::read_to_string(&prom).is_ok_and(|t| want(&t)) {
+                return true;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        false
+    };
+    assert!(seen(&|t: &str| t.contains("4242")), "the loop never wrote the process");
+    std::fs::copy(idle.path(), sc.path()).unwrap();
+    let gone = seen(&|t: &str| !t.contains("4242") && t.contains("# TYPE nvq_used_gpu_memory_bytes"));
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(gone, "the loop kept the exited process: {}", std::fs::read_to_string(&prom).unwrap());
+}
