@@ -127,3 +127,41 @@ fn a_sample_without_processes_replaces_the_prometheus_file() {
     assert!(after.contains("# TYPE nvq_used_gpu_memory_bytes gauge\n"), "{after}");
     assert!(exposition_lines_ok(&after), "{after}");
 }
+
+// ---- 13. characters XML 1.0 forbids ----
+
+/// Is `c` a `Char` of XML 1.0 (§2.2)?
+fn xml_char(c: char) -> bool {
+    matches!(c, '\t' | '\n' | '\r' | '\u{20}'..='\u{D7FF}' | '\u{E000}'..='\u{FFFD}' | '\u{10000}'..)
+}
+
+#[test]
+fn names_xml_forbids_never_reach_an_xml_document() {
+    let evil = "evil\\uFFFE\\uFFFF\\u0001\\u001F";
+    let sc = write_scenario(&format!(
+        "{SIM_HEAD}\n[[device]]\nname = \"NVIDIA {evil} H100\"\nserial = \"{evil}\"\n\
+         uuid = \"GPU-00000000-0000-4000-8000-000000000001\"\n\
+         pci = {{ domain = 0, bus = 1, device = 0 }}\n\
+         memory = {{ total = 85520809984, used = 1073741824 }}\n\
+         [[device.process]]\npid = 4242\nname = \"{evil}\"\nused_memory = 1073741824\n"
+    ));
+    let lint = Command::new("xmllint").arg("--version").output().is_ok();
+    if !lint {
+        eprintln!("note: xmllint not installed; only the characters are checked");
+    }
+    for (args, how) in [(&["-q", "-x"][..], &["--noout"][..]), (&["-q", "-x", "--dtd"], &["--valid", "--noout"])] {
+        let out = cmd_on(sc.path(), args).output().unwrap();
+        assert!(out.status.success(), "{args:?}: {}", text(&out.stderr));
+        let doc = String::from_utf8(out.stdout).unwrap();
+        assert!(doc.contains("<product_name>NVIDIA evil"), "{doc}");
+        assert!(doc.contains("<pid>4242</pid>"), "{doc}");
+        let bad: Vec<char> = doc.chars().filter(|c| !xml_char(*c)).collect();
+        assert!(bad.is_empty(), "{args:?} writes {bad:?}, which XML 1.0 forbids");
+        if lint {
+            let f = tempfile::Builder::new().suffix(".xml").tempfile().unwrap();
+            std::fs::write(f.path(), &doc).unwrap();
+            let v = Command::new("xmllint").args(how).arg(f.path()).output().unwrap();
+            assert!(v.status.success(), "{args:?}: {}", text(&v.stderr));
+        }
+    }
+}
