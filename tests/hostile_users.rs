@@ -165,3 +165,68 @@ fn names_xml_forbids_never_reach_an_xml_document() {
         }
     }
 }
+
+// ---- 10. -f through a link in a sticky world-writable folder ----
+
+fn is_root() -> bool {
+    // SAFETY: geteuid has no preconditions.
+    unsafe { libc::geteuid() == 0 }
+}
+
+/// Make the link `link` (not what it points to) belong to `uid`.
+fn lchown(link: &Path, uid: u32) {
+    std::os::unix::fs::lchown(link, Some(uid), None).unwrap();
+}
+
+/// Another user (uid 65534) plants `/tmp/x/gpu.prom -> victim` in a
+/// mode-1777 folder; root's `-f /tmp/x/gpu.prom` must not follow it, in
+/// either file mode, as the kernel's `fs.protected_symlinks` would not for
+/// `open()`. A link of root's own, or one in a folder that is not sticky and
+/// world-writable, is still followed.
+#[test]
+fn f_refuses_another_users_link_in_a_sticky_world_writable_folder() {
+    use std::os::unix::fs::PermissionsExt;
+    if !is_root() {
+        eprintln!("note: not root; cannot plant a link owned by another user");
+        return;
+    }
+    let sc = apps_scenario(&[(4242, 1 << 30)]);
+    let home = tempfile::tempdir().unwrap();
+    let victim = home.path().join("victim.sh");
+    let shared = home.path().join("x");
+    std::fs::create_dir(&shared).unwrap();
+    std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o1777)).unwrap();
+    let link = shared.join("gpu.prom");
+    std::os::unix::fs::symlink(&victim, &link).unwrap();
+    lchown(&link, 65534);
+    let formats = [["--query-gpu=index,memory.used", "--format=prometheus"], ["--query-gpu=index,memory.used", "--format=csv"]];
+    for fmt in formats {
+        std::fs::write(&victim, "#!/bin/sh\necho precious\n").unwrap();
+        let out = cmd_on(sc.path(), &[&fmt[..], &["-f", link.to_str().unwrap()]].concat()).output().unwrap();
+        assert_eq!(out.status.code(), Some(22), "{fmt:?}: {}", text(&out.stderr));
+        let err = text(&out.stderr);
+        assert!(err.contains("symlink") && err.contains(link.to_str().unwrap()), "{fmt:?}: {err}");
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "#!/bin/sh\necho precious\n", "{fmt:?}");
+        assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+    }
+    // Owned by root (the user running nvq): followed, as the kernel would.
+    lchown(&link, 0);
+    for fmt in formats {
+        let out = cmd_on(sc.path(), &[&fmt[..], &["-f", link.to_str().unwrap()]].concat()).output().unwrap();
+        assert!(out.status.success(), "{fmt:?}: {}", text(&out.stderr));
+        assert!(std::fs::read_to_string(&victim).unwrap().contains("1073741824") || fmt[1] == "--format=csv");
+    }
+    // Another user's link in a folder that is not world-writable: followed.
+    lchown(&link, 65534);
+    std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let out = cmd_on(sc.path(), &[&formats[0][..], &["-f", link.to_str().unwrap()]].concat()).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    // A link to a folder, planted in the sticky folder, is refused too.
+    std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o1777)).unwrap();
+    let dirlink = shared.join("d");
+    std::os::unix::fs::symlink(home.path(), &dirlink).unwrap();
+    lchown(&dirlink, 65534);
+    let through = dirlink.join("victim.sh");
+    let out = cmd_on(sc.path(), &[&formats[0][..], &["-f", through.to_str().unwrap()]].concat()).output().unwrap();
+    assert_eq!(out.status.code(), Some(22), "{}", text(&out.stderr));
+}
