@@ -230,3 +230,127 @@ fn f_refuses_another_users_link_in_a_sticky_world_writable_folder() {
     let out = cmd_on(sc.path(), &[&formats[0][..], &["-f", through.to_str().unwrap()]].concat()).output().unwrap();
     assert_eq!(out.status.code(), Some(22), "{}", text(&out.stderr));
 }
+
+// ---- 14–16. the web config file ----
+
+/// `nvq serve --web.config.file=web` until it exits or 10 s pass (then it is
+/// killed): its exit code (`None`: still running) and stderr.
+fn serve_with(web: &Path) -> (Option<i32>, String) {
+    let sc = apps_scenario(&[]);
+    let mut child = cmd_on(sc.path(), &["serve", "--web.listen-address=127.0.0.1:0"])
+        .arg(format!("--web.config.file={}", web.display()))
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    let code = loop {
+        if let Some(st) = child.try_wait().unwrap() {
+            break st.code();
+        }
+        if start.elapsed() > Duration::from_secs(10) {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let mut err = String::new();
+    if let Some(mut e) = child.stderr.take() {
+        let _ = std::io::Read::read_to_string(&mut e, &mut err);
+    }
+    (code, err)
+}
+
+/// `text` as `name` in `dir`, mode 0600.
+fn private_file(dir: &Path, name: &str, text: &[u8]) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o600)).unwrap();
+    p
+}
+
+#[test]
+fn web_config_errors_never_quote_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let secret = "Zq9SECRETxW";
+    for (text, line) in [
+        // /etc/shadow's format.
+        (format!("root:$6$salt$h{secret}ash:19700:0:99999:7:::\ndaemon:*:19700:0:99999:7:::\n"), "line 1"),
+        (format!("basic_auth_users:\n  alice: $2y$10$abc\n  {secret}: plain\n"), "line 2"),
+        (format!("tls_server_config:\n  cert_file: a\n  key_file: b\n  min_version: {secret}\n"), "line 4"),
+        (format!("tls_server_config:\n  client_auth_type: {secret}\n"), "line 2"),
+        (format!("a: 1\n{secret}: 2\n"), "line 1"),
+        (format!("basic_auth_users: [{secret}\n"), "line"),
+        (format!("x: \"{secret}\\q\"\n"), "line 1"),
+        (format!("x: `{secret}\n"), "line 1"),
+    ] {
+        let web = private_file(dir.path(), "web.yml", text.as_bytes());
+        let (code, err) = serve_with(&web);
+        assert_eq!(code, Some(2), "{text}: {err}");
+        assert!(!err.contains(secret) && !err.contains("salt"), "quotes the file:\n{err}");
+        assert!(err.contains(line), "{text}: no {line} in {err}");
+    }
+}
+
+#[test]
+fn web_config_and_pem_files_are_bounded() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let fifo = d.join("fifo");
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let zero = d.join("zero.yml");
+    std::os::unix::fs::symlink("/dev/zero", &zero).unwrap();
+    let big = private_file(d, "big.yml", &vec![b'#'; 2 << 20]);
+    // 470 bytes that a loader expanding aliases turns into gigabytes.
+    let mut bomb = String::from("a: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n");
+    for (k, prev) in ["b", "c", "d", "e", "f", "g", "h", "i"].iter().zip(["a", "b", "c", "d", "e", "f", "g", "h"]) {
+        bomb.push_str(&format!("{k}: &{k} [*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev}]\n"));
+    }
+    let bomb = private_file(d, "bomb.yml", bomb.as_bytes());
+    let anchors = private_file(d, "anchors.yml", b"basic_auth_users: &u\n  alice: $2y$10$x\n");
+    let big_pem = private_file(d, "big.pem", &vec![b'A'; 2 << 20]);
+    let tls = |cert: &Path| {
+        let name = format!("tls-{}.yml", cert.file_name().unwrap().to_string_lossy());
+        let text = format!("tls_server_config:\n  cert_file: {}\n  key_file: {}\n", cert.display(), cert.display());
+        private_file(d, &name, text.as_bytes())
+    };
+    let cases: Vec<(PathBuf, &str)> = vec![
+        (fifo.clone(), "regular file"),
+        (zero, "regular file"),
+        (d.to_path_buf(), "regular file"),
+        (big, "1 MiB"),
+        (bomb, "anchor"),
+        (anchors, "anchor"),
+        (tls(Path::new("/dev/zero")), "regular file"),
+        (tls(&fifo), "regular file"),
+        (tls(&big_pem), "1 MiB"),
+    ];
+    for (web, why) in cases {
+        let start = Instant::now();
+        let (code, err) = serve_with(&web);
+        assert_eq!(code, Some(2), "{}: {err}", web.display());
+        assert!(err.contains(why), "{}: no {why:?} in {err}", web.display());
+        assert!(start.elapsed() < Duration::from_secs(5), "{}", web.display());
+    }
+}
+
+#[test]
+fn a_web_config_others_can_write_is_refused() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let ok = "basic_auth_users:\n  alice: $2y$04$W4b3cTSE0MeC.9Z5HW1Yq.J2Z0n5o5y7lD3oB8m4C6xq0c2lP1E0y\n";
+    let open_file = private_file(dir.path(), "web.yml", ok.as_bytes());
+    std::fs::set_permissions(&open_file, std::fs::Permissions::from_mode(0o666)).unwrap();
+    let (code, err) = serve_with(&open_file);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("writable by other users"), "{err}");
+    let open_dir = dir.path().join("open");
+    std::fs::create_dir(&open_dir).unwrap();
+    std::fs::set_permissions(&open_dir, std::fs::Permissions::from_mode(0o777)).unwrap();
+    let inside = private_file(&open_dir, "web.yml", ok.as_bytes());
+    let (code, err) = serve_with(&inside);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("writable by other users"), "{err}");
+}
