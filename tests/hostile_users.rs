@@ -354,3 +354,130 @@ fn a_web_config_others_can_write_is_refused() {
     assert_eq!(code, Some(2), "{err}");
     assert!(err.contains("writable by other users"), "{err}");
 }
+
+// ---- 8. basic auth under a flood, and what a 401 tells ----
+
+/// `nvq serve` with `web` as its config, on a free port: the child and its
+/// address.
+fn serve_on(web: &Path, sc: &Path) -> (std::process::Child, String) {
+    use std::io::BufRead;
+    let mut child = cmd_on(sc, &["serve", "--web.listen-address=127.0.0.1:0", "--collect.interval=0s"])
+        .arg(format!("--web.config.file={}", web.display()))
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = std::io::BufReader::new(child.stderr.take().unwrap()).lines();
+    let first = lines.next().unwrap().unwrap();
+    let addr = first
+        .split("http://")
+        .nth(1)
+        .and_then(|r| r.split('/').next())
+        .unwrap_or_else(|| panic!("no address in {first:?}"))
+        .to_string();
+    std::thread::spawn(move || lines.for_each(drop));
+    (child, addr)
+}
+
+/// GET /metrics as `user:password` with a scrape timeout: the status code.
+fn get_as(addr: &str, user_password: &str, timeout: &str) -> u16 {
+    use base64::Engine;
+    use std::io::{Read, Write};
+    let Ok(mut s) = std::net::TcpStream::connect(addr) else {
+        return 0;
+    };
+    let _ = s.set_read_timeout(Some(Duration::from_secs(30)));
+    let auth = base64::engine::general_purpose::STANDARD.encode(user_password);
+    let req = format!(
+        "GET /metrics HTTP/1.1\r\nHost: x\r\nAuthorization: Basic {auth}\r\n\
+         X-Prometheus-Scrape-Timeout-Seconds: {timeout}\r\nConnection: close\r\n\r\n"
+    );
+    if s.write_all(req.as_bytes()).is_err() {
+        return 0;
+    }
+    let mut head = [0u8; 12];
+    if s.read_exact(&mut head).is_err() {
+        return 0;
+    }
+    let mut rest = Vec::new();
+    let _ = s.read_to_end(&mut rest);
+    String::from_utf8_lossy(&head[9..12]).parse().unwrap_or(0)
+}
+
+/// A config of basic-auth users, in a private folder.
+fn users_config(dir: &Path, users: &[(&str, &str, u32)]) -> PathBuf {
+    let mut text = String::from("basic_auth_users:\n");
+    for (user, password, cost) in users {
+        text.push_str(&format!("  {user}: {}\n", bcrypt::hash(password, *cost).unwrap()));
+    }
+    private_file(dir, "web.yml", text.as_bytes())
+}
+
+/// 40 wrong passwords queued just before it must not keep the right one
+/// out past its scrape timeout (here 3 s; a check takes about 0.2 s).
+#[test]
+fn a_flood_of_wrong_passwords_does_not_keep_a_scraper_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let web = users_config(dir.path(), &[("prometheus", "right", 8)]);
+    let sc = apps_scenario(&[]);
+    let (mut child, addr) = serve_on(&web, sc.path());
+    let flood: Vec<_> = (0..40)
+        .map(|i| {
+            let addr = addr.clone();
+            std::thread::spawn(move || get_as(&addr, &format!("prometheus:wrong{i}"), "3"))
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(300));
+    let start = Instant::now();
+    let code = get_as(&addr, "prometheus:right", "3");
+    let took = start.elapsed();
+    let answers: Vec<u16> = flood.into_iter().map(|t| t.join().unwrap()).collect();
+    // Remembered now: the next login costs nothing, flood or not.
+    let again = get_as(&addr, "prometheus:right", "3");
+    let _ = child.kill();
+    let _ = child.wait();
+    assert_eq!(code, 200, "the right password was refused");
+    assert!(took < Duration::from_secs(3), "the right password waited {took:?}");
+    assert!(answers.iter().all(|c| *c == 401 || *c == 503), "{answers:?}");
+    assert_eq!(again, 200);
+}
+
+/// The time of a 401 does not tell whether the user name exists.
+#[test]
+fn an_unknown_user_costs_what_a_known_one_costs() {
+    let dir = tempfile::tempdir().unwrap();
+    let web = users_config(dir.path(), &[("alice", "pw", 8)]);
+    let sc = apps_scenario(&[]);
+    let (mut child, addr) = serve_on(&web, sc.path());
+    // Alternate the two, so that a busy machine slows both alike.
+    let time = |user: &str, i: usize| {
+        let start = Instant::now();
+        assert_eq!(get_as(&addr, &format!("{user}:bad{i}"), "10"), 401);
+        start.elapsed()
+    };
+    let (mut known, mut unknown): (Vec<Duration>, Vec<Duration>) =
+        (0..9).map(|i| (time("alice", i), time("mallory", i))).unzip();
+    known.sort();
+    unknown.sort();
+    let (known, unknown) = (known[4], unknown[4]);
+    let _ = child.kill();
+    let _ = child.wait();
+    let ratio = unknown.as_secs_f64() / known.as_secs_f64();
+    assert!((0.5..2.0).contains(&ratio), "known {known:?}, unknown {unknown:?}");
+}
+
+/// A cost that would take a day per check is refused at start, clearly.
+#[test]
+fn a_hash_too_slow_to_check_is_refused_at_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let web = private_file(
+        dir.path(),
+        "web.yml",
+        b"basic_auth_users:\n  alice: $2b$31$r1mahWVyTc0dtWoAYi2hn./rp7/uGl8ZkJDPtdz0DmtRjo5ocDdXK\n",
+    );
+    let start = Instant::now();
+    let (code, err) = serve_with(&web);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("cost 31") && err.contains("line 2"), "{err}");
+    assert!(start.elapsed() < Duration::from_secs(5));
+}
