@@ -207,9 +207,9 @@ impl NvqError {
             | NvqError::Device { code, .. }
             | NvqError::System { code, .. } => code_exit(*code),
             NvqError::NoDevices => ExitCode::NotFound,
-            NvqError::Output { .. } | NvqError::NotRegular { .. } | NvqError::UntrustedLink { .. } => {
-                ExitCode::OutputError
-            }
+            NvqError::Output { .. }
+            | NvqError::NotRegular { .. }
+            | NvqError::UntrustedLink { .. } => ExitCode::OutputError,
             NvqError::AssertFailed(_) => ExitCode::AssertFailed,
             NvqError::Timeout(_) => ExitCode::Timeout,
             NvqError::Serve(_) => ExitCode::Other,

@@ -34,7 +34,10 @@ fn text(b: &[u8]) -> String {
 /// Run `script` under `sh -c` and wait at most `limit` for it.
 fn sh_within(script: &str, env: &[(&str, &Path)], limit: Duration) -> Option<Output> {
     let mut c = Command::new("sh");
-    c.arg("-c").arg(script).stdout(Stdio::piped()).stderr(Stdio::piped());
+    c.arg("-c")
+        .arg(script)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
     for (k, v) in env {
         c.env(k, v);
     }
@@ -66,7 +69,12 @@ fn kill_int_stops_a_background_loop_of_a_script() {
     let out_dir = tempfile::tempdir().unwrap();
     let out = out_dir.path().join("out.csv");
     let (bin, lib) = (nvq_bin(), sim_lib());
-    for (when, sig) in [("0.5", "INT"), ("2.5", "INT"), ("0.5", "TERM"), ("0.5", "HUP")] {
+    for (when, sig) in [
+        ("0.5", "INT"),
+        ("2.5", "INT"),
+        ("0.5", "TERM"),
+        ("0.5", "HUP"),
+    ] {
         let script = format!(
             "\"$NVQ\" --nvml-lib \"$SIM\" --query-gpu=index,memory.used --format=csv,noheader -lms 200 \
              --summary > \"$OUT\" 2>&1 & sleep {when}; kill -{sig} $!; wait $!; echo \"rc=$?\""
@@ -80,8 +88,15 @@ fn kill_int_stops_a_background_loop_of_a_script() {
         let done = sh_within(&script, &env, Duration::from_secs(15));
         let printed = std::fs::read_to_string(&out).unwrap_or_default();
         let done = done.unwrap_or_else(|| panic!("SIG{sig} after {when} s was ignored: {printed}"));
-        assert_eq!(text(&done.stdout).trim(), "rc=0", "SIG{sig} after {when} s: {printed}");
-        assert!(printed.contains("mean"), "the summary after SIG{sig} at {when} s: {printed}");
+        assert_eq!(
+            text(&done.stdout).trim(),
+            "rc=0",
+            "SIG{sig} after {when} s: {printed}"
+        );
+        assert!(
+            printed.contains("mean"),
+            "the summary after SIG{sig} at {when} s: {printed}"
+        );
     }
 }
 
@@ -91,7 +106,9 @@ fn kill_int_stops_a_background_loop_of_a_script() {
 fn apps_scenario(processes: &[(u32, u64)]) -> tempfile::NamedTempFile {
     let mut text = format!("{SIM_HEAD}{}", common::h100(0, 1 << 30));
     for (pid, used) in processes {
-        text.push_str(&format!("\n[[device.process]]\npid = {pid}\nname = \"train\"\nused_memory = {used}\n"));
+        text.push_str(&format!(
+            "\n[[device.process]]\npid = {pid}\nname = \"train\"\nused_memory = {used}\n"
+        ));
     }
     write_scenario(&text)
 }
@@ -99,7 +116,9 @@ fn apps_scenario(processes: &[(u32, u64)]) -> tempfile::NamedTempFile {
 /// Every line of a Prometheus text exposition is a comment or a sample.
 fn exposition_lines_ok(text: &str) -> bool {
     text.lines().all(|l| {
-        l.starts_with("# HELP ") || l.starts_with("# TYPE ") || (l.starts_with("nvq_") && l.contains(' '))
+        l.starts_with("# HELP ")
+            || l.starts_with("# TYPE ")
+            || (l.starts_with("nvq_") && l.contains(' '))
     })
 }
 
@@ -118,13 +137,22 @@ fn a_sample_without_processes_replaces_the_prometheus_file() {
     let out = cmd_on(busy.path(), &args).output().unwrap();
     assert!(out.status.success(), "{}", text(&out.stderr));
     let before = std::fs::read_to_string(&prom).unwrap();
-    assert!(before.contains("pid=\"4242\"") && before.contains(" 1073741824\n"), "{before}");
+    assert!(
+        before.contains("pid=\"4242\"") && before.contains(" 1073741824\n"),
+        "{before}"
+    );
     let idle = apps_scenario(&[]);
     let out = cmd_on(idle.path(), &args).output().unwrap();
     assert!(out.status.success(), "{}", text(&out.stderr));
     let after = std::fs::read_to_string(&prom).unwrap();
-    assert!(!after.contains("4242"), "the exited process is still in the file:\n{after}");
-    assert!(after.contains("# TYPE nvq_used_gpu_memory_bytes gauge\n"), "{after}");
+    assert!(
+        !after.contains("4242"),
+        "the exited process is still in the file:\n{after}"
+    );
+    assert!(
+        after.contains("# TYPE nvq_used_gpu_memory_bytes gauge\n"),
+        "{after}"
+    );
     assert!(exposition_lines_ok(&after), "{after}");
 }
 
@@ -149,18 +177,28 @@ fn names_xml_forbids_never_reach_an_xml_document() {
     if !lint {
         eprintln!("note: xmllint not installed; only the characters are checked");
     }
-    for (args, how) in [(&["-q", "-x"][..], &["--noout"][..]), (&["-q", "-x", "--dtd"], &["--valid", "--noout"])] {
+    for (args, how) in [
+        (&["-q", "-x"][..], &["--noout"][..]),
+        (&["-q", "-x", "--dtd"], &["--valid", "--noout"]),
+    ] {
         let out = cmd_on(sc.path(), args).output().unwrap();
         assert!(out.status.success(), "{args:?}: {}", text(&out.stderr));
         let doc = String::from_utf8(out.stdout).unwrap();
         assert!(doc.contains("<product_name>NVIDIA evil"), "{doc}");
         assert!(doc.contains("<pid>4242</pid>"), "{doc}");
         let bad: Vec<char> = doc.chars().filter(|c| !xml_char(*c)).collect();
-        assert!(bad.is_empty(), "{args:?} writes {bad:?}, which XML 1.0 forbids");
+        assert!(
+            bad.is_empty(),
+            "{args:?} writes {bad:?}, which XML 1.0 forbids"
+        );
         if lint {
             let f = tempfile::Builder::new().suffix(".xml").tempfile().unwrap();
             std::fs::write(f.path(), &doc).unwrap();
-            let v = Command::new("xmllint").args(how).arg(f.path()).output().unwrap();
+            let v = Command::new("xmllint")
+                .args(how)
+                .arg(f.path())
+                .output()
+                .unwrap();
             assert!(v.status.success(), "{args:?}: {}", text(&v.stderr));
         }
     }
@@ -199,27 +237,65 @@ fn f_refuses_another_users_link_in_a_sticky_world_writable_folder() {
     let link = shared.join("gpu.prom");
     std::os::unix::fs::symlink(&victim, &link).unwrap();
     lchown(&link, 65534);
-    let formats = [["--query-gpu=index,memory.used", "--format=prometheus"], ["--query-gpu=index,memory.used", "--format=csv"]];
+    let formats = [
+        ["--query-gpu=index,memory.used", "--format=prometheus"],
+        ["--query-gpu=index,memory.used", "--format=csv"],
+    ];
     for fmt in formats {
         std::fs::write(&victim, "#!/bin/sh\necho precious\n").unwrap();
-        let out = cmd_on(sc.path(), &[&fmt[..], &["-f", link.to_str().unwrap()]].concat()).output().unwrap();
-        assert_eq!(out.status.code(), Some(22), "{fmt:?}: {}", text(&out.stderr));
+        let out = cmd_on(
+            sc.path(),
+            &[&fmt[..], &["-f", link.to_str().unwrap()]].concat(),
+        )
+        .output()
+        .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(22),
+            "{fmt:?}: {}",
+            text(&out.stderr)
+        );
         let err = text(&out.stderr);
-        assert!(err.contains("symlink") && err.contains(link.to_str().unwrap()), "{fmt:?}: {err}");
-        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "#!/bin/sh\necho precious\n", "{fmt:?}");
-        assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+        assert!(
+            err.contains("symlink") && err.contains(link.to_str().unwrap()),
+            "{fmt:?}: {err}"
+        );
+        assert_eq!(
+            std::fs::read_to_string(&victim).unwrap(),
+            "#!/bin/sh\necho precious\n",
+            "{fmt:?}"
+        );
+        assert!(std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink());
     }
     // Owned by root (the user running nvq): followed, as the kernel would.
     lchown(&link, 0);
     for fmt in formats {
-        let out = cmd_on(sc.path(), &[&fmt[..], &["-f", link.to_str().unwrap()]].concat()).output().unwrap();
+        let out = cmd_on(
+            sc.path(),
+            &[&fmt[..], &["-f", link.to_str().unwrap()]].concat(),
+        )
+        .output()
+        .unwrap();
         assert!(out.status.success(), "{fmt:?}: {}", text(&out.stderr));
-        assert!(std::fs::read_to_string(&victim).unwrap().contains("1073741824") || fmt[1] == "--format=csv");
+        assert!(
+            std::fs::read_to_string(&victim)
+                .unwrap()
+                .contains("1073741824")
+                || fmt[1] == "--format=csv"
+        );
     }
     // Another user's link in a folder that is not world-writable: followed.
     lchown(&link, 65534);
     std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let out = cmd_on(sc.path(), &[&formats[0][..], &["-f", link.to_str().unwrap()]].concat()).output().unwrap();
+    let out = cmd_on(
+        sc.path(),
+        &[&formats[0][..], &["-f", link.to_str().unwrap()]].concat(),
+    )
+    .output()
+    .unwrap();
     assert!(out.status.success(), "{}", text(&out.stderr));
     // A link to a folder, planted in the sticky folder, is refused too.
     std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o1777)).unwrap();
@@ -227,7 +303,12 @@ fn f_refuses_another_users_link_in_a_sticky_world_writable_folder() {
     std::os::unix::fs::symlink(home.path(), &dirlink).unwrap();
     lchown(&dirlink, 65534);
     let through = dirlink.join("victim.sh");
-    let out = cmd_on(sc.path(), &[&formats[0][..], &["-f", through.to_str().unwrap()]].concat()).output().unwrap();
+    let out = cmd_on(
+        sc.path(),
+        &[&formats[0][..], &["-f", through.to_str().unwrap()]].concat(),
+    )
+    .output()
+    .unwrap();
     assert_eq!(out.status.code(), Some(22), "{}", text(&out.stderr));
 }
 
@@ -277,10 +358,22 @@ fn web_config_errors_never_quote_the_file() {
     let secret = "Zq9SECRETxW";
     for (text, line) in [
         // /etc/shadow's format.
-        (format!("root:$6$salt$h{secret}ash:19700:0:99999:7:::\ndaemon:*:19700:0:99999:7:::\n"), "line 1"),
-        (format!("basic_auth_users:\n  alice: $2y$10$abc\n  {secret}: plain\n"), "line 2"),
-        (format!("tls_server_config:\n  cert_file: a\n  key_file: b\n  min_version: {secret}\n"), "line 4"),
-        (format!("tls_server_config:\n  client_auth_type: {secret}\n"), "line 2"),
+        (
+            format!("root:$6$salt$h{secret}ash:19700:0:99999:7:::\ndaemon:*:19700:0:99999:7:::\n"),
+            "line 1",
+        ),
+        (
+            format!("basic_auth_users:\n  alice: $2y$10$abc\n  {secret}: plain\n"),
+            "line 2",
+        ),
+        (
+            format!("tls_server_config:\n  cert_file: a\n  key_file: b\n  min_version: {secret}\n"),
+            "line 4",
+        ),
+        (
+            format!("tls_server_config:\n  client_auth_type: {secret}\n"),
+            "line 2",
+        ),
         (format!("a: 1\n{secret}: 2\n"), "line 1"),
         (format!("basic_auth_users: [{secret}\n"), "line"),
         (format!("x: \"{secret}\\q\"\n"), "line 1"),
@@ -289,7 +382,10 @@ fn web_config_errors_never_quote_the_file() {
         let web = private_file(dir.path(), "web.yml", text.as_bytes());
         let (code, err) = serve_with(&web);
         assert_eq!(code, Some(2), "{text}: {err}");
-        assert!(!err.contains(secret) && !err.contains("salt"), "quotes the file:\n{err}");
+        assert!(
+            !err.contains(secret) && !err.contains("salt"),
+            "quotes the file:\n{err}"
+        );
         assert!(err.contains(line), "{text}: no {line} in {err}");
     }
 }
@@ -299,21 +395,40 @@ fn web_config_and_pem_files_are_bounded() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let fifo = d.join("fifo");
-    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    assert!(Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
     let zero = d.join("zero.yml");
     std::os::unix::fs::symlink("/dev/zero", &zero).unwrap();
     let big = private_file(d, "big.yml", &vec![b'#'; 2 << 20]);
     // 470 bytes that a loader expanding aliases turns into gigabytes.
-    let mut bomb = String::from("a: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n");
-    for (k, prev) in ["b", "c", "d", "e", "f", "g", "h", "i"].iter().zip(["a", "b", "c", "d", "e", "f", "g", "h"]) {
-        bomb.push_str(&format!("{k}: &{k} [*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev}]\n"));
+    let mut bomb = String::from(
+        "a: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n",
+    );
+    for (k, prev) in ["b", "c", "d", "e", "f", "g", "h", "i"]
+        .iter()
+        .zip(["a", "b", "c", "d", "e", "f", "g", "h"])
+    {
+        bomb.push_str(&format!(
+            "{k}: &{k} [*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev}]\n"
+        ));
     }
     let bomb = private_file(d, "bomb.yml", bomb.as_bytes());
-    let anchors = private_file(d, "anchors.yml", b"basic_auth_users: &u\n  alice: $2y$10$x\n");
+    let anchors = private_file(
+        d,
+        "anchors.yml",
+        b"basic_auth_users: &u\n  alice: $2y$10$x\n",
+    );
     let big_pem = private_file(d, "big.pem", &vec![b'A'; 2 << 20]);
     let tls = |cert: &Path| {
         let name = format!("tls-{}.yml", cert.file_name().unwrap().to_string_lossy());
-        let text = format!("tls_server_config:\n  cert_file: {}\n  key_file: {}\n", cert.display(), cert.display());
+        let text = format!(
+            "tls_server_config:\n  cert_file: {}\n  key_file: {}\n",
+            cert.display(),
+            cert.display()
+        );
         private_file(d, &name, text.as_bytes())
     };
     let cases: Vec<(PathBuf, &str)> = vec![
@@ -332,7 +447,11 @@ fn web_config_and_pem_files_are_bounded() {
         let (code, err) = serve_with(&web);
         assert_eq!(code, Some(2), "{}: {err}", web.display());
         assert!(err.contains(why), "{}: no {why:?} in {err}", web.display());
-        assert!(start.elapsed() < Duration::from_secs(5), "{}", web.display());
+        assert!(
+            start.elapsed() < Duration::from_secs(5),
+            "{}",
+            web.display()
+        );
     }
 }
 
@@ -361,12 +480,19 @@ fn a_web_config_others_can_write_is_refused() {
 /// address.
 fn serve_on(web: &Path, sc: &Path) -> (std::process::Child, String) {
     use std::io::BufRead;
-    let mut child = cmd_on(sc, &["serve", "--web.listen-address=127.0.0.1:0", "--collect.interval=0s"])
-        .arg(format!("--web.config.file={}", web.display()))
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = cmd_on(
+        sc,
+        &[
+            "serve",
+            "--web.listen-address=127.0.0.1:0",
+            "--collect.interval=0s",
+        ],
+    )
+    .arg(format!("--web.config.file={}", web.display()))
+    .stdout(Stdio::null())
+    .stderr(Stdio::piped())
+    .spawn()
+    .unwrap();
     let mut lines = std::io::BufReader::new(child.stderr.take().unwrap()).lines();
     let first = lines.next().unwrap().unwrap();
     let addr = first
@@ -408,7 +534,10 @@ fn get_as(addr: &str, user_password: &str, timeout: &str) -> u16 {
 fn users_config(dir: &Path, users: &[(&str, &str, u32)]) -> PathBuf {
     let mut text = String::from("basic_auth_users:\n");
     for (user, password, cost) in users {
-        text.push_str(&format!("  {user}: {}\n", bcrypt::hash(password, *cost).unwrap()));
+        text.push_str(&format!(
+            "  {user}: {}\n",
+            bcrypt::hash(password, *cost).unwrap()
+        ));
     }
     private_file(dir, "web.yml", text.as_bytes())
 }
@@ -437,8 +566,14 @@ fn a_flood_of_wrong_passwords_does_not_keep_a_scraper_out() {
     let _ = child.kill();
     let _ = child.wait();
     assert_eq!(code, 200, "the right password was refused");
-    assert!(took < Duration::from_secs(3), "the right password waited {took:?}");
-    assert!(answers.iter().all(|c| *c == 401 || *c == 503), "{answers:?}");
+    assert!(
+        took < Duration::from_secs(3),
+        "the right password waited {took:?}"
+    );
+    assert!(
+        answers.iter().all(|c| *c == 401 || *c == 503),
+        "{answers:?}"
+    );
     assert_eq!(again, 200);
 }
 
@@ -455,15 +590,19 @@ fn an_unknown_user_costs_what_a_known_one_costs() {
         assert_eq!(get_as(&addr, &format!("{user}:bad{i}"), "10"), 401);
         start.elapsed()
     };
-    let (mut known, mut unknown): (Vec<Duration>, Vec<Duration>) =
-        (0..9).map(|i| (time("alice", i), time("mallory", i))).unzip();
+    let (mut known, mut unknown): (Vec<Duration>, Vec<Duration>) = (0..9)
+        .map(|i| (time("alice", i), time("mallory", i)))
+        .unzip();
     known.sort();
     unknown.sort();
     let (known, unknown) = (known[4], unknown[4]);
     let _ = child.kill();
     let _ = child.wait();
     let ratio = unknown.as_secs_f64() / known.as_secs_f64();
-    assert!((0.5..2.0).contains(&ratio), "known {known:?}, unknown {unknown:?}");
+    assert!(
+        (0.5..2.0).contains(&ratio),
+        "known {known:?}, unknown {unknown:?}"
+    );
 }
 
 /// A cost that would take a day per check is refused at start, clearly.

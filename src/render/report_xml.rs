@@ -31,7 +31,9 @@ pub fn escape(s: &str) -> String {
             // What XML 1.0's `Char` production leaves out (C0 controls
             // but tab, U+FFFE, U+FFFF; a Rust string holds no surrogate),
             // and the other control characters, which it discourages.
-            c if (c.is_control() && c != '\t') || matches!(c, '\u{FFFE}' | '\u{FFFF}') => out.push('?'),
+            c if (c.is_control() && c != '\t') || matches!(c, '\u{FFFE}' | '\u{FFFF}') => {
+                out.push('?')
+            }
             c => out.push(c),
         }
     }
@@ -221,7 +223,10 @@ mod tests {
     #[test]
     fn characters_xml_forbids_become_question_marks() {
         assert_eq!(escape("a\u{FFFE}b\u{FFFF}c\u{1}\u{1F}\td"), "a?b?c??\td");
-        assert_eq!(escape("\u{FFFD}\u{10000}\u{D7FF}\u{E000}"), "\u{FFFD}\u{10000}\u{D7FF}\u{E000}");
+        assert_eq!(
+            escape("\u{FFFD}\u{10000}\u{D7FF}\u{E000}"),
+            "\u{FFFD}\u{10000}\u{D7FF}\u{E000}"
+        );
     }
 
     #[test]

@@ -100,7 +100,8 @@ pub fn reset_inherited() {
         // current one into `old`, a valid out-pointer.
         let ignored = unsafe {
             let mut old: libc::sigaction = std::mem::zeroed();
-            libc::sigaction(sig, std::ptr::null(), &mut old) == 0 && old.sa_sigaction == libc::SIG_IGN
+            libc::sigaction(sig, std::ptr::null(), &mut old) == 0
+                && old.sa_sigaction == libc::SIG_IGN
         };
         if ignored {
             // SAFETY: signal(2) with SIG_DFL has no preconditions.

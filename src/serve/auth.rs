@@ -142,8 +142,12 @@ impl Checker {
         let Some((_, hash)) = self.users.get(index) else {
             return Verdict::Refused;
         };
-        let cost = hash.parse::<bcrypt::HashParts>().map_or(31, |p| p.get_cost());
-        let wait_until = deadline.checked_sub(check_time(cost)).unwrap_or_else(Instant::now);
+        let cost = hash
+            .parse::<bcrypt::HashParts>()
+            .map_or(31, |p| p.get_cost());
+        let wait_until = deadline
+            .checked_sub(check_time(cost))
+            .unwrap_or_else(Instant::now);
         let Some(slot) = Gate::acquire(&self.gate, wait_until).await else {
             return Verdict::Busy;
         };
@@ -185,8 +189,14 @@ impl Checker {
     fn pick(&self, user: &str) -> usize {
         let n = self.users.len().max(1);
         let digest = match &self.key {
-            Some(k) => hmac::sign(k, user.as_bytes()).as_ref().first().copied().unwrap_or(0),
-            None => user.bytes().fold(0u8, |a, b| a.wrapping_mul(31).wrapping_add(b)),
+            Some(k) => hmac::sign(k, user.as_bytes())
+                .as_ref()
+                .first()
+                .copied()
+                .unwrap_or(0),
+            None => user
+                .bytes()
+                .fold(0u8, |a, b| a.wrapping_mul(31).wrapping_add(b)),
         };
         usize::from(digest) % n
     }
@@ -292,7 +302,10 @@ mod tests {
     use super::*;
 
     fn basic(s: &str) -> HeaderValue {
-        let v = format!("Basic {}", base64::engine::general_purpose::STANDARD.encode(s));
+        let v = format!(
+            "Basic {}",
+            base64::engine::general_purpose::STANDARD.encode(s)
+        );
         HeaderValue::from_str(&v).unwrap()
     }
 
@@ -317,13 +330,28 @@ mod tests {
         let hash = bcrypt::hash("secret", 4).unwrap();
         let c = Checker::new(vec![("alice".into(), hash)]);
         rt.block_on(async {
-            assert_eq!(c.allows(Some(&basic("alice:secret")), later()).await, Verdict::Allowed);
-            assert_eq!(c.allows(Some(&basic("alice:secret")), later()).await, Verdict::Allowed);
-            assert_eq!(c.allows(Some(&basic("alice:wrong")), later()).await, Verdict::Refused);
+            assert_eq!(
+                c.allows(Some(&basic("alice:secret")), later()).await,
+                Verdict::Allowed
+            );
+            assert_eq!(
+                c.allows(Some(&basic("alice:secret")), later()).await,
+                Verdict::Allowed
+            );
+            assert_eq!(
+                c.allows(Some(&basic("alice:wrong")), later()).await,
+                Verdict::Refused
+            );
             // The right password under an unknown name is refused.
-            assert_eq!(c.allows(Some(&basic("bob:secret")), later()).await, Verdict::Refused);
+            assert_eq!(
+                c.allows(Some(&basic("bob:secret")), later()).await,
+                Verdict::Refused
+            );
             assert_eq!(c.allows(None, later()).await, Verdict::Refused);
-            assert_eq!(Checker::new(Vec::new()).allows(None, later()).await, Verdict::Allowed);
+            assert_eq!(
+                Checker::new(Vec::new()).allows(None, later()).await,
+                Verdict::Allowed
+            );
         });
         let passed = c.lock();
         assert_eq!(passed.len(), 1, "one pair remembered");
@@ -363,7 +391,10 @@ mod tests {
             assert!(old.await.unwrap(), "then the older one");
             let short = Instant::now() + Duration::from_millis(50);
             let held = Gate::acquire(&gate, later()).await.unwrap();
-            assert!(Gate::acquire(&gate, short).await.is_none(), "gave up at its time");
+            assert!(
+                Gate::acquire(&gate, short).await.is_none(),
+                "gave up at its time"
+            );
             drop(held);
             assert_eq!(gate.lock().free, 1, "every slot came back");
         });

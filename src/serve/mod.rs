@@ -203,7 +203,11 @@ impl App {
             return r;
         }
         let due = Instant::now() + scrape_timeout(&req);
-        match self.auth.allows(req.headers().get(AUTHORIZATION), due).await {
+        match self
+            .auth
+            .allows(req.headers().get(AUTHORIZATION), due)
+            .await
+        {
             auth::Verdict::Allowed => {}
             auth::Verdict::Refused => {
                 let mut r = text(StatusCode::UNAUTHORIZED, "Unauthorized.\n");
@@ -215,7 +219,10 @@ impl App {
             }
             // Too many password checks to finish one within the timeout.
             auth::Verdict::Busy => {
-                let mut r = text(StatusCode::SERVICE_UNAVAILABLE, "Too many password checks; try again.\n");
+                let mut r = text(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    "Too many password checks; try again.\n",
+                );
                 r.headers_mut()
                     .insert(hyper::header::RETRY_AFTER, HeaderValue::from_static("1"));
                 return r;

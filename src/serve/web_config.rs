@@ -14,6 +14,12 @@
 //!
 //! A key nvq does not implement is refused, never ignored: a file that asks
 //! for something nvq would not do must not start an open server.
+//!
+//! The file may be anything (`--web.config.file=/etc/shadow`), so it and
+//! the PEM files it names are read only as regular files of at most
+//! [`MAX_FILE`] bytes that other users cannot write ([`read_trusted`]),
+//! YAML anchors and aliases are refused while parsing (nothing expands),
+//! and an error names the key and the line, never the file's text.
 
 use crate::error::NvqError;
 use std::io::Read;
@@ -86,7 +92,11 @@ pub fn read_trusted(path: &Path) -> Result<Vec<u8>, String> {
     let me = unsafe { libc::geteuid() };
     let real = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
     for folder in [path.parent(), real.parent()].into_iter().flatten() {
-        let folder = if folder.as_os_str().is_empty() { Path::new(".") } else { folder };
+        let folder = if folder.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            folder
+        };
         let Ok(dm) = std::fs::metadata(folder) else {
             continue;
         };
@@ -157,7 +167,9 @@ impl MarkedEventReceiver for Tree {
         let line = mark.line();
         match ev {
             Event::Alias(_) => self.anchor = Some(line),
-            Event::Scalar(_, _, a, _) | Event::SequenceStart(a, _) | Event::MappingStart(a, _) if a > 0 => {
+            Event::Scalar(_, _, a, _) | Event::SequenceStart(a, _) | Event::MappingStart(a, _)
+                if a > 0 =>
+            {
                 self.anchor = Some(line)
             }
             Event::Scalar(v, ..) => self.add(Item {
@@ -189,15 +201,28 @@ impl MarkedEventReceiver for Tree {
 /// The first document of `source`, or why not (a line, never the text).
 fn parse(source: &str) -> Result<Option<Item>, String> {
     let mut tree = Tree::default();
-    Parser::new_from_str(source).load(&mut tree, false).map_err(|e| {
-        let m = e.marker();
-        // The scanner's few words, unless they quote the file.
-        let what = e.info();
-        let what = if what.contains('`') || what.contains('\'') { "" } else { what };
-        format!("line {}, column {}: not valid YAML{}{what}.", m.line(), m.col() + 1, if what.is_empty() { "" } else { ": " })
-    })?;
+    Parser::new_from_str(source)
+        .load(&mut tree, false)
+        .map_err(|e| {
+            let m = e.marker();
+            // The scanner's few words, unless they quote the file.
+            let what = e.info();
+            let what = if what.contains('`') || what.contains('\'') {
+                ""
+            } else {
+                what
+            };
+            format!(
+                "line {}, column {}: not valid YAML{}{what}.",
+                m.line(),
+                m.col() + 1,
+                if what.is_empty() { "" } else { ": " }
+            )
+        })?;
     if let Some(line) = tree.anchor {
-        return Err(format!("line {line}: YAML anchors and aliases are not accepted."));
+        return Err(format!(
+            "line {line}: YAML anchors and aliases are not accepted."
+        ));
     }
     Ok(tree.root)
 }
@@ -206,7 +231,10 @@ fn parse(source: &str) -> Result<Option<Item>, String> {
 fn text<'a>(path: &Path, key: &str, v: &'a Item) -> Result<&'a str, NvqError> {
     match &v.node {
         Node::Text(t) => Ok(t),
-        _ => Err(bad(path, format!("line {}: {key} needs a text value.", v.line))),
+        _ => Err(bad(
+            path,
+            format!("line {}: {key} needs a text value.", v.line),
+        )),
     }
 }
 
@@ -215,19 +243,26 @@ impl WebConfig {
     /// what the file holds: the file may be anything (`/etc/shadow`).
     pub fn load(path: &Path) -> Result<Self, NvqError> {
         let bytes = read_trusted(path).map_err(|e| bad(path, e))?;
-        let source = String::from_utf8(bytes).map_err(|_| bad(path, "not a text file (not UTF-8)."))?;
+        let source =
+            String::from_utf8(bytes).map_err(|_| bad(path, "not a text file (not UTF-8)."))?;
         let dir = path.parent().unwrap_or(Path::new("."));
         let mut cfg = WebConfig::default();
         let root = match parse(&source).map_err(|e| bad(path, e))? {
             None => return Ok(cfg),
-            Some(Item { node: Node::Text(t), .. }) if matches!(t.as_str(), "" | "~" | "null") => return Ok(cfg),
-            Some(Item { node: Node::Map(m), .. }) => m,
-            Some(i) => {
-                return Err(bad(
-                    path,
-                    format!("line {}: expected a mapping (tls_server_config, basic_auth_users) at the top.", i.line),
-                ))
-            }
+            Some(Item {
+                node: Node::Text(t),
+                ..
+            }) if matches!(t.as_str(), "" | "~" | "null") => return Ok(cfg),
+            Some(Item {
+                node: Node::Map(m), ..
+            }) => m,
+            Some(i) => return Err(bad(
+                path,
+                format!(
+                    "line {}: expected a mapping (tls_server_config, basic_auth_users) at the top.",
+                    i.line
+                ),
+            )),
         };
         for (k, v) in &root {
             let key = match &k.node {
@@ -240,7 +275,10 @@ impl WebConfig {
                     let Node::Map(users) = &v.node else {
                         return Err(bad(
                             path,
-                            format!("line {}: basic_auth_users needs a mapping of user: bcrypt hash.", v.line),
+                            format!(
+                                "line {}: basic_auth_users needs a mapping of user: bcrypt hash.",
+                                v.line
+                            ),
                         ));
                     };
                     for (user, hash) in users {
@@ -248,7 +286,8 @@ impl WebConfig {
                         let h = text(path, "a basic_auth_users hash", hash)?;
                         // A hash bcrypt cannot read would refuse everyone;
                         // one too slow to check would hold every scrape.
-                        super::auth::check_hash(h).map_err(|why| bad(path, format!("line {}: {why}", hash.line)))?;
+                        super::auth::check_hash(h)
+                            .map_err(|why| bad(path, format!("line {}: {why}", hash.line)))?;
                         cfg.users.push((name.to_string(), h.to_string()));
                     }
                 }
@@ -271,9 +310,14 @@ impl WebConfig {
 impl Tls {
     fn from_yaml(path: &Path, dir: &Path, v: &Item) -> Result<Self, NvqError> {
         let Node::Map(h) = &v.node else {
-            return Err(bad(path, format!("line {}: tls_server_config needs a mapping.", v.line)));
+            return Err(bad(
+                path,
+                format!("line {}: tls_server_config needs a mapping.", v.line),
+            ));
         };
-        let file = |key: &str, v: &Item| -> Result<PathBuf, NvqError> { Ok(dir.join(text(path, key, v)?)) };
+        let file = |key: &str, v: &Item| -> Result<PathBuf, NvqError> {
+            Ok(dir.join(text(path, key, v)?))
+        };
         let (mut cert, mut key, mut ca) = (None, None, None);
         let mut client_auth = ClientAuth::None;
         let mut tls13_only = false;
@@ -328,12 +372,21 @@ impl Tls {
             }
         }
         let (Some(cert_file), Some(key_file)) = (cert, key) else {
-            return Err(bad(path, format!("line {}: tls_server_config needs cert_file and key_file.", v.line)));
+            return Err(bad(
+                path,
+                format!(
+                    "line {}: tls_server_config needs cert_file and key_file.",
+                    v.line
+                ),
+            ));
         };
         if client_auth != ClientAuth::None && ca.is_none() {
             return Err(bad(
                 path,
-                format!("line {}: a client_auth_type that verifies clients needs client_ca_file.", v.line),
+                format!(
+                    "line {}: a client_auth_type that verifies clients needs client_ca_file.",
+                    v.line
+                ),
             ));
         }
         Ok(Tls {
@@ -351,7 +404,9 @@ impl Tls {
     pub fn server_config(&self, config_file: &Path) -> Result<Arc<rustls::ServerConfig>, NvqError> {
         use rustls::pki_types::pem::PemObject;
         use rustls::pki_types::{CertificateDer, PrivateKeyDer};
-        let bad = |what: &Path, e: &dyn std::fmt::Display| bad(config_file, format!("{}: {e}", what.display()));
+        let bad = |what: &Path, e: &dyn std::fmt::Display| {
+            bad(config_file, format!("{}: {e}", what.display()))
+        };
         let read = |p: &Path| read_trusted(p).map_err(|e| self::bad(config_file, e));
         let no_pem = |p: &Path, what: &str| bad(p, &format!("no valid PEM {what} in it."));
         let pem = read(&self.cert_file)?;
@@ -380,7 +435,10 @@ impl Tls {
                         .add(c.map_err(|_| no_pem(ca, "certificate"))?)
                         .map_err(|e| bad(ca, &e))?;
                 }
-                let verifier = rustls::server::WebPkiClientVerifier::builder_with_provider(Arc::new(roots), provider);
+                let verifier = rustls::server::WebPkiClientVerifier::builder_with_provider(
+                    Arc::new(roots),
+                    provider,
+                );
                 let verifier = if auth == ClientAuth::VerifyIfGiven {
                     verifier.allow_unauthenticated()
                 } else {
