@@ -90,11 +90,21 @@ extern "C" fn on_signal(sig: c_int) {
     }
 }
 
-/// At the start of the process: SIGINT, SIGTERM and SIGHUP get their default
-/// action back where they were inherited ignored (a background job of a
-/// non-interactive shell starts with SIGINT ignored), so that
-/// `nvq ... & kill -INT $!` is never lost, whatever the parent did.
-pub fn reset_inherited() {
+/// Set by [`on_held`]: a stop signal the process inherited ignored arrived
+/// before a loop's handlers were armed.
+static HELD: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn on_held(_sig: c_int) {
+    HELD.store(true, Ordering::SeqCst);
+}
+
+/// At the start of the process: hold SIGINT, SIGTERM and SIGHUP where they
+/// were inherited ignored (a background job of a non-interactive shell
+/// starts with SIGINT ignored, `nohup` ignores SIGHUP). A held signal is
+/// only noted: a loop, once it knows it is one, takes it as a stop
+/// ([`arm`]); any other command keeps ignoring it, as its parent asked.
+/// So `nvq ... -l 1 & kill -INT $!` is never lost, however early it comes.
+pub fn hold_ignored() {
     for sig in SIGNALS {
         // SAFETY: sigaction(2) with a NULL new action only reads the
         // current one into `old`, a valid out-pointer.
@@ -104,17 +114,23 @@ pub fn reset_inherited() {
                 && old.sa_sigaction == libc::SIG_IGN
         };
         if ignored {
-            // SAFETY: signal(2) with SIG_DFL has no preconditions.
+            // SAFETY: a zeroed sigaction with a valid handler and an empty
+            // mask is a valid argument.
             unsafe {
-                libc::signal(sig, libc::SIG_DFL);
+                let mut sa: libc::sigaction = std::mem::zeroed();
+                sa.sa_sigaction = on_held as extern "C" fn(c_int) as libc::sighandler_t;
+                sa.sa_flags = libc::SA_RESTART;
+                libc::sigemptyset(&mut sa.sa_mask);
+                libc::sigaction(sig, &sa, std::ptr::null_mut());
             }
         }
     }
 }
 
-/// Route the three stop signals to the loop's handler now, before a loop's
-/// slow start (loading NVML, finding the GPUs): a stop asked then ends the
-/// loop after its first sample, with the summary, instead of killing it.
+/// Route the three stop signals to the loop's handler now, whatever the
+/// process inherited, before a loop's slow start (loading NVML, finding the
+/// GPUs): a stop asked then (or held since the start, see [`hold_ignored`])
+/// ends the loop, with the summary, instead of being lost or killing it.
 /// [`StopSignals::install`] calls it again; calling it twice is harmless.
 pub fn arm() {
     for sig in SIGNALS {
@@ -128,6 +144,9 @@ pub fn arm() {
             libc::sigemptyset(&mut sa.sa_mask);
             libc::sigaction(sig, &sa, std::ptr::null_mut());
         }
+    }
+    if HELD.swap(false, Ordering::SeqCst) {
+        on_signal(libc::SIGINT);
     }
 }
 

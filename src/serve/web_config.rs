@@ -256,13 +256,15 @@ impl WebConfig {
             Some(Item {
                 node: Node::Map(m), ..
             }) => m,
-            Some(i) => return Err(bad(
-                path,
-                format!(
+            Some(i) => {
+                return Err(bad(
+                    path,
+                    format!(
                     "line {}: expected a mapping (tls_server_config, basic_auth_users) at the top.",
                     i.line
                 ),
-            )),
+                ))
+            }
         };
         for (k, v) in &root {
             let key = match &k.node {
