@@ -70,6 +70,12 @@ pub fn check_hash(hash: &str) -> Result<(), String> {
     let parts: bcrypt::HashParts = hash
         .parse()
         .map_err(|_| "a basic_auth_users hash that is not a bcrypt hash.".to_string())?;
+    // bcrypt decodes the salt and digest only when it checks: try them at
+    // the lowest cost, so that a hash that could never match is refused now.
+    let body = hash.rsplit('$').next().unwrap_or_default();
+    if bcrypt::verify("", &format!("$2b$04${body}")).is_err() {
+        return Err("a basic_auth_users hash that is not a bcrypt hash.".to_string());
+    }
     let cost = parts.get_cost();
     let time = check_time(cost);
     if !(4..=31).contains(&cost) || time > MAX_CHECK_TIME {
@@ -403,6 +409,8 @@ mod tests {
     #[test]
     fn costs_too_slow_to_check_are_refused() {
         assert!(check_hash("plain-text").is_err());
+        // The right shape, but a salt and digest bcrypt cannot decode.
+        assert!(check_hash(&format!("$2b$10${}", "!".repeat(53))).is_err());
         let ok = bcrypt::hash("x", 4).unwrap();
         assert!(check_hash(&ok).is_ok());
         let slow = "$2b$31$r1mahWVyTc0dtWoAYi2hn./rp7/uGl8ZkJDPtdz0DmtRjo5ocDdXK";
