@@ -8,7 +8,8 @@
 #   2. lintian: no errors;
 #   3. dpkg -i;
 #   4. from a scratch directory with a minimal environment: the simulator
-#      query, --version, the message when NVML is missing, man -w nvq, bash
+#      query, the README's simulated examples (topo, the built-in example
+#      machines by name, mem), --version, the message when NVML is missing, man -w nvq, bash
 #      completion through bash-completion's on-demand loader (and zsh and
 #      fish when installed), systemd-analyze verify on any unit;
 #   5. dpkg -r, then no file or directory of the package is left.
@@ -131,6 +132,19 @@ echo "$out"
 [ "$(head -n 1 <<<"$out")" = "index, name" ] || fail "unexpected header from --simulate: $out"
 rows=$(tail -n +2 <<<"$out" | grep -c '^[0-9][0-9]*, ' || true)
 [ "$rows" -ge 1 ] || fail "no GPU rows from --simulate: $out"
+
+# The README's and the guide's simulated examples, from the installed paths:
+# the built-in machine's topology and the example machines chosen by name.
+out=$(run nvq --simulate topo -m)
+echo "$out"
+grep -q '^GPU0.*NODE' <<<"$out" || fail "nvq --simulate topo -m shows no topology: $out"
+out=$(run env NVML_SIM_SCENARIO=dgx_h100_8gpu nvq --simulate topo -m)
+grep -q '^GPU0.*NV18' <<<"$out" || fail "NVML_SIM_SCENARIO=dgx_h100_8gpu topo -m: $out"
+out=$(run env NVML_SIM_SCENARIO=pcie_8gpu_2numa nvq --simulate topo -n 1 -i 0)
+echo "$out"
+grep -q 'single PCIe switch to device(s): 1, 2, 3' <<<"$out" || fail "pcie_8gpu_2numa topo -n 1 -i 0: $out"
+out=$(run nvq --simulate mem)
+grep -q 'memory.used.percent' <<<"$out" || fail "nvq --simulate mem: $out"
 
 out=$(run nvq --simulate --version)
 echo "$out"

@@ -11,7 +11,7 @@
 #      with its own throw-away HOME and directories; from each installed
 #      entry, in a scratch directory with a minimal environment:
 #      `nvq --simulate --query-gpu=index,name --format=csv` and
-#      `nvq --simulate --version` (and `python -m nvq --version` for pip);
+#      `nvq --simulate --version`, `topo -m` on a built-in example machine (and `python -m nvq --version` for pip);
 #   4. pip uninstall -y (every file of the RECORD must be gone), pipx
 #      uninstall and uv tool uninstall (their entries and venvs must be gone).
 #
@@ -137,6 +137,10 @@ check_nvq() {
         "$exe" --simulate --version) || fail "$exe --simulate --version failed"
     echo "$out"
     [ "$(head -n 1 <<<"$out")" = "nvq version         : $version" ] || fail "$exe --version is not $version"
+    # The docs' topology examples: a built-in example machine, by name.
+    out=$(cd "$work/cwd" && env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME="$work/cwd" LANG=C.UTF-8 \
+        NVML_SIM_SCENARIO=dgx_h100_8gpu "$exe" --simulate topo -m) || fail "$exe --simulate topo -m failed"
+    grep -q '^GPU0.*NV18' <<<"$out" || fail "$exe: NVML_SIM_SCENARIO=dgx_h100_8gpu topo -m: $out"
 }
 gone() {
     local what=$1

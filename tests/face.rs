@@ -649,3 +649,38 @@ fn a_scenario_typo_suggests_the_key() {
     );
     assert!(!e.contains("expected one of"), "{e}");
 }
+
+/// The README's and the guide's simulated examples need no checkout: the
+/// built-in machine has a topology, and `NVML_SIM_SCENARIO` takes the name
+/// of a built-in example machine, so they work from the installed package
+/// (run from an empty directory here, as `scripts/deb-check.sh` does).
+#[test]
+fn simulated_examples_work_without_a_checkout() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |scenario: Option<&str>, args: &[&str]| {
+        let mut c = Command::new(assert_cmd::cargo::cargo_bin("nvq"));
+        c.current_dir(dir.path()).arg("--nvml-lib").arg(sim_lib()).args(args);
+        match scenario {
+            Some(s) => c.env("NVML_SIM_SCENARIO", s),
+            None => c.env_remove("NVML_SIM_SCENARIO"),
+        };
+        c.output().unwrap()
+    };
+    let o = run(None, &["topo", "-m"]);
+    assert!(o.status.success(), "{}", err(&o));
+    let gpu0 = out(&o).lines().find(|l| l.starts_with("GPU0")).unwrap_or_default().to_string();
+    assert!(gpu0.contains("NODE") && gpu0.contains("0-31"), "built-in topo -m: {}", out(&o));
+    for (name, args, want) in [
+        ("pcie_8gpu_2numa", &["topo", "-m"][..], "PIX"),
+        ("dgx_h100_8gpu", &["topo", "-m"][..], "NV18"),
+        ("dgx_h100_8gpu", &["nvlink", "-s", "-i", "0"][..], "Link 0"),
+    ] {
+        let o = run(Some(name), args);
+        assert!(o.status.success(), "{name} {args:?}: {}", err(&o));
+        assert!(out(&o).contains(want), "{name} {args:?}: {}", out(&o));
+    }
+    // A name that is neither a file nor a built-in machine lists the names.
+    let o = run(Some("pcie_8gpu"), &["topo", "-m"]);
+    assert!(!o.status.success());
+    assert!(err(&o).contains("pcie_8gpu_2numa"), "{}", err(&o));
+}

@@ -13,6 +13,16 @@ use std::fmt;
 /// The built-in scenario used when `NVML_SIM_SCENARIO` is not set.
 pub const DEFAULT_SCENARIO_TOML: &str = include_str!("../scenarios/default.toml");
 
+/// The example machines built into the simulator, by the name that
+/// `NVML_SIM_SCENARIO` takes instead of a path, so that the documentation's
+/// examples work from any installation (the Debian package, the wheel,
+/// `cargo install`) without a checkout's `nvml-sim/scenarios/` folder.
+pub const EXAMPLES: &[(&str, &str)] = &[
+    ("default", DEFAULT_SCENARIO_TOML),
+    ("dgx_h100_8gpu", include_str!("../scenarios/dgx_h100_8gpu.toml")),
+    ("pcie_8gpu_2numa", include_str!("../scenarios/pcie_8gpu_2numa.toml")),
+];
+
 /// Name of the environment variable selecting the scenario file.
 pub const SCENARIO_ENV: &str = "NVML_SIM_SCENARIO";
 
@@ -1199,7 +1209,14 @@ impl Scenario {
     pub fn from_file(path: &std::path::Path) -> Result<Scenario, ScenarioError> {
         use std::io::Read;
         let origin = path.display().to_string();
-        let cannot = |e: std::io::Error| ScenarioError(format!("{origin}: cannot read file: {e}"));
+        let cannot = |e: std::io::Error| {
+            let names: Vec<&str> = EXAMPLES.iter().map(|(n, _)| *n).collect();
+            let hint = match e.kind() {
+                std::io::ErrorKind::NotFound => format!(" (built-in scenarios by name: {})", names.join(", ")),
+                _ => String::new(),
+            };
+            ScenarioError(format!("{origin}: cannot read file: {e}{hint}"))
+        };
         // Read at most one byte past the cap, so an endless file (/dev/zero, a
         // FIFO that never closes its data) ends with an error, not a hang.
         let mut bytes = Vec::new();
@@ -1230,9 +1247,18 @@ impl Scenario {
     /// The scenario selected by `NVML_SIM_SCENARIO`, or the built-in default.
     pub fn from_env() -> Result<Scenario, ScenarioError> {
         match std::env::var_os(SCENARIO_ENV) {
-            Some(p) if !p.is_empty() => Scenario::from_file(std::path::Path::new(&p)),
+            Some(p) if !p.is_empty() => match Scenario::example(&p) {
+                Some(text) => Scenario::parse(text, &format!("built-in scenario {}", p.to_string_lossy())),
+                None => Scenario::from_file(std::path::Path::new(&p)),
+            },
             _ => Scenario::builtin(),
         }
+    }
+
+    /// The text of the built-in example named `name` (a bare name such as
+    /// `dgx_h100_8gpu`; anything with a `/` or a `.toml` is a path).
+    pub fn example(name: &std::ffi::OsStr) -> Option<&'static str> {
+        EXAMPLES.iter().find(|(n, _)| std::ffi::OsStr::new(n) == name).map(|(_, t)| *t)
     }
 
     fn expand(&mut self) -> Result<(), ScenarioError> {
