@@ -27,6 +27,7 @@ mod monitor;
 mod pmon;
 mod report;
 mod short;
+mod stat;
 
 /// A fully validated query, ready to run.
 pub struct QueryPlan {
@@ -131,6 +132,7 @@ pub fn run_as(args: &Args, personality: Personality) -> Result<(), NvqError> {
                 short::run(command, &common)
             }
             cli::Command::Wait(w) => short::wait(w, &common),
+            cli::Command::Stat(_) => stat::run(&common),
         };
     }
     let queries = &args.queries;

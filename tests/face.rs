@@ -684,3 +684,49 @@ fn simulated_examples_work_without_a_checkout() {
     assert!(!o.status.success());
     assert!(err(&o).contains("pcie_8gpu_2numa"), "{}", err(&o));
 }
+
+/// `nvq stat`: gpustat's view, one line per GPU with its processes; a
+/// process that runs here (this test, by its PID) shows its user.
+#[test]
+fn stat_prints_one_line_per_gpu_with_its_processes() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("stat.toml");
+    let me = std::process::id();
+    let gpu = |bus: u32, used: u64, procs: &str| {
+        format!(
+            "[[device]]\nname = \"NVIDIA A100-SXM4-40GB\"\nuuid = \"GPU-0000000{bus}-0000-0000-0000-000000000000\"\n\
+             pci = {{ domain = 0, bus = {bus}, device = 0 }}\n\
+             memory = {{ total = 42949672960, used = {used} }}\n\
+             temperature = {{ gpu = 61 }}\nutilization = {{ gpu = 93, memory = 40 }}\n{procs}"
+        )
+    };
+    let text = gpu(1, 3 << 30, &format!(
+        "[[device.process]]\npid = {me}\nname = \"train\"\nused_memory = 2147483648\n\
+         [[device.process]]\npid = 4000000\nname = \"gone\"\nused_memory = 1073741824\n"
+    )) + &gpu(2, 0, "");
+    std::fs::write(&file, text).unwrap();
+    let o = nvq(&file, &["stat"]);
+    assert!(o.status.success(), "{}", err(&o));
+    let user = String::from_utf8(Command::new("id").arg("-un").output().unwrap().stdout).unwrap();
+    let text = out(&o);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        lines,
+        [
+            format!("[0] NVIDIA A100-SXM4-40GB |  61°C,  93 % |  3072 / 40960 MiB | {}:train/{me}(2048M) \
+                     ?:gone/4000000(1024M)", user.trim()),
+            "[1] NVIDIA A100-SXM4-40GB |  61°C,  93 % |     0 / 40960 MiB |".to_string(),
+        ],
+        "{text}"
+    );
+    let o = nvq(&file, &["stat", "-i", "1"]);
+    assert_eq!(out(&o).lines().count(), 1, "{}", out(&o));
+    assert!(out(&o).starts_with("[1] "), "{}", out(&o));
+    // A loop or a format is no option of stat: refused by name.
+    let o = nvq(&file, &["stat", "-l", "1"]);
+    assert_eq!(o.status.code(), Some(2), "{}", err(&o));
+    // nvq's word, not nvidia-smi's.
+    let o = nvidia_smi(&file, &["stat"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(!out(&o).contains("[0]"), "{}", out(&o));
+}

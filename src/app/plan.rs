@@ -112,7 +112,7 @@ impl<'a> Common<'a> {
         let name = command_name(command);
         let nvq_only = matches!(
             command,
-            Command::Mem(_) | Command::Ps(_) | Command::Busy(_) | Command::Wait(_)
+            Command::Mem(_) | Command::Ps(_) | Command::Busy(_) | Command::Wait(_) | Command::Stat(_)
         );
         if nvq_only && personality == Personality::NvidiaSmi {
             // nvq's own short commands are no words of nvidia-smi's.
@@ -291,6 +291,7 @@ pub fn command_name(command: &Command) -> &'static str {
         Command::Ps(_) => "ps",
         Command::Busy(_) => "busy",
         Command::Wait(_) => "wait",
+        Command::Stat(_) => "stat",
     }
 }
 
@@ -333,6 +334,12 @@ fn own(command: &Command) -> Result<Own<'_>, NvqError> {
         },
         Command::Mem(s) | Command::Ps(s) | Command::Busy(s) => short_own(s)?,
         Command::Wait(w) => short_own(&w.short)?,
+        Command::Stat(s) => Own {
+            takes: &[Id, Filename],
+            id: s.id.as_deref(),
+            filename: s.filename.as_deref(),
+            ..Own::default()
+        },
     })
 }
 

@@ -13,6 +13,8 @@ pub enum Command {
     Ps(super::short::ShortArgs),
     /// nvq: the GPUs that are busy now (utilization above 0 or a compute process), with their load.
     Busy(super::short::ShortArgs),
+    /// nvq: one line per GPU with its processes, as gpustat shows them (user:name/pid(memory)).
+    Stat(super::short::StatArgs),
     /// nvq: wait until the GPUs are free, then run a command (nvq wait -i 1 -- python train.py).
     Wait(super::short::WaitArgs),
     /// Scrolling per-GPU monitor: one line per GPU per sample.

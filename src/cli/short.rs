@@ -53,3 +53,14 @@ pub struct WaitArgs {
     #[arg(last = true, value_name = "COMMAND")]
     pub command: Vec<OsString>,
 }
+
+/// `nvq stat`: one line per GPU with its processes.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct StatArgs {
+    /// GPUs: index, UUID, PCI bus id or serial; comma list allowed.
+    #[arg(short = 'i', long = "id", value_name = "ID")]
+    pub id: Option<String>,
+    /// Write to FILE instead of stdout.
+    #[arg(short = 'f', long = "filename", value_name = "FILE")]
+    pub filename: Option<PathBuf>,
+}

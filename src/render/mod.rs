@@ -19,6 +19,7 @@ pub mod report_json;
 pub mod report_unit;
 pub mod report_xml;
 pub mod smi_table;
+pub mod stat;
 mod table;
 pub mod topo;
 

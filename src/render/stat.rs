@@ -1,0 +1,66 @@
+//! `nvq stat`: one line per GPU with its processes, the way gpustat shows
+//! a machine: `[0] NAME | 54°C,  87 % | 20480 / 81559 MiB | user:name/pid(16384M) ...`.
+
+use super::printable;
+use crate::model::{Row, Value};
+
+/// A GPU's line: its cells, in `app::stat`'s order (index, name,
+/// temperature, utilization, memory used, memory total), and its processes'
+/// rows (GPU index, PID, user, memory used, process name).
+pub fn render(gpus: &[Row], procs: &[Row]) -> String {
+    let cell = |r: &Row, i: usize| r.cells.get(i).map(Value::to_string).unwrap_or_default();
+    let name_width = gpus.iter().map(|g| printable(&cell(g, 1)).chars().count()).max().unwrap_or(0);
+    let mem_width = gpus.iter().map(|g| cell(g, 5).len()).max().unwrap_or(0);
+    let mut out = String::new();
+    for g in gpus {
+        let index = cell(g, 0);
+        out.push_str(&format!(
+            "[{index}] {:<name_width$} | {:>3}°C, {:>3} % | {:>mem_width$} / {:>mem_width$} MiB |",
+            printable(&cell(g, 1)),
+            cell(g, 2),
+            cell(g, 3),
+            cell(g, 4),
+            cell(g, 5),
+        ));
+        for p in procs.iter().filter(|p| cell(p, 0) == index) {
+            let user = match p.cells.get(2) {
+                Some(Value::Text(u)) => printable(u).into_owned(),
+                _ => "?".to_string(),
+            };
+            out.push_str(&format!(
+                " {user}:{}/{}({}M)",
+                printable(&cell(p, 4)),
+                cell(p, 1),
+                cell(p, 3)
+            ));
+        }
+        out.push('\n');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(cells: Vec<Value>) -> Row {
+        Row::new(cells)
+    }
+
+    #[test]
+    fn one_line_per_gpu_with_its_processes() {
+        let gpus = vec![
+            row(vec![Value::Int(0), Value::text("GPU A"), Value::Int(54), Value::Int(87),
+                Value::Bytes(20 << 30), Value::Bytes(80 << 30)]),
+            row(vec![Value::Int(1), Value::text("GPU\nB"), Value::Int(40), Value::Int(0),
+                Value::Bytes(0), Value::Bytes(80 << 30)]),
+        ];
+        let procs = vec![row(vec![Value::Int(0), Value::Int(42), Value::text("ann"), Value::Bytes(1 << 30),
+            Value::text("python3")])];
+        let text = render(&gpus, &procs);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 2, "{text}");
+        assert_eq!(lines[0], "[0] GPU A |  54°C,  87 % | 20480 / 81920 MiB | ann:python3/42(1024M)");
+        assert_eq!(lines[1], "[1] GPU?B |  40°C,   0 % |     0 / 81920 MiB |");
+    }
+}
