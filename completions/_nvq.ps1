@@ -68,6 +68,7 @@ $global:__nvqClapCompleter = {
             [CompletionResult]::new('mem', 'mem', [CompletionResultType]::ParameterValue, 'nvq: memory per GPU: total, used, free and percent used')
             [CompletionResult]::new('ps', 'ps', [CompletionResultType]::ParameterValue, 'nvq: the compute processes of every GPU: GPU, PID, user, memory and command line')
             [CompletionResult]::new('busy', 'busy', [CompletionResultType]::ParameterValue, 'nvq: the GPUs that are busy now (utilization above 0 or a compute process), with their load')
+            [CompletionResult]::new('stat', 'stat', [CompletionResultType]::ParameterValue, 'nvq: one line per GPU with its processes, as gpustat shows them (user:name/pid(memory))')
             [CompletionResult]::new('wait', 'wait', [CompletionResultType]::ParameterValue, 'nvq: wait until the GPUs are free, then run a command (nvq wait -i 1 -- python train.py)')
             [CompletionResult]::new('topo', 'topo', [CompletionResultType]::ParameterValue, 'Show where the GPUs sit: NVLink, PCIe switches, host bridges, NUMA nodes, nearby CPUs and NICs')
             [CompletionResult]::new('nvlink', 'nvlink', [CompletionResultType]::ParameterValue, 'Show each GPU''s NVLinks: speed and state, capabilities, error counters, far ends, traffic')
@@ -138,6 +139,17 @@ $global:__nvqClapCompleter = {
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'nvq: give up waiting for --until after DURATION (500ms, 30s, 5m, 1h) and exit 21')
             [CompletionResult]::new('--nvml-lib', '--nvml-lib', [CompletionResultType]::ParameterName, 'nvq: load this NVML library instead of libnvidia-ml.so.1')
             [CompletionResult]::new('--summary', '--summary', [CompletionResultType]::ParameterName, 'nvq: when the run ends, print each GPU''s (pmon: each process''s) min, max and mean of every column')
+            [CompletionResult]::new('--simulate', '--simulate', [CompletionResultType]::ParameterName, 'nvq: load the NVML simulator installed next to nvq (no GPU needed)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'nvq;stat' {
+            [CompletionResult]::new('-i', '-i', [CompletionResultType]::ParameterName, 'GPUs: index, UUID, PCI bus id or serial; comma list allowed')
+            [CompletionResult]::new('--id', '--id', [CompletionResultType]::ParameterName, 'GPUs: index, UUID, PCI bus id or serial; comma list allowed')
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Write to FILE instead of stdout')
+            [CompletionResult]::new('--filename', '--filename', [CompletionResultType]::ParameterName, 'Write to FILE instead of stdout')
+            [CompletionResult]::new('--nvml-lib', '--nvml-lib', [CompletionResultType]::ParameterName, 'nvq: load this NVML library instead of libnvidia-ml.so.1')
             [CompletionResult]::new('--simulate', '--simulate', [CompletionResultType]::ParameterName, 'nvq: load the NVML simulator installed next to nvq (no GPU needed)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')

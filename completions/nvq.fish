@@ -466,6 +466,7 @@ complete -c nvq -n "__fish_nvq_needs_command" -s h -l help -d 'Print help'
 complete -c nvq -n "__fish_nvq_needs_command" -f -a "mem" -d 'nvq: memory per GPU: total, used, free and percent used'
 complete -c nvq -n "__fish_nvq_needs_command" -f -a "ps" -d 'nvq: the compute processes of every GPU: GPU, PID, user, memory and command line'
 complete -c nvq -n "__fish_nvq_needs_command" -f -a "busy" -d 'nvq: the GPUs that are busy now (utilization above 0 or a compute process), with their load'
+complete -c nvq -n "__fish_nvq_needs_command" -f -a "stat" -d 'nvq: one line per GPU with its processes, as gpustat shows them (user:name/pid(memory))'
 complete -c nvq -n "__fish_nvq_needs_command" -f -a "wait" -d 'nvq: wait until the GPUs are free, then run a command (nvq wait -i 1 -- python train.py)'
 complete -c nvq -n "__fish_nvq_needs_command" -f -a "topo" -d 'Show where the GPUs sit: NVLink, PCIe switches, host bridges, NUMA nodes, nearby CPUs and NICs'
 complete -c nvq -n "__fish_nvq_needs_command" -f -a "nvlink" -d 'Show each GPU\'s NVLinks: speed and state, capabilities, error counters, far ends, traffic'
@@ -518,6 +519,11 @@ complete -c nvq -n "__fish_nvq_using_subcommand busy" -l nvml-lib -d 'nvq: load 
 complete -c nvq -n "__fish_nvq_using_subcommand busy" -l summary -d 'nvq: when the run ends, print each GPU\'s (pmon: each process\'s) min, max and mean of every column'
 complete -c nvq -n "__fish_nvq_using_subcommand busy" -l simulate -d 'nvq: load the NVML simulator installed next to nvq (no GPU needed)'
 complete -c nvq -n "__fish_nvq_using_subcommand busy" -s h -l help -d 'Print help'
+complete -c nvq -n "__fish_nvq_using_subcommand stat" -s i -l id -d 'GPUs: index, UUID, PCI bus id or serial; comma list allowed' -r
+complete -c nvq -n "__fish_nvq_using_subcommand stat" -s f -l filename -d 'Write to FILE instead of stdout' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand stat" -l nvml-lib -d 'nvq: load this NVML library instead of libnvidia-ml.so.1' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand stat" -l simulate -d 'nvq: load the NVML simulator installed next to nvq (no GPU needed)'
+complete -c nvq -n "__fish_nvq_using_subcommand stat" -s h -l help -d 'Print help'
 complete -c nvq -n "__fish_nvq_using_subcommand wait" -s i -l id -d 'GPUs: index, UUID, PCI bus id or serial; comma list allowed' -r
 complete -c nvq -n "__fish_nvq_using_subcommand wait" -l format -d 'Output format: table, csv, json, ndjson or prometheus (default: a table on a terminal, csv into a pipe or file, or $NVQ_FORMAT)' -r -f -a '(__nvq_list format)'
 complete -c nvq -n "__fish_nvq_using_subcommand wait" -s f -l filename -d 'Write to FILE instead of stdout' -r -F

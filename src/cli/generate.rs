@@ -615,6 +615,10 @@ pub const EXAMPLES: &[(&str, &str)] = &[
         "Processes with their GPU, user, memory and command line.",
         "nvq ps",
     ),
+    (
+        "One line per GPU with its processes (user:name/pid(memory)), as gpustat shows them.",
+        "nvq stat",
+    ),
     ("The GPUs that are busy now.", "nvq busy"),
     (
         "Exit 20 if a GPU is more than 90% full (for cron and CI).",
@@ -710,7 +714,8 @@ fn environment_section(r: &mut Roff) {
     r.text([
         roman("Read by the NVML simulator that "),
         bold("--simulate"),
-        roman(" loads: the path of a TOML scenario file describing the simulated GPUs. Without it the simulator shows two H100-class GPUs."),
+        roman(" loads: the path of a TOML scenario file describing the simulated GPUs, or the name of one built \
+into the simulator (dgx_h100_8gpu, pcie_8gpu_2numa). Without it the simulator shows two H100-class GPUs."),
     ]);
     r.control("TP", []);
     r.text([bold(crate::source::topo::SYSFS_ROOT_ENV)]);

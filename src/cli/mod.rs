@@ -33,7 +33,8 @@ use std::path::PathBuf;
     disable_version_flag = true,
     no_binary_name = true,
     after_help = "Field lists: --help-query-gpu, --help-query-compute-apps, ... Exit codes: see `man nvq`.\n\
-No GPU? --simulate loads nvq's NVML simulator; NVML_SIM_SCENARIO=FILE.toml picks the GPUs it shows."
+No GPU? --simulate loads nvq's NVML simulator; NVML_SIM_SCENARIO=FILE.toml picks the GPUs it shows \
+(or a built-in machine: dgx_h100_8gpu, pcie_8gpu_2numa)."
 )]
 pub struct Args {
     /// The `--query-*` options given, with their field lists (arguments
