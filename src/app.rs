@@ -3,6 +3,7 @@
 mod mig;
 mod nvlink;
 pub mod serve;
+mod top;
 mod topo;
 
 use crate::cli::{self, Args};
@@ -106,7 +107,10 @@ pub fn run_as(args: &Args, personality: Personality) -> Result<(), NvqError> {
         // The monitors take their own options; nvq's top-level ones (but the
         // NVML library) do not combine with them. topo, nvlink and mig check
         // theirs themselves (`--format=json` is theirs too).
-        let monitor = matches!(command, cli::Command::Dmon(_) | cli::Command::Pmon(_));
+        let monitor = matches!(
+            command,
+            cli::Command::Dmon(_) | cli::Command::Pmon(_) | cli::Command::Top(_)
+        );
         if monitor
             && (!queries.is_empty() || args.format.is_some() || args.list_gpus || args.version)
         {
@@ -119,6 +123,7 @@ pub fn run_as(args: &Args, personality: Personality) -> Result<(), NvqError> {
             cli::Command::Nvlink(n) => nvlink::run(args, n),
             cli::Command::Mig(m) => mig::run(args, m),
             cli::Command::Serve(s) => serve::run(args, s),
+            cli::Command::Top(t) => top::run(t, args.lib_source()),
         };
     }
     if queries.len() > 1 {

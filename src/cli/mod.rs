@@ -10,6 +10,7 @@ mod monitor;
 pub mod nvlink;
 pub mod pmon;
 pub mod serve;
+pub mod top;
 pub mod topo;
 
 pub use command::Command;
