@@ -8,6 +8,7 @@
 mod code;
 mod field;
 pub mod gpm;
+pub mod history;
 pub mod listing;
 pub mod mig;
 pub mod nvlink;
@@ -16,6 +17,7 @@ mod row;
 pub mod smi_table;
 pub mod top;
 pub mod topo;
+pub mod trend;
 mod value;
 
 pub use code::NvmlCode;
