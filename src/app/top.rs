@@ -94,11 +94,7 @@ pub fn run(a: &TopArgs, lib: LibSource) -> Result<(), NvqError> {
     let plan = plan(a)?;
     let session = Arc::new(Session::open(&lib)?);
     let devices = select::select(&session, a.id.as_deref())?;
-    let title = format!(
-        "nvq top {} · driver {}",
-        env!("CARGO_PKG_VERSION"),
-        session.driver_version().unwrap_or("?")
-    );
+    let title = format!("nvq top · driver {}", session.driver_version().unwrap_or("?"));
     let mut collector = Collector::start(&session, &devices)?;
     if plan.once {
         return once(&plan, &mut collector, &title);

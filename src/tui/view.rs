@@ -14,6 +14,7 @@ use crate::model::history::{History, SeriesKey};
 use crate::model::top::{GpuSnap, Health, ProcSnap, TopSample};
 use crate::model::Token;
 use crate::render::printable;
+use std::borrow::Cow;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
@@ -41,6 +42,21 @@ pub struct Screen<'a> {
     pub title: &'a str,
 }
 
+/// Text a GPU or a process gave, as the screen shows it: control characters
+/// (`render::printable`) and the invisible characters that reorder or hide
+/// text (bidirectional overrides, zero-width characters) become `?`.
+pub fn safe(s: &str) -> Cow<'_, str> {
+    let hidden = |c: char| {
+        matches!(c, '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{FEFF}')
+    };
+    let p = printable(s);
+    if p.chars().any(hidden) {
+        p.chars().map(|c| if hidden(c) { '?' } else { c }).collect::<String>().into()
+    } else {
+        p
+    }
+}
+
 /// The height from which the wide layout is used.
 const WIDE_HEIGHT: u16 = 32;
 
@@ -53,7 +69,13 @@ pub fn draw(frame: &mut Frame<'_>, s: &Screen<'_>) {
 pub fn render(s: &Screen<'_>, area: Rect, buf: &mut Buffer) {
     let wide = area.width >= WIDE_FROM && area.height >= WIDE_HEIGHT;
     let gpu_lines = gpu_lines(s, wide);
-    let curve_h: u16 = if wide { 10 } else { 4 };
+    // The wide layout gives the curves what the processes do not need.
+    let curve_h: u16 = if wide {
+        let used = 3 + gpu_lines.len() + s.sample.procs.len() + 1;
+        (usize::from(area.height).saturating_sub(used) as u16).clamp(10, 24)
+    } else {
+        4
+    };
     // Keep at least a few process rows: the GPU list scrolls first.
     let min_procs: u16 = if wide { 8 } else { 4 };
     let fixed = 1 + 1 + curve_h + 1 + min_procs;
@@ -93,7 +115,7 @@ fn header(s: &Screen<'_>, area: Rect, buf: &mut Buffer, scrolled: bool) {
     let col = ui.sort_column();
     let arrow = if ui.descending { "↓" } else { "↑" };
     let mut spans = vec![
-        Span::styled(printable(s.title).into_owned(), bold()),
+        Span::styled(safe(s.title).into_owned(), bold()),
         Span::raw(format!("  {} GPU{}", s.sample.gpus.len(), plural(s.sample.gpus.len()))),
         Span::raw(format!("  every {}", interval_text(ui.interval_ms))),
     ];
@@ -111,7 +133,7 @@ fn header(s: &Screen<'_>, area: Rect, buf: &mut Buffer, scrolled: bool) {
     if ui.editing || !ui.filter.is_empty() {
         let cursor = if ui.editing { "_" } else { "" };
         spans.push(Span::styled(
-            format!("  /{}{cursor}", printable(&ui.filter)),
+            format!("  /{}{cursor}", safe(&ui.filter)),
             bold(),
         ));
     }
@@ -176,13 +198,15 @@ fn gpu_block(s: &Screen<'_>, lines: &[GpuLine], area: Rect, buf: &mut Buffer) {
             }
             GpuLine::Mig(i, m) => {
                 if let Some(mig) = s.sample.gpus.get(i).and_then(|g| g.mig.get(m)) {
-                    let ids = format!(
-                        "GI {} CI {}",
-                        mig.gpu_instance.map_or("-".into(), |v| v.to_string()),
-                        mig.compute_instance.map_or("-".into(), |v| v.to_string())
-                    );
-                    let label = format!("   └ MIG {} {ids}", printable(&mig.profile));
-                    mem_line(s, &label, 20, mig.mem_used, mig.mem_total, &[], r, buf);
+                    let id = |v: Option<u32>| v.map_or("-".into(), |v| v.to_string());
+                    let (gi, ci) = (id(mig.gpu_instance), id(mig.compute_instance));
+                    let profile = safe(&mig.profile);
+                    let label = if wide {
+                        format!("   └ MIG {profile}  GI {gi}  CI {ci}")
+                    } else {
+                        format!("  └ {profile} GI{gi} CI{ci}")
+                    };
+                    mem_line(s, &label, label_width(wide), mig.mem_used, mig.mem_total, &[], r, buf);
                 }
             }
         }
@@ -259,12 +283,12 @@ fn opt(v: Option<f64>, unit: &str) -> String {
 fn gpu_line(s: &Screen<'_>, g: &GpuSnap, selected: bool, wide: bool, area: Rect, buf: &mut Buffer) {
     let mark = if selected { "▶" } else { " " };
     let name_w: usize = if wide { 28 } else { 16 };
-    let name: String = printable(g.name.strip_prefix("NVIDIA ").unwrap_or(&g.name))
+    let name: String = safe(g.name.strip_prefix("NVIDIA ").unwrap_or(&g.name))
         .chars()
         .take(name_w)
         .collect();
     let label = format!("{mark}{:>2} {name:<name_w$}", g.index);
-    let label_w = (3 + name_w) as u16 + 1;
+    let label_w = label_width(wide);
     let sel_style = if selected {
         bold()
     } else {
@@ -309,11 +333,6 @@ fn gpu_line(s: &Screen<'_>, g: &GpuSnap, selected: bool, wide: bool, area: Rect,
             rate(g.pcie_tx)
         )));
     }
-    let label = if selected {
-        label
-    } else {
-        label.to_string()
-    };
     mem_line(s, &label, label_w, g.mem_used, g.mem_total, &tail, area, buf);
     if selected {
         for x in area.x..area.x + label_w.min(area.width) {
@@ -321,6 +340,15 @@ fn gpu_line(s: &Screen<'_>, g: &GpuSnap, selected: bool, wide: bool, area: Rect,
                 c.modifier.insert(Modifier::BOLD);
             }
         }
+    }
+}
+
+/// The width of a GPU's (or MIG device's) label, before its bar.
+fn label_width(wide: bool) -> u16 {
+    if wide {
+        32
+    } else {
+        20
     }
 }
 
@@ -335,6 +363,12 @@ fn detail_line(s: &Screen<'_>, area: Rect, buf: &mut Buffer) {
         return;
     };
     let mut spans = vec![Span::styled(format!("GPU {}", g.index), bold())];
+    if let Some(full) = s.gpu_full_s.get(&g.index) {
+        spans.push(Span::styled(
+            format!("  memory full in {}", duration(*full)),
+            style(s, Color::Red).add_modifier(Modifier::BOLD),
+        ));
+    }
     if g.health == Health::Fresh {
         spans.push(Span::raw(format!(
             "  sm {}  mem {}  fan {}  mem-util {}  PCIe rx {} tx {}",
@@ -345,12 +379,6 @@ fn detail_line(s: &Screen<'_>, area: Rect, buf: &mut Buffer) {
             rate(g.pcie_rx),
             rate(g.pcie_tx)
         )));
-    }
-    if let Some(full) = s.gpu_full_s.get(&g.index) {
-        spans.push(Span::styled(
-            format!("  memory full in {}", duration(*full)),
-            style(s, Color::Red).add_modifier(Modifier::BOLD),
-        ));
     }
     Paragraph::new(Line::from(spans)).render(area, buf);
 }
@@ -427,6 +455,13 @@ fn buckets(s: &Screen<'_>, key: &SeriesKey, field: &str, max: Option<f64>, span:
     let end = s.sample.t;
     let start = end - span;
     let step = span / f64::from(cols);
+    // Before the series began there is nothing to show, not a gap.
+    let first = series.points().next().map_or(end, |p| p.t);
+    for (i, slot) in out.iter_mut().enumerate() {
+        if start + step * (i as f64 + 1.0) < first {
+            *slot = Some(-1.0);
+        }
+    }
     for p in series.points() {
         if p.t <= start || p.t > end {
             continue;
@@ -434,6 +469,11 @@ fn buckets(s: &Screen<'_>, key: &SeriesKey, field: &str, max: Option<f64>, span:
         let i = (((p.t - start) / step).ceil() as usize).saturating_sub(1).min(out.len() - 1);
         let f = (p.v / max).clamp(0.0, 1.0);
         out[i] = Some(out[i].map_or(f, |o: f64| o.max(f)));
+    }
+    for slot in &mut out {
+        if *slot == Some(-1.0) {
+            *slot = Some(0.0);
+        }
     }
     out
 }
@@ -549,10 +589,12 @@ fn matches_filter(p: &ProcSnap, needle: &str) -> bool {
 
 fn process_table(s: &Screen<'_>, area: Rect, buf: &mut Buffer, wide: bool) {
     let rows = shown_processes(s);
+    // The compact layout gives the leak column room only when a process leaks.
+    let any_leak = rows.iter().any(|r| r.leak.is_some());
     let cols: Vec<_> = COLUMNS
         .iter()
         .enumerate()
-        .filter(|(_, c)| wide || c.compact)
+        .filter(|(_, c)| wide || (c.compact && (c.name != "trend" || any_leak)))
         .collect();
     let sort = s.ui.sort;
     let header = Row::new(cols.iter().map(|(i, c)| {
@@ -578,7 +620,7 @@ fn process_table(s: &Screen<'_>, area: Rect, buf: &mut Buffer, wide: bool) {
     let body = rows.iter().map(|r| {
         let leak = r.leak.is_some();
         Row::new(cols.iter().map(|(_, c)| {
-            let text = printable(&(c.text)(r)).into_owned();
+            let text = safe(&(c.text)(r)).into_owned();
             let st = if leak && (c.name == "trend" || c.name == "gpu_mem") {
                 style(s, Color::Red).add_modifier(Modifier::BOLD)
             } else {
