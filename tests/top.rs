@@ -175,7 +175,7 @@ fn keys_curve_leak_and_quit_under_tmux() {
     // Sort by the next column (SM%): the leaky process (80 %) leads.
     t.keys(&["s"]);
     let sorted = t.wait_for("the sort", |s| s.contains("sort SM%↓"));
-    let procs: Vec<&str> = sorted.lines().skip_while(|l| !l.starts_with("GPU ")).skip(1).collect();
+    let procs: Vec<&str> = sorted.lines().skip_while(|l| !l.starts_with("GPU     PID")).skip(1).collect();
     assert!(procs[0].contains("leaky"), "{sorted}");
     // Filter by text: only python3 rows remain.
     t.keys(&["/", "p", "y", "t", "h", "Enter"]);
@@ -193,9 +193,9 @@ fn sigterm_restores_the_terminal() {
     let sc = common::scenario("top_8gpu.toml");
     let t = Tmux::new("term");
     t.start(200, 60, &script(&t, &sc, "--interval 0.2"));
-    let wide = t.wait_for("the first frame", |s| s.contains("8 GPUs"));
     // The wide layout: clocks, fan and PCIe on each GPU's line, every column.
-    assert!(wide.contains("1980MHz") && wide.contains("CONTAINER") && wide.contains("memory "), "{wide}");
+    let wide = t.wait_for("the wide layout", |s| s.contains("8 GPUs") && s.contains("CONTAINER"));
+    assert!(wide.contains("1980MHz") && wide.contains("rx ") && wide.contains("memory "), "{wide}");
     let shell = std::fs::read_to_string(t.path("shell")).unwrap();
     let out = Command::new("ps")
         .args(["-o", "pid=", "--ppid", shell.trim()])
