@@ -236,3 +236,34 @@ fn bad_options_are_usage_errors() {
         assert!(err.contains("top: invalid"), "{args:?}: {err}");
     }
 }
+
+#[test]
+fn a_hung_gpu_is_late_and_the_keys_still_answer() {
+    // GPU 1's power reading hangs for 5 s from its second call on.
+    let sc = common::scenario("mon_hung_gpu.toml");
+    let t = Tmux::new("hung");
+    t.start(80, 24, &script(&t, &sc, "--interval 0.5"));
+    let late = t.wait_for("the late GPU", |s| s.lines().any(|l| l.contains(" 1 H100") && l.contains("late")));
+    let row = late.lines().find(|l| l.contains(" 0 H100")).unwrap();
+    assert!(row.contains("/80G") || row.contains("°C"), "GPU 0 still answers:\n{late}");
+    // The keys answer while the call hangs: the interval changes at once.
+    let asked = Instant::now();
+    t.keys(&["+"]);
+    t.wait_for("the new interval", |s| s.contains("every 1s"));
+    assert!(asked.elapsed() < Duration::from_secs(3), "{:?}", asked.elapsed());
+    t.keys(&["q"]);
+    assert_restored(&t);
+}
+
+#[test]
+fn a_lost_gpu_is_shown_as_lost() {
+    // GPU 1 falls off the bus after 7 calls.
+    let sc = common::scenario("loops_lost.toml");
+    let t = Tmux::new("lost");
+    t.start(80, 24, &script(&t, &sc, "--interval 0.1"));
+    let lost = t.wait_for("the lost GPU", |s| s.contains("GPU is lost"));
+    let row = lost.lines().find(|l| l.contains("GPU is lost")).unwrap();
+    assert!(row.contains(" 1 H100"), "{lost}");
+    t.keys(&["C-c"]);
+    assert_restored(&t);
+}

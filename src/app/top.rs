@@ -161,11 +161,16 @@ impl Collector {
             gpus: Vec::with_capacity(parts.len()),
             procs: Vec::new(),
         };
-        for (i, (gpu, mut procs)) in parts.into_iter().enumerate() {
-            if gpu.health != Health::Late && !gpu.uuid.is_empty() {
-                if let Some(k) = self.known.get_mut(i) {
-                    *k = (gpu.uuid.clone(), gpu.name.clone());
+        for (i, (mut gpu, mut procs)) in parts.into_iter().enumerate() {
+            if let Some(k) = self.known.get_mut(i) {
+                // A lost GPU no longer says who it is: it keeps its name.
+                if gpu.uuid.is_empty() {
+                    gpu.uuid.clone_from(&k.0);
                 }
+                if gpu.name.is_empty() {
+                    gpu.name.clone_from(&k.1);
+                }
+                *k = (gpu.uuid.clone(), gpu.name.clone());
             }
             sample.gpus.push(gpu);
             sample.procs.append(&mut procs);
