@@ -70,7 +70,10 @@ impl Tmux {
             if ok(&s) {
                 return s;
             }
-            assert!(Instant::now() < until, "timed out waiting for {what}; the screen:\n{s}");
+            assert!(
+                Instant::now() < until,
+                "timed out waiting for {what}; the screen:\n{s}"
+            );
             std::thread::sleep(Duration::from_millis(50));
         }
     }
@@ -112,7 +115,10 @@ fn script(t: &Tmux, scenario: &Path, args: &str) -> String {
 fn assert_restored(t: &Tmux) {
     let screen = t.wait_for("the exit status", |s| s.contains("EXIT "));
     assert!(screen.contains("EXIT 0"), "{screen}");
-    assert!(!screen.contains("H100"), "the alternate screen was left:\n{screen}");
+    assert!(
+        !screen.contains("H100"),
+        "the alternate screen was left:\n{screen}"
+    );
     let until = Instant::now() + Duration::from_secs(10);
     while !t.path("after").exists() && Instant::now() < until {
         std::thread::sleep(Duration::from_millis(20));
@@ -120,7 +126,11 @@ fn assert_restored(t: &Tmux) {
     let before = std::fs::read_to_string(t.path("before")).unwrap();
     let after = std::fs::read_to_string(t.path("after")).unwrap();
     assert_eq!(before, after, "stty settings differ after nvq top");
-    assert_eq!(t.tmux(&["display", "-p", "#{alternate_on} #{cursor_flag}"]).trim(), "0 1");
+    assert_eq!(
+        t.tmux(&["display", "-p", "#{alternate_on} #{cursor_flag}"])
+            .trim(),
+        "0 1"
+    );
 }
 
 /// The heights (in eighths of a row) of the compact memory curve's
@@ -155,9 +165,15 @@ fn keys_curve_leak_and_quit_under_tmux() {
     for i in 0..8 {
         assert!(first.contains(&format!(" {i} H100 80GB HBM3")), "{first}");
     }
-    assert!(first.contains("every 100ms") && first.contains("sort GPU-MEM↓"), "{first}");
+    assert!(
+        first.contains("every 100ms") && first.contains("sort GPU-MEM↓"),
+        "{first}"
+    );
     // GPU 7 is in MIG mode: its two devices are rows under it.
-    assert!(first.contains("└ 3g.40gb GI1 CI0") && first.contains("└ 3g.40gb GI2 CI0"), "{first}");
+    assert!(
+        first.contains("└ 3g.40gb GI1 CI0") && first.contains("└ 3g.40gb GI2 CI0"),
+        "{first}"
+    );
     // The leaking process is marked, with its rate (0.5 GiB per 100 ms).
     let leak = t.wait_for("the leak mark", |s| s.contains("▲+"));
     let row = leak.lines().find(|l| l.contains("leaky")).unwrap();
@@ -169,17 +185,29 @@ fn keys_curve_leak_and_quit_under_tmux() {
         let h = curve_heights(s);
         h.iter().filter(|&&v| v > 0).count() >= 8
     });
-    let h: Vec<usize> = curve_heights(&zoomed).into_iter().filter(|&v| v > 0).collect();
-    assert!(h.windows(2).all(|w| w[0] <= w[1]), "not rising: {h:?}\n{zoomed}");
+    let h: Vec<usize> = curve_heights(&zoomed)
+        .into_iter()
+        .filter(|&v| v > 0)
+        .collect();
+    assert!(
+        h.windows(2).all(|w| w[0] <= w[1]),
+        "not rising: {h:?}\n{zoomed}"
+    );
     assert!(h.last() > h.first(), "{h:?}\n{zoomed}");
     // Sort by the next column (SM%): the leaky process (80 %) leads.
     t.keys(&["s"]);
     let sorted = t.wait_for("the sort", |s| s.contains("sort SM%↓"));
-    let procs: Vec<&str> = sorted.lines().skip_while(|l| !l.starts_with("GPU     PID")).skip(1).collect();
+    let procs: Vec<&str> = sorted
+        .lines()
+        .skip_while(|l| !l.starts_with("GPU     PID"))
+        .skip(1)
+        .collect();
     assert!(procs[0].contains("leaky"), "{sorted}");
     // Filter by text: only python3 rows remain.
     t.keys(&["/", "p", "y", "t", "h", "Enter"]);
-    let filtered = t.wait_for("the filter", |s| s.contains("/pyth") && !s.contains("leaky"));
+    let filtered = t.wait_for("the filter", |s| {
+        s.contains("/pyth") && !s.contains("leaky")
+    });
     assert!(filtered.contains("python3"), "{filtered}");
     // Interval up, twice: 100 ms → 200 ms → 250 ms.
     t.keys(&["+", "+"]);
@@ -194,8 +222,13 @@ fn sigterm_restores_the_terminal() {
     let t = Tmux::new("term");
     t.start(200, 60, &script(&t, &sc, "--interval 0.2"));
     // The wide layout: clocks, fan and PCIe on each GPU's line, every column.
-    let wide = t.wait_for("the wide layout", |s| s.contains("8 GPUs") && s.contains("CONTAINER"));
-    assert!(wide.contains("1980MHz") && wide.contains("rx ") && wide.contains("memory "), "{wide}");
+    let wide = t.wait_for("the wide layout", |s| {
+        s.contains("8 GPUs") && s.contains("CONTAINER")
+    });
+    assert!(
+        wide.contains("1980MHz") && wide.contains("rx ") && wide.contains("memory "),
+        "{wide}"
+    );
     let shell = std::fs::read_to_string(t.path("shell")).unwrap();
     let out = Command::new("ps")
         .args(["-o", "pid=", "--ppid", shell.trim()])
@@ -203,7 +236,11 @@ fn sigterm_restores_the_terminal() {
         .unwrap();
     let pid = String::from_utf8_lossy(&out.stdout).trim().to_string();
     assert!(!pid.is_empty(), "nvq top's PID not found");
-    assert!(Command::new("kill").args(["-TERM", &pid]).status().unwrap().success());
+    assert!(Command::new("kill")
+        .args(["-TERM", &pid])
+        .status()
+        .unwrap()
+        .success());
     assert_restored(&t);
 }
 
@@ -218,7 +255,11 @@ fn once_prints_one_plain_frame() {
     assert!(out.status.success(), "{out:?}");
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(!text.contains('\x1b'), "plain text, no escapes:\n{text}");
-    assert_eq!(text.lines().count(), 24, "80×24 without a terminal:\n{text}");
+    assert_eq!(
+        text.lines().count(),
+        24,
+        "80×24 without a terminal:\n{text}"
+    );
     assert!(text.contains("8 GPUs") && text.contains("leaky"), "{text}");
 }
 
@@ -243,14 +284,24 @@ fn a_hung_gpu_is_late_and_the_keys_still_answer() {
     let sc = common::scenario("mon_hung_gpu.toml");
     let t = Tmux::new("hung");
     t.start(80, 24, &script(&t, &sc, "--interval 0.5"));
-    let late = t.wait_for("the late GPU", |s| s.lines().any(|l| l.contains(" 1 H100") && l.contains("late")));
+    let late = t.wait_for("the late GPU", |s| {
+        s.lines()
+            .any(|l| l.contains(" 1 H100") && l.contains("late"))
+    });
     let row = late.lines().find(|l| l.contains(" 0 H100")).unwrap();
-    assert!(row.contains("/80G") || row.contains("°C"), "GPU 0 still answers:\n{late}");
+    assert!(
+        row.contains("/80G") || row.contains("°C"),
+        "GPU 0 still answers:\n{late}"
+    );
     // The keys answer while the call hangs: the interval changes at once.
     let asked = Instant::now();
     t.keys(&["+"]);
     t.wait_for("the new interval", |s| s.contains("every 1s"));
-    assert!(asked.elapsed() < Duration::from_secs(3), "{:?}", asked.elapsed());
+    assert!(
+        asked.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        asked.elapsed()
+    );
     t.keys(&["q"]);
     assert_restored(&t);
 }

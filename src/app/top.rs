@@ -94,7 +94,10 @@ pub fn run(a: &TopArgs, lib: LibSource) -> Result<(), NvqError> {
     let plan = plan(a)?;
     let session = Arc::new(Session::open(&lib)?);
     let devices = select::select(&session, a.id.as_deref())?;
-    let title = format!("nvq top · driver {}", session.driver_version().unwrap_or("?"));
+    let title = format!(
+        "nvq top · driver {}",
+        session.driver_version().unwrap_or("?")
+    );
     let mut collector = Collector::start(&session, &devices)?;
     if plan.once {
         return once(&plan, &mut collector, &title);
@@ -126,12 +129,18 @@ impl Collector {
                 // Looked up on the first run, on a lane, under a deadline.
                 let mut state: Option<(Vec<crate::source::Target>, TopReader)> = None;
                 move || {
-                    let (targets, reader) = state
-                        .get_or_insert_with(|| (crate::source::targets(&sess, &[gpu]), TopReader::new()));
+                    let (targets, reader) = state.get_or_insert_with(|| {
+                        (crate::source::targets(&sess, &[gpu]), TopReader::new())
+                    });
                     match targets.first() {
                         Some(t) => reader.read(&sess, t, count),
                         None => (
-                            GpuSnap::unknown(gpu, String::new(), String::new(), Health::Lost(NvmlCode::UNKNOWN)),
+                            GpuSnap::unknown(
+                                gpu,
+                                String::new(),
+                                String::new(),
+                                Health::Lost(NvmlCode::UNKNOWN),
+                            ),
                             Vec::new(),
                         ),
                     }
@@ -143,7 +152,10 @@ impl Collector {
         Ok(Collector {
             workers,
             devices: devices.to_vec(),
-            known: devices.iter().map(|_| (String::new(), String::new())).collect(),
+            known: devices
+                .iter()
+                .map(|_| (String::new(), String::new()))
+                .collect(),
         })
     }
 
@@ -154,7 +166,10 @@ impl Collector {
         let parts = self.workers.sample(deadline, |i| {
             let (uuid, name) = known.get(i).cloned().unwrap_or_default();
             let index = devices.get(i).copied().unwrap_or(0);
-            (GpuSnap::unknown(index, uuid, name, Health::Late), Vec::new())
+            (
+                GpuSnap::unknown(index, uuid, name, Health::Late),
+                Vec::new(),
+            )
         });
         let mut sample = TopSample {
             t,
@@ -210,7 +225,14 @@ fn record(history: &mut History, s: &TopSample) {
             uuid: g.uuid.clone(),
         };
         if let Some(v) = g.mem_used {
-            history.push(&key, MEM_FIELD, Point { t: s.t, v: v as f64 });
+            history.push(
+                &key,
+                MEM_FIELD,
+                Point {
+                    t: s.t,
+                    v: v as f64,
+                },
+            );
         }
         if let Some(v) = g.util_gpu {
             history.push(&key, UTIL_FIELD, Point { t: s.t, v });
@@ -218,7 +240,14 @@ fn record(history: &mut History, s: &TopSample) {
     }
     for p in &s.procs {
         if let Some(v) = p.gpu_mem {
-            history.push(&proc_key(p), PROC_MEM_FIELD, Point { t: s.t, v: v as f64 });
+            history.push(
+                &proc_key(p),
+                PROC_MEM_FIELD,
+                Point {
+                    t: s.t,
+                    v: v as f64,
+                },
+            );
         }
     }
     history.forget_older_than(s.t - FORGET_AFTER_S);
@@ -234,7 +263,11 @@ fn proc_key(p: &ProcSnap) -> SeriesKey {
 
 /// The processes whose memory rises steadily, and the GPUs whose memory
 /// does, with their time to full.
-fn leaks(history: &History, s: &TopSample, cfg: &TrendConfig) -> (HashMap<(u32, u32), Leak>, HashMap<u32, f64>) {
+fn leaks(
+    history: &History,
+    s: &TopSample,
+    cfg: &TrendConfig,
+) -> (HashMap<(u32, u32), Leak>, HashMap<u32, f64>) {
     let mut procs = HashMap::new();
     let mut gpus = HashMap::new();
     let free: HashMap<u32, f64> = s
@@ -247,7 +280,10 @@ fn leaks(history: &History, s: &TopSample, cfg: &TrendConfig) -> (HashMap<(u32, 
             uuid: g.uuid.clone(),
         };
         let cap = g.mem_total.map(|t| t as f64);
-        if let Some(t) = history.series(&key, MEM_FIELD).and_then(|x| trend(x, cap, cfg)) {
+        if let Some(t) = history
+            .series(&key, MEM_FIELD)
+            .and_then(|x| trend(x, cap, cfg))
+        {
             if let (true, Some(full)) = (t.rising, t.time_to_full_s) {
                 gpus.insert(g.index, full);
             }
@@ -294,7 +330,9 @@ fn interactive(plan: Plan, mut collector: Collector, title: String) -> Result<()
     let colour = crate::output::terminal::stdout_colour(false);
     term::install_panic_hook();
     let mut terminal = term::Terminal::enter().map_err(|e| {
-        NvqError::Usage(format!("top: cannot use this terminal ({e}); try `nvq top --once`."))
+        NvqError::Usage(format!(
+            "top: cannot use this terminal ({e}); try `nvq top --once`."
+        ))
     })?;
     let spawn = |name: &str, f: Box<dyn FnOnce() + Send>| {
         std::thread::Builder::new()
@@ -407,7 +445,7 @@ fn ui_loop(
             Msg::Sample(s) => {
                 if !ui.paused {
                     record(&mut history, &s);
-                    if last_trend.is_none_or(|t| t.elapsed() >= TREND_EVERY) {
+                    if last_trend.map_or(true, |t| t.elapsed() >= TREND_EVERY) {
                         (leak_map, full_map) = leaks(&history, &s, &plan.trend);
                         last_trend = Some(Instant::now());
                     }
@@ -441,7 +479,10 @@ fn ui_loop(
                 ui: &ui,
                 title,
             };
-            terminal.tui.draw(|f| view::draw(f, &screen)).map_err(draw_err)?;
+            terminal
+                .tui
+                .draw(|f| view::draw(f, &screen))
+                .map_err(draw_err)?;
         }
     }
 }

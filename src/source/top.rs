@@ -85,7 +85,12 @@ impl TopReader {
     }
 
     /// One sample of this GPU and its processes.
-    pub fn read(&mut self, session: &Session, target: &Target, count: u32) -> (GpuSnap, Vec<ProcSnap>) {
+    pub fn read(
+        &mut self,
+        session: &Session,
+        target: &Target,
+        count: u32,
+    ) -> (GpuSnap, Vec<ProcSnap>) {
         let c = target.context(session, count);
         let ident = target.ident(&c);
         let mem = c.memory().map(|m| (m.used, m.total));
@@ -93,7 +98,8 @@ impl TopReader {
             Err(code) if is_lost(code) => Health::Lost(code),
             _ => Health::Fresh,
         };
-        let mut gpu = GpuSnap::unknown(target.index, ident.uuid.clone(), ident.name.clone(), health);
+        let mut gpu =
+            GpuSnap::unknown(target.index, ident.uuid.clone(), ident.name.clone(), health);
         if health != Health::Fresh {
             return (gpu, Vec::new());
         }
@@ -134,7 +140,13 @@ impl TopReader {
         out
     }
 
-    fn processes(&mut self, session: &Session, target: &Target, count: u32, gpu: &GpuSnap) -> Vec<ProcSnap> {
+    fn processes(
+        &mut self,
+        session: &Session,
+        target: &Target,
+        count: u32,
+        gpu: &GpuSnap,
+    ) -> Vec<ProcSnap> {
         let rows = self.pmon.read(session, target, count);
         let host = self.host.get_or_insert_with(HostProc::detect).clone();
         let mut seen = Vec::new();
@@ -181,7 +193,7 @@ impl TopReader {
         let start = procinfo::stat_identity(&stat).map_or(0, |(_, s)| s);
         let ticks = stat_ticks(&stat);
         let now = Instant::now();
-        let fresh = self.known.get(&p.pid).is_none_or(|k| k.start != start);
+        let fresh = self.known.get(&p.pid).map_or(true, |k| k.start != start);
         if fresh {
             let status = host.status(p.pid).ok();
             let user = status
@@ -235,7 +247,9 @@ impl TopReader {
 
 /// A code that means the GPU is gone, not that a value is missing.
 fn is_lost(code: NvmlCode) -> bool {
-    code == NvmlCode::GPU_IS_LOST || code == NvmlCode::RESET_REQUIRED || code == NvmlCode::GPU_NOT_FOUND
+    code == NvmlCode::GPU_IS_LOST
+        || code == NvmlCode::RESET_REQUIRED
+        || code == NvmlCode::GPU_NOT_FOUND
 }
 
 /// The GPU's MIG devices with their memory (none when MIG is off).

@@ -27,7 +27,7 @@ pub enum SortKey {
 
 impl SortKey {
     /// Ascending order; an unknown number sorts after every known one.
-    pub fn cmp(&self, other: &Self) -> Ordering {
+    pub fn order(&self, other: &Self) -> Ordering {
         match (self, other) {
             (SortKey::Num(a), SortKey::Num(b)) => match (a, b) {
                 (Some(a), Some(b)) => a.total_cmp(b),
@@ -106,7 +106,10 @@ pub const COLUMNS: &[ProcColumn] = &[
 
 /// `▲+12M/s 6m`: the rate, and the GPU's time to full at that rate.
 pub fn leak_text(l: Leak) -> String {
-    let full = l.gpu_full_s.map(|s| format!(" {}", duration(s))).unwrap_or_default();
+    let full = l
+        .gpu_full_s
+        .map(|s| format!(" {}", duration(s)))
+        .unwrap_or_default();
     format!("▲+{}/s{full}", bytes(l.rate))
 }
 
@@ -161,8 +164,8 @@ mod tests {
 
     #[test]
     fn unknown_numbers_sort_last_and_names_are_unique() {
-        assert_eq!(num(Some(1.0)).cmp(&num(None)), Ordering::Less);
-        assert_eq!(num(Some(1.0)).cmp(&num(Some(2.0))), Ordering::Less);
+        assert_eq!(num(Some(1.0)).order(&num(None)), Ordering::Less);
+        assert_eq!(num(Some(1.0)).order(&num(Some(2.0))), Ordering::Less);
         let mut names: Vec<_> = COLUMNS.iter().map(|c| c.name).collect();
         names.sort_unstable();
         names.dedup();

@@ -73,12 +73,24 @@ fn fixture(n: u32) -> Fixture {
     let gpus: Vec<GpuSnap> = (0..n).map(gpu).collect();
     let mut procs = Vec::new();
     for g in &gpus {
-        procs.push(proc_on(g, 1000 + g.index * 10, 4, "python3 train.py --epochs 90"));
-        procs.push(proc_on(g, 1001 + g.index * 10, 2, "/usr/bin/ffmpeg -i in.mp4 out.mkv"));
+        procs.push(proc_on(
+            g,
+            1000 + g.index * 10,
+            4,
+            "python3 train.py --epochs 90",
+        ));
+        procs.push(proc_on(
+            g,
+            1001 + g.index * 10,
+            2,
+            "/usr/bin/ffmpeg -i in.mp4 out.mkv",
+        ));
     }
     let mut history = History::new(6000);
     for g in &gpus {
-        let key = SeriesKey::Gpu { uuid: g.uuid.clone() };
+        let key = SeriesKey::Gpu {
+            uuid: g.uuid.clone(),
+        };
         for k in 0..600u32 {
             let t = T0 - 600.0 + f64::from(k) + 1.0;
             let used = if g.index == 0 {
@@ -87,7 +99,14 @@ fn fixture(n: u32) -> Fixture {
                 g.mem_used.unwrap() as f64
             };
             history.push(&key, MEM_FIELD, Point { t, v: used });
-            history.push(&key, UTIL_FIELD, Point { t, v: f64::from((k * 7 + g.index) % 100) });
+            history.push(
+                &key,
+                UTIL_FIELD,
+                Point {
+                    t,
+                    v: f64::from((k * 7 + g.index) % 100),
+                },
+            );
         }
     }
     let mut gpus = gpus;
@@ -130,7 +149,10 @@ fn snapshot(name: &str, actual: &str) {
         return;
     }
     let expected = std::fs::read_to_string(&path).unwrap_or_else(|e| {
-        panic!("{}: {e}; create it with NVQ_UPDATE_SNAPSHOTS=1 cargo test --lib tui", path.display())
+        panic!(
+            "{}: {e}; create it with NVQ_UPDATE_SNAPSHOTS=1 cargo test --lib tui",
+            path.display()
+        )
     });
     assert_eq!(
         expected, actual,
@@ -169,18 +191,30 @@ fn eight_gpus_and_their_processes_fit_80x24() {
     let lines: Vec<&str> = text.lines().collect();
     for i in 0..8 {
         assert!(
-            lines.iter().any(|l| l.starts_with(&format!("{} {i} H100", if i == 0 { "▶" } else { " " }))),
+            lines
+                .iter()
+                .any(|l| l.starts_with(&format!("{} {i} H100", if i == 0 { "▶" } else { " " }))),
             "GPU {i} missing:\n{text}"
         );
     }
     assert!(!text.contains("more"), "8 GPUs need no scrolling:\n{text}");
     // Sorted by GPU memory, largest first: GPU 0's 4 GiB processes lead.
     assert!(text.contains("GPU-MEM"), "{text}");
-    assert!(lines.iter().filter(|l| l.contains("train.py")).count() >= 4, "{text}");
+    assert!(
+        lines.iter().filter(|l| l.contains("train.py")).count() >= 4,
+        "{text}"
+    );
     snapshot("eight_gpus_80x24", &text);
     let wide = draw(&f, &ui(), 200, 60);
-    assert!(wide.contains("CONTAINER") && wide.contains("HOST-MEM") && wide.contains("1980MHz"), "{wide}");
-    assert_eq!(wide.lines().filter(|l| l.contains("ffmpeg")).count(), 8, "{wide}");
+    assert!(
+        wide.contains("CONTAINER") && wide.contains("HOST-MEM") && wide.contains("1980MHz"),
+        "{wide}"
+    );
+    assert_eq!(
+        wide.lines().filter(|l| l.contains("ffmpeg")).count(),
+        8,
+        "{wide}"
+    );
     snapshot("eight_gpus_200x60", &wide);
 }
 
@@ -217,7 +251,10 @@ fn mig_devices_are_rows_under_their_gpu() {
     let lines: Vec<&str> = text.lines().collect();
     let g0 = lines.iter().position(|l| l.contains(" 0 H100")).unwrap();
     assert!(lines[g0 + 1].contains("└ 2g.20gb GI3 CI0"), "{text}");
-    assert!(lines[g0 + 3].contains("GI5") && lines[g0 + 3].contains("3.0G/20G"), "{text}");
+    assert!(
+        lines[g0 + 3].contains("GI5") && lines[g0 + 3].contains("3.0G/20G"),
+        "{text}"
+    );
     let wide = draw(&f, &ui(), 200, 60);
     assert!(wide.contains("└ MIG 2g.20gb  GI 4  CI 0"), "{wide}");
     assert!(lines[g0 + 4].contains(" 1 H100"), "{text}");
@@ -234,7 +271,10 @@ fn a_hung_gpu_is_late_not_frozen() {
     let text = draw(&f, &ui(), 80, 24);
     let line = text.lines().find(|l| l.contains(" 1 H100")).unwrap();
     assert!(line.contains("late"), "{text}");
-    assert!(!line.contains("G/80G"), "a late GPU shows no memory figure:\n{text}");
+    assert!(
+        !line.contains("G/80G"),
+        "a late GPU shows no memory figure:\n{text}"
+    );
     snapshot("hung_80x24", &text);
     snapshot("hung_200x60", &draw(&f, &ui(), 200, 60));
 }
@@ -243,7 +283,12 @@ fn a_hung_gpu_is_late_not_frozen() {
 fn a_lost_gpu_says_so() {
     let mut f = fixture(2);
     let g = &f.sample.gpus[0];
-    f.sample.gpus[0] = GpuSnap::unknown(0, g.uuid.clone(), g.name.clone(), Health::Lost(NvmlCode::GPU_IS_LOST));
+    f.sample.gpus[0] = GpuSnap::unknown(
+        0,
+        g.uuid.clone(),
+        g.name.clone(),
+        Health::Lost(NvmlCode::GPU_IS_LOST),
+    );
     f.sample.procs.retain(|p| p.gpu != 0);
     let text = draw(&f, &ui(), 80, 24);
     let line = text.lines().find(|l| l.contains(" 0 H100")).unwrap();
@@ -282,7 +327,10 @@ fn hostile_process_names_stay_on_their_line() {
         let shown = if w > 100 { full } else { "evil?[2J?]0;pwned" };
         assert!(text.contains(shown), "{text}");
         assert!(text.contains("bad\u{fffd}\u{fffd}utf8"), "{text}");
-        assert!(text.contains("?rtl override ?nul") && !text.contains('\u{202e}'), "{text}");
+        assert!(
+            text.contains("?rtl override ?nul") && !text.contains('\u{202e}'),
+            "{text}"
+        );
         snapshot(&format!("hostile_{w}x{h}"), &text);
     }
 }
@@ -331,14 +379,23 @@ fn filter_sort_and_selection_change_the_table() {
     }
     let text = draw(&f, &ui, 80, 24);
     assert!(text.contains("/ff"), "{text}");
-    assert!(!text.contains("train.py") && text.contains("ffmpeg"), "{text}");
+    assert!(
+        !text.contains("train.py") && text.contains("ffmpeg"),
+        "{text}"
+    );
     ui.key(Key::Esc, 2);
     ui.key(Key::Down, 2);
     ui.key(Key::Enter, 2);
     let text = draw(&f, &ui, 80, 24);
-    assert!(text.contains("GPU 1 only") && !text.contains(" 1000 ") && text.contains(" 1010 "), "{text}");
+    assert!(
+        text.contains("GPU 1 only") && !text.contains(" 1000 ") && text.contains(" 1010 "),
+        "{text}"
+    );
     ui.key(Key::Char('?'), 2);
     let help = draw(&f, &ui, 80, 24);
-    assert!(help.contains("nvq top: keys") && help.contains("refresh interval"), "{help}");
+    assert!(
+        help.contains("nvq top: keys") && help.contains("refresh interval"),
+        "{help}"
+    );
     snapshot("help_80x24", &help);
 }

@@ -69,7 +69,10 @@ pub struct Ui {
 impl Ui {
     pub fn new(interval_ms: u64, colour: bool) -> Self {
         Ui {
-            sort: COLUMNS.iter().position(|c| c.name == "gpu_mem").unwrap_or(0),
+            sort: COLUMNS
+                .iter()
+                .position(|c| c.name == "gpu_mem")
+                .unwrap_or(0),
             descending: true,
             filter: String::new(),
             editing: false,
@@ -137,7 +140,9 @@ impl Ui {
                 self.paused = !self.paused;
                 Action::Collector
             }
-            Key::Char('+') | Key::Char('=') | Key::F(2) => self.step_interval(true, key == Key::F(2)),
+            Key::Char('+') | Key::Char('=') | Key::F(2) => {
+                self.step_interval(true, key == Key::F(2))
+            }
             Key::Char('-') | Key::Char('_') => self.step_interval(false, false),
             Key::Char('z') => {
                 self.zoom = self.zoom.saturating_sub(1);
@@ -194,7 +199,9 @@ impl Ui {
             Key::Backspace => {
                 self.filter.pop();
             }
-            Key::Char(c) if !c.is_control() && self.filter.chars().count() < 64 => self.filter.push(c),
+            Key::Char(c) if !c.is_control() && self.filter.chars().count() < 64 => {
+                self.filter.push(c)
+            }
             _ => return Action::None,
         }
         Action::Redraw

@@ -51,7 +51,11 @@ impl Drop for Terminal {
 /// calls do nothing).
 pub fn restore() {
     if ACTIVE.swap(false, Ordering::SeqCst) {
-        let _ = execute!(std::io::stdout(), terminal::LeaveAlternateScreen, cursor::Show);
+        let _ = execute!(
+            std::io::stdout(),
+            terminal::LeaveAlternateScreen,
+            cursor::Show
+        );
         let _ = terminal::disable_raw_mode();
     }
 }
@@ -92,7 +96,9 @@ pub fn next_input() -> Input {
 
 fn map_key(code: KeyCode, mods: KeyModifiers) -> Option<Key> {
     Some(match code {
-        KeyCode::Char('c') | KeyCode::Char('C') if mods.contains(KeyModifiers::CONTROL) => Key::CtrlC,
+        KeyCode::Char('c') | KeyCode::Char('C') if mods.contains(KeyModifiers::CONTROL) => {
+            Key::CtrlC
+        }
         KeyCode::Char(c) => Key::Char(c),
         KeyCode::Up => Key::Up,
         KeyCode::Down => Key::Down,
@@ -112,8 +118,14 @@ mod tests {
 
     #[test]
     fn ctrl_c_is_quit_not_a_letter() {
-        assert_eq!(map_key(KeyCode::Char('c'), KeyModifiers::CONTROL), Some(Key::CtrlC));
-        assert_eq!(map_key(KeyCode::Char('c'), KeyModifiers::NONE), Some(Key::Char('c')));
+        assert_eq!(
+            map_key(KeyCode::Char('c'), KeyModifiers::CONTROL),
+            Some(Key::CtrlC)
+        );
+        assert_eq!(
+            map_key(KeyCode::Char('c'), KeyModifiers::NONE),
+            Some(Key::Char('c'))
+        );
         assert_eq!(map_key(KeyCode::F(2), KeyModifiers::NONE), Some(Key::F(2)));
         assert_eq!(map_key(KeyCode::Home, KeyModifiers::NONE), None);
     }

@@ -14,13 +14,13 @@ use crate::model::history::{History, SeriesKey};
 use crate::model::top::{GpuSnap, Health, ProcSnap, TopSample};
 use crate::model::Token;
 use crate::render::printable;
-use std::borrow::Cow;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Cell, Clear, Paragraph, Row, Table, Widget};
 use ratatui::Frame;
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 /// The history field of a GPU's used memory (bytes) and utilization (%),
@@ -46,12 +46,13 @@ pub struct Screen<'a> {
 /// (`render::printable`) and the invisible characters that reorder or hide
 /// text (bidirectional overrides, zero-width characters) become `?`.
 pub fn safe(s: &str) -> Cow<'_, str> {
-    let hidden = |c: char| {
-        matches!(c, '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{FEFF}')
-    };
+    let hidden = |c: char| matches!(c, '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{FEFF}');
     let p = printable(s);
     if p.chars().any(hidden) {
-        p.chars().map(|c| if hidden(c) { '?' } else { c }).collect::<String>().into()
+        p.chars()
+            .map(|c| if hidden(c) { '?' } else { c })
+            .collect::<String>()
+            .into()
     } else {
         p
     }
@@ -116,14 +117,21 @@ fn header(s: &Screen<'_>, area: Rect, buf: &mut Buffer, scrolled: bool) {
     let arrow = if ui.descending { "↓" } else { "↑" };
     let mut spans = vec![
         Span::styled(safe(s.title).into_owned(), bold()),
-        Span::raw(format!("  {} GPU{}", s.sample.gpus.len(), plural(s.sample.gpus.len()))),
+        Span::raw(format!(
+            "  {} GPU{}",
+            s.sample.gpus.len(),
+            plural(s.sample.gpus.len())
+        )),
         Span::raw(format!("  every {}", interval_text(ui.interval_ms))),
     ];
     if scrolled {
         spans.push(Span::raw(" ↑↓more"));
     }
     if ui.paused {
-        spans.push(Span::styled("  PAUSED", bold().add_modifier(Modifier::REVERSED)));
+        spans.push(Span::styled(
+            "  PAUSED",
+            bold().add_modifier(Modifier::REVERSED),
+        ));
     }
     spans.push(Span::raw(format!("  sort {}{arrow}", col.head)));
     if ui.only_selected {
@@ -206,7 +214,16 @@ fn gpu_block(s: &Screen<'_>, lines: &[GpuLine], area: Rect, buf: &mut Buffer) {
                     } else {
                         format!("  └ {profile} GI{gi} CI{ci}")
                     };
-                    mem_line(s, &label, label_width(wide), mig.mem_used, mig.mem_total, &[], r, buf);
+                    mem_line(
+                        s,
+                        &label,
+                        label_width(wide),
+                        mig.mem_used,
+                        mig.mem_total,
+                        &[],
+                        r,
+                        buf,
+                    );
                 }
             }
         }
@@ -289,17 +306,19 @@ fn gpu_line(s: &Screen<'_>, g: &GpuSnap, selected: bool, wide: bool, area: Rect,
         .collect();
     let label = format!("{mark}{:>2} {name:<name_w$}", g.index);
     let label_w = label_width(wide);
-    let sel_style = if selected {
-        bold()
-    } else {
-        Style::default()
-    };
+    let sel_style = if selected { bold() } else { Style::default() };
     match g.health {
         Health::Fresh => {}
         Health::Late | Health::Lost(_) => {
             let (text, colour) = match g.health {
-                Health::Lost(code) => (format!("{}: no values", Token::new(code).text()), Color::Red),
-                _ => ("late: no answer within the sample's deadline".to_string(), Color::Yellow),
+                Health::Lost(code) => (
+                    format!("{}: no values", Token::new(code).text()),
+                    Color::Red,
+                ),
+                _ => (
+                    "late: no answer within the sample's deadline".to_string(),
+                    Color::Yellow,
+                ),
             };
             let line = Line::from(vec![
                 Span::styled(label, sel_style),
@@ -333,7 +352,16 @@ fn gpu_line(s: &Screen<'_>, g: &GpuSnap, selected: bool, wide: bool, area: Rect,
             rate(g.pcie_tx)
         )));
     }
-    mem_line(s, &label, label_w, g.mem_used, g.mem_total, &tail, area, buf);
+    mem_line(
+        s,
+        &label,
+        label_w,
+        g.mem_used,
+        g.mem_total,
+        &tail,
+        area,
+        buf,
+    );
     if selected {
         for x in area.x..area.x + label_w.min(area.width) {
             if let Some(c) = buf.cell_mut((x, area.y)) {
@@ -411,7 +439,8 @@ fn curve_block(s: &Screen<'_>, area: Rect, buf: &mut Buffer, wide: bool) {
         duration(span)
     );
     let (mem_area, util_area) = if wide {
-        let [a, b] = Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(area);
+        let [a, b] = Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)])
+            .areas(area);
         (a, b)
     } else {
         let [a, b] = Layout::vertical([Constraint::Length(2), Constraint::Length(2)]).areas(area);
@@ -419,7 +448,14 @@ fn curve_block(s: &Screen<'_>, area: Rect, buf: &mut Buffer, wide: bool) {
     };
     let pairs = [
         (mem_area, MEM_FIELD, mem_title, total, Color::Cyan, "mem "),
-        (util_area, UTIL_FIELD, util_title, Some(100.0), Color::Magenta, "util"),
+        (
+            util_area,
+            UTIL_FIELD,
+            util_title,
+            Some(100.0),
+            Color::Magenta,
+            "util",
+        ),
     ];
     for (a, field, title, max, colour, short) in pairs {
         let inner = if wide {
@@ -444,7 +480,14 @@ fn curve_block(s: &Screen<'_>, area: Rect, buf: &mut Buffer, wide: bool) {
 /// The series cut into `cols` slices of the last `span` seconds before the
 /// sample: each slice's highest point as a fraction of `max` (None: no
 /// point in that slice, e.g. the GPU was late or lost).
-fn buckets(s: &Screen<'_>, key: &SeriesKey, field: &str, max: Option<f64>, span: f64, cols: u16) -> Vec<Option<f64>> {
+fn buckets(
+    s: &Screen<'_>,
+    key: &SeriesKey,
+    field: &str,
+    max: Option<f64>,
+    span: f64,
+    cols: u16,
+) -> Vec<Option<f64>> {
     let mut out = vec![None; usize::from(cols)];
     let (Some(series), Some(max)) = (s.history.series(key, field), max) else {
         return out;
@@ -466,7 +509,9 @@ fn buckets(s: &Screen<'_>, key: &SeriesKey, field: &str, max: Option<f64>, span:
         if p.t <= start || p.t > end {
             continue;
         }
-        let i = (((p.t - start) / step).ceil() as usize).saturating_sub(1).min(out.len() - 1);
+        let i = (((p.t - start) / step).ceil() as usize)
+            .saturating_sub(1)
+            .min(out.len() - 1);
         let f = (p.v / max).clamp(0.0, 1.0);
         out[i] = Some(out[i].map_or(f, |o: f64| o.max(f)));
     }
@@ -563,7 +608,7 @@ pub fn shown_processes<'a>(s: &Screen<'a>) -> Vec<ProcRow<'a>> {
         .sample
         .procs
         .iter()
-        .filter(|p| only.is_none_or(|g| p.gpu == g))
+        .filter(|p| only.map_or(true, |g| p.gpu == g))
         .filter(|p| needle.is_empty() || matches_filter(p, &needle))
         .map(|p| ProcRow {
             p,
@@ -572,7 +617,7 @@ pub fn shown_processes<'a>(s: &Screen<'a>) -> Vec<ProcRow<'a>> {
         .collect();
     let col = ui.sort_column();
     rows.sort_by(|a, b| {
-        let o = (col.key)(a).cmp(&(col.key)(b));
+        let o = (col.key)(a).order(&(col.key)(b));
         let o = if ui.descending { o.reverse() } else { o };
         o.then(a.p.gpu.cmp(&b.p.gpu)).then(a.p.pid.cmp(&b.p.pid))
     });
@@ -581,7 +626,9 @@ pub fn shown_processes<'a>(s: &Screen<'a>) -> Vec<ProcRow<'a>> {
 
 fn matches_filter(p: &ProcSnap, needle: &str) -> bool {
     p.command.to_lowercase().contains(needle)
-        || p.user.as_deref().is_some_and(|u| u.to_lowercase().contains(needle))
+        || p.user
+            .as_deref()
+            .is_some_and(|u| u.to_lowercase().contains(needle))
         || p.container.as_deref().is_some_and(|c| c.contains(needle))
         || p.pid.to_string().contains(needle)
         || p.kind.to_lowercase() == needle
@@ -613,7 +660,9 @@ fn process_table(s: &Screen<'_>, area: Rect, buf: &mut Buffer, wide: bool) {
             "no process matches (Esc shows all)"
         };
         let [h, r] = Layout::vertical([Constraint::Length(1), Constraint::Min(0)]).areas(area);
-        Table::new(Vec::<Row<'_>>::new(), widths(&cols)).header(header).render(h, buf);
+        Table::new(Vec::<Row<'_>>::new(), widths(&cols))
+            .header(header)
+            .render(h, buf);
         Paragraph::new(why).render(r, buf);
         return;
     }
@@ -655,7 +704,10 @@ const HELP: &[(&str, &str)] = &[
     ("r", "reverse the sort order"),
     ("/ f", "filter processes by text (Enter keeps, Esc drops)"),
     ("↑↓ j k", "select a GPU"),
-    ("Enter  0-9", "only the selected GPU's processes (Enter again: all)"),
+    (
+        "Enter  0-9",
+        "only the selected GPU's processes (Enter again: all)",
+    ),
     ("Esc a", "all GPUs' processes, no filter"),
     ("+ - F2", "refresh interval up / down (100 ms to 10 s)"),
     ("p space", "pause / resume"),
@@ -674,7 +726,12 @@ fn help(s: &Screen<'_>, area: Rect, buf: &mut Buffer) {
     Clear.render(r, buf);
     let mut lines: Vec<Line<'_>> = HELP
         .iter()
-        .map(|(k, what)| Line::from(vec![Span::styled(format!("{k:>12}  "), bold()), Span::raw(*what)]))
+        .map(|(k, what)| {
+            Line::from(vec![
+                Span::styled(format!("{k:>12}  "), bold()),
+                Span::raw(*what),
+            ])
+        })
         .collect();
     lines.push(Line::from(format!(
         "{:>12}  processes rising steadily: rate and GPU time to full",
