@@ -26,6 +26,7 @@ use crate::tui::state::{Action, Ui, MAX_INTERVAL_MS, MIN_INTERVAL_MS};
 use crate::tui::term::{self, Input};
 use crate::tui::view::{self, Screen, MEM_FIELD, PROC_MEM_FIELD, UTIL_FIELD};
 use std::collections::HashMap;
+use std::io::IsTerminal;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -92,6 +93,11 @@ fn parse_seconds(s: &str) -> Option<f64> {
 
 pub fn run(a: &TopArgs, lib: LibSource) -> Result<(), NvqError> {
     let plan = plan(a)?;
+    if !plan.once && !(std::io::stdout().is_terminal() && std::io::stdin().is_terminal()) {
+        return Err(NvqError::Usage(
+            "top: needs a terminal; for one frame as text use `nvq top --once`.".into(),
+        ));
+    }
     let session = Arc::new(Session::open(&lib)?);
     let devices = select::select(&session, a.id.as_deref())?;
     let title = format!(

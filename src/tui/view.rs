@@ -46,7 +46,10 @@ pub struct Screen<'a> {
 /// (`render::printable`) and the invisible characters that reorder or hide
 /// text (bidirectional overrides, zero-width characters) become `?`.
 pub fn safe(s: &str) -> Cow<'_, str> {
-    let hidden = |c: char| matches!(c, '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{FEFF}');
+    let hidden = |c: char| {
+        let bidi = matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}');
+        bidi || matches!(c, '\u{200B}'..='\u{200F}' | '\u{FEFF}')
+    };
     let p = printable(s);
     if p.chars().any(hidden) {
         p.chars()
