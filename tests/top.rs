@@ -323,3 +323,37 @@ fn a_lost_gpu_is_shown_as_lost() {
     t.keys(&["C-c"]);
     assert_restored(&t);
 }
+
+#[test]
+fn a_closed_terminal_ends_the_run() {
+    let sc = common::scenario("top_8gpu.toml");
+    let t = Tmux::new("closed");
+    let pid_file = t.path("nvq");
+    t.start(
+        80,
+        24,
+        &format!(
+            "echo $$ > {pid}; NVML_SIM_SCENARIO={sc} exec {nvq} top --nvml-lib {lib} --interval 0.1",
+            pid = quoted(&pid_file),
+            sc = quoted(&sc),
+            nvq = quoted(&nvq()),
+            lib = quoted(&common::sim_lib()),
+        ),
+    );
+    t.wait_for("the first frame", |s| s.contains("8 GPUs"));
+    let pid = std::fs::read_to_string(&pid_file).unwrap().trim().to_string();
+    // The terminal goes away (as when its window is closed): SIGHUP, then
+    // reads that fail. nvq must end, not spin or hang.
+    t.tmux(&["kill-server"]);
+    let until = Instant::now() + Duration::from_secs(10);
+    loop {
+        let state = std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .ok()
+            .and_then(|s| s.rsplit(") ").next().and_then(|r| r.chars().next()));
+        if matches!(state, None | Some('Z') | Some('X')) {
+            break;
+        }
+        assert!(Instant::now() < until, "nvq top still runs (state {state:?})");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
