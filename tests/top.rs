@@ -341,7 +341,10 @@ fn a_closed_terminal_ends_the_run() {
         ),
     );
     t.wait_for("the first frame", |s| s.contains("8 GPUs"));
-    let pid = std::fs::read_to_string(&pid_file).unwrap().trim().to_string();
+    let pid = std::fs::read_to_string(&pid_file)
+        .unwrap()
+        .trim()
+        .to_string();
     // The terminal goes away (as when its window is closed): SIGHUP, then
     // reads that fail. nvq must end, not spin or hang.
     t.tmux(&["kill-server"]);
@@ -353,7 +356,10 @@ fn a_closed_terminal_ends_the_run() {
         if matches!(state, None | Some('Z') | Some('X')) {
             break;
         }
-        assert!(Instant::now() < until, "nvq top still runs (state {state:?})");
+        assert!(
+            Instant::now() < until,
+            "nvq top still runs (state {state:?})"
+        );
         std::thread::sleep(Duration::from_millis(20));
     }
 }

@@ -11,13 +11,14 @@
 //! until one of them sends something and draws only then, so an idle
 //! screen costs nothing; ratatui writes only the cells that changed.
 
+use super::plan::Common;
 use crate::cli::top::TopArgs;
 use crate::error::NvqError;
 use crate::model::history::{History, Point, SeriesKey};
 use crate::model::top::{GpuSnap, Health, ProcSnap, TopSample};
 use crate::model::trend::{trend, TrendConfig};
 use crate::model::NvmlCode;
-use crate::nvml::{select, LibSource, Session};
+use crate::nvml::Session;
 use crate::schedule::deadline::{self, PerGpu};
 use crate::schedule::signals::{StopSignals, Wake};
 use crate::source::top::TopReader;
@@ -48,17 +49,38 @@ struct Plan {
     trend: TrendConfig,
 }
 
-fn plan(a: &TopArgs) -> Result<Plan, NvqError> {
-    let interval_ms = match a.interval.as_deref() {
+/// `top --interval` (or `-d`), checked: 0.1 s to 10 s.
+pub fn own_interval(a: &TopArgs) -> Result<Option<Duration>, NvqError> {
+    a.interval
+        .as_deref()
+        .map(|s| {
+            parse_seconds(s)
+                .map(|secs| Duration::from_millis((secs * 1000.0).round() as u64))
+                .ok_or_else(|| bad_interval(s))
+        })
+        .transpose()
+}
+
+fn bad_interval(s: &str) -> NvqError {
+    NvqError::Usage(format!(
+        "top: invalid interval \"{s}\" for --interval; give seconds from 0.1 to 10 (e.g. 0.5, 2, 500ms)."
+    ))
+}
+
+fn plan(a: &TopArgs, interval: Option<Duration>) -> Result<Plan, NvqError> {
+    let interval_ms = match interval {
         None => 1000,
-        Some(s) => parse_seconds(s)
-            .map(|secs| (secs * 1000.0).round() as u64)
-            .filter(|ms| (MIN_INTERVAL_MS..=MAX_INTERVAL_MS).contains(ms))
-            .ok_or_else(|| {
-                NvqError::Usage(format!(
-                    "top: invalid interval \"{s}\" for --interval; give seconds from 0.1 to 10 (e.g. 0.5, 2, 500ms)."
-                ))
-            })?,
+        Some(d) => {
+            let ms = u64::try_from(d.as_millis()).unwrap_or(u64::MAX);
+            if !(MIN_INTERVAL_MS..=MAX_INTERVAL_MS).contains(&ms) {
+                return Err(bad_interval(
+                    a.interval
+                        .as_deref()
+                        .unwrap_or(&format!("{}", d.as_secs_f64())),
+                ));
+            }
+            ms
+        }
     };
     let mut trend = TrendConfig::default();
     if let Some(s) = a.leak_after.as_deref() {
@@ -91,15 +113,15 @@ fn parse_seconds(s: &str) -> Option<f64> {
     (v.is_finite() && v >= 0.0).then_some(v * scale)
 }
 
-pub fn run(a: &TopArgs, lib: LibSource) -> Result<(), NvqError> {
-    let plan = plan(a)?;
+pub fn run(a: &TopArgs, common: &Common<'_>) -> Result<(), NvqError> {
+    let plan = plan(a, common.interval)?;
     if !plan.once && !(std::io::stdout().is_terminal() && std::io::stdin().is_terminal()) {
         return Err(NvqError::Usage(
             "top: needs a terminal; for one frame as text use `nvq top --once`.".into(),
         ));
     }
-    let session = Arc::new(Session::open(&lib)?);
-    let devices = select::select(&session, a.id.as_deref())?;
+    let session = Arc::new(common.session()?);
+    let devices = common.gpus(&session)?;
     let title = format!(
         "nvq top · driver {}",
         session.driver_version().unwrap_or("?")
@@ -505,11 +527,11 @@ mod tests {
         assert_eq!(parse_seconds("-1"), None);
         assert_eq!(parse_seconds("nan"), None);
         let bad = |s: &str| {
-            plan(&TopArgs {
+            let a = TopArgs {
                 interval: Some(s.into()),
                 ..TopArgs::default()
-            })
-            .is_err()
+            };
+            own_interval(&a).and_then(|i| plan(&a, i)).is_err()
         };
         assert!(bad("0.05") && bad("11") && bad("x"));
         assert!(!bad("0.1") && !bad("10"));

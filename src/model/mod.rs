@@ -15,6 +15,7 @@ pub mod nvlink;
 pub mod report;
 mod row;
 pub mod smi_table;
+pub mod suggest;
 pub mod top;
 pub mod topo;
 pub mod trend;
