@@ -39,6 +39,11 @@ pub const HISTORY_CAP: usize = 6000;
 /// How often the leak marks are worked out again.
 const TREND_EVERY: Duration = Duration::from_secs(1);
 
+/// The curves are drawn again when time has moved by this fraction of
+/// their span (no curve is wider than this many columns), even if no value
+/// changed.
+const CURVE_SLOTS: f64 = 400.0;
+
 /// A series not updated for this long (a process that exited) is dropped.
 const FORGET_AFTER_S: f64 = 3600.0;
 
@@ -473,13 +478,20 @@ fn ui_loop(
             Msg::Sample(s) => {
                 if !ui.paused {
                     record(&mut history, &s);
+                    // Redraw only what would look different: other values,
+                    // other marks, or curves that moved by a column.
+                    let slot = |t: f64| (t / (ui.zoom_s() as f64 / CURVE_SLOTS)).floor();
+                    dirty = s.gpus != sample.gpus
+                        || s.procs != sample.procs
+                        || slot(s.t) != slot(sample.t);
                     if last_trend.map_or(true, |t| t.elapsed() >= TREND_EVERY) {
-                        (leak_map, full_map) = leaks(&history, &s, &plan.trend);
+                        let (l, f) = leaks(&history, &s, &plan.trend);
+                        dirty |= l != leak_map || f != full_map;
+                        (leak_map, full_map) = (l, f);
                         last_trend = Some(Instant::now());
                     }
                     sample = s;
                     ui.selected = ui.selected.min(sample.gpus.len().saturating_sub(1));
-                    dirty = true;
                 }
             }
             Msg::Input(Input::Key(k)) => match ui.key(k, sample.gpus.len()) {
