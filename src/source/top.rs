@@ -17,7 +17,7 @@ use crate::model::{NvmlCode, Value};
 use crate::nvml::{raw, Session};
 use nvml_wrapper::enum_wrappers::device::PcieUtilCounter;
 use std::collections::HashMap;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// The `--query-gpu` fields `top` shows, in [`Numbers`] order.
 const FIELD_NAMES: [&str; 8] = [
@@ -39,12 +39,18 @@ const MIB: f64 = 1024.0 * 1024.0;
 /// What `/proc` said about a process the first time it was seen (it does
 /// not change while the process lives).
 struct Known {
+    /// `/proc` shows the process (else nothing else here is known).
+    shown: bool,
     start: u64,
     user: Option<String>,
     command: Option<String>,
     container: Option<String>,
     /// CPU ticks (user + system) and when they were read.
     ticks: Option<(u64, Instant)>,
+    /// When `/proc` was last read for it.
+    read_at: Instant,
+    cpu_pct: Option<f64>,
+    host_mem: Option<u64>,
 }
 
 /// Reads one GPU, sample after sample; keeps pmon's state and each
@@ -184,17 +190,28 @@ impl TopReader {
         out
     }
 
-    /// Fill in what the host's `/proc` says about `p`.
+    /// Fill in what the host's `/proc` says about `p`, read at most once
+    /// per [`HOST_EVERY`] (a process `/proc` does not show is not looked
+    /// for again sooner either).
     fn host_facts(&mut self, host: &HostProc, p: &mut ProcSnap) {
+        let now = Instant::now();
+        if let Some(k) = self.known.get(&p.pid) {
+            if now.duration_since(k.read_at) < HOST_EVERY {
+                k.apply(p);
+                return;
+            }
+        }
         let Ok(stat) = host.read(p.pid, "stat") else {
-            self.known.remove(&p.pid);
+            self.known.insert(p.pid, Known::absent(now));
             return;
         };
         let start = procinfo::stat_identity(&stat).map_or(0, |(_, s)| s);
         let ticks = stat_ticks(&stat);
-        let now = Instant::now();
-        let fresh = self.known.get(&p.pid).map_or(true, |k| k.start != start);
-        if fresh {
+        let same = self
+            .known
+            .get(&p.pid)
+            .is_some_and(|k| k.shown && k.start == start);
+        if !same {
             let status = host.status(p.pid).ok();
             let user = status
                 .as_deref()
@@ -213,35 +230,69 @@ impl TopReader {
             self.known.insert(
                 p.pid,
                 Known {
+                    shown: true,
                     start,
                     user,
                     command,
                     container,
                     ticks: None,
+                    read_at: now,
+                    cpu_pct: None,
+                    host_mem: None,
                 },
             );
         }
+        let hz = self.hz;
         let Some(k) = self.known.get_mut(&p.pid) else {
             return;
         };
-        p.start = start;
-        p.user.clone_from(&k.user);
-        p.container.clone_from(&k.container);
-        if let Some(c) = &k.command {
-            p.command.clone_from(c);
-        }
         if let (Some(t), Some((t0, at))) = (ticks, k.ticks) {
             let secs = now.duration_since(at).as_secs_f64();
             if secs > 0.0 {
-                p.cpu_pct = Some(t.saturating_sub(t0) as f64 / self.hz / secs * 100.0);
+                k.cpu_pct = Some(t.saturating_sub(t0) as f64 / hz / secs * 100.0);
             }
         }
         k.ticks = ticks.map(|t| (t, now));
-        p.host_mem = host
+        k.read_at = now;
+        k.host_mem = host
             .read(p.pid, "statm")
             .ok()
             .and_then(|b| statm_resident_pages(&b))
             .map(|pages| pages.saturating_mul(page_size()));
+        k.apply(p);
+    }
+}
+
+/// How often a process's host facts (CPU, resident memory) are read.
+pub const HOST_EVERY: Duration = Duration::from_secs(1);
+
+impl Known {
+    fn absent(now: Instant) -> Self {
+        Known {
+            shown: false,
+            start: 0,
+            user: None,
+            command: None,
+            container: None,
+            ticks: None,
+            read_at: now,
+            cpu_pct: None,
+            host_mem: None,
+        }
+    }
+
+    fn apply(&self, p: &mut ProcSnap) {
+        if !self.shown {
+            return;
+        }
+        p.start = self.start;
+        p.user.clone_from(&self.user);
+        p.container.clone_from(&self.container);
+        if let Some(c) = &self.command {
+            p.command.clone_from(c);
+        }
+        p.cpu_pct = self.cpu_pct;
+        p.host_mem = self.host_mem;
     }
 }
 
