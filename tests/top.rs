@@ -161,10 +161,12 @@ fn keys_curve_leak_and_quit_under_tmux() {
     let sc = common::scenario("top_8gpu.toml");
     let t = Tmux::new("keys");
     t.start(80, 24, &script(&t, &sc, "--interval 0.1 --leak-after 2"));
-    let first = t.wait_for("the first frame", |s| s.contains("8 GPUs"));
-    for i in 0..8 {
-        assert!(first.contains(&format!(" {i} H100 80GB HBM3")), "{first}");
-    }
+    // A capture may catch a frame half written: wait for all of it.
+    let first = t.wait_for("the first frame", |s| {
+        s.contains("8 GPUs")
+            && (0..8).all(|i| s.contains(&format!(" {i} H100 80GB HBM3")))
+            && s.contains("GI2")
+    });
     assert!(
         first.contains("every 100ms") && first.contains("sort GPU-MEM↓"),
         "{first}"
@@ -175,7 +177,9 @@ fn keys_curve_leak_and_quit_under_tmux() {
         "{first}"
     );
     // The leaking process is marked, with its rate (0.5 GiB per 100 ms).
-    let leak = t.wait_for("the leak mark", |s| s.contains("▲+"));
+    let leak = t.wait_for("the leak mark", |s| {
+        s.lines().any(|l| l.contains("leaky") && l.contains("▲+")) && s.contains("memory full in")
+    });
     let row = leak.lines().find(|l| l.contains("leaky")).unwrap();
     assert!(row.contains("▲+4.") && row.contains("G/s"), "{leak}");
     assert!(leak.contains("memory full in"), "{leak}");
@@ -196,13 +200,14 @@ fn keys_curve_leak_and_quit_under_tmux() {
     assert!(h.last() > h.first(), "{h:?}\n{zoomed}");
     // Sort by the next column (SM%): the leaky process (80 %) leads.
     t.keys(&["s"]);
-    let sorted = t.wait_for("the sort", |s| s.contains("sort SM%↓"));
-    let procs: Vec<&str> = sorted
-        .lines()
-        .skip_while(|l| !l.starts_with("GPU     PID"))
-        .skip(1)
-        .collect();
-    assert!(procs[0].contains("leaky"), "{sorted}");
+    let first_proc = |s: &str| -> String {
+        let mut rows = s.lines().skip_while(|l| !l.starts_with("GPU     PID"));
+        rows.nth(1).unwrap_or("").to_string()
+    };
+    let sorted = t.wait_for("the sort", |s| {
+        s.contains("sort SM%↓") && !first_proc(s).is_empty()
+    });
+    assert!(first_proc(&sorted).contains("leaky"), "{sorted}");
     // Filter by text: only python3 rows remain.
     t.keys(&["/", "p", "y", "t", "h", "Enter"]);
     let filtered = t.wait_for("the filter", |s| {
