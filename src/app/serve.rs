@@ -35,7 +35,12 @@ impl ServePlan {
         let fields = match (&s.query_gpu, profile.default_fields()) {
             (Some(list), _) => mode.resolve(list)?,
             (None, Some(list)) => mode.resolve(&list)?,
-            (None, None) => (0..mode.fields().len()).collect(),
+            // Every field nvidia-smi has (nvq's own ones when asked for by
+            // --query-gpu), as the exporters that run nvidia-smi see them.
+            (None, None) => {
+                let infos = mode.fields();
+                (0..infos.len()).filter(|&i| !infos[i].extension).collect()
+            }
         };
         let app_fields = profile
             .app_fields(s.collect_processes)?
@@ -112,6 +117,7 @@ fn columns(mode: QueryMode, fields: &[usize], major: u32) -> Vec<Column> {
 /// Run the exporter until SIGTERM or SIGINT.
 pub fn run(common: &Common<'_>, s: &ServeArgs) -> Result<(), NvqError> {
     let plan = ServePlan::from_args(s)?;
+    let pods = super::pods::Plan::from_args(s, plan.profile)?;
     let session = Arc::new(common.session()?);
     let devices = common.gpus(&session)?;
     let selected = devices.clone();
@@ -148,6 +154,7 @@ pub fn run(common: &Common<'_>, s: &ServeArgs) -> Result<(), NvqError> {
         })?;
     }
     let profile = plan.profile;
+    let pod_app_columns = app_columns.clone();
     let render: collect::RenderFn = Arc::new(move |c: &collect::Collected| {
         let xid = xid.snapshot();
         profile.render(&Scrape {
@@ -161,6 +168,7 @@ pub fn run(common: &Common<'_>, s: &ServeArgs) -> Result<(), NvqError> {
             xid: &xid,
         })
     });
+    let (job, render) = pods.start(&session, job, render, pod_app_columns)?;
     let collector = collect::Collector::new(job, plan.interval, render);
     let (listener, local) = serve::bind(&s.listen_address)?;
     let scheme = if plan.config.tls.is_some() {
