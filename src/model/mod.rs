@@ -12,6 +12,7 @@ pub mod history;
 pub mod listing;
 pub mod mig;
 pub mod nvlink;
+pub mod pods;
 pub mod report;
 mod row;
 pub mod smi_table;

@@ -12,6 +12,7 @@ pub mod monitor;
 mod ndjson;
 pub mod nvidia_gpu_exporter;
 pub mod nvlink;
+pub mod pods;
 mod prometheus;
 pub mod report;
 pub mod report_json;
@@ -111,6 +112,10 @@ impl FormatKind {
             .unwrap_or("csv")
     }
 }
+
+/// The environment variable that sets nvq's default `--format` (under its
+/// own name, for a query that gives none).
+pub const FORMAT_ENV: &str = "NVQ_FORMAT";
 
 /// A parsed `--format=` value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
