@@ -39,6 +39,9 @@ pub struct ServeArgs {
     /// nvq profile: also serve one series per GPU process (pid, name, user, container, memory).
     #[arg(long = "collect.processes")]
     pub collect_processes: bool,
+    /// nvidia_gpu_exporter profile: also serve each GPU's PCIe throughput (two 20 ms NVML samples a collection).
+    #[arg(long = "collect.pcie-throughput")]
+    pub collect_pcie_throughput: bool,
     /// Label GPU and process series with the Kubernetes pod, namespace and container holding the GPU.
     #[arg(long = "collect.pods")]
     pub collect_pods: bool,

@@ -111,4 +111,7 @@ pub struct XidCount {
     pub count: u64,
     /// Whether this code is the GPU's most recent XID error.
     pub last: bool,
+    /// When the most recent error of this code on this GPU was received,
+    /// in milliseconds since the Unix epoch (NVML's events carry no time).
+    pub last_unix_ms: u64,
 }

@@ -334,6 +334,21 @@ pub fn retired_pending(c: &GpuCtx) -> Value {
     c.value(c.call(|d| d.are_pages_pending_retired()), Value::yes_no)
 }
 
+/// PCIe throughput (sent, received) in KB/s, each direction one NVML sample
+/// of 20 ms, one after the other.
+pub fn pcie_throughput_kb(c: &GpuCtx) -> Result<(u32, u32), NvmlCode> {
+    use nvml_wrapper::enum_wrappers::device::PcieUtilCounter;
+    let tx = c.call(|d| d.pcie_throughput(PcieUtilCounter::Send))?;
+    let rx = c.call(|d| d.pcie_throughput(PcieUtilCounter::Receive))?;
+    Ok((tx, rx))
+}
+
+/// NVML's PCIe replay counter: the one reader of `dmon`'s `pci`, `-q`'s
+/// `Replays Since Reset` and the dcgm profile's replay family.
+pub fn pcie_replays(c: &GpuCtx) -> Result<u32, NvmlCode> {
+    c.call(|d| d.pcie_replay_counter())
+}
+
 pub fn remapped(c: &GpuCtx, pick: impl FnOnce(&raw::RemappedRows) -> Value) -> Value {
     c.value(c.remapped(), pick)
 }

@@ -1244,6 +1244,7 @@ pub static FIELDS: &[FieldDef<Get>] = &[
             "Rows remapped after correctable errors.",
         )
         .aliases(&["remapped_rows.sbe"])
+        .counter()
         .heading(
             "remapped_rows",
             "Memory rows replaced by spare rows after ECC errors (Ampere and newer).",
@@ -1263,7 +1264,8 @@ pub static FIELDS: &[FieldDef<Get>] = &[
             "remapped_rows.uncorrectable",
             "Rows remapped after uncorrectable errors.",
         )
-        .aliases(&["remapped_rows.dbe"]),
+        .aliases(&["remapped_rows.dbe"])
+        .counter(),
         Get::Fn(|c| get::remapped(c, |r| Value::Int(i64::from(r.uncorrectable)))),
     ),
     f(
