@@ -659,7 +659,10 @@ fn simulated_examples_work_without_a_checkout() {
     let dir = tempfile::tempdir().unwrap();
     let run = |scenario: Option<&str>, args: &[&str]| {
         let mut c = Command::new(assert_cmd::cargo::cargo_bin("nvq"));
-        c.current_dir(dir.path()).arg("--nvml-lib").arg(sim_lib()).args(args);
+        c.current_dir(dir.path())
+            .arg("--nvml-lib")
+            .arg(sim_lib())
+            .args(args);
         match scenario {
             Some(s) => c.env("NVML_SIM_SCENARIO", s),
             None => c.env_remove("NVML_SIM_SCENARIO"),
@@ -668,8 +671,16 @@ fn simulated_examples_work_without_a_checkout() {
     };
     let o = run(None, &["topo", "-m"]);
     assert!(o.status.success(), "{}", err(&o));
-    let gpu0 = out(&o).lines().find(|l| l.starts_with("GPU0")).unwrap_or_default().to_string();
-    assert!(gpu0.contains("NODE") && gpu0.contains("0-31"), "built-in topo -m: {}", out(&o));
+    let gpu0 = out(&o)
+        .lines()
+        .find(|l| l.starts_with("GPU0"))
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        gpu0.contains("NODE") && gpu0.contains("0-31"),
+        "built-in topo -m: {}",
+        out(&o)
+    );
     for (name, args, want) in [
         ("pcie_8gpu_2numa", &["topo", "-m"][..], "PIX"),
         ("dgx_h100_8gpu", &["topo", "-m"][..], "NV18"),
@@ -700,10 +711,14 @@ fn stat_prints_one_line_per_gpu_with_its_processes() {
              temperature = {{ gpu = 61 }}\nutilization = {{ gpu = 93, memory = 40 }}\n{procs}"
         )
     };
-    let text = gpu(1, 3 << 30, &format!(
-        "[[device.process]]\npid = {me}\nname = \"train\"\nused_memory = 2147483648\n\
+    let text = gpu(
+        1,
+        3 << 30,
+        &format!(
+            "[[device.process]]\npid = {me}\nname = \"train\"\nused_memory = 2147483648\n\
          [[device.process]]\npid = 4000000\nname = \"gone\"\nused_memory = 1073741824\n"
-    )) + &gpu(2, 0, "");
+        ),
+    ) + &gpu(2, 0, "");
     std::fs::write(&file, text).unwrap();
     let o = nvq(&file, &["stat"]);
     assert!(o.status.success(), "{}", err(&o));

@@ -19,8 +19,14 @@ pub const DEFAULT_SCENARIO_TOML: &str = include_str!("../scenarios/default.toml"
 /// `cargo install`) without a checkout's `nvml-sim/scenarios/` folder.
 pub const EXAMPLES: &[(&str, &str)] = &[
     ("default", DEFAULT_SCENARIO_TOML),
-    ("dgx_h100_8gpu", include_str!("../scenarios/dgx_h100_8gpu.toml")),
-    ("pcie_8gpu_2numa", include_str!("../scenarios/pcie_8gpu_2numa.toml")),
+    (
+        "dgx_h100_8gpu",
+        include_str!("../scenarios/dgx_h100_8gpu.toml"),
+    ),
+    (
+        "pcie_8gpu_2numa",
+        include_str!("../scenarios/pcie_8gpu_2numa.toml"),
+    ),
 ];
 
 /// Name of the environment variable selecting the scenario file.
@@ -1212,7 +1218,9 @@ impl Scenario {
         let cannot = |e: std::io::Error| {
             let names: Vec<&str> = EXAMPLES.iter().map(|(n, _)| *n).collect();
             let hint = match e.kind() {
-                std::io::ErrorKind::NotFound => format!(" (built-in scenarios by name: {})", names.join(", ")),
+                std::io::ErrorKind::NotFound => {
+                    format!(" (built-in scenarios by name: {})", names.join(", "))
+                }
                 _ => String::new(),
             };
             ScenarioError(format!("{origin}: cannot read file: {e}{hint}"))
@@ -1248,7 +1256,9 @@ impl Scenario {
     pub fn from_env() -> Result<Scenario, ScenarioError> {
         match std::env::var_os(SCENARIO_ENV) {
             Some(p) if !p.is_empty() => match Scenario::example(&p) {
-                Some(text) => Scenario::parse(text, &format!("built-in scenario {}", p.to_string_lossy())),
+                Some(text) => {
+                    Scenario::parse(text, &format!("built-in scenario {}", p.to_string_lossy()))
+                }
                 None => Scenario::from_file(std::path::Path::new(&p)),
             },
             _ => Scenario::builtin(),
@@ -1258,7 +1268,10 @@ impl Scenario {
     /// The text of the built-in example named `name` (a bare name such as
     /// `dgx_h100_8gpu`; anything with a `/` or a `.toml` is a path).
     pub fn example(name: &std::ffi::OsStr) -> Option<&'static str> {
-        EXAMPLES.iter().find(|(n, _)| std::ffi::OsStr::new(n) == name).map(|(_, t)| *t)
+        EXAMPLES
+            .iter()
+            .find(|(n, _)| std::ffi::OsStr::new(n) == name)
+            .map(|(_, t)| *t)
     }
 
     fn expand(&mut self) -> Result<(), ScenarioError> {

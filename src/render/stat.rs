@@ -9,7 +9,11 @@ use crate::model::{Row, Value};
 /// rows (GPU index, PID, user, memory used, process name).
 pub fn render(gpus: &[Row], procs: &[Row]) -> String {
     let cell = |r: &Row, i: usize| r.cells.get(i).map(Value::to_string).unwrap_or_default();
-    let name_width = gpus.iter().map(|g| printable(&cell(g, 1)).chars().count()).max().unwrap_or(0);
+    let name_width = gpus
+        .iter()
+        .map(|g| printable(&cell(g, 1)).chars().count())
+        .max()
+        .unwrap_or(0);
     let mem_width = gpus.iter().map(|g| cell(g, 5).len()).max().unwrap_or(0);
     let mut out = String::new();
     for g in gpus {
@@ -50,17 +54,37 @@ mod tests {
     #[test]
     fn one_line_per_gpu_with_its_processes() {
         let gpus = vec![
-            row(vec![Value::Int(0), Value::text("GPU A"), Value::Int(54), Value::Int(87),
-                Value::Bytes(20 << 30), Value::Bytes(80 << 30)]),
-            row(vec![Value::Int(1), Value::text("GPU\nB"), Value::Int(40), Value::Int(0),
-                Value::Bytes(0), Value::Bytes(80 << 30)]),
+            row(vec![
+                Value::Int(0),
+                Value::text("GPU A"),
+                Value::Int(54),
+                Value::Int(87),
+                Value::Bytes(20 << 30),
+                Value::Bytes(80 << 30),
+            ]),
+            row(vec![
+                Value::Int(1),
+                Value::text("GPU\nB"),
+                Value::Int(40),
+                Value::Int(0),
+                Value::Bytes(0),
+                Value::Bytes(80 << 30),
+            ]),
         ];
-        let procs = vec![row(vec![Value::Int(0), Value::Int(42), Value::text("ann"), Value::Bytes(1 << 30),
-            Value::text("python3")])];
+        let procs = vec![row(vec![
+            Value::Int(0),
+            Value::Int(42),
+            Value::text("ann"),
+            Value::Bytes(1 << 30),
+            Value::text("python3"),
+        ])];
         let text = render(&gpus, &procs);
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines.len(), 2, "{text}");
-        assert_eq!(lines[0], "[0] GPU A |  54°C,  87 % | 20480 / 81920 MiB | ann:python3/42(1024M)");
+        assert_eq!(
+            lines[0],
+            "[0] GPU A |  54°C,  87 % | 20480 / 81920 MiB | ann:python3/42(1024M)"
+        );
         assert_eq!(lines[1], "[1] GPU?B |  40°C,   0 % |     0 / 81920 MiB |");
     }
 }
