@@ -258,7 +258,9 @@ fn run_query(common: &Common<'_>, plan: &QueryPlan) -> Result<(), NvqError> {
     };
     let colour = crate::output::terminal::stdout_colour(common.filename.is_some());
     let mut fmt = plan.format.formatter_with(colour);
-    let ident = fmt.needs_gpu_ident();
+    // A list mode's --summary tells rows apart by their GPU too.
+    let ident =
+        fmt.needs_gpu_ident() || (plan.script.summary.is_some() && !plan.mode.row_per_gpu());
     let schedule = Schedule {
         interval: plan.interval,
         count: plan.count,

@@ -629,3 +629,23 @@ fn shell_words(line: &str) -> Vec<String> {
     }
     words
 }
+
+/// A misspelt scenario key names the nearest keys, not all ninety.
+#[test]
+fn a_scenario_typo_suggests_the_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let sc = dir.path().join("typo.toml");
+    std::fs::write(
+        &sc,
+        "driver_version = \"580.82.07\"\n[[device]]\nname = \"x\"\nmemroy = { total = 1 }\n",
+    )
+    .unwrap();
+    let o = nvq(&sc, &["-L"]);
+    assert_eq!(o.status.code(), Some(255));
+    let e = err(&o);
+    assert!(
+        e.contains("unknown field `memroy`; did you mean `memory`?"),
+        "{e}"
+    );
+    assert!(!e.contains("expected one of"), "{e}");
+}
