@@ -604,7 +604,12 @@ const NVML_ONLY: &[&str] = &[
     "nvidia_smi_xid_errors_total",
     "nvidia_smi_xid_last_timestamp_seconds",
     "nvidia_smi_pcie_throughput_",
-    "nvidia_smi_mig_",
+    "nvidia_smi_mig_info",
+    "nvidia_smi_mig_memory_",
+    "nvidia_smi_mig_graphics_activity_ratio",
+    "nvidia_smi_mig_sm_",
+    "nvidia_smi_mig_tensor_activity_ratio",
+    "nvidia_smi_mig_pcie_",
 ];
 
 /// `--profile=nvidia_gpu_exporter` serves exactly that exporter's series

@@ -35,7 +35,15 @@ impl ServePlan {
         let fields = match (&s.query_gpu, profile.default_fields()) {
             (Some(list), _) => mode.resolve(list)?,
             (None, Some(list)) => mode.resolve(&list)?,
-            (None, None) => (0..mode.fields().len()).collect(),
+            // That exporter serves what nvidia-smi's --help-query-gpu lists:
+            // none of nvq's own fields.
+            (None, None) => {
+                let own = profile == Profile::NvidiaGpuExporter;
+                let all = mode.fields();
+                (0..all.len())
+                    .filter(|&i| !(own && all[i].extension))
+                    .collect()
+            }
         };
         let app_fields = profile
             .app_fields(s.collect_processes)?
