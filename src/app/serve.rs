@@ -120,6 +120,7 @@ fn columns(mode: QueryMode, fields: &[usize], major: u32) -> Vec<Column> {
 /// Run the exporter until SIGTERM or SIGINT.
 pub fn run(common: &Common<'_>, s: &ServeArgs) -> Result<(), NvqError> {
     let plan = ServePlan::from_args(s)?;
+    let pods = super::pods::Plan::from_args(s, plan.profile)?;
     let session = Arc::new(common.session()?);
     let devices = common.gpus(&session)?;
     let selected = devices.clone();
@@ -156,6 +157,7 @@ pub fn run(common: &Common<'_>, s: &ServeArgs) -> Result<(), NvqError> {
         })?;
     }
     let profile = plan.profile;
+    let pod_app_columns = app_columns.clone();
     let render: collect::RenderFn = Arc::new(move |c: &collect::Collected| {
         let xid = xid.snapshot();
         profile.render(&Scrape {
@@ -169,6 +171,7 @@ pub fn run(common: &Common<'_>, s: &ServeArgs) -> Result<(), NvqError> {
             xid: &xid,
         })
     });
+    let (job, render) = pods.start(&session, job, render, pod_app_columns)?;
     let collector = collect::Collector::new(job, plan.interval, render);
     let (listener, local) = serve::bind(&s.listen_address)?;
     let scheme = if plan.config.tls.is_some() {
