@@ -35,14 +35,11 @@ impl ServePlan {
         let fields = match (&s.query_gpu, profile.default_fields()) {
             (Some(list), _) => mode.resolve(list)?,
             (None, Some(list)) => mode.resolve(&list)?,
-            // That exporter serves what nvidia-smi's --help-query-gpu lists:
-            // none of nvq's own fields.
+            // Every field nvidia-smi has (nvq's own ones when asked for by
+            // --query-gpu), as the exporters that run nvidia-smi see them.
             (None, None) => {
-                let own = profile == Profile::NvidiaGpuExporter;
-                let all = mode.fields();
-                (0..all.len())
-                    .filter(|&i| !(own && all[i].extension))
-                    .collect()
+                let infos = mode.fields();
+                (0..infos.len()).filter(|&i| !infos[i].extension).collect()
             }
         };
         let app_fields = profile
