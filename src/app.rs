@@ -229,7 +229,8 @@ fn run_query(args: &Args, plan: &QueryPlan) -> Result<(), NvqError> {
     };
     let colour = crate::output::terminal::stdout_colour(args.filename.is_some());
     let mut fmt = plan.format.formatter_with(colour);
-    let ident = fmt.needs_gpu_ident();
+    // A history keys each GPU's series by its UUID, which the rows then carry.
+    let ident = fmt.needs_gpu_ident() || plan.script.needs_history();
     let schedule = Schedule {
         interval: plan.interval,
         count: plan.count,
@@ -276,7 +277,8 @@ fn run_query(args: &Args, plan: &QueryPlan) -> Result<(), NvqError> {
             ),
         };
         let gpus = plan.mode.row_per_gpu().then_some(devices.as_slice());
-        Ok(apply_script(&mut script, rows, gpus, &mut failed))
+        let now = tick.due_wall().duration_since(std::time::UNIX_EPOCH).map_or(f64::NAN, |d| d.as_secs_f64());
+        Ok(apply_script(&mut script, rows, gpus, now, &mut failed))
     })?;
     let timeout = args.script.timeout.as_deref();
     let run = ScriptRun {
@@ -304,9 +306,10 @@ fn apply_script(
     script: &mut Script,
     rows: Vec<Row>,
     gpus: Option<&[u32]>,
+    now: f64,
     failed: &mut Option<String>,
 ) -> (Vec<Row>, Flow) {
-    let (rows, verdict) = script.sample(rows, gpus);
+    let (rows, verdict) = script.sample_at(now, rows, gpus);
     let flow = match verdict {
         Verdict::Continue => Flow::Continue,
         Verdict::UntilMet => Flow::Stop,
@@ -339,7 +342,7 @@ fn finish_script(
     if run.end == End::OutputClosed {
         return Ok(());
     }
-    if let Some(summary) = &script.summary {
+    if script.summary.is_some() {
         let cols = script::Stats::columns(columns);
         // csv and table: an empty line between the tables; json and ndjson
         // rows say what they are with their "statistic" key.
@@ -349,7 +352,7 @@ fn finish_script(
         };
         let mut fmt = format.formatter();
         fmt.begin(&cols, &mut buf);
-        fmt.sample(&cols, &summary.rows(), &mut buf);
+        fmt.sample(&cols, &script.summary_rows(), &mut buf);
         fmt.finish(&cols, &mut buf);
         sink.write(&buf)?;
     }

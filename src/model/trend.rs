@@ -23,6 +23,20 @@
 
 use super::history::{Point, Series};
 
+/// The fields that fill up, and the field each fills: time to full is measured against it.
+pub const CAPACITY: &[(&str, &str)] = &[
+    ("memory.used", "memory.total"),
+    ("memory.reserved", "memory.total"),
+    ("used_memory", "memory.total"),
+    ("used_gpu_memory", "memory.total"),
+    ("protected_memory.used", "protected_memory.total"),
+];
+
+/// The field `field` fills (`memory.total` for `memory.used`), if any.
+pub fn capacity_field(field: &str) -> Option<&'static str> {
+    CAPACITY.iter().find(|(f, _)| *f == field).map(|(_, c)| *c)
+}
+
 /// How many slices of time the window is cut into.
 pub const SEGMENTS: usize = 12;
 
