@@ -2,6 +2,7 @@
 
 mod mig;
 mod nvlink;
+mod plot;
 pub mod serve;
 mod topo;
 
@@ -119,6 +120,7 @@ pub fn run_as(args: &Args, personality: Personality) -> Result<(), NvqError> {
             cli::Command::Nvlink(n) => nvlink::run(args, n),
             cli::Command::Mig(m) => mig::run(args, m),
             cli::Command::Serve(s) => serve::run(args, s),
+            cli::Command::Plot(p) => plot::run(p),
         };
     }
     if queries.len() > 1 {
@@ -277,7 +279,10 @@ fn run_query(args: &Args, plan: &QueryPlan) -> Result<(), NvqError> {
             ),
         };
         let gpus = plan.mode.row_per_gpu().then_some(devices.as_slice());
-        let now = tick.due_wall().duration_since(std::time::UNIX_EPOCH).map_or(f64::NAN, |d| d.as_secs_f64());
+        let now = tick
+            .due_wall()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(f64::NAN, |d| d.as_secs_f64());
         Ok(apply_script(&mut script, rows, gpus, now, &mut failed))
     })?;
     let timeout = args.script.timeout.as_deref();

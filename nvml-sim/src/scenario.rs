@@ -388,7 +388,11 @@ impl Timeline {
             [] => 0.0,
             [only] => only.1,
             pts => {
-                let i = pts.iter().position(|p| p.0 > t).unwrap_or(pts.len()).clamp(1, pts.len() - 1);
+                let i = pts
+                    .iter()
+                    .position(|p| p.0 > t)
+                    .unwrap_or(pts.len())
+                    .clamp(1, pts.len() - 1);
                 let (a, b) = (pts[i - 1], pts[i]);
                 if t <= pts[0].0 {
                     pts[0].1

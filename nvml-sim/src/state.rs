@@ -309,7 +309,12 @@ pub(crate) fn dev_call(
             let g = lock();
             let st = g.as_ref().ok_or(UNINITIALIZED)?;
             let dev = st.sc.device.get(target.gpu()).ok_or(INVALID_ARGUMENT)?;
-            f(&Ctx { dev, target, n, elapsed_s: st.started.elapsed().as_secs_f64() })
+            f(&Ctx {
+                dev,
+                target,
+                n,
+                elapsed_s: st.started.elapsed().as_secs_f64(),
+            })
         })();
         ret(r)
     })
@@ -331,7 +336,15 @@ pub(crate) fn peer_fn(
             let g = lock();
             let st = g.as_ref().ok_or(UNINITIALIZED)?;
             let dev = st.sc.device.get(target.gpu()).ok_or(INVALID_ARGUMENT)?;
-            f(&Ctx { dev, target, n, elapsed_s: st.started.elapsed().as_secs_f64() }, st)
+            f(
+                &Ctx {
+                    dev,
+                    target,
+                    n,
+                    elapsed_s: st.started.elapsed().as_secs_f64(),
+                },
+                st,
+            )
         })();
         ret(r)
     })

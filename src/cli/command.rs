@@ -18,4 +18,6 @@ pub enum Command {
     Serve(super::serve::ServeArgs),
     /// List MIG's GPU and compute instances and their profiles (read-only).
     Mig(super::mig::MigArgs),
+    /// nvq: draw a log nvq wrote as SVG or PNG: memory and utilization over time, peaks, totals, leaks.
+    Plot(super::plot::PlotArgs),
 }

@@ -8,6 +8,7 @@ mod interval;
 pub mod mig;
 mod monitor;
 pub mod nvlink;
+pub mod plot;
 pub mod pmon;
 pub mod serve;
 pub mod topo;
@@ -408,6 +409,7 @@ const NO_REFUSALS: Refusals = (&[], &[], &[]);
 const SUBCOMMANDS: &[(&str, Refusals)] = &[
     ("dmon", NO_REFUSALS),
     ("pmon", NO_REFUSALS),
+    ("plot", NO_REFUSALS),
     (
         "topo",
         (topo::NOT_IMPLEMENTED, topo::CHANGES_STATE, topo::SPELLINGS),

@@ -37,6 +37,20 @@ pub fn capacity_field(field: &str) -> Option<&'static str> {
     CAPACITY.iter().find(|(f, _)| *f == field).map(|(_, c)| *c)
 }
 
+/// A duration as nvq shows a time to full: `45s`, `12m 30s`, `3h 05m`, `2d 04h`; `never` when infinite.
+pub fn format_duration(s: f64) -> String {
+    if !s.is_finite() {
+        return "never".into();
+    }
+    let s = s.max(0.0).round() as u64;
+    match s {
+        0..=59 => format!("{s}s"),
+        60..=3599 => format!("{}m {:02}s", s / 60, s % 60),
+        3600..=86_399 => format!("{}h {:02}m", s / 3600, s % 3600 / 60),
+        _ => format!("{}d {:02}h", s / 86_400, s % 86_400 / 3600),
+    }
+}
+
 /// How many slices of time the window is cut into.
 pub const SEGMENTS: usize = 12;
 

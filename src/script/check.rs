@@ -36,7 +36,8 @@ pub struct Checker<'a> {
 }
 
 /// The functions over a field's history, for messages.
-pub const FUNCTIONS: &str = "rate(FIELD), rate(FIELD, PER), time_to_full(FIELD), time_to_full(FIELD, CAPACITY)";
+pub const FUNCTIONS: &str =
+    "rate(FIELD), rate(FIELD, PER), time_to_full(FIELD), time_to_full(FIELD, CAPACITY)";
 
 fn describe_ty(t: &Ty) -> String {
     match t {
@@ -169,13 +170,22 @@ impl Checker<'_> {
         }
         let (first, rest) = match args {
             [first, rest @ ..] if rest.len() <= 1 => (first, rest.first()),
-            _ => return Err(usage(format!("{name}( ) takes a field and at most one more argument"))),
+            _ => {
+                return Err(usage(format!(
+                    "{name}( ) takes a field and at most one more argument"
+                )))
+            }
         };
         let Ast::Field(fname) = &first.ast else {
-            return err(format!("{name}( ) needs a field name first, e.g. {name}(memory.used)"), &first.span);
+            return err(
+                format!("{name}( ) needs a field name first, e.g. {name}(memory.used)"),
+                &first.span,
+            );
         };
         let (fref, kind, scale) = self.field(fname, &first.span)?;
-        if matches!(kind, Kind::Plain) && self.infos.get(fref.field).is_some_and(|i| i.unit.is_none()) {
+        if matches!(kind, Kind::Plain)
+            && self.infos.get(fref.field).is_some_and(|i| i.unit.is_none())
+        {
             let shown = self.infos.get(fref.field).map_or("", |i| i.name);
             return err(
                 format!("{name}( ) needs a measured field (memory.used, utilization.gpu, ...), not \"{shown}\""),
@@ -183,19 +193,32 @@ impl Checker<'_> {
             );
         }
         let func = if name == "rate" {
-            let per_s = match rest {
-                None => 1.0,
-                Some(per) => match self.num(per)? {
-                    (e, NumTy::Dim { kind: Kind::Time, .. }) if e.constant() > 0.0 => e.constant(),
-                    _ => return err("the second argument of rate( ) is a duration: rate(memory.used, 1min)".into(), &per.span),
-                },
-            };
+            let per_s =
+                match rest {
+                    None => 1.0,
+                    Some(per) => match self.num(per)? {
+                        (
+                            e,
+                            NumTy::Dim {
+                                kind: Kind::Time, ..
+                            },
+                        ) if e.constant() > 0.0 => e.constant(),
+                        _ => return err(
+                            "the second argument of rate( ) is a duration: rate(memory.used, 1min)"
+                                .into(),
+                            &per.span,
+                        ),
+                    },
+                };
             Func::Rate { per_s }
         } else {
             let cap = match rest {
                 Some(c) => self.capacity(c, kind, scale)?,
                 None => {
-                    let own = self.infos.get(fref.field).and_then(|i| crate::model::trend::capacity_field(i.name));
+                    let own = self
+                        .infos
+                        .get(fref.field)
+                        .and_then(|i| crate::model::trend::capacity_field(i.name));
                     let Some((cf, _, cs)) = own.and_then(|c| self.field(c, span).ok()) else {
                         return err(
                             format!(
@@ -210,7 +233,10 @@ impl Checker<'_> {
             };
             Func::TimeToFull(cap)
         };
-        let d = Derived { func, field: fref.field };
+        let d = Derived {
+            func,
+            field: fref.field,
+        };
         let index = match self.derived.iter().position(|x| *x == d) {
             Some(i) => i,
             None => {
@@ -218,10 +244,19 @@ impl Checker<'_> {
                 self.derived.len() - 1
             }
         };
-        let r = NumExpr::Derived(DerivedRef { index, slot: usize::MAX });
+        let r = NumExpr::Derived(DerivedRef {
+            index,
+            slot: usize::MAX,
+        });
         Ok(match func {
             Func::Rate { .. } => Ty::Num(r, NumTy::Dim { kind, scale }),
-            Func::TimeToFull(_) => Ty::Num(r, NumTy::Dim { kind: Kind::Time, scale: 1.0 }),
+            Func::TimeToFull(_) => Ty::Num(
+                r,
+                NumTy::Dim {
+                    kind: Kind::Time,
+                    scale: 1.0,
+                },
+            ),
         })
     }
 
@@ -241,7 +276,9 @@ impl Checker<'_> {
         }
         match self.num(n)? {
             (e, NumTy::Free(v)) if e.constant().is_finite() => Ok(Capacity::Const(v * scale)),
-            (e, NumTy::Dim { kind: k, .. }) if k == kind && e.constant().is_finite() => Ok(Capacity::Const(e.constant())),
+            (e, NumTy::Dim { kind: k, .. }) if k == kind && e.constant().is_finite() => {
+                Ok(Capacity::Const(e.constant()))
+            }
             _ => err(wrong(), &n.span),
         }
     }

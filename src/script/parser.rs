@@ -193,7 +193,10 @@ impl Parser {
                 }
                 other => {
                     return Err(ExprError::new(
-                        format!("expected \",\" or \")\" in {name}( ), found {}", describe(&other)),
+                        format!(
+                            "expected \",\" or \")\" in {name}( ), found {}",
+                            describe(&other)
+                        ),
                         t.span,
                     ))
                 }
@@ -290,7 +293,10 @@ mod tests {
             Ast::Bool(b) => b.to_string(),
             Ast::Field(f) => f.clone(),
             Ast::Available(f, _) => format!("available({f})"),
-            Ast::Call(f, args) => format!("{f}({})", args.iter().map(show).collect::<Vec<_>>().join(", ")),
+            Ast::Call(f, args) => format!(
+                "{f}({})",
+                args.iter().map(show).collect::<Vec<_>>().join(", ")
+            ),
             Ast::Unary(op, a) => format!("({}{})", op.text(), show(a)),
             Ast::Binary(op, a, b) => format!("({} {} {})", show(a), op.text(), show(b)),
         }

@@ -283,7 +283,12 @@ impl Script {
 
     /// [`Self::sample`] for rows read at `t` (seconds since the UNIX epoch): with a history, each row's numeric
     /// cells are added to its GPU's series first, and the functions of the history are computed for it.
-    pub fn sample_at(&mut self, t: f64, mut rows: Vec<Row>, gpus: Option<&[u32]>) -> (Vec<Row>, Verdict) {
+    pub fn sample_at(
+        &mut self,
+        t: f64,
+        mut rows: Vec<Row>,
+        gpus: Option<&[u32]>,
+    ) -> (Vec<Row>, Verdict) {
         if self.history.is_some() {
             for (i, r) in rows.iter_mut().enumerate() {
                 let gpu = gpus.and_then(|g| g.get(i)).copied().unwrap_or(i as u32);
@@ -365,9 +370,14 @@ impl Script {
             Some(k) if row.gpu.as_ref().map_or(true, |g| g.uuid == k.gpu_uuid()) => k,
             _ => {
                 // Rows name their GPU when a history is kept; without one (a test), the index stands in.
-                let uuid = row.gpu.as_ref().map_or_else(|| format!("GPU index {gpu}"), |g| g.uuid.clone());
+                let uuid = row
+                    .gpu
+                    .as_ref()
+                    .map_or_else(|| format!("GPU index {gpu}"), |g| g.uuid.clone());
                 self.series.insert(gpu, SeriesKey::Gpu { uuid });
-                let Some(k) = self.series.get(&gpu) else { return };
+                let Some(k) = self.series.get(&gpu) else {
+                    return;
+                };
                 k
             }
         };
@@ -384,15 +394,17 @@ impl Script {
             let value = match d.func {
                 Func::Rate { .. } if young => Some(0.0),
                 Func::TimeToFull(_) if young => Some(f64::INFINITY),
-                Func::Rate { per_s } => {
-                    series.and_then(|s| trend::trend(s, None, &self.trend)).map(|tr| tr.slope_per_s * per_s)
-                }
+                Func::Rate { per_s } => series
+                    .and_then(|s| trend::trend(s, None, &self.trend))
+                    .map(|tr| tr.slope_per_s * per_s),
                 Func::TimeToFull(cap) => {
                     let cap = match cap {
                         Capacity::Const(c) => Some(c),
                         Capacity::Field(f, scale) => {
                             let k = self.read.iter().position(|&r| r == f);
-                            k.and_then(|k| row.cells.get(k)).and_then(cell_number).map(|v| v * scale)
+                            k.and_then(|k| row.cells.get(k))
+                                .and_then(cell_number)
+                                .map(|v| v * scale)
                         }
                     };
                     match (series, cap) {
@@ -402,7 +414,11 @@ impl Script {
                     }
                 }
             };
-            row.cells.push(value.map_or(Value::NotAvailable, |value| Value::Float { value, decimals: 3 }));
+            row.cells
+                .push(value.map_or(Value::NotAvailable, |value| Value::Float {
+                    value,
+                    decimals: 3,
+                }));
         }
     }
 
@@ -432,12 +448,15 @@ impl Script {
                 .map(|p| p.v);
             let tr = series.and_then(|s| trend::trend(s, capacity, &self.trend));
             rate.push(match (tr, rec) {
-                (Some(tr), Some((_, scale))) => Value::Float { value: tr.slope_per_s * 60.0 / scale, decimals: 2 },
+                (Some(tr), Some((_, scale))) => Value::Float {
+                    value: tr.slope_per_s * 60.0 / scale,
+                    decimals: 2,
+                },
                 _ => Value::NotAvailable,
             });
             full.push(match (tr, capacity) {
                 (Some(tr), Some(_)) => match tr.time_to_full_s {
-                    Some(s) => Value::text(format_duration(s)),
+                    Some(s) => Value::text(trend::format_duration(s)),
                     None => Value::text("not rising"),
                 },
                 _ => Value::NotAvailable,
@@ -465,7 +484,11 @@ impl Script {
 }
 
 /// The trend settings from `--trend-window`, `--rising-for` and `--min-rise`.
-fn trend_config(window: Option<&str>, rising_for: Option<&str>, min_rise: Option<&str>) -> Result<TrendConfig, NvqError> {
+pub fn trend_config(
+    window: Option<&str>,
+    rising_for: Option<&str>,
+    min_rise: Option<&str>,
+) -> Result<TrendConfig, NvqError> {
     let mut cfg = TrendConfig::default();
     if let Some(w) = window {
         cfg.window_s = super::parse_duration("--trend-window", w)?.as_secs_f64();
@@ -475,7 +498,9 @@ fn trend_config(window: Option<&str>, rising_for: Option<&str>, min_rise: Option
     }
     if let Some(m) = min_rise {
         cfg.min_rise = parse_size(m).ok_or_else(|| {
-            NvqError::Usage(format!("--min-rise needs a size such as 256MiB or 1GiB, not \"{m}\"."))
+            NvqError::Usage(format!(
+                "--min-rise needs a size such as 256MiB or 1GiB, not \"{m}\"."
+            ))
         })?;
     }
     Ok(cfg)
@@ -484,7 +509,9 @@ fn trend_config(window: Option<&str>, rising_for: Option<&str>, min_rise: Option
 /// A size with its unit (`256MiB`, `1.5GiB`, `0B`; a bare number is MiB), in bytes.
 fn parse_size(s: &str) -> Option<f64> {
     let s = s.trim();
-    let n = s.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(s.len());
+    let n = s
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(s.len());
     let value: f64 = s.get(..n)?.parse().ok()?;
     let unit = s.get(n..)?.trim();
     let scale = if unit.is_empty() {
@@ -496,20 +523,6 @@ fn parse_size(s: &str) -> Option<f64> {
         }
     };
     Some(value * scale).filter(|v| v.is_finite())
-}
-
-/// A duration as people read it: `45s`, `12m 30s`, `3h 05m`, `2d 04h`.
-pub fn format_duration(s: f64) -> String {
-    if !s.is_finite() {
-        return "never".into();
-    }
-    let s = s.max(0.0).round() as u64;
-    match s {
-        0..=59 => format!("{s}s"),
-        60..=3599 => format!("{}m {:02}s", s / 60, s % 60),
-        3600..=86_399 => format!("{}h {:02}m", s / 3600, s % 3600 / 60),
-        _ => format!("{}d {:02}h", s / 86_400, s % 86_400 / 3600),
-    }
 }
 
 /// A cell's integer (a GPU index, a PID), 0 when it has none.
