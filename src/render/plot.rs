@@ -360,8 +360,16 @@ where
         .map(|p| p.t)
         .fold(t0, f64::max);
     let span = (t_end - t0).max(1e-3);
-    // Room on the right for the names at the ends of the lines and the trend lines.
-    let x_max = span * 1.18;
+    // Room on the right for the names at the ends of the lines (about 8 pixels a character) and the trend lines.
+    let longest = panels
+        .iter()
+        .flat_map(|p| p.lines.iter())
+        .map(|l| l.label.chars().count() + 22)
+        .max()
+        .unwrap_or(0);
+    let plot_px = f64::from(width.saturating_sub(120)).max(100.0);
+    let label_px = (longest as f64 * 7.5).min(plot_px * 0.45);
+    let x_max = span * (1.0 + (label_px / (plot_px - label_px)).max(0.1));
     let (tdiv, tunit) = if span > 7200.0 {
         (3600.0, "h")
     } else if span > 120.0 {
