@@ -28,6 +28,9 @@ _nvq() {
             nvq,nvlink)
                 cmd="nvq__subcmd__nvlink"
                 ;;
+            nvq,plot)
+                cmd="nvq__subcmd__plot"
+                ;;
             nvq,pmon)
                 cmd="nvq__subcmd__pmon"
                 ;;
@@ -44,7 +47,7 @@ _nvq() {
 
     case "${cmd}" in
         nvq)
-            opts="-i -f -l -q -d -x -u -L -h --query-gpu --query-supported-clocks --query-compute-apps --query-accounted-apps --query-retired-pages --query-remapped-rows --format --id --filename --loop --loop-ms --count --where --assert --until --until-all --timeout --summary --query --display --xml-format --dtd --unit --list-gpus --version --help-query-gpu --help-query-supported-clocks --help-query-compute-apps --help-query-accounted-apps --help-query-retired-pages --help-query-remapped-rows --nvml-lib --simulate --help pmon topo nvlink serve mig dmon"
+            opts="-i -f -l -q -d -x -u -L -h --query-gpu --query-supported-clocks --query-compute-apps --query-accounted-apps --query-retired-pages --query-remapped-rows --format --id --filename --loop --loop-ms --count --where --assert --until --until-all --timeout --summary --history --trend-window --rising-for --min-rise --query --display --xml-format --dtd --unit --list-gpus --version --help-query-gpu --help-query-supported-clocks --help-query-compute-apps --help-query-accounted-apps --help-query-retired-pages --help-query-remapped-rows --nvml-lib --simulate --help pmon topo nvlink serve mig plot dmon"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -127,6 +130,22 @@ _nvq() {
                     return 0
                     ;;
                 --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --history)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --trend-window)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --rising-for)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --min-rise)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -307,8 +326,54 @@ _nvq() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        nvq__subcmd__plot)
+            opts="-o -h --output --field --width --trend-window --rising-for --min-rise --nvml-lib --simulate --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --output)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --field)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --width)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --trend-window)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --rising-for)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --min-rise)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --nvml-lib)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         nvq__subcmd__pmon)
-            opts="-i -d -c -o -f -s -h --id --delay --count --options --format --filename --select --where --assert --until --until-all --timeout --summary --nvml-lib --simulate --help"
+            opts="-i -d -c -o -f -s -h --id --delay --count --options --format --filename --select --where --assert --until --until-all --timeout --summary --history --trend-window --rising-for --min-rise --nvml-lib --simulate --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -383,6 +448,22 @@ _nvq() {
                     return 0
                     ;;
                 --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --history)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --trend-window)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --rising-for)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --min-rise)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

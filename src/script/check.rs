@@ -222,8 +222,8 @@ impl Checker<'_> {
                     let Some((cf, _, cs)) = own.and_then(|c| self.field(c, span).ok()) else {
                         return err(
                             format!(
-                                "time_to_full({fname}) needs a capacity to fill: time_to_full({fname}, 80GiB) or \
-                                 time_to_full({fname}, FIELD)"
+                                "time_to_full({fname}) needs a capacity to fill: give one, as in \
+                                 time_to_full({fname}, CAPACITY), a constant or a field of the same kind"
                             ),
                             span,
                         );
