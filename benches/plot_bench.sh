@@ -2,7 +2,7 @@
 # nvq plot benchmark (not a test): a day at 1 s on 8 GPUs (86,400 x 8 rows) in
 # nvq's CSV format (the columns -f writes for
 # --query-gpu=timestamp,index,uuid,memory.used,memory.total,utilization.gpu),
-# GPU 3 leaking 2 GiB an hour under a 30 s sawtooth, the others sawtooths and
+# GPU 3 leaking 1.5 GiB an hour under a 30 s sawtooth, the others sawtooths and
 # plateaus; then `nvq plot` to SVG and to PNG, each timed with its peak RSS
 # (GNU time's %e and %M, else Python's wait4).
 #
@@ -26,7 +26,7 @@ with open(log, "w") as f:
         ts = (t0 + datetime.timedelta(seconds=i)).strftime("%Y/%m/%d %H:%M:%S.000")
         for k in range(g):
             saw = 4096 * ((i + 7 * k) % 30) / 30
-            used = 20000 + k * 3000 + saw + (i * 2048 / 3600 if k == 3 else 0)
+            used = 20000 + k * 3000 + saw + (i * 1536 / 3600 if k == 3 else 0)
             util = 50 + 40 * math.sin(i / 600 + k)
             f.write(f"{ts}, {k}, GPU-bench-{k:04d}, {int(used)} MiB, 81559 MiB, {int(util)} %\n")
 size = os.path.getsize(log)

@@ -3,11 +3,12 @@
 //! scrape's deadline (the same collectors and deadline as the loops).
 
 use super::{per_gpu, LateRows};
-use crate::cli::{Args, ServeArgs};
+use super::plan::Common;
+use crate::cli::ServeArgs;
 use crate::error::NvqError;
 use crate::model::gpm::GpuExtra;
 use crate::model::{Column, GpuIdent, Row};
-use crate::nvml::{select, Session};
+use crate::nvml::Session;
 use crate::render::exporter::{Profile, Scrape};
 use crate::schedule::deadline::PerGpu;
 use crate::serve::{self, collect};
@@ -98,14 +99,10 @@ fn columns(mode: QueryMode, fields: &[usize], major: u32) -> Vec<Column> {
 }
 
 /// Run the exporter until SIGTERM or SIGINT.
-pub fn run(args: &Args, s: &ServeArgs) -> Result<(), NvqError> {
-    if !args.queries.is_empty() || args.format.is_some() || args.filename.is_some() {
-        return Err(NvqError::InvalidCombination);
-    }
+pub fn run(common: &Common<'_>, s: &ServeArgs) -> Result<(), NvqError> {
     let plan = ServePlan::from_args(s)?;
-    let session = Arc::new(Session::open(&args.lib_source())?);
-    let id = s.id.as_deref().or(args.id.as_deref());
-    let devices = select::select(&session, id)?;
+    let session = Arc::new(common.session()?);
+    let devices = common.gpus(&session)?;
     let selected = devices.clone();
     let count = session.device_count().unwrap_or(0);
     let major = session.driver_major();

@@ -16,6 +16,7 @@ pub mod nvlink;
 pub mod report;
 mod row;
 pub mod smi_table;
+pub mod suggest;
 pub mod topo;
 pub mod trend;
 mod value;
