@@ -456,33 +456,13 @@ complete -c nvq -n "__fish_nvq_needs_command" -l help-query-retired-pages -d 'De
 complete -c nvq -n "__fish_nvq_needs_command" -l help-query-remapped-rows -d 'Describe every --query-remapped-rows field'
 complete -c nvq -n "__fish_nvq_needs_command" -l simulate -d 'nvq: load the NVML simulator installed next to nvq (no GPU needed)'
 complete -c nvq -n "__fish_nvq_needs_command" -s h -l help -d 'Print help'
-complete -c nvq -n "__fish_nvq_needs_command" -f -a "pmon" -d 'Scrolling per-process monitor: one line per process per GPU per sample'
 complete -c nvq -n "__fish_nvq_needs_command" -f -a "topo" -d 'Show where the GPUs sit: NVLink, PCIe switches, host bridges, NUMA nodes, nearby CPUs and NICs'
 complete -c nvq -n "__fish_nvq_needs_command" -f -a "nvlink" -d 'Show each GPU\'s NVLinks: speed and state, capabilities, error counters, far ends, traffic'
 complete -c nvq -n "__fish_nvq_needs_command" -f -a "serve" -d 'nvq: serve the GPUs\' metrics over HTTP for Prometheus (an exporter)'
 complete -c nvq -n "__fish_nvq_needs_command" -f -a "mig" -d 'List MIG\'s GPU and compute instances and their profiles (read-only)'
 complete -c nvq -n "__fish_nvq_needs_command" -f -a "plot" -d 'nvq: draw a log nvq wrote as SVG or PNG: memory and utilization over time, peaks, totals, leaks'
 complete -c nvq -n "__fish_nvq_needs_command" -f -a "dmon" -d 'Scrolling per-GPU monitor: one line per GPU per sample'
-complete -c nvq -n "__fish_nvq_using_subcommand pmon" -s i -l id -d 'GPUs to watch: index, UUID or PCI bus id; comma list allowed' -r
-complete -c nvq -n "__fish_nvq_using_subcommand pmon" -s d -l delay -d 'Seconds between samples (default 1; pmon takes 1 to 10)' -r
-complete -c nvq -n "__fish_nvq_using_subcommand pmon" -s c -l count -d 'Stop after COUNT samples' -r
-complete -c nvq -n "__fish_nvq_using_subcommand pmon" -s o -l options -d 'Add a date (D), a time (T) or both (DT) column' -r
-complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l format -d 'Output format: nvidia-smi\'s columns by default; csv, json, ndjson, table or prometheus (as nvidia-smi, dmon\'s csv[,nounit][,noheader] is nvidia-smi\'s own CSV)' -r -f -a '(__nvq_list format)'
-complete -c nvq -n "__fish_nvq_using_subcommand pmon" -s f -l filename -d 'Write to FILE instead of stdout' -r -F
-complete -c nvq -n "__fish_nvq_using_subcommand pmon" -s s -l select -d 'Metric groups: u, m or um (default u)' -r
-complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l where -d 'nvq: print only the rows for which EXPR holds, e.g. \'memory.free >= 20GiB && utilization.gpu < 10\'' -r
-complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l assert -d 'nvq: check every row against EXPR; if a row fails, print as usual, say why on stderr and exit 20' -r
-complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l until -d 'nvq: loop (every second unless -l/-lms is given) until EXPR holds for at least one row' -r
-complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l until-all -d 'nvq: like --until, but EXPR must hold for every row' -r
-complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l timeout -d 'nvq: give up waiting for --until after DURATION (500ms, 30s, 5m, 1h) and exit 21' -r
-complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l history -d 'nvq: keep the last N samples of each GPU for rate(), time_to_full() and --summary\'s trends (default 3600)' -r
-complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l trend-window -d 'nvq: measure rate() and time_to_full() over the last DURATION of the history (default 10m)' -r
-complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l rising-for -d 'nvq: a value must have been rising for DURATION to count as rising steadily (default 5m)' -r
-complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l min-rise -d 'nvq: ... and have risen by at least SIZE over the window (default 256MiB)' -r
-complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l nvml-lib -d 'nvq: load this NVML library instead of libnvidia-ml.so.1' -r -F
-complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l summary -d 'nvq: when the run ends, print each GPU\'s (pmon: each process\'s) min, max and mean of every column'
-complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l simulate -d 'nvq: load the NVML simulator installed next to nvq (no GPU needed)'
-complete -c nvq -n "__fish_nvq_using_subcommand pmon" -s h -l help -d 'Print help'
+complete -c nvq -n "__fish_nvq_needs_command" -f -a "pmon" -d 'Scrolling per-process monitor: one line per process per GPU per sample'
 complete -c nvq -n "__fish_nvq_using_subcommand topo" -s i -l id -d 'GPUs (index, UUID, PCI bus id or serial): one with -n, a comma pair with -p' -r
 complete -c nvq -n "__fish_nvq_using_subcommand topo" -s n -l nearest_gpus -d 'Print the GPUs that reach the -i GPU through at most this PCIe level: 0 the switch of a dual-GPU board, 1 one switch, 2 several switches, 3 a host bridge, 4 host bridges of one CPU, 5 NUMA nodes' -r
 complete -c nvq -n "__fish_nvq_using_subcommand topo" -s c -l cpu -d 'Print the GPUs with an affinity to this CPU number' -r
@@ -543,14 +523,48 @@ complete -c nvq -n "__fish_nvq_using_subcommand plot" -l nvml-lib -d 'nvq: load 
 complete -c nvq -n "__fish_nvq_using_subcommand plot" -l simulate -d 'nvq: load the NVML simulator installed next to nvq (no GPU needed)'
 complete -c nvq -n "__fish_nvq_using_subcommand plot" -s h -l help -d 'Print help'
 complete -c nvq -n "__fish_nvq_using_subcommand dmon" -s i -l id -d 'GPUs to watch: index, UUID or PCI bus id; comma list allowed' -r
-complete -c nvq -n "__fish_nvq_using_subcommand dmon" -s d -l delay -d 'Seconds between samples (default 1; pmon takes 1 to 10)' -r
-complete -c nvq -n "__fish_nvq_using_subcommand dmon" -s c -l count -d 'Stop after COUNT samples' -r
+complete -c nvq -n "__fish_nvq_using_subcommand dmon" -s d -l delay -d 'Seconds between samples (default 1)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand dmon" -s l -l loop -d 'nvq: seconds between samples, as the queries spell it (same as -d)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l loop-ms -d 'nvq: milliseconds between samples (also spelled -lms)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand dmon" -s c -l count -d 'Stop after COUNT samples (also spelled --count)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand dmon" -s o -l options -d 'Add a date (D), a time (T) or both (DT) column' -r
 complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l format -d 'Output format: nvidia-smi\'s columns by default; csv, json, ndjson, table or prometheus (as nvidia-smi, dmon\'s csv[,nounit][,noheader] is nvidia-smi\'s own CSV)' -r -f -a '(__nvq_list format)'
 complete -c nvq -n "__fish_nvq_using_subcommand dmon" -s f -l filename -d 'Write to FILE instead of stdout' -r -F
 complete -c nvq -n "__fish_nvq_using_subcommand dmon" -s s -l select -d 'Metric groups, any of p, u, c, v, m, e, t in the order wanted (default puc)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l gpm-options -d 'Whose GPM metrics: d the GPU (default), m its MIG GPU instances, dm both' -r
+complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l where -d 'nvq: print only the rows for which EXPR holds, e.g. \'memory.free >= 20GiB && utilization.gpu < 10\'' -r
+complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l assert -d 'nvq: check every row against EXPR; if a row fails, print as usual, say why on stderr and exit 20' -r
+complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l until -d 'nvq: loop (every second unless -l/-lms is given) until EXPR holds for at least one row' -r
+complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l until-all -d 'nvq: like --until, but EXPR must hold for every row' -r
+complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l timeout -d 'nvq: give up waiting for --until after DURATION (500ms, 30s, 5m, 1h) and exit 21' -r
+complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l history -d 'nvq: keep the last N samples of each GPU for rate(), time_to_full() and --summary\'s trends (default 3600)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l trend-window -d 'nvq: measure rate() and time_to_full() over the last DURATION of the history (default 10m)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l rising-for -d 'nvq: a value must have been rising for DURATION to count as rising steadily (default 5m)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l min-rise -d 'nvq: ... and have risen by at least SIZE over the window (default 256MiB)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l gpm-metrics -d 'GPM metrics to add, by NVML metric id, comma-separated without spaces (Hopper and later)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l nvml-lib -d 'nvq: load this NVML library instead of libnvidia-ml.so.1' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l summary -d 'nvq: when the run ends, print each GPU\'s (pmon: each process\'s) min, max and mean of every column'
 complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l simulate -d 'nvq: load the NVML simulator installed next to nvq (no GPU needed)'
 complete -c nvq -n "__fish_nvq_using_subcommand dmon" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c nvq -n "__fish_nvq_using_subcommand pmon" -s i -l id -d 'GPUs to watch: index, UUID or PCI bus id; comma list allowed' -r
+complete -c nvq -n "__fish_nvq_using_subcommand pmon" -s l -l loop -d 'nvq: seconds between samples, as the queries spell it (same as -d)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l loop-ms -d 'nvq: milliseconds between samples (also spelled -lms)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand pmon" -s c -l count -d 'Stop after COUNT samples (also spelled --count)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand pmon" -s o -l options -d 'Add a date (D), a time (T) or both (DT) column' -r
+complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l format -d 'Output format: nvidia-smi\'s columns by default; csv, json, ndjson, table or prometheus (as nvidia-smi, dmon\'s csv[,nounit][,noheader] is nvidia-smi\'s own CSV)' -r -f -a '(__nvq_list format)'
+complete -c nvq -n "__fish_nvq_using_subcommand pmon" -s f -l filename -d 'Write to FILE instead of stdout' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand pmon" -s s -l select -d 'Metric groups: u, m or um (default u)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l where -d 'nvq: print only the rows for which EXPR holds, e.g. \'memory.free >= 20GiB && utilization.gpu < 10\'' -r
+complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l assert -d 'nvq: check every row against EXPR; if a row fails, print as usual, say why on stderr and exit 20' -r
+complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l until -d 'nvq: loop (every second unless -l/-lms is given) until EXPR holds for at least one row' -r
+complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l until-all -d 'nvq: like --until, but EXPR must hold for every row' -r
+complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l timeout -d 'nvq: give up waiting for --until after DURATION (500ms, 30s, 5m, 1h) and exit 21' -r
+complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l history -d 'nvq: keep the last N samples of each GPU for rate(), time_to_full() and --summary\'s trends (default 3600)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l trend-window -d 'nvq: measure rate() and time_to_full() over the last DURATION of the history (default 10m)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l rising-for -d 'nvq: a value must have been rising for DURATION to count as rising steadily (default 5m)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l min-rise -d 'nvq: ... and have risen by at least SIZE over the window (default 256MiB)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand pmon" -s d -l delay -d 'Seconds between samples, 1 to 10 (default 1).' -r
+complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l nvml-lib -d 'nvq: load this NVML library instead of libnvidia-ml.so.1' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l summary -d 'nvq: when the run ends, print each GPU\'s (pmon: each process\'s) min, max and mean of every column'
+complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l simulate -d 'nvq: load the NVML simulator installed next to nvq (no GPU needed)'
+complete -c nvq -n "__fish_nvq_using_subcommand pmon" -s h -l help -d 'Print help'
