@@ -8,7 +8,6 @@ pub mod serve;
 mod topo;
 
 use crate::cli::{self, Args};
-use plan::Common;
 use crate::error::NvqError;
 use crate::model::{Column, FieldKind, GpuIdent, NvmlCode, Row, Value};
 use crate::nvml::Session;
@@ -19,6 +18,7 @@ use crate::schedule::{self as looping, End, Flow, Schedule};
 use crate::script::{self, Script, Verdict};
 use crate::source::{self, QueryMode, Request};
 use crate::Personality;
+use plan::Common;
 use std::sync::Arc;
 use std::time::Duration;
 

@@ -235,7 +235,9 @@ impl NvqError {
         let text = match self {
             NvqError::UnknownOption(o) => format!("nvq: unknown option or word {o}; {HELP}."),
             NvqError::MissingValue(o) => format!("nvq: option {o} needs a value; {HELP}."),
-            NvqError::InvalidCombination => format!("nvq: these options do not go together; {HELP}."),
+            NvqError::InvalidCombination => {
+                format!("nvq: these options do not go together; {HELP}.")
+            }
             NvqError::Conflict(why) => format!("nvq: {why}"),
             NvqError::LibraryNotFound { detail } => {
                 let why = if detail.is_empty() {

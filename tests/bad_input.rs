@@ -353,8 +353,8 @@ fn check(case: &Case, r: &Run, stream: Stream) -> Vec<String> {
     // An error leaves nothing half-written on the other stream; a success
     // prints nothing on stderr. As nvidia-smi, a "did you mean" may follow
     // on stderr, apart from nvidia-smi's text.
-    let hint_only = stream == Stream::Out
-        && other.lines().all(|l| l.starts_with("nvq: did you mean"));
+    let hint_only =
+        stream == Stream::Out && other.lines().all(|l| l.starts_with("nvq: did you mean"));
     if !other.is_empty() && !hint_only {
         bad.push(format!(
             "{what}: the other stream is not empty: {:?}",
@@ -396,9 +396,14 @@ fn nvidia_smi_text(e: &Expect) -> bool {
         Expect::Exact(t) | Expect::Prefix(t) | Expect::PrefixAnd(t, _) => t,
         Expect::Columns(_) => return false,
     };
-    ["nvidia-smi -h", "is not a valid field to query", "is not recognized", "is missing its value"]
-        .iter()
-        .any(|s| t.contains(s))
+    [
+        "nvidia-smi -h",
+        "is not a valid field to query",
+        "is not recognized",
+        "is missing its value",
+    ]
+    .iter()
+    .any(|s| t.contains(s))
 }
 
 /// nvq's own words for a case whose table text is nvidia-smi's: the same
@@ -409,11 +414,18 @@ fn check_nvq_words(case: &Case, r: &Run) -> Vec<String> {
     let code = if case.code == 255 { 2 } else { case.code };
     let mut bad = Vec::new();
     if r.code != Some(code) || !r.stdout.is_empty() {
-        bad.push(format!("{what}: exit {:?}, want {code}; stdout {:?}", r.code, clip(&r.stdout)));
+        bad.push(format!(
+            "{what}: exit {:?}, want {code}; stdout {:?}",
+            r.code,
+            clip(&r.stdout)
+        ));
     }
     let start = r.stderr.starts_with("nvq: ") || r.stderr.starts_with("Field \"");
     if !start || r.stderr.contains("nvidia-smi -h") || !r.stderr.ends_with('\n') {
-        bad.push(format!("{what}: not nvq's own words: {:?}", clip(&r.stderr)));
+        bad.push(format!(
+            "{what}: not nvq's own words: {:?}",
+            clip(&r.stderr)
+        ));
     }
     bad
 }

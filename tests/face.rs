@@ -74,14 +74,22 @@ fn loop_count_and_format_before_dmon_apply_to_it() {
     assert!(o.status.success(), "{}", err(&o));
     let o = nvq(&four(), &["-l", "1", "dmon", "-d", "2", "-c", "1"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(err(&o).contains("given both before and after dmon"), "{}", err(&o));
+    assert!(
+        err(&o).contains("given both before and after dmon"),
+        "{}",
+        err(&o)
+    );
 }
 
 #[test]
 fn an_option_that_means_nothing_to_the_sub_command_is_refused_by_name() {
     let o = nvq(&scenario("topo_h100.toml"), &["-l", "1", "topo", "-m"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(err(&o).contains("-l/--loop (or -lms) does not apply to topo"), "{}", err(&o));
+    assert!(
+        err(&o).contains("-l/--loop (or -lms) does not apply to topo"),
+        "{}",
+        err(&o)
+    );
     assert!(out(&o).is_empty());
     // topo -i means what it means after topo: it needs -n or -p.
     let o = nvq(&scenario("topo_h100.toml"), &["-i", "0", "topo", "-m"]);
@@ -89,7 +97,11 @@ fn an_option_that_means_nothing_to_the_sub_command_is_refused_by_name() {
     assert!(err(&o).contains("-n or -p"), "{}", err(&o));
     let o = nvq(&four(), &["--query-gpu=index", "dmon"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(err(&o).contains("does not combine with dmon"), "{}", err(&o));
+    assert!(
+        err(&o).contains("does not combine with dmon"),
+        "{}",
+        err(&o)
+    );
 }
 
 #[test]
@@ -126,11 +138,21 @@ fn until_all_over_no_processes_holds_so_waiting_for_a_free_gpu_works() {
     assert!(o.status.success(), "{}", err(&o));
     let text = out(&o);
     let lines: Vec<&str> = text.lines().collect();
-    assert!(!lines.is_empty() && lines.iter().all(|l| l.starts_with("5150, ")), "{lines:?}");
+    assert!(
+        !lines.is_empty() && lines.iter().all(|l| l.starts_with("5150, ")),
+        "{lines:?}"
+    );
     // GPU 0 is free already: one sample, nothing to list, exit 0.
     let o = nvq(
         &free,
-        &["--query-compute-apps=pid", "--format=csv,noheader", "-i", "0", "--until-all", "pid > 0"],
+        &[
+            "--query-compute-apps=pid",
+            "--format=csv,noheader",
+            "-i",
+            "0",
+            "--until-all",
+            "pid > 0",
+        ],
     );
     assert!(o.status.success(), "{}", err(&o));
     assert_eq!(out(&o), "");
@@ -180,20 +202,33 @@ fn summary_goes_to_stderr_and_keys_are_not_averaged() {
     assert_eq!(lines.len(), 1 + 3 * 4, "{data}");
     assert!(!data.contains("mean"));
     let summary = err(&o);
-    assert!(summary.contains("gpu, statistic, index, temperature.gpu"), "{summary}");
+    assert!(
+        summary.contains("gpu, statistic, index, temperature.gpu"),
+        "{summary}"
+    );
     assert!(summary.contains("\n2, mean, 2, "), "{summary}");
     // pmon's PIDs are keys too.
-    let o = nvq(&four(), &["pmon", "-c", "2", "-i", "0", "--summary", "--format=csv"]);
+    let o = nvq(
+        &four(),
+        &["pmon", "-c", "2", "-i", "0", "--summary", "--format=csv"],
+    );
     assert!(o.status.success(), "{}", err(&o));
     assert!(!out(&o).contains("mean"));
-    let mean = err(&o).lines().find(|l| l.contains(", mean, ")).unwrap().to_string();
+    let mean = err(&o)
+        .lines()
+        .find(|l| l.contains(", mean, "))
+        .unwrap()
+        .to_string();
     let cells: Vec<&str> = mean.split(", ").collect();
     assert!(!cells[3].contains('.'), "pid averaged: {mean}");
 }
 
 #[test]
 fn dmon_takes_the_scripting_flags() {
-    let o = nvq(&four(), &["dmon", "-s", "u", "-c", "1", "--where", "index == 2"]);
+    let o = nvq(
+        &four(),
+        &["dmon", "-s", "u", "-c", "1", "--where", "index == 2"],
+    );
     assert!(o.status.success(), "{}", err(&o));
     assert_eq!(gpus_of(&out(&o)), ["2"]);
 }
@@ -204,13 +239,25 @@ fn dmon_takes_the_scripting_flags() {
 fn usage_errors_are_nvqs_words_with_exit_2() {
     let o = nvq(&four(), &["-i"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(err(&o).starts_with("nvq: option --id needs a value"), "{}", err(&o));
+    assert!(
+        err(&o).starts_with("nvq: option --id needs a value"),
+        "{}",
+        err(&o)
+    );
     let o = nvq(&four(), &["-i", "0", "-i", "1"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(err(&o).contains("cannot be used multiple times"), "{}", err(&o));
+    assert!(
+        err(&o).contains("cannot be used multiple times"),
+        "{}",
+        err(&o)
+    );
     let o = nvq(&four(), &["--format=json"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(err(&o).contains("--format needs something to format"), "{}", err(&o));
+    assert!(
+        err(&o).contains("--format needs something to format"),
+        "{}",
+        err(&o)
+    );
     for o in [
         nvq(&four(), &["-i", "0", "-i", "1"]),
         nvq(&four(), &["--format=json"]),
@@ -234,7 +281,10 @@ fn a_library_that_does_not_load_gets_nvqs_advice() {
     assert_eq!(o.status.code(), Some(12));
     let e = err(&o);
     assert!(e.contains("/etc/passwd"), "{e}");
-    assert!(e.contains("LD_LIBRARY_PATH") && e.contains("--simulate"), "{e}");
+    assert!(
+        e.contains("LD_LIBRARY_PATH") && e.contains("--simulate"),
+        "{e}"
+    );
     assert!(!e.contains("system PATH"), "{e}");
 }
 
@@ -244,18 +294,32 @@ fn a_library_that_does_not_load_gets_nvqs_advice() {
 fn misspelt_fields_formats_and_options_get_suggestions() {
     let o = nvq(&four(), &["--query-gpu=index,memory.usd", "--format=csv"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(err(&o).contains("did you mean \"memory.used\"?"), "{}", err(&o));
+    assert!(
+        err(&o).contains("did you mean \"memory.used\"?"),
+        "{}",
+        err(&o)
+    );
     let o = nvq(&four(), &["--query-gpu=Memory.Used", "--format=csv"]);
     assert!(err(&o).contains("\"memory.used\""), "{}", err(&o));
-    let o = nvq(&four(), &["--query-compute-apps=pid,used_mem", "--format=csv"]);
+    let o = nvq(
+        &four(),
+        &["--query-compute-apps=pid,used_mem", "--format=csv"],
+    );
     assert!(err(&o).contains("\"used_memory\""), "{}", err(&o));
     let o = nvq(&four(), &["--query-gpu=index", "--format=cvs"]);
     assert!(err(&o).contains("did you mean \"csv\"?"), "{}", err(&o));
     let o = nvq(&four(), &["--query-gpu=index", "--formt=csv"]);
-    assert!(err(&o).contains("did you mean \"--format\"?"), "{}", err(&o));
+    assert!(
+        err(&o).contains("did you mean \"--format\"?"),
+        "{}",
+        err(&o)
+    );
     // As nvidia-smi, stdout is nvidia-smi's text; the hint is on stderr.
     let o = nvidia_smi(&four(), &["--query-gpu=memory.usd", "--format=csv"]);
-    assert_eq!(out(&o), "Field \"memory.usd\" is not a valid field to query.\n\n");
+    assert_eq!(
+        out(&o),
+        "Field \"memory.usd\" is not a valid field to query.\n\n"
+    );
     assert!(err(&o).contains("memory.used"));
 }
 

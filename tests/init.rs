@@ -78,7 +78,10 @@ fn a_library_that_cannot_be_loaded_exits_12() {
         err.starts_with("nvq: cannot load NVML from /nonexistent/libnvidia-ml.so.1: "),
         "{err}"
     );
-    assert!(err.contains("LD_LIBRARY_PATH") && err.contains("nvq --simulate"), "{err}");
+    assert!(
+        err.contains("LD_LIBRARY_PATH") && err.contains("nvq --simulate"),
+        "{err}"
+    );
 }
 
 #[test]

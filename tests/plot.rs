@@ -140,7 +140,7 @@ fn the_svg_draws_the_logs_values_and_marks_only_the_leak() {
         log.to_str().unwrap(),
         "-o",
         svg_path.to_str().unwrap(),
-        &TREND[0],
+        TREND[0],
         TREND[1],
         TREND[2],
         TREND[3],

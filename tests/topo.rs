@@ -87,7 +87,11 @@ fn capture_27_missing_value() {
             continue;
         }
         assert_eq!(out.status.code(), Some(255));
-        assert_eq!(String::from_utf8_lossy(&out.stdout), expected, "{personality}");
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout),
+            expected,
+            "{personality}"
+        );
     }
 }
 

@@ -1,9 +1,9 @@
 //! `nvq dmon`: nvidia-smi's scrolling per-GPU monitor.
 
 use super::monitor::{self, Plan, Run};
+use super::plan::Common;
 use crate::cli::dmon::DmonArgs;
 use crate::error::NvqError;
-use super::plan::Common;
 use crate::render::monitor::{Layout, Slot};
 use crate::source::dmon::{self, DmonReader};
 use crate::Personality;

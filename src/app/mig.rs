@@ -1,8 +1,8 @@
 //! `mig -lgi/-lci/-lgip/-lcip/-lgipp/-lcipp`: pick the listing, read the selected GPUs'
 //! MIG state, print it.
 
-use crate::cli::mig::MigArgs;
 use super::plan::Common;
+use crate::cli::mig::MigArgs;
 use crate::error::NvqError;
 use crate::model::mig::GpuMig;
 

@@ -2,11 +2,11 @@
 //! and the loop that reads every GPU under the sample's deadline and hands
 //! the rows to nvidia-smi's column text or one of nvq's formats.
 
+use super::plan::Common;
 use super::{apply_script, finish_script, ScriptRun};
 use crate::cli::MonitorArgs;
 use crate::error::NvqError;
 use crate::model::{Column, FieldInfo, NvmlCode, Row, Value};
-use super::plan::Common;
 use crate::nvml::Session;
 use crate::output::{Sink, SinkMode};
 use crate::render::monitor::{Layout, Monitor, MonitorCsv, Slot, SmiCsv};
@@ -58,9 +58,9 @@ pub fn own<'a>(
     };
     let looped = super::plan::loop_interval(o.loop_sec.as_deref(), o.loop_ms.as_deref())?;
     if delay.is_some() && looped.is_some() {
-        return Err(NvqError::Usage(
-            format!("{cmd}: -d and -l/-lms both set the interval; give one."),
-        ));
+        return Err(NvqError::Usage(format!(
+            "{cmd}: -d and -l/-lms both set the interval; give one."
+        )));
     }
     let count = match o.count.as_deref() {
         None => None,
@@ -68,8 +68,8 @@ pub fn own<'a>(
             Ok(n) if n >= 1 => Some(n),
             _ => {
                 return Err(NvqError::Usage(format!(
-                    "{cmd}: invalid count \"{c}\" for -c; give a whole number of samples, 1 or more."
-                )))
+                "{cmd}: invalid count \"{c}\" for -c; give a whole number of samples, 1 or more."
+            )))
             }
         },
     };
@@ -275,7 +275,13 @@ fn run(r: Run<'_>, make: Arc<MakeReader>) -> Result<(), NvqError> {
     // The flags are checked before NVML is touched.
     let flags = r.common.script;
     let mut script = match flags.any() {
-        true => Some(compile_script(&columns, clocks, flags, r.plan.format, r.sub_key)?),
+        true => Some(compile_script(
+            &columns,
+            clocks,
+            flags,
+            r.plan.format,
+            r.sub_key,
+        )?),
         false => None,
     };
     let session = Arc::new(r.common.session()?);

@@ -1,7 +1,7 @@
 //! `nvlink`: pick the listing, read the selected GPUs' links, print them.
 
-use crate::cli::nvlink::NvlinkArgs;
 use super::plan::Common;
+use crate::cli::nvlink::NvlinkArgs;
 use crate::error::NvqError;
 use crate::model::nvlink::Traffic;
 

@@ -152,7 +152,11 @@ impl<'a> Common<'a> {
         let common = Common {
             personality,
             id: pick(merge(Shared::Id, own.id.is_some())?, top.id, own.id),
-            format: pick(merge(Shared::Format, own.format.is_some())?, top.format, own.format),
+            format: pick(
+                merge(Shared::Format, own.format.is_some())?,
+                top.format,
+                own.format,
+            ),
             filename: pick(
                 merge(Shared::Filename, own.filename.is_some())?,
                 top.filename,
@@ -163,7 +167,11 @@ impl<'a> Common<'a> {
                 top.interval,
                 own.interval,
             ),
-            count: pick(merge(Shared::Count, own.count.is_some())?, top.count, own.count),
+            count: pick(
+                merge(Shared::Count, own.count.is_some())?,
+                top.count,
+                own.count,
+            ),
             script,
             timeout,
             lib: top.lib,

@@ -1,9 +1,9 @@
 //! `nvq pmon`: nvidia-smi's scrolling per-process monitor.
 
 use super::monitor::{self, column, Plan, Run};
+use super::plan::Common;
 use crate::cli::pmon::PmonArgs;
 use crate::error::NvqError;
-use super::plan::Common;
 use crate::render::monitor::{Layout, Slot, Zero};
 use crate::source::pmon::{self, PmonReader};
 

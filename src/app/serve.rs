@@ -2,8 +2,8 @@
 //! and hand the server a collection that reads every GPU under the
 //! scrape's deadline (the same collectors and deadline as the loops).
 
-use super::{per_gpu, LateRows};
 use super::plan::Common;
+use super::{per_gpu, LateRows};
 use crate::cli::ServeArgs;
 use crate::error::NvqError;
 use crate::model::gpm::GpuExtra;

@@ -1,7 +1,7 @@
 //! `topo`: validate the options, read the matrix, print it.
 
-use crate::cli::topo::TopoArgs;
 use super::plan::Common;
+use crate::cli::topo::TopoArgs;
 use crate::error::NvqError;
 use crate::model::topo::Level;
 use crate::nvml::{select, Session};
@@ -70,9 +70,7 @@ fn report(t: &TopoArgs, id: Option<&str>) -> Result<Report, NvqError> {
     if asked != 1 {
         return Err(NvqError::InvalidCombination);
     }
-    let ids: Vec<&str> =
-        id
-            .map_or(Vec::new(), |i| i.split(',').collect());
+    let ids: Vec<&str> = id.map_or(Vec::new(), |i| i.split(',').collect());
     if let Some(level) = t.nearest.as_deref() {
         let level = level
             .trim()

@@ -87,7 +87,10 @@ pub fn render_nvq_version(v: &Versions) -> String {
     out.push_str(&line("NVML version", &nvml));
     out.push_str(&line("DRIVER version", &driver));
     out.push_str(&line("CUDA version", &cuda));
-    let library = v.library.as_deref().unwrap_or("libnvidia-ml.so.1 (the system's)");
+    let library = v
+        .library
+        .as_deref()
+        .unwrap_or("libnvidia-ml.so.1 (the system's)");
     out.push_str(&line("NVML library", library));
     if let Some(scenario) = &v.simulator {
         out.push_str(&line(

@@ -159,6 +159,10 @@ pub fn panels(log: &Log, spec: &PlotSpec) -> Result<Vec<Panel>, String> {
     Ok(out)
 }
 
+/// What was last seen of a (GPU, PID): its series number, when, under which name, and which of the PID's
+/// processes it is (1 the first).
+type Seen = (usize, f64, Option<String>, u32);
+
 /// Each row's series (a number, in order of first appearance) and its label. GPUs are told apart by UUID (else
 /// index, bus id); processes by GPU and PID, and a PID that comes back after a gap, or under another name, is a new
 /// process.
@@ -194,8 +198,7 @@ fn series_keys(log: &Log) -> Vec<(usize, String)> {
         g.dedup();
         g.len() > 1
     };
-    let mut ids: BTreeMap<(Option<String>, Option<String>), (usize, f64, Option<String>, u32)> =
-        BTreeMap::new();
+    let mut ids: BTreeMap<(Option<String>, Option<String>), Seen> = BTreeMap::new();
     let mut next = 0;
     let mut out = Vec::with_capacity(log.rows.len());
     for (row, gpu) in log.rows.iter().zip(gpus) {

@@ -411,7 +411,12 @@ impl Script {
             }
         };
         for (cell, rec) in row.cells.iter().zip(&self.recorded) {
-            if let (Some((name, scale)), Some(v)) = (rec, cell_number(cell)) {
+            // A number as is (cheap, and not rounded as printed); text only when it reads as one.
+            let number = match cell {
+                Value::Text(_) => cell_number(cell),
+                other => other.as_f64(),
+            };
+            if let (Some((name, scale)), Some(v)) = (rec, number) {
                 history.push(key, name, Point { t, v: v * scale });
             }
         }

@@ -276,7 +276,10 @@ mod tests {
         let mut keyed = Stats::with_keys(vec![true, false]);
         keyed.add(0, &[Value::Int(0), Value::Int(10)]);
         keyed.add(0, &[Value::Int(0), Value::Int(20)]);
-        assert_eq!(csv(&keyed.rows()), ["0, min, 0, 10", "0, max, 0, 20", "0, mean, 0, 15.00"]);
+        assert_eq!(
+            csv(&keyed.rows()),
+            ["0, min, 0, 10", "0, max, 0, 20", "0, mean, 0, 15.00"]
+        );
         assert_eq!(Stats::columns(&[]).len(), 2);
     }
 }
