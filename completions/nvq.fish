@@ -5,6 +5,7 @@ function __nvq_list_tokens
     switch $argv[1]
         case query-gpu
             printf '%s\t%s\n' 'timestamp' 'When this row was read, as "YYYY/MM/DD HH:MM:SS.mmm" in local time.'
+            printf '%s\t%s\n' 'timestamp.epoch' 'When this row was read, in seconds since 1970-01-01 UTC with milliseconds (1764620000.123): for plotting and for joining logs across time zones.'
             printf '%s\t%s\n' 'driver_version' 'Version string of the installed NVIDIA driver.'
             printf '%s\t%s\n' 'kmd_version' 'Version string of the kernel-mode part of the NVIDIA driver (newer name of driver_version).'
             printf '%s\t%s\n' 'vgpu_driver_capability.heterogenous_multivGPU' 'Yes when the driver can run vGPUs of different profiles side by side on one GPU.'
@@ -93,6 +94,10 @@ function __nvq_list_tokens
             printf '%s\t%s\n' 'memory.reserved' 'Memory the driver and firmware keep for themselves.'
             printf '%s\t%s\n' 'memory.used' 'Memory allocated by running processes.'
             printf '%s\t%s\n' 'memory.free' 'Memory still free for allocation.'
+            printf '%s\t%s\n' 'memory.used.percent' 'memory.used as a share of memory.total, in percent with two decimals (memory.used.percent > 90 is "more than 90% full").'
+            printf '%s\t%s\n' 'memory.percent' 'Same as memory.used.percent.'
+            printf '%s\t%s\n' 'compute_apps.count' 'How many compute processes the GPU runs now (the rows --query-compute-apps would list for it).'
+            printf '%s\t%s\n' 'processes.count' 'Same as compute_apps.count.'
             printf '%s\t%s\n' 'compute_mode' 'Who may create compute contexts: "Default" (any number of processes), "Exclusive_Process" (one process), "Prohibited" (none).'
             printf '%s\t%s\n' 'compute_cap' 'CUDA compute capability of the GPU, as major.minor.'
             printf '%s\t%s\n' 'utilization.gpu' 'Share of the last sampling period in which at least one kernel ran.'
@@ -294,6 +299,7 @@ function __nvq_list_tokens
             printf '%s\t%s\n' 'gpu_bus_id' 'PCI address of that GPU as domain:bus:device.function, in hex.'
             printf '%s\t%s\n' 'gpu_serial' 'Serial number printed on the GPU\'s board; boards with several GPUs share it.'
             printf '%s\t%s\n' 'gpu_uuid' 'Globally unique, immutable identifier of that GPU (GPU-...); in MIG mode, the parent GPU\'s.'
+            printf '%s\t%s\n' 'gpu_index' 'NVML index of the GPU the row belongs to (the index of --query-gpu and -i).'
             printf '%s\t%s\n' 'memory' 'A supported memory clock.'
             printf '%s\t%s\n' 'mem' 'Same as memory.'
             printf '%s\t%s\n' 'graphics' 'A graphics clock supported together with that memory clock.'
@@ -304,6 +310,7 @@ function __nvq_list_tokens
             printf '%s\t%s\n' 'gpu_bus_id' 'PCI address of that GPU as domain:bus:device.function, in hex.'
             printf '%s\t%s\n' 'gpu_serial' 'Serial number printed on the GPU\'s board; boards with several GPUs share it.'
             printf '%s\t%s\n' 'gpu_uuid' 'Globally unique, immutable identifier of that GPU (GPU-...); in MIG mode, the parent GPU\'s.'
+            printf '%s\t%s\n' 'gpu_index' 'NVML index of the GPU the row belongs to (the index of --query-gpu and -i).'
             printf '%s\t%s\n' 'pid' 'Process id as the driver reports it (the host\'s PID namespace).'
             printf '%s\t%s\n' 'process_name' 'Name of the process as the driver reports it, usually its executable path.'
             printf '%s\t%s\n' 'name' 'Same as process_name.'
@@ -315,12 +322,14 @@ function __nvq_list_tokens
             printf '%s\t%s\n' 'command_line' 'The process\'s full command line, arguments joined by spaces (printed unquoted, like process_name).'
             printf '%s\t%s\n' 'cmdline' 'Same as command_line.'
             printf '%s\t%s\n' 'container_id' 'Full 64-hex-digit id of the container the process runs in (Docker, containerd, CRI-O, Podman), read from its cgroup.'
+            printf '%s\t%s\n' 'pod_uid' 'UID of the Kubernetes pod the process runs in, read from its cgroup (the kubelet\'s pod<uid> cgroup, either cgroup driver).'
         case query-accounted-apps
             printf '%s\t%s\n' 'timestamp' 'When the GPU was sampled, as "YYYY/MM/DD HH:MM:SS.msec" in local time; the same on every row of one GPU.'
             printf '%s\t%s\n' 'gpu_name' 'Product name of the GPU the row belongs to.'
             printf '%s\t%s\n' 'gpu_bus_id' 'PCI address of that GPU as domain:bus:device.function, in hex.'
             printf '%s\t%s\n' 'gpu_serial' 'Serial number printed on the GPU\'s board; boards with several GPUs share it.'
             printf '%s\t%s\n' 'gpu_uuid' 'Globally unique, immutable identifier of that GPU (GPU-...); in MIG mode, the parent GPU\'s.'
+            printf '%s\t%s\n' 'gpu_index' 'NVML index of the GPU the row belongs to (the index of --query-gpu and -i).'
             printf '%s\t%s\n' 'vgpu_instance' 'The vGPU instance the process ran in, on a vGPU host.'
             printf '%s\t%s\n' 'pid' 'Process id of the accounted process, as the driver reports it.'
             printf '%s\t%s\n' 'gpu_utilization' 'Share of the process\'s lifetime during which at least one of its kernels ran on the GPU.'
@@ -335,6 +344,7 @@ function __nvq_list_tokens
             printf '%s\t%s\n' 'gpu_bus_id' 'PCI address of that GPU as domain:bus:device.function, in hex.'
             printf '%s\t%s\n' 'gpu_serial' 'Serial number printed on the GPU\'s board; boards with several GPUs share it.'
             printf '%s\t%s\n' 'gpu_uuid' 'Globally unique, immutable identifier of that GPU (GPU-...); in MIG mode, the parent GPU\'s.'
+            printf '%s\t%s\n' 'gpu_index' 'NVML index of the GPU the row belongs to (the index of --query-gpu and -i).'
             printf '%s\t%s\n' 'retired_pages.address' 'Address of the retired page, as 0x and 16 hex digits; it can differ depending on whether ECC is on.'
             printf '%s\t%s\n' 'retired_pages.timestamp' 'When the page was retired, as the raw number the driver reports.'
             printf '%s\t%s\n' 'retired_pages.cause' 'Why the page was retired; every GPU lists both causes:
@@ -346,6 +356,7 @@ function __nvq_list_tokens
             printf '%s\t%s\n' 'gpu_bus_id' 'PCI address of that GPU as domain:bus:device.function, in hex.'
             printf '%s\t%s\n' 'gpu_serial' 'Serial number printed on the GPU\'s board; boards with several GPUs share it.'
             printf '%s\t%s\n' 'gpu_uuid' 'Globally unique, immutable identifier of that GPU (GPU-...); in MIG mode, the parent GPU\'s.'
+            printf '%s\t%s\n' 'gpu_index' 'NVML index of the GPU the row belongs to (the index of --query-gpu and -i).'
             printf '%s\t%s\n' 'remapped_rows.correctable' 'Memory rows remapped because of correctable ECC errors.'
             printf '%s\t%s\n' 'remapped_rows.uncorrectable' 'Memory rows remapped because of uncorrectable ECC errors.'
             printf '%s\t%s\n' 'remapped_rows.pending' 'Yes if a remapping waits for the GPU to be reset before it takes effect.'
@@ -375,7 +386,7 @@ end
 
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_nvq_global_optspecs
-    string join \n query-gpu= query-supported-clocks= query-compute-apps= query-accounted-apps= query-retired-pages= query-remapped-rows= format= i/id= f/filename= l/loop= loop-ms= count= where= assert= until= until-all= timeout= summary history= trend-window= rising-for= min-rise= q/query d/display= x/xml-format dtd u/unit L/list-gpus version help-query-gpu help-query-supported-clocks help-query-compute-apps help-query-accounted-apps help-query-retired-pages help-query-remapped-rows nvml-lib= simulate h/help
+    string join \n query-gpu= query-supported-clocks= query-compute-apps= query-accounted-apps= query-retired-pages= query-remapped-rows= format= i/id= f/filename= l/loop= loop-ms= count= where= assert= until= until-all= timeout= summary q/query d/display= x/xml-format dtd u/unit L/list-gpus version help-query-gpu help-query-supported-clocks help-query-compute-apps help-query-accounted-apps help-query-retired-pages help-query-remapped-rows nvml-lib= simulate h/help
 end
 
 function __fish_nvq_needs_command
@@ -416,10 +427,6 @@ complete -c nvq -n "__fish_nvq_needs_command" -l assert -d 'nvq: check every row
 complete -c nvq -n "__fish_nvq_needs_command" -l until -d 'nvq: loop (every second unless -l/-lms is given) until EXPR holds for at least one row' -r
 complete -c nvq -n "__fish_nvq_needs_command" -l until-all -d 'nvq: like --until, but EXPR must hold for every row' -r
 complete -c nvq -n "__fish_nvq_needs_command" -l timeout -d 'nvq: give up waiting for --until after DURATION (500ms, 30s, 5m, 1h) and exit 21' -r
-complete -c nvq -n "__fish_nvq_needs_command" -l history -d 'nvq: keep the last N samples of each GPU for rate(), time_to_full() and --summary\'s trends (default 3600)' -r
-complete -c nvq -n "__fish_nvq_needs_command" -l trend-window -d 'nvq: measure rate() and time_to_full() over the last DURATION of the history (default 10m)' -r
-complete -c nvq -n "__fish_nvq_needs_command" -l rising-for -d 'nvq: a value must have been rising for DURATION to count as rising steadily (default 5m)' -r
-complete -c nvq -n "__fish_nvq_needs_command" -l min-rise -d 'nvq: ... and have risen by at least SIZE over the window (default 256MiB)' -r
 complete -c nvq -n "__fish_nvq_needs_command" -s d -l display -d 'With -q: only these sections (MEMORY, UTILIZATION, ECC, TEMPERATURE, POWER, CLOCK, ...; any case)' -r -f -a "MEMORY\t''
 UTILIZATION\t''
 ECC\t''
@@ -456,13 +463,76 @@ complete -c nvq -n "__fish_nvq_needs_command" -l help-query-retired-pages -d 'De
 complete -c nvq -n "__fish_nvq_needs_command" -l help-query-remapped-rows -d 'Describe every --query-remapped-rows field'
 complete -c nvq -n "__fish_nvq_needs_command" -l simulate -d 'nvq: load the NVML simulator installed next to nvq (no GPU needed)'
 complete -c nvq -n "__fish_nvq_needs_command" -s h -l help -d 'Print help'
+complete -c nvq -n "__fish_nvq_needs_command" -f -a "mem" -d 'nvq: memory per GPU: total, used, free and percent used'
+complete -c nvq -n "__fish_nvq_needs_command" -f -a "ps" -d 'nvq: the compute processes of every GPU: GPU, PID, user, memory and command line'
+complete -c nvq -n "__fish_nvq_needs_command" -f -a "busy" -d 'nvq: the GPUs that are busy now (utilization above 0 or a compute process), with their load'
+complete -c nvq -n "__fish_nvq_needs_command" -f -a "wait" -d 'nvq: wait until the GPUs are free, then run a command (nvq wait -i 1 -- python train.py)'
 complete -c nvq -n "__fish_nvq_needs_command" -f -a "topo" -d 'Show where the GPUs sit: NVLink, PCIe switches, host bridges, NUMA nodes, nearby CPUs and NICs'
 complete -c nvq -n "__fish_nvq_needs_command" -f -a "nvlink" -d 'Show each GPU\'s NVLinks: speed and state, capabilities, error counters, far ends, traffic'
 complete -c nvq -n "__fish_nvq_needs_command" -f -a "serve" -d 'nvq: serve the GPUs\' metrics over HTTP for Prometheus (an exporter)'
 complete -c nvq -n "__fish_nvq_needs_command" -f -a "mig" -d 'List MIG\'s GPU and compute instances and their profiles (read-only)'
-complete -c nvq -n "__fish_nvq_needs_command" -f -a "plot" -d 'nvq: draw a log nvq wrote as SVG or PNG: memory and utilization over time, peaks, totals, leaks'
 complete -c nvq -n "__fish_nvq_needs_command" -f -a "dmon" -d 'Scrolling per-GPU monitor: one line per GPU per sample'
 complete -c nvq -n "__fish_nvq_needs_command" -f -a "pmon" -d 'Scrolling per-process monitor: one line per process per GPU per sample'
+complete -c nvq -n "__fish_nvq_using_subcommand mem" -s i -l id -d 'GPUs: index, UUID, PCI bus id or serial; comma list allowed' -r
+complete -c nvq -n "__fish_nvq_using_subcommand mem" -l format -d 'Output format: table, csv, json, ndjson or prometheus (default: a table on a terminal, csv into a pipe or file, or $NVQ_FORMAT)' -r -f -a '(__nvq_list format)'
+complete -c nvq -n "__fish_nvq_using_subcommand mem" -s f -l filename -d 'Write to FILE instead of stdout' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand mem" -s l -l loop -d 'Repeat every SEC seconds (default 5)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand mem" -l loop-ms -d 'Repeat every MS milliseconds (also spelled -lms)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand mem" -l count -d 'Stop a loop after N samples' -r
+complete -c nvq -n "__fish_nvq_using_subcommand mem" -l where -d 'nvq: print only the rows for which EXPR holds, e.g. \'memory.free >= 20GiB && utilization.gpu < 10\'' -r
+complete -c nvq -n "__fish_nvq_using_subcommand mem" -l assert -d 'nvq: check every row against EXPR; if a row fails, print as usual, say why on stderr and exit 20' -r
+complete -c nvq -n "__fish_nvq_using_subcommand mem" -l until -d 'nvq: loop (every second unless -l/-lms is given) until EXPR holds for at least one row' -r
+complete -c nvq -n "__fish_nvq_using_subcommand mem" -l until-all -d 'nvq: like --until, but EXPR must hold for every row' -r
+complete -c nvq -n "__fish_nvq_using_subcommand mem" -l timeout -d 'nvq: give up waiting for --until after DURATION (500ms, 30s, 5m, 1h) and exit 21' -r
+complete -c nvq -n "__fish_nvq_using_subcommand mem" -l nvml-lib -d 'nvq: load this NVML library instead of libnvidia-ml.so.1' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand mem" -l summary -d 'nvq: when the run ends, print each GPU\'s (pmon: each process\'s) min, max and mean of every column'
+complete -c nvq -n "__fish_nvq_using_subcommand mem" -l simulate -d 'nvq: load the NVML simulator installed next to nvq (no GPU needed)'
+complete -c nvq -n "__fish_nvq_using_subcommand mem" -s h -l help -d 'Print help'
+complete -c nvq -n "__fish_nvq_using_subcommand ps" -s i -l id -d 'GPUs: index, UUID, PCI bus id or serial; comma list allowed' -r
+complete -c nvq -n "__fish_nvq_using_subcommand ps" -l format -d 'Output format: table, csv, json, ndjson or prometheus (default: a table on a terminal, csv into a pipe or file, or $NVQ_FORMAT)' -r -f -a '(__nvq_list format)'
+complete -c nvq -n "__fish_nvq_using_subcommand ps" -s f -l filename -d 'Write to FILE instead of stdout' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand ps" -s l -l loop -d 'Repeat every SEC seconds (default 5)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand ps" -l loop-ms -d 'Repeat every MS milliseconds (also spelled -lms)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand ps" -l count -d 'Stop a loop after N samples' -r
+complete -c nvq -n "__fish_nvq_using_subcommand ps" -l where -d 'nvq: print only the rows for which EXPR holds, e.g. \'memory.free >= 20GiB && utilization.gpu < 10\'' -r
+complete -c nvq -n "__fish_nvq_using_subcommand ps" -l assert -d 'nvq: check every row against EXPR; if a row fails, print as usual, say why on stderr and exit 20' -r
+complete -c nvq -n "__fish_nvq_using_subcommand ps" -l until -d 'nvq: loop (every second unless -l/-lms is given) until EXPR holds for at least one row' -r
+complete -c nvq -n "__fish_nvq_using_subcommand ps" -l until-all -d 'nvq: like --until, but EXPR must hold for every row' -r
+complete -c nvq -n "__fish_nvq_using_subcommand ps" -l timeout -d 'nvq: give up waiting for --until after DURATION (500ms, 30s, 5m, 1h) and exit 21' -r
+complete -c nvq -n "__fish_nvq_using_subcommand ps" -l nvml-lib -d 'nvq: load this NVML library instead of libnvidia-ml.so.1' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand ps" -l summary -d 'nvq: when the run ends, print each GPU\'s (pmon: each process\'s) min, max and mean of every column'
+complete -c nvq -n "__fish_nvq_using_subcommand ps" -l simulate -d 'nvq: load the NVML simulator installed next to nvq (no GPU needed)'
+complete -c nvq -n "__fish_nvq_using_subcommand ps" -s h -l help -d 'Print help'
+complete -c nvq -n "__fish_nvq_using_subcommand busy" -s i -l id -d 'GPUs: index, UUID, PCI bus id or serial; comma list allowed' -r
+complete -c nvq -n "__fish_nvq_using_subcommand busy" -l format -d 'Output format: table, csv, json, ndjson or prometheus (default: a table on a terminal, csv into a pipe or file, or $NVQ_FORMAT)' -r -f -a '(__nvq_list format)'
+complete -c nvq -n "__fish_nvq_using_subcommand busy" -s f -l filename -d 'Write to FILE instead of stdout' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand busy" -s l -l loop -d 'Repeat every SEC seconds (default 5)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand busy" -l loop-ms -d 'Repeat every MS milliseconds (also spelled -lms)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand busy" -l count -d 'Stop a loop after N samples' -r
+complete -c nvq -n "__fish_nvq_using_subcommand busy" -l where -d 'nvq: print only the rows for which EXPR holds, e.g. \'memory.free >= 20GiB && utilization.gpu < 10\'' -r
+complete -c nvq -n "__fish_nvq_using_subcommand busy" -l assert -d 'nvq: check every row against EXPR; if a row fails, print as usual, say why on stderr and exit 20' -r
+complete -c nvq -n "__fish_nvq_using_subcommand busy" -l until -d 'nvq: loop (every second unless -l/-lms is given) until EXPR holds for at least one row' -r
+complete -c nvq -n "__fish_nvq_using_subcommand busy" -l until-all -d 'nvq: like --until, but EXPR must hold for every row' -r
+complete -c nvq -n "__fish_nvq_using_subcommand busy" -l timeout -d 'nvq: give up waiting for --until after DURATION (500ms, 30s, 5m, 1h) and exit 21' -r
+complete -c nvq -n "__fish_nvq_using_subcommand busy" -l nvml-lib -d 'nvq: load this NVML library instead of libnvidia-ml.so.1' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand busy" -l summary -d 'nvq: when the run ends, print each GPU\'s (pmon: each process\'s) min, max and mean of every column'
+complete -c nvq -n "__fish_nvq_using_subcommand busy" -l simulate -d 'nvq: load the NVML simulator installed next to nvq (no GPU needed)'
+complete -c nvq -n "__fish_nvq_using_subcommand busy" -s h -l help -d 'Print help'
+complete -c nvq -n "__fish_nvq_using_subcommand wait" -s i -l id -d 'GPUs: index, UUID, PCI bus id or serial; comma list allowed' -r
+complete -c nvq -n "__fish_nvq_using_subcommand wait" -l format -d 'Output format: table, csv, json, ndjson or prometheus (default: a table on a terminal, csv into a pipe or file, or $NVQ_FORMAT)' -r -f -a '(__nvq_list format)'
+complete -c nvq -n "__fish_nvq_using_subcommand wait" -s f -l filename -d 'Write to FILE instead of stdout' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand wait" -s l -l loop -d 'Repeat every SEC seconds (default 5)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand wait" -l loop-ms -d 'Repeat every MS milliseconds (also spelled -lms)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand wait" -l count -d 'Stop a loop after N samples' -r
+complete -c nvq -n "__fish_nvq_using_subcommand wait" -l where -d 'nvq: print only the rows for which EXPR holds, e.g. \'memory.free >= 20GiB && utilization.gpu < 10\'' -r
+complete -c nvq -n "__fish_nvq_using_subcommand wait" -l assert -d 'nvq: check every row against EXPR; if a row fails, print as usual, say why on stderr and exit 20' -r
+complete -c nvq -n "__fish_nvq_using_subcommand wait" -l until -d 'nvq: loop (every second unless -l/-lms is given) until EXPR holds for at least one row' -r
+complete -c nvq -n "__fish_nvq_using_subcommand wait" -l until-all -d 'nvq: like --until, but EXPR must hold for every row' -r
+complete -c nvq -n "__fish_nvq_using_subcommand wait" -l timeout -d 'nvq: give up waiting for --until after DURATION (500ms, 30s, 5m, 1h) and exit 21' -r
+complete -c nvq -n "__fish_nvq_using_subcommand wait" -l nvml-lib -d 'nvq: load this NVML library instead of libnvidia-ml.so.1' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand wait" -l summary -d 'nvq: when the run ends, print each GPU\'s (pmon: each process\'s) min, max and mean of every column'
+complete -c nvq -n "__fish_nvq_using_subcommand wait" -l simulate -d 'nvq: load the NVML simulator installed next to nvq (no GPU needed)'
+complete -c nvq -n "__fish_nvq_using_subcommand wait" -s h -l help -d 'Print help'
 complete -c nvq -n "__fish_nvq_using_subcommand topo" -s i -l id -d 'GPUs (index, UUID, PCI bus id or serial): one with -n, a comma pair with -p' -r
 complete -c nvq -n "__fish_nvq_using_subcommand topo" -s n -l nearest_gpus -d 'Print the GPUs that reach the -i GPU through at most this PCIe level: 0 the switch of a dual-GPU board, 1 one switch, 2 several switches, 3 a host bridge, 4 host bridges of one CPU, 5 NUMA nodes' -r
 complete -c nvq -n "__fish_nvq_using_subcommand topo" -s c -l cpu -d 'Print the GPUs with an affinity to this CPU number' -r
@@ -492,6 +562,8 @@ complete -c nvq -n "__fish_nvq_using_subcommand serve" -l web.listen-address -d 
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -l web.telemetry-path -d 'Path under which the metrics are served' -r
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -l collect.interval -d 'Reuse a collection for scrapes within DURATION (500ms, 1s, 30s); 0 collects on every scrape' -r
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -l profile -d 'Metric names, labels and units: nvq (as --format=prometheus), nvidia_gpu_exporter or dcgm' -r
+complete -c nvq -n "__fish_nvq_using_subcommand serve" -l collect.pods.socket -d 'The kubelet\'s pod-resources socket, for --collect.pods' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand serve" -l collect.pods.interval -d 'Ask the kubelet which pods hold which GPUs every DURATION, for --collect.pods' -r
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -l query-gpu -d 'Fields to collect (see --help-query-gpu); by default every field the profile uses' -r -f -a '(__nvq_list query-gpu)'
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -s i -l id -d 'Serve only these GPUs: index, UUID, PCI bus id or board serial; comma list allowed' -r
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -l web.read-timeout -d 'Close a connection that has not sent a whole request head within DURATION' -r
@@ -499,6 +571,8 @@ complete -c nvq -n "__fish_nvq_using_subcommand serve" -l web.config.file -d 'TL
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -l web.max-connections -d 'Serve at most N connections at once; further ones are closed at once' -r
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -l nvml-lib -d 'nvq: load this NVML library instead of libnvidia-ml.so.1' -r -F
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -l collect.processes -d 'nvq profile: also serve one series per GPU process (pid, name, user, container, memory)'
+complete -c nvq -n "__fish_nvq_using_subcommand serve" -l collect.pcie-throughput -d 'nvidia_gpu_exporter profile: also serve each GPU\'s PCIe throughput (two 20 ms NVML samples a collection)'
+complete -c nvq -n "__fish_nvq_using_subcommand serve" -l collect.pods -d 'Label GPU and process series with the Kubernetes pod, namespace and container holding the GPU'
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -l simulate -d 'nvq: load the NVML simulator installed next to nvq (no GPU needed)'
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -s h -l help -d 'Print help'
 complete -c nvq -n "__fish_nvq_using_subcommand mig" -s i -l id -d 'GPUs to show (index, UUID, PCI bus id or serial; comma list allowed)' -r
@@ -513,15 +587,6 @@ complete -c nvq -n "__fish_nvq_using_subcommand mig" -l list-gpu-instance-possib
 complete -c nvq -n "__fish_nvq_using_subcommand mig" -l list-compute-instance-possible-placements -d 'List where each compute instance profile\'s instances may sit in each GPU instance (also spelled -lcipp)'
 complete -c nvq -n "__fish_nvq_using_subcommand mig" -l simulate -d 'nvq: load the NVML simulator installed next to nvq (no GPU needed)'
 complete -c nvq -n "__fish_nvq_using_subcommand mig" -s h -l help -d 'Print help'
-complete -c nvq -n "__fish_nvq_using_subcommand plot" -s o -l output -d 'The picture to write, .svg or .png (replaced whole; default: LOG with .svg)' -r -F
-complete -c nvq -n "__fish_nvq_using_subcommand plot" -l field -d 'A field to draw (repeat it or give a comma list); default: memory used and utilization' -r
-complete -c nvq -n "__fish_nvq_using_subcommand plot" -l width -d 'The picture\'s width in pixels (400 to 8000)' -r
-complete -c nvq -n "__fish_nvq_using_subcommand plot" -l trend-window -d 'Measure each series\' trend over its last DURATION (default 10m)' -r
-complete -c nvq -n "__fish_nvq_using_subcommand plot" -l rising-for -d 'A series must have been rising for DURATION to be drawn as a leak (default 5m)' -r
-complete -c nvq -n "__fish_nvq_using_subcommand plot" -l min-rise -d '... and have risen by at least SIZE over the window (default 256MiB)' -r
-complete -c nvq -n "__fish_nvq_using_subcommand plot" -l nvml-lib -d 'nvq: load this NVML library instead of libnvidia-ml.so.1' -r -F
-complete -c nvq -n "__fish_nvq_using_subcommand plot" -l simulate -d 'nvq: load the NVML simulator installed next to nvq (no GPU needed)'
-complete -c nvq -n "__fish_nvq_using_subcommand plot" -s h -l help -d 'Print help'
 complete -c nvq -n "__fish_nvq_using_subcommand dmon" -s i -l id -d 'GPUs to watch: index, UUID or PCI bus id; comma list allowed' -r
 complete -c nvq -n "__fish_nvq_using_subcommand dmon" -s d -l delay -d 'Seconds between samples (default 1)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand dmon" -s l -l loop -d 'nvq: seconds between samples, as the queries spell it (same as -d)' -r
@@ -537,10 +602,6 @@ complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l assert -d 'nvq: check e
 complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l until -d 'nvq: loop (every second unless -l/-lms is given) until EXPR holds for at least one row' -r
 complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l until-all -d 'nvq: like --until, but EXPR must hold for every row' -r
 complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l timeout -d 'nvq: give up waiting for --until after DURATION (500ms, 30s, 5m, 1h) and exit 21' -r
-complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l history -d 'nvq: keep the last N samples of each GPU for rate(), time_to_full() and --summary\'s trends (default 3600)' -r
-complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l trend-window -d 'nvq: measure rate() and time_to_full() over the last DURATION of the history (default 10m)' -r
-complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l rising-for -d 'nvq: a value must have been rising for DURATION to count as rising steadily (default 5m)' -r
-complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l min-rise -d 'nvq: ... and have risen by at least SIZE over the window (default 256MiB)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l gpm-metrics -d 'GPM metrics to add, by NVML metric id, comma-separated without spaces (Hopper and later)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l nvml-lib -d 'nvq: load this NVML library instead of libnvidia-ml.so.1' -r -F
 complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l summary -d 'nvq: when the run ends, print each GPU\'s (pmon: each process\'s) min, max and mean of every column'
@@ -559,10 +620,6 @@ complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l assert -d 'nvq: check e
 complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l until -d 'nvq: loop (every second unless -l/-lms is given) until EXPR holds for at least one row' -r
 complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l until-all -d 'nvq: like --until, but EXPR must hold for every row' -r
 complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l timeout -d 'nvq: give up waiting for --until after DURATION (500ms, 30s, 5m, 1h) and exit 21' -r
-complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l history -d 'nvq: keep the last N samples of each GPU for rate(), time_to_full() and --summary\'s trends (default 3600)' -r
-complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l trend-window -d 'nvq: measure rate() and time_to_full() over the last DURATION of the history (default 10m)' -r
-complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l rising-for -d 'nvq: a value must have been rising for DURATION to count as rising steadily (default 5m)' -r
-complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l min-rise -d 'nvq: ... and have risen by at least SIZE over the window (default 256MiB)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand pmon" -s d -l delay -d 'Seconds between samples, 1 to 10 (default 1).' -r
 complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l nvml-lib -d 'nvq: load this NVML library instead of libnvidia-ml.so.1' -r -F
 complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l summary -d 'nvq: when the run ends, print each GPU\'s (pmon: each process\'s) min, max and mean of every column'

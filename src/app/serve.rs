@@ -22,6 +22,8 @@ pub struct ServePlan {
     pub fields: Vec<usize>,
     /// The `--query-compute-apps` fields, for a profile with process families.
     pub app_fields: Option<Vec<usize>>,
+    /// Read each GPU's PCIe throughput too (nvidia_gpu_exporter's opt-in).
+    pub pcie_throughput: bool,
     pub interval: Duration,
     pub config: serve::Config,
 }
@@ -33,12 +35,25 @@ impl ServePlan {
         let fields = match (&s.query_gpu, profile.default_fields()) {
             (Some(list), _) => mode.resolve(list)?,
             (None, Some(list)) => mode.resolve(&list)?,
-            (None, None) => (0..mode.fields().len()).collect(),
+            // Every field nvidia-smi has (nvq's own ones when asked for by
+            // --query-gpu), as the exporters that run nvidia-smi see them.
+            (None, None) => {
+                let infos = mode.fields();
+                (0..infos.len()).filter(|&i| !infos[i].extension).collect()
+            }
         };
         let app_fields = profile
             .app_fields(s.collect_processes)?
             .map(|list| QueryMode::COMPUTE_APPS.resolve(list))
             .transpose()?;
+        let pcie_throughput = s.collect_pcie_throughput;
+        if pcie_throughput && profile != Profile::NvidiaGpuExporter {
+            return Err(NvqError::Usage(
+                "--collect.pcie-throughput adds nvidia_gpu_exporter's PCIe series: use it with \
+                 --profile=nvidia_gpu_exporter."
+                    .into(),
+            ));
+        }
         let interval = match s.collect_interval.trim() {
             "0" | "0s" => Duration::ZERO,
             v => crate::script::parse_duration("--collect.interval", v)?,
@@ -73,6 +88,7 @@ impl ServePlan {
         };
         Ok(ServePlan {
             profile,
+            pcie_throughput,
             fields,
             app_fields,
             interval,
@@ -101,6 +117,7 @@ fn columns(mode: QueryMode, fields: &[usize], major: u32) -> Vec<Column> {
 /// Run the exporter until SIGTERM or SIGINT.
 pub fn run(common: &Common<'_>, s: &ServeArgs) -> Result<(), NvqError> {
     let plan = ServePlan::from_args(s)?;
+    let pods = super::pods::Plan::from_args(s, plan.profile)?;
     let session = Arc::new(common.session()?);
     let devices = common.gpus(&session)?;
     let selected = devices.clone();
@@ -137,6 +154,7 @@ pub fn run(common: &Common<'_>, s: &ServeArgs) -> Result<(), NvqError> {
         })?;
     }
     let profile = plan.profile;
+    let pod_app_columns = app_columns.clone();
     let render: collect::RenderFn = Arc::new(move |c: &collect::Collected| {
         let xid = xid.snapshot();
         profile.render(&Scrape {
@@ -150,6 +168,7 @@ pub fn run(common: &Common<'_>, s: &ServeArgs) -> Result<(), NvqError> {
             xid: &xid,
         })
     });
+    let (job, render) = pods.start(&session, job, render, pod_app_columns)?;
     let collector = collect::Collector::new(job, plan.interval, render);
     let (listener, local) = serve::bind(&s.listen_address)?;
     let scheme = if plan.config.tls.is_some() {
@@ -181,6 +200,7 @@ fn start(
             let app_fields = plan.app_fields.clone();
             let energy = plan.profile.reads_energy_and_xid();
             let extra = plan.profile.reads_extra();
+            let pcie = plan.pcie_throughput;
             let gpm_ids = plan.profile.gpm_metrics();
             let mut gpm = source::gpm::GpmReader::default();
             let mut targets = None;
@@ -206,7 +226,7 @@ fn start(
                             .and_then(|t| t.total_energy_mj(&session).ok())
                     })
                     .flatten();
-                let extra = extra
+                let mut extra = extra
                     .then(|| {
                         targets.first().map(|t| {
                             let c = t.context(&session, count);
@@ -214,6 +234,13 @@ fn start(
                         })
                     })
                     .flatten();
+                if pcie {
+                    if let Some(t) = targets.first() {
+                        let c = t.context(&session, count);
+                        let x = extra.get_or_insert_with(GpuExtra::default);
+                        x.pcie_kb_per_s = source::gpu::get::pcie_throughput_kb(&c).ok();
+                    }
+                }
                 GpuRead {
                     rows,
                     apps,
@@ -249,8 +276,7 @@ fn collection(
         let mut when = None;
         let per_gpu = workers.sample(deadline, |i| {
             missed += 1;
-            let when =
-                when.get_or_insert_with(|| source::time::format_timestamp(SystemTime::now()));
+            let when = *when.get_or_insert_with(SystemTime::now);
             GpuRead {
                 rows: late.rows(devices[i], when, last[i].clone()),
                 apps: Vec::new(),

@@ -13,6 +13,7 @@ pub mod listing;
 pub mod log;
 pub mod mig;
 pub mod nvlink;
+pub mod pods;
 pub mod report;
 mod row;
 pub mod smi_table;

@@ -13,6 +13,7 @@ mod ndjson;
 pub mod nvidia_gpu_exporter;
 pub mod nvlink;
 pub mod plot;
+pub mod pods;
 mod prometheus;
 pub mod report;
 pub mod report_json;
@@ -112,6 +113,10 @@ impl FormatKind {
             .unwrap_or("csv")
     }
 }
+
+/// The environment variable that sets nvq's default `--format` (under its
+/// own name, for a query that gives none).
+pub const FORMAT_ENV: &str = "NVQ_FORMAT";
 
 /// A parsed `--format=` value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -95,6 +95,25 @@ pub struct Script {
     recorded: Vec<Option<(&'static str, f64)>>,
     /// The series of each GPU seen (by NVML index).
     series: BTreeMap<u32, SeriesKey>,
+    /// [`RowKey::Labels`]: a number for each row's labels, in order seen.
+    label_keys: LabelKeys,
+}
+
+/// Numbers for the label sets of a list mode's rows (a PID, a clock pair).
+#[derive(Debug, Clone, Default)]
+struct LabelKeys(Vec<Vec<(&'static str, String)>>);
+
+impl LabelKeys {
+    fn key(&mut self, labels: &[(&'static str, String)]) -> u32 {
+        let at = match self.0.iter().position(|l| l.as_slice() == labels) {
+            Some(at) => at,
+            None => {
+                self.0.push(labels.to_vec());
+                self.0.len() - 1
+            }
+        };
+        u32::try_from(at).unwrap_or(u32::MAX)
+    }
 }
 
 /// What tells rows apart for `--summary` and `--assert` messages.
@@ -105,20 +124,22 @@ pub enum RowKey {
     /// The GPU index and maybe a second number (a PID) in these cells:
     /// `pmon` keeps one summary per process, `dmon` one per GPU.
     Cells { gpu: usize, sub: Option<usize> },
+    /// A list mode's rows (`--query-compute-apps`): each row's GPU
+    /// ([`Row::gpu`]) and labels (its PID, ...), whether or not queried.
+    Labels,
 }
 
 impl Script {
     /// Compile the flags for `mode`, whose queried fields are `queried`.
     /// Everything is checked here, before NVML is touched.
     pub fn new(mode: QueryMode, queried: &[usize], flags: Flags) -> Result<Self, NvqError> {
-        if flags.summary && !mode.row_per_gpu() {
-            return Err(NvqError::Usage(format!(
-                "--summary works with --query-gpu, not --{}.",
-                mode.option()
-            )));
-        }
+        let key = if mode.row_per_gpu() {
+            RowKey::Gpu
+        } else {
+            RowKey::Labels
+        };
         let infos = mode.fields().into_iter().copied().collect();
-        let script = Self::with_fields(infos, queried, flags, RowKey::Gpu)?;
+        let script = Self::with_fields(infos, queried, flags, key)?;
         if !script.derived.is_empty() && !mode.row_per_gpu() {
             return Err(NvqError::Usage(format!(
                 "rate( ) and time_to_full( ) follow one GPU over time: they work with --query-gpu, not --{}.",
@@ -210,6 +231,7 @@ impl Script {
             derived: Vec::new(),
             recorded: Vec::new(),
             series: BTreeMap::new(),
+            label_keys: LabelKeys::default(),
         };
         let mut derived: Vec<Derived> = Vec::new();
         for e in script.exprs_mut() {
@@ -358,6 +380,11 @@ impl Script {
                     RowKey::Cells { gpu, sub } => {
                         let sub = sub.map_or(0, |k| cell_u32(&r.cells, k));
                         s.add_keyed(cell_u32(&r.cells, gpu), sub, &r.cells)
+                    }
+                    RowKey::Labels => {
+                        let gpu = r.gpu.as_ref().map_or(0, |g| g.index);
+                        let sub = self.label_keys.key(&r.labels);
+                        s.add_keyed(gpu, sub, &r.cells)
                     }
                 }
             }

@@ -20,6 +20,7 @@ pub mod log;
 pub mod mig;
 pub mod mode;
 pub mod nvlink;
+pub mod pods;
 pub mod procinfo;
 pub mod report;
 pub mod smi_table;
