@@ -34,6 +34,9 @@ _nvq() {
             nvq,nvlink)
                 cmd="nvq__subcmd__nvlink"
                 ;;
+            nvq,plot)
+                cmd="nvq__subcmd__plot"
+                ;;
             nvq,pmon)
                 cmd="nvq__subcmd__pmon"
                 ;;
@@ -56,7 +59,7 @@ _nvq() {
 
     case "${cmd}" in
         nvq)
-            opts="-i -f -l -q -d -x -u -L -h --query-gpu --query-supported-clocks --query-compute-apps --query-accounted-apps --query-retired-pages --query-remapped-rows --format --id --filename --loop --loop-ms --count --where --assert --until --until-all --timeout --summary --query --display --xml-format --dtd --unit --list-gpus --version --help-query-gpu --help-query-supported-clocks --help-query-compute-apps --help-query-accounted-apps --help-query-retired-pages --help-query-remapped-rows --nvml-lib --simulate --help mem ps busy wait topo nvlink serve mig dmon pmon"
+            opts="-i -f -l -q -d -x -u -L -h --query-gpu --query-supported-clocks --query-compute-apps --query-accounted-apps --query-retired-pages --query-remapped-rows --format --id --filename --loop --loop-ms --count --where --assert --until --until-all --timeout --summary --history --trend-window --rising-for --min-rise --query --display --xml-format --dtd --unit --list-gpus --version --help-query-gpu --help-query-supported-clocks --help-query-compute-apps --help-query-accounted-apps --help-query-retired-pages --help-query-remapped-rows --nvml-lib --simulate --help mem ps busy wait topo nvlink serve mig plot dmon pmon"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -142,6 +145,22 @@ _nvq() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --history)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --trend-window)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --rising-for)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --min-rise)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --display)
                     COMPREPLY=($(compgen -W "MEMORY UTILIZATION ECC TEMPERATURE POWER CLOCK COMPUTE PIDS PERFORMANCE SUPPORTED_CLOCKS PAGE_RETIREMENT ACCOUNTING ENCODER_STATS SUPPORTED_GPU_TARGET_TEMP VOLTAGE FBC_STATS ROW_REMAPPER GSP_FIRMWARE_VERSION POWER_SMOOTHING POWER_PROFILES" -- "${cur}"))
                     return 0
@@ -162,7 +181,7 @@ _nvq() {
             return 0
             ;;
         nvq__subcmd__busy)
-            opts="-i -f -l -h --id --format --filename --loop --loop-ms --count --where --assert --until --until-all --timeout --summary --nvml-lib --simulate --help"
+            opts="-i -f -l -h --id --format --filename --loop --loop-ms --count --where --assert --until --until-all --timeout --summary --history --trend-window --rising-for --min-rise --nvml-lib --simulate --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -224,6 +243,22 @@ _nvq() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --history)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --trend-window)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --rising-for)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --min-rise)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --nvml-lib)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -236,7 +271,7 @@ _nvq() {
             return 0
             ;;
         nvq__subcmd__dmon)
-            opts="-i -d -l -c -o -f -s -h --id --delay --loop --loop-ms --count --options --format --filename --select --gpm-options --where --assert --until --until-all --timeout --summary --gpm-metrics --nvml-lib --simulate --help"
+            opts="-i -d -l -c -o -f -s -h --id --delay --loop --loop-ms --count --options --format --filename --select --gpm-options --where --assert --until --until-all --timeout --summary --history --trend-window --rising-for --min-rise --gpm-metrics --nvml-lib --simulate --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -330,6 +365,22 @@ _nvq() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --history)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --trend-window)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --rising-for)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --min-rise)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --gpm-metrics)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -346,7 +397,7 @@ _nvq() {
             return 0
             ;;
         nvq__subcmd__mem)
-            opts="-i -f -l -h --id --format --filename --loop --loop-ms --count --where --assert --until --until-all --timeout --summary --nvml-lib --simulate --help"
+            opts="-i -f -l -h --id --format --filename --loop --loop-ms --count --where --assert --until --until-all --timeout --summary --history --trend-window --rising-for --min-rise --nvml-lib --simulate --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -405,6 +456,22 @@ _nvq() {
                     return 0
                     ;;
                 --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --history)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --trend-window)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --rising-for)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --min-rise)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -499,8 +566,54 @@ _nvq() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        nvq__subcmd__plot)
+            opts="-o -h --output --field --width --trend-window --rising-for --min-rise --nvml-lib --simulate --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --output)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --field)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --width)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --trend-window)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --rising-for)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --min-rise)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --nvml-lib)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         nvq__subcmd__pmon)
-            opts="-i -l -c -o -f -s -d -h --id --loop --loop-ms --count --options --format --filename --select --where --assert --until --until-all --timeout --summary --delay --nvml-lib --simulate --help"
+            opts="-i -l -c -o -f -s -d -h --id --loop --loop-ms --count --options --format --filename --select --where --assert --until --until-all --timeout --summary --history --trend-window --rising-for --min-rise --delay --nvml-lib --simulate --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -582,6 +695,22 @@ _nvq() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --history)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --trend-window)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --rising-for)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --min-rise)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --delay)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -602,7 +731,7 @@ _nvq() {
             return 0
             ;;
         nvq__subcmd__ps)
-            opts="-i -f -l -h --id --format --filename --loop --loop-ms --count --where --assert --until --until-all --timeout --summary --nvml-lib --simulate --help"
+            opts="-i -f -l -h --id --format --filename --loop --loop-ms --count --where --assert --until --until-all --timeout --summary --history --trend-window --rising-for --min-rise --nvml-lib --simulate --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -661,6 +790,22 @@ _nvq() {
                     return 0
                     ;;
                 --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --history)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --trend-window)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --rising-for)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --min-rise)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -792,7 +937,7 @@ _nvq() {
             return 0
             ;;
         nvq__subcmd__wait)
-            opts="-i -f -l -h --id --format --filename --loop --loop-ms --count --where --assert --until --until-all --timeout --summary --nvml-lib --simulate --help"
+            opts="-i -f -l -h --id --format --filename --loop --loop-ms --count --where --assert --until --until-all --timeout --summary --history --trend-window --rising-for --min-rise --nvml-lib --simulate --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -851,6 +996,22 @@ _nvq() {
                     return 0
                     ;;
                 --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --history)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --trend-window)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --rising-for)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --min-rise)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
