@@ -203,8 +203,8 @@ fn floors(series: &Series, newest: f64, seg: f64) -> Vec<(usize, Point)> {
     out
 }
 
-/// How long the floors have been rising, counted back from the newest: slice after slice, each floor above the one
-/// before it, at most one flat slice in a row, no fall.
+/// How long the floors have been rising, counted back from the newest: slice after slice (empty slices passed
+/// over), each floor above the one before it, at most one flat slice in a row, no fall.
 fn rising_run(floors: &[(usize, Point)], newest: f64) -> f64 {
     let mut start = match floors.first() {
         Some(f) => f.1.t,
@@ -214,10 +214,8 @@ fn rising_run(floors: &[(usize, Point)], newest: f64) -> f64 {
     let mut rose = false;
     for w in floors.windows(2) {
         let (later, earlier) = (w[0].1, w[1].1);
-        // Slices without a point (a gap in sampling) break the run.
-        if w[1].0 != w[0].0 + 1 {
-            break;
-        }
+        // Slices without a point (sampling coarser than a slice, or a stalled loop) are passed over: the floors
+        // on either side are compared.
         if earlier.v < later.v {
             flats = 0;
             rose = true;
