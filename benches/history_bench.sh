@@ -11,11 +11,11 @@
 # the series are full and the trend reads a whole window of A points (the
 # trend's cost grows with A; the default --history is 3600).
 #
-#   benches/history_bench.sh [A] [B]      (defaults 1000 1100)
+#   benches/history_bench.sh [A] [B]      (defaults 10 30; HIST=N sets --history)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-A=${1:-1000}
-B=${2:-1100}
+A=${1:-10}
+B=${2:-30}
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$PWD/target}
 cargo build --quiet --release --bin nvq
 cargo build --quiet --release -p nvml-sim
@@ -25,11 +25,12 @@ F=index,name,uuid,pci.bus_id,pstate,temperature.gpu,temperature.memory,utilizati
 F=$F,memory.total,memory.used,memory.free,memory.reserved,power.draw,power.limit,clocks.current.graphics
 F=$F,clocks.current.sm,clocks.current.memory,clocks.current.video,fan.speed
 export NVML_SIM_SCENARIO=tests/scenarios/loops_8gpu.toml
+HIST=${HIST:-3600}
 refs() { # COUNT ARGS...
   local n=$1; shift
   local out; out=$(mktemp)
   valgrind --tool=callgrind --callgrind-out-file=/dev/null "$BIN" --nvml-lib "$LIB" --query-gpu=$F \
-    --format=csv,noheader -lms 10 --count "$n" --history "$A" "$@" 2>"$out" >/dev/null || true
+    --format=csv,noheader -lms 100 --count "$n" --history "$HIST" "$@" 2>"$out" >/dev/null || true
   grep -o 'refs: *[0-9,]*' "$out" | tail -1 | tr -dc 0-9
   rm -f "$out"
 }
