@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # What the history costs a loop (not a test): instructions per sample
 # (valgrind callgrind, independent of the machine's load) of
-#   nvq --query-gpu=<20 fields> --format=csv,noheader -lms 10 --count N
+#   nvq --query-gpu=<20 fields> --format=csv,noheader -lms 100 --count N
 # on 8 simulated GPUs (tests/scenarios/loops_8gpu.toml), without a history,
 # with --summary (a history, no trend per sample), and with
 # --assert 'time_to_full(memory.used) > 0s' (a history and a trend per GPU
