@@ -371,7 +371,7 @@ fn run(r: Run<'_>, make: Arc<MakeReader>) -> Result<(), NvqError> {
             row.cells = cells;
         }
         Ok(match script.as_mut() {
-            Some(s) => apply_script(s, rows, None, &mut failed),
+            Some(s) => apply_script(s, rows, None, f64::NAN, &mut failed),
             None => (rows, Flow::Continue),
         })
     })?;
