@@ -15,6 +15,10 @@
 #     ticks skipped;
 #   - CPU time per sample (user + system, from wait4's rusage);
 #   - VmRSS / VmHWM near sample 100 and near the last sample.
+# NVQ_BENCH_FIELDS replaces the field list; NVQ_BENCH_EXTRA adds arguments
+# (e.g. NVQ_BENCH_EXTRA="--assert 'time_to_full(memory.used) > 0s'", which
+# keeps the history and computes a trend per GPU per sample, printing the same
+# rows).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 N=${1:-1000}
@@ -25,19 +29,19 @@ cargo build --quiet --release --bin nvq
 cargo build --quiet --release -p nvml-sim
 BIN=$CARGO_TARGET_DIR/release/nvq
 LIB=$CARGO_TARGET_DIR/release/libnvml_sim.so
-FIELDS=timestamp,index,name,uuid,pci.bus_id,temperature.gpu,utilization.gpu,utilization.memory,memory.total,memory.used,memory.free,power.draw
+FIELDS=${NVQ_BENCH_FIELDS:-timestamp,index,name,uuid,pci.bus_id,temperature.gpu,utilization.gpu,utilization.memory,memory.total,memory.used,memory.free,power.draw}
 
-exec python3 - "$BIN" "$LIB" "$SCENARIO" "$N" "$MS" "$FIELDS" <<'PY'
-import os, subprocess, sys, tempfile, time, statistics, datetime
+exec python3 - "$BIN" "$LIB" "$SCENARIO" "$N" "$MS" "$FIELDS" "${NVQ_BENCH_EXTRA:-}" <<'PY'
+import os, shlex, subprocess, sys, tempfile, time, statistics, datetime
 
-bin_, lib, scenario, n, ms, fields = sys.argv[1:]
+bin_, lib, scenario, n, ms, fields, extra = sys.argv[1:]
 n, ms = int(n), int(ms)
 tmp = tempfile.mkdtemp(prefix="nvq-loop-bench-")
 out_path, trace_path = os.path.join(tmp, "out.csv"), os.path.join(tmp, "trace")
 env = dict(os.environ, NVML_SIM_SCENARIO=scenario, NVQ_TRACE_SCHEDULE="1")
 with open(out_path, "wb") as out, open(trace_path, "wb") as err:
     p = subprocess.Popen([bin_, "--nvml-lib", lib, f"--query-gpu={fields}",
-                          "--format=csv", "-lms", str(ms), "--count", str(n)],
+                          "--format=csv", "-lms", str(ms), "--count", str(n)] + shlex.split(extra),
                          stdout=out, stderr=err, env=env)
     mon = []  # (samples started, VmRSS kB, VmHWM kB)
     while True:

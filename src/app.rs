@@ -3,6 +3,7 @@
 mod mig;
 mod nvlink;
 pub mod plan;
+mod plot;
 mod pods;
 pub mod serve;
 mod top;
@@ -130,6 +131,7 @@ pub fn run_as(args: &Args, personality: Personality) -> Result<(), NvqError> {
             cli::Command::Mig(m) => mig::run(&common, m),
             cli::Command::Serve(s) => serve::run(&common, s),
             cli::Command::Top(t) => top::run(t, &common),
+            cli::Command::Plot(p) => plot::run(p),
             cli::Command::Mem(_) | cli::Command::Ps(_) | cli::Command::Busy(_) => {
                 short::run(command, &common)
             }
@@ -263,9 +265,11 @@ fn run_query(common: &Common<'_>, plan: &QueryPlan) -> Result<(), NvqError> {
     };
     let colour = crate::output::terminal::stdout_colour(common.filename.is_some());
     let mut fmt = plan.format.formatter_with(colour);
-    // A list mode's --summary tells rows apart by their GPU too.
-    let ident =
-        fmt.needs_gpu_ident() || (plan.script.summary.is_some() && !plan.mode.row_per_gpu());
+    // A history keys each GPU's series by its UUID, which the rows then carry; a list mode's --summary tells
+    // rows apart by their GPU too.
+    let ident = fmt.needs_gpu_ident()
+        || plan.script.needs_history()
+        || (plan.script.summary.is_some() && !plan.mode.row_per_gpu());
     let schedule = Schedule {
         interval: plan.interval,
         count: plan.count,
@@ -309,7 +313,11 @@ fn run_query(common: &Common<'_>, plan: &QueryPlan) -> Result<(), NvqError> {
             ),
         };
         let gpus = plan.mode.row_per_gpu().then_some(devices.as_slice());
-        Ok(apply_script(&mut script, rows, gpus, &mut failed))
+        let now = tick
+            .due_wall()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(f64::NAN, |d| d.as_secs_f64());
+        Ok(apply_script(&mut script, rows, gpus, now, &mut failed))
     })?;
     let timeout = common.timeout;
     let run = ScriptRun {
@@ -337,9 +345,10 @@ fn apply_script(
     script: &mut Script,
     rows: Vec<Row>,
     gpus: Option<&[u32]>,
+    now: f64,
     failed: &mut Option<String>,
 ) -> (Vec<Row>, Flow) {
-    let (rows, verdict) = script.sample(rows, gpus);
+    let (rows, verdict) = script.sample_at(now, rows, gpus);
     let flow = match verdict {
         Verdict::Continue => Flow::Continue,
         Verdict::UntilMet => Flow::Stop,
@@ -371,7 +380,7 @@ fn finish_script(
     if run.end == End::OutputClosed {
         return Ok(());
     }
-    if let Some(summary) = &script.summary {
+    if script.summary.is_some() {
         let cols = script::Stats::columns(columns);
         // csv and table: an empty line between the tables; json and ndjson
         // rows say what they are with their "statistic" key.
@@ -381,7 +390,7 @@ fn finish_script(
         };
         let mut fmt = format.formatter();
         fmt.begin(&cols, &mut buf);
-        fmt.sample(&cols, &summary.rows(), &mut buf);
+        fmt.sample(&cols, &script.summary_rows(), &mut buf);
         fmt.finish(&cols, &mut buf);
         // On stderr: the data (stdout or the -f file) stays one table that
         // a CSV or JSON reader takes as it is.

@@ -275,7 +275,16 @@ fn wddm_591_topo_m_is_an_error() {
         )
     };
     let s = wddm("591.86");
-    let out = nvq(s.path(), &["topo", "-m"]);
+    // As nvidia-smi (under its own name nvq's usage errors exit 2).
+    let dir = tempfile::tempdir().unwrap();
+    let link = dir.path().join("nvidia-smi");
+    std::os::unix::fs::symlink(assert_cmd::cargo::cargo_bin("nvq"), &link).unwrap();
+    let out = std::process::Command::new(&link)
+        .args(["topo", "-m"])
+        .env("NVQ_NVML_LIB", sim_lib())
+        .env("NVML_SIM_SCENARIO", s.path())
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(255));
     let text = format!(
         "{}{}",

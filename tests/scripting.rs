@@ -344,12 +344,13 @@ fn summary_reports_each_gpus_true_peak_min_and_mean() {
         table[0],
         ["gpu", "statistic", "memory.used [MiB]", "power.draw [W]"]
     );
-    assert_eq!(table.len(), 1 + 3 * s.device.len());
+    // Per GPU: min, max, mean, then the trend's rate/min and time_to_full (docs/trends.md).
+    assert_eq!(table.len(), 1 + 5 * s.device.len());
     for (k, d) in s.device.iter().enumerate() {
         let used: Vec<u64> = (0..n).map(|i| reading(d, i).used_mib).collect();
         let power: Vec<Option<f64>> = (0..n).map(|i| reading(d, i).power).collect();
         let mean = used.iter().sum::<u64>() as f64 / n as f64;
-        let rows = &table[1 + 3 * k..4 + 3 * k];
+        let rows = &table[1 + 5 * k..6 + 5 * k];
         let gpu = k.to_string();
         assert_eq!(
             rows[0][..3],
@@ -404,7 +405,7 @@ fn summary_covers_the_samples_until_stopped_and_the_rows_kept() {
         .map(|i| reading(&s.device[0], i).used_mib)
         .max()
         .unwrap();
-    assert_eq!(table.len(), 3, "noheader, one GPU: {table:?}");
+    assert_eq!(table.len(), 5, "noheader, one GPU: {table:?}");
     assert_eq!(table[1], ["0", "max", &format!("{peak} MiB")]);
 }
 
@@ -529,7 +530,7 @@ fn where_and_summary_in_other_formats() {
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
-    assert_eq!(objs.len(), 3 * 2, "no blank line in ndjson: {out}");
+    assert_eq!(objs.len(), 5 * 2, "no blank line in ndjson: {out}");
     let peak = (0..4)
         .map(|i| reading(&s.device[0], i).used_mib)
         .max()

@@ -603,6 +603,13 @@ const NVML_ONLY: &[&str] = &[
     "nvidia_smi_energy_joules_total",
     "nvidia_smi_xid_errors_total",
     "nvidia_smi_xid_last_timestamp_seconds",
+    "nvidia_smi_pcie_throughput_",
+    "nvidia_smi_mig_info",
+    "nvidia_smi_mig_memory_",
+    "nvidia_smi_mig_graphics_activity_ratio",
+    "nvidia_smi_mig_sm_",
+    "nvidia_smi_mig_tensor_activity_ratio",
+    "nvidia_smi_mig_pcie_",
 ];
 
 /// `--profile=nvidia_gpu_exporter` serves exactly that exporter's series
@@ -1672,43 +1679,45 @@ const NO_DATA: &[(&str, &str, &str)] = &[
         "Fan Speed %",
         "an H200 is cooled by the chassis: fan.speed is [N/A]",
     ),
-    (
-        "14574",
-        "MIG Memory Used",
-        "the nvidia_smi_mig_* families are not served yet",
-    ),
-    (
-        "14574",
-        "MIG SM Activity",
-        "the nvidia_smi_mig_* families are not served yet",
-    ),
-    (
-        "14574",
-        "MIG Tensor Activity",
-        "the nvidia_smi_mig_* families are not served yet",
-    ),
-    (
-        "25547",
-        "MIG Instances",
-        "the nvidia_smi_mig_* families are not served yet",
-    ),
-    (
-        "25547",
-        "MIG SM Activity",
-        "the nvidia_smi_mig_* families are not served yet",
-    ),
-    (
-        "25547",
-        "MIG Memory Used",
-        "the nvidia_smi_mig_* families are not served yet",
-    ),
 ];
+
+/// A second GPU for the dashboards: an H100 in MIG mode with two GPU
+/// instances (GPM on, a compute instance each).
+fn mig_h100(i: usize) -> String {
+    format!(
+        "{}{}",
+        h100(i, 3 << 30),
+        r#"
+minor_number = 1
+architecture = 9
+mig = { current = 1, pending = 1, max_devices = 7 }
+gpm = { "1" = 40.0 }
+
+[[device.mig_instance]]
+name = "NVIDIA H100 80GB HBM3 MIG 3g.40gb"
+uuid = "MIG-00000000-0000-0000-0000-000000000000"
+gpu_instance_id = 1
+compute_instance_id = 0
+memory = { total = 42949672960, reserved = 1048576, used = 2147483648 }
+gpm = { "1" = 20.0, "2" = 30.0, "3" = 10.0, "5" = [10.0, 55.0], "20" = 2.0, "21" = 3.0 }
+
+[[device.mig_instance]]
+name = "NVIDIA H100 80GB HBM3 MIG 1g.10gb"
+uuid = "MIG-00000001-0000-0000-0000-000000000001"
+gpu_instance_id = 9
+compute_instance_id = 0
+memory = { total = 10737418240, used = 1048576 }
+"#
+    )
+}
 
 /// Every panel and variable query of Grafana dashboards 14574 and 25547
 /// (nvidia_gpu_exporter) and 12239 (dcgm-exporter), as kept in
 /// `tests/grafana/` with their source, evaluated by a real Prometheus
-/// scraping `nvq serve` in that profile: each gives data (but the listed
-/// exceptions, which must stay without data, so that the list stays true).
+/// scraping `nvq serve` in that profile, for each GPU of a machine with an
+/// H200 under load and an H100 in MIG mode: each gives data for one GPU at
+/// least (but the listed exceptions, which must stay without data, so that
+/// the list stays true).
 #[test]
 fn grafana_dashboards_get_data() {
     let dir = tempfile::tempdir().unwrap();
@@ -1736,6 +1745,7 @@ fn grafana_dashboards_get_data() {
             1,
         );
     assert!(text.contains("total_energy") && text.contains("gpm = ") && text.contains("tx_thr"));
+    text.push_str(&mig_h100(1));
     text.push_str(
         "\n[[device.xid]]\nat_ms = 0\ncode = 79\n\n[[device.xid]]\nat_ms = 100\ncode = 48\n",
     );
@@ -1758,29 +1768,33 @@ fn grafana_dashboards_get_data() {
             std::thread::sleep(Duration::from_millis(500));
         }
         let node = server.addr.to_string();
-        let uuid = query(&prom, "nvidia_smi_gpu_info")
-            .first()
-            .and_then(|(m, _)| m["uuid"].as_str().map(str::to_string))
-            .unwrap_or_default();
+        // The `gpu` variable's values, as a user picks each GPU in turn.
+        let gpus: Vec<String> = if profile == "dcgm" {
+            vec!["0".into(), "1".into()]
+        } else {
+            query(&prom, "nvidia_smi_gpu_info")
+                .iter()
+                .filter_map(|(m, _)| m["uuid"].as_str().map(str::to_string))
+                .collect()
+        };
+        assert_eq!(gpus.len(), 2, "{profile}: {gpus:?}");
         for id in ids {
             let (want_profile, queries) = dashboard(id);
             assert_eq!(want_profile, profile, "{id}");
-            let gpu = if profile == "dcgm" {
-                "0"
-            } else {
-                uuid.as_str()
-            };
-            let vars = [
-                ("job", "nvq"),
-                ("node", node.as_str()),
-                ("instance", node.as_str()),
-                ("gpu", gpu),
-                ("__rate_interval", "10s"),
-            ];
             for (kind, title, q) in queries {
                 checked += 1;
-                let sent = as_sent(&q, &vars);
-                let has_data = !query(&prom, &sent).is_empty();
+                let mut sent = String::new();
+                let has_data = gpus.iter().any(|gpu| {
+                    let vars = [
+                        ("job", "nvq"),
+                        ("node", node.as_str()),
+                        ("instance", node.as_str()),
+                        ("gpu", gpu.as_str()),
+                        ("__rate_interval", "10s"),
+                    ];
+                    sent = as_sent(&q, &vars);
+                    !query(&prom, &sent).is_empty()
+                });
                 let excused = NO_DATA
                     .iter()
                     .any(|(d, t, _)| d == id && title.starts_with(t));
@@ -1799,4 +1813,59 @@ fn grafana_dashboards_get_data() {
         failed.len(),
         failed.join("\n")
     );
+}
+
+/// The nvidia_gpu_exporter profile's MIG families (that exporter's NVML
+/// backend): each MIG device's identity, each GPU instance's memory once,
+/// and its GPM activity from the second collection on.
+#[test]
+fn nvidia_gpu_exporter_profile_serves_mig_families() {
+    let sc = write_scenario(&format!("{SIM_HEAD}{}", mig_h100(0)));
+    let server = Server::start(
+        sc.path(),
+        &["--profile=nvidia_gpu_exporter", "--collect.interval=0"],
+    );
+    let _ = server.metrics();
+    let body = server.metrics();
+    let uuid = "uuid=\"00000000-0000-4000-8000-000000000000\"";
+    let info = format!(
+        "{uuid},mig_uuid=\"MIG-00000000-0000-0000-0000-000000000000\",gpu_instance_id=\"1\",\
+         compute_instance_id=\"0\",profile=\"3g.40gb\""
+    );
+    assert_eq!(
+        value(&body, "nvidia_smi_mig_info", &info),
+        Some(1.0),
+        "{body}"
+    );
+    let gi1 = format!("{uuid},gpu_instance_id=\"1\"");
+    let gi9 = format!("{uuid},gpu_instance_id=\"9\"");
+    assert_eq!(
+        value(&body, "nvidia_smi_mig_memory_total_bytes", &gi1),
+        Some(42949672960.0)
+    );
+    assert_eq!(
+        value(&body, "nvidia_smi_mig_memory_used_bytes", &gi9),
+        Some(1048576.0)
+    );
+    assert_eq!(
+        value(&body, "nvidia_smi_mig_memory_reserved_bytes", &gi1),
+        Some(1048576.0)
+    );
+    assert_eq!(
+        value(&body, "nvidia_smi_mig_tensor_activity_ratio", &gi1),
+        Some(0.55)
+    );
+    assert_eq!(
+        value(
+            &body,
+            "nvidia_smi_mig_pcie_throughput_rx_bytes_per_second",
+            &gi1
+        ),
+        Some(3.0 * 1048576.0)
+    );
+    assert_eq!(
+        value(&body, "nvidia_smi_mig_tensor_activity_ratio", &gi9),
+        None
+    );
+    assert!(body.contains("# TYPE nvidia_smi_mig_info gauge\n"));
 }

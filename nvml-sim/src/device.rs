@@ -698,8 +698,12 @@ fn memory_values(c: &Ctx) -> R<(u64, u64, u64, u64)> {
         None => &c.dev.memory,
     };
     let total = c.val(&m.total)?;
-    let used = c.val(&m.used)?;
     let reserved = c.opt(&m.reserved).unwrap_or(0);
+    let used = match &m.used_timeline {
+        // A GPU cannot hold more than it has: the timeline stops at what is left after `reserved`.
+        Some(tl) => (tl.at(c.elapsed_s) as u64).min(total.saturating_sub(reserved)),
+        None => c.val(&m.used)?,
+    };
     let free = c
         .opt(&m.free)
         .unwrap_or_else(|| total.saturating_sub(reserved).saturating_sub(used));

@@ -379,6 +379,58 @@ pub struct Memory {
     pub reserved: Val<u64>,
     pub used: Val<u64>,
     pub free: Val<u64>,
+    /// `used` as a function of the time since `nvmlInit` (replaces `used`): a leak, a sawtooth, a jump.
+    pub used_timeline: Option<Timeline>,
+}
+
+/// A value that follows the clock: straight lines between `points` (`[seconds since nvmlInit, value]`, times
+/// increasing), then the last line continued; with `repeat_s`, the pattern over `[0, repeat_s)` repeats instead.
+/// Before the first point the first value holds.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Timeline {
+    pub points: Vec<(f64, f64)>,
+    pub repeat_s: Option<f64>,
+}
+
+impl Timeline {
+    /// The value `t` seconds after `nvmlInit` (never negative).
+    pub fn at(&self, t: f64) -> f64 {
+        let t = match self.repeat_s {
+            Some(r) if r > 0.0 => t.rem_euclid(r),
+            _ => t,
+        };
+        let v = match self.points.as_slice() {
+            [] => 0.0,
+            [only] => only.1,
+            pts => {
+                let i = pts
+                    .iter()
+                    .position(|p| p.0 > t)
+                    .unwrap_or(pts.len())
+                    .clamp(1, pts.len() - 1);
+                let (a, b) = (pts[i - 1], pts[i]);
+                if t <= pts[0].0 {
+                    pts[0].1
+                } else if b.0 > a.0 {
+                    a.1 + (b.1 - a.1) * (t - a.0) / (b.0 - a.0)
+                } else {
+                    b.1
+                }
+            }
+        };
+        v.max(0.0)
+    }
+
+    fn check(&self, ctx: &str) -> Result<(), String> {
+        if self.points.is_empty() {
+            return Err(format!("{ctx}: used_timeline needs at least one point"));
+        }
+        if self.points.windows(2).any(|w| w[1].0 < w[0].0) {
+            return Err(format!("{ctx}: used_timeline's times must not go back"));
+        }
+        Ok(())
+    }
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -1355,6 +1407,9 @@ impl Scenario {
 
     fn validate(&self) -> Result<(), String> {
         for (i, d) in self.device.iter().enumerate() {
+            if let Some(tl) = &d.memory.used_timeline {
+                tl.check(&format!("device {i}"))?;
+            }
             let chips = d.bridge_chips.as_deref().unwrap_or_default();
             if chips.len() > 128 {
                 return Err(format!(

@@ -265,6 +265,8 @@ pub(crate) struct Ctx<'a> {
     pub target: Target,
     /// 1-based number of this call of this function on this device.
     pub n: u64,
+    /// Seconds since `nvmlInit` loaded the scenario (for values that follow the clock).
+    pub elapsed_s: f64,
 }
 
 impl Ctx<'_> {
@@ -307,7 +309,12 @@ pub(crate) fn dev_call(
             let g = lock();
             let st = g.as_ref().ok_or(UNINITIALIZED)?;
             let dev = st.sc.device.get(target.gpu()).ok_or(INVALID_ARGUMENT)?;
-            f(&Ctx { dev, target, n })
+            f(&Ctx {
+                dev,
+                target,
+                n,
+                elapsed_s: st.started.elapsed().as_secs_f64(),
+            })
         })();
         ret(r)
     })
@@ -329,7 +336,15 @@ pub(crate) fn peer_fn(
             let g = lock();
             let st = g.as_ref().ok_or(UNINITIALIZED)?;
             let dev = st.sc.device.get(target.gpu()).ok_or(INVALID_ARGUMENT)?;
-            f(&Ctx { dev, target, n }, st)
+            f(
+                &Ctx {
+                    dev,
+                    target,
+                    n,
+                    elapsed_s: st.started.elapsed().as_secs_f64(),
+                },
+                st,
+            )
         })();
         ret(r)
     })

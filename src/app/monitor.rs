@@ -224,10 +224,13 @@ pub struct Driver {
 
 impl Driver {
     /// The driver of `session`, WDDM when the first of `devices` says so.
+    /// Only drivers before 610 lay anything out by driver model (pmon's
+    /// name width), so newer ones are not asked.
     fn of(session: &Session, devices: &[u32]) -> Driver {
+        let major = session.driver_major();
         Driver {
-            major: session.driver_major(),
-            wddm: session.wddm(devices),
+            major,
+            wddm: major < super::pmon::WDDM_NAMES_NARROW_FROM && session.wddm(devices),
         }
     }
 }
@@ -368,7 +371,7 @@ fn run(r: Run<'_>, make: Arc<MakeReader>) -> Result<(), NvqError> {
             row.cells = cells;
         }
         Ok(match script.as_mut() {
-            Some(s) => apply_script(s, rows, None, &mut failed),
+            Some(s) => apply_script(s, rows, None, f64::NAN, &mut failed),
             None => (rows, Flow::Continue),
         })
     })?;

@@ -293,6 +293,7 @@ pub fn command_name(command: &Command) -> &'static str {
         Command::Mig(_) => "mig",
         Command::Serve(_) => "serve",
         Command::Top(_) => "top",
+        Command::Plot(_) => "plot",
         Command::Mem(_) => "mem",
         Command::Ps(_) => "ps",
         Command::Busy(_) => "busy",
@@ -344,6 +345,8 @@ fn own(command: &Command) -> Result<Own<'_>, NvqError> {
             interval: super::top::own_interval(t)?,
             ..Own::default()
         },
+        // A log in, a picture out: no GPU, no loop, no format.
+        Command::Plot(_) => Own::default(),
         Command::Mem(s) | Command::Ps(s) | Command::Busy(s) => short_own(s)?,
         Command::Wait(w) => short_own(&w.short)?,
         Command::Stat(s) => Own {

@@ -202,6 +202,7 @@ fn start(
             let extra = plan.profile.reads_extra();
             let pcie = plan.pcie_throughput;
             let gpm_ids = plan.profile.gpm_metrics();
+            let own_gpm = plan.profile.gpu_gpm();
             let mut gpm = source::gpm::GpmReader::default();
             let mut targets = None;
             move || {
@@ -230,7 +231,7 @@ fn start(
                     .then(|| {
                         targets.first().map(|t| {
                             let c = t.context(&session, count);
-                            source::gpm::extra(&mut gpm, &session, &c, gpm_ids)
+                            source::gpm::extra(&mut gpm, &session, &c, gpm_ids, own_gpm)
                         })
                     })
                     .flatten();

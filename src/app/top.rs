@@ -120,7 +120,8 @@ fn parse_seconds(s: &str) -> Option<f64> {
 
 pub fn run(a: &TopArgs, common: &Common<'_>) -> Result<(), NvqError> {
     let plan = plan(a, common.interval)?;
-    if !plan.once && !(std::io::stdout().is_terminal() && std::io::stdin().is_terminal()) {
+    let terminal = std::io::stdout().is_terminal() && std::io::stdin().is_terminal();
+    if !(plan.once || terminal) {
         return Err(NvqError::Usage(
             "top: needs a terminal; for one frame as text use `nvq top --once`.".into(),
         ));

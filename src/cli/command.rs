@@ -31,4 +31,6 @@ pub enum Command {
     Mig(super::mig::MigArgs),
     /// nvq: an interactive view of the GPUs and their processes, with history curves.
     Top(super::top::TopArgs),
+    /// nvq: draw a log nvq wrote as SVG or PNG: memory and utilization over time, peaks, totals, leaks.
+    Plot(super::plot::PlotArgs),
 }

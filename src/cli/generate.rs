@@ -422,6 +422,7 @@ pub fn man_page() -> Result<String, String> {
     examples_section(&mut r);
     expressions_section(&mut r);
     fields_section(&mut r);
+    trends_section(&mut r);
     exit_status_section(&mut r);
     environment_section(&mut r);
     files_section(&mut r);
@@ -530,6 +531,10 @@ fn subcommands_section(r: &mut Roff) {
             "Every metric group of every GPU, ten samples:",
             "nvq dmon -s pucvmet -c 10",
         ),
+        (
+            "A picture of a logged run, leaks marked:",
+            "nvq plot run.csv -o run.png",
+        ),
     ] {
         r.control("TP", []);
         r.text([roman(what)]);
@@ -601,6 +606,34 @@ fn exit_status_section(r: &mut Roff) {
         r.text([bold(code.code().to_string())]);
         r.text([roman(*meaning)]);
     }
+}
+
+fn trends_section(r: &mut Roff) {
+    r.control("SH", ["TRENDS"]);
+    r.text([roman(
+        "A loop keeps the last N samples of each GPU (--history N, default 3600) when an expression uses a trend \
+         function or --summary is given. Expressions may then use:",
+    )]);
+    for (f, what) in [
+        ("rate(FIELD)", "FIELD's growth per second over the trend window, in FIELD's unit; rate(FIELD, 1min) per minute."),
+        (
+            "time_to_full(FIELD)",
+            "the time until FIELD reaches its capacity at the current rate (memory.used: memory.total), or \
+             time_to_full(FIELD, CAPACITY); infinite while FIELD is not rising steadily.",
+        ),
+    ] {
+        r.control("TP", []);
+        r.text([bold(f)]);
+        r.text([roman(what)]);
+    }
+    r.text([roman(
+        "Rising steadily: the floors of the window's twelve slices rise for --rising-for (default 5m) by at least \
+         --min-rise (default 256MiB) over --trend-window (default 10m); a sawtooth, a jump then a plateau, or a flat \
+         line do not. --summary adds the rows rate/min and time_to_full. See docs/trends.md.",
+    )]);
+    r.control("TP", []);
+    r.text([roman("Fail when a GPU will be full within 30 minutes:")]);
+    r.text([bold("nvq --query-gpu=index,memory.used --format=csv -l 5 --assert 'time_to_full(memory.used) > 30m'")]);
 }
 
 /// The everyday jobs, each in its shortest form (the README's table shows
@@ -716,6 +749,13 @@ fn environment_section(r: &mut Roff) {
         bold("--simulate"),
         roman(" loads: the path of a TOML scenario file describing the simulated GPUs, or the name of one built \
 into the simulator (dgx_h100_8gpu, pcie_8gpu_2numa). Without it the simulator shows two H100-class GPUs."),
+    ]);
+    r.control("TP", []);
+    r.text([bold("NVQ_PLOT_FONT")]);
+    r.text([
+        roman("The TrueType font "),
+        bold("nvq plot"),
+        roman(" draws its text with (default: DejaVu Sans from fonts-dejavu-core)."),
     ]);
     r.control("TP", []);
     r.text([bold(crate::source::topo::SYSFS_ROOT_ENV)]);

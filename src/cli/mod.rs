@@ -8,6 +8,7 @@ mod interval;
 pub mod mig;
 mod monitor;
 pub mod nvlink;
+pub mod plot;
 pub mod pmon;
 pub mod serve;
 pub mod short;
@@ -178,6 +179,18 @@ pub struct ScriptArgs {
     /// nvq: when the run ends, print each GPU's (pmon: each process's) min, max and mean of every column.
     #[arg(long)]
     pub summary: bool,
+    /// nvq: keep the last N samples of each GPU for rate(), time_to_full() and --summary's trends (default 3600).
+    #[arg(long, value_name = "N")]
+    pub history: Option<usize>,
+    /// nvq: measure rate() and time_to_full() over the last DURATION of the history (default 10m).
+    #[arg(long = "trend-window", value_name = "DURATION")]
+    pub trend_window: Option<String>,
+    /// nvq: a value must have been rising for DURATION to count as rising steadily (default 5m).
+    #[arg(long = "rising-for", value_name = "DURATION")]
+    pub rising_for: Option<String>,
+    /// nvq: ... and have risen by at least SIZE over the window (default 256MiB).
+    #[arg(long = "min-rise", value_name = "SIZE")]
+    pub min_rise: Option<String>,
 }
 
 impl ScriptArgs {
@@ -190,6 +203,10 @@ impl ScriptArgs {
             until_all: self.until_all.as_deref(),
             timeout: self.timeout.as_deref(),
             summary: self.summary,
+            history: self.history,
+            trend_window: self.trend_window.as_deref(),
+            rising_for: self.rising_for.as_deref(),
+            min_rise: self.min_rise.as_deref(),
         }
     }
 }
@@ -402,6 +419,7 @@ const MONITOR_REFUSALS: Refusals = (&[], &[], monitor::SPELLINGS);
 const SUBCOMMANDS: &[(&str, Refusals)] = &[
     ("dmon", MONITOR_REFUSALS),
     ("pmon", MONITOR_REFUSALS),
+    ("plot", (&[], &[], &[])),
     ("mem", MONITOR_REFUSALS),
     ("ps", MONITOR_REFUSALS),
     ("busy", MONITOR_REFUSALS),

@@ -26,5 +26,16 @@ pub struct InstanceRead {
     pub profile: String,
     pub fb_used_bytes: Option<u64>,
     pub fb_free_bytes: Option<u64>,
+    pub fb_total_bytes: Option<u64>,
+    pub fb_reserved_bytes: Option<u64>,
     pub gpm: Vec<(u32, f64)>,
+    /// The instance's MIG devices (one per compute instance).
+    pub devices: Vec<MigDeviceRead>,
+}
+
+/// One MIG device of a GPU instance.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct MigDeviceRead {
+    pub uuid: String,
+    pub compute_instance_id: Option<u32>,
 }

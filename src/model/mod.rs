@@ -10,6 +10,7 @@ mod field;
 pub mod gpm;
 pub mod history;
 pub mod listing;
+pub mod log;
 pub mod mig;
 pub mod nvlink;
 pub mod pods;

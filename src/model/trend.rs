@@ -23,6 +23,34 @@
 
 use super::history::{Point, Series};
 
+/// The fields that fill up, and the field each fills: time to full is measured against it.
+pub const CAPACITY: &[(&str, &str)] = &[
+    ("memory.used", "memory.total"),
+    ("memory.reserved", "memory.total"),
+    ("used_memory", "memory.total"),
+    ("used_gpu_memory", "memory.total"),
+    ("protected_memory.used", "protected_memory.total"),
+];
+
+/// The field `field` fills (`memory.total` for `memory.used`), if any.
+pub fn capacity_field(field: &str) -> Option<&'static str> {
+    CAPACITY.iter().find(|(f, _)| *f == field).map(|(_, c)| *c)
+}
+
+/// A duration as nvq shows a time to full: `45s`, `12m 30s`, `3h 05m`, `2d 04h`; `never` when infinite.
+pub fn format_duration(s: f64) -> String {
+    if !s.is_finite() {
+        return "never".into();
+    }
+    let s = s.max(0.0).round() as u64;
+    match s {
+        0..=59 => format!("{s}s"),
+        60..=3599 => format!("{}m {:02}s", s / 60, s % 60),
+        3600..=86_399 => format!("{}h {:02}m", s / 3600, s % 3600 / 60),
+        _ => format!("{}d {:02}h", s / 86_400, s % 86_400 / 3600),
+    }
+}
+
 /// How many slices of time the window is cut into.
 pub const SEGMENTS: usize = 12;
 
@@ -175,8 +203,8 @@ fn floors(series: &Series, newest: f64, seg: f64) -> Vec<(usize, Point)> {
     out
 }
 
-/// How long the floors have been rising, counted back from the newest: slice after slice, each floor above the one
-/// before it, at most one flat slice in a row, no fall.
+/// How long the floors have been rising, counted back from the newest: slice after slice (empty slices passed
+/// over), each floor above the one before it, at most one flat slice in a row, no fall.
 fn rising_run(floors: &[(usize, Point)], newest: f64) -> f64 {
     let mut start = match floors.first() {
         Some(f) => f.1.t,
@@ -186,10 +214,8 @@ fn rising_run(floors: &[(usize, Point)], newest: f64) -> f64 {
     let mut rose = false;
     for w in floors.windows(2) {
         let (later, earlier) = (w[0].1, w[1].1);
-        // Slices without a point (a gap in sampling) break the run.
-        if w[1].0 != w[0].0 + 1 {
-            break;
-        }
+        // Slices without a point (sampling coarser than a slice, or a stalled loop) are passed over: the floors
+        // on either side are compared.
         if earlier.v < later.v {
             flats = 0;
             rose = true;

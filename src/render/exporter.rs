@@ -94,14 +94,21 @@ impl Profile {
     pub fn gpm_metrics(self) -> &'static [u32] {
         match self {
             Profile::Dcgm => super::dcgm::GPM_IDS,
-            Profile::Nvq | Profile::NvidiaGpuExporter => &[],
+            Profile::NvidiaGpuExporter => super::nvidia_gpu_exporter::MIG_GPM_IDS,
+            Profile::Nvq => &[],
         }
+    }
+
+    /// Does the profile serve the GPU's own GPM metrics (not only its MIG
+    /// instances')?
+    pub fn gpu_gpm(self) -> bool {
+        matches!(self, Profile::Dcgm)
     }
 
     /// Does the profile read the GPUs' minor numbers, GPM metrics and MIG
     /// GPU instances (`model::gpm::GpuExtra`)?
     pub fn reads_extra(self) -> bool {
-        matches!(self, Profile::Dcgm)
+        matches!(self, Profile::Dcgm | Profile::NvidiaGpuExporter)
     }
 
     /// The `--query-gpu` fields the profile reads when none are given;

@@ -12,6 +12,7 @@ pub mod monitor;
 mod ndjson;
 pub mod nvidia_gpu_exporter;
 pub mod nvlink;
+pub mod plot;
 pub mod pods;
 mod prometheus;
 pub mod report;

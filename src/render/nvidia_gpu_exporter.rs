@@ -270,6 +270,122 @@ pub fn render(s: &Scrape<'_>, out: &mut Vec<u8>) {
     out.extend_from_slice(text.as_bytes());
 }
 
+/// The GPM metrics of a MIG GPU instance that exporter serves, with each
+/// family's name and the factor from NVML's unit (percent, MiB/s) to its
+/// own (a ratio, bytes per second).
+const MIG_GPM: &[(u32, &str, f64, &str)] = &[
+    (
+        1,
+        "mig_graphics_activity_ratio",
+        0.01,
+        "Share of the interval the GPU instance's graphics or compute engine was busy, 0 to 1.",
+    ),
+    (
+        2,
+        "mig_sm_activity_ratio",
+        0.01,
+        "Share of the GPU instance's SM cycles with a warp resident, 0 to 1.",
+    ),
+    (
+        3,
+        "mig_sm_occupancy_ratio",
+        0.01,
+        "Resident warps as a share of what the GPU instance's SMs can hold, 0 to 1.",
+    ),
+    (
+        5,
+        "mig_tensor_activity_ratio",
+        0.01,
+        "Share of cycles the GPU instance's tensor pipes were busy, 0 to 1.",
+    ),
+    (
+        20,
+        "mig_pcie_throughput_tx_bytes_per_second",
+        1_048_576.0,
+        "PCIe traffic the GPU instance sent, in bytes per second.",
+    ),
+    (
+        21,
+        "mig_pcie_throughput_rx_bytes_per_second",
+        1_048_576.0,
+        "PCIe traffic the GPU instance received, in bytes per second.",
+    ),
+];
+
+/// The GPM metric ids of [`MIG_GPM`], in its order.
+pub const MIG_GPM_IDS: &[u32] = &[1, 2, 3, 5, 20, 21];
+
+/// One family from per-GPU-instance samples: (labels, value) each.
+fn family_of(name: &str, help: &str, samples: &[(Vec<(String, String)>, f64)], text: &mut String) {
+    if samples.is_empty() {
+        return;
+    }
+    let name = format!("{PREFIX}{name}");
+    write_family(&name, help, false, text);
+    for (l, v) in samples {
+        write_sample(&name, l, &go_float(*v), text);
+    }
+}
+
+/// That exporter's MIG families: each MIG device's identity, each GPU
+/// instance's memory (shared by its compute instances) and GPM activity.
+fn render_mig(s: &Scrape<'_>, labels: &[Vec<(String, String)>], text: &mut String) {
+    let mut info = Vec::new();
+    let mut memory: [Vec<_>; 4] = Default::default();
+    let mut gpm: Vec<Vec<_>> = MIG_GPM.iter().map(|_| Vec::new()).collect();
+    for (k, l) in labels.iter().enumerate() {
+        let Some(x) = s.extra.get(k).filter(|_| !l.is_empty()) else {
+            continue;
+        };
+        for i in &x.instances {
+            let gi = i.gpu_instance_id.to_string();
+            let mut il = l.clone();
+            il.push(("gpu_instance_id".to_string(), gi.clone()));
+            for d in &i.devices {
+                let mut dl = l.clone();
+                dl.push(("mig_uuid".to_string(), d.uuid.clone()));
+                dl.push(("gpu_instance_id".to_string(), gi.clone()));
+                let ci = d
+                    .compute_instance_id
+                    .map(|c| c.to_string())
+                    .unwrap_or_default();
+                dl.push(("compute_instance_id".to_string(), ci));
+                dl.push(("profile".to_string(), i.profile.clone()));
+                info.push((dl, 1.0));
+            }
+            let bytes = [
+                i.fb_total_bytes,
+                i.fb_used_bytes,
+                i.fb_free_bytes,
+                i.fb_reserved_bytes,
+            ];
+            for (m, b) in memory.iter_mut().zip(bytes) {
+                if let Some(b) = b {
+                    m.push((il.clone(), b as f64));
+                }
+            }
+            for (g, (id, _, factor, _)) in gpm.iter_mut().zip(MIG_GPM) {
+                if let Some((_, v)) = i.gpm.iter().find(|(m, _)| m == id) {
+                    if v.is_finite() && *v >= 0.0 {
+                        g.push((il.clone(), v * factor));
+                    }
+                }
+            }
+        }
+    }
+    let info_help = "Identity of a MIG device as labels (parent GPU uuid, MIG uuid, instance ids, profile); always 1.";
+    family_of("mig_info", info_help, &info, text);
+    for (kind, m) in ["total", "used", "free", "reserved"].iter().zip(&memory) {
+        let help = format!(
+            "The GPU instance's memory ({kind}), shared by its compute instances, in bytes."
+        );
+        family_of(&format!("mig_memory_{kind}_bytes"), &help, m, text);
+    }
+    for (g, (_, name, _, help)) in gpm.iter().zip(MIG_GPM) {
+        family_of(name, help, g, text);
+    }
+}
+
 /// The families that exporter's NVML backend serves beside the query
 /// fields' (its `docs/METRICS.md`, "NVML-only metrics"): the energy counter
 /// and the XID errors, per GPU `uuid`.
@@ -286,6 +402,7 @@ fn render_nvml_only(s: &Scrape<'_>, labels: &[Vec<(String, String)>], text: &mut
         write_family(&name, help, true, text);
         text.push_str(&energy);
     }
+    render_mig(s, labels, text);
     // PCIe throughput, opt-in: KB/s as NVML gives it, times 1000 as there.
     for (dir, name) in [(0, "tx"), (1, "rx")] {
         let family = format!("{PREFIX}pcie_throughput_{name}_bytes_per_second");

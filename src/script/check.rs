@@ -1,7 +1,7 @@
 //! Type checking: field names are resolved, units converted and kinds
 //! matched, turning the syntax tree into a [`Cond`] that evaluates fast.
 
-use super::eval::{CmpOp, Cond, FieldRef, NumExpr, TextExpr};
+use super::eval::{Capacity, CmpOp, Cond, Derived, DerivedRef, FieldRef, Func, NumExpr, TextExpr};
 use super::lexer::{Op, Span};
 use super::parser::{Ast, Node};
 use super::units::{self, Kind};
@@ -31,7 +31,13 @@ pub struct Checker<'a> {
     pub lookup: &'a dyn Fn(&str) -> Option<usize>,
     /// Fields referenced, in order of first use.
     pub fields: Vec<usize>,
+    /// Functions of a field's history, in order of first use.
+    pub derived: Vec<Derived>,
 }
+
+/// The functions over a field's history, for messages.
+pub const FUNCTIONS: &str =
+    "rate(FIELD), rate(FIELD, PER), time_to_full(FIELD), time_to_full(FIELD, CAPACITY)";
 
 fn describe_ty(t: &Ty) -> String {
     match t {
@@ -117,6 +123,7 @@ impl Checker<'_> {
                 Ty::Field(f, k, s)
             }
             Ast::Available(name, span) => Ty::Bool(Cond::Available(self.field(name, span)?.0)),
+            Ast::Call(name, args) => self.call(name, args, &n.span)?,
             Ast::Unary(Op::Not, a) => Ty::Bool(Cond::Not(Box::new(self.want_bool(a)?))),
             Ast::Unary(_, a) => {
                 let (e, t) = self.num(a)?;
@@ -147,6 +154,133 @@ impl Checker<'_> {
             Ast::Binary(op @ (Op::Mul | Op::Div), a, b) => self.product(*op, a, b, &n.span)?,
             Ast::Binary(op, a, b) => self.compare(*op, a, b, &n.span)?,
         })
+    }
+
+    /// `rate(FIELD[, PER])`: FIELD's growth per second (or per PER, a duration), in FIELD's unit.
+    /// `time_to_full(FIELD[, CAPACITY])`: a duration; CAPACITY is a field or a constant of FIELD's kind, and defaults
+    /// to the field's own capacity (`memory.total` for `memory.used`).
+    fn call(&mut self, name: &str, args: &[Node], span: &Span) -> Result<Ty, ExprError> {
+        let usage = |msg: String| {
+            let mut e = ExprError::new(msg, span.clone());
+            e.hint = Some(format!("functions: {FUNCTIONS}"));
+            e
+        };
+        if !matches!(name, "rate" | "time_to_full") {
+            return Err(usage(format!("unknown function \"{name}\"")));
+        }
+        let (first, rest) = match args {
+            [first, rest @ ..] if rest.len() <= 1 => (first, rest.first()),
+            _ => {
+                return Err(usage(format!(
+                    "{name}( ) takes a field and at most one more argument"
+                )))
+            }
+        };
+        let Ast::Field(fname) = &first.ast else {
+            return err(
+                format!("{name}( ) needs a field name first, e.g. {name}(memory.used)"),
+                &first.span,
+            );
+        };
+        let (fref, kind, scale) = self.field(fname, &first.span)?;
+        if matches!(kind, Kind::Plain)
+            && self.infos.get(fref.field).is_some_and(|i| i.unit.is_none())
+        {
+            let shown = self.infos.get(fref.field).map_or("", |i| i.name);
+            return err(
+                format!("{name}( ) needs a measured field (memory.used, utilization.gpu, ...), not \"{shown}\""),
+                &first.span,
+            );
+        }
+        let func = if name == "rate" {
+            let per_s =
+                match rest {
+                    None => 1.0,
+                    Some(per) => match self.num(per)? {
+                        (
+                            e,
+                            NumTy::Dim {
+                                kind: Kind::Time, ..
+                            },
+                        ) if e.constant() > 0.0 => e.constant(),
+                        _ => return err(
+                            "the second argument of rate( ) is a duration: rate(memory.used, 1min)"
+                                .into(),
+                            &per.span,
+                        ),
+                    },
+                };
+            Func::Rate { per_s }
+        } else {
+            let cap = match rest {
+                Some(c) => self.capacity(c, kind, scale)?,
+                None => {
+                    let own = self
+                        .infos
+                        .get(fref.field)
+                        .and_then(|i| crate::model::trend::capacity_field(i.name));
+                    let Some((cf, _, cs)) = own.and_then(|c| self.field(c, span).ok()) else {
+                        return err(
+                            format!(
+                                "time_to_full({fname}) needs a capacity to fill: give one, as in \
+                                 time_to_full({fname}, CAPACITY), a constant or a field of the same kind"
+                            ),
+                            span,
+                        );
+                    };
+                    Capacity::Field(cf.field, cs)
+                }
+            };
+            Func::TimeToFull(cap)
+        };
+        let d = Derived {
+            func,
+            field: fref.field,
+        };
+        let index = match self.derived.iter().position(|x| *x == d) {
+            Some(i) => i,
+            None => {
+                self.derived.push(d);
+                self.derived.len() - 1
+            }
+        };
+        let r = NumExpr::Derived(DerivedRef {
+            index,
+            slot: usize::MAX,
+        });
+        Ok(match func {
+            Func::Rate { .. } => Ty::Num(r, NumTy::Dim { kind, scale }),
+            Func::TimeToFull(_) => Ty::Num(
+                r,
+                NumTy::Dim {
+                    kind: Kind::Time,
+                    scale: 1.0,
+                },
+            ),
+        })
+    }
+
+    fn capacity(&mut self, n: &Node, kind: Kind, scale: f64) -> Result<Capacity, ExprError> {
+        let wrong = || {
+            format!(
+                "the capacity of time_to_full( ) is a field or a constant of the same kind ({})",
+                units::describe(kind)
+            )
+        };
+        if let Ast::Field(c) = &n.ast {
+            let (cf, ck, cs) = self.field(c, &n.span)?;
+            if ck != kind {
+                return err(wrong(), &n.span);
+            }
+            return Ok(Capacity::Field(cf.field, cs));
+        }
+        match self.num(n)? {
+            (e, NumTy::Free(v)) if e.constant().is_finite() => Ok(Capacity::Const(v * scale)),
+            (e, NumTy::Dim { kind: k, .. }) if k == kind && e.constant().is_finite() => {
+                Ok(Capacity::Const(e.constant()))
+            }
+            _ => err(wrong(), &n.span),
+        }
     }
 
     fn num(&mut self, n: &Node) -> Result<(NumExpr, NumTy), ExprError> {

@@ -58,10 +58,45 @@ pub enum Cond {
     CmpAuto(FieldRef, CmpOp, FieldRef),
 }
 
+/// A function of a field's history, computed for each row before the
+/// expression is evaluated (`rate(memory.used)`, `time_to_full(memory.used)`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Derived {
+    pub func: Func,
+    /// The field whose history it reads (an index into the mode's fields).
+    pub field: usize,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Func {
+    /// The growth per `per_s` seconds, in the field's base unit.
+    Rate { per_s: f64 },
+    /// Seconds until the field reaches its capacity at the current rate; infinite when it is not rising steadily.
+    TimeToFull(Capacity),
+}
+
+/// What `time_to_full` measures against.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Capacity {
+    /// Another field of the row (`memory.total`), times its unit's base value.
+    Field(usize, f64),
+    /// A constant in the base unit (`80GiB`).
+    Const(f64),
+}
+
+/// A [`Derived`] value of the row: the `index`-th of the expression's, found in cell `slot` (set by `bind`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct DerivedRef {
+    pub index: usize,
+    pub slot: usize,
+}
+
 /// A number in its kind's base unit.
 #[derive(Debug, Clone, PartialEq)]
 pub enum NumExpr {
     Const(f64),
+    /// A value from the field's history, in the base unit.
+    Derived(DerivedRef),
     /// A field's value times the base value of its unit.
     Field(FieldRef, f64),
     Neg(Box<NumExpr>),
@@ -206,6 +241,11 @@ impl NumExpr {
         let v = match self {
             NumExpr::Const(v) => *v,
             NumExpr::Field(r, scale) => cell_number(cells.get(r.slot)?)? * scale,
+            // Not yet known (too few points): unknown. Not rising: an infinite time to full, which compares.
+            NumExpr::Derived(d) => match cells.get(d.slot) {
+                Some(Value::Float { value, .. }) if !value.is_nan() => return Some(*value),
+                _ => return None,
+            },
             NumExpr::Neg(a) => -a.eval(cells)?,
             NumExpr::Bin(op, a, b) => {
                 let (x, y) = (a.eval(cells)?, b.eval(cells)?);
@@ -227,13 +267,45 @@ impl NumExpr {
 
     fn refs_mut(&mut self, f: &mut dyn FnMut(&mut FieldRef)) {
         match self {
-            NumExpr::Const(_) => {}
+            NumExpr::Const(_) | NumExpr::Derived(_) => {}
             NumExpr::Field(r, _) => f(r),
             NumExpr::Neg(a) => a.refs_mut(f),
             NumExpr::Bin(_, a, b) => {
                 a.refs_mut(f);
                 b.refs_mut(f);
             }
+        }
+    }
+}
+
+impl NumExpr {
+    fn derived_mut(&mut self, f: &mut dyn FnMut(&mut DerivedRef)) {
+        match self {
+            NumExpr::Derived(d) => f(d),
+            NumExpr::Neg(a) => a.derived_mut(f),
+            NumExpr::Bin(_, a, b) => {
+                a.derived_mut(f);
+                b.derived_mut(f);
+            }
+            NumExpr::Const(_) | NumExpr::Field(..) => {}
+        }
+    }
+}
+
+impl Cond {
+    /// Every reference to a derived value, mutably (for binding slots).
+    pub fn derived_mut(&mut self, f: &mut dyn FnMut(&mut DerivedRef)) {
+        match self {
+            Cond::Not(c) => c.derived_mut(f),
+            Cond::And(a, b) | Cond::Or(a, b) => {
+                a.derived_mut(f);
+                b.derived_mut(f);
+            }
+            Cond::CmpNum(a, _, b) => {
+                a.derived_mut(f);
+                b.derived_mut(f);
+            }
+            Cond::Const(_) | Cond::Available(_) | Cond::CmpText(..) | Cond::CmpAuto(..) => {}
         }
     }
 }

@@ -19,6 +19,8 @@ pub enum Tok {
     Op(Op),
     LParen,
     RParen,
+    /// Between a function's arguments.
+    Comma,
     End,
 }
 
@@ -151,6 +153,7 @@ pub fn lex(src: &str) -> Result<Vec<Token>, ExprError> {
                 ('/', _) => Tok::Op(Op::Div),
                 ('(', _) => Tok::LParen,
                 (')', _) => Tok::RParen,
+                (',', _) => Tok::Comma,
                 ('=', _) => {
                     return Err(ExprError::new(
                         "a single = is not an operator; compare with ==".to_string(),

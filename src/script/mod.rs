@@ -18,7 +18,7 @@ pub mod stats;
 mod units;
 
 pub use duration::parse_duration;
-pub use eval::Tri;
+pub use eval::{Capacity, Derived, Func, Tri};
 pub use run::{Flags, Quantifier, RowKey, Script, Verdict};
 pub use stats::Stats;
 
@@ -85,6 +85,7 @@ pub struct Expr {
     pub source: String,
     cond: eval::Cond,
     fields: Vec<usize>,
+    derived: Vec<eval::Derived>,
 }
 
 impl Expr {
@@ -109,6 +110,7 @@ impl Expr {
             infos,
             lookup,
             fields: Vec::new(),
+            derived: Vec::new(),
         };
         let cond = checker.condition(&node)?;
         Ok(Expr {
@@ -116,6 +118,7 @@ impl Expr {
             source: src.to_string(),
             cond,
             fields: checker.fields,
+            derived: checker.derived,
         })
     }
 
@@ -134,6 +137,22 @@ impl Expr {
                 .iter()
                 .position(|&f| f == r.field)
                 .unwrap_or(usize::MAX);
+        });
+    }
+
+    /// The functions of a field's history the expression uses (`rate`, `time_to_full`).
+    pub fn derived(&self) -> &[eval::Derived] {
+        &self.derived
+    }
+
+    /// Say where each derived value sits: `all[k]` is in cell `base + k` (after the fields read).
+    pub fn bind_derived(&mut self, base: usize, all: &[eval::Derived]) {
+        let mine = self.derived.clone();
+        self.cond.derived_mut(&mut |d| {
+            d.slot = mine
+                .get(d.index)
+                .and_then(|m| all.iter().position(|a| a == m))
+                .map_or(usize::MAX, |k| base + k);
         });
     }
 

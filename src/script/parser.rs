@@ -23,6 +23,8 @@ pub enum Ast {
     Field(String),
     /// `available(field)`.
     Available(String, Span),
+    /// A function over a field's history: `rate(memory.used)`, `time_to_full(memory.used, 80GiB)`.
+    Call(String, Vec<Node>),
     Unary(Op, Box<Node>),
     Binary(Op, Box<Node>, Box<Node>),
 }
@@ -96,6 +98,7 @@ fn describe(t: &Tok) -> String {
         Tok::Op(o) => format!("\"{}\"", o.text()),
         Tok::LParen => "\"(\"".into(),
         Tok::RParen => "\")\"".into(),
+        Tok::Comma => "\",\"".into(),
         Tok::End => "the end".into(),
     }
 }
@@ -171,6 +174,36 @@ impl Parser {
         }
     }
 
+    /// `name(arg, ...)`, the name already read and `(` next.
+    fn call(&mut self, name: String, start: Span) -> Result<Node, ExprError> {
+        self.bump();
+        self.enter(&start)?;
+        let mut args = Vec::new();
+        loop {
+            args.push(self.expr(0)?);
+            let t = self.bump();
+            match t.tok {
+                Tok::Comma => continue,
+                Tok::RParen => {
+                    self.depth -= 1;
+                    return Ok(Node {
+                        ast: Ast::Call(name, args),
+                        span: start.start..t.span.end,
+                    });
+                }
+                other => {
+                    return Err(ExprError::new(
+                        format!(
+                            "expected \",\" or \")\" in {name}( ), found {}",
+                            describe(&other)
+                        ),
+                        t.span,
+                    ))
+                }
+            }
+        }
+    }
+
     fn primary(&mut self) -> Result<Node, ExprError> {
         let t = self.bump();
         let ast = match t.tok {
@@ -200,6 +233,7 @@ impl Parser {
                         span: t.span.start..close.span.end,
                     });
                 }
+                _ if matches!(self.peek().tok, Tok::LParen) => return self.call(name, t.span),
                 _ => Ast::Field(name),
             },
             Tok::LParen => {
@@ -259,6 +293,10 @@ mod tests {
             Ast::Bool(b) => b.to_string(),
             Ast::Field(f) => f.clone(),
             Ast::Available(f, _) => format!("available({f})"),
+            Ast::Call(f, args) => format!(
+                "{f}({})",
+                args.iter().map(show).collect::<Vec<_>>().join(", ")
+            ),
             Ast::Unary(op, a) => format!("({}{})", op.text(), show(a)),
             Ast::Binary(op, a, b) => format!("({} {} {})", show(a), op.text(), show(b)),
         }

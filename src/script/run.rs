@@ -11,10 +11,14 @@
 //!    fields that are not printed);
 //! 5. `--summary` adds the rows kept to its statistics.
 
+use super::eval::{cell_number, Capacity, Derived, Func};
 use super::{read_list, Expr, Stats};
 use crate::error::NvqError;
-use crate::model::{FieldInfo, Row, Value};
+use crate::model::history::{History, Point, SeriesKey};
+use crate::model::trend::{self, TrendConfig};
+use crate::model::{FieldInfo, FieldKind, Row, Value};
 use crate::source::QueryMode;
+use std::collections::BTreeMap;
 use std::time::Duration;
 
 /// The default loop interval of `--until` when no `-l`/`-lms` is given.
@@ -49,6 +53,12 @@ pub struct Flags<'a> {
     pub until_all: Option<&'a str>,
     pub timeout: Option<&'a str>,
     pub summary: bool,
+    /// `--history N`: the points kept per series (None: [`History::DEFAULT_CAP`]).
+    pub history: Option<usize>,
+    /// `--trend-window`, `--rising-for`, `--min-rise` as given.
+    pub trend_window: Option<&'a str>,
+    pub rising_for: Option<&'a str>,
+    pub min_rise: Option<&'a str>,
 }
 
 impl Flags<'_> {
@@ -76,6 +86,15 @@ pub struct Script {
     key: RowKey,
     read: Vec<usize>,
     shown: usize,
+    /// What `rate()`, `time_to_full()` and `--summary`'s trends read: kept when one of them is used.
+    history: Option<History>,
+    trend: TrendConfig,
+    /// The functions of a field's history all expressions use, each a cell after the fields read.
+    derived: Vec<Derived>,
+    /// Per read cell: the field's name and the base value of its unit, for the history (None: not recorded).
+    recorded: Vec<Option<(&'static str, f64)>>,
+    /// The series of each GPU seen (by NVML index).
+    series: BTreeMap<u32, SeriesKey>,
     /// [`RowKey::Labels`]: a number for each row's labels, in order seen.
     label_keys: LabelKeys,
 }
@@ -120,7 +139,14 @@ impl Script {
             RowKey::Labels
         };
         let infos = mode.fields().into_iter().copied().collect();
-        Self::with_fields(infos, queried, flags, key)
+        let script = Self::with_fields(infos, queried, flags, key)?;
+        if !script.derived.is_empty() && !mode.row_per_gpu() {
+            return Err(NvqError::Usage(format!(
+                "rate( ) and time_to_full( ) follow one GPU over time: they work with --query-gpu, not --{}.",
+                mode.option()
+            )));
+        }
+        Ok(script)
     }
 
     /// Compile the flags against any field table (a monitor's columns):
@@ -144,6 +170,10 @@ impl Script {
             until_all,
             timeout,
             summary,
+            history,
+            trend_window,
+            rising_for,
+            min_rise,
         } = flags;
         let where_ = where_.map(|s| compile("--where", s)).transpose()?;
         let assert = assert.map(|s| compile("--assert", s)).transpose()?;
@@ -166,6 +196,12 @@ impl Script {
             Some(t) => Some(super::parse_duration("--timeout", t)?),
             None => None,
         };
+        let trend = trend_config(trend_window, rising_for, min_rise)?;
+        if history == Some(0) {
+            return Err(NvqError::Usage(
+                "--history needs at least 1 point per series (the default is 3600).".into(),
+            ));
+        }
         let mut script = Script {
             where_,
             assert,
@@ -190,8 +226,29 @@ impl Script {
             key,
             read: Vec::new(),
             shown: queried.len(),
+            history: None,
+            trend,
+            derived: Vec::new(),
+            recorded: Vec::new(),
+            series: BTreeMap::new(),
             label_keys: LabelKeys::default(),
         };
+        let mut derived: Vec<Derived> = Vec::new();
+        for e in script.exprs_mut() {
+            for d in e.derived() {
+                if !derived.contains(d) {
+                    derived.push(*d);
+                }
+            }
+        }
+        script.derived = derived;
+        if !script.derived.is_empty() && matches!(key, RowKey::Cells { .. }) {
+            return Err(NvqError::Usage(
+                "rate( ) and time_to_full( ) follow one GPU over time: they work with --query-gpu, not in dmon \
+                 or pmon."
+                    .into(),
+            ));
+        }
         script.read = read_list(
             queried,
             script
@@ -200,11 +257,50 @@ impl Script {
                 .chain(script.assert.iter())
                 .chain(script.until.iter().map(|(e, _)| e)),
         );
+        // --summary's time to full reads each filling field's capacity (memory.total for memory.used).
+        if script.summary.is_some() && key == RowKey::Gpu {
+            let lookup = |name: &str| script.infos.iter().position(|f| f.matches(name));
+            let extra: Vec<usize> = queried
+                .iter()
+                .filter_map(|&q| script.infos.get(q))
+                .filter_map(|f| trend::capacity_field(f.name))
+                .filter_map(lookup)
+                .collect();
+            for c in extra {
+                if !script.read.contains(&c) {
+                    script.read.push(c);
+                }
+            }
+        }
         let read = script.read.clone();
+        let (base, all) = (read.len(), script.derived.clone());
         for e in script.exprs_mut() {
             e.bind(&read);
+            e.bind_derived(base, &all);
+        }
+        if !script.derived.is_empty() || (script.summary.is_some() && key == RowKey::Gpu) {
+            script.history = Some(History::new(history.unwrap_or(History::DEFAULT_CAP)));
+            script.recorded = read
+                .iter()
+                .map(|&f| {
+                    let info = script.infos.get(f)?;
+                    let numeric = matches!(info.kind, FieldKind::Gauge | FieldKind::Counter);
+                    numeric.then(|| (info.name, super::units::field_unit(info).1))
+                })
+                .collect();
         }
         Ok(script)
+    }
+
+    /// Does the run keep a history (for `rate()`, `time_to_full()` or `--summary`)? Its rows must then name
+    /// their GPU (`Row::gpu`), so that each GPU's series is keyed by its UUID.
+    pub fn needs_history(&self) -> bool {
+        self.history.is_some()
+    }
+
+    /// The history kept so far.
+    pub fn history(&self) -> Option<&History> {
+        self.history.as_ref()
     }
 
     fn exprs_mut(&mut self) -> impl Iterator<Item = &mut Expr> {
@@ -230,6 +326,23 @@ impl Script {
     /// names each row's GPU (NVML index) in `--query-gpu`; `None` in modes
     /// whose rows are not GPUs. Returns the rows to print.
     pub fn sample(&mut self, rows: Vec<Row>, gpus: Option<&[u32]>) -> (Vec<Row>, Verdict) {
+        self.sample_at(f64::NAN, rows, gpus)
+    }
+
+    /// [`Self::sample`] for rows read at `t` (seconds since the UNIX epoch): with a history, each row's numeric
+    /// cells are added to its GPU's series first, and the functions of the history are computed for it.
+    pub fn sample_at(
+        &mut self,
+        t: f64,
+        mut rows: Vec<Row>,
+        gpus: Option<&[u32]>,
+    ) -> (Vec<Row>, Verdict) {
+        if self.history.is_some() {
+            for (i, r) in rows.iter_mut().enumerate() {
+                let gpu = gpus.and_then(|g| g.get(i)).copied().unwrap_or(i as u32);
+                self.record(t, gpu, r);
+            }
+        }
         let until_met = self.until.as_ref().is_some_and(|(e, q)| match q {
             Quantifier::Any => rows.iter().any(|r| e.holds(&r.cells)),
             // Over no rows (a GPU without processes) it holds: "until every
@@ -304,6 +417,115 @@ impl Script {
 }
 
 impl Script {
+    /// Add a row's numeric cells to its GPU's series, then append the derived values (`rate`, `time_to_full`).
+    fn record(&mut self, t: f64, gpu: u32, row: &mut Row) {
+        let Some(history) = self.history.as_mut() else {
+            return;
+        };
+        let key = match self.series.get(&gpu) {
+            Some(k) if row.gpu.as_ref().map_or(true, |g| g.uuid == k.gpu_uuid()) => k,
+            _ => {
+                // Rows name their GPU when a history is kept; without one (a test), the index stands in.
+                let uuid = row
+                    .gpu
+                    .as_ref()
+                    .map_or_else(|| format!("GPU index {gpu}"), |g| g.uuid.clone());
+                self.series.insert(gpu, SeriesKey::Gpu { uuid });
+                let Some(k) = self.series.get(&gpu) else {
+                    return;
+                };
+                k
+            }
+        };
+        for (cell, rec) in row.cells.iter().zip(&self.recorded) {
+            // A number as is (cheap, and not rounded as printed); text only when it reads as one.
+            let number = match cell {
+                Value::Text(_) => cell_number(cell),
+                other => other.as_f64(),
+            };
+            if let (Some((name, scale)), Some(v)) = (rec, number) {
+                history.push(key, name, Point { t, v: v * scale });
+            }
+        }
+        for d in &self.derived {
+            let name = self.infos.get(d.field).map_or("", |f| f.name);
+            let series = history.series(key, name);
+            // Until a series has enough points for a trend, it is not rising: a rate of 0, never full.
+            let young = series.map_or(true, |s| s.len() < 3);
+            let value = match d.func {
+                Func::Rate { .. } if young => Some(0.0),
+                Func::TimeToFull(_) if young => Some(f64::INFINITY),
+                Func::Rate { per_s } => series
+                    .and_then(|s| trend::trend(s, None, &self.trend))
+                    .map(|tr| tr.slope_per_s * per_s),
+                Func::TimeToFull(cap) => {
+                    let cap = match cap {
+                        Capacity::Const(c) => Some(c),
+                        Capacity::Field(f, scale) => {
+                            let k = self.read.iter().position(|&r| r == f);
+                            k.and_then(|k| row.cells.get(k))
+                                .and_then(cell_number)
+                                .map(|v| v * scale)
+                        }
+                    };
+                    match (series, cap) {
+                        (Some(s), Some(c)) => trend::trend(s, Some(c), &self.trend)
+                            .map(|tr| tr.time_to_full_s.unwrap_or(f64::INFINITY)),
+                        _ => None,
+                    }
+                }
+            };
+            row.cells
+                .push(value.map_or(Value::NotAvailable, |value| Value::Float {
+                    value,
+                    decimals: 3,
+                }));
+        }
+    }
+
+    /// The summary table's rows: per GPU its `min`, `max`, `mean`, then (with a history) its `rate/min` (each numeric
+    /// column's growth per minute, in the column's unit) and `time_to_full` (of the columns that fill a capacity:
+    /// a duration when rising steadily, `not rising` otherwise).
+    pub fn summary_rows(&self) -> Vec<Row> {
+        let Some(stats) = &self.summary else {
+            return Vec::new();
+        };
+        stats.rows_with(&|gpu, _sub| self.trend_rows(gpu))
+    }
+
+    fn trend_rows(&self, gpu: u32) -> Vec<Row> {
+        let (Some(history), Some(key)) = (&self.history, self.series.get(&gpu)) else {
+            return Vec::new();
+        };
+        let mut rate = vec![Value::Int(i64::from(gpu)), Value::text("rate/min")];
+        let mut full = vec![Value::Int(i64::from(gpu)), Value::text("time_to_full")];
+        for k in 0..self.shown {
+            let rec = self.recorded.get(k).copied().flatten();
+            let series = rec.and_then(|(name, _)| history.series(key, name));
+            let capacity = rec
+                .and_then(|(name, _)| trend::capacity_field(name))
+                .and_then(|c| history.series(key, c))
+                .and_then(|s| s.last())
+                .map(|p| p.v);
+            let tr = series.and_then(|s| trend::trend(s, capacity, &self.trend));
+            rate.push(match (tr, rec) {
+                (Some(tr), Some((_, scale))) => Value::Float {
+                    value: tr.slope_per_s * 60.0 / scale,
+                    decimals: 2,
+                },
+                _ => Value::NotAvailable,
+            });
+            full.push(match (tr, capacity) {
+                (Some(tr), Some(_)) => match tr.time_to_full_s {
+                    Some(s) => Value::text(trend::format_duration(s)),
+                    None => Value::text("not rising"),
+                },
+                _ => Value::NotAvailable,
+            });
+        }
+        vec![Row::new(rate), Row::new(full)]
+    }
+
     /// How an `--assert` message names a row.
     fn who(&self, i: usize, cells: &[Value], gpus: Option<&[u32]>) -> String {
         if let RowKey::Cells { gpu, sub } = self.key {
@@ -323,6 +545,48 @@ impl Script {
             None => format!("row {}", i + 1),
         }
     }
+}
+
+/// The trend settings from `--trend-window`, `--rising-for` and `--min-rise`.
+pub fn trend_config(
+    window: Option<&str>,
+    rising_for: Option<&str>,
+    min_rise: Option<&str>,
+) -> Result<TrendConfig, NvqError> {
+    let mut cfg = TrendConfig::default();
+    if let Some(w) = window {
+        cfg.window_s = super::parse_duration("--trend-window", w)?.as_secs_f64();
+    }
+    if let Some(r) = rising_for {
+        cfg.min_duration_s = super::parse_duration("--rising-for", r)?.as_secs_f64();
+    }
+    if let Some(m) = min_rise {
+        cfg.min_rise = parse_size(m).ok_or_else(|| {
+            NvqError::Usage(format!(
+                "--min-rise needs a size such as 256MiB or 1GiB, not \"{m}\"."
+            ))
+        })?;
+    }
+    Ok(cfg)
+}
+
+/// A size with its unit (`256MiB`, `1.5GiB`, `0B`; a bare number is MiB), in bytes.
+fn parse_size(s: &str) -> Option<f64> {
+    let s = s.trim();
+    let n = s
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(s.len());
+    let value: f64 = s.get(..n)?.parse().ok()?;
+    let unit = s.get(n..)?.trim();
+    let scale = if unit.is_empty() {
+        1024.0 * 1024.0
+    } else {
+        match super::units::literal_unit(unit) {
+            Some((crate::model::Quantity::Size, scale)) => scale,
+            _ => return None,
+        }
+    };
+    Some(value * scale).filter(|v| v.is_finite())
 }
 
 /// A cell's integer (a GPU index, a PID), 0 when it has none.

@@ -166,13 +166,19 @@ impl Stats {
 
     /// The summary table's rows: `min`, `max`, `mean` for each GPU.
     pub fn rows(&self) -> Vec<Row> {
+        self.rows_with(&|_, _| Vec::new())
+    }
+
+    /// [`Self::rows`], each GPU's (and sub's) three followed by the rows `extra` gives for it.
+    pub fn rows_with(&self, extra: &dyn Fn(u32, u32) -> Vec<Row>) -> Vec<Row> {
         let mut out = Vec::with_capacity(self.gpus.len() * 3);
-        for ((gpu, _), accs) in &self.gpus {
+        for ((gpu, sub), accs) in &self.gpus {
             for (stat, name) in [(Stat::Min, "min"), (Stat::Max, "max"), (Stat::Mean, "mean")] {
                 let mut cells = vec![Value::Int(i64::from(*gpu)), Value::text(name)];
                 cells.extend(accs.iter().map(|a| a.stat(stat)));
                 out.push(Row::new(cells));
             }
+            out.extend(extra(*gpu, *sub));
         }
         out
     }

@@ -5,7 +5,7 @@
 
 use super::gpu::GpuCtx;
 use super::listing::mig_profile;
-use crate::model::gpm::{GpuExtra, InstanceRead};
+use crate::model::gpm::{GpuExtra, InstanceRead, MigDeviceRead};
 use crate::model::NvmlCode;
 use crate::nvml::raw::{self, Dev, GpmSample};
 use crate::nvml::Session;
@@ -111,14 +111,16 @@ impl GpmReader {
     }
 }
 
-/// What the dcgm profile reads of one GPU beside its fields: the minor
-/// number, the GPM metrics `ids`, and, in MIG mode, each GPU instance's
-/// memory and GPM metrics.
+/// What the dcgm and nvidia_gpu_exporter profiles read of one GPU beside
+/// its fields: the minor number, the GPM metrics `ids` (of the GPU itself
+/// only when `own`), and, in MIG mode, each GPU instance's memory, GPM
+/// metrics and MIG devices.
 pub fn extra(
     reader: &mut GpmReader,
     session: &Arc<Session>,
     c: &GpuCtx<'_>,
     ids: &[u32],
+    own: bool,
 ) -> GpuExtra {
     let Ok(d) = c.dev() else {
         return GpuExtra::default();
@@ -126,7 +128,11 @@ pub fn extra(
     let dev = &c.raw();
     let mut out = GpuExtra {
         minor: d.minor_number().ok(),
-        gpm: reader.read(session, dev, ids),
+        gpm: if own {
+            reader.read(session, dev, ids)
+        } else {
+            Vec::new()
+        },
         instances: Vec::new(),
         pcie_replays: super::gpu::get::pcie_replays(c).ok().map(u64::from),
         pcie_kb_per_s: None,
@@ -141,8 +147,25 @@ pub fn extra(
                 .unwrap_or_default(),
             fb_used_bytes: memory.as_ref().map(|x| x.used),
             fb_free_bytes: memory.as_ref().map(|x| x.free),
+            fb_total_bytes: memory.as_ref().map(|x| x.total),
+            fb_reserved_bytes: memory.as_ref().map(|x| x.reserved),
             gpm: reader.read_mig(session, dev, gi, ids),
+            devices: Vec::new(),
         });
+    }
+    if !out.instances.is_empty() {
+        for m in super::listing::mig_devices(d) {
+            let raw = Dev::of(session, &m);
+            let Ok(gi) = raw::gpu_instance_id(&raw) else {
+                continue;
+            };
+            if let Some(i) = out.instances.iter_mut().find(|i| i.gpu_instance_id == gi) {
+                i.devices.push(MigDeviceRead {
+                    uuid: m.uuid().unwrap_or_default(),
+                    compute_instance_id: raw::compute_instance_id(&raw).ok(),
+                });
+            }
+        }
     }
     out
 }

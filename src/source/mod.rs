@@ -16,6 +16,7 @@ pub mod gpm;
 pub mod gpu;
 pub mod list_mode;
 pub mod listing;
+pub mod log;
 pub mod mig;
 pub mod mode;
 pub mod nvlink;

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# What the history costs a loop (not a test): instructions per sample
+# (valgrind callgrind, independent of the machine's load) of
+#   nvq --query-gpu=<20 fields> --format=csv,noheader -lms 100 --count N
+# on 8 simulated GPUs (tests/scenarios/loops_8gpu.toml), without a history,
+# with --summary (a history, no trend per sample), and with
+# --assert 'time_to_full(memory.used) > 0s' (a history and a trend per GPU
+# per sample, the costliest use). Each figure is the difference between a
+# run of B and one of A samples, divided by B - A, which leaves out start-up;
+# the history keeps A points per series (--history A), so from sample A on
+# the series are full and the trend reads a whole window of A points (the
+# trend's cost grows with A; the default --history is 3600).
+#
+#   benches/history_bench.sh [A] [B]      (defaults 10 30; HIST=N sets --history)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+A=${1:-10}
+B=${2:-30}
+export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$PWD/target}
+cargo build --quiet --release --bin nvq
+cargo build --quiet --release -p nvml-sim
+BIN=$CARGO_TARGET_DIR/release/nvq
+LIB=$CARGO_TARGET_DIR/release/libnvml_sim.so
+F=index,name,uuid,pci.bus_id,pstate,temperature.gpu,temperature.memory,utilization.gpu,utilization.memory
+F=$F,memory.total,memory.used,memory.free,memory.reserved,power.draw,power.limit,clocks.current.graphics
+F=$F,clocks.current.sm,clocks.current.memory,clocks.current.video,fan.speed
+export NVML_SIM_SCENARIO=tests/scenarios/loops_8gpu.toml
+HIST=${HIST:-3600}
+refs() { # COUNT ARGS...
+  local n=$1; shift
+  local out; out=$(mktemp)
+  valgrind --tool=callgrind --callgrind-out-file=/dev/null "$BIN" --nvml-lib "$LIB" --query-gpu=$F \
+    --format=csv,noheader -lms 100 --count "$n" --history "$HIST" "$@" 2>"$out" >/dev/null || true
+  grep -o 'refs: *[0-9,]*' "$out" | tail -1 | tr -dc 0-9
+  rm -f "$out"
+}
+per() { # NAME ARGS...
+  local name=$1; shift
+  local a b; a=$(refs "$A" "$@"); b=$(refs "$B" "$@")
+  echo "$name: $(( (b - a) / (B - A) )) instructions per sample"
+}
+per "no history" 
+per "--summary (history)" --summary
+per "--assert time_to_full (history + trend)" --assert 'time_to_full(memory.used) > 0s'

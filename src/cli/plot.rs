@@ -1,0 +1,33 @@
+//! `nvq plot`'s options.
+
+/// `nvq plot LOG -o OUT`: a log nvq wrote, drawn over time.
+#[derive(clap::Args, Debug, Clone, Default)]
+#[command(
+    about = "nvq: draw a log nvq wrote (-f, CSV or NDJSON) as SVG or PNG: memory and utilization over time per GPU \
+             and process, peaks, totals, leaks with their time to full.",
+    after_help = "Example: nvq --query-gpu=timestamp,index,memory.used,memory.total,utilization.gpu --format=csv \
+                  -l 1 -f run.csv; then nvq plot run.csv -o run.svg"
+)]
+pub struct PlotArgs {
+    /// The log: CSV (with or without units; its header and a timestamp column needed) or NDJSON.
+    #[arg(value_name = "LOG")]
+    pub log: std::path::PathBuf,
+    /// The picture to write, .svg or .png (replaced whole; default: LOG with .svg).
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<std::path::PathBuf>,
+    /// A field to draw (repeat it or give a comma list); default: memory used and utilization.
+    #[arg(long = "field", value_name = "FIELD", value_delimiter = ',')]
+    pub fields: Vec<String>,
+    /// The picture's width in pixels (400 to 8000).
+    #[arg(long, value_name = "PIXELS", default_value_t = 1200)]
+    pub width: u32,
+    /// Measure each series' trend over its last DURATION (default 10m).
+    #[arg(long = "trend-window", value_name = "DURATION")]
+    pub trend_window: Option<String>,
+    /// A series must have been rising for DURATION to be drawn as a leak (default 5m).
+    #[arg(long = "rising-for", value_name = "DURATION")]
+    pub rising_for: Option<String>,
+    /// ... and have risen by at least SIZE over the window (default 256MiB).
+    #[arg(long = "min-rise", value_name = "SIZE")]
+    pub min_rise: Option<String>,
+}

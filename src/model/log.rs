@@ -1,0 +1,62 @@
+//! A log nvq wrote with `-f` (CSV with or without units, or NDJSON), read
+//! back as a table of numbers over time: what `nvq plot` draws.
+
+/// One column of the log.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LogColumn {
+    /// The field's name as the header or the JSON key spells it (`memory.used`).
+    pub name: String,
+    /// The unit its numbers are in (`MiB`, `%`), from the header or the field table.
+    pub unit: Option<String>,
+    /// One of that unit in the quantity's base unit (MiB: 1048576), so that cells hold base units.
+    pub scale: f64,
+}
+
+/// A cell of the log.
+#[derive(Clone, Debug, PartialEq)]
+pub enum LogCell {
+    /// A number, in the column's base unit.
+    Num(f64),
+    Text(String),
+    /// `[N/A]`, an error token, `null` or an empty cell.
+    Missing,
+}
+
+/// One row of the log: when it was read, and its cells in column order.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LogRow {
+    /// Seconds since the UNIX epoch, reading the timestamp as UTC (nvq writes local time; only differences matter).
+    pub t: f64,
+    pub cells: Vec<LogCell>,
+}
+
+/// Which of nvq's formats the log is in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LogFormat {
+    Csv,
+    Ndjson,
+}
+
+/// A whole log.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Log {
+    pub format: LogFormat,
+    pub columns: Vec<LogColumn>,
+    pub rows: Vec<LogRow>,
+    /// The first row's timestamp as written, for the time axis.
+    pub start: String,
+}
+
+impl Log {
+    /// The position of a column, by name.
+    pub fn column(&self, name: &str) -> Option<usize> {
+        self.columns.iter().position(|c| c.name == name)
+    }
+
+    /// Does the column hold a number in at least one row?
+    pub fn is_numeric(&self, k: usize) -> bool {
+        self.rows
+            .iter()
+            .any(|r| matches!(r.cells.get(k), Some(LogCell::Num(_))))
+    }
+}
