@@ -386,7 +386,7 @@ end
 
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_nvq_global_optspecs
-    string join \n query-gpu= query-supported-clocks= query-compute-apps= query-accounted-apps= query-retired-pages= query-remapped-rows= format= i/id= f/filename= l/loop= loop-ms= count= where= assert= until= until-all= timeout= summary q/query d/display= x/xml-format dtd u/unit L/list-gpus version help-query-gpu help-query-supported-clocks help-query-compute-apps help-query-accounted-apps help-query-retired-pages help-query-remapped-rows nvml-lib= simulate h/help
+    string join \n query-gpu= query-supported-clocks= query-compute-apps= query-accounted-apps= query-retired-pages= query-remapped-rows= format= i/id= f/filename= l/loop= loop-ms= count= where= assert= until= until-all= timeout= summary history= trend-window= rising-for= min-rise= q/query d/display= x/xml-format dtd u/unit L/list-gpus version help-query-gpu help-query-supported-clocks help-query-compute-apps help-query-accounted-apps help-query-retired-pages help-query-remapped-rows nvml-lib= simulate h/help
 end
 
 function __fish_nvq_needs_command
@@ -427,6 +427,10 @@ complete -c nvq -n "__fish_nvq_needs_command" -l assert -d 'nvq: check every row
 complete -c nvq -n "__fish_nvq_needs_command" -l until -d 'nvq: loop (every second unless -l/-lms is given) until EXPR holds for at least one row' -r
 complete -c nvq -n "__fish_nvq_needs_command" -l until-all -d 'nvq: like --until, but EXPR must hold for every row' -r
 complete -c nvq -n "__fish_nvq_needs_command" -l timeout -d 'nvq: give up waiting for --until after DURATION (500ms, 30s, 5m, 1h) and exit 21' -r
+complete -c nvq -n "__fish_nvq_needs_command" -l history -d 'nvq: keep the last N samples of each GPU for rate(), time_to_full() and --summary\'s trends (default 3600)' -r
+complete -c nvq -n "__fish_nvq_needs_command" -l trend-window -d 'nvq: measure rate() and time_to_full() over the last DURATION of the history (default 10m)' -r
+complete -c nvq -n "__fish_nvq_needs_command" -l rising-for -d 'nvq: a value must have been rising for DURATION to count as rising steadily (default 5m)' -r
+complete -c nvq -n "__fish_nvq_needs_command" -l min-rise -d 'nvq: ... and have risen by at least SIZE over the window (default 256MiB)' -r
 complete -c nvq -n "__fish_nvq_needs_command" -s d -l display -d 'With -q: only these sections (MEMORY, UTILIZATION, ECC, TEMPERATURE, POWER, CLOCK, ...; any case)' -r -f -a "MEMORY\t''
 UTILIZATION\t''
 ECC\t''
@@ -472,6 +476,7 @@ complete -c nvq -n "__fish_nvq_needs_command" -f -a "nvlink" -d 'Show each GPU\'
 complete -c nvq -n "__fish_nvq_needs_command" -f -a "serve" -d 'nvq: serve the GPUs\' metrics over HTTP for Prometheus (an exporter)'
 complete -c nvq -n "__fish_nvq_needs_command" -f -a "mig" -d 'List MIG\'s GPU and compute instances and their profiles (read-only)'
 complete -c nvq -n "__fish_nvq_needs_command" -f -a "top" -d 'nvq: an interactive view of the GPUs and their processes, with history curves'
+complete -c nvq -n "__fish_nvq_needs_command" -f -a "plot" -d 'nvq: draw a log nvq wrote as SVG or PNG: memory and utilization over time, peaks, totals, leaks'
 complete -c nvq -n "__fish_nvq_needs_command" -f -a "dmon" -d 'Scrolling per-GPU monitor: one line per GPU per sample'
 complete -c nvq -n "__fish_nvq_needs_command" -f -a "pmon" -d 'Scrolling per-process monitor: one line per process per GPU per sample'
 complete -c nvq -n "__fish_nvq_using_subcommand mem" -s i -l id -d 'GPUs: index, UUID, PCI bus id or serial; comma list allowed' -r
@@ -485,6 +490,10 @@ complete -c nvq -n "__fish_nvq_using_subcommand mem" -l assert -d 'nvq: check ev
 complete -c nvq -n "__fish_nvq_using_subcommand mem" -l until -d 'nvq: loop (every second unless -l/-lms is given) until EXPR holds for at least one row' -r
 complete -c nvq -n "__fish_nvq_using_subcommand mem" -l until-all -d 'nvq: like --until, but EXPR must hold for every row' -r
 complete -c nvq -n "__fish_nvq_using_subcommand mem" -l timeout -d 'nvq: give up waiting for --until after DURATION (500ms, 30s, 5m, 1h) and exit 21' -r
+complete -c nvq -n "__fish_nvq_using_subcommand mem" -l history -d 'nvq: keep the last N samples of each GPU for rate(), time_to_full() and --summary\'s trends (default 3600)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand mem" -l trend-window -d 'nvq: measure rate() and time_to_full() over the last DURATION of the history (default 10m)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand mem" -l rising-for -d 'nvq: a value must have been rising for DURATION to count as rising steadily (default 5m)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand mem" -l min-rise -d 'nvq: ... and have risen by at least SIZE over the window (default 256MiB)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand mem" -l nvml-lib -d 'nvq: load this NVML library instead of libnvidia-ml.so.1' -r -F
 complete -c nvq -n "__fish_nvq_using_subcommand mem" -l summary -d 'nvq: when the run ends, print each GPU\'s (pmon: each process\'s) min, max and mean of every column'
 complete -c nvq -n "__fish_nvq_using_subcommand mem" -l simulate -d 'nvq: load the NVML simulator installed next to nvq (no GPU needed)'
@@ -500,6 +509,10 @@ complete -c nvq -n "__fish_nvq_using_subcommand ps" -l assert -d 'nvq: check eve
 complete -c nvq -n "__fish_nvq_using_subcommand ps" -l until -d 'nvq: loop (every second unless -l/-lms is given) until EXPR holds for at least one row' -r
 complete -c nvq -n "__fish_nvq_using_subcommand ps" -l until-all -d 'nvq: like --until, but EXPR must hold for every row' -r
 complete -c nvq -n "__fish_nvq_using_subcommand ps" -l timeout -d 'nvq: give up waiting for --until after DURATION (500ms, 30s, 5m, 1h) and exit 21' -r
+complete -c nvq -n "__fish_nvq_using_subcommand ps" -l history -d 'nvq: keep the last N samples of each GPU for rate(), time_to_full() and --summary\'s trends (default 3600)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand ps" -l trend-window -d 'nvq: measure rate() and time_to_full() over the last DURATION of the history (default 10m)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand ps" -l rising-for -d 'nvq: a value must have been rising for DURATION to count as rising steadily (default 5m)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand ps" -l min-rise -d 'nvq: ... and have risen by at least SIZE over the window (default 256MiB)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand ps" -l nvml-lib -d 'nvq: load this NVML library instead of libnvidia-ml.so.1' -r -F
 complete -c nvq -n "__fish_nvq_using_subcommand ps" -l summary -d 'nvq: when the run ends, print each GPU\'s (pmon: each process\'s) min, max and mean of every column'
 complete -c nvq -n "__fish_nvq_using_subcommand ps" -l simulate -d 'nvq: load the NVML simulator installed next to nvq (no GPU needed)'
@@ -515,6 +528,10 @@ complete -c nvq -n "__fish_nvq_using_subcommand busy" -l assert -d 'nvq: check e
 complete -c nvq -n "__fish_nvq_using_subcommand busy" -l until -d 'nvq: loop (every second unless -l/-lms is given) until EXPR holds for at least one row' -r
 complete -c nvq -n "__fish_nvq_using_subcommand busy" -l until-all -d 'nvq: like --until, but EXPR must hold for every row' -r
 complete -c nvq -n "__fish_nvq_using_subcommand busy" -l timeout -d 'nvq: give up waiting for --until after DURATION (500ms, 30s, 5m, 1h) and exit 21' -r
+complete -c nvq -n "__fish_nvq_using_subcommand busy" -l history -d 'nvq: keep the last N samples of each GPU for rate(), time_to_full() and --summary\'s trends (default 3600)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand busy" -l trend-window -d 'nvq: measure rate() and time_to_full() over the last DURATION of the history (default 10m)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand busy" -l rising-for -d 'nvq: a value must have been rising for DURATION to count as rising steadily (default 5m)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand busy" -l min-rise -d 'nvq: ... and have risen by at least SIZE over the window (default 256MiB)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand busy" -l nvml-lib -d 'nvq: load this NVML library instead of libnvidia-ml.so.1' -r -F
 complete -c nvq -n "__fish_nvq_using_subcommand busy" -l summary -d 'nvq: when the run ends, print each GPU\'s (pmon: each process\'s) min, max and mean of every column'
 complete -c nvq -n "__fish_nvq_using_subcommand busy" -l simulate -d 'nvq: load the NVML simulator installed next to nvq (no GPU needed)'
@@ -530,6 +547,10 @@ complete -c nvq -n "__fish_nvq_using_subcommand wait" -l assert -d 'nvq: check e
 complete -c nvq -n "__fish_nvq_using_subcommand wait" -l until -d 'nvq: loop (every second unless -l/-lms is given) until EXPR holds for at least one row' -r
 complete -c nvq -n "__fish_nvq_using_subcommand wait" -l until-all -d 'nvq: like --until, but EXPR must hold for every row' -r
 complete -c nvq -n "__fish_nvq_using_subcommand wait" -l timeout -d 'nvq: give up waiting for --until after DURATION (500ms, 30s, 5m, 1h) and exit 21' -r
+complete -c nvq -n "__fish_nvq_using_subcommand wait" -l history -d 'nvq: keep the last N samples of each GPU for rate(), time_to_full() and --summary\'s trends (default 3600)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand wait" -l trend-window -d 'nvq: measure rate() and time_to_full() over the last DURATION of the history (default 10m)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand wait" -l rising-for -d 'nvq: a value must have been rising for DURATION to count as rising steadily (default 5m)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand wait" -l min-rise -d 'nvq: ... and have risen by at least SIZE over the window (default 256MiB)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand wait" -l nvml-lib -d 'nvq: load this NVML library instead of libnvidia-ml.so.1' -r -F
 complete -c nvq -n "__fish_nvq_using_subcommand wait" -l summary -d 'nvq: when the run ends, print each GPU\'s (pmon: each process\'s) min, max and mean of every column'
 complete -c nvq -n "__fish_nvq_using_subcommand wait" -l simulate -d 'nvq: load the NVML simulator installed next to nvq (no GPU needed)'
@@ -595,6 +616,15 @@ complete -c nvq -n "__fish_nvq_using_subcommand top" -l nvml-lib -d 'nvq: load t
 complete -c nvq -n "__fish_nvq_using_subcommand top" -l once -d 'Print one frame as plain text and exit (for bug reports and scripts)'
 complete -c nvq -n "__fish_nvq_using_subcommand top" -l simulate -d 'nvq: load the NVML simulator installed next to nvq (no GPU needed)'
 complete -c nvq -n "__fish_nvq_using_subcommand top" -s h -l help -d 'Print help'
+complete -c nvq -n "__fish_nvq_using_subcommand plot" -s o -l output -d 'The picture to write, .svg or .png (replaced whole; default: LOG with .svg)' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand plot" -l field -d 'A field to draw (repeat it or give a comma list); default: memory used and utilization' -r
+complete -c nvq -n "__fish_nvq_using_subcommand plot" -l width -d 'The picture\'s width in pixels (400 to 8000)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand plot" -l trend-window -d 'Measure each series\' trend over its last DURATION (default 10m)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand plot" -l rising-for -d 'A series must have been rising for DURATION to be drawn as a leak (default 5m)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand plot" -l min-rise -d '... and have risen by at least SIZE over the window (default 256MiB)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand plot" -l nvml-lib -d 'nvq: load this NVML library instead of libnvidia-ml.so.1' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand plot" -l simulate -d 'nvq: load the NVML simulator installed next to nvq (no GPU needed)'
+complete -c nvq -n "__fish_nvq_using_subcommand plot" -s h -l help -d 'Print help'
 complete -c nvq -n "__fish_nvq_using_subcommand dmon" -s i -l id -d 'GPUs to watch: index, UUID or PCI bus id; comma list allowed' -r
 complete -c nvq -n "__fish_nvq_using_subcommand dmon" -s d -l delay -d 'Seconds between samples (default 1)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand dmon" -s l -l loop -d 'nvq: seconds between samples, as the queries spell it (same as -d)' -r
@@ -610,6 +640,10 @@ complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l assert -d 'nvq: check e
 complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l until -d 'nvq: loop (every second unless -l/-lms is given) until EXPR holds for at least one row' -r
 complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l until-all -d 'nvq: like --until, but EXPR must hold for every row' -r
 complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l timeout -d 'nvq: give up waiting for --until after DURATION (500ms, 30s, 5m, 1h) and exit 21' -r
+complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l history -d 'nvq: keep the last N samples of each GPU for rate(), time_to_full() and --summary\'s trends (default 3600)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l trend-window -d 'nvq: measure rate() and time_to_full() over the last DURATION of the history (default 10m)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l rising-for -d 'nvq: a value must have been rising for DURATION to count as rising steadily (default 5m)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l min-rise -d 'nvq: ... and have risen by at least SIZE over the window (default 256MiB)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l gpm-metrics -d 'GPM metrics to add, by NVML metric id, comma-separated without spaces (Hopper and later)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l nvml-lib -d 'nvq: load this NVML library instead of libnvidia-ml.so.1' -r -F
 complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l summary -d 'nvq: when the run ends, print each GPU\'s (pmon: each process\'s) min, max and mean of every column'
@@ -628,6 +662,10 @@ complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l assert -d 'nvq: check e
 complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l until -d 'nvq: loop (every second unless -l/-lms is given) until EXPR holds for at least one row' -r
 complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l until-all -d 'nvq: like --until, but EXPR must hold for every row' -r
 complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l timeout -d 'nvq: give up waiting for --until after DURATION (500ms, 30s, 5m, 1h) and exit 21' -r
+complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l history -d 'nvq: keep the last N samples of each GPU for rate(), time_to_full() and --summary\'s trends (default 3600)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l trend-window -d 'nvq: measure rate() and time_to_full() over the last DURATION of the history (default 10m)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l rising-for -d 'nvq: a value must have been rising for DURATION to count as rising steadily (default 5m)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l min-rise -d 'nvq: ... and have risen by at least SIZE over the window (default 256MiB)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand pmon" -s d -l delay -d 'Seconds between samples, 1 to 10 (default 1).' -r
 complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l nvml-lib -d 'nvq: load this NVML library instead of libnvidia-ml.so.1' -r -F
 complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l summary -d 'nvq: when the run ends, print each GPU\'s (pmon: each process\'s) min, max and mean of every column'
