@@ -12,10 +12,11 @@
 
 mod auth;
 pub mod collect;
+mod conn;
 pub mod web_config;
 
 use crate::error::NvqError;
-use crate::render::exporter::{self, Profile};
+use crate::render::exporter::{self, Health, Profile};
 use collect::{Collector, Form};
 use http_body_util::Full;
 use hyper::body::{Bytes, Incoming};
@@ -30,14 +31,25 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use std::convert::Infallible;
 use std::io::Write;
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use tokio::sync::{watch, Semaphore};
+use tokio::sync::watch;
 
 /// The largest request head accepted (request line and headers), in bytes.
 pub const MAX_HEAD: usize = 16 * 1024;
-/// How long a stopping server waits for its open connections.
-pub const DRAIN: Duration = Duration::from_secs(10);
+/// How long a stopping server waits for its open connections. Scrapes in
+/// progress answer within [`collect::STOP_GRACE`] of the stop, so nvq exits
+/// within this bound of SIGTERM whatever NVML is doing.
+pub const DRAIN: Duration = Duration::from_secs(2);
+/// The shortest scrape timeout a scraper can ask for: the loops' shortest
+/// deadline ([`crate::schedule::deadline::MIN_LIMIT`]).
+pub const MIN_SCRAPE_TIMEOUT: Duration = crate::schedule::deadline::MIN_LIMIT;
+/// The kernel's send and receive buffers of each connection (the kernel
+/// doubles them for its bookkeeping): an answer larger than the send buffer
+/// waits for its client to read, under the write timeout.
+pub const SEND_BUFFER: usize = 128 * 1024;
+pub const RECV_BUFFER: usize = 32 * 1024;
 /// A scrape's time limit when the scraper does not send one
 /// (`X-Prometheus-Scrape-Timeout-Seconds`), and the most it may ask for.
 pub const DEFAULT_SCRAPE_TIMEOUT: Duration = Duration::from_secs(10);
@@ -48,6 +60,8 @@ pub struct Config {
     pub telemetry_path: String,
     pub profile: Profile,
     pub read_timeout: Duration,
+    /// How long an answer may wait for its client to read it.
+    pub write_timeout: Duration,
     pub max_connections: usize,
     /// `--web.config.file`'s TLS, if any.
     pub tls: Option<Arc<tokio_rustls::rustls::ServerConfig>>,
@@ -83,7 +97,22 @@ pub fn run(
         collector,
         auth,
     });
-    runtime.block_on(serve(listener, app))
+    let done = runtime.block_on(serve(listener, app));
+    // Threads still in a call (a bcrypt check, say) are not waited for.
+    runtime.shutdown_background();
+    done
+}
+
+/// Counts events and says which to log: the 1st, 2nd, 4th, 8th, ...
+#[derive(Default)]
+struct LogRate(AtomicU64);
+
+impl LogRate {
+    /// `Some(n)` when the n-th event is one to log.
+    fn hit(&self) -> Option<u64> {
+        let n = self.0.fetch_add(1, Ordering::Relaxed) + 1;
+        n.is_power_of_two().then_some(n)
+    }
 }
 
 async fn serve(listener: std::net::TcpListener, app: Arc<App>) -> Result<(), NvqError> {
@@ -92,14 +121,20 @@ async fn serve(listener: std::net::TcpListener, app: Arc<App>) -> Result<(), Nvq
     listener
         .set_nonblocking(true)
         .map_err(|e| io("cannot listen", e))?;
+    // Accepted sockets inherit these: what one connection can pin in the
+    // kernel is bounded whatever its client does.
+    let sock = socket2::SockRef::from(&listener);
+    let _ = sock.set_send_buffer_size(SEND_BUFFER);
+    let _ = sock.set_recv_buffer_size(RECV_BUFFER);
     let listener =
         tokio::net::TcpListener::from_std(listener).map_err(|e| io("cannot listen", e))?;
     let mut term = signal(SignalKind::terminate()).map_err(|e| io("cannot catch SIGTERM", e))?;
     let mut int = signal(SignalKind::interrupt()).map_err(|e| io("cannot catch SIGINT", e))?;
     let max = app.config.max_connections;
-    let permits = Arc::new(Semaphore::new(max));
+    let conns = Arc::new(conn::Table::new(max));
     let (stop, stopped) = watch::channel(false);
-    let mut refused: u64 = 0;
+    let refused = Arc::new(LogRate::default());
+    let tls_failed = Arc::new(LogRate::default());
     let why = loop {
         let accepted = tokio::select! {
             _ = term.recv() => break "SIGTERM",
@@ -116,47 +151,72 @@ async fn serve(listener: std::net::TcpListener, app: Arc<App>) -> Result<(), Nvq
                 continue;
             }
         };
-        let Ok(permit) = Arc::clone(&permits).try_acquire_owned() else {
-            refused += 1;
-            // One line per power of two, not one per refused connection.
-            if refused.is_power_of_two() {
-                log(&format!(
-                    "connection limit ({max}) reached: closed a connection from {peer} ({refused} so far)"
-                ));
+        let entry = match conns.admit() {
+            conn::Admitted::Yes(entry) => entry,
+            conn::Admitted::Evicted(entry, victim) => {
+                if let Some(n) = refused.hit() {
+                    log(&format!(
+                        "connection limit ({max}) reached: closed the connection from {victim} that had stalled \
+                         longest, for one from {peer} ({n} so far)"
+                    ));
+                }
+                entry
             }
-            drop(stream);
-            continue;
+            conn::Admitted::No => {
+                // One line per power of two, not one per refused connection.
+                if let Some(n) = refused.hit() {
+                    log(&format!(
+                        "connection limit ({max}) reached: closed a connection from {peer} ({n} so far)"
+                    ));
+                }
+                drop(stream);
+                continue;
+            }
         };
+        entry.set_peer(peer);
         let app = Arc::clone(&app);
         let stopped = stopped.clone();
+        let conns = Arc::clone(&conns);
+        let tls_failed = Arc::clone(&tls_failed);
         let tls = app.config.tls.clone().map(tokio_rustls::TlsAcceptor::from);
         tokio::spawn(async move {
             let _ = stream.set_nodelay(true);
-            match tls {
-                None => connection(stream, app, stopped).await,
-                Some(acceptor) => {
-                    // The handshake is bounded like a request head.
-                    let limit = app.config.read_timeout;
-                    match tokio::time::timeout(limit, acceptor.accept(stream)).await {
-                        Ok(Ok(tls)) => connection(tls, app, stopped).await,
-                        Ok(Err(e)) => log(&format!("TLS handshake with {peer} failed: {e}")),
-                        Err(_) => log(&format!("TLS handshake with {peer} timed out")),
+            let stream = conn::Guarded::new(stream, Arc::clone(&entry), app.config.write_timeout);
+            let evicted = entry.evicted();
+            tokio::pin!(evicted);
+            tokio::select! {
+                _ = &mut evicted => {}
+                _ = async {
+                    match tls {
+                        None => connection(stream, &entry, app, stopped).await,
+                        Some(acceptor) => {
+                            // The handshake is bounded like a request head.
+                            let limit = app.config.read_timeout;
+                            let failed = |what: String| {
+                                if let Some(n) = tls_failed.hit() {
+                                    log(&format!("TLS handshake with {peer} {what} ({n} so far)"));
+                                }
+                            };
+                            match tokio::time::timeout(limit, acceptor.accept(stream)).await {
+                                Ok(Ok(tls)) => connection(tls, &entry, app, stopped).await,
+                                Ok(Err(e)) => failed(format!("failed: {e}")),
+                                Err(_) => failed("timed out".to_string()),
+                            }
+                        }
                     }
-                }
+                } => {}
             }
-            drop(permit);
+            conns.remove(&entry);
         });
     };
     drop(listener);
     log(&format!(
-        "{why}: no longer accepting; finishing open requests"
+        "{why}: no longer accepting; finishing open requests (at most {} s)",
+        DRAIN.as_secs()
     ));
+    app.collector.stop();
     let _ = stop.send(true);
-    let all = u32::try_from(max).unwrap_or(u32::MAX);
-    if tokio::time::timeout(DRAIN, permits.acquire_many(all))
-        .await
-        .is_err()
-    {
+    if tokio::time::timeout(DRAIN, conns.empty()).await.is_err() {
         log("some connections were still open after the drain period; closing them");
     }
     log("stopped");
@@ -165,14 +225,28 @@ async fn serve(listener: std::net::TcpListener, app: Arc<App>) -> Result<(), Nvq
 
 /// Serve one connection until it closes, its client is too slow, or the
 /// server stops (then the request in progress is finished first).
-async fn connection<S>(stream: S, app: Arc<App>, mut stopped: watch::Receiver<bool>)
-where
+async fn connection<S>(
+    stream: S,
+    entry: &Arc<conn::Entry>,
+    app: Arc<App>,
+    mut stopped: watch::Receiver<bool>,
+) where
     S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
 {
     let read_timeout = app.config.read_timeout;
+    let busy = Arc::clone(entry);
     let service = service_fn(move |req| {
-        let app = Arc::clone(&app);
-        async move { Ok::<_, Infallible>(app.handle(req).await) }
+        let (app, busy) = (Arc::clone(&app), Arc::clone(&busy));
+        async move {
+            // While a request is being answered, the connection is not
+            // stalled. (Taken when hyper first polls the answer: a request
+            // hyper has read but not yet started answering, because the
+            // answer before it waits for its client, is not.)
+            let guard = busy.busy();
+            let r = app.handle(req).await;
+            drop(guard);
+            Ok::<_, Infallible>(r)
+        }
     });
     let mut builder = http1::Builder::new();
     builder
@@ -233,22 +307,16 @@ impl App {
         let timeout = scrape_timeout(req);
         // Nine tenths of the time for the GPUs, the rest for the answer.
         let deadline = arrived + timeout * 9 / 10;
-        let waited = tokio::time::timeout_at((arrived + timeout * 19 / 20).into(), async {
-            self.collector.sample(arrived, deadline).await
-        })
-        .await;
-        let sample = match waited {
-            Ok(s) => s,
-            Err(_) => {
-                self.collector.note_timeout();
-                log(&format!(
-                    "a scrape ran out of its {:.3} s waiting for a collection",
-                    timeout.as_secs_f64()
-                ));
-                None
-            }
+        let sample = self.collector.sample(arrived, deadline).await;
+        if sample.late > 0 {
+            self.collector.note_timeout();
+        }
+        // This scrape's own late and lost GPUs, the counters of all.
+        let health = Health {
+            late_gpus: sample.late,
+            lost_gpus: sample.lost,
+            ..self.collector.health()
         };
-        let health = self.collector.health();
         let accept = req
             .headers()
             .get(hyper::header::ACCEPT)
@@ -272,16 +340,19 @@ impl App {
         };
         // Scrapes served from one collection with the same health get the
         // same bytes: built (and compressed) once, then shared.
-        let cached = sample.as_ref().and_then(|s| s.answer(&health, form));
+        let cached = sample.answer(&health, form);
         let (body, gzip) = match cached {
             Some(body) => (body, gzip),
             None => {
-                let mut body =
-                    Vec::with_capacity(sample.as_ref().map_or(0, |s| s.body.len()) + 2048);
-                if let Some(s) = &sample {
-                    body.extend_from_slice(&s.body);
-                }
-                exporter::render_health(self.config.profile, &health, sample.is_some(), &mut body);
+                let mut body = Vec::with_capacity(sample.body.len() + 2048);
+                body.extend_from_slice(&sample.body);
+                exporter::render_health(
+                    self.config.profile,
+                    &health,
+                    true,
+                    &sample.states,
+                    &mut body,
+                );
                 let body = if om {
                     exporter::openmetrics(&body)
                 } else {
@@ -293,13 +364,11 @@ impl App {
                     None => (body, false),
                 };
                 let body = Bytes::from(body);
-                if let Some(s) = &sample {
-                    let form = Form {
-                        openmetrics: om,
-                        gzip,
-                    };
-                    s.remember(health, form, body.clone());
-                }
+                let form = Form {
+                    openmetrics: om,
+                    gzip,
+                };
+                sample.remember(health, form, body.clone());
                 (body, gzip)
             }
         };
@@ -345,7 +414,8 @@ fn compress(body: &[u8]) -> Option<Vec<u8>> {
 }
 
 /// The scrape's time limit: Prometheus's `X-Prometheus-Scrape-Timeout-Seconds`,
-/// else [`DEFAULT_SCRAPE_TIMEOUT`]; at most [`MAX_SCRAPE_TIMEOUT`].
+/// else [`DEFAULT_SCRAPE_TIMEOUT`]; from [`MIN_SCRAPE_TIMEOUT`] to
+/// [`MAX_SCRAPE_TIMEOUT`].
 fn scrape_timeout<B>(req: &Request<B>) -> Duration {
     req.headers()
         .get("x-prometheus-scrape-timeout-seconds")
@@ -353,7 +423,7 @@ fn scrape_timeout<B>(req: &Request<B>) -> Duration {
         .and_then(|v| v.trim().parse::<f64>().ok())
         .filter(|s| s.is_finite() && *s > 0.0)
         .map_or(DEFAULT_SCRAPE_TIMEOUT, |s| {
-            Duration::from_secs_f64(s.min(MAX_SCRAPE_TIMEOUT.as_secs_f64()))
+            Duration::from_secs_f64(s.min(MAX_SCRAPE_TIMEOUT.as_secs_f64())).max(MIN_SCRAPE_TIMEOUT)
         })
 }
 
@@ -446,6 +516,8 @@ mod tests {
         assert_eq!(scrape_timeout(&req(Some("-1"))), DEFAULT_SCRAPE_TIMEOUT);
         assert_eq!(scrape_timeout(&req(Some("NaN"))), DEFAULT_SCRAPE_TIMEOUT);
         assert_eq!(scrape_timeout(&req(Some("1e9"))), MAX_SCRAPE_TIMEOUT);
+        assert_eq!(scrape_timeout(&req(Some("1e-9"))), MIN_SCRAPE_TIMEOUT);
+        assert_eq!(scrape_timeout(&req(Some("0.01"))), MIN_SCRAPE_TIMEOUT);
     }
 
     #[test]
