@@ -1766,3 +1766,160 @@ fn tls_handshake_failures_are_logged_at_a_bounded_rate() {
         .count();
     assert!((1..=12).contains(&lines), "{lines} TLS log lines");
 }
+
+/// Item 6: a startup call that hangs (the driver or CUDA version) does not
+/// keep serve from listening: /healthz says which call is late (503), and
+/// SIGTERM in that phase exits 0 at once.
+#[test]
+fn a_hung_startup_call_is_reported_and_sigterm_still_exits_0() {
+    for function in [
+        "nvmlSystemGetDriverVersion",
+        "nvmlSystemGetCudaDriverVersion",
+    ] {
+        let mut text = SIM_HEAD.to_string();
+        text.push_str(&format!(
+            "\n[[fault]]\nfunction = \"{function}\"\ndelay_ms = 60000\n"
+        ));
+        text.push_str(&h100(0, 1 << 30));
+        let sc = write_scenario(&text);
+        let t0 = Instant::now();
+        let mut server = Server::start(sc.path(), &["--query-gpu=memory.used"]);
+        assert!(
+            t0.elapsed() < Duration::from_secs(10),
+            "{function}: listened after {:?}",
+            t0.elapsed()
+        );
+        let (status, _, body) = server.get("/healthz", "");
+        assert_eq!(status, 503, "{function}: {body}");
+        assert!(body.contains("nvmlSystemGet"), "{function}: {body}");
+        assert_eq!(server.get("/metrics", "").0, 503);
+        sigterm(&server);
+        let (code, took) = wait_exit(&mut server, Duration::from_secs(10));
+        assert_eq!(code, Some(0), "{function}");
+        assert!(
+            took < Duration::from_secs(2),
+            "{function}: exited {took:?} after SIGTERM"
+        );
+    }
+}
+
+/// Item 6: SIGTERM while the startup hangs, before nvq listens: exit 0,
+/// not the 143 of an unhandled signal.
+#[test]
+fn sigterm_before_listening_exits_0() {
+    let mut text = SIM_HEAD.to_string();
+    text.push_str("\n[[fault]]\nfunction = \"nvmlSystemGetDriverVersion\"\ndelay_ms = 60000\n");
+    text.push_str(&h100(0, 1 << 30));
+    let sc = write_scenario(&text);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_nvq"))
+        .env_remove("NVQ_NVML_LIB")
+        .env("NVML_SIM_SCENARIO", sc.path())
+        .arg("--nvml-lib")
+        .arg(sim_lib())
+        .args(["serve", "--web.listen-address=127.0.0.1:0"])
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(600));
+    let pid = child.id().to_string();
+    assert!(Command::new("kill")
+        .args(["-TERM", &pid])
+        .status()
+        .unwrap()
+        .success());
+    let t0 = Instant::now();
+    let code = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s.code();
+        }
+        if t0.elapsed() > Duration::from_secs(10) {
+            let _ = child.kill();
+            panic!("nvq serve did not stop");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(code, Some(0));
+}
+
+/// GPU 1's identity calls hang for a minute; GPU 0 is selected by UUID,
+/// full PCI bus id or serial.
+fn hung_unselected_gpu() -> tempfile::NamedTempFile {
+    let mut text = SIM_HEAD.to_string();
+    text.push_str(&h100(0, 1 << 30));
+    text.push_str("serial = \"1650000000000\"\n");
+    text.push_str(&h100(1, 2 << 30));
+    text.push_str("serial = \"1650000000001\"\n");
+    for f in [
+        "nvmlDeviceGetUUID",
+        "nvmlDeviceGetSerial",
+        "nvmlDeviceGetPciInfo_v3",
+        "nvmlDeviceGetName",
+    ] {
+        text.push_str(&delay(f, 60_000));
+    }
+    write_scenario(&text)
+}
+
+const GPU0_IDS: [&str; 3] = [
+    "GPU-00000000-0000-4000-8000-000000000000",
+    "00000000:01:00.0",
+    "1650000000000",
+];
+
+/// Item 6: `-i <UUID | bus id | serial>` with a hung GPU that is not
+/// selected: a query loop starts and prints its rows.
+#[test]
+fn a_hung_unselected_gpu_does_not_stall_a_loop_selected_by_uuid_bus_id_or_serial() {
+    let sc = hung_unselected_gpu();
+    for id in GPU0_IDS {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_nvq"))
+            .env_remove("NVQ_NVML_LIB")
+            .env("NVML_SIM_SCENARIO", sc.path())
+            .arg("--nvml-lib")
+            .arg(sim_lib())
+            .args([
+                "--query-gpu=index,memory.used",
+                "--format=csv,noheader",
+                "-i",
+                id,
+            ])
+            .args(["-lms", "200", "--count", "2"])
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let t0 = Instant::now();
+        while child.try_wait().unwrap().is_none() {
+            if t0.elapsed() > Duration::from_secs(8) {
+                let _ = child.kill();
+                panic!("-i {id}: the loop did not finish");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let out = child.wait_with_output().unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(text.lines().count(), 2, "-i {id}: {text}");
+        assert!(
+            text.lines().all(|l| l.starts_with("0, 1024 MiB")),
+            "-i {id}: {text}"
+        );
+    }
+}
+
+/// Item 6: the same for serve.
+#[test]
+fn a_hung_unselected_gpu_does_not_stall_serve_selected_by_uuid() {
+    let sc = hung_unselected_gpu();
+    let server = Server::start(sc.path(), &["--query-gpu=memory.used", "-i", GPU0_IDS[0]]);
+    assert_eq!(server.get("/healthz", "").0, 200);
+    let body = server.metrics();
+    assert_eq!(
+        value(&body, "nvq_memory_used_bytes", &uuid_label(0)),
+        Some((1u64 << 30) as f64),
+        "{body}"
+    );
+    assert_eq!(
+        value(&body, "nvq_memory_used_bytes", &uuid_label(1)),
+        None,
+        "{body}"
+    );
+}
