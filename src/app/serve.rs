@@ -21,11 +21,11 @@ pub struct ServePlan {
     /// The `--query-compute-apps` fields, for a profile with process families.
     pub app_fields: Option<Vec<usize>>,
     pub interval: Duration,
-    pub config: serve::Config,
 }
 
 impl ServePlan {
-    pub fn from_args(s: &ServeArgs) -> Result<Self, NvqError> {
+    /// The plan, and the server's configuration.
+    pub fn from_args(s: &ServeArgs) -> Result<(Self, serve::Config), NvqError> {
         let profile = Profile::parse(&s.profile)?;
         let mode = QueryMode::GPU;
         let fields = match (&s.query_gpu, profile.default_fields()) {
@@ -70,21 +70,24 @@ impl ServePlan {
             }
             None => (None, Vec::new()),
         };
-        Ok(ServePlan {
+        let config = serve::Config {
+            telemetry_path: path.clone(),
             profile,
-            fields,
-            app_fields,
-            interval,
-            config: serve::Config {
-                telemetry_path: path.clone(),
+            read_timeout,
+            write_timeout,
+            max_connections,
+            tls: web.0,
+            users: web.1,
+        };
+        Ok((
+            ServePlan {
                 profile,
-                read_timeout,
-                write_timeout,
-                max_connections,
-                tls: web.0,
-                users: web.1,
+                fields,
+                app_fields,
+                interval,
             },
-        })
+            config,
+        ))
     }
 }
 
@@ -98,46 +101,71 @@ fn columns(mode: QueryMode, fields: &[usize], major: u32) -> Vec<Column> {
         .collect()
 }
 
-/// Run the exporter until SIGTERM or SIGINT.
+/// Run the exporter until SIGTERM or SIGINT. The port is bound first; the
+/// startup (NVML, `-i`, the versions, the workers) runs on a thread of its
+/// own, so a hung startup call neither keeps nvq from answering `/healthz`
+/// nor from stopping.
 pub fn run(args: &Args, s: &ServeArgs) -> Result<(), NvqError> {
     if !args.queries.is_empty() || args.format.is_some() || args.filename.is_some() {
         return Err(NvqError::InvalidCombination);
     }
-    let plan = ServePlan::from_args(s)?;
-    let session = Arc::new(Session::open(&args.lib_source())?);
-    let id = s.id.as_deref().or(args.id.as_deref());
-    let devices = select::select(&session, id)?;
-    let selected = devices.clone();
-    let count = session.device_count().unwrap_or(0);
+    let (plan, config) = ServePlan::from_args(s)?;
+    let (listener, local) = serve::bind(&s.listen_address)?;
+    let lib = args.lib_source();
+    let id = s.id.clone().or_else(|| args.id.clone());
+    let profile_name = s.profile.clone();
+    let startup: serve::Startup = Box::new(move |progress| {
+        progress.step("nvmlInit and nvmlSystemGetDriverVersion");
+        let session = Arc::new(Session::open(&lib)?);
+        progress.step("-i: looking the GPUs up");
+        let devices = select::select(&session, id.as_deref())?;
+        progress.step("nvmlDeviceGetCount");
+        let count = session.device_count().unwrap_or(0);
+        progress.step("nvmlSystemGetCudaDriverVersion");
+        let cuda_version = crate::nvml::raw::cuda_driver_version(&session)
+            .map(crate::render::listing::cuda_version)
+            .unwrap_or_default();
+        progress.step("starting the GPU workers");
+        let collector = collector(&session, devices, &plan, count, cuda_version)?;
+        Ok((
+            collector.0,
+            format!("profile {profile_name}, {} GPU(s)", collector.1),
+        ))
+    });
+    serve::run(listener, local, config, startup)
+}
+
+/// The collector of the selected GPUs, and how many there are.
+fn collector(
+    session: &Arc<Session>,
+    devices: Vec<u32>,
+    plan: &ServePlan,
+    count: u32,
+    cuda_version: String,
+) -> Result<(collect::Collector, usize), NvqError> {
     let major = session.driver_major();
     let gpu_columns = columns(QueryMode::GPU, &plan.fields, major);
     let app_columns = plan
         .app_fields
         .as_deref()
         .map(|f| columns(QueryMode::COMPUTE_APPS, f, major));
-    let cuda_version = crate::nvml::raw::cuda_driver_version(&session)
-        .map(crate::render::listing::cuda_version)
-        .unwrap_or_default();
     let hostname = std::fs::read_to_string("/proc/sys/kernel/hostname")
         .map(|h| h.trim().to_string())
         .unwrap_or_default();
-    let reads = reads(&session, &devices, &plan, count);
+    let reads = reads(session, &devices, plan, count);
     let late = LateRows::new(QueryMode::GPU, &plan.fields, count);
     let gpus = devices.len();
+    let selected = devices.clone();
     let assemble = assemble(late, devices);
     let xid = Arc::new(source::xid::XidCounts::default());
     if plan.profile.reads_energy_and_xid() {
-        source::xid::watch(
-            Arc::clone(&session),
-            selected.clone(),
-            Arc::clone(&xid),
-            serve::log,
-        )
-        .map_err(|e| {
-            NvqError::Serve(format!(
-                "cannot start the thread that counts XID errors: {e}"
-            ))
-        })?;
+        source::xid::watch(Arc::clone(session), selected, Arc::clone(&xid), serve::log).map_err(
+            |e| {
+                NvqError::Serve(format!(
+                    "cannot start the thread that counts XID errors: {e}"
+                ))
+            },
+        )?;
     }
     let profile = plan.profile;
     let render: collect::RenderFn = Arc::new(move |c: &collect::Collected| {
@@ -157,17 +185,7 @@ pub fn run(args: &Args, s: &ServeArgs) -> Result<(), NvqError> {
         collect::Collector::new(reads, plan.interval, assemble, render).map_err(|e| {
             NvqError::Serve(format!("cannot start the threads that read the GPUs: {e}"))
         })?;
-    let (listener, local) = serve::bind(&s.listen_address)?;
-    let scheme = if plan.config.tls.is_some() {
-        "https"
-    } else {
-        "http"
-    };
-    serve::log(&format!(
-        "listening on {scheme}://{local}{} (profile {}, {} GPU(s))",
-        plan.config.telemetry_path, s.profile, gpus
-    ));
-    serve::run(listener, plan.config, collector)
+    Ok((collector, gpus))
 }
 
 /// One read per GPU: its `--query-gpu` row and, for a profile with

@@ -32,7 +32,7 @@ use std::convert::Infallible;
 use std::io::Write;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex as StdMutex, OnceLock, PoisonError};
 use std::time::{Duration, Instant};
 use tokio::sync::watch;
 
@@ -77,30 +77,123 @@ pub fn log(msg: &str) {
 
 struct App {
     config: Config,
-    collector: Collector,
+    /// Set once the startup (NVML, `-i`, the workers) is done.
+    ready: OnceLock<Collector>,
+    progress: Arc<Progress>,
     auth: auth::Checker,
 }
 
-/// Serve on `listener` until SIGTERM or SIGINT.
+/// What the startup is doing: the step it is in and since when, for
+/// `/healthz` while it has not finished.
+pub struct Progress(StdMutex<(&'static str, Instant)>);
+
+impl Progress {
+    fn new() -> Self {
+        Progress(StdMutex::new(("starting", Instant::now())))
+    }
+
+    /// The startup begins `what` (an NVML call, or a step of calls).
+    pub fn step(&self, what: &'static str) {
+        *self.0.lock().unwrap_or_else(PoisonError::into_inner) = (what, Instant::now());
+    }
+
+    fn now(&self) -> (&'static str, Duration) {
+        let (what, since) = *self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        (what, since.elapsed())
+    }
+}
+
+/// The startup, run on a thread of its own: opens NVML, resolves `-i`,
+/// starts the workers, and returns the collector and the words that
+/// describe what is served ("profile nvq, 8 GPU(s)").
+pub type Startup = Box<dyn FnOnce(&Progress) -> Result<(Collector, String), NvqError> + Send>;
+
+/// How long the server waits for the startup before it listens anyway
+/// (then `/healthz` says which call is late, and `/metrics` answers 503).
+pub const STARTUP_WAIT: Duration = Duration::from_secs(2);
+
+/// Run `startup`, then serve on `listener` until SIGTERM or SIGINT, which
+/// are answered from the start (exit 0, even while the startup hangs in
+/// NVML).
 pub fn run(
     listener: std::net::TcpListener,
+    local: SocketAddr,
     config: Config,
-    collector: Collector,
+    startup: Startup,
 ) -> Result<(), NvqError> {
+    use tokio::signal::unix::{signal, SignalKind};
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|e| NvqError::Serve(format!("cannot start the runtime: {e}")))?;
+    let io = |what: &str, e: std::io::Error| NvqError::Serve(format!("{what}: {e}"));
+    let signals = {
+        let _in = runtime.enter();
+        let term = signal(SignalKind::terminate()).map_err(|e| io("cannot catch SIGTERM", e))?;
+        let int = signal(SignalKind::interrupt()).map_err(|e| io("cannot catch SIGINT", e))?;
+        (term, int)
+    };
+    let progress = Arc::new(Progress::new());
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    let p = Arc::clone(&progress);
+    std::thread::Builder::new()
+        .name("nvq-startup".into())
+        .spawn(move || {
+            let _ = tx.send(startup(&p));
+        })
+        .map_err(|e| io("cannot start the startup thread", e))?;
     let auth = auth::Checker::new(config.users.clone());
     let app = Arc::new(App {
         config,
-        collector,
+        ready: OnceLock::new(),
+        progress,
         auth,
     });
-    let done = runtime.block_on(serve(listener, app));
-    // Threads still in a call (a bcrypt check, say) are not waited for.
+    let done = runtime.block_on(serve(listener, local, app, signals, rx));
+    // Threads still in a call (NVML, a bcrypt check) are not waited for.
     runtime.shutdown_background();
     done
+}
+
+type StartupResult = tokio::sync::oneshot::Receiver<Result<(Collector, String), NvqError>>;
+type Signals = (tokio::signal::unix::Signal, tokio::signal::unix::Signal);
+
+/// Wait for the startup, at most [`STARTUP_WAIT`] (a signal ends the wait:
+/// `Err(None)`), then say that nvq listens.
+async fn started(
+    app: &App,
+    local: SocketAddr,
+    signals: &mut Signals,
+    rx: &mut StartupResult,
+) -> Result<bool, Option<NvqError>> {
+    let scheme = if app.config.tls.is_some() {
+        "https"
+    } else {
+        "http"
+    };
+    let path = &app.config.telemetry_path;
+    tokio::select! {
+        r = tokio::time::timeout(STARTUP_WAIT, &mut *rx) => match r {
+            Ok(Ok(Ok((collector, what)))) => {
+                let _ = app.ready.set(collector);
+                log(&format!("listening on {scheme}://{local}{path} ({what})"));
+                Ok(true)
+            }
+            Ok(Ok(Err(e))) => Err(Some(e)),
+            Ok(Err(_)) => Err(Some(NvqError::Serve("the startup thread ended".into()))),
+            Err(_) => {
+                let (step, took) = app.progress.now();
+                log(&format!(
+                    "listening on {scheme}://{local}{path} (still starting: {step} has taken {:.1} s; /metrics \
+                     answers 503 until it is done)",
+                    took.as_secs_f64()
+                ));
+                Ok(false)
+            }
+        },
+        _ = signals.0.recv() => { log("SIGTERM during startup: stopped"); Err(None) }
+        _ = signals.1.recv() => { log("SIGINT during startup: stopped"); Err(None) }
+    }
 }
 
 /// Counts events and says which to log: the 1st, 2nd, 4th, 8th, ...
@@ -115,8 +208,18 @@ impl LogRate {
     }
 }
 
-async fn serve(listener: std::net::TcpListener, app: Arc<App>) -> Result<(), NvqError> {
-    use tokio::signal::unix::{signal, SignalKind};
+async fn serve(
+    listener: std::net::TcpListener,
+    local: SocketAddr,
+    app: Arc<App>,
+    mut signals: Signals,
+    mut startup: StartupResult,
+) -> Result<(), NvqError> {
+    let mut ready = match started(&app, local, &mut signals, &mut startup).await {
+        Ok(ready) => ready,
+        Err(None) => return Ok(()),
+        Err(Some(e)) => return Err(e),
+    };
     let io = |what: &str, e: std::io::Error| NvqError::Serve(format!("{what}: {e}"));
     listener
         .set_nonblocking(true)
@@ -128,8 +231,6 @@ async fn serve(listener: std::net::TcpListener, app: Arc<App>) -> Result<(), Nvq
     let _ = sock.set_recv_buffer_size(RECV_BUFFER);
     let listener =
         tokio::net::TcpListener::from_std(listener).map_err(|e| io("cannot listen", e))?;
-    let mut term = signal(SignalKind::terminate()).map_err(|e| io("cannot catch SIGTERM", e))?;
-    let mut int = signal(SignalKind::interrupt()).map_err(|e| io("cannot catch SIGINT", e))?;
     let max = app.config.max_connections;
     let conns = Arc::new(conn::Table::new(max));
     let (stop, stopped) = watch::channel(false);
@@ -137,8 +238,21 @@ async fn serve(listener: std::net::TcpListener, app: Arc<App>) -> Result<(), Nvq
     let tls_failed = Arc::new(LogRate::default());
     let why = loop {
         let accepted = tokio::select! {
-            _ = term.recv() => break "SIGTERM",
-            _ = int.recv() => break "SIGINT",
+            _ = signals.0.recv() => break "SIGTERM",
+            _ = signals.1.recv() => break "SIGINT",
+            r = &mut startup, if !ready => {
+                ready = true;
+                match r {
+                    Ok(Ok((collector, what))) => {
+                        let (step, took) = app.progress.now();
+                        log(&format!("ready ({what}; the last step, {step}, took {:.1} s)", took.as_secs_f64()));
+                        let _ = app.ready.set(collector);
+                        continue;
+                    }
+                    Ok(Err(e)) => return Err(e),
+                    Err(_) => return Err(NvqError::Serve("the startup thread ended".into())),
+                }
+            }
             a = listener.accept() => a,
         };
         let (stream, peer) = match accepted {
@@ -214,7 +328,9 @@ async fn serve(listener: std::net::TcpListener, app: Arc<App>) -> Result<(), Nvq
         "{why}: no longer accepting; finishing open requests (at most {} s)",
         DRAIN.as_secs()
     ));
-    app.collector.stop();
+    if let Some(c) = app.ready.get() {
+        c.stop();
+    }
     let _ = stop.send(true);
     if tokio::time::timeout(DRAIN, conns.empty()).await.is_err() {
         log("some connections were still open after the drain period; closing them");
@@ -296,10 +412,30 @@ impl App {
             );
             r
         } else if path == "/healthz" {
-            text(StatusCode::OK, "ok\n")
+            if self.ready.get().is_some() {
+                text(StatusCode::OK, "ok\n")
+            } else {
+                self.starting()
+            }
         } else {
             text(StatusCode::NOT_FOUND, "Not found.\n")
         }
+    }
+
+    /// 503 while the startup has not finished, saying which step is late.
+    fn starting(&self) -> Response<Full<Bytes>> {
+        let (step, took) = self.progress.now();
+        let body = format!(
+            "starting: {step} has taken {:.1} s and has not answered yet\n",
+            took.as_secs_f64()
+        );
+        let mut r = Response::new(Full::new(Bytes::from(body)));
+        *r.status_mut() = StatusCode::SERVICE_UNAVAILABLE;
+        r.headers_mut().insert(
+            CONTENT_TYPE,
+            HeaderValue::from_static("text/plain; charset=utf-8"),
+        );
+        r
     }
 
     async fn metrics(&self, req: &Request<Incoming>) -> Response<Full<Bytes>> {
@@ -307,15 +443,18 @@ impl App {
         let timeout = scrape_timeout(req);
         // Nine tenths of the time for the GPUs, the rest for the answer.
         let deadline = arrived + timeout * 9 / 10;
-        let sample = self.collector.sample(arrived, deadline).await;
+        let Some(collector) = self.ready.get() else {
+            return self.starting();
+        };
+        let sample = collector.sample(arrived, deadline).await;
         if sample.late > 0 {
-            self.collector.note_timeout();
+            collector.note_timeout();
         }
         // This scrape's own late and lost GPUs, the counters of all.
         let health = Health {
             late_gpus: sample.late,
             lost_gpus: sample.lost,
-            ..self.collector.health()
+            ..collector.health()
         };
         let accept = req
             .headers()
