@@ -1,14 +1,17 @@
 //! `nvq serve`'s HTTP server: hyper's HTTP/1.1 connection on a tokio
-//! runtime of one thread (collections run on blocking threads, see
-//! [`collect`]).
+//! runtime of one thread (the GPUs are read on one thread each, see
+//! [`collect`]; the startup runs on a thread of its own).
 //!
 //! Requests are bounded: the request head must fit in [`MAX_HEAD`] bytes
 //! and arrive within the read timeout (hyper answers 431 or closes the
-//! connection), at most `max_connections` are open at once (one more is
-//! closed as soon as it is accepted), and only GET and HEAD are served
-//! (405 otherwise). A request body is never read. SIGTERM or SIGINT stops
-//! accepting, lets the open connections finish their request (at most
-//! [`DRAIN`]) and returns.
+//! connection), an answer must be read within the write timeout, a
+//! connection is answered one request at a time with capped kernel buffers,
+//! at most `max_connections` are open at once (a new one takes the place of
+//! the longest-stalled one, see [`conn`], else it is closed), and only GET
+//! and HEAD are served (405 otherwise). A request body is never read.
+//! SIGTERM or SIGINT stops accepting, lets the scrapes in progress answer
+//! (within [`collect::STOP_GRACE`]), waits for open connections at most
+//! [`DRAIN`] and returns.
 
 mod auth;
 pub mod collect;
