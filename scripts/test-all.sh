@@ -24,3 +24,6 @@ scripts/clients-check.sh
 # The Debian package: built, checked by lintian, installed, used from the
 # installed paths and removed (root only; says why when it skips).
 scripts/deb-check.sh
+# The wheel: built with maturin, checked by auditwheel, installed with pip,
+# pipx and uv tool, used from the installed paths and uninstalled.
+scripts/wheel-check.sh

@@ -2,13 +2,14 @@
 
 mod mig;
 mod nvlink;
+pub mod plan;
 pub mod serve;
 mod topo;
 
 use crate::cli::{self, Args};
 use crate::error::NvqError;
 use crate::model::{Column, FieldKind, GpuIdent, NvmlCode, Row, Value};
-use crate::nvml::{select, Session};
+use crate::nvml::Session;
 use crate::output::{Sink, SinkMode};
 use crate::render::{self, FormatSpec};
 use crate::schedule::deadline;
@@ -16,6 +17,7 @@ use crate::schedule::{self as looping, End, Flow, Schedule};
 use crate::script::{self, Script, Verdict};
 use crate::source::{self, QueryMode, Request};
 use crate::Personality;
+use plan::Common;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -37,9 +39,10 @@ pub struct QueryPlan {
 
 impl QueryPlan {
     /// Validate everything about a query before NVML is touched.
-    pub fn from_args(args: &Args, mode: QueryMode, list: &str) -> Result<Self, NvqError> {
+    pub fn from_args(common: &Common<'_>, mode: QueryMode, list: &str) -> Result<Self, NvqError> {
         let fields = mode.resolve(list)?;
-        let format = match args.format.as_deref() {
+        let format = match common.format {
+            Some(f) if common.personality == Personality::Nvq => FormatSpec::parse_lenient(f)?,
             Some(f) => FormatSpec::parse(f)?,
             None => {
                 return Err(NvqError::Usage(format!(
@@ -48,14 +51,14 @@ impl QueryPlan {
                 )))
             }
         };
-        let script = Script::new(mode, &fields, args.script_flags())?;
-        check_summary_format(args.script.summary, Some(format))?;
-        let interval = loop_interval(args)?.or_else(|| {
+        let script = Script::new(mode, &fields, common.script)?;
+        check_summary_format(common.script.summary, Some(format))?;
+        let interval = common.interval.or_else(|| {
             script
                 .needs_loop()
                 .then_some(script::run::UNTIL_DEFAULT_INTERVAL)
         });
-        let count = loop_count(args, interval)?;
+        let count = loop_count(common, interval)?;
         Ok(QueryPlan {
             mode,
             fields,
@@ -67,20 +70,9 @@ impl QueryPlan {
     }
 }
 
-/// `-l[SEC]` / `-lms MS`: the loop interval, if any (both at once is an
-/// invalid combination).
-fn loop_interval(args: &Args) -> Result<Option<Duration>, NvqError> {
-    match (&args.loop_sec, &args.loop_ms) {
-        (Some(_), Some(_)) => Err(NvqError::InvalidCombination),
-        (Some(s), None) => cli::parse_loop_sec(s).map(Some),
-        (None, Some(ms)) => cli::parse_loop_ms(ms).map(Some),
-        (None, None) => Ok(None),
-    }
-}
-
 /// `--count N`, which needs a loop.
-fn loop_count(args: &Args, interval: Option<Duration>) -> Result<Option<u64>, NvqError> {
-    let count = args.count.as_deref().map(cli::parse_count).transpose()?;
+fn loop_count(common: &Common<'_>, interval: Option<Duration>) -> Result<Option<u64>, NvqError> {
+    let count = common.count;
     if count.is_some() && interval.is_none() {
         return Err(NvqError::Usage(
             "--count needs a loop: add -l/--loop=SEC or -lms/--loop-ms=MS.".into(),
@@ -101,60 +93,70 @@ pub fn run_as(args: &Args, personality: Personality) -> Result<(), NvqError> {
         let mut sink = Sink::stdout();
         return sink.write(render::field_help::render(mode.option(), &mode.fields()).as_bytes());
     }
-    let queries = &args.queries;
     if let Some(command) = &args.command {
-        // The monitors take their own options; nvq's top-level ones (but the
-        // NVML library) do not combine with them. topo, nvlink and mig check
-        // theirs themselves (`--format=json` is theirs too).
-        let monitor = matches!(command, cli::Command::Dmon(_) | cli::Command::Pmon(_));
-        if monitor
-            && (!queries.is_empty() || args.format.is_some() || args.list_gpus || args.version)
-        {
-            return Err(NvqError::InvalidCombination);
-        }
+        // The shared options, wherever they stand (see `plan`).
+        let common = Common::for_command(args, command, personality)?;
         return match command {
-            cli::Command::Dmon(a) => dmon::run(a, args.lib_source(), personality),
-            cli::Command::Pmon(a) => pmon::run(a, args.lib_source()),
-            cli::Command::Topo(t) => topo::run(args, t),
-            cli::Command::Nvlink(n) => nvlink::run(args, n),
-            cli::Command::Mig(m) => mig::run(args, m),
-            cli::Command::Serve(s) => serve::run(args, s),
+            cli::Command::Dmon(a) => dmon::run(a, &common),
+            cli::Command::Pmon(a) => pmon::run(a, &common),
+            cli::Command::Topo(t) => topo::run(&common, t),
+            cli::Command::Nvlink(n) => nvlink::run(&common, n),
+            cli::Command::Mig(m) => mig::run(&common, m),
+            cli::Command::Serve(s) => serve::run(&common, s),
         };
     }
+    let queries = &args.queries;
+    let common = Common::top(args, personality)?;
     if queries.len() > 1 {
-        return Err(NvqError::InvalidCombination);
+        return Err(NvqError::Conflict(
+            "give one --query-* option at a time (run nvq once per mode).".into(),
+        ));
+    }
+    if queries.is_empty() && common.script.any() {
+        return Err(NvqError::Usage(
+            "the scripting flags (--where, --assert, --until, --summary) need a query \
+             (--query-gpu=...), dmon or pmon."
+                .into(),
+        ));
     }
     if args.version || args.list_gpus {
         if !queries.is_empty() || args.format.is_some() || (args.version && args.list_gpus) {
-            return Err(NvqError::InvalidCombination);
+            return Err(NvqError::Conflict(
+                "-L/--list-gpus and --version print fixed text: each alone, without a query or --format."
+                    .into(),
+            ));
         }
-        return run_listing(args, personality);
+        return run_listing(args, &common);
     }
     if report::wanted(args) {
-        return report::run(args);
+        return report::run(args, &common);
     }
     if let Some((mode, list)) = queries.first() {
-        let plan = QueryPlan::from_args(args, *mode, list)?;
-        return run_query(args, &plan);
+        let plan = QueryPlan::from_args(&common, *mode, list)?;
+        return run_query(&common, &plan);
     }
     if args.format.is_some() {
-        return Err(NvqError::InvalidCombination);
+        return Err(NvqError::Conflict(
+            "--format needs something to format: a query such as --query-gpu=index,memory.used, \
+             or dmon, pmon, topo, mig, -q."
+                .into(),
+        ));
     }
-    run_summary(args, personality)
+    run_summary(&common)
 }
 
 /// No query option: print nvidia-smi's summary table (again every `-l`
 /// interval). In a loop every part of the table is read under the sample's
 /// deadline, as the query modes' rows are; a GPU that misses it shows
 /// `N/A` in its box and no processes (see `source::smi_table::Part`).
-fn run_summary(args: &Args, personality: Personality) -> Result<(), NvqError> {
-    let interval = loop_interval(args)?;
-    let count = loop_count(args, interval)?;
-    let session = Arc::new(Session::open(&args.lib_source())?);
-    let devices = select::select(&session, args.id.as_deref())?;
-    let mut sink = Sink::open(args.filename.as_deref())?;
-    let colour = personality == Personality::Nvq
-        && crate::output::terminal::stdout_colour(args.filename.is_some());
+fn run_summary(common: &Common<'_>) -> Result<(), NvqError> {
+    let interval = common.interval;
+    let count = loop_count(common, interval)?;
+    let session = Arc::new(common.session()?);
+    let devices = common.gpus(&session)?;
+    let mut sink = common.sink(SinkMode::Append)?;
+    let colour = common.personality == Personality::Nvq
+        && crate::output::terminal::stdout_colour(common.filename.is_some());
     let parts = source::smi_table::Part::count(devices.len());
     let workers = interval.and_then(|_| {
         let jobs = (0..parts)
@@ -200,7 +202,7 @@ fn run_summary(args: &Args, personality: Personality) -> Result<(), NvqError> {
     looping::drive(schedule, &mut sink, &mut tables).map(|_| ())
 }
 
-fn run_query(args: &Args, plan: &QueryPlan) -> Result<(), NvqError> {
+fn run_query(common: &Common<'_>, plan: &QueryPlan) -> Result<(), NvqError> {
     let mode = if plan.format.kind.replaces_file() {
         SinkMode::ReplaceEachSample
     } else {
@@ -209,11 +211,11 @@ fn run_query(args: &Args, plan: &QueryPlan) -> Result<(), NvqError> {
     // A file replaced per sample is checked (and a device, FIFO or socket
     // refused) before NVML is touched; nothing is written to it yet.
     let replaced = match mode {
-        SinkMode::ReplaceEachSample => Some(Sink::open_with(args.filename.as_deref(), mode)?),
+        SinkMode::ReplaceEachSample => Some(common.sink(mode)?),
         SinkMode::Append => None,
     };
-    let session = Arc::new(Session::open(&args.lib_source())?);
-    let devices = select::select(&session, args.id.as_deref())?;
+    let session = Arc::new(common.session()?);
+    let devices = common.gpus(&session)?;
     let count = session.device_count().unwrap_or(0);
     let major = session.driver_major();
     let infos = plan.mode.fields();
@@ -225,9 +227,9 @@ fn run_query(args: &Args, plan: &QueryPlan) -> Result<(), NvqError> {
         .collect();
     let mut sink = match replaced {
         Some(sink) => sink,
-        None => Sink::open_with(args.filename.as_deref(), mode)?,
+        None => common.sink(mode)?,
     };
-    let colour = crate::output::terminal::stdout_colour(args.filename.is_some());
+    let colour = crate::output::terminal::stdout_colour(common.filename.is_some());
     let mut fmt = plan.format.formatter_with(colour);
     let ident = fmt.needs_gpu_ident();
     let schedule = Schedule {
@@ -278,14 +280,14 @@ fn run_query(args: &Args, plan: &QueryPlan) -> Result<(), NvqError> {
         let gpus = plan.mode.row_per_gpu().then_some(devices.as_slice());
         Ok(apply_script(&mut script, rows, gpus, &mut failed))
     })?;
-    let timeout = args.script.timeout.as_deref();
+    let timeout = common.timeout;
     let run = ScriptRun {
         end,
         failed,
         count: plan.count,
         timeout,
     };
-    finish_script(&script, run, &columns, plan.format, &mut sink)
+    finish_script(&script, run, &columns, plan.format)
 }
 
 /// `--summary` needs a run to summarise: a Prometheus scrape has none.
@@ -327,14 +329,13 @@ struct ScriptRun<'a> {
     timeout: Option<&'a str>,
 }
 
-/// After a scripted loop: the `--summary` table, then the exit status of
-/// `--assert` and `--until`.
+/// After a scripted loop: the `--summary` table (on stderr), then the exit
+/// status of `--assert` and `--until`.
 fn finish_script(
     script: &Script,
     run: ScriptRun<'_>,
     columns: &[Column],
     format: FormatSpec,
-    sink: &mut Sink,
 ) -> Result<(), NvqError> {
     if run.end == End::OutputClosed {
         return Ok(());
@@ -351,7 +352,15 @@ fn finish_script(
         fmt.begin(&cols, &mut buf);
         fmt.sample(&cols, &summary.rows(), &mut buf);
         fmt.finish(&cols, &mut buf);
-        sink.write(&buf)?;
+        // On stderr: the data (stdout or the -f file) stays one table that
+        // a CSV or JSON reader takes as it is.
+        use std::io::Write;
+        std::io::stderr()
+            .write_all(&buf)
+            .map_err(|source| NvqError::Output {
+                path: "standard error".into(),
+                source,
+            })?;
     }
     if let Some(msg) = run.failed {
         return Err(NvqError::AssertFailed(msg));
@@ -455,18 +464,18 @@ impl LateRows {
 /// `--version` and `-L/--list-gpus`, both read through NVML. `--version`
 /// is nvidia-smi's banner as `nvidia-smi`, and starts with nvq's own
 /// version as `nvq`.
-fn run_listing(args: &Args, personality: Personality) -> Result<(), NvqError> {
-    let session = Session::open(&args.lib_source())?;
+fn run_listing(args: &Args, common: &Common<'_>) -> Result<(), NvqError> {
+    let session = common.session()?;
     let text = if args.version {
         let versions = source::listing::versions(&session);
-        match personality {
+        match common.personality {
             Personality::NvidiaSmi => render::listing::render_version(&versions),
             Personality::Nvq => render::listing::render_nvq_version(&versions),
         }
     } else {
-        let devices = select::select(&session, args.id.as_deref())?;
+        let devices = common.gpus(&session)?;
         render::listing::render_list(&source::listing::gpus(&session, &devices))
     };
-    let mut sink = Sink::open(args.filename.as_deref())?;
+    let mut sink = common.sink(SinkMode::Append)?;
     sink.write(text.as_bytes())
 }

@@ -96,8 +96,10 @@ impl ExitCode {
 pub enum NvqError {
     /// An unknown field in a `--query-*` list. nvidia-smi follows the line
     /// with an empty line (captures/50).
+    /// The second part: the nearest names, "did you mean ...?" (stderr,
+    /// see [`NvqError::hint`]).
     #[error("Field \"{0}\" is not a valid field to query.\n\n")]
-    InvalidField(String),
+    InvalidField(String, Option<String>),
 
     /// An argument nvidia-smi does not know.
     #[error("ERROR: Option {0} is not recognized. Please run 'nvidia-smi -h' for help.\n")]
@@ -118,6 +120,11 @@ pub enum NvqError {
     /// Options that cannot be used together, or `--format` without a query.
     #[error("Invalid combination of input arguments. Please run 'nvidia-smi -h' for help.\n")]
     InvalidCombination,
+
+    /// [`NvqError::InvalidCombination`] with the reason nvq gives under
+    /// its own name (nvidia-smi's text is the same).
+    #[error("Invalid combination of input arguments. Please run 'nvidia-smi -h' for help.\n")]
+    Conflict(String),
 
     /// A wrong combination that nvidia-smi explains in its own words (for
     /// example `topo -m -i 0`); the text is nvidia-smi's, without a prefix.
@@ -183,11 +190,12 @@ pub enum NvqError {
 impl NvqError {
     pub fn exit_code(&self) -> ExitCode {
         match self {
-            NvqError::InvalidField(_)
+            NvqError::InvalidField(..)
             | NvqError::UnknownOption(_)
             | NvqError::NotImplemented(_)
             | NvqError::ChangesState(_)
             | NvqError::InvalidCombination
+            | NvqError::Conflict(_)
             | NvqError::Refused(_)
             | NvqError::Usage(_) => ExitCode::InvalidArgument,
             NvqError::MissingValue(_) => ExitCode::Other,
@@ -205,13 +213,56 @@ impl NvqError {
         }
     }
 
-    /// The line nvq adds after the message (never in nvidia-smi mode, whose
-    /// output stays nvidia-smi's): why the NVML library did not load.
-    pub fn nvq_note(&self) -> Option<String> {
-        match self {
-            NvqError::LibraryNotFound { detail } if !detail.is_empty() => {
-                Some(format!("nvq: {detail}\n"))
+    /// The exit code as the `personality` gives it: under its own name nvq
+    /// exits 2 for every usage error, a missing option value included
+    /// (nvidia-smi exits 255 there).
+    pub fn exit_code_as(&self, personality: crate::Personality) -> ExitCode {
+        match (self, personality) {
+            (NvqError::MissingValue(_), crate::Personality::Nvq) => ExitCode::InvalidArgument,
+            _ => self.exit_code(),
+        }
+    }
+
+    /// The message as nvq prints it under its own name: nvq's words and
+    /// nvq's help where nvidia-smi's text would point at `nvidia-smi -h`
+    /// or give nvidia-smi's advice; `hint` (a "did you mean") follows.
+    pub fn nvq_text(&self, hint: Option<&str>) -> String {
+        const HELP: &str = "run 'nvq --help' for nvq's options";
+        if matches!(self, NvqError::InvalidField(..)) && hint.is_none() {
+            // nvidia-smi's own text for a field, kept: scripts look for it.
+            return self.to_string();
+        }
+        let text = match self {
+            NvqError::UnknownOption(o) => format!("nvq: unknown option or word {o}; {HELP}."),
+            NvqError::MissingValue(o) => format!("nvq: option {o} needs a value; {HELP}."),
+            NvqError::InvalidCombination => {
+                format!("nvq: these options do not go together; {HELP}.")
             }
+            NvqError::Conflict(why) => format!("nvq: {why}"),
+            NvqError::LibraryNotFound { detail } => {
+                let why = if detail.is_empty() {
+                    "nvq: cannot load the NVML library (libnvidia-ml.so.1).".to_string()
+                } else {
+                    format!("nvq: {detail}")
+                };
+                format!(
+                    "{why}\nnvq reads GPUs through libnvidia-ml.so.1, which the NVIDIA driver installs. \
+                     Name it with --nvml-lib PATH (or NVQ_NVML_LIB), add its folder to LD_LIBRARY_PATH, \
+                     or try nvq without a GPU: nvq --simulate."
+                )
+            }
+            other => other.to_string().trim_end().to_string(),
+        };
+        match hint {
+            Some(h) => format!("{text}\nnvq: {h}\n"),
+            None => format!("{text}\n"),
+        }
+    }
+
+    /// The suggestion the error carries itself (the nearest field names).
+    pub fn hint(&self) -> Option<&str> {
+        match self {
+            NvqError::InvalidField(_, hint) => hint.as_deref(),
             _ => None,
         }
     }

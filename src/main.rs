@@ -46,15 +46,21 @@ fn main() {
         Ok(()) => ExitCode::Success,
         Err(e) if output::is_broken_pipe(&e) => ExitCode::Success,
         Err(e) => {
-            let text = e.to_string();
+            let hint = cli::hint(&e);
             let _ = match personality {
-                Personality::NvidiaSmi => std::io::stdout().write_all(text.as_bytes()),
+                // nvidia-smi's text on stdout; a suggestion on stderr.
+                Personality::NvidiaSmi => {
+                    let _ = std::io::stdout().write_all(e.to_string().as_bytes());
+                    match hint {
+                        Some(h) => std::io::stderr().write_all(format!("nvq: {h}\n").as_bytes()),
+                        None => Ok(()),
+                    }
+                }
                 Personality::Nvq => {
-                    let note = e.nvq_note().unwrap_or_default();
-                    std::io::stderr().write_all(format!("{text}{note}").as_bytes())
+                    std::io::stderr().write_all(e.nvq_text(hint.as_deref()).as_bytes())
                 }
             };
-            e.exit_code()
+            e.exit_code_as(personality)
         }
     };
     std::process::exit(code.code());

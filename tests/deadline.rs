@@ -221,6 +221,17 @@ fn a_slow_gpu_does_not_throttle_a_healthy_one() {
     );
 }
 
+/// Read the child's stderr (where `--summary` goes) on a thread of its own,
+/// so that neither pipe can fill while the other is read.
+fn read_stderr(child: &mut Child) -> std::thread::JoinHandle<String> {
+    let mut err = child.stderr.take().unwrap();
+    std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = err.read_to_string(&mut s);
+        s
+    })
+}
+
 /// Start a loop, wait `after`, then send `signal`.
 fn spawn_and_signal(
     sc: &tempfile::NamedTempFile,
@@ -241,7 +252,7 @@ fn spawn_and_signal_after(
 ) -> (Child, Instant) {
     let mut child = command(sc, args)
         .stdout(Stdio::piped())
-        .stderr(Stdio::null())
+        .stderr(Stdio::piped())
         .spawn()
         .unwrap();
     if let Some(first) = first {
@@ -269,6 +280,7 @@ fn stop_during_a_hang(signal: i32) {
         "--summary",
     ];
     let (mut child, sent) = spawn_and_signal(&sc, &args, signal, Duration::from_millis(400));
+    let stderr = read_stderr(&mut child);
     let mut out = String::new();
     child
         .stdout
@@ -277,6 +289,7 @@ fn stop_during_a_hang(signal: i32) {
         .read_to_string(&mut out)
         .unwrap();
     let status = wait_for(&mut child, Duration::from_secs(30));
+    let summary = stderr.join().unwrap();
     let took = sent.elapsed();
     assert_eq!(
         status.and_then(|s| s.code()),
@@ -287,10 +300,12 @@ fn stop_during_a_hang(signal: i32) {
         took < Duration::from_millis(1500),
         "signal {signal}: {took:?}"
     );
+    // The summary is on stderr, apart from the data.
     assert!(
-        out.contains("\ngpu, statistic, index, temperature.gpu"),
-        "{out}"
+        summary.contains("\ngpu, statistic, index, temperature.gpu"),
+        "{summary}"
     );
+    assert!(!out.contains("statistic"), "{out}");
     assert!(out.ends_with('\n'), "{out}");
 }
 
@@ -355,6 +370,7 @@ fn stop_during_a_blocked_write(signal: i32) {
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     // The reader reads again.
     let (mut child, sent) = spawn_blocked_and_signal(&sc, &args, signal);
+    let stderr = read_stderr(&mut child);
     let mut out = String::new();
     child
         .stdout
@@ -364,6 +380,7 @@ fn stop_during_a_blocked_write(signal: i32) {
         .unwrap();
     let out = format!("{FIRST}{out}");
     let status = wait_for(&mut child, Duration::from_secs(30));
+    let summary = stderr.join().unwrap();
     assert_eq!(
         status.and_then(|s| s.code()),
         Some(0),
@@ -373,14 +390,16 @@ fn stop_during_a_blocked_write(signal: i32) {
         sent.elapsed() < Duration::from_millis(2500),
         "signal {signal}"
     );
-    let summary = out
-        .split("\n\n")
-        .nth(1)
-        .unwrap_or_else(|| panic!("no summary: {}", out.len()));
-    assert!(summary.starts_with("gpu, statistic, index, temperature.gpu"));
+    assert!(
+        summary.starts_with("\ngpu, statistic, index, temperature.gpu"),
+        "no summary: {}",
+        summary.len()
+    );
     assert!(out.ends_with('\n'));
-    // The reader never reads again.
+    // The reader never reads again (stderr is drained: it is not the pipe
+    // under test).
     let (mut child, sent) = spawn_blocked_and_signal(&sc, &args, signal);
+    let _stderr = read_stderr(&mut child);
     let status = wait_for(&mut child, Duration::from_secs(10));
     let took = sent.elapsed();
     assert_eq!(

@@ -126,7 +126,7 @@ fn bad_options_exit_2_before_nvml_is_read() {
             &["dmon", "--format", "xml"],
             "Invalid format option \"xml\"",
         ),
-        (&["dmon", "--bogus"], "Option --bogus is not recognized"),
+        (&["dmon", "--bogus"], "unknown option or word --bogus"),
     ] {
         let out = nvq(&mon4(), args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");

@@ -222,10 +222,10 @@ fn refusals() {
         (&["mig", "-dci"][..], "changes the GPU's state"),
         (&["mig", "-lgi", "-C"][..], "changes the GPU's state"),
         (&["mig", "-ci", "0"][..], "does not implement"),
-        (&["mig", "-lgipp", "-lcipp"][..], "Invalid combination"),
-        (&["mig", "-lgipp", "-gi", "1"][..], "Invalid combination"),
-        (&["mig", "-lgi", "-lgip"][..], "Invalid combination"),
-        (&["mig", "-lgip", "-gi", "1"][..], "Invalid combination"),
+        (&["mig", "-lgipp", "-lcipp"][..], "do not go together"),
+        (&["mig", "-lgipp", "-gi", "1"][..], "do not go together"),
+        (&["mig", "-lgi", "-lgip"][..], "do not go together"),
+        (&["mig", "-lgip", "-gi", "1"][..], "do not go together"),
         (&["mig", "-lci", "-gi", "x"][..], "GPU instance ids"),
     ] {
         let out = nvq(&sc, args);

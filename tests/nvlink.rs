@@ -70,7 +70,7 @@ fn refusals() {
         (&["nvlink", "-r", "0"][..], "changes the GPU's state"),
         (&["nvlink", "-info"][..], "does not implement"),
         (&["nvlink", "-sc", "0bz"][..], "changes the GPU's state"),
-        (&["nvlink", "-s", "-e"][..], "Invalid combination"),
+        (&["nvlink", "-s", "-e"][..], "do not go together"),
     ] {
         let out = nvq(&sc, args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
@@ -309,9 +309,9 @@ fn new_option_errors() {
     let sc = scenario("nvlink_h800.toml");
     for (args, text) in [
         (&["nvlink", "-gt", "x"][..], "-gt takes d"),
-        (&["nvlink", "-R", "-p"][..], "Invalid combination"),
-        (&["nvlink", "-gt", "d", "-ec"][..], "Invalid combination"),
-        (&["nvlink", "-l", "0"][..], "Invalid combination"),
+        (&["nvlink", "-R", "-p"][..], "do not go together"),
+        (&["nvlink", "-gt", "d", "-ec"][..], "do not go together"),
+        (&["nvlink", "-l", "0"][..], "do not go together"),
         (&["nvlink", "-R", "-i", "3"][..], ""),
     ] {
         let out = nvq(&sc, args);

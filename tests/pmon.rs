@@ -161,7 +161,7 @@ fn the_forms_scripts_use() {
 /// `fb` is the peak memory of each process. `--where` filters rows first.
 #[test]
 fn summary_gives_each_process_its_peak_memory() {
-    let out = nvq_ok(
+    let o = nvq(
         &mon4(),
         &[
             "pmon",
@@ -175,7 +175,11 @@ fn summary_gives_each_process_its_peak_memory() {
             "--summary",
         ],
     );
-    let (_, summary) = out.split_once("\n\n").unwrap();
+    assert!(o.status.success());
+    // The summary is on stderr, apart from the data.
+    assert!(!String::from_utf8_lossy(&o.stdout).contains("max"));
+    let err = String::from_utf8(o.stderr).unwrap();
+    let summary = err.strip_prefix('\n').unwrap();
     let max: Vec<&str> = summary
         .lines()
         .filter(|l| l.starts_with("0, max,"))
@@ -187,7 +191,7 @@ fn summary_gives_each_process_its_peak_memory() {
             "0, max, 0, 200, C, 500 MiB, 0 MiB, late-starter",
             "0, max, 0, 300, C, 100 MiB, 0 MiB, early-exit?with-tab",
         ],
-        "{out}"
+        "{err}"
     );
     let busy = nvq_ok(
         &mon4(),

@@ -53,7 +53,7 @@ proptest! {
                     prop_assert_eq!(m.lookup(t), Some(*i));
                 }
             }
-            Err(NvqError::InvalidField(bad)) => {
+            Err(NvqError::InvalidField(bad, _)) => {
                 let first = tokens.iter().find(|t| m.lookup(t).is_none());
                 prop_assert_eq!(first.copied(), Some(bad.as_str()));
             }

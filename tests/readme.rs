@@ -46,6 +46,22 @@ const TEST_ALL: &str = "scripts/test-all.sh";
 /// Commands not run, by exact text (lines joined with `\n`), and why.
 const SKIP: &[(&str, &str)] = &[
     (
+        "scripts/build-wheel.sh",
+        "a release build and maturin from PyPI; scripts/wheel-check.sh builds the wheel",
+    ),
+    (
+        "pipx install target/wheels/nvq-*.whl",
+        "needs the built wheel and pipx; scripts/wheel-check.sh installs, uses and removes it with pipx",
+    ),
+    (
+        "uv tool install target/wheels/nvq-*.whl",
+        "needs the built wheel and uv; scripts/wheel-check.sh installs, uses and removes it with uv",
+    ),
+    (
+        "python3 -m pip install target/wheels/nvq-*.whl",
+        "needs the built wheel and a venv; scripts/wheel-check.sh installs, uses and removes it with pip",
+    ),
+    (
         "cargo install cargo-deb --locked",
         "installs a cargo subcommand into the real ~/.cargo; .ci/run installs it for scripts/deb-check.sh",
     ),

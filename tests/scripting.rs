@@ -314,10 +314,10 @@ fn assert_on_an_unavailable_value_fails_unless_allowed() {
     assert_eq!(stdout(&o), "0\n");
 }
 
-/// The summary section: the lines after the blank line.
-fn summary_section(out: &str) -> Vec<Vec<String>> {
-    let (_, tail) = out
-        .split_once("\n\n")
+/// The summary section, on stderr: the lines after its blank line.
+fn summary_section(err: &str) -> Vec<Vec<String>> {
+    let tail = err
+        .strip_prefix('\n')
         .expect("no blank line before the summary");
     tail.lines()
         .map(|l| l.split(", ").map(str::to_string).collect())
@@ -338,8 +338,8 @@ fn summary_reports_each_gpus_true_peak_min_and_mean() {
         "--summary",
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
-    let out = stdout(&o);
-    let table = summary_section(&out);
+    assert!(!stdout(&o).contains("statistic"));
+    let table = summary_section(&stderr(&o));
     assert_eq!(
         table[0],
         ["gpu", "statistic", "memory.used [MiB]", "power.draw [W]"]
@@ -379,11 +379,8 @@ fn summary_reports_each_gpus_true_peak_min_and_mean() {
             None => assert_eq!(rows[1][3], "[N/A]"),
         }
     }
-    // The samples come first, untouched.
-    assert_eq!(
-        out.split_once("\n\n").unwrap().0.lines().count(),
-        1 + n * s.device.len()
-    );
+    // The samples are on stdout alone, untouched.
+    assert_eq!(stdout(&o).lines().count(), 1 + n * s.device.len());
 }
 
 #[test]
@@ -402,7 +399,7 @@ fn summary_covers_the_samples_until_stopped_and_the_rows_kept() {
         "--summary",
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
-    let table = summary_section(&stdout(&o));
+    let table = summary_section(&stderr(&o));
     let peak = (0..=k)
         .map(|i| reading(&s.device[0], i).used_mib)
         .max()
@@ -525,12 +522,14 @@ fn where_and_summary_in_other_formats() {
         "--summary",
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
-    let out = stdout(&o);
+    let data = stdout(&o);
+    assert_eq!(data.lines().count(), 4 * 2, "the data alone: {data}");
+    let out = stderr(&o);
     let objs: Vec<serde_json::Value> = out
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
-    assert_eq!(objs.len(), 4 * 2 + 3 * 2, "no blank line in ndjson: {out}");
+    assert_eq!(objs.len(), 3 * 2, "no blank line in ndjson: {out}");
     let peak = (0..4)
         .map(|i| reading(&s.device[0], i).used_mib)
         .max()

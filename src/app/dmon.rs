@@ -1,21 +1,22 @@
 //! `nvq dmon`: nvidia-smi's scrolling per-GPU monitor.
 
-use super::monitor::{self, column, Plan, Run};
+use super::monitor::{self, Plan, Run};
+use super::plan::Common;
 use crate::cli::dmon::DmonArgs;
 use crate::error::NvqError;
-use crate::nvml::LibSource;
 use crate::render::monitor::{Layout, Slot};
 use crate::source::dmon::{self, DmonReader};
 use crate::Personality;
 
 /// Run as `nvidia-smi` (`personality`), `--format csv` is nvidia-smi's
 /// own dmon CSV; run as nvq, it is nvq's typed CSV.
-pub fn run(a: &DmonArgs, lib: LibSource, personality: Personality) -> Result<(), NvqError> {
+pub fn run(a: &DmonArgs, common: &Common<'_>) -> Result<(), NvqError> {
     let plan = Plan::new(
         "dmon",
         &a.monitor,
+        common,
         None,
-        personality == Personality::NvidiaSmi,
+        common.personality == Personality::NvidiaSmi,
     )?;
     let metrics = monitor::selected(
         "dmon",
@@ -38,14 +39,13 @@ pub fn run(a: &DmonArgs, lib: LibSource, personality: Personality) -> Result<(),
             a.gpm_options.as_deref().unwrap_or("")
         ))
     })?;
-    let mut columns = vec![column("index", None, "The GPU's index.")];
+    let mut columns = vec![monitor::key_column("index", "The GPU's index.")];
     // MIG-level GPM rows are told apart by their GPU instance (this column
     // is unverified: no public capture of it was found).
     let mig_rows = level.mig && !gpm.is_empty();
     if mig_rows {
-        columns.push(column(
+        columns.push(monitor::key_column(
             "gi",
-            None,
             "The MIG GPU instance of the row; - for the GPU's own row.",
         ));
     }
@@ -55,13 +55,11 @@ pub fn run(a: &DmonArgs, lib: LibSource, personality: Personality) -> Result<(),
     let shown_gpm = gpm.clone();
     let layout = move |driver: u32| layout(&shown, &shown_gpm, mig_rows, driver);
     let run = Run {
-        lib,
-        args: &a.monitor,
+        common,
         plan,
         columns,
         layout: &layout,
-        script: None,
-        script_timeout: None,
+        sub_key: mig_rows,
     };
     monitor::run_shared_readers(
         run,

@@ -1,11 +1,11 @@
 //! `mig -lgi/-lci/-lgip/-lcip/-lgipp/-lcipp`: pick the listing, read the selected GPUs'
 //! MIG state, print it.
 
+use super::plan::Common;
 use crate::cli::mig::MigArgs;
-use crate::cli::Args;
 use crate::error::NvqError;
 use crate::model::mig::GpuMig;
-use crate::nvml::{select, Session};
+
 use crate::output::Sink;
 use crate::render::mig::{Listing, Placements};
 use crate::source::mig::Depth;
@@ -19,7 +19,7 @@ enum What {
 }
 
 /// Run `mig` (`args`: the global ones, for the library and `-f`).
-pub fn run(args: &Args, m: &MigArgs) -> Result<(), NvqError> {
+pub fn run(common: &Common<'_>, m: &MigArgs) -> Result<(), NvqError> {
     let asked = [
         (m.gpu_instances, What::Table(Listing::GpuInstances)),
         (m.compute_instances, What::Table(Listing::ComputeInstances)),
@@ -33,7 +33,7 @@ pub fn run(args: &Args, m: &MigArgs) -> Result<(), NvqError> {
         (Some(w), None) => w,
         _ => return Err(NvqError::InvalidCombination),
     };
-    let json = match m.format.as_deref() {
+    let json = match common.format {
         None => false,
         Some("json") => true,
         Some(other) => {
@@ -59,8 +59,8 @@ pub fn run(args: &Args, m: &MigArgs) -> Result<(), NvqError> {
         | What::Placements(Placements::Gpu) => Depth::GpuInstances,
         _ => Depth::ComputeInstances,
     };
-    let session = Session::open(&args.lib_source())?;
-    let gpus = select::select(&session, m.id.as_deref())?;
+    let session = common.session()?;
+    let gpus = common.gpus(&session)?;
     let with_placements = matches!(what, What::Placements(_));
     let mut gpus = source::mig::gpus(&session, &gpus, depth, with_placements);
     if let Some(only) = only {
@@ -81,7 +81,7 @@ pub fn run(args: &Args, m: &MigArgs) -> Result<(), NvqError> {
             render::mig::json(&gpus, Listing::ComputeProfiles)
         }
     };
-    Sink::open(args.filename.as_deref())?.write(text.as_bytes())
+    Sink::open(common.filename)?.write(text.as_bytes())
 }
 
 /// `-gi`'s comma list of GPU instance ids.

@@ -2,11 +2,12 @@
 //! and the loop that reads every GPU under the sample's deadline and hands
 //! the rows to nvidia-smi's column text or one of nvq's formats.
 
+use super::plan::Common;
 use super::{apply_script, finish_script, ScriptRun};
 use crate::cli::MonitorArgs;
 use crate::error::NvqError;
 use crate::model::{Column, FieldInfo, NvmlCode, Row, Value};
-use crate::nvml::{select, LibSource, Session};
+use crate::nvml::Session;
 use crate::output::{Sink, SinkMode};
 use crate::render::monitor::{Layout, Monitor, MonitorCsv, Slot, SmiCsv};
 use crate::render::{FormatKind, FormatSpec, Formatter};
@@ -30,47 +31,77 @@ pub struct Plan {
     pub smi_csv: Option<SmiCsv>,
 }
 
+/// A monitor's own spellings of the shared options: `-d` or `-l`/`-lms`
+/// (the interval), `-c`/`--count`, `-i`, `--format`, `-f`.
+pub fn own<'a>(
+    cmd: &str,
+    o: &'a MonitorArgs,
+    max_delay: Option<u64>,
+) -> Result<super::plan::Own<'a>, NvqError> {
+    let delay = match o.delay.as_deref() {
+        None => None,
+        Some(d) => {
+            let max = max_delay.unwrap_or(u64::MAX);
+            match d.trim().parse::<u64>() {
+                Ok(n) if (1..=max).contains(&n) => Some(Duration::from_secs(n)),
+                _ => {
+                    let range = match max_delay {
+                        Some(m) => format!("a whole number of seconds from 1 to {m}"),
+                        None => "a whole number of seconds, 1 or more".to_string(),
+                    };
+                    return Err(NvqError::Usage(format!(
+                        "{cmd}: invalid delay \"{d}\" for -d; give {range}."
+                    )));
+                }
+            }
+        }
+    };
+    let looped = super::plan::loop_interval(o.loop_sec.as_deref(), o.loop_ms.as_deref())?;
+    if delay.is_some() && looped.is_some() {
+        return Err(NvqError::Usage(format!(
+            "{cmd}: -d and -l/-lms both set the interval; give one."
+        )));
+    }
+    let count = match o.count.as_deref() {
+        None => None,
+        Some(c) => match c.trim().parse::<u64>() {
+            Ok(n) if n >= 1 => Some(n),
+            _ => return Err(NvqError::Usage(format!(
+                "{cmd}: invalid count \"{c}\" for -c; give a whole number of samples, 1 or more."
+            ))),
+        },
+    };
+    Ok(super::plan::Own {
+        id: o.id.as_deref(),
+        format: o.format.as_deref(),
+        filename: o.filename.as_deref(),
+        interval: delay.or(looped),
+        count,
+        ..Default::default()
+    })
+}
+
 impl Plan {
-    /// Check the options of `cmd` (`dmon`, `pmon`), whose `-d` is at most
-    /// `max_delay` seconds. With `smi_csv` (dmon run as `nvidia-smi`),
+    /// Check the options of `cmd` (`dmon`, `pmon`), whose interval is at
+    /// most `max_delay` seconds. With `smi_csv` (dmon run as `nvidia-smi`),
     /// `--format` spelled as nvidia-smi's dmon spells it (`csv` with
     /// `nounit`, `noheader`) asks for nvidia-smi's own CSV; any other
     /// format, or nvq run as itself, is one of nvq's formats.
     pub fn new(
         cmd: &str,
         o: &MonitorArgs,
+        common: &Common<'_>,
         max_delay: Option<u64>,
         smi_csv: bool,
     ) -> Result<Self, NvqError> {
-        let secs = match o.delay.as_deref() {
-            None => 1,
-            Some(d) => {
-                let max = max_delay.unwrap_or(u64::MAX);
-                match d.trim().parse::<u64>() {
-                    Ok(n) if (1..=max).contains(&n) => n,
-                    _ => {
-                        let range = match max_delay {
-                            Some(m) => format!("a whole number of seconds from 1 to {m}"),
-                            None => "a whole number of seconds, 1 or more".to_string(),
-                        };
-                        return Err(NvqError::Usage(format!(
-                            "{cmd}: invalid delay \"{d}\" for -d; give {range}."
-                        )));
-                    }
-                }
+        let interval = common.interval.unwrap_or(Duration::from_secs(1));
+        if let Some(max) = max_delay {
+            if interval > Duration::from_secs(max) {
+                return Err(NvqError::Usage(format!(
+                    "{cmd}: the interval is at most {max} seconds (-d 1 to -d {max})."
+                )));
             }
-        };
-        let count = match o.count.as_deref() {
-            None => None,
-            Some(c) => match c.trim().parse::<u64>() {
-                Ok(n) if n >= 1 => Some(n),
-                _ => {
-                    return Err(NvqError::Usage(format!(
-                        "{cmd}: invalid count \"{c}\" for -c; give a whole number of samples, 1 or more."
-                    )))
-                }
-            },
-        };
+        }
         let (date, time) = match o.options.as_deref() {
             None => (false, false),
             Some(s) => {
@@ -83,26 +114,18 @@ impl Plan {
                 (s.contains('D'), s.contains('T'))
             }
         };
-        let own = o
+        let own = common
             .format
-            .as_deref()
             .and_then(|f| smi_csv_spec(f).filter(|_| smi_csv));
         // nvidia-smi's dmon spells it `nounit`; nvq's queries `nounits`.
-        let format = o
+        let format = common
             .format
-            .as_deref()
             .filter(|_| own.is_none())
-            .map(|f| {
-                let f: Vec<&str> = f
-                    .split(',')
-                    .map(|t| if t == "nounit" { "nounits" } else { t })
-                    .collect();
-                FormatSpec::parse(&f.join(","))
-            })
+            .map(FormatSpec::parse_lenient)
             .transpose()?;
         Ok(Plan {
-            interval: Duration::from_secs(secs),
-            count,
+            interval,
+            count: common.count,
             date,
             time,
             format,
@@ -164,6 +187,15 @@ pub fn column(name: &'static str, unit: Option<&'static str>, help: &'static str
     Column::plain(name, unit, help)
 }
 
+/// A column that tells rows apart (the GPU's index, a PID): `--summary`
+/// shows it, never averages it.
+pub fn key_column(name: &'static str, help: &'static str) -> Column {
+    Column {
+        kind: crate::model::FieldKind::RowLabel,
+        ..Column::plain(name, None, help)
+    }
+}
+
 /// A metric's column: its name, unit and help.
 pub fn metric_column(m: &Metric) -> Column {
     column(m.name, m.unit, m.help)
@@ -171,20 +203,17 @@ pub fn metric_column(m: &Metric) -> Column {
 
 /// Everything a monitor run needs besides its per-GPU reader.
 pub struct Run<'a> {
-    pub lib: LibSource,
-    /// `-i` and `-f` come from here.
-    pub args: &'a MonitorArgs,
+    /// The NVML library, `-i`, `-f`, the scripting flags.
+    pub common: &'a Common<'a>,
     pub plan: Plan,
     /// The columns after the date and time.
     pub columns: Vec<Column>,
     /// nvidia-smi's layout of the same columns, for the driver's major
     /// version (the layouts changed over the years).
     pub layout: &'a dyn Fn(u32) -> Layout,
-    /// `--where`, `--assert`, `--until`, `--summary` (pmon), over the
-    /// columns; rows are told apart by their GPU and the column after it.
-    pub script: Option<script::Flags<'a>>,
-    /// `--timeout` as given, for the message when `--until` never held.
-    pub script_timeout: Option<&'a str>,
+    /// How `--summary` and `--assert` tell rows apart: the column after
+    /// the GPU's (pmon: the PID; dmon with MIG rows: the GPU instance).
+    pub sub_key: bool,
 }
 
 /// Run a monitor whose GPUs are read by a reader `R` each (built by `new`
@@ -242,13 +271,20 @@ fn run(r: Run<'_>, make: Arc<MakeReader>) -> Result<(), NvqError> {
     let clocks = columns.len();
     columns.extend(r.columns.iter().cloned());
     // The flags are checked before NVML is touched.
-    let mut script = match r.script {
-        Some(flags) => Some(compile_script(&columns, clocks, flags, r.plan.format)?),
-        None => None,
+    let flags = r.common.script;
+    let mut script = match flags.any() {
+        true => Some(compile_script(
+            &columns,
+            clocks,
+            flags,
+            r.plan.format,
+            r.sub_key,
+        )?),
+        false => None,
     };
-    let session = Arc::new(Session::open(&r.lib)?);
-    let devices = select::select(&session, r.args.id.as_deref())?;
-    let filename = r.args.filename.as_deref();
+    let session = Arc::new(r.common.session()?);
+    let devices = r.common.gpus(&session)?;
+    let filename = r.common.filename;
     let count = session.device_count().unwrap_or(0);
     let mut sink = Sink::open_with(filename, mode)?;
     let own = (r.layout)(session.driver_major());
@@ -310,7 +346,7 @@ fn run(r: Run<'_>, make: Arc<MakeReader>) -> Result<(), NvqError> {
         end,
         failed,
         count: r.plan.count,
-        timeout: r.script_timeout,
+        timeout: r.common.timeout,
     };
     // With nvidia-smi's own columns the summary is printed as a table.
     let format = r.plan.format.unwrap_or(FormatSpec {
@@ -318,7 +354,7 @@ fn run(r: Run<'_>, make: Arc<MakeReader>) -> Result<(), NvqError> {
         noheader: false,
         nounits: false,
     });
-    finish_script(&script, run, &columns, format, &mut sink)
+    finish_script(&script, run, &columns, format)
 }
 
 /// The scripting flags over a monitor's columns: names are the columns'
@@ -329,12 +365,13 @@ fn compile_script(
     clocks: usize,
     flags: script::Flags<'_>,
     format: Option<FormatSpec>,
+    sub_key: bool,
 ) -> Result<Script, NvqError> {
     super::check_summary_format(flags.summary, format)?;
     let infos: Vec<FieldInfo> = columns
         .iter()
         .map(|c| {
-            let info = FieldInfo::new(c.name, c.help);
+            let info = FieldInfo::new(c.name, c.help).kind(c.kind);
             match c.unit {
                 Some(u) => info.unit(u),
                 None => info,
@@ -344,7 +381,7 @@ fn compile_script(
     let all: Vec<usize> = (0..infos.len()).collect();
     let key = RowKey::Cells {
         gpu: clocks,
-        sub: clocks + 1,
+        sub: sub_key.then_some(clocks + 1),
     };
     Script::with_fields(infos, &all, flags, key)
 }

@@ -1,10 +1,10 @@
 //! `nvlink`: pick the listing, read the selected GPUs' links, print them.
 
+use super::plan::Common;
 use crate::cli::nvlink::NvlinkArgs;
-use crate::cli::Args;
 use crate::error::NvqError;
 use crate::model::nvlink::Traffic;
-use crate::nvml::{select, Session};
+
 use crate::output::Sink;
 use crate::render::nvlink::Listing;
 use crate::source::nvlink::{Want, MAX_LINKS};
@@ -68,7 +68,7 @@ fn link(n: &NvlinkArgs) -> Result<Option<u32>, NvqError> {
 }
 
 /// Run `nvlink` (`args`: the global ones, for the library and `-f`).
-pub fn run(args: &Args, n: &NvlinkArgs) -> Result<(), NvqError> {
+pub fn run(common: &Common<'_>, n: &NvlinkArgs) -> Result<(), NvqError> {
     let chosen = listing(n)?;
     let only = link(n)?;
     let Some((want, listing)) = chosen else {
@@ -77,11 +77,11 @@ pub fn run(args: &Args, n: &NvlinkArgs) -> Result<(), NvqError> {
         } else {
             GET_CONTROL
         };
-        return Sink::open(args.filename.as_deref())?.write(text.as_bytes());
+        return Sink::open(common.filename)?.write(text.as_bytes());
     };
-    let session = Session::open(&args.lib_source())?;
-    let gpus = select::select(&session, n.id.as_deref())?;
+    let session = common.session()?;
+    let gpus = common.gpus(&session)?;
     let links = source::nvlink::gpus(&session, &gpus, want, only);
     let text = render::nvlink::render(&links, listing);
-    Sink::open(args.filename.as_deref())?.write(text.as_bytes())
+    Sink::open(common.filename)?.write(text.as_bytes())
 }

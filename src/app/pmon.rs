@@ -1,9 +1,9 @@
 //! `nvq pmon`: nvidia-smi's scrolling per-process monitor.
 
 use super::monitor::{self, column, Plan, Run};
+use super::plan::Common;
 use crate::cli::pmon::PmonArgs;
 use crate::error::NvqError;
-use crate::nvml::LibSource;
 use crate::render::monitor::{Layout, Slot, Zero};
 use crate::source::pmon::{self, PmonReader};
 
@@ -13,8 +13,8 @@ pub const MAX_DELAY: u64 = 10;
 /// The longest command name pmon prints.
 pub const NAME_CHARS: usize = 15;
 
-pub fn run(a: &PmonArgs, lib: LibSource) -> Result<(), NvqError> {
-    let plan = Plan::new("pmon", &a.monitor, Some(MAX_DELAY), false)?;
+pub fn run(a: &PmonArgs, common: &Common<'_>) -> Result<(), NvqError> {
+    let plan = Plan::new("pmon", &a.monitor, common, Some(MAX_DELAY), false)?;
     let metrics = monitor::selected(
         "pmon",
         a.select.as_deref(),
@@ -23,8 +23,8 @@ pub fn run(a: &PmonArgs, lib: LibSource) -> Result<(), NvqError> {
         pmon::select,
     )?;
     let mut columns = vec![
-        column("index", None, "The GPU's index."),
-        column("pid", None, "The process's ID."),
+        monitor::key_column("index", "The GPU's index."),
+        monitor::key_column("pid", "The process's ID."),
         column("type", None, "C compute, G graphics, C+G both, M MPS."),
     ];
     columns.extend(metrics.iter().map(monitor::metric_column));
@@ -32,13 +32,11 @@ pub fn run(a: &PmonArgs, lib: LibSource) -> Result<(), NvqError> {
     let shown = metrics.clone();
     let layout = move |driver: u32| layout(&shown, driver);
     let run = Run {
-        lib,
-        args: &a.monitor,
+        common,
         plan,
         columns,
         layout: &layout,
-        script: Some(a.script.flags()),
-        script_timeout: a.script.timeout.as_deref(),
+        sub_key: true,
     };
     monitor::run_readers(
         run,

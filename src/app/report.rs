@@ -1,13 +1,14 @@
 //! `-q` / `-a` / `--query`, with `-d`: the detail report, once or every
 //! `-l`/`-lms` interval, to stdout or the `-f` file.
 
-use super::{loop_count, loop_interval};
+use super::loop_count;
+use super::plan::Common;
 use crate::cli::Args;
 use crate::error::NvqError;
 use crate::model::report::{GpuReport, Node, Report, View};
 use crate::model::{NvmlCode, Value};
-use crate::nvml::{select, Session};
-use crate::output::Sink;
+use crate::nvml::Session;
+
 use crate::render;
 use crate::schedule::deadline::PerGpu;
 use crate::schedule::{self as looping, Flow, Schedule};
@@ -42,16 +43,16 @@ pub fn parse_display(types: &[String]) -> Result<Vec<Display>, NvqError> {
         .collect()
 }
 
-pub fn run(args: &Args) -> Result<(), NvqError> {
+pub fn run(args: &Args, common: &Common<'_>) -> Result<(), NvqError> {
     if args.unit {
-        return run_units(args);
+        return run_units(args, common);
     }
     // `--dtd` alone prints the DTD; everything else needs -q, and -d does
     // not go with -x (nvidia-smi's -h says so).
     let (query, xml) = (args.query > 0, args.xml > 0);
     let dtd_only = args.dtd && !query && !xml && args.display.is_none();
     // nvq's own `--format=json` is the one format the report takes.
-    let json = match args.format.as_deref() {
+    let json = match common.format {
         None => false,
         Some(f) if f.trim() == "json" && !args.dtd && args.xml == 0 => true,
         Some(_) => return Err(NvqError::InvalidCombination),
@@ -69,11 +70,11 @@ pub fn run(args: &Args) -> Result<(), NvqError> {
         Some(types) => parse_display(types)?,
         None => Vec::new(),
     };
-    let interval = loop_interval(args)?;
-    let count = loop_count(args, interval)?;
-    let mut sink = Sink::open(args.filename.as_deref())?;
-    let session = Arc::new(Session::open(&args.lib_source())?);
-    let devices = select::select(&session, args.id.as_deref())?;
+    let interval = common.interval;
+    let count = loop_count(common, interval)?;
+    let mut sink = common.sink(crate::output::SinkMode::Append)?;
+    let session = Arc::new(common.session()?);
+    let devices = common.gpus(&session)?;
     let attached = session.device_count().unwrap_or(0);
     let workers = match interval {
         Some(_) => start_workers(&session, &devices, &show, view, attached),
@@ -226,9 +227,9 @@ fn start_workers(
 /// `-q -u`: the S-class units' report, as text, XML or nvq's JSON, once or
 /// every interval. `-d` does not go with it (nvidia-smi's -h says so), nor
 /// does `--dtd` (nvq writes no unit DTD).
-fn run_units(args: &Args) -> Result<(), NvqError> {
+fn run_units(args: &Args, common: &Common<'_>) -> Result<(), NvqError> {
     let (query, xml) = (args.query > 0, args.xml > 0);
-    let json = match args.format.as_deref() {
+    let json = match common.format {
         None => false,
         Some(f) if f.trim() == "json" && !xml => true,
         Some(_) => return Err(NvqError::InvalidCombination),
@@ -241,10 +242,10 @@ fn run_units(args: &Args) -> Result<(), NvqError> {
         return Err(NvqError::NotImplemented("--dtd -u".to_string()));
     }
     let view = if xml || json { View::Xml } else { View::Text };
-    let interval = loop_interval(args)?;
-    let count = loop_count(args, interval)?;
-    let mut sink = Sink::open(args.filename.as_deref())?;
-    let session = Session::open(&args.lib_source())?;
+    let interval = common.interval;
+    let count = loop_count(common, interval)?;
+    let mut sink = common.sink(crate::output::SinkMode::Append)?;
+    let session = common.session()?;
     // When NVML cannot count the units nvidia-smi says so on stderr, prints
     // nothing else and exits 0 (NVIDIA's k8s-test-infra checks for this).
     let units = match source::unit::unit_count(&session) {
@@ -257,7 +258,7 @@ fn run_units(args: &Args) -> Result<(), NvqError> {
             return Ok(());
         }
     };
-    let indices: Vec<u32> = match args.id.as_deref() {
+    let indices: Vec<u32> = match common.id {
         None => (0..units).collect(),
         Some(id) => id
             .split(',')

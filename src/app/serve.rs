@@ -1,9 +1,11 @@
-//! `nvq serve`: validate the options, open NVML, start the per-GPU workers,
-//! and hand the server a collection that reads every GPU under the
-//! scrape's deadline (the same collectors and deadline as the loops).
+//! `nvq serve`: validate the options, bind the port, and hand the server a
+//! startup that opens NVML, resolves `-i` and builds the collector: one
+//! reader per GPU (the same collectors as the loops), each scrape under its
+//! own deadline (`serve::collect`).
 
+use super::plan::Common;
 use super::LateRows;
-use crate::cli::{Args, ServeArgs};
+use crate::cli::ServeArgs;
 use crate::error::NvqError;
 use crate::model::gpm::GpuExtra;
 use crate::model::{Column, GpuIdent, NvmlCode, Row, Value};
@@ -105,14 +107,11 @@ fn columns(mode: QueryMode, fields: &[usize], major: u32) -> Vec<Column> {
 /// startup (NVML, `-i`, the versions, the workers) runs on a thread of its
 /// own, so a hung startup call neither keeps nvq from answering `/healthz`
 /// nor from stopping.
-pub fn run(args: &Args, s: &ServeArgs) -> Result<(), NvqError> {
-    if !args.queries.is_empty() || args.format.is_some() || args.filename.is_some() {
-        return Err(NvqError::InvalidCombination);
-    }
+pub fn run(common: &Common<'_>, s: &ServeArgs) -> Result<(), NvqError> {
     let (plan, config) = ServePlan::from_args(s)?;
     let (listener, local) = serve::bind(&s.listen_address)?;
-    let lib = args.lib_source();
-    let id = s.id.clone().or_else(|| args.id.clone());
+    let lib = common.lib.clone();
+    let id = common.id.map(str::to_string);
     let profile_name = s.profile.clone();
     let startup: serve::Startup = Box::new(move |progress| {
         progress.step("nvmlInit and nvmlSystemGetDriverVersion");

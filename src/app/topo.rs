@@ -1,7 +1,7 @@
 //! `topo`: validate the options, read the matrix, print it.
 
+use super::plan::Common;
 use crate::cli::topo::TopoArgs;
-use crate::cli::Args;
 use crate::error::NvqError;
 use crate::model::topo::Level;
 use crate::nvml::{select, Session};
@@ -19,8 +19,8 @@ enum Form {
     Json,
 }
 
-fn form(t: &TopoArgs) -> Result<Form, NvqError> {
-    match t.format.as_deref() {
+fn form(format: Option<&str>) -> Result<Form, NvqError> {
+    match format {
         None => Ok(Form::Text),
         Some("json") => Ok(Form::Json),
         Some(other) => Err(NvqError::Usage(format!(
@@ -48,7 +48,7 @@ enum Report {
 }
 
 /// Check the combination before NVML is touched.
-fn report(t: &TopoArgs) -> Result<Report, NvqError> {
+fn report(t: &TopoArgs, id: Option<&str>) -> Result<Report, NvqError> {
     let p2p = match t.p2p.as_deref() {
         None => None,
         Some(c @ ("r" | "w" | "n" | "a" | "p")) => c.chars().next(),
@@ -64,15 +64,13 @@ fn report(t: &TopoArgs) -> Result<Report, NvqError> {
         + usize::from(t.nearest.is_some())
         + usize::from(t.path)
         + usize::from(t.cpu.is_some());
-    if t.id.is_some() && t.nearest.is_none() && !t.path {
+    if id.is_some() && t.nearest.is_none() && !t.path {
         return Err(NvqError::Refused(ID_NEEDS_N_OR_P));
     }
     if asked != 1 {
         return Err(NvqError::InvalidCombination);
     }
-    let ids: Vec<&str> =
-        t.id.as_deref()
-            .map_or(Vec::new(), |i| i.split(',').collect());
+    let ids: Vec<&str> = id.map_or(Vec::new(), |i| i.split(',').collect());
     if let Some(level) = t.nearest.as_deref() {
         let level = level
             .trim()
@@ -123,13 +121,13 @@ fn one_gpu(session: &Session, id: &str) -> Result<u32, NvqError> {
 }
 
 /// Run `topo` with its arguments (`args`: the global ones, for the library and `-f`).
-pub fn run(args: &Args, t: &TopoArgs) -> Result<(), NvqError> {
-    let form = form(t)?;
-    let report = report(t)?;
+pub fn run(common: &Common<'_>, t: &TopoArgs) -> Result<(), NvqError> {
+    let form = form(common.format)?;
+    let report = report(t, common.id)?;
     if matches!(report, Report::P2p(_)) && form == Form::Json {
         return Err(NvqError::InvalidCombination);
     }
-    let session = Session::open(&args.lib_source())?;
+    let session = common.session()?;
     let json = form == Form::Json;
     let text = match report {
         Report::P2p(c) => {
@@ -183,5 +181,5 @@ pub fn run(args: &Args, t: &TopoArgs) -> Result<(), NvqError> {
             }
         }
     };
-    Sink::open(args.filename.as_deref())?.write(text.as_bytes())
+    Sink::open(common.filename)?.write(text.as_bytes())
 }

@@ -7,7 +7,8 @@ use super::monitor::MonitorArgs;
     about = "Scrolling per-GPU monitor: one line per GPU per sample (nvidia-smi dmon).",
     after_help = "Metric groups for -s: p power and temperatures, u utilization, c clocks, \
 v power and thermal violations, m FB, BAR1 and protected memory, e ECC and PCIe replay errors, \
-t PCIe throughput. Example: nvq dmon -s pucvmet -c 10"
+t PCIe throughput. Scripting: --where 'sm > 50', --until 'sm < 5', --summary (each GPU's \
+min, max and mean). Example: nvq dmon -s pucvmet -c 10"
 )]
 pub struct DmonArgs {
     #[command(flatten)]
@@ -21,6 +22,9 @@ pub struct DmonArgs {
     /// Whose GPM metrics: d the GPU (default), m its MIG GPU instances, dm both.
     #[arg(long = "gpm-options", value_name = "d|m|dm")]
     pub gpm_options: Option<String>,
+    /// `--where`, `--assert`, `--until`, `--summary` over dmon's columns.
+    #[command(flatten)]
+    pub script: super::ScriptArgs,
 }
 
 /// `--gpm-metrics`'s long help: the ids and columns of dmon's GPM table.

@@ -249,10 +249,15 @@ pub fn command() -> clap::Command {
                 .help_heading("Field help"),
         );
     }
-    // dmon's GPM ids come from its table.
+    // dmon's GPM ids come from its table; pmon's delay has a limit.
     cmd = cmd.mut_subcommand("dmon", |d| {
         d.mut_arg("gpm_metrics", |a| {
             a.long_help(self::dmon::gpm_metrics_help())
+        })
+    });
+    cmd = cmd.mut_subcommand("pmon", |d| {
+        d.mut_arg("delay", |a| {
+            a.help("Seconds between samples, 1 to 10 (default 1).")
         })
     });
     // The NVML section stays last.
@@ -387,11 +392,11 @@ type Refusals = (
     &'static [(&'static str, &'static str)],
 );
 /// No option of the sub-command is refused (the monitors' own options).
-const NO_REFUSALS: Refusals = (&[], &[], &[]);
+const MONITOR_REFUSALS: Refusals = (&[], &[], monitor::SPELLINGS);
 
 const SUBCOMMANDS: &[(&str, Refusals)] = &[
-    ("dmon", NO_REFUSALS),
-    ("pmon", NO_REFUSALS),
+    ("dmon", MONITOR_REFUSALS),
+    ("pmon", MONITOR_REFUSALS),
     (
         "topo",
         (topo::NOT_IMPLEMENTED, topo::CHANGES_STATE, topo::SPELLINGS),
@@ -466,6 +471,29 @@ fn normalise(argv: Vec<OsString>) -> Result<Vec<OsString>, NvqError> {
     Ok(out)
 }
 
+/// A "did you mean" for an error: the nearest options and sub-commands to
+/// an unknown one, or the suggestion the error carries (field names).
+pub fn hint(e: &NvqError) -> Option<String> {
+    let NvqError::UnknownOption(word) = e else {
+        return e.hint().map(str::to_string);
+    };
+    let typed = word.split('=').next().unwrap_or(word);
+    let mut names: Vec<String> = Vec::new();
+    fn walk(cmd: &clap::Command, names: &mut Vec<String>) {
+        for a in cmd.get_arguments() {
+            names.extend(a.get_long().map(|l| format!("--{l}")));
+        }
+        for sub in cmd.get_subcommands() {
+            names.push(sub.get_name().to_string());
+            walk(sub, names);
+        }
+    }
+    walk(&command(), &mut names);
+    names.push("-lms".into());
+    let near = crate::model::suggest::nearest(typed, names.iter().map(String::as_str));
+    crate::model::suggest::did_you_mean(&near)
+}
+
 /// What parsing produced: arguments to act on, or text to print and exit 0.
 #[derive(Debug)]
 pub enum Parsed {
@@ -528,8 +556,14 @@ fn clap_error(e: clap::Error) -> ClapOutcome {
         _ => String::new(),
     };
     match e.kind() {
-        ErrorKind::DisplayHelp | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
-            ClapOutcome::Help(e.render().to_string())
+        ErrorKind::DisplayHelp => ClapOutcome::Help(e.render().to_string()),
+        // `nvq topo` alone: a usage error (exit 2, docs/errors.md), with
+        // the sub-command's help to say what it takes.
+        ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            ClapOutcome::Err(NvqError::Conflict(format!(
+                "this sub-command needs one of its options:\n\n{}",
+                e.render().to_string().trim_end()
+            )))
         }
         ErrorKind::UnknownArgument => ClapOutcome::Err(NvqError::UnknownOption(arg())),
         // A stray word where a sub-command could stand.
@@ -545,7 +579,15 @@ fn clap_error(e: clap::Error) -> ClapOutcome {
         {
             ClapOutcome::Err(NvqError::MissingValue(arg()))
         }
-        ErrorKind::ArgumentConflict => ClapOutcome::Err(NvqError::InvalidCombination),
+        ErrorKind::ArgumentConflict => ClapOutcome::Err(NvqError::Conflict(format!(
+            "{}; run 'nvq --help' for nvq's options.",
+            e.render()
+                .to_string()
+                .trim_start_matches("error: ")
+                .lines()
+                .next()
+                .unwrap_or("these options do not go together")
+        ))),
         _ => ClapOutcome::Err(NvqError::Usage(
             e.render()
                 .to_string()

@@ -9,7 +9,7 @@ pub struct MonitorArgs {
     /// GPUs to watch: index, UUID or PCI bus id; comma list allowed.
     #[arg(short = 'i', long = "id", value_name = "ID")]
     pub id: Option<String>,
-    /// Seconds between samples (default 1; pmon takes 1 to 10).
+    /// Seconds between samples (default 1).
     #[arg(
         short = 'd',
         long = "delay",
@@ -17,7 +17,18 @@ pub struct MonitorArgs {
         allow_negative_numbers = true
     )]
     pub delay: Option<String>,
-    /// Stop after COUNT samples.
+    /// nvq: seconds between samples, as the queries spell it (same as -d).
+    #[arg(
+        short = 'l',
+        long = "loop",
+        value_name = "SEC",
+        allow_negative_numbers = true
+    )]
+    pub loop_sec: Option<String>,
+    /// nvq: milliseconds between samples (also spelled -lms).
+    #[arg(long = "loop-ms", value_name = "MS", allow_negative_numbers = true)]
+    pub loop_ms: Option<String>,
+    /// Stop after COUNT samples (also spelled --count).
     #[arg(
         short = 'c',
         long = "count",
@@ -36,3 +47,6 @@ pub struct MonitorArgs {
     #[arg(short = 'f', long = "filename", value_name = "FILE")]
     pub filename: Option<PathBuf>,
 }
+
+/// The monitors' spellings clap cannot read as they are (`-lms 500`).
+pub const SPELLINGS: &[(&str, &str)] = &[("-lms", "--loop-ms")];

@@ -29,6 +29,10 @@ pub struct Versions {
     pub nvml: Result<String, NvmlCode>,
     /// `cudaDriverVersion` as NVML encodes it (13010 = 13.1).
     pub cuda: Result<i32, NvmlCode>,
+    /// The NVML library file loaded (`None`: the loader's default).
+    pub library: Option<String>,
+    /// Set when that library is nvq's simulator: the scenario it plays.
+    pub simulator: Option<String>,
 }
 
 /// The driver's major version (590 for `590.48.01`); 0 when unknown.

@@ -14,6 +14,7 @@ pub mod nvlink;
 pub mod report;
 mod row;
 pub mod smi_table;
+pub mod suggest;
 pub mod topo;
 mod value;
 

@@ -43,31 +43,48 @@ impl LibSource {
     }
 }
 
-/// Look for the simulator beside the running executable (and in `deps/`,
-/// where cargo puts it for tests).
+/// Look for the simulator beside the running executable: next to it, in
+/// `deps/` (where cargo puts it for tests) and in `../lib/nvq/` (an
+/// installation prefix: the Debian package's `/usr`, a venv or `~/.local` for
+/// the wheel, the tool venvs of pipx and uv). The executable's path is its
+/// real one, links resolved, so a link to nvq elsewhere (pipx's and uv's
+/// entries in `~/.local/bin`, an `nvidia-smi` link) finds the simulator of
+/// the nvq it points at. The current directory is never searched.
 pub fn find_simulator() -> Result<PathBuf, NvqError> {
-    let exe = std::env::current_exe().map_err(|e| NvqError::LibraryNotFound {
-        detail: format!("--simulate: cannot locate the nvq executable: {e}"),
-    })?;
-    let dir = exe.parent().unwrap_or(Path::new("."));
-    let candidates = [
-        dir.join(SIMULATOR_FILE),
-        dir.join("deps").join(SIMULATOR_FILE),
-        dir.join("..").join("lib").join("nvq").join(SIMULATOR_FILE),
-    ];
+    let not_found = |why: String| NvqError::LibraryNotFound {
+        detail: format!("--simulate: {why}"),
+    };
+    let exe = std::env::current_exe()
+        .and_then(std::fs::canonicalize)
+        .map_err(|e| not_found(format!("cannot locate the nvq executable: {e}")))?;
+    let dir = exe
+        .parent()
+        .ok_or_else(|| not_found(format!("{} has no parent directory", exe.display())))?;
+    let candidates = simulator_candidates(dir);
     candidates
         .iter()
         .find(|p| p.is_file())
         .cloned()
         .ok_or_else(|| {
             let looked: Vec<String> = candidates.iter().map(|p| p.display().to_string()).collect();
-            NvqError::LibraryNotFound {
-                detail: format!(
-                    "--simulate: the simulator is not installed; looked for {}",
-                    looked.join(", ")
-                ),
-            }
+            not_found(format!(
+                "the simulator is not installed; looked for {}",
+                looked.join(", ")
+            ))
         })
+}
+
+/// Where [`find_simulator`] looks, in order, for an executable in `dir` (a
+/// real directory, so its parent is the installation prefix).
+fn simulator_candidates(dir: &Path) -> Vec<PathBuf> {
+    let mut places = vec![
+        dir.join(SIMULATOR_FILE),
+        dir.join("deps").join(SIMULATOR_FILE),
+    ];
+    if let Some(prefix) = dir.parent() {
+        places.push(prefix.join("lib").join("nvq").join(SIMULATOR_FILE));
+    }
+    places
 }
 
 /// An initialised NVML library.
@@ -176,3 +193,24 @@ fn nvml_version_without_init(path: Option<&Path>) -> Option<String> {
 }
 
 pub mod select;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn simulator_places_are_beside_the_executable_and_under_its_prefix() {
+        let places = simulator_candidates(Path::new("/home/u/.local/share/uv/tools/nvq/bin"));
+        let expected = [
+            "/home/u/.local/share/uv/tools/nvq/bin/libnvml_sim.so",
+            "/home/u/.local/share/uv/tools/nvq/bin/deps/libnvml_sim.so",
+            "/home/u/.local/share/uv/tools/nvq/lib/nvq/libnvml_sim.so",
+        ];
+        assert_eq!(places, expected.map(PathBuf::from));
+        // An executable in / has no prefix above it: no relative lookup.
+        assert_eq!(
+            simulator_candidates(Path::new("/")),
+            ["/libnvml_sim.so", "/deps/libnvml_sim.so"].map(PathBuf::from)
+        );
+    }
+}

@@ -87,6 +87,17 @@ pub fn render_nvq_version(v: &Versions) -> String {
     out.push_str(&line("NVML version", &nvml));
     out.push_str(&line("DRIVER version", &driver));
     out.push_str(&line("CUDA version", &cuda));
+    let library = v
+        .library
+        .as_deref()
+        .unwrap_or("libnvidia-ml.so.1 (the system's)");
+    out.push_str(&line("NVML library", library));
+    if let Some(scenario) = &v.simulator {
+        out.push_str(&line(
+            "Simulated",
+            &format!("yes: nvq's NVML simulator, no GPU ({scenario})"),
+        ));
+    }
     out
 }
 
@@ -124,6 +135,8 @@ mod tests {
     #[test]
     fn version_layouts() {
         let v = Versions {
+            library: None,
+            simulator: None,
             driver: Ok("595.71.05".into()),
             nvml: Ok("595.71.05".into()),
             cuda: Ok(13020),
@@ -134,6 +147,8 @@ mod tests {
             "{t}"
         );
         let v = Versions {
+            library: None,
+            simulator: None,
             driver: Ok("610.57.04".into()),
             nvml: Ok("610.57.04".into()),
             cuda: Ok(13030),
@@ -153,6 +168,8 @@ mod tests {
     #[test]
     fn nvq_version_layout() {
         let v = Versions {
+            library: None,
+            simulator: None,
             driver: Ok("610.57.04".into()),
             nvml: Ok("13.610.57.04".into()),
             cuda: Err(NvmlCode::NOT_SUPPORTED),

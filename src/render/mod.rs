@@ -121,6 +121,34 @@ pub struct FormatSpec {
 }
 
 impl FormatSpec {
+    /// nvq's own reading of `--format=`: as [`Self::parse`], but `nounit`
+    /// (dmon's spelling) means `nounits`, and an unknown token gets the
+    /// nearest valid ones suggested.
+    pub fn parse_lenient(s: &str) -> Result<Self, NvqError> {
+        let fixed: Vec<&str> = s
+            .split(',')
+            .map(|t| if t == "nounit" { "nounits" } else { t })
+            .collect();
+        Self::parse(&fixed.join(",")).map_err(|e| {
+            let valid: Vec<&str> = FormatKind::ALL
+                .iter()
+                .map(|(_, n)| *n)
+                .chain(["noheader", "nounits"])
+                .collect();
+            let bad = fixed.iter().find(|t| !valid.contains(t));
+            let hint = bad.and_then(|b| {
+                crate::model::suggest::did_you_mean(&crate::model::suggest::nearest(
+                    b,
+                    valid.iter().copied(),
+                ))
+            });
+            match (e, hint) {
+                (NvqError::Usage(m), Some(h)) => NvqError::Usage(format!("{m} ({h})")),
+                (e, _) => e,
+            }
+        })
+    }
+
     /// Parse `--format=`: comma-separated tokens in any order; exactly one
     /// format token (`csv`, ...) plus any of `noheader` and `nounits`.
     pub fn parse(s: &str) -> Result<Self, NvqError> {

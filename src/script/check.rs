@@ -76,7 +76,7 @@ impl Checker<'_> {
     fn field(&mut self, name: &str, span: &Span) -> Result<(FieldRef, Kind, f64), ExprError> {
         let Some(idx) = (self.lookup)(name) else {
             let mut e = ExprError::new(format!("unknown field \"{name}\""), span.clone());
-            e.hint = suggest(name, self.infos).map(|s| format!("did you mean \"{s}\"?"));
+            e.hint = suggest(name, self.infos);
             return Err(e);
         };
         if !self.fields.contains(&idx) {
@@ -313,41 +313,10 @@ fn describe_num(t: NumTy) -> String {
     }
 }
 
-/// The closest field name or alias, if it is close enough to be a typo.
-fn suggest(name: &str, infos: &[&FieldInfo]) -> Option<&'static str> {
-    infos
+/// The closest field names or aliases, if close enough to be a typo.
+fn suggest(name: &str, infos: &[&FieldInfo]) -> Option<String> {
+    let names = infos
         .iter()
-        .flat_map(|i| std::iter::once(i.name).chain(i.aliases.iter().copied()))
-        .map(|cand| (distance(name, cand), cand))
-        .filter(|(d, _)| *d <= 2.max(name.len() / 5))
-        .min_by_key(|(d, _)| *d)
-        .map(|(_, c)| c)
-}
-
-/// Levenshtein distance (ASCII-insensitive to case).
-fn distance(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.to_ascii_lowercase().chars().collect();
-    let b: Vec<char> = b.to_ascii_lowercase().chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.iter().enumerate() {
-        let mut cur = vec![i + 1; b.len() + 1];
-        for (j, cb) in b.iter().enumerate() {
-            let sub = prev[j] + usize::from(ca != cb);
-            cur[j + 1] = sub.min(prev[j + 1] + 1).min(cur[j] + 1);
-        }
-        prev = cur;
-    }
-    prev[b.len()]
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn edit_distance() {
-        assert_eq!(distance("memory.fre", "memory.free"), 1);
-        assert_eq!(distance("abc", "abc"), 0);
-        assert_eq!(distance("", "ab"), 2);
-    }
+        .flat_map(|i| std::iter::once(i.name).chain(i.aliases.iter().copied()));
+    crate::model::suggest::did_you_mean(&crate::model::suggest::nearest(name, names))
 }

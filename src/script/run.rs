@@ -25,7 +25,7 @@ pub const UNTIL_DEFAULT_INTERVAL: Duration = Duration::from_secs(1);
 pub enum Quantifier {
     /// `--until`: at least one row.
     Any,
-    /// `--until-all`: every row (and at least one).
+    /// `--until-all`: every row; vacuously true when there are none.
     All,
 }
 
@@ -51,6 +51,18 @@ pub struct Flags<'a> {
     pub summary: bool,
 }
 
+impl Flags<'_> {
+    /// Is any flag given?
+    pub fn any(&self) -> bool {
+        self.where_.is_some()
+            || self.assert.is_some()
+            || self.until.is_some()
+            || self.until_all.is_some()
+            || self.timeout.is_some()
+            || self.summary
+    }
+}
+
 /// The scripting flags of one query, compiled.
 #[derive(Debug, Clone)]
 pub struct Script {
@@ -71,9 +83,9 @@ pub struct Script {
 pub enum RowKey {
     /// One row per GPU, named by the caller (`--query-gpu`).
     Gpu,
-    /// The GPU index and a second number (a PID) in these cells: `pmon`
-    /// keeps one summary per process.
-    Cells { gpu: usize, sub: usize },
+    /// The GPU index and maybe a second number (a PID) in these cells:
+    /// `pmon` keeps one summary per process, `dmon` one per GPU.
+    Cells { gpu: usize, sub: Option<usize> },
 }
 
 impl Script {
@@ -138,7 +150,21 @@ impl Script {
             assert,
             until,
             timeout,
-            summary: summary.then(Stats::new),
+            summary: summary.then(|| {
+                use crate::model::FieldKind;
+                let keys = queried
+                    .iter()
+                    .map(|&f| {
+                        infos.get(f).is_some_and(|i| {
+                            matches!(
+                                i.kind,
+                                FieldKind::GpuIndex | FieldKind::RowLabel | FieldKind::GpuCount
+                            )
+                        })
+                    })
+                    .collect();
+                Stats::with_keys(keys)
+            }),
             infos,
             key,
             read: Vec::new(),
@@ -184,7 +210,9 @@ impl Script {
     pub fn sample(&mut self, rows: Vec<Row>, gpus: Option<&[u32]>) -> (Vec<Row>, Verdict) {
         let until_met = self.until.as_ref().is_some_and(|(e, q)| match q {
             Quantifier::Any => rows.iter().any(|r| e.holds(&r.cells)),
-            Quantifier::All => !rows.is_empty() && rows.iter().all(|r| e.holds(&r.cells)),
+            // Over no rows (a GPU without processes) it holds: "until every
+            // process uses less than 1 GiB" is met once there is none.
+            Quantifier::All => rows.iter().all(|r| e.holds(&r.cells)),
         });
         let mut kept: Vec<(usize, Row)> = rows
             .into_iter()
@@ -215,7 +243,8 @@ impl Script {
                         s.add(gpu, &r.cells);
                     }
                     RowKey::Cells { gpu, sub } => {
-                        s.add_keyed(cell_u32(&r.cells, gpu), cell_u32(&r.cells, sub), &r.cells)
+                        let sub = sub.map_or(0, |k| cell_u32(&r.cells, k));
+                        s.add_keyed(cell_u32(&r.cells, gpu), sub, &r.cells)
                     }
                 }
             }
@@ -252,12 +281,15 @@ impl Script {
     fn who(&self, i: usize, cells: &[Value], gpus: Option<&[u32]>) -> String {
         if let RowKey::Cells { gpu, sub } = self.key {
             let name = |k: usize| self.infos.get(k).map_or("", |f| f.name);
-            return format!(
-                "GPU {} {} {}",
-                cell_u32(cells, gpu),
-                name(sub),
-                cell_u32(cells, sub)
-            );
+            return match sub {
+                Some(sub) => format!(
+                    "GPU {} {} {}",
+                    cell_u32(cells, gpu),
+                    name(sub),
+                    cell_u32(cells, sub)
+                ),
+                None => format!("GPU {}", cell_u32(cells, gpu)),
+            };
         }
         match gpus.and_then(|g| g.get(i)) {
             Some(g) => format!("GPU {g}"),

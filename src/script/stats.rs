@@ -13,6 +13,9 @@
 //!   else `N/A`.
 //! - Unavailable cells are skipped; a column that never had a value shows
 //!   its last token (`[N/A]`).
+//! - A key column (the GPU's `index`, a `pid`, the GPU count: kinds
+//!   `GpuIndex`, `RowLabel`, `GpuCount`) is not a statistic: the three rows
+//!   show its value.
 
 use super::eval::cell_number;
 use crate::model::Value;
@@ -30,10 +33,16 @@ struct Acc {
     text_max: Option<String>,
     text_changed: bool,
     last_unavailable: Option<Value>,
+    /// A key column: its last value, shown as it is.
+    key: Option<Value>,
 }
 
 impl Acc {
-    fn add(&mut self, v: &Value) {
+    fn add(&mut self, v: &Value, key: bool) {
+        if key {
+            self.key = Some(v.clone());
+            return;
+        }
         if let Some(x) = cell_number(v) {
             if self.min.as_ref().map_or(true, |(m, _)| x < *m) {
                 self.min = Some((x, v.clone()));
@@ -62,6 +71,9 @@ impl Acc {
     }
 
     fn stat(&self, which: Stat) -> Value {
+        if let Some(k) = &self.key {
+            return k.clone();
+        }
         if let (Some((_, lo)), Some((_, hi))) = (&self.min, &self.max) {
             return match which {
                 Stat::Min => lo.clone(),
@@ -97,11 +109,21 @@ enum Stat {
 pub struct Stats {
     gpus: BTreeMap<(u32, u32), Vec<Acc>>,
     samples: u64,
+    /// Which columns are keys (see the module's text).
+    keys: Vec<bool>,
 }
 
 impl Stats {
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// Statistics whose columns `keys[k]` are keys, shown, not summarised.
+    pub fn with_keys(keys: Vec<bool>) -> Self {
+        Stats {
+            keys,
+            ..Self::default()
+        }
     }
 
     /// Count one sample (for messages).
@@ -126,8 +148,8 @@ impl Stats {
         if accs.len() < cells.len() {
             accs.resize(cells.len(), Acc::default());
         }
-        for (acc, v) in accs.iter_mut().zip(cells) {
-            acc.add(v);
+        for (k, (acc, v)) in accs.iter_mut().zip(cells).enumerate() {
+            acc.add(v, self.keys.get(k).copied().unwrap_or(false));
         }
     }
 
@@ -245,6 +267,13 @@ mod tests {
             .map(|r| crate::render::csv::cell_text(&r.cells[2], Some("W"), false))
             .collect();
         assert_eq!(cells, ["100.00 W", "200.50 W", "150.25 W"]);
+        let mut keyed = Stats::with_keys(vec![true, false]);
+        keyed.add(0, &[Value::Int(0), Value::Int(10)]);
+        keyed.add(0, &[Value::Int(0), Value::Int(20)]);
+        assert_eq!(
+            csv(&keyed.rows()),
+            ["0, min, 0, 10", "0, max, 0, 20", "0, mean, 0, 15.00"]
+        );
         assert_eq!(Stats::columns(&[]).len(), 2);
     }
 }

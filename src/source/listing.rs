@@ -68,6 +68,14 @@ pub fn versions(session: &Session) -> Versions {
         driver: session.driver_version().map(str::to_string),
         nvml: session.nvml().sys_nvml_version().map_err(NvmlCode::from),
         cuda: crate::nvml::raw::cuda_driver_version(session),
+        library: session.lib_path().map(|p| p.display().to_string()),
+        simulator: session
+            .lib_path()
+            .is_some_and(|p| p.file_name() == Some(crate::nvml::SIMULATOR_FILE.as_ref()))
+            .then(|| match std::env::var_os("NVML_SIM_SCENARIO") {
+                Some(s) if !s.is_empty() => format!("scenario {}", s.to_string_lossy()),
+                _ => "its built-in scenario".to_string(),
+            }),
     }
 }
 

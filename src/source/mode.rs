@@ -120,7 +120,13 @@ impl QueryMode {
     pub fn resolve(self, list: &str) -> Result<Vec<usize>, NvqError> {
         let fields = self.fields();
         let tokens = list.split(',');
-        let invalid = |tok: &str| NvqError::InvalidField(tok.to_string());
+        let invalid = |tok: &str| {
+            let names = fields
+                .iter()
+                .flat_map(|f| std::iter::once(f.name).chain(f.aliases.iter().copied()));
+            let near = crate::model::suggest::nearest(tok, names);
+            NvqError::InvalidField(tok.to_string(), crate::model::suggest::did_you_mean(&near))
+        };
         // A long list (an all-fields query) looks names up in an index, a
         // short one scans the table.
         if list.len() < 256 {
@@ -186,7 +192,7 @@ mod tests {
         assert!(QueryMode::GPU.resolve("index,name").is_ok());
         for bad in ["", "index,", "index,,name", " index", "nope"] {
             let err = QueryMode::GPU.resolve(bad).unwrap_err();
-            assert!(matches!(err, NvqError::InvalidField(_)), "{bad:?}");
+            assert!(matches!(err, NvqError::InvalidField(..)), "{bad:?}");
         }
         let err = QueryMode::GPU.resolve("index,bogus,alsobad").unwrap_err();
         assert_eq!(

@@ -1,0 +1,205 @@
+#!/usr/bin/env bash
+# Build nvq's wheel and prove that pip, pipx and uv install it, that nvq works
+# from each installed path, and that it goes away again:
+#
+#   1. scripts/build-wheel.sh (the release build, shared with deb-check.sh,
+#      then maturin);
+#   2. the wheel's contents (nvq, the simulator, man page, completions,
+#      licenses; no nvidia-smi) and auditwheel show: the binary and the
+#      simulator need nothing outside the manylinux policy of the wheel's tag;
+#   3. pip install into a fresh venv, pipx install and uv tool install, each
+#      with its own throw-away HOME and directories; from each installed
+#      entry, in a scratch directory with a minimal environment:
+#      `nvq --simulate --query-gpu=index,name --format=csv` and
+#      `nvq --simulate --version` (and `python -m nvq --version` for pip);
+#   4. pip uninstall -y (every file of the RECORD must be gone), pipx
+#      uninstall and uv tool uninstall (their entries and venvs must be gone).
+#
+# The tools come from PyPI, pinned, into the venv build-wheel.sh makes
+# ($CARGO_TARGET_DIR/wheel-tools or target/wheel-tools); installing the wheel
+# itself needs no index (it has no dependencies). Without python3's venv
+# module it says so and exits 0 ("skipped"), unless NVQ_WHEEL_CHECK=required
+# (CI sets it).
+#   Env: PYTHON (default python3), CARGO_TARGET_DIR, NVQ_WHEEL_CHECK.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+repo=$PWD
+target=${CARGO_TARGET_DIR:-$repo/target}
+py=${PYTHON:-python3}
+AUDITWHEEL_VERSION=6.8.2
+PIPX_VERSION=1.18.4
+UV_VERSION=0.13.9
+
+fail() {
+    echo "wheel-check: FAIL: $*" >&2
+    exit 1
+}
+
+if ! "$py" -c 'import venv, ensurepip' 2>/dev/null; then
+    why="$py with its venv module (Debian: apt-get install python3-venv)"
+    [ "${NVQ_WHEEL_CHECK:-}" = required ] && fail "missing: $why"
+    echo "wheel-check: skipped (missing: $why)"
+    exit 0
+fi
+
+start=$SECONDS
+phase() { echo "wheel-check: [$((SECONDS - start))s] $*"; }
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+version=$(sed -n 's/^version = "\(.*\)"$/\1/p' Cargo.toml | head -n 1)
+
+# 1. Build.
+phase "scripts/build-wheel.sh"
+wheel=$(scripts/build-wheel.sh | tail -n 1)
+[ -f "$wheel" ] || fail "build-wheel.sh did not print a wheel's path (got: $wheel)"
+size=$(stat -c %s "$wheel")
+phase "built $wheel ($((size / 1024)) KiB)"
+tools=$target/wheel-tools
+want="auditwheel==$AUDITWHEEL_VERSION pipx==$PIPX_VERSION uv==$UV_VERSION"
+if ! "$tools/bin/python" - $want <<'EOF'; then
+import sys
+from importlib import metadata
+for pin in sys.argv[1:]:
+    name, version = pin.split("==")
+    try:
+        if metadata.version(name) != version:
+            sys.exit(1)
+    except metadata.PackageNotFoundError:
+        sys.exit(1)
+EOF
+    # shellcheck disable=SC2086
+    "$tools/bin/python" -m pip install --quiet --disable-pip-version-check $want
+fi
+
+# 2. What the wheel holds, and auditwheel.
+name=$(basename "$wheel")
+case "$name" in
+    "nvq-$version-py3-none-"*.whl) ;;
+    *) fail "the wheel's name $name is not nvq-$version-py3-none-PLATFORM.whl" ;;
+esac
+tag=${name#"nvq-$version-py3-none-"}
+tag=${tag%.whl}
+case "$tag" in
+    manylinux_*) ;;
+    *) fail "the wheel's platform tag is $tag, not a manylinux tag" ;;
+esac
+"$tools/bin/python" -m zipfile -l "$wheel" | awk 'NR > 1 { print $1 }' | sort >"$work/contents.txt"
+cat "$work/contents.txt"
+data="nvq-$version.data"
+for f in "$data/scripts/nvq" "$data/data/lib/nvq/libnvml_sim.so" "$data/data/share/man/man1/nvq.1" \
+    "$data/data/share/bash-completion/completions/nvq" "$data/data/share/zsh/site-functions/_nvq" \
+    "$data/data/share/fish/vendor_completions.d/nvq.fish" nvq/__init__.py nvq/__main__.py \
+    "nvq-$version.dist-info/licenses/LICENSE-MIT" "nvq-$version.dist-info/licenses/LICENSE-APACHE"; do
+    grep -qxF "$f" "$work/contents.txt" || fail "the wheel lacks $f"
+done
+if grep -q nvidia-smi "$work/contents.txt"; then
+    fail "the wheel holds an nvidia-smi file: $(grep nvidia-smi "$work/contents.txt")"
+fi
+"$tools/bin/python" -m zipfile -e "$wheel" "$work/unpacked"
+meta=$work/unpacked/nvq-$version.dist-info/METADATA
+grep -qx "Version: $version" "$meta" || fail "METADATA lacks Version: $version"
+grep -qx "License-Expression: MIT OR Apache-2.0" "$meta" || fail "METADATA lacks the license expression"
+grep -qx "Description-Content-Type: text/markdown" "$meta" || fail "METADATA lacks a markdown project page"
+grep -qx "## Install" "$meta" || fail "the project page lacks the Install part of README.md"
+if grep -q '^Requires-Python' "$meta"; then
+    fail "METADATA limits the Python version: $(grep '^Requires-Python' "$meta")"
+fi
+
+phase "auditwheel show"
+audit=$("$tools/bin/auditwheel" show "$wheel" 2>&1) || fail "auditwheel show failed: $audit"
+echo "$audit"
+# auditwheel names the most compatible tag the files allow, e.g.
+# "... is consistent with the following platform tag: "manylinux_2_34_x86_64"."
+consistent=$(tr '\n' ' ' <<<"$audit" | sed -n 's/.*following platform tag: *"\([^"]*\)".*/\1/p')
+[ -n "$consistent" ] || fail "auditwheel show names no platform tag"
+[ "$consistent" = "$tag" ] || fail "auditwheel says $consistent, the wheel is tagged $tag"
+
+# 3. and 4. Install, use and remove, three ways. Each installer gets its own
+# HOME and directories under $work; nvq runs from a scratch directory with a
+# minimal environment, no cargo or build tree on PATH.
+mkdir -p "$work/cwd"
+isolated() {
+    local home=$1
+    shift
+    mkdir -p "$home"
+    env -u NVQ_NVML_LIB -u NVML_SIM_SCENARIO -u PIP_FIND_LINKS -u VIRTUAL_ENV \
+        -u PYTHONPATH -u PYTHONHOME -u XDG_DATA_HOME -u XDG_BIN_HOME \
+        HOME="$home" PIP_CONFIG_FILE=/dev/null PIP_DISABLE_PIP_VERSION_CHECK=1 "$@"
+}
+check_nvq() {
+    local exe=$1 out
+    out=$(cd "$work/cwd" && env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME="$work/cwd" LANG=C.UTF-8 \
+        "$exe" --simulate --query-gpu=index,name --format=csv) || fail "$exe --simulate failed"
+    echo "$out"
+    [ "$(head -n 1 <<<"$out")" = "index, name" ] || fail "unexpected header from $exe --simulate: $out"
+    tail -n +2 <<<"$out" | grep -q '^[0-9][0-9]*, ' || fail "no GPU rows from $exe --simulate: $out"
+    out=$(cd "$work/cwd" && env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME="$work/cwd" LANG=C.UTF-8 \
+        "$exe" --simulate --version) || fail "$exe --simulate --version failed"
+    echo "$out"
+    [ "$(head -n 1 <<<"$out")" = "nvq version         : $version" ] || fail "$exe --version is not $version"
+}
+gone() {
+    local what=$1
+    shift
+    for p in "$@"; do
+        [ -e "$p" ] || [ -L "$p" ] && fail "left behind after $what: $p"
+    done
+    return 0
+}
+
+phase "pip install into a fresh venv"
+venv=$work/venv
+"$py" -m venv "$venv"
+isolated "$work/pip-home" "$venv/bin/python" -m pip install --quiet --no-index "$wheel"
+[ -x "$venv/bin/nvq" ] || fail "pip did not install $venv/bin/nvq"
+[ -f "$venv/lib/nvq/libnvml_sim.so" ] || fail "pip did not install $venv/lib/nvq/libnvml_sim.so"
+[ -f "$venv/share/man/man1/nvq.1" ] || fail "pip did not install $venv/share/man/man1/nvq.1"
+check_nvq "$venv/bin/nvq"
+out=$(cd "$work/cwd" && env -i PATH=/usr/bin:/bin HOME="$work/cwd" "$venv/bin/python" -m nvq --version) \
+    || fail "python -m nvq --version failed"
+[ "$(head -n 1 <<<"$out")" = "nvq version         : $version" ] || fail "python -m nvq --version: $out"
+echo "python -m nvq --version: $(head -n 1 <<<"$out")"
+# Every file the RECORD lists, as an absolute path.
+"$venv/bin/python" - >"$work/record.txt" <<'EOF'
+import os
+from importlib import metadata
+for f in metadata.distribution("nvq").files:
+    print(os.path.normpath(f.locate()))
+EOF
+echo "RECORD: $(wc -l <"$work/record.txt") files"
+grep -qxF "$venv/bin/nvq" "$work/record.txt" || fail "the RECORD lacks $venv/bin/nvq"
+grep -qxF "$venv/lib/nvq/libnvml_sim.so" "$work/record.txt" || fail "the RECORD lacks the simulator"
+if grep -q nvidia-smi "$work/record.txt"; then
+    fail "pip installed an nvidia-smi file: $(grep nvidia-smi "$work/record.txt")"
+fi
+isolated "$work/pip-home" "$venv/bin/python" -m pip uninstall --quiet -y nvq
+mapfile -t recorded <"$work/record.txt"
+gone "pip uninstall" "${recorded[@]}" "$venv/lib/nvq"
+phase "pip: installed, used and uninstalled; $(wc -l <"$work/record.txt") files gone"
+
+phase "pipx install"
+pipx_env=(PIPX_HOME="$work/pipx/home" PIPX_BIN_DIR="$work/pipx/bin" PIPX_MAN_DIR="$work/pipx/man"
+    PIPX_DEFAULT_PYTHON="$py")
+isolated "$work/pipx-home" "${pipx_env[@]}" "$tools/bin/pipx" install --pip-args=--no-index "$wheel"
+entry=$work/pipx/bin/nvq
+[ -L "$entry" ] || fail "pipx did not link $entry"
+echo "$entry -> $(readlink "$entry")"
+check_nvq "$entry"
+[ -e "$work/pipx/man/man1/nvq.1" ] || fail "pipx did not expose the man page"
+isolated "$work/pipx-home" "${pipx_env[@]}" "$tools/bin/pipx" uninstall nvq
+gone "pipx uninstall" "$entry" "$work/pipx/man/man1/nvq.1" "$work/pipx/home/venvs/nvq"
+phase "pipx: installed, used and uninstalled"
+
+phase "uv tool install"
+uv_env=(UV_TOOL_DIR="$work/uv/tools" UV_TOOL_BIN_DIR="$work/uv/bin" UV_CACHE_DIR="$work/uv/cache"
+    UV_PYTHON_DOWNLOADS=never UV_NO_CONFIG=1 UV_OFFLINE=1)
+isolated "$work/uv-home" "${uv_env[@]}" "$tools/bin/uv" tool install --python "$py" "$wheel"
+entry=$work/uv/bin/nvq
+[ -e "$entry" ] || fail "uv did not install $entry"
+[ -L "$entry" ] && echo "$entry -> $(readlink "$entry")"
+check_nvq "$entry"
+isolated "$work/uv-home" "${uv_env[@]}" "$tools/bin/uv" tool uninstall nvq
+gone "uv tool uninstall" "$entry" "$work/uv/tools/nvq"
+phase "uv: installed, used and uninstalled"
+
+phase "done: wheel $name, $((size / 1024)) KiB, tag $tag checked by auditwheel; pip, pipx and uv tool"

@@ -1,0 +1,317 @@
+//! The one plan every mode and sub-command starts from: the options they
+//! all share (GPU selection, loop interval and count, output file, format,
+//! the scripting flags, the NVML library), parsed and checked once, before
+//! NVML is touched, whether they stand before a sub-command's name or after
+//! it.
+//!
+//! A sub-command says which of the shared options it takes, and gives its
+//! own spellings of them, in [`own`] (one arm per sub-command). Run as
+//! `nvq`, a shared option given before the sub-command's name applies to it
+//! when the sub-command takes it (`nvq -i 0,1 dmon`), and is refused with a
+//! message naming it when it does not (`nvq -l 1 topo -m`). Run as
+//! `nvidia-smi`, whose sub-commands only stand first, any option before the
+//! name makes the name a stray word, refused as nvidia-smi refuses one.
+
+use crate::cli::{self, Args, Command, ScriptArgs};
+use crate::error::NvqError;
+use crate::nvml::{select, LibSource, Session};
+use crate::output::{Sink, SinkMode};
+use crate::script;
+use crate::Personality;
+use std::path::Path;
+use std::time::Duration;
+
+/// An option every mode may share.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shared {
+    /// `-i/--id`: which GPUs.
+    Id,
+    /// `--format`.
+    Format,
+    /// `-f/--filename`.
+    Filename,
+    /// `-l/--loop`, `-lms/--loop-ms` (dmon and pmon: also `-d`).
+    Interval,
+    /// `--count` (dmon and pmon: also `-c`).
+    Count,
+    /// `--where`, `--assert`, `--until`, `--until-all`, `--timeout`, `--summary`.
+    Script,
+}
+
+impl Shared {
+    /// How messages name the option.
+    pub fn flag(self) -> &'static str {
+        match self {
+            Shared::Id => "-i/--id",
+            Shared::Format => "--format",
+            Shared::Filename => "-f/--filename",
+            Shared::Interval => "-l/--loop (or -lms)",
+            Shared::Count => "--count",
+            Shared::Script => "the scripting flags (--where, --assert, --until, --summary)",
+        }
+    }
+}
+
+/// What a sub-command gives of the shared options after its name, and which
+/// of them it takes at all.
+#[derive(Debug, Default, Clone)]
+pub struct Own<'a> {
+    pub takes: &'static [Shared],
+    pub id: Option<&'a str>,
+    pub format: Option<&'a str>,
+    pub filename: Option<&'a Path>,
+    /// Already parsed (dmon's `-d`, or `-l`/`-lms` after the name).
+    pub interval: Option<Duration>,
+    pub count: Option<u64>,
+    pub script: Option<&'a ScriptArgs>,
+}
+
+/// The options every mode shares, resolved once.
+#[derive(Debug, Clone)]
+pub struct Common<'a> {
+    pub personality: Personality,
+    pub lib: LibSource,
+    pub id: Option<&'a str>,
+    pub format: Option<&'a str>,
+    pub filename: Option<&'a Path>,
+    /// `-l`/`-lms` (or a monitor's `-d`), checked.
+    pub interval: Option<Duration>,
+    /// `--count` (or a monitor's `-c`), checked; that it has a loop is the
+    /// mode's to check (`--until` makes one).
+    pub count: Option<u64>,
+    pub script: script::Flags<'a>,
+    /// `--timeout` as given, for messages.
+    pub timeout: Option<&'a str>,
+}
+
+impl<'a> Common<'a> {
+    /// The shared options of a mode without a sub-command (a query, the
+    /// summary table, `-q`, `-L`, `--version`).
+    pub fn top(args: &'a Args, personality: Personality) -> Result<Self, NvqError> {
+        Ok(Common {
+            personality,
+            lib: args.lib_source(),
+            id: args.id.as_deref(),
+            format: args.format.as_deref(),
+            filename: args.filename.as_deref(),
+            interval: loop_interval(args.loop_sec.as_deref(), args.loop_ms.as_deref())?,
+            count: args.count.as_deref().map(cli::parse_count).transpose()?,
+            script: args.script.flags(),
+            timeout: args.script.timeout.as_deref(),
+        })
+    }
+
+    /// The shared options of a sub-command: those given after its name,
+    /// and those before it that apply to it (see the module's text).
+    pub fn for_command(
+        args: &'a Args,
+        command: &'a Command,
+        personality: Personality,
+    ) -> Result<Self, NvqError> {
+        let name = command_name(command);
+        let own = own(command)?;
+        let before = before_command(args);
+        if let Some(first) = before.first() {
+            if personality == Personality::NvidiaSmi {
+                // nvidia-smi knows a sub-command only as its first word.
+                return Err(NvqError::UnknownOption(name.to_string()));
+            }
+            if let Given::Other(flag) = first {
+                return Err(NvqError::Usage(format!(
+                    "{flag} does not combine with {name}; run 'nvq {name} --help' for its options."
+                )));
+            }
+        }
+        let top = Common::top(args, personality)?;
+        let set = |s: Shared| before.contains(&Given::Shared(s));
+        if let Some(s) = before.iter().find_map(|g| match g {
+            Given::Shared(s) if !own.takes.contains(s) => Some(*s),
+            _ => None,
+        }) {
+            return Err(NvqError::Usage(format!(
+                "{} does not apply to {name}; run 'nvq {name} --help' for its options.",
+                s.flag()
+            )));
+        }
+        let merge = |s: Shared, mine: bool| {
+            if set(s) && mine {
+                return Err(NvqError::Usage(format!(
+                    "{} is given both before and after {name}; give it once.",
+                    s.flag()
+                )));
+            }
+            Ok(set(s))
+        };
+        let own_script = own.script.filter(|s| s.flags().any());
+        let script_before = merge(Shared::Script, own_script.is_some())?;
+        let (script, timeout) = match (script_before, own_script) {
+            (true, _) => (top.script, top.timeout),
+            (false, Some(s)) => (s.flags(), s.timeout.as_deref()),
+            (false, None) => (script::Flags::default(), None),
+        };
+        let common = Common {
+            personality,
+            id: pick(merge(Shared::Id, own.id.is_some())?, top.id, own.id),
+            format: pick(
+                merge(Shared::Format, own.format.is_some())?,
+                top.format,
+                own.format,
+            ),
+            filename: pick(
+                merge(Shared::Filename, own.filename.is_some())?,
+                top.filename,
+                own.filename,
+            ),
+            interval: pick(
+                merge(Shared::Interval, own.interval.is_some())?,
+                top.interval,
+                own.interval,
+            ),
+            count: pick(
+                merge(Shared::Count, own.count.is_some())?,
+                top.count,
+                own.count,
+            ),
+            script,
+            timeout,
+            lib: top.lib,
+        };
+        Ok(common)
+    }
+
+    /// Load NVML (`--nvml-lib`, `--simulate` or the system's library).
+    pub fn session(&self) -> Result<Session, NvqError> {
+        Session::open(&self.lib)
+    }
+
+    /// The GPUs `-i` selects (all without it), in NVML order.
+    pub fn gpus(&self, session: &Session) -> Result<Vec<u32>, NvqError> {
+        select::select(session, self.id)
+    }
+
+    /// Stdout, or the `-f` file, in `mode`.
+    pub fn sink(&self, mode: SinkMode) -> Result<Sink, NvqError> {
+        Sink::open_with(self.filename, mode)
+    }
+}
+
+/// The value given before the sub-command's name if `before`, else its own.
+fn pick<T>(before: bool, top: Option<T>, own: Option<T>) -> Option<T> {
+    if before {
+        top
+    } else {
+        own
+    }
+}
+
+/// `-l[SEC]` / `-lms MS`: the loop interval, if any (both at once is an
+/// invalid combination).
+pub fn loop_interval(sec: Option<&str>, ms: Option<&str>) -> Result<Option<Duration>, NvqError> {
+    match (sec, ms) {
+        (Some(_), Some(_)) => Err(NvqError::InvalidCombination),
+        (Some(s), None) => cli::parse_loop_sec(s).map(Some),
+        (None, Some(ms)) => cli::parse_loop_ms(ms).map(Some),
+        (None, None) => Ok(None),
+    }
+}
+
+/// A top-level option given before a sub-command's name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Given {
+    Shared(Shared),
+    /// One that no sub-command takes (a query, `-q`, `-L`, ...).
+    Other(&'static str),
+}
+
+/// The top-level options set while a sub-command is given: clap hands the
+/// words after a sub-command's name to it, so these stood before it (the
+/// NVML options, which go anywhere, are not counted).
+fn before_command(args: &Args) -> Vec<Given> {
+    let shared = [
+        (args.id.is_some(), Shared::Id),
+        (args.format.is_some(), Shared::Format),
+        (args.filename.is_some(), Shared::Filename),
+        (
+            args.loop_sec.is_some() || args.loop_ms.is_some(),
+            Shared::Interval,
+        ),
+        (args.count.is_some(), Shared::Count),
+        (args.script.flags().any(), Shared::Script),
+    ];
+    let query = args.queries.first().map(|(m, _)| m.option());
+    let other = [
+        (query.is_some(), "a --query-* option"),
+        (args.help_query.is_some(), "a --help-query-* option"),
+        (args.query > 0, "-q/--query"),
+        (args.display.is_some(), "-d/--display"),
+        (args.xml > 0, "-x/--xml-format"),
+        (args.dtd, "--dtd"),
+        (args.unit, "-u/--unit"),
+        (args.list_gpus, "-L/--list-gpus"),
+        (args.version, "--version"),
+    ];
+    let mut out: Vec<Given> = other
+        .iter()
+        .filter(|(on, _)| *on)
+        .map(|(_, f)| Given::Other(f))
+        .collect();
+    out.extend(
+        shared
+            .iter()
+            .filter(|(on, _)| *on)
+            .map(|(_, s)| Given::Shared(*s)),
+    );
+    out
+}
+
+/// A sub-command's name, as typed.
+pub fn command_name(command: &Command) -> &'static str {
+    match command {
+        Command::Dmon(_) => "dmon",
+        Command::Pmon(_) => "pmon",
+        Command::Topo(_) => "topo",
+        Command::Nvlink(_) => "nvlink",
+        Command::Mig(_) => "mig",
+        Command::Serve(_) => "serve",
+    }
+}
+
+/// What each sub-command takes of the shared options, and its own values
+/// of them. A new sub-command adds one arm here.
+fn own(command: &Command) -> Result<Own<'_>, NvqError> {
+    use Shared::*;
+    Ok(match command {
+        Command::Dmon(a) => Own {
+            takes: &[Id, Format, Filename, Interval, Count, Script],
+            script: Some(&a.script),
+            ..super::monitor::own("dmon", &a.monitor, None)?
+        },
+        Command::Pmon(a) => Own {
+            takes: &[Id, Format, Filename, Interval, Count, Script],
+            script: Some(&a.script),
+            ..super::monitor::own("pmon", &a.monitor, Some(super::pmon::MAX_DELAY))?
+        },
+        Command::Topo(t) => Own {
+            takes: &[Id, Format, Filename],
+            id: t.id.as_deref(),
+            format: t.format.as_deref(),
+            ..Own::default()
+        },
+        Command::Nvlink(n) => Own {
+            takes: &[Id, Filename],
+            id: n.id.as_deref(),
+            ..Own::default()
+        },
+        Command::Mig(m) => Own {
+            takes: &[Id, Format, Filename],
+            id: m.id.as_deref(),
+            format: m.format.as_deref(),
+            ..Own::default()
+        },
+        Command::Serve(s) => Own {
+            takes: &[Id],
+            id: s.id.as_deref(),
+            ..Own::default()
+        },
+    })
+}

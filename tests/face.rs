@@ -1,0 +1,338 @@
+//! nvq's own face (issue #30), through the real binary and the simulator:
+//! options before a sub-command, waiting for a free GPU, `--summary` apart
+//! from the data, nvq's own messages and suggestions, and output that says
+//! it is simulated. Under the name `nvidia-smi` the same mistakes get
+//! nvidia-smi's text.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+use common::{nvq, scenario, sim_lib};
+use std::process::{Command, Output};
+
+fn out(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn err(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Four GPUs with processes.
+fn four() -> std::path::PathBuf {
+    scenario("mon_4gpu.toml")
+}
+
+/// The GPU indices at the start of dmon/pmon's data lines.
+fn gpus_of(text: &str) -> Vec<String> {
+    let mut g: Vec<String> = text
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .filter_map(|l| l.split_whitespace().next().map(str::to_string))
+        .collect();
+    g.dedup();
+    g
+}
+
+/// nvq run through a symlink named `nvidia-smi`.
+fn nvidia_smi(scenario: &std::path::Path, args: &[&str]) -> Output {
+    let dir = tempfile::tempdir().unwrap();
+    let link = dir.path().join("nvidia-smi");
+    std::os::unix::fs::symlink(assert_cmd::cargo::cargo_bin("nvq"), &link).unwrap();
+    Command::new(&link)
+        .args(args)
+        .env("NVQ_NVML_LIB", sim_lib())
+        .env("NVML_SIM_SCENARIO", scenario)
+        .output()
+        .unwrap()
+}
+
+// 1. Options before a sub-command.
+
+#[test]
+fn id_before_a_monitor_selects_its_gpus() {
+    let o = nvq(&four(), &["-i", "0,1", "dmon", "-s", "m", "-c", "1"]);
+    assert!(o.status.success(), "{}", err(&o));
+    assert_eq!(gpus_of(&out(&o)), ["0", "1"]);
+    let o = nvq(&four(), &["-i", "3", "pmon", "-c", "1"]);
+    assert!(o.status.success(), "{}", err(&o));
+    assert_eq!(gpus_of(&out(&o)), ["3"]);
+}
+
+#[test]
+fn loop_count_and_format_before_dmon_apply_to_it() {
+    let o = nvq(&four(), &["--count", "2", "-i", "0", "dmon", "-s", "u"]);
+    assert!(o.status.success(), "{}", err(&o));
+    let text = out(&o);
+    let data: Vec<&str> = text.lines().filter(|l| !l.starts_with('#')).collect();
+    assert_eq!(data.len(), 2, "{text}");
+    let o = nvq(&four(), &["--format=json", "dmon", "-c", "1", "-i", "1"]);
+    assert!(o.status.success(), "{}", err(&o));
+    let v: serde_json::Value = serde_json::from_str(&out(&o)).unwrap();
+    assert_eq!(v.as_array().unwrap().len(), 1);
+    // -lms after dmon, as the queries spell it.
+    let o = nvq(&four(), &["dmon", "-lms", "100", "-c", "2", "-i", "0"]);
+    assert!(o.status.success(), "{}", err(&o));
+    let o = nvq(&four(), &["-l", "1", "dmon", "-d", "2", "-c", "1"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        err(&o).contains("given both before and after dmon"),
+        "{}",
+        err(&o)
+    );
+}
+
+#[test]
+fn an_option_that_means_nothing_to_the_sub_command_is_refused_by_name() {
+    let o = nvq(&scenario("topo_h100.toml"), &["-l", "1", "topo", "-m"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        err(&o).contains("-l/--loop (or -lms) does not apply to topo"),
+        "{}",
+        err(&o)
+    );
+    assert!(out(&o).is_empty());
+    // topo -i means what it means after topo: it needs -n or -p.
+    let o = nvq(&scenario("topo_h100.toml"), &["-i", "0", "topo", "-m"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(err(&o).contains("-n or -p"), "{}", err(&o));
+    let o = nvq(&four(), &["--query-gpu=index", "dmon"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        err(&o).contains("does not combine with dmon"),
+        "{}",
+        err(&o)
+    );
+}
+
+#[test]
+fn as_nvidia_smi_an_option_before_a_sub_command_makes_it_a_stray_word() {
+    let o = nvidia_smi(&four(), &["-i", "0", "dmon", "-c", "1"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        out(&o),
+        "ERROR: Option dmon is not recognized. Please run 'nvidia-smi -h' for help.\n"
+    );
+}
+
+// 2. Waiting for a free GPU.
+
+#[test]
+fn until_all_over_no_processes_holds_so_waiting_for_a_free_gpu_works() {
+    let free = scenario("wait_free.toml");
+    // GPU 1 runs a job for three samples, then it exits: the wait ends.
+    let o = nvq(
+        &free,
+        &[
+            "--query-compute-apps=pid,used_memory",
+            "--format=csv,noheader",
+            "-i",
+            "1",
+            "-lms",
+            "20",
+            "--until-all",
+            "used_memory < 1GiB",
+            "--timeout",
+            "5s",
+        ],
+    );
+    assert!(o.status.success(), "{}", err(&o));
+    let text = out(&o);
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(
+        !lines.is_empty() && lines.iter().all(|l| l.starts_with("5150, ")),
+        "{lines:?}"
+    );
+    // GPU 0 is free already: one sample, nothing to list, exit 0.
+    let o = nvq(
+        &free,
+        &[
+            "--query-compute-apps=pid",
+            "--format=csv,noheader",
+            "-i",
+            "0",
+            "--until-all",
+            "pid > 0",
+        ],
+    );
+    assert!(o.status.success(), "{}", err(&o));
+    assert_eq!(out(&o), "");
+    // --until needs a row that holds: over no rows it never does.
+    let o = nvq(
+        &free,
+        &[
+            "--query-compute-apps=pid",
+            "--format=csv",
+            "-i",
+            "0",
+            "-lms",
+            "20",
+            "--until",
+            "pid > 0",
+            "--timeout",
+            "200ms",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(21), "{}", err(&o));
+}
+
+// 3. --summary apart from the data.
+
+#[test]
+fn summary_goes_to_stderr_and_keys_are_not_averaged() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("log.csv");
+    let o = nvq(
+        &four(),
+        &[
+            "--query-gpu=index,temperature.gpu",
+            "--format=csv",
+            "-lms",
+            "20",
+            "--count",
+            "3",
+            "--summary",
+            "-f",
+            file.to_str().unwrap(),
+        ],
+    );
+    assert!(o.status.success(), "{}", err(&o));
+    let data = std::fs::read_to_string(&file).unwrap();
+    let lines: Vec<&str> = data.lines().collect();
+    assert_eq!(lines[0], "index, temperature.gpu");
+    assert_eq!(lines.len(), 1 + 3 * 4, "{data}");
+    assert!(!data.contains("mean"));
+    let summary = err(&o);
+    assert!(
+        summary.contains("gpu, statistic, index, temperature.gpu"),
+        "{summary}"
+    );
+    assert!(summary.contains("\n2, mean, 2, "), "{summary}");
+    // pmon's PIDs are keys too.
+    let o = nvq(
+        &four(),
+        &["pmon", "-c", "2", "-i", "0", "--summary", "--format=csv"],
+    );
+    assert!(o.status.success(), "{}", err(&o));
+    assert!(!out(&o).contains("mean"));
+    let mean = err(&o)
+        .lines()
+        .find(|l| l.contains(", mean, "))
+        .unwrap()
+        .to_string();
+    let cells: Vec<&str> = mean.split(", ").collect();
+    assert!(!cells[3].contains('.'), "pid averaged: {mean}");
+}
+
+#[test]
+fn dmon_takes_the_scripting_flags() {
+    let o = nvq(
+        &four(),
+        &["dmon", "-s", "u", "-c", "1", "--where", "index == 2"],
+    );
+    assert!(o.status.success(), "{}", err(&o));
+    assert_eq!(gpus_of(&out(&o)), ["2"]);
+}
+
+// 8. nvq's own messages.
+
+#[test]
+fn usage_errors_are_nvqs_words_with_exit_2() {
+    let o = nvq(&four(), &["-i"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        err(&o).starts_with("nvq: option --id needs a value"),
+        "{}",
+        err(&o)
+    );
+    let o = nvq(&four(), &["-i", "0", "-i", "1"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        err(&o).contains("cannot be used multiple times"),
+        "{}",
+        err(&o)
+    );
+    let o = nvq(&four(), &["--format=json"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        err(&o).contains("--format needs something to format"),
+        "{}",
+        err(&o)
+    );
+    for o in [
+        nvq(&four(), &["-i", "0", "-i", "1"]),
+        nvq(&four(), &["--format=json"]),
+        nvq(&four(), &["dmon", "--where", "nosuch > 1", "-c", "1"]),
+        nvq(&four(), &["--bogus"]),
+    ] {
+        assert!(!err(&o).contains("nvidia-smi -h"), "{}", err(&o));
+    }
+    // As nvidia-smi: nvidia-smi's text and exit code.
+    let o = nvidia_smi(&four(), &["-i"]);
+    assert_eq!(o.status.code(), Some(255));
+    assert!(out(&o).contains("Please run 'nvidia-smi -h' for help."));
+}
+
+#[test]
+fn a_library_that_does_not_load_gets_nvqs_advice() {
+    let o = Command::new(assert_cmd::cargo::cargo_bin("nvq"))
+        .args(["--nvml-lib", "/etc/passwd", "-L"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(12));
+    let e = err(&o);
+    assert!(e.contains("/etc/passwd"), "{e}");
+    assert!(
+        e.contains("LD_LIBRARY_PATH") && e.contains("--simulate"),
+        "{e}"
+    );
+    assert!(!e.contains("system PATH"), "{e}");
+}
+
+// 9. Did you mean.
+
+#[test]
+fn misspelt_fields_formats_and_options_get_suggestions() {
+    let o = nvq(&four(), &["--query-gpu=index,memory.usd", "--format=csv"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        err(&o).contains("did you mean \"memory.used\"?"),
+        "{}",
+        err(&o)
+    );
+    let o = nvq(&four(), &["--query-gpu=Memory.Used", "--format=csv"]);
+    assert!(err(&o).contains("\"memory.used\""), "{}", err(&o));
+    let o = nvq(
+        &four(),
+        &["--query-compute-apps=pid,used_mem", "--format=csv"],
+    );
+    assert!(err(&o).contains("\"used_memory\""), "{}", err(&o));
+    let o = nvq(&four(), &["--query-gpu=index", "--format=cvs"]);
+    assert!(err(&o).contains("did you mean \"csv\"?"), "{}", err(&o));
+    let o = nvq(&four(), &["--query-gpu=index", "--formt=csv"]);
+    assert!(
+        err(&o).contains("did you mean \"--format\"?"),
+        "{}",
+        err(&o)
+    );
+    // As nvidia-smi, stdout is nvidia-smi's text; the hint is on stderr.
+    let o = nvidia_smi(&four(), &["--query-gpu=memory.usd", "--format=csv"]);
+    assert_eq!(
+        out(&o),
+        "Field \"memory.usd\" is not a valid field to query.\n\n"
+    );
+    assert!(err(&o).contains("memory.used"));
+}
+
+// 10. Simulated output says so.
+
+#[test]
+fn version_under_the_simulator_says_so() {
+    let o = nvq(&four(), &["--version"]);
+    assert!(o.status.success(), "{}", err(&o));
+    assert!(out(&o).contains("simulator"), "{}", out(&o));
+    assert!(out(&o).contains("mon_4gpu.toml"), "{}", out(&o));
+    let o = nvq(&scenario("topo_h100.toml"), &["topo"]);
+    assert_eq!(o.status.code(), Some(2), "{}{}", out(&o), err(&o));
+    assert!(err(&o).contains("needs one of its options") && err(&o).contains("--matrix"));
+    assert!(out(&o).is_empty());
+}
