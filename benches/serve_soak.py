@@ -39,8 +39,9 @@ import threading
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-NVQ = os.path.join(ROOT, "target/release/nvq")
-SIM = os.path.join(ROOT, "target/release/libnvml_sim.so")
+BUILD = os.environ.get("BUILD", "release")  # "debug" to try the script itself
+NVQ = os.path.join(ROOT, f"target/{BUILD}/nvq")
+SIM = os.path.join(ROOT, f"target/{BUILD}/libnvml_sim.so")
 SCENARIO = os.path.join(ROOT, "benches/serve_soak.toml")
 PASSWORD_HASH = "$2b$06$J3acazrRnqFQcH74Z22Yp.3EGrRYrMBUGaHf8617y5gheKJUK7NWO"
 GOOD_AUTH = "Basic " + base64.b64encode(b"prometheus:soak-pass").decode()

@@ -66,9 +66,11 @@ pub fn own<'a>(
         None => None,
         Some(c) => match c.trim().parse::<u64>() {
             Ok(n) if n >= 1 => Some(n),
-            _ => return Err(NvqError::Usage(format!(
+            _ => {
+                return Err(NvqError::Usage(format!(
                 "{cmd}: invalid count \"{c}\" for -c; give a whole number of samples, 1 or more."
-            ))),
+            )))
+            }
         },
     };
     Ok(super::plan::Own {

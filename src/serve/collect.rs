@@ -87,6 +87,10 @@ struct Ask {
     served: u64,
     /// The worker is in a read (its finish time is taken under this lock).
     running: bool,
+    /// That read has already made a scrape late: it is stuck, and later
+    /// scrapes do not wait for it (as a loop does not wait for a lane still
+    /// in an earlier sample's call).
+    overdue: bool,
 }
 
 struct Worker {
@@ -213,17 +217,22 @@ impl Collector {
         let mut waits = Vec::with_capacity(self.workers.len());
         for w in &self.workers {
             let rx = w.done.subscribe();
+            let mut stuck = false;
             if !self.fresh(&rx.borrow(), arrived) {
                 let mut ask = lock(&w.ask);
                 if !ask.running && ask.asked == ask.served {
                     ask.asked += 1;
                     w.wake.notify_one();
                 }
+                stuck = ask.running && ask.overdue;
             }
-            waits.push(rx);
+            waits.push((rx, stuck));
         }
         let mut stopping = self.stopping.subscribe();
-        for rx in &mut waits {
+        for (rx, stuck) in &mut waits {
+            if *stuck {
+                continue;
+            }
             loop {
                 let until = match *stopping.borrow() {
                     Some(t) => deadline.min(t + STOP_GRACE),
@@ -238,11 +247,17 @@ impl Collector {
         }
         let reads: Vec<Option<Arc<Done>>> = waits
             .iter()
-            .map(|rx| {
+            .map(|(rx, _)| {
                 let d = rx.borrow();
                 self.fresh(&d, arrived).then(|| d.clone()).flatten()
             })
             .collect();
+        for (w, read) in self.workers.iter().zip(&reads) {
+            if read.is_none() {
+                let mut ask = lock(&w.ask);
+                ask.overdue = ask.running;
+            }
+        }
         let key: Vec<Option<u64>> = reads.iter().map(|d| d.as_ref().map(|d| d.seq)).collect();
         let mut last = lock(&self.last);
         if let Some(s) = last.as_ref().filter(|s| s.key == key) {
@@ -297,6 +312,7 @@ fn work(w: &Worker, mut read: ReadFn) {
                 ask = w.wake.wait(ask).unwrap_or_else(PoisonError::into_inner);
             }
             ask.running = true;
+            ask.overdue = false;
             ask.asked
         };
         let started = Instant::now();
@@ -386,6 +402,28 @@ mod tests {
         });
         assert_eq!(calls.load(Ordering::SeqCst), 2, "one read per GPU");
         assert_eq!(c.threads(), 2);
+    }
+
+    /// A read that has already made one scrape late is not waited for
+    /// again: the next scrape answers as soon as the other GPUs have.
+    #[test]
+    fn a_stuck_gpu_is_waited_for_once() {
+        let (c, _) = collector(vec![0, 5_000], Duration::ZERO);
+        rt().block_on(async {
+            let now = Instant::now();
+            assert_eq!(
+                c.sample(now, now + Duration::from_millis(100)).await.late,
+                1
+            );
+            let now = Instant::now();
+            let next = c.sample(now, now + Duration::from_secs(3)).await;
+            assert_eq!(next.late, 1);
+            assert!(
+                now.elapsed() < Duration::from_secs(1),
+                "waited {:?}",
+                now.elapsed()
+            );
+        });
     }
 
     #[test]
