@@ -19,8 +19,14 @@ _nvq() {
             ",$1")
                 cmd="nvq"
                 ;;
+            nvq,busy)
+                cmd="nvq__subcmd__busy"
+                ;;
             nvq,dmon)
                 cmd="nvq__subcmd__dmon"
+                ;;
+            nvq,mem)
+                cmd="nvq__subcmd__mem"
                 ;;
             nvq,mig)
                 cmd="nvq__subcmd__mig"
@@ -31,11 +37,17 @@ _nvq() {
             nvq,pmon)
                 cmd="nvq__subcmd__pmon"
                 ;;
+            nvq,ps)
+                cmd="nvq__subcmd__ps"
+                ;;
             nvq,serve)
                 cmd="nvq__subcmd__serve"
                 ;;
             nvq,topo)
                 cmd="nvq__subcmd__topo"
+                ;;
+            nvq,wait)
+                cmd="nvq__subcmd__wait"
                 ;;
             *)
                 ;;
@@ -44,7 +56,7 @@ _nvq() {
 
     case "${cmd}" in
         nvq)
-            opts="-i -f -l -q -d -x -u -L -h --query-gpu --query-supported-clocks --query-compute-apps --query-accounted-apps --query-retired-pages --query-remapped-rows --format --id --filename --loop --loop-ms --count --where --assert --until --until-all --timeout --summary --query --display --xml-format --dtd --unit --list-gpus --version --help-query-gpu --help-query-supported-clocks --help-query-compute-apps --help-query-accounted-apps --help-query-retired-pages --help-query-remapped-rows --nvml-lib --simulate --help pmon topo nvlink serve mig dmon"
+            opts="-i -f -l -q -d -x -u -L -h --query-gpu --query-supported-clocks --query-compute-apps --query-accounted-apps --query-retired-pages --query-remapped-rows --format --id --filename --loop --loop-ms --count --where --assert --until --until-all --timeout --summary --query --display --xml-format --dtd --unit --list-gpus --version --help-query-gpu --help-query-supported-clocks --help-query-compute-apps --help-query-accounted-apps --help-query-retired-pages --help-query-remapped-rows --nvml-lib --simulate --help mem ps busy wait topo nvlink serve mig dmon pmon"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -149,8 +161,82 @@ _nvq() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        nvq__subcmd__busy)
+            opts="-i -f -l -h --id --format --filename --loop --loop-ms --count --where --assert --until --until-all --timeout --summary --nvml-lib --simulate --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -i)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --filename)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -f)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --loop)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -l)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --loop-ms)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --count)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --where)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --assert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --until)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --until-all)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --nvml-lib)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         nvq__subcmd__dmon)
-            opts="-i -d -c -o -f -s -h --id --delay --count --options --format --filename --select --gpm-options --gpm-metrics --nvml-lib --simulate --help"
+            opts="-i -d -l -c -o -f -s -h --id --delay --loop --loop-ms --count --options --format --filename --select --gpm-options --where --assert --until --until-all --timeout --summary --gpm-metrics --nvml-lib --simulate --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -169,6 +255,18 @@ _nvq() {
                     return 0
                     ;;
                 -d)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --loop)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -l)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --loop-ms)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -212,7 +310,101 @@ _nvq() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --where)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --assert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --until)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --until-all)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --gpm-metrics)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --nvml-lib)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nvq__subcmd__mem)
+            opts="-i -f -l -h --id --format --filename --loop --loop-ms --count --where --assert --until --until-all --timeout --summary --nvml-lib --simulate --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -i)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --filename)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -f)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --loop)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -l)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --loop-ms)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --count)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --where)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --assert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --until)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --until-all)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -308,7 +500,7 @@ _nvq() {
             return 0
             ;;
         nvq__subcmd__pmon)
-            opts="-i -d -c -o -f -s -h --id --delay --count --options --format --filename --select --where --assert --until --until-all --timeout --summary --nvml-lib --simulate --help"
+            opts="-i -l -c -o -f -s -d -h --id --loop --loop-ms --count --options --format --filename --select --where --assert --until --until-all --timeout --summary --delay --nvml-lib --simulate --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -322,11 +514,15 @@ _nvq() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --delay)
+                --loop)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                -d)
+                -l)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --loop-ms)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -386,6 +582,88 @@ _nvq() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --delay)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -d)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --nvml-lib)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nvq__subcmd__ps)
+            opts="-i -f -l -h --id --format --filename --loop --loop-ms --count --where --assert --until --until-all --timeout --summary --nvml-lib --simulate --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -i)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --filename)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -f)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --loop)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -l)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --loop-ms)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --count)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --where)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --assert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --until)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --until-all)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --nvml-lib)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -398,7 +676,7 @@ _nvq() {
             return 0
             ;;
         nvq__subcmd__serve)
-            opts="-i -h --web.listen-address --web.telemetry-path --collect.interval --profile --collect.processes --query-gpu --id --web.write-timeout --web.read-timeout --web.config.file --web.max-connections --nvml-lib --simulate --help"
+            opts="-i -h --web.listen-address --web.telemetry-path --collect.interval --profile --collect.processes --collect.pcie-throughput --query-gpu --id --web.write-timeout --web.read-timeout --web.config.file --web.max-connections --nvml-lib --simulate --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -509,6 +787,80 @@ _nvq() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        nvq__subcmd__wait)
+            opts="-i -f -l -h --id --format --filename --loop --loop-ms --count --where --assert --until --until-all --timeout --summary --nvml-lib --simulate --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -i)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --filename)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -f)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --loop)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -l)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --loop-ms)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --count)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --where)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --assert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --until)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --until-all)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --nvml-lib)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
     esac
 }
 
@@ -521,12 +873,12 @@ fi
 # nvq: comma-separated field lists and --format tokens.
 _nvq_list_tokens() {
     case "$1" in
-        --query-gpu) echo 'timestamp driver_version kmd_version vgpu_driver_capability.heterogenous_multivGPU count name gpu_name serial gpu_serial uuid gpu_uuid pci.bus_id gpu_bus_id pci.domain pci.bus pci.device pci.baseClass pci.subClass pci.device_id pci.sub_device_id vgpu_device_capability.fractional_multiVgpu vgpu_device_capability.heterogeneous_timeSlice_profile vgpu_device_capability.heterogeneous_timeSlice_sizes vgpu_device_capability.homogeneous_placements vgpu_device_capability.mig_timeSlicing vgpu_device_capability.mig_timeSlicing_mode pcie.link.gen.current pcie.link.gen.gpucurrent pcie.link.gen.max pcie.link.gen.gpumax pcie.link.gen.hostmax pcie.link.width.current pcie.link.width.max index display_mode display_attached display_active persistence_mode addressing_mode accounting.mode accounting.buffer_size driver_model.current driver_model.pending vbios_version inforom.img inforom.image inforom.oem inforom.ecc inforom.pwr inforom.power reset_status.reset_required reset_status.drain_and_reset_recommended inforom.checksum_validation gpu_recovery_action gom.current gpu_operation_mode.current gom.pending gpu_operation_mode.pending fan.speed pstate clocks_event_reasons.supported clocks_throttle_reasons.supported clocks_event_reasons.active clocks_throttle_reasons.active clocks_event_reasons.gpu_idle clocks_throttle_reasons.gpu_idle clocks_event_reasons.applications_clocks_setting clocks_throttle_reasons.applications_clocks_setting clocks_event_reasons.sw_power_cap clocks_throttle_reasons.sw_power_cap clocks_event_reasons.hw_slowdown clocks_throttle_reasons.hw_slowdown clocks_event_reasons.hw_thermal_slowdown clocks_throttle_reasons.hw_thermal_slowdown clocks_event_reasons.hw_power_brake_slowdown clocks_throttle_reasons.hw_power_brake_slowdown clocks_event_reasons.sw_thermal_slowdown clocks_throttle_reasons.sw_thermal_slowdown clocks_event_reasons.sync_boost clocks_throttle_reasons.sync_boost clocks_event_reasons_counters.sw_power_cap clocks_event_reasons_counters.sync_boost clocks_event_reasons_counters.sw_thermal_slowdown clocks_event_reasons_counters.hw_thermal_slowdown clocks_event_reasons_counters.hw_power_brake_slowdown memory.total memory.reserved memory.used memory.free compute_mode compute_cap utilization.gpu utilization.memory utilization.encoder utilization.decoder utilization.jpeg utilization.ofa encoder.stats.sessionCount encoder.stats.averageFps encoder.stats.averageLatency dramEncryption.mode.current dramEncryption.mode.pending ecc.mode.current ecc.mode.pending ecc.errors.corrected.volatile.device_memory ecc.errors.corrected.volatile.dram ecc.errors.corrected.volatile.register_file ecc.errors.corrected.volatile.l1_cache ecc.errors.corrected.volatile.l2_cache ecc.errors.corrected.volatile.texture_memory ecc.errors.corrected.volatile.cbu ecc.errors.corrected.volatile.sram ecc.errors.corrected.volatile.total ecc.errors.corrected.aggregate.device_memory ecc.errors.corrected.aggregate.dram ecc.errors.corrected.aggregate.register_file ecc.errors.corrected.aggregate.l1_cache ecc.errors.corrected.aggregate.l2_cache ecc.errors.corrected.aggregate.texture_memory ecc.errors.corrected.aggregate.cbu ecc.errors.corrected.aggregate.sram ecc.errors.corrected.aggregate.total ecc.errors.uncorrected.volatile.device_memory ecc.errors.uncorrected.volatile.dram ecc.errors.uncorrected.volatile.register_file ecc.errors.uncorrected.volatile.l1_cache ecc.errors.uncorrected.volatile.l2_cache ecc.errors.uncorrected.volatile.texture_memory ecc.errors.uncorrected.volatile.cbu ecc.errors.uncorrected.volatile.sram ecc.errors.uncorrected.volatile.total ecc.errors.uncorrected.aggregate.device_memory ecc.errors.uncorrected.aggregate.dram ecc.errors.uncorrected.aggregate.register_file ecc.errors.uncorrected.aggregate.l1_cache ecc.errors.uncorrected.aggregate.l2_cache ecc.errors.uncorrected.aggregate.texture_memory ecc.errors.uncorrected.aggregate.cbu ecc.errors.uncorrected.aggregate.sram ecc.errors.uncorrected.aggregate.total ecc.errors.uncorrected.volatile.sram.parity ecc.errors.uncorrected.volatile.sram.secded ecc.errors.uncorrected.aggregate.sram.parity ecc.errors.uncorrected.aggregate.sram.secded ecc.errors.uncorrected.aggregate.sram.thresholdExceeded ecc.errors.uncorrected.aggregate.sram.l2 ecc.errors.uncorrected.aggregate.sram.sm ecc.errors.uncorrected.aggregate.sram.mcu ecc.errors.uncorrected.aggregate.sram.pcie ecc.errors.uncorrected.aggregate.sram.other retired_pages.single_bit_ecc.count retired_pages.sbe retired_pages.double_bit.count retired_pages.dbe retired_pages.pending remapped_rows.correctable remapped_rows.sbe remapped_rows.correctable_inactive remapped_rows.uncorrectable remapped_rows.dbe remapped_rows.uncorrectable_inactive remapped_rows.pending remapped_rows.failure remapped_rows.histogram.max remapped_rows.histogram.high remapped_rows.histogram.partial remapped_rows.histogram.low remapped_rows.histogram.none temperature.gpu temperature.gpu.tlimit temperature.memory power.management power.draw power.draw.average gpu.power.draw.average power.draw.instant gpu.power.draw.instant power.limit gpu.power.requested_limit enforced.power.limit gpu.power.current_limit power.default_limit gpu.power.default_limit power.min_limit gpu.power.min_limit power.max_limit gpu.power.max_limit module.power.draw.average module.power.draw.instant module.power.limit module.power.requested_limit module.enforced.power.limit module.power.current_limit module.power.default_limit module.power.min_limit module.power.max_limit gpu.base.current gpu.base.requested gpu.base.default gpu.base.min gpu.base.max power_smoothing.tmp_floor power_smoothing.tmp_ceil power_smoothing.hw_lifetime_remaining_percent power_smoothing.enabled power_smoothing.delayed_power_smoothing_supported power_smoothing.soc_power_smoothing_enabled power_smoothing.priv_level power_smoothing.imm_ramp_down power_smoothing.max_percent_tmp_floor power_smoothing.min_percent_tmp_floor power_smoothing.primary_power_floor power_smoothing.secondary_power_floor power_smoothing.min_primary_floor_activation_offset power_smoothing.min_primary_floor_activation_point power_smoothing.window_multiplier power_smoothing.num_preset_profiles power_smoothing.curr_profile.percent_tmp_floor power_smoothing.curr_profile.ramp_up_rate power_smoothing.curr_profile.ramp_down_rate power_smoothing.curr_profile.ramp_down_hysteresis power_smoothing.curr_profile.secondary_power_floor power_smoothing.curr_profile.primary_floor_act_window_multiplier power_smoothing.curr_profile.primary_floor_tar_window_multiplier power_smoothing.curr_profile.primary_floor_act_offset power_smoothing.active_profile power_smoothing.admin_override.percent_tmp_floor power_smoothing.admin_override.ramp_up_rate power_smoothing.admin_override.ramp_down_rate power_smoothing.admin_override.ramp_down_hysteresis power_smoothing.admin_override.secondary_power_floor power_smoothing.admin_override.primary_floor_act_window_multiplier power_smoothing.admin_override.primary_floor_tar_window_multiplier power_smoothing.admin_override.primary_floor_act_offset edpp_multiplier clocks.current.graphics clocks.gr clocks.current.sm clocks.sm clocks.current.memory clocks.mem clocks.current.video clocks.video clocks.applications.graphics clocks.applications.gr clocks.applications.memory clocks.applications.mem clocks.default_applications.graphics clocks.default_applications.gr clocks.default_applications.memory clocks.default_applications.mem clocks.max.graphics clocks.max.gr clocks.max.sm clocks.max.memory clocks.max.mem mig.mode.current mig.mode.pending gsp.mode.current gsp.mode.default c2c.mode protected_memory.total protected_memory.used protected_memory.free fabric.state fabric.status fabric.cliqueId fabric.clusterUuid fabric.health.summary fabric.health.bandwidth fabric.health.route_recovery_in_progress fabric.health.route_unhealthy fabric.health.access_timeout_recovery fabric.health.incorrect_configuration fabric.health.partition_assigned platform.chassis_serial_number platform.slot_number platform.tray_index platform.host_id platform.peer_type platform.module_id platform.gpu_fabric_guid hostname bbx.time_run' ;;
-        --query-supported-clocks) echo 'timestamp gpu_name gpu_bus_id gpu_serial gpu_uuid memory mem graphics gr' ;;
-        --query-compute-apps) echo 'timestamp gpu_name gpu_bus_id gpu_serial gpu_uuid pid process_name name used_gpu_memory used_memory used_gpu_memory.percent local_pid user command_line cmdline container_id' ;;
-        --query-accounted-apps) echo 'timestamp gpu_name gpu_bus_id gpu_serial gpu_uuid vgpu_instance pid gpu_utilization gpu_util mem_utilization mem_util max_memory_usage time' ;;
-        --query-retired-pages) echo 'timestamp gpu_name gpu_bus_id gpu_serial gpu_uuid retired_pages.address retired_pages.timestamp retired_pages.cause' ;;
-        --query-remapped-rows) echo 'timestamp gpu_name gpu_bus_id gpu_serial gpu_uuid remapped_rows.correctable remapped_rows.uncorrectable remapped_rows.pending remapped_rows.failure' ;;
+        --query-gpu) echo 'timestamp timestamp.epoch driver_version kmd_version vgpu_driver_capability.heterogenous_multivGPU count name gpu_name serial gpu_serial uuid gpu_uuid pci.bus_id gpu_bus_id pci.domain pci.bus pci.device pci.baseClass pci.subClass pci.device_id pci.sub_device_id vgpu_device_capability.fractional_multiVgpu vgpu_device_capability.heterogeneous_timeSlice_profile vgpu_device_capability.heterogeneous_timeSlice_sizes vgpu_device_capability.homogeneous_placements vgpu_device_capability.mig_timeSlicing vgpu_device_capability.mig_timeSlicing_mode pcie.link.gen.current pcie.link.gen.gpucurrent pcie.link.gen.max pcie.link.gen.gpumax pcie.link.gen.hostmax pcie.link.width.current pcie.link.width.max index display_mode display_attached display_active persistence_mode addressing_mode accounting.mode accounting.buffer_size driver_model.current driver_model.pending vbios_version inforom.img inforom.image inforom.oem inforom.ecc inforom.pwr inforom.power reset_status.reset_required reset_status.drain_and_reset_recommended inforom.checksum_validation gpu_recovery_action gom.current gpu_operation_mode.current gom.pending gpu_operation_mode.pending fan.speed pstate clocks_event_reasons.supported clocks_throttle_reasons.supported clocks_event_reasons.active clocks_throttle_reasons.active clocks_event_reasons.gpu_idle clocks_throttle_reasons.gpu_idle clocks_event_reasons.applications_clocks_setting clocks_throttle_reasons.applications_clocks_setting clocks_event_reasons.sw_power_cap clocks_throttle_reasons.sw_power_cap clocks_event_reasons.hw_slowdown clocks_throttle_reasons.hw_slowdown clocks_event_reasons.hw_thermal_slowdown clocks_throttle_reasons.hw_thermal_slowdown clocks_event_reasons.hw_power_brake_slowdown clocks_throttle_reasons.hw_power_brake_slowdown clocks_event_reasons.sw_thermal_slowdown clocks_throttle_reasons.sw_thermal_slowdown clocks_event_reasons.sync_boost clocks_throttle_reasons.sync_boost clocks_event_reasons_counters.sw_power_cap clocks_event_reasons_counters.sync_boost clocks_event_reasons_counters.sw_thermal_slowdown clocks_event_reasons_counters.hw_thermal_slowdown clocks_event_reasons_counters.hw_power_brake_slowdown memory.total memory.reserved memory.used memory.free memory.used.percent memory.percent compute_apps.count processes.count compute_mode compute_cap utilization.gpu utilization.memory utilization.encoder utilization.decoder utilization.jpeg utilization.ofa encoder.stats.sessionCount encoder.stats.averageFps encoder.stats.averageLatency dramEncryption.mode.current dramEncryption.mode.pending ecc.mode.current ecc.mode.pending ecc.errors.corrected.volatile.device_memory ecc.errors.corrected.volatile.dram ecc.errors.corrected.volatile.register_file ecc.errors.corrected.volatile.l1_cache ecc.errors.corrected.volatile.l2_cache ecc.errors.corrected.volatile.texture_memory ecc.errors.corrected.volatile.cbu ecc.errors.corrected.volatile.sram ecc.errors.corrected.volatile.total ecc.errors.corrected.aggregate.device_memory ecc.errors.corrected.aggregate.dram ecc.errors.corrected.aggregate.register_file ecc.errors.corrected.aggregate.l1_cache ecc.errors.corrected.aggregate.l2_cache ecc.errors.corrected.aggregate.texture_memory ecc.errors.corrected.aggregate.cbu ecc.errors.corrected.aggregate.sram ecc.errors.corrected.aggregate.total ecc.errors.uncorrected.volatile.device_memory ecc.errors.uncorrected.volatile.dram ecc.errors.uncorrected.volatile.register_file ecc.errors.uncorrected.volatile.l1_cache ecc.errors.uncorrected.volatile.l2_cache ecc.errors.uncorrected.volatile.texture_memory ecc.errors.uncorrected.volatile.cbu ecc.errors.uncorrected.volatile.sram ecc.errors.uncorrected.volatile.total ecc.errors.uncorrected.aggregate.device_memory ecc.errors.uncorrected.aggregate.dram ecc.errors.uncorrected.aggregate.register_file ecc.errors.uncorrected.aggregate.l1_cache ecc.errors.uncorrected.aggregate.l2_cache ecc.errors.uncorrected.aggregate.texture_memory ecc.errors.uncorrected.aggregate.cbu ecc.errors.uncorrected.aggregate.sram ecc.errors.uncorrected.aggregate.total ecc.errors.uncorrected.volatile.sram.parity ecc.errors.uncorrected.volatile.sram.secded ecc.errors.uncorrected.aggregate.sram.parity ecc.errors.uncorrected.aggregate.sram.secded ecc.errors.uncorrected.aggregate.sram.thresholdExceeded ecc.errors.uncorrected.aggregate.sram.l2 ecc.errors.uncorrected.aggregate.sram.sm ecc.errors.uncorrected.aggregate.sram.mcu ecc.errors.uncorrected.aggregate.sram.pcie ecc.errors.uncorrected.aggregate.sram.other retired_pages.single_bit_ecc.count retired_pages.sbe retired_pages.double_bit.count retired_pages.dbe retired_pages.pending remapped_rows.correctable remapped_rows.sbe remapped_rows.correctable_inactive remapped_rows.uncorrectable remapped_rows.dbe remapped_rows.uncorrectable_inactive remapped_rows.pending remapped_rows.failure remapped_rows.histogram.max remapped_rows.histogram.high remapped_rows.histogram.partial remapped_rows.histogram.low remapped_rows.histogram.none temperature.gpu temperature.gpu.tlimit temperature.memory power.management power.draw power.draw.average gpu.power.draw.average power.draw.instant gpu.power.draw.instant power.limit gpu.power.requested_limit enforced.power.limit gpu.power.current_limit power.default_limit gpu.power.default_limit power.min_limit gpu.power.min_limit power.max_limit gpu.power.max_limit module.power.draw.average module.power.draw.instant module.power.limit module.power.requested_limit module.enforced.power.limit module.power.current_limit module.power.default_limit module.power.min_limit module.power.max_limit gpu.base.current gpu.base.requested gpu.base.default gpu.base.min gpu.base.max power_smoothing.tmp_floor power_smoothing.tmp_ceil power_smoothing.hw_lifetime_remaining_percent power_smoothing.enabled power_smoothing.delayed_power_smoothing_supported power_smoothing.soc_power_smoothing_enabled power_smoothing.priv_level power_smoothing.imm_ramp_down power_smoothing.max_percent_tmp_floor power_smoothing.min_percent_tmp_floor power_smoothing.primary_power_floor power_smoothing.secondary_power_floor power_smoothing.min_primary_floor_activation_offset power_smoothing.min_primary_floor_activation_point power_smoothing.window_multiplier power_smoothing.num_preset_profiles power_smoothing.curr_profile.percent_tmp_floor power_smoothing.curr_profile.ramp_up_rate power_smoothing.curr_profile.ramp_down_rate power_smoothing.curr_profile.ramp_down_hysteresis power_smoothing.curr_profile.secondary_power_floor power_smoothing.curr_profile.primary_floor_act_window_multiplier power_smoothing.curr_profile.primary_floor_tar_window_multiplier power_smoothing.curr_profile.primary_floor_act_offset power_smoothing.active_profile power_smoothing.admin_override.percent_tmp_floor power_smoothing.admin_override.ramp_up_rate power_smoothing.admin_override.ramp_down_rate power_smoothing.admin_override.ramp_down_hysteresis power_smoothing.admin_override.secondary_power_floor power_smoothing.admin_override.primary_floor_act_window_multiplier power_smoothing.admin_override.primary_floor_tar_window_multiplier power_smoothing.admin_override.primary_floor_act_offset edpp_multiplier clocks.current.graphics clocks.gr clocks.current.sm clocks.sm clocks.current.memory clocks.mem clocks.current.video clocks.video clocks.applications.graphics clocks.applications.gr clocks.applications.memory clocks.applications.mem clocks.default_applications.graphics clocks.default_applications.gr clocks.default_applications.memory clocks.default_applications.mem clocks.max.graphics clocks.max.gr clocks.max.sm clocks.max.memory clocks.max.mem mig.mode.current mig.mode.pending gsp.mode.current gsp.mode.default c2c.mode protected_memory.total protected_memory.used protected_memory.free fabric.state fabric.status fabric.cliqueId fabric.clusterUuid fabric.health.summary fabric.health.bandwidth fabric.health.route_recovery_in_progress fabric.health.route_unhealthy fabric.health.access_timeout_recovery fabric.health.incorrect_configuration fabric.health.partition_assigned platform.chassis_serial_number platform.slot_number platform.tray_index platform.host_id platform.peer_type platform.module_id platform.gpu_fabric_guid hostname bbx.time_run' ;;
+        --query-supported-clocks) echo 'timestamp gpu_name gpu_bus_id gpu_serial gpu_uuid gpu_index memory mem graphics gr' ;;
+        --query-compute-apps) echo 'timestamp gpu_name gpu_bus_id gpu_serial gpu_uuid gpu_index pid process_name name used_gpu_memory used_memory used_gpu_memory.percent local_pid user command_line cmdline container_id' ;;
+        --query-accounted-apps) echo 'timestamp gpu_name gpu_bus_id gpu_serial gpu_uuid gpu_index vgpu_instance pid gpu_utilization gpu_util mem_utilization mem_util max_memory_usage time' ;;
+        --query-retired-pages) echo 'timestamp gpu_name gpu_bus_id gpu_serial gpu_uuid gpu_index retired_pages.address retired_pages.timestamp retired_pages.cause' ;;
+        --query-remapped-rows) echo 'timestamp gpu_name gpu_bus_id gpu_serial gpu_uuid gpu_index remapped_rows.correctable remapped_rows.uncorrectable remapped_rows.pending remapped_rows.failure' ;;
         --format) echo 'csv json ndjson table prometheus noheader nounits' ;;
     esac
 }

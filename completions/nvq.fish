@@ -5,6 +5,7 @@ function __nvq_list_tokens
     switch $argv[1]
         case query-gpu
             printf '%s\t%s\n' 'timestamp' 'When this row was read, as "YYYY/MM/DD HH:MM:SS.mmm" in local time.'
+            printf '%s\t%s\n' 'timestamp.epoch' 'When this row was read, in seconds since 1970-01-01 UTC with milliseconds (1764620000.123): for plotting and for joining logs across time zones.'
             printf '%s\t%s\n' 'driver_version' 'Version string of the installed NVIDIA driver.'
             printf '%s\t%s\n' 'kmd_version' 'Version string of the kernel-mode part of the NVIDIA driver (newer name of driver_version).'
             printf '%s\t%s\n' 'vgpu_driver_capability.heterogenous_multivGPU' 'Yes when the driver can run vGPUs of different profiles side by side on one GPU.'
@@ -93,6 +94,10 @@ function __nvq_list_tokens
             printf '%s\t%s\n' 'memory.reserved' 'Memory the driver and firmware keep for themselves.'
             printf '%s\t%s\n' 'memory.used' 'Memory allocated by running processes.'
             printf '%s\t%s\n' 'memory.free' 'Memory still free for allocation.'
+            printf '%s\t%s\n' 'memory.used.percent' 'memory.used as a share of memory.total, in percent with two decimals (memory.used.percent > 90 is "more than 90% full").'
+            printf '%s\t%s\n' 'memory.percent' 'Same as memory.used.percent.'
+            printf '%s\t%s\n' 'compute_apps.count' 'How many compute processes the GPU runs now (the rows --query-compute-apps would list for it).'
+            printf '%s\t%s\n' 'processes.count' 'Same as compute_apps.count.'
             printf '%s\t%s\n' 'compute_mode' 'Who may create compute contexts: "Default" (any number of processes), "Exclusive_Process" (one process), "Prohibited" (none).'
             printf '%s\t%s\n' 'compute_cap' 'CUDA compute capability of the GPU, as major.minor.'
             printf '%s\t%s\n' 'utilization.gpu' 'Share of the last sampling period in which at least one kernel ran.'
@@ -294,6 +299,7 @@ function __nvq_list_tokens
             printf '%s\t%s\n' 'gpu_bus_id' 'PCI address of that GPU as domain:bus:device.function, in hex.'
             printf '%s\t%s\n' 'gpu_serial' 'Serial number printed on the GPU\'s board; boards with several GPUs share it.'
             printf '%s\t%s\n' 'gpu_uuid' 'Globally unique, immutable identifier of that GPU (GPU-...); in MIG mode, the parent GPU\'s.'
+            printf '%s\t%s\n' 'gpu_index' 'NVML index of the GPU the row belongs to (the index of --query-gpu and -i).'
             printf '%s\t%s\n' 'memory' 'A supported memory clock.'
             printf '%s\t%s\n' 'mem' 'Same as memory.'
             printf '%s\t%s\n' 'graphics' 'A graphics clock supported together with that memory clock.'
@@ -304,6 +310,7 @@ function __nvq_list_tokens
             printf '%s\t%s\n' 'gpu_bus_id' 'PCI address of that GPU as domain:bus:device.function, in hex.'
             printf '%s\t%s\n' 'gpu_serial' 'Serial number printed on the GPU\'s board; boards with several GPUs share it.'
             printf '%s\t%s\n' 'gpu_uuid' 'Globally unique, immutable identifier of that GPU (GPU-...); in MIG mode, the parent GPU\'s.'
+            printf '%s\t%s\n' 'gpu_index' 'NVML index of the GPU the row belongs to (the index of --query-gpu and -i).'
             printf '%s\t%s\n' 'pid' 'Process id as the driver reports it (the host\'s PID namespace).'
             printf '%s\t%s\n' 'process_name' 'Name of the process as the driver reports it, usually its executable path.'
             printf '%s\t%s\n' 'name' 'Same as process_name.'
@@ -321,6 +328,7 @@ function __nvq_list_tokens
             printf '%s\t%s\n' 'gpu_bus_id' 'PCI address of that GPU as domain:bus:device.function, in hex.'
             printf '%s\t%s\n' 'gpu_serial' 'Serial number printed on the GPU\'s board; boards with several GPUs share it.'
             printf '%s\t%s\n' 'gpu_uuid' 'Globally unique, immutable identifier of that GPU (GPU-...); in MIG mode, the parent GPU\'s.'
+            printf '%s\t%s\n' 'gpu_index' 'NVML index of the GPU the row belongs to (the index of --query-gpu and -i).'
             printf '%s\t%s\n' 'vgpu_instance' 'The vGPU instance the process ran in, on a vGPU host.'
             printf '%s\t%s\n' 'pid' 'Process id of the accounted process, as the driver reports it.'
             printf '%s\t%s\n' 'gpu_utilization' 'Share of the process\'s lifetime during which at least one of its kernels ran on the GPU.'
@@ -335,6 +343,7 @@ function __nvq_list_tokens
             printf '%s\t%s\n' 'gpu_bus_id' 'PCI address of that GPU as domain:bus:device.function, in hex.'
             printf '%s\t%s\n' 'gpu_serial' 'Serial number printed on the GPU\'s board; boards with several GPUs share it.'
             printf '%s\t%s\n' 'gpu_uuid' 'Globally unique, immutable identifier of that GPU (GPU-...); in MIG mode, the parent GPU\'s.'
+            printf '%s\t%s\n' 'gpu_index' 'NVML index of the GPU the row belongs to (the index of --query-gpu and -i).'
             printf '%s\t%s\n' 'retired_pages.address' 'Address of the retired page, as 0x and 16 hex digits; it can differ depending on whether ECC is on.'
             printf '%s\t%s\n' 'retired_pages.timestamp' 'When the page was retired, as the raw number the driver reports.'
             printf '%s\t%s\n' 'retired_pages.cause' 'Why the page was retired; every GPU lists both causes:
@@ -346,6 +355,7 @@ function __nvq_list_tokens
             printf '%s\t%s\n' 'gpu_bus_id' 'PCI address of that GPU as domain:bus:device.function, in hex.'
             printf '%s\t%s\n' 'gpu_serial' 'Serial number printed on the GPU\'s board; boards with several GPUs share it.'
             printf '%s\t%s\n' 'gpu_uuid' 'Globally unique, immutable identifier of that GPU (GPU-...); in MIG mode, the parent GPU\'s.'
+            printf '%s\t%s\n' 'gpu_index' 'NVML index of the GPU the row belongs to (the index of --query-gpu and -i).'
             printf '%s\t%s\n' 'remapped_rows.correctable' 'Memory rows remapped because of correctable ECC errors.'
             printf '%s\t%s\n' 'remapped_rows.uncorrectable' 'Memory rows remapped because of uncorrectable ECC errors.'
             printf '%s\t%s\n' 'remapped_rows.pending' 'Yes if a remapping waits for the GPU to be reset before it takes effect.'
@@ -452,28 +462,76 @@ complete -c nvq -n "__fish_nvq_needs_command" -l help-query-retired-pages -d 'De
 complete -c nvq -n "__fish_nvq_needs_command" -l help-query-remapped-rows -d 'Describe every --query-remapped-rows field'
 complete -c nvq -n "__fish_nvq_needs_command" -l simulate -d 'nvq: load the NVML simulator installed next to nvq (no GPU needed)'
 complete -c nvq -n "__fish_nvq_needs_command" -s h -l help -d 'Print help'
-complete -c nvq -n "__fish_nvq_needs_command" -f -a "pmon" -d 'Scrolling per-process monitor: one line per process per GPU per sample'
+complete -c nvq -n "__fish_nvq_needs_command" -f -a "mem" -d 'nvq: memory per GPU: total, used, free and percent used'
+complete -c nvq -n "__fish_nvq_needs_command" -f -a "ps" -d 'nvq: the compute processes of every GPU: GPU, PID, user, memory and command line'
+complete -c nvq -n "__fish_nvq_needs_command" -f -a "busy" -d 'nvq: the GPUs that are busy now (utilization above 0 or a compute process), with their load'
+complete -c nvq -n "__fish_nvq_needs_command" -f -a "wait" -d 'nvq: wait until the GPUs are free, then run a command (nvq wait -i 1 -- python train.py)'
 complete -c nvq -n "__fish_nvq_needs_command" -f -a "topo" -d 'Show where the GPUs sit: NVLink, PCIe switches, host bridges, NUMA nodes, nearby CPUs and NICs'
 complete -c nvq -n "__fish_nvq_needs_command" -f -a "nvlink" -d 'Show each GPU\'s NVLinks: speed and state, capabilities, error counters, far ends, traffic'
 complete -c nvq -n "__fish_nvq_needs_command" -f -a "serve" -d 'nvq: serve the GPUs\' metrics over HTTP for Prometheus (an exporter)'
 complete -c nvq -n "__fish_nvq_needs_command" -f -a "mig" -d 'List MIG\'s GPU and compute instances and their profiles (read-only)'
 complete -c nvq -n "__fish_nvq_needs_command" -f -a "dmon" -d 'Scrolling per-GPU monitor: one line per GPU per sample'
-complete -c nvq -n "__fish_nvq_using_subcommand pmon" -s i -l id -d 'GPUs to watch: index, UUID or PCI bus id; comma list allowed' -r
-complete -c nvq -n "__fish_nvq_using_subcommand pmon" -s d -l delay -d 'Seconds between samples (default 1; pmon takes 1 to 10)' -r
-complete -c nvq -n "__fish_nvq_using_subcommand pmon" -s c -l count -d 'Stop after COUNT samples' -r
-complete -c nvq -n "__fish_nvq_using_subcommand pmon" -s o -l options -d 'Add a date (D), a time (T) or both (DT) column' -r
-complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l format -d 'Output format: nvidia-smi\'s columns by default; csv, json, ndjson, table or prometheus (as nvidia-smi, dmon\'s csv[,nounit][,noheader] is nvidia-smi\'s own CSV)' -r -f -a '(__nvq_list format)'
-complete -c nvq -n "__fish_nvq_using_subcommand pmon" -s f -l filename -d 'Write to FILE instead of stdout' -r -F
-complete -c nvq -n "__fish_nvq_using_subcommand pmon" -s s -l select -d 'Metric groups: u, m or um (default u)' -r
-complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l where -d 'nvq: print only the rows for which EXPR holds, e.g. \'memory.free >= 20GiB && utilization.gpu < 10\'' -r
-complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l assert -d 'nvq: check every row against EXPR; if a row fails, print as usual, say why on stderr and exit 20' -r
-complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l until -d 'nvq: loop (every second unless -l/-lms is given) until EXPR holds for at least one row' -r
-complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l until-all -d 'nvq: like --until, but EXPR must hold for every row' -r
-complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l timeout -d 'nvq: give up waiting for --until after DURATION (500ms, 30s, 5m, 1h) and exit 21' -r
-complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l nvml-lib -d 'nvq: load this NVML library instead of libnvidia-ml.so.1' -r -F
-complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l summary -d 'nvq: when the run ends, print each GPU\'s (pmon: each process\'s) min, max and mean of every column'
-complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l simulate -d 'nvq: load the NVML simulator installed next to nvq (no GPU needed)'
-complete -c nvq -n "__fish_nvq_using_subcommand pmon" -s h -l help -d 'Print help'
+complete -c nvq -n "__fish_nvq_needs_command" -f -a "pmon" -d 'Scrolling per-process monitor: one line per process per GPU per sample'
+complete -c nvq -n "__fish_nvq_using_subcommand mem" -s i -l id -d 'GPUs: index, UUID, PCI bus id or serial; comma list allowed' -r
+complete -c nvq -n "__fish_nvq_using_subcommand mem" -l format -d 'Output format: table, csv, json, ndjson or prometheus (default: a table on a terminal, csv into a pipe or file, or $NVQ_FORMAT)' -r -f -a '(__nvq_list format)'
+complete -c nvq -n "__fish_nvq_using_subcommand mem" -s f -l filename -d 'Write to FILE instead of stdout' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand mem" -s l -l loop -d 'Repeat every SEC seconds (default 5)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand mem" -l loop-ms -d 'Repeat every MS milliseconds (also spelled -lms)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand mem" -l count -d 'Stop a loop after N samples' -r
+complete -c nvq -n "__fish_nvq_using_subcommand mem" -l where -d 'nvq: print only the rows for which EXPR holds, e.g. \'memory.free >= 20GiB && utilization.gpu < 10\'' -r
+complete -c nvq -n "__fish_nvq_using_subcommand mem" -l assert -d 'nvq: check every row against EXPR; if a row fails, print as usual, say why on stderr and exit 20' -r
+complete -c nvq -n "__fish_nvq_using_subcommand mem" -l until -d 'nvq: loop (every second unless -l/-lms is given) until EXPR holds for at least one row' -r
+complete -c nvq -n "__fish_nvq_using_subcommand mem" -l until-all -d 'nvq: like --until, but EXPR must hold for every row' -r
+complete -c nvq -n "__fish_nvq_using_subcommand mem" -l timeout -d 'nvq: give up waiting for --until after DURATION (500ms, 30s, 5m, 1h) and exit 21' -r
+complete -c nvq -n "__fish_nvq_using_subcommand mem" -l nvml-lib -d 'nvq: load this NVML library instead of libnvidia-ml.so.1' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand mem" -l summary -d 'nvq: when the run ends, print each GPU\'s (pmon: each process\'s) min, max and mean of every column'
+complete -c nvq -n "__fish_nvq_using_subcommand mem" -l simulate -d 'nvq: load the NVML simulator installed next to nvq (no GPU needed)'
+complete -c nvq -n "__fish_nvq_using_subcommand mem" -s h -l help -d 'Print help'
+complete -c nvq -n "__fish_nvq_using_subcommand ps" -s i -l id -d 'GPUs: index, UUID, PCI bus id or serial; comma list allowed' -r
+complete -c nvq -n "__fish_nvq_using_subcommand ps" -l format -d 'Output format: table, csv, json, ndjson or prometheus (default: a table on a terminal, csv into a pipe or file, or $NVQ_FORMAT)' -r -f -a '(__nvq_list format)'
+complete -c nvq -n "__fish_nvq_using_subcommand ps" -s f -l filename -d 'Write to FILE instead of stdout' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand ps" -s l -l loop -d 'Repeat every SEC seconds (default 5)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand ps" -l loop-ms -d 'Repeat every MS milliseconds (also spelled -lms)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand ps" -l count -d 'Stop a loop after N samples' -r
+complete -c nvq -n "__fish_nvq_using_subcommand ps" -l where -d 'nvq: print only the rows for which EXPR holds, e.g. \'memory.free >= 20GiB && utilization.gpu < 10\'' -r
+complete -c nvq -n "__fish_nvq_using_subcommand ps" -l assert -d 'nvq: check every row against EXPR; if a row fails, print as usual, say why on stderr and exit 20' -r
+complete -c nvq -n "__fish_nvq_using_subcommand ps" -l until -d 'nvq: loop (every second unless -l/-lms is given) until EXPR holds for at least one row' -r
+complete -c nvq -n "__fish_nvq_using_subcommand ps" -l until-all -d 'nvq: like --until, but EXPR must hold for every row' -r
+complete -c nvq -n "__fish_nvq_using_subcommand ps" -l timeout -d 'nvq: give up waiting for --until after DURATION (500ms, 30s, 5m, 1h) and exit 21' -r
+complete -c nvq -n "__fish_nvq_using_subcommand ps" -l nvml-lib -d 'nvq: load this NVML library instead of libnvidia-ml.so.1' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand ps" -l summary -d 'nvq: when the run ends, print each GPU\'s (pmon: each process\'s) min, max and mean of every column'
+complete -c nvq -n "__fish_nvq_using_subcommand ps" -l simulate -d 'nvq: load the NVML simulator installed next to nvq (no GPU needed)'
+complete -c nvq -n "__fish_nvq_using_subcommand ps" -s h -l help -d 'Print help'
+complete -c nvq -n "__fish_nvq_using_subcommand busy" -s i -l id -d 'GPUs: index, UUID, PCI bus id or serial; comma list allowed' -r
+complete -c nvq -n "__fish_nvq_using_subcommand busy" -l format -d 'Output format: table, csv, json, ndjson or prometheus (default: a table on a terminal, csv into a pipe or file, or $NVQ_FORMAT)' -r -f -a '(__nvq_list format)'
+complete -c nvq -n "__fish_nvq_using_subcommand busy" -s f -l filename -d 'Write to FILE instead of stdout' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand busy" -s l -l loop -d 'Repeat every SEC seconds (default 5)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand busy" -l loop-ms -d 'Repeat every MS milliseconds (also spelled -lms)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand busy" -l count -d 'Stop a loop after N samples' -r
+complete -c nvq -n "__fish_nvq_using_subcommand busy" -l where -d 'nvq: print only the rows for which EXPR holds, e.g. \'memory.free >= 20GiB && utilization.gpu < 10\'' -r
+complete -c nvq -n "__fish_nvq_using_subcommand busy" -l assert -d 'nvq: check every row against EXPR; if a row fails, print as usual, say why on stderr and exit 20' -r
+complete -c nvq -n "__fish_nvq_using_subcommand busy" -l until -d 'nvq: loop (every second unless -l/-lms is given) until EXPR holds for at least one row' -r
+complete -c nvq -n "__fish_nvq_using_subcommand busy" -l until-all -d 'nvq: like --until, but EXPR must hold for every row' -r
+complete -c nvq -n "__fish_nvq_using_subcommand busy" -l timeout -d 'nvq: give up waiting for --until after DURATION (500ms, 30s, 5m, 1h) and exit 21' -r
+complete -c nvq -n "__fish_nvq_using_subcommand busy" -l nvml-lib -d 'nvq: load this NVML library instead of libnvidia-ml.so.1' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand busy" -l summary -d 'nvq: when the run ends, print each GPU\'s (pmon: each process\'s) min, max and mean of every column'
+complete -c nvq -n "__fish_nvq_using_subcommand busy" -l simulate -d 'nvq: load the NVML simulator installed next to nvq (no GPU needed)'
+complete -c nvq -n "__fish_nvq_using_subcommand busy" -s h -l help -d 'Print help'
+complete -c nvq -n "__fish_nvq_using_subcommand wait" -s i -l id -d 'GPUs: index, UUID, PCI bus id or serial; comma list allowed' -r
+complete -c nvq -n "__fish_nvq_using_subcommand wait" -l format -d 'Output format: table, csv, json, ndjson or prometheus (default: a table on a terminal, csv into a pipe or file, or $NVQ_FORMAT)' -r -f -a '(__nvq_list format)'
+complete -c nvq -n "__fish_nvq_using_subcommand wait" -s f -l filename -d 'Write to FILE instead of stdout' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand wait" -s l -l loop -d 'Repeat every SEC seconds (default 5)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand wait" -l loop-ms -d 'Repeat every MS milliseconds (also spelled -lms)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand wait" -l count -d 'Stop a loop after N samples' -r
+complete -c nvq -n "__fish_nvq_using_subcommand wait" -l where -d 'nvq: print only the rows for which EXPR holds, e.g. \'memory.free >= 20GiB && utilization.gpu < 10\'' -r
+complete -c nvq -n "__fish_nvq_using_subcommand wait" -l assert -d 'nvq: check every row against EXPR; if a row fails, print as usual, say why on stderr and exit 20' -r
+complete -c nvq -n "__fish_nvq_using_subcommand wait" -l until -d 'nvq: loop (every second unless -l/-lms is given) until EXPR holds for at least one row' -r
+complete -c nvq -n "__fish_nvq_using_subcommand wait" -l until-all -d 'nvq: like --until, but EXPR must hold for every row' -r
+complete -c nvq -n "__fish_nvq_using_subcommand wait" -l timeout -d 'nvq: give up waiting for --until after DURATION (500ms, 30s, 5m, 1h) and exit 21' -r
+complete -c nvq -n "__fish_nvq_using_subcommand wait" -l nvml-lib -d 'nvq: load this NVML library instead of libnvidia-ml.so.1' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand wait" -l summary -d 'nvq: when the run ends, print each GPU\'s (pmon: each process\'s) min, max and mean of every column'
+complete -c nvq -n "__fish_nvq_using_subcommand wait" -l simulate -d 'nvq: load the NVML simulator installed next to nvq (no GPU needed)'
+complete -c nvq -n "__fish_nvq_using_subcommand wait" -s h -l help -d 'Print help'
 complete -c nvq -n "__fish_nvq_using_subcommand topo" -s i -l id -d 'GPUs (index, UUID, PCI bus id or serial): one with -n, a comma pair with -p' -r
 complete -c nvq -n "__fish_nvq_using_subcommand topo" -s n -l nearest_gpus -d 'Print the GPUs that reach the -i GPU through at most this PCIe level: 0 the switch of a dual-GPU board, 1 one switch, 2 several switches, 3 a host bridge, 4 host bridges of one CPU, 5 NUMA nodes' -r
 complete -c nvq -n "__fish_nvq_using_subcommand topo" -s c -l cpu -d 'Print the GPUs with an affinity to this CPU number' -r
@@ -511,6 +569,7 @@ complete -c nvq -n "__fish_nvq_using_subcommand serve" -l web.config.file -d 'TL
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -l web.max-connections -d 'Keep at most N connections open; a new one takes the place of the longest-stalled, else is closed' -r
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -l nvml-lib -d 'nvq: load this NVML library instead of libnvidia-ml.so.1' -r -F
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -l collect.processes -d 'nvq profile: also serve one series per GPU process (pid, name, user, container, memory)'
+complete -c nvq -n "__fish_nvq_using_subcommand serve" -l collect.pcie-throughput -d 'nvidia_gpu_exporter profile: also serve each GPU\'s PCIe throughput (two 20 ms NVML samples a collection)'
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -l simulate -d 'nvq: load the NVML simulator installed next to nvq (no GPU needed)'
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -s h -l help -d 'Print help'
 complete -c nvq -n "__fish_nvq_using_subcommand mig" -s i -l id -d 'GPUs to show (index, UUID, PCI bus id or serial; comma list allowed)' -r
@@ -526,14 +585,40 @@ complete -c nvq -n "__fish_nvq_using_subcommand mig" -l list-compute-instance-po
 complete -c nvq -n "__fish_nvq_using_subcommand mig" -l simulate -d 'nvq: load the NVML simulator installed next to nvq (no GPU needed)'
 complete -c nvq -n "__fish_nvq_using_subcommand mig" -s h -l help -d 'Print help'
 complete -c nvq -n "__fish_nvq_using_subcommand dmon" -s i -l id -d 'GPUs to watch: index, UUID or PCI bus id; comma list allowed' -r
-complete -c nvq -n "__fish_nvq_using_subcommand dmon" -s d -l delay -d 'Seconds between samples (default 1; pmon takes 1 to 10)' -r
-complete -c nvq -n "__fish_nvq_using_subcommand dmon" -s c -l count -d 'Stop after COUNT samples' -r
+complete -c nvq -n "__fish_nvq_using_subcommand dmon" -s d -l delay -d 'Seconds between samples (default 1)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand dmon" -s l -l loop -d 'nvq: seconds between samples, as the queries spell it (same as -d)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l loop-ms -d 'nvq: milliseconds between samples (also spelled -lms)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand dmon" -s c -l count -d 'Stop after COUNT samples (also spelled --count)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand dmon" -s o -l options -d 'Add a date (D), a time (T) or both (DT) column' -r
 complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l format -d 'Output format: nvidia-smi\'s columns by default; csv, json, ndjson, table or prometheus (as nvidia-smi, dmon\'s csv[,nounit][,noheader] is nvidia-smi\'s own CSV)' -r -f -a '(__nvq_list format)'
 complete -c nvq -n "__fish_nvq_using_subcommand dmon" -s f -l filename -d 'Write to FILE instead of stdout' -r -F
 complete -c nvq -n "__fish_nvq_using_subcommand dmon" -s s -l select -d 'Metric groups, any of p, u, c, v, m, e, t in the order wanted (default puc)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l gpm-options -d 'Whose GPM metrics: d the GPU (default), m its MIG GPU instances, dm both' -r
+complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l where -d 'nvq: print only the rows for which EXPR holds, e.g. \'memory.free >= 20GiB && utilization.gpu < 10\'' -r
+complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l assert -d 'nvq: check every row against EXPR; if a row fails, print as usual, say why on stderr and exit 20' -r
+complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l until -d 'nvq: loop (every second unless -l/-lms is given) until EXPR holds for at least one row' -r
+complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l until-all -d 'nvq: like --until, but EXPR must hold for every row' -r
+complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l timeout -d 'nvq: give up waiting for --until after DURATION (500ms, 30s, 5m, 1h) and exit 21' -r
 complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l gpm-metrics -d 'GPM metrics to add, by NVML metric id, comma-separated without spaces (Hopper and later)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l nvml-lib -d 'nvq: load this NVML library instead of libnvidia-ml.so.1' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l summary -d 'nvq: when the run ends, print each GPU\'s (pmon: each process\'s) min, max and mean of every column'
 complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l simulate -d 'nvq: load the NVML simulator installed next to nvq (no GPU needed)'
 complete -c nvq -n "__fish_nvq_using_subcommand dmon" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c nvq -n "__fish_nvq_using_subcommand pmon" -s i -l id -d 'GPUs to watch: index, UUID or PCI bus id; comma list allowed' -r
+complete -c nvq -n "__fish_nvq_using_subcommand pmon" -s l -l loop -d 'nvq: seconds between samples, as the queries spell it (same as -d)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l loop-ms -d 'nvq: milliseconds between samples (also spelled -lms)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand pmon" -s c -l count -d 'Stop after COUNT samples (also spelled --count)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand pmon" -s o -l options -d 'Add a date (D), a time (T) or both (DT) column' -r
+complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l format -d 'Output format: nvidia-smi\'s columns by default; csv, json, ndjson, table or prometheus (as nvidia-smi, dmon\'s csv[,nounit][,noheader] is nvidia-smi\'s own CSV)' -r -f -a '(__nvq_list format)'
+complete -c nvq -n "__fish_nvq_using_subcommand pmon" -s f -l filename -d 'Write to FILE instead of stdout' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand pmon" -s s -l select -d 'Metric groups: u, m or um (default u)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l where -d 'nvq: print only the rows for which EXPR holds, e.g. \'memory.free >= 20GiB && utilization.gpu < 10\'' -r
+complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l assert -d 'nvq: check every row against EXPR; if a row fails, print as usual, say why on stderr and exit 20' -r
+complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l until -d 'nvq: loop (every second unless -l/-lms is given) until EXPR holds for at least one row' -r
+complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l until-all -d 'nvq: like --until, but EXPR must hold for every row' -r
+complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l timeout -d 'nvq: give up waiting for --until after DURATION (500ms, 30s, 5m, 1h) and exit 21' -r
+complete -c nvq -n "__fish_nvq_using_subcommand pmon" -s d -l delay -d 'Seconds between samples, 1 to 10 (default 1).' -r
+complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l nvml-lib -d 'nvq: load this NVML library instead of libnvidia-ml.so.1' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l summary -d 'nvq: when the run ends, print each GPU\'s (pmon: each process\'s) min, max and mean of every column'
+complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l simulate -d 'nvq: load the NVML simulator installed next to nvq (no GPU needed)'
+complete -c nvq -n "__fish_nvq_using_subcommand pmon" -s h -l help -d 'Print help'

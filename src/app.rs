@@ -25,6 +25,7 @@ mod dmon;
 mod monitor;
 mod pmon;
 mod report;
+mod short;
 
 /// A fully validated query, ready to run.
 pub struct QueryPlan {
@@ -40,10 +41,14 @@ pub struct QueryPlan {
 impl QueryPlan {
     /// Validate everything about a query before NVML is touched.
     pub fn from_args(common: &Common<'_>, mode: QueryMode, list: &str) -> Result<Self, NvqError> {
-        let fields = mode.resolve(list)?;
+        let fields = match common.personality {
+            Personality::Nvq => mode.resolve(list)?,
+            Personality::NvidiaSmi => mode.resolve_as_nvidia_smi(list)?,
+        };
         let format = match common.format {
             Some(f) if common.personality == Personality::Nvq => FormatSpec::parse_lenient(f)?,
             Some(f) => FormatSpec::parse(f)?,
+            None if common.personality == Personality::Nvq => default_format(common)?,
             None => {
                 return Err(NvqError::Usage(format!(
                     "--{} needs --format=csv[,noheader][,nounits].",
@@ -67,6 +72,24 @@ impl QueryPlan {
             count,
             script,
         })
+    }
+}
+
+use crate::render::FORMAT_ENV;
+
+/// A query without `--format`, run as nvq: `$NVQ_FORMAT` if set, else an
+/// aligned table on a terminal and CSV into a pipe or a `-f` file (the
+/// way `ls` chooses its layout).
+fn default_format(common: &Common<'_>) -> Result<FormatSpec, NvqError> {
+    match std::env::var(FORMAT_ENV) {
+        Ok(v) if !v.trim().is_empty() => FormatSpec::parse_lenient(v.trim()).map_err(|e| match e {
+            NvqError::Usage(m) => NvqError::Usage(format!("{FORMAT_ENV}={v}: {m}")),
+            e => e,
+        }),
+        _ if common.filename.is_none() && crate::output::terminal::stdout_is_terminal() => {
+            FormatSpec::parse("table")
+        }
+        _ => FormatSpec::parse("csv"),
     }
 }
 
@@ -103,6 +126,10 @@ pub fn run_as(args: &Args, personality: Personality) -> Result<(), NvqError> {
             cli::Command::Nvlink(n) => nvlink::run(&common, n),
             cli::Command::Mig(m) => mig::run(&common, m),
             cli::Command::Serve(s) => serve::run(&common, s),
+            cli::Command::Mem(_) | cli::Command::Ps(_) | cli::Command::Busy(_) => {
+                short::run(command, &common)
+            }
+            cli::Command::Wait(w) => short::wait(w, &common),
         };
     }
     let queries = &args.queries;
@@ -231,7 +258,9 @@ fn run_query(common: &Common<'_>, plan: &QueryPlan) -> Result<(), NvqError> {
     };
     let colour = crate::output::terminal::stdout_colour(common.filename.is_some());
     let mut fmt = plan.format.formatter_with(colour);
-    let ident = fmt.needs_gpu_ident();
+    // A list mode's --summary tells rows apart by their GPU too.
+    let ident =
+        fmt.needs_gpu_ident() || (plan.script.summary.is_some() && !plan.mode.row_per_gpu());
     let schedule = Schedule {
         interval: plan.interval,
         count: plan.count,
@@ -252,11 +281,8 @@ fn run_query(common: &Common<'_>, plan: &QueryPlan) -> Result<(), NvqError> {
         let read = script.read();
         let rows = match workers.as_mut() {
             Some(w) => {
-                let mut when = None;
                 let per_gpu = w.sample(tick.deadline, |i| {
-                    let when =
-                        when.get_or_insert_with(|| source::time::format_timestamp(tick.due_wall()));
-                    late.rows(devices[i], when, last[i].clone())
+                    late.rows(devices[i], tick.due_wall(), last[i].clone())
                 });
                 let mut rows = Vec::with_capacity(per_gpu.len());
                 for (i, gpu_rows) in per_gpu.into_iter().enumerate() {
@@ -422,12 +448,16 @@ where
     deadline::PerGpu::start(jobs).ok()
 }
 
+/// nvq's epoch timestamp field (see `source::time::epoch_value`).
+const EPOCH_FIELD: &str = "timestamp.epoch";
+
 /// The row printed for a GPU that missed a sample's deadline: `[Timeout]`
 /// (NVML's TIMEOUT) in every cell that needs the driver; the fields that
 /// do not (`timestamp`, `index`, `count`: see [`FieldKind`]) keep their
 /// values, so the row still says which GPU and when.
 struct LateRows {
-    kinds: Vec<FieldKind>,
+    /// Each field's kind, and whether it is `timestamp.epoch`.
+    kinds: Vec<(FieldKind, bool)>,
     count: u32,
 }
 
@@ -436,26 +466,39 @@ impl LateRows {
         let infos = mode.fields();
         let kinds = fields
             .iter()
-            .map(|&i| infos.get(i).map_or(FieldKind::Gauge, |f| f.kind))
+            .map(|&i| {
+                infos.get(i).map_or((FieldKind::Gauge, false), |f| {
+                    (f.kind, f.name == EPOCH_FIELD)
+                })
+            })
             .collect();
         LateRows { kinds, count }
     }
 
     /// `when`: the sample's tick, the time the GPU was asked.
-    fn rows(&self, gpu: u32, when: &str, ident: Option<Arc<GpuIdent>>) -> Vec<Row> {
-        let timestamp = when.to_string();
+    fn rows(
+        &self,
+        gpu: u32,
+        when: std::time::SystemTime,
+        ident: Option<Arc<GpuIdent>>,
+    ) -> Vec<Row> {
+        let timestamp = source::time::format_timestamp(when);
         let cells = self
             .kinds
             .iter()
             .map(|kind| match kind {
-                FieldKind::Timestamp => Value::text(timestamp.clone()),
-                FieldKind::GpuIndex => Value::Int(i64::from(gpu)),
-                FieldKind::GpuCount => Value::Int(i64::from(self.count)),
-                _ => Value::err(NvmlCode::TIMEOUT),
+                (FieldKind::Timestamp, true) => source::time::epoch_value(when),
+                (kind, _) => match kind {
+                    FieldKind::Timestamp => Value::text(timestamp.clone()),
+                    FieldKind::GpuIndex => Value::Int(i64::from(gpu)),
+                    FieldKind::GpuCount => Value::Int(i64::from(self.count)),
+                    _ => Value::err(NvmlCode::TIMEOUT),
+                },
             })
             .collect();
         let mut row = Row::new(cells);
         row.timestamp = Some(timestamp);
+        row.time = Some(when);
         row.gpu = ident;
         vec![row]
     }

@@ -185,6 +185,11 @@ pub enum NvqError {
     /// runtime, ...): what failed and why.
     #[error("ERROR: nvq serve: {0}\n")]
     Serve(String),
+
+    /// `nvq wait -- CMD`: the command ran and exited with this status,
+    /// which nvq passes on as its own (nothing is printed).
+    #[error("")]
+    ChildExit(i32),
 }
 
 impl NvqError {
@@ -209,7 +214,7 @@ impl NvqError {
             NvqError::Output { .. } | NvqError::NotRegular { .. } => ExitCode::OutputError,
             NvqError::AssertFailed(_) => ExitCode::AssertFailed,
             NvqError::Timeout(_) => ExitCode::Timeout,
-            NvqError::Serve(_) => ExitCode::Other,
+            NvqError::Serve(_) | NvqError::ChildExit(_) => ExitCode::Other,
         }
     }
 

@@ -45,6 +45,8 @@ fn main() {
     }) {
         Ok(()) => ExitCode::Success,
         Err(e) if output::is_broken_pipe(&e) => ExitCode::Success,
+        // `nvq wait -- CMD`: the command's own exit status.
+        Err(nvq::NvqError::ChildExit(status)) => std::process::exit(status),
         Err(e) => {
             let hint = cli::hint(&e);
             let _ = match personality {

@@ -336,3 +336,316 @@ fn version_under_the_simulator_says_so() {
     assert!(err(&o).contains("needs one of its options") && err(&o).contains("--matrix"));
     assert!(out(&o).is_empty());
 }
+
+// 4. Short everyday commands, and a query without --format.
+
+#[test]
+fn a_query_without_format_prints_csv_into_a_pipe_and_nvq_format_sets_it() {
+    let o = nvq(&four(), &["--query-gpu=index,memory.used"]);
+    assert!(o.status.success(), "{}", err(&o));
+    assert!(
+        out(&o).starts_with("index, memory.used [MiB]\n0, "),
+        "{}",
+        out(&o)
+    );
+    let o = Command::new(assert_cmd::cargo::cargo_bin("nvq"))
+        .args(["--nvml-lib"])
+        .arg(sim_lib())
+        .args(["--query-gpu=index"])
+        .env("NVML_SIM_SCENARIO", four())
+        .env("NVQ_FORMAT", "json")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", err(&o));
+    let v: serde_json::Value = serde_json::from_str(&out(&o)).unwrap();
+    assert_eq!(v.as_array().unwrap().len(), 4);
+    // As nvidia-smi, --format stays mandatory.
+    let o = nvidia_smi(&four(), &["--query-gpu=index"]);
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn mem_ps_and_busy_are_short_queries() {
+    let o = nvq(&four(), &["mem", "-i", "0"]);
+    assert!(o.status.success(), "{}", err(&o));
+    let text = out(&o);
+    let mut lines = text.lines();
+    assert_eq!(
+        lines.next().unwrap(),
+        "index, name, memory.total [MiB], memory.used [MiB], memory.free [MiB], memory.used.percent [%]"
+    );
+    assert_eq!(
+        lines.next().unwrap(),
+        "0, NVIDIA H100 80GB HBM3, 81559 MiB, 1000 MiB, 80029 MiB, 1.23 %"
+    );
+    let o = nvq(&four(), &["ps", "--format=csv,noheader"]);
+    assert!(o.status.success(), "{}", err(&o));
+    let gpus: Vec<String> = out(&o)
+        .lines()
+        .map(|l| l.split(", ").next().unwrap().to_string())
+        .collect();
+    assert!(
+        gpus.contains(&"0".to_string()) && gpus.contains(&"2".to_string()),
+        "{}",
+        out(&o)
+    );
+    let o = nvq(
+        &four(),
+        &[
+            "busy",
+            "--where",
+            "compute_apps.count > 0",
+            "--format=csv,noheader",
+        ],
+    );
+    assert!(o.status.success(), "{}", err(&o));
+    let busy: Vec<String> = out(&o)
+        .lines()
+        .map(|l| l.split(", ").next().unwrap().to_string())
+        .collect();
+    assert_eq!(busy, ["0", "2"]);
+    // They are nvq's words, not nvidia-smi's.
+    let o = nvidia_smi(&four(), &["mem"]);
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn wait_runs_the_command_once_the_gpu_is_free_and_passes_its_status() {
+    let free = scenario("wait_free.toml");
+    let o = nvq(
+        &free,
+        &["wait", "-i", "1", "-lms", "20", "--", "sh", "-c", "exit 7"],
+    );
+    assert_eq!(o.status.code(), Some(7), "{}", err(&o));
+    assert_eq!(out(&o), "");
+    // A GPU that never gets free: exit 21, the command is not run.
+    let dir = tempfile::tempdir().unwrap();
+    let mark = dir.path().join("ran");
+    let o = nvq(
+        &four(),
+        &[
+            "wait",
+            "-i",
+            "0",
+            "-lms",
+            "20",
+            "--timeout",
+            "200ms",
+            "--",
+            "touch",
+            mark.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(o.status.code(), Some(21), "{}", err(&o));
+    assert!(!mark.exists());
+}
+
+// 5. Fields people reach for.
+
+#[test]
+fn gpu_index_process_count_and_memory_percent() {
+    let o = nvq(
+        &four(),
+        &[
+            "--query-compute-apps=gpu_index,pid",
+            "--format=csv,noheader",
+        ],
+    );
+    assert!(o.status.success(), "{}", err(&o));
+    assert!(out(&o).lines().any(|l| l.starts_with("2, ")), "{}", out(&o));
+    let o = nvq(
+        &four(),
+        &[
+            "--query-gpu=index,compute_apps.count,memory.used.percent",
+            "--format=csv,noheader,nounits",
+            "-i",
+            "0",
+        ],
+    );
+    assert_eq!(out(&o), "0, 2, 1.23\n");
+    let o = nvq(
+        &four(),
+        &[
+            "--query-gpu=index",
+            "--format=csv",
+            "--where",
+            "memory.used < 90%",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(err(&o).contains("memory.used.percent < 90"), "{}", err(&o));
+    // Under the name nvidia-smi, nvq's fields are unknown, as nvidia-smi has them.
+    let o = nvidia_smi(&four(), &["--query-compute-apps=gpu_index", "--format=csv"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        out(&o),
+        "Field \"gpu_index\" is not a valid field to query.\n\n"
+    );
+}
+
+// 6. One vocabulary.
+
+#[test]
+fn half_a_second_suggests_lms() {
+    let o = nvq(&four(), &["--query-gpu=index", "-l", "0.5"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(err(&o).contains("-lms 500"), "{}", err(&o));
+}
+
+// 7. Timestamps for plotting.
+
+#[test]
+fn an_epoch_timestamp_field_and_ndjson_carries_one() {
+    let before = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs_f64();
+    let o = nvq(
+        &four(),
+        &[
+            "--query-gpu=timestamp.epoch,index",
+            "--format=csv,noheader",
+            "-i",
+            "0",
+        ],
+    );
+    assert!(o.status.success(), "{}", err(&o));
+    let text = out(&o);
+    let (epoch, index) = text.trim_end().split_once(", ").unwrap();
+    let epoch: f64 = epoch.parse().unwrap();
+    assert!((epoch - before).abs() < 60.0, "{epoch} vs {before}");
+    assert_eq!(index, "0");
+    let o = nvq(
+        &four(),
+        &[
+            "--query-gpu=index,memory.used",
+            "--format=ndjson",
+            "-i",
+            "1",
+        ],
+    );
+    assert!(o.status.success(), "{}", err(&o));
+    let v: serde_json::Value = serde_json::from_str(out(&o).trim_end()).unwrap();
+    let t = v["timestamp.epoch"].as_f64().unwrap();
+    assert!((t - before).abs() < 60.0, "{v}");
+    // In a loop, a GPU's rows carry increasing times.
+    let o = nvq(
+        &four(),
+        &[
+            "--query-gpu=timestamp.epoch",
+            "--format=csv,noheader",
+            "-i",
+            "0",
+            "-lms",
+            "50",
+            "--count",
+            "3",
+        ],
+    );
+    let times: Vec<f64> = out(&o).lines().map(|l| l.parse().unwrap()).collect();
+    assert!(times.windows(2).all(|w| w[1] > w[0]), "{times:?}");
+    // Under the name nvidia-smi it is no field.
+    let o = nvidia_smi(&four(), &["--query-gpu=timestamp.epoch", "--format=csv"]);
+    assert_eq!(o.status.code(), Some(2));
+}
+
+// 12. The man page.
+
+#[test]
+fn the_man_page_has_examples_expressions_and_the_environment() {
+    let page = std::fs::read_to_string(common::repo_root().join("man/nvq.1")).unwrap();
+    for section in [".SH EXAMPLES", ".SH EXPRESSIONS", ".SH ENVIRONMENT"] {
+        assert!(page.contains(section), "{section}");
+    }
+    for var in [
+        "NVQ_FORMAT",
+        "NO_COLOR",
+        "NVQ_HOST_PROC",
+        "NVML_SIM_SCENARIO",
+        "NVQ_NVML_LIB",
+    ] {
+        assert!(page.contains(var), "{var}");
+    }
+    assert!(
+        page.contains("nvq wait \\-i 1 \\-\\- python train.py") || page.contains("nvq wait -i 1"),
+        "wait example"
+    );
+    let help = out(&nvq(&four(), &["--help"]));
+    assert!(help.contains("NVML_SIM_SCENARIO"), "{help}");
+}
+
+/// Every example of the man page (the everyday jobs) runs as written
+/// against the simulator: loops get a --count, the job is `true`.
+#[test]
+fn every_man_page_example_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    for (what, line) in nvq::cli::generate::EXAMPLES {
+        let mut words = shell_words(line);
+        assert_eq!(words.first().map(String::as_str), Some("nvq"), "{line}");
+        words.remove(0);
+        if let Some(k) = words.iter().position(|w| w == "--") {
+            words.truncate(k + 1);
+            words.push("true".into());
+        }
+        if words.iter().any(|w| w == "-l") && !words.iter().any(|w| w == "--count") {
+            words.splice(0..0, ["--count".to_string(), "2".to_string()]);
+        }
+        let o = Command::new(assert_cmd::cargo::cargo_bin("nvq"))
+            .current_dir(dir.path())
+            .env("NVQ_NVML_LIB", sim_lib())
+            .env("NVML_SIM_SCENARIO", four())
+            .args(&words)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{what} {line}: {}", err(&o));
+    }
+}
+
+/// Words as a shell splits these examples: blanks, and single quotes.
+fn shell_words(line: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut cur = String::new();
+    let (mut quoted, mut in_word) = (false, false);
+    for c in line.chars() {
+        match c {
+            '\'' => {
+                quoted = !quoted;
+                in_word = true;
+            }
+            c if c.is_whitespace() && !quoted => {
+                if in_word {
+                    words.push(std::mem::take(&mut cur));
+                    in_word = false;
+                }
+            }
+            c => {
+                cur.push(c);
+                in_word = true;
+            }
+        }
+    }
+    if in_word {
+        words.push(cur);
+    }
+    words
+}
+
+/// A misspelt scenario key names the nearest keys, not all ninety.
+#[test]
+fn a_scenario_typo_suggests_the_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let sc = dir.path().join("typo.toml");
+    std::fs::write(
+        &sc,
+        "driver_version = \"580.82.07\"\n[[device]]\nname = \"x\"\nmemroy = { total = 1 }\n",
+    )
+    .unwrap();
+    let o = nvq(&sc, &["-L"]);
+    assert_eq!(o.status.code(), Some(255));
+    let e = err(&o);
+    assert!(
+        e.contains("unknown field `memroy`; did you mean `memory`?"),
+        "{e}"
+    );
+    assert!(!e.contains("expected one of"), "{e}");
+}

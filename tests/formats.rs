@@ -86,7 +86,8 @@ fn snapshot(name: &str, actual: &str) {
     );
 }
 
-/// Replace each line's `"timestamp":"..."` (checked first) by a placeholder.
+/// Replace each line's `"timestamp":"..."` (checked first) and
+/// `"timestamp.epoch":...` (second) by placeholders.
 fn mask_timestamps(text: &str) -> String {
     const KEY: &str = "{\"timestamp\":\"";
     text.lines()
@@ -97,7 +98,15 @@ fn mask_timestamps(text: &str) -> String {
             let (ts, tail) = rest.split_at(23);
             assert!(is_timestamp(ts), "bad timestamp {ts:?}");
             assert!(tail.starts_with('"'), "{line}");
-            format!("{KEY}<timestamp>{tail}\n")
+            // Then the same moment in seconds since the epoch.
+            const EPOCH: &str = "\",\"timestamp.epoch\":";
+            let rest = tail
+                .strip_prefix(EPOCH)
+                .unwrap_or_else(|| panic!("no epoch after the timestamp: {line}"));
+            let end = rest.find(',').unwrap_or(rest.len());
+            let secs: f64 = rest[..end].parse().unwrap();
+            assert!(secs > 1.6e9, "{line}");
+            format!("{KEY}<timestamp>{EPOCH}<epoch>{}\n", &rest[end..])
         })
         .collect()
 }

@@ -267,8 +267,9 @@ fn per_lane_crc() {
     );
 }
 
-/// A GPU without NVLink (every NVLink call NOT_SUPPORTED) and a lost GPU:
-/// nvidia-smi's all-inactive line under each, for every listing.
+/// A GPU without NVLink (every NVLink call NOT_SUPPORTED: nvidia-smi says
+/// the device has none, as on an L40S) and a lost GPU (the all-inactive
+/// line), for every listing.
 #[test]
 fn no_nvlink_and_a_lost_gpu() {
     for args in [
@@ -281,7 +282,7 @@ fn no_nvlink_and_a_lost_gpu() {
         assert_eq!(
             ok("topo_lost.toml", args),
             "GPU 0: NVIDIA L4 (UUID: GPU-00000001-0000-0000-0000-000000000000)\n\
-             NVML: Unable to retrieve Nvlink information as all links are inActive\n\
+             Device does not have or support Nvlink\n\
              GPU 1: [GPU is lost] (UUID: [GPU is lost])\n\
              NVML: Unable to retrieve Nvlink information as all links are inActive\n",
             "{args:?}"

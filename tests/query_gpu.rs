@@ -500,7 +500,11 @@ fn help_query_gpu_has_nvidia_smis_layout() {
         let mut out = Vec::new();
         for (i, l) in lines.iter().enumerate() {
             let after_blank = i > 0 && lines[i - 1].is_empty();
-            if after_blank && l.starts_with('"') {
+            // nvq's own fields (memory.used.percent, ...) are not nvidia-smi's.
+            let nvq_own = lines
+                .get(i + 1)
+                .is_some_and(|h| h.contains("(nvq extension;"));
+            if after_blank && l.starts_with('"') && !nvq_own {
                 // nvidia-smi lists clocks.max.sm as its own alias; nvq does not.
                 out.push(l.replace(" or \"clocks.max.sm\"", ""));
             } else if l.starts_with("Section about ") {

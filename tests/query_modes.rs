@@ -216,7 +216,9 @@ fn version_as_nvq_names_nvq() {
     ] {
         let got = nvq(&scenario(sc), &["--version"]);
         let lines: Vec<&str> = got.lines().collect();
-        assert_eq!(lines.len(), 4, "{got}");
+        // Four versions, the library, and that the simulator answers.
+        assert_eq!(lines.len(), 6, "{got}");
+        assert!(lines[5].starts_with("Simulated           : yes"), "{got}");
         assert_eq!(
             lines[0],
             format!("nvq version         : {}", env!("CARGO_PKG_VERSION"))

@@ -152,6 +152,43 @@ fn readme() -> String {
     std::fs::read_to_string(root().join("README.md")).unwrap()
 }
 
+/// The pages whose commands run, in this order (one sequence: a file one
+/// page writes is there for the next): the front page, then the guide and
+/// the maintainers' page it sends readers to.
+const PAGES: &[&str] = &["README.md", "docs/guide.md", "docs/dev/development.md"];
+
+/// Every page of [`PAGES`], one after another; [`place`] turns a line of
+/// this text back into the page and its line.
+fn all_pages() -> String {
+    PAGES
+        .iter()
+        .map(|p| std::fs::read_to_string(root().join(p)).unwrap())
+        .map(|t| {
+            if t.ends_with('\n') {
+                t
+            } else {
+                format!("{t}\n")
+            }
+        })
+        .collect()
+}
+
+/// "PAGE:LINE" for a line of [`all_pages`].
+fn place(line: usize) -> String {
+    let mut first = 1;
+    for p in PAGES {
+        let n = std::fs::read_to_string(root().join(p))
+            .unwrap()
+            .lines()
+            .count();
+        if line < first + n {
+            return format!("{p}:{}", line - first + 1);
+        }
+        first += n;
+    }
+    format!("?:{line}")
+}
+
 /// A fenced block: its info string, the README line of its opening fence,
 /// and its lines.
 struct Block {
@@ -261,7 +298,7 @@ fn commands(block: &Block) -> Vec<(usize, String)> {
 
 /// Every command of every `sh` block, in README order.
 fn readme_commands() -> Vec<(usize, String)> {
-    blocks(&readme())
+    blocks(&all_pages())
         .iter()
         .filter(|b| b.kind == "sh")
         .flat_map(commands)
@@ -450,7 +487,7 @@ fn every_readme_command_runs() {
     let (mut ran, mut skipped) = (0, 0);
     for (line, cmd) in &cmds {
         if let Some((_, why)) = SKIP.iter().find(|(c, _)| c == cmd) {
-            eprintln!("README.md:{line}: skipped ({why}): {cmd}");
+            eprintln!("{}: skipped ({why}): {cmd}", place(*line));
             skipped += 1;
             continue;
         }
@@ -461,7 +498,8 @@ fn every_readme_command_runs() {
             .collect();
         if !missing.is_empty() {
             eprintln!(
-                "README.md:{line}: note: skipped, needs {}: {cmd}",
+                "{}: note: skipped, needs {}: {cmd}",
+                place(*line),
                 missing.join(", ")
             );
             skipped += 1;
@@ -469,7 +507,7 @@ fn every_readme_command_runs() {
         }
         ran += 1;
         if let Err(why) = world.run(cmd) {
-            failures.push(format!("README.md:{line}: {cmd}\n{why}"));
+            failures.push(format!("{}: {cmd}\n{why}", place(*line)));
         }
     }
     eprintln!("README commands: {ran} run, {skipped} skipped");
@@ -504,12 +542,12 @@ fn the_two_commands_keep_their_sections() {
 
 #[test]
 fn every_block_says_what_it_holds() {
-    for b in blocks(&readme()) {
+    for b in blocks(&all_pages()) {
         assert!(
             BLOCK_KINDS.contains(&b.kind.as_str()),
-            "README.md:{}: a block marked {:?}; use sh for commands (this test runs them), \
+            "{}: a block marked {:?}; use sh for commands (this test runs them), \
              text or console for output, toml for scenarios",
-            b.line,
+            place(b.line),
             b.kind
         );
     }
@@ -543,14 +581,18 @@ fn exit_code_table_is_exit_code_all() {
         .iter()
         .map(|(c, m)| (c.code().to_string(), m.to_string()))
         .collect();
-    let got: Vec<(String, String)> = table_under(&readme(), "## Exit codes")
+    let guide = std::fs::read_to_string(root().join("docs/guide.md")).unwrap();
+    let got: Vec<(String, String)> = table_under(&guide, "## Exit codes")
         .into_iter()
         .map(|row| {
             assert_eq!(row.len(), 2, "exit-code row {row:?}");
             (row[0].clone(), row[1].clone())
         })
         .collect();
-    assert_eq!(got, want, "README.md's exit codes vs nvq::ExitCode::ALL");
+    assert_eq!(
+        got, want,
+        "docs/guide.md's exit codes vs nvq::ExitCode::ALL"
+    );
 
     // docs/errors.md explains each code at length; its codes are the same.
     let errors = std::fs::read_to_string(root().join("docs/errors.md")).unwrap();
@@ -618,7 +660,21 @@ fn slug(heading: &str) -> String {
 
 #[test]
 fn links_lead_somewhere() {
-    let text = readme();
+    let mut bad = Vec::new();
+    for page in PAGES {
+        let text = std::fs::read_to_string(root().join(page)).unwrap();
+        let dir = root().join(page).parent().unwrap().to_path_buf();
+        bad.extend(
+            bad_links(&text, &dir)
+                .into_iter()
+                .map(|b| format!("{page}: {b}")),
+        );
+    }
+    assert!(bad.is_empty(), "links:\n{}", bad.join("\n"));
+}
+
+/// The headings' anchors of a page.
+fn anchors_of(text: &str) -> Vec<String> {
     let mut in_block = false;
     let mut anchors = Vec::new();
     for line in text.lines() {
@@ -628,8 +684,15 @@ fn links_lead_somewhere() {
             anchors.push(slug(line.trim_start_matches('#')));
         }
     }
+    anchors
+}
+
+/// The links of a page (in folder `dir`) that lead nowhere: a missing file,
+/// or an anchor that is no heading of its page.
+fn bad_links(text: &str, dir: &Path) -> Vec<String> {
+    let anchors = anchors_of(text);
     let mut bad = Vec::new();
-    let mut rest = text.as_str();
+    let mut rest = text;
     while let Some(at) = rest.find("](") {
         rest = &rest[at + 2..];
         let Some(end) = rest.find(')') else { break };
@@ -642,10 +705,18 @@ fn links_lead_somewhere() {
             if !anchors.iter().any(|a| a == anchor) {
                 bad.push(format!("#{anchor}: no such heading"));
             }
-        } else if !root().join(file).exists() && file != "benches/RESULTS.md" {
-            // benches/RESULTS.md is what benches/run.sh writes.
+            continue;
+        }
+        let path = dir.join(file);
+        // benches/RESULTS.md is what benches/run.sh writes.
+        if !path.exists() && !file.ends_with("benches/RESULTS.md") {
             bad.push(format!("{file}: no such file"));
+        } else if !anchor.is_empty() && file.ends_with(".md") && path.is_file() {
+            let other = std::fs::read_to_string(&path).unwrap();
+            if !anchors_of(&other).iter().any(|a| a == anchor) {
+                bad.push(format!("{file}#{anchor}: no such heading"));
+            }
         }
     }
-    assert!(bad.is_empty(), "README.md links:\n{}", bad.join("\n"));
+    bad
 }

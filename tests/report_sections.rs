@@ -9,11 +9,14 @@ use common::*;
 
 /// The lines of the report after the `GPU <bus id>` heading.
 fn gpu_part(report: &str) -> Vec<&str> {
-    report
+    let mut lines: Vec<&str> = report
         .lines()
         .skip_while(|l| !l.starts_with("GPU "))
         .skip(1)
-        .collect()
+        .collect();
+    // The report's final empty line.
+    assert_eq!(lines.pop(), Some(""), "{report}");
+    lines
 }
 
 #[test]
@@ -55,7 +58,7 @@ fn voltage_is_gone_from_580_on() {
     // The 580 manual page: "Removed deprecated graphics voltage value from
     // Voltage section". The 590 captures have no Voltage section.
     let out = nvq_ok(&scenario("h200_590_idle.toml"), &["-q", "-d", "VOLTAGE"]);
-    assert!(out.ends_with("GPU 00000000:83:00.0\n"), "{out}");
+    assert!(out.ends_with("GPU 00000000:83:00.0\n\n"), "{out}");
 }
 
 /// The MIG part of a 580-on text report, as a user's notes quote it
@@ -342,6 +345,7 @@ fn accounted_processes_in_text_with_d_accounting() {
             Max memory usage                           : 998 MiB
             Time                                       : 86816 ms
             Is Running                                 : 0
+
 ";
     assert!(out.ends_with(want), "{out}");
     // The whole text report has no such line, as the captures.

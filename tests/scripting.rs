@@ -546,6 +546,14 @@ fn where_and_summary_in_other_formats() {
         "--summary",
     ]);
     assert_eq!(o.status.code(), Some(2));
-    let o = nvq(&["--query-compute-apps=pid", "--format=csv", "--summary"]);
-    assert_eq!(o.status.code(), Some(2));
+    // The list modes summarise each row (a process) over the run.
+    let o = nvq(&[
+        "--query-compute-apps=pid,used_memory",
+        "--format=csv",
+        "--summary",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let summary = stderr(&o);
+    assert!(summary.contains("\n0, max, 4100, "), "{summary}");
+    assert!(summary.contains("\n1, mean, 4200, "), "{summary}");
 }

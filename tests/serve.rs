@@ -587,6 +587,24 @@ const UNREPRODUCIBLE: &[(&str, &str)] = &[(
     "nvidia-smi's pcie.link.gen.hostmax has no NVML source that nvq knows of (nvq prints [N/A])",
 )];
 
+/// The families that exporter derives from the clock: its own integration
+/// test leaves them out of the expected outputs and checks them apart
+/// (`wallClockFamilies` in `internal/integration/`), as here.
+const WALL_CLOCK: &[&str] = &[
+    "nvidia_smi_last_collect_duration_seconds",
+    "nvidia_smi_last_collect_success_timestamp_seconds",
+];
+
+/// The families only that exporter's NVML backend serves (its
+/// `docs/METRICS.md`, "NVML-only metrics"): not in the expected outputs,
+/// which its nvidia-smi backend wrote; checked in
+/// `nvidia_gpu_exporter_profile_serves_nvml_only_families`.
+const NVML_ONLY: &[&str] = &[
+    "nvidia_smi_energy_joules_total",
+    "nvidia_smi_xid_errors_total",
+    "nvidia_smi_xid_last_timestamp_seconds",
+];
+
 /// `--profile=nvidia_gpu_exporter` serves exactly that exporter's series
 /// (names, labels, values) for every captured machine, types included;
 /// the HELP texts are nvq's own; promtool accepts it.
@@ -602,6 +620,21 @@ fn nvidia_gpu_exporter_profile_matches_that_exporter() {
             &["--profile=nvidia_gpu_exporter"],
         );
         let got = server.metrics();
+        for family in WALL_CLOCK {
+            let v = value(&got, family, "").unwrap_or(-1.0);
+            assert!(v > 0.0 && v.is_finite(), "{machine}: {family} = {v}\n{got}");
+        }
+        let stamp = value(&got, WALL_CLOCK[1], "").unwrap_or(0.0);
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_secs_f64();
+        assert!((now - stamp).abs() < 600.0, "{machine}: {stamp} vs {now}");
+        let got: String = got
+            .lines()
+            .filter(|l| !WALL_CLOCK.iter().chain(NVML_ONLY).any(|f| l.contains(f)))
+            .map(|l| format!("{l}\n"))
+            .collect();
         let (g, w) = (sample_set(&got), sample_set(&want));
         let missing: Vec<_> = w
             .iter()
@@ -904,12 +937,21 @@ fn http_get(addr: &str, path: &str) -> Option<String> {
     (status == 200).then_some(body)
 }
 
+/// `s` percent-encoded for a URL's query string.
+fn urlencode(s: &str) -> String {
+    s.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
 /// A Prometheus instant query: (labels, value) of every series.
 fn query(prom: &str, q: &str) -> Vec<(serde_json::Value, f64)> {
-    let path = format!(
-        "/api/v1/query?query={}",
-        q.replace(' ', "%20").replace('=', "%3D")
-    );
+    let path = format!("/api/v1/query?query={}", urlencode(q));
     let Some(body) = http_get(prom, &path) else {
         return Vec::new();
     };
@@ -930,6 +972,41 @@ fn query(prom: &str, q: &str) -> Vec<(serde_json::Value, f64)> {
                 .collect()
         })
         .unwrap_or_default()
+}
+
+/// Debian's Prometheus scraping `target` every second as job `nvq` (its
+/// data under `dir/name`): the child and its address.
+fn prometheus(dir: &Path, name: &str, target: SocketAddr) -> (Child, String) {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let prom = format!("127.0.0.1:{port}");
+    let config = dir.join(format!("{name}.yml"));
+    std::fs::write(
+        &config,
+        format!(
+            "global:\n  scrape_interval: 1s\n  scrape_timeout: 900ms\nscrape_configs:\n  \
+             - job_name: nvq\n    static_configs:\n      - targets: ['{target}']\n"
+        ),
+    )
+    .unwrap();
+    let child = Command::new("prometheus")
+        .arg(format!("--config.file={}", config.display()))
+        .arg(format!("--storage.tsdb.path={}", dir.join(name).display()))
+        .arg(format!("--web.listen-address={prom}"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    (child, prom)
+}
+
+/// Has Prometheus scraped its target at least `n` times in the last minute?
+fn scraped(prom: &str, n: f64) -> bool {
+    let samples = query(prom, "count_over_time(up[1m])");
+    matches!(samples.first(), Some((_, got)) if *got >= n)
 }
 
 /// Debian's Prometheus scrapes `nvq serve` every second, in each profile:
@@ -955,39 +1032,12 @@ fn a_real_prometheus_scrapes_every_profile() {
             sc.path(),
             &[&format!("--profile={profile}"), "--collect.interval=500ms"],
         );
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let prom = format!("127.0.0.1:{port}");
-        let config = dir.path().join(format!("{profile}.yml"));
-        std::fs::write(
-            &config,
-            format!(
-                "global:\n  scrape_interval: 1s\n  scrape_timeout: 900ms\nscrape_configs:\n  \
-                 - job_name: nvq\n    static_configs:\n      - targets: ['{}']\n",
-                server.addr
-            ),
-        )
-        .unwrap();
-        let mut prometheus = Command::new("prometheus")
-            .arg(format!("--config.file={}", config.display()))
-            .arg(format!(
-                "--storage.tsdb.path={}",
-                dir.path().join(profile).display()
-            ))
-            .arg(format!("--web.listen-address={prom}"))
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
+        let (mut prometheus, prom) = prometheus(dir.path(), profile, server.addr);
         let t0 = Instant::now();
         let mut got = Vec::new();
         while t0.elapsed() < Duration::from_secs(60) {
             std::thread::sleep(Duration::from_millis(500));
-            let samples = query(&prom, "count_over_time(up[1m])");
-            if !matches!(samples.first(), Some((_, n)) if *n >= 2.0) {
+            if !scraped(&prom, 2.0) {
                 continue;
             }
             got = query(&prom, family);
@@ -1407,17 +1457,26 @@ memory = { total = 10737418240, used = 1048576 }
         Some(0.55)
     );
     assert_eq!(value(&body, "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", gi9), None);
-    // The GPU itself: its own FB and GR engine series, no instance labels.
-    let gpu_fb: Vec<&str> = body
+    // In MIG mode the GPU instances' FB and PROF series replace the GPU's
+    // own (as dcgm-exporter): a sum over the series counts memory once.
+    for family in [
+        "DCGM_FI_DEV_FB_USED{",
+        "DCGM_FI_DEV_FB_FREE{",
+        "DCGM_FI_PROF_",
+    ] {
+        let own: Vec<&str> = body
+            .lines()
+            .filter(|l| l.starts_with(family) && !l.contains("GPU_I_ID"))
+            .collect();
+        assert!(own.is_empty(), "{family}: {own:?}");
+    }
+    // The GPU's other series stay, without instance labels.
+    let util: Vec<&str> = body
         .lines()
-        .filter(|l| l.starts_with("DCGM_FI_DEV_FB_USED{") && !l.contains("GPU_I_ID"))
+        .filter(|l| l.starts_with("DCGM_FI_DEV_GPU_UTIL{"))
         .collect();
-    assert_eq!(gpu_fb.len(), 1, "{body}");
-    assert!(gpu_fb[0].ends_with(" 3072"), "{}", gpu_fb[0]);
-    assert_eq!(
-        value(&body, "DCGM_FI_PROF_GR_ENGINE_ACTIVE", "device=\"nvidia0\""),
-        Some(0.4)
-    );
+    assert_eq!(util.len(), 1, "{body}");
+    assert!(!util[0].contains("GPU_I_ID"), "{}", util[0]);
     let gi_line = body
         .lines()
         .find(|l| l.starts_with("DCGM_FI_DEV_FB_USED{") && l.contains(gi1))
@@ -1921,5 +1980,307 @@ fn a_hung_unselected_gpu_does_not_stall_serve_selected_by_uuid() {
         value(&body, "nvq_memory_used_bytes", &uuid_label(1)),
         None,
         "{body}"
+    );
+}
+
+/// The dcgm profile serves NVML's PCIe replay counter (dcgm-exporter's
+/// `DCGM_FI_DEV_PCIE_REPLAY_COUNTER`, a counter), read as dmon's `pci`
+/// column and `-q`'s `Replays Since Reset` read it.
+#[test]
+fn dcgm_profile_serves_pcie_replays() {
+    let gpu0 = format!("{}pcie = {{ replay_counter = 17 }}\n", h100(0, 1 << 30));
+    let sc = write_scenario(&format!("{SIM_HEAD}{gpu0}{}", h100(1, 1 << 30)));
+    let server = Server::start(sc.path(), &["--profile=dcgm"]);
+    let body = server.metrics();
+    assert!(
+        body.contains("# TYPE DCGM_FI_DEV_PCIE_REPLAY_COUNTER counter\n"),
+        "{body}"
+    );
+    assert_eq!(
+        value(&body, "DCGM_FI_DEV_PCIE_REPLAY_COUNTER", "gpu=\"0\""),
+        Some(17.0)
+    );
+    assert_eq!(
+        value(&body, "DCGM_FI_DEV_PCIE_REPLAY_COUNTER", "gpu=\"1\""),
+        None
+    );
+    // Remapped rows are counters there as in the registry.
+    assert!(!body.contains("# TYPE DCGM_FI_DEV_CORRECTABLE_REMAPPED_ROWS gauge"));
+}
+
+/// nvidia-smi prints the recovery action as `Reset` and `Reboot`; the
+/// nvidia_gpu_exporter profile reads those words (as that exporter does),
+/// so the series is there exactly when a GPU needs a reset or a reboot.
+#[test]
+fn nvidia_gpu_exporter_profile_reads_the_recovery_words() {
+    let gpu = |i: usize, action: u32| {
+        format!(
+            "{}\n[device.field_values]\n\"230\" = {action}\n",
+            h100(i, 1 << 30)
+        )
+    };
+    let sc = write_scenario(&format!(
+        "{SIM_HEAD}{}{}{}",
+        gpu(0, 0),
+        gpu(1, 1),
+        gpu(2, 2)
+    ));
+    let server = Server::start(sc.path(), &["--profile=nvidia_gpu_exporter"]);
+    let body = server.metrics();
+    for (i, want) in [(0, 0.0), (1, 1.0), (2, 2.0)] {
+        let uuid = format!("uuid=\"00000000-0000-4000-8000-{i:012x}\"");
+        assert_eq!(
+            value(&body, "nvidia_smi_gpu_recovery_action", &uuid),
+            Some(want),
+            "GPU {i}:\n{body}"
+        );
+    }
+}
+
+/// The nvidia_gpu_exporter profile serves that exporter's NVML-only
+/// families: the energy counter in joules and the XID errors by code, per
+/// GPU uuid, with the time the last one was received.
+#[test]
+fn nvidia_gpu_exporter_profile_serves_nvml_only_families() {
+    let gpu0 = h100(0, 1 << 30).replace(
+        "power = { usage = 412345, limit = 700000 }",
+        "power = { usage = 412345, limit = 700000, total_energy = 123456789 }",
+    );
+    let xid = "\n[[device.xid]]\nat_ms = 0\ncode = 79\n\n[[device.xid]]\nat_ms = 50\ncode = 79\n";
+    let sc = write_scenario(&format!("{SIM_HEAD}{gpu0}{}{xid}", h100(1, 1 << 30)));
+    let server = Server::start(
+        sc.path(),
+        &["--profile=nvidia_gpu_exporter", "--collect.interval=0"],
+    );
+    let uuid = |i: usize| format!("uuid=\"00000000-0000-4000-8000-{i:012x}\"");
+    let t0 = Instant::now();
+    let body = loop {
+        let body = server.metrics();
+        if value(&body, "nvidia_smi_xid_errors_total", &uuid(1)) == Some(2.0)
+            || t0.elapsed() > Duration::from_secs(10)
+        {
+            break body;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert!(
+        body.contains("# TYPE nvidia_smi_energy_joules_total counter\n"),
+        "{body}"
+    );
+    assert_eq!(
+        value(&body, "nvidia_smi_energy_joules_total", &uuid(0)),
+        Some(123456.789)
+    );
+    assert_eq!(
+        value(&body, "nvidia_smi_energy_joules_total", &uuid(1)),
+        None
+    );
+    assert!(
+        body.contains("# TYPE nvidia_smi_xid_errors_total counter\n"),
+        "{body}"
+    );
+    let label = format!("{},xid=\"79\"", uuid(1));
+    assert_eq!(
+        value(&body, "nvidia_smi_xid_errors_total", &label),
+        Some(2.0),
+        "{body}"
+    );
+    let at = value(&body, "nvidia_smi_xid_last_timestamp_seconds", &label).unwrap();
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs_f64();
+    assert!(now - at < 60.0 && at <= now + 1.0, "{at} vs {now}");
+    assert!(!body.contains(&format!("nvidia_smi_xid_errors_total{{{}", uuid(0))));
+}
+
+/// A dashboard's queries (`tests/grafana/ID.tsv`): its profile and
+/// (kind, title, PromQL) for each line.
+fn dashboard(id: &str) -> (String, Vec<(String, String, String)>) {
+    let text = std::fs::read_to_string(common::repo_root().join(format!("tests/grafana/{id}.tsv")))
+        .unwrap();
+    let profile = text
+        .lines()
+        .find_map(|l| l.strip_prefix("% Profile: "))
+        .unwrap()
+        .to_string();
+    let queries = text
+        .lines()
+        .filter(|l| !l.starts_with('%'))
+        .map(|l| {
+            let mut f = l.splitn(3, '\t');
+            let mut next = || f.next().unwrap().to_string();
+            (next(), next(), next())
+        })
+        .collect();
+    (profile, queries)
+}
+
+/// A dashboard query as Grafana would send it for this target: its
+/// variables given their values, and Grafana's own functions of a
+/// variable query (`label_values(selector, label)`, `query_result(expr)`)
+/// as the PromQL they stand for.
+fn as_sent(q: &str, vars: &[(&str, &str)]) -> String {
+    let mut q = q.to_string();
+    for (k, v) in vars {
+        q = q
+            .replace(&format!("${{{k}}}"), v)
+            .replace(&format!("${k}"), v);
+    }
+    if let Some(inner) = q
+        .strip_prefix("query_result(")
+        .and_then(|r| r.strip_suffix(')'))
+    {
+        return inner.to_string();
+    }
+    if let Some(args) = q
+        .strip_prefix("label_values(")
+        .and_then(|r| r.strip_suffix(')'))
+    {
+        let selector = args.rsplit_once(',').map_or(args, |(s, _)| s);
+        return format!("count by(__name__) ({})", selector.trim());
+    }
+    q
+}
+
+/// Queries of the dashboards that have no data from nvq on the machine
+/// below, each with the reason: (dashboard, title prefix, why).
+const NO_DATA: &[(&str, &str, &str)] = &[
+    (
+        "14574",
+        "Fan Speed %",
+        "an H200 is cooled by the chassis: fan.speed is [N/A]",
+    ),
+    (
+        "25547",
+        "Fan Speed %",
+        "an H200 is cooled by the chassis: fan.speed is [N/A]",
+    ),
+    (
+        "14574",
+        "MIG Memory Used",
+        "the nvidia_smi_mig_* families are not served yet",
+    ),
+    (
+        "14574",
+        "MIG SM Activity",
+        "the nvidia_smi_mig_* families are not served yet",
+    ),
+    (
+        "14574",
+        "MIG Tensor Activity",
+        "the nvidia_smi_mig_* families are not served yet",
+    ),
+    (
+        "25547",
+        "MIG Instances",
+        "the nvidia_smi_mig_* families are not served yet",
+    ),
+    (
+        "25547",
+        "MIG SM Activity",
+        "the nvidia_smi_mig_* families are not served yet",
+    ),
+    (
+        "25547",
+        "MIG Memory Used",
+        "the nvidia_smi_mig_* families are not served yet",
+    ),
+];
+
+/// Every panel and variable query of Grafana dashboards 14574 and 25547
+/// (nvidia_gpu_exporter) and 12239 (dcgm-exporter), as kept in
+/// `tests/grafana/` with their source, evaluated by a real Prometheus
+/// scraping `nvq serve` in that profile: each gives data (but the listed
+/// exceptions, which must stay without data, so that the list stays true).
+#[test]
+fn grafana_dashboards_get_data() {
+    let dir = tempfile::tempdir().unwrap();
+    if tool("prometheus", &["--version"], dir.path()).is_none() {
+        return;
+    }
+    // An H200 under load with processes (the load capture's machine), with
+    // what that capture does not show but an H200 has: an energy counter,
+    // GPM metrics, and two XID errors.
+    let mut text = std::fs::read_to_string(common::scenario("h200_590_load.toml"))
+        .unwrap()
+        .replacen(
+            "management_mode = 1 }",
+            "management_mode = 1, total_energy = [1000000, 1500000, 2000000, 2600000, 3300000] }",
+            1,
+        )
+        .replacen(
+            "fans = []",
+            "fans = []\narchitecture = 9\ngpm = { \"1\" = 40.0, \"5\" = 30.0 }",
+            1,
+        )
+        .replacen(
+            "link_width_max = 16 }",
+            "link_width_max = 16, tx_throughput = 4217, rx_throughput = 8691 }",
+            1,
+        );
+    assert!(text.contains("total_energy") && text.contains("gpm = ") && text.contains("tx_thr"));
+    text.push_str(
+        "\n[[device.xid]]\nat_ms = 0\ncode = 79\n\n[[device.xid]]\nat_ms = 100\ncode = 48\n",
+    );
+    let sc = write_scenario(&text);
+    let mut failed = Vec::new();
+    let mut checked = 0;
+    for (profile, ids) in [
+        ("nvidia_gpu_exporter", &["14574", "25547"][..]),
+        ("dcgm", &["12239"][..]),
+    ] {
+        let profile_arg = format!("--profile={profile}");
+        let mut args = vec![profile_arg.as_str(), "--collect.interval=500ms"];
+        if profile == "nvidia_gpu_exporter" {
+            args.push("--collect.pcie-throughput");
+        }
+        let server = Server::start(sc.path(), &args);
+        let (mut prom_child, prom) = prometheus(dir.path(), profile, server.addr);
+        let t0 = Instant::now();
+        while !scraped(&prom, 4.0) && t0.elapsed() < Duration::from_secs(60) {
+            std::thread::sleep(Duration::from_millis(500));
+        }
+        let node = server.addr.to_string();
+        let uuid = query(&prom, "nvidia_smi_gpu_info")
+            .first()
+            .and_then(|(m, _)| m["uuid"].as_str().map(str::to_string))
+            .unwrap_or_default();
+        for id in ids {
+            let (want_profile, queries) = dashboard(id);
+            assert_eq!(want_profile, profile, "{id}");
+            let gpu = if profile == "dcgm" {
+                "0"
+            } else {
+                uuid.as_str()
+            };
+            let vars = [
+                ("job", "nvq"),
+                ("node", node.as_str()),
+                ("instance", node.as_str()),
+                ("gpu", gpu),
+                ("__rate_interval", "10s"),
+            ];
+            for (kind, title, q) in queries {
+                checked += 1;
+                let sent = as_sent(&q, &vars);
+                let has_data = !query(&prom, &sent).is_empty();
+                let excused = NO_DATA
+                    .iter()
+                    .any(|(d, t, _)| d == id && title.starts_with(t));
+                if has_data == excused {
+                    failed.push(format!("{id} {kind} {title:?} (data: {has_data}): {sent}"));
+                }
+            }
+        }
+        let _ = prom_child.kill();
+        let _ = prom_child.wait();
+    }
+    assert!(checked > 90, "{checked} queries");
+    assert!(
+        failed.is_empty(),
+        "{} of {checked}:\n{}",
+        failed.len(),
+        failed.join("\n")
     );
 }

@@ -1133,12 +1133,49 @@ impl fmt::Display for ScenarioError {
 
 impl std::error::Error for ScenarioError {}
 
+/// serde's "unknown field `memroy`, expected one of `name`, ... (90 keys)"
+/// cut down to the keys nearest the typo: "unknown field `memroy`; did you
+/// mean `memory`?" (or a pointer to the README's key table).
+fn nearest_key(msg: &str) -> String {
+    let Some((head, list)) = msg.split_once(", expected one of ") else {
+        return msg.to_string();
+    };
+    let Some(typo) = head.split('`').nth(1) else {
+        return msg.to_string();
+    };
+    let keys: Vec<&str> = list
+        .split(", ")
+        .map(|k| k.trim().trim_matches('`'))
+        .collect();
+    let mut scored: Vec<(usize, &str)> = keys
+        .iter()
+        .map(|k| {
+            (
+                strsim::damerau_levenshtein(&typo.to_lowercase(), &k.to_lowercase()),
+                *k,
+            )
+        })
+        .filter(|(d, _)| *d <= 2.max(typo.len() / 4))
+        .collect();
+    scored.sort();
+    let best: Vec<String> = scored
+        .iter()
+        .take(3)
+        .map(|(_, k)| format!("`{k}`"))
+        .collect();
+    if best.is_empty() {
+        format!("{head}; nvml-sim/README.md lists the keys of each table")
+    } else {
+        format!("{head}; did you mean {}?", best.join(" or "))
+    }
+}
+
 impl Scenario {
     /// Parse and validate scenario text, then expand `[generate]`.
     /// `origin` names the source in error messages.
     pub fn parse(text: &str, origin: &str) -> Result<Scenario, ScenarioError> {
         let mut sc: Scenario = toml::from_str(text).map_err(|e| {
-            let msg = e.message().replace('\n', " ");
+            let msg = nearest_key(&e.message().replace('\n', " "));
             match e.span() {
                 Some(span) => {
                     let before = &text[..span.start.min(text.len())];

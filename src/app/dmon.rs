@@ -53,7 +53,7 @@ pub fn run(a: &DmonArgs, common: &Common<'_>) -> Result<(), NvqError> {
     columns.extend(gpm.iter().map(|g| monitor::metric_column(&g.metric)));
     let shown = metrics.clone();
     let shown_gpm = gpm.clone();
-    let layout = move |driver: u32| layout(&shown, &shown_gpm, mig_rows, driver);
+    let layout = move |driver: monitor::Driver| layout(&shown, &shown_gpm, mig_rows, driver.major);
     let run = Run {
         common,
         plan,

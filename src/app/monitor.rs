@@ -198,9 +198,38 @@ pub fn key_column(name: &'static str, help: &'static str) -> Column {
     }
 }
 
-/// A metric's column: its name, unit and help.
+/// A metric's column: its name, unit and help; the kind and Prometheus
+/// name of the `--query-gpu` field of the same quantity, if it has one.
 pub fn metric_column(m: &Metric) -> Column {
-    column(m.name, m.unit, m.help)
+    let mut c = column(m.name, m.unit, m.help);
+    let fact = m.fact.and_then(|name| {
+        crate::source::gpu::FIELDS
+            .iter()
+            .find(|f| f.info.name == name)
+    });
+    if let Some(f) = fact {
+        c.kind = f.info.kind;
+        c.metric = Some(f.info.metric.unwrap_or(f.info.name));
+    }
+    c
+}
+
+/// What nvidia-smi's monitor layouts depend on: the driver's major version,
+/// and whether the GPUs run under Windows' display driver model (WDDM).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Driver {
+    pub major: u32,
+    pub wddm: bool,
+}
+
+impl Driver {
+    /// The driver of `session`, WDDM when the first of `devices` says so.
+    fn of(session: &Session, devices: &[u32]) -> Driver {
+        Driver {
+            major: session.driver_major(),
+            wddm: session.wddm(devices),
+        }
+    }
 }
 
 /// Everything a monitor run needs besides its per-GPU reader.
@@ -212,7 +241,7 @@ pub struct Run<'a> {
     pub columns: Vec<Column>,
     /// nvidia-smi's layout of the same columns, for the driver's major
     /// version (the layouts changed over the years).
-    pub layout: &'a dyn Fn(u32) -> Layout,
+    pub layout: &'a dyn Fn(Driver) -> Layout,
     /// How `--summary` and `--assert` tell rows apart: the column after
     /// the GPU's (pmon: the PID; dmon with MIG rows: the GPU instance).
     pub sub_key: bool,
@@ -289,7 +318,7 @@ fn run(r: Run<'_>, make: Arc<MakeReader>) -> Result<(), NvqError> {
     let filename = r.common.filename;
     let count = session.device_count().unwrap_or(0);
     let mut sink = Sink::open_with(filename, mode)?;
-    let own = (r.layout)(session.driver_major());
+    let own = (r.layout)(Driver::of(&session, &devices));
     slots.extend(own.slots.iter().cloned());
     let layout = Layout { slots, ..own };
     let mut fmt: Box<dyn Formatter> = match (r.plan.format, r.plan.smi_csv) {

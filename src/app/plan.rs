@@ -12,6 +12,7 @@
 //! `nvidia-smi`, whose sub-commands only stand first, any option before the
 //! name makes the name a stray word, refused as nvidia-smi refuses one.
 
+use crate::cli::short::ShortArgs;
 use crate::cli::{self, Args, Command, ScriptArgs};
 use crate::error::NvqError;
 use crate::nvml::{select, LibSource, Session};
@@ -109,6 +110,14 @@ impl<'a> Common<'a> {
         personality: Personality,
     ) -> Result<Self, NvqError> {
         let name = command_name(command);
+        let nvq_only = matches!(
+            command,
+            Command::Mem(_) | Command::Ps(_) | Command::Busy(_) | Command::Wait(_)
+        );
+        if nvq_only && personality == Personality::NvidiaSmi {
+            // nvq's own short commands are no words of nvidia-smi's.
+            return Err(NvqError::UnknownOption(name.to_string()));
+        }
         let own = own(command)?;
         let before = before_command(args);
         if let Some(first) = before.first() {
@@ -273,6 +282,10 @@ pub fn command_name(command: &Command) -> &'static str {
         Command::Nvlink(_) => "nvlink",
         Command::Mig(_) => "mig",
         Command::Serve(_) => "serve",
+        Command::Mem(_) => "mem",
+        Command::Ps(_) => "ps",
+        Command::Busy(_) => "busy",
+        Command::Wait(_) => "wait",
     }
 }
 
@@ -313,5 +326,21 @@ fn own(command: &Command) -> Result<Own<'_>, NvqError> {
             id: s.id.as_deref(),
             ..Own::default()
         },
+        Command::Mem(s) | Command::Ps(s) | Command::Busy(s) => short_own(s)?,
+        Command::Wait(w) => short_own(&w.short)?,
+    })
+}
+
+/// A short command's values of the shared options (it takes them all).
+fn short_own(s: &ShortArgs) -> Result<Own<'_>, NvqError> {
+    use Shared::*;
+    Ok(Own {
+        takes: &[Id, Format, Filename, Interval, Count, Script],
+        id: s.id.as_deref(),
+        format: s.format.as_deref(),
+        filename: s.filename.as_deref(),
+        interval: loop_interval(s.loop_sec.as_deref(), s.loop_ms.as_deref())?,
+        count: s.count.as_deref().map(cli::parse_count).transpose()?,
+        script: Some(&s.script),
     })
 }

@@ -10,8 +10,13 @@ use crate::source::pmon::{self, PmonReader};
 /// nvidia-smi's pmon waits at most 10 s between samples.
 pub const MAX_DELAY: u64 = 10;
 
-/// The longest command name pmon prints.
+/// The longest command name pmon prints: 15 characters on Linux and on
+/// 610's Windows driver (`ApplicationFram`), 16 under WDDM before it (a
+/// 591.86 Windows capture: `NVIDIA Share.exe`, `TextInputHost.ex`).
 pub const NAME_CHARS: usize = 15;
+pub const WDDM_NAME_CHARS: usize = 16;
+/// The first Windows driver seen printing 15 characters again.
+pub const WDDM_NAMES_NARROW_FROM: u32 = 610;
 
 pub fn run(a: &PmonArgs, common: &Common<'_>) -> Result<(), NvqError> {
     let plan = Plan::new("pmon", &a.monitor, common, Some(MAX_DELAY), false)?;
@@ -30,7 +35,7 @@ pub fn run(a: &PmonArgs, common: &Common<'_>) -> Result<(), NvqError> {
     columns.extend(metrics.iter().map(monitor::metric_column));
     columns.push(column("command", None, "The process's name."));
     let shown = metrics.clone();
-    let layout = move |driver: u32| layout(&shown, driver);
+    let layout = move |driver: monitor::Driver| layout(&shown, driver);
     let run = Run {
         common,
         plan,
@@ -47,8 +52,8 @@ pub fn run(a: &PmonArgs, common: &Common<'_>) -> Result<(), NvqError> {
 
 /// nvidia-smi's pmon columns for `metrics` on a driver of this major
 /// version: from [`pmon::NEW_LAYOUT_FROM`] on with `jpg` and `ofa`.
-fn layout(metrics: &[pmon::Metric], driver: u32) -> Layout {
-    let old = driver < pmon::NEW_LAYOUT_FROM;
+fn layout(metrics: &[pmon::Metric], driver: monitor::Driver) -> Layout {
+    let old = driver.major < pmon::NEW_LAYOUT_FROM;
     // Before 550 the header's `type` and `sm` were a character narrower
     // than their values, and the header lines had no trailing space.
     let narrow = usize::from(old);
@@ -64,9 +69,14 @@ fn layout(metrics: &[pmon::Metric], driver: u32) -> Layout {
         slot.hidden = old && matches!(m.name, "jpg" | "ofa");
         slots.push(slot);
     }
-    let mut command = Slot::left("command", "name", "    ", NAME_CHARS);
+    let chars = if driver.wddm && driver.major < WDDM_NAMES_NARROW_FROM {
+        WDDM_NAME_CHARS
+    } else {
+        NAME_CHARS
+    };
+    let mut command = Slot::left("command", "name", "    ", chars);
     command.head_width = 0;
-    command.max_chars = Some(NAME_CHARS);
+    command.max_chars = Some(chars);
     slots.push(command);
     Layout {
         slots,

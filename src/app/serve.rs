@@ -22,6 +22,8 @@ pub struct ServePlan {
     pub fields: Vec<usize>,
     /// The `--query-compute-apps` fields, for a profile with process families.
     pub app_fields: Option<Vec<usize>>,
+    /// Read each GPU's PCIe throughput too (nvidia_gpu_exporter's opt-in).
+    pub pcie_throughput: bool,
     pub interval: Duration,
 }
 
@@ -39,6 +41,14 @@ impl ServePlan {
             .app_fields(s.collect_processes)?
             .map(|list| QueryMode::COMPUTE_APPS.resolve(list))
             .transpose()?;
+        let pcie_throughput = s.collect_pcie_throughput;
+        if pcie_throughput && profile != Profile::NvidiaGpuExporter {
+            return Err(NvqError::Usage(
+                "--collect.pcie-throughput adds nvidia_gpu_exporter's PCIe series: use it with \
+                 --profile=nvidia_gpu_exporter."
+                    .into(),
+            ));
+        }
         let interval = match s.collect_interval.trim() {
             "0" | "0s" => Duration::ZERO,
             v => crate::script::parse_duration("--collect.interval", v)?,
@@ -84,6 +94,7 @@ impl ServePlan {
         Ok((
             ServePlan {
                 profile,
+                pcie_throughput,
                 fields,
                 app_fields,
                 interval,
@@ -204,6 +215,7 @@ fn reads(
             let app_fields = plan.app_fields.clone();
             let energy = plan.profile.reads_energy_and_xid();
             let extra = plan.profile.reads_extra();
+            let pcie = plan.pcie_throughput;
             let gpm_ids = plan.profile.gpm_metrics();
             let mut gpm = source::gpm::GpmReader::default();
             let mut targets = None;
@@ -229,7 +241,7 @@ fn reads(
                             .and_then(|t| t.total_energy_mj(&session).ok())
                     })
                     .flatten();
-                let extra = extra
+                let mut extra = extra
                     .then(|| {
                         targets.first().map(|t| {
                             let c = t.context(&session, count);
@@ -237,6 +249,13 @@ fn reads(
                         })
                     })
                     .flatten();
+                if pcie {
+                    if let Some(t) = targets.first() {
+                        let c = t.context(&session, count);
+                        let x = extra.get_or_insert_with(GpuExtra::default);
+                        x.pcie_kb_per_s = source::gpu::get::pcie_throughput_kb(&c).ok();
+                    }
+                }
                 let lost = targets.is_empty() || rows.iter().any(is_lost);
                 GpuRead {
                     rows,
@@ -288,8 +307,7 @@ fn assemble(late: LateRows, devices: Vec<u32>) -> collect::AssembleFn {
             let (gpu_rows, read_extra, energy) = match read {
                 Some(r) if !r.lost => (r.rows.clone(), r.extra.clone(), r.energy_mj),
                 _ => {
-                    let when = when
-                        .get_or_insert_with(|| source::time::format_timestamp(SystemTime::now()));
+                    let when = *when.get_or_insert_with(SystemTime::now);
                     (late.rows(gpu, when, last[i].clone()), None, None)
                 }
             };

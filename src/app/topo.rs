@@ -114,6 +114,17 @@ fn report(t: &TopoArgs, id: Option<&str>) -> Result<Report, NvqError> {
     })
 }
 
+/// Windows drivers before this one answer `topo -m` with an argument
+/// error (591.86, captures/27: `Option -m is missing its value`, exit 255);
+/// 610's Windows driver prints the matrix.
+const WDDM_MATRIX_FROM: u32 = 610;
+
+/// Does this driver refuse `topo -m` as nvidia-smi does on Windows before
+/// [`WDDM_MATRIX_FROM`]? Keyed on the first GPU's driver model (WDDM).
+fn wddm_without_matrix(session: &Session, gpus: &[u32]) -> bool {
+    session.driver_major() < WDDM_MATRIX_FROM && session.wddm(gpus)
+}
+
 /// One GPU named by `-i` (index, UUID, PCI bus id or serial).
 fn one_gpu(session: &Session, id: &str) -> Result<u32, NvqError> {
     let found = select::select(session, Some(id))?;
@@ -136,6 +147,9 @@ pub fn run(common: &Common<'_>, t: &TopoArgs) -> Result<(), NvqError> {
         }
         Report::Matrix { pci_only } => {
             let gpus = select::select(&session, None)?;
+            if !pci_only && wddm_without_matrix(&session, &gpus) {
+                return Err(NvqError::MissingValue("-m".to_string()));
+            }
             let m = source::topo::matrix(&session, &gpus, pci_only);
             if json {
                 render::topo::json(&m)

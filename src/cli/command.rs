@@ -3,9 +3,18 @@
 use super::dmon::DmonArgs;
 use super::pmon::PmonArgs;
 
-/// A sub-command and its own arguments.
+/// A sub-command and its own arguments. nvq's short everyday commands
+/// come first, so that `--help` lists them first.
 #[derive(clap::Subcommand, Debug, Clone)]
 pub enum Command {
+    /// nvq: memory per GPU: total, used, free and percent used.
+    Mem(super::short::ShortArgs),
+    /// nvq: the compute processes of every GPU: GPU, PID, user, memory and command line.
+    Ps(super::short::ShortArgs),
+    /// nvq: the GPUs that are busy now (utilization above 0 or a compute process), with their load.
+    Busy(super::short::ShortArgs),
+    /// nvq: wait until the GPUs are free, then run a command (nvq wait -i 1 -- python train.py).
+    Wait(super::short::WaitArgs),
     /// Scrolling per-GPU monitor: one line per GPU per sample.
     Dmon(DmonArgs),
     /// Scrolling per-process monitor: one line per process per GPU per sample.

@@ -419,6 +419,8 @@ pub fn man_page() -> Result<String, String> {
 
     let mut r = Roff::new();
     subcommands_section(&mut r);
+    examples_section(&mut r);
+    expressions_section(&mut r);
     fields_section(&mut r);
     exit_status_section(&mut r);
     environment_section(&mut r);
@@ -601,8 +603,100 @@ fn exit_status_section(r: &mut Roff) {
     }
 }
 
+/// The everyday jobs, each in its shortest form (the README's table shows
+/// the same commands; `tests/face.rs` runs them).
+pub const EXAMPLES: &[(&str, &str)] = &[
+    (
+        "Memory per GPU: total, used, free and percent used.",
+        "nvq mem",
+    ),
+    ("Watch it every second.", "nvq mem -l 1"),
+    (
+        "Processes with their GPU, user, memory and command line.",
+        "nvq ps",
+    ),
+    ("The GPUs that are busy now.", "nvq busy"),
+    (
+        "Exit 20 if a GPU is more than 90% full (for cron and CI).",
+        "nvq mem --assert 'memory.used.percent < 90'",
+    ),
+    (
+        "Each GPU's peak, minimum and mean over ten seconds (the summary on stderr).",
+        "nvq mem -l 1 --count 10 --summary",
+    ),
+    (
+        "Log memory once a second for plotting, with an epoch timestamp.",
+        "nvq --query-gpu=timestamp.epoch,index,memory.used --format=ndjson -l 1 -f mem.ndjson",
+    ),
+    ("Only GPUs 0 and 1.", "nvq mem -i 0,1"),
+    (
+        "Wait until GPU 1 runs no process, then start a job; its exit status is nvq's.",
+        "nvq wait -i 1 -- python train.py",
+    ),
+    ("How the GPUs are connected.", "nvq topo -m"),
+    ("Try any of these without a GPU.", "nvq --simulate mem"),
+];
+
+fn examples_section(r: &mut Roff) {
+    r.control("SH", ["EXAMPLES"]);
+    for (what, command) in EXAMPLES {
+        r.control("TP", []);
+        r.text([bold(*command)]);
+        r.text([roman(*what)]);
+    }
+}
+
+/// The language of `--where`, `--assert`, `--until` and `--until-all`.
+fn expressions_section(r: &mut Roff) {
+    r.control("SH", ["EXPRESSIONS"]);
+    r.text([roman(
+        "--where, --assert, --until and --until-all take a condition over the fields of the query \
+         (or the columns of dmon and pmon), by name or alias; a field need not be queried to be \
+         tested. Comparisons: < <= > >= == != and ~ (a regular expression on text); combined with \
+         && || ! and parentheses; arithmetic + - * / on numbers; strings in single or double \
+         quotes; available(FIELD) is false for [N/A] and other failed cells, which fail every \
+         comparison.",
+    )]);
+    r.control("PP", []);
+    r.text([roman(
+        "Numbers may carry a unit written right after them, converted to the field's own unit: \
+         sizes B KiB MiB GiB TiB (and KB MB GB TB), power mW W kW, clocks Hz kHz MHz GHz, \
+         durations ns us ms s min h, temperatures C, and % for percentages. A bare number is in \
+         the unit the header shows (memory.free >= 20480 is 20480 MiB). A percentage of a size is \
+         a share of a total: memory.used < 90% * memory.total, or memory.used.percent < 90.",
+    )]);
+    r.control("PP", []);
+    r.text([roman(
+        "--until stops a loop once a row holds; --until-all once every row holds, which is also \
+         true when there is no row (a GPU without processes). --timeout DURATION (500ms, 30s, \
+         5m, 1h) bounds the wait: exit 21. --assert exits 20 when a row fails. docs/scripting.md \
+         has the full grammar.",
+    )]);
+}
+
 fn environment_section(r: &mut Roff) {
     r.control("SH", ["ENVIRONMENT"]);
+    let documented = [
+        (
+            crate::render::FORMAT_ENV,
+            "The --format of a query that gives none (nvq's own name only); without it a query \
+             prints a table on a terminal and CSV into a pipe or file.",
+        ),
+        (
+            "NO_COLOR",
+            "Set (to anything): no colour in tables, even on a terminal.",
+        ),
+        (
+            crate::source::procinfo::HOST_PROC_ENV,
+            "The host's /proc, mounted inside a container, so that the user, command_line, \
+             local_pid and container_id fields can map host PIDs.",
+        ),
+    ];
+    for (name, text) in documented {
+        r.control("TP", []);
+        r.text([bold(name)]);
+        r.text([roman(text)]);
+    }
     let cmd = command();
     for arg in cmd.get_arguments() {
         if let (Some(env), Some(long)) = (arg.get_env(), arg.get_long()) {

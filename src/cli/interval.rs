@@ -31,6 +31,15 @@ fn bounded(flag: &str, d: Duration, v: &str) -> Result<Duration, NvqError> {
 
 /// `-l SEC` / `--loop=SEC`.
 pub fn parse_loop_sec(v: &str) -> Result<Duration, NvqError> {
+    // `-l 0.5`: say how to write half a second.
+    if let Ok(x) = v.trim().parse::<f64>() {
+        if x > 0.0 && x.fract() != 0.0 && x < 86_400.0 {
+            let ms = (x * 1000.0).round() as u64;
+            return Err(NvqError::Usage(format!(
+                "-l/--loop needs a whole number of seconds, not \"{v}\"; for {v} s write -lms {ms}."
+            )));
+        }
+    }
     let n = parse_positive("-l/--loop", v, "seconds")?;
     bounded("-l/--loop", Duration::from_secs(n.min(u64::MAX / 2)), v)
 }

@@ -10,6 +10,7 @@ mod monitor;
 pub mod nvlink;
 pub mod pmon;
 pub mod serve;
+pub mod short;
 pub mod topo;
 
 pub use command::Command;
@@ -31,7 +32,8 @@ use std::path::PathBuf;
     about = "A fast, scriptable, nvidia-smi-compatible GPU query tool.",
     disable_version_flag = true,
     no_binary_name = true,
-    after_help = "Field lists: --help-query-gpu, --help-query-compute-apps, ... Exit codes: see `man nvq`."
+    after_help = "Field lists: --help-query-gpu, --help-query-compute-apps, ... Exit codes: see `man nvq`.\n\
+No GPU? --simulate loads nvq's NVML simulator; NVML_SIM_SCENARIO=FILE.toml picks the GPUs it shows."
 )]
 pub struct Args {
     /// The `--query-*` options given, with their field lists (arguments
@@ -391,12 +393,17 @@ type Refusals = (
     &'static [&'static str],
     &'static [(&'static str, &'static str)],
 );
-/// No option of the sub-command is refused (the monitors' own options).
+/// No option of the sub-command is refused (the monitors' and the short
+/// commands' own options); `-lms` is read as `--loop-ms`.
 const MONITOR_REFUSALS: Refusals = (&[], &[], monitor::SPELLINGS);
 
 const SUBCOMMANDS: &[(&str, Refusals)] = &[
     ("dmon", MONITOR_REFUSALS),
     ("pmon", MONITOR_REFUSALS),
+    ("mem", MONITOR_REFUSALS),
+    ("ps", MONITOR_REFUSALS),
+    ("busy", MONITOR_REFUSALS),
+    ("wait", MONITOR_REFUSALS),
     (
         "topo",
         (topo::NOT_IMPLEMENTED, topo::CHANGES_STATE, topo::SPELLINGS),

@@ -39,6 +39,9 @@ pub struct ServeArgs {
     /// nvq profile: also serve one series per GPU process (pid, name, user, container, memory).
     #[arg(long = "collect.processes")]
     pub collect_processes: bool,
+    /// nvidia_gpu_exporter profile: also serve each GPU's PCIe throughput (two 20 ms NVML samples a collection).
+    #[arg(long = "collect.pcie-throughput")]
+    pub collect_pcie_throughput: bool,
     /// Fields to collect (see --help-query-gpu); by default every field the profile uses.
     #[arg(long = "query-gpu", value_name = "FIELDS")]
     pub query_gpu: Option<String>,

@@ -11,6 +11,11 @@ pub struct GpuExtra {
     pub gpm: Vec<(u32, f64)>,
     /// One entry per GPU instance, in MIG mode only.
     pub instances: Vec<InstanceRead>,
+    /// NVML's PCIe replay counter.
+    pub pcie_replays: Option<u64>,
+    /// PCIe throughput (sent, received) in KB/s, where it was asked for
+    /// (nvidia_gpu_exporter's `--collect.pcie-throughput`).
+    pub pcie_kb_per_s: Option<(u32, u32)>,
 }
 
 /// One MIG GPU instance.

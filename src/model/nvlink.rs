@@ -100,5 +100,19 @@ pub struct GpuLinks {
     pub uuid: Result<String, NvmlCode>,
     /// Whether any of the GPU's links (not only the listed ones) is active.
     pub any_active: bool,
+    /// Whether NVML answers link queries for this GPU at all.
+    pub support: LinkSupport,
     pub links: Vec<LinkFacts>,
+}
+
+/// Why a GPU lists links or not, as NVML says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LinkSupport {
+    /// The GPU has links (active or not: `nvmlDeviceGetNvLinkState` answers
+    /// for link 0).
+    Links,
+    /// The GPU has no NVLink (link 0's state is NOT_SUPPORTED).
+    NoNvlink,
+    /// The GPU is in MIG mode, where nvidia-smi asks nothing of its links.
+    MigMode,
 }

@@ -82,6 +82,8 @@ pub struct Row {
     /// When the row was sampled, as the `timestamp` field prints it
     /// (`YYYY/MM/DD HH:MM:SS.mmm`, local time), when the collector knows it.
     pub timestamp: Option<String>,
+    /// The same moment as a clock reading (NDJSON's `timestamp.epoch`).
+    pub time: Option<std::time::SystemTime>,
     /// What tells this row apart from the other rows of its GPU, whether or
     /// not those fields were queried (`pid`, a clock pair, a cause): labels
     /// for formats that need every row to be unique (Prometheus).
@@ -94,6 +96,7 @@ impl Row {
             cells,
             gpu: None,
             timestamp: None,
+            time: None,
             labels: Vec::new(),
         }
     }
@@ -108,4 +111,7 @@ pub struct XidCount {
     pub count: u64,
     /// Whether this code is the GPU's most recent XID error.
     pub last: bool,
+    /// When the most recent error of this code on this GPU was received,
+    /// in milliseconds since the Unix epoch (NVML's events carry no time).
+    pub last_unix_ms: u64,
 }

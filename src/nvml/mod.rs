@@ -144,6 +144,16 @@ impl Session {
     pub fn device(&self, index: u32) -> Result<Device<'_>, NvmlCode> {
         self.nvml.device_by_index(index).map_err(NvmlCode::from)
     }
+
+    /// Does the first of `devices` run under WDDM (Windows' display driver
+    /// model, NVML's driver model 0)? Some of nvidia-smi's layouts and
+    /// answers on Windows depend on it.
+    pub fn wddm(&self, devices: &[u32]) -> bool {
+        devices
+            .first()
+            .and_then(|&i| self.device(i).ok())
+            .is_some_and(|d| matches!(raw::driver_model(&raw::Dev::of(self, &d)), Ok((0, _))))
+    }
 }
 
 /// The name `dlopen` was given: the path, or the loader's default.

@@ -12,6 +12,11 @@ pub fn colour_allowed(is_terminal: bool, no_color: Option<&OsStr>) -> bool {
 
 /// The rule applied to this process: output goes to stdout (not a `-f`
 /// file), stdout is a terminal, `NO_COLOR` is unset or empty.
+/// Is standard output a terminal (not a pipe or a file)?
+pub fn stdout_is_terminal() -> bool {
+    std::io::stdout().is_terminal()
+}
+
 pub fn stdout_colour(to_file: bool) -> bool {
     !to_file
         && colour_allowed(

@@ -16,18 +16,22 @@
 //! start (no previous sample yet), they are left out. In MIG mode each GPU
 //! instance also has its own `DCGM_FI_DEV_FB_USED`/`FB_FREE` (from its MIG
 //! device) and `DCGM_FI_PROF_*` (from `nvmlGpmMigSampleGet`) series, with
-//! `GPU_I_PROFILE` and `GPU_I_ID`; the GPU's own series keep no instance
-//! labels.
+//! `GPU_I_PROFILE` and `GPU_I_ID`, in place of the GPU's own (as
+//! dcgm-exporter serves them, so that `sum(DCGM_FI_DEV_FB_USED)` counts
+//! memory once); the GPU's other series keep no instance labels. The
+//! `DCGM_FI_PROF_*` families come from GPM only: a pre-Hopper GPU (an
+//! A100, where DCGM's own profiling module serves them) has none.
 //!
-//! Not served (nvq has no source for it yet): `DCGM_FI_DEV_PCIE_REPLAY_COUNTER`.
-//! `DCGM_FI_DEV_XID_ERRORS` (the last XID code) comes from NVML's events.
+//! `DCGM_FI_DEV_PCIE_REPLAY_COUNTER` is NVML's PCIe replay counter, read
+//! beside the fields. `DCGM_FI_DEV_XID_ERRORS` (the last XID code) comes
+//! from NVML's events.
 //! `DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION` (mJ) comes from the energy counter
 //! the collection reads beside the fields.
 
 use super::exporter::Scrape;
 use super::prometheus::{write_family, write_sample};
 use crate::model::gpm::{GpuExtra, InstanceRead};
-use crate::model::{Column, Row, Value};
+use crate::model::{Column, FieldKind, Row, Value};
 
 /// How a family's value is written: DCGM's integers plainly, its doubles
 /// with six decimals, yes/no words as 1/0.
@@ -39,27 +43,20 @@ pub enum Kind {
 }
 
 /// One family: DCGM's name, the nvq field it is read from, the value's
-/// kind, whether it is a counter, and its HELP text (nvq's words).
+/// kind, and its HELP text (nvq's words). Whether it is a counter is the
+/// field's (`FieldInfo::kind`), as in every profile.
 pub struct Family {
     pub name: &'static str,
     pub field: &'static str,
     pub kind: Kind,
-    pub counter: bool,
     pub help: &'static str,
 }
 
-const fn f(
-    name: &'static str,
-    field: &'static str,
-    kind: Kind,
-    counter: bool,
-    help: &'static str,
-) -> Family {
+const fn f(name: &'static str, field: &'static str, kind: Kind, help: &'static str) -> Family {
     Family {
         name,
         field,
         kind,
-        counter,
         help,
     }
 }
@@ -70,105 +67,90 @@ pub const FAMILIES: &[Family] = &[
         "DCGM_FI_DEV_SM_CLOCK",
         "clocks.current.sm",
         Kind::Int,
-        false,
         "SM clock, in MHz.",
     ),
     f(
         "DCGM_FI_DEV_MEM_CLOCK",
         "clocks.current.memory",
         Kind::Int,
-        false,
         "Memory clock, in MHz.",
     ),
     f(
         "DCGM_FI_DEV_GPU_TEMP",
         "temperature.gpu",
         Kind::Int,
-        false,
         "GPU temperature, in degrees Celsius.",
     ),
     f(
         "DCGM_FI_DEV_MEMORY_TEMP",
         "temperature.memory",
         Kind::Int,
-        false,
         "Memory temperature, in degrees Celsius.",
     ),
     f(
         "DCGM_FI_DEV_POWER_USAGE",
         "power.draw",
         Kind::Double,
-        false,
         "Power draw, in watts.",
     ),
     f(
         "DCGM_FI_DEV_GPU_UTIL",
         "utilization.gpu",
         Kind::Int,
-        false,
         "Time the GPU was busy, in percent.",
     ),
     f(
         "DCGM_FI_DEV_MEM_COPY_UTIL",
         "utilization.memory",
         Kind::Int,
-        false,
         "Time memory was read or written, in percent.",
     ),
     f(
         "DCGM_FI_DEV_ENC_UTIL",
         "utilization.encoder",
         Kind::Int,
-        false,
         "Time the video encoder was busy, in percent.",
     ),
     f(
         "DCGM_FI_DEV_DEC_UTIL",
         "utilization.decoder",
         Kind::Int,
-        false,
         "Time the video decoder was busy, in percent.",
     ),
     f(
         "DCGM_FI_DEV_FB_FREE",
         "memory.free",
         Kind::Int,
-        false,
         "Framebuffer memory free, in MiB.",
     ),
     f(
         "DCGM_FI_DEV_FB_USED",
         "memory.used",
         Kind::Int,
-        false,
         "Framebuffer memory used, in MiB.",
     ),
     f(
         "DCGM_FI_DEV_FB_RESERVED",
         "memory.reserved",
         Kind::Int,
-        false,
         "Framebuffer memory reserved by the driver, in MiB.",
     ),
     f(
         "DCGM_FI_DEV_CORRECTABLE_REMAPPED_ROWS",
         "remapped_rows.correctable",
         Kind::Int,
-        true,
         "Memory rows remapped after correctable errors.",
     ),
     f(
         "DCGM_FI_DEV_UNCORRECTABLE_REMAPPED_ROWS",
         "remapped_rows.uncorrectable",
         Kind::Int,
-        true,
         "Memory rows remapped after uncorrectable errors.",
     ),
     f(
         "DCGM_FI_DEV_ROW_REMAP_FAILURE",
         "remapped_rows.failure",
         Kind::YesNo,
-        false,
         "1 if a row remapping has failed, else 0.",
     ),
 ];
@@ -264,6 +246,11 @@ fn instance_labels(base: &[(String, String)], i: &InstanceRead) -> Vec<(String, 
     l
 }
 
+/// The FB families, which a GPU in MIG mode serves per GPU instance.
+fn is_fb(name: &str) -> bool {
+    matches!(name, "DCGM_FI_DEV_FB_USED" | "DCGM_FI_DEV_FB_FREE")
+}
+
 /// A GPU instance's value of an FB family, in MiB.
 fn instance_fb(name: &str, i: &InstanceRead) -> Option<String> {
     let bytes = match name {
@@ -276,6 +263,10 @@ fn instance_fb(name: &str, i: &InstanceRead) -> Option<String> {
 
 /// The last XID error, from NVML's events.
 pub const XID: &str = "DCGM_FI_DEV_XID_ERRORS";
+
+/// The PCIe replay counter, read beside the fields (not a `--query-gpu`
+/// field; the reader `dmon`'s `pci` column and `-q` use).
+pub const PCIE_REPLAY: &str = "DCGM_FI_DEV_PCIE_REPLAY_COUNTER";
 
 /// The energy family, read beside the fields (not a `--query-gpu` field).
 pub const ENERGY: &str = "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION";
@@ -361,8 +352,13 @@ pub fn render(s: &Scrape<'_>, out: &mut Vec<u8>) {
         };
         let mut samples = String::new();
         for (k, (row, l)) in s.rows.iter().zip(&labels).enumerate() {
+            // In MIG mode dcgm-exporter serves the GPU instances' memory in
+            // place of the GPU's, so that a sum over series counts it once.
+            let by_instance = is_fb(fam.name) && !extra(k).instances.is_empty();
             if let Some(v) = row.cells.get(i).and_then(|v| value(fam.kind, v)) {
-                write_sample(fam.name, l, &v, &mut samples);
+                if !by_instance {
+                    write_sample(fam.name, l, &v, &mut samples);
+                }
             }
             for inst in &extra(k).instances {
                 if let Some(v) = instance_fb(fam.name, inst) {
@@ -371,7 +367,8 @@ pub fn render(s: &Scrape<'_>, out: &mut Vec<u8>) {
             }
         }
         if !samples.is_empty() {
-            write_family(fam.name, fam.help, fam.counter, &mut text);
+            let counter = s.columns[i].kind == FieldKind::Counter;
+            write_family(fam.name, fam.help, counter, &mut text);
             text.push_str(&samples);
         }
     }
@@ -379,7 +376,10 @@ pub fn render(s: &Scrape<'_>, out: &mut Vec<u8>) {
         let mut samples = String::new();
         for (k, l) in labels.iter().enumerate() {
             let x = extra(k);
-            if let Some(v) = gpm(&x.gpm, prof.gpm).and_then(|v| prof_value(prof, v)) {
+            // The GPU's own series only off MIG: in MIG mode each GPU
+            // instance has its own (as dcgm-exporter).
+            let own = gpm(&x.gpm, prof.gpm).filter(|_| x.instances.is_empty());
+            if let Some(v) = own.and_then(|v| prof_value(prof, v)) {
                 write_sample(prof.name, l, &v, &mut samples);
             }
             for inst in &x.instances {
@@ -392,6 +392,17 @@ pub fn render(s: &Scrape<'_>, out: &mut Vec<u8>) {
             write_family(prof.name, prof.help, false, &mut text);
             text.push_str(&samples);
         }
+    }
+    let mut replays = String::new();
+    for (k, l) in labels.iter().enumerate() {
+        if let Some(n) = extra(k).pcie_replays {
+            write_sample(PCIE_REPLAY, l, &n.to_string(), &mut replays);
+        }
+    }
+    if !replays.is_empty() {
+        let help = "PCIe replays (retransmitted packets) since the driver loaded.";
+        write_family(PCIE_REPLAY, help, true, &mut text);
+        text.push_str(&replays);
     }
     let mut energy = String::new();
     for ((_, l), mj) in s.rows.iter().zip(&labels).zip(s.energy_mj) {

@@ -82,7 +82,11 @@ impl Profile {
 
     /// Does the profile serve the GPUs' energy counter and XID errors?
     pub fn reads_energy_and_xid(self) -> bool {
-        matches!(self, Profile::Nvq | Profile::Dcgm)
+        // nvidia_gpu_exporter: the families of its NVML backend.
+        matches!(
+            self,
+            Profile::Nvq | Profile::Dcgm | Profile::NvidiaGpuExporter
+        )
     }
 
     /// The GPM metric ids (`nvmlGpmMetricId_t`) the profile serves; none

@@ -93,6 +93,17 @@ impl Serialize for RowObject<'_> {
                 m.serialize_entry("timestamp", ts)?;
             }
         }
+        // The same moment as a number, for plotting (nvq's `timestamp.epoch`).
+        let epoch = "timestamp.epoch";
+        if self.add_timestamp && !self.columns.iter().any(|c| c.name == epoch) {
+            if let Some(t) = self
+                .row
+                .time
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            {
+                m.serialize_entry(epoch, &(t.as_millis() as f64 / 1000.0))?;
+            }
+        }
         let mut any_missing = false;
         for (c, v) in unique(self.columns, self.row) {
             m.serialize_entry(c.name, &Cell(v))?;

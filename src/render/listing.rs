@@ -180,7 +180,8 @@ mod tests {
                 "nvq version         : {}\n\
                  NVML version        : 610.57\n\
                  DRIVER version      : 610.57.04\n\
-                 CUDA version        : [N/A]\n",
+                 CUDA version        : [N/A]\n\
+                 NVML library        : libnvidia-ml.so.1 (the system's)\n",
                 env!("CARGO_PKG_VERSION")
             )
         );

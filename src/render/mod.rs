@@ -112,6 +112,10 @@ impl FormatKind {
     }
 }
 
+/// The environment variable that sets nvq's default `--format` (under its
+/// own name, for a query that gives none).
+pub const FORMAT_ENV: &str = "NVQ_FORMAT";
+
 /// A parsed `--format=` value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FormatSpec {

@@ -63,7 +63,11 @@ pub const FIELD_WORDS: &[(&str, &[(&str, f64)])] = &[
         "gpu_recovery_action",
         &[
             ("none", 0.0),
+            // nvidia-smi's words (`Reset`, `Reboot`), and NVML's older ones
+            // that exporter also accepts.
+            ("reset", 1.0),
             ("gpu reset", 1.0),
+            ("reboot", 2.0),
             ("node reboot", 2.0),
             ("drain p2p", 3.0),
             ("drain and reset", 4.0),
@@ -262,7 +266,84 @@ pub fn render(s: &Scrape<'_>, out: &mut Vec<u8>) {
     if let Some((columns, apps)) = s.apps {
         render_apps(s.rows, columns, apps, &mut text);
     }
+    render_nvml_only(s, &labels, &mut text);
     out.extend_from_slice(text.as_bytes());
+}
+
+/// The families that exporter's NVML backend serves beside the query
+/// fields' (its `docs/METRICS.md`, "NVML-only metrics"): the energy counter
+/// and the XID errors, per GPU `uuid`.
+fn render_nvml_only(s: &Scrape<'_>, labels: &[Vec<(String, String)>], text: &mut String) {
+    let mut energy = String::new();
+    let name = format!("{PREFIX}energy_joules_total");
+    for (l, mj) in labels.iter().zip(s.energy_mj) {
+        if let (Some(mj), false) = (mj, l.is_empty()) {
+            write_sample(&name, l, &go_float(*mj as f64 / 1000.0), &mut energy);
+        }
+    }
+    if !energy.is_empty() {
+        let help = "Energy the GPU has used since the driver loaded, in joules.";
+        write_family(&name, help, true, text);
+        text.push_str(&energy);
+    }
+    // PCIe throughput, opt-in: KB/s as NVML gives it, times 1000 as there.
+    for (dir, name) in [(0, "tx"), (1, "rx")] {
+        let family = format!("{PREFIX}pcie_throughput_{name}_bytes_per_second");
+        let mut samples = String::new();
+        for (k, l) in labels.iter().enumerate() {
+            let kb = s.extra.get(k).and_then(|x| x.pcie_kb_per_s);
+            if let (Some((tx, rx)), false) = (kb, l.is_empty()) {
+                let v = if dir == 0 { tx } else { rx };
+                write_sample(&family, l, &go_float(f64::from(v) * 1000.0), &mut samples);
+            }
+        }
+        if !samples.is_empty() {
+            let help = if dir == 0 {
+                "PCIe traffic the GPU sent, in bytes per second (one 20 ms sample)."
+            } else {
+                "PCIe traffic the GPU received, in bytes per second (one 20 ms sample)."
+            };
+            write_family(&family, help, false, text);
+            text.push_str(&samples);
+        }
+    }
+    // An XID error of a GPU no row names (never read whole) has no uuid
+    // to carry: it waits for the GPU's first row.
+    let uuid_of = |gpu: u32| {
+        s.rows
+            .iter()
+            .zip(labels)
+            .find(|(r, l)| r.gpu.as_ref().is_some_and(|g| g.index == gpu) && !l.is_empty())
+            .map(|(_, l)| l.clone())
+    };
+    let mut counts = String::new();
+    let mut stamps = String::new();
+    let (total, at) = (
+        format!("{PREFIX}xid_errors_total"),
+        format!("{PREFIX}xid_last_timestamp_seconds"),
+    );
+    for x in s.xid {
+        let Some(mut l) = uuid_of(x.gpu) else {
+            continue;
+        };
+        l.push(("xid".to_string(), x.code.to_string()));
+        write_sample(&total, &l, &go_float(x.count as f64), &mut counts);
+        let secs = x.last_unix_ms as f64 / 1000.0;
+        write_sample(&at, &l, &go_float(secs), &mut stamps);
+    }
+    if !counts.is_empty() {
+        write_family(
+            &total,
+            "XID errors seen since nvq started, by code.",
+            true,
+            text,
+        );
+        text.push_str(&counts);
+        let help =
+            "When nvq last received an XID error of this code, in seconds since the Unix epoch.";
+        write_family(&at, help, false, text);
+        text.push_str(&stamps);
+    }
 }
 
 fn render_apps(gpus: &[Row], columns: &[Column], apps: &[Row], text: &mut String) {
@@ -364,11 +445,35 @@ pub fn render_health(h: &Health, served: bool, out: &mut Vec<u8>) {
             &h.failures.to_string(),
         ),
     ];
+    // The two wall-clock families that exporter always serves (its
+    // dashboards' stale and slow alerts read them): left out until a
+    // collection has succeeded, as there.
+    let success = h.last_success_unix.map(go_float);
+    let duration = h.last_duration.map(|d| go_float(d.as_secs_f64()));
+    let clock = [
+        (
+            "last_collect_success_timestamp_seconds",
+            "When a collection last read every GPU in time, in seconds since the Unix epoch.",
+            success,
+        ),
+        (
+            "last_collect_duration_seconds",
+            "How long the last collection took, in seconds.",
+            duration,
+        ),
+    ];
     let mut text = String::new();
     for (name, help, counter, value) in families {
         let name = format!("{PREFIX}{name}");
         write_family(&name, help, counter, &mut text);
         write_sample(&name, &[], value, &mut text);
+    }
+    for (name, help, value) in clock {
+        if let Some(v) = value {
+            let name = format!("{PREFIX}{name}");
+            write_family(&name, help, false, &mut text);
+            write_sample(&name, &[], &v, &mut text);
+        }
     }
     out.extend_from_slice(text.as_bytes());
 }
@@ -393,6 +498,15 @@ mod tests {
         assert_eq!(number(".5", 1.0), Some(0.5));
         assert_eq!(field_number("fabric.state", "Completed", 1.0), Some(3.0));
         assert_eq!(field_number("gpu_recovery_action", "None", 1.0), Some(0.0));
+        assert_eq!(field_number("gpu_recovery_action", "Reset", 1.0), Some(1.0));
+        assert_eq!(
+            field_number("gpu_recovery_action", "Reboot", 1.0),
+            Some(2.0)
+        );
+        assert_eq!(
+            field_number("gpu_recovery_action", "Drain and Reset", 1.0),
+            Some(4.0)
+        );
         assert_eq!(field_number("addressing_mode", "None", 1.0), None);
         let found: Vec<&str> = decimals("gpu-00000000-0000").collect();
         assert_eq!(found, ["-00000000", "-0000"]);

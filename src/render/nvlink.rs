@@ -1,11 +1,19 @@
 //! `nvlink -s`, `-c`, `-e`, `-p`, `-R`, `-ec`, `-gt`: nvidia-smi's text.
 
-use crate::model::nvlink::{GpuLinks, LinkFacts, Traffic, CAPABILITIES, ERROR_COUNTERS};
+use crate::model::nvlink::{
+    GpuLinks, LinkFacts, LinkSupport, Traffic, CAPABILITIES, ERROR_COUNTERS,
+};
 use crate::model::Token;
 
 /// What nvidia-smi prints under a GPU none of whose links is active.
 const ALL_INACTIVE: &str =
     "NVML: Unable to retrieve Nvlink information as all links are inActive\n";
+
+/// Under a GPU without NVLink (an L40S, a GeForce RTX 4080 SUPER).
+const NO_NVLINK: &str = "Device does not have or support Nvlink\n";
+
+/// Under a GPU in MIG mode (an H100 and an H200 on 590).
+const MIG_MODE: &str = "Nvlink queries are not supported for Devices in MIG mode\n";
 
 /// Which listing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -45,6 +53,17 @@ pub fn render(gpus: &[GpuLinks], what: Listing) -> String {
     let mut out = String::new();
     for g in gpus {
         out.push_str(&super::listing::gpu_line(g.index, &g.name, &g.uuid));
+        match g.support {
+            LinkSupport::MigMode => {
+                out.push_str(MIG_MODE);
+                continue;
+            }
+            LinkSupport::NoNvlink => {
+                out.push_str(NO_NVLINK);
+                continue;
+            }
+            LinkSupport::Links => {}
+        }
         if !g.any_active {
             out.push_str(ALL_INACTIVE);
             continue;
@@ -120,8 +139,26 @@ mod tests {
             name: Ok("Tesla V100-SXM2-32GB".into()),
             uuid: Ok("GPU-x".into()),
             any_active: links.iter().any(LinkFacts::is_active),
+            support: LinkSupport::Links,
             links,
         }
+    }
+
+    #[test]
+    fn gpus_without_links_or_in_mig_mode() {
+        let mut g = gpu(Vec::new());
+        g.support = LinkSupport::NoNvlink;
+        let s = render(std::slice::from_ref(&g), Listing::Status);
+        assert!(
+            s.ends_with(")\nDevice does not have or support Nvlink\n"),
+            "{s}"
+        );
+        g.support = LinkSupport::MigMode;
+        let s = render(&[g], Listing::Capabilities);
+        assert!(
+            s.ends_with(")\nNvlink queries are not supported for Devices in MIG mode\n"),
+            "{s}"
+        );
     }
 
     fn link(link: u32, active: bool) -> LinkFacts {

@@ -101,7 +101,7 @@ fn is_metric(col: &Column) -> bool {
 fn metric(col: &Column) -> Metric {
     let stem = col
         .metric
-        .map_or_else(|| snake_case(col.name), str::to_string)
+        .map_or_else(|| snake_case(col.name), snake_case)
         .split('_')
         .map(|seg| {
             TYPE_WORDS

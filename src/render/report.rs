@@ -79,6 +79,8 @@ pub fn text(r: &Report, out: &mut Vec<u8>) {
         line(&mut s, 0, r.colon, &format!("GPU {}", g.bus_id), None);
         nodes(&mut s, &g.items, STEP, r.colon);
     }
+    // nvidia-smi ends the report with an empty line (every `-q` seen, 535 to 610).
+    s.push('\n');
     out.extend_from_slice(s.as_bytes());
 }
 
@@ -94,7 +96,7 @@ mod tests {
         let want = format!(
             "\n==============NVSMI LOG==============\n\n{:<55}: 1<2\n\n{:<55}: 1\n\
              GPU 00000000:01:00.0\n    FB Memory Usage\n{:<55}: 1 MiB\n{:<55}: N/A\n{:<55}: N/A\n\
-             \x20   MIG Devices\n        None\n    Processes\n        Process\n{:<55}: 7\n",
+             \x20   MIG Devices\n        None\n    Processes\n        Process\n{:<55}: 7\n\n",
             "Driver Version",
             "Attached GPUs",
             "        Total",

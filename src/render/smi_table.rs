@@ -255,8 +255,8 @@ fn mig_section(devs: &[TableMig], t: &mut String) {
     t.push_str(FULL_RULE);
     t.push_str("| MIG devices:                                                                            |\n");
     t.push_str(MIG_RULE);
-    t.push_str("| GPU  GI  CI  MIG |                     Memory-Usage |        Vol|        Shared         |\n");
-    t.push_str("|      ID  ID  Dev |                       BAR1-Usage | SM     Unc| CE ENC  DEC  OFA  JPG |\n");
+    t.push_str("| GPU  GI  CI  MIG |              Shared Memory-Usage |        Vol|        Shared         |\n");
+    t.push_str("|      ID  ID  Dev |                Shared BAR1-Usage | SM     Unc| CE ENC  DEC  OFA  JPG |\n");
     t.push_str("|                  |                                  |        ECC|                       |\n");
     t.push_str(MIG_DOUBLE_RULE);
     if devs.is_empty() {
@@ -295,13 +295,13 @@ fn mig_section(devs: &[TableMig], t: &mut String) {
             m.index,
             na(&m.ecc),
         ));
-        // Line 2: BAR1 (32 + 2).
+        // Line 2: BAR1, aligned as the memory line (30 + 4).
         let bar1 = match m.bar1 {
             Ok(u) => format!("{}MiB / {:>5}MiB", mib(u.used), mib(u.total)),
             Err(_) => "N/A".to_string(),
         };
         t.push_str(&format!(
-            "|                  |{bar1:>32}  |           |                       |\n"
+            "|                  |{bar1:>30}    |           |                       |\n"
         ));
         t.push_str(MIG_RULE);
     }
@@ -513,7 +513,7 @@ mod tests {
         let out = text(&s, false);
         assert!(out.contains(
             "|  0   13   0   2  |              36MiB /  9728MiB    | 14      0 |  1   0    0    0    0 |\n\
-             |                  |                 0MiB / 16383MiB  |           |                       |\n"
+             |                  |               0MiB / 16383MiB    |           |                       |\n"
         ), "{out}");
     }
 

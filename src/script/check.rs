@@ -177,14 +177,23 @@ impl Checker<'_> {
             (d @ NumTy::Dim { scale, .. }, NumTy::Free(y)) => (l, NumExpr::Const(y * scale), d),
             (d @ NumTy::Dim { kind: k1, .. }, NumTy::Dim { kind: k2, .. }) => {
                 if k1 != k2 {
-                    return err(
+                    let mut e = ExprError::new(
                         format!(
                             "cannot {verb} {} and {}: the units do not match",
                             units::describe(k1),
                             units::describe(k2)
                         ),
-                        span,
+                        span.clone(),
                     );
+                    // `memory.used < 90%`: a share of what? Say how to write it.
+                    if (k1 == Kind::Fraction) != (k2 == Kind::Fraction) {
+                        e.hint = Some(
+                            "a percentage of a size is a share of a total: write \
+                             memory.used < 90% * memory.total, or memory.used.percent < 90"
+                                .into(),
+                        );
+                    }
+                    return Err(e);
                 }
                 (l, r, d)
             }

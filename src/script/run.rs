@@ -76,6 +76,25 @@ pub struct Script {
     key: RowKey,
     read: Vec<usize>,
     shown: usize,
+    /// [`RowKey::Labels`]: a number for each row's labels, in order seen.
+    label_keys: LabelKeys,
+}
+
+/// Numbers for the label sets of a list mode's rows (a PID, a clock pair).
+#[derive(Debug, Clone, Default)]
+struct LabelKeys(Vec<Vec<(&'static str, String)>>);
+
+impl LabelKeys {
+    fn key(&mut self, labels: &[(&'static str, String)]) -> u32 {
+        let at = match self.0.iter().position(|l| l.as_slice() == labels) {
+            Some(at) => at,
+            None => {
+                self.0.push(labels.to_vec());
+                self.0.len() - 1
+            }
+        };
+        u32::try_from(at).unwrap_or(u32::MAX)
+    }
 }
 
 /// What tells rows apart for `--summary` and `--assert` messages.
@@ -86,20 +105,22 @@ pub enum RowKey {
     /// The GPU index and maybe a second number (a PID) in these cells:
     /// `pmon` keeps one summary per process, `dmon` one per GPU.
     Cells { gpu: usize, sub: Option<usize> },
+    /// A list mode's rows (`--query-compute-apps`): each row's GPU
+    /// ([`Row::gpu`]) and labels (its PID, ...), whether or not queried.
+    Labels,
 }
 
 impl Script {
     /// Compile the flags for `mode`, whose queried fields are `queried`.
     /// Everything is checked here, before NVML is touched.
     pub fn new(mode: QueryMode, queried: &[usize], flags: Flags) -> Result<Self, NvqError> {
-        if flags.summary && !mode.row_per_gpu() {
-            return Err(NvqError::Usage(format!(
-                "--summary works with --query-gpu, not --{}.",
-                mode.option()
-            )));
-        }
+        let key = if mode.row_per_gpu() {
+            RowKey::Gpu
+        } else {
+            RowKey::Labels
+        };
         let infos = mode.fields().into_iter().copied().collect();
-        Self::with_fields(infos, queried, flags, RowKey::Gpu)
+        Self::with_fields(infos, queried, flags, key)
     }
 
     /// Compile the flags against any field table (a monitor's columns):
@@ -169,6 +190,7 @@ impl Script {
             key,
             read: Vec::new(),
             shown: queried.len(),
+            label_keys: LabelKeys::default(),
         };
         script.read = read_list(
             queried,
@@ -245,6 +267,11 @@ impl Script {
                     RowKey::Cells { gpu, sub } => {
                         let sub = sub.map_or(0, |k| cell_u32(&r.cells, k));
                         s.add_keyed(cell_u32(&r.cells, gpu), sub, &r.cells)
+                    }
+                    RowKey::Labels => {
+                        let gpu = r.gpu.as_ref().map_or(0, |g| g.index);
+                        let sub = self.label_keys.key(&r.labels);
+                        s.add_keyed(gpu, sub, &r.cells)
                     }
                 }
             }

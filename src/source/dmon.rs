@@ -38,8 +38,10 @@ pub const METRICS: &[Metric] = &[
     m("fb", "MB", Some("MiB"), 'm', "Frame buffer memory in use."),
     m("bar1", "MB", Some("MiB"), 'm', "BAR1 memory in use."),
     m("ccpm", "MB", Some("MiB"), 'm', "Confidential-computing protected memory in use."),
-    m("sbecc", "errs", None, 'e', "Corrected (single-bit) ECC errors since the driver loaded."),
-    m("dbecc", "errs", None, 'e', "Uncorrected (double-bit) ECC errors since the driver loaded."),
+    m("sbecc", "errs", None, 'e', "Corrected (single-bit) ECC errors since the driver loaded.")
+        .fact("ecc.errors.corrected.volatile.total"),
+    m("dbecc", "errs", None, 'e', "Uncorrected (double-bit) ECC errors since the driver loaded.")
+        .fact("ecc.errors.uncorrected.volatile.total"),
     m("pci", "errs", None, 'e', "PCIe replay count."),
     m("rxpci", "MB/s", Some("MB/s"), 't', "PCIe receive throughput."),
     m("txpci", "MB/s", Some("MB/s"), 't', "PCIe transmit throughput."),
@@ -410,7 +412,7 @@ fn read_metric(c: &GpuCtx, name: &str) -> Value {
         "ccpm" => v(c.protected_memory().map(|p| mib(p.used))),
         "sbecc" => v(ecc_total(c, MemoryError::Corrected)),
         "dbecc" => v(ecc_total(c, MemoryError::Uncorrected)),
-        "pci" => v(c.call(|d| d.pcie_replay_counter()).map(int)),
+        "pci" => v(super::gpu::get::pcie_replays(c).map(int)),
         "rxpci" => v(c
             .call(|d| d.pcie_throughput(PcieUtilCounter::Receive))
             .map(kb_to_mb)),

@@ -128,6 +128,8 @@ pub fn extra(
         minor: d.minor_number().ok(),
         gpm: reader.read(session, dev, ids),
         instances: Vec::new(),
+        pcie_replays: super::gpu::get::pcie_replays(c).ok().map(u64::from),
+        pcie_kb_per_s: None,
     };
     for (gi, m) in gpu_instances(session, d) {
         let memory = m.memory_info().ok();

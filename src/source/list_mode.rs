@@ -113,7 +113,7 @@ impl<'s> ListGpu<'s> {
 }
 
 /// How many GPU columns every list mode starts with.
-pub const GPU_COLUMNS: usize = 5;
+pub const GPU_COLUMNS: usize = 6;
 
 /// The GPU columns, in nvidia-smi's order; `heading` introduces the mode's
 /// fields in `--help-query-*`.
@@ -141,6 +141,12 @@ pub const fn gpu_columns(heading: Option<Section>) -> [FieldInfo; GPU_COLUMNS] {
             "Globally unique, immutable identifier of that GPU (GPU-...); in MIG mode, the \
              parent GPU's.",
         ),
+        FieldInfo::new(
+            "gpu_index",
+            "NVML index of the GPU the row belongs to (the index of --query-gpu and -i).",
+        )
+        .kind(crate::model::FieldKind::GpuIndex)
+        .extension(),
     ]
 }
 
@@ -202,6 +208,7 @@ impl<T: 'static> ListMode<T> {
                         .collect(),
                 );
                 row.timestamp = Some(gpu.gpu.timestamp.clone());
+                row.time = Some(gpu.gpu.taken);
                 row.gpu = ident.clone();
                 row.labels = item.map(self.labels).unwrap_or_default();
                 rows.push(row);
@@ -223,6 +230,7 @@ impl<T: 'static> ListMode<T> {
             2 => gpu.bus_id(),
             3 => gpu.serial(),
             4 => gpu.uuid(),
+            5 => Value::Int(i64::from(gpu.gpu.index)),
             _ => match (self.fields.get(f - GPU_COLUMNS), item) {
                 (Some(def), Ok(item)) => (def.get)(gpu, item),
                 (Some(_), Err(c)) => gpu.err(c),

@@ -110,6 +110,21 @@ impl QueryMode {
         self.fields().iter().position(|f| f.matches(token))
     }
 
+    /// [`Self::resolve`] as nvidia-smi reads a list: nvq's own fields (the
+    /// `extension` ones) are unknown fields there, as nvidia-smi has none.
+    pub fn resolve_as_nvidia_smi(self, list: &str) -> Result<Vec<usize>, NvqError> {
+        let fields = self.fields();
+        let found = self.resolve(list)?;
+        match found
+            .iter()
+            .zip(list.split(','))
+            .find(|(&i, _)| fields.get(i).is_some_and(|f| f.extension))
+        {
+            Some((_, tok)) => Err(NvqError::InvalidField(tok.to_string(), None)),
+            None => Ok(found),
+        }
+    }
+
     /// Validate a comma-separated field list as a whole, before any NVML call.
     ///
     /// Rules (documented in the README): the list is split on `,` and each

@@ -13,6 +13,18 @@ pub struct Metric {
     pub help: &'static str,
     /// The `-s` letter that selects it.
     pub group: char,
+    /// The `--query-gpu` field that reads the same quantity, if any: the
+    /// column's kind (counter or gauge) and Prometheus name are that
+    /// field's, so both views name one fact alike.
+    pub fact: Option<&'static str>,
+}
+
+impl Metric {
+    /// The metric with the `--query-gpu` field of the same quantity.
+    pub const fn fact(mut self, field: &'static str) -> Self {
+        self.fact = Some(field);
+        self
+    }
 }
 
 /// A table entry.
@@ -29,6 +41,7 @@ pub const fn m(
         unit,
         help,
         group,
+        fact: None,
     }
 }
 

@@ -1,7 +1,7 @@
 //! `nvlink`: each selected GPU's links, their state, speed, capabilities,
 //! error counters, far ends and traffic counters, read through NVML.
 
-use crate::model::nvlink::{GpuLinks, LinkFacts, Traffic, MAX_LANES};
+use crate::model::nvlink::{GpuLinks, LinkFacts, LinkSupport, Traffic, MAX_LANES};
 use crate::model::NvmlCode;
 use crate::nvml::{raw, Session};
 use nvml_wrapper::enum_wrappers::nv_link::{Capability, ErrorCounter};
@@ -65,15 +65,25 @@ fn gpu(session: &Session, index: u32, want: Want, only: Option<u32>) -> GpuLinks
             .map_err(|c| *c)
             .and_then(|d| d.uuid().map_err(NvmlCode::from)),
         any_active: false,
+        support: LinkSupport::Links,
         links: Vec::new(),
     };
     let Ok(d) = d else { return g };
+    if d.mig_mode().is_ok_and(|m| m.current == 1) {
+        g.support = LinkSupport::MigMode;
+        return g;
+    }
     let dev = raw::Dev::of(session, &d);
     let mut last = None;
     let mut active_before = 0;
+    let mut first_error = None;
     for link in 0..MAX_LINKS {
-        let Ok(active) = d.link_wrapper_for(link).is_active() else {
-            break;
+        let active = match d.link_wrapper_for(link).is_active() {
+            Ok(a) => a,
+            Err(e) => {
+                first_error.get_or_insert(NvmlCode::from(e));
+                break;
+            }
         };
         last = Some(link);
         g.any_active |= active;
@@ -85,6 +95,11 @@ fn gpu(session: &Session, index: u32, want: Want, only: Option<u32>) -> GpuLinks
             g.links.push(facts(&d, &dev, f, want));
         }
         active_before += u32::from(active);
+    }
+    // No link at all, and NVML says it is not supported (another failure,
+    // a lost GPU, keeps the all-inactive line).
+    if last.is_none() && first_error == Some(NvmlCode::NOT_SUPPORTED) {
+        g.support = LinkSupport::NoNvlink;
     }
     // `-l` past the GPU's last link: say what NVML says about it (when the
     // GPU has links at all). Unverified: no public output of this case.

@@ -23,14 +23,16 @@ static LIST: ListMode<RemappedRows> = ListMode {
             FieldInfo::new(
                 "remapped_rows.correctable",
                 "Memory rows remapped because of correctable ECC errors.",
-            ),
+            )
+            .counter(),
             |_, m| Value::Int(i64::from(m.correctable)),
         ),
         field(
             FieldInfo::new(
                 "remapped_rows.uncorrectable",
                 "Memory rows remapped because of uncorrectable ECC errors.",
-            ),
+            )
+            .counter(),
             |_, m| Value::Int(i64::from(m.uncorrectable)),
         ),
         field(

@@ -116,9 +116,14 @@ pub fn assemble(session: &Session, parts: Vec<Part>) -> SmiTable {
 }
 
 fn gpu_summary(session: &Session, d: &Device<'_>, index: u32) -> TableGpu {
+    let mig_mode = d.mig_mode().map(|m| m.current == 1).map_err(code);
+    // In MIG mode the cell says `On`: each MIG device counts its own errors
+    // (the 590 tables of H100 and H200 in MIG mode; `--query-gpu` still
+    // prints the GPU's counter).
     let ecc = match d.is_ecc_enabled() {
         Err(_) => Ecc::NotAvailable,
         Ok(s) if !s.currently_enabled => Ecc::Disabled,
+        Ok(_) if mig_mode == Ok(true) => Ecc::Enabled(None),
         Ok(_) => Ecc::Enabled(
             d.total_ecc_errors(MemoryError::Uncorrected, EccCounter::Volatile)
                 .ok(),
@@ -143,7 +148,8 @@ fn gpu_summary(session: &Session, d: &Device<'_>, index: u32) -> TableGpu {
         bus_id: d.pci_info().map(|p| p.bus_id).map_err(code),
         display_active: d.is_display_active().map_err(code),
         ecc,
-        fan: d.fan_speed(0).map_err(code),
+        // The unversioned call, as `--query-gpu`'s fan.speed (`raw::fan_speed`).
+        fan: raw::fan_speed(&raw::Dev::of(session, d)),
         temperature: d.temperature(TemperatureSensor::Gpu).map_err(code),
         performance_state,
         power_draw: d.power_usage().map_err(code),
@@ -151,7 +157,7 @@ fn gpu_summary(session: &Session, d: &Device<'_>, index: u32) -> TableGpu {
         memory: memory(d),
         gpu_util: d.utilization_rates().map(|u| u.gpu).map_err(code),
         compute_mode,
-        mig_mode: d.mig_mode().map(|m| m.current == 1).map_err(code),
+        mig_mode,
     }
 }
 

@@ -3,6 +3,17 @@
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// The current time as nvidia-smi prints it.
+/// `timestamp.epoch`: seconds since 1970-01-01 UTC, with milliseconds.
+pub fn epoch_value(t: SystemTime) -> crate::model::Value {
+    let secs = t
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_millis() as f64 / 1000.0);
+    crate::model::Value::Float {
+        value: secs,
+        decimals: 3,
+    }
+}
+
 pub fn timestamp_now() -> String {
     format_timestamp(SystemTime::now())
 }

@@ -23,16 +23,22 @@ pub struct XidCounts {
 
 #[derive(Debug, Default)]
 struct Seen {
-    /// (GPU index, code) → count.
-    counts: BTreeMap<(u32, u64), u64>,
+    /// (GPU index, code) → count, and when the last one was received
+    /// (Unix milliseconds).
+    counts: BTreeMap<(u32, u64), (u64, u64)>,
     /// GPU index → its last code.
     last: BTreeMap<u32, u64>,
 }
 
 impl XidCounts {
     pub fn add(&self, gpu: u32, code: u64) {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
         let mut g = self.inner.lock().unwrap_or_else(PoisonError::into_inner);
-        *g.counts.entry((gpu, code)).or_insert(0) += 1;
+        let e = g.counts.entry((gpu, code)).or_insert((0, 0));
+        e.0 += 1;
+        e.1 = now;
         g.last.insert(gpu, code);
     }
 
@@ -41,11 +47,12 @@ impl XidCounts {
         let g = self.inner.lock().unwrap_or_else(PoisonError::into_inner);
         g.counts
             .iter()
-            .map(|(&(gpu, code), &count)| XidCount {
+            .map(|(&(gpu, code), &(count, last_unix_ms))| XidCount {
                 gpu,
                 code,
                 count,
                 last: g.last.get(&gpu) == Some(&code),
+                last_unix_ms,
             })
             .collect()
     }

@@ -37,6 +37,7 @@ pub fn collect(session: &Session, targets: &[Target], req: &Request<'_>) -> Vec<
                 .collect();
             let mut row = Row::new(cells);
             row.gpu = gpu;
+            row.time = Some(ctx.taken);
             row.timestamp = Some(ctx.timestamp);
             row
         })

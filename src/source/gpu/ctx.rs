@@ -57,6 +57,8 @@ pub struct GpuCtx<'s> {
     pub count: u32,
     /// The sample's timestamp, taken when the context was built.
     pub timestamp: String,
+    /// The same moment as a clock reading.
+    pub taken: std::time::SystemTime,
     device: Result<Device<'s>, NvmlCode>,
     caches: Caches,
     /// Field values by (field id in nvml-wrapper's numbering, scope). A row
@@ -80,11 +82,13 @@ impl<'s> GpuCtx<'s> {
         count: u32,
         device: Result<Device<'s>, NvmlCode>,
     ) -> Self {
+        let taken = std::time::SystemTime::now();
         GpuCtx {
             session,
             index,
             count,
-            timestamp: crate::source::time::timestamp_now(),
+            timestamp: crate::source::time::format_timestamp(taken),
+            taken,
             device,
             caches: Caches::default(),
             field_values: RefCell::new(Vec::new()),

@@ -226,6 +226,27 @@ pub fn memory(c: &GpuCtx, pick: impl FnOnce(&raw::MemInfo) -> Result<u64, NvmlCo
     c.value(c.memory().and_then(pick), Value::Bytes)
 }
 
+/// `memory.used.percent`: used over total, in percent.
+pub fn memory_used_percent(c: &GpuCtx) -> Value {
+    c.value(c.memory(), |m| {
+        if m.total == 0 {
+            c.err(NvmlCode::NOT_SUPPORTED)
+        } else {
+            Value::Float {
+                value: m.used as f64 * 100.0 / m.total as f64,
+                decimals: 2,
+            }
+        }
+    })
+}
+
+/// `compute_apps.count`: the length of the compute process list.
+pub fn compute_apps_count(c: &GpuCtx) -> Value {
+    c.value(raw::processes(&c.raw(), raw::ProcessList::Compute), |p| {
+        Value::Int(p.len() as i64)
+    })
+}
+
 pub fn compute_mode(c: &GpuCtx) -> Value {
     c.value(raw::compute_mode(&c.raw()), |m| match m {
         0 => Value::text("Default"),
@@ -311,6 +332,21 @@ pub fn retired_count(c: &GpuCtx, cause: RetirementCause) -> Value {
 
 pub fn retired_pending(c: &GpuCtx) -> Value {
     c.value(c.call(|d| d.are_pages_pending_retired()), Value::yes_no)
+}
+
+/// PCIe throughput (sent, received) in KB/s, each direction one NVML sample
+/// of 20 ms, one after the other.
+pub fn pcie_throughput_kb(c: &GpuCtx) -> Result<(u32, u32), NvmlCode> {
+    use nvml_wrapper::enum_wrappers::device::PcieUtilCounter;
+    let tx = c.call(|d| d.pcie_throughput(PcieUtilCounter::Send))?;
+    let rx = c.call(|d| d.pcie_throughput(PcieUtilCounter::Receive))?;
+    Ok((tx, rx))
+}
+
+/// NVML's PCIe replay counter: the one reader of `dmon`'s `pci`, `-q`'s
+/// `Replays Since Reset` and the dcgm profile's replay family.
+pub fn pcie_replays(c: &GpuCtx) -> Result<u32, NvmlCode> {
+    c.call(|d| d.pcie_replay_counter())
 }
 
 pub fn remapped(c: &GpuCtx, pick: impl FnOnce(&raw::RemappedRows) -> Value) -> Value {

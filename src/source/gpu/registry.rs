@@ -73,6 +73,16 @@ pub static FIELDS: &[FieldDef<Get>] = &[
     ),
     f(
         FieldInfo::new(
+            "timestamp.epoch",
+            "When this row was read, in seconds since 1970-01-01 UTC with milliseconds \
+             (1764620000.123): for plotting and for joining logs across time zones.",
+        )
+        .timestamp()
+        .extension(),
+        Get::Fn(|c| crate::source::time::epoch_value(c.taken)),
+    ),
+    f(
+        FieldInfo::new(
             "driver_version",
             "Version string of the installed NVIDIA driver.",
         ),
@@ -673,6 +683,27 @@ pub static FIELDS: &[FieldDef<Get>] = &[
     ),
     f(
         FieldInfo::new(
+            "memory.used.percent",
+            "memory.used as a share of memory.total, in percent with two decimals \
+             (memory.used.percent > 90 is \"more than 90% full\").",
+        )
+        .aliases(&["memory.percent"])
+        .unit("%")
+        .extension(),
+        Get::Fn(get::memory_used_percent),
+    ),
+    f(
+        FieldInfo::new(
+            "compute_apps.count",
+            "How many compute processes the GPU runs now (the rows --query-compute-apps would \
+             list for it).",
+        )
+        .aliases(&["processes.count"])
+        .extension(),
+        Get::Fn(get::compute_apps_count),
+    ),
+    f(
+        FieldInfo::new(
             "compute_mode",
             "Who may create compute contexts: \"Default\" (any number of processes), \
              \"Exclusive_Process\" (one process), \"Prohibited\" (none).",
@@ -1213,6 +1244,7 @@ pub static FIELDS: &[FieldDef<Get>] = &[
             "Rows remapped after correctable errors.",
         )
         .aliases(&["remapped_rows.sbe"])
+        .counter()
         .heading(
             "remapped_rows",
             "Memory rows replaced by spare rows after ECC errors (Ampere and newer).",
@@ -1232,7 +1264,8 @@ pub static FIELDS: &[FieldDef<Get>] = &[
             "remapped_rows.uncorrectable",
             "Rows remapped after uncorrectable errors.",
         )
-        .aliases(&["remapped_rows.dbe"]),
+        .aliases(&["remapped_rows.dbe"])
+        .counter(),
         Get::Fn(|c| get::remapped(c, |r| Value::Int(i64::from(r.uncorrectable)))),
     ),
     f(

@@ -65,6 +65,10 @@ pub const KMD_NAMED_FROM: u32 = 610;
 /// The fabric health's "Partition Assigned": absent on 590, present on 595.
 const PARTITION_FROM: u32 = 595;
 
+/// The remapped rows not in use yet (`nvmlDeviceGetRemappedRows_v2`), each
+/// after its count: in the 595 reports and documents, not in the 590 ones.
+const INACTIVE_ROWS_FROM: u32 = 595;
+
 /// Lines that drivers from the 580 branch on print and 570 did not (display
 /// attached, PDI, repair status, EDPp, two fabric health lines; the event
 /// reason counters came in 575), and the two sections they dropped (GPU reset status,
@@ -591,7 +595,7 @@ const CLASS: &[Decl] = &[
 /// with their sources, and the repair status (580 on), where `sram_split`
 /// says so.
 #[rustfmt::skip]
-const ECC_ERRORS: &[Decl] = &[s("ECC Errors", "ecc_errors", &[
+const ECC_ERRORS: &[Decl] = &[s("ECC Errors", "ecc_errors", &[Decl::Masked(no_ecc_mode, &[
     s("Volatile", "volatile", &[
         q("SRAM Correctable", "sram_correctable", "ecc.errors.corrected.volatile.sram", ""),
         Decl::Pick(|c, v| if sram_split(c, v) { VOLATILE_SPLIT } else { VOLATILE_SRAM }),
@@ -606,7 +610,14 @@ const ECC_ERRORS: &[Decl] = &[s("ECC Errors", "ecc_errors", &[
         Decl::Pick(|c, v| if sram_split(c, v) { THRESHOLD } else { &[] }),
     ]),
     Decl::Pick(|c, v| if sram_split(c, v) { SRAM_SOURCES } else { &[] }),
-])];
+]), Decl::Pick(|c, v| if sram_split(c, v) { SRAM_REPAIRS } else { &[] })])];
+
+/// A GPU whose ECC mode NVML does not report (a GeForce): `-q` prints its
+/// ECC counts as `N/A` even where NVML gives numbers that `--query-gpu`
+/// prints (SRAM counts `0`, threshold `No`: a 595.71 GeForce report).
+fn no_ecc_mode(c: &GpuCtx) -> bool {
+    c.ecc_mode() == Err(crate::model::NvmlCode::NOT_SUPPORTED)
+}
 
 /// Split or not: from 580 on the text view splits only where NVML reports
 /// SRAM errors (the 590 and 610 captures), the XML view always; from 545 to
@@ -660,8 +671,11 @@ const SRAM_SOURCES: &[Decl] = &[
         q("SRAM PCIE", "sram_pcie", "ecc.errors.uncorrected.aggregate.sram.pcie", ""),
         q("SRAM Other", "sram_other", "ecc.errors.uncorrected.aggregate.sram.other", ""),
     ]),
-    Decl::Since(V13_FROM, REPAIRS),
 ];
+
+/// The repair status after the SRAM sources (580 on): not ECC counts, so
+/// never masked with them.
+const SRAM_REPAIRS: &[Decl] = &[Decl::Since(V13_FROM, REPAIRS)];
 
 #[rustfmt::skip]
 const REPAIRS: &[Decl] = &[
@@ -680,7 +694,13 @@ const RESET_STATUS: &[Decl] = &[s("GPU Reset Status", "gpu_reset_status", &[
 #[rustfmt::skip]
 const REMAPPED: &[Decl] = &[s("Remapped Rows", "remapped_rows", &[
     q("Correctable Error", "remapped_row_corr", "remapped_rows.correctable", ""),
+    Decl::Since(INACTIVE_ROWS_FROM, &[
+        q("Inactive Correctable Error", "remapped_row_corr_inactive", "remapped_rows.correctable_inactive", ""),
+    ]),
     q("Uncorrectable Error", "remapped_row_unc", "remapped_rows.uncorrectable", ""),
+    Decl::Since(INACTIVE_ROWS_FROM, &[
+        q("Inactive Uncorrectable Error", "remapped_row_unc_inactive", "remapped_rows.uncorrectable_inactive", ""),
+    ]),
     q("Pending", "remapped_row_pending", "remapped_rows.pending", ""),
     q("Remapping Failure Occurred", "remapped_row_failure", "remapped_rows.failure", ""),
     s("Bank Remap Availability Histogram", "row_remapper_histogram", &[
@@ -721,13 +741,13 @@ const TEMP_TLIMIT: &[Decl] = &[s("Temperature", "temperature", &[
 #[rustfmt::skip]
 const TEMP_PLAIN: &[Decl] = &[s("Temperature", "temperature", &[
     q("GPU Current Temp", "gpu_temp", "temperature.gpu", C),
-    Decl::Since(V12_DTD_FROM, &[Decl::Renamed(V13_FROM, OLD_TEMP_NAMES, &[
+    Decl::Since(V12_DTD_FROM, &[Decl::Renamed(KMD_NAMED_FROM, OLD_TEMP_NAMES, &[
     q("GPU Current T.Limit Temp", "gpu_temp_tlimit", "temperature.gpu.tlimit", C)])]),
     f("GPU Shutdown Temp", "gpu_temp_max_threshold", |c| g::threshold(c, T::Shutdown), C),
     f("GPU Slowdown Temp", "gpu_temp_slow_threshold", |c| g::threshold(c, T::Slowdown), C),
     f("GPU Max Operating Temp", "gpu_temp_max_gpu_threshold", |c| g::threshold(c, T::GpuMax), C),
     Decl::Since(V10_FROM, &[
-    Decl::Renamed(V13_FROM, OLD_TEMP_NAMES, &[
+    Decl::Renamed(KMD_NAMED_FROM, OLD_TEMP_NAMES, &[
     f("GPU Target Temperature Specification", "gpu_target_temperature", |c| g::threshold(c, T::GpsCurr), C),
     ]),
     ]),
@@ -822,8 +842,9 @@ const POWER_READINGS: &[Decl] = &[s("Power Readings", "power_readings", &[
     q("Max Power Limit", "max_power_limit", "power.max_limit", W),
 ])];
 
-/// Before 580 the text report named two temperature lines otherwise (the
-/// 470-570 reports; the 590 and 610 captures have the newer names).
+/// Before 610 the text report named two temperature lines otherwise: the
+/// 470-570 reports and the 590, 591 and 595 ones (GPUs without a T.Limit
+/// margin) have the older names, only 610's captures the newer ones.
 #[rustfmt::skip]
 const OLD_TEMP_NAMES: &[(&str, &str)] = &[
     ("GPU Current T.Limit Temp", "GPU T.Limit Temp"),

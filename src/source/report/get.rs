@@ -250,7 +250,7 @@ pub fn gsp_version(c: &GpuCtx) -> Value {
 }
 
 pub fn replays(c: &GpuCtx) -> Value {
-    c.value(c.call(|d| d.pcie_replay_counter()), uint)
+    c.value(crate::source::gpu::get::pcie_replays(c), uint)
 }
 
 /// `NVML_FI_DEV_PCIE_REPLAY_ROLLOVER_COUNTER`.

@@ -64,6 +64,9 @@ pub enum Decl {
         &'static [(&'static str, &'static str)],
         &'static [Decl],
     ),
+    /// Lines whose values are all `N/A` where the first says so, whatever
+    /// NVML returns for them (the ECC counts of a GPU without an ECC mode).
+    Masked(fn(&GpuCtx) -> bool, &'static [Decl]),
     /// Lines of the text report only.
     Text(&'static [Decl]),
     /// Lines of the XML report only.
@@ -129,6 +132,13 @@ fn build(decls: &[Decl], c: &GpuCtx, view: View, asked: bool, out: &mut Vec<Node
                     rename(&mut out[start..], names);
                 }
             }
+            Decl::Masked(hide, items) => {
+                let start = out.len();
+                build(items, c, view, asked, out);
+                if hide(c) {
+                    mask(&mut out[start..]);
+                }
+            }
             Decl::Pick(f) => build(f(c, view), c, view, asked, out),
             Decl::Build(f) => out.push(f(c, view)),
             Decl::Many(f) => out.extend(f(c, view)),
@@ -146,6 +156,22 @@ fn release(c: &GpuCtx) -> (u32, u32) {
         .and_then(|m| m.parse().ok())
         .unwrap_or(0);
     (c.driver_major(), minor)
+}
+
+/// Every value of the nodes (and of those under them) becomes `N/A`.
+fn mask(nodes: &mut [Node]) {
+    for n in nodes {
+        match n {
+            Node::Entry(e) => e.value = Value::NotAvailable,
+            Node::Section(s) => {
+                if s.value.is_some() {
+                    s.value = Some(Value::NotAvailable);
+                }
+                mask(&mut s.items);
+            }
+            Node::Bare(v) => *v = Value::NotAvailable,
+        }
+    }
 }
 
 /// Gives the nodes (and those under them) their older names.
@@ -251,18 +277,22 @@ pub fn header(session: &Session, now: std::time::SystemTime, view: View) -> Vec<
     h
 }
 
-/// The driver from which the XML timestamp no longer pads the day of the
-/// month (`Mon Aug 7`, not `Fri Aug  4`): the 525.147 and 535.54 documents
-/// pad it, the 535.86 and later ones do not.
-const XML_DAY_UNPADDED_FROM: (u32, u32) = (535, 86);
+/// The drivers whose XML timestamp does not pad the day of the month
+/// (`Mon Aug 7`, not `Fri Aug  4`): the 525.147 and 535.54 documents pad
+/// it, the 535.86 and 570.124 ones do not, a 595.84 one pads it again
+/// (`Thu Aug  6`). Where between 570 and 595 padding came back is not known
+/// (580, where the DTD went to v13, is assumed: unverified), and the
+/// public documents may have been edited by hand; the real-GPU script
+/// (`scripts/compare-with-nvidia-smi.sh`) settles it.
+const XML_DAY_UNPADDED: std::ops::Range<(u32, u32)> = (535, 86)..(580, 0);
 
 /// Does this driver's XML timestamp pad the day of the month? An unknown
 /// version counts as a new one.
 fn xml_day_padded(version: &str) -> bool {
     let mut parts = version.split('.').map(|p| p.parse::<u32>().ok());
     match (parts.next().flatten(), parts.next().flatten()) {
-        (Some(major), Some(minor)) => (major, minor) < XML_DAY_UNPADDED_FROM,
-        _ => false,
+        (Some(major), Some(minor)) => !XML_DAY_UNPADDED.contains(&(major, minor)),
+        _ => true,
     }
 }
 
@@ -349,6 +379,8 @@ mod tests {
         assert!(!xml_day_padded("535.86.05"));
         assert!(!xml_day_padded("536.40"));
         assert!(!xml_day_padded("570.124.04"));
-        assert!(!xml_day_padded(""));
+        assert!(xml_day_padded("595.84"));
+        assert!(xml_day_padded("610.57.04"));
+        assert!(xml_day_padded(""));
     }
 }

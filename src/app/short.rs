@@ -1,0 +1,98 @@
+//! nvq's short everyday commands, each declared once as a query of the
+//! table below, run through the same plan and runner as `--query-*`.
+
+use super::plan::Common;
+use super::{run_query, QueryPlan};
+use crate::cli::short::WaitArgs;
+use crate::cli::Command;
+use crate::error::NvqError;
+use crate::source::QueryMode;
+use std::path::Path;
+
+/// A short command: the query it stands for.
+pub struct Short {
+    pub name: &'static str,
+    pub mode: QueryMode,
+    pub fields: &'static str,
+    /// A `--where` the command applies unless one is given.
+    pub where_: Option<&'static str>,
+}
+
+/// Every short command but `wait`, in `--help` order.
+pub const SHORTS: &[Short] = &[
+    Short {
+        name: "mem",
+        mode: QueryMode::GPU,
+        fields: "index,name,memory.total,memory.used,memory.free,memory.used.percent",
+        where_: None,
+    },
+    Short {
+        name: "ps",
+        mode: QueryMode::COMPUTE_APPS,
+        fields: "gpu_index,pid,user,used_memory,command_line",
+        where_: None,
+    },
+    Short {
+        name: "busy",
+        mode: QueryMode::GPU,
+        fields: "index,name,utilization.gpu,memory.used,memory.total,compute_apps.count",
+        where_: Some("utilization.gpu > 0 || compute_apps.count > 0"),
+    },
+];
+
+/// What `nvq wait` waits for, unless `--until`/`--until-all` says: every
+/// selected GPU runs no compute process.
+pub const FREE: &str = "compute_apps.count == 0";
+
+/// The fields `nvq wait` reads each second.
+const WAIT_FIELDS: &str = "index,compute_apps.count,utilization.gpu,memory.used";
+
+/// Run `nvq mem`, `nvq ps` or `nvq busy`.
+pub fn run(command: &Command, common: &Common<'_>) -> Result<(), NvqError> {
+    let name = super::plan::command_name(command);
+    let Some(short) = SHORTS.iter().find(|s| s.name == name) else {
+        return Err(NvqError::Usage(format!("{name} is not a short command")));
+    };
+    let mut common = common.clone();
+    if common.script.where_.is_none() {
+        common.script.where_ = short.where_;
+    }
+    let plan = QueryPlan::from_args(&common, short.mode, short.fields)?;
+    run_query(&common, &plan)
+}
+
+/// `nvq wait [-i ...] [--until ...] -- COMMAND`: loop (every second unless
+/// `-l`/`-lms`) until the GPUs are free, then run the command and exit
+/// with its status. The samples go to `-f` if one is given, else nowhere.
+pub fn wait(w: &WaitArgs, common: &Common<'_>) -> Result<(), NvqError> {
+    let mut common = common.clone();
+    if common.script.until.is_none() && common.script.until_all.is_none() {
+        common.script.until_all = Some(FREE);
+    }
+    if common.filename.is_none() {
+        common.filename = Some(Path::new("/dev/null"));
+    }
+    let plan = QueryPlan::from_args(&common, QueryMode::GPU, WAIT_FIELDS)?;
+    run_query(&common, &plan)?;
+    let Some((program, args)) = w.command.split_first() else {
+        return Ok(());
+    };
+    let status = std::process::Command::new(program)
+        .args(args)
+        .status()
+        .map_err(|e| {
+            NvqError::Usage(format!(
+                "wait: cannot run {}: {e}",
+                program.to_string_lossy()
+            ))
+        })?;
+    match status.code() {
+        Some(0) => Ok(()),
+        Some(code) => Err(NvqError::ChildExit(code)),
+        // Killed by a signal: the shell's convention, 128 + the signal.
+        None => {
+            use std::os::unix::process::ExitStatusExt;
+            Err(NvqError::ChildExit(128 + status.signal().unwrap_or(0)))
+        }
+    }
+}
