@@ -6,9 +6,9 @@ nvmlDeviceGetTemperature for an hour), with TLS and basic auth, on
 127.0.0.1 only. For DURATION seconds (default 600):
 
 - SCRAPERS well-behaved scrapers (default 100), each on its own kept-alive
-  TLS connection, scraping every 2 s with Prometheus's headers
-  (X-Prometheus-Scrape-Timeout-Seconds: 2, Accept-Encoding: gzip) and the
-  right password;
+  TLS connection, scraping every SCRAPE_EVERY s (default 15) with
+  Prometheus's headers (X-Prometheus-Scrape-Timeout-Seconds: TIMEOUT,
+  default 10; Accept-Encoding: gzip) and the right password;
 - hostile clients, each a bounded loop: 8 pipeliners (TLS, 400 pipelined
   GET /metrics, never read, hold 30 s, close), 4 scrapers with a 1e-9 s
   timeout, 4 with a 120 s timeout (they wait on the hung GPU), 4 sending
@@ -16,7 +16,7 @@ nvmlDeviceGetTemperature for an hour), with TLS and basic auth, on
   that connect and send nothing.
 
 A good scrape is one of the well-behaved scrapers' that got, within its
-2 s, an HTTP 200 with the memory series of all 7 healthy GPUs. Every 10 s
+TIMEOUT, an HTTP 200 with the memory series of all 7 healthy GPUs. Every 10 s
 it samples the server's threads and RSS (/proc) and the kernel memory of
 the server's sockets (ss -tm: receive and send queues' allocations).
 It prints a Markdown report for benches/RESULTS.md.
@@ -40,8 +40,11 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.environ.get("BUILD", "release")  # "debug" to try the script itself
-NVQ = os.path.join(ROOT, f"target/{BUILD}/nvq")
-SIM = os.path.join(ROOT, f"target/{BUILD}/libnvml_sim.so")
+# BIN_DIR: a folder with nvq and libnvml_sim.so (a copy, so that a build
+# running meanwhile cannot replace them under the soak).
+BIN_DIR = os.environ.get("BIN_DIR", os.path.join(ROOT, "target", BUILD))
+NVQ = os.path.join(BIN_DIR, "nvq")
+SIM = os.path.join(BIN_DIR, "libnvml_sim.so")
 SCENARIO = os.path.join(ROOT, "benches/serve_soak.toml")
 PASSWORD_HASH = "$2b$06$J3acazrRnqFQcH74Z22Yp.3EGrRYrMBUGaHf8617y5gheKJUK7NWO"
 GOOD_AUTH = "Basic " + base64.b64encode(b"prometheus:soak-pass").decode()
@@ -50,8 +53,9 @@ HEALTHY = [f'uuid="GPU-00000000-0000-4000-8000-{i:012x}"' for i in range(7)]
 
 DURATION = float(os.environ.get("DURATION", "600"))
 SCRAPERS = int(os.environ.get("SCRAPERS", "100"))
-SCRAPE_EVERY = 2.0
-TIMEOUT = 2.0
+# Prometheus's usual scrape_interval and its default scrape_timeout.
+SCRAPE_EVERY = float(os.environ.get("SCRAPE_EVERY", "15"))
+TIMEOUT = float(os.environ.get("TIMEOUT", "10"))
 
 stop = threading.Event()
 lock = threading.Lock()
@@ -290,13 +294,13 @@ def main():
     lines = log.read().splitlines()
     good, complete = stats["good"], stats["complete"]
     share = 100.0 * complete / good if good else 0.0
-    print(f"Soak: {DURATION:.0f} s, {SCRAPERS} well-behaved scrapers every {SCRAPE_EVERY:.0f} s "
-          f"(timeout {TIMEOUT:.0f} s), 8 GPUs with GPU 7 hung, TLS + basic auth, 127.0.0.1.\n")
+    print(f"Soak: {DURATION:.0f} s, {SCRAPERS} well-behaved scrapers every {SCRAPE_EVERY:g} s "
+          f"(timeout {TIMEOUT:g} s), 8 GPUs with GPU 7 hung, TLS + basic auth, 127.0.0.1.\n")
     print("| measure | value |")
     print("|---|---:|")
     print(f"| well-behaved scrapes | {good} |")
     print(f"| ... with every healthy GPU's series in time | {complete} ({share:.3f} %) |")
-    print(f"| ... late (past 2 s) / incomplete / failed | {stats['late']} / {stats['incomplete']} / "
+    print(f"| ... late (past {TIMEOUT:g} s) / incomplete / failed | {stats['late']} / {stats['incomplete']} / "
           f"{stats['failed']} |")
     print(f"| hostile requests sent | {stats['hostile_requests']} |")
     print(f"| hostile connections refused, evicted or cut | {stats['evicted_or_closed']} |")
