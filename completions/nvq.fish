@@ -322,6 +322,7 @@ function __nvq_list_tokens
             printf '%s\t%s\n' 'command_line' 'The process\'s full command line, arguments joined by spaces (printed unquoted, like process_name).'
             printf '%s\t%s\n' 'cmdline' 'Same as command_line.'
             printf '%s\t%s\n' 'container_id' 'Full 64-hex-digit id of the container the process runs in (Docker, containerd, CRI-O, Podman), read from its cgroup.'
+            printf '%s\t%s\n' 'pod_uid' 'UID of the Kubernetes pod the process runs in, read from its cgroup (the kubelet\'s pod<uid> cgroup, either cgroup driver).'
         case query-accounted-apps
             printf '%s\t%s\n' 'timestamp' 'When the GPU was sampled, as "YYYY/MM/DD HH:MM:SS.msec" in local time; the same on every row of one GPU.'
             printf '%s\t%s\n' 'gpu_name' 'Product name of the GPU the row belongs to.'
@@ -561,6 +562,8 @@ complete -c nvq -n "__fish_nvq_using_subcommand serve" -l web.listen-address -d 
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -l web.telemetry-path -d 'Path under which the metrics are served' -r
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -l collect.interval -d 'Reuse a collection for scrapes within DURATION (500ms, 1s, 30s); 0 collects on every scrape' -r
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -l profile -d 'Metric names, labels and units: nvq (as --format=prometheus), nvidia_gpu_exporter or dcgm' -r
+complete -c nvq -n "__fish_nvq_using_subcommand serve" -l collect.pods.socket -d 'The kubelet\'s pod-resources socket, for --collect.pods' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand serve" -l collect.pods.interval -d 'Ask the kubelet which pods hold which GPUs every DURATION, for --collect.pods' -r
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -l query-gpu -d 'Fields to collect (see --help-query-gpu); by default every field the profile uses' -r -f -a '(__nvq_list query-gpu)'
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -s i -l id -d 'Serve only these GPUs: index, UUID, PCI bus id or board serial; comma list allowed' -r
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -l web.write-timeout -d 'Close a connection whose answer has waited DURATION for its client to read it' -r
@@ -570,6 +573,7 @@ complete -c nvq -n "__fish_nvq_using_subcommand serve" -l web.max-connections -d
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -l nvml-lib -d 'nvq: load this NVML library instead of libnvidia-ml.so.1' -r -F
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -l collect.processes -d 'nvq profile: also serve one series per GPU process (pid, name, user, container, memory)'
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -l collect.pcie-throughput -d 'nvidia_gpu_exporter profile: also serve each GPU\'s PCIe throughput (two 20 ms NVML samples a collection)'
+complete -c nvq -n "__fish_nvq_using_subcommand serve" -l collect.pods -d 'Label GPU and process series with the Kubernetes pod, namespace and container holding the GPU'
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -l simulate -d 'nvq: load the NVML simulator installed next to nvq (no GPU needed)'
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -s h -l help -d 'Print help'
 complete -c nvq -n "__fish_nvq_using_subcommand mig" -s i -l id -d 'GPUs to show (index, UUID, PCI bus id or serial; comma list allowed)' -r

@@ -15,6 +15,12 @@ if command -v promtool >/dev/null; then
 else
   echo "promtool-check: skipped (promtool not installed; apt-get install prometheus)"
 fi
+# Fleet files: alert rules (promtool check/test rules), Kubernetes manifests
+# (kubectl kustomize, kubernetes-validate), a few seconds.
+scripts/deploy-check.sh
+# Three simulated GPU nodes in network namespaces, one Prometheus with the
+# rules, every dashboard query, a node stopped (root; about 90 s).
+scripts/fleet-check.sh
 # Unmodified nvidia-htop parsing nvq's summary table through an nvidia-smi symlink.
 scripts/nvidia-htop-check.sh
 # netdata's unmodified nvidia_smi module reading nvq's `-x -q -l 1` stream.

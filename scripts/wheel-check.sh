@@ -155,10 +155,19 @@ isolated "$work/pip-home" "$venv/bin/python" -m pip install --quiet --no-index "
 [ -f "$venv/lib/nvq/libnvml_sim.so" ] || fail "pip did not install $venv/lib/nvq/libnvml_sim.so"
 [ -f "$venv/share/man/man1/nvq.1" ] || fail "pip did not install $venv/share/man/man1/nvq.1"
 check_nvq "$venv/bin/nvq"
-out=$(cd "$work/cwd" && env -i PATH=/usr/bin:/bin HOME="$work/cwd" "$venv/bin/python" -m nvq --version) \
-    || fail "python -m nvq --version failed"
+pym() { (cd "$work/cwd" && env -i PATH=/usr/bin:/bin HOME="$work/cwd" "$venv/bin/python" -m nvq "$@"); }
+out=$(pym --simulate --version) || fail "python -m nvq --simulate --version failed"
 [ "$(head -n 1 <<<"$out")" = "nvq version         : $version" ] || fail "python -m nvq --version: $out"
-echo "python -m nvq --version: $(head -n 1 <<<"$out")"
+echo "python -m nvq --simulate --version: $(head -n 1 <<<"$out")"
+rc=0
+pym --no-such-option >/dev/null 2>&1 || rc=$?
+[ "$rc" = 2 ] || fail "python -m nvq --no-such-option exits $rc, not nvq's 2"
+if ! ldconfig -p 2>/dev/null | grep -q 'libnvidia-ml\.so\.1 '; then
+    rc=0
+    msg=$(env -i PATH=/usr/bin:/bin "$venv/bin/nvq" --version 2>&1) || rc=$?
+    [ "$rc" = 12 ] || fail "without NVML, nvq --version exits $rc, not 12: $msg"
+    echo "without NVML: nvq --version exits 12"
+fi
 # Every file the RECORD lists, as an absolute path.
 "$venv/bin/python" - >"$work/record.txt" <<'EOF'
 import os

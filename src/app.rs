@@ -3,6 +3,7 @@
 mod mig;
 mod nvlink;
 pub mod plan;
+mod pods;
 pub mod serve;
 mod topo;
 

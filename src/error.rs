@@ -175,6 +175,15 @@ pub enum NvqError {
     #[error("ERROR: refusing to replace {path}: it is {kind}, not a regular file.\n")]
     NotRegular { path: PathBuf, kind: &'static str },
 
+    /// `-f` goes through a symlink that another user owns, in a sticky
+    /// world-writable folder (`/tmp`): the kernel's `protected_symlinks`
+    /// rule, which nvq applies itself (it renames onto the link's target).
+    #[error(
+        "ERROR: refusing to write {path}: it goes through the symlink {link}, which another user owns in a \
+         world-writable sticky folder.\n"
+    )]
+    UntrustedLink { path: PathBuf, link: PathBuf },
+
     #[error("{0}\n")]
     AssertFailed(String),
 
@@ -211,7 +220,9 @@ impl NvqError {
             | NvqError::Device { code, .. }
             | NvqError::System { code, .. } => code_exit(*code),
             NvqError::NoDevices => ExitCode::NotFound,
-            NvqError::Output { .. } | NvqError::NotRegular { .. } => ExitCode::OutputError,
+            NvqError::Output { .. }
+            | NvqError::NotRegular { .. }
+            | NvqError::UntrustedLink { .. } => ExitCode::OutputError,
             NvqError::AssertFailed(_) => ExitCode::AssertFailed,
             NvqError::Timeout(_) => ExitCode::Timeout,
             NvqError::Serve(_) | NvqError::ChildExit(_) => ExitCode::Other,

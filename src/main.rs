@@ -10,7 +10,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 /// so this is read earlier, by a constructor in `.init_array`.
 static STDOUT_CLOSED_AT_START: AtomicBool = AtomicBool::new(false);
 
-extern "C" fn check_stdout_at_start() {
+extern "C" fn at_process_start() {
+    // As early as can be: a stop signal inherited ignored is held from
+    // here on (see `signals::hold_ignored`).
+    nvq::schedule::signals::hold_ignored();
     // SAFETY: fcntl(F_GETFD) only reads the flags of a descriptor number.
     if unsafe { libc::fcntl(libc::STDOUT_FILENO, libc::F_GETFD) } == -1 {
         STDOUT_CLOSED_AT_START.store(true, Ordering::SeqCst);
@@ -19,7 +22,7 @@ extern "C" fn check_stdout_at_start() {
 
 #[used]
 #[link_section = ".init_array"]
-static CHECK_STDOUT_AT_START: extern "C" fn() = check_stdout_at_start;
+static AT_PROCESS_START: extern "C" fn() = at_process_start;
 
 fn main() {
     // A panic is a bug: one line on stderr, exit 255, also from a worker

@@ -313,6 +313,8 @@ fn run(r: Run<'_>, make: Arc<MakeReader>) -> Result<(), NvqError> {
         )?),
         false => None,
     };
+    // A monitor always loops (1 s without -d).
+    crate::schedule::signals::arm();
     let session = Arc::new(r.common.session()?);
     let devices = r.common.gpus(&session)?;
     let filename = r.common.filename;

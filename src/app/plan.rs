@@ -188,8 +188,13 @@ impl<'a> Common<'a> {
         Ok(common)
     }
 
-    /// Load NVML (`--nvml-lib`, `--simulate` or the system's library).
+    /// Load NVML (`--nvml-lib`, `--simulate` or the system's library). A
+    /// loop's stop signals are armed first, so that a stop asked while NVML
+    /// loads is not lost (`schedule::signals::arm`).
     pub fn session(&self) -> Result<Session, NvqError> {
+        if self.interval.is_some() {
+            crate::schedule::signals::arm();
+        }
         Session::open(&self.lib)
     }
 

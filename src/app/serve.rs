@@ -35,7 +35,12 @@ impl ServePlan {
         let fields = match (&s.query_gpu, profile.default_fields()) {
             (Some(list), _) => mode.resolve(list)?,
             (None, Some(list)) => mode.resolve(&list)?,
-            (None, None) => (0..mode.fields().len()).collect(),
+            // Every field nvidia-smi has (nvq's own ones when asked for by
+            // --query-gpu), as the exporters that run nvidia-smi see them.
+            (None, None) => {
+                let infos = mode.fields();
+                (0..infos.len()).filter(|&i| !infos[i].extension).collect()
+            }
         };
         let app_fields = profile
             .app_fields(s.collect_processes)?
@@ -120,6 +125,7 @@ fn columns(mode: QueryMode, fields: &[usize], major: u32) -> Vec<Column> {
 /// nor from stopping.
 pub fn run(common: &Common<'_>, s: &ServeArgs) -> Result<(), NvqError> {
     let (plan, config) = ServePlan::from_args(s)?;
+    let pods = super::pods::Plan::from_args(s, plan.profile)?;
     let (listener, local) = serve::bind(&s.listen_address)?;
     let lib = common.lib.clone();
     let id = common.id.map(str::to_string);
@@ -136,7 +142,7 @@ pub fn run(common: &Common<'_>, s: &ServeArgs) -> Result<(), NvqError> {
             .map(crate::render::listing::cuda_version)
             .unwrap_or_default();
         progress.step("starting the GPU workers");
-        let collector = collector(&session, devices, &plan, count, cuda_version)?;
+        let collector = collector(&session, devices, &plan, pods, count, cuda_version)?;
         Ok((
             collector.0,
             format!("profile {profile_name}, {} GPU(s)", collector.1),
@@ -150,6 +156,7 @@ fn collector(
     session: &Arc<Session>,
     devices: Vec<u32>,
     plan: &ServePlan,
+    pods: super::pods::Plan,
     count: u32,
     cuda_version: String,
 ) -> Result<(collect::Collector, usize), NvqError> {
@@ -178,6 +185,7 @@ fn collector(
         )?;
     }
     let profile = plan.profile;
+    let pod_app_columns = app_columns.clone();
     let render: collect::RenderFn = Arc::new(move |c: &collect::Collected| {
         let xid = xid.snapshot();
         profile.render(&Scrape {
@@ -191,6 +199,7 @@ fn collector(
             xid: &xid,
         })
     });
+    let (assemble, render) = pods.start(session, assemble, render, pod_app_columns)?;
     let collector =
         collect::Collector::new(reads, plan.interval, assemble, render).map_err(|e| {
             NvqError::Serve(format!("cannot start the threads that read the GPUs: {e}"))

@@ -42,6 +42,23 @@ pub struct ServeArgs {
     /// nvidia_gpu_exporter profile: also serve each GPU's PCIe throughput (two 20 ms NVML samples a collection).
     #[arg(long = "collect.pcie-throughput")]
     pub collect_pcie_throughput: bool,
+    /// Label GPU and process series with the Kubernetes pod, namespace and container holding the GPU.
+    #[arg(long = "collect.pods")]
+    pub collect_pods: bool,
+    /// The kubelet's pod-resources socket, for --collect.pods.
+    #[arg(
+        long = "collect.pods.socket",
+        value_name = "PATH",
+        default_value = crate::source::pods::DEFAULT_SOCKET
+    )]
+    pub pods_socket: std::path::PathBuf,
+    /// Ask the kubelet which pods hold which GPUs every DURATION, for --collect.pods.
+    #[arg(
+        long = "collect.pods.interval",
+        value_name = "DURATION",
+        default_value = "5s"
+    )]
+    pub pods_interval: String,
     /// Fields to collect (see --help-query-gpu); by default every field the profile uses.
     #[arg(long = "query-gpu", value_name = "FIELDS")]
     pub query_gpu: Option<String>,

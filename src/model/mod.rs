@@ -11,6 +11,7 @@ pub mod gpm;
 pub mod listing;
 pub mod mig;
 pub mod nvlink;
+pub mod pods;
 pub mod report;
 mod row;
 pub mod smi_table;

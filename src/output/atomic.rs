@@ -31,14 +31,82 @@ pub struct AtomicFile {
     dir: PathBuf,
 }
 
+/// The most links followed in one path, as the kernel's limit (ELOOP).
+const MAX_LINKS: usize = 40;
+
+/// The kernel's `fs.protected_symlinks` rule, applied to every symlink on
+/// the way to `path`: a link in a sticky world-writable folder (`/tmp`) is
+/// followed only when the user running nvq or the folder's owner owns it.
+/// nvq applies it itself because it resolves a link and then renames onto
+/// the target, which the kernel's rule (it guards `open()`) does not cover,
+/// and because the sysctl may be off. A path that does not exist (yet) from
+/// some component on has nothing more to follow.
+pub fn check_links(path: &Path) -> Result<(), NvqError> {
+    use std::os::unix::fs::MetadataExt;
+    let start = if path.is_absolute() {
+        PathBuf::new()
+    } else {
+        std::env::current_dir().map_err(|source| NvqError::Output {
+            path: path.to_path_buf(),
+            source,
+        })?
+    };
+    // SAFETY: geteuid has no preconditions.
+    let me = unsafe { libc::geteuid() };
+    let mut todo: Vec<std::ffi::OsString> = path.iter().rev().map(|c| c.to_os_string()).collect();
+    let mut here = start;
+    let mut links = 0;
+    while let Some(part) = todo.pop() {
+        match part.to_str() {
+            Some("/") => here = PathBuf::from("/"),
+            Some(".") => {}
+            Some("..") => {
+                here.pop();
+            }
+            _ => {
+                let next = here.join(&part);
+                let Ok(meta) = fs::symlink_metadata(&next) else {
+                    return Ok(());
+                };
+                if !meta.file_type().is_symlink() {
+                    here = next;
+                    continue;
+                }
+                links += 1;
+                let folder = fs::metadata(&here).map_err(|source| NvqError::Output {
+                    path: path.to_path_buf(),
+                    source,
+                })?;
+                let sticky_open = folder.mode() & 0o1002 == 0o1002;
+                if sticky_open && meta.uid() != me && meta.uid() != folder.uid() {
+                    return Err(NvqError::UntrustedLink {
+                        path: path.to_path_buf(),
+                        link: next,
+                    });
+                }
+                let Ok(to) = fs::read_link(&next) else {
+                    return Ok(());
+                };
+                if links > MAX_LINKS {
+                    // The open or rename that follows fails with ELOOP.
+                    return Ok(());
+                }
+                todo.extend(to.iter().rev().map(|c| c.to_os_string()));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Is `path` something `-f` may replace or write? `Ok(None)`: nothing there
-/// yet; `Ok(Some(resolved))`: a regular file (through symlinks); an error
-/// for anything else.
+/// yet; `Ok(Some(resolved))`: a regular file (through symlinks that
+/// [`check_links`] allows); an error for anything else.
 pub fn regular_or_missing(path: &Path) -> Result<Option<PathBuf>, NvqError> {
     let err = |source: io::Error| NvqError::Output {
         path: path.to_path_buf(),
         source,
     };
+    check_links(path)?;
     match fs::symlink_metadata(path) {
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(err(e)),

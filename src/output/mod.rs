@@ -89,6 +89,7 @@ impl Sink {
 
     /// Create or truncate `path`, as nvidia-smi's `-f` does.
     pub fn file(path: &Path) -> Result<Self, NvqError> {
+        atomic::check_links(path)?;
         let file = File::create(path).map_err(|source| NvqError::Output {
             path: path.to_path_buf(),
             source,

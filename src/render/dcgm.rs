@@ -332,7 +332,7 @@ fn labels(
     }
     // A label whose value is unknown (a lost GPU) is left out.
     l.retain(|(_, v)| !v.is_empty());
-    l
+    super::exporter::with_pod_labels(l, row)
 }
 
 /// The exposition of one scrape (without the health series).

@@ -131,7 +131,7 @@ impl Profile {
 }
 
 /// The `--query-compute-apps` fields of the nvq profile's process series.
-pub const PROCESS_FIELDS: &str = "gpu_uuid,pid,process_name,used_memory,user,container_id";
+pub const PROCESS_FIELDS: &str = "gpu_uuid,pid,process_name,used_memory,user,container_id,pod_uid";
 
 /// The value of `field` in `row`, if the row has that column.
 pub(super) fn cell<'a>(columns: &[Column], row: &'a Row, field: &str) -> Option<&'a Value> {
@@ -154,18 +154,31 @@ fn gpu_labels(g: &crate::model::GpuIdent) -> Vec<(String, String)> {
     .collect()
 }
 
+/// `labels` and then the pod attribution's labels of the row
+/// (`model::pods::LABELS` among `Row::labels`) that it lacks.
+pub(super) fn with_pod_labels(
+    mut labels: Vec<(String, String)>,
+    row: &Row,
+) -> Vec<(String, String)> {
+    for (k, v) in &row.labels {
+        if crate::model::pods::LABELS.contains(k) && !labels.iter().any(|(n, _)| n == k) {
+            labels.push(((*k).to_string(), v.clone()));
+        }
+    }
+    labels
+}
+
 /// `nvq_xid_errors_total{gpu,...,xid}`: XID errors per GPU and code.
 fn render_xid(s: &Scrape<'_>, out: &mut Vec<u8>) {
     let name = "nvq_xid_errors_total";
     let mut text = String::new();
     for x in s.xid {
-        let ident = s
+        let row = s
             .rows
             .iter()
-            .filter_map(|r| r.gpu.as_deref())
-            .find(|g| g.index == x.gpu);
-        let mut labels = ident
-            .map(gpu_labels)
+            .find(|r| r.gpu.as_deref().is_some_and(|g| g.index == x.gpu));
+        let mut labels = row
+            .and_then(|r| Some(with_pod_labels(gpu_labels(r.gpu.as_deref()?), r)))
             .unwrap_or_else(|| vec![("gpu".into(), x.gpu.to_string())]);
         labels.push(("xid".into(), x.code.to_string()));
         write_sample(name, &labels, &x.count.to_string(), &mut text);
@@ -187,7 +200,7 @@ fn render_energy(s: &Scrape<'_>, out: &mut Vec<u8>) {
         let (Some(g), Some(mj)) = (&row.gpu, mj) else {
             continue;
         };
-        let labels = gpu_labels(g);
+        let labels = with_pod_labels(gpu_labels(g), row);
         write_sample(
             name,
             &labels,
@@ -210,8 +223,8 @@ fn render_energy(s: &Scrape<'_>, out: &mut Vec<u8>) {
 
 /// `--collect.processes`: one `nvq_process_info{...} 1` per process and
 /// GPU, and its GPU memory in bytes where the driver tells it. Labels:
-/// `gpu`, `uuid`, `pid`, `process_name`, `user`, `container_id` (a label
-/// without a value is left out).
+/// `gpu`, `uuid`, `pid`, `process_name`, `user`, `container_id`, `pod_uid`
+/// and the row's own labels (a label without a value is left out).
 fn render_processes(columns: &[Column], apps: &[Row], out: &mut Vec<u8>) {
     let (mut info, mut used) = (String::new(), String::new());
     for app in apps {
@@ -225,6 +238,7 @@ fn render_processes(columns: &[Column], apps: &[Row], out: &mut Vec<u8>) {
             ("process_name", "process_name"),
             ("user", "user"),
             ("container_id", "container_id"),
+            ("pod_uid", "pod_uid"),
         ] {
             if let Some(v @ (Value::Int(_) | Value::Text(_))) = cell(columns, app, field) {
                 let v = v.to_string();
@@ -233,6 +247,7 @@ fn render_processes(columns: &[Column], apps: &[Row], out: &mut Vec<u8>) {
                 }
             }
         }
+        let labels = with_pod_labels(labels, app);
         write_sample("nvq_process_info", &labels, "1", &mut info);
         if let Some(Value::Bytes(b)) = cell(columns, app, "used_gpu_memory") {
             write_sample(

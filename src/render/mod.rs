@@ -12,6 +12,7 @@ pub mod monitor;
 mod ndjson;
 pub mod nvidia_gpu_exporter;
 pub mod nvlink;
+pub mod pods;
 mod prometheus;
 pub mod report;
 pub mod report_json;

@@ -280,7 +280,11 @@ impl Formatter for Prometheus {
                 write_sample(INFO_METRIC, &l, "1", &mut info);
             }
         }
-        if !info.is_empty() {
+        // A sample without rows (every process exited) is still a whole
+        // exposition: the families, without samples, so that a file it
+        // replaces no longer shows what was there.
+        let empty = rows.is_empty();
+        if !info.is_empty() || empty {
             write_family(INFO_METRIC, INFO_HELP, false, &mut text);
             text.push_str(&info);
         }
@@ -307,7 +311,7 @@ impl Formatter for Prometheus {
                     write_sample(&m.name, l, &value, &mut samples);
                 }
             }
-            if !samples.is_empty() {
+            if !samples.is_empty() || empty {
                 write_family(&m.name, col.help, m.counter, &mut text);
                 text.push_str(&samples);
             }

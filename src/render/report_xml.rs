@@ -18,8 +18,8 @@ pub fn dtd_version(driver_major: u32) -> Option<u32> {
     }
 }
 
-/// `&`, `<`, `>` and `"` as entities: any text is safe in an element or an
-/// attribute.
+/// `&`, `<`, `>` and `"` as entities, and `?` for a character XML 1.0 does
+/// not allow: any text is safe in an element or an attribute.
 pub fn escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
@@ -28,8 +28,12 @@ pub fn escape(s: &str) -> String {
             '<' => out.push_str("&lt;"),
             '>' => out.push_str("&gt;"),
             '"' => out.push_str("&quot;"),
-            // Control characters are not allowed in XML 1.0 at all.
-            c if c.is_control() && c != '\t' => out.push('?'),
+            // What XML 1.0's `Char` production leaves out (C0 controls
+            // but tab, U+FFFE, U+FFFF; a Rust string holds no surrogate),
+            // and the other control characters, which it discourages.
+            c if (c.is_control() && c != '\t') || matches!(c, '\u{FFFE}' | '\u{FFFF}') => {
+                out.push('?')
+            }
             c => out.push(c),
         }
     }
@@ -215,6 +219,15 @@ fn sequence(kids: &[&str]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn characters_xml_forbids_become_question_marks() {
+        assert_eq!(escape("a\u{FFFE}b\u{FFFF}c\u{1}\u{1F}\td"), "a?b?c??\td");
+        assert_eq!(
+            escape("\u{FFFD}\u{10000}\u{D7FF}\u{E000}"),
+            "\u{FFFD}\u{10000}\u{D7FF}\u{E000}"
+        );
+    }
 
     #[test]
     fn layout_escaping_and_dtd() {

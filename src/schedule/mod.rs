@@ -11,7 +11,7 @@
 //! closes the pipe ends it at once, quietly.
 
 pub mod deadline;
-mod signals;
+pub mod signals;
 
 use self::signals::{StopSignals, Wake};
 use crate::error::NvqError;

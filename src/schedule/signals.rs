@@ -90,6 +90,66 @@ extern "C" fn on_signal(sig: c_int) {
     }
 }
 
+/// Set by [`on_held`]: a stop signal the process inherited ignored arrived
+/// before a loop's handlers were armed.
+static HELD: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn on_held(_sig: c_int) {
+    HELD.store(true, Ordering::SeqCst);
+}
+
+/// At the start of the process: hold SIGINT, SIGTERM and SIGHUP where they
+/// were inherited ignored (a background job of a non-interactive shell
+/// starts with SIGINT ignored, `nohup` ignores SIGHUP). A held signal is
+/// only noted: a loop, once it knows it is one, takes it as a stop
+/// ([`arm`]); any other command keeps ignoring it, as its parent asked.
+/// So `nvq ... -l 1 & kill -INT $!` is never lost, however early it comes.
+pub fn hold_ignored() {
+    for sig in SIGNALS {
+        // SAFETY: sigaction(2) with a NULL new action only reads the
+        // current one into `old`, a valid out-pointer.
+        let ignored = unsafe {
+            let mut old: libc::sigaction = std::mem::zeroed();
+            libc::sigaction(sig, std::ptr::null(), &mut old) == 0
+                && old.sa_sigaction == libc::SIG_IGN
+        };
+        if ignored {
+            // SAFETY: a zeroed sigaction with a valid handler and an empty
+            // mask is a valid argument.
+            unsafe {
+                let mut sa: libc::sigaction = std::mem::zeroed();
+                sa.sa_sigaction = on_held as extern "C" fn(c_int) as libc::sighandler_t;
+                sa.sa_flags = libc::SA_RESTART;
+                libc::sigemptyset(&mut sa.sa_mask);
+                libc::sigaction(sig, &sa, std::ptr::null_mut());
+            }
+        }
+    }
+}
+
+/// Route the three stop signals to the loop's handler now, whatever the
+/// process inherited, before a loop's slow start (loading NVML, finding the
+/// GPUs): a stop asked then (or held since the start, see [`hold_ignored`])
+/// ends the loop, with the summary, instead of being lost or killing it.
+/// [`StopSignals::install`] calls it again; calling it twice is harmless.
+pub fn arm() {
+    for sig in SIGNALS {
+        // SAFETY: a zeroed sigaction with a valid handler and an empty
+        // mask is a valid argument; SA_RESTART keeps NVML's and the
+        // writer's system calls from failing with EINTR.
+        unsafe {
+            let mut sa: libc::sigaction = std::mem::zeroed();
+            sa.sa_sigaction = on_signal as extern "C" fn(c_int) as libc::sighandler_t;
+            sa.sa_flags = libc::SA_RESTART;
+            libc::sigemptyset(&mut sa.sa_mask);
+            libc::sigaction(sig, &sa, std::ptr::null_mut());
+        }
+    }
+    if HELD.swap(false, Ordering::SeqCst) {
+        on_signal(libc::SIGINT);
+    }
+}
+
 /// The installed SIGINT/SIGTERM/SIGHUP handlers of a loop.
 pub struct StopSignals {
     /// Read end of the self-pipe, -1 if the pipe could not be made (then
@@ -110,18 +170,7 @@ impl StopSignals {
         } else {
             -1
         };
-        for sig in SIGNALS {
-            // SAFETY: a zeroed sigaction with a valid handler and an empty
-            // mask is a valid argument; SA_RESTART keeps NVML's and the
-            // writer's system calls from failing with EINTR.
-            unsafe {
-                let mut sa: libc::sigaction = std::mem::zeroed();
-                sa.sa_sigaction = on_signal as extern "C" fn(c_int) as libc::sighandler_t;
-                sa.sa_flags = libc::SA_RESTART;
-                libc::sigemptyset(&mut sa.sa_mask);
-                libc::sigaction(sig, &sa, std::ptr::null_mut());
-            }
-        }
+        arm();
         StopSignals { rd }
     }
 

@@ -1,81 +1,290 @@
 //! HTTP basic authentication against bcrypt hashes (`basic_auth_users`).
 //!
-//! bcrypt is slow on purpose (tens of milliseconds a check), so checks run
-//! on blocking threads, at most [`MAX_CHECKS`] at once, and a pair that
-//! passed is remembered (at most [`CACHE`] pairs) so that a scraper's
-//! every request does not pay for it again. An unknown user is checked
-//! against a dummy hash, so that the answer takes as long as for a known
-//! one.
+//! bcrypt is slow on purpose (tens of milliseconds a check), so a flood of
+//! wrong passwords must not keep a scraper out:
+//! - checks run on blocking threads, at most [`MAX_CHECKS`] at once (a
+//!   check's slot is held until its thread is done, also when the client
+//!   has gone);
+//! - a request waits for a slot only while its scrape timeout allows a
+//!   check to finish in it; then it is answered 503 at once. The newest
+//!   waiting request gets the next free slot (a burst queued before a
+//!   scraper's request does not delay it), and at most [`MAX_WAITING`] wait:
+//!   beyond that the oldest gives up;
+//! - a pair that passed is remembered, at most [`CACHE`] of them, as an
+//!   HMAC-SHA-256 of user and password under a key drawn at start (never the
+//!   password itself), so that a scraper's later requests pay nothing;
+//! - an unknown user is checked against one of the configured users' hashes
+//!   (the same one for the same name), so that a 401 takes as long for a
+//!   name that does not exist as for one that does;
+//! - a hash whose check would take more than [`MAX_CHECK_TIME`] here is
+//!   refused when the file is read ([`check_hash`]): it could never be
+//!   checked within a scrape's timeout.
 
 use base64::Engine;
 use hyper::header::HeaderValue;
-use std::sync::{Arc, Mutex, PoisonError};
-use tokio::sync::Semaphore;
+use ring::hmac;
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
+use std::time::{Duration, Instant};
+use tokio::sync::oneshot;
 
 /// bcrypt checks running at once.
 pub const MAX_CHECKS: usize = 2;
+/// Requests waiting for a check at once.
+pub const MAX_WAITING: usize = 64;
 /// Remembered (user, password) pairs that passed.
 pub const CACHE: usize = 64;
+/// The longest one check of a configured hash may take on this machine:
+/// half of the default scrape timeout (10 s).
+pub const MAX_CHECK_TIME: Duration = Duration::from_secs(5);
 
-/// The hash checked for a user who does not exist (cost 10, as the usual
-/// hashes; of "nvq: no such user", which is never accepted: see `allows`).
-const DUMMY: &str = "$2b$10$r1mahWVyTc0dtWoAYi2hn./rp7/uGl8ZkJDPtdz0DmtRjo5ocDdXK";
+/// How long one bcrypt round (cost 0, 2⁰ expansions) takes here, measured
+/// once: the fastest of three checks at cost 6, divided by 2⁶.
+fn round_time() -> Duration {
+    static ROUND: OnceLock<Duration> = OnceLock::new();
+    *ROUND.get_or_init(|| {
+        let Ok(h) = bcrypt::hash_with_salt("nvq", 6, [7u8; 16]) else {
+            return Duration::from_micros(50);
+        };
+        let hash = h.format_for_version(bcrypt::Version::TwoB);
+        let best = (0..3)
+            .map(|_| {
+                let t = Instant::now();
+                let _ = bcrypt::verify("nvq", &hash);
+                t.elapsed()
+            })
+            .min()
+            .unwrap_or_default();
+        best / 64
+    })
+}
+
+/// About how long a check at `cost` takes here.
+pub fn check_time(cost: u32) -> Duration {
+    round_time().saturating_mul(1u32.checked_shl(cost).unwrap_or(u32::MAX))
+}
+
+/// Can `hash` be used: a bcrypt hash whose check takes at most
+/// [`MAX_CHECK_TIME`] here? The reason when not (without the hash).
+pub fn check_hash(hash: &str) -> Result<(), String> {
+    let parts: bcrypt::HashParts = hash
+        .parse()
+        .map_err(|_| "a basic_auth_users hash that is not a bcrypt hash.".to_string())?;
+    // bcrypt decodes the salt and digest only when it checks: try them at
+    // the lowest cost, so that a hash that could never match is refused now.
+    let body = hash.rsplit('$').next().unwrap_or_default();
+    if bcrypt::verify("", &format!("$2b$04${body}")).is_err() {
+        return Err("a basic_auth_users hash that is not a bcrypt hash.".to_string());
+    }
+    let cost = parts.get_cost();
+    let time = check_time(cost);
+    if !(4..=31).contains(&cost) || time > MAX_CHECK_TIME {
+        let most = (4..=31u32)
+            .take_while(|c| check_time(*c) <= MAX_CHECK_TIME)
+            .last()
+            .unwrap_or(4);
+        return Err(format!(
+            "a basic_auth_users hash of bcrypt cost {cost}, which takes about {:.1} s a check here, more than \
+             the {} s nvq allows (half the default scrape timeout); hash the password again with a cost of at \
+             most {most}.",
+            time.as_secs_f64(),
+            MAX_CHECK_TIME.as_secs()
+        ));
+    }
+    Ok(())
+}
+
+/// What [`Checker::allows`] says about a request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    Allowed,
+    /// No, wrong or unknown credentials: 401.
+    Refused,
+    /// No check could finish within the request's timeout: 503.
+    Busy,
+}
 
 pub struct Checker {
     users: Arc<Vec<(String, String)>>,
-    passed: Mutex<Vec<(String, String)>>,
-    checks: Arc<Semaphore>,
+    /// `None` where no random key could be drawn: nothing is remembered.
+    key: Option<hmac::Key>,
+    passed: Mutex<VecDeque<[u8; 32]>>,
+    gate: Arc<Gate>,
 }
 
 impl Checker {
     pub fn new(users: Vec<(String, String)>) -> Self {
+        let rng = ring::rand::SystemRandom::new();
         Checker {
             users: Arc::new(users),
-            passed: Mutex::new(Vec::new()),
-            checks: Arc::new(Semaphore::new(MAX_CHECKS)),
+            key: hmac::Key::generate(hmac::HMAC_SHA256, &rng).ok(),
+            passed: Mutex::new(VecDeque::new()),
+            gate: Arc::new(Gate {
+                state: Mutex::new(GateState {
+                    free: MAX_CHECKS,
+                    waiting: VecDeque::new(),
+                }),
+            }),
         }
     }
 
     /// May a request with this `Authorization` header in? Always, when
-    /// there are no users.
-    pub async fn allows(&self, header: Option<&HeaderValue>) -> bool {
+    /// there are no users. `deadline`: when the request's answer is due.
+    pub async fn allows(&self, header: Option<&HeaderValue>, deadline: Instant) -> Verdict {
         if self.users.is_empty() {
-            return true;
+            return Verdict::Allowed;
         }
         let Some((user, password)) = header.and_then(credentials) else {
-            return false;
+            return Verdict::Refused;
         };
-        let pair = (user, password);
-        if self.lock().contains(&pair) {
-            return true;
+        let tag = self.tag(&user, &password);
+        if tag.is_some_and(|t| self.lock().contains(&t)) {
+            return Verdict::Allowed;
         }
-        let Ok(_permit) = self.checks.acquire().await else {
-            return false;
+        let known = self.users.iter().position(|(u, _)| *u == user);
+        // An unknown name costs what a known one costs: the hash of a
+        // configured user, the same one for the same name.
+        let index = known.unwrap_or_else(|| self.pick(&user));
+        let Some((_, hash)) = self.users.get(index) else {
+            return Verdict::Refused;
+        };
+        let cost = hash
+            .parse::<bcrypt::HashParts>()
+            .map_or(31, |p| p.get_cost());
+        let wait_until = deadline
+            .checked_sub(check_time(cost))
+            .unwrap_or_else(Instant::now);
+        let Some(slot) = Gate::acquire(&self.gate, wait_until).await else {
+            return Verdict::Busy;
         };
         let users = Arc::clone(&self.users);
-        let (user, password) = pair.clone();
         let ok = tokio::task::spawn_blocking(move || {
-            let hash = users
-                .iter()
-                .find(|(u, _)| *u == user)
-                .map_or(DUMMY, |(_, h)| h.as_str());
-            let ok = bcrypt::verify(&password, hash).unwrap_or(false);
-            ok && hash != DUMMY
+            let _slot = slot;
+            users
+                .get(index)
+                .is_some_and(|(_, h)| bcrypt::verify(&password, h).unwrap_or(false))
         })
         .await
         .unwrap_or(false);
-        if ok {
-            let mut passed = self.lock();
-            if passed.len() >= CACHE {
-                passed.clear();
-            }
-            passed.push(pair);
+        if !(ok && known.is_some()) {
+            return Verdict::Refused;
         }
-        ok
+        if let Some(t) = tag {
+            let mut passed = self.lock();
+            if !passed.contains(&t) {
+                if passed.len() >= CACHE {
+                    passed.pop_front();
+                }
+                passed.push_back(t);
+            }
+        }
+        Verdict::Allowed
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<(String, String)>> {
+    /// The remembered form of a pair: HMAC-SHA-256 of `user`, NUL, `password`.
+    fn tag(&self, user: &str, password: &str) -> Option<[u8; 32]> {
+        let key = self.key.as_ref()?;
+        let mut ctx = hmac::Context::with_key(key);
+        ctx.update(user.as_bytes());
+        ctx.update(&[0]);
+        ctx.update(password.as_bytes());
+        ctx.sign().as_ref().try_into().ok()
+    }
+
+    /// The configured user whose hash an unknown `user` is checked against.
+    fn pick(&self, user: &str) -> usize {
+        let n = self.users.len().max(1);
+        let digest = match &self.key {
+            Some(k) => hmac::sign(k, user.as_bytes())
+                .as_ref()
+                .first()
+                .copied()
+                .unwrap_or(0),
+            None => user
+                .bytes()
+                .fold(0u8, |a, b| a.wrapping_mul(31).wrapping_add(b)),
+        };
+        usize::from(digest) % n
+    }
+
+    fn lock(&self) -> MutexGuard<'_, VecDeque<[u8; 32]>> {
         self.passed.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// At most [`MAX_CHECKS`] checks at once; the newest waiter is served first.
+struct Gate {
+    state: Mutex<GateState>,
+}
+
+struct GateState {
+    free: usize,
+    waiting: VecDeque<oneshot::Sender<Slot>>,
+}
+
+/// The right to run one check; handed to a waiter, or freed, on drop.
+struct Slot {
+    gate: Arc<Gate>,
+    armed: bool,
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        if self.armed {
+            Gate::release(&self.gate);
+        }
+    }
+}
+
+impl Gate {
+    fn lock(&self) -> MutexGuard<'_, GateState> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// A slot, waiting until `until` at most.
+    async fn acquire(gate: &Arc<Gate>, until: Instant) -> Option<Slot> {
+        let rx = {
+            let mut st = gate.lock();
+            if st.free > 0 {
+                st.free -= 1;
+                return Some(Slot {
+                    gate: Arc::clone(gate),
+                    armed: true,
+                });
+            }
+            if Instant::now() >= until {
+                return None;
+            }
+            if st.waiting.len() >= MAX_WAITING {
+                // The oldest waiter gives up (its receiver gets an error).
+                st.waiting.pop_front();
+            }
+            let (tx, rx) = oneshot::channel();
+            st.waiting.push_back(tx);
+            rx
+        };
+        // A slot sent just as the wait ends is dropped with the receiver,
+        // which hands it on.
+        match tokio::time::timeout_at(until.into(), rx).await {
+            Ok(Ok(slot)) => Some(slot),
+            _ => None,
+        }
+    }
+
+    /// Give a finished check's slot to the newest waiter still waiting.
+    fn release(gate: &Arc<Gate>) {
+        let mut st = gate.lock();
+        while let Some(tx) = st.waiting.pop_back() {
+            let slot = Slot {
+                gate: Arc::clone(gate),
+                armed: true,
+            };
+            match tx.send(slot) {
+                Ok(()) => return,
+                Err(mut unsent) => unsent.armed = false,
+            }
+        }
+        st.free += 1;
     }
 }
 
@@ -98,36 +307,115 @@ fn credentials(header: &HeaderValue) -> Option<(String, String)> {
 mod tests {
     use super::*;
 
+    fn basic(s: &str) -> HeaderValue {
+        let v = format!(
+            "Basic {}",
+            base64::engine::general_purpose::STANDARD.encode(s)
+        );
+        HeaderValue::from_str(&v).unwrap()
+    }
+
+    fn later() -> Instant {
+        Instant::now() + Duration::from_secs(10)
+    }
+
     #[test]
     fn reads_basic_credentials() {
         let h = HeaderValue::from_static("Basic YWxpY2U6cDpw");
         assert_eq!(credentials(&h), Some(("alice".into(), "p:p".into())));
         assert_eq!(credentials(&HeaderValue::from_static("Bearer xyz")), None);
         assert_eq!(credentials(&HeaderValue::from_static("Basic !!!")), None);
-        assert!(bcrypt::verify("x", DUMMY).is_ok());
     }
 
     #[test]
-    fn checks_passwords() {
+    fn checks_passwords_and_remembers_no_password() {
         let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
             .build()
             .unwrap();
         let hash = bcrypt::hash("secret", 4).unwrap();
         let c = Checker::new(vec![("alice".into(), hash)]);
-        let basic = |s: &str| {
-            let v = format!(
-                "Basic {}",
-                base64::engine::general_purpose::STANDARD.encode(s)
-            );
-            HeaderValue::from_str(&v).unwrap()
-        };
         rt.block_on(async {
-            assert!(c.allows(Some(&basic("alice:secret"))).await);
-            assert!(c.allows(Some(&basic("alice:secret"))).await, "remembered");
-            assert!(!c.allows(Some(&basic("alice:wrong"))).await);
-            assert!(!c.allows(Some(&basic("bob:secret"))).await);
-            assert!(!c.allows(None).await);
-            assert!(Checker::new(Vec::new()).allows(None).await);
+            assert_eq!(
+                c.allows(Some(&basic("alice:secret")), later()).await,
+                Verdict::Allowed
+            );
+            assert_eq!(
+                c.allows(Some(&basic("alice:secret")), later()).await,
+                Verdict::Allowed
+            );
+            assert_eq!(
+                c.allows(Some(&basic("alice:wrong")), later()).await,
+                Verdict::Refused
+            );
+            // The right password under an unknown name is refused.
+            assert_eq!(
+                c.allows(Some(&basic("bob:secret")), later()).await,
+                Verdict::Refused
+            );
+            assert_eq!(c.allows(None, later()).await, Verdict::Refused);
+            assert_eq!(
+                Checker::new(Vec::new()).allows(None, later()).await,
+                Verdict::Allowed
+            );
         });
+        let passed = c.lock();
+        assert_eq!(passed.len(), 1, "one pair remembered");
+        assert!(!passed[0].windows(6).any(|w| w == b"secret"));
+        assert_eq!(Some(passed[0]), c.tag("alice", "secret"));
+        assert_ne!(c.tag("alice", "secret"), c.tag("alice", "secreT"));
+    }
+
+    #[test]
+    fn the_newest_waiter_gets_the_next_slot_and_a_late_one_gives_up() {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let gate = Arc::new(Gate {
+            state: Mutex::new(GateState {
+                free: 1,
+                waiting: VecDeque::new(),
+            }),
+        });
+        rt.block_on(async {
+            let first = Gate::acquire(&gate, later()).await.unwrap();
+            // Nothing free and no time left: no wait at all.
+            assert!(Gate::acquire(&gate, Instant::now()).await.is_none());
+            let old = tokio::spawn({
+                let g = Arc::clone(&gate);
+                async move { Gate::acquire(&g, later()).await.is_some() }
+            });
+            tokio::task::yield_now().await;
+            let new = tokio::spawn({
+                let g = Arc::clone(&gate);
+                async move { Gate::acquire(&g, later()).await.map(drop).is_some() }
+            });
+            tokio::task::yield_now().await;
+            drop(first);
+            assert!(new.await.unwrap(), "the newest waiter is served first");
+            assert!(old.await.unwrap(), "then the older one");
+            let short = Instant::now() + Duration::from_millis(50);
+            let held = Gate::acquire(&gate, later()).await.unwrap();
+            assert!(
+                Gate::acquire(&gate, short).await.is_none(),
+                "gave up at its time"
+            );
+            drop(held);
+            assert_eq!(gate.lock().free, 1, "every slot came back");
+        });
+    }
+
+    #[test]
+    fn costs_too_slow_to_check_are_refused() {
+        assert!(check_hash("plain-text").is_err());
+        // The right shape, but a salt and digest bcrypt cannot decode.
+        assert!(check_hash(&format!("$2b$10${}", "!".repeat(53))).is_err());
+        let ok = bcrypt::hash("x", 4).unwrap();
+        assert!(check_hash(&ok).is_ok());
+        let slow = "$2b$31$r1mahWVyTc0dtWoAYi2hn./rp7/uGl8ZkJDPtdz0DmtRjo5ocDdXK";
+        let why = check_hash(slow).unwrap_err();
+        assert!(why.contains("cost 31") && why.contains("at most"), "{why}");
+        assert!(!why.contains("r1mah"), "{why}");
     }
 }

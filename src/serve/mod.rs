@@ -395,13 +395,31 @@ impl App {
                 .insert(ALLOW, HeaderValue::from_static("GET, HEAD"));
             return r;
         }
-        if !self.auth.allows(req.headers().get(AUTHORIZATION)).await {
-            let mut r = text(StatusCode::UNAUTHORIZED, "Unauthorized.\n");
-            r.headers_mut().insert(
-                WWW_AUTHENTICATE,
-                HeaderValue::from_static("Basic realm=\"nvq\", charset=\"UTF-8\""),
-            );
-            return r;
+        let due = Instant::now() + scrape_timeout(&req);
+        match self
+            .auth
+            .allows(req.headers().get(AUTHORIZATION), due)
+            .await
+        {
+            auth::Verdict::Allowed => {}
+            auth::Verdict::Refused => {
+                let mut r = text(StatusCode::UNAUTHORIZED, "Unauthorized.\n");
+                r.headers_mut().insert(
+                    WWW_AUTHENTICATE,
+                    HeaderValue::from_static("Basic realm=\"nvq\", charset=\"UTF-8\""),
+                );
+                return r;
+            }
+            // Too many password checks to finish one within the timeout.
+            auth::Verdict::Busy => {
+                let mut r = text(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    "Too many password checks; try again.\n",
+                );
+                r.headers_mut()
+                    .insert(hyper::header::RETRY_AFTER, HeaderValue::from_static("1"));
+                return r;
+            }
         }
         let path = req.uri().path();
         if path == self.config.telemetry_path {

@@ -14,12 +14,23 @@
 //!
 //! A key nvq does not implement is refused, never ignored: a file that asks
 //! for something nvq would not do must not start an open server.
+//!
+//! The file may be anything (`--web.config.file=/etc/shadow`), so it and
+//! the PEM files it names are read only as regular files of at most
+//! [`MAX_FILE`] bytes that other users cannot write ([`read_trusted`]),
+//! YAML anchors and aliases are refused while parsing (nothing expands),
+//! and an error names the key and the line, never the file's text.
 
 use crate::error::NvqError;
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use tokio_rustls::rustls;
-use yaml_rust2::{Yaml, YamlLoader};
+use yaml_rust2::parser::{Event, MarkedEventReceiver, Parser};
+use yaml_rust2::scanner::Marker;
+
+/// The most the config file, and each PEM file it names, may hold.
+pub const MAX_FILE: u64 = 1 << 20;
 
 /// What the file asks for.
 #[derive(Debug, Default)]
@@ -49,44 +60,247 @@ fn bad(path: &Path, why: impl std::fmt::Display) -> NvqError {
     NvqError::Usage(format!("--web.config.file {}: {why}", path.display()))
 }
 
-fn text<'a>(path: &Path, key: &str, v: &'a Yaml) -> Result<&'a str, NvqError> {
-    v.as_str()
-        .ok_or_else(|| bad(path, format!("{key} needs a text value.")))
+/// Read a file the server trusts: a regular file (a FIFO, a device or a
+/// folder is refused, and never waited on), at most [`MAX_FILE`] bytes, that
+/// other users cannot write (as sshd's StrictModes: not writable by others,
+/// nor in a folder they can write, unless that folder is sticky and the file
+/// is the user's or root's). The error says why, never what the file holds.
+pub fn read_trusted(path: &Path) -> Result<Vec<u8>, String> {
+    use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(path)
+        .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
+    let meta = file
+        .metadata()
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    if !meta.is_file() {
+        return Err(format!("{} is not a regular file.", path.display()));
+    }
+    if meta.len() > MAX_FILE {
+        return Err(format!("{} is larger than 1 MiB.", path.display()));
+    }
+    if meta.mode() & 0o002 != 0 {
+        return Err(format!(
+            "{} is writable by other users (mode {:04o}); `chmod o-w` it.",
+            path.display(),
+            meta.mode() & 0o7777
+        ));
+    }
+    // SAFETY: geteuid has no preconditions.
+    let me = unsafe { libc::geteuid() };
+    let real = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    for folder in [path.parent(), real.parent()].into_iter().flatten() {
+        let folder = if folder.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            folder
+        };
+        let Ok(dm) = std::fs::metadata(folder) else {
+            continue;
+        };
+        let open = dm.mode() & 0o002 != 0;
+        let sticky = dm.mode() & 0o1000 != 0;
+        if open && !(sticky && (meta.uid() == me || meta.uid() == 0)) {
+            return Err(format!(
+                "{} is in {}, which is writable by other users; move it to a folder only its owner can write.",
+                path.display(),
+                folder.display()
+            ));
+        }
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    file.take(MAX_FILE + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    if bytes.len() as u64 > MAX_FILE {
+        return Err(format!("{} is larger than 1 MiB.", path.display()));
+    }
+    Ok(bytes)
+}
+
+/// A YAML node as the file has it, with the line it starts on. Scalars stay
+/// text; anchors and aliases are refused while parsing, so nothing expands.
+#[derive(Debug)]
+enum Node {
+    Text(String),
+    /// A list (no key of the file takes one).
+    List,
+    Map(Vec<(Item, Item)>),
+}
+
+#[derive(Debug)]
+struct Item {
+    node: Node,
+    line: usize,
+}
+
+/// Builds the first document's tree from the parser's events.
+#[derive(Default)]
+struct Tree {
+    /// Open lists and mappings (a mapping's items alternate key, value).
+    open: Vec<(bool, Vec<Item>, usize)>,
+    root: Option<Item>,
+    /// The first anchor or alias: its line.
+    anchor: Option<usize>,
+}
+
+impl Tree {
+    fn add(&mut self, item: Item) {
+        match self.open.last_mut() {
+            Some((_, items, _)) => items.push(item),
+            None => {
+                if self.root.is_none() {
+                    self.root = Some(item);
+                }
+            }
+        }
+    }
+}
+
+impl MarkedEventReceiver for Tree {
+    fn on_event(&mut self, ev: Event, mark: Marker) {
+        if self.anchor.is_some() {
+            return;
+        }
+        let line = mark.line();
+        match ev {
+            Event::Alias(_) => self.anchor = Some(line),
+            Event::Scalar(_, _, a, _) | Event::SequenceStart(a, _) | Event::MappingStart(a, _)
+                if a > 0 =>
+            {
+                self.anchor = Some(line)
+            }
+            Event::Scalar(v, ..) => self.add(Item {
+                node: Node::Text(v),
+                line,
+            }),
+            Event::SequenceStart(..) => self.open.push((false, Vec::new(), line)),
+            Event::MappingStart(..) => self.open.push((true, Vec::new(), line)),
+            Event::SequenceEnd | Event::MappingEnd => {
+                if let Some((map, items, line)) = self.open.pop() {
+                    let node = if map {
+                        let mut pairs = Vec::with_capacity(items.len() / 2);
+                        let mut it = items.into_iter();
+                        while let (Some(k), Some(v)) = (it.next(), it.next()) {
+                            pairs.push((k, v));
+                        }
+                        Node::Map(pairs)
+                    } else {
+                        Node::List
+                    };
+                    self.add(Item { node, line });
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The first document of `source`, or why not (a line, never the text).
+fn parse(source: &str) -> Result<Option<Item>, String> {
+    let mut tree = Tree::default();
+    Parser::new_from_str(source)
+        .load(&mut tree, false)
+        .map_err(|e| {
+            let m = e.marker();
+            // The scanner's few words, unless they quote the file.
+            let what = e.info();
+            let what = if what.contains('`') || what.contains('\'') {
+                ""
+            } else {
+                what
+            };
+            format!(
+                "line {}, column {}: not valid YAML{}{what}.",
+                m.line(),
+                m.col() + 1,
+                if what.is_empty() { "" } else { ": " }
+            )
+        })?;
+    if let Some(line) = tree.anchor {
+        return Err(format!(
+            "line {line}: YAML anchors and aliases are not accepted."
+        ));
+    }
+    Ok(tree.root)
+}
+
+/// A scalar's text, or which key needs one.
+fn text<'a>(path: &Path, key: &str, v: &'a Item) -> Result<&'a str, NvqError> {
+    match &v.node {
+        Node::Text(t) => Ok(t),
+        _ => Err(bad(
+            path,
+            format!("line {}: {key} needs a text value.", v.line),
+        )),
+    }
 }
 
 impl WebConfig {
-    /// Read and check the file.
+    /// Read and check the file. An error names the key and the line, never
+    /// what the file holds: the file may be anything (`/etc/shadow`).
     pub fn load(path: &Path) -> Result<Self, NvqError> {
-        let source = std::fs::read_to_string(path).map_err(|e| bad(path, e))?;
-        let docs = YamlLoader::load_from_str(&source).map_err(|e| bad(path, e))?;
+        let bytes = read_trusted(path).map_err(|e| bad(path, e))?;
+        let source =
+            String::from_utf8(bytes).map_err(|_| bad(path, "not a text file (not UTF-8)."))?;
         let dir = path.parent().unwrap_or(Path::new("."));
         let mut cfg = WebConfig::default();
-        let root = match docs.first() {
-            None | Some(Yaml::Null) => return Ok(cfg),
-            Some(Yaml::Hash(h)) => h,
-            Some(_) => return Err(bad(path, "expected a mapping at the top.")),
+        let root = match parse(&source).map_err(|e| bad(path, e))? {
+            None => return Ok(cfg),
+            Some(Item {
+                node: Node::Text(t),
+                ..
+            }) if matches!(t.as_str(), "" | "~" | "null") => return Ok(cfg),
+            Some(Item {
+                node: Node::Map(m), ..
+            }) => m,
+            Some(i) => {
+                return Err(bad(
+                    path,
+                    format!(
+                    "line {}: expected a mapping (tls_server_config, basic_auth_users) at the top.",
+                    i.line
+                ),
+                ))
+            }
         };
-        for (k, v) in root {
-            match k.as_str().unwrap_or("") {
+        for (k, v) in &root {
+            let key = match &k.node {
+                Node::Text(t) => t.as_str(),
+                _ => "",
+            };
+            match key {
                 "tls_server_config" => cfg.tls = Some(Tls::from_yaml(path, dir, v)?),
                 "basic_auth_users" => {
-                    let Yaml::Hash(users) = v else {
-                        return Err(bad(path, "basic_auth_users needs a mapping of user: bcrypt hash."));
+                    let Node::Map(users) = &v.node else {
+                        return Err(bad(
+                            path,
+                            format!(
+                                "line {}: basic_auth_users needs a mapping of user: bcrypt hash.",
+                                v.line
+                            ),
+                        ));
                     };
                     for (user, hash) in users {
-                        let user = text(path, "a basic_auth_users name", user)?;
-                        let hash = text(path, "a basic_auth_users hash", hash)?;
-                        // A hash bcrypt cannot read would refuse everyone.
-                        if bcrypt::verify("", hash).is_err() {
-                            return Err(bad(path, format!("the hash of user \"{user}\" is not a bcrypt hash.")));
-                        }
-                        cfg.users.push((user.to_string(), hash.to_string()));
+                        let name = text(path, "a basic_auth_users name", user)?;
+                        let h = text(path, "a basic_auth_users hash", hash)?;
+                        // A hash bcrypt cannot read would refuse everyone;
+                        // one too slow to check would hold every scrape.
+                        super::auth::check_hash(h)
+                            .map_err(|why| bad(path, format!("line {}: {why}", hash.line)))?;
+                        cfg.users.push((name.to_string(), h.to_string()));
                     }
                 }
-                other => {
+                _ => {
                     return Err(bad(
                         path,
-                        format!("\"{other}\" is not a key nvq implements (tls_server_config, basic_auth_users)."),
+                        format!(
+                            "line {}: a key nvq does not implement (it knows tls_server_config and \
+                             basic_auth_users).",
+                            k.line
+                        ),
                     ))
                 }
             }
@@ -96,18 +310,25 @@ impl WebConfig {
 }
 
 impl Tls {
-    fn from_yaml(path: &Path, dir: &Path, v: &Yaml) -> Result<Self, NvqError> {
-        let Yaml::Hash(h) = v else {
-            return Err(bad(path, "tls_server_config needs a mapping."));
+    fn from_yaml(path: &Path, dir: &Path, v: &Item) -> Result<Self, NvqError> {
+        let Node::Map(h) = &v.node else {
+            return Err(bad(
+                path,
+                format!("line {}: tls_server_config needs a mapping.", v.line),
+            ));
         };
-        let file = |key: &str, v: &Yaml| -> Result<PathBuf, NvqError> {
+        let file = |key: &str, v: &Item| -> Result<PathBuf, NvqError> {
             Ok(dir.join(text(path, key, v)?))
         };
         let (mut cert, mut key, mut ca) = (None, None, None);
         let mut client_auth = ClientAuth::None;
         let mut tls13_only = false;
         for (k, v) in h {
-            match k.as_str().unwrap_or("") {
+            let name = match &k.node {
+                Node::Text(t) => t.as_str(),
+                _ => "",
+            };
+            match name {
                 "cert_file" => cert = Some(file("cert_file", v)?),
                 "key_file" => key = Some(file("key_file", v)?),
                 "client_ca_file" => ca = Some(file("client_ca_file", v)?),
@@ -116,12 +337,13 @@ impl Tls {
                         "NoClientCert" => ClientAuth::None,
                         "VerifyClientCertIfGiven" => ClientAuth::VerifyIfGiven,
                         "RequireAndVerifyClientCert" => ClientAuth::Require,
-                        other => {
+                        _ => {
                             return Err(bad(
                                 path,
                                 format!(
-                                    "client_auth_type \"{other}\" is not supported; use NoClientCert, \
-                                     VerifyClientCertIfGiven or RequireAndVerifyClientCert."
+                                    "line {}: client_auth_type must be NoClientCert, VerifyClientCertIfGiven or \
+                                     RequireAndVerifyClientCert.",
+                                    v.line
                                 ),
                             ))
                         }
@@ -131,29 +353,42 @@ impl Tls {
                     tls13_only = match text(path, "min_version", v)? {
                         "TLS12" => false,
                         "TLS13" => true,
-                        other => {
-                            return Err(bad(path, format!("min_version \"{other}\": nvq speaks TLS12 and TLS13.")))
+                        _ => {
+                            return Err(bad(
+                                path,
+                                format!("line {}: min_version must be TLS12 or TLS13.", v.line),
+                            ))
                         }
                     }
                 }
-                other => {
+                _ => {
                     return Err(bad(
                         path,
                         format!(
-                            "tls_server_config: \"{other}\" is not a key nvq implements (cert_file, key_file, \
-                             client_auth_type, client_ca_file, min_version)."
+                            "line {}: a tls_server_config key nvq does not implement (it knows cert_file, \
+                             key_file, client_auth_type, client_ca_file, min_version).",
+                            k.line
                         ),
                     ))
                 }
             }
         }
         let (Some(cert_file), Some(key_file)) = (cert, key) else {
-            return Err(bad(path, "tls_server_config needs cert_file and key_file."));
+            return Err(bad(
+                path,
+                format!(
+                    "line {}: tls_server_config needs cert_file and key_file.",
+                    v.line
+                ),
+            ));
         };
         if client_auth != ClientAuth::None && ca.is_none() {
             return Err(bad(
                 path,
-                "a client_auth_type that verifies clients needs client_ca_file.",
+                format!(
+                    "line {}: a client_auth_type that verifies clients needs client_ca_file.",
+                    v.line
+                ),
             ));
         }
         Ok(Tls {
@@ -165,18 +400,25 @@ impl Tls {
         })
     }
 
-    /// The rustls server configuration (HTTP/1.1 only).
+    /// The rustls server configuration (HTTP/1.1 only). Each PEM file is
+    /// read as the config is ([`read_trusted`]); an error says which file
+    /// and what is wrong, never a line of it.
     pub fn server_config(&self, config_file: &Path) -> Result<Arc<rustls::ServerConfig>, NvqError> {
         use rustls::pki_types::pem::PemObject;
         use rustls::pki_types::{CertificateDer, PrivateKeyDer};
         let bad = |what: &Path, e: &dyn std::fmt::Display| {
             bad(config_file, format!("{}: {e}", what.display()))
         };
-        let certs = CertificateDer::pem_file_iter(&self.cert_file)
-            .and_then(|it| it.collect::<Result<Vec<_>, _>>())
-            .map_err(|e| bad(&self.cert_file, &e))?;
-        let key =
-            PrivateKeyDer::from_pem_file(&self.key_file).map_err(|e| bad(&self.key_file, &e))?;
+        let read = |p: &Path| read_trusted(p).map_err(|e| self::bad(config_file, e));
+        let no_pem = |p: &Path, what: &str| bad(p, &format!("no valid PEM {what} in it."));
+        let pem = read(&self.cert_file)?;
+        let certs = CertificateDer::pem_slice_iter(&pem)
+            .collect::<Result<Vec<_>, _>>()
+            .ok()
+            .filter(|c| !c.is_empty())
+            .ok_or_else(|| no_pem(&self.cert_file, "certificate"))?;
+        let key = PrivateKeyDer::from_pem_slice(&read(&self.key_file)?)
+            .map_err(|_| no_pem(&self.key_file, "private key"))?;
         let provider = Arc::new(rustls::crypto::ring::default_provider());
         let versions: &[&rustls::SupportedProtocolVersion] = if self.tls13_only {
             &[&rustls::version::TLS13]
@@ -189,9 +431,10 @@ impl Tls {
         let builder = match (&self.client_ca_file, self.client_auth) {
             (Some(ca), auth) if auth != ClientAuth::None => {
                 let mut roots = rustls::RootCertStore::empty();
-                for c in CertificateDer::pem_file_iter(ca).map_err(|e| bad(ca, &e))? {
+                let pem = read(ca)?;
+                for c in CertificateDer::pem_slice_iter(&pem) {
                     roots
-                        .add(c.map_err(|e| bad(ca, &e))?)
+                        .add(c.map_err(|_| no_pem(ca, "certificate"))?)
                         .map_err(|e| bad(ca, &e))?;
                 }
                 let verifier = rustls::server::WebPkiClientVerifier::builder_with_provider(

@@ -31,6 +31,15 @@ impl ProcRow {
     /// A cell computed from the host's `/proc` entry of the process:
     /// `[N/A]` when nvq has no procfs of the host's PID namespace,
     /// `[Not Found]` when the process has exited.
+    /// What `parse` finds in the process's `/proc/PID/cgroup`; `[N/A]`
+    /// when it finds nothing.
+    fn cgroup_cell(&self, gpu: &ListGpu<'_>, parse: fn(&str) -> Option<String>) -> Value {
+        self.proc_cell(gpu, |host, pid, _| {
+            let cg = host.read(pid, "cgroup")?;
+            Ok(parse(&String::from_utf8_lossy(&cg)).map_or_else(|| gpu.na(), Value::Text))
+        })
+    }
+
     fn proc_cell(
         &self,
         gpu: &ListGpu<'_>,
@@ -182,13 +191,16 @@ static LIST: ListMode<ProcRow> = ListMode {
              CRI-O, Podman), read from its cgroup. [N/A] when it is in none, or as for local_pid.",
         )
         .extension(),
-        |g, r| {
-            r.proc_cell(g, |host, pid, _| {
-                let cg = host.read(pid, "cgroup")?;
-                Ok(procinfo::container_id(&String::from_utf8_lossy(&cg))
-                    .map_or_else(|| g.na(), Value::Text))
-            })
-        },
+        |g, r| r.cgroup_cell(g, procinfo::container_id),
+    ),
+        field(
+        FieldInfo::new(
+            "pod_uid",
+            "UID of the Kubernetes pod the process runs in, read from its cgroup (the kubelet's \
+             pod<uid> cgroup, either cgroup driver). [N/A] when it is in none, or as for local_pid.",
+        )
+        .extension(),
+        |g, r| r.cgroup_cell(g, procinfo::pod_uid),
     ),
     ],
 };

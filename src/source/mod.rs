@@ -19,6 +19,7 @@ pub mod listing;
 pub mod mig;
 pub mod mode;
 pub mod nvlink;
+pub mod pods;
 pub mod procinfo;
 pub mod report;
 pub mod smi_table;

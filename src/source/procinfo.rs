@@ -201,6 +201,33 @@ pub fn container_id(cgroup: &str) -> Option<String> {
     found
 }
 
+/// The Kubernetes pod UID in a `/proc/PID/cgroup` text: the kubelet's
+/// cgroup of the pod, `pod<uid>` (cgroupfs driver: `/kubepods/burstable/
+/// pod<uid>/<container>`) or `kubepods-<class>-pod<uid with _>.slice`
+/// (systemd driver), written with dashes.
+pub fn pod_uid(cgroup: &str) -> Option<String> {
+    let mut found = None;
+    for line in cgroup.lines() {
+        let path = line.splitn(3, ':').nth(2).unwrap_or("");
+        for seg in path.split('/') {
+            let Some(at) = seg.rfind("pod") else { continue };
+            let rest = &seg[at + 3..];
+            let uid = rest
+                .strip_suffix(".slice")
+                .unwrap_or(rest)
+                .replace('_', "-");
+            let dashes = uid.char_indices().all(|(i, c)| match i {
+                8 | 13 | 18 | 23 => c == '-',
+                _ => c.is_ascii_hexdigit(),
+            });
+            if uid.len() == 36 && dashes {
+                found = Some(uid.to_ascii_lowercase());
+            }
+        }
+    }
+    found
+}
+
 /// The login name of `uid`, from the system's user database.
 pub fn user_name(uid: u32) -> Option<String> {
     let mut buf = vec![0 as libc::c_char; 4096];
@@ -261,6 +288,30 @@ mod tests {
             Some(("my (odd) prog".to_string(), 987654))
         );
         assert_eq!(stat_identity(b"garbage"), None);
+    }
+
+    #[test]
+    fn pod_uids_of_both_cgroup_drivers() {
+        let uid = "2f8b0c0e-1a2b-4c3d-8e9f-0123456789ab";
+        let id = "0123456789abcdef".repeat(4);
+        for cg in [
+            format!("0::/kubepods/burstable/pod{uid}/{id}\n"),
+            format!("12:memory:/kubepods/pod{uid}/{id}\n"),
+            format!(
+                "0::/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod{}.slice/cri-containerd-{id}.scope\n",
+                uid.replace('-', "_")
+            ),
+        ] {
+            assert_eq!(pod_uid(&cg).as_deref(), Some(uid), "{cg}");
+        }
+        for cg in [
+            "0::/user.slice/user-1000.slice/session-3.scope\n".to_string(),
+            format!("0::/docker/{id}\n"),
+            "0::/kubepods/burstable/podnotauid/x\n".to_string(),
+            String::new(),
+        ] {
+            assert_eq!(pod_uid(&cg), None, "{cg}");
+        }
     }
 
     #[test]

@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# A fleet on one machine: three simulated GPU nodes, each in a network
+# namespace of its own, each running `nvq serve` on a different scenario
+# (tests/scenarios/fleet_train.toml with pods from a grpcio kubelet,
+# fleet_mig.toml with MIG, fleet_hung.toml with a hung GPU), and one
+# Prometheus (Debian's) in a fourth namespace scraping all three over veth
+# pairs, with deploy/prometheus/nvq-rules.yml loaded. tests/fleet/check.py
+# checks every node's series and instance, the hung node answering within
+# the scrape timeout, the alerts, every query of deploy/grafana/nvq.json;
+# then node B is stopped and must give up == 0 and NvqExporterDown firing.
+#
+# Root only (ip netns). All traffic stays on the veths and loopbacks of the
+# namespaces made here (198.18.N.0/30, the benchmarking range; none has a
+# route elsewhere); the namespaces and processes are removed on exit, also
+# on failure. Takes about 90 s (the exporter-down rule waits a minute).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}"
+target=$CARGO_TARGET_DIR
+
+if [ "$(id -u)" != 0 ]; then
+  echo "fleet-check: skipped (needs root for ip netns)"
+  exit 0
+fi
+for tool in ip prometheus python3; do
+  command -v "$tool" >/dev/null || { echo "fleet-check: $tool not found (apt-get install iproute2 prometheus)" >&2; exit 1; }
+done
+
+cargo build --quiet --bin nvq
+cargo build --quiet -p nvml-sim
+nvq=$target/debug/nvq
+lib=$target/debug/libnvml_sim.so
+
+venv=$target/pyenv-fleet
+if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import grpc' 2>/dev/null; then
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install -q --disable-pip-version-check grpcio==1.85.1
+fi
+
+tag=nvqf$$
+hub=$tag-hub
+tmp=$(mktemp -d)
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
+  for ns in "$hub" "$tag-1" "$tag-2" "$tag-3"; do ip netns del "$ns" 2>/dev/null || true; done
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+ip netns add "$hub"
+ip -n "$hub" link set lo up
+scenarios=(fleet_train.toml fleet_mig.toml fleet_hung.toml)
+nodes=()
+for i in 1 2 3; do
+  ns=$tag-$i
+  ip netns add "$ns"
+  ip -n "$ns" link set lo up
+  ip link add "h$i" netns "$hub" type veth peer name eth0 netns "$ns"
+  ip -n "$hub" addr add "198.18.$i.1/30" dev "h$i"
+  ip -n "$ns" addr add "198.18.$i.2/30" dev eth0
+  ip -n "$hub" link set "h$i" up
+  ip -n "$ns" link set eth0 up
+  nodes+=("198.18.$i.2:9835")
+done
+
+# Node A's kubelet: grpcio on a unix socket (no network).
+"$venv/bin/python" tests/fleet/fake_kubelet.py "$tmp/kubelet.sock" &
+pids+=($!)
+for _ in $(seq 50); do [ -S "$tmp/kubelet.sock" ] && break; sleep 0.1; done
+
+node_pid=()
+for i in 1 2 3; do
+  extra=()
+  [ "$i" = 1 ] && extra=(--collect.pods "--collect.pods.socket=$tmp/kubelet.sock" --collect.pods.interval=1s)
+  ip netns exec "$tag-$i" env NVML_SIM_SCENARIO="$root/tests/scenarios/${scenarios[$((i - 1))]}" \
+    "$nvq" --nvml-lib "$lib" serve "--web.listen-address=198.18.$i.2:9835" --collect.processes "${extra[@]}" \
+    2>"$tmp/node$i.log" &
+  pids+=($!)
+  node_pid+=($!)
+done
+
+cat >"$tmp/prometheus.yml" <<YML
+global:
+  scrape_interval: 2s
+  scrape_timeout: 1s
+  evaluation_interval: 1s
+rule_files:
+  - $root/deploy/prometheus/nvq-rules.yml
+scrape_configs:
+  - job_name: nvq
+    static_configs:
+      - targets: ['${nodes[0]}', '${nodes[1]}', '${nodes[2]}']
+YML
+ip netns exec "$hub" prometheus --config.file="$tmp/prometheus.yml" --storage.tsdb.path="$tmp/data" \
+  --web.listen-address=127.0.0.1:9090 --log.level=warn 2>"$tmp/prometheus.log" &
+pids+=($!)
+
+show_logs() {
+  for f in "$tmp"/*.log; do echo "--- $f"; tail -20 "$f"; done >&2
+}
+in_hub() { ip netns exec "$hub" "$@"; }
+if ! in_hub python3 tests/fleet/check.py up "${nodes[@]}"; then show_logs; exit 1; fi
+# Stop node B (SIGTERM; it exits 0).
+kill -TERM "${node_pid[1]}"
+wait "${node_pid[1]}" || { echo "fleet-check: node B did not exit 0 on SIGTERM" >&2; exit 1; }
+if ! in_hub python3 tests/fleet/check.py down "${nodes[@]}"; then show_logs; exit 1; fi
+echo "fleet-check: ok (three namespaced nodes, one Prometheus, rules and dashboard)"
