@@ -73,6 +73,7 @@ $global:__nvqClapCompleter = {
             [CompletionResult]::new('nvlink', 'nvlink', [CompletionResultType]::ParameterValue, 'Show each GPU''s NVLinks: speed and state, capabilities, error counters, far ends, traffic')
             [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'nvq: serve the GPUs'' metrics over HTTP for Prometheus (an exporter)')
             [CompletionResult]::new('mig', 'mig', [CompletionResultType]::ParameterValue, 'List MIG''s GPU and compute instances and their profiles (read-only)')
+            [CompletionResult]::new('top', 'top', [CompletionResultType]::ParameterValue, 'nvq: an interactive view of the GPUs and their processes, with history curves')
             [CompletionResult]::new('dmon', 'dmon', [CompletionResultType]::ParameterValue, 'Scrolling per-GPU monitor: one line per GPU per sample')
             [CompletionResult]::new('pmon', 'pmon', [CompletionResultType]::ParameterValue, 'Scrolling per-process monitor: one line per process per GPU per sample')
             break
@@ -245,6 +246,19 @@ $global:__nvqClapCompleter = {
             [CompletionResult]::new('--list-compute-instance-profiles', '--list-compute-instance-profiles', [CompletionResultType]::ParameterName, 'List the compute instance profiles of each GPU instance; * marks the one filling it (also spelled -lcip)')
             [CompletionResult]::new('--list-gpu-instance-possible-placements', '--list-gpu-instance-possible-placements', [CompletionResultType]::ParameterName, 'List where each GPU instance profile''s instances may sit: {first slices}:size (also spelled -lgipp)')
             [CompletionResult]::new('--list-compute-instance-possible-placements', '--list-compute-instance-possible-placements', [CompletionResultType]::ParameterName, 'List where each compute instance profile''s instances may sit in each GPU instance (also spelled -lcipp)')
+            [CompletionResult]::new('--simulate', '--simulate', [CompletionResultType]::ParameterName, 'nvq: load the NVML simulator installed next to nvq (no GPU needed)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'nvq;top' {
+            [CompletionResult]::new('-i', '-i', [CompletionResultType]::ParameterName, 'GPUs to show: index, UUID or PCI bus id; comma list allowed')
+            [CompletionResult]::new('--id', '--id', [CompletionResultType]::ParameterName, 'GPUs to show: index, UUID or PCI bus id; comma list allowed')
+            [CompletionResult]::new('-d', '-d', [CompletionResultType]::ParameterName, 'Seconds between samples, 0.1 to 10 (default 1; 500ms is also accepted)')
+            [CompletionResult]::new('--interval', '--interval', [CompletionResultType]::ParameterName, 'Seconds between samples, 0.1 to 10 (default 1; 500ms is also accepted)')
+            [CompletionResult]::new('--leak-after', '--leak-after', [CompletionResultType]::ParameterName, 'Mark a process whose memory has been rising steadily this long, in seconds (default 300)')
+            [CompletionResult]::new('--nvml-lib', '--nvml-lib', [CompletionResultType]::ParameterName, 'nvq: load this NVML library instead of libnvidia-ml.so.1')
+            [CompletionResult]::new('--once', '--once', [CompletionResultType]::ParameterName, 'Print one frame as plain text and exit (for bug reports and scripts)')
             [CompletionResult]::new('--simulate', '--simulate', [CompletionResultType]::ParameterName, 'nvq: load the NVML simulator installed next to nvq (no GPU needed)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')

@@ -471,6 +471,7 @@ complete -c nvq -n "__fish_nvq_needs_command" -f -a "topo" -d 'Show where the GP
 complete -c nvq -n "__fish_nvq_needs_command" -f -a "nvlink" -d 'Show each GPU\'s NVLinks: speed and state, capabilities, error counters, far ends, traffic'
 complete -c nvq -n "__fish_nvq_needs_command" -f -a "serve" -d 'nvq: serve the GPUs\' metrics over HTTP for Prometheus (an exporter)'
 complete -c nvq -n "__fish_nvq_needs_command" -f -a "mig" -d 'List MIG\'s GPU and compute instances and their profiles (read-only)'
+complete -c nvq -n "__fish_nvq_needs_command" -f -a "top" -d 'nvq: an interactive view of the GPUs and their processes, with history curves'
 complete -c nvq -n "__fish_nvq_needs_command" -f -a "dmon" -d 'Scrolling per-GPU monitor: one line per GPU per sample'
 complete -c nvq -n "__fish_nvq_needs_command" -f -a "pmon" -d 'Scrolling per-process monitor: one line per process per GPU per sample'
 complete -c nvq -n "__fish_nvq_using_subcommand mem" -s i -l id -d 'GPUs: index, UUID, PCI bus id or serial; comma list allowed' -r
@@ -588,6 +589,13 @@ complete -c nvq -n "__fish_nvq_using_subcommand mig" -l list-gpu-instance-possib
 complete -c nvq -n "__fish_nvq_using_subcommand mig" -l list-compute-instance-possible-placements -d 'List where each compute instance profile\'s instances may sit in each GPU instance (also spelled -lcipp)'
 complete -c nvq -n "__fish_nvq_using_subcommand mig" -l simulate -d 'nvq: load the NVML simulator installed next to nvq (no GPU needed)'
 complete -c nvq -n "__fish_nvq_using_subcommand mig" -s h -l help -d 'Print help'
+complete -c nvq -n "__fish_nvq_using_subcommand top" -s i -l id -d 'GPUs to show: index, UUID or PCI bus id; comma list allowed' -r
+complete -c nvq -n "__fish_nvq_using_subcommand top" -s d -l interval -d 'Seconds between samples, 0.1 to 10 (default 1; 500ms is also accepted)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand top" -l leak-after -d 'Mark a process whose memory has been rising steadily this long, in seconds (default 300)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand top" -l nvml-lib -d 'nvq: load this NVML library instead of libnvidia-ml.so.1' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand top" -l once -d 'Print one frame as plain text and exit (for bug reports and scripts)'
+complete -c nvq -n "__fish_nvq_using_subcommand top" -l simulate -d 'nvq: load the NVML simulator installed next to nvq (no GPU needed)'
+complete -c nvq -n "__fish_nvq_using_subcommand top" -s h -l help -d 'Print help'
 complete -c nvq -n "__fish_nvq_using_subcommand dmon" -s i -l id -d 'GPUs to watch: index, UUID or PCI bus id; comma list allowed' -r
 complete -c nvq -n "__fish_nvq_using_subcommand dmon" -s d -l delay -d 'Seconds between samples (default 1)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand dmon" -s l -l loop -d 'nvq: seconds between samples, as the queries spell it (same as -d)' -r

@@ -28,9 +28,10 @@ ALLOWED = {
     "schedule": {"model", "error", "render", "output"},
     "script": {"model", "error", "source", "render"},
     "serve": {"model", "error", "nvml", "source", "render", "schedule"},
+    "tui": {"model", "error", "render"},
     "cli": {"model", "error", "nvml", "source", "render", "script"},
     "app": {
-        "model", "error", "nvml", "source", "render", "output", "schedule", "script", "cli", "serve",
+        "model", "error", "nvml", "source", "render", "output", "schedule", "script", "cli", "serve", "tui",
     },
     "lib": None,  # the crate root declares the modules
     "main": None,

@@ -35,7 +35,12 @@ fail() {
     exit 1
 }
 
-if ! "$py" -c 'import venv, ensurepip' 2>/dev/null; then
+# A venv with pip in it (Debian's python3 needs python3-venv for that).
+probe=$(mktemp -d)
+venv_ok=1
+"$py" -m venv "$probe/venv" >/dev/null 2>&1 || venv_ok=0
+rm -rf "$probe"
+if [ "$venv_ok" = 0 ]; then
     why="$py with its venv module (Debian: apt-get install python3-venv)"
     [ "${NVQ_WHEEL_CHECK:-}" = required ] && fail "missing: $why"
     echo "wheel-check: skipped (missing: $why)"

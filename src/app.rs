@@ -5,6 +5,7 @@ mod nvlink;
 pub mod plan;
 mod pods;
 pub mod serve;
+mod top;
 mod topo;
 
 use crate::cli::{self, Args};
@@ -127,6 +128,7 @@ pub fn run_as(args: &Args, personality: Personality) -> Result<(), NvqError> {
             cli::Command::Nvlink(n) => nvlink::run(&common, n),
             cli::Command::Mig(m) => mig::run(&common, m),
             cli::Command::Serve(s) => serve::run(&common, s),
+            cli::Command::Top(t) => top::run(t, &common),
             cli::Command::Mem(_) | cli::Command::Ps(_) | cli::Command::Busy(_) => {
                 short::run(command, &common)
             }

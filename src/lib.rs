@@ -23,6 +23,7 @@ pub mod schedule;
 pub mod script;
 pub mod serve;
 pub mod source;
+pub mod tui;
 
 pub use error::{ExitCode, NvqError};
 

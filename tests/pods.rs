@@ -484,9 +484,10 @@ fn a_kubelet_that_hangs_babbles_or_vanishes_never_delays_a_scrape_nor_removes_la
         let end = Instant::now() + Duration::from_secs(3);
         while Instant::now() < end {
             let (body, took) = nvq.scrape();
-            // The scrape never waits for the kubelet (its calls time out
-            // after 2 s; the scrape asked for an answer within 1 s).
-            assert!(took < Duration::from_secs(1), "a scrape took {took:?}");
+            // The scrape never waits for the kubelet: its calls time out
+            // after 2 s, the scrape asked for an answer within 1 s (the
+            // half second more is room for a loaded machine).
+            assert!(took < Duration::from_millis(1500), "a scrape took {took:?}");
             sample_with(&body, "nvq_memory_used_bytes", &held);
             assert_eq!(samples(&body, "nvq_memory_used_bytes").len(), 2, "{body}");
         }

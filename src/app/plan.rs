@@ -112,7 +112,11 @@ impl<'a> Common<'a> {
         let name = command_name(command);
         let nvq_only = matches!(
             command,
-            Command::Mem(_) | Command::Ps(_) | Command::Busy(_) | Command::Wait(_)
+            Command::Mem(_)
+                | Command::Ps(_)
+                | Command::Busy(_)
+                | Command::Wait(_)
+                | Command::Top(_)
         );
         if nvq_only && personality == Personality::NvidiaSmi {
             // nvq's own short commands are no words of nvidia-smi's.
@@ -287,6 +291,7 @@ pub fn command_name(command: &Command) -> &'static str {
         Command::Nvlink(_) => "nvlink",
         Command::Mig(_) => "mig",
         Command::Serve(_) => "serve",
+        Command::Top(_) => "top",
         Command::Mem(_) => "mem",
         Command::Ps(_) => "ps",
         Command::Busy(_) => "busy",
@@ -329,6 +334,12 @@ fn own(command: &Command) -> Result<Own<'_>, NvqError> {
         Command::Serve(s) => Own {
             takes: &[Id],
             id: s.id.as_deref(),
+            ..Own::default()
+        },
+        Command::Top(t) => Own {
+            takes: &[Id, Interval],
+            id: t.id.as_deref(),
+            interval: super::top::own_interval(t)?,
             ..Own::default()
         },
         Command::Mem(s) | Command::Ps(s) | Command::Busy(s) => short_own(s)?,

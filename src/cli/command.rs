@@ -27,4 +27,6 @@ pub enum Command {
     Serve(super::serve::ServeArgs),
     /// List MIG's GPU and compute instances and their profiles (read-only).
     Mig(super::mig::MigArgs),
+    /// nvq: an interactive view of the GPUs and their processes, with history curves.
+    Top(super::top::TopArgs),
 }

@@ -11,6 +11,7 @@ pub mod nvlink;
 pub mod pmon;
 pub mod serve;
 pub mod short;
+pub mod top;
 pub mod topo;
 
 pub use command::Command;

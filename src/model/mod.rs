@@ -8,6 +8,7 @@
 mod code;
 mod field;
 pub mod gpm;
+pub mod history;
 pub mod listing;
 pub mod mig;
 pub mod nvlink;
@@ -16,7 +17,9 @@ pub mod report;
 mod row;
 pub mod smi_table;
 pub mod suggest;
+pub mod top;
 pub mod topo;
+pub mod trend;
 mod value;
 
 pub use code::NvmlCode;

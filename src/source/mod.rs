@@ -25,6 +25,7 @@ pub mod report;
 pub mod smi_table;
 pub mod target;
 pub mod time;
+pub mod top;
 pub mod topo;
 pub mod xid;
 

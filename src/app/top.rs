@@ -1,0 +1,551 @@
+//! `nvq top`: the interactive view.
+//!
+//! Three threads besides the GPU lanes:
+//! - the **collector** reads every selected GPU once per refresh interval
+//!   through `schedule::deadline::PerGpu` (a hung GPU is late in its sample
+//!   and the others still answer), and sends each sample to the UI;
+//! - the **input** thread waits for keys and resizes;
+//! - the **signal** thread waits for SIGINT, SIGTERM or SIGHUP.
+//!
+//! The UI thread (this one) owns the history and the screen. It sleeps
+//! until one of them sends something and draws only then, so an idle
+//! screen costs nothing; ratatui writes only the cells that changed.
+
+use super::plan::Common;
+use crate::cli::top::TopArgs;
+use crate::error::NvqError;
+use crate::model::history::{History, Point, SeriesKey};
+use crate::model::top::{GpuSnap, Health, ProcSnap, TopSample};
+use crate::model::trend::{trend, TrendConfig};
+use crate::model::NvmlCode;
+use crate::nvml::Session;
+use crate::schedule::deadline::{self, PerGpu};
+use crate::schedule::signals::{StopSignals, Wake};
+use crate::source::top::TopReader;
+use crate::tui::columns::Leak;
+use crate::tui::state::{Action, Ui, MAX_INTERVAL_MS, MIN_INTERVAL_MS};
+use crate::tui::term::{self, Input};
+use crate::tui::view::{self, Screen, MEM_FIELD, PROC_MEM_FIELD, UTIL_FIELD};
+use std::collections::HashMap;
+use std::io::IsTerminal;
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+/// Points kept per series: ten minutes at the fastest refresh (100 ms),
+/// 100 minutes at the default one.
+pub const HISTORY_CAP: usize = 6000;
+
+/// How often the leak marks are worked out again.
+const TREND_EVERY: Duration = Duration::from_secs(1);
+
+/// The curves are drawn again when time has moved by this fraction of
+/// their span (no curve is wider than this many columns), even if no value
+/// changed.
+const CURVE_SLOTS: f64 = 400.0;
+
+/// A series not updated for this long (a process that exited) is dropped.
+const FORGET_AFTER_S: f64 = 3600.0;
+
+/// `top`'s checked options.
+struct Plan {
+    interval_ms: u64,
+    once: bool,
+    trend: TrendConfig,
+}
+
+/// `top --interval` (or `-d`), checked: 0.1 s to 10 s.
+pub fn own_interval(a: &TopArgs) -> Result<Option<Duration>, NvqError> {
+    a.interval
+        .as_deref()
+        .map(|s| {
+            parse_seconds(s)
+                .map(|secs| Duration::from_millis((secs * 1000.0).round() as u64))
+                .ok_or_else(|| bad_interval(s))
+        })
+        .transpose()
+}
+
+fn bad_interval(s: &str) -> NvqError {
+    NvqError::Usage(format!(
+        "top: invalid interval \"{s}\" for --interval; give seconds from 0.1 to 10 (e.g. 0.5, 2, 500ms)."
+    ))
+}
+
+fn plan(a: &TopArgs, interval: Option<Duration>) -> Result<Plan, NvqError> {
+    let interval_ms = match interval {
+        None => 1000,
+        Some(d) => {
+            let ms = u64::try_from(d.as_millis()).unwrap_or(u64::MAX);
+            if !(MIN_INTERVAL_MS..=MAX_INTERVAL_MS).contains(&ms) {
+                return Err(bad_interval(
+                    a.interval
+                        .as_deref()
+                        .unwrap_or(&format!("{}", d.as_secs_f64())),
+                ));
+            }
+            ms
+        }
+    };
+    let mut trend = TrendConfig::default();
+    if let Some(s) = a.leak_after.as_deref() {
+        let secs = parse_seconds(s).filter(|v| *v >= 1.0 && *v <= 86400.0).ok_or_else(|| {
+            NvqError::Usage(format!(
+                "top: invalid duration \"{s}\" for --leak-after; give seconds from 1 to 86400 (e.g. 300, 90s)."
+            ))
+        })?;
+        trend.min_duration_s = secs;
+        trend.window_s = secs * 2.0;
+    }
+    Ok(Plan {
+        interval_ms,
+        once: a.once,
+        trend,
+    })
+}
+
+/// `1`, `0.5`, `2s`, `500ms`: seconds.
+fn parse_seconds(s: &str) -> Option<f64> {
+    let s = s.trim();
+    let (num, scale) = if let Some(n) = s.strip_suffix("ms") {
+        (n, 0.001)
+    } else if let Some(n) = s.strip_suffix('s') {
+        (n, 1.0)
+    } else {
+        (s, 1.0)
+    };
+    let v: f64 = num.trim().parse().ok()?;
+    (v.is_finite() && v >= 0.0).then_some(v * scale)
+}
+
+pub fn run(a: &TopArgs, common: &Common<'_>) -> Result<(), NvqError> {
+    let plan = plan(a, common.interval)?;
+    if !plan.once && !(std::io::stdout().is_terminal() && std::io::stdin().is_terminal()) {
+        return Err(NvqError::Usage(
+            "top: needs a terminal; for one frame as text use `nvq top --once`.".into(),
+        ));
+    }
+    let session = Arc::new(common.session()?);
+    let devices = common.gpus(&session)?;
+    let title = format!(
+        "nvq top · driver {}",
+        session.driver_version().unwrap_or("?")
+    );
+    let mut collector = Collector::start(&session, &devices)?;
+    if plan.once {
+        return once(&plan, &mut collector, &title);
+    }
+    interactive(plan, collector, title)
+}
+
+fn now_s() -> f64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64())
+}
+
+/// The GPU readers and what late GPUs are shown with.
+struct Collector {
+    workers: PerGpu<(GpuSnap, Vec<ProcSnap>)>,
+    devices: Vec<u32>,
+    /// Each GPU's UUID and name, as last read (a late GPU keeps its name).
+    known: Vec<(String, String)>,
+}
+
+impl Collector {
+    fn start(session: &Arc<Session>, devices: &[u32]) -> Result<Self, NvqError> {
+        let count = session.device_count().unwrap_or(0);
+        let jobs: Vec<_> = devices
+            .iter()
+            .map(|&gpu| {
+                let sess = Arc::clone(session);
+                // Looked up on the first run, on a lane, under a deadline.
+                let mut state: Option<(Vec<crate::source::Target>, TopReader)> = None;
+                move || {
+                    let (targets, reader) = state.get_or_insert_with(|| {
+                        (crate::source::targets(&sess, &[gpu]), TopReader::new())
+                    });
+                    match targets.first() {
+                        Some(t) => reader.read(&sess, t, count),
+                        None => (
+                            GpuSnap::unknown(
+                                gpu,
+                                String::new(),
+                                String::new(),
+                                Health::Lost(NvmlCode::UNKNOWN),
+                            ),
+                            Vec::new(),
+                        ),
+                    }
+                }
+            })
+            .collect();
+        let workers = PerGpu::start(jobs)
+            .map_err(|e| NvqError::Usage(format!("cannot start the GPU readers: {e}")))?;
+        Ok(Collector {
+            workers,
+            devices: devices.to_vec(),
+            known: devices
+                .iter()
+                .map(|_| (String::new(), String::new()))
+                .collect(),
+        })
+    }
+
+    /// One sample, every GPU answered or late by `deadline`.
+    fn sample(&mut self, deadline: Instant) -> TopSample {
+        let t = now_s();
+        let (devices, known) = (&self.devices, &self.known);
+        let parts = self.workers.sample(deadline, |i| {
+            let (uuid, name) = known.get(i).cloned().unwrap_or_default();
+            let index = devices.get(i).copied().unwrap_or(0);
+            (
+                GpuSnap::unknown(index, uuid, name, Health::Late),
+                Vec::new(),
+            )
+        });
+        let mut sample = TopSample {
+            t,
+            gpus: Vec::with_capacity(parts.len()),
+            procs: Vec::new(),
+        };
+        for (i, (mut gpu, mut procs)) in parts.into_iter().enumerate() {
+            if let Some(k) = self.known.get_mut(i) {
+                // A lost GPU no longer says who it is: it keeps its name.
+                if gpu.uuid.is_empty() {
+                    gpu.uuid.clone_from(&k.0);
+                }
+                if gpu.name.is_empty() {
+                    gpu.name.clone_from(&k.1);
+                }
+                *k = (gpu.uuid.clone(), gpu.name.clone());
+            }
+            sample.gpus.push(gpu);
+            sample.procs.append(&mut procs);
+        }
+        sample
+    }
+}
+
+/// `--once`: one frame, as plain text, the size of the terminal (80×24
+/// when there is none).
+fn once(plan: &Plan, collector: &mut Collector, title: &str) -> Result<(), NvqError> {
+    let limit = deadline::limit_for(Duration::from_millis(plan.interval_ms));
+    let sample = collector.sample(Instant::now() + limit);
+    let mut history = History::new(HISTORY_CAP);
+    record(&mut history, &sample);
+    let (w, h) = ratatui::crossterm::terminal::size().unwrap_or((80, 24));
+    let ui = Ui::new(plan.interval_ms, false);
+    let (leaks, full) = (HashMap::new(), HashMap::new());
+    let screen = Screen {
+        sample: &sample,
+        history: &history,
+        leaks: &leaks,
+        gpu_full_s: &full,
+        ui: &ui,
+        title,
+    };
+    let area = ratatui::layout::Rect::new(0, 0, w.max(40), h.max(12));
+    let mut buf = ratatui::buffer::Buffer::empty(area);
+    view::render(&screen, area, &mut buf);
+    crate::output::Sink::stdout().write(crate::tui::buffer_text(&buf).as_bytes())
+}
+
+/// Add a sample's values to the history.
+fn record(history: &mut History, s: &TopSample) {
+    for g in s.gpus.iter().filter(|g| g.health == Health::Fresh) {
+        let key = SeriesKey::Gpu {
+            uuid: g.uuid.clone(),
+        };
+        if let Some(v) = g.mem_used {
+            history.push(
+                &key,
+                MEM_FIELD,
+                Point {
+                    t: s.t,
+                    v: v as f64,
+                },
+            );
+        }
+        if let Some(v) = g.util_gpu {
+            history.push(&key, UTIL_FIELD, Point { t: s.t, v });
+        }
+    }
+    for p in &s.procs {
+        if let Some(v) = p.gpu_mem {
+            history.push(
+                &proc_key(p),
+                PROC_MEM_FIELD,
+                Point {
+                    t: s.t,
+                    v: v as f64,
+                },
+            );
+        }
+    }
+    history.forget_older_than(s.t - FORGET_AFTER_S);
+}
+
+fn proc_key(p: &ProcSnap) -> SeriesKey {
+    SeriesKey::Process {
+        gpu_uuid: p.gpu_uuid.clone(),
+        pid: p.pid,
+        start: p.start,
+    }
+}
+
+/// The processes whose memory rises steadily, and the GPUs whose memory
+/// does, with their time to full.
+fn leaks(
+    history: &History,
+    s: &TopSample,
+    cfg: &TrendConfig,
+) -> (HashMap<(u32, u32), Leak>, HashMap<u32, f64>) {
+    let mut procs = HashMap::new();
+    let mut gpus = HashMap::new();
+    let free: HashMap<u32, f64> = s
+        .gpus
+        .iter()
+        .filter_map(|g| Some((g.index, g.mem_total? as f64 - g.mem_used? as f64)))
+        .collect();
+    for g in &s.gpus {
+        let key = SeriesKey::Gpu {
+            uuid: g.uuid.clone(),
+        };
+        let cap = g.mem_total.map(|t| t as f64);
+        if let Some(t) = history
+            .series(&key, MEM_FIELD)
+            .and_then(|x| trend(x, cap, cfg))
+        {
+            if let (true, Some(full)) = (t.rising, t.time_to_full_s) {
+                gpus.insert(g.index, full);
+            }
+        }
+    }
+    for p in &s.procs {
+        let Some(t) = history
+            .series(&proc_key(p), PROC_MEM_FIELD)
+            .and_then(|x| trend(x, None, cfg))
+        else {
+            continue;
+        };
+        if t.rising && t.slope_per_s > 0.0 {
+            let gpu_full_s = free.get(&p.gpu).map(|f| f.max(0.0) / t.slope_per_s);
+            procs.insert(
+                (p.gpu, p.pid),
+                Leak {
+                    rate: t.slope_per_s,
+                    gpu_full_s,
+                },
+            );
+        }
+    }
+    (procs, gpus)
+}
+
+/// What reaches the UI thread.
+enum Msg {
+    Sample(TopSample),
+    Input(Input),
+    Stop,
+}
+
+/// What the UI tells the collector.
+enum Ctl {
+    Interval(u64),
+    Pause(bool),
+}
+
+fn interactive(plan: Plan, mut collector: Collector, title: String) -> Result<(), NvqError> {
+    let (tx, rx) = mpsc::channel::<Msg>();
+    let (ctl_tx, ctl_rx) = mpsc::channel::<Ctl>();
+    let signals = StopSignals::install();
+    let colour = crate::output::terminal::stdout_colour(false);
+    term::install_panic_hook();
+    let mut terminal = term::Terminal::enter().map_err(|e| {
+        NvqError::Usage(format!(
+            "top: cannot use this terminal ({e}); try `nvq top --once`."
+        ))
+    })?;
+    let spawn = |name: &str, f: Box<dyn FnOnce() + Send>| {
+        std::thread::Builder::new()
+            .name(name.to_string())
+            .spawn(f)
+            .map(|_| ())
+            .map_err(|e| NvqError::Usage(format!("top: cannot start a thread: {e}")))
+    };
+    {
+        let tx = tx.clone();
+        spawn(
+            "nvq-top-input",
+            Box::new(move || loop {
+                let input = term::next_input();
+                let closed = matches!(input, Input::Closed);
+                if tx.send(Msg::Input(input)).is_err() || closed {
+                    break;
+                }
+            }),
+        )?;
+    }
+    {
+        let tx = tx.clone();
+        spawn(
+            "nvq-top-signals",
+            Box::new(move || {
+                let far = Instant::now() + Duration::from_secs(86400 * 365);
+                loop {
+                    if let Wake::Signal = signals.sleep_until(far, None) {
+                        let _ = tx.send(Msg::Stop);
+                        break;
+                    }
+                }
+            }),
+        )?;
+    }
+    {
+        let tx = tx.clone();
+        let interval_ms = plan.interval_ms;
+        spawn(
+            "nvq-top-collector",
+            Box::new(move || collect_loop(&mut collector, interval_ms, &ctl_rx, &tx)),
+        )?;
+    }
+    drop(tx);
+    let result = ui_loop(&plan, &mut terminal, &rx, &ctl_tx, colour, &title);
+    drop(terminal);
+    result
+}
+
+/// Sample every interval until the UI goes away; pause stops sampling.
+fn collect_loop(c: &mut Collector, mut interval_ms: u64, ctl: &Receiver<Ctl>, tx: &Sender<Msg>) {
+    let mut paused = false;
+    let mut next = Instant::now();
+    loop {
+        if !paused {
+            let interval = Duration::from_millis(interval_ms);
+            let tick = Instant::now().max(next);
+            let sample = c.sample(tick + deadline::limit_for(interval));
+            if tx.send(Msg::Sample(sample)).is_err() {
+                return;
+            }
+            next = tick + interval;
+            // A hung GPU can push a sample past its tick: skip missed ticks.
+            while next < Instant::now() {
+                next += interval;
+            }
+        }
+        let wait = if paused {
+            Duration::from_secs(3600)
+        } else {
+            next.saturating_duration_since(Instant::now())
+        };
+        match ctl.recv_timeout(wait) {
+            Ok(Ctl::Interval(ms)) => {
+                interval_ms = ms;
+                next = Instant::now();
+            }
+            Ok(Ctl::Pause(p)) => {
+                paused = p;
+                next = Instant::now();
+            }
+            Err(RecvTimeoutError::Timeout) => {}
+            Err(RecvTimeoutError::Disconnected) => return,
+        }
+    }
+}
+
+fn ui_loop(
+    plan: &Plan,
+    terminal: &mut term::Terminal,
+    rx: &Receiver<Msg>,
+    ctl: &Sender<Ctl>,
+    colour: bool,
+    title: &str,
+) -> Result<(), NvqError> {
+    let mut ui = Ui::new(plan.interval_ms, colour);
+    let mut history = History::new(HISTORY_CAP);
+    let mut sample = TopSample::default();
+    let mut leak_map = HashMap::new();
+    let mut full_map = HashMap::new();
+    let mut last_trend: Option<Instant> = None;
+    let draw_err = |e: std::io::Error| NvqError::Usage(format!("top: cannot draw: {e}"));
+    loop {
+        let Ok(msg) = rx.recv() else {
+            return Ok(());
+        };
+        let mut dirty = false;
+        match msg {
+            Msg::Sample(s) => {
+                if !ui.paused {
+                    record(&mut history, &s);
+                    // Redraw only what would look different: other values,
+                    // other marks, or curves that moved by a column.
+                    let slot = |t: f64| (t / (ui.zoom_s() as f64 / CURVE_SLOTS)).floor();
+                    dirty = s.gpus != sample.gpus
+                        || s.procs != sample.procs
+                        || slot(s.t) != slot(sample.t);
+                    if last_trend.map_or(true, |t| t.elapsed() >= TREND_EVERY) {
+                        let (l, f) = leaks(&history, &s, &plan.trend);
+                        dirty |= l != leak_map || f != full_map;
+                        (leak_map, full_map) = (l, f);
+                        last_trend = Some(Instant::now());
+                    }
+                    sample = s;
+                    ui.selected = ui.selected.min(sample.gpus.len().saturating_sub(1));
+                }
+            }
+            Msg::Input(Input::Key(k)) => match ui.key(k, sample.gpus.len()) {
+                Action::Quit => return Ok(()),
+                Action::Collector => {
+                    let _ = ctl.send(Ctl::Interval(ui.interval_ms));
+                    let _ = ctl.send(Ctl::Pause(ui.paused));
+                    dirty = true;
+                }
+                Action::Redraw => dirty = true,
+                Action::None => {}
+            },
+            Msg::Input(Input::Resize) => {
+                terminal.tui.autoresize().map_err(draw_err)?;
+                dirty = true;
+            }
+            Msg::Input(Input::Closed) | Msg::Stop => return Ok(()),
+        }
+        if dirty {
+            let screen = Screen {
+                sample: &sample,
+                history: &history,
+                leaks: &leak_map,
+                gpu_full_s: &full_map,
+                ui: &ui,
+                title,
+            };
+            terminal
+                .tui
+                .draw(|f| view::draw(f, &screen))
+                .map_err(draw_err)?;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn intervals_and_durations() {
+        assert_eq!(parse_seconds("0.5"), Some(0.5));
+        assert_eq!(parse_seconds("500ms"), Some(0.5));
+        assert_eq!(parse_seconds("2s"), Some(2.0));
+        assert_eq!(parse_seconds("-1"), None);
+        assert_eq!(parse_seconds("nan"), None);
+        let bad = |s: &str| {
+            let a = TopArgs {
+                interval: Some(s.into()),
+                ..TopArgs::default()
+            };
+            own_interval(&a).and_then(|i| plan(&a, i)).is_err()
+        };
+        assert!(bad("0.05") && bad("11") && bad("x"));
+        assert!(!bad("0.1") && !bad("10"));
+    }
+}

@@ -1,0 +1,283 @@
+//! The sampled values of a run, kept in memory: one bounded ring of points
+//! per series (a GPU or one process on one GPU) and field.
+//!
+//! Leaf data: no I/O, no clock. The loops push what they sampled; the trend
+//! (`model::trend`), `--summary`, the scripting language's `rate()` and
+//! `time_to_full()`, `nvq top` and `nvq plot` read it. Memory is bounded:
+//! each series keeps its last `cap` points, and [`History::forget_older_than`]
+//! drops the series of processes that went away.
+
+use std::collections::{BTreeMap, VecDeque};
+
+/// Which series: a GPU (by UUID, stable whatever -i says) or one process on one GPU.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum SeriesKey {
+    Gpu {
+        uuid: String,
+    },
+    /// `start`: the process's start time (field 22 of /proc/<pid>/stat, clock ticks since boot; 0 when unknown),
+    /// so a reused PID is a new process.
+    Process {
+        gpu_uuid: String,
+        pid: u32,
+        start: u64,
+    },
+}
+
+impl SeriesKey {
+    /// The UUID of the GPU the series belongs to.
+    pub fn gpu_uuid(&self) -> &str {
+        match self {
+            SeriesKey::Gpu { uuid } => uuid,
+            SeriesKey::Process { gpu_uuid, .. } => gpu_uuid,
+        }
+    }
+}
+
+/// One sampled value: `t` in seconds since the UNIX epoch, `v` in the field's base unit (bytes for memory, percent
+/// for utilization, W, °C, ...).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Point {
+    pub t: f64,
+    pub v: f64,
+}
+
+/// A bounded ring of the last `cap` points of one series (oldest dropped first).
+#[derive(Clone, Debug)]
+pub struct Series {
+    points: VecDeque<Point>,
+    cap: usize,
+}
+
+impl Series {
+    /// An empty series that keeps at most `cap` points (at least one).
+    pub fn with_cap(cap: usize) -> Self {
+        let cap = cap.max(1);
+        Series {
+            // Grown as points come, so a short run or a series that stops early costs little.
+            points: VecDeque::with_capacity(cap.min(64)),
+            cap,
+        }
+    }
+
+    /// Append a point, dropping the oldest when full. A point that is not a
+    /// number is ignored: a series only holds values.
+    pub fn push(&mut self, p: Point) {
+        if !p.t.is_finite() || !p.v.is_finite() {
+            return;
+        }
+        if self.points.len() == self.cap {
+            self.points.pop_front();
+        }
+        self.points.push_back(p);
+    }
+
+    /// The points, oldest first (`.rev()` for newest first).
+    pub fn points(&self) -> impl DoubleEndedIterator<Item = Point> + ExactSizeIterator + '_ {
+        self.points.iter().copied()
+    }
+
+    /// The newest point.
+    pub fn last(&self) -> Option<Point> {
+        self.points.back().copied()
+    }
+
+    /// The oldest point kept.
+    pub fn first(&self) -> Option<Point> {
+        self.points.front().copied()
+    }
+
+    pub fn len(&self) -> usize {
+        self.points.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.points.is_empty()
+    }
+
+    /// The most points the series keeps.
+    pub fn cap(&self) -> usize {
+        self.cap
+    }
+
+    /// The point at `i` (0: oldest).
+    pub fn get(&self, i: usize) -> Option<Point> {
+        self.points.get(i).copied()
+    }
+}
+
+/// Every series of a run, keyed by (series, field name). `field` is the `--query-gpu` / list-mode field name as the
+/// registry spells it ("memory.used", "utilization.gpu", "used_gpu_memory"): a `&'static str` taken from the
+/// field table, so it costs no allocation per sample.
+#[derive(Clone, Debug)]
+pub struct History {
+    cap: usize,
+    /// Per series, its fields (a handful: a linear search beats hashing).
+    series: BTreeMap<SeriesKey, Vec<(&'static str, Series)>>,
+}
+
+impl History {
+    pub const DEFAULT_CAP: usize = 3600;
+
+    pub fn new(cap_per_series: usize) -> Self {
+        History {
+            cap: cap_per_series.max(1),
+            series: BTreeMap::new(),
+        }
+    }
+
+    /// The most points each series keeps.
+    pub fn cap(&self) -> usize {
+        self.cap
+    }
+
+    pub fn push(&mut self, key: &SeriesKey, field: &'static str, p: Point) {
+        // Look up by reference first: only a new series clones its key.
+        let fields = match self.series.get_mut(key) {
+            Some(f) => f,
+            None => self.series.entry(key.clone()).or_default(),
+        };
+        let cap = self.cap;
+        match fields.iter_mut().find(|(f, _)| same_name(f, field)) {
+            Some((_, s)) => s.push(p),
+            None => {
+                let mut s = Series::with_cap(cap);
+                s.push(p);
+                fields.push((field, s));
+            }
+        }
+    }
+
+    pub fn series(&self, key: &SeriesKey, field: &str) -> Option<&Series> {
+        self.series
+            .get(key)?
+            .iter()
+            .find(|(f, _)| same_name(f, field))
+            .map(|(_, s)| s)
+    }
+
+    /// Every (series, field) pair, series in key order (GPUs before processes), fields in the order they came.
+    pub fn keys(&self) -> impl Iterator<Item = (&SeriesKey, &'static str)> + '_ {
+        self.series
+            .iter()
+            .flat_map(|(k, fields)| fields.iter().map(move |(f, _)| (k, *f)))
+    }
+
+    /// The number of series (keys), whatever their fields.
+    pub fn series_count(&self) -> usize {
+        self.series.len()
+    }
+
+    /// Forget series whose newest point is older than `t` (processes that exited), so memory stays bounded.
+    pub fn forget_older_than(&mut self, t: f64) {
+        self.series.retain(|_, fields| {
+            fields.retain(|(_, s)| s.last().is_some_and(|p| p.t >= t));
+            !fields.is_empty()
+        });
+    }
+}
+
+impl Default for History {
+    fn default() -> Self {
+        History::new(History::DEFAULT_CAP)
+    }
+}
+
+fn same_name(a: &str, b: &str) -> bool {
+    std::ptr::eq(a, b) || a == b
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn gpu(u: &str) -> SeriesKey {
+        SeriesKey::Gpu {
+            uuid: u.to_string(),
+        }
+    }
+
+    #[test]
+    fn ring_keeps_the_newest_cap_points_oldest_first() {
+        let mut h = History::new(3);
+        for i in 0..5 {
+            h.push(
+                &gpu("GPU-a"),
+                "memory.used",
+                Point {
+                    t: f64::from(i),
+                    v: f64::from(i * 10),
+                },
+            );
+        }
+        let s = h.series(&gpu("GPU-a"), "memory.used").unwrap();
+        assert_eq!(s.len(), 3);
+        let vs: Vec<f64> = s.points().map(|p| p.v).collect();
+        assert_eq!(vs, [20.0, 30.0, 40.0]);
+        assert_eq!(s.last(), Some(Point { t: 4.0, v: 40.0 }));
+    }
+
+    #[test]
+    fn fields_and_series_are_apart_and_a_reused_pid_is_a_new_process() {
+        let mut h = History::new(10);
+        let p1 = SeriesKey::Process {
+            gpu_uuid: "GPU-a".into(),
+            pid: 7,
+            start: 100,
+        };
+        let p2 = SeriesKey::Process {
+            gpu_uuid: "GPU-a".into(),
+            pid: 7,
+            start: 900,
+        };
+        h.push(&p1, "used_gpu_memory", Point { t: 1.0, v: 1.0 });
+        h.push(&p2, "used_gpu_memory", Point { t: 2.0, v: 2.0 });
+        h.push(&gpu("GPU-a"), "memory.used", Point { t: 1.0, v: 5.0 });
+        h.push(&gpu("GPU-a"), "utilization.gpu", Point { t: 1.0, v: 50.0 });
+        assert_eq!(
+            h.series(&p1, "used_gpu_memory").unwrap().last().unwrap().v,
+            1.0
+        );
+        assert_eq!(
+            h.series(&p2, "used_gpu_memory").unwrap().last().unwrap().v,
+            2.0
+        );
+        assert!(h.series(&p1, "memory.used").is_none());
+        // A field name built at run time finds the same series.
+        let name = String::from("utilization.gpu");
+        assert_eq!(h.series(&gpu("GPU-a"), &name).unwrap().len(), 1);
+        let keys: Vec<_> = h.keys().collect();
+        assert_eq!(keys.len(), 4);
+        assert_eq!(keys[0], (&gpu("GPU-a"), "memory.used"));
+    }
+
+    #[test]
+    fn forgetting_drops_series_that_stopped() {
+        let mut h = History::new(10);
+        let gone = SeriesKey::Process {
+            gpu_uuid: "GPU-a".into(),
+            pid: 7,
+            start: 0,
+        };
+        h.push(&gone, "used_gpu_memory", Point { t: 1.0, v: 1.0 });
+        h.push(&gpu("GPU-a"), "memory.used", Point { t: 1.0, v: 1.0 });
+        h.push(&gpu("GPU-a"), "memory.used", Point { t: 10.0, v: 1.0 });
+        h.forget_older_than(5.0);
+        assert!(h.series(&gone, "used_gpu_memory").is_none());
+        assert_eq!(h.series_count(), 1);
+    }
+
+    #[test]
+    fn values_that_are_not_numbers_are_not_kept() {
+        let mut s = Series::with_cap(4);
+        s.push(Point {
+            t: 1.0,
+            v: f64::NAN,
+        });
+        s.push(Point {
+            t: f64::INFINITY,
+            v: 1.0,
+        });
+        assert!(s.is_empty());
+    }
+}

@@ -1,0 +1,380 @@
+//! Is a series rising steadily (a leak), how fast, and when will it reach a
+//! capacity (memory full)? Pure computation over a [`Series`].
+//!
+//! The method (`docs/trends.md` says it for users):
+//! 1. The **window** is the last `window_s` seconds of the series (less at
+//!    the start of a run). It is cut into [`SEGMENTS`] equal slices of time,
+//!    and each slice gives its **floor**: its lowest point. Floors ignore
+//!    what a caching allocator takes and gives back within a slice (the
+//!    teeth of a sawtooth) and keep what is never given back.
+//! 2. The **rate** is the Theil–Sen slope of the floors: the median of the
+//!    slopes between every pair of them. One odd slice cannot move it.
+//! 3. The series is **rising steadily** when all of these hold: the rate is
+//!    positive; the newest floor is at least `min_rise` above the oldest, and
+//!    at least half of what the rate predicts over the window (a sawtooth
+//!    whose teeth are longer than a slice rises within a tooth, then falls
+//!    back); each third of the window rises by at least a quarter of what the
+//!    rate predicts for it (a one-time jump followed by a plateau rises in one
+//!    third only); and the floors have been rising, slice after slice with at
+//!    most one flat slice in a row and no fall, for at least
+//!    `min_duration_s` (this run may reach back beyond the window).
+//! 4. The **time to full** is, when rising, the capacity minus the newest
+//!    value, divided by the rate.
+
+use super::history::{Point, Series};
+
+/// How many slices of time the window is cut into.
+pub const SEGMENTS: usize = 12;
+
+/// What "rising steadily" takes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TrendConfig {
+    /// The sliding window the rate is measured over, in seconds.
+    pub window_s: f64,
+    /// How long a series must have been rising to read as rising steadily, in seconds.
+    pub min_duration_s: f64,
+    /// The least rise over the window that counts, in the field's base unit (bytes for memory).
+    pub min_rise: f64,
+}
+
+impl TrendConfig {
+    /// Ten minutes.
+    pub const DEFAULT_WINDOW_S: f64 = 600.0;
+    /// Five minutes.
+    pub const DEFAULT_MIN_DURATION_S: f64 = 300.0;
+    /// 256 MiB.
+    pub const DEFAULT_MIN_RISE: f64 = 256.0 * 1024.0 * 1024.0;
+}
+
+impl Default for TrendConfig {
+    /// A ten-minute window, rising for five minutes, by at least 256 MiB.
+    fn default() -> Self {
+        TrendConfig {
+            window_s: Self::DEFAULT_WINDOW_S,
+            min_duration_s: Self::DEFAULT_MIN_DURATION_S,
+            min_rise: Self::DEFAULT_MIN_RISE,
+        }
+    }
+}
+
+/// What the trend of a series is.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Trend {
+    /// Robust slope over the window (base unit per second).
+    pub slope_per_s: f64,
+    /// "Rising steadily": a leak, not a sawtooth, a warm-up jump or a plateau.
+    pub rising: bool,
+    /// How long it has been rising steadily (0 when it is not).
+    pub rising_for_s: f64,
+    /// At the current rate, until `capacity` (None when not rising or no capacity).
+    pub time_to_full_s: Option<f64>,
+}
+
+/// The trend of `series`; None: too few points (fewer than three, or fewer than three slices with a point).
+pub fn trend(series: &Series, capacity: Option<f64>, cfg: &TrendConfig) -> Option<Trend> {
+    trend_with_line(series, capacity, cfg).map(|(t, _)| t)
+}
+
+/// [`trend`], and the straight line the rate was fitted as, for drawing: through the window's newest floor, from
+/// the time of its oldest floor to the newest point.
+pub fn trend_with_line(
+    series: &Series,
+    capacity: Option<f64>,
+    cfg: &TrendConfig,
+) -> Option<(Trend, (Point, Point))> {
+    let last = series.last()?;
+    if series.len() < 3 {
+        return None;
+    }
+    let window = if cfg.window_s.is_finite() && cfg.window_s > 0.0 {
+        cfg.window_s
+    } else {
+        TrendConfig::DEFAULT_WINDOW_S
+    };
+    let oldest_in_window = series
+        .points()
+        .rev()
+        .take_while(|p| last.t - p.t <= window)
+        .last()
+        .unwrap_or(last);
+    let span = last.t - oldest_in_window.t;
+    if span <= 0.0 {
+        return None;
+    }
+    let seg = span / SEGMENTS as f64;
+    let all = floors(series, last.t, seg);
+    // The window's floors, oldest first.
+    let win: Vec<Point> = all
+        .iter()
+        .rev()
+        .filter(|f| f.0 < SEGMENTS)
+        .map(|f| f.1)
+        .collect();
+    if win.len() < 3 {
+        return None;
+    }
+    let slope = theil_sen(&win)?;
+    let (first, newest) = (win[0], win[win.len() - 1]);
+    let net = newest.v - first.v;
+    let predicted = slope * (newest.t - first.t);
+    let thirds_rise = win.len() >= 6 && {
+        let n = win.len();
+        [0..n / 3, n / 3..2 * n / 3, 2 * n / 3..n]
+            .into_iter()
+            .all(|r| {
+                let g = &win[r];
+                let (a, b) = (g[0], g[g.len() - 1]);
+                b.v - a.v >= 0.25 * slope * (b.t - a.t) && b.v > a.v
+            })
+    };
+    let run = rising_run(&all, last.t);
+    let rising = slope > 0.0
+        && net >= cfg.min_rise
+        && net >= 0.5 * predicted
+        && thirds_rise
+        && run >= cfg.min_duration_s;
+    let time_to_full_s = match capacity {
+        Some(c) if rising && c.is_finite() => Some(((c - last.v) / slope).max(0.0)),
+        _ => None,
+    };
+    // The fitted line through the newest floor, from the oldest floor of the window to the newest point.
+    let at = |t: f64| Point {
+        t,
+        v: newest.v + slope * (t - newest.t),
+    };
+    let tr = Trend {
+        slope_per_s: slope,
+        rising,
+        rising_for_s: if rising { run } else { 0.0 },
+        time_to_full_s,
+    };
+    Some((tr, (at(first.t), at(last.t))))
+}
+
+/// The floors of the whole series in slices of `seg` seconds counted back from `newest`: (slice number, 0 the
+/// newest; the slice's lowest point), newest slice first.
+fn floors(series: &Series, newest: f64, seg: f64) -> Vec<(usize, Point)> {
+    let mut out: Vec<(usize, Point)> = Vec::new();
+    for p in series.points().rev() {
+        let back = ((newest - p.t) / seg).max(0.0);
+        // The window's oldest point falls on the boundary: it belongs to the window's last slice.
+        let k = if back >= SEGMENTS as f64 && back - SEGMENTS as f64 <= 1e-9 {
+            SEGMENTS - 1
+        } else {
+            back as usize
+        };
+        match out.last_mut() {
+            Some((kk, f)) if *kk == k => {
+                if p.v <= f.v {
+                    *f = p;
+                }
+            }
+            _ => out.push((k, p)),
+        }
+    }
+    out
+}
+
+/// How long the floors have been rising, counted back from the newest: slice after slice, each floor above the one
+/// before it, at most one flat slice in a row, no fall.
+fn rising_run(floors: &[(usize, Point)], newest: f64) -> f64 {
+    let mut start = match floors.first() {
+        Some(f) => f.1.t,
+        None => return 0.0,
+    };
+    let mut flats = 0;
+    let mut rose = false;
+    for w in floors.windows(2) {
+        let (later, earlier) = (w[0].1, w[1].1);
+        // Slices without a point (a gap in sampling) break the run.
+        if w[1].0 != w[0].0 + 1 {
+            break;
+        }
+        if earlier.v < later.v {
+            flats = 0;
+            rose = true;
+            start = earlier.t;
+        } else if earlier.v == later.v && flats == 0 {
+            flats += 1;
+        } else {
+            break;
+        }
+    }
+    if rose {
+        newest - start
+    } else {
+        0.0
+    }
+}
+
+/// The median of the slopes between every pair of points (with distinct times).
+fn theil_sen(points: &[Point]) -> Option<f64> {
+    let mut slopes = Vec::with_capacity(points.len() * points.len() / 2);
+    for (i, a) in points.iter().enumerate() {
+        for b in &points[i + 1..] {
+            let dt = b.t - a.t;
+            if dt > 0.0 {
+                slopes.push((b.v - a.v) / dt);
+            }
+        }
+    }
+    median(&mut slopes)
+}
+
+fn median(xs: &mut [f64]) -> Option<f64> {
+    if xs.is_empty() {
+        return None;
+    }
+    xs.sort_by(f64::total_cmp);
+    let n = xs.len();
+    Some(if n % 2 == 1 {
+        xs[n / 2]
+    } else {
+        (xs[n / 2 - 1] + xs[n / 2]) / 2.0
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
+    const MIB: f64 = 1024.0 * 1024.0;
+
+    fn series(n: usize, dt: f64, f: impl Fn(f64) -> f64) -> Series {
+        let mut s = Series::with_cap(n);
+        for i in 0..n {
+            let t = 1_700_000_000.0 + i as f64 * dt;
+            s.push(Point {
+                t,
+                v: f(i as f64 * dt),
+            });
+        }
+        s
+    }
+
+    /// A little deterministic noise in [-1, 1].
+    fn noise(t: f64) -> f64 {
+        ((t * 12.9898).sin() * 43758.5453).fract()
+    }
+
+    #[test]
+    fn a_steady_leak_rises_at_its_rate_and_says_when_memory_is_full() {
+        // 1 GiB a minute from 2 GiB, 15 minutes at 1 s, on an 80 GiB GPU, with 20 MiB of noise.
+        let s = series(900, 1.0, |t| {
+            2.0 * GIB + t * GIB / 60.0 + 20.0 * MIB * noise(t)
+        });
+        let tr = trend(&s, Some(80.0 * GIB), &TrendConfig::default()).unwrap();
+        assert!(tr.rising);
+        let rate = tr.slope_per_s * 60.0 / GIB;
+        assert!((rate - 1.0).abs() < 0.02, "{rate} GiB/min");
+        // Used at the end: 2 + 899/60 ≈ 17 GiB; 63 GiB to go at 1 GiB/min ≈ 63 min.
+        let ttf = tr.time_to_full_s.unwrap() / 60.0;
+        assert!((ttf - 63.0).abs() < 1.5, "{ttf} min");
+        assert!(tr.rising_for_s >= 600.0 - 60.0, "{}", tr.rising_for_s);
+    }
+
+    #[test]
+    fn a_caching_allocators_sawtooth_is_not_a_leak() {
+        // Rises 4 GiB over a tooth, then gives it all back; teeth of 10 s to 200 s (a third of the window),
+        // the run ending at every phase of a tooth. (A tooth as long as the window is a leak while it lasts.)
+        for period in [10.0, 50.0, 120.0, 200.0] {
+            for n in (1800..2000).step_by(7) {
+                let s = series(n, 1.0, |t| {
+                    10.0 * GIB + 4.0 * GIB * ((t % period) / period) + MIB * noise(t)
+                });
+                let tr = trend(&s, Some(80.0 * GIB), &TrendConfig::default()).unwrap();
+                assert!(!tr.rising, "period {period}, {n} s: {tr:?}");
+                assert_eq!(tr.time_to_full_s, None);
+            }
+        }
+    }
+
+    #[test]
+    fn a_warm_up_jump_then_a_plateau_is_not_a_leak() {
+        // Flat at 1 GiB, a jump to 30 GiB (a model loaded) at each place in the window, then flat.
+        for jump_at in [30.0, 200.0, 400.0, 550.0, 590.0] {
+            let s = series(
+                600,
+                1.0,
+                |t| if t < jump_at { GIB } else { 30.0 * GIB } + MIB * noise(t),
+            );
+            let tr = trend(&s, Some(80.0 * GIB), &TrendConfig::default()).unwrap();
+            assert!(!tr.rising, "jump at {jump_at}: {tr:?}");
+        }
+        // And a warm-up ramp over the first two minutes, then a plateau for ten.
+        let s = series(720, 1.0, |t| (t.min(120.0) / 120.0) * 20.0 * GIB);
+        assert!(
+            !trend(&s, Some(80.0 * GIB), &TrendConfig::default())
+                .unwrap()
+                .rising
+        );
+    }
+
+    #[test]
+    fn a_plateau_and_a_small_rise_are_not_leaks() {
+        let flat = series(900, 1.0, |t| 40.0 * GIB + 50.0 * MIB * noise(t));
+        let tr = trend(&flat, Some(80.0 * GIB), &TrendConfig::default()).unwrap();
+        assert!(!tr.rising);
+        assert!(
+            tr.slope_per_s.abs() * 60.0 < 20.0 * MIB,
+            "{}",
+            tr.slope_per_s
+        );
+        // 100 MiB over the window: under the minimum rise.
+        let small = series(600, 1.0, |t| 40.0 * GIB + t * 100.0 * MIB / 600.0);
+        assert!(
+            !trend(&small, Some(80.0 * GIB), &TrendConfig::default())
+                .unwrap()
+                .rising
+        );
+    }
+
+    #[test]
+    fn a_leak_must_last_the_minimum_duration() {
+        // Rising for two minutes only (after eight flat ones).
+        let s = series(600, 1.0, |t| 10.0 * GIB + (t - 480.0).max(0.0) * GIB / 60.0);
+        let tr = trend(&s, Some(80.0 * GIB), &TrendConfig::default()).unwrap();
+        assert!(!tr.rising, "{tr:?}");
+        // With a short minimum duration, a short window sees it.
+        let cfg = TrendConfig {
+            window_s: 120.0,
+            min_duration_s: 60.0,
+            ..TrendConfig::default()
+        };
+        assert!(trend(&s, Some(80.0 * GIB), &cfg).unwrap().rising);
+    }
+
+    #[test]
+    fn a_leak_under_a_sawtooth_is_still_a_leak() {
+        let s = series(900, 1.0, |t| {
+            5.0 * GIB + t * GIB / 120.0 + 3.0 * GIB * ((t % 20.0) / 20.0)
+        });
+        let tr = trend(&s, Some(80.0 * GIB), &TrendConfig::default()).unwrap();
+        assert!(tr.rising, "{tr:?}");
+        let rate = tr.slope_per_s * 120.0 / GIB;
+        assert!((rate - 1.0).abs() < 0.05, "{rate}");
+    }
+
+    #[test]
+    fn too_few_points_give_no_trend_and_a_full_gpu_has_no_time_left() {
+        assert!(trend(&series(2, 1.0, |t| t), None, &TrendConfig::default()).is_none());
+        let same_time = series(5, 0.0, |_| 1.0);
+        assert!(trend(&same_time, None, &TrendConfig::default()).is_none());
+        let s = series(900, 1.0, |t| t * GIB / 60.0);
+        let tr = trend(&s, Some(10.0 * GIB), &TrendConfig::default()).unwrap();
+        assert_eq!(tr.time_to_full_s, Some(0.0));
+        assert!(trend(&s, None, &TrendConfig::default())
+            .unwrap()
+            .time_to_full_s
+            .is_none());
+    }
+
+    #[test]
+    fn a_short_series_gets_a_rate_but_is_not_yet_rising() {
+        let s = series(30, 0.1, |t| t * GIB / 60.0);
+        let tr = trend(&s, Some(80.0 * GIB), &TrendConfig::default()).unwrap();
+        assert!((tr.slope_per_s * 60.0 / GIB - 1.0).abs() < 0.01);
+        assert!(!tr.rising);
+    }
+}

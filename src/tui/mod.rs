@@ -1,0 +1,33 @@
+//! `nvq top`'s screen: what the person chose ([`state`]), the process
+//! columns ([`columns`]), the drawing ([`view`], pure: sample and history
+//! in, ratatui buffer out) and the terminal ([`term`]: raw mode, the
+//! alternate screen, keys, and putting the terminal back whatever ends the
+//! run).
+
+pub mod columns;
+pub mod state;
+pub mod term;
+pub mod view;
+
+use ratatui::buffer::Buffer;
+
+/// The characters of a drawn buffer, one line per row, trailing blanks
+/// cut (`--once`, and the snapshot tests).
+pub fn buffer_text(buf: &Buffer) -> String {
+    let area = buf.area;
+    let mut out = String::new();
+    for y in area.top()..area.bottom() {
+        let mut line = String::new();
+        for x in area.left()..area.right() {
+            if let Some(c) = buf.cell((x, y)) {
+                line.push_str(c.symbol());
+            }
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+#[cfg(test)]
+mod snapshots;

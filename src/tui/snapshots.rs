@@ -1,0 +1,401 @@
+//! Snapshots of `nvq top`'s screen, drawn on ratatui's `TestBackend`:
+//! 1, 2, 8 and 64 GPUs, MIG, a hung GPU, a lost GPU, no processes, hostile
+//! process names, at 80×24 and 200×60. The snapshots are in
+//! `tests/snapshots/top/`; `NVQ_UPDATE_SNAPSHOTS=1 cargo test --lib tui`
+//! writes them again. Each test also asserts what a person would look for.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use super::columns::Leak;
+use super::state::{Key, Ui};
+use super::view::{self, Screen, MEM_FIELD, UTIL_FIELD};
+use crate::model::history::{History, Point, SeriesKey};
+use crate::model::top::{GpuSnap, Health, MigSnap, ProcSnap, TopSample};
+use crate::model::NvmlCode;
+use ratatui::backend::TestBackend;
+use ratatui::Terminal;
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+const GIB: u64 = 1 << 30;
+const T0: f64 = 1_790_000_000.0;
+
+fn gpu(i: u32) -> GpuSnap {
+    let mut g = GpuSnap::unknown(
+        i,
+        format!("GPU-{i:08x}-0000-0000-0000-000000000000"),
+        "NVIDIA H100 80GB HBM3".into(),
+        Health::Fresh,
+    );
+    g.mem_total = Some(80 * GIB);
+    g.mem_used = Some(u64::from(i % 8 + 1) * 8 * GIB);
+    g.util_gpu = Some(f64::from(i * 13 % 101));
+    g.util_mem = Some(f64::from(i * 7 % 60));
+    g.temp_c = Some(f64::from(35 + i % 40));
+    g.power_w = Some(f64::from(100 + i * 37 % 600));
+    g.power_limit_w = Some(700.0);
+    g.clock_sm_mhz = Some(1980.0);
+    g.clock_mem_mhz = Some(2619.0);
+    g.fan_pct = None;
+    g.pcie_rx = Some(1.5 * GIB as f64);
+    g.pcie_tx = Some(300.0 * 1024.0 * 1024.0);
+    g
+}
+
+fn proc_on(g: &GpuSnap, pid: u32, mem_gib: u64, command: &str) -> ProcSnap {
+    ProcSnap {
+        gpu: g.index,
+        gpu_uuid: g.uuid.clone(),
+        pid,
+        start: 1000 + u64::from(pid),
+        kind: "C".into(),
+        user: Some("alice".into()),
+        gpu_mem: Some(mem_gib * GIB),
+        sm: Some(f64::from(pid % 100)),
+        enc: Some(0.0),
+        dec: None,
+        cpu_pct: Some(f64::from(pid % 7) * 12.5),
+        host_mem: Some(2 * GIB + u64::from(pid) * 4096),
+        container: (pid % 2 == 0).then(|| "4f1b2c3d4e5f".to_string()),
+        command: command.into(),
+    }
+}
+
+/// A machine of `n` GPUs, each with two processes, and 10 minutes of
+/// history: GPU 0's memory rising from 8 GiB, the others flat.
+struct Fixture {
+    sample: TopSample,
+    history: History,
+    leaks: HashMap<(u32, u32), Leak>,
+    full: HashMap<u32, f64>,
+}
+
+fn fixture(n: u32) -> Fixture {
+    let gpus: Vec<GpuSnap> = (0..n).map(gpu).collect();
+    let mut procs = Vec::new();
+    for g in &gpus {
+        procs.push(proc_on(
+            g,
+            1000 + g.index * 10,
+            4,
+            "python3 train.py --epochs 90",
+        ));
+        procs.push(proc_on(
+            g,
+            1001 + g.index * 10,
+            2,
+            "/usr/bin/ffmpeg -i in.mp4 out.mkv",
+        ));
+    }
+    let mut history = History::new(6000);
+    for g in &gpus {
+        let key = SeriesKey::Gpu {
+            uuid: g.uuid.clone(),
+        };
+        for k in 0..600u32 {
+            let t = T0 - 600.0 + f64::from(k) + 1.0;
+            let used = if g.index == 0 {
+                8.0 * GIB as f64 + f64::from(k) * 0.1 * GIB as f64
+            } else {
+                g.mem_used.unwrap() as f64
+            };
+            history.push(&key, MEM_FIELD, Point { t, v: used });
+            history.push(
+                &key,
+                UTIL_FIELD,
+                Point {
+                    t,
+                    v: f64::from((k * 7 + g.index) % 100),
+                },
+            );
+        }
+    }
+    let mut gpus = gpus;
+    if let Some(g) = gpus.first_mut() {
+        g.mem_used = Some(8 * GIB + 599 * GIB / 10);
+    }
+    Fixture {
+        sample: TopSample { t: T0, gpus, procs },
+        history,
+        leaks: HashMap::new(),
+        full: HashMap::new(),
+    }
+}
+
+fn draw(f: &Fixture, ui: &Ui, w: u16, h: u16) -> String {
+    let mut term = Terminal::new(TestBackend::new(w, h)).unwrap();
+    let screen = Screen {
+        sample: &f.sample,
+        history: &f.history,
+        leaks: &f.leaks,
+        gpu_full_s: &f.full,
+        ui,
+        title: "nvq top · driver 590.48.01",
+    };
+    term.draw(|fr| view::draw(fr, &screen)).unwrap();
+    let text = super::buffer_text(term.backend().buffer());
+    // Whatever the data holds, each row is exactly one line of the screen.
+    assert_eq!(text.lines().count(), usize::from(h));
+    assert!(!text.chars().any(|c| c.is_control() && c != '\n'), "{text}");
+    text
+}
+
+fn snapshot(name: &str, actual: &str) {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/snapshots/top")
+        .join(format!("{name}.txt"));
+    if std::env::var_os("NVQ_UPDATE_SNAPSHOTS").is_some_and(|v| v == "1") {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, actual).unwrap();
+        return;
+    }
+    let expected = std::fs::read_to_string(&path).unwrap_or_else(|e| {
+        panic!(
+            "{}: {e}; create it with NVQ_UPDATE_SNAPSHOTS=1 cargo test --lib tui",
+            path.display()
+        )
+    });
+    assert_eq!(
+        expected, actual,
+        "{name} differs from its snapshot (NVQ_UPDATE_SNAPSHOTS=1 to accept)\n{actual}"
+    );
+}
+
+fn ui() -> Ui {
+    Ui::new(1000, false)
+}
+
+#[test]
+fn one_gpu() {
+    let f = fixture(1);
+    for (w, h) in [(80, 24), (200, 60)] {
+        let text = draw(&f, &ui(), w, h);
+        assert!(text.contains("H100 80GB HBM3"), "{text}");
+        assert!(text.contains("python3 train.py"), "{text}");
+        snapshot(&format!("one_gpu_{w}x{h}"), &text);
+    }
+}
+
+#[test]
+fn two_gpus() {
+    let f = fixture(2);
+    let text = draw(&f, &ui(), 80, 24);
+    assert!(text.contains("2 GPUs"), "{text}");
+    snapshot("two_gpus_80x24", &text);
+    snapshot("two_gpus_200x60", &draw(&f, &ui(), 200, 60));
+}
+
+#[test]
+fn eight_gpus_and_their_processes_fit_80x24() {
+    let f = fixture(8);
+    let text = draw(&f, &ui(), 80, 24);
+    let lines: Vec<&str> = text.lines().collect();
+    for i in 0..8 {
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.starts_with(&format!("{} {i} H100", if i == 0 { "▶" } else { " " }))),
+            "GPU {i} missing:\n{text}"
+        );
+    }
+    assert!(!text.contains("more"), "8 GPUs need no scrolling:\n{text}");
+    // Sorted by GPU memory, largest first: GPU 0's 4 GiB processes lead.
+    assert!(text.contains("GPU-MEM"), "{text}");
+    assert!(
+        lines.iter().filter(|l| l.contains("train.py")).count() >= 4,
+        "{text}"
+    );
+    snapshot("eight_gpus_80x24", &text);
+    let wide = draw(&f, &ui(), 200, 60);
+    assert!(
+        wide.contains("CONTAINER") && wide.contains("HOST-MEM") && wide.contains("1980MHz"),
+        "{wide}"
+    );
+    assert_eq!(
+        wide.lines().filter(|l| l.contains("ffmpeg")).count(),
+        8,
+        "{wide}"
+    );
+    snapshot("eight_gpus_200x60", &wide);
+}
+
+#[test]
+fn sixty_four_gpus_scroll_to_the_selected_one() {
+    let f = fixture(64);
+    let mut ui = ui();
+    let text = draw(&f, &ui, 80, 24);
+    assert!(text.contains("64 GPUs") && text.contains("more"), "{text}");
+    snapshot("sixty_four_gpus_80x24", &text);
+    for _ in 0..40 {
+        ui.key(Key::Down, 64);
+    }
+    let text = draw(&f, &ui, 80, 24);
+    assert!(text.lines().any(|l| l.starts_with("▶40 H100")), "{text}");
+    assert!(text.contains("GPU 40"), "{text}");
+    snapshot("sixty_four_gpus_200x60", &draw(&f, &ui, 200, 60));
+}
+
+#[test]
+fn mig_devices_are_rows_under_their_gpu() {
+    let mut f = fixture(2);
+    f.sample.gpus[0].mig = (0..3)
+        .map(|i| MigSnap {
+            profile: "2g.20gb".into(),
+            uuid: format!("MIG-{i}"),
+            gpu_instance: Some(3 + i),
+            compute_instance: Some(0),
+            mem_used: Some(u64::from(i + 1) * GIB),
+            mem_total: Some(20 * GIB),
+        })
+        .collect();
+    let text = draw(&f, &ui(), 80, 24);
+    let lines: Vec<&str> = text.lines().collect();
+    let g0 = lines.iter().position(|l| l.contains(" 0 H100")).unwrap();
+    assert!(lines[g0 + 1].contains("└ 2g.20gb GI3 CI0"), "{text}");
+    assert!(
+        lines[g0 + 3].contains("GI5") && lines[g0 + 3].contains("3.0G/20G"),
+        "{text}"
+    );
+    let wide = draw(&f, &ui(), 200, 60);
+    assert!(wide.contains("└ MIG 2g.20gb  GI 4  CI 0"), "{wide}");
+    assert!(lines[g0 + 4].contains(" 1 H100"), "{text}");
+    snapshot("mig_80x24", &text);
+    snapshot("mig_200x60", &draw(&f, &ui(), 200, 60));
+}
+
+#[test]
+fn a_hung_gpu_is_late_not_frozen() {
+    let mut f = fixture(2);
+    let g = &f.sample.gpus[1];
+    f.sample.gpus[1] = GpuSnap::unknown(1, g.uuid.clone(), g.name.clone(), Health::Late);
+    f.sample.procs.retain(|p| p.gpu != 1);
+    let text = draw(&f, &ui(), 80, 24);
+    let line = text.lines().find(|l| l.contains(" 1 H100")).unwrap();
+    assert!(line.contains("late"), "{text}");
+    assert!(
+        !line.contains("G/80G"),
+        "a late GPU shows no memory figure:\n{text}"
+    );
+    snapshot("hung_80x24", &text);
+    snapshot("hung_200x60", &draw(&f, &ui(), 200, 60));
+}
+
+#[test]
+fn a_lost_gpu_says_so() {
+    let mut f = fixture(2);
+    let g = &f.sample.gpus[0];
+    f.sample.gpus[0] = GpuSnap::unknown(
+        0,
+        g.uuid.clone(),
+        g.name.clone(),
+        Health::Lost(NvmlCode::GPU_IS_LOST),
+    );
+    f.sample.procs.retain(|p| p.gpu != 0);
+    let text = draw(&f, &ui(), 80, 24);
+    let line = text.lines().find(|l| l.contains(" 0 H100")).unwrap();
+    assert!(line.contains("GPU is lost"), "{text}");
+    snapshot("lost_80x24", &text);
+    snapshot("lost_200x60", &draw(&f, &ui(), 200, 60));
+}
+
+#[test]
+fn no_processes() {
+    let mut f = fixture(2);
+    f.sample.procs.clear();
+    let text = draw(&f, &ui(), 80, 24);
+    assert!(text.contains("no processes on these GPUs"), "{text}");
+    snapshot("no_processes_80x24", &text);
+    snapshot("no_processes_200x60", &draw(&f, &ui(), 200, 60));
+}
+
+#[test]
+fn hostile_process_names_stay_on_their_line() {
+    let mut f = fixture(1);
+    let g = f.sample.gpus[0].clone();
+    f.sample.procs = vec![
+        proc_on(&g, 7, 9, "evil\x1b[2J\x1b]0;pwned\x07\nsecond line\rback"),
+        proc_on(&g, 8, 8, &"x".repeat(5000)),
+        // Invalid UTF-8 from /proc arrives as U+FFFD (from_utf8_lossy).
+        proc_on(&g, 9, 7, &String::from_utf8_lossy(b"bad\xff\xfeutf8")),
+        proc_on(&g, 10, 6, "\u{202e}rtl override \u{0}nul"),
+    ];
+    f.sample.procs[0].user = Some("bob\x1b[31m".into());
+    f.sample.gpus[0].name = "NVIDIA\nH100\x1b[5m".into();
+    for (w, h) in [(80, 24), (200, 60)] {
+        let text = draw(&f, &ui(), w, h);
+        assert!(!text.contains('\x1b'), "{text}");
+        let full = "evil?[2J?]0;pwned??second line?back";
+        let shown = if w > 100 { full } else { "evil?[2J?]0;pwned" };
+        assert!(text.contains(shown), "{text}");
+        assert!(text.contains("bad\u{fffd}\u{fffd}utf8"), "{text}");
+        assert!(
+            text.contains("?rtl override ?nul") && !text.contains('\u{202e}'),
+            "{text}"
+        );
+        snapshot(&format!("hostile_{w}x{h}"), &text);
+    }
+}
+
+#[test]
+fn a_leak_is_marked_with_rate_and_time_to_full() {
+    let mut f = fixture(2);
+    f.leaks.insert(
+        (0, 1000),
+        Leak {
+            rate: 100.0 * 1024.0 * 1024.0,
+            gpu_full_s: Some(720.0),
+        },
+    );
+    f.full.insert(0, 720.0);
+    let text = draw(&f, &ui(), 80, 24);
+    let row = text.lines().find(|l| l.contains(" 1000 ")).unwrap();
+    assert!(row.contains("▲+100M/s 12m"), "{text}");
+    assert!(text.contains("memory full in 12m"), "{text}");
+    snapshot("leak_80x24", &text);
+}
+
+#[test]
+fn the_memory_curve_rises_and_zoom_changes_its_span() {
+    let f = fixture(1);
+    let mut ui = ui();
+    let text = draw(&f, &ui, 80, 24);
+    let lines: Vec<&str> = text.lines().collect();
+    let top = lines.iter().position(|l| l.starts_with("mem ")).unwrap();
+    // Two rows of curve: over ten minutes GPU 0 went from 8 GiB to 68 GiB
+    // of 80: the upper row is empty on the left and filled on the right.
+    let upper: Vec<char> = lines[top].chars().skip(5).collect();
+    assert!(upper.first().is_some_and(|c| *c == ' '), "{text}");
+    assert!(upper.last().is_some_and(|c| *c != ' '), "{text}");
+    ui.key(Key::Char('z'), 1);
+    let zoomed = draw(&f, &ui, 200, 60);
+    assert!(zoomed.contains("last 5m"), "{zoomed}");
+}
+
+#[test]
+fn filter_sort_and_selection_change_the_table() {
+    let f = fixture(2);
+    let mut ui = ui();
+    for k in [Key::Char('/'), Key::Char('f'), Key::Char('f'), Key::Enter] {
+        ui.key(k, 2);
+    }
+    let text = draw(&f, &ui, 80, 24);
+    assert!(text.contains("/ff"), "{text}");
+    assert!(
+        !text.contains("train.py") && text.contains("ffmpeg"),
+        "{text}"
+    );
+    ui.key(Key::Esc, 2);
+    ui.key(Key::Down, 2);
+    ui.key(Key::Enter, 2);
+    let text = draw(&f, &ui, 80, 24);
+    assert!(
+        text.contains("GPU 1 only") && !text.contains(" 1000 ") && text.contains(" 1010 "),
+        "{text}"
+    );
+    ui.key(Key::Char('?'), 2);
+    let help = draw(&f, &ui, 80, 24);
+    assert!(
+        help.contains("nvq top: keys") && help.contains("refresh interval"),
+        "{help}"
+    );
+    snapshot("help_80x24", &help);
+}

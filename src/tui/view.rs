@@ -1,0 +1,747 @@
+//! Drawing `nvq top`: a pure function of the sample, the history and the
+//! person's choices, into ratatui's buffer (no terminal, no clock). The
+//! terminal layer draws it on screen; the tests draw it on ratatui's
+//! `TestBackend`.
+//!
+//! Layouts: under [`WIDE_FROM`] columns (or 32 rows) the compact one, one
+//! line per GPU (8 GPUs and their processes fit 80×24); from there the wide
+//! one, with clocks, fan and PCIe on each GPU's line, bigger curves side by
+//! side and every process column.
+
+use super::columns::{bytes, duration, Leak, ProcRow, COLUMNS, WIDE_FROM};
+use super::state::Ui;
+use crate::model::history::{History, SeriesKey};
+use crate::model::top::{GpuSnap, Health, ProcSnap, TopSample};
+use crate::model::Token;
+use crate::render::printable;
+use ratatui::buffer::Buffer;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Cell, Clear, Paragraph, Row, Table, Widget};
+use ratatui::Frame;
+use std::borrow::Cow;
+use std::collections::HashMap;
+
+/// The history field of a GPU's used memory (bytes) and utilization (%),
+/// and of a process's memory: the registry's names.
+pub const MEM_FIELD: &str = "memory.used";
+pub const UTIL_FIELD: &str = "utilization.gpu";
+pub const PROC_MEM_FIELD: &str = "used_gpu_memory";
+
+/// Everything one frame shows.
+pub struct Screen<'a> {
+    pub sample: &'a TopSample,
+    pub history: &'a History,
+    /// Processes whose memory rises steadily, by (GPU index, PID).
+    pub leaks: &'a HashMap<(u32, u32), Leak>,
+    /// Each GPU's time to full memory (by index), where it rises steadily.
+    pub gpu_full_s: &'a HashMap<u32, f64>,
+    pub ui: &'a Ui,
+    /// nvq's version and the driver's, for the header.
+    pub title: &'a str,
+}
+
+/// Text a GPU or a process gave, as the screen shows it: control characters
+/// (`render::printable`) and the invisible characters that reorder or hide
+/// text (bidirectional overrides, zero-width characters) become `?`.
+pub fn safe(s: &str) -> Cow<'_, str> {
+    let hidden = |c: char| {
+        let bidi = matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}');
+        bidi || matches!(c, '\u{200B}'..='\u{200F}' | '\u{FEFF}')
+    };
+    let p = printable(s);
+    if p.chars().any(hidden) {
+        p.chars()
+            .map(|c| if hidden(c) { '?' } else { c })
+            .collect::<String>()
+            .into()
+    } else {
+        p
+    }
+}
+
+/// The height from which the wide layout is used.
+const WIDE_HEIGHT: u16 = 32;
+
+pub fn draw(frame: &mut Frame<'_>, s: &Screen<'_>) {
+    let area = frame.area();
+    render(s, area, frame.buffer_mut());
+}
+
+/// Draw the whole screen into `buf`.
+pub fn render(s: &Screen<'_>, area: Rect, buf: &mut Buffer) {
+    let wide = area.width >= WIDE_FROM && area.height >= WIDE_HEIGHT;
+    let gpu_lines = gpu_lines(s, wide);
+    // The wide layout gives the curves what the processes do not need.
+    let curve_h: u16 = if wide {
+        let used = 3 + gpu_lines.len() + s.sample.procs.len() + 1;
+        (usize::from(area.height).saturating_sub(used) as u16).clamp(10, 24)
+    } else {
+        4
+    };
+    // Keep at least a few process rows: the GPU list scrolls first.
+    let min_procs: u16 = if wide { 8 } else { 4 };
+    let fixed = 1 + 1 + curve_h + 1 + min_procs;
+    let gpu_h = (gpu_lines.len() as u16).min(area.height.saturating_sub(fixed).max(1));
+    let [head, gpus, detail, curves, procs] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Length(gpu_h),
+        Constraint::Length(1),
+        Constraint::Length(curve_h),
+        Constraint::Min(1),
+    ])
+    .areas(area);
+    header(s, head, buf, gpu_lines.len() as u16 > gpu_h);
+    gpu_block(s, &gpu_lines, gpus, buf);
+    detail_line(s, detail, buf);
+    curve_block(s, curves, buf, wide);
+    process_table(s, procs, buf, wide);
+    if s.ui.help {
+        help(s, area, buf);
+    }
+}
+
+fn style(s: &Screen<'_>, colour: Color) -> Style {
+    if s.ui.colour {
+        Style::default().fg(colour)
+    } else {
+        Style::default()
+    }
+}
+
+fn bold() -> Style {
+    Style::default().add_modifier(Modifier::BOLD)
+}
+
+fn header(s: &Screen<'_>, area: Rect, buf: &mut Buffer, scrolled: bool) {
+    let ui = s.ui;
+    let col = ui.sort_column();
+    let arrow = if ui.descending { "↓" } else { "↑" };
+    let mut spans = vec![
+        Span::styled(safe(s.title).into_owned(), bold()),
+        Span::raw(format!(
+            "  {} GPU{}",
+            s.sample.gpus.len(),
+            plural(s.sample.gpus.len())
+        )),
+        Span::raw(format!("  every {}", interval_text(ui.interval_ms))),
+    ];
+    if scrolled {
+        spans.push(Span::raw(" ↑↓more"));
+    }
+    if ui.paused {
+        spans.push(Span::styled(
+            "  PAUSED",
+            bold().add_modifier(Modifier::REVERSED),
+        ));
+    }
+    spans.push(Span::raw(format!("  sort {}{arrow}", col.head)));
+    if ui.only_selected {
+        let g = s.sample.gpus.get(ui.selected).map_or(0, |g| g.index);
+        spans.push(Span::raw(format!("  GPU {g} only")));
+    }
+    if ui.editing || !ui.filter.is_empty() {
+        let cursor = if ui.editing { "_" } else { "" };
+        spans.push(Span::styled(
+            format!("  /{}{cursor}", safe(&ui.filter)),
+            bold(),
+        ));
+    }
+    spans.push(Span::raw("  h help"));
+    Paragraph::new(Line::from(spans)).render(area, buf);
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
+
+fn interval_text(ms: u64) -> String {
+    if ms < 1000 {
+        format!("{ms}ms")
+    } else if ms % 1000 == 0 {
+        format!("{}s", ms / 1000)
+    } else {
+        format!("{:.1}s", ms as f64 / 1000.0)
+    }
+}
+
+/// One line of the GPU block: a GPU (by its position) or one of its MIG
+/// devices.
+enum GpuLine {
+    Gpu(usize),
+    Mig(usize, usize),
+}
+
+fn gpu_lines(s: &Screen<'_>, _wide: bool) -> Vec<GpuLine> {
+    let mut out = Vec::new();
+    for (i, g) in s.sample.gpus.iter().enumerate() {
+        out.push(GpuLine::Gpu(i));
+        out.extend((0..g.mig.len()).map(|m| GpuLine::Mig(i, m)));
+    }
+    out
+}
+
+fn gpu_block(s: &Screen<'_>, lines: &[GpuLine], area: Rect, buf: &mut Buffer) {
+    let h = usize::from(area.height);
+    // Scroll so that the selected GPU's line is visible.
+    let sel = lines
+        .iter()
+        .position(|l| matches!(l, GpuLine::Gpu(i) if *i == s.ui.selected))
+        .unwrap_or(0);
+    let first = sel.saturating_sub(h.saturating_sub(1));
+    let wide = area.width >= WIDE_FROM;
+    for (row, line) in lines.iter().skip(first).take(h).enumerate() {
+        let r = Rect {
+            y: area.y + row as u16,
+            height: 1,
+            ..area
+        };
+        match *line {
+            GpuLine::Gpu(i) => {
+                if let Some(g) = s.sample.gpus.get(i) {
+                    gpu_line(s, g, i == s.ui.selected, wide, r, buf);
+                }
+            }
+            GpuLine::Mig(i, m) => {
+                if let Some(mig) = s.sample.gpus.get(i).and_then(|g| g.mig.get(m)) {
+                    let id = |v: Option<u32>| v.map_or("-".into(), |v| v.to_string());
+                    let (gi, ci) = (id(mig.gpu_instance), id(mig.compute_instance));
+                    let profile = safe(&mig.profile);
+                    let label = if wide {
+                        format!("   └ MIG {profile}  GI {gi}  CI {ci}")
+                    } else {
+                        format!("  └ {profile} GI{gi} CI{ci}")
+                    };
+                    mem_line(
+                        s,
+                        &label,
+                        label_width(wide),
+                        mig.mem_used,
+                        mig.mem_total,
+                        &[],
+                        r,
+                        buf,
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// `40.0G/80.0G`
+fn mem_text(used: Option<u64>, total: Option<u64>) -> String {
+    match (used, total) {
+        (Some(u), Some(t)) => format!("{}/{}", bytes(u as f64), bytes(t as f64)),
+        (Some(u), None) => bytes(u as f64),
+        _ => "-".into(),
+    }
+}
+
+fn fraction(used: Option<u64>, total: Option<u64>) -> Option<f64> {
+    match (used, total) {
+        (Some(u), Some(t)) if t > 0 => Some((u as f64 / t as f64).clamp(0.0, 1.0)),
+        _ => None,
+    }
+}
+
+/// A label of `label_w` characters, a memory bar, the numbers, then `tail`.
+#[allow(clippy::too_many_arguments)]
+fn mem_line(
+    s: &Screen<'_>,
+    label: &str,
+    label_w: u16,
+    used: Option<u64>,
+    total: Option<u64>,
+    tail: &[Span<'static>],
+    area: Rect,
+    buf: &mut Buffer,
+) {
+    let tail_w: u16 = tail.iter().map(|t| t.width() as u16).sum();
+    let text = format!(" {:>11}", mem_text(used, total));
+    let bar_w = area
+        .width
+        .saturating_sub(label_w + 1 + text.len() as u16 + tail_w)
+        .max(4);
+    let [l, _, bar, rest] = Layout::horizontal([
+        Constraint::Length(label_w),
+        Constraint::Length(1),
+        Constraint::Length(bar_w),
+        Constraint::Min(0),
+    ])
+    .areas(area);
+    Paragraph::new(label.to_string()).render(l, buf);
+    let frac = fraction(used, total);
+    Bar {
+        frac,
+        style: style(s, bar_colour(frac.unwrap_or(0.0))),
+    }
+    .render(bar, buf);
+    let mut spans = vec![Span::raw(text)];
+    spans.extend(tail.iter().cloned());
+    Paragraph::new(Line::from(spans)).render(rest, buf);
+}
+
+fn bar_colour(frac: f64) -> Color {
+    if frac >= 0.9 {
+        Color::Red
+    } else if frac >= 0.7 {
+        Color::Yellow
+    } else {
+        Color::Green
+    }
+}
+
+fn opt(v: Option<f64>, unit: &str) -> String {
+    v.map_or_else(|| "-".into(), |v| format!("{v:.0}{unit}"))
+}
+
+fn gpu_line(s: &Screen<'_>, g: &GpuSnap, selected: bool, wide: bool, area: Rect, buf: &mut Buffer) {
+    let mark = if selected { "▶" } else { " " };
+    let name_w: usize = if wide { 28 } else { 16 };
+    let name: String = safe(g.name.strip_prefix("NVIDIA ").unwrap_or(&g.name))
+        .chars()
+        .take(name_w)
+        .collect();
+    let label = format!("{mark}{:>2} {name:<name_w$}", g.index);
+    let label_w = label_width(wide);
+    let sel_style = if selected { bold() } else { Style::default() };
+    match g.health {
+        Health::Fresh => {}
+        Health::Late | Health::Lost(_) => {
+            let (text, colour) = match g.health {
+                Health::Lost(code) => (
+                    format!("{}: no values", Token::new(code).text()),
+                    Color::Red,
+                ),
+                _ => (
+                    "late: no answer within the sample's deadline".to_string(),
+                    Color::Yellow,
+                ),
+            };
+            let line = Line::from(vec![
+                Span::styled(label, sel_style),
+                Span::raw(" "),
+                Span::styled(text, style(s, colour).add_modifier(Modifier::BOLD)),
+            ]);
+            Paragraph::new(line).render(area, buf);
+            return;
+        }
+    }
+    let power = match (g.power_w, g.power_limit_w) {
+        (Some(p), Some(l)) => format!("{p:.0}/{l:.0}W"),
+        (Some(p), None) => format!("{p:.0}W"),
+        _ => "-".into(),
+    };
+    let mut tail = vec![
+        Span::raw(format!(" {:>4}", opt(g.util_gpu, "%"))),
+        Span::raw(format!(" {:>4}", opt(g.temp_c, "°C"))),
+        Span::raw(format!(" {power:>9}")),
+    ];
+    if wide {
+        tail.push(Span::raw(format!(
+            " {:>8} {:>8} fan {:>4}",
+            opt(g.clock_sm_mhz, "MHz"),
+            opt(g.clock_mem_mhz, "MHz"),
+            opt(g.fan_pct, "%")
+        )));
+        tail.push(Span::raw(format!(
+            "  rx {:>7} tx {:>7}",
+            rate(g.pcie_rx),
+            rate(g.pcie_tx)
+        )));
+    }
+    mem_line(
+        s,
+        &label,
+        label_w,
+        g.mem_used,
+        g.mem_total,
+        &tail,
+        area,
+        buf,
+    );
+    if selected {
+        for x in area.x..area.x + label_w.min(area.width) {
+            if let Some(c) = buf.cell_mut((x, area.y)) {
+                c.modifier.insert(Modifier::BOLD);
+            }
+        }
+    }
+}
+
+/// The width of a GPU's (or MIG device's) label, before its bar.
+fn label_width(wide: bool) -> u16 {
+    if wide {
+        32
+    } else {
+        20
+    }
+}
+
+fn rate(v: Option<f64>) -> String {
+    v.map_or_else(|| "-".into(), |b| format!("{}/s", bytes(b)))
+}
+
+/// The selected GPU's numbers that the compact line has no room for.
+fn detail_line(s: &Screen<'_>, area: Rect, buf: &mut Buffer) {
+    let Some(g) = s.sample.gpus.get(s.ui.selected) else {
+        Paragraph::new("no GPU selected").render(area, buf);
+        return;
+    };
+    let mut spans = vec![Span::styled(format!("GPU {}", g.index), bold())];
+    if let Some(full) = s.gpu_full_s.get(&g.index) {
+        spans.push(Span::styled(
+            format!("  memory full in {}", duration(*full)),
+            style(s, Color::Red).add_modifier(Modifier::BOLD),
+        ));
+    }
+    if g.health == Health::Fresh {
+        spans.push(Span::raw(format!(
+            "  sm {}  mem {}  fan {}  mem-util {}  PCIe rx {} tx {}",
+            opt(g.clock_sm_mhz, "MHz"),
+            opt(g.clock_mem_mhz, "MHz"),
+            opt(g.fan_pct, "%"),
+            opt(g.util_mem, "%"),
+            rate(g.pcie_rx),
+            rate(g.pcie_tx)
+        )));
+    }
+    Paragraph::new(Line::from(spans)).render(area, buf);
+}
+
+/// The selected GPU's memory and utilization over the zoom's time span.
+fn curve_block(s: &Screen<'_>, area: Rect, buf: &mut Buffer, wide: bool) {
+    let Some(g) = s.sample.gpus.get(s.ui.selected) else {
+        return;
+    };
+    let key = SeriesKey::Gpu {
+        uuid: g.uuid.clone(),
+    };
+    let span = s.ui.zoom_s() as f64;
+    let total = g.mem_total.map(|t| t as f64);
+    let mem_title = format!(
+        "memory {} of {}, last {}",
+        s.history
+            .series(&key, MEM_FIELD)
+            .and_then(|x| x.last())
+            .map_or("-".into(), |p| bytes(p.v)),
+        total.map_or("-".into(), bytes),
+        duration(span)
+    );
+    let util_title = format!(
+        "utilization {}, last {}",
+        s.history
+            .series(&key, UTIL_FIELD)
+            .and_then(|x| x.last())
+            .map_or("-".into(), |p| format!("{:.0}%", p.v)),
+        duration(span)
+    );
+    let (mem_area, util_area) = if wide {
+        let [a, b] = Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)])
+            .areas(area);
+        (a, b)
+    } else {
+        let [a, b] = Layout::vertical([Constraint::Length(2), Constraint::Length(2)]).areas(area);
+        (a, b)
+    };
+    let pairs = [
+        (mem_area, MEM_FIELD, mem_title, total, Color::Cyan, "mem "),
+        (
+            util_area,
+            UTIL_FIELD,
+            util_title,
+            Some(100.0),
+            Color::Magenta,
+            "util",
+        ),
+    ];
+    for (a, field, title, max, colour, short) in pairs {
+        let inner = if wide {
+            let block = Block::bordered().title(title);
+            let inner = block.inner(a);
+            block.render(a, buf);
+            inner
+        } else {
+            let [l, c] = Layout::horizontal([Constraint::Length(5), Constraint::Min(1)]).areas(a);
+            Paragraph::new(short).render(l, buf);
+            c
+        };
+        let values = buckets(s, &key, field, max, span, inner.width);
+        Curve {
+            values,
+            style: style(s, colour),
+        }
+        .render(inner, buf);
+    }
+}
+
+/// The series cut into `cols` slices of the last `span` seconds before the
+/// sample: each slice's highest point as a fraction of `max` (None: no
+/// point in that slice, e.g. the GPU was late or lost).
+fn buckets(
+    s: &Screen<'_>,
+    key: &SeriesKey,
+    field: &str,
+    max: Option<f64>,
+    span: f64,
+    cols: u16,
+) -> Vec<Option<f64>> {
+    let mut out = vec![None; usize::from(cols)];
+    let (Some(series), Some(max)) = (s.history.series(key, field), max) else {
+        return out;
+    };
+    if cols == 0 || max <= 0.0 {
+        return out;
+    }
+    let end = s.sample.t;
+    let start = end - span;
+    let step = span / f64::from(cols);
+    // Before the series began there is nothing to show, not a gap.
+    let first = series.points().next().map_or(end, |p| p.t);
+    for (i, slot) in out.iter_mut().enumerate() {
+        if start + step * (i as f64 + 1.0) < first {
+            *slot = Some(-1.0);
+        }
+    }
+    for p in series.points() {
+        if p.t <= start || p.t > end {
+            continue;
+        }
+        let i = (((p.t - start) / step).ceil() as usize)
+            .saturating_sub(1)
+            .min(out.len() - 1);
+        let f = (p.v / max).clamp(0.0, 1.0);
+        out[i] = Some(out[i].map_or(f, |o: f64| o.max(f)));
+    }
+    for slot in &mut out {
+        if *slot == Some(-1.0) {
+            *slot = Some(0.0);
+        }
+    }
+    out
+}
+
+/// A bar of `frac` of its width.
+struct Bar {
+    frac: Option<f64>,
+    style: Style,
+}
+
+impl Widget for Bar {
+    fn render(self, area: Rect, buf: &mut Buffer) {
+        const PARTS: [&str; 8] = [" ", "▏", "▎", "▍", "▌", "▋", "▊", "▉"];
+        let w = usize::from(area.width);
+        let Some(frac) = self.frac else {
+            return;
+        };
+        let eighths = (frac * w as f64 * 8.0).round() as usize;
+        for i in 0..w {
+            let sym = if eighths >= (i + 1) * 8 {
+                "█"
+            } else if eighths > i * 8 {
+                PARTS[eighths - i * 8]
+            } else {
+                "░"
+            };
+            if let Some(c) = buf.cell_mut((area.x + i as u16, area.y)) {
+                c.set_symbol(sym).set_style(self.style);
+            }
+        }
+    }
+}
+
+/// A curve: one column per value, filled from the bottom in eighths of a
+/// row; a column without a value shows `·` on its bottom row.
+struct Curve {
+    values: Vec<Option<f64>>,
+    style: Style,
+}
+
+impl Widget for Curve {
+    fn render(self, area: Rect, buf: &mut Buffer) {
+        const PARTS: [&str; 8] = [" ", "▁", "▂", "▃", "▄", "▅", "▆", "▇"];
+        let h = usize::from(area.height);
+        if h == 0 {
+            return;
+        }
+        for (i, v) in self.values.iter().enumerate().take(usize::from(area.width)) {
+            let x = area.x + i as u16;
+            let Some(v) = v else {
+                if let Some(c) = buf.cell_mut((x, area.y + area.height - 1)) {
+                    c.set_symbol("·");
+                }
+                continue;
+            };
+            // At least one eighth for a value above zero, so it shows.
+            let mut eighths = (v * h as f64 * 8.0).round() as usize;
+            if *v > 0.0 {
+                eighths = eighths.max(1);
+            }
+            for row in 0..h {
+                let sym = if eighths >= (row + 1) * 8 {
+                    "█"
+                } else if eighths > row * 8 {
+                    PARTS[eighths - row * 8]
+                } else {
+                    continue;
+                };
+                let y = area.y + area.height - 1 - row as u16;
+                if let Some(c) = buf.cell_mut((x, y)) {
+                    c.set_symbol(sym).set_style(self.style);
+                }
+            }
+        }
+    }
+}
+
+/// The processes the table shows, filtered and sorted.
+pub fn shown_processes<'a>(s: &Screen<'a>) -> Vec<ProcRow<'a>> {
+    let ui = s.ui;
+    let only = ui
+        .only_selected
+        .then(|| s.sample.gpus.get(ui.selected).map(|g| g.index))
+        .flatten();
+    let needle = ui.filter.to_lowercase();
+    let mut rows: Vec<ProcRow<'a>> = s
+        .sample
+        .procs
+        .iter()
+        .filter(|p| only.map_or(true, |g| p.gpu == g))
+        .filter(|p| needle.is_empty() || matches_filter(p, &needle))
+        .map(|p| ProcRow {
+            p,
+            leak: s.leaks.get(&(p.gpu, p.pid)).copied(),
+        })
+        .collect();
+    let col = ui.sort_column();
+    rows.sort_by(|a, b| {
+        let o = (col.key)(a).order(&(col.key)(b));
+        let o = if ui.descending { o.reverse() } else { o };
+        o.then(a.p.gpu.cmp(&b.p.gpu)).then(a.p.pid.cmp(&b.p.pid))
+    });
+    rows
+}
+
+fn matches_filter(p: &ProcSnap, needle: &str) -> bool {
+    p.command.to_lowercase().contains(needle)
+        || p.user
+            .as_deref()
+            .is_some_and(|u| u.to_lowercase().contains(needle))
+        || p.container.as_deref().is_some_and(|c| c.contains(needle))
+        || p.pid.to_string().contains(needle)
+        || p.kind.to_lowercase() == needle
+}
+
+fn process_table(s: &Screen<'_>, area: Rect, buf: &mut Buffer, wide: bool) {
+    let rows = shown_processes(s);
+    // The compact layout gives the leak column room only when a process leaks.
+    let any_leak = rows.iter().any(|r| r.leak.is_some());
+    let cols: Vec<_> = COLUMNS
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| wide || (c.compact && (c.name != "trend" || any_leak)))
+        .collect();
+    let sort = s.ui.sort;
+    let header = Row::new(cols.iter().map(|(i, c)| {
+        let st = if *i == sort {
+            bold().add_modifier(Modifier::REVERSED)
+        } else {
+            bold()
+        };
+        let line = Line::from(Span::styled(c.head, st));
+        Cell::from(if c.right { line.right_aligned() } else { line })
+    }));
+    if rows.is_empty() {
+        let why = if s.sample.procs.is_empty() {
+            "no processes on these GPUs"
+        } else {
+            "no process matches (Esc shows all)"
+        };
+        let [h, r] = Layout::vertical([Constraint::Length(1), Constraint::Min(0)]).areas(area);
+        Table::new(Vec::<Row<'_>>::new(), widths(&cols))
+            .header(header)
+            .render(h, buf);
+        Paragraph::new(why).render(r, buf);
+        return;
+    }
+    let body = rows.iter().map(|r| {
+        let leak = r.leak.is_some();
+        Row::new(cols.iter().map(|(_, c)| {
+            let text = safe(&(c.text)(r)).into_owned();
+            let st = if leak && (c.name == "trend" || c.name == "gpu_mem") {
+                style(s, Color::Red).add_modifier(Modifier::BOLD)
+            } else {
+                Style::default()
+            };
+            let line = Line::from(Span::styled(text, st));
+            Cell::from(if c.right { line.right_aligned() } else { line })
+        }))
+    });
+    Table::new(body, widths(&cols))
+        .header(header)
+        .column_spacing(1)
+        .render(area, buf);
+}
+
+fn widths(cols: &[(usize, &super::columns::ProcColumn)]) -> Vec<Constraint> {
+    cols.iter()
+        .map(|(_, c)| {
+            if c.width == 0 {
+                Constraint::Fill(1)
+            } else {
+                Constraint::Length(c.width)
+            }
+        })
+        .collect()
+}
+
+const HELP: &[(&str, &str)] = &[
+    ("h ?", "this help (any key closes it)"),
+    ("q Ctrl+C", "quit"),
+    ("s > →  < ←", "sort by the next / previous column"),
+    ("r", "reverse the sort order"),
+    ("/ f", "filter processes by text (Enter keeps, Esc drops)"),
+    ("↑↓ j k", "select a GPU"),
+    (
+        "Enter  0-9",
+        "only the selected GPU's processes (Enter again: all)",
+    ),
+    ("Esc a", "all GPUs' processes, no filter"),
+    ("+ - F2", "refresh interval up / down (100 ms to 10 s)"),
+    ("p space", "pause / resume"),
+    ("z Z", "curves: zoom in / out (30 s to 1 h)"),
+];
+
+fn help(s: &Screen<'_>, area: Rect, buf: &mut Buffer) {
+    let w = area.width.min(72);
+    let h = area.height.min(HELP.len() as u16 + 4);
+    let r = Rect {
+        x: area.x + (area.width - w) / 2,
+        y: area.y + (area.height - h) / 2,
+        width: w,
+        height: h,
+    };
+    Clear.render(r, buf);
+    let mut lines: Vec<Line<'_>> = HELP
+        .iter()
+        .map(|(k, what)| {
+            Line::from(vec![
+                Span::styled(format!("{k:>12}  "), bold()),
+                Span::raw(*what),
+            ])
+        })
+        .collect();
+    lines.push(Line::from(format!(
+        "{:>12}  processes rising steadily: rate and GPU time to full",
+        "▲"
+    )));
+    let _ = s;
+    Paragraph::new(lines)
+        .block(Block::bordered().title(" nvq top: keys "))
+        .render(r, buf);
+}

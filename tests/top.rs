@@ -1,0 +1,370 @@
+//! `nvq top`, the real binary in a real terminal: Debian's tmux (on a
+//! private server socket), keys sent with `send-keys`, the screen read with
+//! `capture-pane`. Checks what a person would see: the GPUs, a memory curve
+//! that rises with the scenario's series, the leaking process marked, sort,
+//! filter and interval changes, and the terminal as it was after `q` and
+//! after SIGTERM. `--once` and bad options are checked without tmux.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+fn nvq() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_nvq"))
+}
+
+/// A tmux server of this test's own, killed when dropped.
+struct Tmux {
+    socket: String,
+    dir: tempfile::TempDir,
+}
+
+impl Tmux {
+    /// A server name and a scratch directory; nothing runs yet.
+    fn new(name: &str) -> Tmux {
+        Tmux {
+            socket: format!("nvq-top-{name}-{}", std::process::id()),
+            dir: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    /// Start `sh -c script` in a `w`×`h` window.
+    fn start(&self, w: u16, h: u16, script: &str) {
+        let ok = Command::new("tmux")
+            .args(["-L", &self.socket, "-f", "/dev/null", "new-session", "-d"])
+            .args(["-x", &w.to_string(), "-y", &h.to_string()])
+            .args(["sh", "-c", script])
+            .env("TERM", "xterm-256color")
+            .status()
+            .expect("tmux must be installed (Debian: apt-get install tmux)");
+        assert!(ok.success());
+    }
+
+    fn tmux(&self, args: &[&str]) -> String {
+        let out = Command::new("tmux")
+            .args(["-L", &self.socket])
+            .args(args)
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    fn screen(&self) -> String {
+        self.tmux(&["capture-pane", "-p"])
+    }
+
+    fn keys(&self, keys: &[&str]) {
+        let mut args = vec!["send-keys"];
+        args.extend_from_slice(keys);
+        self.tmux(&args);
+    }
+
+    /// Wait (at most 20 s) for the screen to satisfy `ok`.
+    fn wait_for(&self, what: &str, ok: impl Fn(&str) -> bool) -> String {
+        let until = Instant::now() + Duration::from_secs(20);
+        loop {
+            let s = self.screen();
+            if ok(&s) {
+                return s;
+            }
+            assert!(
+                Instant::now() < until,
+                "timed out waiting for {what}; the screen:\n{s}"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    fn path(&self, f: &str) -> PathBuf {
+        self.dir.path().join(f)
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = Command::new("tmux")
+            .args(["-L", &self.socket, "kill-server"])
+            .status();
+    }
+}
+
+fn quoted(p: &Path) -> String {
+    format!("'{}'", p.display())
+}
+
+/// The shell line that runs `nvq top ARGS` on the scenario, saving the
+/// terminal's settings before and after, and printing its exit status.
+fn script(t: &Tmux, scenario: &Path, args: &str) -> String {
+    format!(
+        "stty -g > {before}; echo $$ > {pid}; NVML_SIM_SCENARIO={sc} {nvq} top --nvml-lib {lib} {args}; \
+         echo \"EXIT $?\"; stty -g > {after}; sleep 600",
+        before = quoted(&t.path("before")),
+        after = quoted(&t.path("after")),
+        pid = quoted(&t.path("shell")),
+        sc = quoted(scenario),
+        nvq = quoted(&nvq()),
+        lib = quoted(&common::sim_lib()),
+    )
+}
+
+/// The terminal is as it was: the same `stty` settings (raw mode is off),
+/// the main screen, the cursor shown, and the shell's output visible.
+fn assert_restored(t: &Tmux) {
+    let screen = t.wait_for("the exit status", |s| s.contains("EXIT "));
+    assert!(screen.contains("EXIT 0"), "{screen}");
+    assert!(
+        !screen.contains("H100"),
+        "the alternate screen was left:\n{screen}"
+    );
+    let until = Instant::now() + Duration::from_secs(10);
+    while !t.path("after").exists() && Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let before = std::fs::read_to_string(t.path("before")).unwrap();
+    let after = std::fs::read_to_string(t.path("after")).unwrap();
+    assert_eq!(before, after, "stty settings differ after nvq top");
+    assert_eq!(
+        t.tmux(&["display", "-p", "#{alternate_on} #{cursor_flag}"])
+            .trim(),
+        "0 1"
+    );
+}
+
+/// The heights (in eighths of a row) of the compact memory curve's
+/// columns: two rows under the `mem` label.
+fn curve_heights(screen: &str) -> Vec<usize> {
+    let lines: Vec<&str> = screen.lines().collect();
+    let top = lines.iter().position(|l| l.starts_with("mem")).unwrap();
+    let level = |c: char| match c {
+        '▁' => 1,
+        '▂' => 2,
+        '▃' => 3,
+        '▄' => 4,
+        '▅' => 5,
+        '▆' => 6,
+        '▇' => 7,
+        '█' => 8,
+        _ => 0,
+    };
+    let row = |l: &str| -> Vec<usize> { l.chars().skip(5).map(level).collect() };
+    let (up, low) = (row(lines[top]), row(lines[top + 1]));
+    (0..low.len().max(up.len()))
+        .map(|i| low.get(i).copied().unwrap_or(0) + up.get(i).copied().unwrap_or(0))
+        .collect()
+}
+
+#[test]
+fn keys_curve_leak_and_quit_under_tmux() {
+    let sc = common::scenario("top_8gpu.toml");
+    let t = Tmux::new("keys");
+    t.start(80, 24, &script(&t, &sc, "--interval 0.1 --leak-after 2"));
+    // A capture may catch a frame half written: wait for all of it.
+    let first = t.wait_for("the first frame", |s| {
+        s.contains("8 GPUs")
+            && (0..8).all(|i| s.contains(&format!(" {i} H100 80GB HBM3")))
+            && s.contains("GI2")
+    });
+    assert!(
+        first.contains("every 100ms") && first.contains("sort GPU-MEM↓"),
+        "{first}"
+    );
+    // GPU 7 is in MIG mode: its two devices are rows under it.
+    assert!(
+        first.contains("└ 3g.40gb GI1 CI0") && first.contains("└ 3g.40gb GI2 CI0"),
+        "{first}"
+    );
+    // The leaking process is marked, with its rate (0.5 GiB per 100 ms).
+    let leak = t.wait_for("the leak mark", |s| {
+        s.lines().any(|l| l.contains("leaky") && l.contains("▲+")) && s.contains("memory full in")
+    });
+    let row = leak.lines().find(|l| l.contains("leaky")).unwrap();
+    assert!(row.contains("▲+4.") && row.contains("G/s"), "{leak}");
+    assert!(leak.contains("memory full in"), "{leak}");
+    // Zoomed to 30 s, the curve of GPU 0's memory rises to the right.
+    t.keys(&["z", "z", "z", "z"]);
+    let zoomed = t.wait_for("the 30 s zoom", |s| {
+        let h = curve_heights(s);
+        h.iter().filter(|&&v| v > 0).count() >= 8
+    });
+    let h: Vec<usize> = curve_heights(&zoomed)
+        .into_iter()
+        .filter(|&v| v > 0)
+        .collect();
+    assert!(
+        h.windows(2).all(|w| w[0] <= w[1]),
+        "not rising: {h:?}\n{zoomed}"
+    );
+    assert!(h.last() > h.first(), "{h:?}\n{zoomed}");
+    // Sort by the next column (SM%): the leaky process (80 %) leads.
+    t.keys(&["s"]);
+    let first_proc = |s: &str| -> String {
+        let mut rows = s.lines().skip_while(|l| !l.starts_with("GPU     PID"));
+        rows.nth(1).unwrap_or("").to_string()
+    };
+    let sorted = t.wait_for("the sort", |s| {
+        s.contains("sort SM%↓") && !first_proc(s).is_empty()
+    });
+    assert!(first_proc(&sorted).contains("leaky"), "{sorted}");
+    // Filter by text: only python3 rows remain.
+    t.keys(&["/", "p", "y", "t", "h", "Enter"]);
+    let filtered = t.wait_for("the filter", |s| {
+        s.contains("/pyth") && !s.contains("leaky")
+    });
+    assert!(filtered.contains("python3"), "{filtered}");
+    // Interval up, twice: 100 ms → 200 ms → 250 ms.
+    t.keys(&["+", "+"]);
+    t.wait_for("the new interval", |s| s.contains("every 250ms"));
+    t.keys(&["q"]);
+    assert_restored(&t);
+}
+
+#[test]
+fn sigterm_restores_the_terminal() {
+    let sc = common::scenario("top_8gpu.toml");
+    let t = Tmux::new("term");
+    t.start(200, 60, &script(&t, &sc, "--interval 0.2"));
+    // The wide layout: clocks, fan and PCIe on each GPU's line, every column.
+    let wide = t.wait_for("the wide layout", |s| {
+        s.contains("8 GPUs") && s.contains("CONTAINER")
+    });
+    assert!(
+        wide.contains("1980MHz") && wide.contains("rx ") && wide.contains("memory "),
+        "{wide}"
+    );
+    let shell = std::fs::read_to_string(t.path("shell")).unwrap();
+    let out = Command::new("ps")
+        .args(["-o", "pid=", "--ppid", shell.trim()])
+        .output()
+        .unwrap();
+    let pid = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    assert!(!pid.is_empty(), "nvq top's PID not found");
+    assert!(Command::new("kill")
+        .args(["-TERM", &pid])
+        .status()
+        .unwrap()
+        .success());
+    assert_restored(&t);
+}
+
+#[test]
+fn once_prints_one_plain_frame() {
+    let out = Command::new(nvq())
+        .args(["top", "--once", "--nvml-lib"])
+        .arg(common::sim_lib())
+        .env("NVML_SIM_SCENARIO", common::scenario("top_8gpu.toml"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(!text.contains('\x1b'), "plain text, no escapes:\n{text}");
+    assert_eq!(
+        text.lines().count(),
+        24,
+        "80×24 without a terminal:\n{text}"
+    );
+    assert!(text.contains("8 GPUs") && text.contains("leaky"), "{text}");
+}
+
+#[test]
+fn bad_options_are_usage_errors() {
+    for args in [
+        &["top", "--interval", "0.01"][..],
+        &["top", "--interval", "20"],
+        &["top", "--interval", "fast"],
+        &["top", "--leak-after", "0"],
+        // Not a terminal, not --once.
+        &["top"],
+    ] {
+        let out = Command::new(nvq()).args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {out:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("top: invalid") || err.contains("top: needs a terminal"),
+            "{args:?}: {err}"
+        );
+    }
+}
+
+#[test]
+fn a_hung_gpu_is_late_and_the_keys_still_answer() {
+    // GPU 1's power reading hangs for 5 s from its second call on.
+    let sc = common::scenario("mon_hung_gpu.toml");
+    let t = Tmux::new("hung");
+    t.start(80, 24, &script(&t, &sc, "--interval 0.5"));
+    let late = t.wait_for("the late GPU", |s| {
+        s.lines()
+            .any(|l| l.contains(" 1 H100") && l.contains("late"))
+    });
+    let row = late.lines().find(|l| l.contains(" 0 H100")).unwrap();
+    assert!(
+        row.contains("/80G") || row.contains("°C"),
+        "GPU 0 still answers:\n{late}"
+    );
+    // The keys answer while the call hangs: the interval changes at once.
+    let asked = Instant::now();
+    t.keys(&["+"]);
+    t.wait_for("the new interval", |s| s.contains("every 1s"));
+    assert!(
+        asked.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        asked.elapsed()
+    );
+    t.keys(&["q"]);
+    assert_restored(&t);
+}
+
+#[test]
+fn a_lost_gpu_is_shown_as_lost() {
+    // GPU 1 falls off the bus after 7 calls.
+    let sc = common::scenario("loops_lost.toml");
+    let t = Tmux::new("lost");
+    t.start(80, 24, &script(&t, &sc, "--interval 0.1"));
+    let lost = t.wait_for("the lost GPU", |s| s.contains("GPU is lost"));
+    let row = lost.lines().find(|l| l.contains("GPU is lost")).unwrap();
+    assert!(row.contains(" 1 H100"), "{lost}");
+    t.keys(&["C-c"]);
+    assert_restored(&t);
+}
+
+#[test]
+fn a_closed_terminal_ends_the_run() {
+    let sc = common::scenario("top_8gpu.toml");
+    let t = Tmux::new("closed");
+    let pid_file = t.path("nvq");
+    t.start(
+        80,
+        24,
+        &format!(
+            "echo $$ > {pid}; NVML_SIM_SCENARIO={sc} exec {nvq} top --nvml-lib {lib} --interval 0.1",
+            pid = quoted(&pid_file),
+            sc = quoted(&sc),
+            nvq = quoted(&nvq()),
+            lib = quoted(&common::sim_lib()),
+        ),
+    );
+    t.wait_for("the first frame", |s| s.contains("8 GPUs"));
+    let pid = std::fs::read_to_string(&pid_file)
+        .unwrap()
+        .trim()
+        .to_string();
+    // The terminal goes away (as when its window is closed): SIGHUP, then
+    // reads that fail. nvq must end, not spin or hang.
+    t.tmux(&["kill-server"]);
+    let until = Instant::now() + Duration::from_secs(10);
+    loop {
+        let state = std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .ok()
+            .and_then(|s| s.rsplit(") ").next().and_then(|r| r.chars().next()));
+        if matches!(state, None | Some('Z') | Some('X')) {
+            break;
+        }
+        assert!(
+            Instant::now() < until,
+            "nvq top still runs (state {state:?})"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
