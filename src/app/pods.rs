@@ -9,7 +9,7 @@ use crate::model::pods::{pod_labels, PodMap};
 use crate::model::{Column, Value};
 use crate::nvml::Session;
 use crate::render::exporter::Profile;
-use crate::serve::collect::{CollectFn, Collected, RenderFn};
+use crate::serve::collect::{AssembleFn, Collected, RenderFn};
 use crate::source::pods::{self, Config, PodState};
 use std::sync::Arc;
 use std::time::Duration;
@@ -41,16 +41,16 @@ impl Plan {
         })))
     }
 
-    /// Start asking the kubelet (if asked to), and wrap the collection and
+    /// Start asking the kubelet (if asked to), and wrap the assembly and
     /// the rendering. `app_columns`: the process columns, where processes
     /// are read (their `pod_uid` labels a GPU the kubelet says nothing of).
     pub fn start(
         self,
         session: &Arc<Session>,
-        job: CollectFn,
+        job: AssembleFn,
         render: RenderFn,
         app_columns: Option<Vec<Column>>,
-    ) -> Result<(CollectFn, RenderFn), NvqError> {
+    ) -> Result<(AssembleFn, RenderFn), NvqError> {
         let Some(cfg) = self.0 else {
             return Ok((job, render));
         };
@@ -65,8 +65,8 @@ impl Plan {
         .map_err(|e| NvqError::Serve(format!("cannot start the thread that lists pods: {e}")))?;
         let labels = Arc::clone(&state);
         let mut job = job;
-        let job: CollectFn = Box::new(move |deadline| {
-            let mut c = job(deadline);
+        let job: AssembleFn = Box::new(move |reads| {
+            let mut c = job(reads);
             let (map, _) = labels.snapshot(interval);
             label(&mut c, &map, app_columns.as_deref());
             c
@@ -155,7 +155,7 @@ mod tests {
             ],
             energy_mj: vec![],
             extra: vec![],
-            late: 0,
+            states: Vec::new(),
         };
         label(&mut c, &map, Some(&cols));
         let keys = |r: &Row| {

@@ -1,17 +1,17 @@
-//! `nvq serve`: validate the options, open NVML, start the per-GPU workers,
-//! and hand the server a collection that reads every GPU under the
-//! scrape's deadline (the same collectors and deadline as the loops).
+//! `nvq serve`: validate the options, bind the port, and hand the server a
+//! startup that opens NVML, resolves `-i` and builds the collector: one
+//! reader per GPU (the same collectors as the loops), each scrape under its
+//! own deadline (`serve::collect`).
 
 use super::plan::Common;
-use super::{per_gpu, LateRows};
+use super::LateRows;
 use crate::cli::ServeArgs;
 use crate::error::NvqError;
 use crate::model::gpm::GpuExtra;
-use crate::model::{Column, GpuIdent, Row};
-use crate::nvml::Session;
-use crate::render::exporter::{Profile, Scrape};
-use crate::schedule::deadline::PerGpu;
-use crate::serve::{self, collect};
+use crate::model::{Column, GpuIdent, NvmlCode, Row, Value};
+use crate::nvml::{select, Session};
+use crate::render::exporter::{GpuHealth, GpuState, Profile, Scrape};
+use crate::serve::{self, collect, collect::GpuRead};
 use crate::source::{self, QueryMode, Request};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
@@ -25,11 +25,11 @@ pub struct ServePlan {
     /// Read each GPU's PCIe throughput too (nvidia_gpu_exporter's opt-in).
     pub pcie_throughput: bool,
     pub interval: Duration,
-    pub config: serve::Config,
 }
 
 impl ServePlan {
-    pub fn from_args(s: &ServeArgs) -> Result<Self, NvqError> {
+    /// The plan, and the server's configuration.
+    pub fn from_args(s: &ServeArgs) -> Result<(Self, serve::Config), NvqError> {
         let profile = Profile::parse(&s.profile)?;
         let mode = QueryMode::GPU;
         let fields = match (&s.query_gpu, profile.default_fields()) {
@@ -59,6 +59,7 @@ impl ServePlan {
             v => crate::script::parse_duration("--collect.interval", v)?,
         };
         let read_timeout = crate::script::parse_duration("--web.read-timeout", &s.read_timeout)?;
+        let write_timeout = crate::script::parse_duration("--web.write-timeout", &s.write_timeout)?;
         let max_connections = s
             .max_connections
             .trim()
@@ -86,21 +87,25 @@ impl ServePlan {
             }
             None => (None, Vec::new()),
         };
-        Ok(ServePlan {
+        let config = serve::Config {
+            telemetry_path: path.clone(),
             profile,
-            pcie_throughput,
-            fields,
-            app_fields,
-            interval,
-            config: serve::Config {
-                telemetry_path: path.clone(),
+            read_timeout,
+            write_timeout,
+            max_connections,
+            tls: web.0,
+            users: web.1,
+        };
+        Ok((
+            ServePlan {
                 profile,
-                read_timeout,
-                max_connections,
-                tls: web.0,
-                users: web.1,
+                pcie_throughput,
+                fields,
+                app_fields,
+                interval,
             },
-        })
+            config,
+        ))
     }
 }
 
@@ -114,44 +119,70 @@ fn columns(mode: QueryMode, fields: &[usize], major: u32) -> Vec<Column> {
         .collect()
 }
 
-/// Run the exporter until SIGTERM or SIGINT.
+/// Run the exporter until SIGTERM or SIGINT. The port is bound first; the
+/// startup (NVML, `-i`, the versions, the workers) runs on a thread of its
+/// own, so a hung startup call neither keeps nvq from answering `/healthz`
+/// nor from stopping.
 pub fn run(common: &Common<'_>, s: &ServeArgs) -> Result<(), NvqError> {
-    let plan = ServePlan::from_args(s)?;
+    let (plan, config) = ServePlan::from_args(s)?;
     let pods = super::pods::Plan::from_args(s, plan.profile)?;
-    let session = Arc::new(common.session()?);
-    let devices = common.gpus(&session)?;
-    let selected = devices.clone();
-    let count = session.device_count().unwrap_or(0);
+    let (listener, local) = serve::bind(&s.listen_address)?;
+    let lib = common.lib.clone();
+    let id = common.id.map(str::to_string);
+    let profile_name = s.profile.clone();
+    let startup: serve::Startup = Box::new(move |progress| {
+        progress.step("nvmlInit and nvmlSystemGetDriverVersion");
+        let session = Arc::new(Session::open(&lib)?);
+        progress.step("-i: looking the GPUs up");
+        let devices = select::select(&session, id.as_deref())?;
+        progress.step("nvmlDeviceGetCount");
+        let count = session.device_count().unwrap_or(0);
+        progress.step("nvmlSystemGetCudaDriverVersion");
+        let cuda_version = crate::nvml::raw::cuda_driver_version(&session)
+            .map(crate::render::listing::cuda_version)
+            .unwrap_or_default();
+        progress.step("starting the GPU workers");
+        let collector = collector(&session, devices, &plan, pods, count, cuda_version)?;
+        Ok((
+            collector.0,
+            format!("profile {profile_name}, {} GPU(s)", collector.1),
+        ))
+    });
+    serve::run(listener, local, config, startup)
+}
+
+/// The collector of the selected GPUs, and how many there are.
+fn collector(
+    session: &Arc<Session>,
+    devices: Vec<u32>,
+    plan: &ServePlan,
+    pods: super::pods::Plan,
+    count: u32,
+    cuda_version: String,
+) -> Result<(collect::Collector, usize), NvqError> {
     let major = session.driver_major();
     let gpu_columns = columns(QueryMode::GPU, &plan.fields, major);
     let app_columns = plan
         .app_fields
         .as_deref()
         .map(|f| columns(QueryMode::COMPUTE_APPS, f, major));
-    let cuda_version = crate::nvml::raw::cuda_driver_version(&session)
-        .map(crate::render::listing::cuda_version)
-        .unwrap_or_default();
     let hostname = std::fs::read_to_string("/proc/sys/kernel/hostname")
         .map(|h| h.trim().to_string())
         .unwrap_or_default();
-    let workers = start(&session, &devices, &plan, count)
-        .ok_or_else(|| NvqError::Serve("cannot start the threads that read the GPUs".into()))?;
+    let reads = reads(session, &devices, plan, count);
     let late = LateRows::new(QueryMode::GPU, &plan.fields, count);
     let gpus = devices.len();
-    let job = collection(workers, late, devices);
+    let selected = devices.clone();
+    let assemble = assemble(late, devices);
     let xid = Arc::new(source::xid::XidCounts::default());
     if plan.profile.reads_energy_and_xid() {
-        source::xid::watch(
-            Arc::clone(&session),
-            selected.clone(),
-            Arc::clone(&xid),
-            serve::log,
-        )
-        .map_err(|e| {
-            NvqError::Serve(format!(
-                "cannot start the thread that counts XID errors: {e}"
-            ))
-        })?;
+        source::xid::watch(Arc::clone(session), selected, Arc::clone(&xid), serve::log).map_err(
+            |e| {
+                NvqError::Serve(format!(
+                    "cannot start the thread that counts XID errors: {e}"
+                ))
+            },
+        )?;
     }
     let profile = plan.profile;
     let pod_app_columns = app_columns.clone();
@@ -168,31 +199,24 @@ pub fn run(common: &Common<'_>, s: &ServeArgs) -> Result<(), NvqError> {
             xid: &xid,
         })
     });
-    let (job, render) = pods.start(&session, job, render, pod_app_columns)?;
-    let collector = collect::Collector::new(job, plan.interval, render);
-    let (listener, local) = serve::bind(&s.listen_address)?;
-    let scheme = if plan.config.tls.is_some() {
-        "https"
-    } else {
-        "http"
-    };
-    serve::log(&format!(
-        "listening on {scheme}://{local}{} (profile {}, {} GPU(s))",
-        plan.config.telemetry_path, s.profile, gpus
-    ));
-    serve::run(listener, plan.config, collector)
+    let (assemble, render) = pods.start(session, assemble, render, pod_app_columns)?;
+    let collector =
+        collect::Collector::new(reads, plan.interval, assemble, render).map_err(|e| {
+            NvqError::Serve(format!("cannot start the threads that read the GPUs: {e}"))
+        })?;
+    Ok((collector, gpus))
 }
 
-/// One worker job per GPU: its `--query-gpu` row and, for a profile with
-/// process families, its processes. The handle is looked up on the worker,
-/// under the deadline, on the first read.
-fn start(
+/// One read per GPU: its `--query-gpu` row and, for a profile with
+/// process families, its processes. The handle is looked up on the GPU's
+/// worker, under the scrape's deadline, on the first read.
+fn reads(
     session: &Arc<Session>,
     devices: &[u32],
     plan: &ServePlan,
     count: u32,
-) -> Option<PerGpu<GpuRead>> {
-    let jobs = devices
+) -> Vec<collect::ReadFn> {
+    devices
         .iter()
         .map(|&gpu| {
             let session = Arc::clone(session);
@@ -205,7 +229,7 @@ fn start(
             let own_gpm = plan.profile.gpu_gpm();
             let mut gpm = source::gpm::GpmReader::default();
             let mut targets = None;
-            move || {
+            Box::new(move || {
                 let targets = targets.get_or_insert_with(|| source::targets(&session, &[gpu]));
                 let read = |mode: QueryMode, fields: &[usize]| {
                     let req = Request {
@@ -242,75 +266,81 @@ fn start(
                         x.pcie_kb_per_s = source::gpu::get::pcie_throughput_kb(&c).ok();
                     }
                 }
+                let lost = targets.is_empty() || rows.iter().any(is_lost);
                 GpuRead {
                     rows,
                     apps,
                     energy_mj,
                     extra,
+                    lost,
                 }
-            }
+            }) as collect::ReadFn
         })
-        .collect();
-    per_gpu(jobs)
+        .collect()
 }
 
-/// What one job read.
-struct GpuRead {
-    rows: Vec<Row>,
-    apps: Vec<Row>,
-    energy_mj: Option<u64>,
-    extra: Option<GpuExtra>,
+/// Does NVML say, in this row, that its GPU is lost?
+fn is_lost(row: &Row) -> bool {
+    row.cells
+        .iter()
+        .any(|c| matches!(c, Value::Error(t) if t.code == NvmlCode::GPU_IS_LOST))
 }
 
-/// One collection: every GPU read on the workers by the deadline; a GPU
-/// that misses it gets its late row (its series are left out) and counts
-/// as late. A late row keeps the identity the GPU last had.
-fn collection(
-    mut workers: PerGpu<GpuRead>,
-    late: LateRows,
-    devices: Vec<u32>,
-) -> collect::CollectFn {
+/// Puts a scrape's reads together: a GPU late for this scrape gets its
+/// late row (its series are left out); a lost GPU's values are left out
+/// too. Both keep the identity the GPU last had.
+fn assemble(late: LateRows, devices: Vec<u32>) -> collect::AssembleFn {
     let mut last: Vec<Option<Arc<GpuIdent>>> = vec![None; devices.len()];
     let mut minors: Vec<Option<u32>> = vec![None; devices.len()];
-    Box::new(move |deadline| {
-        let mut missed = 0;
+    Box::new(move |reads| {
         let mut when = None;
-        let per_gpu = workers.sample(deadline, |i| {
-            missed += 1;
-            let when = *when.get_or_insert_with(SystemTime::now);
-            GpuRead {
-                rows: late.rows(devices[i], when, last[i].clone()),
-                apps: Vec::new(),
-                energy_mj: None,
-                extra: None,
-            }
-        });
-        let mut rows = Vec::with_capacity(per_gpu.len());
+        let mut rows = Vec::with_capacity(reads.len());
         let mut apps = Vec::new();
-        let mut energy_mj = Vec::with_capacity(per_gpu.len());
+        let mut energy_mj = Vec::with_capacity(reads.len());
         let mut extra = Vec::new();
-        for (i, read) in per_gpu.into_iter().enumerate() {
-            if let Some(g) = read.rows.iter().find_map(|r| r.gpu.clone()) {
+        let mut states = Vec::with_capacity(reads.len());
+        for (i, read) in reads.iter().enumerate() {
+            let Some(&gpu) = devices.get(i) else { continue };
+            if let Some(g) = read.and_then(|r| r.rows.iter().find_map(|r| r.gpu.clone())) {
                 last[i] = Some(g);
             }
+            let state = match read {
+                None => GpuState::Late,
+                Some(r) if r.lost => GpuState::Lost,
+                Some(_) => GpuState::Ok,
+            };
+            states.push(GpuHealth {
+                index: gpu,
+                uuid: last[i].as_ref().map(|g| g.uuid.clone()).unwrap_or_default(),
+                state,
+            });
+            let (gpu_rows, read_extra, energy) = match read {
+                Some(r) if !r.lost => (r.rows.clone(), r.extra.clone(), r.energy_mj),
+                _ => {
+                    let when = *when.get_or_insert_with(SystemTime::now);
+                    (late.rows(gpu, when, last[i].clone()), None, None)
+                }
+            };
             // One energy value per GPU row (a GPU has one `--query-gpu` row).
-            energy_mj.extend(read.rows.iter().map(|_| read.energy_mj));
+            energy_mj.extend(gpu_rows.iter().map(|_| energy));
             // A late GPU keeps its minor number (its `device` label).
-            let x = read.extra.unwrap_or_else(|| GpuExtra {
+            let x = read_extra.unwrap_or_else(|| GpuExtra {
                 minor: minors[i],
                 ..GpuExtra::default()
             });
             minors[i] = x.minor;
-            extra.extend(read.rows.iter().map(|_| x.clone()));
-            rows.extend(read.rows);
-            apps.extend(read.apps);
+            extra.extend(gpu_rows.iter().map(|_| x.clone()));
+            rows.extend(gpu_rows);
+            if let Some(r) = read.filter(|r| !r.lost) {
+                apps.extend(r.apps.iter().cloned());
+            }
         }
         collect::Collected {
             rows,
             apps,
             energy_mj,
             extra,
-            late: missed,
+            states,
         }
     })
 }

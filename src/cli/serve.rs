@@ -65,7 +65,14 @@ pub struct ServeArgs {
     /// Serve only these GPUs: index, UUID, PCI bus id or board serial; comma list allowed.
     #[arg(short = 'i', long = "id", value_name = "ID")]
     pub id: Option<String>,
-    /// Close a connection that has not sent a whole request head within DURATION.
+    /// Close a connection whose answer has waited DURATION for its client to read it.
+    #[arg(
+        long = "web.write-timeout",
+        value_name = "DURATION",
+        default_value = "10s"
+    )]
+    pub write_timeout: String,
+    /// Close a connection that has not sent a whole request head within DURATION (idle ones too).
     #[arg(
         long = "web.read-timeout",
         value_name = "DURATION",
@@ -75,7 +82,7 @@ pub struct ServeArgs {
     /// TLS and basic authentication, in the Prometheus exporter-toolkit's YAML format.
     #[arg(long = "web.config.file", value_name = "FILE")]
     pub web_config_file: Option<std::path::PathBuf>,
-    /// Serve at most N connections at once; further ones are closed at once.
+    /// Keep at most N connections open; a new one takes the place of the longest-stalled, else is closed.
     #[arg(long = "web.max-connections", value_name = "N", default_value = "256")]
     pub max_connections: String,
 }

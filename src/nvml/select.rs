@@ -76,19 +76,56 @@ pub fn select(session: &Session, id: Option<&str>) -> Result<Vec<u32>, NvqError>
         return Ok((0..count).collect());
     };
     let wanted: Vec<&str> = id.split(',').map(str::trim).collect();
-    let only_indices = wanted.iter().all(|w| is_index(w, count));
-    let identities: Vec<Identity> = (0..count)
-        .map(|i| identity(session, i, only_indices))
-        .collect();
     let mut chosen = vec![false; count as usize];
-    for w in &wanted {
-        let hit = identities.iter().position(|ident| ident.matches(w));
-        match hit {
-            Some(i) => chosen[i] = true,
-            None => return Err(NvqError::NoDevices),
+    // NVML's own look-ups first: they touch no other GPU, so a hung GPU
+    // that is not selected cannot stall the selection.
+    let rest: Vec<&str> = wanted
+        .iter()
+        .copied()
+        .filter(|w| {
+            let hit = if is_index(w, count) {
+                w.parse::<u32>().ok()
+            } else {
+                looked_up(session, w, count)
+            };
+            match hit.and_then(|i| chosen.get_mut(i as usize)) {
+                Some(c) => {
+                    *c = true;
+                    false
+                }
+                None => true,
+            }
+        })
+        .collect();
+    if !rest.is_empty() {
+        // What NVML's look-ups do not take (a UUID in other case, a bus id
+        // without its domain, a serial two GPUs share): every GPU's identity.
+        let identities: Vec<Identity> = (0..count).map(|i| identity(session, i)).collect();
+        for w in &rest {
+            match identities.iter().position(|ident| ident.matches(w)) {
+                Some(i) => chosen[i] = true,
+                None => return Err(NvqError::NoDevices),
+            }
         }
     }
     Ok((0..count).filter(|i| chosen[*i as usize]).collect())
+}
+
+/// A UUID, full PCI bus id or board serial, found by NVML's handle look-up:
+/// the GPU's index, if NVML knows it in that exact form.
+fn looked_up(session: &Session, id: &str, count: u32) -> Option<u32> {
+    let nvml = &session.nvml;
+    let device = if parse_bus_id(id).is_some_and(|b| b.0.is_some()) {
+        nvml.device_by_pci_bus_id(id)
+    } else if !id.is_empty() && id.bytes().all(|b| b.is_ascii_digit()) {
+        // Deprecated because it fails on boards with two GPUs; the scan in
+        // `select` takes those.
+        #[allow(deprecated)]
+        nvml.device_by_serial(id)
+    } else {
+        nvml.device_by_uuid(id)
+    };
+    device.ok()?.index().ok().filter(|&i| i < count)
 }
 
 /// Is `id` the index of one of `count` GPUs? An all-digit id beyond the
@@ -99,16 +136,12 @@ fn is_index(id: &str, count: u32) -> bool {
         && id.parse::<u32>().is_ok_and(|i| i < count)
 }
 
-/// Read only what the `-i` elements can match on: nothing beyond the index
-/// when every element is an index.
-fn identity(session: &Session, index: u32, only_indices: bool) -> Identity {
+/// Read what the `-i` elements can match on.
+fn identity(session: &Session, index: u32) -> Identity {
     let mut ident = Identity {
         index,
         ..Identity::default()
     };
-    if only_indices {
-        return ident;
-    }
     if let Ok(d) = session.device(index) {
         ident.uuid = d.uuid().ok();
         ident.serial = d.serial().ok();

@@ -299,11 +299,51 @@ pub struct Health {
     pub last_duration: Option<Duration>,
     /// GPUs that missed the deadline in the last collection.
     pub late_gpus: usize,
+    /// GPUs NVML said were lost in the last collection.
+    pub lost_gpus: usize,
+}
+
+/// How one GPU did in a scrape.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GpuState {
+    /// Read in time.
+    Ok,
+    /// Not read by the scrape's deadline (a slow or hung call).
+    Late,
+    /// NVML answered that the GPU is lost (fallen off the bus).
+    Lost,
+}
+
+impl GpuState {
+    pub const ALL: [GpuState; 3] = [GpuState::Ok, GpuState::Late, GpuState::Lost];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            GpuState::Ok => "ok",
+            GpuState::Late => "late",
+            GpuState::Lost => "lost",
+        }
+    }
+}
+
+/// One GPU of a scrape: which it is (its index and, once known, its UUID)
+/// and its state.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GpuHealth {
+    pub index: u32,
+    pub uuid: String,
+    pub state: GpuState,
 }
 
 /// The collection-health series. `served`: whether this scrape got a
-/// collection (false when it timed out waiting for one).
-pub fn render_health(profile: Profile, h: &Health, served: bool, out: &mut Vec<u8>) {
+/// collection; `gpus`: each GPU's state in it.
+pub fn render_health(
+    profile: Profile,
+    h: &Health,
+    served: bool,
+    gpus: &[GpuHealth],
+    out: &mut Vec<u8>,
+) {
     if profile == Profile::NvidiaGpuExporter {
         return super::nvidia_gpu_exporter::render_health(h, served, out);
     }
@@ -316,15 +356,21 @@ pub fn render_health(profile: Profile, h: &Health, served: bool, out: &mut Vec<u
     };
     one(
         "collection_success",
-        "1 if this scrape got a collection in which every GPU answered in time, else 0.",
+        "1 if every GPU answered this scrape in time and none is lost, else 0.",
         false,
-        u8::from(served && h.late_gpus == 0).to_string(),
+        u8::from(served && h.late_gpus == 0 && h.lost_gpus == 0).to_string(),
     );
     one(
         "collection_late_gpus",
         "GPUs that missed the deadline of the last collection (their series are left out).",
         false,
         h.late_gpus.to_string(),
+    );
+    one(
+        "collection_lost_gpus",
+        "GPUs that NVML says are lost (their series are left out).",
+        false,
+        h.lost_gpus.to_string(),
     );
     if let Some(t) = h.last_success_unix {
         one(
@@ -356,10 +402,35 @@ pub fn render_health(profile: Profile, h: &Health, served: bool, out: &mut Vec<u
     );
     one(
         "scrape_timeouts_total",
-        "Scrapes that ran out of time waiting for a collection.",
+        "Scrapes answered at their time limit with a GPU's reads still missing.",
         true,
         h.scrape_timeouts.to_string(),
     );
+    if !gpus.is_empty() {
+        let name = format!("{p}_collection_gpu_state");
+        write_family(
+            &name,
+            "Each GPU's state in this scrape: ok (read in time), late (missed the deadline) or lost; 1 for the \
+             state it is in.",
+            false,
+            &mut text,
+        );
+        for g in gpus {
+            for state in GpuState::ALL {
+                let labels = [
+                    ("gpu".to_string(), g.index.to_string()),
+                    ("uuid".to_string(), g.uuid.clone()),
+                    ("state".to_string(), state.name().to_string()),
+                ];
+                write_sample(
+                    &name,
+                    &labels,
+                    if g.state == state { "1" } else { "0" },
+                    &mut text,
+                );
+            }
+        }
+    }
     out.extend_from_slice(text.as_bytes());
 }
 
@@ -461,7 +532,7 @@ mod tests {
             ..Health::default()
         };
         let mut out = Vec::new();
-        render_health(Profile::Nvq, &h, true, &mut out);
+        render_health(Profile::Nvq, &h, true, &[], &mut out);
         let text = String::from_utf8(out).unwrap();
         assert!(text.contains("\nnvq_collection_success 0\n"), "{text}");
         assert!(text.contains("\nnvq_collection_late_gpus 1\n"));

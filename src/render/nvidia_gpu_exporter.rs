@@ -535,7 +535,7 @@ fn render_apps(gpus: &[Row], columns: &[Column], apps: &[Row], text: &mut String
 
 /// That exporter's collection-health families.
 pub fn render_health(h: &Health, served: bool, out: &mut Vec<u8>) {
-    let ok = u8::from(served && h.late_gpus == 0).to_string();
+    let ok = u8::from(served && h.late_gpus == 0 && h.lost_gpus == 0).to_string();
     let families = [
         (
             "last_collect_success",

@@ -1,25 +1,49 @@
-//! One collection shared by every scrape that wants it.
+//! The GPU reads shared by every scrape.
 //!
-//! A scrape takes the collector's lock. If the last collection finished
-//! after the scrape arrived (it was in flight meanwhile), or started less
-//! than `--collect.interval` ago, the scrape is served from it; otherwise
-//! the scrape collects, and the scrapes queued behind it reuse that result.
-//! So however many scrapes come at once, only one collection is in flight.
+//! Each GPU has one worker thread that reads it when asked, one call at a
+//! time, and publishes each read with the time it started and finished. A
+//! scrape that arrives at `arrived` wants, for every GPU, a *fresh* read:
+//! one that finished after it arrived (it was in flight meanwhile), or that
+//! started less than `--collect.interval` before. It asks the idle workers
+//! whose last read is not fresh, then waits, under its own deadline, for
+//! each GPU's fresh read. A GPU that has none by then is late *for this
+//! scrape only*: its read goes on and the next scrape gets it. So
 //!
-//! The collection itself runs on a blocking thread, in a task of its own:
-//! a scrape that gives up (its client left, its timeout passed) never
-//! cancels it halfway, and the next scrape finds the result.
+//! - however many scrapes come at once, a GPU has at most one call in
+//!   flight, and there are exactly as many workers as GPUs (no thread is
+//!   started per scrape, whatever the timeouts);
+//! - a scrape with a long timeout never holds up one with a short timeout:
+//!   each waits for the reads it needs, each until its own deadline;
+//! - a scrape cut short by its own tiny deadline leaves nothing behind that
+//!   the next scrapes would take for their answer.
+//!
+//! The answer is built once per set of reads (the same reads give the same
+//! body) and, for each health and form, kept for the scrapes that share it.
 
+use crate::model::gpm::GpuExtra;
 use crate::model::Row;
-use crate::render::exporter::Health;
+use crate::render::exporter::{GpuHealth, Health};
 use hyper::body::Bytes;
-use std::sync::{Arc, Mutex as StdMutex, PoisonError};
+use std::sync::{Arc, Condvar, Mutex as StdMutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
-use tokio::sync::Mutex;
+use tokio::sync::watch;
 
-/// What one collection read: every selected GPU's row (a GPU that missed
-/// the deadline has a late row), their processes where the profile shows
-/// them, and how many GPUs missed the deadline.
+/// What one read of one GPU gave.
+#[derive(Default)]
+pub struct GpuRead {
+    pub rows: Vec<Row>,
+    pub apps: Vec<Row>,
+    /// The GPU's energy counter (mJ), for the profiles that show it.
+    pub energy_mj: Option<u64>,
+    /// The dcgm profile's reads beside the fields.
+    pub extra: Option<GpuExtra>,
+    /// NVML said the GPU is lost.
+    pub lost: bool,
+}
+
+/// What one scrape's reads add up to: every selected GPU's row (a GPU that
+/// missed the deadline has a late row), their processes where the profile
+/// shows them, and each GPU's state.
 pub struct Collected {
     pub rows: Vec<Row>,
     pub apps: Vec<Row>,
@@ -27,22 +51,67 @@ pub struct Collected {
     pub energy_mj: Vec<Option<u64>>,
     /// Each GPU's dcgm-profile reads (minor number, GPM, MIG instances), in
     /// the order of `rows`' GPUs; empty for the other profiles.
-    pub extra: Vec<crate::model::gpm::GpuExtra>,
-    pub late: usize,
+    pub extra: Vec<GpuExtra>,
+    /// One per selected GPU: which it is, and whether it answered.
+    pub states: Vec<GpuHealth>,
 }
 
-/// Reads every GPU once, by the deadline given. It blocks; it is only
-/// called on a blocking thread.
-pub type CollectFn = Box<dyn FnMut(Instant) -> Collected + Send>;
+impl Collected {
+    fn count(&self, state: crate::render::exporter::GpuState) -> usize {
+        self.states.iter().filter(|s| s.state == state).count()
+    }
+}
 
-/// Turns a collection into the profile's exposition (pure).
+/// Reads one GPU. It blocks; it runs only on that GPU's worker thread.
+pub type ReadFn = Box<dyn FnMut() -> GpuRead + Send>;
+
+/// Puts a scrape's reads together, in GPU order; `None`: the GPU is late
+/// for this scrape. Runs under the collector's lock.
+pub type AssembleFn = Box<dyn FnMut(&[Option<&GpuRead>]) -> Collected + Send>;
+
+/// Turns a scrape's reads into the profile's exposition (pure).
 pub type RenderFn = Arc<dyn Fn(&Collected) -> Vec<u8> + Send + Sync>;
 
-/// A finished collection, rendered once for every scrape that shares it.
-pub struct Sample {
-    pub body: Bytes,
+/// One GPU's read, as its worker published it.
+struct Done {
+    read: GpuRead,
     started: Instant,
     finished: Instant,
+    seq: u64,
+}
+
+/// What the scrapes ask of a worker.
+#[derive(Default)]
+struct Ask {
+    asked: u64,
+    served: u64,
+    /// The worker is in a read (its finish time is taken under this lock).
+    running: bool,
+    /// That read has already made a scrape late: it is stuck, and later
+    /// scrapes do not wait for it (as a loop does not wait for a lane still
+    /// in an earlier sample's call).
+    overdue: bool,
+}
+
+struct Worker {
+    ask: StdMutex<Ask>,
+    wake: Condvar,
+    done: watch::Sender<Option<Arc<Done>>>,
+}
+
+fn lock<T>(m: &StdMutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// A scrape's answer material: the reads put together and rendered.
+pub struct Sample {
+    pub body: Bytes,
+    /// The GPUs of this sample and their states.
+    pub states: Vec<GpuHealth>,
+    pub late: usize,
+    pub lost: usize,
+    /// Which read of each GPU it holds (`None`: late).
+    key: Vec<Option<u64>>,
     /// Whole answers already built from it, one per form, for the health
     /// they were built with.
     answers: StdMutex<Vec<(Health, Form, Bytes)>>,
@@ -58,7 +127,7 @@ pub struct Form {
 impl Sample {
     /// The answer built earlier for this health and form, if any.
     pub fn answer(&self, health: &Health, form: Form) -> Option<Bytes> {
-        let answers = self.answers.lock().unwrap_or_else(PoisonError::into_inner);
+        let answers = lock(&self.answers);
         answers
             .iter()
             .find(|(h, f, _)| h == health && *f == form)
@@ -67,100 +136,306 @@ impl Sample {
 
     /// Keep an answer for the next scrapes (the latest one per form).
     pub fn remember(&self, health: Health, form: Form, body: Bytes) {
-        let mut answers = self.answers.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut answers = lock(&self.answers);
         answers.retain(|(_, f, _)| *f != form);
         answers.push((health, form, body));
     }
 }
 
-struct Slot {
-    /// `None` only while a collection runs.
-    job: Option<CollectFn>,
-    last: Option<Arc<Sample>>,
+pub struct Collector {
+    workers: Vec<Arc<Worker>>,
+    interval: Duration,
+    assemble: StdMutex<AssembleFn>,
+    render: RenderFn,
+    last: StdMutex<Option<Arc<Sample>>>,
+    health: StdMutex<Health>,
+    /// When the server began to stop, once it has.
+    stopping: watch::Sender<Option<Instant>>,
 }
 
-pub struct Collector {
-    slot: Arc<Mutex<Slot>>,
-    interval: Duration,
-    render: RenderFn,
-    health: Arc<StdMutex<Health>>,
-}
+/// How long after SIGTERM a scrape still waits for its GPUs; the answer
+/// then goes out with the GPUs that answered.
+pub const STOP_GRACE: Duration = Duration::from_secs(1);
 
 impl Collector {
-    pub fn new(job: CollectFn, interval: Duration, render: RenderFn) -> Self {
-        Collector {
-            slot: Arc::new(Mutex::new(Slot {
-                job: Some(job),
-                last: None,
-            })),
-            interval,
-            render,
-            health: Arc::new(StdMutex::new(Health::default())),
+    /// Start one worker thread per GPU (`reads[i]` reads GPU `i`).
+    pub fn new(
+        reads: Vec<ReadFn>,
+        interval: Duration,
+        assemble: AssembleFn,
+        render: RenderFn,
+    ) -> std::io::Result<Self> {
+        let mut workers = Vec::with_capacity(reads.len());
+        for (i, read) in reads.into_iter().enumerate() {
+            let worker = Arc::new(Worker {
+                ask: StdMutex::new(Ask::default()),
+                wake: Condvar::new(),
+                done: watch::Sender::new(None),
+            });
+            let w = Arc::clone(&worker);
+            std::thread::Builder::new()
+                .name(format!("nvq-gpu-{i}"))
+                .spawn(move || work(&w, read))?;
+            workers.push(worker);
         }
+        Ok(Collector {
+            workers,
+            interval,
+            assemble: StdMutex::new(assemble),
+            render,
+            last: StdMutex::new(None),
+            health: StdMutex::new(Health::default()),
+            stopping: watch::Sender::new(None),
+        })
+    }
+
+    /// The worker threads (one per GPU).
+    pub fn threads(&self) -> usize {
+        self.workers.len()
     }
 
     /// The collection-health figures as they are now.
     pub fn health(&self) -> Health {
-        *self.health.lock().unwrap_or_else(PoisonError::into_inner)
+        *lock(&self.health)
     }
 
-    /// A scrape gave up waiting for a collection.
-    pub fn note_timeout(&self) {
-        self.health
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .scrape_timeouts += 1;
+    /// The server is stopping: scrapes in progress wait at most
+    /// [`STOP_GRACE`] more.
+    pub fn stop(&self) {
+        self.stopping.send_replace(Some(Instant::now()));
     }
 
-    /// The sample for a scrape that arrived at `arrived`: a shared one, or
-    /// a new collection whose GPUs are read by `deadline`. `None` if the
-    /// collection could not run (its thread could not start).
-    pub async fn sample(&self, arrived: Instant, deadline: Instant) -> Option<Arc<Sample>> {
-        let mut slot = Arc::clone(&self.slot).lock_owned().await;
-        if let Some(last) = &slot.last {
-            let recent = arrived.saturating_duration_since(last.started) < self.interval;
-            if last.finished >= arrived || recent {
-                return Some(Arc::clone(last));
+    fn fresh(&self, done: &Option<Arc<Done>>, arrived: Instant) -> bool {
+        done.as_ref().is_some_and(|d| {
+            d.finished >= arrived || arrived.saturating_duration_since(d.started) < self.interval
+        })
+    }
+
+    /// The sample for a scrape that arrived at `arrived`, with every GPU
+    /// that has a fresh read by `deadline` (the others late).
+    pub async fn sample(&self, arrived: Instant, deadline: Instant) -> Arc<Sample> {
+        let mut waits = Vec::with_capacity(self.workers.len());
+        for w in &self.workers {
+            let rx = w.done.subscribe();
+            let mut stuck = false;
+            if !self.fresh(&rx.borrow(), arrived) {
+                let mut ask = lock(&w.ask);
+                if !ask.running && ask.asked == ask.served {
+                    ask.asked += 1;
+                    w.wake.notify_one();
+                }
+                stuck = ask.running && ask.overdue;
+            }
+            waits.push((rx, stuck));
+        }
+        let mut stopping = self.stopping.subscribe();
+        for (rx, stuck) in &mut waits {
+            if *stuck {
+                continue;
+            }
+            loop {
+                let until = match *stopping.borrow() {
+                    Some(t) => deadline.min(t + STOP_GRACE),
+                    None => deadline,
+                };
+                let waiting = stopping.borrow().is_none();
+                tokio::select! {
+                    _ = tokio::time::timeout_at(until.into(), rx.wait_for(|d| self.fresh(d, arrived))) => break,
+                    _ = stopping.changed(), if waiting => continue,
+                }
             }
         }
-        let render = Arc::clone(&self.render);
-        let health = Arc::clone(&self.health);
-        let task = tokio::spawn(async move {
-            let mut job = slot.job.take()?;
-            let blocking = tokio::task::spawn_blocking(move || {
-                let started = Instant::now();
-                let got = job(deadline);
-                let body = Bytes::from(render(&got));
-                let sample = Sample {
-                    body,
-                    started,
-                    finished: Instant::now(),
-                    answers: StdMutex::new(Vec::new()),
-                };
-                (job, sample, got.late)
-            });
-            let (job, sample, late) = blocking.await.ok()?;
-            slot.job = Some(job);
-            record(&health, &sample, late);
-            let sample = Arc::new(sample);
-            slot.last = Some(Arc::clone(&sample));
-            Some(sample)
+        let reads: Vec<Option<Arc<Done>>> = waits
+            .iter()
+            .map(|(rx, _)| {
+                let d = rx.borrow();
+                self.fresh(&d, arrived).then(|| d.clone()).flatten()
+            })
+            .collect();
+        for (w, read) in self.workers.iter().zip(&reads) {
+            if read.is_none() {
+                let mut ask = lock(&w.ask);
+                ask.overdue = ask.running;
+            }
+        }
+        let key: Vec<Option<u64>> = reads.iter().map(|d| d.as_ref().map(|d| d.seq)).collect();
+        let mut last = lock(&self.last);
+        if let Some(s) = last.as_ref().filter(|s| s.key == key) {
+            return Arc::clone(s);
+        }
+        let refs: Vec<Option<&GpuRead>> =
+            reads.iter().map(|d| d.as_ref().map(|d| &d.read)).collect();
+        let got = (lock(&self.assemble))(&refs);
+        let body = Bytes::from((self.render)(&got));
+        let sample = Arc::new(Sample {
+            body,
+            late: got.count(crate::render::exporter::GpuState::Late),
+            lost: got.count(crate::render::exporter::GpuState::Lost),
+            states: got.states,
+            key,
+            answers: StdMutex::new(Vec::new()),
         });
-        task.await.ok().flatten()
+        self.record(&sample, Instant::now().saturating_duration_since(arrived));
+        *last = Some(Arc::clone(&sample));
+        sample
+    }
+
+    fn record(&self, sample: &Sample, took: Duration) {
+        let mut h = lock(&self.health);
+        h.collections += 1;
+        h.last_duration = Some(took);
+        h.late_gpus = sample.late;
+        h.lost_gpus = sample.lost;
+        if sample.late == 0 && sample.lost == 0 {
+            h.last_success_unix = SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .ok()
+                .map(|d| d.as_secs_f64());
+        }
+        if sample.late > 0 {
+            h.failures += 1;
+        }
+    }
+
+    /// A scrape was answered at its time limit with GPUs still missing.
+    pub fn note_timeout(&self) {
+        lock(&self.health).scrape_timeouts += 1;
     }
 }
 
-fn record(health: &StdMutex<Health>, sample: &Sample, late: usize) {
-    let mut h = health.lock().unwrap_or_else(PoisonError::into_inner);
-    h.collections += 1;
-    h.last_duration = Some(sample.finished.saturating_duration_since(sample.started));
-    h.late_gpus = late;
-    if late == 0 {
-        h.last_success_unix = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .ok()
-            .map(|d| d.as_secs_f64());
-    } else {
-        h.failures += 1;
+/// A GPU's worker: read whenever asked, publish each read.
+fn work(w: &Worker, mut read: ReadFn) {
+    loop {
+        let target = {
+            let mut ask = lock(&w.ask);
+            while ask.asked <= ask.served {
+                ask = w.wake.wait(ask).unwrap_or_else(PoisonError::into_inner);
+            }
+            ask.running = true;
+            ask.overdue = false;
+            ask.asked
+        };
+        let started = Instant::now();
+        let value = read();
+        let finished = {
+            let mut ask = lock(&w.ask);
+            ask.running = false;
+            ask.served = target;
+            // Taken under the lock: a scrape that saw this read running
+            // arrived before it finished.
+            Instant::now()
+        };
+        let seq = w.done.borrow().as_ref().map_or(1, |d| d.seq + 1);
+        w.done.send_replace(Some(Arc::new(Done {
+            read: value,
+            started,
+            finished,
+            seq,
+        })));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::render::exporter::GpuState;
+    use std::sync::atomic::{AtomicU64, Ordering};
+
+    fn collector(delays_ms: Vec<u64>, interval: Duration) -> (Collector, Arc<AtomicU64>) {
+        let calls = Arc::new(AtomicU64::new(0));
+        let reads = delays_ms
+            .into_iter()
+            .map(|ms| {
+                let calls = Arc::clone(&calls);
+                Box::new(move || {
+                    calls.fetch_add(1, Ordering::SeqCst);
+                    std::thread::sleep(Duration::from_millis(ms));
+                    GpuRead::default()
+                }) as ReadFn
+            })
+            .collect();
+        let assemble: AssembleFn = Box::new(|reads| Collected {
+            rows: Vec::new(),
+            apps: Vec::new(),
+            energy_mj: Vec::new(),
+            extra: Vec::new(),
+            states: reads
+                .iter()
+                .enumerate()
+                .map(|(i, r)| GpuHealth {
+                    index: i as u32,
+                    uuid: String::new(),
+                    state: if r.is_some() {
+                        GpuState::Ok
+                    } else {
+                        GpuState::Late
+                    },
+                })
+                .collect(),
+        });
+        let render: RenderFn = Arc::new(|_| Vec::new());
+        (
+            Collector::new(reads, interval, assemble, render).unwrap(),
+            calls,
+        )
+    }
+
+    fn rt() -> tokio::runtime::Runtime {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap()
+    }
+
+    #[test]
+    fn a_slow_gpu_is_late_only_for_the_scrape_that_cannot_wait() {
+        let (c, calls) = collector(vec![0, 300], Duration::from_secs(30));
+        rt().block_on(async {
+            let now = Instant::now();
+            let short = c.sample(now, now + Duration::from_millis(50)).await;
+            assert_eq!(short.late, 1);
+            // The read goes on; the next scrape (within the interval) gets it.
+            tokio::time::sleep(Duration::from_millis(350)).await;
+            let now = Instant::now();
+            let next = c.sample(now, now + Duration::from_millis(50)).await;
+            assert_eq!(next.late, 0);
+        });
+        assert_eq!(calls.load(Ordering::SeqCst), 2, "one read per GPU");
+        assert_eq!(c.threads(), 2);
+    }
+
+    /// A read that has already made one scrape late is not waited for
+    /// again: the next scrape answers as soon as the other GPUs have.
+    #[test]
+    fn a_stuck_gpu_is_waited_for_once() {
+        let (c, _) = collector(vec![0, 5_000], Duration::ZERO);
+        rt().block_on(async {
+            let now = Instant::now();
+            assert_eq!(
+                c.sample(now, now + Duration::from_millis(100)).await.late,
+                1
+            );
+            let now = Instant::now();
+            let next = c.sample(now, now + Duration::from_secs(3)).await;
+            assert_eq!(next.late, 1);
+            assert!(
+                now.elapsed() < Duration::from_secs(1),
+                "waited {:?}",
+                now.elapsed()
+            );
+        });
+    }
+
+    #[test]
+    fn concurrent_scrapes_share_the_reads() {
+        let (c, calls) = collector(vec![50, 50, 50], Duration::ZERO);
+        rt().block_on(async {
+            let now = Instant::now();
+            let d = now + Duration::from_secs(5);
+            let (a, b) = tokio::join!(c.sample(now, d), c.sample(now, d));
+            assert!(Arc::ptr_eq(&a, &b));
+            assert_eq!(a.late, 0);
+        });
+        assert_eq!(calls.load(Ordering::SeqCst), 3);
     }
 }

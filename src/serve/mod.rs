@@ -1,21 +1,25 @@
 //! `nvq serve`'s HTTP server: hyper's HTTP/1.1 connection on a tokio
-//! runtime of one thread (collections run on blocking threads, see
-//! [`collect`]).
+//! runtime of one thread (the GPUs are read on one thread each, see
+//! [`collect`]; the startup runs on a thread of its own).
 //!
 //! Requests are bounded: the request head must fit in [`MAX_HEAD`] bytes
 //! and arrive within the read timeout (hyper answers 431 or closes the
-//! connection), at most `max_connections` are open at once (one more is
-//! closed as soon as it is accepted), and only GET and HEAD are served
-//! (405 otherwise). A request body is never read. SIGTERM or SIGINT stops
-//! accepting, lets the open connections finish their request (at most
-//! [`DRAIN`]) and returns.
+//! connection), an answer must be read within the write timeout, a
+//! connection is answered one request at a time with capped kernel buffers,
+//! at most `max_connections` are open at once (a new one takes the place of
+//! the longest-stalled one, see [`conn`], else it is closed), and only GET
+//! and HEAD are served (405 otherwise). A request body is never read.
+//! SIGTERM or SIGINT stops accepting, lets the scrapes in progress answer
+//! (within [`collect::STOP_GRACE`]), waits for open connections at most
+//! [`DRAIN`] and returns.
 
 mod auth;
 pub mod collect;
+mod conn;
 pub mod web_config;
 
 use crate::error::NvqError;
-use crate::render::exporter::{self, Profile};
+use crate::render::exporter::{self, Health, Profile};
 use collect::{Collector, Form};
 use http_body_util::Full;
 use hyper::body::{Bytes, Incoming};
@@ -30,14 +34,25 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use std::convert::Infallible;
 use std::io::Write;
 use std::net::SocketAddr;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex as StdMutex, OnceLock, PoisonError};
 use std::time::{Duration, Instant};
-use tokio::sync::{watch, Semaphore};
+use tokio::sync::watch;
 
 /// The largest request head accepted (request line and headers), in bytes.
 pub const MAX_HEAD: usize = 16 * 1024;
-/// How long a stopping server waits for its open connections.
-pub const DRAIN: Duration = Duration::from_secs(10);
+/// How long a stopping server waits for its open connections. Scrapes in
+/// progress answer within [`collect::STOP_GRACE`] of the stop, so nvq exits
+/// within this bound of SIGTERM whatever NVML is doing.
+pub const DRAIN: Duration = Duration::from_secs(2);
+/// The shortest scrape timeout a scraper can ask for: the loops' shortest
+/// deadline ([`crate::schedule::deadline::MIN_LIMIT`]).
+pub const MIN_SCRAPE_TIMEOUT: Duration = crate::schedule::deadline::MIN_LIMIT;
+/// The kernel's send and receive buffers of each connection (the kernel
+/// doubles them for its bookkeeping): an answer larger than the send buffer
+/// waits for its client to read, under the write timeout.
+pub const SEND_BUFFER: usize = 128 * 1024;
+pub const RECV_BUFFER: usize = 32 * 1024;
 /// A scrape's time limit when the scraper does not send one
 /// (`X-Prometheus-Scrape-Timeout-Seconds`), and the most it may ask for.
 pub const DEFAULT_SCRAPE_TIMEOUT: Duration = Duration::from_secs(10);
@@ -48,6 +63,8 @@ pub struct Config {
     pub telemetry_path: String,
     pub profile: Profile,
     pub read_timeout: Duration,
+    /// How long an answer may wait for its client to read it.
+    pub write_timeout: Duration,
     pub max_connections: usize,
     /// `--web.config.file`'s TLS, if any.
     pub tls: Option<Arc<tokio_rustls::rustls::ServerConfig>>,
@@ -63,47 +80,182 @@ pub fn log(msg: &str) {
 
 struct App {
     config: Config,
-    collector: Collector,
+    /// Set once the startup (NVML, `-i`, the workers) is done.
+    ready: OnceLock<Collector>,
+    progress: Arc<Progress>,
     auth: auth::Checker,
 }
 
-/// Serve on `listener` until SIGTERM or SIGINT.
+/// What the startup is doing: the step it is in and since when, for
+/// `/healthz` while it has not finished.
+pub struct Progress(StdMutex<(&'static str, Instant)>);
+
+impl Progress {
+    fn new() -> Self {
+        Progress(StdMutex::new(("starting", Instant::now())))
+    }
+
+    /// The startup begins `what` (an NVML call, or a step of calls).
+    pub fn step(&self, what: &'static str) {
+        *self.0.lock().unwrap_or_else(PoisonError::into_inner) = (what, Instant::now());
+    }
+
+    fn now(&self) -> (&'static str, Duration) {
+        let (what, since) = *self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        (what, since.elapsed())
+    }
+}
+
+/// The startup, run on a thread of its own: opens NVML, resolves `-i`,
+/// starts the workers, and returns the collector and the words that
+/// describe what is served ("profile nvq, 8 GPU(s)").
+pub type Startup = Box<dyn FnOnce(&Progress) -> Result<(Collector, String), NvqError> + Send>;
+
+/// How long the server waits for the startup before it listens anyway
+/// (then `/healthz` says which call is late, and `/metrics` answers 503).
+pub const STARTUP_WAIT: Duration = Duration::from_secs(2);
+
+/// Run `startup`, then serve on `listener` until SIGTERM or SIGINT, which
+/// are answered from the start (exit 0, even while the startup hangs in
+/// NVML).
 pub fn run(
     listener: std::net::TcpListener,
+    local: SocketAddr,
     config: Config,
-    collector: Collector,
+    startup: Startup,
 ) -> Result<(), NvqError> {
+    use tokio::signal::unix::{signal, SignalKind};
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|e| NvqError::Serve(format!("cannot start the runtime: {e}")))?;
+    let io = |what: &str, e: std::io::Error| NvqError::Serve(format!("{what}: {e}"));
+    let signals = {
+        let _in = runtime.enter();
+        let term = signal(SignalKind::terminate()).map_err(|e| io("cannot catch SIGTERM", e))?;
+        let int = signal(SignalKind::interrupt()).map_err(|e| io("cannot catch SIGINT", e))?;
+        (term, int)
+    };
+    let progress = Arc::new(Progress::new());
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    let p = Arc::clone(&progress);
+    std::thread::Builder::new()
+        .name("nvq-startup".into())
+        .spawn(move || {
+            let _ = tx.send(startup(&p));
+        })
+        .map_err(|e| io("cannot start the startup thread", e))?;
     let auth = auth::Checker::new(config.users.clone());
     let app = Arc::new(App {
         config,
-        collector,
+        ready: OnceLock::new(),
+        progress,
         auth,
     });
-    runtime.block_on(serve(listener, app))
+    let done = runtime.block_on(serve(listener, local, app, signals, rx));
+    // Threads still in a call (NVML, a bcrypt check) are not waited for.
+    runtime.shutdown_background();
+    done
 }
 
-async fn serve(listener: std::net::TcpListener, app: Arc<App>) -> Result<(), NvqError> {
-    use tokio::signal::unix::{signal, SignalKind};
+type StartupResult = tokio::sync::oneshot::Receiver<Result<(Collector, String), NvqError>>;
+type Signals = (tokio::signal::unix::Signal, tokio::signal::unix::Signal);
+
+/// Wait for the startup, at most [`STARTUP_WAIT`] (a signal ends the wait:
+/// `Err(None)`), then say that nvq listens.
+async fn started(
+    app: &App,
+    local: SocketAddr,
+    signals: &mut Signals,
+    rx: &mut StartupResult,
+) -> Result<bool, Option<NvqError>> {
+    let scheme = if app.config.tls.is_some() {
+        "https"
+    } else {
+        "http"
+    };
+    let path = &app.config.telemetry_path;
+    tokio::select! {
+        r = tokio::time::timeout(STARTUP_WAIT, &mut *rx) => match r {
+            Ok(Ok(Ok((collector, what)))) => {
+                let _ = app.ready.set(collector);
+                log(&format!("listening on {scheme}://{local}{path} ({what})"));
+                Ok(true)
+            }
+            Ok(Ok(Err(e))) => Err(Some(e)),
+            Ok(Err(_)) => Err(Some(NvqError::Serve("the startup thread ended".into()))),
+            Err(_) => {
+                let (step, took) = app.progress.now();
+                log(&format!(
+                    "listening on {scheme}://{local}{path} (still starting: {step} has taken {:.1} s; /metrics \
+                     answers 503 until it is done)",
+                    took.as_secs_f64()
+                ));
+                Ok(false)
+            }
+        },
+        _ = signals.0.recv() => { log("SIGTERM during startup: stopped"); Err(None) }
+        _ = signals.1.recv() => { log("SIGINT during startup: stopped"); Err(None) }
+    }
+}
+
+/// Counts events and says which to log: the 1st, 2nd, 4th, 8th, ...
+#[derive(Default)]
+struct LogRate(AtomicU64);
+
+impl LogRate {
+    /// `Some(n)` when the n-th event is one to log.
+    fn hit(&self) -> Option<u64> {
+        let n = self.0.fetch_add(1, Ordering::Relaxed) + 1;
+        n.is_power_of_two().then_some(n)
+    }
+}
+
+async fn serve(
+    listener: std::net::TcpListener,
+    local: SocketAddr,
+    app: Arc<App>,
+    mut signals: Signals,
+    mut startup: StartupResult,
+) -> Result<(), NvqError> {
+    let mut ready = match started(&app, local, &mut signals, &mut startup).await {
+        Ok(ready) => ready,
+        Err(None) => return Ok(()),
+        Err(Some(e)) => return Err(e),
+    };
     let io = |what: &str, e: std::io::Error| NvqError::Serve(format!("{what}: {e}"));
     listener
         .set_nonblocking(true)
         .map_err(|e| io("cannot listen", e))?;
+    // Accepted sockets inherit these: what one connection can pin in the
+    // kernel is bounded whatever its client does.
+    let sock = socket2::SockRef::from(&listener);
+    let _ = sock.set_send_buffer_size(SEND_BUFFER);
+    let _ = sock.set_recv_buffer_size(RECV_BUFFER);
     let listener =
         tokio::net::TcpListener::from_std(listener).map_err(|e| io("cannot listen", e))?;
-    let mut term = signal(SignalKind::terminate()).map_err(|e| io("cannot catch SIGTERM", e))?;
-    let mut int = signal(SignalKind::interrupt()).map_err(|e| io("cannot catch SIGINT", e))?;
     let max = app.config.max_connections;
-    let permits = Arc::new(Semaphore::new(max));
+    let conns = Arc::new(conn::Table::new(max));
     let (stop, stopped) = watch::channel(false);
-    let mut refused: u64 = 0;
+    let refused = Arc::new(LogRate::default());
+    let tls_failed = Arc::new(LogRate::default());
     let why = loop {
         let accepted = tokio::select! {
-            _ = term.recv() => break "SIGTERM",
-            _ = int.recv() => break "SIGINT",
+            _ = signals.0.recv() => break "SIGTERM",
+            _ = signals.1.recv() => break "SIGINT",
+            r = &mut startup, if !ready => {
+                ready = true;
+                match r {
+                    Ok(Ok((collector, what))) => {
+                        let (step, took) = app.progress.now();
+                        log(&format!("ready ({what}; the last step, {step}, took {:.1} s)", took.as_secs_f64()));
+                        let _ = app.ready.set(collector);
+                        continue;
+                    }
+                    Ok(Err(e)) => return Err(e),
+                    Err(_) => return Err(NvqError::Serve("the startup thread ended".into())),
+                }
+            }
             a = listener.accept() => a,
         };
         let (stream, peer) = match accepted {
@@ -116,47 +268,74 @@ async fn serve(listener: std::net::TcpListener, app: Arc<App>) -> Result<(), Nvq
                 continue;
             }
         };
-        let Ok(permit) = Arc::clone(&permits).try_acquire_owned() else {
-            refused += 1;
-            // One line per power of two, not one per refused connection.
-            if refused.is_power_of_two() {
-                log(&format!(
-                    "connection limit ({max}) reached: closed a connection from {peer} ({refused} so far)"
-                ));
+        let entry = match conns.admit() {
+            conn::Admitted::Yes(entry) => entry,
+            conn::Admitted::Evicted(entry, victim) => {
+                if let Some(n) = refused.hit() {
+                    log(&format!(
+                        "connection limit ({max}) reached: closed the connection from {victim} that had stalled \
+                         longest, for one from {peer} ({n} so far)"
+                    ));
+                }
+                entry
             }
-            drop(stream);
-            continue;
+            conn::Admitted::No => {
+                // One line per power of two, not one per refused connection.
+                if let Some(n) = refused.hit() {
+                    log(&format!(
+                        "connection limit ({max}) reached: closed a connection from {peer} ({n} so far)"
+                    ));
+                }
+                drop(stream);
+                continue;
+            }
         };
+        entry.set_peer(peer);
         let app = Arc::clone(&app);
         let stopped = stopped.clone();
+        let conns = Arc::clone(&conns);
+        let tls_failed = Arc::clone(&tls_failed);
         let tls = app.config.tls.clone().map(tokio_rustls::TlsAcceptor::from);
         tokio::spawn(async move {
             let _ = stream.set_nodelay(true);
-            match tls {
-                None => connection(stream, app, stopped).await,
-                Some(acceptor) => {
-                    // The handshake is bounded like a request head.
-                    let limit = app.config.read_timeout;
-                    match tokio::time::timeout(limit, acceptor.accept(stream)).await {
-                        Ok(Ok(tls)) => connection(tls, app, stopped).await,
-                        Ok(Err(e)) => log(&format!("TLS handshake with {peer} failed: {e}")),
-                        Err(_) => log(&format!("TLS handshake with {peer} timed out")),
+            let stream = conn::Guarded::new(stream, Arc::clone(&entry), app.config.write_timeout);
+            let evicted = entry.evicted();
+            tokio::pin!(evicted);
+            tokio::select! {
+                _ = &mut evicted => {}
+                _ = async {
+                    match tls {
+                        None => connection(stream, &entry, app, stopped).await,
+                        Some(acceptor) => {
+                            // The handshake is bounded like a request head.
+                            let limit = app.config.read_timeout;
+                            let failed = |what: String| {
+                                if let Some(n) = tls_failed.hit() {
+                                    log(&format!("TLS handshake with {peer} {what} ({n} so far)"));
+                                }
+                            };
+                            match tokio::time::timeout(limit, acceptor.accept(stream)).await {
+                                Ok(Ok(tls)) => connection(tls, &entry, app, stopped).await,
+                                Ok(Err(e)) => failed(format!("failed: {e}")),
+                                Err(_) => failed("timed out".to_string()),
+                            }
+                        }
                     }
-                }
+                } => {}
             }
-            drop(permit);
+            conns.remove(&entry);
         });
     };
     drop(listener);
     log(&format!(
-        "{why}: no longer accepting; finishing open requests"
+        "{why}: no longer accepting; finishing open requests (at most {} s)",
+        DRAIN.as_secs()
     ));
+    if let Some(c) = app.ready.get() {
+        c.stop();
+    }
     let _ = stop.send(true);
-    let all = u32::try_from(max).unwrap_or(u32::MAX);
-    if tokio::time::timeout(DRAIN, permits.acquire_many(all))
-        .await
-        .is_err()
-    {
+    if tokio::time::timeout(DRAIN, conns.empty()).await.is_err() {
         log("some connections were still open after the drain period; closing them");
     }
     log("stopped");
@@ -165,14 +344,28 @@ async fn serve(listener: std::net::TcpListener, app: Arc<App>) -> Result<(), Nvq
 
 /// Serve one connection until it closes, its client is too slow, or the
 /// server stops (then the request in progress is finished first).
-async fn connection<S>(stream: S, app: Arc<App>, mut stopped: watch::Receiver<bool>)
-where
+async fn connection<S>(
+    stream: S,
+    entry: &Arc<conn::Entry>,
+    app: Arc<App>,
+    mut stopped: watch::Receiver<bool>,
+) where
     S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
 {
     let read_timeout = app.config.read_timeout;
+    let busy = Arc::clone(entry);
     let service = service_fn(move |req| {
-        let app = Arc::clone(&app);
-        async move { Ok::<_, Infallible>(app.handle(req).await) }
+        let (app, busy) = (Arc::clone(&app), Arc::clone(&busy));
+        async move {
+            // While a request is being answered, the connection is not
+            // stalled. (Taken when hyper first polls the answer: a request
+            // hyper has read but not yet started answering, because the
+            // answer before it waits for its client, is not.)
+            let guard = busy.busy();
+            let r = app.handle(req).await;
+            drop(guard);
+            Ok::<_, Infallible>(r)
+        }
     });
     let mut builder = http1::Builder::new();
     builder
@@ -240,10 +433,30 @@ impl App {
             );
             r
         } else if path == "/healthz" {
-            text(StatusCode::OK, "ok\n")
+            if self.ready.get().is_some() {
+                text(StatusCode::OK, "ok\n")
+            } else {
+                self.starting()
+            }
         } else {
             text(StatusCode::NOT_FOUND, "Not found.\n")
         }
+    }
+
+    /// 503 while the startup has not finished, saying which step is late.
+    fn starting(&self) -> Response<Full<Bytes>> {
+        let (step, took) = self.progress.now();
+        let body = format!(
+            "starting: {step} has taken {:.1} s and has not answered yet\n",
+            took.as_secs_f64()
+        );
+        let mut r = Response::new(Full::new(Bytes::from(body)));
+        *r.status_mut() = StatusCode::SERVICE_UNAVAILABLE;
+        r.headers_mut().insert(
+            CONTENT_TYPE,
+            HeaderValue::from_static("text/plain; charset=utf-8"),
+        );
+        r
     }
 
     async fn metrics(&self, req: &Request<Incoming>) -> Response<Full<Bytes>> {
@@ -251,22 +464,19 @@ impl App {
         let timeout = scrape_timeout(req);
         // Nine tenths of the time for the GPUs, the rest for the answer.
         let deadline = arrived + timeout * 9 / 10;
-        let waited = tokio::time::timeout_at((arrived + timeout * 19 / 20).into(), async {
-            self.collector.sample(arrived, deadline).await
-        })
-        .await;
-        let sample = match waited {
-            Ok(s) => s,
-            Err(_) => {
-                self.collector.note_timeout();
-                log(&format!(
-                    "a scrape ran out of its {:.3} s waiting for a collection",
-                    timeout.as_secs_f64()
-                ));
-                None
-            }
+        let Some(collector) = self.ready.get() else {
+            return self.starting();
         };
-        let health = self.collector.health();
+        let sample = collector.sample(arrived, deadline).await;
+        if sample.late > 0 {
+            collector.note_timeout();
+        }
+        // This scrape's own late and lost GPUs, the counters of all.
+        let health = Health {
+            late_gpus: sample.late,
+            lost_gpus: sample.lost,
+            ..collector.health()
+        };
         let accept = req
             .headers()
             .get(hyper::header::ACCEPT)
@@ -290,16 +500,19 @@ impl App {
         };
         // Scrapes served from one collection with the same health get the
         // same bytes: built (and compressed) once, then shared.
-        let cached = sample.as_ref().and_then(|s| s.answer(&health, form));
+        let cached = sample.answer(&health, form);
         let (body, gzip) = match cached {
             Some(body) => (body, gzip),
             None => {
-                let mut body =
-                    Vec::with_capacity(sample.as_ref().map_or(0, |s| s.body.len()) + 2048);
-                if let Some(s) = &sample {
-                    body.extend_from_slice(&s.body);
-                }
-                exporter::render_health(self.config.profile, &health, sample.is_some(), &mut body);
+                let mut body = Vec::with_capacity(sample.body.len() + 2048);
+                body.extend_from_slice(&sample.body);
+                exporter::render_health(
+                    self.config.profile,
+                    &health,
+                    true,
+                    &sample.states,
+                    &mut body,
+                );
                 let body = if om {
                     exporter::openmetrics(&body)
                 } else {
@@ -311,13 +524,11 @@ impl App {
                     None => (body, false),
                 };
                 let body = Bytes::from(body);
-                if let Some(s) = &sample {
-                    let form = Form {
-                        openmetrics: om,
-                        gzip,
-                    };
-                    s.remember(health, form, body.clone());
-                }
+                let form = Form {
+                    openmetrics: om,
+                    gzip,
+                };
+                sample.remember(health, form, body.clone());
                 (body, gzip)
             }
         };
@@ -363,7 +574,8 @@ fn compress(body: &[u8]) -> Option<Vec<u8>> {
 }
 
 /// The scrape's time limit: Prometheus's `X-Prometheus-Scrape-Timeout-Seconds`,
-/// else [`DEFAULT_SCRAPE_TIMEOUT`]; at most [`MAX_SCRAPE_TIMEOUT`].
+/// else [`DEFAULT_SCRAPE_TIMEOUT`]; from [`MIN_SCRAPE_TIMEOUT`] to
+/// [`MAX_SCRAPE_TIMEOUT`].
 fn scrape_timeout<B>(req: &Request<B>) -> Duration {
     req.headers()
         .get("x-prometheus-scrape-timeout-seconds")
@@ -371,7 +583,7 @@ fn scrape_timeout<B>(req: &Request<B>) -> Duration {
         .and_then(|v| v.trim().parse::<f64>().ok())
         .filter(|s| s.is_finite() && *s > 0.0)
         .map_or(DEFAULT_SCRAPE_TIMEOUT, |s| {
-            Duration::from_secs_f64(s.min(MAX_SCRAPE_TIMEOUT.as_secs_f64()))
+            Duration::from_secs_f64(s.min(MAX_SCRAPE_TIMEOUT.as_secs_f64())).max(MIN_SCRAPE_TIMEOUT)
         })
 }
 
@@ -464,6 +676,8 @@ mod tests {
         assert_eq!(scrape_timeout(&req(Some("-1"))), DEFAULT_SCRAPE_TIMEOUT);
         assert_eq!(scrape_timeout(&req(Some("NaN"))), DEFAULT_SCRAPE_TIMEOUT);
         assert_eq!(scrape_timeout(&req(Some("1e9"))), MAX_SCRAPE_TIMEOUT);
+        assert_eq!(scrape_timeout(&req(Some("1e-9"))), MIN_SCRAPE_TIMEOUT);
+        assert_eq!(scrape_timeout(&req(Some("0.01"))), MIN_SCRAPE_TIMEOUT);
     }
 
     #[test]
