@@ -181,7 +181,14 @@ fn keys_curve_leak_and_quit_under_tmux() {
         s.lines().any(|l| l.contains("leaky") && l.contains("▲+")) && s.contains("memory full in")
     });
     let row = leak.lines().find(|l| l.contains("leaky")).unwrap();
-    assert!(row.contains("▲+4.") && row.contains("G/s"), "{leak}");
+    // 0.5 GiB a sample at 100 ms is 5 GiB/s; a loaded machine's late samples read a little lower.
+    let rate: f64 = row
+        .split("▲+")
+        .nth(1)
+        .and_then(|r| r.split("G/s").next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0.0);
+    assert!((3.5..=5.5).contains(&rate), "rate {rate} G/s\n{leak}");
     assert!(leak.contains("memory full in"), "{leak}");
     // Zoomed to 30 s, the curve of GPU 0's memory rises to the right.
     t.keys(&["z", "z", "z", "z"]);
