@@ -157,7 +157,9 @@ if ! ldconfig -p | grep -q 'libnvidia-ml\.so\.1 '; then
     msg=$(run nvq --query-gpu=index --format=csv 2>&1) || rc=$?
     echo "without NVML: exit $rc: $msg"
     [ "$rc" = 12 ] || fail "without NVML nvq exits $rc, not 12"
-    grep -q "couldn't find libnvidia-ml.so" <<<"$msg" || fail "without NVML nvq does not say so: $msg"
+    # nvq's own words (issue #30): the library it could not load, and the way out.
+    grep -q "cannot load NVML from libnvidia-ml.so.1" <<<"$msg" || fail "without NVML nvq does not say so: $msg"
+    grep -q -- "--simulate" <<<"$msg" || fail "without NVML nvq does not suggest --simulate: $msg"
 fi
 
 page=$(run man -w nvq)
