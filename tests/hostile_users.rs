@@ -17,14 +17,7 @@ fn nvq_bin() -> PathBuf {
 
 /// nvq against a scenario file, not yet run.
 fn cmd_on(sc: &Path, args: &[&str]) -> Command {
-    let mut c = Command::new(nvq_bin());
-    c.arg("--nvml-lib")
-        .arg(sim_lib())
-        .args(args)
-        .env("NVML_SIM_SCENARIO", sc)
-        .env("TZ", "UTC")
-        .env_remove("NVQ_HOST_PROC");
-    c
+    common::std_cmd_on(sc, args)
 }
 
 fn text(b: &[u8]) -> String {

@@ -483,3 +483,16 @@ pub fn write_scenario(text: &str) -> tempfile::NamedTempFile {
     std::io::Write::write_all(&mut f, text.as_bytes()).unwrap();
     f
 }
+
+/// nvq against a scenario as a plain `std::process::Command`, not yet run:
+/// for tests that need to spawn, signal or time it (the hostile suites).
+pub fn std_cmd_on(sc: &Path, args: &[&str]) -> std::process::Command {
+    let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("nvq"));
+    c.arg("--nvml-lib")
+        .arg(sim_lib())
+        .args(args)
+        .env("NVML_SIM_SCENARIO", sc)
+        .env("TZ", "UTC")
+        .env_remove("NVQ_HOST_PROC");
+    c
+}
