@@ -827,7 +827,7 @@ _nvq() {
             return 0
             ;;
         nvq__subcmd__serve)
-            opts="-i -h --web.listen-address --web.telemetry-path --collect.interval --profile --collect.processes --collect.pcie-throughput --collect.pods --collect.pods.socket --collect.pods.interval --query-gpu --id --web.write-timeout --web.read-timeout --web.config.file --web.max-connections --nvml-lib --simulate --help"
+            opts="-i -h --web.listen-address --web.telemetry-path --collect.interval --profile --collect.processes --collect.pcie-throughput --collect.pods --trend-window --rising-for --min-rise --collect.pods.socket --collect.pods.interval --query-gpu --id --web.write-timeout --web.read-timeout --web.config.file --web.max-connections --nvml-lib --simulate --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -846,6 +846,18 @@ _nvq() {
                     return 0
                     ;;
                 --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --trend-window)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --rising-for)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --min-rise)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

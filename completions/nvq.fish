@@ -428,8 +428,8 @@ complete -c nvq -n "__fish_nvq_needs_command" -l until -d 'nvq: loop (every seco
 complete -c nvq -n "__fish_nvq_needs_command" -l until-all -d 'nvq: like --until, but EXPR must hold for every row' -r
 complete -c nvq -n "__fish_nvq_needs_command" -l timeout -d 'nvq: give up waiting for --until after DURATION (500ms, 30s, 5m, 1h) and exit 21' -r
 complete -c nvq -n "__fish_nvq_needs_command" -l history -d 'nvq: keep the last N samples of each GPU for rate(), time_to_full() and --summary\'s trends (default 3600)' -r
-complete -c nvq -n "__fish_nvq_needs_command" -l trend-window -d 'nvq: measure rate() and time_to_full() over the last DURATION of the history (default 10m)' -r
-complete -c nvq -n "__fish_nvq_needs_command" -l rising-for -d 'nvq: a value must have been rising for DURATION to count as rising steadily (default 5m)' -r
+complete -c nvq -n "__fish_nvq_needs_command" -l trend-window -d 'nvq: measure rates and times to full over the last DURATION (default 10m)' -r
+complete -c nvq -n "__fish_nvq_needs_command" -l rising-for -d 'nvq: a value must have been rising for DURATION to count as rising steadily, a leak (default 5m)' -r
 complete -c nvq -n "__fish_nvq_needs_command" -l min-rise -d 'nvq: ... and have risen by at least SIZE over the window (default 256MiB)' -r
 complete -c nvq -n "__fish_nvq_needs_command" -s d -l display -d 'With -q: only these sections (MEMORY, UTILIZATION, ECC, TEMPERATURE, POWER, CLOCK, ...; any case)' -r -f -a "MEMORY\t''
 UTILIZATION\t''
@@ -492,8 +492,8 @@ complete -c nvq -n "__fish_nvq_using_subcommand mem" -l until -d 'nvq: loop (eve
 complete -c nvq -n "__fish_nvq_using_subcommand mem" -l until-all -d 'nvq: like --until, but EXPR must hold for every row' -r
 complete -c nvq -n "__fish_nvq_using_subcommand mem" -l timeout -d 'nvq: give up waiting for --until after DURATION (500ms, 30s, 5m, 1h) and exit 21' -r
 complete -c nvq -n "__fish_nvq_using_subcommand mem" -l history -d 'nvq: keep the last N samples of each GPU for rate(), time_to_full() and --summary\'s trends (default 3600)' -r
-complete -c nvq -n "__fish_nvq_using_subcommand mem" -l trend-window -d 'nvq: measure rate() and time_to_full() over the last DURATION of the history (default 10m)' -r
-complete -c nvq -n "__fish_nvq_using_subcommand mem" -l rising-for -d 'nvq: a value must have been rising for DURATION to count as rising steadily (default 5m)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand mem" -l trend-window -d 'nvq: measure rates and times to full over the last DURATION (default 10m)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand mem" -l rising-for -d 'nvq: a value must have been rising for DURATION to count as rising steadily, a leak (default 5m)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand mem" -l min-rise -d 'nvq: ... and have risen by at least SIZE over the window (default 256MiB)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand mem" -l nvml-lib -d 'nvq: load this NVML library instead of libnvidia-ml.so.1' -r -F
 complete -c nvq -n "__fish_nvq_using_subcommand mem" -l summary -d 'nvq: when the run ends, print each GPU\'s (pmon: each process\'s) min, max and mean of every column'
@@ -511,8 +511,8 @@ complete -c nvq -n "__fish_nvq_using_subcommand ps" -l until -d 'nvq: loop (ever
 complete -c nvq -n "__fish_nvq_using_subcommand ps" -l until-all -d 'nvq: like --until, but EXPR must hold for every row' -r
 complete -c nvq -n "__fish_nvq_using_subcommand ps" -l timeout -d 'nvq: give up waiting for --until after DURATION (500ms, 30s, 5m, 1h) and exit 21' -r
 complete -c nvq -n "__fish_nvq_using_subcommand ps" -l history -d 'nvq: keep the last N samples of each GPU for rate(), time_to_full() and --summary\'s trends (default 3600)' -r
-complete -c nvq -n "__fish_nvq_using_subcommand ps" -l trend-window -d 'nvq: measure rate() and time_to_full() over the last DURATION of the history (default 10m)' -r
-complete -c nvq -n "__fish_nvq_using_subcommand ps" -l rising-for -d 'nvq: a value must have been rising for DURATION to count as rising steadily (default 5m)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand ps" -l trend-window -d 'nvq: measure rates and times to full over the last DURATION (default 10m)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand ps" -l rising-for -d 'nvq: a value must have been rising for DURATION to count as rising steadily, a leak (default 5m)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand ps" -l min-rise -d 'nvq: ... and have risen by at least SIZE over the window (default 256MiB)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand ps" -l nvml-lib -d 'nvq: load this NVML library instead of libnvidia-ml.so.1' -r -F
 complete -c nvq -n "__fish_nvq_using_subcommand ps" -l summary -d 'nvq: when the run ends, print each GPU\'s (pmon: each process\'s) min, max and mean of every column'
@@ -530,8 +530,8 @@ complete -c nvq -n "__fish_nvq_using_subcommand busy" -l until -d 'nvq: loop (ev
 complete -c nvq -n "__fish_nvq_using_subcommand busy" -l until-all -d 'nvq: like --until, but EXPR must hold for every row' -r
 complete -c nvq -n "__fish_nvq_using_subcommand busy" -l timeout -d 'nvq: give up waiting for --until after DURATION (500ms, 30s, 5m, 1h) and exit 21' -r
 complete -c nvq -n "__fish_nvq_using_subcommand busy" -l history -d 'nvq: keep the last N samples of each GPU for rate(), time_to_full() and --summary\'s trends (default 3600)' -r
-complete -c nvq -n "__fish_nvq_using_subcommand busy" -l trend-window -d 'nvq: measure rate() and time_to_full() over the last DURATION of the history (default 10m)' -r
-complete -c nvq -n "__fish_nvq_using_subcommand busy" -l rising-for -d 'nvq: a value must have been rising for DURATION to count as rising steadily (default 5m)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand busy" -l trend-window -d 'nvq: measure rates and times to full over the last DURATION (default 10m)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand busy" -l rising-for -d 'nvq: a value must have been rising for DURATION to count as rising steadily, a leak (default 5m)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand busy" -l min-rise -d 'nvq: ... and have risen by at least SIZE over the window (default 256MiB)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand busy" -l nvml-lib -d 'nvq: load this NVML library instead of libnvidia-ml.so.1' -r -F
 complete -c nvq -n "__fish_nvq_using_subcommand busy" -l summary -d 'nvq: when the run ends, print each GPU\'s (pmon: each process\'s) min, max and mean of every column'
@@ -554,8 +554,8 @@ complete -c nvq -n "__fish_nvq_using_subcommand wait" -l until -d 'nvq: loop (ev
 complete -c nvq -n "__fish_nvq_using_subcommand wait" -l until-all -d 'nvq: like --until, but EXPR must hold for every row' -r
 complete -c nvq -n "__fish_nvq_using_subcommand wait" -l timeout -d 'nvq: give up waiting for --until after DURATION (500ms, 30s, 5m, 1h) and exit 21' -r
 complete -c nvq -n "__fish_nvq_using_subcommand wait" -l history -d 'nvq: keep the last N samples of each GPU for rate(), time_to_full() and --summary\'s trends (default 3600)' -r
-complete -c nvq -n "__fish_nvq_using_subcommand wait" -l trend-window -d 'nvq: measure rate() and time_to_full() over the last DURATION of the history (default 10m)' -r
-complete -c nvq -n "__fish_nvq_using_subcommand wait" -l rising-for -d 'nvq: a value must have been rising for DURATION to count as rising steadily (default 5m)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand wait" -l trend-window -d 'nvq: measure rates and times to full over the last DURATION (default 10m)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand wait" -l rising-for -d 'nvq: a value must have been rising for DURATION to count as rising steadily, a leak (default 5m)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand wait" -l min-rise -d 'nvq: ... and have risen by at least SIZE over the window (default 256MiB)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand wait" -l nvml-lib -d 'nvq: load this NVML library instead of libnvidia-ml.so.1' -r -F
 complete -c nvq -n "__fish_nvq_using_subcommand wait" -l summary -d 'nvq: when the run ends, print each GPU\'s (pmon: each process\'s) min, max and mean of every column'
@@ -590,6 +590,9 @@ complete -c nvq -n "__fish_nvq_using_subcommand serve" -l web.listen-address -d 
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -l web.telemetry-path -d 'Path under which the metrics are served' -r
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -l collect.interval -d 'Reuse a collection for scrapes within DURATION (500ms, 1s, 30s); 0 collects on every scrape' -r
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -l profile -d 'Metric names, labels and units: nvq (as --format=prometheus), nvidia_gpu_exporter or dcgm' -r
+complete -c nvq -n "__fish_nvq_using_subcommand serve" -l trend-window -d 'nvq: measure rates and times to full over the last DURATION (default 10m)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand serve" -l rising-for -d 'nvq: a value must have been rising for DURATION to count as rising steadily, a leak (default 5m)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand serve" -l min-rise -d 'nvq: ... and have risen by at least SIZE over the window (default 256MiB)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -l collect.pods.socket -d 'The kubelet\'s pod-resources socket, for --collect.pods' -r -F
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -l collect.pods.interval -d 'Ask the kubelet which pods hold which GPUs every DURATION, for --collect.pods' -r
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -l query-gpu -d 'Fields to collect (see --help-query-gpu); by default every field the profile uses' -r -f -a '(__nvq_list query-gpu)'
@@ -626,9 +629,9 @@ complete -c nvq -n "__fish_nvq_using_subcommand top" -s h -l help -d 'Print help
 complete -c nvq -n "__fish_nvq_using_subcommand plot" -s o -l output -d 'The picture to write, .svg or .png (replaced whole; default: LOG with .svg)' -r -F
 complete -c nvq -n "__fish_nvq_using_subcommand plot" -l field -d 'A field to draw (repeat it or give a comma list); default: memory used and utilization' -r
 complete -c nvq -n "__fish_nvq_using_subcommand plot" -l width -d 'The picture\'s width in pixels (400 to 8000)' -r
-complete -c nvq -n "__fish_nvq_using_subcommand plot" -l trend-window -d 'Measure each series\' trend over its last DURATION (default 10m)' -r
-complete -c nvq -n "__fish_nvq_using_subcommand plot" -l rising-for -d 'A series must have been rising for DURATION to be drawn as a leak (default 5m)' -r
-complete -c nvq -n "__fish_nvq_using_subcommand plot" -l min-rise -d '... and have risen by at least SIZE over the window (default 256MiB)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand plot" -l trend-window -d 'nvq: measure rates and times to full over the last DURATION (default 10m)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand plot" -l rising-for -d 'nvq: a value must have been rising for DURATION to count as rising steadily, a leak (default 5m)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand plot" -l min-rise -d 'nvq: ... and have risen by at least SIZE over the window (default 256MiB)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand plot" -l nvml-lib -d 'nvq: load this NVML library instead of libnvidia-ml.so.1' -r -F
 complete -c nvq -n "__fish_nvq_using_subcommand plot" -l simulate -d 'nvq: load the NVML simulator installed next to nvq (no GPU needed)'
 complete -c nvq -n "__fish_nvq_using_subcommand plot" -s h -l help -d 'Print help'
@@ -648,8 +651,8 @@ complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l until -d 'nvq: loop (ev
 complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l until-all -d 'nvq: like --until, but EXPR must hold for every row' -r
 complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l timeout -d 'nvq: give up waiting for --until after DURATION (500ms, 30s, 5m, 1h) and exit 21' -r
 complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l history -d 'nvq: keep the last N samples of each GPU for rate(), time_to_full() and --summary\'s trends (default 3600)' -r
-complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l trend-window -d 'nvq: measure rate() and time_to_full() over the last DURATION of the history (default 10m)' -r
-complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l rising-for -d 'nvq: a value must have been rising for DURATION to count as rising steadily (default 5m)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l trend-window -d 'nvq: measure rates and times to full over the last DURATION (default 10m)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l rising-for -d 'nvq: a value must have been rising for DURATION to count as rising steadily, a leak (default 5m)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l min-rise -d 'nvq: ... and have risen by at least SIZE over the window (default 256MiB)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l gpm-metrics -d 'GPM metrics to add, by NVML metric id, comma-separated without spaces (Hopper and later)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l nvml-lib -d 'nvq: load this NVML library instead of libnvidia-ml.so.1' -r -F
@@ -670,8 +673,8 @@ complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l until -d 'nvq: loop (ev
 complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l until-all -d 'nvq: like --until, but EXPR must hold for every row' -r
 complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l timeout -d 'nvq: give up waiting for --until after DURATION (500ms, 30s, 5m, 1h) and exit 21' -r
 complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l history -d 'nvq: keep the last N samples of each GPU for rate(), time_to_full() and --summary\'s trends (default 3600)' -r
-complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l trend-window -d 'nvq: measure rate() and time_to_full() over the last DURATION of the history (default 10m)' -r
-complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l rising-for -d 'nvq: a value must have been rising for DURATION to count as rising steadily (default 5m)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l trend-window -d 'nvq: measure rates and times to full over the last DURATION (default 10m)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l rising-for -d 'nvq: a value must have been rising for DURATION to count as rising steadily, a leak (default 5m)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l min-rise -d 'nvq: ... and have risen by at least SIZE over the window (default 256MiB)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand pmon" -s d -l delay -d 'Seconds between samples, 1 to 10 (default 1).' -r
 complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l nvml-lib -d 'nvq: load this NVML library instead of libnvidia-ml.so.1' -r -F

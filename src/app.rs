@@ -1,11 +1,13 @@
 //! What nvq does with parsed arguments.
 
+mod history;
 mod mig;
 mod nvlink;
 pub mod plan;
 mod plot;
 mod pods;
 pub mod serve;
+mod serve_trend;
 mod top;
 mod topo;
 
@@ -279,9 +281,20 @@ fn run_query(common: &Common<'_>, plan: &QueryPlan) -> Result<(), NvqError> {
     // In a loop each GPU is read off the main thread under the sample's
     // deadline, handle lookup included (see `crate::schedule::deadline`);
     // a one-shot query reads the GPUs in turn, handles looked up once here.
-    let mut workers = schedule
-        .interval
-        .and_then(|_| start_workers(&session, &devices, plan.mode, script.read(), count, ident));
+    // A process's time to full is measured against its GPU's memory, which its rows do not carry.
+    let noted = script.needs_gpu_memory().then(history::Noted::default);
+    let mut workers = schedule.interval.and_then(|_| {
+        let mode = plan.mode;
+        start_workers(
+            &session,
+            &devices,
+            mode,
+            script.read(),
+            count,
+            ident,
+            noted.clone(),
+        )
+    });
     let mut targets: Option<Vec<source::Target>> = None;
     let late = LateRows::new(plan.mode, script.read(), count);
     let mut last: Vec<Option<Arc<GpuIdent>>> = vec![None; devices.len()];
@@ -317,6 +330,9 @@ fn run_query(common: &Common<'_>, plan: &QueryPlan) -> Result<(), NvqError> {
             .due_wall()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(f64::NAN, |d| d.as_secs_f64());
+        if let Some(n) = &noted {
+            history::tell(n, &mut script);
+        }
         Ok(apply_script(&mut script, rows, gpus, now, &mut failed))
     })?;
     let timeout = common.timeout;
@@ -428,6 +444,7 @@ fn start_workers(
     fields: &[usize],
     count: u32,
     ident: bool,
+    noted: Option<history::Noted>,
 ) -> Option<deadline::PerGpu<Vec<Row>>> {
     let jobs = devices
         .iter()
@@ -437,6 +454,7 @@ fn start_workers(
             // The handle is looked up on a worker thread, under the
             // deadline, on the first read, and reused by the next ones.
             let mut targets = None;
+            let mut noted = noted.clone();
             move || {
                 let req = Request {
                     fields: &fields,
@@ -444,7 +462,11 @@ fn start_workers(
                     ident,
                 };
                 let targets = targets.get_or_insert_with(|| source::targets(&session, &[gpu]));
-                mode.collect(&session, targets, &req)
+                let rows = mode.collect(&session, targets, &req);
+                if noted.as_ref().is_some_and(|n| n.read(&session, gpu, count)) {
+                    noted = None;
+                }
+                rows
             }
         })
         .collect();

@@ -2353,3 +2353,59 @@ fn nvidia_gpu_exporter_profile_serves_mig_families() {
     );
     assert!(body.contains("# TYPE nvidia_smi_mig_info gauge\n"));
 }
+
+/// The nvq profile's memory foresight, from the collections' history (tests/scenarios/trend.toml, memory
+/// following the clock): GPU 0 leaks 1 GiB a minute, so its growth gauge reads that and it gets a time to
+/// full; the sawtooth, the jump and the plateaus get a growth gauge but no time to full.
+#[test]
+fn the_nvq_profile_serves_memory_growth_and_time_to_full() {
+    let sc = common::scenario("trend.toml");
+    let server = Server::start(
+        &sc,
+        &[
+            "--trend-window",
+            "4s",
+            "--rising-for",
+            "2s",
+            "--min-rise",
+            "32MiB",
+        ],
+    );
+    let started = Instant::now();
+    let mut body = server.metrics();
+    while started.elapsed() < Duration::from_secs(6) {
+        std::thread::sleep(Duration::from_millis(100));
+        body = server.metrics();
+    }
+    let growth = "nvq_memory_used_growth_bytes_per_second";
+    let full = "nvq_memory_time_to_full_seconds";
+    let gpu = |i: u32| format!("gpu=\"{i}\"");
+    let rate = value(&body, growth, &gpu(0)).unwrap_or_else(|| panic!("{body}"));
+    let gib_per_min = 1024.0 * 1024.0 * 1024.0 / 60.0;
+    assert!(
+        (rate - gib_per_min).abs() < 0.05 * gib_per_min,
+        "{rate}\n{body}"
+    );
+    let used = value(&body, "nvq_memory_used_bytes", &gpu(0)).unwrap();
+    let total = value(&body, "nvq_memory_total_bytes", &gpu(0)).unwrap();
+    let ttf = value(&body, full, &gpu(0)).unwrap_or_else(|| panic!("{body}"));
+    let expected = (total - used) / gib_per_min;
+    assert!(
+        (ttf - expected).abs() < 0.05 * expected,
+        "{ttf} s, expected {expected}\n{body}"
+    );
+    for i in 1..8 {
+        assert!(value(&body, growth, &gpu(i)).is_some(), "GPU {i}\n{body}");
+        assert!(
+            value(&body, full, &gpu(i)).is_none(),
+            "GPU {i} is not leaking\n{body}"
+        );
+    }
+    for i in 2..8 {
+        assert!(
+            value(&body, growth, &gpu(i)).unwrap().abs() < 1e6,
+            "GPU {i}\n{body}"
+        );
+    }
+    promtool_accepts(&body);
+}

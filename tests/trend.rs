@@ -178,15 +178,230 @@ fn history_functions_explain_their_errors() {
             + &String::from_utf8_lossy(&out.stderr);
         assert!(msg.contains(want), "{args:?}: {msg}");
     }
+    // A list mode whose rows are neither GPUs nor processes has nothing to follow.
     let out = nvq(
         &scenario("trend.toml"),
         &[
-            "--query-compute-apps=pid,used_memory",
+            "--query-supported-clocks=memory,graphics",
             "--format=csv",
+            "-l",
+            "1",
             "--assert",
-            "rate(used_memory) < 1GiB",
+            "rate(graphics) < 1GHz",
         ],
     );
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("work with --query-gpu"));
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("work with --query-gpu and --query-compute-apps"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// The summary's lines (after its blank line) as cells, for a CSV run.
+fn summary_rows(stderr: &[u8]) -> Vec<Vec<String>> {
+    let text = String::from_utf8_lossy(stderr);
+    text.lines()
+        .skip_while(|l| !l.is_empty())
+        .filter(|l| !l.is_empty())
+        .map(|l| l.split(", ").map(str::to_string).collect())
+        .collect()
+}
+
+/// The summary row `stat` of the row whose cell `at` is `key`: its cells.
+fn stat_row<'a>(rows: &'a [Vec<String>], stat: &str, at: usize, key: &str) -> &'a [String] {
+    rows.iter()
+        .find(|r| r.get(1).is_some_and(|s| s == stat) && r.get(at).is_some_and(|k| k == key))
+        .unwrap_or_else(|| panic!("no {stat} row for {key}: {rows:?}"))
+}
+
+/// A number of MiB as the summary prints it, with or without its unit.
+fn mib(cell: &str) -> f64 {
+    cell.trim_end_matches(" MiB").parse().unwrap()
+}
+
+/// tests/scenarios/trend_pid_reuse.toml: PID 4242 ("train", 8 GiB growing 1 GiB a sample) exits after four
+/// samples; four samples later a new process, "eval", holding 2 GiB, gets its PID. PID 5150 grows 1 GiB a
+/// sample throughout. At -lms 100 that is 10 GiB/s (614,400 MiB/min), a little less when samples run late.
+const PER_SAMPLE_MIB_PER_MIN: f64 = 1024.0 * 600.0;
+const SHORT_TREND: [&str; 6] = [
+    "--trend-window",
+    "2s",
+    "--rising-for",
+    "0.5s",
+    "--min-rise",
+    "1MiB",
+];
+
+/// A loop over the processes, 12 samples.
+const APPS: [&str; 6] = [
+    "--query-compute-apps=pid,used_memory",
+    "--format=csv,noheader,nounits",
+    "-lms",
+    "100",
+    "--count",
+    "12",
+];
+
+fn process_loop(args: &[&str]) -> std::process::Output {
+    let mut all: Vec<&str> = args.to_vec();
+    all.extend_from_slice(&SHORT_TREND);
+    nvq(&scenario("trend_pid_reuse.toml"), &all)
+}
+
+/// The rate and time to full of each process in a summary, in columns `rate_at` of the rows keyed by the PID
+/// in column `pid_at`: the reused PID's newest process (flat) is not the old one (falling into it would read as
+/// memory given back); the growing one rises at its rate, and fills the GPU's 80 GiB in time.
+fn check_process_summary(rows: &[Vec<String>], pid_at: usize, at: usize) {
+    let flat = mib(&stat_row(rows, "rate/min", pid_at, "4242")[at]);
+    assert_eq!(
+        flat, 0.0,
+        "the new process under PID 4242 holds 2 GiB: {rows:?}"
+    );
+    assert_eq!(
+        stat_row(rows, "time_to_full", pid_at, "4242")[at],
+        "not rising"
+    );
+    let rate = mib(&stat_row(rows, "rate/min", pid_at, "5150")[at]);
+    assert!(
+        rate > 0.3 * PER_SAMPLE_MIB_PER_MIN && rate < 1.05 * PER_SAMPLE_MIB_PER_MIN,
+        "PID 5150 grows 10 GiB/s, not {rate} MiB/min: {rows:?}"
+    );
+    // 80 GiB less the 12 GiB it ends with, at its rate: seconds.
+    let last = mib(&stat_row(rows, "max", pid_at, "5150")[at]);
+    let expected = (81920.0 - last) / rate;
+    let ttf = minutes(&stat_row(rows, "time_to_full", pid_at, "5150")[at]);
+    assert!(
+        (ttf - expected).abs() <= expected * 0.1 + 1.0 / 60.0,
+        "time to full {ttf} min, expected {expected}: {rows:?}"
+    );
+}
+
+#[test]
+fn compute_apps_loop_follows_each_process_and_a_reused_pid_is_a_new_one() {
+    let out = process_loop(&[&APPS[..], &["--summary"]].concat());
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // gpu, statistic, pid, used_memory
+    check_process_summary(&summary_rows(&out.stderr), 2, 3);
+    // rate() per process: the growing ones pass the filter once they have a trend; the new process under
+    // PID 4242, flat at 2 GiB, never does.
+    let out = process_loop(&[&APPS[..], &["--where", "rate(used_memory) > 1GiB"]].concat());
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.lines().filter(|l| l.starts_with("5150, ")).count() >= 6,
+        "{text}"
+    );
+    assert!(!text.contains("4242, 2048"), "{text}");
+}
+
+#[test]
+fn pmon_keeps_each_processs_history_for_summary_and_assert() {
+    let out = process_loop(&[
+        "pmon",
+        "-s",
+        "m",
+        "-lms",
+        "100",
+        "-c",
+        "12",
+        "--summary",
+        "--format",
+        "csv,nounits",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // gpu, statistic, index, pid, type, fb, ccpm, command
+    check_process_summary(&summary_rows(&out.stderr), 3, 5);
+    // The growing process fills the GPU within an hour (its fb against the GPU's memory); the other does not.
+    let out = process_loop(&[
+        "pmon",
+        "-s",
+        "m",
+        "-lms",
+        "100",
+        "-c",
+        "12",
+        "--assert",
+        "time_to_full(fb) > 1h",
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(20),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("pid 5150"), "{err}");
+    assert!(!err.contains("pid 4242"), "{err}");
+}
+
+#[test]
+fn dmon_keeps_each_gpus_history_for_summary_and_until() {
+    let mut args = vec![
+        "dmon",
+        "-s",
+        "m",
+        "-lms",
+        "100",
+        "-c",
+        "40",
+        "--summary",
+        "--format",
+        "csv,nounits",
+    ];
+    args.extend_from_slice(&TREND);
+    let out = nvq(&scenario("trend.toml"), &args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rows = summary_rows(&out.stderr);
+    // gpu, statistic, index, fb, bar1, ccpm
+    let rate = mib(&stat_row(&rows, "rate/min", 2, "0")[3]);
+    assert!(
+        (rate - 1024.0).abs() < 52.0,
+        "GPU 0 leaks 1 GiB/min, not {rate}: {rows:?}"
+    );
+    assert_ne!(stat_row(&rows, "time_to_full", 2, "0")[3], "not rising");
+    for gpu in 1..8 {
+        let g = gpu.to_string();
+        assert_eq!(
+            stat_row(&rows, "time_to_full", 2, &g)[3],
+            "not rising",
+            "GPU {gpu}: {rows:?}"
+        );
+    }
+    // --until waits for the leak, on the leaking GPU.
+    let mut args = vec![
+        "dmon",
+        "-s",
+        "m",
+        "-lms",
+        "100",
+        "--until",
+        "time_to_full(fb) < 2h",
+        "--timeout",
+        "20s",
+    ];
+    args.extend_from_slice(&TREND);
+    let out = nvq(&scenario("trend.toml"), &args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }

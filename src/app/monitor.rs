@@ -2,6 +2,7 @@
 //! and the loop that reads every GPU under the sample's deadline and hands
 //! the rows to nvidia-smi's column text or one of nvq's formats.
 
+use super::history::{self, Noted};
 use super::plan::Common;
 use super::{apply_script, finish_script, ScriptRun};
 use crate::cli::MonitorArgs;
@@ -337,12 +338,23 @@ fn run(r: Run<'_>, make: Arc<MakeReader>) -> Result<(), NvqError> {
     let width = r.columns.len();
     // One job per GPU; a job builds its reader (handle lookups included) on
     // its first run, on a worker thread, under the sample's deadline.
+    // A history keys the series by the GPU's UUID and measures memory against the GPU's: each job reads them
+    // once, on its worker, under the deadline.
+    let noted = Noted::default();
+    let want = script.as_ref().is_some_and(|s| s.needs_history());
     let jobs: Vec<_> = devices
         .iter()
         .map(|&gpu| {
             let (make, sess) = (Arc::clone(&make), Arc::clone(&session));
             let mut reader: Option<Box<dyn FnMut() -> Vec<Row> + Send>> = None;
-            move || reader.get_or_insert_with(|| make(Arc::clone(&sess), gpu, count))()
+            let (noted, mut done) = (noted.clone(), !want);
+            move || {
+                let rows = reader.get_or_insert_with(|| make(Arc::clone(&sess), gpu, count))();
+                if !done {
+                    done = noted.read(&sess, gpu, count);
+                }
+                rows
+            }
         })
         .collect();
     let _ = n;
@@ -370,8 +382,15 @@ fn run(r: Run<'_>, make: Arc<MakeReader>) -> Result<(), NvqError> {
             cells.append(&mut row.cells);
             row.cells = cells;
         }
+        let now = tick
+            .due_wall()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(f64::NAN, |d| d.as_secs_f64());
         Ok(match script.as_mut() {
-            Some(s) => apply_script(s, rows, None, f64::NAN, &mut failed),
+            Some(s) => {
+                history::tell(&noted, s);
+                apply_script(s, rows, None, now, &mut failed)
+            }
             None => (rows, Flow::Continue),
         })
     })?;

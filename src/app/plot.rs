@@ -42,11 +42,7 @@ pub fn run(a: &PlotArgs) -> Result<(), NvqError> {
             a.width
         )));
     }
-    let trend = crate::script::run::trend_config(
-        a.trend_window.as_deref(),
-        a.rising_for.as_deref(),
-        a.min_rise.as_deref(),
-    )?;
+    let trend = a.trend.config()?;
     // The picture's folder is checked before the log is read; nothing is written until the picture is whole.
     let file = AtomicFile::new(&out)?;
     let bytes = std::fs::read(&a.log)

@@ -25,6 +25,8 @@ pub struct ServePlan {
     /// Read each GPU's PCIe throughput too (nvidia_gpu_exporter's opt-in).
     pub pcie_throughput: bool,
     pub interval: Duration,
+    /// `--trend-window`, `--rising-for`, `--min-rise`: the memory foresight's settings.
+    pub trend: crate::model::trend::TrendConfig,
 }
 
 impl ServePlan {
@@ -58,6 +60,7 @@ impl ServePlan {
             "0" | "0s" => Duration::ZERO,
             v => crate::script::parse_duration("--collect.interval", v)?,
         };
+        let trend = s.trend.config()?;
         let read_timeout = crate::script::parse_duration("--web.read-timeout", &s.read_timeout)?;
         let write_timeout = crate::script::parse_duration("--web.write-timeout", &s.write_timeout)?;
         let max_connections = s
@@ -103,6 +106,7 @@ impl ServePlan {
                 fields,
                 app_fields,
                 interval,
+                trend,
             },
             config,
         ))
@@ -186,9 +190,14 @@ fn collector(
     }
     let profile = plan.profile;
     let pod_app_columns = app_columns.clone();
+    // The nvq profile's memory growth and time to full, from the collection's history.
+    let trend = (profile == Profile::Nvq)
+        .then(|| super::serve_trend::ServeTrend::new(&plan.fields, plan.trend))
+        .flatten()
+        .map(std::sync::Mutex::new);
     let render: collect::RenderFn = Arc::new(move |c: &collect::Collected| {
         let xid = xid.snapshot();
-        profile.render(&Scrape {
+        let mut body = profile.render(&Scrape {
             columns: &gpu_columns,
             rows: &c.rows,
             apps: app_columns.as_deref().map(|a| (a, c.apps.as_slice())),
@@ -197,7 +206,12 @@ fn collector(
             energy_mj: &c.energy_mj,
             extra: &c.extra,
             xid: &xid,
-        })
+        });
+        if let Some(t) = &trend {
+            let mut t = t.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            body.extend(t.observe(&c.rows));
+        }
+        body
     });
     let (assemble, render) = pods.start(session, assemble, render, pod_app_columns)?;
     let collector =

@@ -14,6 +14,7 @@ pub mod serve;
 pub mod short;
 pub mod top;
 pub mod topo;
+pub mod trend;
 
 pub use command::Command;
 pub use monitor::MonitorArgs;
@@ -182,15 +183,8 @@ pub struct ScriptArgs {
     /// nvq: keep the last N samples of each GPU for rate(), time_to_full() and --summary's trends (default 3600).
     #[arg(long, value_name = "N")]
     pub history: Option<usize>,
-    /// nvq: measure rate() and time_to_full() over the last DURATION of the history (default 10m).
-    #[arg(long = "trend-window", value_name = "DURATION")]
-    pub trend_window: Option<String>,
-    /// nvq: a value must have been rising for DURATION to count as rising steadily (default 5m).
-    #[arg(long = "rising-for", value_name = "DURATION")]
-    pub rising_for: Option<String>,
-    /// nvq: ... and have risen by at least SIZE over the window (default 256MiB).
-    #[arg(long = "min-rise", value_name = "SIZE")]
-    pub min_rise: Option<String>,
+    #[command(flatten)]
+    pub trend: trend::TrendArgs,
 }
 
 impl ScriptArgs {
@@ -204,9 +198,9 @@ impl ScriptArgs {
             timeout: self.timeout.as_deref(),
             summary: self.summary,
             history: self.history,
-            trend_window: self.trend_window.as_deref(),
-            rising_for: self.rising_for.as_deref(),
-            min_rise: self.min_rise.as_deref(),
+            trend_window: self.trend.trend_window.as_deref(),
+            rising_for: self.trend.rising_for.as_deref(),
+            min_rise: self.trend.min_rise.as_deref(),
         }
     }
 }

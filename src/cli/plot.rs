@@ -21,13 +21,6 @@ pub struct PlotArgs {
     /// The picture's width in pixels (400 to 8000).
     #[arg(long, value_name = "PIXELS", default_value_t = 1200)]
     pub width: u32,
-    /// Measure each series' trend over its last DURATION (default 10m).
-    #[arg(long = "trend-window", value_name = "DURATION")]
-    pub trend_window: Option<String>,
-    /// A series must have been rising for DURATION to be drawn as a leak (default 5m).
-    #[arg(long = "rising-for", value_name = "DURATION")]
-    pub rising_for: Option<String>,
-    /// ... and have risen by at least SIZE over the window (default 256MiB).
-    #[arg(long = "min-rise", value_name = "SIZE")]
-    pub min_rise: Option<String>,
+    #[command(flatten)]
+    pub trend: super::trend::TrendArgs,
 }

@@ -45,6 +45,8 @@ pub struct ServeArgs {
     /// Label GPU and process series with the Kubernetes pod, namespace and container holding the GPU.
     #[arg(long = "collect.pods")]
     pub collect_pods: bool,
+    #[command(flatten)]
+    pub trend: super::trend::TrendArgs,
     /// The kubelet's pod-resources socket, for --collect.pods.
     #[arg(
         long = "collect.pods.socket",

@@ -30,6 +30,8 @@ pub const CAPACITY: &[(&str, &str)] = &[
     ("used_memory", "memory.total"),
     ("used_gpu_memory", "memory.total"),
     ("protected_memory.used", "protected_memory.total"),
+    // dmon's and pmon's frame buffer column (the GPU's, a process's memory).
+    ("fb", "memory.total"),
 ];
 
 /// The field `field` fills (`memory.total` for `memory.used`), if any.

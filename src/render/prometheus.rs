@@ -178,20 +178,26 @@ fn escape_label(s: &str) -> String {
         .replace('\n', "\\n")
 }
 
+/// A GPU's labels: `gpu` (its index), then its `uuid`, `name` and `pci_bus_id` where known.
+pub(super) fn ident_labels(g: &crate::model::GpuIdent) -> Vec<(String, String)> {
+    let mut labels = vec![("gpu".to_string(), g.index.to_string())];
+    for (k, v) in [
+        ("uuid", &g.uuid),
+        ("name", &g.name),
+        ("pci_bus_id", &g.pci_bus_id),
+    ] {
+        if !v.is_empty() {
+            labels.push((k.to_string(), v.clone()));
+        }
+    }
+    labels
+}
+
 /// The labels every sample of `row` carries.
 fn row_labels(columns: &[Column], row: &Row) -> Vec<(String, String)> {
     let mut labels = Vec::new();
     if let Some(g) = &row.gpu {
-        labels.push(("gpu".to_string(), g.index.to_string()));
-        for (k, v) in [
-            ("uuid", &g.uuid),
-            ("name", &g.name),
-            ("pci_bus_id", &g.pci_bus_id),
-        ] {
-            if !v.is_empty() {
-                labels.push((k.to_string(), v.clone()));
-            }
-        }
+        labels = ident_labels(g);
     } else if let Some(Value::Int(i)) = columns
         .iter()
         .position(|c| c.kind == FieldKind::GpuIndex)

@@ -219,16 +219,19 @@ impl Checker<'_> {
                         .infos
                         .get(fref.field)
                         .and_then(|i| crate::model::trend::capacity_field(i.name));
-                    let Some((cf, _, cs)) = own.and_then(|c| self.field(c, span).ok()) else {
-                        return err(
+                    match own.map(|c| (c, self.field(c, span))) {
+                        Some((_, Ok((cf, _, cs)))) => Capacity::Field(cf.field, cs),
+                        Some(("memory.total", Err(_))) => Capacity::GpuMemory,
+                        _ => {
+                            return err(
                             format!(
                                 "time_to_full({fname}) needs a capacity to fill: give one, as in \
                                  time_to_full({fname}, CAPACITY), a constant or a field of the same kind"
                             ),
-                            span,
-                        );
-                    };
-                    Capacity::Field(cf.field, cs)
+                                span,
+                            )
+                        }
+                    }
                 }
             };
             Func::TimeToFull(cap)

@@ -82,6 +82,9 @@ pub enum Capacity {
     Field(usize, f64),
     /// A constant in the base unit (`80GiB`).
     Const(f64),
+    /// The memory of the row's GPU, which the app tells the script (`Script::set_gpu_memory`): the capacity of
+    /// a process's memory and of dmon's `fb`, whose rows have no `memory.total`.
+    GpuMemory,
 }
 
 /// A [`Derived`] value of the row: the `index`-th of the expression's, found in cell `slot` (set by `bind`).

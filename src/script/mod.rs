@@ -12,6 +12,7 @@ mod check;
 mod duration;
 mod eval;
 mod lexer;
+pub mod lives;
 mod parser;
 pub mod run;
 pub mod stats;

@@ -12,6 +12,7 @@
 //! 5. `--summary` adds the rows kept to its statistics.
 
 use super::eval::{cell_number, Capacity, Derived, Func};
+use super::lives::Lives;
 use super::{read_list, Expr, Stats};
 use crate::error::NvqError;
 use crate::model::history::{History, Point, SeriesKey};
@@ -95,6 +96,17 @@ pub struct Script {
     recorded: Vec<Option<(&'static str, f64)>>,
     /// The series of each GPU seen (by NVML index).
     series: BTreeMap<u32, SeriesKey>,
+    /// The UUID of each GPU (by NVML index), for rows that do not carry their GPU (dmon, pmon).
+    uuids: BTreeMap<u32, String>,
+    /// Each GPU's memory, in bytes: the capacity of a field whose capacity (`memory.total`) the rows lack.
+    gpu_memory: BTreeMap<u32, f64>,
+    /// Which process each (GPU, PID) is: a reused PID is a new series.
+    lives: Lives,
+    /// The newest series of each `--summary` key (GPU, sub) whose rows are processes.
+    sub_series: BTreeMap<(u32, u32), SeriesKey>,
+    /// In the read cells: the PID's and the command name's, when rows are processes.
+    pid_cell: Option<usize>,
+    name_cell: Option<usize>,
     /// [`RowKey::Labels`]: a number for each row's labels, in order seen.
     label_keys: LabelKeys,
 }
@@ -140,9 +152,11 @@ impl Script {
         };
         let infos = mode.fields().into_iter().copied().collect();
         let script = Self::with_fields(infos, queried, flags, key)?;
-        if !script.derived.is_empty() && !mode.row_per_gpu() {
+        let processes = mode.fields().iter().any(|f| f.name == "pid");
+        if !script.derived.is_empty() && !mode.row_per_gpu() && !processes {
             return Err(NvqError::Usage(format!(
-                "rate( ) and time_to_full( ) follow one GPU over time: they work with --query-gpu, not --{}.",
+                "rate( ) and time_to_full( ) follow a GPU or a process over time: they work with --query-gpu \
+                 and --query-compute-apps, not --{}.",
                 mode.option()
             )));
         }
@@ -231,6 +245,12 @@ impl Script {
             derived: Vec::new(),
             recorded: Vec::new(),
             series: BTreeMap::new(),
+            uuids: BTreeMap::new(),
+            gpu_memory: BTreeMap::new(),
+            lives: Lives::default(),
+            sub_series: BTreeMap::new(),
+            pid_cell: None,
+            name_cell: None,
             label_keys: LabelKeys::default(),
         };
         let mut derived: Vec<Derived> = Vec::new();
@@ -242,13 +262,6 @@ impl Script {
             }
         }
         script.derived = derived;
-        if !script.derived.is_empty() && matches!(key, RowKey::Cells { .. }) {
-            return Err(NvqError::Usage(
-                "rate( ) and time_to_full( ) follow one GPU over time: they work with --query-gpu, not in dmon \
-                 or pmon."
-                    .into(),
-            ));
-        }
         script.read = read_list(
             queried,
             script
@@ -258,7 +271,7 @@ impl Script {
                 .chain(script.until.iter().map(|(e, _)| e)),
         );
         // --summary's time to full reads each filling field's capacity (memory.total for memory.used).
-        if script.summary.is_some() && key == RowKey::Gpu {
+        if script.summary.is_some() {
             let lookup = |name: &str| script.infos.iter().position(|f| f.matches(name));
             let extra: Vec<usize> = queried
                 .iter()
@@ -272,13 +285,32 @@ impl Script {
                 }
             }
         }
+        // Rows of processes: their PID and command name, read for the history's keys.
+        let named = |name: &str| script.infos.iter().position(|f| f.name == name);
+        let (pid, command) = match key {
+            RowKey::Cells { sub: Some(sub), .. } => (
+                Some(sub).filter(|&s| script.infos.get(s).is_some_and(|f| f.name == "pid")),
+                named("command"),
+            ),
+            RowKey::Labels => (named("pid"), named("process_name")),
+            _ => (None, None),
+        };
+        if !script.derived.is_empty() || script.summary.is_some() {
+            for f in [pid, command].into_iter().flatten() {
+                if !script.read.contains(&f) {
+                    script.read.push(f);
+                }
+            }
+        }
         let read = script.read.clone();
         let (base, all) = (read.len(), script.derived.clone());
         for e in script.exprs_mut() {
             e.bind(&read);
             e.bind_derived(base, &all);
         }
-        if !script.derived.is_empty() || (script.summary.is_some() && key == RowKey::Gpu) {
+        script.pid_cell = pid.and_then(|p| read.iter().position(|&r| r == p));
+        script.name_cell = command.and_then(|c| read.iter().position(|&r| r == c));
+        if !script.derived.is_empty() || script.summary.is_some() {
             script.history = Some(History::new(history.unwrap_or(History::DEFAULT_CAP)));
             script.recorded = read
                 .iter()
@@ -338,6 +370,7 @@ impl Script {
         gpus: Option<&[u32]>,
     ) -> (Vec<Row>, Verdict) {
         if self.history.is_some() {
+            self.lives.next_sample();
             for (i, r) in rows.iter_mut().enumerate() {
                 let gpu = gpus.and_then(|g| g.get(i)).copied().unwrap_or(i as u32);
                 self.record(t, gpu, r);
@@ -417,45 +450,104 @@ impl Script {
 }
 
 impl Script {
-    /// Add a row's numeric cells to its GPU's series, then append the derived values (`rate`, `time_to_full`).
-    fn record(&mut self, t: f64, gpu: u32, row: &mut Row) {
-        let Some(history) = self.history.as_mut() else {
-            return;
+    /// The series `row` belongs to: its GPU's, or its process's (by GPU, PID and start time, see
+    /// [`super::lives`]); `None` for a row that is neither (a GPU without processes in pmon, a MIG instance
+    /// row of dmon). `gpu` is the row's GPU where the rows are GPUs. Also notes the process's series as
+    /// the newest of its `--summary` key.
+    fn series_of(&mut self, gpu: u32, row: &Row) -> Option<(u32, SeriesKey)> {
+        let int = |k: usize| match row.cells.get(k) {
+            Some(Value::Int(v)) => u32::try_from(*v).ok(),
+            _ => None,
         };
-        let key = match self.series.get(&gpu) {
-            Some(k) if row.gpu.as_ref().map_or(true, |g| g.uuid == k.gpu_uuid()) => k,
-            _ => {
-                // Rows name their GPU when a history is kept; without one (a test), the index stands in.
-                let uuid = row
-                    .gpu
-                    .as_ref()
-                    .map_or_else(|| format!("GPU index {gpu}"), |g| g.uuid.clone());
-                self.series.insert(gpu, SeriesKey::Gpu { uuid });
-                let Some(k) = self.series.get(&gpu) else {
-                    return;
+        let (gpu, pid, sub) = match self.key {
+            RowKey::Gpu => (gpu, None, 0),
+            RowKey::Cells { gpu: g, sub } => {
+                let gpu = int(g)?;
+                match (self.pid_cell, sub) {
+                    (Some(p), _) => {
+                        let pid = int(p)?;
+                        (gpu, Some(pid), pid)
+                    }
+                    (None, Some(s)) if int(s).is_some() => return None,
+                    _ => (gpu, None, 0),
+                }
+            }
+            RowKey::Labels => {
+                let gpu = row.gpu.as_ref().map_or(0, |g| g.index);
+                let pid = self.pid_cell.and_then(int).or_else(|| {
+                    row.labels
+                        .iter()
+                        .find(|(k, _)| *k == "pid")
+                        .and_then(|(_, v)| v.parse().ok())
+                })?;
+                (gpu, Some(pid), self.label_keys.key(&row.labels))
+            }
+        };
+        let known = self
+            .series
+            .get(&gpu)
+            .filter(|k| row.gpu.as_ref().map_or(true, |g| g.uuid == k.gpu_uuid()));
+        let gpu_key = match known {
+            Some(k) => k.clone(),
+            None => {
+                // Rows name their GPU when a history is kept, else the app named the GPUs; without either
+                // (a test), the index stands in.
+                let uuid = match (&row.gpu, self.uuids.get(&gpu)) {
+                    (Some(g), _) => g.uuid.clone(),
+                    (None, Some(u)) => u.clone(),
+                    (None, None) => format!("GPU index {gpu}"),
                 };
+                let k = SeriesKey::Gpu { uuid };
+                self.series.insert(gpu, k.clone());
                 k
             }
         };
-        for (cell, rec) in row.cells.iter().zip(&self.recorded) {
-            // A number as is (cheap, and not rounded as printed); text only when it reads as one.
-            let number = match cell {
-                Value::Text(_) => cell_number(cell),
-                other => other.as_f64(),
-            };
-            if let (Some((name, scale)), Some(v)) = (rec, number) {
-                history.push(key, name, Point { t, v: v * scale });
+        let Some(pid) = pid else {
+            return Some((gpu, gpu_key));
+        };
+        let name = self.name_cell.and_then(|c| match row.cells.get(c) {
+            Some(Value::Text(s)) => Some(s.as_str()),
+            _ => None,
+        });
+        let key = self.lives.key(gpu, gpu_key.gpu_uuid(), pid, name).clone();
+        if self.sub_series.get(&(gpu, sub)) != Some(&key) {
+            self.sub_series.insert((gpu, sub), key.clone());
+        }
+        Some((gpu, key))
+    }
+
+    /// Add a row's numeric cells to its series, then append the derived values (`rate`, `time_to_full`).
+    fn record(&mut self, t: f64, gpu: u32, row: &mut Row) {
+        if self.history.is_none() {
+            return;
+        }
+        let series = self.series_of(gpu, row);
+        let Some(history) = self.history.as_mut() else {
+            return;
+        };
+        if let Some((_, key)) = &series {
+            for (cell, rec) in row.cells.iter().zip(&self.recorded) {
+                // A number as is (cheap, and not rounded as printed); text only when it reads as one.
+                let number = match cell {
+                    Value::Text(_) => cell_number(cell),
+                    other => other.as_f64(),
+                };
+                if let (Some((name, scale)), Some(v)) = (rec, number) {
+                    history.push(key, name, Point { t, v: v * scale });
+                }
             }
         }
         for d in &self.derived {
             let name = self.infos.get(d.field).map_or("", |f| f.name);
-            let series = history.series(key, name);
+            let found = series
+                .as_ref()
+                .and_then(|(_, key)| history.series(key, name));
             // Until a series has enough points for a trend, it is not rising: a rate of 0, never full.
-            let young = series.map_or(true, |s| s.len() < 3);
+            let young = found.map_or(true, |s| s.len() < 3);
             let value = match d.func {
                 Func::Rate { .. } if young => Some(0.0),
                 Func::TimeToFull(_) if young => Some(f64::INFINITY),
-                Func::Rate { per_s } => series
+                Func::Rate { per_s } => found
                     .and_then(|s| trend::trend(s, None, &self.trend))
                     .map(|tr| tr.slope_per_s * per_s),
                 Func::TimeToFull(cap) => {
@@ -467,8 +559,12 @@ impl Script {
                                 .and_then(cell_number)
                                 .map(|v| v * scale)
                         }
+                        Capacity::GpuMemory => series
+                            .as_ref()
+                            .and_then(|(gpu, _)| self.gpu_memory.get(gpu))
+                            .copied(),
                     };
-                    match (series, cap) {
+                    match (found, cap) {
                         (Some(s), Some(c)) => trend::trend(s, Some(c), &self.trend)
                             .map(|tr| tr.time_to_full_s.unwrap_or(f64::INFINITY)),
                         _ => None,
@@ -483,6 +579,31 @@ impl Script {
         }
     }
 
+    /// Name the GPUs (NVML index, UUID) for rows that do not carry their GPU (dmon, pmon), so that their series
+    /// are keyed by UUID as everywhere else.
+    pub fn name_gpus(&mut self, gpus: impl IntoIterator<Item = (u32, String)>) {
+        self.uuids.extend(gpus);
+    }
+
+    /// Each GPU's memory (NVML index, bytes): what `time_to_full()` and `--summary` measure a process's memory
+    /// (`used_memory`, pmon's `fb`) and dmon's `fb` against, as the rows have no `memory.total`.
+    pub fn set_gpu_memory(&mut self, gpus: impl IntoIterator<Item = (u32, f64)>) {
+        self.gpu_memory.extend(gpus);
+    }
+
+    /// Does a time to full need [`Self::set_gpu_memory`]?
+    pub fn needs_gpu_memory(&self) -> bool {
+        let derived = self
+            .derived
+            .iter()
+            .any(|d| d.func == Func::TimeToFull(Capacity::GpuMemory));
+        let summary = self.summary.is_some()
+            && self.recorded.iter().flatten().any(|(name, _)| {
+                trend::capacity_field(name).is_some_and(|c| !self.infos.iter().any(|f| f.name == c))
+            });
+        derived || summary
+    }
+
     /// The summary table's rows: per GPU its `min`, `max`, `mean`, then (with a history) its `rate/min` (each numeric
     /// column's growth per minute, in the column's unit) and `time_to_full` (of the columns that fill a capacity:
     /// a duration when rising steadily, `not rising` otherwise).
@@ -490,11 +611,15 @@ impl Script {
         let Some(stats) = &self.summary else {
             return Vec::new();
         };
-        stats.rows_with(&|gpu, _sub| self.trend_rows(gpu))
+        stats.rows_with(&|gpu, sub| self.trend_rows(gpu, sub))
     }
 
-    fn trend_rows(&self, gpu: u32) -> Vec<Row> {
-        let (Some(history), Some(key)) = (&self.history, self.series.get(&gpu)) else {
+    fn trend_rows(&self, gpu: u32, sub: u32) -> Vec<Row> {
+        let key = match self.pid_cell {
+            Some(_) => self.sub_series.get(&(gpu, sub)),
+            None => self.series.get(&gpu),
+        };
+        let (Some(history), Some(key)) = (&self.history, key) else {
             return Vec::new();
         };
         let mut rate = vec![Value::Int(i64::from(gpu)), Value::text("rate/min")];
@@ -502,11 +627,20 @@ impl Script {
         for k in 0..self.shown {
             let rec = self.recorded.get(k).copied().flatten();
             let series = rec.and_then(|(name, _)| history.series(key, name));
-            let capacity = rec
-                .and_then(|(name, _)| trend::capacity_field(name))
-                .and_then(|c| history.series(key, c))
-                .and_then(|s| s.last())
-                .map(|p| p.v);
+            let capacity_field = rec.and_then(|(name, _)| trend::capacity_field(name));
+            // The capacity's own series (memory.total beside memory.used), else the GPU's memory.
+            let capacity = capacity_field.and_then(|c| {
+                history
+                    .series(
+                        &SeriesKey::Gpu {
+                            uuid: key.gpu_uuid().to_string(),
+                        },
+                        c,
+                    )
+                    .and_then(|s| s.last())
+                    .map(|p| p.v)
+                    .or_else(|| self.gpu_memory.get(&gpu).copied())
+            });
             let tr = series.and_then(|s| trend::trend(s, capacity, &self.trend));
             rate.push(match (tr, rec) {
                 (Some(tr), Some((_, scale))) => Value::Float {

@@ -178,7 +178,15 @@ impl Stats {
                 cells.extend(accs.iter().map(|a| a.stat(stat)));
                 out.push(Row::new(cells));
             }
-            out.extend(extra(*gpu, *sub));
+            // The key columns (index, PID) of the extra rows show the keys, as the others do.
+            for mut row in extra(*gpu, *sub) {
+                for (k, acc) in accs.iter().enumerate() {
+                    if let (Some(v), Some(c)) = (&acc.key, row.cells.get_mut(2 + k)) {
+                        *c = v.clone();
+                    }
+                }
+                out.push(row);
+            }
         }
         out
     }
