@@ -12,15 +12,18 @@
 # trend's cost grows with A; the default --history is 3600).
 #
 #   benches/history_bench.sh [A] [B]      (defaults 10 30; HIST=N sets --history)
+#   NVQ_BIN=... NVML_SIM_LIB=... benches/history_bench.sh   (measure given builds, e.g. an older commit's)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 A=${1:-10}
 B=${2:-30}
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$PWD/target}
-cargo build --quiet --release --bin nvq
-cargo build --quiet --release -p nvml-sim
-BIN=$CARGO_TARGET_DIR/release/nvq
-LIB=$CARGO_TARGET_DIR/release/libnvml_sim.so
+if [ -z "${NVQ_BIN:-}" ]; then
+  cargo build --quiet --release --bin nvq
+  cargo build --quiet --release -p nvml-sim
+fi
+BIN=${NVQ_BIN:-$CARGO_TARGET_DIR/release/nvq}
+LIB=${NVML_SIM_LIB:-$CARGO_TARGET_DIR/release/libnvml_sim.so}
 F=index,name,uuid,pci.bus_id,pstate,temperature.gpu,temperature.memory,utilization.gpu,utilization.memory
 F=$F,memory.total,memory.used,memory.free,memory.reserved,power.draw,power.limit,clocks.current.graphics
 F=$F,clocks.current.sm,clocks.current.memory,clocks.current.video,fan.speed

@@ -53,7 +53,14 @@ pub fn run(a: &PlotArgs) -> Result<(), NvqError> {
             a.log.display()
         ))
     })?;
-    let log = crate::source::log::parse(&text).map_err(|e| {
+    let spec = PlotSpec {
+        fields: a.fields.clone(),
+        trend,
+        kind,
+        width: a.width,
+    };
+    let keep = |names: &[String]| plot::columns_needed(&spec, names);
+    let log = crate::source::log::parse_only(&text, &keep).map_err(|e| {
         let at = if e.line > 0 {
             format!(", line {}", e.line)
         } else {
@@ -62,12 +69,6 @@ pub fn run(a: &PlotArgs) -> Result<(), NvqError> {
         usage(format!("{}{at}: {}.", a.log.display(), e.message))
     })?;
     load_font()?;
-    let spec = PlotSpec {
-        fields: a.fields.clone(),
-        trend,
-        kind,
-        width: a.width,
-    };
     let picture =
         plot::render(&log, &spec).map_err(|m| usage(format!("{}: {m}.", a.log.display())))?;
     file.replace(&picture)

@@ -17,7 +17,9 @@ pub struct LogColumn {
 pub enum LogCell {
     /// A number, in the column's base unit.
     Num(f64),
-    Text(String),
+    /// Text, as a number in [`Log::texts`] (each distinct text is kept once: a day of rows names the same few
+    /// GPUs and processes over and over).
+    Text(u32),
     /// `[N/A]`, an error token, `null` or an empty cell.
     Missing,
 }
@@ -45,12 +47,19 @@ pub struct Log {
     pub rows: Vec<LogRow>,
     /// The first row's timestamp as written, for the time axis.
     pub start: String,
+    /// The distinct texts of the cells.
+    pub texts: Vec<String>,
 }
 
 impl Log {
     /// The position of a column, by name.
     pub fn column(&self, name: &str) -> Option<usize> {
         self.columns.iter().position(|c| c.name == name)
+    }
+
+    /// The text of a [`LogCell::Text`].
+    pub fn text(&self, id: u32) -> &str {
+        self.texts.get(id as usize).map_or("", String::as_str)
     }
 
     /// Does the column hold a number in at least one row?

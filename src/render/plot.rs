@@ -122,15 +122,15 @@ pub fn panels(log: &Log, spec: &PlotSpec) -> Result<Vec<Panel>, String> {
             })
             .collect::<Result<_, String>>()?
     };
-    let keys = series_keys(log);
+    let (ids, labels) = series_keys(log);
     let mut out = Vec::with_capacity(fields.len());
     for k in fields {
         let col = &log.columns[k];
         let cap_col = trend::capacity_field(&col.name).and_then(|c| log.column(c));
         let mut lines: BTreeMap<usize, Line> = BTreeMap::new();
-        for (row, (id, label)) in log.rows.iter().zip(&keys) {
-            let line = lines.entry(*id).or_insert_with(|| Line {
-                label: label.clone(),
+        for (row, &id) in log.rows.iter().zip(&ids) {
+            let line = lines.entry(id).or_insert_with(|| Line {
+                label: labels.get(id).cloned().unwrap_or_default(),
                 series: Series::with_cap(log.rows.len()),
                 capacity: None,
                 trend: None,
@@ -159,28 +159,88 @@ pub fn panels(log: &Log, spec: &PlotSpec) -> Result<Vec<Panel>, String> {
     Ok(out)
 }
 
+/// A cell as a key part, cheap to compare: a number's bits, a text's number, or nothing.
+type Part = (u8, u64);
+
+fn part(row: &crate::model::log::LogRow, k: Option<usize>) -> Part {
+    match k.and_then(|k| row.cells.get(k)) {
+        Some(LogCell::Num(v)) => (1, v.to_bits()),
+        Some(LogCell::Text(id)) => (2, u64::from(*id)),
+        _ => (0, 0),
+    }
+}
+
 /// What was last seen of a (GPU, PID): its series number, when, under which name, and which of the PID's
 /// processes it is (1 the first).
-type Seen = (usize, f64, Option<String>, u32);
+type Seen = (usize, f64, Part, u32);
 
-/// Each row's series (a number, in order of first appearance) and its label. GPUs are told apart by UUID (else
-/// index, bus id); processes by GPU and PID, and a PID that comes back after a gap, or under another name, is a new
-/// process.
-fn series_keys(log: &Log) -> Vec<(usize, String)> {
+/// The columns [`series_keys`] reads.
+struct KeyColumns {
+    gpu: Option<usize>,
+    index: Option<usize>,
+    pid: Option<usize>,
+    name: Option<usize>,
+}
+
+impl KeyColumns {
+    fn of(log: &Log) -> Self {
+        let pid = log.column("pid");
+        KeyColumns {
+            gpu: GPU_KEYS.iter().find_map(|c| log.column(c)),
+            index: log.column("index").or_else(|| log.column("gpu_index")),
+            pid,
+            name: log
+                .column("process_name")
+                .or_else(|| log.column("name"))
+                .filter(|_| pid.is_some()),
+        }
+    }
+}
+
+/// The columns a plot of `spec` reads, of a log whose header names `names`: the fields it draws, their
+/// capacities and the columns that tell series apart (every column when it draws every numeric one).
+pub fn columns_needed(spec: &PlotSpec, names: &[String]) -> Vec<bool> {
+    let has = |n: &str| names.iter().any(|x| x == n);
+    let fields: Vec<&str> = if spec.fields.is_empty() {
+        DEFAULTS.iter().copied().filter(|d| has(d)).collect()
+    } else {
+        spec.fields.iter().map(String::as_str).collect()
+    };
+    if fields.is_empty() {
+        return vec![true; names.len()];
+    }
+    let keys = [
+        "index",
+        "gpu_index",
+        "pid",
+        "process_name",
+        "name",
+        "timestamp",
+    ];
+    names
+        .iter()
+        .map(|n| {
+            let n = n.as_str();
+            fields.contains(&n)
+                || fields.iter().any(|f| trend::capacity_field(f) == Some(n))
+                || GPU_KEYS.contains(&n)
+                || keys.contains(&n)
+        })
+        .collect()
+}
+
+/// Each row's series (a number, in order of first appearance), and each series' label. GPUs are told apart by
+/// UUID (else index, bus id); processes by GPU and PID, and a PID that comes back after a gap, or under another
+/// name, is a new process.
+fn series_keys(log: &Log) -> (Vec<usize>, Vec<String>) {
     let text = |row: &crate::model::log::LogRow, k: Option<usize>| -> Option<String> {
         match row.cells.get(k?)? {
             LogCell::Num(v) => Some(format!("{v}")),
-            LogCell::Text(s) => Some(s.clone()),
+            LogCell::Text(id) => Some(log.text(*id).to_string()),
             LogCell::Missing => None,
         }
     };
-    let gpu_col = GPU_KEYS.iter().find_map(|c| log.column(c));
-    let index_col = log.column("index").or_else(|| log.column("gpu_index"));
-    let pid_col = log.column("pid");
-    let name_col = log
-        .column("process_name")
-        .or_else(|| log.column("name"))
-        .filter(|_| pid_col.is_some());
+    let cols = KeyColumns::of(log);
     // The sampling interval: the median gap between distinct timestamps.
     let mut times: Vec<f64> = log.rows.iter().map(|r| r.t).collect();
     times.dedup();
@@ -191,62 +251,78 @@ fn series_keys(log: &Log) -> Vec<(usize, String)> {
         .collect();
     gaps.sort_by(f64::total_cmp);
     let interval = gaps.get(gaps.len() / 2).copied().unwrap_or(1.0);
-    let gpus: Vec<Option<String>> = log.rows.iter().map(|r| text(r, gpu_col)).collect();
     let many_gpus = {
-        let mut g = gpus.clone();
-        g.sort();
-        g.dedup();
-        g.len() > 1
+        let mut seen: Vec<Part> = Vec::new();
+        for r in &log.rows {
+            let g = part(r, cols.gpu);
+            if !seen.contains(&g) {
+                seen.push(g);
+                if seen.len() > 1 {
+                    break;
+                }
+            }
+        }
+        seen.len() > 1
     };
-    let mut ids: BTreeMap<(Option<String>, Option<String>), Seen> = BTreeMap::new();
-    let mut next = 0;
+    let mut ids: BTreeMap<(Part, Part), Seen> = BTreeMap::new();
+    let mut labels: Vec<String> = Vec::new();
     let mut out = Vec::with_capacity(log.rows.len());
-    for (row, gpu) in log.rows.iter().zip(gpus) {
-        let pid = text(row, pid_col);
-        let name = text(row, name_col);
-        let gpu_label = match (text(row, index_col), &gpu) {
-            (Some(i), _) => format!("GPU {i}"),
-            (None, Some(g)) => format!("GPU {}", g.chars().take(12).collect::<String>()),
-            (None, None) => "GPU".to_string(),
-        };
-        let key = (gpu.clone(), pid.clone());
-        let fresh = |n: &mut usize| {
-            *n += 1;
-            *n - 1
-        };
-        let entry = ids.get(&key).cloned();
-        let (id, generation) = match entry {
-            Some((id, last, ref old_name, g)) => {
+    for row in &log.rows {
+        let (gpu, pid, name) = (
+            part(row, cols.gpu),
+            part(row, cols.pid),
+            part(row, cols.name),
+        );
+        let key = (gpu, pid);
+        let is_process = pid.0 != 0;
+        let (id, generation) = match ids.get(&key) {
+            Some(&(id, last, old_name, g)) => {
                 let reused =
-                    pid.is_some() && (row.t - last > 3.0 * interval + 1e-9 || *old_name != name);
+                    is_process && (row.t - last > 3.0 * interval + 1e-9 || old_name != name);
                 if reused {
-                    (fresh(&mut next), g + 1)
+                    (labels.len(), g + 1)
                 } else {
                     (id, g)
                 }
             }
-            None => (fresh(&mut next), 1),
+            None => (labels.len(), 1),
         };
-        ids.insert(key, (id, row.t, name.clone(), generation));
-        let label = match &pid {
-            None => gpu_label,
-            Some(p) => {
-                let mut l = format!("PID {p}");
-                if let Some(n) = &name {
-                    l.push_str(&format!(" {n}"));
-                }
-                if generation > 1 {
-                    l.push_str(&format!(" (#{generation})"));
-                }
-                if many_gpus {
-                    l.push_str(&format!(" on {gpu_label}"));
-                }
-                l
-            }
-        };
-        out.push((id, label));
+        if id == labels.len() {
+            labels.push(label(row, &cols, generation, many_gpus, &text));
+        }
+        ids.insert(key, (id, row.t, name, generation));
+        out.push(id);
     }
-    out
+    (out, labels)
+}
+
+/// A series' label: `GPU 0`, or `PID 4242 train (#2) on GPU 1`.
+fn label(
+    row: &crate::model::log::LogRow,
+    cols: &KeyColumns,
+    generation: u32,
+    many_gpus: bool,
+    text: &dyn Fn(&crate::model::log::LogRow, Option<usize>) -> Option<String>,
+) -> String {
+    let gpu_label = match (text(row, cols.index), text(row, cols.gpu)) {
+        (Some(i), _) => format!("GPU {i}"),
+        (None, Some(g)) => format!("GPU {}", g.chars().take(12).collect::<String>()),
+        (None, None) => "GPU".to_string(),
+    };
+    let Some(p) = text(row, cols.pid) else {
+        return gpu_label;
+    };
+    let mut l = format!("PID {p}");
+    if let Some(n) = text(row, cols.name) {
+        l.push_str(&format!(" {n}"));
+    }
+    if generation > 1 {
+        l.push_str(&format!(" (#{generation})"));
+    }
+    if many_gpus {
+        l.push_str(&format!(" on {gpu_label}"));
+    }
+    l
 }
 
 /// The picture: SVG text or PNG bytes.

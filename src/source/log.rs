@@ -12,6 +12,30 @@
 use crate::model::log::{Log, LogCell, LogColumn, LogFormat, LogRow};
 use crate::model::Unit;
 use crate::source::QueryMode;
+use std::collections::HashMap;
+
+/// Which columns to read, given the header's names (CSV): a column not kept is read as [`LogCell::Missing`]
+/// without looking at its cells.
+pub type Keep<'k> = &'k dyn Fn(&[String]) -> Vec<bool>;
+
+/// Each distinct text once.
+#[derive(Default)]
+struct Texts<'a> {
+    ids: HashMap<&'a str, u32>,
+    texts: Vec<String>,
+}
+
+impl<'a> Texts<'a> {
+    fn id(&mut self, s: &'a str) -> u32 {
+        if let Some(&id) = self.ids.get(s) {
+            return id;
+        }
+        let id = u32::try_from(self.texts.len()).unwrap_or(u32::MAX);
+        self.texts.push(s.to_string());
+        self.ids.insert(s, id);
+        id
+    }
+}
 
 /// What is wrong with a log, and where (1-based line), for messages.
 #[derive(Debug, Clone, PartialEq)]
@@ -28,6 +52,11 @@ fn fail<T>(line: usize, message: impl Into<String>) -> Result<T, LogError> {
 }
 
 pub fn parse(text: &str) -> Result<Log, LogError> {
+    parse_only(text, &|names| vec![true; names.len()])
+}
+
+/// [`parse`], reading only the columns `keep` picks (of a CSV log; an NDJSON log is read whole).
+pub fn parse_only(text: &str, keep: Keep<'_>) -> Result<Log, LogError> {
     if text.trim().is_empty() {
         return fail(0, "the log is empty: there is nothing to draw");
     }
@@ -40,7 +69,7 @@ pub fn parse(text: &str) -> Result<Log, LogError> {
     if head.starts_with('{') {
         ndjson(text)
     } else {
-        csv(text)
+        csv(text, keep)
     }
 }
 
@@ -61,7 +90,7 @@ fn unit_scale(unit: &str) -> f64 {
     Unit::find(unit).map_or(1.0, |u| u.in_base)
 }
 
-fn csv(text: &str) -> Result<Log, LogError> {
+fn csv<'a>(text: &'a str, keep: Keep<'_>) -> Result<Log, LogError> {
     let mut lines = text
         .lines()
         .enumerate()
@@ -100,8 +129,14 @@ fn csv(text: &str) -> Result<Log, LogError> {
              has one)",
         );
     };
+    let names: Vec<String> = columns.iter().map(|c| c.name.clone()).collect();
+    let mut kept = keep(&names);
+    kept.resize(columns.len(), false);
+    let mut texts = Texts::default();
     let mut rows = Vec::new();
     let mut start = String::new();
+    // The rows of a sample share its timestamp: it is read once.
+    let mut last_ts: (&str, f64) = ("", 0.0);
     for (n, line) in lines {
         if line.trim().is_empty() {
             break;
@@ -126,14 +161,20 @@ fn csv(text: &str) -> Result<Log, LogError> {
                 ),
             );
         }
-        let Some(t) = parse_timestamp(cells[ts]) else {
-            return fail(
-                n + 1,
-                format!(
-                    "\"{}\" is not a timestamp as nvq writes it (2026/12/01 20:11:08.691)",
-                    cells[ts]
-                ),
-            );
+        let t = if cells[ts] == last_ts.0 && n > hn + 1 {
+            last_ts.1
+        } else {
+            let Some(t) = parse_timestamp(cells[ts]) else {
+                return fail(
+                    n + 1,
+                    format!(
+                        "\"{}\" is not a timestamp as nvq writes it (2026/12/01 20:11:08.691)",
+                        cells[ts]
+                    ),
+                );
+            };
+            last_ts = (cells[ts], t);
+            t
         };
         if start.is_empty() {
             start = cells[ts].trim().to_string();
@@ -141,14 +182,18 @@ fn csv(text: &str) -> Result<Log, LogError> {
         let cells = cells
             .iter()
             .zip(&columns)
-            .map(|(c, col)| csv_cell(c, col))
+            .zip(&kept)
+            .map(|((c, col), &k)| match k {
+                true => csv_cell(c, col, &mut texts),
+                false => LogCell::Missing,
+            })
             .collect();
         rows.push(LogRow { t, cells });
     }
-    finish(LogFormat::Csv, columns, rows, start, hn + 2)
+    finish(LogFormat::Csv, columns, rows, start, hn + 2, texts.texts)
 }
 
-fn csv_cell(c: &str, col: &LogColumn) -> LogCell {
+fn csv_cell<'a>(c: &'a str, col: &LogColumn, texts: &mut Texts<'a>) -> LogCell {
     let c = c.trim();
     if c.is_empty() || c.starts_with('[') || c == "N/A" {
         return LogCell::Missing;
@@ -159,7 +204,7 @@ fn csv_cell(c: &str, col: &LogColumn) -> LogCell {
     };
     match bare.parse::<f64>() {
         Ok(v) if v.is_finite() => LogCell::Num(v * col.scale),
-        _ => LogCell::Text(c.to_string()),
+        _ => LogCell::Text(texts.id(c)),
     }
 }
 
@@ -217,6 +262,8 @@ fn ndjson(text: &str) -> Result<Log, LogError> {
         }
         raw.push((t, cells));
     }
+    let mut texts = Texts::default();
+    let mut owned: Vec<String> = Vec::new();
     let rows = raw
         .into_iter()
         .map(|(t, cells)| {
@@ -227,15 +274,28 @@ fn ndjson(text: &str) -> Result<Log, LogError> {
                         .as_f64()
                         .filter(|x| x.is_finite())
                         .map_or(LogCell::Missing, |x| LogCell::Num(x * columns[i].scale)),
-                    serde_json::Value::String(s) => LogCell::Text(s),
-                    serde_json::Value::Bool(b) => LogCell::Text(b.to_string()),
+                    serde_json::Value::String(s) => LogCell::Text(intern(&mut owned, s)),
+                    serde_json::Value::Bool(b) => LogCell::Text(intern(&mut owned, b.to_string())),
                     _ => LogCell::Missing,
                 };
             }
             LogRow { t, cells: row }
         })
         .collect();
-    finish(LogFormat::Ndjson, columns, rows, start, 1)
+    texts.texts = owned;
+    finish(LogFormat::Ndjson, columns, rows, start, 1, texts.texts)
+}
+
+/// The number of `s` among `texts` (added if new; NDJSON logs are small, a linear search does).
+fn intern(texts: &mut Vec<String>, s: String) -> u32 {
+    let at = match texts.iter().position(|t| *t == s) {
+        Some(i) => i,
+        None => {
+            texts.push(s);
+            texts.len() - 1
+        }
+    };
+    u32::try_from(at).unwrap_or(u32::MAX)
 }
 
 fn finish(
@@ -244,6 +304,7 @@ fn finish(
     rows: Vec<LogRow>,
     start: String,
     line: usize,
+    texts: Vec<String>,
 ) -> Result<Log, LogError> {
     if rows.is_empty() {
         return fail(
@@ -256,6 +317,7 @@ fn finish(
         columns,
         rows,
         start,
+        texts,
     })
 }
 
@@ -316,7 +378,15 @@ mod tests {
         assert_eq!(log.format, LogFormat::Csv);
         assert_eq!(log.rows[0].cells[2], LogCell::Num(20480.0 * MIB));
         assert_eq!(log.rows[1].cells[2], LogCell::Missing);
-        assert_eq!(log.rows[0].cells[3], LogCell::Text("H100".into()));
+        let LogCell::Text(h100) = log.rows[0].cells[3] else {
+            panic!("{:?}", log.rows[0].cells[3]);
+        };
+        assert_eq!(log.text(h100), "H100");
+        assert_eq!(log.rows[1].cells[3], LogCell::Text(h100));
+        // A column not kept is not read.
+        let only = parse_only(with, &|names| names.iter().map(|n| n != "name").collect()).unwrap();
+        assert_eq!(only.rows[0].cells[3], LogCell::Missing);
+        assert_eq!(only.rows[0].cells[2], LogCell::Num(20480.0 * MIB));
         assert_eq!(log.rows[1].t - log.rows[0].t, 1.0);
         let without = with.replace(" MiB,", ",");
         assert_eq!(
