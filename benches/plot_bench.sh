@@ -7,13 +7,16 @@
 # (GNU time's %e and %M, else Python's wait4).
 #
 #   benches/plot_bench.sh [SAMPLES] [GPUS]     (defaults 86400 8)
+#   NVQ_BIN=... benches/plot_bench.sh           (measure a given build, e.g. an older commit's)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 N=${1:-86400}
 G=${2:-8}
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$PWD/target}
-cargo build --quiet --release --bin nvq
-BIN=$CARGO_TARGET_DIR/release/nvq
+if [ -z "${NVQ_BIN:-}" ]; then
+  cargo build --quiet --release --bin nvq
+fi
+BIN=${NVQ_BIN:-$CARGO_TARGET_DIR/release/nvq}
 exec python3 - "$BIN" "$N" "$G" <<'PY'
 import datetime, math, os, resource, subprocess, sys, tempfile, time
 bin_, n, g = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])

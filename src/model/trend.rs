@@ -235,25 +235,29 @@ fn rising_run(floors: &[(usize, Point)], newest: f64) -> f64 {
     }
 }
 
-/// The median of the slopes between every pair of points (with distinct times).
+/// The median of the slopes between every pair of points (with distinct times). The points are a window's
+/// floors (at most [`SEGMENTS`]), so the slopes fit on the stack: no allocation per sample.
 fn theil_sen(points: &[Point]) -> Option<f64> {
-    let mut slopes = Vec::with_capacity(points.len() * points.len() / 2);
+    let points = &points[..points.len().min(SEGMENTS)];
+    let mut slopes = [0.0f64; SEGMENTS * (SEGMENTS - 1) / 2];
+    let mut n = 0;
     for (i, a) in points.iter().enumerate() {
         for b in &points[i + 1..] {
             let dt = b.t - a.t;
-            if dt > 0.0 {
-                slopes.push((b.v - a.v) / dt);
+            if let (true, Some(s)) = (dt > 0.0, slopes.get_mut(n)) {
+                *s = (b.v - a.v) / dt;
+                n += 1;
             }
         }
     }
-    median(&mut slopes)
+    median(slopes.get_mut(..n)?)
 }
 
 fn median(xs: &mut [f64]) -> Option<f64> {
     if xs.is_empty() {
         return None;
     }
-    xs.sort_by(f64::total_cmp);
+    xs.sort_unstable_by(f64::total_cmp);
     let n = xs.len();
     Some(if n % 2 == 1 {
         xs[n / 2]

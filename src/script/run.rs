@@ -454,7 +454,7 @@ impl Script {
     /// [`super::lives`]); `None` for a row that is neither (a GPU without processes in pmon, a MIG instance
     /// row of dmon). `gpu` is the row's GPU where the rows are GPUs. Also notes the process's series as
     /// the newest of its `--summary` key.
-    fn series_of(&mut self, gpu: u32, row: &Row) -> Option<(u32, SeriesKey)> {
+    fn series_of(&mut self, gpu: u32, row: &Row) -> Option<(u32, Option<SeriesKey>)> {
         let int = |k: usize| match row.cells.get(k) {
             Some(Value::Int(v)) => u32::try_from(*v).ok(),
             _ => None,
@@ -486,10 +486,9 @@ impl Script {
         let known = self
             .series
             .get(&gpu)
-            .filter(|k| row.gpu.as_ref().map_or(true, |g| g.uuid == k.gpu_uuid()));
-        let gpu_key = match known {
-            Some(k) => k.clone(),
-            None => {
+            .is_some_and(|k| row.gpu.as_ref().map_or(true, |g| g.uuid == k.gpu_uuid()));
+        if !known {
+            {
                 // Rows name their GPU when a history is kept, else the app named the GPUs; without either
                 // (a test), the index stands in.
                 let uuid = match (&row.gpu, self.uuids.get(&gpu)) {
@@ -497,23 +496,23 @@ impl Script {
                     (None, Some(u)) => u.clone(),
                     (None, None) => format!("GPU index {gpu}"),
                 };
-                let k = SeriesKey::Gpu { uuid };
-                self.series.insert(gpu, k.clone());
-                k
+                self.series.insert(gpu, SeriesKey::Gpu { uuid });
             }
-        };
+        }
         let Some(pid) = pid else {
-            return Some((gpu, gpu_key));
+            // The GPU's own series, in `self.series`.
+            return Some((gpu, None));
         };
+        let gpu_uuid = self.series.get(&gpu).map_or("", |k| k.gpu_uuid());
         let name = self.name_cell.and_then(|c| match row.cells.get(c) {
             Some(Value::Text(s)) => Some(s.as_str()),
             _ => None,
         });
-        let key = self.lives.key(gpu, gpu_key.gpu_uuid(), pid, name).clone();
+        let key = self.lives.key(gpu, gpu_uuid, pid, name).clone();
         if self.sub_series.get(&(gpu, sub)) != Some(&key) {
             self.sub_series.insert((gpu, sub), key.clone());
         }
-        Some((gpu, key))
+        Some((gpu, Some(key)))
     }
 
     /// Add a row's numeric cells to its series, then append the derived values (`rate`, `time_to_full`).
@@ -521,18 +520,26 @@ impl Script {
         if self.history.is_none() {
             return;
         }
-        let series = self.series_of(gpu, row);
+        let found = self.series_of(gpu, row);
         let Some(history) = self.history.as_mut() else {
             return;
         };
-        if let Some((_, key)) = &series {
+        let series: Option<(u32, &SeriesKey)> = match &found {
+            Some((gpu, Some(k))) => Some((*gpu, k)),
+            Some((gpu, None)) => self.series.get(gpu).map(|k| (*gpu, k)),
+            None => None,
+        };
+        if let Some((_, key)) = series {
             for (cell, rec) in row.cells.iter().zip(&self.recorded) {
+                let Some((name, scale)) = rec else {
+                    continue;
+                };
                 // A number as is (cheap, and not rounded as printed); text only when it reads as one.
                 let number = match cell {
                     Value::Text(_) => cell_number(cell),
                     other => other.as_f64(),
                 };
-                if let (Some((name, scale)), Some(v)) = (rec, number) {
+                if let Some(v) = number {
                     history.push(key, name, Point { t, v: v * scale });
                 }
             }
