@@ -325,3 +325,85 @@ fn bad_logs_exit_2_with_a_message_and_no_picture() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot read"));
 }
+
+/// A day-long log is more points than the picture is wide: each line is thinned to each pixel column's lowest
+/// and highest point. Every drawn point is still one of the log's, and the drawn points of each pixel column
+/// span every logged point that falls in it (the min/max envelope: no peak or trough is lost).
+#[test]
+fn a_long_log_is_thinned_to_each_columns_lowest_and_highest_point() {
+    let log = tmp("long.csv");
+    let mut text = String::from("timestamp, index, uuid, memory.used [MiB], memory.total [MiB]\n");
+    let n = 6000;
+    for i in 0..n {
+        let (h, m, s) = (i / 3600, i / 60 % 60, i % 60);
+        // A jagged series, its lowest point first and its highest last (so both ends are drawn), a lone spike.
+        let v = match i {
+            0 => 0,
+            i if i == n - 1 => 90_000,
+            2345 => 80_000,
+            i => 20_000 + (i * 7919 % 104) * 100 + i * 5,
+        };
+        text.push_str(&format!(
+            "2026/12/01 {h:02}:{m:02}:{s:02}.000, 0, GPU-long, {v} MiB, 98304 MiB\n"
+        ));
+    }
+    std::fs::write(&log, text).unwrap();
+    let svg_path = tmp("long.svg");
+    let out = plot(&[
+        log.to_str().unwrap(),
+        "-o",
+        svg_path.to_str().unwrap(),
+        "--field",
+        "memory.used",
+        "--width",
+        "600",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lines = polylines(&std::fs::read_to_string(&svg_path).unwrap());
+    assert_eq!(lines.len(), 1);
+    let drawn = &lines[0].1;
+    let logged = csv_series(&log, 0);
+    assert!(
+        drawn.len() <= 2 * 600 + 2 && drawn.len() > 600,
+        "{} points",
+        drawn.len()
+    );
+    // The mapping of each axis, from the two ends (the lowest and the highest point).
+    let (a, b) = (logged[0], logged[n - 1]);
+    let (da, db) = (drawn[0], drawn[drawn.len() - 1]);
+    let x_of = |t: f64| da.0 + (t - a.0) * (db.0 - da.0) / (b.0 - a.0);
+    let y_of = |v: f64| da.1 + (v - a.1) * (db.1 - da.1) / (b.1 - a.1);
+    // Every drawn point is a logged one (within the SVG's whole pixels).
+    for d in drawn {
+        assert!(
+            logged
+                .iter()
+                .any(|l| (x_of(l.0) - d.0).abs() <= 1.0 && (y_of(l.1) - d.1).abs() <= 1.0),
+            "drawn {d:?} is no logged point"
+        );
+    }
+    // Every logged point lies within the drawn points of its pixel column (a pixel either side for rounding).
+    for l in &logged {
+        let (x, y) = (x_of(l.0), y_of(l.1));
+        let near: Vec<f64> = drawn
+            .iter()
+            .filter(|d| (d.0 - x).abs() <= 1.5)
+            .map(|d| d.1)
+            .collect();
+        let (lo, hi) = near
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &v| {
+                (lo.min(v), hi.max(v))
+            });
+        assert!(
+            y >= lo - 1.0 && y <= hi + 1.0,
+            "logged {l:?} at y {y} outside [{lo}, {hi}]"
+        );
+    }
+    // The spike is drawn at its height.
+    assert!(drawn.iter().any(|d| (d.1 - y_of(80_000.0)).abs() <= 1.0));
+}

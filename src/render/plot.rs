@@ -491,6 +491,12 @@ where
             .label_style(("sans-serif", 13))
             .draw()
             .map_err(err)?;
+        // Where text already is, in the chart's units, so that the peaks' labels go elsewhere.
+        let (x_per_px, y_per_px) = (
+            x_max / (plot_px - 24.0).max(50.0),
+            y_max / (f64::from(area.dim_in_pixel().1) - 100.0).max(50.0),
+        );
+        let mut taken = Taken::default();
         // The totals, once per distinct value.
         let mut totals: Vec<f64> = panel.lines.iter().filter_map(|l| l.capacity).collect();
         totals.sort_by(f64::total_cmp);
@@ -502,6 +508,12 @@ where
                 .draw_series(DashedLineSeries::new([(0.0, y), (x_max, y)], 6, 4, style))
                 .map_err(err)?;
             let label = format!("total {}", with_unit(y, &panel.unit));
+            taken.add(
+                span * 0.01,
+                y,
+                text_width(&label, 13.0) * x_per_px,
+                16.0 * y_per_px,
+            );
             chart
                 .draw_series(std::iter::once(Text::new(
                     label,
@@ -526,6 +538,24 @@ where
             label_y[i] = y;
             floor = y;
         }
+        // The names at the lines' ends, and the leaks' words, top left, one line each.
+        for (i, line) in panel.lines.iter().enumerate() {
+            if let Some(last) = line.series.last() {
+                let w = text_width(&line.label, 14.0) + 120.0;
+                taken.add(
+                    last.t - t0 + span * 0.01,
+                    label_y[i] + gap * 0.4,
+                    w * x_per_px,
+                    17.0 * y_per_px,
+                );
+            }
+            if line.trend.is_some_and(|(tr, _)| tr.rising) {
+                let at = (span * 0.02, y_max * (0.97 - 0.06 * i as f64));
+                taken.add(at.0, at.1, 60.0 * 8.0 * x_per_px, 18.0 * y_per_px);
+            }
+        }
+        // The peaks' labels, drawn over every line.
+        let mut peaks = Vec::new();
         for (i, line) in panel.lines.iter().enumerate() {
             let colour = COLOURS[i % COLOURS.len()];
             let pts = thin(&line.series, width as usize);
@@ -552,9 +582,9 @@ where
                 name.push_str(&format!(" ({peak})"));
             } else {
                 let font = ("sans-serif", 12).into_font().color(&colour);
-                chart
-                    .draw_series(std::iter::once(Text::new(peak, (at.0, at.1 + gap), font)))
-                    .map_err(err)?;
+                let (w, h) = (text_width(&peak, 12.0) * x_per_px, 16.0 * y_per_px);
+                let spot = taken.place(at, w, h, y_max);
+                peaks.push((peak, spot, w, h, font));
             }
             let font = ("sans-serif", 14).into_font().color(&colour);
             let at = (last.t - t0 + span * 0.01, label_y[i] + gap * 0.4);
@@ -587,8 +617,59 @@ where
                     .map_err(err)?;
             }
         }
+        for (peak, spot, w, h, font) in peaks {
+            // On a light ground, so that it reads over the lines.
+            let ground = Rectangle::new([spot, (spot.0 + w, spot.1 - h)], WHITE.mix(0.85).filled());
+            chart.draw_series(std::iter::once(ground)).map_err(err)?;
+            chart
+                .draw_series(std::iter::once(Text::new(peak, spot, font)))
+                .map_err(err)?;
+        }
     }
     Ok(())
+}
+
+/// About how wide a text is at a font size, in pixels (DejaVu Sans averages under 0.6 of the size a character).
+fn text_width(s: &str, size: f64) -> f64 {
+    s.chars().count() as f64 * size * 0.62
+}
+
+/// The boxes text takes on a chart, in its units: (left, right, bottom, top). Text is drawn from its top left.
+#[derive(Default)]
+struct Taken(Vec<(f64, f64, f64, f64)>);
+
+impl Taken {
+    fn add(&mut self, x: f64, y: f64, w: f64, h: f64) {
+        self.0.push((x, x + w, y - h, y));
+    }
+
+    fn free(&self, x: f64, y: f64, w: f64, h: f64) -> bool {
+        self.0
+            .iter()
+            .all(|&(l, r, b, t)| x + w <= l || x >= r || y <= b || y - h >= t)
+    }
+
+    /// Where a label of `w` by `h` for the point `at` goes: just above it if that is free, else the nearest
+    /// free place above or below it (steps of one line, then a little to the right), inside the chart; taken.
+    fn place(&mut self, at: (f64, f64), w: f64, h: f64, y_max: f64) -> (f64, f64) {
+        let (x, y0) = (at.0, at.1 + h * 1.2);
+        let fits = |y: f64| y <= y_max && y - h >= 0.0;
+        let mut spot = (x, y0.min(y_max));
+        // Side by side first (peaks of one height in a row), then a line further up or down.
+        'search: for step in 0..40 {
+            for shift in 0..6 {
+                let x = x + shift as f64 * w * 1.05;
+                for y in [y0 + step as f64 * h, at.1 - h * 0.2 - step as f64 * h] {
+                    if fits(y) && self.free(x, y, w, h) {
+                        spot = (x, y);
+                        break 'search;
+                    }
+                }
+            }
+        }
+        self.add(spot.0, spot.1, w, h);
+        spot
+    }
 }
 
 /// At most about `width` pixel columns' worth of points: each column's lowest and highest, in time order. A series
@@ -655,6 +736,28 @@ mod tests {
         assert!(t.windows(2).all(|w| w[0].t <= w[1].t));
         let small = thin(&s, 100_000);
         assert_eq!(small.len(), 100_000);
+    }
+
+    #[test]
+    fn peak_labels_at_one_place_do_not_overlap_and_stay_inside() {
+        // Eight lines peaking at the same moment at the top of the panel, beside a total's label.
+        let mut taken = Taken::default();
+        taken.add(0.0, 95.0, 30.0, 4.0);
+        let boxes: Vec<(f64, f64)> = (0..8)
+            .map(|_| taken.place((1.0, 89.0), 20.0, 5.0, 96.0))
+            .collect();
+        for (i, a) in boxes.iter().enumerate() {
+            assert!(a.1 <= 96.0 && a.1 - 5.0 >= 0.0, "{a:?}");
+            for b in &boxes[i + 1..] {
+                let apart =
+                    a.0 + 20.0 <= b.0 || b.0 + 20.0 <= a.0 || a.1 - 5.0 >= b.1 || b.1 - 5.0 >= a.1;
+                assert!(apart, "{a:?} and {b:?} overlap");
+            }
+            assert!(
+                a.0 >= 30.0 || a.1 <= 91.0 || a.1 - 5.0 >= 95.0,
+                "{a:?} is on the total's label"
+            );
+        }
     }
 
     #[test]

@@ -90,7 +90,7 @@ fn unit_scale(unit: &str) -> f64 {
     Unit::find(unit).map_or(1.0, |u| u.in_base)
 }
 
-fn csv<'a>(text: &'a str, keep: Keep<'_>) -> Result<Log, LogError> {
+fn csv(text: &str, keep: Keep<'_>) -> Result<Log, LogError> {
     let mut lines = text
         .lines()
         .enumerate()
