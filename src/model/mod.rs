@@ -21,6 +21,7 @@ pub mod suggest;
 pub mod top;
 pub mod topo;
 pub mod trend;
+pub mod vgpu;
 mod value;
 
 pub use code::NvmlCode;
