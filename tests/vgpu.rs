@@ -25,7 +25,10 @@ fn a_host_without_vgpu_says_so_for_every_read_only_option() {
 fn supported_types_byte_for_byte() {
     let expected = public("vgpu_unlock_30_p4_460_s.txt");
     assert_eq!(common::nvq_ok(&scenario(HOST), &["vgpu", "-s"]), expected);
-    assert_eq!(common::nvq_ok(&scenario(HOST), &["vgpu", "--supported"]), expected);
+    assert_eq!(
+        common::nvq_ok(&scenario(HOST), &["vgpu", "--supported"]),
+        expected
+    );
 }
 
 #[test]
@@ -48,7 +51,11 @@ fn the_table_and_query_on_a_vgpu_host_are_refused_not_invented() {
 
 #[test]
 fn unimplemented_and_combined_options_are_refused() {
-    for args in [&["vgpu", "-s", "-v"][..], &["vgpu", "-u"], &["vgpu", "-s", "-c"]] {
+    for args in [
+        &["vgpu", "-s", "-v"][..],
+        &["vgpu", "-u"],
+        &["vgpu", "-s", "-c"],
+    ] {
         let out = nvq(&scenario(HOST), args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         assert!(out.stdout.is_empty(), "{args:?}");

@@ -20,7 +20,9 @@ const MAX_VGPUS: usize = 256;
 pub(crate) fn validate(i: usize, d: &Device) -> Result<(), String> {
     let types = d.vgpu_type.as_deref().unwrap_or_default();
     if types.len() > MAX_VGPUS || d.vgpu.len() > MAX_VGPUS {
-        return Err(format!("device {i}: at most {MAX_VGPUS} vGPU types and vGPUs"));
+        return Err(format!(
+            "device {i}: at most {MAX_VGPUS} vGPU types and vGPUs"
+        ));
     }
     for v in &d.vgpu {
         if v.id == 0 {
@@ -216,7 +218,11 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetLicense(
 ) -> nvmlReturn_t {
     sys_fn("nvmlVgpuTypeGetLicense", |st, _| {
         let t = find_type(st, vgpuTypeId)?;
-        put_str(vgpuTypeLicenseString, size, t.license.as_deref().ok_or(NOT_SUPPORTED)?)
+        put_str(
+            vgpuTypeLicenseString,
+            size,
+            t.license.as_deref().ok_or(NOT_SUPPORTED)?,
+        )
     })
 }
 
@@ -258,9 +264,12 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetNumDisplayHeads(
     vgpuTypeId: nvmlVgpuTypeId_t,
     numDisplayHeads: *mut c_uint,
 ) -> nvmlReturn_t {
-    type_u32("nvmlVgpuTypeGetNumDisplayHeads", vgpuTypeId, numDisplayHeads, |t| {
-        t.display_heads
-    })
+    type_u32(
+        "nvmlVgpuTypeGetNumDisplayHeads",
+        vgpuTypeId,
+        numDisplayHeads,
+        |t| t.display_heads,
+    )
 }
 
 /// # Safety
@@ -292,9 +301,12 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetFrameRateLimit(
     vgpuTypeId: nvmlVgpuTypeId_t,
     frameRateLimit: *mut c_uint,
 ) -> nvmlReturn_t {
-    type_u32("nvmlVgpuTypeGetFrameRateLimit", vgpuTypeId, frameRateLimit, |t| {
-        t.frame_rate_limit
-    })
+    type_u32(
+        "nvmlVgpuTypeGetFrameRateLimit",
+        vgpuTypeId,
+        frameRateLimit,
+        |t| t.frame_rate_limit,
+    )
 }
 
 /// # Safety
@@ -382,9 +394,13 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetMdevUUID(
     mdevUuid: *mut c_char,
     size: c_uint,
 ) -> nvmlReturn_t {
-    instance_str("nvmlVgpuInstanceGetMdevUUID", vgpuInstance, mdevUuid, size, |v| {
-        v.mdev_uuid.as_deref()
-    })
+    instance_str(
+        "nvmlVgpuInstanceGetMdevUUID",
+        vgpuInstance,
+        mdevUuid,
+        size,
+        |v| v.mdev_uuid.as_deref(),
+    )
 }
 
 /// # Safety
@@ -413,7 +429,11 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetFbUsage(
 ) -> nvmlReturn_t {
     sys_fn("nvmlVgpuInstanceGetFbUsage", |st, _| {
         let o = nn(fbUsage)?;
-        o.set(find_instance(st, vgpuInstance)?.fb_usage.ok_or(NOT_SUPPORTED)?);
+        o.set(
+            find_instance(st, vgpuInstance)?
+                .fb_usage
+                .ok_or(NOT_SUPPORTED)?,
+        );
         Ok(())
     })
 }
@@ -425,9 +445,12 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetLicenseStatus(
     vgpuInstance: nvmlVgpuInstance_t,
     licensed: *mut c_uint,
 ) -> nvmlReturn_t {
-    instance_u32("nvmlVgpuInstanceGetLicenseStatus", vgpuInstance, licensed, |v| {
-        v.license_status
-    })
+    instance_u32(
+        "nvmlVgpuInstanceGetLicenseStatus",
+        vgpuInstance,
+        licensed,
+        |v| v.license_status,
+    )
 }
 
 /// # Safety

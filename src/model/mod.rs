@@ -21,8 +21,8 @@ pub mod suggest;
 pub mod top;
 pub mod topo;
 pub mod trend;
-pub mod vgpu;
 mod value;
+pub mod vgpu;
 
 pub use code::NvmlCode;
 pub use field::{FieldDef, FieldInfo, FieldKind, Quantity, Section, Unit, UNITS};

@@ -72,8 +72,14 @@ mod tests {
             bus_id: "00000000:02:00.0".into(),
             host: Host::No,
         };
-        let out = types(&[host("00000000:01:00.0", &["GRID P4-1B", "GRID P4-1Q"]), bare]);
-        assert_eq!(out, "GPU 00000000:01:00.0\n    GRID P4-1B\n    GRID P4-1Q\n");
+        let out = types(&[
+            host("00000000:01:00.0", &["GRID P4-1B", "GRID P4-1Q"]),
+            bare,
+        ]);
+        assert_eq!(
+            out,
+            "GPU 00000000:01:00.0\n    GRID P4-1B\n    GRID P4-1Q\n"
+        );
     }
 
     #[test]
@@ -82,6 +88,9 @@ mod tests {
             bus_id: "00000000:01:00.0".into(),
             host: Host::Yes(Ok(vec![Ok("A\nB".into()), Err(NvmlCode::UNKNOWN)])),
         };
-        assert_eq!(types(&[g]), "GPU 00000000:01:00.0\n    A?B\n    [Unknown Error]\n");
+        assert_eq!(
+            types(&[g]),
+            "GPU 00000000:01:00.0\n    A?B\n    [Unknown Error]\n"
+        );
     }
 }
