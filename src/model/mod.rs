@@ -6,6 +6,7 @@
 //! these types, renderers consume them.
 
 mod code;
+pub mod fact;
 mod field;
 pub mod gpm;
 pub mod history;
@@ -24,6 +25,7 @@ pub mod trend;
 mod value;
 
 pub use code::NvmlCode;
+pub use fact::Fact;
 pub use field::{FieldDef, FieldInfo, FieldKind, Quantity, Section, Unit, UNITS};
 pub use row::{Column, GpuIdent, Row, XidCount};
 pub use value::{Token, Value};
