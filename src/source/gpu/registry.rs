@@ -1,9 +1,6 @@
-//! The `--query-gpu` field table: every field nvidia-smi 610 lists (plus the
-//! two `reset_status.*` fields of 535), in `--help-query-gpu` order.
-//!
-//! Generated once from the field list, then maintained by hand: one entry per
-//! field, holding its name, aliases, header unit, help text (nvq's own words),
-//! help section and getter.
+//! The catalogue's readers: one getter per [`Fact`] (`model::fact` holds
+//! each fact's name, aliases, unit, kind and help), in `--help-query-gpu`
+//! order. `--query-gpu`'s field table, [`FIELDS`], is built from both.
 
 use super::{get, FvFmt, Get, GpuCtx};
 use crate::model::{Fact, FieldDef, FieldInfo, Value};
@@ -53,8 +50,6 @@ const fn gpu_fv(id: u32, fmt: FvFmt) -> Get {
 const fn module_fv(id: u32, fmt: FvFmt) -> Get {
     Get::Field { id, scope: 1, fmt }
 }
-
-/// Every `--query-gpu` field, in `--help-query-gpu` order.
 
 /// The one reader of each fact. The `match` is exhaustive: a fact without a
 /// reader does not compile.
