@@ -44,3 +44,4 @@ mod summary_table;
 mod top;
 mod topo;
 mod trend;
+mod vgpu;
