@@ -22,6 +22,7 @@ mod state;
 mod system;
 mod topo;
 mod units;
+mod vgpu;
 
 pub use generated::{STUBS, SYMBOLS};
 

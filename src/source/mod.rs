@@ -32,6 +32,7 @@ pub mod target;
 pub mod time;
 pub mod top;
 pub mod topo;
+pub mod vgpu;
 pub mod xid;
 
 pub mod dmon;
