@@ -625,7 +625,10 @@ fn nvidia_gpu_exporter_profile_matches_that_exporter() {
         // Those files come from that exporter's nvidia-smi backend; its NVML
         // backend, which nvq follows, names the status family
         // nvml_return_code in place of command_exit_code (docs/METRICS.md).
-        let want = want.replace("nvidia_smi_command_exit_code", "nvidia_smi_nvml_return_code");
+        let want = want.replace(
+            "nvidia_smi_command_exit_code",
+            "nvidia_smi_nvml_return_code",
+        );
         let server = Server::start(
             &common::scenario(scenario),
             &["--profile=nvidia_gpu_exporter"],
@@ -2387,7 +2390,8 @@ compute_instance_id = 0
     ];
     let server = Server::start(sc.path(), &args);
     let body = server.metrics();
-    let mig = "{compute_instance_id=\"0\",gpu_instance_id=\"9\",pid=\"4242\",process_name=\"train\",\
+    let mig =
+        "{compute_instance_id=\"0\",gpu_instance_id=\"9\",pid=\"4242\",process_name=\"train\",\
                uuid=\"00000000-0000-4000-8000-000000000000\"}";
     let off = "{compute_instance_id=\"\",gpu_instance_id=\"\",pid=\"77\",process_name=\"infer\",\
                uuid=\"00000000-0000-4000-8000-000000000001\"}";
