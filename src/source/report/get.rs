@@ -1,7 +1,7 @@
 //! Getters of report lines that are no `--query-gpu` field.
 
 use crate::model::report::{Node, Section, View};
-use crate::model::Value;
+use crate::model::{Fact, Value};
 use crate::nvml::raw;
 use crate::source::gpu::get::not_available;
 use crate::source::gpu::GpuCtx;
@@ -163,7 +163,7 @@ pub fn module_id(c: &GpuCtx) -> Value {
 /// elsewhere `N/A`, even where `--query-gpu` prints the zeros NVML returns
 /// (the 590 and 610 captures). 570 prints what NVML returns, an empty serial
 /// number included (the 570 RTX 5090 report).
-pub fn rack(c: &GpuCtx, field: &'static str) -> Value {
+pub fn rack(c: &GpuCtx, field: Fact) -> Value {
     match c.platform() {
         Ok(p) if p.chassisSerialNumber[0] != 0 || c.driver_major() < RACK_ONLY_FROM => {
             super::Read::Field(field).read(c)
@@ -176,7 +176,7 @@ pub fn rack(c: &GpuCtx, field: &'static str) -> Value {
 /// zeros (`0x0` in the 570 report; the case of a non-zero one is not known),
 /// from 580 on as the `--query-gpu` field prints it, where `rack` shows it.
 pub fn fabric_guid(c: &GpuCtx) -> Value {
-    let field = "platform.gpu_fabric_guid";
+    let field = Fact::PlatformGpuFabricGuid;
     match rack(c, field) {
         Value::Text(t) if c.driver_major() < RACK_ONLY_FROM => {
             let digits = t.trim_start_matches("0x").trim_start_matches('0');

@@ -14,19 +14,19 @@ pub use decl::{colon_column, Display, DISPLAY_NAMES};
 use super::gpu::{GpuCtx, FIELDS};
 use super::Target;
 use crate::model::report::{GpuReport, Node, Report, Section, View};
-use crate::model::{NvmlCode, Value};
+use crate::model::{Fact, Value};
 use crate::nvml::{raw, Session};
 
 /// How a line's value is read.
 #[derive(Clone, Copy)]
 pub enum Read {
-    /// The `--query-gpu` field of this name.
-    Field(&'static str),
+    /// The fact, through its one reader (the `--query-gpu` field's getter).
+    Field(Fact),
     /// A getter of the report's own.
     Fn(fn(&GpuCtx) -> Value),
-    /// The `--query-gpu` field of this name, printed in hexadecimal, without
-    /// its `0x` (the XML form of the PCI numbers).
-    Hex(&'static str),
+    /// The fact, printed in hexadecimal, without its `0x` (the XML form of
+    /// the PCI numbers).
+    Hex(Fact),
 }
 
 /// One node of the declaration.
@@ -83,12 +83,9 @@ pub enum Decl {
 impl Read {
     fn read(self, c: &GpuCtx) -> Value {
         match self {
-            Read::Field(name) => FIELDS
-                .iter()
-                .find(|f| f.info.name == name)
-                .map_or(Value::err(NvmlCode::NOT_SUPPORTED), |f| f.get.read(c)),
+            Read::Field(fact) => c.fact(fact),
             Read::Fn(f) => f(c),
-            Read::Hex(name) => match Read::Field(name).read(c) {
+            Read::Hex(fact) => match Read::Field(fact).read(c) {
                 Value::Text(t) => Value::text(t.trim_start_matches("0x")),
                 other => other,
             },
