@@ -7,44 +7,47 @@
 
 use super::gpm::GpmReader;
 use super::gpu::GpuCtx;
-use super::monitor::m;
 pub use super::monitor::Metric;
+use super::monitor::{m, Cell, Source};
 use super::Target;
-use crate::model::{NvmlCode, Row, Value};
-use crate::nvml::raw;
+use crate::model::{Fact, Fact as F, NvmlCode, Row, Value};
 use crate::nvml::Session;
-use nvml_wrapper::enum_wrappers::device::{
-    Clock, EccCounter, MemoryError, PcieUtilCounter, PerformancePolicy, TemperatureSensor,
-};
+use nvml_wrapper::enum_wrappers::device::PerformancePolicy;
 use std::sync::Arc;
 use std::time::Instant;
 
 /// Every dmon metric, in nvidia-smi's order within its group.
 #[rustfmt::skip]
 pub const METRICS: &[Metric] = &[
-    m("pwr", "W", Some("W"), 'p', "Power drawn by the board, watts (truncated)."),
-    m("gtemp", "C", Some("C"), 'p', "GPU core temperature."),
-    m("mtemp", "C", Some("C"), 'p', "Memory (HBM) temperature; - where the board has no sensor."),
-    m("sm", "%", Some("%"), 'u', "Time the SMs were busy over the driver's last sampling period."),
-    m("mem", "%", Some("%"), 'u', "Time device memory was being read or written."),
-    m("enc", "%", Some("%"), 'u', "Video encoder utilization."),
-    m("dec", "%", Some("%"), 'u', "Video decoder utilization."),
-    m("jpg", "%", Some("%"), 'u', "JPEG decoder utilization."),
-    m("ofa", "%", Some("%"), 'u', "Optical flow accelerator utilization."),
-    m("mclk", "MHz", Some("MHz"), 'c', "Memory clock."),
-    m("pclk", "MHz", Some("MHz"), 'c', "Graphics (processor) clock."),
-    m("pviol", "%", Some("%"), 'v', "Share of the last interval the GPU was held back by its power limit."),
-    m("tviol", "bool", None, 'v', "1 if the GPU was held back by temperature during the last interval."),
-    m("fb", "MB", Some("MiB"), 'm', "Frame buffer memory in use."),
-    m("bar1", "MB", Some("MiB"), 'm', "BAR1 memory in use."),
-    m("ccpm", "MB", Some("MiB"), 'm', "Confidential-computing protected memory in use."),
+    m("pwr", "W", Some("W"), 'p', "Power drawn by the board, watts (truncated).").reads(F::PowerDraw, Cell::Whole),
+    m("gtemp", "C", Some("C"), 'p', "GPU core temperature.").reads(F::TemperatureGpu, Cell::Same),
+    m("mtemp", "C", Some("C"), 'p', "Memory (HBM) temperature; - where the board has no sensor.")
+        .reads(F::TemperatureMemory, Cell::Same),
+    m("sm", "%", Some("%"), 'u', "Time the SMs were busy over the driver's last sampling period.")
+        .reads(F::UtilizationGpu, Cell::Same),
+    m("mem", "%", Some("%"), 'u', "Time device memory was being read or written.")
+        .reads(F::UtilizationMemory, Cell::Same),
+    m("enc", "%", Some("%"), 'u', "Video encoder utilization.").reads(F::UtilizationEncoder, Cell::Same),
+    m("dec", "%", Some("%"), 'u', "Video decoder utilization.").reads(F::UtilizationDecoder, Cell::Same),
+    m("jpg", "%", Some("%"), 'u', "JPEG decoder utilization.").reads(F::UtilizationJpeg, Cell::Same),
+    m("ofa", "%", Some("%"), 'u', "Optical flow accelerator utilization.").reads(F::UtilizationOfa, Cell::Same),
+    m("mclk", "MHz", Some("MHz"), 'c', "Memory clock.").reads(F::ClocksCurrentMemory, Cell::Same),
+    m("pclk", "MHz", Some("MHz"), 'c', "Graphics (processor) clock.").reads(F::ClocksCurrentGraphics, Cell::Same),
+    m("pviol", "%", Some("%"), 'v', "Share of the last interval the GPU was held back by its power limit.")
+        .source(Source::PowerViolation),
+    m("tviol", "bool", None, 'v', "1 if the GPU was held back by temperature during the last interval.")
+        .source(Source::ThermalViolation),
+    m("fb", "MB", Some("MiB"), 'm', "Frame buffer memory in use.").reads(F::MemoryUsed, Cell::Mib),
+    m("bar1", "MB", Some("MiB"), 'm', "BAR1 memory in use.").reads(F::Bar1MemoryUsed, Cell::Mib),
+    m("ccpm", "MB", Some("MiB"), 'm', "Confidential-computing protected memory in use.")
+        .reads(F::ProtectedMemoryUsed, Cell::Mib),
     m("sbecc", "errs", None, 'e', "Corrected (single-bit) ECC errors since the driver loaded.")
-        .fact("ecc.errors.corrected.volatile.total"),
+        .reads(F::EccErrorsCorrectedVolatileTotal, Cell::EccCount).named_by_fact(),
     m("dbecc", "errs", None, 'e', "Uncorrected (double-bit) ECC errors since the driver loaded.")
-        .fact("ecc.errors.uncorrected.volatile.total"),
-    m("pci", "errs", None, 'e', "PCIe replay count."),
-    m("rxpci", "MB/s", Some("MB/s"), 't', "PCIe receive throughput."),
-    m("txpci", "MB/s", Some("MB/s"), 't', "PCIe transmit throughput."),
+        .reads(F::EccErrorsUncorrectedVolatileTotal, Cell::EccCount).named_by_fact(),
+    m("pci", "errs", None, 'e', "PCIe replay count.").reads(F::PcieReplayCounter, Cell::Same),
+    m("rxpci", "MB/s", Some("MB/s"), 't', "PCIe receive throughput.").reads(F::PcieRxThroughput, Cell::KbAsMb),
+    m("txpci", "MB/s", Some("MB/s"), 't', "PCIe transmit throughput.").reads(F::PcieTxThroughput, Cell::KbAsMb),
 ];
 
 /// A GPM metric `--gpm-metrics` selects by NVML's `nvmlGpmMetricId_t`.
@@ -239,14 +242,8 @@ pub struct DmonReader {
     last: Option<(Instant, Option<u64>, Option<u64>)>,
 }
 
-const MIB: u64 = 1024 * 1024;
-
 fn int(v: impl Into<i64>) -> Value {
     Value::Int(v.into())
-}
-
-fn mib(bytes: u64) -> Value {
-    Value::count(bytes / MIB)
 }
 
 impl DmonReader {
@@ -330,10 +327,11 @@ impl DmonReader {
         let mut cells = Vec::with_capacity(self.metrics.len() + 1);
         cells.push(int(target.index));
         for m in &self.metrics {
-            cells.push(match m.name {
-                "pviol" => self.power_share(now, power),
-                "tviol" => self.thermal_flag(thermal),
-                _ => read_metric(&c, m.name),
+            cells.push(match m.source {
+                Source::PowerViolation => self.power_share(now, power),
+                Source::ThermalViolation => self.thermal_flag(thermal),
+                Source::Fact(fact, cell) => read_metric(&c, fact, cell),
+                Source::Own => Value::err(NvmlCode::NOT_SUPPORTED),
             });
         }
         if wants_v {
@@ -388,54 +386,19 @@ fn cells_of(ids: &[u32], got: &[(u32, f64)], show: bool) -> Vec<Value> {
         .collect()
 }
 
-/// A metric that needs no state.
-fn read_metric(c: &GpuCtx, name: &str) -> Value {
-    let v = |r: Result<Value, NvmlCode>| r.unwrap_or_else(Value::err);
-    match name {
-        "pwr" => v(c.call(|d| d.power_usage()).map(|mw| int(mw / 1000))),
-        "gtemp" => v(c.call(|d| d.temperature(TemperatureSensor::Gpu)).map(int)),
-        "mtemp" => v(c.field_value(82, 0).map(|f| int(f.as_i64()))),
-        "sm" => v(c.utilization().map(|u| int(u.gpu))),
-        "mem" => v(c.utilization().map(|u| int(u.memory))),
-        "enc" => v(c
-            .call(|d| d.encoder_utilization())
-            .map(|u| int(u.utilization))),
-        "dec" => v(c
-            .call(|d| d.decoder_utilization())
-            .map(|u| int(u.utilization))),
-        "jpg" => v(raw::engine_utilization(&c.raw(), false).map(int)),
-        "ofa" => v(raw::engine_utilization(&c.raw(), true).map(int)),
-        "mclk" => v(c.call(|d| d.clock_info(Clock::Memory)).map(int)),
-        "pclk" => v(c.call(|d| d.clock_info(Clock::Graphics)).map(int)),
-        "fb" => v(c.memory().map(|m| mib(m.used))),
-        "bar1" => v(c.call(|d| d.bar1_memory_info()).map(|b| mib(b.used))),
-        "ccpm" => v(c.protected_memory().map(|p| mib(p.used))),
-        "sbecc" => v(ecc_total(c, MemoryError::Corrected)),
-        "dbecc" => v(ecc_total(c, MemoryError::Uncorrected)),
-        "pci" => v(super::gpu::get::pcie_replays(c).map(int)),
-        "rxpci" => v(c
-            .call(|d| d.pcie_throughput(PcieUtilCounter::Receive))
-            .map(kb_to_mb)),
-        "txpci" => v(c
-            .call(|d| d.pcie_throughput(PcieUtilCounter::Send))
-            .map(kb_to_mb)),
-        _ => Value::err(NvmlCode::NOT_SUPPORTED),
+/// A metric that needs no state: its fact through the catalogue's reader,
+/// on the sample's context (so `fb` and `memory.used` are one
+/// `nvmlDeviceGetMemoryInfo_v2` call).
+fn read_metric(c: &GpuCtx, fact: Fact, cell: Cell) -> Value {
+    if cell == Cell::EccCount {
+        // ECC totals count only while ECC is on; with it off the cell is `-`.
+        match c.ecc_mode() {
+            Ok((true, _)) => {}
+            Ok((false, _)) => return Value::err(NvmlCode::NOT_SUPPORTED),
+            Err(code) => return Value::err(code),
+        }
     }
-}
-
-/// ECC totals count only while ECC is on; with it off the cell is `-`.
-fn ecc_total(c: &GpuCtx, kind: MemoryError) -> Result<Value, NvmlCode> {
-    match c.ecc_mode() {
-        Ok((true, _)) => c
-            .call(|d| d.total_ecc_errors(kind, EccCounter::Volatile))
-            .map(Value::count),
-        Ok((false, _)) => Err(NvmlCode::NOT_SUPPORTED),
-        Err(code) => Err(code),
-    }
-}
-
-fn kb_to_mb(kb: u32) -> Value {
-    int(kb / 1024)
+    cell.of(c.fact(fact))
 }
 
 #[cfg(test)]
