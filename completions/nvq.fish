@@ -476,6 +476,7 @@ complete -c nvq -n "__fish_nvq_needs_command" -f -a "topo" -d 'Show where the GP
 complete -c nvq -n "__fish_nvq_needs_command" -f -a "nvlink" -d 'Show each GPU\'s NVLinks: speed and state, capabilities, error counters, far ends, traffic'
 complete -c nvq -n "__fish_nvq_needs_command" -f -a "serve" -d 'nvq: serve the GPUs\' metrics over HTTP for Prometheus (an exporter)'
 complete -c nvq -n "__fish_nvq_needs_command" -f -a "mig" -d 'List MIG\'s GPU and compute instances and their profiles (read-only)'
+complete -c nvq -n "__fish_nvq_needs_command" -f -a "vgpu" -d 'List the vGPU types of each vGPU host GPU, supported or creatable now (read-only)'
 complete -c nvq -n "__fish_nvq_needs_command" -f -a "top" -d 'nvq: an interactive view of the GPUs and their processes, with history curves'
 complete -c nvq -n "__fish_nvq_needs_command" -f -a "plot" -d 'nvq: draw a log nvq wrote as SVG or PNG: memory and utilization over time, peaks, totals, leaks'
 complete -c nvq -n "__fish_nvq_needs_command" -f -a "dmon" -d 'Scrolling per-GPU monitor: one line per GPU per sample'
@@ -616,6 +617,13 @@ complete -c nvq -n "__fish_nvq_using_subcommand mig" -l list-gpu-instance-possib
 complete -c nvq -n "__fish_nvq_using_subcommand mig" -l list-compute-instance-possible-placements -d 'List where each compute instance profile\'s instances may sit in each GPU instance (also spelled -lcipp)'
 complete -c nvq -n "__fish_nvq_using_subcommand mig" -l simulate -d 'nvq: load the NVML simulator installed next to nvq (no GPU needed)'
 complete -c nvq -n "__fish_nvq_using_subcommand mig" -s h -l help -d 'Print help'
+complete -c nvq -n "__fish_nvq_using_subcommand vgpu" -s i -l id -d 'GPUs to show (index, UUID, PCI bus id or serial; comma list allowed)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand vgpu" -l nvml-lib -d 'nvq: load this NVML library instead of libnvidia-ml.so.1' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand vgpu" -s s -l supported -d 'List the vGPU types (profiles) each vGPU host GPU supports'
+complete -c nvq -n "__fish_nvq_using_subcommand vgpu" -s c -l creatable -d 'List the vGPU types that could be started on each vGPU host GPU now'
+complete -c nvq -n "__fish_nvq_using_subcommand vgpu" -s q -l query -d 'Print each vGPU host GPU\'s running vGPUs in detail (nvq: only where no GPU is a vGPU host)'
+complete -c nvq -n "__fish_nvq_using_subcommand vgpu" -l simulate -d 'nvq: load the NVML simulator installed next to nvq (no GPU needed)'
+complete -c nvq -n "__fish_nvq_using_subcommand vgpu" -s h -l help -d 'Print help'
 complete -c nvq -n "__fish_nvq_using_subcommand top" -s i -l id -d 'GPUs to show: index, UUID or PCI bus id; comma list allowed' -r
 complete -c nvq -n "__fish_nvq_using_subcommand top" -s d -l interval -d 'Seconds between samples, 0.1 to 10 (default 1; 500ms is also accepted)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand top" -l leak-after -d 'Mark a process whose memory has been rising steadily this long, in seconds (default 300)' -r

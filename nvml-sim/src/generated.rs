@@ -403,7 +403,7 @@ pub const SYMBOLS: &[&str] = &[
     "nvmlDeviceGetDriverModel",
 ];
 
-/// Symbols exported as `NOT_SUPPORTED` stubs (204).
+/// Symbols exported as `NOT_SUPPORTED` stubs (183).
 pub const STUBS: &[&str] = &[
     "nvmlSystemGetDriverBranch",
     "nvmlDeviceGetHandleByUUIDV",
@@ -517,28 +517,8 @@ pub const STUBS: &[&str] = &[
     "nvmlDeviceGetGridLicensableFeatures_v4",
     "nvmlGetVgpuDriverCapabilities",
     "nvmlDeviceGetVgpuCapabilities",
-    "nvmlDeviceGetSupportedVgpus",
-    "nvmlDeviceGetCreatableVgpus",
-    "nvmlVgpuTypeGetClass",
-    "nvmlVgpuTypeGetName",
     "nvmlVgpuTypeGetGpuInstanceProfileId",
-    "nvmlVgpuTypeGetDeviceID",
-    "nvmlVgpuTypeGetFramebufferSize",
-    "nvmlVgpuTypeGetNumDisplayHeads",
-    "nvmlVgpuTypeGetResolution",
-    "nvmlVgpuTypeGetLicense",
-    "nvmlVgpuTypeGetFrameRateLimit",
-    "nvmlVgpuTypeGetMaxInstances",
-    "nvmlVgpuTypeGetMaxInstancesPerVm",
     "nvmlVgpuTypeGetBAR1Info",
-    "nvmlDeviceGetActiveVgpus",
-    "nvmlVgpuInstanceGetVmID",
-    "nvmlVgpuInstanceGetUUID",
-    "nvmlVgpuInstanceGetVmDriverVersion",
-    "nvmlVgpuInstanceGetFbUsage",
-    "nvmlVgpuInstanceGetLicenseStatus",
-    "nvmlVgpuInstanceGetType",
-    "nvmlVgpuInstanceGetFrameRateLimit",
     "nvmlVgpuInstanceGetEccMode",
     "nvmlVgpuInstanceGetEncoderCapacity",
     "nvmlVgpuInstanceSetEncoderCapacity",
@@ -549,7 +529,6 @@ pub const STUBS: &[&str] = &[
     "nvmlVgpuInstanceGetGpuInstanceId",
     "nvmlVgpuInstanceGetGpuPciId",
     "nvmlVgpuTypeGetCapabilities",
-    "nvmlVgpuInstanceGetMdevUUID",
     "nvmlGpuInstanceGetCreatableVgpus",
     "nvmlVgpuTypeGetMaxInstancesPerGpuInstance",
     "nvmlGpuInstanceGetActiveVgpus",
@@ -1849,54 +1828,6 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuCapabilities(
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetSupportedVgpus(
-    _a0: nvmlDevice_t,
-    _a1: *mut raw::c_uint,
-    _a2: *mut nvmlVgpuTypeId_t,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetSupportedVgpus")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetCreatableVgpus(
-    _a0: nvmlDevice_t,
-    _a1: *mut raw::c_uint,
-    _a2: *mut nvmlVgpuTypeId_t,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetCreatableVgpus")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlVgpuTypeGetClass(
-    _a0: nvmlVgpuTypeId_t,
-    _a1: *mut raw::c_char,
-    _a2: *mut raw::c_uint,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlVgpuTypeGetClass")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlVgpuTypeGetName(
-    _a0: nvmlVgpuTypeId_t,
-    _a1: *mut raw::c_char,
-    _a2: *mut raw::c_uint,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlVgpuTypeGetName")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
 pub unsafe extern "C" fn nvmlVgpuTypeGetGpuInstanceProfileId(
     _a0: nvmlVgpuTypeId_t,
     _a1: *mut raw::c_uint,
@@ -1908,197 +1839,11 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetGpuInstanceProfileId(
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlVgpuTypeGetDeviceID(
-    _a0: nvmlVgpuTypeId_t,
-    _a1: *mut raw::c_ulonglong,
-    _a2: *mut raw::c_ulonglong,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlVgpuTypeGetDeviceID")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlVgpuTypeGetFramebufferSize(
-    _a0: nvmlVgpuTypeId_t,
-    _a1: *mut raw::c_ulonglong,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlVgpuTypeGetFramebufferSize")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlVgpuTypeGetNumDisplayHeads(
-    _a0: nvmlVgpuTypeId_t,
-    _a1: *mut raw::c_uint,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlVgpuTypeGetNumDisplayHeads")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlVgpuTypeGetResolution(
-    _a0: nvmlVgpuTypeId_t,
-    _a1: raw::c_uint,
-    _a2: *mut raw::c_uint,
-    _a3: *mut raw::c_uint,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlVgpuTypeGetResolution")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlVgpuTypeGetLicense(
-    _a0: nvmlVgpuTypeId_t,
-    _a1: *mut raw::c_char,
-    _a2: raw::c_uint,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlVgpuTypeGetLicense")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlVgpuTypeGetFrameRateLimit(
-    _a0: nvmlVgpuTypeId_t,
-    _a1: *mut raw::c_uint,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlVgpuTypeGetFrameRateLimit")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlVgpuTypeGetMaxInstances(
-    _a0: nvmlDevice_t,
-    _a1: nvmlVgpuTypeId_t,
-    _a2: *mut raw::c_uint,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlVgpuTypeGetMaxInstances")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlVgpuTypeGetMaxInstancesPerVm(
-    _a0: nvmlVgpuTypeId_t,
-    _a1: *mut raw::c_uint,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlVgpuTypeGetMaxInstancesPerVm")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
 pub unsafe extern "C" fn nvmlVgpuTypeGetBAR1Info(
     _a0: nvmlVgpuTypeId_t,
     _a1: *mut nvmlVgpuTypeBar1Info_t,
 ) -> nvmlReturn_t {
     crate::state::stub("nvmlVgpuTypeGetBAR1Info")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetActiveVgpus(
-    _a0: nvmlDevice_t,
-    _a1: *mut raw::c_uint,
-    _a2: *mut nvmlVgpuInstance_t,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetActiveVgpus")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlVgpuInstanceGetVmID(
-    _a0: nvmlVgpuInstance_t,
-    _a1: *mut raw::c_char,
-    _a2: raw::c_uint,
-    _a3: *mut nvmlVgpuVmIdType_t,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlVgpuInstanceGetVmID")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlVgpuInstanceGetUUID(
-    _a0: nvmlVgpuInstance_t,
-    _a1: *mut raw::c_char,
-    _a2: raw::c_uint,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlVgpuInstanceGetUUID")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlVgpuInstanceGetVmDriverVersion(
-    _a0: nvmlVgpuInstance_t,
-    _a1: *mut raw::c_char,
-    _a2: raw::c_uint,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlVgpuInstanceGetVmDriverVersion")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlVgpuInstanceGetFbUsage(
-    _a0: nvmlVgpuInstance_t,
-    _a1: *mut raw::c_ulonglong,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlVgpuInstanceGetFbUsage")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlVgpuInstanceGetLicenseStatus(
-    _a0: nvmlVgpuInstance_t,
-    _a1: *mut raw::c_uint,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlVgpuInstanceGetLicenseStatus")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlVgpuInstanceGetType(
-    _a0: nvmlVgpuInstance_t,
-    _a1: *mut nvmlVgpuTypeId_t,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlVgpuInstanceGetType")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlVgpuInstanceGetFrameRateLimit(
-    _a0: nvmlVgpuInstance_t,
-    _a1: *mut raw::c_uint,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlVgpuInstanceGetFrameRateLimit")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -2215,18 +1960,6 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetCapabilities(
     _a2: *mut raw::c_uint,
 ) -> nvmlReturn_t {
     crate::state::stub("nvmlVgpuTypeGetCapabilities")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlVgpuInstanceGetMdevUUID(
-    _a0: nvmlVgpuInstance_t,
-    _a1: *mut raw::c_char,
-    _a2: raw::c_uint,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlVgpuInstanceGetMdevUUID")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -3584,72 +3317,72 @@ const _: unsafe extern "C" fn(
     nvmlDevice_t,
     *mut raw::c_uint,
     *mut nvmlVgpuTypeId_t,
-) -> nvmlReturn_t = nvmlDeviceGetSupportedVgpus;
+) -> nvmlReturn_t = crate::nvmlDeviceGetSupportedVgpus;
 const _: unsafe extern "C" fn(
     nvmlDevice_t,
     *mut raw::c_uint,
     *mut nvmlVgpuTypeId_t,
-) -> nvmlReturn_t = nvmlDeviceGetCreatableVgpus;
+) -> nvmlReturn_t = crate::nvmlDeviceGetCreatableVgpus;
 const _: unsafe extern "C" fn(
     nvmlVgpuTypeId_t,
     *mut raw::c_char,
     *mut raw::c_uint,
-) -> nvmlReturn_t = nvmlVgpuTypeGetClass;
+) -> nvmlReturn_t = crate::nvmlVgpuTypeGetClass;
 const _: unsafe extern "C" fn(
     nvmlVgpuTypeId_t,
     *mut raw::c_char,
     *mut raw::c_uint,
-) -> nvmlReturn_t = nvmlVgpuTypeGetName;
+) -> nvmlReturn_t = crate::nvmlVgpuTypeGetName;
 const _: unsafe extern "C" fn(nvmlVgpuTypeId_t, *mut raw::c_uint) -> nvmlReturn_t =
     nvmlVgpuTypeGetGpuInstanceProfileId;
 const _: unsafe extern "C" fn(
     nvmlVgpuTypeId_t,
     *mut raw::c_ulonglong,
     *mut raw::c_ulonglong,
-) -> nvmlReturn_t = nvmlVgpuTypeGetDeviceID;
+) -> nvmlReturn_t = crate::nvmlVgpuTypeGetDeviceID;
 const _: unsafe extern "C" fn(nvmlVgpuTypeId_t, *mut raw::c_ulonglong) -> nvmlReturn_t =
-    nvmlVgpuTypeGetFramebufferSize;
+    crate::nvmlVgpuTypeGetFramebufferSize;
 const _: unsafe extern "C" fn(nvmlVgpuTypeId_t, *mut raw::c_uint) -> nvmlReturn_t =
-    nvmlVgpuTypeGetNumDisplayHeads;
+    crate::nvmlVgpuTypeGetNumDisplayHeads;
 const _: unsafe extern "C" fn(
     nvmlVgpuTypeId_t,
     raw::c_uint,
     *mut raw::c_uint,
     *mut raw::c_uint,
-) -> nvmlReturn_t = nvmlVgpuTypeGetResolution;
+) -> nvmlReturn_t = crate::nvmlVgpuTypeGetResolution;
 const _: unsafe extern "C" fn(nvmlVgpuTypeId_t, *mut raw::c_char, raw::c_uint) -> nvmlReturn_t =
-    nvmlVgpuTypeGetLicense;
+    crate::nvmlVgpuTypeGetLicense;
 const _: unsafe extern "C" fn(nvmlVgpuTypeId_t, *mut raw::c_uint) -> nvmlReturn_t =
-    nvmlVgpuTypeGetFrameRateLimit;
+    crate::nvmlVgpuTypeGetFrameRateLimit;
 const _: unsafe extern "C" fn(nvmlDevice_t, nvmlVgpuTypeId_t, *mut raw::c_uint) -> nvmlReturn_t =
-    nvmlVgpuTypeGetMaxInstances;
+    crate::nvmlVgpuTypeGetMaxInstances;
 const _: unsafe extern "C" fn(nvmlVgpuTypeId_t, *mut raw::c_uint) -> nvmlReturn_t =
-    nvmlVgpuTypeGetMaxInstancesPerVm;
+    crate::nvmlVgpuTypeGetMaxInstancesPerVm;
 const _: unsafe extern "C" fn(nvmlVgpuTypeId_t, *mut nvmlVgpuTypeBar1Info_t) -> nvmlReturn_t =
     nvmlVgpuTypeGetBAR1Info;
 const _: unsafe extern "C" fn(
     nvmlDevice_t,
     *mut raw::c_uint,
     *mut nvmlVgpuInstance_t,
-) -> nvmlReturn_t = nvmlDeviceGetActiveVgpus;
+) -> nvmlReturn_t = crate::nvmlDeviceGetActiveVgpus;
 const _: unsafe extern "C" fn(
     nvmlVgpuInstance_t,
     *mut raw::c_char,
     raw::c_uint,
     *mut nvmlVgpuVmIdType_t,
-) -> nvmlReturn_t = nvmlVgpuInstanceGetVmID;
+) -> nvmlReturn_t = crate::nvmlVgpuInstanceGetVmID;
 const _: unsafe extern "C" fn(nvmlVgpuInstance_t, *mut raw::c_char, raw::c_uint) -> nvmlReturn_t =
-    nvmlVgpuInstanceGetUUID;
+    crate::nvmlVgpuInstanceGetUUID;
 const _: unsafe extern "C" fn(nvmlVgpuInstance_t, *mut raw::c_char, raw::c_uint) -> nvmlReturn_t =
-    nvmlVgpuInstanceGetVmDriverVersion;
+    crate::nvmlVgpuInstanceGetVmDriverVersion;
 const _: unsafe extern "C" fn(nvmlVgpuInstance_t, *mut raw::c_ulonglong) -> nvmlReturn_t =
-    nvmlVgpuInstanceGetFbUsage;
+    crate::nvmlVgpuInstanceGetFbUsage;
 const _: unsafe extern "C" fn(nvmlVgpuInstance_t, *mut raw::c_uint) -> nvmlReturn_t =
-    nvmlVgpuInstanceGetLicenseStatus;
+    crate::nvmlVgpuInstanceGetLicenseStatus;
 const _: unsafe extern "C" fn(nvmlVgpuInstance_t, *mut nvmlVgpuTypeId_t) -> nvmlReturn_t =
-    nvmlVgpuInstanceGetType;
+    crate::nvmlVgpuInstanceGetType;
 const _: unsafe extern "C" fn(nvmlVgpuInstance_t, *mut raw::c_uint) -> nvmlReturn_t =
-    nvmlVgpuInstanceGetFrameRateLimit;
+    crate::nvmlVgpuInstanceGetFrameRateLimit;
 const _: unsafe extern "C" fn(nvmlVgpuInstance_t, *mut nvmlEnableState_t) -> nvmlReturn_t =
     nvmlVgpuInstanceGetEccMode;
 const _: unsafe extern "C" fn(nvmlVgpuInstance_t, *mut raw::c_uint) -> nvmlReturn_t =
@@ -3687,7 +3420,7 @@ const _: unsafe extern "C" fn(
     *mut raw::c_uint,
 ) -> nvmlReturn_t = nvmlVgpuTypeGetCapabilities;
 const _: unsafe extern "C" fn(nvmlVgpuInstance_t, *mut raw::c_char, raw::c_uint) -> nvmlReturn_t =
-    nvmlVgpuInstanceGetMdevUUID;
+    crate::nvmlVgpuInstanceGetMdevUUID;
 const _: unsafe extern "C" fn(nvmlGpuInstance_t, *mut nvmlVgpuTypeIdInfo_t) -> nvmlReturn_t =
     nvmlGpuInstanceGetCreatableVgpus;
 const _: unsafe extern "C" fn(*mut nvmlVgpuTypeMaxInstance_t) -> nvmlReturn_t =

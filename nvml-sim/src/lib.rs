@@ -20,6 +20,7 @@ mod state;
 mod system;
 mod topo;
 mod units;
+mod vgpu;
 
 pub use generated::{STUBS, SYMBOLS};
 
@@ -50,3 +51,5 @@ pub(crate) use system::*;
 #[allow(unused_imports)]
 pub(crate) use topo::*;
 pub(crate) use units::*;
+#[allow(unused_imports)]
+pub(crate) use vgpu::*;

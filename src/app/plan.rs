@@ -291,6 +291,7 @@ pub fn command_name(command: &Command) -> &'static str {
         Command::Topo(_) => "topo",
         Command::Nvlink(_) => "nvlink",
         Command::Mig(_) => "mig",
+        Command::Vgpu(_) => "vgpu",
         Command::Serve(_) => "serve",
         Command::Top(_) => "top",
         Command::Plot(_) => "plot",
@@ -332,6 +333,11 @@ fn own(command: &Command) -> Result<Own<'_>, NvqError> {
             takes: &[Id, Format, Filename],
             id: m.id.as_deref(),
             format: m.format.as_deref(),
+            ..Own::default()
+        },
+        Command::Vgpu(v) => Own {
+            takes: &[Id, Filename],
+            id: v.id.as_deref(),
             ..Own::default()
         },
         Command::Serve(s) => Own {

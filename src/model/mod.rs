@@ -23,6 +23,7 @@ pub mod top;
 pub mod topo;
 pub mod trend;
 mod value;
+pub mod vgpu;
 
 pub use code::NvmlCode;
 pub use fact::Fact;

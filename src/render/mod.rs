@@ -23,6 +23,7 @@ pub mod smi_table;
 pub mod stat;
 mod table;
 pub mod topo;
+pub mod vgpu;
 
 pub use self::csv::Csv;
 pub use self::json::Json;

@@ -28,6 +28,7 @@ pub mod target;
 pub mod time;
 pub mod top;
 pub mod topo;
+pub mod vgpu;
 pub mod xid;
 
 pub mod dmon;
