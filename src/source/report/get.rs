@@ -250,8 +250,8 @@ pub fn gsp_version(c: &GpuCtx) -> Value {
     c.value(c.call(|d| d.gsp_firmware_version()), Value::text)
 }
 
-/// `NVML_FI_DEV_PCIE_OUTBOUND_ATOMICS_MASK` or `..._INBOUND_...`: the operations named, each followed by a space, as nvidia-smi
-/// prints them.
+/// `NVML_FI_DEV_PCIE_OUTBOUND_ATOMICS_MASK` or `..._INBOUND_...`: the
+/// operations named, each followed by a space, as nvidia-smi prints them.
 pub fn atomics(c: &GpuCtx, inbound: bool) -> Value {
     const OPS: [&str; 7] = [
         "FETCHADD_32",
