@@ -262,6 +262,7 @@ $global:__nvqClapCompleter = {
             [CompletionResult]::new('--nvml-lib', '--nvml-lib', [CompletionResultType]::ParameterName, 'nvq: load this NVML library instead of libnvidia-ml.so.1')
             [CompletionResult]::new('--collect.processes', '--collect.processes', [CompletionResultType]::ParameterName, 'nvq profile: also serve one series per GPU process (pid, name, user, container, memory)')
             [CompletionResult]::new('--collect.pcie-throughput', '--collect.pcie-throughput', [CompletionResultType]::ParameterName, 'nvidia_gpu_exporter profile: also serve each GPU''s PCIe throughput (two 20 ms NVML samples a collection)')
+            [CompletionResult]::new('--collect.compute-apps-mig', '--collect.compute-apps-mig', [CompletionResultType]::ParameterName, 'nvidia_gpu_exporter profile: label each process series with its MIG gpu_instance_id and compute_instance_id')
             [CompletionResult]::new('--collect.pods', '--collect.pods', [CompletionResultType]::ParameterName, 'Label GPU and process series with the Kubernetes pod, namespace and container holding the GPU')
             [CompletionResult]::new('--simulate', '--simulate', [CompletionResultType]::ParameterName, 'nvq: load the NVML simulator installed next to nvq (no GPU needed)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')

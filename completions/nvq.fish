@@ -604,6 +604,7 @@ complete -c nvq -n "__fish_nvq_using_subcommand serve" -l web.max-connections -d
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -l nvml-lib -d 'nvq: load this NVML library instead of libnvidia-ml.so.1' -r -F
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -l collect.processes -d 'nvq profile: also serve one series per GPU process (pid, name, user, container, memory)'
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -l collect.pcie-throughput -d 'nvidia_gpu_exporter profile: also serve each GPU\'s PCIe throughput (two 20 ms NVML samples a collection)'
+complete -c nvq -n "__fish_nvq_using_subcommand serve" -l collect.compute-apps-mig -d 'nvidia_gpu_exporter profile: label each process series with its MIG gpu_instance_id and compute_instance_id'
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -l collect.pods -d 'Label GPU and process series with the Kubernetes pod, namespace and container holding the GPU'
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -l simulate -d 'nvq: load the NVML simulator installed next to nvq (no GPU needed)'
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -s h -l help -d 'Print help'

@@ -208,7 +208,8 @@ static CASES: &[Case] = &[
     case(&["--<FF>"], 2, Err, Prefix("ERROR: Option --\u{FFFD} is not recognized.")),
     case(&["<FF>"], 2, Err, Prefix("ERROR: Option \u{FFFD} is not recognized.")),
     case(&[Q, "--format=csv<FF>"], 2, Err, Prefix("ERROR: argument \"--format=csv\u{FFFD}\" is not valid UTF-8;")),
-    case(&["vgpu"], 2, Err, Prefix("ERROR: Option vgpu is an nvidia-smi option that nvq does not implement.")),
+    case(&["drain"], 2, Err, Prefix("ERROR: Option drain is an nvidia-smi option that nvq does not implement.")),
+    case(&["vgpu", "-v"], 2, Err, Prefix("ERROR: Option -v is an nvidia-smi option that nvq does not implement.")),
     case(&["-B"], 2, Err, Prefix("ERROR: Option -B is an nvidia-smi option that nvq does not implement.")),
     // -u (the unit report) needs -q.
     case(&["-u"], 2, Err, Exact("Invalid combination of input arguments. Please run 'nvidia-smi -h' for help.\n")),

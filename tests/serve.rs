@@ -622,6 +622,13 @@ fn nvidia_gpu_exporter_profile_matches_that_exporter() {
         let Some(want) = common::read_shared(&rel) else {
             return;
         };
+        // Those files come from that exporter's nvidia-smi backend; its NVML
+        // backend, which nvq follows, names the status family
+        // nvml_return_code in place of command_exit_code (docs/METRICS.md).
+        let want = want.replace(
+            "nvidia_smi_command_exit_code",
+            "nvidia_smi_nvml_return_code",
+        );
         let server = Server::start(
             &common::scenario(scenario),
             &["--profile=nvidia_gpu_exporter"],
@@ -2352,4 +2359,81 @@ fn nvidia_gpu_exporter_profile_serves_mig_families() {
         None
     );
     assert!(body.contains("# TYPE nvidia_smi_mig_info gauge\n"));
+}
+
+/// `--collect.compute-apps-mig` (that exporter's NVML backend): each
+/// process series also carries its MIG `gpu_instance_id` and
+/// `compute_instance_id`, empty off MIG, as that exporter's
+/// `internal/integration/testdata/demo__seeded.metrics` shows; the process
+/// count per GPU keeps its one label. Without the flag the label set stays
+/// that exporter's default; other profiles refuse the flag.
+#[test]
+fn nvidia_gpu_exporter_profile_labels_processes_with_their_mig_instance() {
+    let procs = r#"
+[[device.process]]
+pid = 4242
+name = "train"
+used_memory = 1073741824
+gpu_instance_id = 9
+compute_instance_id = 0
+"#;
+    let plain = "\n[[device.process]]\npid = 77\nname = \"infer\"\nused_memory = 2097152\n";
+    let sc = write_scenario(&format!(
+        "{SIM_HEAD}{}{procs}{}{plain}",
+        mig_h100(0),
+        h100(1, 1 << 30)
+    ));
+    let args = [
+        "--profile=nvidia_gpu_exporter",
+        "--collect.interval=0",
+        "--collect.compute-apps-mig",
+    ];
+    let server = Server::start(sc.path(), &args);
+    let body = server.metrics();
+    let mig =
+        "{compute_instance_id=\"0\",gpu_instance_id=\"9\",pid=\"4242\",process_name=\"train\",\
+               uuid=\"00000000-0000-4000-8000-000000000000\"}";
+    let off = "{compute_instance_id=\"\",gpu_instance_id=\"\",pid=\"77\",process_name=\"infer\",\
+               uuid=\"00000000-0000-4000-8000-000000000001\"}";
+    for line in [
+        format!("nvidia_smi_compute_app_info{mig} 1\n"),
+        format!("nvidia_smi_compute_app_used_memory_bytes{mig} 1.073741824e+09\n"),
+        format!("nvidia_smi_compute_app_info{off} 1\n"),
+        format!("nvidia_smi_compute_app_used_memory_bytes{off} 2.097152e+06\n"),
+        "nvidia_smi_compute_apps{uuid=\"00000000-0000-4000-8000-000000000000\"} 1\n".to_string(),
+    ] {
+        assert!(body.contains(&line), "{line}\n{body}");
+    }
+    drop(server);
+    let server = Server::start(sc.path(), &args[..2]);
+    let body = server.metrics();
+    assert!(
+        body.contains("nvidia_smi_compute_app_info{pid=\"77\",process_name=\"infer\",uuid="),
+        "{body}"
+    );
+    assert!(!body.contains("instance_id=\"\""), "{body}");
+    drop(server);
+    for profile in ["--profile=nvq", "--profile=dcgm"] {
+        let out = common::nvq(sc.path(), &["serve", profile, "--collect.compute-apps-mig"]);
+        assert_eq!(out.status.code(), Some(2), "{profile}");
+    }
+}
+
+/// That exporter's NVML backend reports its collection status as
+/// `nvidia_smi_nvml_return_code` (0 on success) in place of the nvidia-smi
+/// backend's `command_exit_code` (its `docs/METRICS.md`); nvq, which reads
+/// NVML, serves the NVML backend's family.
+#[test]
+fn nvidia_gpu_exporter_profile_reports_an_nvml_return_code() {
+    let sc = write_scenario(&format!("{SIM_HEAD}{}", h100(0, 1 << 30)));
+    let server = Server::start(
+        sc.path(),
+        &["--profile=nvidia_gpu_exporter", "--collect.interval=0"],
+    );
+    let body = server.metrics();
+    assert!(
+        body.contains("# TYPE nvidia_smi_nvml_return_code gauge\nnvidia_smi_nvml_return_code 0\n"),
+        "{body}"
+    );
+    assert!(!body.contains("command_exit_code"), "{body}");
 }

@@ -42,6 +42,9 @@ pub struct ServeArgs {
     /// nvidia_gpu_exporter profile: also serve each GPU's PCIe throughput (two 20 ms NVML samples a collection).
     #[arg(long = "collect.pcie-throughput")]
     pub collect_pcie_throughput: bool,
+    /// nvidia_gpu_exporter profile: label each process series with its MIG gpu_instance_id and compute_instance_id.
+    #[arg(long = "collect.compute-apps-mig")]
+    pub collect_compute_apps_mig: bool,
     /// Label GPU and process series with the Kubernetes pod, namespace and container holding the GPU.
     #[arg(long = "collect.pods")]
     pub collect_pods: bool,

@@ -27,6 +27,9 @@ pub struct Scrape<'a> {
     /// The process columns and one row per process and GPU; `None` when
     /// the processes were not read.
     pub apps: Option<(&'a [Column], &'a [Row])>,
+    /// Label the process series with their MIG `gpu_instance_id` and
+    /// `compute_instance_id` (nvidia_gpu_exporter's `--collect.compute-apps-mig`).
+    pub app_mig_labels: bool,
     /// The CUDA version the driver supports (`13.1`), or empty.
     pub cuda_version: &'a str,
     /// The machine's host name, or empty.

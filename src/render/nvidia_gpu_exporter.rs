@@ -13,7 +13,11 @@
 //!   (`[N/A]`, a version such as `590.48.01`) is left out;
 //! - every per-GPU sample has one label, `uuid`, without `GPU-`; identity is
 //!   on `nvidia_smi_gpu_info` ([`INFO_LABELS`]); processes are on
-//!   `nvidia_smi_compute_app_*`;
+//!   `nvidia_smi_compute_app_*` (with `--collect.compute-apps-mig`, also
+//!   their MIG instance ids, as that exporter's NVML backend labels them);
+//! - the collection's status is the NVML backend's
+//!   `nvidia_smi_nvml_return_code`, not the nvidia-smi backend's
+//!   `nvidia_smi_command_exit_code` (that exporter's `docs/METRICS.md`);
 //! - numbers are written as Go writes a float (`3.45e+08`), every family is
 //!   a gauge except `nvidia_smi_failed_scrapes_total`.
 //!
@@ -264,7 +268,7 @@ pub fn render(s: &Scrape<'_>, out: &mut Vec<u8>) {
         done.push(name);
     }
     if let Some((columns, apps)) = s.apps {
-        render_apps(s.rows, columns, apps, &mut text);
+        render_apps(s.rows, columns, apps, s.app_mig_labels, &mut text);
     }
     render_nvml_only(s, &labels, &mut text);
     out.extend_from_slice(text.as_bytes());
@@ -463,7 +467,7 @@ fn render_nvml_only(s: &Scrape<'_>, labels: &[Vec<(String, String)>], text: &mut
     }
 }
 
-fn render_apps(gpus: &[Row], columns: &[Column], apps: &[Row], text: &mut String) {
+fn render_apps(gpus: &[Row], columns: &[Column], apps: &[Row], mig: bool, text: &mut String) {
     let mut info = String::new();
     let mut used = String::new();
     let mut counts: Vec<(String, usize)> = gpus
@@ -481,11 +485,22 @@ fn render_apps(gpus: &[Row], columns: &[Column], apps: &[Row], text: &mut String
         if let Some((_, n)) = counts.iter_mut().find(|(u, _)| *u == uuid) {
             *n += 1;
         }
-        let labels = vec![
+        let mut labels = Vec::new();
+        if mig {
+            // Sorted by name, as that exporter writes them; empty off MIG.
+            for key in ["compute_instance_id", "gpu_instance_id"] {
+                let id = app.labels.iter().find(|(k, _)| *k == key);
+                labels.push((
+                    key.to_string(),
+                    id.map(|(_, v)| v.clone()).unwrap_or_default(),
+                ));
+            }
+        }
+        labels.extend([
             ("pid".to_string(), field("pid")),
             ("process_name".to_string(), field("process_name")),
             ("uuid".to_string(), uuid),
-        ];
+        ]);
         write_sample(
             &format!("{PREFIX}compute_app_info"),
             &labels,
@@ -533,6 +548,19 @@ fn render_apps(gpus: &[Row], columns: &[Column], apps: &[Row], text: &mut String
     }
 }
 
+/// The collection's status as that exporter's NVML backend reports it:
+/// an NVML code, or -1 where the collection produced none (a GPU that
+/// missed the deadline, a scrape that got no collection).
+fn return_code(h: &Health, served: bool) -> i64 {
+    if !served || h.late_gpus > 0 {
+        -1
+    } else if h.lost_gpus > 0 {
+        15
+    } else {
+        0
+    }
+}
+
 /// That exporter's collection-health families.
 pub fn render_health(h: &Health, served: bool, out: &mut Vec<u8>) {
     let ok = u8::from(served && h.late_gpus == 0 && h.lost_gpus == 0).to_string();
@@ -550,10 +578,11 @@ pub fn render_health(h: &Health, served: bool, out: &mut Vec<u8>) {
             &ok,
         ),
         (
-            "command_exit_code",
-            "Always 0: nvq reads NVML and runs no command.",
+            "nvml_return_code",
+            "NVML's return code of the last collection: 0 when every GPU was read, 15 when NVML \
+             lost a GPU, -1 when a GPU missed the deadline.",
             false,
-            &"0".to_string(),
+            &return_code(h, served).to_string(),
         ),
         (
             "failed_scrapes_total",
