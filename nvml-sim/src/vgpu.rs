@@ -7,6 +7,7 @@
 //! Type and instance ids are machine-wide in NVML (the calls take no device
 //! handle), so they are looked up over every device of the scenario.
 
+use crate::call::*;
 use crate::scenario::{Device, VgpuInstance, VgpuType};
 use crate::state::*;
 use nvml_wrapper_sys::bindings::*;

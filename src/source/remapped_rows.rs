@@ -6,7 +6,7 @@
 //! `Yes`/`No` like nvidia-smi's other booleans.
 
 use super::list_mode::{field, gpu_columns, list_mode_def, no_labels, ListMode};
-use super::mode::ModeDef;
+use super::mode_def::ModeDef;
 use crate::model::{Fact, FieldInfo, Value};
 use crate::nvml::raw::{self, RemappedRows};
 

@@ -23,9 +23,9 @@
 //!
 //! The HELP texts are nvq's own.
 
-use super::exporter::{cell, Health, Scrape};
-use super::prometheus::{snake_case, write_family, write_sample};
+use super::{cell, Health, Scrape};
 use crate::model::{Column, Fact, Row, Value};
+use crate::render::prometheus::{snake_case, write_family, write_sample};
 
 /// CSV unit → family suffix and the factor to the suffix's unit.
 pub const UNITS: &[(&str, &str, f64)] = &[

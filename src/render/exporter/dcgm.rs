@@ -28,10 +28,10 @@
 //! `DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION` (mJ) comes from the energy counter
 //! the collection reads beside the fields.
 
-use super::exporter::Scrape;
-use super::prometheus::{write_family, write_sample};
+use super::Scrape;
 use crate::model::gpm::{id, GpuExtra, InstanceRead};
 use crate::model::{Column, Fact, FieldKind, Row, Value};
+use crate::render::prometheus::{write_family, write_sample};
 
 /// How a family's value is written: DCGM's integers plainly, its doubles
 /// with six decimals, yes/no words as 1/0.
@@ -332,7 +332,7 @@ fn labels(
     }
     // A label whose value is unknown (a lost GPU) is left out.
     l.retain(|(_, v)| !v.is_empty());
-    super::exporter::with_pod_labels(l, row)
+    super::with_pod_labels(l, row)
 }
 
 /// The exposition of one scrape (without the health series).
