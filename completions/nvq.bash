@@ -830,7 +830,7 @@ _nvq() {
             return 0
             ;;
         nvq__subcmd__serve)
-            opts="-i -h --web.listen-address --web.telemetry-path --collect.interval --profile --collect.processes --collect.pcie-throughput --collect.compute-apps-mig --collect.pods --collect.pods.socket --collect.pods.interval --query-gpu --id --web.write-timeout --web.read-timeout --web.config.file --web.max-connections --nvml-lib --simulate --help"
+            opts="-i -h --web.listen-address --web.telemetry-path --collect.interval --profile --collect.processes --collect.pcie-throughput --collect.compute-apps-mig --collect.pods --collect.pods.socket --collect.pods.interval --query-gpu --id --web.write-timeout --web.read-timeout --web.idle-timeout --web.config.file --web.max-connections --nvml-lib --simulate --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -877,6 +877,10 @@ _nvq() {
                     return 0
                     ;;
                 --web.read-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --web.idle-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -598,7 +598,8 @@ complete -c nvq -n "__fish_nvq_using_subcommand serve" -l collect.pods.interval 
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -l query-gpu -d 'Fields to collect (see --help-query-gpu); by default every field the profile uses' -r -f -a '(__nvq_list query-gpu)'
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -s i -l id -d 'Serve only these GPUs: index, UUID, PCI bus id or board serial; comma list allowed' -r
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -l web.write-timeout -d 'Close a connection whose answer has waited DURATION for its client to read it' -r
-complete -c nvq -n "__fish_nvq_using_subcommand serve" -l web.read-timeout -d 'Close a connection that has not sent a whole request head within DURATION (idle ones too)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand serve" -l web.read-timeout -d 'Close a connection that has not sent a whole request head within DURATION of its first byte (or of connecting)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand serve" -l web.idle-timeout -d 'Close a kept-alive connection that has sent no new request within DURATION of its last answer' -r
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -l web.config.file -d 'TLS and basic authentication, in the Prometheus exporter-toolkit\'s YAML format' -r -F
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -l web.max-connections -d 'Keep at most N connections open; a new one takes the place of the longest-stalled, else is closed' -r
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -l nvml-lib -d 'nvq: load this NVML library instead of libnvidia-ml.so.1' -r -F

@@ -337,6 +337,7 @@ fn hostile_requests_are_refused_and_the_server_keeps_serving() {
         &[
             "--query-gpu=memory.used",
             "--web.read-timeout=1s",
+            "--web.idle-timeout=2s",
             "--web.max-connections=32",
         ],
     );
@@ -379,7 +380,8 @@ fn hostile_requests_are_refused_and_the_server_keeps_serving() {
         "slow client held {:?}",
         t0.elapsed()
     );
-    // A kept-alive connection that goes quiet after its answer is closed too.
+    // A kept-alive connection that goes quiet after its answer is closed
+    // once it has idled for --web.idle-timeout.
     let mut idle = TcpStream::connect(server.addr).unwrap();
     idle.write_all(b"GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n")
         .unwrap();
@@ -421,6 +423,61 @@ fn hostile_requests_are_refused_and_the_server_keeps_serving() {
         .log()
         .iter()
         .any(|l| l.contains("connection limit (32) reached")));
+}
+
+/// A scraper that keeps its connection alive between scrapes (Prometheus
+/// does, every 15 s by default) is answered on it again after a pause longer
+/// than the read timeout: the read timeout bounds a request head, and an
+/// idle kept-alive connection has `--web.idle-timeout` (2 minutes).
+#[test]
+fn a_kept_alive_scraper_is_answered_after_a_pause_longer_than_the_read_timeout() {
+    let sc = scenario(1, usize::MAX, "");
+    let server = Server::start(
+        sc.path(),
+        &["--query-gpu=memory.used", "--web.read-timeout=1s"],
+    );
+    let mut c = TcpStream::connect(server.addr).unwrap();
+    c.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let mut answers = 0;
+    for _ in 0..2 {
+        c.write_all(b"GET /metrics HTTP/1.1\r\nHost: t\r\n\r\n")
+            .unwrap();
+        // Read one whole answer (Content-Length bytes after the head).
+        let mut got = Vec::new();
+        let mut b = [0u8; 4096];
+        let complete = loop {
+            let Ok(n) = c.read(&mut b) else { break false };
+            if n == 0 {
+                break false;
+            }
+            got.extend_from_slice(&b[..n]);
+            let text = String::from_utf8_lossy(&got).into_owned();
+            if let Some(end) = text.find("\r\n\r\n") {
+                let len: usize = text[..end]
+                    .lines()
+                    .find_map(|l| {
+                        l.to_ascii_lowercase()
+                            .strip_prefix("content-length:")
+                            .map(|v| v.trim().to_string())
+                    })
+                    .and_then(|v| v.parse().ok())
+                    .unwrap_or(0);
+                if got.len() >= end + 4 + len {
+                    break text.starts_with("HTTP/1.1 200")
+                        && text.contains("nvq_memory_used_bytes{");
+                }
+            }
+        };
+        if !complete {
+            break;
+        }
+        answers += 1;
+        std::thread::sleep(Duration::from_millis(2500));
+    }
+    assert_eq!(
+        answers, 2,
+        "the kept-alive connection was closed after {answers} answer(s)"
+    );
 }
 
 /// SIGTERM while a scrape is being collected: the scrape is answered, and
