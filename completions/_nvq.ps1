@@ -410,7 +410,7 @@ $global:__nvqListTokens = @{
     '--query-compute-apps' = @('timestamp', 'gpu_name', 'gpu_bus_id', 'gpu_serial', 'gpu_uuid', 'gpu_index', 'pid', 'process_name', 'name', 'used_gpu_memory', 'used_memory', 'used_gpu_memory.percent', 'local_pid', 'user', 'command_line', 'cmdline', 'container_id', 'pod_uid')
     '--query-accounted-apps' = @('timestamp', 'gpu_name', 'gpu_bus_id', 'gpu_serial', 'gpu_uuid', 'gpu_index', 'vgpu_instance', 'pid', 'gpu_utilization', 'gpu_util', 'mem_utilization', 'mem_util', 'max_memory_usage', 'time')
     '--query-retired-pages' = @('timestamp', 'gpu_name', 'gpu_bus_id', 'gpu_serial', 'gpu_uuid', 'gpu_index', 'retired_pages.address', 'retired_pages.timestamp', 'retired_pages.cause')
-    '--query-remapped-rows' = @('timestamp', 'gpu_name', 'gpu_bus_id', 'gpu_serial', 'gpu_uuid', 'gpu_index', 'remapped_rows.correctable', 'remapped_rows.uncorrectable', 'remapped_rows.pending', 'remapped_rows.failure')
+    '--query-remapped-rows' = @('timestamp', 'gpu_name', 'gpu_bus_id', 'gpu_serial', 'gpu_uuid', 'gpu_index', 'remapped_rows.correctable', 'remapped_rows.sbe', 'remapped_rows.uncorrectable', 'remapped_rows.dbe', 'remapped_rows.pending', 'remapped_rows.failure')
     '--format' = @('csv', 'json', 'ndjson', 'table', 'prometheus', 'noheader', 'nounits')
 }
 
