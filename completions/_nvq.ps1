@@ -256,7 +256,8 @@ $global:__nvqClapCompleter = {
             [CompletionResult]::new('-i', '-i', [CompletionResultType]::ParameterName, 'Serve only these GPUs: index, UUID, PCI bus id or board serial; comma list allowed')
             [CompletionResult]::new('--id', '--id', [CompletionResultType]::ParameterName, 'Serve only these GPUs: index, UUID, PCI bus id or board serial; comma list allowed')
             [CompletionResult]::new('--web.write-timeout', '--web.write-timeout', [CompletionResultType]::ParameterName, 'Close a connection whose answer has waited DURATION for its client to read it')
-            [CompletionResult]::new('--web.read-timeout', '--web.read-timeout', [CompletionResultType]::ParameterName, 'Close a connection that has not sent a whole request head within DURATION (idle ones too)')
+            [CompletionResult]::new('--web.read-timeout', '--web.read-timeout', [CompletionResultType]::ParameterName, 'Close a connection that has not sent a whole request head within DURATION of its first byte (or of connecting)')
+            [CompletionResult]::new('--web.idle-timeout', '--web.idle-timeout', [CompletionResultType]::ParameterName, 'Close a kept-alive connection that has sent no new request within DURATION of its last answer')
             [CompletionResult]::new('--web.config.file', '--web.config.file', [CompletionResultType]::ParameterName, 'TLS and basic authentication, in the Prometheus exporter-toolkit''s YAML format')
             [CompletionResult]::new('--web.max-connections', '--web.max-connections', [CompletionResultType]::ParameterName, 'Keep at most N connections open; a new one takes the place of the longest-stalled, else is closed')
             [CompletionResult]::new('--nvml-lib', '--nvml-lib', [CompletionResultType]::ParameterName, 'nvq: load this NVML library instead of libnvidia-ml.so.1')
@@ -409,7 +410,7 @@ $global:__nvqListTokens = @{
     '--query-compute-apps' = @('timestamp', 'gpu_name', 'gpu_bus_id', 'gpu_serial', 'gpu_uuid', 'gpu_index', 'pid', 'process_name', 'name', 'used_gpu_memory', 'used_memory', 'used_gpu_memory.percent', 'local_pid', 'user', 'command_line', 'cmdline', 'container_id', 'pod_uid')
     '--query-accounted-apps' = @('timestamp', 'gpu_name', 'gpu_bus_id', 'gpu_serial', 'gpu_uuid', 'gpu_index', 'vgpu_instance', 'pid', 'gpu_utilization', 'gpu_util', 'mem_utilization', 'mem_util', 'max_memory_usage', 'time')
     '--query-retired-pages' = @('timestamp', 'gpu_name', 'gpu_bus_id', 'gpu_serial', 'gpu_uuid', 'gpu_index', 'retired_pages.address', 'retired_pages.timestamp', 'retired_pages.cause')
-    '--query-remapped-rows' = @('timestamp', 'gpu_name', 'gpu_bus_id', 'gpu_serial', 'gpu_uuid', 'gpu_index', 'remapped_rows.correctable', 'remapped_rows.uncorrectable', 'remapped_rows.pending', 'remapped_rows.failure')
+    '--query-remapped-rows' = @('timestamp', 'gpu_name', 'gpu_bus_id', 'gpu_serial', 'gpu_uuid', 'gpu_index', 'remapped_rows.correctable', 'remapped_rows.sbe', 'remapped_rows.uncorrectable', 'remapped_rows.dbe', 'remapped_rows.pending', 'remapped_rows.failure')
     '--format' = @('csv', 'json', 'ndjson', 'table', 'prometheus', 'noheader', 'nounits')
 }
 

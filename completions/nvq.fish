@@ -357,10 +357,12 @@ function __nvq_list_tokens
             printf '%s\t%s\n' 'gpu_serial' 'Serial number printed on the GPU\'s board; boards with several GPUs share it.'
             printf '%s\t%s\n' 'gpu_uuid' 'Globally unique, immutable identifier of that GPU (GPU-...); in MIG mode, the parent GPU\'s.'
             printf '%s\t%s\n' 'gpu_index' 'NVML index of the GPU the row belongs to (the index of --query-gpu and -i).'
-            printf '%s\t%s\n' 'remapped_rows.correctable' 'Memory rows remapped because of correctable ECC errors.'
-            printf '%s\t%s\n' 'remapped_rows.uncorrectable' 'Memory rows remapped because of uncorrectable ECC errors.'
-            printf '%s\t%s\n' 'remapped_rows.pending' 'Yes if a remapping waits for the GPU to be reset before it takes effect.'
-            printf '%s\t%s\n' 'remapped_rows.failure' 'Yes if a remapping has failed (no spare row was left); the GPU may need service.'
+            printf '%s\t%s\n' 'remapped_rows.correctable' 'Rows remapped after correctable errors.'
+            printf '%s\t%s\n' 'remapped_rows.sbe' 'Same as remapped_rows.correctable.'
+            printf '%s\t%s\n' 'remapped_rows.uncorrectable' 'Rows remapped after uncorrectable errors.'
+            printf '%s\t%s\n' 'remapped_rows.dbe' 'Same as remapped_rows.uncorrectable.'
+            printf '%s\t%s\n' 'remapped_rows.pending' 'Yes when a remapping waits for the next GPU reset.'
+            printf '%s\t%s\n' 'remapped_rows.failure' 'Yes when a row could not be remapped.'
         case format
             printf '%s\t%s\n' 'csv' 'Output format csv.'
             printf '%s\t%s\n' 'json' 'Output format json.'
@@ -596,7 +598,8 @@ complete -c nvq -n "__fish_nvq_using_subcommand serve" -l collect.pods.interval 
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -l query-gpu -d 'Fields to collect (see --help-query-gpu); by default every field the profile uses' -r -f -a '(__nvq_list query-gpu)'
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -s i -l id -d 'Serve only these GPUs: index, UUID, PCI bus id or board serial; comma list allowed' -r
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -l web.write-timeout -d 'Close a connection whose answer has waited DURATION for its client to read it' -r
-complete -c nvq -n "__fish_nvq_using_subcommand serve" -l web.read-timeout -d 'Close a connection that has not sent a whole request head within DURATION (idle ones too)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand serve" -l web.read-timeout -d 'Close a connection that has not sent a whole request head within DURATION of its first byte (or of connecting)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand serve" -l web.idle-timeout -d 'Close a kept-alive connection that has sent no new request within DURATION of its last answer' -r
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -l web.config.file -d 'TLS and basic authentication, in the Prometheus exporter-toolkit\'s YAML format' -r -F
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -l web.max-connections -d 'Keep at most N connections open; a new one takes the place of the longest-stalled, else is closed' -r
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -l nvml-lib -d 'nvq: load this NVML library instead of libnvidia-ml.so.1' -r -F

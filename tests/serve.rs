@@ -4,7 +4,7 @@
 //! and SIGTERM.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
+use crate::common;
 use common::{delay, h100, sim_lib, write_scenario, SIM_HEAD};
 
 use std::io::{BufRead, BufReader, Read, Write};
@@ -36,8 +36,7 @@ struct Server {
 
 impl Server {
     fn start(scenario: &Path, args: &[&str]) -> Server {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_nvq"))
-            .env_remove("NVQ_NVML_LIB")
+        let mut child = common::nvq_command()
             .env("NVML_SIM_SCENARIO", scenario)
             .arg("--nvml-lib")
             .arg(sim_lib())
@@ -337,6 +336,7 @@ fn hostile_requests_are_refused_and_the_server_keeps_serving() {
         &[
             "--query-gpu=memory.used",
             "--web.read-timeout=1s",
+            "--web.idle-timeout=2s",
             "--web.max-connections=32",
         ],
     );
@@ -379,7 +379,8 @@ fn hostile_requests_are_refused_and_the_server_keeps_serving() {
         "slow client held {:?}",
         t0.elapsed()
     );
-    // A kept-alive connection that goes quiet after its answer is closed too.
+    // A kept-alive connection that goes quiet after its answer is closed
+    // once it has idled for --web.idle-timeout.
     let mut idle = TcpStream::connect(server.addr).unwrap();
     idle.write_all(b"GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n")
         .unwrap();
@@ -421,6 +422,61 @@ fn hostile_requests_are_refused_and_the_server_keeps_serving() {
         .log()
         .iter()
         .any(|l| l.contains("connection limit (32) reached")));
+}
+
+/// A scraper that keeps its connection alive between scrapes (Prometheus
+/// does, every 15 s by default) is answered on it again after a pause longer
+/// than the read timeout: the read timeout bounds a request head, and an
+/// idle kept-alive connection has `--web.idle-timeout` (2 minutes).
+#[test]
+fn a_kept_alive_scraper_is_answered_after_a_pause_longer_than_the_read_timeout() {
+    let sc = scenario(1, usize::MAX, "");
+    let server = Server::start(
+        sc.path(),
+        &["--query-gpu=memory.used", "--web.read-timeout=1s"],
+    );
+    let mut c = TcpStream::connect(server.addr).unwrap();
+    c.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let mut answers = 0;
+    for _ in 0..2 {
+        c.write_all(b"GET /metrics HTTP/1.1\r\nHost: t\r\n\r\n")
+            .unwrap();
+        // Read one whole answer (Content-Length bytes after the head).
+        let mut got = Vec::new();
+        let mut b = [0u8; 4096];
+        let complete = loop {
+            let Ok(n) = c.read(&mut b) else { break false };
+            if n == 0 {
+                break false;
+            }
+            got.extend_from_slice(&b[..n]);
+            let text = String::from_utf8_lossy(&got).into_owned();
+            if let Some(end) = text.find("\r\n\r\n") {
+                let len: usize = text[..end]
+                    .lines()
+                    .find_map(|l| {
+                        l.to_ascii_lowercase()
+                            .strip_prefix("content-length:")
+                            .map(|v| v.trim().to_string())
+                    })
+                    .and_then(|v| v.parse().ok())
+                    .unwrap_or(0);
+                if got.len() >= end + 4 + len {
+                    break text.starts_with("HTTP/1.1 200")
+                        && text.contains("nvq_memory_used_bytes{");
+                }
+            }
+        };
+        if !complete {
+            break;
+        }
+        answers += 1;
+        std::thread::sleep(Duration::from_millis(2500));
+    }
+    assert_eq!(
+        answers, 2,
+        "the kept-alive connection was closed after {answers} answer(s)"
+    );
 }
 
 /// SIGTERM while a scrape is being collected: the scrape is answered, and
@@ -476,7 +532,7 @@ fn sigterm_finishes_open_requests_and_exits_0() {
 fn bad_options_are_refused_before_serving() {
     let sc = scenario(1, usize::MAX, "");
     let run = |args: &[&str]| {
-        Command::new(env!("CARGO_BIN_EXE_nvq"))
+        common::nvq_command()
             .env("NVML_SIM_SCENARIO", sc.path())
             .arg("--nvml-lib")
             .arg(sim_lib())
@@ -926,7 +982,7 @@ fn bad_web_config_files_are_refused() {
         "http_server_config:\n  http2: true\n",
     ] {
         std::fs::write(&web, text).unwrap();
-        let out = Command::new(env!("CARGO_BIN_EXE_nvq"))
+        let out = common::nvq_command()
             .env("NVML_SIM_SCENARIO", sc.path())
             .arg("--nvml-lib")
             .arg(sim_lib())
@@ -1182,7 +1238,7 @@ fn process_series_are_opt_in() {
         None
     );
     promtool_accepts(&body);
-    let out = Command::new(env!("CARGO_BIN_EXE_nvq"))
+    let out = common::nvq_command()
         .env("NVML_SIM_SCENARIO", sc.path())
         .arg("--nvml-lib")
         .arg(sim_lib())
@@ -1884,8 +1940,7 @@ fn sigterm_before_listening_exits_0() {
     text.push_str("\n[[fault]]\nfunction = \"nvmlSystemGetDriverVersion\"\ndelay_ms = 60000\n");
     text.push_str(&h100(0, 1 << 30));
     let sc = write_scenario(&text);
-    let mut child = Command::new(env!("CARGO_BIN_EXE_nvq"))
-        .env_remove("NVQ_NVML_LIB")
+    let mut child = common::nvq_command()
         .env("NVML_SIM_SCENARIO", sc.path())
         .arg("--nvml-lib")
         .arg(sim_lib())
@@ -1945,8 +2000,7 @@ const GPU0_IDS: [&str; 3] = [
 fn a_hung_unselected_gpu_does_not_stall_a_loop_selected_by_uuid_bus_id_or_serial() {
     let sc = hung_unselected_gpu();
     for id in GPU0_IDS {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_nvq"))
-            .env_remove("NVQ_NVML_LIB")
+        let mut child = common::nvq_command()
             .env("NVML_SIM_SCENARIO", sc.path())
             .arg("--nvml-lib")
             .arg(sim_lib())

@@ -153,14 +153,10 @@ pub fn key_column(name: &'static str, help: &'static str) -> Column {
 /// name of the `--query-gpu` field of the same quantity, if it has one.
 pub fn metric_column(m: &Metric) -> Column {
     let mut c = column(m.name, m.unit, m.help);
-    let fact = m.fact.and_then(|name| {
-        crate::source::gpu::FIELDS
-            .iter()
-            .find(|f| f.info.name == name)
-    });
-    if let Some(f) = fact {
-        c.kind = f.info.kind;
-        c.metric = Some(f.info.metric.unwrap_or(f.info.name));
+    if let Some(f) = m.fact().filter(|_| m.named_by_fact) {
+        let info = f.info();
+        c.kind = info.kind;
+        c.metric = Some(info.metric.unwrap_or(info.name));
     }
     c
 }

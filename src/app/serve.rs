@@ -71,6 +71,7 @@ impl ServePlan {
         };
         let read_timeout = crate::script::parse_duration("--web.read-timeout", &s.read_timeout)?;
         let write_timeout = crate::script::parse_duration("--web.write-timeout", &s.write_timeout)?;
+        let idle_timeout = crate::script::parse_duration("--web.idle-timeout", &s.idle_timeout)?;
         let max_connections = s
             .max_connections
             .trim()
@@ -102,6 +103,7 @@ impl ServePlan {
             telemetry_path: path.clone(),
             profile,
             read_timeout,
+            idle_timeout,
             write_timeout,
             max_connections,
             tls: web.0,

@@ -75,13 +75,20 @@ pub struct ServeArgs {
         default_value = "10s"
     )]
     pub write_timeout: String,
-    /// Close a connection that has not sent a whole request head within DURATION (idle ones too).
+    /// Close a connection that has not sent a whole request head within DURATION of its first byte (or of connecting).
     #[arg(
         long = "web.read-timeout",
         value_name = "DURATION",
         default_value = "10s"
     )]
     pub read_timeout: String,
+    /// Close a kept-alive connection that has sent no new request within DURATION of its last answer.
+    #[arg(
+        long = "web.idle-timeout",
+        value_name = "DURATION",
+        default_value = "2m"
+    )]
+    pub idle_timeout: String,
     /// TLS and basic authentication, in the Prometheus exporter-toolkit's YAML format.
     #[arg(long = "web.config.file", value_name = "FILE")]
     pub web_config_file: Option<std::path::PathBuf>,

@@ -509,11 +509,35 @@ pub enum Fact {
     Hostname,
     /// `bbx.time_run`
     BbxTimeRun,
+    // The internal facts: no `--query-gpu` field, read by other views.
+    /// `bar1_memory.total` (internal)
+    Bar1MemoryTotal,
+    /// `bar1_memory.used` (internal)
+    Bar1MemoryUsed,
+    /// `bar1_memory.free` (internal)
+    Bar1MemoryFree,
+    /// `pcie.replay_counter` (internal)
+    PcieReplayCounter,
+    /// `pcie.replay_rollover_counter` (internal)
+    PcieReplayRolloverCounter,
+    /// `pcie.tx_throughput` (internal)
+    PcieTxThroughput,
+    /// `pcie.rx_throughput` (internal)
+    PcieRxThroughput,
+    /// `memory_power.average` (internal)
+    MemoryPowerAverage,
+    /// `memory_power.instant` (internal)
+    MemoryPowerInstant,
+    /// `minor_number` (internal)
+    MinorNumber,
 }
 
 impl Fact {
     /// How many facts there are.
-    pub const COUNT: usize = Fact::BbxTimeRun as usize + 1;
+    pub const COUNT: usize = Fact::MinorNumber as usize + 1;
+
+    /// How many facts are `--query-gpu` fields: the first ones.
+    pub const FIELDS: usize = Fact::Bar1MemoryTotal as usize;
 
     /// Every fact, in order (`Fact::ALL[f as usize] == f`).
     pub const ALL: [Fact; Fact::COUNT] = [
@@ -763,6 +787,16 @@ impl Fact {
         Fact::PlatformGpuFabricGuid,
         Fact::Hostname,
         Fact::BbxTimeRun,
+        Fact::Bar1MemoryTotal,
+        Fact::Bar1MemoryUsed,
+        Fact::Bar1MemoryFree,
+        Fact::PcieReplayCounter,
+        Fact::PcieReplayRolloverCounter,
+        Fact::PcieTxThroughput,
+        Fact::PcieRxThroughput,
+        Fact::MemoryPowerAverage,
+        Fact::MemoryPowerInstant,
+        Fact::MinorNumber,
     ];
 
     /// What is known about this fact.
@@ -2140,6 +2174,33 @@ impl Fact {
                  no NVML source for this value yet and prints [N/A].)",
             )
             .unit("seconds"),
+            Fact::Bar1MemoryTotal => FieldInfo::new("bar1_memory.total", "Size of the BAR1 aperture through which the CPU and peers map GPU memory.")
+                .unit("MiB")
+                .internal(),
+            Fact::Bar1MemoryUsed => FieldInfo::new("bar1_memory.used", "BAR1 aperture in use.")
+                .unit("MiB")
+                .internal(),
+            Fact::Bar1MemoryFree => FieldInfo::new("bar1_memory.free", "BAR1 aperture not in use.")
+                .unit("MiB")
+                .internal(),
+            Fact::PcieReplayCounter => FieldInfo::new("pcie.replay_counter", "PCIe packets the GPU had to send again since the driver loaded.").counter()
+                .internal(),
+            Fact::PcieReplayRolloverCounter => FieldInfo::new("pcie.replay_rollover_counter", "How many times the PCIe replay counter wrapped around.").counter()
+                .internal(),
+            Fact::PcieTxThroughput => FieldInfo::new("pcie.tx_throughput", "PCIe data sent by the GPU over the driver's last 20 ms.")
+                .unit("KB/s")
+                .internal(),
+            Fact::PcieRxThroughput => FieldInfo::new("pcie.rx_throughput", "PCIe data received by the GPU over the driver's last 20 ms.")
+                .unit("KB/s")
+                .internal(),
+            Fact::MemoryPowerAverage => FieldInfo::new("memory_power.average", "Power drawn by the memory, averaged over the last second.")
+                .unit("W")
+                .internal(),
+            Fact::MemoryPowerInstant => FieldInfo::new("memory_power.instant", "Power drawn by the memory now.")
+                .unit("W")
+                .internal(),
+            Fact::MinorNumber => FieldInfo::new("minor_number", "The GPU's device minor number: its node is /dev/nvidia<minor>.")
+                .internal(),
         }
     }
 }
@@ -2155,11 +2216,13 @@ static INFO: [FieldInfo; Fact::COUNT] = {
     out
 };
 
-// `Fact::ALL` lists every variant once, in declaration order.
+// `Fact::ALL` lists every variant once, in declaration order, and the
+// internal facts are exactly those after the `--query-gpu` fields.
 const _: () = {
     let mut i = 0;
     while i < Fact::COUNT {
         assert!(Fact::ALL[i] as usize == i);
+        assert!(Fact::ALL[i].describe().internal == (i >= Fact::FIELDS));
         i += 1;
     }
 };

@@ -24,7 +24,7 @@
 //! The HELP texts are nvq's own.
 
 use super::{cell, Health, Scrape};
-use crate::model::{Column, Row, Value};
+use crate::model::{Column, Fact, Row, Value};
 use crate::render::prometheus::{snake_case, write_family, write_sample};
 
 /// CSV unit → family suffix and the factor to the suffix's unit.
@@ -53,9 +53,9 @@ pub const WORDS: &[(&str, f64)] = &[
 
 /// Fields whose words that exporter reads as numbers of their own (NVML's
 /// enumerations), compared in lower case.
-pub const FIELD_WORDS: &[(&str, &[(&str, f64)])] = &[
+pub const FIELD_WORDS: &[(Fact, &[(&str, f64)])] = &[
     (
-        "fabric.state",
+        Fact::FabricState,
         &[
             ("not supported", 0.0),
             ("not started", 1.0),
@@ -64,7 +64,7 @@ pub const FIELD_WORDS: &[(&str, &[(&str, f64)])] = &[
         ],
     ),
     (
-        "gpu_recovery_action",
+        Fact::GpuRecoveryAction,
         &[
             ("none", 0.0),
             // nvidia-smi's words (`Reset`, `Reboot`), and NVML's older ones
@@ -80,18 +80,18 @@ pub const FIELD_WORDS: &[(&str, &[(&str, f64)])] = &[
 ];
 
 /// `nvidia_smi_gpu_info`'s labels: label name → the field whose text it is.
-pub const INFO_LABELS: &[(&str, &str)] = &[
-    ("uuid", "uuid"),
-    ("name", "name"),
-    ("driver_model_current", "driver_model.current"),
-    ("driver_model_pending", "driver_model.pending"),
-    ("vbios_version", "vbios_version"),
-    ("driver_version", "driver_version"),
-    ("pci_bus_id", "pci.bus_id"),
-    ("serial", "serial"),
-    ("compute_cap", "compute_cap"),
-    ("pci_sub_device_id", "pci.sub_device_id"),
-    ("index", "index"),
+pub const INFO_LABELS: &[(&str, Fact)] = &[
+    ("uuid", Fact::Uuid),
+    ("name", Fact::Name),
+    ("driver_model_current", Fact::DriverModelCurrent),
+    ("driver_model_pending", Fact::DriverModelPending),
+    ("vbios_version", Fact::VbiosVersion),
+    ("driver_version", Fact::DriverVersion),
+    ("pci_bus_id", Fact::PciBusId),
+    ("serial", Fact::Serial),
+    ("compute_cap", Fact::ComputeCap),
+    ("pci_sub_device_id", Fact::PciSubDeviceId),
+    ("index", Fact::Index),
 ];
 
 /// The `--query-compute-apps` fields the process families read.
@@ -111,7 +111,7 @@ pub fn field_number(field: &str, text: &str, factor: f64) -> Option<f64> {
     let lower = text.trim().to_lowercase();
     let words = FIELD_WORDS
         .iter()
-        .find(|(f, _)| *f == field)
+        .find(|(f, _)| f.name() == field)
         .map(|(_, w)| *w);
     match words.and_then(|w| w.iter().find(|(word, _)| *word == lower)) {
         Some((_, v)) => Some(*v),
@@ -223,7 +223,7 @@ pub fn render(s: &Scrape<'_>, out: &mut Vec<u8>) {
     for row in s.rows {
         let mut labels = Vec::new();
         for (label, field) in INFO_LABELS {
-            if let Some(v) = cell(s.columns, row, field) {
+            if let Some(v) = cell(s.columns, row, field.name()) {
                 let t = v.to_string();
                 let t = if *label == "uuid" {
                     strip_gpu(&t).to_string()

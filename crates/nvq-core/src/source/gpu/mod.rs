@@ -13,7 +13,7 @@ pub use crate::nvml::raw::FieldVal;
 pub use crate::source::ctx::{GpuCtx, NA_SPELLING_CHANGED_IN};
 pub use collect::collect;
 pub use get::DEPRECATED_FROM;
-pub use registry::{fact_def, FIELDS};
+pub use registry::{fact_def, FACTS, FIELDS};
 
 use crate::model::Value;
 use crate::nvml::NvmlCode;

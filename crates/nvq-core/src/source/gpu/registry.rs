@@ -4,7 +4,9 @@
 
 use super::{get, FvFmt, Get, GpuCtx};
 use crate::model::{Fact, FieldDef, FieldInfo, Value};
-use nvml_wrapper::enum_wrappers::device::{Clock, InfoRom, MemoryLocation as Loc, RetirementCause};
+use nvml_wrapper::enum_wrappers::device::{
+    Clock, InfoRom, MemoryLocation as Loc, PcieUtilCounter, RetirementCause,
+};
 use nvml_wrapper::enum_wrappers::device::{EccCounter::*, MemoryError::*};
 use nvml_wrapper_sys::bindings::{
     nvmlClocksEventReasonApplicationsClocksSetting, nvmlClocksEventReasonGpuIdle,
@@ -49,6 +51,11 @@ const fn gpu_fv(id: u32, fmt: FvFmt) -> Get {
 /// A field value of the module the GPU sits on (scope 1: the whole board).
 const fn module_fv(id: u32, fmt: FvFmt) -> Get {
     Get::Field { id, scope: 1, fmt }
+}
+
+/// A field value of the GPU's memory (scope 2).
+const fn memory_fv(id: u32, fmt: FvFmt) -> Get {
+    Get::Field { id, scope: 2, fmt }
 }
 
 /// The one reader of each fact. The `match` is exhaustive: a fact without a
@@ -523,6 +530,24 @@ const fn reader(fact: Fact) -> Get {
         Fact::PlatformGpuFabricGuid => Get::Fn(|c| get::platform(c, get::fabric_guid)),
         Fact::Hostname => Get::Fn(get::hostname),
         Fact::BbxTimeRun => Get::Fn(get::not_available),
+        Fact::Bar1MemoryTotal => Get::Fn(|c| get::bar1(c, |m| m.total)),
+        Fact::Bar1MemoryUsed => Get::Fn(|c| get::bar1(c, |m| m.used)),
+        Fact::Bar1MemoryFree => Get::Fn(|c| get::bar1(c, |m| m.free)),
+        // nvmlDeviceGetPcieReplayCounter, as `-q`'s "Replays Since Reset" and
+        // dmon's `pci` read it.
+        Fact::PcieReplayCounter => Get::Fn(get::pcie_replay_counter),
+        Fact::PcieReplayRolloverCounter => {
+            gpu_fv(fi::NVML_FI_DEV_PCIE_REPLAY_ROLLOVER_COUNTER, FvFmt::Int)
+        }
+        // nvmlDeviceGetPcieThroughput (KB/s over 20 ms), as `-q` and dmon's
+        // `rxpci`/`txpci` read it.
+        Fact::PcieTxThroughput => Get::Fn(|c| get::pcie_throughput(c, PcieUtilCounter::Send)),
+        Fact::PcieRxThroughput => Get::Fn(|c| get::pcie_throughput(c, PcieUtilCounter::Receive)),
+        // The memory scope (2) of the power readings, as `-q`'s "GPU Memory
+        // Power Readings" show them.
+        Fact::MemoryPowerAverage => memory_fv(fi::NVML_FI_DEV_POWER_AVERAGE, FvFmt::Watts),
+        Fact::MemoryPowerInstant => memory_fv(fi::NVML_FI_DEV_POWER_INSTANT, FvFmt::Watts),
+        Fact::MinorNumber => Get::Fn(get::minor_number),
     }
 }
 
@@ -548,7 +573,10 @@ static TABLE: [FieldDef<Get>; Fact::COUNT] = {
 
 /// Every `--query-gpu` field, in `--help-query-gpu` order: the facts that are
 /// not internal (`FIELDS[i]` is the fact `Fact::ALL[i]`).
-pub static FIELDS: &[FieldDef<Get>] = &TABLE;
+pub static FIELDS: &[FieldDef<Get>] = TABLE.split_at(Fact::FIELDS).0;
+
+/// Every fact's definition, the internal ones included.
+pub static FACTS: &[FieldDef<Get>] = &TABLE;
 
 /// The fact's definition: its description and its one reader.
 pub fn fact_def(fact: Fact) -> &'static FieldDef<Get> {

@@ -8,6 +8,9 @@ use crate::model::report::View;
 use crate::model::{Fact, Fact as F, Value};
 use crate::source::gpu::GpuCtx;
 use nvml_wrapper::enum_wrappers::device::{Sampling, TemperatureThreshold as T};
+use nvml_wrapper_sys::bindings::{
+    nvmlClocksEventReasonDisplayClockSetting, nvmlClocksEventReasonGpuIdle,
+};
 
 /// The `-d` types (`--display=`), as nvidia-smi names them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -348,10 +351,10 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
                 f("Type", "bridge_chip_type", |c| g::bridge_chip(c, false), ""),
                 f("Firmware", "bridge_chip_fw", |c| g::bridge_chip(c, true), ""),
             ]),
-            f("Replays Since Reset", "replay_counter", g::replays, ""),
-            f("Replay Number Rollovers", "replay_rollover_counter", g::replay_rollovers, ""),
-            f("Tx Throughput", "tx_util", g::pcie_tx, " KB/s"),
-            f("Rx Throughput", "rx_util", g::pcie_rx, " KB/s"),
+            q("Replays Since Reset", "replay_counter", F::PcieReplayCounter, ""),
+            q("Replay Number Rollovers", "replay_rollover_counter", F::PcieReplayRolloverCounter, ""),
+            q("Tx Throughput", "tx_util", F::PcieTxThroughput, " KB/s"),
+            q("Rx Throughput", "rx_util", F::PcieRxThroughput, " KB/s"),
             Decl::Before(OUTBOUND_FIRST_FROM, &[Decl::Since(V12_DTD_FROM, &[
             f("Atomic Caps Inbound", "atomic_caps_inbound", |c| g::atomics(c, true), ""),
             f("Atomic Caps Outbound", "atomic_caps_outbound", |c| g::atomics(c, false), ""),
@@ -380,9 +383,9 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
             q("Free", "free", F::MemoryFree, MIB),
         ]),
         s("BAR1 Memory Usage", "bar1_memory_usage", &[
-            f("Total", "total", |c| g::bar1(c, |m| m.total), MIB),
-            f("Used", "used", |c| g::bar1(c, |m| m.used), MIB),
-            f("Free", "free", |c| g::bar1(c, |m| m.free), MIB),
+            q("Total", "total", F::Bar1MemoryTotal, MIB),
+            q("Used", "used", F::Bar1MemoryUsed, MIB),
+            q("Free", "free", F::Bar1MemoryFree, MIB),
         ]),
         Decl::Since(V12_FROM, &[
         s("Conf Compute Protected Memory Usage", "cc_protected_memory_usage", &[
@@ -468,8 +471,8 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
         s("GPU Memory Power Readings ", "gpu_memory_power_readings", &[
             Decl::Before(V12_LATE_FROM, MEMORY_POWER_DRAW),
             Decl::Since(V12_LATE_FROM, &[
-            f("Average Power Draw", "average_power_draw", |c| g::memory_power(c, false), W),
-            f("Instantaneous Power Draw", "instant_power_draw", |c| g::memory_power(c, true), W),
+            q("Average Power Draw", "average_power_draw", F::MemoryPowerAverage, W),
+            q("Instantaneous Power Draw", "instant_power_draw", F::MemoryPowerInstant, W),
             ]),
         ]),
         ]),
@@ -850,7 +853,7 @@ const OLD_TEMP_NAMES: &[(&str, &str)] = &[
 /// seen, so which NVML reading it shows is not known: nvq shows the instant
 /// one).
 #[rustfmt::skip]
-const MEMORY_POWER_DRAW: &[Decl] = &[f("Power Draw", "power_draw", |c| g::memory_power(c, true), W)];
+const MEMORY_POWER_DRAW: &[Decl] = &[q("Power Draw", "power_draw", F::MemoryPowerInstant, W)];
 
 /// The clocks event reasons, or (where NVML reports none) one `N/A` line in
 /// their place (the 470 GeForce GTX 680 report: `Clocks Throttle Reasons :
@@ -867,7 +870,7 @@ const EVENT_REASONS: &[Decl] = &[
             q("SW Thermal Slowdown", "clocks_event_reason_sw_thermal_slowdown",
               F::ClocksEventReasonsSwThermalSlowdown, ""),
             f("Display Clock Setting", "clocks_event_reason_display_clocks_setting",
-              |c| crate::source::gpu::get::reason_bit(c, 0x100), ""),
+              |c| crate::source::gpu::get::reason_bit(c, u64::from(nvmlClocksEventReasonDisplayClockSetting)), ""),
         ]),
 ];
 
@@ -876,7 +879,7 @@ const NO_EVENT_REASONS: &[Decl] = &[Decl::Build(|c, _| {
     crate::model::report::Node::collapsed(
         "Clocks Event Reasons",
         "clocks_event_reasons",
-        crate::source::gpu::get::reason_bit(c, 0x1),
+        crate::source::gpu::get::reason_bit(c, u64::from(nvmlClocksEventReasonGpuIdle)),
     )
 })];
 
