@@ -9,7 +9,7 @@
 //! - `<N*tok>+rest` is the same followed by `,rest`.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
+use crate::common;
 use common::sim_lib;
 
 use assert_cmd::Command;
@@ -263,10 +263,8 @@ struct Run {
 }
 
 fn run(program: &Path, case: &Case) -> Run {
-    let mut cmd = Command::new(program);
-    cmd.env_remove("NVQ_NVML_LIB")
-        .env_remove("NVQ_TRACE_SCHEDULE")
-        .arg("--nvml-lib")
+    let mut cmd = Command::from_std(common::command(program));
+    cmd.arg("--nvml-lib")
         .arg(sim_lib())
         .args(case.args.iter().map(|a| expand(a)));
     let _keep;
@@ -382,7 +380,7 @@ fn clip(s: &str) -> String {
 }
 
 fn nvq_path() -> PathBuf {
-    assert_cmd::cargo::cargo_bin("nvq")
+    common::nvq_bin()
 }
 
 #[test]
@@ -494,8 +492,7 @@ fn a_file_name_that_is_not_utf8_is_fine() {
     let mut name = dir.path().as_os_str().as_bytes().to_vec();
     name.extend_from_slice(b"/out\xFF.csv");
     let path = PathBuf::from(OsString::from_vec(name));
-    let out = Command::new(nvq_path())
-        .env_remove("NVML_SIM_SCENARIO")
+    let out = common::command(nvq_path())
         .arg("--nvml-lib")
         .arg(sim_lib())
         .args(["--query-gpu=index", "--format=csv,noheader", "-f"])

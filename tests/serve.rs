@@ -4,7 +4,7 @@
 //! and SIGTERM.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
+use crate::common;
 use common::{delay, h100, sim_lib, write_scenario, SIM_HEAD};
 
 use std::io::{BufRead, BufReader, Read, Write};
@@ -36,8 +36,7 @@ struct Server {
 
 impl Server {
     fn start(scenario: &Path, args: &[&str]) -> Server {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_nvq"))
-            .env_remove("NVQ_NVML_LIB")
+        let mut child = common::nvq_command()
             .env("NVML_SIM_SCENARIO", scenario)
             .arg("--nvml-lib")
             .arg(sim_lib())
@@ -533,7 +532,7 @@ fn sigterm_finishes_open_requests_and_exits_0() {
 fn bad_options_are_refused_before_serving() {
     let sc = scenario(1, usize::MAX, "");
     let run = |args: &[&str]| {
-        Command::new(env!("CARGO_BIN_EXE_nvq"))
+        common::nvq_command()
             .env("NVML_SIM_SCENARIO", sc.path())
             .arg("--nvml-lib")
             .arg(sim_lib())
@@ -983,7 +982,7 @@ fn bad_web_config_files_are_refused() {
         "http_server_config:\n  http2: true\n",
     ] {
         std::fs::write(&web, text).unwrap();
-        let out = Command::new(env!("CARGO_BIN_EXE_nvq"))
+        let out = common::nvq_command()
             .env("NVML_SIM_SCENARIO", sc.path())
             .arg("--nvml-lib")
             .arg(sim_lib())
@@ -1239,7 +1238,7 @@ fn process_series_are_opt_in() {
         None
     );
     promtool_accepts(&body);
-    let out = Command::new(env!("CARGO_BIN_EXE_nvq"))
+    let out = common::nvq_command()
         .env("NVML_SIM_SCENARIO", sc.path())
         .arg("--nvml-lib")
         .arg(sim_lib())
@@ -1941,8 +1940,7 @@ fn sigterm_before_listening_exits_0() {
     text.push_str("\n[[fault]]\nfunction = \"nvmlSystemGetDriverVersion\"\ndelay_ms = 60000\n");
     text.push_str(&h100(0, 1 << 30));
     let sc = write_scenario(&text);
-    let mut child = Command::new(env!("CARGO_BIN_EXE_nvq"))
-        .env_remove("NVQ_NVML_LIB")
+    let mut child = common::nvq_command()
         .env("NVML_SIM_SCENARIO", sc.path())
         .arg("--nvml-lib")
         .arg(sim_lib())
@@ -2002,8 +2000,7 @@ const GPU0_IDS: [&str; 3] = [
 fn a_hung_unselected_gpu_does_not_stall_a_loop_selected_by_uuid_bus_id_or_serial() {
     let sc = hung_unselected_gpu();
     for id in GPU0_IDS {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_nvq"))
-            .env_remove("NVQ_NVML_LIB")
+        let mut child = common::nvq_command()
             .env("NVML_SIM_SCENARIO", sc.path())
             .arg("--nvml-lib")
             .arg(sim_lib())

@@ -3,7 +3,7 @@
 //! for byte against public outputs (`tests/vgpu/`), and what nvq refuses.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
+use crate::common;
 use common::{nvq, repo_root, scenario};
 
 fn public(name: &str) -> String {
