@@ -10,6 +10,7 @@ pub mod serve;
 mod serve_trend;
 mod top;
 mod topo;
+mod vgpu;
 
 use crate::cli::{self, Args};
 use crate::error::NvqError;
@@ -131,6 +132,7 @@ pub fn run_as(args: &Args, personality: Personality) -> Result<(), NvqError> {
             cli::Command::Topo(t) => topo::run(&common, t),
             cli::Command::Nvlink(n) => nvlink::run(&common, n),
             cli::Command::Mig(m) => mig::run(&common, m),
+            cli::Command::Vgpu(v) => vgpu::run(&common, v),
             cli::Command::Serve(s) => serve::run(&common, s),
             cli::Command::Top(t) => top::run(t, &common),
             cli::Command::Plot(p) => plot::run(p),

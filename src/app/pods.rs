@@ -8,9 +8,9 @@ use crate::error::NvqError;
 use crate::model::pods::{pod_labels, PodMap};
 use crate::model::{Column, Value};
 use crate::nvml::Session;
+use crate::pods::{self, Config, PodState};
 use crate::render::exporter::Profile;
 use crate::serve::collect::{AssembleFn, Collected, RenderFn};
-use crate::source::pods::{self, Config, PodState};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -74,7 +74,7 @@ impl Plan {
         let render: RenderFn = Arc::new(move |c: &Collected| {
             let mut out = render(c);
             let (_, health) = state.snapshot(interval);
-            crate::render::pods::render_health(&health, &mut out);
+            crate::render::exporter::pods::render_health(&health, &mut out);
             out
         });
         Ok((job, render))

@@ -24,6 +24,9 @@ pub struct ServePlan {
     pub app_fields: Option<Vec<usize>>,
     /// Read each GPU's PCIe throughput too (nvidia_gpu_exporter's opt-in).
     pub pcie_throughput: bool,
+    /// Label the process series with their MIG instance
+    /// (nvidia_gpu_exporter's `--collect.compute-apps-mig`).
+    pub app_mig_labels: bool,
     pub interval: Duration,
     /// `--trend-window`, `--rising-for`, `--min-rise`: the memory foresight's settings.
     pub trend: crate::model::trend::TrendConfig,
@@ -56,6 +59,14 @@ impl ServePlan {
                     .into(),
             ));
         }
+        let app_mig_labels = s.collect_compute_apps_mig;
+        if app_mig_labels && profile != Profile::NvidiaGpuExporter {
+            return Err(NvqError::Usage(
+                "--collect.compute-apps-mig adds nvidia_gpu_exporter's MIG labels to its process \
+                 series: use it with --profile=nvidia_gpu_exporter."
+                    .into(),
+            ));
+        }
         let interval = match s.collect_interval.trim() {
             "0" | "0s" => Duration::ZERO,
             v => crate::script::parse_duration("--collect.interval", v)?,
@@ -63,6 +74,7 @@ impl ServePlan {
         let trend = s.trend.config()?;
         let read_timeout = crate::script::parse_duration("--web.read-timeout", &s.read_timeout)?;
         let write_timeout = crate::script::parse_duration("--web.write-timeout", &s.write_timeout)?;
+        let idle_timeout = crate::script::parse_duration("--web.idle-timeout", &s.idle_timeout)?;
         let max_connections = s
             .max_connections
             .trim()
@@ -94,6 +106,7 @@ impl ServePlan {
             telemetry_path: path.clone(),
             profile,
             read_timeout,
+            idle_timeout,
             write_timeout,
             max_connections,
             tls: web.0,
@@ -103,6 +116,7 @@ impl ServePlan {
             ServePlan {
                 profile,
                 pcie_throughput,
+                app_mig_labels,
                 fields,
                 app_fields,
                 interval,
@@ -189,6 +203,7 @@ fn collector(
         )?;
     }
     let profile = plan.profile;
+    let app_mig_labels = plan.app_mig_labels;
     let pod_app_columns = app_columns.clone();
     // The nvq profile's memory growth and time to full, from the collection's history.
     let trend = (profile == Profile::Nvq)
@@ -201,6 +216,7 @@ fn collector(
             columns: &gpu_columns,
             rows: &c.rows,
             apps: app_columns.as_deref().map(|a| (a, c.apps.as_slice())),
+            app_mig_labels,
             cuda_version: &cuda_version,
             hostname: &hostname,
             energy_mj: &c.energy_mj,

@@ -3,7 +3,6 @@
 
 pub mod command;
 pub mod dmon;
-pub mod generate;
 mod interval;
 pub mod mig;
 mod monitor;
@@ -15,6 +14,7 @@ pub mod short;
 pub mod top;
 pub mod topo;
 pub mod trend;
+pub mod vgpu;
 
 pub use command::Command;
 pub use monitor::MonitorArgs;
@@ -352,7 +352,6 @@ pub const NOT_IMPLEMENTED: &[&str] = &[
     "conf-compute",
     "boost-slider",
     "power-hint",
-    "vgpu",
     "gpm",
     "c2c",
     "event-log",
@@ -433,6 +432,10 @@ const SUBCOMMANDS: &[(&str, Refusals)] = &[
     (
         "mig",
         (mig::NOT_IMPLEMENTED, mig::CHANGES_STATE, mig::SPELLINGS),
+    ),
+    (
+        "vgpu",
+        (vgpu::NOT_IMPLEMENTED, vgpu::CHANGES_STATE, vgpu::SPELLINGS),
     ),
 ];
 

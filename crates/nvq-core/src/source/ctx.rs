@@ -1,0 +1,312 @@
+//! The per-GPU context that `--query-gpu` getters read from.
+//!
+//! One context is built per GPU per sample. It caches each NVML struct the
+//! first time a getter needs it, so that four memory fields cost one
+//! `nvmlDeviceGetMemoryInfo_v2` call, not four, and every field-value field
+//! of a row shares one `nvmlDeviceGetFieldValues` call. Only the structs that
+//! the requested fields need are ever read.
+
+use crate::model::Value;
+use crate::nvml::raw::{self, Dev, FabricInfo, FieldVal, MemInfo, RemappedRows};
+use crate::nvml::{NvmlCode, Session};
+use nvml_wrapper::struct_wrappers::device::{BAR1MemoryInfo, PciInfo, Utilization};
+use nvml_wrapper::Device;
+use nvml_wrapper_sys::bindings::{
+    nvmlDevice_t, nvmlEccSramErrorStatus_t, nvmlMemory_t, nvmlPciInfoExt_t, nvmlPlatformInfo_t,
+    nvmlRowRemapperHistogramValues_t,
+};
+use std::cell::{OnceCell, RefCell};
+
+/// A lazily read NVML struct: read at most once per context.
+type Cached<T> = OnceCell<Result<T, NvmlCode>>;
+
+fn cached<T>(cell: &Cached<T>, read: impl FnOnce() -> Result<T, NvmlCode>) -> Result<&T, NvmlCode> {
+    cell.get_or_init(read).as_ref().map_err(|c| *c)
+}
+
+/// The structs a row may need, each read at most once.
+#[derive(Default)]
+struct Caches {
+    memory: Cached<MemInfo>,
+    bar1: Cached<BAR1MemoryInfo>,
+    pci: Cached<PciInfo>,
+    pci_ext: Cached<nvmlPciInfoExt_t>,
+    utilization: Cached<Utilization>,
+    reasons_supported: Cached<u64>,
+    reasons_active: Cached<u64>,
+    encoder_stats: Cached<nvml_wrapper::structs::device::EncoderStats>,
+    ecc_mode: Cached<(bool, bool)>,
+    driver_model: Cached<(u32, u32)>,
+    gom: Cached<(u32, u32)>,
+    mig_mode: Cached<(u32, u32)>,
+    gsp_mode: Cached<(bool, bool)>,
+    dram_encryption: Cached<(u32, u32)>,
+    power_constraints: Cached<(u32, u32)>,
+    remapped: Cached<RemappedRows>,
+    histogram: Cached<nvmlRowRemapperHistogramValues_t>,
+    sram: Cached<nvmlEccSramErrorStatus_t>,
+    protected_memory: Cached<nvmlMemory_t>,
+    fabric: Cached<FabricInfo>,
+    platform: Cached<nvmlPlatformInfo_t>,
+}
+
+pub struct GpuCtx<'s> {
+    pub session: &'s Session,
+    /// The GPU's index in NVML's enumeration.
+    pub index: u32,
+    /// The number of GPUs NVML reports (`count` field).
+    pub count: u32,
+    /// The sample's timestamp, taken when the context was built.
+    pub timestamp: String,
+    /// The same moment as a clock reading.
+    pub taken: std::time::SystemTime,
+    device: Result<Device<'s>, NvmlCode>,
+    caches: Caches,
+    /// Field values by (field id in nvml-wrapper's numbering, scope). A row
+    /// asks for a few dozen at most, so a vector beats hashing.
+    field_values: RefCell<Vec<FieldValueEntry>>,
+}
+
+/// A field value read for a (field id, scope) pair.
+type FieldValueEntry = ((u32, u32), Result<FieldVal, NvmlCode>);
+
+impl<'s> GpuCtx<'s> {
+    pub fn new(session: &'s Session, index: u32, count: u32) -> Self {
+        Self::with_device(session, index, count, session.device(index))
+    }
+
+    /// A context for a GPU whose handle was looked up earlier (a loop looks
+    /// handles up once and reuses them in every sample).
+    pub fn with_device(
+        session: &'s Session,
+        index: u32,
+        count: u32,
+        device: Result<Device<'s>, NvmlCode>,
+    ) -> Self {
+        let taken = std::time::SystemTime::now();
+        GpuCtx {
+            session,
+            index,
+            count,
+            timestamp: crate::source::time::format_timestamp(taken),
+            taken,
+            device,
+            caches: Caches::default(),
+            field_values: RefCell::new(Vec::new()),
+        }
+    }
+
+    /// The device handle, or the code that getting it failed with.
+    pub fn dev(&self) -> Result<&Device<'s>, NvmlCode> {
+        self.device.as_ref().map_err(|c| *c)
+    }
+
+    /// The raw NVML handle, for functions nvml-wrapper does not wrap.
+    pub fn handle(&self) -> Result<nvmlDevice_t, NvmlCode> {
+        // SAFETY: the handle stays valid while the session (and so the
+        // library) lives; it is only passed back to NVML.
+        Ok(unsafe { self.dev()?.handle() })
+    }
+
+    /// The device as the raw NVML layer takes it.
+    pub fn raw(&self) -> Dev<'s> {
+        Dev::new(self.session, self.handle())
+    }
+
+    /// The driver's major version (0 when unknown).
+    pub fn driver_major(&self) -> u32 {
+        self.session.driver_major()
+    }
+
+    /// A failed cell, spelled as this driver's nvidia-smi spells it.
+    pub fn err(&self, code: NvmlCode) -> Value {
+        let mut v = Value::err(code);
+        if let Value::Error(t) = &mut v {
+            t.legacy_spelling =
+                code == NvmlCode::NOT_SUPPORTED && legacy_not_supported(self.session);
+        }
+        v
+    }
+
+    /// Turn a getter's result into a cell.
+    pub fn value<T>(&self, r: Result<T, NvmlCode>, f: impl FnOnce(T) -> Value) -> Value {
+        match r {
+            Ok(v) => f(v),
+            Err(c) => self.err(c),
+        }
+    }
+
+    /// Call a wrapper method on the device, mapping its error to a code.
+    pub fn call<T>(
+        &self,
+        f: impl FnOnce(&Device<'s>) -> Result<T, nvml_wrapper::error::NvmlError>,
+    ) -> Result<T, NvmlCode> {
+        let d = self.dev()?;
+        f(d).map_err(NvmlCode::from)
+    }
+
+    pub fn memory(&self) -> Result<&MemInfo, NvmlCode> {
+        cached(&self.caches.memory, || raw::memory(&self.raw()))
+    }
+
+    /// BAR1's total, used and free bytes (`nvmlDeviceGetBAR1MemoryInfo`):
+    /// the one read of the table's, `-q`'s and dmon's BAR1.
+    pub fn bar1(&self) -> Result<&BAR1MemoryInfo, NvmlCode> {
+        cached(&self.caches.bar1, || self.call(|d| d.bar1_memory_info()))
+    }
+
+    pub fn pci(&self) -> Result<&PciInfo, NvmlCode> {
+        cached(&self.caches.pci, || self.call(|d| d.pci_info()))
+    }
+
+    pub fn pci_ext(&self) -> Result<&nvmlPciInfoExt_t, NvmlCode> {
+        cached(&self.caches.pci_ext, || raw::pci_info_ext(&self.raw()))
+    }
+
+    pub fn utilization(&self) -> Result<&Utilization, NvmlCode> {
+        cached(&self.caches.utilization, || {
+            self.call(|d| d.utilization_rates())
+        })
+    }
+
+    pub fn reasons_supported(&self) -> Result<u64, NvmlCode> {
+        cached(&self.caches.reasons_supported, || {
+            raw::event_reasons(&self.raw(), true)
+        })
+        .copied()
+    }
+
+    pub fn reasons_active(&self) -> Result<u64, NvmlCode> {
+        cached(&self.caches.reasons_active, || {
+            raw::event_reasons(&self.raw(), false)
+        })
+        .copied()
+    }
+
+    pub fn encoder_stats(&self) -> Result<&nvml_wrapper::structs::device::EncoderStats, NvmlCode> {
+        cached(&self.caches.encoder_stats, || {
+            self.call(|d| d.encoder_stats())
+        })
+    }
+
+    /// ECC mode: (current, pending).
+    pub fn ecc_mode(&self) -> Result<(bool, bool), NvmlCode> {
+        cached(&self.caches.ecc_mode, || {
+            self.call(|d| d.is_ecc_enabled())
+                .map(|m| (m.currently_enabled, m.pending_enabled))
+        })
+        .copied()
+    }
+
+    /// Driver model as NVML numbers: (current, pending).
+    pub fn driver_model(&self) -> Result<(u32, u32), NvmlCode> {
+        cached(&self.caches.driver_model, || raw::driver_model(&self.raw())).copied()
+    }
+
+    /// GPU operation mode as NVML numbers: (current, pending).
+    pub fn gom(&self) -> Result<(u32, u32), NvmlCode> {
+        cached(&self.caches.gom, || raw::gpu_operation_mode(&self.raw())).copied()
+    }
+
+    /// MIG mode: (current, pending), 1 = enabled.
+    pub fn mig_mode(&self) -> Result<(u32, u32), NvmlCode> {
+        cached(&self.caches.mig_mode, || {
+            self.call(|d| d.mig_mode()).map(|m| (m.current, m.pending))
+        })
+        .copied()
+    }
+
+    /// GSP firmware mode: (enabled, enabled by default).
+    pub fn gsp_mode(&self) -> Result<(bool, bool), NvmlCode> {
+        cached(&self.caches.gsp_mode, || {
+            self.call(|d| d.gsp_firmware_mode())
+                .map(|m| (m.enabled, m.default))
+        })
+        .copied()
+    }
+
+    /// DRAM encryption state: (current, pending), NVML enable states.
+    pub fn dram_encryption(&self) -> Result<(u32, u32), NvmlCode> {
+        cached(&self.caches.dram_encryption, || {
+            raw::dram_encryption(&self.raw())
+        })
+        .copied()
+    }
+
+    /// Power limit constraints in milliwatts: (min, max).
+    pub fn power_constraints(&self) -> Result<(u32, u32), NvmlCode> {
+        cached(&self.caches.power_constraints, || {
+            self.call(|d| d.power_management_limit_constraints())
+                .map(|c| (c.min_limit, c.max_limit))
+        })
+        .copied()
+    }
+
+    pub fn remapped(&self) -> Result<&RemappedRows, NvmlCode> {
+        cached(&self.caches.remapped, || raw::remapped_rows(&self.raw()))
+    }
+
+    pub fn histogram(&self) -> Result<&nvmlRowRemapperHistogramValues_t, NvmlCode> {
+        cached(&self.caches.histogram, || {
+            raw::row_remapper_histogram(&self.raw())
+        })
+    }
+
+    pub fn sram(&self) -> Result<&nvmlEccSramErrorStatus_t, NvmlCode> {
+        cached(&self.caches.sram, || raw::sram_ecc_status(&self.raw()))
+    }
+
+    pub fn protected_memory(&self) -> Result<&nvmlMemory_t, NvmlCode> {
+        cached(&self.caches.protected_memory, || {
+            raw::protected_memory(&self.raw())
+        })
+    }
+
+    pub fn fabric(&self) -> Result<&FabricInfo, NvmlCode> {
+        cached(&self.caches.fabric, || raw::fabric_info(&self.raw()))
+    }
+
+    pub fn platform(&self) -> Result<&nvmlPlatformInfo_t, NvmlCode> {
+        cached(&self.caches.platform, || raw::platform_info(&self.raw()))
+    }
+
+    /// Read these field values in one `nvmlDeviceGetFieldValues` call and
+    /// keep them for [`Self::field_value`]. Ids use nvml-wrapper's numbering
+    /// (translated for the driver here).
+    pub fn prefetch_field_values(&self, wanted: &[(u32, u32)]) {
+        let mut todo: Vec<(u32, u32)> = Vec::new();
+        {
+            let have = self.field_values.borrow();
+            for w in wanted {
+                if !have.iter().any(|(k, _)| k == w) && !todo.contains(w) {
+                    todo.push(*w);
+                }
+            }
+        }
+        if todo.is_empty() {
+            return;
+        }
+        let got = raw::field_values(&self.raw(), &todo);
+        let mut have = self.field_values.borrow_mut();
+        have.extend(todo.into_iter().zip(got));
+    }
+
+    /// One field value (read on its own when it was not prefetched).
+    pub fn field_value(&self, id: u32, scope: u32) -> Result<FieldVal, NvmlCode> {
+        self.prefetch_field_values(&[(id, scope)]);
+        self.field_values
+            .borrow()
+            .iter()
+            .find(|(k, _)| *k == (id, scope))
+            .map_or(Err(NvmlCode::UNKNOWN), |(_, v)| *v)
+    }
+}
+
+/// Drivers before the 450 branch printed NOT_SUPPORTED as `[Not Supported]`;
+/// 465.27 (2021) already prints `[N/A]`, 410.78 (2019) still the old form.
+pub const NA_SPELLING_CHANGED_IN: u32 = 450;
+
+fn legacy_not_supported(session: &Session) -> bool {
+    let major = session.driver_major();
+    major > 0 && major < NA_SPELLING_CHANGED_IN
+}

@@ -1,0 +1,49 @@
+//! Sources: NVML in, model out. Each query mode's fields and the code that
+//! reads them.
+//!
+//! - [`mode_def`]: what a query mode is ([`ModeDef`]: option, fields,
+//!   collector); [`mode`]: the table of them, which the command line, help,
+//!   man page, completion and dispatch all read;
+//! - [`gpu`]: `--query-gpu`, the field registry and its getters;
+//! - [`list_mode`]: what the five list modes share, and one file each;
+//! - [`target`]: the selected GPUs, their handles and identities;
+//! - [`ctx`]: a GPU's per-sample context, the cache every reader reads from;
+//! - [`smi_table`], [`listing`]: plain `nvq`'s table, `-L` and `--version`;
+//! - [`procinfo`], [`time`]: the host's `/proc` and the sample clock.
+//!
+//! A field's declaration (`model::FieldDef`) holds everything known about it
+//! (`model::FieldInfo`) and its getter; adding a field means adding one entry.
+
+pub mod ctx;
+pub mod gpm;
+pub mod gpu;
+pub mod list_mode;
+pub mod listing;
+pub mod log;
+pub mod mig;
+pub mod mode;
+pub mod mode_def;
+pub mod nvlink;
+pub mod procinfo;
+pub mod report;
+pub mod smi_table;
+pub mod target;
+pub mod time;
+pub mod top;
+pub mod topo;
+pub mod vgpu;
+pub mod xid;
+
+pub mod dmon;
+pub mod monitor;
+pub mod pmon;
+
+pub mod accounted_apps;
+pub mod compute_apps;
+pub mod remapped_rows;
+pub mod retired_pages;
+pub mod supported_clocks;
+
+pub use mode::QueryMode;
+pub use mode_def::{ModeDef, Request};
+pub use target::{targets, Target};

@@ -1,0 +1,351 @@
+//! Reading plain `nvq` / `nvidia-smi`'s table: [`collect`] reads everything
+//! the table shows into a [`SmiTable`] (one NVML call per NVML struct and
+//! GPU); `render::smi_table` turns it into text. Every reading keeps its NVML result, so the renderer can print
+//! `N/A` (or `Not Supported`) exactly where nvidia-smi does.
+
+use super::gpu::GpuCtx;
+use crate::model::smi_table::*;
+use crate::nvml::raw::{self, ProcessList};
+use crate::nvml::{NvmlCode, Session};
+use nvml_wrapper::enum_wrappers::device::{
+    ComputeMode as WrapperComputeMode, EccCounter, MemoryError, PerformanceState, TemperatureSensor,
+};
+use nvml_wrapper::error::NvmlError;
+use nvml_wrapper::Device;
+use std::time::SystemTime;
+
+fn code(e: NvmlError) -> NvmlCode {
+    NvmlCode::from(&e)
+}
+
+/// Read everything the table needs for the GPUs `devices`, in turn.
+pub fn collect(session: &Session, devices: &[u32]) -> SmiTable {
+    let parts = (0..Part::count(devices.len()))
+        .map(|i| Part::read(session, devices, i))
+        .collect();
+    assemble(session, parts)
+}
+
+/// One part of the table, read on its own (a loop reads each part under
+/// the sample's deadline): part `i < devices.len()` is GPU `devices[i]`
+/// (its box, MIG devices and processes), the last one the CUDA version.
+#[derive(Debug, Clone)]
+pub enum Part {
+    Gpu {
+        gpu: Box<TableGpu>,
+        mig: Vec<TableMig>,
+        processes: Vec<TableProcess>,
+    },
+    Cuda(Reading<i32>),
+}
+
+impl Part {
+    /// How many parts a table of `gpus` GPUs has.
+    pub fn count(gpus: usize) -> usize {
+        gpus + 1
+    }
+
+    /// Read part `i`.
+    pub fn read(session: &Session, devices: &[u32], i: usize) -> Part {
+        let Some(&index) = devices.get(i) else {
+            return Part::Cuda(raw::cuda_driver_version(session));
+        };
+        // The GPU count is no cell of the table.
+        let c = GpuCtx::new(session, index, 0);
+        let device = match c.dev() {
+            Ok(d) => d,
+            Err(code) => return Part::unavailable(index, code),
+        };
+        let gpu = gpu_summary(&c);
+        let mig = if gpu.mig_mode == Ok(true) {
+            mig_summaries(session, device, index)
+        } else {
+            Vec::new()
+        };
+        let processes = process_summaries(session, device, index);
+        Part::Gpu {
+            gpu: Box::new(gpu),
+            mig,
+            processes,
+        }
+    }
+
+    /// Part `i` when it missed the sample's deadline: NVML's TIMEOUT in
+    /// every reading (the box shows `N/A`), no MIG devices or processes.
+    pub fn late(devices: &[u32], i: usize) -> Part {
+        match devices.get(i) {
+            Some(&index) => Part::unavailable(index, NvmlCode::TIMEOUT),
+            None => Part::Cuda(Err(NvmlCode::TIMEOUT)),
+        }
+    }
+
+    fn unavailable(index: u32, c: NvmlCode) -> Part {
+        Part::Gpu {
+            gpu: Box::new(TableGpu::unavailable(index, c)),
+            mig: Vec::new(),
+            processes: Vec::new(),
+        }
+    }
+}
+
+/// The table from its parts (GPUs in order, then the CUDA version).
+pub fn assemble(session: &Session, parts: Vec<Part>) -> SmiTable {
+    let mut cuda_version = Err(NvmlCode::UNKNOWN);
+    let mut gpus = Vec::with_capacity(parts.len());
+    let mut mig_devices = Vec::new();
+    let mut processes = Vec::new();
+    for part in parts {
+        match part {
+            Part::Gpu {
+                gpu,
+                mig,
+                processes: p,
+            } => {
+                gpus.push(*gpu);
+                mig_devices.extend(mig);
+                processes.extend(p);
+            }
+            Part::Cuda(c) => cuda_version = c,
+        }
+    }
+    SmiTable {
+        date: date_line(SystemTime::now()),
+        driver_version: session.driver_version().map(str::to_string),
+        cuda_version,
+        gpus,
+        mig_devices,
+        processes,
+    }
+}
+
+/// A GPU's box, read through the sample's GPU context: each NVML struct
+/// once, with the same call (and fallback) as `--query-gpu`'s getters.
+fn gpu_summary(c: &GpuCtx<'_>) -> TableGpu {
+    let mig_mode = c.mig_mode().map(|(current, _)| current == 1);
+    // In MIG mode the cell says `On`: each MIG device counts its own errors
+    // (the 590 tables of H100 and H200 in MIG mode; `--query-gpu` still
+    // prints the GPU's counter).
+    let ecc = match c.ecc_mode() {
+        Err(_) => Ecc::NotAvailable,
+        Ok((false, _)) => Ecc::Disabled,
+        Ok(_) if mig_mode == Ok(true) => Ecc::Enabled(None),
+        Ok(_) => Ecc::Enabled(
+            c.call(|d| d.total_ecc_errors(MemoryError::Uncorrected, EccCounter::Volatile))
+                .ok(),
+        ),
+    };
+    let performance_state = match c.call(|d| d.performance_state()) {
+        Ok(PerformanceState::Unknown) => Err(NvmlCode::UNKNOWN),
+        Ok(p) => Ok(pstate_number(p)),
+        Err(e) => Err(e),
+    };
+    let compute_mode = c.call(|d| d.compute_mode()).map(|m| match m {
+        WrapperComputeMode::Default => ComputeMode::Default,
+        WrapperComputeMode::ExclusiveThread => ComputeMode::ExclusiveThread,
+        WrapperComputeMode::Prohibited => ComputeMode::Prohibited,
+        WrapperComputeMode::ExclusiveProcess => ComputeMode::ExclusiveProcess,
+    });
+    TableGpu {
+        index: c.index,
+        name: c.call(|d| d.name()),
+        persistence_mode: c.call(|d| d.is_in_persistent_mode()),
+        driver_model: driver_model(c),
+        bus_id: c.pci().map(|p| p.bus_id.clone()),
+        display_active: c.call(|d| d.is_display_active()),
+        ecc,
+        // The unversioned call, as `--query-gpu`'s fan.speed (`raw::fan_speed`).
+        fan: raw::fan_speed(&c.raw()),
+        temperature: c.call(|d| d.temperature(TemperatureSensor::Gpu)),
+        performance_state,
+        power_draw: c.call(|d| d.power_usage()),
+        power_limit: c.call(|d| d.power_management_limit()),
+        // nvmlDeviceGetMemoryInfo_v2 (v1 on drivers without it), as
+        // `memory.used` and `memory.total` read it.
+        memory: c.memory().map(|m| MemoryUse {
+            used: m.used,
+            total: m.total,
+        }),
+        gpu_util: c.utilization().map(|u| u.gpu),
+        compute_mode,
+        mig_mode,
+    }
+}
+
+fn pstate_number(p: PerformanceState) -> u32 {
+    use PerformanceState::*;
+    match p {
+        Zero => 0,
+        One => 1,
+        Two => 2,
+        Three => 3,
+        Four => 4,
+        Five => 5,
+        Six => 6,
+        Seven => 7,
+        Eight => 8,
+        Nine => 9,
+        Ten => 10,
+        Eleven => 11,
+        Twelve => 12,
+        Thirteen => 13,
+        Fourteen => 14,
+        Fifteen => 15,
+        Unknown => 32,
+    }
+}
+
+/// The Windows driver model: NVML's numbers, as the wrapper's enum lacks MCDM.
+fn driver_model(c: &GpuCtx<'_>) -> Reading<DriverModel> {
+    let (current, _pending) = c.driver_model()?;
+    match current {
+        0 => Ok(DriverModel::Wddm),
+        1 => Ok(DriverModel::Tcc),
+        2 => Ok(DriverModel::Mcdm),
+        _ => Err(NvmlCode::UNKNOWN),
+    }
+}
+
+/// The memory in use and in all of a GPU or a MIG device.
+fn memory(d: &Device<'_>) -> Reading<MemoryUse> {
+    d.memory_info()
+        .map(|m| MemoryUse {
+            used: m.used,
+            total: m.total,
+        })
+        .map_err(code)
+}
+
+fn mig_summaries(session: &Session, parent: &Device<'_>, gpu: u32) -> Vec<TableMig> {
+    let mut out = Vec::new();
+    for m in super::listing::mig_devices(parent) {
+        let attributes = m
+            .attributes()
+            .map(|a| MigAttributes {
+                multiprocessors: a.multiprocessor_count,
+                copy_engines: a.shared_copy_engine_count,
+                encoders: a.shared_encoder_count,
+                decoders: a.shared_decoder_count,
+                ofas: a.shared_ofa_count,
+                jpegs: a.shared_jpeg_count,
+            })
+            .map_err(code);
+        out.push(TableMig {
+            gpu,
+            gpu_instance: raw::gpu_instance_id(&raw::Dev::of(session, &m)),
+            compute_instance: raw::compute_instance_id(&raw::Dev::of(session, &m)),
+            index: out.len() as u32,
+            memory: memory(&m),
+            bar1: m
+                .bar1_memory_info()
+                .map(|x| MemoryUse {
+                    used: x.used,
+                    total: x.total,
+                })
+                .map_err(code),
+            attributes,
+            ecc: m
+                .total_ecc_errors(MemoryError::Uncorrected, EccCounter::Volatile)
+                .map_err(code),
+        });
+    }
+    out
+}
+
+/// A GPU's processes, merged over its compute, graphics and MPS lists,
+/// sorted by PID.
+pub fn process_summaries(session: &Session, d: &Device<'_>, gpu: u32) -> Vec<TableProcess> {
+    let mut rows: Vec<TableProcess> = Vec::new();
+    let d = raw::Dev::of(session, d);
+    // A list the GPU cannot give (NOT_SUPPORTED, a lost GPU) shows no
+    // processes, as nvidia-smi's table does.
+    for which in [
+        ProcessList::Compute,
+        ProcessList::Graphics,
+        ProcessList::MpsCompute,
+    ] {
+        for p in raw::processes(&d, which).unwrap_or_default() {
+            let used = p.used_memory;
+            let row = match rows.iter_mut().find(|r| {
+                r.pid == p.pid
+                    && r.gpu_instance == p.gpu_instance_id
+                    && r.compute_instance == p.compute_instance_id
+            }) {
+                Some(r) => r,
+                None => {
+                    rows.push(TableProcess {
+                        gpu,
+                        gpu_instance: p.gpu_instance_id,
+                        compute_instance: p.compute_instance_id,
+                        pid: p.pid,
+                        kind: ProcessKind::default(),
+                        name: Err(NvmlCode::NOT_FOUND),
+                        used_memory: used,
+                    });
+                    let last = rows.len() - 1;
+                    &mut rows[last]
+                }
+            };
+            match which {
+                ProcessList::Compute => row.kind.compute = true,
+                ProcessList::Graphics => row.kind.graphics = true,
+                ProcessList::MpsCompute => row.kind.mps = true,
+            }
+            if row.used_memory.is_none() {
+                row.used_memory = used;
+            }
+        }
+    }
+    for r in &mut rows {
+        r.name = raw::process_name(session, r.pid);
+    }
+    rows.sort_by_key(|r| (r.pid, r.gpu_instance, r.compute_instance));
+    rows
+}
+
+/// The first line of the table: `Fri Jul  3 22:11:09 2026` in local time,
+/// followed by the seven spaces nvidia-smi prints after it.
+pub fn date_line(t: SystemTime) -> String {
+    const DAYS: [&str; 7] = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
+    const MONTHS: [&str; 12] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
+    let secs = t
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default()
+        .as_secs() as libc::time_t;
+    // SAFETY: localtime_r only writes into the struct we hand it.
+    let tm = unsafe {
+        let mut tm: libc::tm = std::mem::zeroed();
+        if libc::localtime_r(&secs, &mut tm).is_null() {
+            return "Thu Jan  1 00:00:00 1970       ".to_string();
+        }
+        tm
+    };
+    let day = DAYS.get(tm.tm_wday as usize).copied().unwrap_or("???");
+    let month = MONTHS.get(tm.tm_mon as usize).copied().unwrap_or("???");
+    format!(
+        "{day} {month} {:>2} {:02}:{:02}:{:02} {}       ",
+        tm.tm_mday,
+        tm.tm_hour,
+        tm.tm_min,
+        tm.tm_sec,
+        tm.tm_year + 1900
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn date_line_shape() {
+        let s = date_line(SystemTime::now());
+        assert_eq!(s.len(), 31, "{s:?}");
+        assert!(s.ends_with("       "));
+        let b = s.as_bytes();
+        assert_eq!(
+            (b[3], b[7], b[10], b[13], b[16], b[19]),
+            (b' ', b' ', b' ', b':', b':', b' ')
+        );
+    }
+}

@@ -1,0 +1,384 @@
+//! `nvq top`'s reader: one GPU's sample (its numbers, MIG devices and
+//! processes) as `model::top` data.
+//!
+//! The GPU's numbers come from the `--query-gpu` getters (by field name,
+//! through the sample's [`GpuCtx`], so each NVML struct is read once); its
+//! processes from pmon's reader ([`PmonReader`]: the compute, graphics and
+//! MPS lists, per-process SM/encoder/decoder samples, names read once per
+//! process); what the host knows of each process (user, command line,
+//! container, CPU, resident memory) from its `/proc` ([`procinfo`]).
+
+use super::gpu::GpuCtx;
+use super::pmon::{self, PmonReader};
+use super::procinfo::{self, HostProc};
+use super::Target;
+use crate::model::top::{GpuSnap, Health, MigSnap, ProcSnap};
+use crate::model::{Fact, NvmlCode, Value};
+use crate::nvml::{raw, Session};
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+/// The catalogue facts `top` shows, in [`Numbers`] order.
+const FACTS: [Fact; 8] = [
+    Fact::UtilizationGpu,
+    Fact::UtilizationMemory,
+    Fact::TemperatureGpu,
+    Fact::PowerDraw,
+    Fact::PowerLimit,
+    Fact::ClocksCurrentSm,
+    Fact::ClocksCurrentMemory,
+    Fact::FanSpeed,
+];
+
+/// The pmon metrics `top` shows, in the order its rows carry them.
+const PMON_METRICS: [&str; 4] = ["sm", "enc", "dec", "fb"];
+
+const MIB: f64 = 1024.0 * 1024.0;
+
+/// What `/proc` said about a process the first time it was seen (it does
+/// not change while the process lives).
+struct Known {
+    /// `/proc` shows the process (else nothing else here is known).
+    shown: bool,
+    start: u64,
+    user: Option<String>,
+    command: Option<String>,
+    container: Option<String>,
+    /// CPU ticks (user + system) and when they were read.
+    ticks: Option<(u64, Instant)>,
+    /// When `/proc` was last read for it.
+    read_at: Instant,
+    cpu_pct: Option<f64>,
+    host_mem: Option<u64>,
+}
+
+/// Reads one GPU, sample after sample; keeps pmon's state and each
+/// process's previous CPU time (for its CPU share).
+pub struct TopReader {
+    pmon: PmonReader,
+    host: Option<Option<HostProc>>,
+    known: HashMap<u32, Known>,
+    /// Clock ticks per second (`/proc/PID/stat`'s unit).
+    hz: f64,
+}
+
+impl Default for TopReader {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl TopReader {
+    pub fn new() -> Self {
+        let metrics = pmon::METRICS
+            .iter()
+            .filter(|m| PMON_METRICS.contains(&m.name))
+            .cloned()
+            .collect();
+        TopReader {
+            pmon: PmonReader::new(metrics),
+            host: None,
+            known: HashMap::new(),
+            hz: clock_ticks_per_second(),
+        }
+    }
+
+    /// One sample of this GPU and its processes.
+    pub fn read(
+        &mut self,
+        session: &Session,
+        target: &Target,
+        count: u32,
+    ) -> (GpuSnap, Vec<ProcSnap>) {
+        let c = target.context(session, count);
+        let ident = target.ident(&c);
+        let mem = c.memory().map(|m| (m.used, m.total));
+        let health = match mem {
+            Err(code) if is_lost(code) => Health::Lost(code),
+            _ => Health::Fresh,
+        };
+        let mut gpu =
+            GpuSnap::unknown(target.index, ident.uuid.clone(), ident.name.clone(), health);
+        if health != Health::Fresh {
+            return (gpu, Vec::new());
+        }
+        if let Ok((used, total)) = mem {
+            gpu.mem_used = Some(used);
+            gpu.mem_total = Some(total);
+        }
+        let n = self.numbers(&c);
+        [
+            gpu.util_gpu,
+            gpu.util_mem,
+            gpu.temp_c,
+            gpu.power_w,
+            gpu.power_limit_w,
+            gpu.clock_sm_mhz,
+            gpu.clock_mem_mhz,
+            gpu.fan_pct,
+        ] = n;
+        // KB/s, in bytes per second.
+        let kbs = |fact| c.fact(fact).as_f64().map(|kb| kb * 1024.0);
+        gpu.pcie_rx = kbs(Fact::PcieRxThroughput);
+        gpu.pcie_tx = kbs(Fact::PcieTxThroughput);
+        gpu.mig = mig(session, &c);
+        let procs = self.processes(session, target, count, &gpu);
+        (gpu, procs)
+    }
+
+    fn numbers(&self, c: &GpuCtx<'_>) -> [Option<f64>; 8] {
+        let mut out = [None; 8];
+        for (slot, f) in out.iter_mut().zip(FACTS) {
+            *slot = c.fact(f).as_f64();
+        }
+        out
+    }
+
+    fn processes(
+        &mut self,
+        session: &Session,
+        target: &Target,
+        count: u32,
+        gpu: &GpuSnap,
+    ) -> Vec<ProcSnap> {
+        let rows = self.pmon.read(session, target, count);
+        let host = self.host.get_or_insert_with(HostProc::detect).clone();
+        let mut seen = Vec::new();
+        let mut out = Vec::new();
+        for row in rows {
+            // index, pid, type, sm, enc, dec, fb, name
+            let cells = &row.cells;
+            let Some(pid) = cells.get(1).and_then(Value::as_f64).map(|p| p as u32) else {
+                continue; // the row of a GPU without processes
+            };
+            let num = |i: usize| cells.get(i).and_then(Value::as_f64);
+            let name = match cells.get(7) {
+                Some(Value::Text(t)) => t.clone(),
+                _ => String::new(),
+            };
+            let mut p = ProcSnap {
+                gpu: gpu.index,
+                gpu_uuid: gpu.uuid.clone(),
+                pid,
+                kind: cells.get(2).map(|v| v.to_string()).unwrap_or_default(),
+                sm: num(3),
+                enc: num(4),
+                dec: num(5),
+                gpu_mem: num(6).map(|m| (m * MIB) as u64),
+                command: name,
+                ..ProcSnap::default()
+            };
+            if let Some(h) = &host {
+                self.host_facts(h, &mut p);
+            }
+            seen.push(pid);
+            out.push(p);
+        }
+        self.known.retain(|pid, _| seen.contains(pid));
+        out
+    }
+
+    /// Fill in what the host's `/proc` says about `p`, read at most once
+    /// per [`HOST_EVERY`] (a process `/proc` does not show is not looked
+    /// for again sooner either).
+    fn host_facts(&mut self, host: &HostProc, p: &mut ProcSnap) {
+        let now = Instant::now();
+        if let Some(k) = self.known.get(&p.pid) {
+            if now.duration_since(k.read_at) < HOST_EVERY {
+                k.apply(p);
+                return;
+            }
+        }
+        let Ok(stat) = host.read(p.pid, "stat") else {
+            self.known.insert(p.pid, Known::absent(now));
+            return;
+        };
+        let start = procinfo::stat_identity(&stat).map_or(0, |(_, s)| s);
+        let ticks = stat_ticks(&stat);
+        let same = self
+            .known
+            .get(&p.pid)
+            .is_some_and(|k| k.shown && k.start == start);
+        if !same {
+            let status = host.status(p.pid).ok();
+            let user = status
+                .as_deref()
+                .and_then(procinfo::parse_euid)
+                .map(|uid| procinfo::user_name(uid).unwrap_or_else(|| uid.to_string()));
+            let command = host
+                .read(p.pid, "cmdline")
+                .ok()
+                .map(|b| procinfo::parse_cmdline(&b))
+                .filter(|c| !c.is_empty());
+            let container = host
+                .read(p.pid, "cgroup")
+                .ok()
+                .and_then(|b| procinfo::container_id(&String::from_utf8_lossy(&b)))
+                .map(|id| id.chars().take(12).collect());
+            self.known.insert(
+                p.pid,
+                Known {
+                    shown: true,
+                    start,
+                    user,
+                    command,
+                    container,
+                    ticks: None,
+                    read_at: now,
+                    cpu_pct: None,
+                    host_mem: None,
+                },
+            );
+        }
+        let hz = self.hz;
+        let Some(k) = self.known.get_mut(&p.pid) else {
+            return;
+        };
+        if let (Some(t), Some((t0, at))) = (ticks, k.ticks) {
+            let secs = now.duration_since(at).as_secs_f64();
+            if secs > 0.0 {
+                k.cpu_pct = Some(t.saturating_sub(t0) as f64 / hz / secs * 100.0);
+            }
+        }
+        k.ticks = ticks.map(|t| (t, now));
+        k.read_at = now;
+        k.host_mem = host
+            .read(p.pid, "statm")
+            .ok()
+            .and_then(|b| statm_resident_pages(&b))
+            .map(|pages| pages.saturating_mul(page_size()));
+        k.apply(p);
+    }
+}
+
+/// How often a process's host facts (CPU, resident memory) are read.
+pub const HOST_EVERY: Duration = Duration::from_secs(1);
+
+impl Known {
+    fn absent(now: Instant) -> Self {
+        Known {
+            shown: false,
+            start: 0,
+            user: None,
+            command: None,
+            container: None,
+            ticks: None,
+            read_at: now,
+            cpu_pct: None,
+            host_mem: None,
+        }
+    }
+
+    fn apply(&self, p: &mut ProcSnap) {
+        if !self.shown {
+            return;
+        }
+        p.start = self.start;
+        p.user.clone_from(&self.user);
+        p.container.clone_from(&self.container);
+        if let Some(c) = &self.command {
+            p.command.clone_from(c);
+        }
+        p.cpu_pct = self.cpu_pct;
+        p.host_mem = self.host_mem;
+    }
+}
+
+/// A code that means the GPU is gone, not that a value is missing.
+fn is_lost(code: NvmlCode) -> bool {
+    code == NvmlCode::GPU_IS_LOST
+        || code == NvmlCode::RESET_REQUIRED
+        || code == NvmlCode::GPU_NOT_FOUND
+}
+
+/// The GPU's MIG devices with their memory (none when MIG is off).
+fn mig(session: &Session, c: &GpuCtx<'_>) -> Vec<MigSnap> {
+    let Ok(dev) = c.dev() else {
+        return Vec::new();
+    };
+    if !matches!(c.mig_mode(), Ok((1, _))) {
+        return Vec::new();
+    }
+    super::listing::mig_devices(dev)
+        .iter()
+        .map(|m| {
+            let d = raw::Dev::of(session, m);
+            let mem = m.memory_info().ok();
+            MigSnap {
+                profile: m
+                    .name()
+                    .map(|n| super::listing::mig_profile(&n).to_string())
+                    .unwrap_or_default(),
+                uuid: m.uuid().unwrap_or_default(),
+                gpu_instance: raw::gpu_instance_id(&d).ok(),
+                compute_instance: raw::compute_instance_id(&d).ok(),
+                mem_used: mem.as_ref().map(|m| m.used),
+                mem_total: mem.as_ref().map(|m| m.total),
+            }
+        })
+        .collect()
+}
+
+/// Fields 14 and 15 of `/proc/PID/stat` (user and system time, ticks).
+pub fn stat_ticks(stat: &[u8]) -> Option<u64> {
+    let s = String::from_utf8_lossy(stat);
+    let close = s.rfind(')')?;
+    let mut f = s.get(close + 1..)?.split_whitespace().skip(11);
+    let utime: u64 = f.next()?.parse().ok()?;
+    let stime: u64 = f.next()?.parse().ok()?;
+    Some(utime.saturating_add(stime))
+}
+
+/// The resident pages of a `/proc/PID/statm` text (its second number).
+pub fn statm_resident_pages(statm: &[u8]) -> Option<u64> {
+    String::from_utf8_lossy(statm)
+        .split_whitespace()
+        .nth(1)?
+        .parse()
+        .ok()
+}
+
+fn clock_ticks_per_second() -> f64 {
+    // SAFETY: sysconf only reads a system constant.
+    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+    if hz > 0 {
+        hz as f64
+    } else {
+        100.0
+    }
+}
+
+fn page_size() -> u64 {
+    // SAFETY: sysconf only reads a system constant.
+    let p = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+    u64::try_from(p).ok().filter(|&p| p > 0).unwrap_or(4096)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cpu_ticks_and_resident_pages() {
+        let stat = b"4242 (my (odd) prog) S 1 4242 4242 0 -1 4194560 100 0 0 0 17 5 0 0 20 0 1 0 987654 1000 10";
+        assert_eq!(stat_ticks(stat), Some(22));
+        assert_eq!(stat_ticks(b"garbage"), None);
+        assert_eq!(statm_resident_pages(b"1000 250 30 1 0 100 0\n"), Some(250));
+        assert_eq!(statm_resident_pages(b""), None);
+    }
+
+    #[test]
+    fn the_pmon_metrics_top_shows_exist() {
+        let r = TopReader::new();
+        assert_eq!(r.pmon_metric_count(), PMON_METRICS.len());
+    }
+
+    impl TopReader {
+        fn pmon_metric_count(&self) -> usize {
+            pmon::METRICS
+                .iter()
+                .filter(|m| PMON_METRICS.contains(&m.name))
+                .count()
+        }
+    }
+}
