@@ -525,7 +525,7 @@ fn ui_loop(
             };
             terminal
                 .tui
-                .draw(|f| view::draw(f, &screen))
+                .draw(|area, buf| view::render(&screen, area, buf))
                 .map_err(draw_err)?;
         }
     }

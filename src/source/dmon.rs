@@ -307,7 +307,7 @@ impl DmonReader {
             cells.extend(cells_of(&ids, &got, show));
             let mut r = Row::new(cells);
             r.gpu = Some(target.ident(&c));
-            r.timestamp = Some(c.timestamp.clone());
+            r.timestamp = Some(c.timestamp().to_string());
             rows.push(r);
         }
         rows
@@ -341,7 +341,7 @@ impl DmonReader {
         }
         let mut row = Row::new(cells);
         row.gpu = Some(target.ident(&c));
-        row.timestamp = Some(c.timestamp.clone());
+        row.timestamp = Some(c.timestamp().to_string());
         row
     }
 

@@ -110,6 +110,11 @@ impl HostProc {
         })
     }
 
+    /// Open `/proc/PID/<file>` to read it again later ([`read_again`]).
+    pub fn open_file(&self, pid: u32, file: &str) -> Result<std::fs::File, NvmlCode> {
+        std::fs::File::open(self.path(pid, file)).map_err(|_| NvmlCode::NOT_FOUND)
+    }
+
     pub fn status(&self, pid: u32) -> Result<String, NvmlCode> {
         self.read(pid, "status")
             .map(|b| String::from_utf8_lossy(&b).into_owned())
@@ -166,6 +171,17 @@ pub fn parse_cmdline(raw: &[u8]) -> String {
 
 /// The command name and start time (fields 2 and 22 of `/proc/PID/stat`):
 /// together they identify a process across PID namespaces.
+/// Read a `/proc/PID/…` file opened before from its start, into `buf`
+/// (one system call). On a real procfs this fails once the process has
+/// exited and been reaped, even when another process has its PID by then:
+/// the open file belongs to the process, not to the number.
+pub fn read_again<'b>(f: &std::fs::File, buf: &'b mut [u8]) -> Option<&'b [u8]> {
+    use std::os::unix::fs::FileExt;
+    let n = f.read_at(buf, 0).ok()?;
+    // A text that filled the buffer may be cut: not trusted.
+    buf.get(..n).filter(|_| n < buf.len())
+}
+
 pub fn stat_identity(stat: &[u8]) -> Option<(String, u64)> {
     let s = String::from_utf8_lossy(stat);
     let open = s.find('(')?;

@@ -83,7 +83,7 @@ impl TopReader {
             .collect();
         TopReader {
             fields,
-            pmon: PmonReader::new(metrics),
+            pmon: PmonReader::new(metrics).without_timestamps(),
             host: None,
             known: HashMap::new(),
             hz: clock_ticks_per_second(),

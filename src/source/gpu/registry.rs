@@ -69,7 +69,7 @@ pub static FIELDS: &[FieldDef<Get>] = &[
             "When this row was read, as \"YYYY/MM/DD HH:MM:SS.mmm\" in local time.",
         )
         .timestamp(),
-        Get::Fn(|c| Value::text(c.timestamp.clone())),
+        Get::Fn(|c| Value::text(c.timestamp())),
     ),
     f(
         FieldInfo::new(
