@@ -55,6 +55,9 @@ _nvq() {
             nvq,topo)
                 cmd="nvq__subcmd__topo"
                 ;;
+            nvq,vgpu)
+                cmd="nvq__subcmd__vgpu"
+                ;;
             nvq,wait)
                 cmd="nvq__subcmd__wait"
                 ;;
@@ -65,7 +68,7 @@ _nvq() {
 
     case "${cmd}" in
         nvq)
-            opts="-i -f -l -q -d -x -u -L -h --query-gpu --query-supported-clocks --query-compute-apps --query-accounted-apps --query-retired-pages --query-remapped-rows --format --id --filename --loop --loop-ms --count --where --assert --until --until-all --timeout --summary --history --trend-window --rising-for --min-rise --query --display --xml-format --dtd --unit --list-gpus --version --help-query-gpu --help-query-supported-clocks --help-query-compute-apps --help-query-accounted-apps --help-query-retired-pages --help-query-remapped-rows --nvml-lib --simulate --help mem ps busy stat wait topo nvlink serve mig top plot dmon pmon"
+            opts="-i -f -l -q -d -x -u -L -h --query-gpu --query-supported-clocks --query-compute-apps --query-accounted-apps --query-retired-pages --query-remapped-rows --format --id --filename --loop --loop-ms --count --where --assert --until --until-all --timeout --summary --history --trend-window --rising-for --min-rise --query --display --xml-format --dtd --unit --list-gpus --version --help-query-gpu --help-query-supported-clocks --help-query-compute-apps --help-query-accounted-apps --help-query-retired-pages --help-query-remapped-rows --nvml-lib --simulate --help mem ps busy stat wait topo nvlink serve mig vgpu top plot dmon pmon"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -827,7 +830,7 @@ _nvq() {
             return 0
             ;;
         nvq__subcmd__serve)
-            opts="-i -h --web.listen-address --web.telemetry-path --collect.interval --profile --collect.processes --collect.pcie-throughput --collect.pods --collect.pods.socket --collect.pods.interval --query-gpu --id --web.write-timeout --web.read-timeout --web.config.file --web.max-connections --nvml-lib --simulate --help"
+            opts="-i -h --web.listen-address --web.telemetry-path --collect.interval --profile --collect.processes --collect.pcie-throughput --collect.compute-apps-mig --collect.pods --collect.pods.socket --collect.pods.interval --query-gpu --id --web.write-timeout --web.read-timeout --web.idle-timeout --web.config.file --web.max-connections --nvml-lib --simulate --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -874,6 +877,10 @@ _nvq() {
                     return 0
                     ;;
                 --web.read-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --web.idle-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1018,6 +1025,32 @@ _nvq() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        nvq__subcmd__vgpu)
+            opts="-s -c -q -i -h --supported --creatable --query --id --nvml-lib --simulate --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -i)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --nvml-lib)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         nvq__subcmd__wait)
             opts="-i -f -l -h --id --format --filename --loop --loop-ms --count --where --assert --until --until-all --timeout --summary --history --trend-window --rising-for --min-rise --nvml-lib --simulate --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -1125,7 +1158,7 @@ _nvq_list_tokens() {
         --query-compute-apps) echo 'timestamp gpu_name gpu_bus_id gpu_serial gpu_uuid gpu_index pid process_name name used_gpu_memory used_memory used_gpu_memory.percent local_pid user command_line cmdline container_id pod_uid' ;;
         --query-accounted-apps) echo 'timestamp gpu_name gpu_bus_id gpu_serial gpu_uuid gpu_index vgpu_instance pid gpu_utilization gpu_util mem_utilization mem_util max_memory_usage time' ;;
         --query-retired-pages) echo 'timestamp gpu_name gpu_bus_id gpu_serial gpu_uuid gpu_index retired_pages.address retired_pages.timestamp retired_pages.cause' ;;
-        --query-remapped-rows) echo 'timestamp gpu_name gpu_bus_id gpu_serial gpu_uuid gpu_index remapped_rows.correctable remapped_rows.uncorrectable remapped_rows.pending remapped_rows.failure' ;;
+        --query-remapped-rows) echo 'timestamp gpu_name gpu_bus_id gpu_serial gpu_uuid gpu_index remapped_rows.correctable remapped_rows.sbe remapped_rows.uncorrectable remapped_rows.dbe remapped_rows.pending remapped_rows.failure' ;;
         --format) echo 'csv json ndjson table prometheus noheader nounits' ;;
     esac
 }

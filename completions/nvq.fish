@@ -357,10 +357,12 @@ function __nvq_list_tokens
             printf '%s\t%s\n' 'gpu_serial' 'Serial number printed on the GPU\'s board; boards with several GPUs share it.'
             printf '%s\t%s\n' 'gpu_uuid' 'Globally unique, immutable identifier of that GPU (GPU-...); in MIG mode, the parent GPU\'s.'
             printf '%s\t%s\n' 'gpu_index' 'NVML index of the GPU the row belongs to (the index of --query-gpu and -i).'
-            printf '%s\t%s\n' 'remapped_rows.correctable' 'Memory rows remapped because of correctable ECC errors.'
-            printf '%s\t%s\n' 'remapped_rows.uncorrectable' 'Memory rows remapped because of uncorrectable ECC errors.'
-            printf '%s\t%s\n' 'remapped_rows.pending' 'Yes if a remapping waits for the GPU to be reset before it takes effect.'
-            printf '%s\t%s\n' 'remapped_rows.failure' 'Yes if a remapping has failed (no spare row was left); the GPU may need service.'
+            printf '%s\t%s\n' 'remapped_rows.correctable' 'Rows remapped after correctable errors.'
+            printf '%s\t%s\n' 'remapped_rows.sbe' 'Same as remapped_rows.correctable.'
+            printf '%s\t%s\n' 'remapped_rows.uncorrectable' 'Rows remapped after uncorrectable errors.'
+            printf '%s\t%s\n' 'remapped_rows.dbe' 'Same as remapped_rows.uncorrectable.'
+            printf '%s\t%s\n' 'remapped_rows.pending' 'Yes when a remapping waits for the next GPU reset.'
+            printf '%s\t%s\n' 'remapped_rows.failure' 'Yes when a row could not be remapped.'
         case format
             printf '%s\t%s\n' 'csv' 'Output format csv.'
             printf '%s\t%s\n' 'json' 'Output format json.'
@@ -476,6 +478,7 @@ complete -c nvq -n "__fish_nvq_needs_command" -f -a "topo" -d 'Show where the GP
 complete -c nvq -n "__fish_nvq_needs_command" -f -a "nvlink" -d 'Show each GPU\'s NVLinks: speed and state, capabilities, error counters, far ends, traffic'
 complete -c nvq -n "__fish_nvq_needs_command" -f -a "serve" -d 'nvq: serve the GPUs\' metrics over HTTP for Prometheus (an exporter)'
 complete -c nvq -n "__fish_nvq_needs_command" -f -a "mig" -d 'List MIG\'s GPU and compute instances and their profiles (read-only)'
+complete -c nvq -n "__fish_nvq_needs_command" -f -a "vgpu" -d 'List the vGPU types of each vGPU host GPU, supported or creatable now (read-only)'
 complete -c nvq -n "__fish_nvq_needs_command" -f -a "top" -d 'nvq: an interactive view of the GPUs and their processes, with history curves'
 complete -c nvq -n "__fish_nvq_needs_command" -f -a "plot" -d 'nvq: draw a log nvq wrote as SVG or PNG: memory and utilization over time, peaks, totals, leaks'
 complete -c nvq -n "__fish_nvq_needs_command" -f -a "dmon" -d 'Scrolling per-GPU monitor: one line per GPU per sample'
@@ -595,12 +598,14 @@ complete -c nvq -n "__fish_nvq_using_subcommand serve" -l collect.pods.interval 
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -l query-gpu -d 'Fields to collect (see --help-query-gpu); by default every field the profile uses' -r -f -a '(__nvq_list query-gpu)'
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -s i -l id -d 'Serve only these GPUs: index, UUID, PCI bus id or board serial; comma list allowed' -r
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -l web.write-timeout -d 'Close a connection whose answer has waited DURATION for its client to read it' -r
-complete -c nvq -n "__fish_nvq_using_subcommand serve" -l web.read-timeout -d 'Close a connection that has not sent a whole request head within DURATION (idle ones too)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand serve" -l web.read-timeout -d 'Close a connection that has not sent a whole request head within DURATION of its first byte (or of connecting)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand serve" -l web.idle-timeout -d 'Close a kept-alive connection that has sent no new request within DURATION of its last answer' -r
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -l web.config.file -d 'TLS and basic authentication, in the Prometheus exporter-toolkit\'s YAML format' -r -F
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -l web.max-connections -d 'Keep at most N connections open; a new one takes the place of the longest-stalled, else is closed' -r
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -l nvml-lib -d 'nvq: load this NVML library instead of libnvidia-ml.so.1' -r -F
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -l collect.processes -d 'nvq profile: also serve one series per GPU process (pid, name, user, container, memory)'
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -l collect.pcie-throughput -d 'nvidia_gpu_exporter profile: also serve each GPU\'s PCIe throughput (two 20 ms NVML samples a collection)'
+complete -c nvq -n "__fish_nvq_using_subcommand serve" -l collect.compute-apps-mig -d 'nvidia_gpu_exporter profile: label each process series with its MIG gpu_instance_id and compute_instance_id'
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -l collect.pods -d 'Label GPU and process series with the Kubernetes pod, namespace and container holding the GPU'
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -l simulate -d 'nvq: load the NVML simulator installed next to nvq (no GPU needed)'
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -s h -l help -d 'Print help'
@@ -616,6 +621,13 @@ complete -c nvq -n "__fish_nvq_using_subcommand mig" -l list-gpu-instance-possib
 complete -c nvq -n "__fish_nvq_using_subcommand mig" -l list-compute-instance-possible-placements -d 'List where each compute instance profile\'s instances may sit in each GPU instance (also spelled -lcipp)'
 complete -c nvq -n "__fish_nvq_using_subcommand mig" -l simulate -d 'nvq: load the NVML simulator installed next to nvq (no GPU needed)'
 complete -c nvq -n "__fish_nvq_using_subcommand mig" -s h -l help -d 'Print help'
+complete -c nvq -n "__fish_nvq_using_subcommand vgpu" -s i -l id -d 'GPUs to show (index, UUID, PCI bus id or serial; comma list allowed)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand vgpu" -l nvml-lib -d 'nvq: load this NVML library instead of libnvidia-ml.so.1' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand vgpu" -s s -l supported -d 'List the vGPU types (profiles) each vGPU host GPU supports'
+complete -c nvq -n "__fish_nvq_using_subcommand vgpu" -s c -l creatable -d 'List the vGPU types that could be started on each vGPU host GPU now'
+complete -c nvq -n "__fish_nvq_using_subcommand vgpu" -s q -l query -d 'Print each vGPU host GPU\'s running vGPUs in detail (nvq: only where no GPU is a vGPU host)'
+complete -c nvq -n "__fish_nvq_using_subcommand vgpu" -l simulate -d 'nvq: load the NVML simulator installed next to nvq (no GPU needed)'
+complete -c nvq -n "__fish_nvq_using_subcommand vgpu" -s h -l help -d 'Print help'
 complete -c nvq -n "__fish_nvq_using_subcommand top" -s i -l id -d 'GPUs to show: index, UUID or PCI bus id; comma list allowed' -r
 complete -c nvq -n "__fish_nvq_using_subcommand top" -s d -l interval -d 'Seconds between samples, 0.1 to 10 (default 1; 500ms is also accepted)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand top" -l leak-after -d 'Mark a process whose memory has been rising steadily this long, in seconds (default 300)' -r

@@ -3,8 +3,9 @@
 uses only the modules its layer allows (ARCHITECTURE.md, "Layers"), no
 line of src/ is longer than 120 characters unless it holds a string literal,
 every `unsafe` block has a `// SAFETY:` comment (an `unsafe fn` a `# Safety`
-section), and only the raw NVML layer (src/nvml/raw.rs) touches NVML's
-symbol table.
+section), only the raw NVML layer (src/nvml/raw/) touches NVML's
+symbol table, and inside each module the files of one folder form no
+circle either (`inner_circles`).
 
 Reads every `crate::<module>` path in src/ (comments and doc comments
 excluded; `#[cfg(test)]` code included: tests may not bend the layers
@@ -95,6 +96,269 @@ def code_lines(text):
         yield n, line
 
 
+# ---- Circles inside a module: between the files of one folder.
+
+
+def blank(text):
+    """Comments and string/char literals replaced by spaces (newlines kept)."""
+    out = list(text)
+    i, n = 0, len(text)
+    def wipe(a, b):
+        for k in range(a, min(b, n)):
+            if out[k] != "\n":
+                out[k] = " "
+    while i < n:
+        c = text[i]
+        if text.startswith("//", i):
+            j = text.find("\n", i); j = n if j < 0 else j
+            wipe(i, j); i = j
+        elif text.startswith("/*", i):
+            j = text.find("*/", i); j = n if j < 0 else j + 2
+            wipe(i, j); i = j
+        elif c == "r" and re.match(r'r#*"', text[i:i + 80]) and not (i and (text[i-1].isalnum() or text[i-1] == "_")):
+            h = re.match(r'r(#*)"', text[i:]).group(1)
+            j = text.find('"' + h, i + len(h) + 2); j = n if j < 0 else j + 1 + len(h)
+            wipe(i, j); i = j
+        elif c == '"':
+            j = i + 1
+            while j < n and text[j] != '"':
+                j += 2 if text[j] == "\\" else 1
+            wipe(i, j + 1); i = j + 1
+        elif c == "'" and (text.startswith("\\", i + 1) or text[i + 2:i + 3] == "'"):
+            j = text.find("'", i + 2 if text[i + 1] != "\\" else i + 3)
+            j = n if j < 0 else j + 1
+            wipe(i, j); i = j
+        else:
+            i += 1
+    return "".join(out)
+
+def modpath(path):
+    rel = os.path.relpath(path, ROOT)[:-3].split(os.sep)
+    if rel[-1] == "mod":
+        rel = rel[:-1]
+    if rel in (["lib"], ["main"]):
+        return []
+    return rel
+
+def inline_depths(text):
+    """For each offset, how many inline `mod x { }` blocks enclose it: a list of (start, end)."""
+    spans = []
+    for m in re.finditer(r"\bmod\s+[a-z_][a-z0-9_]*\s*\{", text):
+        depth, j = 0, m.end() - 1
+        while j < len(text):
+            if text[j] == "{": depth += 1
+            elif text[j] == "}":
+                depth -= 1
+                if depth == 0: break
+            j += 1
+        spans.append((m.end(), j))
+    return spans
+
+def group_heads(s):
+    """`{a, b::c, self}` (s starts after `{`): the first segment of each item."""
+    heads, depth, cur = [], 0, ""
+    for ch in s:
+        if ch == "{": depth += 1
+        elif ch == "}":
+            if depth == 0:
+                heads.append(cur); break
+            depth -= 1
+        elif ch == "," and depth == 0:
+            heads.append(cur); cur = ""; continue
+        if depth == 0 and ch != "}":
+            cur += ch
+    return [re.match(r"\s*([A-Za-z_][A-Za-z0-9_]*)?", h).group(1) for h in heads]
+
+def uses(path, text, F=None, declared=None):
+    """Absolute paths (lists of segments, one step past the module) that the file names."""
+    if F is None:
+        F = modpath(path)
+    spans = inline_depths(text)
+    if declared is None:
+        declared = set(re.findall(r"^\s*(?:pub(?:\([a-z]+\))?\s+)?mod\s+([a-z_][a-z0-9_]*)\s*;", text, re.M))
+    found = []
+    pat = re.compile(r"(?<![A-Za-z0-9_:])(crate|self|super|[a-z_][a-z0-9_]*)((?:::super)*)::")
+    for m in pat.finditer(text):
+        first = m.group(1)
+        k = sum(1 for a, b in spans if a <= m.start() < b)
+        if first == "crate":
+            base = []
+        elif first == "super":
+            ups = 1 + m.group(2).count("super")
+            if ups <= k:
+                continue
+            ups -= k
+            if ups > len(F):
+                continue
+            base = F[:len(F) - ups]
+        elif first == "self":
+            if k:
+                continue
+            base = list(F)
+        elif first in declared and k == 0:
+            base = list(F) + [first]
+        else:
+            continue
+        rest = text[m.end():]
+        if rest.startswith("{"):
+            heads = group_heads(rest[1:])
+        else:
+            mm = re.match(r"([A-Za-z_][A-Za-z0-9_]*)((?:::[A-Za-z_][A-Za-z0-9_]*)*)", rest)
+            if not mm:
+                continue
+            segs = [mm.group(1)] + [x for x in mm.group(2).split("::") if x]
+            after = rest[mm.end():]
+            if after.startswith("::{"):
+                base = base + segs
+                heads = group_heads(after[3:])
+            else:
+                found.append((base + segs, text.count("\n", 0, m.start()) + 1))
+                continue
+        for h in heads:
+            if h and h != "self":
+                found.append((base + [h], text.count("\n", 0, m.start()) + 1))
+            elif h == "self":
+                found.append((base, text.count("\n", 0, m.start()) + 1))
+    return F, found
+
+def children(modp):
+    """The child modules of module `modp` if it is a folder (files and sub-folders), else None."""
+    d = os.path.join(ROOT, *modp)
+    if not os.path.isdir(d):
+        return None
+    out = set()
+    for e in os.listdir(d):
+        if e.endswith(".rs") and e != "mod.rs":
+            out.add(e[:-3])
+        elif os.path.isdir(os.path.join(d, e)):
+            out.add(e)
+    return out
+
+def reexports_of(path, text):
+    """`pub use` in a file: name -> absolute path of what it names."""
+    F = modpath(path)
+    declared = set(re.findall(r"^\s*(?:pub(?:\([a-z]+\))?\s+)?mod\s+([a-z_][a-z0-9_]*)\s*;", text, re.M))
+    out = {}
+    for m in re.finditer(r"\bpub(?:\([a-z]+\))?\s+use\s+([^;]*);", text):
+        stmt = "use " + m.group(1) + ";"
+        _, found = uses(path, stmt, F, declared)
+        for S, _ in found:
+            if S:
+                out[S[-1]] = S
+    return tuple(F), out
+
+
+def resolve(S, rex):
+    for _ in range(8):
+        for i in range(1, len(S)):
+            r = rex.get(tuple(S[:i]), {}).get(S[i])
+            if r is not None and r != S[:i + 1]:
+                S = r + S[i + 1:]
+                break
+        else:
+            return S
+    return S
+
+
+def without_tests(path, text, test_files):
+    """Test code is above what it tests: `#[cfg(test)] mod x { ... }` is blanked,
+    and the files of `#[cfg(test)] mod x;` are noted in `test_files`."""
+    d = os.path.dirname(path)
+    here = d if os.path.basename(path) in ("mod.rs", "lib.rs", "main.rs") else os.path.join(d, os.path.basename(path)[:-3])
+    for m in re.finditer(r"#\[cfg\(test\)\]\s*(?:pub(?:\([a-z]+\))?\s+)?mod\s+([a-z_][a-z0-9_]*)\s*;", text):
+        test_files.add(os.path.join(here, m.group(1) + ".rs"))
+        test_files.add(os.path.join(here, m.group(1), "mod.rs"))
+    out = list(text)
+    for m in re.finditer(r"#\[cfg\(test\)\]\s*(?:pub(?:\([a-z]+\))?\s+)?mod\s+[a-z_][a-z0-9_]*\s*\{", text):
+        depth, j = 0, m.end() - 1
+        while j < len(text):
+            if text[j] == "{":
+                depth += 1
+            elif text[j] == "}":
+                depth -= 1
+                if depth == 0:
+                    break
+            j += 1
+        for k in range(m.start(), min(j + 1, len(text))):
+            if out[k] != "\n":
+                out[k] = " "
+    return "".join(out)
+
+
+
+def inner_circles():
+    """Circles between the files of one folder (its children: files and sub-folders). The
+    folder's own file (`mod.rs`, or `x.rs` beside `x/`) declares, re-exports and dispatches to
+    its children and is not counted; a name it re-exports counts as its child's. Test code
+    (`#[cfg(test)]` modules and files) is above what it tests and is not counted either."""
+    rex = {}
+    texts = {}
+    test_files = set()
+    for dp, _, files in os.walk(ROOT):
+        for name in sorted(files):
+            if name.endswith(".rs"):
+                p = os.path.join(dp, name)
+                texts[p] = without_tests(p, blank(open(p, encoding="utf-8").read()), test_files)
+                F, r = reexports_of(p, texts[p])
+                rex.setdefault(F, {}).update(r)
+    edges = collections.defaultdict(lambda: collections.defaultdict(set))  # folder -> a -> {b}
+    where = {}
+    for dp, _, files in os.walk(ROOT):
+        for name in sorted(files):
+            if not name.endswith(".rs"):
+                continue
+            p = os.path.join(dp, name)
+            if p in test_files:
+                continue
+            text = texts[p]
+            F, found = uses(p, text)
+            for S, line in found:
+                S = resolve(S, rex)
+                # the deepest folder holding both the file and the target
+                c = 0
+                while c < len(F) and c < len(S) and F[c] == S[c]:
+                    c += 1
+                while c >= 1:
+                    D = F[:c]
+                    kids = children(D)
+                    if kids is not None:
+                        break
+                    c -= 1
+                if c < 1:
+                    continue
+                D = tuple(F[:c])
+                kids = children(list(D))
+                a = F[c] if len(F) > c else None
+                b = S[c] if len(S) > c and S[c] in kids else None
+                if a is not None and b is not None and a != b:
+                    edges[D][a].add(b)
+                    where.setdefault((D, a, b), f"{os.path.relpath(p, os.path.join(ROOT, '..'))}:{line}")
+    problems = []
+    for D in sorted(edges):
+        g = edges[D]
+        # strongly connected components (Tarjan)
+        index, low, st, on, comps = {}, {}, [], set(), []
+        def sc(v):
+            index[v] = low[v] = len(index); st.append(v); on.add(v)
+            for w in sorted(g.get(v, ())):
+                if w not in index:
+                    sc(w); low[v] = min(low[v], low[w])
+                elif w in on:
+                    low[v] = min(low[v], index[w])
+            if low[v] == index[v]:
+                comp = []
+                while True:
+                    w = st.pop(); on.discard(w); comp.append(w)
+                    if w == v: break
+                if len(comp) > 1: comps.append(sorted(comp))
+        for v in sorted(g):
+            if v not in index: sc(v)
+        for comp in comps:
+            eg = [f"{a}->{b} ({where[(D, a, b)]})" for a in comp for b in sorted(g[a]) if b in comp]
+            problems.append(f"circle inside {'::'.join(D)}: {', '.join(comp)}: " + "; ".join(eg))
+    return problems, sum(len(g) for g in edges.values())
+
+
 def main():
     edges = collections.defaultdict(set)
     problems = []
@@ -123,8 +387,8 @@ def main():
                     before = "\n".join(lines[max(0, n - 15):n])
                     if "# Safety" not in before:
                         problems.append(f"{rel}:{n}: `unsafe fn` without a `# Safety` section in its docs")
-                if re.search(r"\.lib\(\)\.|\.lib\(\)$|NvmlLib::new", line) and rel != os.path.join("src", "nvml", "raw.rs") and "self.nvml.lib()" not in line:
-                    problems.append(f"{rel}:{n}: NVML symbol table used outside src/nvml/raw.rs")
+                if re.search(r"\.lib\(\)\.|\.lib\(\)$|NvmlLib::new", line) and not rel.startswith(os.path.join("src", "nvml", "raw") + os.sep) and "self.nvml.lib()" not in line:
+                    problems.append(f"{rel}:{n}: NVML symbol table used outside src/nvml/raw/")
             for n, line in code_lines(text):
                 for used in re.findall(r"\bcrate::([a-z_][a-z0-9_]*)", line):
                     if used == mod or used in ("Personality", "ExitCode", "NvqError"):
@@ -151,11 +415,16 @@ def main():
     for m in sorted(edges):
         if m not in state:
             visit(m, [m])
+    inner, inner_edges = inner_circles()
+    problems += inner
     for p in problems:
         print(p)
     if problems:
         return 1
-    print(f"layers: {len(edges)} modules, no cycle, every use allowed, no line over {MAX_LINE}")
+    print(
+        f"layers: {len(edges)} modules, no cycle, every use allowed, no line over {MAX_LINE}; "
+        f"no circle among the files of a folder ({inner_edges} file-to-file uses)"
+    )
     return 0
 
 

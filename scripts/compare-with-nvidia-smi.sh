@@ -14,7 +14,7 @@
 #   topo    -m, -mp, each -p2p capability, -n, -p, -c
 #   nvlink  -s, -c, -e, -p, -R, -ec, -gt d, -gt r
 #   mig     -lgi, -lci, -lgip, -lcip, -lgipp, -lcipp
-#   vgpu    vgpu, vgpu -q, vgpu -s, vgpu -s -v
+#   vgpu    vgpu, vgpu -q, vgpu -s, vgpu -c, vgpu -s -v
 #   errors  bad options and values: their texts and exit codes
 # and the bundle (-o DIR, default ./nvq-compare-<host>-<time>) gets, for
 # each command, both outputs with the command line, exit code and wall time
@@ -24,6 +24,12 @@
 # link), what nvmlDeviceGetBoardPartNumber returns (through pynvml, when
 # installed) beside `-q`'s part numbers, and summary.txt: per mode, how
 # many commands and lines differ, and both tools' total wall time.
+# Two open questions get their own files: day-padding.txt (the `-q` and
+# `-q -x` timestamps of both tools run under faketime on the 5th of a
+# month, when faketime is installed: apt-get install faketime; a run on
+# days 1-9 settles it without), and, with LOAD_CMD set (a command that
+# keeps the GPU busy, e.g. an ffmpeg NVENC encode), pmon under that load
+# (cases/pmon.load-*: which engines print `-` and which `0`).
 #
 # Masked before comparing: timestamps (YYYY/MM/DD HH:MM:SS.mmm), the date
 # line of the summary table and dmon/pmon -o T, `-q`'s Timestamp. Readings
@@ -41,6 +47,7 @@
 #   NVIDIA_SMI   nvidia-smi binary (default: nvidia-smi)
 #   FIELDS       comma-separated --query-gpu fields to compare (default: every field both know)
 #   QUICK=1      skip the per-field queries and the GPM sampling
+#   LOAD_CMD     a command run in the background during pmon's load cases
 # Exit status: 0 when everything matches, 1 when anything differs, 2 on a setup error.
 set -u -o pipefail
 
@@ -213,6 +220,16 @@ fi
 for s in u m um; do
     case_ pmon "s-$s" pmon -c 1 -s "$s"
 done
+# pmon's `-` and `0` (which engines a busy process's sample carries):
+# under a load of the caller's choosing, five samples of each tool.
+if [ -n "${LOAD_CMD:-}" ]; then
+    bash -c "$LOAD_CMD" >"$bundle/load.log" 2>&1 &
+    load=$!
+    sleep 3
+    case_ pmon load-um pmon -c 5 -s um
+    kill "$load" 2>/dev/null
+    wait "$load" 2>/dev/null
+fi
 
 # topo, nvlink, mig
 gpus=$("$smi" -L 2>/dev/null | grep -c '^GPU ')
@@ -239,6 +256,7 @@ done
 case_ vgpu plain vgpu
 case_ vgpu q vgpu -q
 case_ vgpu s vgpu -s
+case_ vgpu c vgpu -c
 case_ vgpu s-v vgpu -s -v
 
 # errors: texts and exit codes
@@ -261,6 +279,19 @@ case_ errors bad-display -q -d NO_SUCH_TYPE
     echo "driver: $("$smi" --query-gpu=driver_version --format=csv,noheader 2>&1 | head -1)"
     echo "dry run: $dry"
 } >"$bundle/versions.txt"
+# `<timestamp>`'s and `Timestamp`'s day padding shows on days 1-9 only.
+{
+    echo "today: $(date '+%a %b %e %Y')"
+    if command -v faketime >/dev/null 2>&1; then
+        for tool in "$smi" "$nvq"; do
+            echo "== $tool under faketime 2026-01-05 12:00:00"
+            faketime '2026-01-05 12:00:00' "$tool" -q 2>&1 | grep -m1 '^Timestamp'
+            faketime '2026-01-05 12:00:00' "$tool" -q -x 2>&1 | grep -m1 '<timestamp>'
+        done
+    else
+        echo "faketime not installed (apt-get install faketime): only a run on days 1-9 shows the padding"
+    fi
+} >"$bundle/day-padding.txt" 2>&1
 # Host Max: the GPU's and its upstream ports' link maxima, from sysfs.
 {
     "$smi" --query-gpu=index,pci.bus_id,pcie.link.gen.max,pcie.link.gen.gpumax,pcie.link.gen.hostmax,pcie.link.width.max \

@@ -4,5 +4,5 @@
 # tests/generated.rs fails until this has been run after such a change.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-NVQ_REGEN=1 cargo test --quiet --test generated -- --exact committed_files_match_the_generator --nocapture
+NVQ_REGEN=1 cargo test --quiet --test tests -- --exact generated::committed_files_match_the_generator --nocapture
 git status --short -- completions man 2>/dev/null || true

@@ -8,6 +8,7 @@ mod pods;
 pub mod serve;
 mod top;
 mod topo;
+mod vgpu;
 
 use crate::cli::{self, Args};
 use crate::error::NvqError;
@@ -129,6 +130,7 @@ pub fn run_as(args: &Args, personality: Personality) -> Result<(), NvqError> {
             cli::Command::Topo(t) => topo::run(&common, t),
             cli::Command::Nvlink(n) => nvlink::run(&common, n),
             cli::Command::Mig(m) => mig::run(&common, m),
+            cli::Command::Vgpu(v) => vgpu::run(&common, v),
             cli::Command::Serve(s) => serve::run(&common, s),
             cli::Command::Top(t) => top::run(t, &common),
             cli::Command::Plot(p) => plot::run(p),

@@ -9,7 +9,7 @@
 //! - `<N*tok>+rest` is the same followed by `,rest`.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
+use crate::common;
 use common::sim_lib;
 
 use assert_cmd::Command;
@@ -208,7 +208,8 @@ static CASES: &[Case] = &[
     case(&["--<FF>"], 2, Err, Prefix("ERROR: Option --\u{FFFD} is not recognized.")),
     case(&["<FF>"], 2, Err, Prefix("ERROR: Option \u{FFFD} is not recognized.")),
     case(&[Q, "--format=csv<FF>"], 2, Err, Prefix("ERROR: argument \"--format=csv\u{FFFD}\" is not valid UTF-8;")),
-    case(&["vgpu"], 2, Err, Prefix("ERROR: Option vgpu is an nvidia-smi option that nvq does not implement.")),
+    case(&["drain"], 2, Err, Prefix("ERROR: Option drain is an nvidia-smi option that nvq does not implement.")),
+    case(&["vgpu", "-v"], 2, Err, Prefix("ERROR: Option -v is an nvidia-smi option that nvq does not implement.")),
     case(&["-B"], 2, Err, Prefix("ERROR: Option -B is an nvidia-smi option that nvq does not implement.")),
     // -u (the unit report) needs -q.
     case(&["-u"], 2, Err, Exact("Invalid combination of input arguments. Please run 'nvidia-smi -h' for help.\n")),
@@ -262,10 +263,8 @@ struct Run {
 }
 
 fn run(program: &Path, case: &Case) -> Run {
-    let mut cmd = Command::new(program);
-    cmd.env_remove("NVQ_NVML_LIB")
-        .env_remove("NVQ_TRACE_SCHEDULE")
-        .arg("--nvml-lib")
+    let mut cmd = Command::from_std(common::command(program));
+    cmd.arg("--nvml-lib")
         .arg(sim_lib())
         .args(case.args.iter().map(|a| expand(a)));
     let _keep;
@@ -381,7 +380,7 @@ fn clip(s: &str) -> String {
 }
 
 fn nvq_path() -> PathBuf {
-    assert_cmd::cargo::cargo_bin("nvq")
+    common::nvq_bin()
 }
 
 #[test]
@@ -493,8 +492,7 @@ fn a_file_name_that_is_not_utf8_is_fine() {
     let mut name = dir.path().as_os_str().as_bytes().to_vec();
     name.extend_from_slice(b"/out\xFF.csv");
     let path = PathBuf::from(OsString::from_vec(name));
-    let out = Command::new(nvq_path())
-        .env_remove("NVML_SIM_SCENARIO")
+    let out = common::command(nvq_path())
         .arg("--nvml-lib")
         .arg(sim_lib())
         .args(["--query-gpu=index", "--format=csv,noheader", "-f"])

@@ -5,7 +5,7 @@
 //! bundle holds each command's two outputs with their command lines, exit
 //! codes and wall times, and the summary counts differing lines per mode.
 
-mod common;
+use crate::common;
 
 use common::{repo_root, scenario, sim_lib};
 use std::process::Command;
@@ -18,11 +18,11 @@ fn dry_run_covers_every_mode_and_writes_the_bundle() {
     }
     let dir = tempfile::tempdir().unwrap();
     let bundle = dir.path().join("bundle");
-    let out = Command::new("bash")
+    let out = common::command("bash")
         .arg(repo_root().join("scripts/compare-with-nvidia-smi.sh"))
         .args(["--dry-run", "-j", "2", "-o"])
         .arg(&bundle)
-        .env("NVQ", env!("CARGO_BIN_EXE_nvq"))
+        .env("NVQ", common::nvq_bin())
         .env("NVQ_NVML_LIB", sim_lib())
         .env("NVML_SIM_SCENARIO", scenario("summary_mig.toml"))
         .env(
@@ -30,7 +30,6 @@ fn dry_run_covers_every_mode_and_writes_the_bundle() {
             "name,memory.used,ecc.errors.uncorrected.volatile.total",
         )
         .env("QUICK", "1")
-        .env("TZ", "UTC")
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);

@@ -5,8 +5,8 @@
 //! machine) but far below what the old behaviour took.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
-use common::{delay, sim_lib, write_scenario};
+use crate::common;
+use common::{delay, write_scenario};
 
 use std::io::Read;
 use std::process::{Child, Command, Stdio};
@@ -31,14 +31,7 @@ fn scenario(gpus: usize, hung: &[usize], ms: u64) -> tempfile::NamedTempFile {
 }
 
 fn command(scenario: &tempfile::NamedTempFile, args: &[&str]) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_nvq"));
-    c.env_remove("NVQ_NVML_LIB")
-        .env_remove("NVQ_TRACE_SCHEDULE")
-        .env("NVML_SIM_SCENARIO", scenario.path())
-        .arg("--nvml-lib")
-        .arg(sim_lib())
-        .args(args);
-    c
+    common::sim_command(Some(scenario.path()), args)
 }
 
 /// Wait for `child` up to `limit`; kill it if it is still running then.

@@ -4,7 +4,7 @@
 //! are checked on `tests/scenarios/mon_4gpu.toml`.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
+use crate::common;
 use common::{compare_sections, nvq, nvq_ok, run_until_lines, scenario};
 
 /// Every `dmon -c 5` capture (4 machines, idle and under load) from its scenario.
@@ -15,10 +15,7 @@ fn reproduces_the_dmon_captures() {
         |key, state| format!("dmon_{key}_{state}.toml"),
         &["dmon", "-c", "5"],
     );
-    assert!(
-        compared == 0 || compared == 8,
-        "{compared} captures compared"
-    );
+    common::assert_compared("section captures", compared, 8);
 }
 
 fn mon4() -> std::path::PathBuf {
@@ -259,8 +256,7 @@ fn writes_to_a_file_with_dash_f() {
 /// sample on its 1 s tick and no GPU misses the sample's deadline.
 #[test]
 fn slow_pcie_counters_keep_the_one_second_cadence() {
-    let out = assert_cmd::Command::cargo_bin("nvq")
-        .unwrap()
+    let out = assert_cmd::Command::from_std(common::nvq_command())
         .arg("--nvml-lib")
         .arg(common::sim_lib())
         .args(["dmon", "-s", "t", "-c", "4"])
@@ -334,8 +330,8 @@ fn a_public_dmon_output_cell_for_cell() {
 fn as_nvidia_smi_too() {
     let dir = tempfile::tempdir().unwrap();
     let link = dir.path().join("nvidia-smi");
-    std::os::unix::fs::symlink(assert_cmd::cargo::cargo_bin("nvq"), &link).unwrap();
-    let out = std::process::Command::new(&link)
+    std::os::unix::fs::symlink(common::nvq_bin(), &link).unwrap();
+    let out = common::command(&link)
         .args(["dmon", "-c", "1", "-i", "1", "-s", "pu"])
         .env("NVML_SIM_SCENARIO", mon4())
         .env("NVQ_NVML_LIB", common::sim_lib())
@@ -351,7 +347,7 @@ fn as_nvidia_smi_too() {
 #[test]
 fn a_closed_pipe_ends_the_monitor_quietly() {
     use std::io::{BufRead, BufReader, Read};
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("nvq"))
+    let mut child = common::nvq_command()
         .arg("--nvml-lib")
         .arg(common::sim_lib())
         .args(["dmon", "-d", "5"])
@@ -416,8 +412,8 @@ fn a_hung_gpu_prints_late_rows_without_stalling_the_others() {
 fn as_nvidia_smi(args: &[&str]) -> std::process::Output {
     let dir = tempfile::tempdir().unwrap();
     let link = dir.path().join("nvidia-smi");
-    std::os::unix::fs::symlink(assert_cmd::cargo::cargo_bin("nvq"), &link).unwrap();
-    std::process::Command::new(&link)
+    std::os::unix::fs::symlink(common::nvq_bin(), &link).unwrap();
+    common::command(&link)
         .args(args)
         .env("NVML_SIM_SCENARIO", mon4())
         .env("NVQ_NVML_LIB", common::sim_lib())

@@ -5,7 +5,7 @@
 //! nvidia-smi's text.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
+use crate::common;
 use common::{nvq, scenario, sim_lib};
 use std::process::{Command, Output};
 
@@ -37,8 +37,8 @@ fn gpus_of(text: &str) -> Vec<String> {
 fn nvidia_smi(scenario: &std::path::Path, args: &[&str]) -> Output {
     let dir = tempfile::tempdir().unwrap();
     let link = dir.path().join("nvidia-smi");
-    std::os::unix::fs::symlink(assert_cmd::cargo::cargo_bin("nvq"), &link).unwrap();
-    Command::new(&link)
+    std::os::unix::fs::symlink(common::nvq_bin(), &link).unwrap();
+    common::command(&link)
         .args(args)
         .env("NVQ_NVML_LIB", sim_lib())
         .env("NVML_SIM_SCENARIO", scenario)
@@ -274,7 +274,7 @@ fn usage_errors_are_nvqs_words_with_exit_2() {
 
 #[test]
 fn a_library_that_does_not_load_gets_nvqs_advice() {
-    let o = Command::new(assert_cmd::cargo::cargo_bin("nvq"))
+    let o = common::nvq_command()
         .args(["--nvml-lib", "/etc/passwd", "-L"])
         .output()
         .unwrap();
@@ -348,7 +348,7 @@ fn a_query_without_format_prints_csv_into_a_pipe_and_nvq_format_sets_it() {
         "{}",
         out(&o)
     );
-    let o = Command::new(assert_cmd::cargo::cargo_bin("nvq"))
+    let o = common::nvq_command()
         .args(["--nvml-lib"])
         .arg(sim_lib())
         .args(["--query-gpu=index"])
@@ -590,7 +590,7 @@ fn every_man_page_example_runs() {
         if words.iter().any(|w| w == "-l") && !words.iter().any(|w| w == "--count") {
             words.splice(0..0, ["--count".to_string(), "2".to_string()]);
         }
-        let o = Command::new(assert_cmd::cargo::cargo_bin("nvq"))
+        let o = common::nvq_command()
             .current_dir(dir.path())
             .env("NVQ_NVML_LIB", sim_lib())
             .env("NVML_SIM_SCENARIO", four())
@@ -658,7 +658,7 @@ fn a_scenario_typo_suggests_the_key() {
 fn simulated_examples_work_without_a_checkout() {
     let dir = tempfile::tempdir().unwrap();
     let run = |scenario: Option<&str>, args: &[&str]| {
-        let mut c = Command::new(assert_cmd::cargo::cargo_bin("nvq"));
+        let mut c = common::nvq_command();
         c.current_dir(dir.path())
             .arg("--nvml-lib")
             .arg(sim_lib())

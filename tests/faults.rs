@@ -4,7 +4,7 @@
 //! for a failed initialisation, and never a panic or a half-written line.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
+use crate::common;
 use common::sim_lib;
 
 use assert_cmd::Command;
@@ -46,10 +46,7 @@ impl Out {
 fn nvq(scenario: &str, args: &[&str]) -> Out {
     let mut f = tempfile::Builder::new().suffix(".toml").tempfile().unwrap();
     std::io::Write::write_all(&mut f, scenario.as_bytes()).unwrap();
-    let out = Command::cargo_bin("nvq")
-        .unwrap()
-        .env_remove("NVQ_NVML_LIB")
-        .env_remove("NVQ_TRACE_SCHEDULE")
+    let out = Command::from_std(common::nvq_command())
         .env("NVML_SIM_SCENARIO", f.path())
         .arg("--nvml-lib")
         .arg(sim_lib())
@@ -420,8 +417,7 @@ fn init_failures_in_every_mode() {
     }
     // A library that is not there at all.
     for args in invocations {
-        let out = Command::cargo_bin("nvq")
-            .unwrap()
+        let out = Command::from_std(common::nvq_command())
             .args(["--nvml-lib", "/nonexistent-nvq/libnvidia-ml.so.1"])
             .args(*args)
             .output()

@@ -4,7 +4,7 @@
 //! on print, each rule keyed on what NVML says (driver version, driver
 //! model, MIG mode, return codes), never on a GPU's name.
 
-mod common;
+use crate::common;
 
 use common::*;
 
@@ -278,8 +278,8 @@ fn wddm_591_topo_m_is_an_error() {
     // As nvidia-smi (under its own name nvq's usage errors exit 2).
     let dir = tempfile::tempdir().unwrap();
     let link = dir.path().join("nvidia-smi");
-    std::os::unix::fs::symlink(assert_cmd::cargo::cargo_bin("nvq"), &link).unwrap();
-    let out = std::process::Command::new(&link)
+    std::os::unix::fs::symlink(common::nvq_bin(), &link).unwrap();
+    let out = common::command(&link)
         .args(["topo", "-m"])
         .env("NVQ_NVML_LIB", sim_lib())
         .env("NVML_SIM_SCENARIO", s.path())

@@ -3,11 +3,11 @@
 //! GPU, one with unsupported and refused values, one that falls off the bus).
 //!
 //! Snapshots live in `tests/snapshots/formats/` and are compared exactly;
-//! regenerate them with `NVQ_UPDATE_SNAPSHOTS=1 cargo test --test formats`
+//! regenerate them with `NVQ_UPDATE_SNAPSHOTS=1 cargo test --test tests formats::`
 //! (and review the diff).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
+use crate::common;
 use common::sim_lib;
 use nvq::source::time::is_timestamp;
 
@@ -35,10 +35,8 @@ struct Run {
 }
 
 fn nvq_with(scenario: &Path, args: &[&str]) -> Run {
-    let out = Command::cargo_bin("nvq")
-        .unwrap()
+    let out = Command::from_std(common::nvq_command())
         .env("NVML_SIM_SCENARIO", scenario)
-        .env_remove("NO_COLOR")
         .arg("--nvml-lib")
         .arg(sim_lib())
         .args(args)
@@ -76,7 +74,7 @@ fn snapshot(name: &str, actual: &str) {
     }
     let expected = std::fs::read_to_string(&path).unwrap_or_else(|e| {
         panic!(
-            "{}: {e}; create it with NVQ_UPDATE_SNAPSHOTS=1 cargo test --test formats",
+            "{}: {e}; create it with NVQ_UPDATE_SNAPSHOTS=1 cargo test --test tests formats::",
             path.display()
         )
     });

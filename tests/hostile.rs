@@ -5,7 +5,7 @@
 //! closed stdout.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
+use crate::common;
 use common::{scenario, sim_lib};
 
 use std::fs;
@@ -16,7 +16,7 @@ use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 fn nvq_bin() -> PathBuf {
-    assert_cmd::cargo::cargo_bin("nvq")
+    common::nvq_bin()
 }
 
 /// nvq against `hostile.toml` (or another scenario), not yet run.
@@ -83,7 +83,7 @@ fn a_link_planted_at_the_temporary_name_during_a_loop_is_never_followed() {
 // ---- 2. what -f --format=prometheus may replace ----
 
 fn prom_to(path: &Path, lib: Option<&Path>) -> Output {
-    let mut c = Command::new(nvq_bin());
+    let mut c = common::command(nvq_bin());
     c.arg("--nvml-lib")
         .arg(lib.map_or_else(sim_lib, Path::to_path_buf))
         .args(["--query-gpu=index,memory.used", "--format=prometheus", "-f"])
@@ -549,7 +549,7 @@ fn nan_and_infinite_readings_are_unavailable() {
 
 /// Run nvq with its stdout closed (`>&-`).
 fn closed_stdout(args: &[&str]) -> Output {
-    let mut c = Command::new("sh");
+    let mut c = common::command("sh");
     c.arg("-c")
         .arg("exec \"$@\" >&-")
         .arg("sh")

@@ -4,7 +4,7 @@
 //! forbids, and `nvq serve --web.config.file` fed files that are not config.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
+use crate::common;
 use common::{sim_lib, write_scenario, SIM_HEAD};
 
 use std::path::{Path, PathBuf};
@@ -12,7 +12,7 @@ use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 fn nvq_bin() -> PathBuf {
-    assert_cmd::cargo::cargo_bin("nvq")
+    common::nvq_bin()
 }
 
 /// nvq against a scenario file, not yet run.
@@ -26,7 +26,7 @@ fn text(b: &[u8]) -> String {
 
 /// Run `script` under `sh -c` and wait at most `limit` for it.
 fn sh_within(script: &str, env: &[(&str, &Path)], limit: Duration) -> Option<Output> {
-    let mut c = Command::new("sh");
+    let mut c = common::command("sh");
     c.arg("-c")
         .arg(script)
         .stdout(Stdio::piped())

@@ -2,8 +2,7 @@
 //! nvidia-smi's message and exit code (issue: the workspace and the simulator).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
-use common::sim_lib;
+use crate::common;
 
 use assert_cmd::Command;
 
@@ -14,23 +13,14 @@ fn scenario(text: &str) -> tempfile::NamedTempFile {
 }
 
 fn nvq_with(scenario_text: Option<&str>) -> (Command, Option<tempfile::NamedTempFile>) {
-    let mut cmd = Command::cargo_bin("nvq").unwrap();
-    cmd.arg("--nvml-lib")
-        .arg(sim_lib())
-        .env_remove("NVQ_NVML_LIB");
     let file = scenario_text.map(scenario);
-    match &file {
-        Some(f) => cmd.env("NVML_SIM_SCENARIO", f.path()),
-        None => cmd.env_remove("NVML_SIM_SCENARIO"),
-    };
+    let cmd = common::sim_assert_cmd(file.as_ref().map(|f| f.path()));
     (cmd, file)
 }
 
 #[test]
 fn simulate_prints_the_default_gpus() {
-    let mut cmd = Command::cargo_bin("nvq").unwrap();
-    cmd.env_remove("NVML_SIM_SCENARIO")
-        .env_remove("NVQ_NVML_LIB");
+    let mut cmd = Command::from_std(common::nvq_command());
     // --simulate looks next to the nvq binary; cargo puts the simulator there.
     let out = cmd
         .args([
@@ -60,7 +50,7 @@ fn simulate_prints_the_default_gpus() {
 
 #[test]
 fn a_library_that_cannot_be_loaded_exits_12() {
-    let mut cmd = Command::cargo_bin("nvq").unwrap();
+    let mut cmd = Command::from_std(common::nvq_command());
     let out = cmd
         .args([
             "--nvml-lib",
@@ -98,9 +88,7 @@ fn no_driver_library_on_the_system_exits_12() {
         eprintln!("skipped: this machine has a real libnvidia-ml.so.1");
         return;
     }
-    let out = Command::cargo_bin("nvq")
-        .unwrap()
-        .env_remove("NVQ_NVML_LIB")
+    let out = Command::from_std(common::nvq_command())
         .env("LD_LIBRARY_PATH", "/nonexistent")
         .args(["--query-gpu=index", "--format=csv"])
         .output()
@@ -201,9 +189,7 @@ fn loader_note(stderr: &str) -> Option<&str> {
 }
 
 fn load(lib: &std::path::Path) -> std::process::Output {
-    Command::cargo_bin("nvq")
-        .unwrap()
-        .env_remove("NVQ_NVML_LIB")
+    Command::from_std(common::nvq_command())
         .arg("--nvml-lib")
         .arg(lib)
         .args(["--query-gpu=index", "--format=csv"])
@@ -262,9 +248,8 @@ fn a_library_without_nvml_names_the_missing_symbol() {
 fn simulate_without_the_simulator_names_where_it_looked() {
     let dir = tempfile::tempdir().unwrap();
     let exe = dir.path().join("nvq");
-    std::fs::copy(assert_cmd::cargo::cargo_bin("nvq"), &exe).unwrap();
-    let out = Command::new(&exe)
-        .env_remove("NVQ_NVML_LIB")
+    std::fs::copy(common::nvq_bin(), &exe).unwrap();
+    let out = common::command(&exe)
         .args(["--simulate", "--query-gpu=index", "--format=csv"])
         .output()
         .unwrap();
@@ -279,9 +264,8 @@ fn simulate_without_the_simulator_names_where_it_looked() {
 fn nvidia_smi_mode_keeps_the_exact_text() {
     let dir = tempfile::tempdir().unwrap();
     let link = dir.path().join("nvidia-smi");
-    std::os::unix::fs::symlink(assert_cmd::cargo::cargo_bin("nvq"), &link).unwrap();
-    let out = Command::new(&link)
-        .env_remove("NVQ_NVML_LIB")
+    std::os::unix::fs::symlink(common::nvq_bin(), &link).unwrap();
+    let out = common::command(&link)
         .args([
             "--nvml-lib",
             "/etc/passwd",
@@ -301,10 +285,8 @@ fn nvidia_smi_mode_keeps_the_exact_text() {
 
 #[test]
 fn an_empty_nvq_nvml_lib_means_unset() {
-    let out = Command::cargo_bin("nvq")
-        .unwrap()
+    let out = Command::from_std(common::nvq_command())
         .env("NVQ_NVML_LIB", "")
-        .env_remove("NVML_SIM_SCENARIO")
         .args(["--simulate", "--query-gpu=index", "--format=csv,noheader"])
         .output()
         .unwrap();
@@ -316,9 +298,7 @@ fn an_empty_nvq_nvml_lib_means_unset() {
     );
     assert_eq!(String::from_utf8(out.stdout).unwrap(), "0\n1\n");
     // An empty value typed on the command line is still a missing value.
-    let out = Command::cargo_bin("nvq")
-        .unwrap()
-        .env_remove("NVQ_NVML_LIB")
+    let out = Command::from_std(common::nvq_command())
         .args(["--nvml-lib=", "--query-gpu=index", "--format=csv"])
         .output()
         .unwrap();

@@ -7,20 +7,17 @@
 //! install the real packages.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
+use crate::common;
 use common::sim_lib;
 
-use assert_cmd::cargo::cargo_bin;
 use std::os::unix::fs::symlink;
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 fn run_in(exe: &Path, args: &[&str], cwd: &Path) -> Output {
-    Command::new(exe)
+    common::command(exe)
         .args(args)
         .current_dir(cwd)
-        .env_remove("NVQ_NVML_LIB")
-        .env_remove("NVML_SIM_SCENARIO")
         .output()
         .unwrap()
 }
@@ -35,7 +32,7 @@ const QUERY: &[&str] = &["--simulate", "--query-gpu=index", "--format=csv,nohead
 fn install_nvq(prefix: &Path) -> std::path::PathBuf {
     let nvq = prefix.join("bin/nvq");
     std::fs::create_dir_all(nvq.parent().unwrap()).unwrap();
-    std::fs::copy(cargo_bin("nvq"), &nvq).unwrap();
+    std::fs::copy(common::nvq_bin(), &nvq).unwrap();
     nvq
 }
 

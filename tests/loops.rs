@@ -2,8 +2,7 @@
 //! closed pipes, `-f` files, lost GPUs and values that change per sample.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
-use common::sim_lib;
+use crate::common;
 
 use assert_cmd::Command;
 use std::io::{BufRead, BufReader, Read};
@@ -19,26 +18,15 @@ fn scenario(name: &str) -> PathBuf {
 
 /// nvq on the simulator, with `scenario` (or the built-in default).
 fn nvq(scenario_file: Option<&str>) -> Command {
-    let mut c = Command::cargo_bin("nvq").unwrap();
-    c.arg("--nvml-lib").arg(sim_lib());
-    c.env_remove("NVQ_TRACE_SCHEDULE");
-    match scenario_file {
-        Some(s) => c.env("NVML_SIM_SCENARIO", scenario(s)),
-        None => c.env_remove("NVML_SIM_SCENARIO"),
-    };
-    c
+    let file = scenario_file.map(scenario);
+    common::sim_assert_cmd(file.as_deref())
 }
 
 /// The same, as a `std::process::Command` for spawning.
 fn nvq_spawn(scenario_file: Option<&str>, args: &[&str]) -> Child {
-    let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("nvq"));
-    c.arg("--nvml-lib").arg(sim_lib()).args(args);
-    c.env_remove("NVQ_TRACE_SCHEDULE");
-    match scenario_file {
-        Some(s) => c.env("NVML_SIM_SCENARIO", scenario(s)),
-        None => c.env_remove("NVML_SIM_SCENARIO"),
-    };
-    c.stdin(Stdio::null())
+    let file = scenario_file.map(scenario);
+    common::sim_command(file.as_deref(), args)
+        .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()

@@ -3,7 +3,7 @@
 //! scenarios, MIG disabled, a lost GPU, `-i` and `-gi`, refused options.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
+use crate::common;
 use common::{nvq, scenario};
 
 fn ok(sc: &str, args: &[&str]) -> String {

@@ -3,7 +3,7 @@
 //! far ends, traffic counters, `-l`, `-i`, refused options.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
+use crate::common;
 use common::{nvq, read_shared, scenario};
 
 fn ok(sc: &str, args: &[&str]) -> String {

@@ -3,13 +3,12 @@
 //! go to stderr. nvidia-smi options that nvq lacks are refused in both modes.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
+use crate::common;
 use common::sim_lib;
 
-use assert_cmd::cargo::cargo_bin;
 use nvq::cli::NOT_IMPLEMENTED;
 use std::path::PathBuf;
-use std::process::{Command, Output};
+use std::process::Output;
 
 /// `../shared/nvidia-smi/captures`, or `None` (see `common::missing_shared`).
 fn captures() -> Option<PathBuf> {
@@ -26,14 +25,14 @@ struct Bin {
 fn nvq_bin() -> Bin {
     Bin {
         _dir: None,
-        path: cargo_bin("nvq"),
+        path: common::nvq_bin(),
     }
 }
 
 fn nvidia_smi_link() -> Bin {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("nvidia-smi");
-    std::os::unix::fs::symlink(cargo_bin("nvq"), &path).unwrap();
+    std::os::unix::fs::symlink(common::nvq_bin(), &path).unwrap();
     Bin {
         _dir: Some(dir),
         path,
@@ -44,10 +43,9 @@ impl Bin {
     /// Run with nvidia-smi's own arguments; the simulator is chosen through
     /// the environment so that argv stays exactly nvidia-smi's.
     fn run(&self, args: &[&str]) -> Output {
-        Command::new(&self.path)
+        common::command(&self.path)
             .args(args)
             .env("NVQ_NVML_LIB", sim_lib())
-            .env_remove("NVML_SIM_SCENARIO")
             .output()
             .unwrap()
     }

@@ -4,7 +4,7 @@
 //! a picture.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
+use crate::common;
 use common::{nvq, scenario};
 
 use assert_cmd::Command;
@@ -20,8 +20,7 @@ const TREND: [&str; 6] = [
 ];
 
 fn plot(args: &[&str]) -> std::process::Output {
-    Command::cargo_bin("nvq")
-        .unwrap()
+    Command::from_std(common::nvq_command())
         .arg("plot")
         .args(args)
         .output()

@@ -6,7 +6,7 @@
 //! `tests/scenarios/mon_4gpu.toml`.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
+use crate::common;
 use common::{compare_sections, nvq, nvq_ok, run_until_lines, scenario};
 
 /// Every `pmon -c 5` capture (4 machines, idle and under load) from the
@@ -18,10 +18,7 @@ fn reproduces_the_pmon_captures() {
         |key, state| format!("summary_{key}_{state}.toml"),
         &["pmon", "-c", "5"],
     );
-    assert!(
-        compared == 0 || compared == 8,
-        "{compared} captures compared"
-    );
+    common::assert_compared("section captures", compared, 8);
 }
 
 fn mon4() -> std::path::PathBuf {
@@ -347,7 +344,7 @@ fn a_pid_reused_between_samples_shows_the_new_name() {
     std::fs::write(procfs.path().join("self/status"), "Name:\tnvq\nNSpid:\t1\n").unwrap();
     std::fs::create_dir_all(procfs.path().join("600")).unwrap();
     std::fs::write(procfs.path().join("600/stat"), stat(12345)).unwrap();
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("nvq"))
+    let mut child = common::nvq_command()
         .arg("--nvml-lib")
         .arg(common::sim_lib())
         .args(["pmon", "-s", "m", "-c", "3", "--format=csv,noheader"])

@@ -7,7 +7,7 @@
 //! series or labels away, and the health series say so.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
+use crate::common;
 use common::{scenario, sim_lib};
 
 use hyper::body::{Body, Bytes, Frame};
@@ -15,7 +15,7 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::pin::Pin;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
@@ -220,8 +220,7 @@ impl Drop for Serve {
 }
 
 fn serve_nvq(scenario: &Path, args: &[&str]) -> Serve {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_nvq"))
-        .env_remove("NVQ_NVML_LIB")
+    let mut child = common::nvq_command()
         .env("NVML_SIM_SCENARIO", scenario)
         .arg("--nvml-lib")
         .arg(sim_lib())
@@ -542,7 +541,7 @@ fn without_a_socket_series_are_served_unlabelled_and_health_says_so() {
 
 #[test]
 fn pods_flags_are_checked() {
-    let out = Command::new(env!("CARGO_BIN_EXE_nvq"))
+    let out = common::nvq_command()
         .env("NVML_SIM_SCENARIO", scenario("fleet_train.toml"))
         .arg("--nvml-lib")
         .arg(sim_lib())
@@ -554,7 +553,7 @@ fn pods_flags_are_checked() {
         String::from_utf8_lossy(&out.stderr).contains("--collect.pods"),
         "{out:?}"
     );
-    let out = Command::new(env!("CARGO_BIN_EXE_nvq"))
+    let out = common::nvq_command()
         .args(["serve", "--collect.pods", "--collect.pods.interval=soon"])
         .output()
         .unwrap();

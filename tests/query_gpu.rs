@@ -7,7 +7,7 @@
 //! `../shared/nvidia-smi/captures/` at run time; without that folder the
 //! comparisons say so and skip. Scenarios live in `tests/scenarios/`.
 
-mod common;
+use crate::common;
 
 use assert_cmd::Command;
 use common::*;
@@ -71,11 +71,13 @@ fn check_capture(prefix: &str, scenario_name: &str, args: &[String]) {
 
 fn cmd_args(prefix: &str) -> Option<Vec<String>> {
     let dir = shared_dir()?.join("nvidia-smi/captures/commands");
-    let entry = std::fs::read_dir(dir)
-        .ok()?
+    // A capture whose command line is missing compares nothing: fail.
+    let entry = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .filter_map(|e| e.ok())
-        .find(|e| e.file_name().to_string_lossy().starts_with(prefix))?;
-    let line = std::fs::read_to_string(entry.path()).ok()?;
+        .find(|e| e.file_name().to_string_lossy().starts_with(prefix))
+        .unwrap_or_else(|| panic!("no command line {prefix}* in {}", dir.display()));
+    let line = std::fs::read_to_string(entry.path()).unwrap();
     Some(command_args(&line))
 }
 
@@ -487,8 +489,7 @@ fn help_query_gpu_has_nvidia_smis_layout() {
     else {
         return;
     };
-    let out = Command::cargo_bin("nvq")
-        .unwrap()
+    let out = Command::from_std(common::nvq_command())
         .arg("--help-query-gpu")
         .output()
         .unwrap();

@@ -6,10 +6,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
+use crate::common;
 use common::sim_lib;
 
-use assert_cmd::Command;
 use nvq::source::time::is_timestamp;
 use std::path::{Path, PathBuf};
 
@@ -23,12 +22,7 @@ fn scenario(name: &str) -> PathBuf {
 
 /// Run nvq on a scenario; returns (stdout, stderr, exit code).
 fn nvq_env(scenario: &Path, args: &[&str], env: &[(&str, &str)]) -> (String, String, i32) {
-    let mut cmd = Command::cargo_bin("nvq").unwrap();
-    cmd.arg("--nvml-lib")
-        .arg(sim_lib())
-        .args(args)
-        .env("NVML_SIM_SCENARIO", scenario)
-        .env_remove("NVQ_HOST_PROC");
+    let mut cmd = common::sim_command(Some(scenario), args);
     for (k, v) in env {
         cmd.env(k, v);
     }
@@ -50,12 +44,11 @@ fn nvq(scenario: &Path, args: &[&str]) -> String {
 fn nvidia_smi(scenario: &Path, args: &[&str]) -> String {
     let dir = tempfile::tempdir().unwrap();
     let link = dir.path().join("nvidia-smi");
-    std::os::unix::fs::symlink(assert_cmd::cargo::cargo_bin("nvq"), &link).unwrap();
-    let out = std::process::Command::new(&link)
+    std::os::unix::fs::symlink(common::nvq_bin(), &link).unwrap();
+    let out = common::command(&link)
         .args(args)
         .env("NVQ_NVML_LIB", sim_lib())
         .env("NVML_SIM_SCENARIO", scenario)
-        .env_remove("NVQ_HOST_PROC")
         .output()
         .unwrap();
     let text = String::from_utf8(out.stdout).unwrap();
@@ -666,7 +659,7 @@ fn local_pid_inside_a_pid_namespace() {
     let d = dir.path();
     let hostproc = d.join("hostproc");
     std::fs::create_dir(&hostproc).unwrap();
-    let nvq_bin = assert_cmd::cargo::cargo_bin("nvq");
+    let nvq_bin = common::nvq_bin();
     let token = format!("{}.5", 40_000 + std::process::id() % 10_000);
     // In the namespace: keep the host's /proc reachable at hostproc, mount
     // the namespace's own /proc, start sleep, publish its local PID, wait for

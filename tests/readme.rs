@@ -29,7 +29,7 @@
 //! when it is missing.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
+use crate::common;
 
 use std::os::unix::fs::symlink;
 use std::os::unix::process::CommandExt;
@@ -319,9 +319,9 @@ struct World {
 impl World {
     fn new() -> World {
         let tmp = tempfile::tempdir().unwrap();
-        let nvq = PathBuf::from(env!("CARGO_BIN_EXE_nvq"));
+        let nvq = common::nvq_bin();
         let sim = common::sim_lib();
-        // target/debug/deps/readme-... -> target
+        // target/debug/deps/tests-... -> target
         let target = std::env::current_exe()
             .unwrap()
             .ancestors()
@@ -377,7 +377,7 @@ impl World {
     }
 
     fn bash(&self, script: &str) -> Command {
-        let mut c = Command::new("bash");
+        let mut c = common::command("bash");
         c.arg("-c")
             .arg(script)
             .current_dir(&self.work)
@@ -387,9 +387,6 @@ impl World {
             .env("MANPAGER", "cat")
             .env("PAGER", "cat")
             .env("MANWIDTH", "80")
-            .env_remove("NVML_SIM_SCENARIO")
-            .env_remove("NVQ_HOST_PROC")
-            .env_remove("NVQ_TRACE_SCHEDULE")
             .env_remove("LD_LIBRARY_PATH")
             .env_remove("LD_PRELOAD")
             .env_remove("BASH_ENV")

@@ -3,7 +3,7 @@
 //! captures in `../shared/nvidia-smi/captures/sections/`, read at test time,
 //! from the scenarios of the same machines that the `--query-gpu` tests use.
 
-mod common;
+use crate::common;
 
 use common::*;
 
@@ -549,7 +549,7 @@ fn one_shot_reads_gpus_in_parallel() {
     let f = tempfile::Builder::new().suffix(".toml").tempfile().unwrap();
     std::fs::write(f.path(), text).unwrap();
     let time = |serial: bool| {
-        let mut c = assert_cmd::Command::cargo_bin("nvq").unwrap();
+        let mut c = assert_cmd::Command::from_std(common::nvq_command());
         c.arg("--nvml-lib")
             .arg(sim_lib())
             .arg("-q")

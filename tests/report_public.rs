@@ -6,7 +6,7 @@
 //! must be the output byte for byte, but for the timestamp and the lines
 //! listed with each test.
 
-mod common;
+use crate::common;
 
 use common::*;
 

@@ -3,7 +3,7 @@
 //! the MIG devices of a GPU in MIG mode, and lines read from NVML that
 //! used to print `N/A` for want of a source.
 
-mod common;
+use crate::common;
 
 use common::*;
 
@@ -458,7 +458,7 @@ fn the_bbx_flush_comes_from_nvml_in_xml_too() {
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains(": 2024/02/22 13:09:29.459\n"), "{text}");
-    let east = std::process::Command::new(env!("CARGO_BIN_EXE_nvq"))
+    let east = common::nvq_command()
         .arg("--nvml-lib")
         .arg(sim_lib())
         .arg("-q")

@@ -4,7 +4,7 @@
 //! tests check that every value NVML gives reaches the report in each form,
 //! in the unverified layout of `src/render/report_unit.rs`.
 
-mod common;
+use crate::common;
 
 use common::*;
 

@@ -5,7 +5,7 @@
 //! scenario per machine (`tests/scenarios/xml_*.toml`), and every document it
 //! writes, each one of a `-l` stream included, parses.
 
-mod common;
+use crate::common;
 
 use common::*;
 use std::io::Write;

@@ -4,7 +4,7 @@
 //! Expected values are computed from the scenario file, not written here.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
+use crate::common;
 use common::sim_lib;
 
 use assert_cmd::Command;
@@ -22,12 +22,10 @@ fn scenario() -> Scenario {
 }
 
 fn nvq(args: &[&str]) -> std::process::Output {
-    Command::cargo_bin("nvq")
-        .unwrap()
+    Command::from_std(common::nvq_command())
         .arg("--nvml-lib")
         .arg(sim_lib())
         .env("NVML_SIM_SCENARIO", scenario_path())
-        .env_remove("NVQ_NVML_LIB")
         .args(args)
         .output()
         .unwrap()
@@ -412,8 +410,7 @@ fn summary_covers_the_samples_until_stopped_and_the_rows_kept() {
 #[test]
 fn bad_expressions_are_usage_errors_before_nvml() {
     // The library does not exist: reaching NVML would exit 12, not 2.
-    let o = Command::cargo_bin("nvq")
-        .unwrap()
+    let o = Command::from_std(common::nvq_command())
         .args([
             "--nvml-lib",
             "/nonexistent/libnvidia-ml.so.1",
@@ -438,8 +435,7 @@ fn bad_expressions_are_usage_errors_before_nvml() {
         &["--timeout", "5s"],
         &["--until", "index == 1", "--timeout", "5 parsecs"],
     ] {
-        let o = Command::cargo_bin("nvq")
-            .unwrap()
+        let o = Command::from_std(common::nvq_command())
             .args([
                 "--nvml-lib",
                 "/nonexistent/x.so",

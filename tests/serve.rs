@@ -4,7 +4,7 @@
 //! and SIGTERM.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
+use crate::common;
 use common::{delay, h100, sim_lib, write_scenario, SIM_HEAD};
 
 use std::io::{BufRead, BufReader, Read, Write};
@@ -36,8 +36,7 @@ struct Server {
 
 impl Server {
     fn start(scenario: &Path, args: &[&str]) -> Server {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_nvq"))
-            .env_remove("NVQ_NVML_LIB")
+        let mut child = common::nvq_command()
             .env("NVML_SIM_SCENARIO", scenario)
             .arg("--nvml-lib")
             .arg(sim_lib())
@@ -337,6 +336,7 @@ fn hostile_requests_are_refused_and_the_server_keeps_serving() {
         &[
             "--query-gpu=memory.used",
             "--web.read-timeout=1s",
+            "--web.idle-timeout=2s",
             "--web.max-connections=32",
         ],
     );
@@ -379,7 +379,8 @@ fn hostile_requests_are_refused_and_the_server_keeps_serving() {
         "slow client held {:?}",
         t0.elapsed()
     );
-    // A kept-alive connection that goes quiet after its answer is closed too.
+    // A kept-alive connection that goes quiet after its answer is closed
+    // once it has idled for --web.idle-timeout.
     let mut idle = TcpStream::connect(server.addr).unwrap();
     idle.write_all(b"GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n")
         .unwrap();
@@ -421,6 +422,61 @@ fn hostile_requests_are_refused_and_the_server_keeps_serving() {
         .log()
         .iter()
         .any(|l| l.contains("connection limit (32) reached")));
+}
+
+/// A scraper that keeps its connection alive between scrapes (Prometheus
+/// does, every 15 s by default) is answered on it again after a pause longer
+/// than the read timeout: the read timeout bounds a request head, and an
+/// idle kept-alive connection has `--web.idle-timeout` (2 minutes).
+#[test]
+fn a_kept_alive_scraper_is_answered_after_a_pause_longer_than_the_read_timeout() {
+    let sc = scenario(1, usize::MAX, "");
+    let server = Server::start(
+        sc.path(),
+        &["--query-gpu=memory.used", "--web.read-timeout=1s"],
+    );
+    let mut c = TcpStream::connect(server.addr).unwrap();
+    c.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let mut answers = 0;
+    for _ in 0..2 {
+        c.write_all(b"GET /metrics HTTP/1.1\r\nHost: t\r\n\r\n")
+            .unwrap();
+        // Read one whole answer (Content-Length bytes after the head).
+        let mut got = Vec::new();
+        let mut b = [0u8; 4096];
+        let complete = loop {
+            let Ok(n) = c.read(&mut b) else { break false };
+            if n == 0 {
+                break false;
+            }
+            got.extend_from_slice(&b[..n]);
+            let text = String::from_utf8_lossy(&got).into_owned();
+            if let Some(end) = text.find("\r\n\r\n") {
+                let len: usize = text[..end]
+                    .lines()
+                    .find_map(|l| {
+                        l.to_ascii_lowercase()
+                            .strip_prefix("content-length:")
+                            .map(|v| v.trim().to_string())
+                    })
+                    .and_then(|v| v.parse().ok())
+                    .unwrap_or(0);
+                if got.len() >= end + 4 + len {
+                    break text.starts_with("HTTP/1.1 200")
+                        && text.contains("nvq_memory_used_bytes{");
+                }
+            }
+        };
+        if !complete {
+            break;
+        }
+        answers += 1;
+        std::thread::sleep(Duration::from_millis(2500));
+    }
+    assert_eq!(
+        answers, 2,
+        "the kept-alive connection was closed after {answers} answer(s)"
+    );
 }
 
 /// SIGTERM while a scrape is being collected: the scrape is answered, and
@@ -476,7 +532,7 @@ fn sigterm_finishes_open_requests_and_exits_0() {
 fn bad_options_are_refused_before_serving() {
     let sc = scenario(1, usize::MAX, "");
     let run = |args: &[&str]| {
-        Command::new(env!("CARGO_BIN_EXE_nvq"))
+        common::nvq_command()
             .env("NVML_SIM_SCENARIO", sc.path())
             .arg("--nvml-lib")
             .arg(sim_lib())
@@ -622,6 +678,13 @@ fn nvidia_gpu_exporter_profile_matches_that_exporter() {
         let Some(want) = common::read_shared(&rel) else {
             return;
         };
+        // Those files come from that exporter's nvidia-smi backend; its NVML
+        // backend, which nvq follows, names the status family
+        // nvml_return_code in place of command_exit_code (docs/METRICS.md).
+        let want = want.replace(
+            "nvidia_smi_command_exit_code",
+            "nvidia_smi_nvml_return_code",
+        );
         let server = Server::start(
             &common::scenario(scenario),
             &["--profile=nvidia_gpu_exporter"],
@@ -919,7 +982,7 @@ fn bad_web_config_files_are_refused() {
         "http_server_config:\n  http2: true\n",
     ] {
         std::fs::write(&web, text).unwrap();
-        let out = Command::new(env!("CARGO_BIN_EXE_nvq"))
+        let out = common::nvq_command()
             .env("NVML_SIM_SCENARIO", sc.path())
             .arg("--nvml-lib")
             .arg(sim_lib())
@@ -1175,7 +1238,7 @@ fn process_series_are_opt_in() {
         None
     );
     promtool_accepts(&body);
-    let out = Command::new(env!("CARGO_BIN_EXE_nvq"))
+    let out = common::nvq_command()
         .env("NVML_SIM_SCENARIO", sc.path())
         .arg("--nvml-lib")
         .arg(sim_lib())
@@ -1877,8 +1940,7 @@ fn sigterm_before_listening_exits_0() {
     text.push_str("\n[[fault]]\nfunction = \"nvmlSystemGetDriverVersion\"\ndelay_ms = 60000\n");
     text.push_str(&h100(0, 1 << 30));
     let sc = write_scenario(&text);
-    let mut child = Command::new(env!("CARGO_BIN_EXE_nvq"))
-        .env_remove("NVQ_NVML_LIB")
+    let mut child = common::nvq_command()
         .env("NVML_SIM_SCENARIO", sc.path())
         .arg("--nvml-lib")
         .arg(sim_lib())
@@ -1938,8 +2000,7 @@ const GPU0_IDS: [&str; 3] = [
 fn a_hung_unselected_gpu_does_not_stall_a_loop_selected_by_uuid_bus_id_or_serial() {
     let sc = hung_unselected_gpu();
     for id in GPU0_IDS {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_nvq"))
-            .env_remove("NVQ_NVML_LIB")
+        let mut child = common::nvq_command()
             .env("NVML_SIM_SCENARIO", sc.path())
             .arg("--nvml-lib")
             .arg(sim_lib())
@@ -2352,4 +2413,81 @@ fn nvidia_gpu_exporter_profile_serves_mig_families() {
         None
     );
     assert!(body.contains("# TYPE nvidia_smi_mig_info gauge\n"));
+}
+
+/// `--collect.compute-apps-mig` (that exporter's NVML backend): each
+/// process series also carries its MIG `gpu_instance_id` and
+/// `compute_instance_id`, empty off MIG, as that exporter's
+/// `internal/integration/testdata/demo__seeded.metrics` shows; the process
+/// count per GPU keeps its one label. Without the flag the label set stays
+/// that exporter's default; other profiles refuse the flag.
+#[test]
+fn nvidia_gpu_exporter_profile_labels_processes_with_their_mig_instance() {
+    let procs = r#"
+[[device.process]]
+pid = 4242
+name = "train"
+used_memory = 1073741824
+gpu_instance_id = 9
+compute_instance_id = 0
+"#;
+    let plain = "\n[[device.process]]\npid = 77\nname = \"infer\"\nused_memory = 2097152\n";
+    let sc = write_scenario(&format!(
+        "{SIM_HEAD}{}{procs}{}{plain}",
+        mig_h100(0),
+        h100(1, 1 << 30)
+    ));
+    let args = [
+        "--profile=nvidia_gpu_exporter",
+        "--collect.interval=0",
+        "--collect.compute-apps-mig",
+    ];
+    let server = Server::start(sc.path(), &args);
+    let body = server.metrics();
+    let mig =
+        "{compute_instance_id=\"0\",gpu_instance_id=\"9\",pid=\"4242\",process_name=\"train\",\
+               uuid=\"00000000-0000-4000-8000-000000000000\"}";
+    let off = "{compute_instance_id=\"\",gpu_instance_id=\"\",pid=\"77\",process_name=\"infer\",\
+               uuid=\"00000000-0000-4000-8000-000000000001\"}";
+    for line in [
+        format!("nvidia_smi_compute_app_info{mig} 1\n"),
+        format!("nvidia_smi_compute_app_used_memory_bytes{mig} 1.073741824e+09\n"),
+        format!("nvidia_smi_compute_app_info{off} 1\n"),
+        format!("nvidia_smi_compute_app_used_memory_bytes{off} 2.097152e+06\n"),
+        "nvidia_smi_compute_apps{uuid=\"00000000-0000-4000-8000-000000000000\"} 1\n".to_string(),
+    ] {
+        assert!(body.contains(&line), "{line}\n{body}");
+    }
+    drop(server);
+    let server = Server::start(sc.path(), &args[..2]);
+    let body = server.metrics();
+    assert!(
+        body.contains("nvidia_smi_compute_app_info{pid=\"77\",process_name=\"infer\",uuid="),
+        "{body}"
+    );
+    assert!(!body.contains("instance_id=\"\""), "{body}");
+    drop(server);
+    for profile in ["--profile=nvq", "--profile=dcgm"] {
+        let out = common::nvq(sc.path(), &["serve", profile, "--collect.compute-apps-mig"]);
+        assert_eq!(out.status.code(), Some(2), "{profile}");
+    }
+}
+
+/// That exporter's NVML backend reports its collection status as
+/// `nvidia_smi_nvml_return_code` (0 on success) in place of the nvidia-smi
+/// backend's `command_exit_code` (its `docs/METRICS.md`); nvq, which reads
+/// NVML, serves the NVML backend's family.
+#[test]
+fn nvidia_gpu_exporter_profile_reports_an_nvml_return_code() {
+    let sc = write_scenario(&format!("{SIM_HEAD}{}", h100(0, 1 << 30)));
+    let server = Server::start(
+        sc.path(),
+        &["--profile=nvidia_gpu_exporter", "--collect.interval=0"],
+    );
+    let body = server.metrics();
+    assert!(
+        body.contains("# TYPE nvidia_smi_nvml_return_code gauge\nnvidia_smi_nvml_return_code 0\n"),
+        "{body}"
+    );
+    assert!(!body.contains("command_exit_code"), "{body}");
 }

@@ -3,7 +3,7 @@
 //! scenario byte for byte, apart from the date line, whose shape is compared.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
+use crate::common;
 use common::sim_lib;
 
 use assert_cmd::Command;
@@ -18,9 +18,8 @@ fn scenario(name: &str) -> PathBuf {
 }
 
 fn nvq(scenario_file: &Path) -> Command {
-    let mut c = Command::cargo_bin("nvq").unwrap();
+    let mut c = Command::from_std(common::nvq_command());
     c.env("NVML_SIM_SCENARIO", scenario_file)
-        .env_remove("NO_COLOR")
         .arg("--nvml-lib")
         .arg(sim_lib());
     c
@@ -178,8 +177,8 @@ fn loops_reprint_the_whole_table() {
 fn as_nvidia_smi_too() {
     let dir = tempfile::tempdir().unwrap();
     let link = dir.path().join("nvidia-smi");
-    std::os::unix::fs::symlink(assert_cmd::cargo::cargo_bin("nvq"), &link).unwrap();
-    let out = std::process::Command::new(&link)
+    std::os::unix::fs::symlink(common::nvq_bin(), &link).unwrap();
+    let out = common::command(&link)
         .env("NVML_SIM_SCENARIO", scenario("summary_h100_load.toml"))
         .env("NVQ_NVML_LIB", sim_lib())
         .output()
@@ -204,7 +203,7 @@ fn format_without_query_is_still_an_error() {
 fn a_table_loop_ends_quietly_when_the_reader_goes_and_on_ctrl_c() {
     use std::io::{BufRead, BufReader};
     use std::process::{Command as Std, Stdio};
-    let bin = assert_cmd::cargo::cargo_bin("nvq");
+    let bin = common::nvq_bin();
     let spawn = || {
         Std::new(&bin)
             .env("NVML_SIM_SCENARIO", scenario("summary_h200_load.toml"))

@@ -7,14 +7,14 @@
 //! without tmux.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
 fn nvq() -> PathBuf {
-    PathBuf::from(env!("CARGO_BIN_EXE_nvq"))
+    common::nvq_bin()
 }
 
 /// A tmux server of this test's own, killed when dropped.
@@ -308,7 +308,7 @@ fn a_panic_restores_the_terminal_and_says_so() {
 
 #[test]
 fn once_prints_one_plain_frame() {
-    let out = Command::new(nvq())
+    let out = common::command(nvq())
         .args(["top", "--once", "--nvml-lib"])
         .arg(common::sim_lib())
         .env("NVML_SIM_SCENARIO", common::scenario("top_8gpu.toml"))
@@ -335,7 +335,7 @@ fn bad_options_are_usage_errors() {
         // Not a terminal, not --once.
         &["top"],
     ] {
-        let out = Command::new(nvq()).args(args).output().unwrap();
+        let out = common::command(nvq()).args(args).output().unwrap();
         assert_eq!(out.status.code(), Some(2), "{args:?}: {out:?}");
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(

@@ -3,7 +3,7 @@
 //! `tests/topo/`), NICs from a fake `/sys`, errors, and JSON.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
+use crate::common;
 use common::{read_shared, scenario, sim_lib};
 
 use assert_cmd::Command;
@@ -16,8 +16,7 @@ fn no_sysfs() -> PathBuf {
 }
 
 fn topo(scenario_file: &Path, sysfs: &Path, args: &[&str]) -> Output {
-    Command::cargo_bin("nvq")
-        .unwrap()
+    Command::from_std(common::nvq_command())
         .arg("--nvml-lib")
         .arg(sim_lib())
         .arg("topo")
@@ -69,16 +68,13 @@ fn capture_27_missing_value() {
         return;
     };
     for personality in ["nvq", "nvidia-smi"] {
-        let exe = assert_cmd::cargo::cargo_bin("nvq");
+        let exe = common::nvq_bin();
         let dir = common::repo_root().join("target/topo-personality");
         std::fs::create_dir_all(&dir).unwrap();
         let link = dir.join(personality);
         let _ = std::fs::remove_file(&link);
         std::os::unix::fs::symlink(&exe, &link).unwrap();
-        let out = std::process::Command::new(&link)
-            .arg("-m")
-            .output()
-            .unwrap();
+        let out = common::command(&link).arg("-m").output().unwrap();
         if personality == "nvq" {
             // nvq's own words and a usage error's exit code (issue #30).
             assert_eq!(out.status.code(), Some(2));

@@ -4,7 +4,7 @@
 //! the method is the same at any scale (its unit tests in `src/model/trend.rs` use minutes).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
+use crate::common;
 use common::{nvq, scenario};
 
 const TREND: [&str; 6] = [

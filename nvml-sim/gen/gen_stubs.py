@@ -81,17 +81,19 @@ def parse(path):
 
 
 def implemented():
-    names = set()
+    """Each hand-written export and the module (file of src/) that defines it."""
+    names = {}
     for f in glob.glob(os.path.join(SRC, "**/*.rs"), recursive=True):
         if f.endswith("generated.rs"):
             continue
         text = open(f).read()
+        module = os.path.splitext(os.path.relpath(f, SRC))[0].replace(os.sep, "::")
         for m in re.finditer(r"pub unsafe extern \"C\" fn (nvml\w+)", text):
-            names.add(m.group(1))
+            names[m.group(1)] = module
         # exports defined through macros: `name!(nvmlX, ...)` (every ident argument counts)
         for m in re.finditer(r"^\s*\w+!\(([^;]*?)\);", text, re.M | re.S):
             for n in re.findall(r"\b(nvml[A-Z]\w*)\b", m.group(1)):
-                names.add(n)
+                names[n] = module
     return names
 
 
@@ -131,7 +133,7 @@ def main():
     out.append("")
     out.append("// Compile-time signature check of every export against the bindings.")
     for name, types, ret in entries:
-        path = name if name not in impl else f"crate::{name}"
+        path = name if name not in impl else f"crate::{impl[name]}::{name}"
         out.append(f"const _: unsafe extern \"C\" fn({', '.join(types)}) -> {ret} = {path};")
     out.append("")
     path = os.path.join(SRC, "generated.rs")

@@ -1,5 +1,7 @@
 //! Device getters.
 
+use crate::call::*;
+use crate::pci::pci_struct;
 use crate::scenario::{Clocks, EccCounts, FieldScalar};
 use crate::state::*;
 use nvml_wrapper_sys::bindings::*;
@@ -275,25 +277,6 @@ pub unsafe extern "C" fn nvmlDeviceValidateInforom(device: nvmlDevice_t) -> nvml
 }
 
 // ---- PCI ------------------------------------------------------------------------------------
-
-/// A device's `nvmlPciInfo_t` (also what its NVLink peers report).
-pub(crate) fn pci_struct(d: &crate::scenario::Device) -> R<nvmlPciInfo_t> {
-    let p = &d.pci;
-    let bus_id = d.bus_id().ok_or(NOT_SUPPORTED)?;
-    let mut v = nvmlPciInfo_t {
-        busIdLegacy: [0; 16],
-        domain: p.domain.ok_or(NOT_SUPPORTED)?,
-        bus: p.bus.ok_or(NOT_SUPPORTED)?,
-        device: p.device.ok_or(NOT_SUPPORTED)?,
-        pciDeviceId: p.device_id.unwrap_or(0),
-        pciSubSystemId: p.subsystem_id.unwrap_or(0),
-        busId: [0; 32],
-    };
-    let legacy = format!("{:04X}:{:02X}:{:02X}.0", v.domain, v.bus, v.device);
-    fill_chars(&mut v.busIdLegacy, &legacy);
-    fill_chars(&mut v.busId, &bus_id);
-    Ok(v)
-}
 
 fn pci_info(sym: &'static str, device: nvmlDevice_t, pci: *mut nvmlPciInfo_t) -> nvmlReturn_t {
     dev_fn(sym, device, |c| {

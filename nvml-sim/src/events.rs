@@ -5,10 +5,10 @@
 //! in time order; a wait sleeps (without the simulator lock) until the next
 //! event is due or its timeout passes (`NVML_ERROR_TIMEOUT`).
 
-use crate::state::{
-    device_handle, enter, guard, lock, nn, ret, Target, INVALID_ARGUMENT, NOT_SUPPORTED, R,
-    UNINITIALIZED,
+use crate::call::{
+    device_handle, guard, nn, ret, Target, INVALID_ARGUMENT, NOT_SUPPORTED, R, UNINITIALIZED,
 };
+use crate::state::{enter, lock};
 use nvml_wrapper_sys::bindings::*;
 use std::collections::HashSet;
 use std::os::raw::{c_uint, c_ulonglong};
@@ -55,7 +55,7 @@ pub unsafe extern "C" fn nvmlEventSetCreate(set: *mut nvmlEventSet_t) -> nvmlRet
             let i = (0..MAX_SETS)
                 .map(|k| (st.next_event_set + k) % MAX_SETS)
                 .find(|k| !st.event_sets.contains_key(k))
-                .ok_or(crate::state::UNKNOWN)?;
+                .ok_or(crate::call::UNKNOWN)?;
             st.next_event_set = i + 1;
             st.event_sets.insert(i, EventSet::default());
             out.set(set_handle(i));

@@ -403,7 +403,7 @@ pub const SYMBOLS: &[&str] = &[
     "nvmlDeviceGetDriverModel",
 ];
 
-/// Symbols exported as `NOT_SUPPORTED` stubs (204).
+/// Symbols exported as `NOT_SUPPORTED` stubs (183).
 pub const STUBS: &[&str] = &[
     "nvmlSystemGetDriverBranch",
     "nvmlDeviceGetHandleByUUIDV",
@@ -517,28 +517,8 @@ pub const STUBS: &[&str] = &[
     "nvmlDeviceGetGridLicensableFeatures_v4",
     "nvmlGetVgpuDriverCapabilities",
     "nvmlDeviceGetVgpuCapabilities",
-    "nvmlDeviceGetSupportedVgpus",
-    "nvmlDeviceGetCreatableVgpus",
-    "nvmlVgpuTypeGetClass",
-    "nvmlVgpuTypeGetName",
     "nvmlVgpuTypeGetGpuInstanceProfileId",
-    "nvmlVgpuTypeGetDeviceID",
-    "nvmlVgpuTypeGetFramebufferSize",
-    "nvmlVgpuTypeGetNumDisplayHeads",
-    "nvmlVgpuTypeGetResolution",
-    "nvmlVgpuTypeGetLicense",
-    "nvmlVgpuTypeGetFrameRateLimit",
-    "nvmlVgpuTypeGetMaxInstances",
-    "nvmlVgpuTypeGetMaxInstancesPerVm",
     "nvmlVgpuTypeGetBAR1Info",
-    "nvmlDeviceGetActiveVgpus",
-    "nvmlVgpuInstanceGetVmID",
-    "nvmlVgpuInstanceGetUUID",
-    "nvmlVgpuInstanceGetVmDriverVersion",
-    "nvmlVgpuInstanceGetFbUsage",
-    "nvmlVgpuInstanceGetLicenseStatus",
-    "nvmlVgpuInstanceGetType",
-    "nvmlVgpuInstanceGetFrameRateLimit",
     "nvmlVgpuInstanceGetEccMode",
     "nvmlVgpuInstanceGetEncoderCapacity",
     "nvmlVgpuInstanceSetEncoderCapacity",
@@ -549,7 +529,6 @@ pub const STUBS: &[&str] = &[
     "nvmlVgpuInstanceGetGpuInstanceId",
     "nvmlVgpuInstanceGetGpuPciId",
     "nvmlVgpuTypeGetCapabilities",
-    "nvmlVgpuInstanceGetMdevUUID",
     "nvmlGpuInstanceGetCreatableVgpus",
     "nvmlVgpuTypeGetMaxInstancesPerGpuInstance",
     "nvmlGpuInstanceGetActiveVgpus",
@@ -1849,54 +1828,6 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuCapabilities(
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetSupportedVgpus(
-    _a0: nvmlDevice_t,
-    _a1: *mut raw::c_uint,
-    _a2: *mut nvmlVgpuTypeId_t,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetSupportedVgpus")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetCreatableVgpus(
-    _a0: nvmlDevice_t,
-    _a1: *mut raw::c_uint,
-    _a2: *mut nvmlVgpuTypeId_t,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetCreatableVgpus")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlVgpuTypeGetClass(
-    _a0: nvmlVgpuTypeId_t,
-    _a1: *mut raw::c_char,
-    _a2: *mut raw::c_uint,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlVgpuTypeGetClass")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlVgpuTypeGetName(
-    _a0: nvmlVgpuTypeId_t,
-    _a1: *mut raw::c_char,
-    _a2: *mut raw::c_uint,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlVgpuTypeGetName")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
 pub unsafe extern "C" fn nvmlVgpuTypeGetGpuInstanceProfileId(
     _a0: nvmlVgpuTypeId_t,
     _a1: *mut raw::c_uint,
@@ -1908,197 +1839,11 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetGpuInstanceProfileId(
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlVgpuTypeGetDeviceID(
-    _a0: nvmlVgpuTypeId_t,
-    _a1: *mut raw::c_ulonglong,
-    _a2: *mut raw::c_ulonglong,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlVgpuTypeGetDeviceID")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlVgpuTypeGetFramebufferSize(
-    _a0: nvmlVgpuTypeId_t,
-    _a1: *mut raw::c_ulonglong,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlVgpuTypeGetFramebufferSize")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlVgpuTypeGetNumDisplayHeads(
-    _a0: nvmlVgpuTypeId_t,
-    _a1: *mut raw::c_uint,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlVgpuTypeGetNumDisplayHeads")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlVgpuTypeGetResolution(
-    _a0: nvmlVgpuTypeId_t,
-    _a1: raw::c_uint,
-    _a2: *mut raw::c_uint,
-    _a3: *mut raw::c_uint,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlVgpuTypeGetResolution")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlVgpuTypeGetLicense(
-    _a0: nvmlVgpuTypeId_t,
-    _a1: *mut raw::c_char,
-    _a2: raw::c_uint,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlVgpuTypeGetLicense")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlVgpuTypeGetFrameRateLimit(
-    _a0: nvmlVgpuTypeId_t,
-    _a1: *mut raw::c_uint,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlVgpuTypeGetFrameRateLimit")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlVgpuTypeGetMaxInstances(
-    _a0: nvmlDevice_t,
-    _a1: nvmlVgpuTypeId_t,
-    _a2: *mut raw::c_uint,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlVgpuTypeGetMaxInstances")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlVgpuTypeGetMaxInstancesPerVm(
-    _a0: nvmlVgpuTypeId_t,
-    _a1: *mut raw::c_uint,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlVgpuTypeGetMaxInstancesPerVm")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
 pub unsafe extern "C" fn nvmlVgpuTypeGetBAR1Info(
     _a0: nvmlVgpuTypeId_t,
     _a1: *mut nvmlVgpuTypeBar1Info_t,
 ) -> nvmlReturn_t {
     crate::state::stub("nvmlVgpuTypeGetBAR1Info")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetActiveVgpus(
-    _a0: nvmlDevice_t,
-    _a1: *mut raw::c_uint,
-    _a2: *mut nvmlVgpuInstance_t,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetActiveVgpus")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlVgpuInstanceGetVmID(
-    _a0: nvmlVgpuInstance_t,
-    _a1: *mut raw::c_char,
-    _a2: raw::c_uint,
-    _a3: *mut nvmlVgpuVmIdType_t,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlVgpuInstanceGetVmID")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlVgpuInstanceGetUUID(
-    _a0: nvmlVgpuInstance_t,
-    _a1: *mut raw::c_char,
-    _a2: raw::c_uint,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlVgpuInstanceGetUUID")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlVgpuInstanceGetVmDriverVersion(
-    _a0: nvmlVgpuInstance_t,
-    _a1: *mut raw::c_char,
-    _a2: raw::c_uint,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlVgpuInstanceGetVmDriverVersion")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlVgpuInstanceGetFbUsage(
-    _a0: nvmlVgpuInstance_t,
-    _a1: *mut raw::c_ulonglong,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlVgpuInstanceGetFbUsage")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlVgpuInstanceGetLicenseStatus(
-    _a0: nvmlVgpuInstance_t,
-    _a1: *mut raw::c_uint,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlVgpuInstanceGetLicenseStatus")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlVgpuInstanceGetType(
-    _a0: nvmlVgpuInstance_t,
-    _a1: *mut nvmlVgpuTypeId_t,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlVgpuInstanceGetType")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlVgpuInstanceGetFrameRateLimit(
-    _a0: nvmlVgpuInstance_t,
-    _a1: *mut raw::c_uint,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlVgpuInstanceGetFrameRateLimit")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -2215,18 +1960,6 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetCapabilities(
     _a2: *mut raw::c_uint,
 ) -> nvmlReturn_t {
     crate::state::stub("nvmlVgpuTypeGetCapabilities")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlVgpuInstanceGetMdevUUID(
-    _a0: nvmlVgpuInstance_t,
-    _a1: *mut raw::c_char,
-    _a2: raw::c_uint,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlVgpuInstanceGetMdevUUID")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -2889,189 +2622,191 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetLicenseInfo(
 }
 
 // Compile-time signature check of every export against the bindings.
-const _: unsafe extern "C" fn() -> nvmlReturn_t = crate::nvmlInit_v2;
-const _: unsafe extern "C" fn(raw::c_uint) -> nvmlReturn_t = crate::nvmlInitWithFlags;
-const _: unsafe extern "C" fn() -> nvmlReturn_t = crate::nvmlShutdown;
-const _: unsafe extern "C" fn(nvmlReturn_t) -> *const raw::c_char = crate::nvmlErrorString;
+const _: unsafe extern "C" fn() -> nvmlReturn_t = crate::system::nvmlInit_v2;
+const _: unsafe extern "C" fn(raw::c_uint) -> nvmlReturn_t = crate::system::nvmlInitWithFlags;
+const _: unsafe extern "C" fn() -> nvmlReturn_t = crate::system::nvmlShutdown;
+const _: unsafe extern "C" fn(nvmlReturn_t) -> *const raw::c_char = crate::system::nvmlErrorString;
 const _: unsafe extern "C" fn(*mut raw::c_char, raw::c_uint) -> nvmlReturn_t =
-    crate::nvmlSystemGetDriverVersion;
+    crate::system::nvmlSystemGetDriverVersion;
 const _: unsafe extern "C" fn(*mut raw::c_char, raw::c_uint) -> nvmlReturn_t =
-    crate::nvmlSystemGetNVMLVersion;
+    crate::system::nvmlSystemGetNVMLVersion;
 const _: unsafe extern "C" fn(*mut raw::c_int) -> nvmlReturn_t =
-    crate::nvmlSystemGetCudaDriverVersion;
+    crate::system::nvmlSystemGetCudaDriverVersion;
 const _: unsafe extern "C" fn(*mut raw::c_int) -> nvmlReturn_t =
-    crate::nvmlSystemGetCudaDriverVersion_v2;
+    crate::system::nvmlSystemGetCudaDriverVersion_v2;
 const _: unsafe extern "C" fn(raw::c_uint, *mut raw::c_char, raw::c_uint) -> nvmlReturn_t =
-    crate::nvmlSystemGetProcessName;
+    crate::system::nvmlSystemGetProcessName;
 const _: unsafe extern "C" fn(*mut raw::c_uint, *mut nvmlHwbcEntry_t) -> nvmlReturn_t =
-    crate::nvmlSystemGetHicVersion;
+    crate::units::nvmlSystemGetHicVersion;
 const _: unsafe extern "C" fn(raw::c_uint, *mut raw::c_uint, *mut nvmlDevice_t) -> nvmlReturn_t =
-    crate::nvmlSystemGetTopologyGpuSet;
+    crate::topo::nvmlSystemGetTopologyGpuSet;
 const _: unsafe extern "C" fn(*mut nvmlSystemDriverBranchInfo_t, raw::c_uint) -> nvmlReturn_t =
     nvmlSystemGetDriverBranch;
-const _: unsafe extern "C" fn(*mut raw::c_uint) -> nvmlReturn_t = crate::nvmlUnitGetCount;
+const _: unsafe extern "C" fn(*mut raw::c_uint) -> nvmlReturn_t = crate::units::nvmlUnitGetCount;
 const _: unsafe extern "C" fn(raw::c_uint, *mut nvmlUnit_t) -> nvmlReturn_t =
-    crate::nvmlUnitGetHandleByIndex;
+    crate::units::nvmlUnitGetHandleByIndex;
 const _: unsafe extern "C" fn(nvmlUnit_t, *mut nvmlUnitInfo_t) -> nvmlReturn_t =
-    crate::nvmlUnitGetUnitInfo;
+    crate::units::nvmlUnitGetUnitInfo;
 const _: unsafe extern "C" fn(nvmlUnit_t, *mut nvmlLedState_t) -> nvmlReturn_t =
-    crate::nvmlUnitGetLedState;
+    crate::units::nvmlUnitGetLedState;
 const _: unsafe extern "C" fn(nvmlUnit_t, *mut nvmlPSUInfo_t) -> nvmlReturn_t =
-    crate::nvmlUnitGetPsuInfo;
+    crate::units::nvmlUnitGetPsuInfo;
 const _: unsafe extern "C" fn(nvmlUnit_t, raw::c_uint, *mut raw::c_uint) -> nvmlReturn_t =
-    crate::nvmlUnitGetTemperature;
+    crate::units::nvmlUnitGetTemperature;
 const _: unsafe extern "C" fn(nvmlUnit_t, *mut nvmlUnitFanSpeeds_t) -> nvmlReturn_t =
-    crate::nvmlUnitGetFanSpeedInfo;
+    crate::units::nvmlUnitGetFanSpeedInfo;
 const _: unsafe extern "C" fn(nvmlUnit_t, *mut raw::c_uint, *mut nvmlDevice_t) -> nvmlReturn_t =
-    crate::nvmlUnitGetDevices;
-const _: unsafe extern "C" fn(*mut raw::c_uint) -> nvmlReturn_t = crate::nvmlDeviceGetCount_v2;
+    crate::units::nvmlUnitGetDevices;
+const _: unsafe extern "C" fn(*mut raw::c_uint) -> nvmlReturn_t =
+    crate::system::nvmlDeviceGetCount_v2;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlDeviceAttributes_t) -> nvmlReturn_t =
-    crate::nvmlDeviceGetAttributes_v2;
+    crate::device::nvmlDeviceGetAttributes_v2;
 const _: unsafe extern "C" fn(raw::c_uint, *mut nvmlDevice_t) -> nvmlReturn_t =
-    crate::nvmlDeviceGetHandleByIndex_v2;
+    crate::system::nvmlDeviceGetHandleByIndex_v2;
 const _: unsafe extern "C" fn(*const raw::c_char, *mut nvmlDevice_t) -> nvmlReturn_t =
-    crate::nvmlDeviceGetHandleBySerial;
+    crate::system::nvmlDeviceGetHandleBySerial;
 const _: unsafe extern "C" fn(*const raw::c_char, *mut nvmlDevice_t) -> nvmlReturn_t =
-    crate::nvmlDeviceGetHandleByUUID;
+    crate::system::nvmlDeviceGetHandleByUUID;
 const _: unsafe extern "C" fn(*const nvmlUUID_t, *mut nvmlDevice_t) -> nvmlReturn_t =
     nvmlDeviceGetHandleByUUIDV;
 const _: unsafe extern "C" fn(*const raw::c_char, *mut nvmlDevice_t) -> nvmlReturn_t =
-    crate::nvmlDeviceGetHandleByPciBusId_v2;
+    crate::system::nvmlDeviceGetHandleByPciBusId_v2;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_char, raw::c_uint) -> nvmlReturn_t =
-    crate::nvmlDeviceGetName;
+    crate::device::nvmlDeviceGetName;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlBrandType_t) -> nvmlReturn_t =
-    crate::nvmlDeviceGetBrand;
+    crate::device::nvmlDeviceGetBrand;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t =
-    crate::nvmlDeviceGetIndex;
+    crate::device::nvmlDeviceGetIndex;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_char, raw::c_uint) -> nvmlReturn_t =
-    crate::nvmlDeviceGetSerial;
+    crate::device::nvmlDeviceGetSerial;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t =
-    crate::nvmlDeviceGetModuleId;
+    crate::device::nvmlDeviceGetModuleId;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlC2cModeInfo_v1_t) -> nvmlReturn_t =
-    crate::nvmlDeviceGetC2cModeInfoV;
+    crate::device::nvmlDeviceGetC2cModeInfoV;
 const _: unsafe extern "C" fn(
     nvmlDevice_t,
     raw::c_uint,
     *mut raw::c_ulong,
     nvmlAffinityScope_t,
-) -> nvmlReturn_t = crate::nvmlDeviceGetMemoryAffinity;
+) -> nvmlReturn_t = crate::topo::nvmlDeviceGetMemoryAffinity;
 const _: unsafe extern "C" fn(
     nvmlDevice_t,
     raw::c_uint,
     *mut raw::c_ulong,
     nvmlAffinityScope_t,
-) -> nvmlReturn_t = crate::nvmlDeviceGetCpuAffinityWithinScope;
+) -> nvmlReturn_t = crate::topo::nvmlDeviceGetCpuAffinityWithinScope;
 const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint, *mut raw::c_ulong) -> nvmlReturn_t =
-    crate::nvmlDeviceGetCpuAffinity;
+    crate::topo::nvmlDeviceGetCpuAffinity;
 const _: unsafe extern "C" fn(nvmlDevice_t) -> nvmlReturn_t = nvmlDeviceSetCpuAffinity;
 const _: unsafe extern "C" fn(nvmlDevice_t) -> nvmlReturn_t = nvmlDeviceClearCpuAffinity;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t =
-    crate::nvmlDeviceGetNumaNodeId;
+    crate::topo::nvmlDeviceGetNumaNodeId;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlDeviceAddressingMode_t) -> nvmlReturn_t =
-    crate::nvmlDeviceGetAddressingMode;
+    crate::device::nvmlDeviceGetAddressingMode;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlRepairStatus_t) -> nvmlReturn_t =
-    crate::nvmlDeviceGetRepairStatus;
+    crate::device::nvmlDeviceGetRepairStatus;
 const _: unsafe extern "C" fn(
     nvmlDevice_t,
     nvmlDevice_t,
     *mut nvmlGpuTopologyLevel_t,
-) -> nvmlReturn_t = crate::nvmlDeviceGetTopologyCommonAncestor;
+) -> nvmlReturn_t = crate::topo::nvmlDeviceGetTopologyCommonAncestor;
 const _: unsafe extern "C" fn(
     nvmlDevice_t,
     nvmlGpuTopologyLevel_t,
     *mut raw::c_uint,
     *mut nvmlDevice_t,
-) -> nvmlReturn_t = crate::nvmlDeviceGetTopologyNearestGpus;
+) -> nvmlReturn_t = crate::topo::nvmlDeviceGetTopologyNearestGpus;
 const _: unsafe extern "C" fn(
     nvmlDevice_t,
     nvmlDevice_t,
     nvmlGpuP2PCapsIndex_t,
     *mut nvmlGpuP2PStatus_t,
-) -> nvmlReturn_t = crate::nvmlDeviceGetP2PStatus;
+) -> nvmlReturn_t = crate::topo::nvmlDeviceGetP2PStatus;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_char, raw::c_uint) -> nvmlReturn_t =
-    crate::nvmlDeviceGetUUID;
+    crate::device::nvmlDeviceGetUUID;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t =
-    crate::nvmlDeviceGetMinorNumber;
+    crate::device::nvmlDeviceGetMinorNumber;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_char, raw::c_uint) -> nvmlReturn_t =
-    crate::nvmlDeviceGetBoardPartNumber;
+    crate::device::nvmlDeviceGetBoardPartNumber;
 const _: unsafe extern "C" fn(
     nvmlDevice_t,
     nvmlInforomObject_t,
     *mut raw::c_char,
     raw::c_uint,
-) -> nvmlReturn_t = crate::nvmlDeviceGetInforomVersion;
+) -> nvmlReturn_t = crate::device::nvmlDeviceGetInforomVersion;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_char, raw::c_uint) -> nvmlReturn_t =
-    crate::nvmlDeviceGetInforomImageVersion;
+    crate::device::nvmlDeviceGetInforomImageVersion;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t =
-    crate::nvmlDeviceGetInforomConfigurationChecksum;
-const _: unsafe extern "C" fn(nvmlDevice_t) -> nvmlReturn_t = crate::nvmlDeviceValidateInforom;
+    crate::device::nvmlDeviceGetInforomConfigurationChecksum;
+const _: unsafe extern "C" fn(nvmlDevice_t) -> nvmlReturn_t =
+    crate::device::nvmlDeviceValidateInforom;
 const _: unsafe extern "C" fn(
     nvmlDevice_t,
     *mut raw::c_ulonglong,
     *mut raw::c_ulong,
-) -> nvmlReturn_t = crate::nvmlDeviceGetLastBBXFlushTime;
+) -> nvmlReturn_t = crate::device::nvmlDeviceGetLastBBXFlushTime;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlEnableState_t) -> nvmlReturn_t =
-    crate::nvmlDeviceGetDisplayMode;
+    crate::device::nvmlDeviceGetDisplayMode;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlEnableState_t) -> nvmlReturn_t =
-    crate::nvmlDeviceGetDisplayActive;
+    crate::device::nvmlDeviceGetDisplayActive;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlEnableState_t) -> nvmlReturn_t =
-    crate::nvmlDeviceGetPersistenceMode;
+    crate::device::nvmlDeviceGetPersistenceMode;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlPciInfoExt_t) -> nvmlReturn_t =
-    crate::nvmlDeviceGetPciInfoExt;
+    crate::device::nvmlDeviceGetPciInfoExt;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlPciInfo_t) -> nvmlReturn_t =
-    crate::nvmlDeviceGetPciInfo_v3;
+    crate::device::nvmlDeviceGetPciInfo_v3;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t =
-    crate::nvmlDeviceGetMaxPcieLinkGeneration;
+    crate::device::nvmlDeviceGetMaxPcieLinkGeneration;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t =
-    crate::nvmlDeviceGetGpuMaxPcieLinkGeneration;
+    crate::device::nvmlDeviceGetGpuMaxPcieLinkGeneration;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t =
-    crate::nvmlDeviceGetMaxPcieLinkWidth;
+    crate::device::nvmlDeviceGetMaxPcieLinkWidth;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t =
-    crate::nvmlDeviceGetCurrPcieLinkGeneration;
+    crate::device::nvmlDeviceGetCurrPcieLinkGeneration;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t =
-    crate::nvmlDeviceGetCurrPcieLinkWidth;
+    crate::device::nvmlDeviceGetCurrPcieLinkWidth;
 const _: unsafe extern "C" fn(
     nvmlDevice_t,
     nvmlPcieUtilCounter_t,
     *mut raw::c_uint,
-) -> nvmlReturn_t = crate::nvmlDeviceGetPcieThroughput;
+) -> nvmlReturn_t = crate::device::nvmlDeviceGetPcieThroughput;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t =
-    crate::nvmlDeviceGetPcieReplayCounter;
+    crate::device::nvmlDeviceGetPcieReplayCounter;
 const _: unsafe extern "C" fn(nvmlDevice_t, nvmlClockType_t, *mut raw::c_uint) -> nvmlReturn_t =
-    crate::nvmlDeviceGetClockInfo;
+    crate::device::nvmlDeviceGetClockInfo;
 const _: unsafe extern "C" fn(nvmlDevice_t, nvmlClockType_t, *mut raw::c_uint) -> nvmlReturn_t =
-    crate::nvmlDeviceGetMaxClockInfo;
+    crate::device::nvmlDeviceGetMaxClockInfo;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_int) -> nvmlReturn_t =
     nvmlDeviceGetGpcClkVfOffset;
 const _: unsafe extern "C" fn(nvmlDevice_t, nvmlClockType_t, *mut raw::c_uint) -> nvmlReturn_t =
-    crate::nvmlDeviceGetApplicationsClock;
+    crate::device::nvmlDeviceGetApplicationsClock;
 const _: unsafe extern "C" fn(nvmlDevice_t, nvmlClockType_t, *mut raw::c_uint) -> nvmlReturn_t =
-    crate::nvmlDeviceGetDefaultApplicationsClock;
+    crate::device::nvmlDeviceGetDefaultApplicationsClock;
 const _: unsafe extern "C" fn(
     nvmlDevice_t,
     nvmlClockType_t,
     nvmlClockId_t,
     *mut raw::c_uint,
-) -> nvmlReturn_t = crate::nvmlDeviceGetClock;
+) -> nvmlReturn_t = crate::device::nvmlDeviceGetClock;
 const _: unsafe extern "C" fn(nvmlDevice_t, nvmlClockType_t, *mut raw::c_uint) -> nvmlReturn_t =
-    crate::nvmlDeviceGetMaxCustomerBoostClock;
+    crate::device::nvmlDeviceGetMaxCustomerBoostClock;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint, *mut raw::c_uint) -> nvmlReturn_t =
-    crate::nvmlDeviceGetSupportedMemoryClocks;
+    crate::device::nvmlDeviceGetSupportedMemoryClocks;
 const _: unsafe extern "C" fn(
     nvmlDevice_t,
     raw::c_uint,
     *mut raw::c_uint,
     *mut raw::c_uint,
-) -> nvmlReturn_t = crate::nvmlDeviceGetSupportedGraphicsClocks;
+) -> nvmlReturn_t = crate::device::nvmlDeviceGetSupportedGraphicsClocks;
 const _: unsafe extern "C" fn(
     nvmlDevice_t,
     *mut nvmlEnableState_t,
     *mut nvmlEnableState_t,
 ) -> nvmlReturn_t = nvmlDeviceGetAutoBoostedClocksEnabled;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t =
-    crate::nvmlDeviceGetFanSpeed;
+    crate::device::nvmlDeviceGetFanSpeed;
 const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint, *mut raw::c_uint) -> nvmlReturn_t =
-    crate::nvmlDeviceGetFanSpeed_v2;
+    crate::device::nvmlDeviceGetFanSpeed_v2;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlFanSpeedInfo_t) -> nvmlReturn_t =
     nvmlDeviceGetFanSpeedRPM;
 const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint, *mut raw::c_uint) -> nvmlReturn_t =
@@ -3084,40 +2819,40 @@ const _: unsafe extern "C" fn(
     *mut nvmlFanControlPolicy_t,
 ) -> nvmlReturn_t = nvmlDeviceGetFanControlPolicy_v2;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t =
-    crate::nvmlDeviceGetNumFans;
+    crate::device::nvmlDeviceGetNumFans;
 const _: unsafe extern "C" fn(
     nvmlDevice_t,
     nvmlTemperatureSensors_t,
     *mut raw::c_uint,
-) -> nvmlReturn_t = crate::nvmlDeviceGetTemperature;
+) -> nvmlReturn_t = crate::device::nvmlDeviceGetTemperature;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlCoolerInfo_t) -> nvmlReturn_t =
     nvmlDeviceGetCoolerInfo;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlTemperature_t) -> nvmlReturn_t =
-    crate::nvmlDeviceGetTemperatureV;
+    crate::device::nvmlDeviceGetTemperatureV;
 const _: unsafe extern "C" fn(
     nvmlDevice_t,
     nvmlTemperatureThresholds_t,
     *mut raw::c_uint,
-) -> nvmlReturn_t = crate::nvmlDeviceGetTemperatureThreshold;
+) -> nvmlReturn_t = crate::device::nvmlDeviceGetTemperatureThreshold;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlMarginTemperature_t) -> nvmlReturn_t =
-    crate::nvmlDeviceGetMarginTemperature;
+    crate::device::nvmlDeviceGetMarginTemperature;
 const _: unsafe extern "C" fn(
     nvmlDevice_t,
     raw::c_uint,
     *mut nvmlGpuThermalSettings_t,
 ) -> nvmlReturn_t = nvmlDeviceGetThermalSettings;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlPstates_t) -> nvmlReturn_t =
-    crate::nvmlDeviceGetPerformanceState;
+    crate::device::nvmlDeviceGetPerformanceState;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_ulonglong) -> nvmlReturn_t =
-    crate::nvmlDeviceGetCurrentClocksEventReasons;
+    crate::device::nvmlDeviceGetCurrentClocksEventReasons;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_ulonglong) -> nvmlReturn_t =
-    crate::nvmlDeviceGetCurrentClocksThrottleReasons;
+    crate::device::nvmlDeviceGetCurrentClocksThrottleReasons;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_ulonglong) -> nvmlReturn_t =
-    crate::nvmlDeviceGetSupportedClocksEventReasons;
+    crate::device::nvmlDeviceGetSupportedClocksEventReasons;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_ulonglong) -> nvmlReturn_t =
-    crate::nvmlDeviceGetSupportedClocksThrottleReasons;
+    crate::device::nvmlDeviceGetSupportedClocksThrottleReasons;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlPstates_t) -> nvmlReturn_t =
-    crate::nvmlDeviceGetPowerState;
+    crate::device::nvmlDeviceGetPowerState;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlGpuDynamicPstatesInfo_t) -> nvmlReturn_t =
     nvmlDeviceGetDynamicPstatesInfo;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_int) -> nvmlReturn_t =
@@ -3144,60 +2879,60 @@ const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlDevicePerfModes_t) -> nvmlR
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlDeviceCurrentClockFreqs_t) -> nvmlReturn_t =
     nvmlDeviceGetCurrentClockFreqs;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlEnableState_t) -> nvmlReturn_t =
-    crate::nvmlDeviceGetPowerManagementMode;
+    crate::device::nvmlDeviceGetPowerManagementMode;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t =
-    crate::nvmlDeviceGetPowerManagementLimit;
+    crate::device::nvmlDeviceGetPowerManagementLimit;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint, *mut raw::c_uint) -> nvmlReturn_t =
-    crate::nvmlDeviceGetPowerManagementLimitConstraints;
+    crate::device::nvmlDeviceGetPowerManagementLimitConstraints;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t =
-    crate::nvmlDeviceGetPowerManagementDefaultLimit;
+    crate::device::nvmlDeviceGetPowerManagementDefaultLimit;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t =
-    crate::nvmlDeviceGetPowerUsage;
+    crate::device::nvmlDeviceGetPowerUsage;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlDevicePowerMizerModes_v1_t) -> nvmlReturn_t =
     nvmlDeviceGetPowerMizerMode_v1;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlDevicePowerMizerModes_v1_t) -> nvmlReturn_t =
     nvmlDeviceSetPowerMizerMode_v1;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_ulonglong) -> nvmlReturn_t =
-    crate::nvmlDeviceGetTotalEnergyConsumption;
+    crate::device::nvmlDeviceGetTotalEnergyConsumption;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t =
-    crate::nvmlDeviceGetEnforcedPowerLimit;
+    crate::device::nvmlDeviceGetEnforcedPowerLimit;
 const _: unsafe extern "C" fn(
     nvmlDevice_t,
     *mut nvmlGpuOperationMode_t,
     *mut nvmlGpuOperationMode_t,
-) -> nvmlReturn_t = crate::nvmlDeviceGetGpuOperationMode;
+) -> nvmlReturn_t = crate::device::nvmlDeviceGetGpuOperationMode;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlMemory_t) -> nvmlReturn_t =
-    crate::nvmlDeviceGetMemoryInfo;
+    crate::device::nvmlDeviceGetMemoryInfo;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlMemory_v2_t) -> nvmlReturn_t =
-    crate::nvmlDeviceGetMemoryInfo_v2;
+    crate::device::nvmlDeviceGetMemoryInfo_v2;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlComputeMode_t) -> nvmlReturn_t =
-    crate::nvmlDeviceGetComputeMode;
+    crate::device::nvmlDeviceGetComputeMode;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_int, *mut raw::c_int) -> nvmlReturn_t =
-    crate::nvmlDeviceGetCudaComputeCapability;
+    crate::device::nvmlDeviceGetCudaComputeCapability;
 const _: unsafe extern "C" fn(
     nvmlDevice_t,
     *mut nvmlDramEncryptionInfo_t,
     *mut nvmlDramEncryptionInfo_t,
-) -> nvmlReturn_t = crate::nvmlDeviceGetDramEncryptionMode;
+) -> nvmlReturn_t = crate::device::nvmlDeviceGetDramEncryptionMode;
 const _: unsafe extern "C" fn(nvmlDevice_t, *const nvmlDramEncryptionInfo_t) -> nvmlReturn_t =
     nvmlDeviceSetDramEncryptionMode;
 const _: unsafe extern "C" fn(
     nvmlDevice_t,
     *mut nvmlEnableState_t,
     *mut nvmlEnableState_t,
-) -> nvmlReturn_t = crate::nvmlDeviceGetEccMode;
+) -> nvmlReturn_t = crate::device::nvmlDeviceGetEccMode;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlEnableState_t) -> nvmlReturn_t =
     nvmlDeviceGetDefaultEccMode;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t =
-    crate::nvmlDeviceGetBoardId;
+    crate::device::nvmlDeviceGetBoardId;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t =
-    crate::nvmlDeviceGetMultiGpuBoard;
+    crate::device::nvmlDeviceGetMultiGpuBoard;
 const _: unsafe extern "C" fn(
     nvmlDevice_t,
     nvmlMemoryErrorType_t,
     nvmlEccCounterType_t,
     *mut raw::c_ulonglong,
-) -> nvmlReturn_t = crate::nvmlDeviceGetTotalEccErrors;
+) -> nvmlReturn_t = crate::device::nvmlDeviceGetTotalEccErrors;
 const _: unsafe extern "C" fn(
     nvmlDevice_t,
     nvmlMemoryErrorType_t,
@@ -3210,32 +2945,32 @@ const _: unsafe extern "C" fn(
     nvmlEccCounterType_t,
     nvmlMemoryLocation_t,
     *mut raw::c_ulonglong,
-) -> nvmlReturn_t = crate::nvmlDeviceGetMemoryErrorCounter;
+) -> nvmlReturn_t = crate::device::nvmlDeviceGetMemoryErrorCounter;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlUtilization_t) -> nvmlReturn_t =
-    crate::nvmlDeviceGetUtilizationRates;
+    crate::device::nvmlDeviceGetUtilizationRates;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint, *mut raw::c_uint) -> nvmlReturn_t =
-    crate::nvmlDeviceGetEncoderUtilization;
+    crate::device::nvmlDeviceGetEncoderUtilization;
 const _: unsafe extern "C" fn(nvmlDevice_t, nvmlEncoderType_t, *mut raw::c_uint) -> nvmlReturn_t =
-    crate::nvmlDeviceGetEncoderCapacity;
+    crate::device::nvmlDeviceGetEncoderCapacity;
 const _: unsafe extern "C" fn(
     nvmlDevice_t,
     *mut raw::c_uint,
     *mut raw::c_uint,
     *mut raw::c_uint,
-) -> nvmlReturn_t = crate::nvmlDeviceGetEncoderStats;
+) -> nvmlReturn_t = crate::device::nvmlDeviceGetEncoderStats;
 const _: unsafe extern "C" fn(
     nvmlDevice_t,
     *mut raw::c_uint,
     *mut nvmlEncoderSessionInfo_t,
 ) -> nvmlReturn_t = nvmlDeviceGetEncoderSessions;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint, *mut raw::c_uint) -> nvmlReturn_t =
-    crate::nvmlDeviceGetDecoderUtilization;
+    crate::device::nvmlDeviceGetDecoderUtilization;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint, *mut raw::c_uint) -> nvmlReturn_t =
-    crate::nvmlDeviceGetJpgUtilization;
+    crate::device::nvmlDeviceGetJpgUtilization;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint, *mut raw::c_uint) -> nvmlReturn_t =
-    crate::nvmlDeviceGetOfaUtilization;
+    crate::device::nvmlDeviceGetOfaUtilization;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlFBCStats_t) -> nvmlReturn_t =
-    crate::nvmlDeviceGetFBCStats;
+    crate::device::nvmlDeviceGetFBCStats;
 const _: unsafe extern "C" fn(
     nvmlDevice_t,
     *mut raw::c_uint,
@@ -3245,28 +2980,28 @@ const _: unsafe extern "C" fn(
     nvmlDevice_t,
     *mut nvmlDriverModel_t,
     *mut nvmlDriverModel_t,
-) -> nvmlReturn_t = crate::nvmlDeviceGetDriverModel_v2;
+) -> nvmlReturn_t = crate::device::nvmlDeviceGetDriverModel_v2;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_char, raw::c_uint) -> nvmlReturn_t =
-    crate::nvmlDeviceGetVbiosVersion;
+    crate::device::nvmlDeviceGetVbiosVersion;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlBridgeChipHierarchy_t) -> nvmlReturn_t =
-    crate::nvmlDeviceGetBridgeChipInfo;
+    crate::device::nvmlDeviceGetBridgeChipInfo;
 const _: unsafe extern "C" fn(
     nvmlDevice_t,
     *mut raw::c_uint,
     *mut nvmlProcessInfo_t,
-) -> nvmlReturn_t = crate::nvmlDeviceGetComputeRunningProcesses_v3;
+) -> nvmlReturn_t = crate::procs::nvmlDeviceGetComputeRunningProcesses_v3;
 const _: unsafe extern "C" fn(
     nvmlDevice_t,
     *mut raw::c_uint,
     *mut nvmlProcessInfo_t,
-) -> nvmlReturn_t = crate::nvmlDeviceGetGraphicsRunningProcesses_v3;
+) -> nvmlReturn_t = crate::procs::nvmlDeviceGetGraphicsRunningProcesses_v3;
 const _: unsafe extern "C" fn(
     nvmlDevice_t,
     *mut raw::c_uint,
     *mut nvmlProcessInfo_t,
-) -> nvmlReturn_t = crate::nvmlDeviceGetMPSComputeRunningProcesses_v3;
+) -> nvmlReturn_t = crate::procs::nvmlDeviceGetMPSComputeRunningProcesses_v3;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlProcessDetailList_t) -> nvmlReturn_t =
-    crate::nvmlDeviceGetRunningProcessDetailList;
+    crate::procs::nvmlDeviceGetRunningProcessDetailList;
 const _: unsafe extern "C" fn(nvmlDevice_t, nvmlDevice_t, *mut raw::c_int) -> nvmlReturn_t =
     nvmlDeviceOnSameBoard;
 const _: unsafe extern "C" fn(
@@ -3281,14 +3016,14 @@ const _: unsafe extern "C" fn(
     *mut nvmlValueType_t,
     *mut raw::c_uint,
     *mut nvmlSample_t,
-) -> nvmlReturn_t = crate::nvmlDeviceGetSamples;
+) -> nvmlReturn_t = crate::device::nvmlDeviceGetSamples;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlBAR1Memory_t) -> nvmlReturn_t =
-    crate::nvmlDeviceGetBAR1MemoryInfo;
+    crate::device::nvmlDeviceGetBAR1MemoryInfo;
 const _: unsafe extern "C" fn(
     nvmlDevice_t,
     nvmlPerfPolicyType_t,
     *mut nvmlViolationTime_t,
-) -> nvmlReturn_t = crate::nvmlDeviceGetViolationStatus;
+) -> nvmlReturn_t = crate::device::nvmlDeviceGetViolationStatus;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t = nvmlDeviceGetIrqNum;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t =
     nvmlDeviceGetNumGpuCores;
@@ -3305,9 +3040,9 @@ const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t =
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlBusType_t) -> nvmlReturn_t =
     nvmlDeviceGetBusType;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlGpuFabricInfo_t) -> nvmlReturn_t =
-    crate::nvmlDeviceGetGpuFabricInfo;
+    crate::device::nvmlDeviceGetGpuFabricInfo;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlGpuFabricInfoV_t) -> nvmlReturn_t =
-    crate::nvmlDeviceGetGpuFabricInfoV;
+    crate::device::nvmlDeviceGetGpuFabricInfoV;
 const _: unsafe extern "C" fn(*mut nvmlConfComputeSystemCaps_t) -> nvmlReturn_t =
     nvmlSystemGetConfComputeCapabilities;
 const _: unsafe extern "C" fn(*mut nvmlConfComputeSystemState_t) -> nvmlReturn_t =
@@ -3317,7 +3052,7 @@ const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlConfComputeMemSizeInfo_t) -
 const _: unsafe extern "C" fn(*mut raw::c_uint) -> nvmlReturn_t =
     nvmlSystemGetConfComputeGpusReadyState;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlMemory_t) -> nvmlReturn_t =
-    crate::nvmlDeviceGetConfComputeProtectedMemoryUsage;
+    crate::device::nvmlDeviceGetConfComputeProtectedMemoryUsage;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlConfComputeGpuCertificate_t) -> nvmlReturn_t =
     nvmlDeviceGetConfComputeGpuCertificate;
 const _: unsafe extern "C" fn(
@@ -3334,50 +3069,50 @@ const _: unsafe extern "C" fn(*mut nvmlConfComputeSetKeyRotationThresholdInfo_t)
 const _: unsafe extern "C" fn(*mut nvmlSystemConfComputeSettings_t) -> nvmlReturn_t =
     nvmlSystemGetConfComputeSettings;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_char) -> nvmlReturn_t =
-    crate::nvmlDeviceGetGspFirmwareVersion;
+    crate::device::nvmlDeviceGetGspFirmwareVersion;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint, *mut raw::c_uint) -> nvmlReturn_t =
-    crate::nvmlDeviceGetGspFirmwareMode;
+    crate::device::nvmlDeviceGetGspFirmwareMode;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlEccSramErrorStatus_t) -> nvmlReturn_t =
-    crate::nvmlDeviceGetSramEccErrorStatus;
+    crate::device::nvmlDeviceGetSramEccErrorStatus;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlPowerValue_v2_t) -> nvmlReturn_t =
     nvmlDeviceSetPowerManagementLimit_v2;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlEnableState_t) -> nvmlReturn_t =
-    crate::nvmlDeviceGetAccountingMode;
+    crate::device::nvmlDeviceGetAccountingMode;
 const _: unsafe extern "C" fn(
     nvmlDevice_t,
     raw::c_uint,
     *mut nvmlAccountingStats_t,
-) -> nvmlReturn_t = crate::nvmlDeviceGetAccountingStats;
+) -> nvmlReturn_t = crate::procs::nvmlDeviceGetAccountingStats;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint, *mut raw::c_uint) -> nvmlReturn_t =
-    crate::nvmlDeviceGetAccountingPids;
+    crate::procs::nvmlDeviceGetAccountingPids;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t =
-    crate::nvmlDeviceGetAccountingBufferSize;
+    crate::device::nvmlDeviceGetAccountingBufferSize;
 const _: unsafe extern "C" fn(
     nvmlDevice_t,
     nvmlPageRetirementCause_t,
     *mut raw::c_uint,
     *mut raw::c_ulonglong,
-) -> nvmlReturn_t = crate::nvmlDeviceGetRetiredPages;
+) -> nvmlReturn_t = crate::device::nvmlDeviceGetRetiredPages;
 const _: unsafe extern "C" fn(
     nvmlDevice_t,
     nvmlPageRetirementCause_t,
     *mut raw::c_uint,
     *mut raw::c_ulonglong,
     *mut raw::c_ulonglong,
-) -> nvmlReturn_t = crate::nvmlDeviceGetRetiredPages_v2;
+) -> nvmlReturn_t = crate::device::nvmlDeviceGetRetiredPages_v2;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlEnableState_t) -> nvmlReturn_t =
-    crate::nvmlDeviceGetRetiredPagesPendingStatus;
+    crate::device::nvmlDeviceGetRetiredPagesPendingStatus;
 const _: unsafe extern "C" fn(
     nvmlDevice_t,
     *mut raw::c_uint,
     *mut raw::c_uint,
     *mut raw::c_uint,
     *mut raw::c_uint,
-) -> nvmlReturn_t = crate::nvmlDeviceGetRemappedRows;
+) -> nvmlReturn_t = crate::device::nvmlDeviceGetRemappedRows;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlRowRemapperHistogramValues_t) -> nvmlReturn_t =
-    crate::nvmlDeviceGetRowRemapperHistogram;
+    crate::device::nvmlDeviceGetRowRemapperHistogram;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlDeviceArchitecture_t) -> nvmlReturn_t =
-    crate::nvmlDeviceGetArchitecture;
+    crate::device::nvmlDeviceGetArchitecture;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlClkMonStatus_t) -> nvmlReturn_t =
     nvmlDeviceGetClkMonStatus;
 const _: unsafe extern "C" fn(
@@ -3385,13 +3120,13 @@ const _: unsafe extern "C" fn(
     *mut nvmlProcessUtilizationSample_t,
     *mut raw::c_uint,
     raw::c_ulonglong,
-) -> nvmlReturn_t = crate::nvmlDeviceGetProcessUtilization;
+) -> nvmlReturn_t = crate::procs::nvmlDeviceGetProcessUtilization;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlProcessesUtilizationInfo_t) -> nvmlReturn_t =
-    crate::nvmlDeviceGetProcessesUtilizationInfo;
+    crate::procs::nvmlDeviceGetProcessesUtilizationInfo;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlPlatformInfo_t) -> nvmlReturn_t =
-    crate::nvmlDeviceGetPlatformInfo;
+    crate::device::nvmlDeviceGetPlatformInfo;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlPdi_t) -> nvmlReturn_t =
-    crate::nvmlDeviceGetPdi;
+    crate::device::nvmlDeviceGetPdi;
 const _: unsafe extern "C" fn(nvmlUnit_t, nvmlLedColor_t) -> nvmlReturn_t = nvmlUnitSetLedState;
 const _: unsafe extern "C" fn(nvmlDevice_t, nvmlEnableState_t) -> nvmlReturn_t =
     nvmlDeviceSetPersistenceMode;
@@ -3444,7 +3179,7 @@ const _: unsafe extern "C" fn(nvmlDevice_t, nvmlEnableState_t) -> nvmlReturn_t =
     nvmlDeviceSetAccountingMode;
 const _: unsafe extern "C" fn(nvmlDevice_t) -> nvmlReturn_t = nvmlDeviceClearAccountingPids;
 const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint, *mut nvmlEnableState_t) -> nvmlReturn_t =
-    crate::nvmlDeviceGetNvLinkState;
+    crate::topo::nvmlDeviceGetNvLinkState;
 const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint, *mut raw::c_uint) -> nvmlReturn_t =
     nvmlDeviceGetNvLinkVersion;
 const _: unsafe extern "C" fn(
@@ -3452,15 +3187,15 @@ const _: unsafe extern "C" fn(
     raw::c_uint,
     nvmlNvLinkCapability_t,
     *mut raw::c_uint,
-) -> nvmlReturn_t = crate::nvmlDeviceGetNvLinkCapability;
+) -> nvmlReturn_t = crate::topo::nvmlDeviceGetNvLinkCapability;
 const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint, *mut nvmlPciInfo_t) -> nvmlReturn_t =
-    crate::nvmlDeviceGetNvLinkRemotePciInfo_v2;
+    crate::topo::nvmlDeviceGetNvLinkRemotePciInfo_v2;
 const _: unsafe extern "C" fn(
     nvmlDevice_t,
     raw::c_uint,
     nvmlNvLinkErrorCounter_t,
     *mut raw::c_ulonglong,
-) -> nvmlReturn_t = crate::nvmlDeviceGetNvLinkErrorCounter;
+) -> nvmlReturn_t = crate::topo::nvmlDeviceGetNvLinkErrorCounter;
 const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint) -> nvmlReturn_t =
     nvmlDeviceResetNvLinkErrorCounters;
 const _: unsafe extern "C" fn(
@@ -3495,7 +3230,7 @@ const _: unsafe extern "C" fn(
     nvmlDevice_t,
     raw::c_uint,
     *mut nvmlIntNvLinkDeviceType_t,
-) -> nvmlReturn_t = crate::nvmlDeviceGetNvLinkRemoteDeviceType;
+) -> nvmlReturn_t = crate::topo::nvmlDeviceGetNvLinkRemoteDeviceType;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlNvLinkPowerThres_t) -> nvmlReturn_t =
     nvmlDeviceSetNvLinkDeviceLowPowerThreshold;
 const _: unsafe extern "C" fn(raw::c_uint) -> nvmlReturn_t = nvmlSystemSetNvlinkBwMode;
@@ -3508,14 +3243,15 @@ const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlNvlinkSetBwMode_t) -> nvmlR
     nvmlDeviceSetNvlinkBwMode;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlNvLinkInfo_t) -> nvmlReturn_t =
     nvmlDeviceGetNvLinkInfo;
-const _: unsafe extern "C" fn(*mut nvmlEventSet_t) -> nvmlReturn_t = crate::nvmlEventSetCreate;
+const _: unsafe extern "C" fn(*mut nvmlEventSet_t) -> nvmlReturn_t =
+    crate::events::nvmlEventSetCreate;
 const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_ulonglong, nvmlEventSet_t) -> nvmlReturn_t =
-    crate::nvmlDeviceRegisterEvents;
+    crate::events::nvmlDeviceRegisterEvents;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_ulonglong) -> nvmlReturn_t =
-    crate::nvmlDeviceGetSupportedEventTypes;
+    crate::events::nvmlDeviceGetSupportedEventTypes;
 const _: unsafe extern "C" fn(nvmlEventSet_t, *mut nvmlEventData_t, raw::c_uint) -> nvmlReturn_t =
-    crate::nvmlEventSetWait_v2;
-const _: unsafe extern "C" fn(nvmlEventSet_t) -> nvmlReturn_t = crate::nvmlEventSetFree;
+    crate::events::nvmlEventSetWait_v2;
+const _: unsafe extern "C" fn(nvmlEventSet_t) -> nvmlReturn_t = crate::events::nvmlEventSetFree;
 const _: unsafe extern "C" fn(*mut nvmlSystemEventSetCreateRequest_t) -> nvmlReturn_t =
     nvmlSystemEventSetCreate;
 const _: unsafe extern "C" fn(*mut nvmlSystemEventSetFreeRequest_t) -> nvmlReturn_t =
@@ -3535,17 +3271,17 @@ const _: unsafe extern "C" fn(
 ) -> nvmlReturn_t = nvmlDeviceRemoveGpu_v2;
 const _: unsafe extern "C" fn(*mut nvmlPciInfo_t) -> nvmlReturn_t = nvmlDeviceDiscoverGpus;
 const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_int, *mut nvmlFieldValue_t) -> nvmlReturn_t =
-    crate::nvmlDeviceGetFieldValues;
+    crate::device::nvmlDeviceGetFieldValues;
 const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_int, *mut nvmlFieldValue_t) -> nvmlReturn_t =
     nvmlDeviceClearFieldValues;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlGpuVirtualizationMode_t) -> nvmlReturn_t =
-    crate::nvmlDeviceGetVirtualizationMode;
+    crate::device::nvmlDeviceGetVirtualizationMode;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlHostVgpuMode_t) -> nvmlReturn_t =
-    crate::nvmlDeviceGetHostVgpuMode;
+    crate::device::nvmlDeviceGetHostVgpuMode;
 const _: unsafe extern "C" fn(nvmlDevice_t, nvmlGpuVirtualizationMode_t) -> nvmlReturn_t =
     nvmlDeviceSetVirtualizationMode;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlVgpuHeterogeneousMode_t) -> nvmlReturn_t =
-    crate::nvmlDeviceGetVgpuHeterogeneousMode;
+    crate::device::nvmlDeviceGetVgpuHeterogeneousMode;
 const _: unsafe extern "C" fn(nvmlDevice_t, *const nvmlVgpuHeterogeneousMode_t) -> nvmlReturn_t =
     nvmlDeviceSetVgpuHeterogeneousMode;
 const _: unsafe extern "C" fn(nvmlVgpuInstance_t, *mut nvmlVgpuPlacementId_t) -> nvmlReturn_t =
@@ -3584,72 +3320,72 @@ const _: unsafe extern "C" fn(
     nvmlDevice_t,
     *mut raw::c_uint,
     *mut nvmlVgpuTypeId_t,
-) -> nvmlReturn_t = nvmlDeviceGetSupportedVgpus;
+) -> nvmlReturn_t = crate::vgpu::nvmlDeviceGetSupportedVgpus;
 const _: unsafe extern "C" fn(
     nvmlDevice_t,
     *mut raw::c_uint,
     *mut nvmlVgpuTypeId_t,
-) -> nvmlReturn_t = nvmlDeviceGetCreatableVgpus;
+) -> nvmlReturn_t = crate::vgpu::nvmlDeviceGetCreatableVgpus;
 const _: unsafe extern "C" fn(
     nvmlVgpuTypeId_t,
     *mut raw::c_char,
     *mut raw::c_uint,
-) -> nvmlReturn_t = nvmlVgpuTypeGetClass;
+) -> nvmlReturn_t = crate::vgpu::nvmlVgpuTypeGetClass;
 const _: unsafe extern "C" fn(
     nvmlVgpuTypeId_t,
     *mut raw::c_char,
     *mut raw::c_uint,
-) -> nvmlReturn_t = nvmlVgpuTypeGetName;
+) -> nvmlReturn_t = crate::vgpu::nvmlVgpuTypeGetName;
 const _: unsafe extern "C" fn(nvmlVgpuTypeId_t, *mut raw::c_uint) -> nvmlReturn_t =
     nvmlVgpuTypeGetGpuInstanceProfileId;
 const _: unsafe extern "C" fn(
     nvmlVgpuTypeId_t,
     *mut raw::c_ulonglong,
     *mut raw::c_ulonglong,
-) -> nvmlReturn_t = nvmlVgpuTypeGetDeviceID;
+) -> nvmlReturn_t = crate::vgpu::nvmlVgpuTypeGetDeviceID;
 const _: unsafe extern "C" fn(nvmlVgpuTypeId_t, *mut raw::c_ulonglong) -> nvmlReturn_t =
-    nvmlVgpuTypeGetFramebufferSize;
+    crate::vgpu::nvmlVgpuTypeGetFramebufferSize;
 const _: unsafe extern "C" fn(nvmlVgpuTypeId_t, *mut raw::c_uint) -> nvmlReturn_t =
-    nvmlVgpuTypeGetNumDisplayHeads;
+    crate::vgpu::nvmlVgpuTypeGetNumDisplayHeads;
 const _: unsafe extern "C" fn(
     nvmlVgpuTypeId_t,
     raw::c_uint,
     *mut raw::c_uint,
     *mut raw::c_uint,
-) -> nvmlReturn_t = nvmlVgpuTypeGetResolution;
+) -> nvmlReturn_t = crate::vgpu::nvmlVgpuTypeGetResolution;
 const _: unsafe extern "C" fn(nvmlVgpuTypeId_t, *mut raw::c_char, raw::c_uint) -> nvmlReturn_t =
-    nvmlVgpuTypeGetLicense;
+    crate::vgpu::nvmlVgpuTypeGetLicense;
 const _: unsafe extern "C" fn(nvmlVgpuTypeId_t, *mut raw::c_uint) -> nvmlReturn_t =
-    nvmlVgpuTypeGetFrameRateLimit;
+    crate::vgpu::nvmlVgpuTypeGetFrameRateLimit;
 const _: unsafe extern "C" fn(nvmlDevice_t, nvmlVgpuTypeId_t, *mut raw::c_uint) -> nvmlReturn_t =
-    nvmlVgpuTypeGetMaxInstances;
+    crate::vgpu::nvmlVgpuTypeGetMaxInstances;
 const _: unsafe extern "C" fn(nvmlVgpuTypeId_t, *mut raw::c_uint) -> nvmlReturn_t =
-    nvmlVgpuTypeGetMaxInstancesPerVm;
+    crate::vgpu::nvmlVgpuTypeGetMaxInstancesPerVm;
 const _: unsafe extern "C" fn(nvmlVgpuTypeId_t, *mut nvmlVgpuTypeBar1Info_t) -> nvmlReturn_t =
     nvmlVgpuTypeGetBAR1Info;
 const _: unsafe extern "C" fn(
     nvmlDevice_t,
     *mut raw::c_uint,
     *mut nvmlVgpuInstance_t,
-) -> nvmlReturn_t = nvmlDeviceGetActiveVgpus;
+) -> nvmlReturn_t = crate::vgpu::nvmlDeviceGetActiveVgpus;
 const _: unsafe extern "C" fn(
     nvmlVgpuInstance_t,
     *mut raw::c_char,
     raw::c_uint,
     *mut nvmlVgpuVmIdType_t,
-) -> nvmlReturn_t = nvmlVgpuInstanceGetVmID;
+) -> nvmlReturn_t = crate::vgpu::nvmlVgpuInstanceGetVmID;
 const _: unsafe extern "C" fn(nvmlVgpuInstance_t, *mut raw::c_char, raw::c_uint) -> nvmlReturn_t =
-    nvmlVgpuInstanceGetUUID;
+    crate::vgpu::nvmlVgpuInstanceGetUUID;
 const _: unsafe extern "C" fn(nvmlVgpuInstance_t, *mut raw::c_char, raw::c_uint) -> nvmlReturn_t =
-    nvmlVgpuInstanceGetVmDriverVersion;
+    crate::vgpu::nvmlVgpuInstanceGetVmDriverVersion;
 const _: unsafe extern "C" fn(nvmlVgpuInstance_t, *mut raw::c_ulonglong) -> nvmlReturn_t =
-    nvmlVgpuInstanceGetFbUsage;
+    crate::vgpu::nvmlVgpuInstanceGetFbUsage;
 const _: unsafe extern "C" fn(nvmlVgpuInstance_t, *mut raw::c_uint) -> nvmlReturn_t =
-    nvmlVgpuInstanceGetLicenseStatus;
+    crate::vgpu::nvmlVgpuInstanceGetLicenseStatus;
 const _: unsafe extern "C" fn(nvmlVgpuInstance_t, *mut nvmlVgpuTypeId_t) -> nvmlReturn_t =
-    nvmlVgpuInstanceGetType;
+    crate::vgpu::nvmlVgpuInstanceGetType;
 const _: unsafe extern "C" fn(nvmlVgpuInstance_t, *mut raw::c_uint) -> nvmlReturn_t =
-    nvmlVgpuInstanceGetFrameRateLimit;
+    crate::vgpu::nvmlVgpuInstanceGetFrameRateLimit;
 const _: unsafe extern "C" fn(nvmlVgpuInstance_t, *mut nvmlEnableState_t) -> nvmlReturn_t =
     nvmlVgpuInstanceGetEccMode;
 const _: unsafe extern "C" fn(nvmlVgpuInstance_t, *mut raw::c_uint) -> nvmlReturn_t =
@@ -3687,7 +3423,7 @@ const _: unsafe extern "C" fn(
     *mut raw::c_uint,
 ) -> nvmlReturn_t = nvmlVgpuTypeGetCapabilities;
 const _: unsafe extern "C" fn(nvmlVgpuInstance_t, *mut raw::c_char, raw::c_uint) -> nvmlReturn_t =
-    nvmlVgpuInstanceGetMdevUUID;
+    crate::vgpu::nvmlVgpuInstanceGetMdevUUID;
 const _: unsafe extern "C" fn(nvmlGpuInstance_t, *mut nvmlVgpuTypeIdInfo_t) -> nvmlReturn_t =
     nvmlGpuInstanceGetCreatableVgpus;
 const _: unsafe extern "C" fn(*mut nvmlVgpuTypeMaxInstance_t) -> nvmlReturn_t =
@@ -3787,7 +3523,7 @@ const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlPRMTLV_v1_t) -> nvmlReturn_
 const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint, *mut nvmlReturn_t) -> nvmlReturn_t =
     nvmlDeviceSetMigMode;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint, *mut raw::c_uint) -> nvmlReturn_t =
-    crate::nvmlDeviceGetMigMode;
+    crate::device::nvmlDeviceGetMigMode;
 const _: unsafe extern "C" fn(
     nvmlDevice_t,
     raw::c_uint,
@@ -3797,7 +3533,7 @@ const _: unsafe extern "C" fn(
     nvmlDevice_t,
     raw::c_uint,
     *mut nvmlGpuInstanceProfileInfo_v2_t,
-) -> nvmlReturn_t = crate::nvmlDeviceGetGpuInstanceProfileInfoV;
+) -> nvmlReturn_t = crate::instances::nvmlDeviceGetGpuInstanceProfileInfoV;
 const _: unsafe extern "C" fn(
     nvmlDevice_t,
     raw::c_uint,
@@ -3808,9 +3544,9 @@ const _: unsafe extern "C" fn(
     raw::c_uint,
     *mut nvmlGpuInstancePlacement_t,
     *mut raw::c_uint,
-) -> nvmlReturn_t = crate::nvmlDeviceGetGpuInstancePossiblePlacements_v2;
+) -> nvmlReturn_t = crate::instances::nvmlDeviceGetGpuInstancePossiblePlacements_v2;
 const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint, *mut raw::c_uint) -> nvmlReturn_t =
-    crate::nvmlDeviceGetGpuInstanceRemainingCapacity;
+    crate::instances::nvmlDeviceGetGpuInstanceRemainingCapacity;
 const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint, *mut nvmlGpuInstance_t) -> nvmlReturn_t =
     nvmlDeviceCreateGpuInstance;
 const _: unsafe extern "C" fn(
@@ -3825,11 +3561,11 @@ const _: unsafe extern "C" fn(
     raw::c_uint,
     *mut nvmlGpuInstance_t,
     *mut raw::c_uint,
-) -> nvmlReturn_t = crate::nvmlDeviceGetGpuInstances;
+) -> nvmlReturn_t = crate::instances::nvmlDeviceGetGpuInstances;
 const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint, *mut nvmlGpuInstance_t) -> nvmlReturn_t =
     nvmlDeviceGetGpuInstanceById;
 const _: unsafe extern "C" fn(nvmlGpuInstance_t, *mut nvmlGpuInstanceInfo_t) -> nvmlReturn_t =
-    crate::nvmlGpuInstanceGetInfo;
+    crate::instances::nvmlGpuInstanceGetInfo;
 const _: unsafe extern "C" fn(
     nvmlGpuInstance_t,
     raw::c_uint,
@@ -3841,15 +3577,15 @@ const _: unsafe extern "C" fn(
     raw::c_uint,
     raw::c_uint,
     *mut nvmlComputeInstanceProfileInfo_v2_t,
-) -> nvmlReturn_t = crate::nvmlGpuInstanceGetComputeInstanceProfileInfoV;
+) -> nvmlReturn_t = crate::instances::nvmlGpuInstanceGetComputeInstanceProfileInfoV;
 const _: unsafe extern "C" fn(nvmlGpuInstance_t, raw::c_uint, *mut raw::c_uint) -> nvmlReturn_t =
-    crate::nvmlGpuInstanceGetComputeInstanceRemainingCapacity;
+    crate::instances::nvmlGpuInstanceGetComputeInstanceRemainingCapacity;
 const _: unsafe extern "C" fn(
     nvmlGpuInstance_t,
     raw::c_uint,
     *mut nvmlComputeInstancePlacement_t,
     *mut raw::c_uint,
-) -> nvmlReturn_t = crate::nvmlGpuInstanceGetComputeInstancePossiblePlacements;
+) -> nvmlReturn_t = crate::instances::nvmlGpuInstanceGetComputeInstancePossiblePlacements;
 const _: unsafe extern "C" fn(
     nvmlGpuInstance_t,
     raw::c_uint,
@@ -3867,7 +3603,7 @@ const _: unsafe extern "C" fn(
     raw::c_uint,
     *mut nvmlComputeInstance_t,
     *mut raw::c_uint,
-) -> nvmlReturn_t = crate::nvmlGpuInstanceGetComputeInstances;
+) -> nvmlReturn_t = crate::instances::nvmlGpuInstanceGetComputeInstances;
 const _: unsafe extern "C" fn(
     nvmlGpuInstance_t,
     raw::c_uint,
@@ -3876,42 +3612,44 @@ const _: unsafe extern "C" fn(
 const _: unsafe extern "C" fn(
     nvmlComputeInstance_t,
     *mut nvmlComputeInstanceInfo_t,
-) -> nvmlReturn_t = crate::nvmlComputeInstanceGetInfo_v2;
+) -> nvmlReturn_t = crate::instances::nvmlComputeInstanceGetInfo_v2;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t =
-    crate::nvmlDeviceIsMigDeviceHandle;
+    crate::device::nvmlDeviceIsMigDeviceHandle;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t =
-    crate::nvmlDeviceGetGpuInstanceId;
+    crate::device::nvmlDeviceGetGpuInstanceId;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t =
-    crate::nvmlDeviceGetComputeInstanceId;
+    crate::device::nvmlDeviceGetComputeInstanceId;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t =
-    crate::nvmlDeviceGetMaxMigDeviceCount;
+    crate::device::nvmlDeviceGetMaxMigDeviceCount;
 const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint, *mut nvmlDevice_t) -> nvmlReturn_t =
-    crate::nvmlDeviceGetMigDeviceHandleByIndex;
+    crate::device::nvmlDeviceGetMigDeviceHandleByIndex;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlDevice_t) -> nvmlReturn_t =
-    crate::nvmlDeviceGetDeviceHandleFromMigDeviceHandle;
-const _: unsafe extern "C" fn(*mut nvmlGpmMetricsGet_t) -> nvmlReturn_t = crate::nvmlGpmMetricsGet;
-const _: unsafe extern "C" fn(nvmlGpmSample_t) -> nvmlReturn_t = crate::nvmlGpmSampleFree;
-const _: unsafe extern "C" fn(*mut nvmlGpmSample_t) -> nvmlReturn_t = crate::nvmlGpmSampleAlloc;
+    crate::device::nvmlDeviceGetDeviceHandleFromMigDeviceHandle;
+const _: unsafe extern "C" fn(*mut nvmlGpmMetricsGet_t) -> nvmlReturn_t =
+    crate::gpm::nvmlGpmMetricsGet;
+const _: unsafe extern "C" fn(nvmlGpmSample_t) -> nvmlReturn_t = crate::gpm::nvmlGpmSampleFree;
+const _: unsafe extern "C" fn(*mut nvmlGpmSample_t) -> nvmlReturn_t =
+    crate::gpm::nvmlGpmSampleAlloc;
 const _: unsafe extern "C" fn(nvmlDevice_t, nvmlGpmSample_t) -> nvmlReturn_t =
-    crate::nvmlGpmSampleGet;
+    crate::gpm::nvmlGpmSampleGet;
 const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint, nvmlGpmSample_t) -> nvmlReturn_t =
-    crate::nvmlGpmMigSampleGet;
+    crate::gpm::nvmlGpmMigSampleGet;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlGpmSupport_t) -> nvmlReturn_t =
-    crate::nvmlGpmQueryDeviceSupport;
+    crate::gpm::nvmlGpmQueryDeviceSupport;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t =
-    crate::nvmlGpmQueryIfStreamingEnabled;
+    crate::gpm::nvmlGpmQueryIfStreamingEnabled;
 const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint) -> nvmlReturn_t =
     nvmlGpmSetStreamingEnabled;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlDeviceCapabilities_t) -> nvmlReturn_t =
-    crate::nvmlDeviceGetCapabilities;
+    crate::device::nvmlDeviceGetCapabilities;
 const _: unsafe extern "C" fn(
     nvmlDevice_t,
     *mut nvmlWorkloadPowerProfileProfilesInfo_t,
-) -> nvmlReturn_t = crate::nvmlDeviceWorkloadPowerProfileGetProfilesInfo;
+) -> nvmlReturn_t = crate::device::nvmlDeviceWorkloadPowerProfileGetProfilesInfo;
 const _: unsafe extern "C" fn(
     nvmlDevice_t,
     *mut nvmlWorkloadPowerProfileCurrentProfiles_t,
-) -> nvmlReturn_t = crate::nvmlDeviceWorkloadPowerProfileGetCurrentProfiles;
+) -> nvmlReturn_t = crate::device::nvmlDeviceWorkloadPowerProfileGetCurrentProfiles;
 const _: unsafe extern "C" fn(
     nvmlDevice_t,
     *mut nvmlWorkloadPowerProfileRequestedProfiles_t,
@@ -3930,16 +3668,16 @@ const _: unsafe extern "C" fn(
     nvmlDevice_t,
     *mut nvmlEccSramUniqueUncorrectedErrorCounts_t,
 ) -> nvmlReturn_t = nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts;
-const _: unsafe extern "C" fn() -> nvmlReturn_t = crate::nvmlInit;
-const _: unsafe extern "C" fn(*mut raw::c_uint) -> nvmlReturn_t = crate::nvmlDeviceGetCount;
+const _: unsafe extern "C" fn() -> nvmlReturn_t = crate::system::nvmlInit;
+const _: unsafe extern "C" fn(*mut raw::c_uint) -> nvmlReturn_t = crate::system::nvmlDeviceGetCount;
 const _: unsafe extern "C" fn(raw::c_uint, *mut nvmlDevice_t) -> nvmlReturn_t =
-    crate::nvmlDeviceGetHandleByIndex;
+    crate::system::nvmlDeviceGetHandleByIndex;
 const _: unsafe extern "C" fn(*const raw::c_char, *mut nvmlDevice_t) -> nvmlReturn_t =
-    crate::nvmlDeviceGetHandleByPciBusId;
+    crate::system::nvmlDeviceGetHandleByPciBusId;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlPciInfo_t) -> nvmlReturn_t =
-    crate::nvmlDeviceGetPciInfo;
+    crate::device::nvmlDeviceGetPciInfo;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlPciInfo_t) -> nvmlReturn_t =
-    crate::nvmlDeviceGetPciInfo_v2;
+    crate::device::nvmlDeviceGetPciInfo_v2;
 const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint, *mut nvmlPciInfo_t) -> nvmlReturn_t =
     nvmlDeviceGetNvLinkRemotePciInfo;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlGridLicensableFeatures_t) -> nvmlReturn_t =
@@ -3950,7 +3688,7 @@ const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlGridLicensableFeatures_t) -
     nvmlDeviceGetGridLicensableFeatures_v3;
 const _: unsafe extern "C" fn(*mut nvmlPciInfo_t) -> nvmlReturn_t = nvmlDeviceRemoveGpu;
 const _: unsafe extern "C" fn(nvmlEventSet_t, *mut nvmlEventData_t, raw::c_uint) -> nvmlReturn_t =
-    crate::nvmlEventSetWait;
+    crate::events::nvmlEventSetWait;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlDeviceAttributes_t) -> nvmlReturn_t =
     nvmlDeviceGetAttributes;
 const _: unsafe extern "C" fn(
@@ -3961,32 +3699,32 @@ const _: unsafe extern "C" fn(
     nvmlDevice_t,
     *mut raw::c_uint,
     *mut nvmlProcessInfo_v1_t,
-) -> nvmlReturn_t = crate::nvmlDeviceGetComputeRunningProcesses;
+) -> nvmlReturn_t = crate::procs::nvmlDeviceGetComputeRunningProcesses;
 const _: unsafe extern "C" fn(
     nvmlDevice_t,
     *mut raw::c_uint,
     *mut nvmlProcessInfo_v2_t,
-) -> nvmlReturn_t = crate::nvmlDeviceGetComputeRunningProcesses_v2;
+) -> nvmlReturn_t = crate::procs::nvmlDeviceGetComputeRunningProcesses_v2;
 const _: unsafe extern "C" fn(
     nvmlDevice_t,
     *mut raw::c_uint,
     *mut nvmlProcessInfo_v1_t,
-) -> nvmlReturn_t = crate::nvmlDeviceGetGraphicsRunningProcesses;
+) -> nvmlReturn_t = crate::procs::nvmlDeviceGetGraphicsRunningProcesses;
 const _: unsafe extern "C" fn(
     nvmlDevice_t,
     *mut raw::c_uint,
     *mut nvmlProcessInfo_v2_t,
-) -> nvmlReturn_t = crate::nvmlDeviceGetGraphicsRunningProcesses_v2;
+) -> nvmlReturn_t = crate::procs::nvmlDeviceGetGraphicsRunningProcesses_v2;
 const _: unsafe extern "C" fn(
     nvmlDevice_t,
     *mut raw::c_uint,
     *mut nvmlProcessInfo_v1_t,
-) -> nvmlReturn_t = crate::nvmlDeviceGetMPSComputeRunningProcesses;
+) -> nvmlReturn_t = crate::procs::nvmlDeviceGetMPSComputeRunningProcesses;
 const _: unsafe extern "C" fn(
     nvmlDevice_t,
     *mut raw::c_uint,
     *mut nvmlProcessInfo_v2_t,
-) -> nvmlReturn_t = crate::nvmlDeviceGetMPSComputeRunningProcesses_v2;
+) -> nvmlReturn_t = crate::procs::nvmlDeviceGetMPSComputeRunningProcesses_v2;
 const _: unsafe extern "C" fn(
     nvmlDevice_t,
     raw::c_uint,
@@ -3999,4 +3737,4 @@ const _: unsafe extern "C" fn(
     nvmlDevice_t,
     *mut nvmlDriverModel_t,
     *mut nvmlDriverModel_t,
-) -> nvmlReturn_t = crate::nvmlDeviceGetDriverModel;
+) -> nvmlReturn_t = crate::device::nvmlDeviceGetDriverModel;

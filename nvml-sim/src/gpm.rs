@@ -6,11 +6,12 @@
 //! element n-1, and the metrics between two samples are the later sample's.
 //! A metric the table lacks is NOT_SUPPORTED in its own slot.
 
-use crate::scenario::{Device, Series};
-use crate::state::{
-    dev_fn, enter, guard, lock, nn, ret, Ctx, ARGUMENT_VERSION_MISMATCH, INVALID_ARGUMENT,
-    NOT_SUPPORTED, R, SUCCESS, UNINITIALIZED,
+use crate::call::{
+    guard, nn, ret, ARGUMENT_VERSION_MISMATCH, INVALID_ARGUMENT, NOT_SUPPORTED, R, SUCCESS,
+    UNINITIALIZED,
 };
+use crate::scenario::{Device, Series};
+use crate::state::{dev_fn, enter, lock, Ctx};
 use nvml_wrapper_sys::bindings::*;
 use std::collections::{BTreeMap, HashMap};
 use std::os::raw::{c_char, c_uint};
@@ -114,7 +115,7 @@ pub unsafe extern "C" fn nvmlGpmSampleAlloc(gpm_sample: *mut nvmlGpmSample_t) ->
             let i = (0..MAX_SAMPLES)
                 .map(|k| (st.gpm.next + k) % MAX_SAMPLES)
                 .find(|k| !st.gpm.samples.contains_key(k))
-                .ok_or(crate::state::UNKNOWN)?;
+                .ok_or(crate::call::UNKNOWN)?;
             st.gpm.next = i + 1;
             st.gpm.samples.insert(i, None);
             out.set(handle(i));

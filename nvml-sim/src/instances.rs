@@ -3,6 +3,7 @@
 //! `[[device.gpu_instance_profile]]` (with `[[...compute_instance_profile]]`)
 //! and `[[device.gpu_instance]]` (with `[[...compute_instance]]`).
 
+use crate::call::*;
 use crate::scenario::{
     Instance, InstanceProfile, MAX_COMPUTE_INSTANCES, MAX_DEVICES, MAX_GPU_INSTANCES,
 };

@@ -10,16 +10,19 @@
 
 pub mod scenario;
 
+mod call;
 mod device;
 mod events;
 mod generated;
 mod gpm;
 mod instances;
+mod pci;
 mod procs;
 mod state;
 mod system;
 mod topo;
 mod units;
+mod vgpu;
 
 pub use generated::{STUBS, SYMBOLS};
 
@@ -35,18 +38,3 @@ pub fn implemented_symbols() -> Vec<&'static str> {
         .chain(EXTRA_SYMBOLS.iter().copied())
         .collect()
 }
-
-#[allow(unused_imports)]
-pub(crate) use device::*;
-pub(crate) use events::*;
-#[allow(unused_imports)]
-pub(crate) use gpm::*;
-#[allow(unused_imports)]
-pub(crate) use instances::*;
-#[allow(unused_imports)]
-pub(crate) use procs::*;
-#[allow(unused_imports)]
-pub(crate) use system::*;
-#[allow(unused_imports)]
-pub(crate) use topo::*;
-pub(crate) use units::*;

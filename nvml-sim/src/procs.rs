@@ -1,5 +1,6 @@
 //! Running-process lists (two-call protocol) and accounting.
 
+use crate::call::*;
 use crate::scenario::{Process, UsedMemory};
 use crate::state::*;
 use nvml_wrapper_sys::bindings::*;

@@ -225,6 +225,61 @@ pub struct BridgeChip {
     pub fw_version: u32,
 }
 
+/// `[[device.vgpu_type]]`: a vGPU type (profile) of a vGPU host GPU
+/// (`nvmlDeviceGetSupportedVgpus`, `nvmlVgpuType*`; see `src/vgpu.rs`).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct VgpuType {
+    /// `nvmlVgpuTypeId_t`, unique on the machine.
+    pub id: u32,
+    /// e.g. "GRID P4-1Q", "NVIDIA A10-6Q".
+    pub name: String,
+    /// e.g. "Quadro", "NVS", "Compute".
+    pub class: String,
+    /// Bytes.
+    pub framebuffer: u64,
+    /// Most instances of this type on the GPU.
+    pub max_instances: u32,
+    pub max_instances_per_vm: Option<u32>,
+    pub display_heads: Option<u32>,
+    /// Maximum resolution of each display head: [x, y].
+    pub resolution: Option<[u32; 2]>,
+    /// Frames per second (0: no limit).
+    pub frame_rate_limit: Option<u32>,
+    /// e.g. "GRID-Virtual-PC,2.0;Quadro-Virtual-DWS,5.0".
+    pub license: Option<String>,
+    /// PCI device id and subsystem id the VM sees.
+    pub device_id: Option<u64>,
+    pub subsystem_id: Option<u64>,
+    /// Whether `nvmlDeviceGetCreatableVgpus` lists it; absent: while
+    /// instances of it remain and no active vGPU is of another type
+    /// (unless `vgpu_heterogeneous_mode` is 1).
+    pub creatable: Option<bool>,
+}
+
+/// `[[device.vgpu]]`: a running vGPU instance (`nvmlDeviceGetActiveVgpus`,
+/// `nvmlVgpuInstance*`).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct VgpuInstance {
+    /// `nvmlVgpuInstance_t`, unique on the machine and not 0.
+    pub id: u32,
+    /// Its `[[device.vgpu_type]]` id.
+    pub type_id: u32,
+    /// `nvmlVgpuInstanceGetVmID`.
+    pub vm_id: Option<String>,
+    /// `nvmlVgpuVmIdType_t`: 0 domain id, 1 UUID.
+    pub vm_id_type: u32,
+    pub uuid: Option<String>,
+    pub mdev_uuid: Option<String>,
+    pub vm_driver_version: Option<String>,
+    /// Bytes of the framebuffer in use.
+    pub fb_usage: Option<u64>,
+    /// `nvmlVgpuInstanceGetLicenseStatus`: 1 licensed.
+    pub license_status: Option<u32>,
+    pub frame_rate_limit: Option<u32>,
+}
+
 /// `[[unit.fan]]`: speed in RPM; `failed` for NVML_FAN_FAILED.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -975,6 +1030,11 @@ pub struct Device {
     /// `nvmlDeviceGetBridgeChipInfo`: the bridge chips above the GPU (at
     /// most 128); absent = NOT_SUPPORTED, empty = none.
     pub bridge_chips: Option<Vec<BridgeChip>>,
+    /// The vGPU types of a vGPU host GPU (`virtualization_mode = 3`); absent:
+    /// `nvmlDeviceGetSupportedVgpus` is NOT_SUPPORTED.
+    pub vgpu_type: Option<Vec<VgpuType>>,
+    /// Its running vGPUs.
+    pub vgpu: Vec<VgpuInstance>,
     pub pci: Pci,
     pub pcie: Pcie,
     /// 0/1 enable states.
@@ -1410,6 +1470,7 @@ impl Scenario {
             if let Some(tl) = &d.memory.used_timeline {
                 tl.check(&format!("device {i}"))?;
             }
+            crate::vgpu::validate(i, d)?;
             let chips = d.bridge_chips.as_deref().unwrap_or_default();
             if chips.len() > 128 {
                 return Err(format!(

@@ -1,52 +1,12 @@
-//! Process-global simulator state, device handles and the call machinery shared by every export.
+//! Process-global simulator state: the scenario loaded by `nvmlInit`, what it has become since
+//! (clocks, processes, events, faults), and entering it from an export (`enter`, `dev_fn`,
+//! `sys_fn`, ...). The codes, handles and out-pointers those use are in [`crate::call`].
 
-use crate::scenario::{Device, Fault, Scenario, Series, MAX_DEVICES, MAX_MIG_INSTANCES};
+use crate::call::*;
+use crate::scenario::{Device, Fault, Scenario, Series};
 use nvml_wrapper_sys::bindings::*;
 use std::collections::{HashMap, HashSet};
-use std::os::raw::{c_char, c_uint};
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Mutex, MutexGuard};
-
-pub(crate) const SUCCESS: nvmlReturn_t = 0;
-pub(crate) const UNINITIALIZED: nvmlReturn_t = 1;
-pub(crate) const INVALID_ARGUMENT: nvmlReturn_t = 2;
-pub(crate) const NOT_SUPPORTED: nvmlReturn_t = 3;
-pub(crate) const NOT_FOUND: nvmlReturn_t = 6;
-pub(crate) const INSUFFICIENT_SIZE: nvmlReturn_t = 7;
-pub(crate) const FUNCTION_NOT_FOUND: nvmlReturn_t = 13;
-pub(crate) const CORRUPTED_INFOROM: nvmlReturn_t = 14;
-pub(crate) const GPU_IS_LOST: nvmlReturn_t = 15;
-pub(crate) const ARGUMENT_VERSION_MISMATCH: nvmlReturn_t = 25;
-pub(crate) const UNKNOWN: nvmlReturn_t = 999;
-
-pub(crate) type R<T = ()> = Result<T, nvmlReturn_t>;
-
-/// Handles are addresses inside this (never written) block: device `i` is `base + i*64`,
-/// its MIG instance `j` is `base + i*64 + 1 + j`.
-const SLOT: usize = MAX_MIG_INSTANCES + 1;
-static HANDLE_SPACE: [u8; MAX_DEVICES * SLOT] = [0; MAX_DEVICES * SLOT];
-
-pub(crate) fn device_handle(i: usize) -> nvmlDevice_t {
-    HANDLE_SPACE.as_ptr().wrapping_add(i * SLOT) as nvmlDevice_t
-}
-
-pub(crate) fn mig_handle(i: usize, j: usize) -> nvmlDevice_t {
-    HANDLE_SPACE.as_ptr().wrapping_add(i * SLOT + 1 + j) as nvmlDevice_t
-}
-
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) enum Target {
-    Gpu(usize),
-    Mig(usize, usize),
-}
-
-impl Target {
-    pub(crate) fn gpu(self) -> usize {
-        match self {
-            Target::Gpu(i) | Target::Mig(i, _) => i,
-        }
-    }
-}
 
 pub(crate) struct ProcName {
     pub name: Option<String>,
@@ -108,13 +68,7 @@ impl State {
     }
 
     pub(crate) fn resolve(&self, h: nvmlDevice_t) -> Option<Target> {
-        let base = HANDLE_SPACE.as_ptr() as usize;
-        let p = h as usize;
-        if h.is_null() || p < base || p >= base + HANDLE_SPACE.len() {
-            return None;
-        }
-        let off = p - base;
-        let (i, k) = (off / SLOT, off % SLOT);
+        let (i, k) = handle_slot(h)?;
         let dev = self.sc.device.get(i)?;
         if k == 0 {
             Some(Target::Gpu(i))
@@ -130,18 +84,6 @@ static STATE: Mutex<Option<State>> = Mutex::new(None);
 
 pub(crate) fn lock() -> MutexGuard<'static, Option<State>> {
     STATE.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-/// Run an export body; a panic becomes NVML_ERROR_UNKNOWN instead of unwinding into C.
-pub(crate) fn guard(f: impl FnOnce() -> nvmlReturn_t) -> nvmlReturn_t {
-    catch_unwind(AssertUnwindSafe(f)).unwrap_or(UNKNOWN)
-}
-
-pub(crate) fn ret(r: R) -> nvmlReturn_t {
-    match r {
-        Ok(()) => SUCCESS,
-        Err(e) => e,
-    }
 }
 
 /// `nvmlInit*`: reference-counted.
@@ -401,100 +343,4 @@ pub(crate) fn sys_fn(sym: &'static str, f: impl FnOnce(&State, u64) -> R) -> nvm
         })();
         ret(r)
     })
-}
-
-/// A checked out-pointer.
-pub(crate) struct Out<T>(*mut T);
-
-impl<T> Out<T> {
-    pub(crate) fn set(&self, v: T) {
-        // SAFETY: non-null (checked by `nn`); the caller owns the memory it passed to NVML.
-        unsafe { self.0.write(v) }
-    }
-    pub(crate) fn ptr(&self) -> *mut T {
-        self.0
-    }
-}
-
-impl<T: Copy> Out<T> {
-    pub(crate) fn get(&self) -> T {
-        // SAFETY: as above; NVML in-out parameters are read before being written.
-        unsafe { self.0.read() }
-    }
-}
-
-/// Null check of an out-pointer (INVALID_ARGUMENT when null).
-pub(crate) fn nn<T>(p: *mut T) -> R<Out<T>> {
-    if p.is_null() {
-        Err(INVALID_ARGUMENT)
-    } else {
-        Ok(Out(p))
-    }
-}
-
-/// Copy `s` NUL-terminated into a caller buffer of `len` bytes.
-pub(crate) fn put_str(buf: *mut c_char, len: c_uint, s: &str) -> R {
-    if buf.is_null() {
-        return Err(INVALID_ARGUMENT);
-    }
-    let b = s.as_bytes();
-    if b.len() + 1 > len as usize {
-        return Err(INSUFFICIENT_SIZE);
-    }
-    // SAFETY: buf is non-null and the caller says it holds `len` >= b.len()+1 bytes.
-    unsafe {
-        std::ptr::copy_nonoverlapping(b.as_ptr(), buf.cast::<u8>(), b.len());
-        *buf.add(b.len()) = 0;
-    }
-    Ok(())
-}
-
-/// Copy `s` into a fixed C char array (truncating, always NUL-terminated).
-pub(crate) fn fill_chars<const N: usize>(dst: &mut [c_char; N], s: &str) {
-    dst.fill(0);
-    for (d, b) in dst.iter_mut().zip(s.bytes().take(N.saturating_sub(1))) {
-        *d = b as c_char;
-    }
-}
-
-/// Read a NUL-terminated C string argument.
-pub(crate) fn read_cstr(p: *const c_char) -> R<String> {
-    if p.is_null() {
-        return Err(INVALID_ARGUMENT);
-    }
-    // SAFETY: non-null, NUL-terminated by the NVML contract.
-    let s = unsafe { std::ffi::CStr::from_ptr(p) };
-    Ok(s.to_string_lossy().into_owned())
-}
-
-/// Two-call protocol for lists: `count` is in/out, `buf` may be NULL for the sizing call.
-pub(crate) fn put_list<T>(
-    count: *mut c_uint,
-    buf: *mut T,
-    items: impl ExactSizeIterator<Item = T>,
-) -> R {
-    let cnt = nn(count)?;
-    let need = items.len();
-    let have = cnt.get() as usize;
-    let need_u = c_uint::try_from(need).map_err(|_| UNKNOWN)?;
-    if need == 0 {
-        cnt.set(0);
-        return Ok(());
-    }
-    if buf.is_null() || have < need {
-        cnt.set(need_u);
-        return Err(INSUFFICIENT_SIZE);
-    }
-    for (i, it) in items.enumerate() {
-        // SAFETY: buf is non-null and the caller said it holds `have` >= need elements.
-        unsafe { buf.add(i).write(it) };
-    }
-    cnt.set(need_u);
-    Ok(())
-}
-
-/// Whether a two-call list call is a fill call (counted) rather than a sizing call.
-pub(crate) fn is_fill<T>(count: *mut c_uint, buf: *mut T) -> bool {
-    // SAFETY: read only after the null check.
-    !buf.is_null() && !count.is_null() && unsafe { *count } > 0
 }

@@ -1,5 +1,6 @@
 //! Init/shutdown, error strings, system queries and device enumeration.
 
+use crate::call::*;
 use crate::state::*;
 use nvml_wrapper_sys::bindings::*;
 use std::os::raw::{c_char, c_int, c_uint};

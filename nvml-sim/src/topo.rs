@@ -1,6 +1,7 @@
 //! Topology: common ancestors, CPU and memory affinity, NUMA node, NVLink state and peers, from
 //! each device's `[device.topology]`.
 
+use crate::call::*;
 use crate::scenario::{parse_id_list, Device, Topology};
 use crate::state::*;
 use nvml_wrapper_sys::bindings::*;
@@ -277,7 +278,7 @@ pub unsafe extern "C" fn nvmlDeviceGetNvLinkRemotePciInfo_v2(
         let o = nn(pci)?;
         o.set(match link_peer(topo(c.dev)?, link)?.ok_or(NOT_SUPPORTED)? {
             Remote::Gpu(p) => {
-                crate::device::pci_struct(st.sc.device.get(p as usize).ok_or(INVALID_ARGUMENT)?)?
+                crate::pci::pci_struct(st.sc.device.get(p as usize).ok_or(INVALID_ARGUMENT)?)?
             }
             Remote::Switch(bus_id) => switch_pci(bus_id)?,
         });

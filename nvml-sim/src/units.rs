@@ -3,6 +3,7 @@
 //! entries. A scenario without any has none, as every machine that is not an
 //! S-class system: the counts are 0.
 
+use crate::call::*;
 use crate::scenario::{Unit, MAX_UNITS};
 use crate::state::*;
 use nvml_wrapper_sys::bindings::*;

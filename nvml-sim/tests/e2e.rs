@@ -678,3 +678,121 @@ gpm = { "1" = 99.0 }
         assert!(h100.gpm_mig_sample(6).is_err());
     });
 }
+
+const VGPU_HOST: &str = r#"
+[[device]]
+name = "NVIDIA A10"
+virtualization_mode = 3
+vgpu_heterogeneous_mode = 0
+
+[[device.vgpu_type]]
+id = 594
+name = "NVIDIA A10-6Q"
+class = "Quadro"
+framebuffer = 6442450944
+max_instances = 4
+display_heads = 4
+resolution = [7680, 4320]
+frame_rate_limit = 60
+license = "NVIDIA-vGPU,1.0"
+
+[[device.vgpu_type]]
+id = 595
+name = "NVIDIA A10-12Q"
+class = "Quadro"
+framebuffer = 12884901888
+max_instances = 2
+
+[[device.vgpu]]
+id = 3251634190
+type_id = 594
+vm_id = "f2671c9e-0000-4000-8000-000000000001"
+vm_id_type = 1
+uuid = "4e2c9a10-1b3d-4f5e-8a7b-6c9d0e1f2a3b"
+fb_usage = 104857600
+
+[[device]]
+name = "NVIDIA H100 80GB HBM3"
+virtualization_mode = 0
+"#;
+
+/// A vGPU host: its types and running vGPU through nvml-wrapper's vGPU
+/// calls; creatable types follow the running vGPU (homogeneous mode); a
+/// bare-metal GPU has no vGPU lists; unknown ids fail as NVML says.
+#[test]
+fn vgpu_host() {
+    use nvml_wrapper::enum_wrappers::device::GpuVirtualizationMode;
+    use nvml_wrapper::enum_wrappers::vgpu::VmId;
+    in_child("vgpu_host", Some(VGPU_HOST), || {
+        let nvml = nvml().unwrap();
+        let d = nvml.device_by_index(0).unwrap();
+        assert_eq!(
+            d.virtualization_mode().unwrap(),
+            GpuVirtualizationMode::HostVgpu
+        );
+        let types = d.vgpu_supported_types().unwrap();
+        let names: Vec<String> = types.iter().map(|t| t.name().unwrap()).collect();
+        assert_eq!(names, ["NVIDIA A10-6Q", "NVIDIA A10-12Q"]);
+        let t = &types[0];
+        assert_eq!(t.class_name().unwrap(), "Quadro");
+        assert_eq!(t.framebuffer_size().unwrap(), 6442450944);
+        assert_eq!(t.max_instances().unwrap(), 4);
+        assert_eq!(t.num_display_heads().unwrap(), 4);
+        assert_eq!(t.resolution(0).unwrap(), (7680, 4320));
+        assert!(t.resolution(4).is_err(), "past the last head");
+        assert_eq!(t.frame_rate_limit().unwrap(), 60);
+        assert_eq!(t.license().unwrap(), "NVIDIA-vGPU,1.0");
+        assert!(matches!(
+            types[1].frame_rate_limit(),
+            Err(NvmlError::NotSupported)
+        ));
+        // One 6Q runs: only 6Q can be added, 12Q would mix types.
+        let creatable: Vec<u32> = d
+            .vgpu_creatable_types()
+            .unwrap()
+            .iter()
+            .map(|t| t.id())
+            .collect();
+        assert_eq!(creatable, [594]);
+        let active = d.active_vgpus().unwrap();
+        assert_eq!(active.len(), 1);
+        let v = &active[0];
+        assert_eq!(v.instance_type().unwrap().id(), 594);
+        assert!(matches!(v.vm_id().unwrap(), VmId::Uuid(s) if s.starts_with("f2671c9e")));
+        assert!(matches!(v.driver_version(), Err(NvmlError::NotSupported)));
+        assert_eq!(v.uuid().unwrap(), "4e2c9a10-1b3d-4f5e-8a7b-6c9d0e1f2a3b");
+        assert_eq!(v.fb_usage().unwrap(), 104857600);
+        let bare = nvml.device_by_index(1).unwrap();
+        assert!(matches!(
+            bare.vgpu_supported_types(),
+            Err(NvmlError::NotSupported)
+        ));
+        assert!(matches!(bare.active_vgpus(), Err(NvmlError::NotSupported)));
+        unsafe {
+            let lib = nvml.lib();
+            let mut ty = 0;
+            assert_eq!(
+                lib.nvmlVgpuInstanceGetType(12345, &mut ty),
+                6,
+                "unknown vGPU"
+            );
+            let mut buf = [0 as c_char; 8];
+            let mut size: c_uint = 8;
+            assert_eq!(lib.nvmlVgpuTypeGetName(594, buf.as_mut_ptr(), &mut size), 7);
+            assert_eq!(size, 14, "the size needed, NUL included");
+            assert_eq!(
+                lib.nvmlVgpuTypeGetName(9, buf.as_mut_ptr(), &mut size),
+                2,
+                "unknown type"
+            );
+        }
+    });
+}
+
+/// A vGPU instance of a type its device lacks is a scenario error.
+#[test]
+fn vgpu_of_an_unknown_type_is_refused() {
+    let bad = VGPU_HOST.replace("type_id = 594", "type_id = 7");
+    let err = Scenario::parse(&bad, "t.toml").unwrap_err();
+    assert!(err.0.contains("type 7"), "{err}");
+}

@@ -18,6 +18,9 @@ use crate::source::Target;
 use std::sync::Arc;
 use std::time::Duration;
 
+/// The first Windows driver seen printing 15 characters again.
+pub const WDDM_NAMES_NARROW_FROM: u32 = 610;
+
 /// A monitor's checked options.
 pub struct Plan {
     pub interval: Duration,
@@ -29,58 +32,6 @@ pub struct Plan {
     /// nvidia-smi's own dmon CSV (`--format csv[,nounit][,noheader]` as
     /// `nvidia-smi dmon`).
     pub smi_csv: Option<SmiCsv>,
-}
-
-/// A monitor's own spellings of the shared options: `-d` or `-l`/`-lms`
-/// (the interval), `-c`/`--count`, `-i`, `--format`, `-f`.
-pub fn own<'a>(
-    cmd: &str,
-    o: &'a MonitorArgs,
-    max_delay: Option<u64>,
-) -> Result<super::plan::Own<'a>, NvqError> {
-    let delay = match o.delay.as_deref() {
-        None => None,
-        Some(d) => {
-            let max = max_delay.unwrap_or(u64::MAX);
-            match d.trim().parse::<u64>() {
-                Ok(n) if (1..=max).contains(&n) => Some(Duration::from_secs(n)),
-                _ => {
-                    let range = match max_delay {
-                        Some(m) => format!("a whole number of seconds from 1 to {m}"),
-                        None => "a whole number of seconds, 1 or more".to_string(),
-                    };
-                    return Err(NvqError::Usage(format!(
-                        "{cmd}: invalid delay \"{d}\" for -d; give {range}."
-                    )));
-                }
-            }
-        }
-    };
-    let looped = super::plan::loop_interval(o.loop_sec.as_deref(), o.loop_ms.as_deref())?;
-    if delay.is_some() && looped.is_some() {
-        return Err(NvqError::Usage(format!(
-            "{cmd}: -d and -l/-lms both set the interval; give one."
-        )));
-    }
-    let count = match o.count.as_deref() {
-        None => None,
-        Some(c) => match c.trim().parse::<u64>() {
-            Ok(n) if n >= 1 => Some(n),
-            _ => {
-                return Err(NvqError::Usage(format!(
-                "{cmd}: invalid count \"{c}\" for -c; give a whole number of samples, 1 or more."
-            )))
-            }
-        },
-    };
-    Ok(super::plan::Own {
-        id: o.id.as_deref(),
-        format: o.format.as_deref(),
-        filename: o.filename.as_deref(),
-        interval: delay.or(looped),
-        count,
-        ..Default::default()
-    })
 }
 
 impl Plan {
@@ -202,14 +153,10 @@ pub fn key_column(name: &'static str, help: &'static str) -> Column {
 /// name of the `--query-gpu` field of the same quantity, if it has one.
 pub fn metric_column(m: &Metric) -> Column {
     let mut c = column(m.name, m.unit, m.help);
-    let fact = m.fact.and_then(|name| {
-        crate::source::gpu::FIELDS
-            .iter()
-            .find(|f| f.info.name == name)
-    });
-    if let Some(f) = fact {
-        c.kind = f.info.kind;
-        c.metric = Some(f.info.metric.unwrap_or(f.info.name));
+    if let Some(f) = m.fact().filter(|_| m.named_by_fact) {
+        let info = f.info();
+        c.kind = info.kind;
+        c.metric = Some(info.metric.unwrap_or(info.name));
     }
     c
 }
@@ -230,7 +177,7 @@ impl Driver {
         let major = session.driver_major();
         Driver {
             major,
-            wddm: major < super::pmon::WDDM_NAMES_NARROW_FROM && session.wddm(devices),
+            wddm: major < WDDM_NAMES_NARROW_FROM && session.wddm(devices),
         }
     }
 }

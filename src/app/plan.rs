@@ -13,6 +13,8 @@
 //! name makes the name a stray word, refused as nvidia-smi refuses one.
 
 use crate::cli::short::ShortArgs;
+use crate::cli::top::TopArgs;
+use crate::cli::MonitorArgs;
 use crate::cli::{self, Args, Command, ScriptArgs};
 use crate::error::NvqError;
 use crate::nvml::{select, LibSource, Session};
@@ -291,6 +293,7 @@ pub fn command_name(command: &Command) -> &'static str {
         Command::Topo(_) => "topo",
         Command::Nvlink(_) => "nvlink",
         Command::Mig(_) => "mig",
+        Command::Vgpu(_) => "vgpu",
         Command::Serve(_) => "serve",
         Command::Top(_) => "top",
         Command::Plot(_) => "plot",
@@ -310,12 +313,12 @@ fn own(command: &Command) -> Result<Own<'_>, NvqError> {
         Command::Dmon(a) => Own {
             takes: &[Id, Format, Filename, Interval, Count, Script],
             script: Some(&a.script),
-            ..super::monitor::own("dmon", &a.monitor, None)?
+            ..monitor_own("dmon", &a.monitor, None)?
         },
         Command::Pmon(a) => Own {
             takes: &[Id, Format, Filename, Interval, Count, Script],
             script: Some(&a.script),
-            ..super::monitor::own("pmon", &a.monitor, Some(super::pmon::MAX_DELAY))?
+            ..monitor_own("pmon", &a.monitor, Some(PMON_MAX_DELAY))?
         },
         Command::Topo(t) => Own {
             takes: &[Id, Format, Filename],
@@ -334,6 +337,11 @@ fn own(command: &Command) -> Result<Own<'_>, NvqError> {
             format: m.format.as_deref(),
             ..Own::default()
         },
+        Command::Vgpu(v) => Own {
+            takes: &[Id, Filename],
+            id: v.id.as_deref(),
+            ..Own::default()
+        },
         Command::Serve(s) => Own {
             takes: &[Id],
             id: s.id.as_deref(),
@@ -342,7 +350,7 @@ fn own(command: &Command) -> Result<Own<'_>, NvqError> {
         Command::Top(t) => Own {
             takes: &[Id, Interval],
             id: t.id.as_deref(),
-            interval: super::top::own_interval(t)?,
+            interval: top_interval(t)?,
             ..Own::default()
         },
         // A log in, a picture out: no GPU, no loop, no format.
@@ -356,6 +364,93 @@ fn own(command: &Command) -> Result<Own<'_>, NvqError> {
             ..Own::default()
         },
     })
+}
+
+/// nvidia-smi's pmon waits at most 10 s between samples.
+pub const PMON_MAX_DELAY: u64 = 10;
+
+/// A monitor's own spellings of the shared options: `-d` or `-l`/`-lms`
+/// (the interval), `-c`/`--count`, `-i`, `--format`, `-f`.
+fn monitor_own<'a>(
+    cmd: &str,
+    o: &'a MonitorArgs,
+    max_delay: Option<u64>,
+) -> Result<Own<'a>, NvqError> {
+    let delay = match o.delay.as_deref() {
+        None => None,
+        Some(d) => {
+            let max = max_delay.unwrap_or(u64::MAX);
+            match d.trim().parse::<u64>() {
+                Ok(n) if (1..=max).contains(&n) => Some(Duration::from_secs(n)),
+                _ => {
+                    let range = match max_delay {
+                        Some(m) => format!("a whole number of seconds from 1 to {m}"),
+                        None => "a whole number of seconds, 1 or more".to_string(),
+                    };
+                    return Err(NvqError::Usage(format!(
+                        "{cmd}: invalid delay \"{d}\" for -d; give {range}."
+                    )));
+                }
+            }
+        }
+    };
+    let looped = loop_interval(o.loop_sec.as_deref(), o.loop_ms.as_deref())?;
+    if delay.is_some() && looped.is_some() {
+        return Err(NvqError::Usage(format!(
+            "{cmd}: -d and -l/-lms both set the interval; give one."
+        )));
+    }
+    let count = match o.count.as_deref() {
+        None => None,
+        Some(c) => match c.trim().parse::<u64>() {
+            Ok(n) if n >= 1 => Some(n),
+            _ => {
+                return Err(NvqError::Usage(format!(
+                "{cmd}: invalid count \"{c}\" for -c; give a whole number of samples, 1 or more."
+            )))
+            }
+        },
+    };
+    Ok(Own {
+        id: o.id.as_deref(),
+        format: o.format.as_deref(),
+        filename: o.filename.as_deref(),
+        interval: delay.or(looped),
+        count,
+        ..Default::default()
+    })
+}
+
+/// `top --interval` (or `-d`), checked: 0.1 s to 10 s.
+pub(super) fn top_interval(a: &TopArgs) -> Result<Option<Duration>, NvqError> {
+    a.interval
+        .as_deref()
+        .map(|s| {
+            parse_seconds(s)
+                .map(|secs| Duration::from_millis((secs * 1000.0).round() as u64))
+                .ok_or_else(|| bad_interval(s))
+        })
+        .transpose()
+}
+
+pub(super) fn bad_interval(s: &str) -> NvqError {
+    NvqError::Usage(format!(
+        "top: invalid interval \"{s}\" for --interval; give seconds from 0.1 to 10 (e.g. 0.5, 2, 500ms)."
+    ))
+}
+
+/// `1`, `0.5`, `2s`, `500ms`: seconds.
+pub(super) fn parse_seconds(s: &str) -> Option<f64> {
+    let s = s.trim();
+    let (num, scale) = if let Some(n) = s.strip_suffix("ms") {
+        (n, 0.001)
+    } else if let Some(n) = s.strip_suffix('s') {
+        (n, 1.0)
+    } else {
+        (s, 1.0)
+    };
+    let v: f64 = num.trim().parse().ok()?;
+    (v.is_finite() && v >= 0.0).then_some(v * scale)
 }
 
 /// A short command's values of the shared options (it takes them all).

@@ -1,25 +1,19 @@
 //! `nvq pmon`: nvidia-smi's scrolling per-process monitor.
 
 use super::monitor::{self, column, Plan, Run};
-use super::plan::Common;
+use super::plan::{Common, PMON_MAX_DELAY};
 use crate::cli::pmon::PmonArgs;
 use crate::error::NvqError;
 use crate::render::monitor::{Layout, Slot, Zero};
 use crate::source::pmon::{self, PmonReader};
-
-/// nvidia-smi's pmon waits at most 10 s between samples.
-pub const MAX_DELAY: u64 = 10;
 
 /// The longest command name pmon prints: 15 characters on Linux and on
 /// 610's Windows driver (`ApplicationFram`), 16 under WDDM before it (a
 /// 591.86 Windows capture: `NVIDIA Share.exe`, `TextInputHost.ex`).
 pub const NAME_CHARS: usize = 15;
 pub const WDDM_NAME_CHARS: usize = 16;
-/// The first Windows driver seen printing 15 characters again.
-pub const WDDM_NAMES_NARROW_FROM: u32 = 610;
-
 pub fn run(a: &PmonArgs, common: &Common<'_>) -> Result<(), NvqError> {
-    let plan = Plan::new("pmon", &a.monitor, common, Some(MAX_DELAY), false)?;
+    let plan = Plan::new("pmon", &a.monitor, common, Some(PMON_MAX_DELAY), false)?;
     let metrics = monitor::selected(
         "pmon",
         a.select.as_deref(),
@@ -69,7 +63,7 @@ fn layout(metrics: &[pmon::Metric], driver: monitor::Driver) -> Layout {
         slot.hidden = old && matches!(m.name, "jpg" | "ofa");
         slots.push(slot);
     }
-    let chars = if driver.wddm && driver.major < WDDM_NAMES_NARROW_FROM {
+    let chars = if driver.wddm && driver.major < monitor::WDDM_NAMES_NARROW_FROM {
         WDDM_NAME_CHARS
     } else {
         NAME_CHARS

@@ -74,7 +74,7 @@ impl Plan {
         let render: RenderFn = Arc::new(move |c: &Collected| {
             let mut out = render(c);
             let (_, health) = state.snapshot(interval);
-            crate::render::pods::render_health(&health, &mut out);
+            crate::render::exporter::pods::render_health(&health, &mut out);
             out
         });
         Ok((job, render))

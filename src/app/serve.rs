@@ -24,6 +24,9 @@ pub struct ServePlan {
     pub app_fields: Option<Vec<usize>>,
     /// Read each GPU's PCIe throughput too (nvidia_gpu_exporter's opt-in).
     pub pcie_throughput: bool,
+    /// Label the process series with their MIG instance
+    /// (nvidia_gpu_exporter's `--collect.compute-apps-mig`).
+    pub app_mig_labels: bool,
     pub interval: Duration,
 }
 
@@ -54,12 +57,21 @@ impl ServePlan {
                     .into(),
             ));
         }
+        let app_mig_labels = s.collect_compute_apps_mig;
+        if app_mig_labels && profile != Profile::NvidiaGpuExporter {
+            return Err(NvqError::Usage(
+                "--collect.compute-apps-mig adds nvidia_gpu_exporter's MIG labels to its process \
+                 series: use it with --profile=nvidia_gpu_exporter."
+                    .into(),
+            ));
+        }
         let interval = match s.collect_interval.trim() {
             "0" | "0s" => Duration::ZERO,
             v => crate::script::parse_duration("--collect.interval", v)?,
         };
         let read_timeout = crate::script::parse_duration("--web.read-timeout", &s.read_timeout)?;
         let write_timeout = crate::script::parse_duration("--web.write-timeout", &s.write_timeout)?;
+        let idle_timeout = crate::script::parse_duration("--web.idle-timeout", &s.idle_timeout)?;
         let max_connections = s
             .max_connections
             .trim()
@@ -91,6 +103,7 @@ impl ServePlan {
             telemetry_path: path.clone(),
             profile,
             read_timeout,
+            idle_timeout,
             write_timeout,
             max_connections,
             tls: web.0,
@@ -100,6 +113,7 @@ impl ServePlan {
             ServePlan {
                 profile,
                 pcie_throughput,
+                app_mig_labels,
                 fields,
                 app_fields,
                 interval,
@@ -185,6 +199,7 @@ fn collector(
         )?;
     }
     let profile = plan.profile;
+    let app_mig_labels = plan.app_mig_labels;
     let pod_app_columns = app_columns.clone();
     let render: collect::RenderFn = Arc::new(move |c: &collect::Collected| {
         let xid = xid.snapshot();
@@ -192,6 +207,7 @@ fn collector(
             columns: &gpu_columns,
             rows: &c.rows,
             apps: app_columns.as_deref().map(|a| (a, c.apps.as_slice())),
+            app_mig_labels,
             cuda_version: &cuda_version,
             hostname: &hostname,
             energy_mj: &c.energy_mj,

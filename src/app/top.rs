@@ -11,7 +11,7 @@
 //! until one of them sends something and draws only then, so an idle
 //! screen costs nothing; ratatui writes only the cells that changed.
 
-use super::plan::Common;
+use super::plan::{bad_interval, parse_seconds, Common};
 use crate::cli::top::TopArgs;
 use crate::error::NvqError;
 use crate::model::history::{History, Point, SeriesKey};
@@ -54,24 +54,6 @@ struct Plan {
     trend: TrendConfig,
 }
 
-/// `top --interval` (or `-d`), checked: 0.1 s to 10 s.
-pub fn own_interval(a: &TopArgs) -> Result<Option<Duration>, NvqError> {
-    a.interval
-        .as_deref()
-        .map(|s| {
-            parse_seconds(s)
-                .map(|secs| Duration::from_millis((secs * 1000.0).round() as u64))
-                .ok_or_else(|| bad_interval(s))
-        })
-        .transpose()
-}
-
-fn bad_interval(s: &str) -> NvqError {
-    NvqError::Usage(format!(
-        "top: invalid interval \"{s}\" for --interval; give seconds from 0.1 to 10 (e.g. 0.5, 2, 500ms)."
-    ))
-}
-
 fn plan(a: &TopArgs, interval: Option<Duration>) -> Result<Plan, NvqError> {
     let interval_ms = match interval {
         None => 1000,
@@ -102,20 +84,6 @@ fn plan(a: &TopArgs, interval: Option<Duration>) -> Result<Plan, NvqError> {
         once: a.once,
         trend,
     })
-}
-
-/// `1`, `0.5`, `2s`, `500ms`: seconds.
-fn parse_seconds(s: &str) -> Option<f64> {
-    let s = s.trim();
-    let (num, scale) = if let Some(n) = s.strip_suffix("ms") {
-        (n, 0.001)
-    } else if let Some(n) = s.strip_suffix('s') {
-        (n, 1.0)
-    } else {
-        (s, 1.0)
-    };
-    let v: f64 = num.trim().parse().ok()?;
-    (v.is_finite() && v >= 0.0).then_some(v * scale)
 }
 
 pub fn run(a: &TopArgs, common: &Common<'_>) -> Result<(), NvqError> {
@@ -561,7 +529,9 @@ mod tests {
                 interval: Some(s.into()),
                 ..TopArgs::default()
             };
-            own_interval(&a).and_then(|i| plan(&a, i)).is_err()
+            super::super::plan::top_interval(&a)
+                .and_then(|i| plan(&a, i))
+                .is_err()
         };
         assert!(bad("0.05") && bad("11") && bad("x"));
         assert!(!bad("0.1") && !bad("10"));

@@ -29,6 +29,8 @@ pub enum Command {
     Serve(super::serve::ServeArgs),
     /// List MIG's GPU and compute instances and their profiles (read-only).
     Mig(super::mig::MigArgs),
+    /// List the vGPU types of each vGPU host GPU, supported or creatable now (read-only).
+    Vgpu(super::vgpu::VgpuArgs),
     /// nvq: an interactive view of the GPUs and their processes, with history curves.
     Top(super::top::TopArgs),
     /// nvq: draw a log nvq wrote as SVG or PNG: memory and utilization over time, peaks, totals, leaks.

@@ -14,6 +14,7 @@ pub mod serve;
 pub mod short;
 pub mod top;
 pub mod topo;
+pub mod vgpu;
 
 pub use command::Command;
 pub use monitor::MonitorArgs;
@@ -358,7 +359,6 @@ pub const NOT_IMPLEMENTED: &[&str] = &[
     "conf-compute",
     "boost-slider",
     "power-hint",
-    "vgpu",
     "gpm",
     "c2c",
     "event-log",
@@ -439,6 +439,10 @@ const SUBCOMMANDS: &[(&str, Refusals)] = &[
     (
         "mig",
         (mig::NOT_IMPLEMENTED, mig::CHANGES_STATE, mig::SPELLINGS),
+    ),
+    (
+        "vgpu",
+        (vgpu::NOT_IMPLEMENTED, vgpu::CHANGES_STATE, vgpu::SPELLINGS),
     ),
 ];
 

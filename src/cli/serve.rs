@@ -42,6 +42,9 @@ pub struct ServeArgs {
     /// nvidia_gpu_exporter profile: also serve each GPU's PCIe throughput (two 20 ms NVML samples a collection).
     #[arg(long = "collect.pcie-throughput")]
     pub collect_pcie_throughput: bool,
+    /// nvidia_gpu_exporter profile: label each process series with its MIG gpu_instance_id and compute_instance_id.
+    #[arg(long = "collect.compute-apps-mig")]
+    pub collect_compute_apps_mig: bool,
     /// Label GPU and process series with the Kubernetes pod, namespace and container holding the GPU.
     #[arg(long = "collect.pods")]
     pub collect_pods: bool,
@@ -72,13 +75,20 @@ pub struct ServeArgs {
         default_value = "10s"
     )]
     pub write_timeout: String,
-    /// Close a connection that has not sent a whole request head within DURATION (idle ones too).
+    /// Close a connection that has not sent a whole request head within DURATION of its first byte (or of connecting).
     #[arg(
         long = "web.read-timeout",
         value_name = "DURATION",
         default_value = "10s"
     )]
     pub read_timeout: String,
+    /// Close a kept-alive connection that has sent no new request within DURATION of its last answer.
+    #[arg(
+        long = "web.idle-timeout",
+        value_name = "DURATION",
+        default_value = "2m"
+    )]
+    pub idle_timeout: String,
     /// TLS and basic authentication, in the Prometheus exporter-toolkit's YAML format.
     #[arg(long = "web.config.file", value_name = "FILE")]
     pub web_config_file: Option<std::path::PathBuf>,

@@ -43,6 +43,9 @@ pub struct FieldInfo {
     pub help: &'static str,
     /// A field nvq adds; nvidia-smi does not know it.
     pub extension: bool,
+    /// A catalogue fact that some view needs but `--query-gpu` does not
+    /// offer (BAR1, PCIe replays, the minor number): not a field.
+    pub internal: bool,
     /// On drivers older than `.0`, nvidia-smi's canonical name was `.1`
     /// (the `clocks_throttle_reasons.*` spellings before 535).
     pub renamed: Option<(u32, &'static str)>,
@@ -66,6 +69,7 @@ impl FieldInfo {
             heading: None,
             help,
             extension: false,
+            internal: false,
             renamed: None,
             kind: FieldKind::Gauge,
             quantity: None,
@@ -137,6 +141,12 @@ impl FieldInfo {
 
     pub const fn extension(mut self) -> Self {
         self.extension = true;
+        self
+    }
+
+    /// A fact no `--query-gpu` field shows (see [`FieldInfo::internal`]).
+    pub const fn internal(mut self) -> Self {
+        self.internal = true;
         self
     }
 

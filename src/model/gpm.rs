@@ -39,3 +39,61 @@ pub struct MigDeviceRead {
     pub uuid: String,
     pub compute_instance_id: Option<u32>,
 }
+
+/// NVML's GPM metric ids (`nvmlGpmMetricId_t`), named once: dmon's
+/// `--gpm-metrics` columns and the dcgm profile's `DCGM_FI_PROF_*` families
+/// both name them here (`source::gpm`'s tests check them against NVML's
+/// header).
+pub mod id {
+    pub const GRAPHICS_UTIL: u32 = 1;
+    pub const SM_UTIL: u32 = 2;
+    pub const SM_OCCUPANCY: u32 = 3;
+    pub const INTEGER_UTIL: u32 = 4;
+    pub const ANY_TENSOR_UTIL: u32 = 5;
+    pub const DFMA_TENSOR_UTIL: u32 = 6;
+    pub const HMMA_TENSOR_UTIL: u32 = 7;
+    pub const IMMA_TENSOR_UTIL: u32 = 9;
+    pub const DRAM_BW_UTIL: u32 = 10;
+    pub const FP64_UTIL: u32 = 11;
+    pub const FP32_UTIL: u32 = 12;
+    pub const FP16_UTIL: u32 = 13;
+    pub const PCIE_TX_PER_SEC: u32 = 20;
+    pub const PCIE_RX_PER_SEC: u32 = 21;
+    /// Video decoder 0; decoder N (below 8) is `NVDEC_0_UTIL + N`.
+    pub const NVDEC_0_UTIL: u32 = 30;
+    /// JPEG decoder 0; decoder N (below 8) is `NVJPG_0_UTIL + N`.
+    pub const NVJPG_0_UTIL: u32 = 40;
+    pub const NVOFA_0_UTIL: u32 = 50;
+    pub const NVLINK_TOTAL_RX_PER_SEC: u32 = 60;
+    pub const NVLINK_TOTAL_TX_PER_SEC: u32 = 61;
+    /// Link 0's receive rate; link N's (below 18) is `NVLINK_L0_RX_PER_SEC
+    /// + 2 N`, its send rate the id after it.
+    pub const NVLINK_L0_RX_PER_SEC: u32 = 62;
+    /// Video encoder 0; encoder N (below 4) is `NVENC_0_UTIL + N`.
+    pub const NVENC_0_UTIL: u32 = 166;
+
+    /// Video decoder `n`'s activity.
+    pub const fn nvdec(n: u32) -> u32 {
+        NVDEC_0_UTIL + n
+    }
+
+    /// JPEG decoder `n`'s activity.
+    pub const fn nvjpg(n: u32) -> u32 {
+        NVJPG_0_UTIL + n
+    }
+
+    /// Video encoder `n`'s activity.
+    pub const fn nvenc(n: u32) -> u32 {
+        NVENC_0_UTIL + n
+    }
+
+    /// NVLink `link`'s receive rate.
+    pub const fn nvlink_rx(link: u32) -> u32 {
+        NVLINK_L0_RX_PER_SEC + 2 * link
+    }
+
+    /// NVLink `link`'s send rate.
+    pub const fn nvlink_tx(link: u32) -> u32 {
+        nvlink_rx(link) + 1
+    }
+}

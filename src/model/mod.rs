@@ -6,6 +6,7 @@
 //! these types, renderers consume them.
 
 mod code;
+pub mod fact;
 mod field;
 pub mod gpm;
 pub mod history;
@@ -22,8 +23,10 @@ pub mod top;
 pub mod topo;
 pub mod trend;
 mod value;
+pub mod vgpu;
 
 pub use code::NvmlCode;
+pub use fact::Fact;
 pub use field::{FieldDef, FieldInfo, FieldKind, Quantity, Section, Unit, UNITS};
 pub use row::{Column, GpuIdent, Row, XidCount};
 pub use value::{Token, Value};

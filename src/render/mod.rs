@@ -2,7 +2,6 @@
 //! rows in, bytes out, with no NVML and no I/O inside.
 
 pub mod csv;
-pub mod dcgm;
 pub mod exporter;
 pub mod field_help;
 pub(crate) mod json;
@@ -10,10 +9,8 @@ pub mod listing;
 pub mod mig;
 pub mod monitor;
 mod ndjson;
-pub mod nvidia_gpu_exporter;
 pub mod nvlink;
 pub mod plot;
-pub mod pods;
 mod prometheus;
 pub mod report;
 pub mod report_json;
@@ -23,6 +20,7 @@ pub mod smi_table;
 pub mod stat;
 mod table;
 pub mod topo;
+pub mod vgpu;
 
 pub use self::csv::Csv;
 pub use self::json::Json;

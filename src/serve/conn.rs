@@ -42,6 +42,8 @@ pub const MAX_PIPELINED: u32 = 8;
 pub struct Entry {
     id: u64,
     epoch: Instant,
+    /// When it was admitted, in ms since `epoch`.
+    started: u64,
     /// When its client last sent or took bytes, in ms since `epoch`.
     progress: AtomicU64,
     /// Requests being answered now.
@@ -50,9 +52,17 @@ pub struct Entry {
     /// and when that was (ms since `epoch`).
     since_wait: AtomicU32,
     last_wait: AtomicU64,
+    /// When its last answer was finished (ms since `epoch`), or [`NEVER`].
+    answered: AtomicU64,
+    /// When the first byte of the request head nvq is waiting for came
+    /// (ms since `epoch`), or [`NEVER`] while none has.
+    head_from: AtomicU64,
     evict: Notify,
     peer: Mutex<Option<SocketAddr>>,
 }
+
+/// No such time yet.
+const NEVER: u64 = u64::MAX;
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
@@ -73,6 +83,7 @@ impl Entry {
 
     /// Mark a request as being answered until the guard is dropped.
     pub fn busy(self: &Arc<Self>) -> Busy {
+        self.head_from.store(NEVER, Ordering::Relaxed);
         self.busy.fetch_add(1, Ordering::Relaxed);
         self.since_wait.fetch_add(1, Ordering::Relaxed);
         Busy(Arc::clone(self))
@@ -108,6 +119,7 @@ pub struct Busy(Arc<Entry>);
 impl Drop for Busy {
     fn drop(&mut self) {
         self.0.touch();
+        self.0.answered.store(self.0.now_ms(), Ordering::Relaxed);
         self.0.busy.fetch_sub(1, Ordering::Relaxed);
     }
 }
@@ -145,10 +157,13 @@ impl Table {
         let entry = Arc::new(Entry {
             id: self.next.fetch_add(1, Ordering::Relaxed),
             epoch: self.epoch,
+            started: u64::try_from(self.epoch.elapsed().as_millis()).unwrap_or(u64::MAX),
             progress: AtomicU64::new(0),
             busy: AtomicUsize::new(0),
             since_wait: AtomicU32::new(0),
             last_wait: AtomicU64::new(0),
+            answered: AtomicU64::new(NEVER),
+            head_from: AtomicU64::new(NEVER),
             evict: Notify::new(),
             peer: Mutex::new(None),
         });
@@ -199,28 +214,92 @@ impl Table {
     }
 }
 
-/// A connection's socket: notes its client's progress, and fails a write
-/// that has waited `write_timeout` for the client to make room.
+/// How long a connection may keep nvq waiting for its client.
+#[derive(Clone, Copy, Debug)]
+pub struct Timeouts {
+    /// For a request head, from its first byte (and, on a new connection,
+    /// from the connection's start).
+    pub read: Duration,
+    /// For the next request on a kept-alive connection, from the last answer.
+    pub idle: Duration,
+    /// For the client to make room for an answer.
+    pub write: Duration,
+}
+
+/// A connection's socket: notes its client's progress, fails a read that
+/// has waited past the read or idle timeout for the client's next request,
+/// and a write that has waited `write` for the client to make room.
 pub struct Guarded<S> {
     inner: S,
     entry: Arc<Entry>,
-    write_timeout: Duration,
+    timeouts: Timeouts,
     stall: Option<Pin<Box<Sleep>>>,
+    /// The read's deadline (ms since the entry's epoch) and its clock.
+    quiet: Option<(u64, Pin<Box<Sleep>>)>,
 }
 
 impl<S> Guarded<S> {
-    pub fn new(inner: S, entry: Arc<Entry>, write_timeout: Duration) -> Self {
+    pub fn new(inner: S, entry: Arc<Entry>, timeouts: Timeouts) -> Self {
         Guarded {
             inner,
             entry,
-            write_timeout,
+            timeouts,
             stall: None,
+            quiet: None,
+        }
+    }
+
+    /// When a read waiting for the client must give up (ms since the
+    /// entry's epoch), or `None` while a request is being answered (hyper
+    /// then reads only what the client pipelines ahead).
+    fn read_deadline(&self) -> Option<u64> {
+        let e = &self.entry;
+        if e.busy.load(Ordering::Relaxed) > 0 {
+            return None;
+        }
+        let ms = |d: Duration| u64::try_from(d.as_millis()).unwrap_or(u64::MAX);
+        let head = e.head_from.load(Ordering::Relaxed);
+        let answered = e.answered.load(Ordering::Relaxed);
+        Some(if head != NEVER {
+            head.saturating_add(ms(self.timeouts.read))
+        } else if answered != NEVER {
+            answered.saturating_add(ms(self.timeouts.idle))
+        } else {
+            e.started.saturating_add(ms(self.timeouts.read))
+        })
+    }
+
+    /// The read is pending: start, move or check its clock.
+    fn quiet(&mut self, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        let Some(deadline) = self.read_deadline() else {
+            self.quiet = None;
+            return Poll::Pending;
+        };
+        let at = self.entry.epoch + Duration::from_millis(deadline);
+        let at = tokio::time::Instant::from_std(at);
+        match &mut self.quiet {
+            Some((d, _)) if *d == deadline => {}
+            Some((d, sleep)) => {
+                *d = deadline;
+                sleep.as_mut().reset(at);
+            }
+            None => self.quiet = Some((deadline, Box::pin(tokio::time::sleep_until(at)))),
+        }
+        let Some((_, sleep)) = &mut self.quiet else {
+            return Poll::Pending;
+        };
+        match sleep.as_mut().poll(cx) {
+            Poll::Ready(()) => Poll::Ready(Err(std::io::Error::new(
+                std::io::ErrorKind::TimedOut,
+                "the client sent no request within the read or idle timeout",
+            ))),
+            Poll::Pending => Poll::Pending,
         }
     }
 
     /// The write is pending: start (or check) the stall clock.
     fn pending<T>(&mut self, cx: &mut Context<'_>) -> Poll<std::io::Result<T>> {
-        let limit = self.write_timeout;
+        let limit = self.timeouts.write;
         let stall = self
             .stall
             .get_or_insert_with(|| Box::pin(tokio::time::sleep(limit)));
@@ -244,11 +323,15 @@ impl<S: AsyncRead + Unpin> AsyncRead for Guarded<S> {
         let before = buf.filled().len();
         let Poll::Ready(r) = Pin::new(&mut this.inner).poll_read(cx, buf) else {
             this.entry.waiting();
-            return Poll::Pending;
+            return this.quiet(cx);
         };
         r?;
         if buf.filled().len() > before {
             this.entry.touch();
+            let e = &this.entry;
+            if e.busy.load(Ordering::Relaxed) == 0 && e.head_from.load(Ordering::Relaxed) == NEVER {
+                e.head_from.store(e.now_ms(), Ordering::Relaxed);
+            }
         }
         Poll::Ready(Ok(()))
     }

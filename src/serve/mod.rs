@@ -62,7 +62,11 @@ pub const MAX_SCRAPE_TIMEOUT: Duration = Duration::from_secs(120);
 pub struct Config {
     pub telemetry_path: String,
     pub profile: Profile,
+    /// How long a client may take to send a request head (from its first
+    /// byte; on a new connection, from the connection's start).
     pub read_timeout: Duration,
+    /// How long a kept-alive connection may wait for its next request.
+    pub idle_timeout: Duration,
     /// How long an answer may wait for its client to read it.
     pub write_timeout: Duration,
     pub max_connections: usize,
@@ -298,7 +302,12 @@ async fn serve(
         let tls = app.config.tls.clone().map(tokio_rustls::TlsAcceptor::from);
         tokio::spawn(async move {
             let _ = stream.set_nodelay(true);
-            let stream = conn::Guarded::new(stream, Arc::clone(&entry), app.config.write_timeout);
+            let timeouts = conn::Timeouts {
+                read: app.config.read_timeout,
+                idle: app.config.idle_timeout,
+                write: app.config.write_timeout,
+            };
+            let stream = conn::Guarded::new(stream, Arc::clone(&entry), timeouts);
             let evicted = entry.evicted();
             tokio::pin!(evicted);
             tokio::select! {
@@ -352,7 +361,6 @@ async fn connection<S>(
 ) where
     S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
 {
-    let read_timeout = app.config.read_timeout;
     let busy = Arc::clone(entry);
     let service = service_fn(move |req| {
         let (app, busy) = (Arc::clone(&app), Arc::clone(&busy));
@@ -370,7 +378,10 @@ async fn connection<S>(
     let mut builder = http1::Builder::new();
     builder
         .timer(TokioTimer::new())
-        .header_read_timeout(read_timeout)
+        // The read and idle timeouts are `conn::Guarded`'s: hyper's own
+        // header timer would also close a kept-alive connection idle for
+        // the read timeout, between a scraper's scrapes.
+        .header_read_timeout(None)
         .max_buf_size(MAX_HEAD);
     let conn = builder.serve_connection(TokioIo::new(stream), service);
     tokio::pin!(conn);

@@ -8,7 +8,7 @@
 //! statistics columns.
 
 use super::list_mode::{field, gpu_columns, list_mode_def, ListGpu, ListMode};
-use super::mode::ModeDef;
+use super::mode_def::ModeDef;
 use crate::model::{FieldInfo, NvmlCode, Section, Value};
 use nvml_wrapper::struct_wrappers::device::AccountingStats;
 

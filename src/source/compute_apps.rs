@@ -15,7 +15,7 @@
 //! parent's name, bus id and UUID, as nvidia-smi prints them.
 
 use super::list_mode::{field, gpu_columns, list_mode_def, ListGpu, ListMode};
-use super::mode::ModeDef;
+use super::mode_def::ModeDef;
 use super::procinfo;
 use crate::model::{FieldInfo, NvmlCode, Section, Value};
 use crate::nvml::raw::{self, Proc, ProcessList};

@@ -7,44 +7,48 @@
 
 use super::gpm::GpmReader;
 use super::gpu::GpuCtx;
-use super::monitor::m;
 pub use super::monitor::Metric;
+use super::monitor::{m, Cell, Source};
 use super::Target;
-use crate::model::{NvmlCode, Row, Value};
-use crate::nvml::raw;
+use crate::model::gpm::id;
+use crate::model::{Fact, Fact as F, NvmlCode, Row, Value};
 use crate::nvml::Session;
-use nvml_wrapper::enum_wrappers::device::{
-    Clock, EccCounter, MemoryError, PcieUtilCounter, PerformancePolicy, TemperatureSensor,
-};
+use nvml_wrapper::enum_wrappers::device::PerformancePolicy;
 use std::sync::Arc;
 use std::time::Instant;
 
 /// Every dmon metric, in nvidia-smi's order within its group.
 #[rustfmt::skip]
 pub const METRICS: &[Metric] = &[
-    m("pwr", "W", Some("W"), 'p', "Power drawn by the board, watts (truncated)."),
-    m("gtemp", "C", Some("C"), 'p', "GPU core temperature."),
-    m("mtemp", "C", Some("C"), 'p', "Memory (HBM) temperature; - where the board has no sensor."),
-    m("sm", "%", Some("%"), 'u', "Time the SMs were busy over the driver's last sampling period."),
-    m("mem", "%", Some("%"), 'u', "Time device memory was being read or written."),
-    m("enc", "%", Some("%"), 'u', "Video encoder utilization."),
-    m("dec", "%", Some("%"), 'u', "Video decoder utilization."),
-    m("jpg", "%", Some("%"), 'u', "JPEG decoder utilization."),
-    m("ofa", "%", Some("%"), 'u', "Optical flow accelerator utilization."),
-    m("mclk", "MHz", Some("MHz"), 'c', "Memory clock."),
-    m("pclk", "MHz", Some("MHz"), 'c', "Graphics (processor) clock."),
-    m("pviol", "%", Some("%"), 'v', "Share of the last interval the GPU was held back by its power limit."),
-    m("tviol", "bool", None, 'v', "1 if the GPU was held back by temperature during the last interval."),
-    m("fb", "MB", Some("MiB"), 'm', "Frame buffer memory in use."),
-    m("bar1", "MB", Some("MiB"), 'm', "BAR1 memory in use."),
-    m("ccpm", "MB", Some("MiB"), 'm', "Confidential-computing protected memory in use."),
+    m("pwr", "W", Some("W"), 'p', "Power drawn by the board, watts (truncated).").reads(F::PowerDraw, Cell::Whole),
+    m("gtemp", "C", Some("C"), 'p', "GPU core temperature.").reads(F::TemperatureGpu, Cell::Same),
+    m("mtemp", "C", Some("C"), 'p', "Memory (HBM) temperature; - where the board has no sensor.")
+        .reads(F::TemperatureMemory, Cell::Same),
+    m("sm", "%", Some("%"), 'u', "Time the SMs were busy over the driver's last sampling period.")
+        .reads(F::UtilizationGpu, Cell::Same),
+    m("mem", "%", Some("%"), 'u', "Time device memory was being read or written.")
+        .reads(F::UtilizationMemory, Cell::Same),
+    m("enc", "%", Some("%"), 'u', "Video encoder utilization.").reads(F::UtilizationEncoder, Cell::Same),
+    m("dec", "%", Some("%"), 'u', "Video decoder utilization.").reads(F::UtilizationDecoder, Cell::Same),
+    m("jpg", "%", Some("%"), 'u', "JPEG decoder utilization.").reads(F::UtilizationJpeg, Cell::Same),
+    m("ofa", "%", Some("%"), 'u', "Optical flow accelerator utilization.").reads(F::UtilizationOfa, Cell::Same),
+    m("mclk", "MHz", Some("MHz"), 'c', "Memory clock.").reads(F::ClocksCurrentMemory, Cell::Same),
+    m("pclk", "MHz", Some("MHz"), 'c', "Graphics (processor) clock.").reads(F::ClocksCurrentGraphics, Cell::Same),
+    m("pviol", "%", Some("%"), 'v', "Share of the last interval the GPU was held back by its power limit.")
+        .source(Source::PowerViolation),
+    m("tviol", "bool", None, 'v', "1 if the GPU was held back by temperature during the last interval.")
+        .source(Source::ThermalViolation),
+    m("fb", "MB", Some("MiB"), 'm', "Frame buffer memory in use.").reads(F::MemoryUsed, Cell::Mib),
+    m("bar1", "MB", Some("MiB"), 'm', "BAR1 memory in use.").reads(F::Bar1MemoryUsed, Cell::Mib),
+    m("ccpm", "MB", Some("MiB"), 'm', "Confidential-computing protected memory in use.")
+        .reads(F::ProtectedMemoryUsed, Cell::Mib),
     m("sbecc", "errs", None, 'e', "Corrected (single-bit) ECC errors since the driver loaded.")
-        .fact("ecc.errors.corrected.volatile.total"),
+        .reads(F::EccErrorsCorrectedVolatileTotal, Cell::EccCount).named_by_fact(),
     m("dbecc", "errs", None, 'e', "Uncorrected (double-bit) ECC errors since the driver loaded.")
-        .fact("ecc.errors.uncorrected.volatile.total"),
-    m("pci", "errs", None, 'e', "PCIe replay count."),
-    m("rxpci", "MB/s", Some("MB/s"), 't', "PCIe receive throughput."),
-    m("txpci", "MB/s", Some("MB/s"), 't', "PCIe transmit throughput."),
+        .reads(F::EccErrorsUncorrectedVolatileTotal, Cell::EccCount).named_by_fact(),
+    m("pci", "errs", None, 'e', "PCIe replay count.").reads(F::PcieReplayCounter, Cell::Same),
+    m("rxpci", "MB/s", Some("MB/s"), 't', "PCIe receive throughput.").reads(F::PcieRxThroughput, Cell::KbAsMb),
+    m("txpci", "MB/s", Some("MB/s"), 't', "PCIe transmit throughput.").reads(F::PcieTxThroughput, Cell::KbAsMb),
 ];
 
 /// A GPM metric `--gpm-metrics` selects by NVML's `nvmlGpmMetricId_t`.
@@ -83,79 +87,79 @@ const fn g(
 /// (100 to 165, 170 to 209) are not offered yet.
 #[rustfmt::skip]
 pub const GPM_METRICS: &[GpmMetric] = &[
-    g(1, "gract", PCT, "Share of time the graphics or compute engine was busy."),
-    g(2, "smutil", PCT, "Share of SM cycles with at least one warp resident, over all SMs."),
-    g(3, "smocc", PCT, "Resident warps as a share of the most the SMs can hold."),
-    g(4, "intact", PCT, "Share of cycles the integer pipe was busy."),
-    g(5, "mmaact", PCT, "Share of cycles any tensor core pipe was busy."),
-    g(6, "dfmaact", PCT, "Share of cycles the FP64 (DFMA) tensor pipe was busy."),
-    g(7, "hmmaact", PCT, "Share of cycles the half-precision (HMMA) tensor pipe was busy."),
-    g(9, "immaact", PCT, "Share of cycles the integer (IMMA) tensor pipe was busy."),
-    g(10, "dram", PCT, "Share of cycles device memory was sending or receiving data."),
-    g(11, "fp64", PCT, "Share of cycles the FP64 pipe was busy."),
-    g(12, "fp32", PCT, "Share of cycles the FP32 pipe was busy."),
-    g(13, "fp16", PCT, "Share of cycles the FP16 pipe was busy."),
-    g(20, "pcitx", RATE, "PCIe traffic sent by the GPU."),
-    g(21, "pcirx", RATE, "PCIe traffic received by the GPU."),
-    g(30, "nvdec0", PCT, "Video decoder 0 activity."),
-    g(31, "nvdec1", PCT, "Video decoder 1 activity."),
-    g(32, "nvdec2", PCT, "Video decoder 2 activity."),
-    g(33, "nvdec3", PCT, "Video decoder 3 activity."),
-    g(34, "nvdec4", PCT, "Video decoder 4 activity."),
-    g(35, "nvdec5", PCT, "Video decoder 5 activity."),
-    g(36, "nvdec6", PCT, "Video decoder 6 activity."),
-    g(37, "nvdec7", PCT, "Video decoder 7 activity."),
-    g(40, "nvjpg0", PCT, "JPEG decoder 0 activity."),
-    g(41, "nvjpg1", PCT, "JPEG decoder 1 activity."),
-    g(42, "nvjpg2", PCT, "JPEG decoder 2 activity."),
-    g(43, "nvjpg3", PCT, "JPEG decoder 3 activity."),
-    g(44, "nvjpg4", PCT, "JPEG decoder 4 activity."),
-    g(45, "nvjpg5", PCT, "JPEG decoder 5 activity."),
-    g(46, "nvjpg6", PCT, "JPEG decoder 6 activity."),
-    g(47, "nvjpg7", PCT, "JPEG decoder 7 activity."),
-    g(50, "nvofa0", PCT, "Optical flow accelerator 0 activity."),
-    g(60, "nvlrx", RATE, "NVLink traffic received over all links."),
-    g(61, "nvltx", RATE, "NVLink traffic sent over all links."),
-    g(62, "nvl0rx", RATE, "NVLink traffic received over link 0."),
-    g(63, "nvl0tx", RATE, "NVLink traffic sent over link 0."),
-    g(64, "nvl1rx", RATE, "NVLink traffic received over link 1."),
-    g(65, "nvl1tx", RATE, "NVLink traffic sent over link 1."),
-    g(66, "nvl2rx", RATE, "NVLink traffic received over link 2."),
-    g(67, "nvl2tx", RATE, "NVLink traffic sent over link 2."),
-    g(68, "nvl3rx", RATE, "NVLink traffic received over link 3."),
-    g(69, "nvl3tx", RATE, "NVLink traffic sent over link 3."),
-    g(70, "nvl4rx", RATE, "NVLink traffic received over link 4."),
-    g(71, "nvl4tx", RATE, "NVLink traffic sent over link 4."),
-    g(72, "nvl5rx", RATE, "NVLink traffic received over link 5."),
-    g(73, "nvl5tx", RATE, "NVLink traffic sent over link 5."),
-    g(74, "nvl6rx", RATE, "NVLink traffic received over link 6."),
-    g(75, "nvl6tx", RATE, "NVLink traffic sent over link 6."),
-    g(76, "nvl7rx", RATE, "NVLink traffic received over link 7."),
-    g(77, "nvl7tx", RATE, "NVLink traffic sent over link 7."),
-    g(78, "nvl8rx", RATE, "NVLink traffic received over link 8."),
-    g(79, "nvl8tx", RATE, "NVLink traffic sent over link 8."),
-    g(80, "nvl9rx", RATE, "NVLink traffic received over link 9."),
-    g(81, "nvl9tx", RATE, "NVLink traffic sent over link 9."),
-    g(82, "nvl10rx", RATE, "NVLink traffic received over link 10."),
-    g(83, "nvl10tx", RATE, "NVLink traffic sent over link 10."),
-    g(84, "nvl11rx", RATE, "NVLink traffic received over link 11."),
-    g(85, "nvl11tx", RATE, "NVLink traffic sent over link 11."),
-    g(86, "nvl12rx", RATE, "NVLink traffic received over link 12."),
-    g(87, "nvl12tx", RATE, "NVLink traffic sent over link 12."),
-    g(88, "nvl13rx", RATE, "NVLink traffic received over link 13."),
-    g(89, "nvl13tx", RATE, "NVLink traffic sent over link 13."),
-    g(90, "nvl14rx", RATE, "NVLink traffic received over link 14."),
-    g(91, "nvl14tx", RATE, "NVLink traffic sent over link 14."),
-    g(92, "nvl15rx", RATE, "NVLink traffic received over link 15."),
-    g(93, "nvl15tx", RATE, "NVLink traffic sent over link 15."),
-    g(94, "nvl16rx", RATE, "NVLink traffic received over link 16."),
-    g(95, "nvl16tx", RATE, "NVLink traffic sent over link 16."),
-    g(96, "nvl17rx", RATE, "NVLink traffic received over link 17."),
-    g(97, "nvl17tx", RATE, "NVLink traffic sent over link 17."),
-    g(166, "nvenc0", PCT, "Video encoder 0 activity."),
-    g(167, "nvenc1", PCT, "Video encoder 1 activity."),
-    g(168, "nvenc2", PCT, "Video encoder 2 activity."),
-    g(169, "nvenc3", PCT, "Video encoder 3 activity."),
+    g(id::GRAPHICS_UTIL, "gract", PCT, "Share of time the graphics or compute engine was busy."),
+    g(id::SM_UTIL, "smutil", PCT, "Share of SM cycles with at least one warp resident, over all SMs."),
+    g(id::SM_OCCUPANCY, "smocc", PCT, "Resident warps as a share of the most the SMs can hold."),
+    g(id::INTEGER_UTIL, "intact", PCT, "Share of cycles the integer pipe was busy."),
+    g(id::ANY_TENSOR_UTIL, "mmaact", PCT, "Share of cycles any tensor core pipe was busy."),
+    g(id::DFMA_TENSOR_UTIL, "dfmaact", PCT, "Share of cycles the FP64 (DFMA) tensor pipe was busy."),
+    g(id::HMMA_TENSOR_UTIL, "hmmaact", PCT, "Share of cycles the half-precision (HMMA) tensor pipe was busy."),
+    g(id::IMMA_TENSOR_UTIL, "immaact", PCT, "Share of cycles the integer (IMMA) tensor pipe was busy."),
+    g(id::DRAM_BW_UTIL, "dram", PCT, "Share of cycles device memory was sending or receiving data."),
+    g(id::FP64_UTIL, "fp64", PCT, "Share of cycles the FP64 pipe was busy."),
+    g(id::FP32_UTIL, "fp32", PCT, "Share of cycles the FP32 pipe was busy."),
+    g(id::FP16_UTIL, "fp16", PCT, "Share of cycles the FP16 pipe was busy."),
+    g(id::PCIE_TX_PER_SEC, "pcitx", RATE, "PCIe traffic sent by the GPU."),
+    g(id::PCIE_RX_PER_SEC, "pcirx", RATE, "PCIe traffic received by the GPU."),
+    g(id::nvdec(0), "nvdec0", PCT, "Video decoder 0 activity."),
+    g(id::nvdec(1), "nvdec1", PCT, "Video decoder 1 activity."),
+    g(id::nvdec(2), "nvdec2", PCT, "Video decoder 2 activity."),
+    g(id::nvdec(3), "nvdec3", PCT, "Video decoder 3 activity."),
+    g(id::nvdec(4), "nvdec4", PCT, "Video decoder 4 activity."),
+    g(id::nvdec(5), "nvdec5", PCT, "Video decoder 5 activity."),
+    g(id::nvdec(6), "nvdec6", PCT, "Video decoder 6 activity."),
+    g(id::nvdec(7), "nvdec7", PCT, "Video decoder 7 activity."),
+    g(id::nvjpg(0), "nvjpg0", PCT, "JPEG decoder 0 activity."),
+    g(id::nvjpg(1), "nvjpg1", PCT, "JPEG decoder 1 activity."),
+    g(id::nvjpg(2), "nvjpg2", PCT, "JPEG decoder 2 activity."),
+    g(id::nvjpg(3), "nvjpg3", PCT, "JPEG decoder 3 activity."),
+    g(id::nvjpg(4), "nvjpg4", PCT, "JPEG decoder 4 activity."),
+    g(id::nvjpg(5), "nvjpg5", PCT, "JPEG decoder 5 activity."),
+    g(id::nvjpg(6), "nvjpg6", PCT, "JPEG decoder 6 activity."),
+    g(id::nvjpg(7), "nvjpg7", PCT, "JPEG decoder 7 activity."),
+    g(id::NVOFA_0_UTIL, "nvofa0", PCT, "Optical flow accelerator 0 activity."),
+    g(id::NVLINK_TOTAL_RX_PER_SEC, "nvlrx", RATE, "NVLink traffic received over all links."),
+    g(id::NVLINK_TOTAL_TX_PER_SEC, "nvltx", RATE, "NVLink traffic sent over all links."),
+    g(id::nvlink_rx(0), "nvl0rx", RATE, "NVLink traffic received over link 0."),
+    g(id::nvlink_tx(0), "nvl0tx", RATE, "NVLink traffic sent over link 0."),
+    g(id::nvlink_rx(1), "nvl1rx", RATE, "NVLink traffic received over link 1."),
+    g(id::nvlink_tx(1), "nvl1tx", RATE, "NVLink traffic sent over link 1."),
+    g(id::nvlink_rx(2), "nvl2rx", RATE, "NVLink traffic received over link 2."),
+    g(id::nvlink_tx(2), "nvl2tx", RATE, "NVLink traffic sent over link 2."),
+    g(id::nvlink_rx(3), "nvl3rx", RATE, "NVLink traffic received over link 3."),
+    g(id::nvlink_tx(3), "nvl3tx", RATE, "NVLink traffic sent over link 3."),
+    g(id::nvlink_rx(4), "nvl4rx", RATE, "NVLink traffic received over link 4."),
+    g(id::nvlink_tx(4), "nvl4tx", RATE, "NVLink traffic sent over link 4."),
+    g(id::nvlink_rx(5), "nvl5rx", RATE, "NVLink traffic received over link 5."),
+    g(id::nvlink_tx(5), "nvl5tx", RATE, "NVLink traffic sent over link 5."),
+    g(id::nvlink_rx(6), "nvl6rx", RATE, "NVLink traffic received over link 6."),
+    g(id::nvlink_tx(6), "nvl6tx", RATE, "NVLink traffic sent over link 6."),
+    g(id::nvlink_rx(7), "nvl7rx", RATE, "NVLink traffic received over link 7."),
+    g(id::nvlink_tx(7), "nvl7tx", RATE, "NVLink traffic sent over link 7."),
+    g(id::nvlink_rx(8), "nvl8rx", RATE, "NVLink traffic received over link 8."),
+    g(id::nvlink_tx(8), "nvl8tx", RATE, "NVLink traffic sent over link 8."),
+    g(id::nvlink_rx(9), "nvl9rx", RATE, "NVLink traffic received over link 9."),
+    g(id::nvlink_tx(9), "nvl9tx", RATE, "NVLink traffic sent over link 9."),
+    g(id::nvlink_rx(10), "nvl10rx", RATE, "NVLink traffic received over link 10."),
+    g(id::nvlink_tx(10), "nvl10tx", RATE, "NVLink traffic sent over link 10."),
+    g(id::nvlink_rx(11), "nvl11rx", RATE, "NVLink traffic received over link 11."),
+    g(id::nvlink_tx(11), "nvl11tx", RATE, "NVLink traffic sent over link 11."),
+    g(id::nvlink_rx(12), "nvl12rx", RATE, "NVLink traffic received over link 12."),
+    g(id::nvlink_tx(12), "nvl12tx", RATE, "NVLink traffic sent over link 12."),
+    g(id::nvlink_rx(13), "nvl13rx", RATE, "NVLink traffic received over link 13."),
+    g(id::nvlink_tx(13), "nvl13tx", RATE, "NVLink traffic sent over link 13."),
+    g(id::nvlink_rx(14), "nvl14rx", RATE, "NVLink traffic received over link 14."),
+    g(id::nvlink_tx(14), "nvl14tx", RATE, "NVLink traffic sent over link 14."),
+    g(id::nvlink_rx(15), "nvl15rx", RATE, "NVLink traffic received over link 15."),
+    g(id::nvlink_tx(15), "nvl15tx", RATE, "NVLink traffic sent over link 15."),
+    g(id::nvlink_rx(16), "nvl16rx", RATE, "NVLink traffic received over link 16."),
+    g(id::nvlink_tx(16), "nvl16tx", RATE, "NVLink traffic sent over link 16."),
+    g(id::nvlink_rx(17), "nvl17rx", RATE, "NVLink traffic received over link 17."),
+    g(id::nvlink_tx(17), "nvl17tx", RATE, "NVLink traffic sent over link 17."),
+    g(id::nvenc(0), "nvenc0", PCT, "Video encoder 0 activity."),
+    g(id::nvenc(1), "nvenc1", PCT, "Video encoder 1 activity."),
+    g(id::nvenc(2), "nvenc2", PCT, "Video encoder 2 activity."),
+    g(id::nvenc(3), "nvenc3", PCT, "Video encoder 3 activity."),
 ];
 
 /// The GPM metrics of `--gpm-metrics LIST` (comma-separated ids, no spaces),
@@ -239,14 +243,8 @@ pub struct DmonReader {
     last: Option<(Instant, Option<u64>, Option<u64>)>,
 }
 
-const MIB: u64 = 1024 * 1024;
-
 fn int(v: impl Into<i64>) -> Value {
     Value::Int(v.into())
-}
-
-fn mib(bytes: u64) -> Value {
-    Value::count(bytes / MIB)
 }
 
 impl DmonReader {
@@ -330,10 +328,11 @@ impl DmonReader {
         let mut cells = Vec::with_capacity(self.metrics.len() + 1);
         cells.push(int(target.index));
         for m in &self.metrics {
-            cells.push(match m.name {
-                "pviol" => self.power_share(now, power),
-                "tviol" => self.thermal_flag(thermal),
-                _ => read_metric(&c, m.name),
+            cells.push(match m.source {
+                Source::PowerViolation => self.power_share(now, power),
+                Source::ThermalViolation => self.thermal_flag(thermal),
+                Source::Fact(fact, cell) => read_metric(&c, fact, cell),
+                Source::Own => Value::err(NvmlCode::NOT_SUPPORTED),
             });
         }
         if wants_v {
@@ -388,54 +387,19 @@ fn cells_of(ids: &[u32], got: &[(u32, f64)], show: bool) -> Vec<Value> {
         .collect()
 }
 
-/// A metric that needs no state.
-fn read_metric(c: &GpuCtx, name: &str) -> Value {
-    let v = |r: Result<Value, NvmlCode>| r.unwrap_or_else(Value::err);
-    match name {
-        "pwr" => v(c.call(|d| d.power_usage()).map(|mw| int(mw / 1000))),
-        "gtemp" => v(c.call(|d| d.temperature(TemperatureSensor::Gpu)).map(int)),
-        "mtemp" => v(c.field_value(82, 0).map(|f| int(f.as_i64()))),
-        "sm" => v(c.utilization().map(|u| int(u.gpu))),
-        "mem" => v(c.utilization().map(|u| int(u.memory))),
-        "enc" => v(c
-            .call(|d| d.encoder_utilization())
-            .map(|u| int(u.utilization))),
-        "dec" => v(c
-            .call(|d| d.decoder_utilization())
-            .map(|u| int(u.utilization))),
-        "jpg" => v(raw::engine_utilization(&c.raw(), false).map(int)),
-        "ofa" => v(raw::engine_utilization(&c.raw(), true).map(int)),
-        "mclk" => v(c.call(|d| d.clock_info(Clock::Memory)).map(int)),
-        "pclk" => v(c.call(|d| d.clock_info(Clock::Graphics)).map(int)),
-        "fb" => v(c.memory().map(|m| mib(m.used))),
-        "bar1" => v(c.call(|d| d.bar1_memory_info()).map(|b| mib(b.used))),
-        "ccpm" => v(c.protected_memory().map(|p| mib(p.used))),
-        "sbecc" => v(ecc_total(c, MemoryError::Corrected)),
-        "dbecc" => v(ecc_total(c, MemoryError::Uncorrected)),
-        "pci" => v(super::gpu::get::pcie_replays(c).map(int)),
-        "rxpci" => v(c
-            .call(|d| d.pcie_throughput(PcieUtilCounter::Receive))
-            .map(kb_to_mb)),
-        "txpci" => v(c
-            .call(|d| d.pcie_throughput(PcieUtilCounter::Send))
-            .map(kb_to_mb)),
-        _ => Value::err(NvmlCode::NOT_SUPPORTED),
+/// A metric that needs no state: its fact through the catalogue's reader,
+/// on the sample's context (so `fb` and `memory.used` are one
+/// `nvmlDeviceGetMemoryInfo_v2` call).
+fn read_metric(c: &GpuCtx, fact: Fact, cell: Cell) -> Value {
+    if cell == Cell::EccCount {
+        // ECC totals count only while ECC is on; with it off the cell is `-`.
+        match c.ecc_mode() {
+            Ok((true, _)) => {}
+            Ok((false, _)) => return Value::err(NvmlCode::NOT_SUPPORTED),
+            Err(code) => return Value::err(code),
+        }
     }
-}
-
-/// ECC totals count only while ECC is on; with it off the cell is `-`.
-fn ecc_total(c: &GpuCtx, kind: MemoryError) -> Result<Value, NvmlCode> {
-    match c.ecc_mode() {
-        Ok((true, _)) => c
-            .call(|d| d.total_ecc_errors(kind, EccCounter::Volatile))
-            .map(Value::count),
-        Ok((false, _)) => Err(NvmlCode::NOT_SUPPORTED),
-        Err(code) => Err(code),
-    }
-}
-
-fn kb_to_mb(kb: u32) -> Value {
-    int(kb / 1024)
+    cell.of(c.fact(fact))
 }
 
 #[cfg(test)]
@@ -453,5 +417,75 @@ mod tests {
         assert_eq!(names("mm"), ["fb", "bar1", "ccpm"]);
         assert_eq!(select("px"), Err('x'));
         assert_eq!(select(GROUPS).unwrap().len(), METRICS.len());
+    }
+
+    /// nvq's names of GPM metric ids are NVML's (`nvmlGpmMetricId_t`).
+    #[test]
+    fn gpm_ids_are_nvmls() {
+        use nvml_wrapper_sys::bindings as b;
+        let pairs = [
+            (
+                id::GRAPHICS_UTIL,
+                b::nvmlGpmMetricId_t_NVML_GPM_METRIC_GRAPHICS_UTIL,
+            ),
+            (
+                id::SM_OCCUPANCY,
+                b::nvmlGpmMetricId_t_NVML_GPM_METRIC_SM_OCCUPANCY,
+            ),
+            (
+                id::IMMA_TENSOR_UTIL,
+                b::nvmlGpmMetricId_t_NVML_GPM_METRIC_IMMA_TENSOR_UTIL,
+            ),
+            (
+                id::FP16_UTIL,
+                b::nvmlGpmMetricId_t_NVML_GPM_METRIC_FP16_UTIL,
+            ),
+            (
+                id::PCIE_RX_PER_SEC,
+                b::nvmlGpmMetricId_t_NVML_GPM_METRIC_PCIE_RX_PER_SEC,
+            ),
+            (
+                id::nvdec(7),
+                b::nvmlGpmMetricId_t_NVML_GPM_METRIC_NVDEC_7_UTIL,
+            ),
+            (
+                id::nvjpg(7),
+                b::nvmlGpmMetricId_t_NVML_GPM_METRIC_NVJPG_7_UTIL,
+            ),
+            (
+                id::NVOFA_0_UTIL,
+                b::nvmlGpmMetricId_t_NVML_GPM_METRIC_NVOFA_0_UTIL,
+            ),
+            (
+                id::NVLINK_TOTAL_TX_PER_SEC,
+                b::nvmlGpmMetricId_t_NVML_GPM_METRIC_NVLINK_TOTAL_TX_PER_SEC,
+            ),
+            (
+                id::nvlink_rx(0),
+                b::nvmlGpmMetricId_t_NVML_GPM_METRIC_NVLINK_L0_RX_PER_SEC,
+            ),
+            (
+                id::nvlink_tx(17),
+                b::nvmlGpmMetricId_t_NVML_GPM_METRIC_NVLINK_L17_TX_PER_SEC,
+            ),
+        ];
+        for (ours, nvml) in pairs {
+            assert_eq!(ours, nvml);
+        }
+        assert_eq!(
+            id::nvenc(3),
+            b::nvmlGpmMetricId_t_NVML_GPM_METRIC_NVENC_3_UTIL
+        );
+    }
+
+    /// Every dmon column that is no violation share reads a catalogue fact.
+    #[test]
+    fn every_dmon_column_has_a_source() {
+        for m in METRICS {
+            match m.source {
+                Source::Fact(..) | Source::PowerViolation | Source::ThermalViolation => {}
+                Source::Own => panic!("{} has no source", m.name),
+            }
+        }
     }
 }

@@ -20,12 +20,12 @@ use super::Target;
 use crate::model::{FieldDef, FieldInfo, NvmlCode, Row, Section, Value};
 use crate::nvml::Session;
 
-/// The [`ModeDef`](super::mode::ModeDef) of a list mode: its option, its
+/// The [`ModeDef`](super::mode_def::ModeDef) of a list mode: its option, its
 /// `--help` line, and the static [`ListMode`] that holds its fields and
 /// reads its rows.
 macro_rules! list_mode_def {
     ($option:expr, $about:expr, $list:ident) => {
-        $crate::source::mode::ModeDef {
+        $crate::source::mode_def::ModeDef {
             option: $option,
             about: $about,
             fields: || $list.field_infos(),
@@ -34,7 +34,7 @@ macro_rules! list_mode_def {
         }
     };
 }
-use crate::source::mode::Request;
+use crate::source::mode_def::Request;
 pub(crate) use list_mode_def;
 use std::cell::OnceCell;
 

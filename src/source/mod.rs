@@ -1,17 +1,20 @@
 //! Sources: NVML in, model out. Each query mode's fields and the code that
 //! reads them.
 //!
-//! - [`mode`]: the table of query modes (option, fields, collector), which
-//!   the command line, help, man page, completion and dispatch all read;
+//! - [`mode_def`]: what a query mode is ([`ModeDef`]: option, fields,
+//!   collector); [`mode`]: the table of them, which the command line, help,
+//!   man page, completion and dispatch all read;
 //! - [`gpu`]: `--query-gpu`, the field registry and its getters;
 //! - [`list_mode`]: what the five list modes share, and one file each;
 //! - [`target`]: the selected GPUs, their handles and identities;
+//! - [`ctx`]: a GPU's per-sample context, the cache every reader reads from;
 //! - [`smi_table`], [`listing`]: plain `nvq`'s table, `-L` and `--version`;
 //! - [`procinfo`], [`time`]: the host's `/proc` and the sample clock.
 //!
 //! A field's declaration (`model::FieldDef`) holds everything known about it
 //! (`model::FieldInfo`) and its getter; adding a field means adding one entry.
 
+pub mod ctx;
 pub mod gpm;
 pub mod gpu;
 pub mod list_mode;
@@ -19,6 +22,7 @@ pub mod listing;
 pub mod log;
 pub mod mig;
 pub mod mode;
+pub mod mode_def;
 pub mod nvlink;
 pub mod pods;
 pub mod procinfo;
@@ -28,6 +32,7 @@ pub mod target;
 pub mod time;
 pub mod top;
 pub mod topo;
+pub mod vgpu;
 pub mod xid;
 
 pub mod dmon;
@@ -40,5 +45,6 @@ pub mod remapped_rows;
 pub mod retired_pages;
 pub mod supported_clocks;
 
-pub use mode::{ModeDef, QueryMode, Request};
+pub use mode::QueryMode;
+pub use mode_def::{ModeDef, Request};
 pub use target::{targets, Target};

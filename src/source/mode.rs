@@ -3,36 +3,11 @@
 //! (`--query-X`, `--help-query-X`), the man page, completion, validation and
 //! dispatch all read [`QueryMode::ALL`].
 
+use super::mode_def::{ModeDef, Request};
 use super::Target;
 use crate::error::NvqError;
 use crate::model::{FieldInfo, Row};
 use crate::nvml::Session;
-
-/// What a collector is asked for, in one sample.
-pub struct Request<'a> {
-    /// The fields to read: indices into the mode's fields.
-    pub fields: &'a [usize],
-    /// The number of GPUs NVML reports (the `count` field).
-    pub count: u32,
-    /// Fill [`Row::gpu`] (formats that label rows by GPU need it).
-    pub ident: bool,
-}
-
-/// One sample of a mode: the rows of the given GPUs.
-pub type Collect = fn(&Session, &[Target], &Request<'_>) -> Vec<Row>;
-
-/// A query mode.
-pub struct ModeDef {
-    /// The option without dashes: `query-gpu`. `--help-` + it lists the fields.
-    pub option: &'static str,
-    /// One line for `--help` (and the man page).
-    pub about: &'static str,
-    /// Every field, in `--help-query-*` order.
-    pub fields: fn() -> Vec<&'static FieldInfo>,
-    pub collect: Collect,
-    /// One row per GPU (`--summary` summarises by GPU; `--until-all` counts GPUs).
-    pub row_per_gpu: bool,
-}
 
 /// A query mode: a handle on its [`ModeDef`].
 #[derive(Clone, Copy)]

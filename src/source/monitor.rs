@@ -1,5 +1,54 @@
 //! What the monitors' metric tables share: a metric (its two header lines,
-//! nvq's unit and help, the `-s` letter that selects it) and `-s` itself.
+//! nvq's unit and help, the `-s` letter that selects it, where its value
+//! comes from) and `-s` itself.
+
+use crate::model::{Fact, NvmlCode, Value};
+
+/// Where a monitor column's value comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Source {
+    /// The monitor's own reader (pmon's per-process metrics).
+    Own,
+    /// A catalogue fact, through its one reader, made into the cell by [`Cell`].
+    Fact(Fact, Cell),
+    /// dmon's `pviol`: the share of the interval spent power capped.
+    PowerViolation,
+    /// dmon's `tviol`: whether the GPU was held back by temperature.
+    ThermalViolation,
+}
+
+/// How a monitor cell is made from its fact's value: monitors print whole
+/// numbers in their own units.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cell {
+    /// The fact's integer as it is.
+    Same,
+    /// A real number truncated to a whole one (watts).
+    Whole,
+    /// Bytes as whole MiB.
+    Mib,
+    /// KB/s as whole MB/s (of 1024 KB).
+    KbAsMb,
+    /// An ECC count, shown only while ECC is on (`-` with it off).
+    EccCount,
+}
+
+const MIB: u64 = 1024 * 1024;
+
+impl Cell {
+    /// The cell of `v`, the fact's value. A failed read is its code's cell
+    /// (a bare `N/A` becomes NOT_SUPPORTED: monitors print `-` for both).
+    pub fn of(self, v: Value) -> Value {
+        match (self, v) {
+            (_, Value::Error(t)) => Value::err(t.code),
+            (_, Value::NotAvailable) => Value::err(NvmlCode::NOT_SUPPORTED),
+            (Cell::Whole, Value::Float { value, .. }) => Value::Int(value.trunc() as i64),
+            (Cell::Mib, Value::Bytes(b)) => Value::count(b / MIB),
+            (Cell::KbAsMb, Value::Int(kb)) => Value::Int(kb / 1024),
+            (_, v) => v,
+        }
+    }
+}
 
 /// One monitor column chosen by `-s`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -13,17 +62,38 @@ pub struct Metric {
     pub help: &'static str,
     /// The `-s` letter that selects it.
     pub group: char,
-    /// The `--query-gpu` field that reads the same quantity, if any: the
-    /// column's kind (counter or gauge) and Prometheus name are that
-    /// field's, so both views name one fact alike.
-    pub fact: Option<&'static str>,
+    /// Where its value comes from.
+    pub source: Source,
+    /// The column's kind (counter or gauge) and Prometheus name are its
+    /// fact's, so that both views name one quantity alike.
+    pub named_by_fact: bool,
 }
 
 impl Metric {
-    /// The metric with the `--query-gpu` field of the same quantity.
-    pub const fn fact(mut self, field: &'static str) -> Self {
-        self.fact = Some(field);
+    /// The metric's value is `fact`'s, made into a cell by `cell`.
+    pub const fn reads(mut self, fact: Fact, cell: Cell) -> Self {
+        self.source = Source::Fact(fact, cell);
         self
+    }
+
+    /// The metric's value comes from `source`.
+    pub const fn source(mut self, source: Source) -> Self {
+        self.source = source;
+        self
+    }
+
+    /// The metric is its fact in Prometheus and `--summary` (kind, name).
+    pub const fn named_by_fact(mut self) -> Self {
+        self.named_by_fact = true;
+        self
+    }
+
+    /// The catalogue fact the metric reads, if it reads one.
+    pub fn fact(&self) -> Option<Fact> {
+        match self.source {
+            Source::Fact(f, _) => Some(f),
+            _ => None,
+        }
     }
 }
 
@@ -41,7 +111,8 @@ pub const fn m(
         unit,
         help,
         group,
-        fact: None,
+        source: Source::Own,
+        named_by_fact: false,
     }
 }
 

@@ -10,7 +10,7 @@
 //! (`[N/A]` for a GPU without ECC).
 
 use super::list_mode::{field, gpu_columns, list_mode_def, ListGpu, ListMode};
-use super::mode::ModeDef;
+use super::mode_def::ModeDef;
 use crate::model::{FieldInfo, NvmlCode, Value};
 use nvml_wrapper::enum_wrappers::device::RetirementCause;
 

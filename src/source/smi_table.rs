@@ -3,6 +3,7 @@
 //! GPU); `render::smi_table` turns it into text. Every reading keeps its NVML result, so the renderer can print
 //! `N/A` (or `Not Supported`) exactly where nvidia-smi does.
 
+use super::gpu::GpuCtx;
 use crate::model::smi_table::*;
 use crate::nvml::raw::{self, ProcessList};
 use crate::nvml::{NvmlCode, Session};
@@ -49,17 +50,19 @@ impl Part {
         let Some(&index) = devices.get(i) else {
             return Part::Cuda(raw::cuda_driver_version(session));
         };
-        let device = match session.device(index) {
+        // The GPU count is no cell of the table.
+        let c = GpuCtx::new(session, index, 0);
+        let device = match c.dev() {
             Ok(d) => d,
-            Err(c) => return Part::unavailable(index, c),
+            Err(code) => return Part::unavailable(index, code),
         };
-        let gpu = gpu_summary(session, &device, index);
+        let gpu = gpu_summary(&c);
         let mig = if gpu.mig_mode == Ok(true) {
-            mig_summaries(session, &device, index)
+            mig_summaries(session, device, index)
         } else {
             Vec::new()
         };
-        let processes = process_summaries(session, &device, index);
+        let processes = process_summaries(session, device, index);
         Part::Gpu {
             gpu: Box::new(gpu),
             mig,
@@ -115,47 +118,54 @@ pub fn assemble(session: &Session, parts: Vec<Part>) -> SmiTable {
     }
 }
 
-fn gpu_summary(session: &Session, d: &Device<'_>, index: u32) -> TableGpu {
-    let mig_mode = d.mig_mode().map(|m| m.current == 1).map_err(code);
+/// A GPU's box, read through the sample's GPU context: each NVML struct
+/// once, with the same call (and fallback) as `--query-gpu`'s getters.
+fn gpu_summary(c: &GpuCtx<'_>) -> TableGpu {
+    let mig_mode = c.mig_mode().map(|(current, _)| current == 1);
     // In MIG mode the cell says `On`: each MIG device counts its own errors
     // (the 590 tables of H100 and H200 in MIG mode; `--query-gpu` still
     // prints the GPU's counter).
-    let ecc = match d.is_ecc_enabled() {
+    let ecc = match c.ecc_mode() {
         Err(_) => Ecc::NotAvailable,
-        Ok(s) if !s.currently_enabled => Ecc::Disabled,
+        Ok((false, _)) => Ecc::Disabled,
         Ok(_) if mig_mode == Ok(true) => Ecc::Enabled(None),
         Ok(_) => Ecc::Enabled(
-            d.total_ecc_errors(MemoryError::Uncorrected, EccCounter::Volatile)
+            c.call(|d| d.total_ecc_errors(MemoryError::Uncorrected, EccCounter::Volatile))
                 .ok(),
         ),
     };
-    let performance_state = match d.performance_state() {
+    let performance_state = match c.call(|d| d.performance_state()) {
         Ok(PerformanceState::Unknown) => Err(NvmlCode::UNKNOWN),
         Ok(p) => Ok(pstate_number(p)),
-        Err(e) => Err(code(e)),
+        Err(e) => Err(e),
     };
-    let compute_mode = d.compute_mode().map_err(code).map(|m| match m {
+    let compute_mode = c.call(|d| d.compute_mode()).map(|m| match m {
         WrapperComputeMode::Default => ComputeMode::Default,
         WrapperComputeMode::ExclusiveThread => ComputeMode::ExclusiveThread,
         WrapperComputeMode::Prohibited => ComputeMode::Prohibited,
         WrapperComputeMode::ExclusiveProcess => ComputeMode::ExclusiveProcess,
     });
     TableGpu {
-        index,
-        name: d.name().map_err(code),
-        persistence_mode: d.is_in_persistent_mode().map_err(code),
-        driver_model: driver_model(session, d),
-        bus_id: d.pci_info().map(|p| p.bus_id).map_err(code),
-        display_active: d.is_display_active().map_err(code),
+        index: c.index,
+        name: c.call(|d| d.name()),
+        persistence_mode: c.call(|d| d.is_in_persistent_mode()),
+        driver_model: driver_model(c),
+        bus_id: c.pci().map(|p| p.bus_id.clone()),
+        display_active: c.call(|d| d.is_display_active()),
         ecc,
         // The unversioned call, as `--query-gpu`'s fan.speed (`raw::fan_speed`).
-        fan: raw::fan_speed(&raw::Dev::of(session, d)),
-        temperature: d.temperature(TemperatureSensor::Gpu).map_err(code),
+        fan: raw::fan_speed(&c.raw()),
+        temperature: c.call(|d| d.temperature(TemperatureSensor::Gpu)),
         performance_state,
-        power_draw: d.power_usage().map_err(code),
-        power_limit: d.power_management_limit().map_err(code),
-        memory: memory(d),
-        gpu_util: d.utilization_rates().map(|u| u.gpu).map_err(code),
+        power_draw: c.call(|d| d.power_usage()),
+        power_limit: c.call(|d| d.power_management_limit()),
+        // nvmlDeviceGetMemoryInfo_v2 (v1 on drivers without it), as
+        // `memory.used` and `memory.total` read it.
+        memory: c.memory().map(|m| MemoryUse {
+            used: m.used,
+            total: m.total,
+        }),
+        gpu_util: c.utilization().map(|u| u.gpu),
         compute_mode,
         mig_mode,
     }
@@ -185,8 +195,8 @@ fn pstate_number(p: PerformanceState) -> u32 {
 }
 
 /// The Windows driver model: NVML's numbers, as the wrapper's enum lacks MCDM.
-fn driver_model(session: &Session, d: &Device<'_>) -> Reading<DriverModel> {
-    let (current, _pending) = raw::driver_model(&raw::Dev::of(session, d))?;
+fn driver_model(c: &GpuCtx<'_>) -> Reading<DriverModel> {
+    let (current, _pending) = c.driver_model()?;
     match current {
         0 => Ok(DriverModel::Wddm),
         1 => Ok(DriverModel::Tcc),

@@ -10,7 +10,7 @@
 //! the token in the graphics column.
 
 use super::list_mode::{field, gpu_columns, list_mode_def, ListGpu, ListMode};
-use super::mode::ModeDef;
+use super::mode_def::ModeDef;
 use crate::model::{FieldInfo, NvmlCode, Section, Value};
 use crate::nvml::raw;
 

@@ -2,7 +2,7 @@
 //! and reused by every sample of a loop (NVML handles stay valid until the
 //! library shuts down), and its identity, read once it could be read whole.
 
-use super::gpu::GpuCtx;
+use super::ctx::GpuCtx;
 use crate::model::GpuIdent;
 use crate::nvml::{NvmlCode, Session};
 use nvml_wrapper::Device;

@@ -3,8 +3,12 @@
 //! `../shared` (skipping when it is absent), and comparing CSV output with a
 //! capture.
 //!
-//! Use from a test file with `mod common;`. Not every test file uses every
-//! helper, hence the `dead_code` allowance.
+//! Every test file is a module of one binary (`tests/tests.rs`) and uses
+//! these as `crate::common`. Every process a test starts gets the one
+//! environment of [`test_env`]; nvq itself is started through
+//! [`sim_command`] or [`nvq_command`] (`tests/harness.rs` checks that no
+//! file starts it another way). Not every helper is used everywhere, hence
+//! the `dead_code` allowance.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use assert_cmd::Command;
@@ -42,18 +46,36 @@ pub fn scenario(name: &str) -> PathBuf {
     p
 }
 
-/// Set (to 1) where `../shared` must be there: a test that would skip for
-/// want of it fails instead. `.ci/run` sets it.
-pub const REQUIRE_SHARED: &str = "NVQ_REQUIRE_SHARED";
+/// Set to 1 to run the tests without `../shared`: the checks that compare
+/// with real nvidia-smi output then skip, each with a note on stderr.
+/// Without it a missing `../shared` fails them.
+pub const SKIP_SHARED: &str = "NVQ_SKIP_SHARED";
 
-/// A test cannot read what it compares with: fail under
-/// [`REQUIRE_SHARED`], else say so on stderr (the test then skips).
+/// Does [`SKIP_SHARED`] say to skip what needs `../shared`?
+pub fn skipping_shared() -> bool {
+    std::env::var(SKIP_SHARED).is_ok_and(|v| v == "1")
+}
+
+/// A test cannot read what it compares with: fail, unless [`SKIP_SHARED`]
+/// says to skip (then say so on stderr; the test skips those checks).
 pub fn missing_shared(what: &Path, why: &str) {
     let msg = format!("{} {why}", what.display());
-    if std::env::var(REQUIRE_SHARED).is_ok_and(|v| v == "1") {
-        panic!("{msg}, and {REQUIRE_SHARED}=1 says it must be there");
+    if !skipping_shared() {
+        panic!("{msg}: the comparisons with real nvidia-smi output need it (set {SKIP_SHARED}=1 to skip them)");
     }
-    eprintln!("note: {msg}; skipping the checks that need it");
+    eprintln!("note: {msg}; {SKIP_SHARED}=1, skipping the checks that need it");
+}
+
+/// How many things a comparison loop must have compared: `want`, or 0 when
+/// [`SKIP_SHARED`] skips them. A loop that compared nothing proves nothing.
+pub fn assert_compared(what: &str, compared: usize, want: usize) {
+    if skipping_shared() && compared == 0 {
+        return;
+    }
+    assert!(
+        compared >= want,
+        "{what}: compared {compared}, expected at least {want}"
+    );
 }
 
 /// `../shared` beside the repository, or `None` (see [`missing_shared`]).
@@ -95,7 +117,7 @@ pub fn read_shared(rel: &str) -> Option<String> {
 pub fn capture(prefix: &str) -> Option<(String, String)> {
     let dir = shared_dir()?.join("nvidia-smi/captures");
     let mut hits: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .ok()?
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| {
             p.is_file()
@@ -108,7 +130,7 @@ pub fn capture(prefix: &str) -> Option<(String, String)> {
     assert_eq!(hits.len(), 1, "capture prefix {prefix} matches {hits:?}");
     let p = &hits[0];
     let name = p.file_name()?.to_str()?.to_string();
-    Some((name, std::fs::read_to_string(p).ok()?))
+    Some((name, std::fs::read_to_string(p).unwrap()))
 }
 
 /// The arguments of a captured nvidia-smi command line (everything after
@@ -147,17 +169,69 @@ pub fn command_args(line: &str) -> Vec<String> {
     args
 }
 
+/// Whether a variable of the tests' own environment is left out of the
+/// processes they start: anything that steers nvq or the simulator
+/// (`NVQ_*`, `NVML_*`, `NO_COLOR`) and the time zone (set to UTC instead).
+fn steers_nvq(name: &std::ffi::OsStr) -> bool {
+    let name = name.to_string_lossy();
+    name.starts_with("NVQ_") || name.starts_with("NVML_") || name == "NO_COLOR" || name == "TZ"
+}
+
+/// The one environment of every process a test starts (nvq, a link to it,
+/// a shell or a client that runs it): the test's own environment without
+/// the variables of [`steers_nvq`], and `TZ=UTC`. A test adds what it
+/// tests on top (`.env(...)` after this), per command: never
+/// `std::env::set_var`, as all tests share one process.
+pub fn test_env(c: &mut std::process::Command) -> &mut std::process::Command {
+    for (name, _) in std::env::vars_os() {
+        if steers_nvq(&name) {
+            c.env_remove(name);
+        }
+    }
+    c.env("TZ", "UTC")
+}
+
+/// `program` (nvq, a link to or copy of it, a shell, a client) in
+/// [`test_env`], with no arguments yet.
+pub fn command<P: AsRef<std::ffi::OsStr>>(program: P) -> std::process::Command {
+    let mut c = std::process::Command::new(program);
+    test_env(&mut c);
+    c
+}
+
+/// The nvq binary cargo built for the tests.
+pub fn nvq_bin() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_nvq"))
+}
+
+/// nvq in [`test_env`], with no arguments yet (not even `--nvml-lib`).
+pub fn nvq_command() -> std::process::Command {
+    command(nvq_bin())
+}
+
+/// nvq on the simulator (`--nvml-lib`) in [`test_env`], reading `scenario`,
+/// or the simulator's built-in machine when `None`; not yet run.
+pub fn sim_command<S: AsRef<std::ffi::OsStr>>(
+    scenario: Option<&Path>,
+    args: &[S],
+) -> std::process::Command {
+    let mut c = nvq_command();
+    c.arg("--nvml-lib").arg(sim_lib()).args(args);
+    if let Some(s) = scenario {
+        c.env("NVML_SIM_SCENARIO", s);
+    }
+    c
+}
+
+/// [`sim_command`] as an `assert_cmd` command (for `timeout`,
+/// `write_stdin`, `assert`).
+pub fn sim_assert_cmd(scenario: Option<&Path>) -> Command {
+    Command::from_std(sim_command::<&str>(scenario, &[]))
+}
+
 /// Run nvq against the simulator with a scenario.
 pub fn nvq<S: AsRef<std::ffi::OsStr>>(scenario: &Path, args: &[S]) -> Output {
-    Command::cargo_bin("nvq")
-        .expect("nvq binary")
-        .arg("--nvml-lib")
-        .arg(sim_lib())
-        .args(args)
-        .env("NVML_SIM_SCENARIO", scenario)
-        .env("TZ", "UTC")
-        .output()
-        .expect("run nvq")
+    sim_command(Some(scenario), args).output().expect("run nvq")
 }
 
 /// nvq's stdout, asserting a zero exit status and an empty stderr.
@@ -269,11 +343,7 @@ pub fn run_until_lines(
 ) -> (Option<i32>, String, String) {
     use std::io::Read;
     use std::time::Duration;
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("nvq"))
-        .arg("--nvml-lib")
-        .arg(sim_lib())
-        .args(args)
-        .env("NVML_SIM_SCENARIO", scenario)
+    let mut child = sim_command(Some(scenario), args)
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
@@ -487,12 +557,5 @@ pub fn write_scenario(text: &str) -> tempfile::NamedTempFile {
 /// nvq against a scenario as a plain `std::process::Command`, not yet run:
 /// for tests that need to spawn, signal or time it (the hostile suites).
 pub fn std_cmd_on(sc: &Path, args: &[&str]) -> std::process::Command {
-    let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("nvq"));
-    c.arg("--nvml-lib")
-        .arg(sim_lib())
-        .args(args)
-        .env("NVML_SIM_SCENARIO", sc)
-        .env("TZ", "UTC")
-        .env_remove("NVQ_HOST_PROC");
-    c
+    sim_command(Some(sc), args)
 }

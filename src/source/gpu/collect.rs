@@ -3,7 +3,7 @@
 use super::{unsupported, FIELDS};
 use crate::model::Row;
 use crate::nvml::Session;
-use crate::source::mode::Request;
+use crate::source::mode_def::Request;
 use crate::source::Target;
 
 /// Read the requested fields (indices into [`FIELDS`]) for each GPU, also

@@ -6,9 +6,10 @@ use crate::model::Value;
 use crate::nvml::raw;
 use crate::nvml::NvmlCode;
 use nvml_wrapper::enum_wrappers::device::{
-    Clock, EccCounter, InfoRom, MemoryError, MemoryLocation, RetirementCause, TemperatureSensor,
+    Clock, EccCounter, InfoRom, MemoryError, MemoryLocation, PcieUtilCounter, RetirementCause,
+    TemperatureSensor,
 };
-use nvml_wrapper::struct_wrappers::device::PciInfo;
+use nvml_wrapper::struct_wrappers::device::{BAR1MemoryInfo, PciInfo};
 use nvml_wrapper_sys::bindings::{nvmlEccSramErrorStatus_t, nvmlMemory_t, nvmlPlatformInfo_t};
 
 pub use crate::nvml::raw::c_bytes;
@@ -347,6 +348,26 @@ pub fn pcie_throughput_kb(c: &GpuCtx) -> Result<(u32, u32), NvmlCode> {
 /// `Replays Since Reset` and the dcgm profile's replay family.
 pub fn pcie_replays(c: &GpuCtx) -> Result<u32, NvmlCode> {
     c.call(|d| d.pcie_replay_counter())
+}
+
+/// The fact `pcie.replay_counter`.
+pub fn pcie_replay_counter(c: &GpuCtx) -> Value {
+    c.value(pcie_replays(c), uint)
+}
+
+/// `pcie.tx_throughput` / `pcie.rx_throughput`, in KB/s.
+pub fn pcie_throughput(c: &GpuCtx, counter: PcieUtilCounter) -> Value {
+    c.value(c.call(|d| d.pcie_throughput(counter)), uint)
+}
+
+/// `bar1_memory.*`: one `nvmlDeviceGetBAR1MemoryInfo` per sample.
+pub fn bar1(c: &GpuCtx, pick: fn(&BAR1MemoryInfo) -> u64) -> Value {
+    c.value(c.bar1(), |m| Value::Bytes(pick(m)))
+}
+
+/// `minor_number`: the N of `/dev/nvidiaN`.
+pub fn minor_number(c: &GpuCtx) -> Value {
+    c.value(c.call(|d| d.minor_number()), uint)
 }
 
 pub fn remapped(c: &GpuCtx, pick: impl FnOnce(&raw::RemappedRows) -> Value) -> Value {

@@ -1,24 +1,23 @@
 //! `--query-gpu`: one row per GPU.
 //!
 //! - [`registry`]: the field table (names, units, help, getters);
-//! - [`get`]: the getters, turning NVML answers into nvidia-smi's cells;
-//! - [`ctx`]: the per-GPU, per-sample cache the getters read from;
+//! - [`get`]: the getters, turning NVML answers into nvidia-smi's cells
+//!   (from the per-GPU, per-sample cache, [`crate::source::ctx`]);
 //! - [`collect`]: rows out of the table.
 
 mod collect;
-mod ctx;
 pub mod get;
 mod registry;
 
 pub use crate::nvml::raw::FieldVal;
+pub use crate::source::ctx::{GpuCtx, NA_SPELLING_CHANGED_IN};
 pub use collect::collect;
-pub use ctx::{GpuCtx, NA_SPELLING_CHANGED_IN};
 pub use get::DEPRECATED_FROM;
-pub use registry::FIELDS;
+pub use registry::{fact_def, FACTS, FIELDS};
 
 use crate::model::Value;
 use crate::nvml::NvmlCode;
-use crate::source::mode::ModeDef;
+use crate::source::mode_def::ModeDef;
 
 pub const MODE: ModeDef = ModeDef {
     option: "query-gpu",

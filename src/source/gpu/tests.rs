@@ -1,6 +1,6 @@
 //! Table-wide checks of the `--query-gpu` registry against the reference
 //! field table (`../shared/nvidia-smi/query-gpu-fields.tsv`, read at test
-//! time; the tests that need it say so and skip when it is absent).
+//! time; without it they fail, unless NVQ_SKIP_SHARED=1).
 
 use super::*;
 use crate::model::Column;
@@ -15,17 +15,16 @@ fn shared(rel: &str) -> Option<String> {
         .join(rel);
     match std::fs::read_to_string(&p) {
         Ok(s) => Some(s),
-        // `.ci/run` sets NVQ_REQUIRE_SHARED=1: there the reference must be read.
-        Err(e) if std::env::var("NVQ_REQUIRE_SHARED").is_ok_and(|v| v == "1") => {
-            panic!(
-                "{}: {e}, and NVQ_REQUIRE_SHARED=1 says it must be there",
-                p.display()
-            )
-        }
-        Err(_) => {
-            eprintln!("note: {} not found; skipping", p.display());
+        // As in tests/common: only NVQ_SKIP_SHARED=1 lets a test skip the
+        // comparison with the reference; without it a missing one fails.
+        Err(e) if std::env::var("NVQ_SKIP_SHARED").is_ok_and(|v| v == "1") => {
+            eprintln!("note: {}: {e}; NVQ_SKIP_SHARED=1, skipping", p.display());
             None
         }
+        Err(e) => panic!(
+            "{}: {e} (set NVQ_SKIP_SHARED=1 to skip the comparisons with ../shared)",
+            p.display()
+        ),
     }
 }
 

@@ -5,9 +5,12 @@
 use super::get::{self as g, none, SampleKind};
 use super::{Decl, Read};
 use crate::model::report::View;
-use crate::model::Value;
+use crate::model::{Fact, Fact as F, Value};
 use crate::source::gpu::GpuCtx;
 use nvml_wrapper::enum_wrappers::device::{Sampling, TemperatureThreshold as T};
+use nvml_wrapper_sys::bindings::{
+    nvmlClocksEventReasonDisplayClockSetting, nvmlClocksEventReasonGpuIdle,
+};
 
 /// The `-d` types (`--display=`), as nvidia-smi names them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -166,12 +169,7 @@ pub fn colon_column(major: u32) -> usize {
 }
 
 /// A line whose value is the `--query-gpu` field `field`.
-const fn q(
-    label: &'static str,
-    xml: &'static str,
-    field: &'static str,
-    unit: &'static str,
-) -> Decl {
+const fn q(label: &'static str, xml: &'static str, field: Fact, unit: &'static str) -> Decl {
     Decl::Entry {
         label,
         xml,
@@ -197,7 +195,7 @@ const fn f(
 
 /// The XML form of a `--query-gpu` field printed in hexadecimal: its digits
 /// without `0x`.
-const fn hex(xml: &'static str, field: &'static str) -> Decl {
+const fn hex(xml: &'static str, field: Fact) -> Decl {
     Decl::Entry {
         label: "",
         xml,
@@ -233,38 +231,38 @@ pub const ONLY_ASKED_TARGET_TEMP: &[Display] = &[Display::SupportedGpuTargetTemp
 #[rustfmt::skip]
 pub static GPU: &[(&[Display], &[Decl])] = &[
     (ALL, &[
-        q("Product Name", "product_name", "name", ""),
+        q("Product Name", "product_name", F::Name, ""),
         f("Product Brand", "product_brand", g::brand, ""),
         Decl::Since(V11_FROM, &[f("Product Architecture", "product_architecture", g::architecture, "")]),
-        q("Display Mode", "display_mode", "display_mode", ""),
-        Decl::Since(V13_FROM, &[q("Display Attached", "display_attached", "display_attached", "")]),
-        q("Display Active", "display_active", "display_active", ""),
-        q("Persistence Mode", "persistence_mode", "persistence_mode", ""),
+        q("Display Mode", "display_mode", F::DisplayMode, ""),
+        Decl::Since(V13_FROM, &[q("Display Attached", "display_attached", F::DisplayAttached, "")]),
+        q("Display Active", "display_active", F::DisplayActive, ""),
+        q("Persistence Mode", "persistence_mode", F::PersistenceMode, ""),
         Decl::Since(V12_FROM, &[
-        q("Addressing Mode", "addressing_mode", "addressing_mode", ""),
+        q("Addressing Mode", "addressing_mode", F::AddressingMode, ""),
         ]),
         Decl::Since(V10_FROM, &[
         s("MIG Mode", "mig_mode", &[
-            q("Current", "current_mig", "mig.mode.current", ""),
-            q("Pending", "pending_mig", "mig.mode.pending", ""),
+            q("Current", "current_mig", F::MigModeCurrent, ""),
+            q("Pending", "pending_mig", F::MigModePending, ""),
         ]),
         Decl::Many(g::mig_devices),
         ]),
     ]),
     (&[D::Accounting], &[
-        q("Accounting Mode", "accounting_mode", "accounting.mode", ""),
-        q("Accounting Mode Buffer Size", "accounting_mode_buffer_size", "accounting.buffer_size", ""),
+        q("Accounting Mode", "accounting_mode", F::AccountingMode, ""),
+        q("Accounting Mode Buffer Size", "accounting_mode_buffer_size", F::AccountingBufferSize, ""),
     ]),
     (ALL, &[
         s("Driver Model", "driver_model", &[
-            q("Current", "current_dm", "driver_model.current", ""),
-            q("Pending", "pending_dm", "driver_model.pending", ""),
+            q("Current", "current_dm", F::DriverModelCurrent, ""),
+            q("Pending", "pending_dm", F::DriverModelPending, ""),
         ]),
-        q("Serial Number", "serial", "serial", ""),
-        q("GPU UUID", "uuid", "uuid", ""),
+        q("Serial Number", "serial", F::Serial, ""),
+        q("GPU UUID", "uuid", F::Uuid, ""),
         Decl::Since(V13_FROM, &[f("GPU PDI", "pdi", g::pdi, "")]),
         f("Minor Number", "minor_number", g::minor_number, ""),
-        q("VBIOS Version", "vbios_version", "vbios_version", ""),
+        q("VBIOS Version", "vbios_version", F::VbiosVersion, ""),
         f("MultiGPU Board", "multigpu_board", g::multi_gpu_board, ""),
         f("Board ID", "board_id", g::board_id, ""),
         Decl::Since(V12_DTD_FROM, &[f("Board Part Number", "board_part_number", g::board_part_number, "")]),
@@ -276,20 +274,20 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
         Decl::Since(RECOVERY_FROM, &[Decl::Before(V12_LATE_FROM, PLATFORM_565)]),
         Decl::Since(V12_LATE_FROM, &[
         s("Platform Info", "platformInfo", &[
-            f("Chassis Serial Number", "chassis_serial_number", |c| g::rack(c, "platform.chassis_serial_number"), ""),
-            f("Slot Number", "slot_number", |c| g::rack(c, "platform.slot_number"), ""),
-            f("Tray Index", "tray_index", |c| g::rack(c, "platform.tray_index"), ""),
-            f("Host ID", "host_id", |c| g::rack(c, "platform.host_id"), ""),
-            f("Peer Type", "peer_type", |c| g::rack(c, "platform.peer_type"), ""),
+            f("Chassis Serial Number", "chassis_serial_number", |c| g::rack(c, F::PlatformChassisSerialNumber), ""),
+            f("Slot Number", "slot_number", |c| g::rack(c, F::PlatformSlotNumber), ""),
+            f("Tray Index", "tray_index", |c| g::rack(c, F::PlatformTrayIndex), ""),
+            f("Host ID", "host_id", |c| g::rack(c, F::PlatformHostId), ""),
+            f("Peer Type", "peer_type", |c| g::rack(c, F::PlatformPeerType), ""),
             f("Module Id", "module_id", g::module_id, ""),
             f("GPU Fabric GUID", "gpu_fabric_guid", g::fabric_guid, ""),
         ]),
         ]),
         s("Inforom Version", "inforom_version", &[
-            q("Image Version", "img_version", "inforom.img", ""),
-            q("OEM Object", "oem_object", "inforom.oem", ""),
-            q("ECC Object", "ecc_object", "inforom.ecc", ""),
-            q("Power Management Object", "pwr_object", "inforom.pwr", ""),
+            q("Image Version", "img_version", F::InforomImg, ""),
+            q("OEM Object", "oem_object", F::InforomOem, ""),
+            q("ECC Object", "ecc_object", F::InforomEcc, ""),
+            q("Power Management Object", "pwr_object", F::InforomPwr, ""),
         ]),
         Decl::Backported(R535, 129, V12_MID_FROM, &[
         s("Inforom BBX Object Flush", "inforom_bbx_flush", &[
@@ -299,14 +297,14 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
         ]),
         Decl::Since(KMD_NAMED_FROM, INFOROM_TIME),
         s("GPU Operation Mode", "gpu_operation_mode", &[
-            q("Current", "current_gom", "gom.current", ""),
-            q("Pending", "pending_gom", "gom.pending", ""),
+            q("Current", "current_gom", F::GomCurrent, ""),
+            q("Pending", "pending_gom", F::GomPending, ""),
         ]),
     ]),
     // Before 570 the GSP firmware version follows the operation mode.
     (&[D::GspFirmwareVersion], &[Decl::Before(R550, &[Decl::Since(V10_FROM, GSP)])]),
     (ALL, &[
-        Decl::Since(V12_MID_FROM, &[q("GPU C2C Mode", "c2c_mode", "c2c.mode", "")]),
+        Decl::Since(V12_MID_FROM, &[q("GPU C2C Mode", "c2c_mode", F::C2cMode, "")]),
         s("GPU Virtualization Mode", "gpu_virtualization_mode", &[
             Decl::Renamed(COLON_42_FROM, &[("Virtualization Mode", "Virtualization mode")], &[
             f("Virtualization Mode", "virtualization_mode", g::virtualization, "")]),
@@ -316,47 +314,47 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
             ]),
         ]),
         Decl::Since(V12_FROM, &[Decl::Before(V13_FROM, RESET_STATUS)]),
-        Decl::Since(RECOVERY_FROM, &[q("GPU Recovery Action", "gpu_recovery_action", "gpu_recovery_action", "")]),
+        Decl::Since(RECOVERY_FROM, &[q("GPU Recovery Action", "gpu_recovery_action", F::GpuRecoveryAction, "")]),
     ]),
     (&[D::GspFirmwareVersion], &[Decl::Since(R550, GSP)]),
     (ALL, &[
         s("IBMNPU", "ibmnpu", &[f("Relaxed Ordering Mode", "relaxed_ordering_mode", none, "")]),
         s("PCI", "pci", &[
             Decl::Text(&[
-                q("Bus", "", "pci.bus", ""),
-                q("Device", "", "pci.device", ""),
-                q("Domain", "", "pci.domain", ""),
+                q("Bus", "", F::PciBus, ""),
+                q("Device", "", F::PciDevice, ""),
+                q("Domain", "", F::PciDomain, ""),
             ]),
-            Decl::Xml(&[hex("pci_bus", "pci.bus"), hex("pci_device", "pci.device"), hex("pci_domain", "pci.domain")]),
+            Decl::Xml(&[hex("pci_bus", F::PciBus), hex("pci_device", F::PciDevice), hex("pci_domain", F::PciDomain)]),
             Decl::Pick(|c, _| if c.pci_ext().is_ok() && c.driver_major() >= R550 { CLASS } else { &[] }),
-            Decl::Text(&[q("Device Id", "", "pci.device_id", "")]),
-            Decl::Xml(&[hex("pci_device_id", "pci.device_id")]),
-            q("Bus Id", "pci_bus_id", "pci.bus_id", ""),
-            Decl::Text(&[q("Sub System Id", "", "pci.sub_device_id", "")]),
-            Decl::Xml(&[hex("pci_sub_system_id", "pci.sub_device_id")]),
+            Decl::Text(&[q("Device Id", "", F::PciDeviceId, "")]),
+            Decl::Xml(&[hex("pci_device_id", F::PciDeviceId)]),
+            q("Bus Id", "pci_bus_id", F::PciBusId, ""),
+            Decl::Text(&[q("Sub System Id", "", F::PciSubDeviceId, "")]),
+            Decl::Xml(&[hex("pci_sub_system_id", F::PciSubDeviceId)]),
             s("GPU Link Info", "pci_gpu_link_info", &[
                 s("PCIe Generation", "pcie_gen", &[
-                    q("Max", "max_link_gen", "pcie.link.gen.max", ""),
-                    q("Current", "current_link_gen", "pcie.link.gen.current", ""),
+                    q("Max", "max_link_gen", F::PcieLinkGenMax, ""),
+                    q("Current", "current_link_gen", F::PcieLinkGenCurrent, ""),
                     Decl::Since(V12_DTD_FROM, &[
-                    q("Device Current", "device_current_link_gen", "pcie.link.gen.gpucurrent", ""),
-                    q("Device Max", "max_device_link_gen", "pcie.link.gen.gpumax", ""),
-                    q("Host Max", "max_host_link_gen", "pcie.link.gen.hostmax", ""),
+                    q("Device Current", "device_current_link_gen", F::PcieLinkGenGpucurrent, ""),
+                    q("Device Max", "max_device_link_gen", F::PcieLinkGenGpumax, ""),
+                    q("Host Max", "max_host_link_gen", F::PcieLinkGenHostmax, ""),
                     ]),
                 ]),
                 s("Link Width", "link_widths", &[
-                    q("Max", "max_link_width", "pcie.link.width.max", "x"),
-                    q("Current", "current_link_width", "pcie.link.width.current", "x"),
+                    q("Max", "max_link_width", F::PcieLinkWidthMax, "x"),
+                    q("Current", "current_link_width", F::PcieLinkWidthCurrent, "x"),
                 ]),
             ]),
             s("Bridge Chip", "pci_bridge_chip", &[
                 f("Type", "bridge_chip_type", |c| g::bridge_chip(c, false), ""),
                 f("Firmware", "bridge_chip_fw", |c| g::bridge_chip(c, true), ""),
             ]),
-            f("Replays Since Reset", "replay_counter", g::replays, ""),
-            f("Replay Number Rollovers", "replay_rollover_counter", g::replay_rollovers, ""),
-            f("Tx Throughput", "tx_util", g::pcie_tx, " KB/s"),
-            f("Rx Throughput", "rx_util", g::pcie_rx, " KB/s"),
+            q("Replays Since Reset", "replay_counter", F::PcieReplayCounter, ""),
+            q("Replay Number Rollovers", "replay_rollover_counter", F::PcieReplayRolloverCounter, ""),
+            q("Tx Throughput", "tx_util", F::PcieTxThroughput, " KB/s"),
+            q("Rx Throughput", "rx_util", F::PcieRxThroughput, " KB/s"),
             Decl::Before(OUTBOUND_FIRST_FROM, &[Decl::Since(V12_DTD_FROM, &[
             f("Atomic Caps Inbound", "atomic_caps_inbound", |c| g::atomics(c, true), ""),
             f("Atomic Caps Outbound", "atomic_caps_outbound", |c| g::atomics(c, false), ""),
@@ -366,10 +364,10 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
             f("Atomic Caps Inbound", "atomic_caps_inbound", |c| g::atomics(c, true), ""),
             ]),
         ]),
-        q("Fan Speed", "fan_speed", "fan.speed", PCT),
+        q("Fan Speed", "fan_speed", F::FanSpeed, PCT),
     ]),
     (&[D::Performance], &[
-        q("Performance State", "performance_state", "pstate", ""),
+        q("Performance State", "performance_state", F::Pstate, ""),
         Decl::Renamed(V12_FROM, THROTTLE_NAMES, &[
         Decl::Pick(|c, _| if g::reasons_known(c) { EVENT_REASONS } else { NO_EVENT_REASONS }),
         ]),
@@ -379,33 +377,33 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
     (&[D::Performance], &[Decl::Backported(R535, 161, R550, &[f("Sparse Operation Mode", "sparse_operation_mode", none, "")])]),
     (&[D::Memory], &[
         s("FB Memory Usage", "fb_memory_usage", &[
-            q("Total", "total", "memory.total", MIB),
-            Decl::Since(V11_FROM, &[q("Reserved", "reserved", "memory.reserved", MIB)]),
-            q("Used", "used", "memory.used", MIB),
-            q("Free", "free", "memory.free", MIB),
+            q("Total", "total", F::MemoryTotal, MIB),
+            Decl::Since(V11_FROM, &[q("Reserved", "reserved", F::MemoryReserved, MIB)]),
+            q("Used", "used", F::MemoryUsed, MIB),
+            q("Free", "free", F::MemoryFree, MIB),
         ]),
         s("BAR1 Memory Usage", "bar1_memory_usage", &[
-            f("Total", "total", |c| g::bar1(c, |m| m.total), MIB),
-            f("Used", "used", |c| g::bar1(c, |m| m.used), MIB),
-            f("Free", "free", |c| g::bar1(c, |m| m.free), MIB),
+            q("Total", "total", F::Bar1MemoryTotal, MIB),
+            q("Used", "used", F::Bar1MemoryUsed, MIB),
+            q("Free", "free", F::Bar1MemoryFree, MIB),
         ]),
         Decl::Since(V12_FROM, &[
         s("Conf Compute Protected Memory Usage", "cc_protected_memory_usage", &[
-            q("Total", "total", "protected_memory.total", MIB),
-            q("Used", "used", "protected_memory.used", MIB),
-            q("Free", "free", "protected_memory.free", MIB),
+            q("Total", "total", F::ProtectedMemoryTotal, MIB),
+            q("Used", "used", F::ProtectedMemoryUsed, MIB),
+            q("Free", "free", F::ProtectedMemoryFree, MIB),
         ]),
         ]),
     ]),
-    (&[D::Compute], &[q("Compute Mode", "compute_mode", "compute_mode", "")]),
+    (&[D::Compute], &[q("Compute Mode", "compute_mode", F::ComputeMode, "")]),
     (&[D::Utilization], &[s("Utilization", "utilization", &[
-        Decl::Renamed(V12_LATE_FROM, &[("GPU", "Gpu")], &[q("GPU", "gpu_util", "utilization.gpu", PCT)]),
-        q("Memory", "memory_util", "utilization.memory", PCT),
-        q("Encoder", "encoder_util", "utilization.encoder", PCT),
-        q("Decoder", "decoder_util", "utilization.decoder", PCT),
+        Decl::Renamed(V12_LATE_FROM, &[("GPU", "Gpu")], &[q("GPU", "gpu_util", F::UtilizationGpu, PCT)]),
+        q("Memory", "memory_util", F::UtilizationMemory, PCT),
+        q("Encoder", "encoder_util", F::UtilizationEncoder, PCT),
+        q("Decoder", "decoder_util", F::UtilizationDecoder, PCT),
         Decl::Since(V12_FROM, &[
-        q("JPEG", "jpeg_util", "utilization.jpeg", PCT),
-        q("OFA", "ofa_util", "utilization.ofa", PCT),
+        q("JPEG", "jpeg_util", F::UtilizationJpeg, PCT),
+        q("OFA", "ofa_util", F::UtilizationOfa, PCT),
         ]),
     ]),
     Decl::Asked(&[
@@ -415,9 +413,9 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
         Decl::Build(|c, _| g::samples(c, "DEC Utilization Samples", Sampling::DecoderUtilization, SampleKind::Percent)),
     ])]),
     (&[D::EncoderStats], &[s("Encoder Stats", "encoder_stats", &[
-        q("Active Sessions", "session_count", "encoder.stats.sessionCount", ""),
-        q("Average FPS", "average_fps", "encoder.stats.averageFps", ""),
-        q("Average Latency", "average_latency", "encoder.stats.averageLatency", ""),
+        q("Active Sessions", "session_count", F::EncoderStatsSessionCount, ""),
+        q("Average FPS", "average_fps", F::EncoderStatsAverageFps, ""),
+        q("Average Latency", "average_latency", F::EncoderStatsAverageLatency, ""),
     ])]),
     (&[D::FbcStats], &[s("FBC Stats", "fbc_stats", &[
         f("Active Sessions", "session_count", |c| g::fbc(c, |s| s.sessions_count), ""),
@@ -425,13 +423,13 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
         f("Average Latency", "average_latency", |c| g::fbc(c, |s| s.average_latency), ""),
     ])]),
     (ALL, &[Decl::Since(V12_LATE_FROM, &[s("DRAM Encryption Mode", "dram_encryption_mode", &[
-        q("Current", "current_dram_encryption", "dramEncryption.mode.current", ""),
-        q("Pending", "pending_dram_encryption", "dramEncryption.mode.pending", ""),
+        q("Current", "current_dram_encryption", F::DramEncryptionModeCurrent, ""),
+        q("Pending", "pending_dram_encryption", F::DramEncryptionModePending, ""),
     ])])]),
     (&[D::Ecc], &[
         Decl::Renamed(V11_FROM, &[("ECC Mode", "Ecc Mode")], &[s("ECC Mode", "ecc_mode", &[
-            q("Current", "current_ecc", "ecc.mode.current", ""),
-            q("Pending", "pending_ecc", "ecc.mode.pending", ""),
+            q("Current", "current_ecc", F::EccModeCurrent, ""),
+            q("Pending", "pending_ecc", F::EccModePending, ""),
         ])]),
         // From 570 on the text view splits SRAM errors only where NVML
         // reports them, the XML view always; Pascal and older count by place.
@@ -439,22 +437,22 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
     ]),
     (&[D::PageRetirement], &[
         Decl::Text(&[s("Retired Pages", "", &[
-            q("Single Bit ECC", "", "retired_pages.single_bit_ecc.count", ""),
-            q("Double Bit ECC", "", "retired_pages.double_bit.count", ""),
+            q("Single Bit ECC", "", F::RetiredPagesSingleBitEccCount, ""),
+            q("Double Bit ECC", "", F::RetiredPagesDoubleBitCount, ""),
             Decl::Renamed(V10_FROM, &[("Pending Page Blacklist", "Pending")], &[
-            q("Pending Page Blacklist", "", "retired_pages.pending", "")]),
+            q("Pending Page Blacklist", "", F::RetiredPagesPending, "")]),
         ])]),
         Decl::Xml(&[s("", "retired_pages", &[
             s("", "multiple_single_bit_retirement", &[
-                q("", "retired_count", "retired_pages.single_bit_ecc.count", ""),
+                q("", "retired_count", F::RetiredPagesSingleBitEccCount, ""),
                 Decl::Build(|c, _| g::retired_list(c, false)),
             ]),
             s("", "double_bit_retirement", &[
-                q("", "retired_count", "retired_pages.double_bit.count", ""),
+                q("", "retired_count", F::RetiredPagesDoubleBitCount, ""),
                 Decl::Build(|c, _| g::retired_list(c, true)),
             ]),
-            Decl::Since(V10_FROM, &[q("", "pending_blacklist", "retired_pages.pending", "")]),
-            q("", "pending_retirement", "retired_pages.pending", ""),
+            Decl::Since(V10_FROM, &[q("", "pending_blacklist", F::RetiredPagesPending, "")]),
+            q("", "pending_retirement", F::RetiredPagesPending, ""),
         ])]),
     ]),
     (&[D::RowRemapper], &[Decl::Since(V10_FROM, &[
@@ -473,24 +471,24 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
         s("GPU Memory Power Readings ", "gpu_memory_power_readings", &[
             Decl::Before(V12_LATE_FROM, MEMORY_POWER_DRAW),
             Decl::Since(V12_LATE_FROM, &[
-            f("Average Power Draw", "average_power_draw", |c| g::memory_power(c, false), W),
-            f("Instantaneous Power Draw", "instant_power_draw", |c| g::memory_power(c, true), W),
+            q("Average Power Draw", "average_power_draw", F::MemoryPowerAverage, W),
+            q("Instantaneous Power Draw", "instant_power_draw", F::MemoryPowerInstant, W),
             ]),
         ]),
         ]),
         Decl::Since(V12_FROM, &[
         s("Module Power Readings", "module_power_readings", &[
             Decl::Xml(&[f("", "power_state", g::power_state, "")]),
-            Decl::Before(V12_LATE_FROM, &[q("Power Draw", "power_draw", "module.power.draw.instant", W)]),
+            Decl::Before(V12_LATE_FROM, &[q("Power Draw", "power_draw", F::ModulePowerDrawInstant, W)]),
             Decl::Since(V12_LATE_FROM, &[
-            q("Average Power Draw", "average_power_draw", "module.power.draw.average", W),
-            q("Instantaneous Power Draw", "instant_power_draw", "module.power.draw.instant", W),
+            q("Average Power Draw", "average_power_draw", F::ModulePowerDrawAverage, W),
+            q("Instantaneous Power Draw", "instant_power_draw", F::ModulePowerDrawInstant, W),
             ]),
-            q("Current Power Limit", "current_power_limit", "module.enforced.power.limit", W),
-            q("Requested Power Limit", "requested_power_limit", "module.power.limit", W),
-            q("Default Power Limit", "default_power_limit", "module.power.default_limit", W),
-            q("Min Power Limit", "min_power_limit", "module.power.min_limit", W),
-            q("Max Power Limit", "max_power_limit", "module.power.max_limit", W),
+            q("Current Power Limit", "current_power_limit", F::ModuleEnforcedPowerLimit, W),
+            q("Requested Power Limit", "requested_power_limit", F::ModulePowerLimit, W),
+            q("Default Power Limit", "default_power_limit", F::ModulePowerDefaultLimit, W),
+            q("Min Power Limit", "min_power_limit", F::ModulePowerMinLimit, W),
+            q("Max Power Limit", "max_power_limit", F::ModulePowerMaxLimit, W),
         ]),
         ]),
     ]),
@@ -499,27 +497,27 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
         f("Requested Profiles", "power_profile_requested_profiles", |c| g::power_profiles(c, false), ""),
         f("Enforced Profiles", "power_profile_enforced_profiles", |c| g::power_profiles(c, true), ""),
     ])])]),
-    (&[D::Power], &[Decl::Since(V13_FROM, &[q("EDPp Multiplier", "edpp_multiplier", "edpp_multiplier", "%")])]),
+    (&[D::Power], &[Decl::Since(V13_FROM, &[q("EDPp Multiplier", "edpp_multiplier", F::EdppMultiplier, "%")])]),
     (&[D::Clock], &[
         s("Clocks", "clocks", &[
-            q("Graphics", "graphics_clock", "clocks.current.graphics", MHZ),
-            q("SM", "sm_clock", "clocks.current.sm", MHZ),
-            q("Memory", "mem_clock", "clocks.current.memory", MHZ),
-            q("Video", "video_clock", "clocks.current.video", MHZ),
+            q("Graphics", "graphics_clock", F::ClocksCurrentGraphics, MHZ),
+            q("SM", "sm_clock", F::ClocksCurrentSm, MHZ),
+            q("Memory", "mem_clock", F::ClocksCurrentMemory, MHZ),
+            q("Video", "video_clock", F::ClocksCurrentVideo, MHZ),
         ]),
         s("Applications Clocks", "applications_clocks", &[
-            q("Graphics", "graphics_clock", "clocks.applications.graphics", MHZ),
-            q("Memory", "mem_clock", "clocks.applications.memory", MHZ),
+            q("Graphics", "graphics_clock", F::ClocksApplicationsGraphics, MHZ),
+            q("Memory", "mem_clock", F::ClocksApplicationsMemory, MHZ),
         ]),
         s("Default Applications Clocks", "default_applications_clocks", &[
-            q("Graphics", "graphics_clock", "clocks.default_applications.graphics", MHZ),
-            q("Memory", "mem_clock", "clocks.default_applications.memory", MHZ),
+            q("Graphics", "graphics_clock", F::ClocksDefaultApplicationsGraphics, MHZ),
+            q("Memory", "mem_clock", F::ClocksDefaultApplicationsMemory, MHZ),
         ]),
         Decl::Since(V12_DTD_FROM, &[s("Deferred Clocks", "deferred_clocks", &[f("Memory", "mem_clock", none, "")])]),
         s("Max Clocks", "max_clocks", &[
-            q("Graphics", "graphics_clock", "clocks.max.graphics", MHZ),
-            q("SM", "sm_clock", "clocks.max.sm", MHZ),
-            q("Memory", "mem_clock", "clocks.max.memory", MHZ),
+            q("Graphics", "graphics_clock", F::ClocksMaxGraphics, MHZ),
+            q("SM", "sm_clock", F::ClocksMaxSm, MHZ),
+            q("Memory", "mem_clock", F::ClocksMaxMemory, MHZ),
             f("Video", "video_clock", g::max_clock_video, MHZ),
         ]),
         s("Max Customer Boost Clocks", "max_customer_boost_clocks", &[
@@ -543,11 +541,11 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
         s("Voltage", "voltage", &[f("Graphics", "graphics_volt", none, "")]),
     ])])]),
     (ALL, &[Decl::Since(V12_DTD_FROM, &[s("Fabric", "fabric", &[
-        q("State", "state", "fabric.state", ""),
-        q("Status", "status", "fabric.status", ""),
+        q("State", "state", F::FabricState, ""),
+        q("Status", "status", F::FabricStatus, ""),
         Decl::Since(R550, &[
-        q("CliqueId", "cliqueId", "fabric.cliqueId", ""),
-        q("ClusterUUID", "clusterUuid", "fabric.clusterUuid", ""),
+        q("CliqueId", "cliqueId", F::FabricCliqueId, ""),
+        q("ClusterUUID", "clusterUuid", F::FabricClusterUuid, ""),
         s("Health", "health", HEALTH),
         ]),
     ])])]),
@@ -566,15 +564,15 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
 const COUNTERS: &[Decl] = &[
     s("Clocks Event Reasons Counters", "clocks_event_reasons_counters", &[
             q("SW Power Capping", "clocks_event_reasons_counters_sw_power_cap",
-              "clocks_event_reasons_counters.sw_power_cap", US),
+              F::ClocksEventReasonsCountersSwPowerCap, US),
             q("Sync Boost", "clocks_event_reasons_counters_sync_boost",
-              "clocks_event_reasons_counters.sync_boost", US),
+              F::ClocksEventReasonsCountersSyncBoost, US),
             q("SW Thermal Slowdown", "clocks_event_reasons_counters_sw_therm_slowdown",
-              "clocks_event_reasons_counters.sw_thermal_slowdown", US),
+              F::ClocksEventReasonsCountersSwThermalSlowdown, US),
             q("HW Thermal Slowdown", "clocks_event_reasons_counters_hw_therm_slowdown",
-              "clocks_event_reasons_counters.hw_thermal_slowdown", US),
+              F::ClocksEventReasonsCountersHwThermalSlowdown, US),
             q("HW Power Braking", "clocks_event_reasons_counters_hw_power_brake",
-              "clocks_event_reasons_counters.hw_power_brake_slowdown", US),
+              F::ClocksEventReasonsCountersHwPowerBrakeSlowdown, US),
         ]),
 ];
 
@@ -585,10 +583,10 @@ const INFOROM_TIME: &[Decl] = &[s("Inforom Time Data", "inforom_time_data", &[f(
 #[rustfmt::skip]
 const CLASS: &[Decl] = &[
     Decl::Text(&[
-        q("Base Classcode", "", "pci.baseClass", ""),
-        q("Sub Classcode", "", "pci.subClass", ""),
+        q("Base Classcode", "", F::PciBaseClass, ""),
+        q("Sub Classcode", "", F::PciSubClass, ""),
     ]),
-    Decl::Xml(&[hex("pci_base_class", "pci.baseClass"), hex("pci_sub_class", "pci.subClass")]),
+    Decl::Xml(&[hex("pci_base_class", F::PciBaseClass), hex("pci_sub_class", F::PciSubClass)]),
 ];
 
 /// The ECC error counts: uncorrectable SRAM errors split (parity, SEC-DED)
@@ -597,16 +595,16 @@ const CLASS: &[Decl] = &[
 #[rustfmt::skip]
 const ECC_ERRORS: &[Decl] = &[s("ECC Errors", "ecc_errors", &[Decl::Masked(no_ecc_mode, &[
     s("Volatile", "volatile", &[
-        q("SRAM Correctable", "sram_correctable", "ecc.errors.corrected.volatile.sram", ""),
+        q("SRAM Correctable", "sram_correctable", F::EccErrorsCorrectedVolatileSram, ""),
         Decl::Pick(|c, v| if sram_split(c, v) { VOLATILE_SPLIT } else { VOLATILE_SRAM }),
-        q("DRAM Correctable", "dram_correctable", "ecc.errors.corrected.volatile.dram", ""),
-        q("DRAM Uncorrectable", "dram_uncorrectable", "ecc.errors.uncorrected.volatile.dram", ""),
+        q("DRAM Correctable", "dram_correctable", F::EccErrorsCorrectedVolatileDram, ""),
+        q("DRAM Uncorrectable", "dram_uncorrectable", F::EccErrorsUncorrectedVolatileDram, ""),
     ]),
     s("Aggregate", "aggregate", &[
-        q("SRAM Correctable", "sram_correctable", "ecc.errors.corrected.aggregate.sram", ""),
+        q("SRAM Correctable", "sram_correctable", F::EccErrorsCorrectedAggregateSram, ""),
         Decl::Pick(|c, v| if sram_split(c, v) { AGGREGATE_SPLIT } else { AGGREGATE_SRAM }),
-        q("DRAM Correctable", "dram_correctable", "ecc.errors.corrected.aggregate.dram", ""),
-        q("DRAM Uncorrectable", "dram_uncorrectable", "ecc.errors.uncorrected.aggregate.dram", ""),
+        q("DRAM Correctable", "dram_correctable", F::EccErrorsCorrectedAggregateDram, ""),
+        q("DRAM Uncorrectable", "dram_uncorrectable", F::EccErrorsUncorrectedAggregateDram, ""),
         Decl::Pick(|c, v| if sram_split(c, v) { THRESHOLD } else { &[] }),
     ]),
     Decl::Pick(|c, v| if sram_split(c, v) { SRAM_SOURCES } else { &[] }),
@@ -638,38 +636,38 @@ const ECC_LOCATIONS: &[Decl] = &[Decl::Build(g::ecc_locations)];
 
 #[rustfmt::skip]
 const VOLATILE_SRAM: &[Decl] = &[
-    q("SRAM Uncorrectable", "sram_uncorrectable", "ecc.errors.uncorrected.volatile.sram", ""),
+    q("SRAM Uncorrectable", "sram_uncorrectable", F::EccErrorsUncorrectedVolatileSram, ""),
 ];
 
 #[rustfmt::skip]
 const VOLATILE_SPLIT: &[Decl] = &[
-    q("SRAM Uncorrectable Parity", "sram_uncorrectable_parity", "ecc.errors.uncorrected.volatile.sram.parity", ""),
-    q("SRAM Uncorrectable SEC-DED", "sram_uncorrectable_secded", "ecc.errors.uncorrected.volatile.sram.secded", ""),
+    q("SRAM Uncorrectable Parity", "sram_uncorrectable_parity", F::EccErrorsUncorrectedVolatileSramParity, ""),
+    q("SRAM Uncorrectable SEC-DED", "sram_uncorrectable_secded", F::EccErrorsUncorrectedVolatileSramSecded, ""),
 ];
 
 #[rustfmt::skip]
 const AGGREGATE_SRAM: &[Decl] = &[
-    q("SRAM Uncorrectable", "sram_uncorrectable", "ecc.errors.uncorrected.aggregate.sram", ""),
+    q("SRAM Uncorrectable", "sram_uncorrectable", F::EccErrorsUncorrectedAggregateSram, ""),
 ];
 
 #[rustfmt::skip]
 const AGGREGATE_SPLIT: &[Decl] = &[
-    q("SRAM Uncorrectable Parity", "sram_uncorrectable_parity", "ecc.errors.uncorrected.aggregate.sram.parity", ""),
-    q("SRAM Uncorrectable SEC-DED", "sram_uncorrectable_secded", "ecc.errors.uncorrected.aggregate.sram.secded", ""),
+    q("SRAM Uncorrectable Parity", "sram_uncorrectable_parity", F::EccErrorsUncorrectedAggregateSramParity, ""),
+    q("SRAM Uncorrectable SEC-DED", "sram_uncorrectable_secded", F::EccErrorsUncorrectedAggregateSramSecded, ""),
 ];
 
 #[rustfmt::skip]
 const THRESHOLD: &[Decl] = &[q("SRAM Threshold Exceeded", "sram_threshold_exceeded",
-    "ecc.errors.uncorrected.aggregate.sram.thresholdExceeded", "")];
+    F::EccErrorsUncorrectedAggregateSramThresholdExceeded, "")];
 
 #[rustfmt::skip]
 const SRAM_SOURCES: &[Decl] = &[
     s("Aggregate Uncorrectable SRAM Sources", "aggregate_uncorrectable_sram_sources", &[
-        q("SRAM L2", "sram_l2", "ecc.errors.uncorrected.aggregate.sram.l2", ""),
-        q("SRAM SM", "sram_sm", "ecc.errors.uncorrected.aggregate.sram.sm", ""),
-        q("SRAM Microcontroller", "sram_microcontroller", "ecc.errors.uncorrected.aggregate.sram.mcu", ""),
-        q("SRAM PCIE", "sram_pcie", "ecc.errors.uncorrected.aggregate.sram.pcie", ""),
-        q("SRAM Other", "sram_other", "ecc.errors.uncorrected.aggregate.sram.other", ""),
+        q("SRAM L2", "sram_l2", F::EccErrorsUncorrectedAggregateSramL2, ""),
+        q("SRAM SM", "sram_sm", F::EccErrorsUncorrectedAggregateSramSm, ""),
+        q("SRAM Microcontroller", "sram_microcontroller", F::EccErrorsUncorrectedAggregateSramMcu, ""),
+        q("SRAM PCIE", "sram_pcie", F::EccErrorsUncorrectedAggregateSramPcie, ""),
+        q("SRAM Other", "sram_other", F::EccErrorsUncorrectedAggregateSramOther, ""),
     ]),
 ];
 
@@ -693,22 +691,22 @@ const RESET_STATUS: &[Decl] = &[s("GPU Reset Status", "gpu_reset_status", &[
 
 #[rustfmt::skip]
 const REMAPPED: &[Decl] = &[s("Remapped Rows", "remapped_rows", &[
-    q("Correctable Error", "remapped_row_corr", "remapped_rows.correctable", ""),
+    q("Correctable Error", "remapped_row_corr", F::RemappedRowsCorrectable, ""),
     Decl::Since(INACTIVE_ROWS_FROM, &[
-        q("Inactive Correctable Error", "remapped_row_corr_inactive", "remapped_rows.correctable_inactive", ""),
+        q("Inactive Correctable Error", "remapped_row_corr_inactive", F::RemappedRowsCorrectableInactive, ""),
     ]),
-    q("Uncorrectable Error", "remapped_row_unc", "remapped_rows.uncorrectable", ""),
+    q("Uncorrectable Error", "remapped_row_unc", F::RemappedRowsUncorrectable, ""),
     Decl::Since(INACTIVE_ROWS_FROM, &[
-        q("Inactive Uncorrectable Error", "remapped_row_unc_inactive", "remapped_rows.uncorrectable_inactive", ""),
+        q("Inactive Uncorrectable Error", "remapped_row_unc_inactive", F::RemappedRowsUncorrectableInactive, ""),
     ]),
-    q("Pending", "remapped_row_pending", "remapped_rows.pending", ""),
-    q("Remapping Failure Occurred", "remapped_row_failure", "remapped_rows.failure", ""),
+    q("Pending", "remapped_row_pending", F::RemappedRowsPending, ""),
+    q("Remapping Failure Occurred", "remapped_row_failure", F::RemappedRowsFailure, ""),
     s("Bank Remap Availability Histogram", "row_remapper_histogram", &[
-        q("Max", "row_remapper_histogram_max", "remapped_rows.histogram.max", BANKS),
-        q("High", "row_remapper_histogram_high", "remapped_rows.histogram.high", BANKS),
-        q("Partial", "row_remapper_histogram_partial", "remapped_rows.histogram.partial", BANKS),
-        q("Low", "row_remapper_histogram_low", "remapped_rows.histogram.low", BANKS),
-        q("None", "row_remapper_histogram_none", "remapped_rows.histogram.none", BANKS),
+        q("Max", "row_remapper_histogram_max", F::RemappedRowsHistogramMax, BANKS),
+        q("High", "row_remapper_histogram_high", F::RemappedRowsHistogramHigh, BANKS),
+        q("Partial", "row_remapper_histogram_partial", F::RemappedRowsHistogramPartial, BANKS),
+        q("Low", "row_remapper_histogram_low", F::RemappedRowsHistogramLow, BANKS),
+        q("None", "row_remapper_histogram_none", F::RemappedRowsHistogramNone, BANKS),
     ]),
 ])];
 
@@ -728,21 +726,21 @@ fn tlimit(c: &GpuCtx) -> bool {
 
 #[rustfmt::skip]
 const TEMP_TLIMIT: &[Decl] = &[s("Temperature", "temperature", &[
-    q("GPU Current Temp", "gpu_temp", "temperature.gpu", C),
-    q("GPU T.Limit Temp", "gpu_temp_tlimit", "temperature.gpu.tlimit", C),
+    q("GPU Current Temp", "gpu_temp", F::TemperatureGpu, C),
+    q("GPU T.Limit Temp", "gpu_temp_tlimit", F::TemperatureGpuTlimit, C),
     f("GPU Shutdown T.Limit Temp", "gpu_temp_max_tlimit_threshold", |c| g::threshold(c, T::Shutdown), C),
     f("GPU Slowdown T.Limit Temp", "gpu_temp_slow_tlimit_threshold", |c| g::threshold(c, T::Slowdown), C),
     f("GPU Max Operating T.Limit Temp", "gpu_temp_max_gpu_tlimit_threshold", |c| g::threshold(c, T::GpuMax), C),
     f("GPU Target Temperature", "gpu_target_temperature", |c| g::threshold(c, T::GpsCurr), C),
-    q("Memory Current Temp", "memory_temp", "temperature.memory", C),
+    q("Memory Current Temp", "memory_temp", F::TemperatureMemory, C),
     f("Memory Max Operating T.Limit Temp", "gpu_temp_max_mem_tlimit_threshold", |c| g::threshold(c, T::MemoryMax), C),
 ])];
 
 #[rustfmt::skip]
 const TEMP_PLAIN: &[Decl] = &[s("Temperature", "temperature", &[
-    q("GPU Current Temp", "gpu_temp", "temperature.gpu", C),
+    q("GPU Current Temp", "gpu_temp", F::TemperatureGpu, C),
     Decl::Since(V12_DTD_FROM, &[Decl::Renamed(KMD_NAMED_FROM, OLD_TEMP_NAMES, &[
-    q("GPU Current T.Limit Temp", "gpu_temp_tlimit", "temperature.gpu.tlimit", C)])]),
+    q("GPU Current T.Limit Temp", "gpu_temp_tlimit", F::TemperatureGpuTlimit, C)])]),
     f("GPU Shutdown Temp", "gpu_temp_max_threshold", |c| g::threshold(c, T::Shutdown), C),
     f("GPU Slowdown Temp", "gpu_temp_slow_threshold", |c| g::threshold(c, T::Slowdown), C),
     f("GPU Max Operating Temp", "gpu_temp_max_gpu_threshold", |c| g::threshold(c, T::GpuMax), C),
@@ -751,7 +749,7 @@ const TEMP_PLAIN: &[Decl] = &[s("Temperature", "temperature", &[
     f("GPU Target Temperature Specification", "gpu_target_temperature", |c| g::threshold(c, T::GpsCurr), C),
     ]),
     ]),
-    q("Memory Current Temp", "memory_temp", "temperature.memory", C),
+    q("Memory Current Temp", "memory_temp", F::TemperatureMemory, C),
     f("Memory Max Operating Temp", "gpu_temp_max_mem_threshold", |c| g::threshold(c, T::MemoryMax), C),
 ])];
 
@@ -761,10 +759,10 @@ const TEMP_PLAIN: &[Decl] = &[s("Temperature", "temperature", &[
 #[rustfmt::skip]
 const POWER: &[Decl] = &[s("GPU Power Readings", "gpu_power_readings", &[
     Decl::Xml(&[f("", "power_state", g::power_state, "")]),
-    Decl::Before(V12_LATE_FROM, &[q("Power Draw", "power_draw", "power.draw", W)]),
+    Decl::Before(V12_LATE_FROM, &[q("Power Draw", "power_draw", F::PowerDraw, W)]),
     Decl::Since(V12_LATE_FROM, &[
-    q("Average Power Draw", "average_power_draw", "power.draw.average", W),
-    q("Instantaneous Power Draw", "instant_power_draw", "power.draw.instant", W),
+    q("Average Power Draw", "average_power_draw", F::PowerDrawAverage, W),
+    q("Instantaneous Power Draw", "instant_power_draw", F::PowerDrawInstant, W),
     ]),
     Decl::Before(KMD_NAMED_FROM, LIMITS),
     Decl::Since(KMD_NAMED_FROM, &[
@@ -775,35 +773,35 @@ const POWER: &[Decl] = &[s("GPU Power Readings", "gpu_power_readings", &[
             f("Default Base Power", "default_base_power", none, W),
         ]),
     ]),
-    q("Min Power Limit", "min_power_limit", "power.min_limit", W),
-    q("Max Power Limit", "max_power_limit", "power.max_limit", W),
+    q("Min Power Limit", "min_power_limit", F::PowerMinLimit, W),
+    q("Max Power Limit", "max_power_limit", F::PowerMaxLimit, W),
 ])];
 
 #[rustfmt::skip]
 const LIMITS: &[Decl] = &[
-    q("Current Power Limit", "current_power_limit", "enforced.power.limit", W),
-    q("Requested Power Limit", "requested_power_limit", "power.limit", W),
-    q("Default Power Limit", "default_power_limit", "power.default_limit", W),
+    q("Current Power Limit", "current_power_limit", F::EnforcedPowerLimit, W),
+    q("Requested Power Limit", "requested_power_limit", F::PowerLimit, W),
+    q("Default Power Limit", "default_power_limit", F::PowerDefaultLimit, W),
 ];
 
 #[rustfmt::skip]
 const HEALTH: &[Decl] = &[
-    Decl::Since(V13_FROM, &[q("Summary", "summary", "fabric.health.summary", "")]),
-    q("Bandwidth", "bandwidth", "fabric.health.bandwidth", ""),
+    Decl::Since(V13_FROM, &[q("Summary", "summary", F::FabricHealthSummary, "")]),
+    q("Bandwidth", "bandwidth", F::FabricHealthBandwidth, ""),
     Decl::Since(V12_LATE_FROM, &[
-    q("Route Recovery in progress", "route_recovery_in_progress", "fabric.health.route_recovery_in_progress", ""),
-    q("Route Unhealthy", "route_unhealthy", "fabric.health.route_unhealthy", ""),
-    q("Access Timeout Recovery", "access_timeout_recovery", "fabric.health.access_timeout_recovery", ""),
+    q("Route Recovery in progress", "route_recovery_in_progress", F::FabricHealthRouteRecoveryInProgress, ""),
+    q("Route Unhealthy", "route_unhealthy", F::FabricHealthRouteUnhealthy, ""),
+    q("Access Timeout Recovery", "access_timeout_recovery", F::FabricHealthAccessTimeoutRecovery, ""),
     ]),
     Decl::Since(V13_FROM, INCORRECT),
     Decl::Since(PARTITION_FROM, PARTITION),
 ];
 
 #[rustfmt::skip]
-const INCORRECT: &[Decl] = &[q("Incorrect Configuration", "incorrect_configuration", "fabric.health.incorrect_configuration", "")];
+const INCORRECT: &[Decl] = &[q("Incorrect Configuration", "incorrect_configuration", F::FabricHealthIncorrectConfiguration, "")];
 
 #[rustfmt::skip]
-const PARTITION: &[Decl] = &[q("Partition Assigned", "partition_assigned", "fabric.health.partition_assigned", "")];
+const PARTITION: &[Decl] = &[q("Partition Assigned", "partition_assigned", F::FabricHealthPartitionAssigned, "")];
 
 /// The GSP firmware version: after the GPU operation mode before 570, after
 /// the recovery action from 570 on.
@@ -834,12 +832,12 @@ const THROTTLE_NAMES: &[(&str, &str)] = &[
 const POWER_READINGS: &[Decl] = &[s("Power Readings", "power_readings", &[
     Decl::Xml(&[f("", "power_state", g::power_state, "")]),
     f("Power Management", "power_management", g::power_management_support, ""),
-    q("Power Draw", "power_draw", "power.draw", W),
-    q("Power Limit", "power_limit", "power.limit", W),
-    q("Default Power Limit", "default_power_limit", "power.default_limit", W),
-    q("Enforced Power Limit", "enforced_power_limit", "enforced.power.limit", W),
-    q("Min Power Limit", "min_power_limit", "power.min_limit", W),
-    q("Max Power Limit", "max_power_limit", "power.max_limit", W),
+    q("Power Draw", "power_draw", F::PowerDraw, W),
+    q("Power Limit", "power_limit", F::PowerLimit, W),
+    q("Default Power Limit", "default_power_limit", F::PowerDefaultLimit, W),
+    q("Enforced Power Limit", "enforced_power_limit", F::EnforcedPowerLimit, W),
+    q("Min Power Limit", "min_power_limit", F::PowerMinLimit, W),
+    q("Max Power Limit", "max_power_limit", F::PowerMaxLimit, W),
 ])];
 
 /// Before 610 the text report named two temperature lines otherwise: the
@@ -855,7 +853,7 @@ const OLD_TEMP_NAMES: &[(&str, &str)] = &[
 /// seen, so which NVML reading it shows is not known: nvq shows the instant
 /// one).
 #[rustfmt::skip]
-const MEMORY_POWER_DRAW: &[Decl] = &[f("Power Draw", "power_draw", |c| g::memory_power(c, true), W)];
+const MEMORY_POWER_DRAW: &[Decl] = &[q("Power Draw", "power_draw", F::MemoryPowerInstant, W)];
 
 /// The clocks event reasons, or (where NVML reports none) one `N/A` line in
 /// their place (the 470 GeForce GTX 680 report: `Clocks Throttle Reasons :
@@ -863,16 +861,16 @@ const MEMORY_POWER_DRAW: &[Decl] = &[f("Power Draw", "power_draw", |c| g::memory
 #[rustfmt::skip]
 const EVENT_REASONS: &[Decl] = &[
         s("Clocks Event Reasons", "clocks_event_reasons", &[
-            q("Idle", "clocks_event_reason_gpu_idle", "clocks_event_reasons.gpu_idle", ""),
+            q("Idle", "clocks_event_reason_gpu_idle", F::ClocksEventReasonsGpuIdle, ""),
             q("Applications Clocks Setting", "clocks_event_reason_applications_clocks_setting",
-              "clocks_event_reasons.applications_clocks_setting", ""),
-            q("SW Power Cap", "clocks_event_reason_sw_power_cap", "clocks_event_reasons.sw_power_cap", ""),
+              F::ClocksEventReasonsApplicationsClocksSetting, ""),
+            q("SW Power Cap", "clocks_event_reason_sw_power_cap", F::ClocksEventReasonsSwPowerCap, ""),
             Decl::Build(super::hw_slowdown),
-            q("Sync Boost", "clocks_event_reason_sync_boost", "clocks_event_reasons.sync_boost", ""),
+            q("Sync Boost", "clocks_event_reason_sync_boost", F::ClocksEventReasonsSyncBoost, ""),
             q("SW Thermal Slowdown", "clocks_event_reason_sw_thermal_slowdown",
-              "clocks_event_reasons.sw_thermal_slowdown", ""),
+              F::ClocksEventReasonsSwThermalSlowdown, ""),
             f("Display Clock Setting", "clocks_event_reason_display_clocks_setting",
-              |c| crate::source::gpu::get::reason_bit(c, 0x100), ""),
+              |c| crate::source::gpu::get::reason_bit(c, u64::from(nvmlClocksEventReasonDisplayClockSetting)), ""),
         ]),
 ];
 
@@ -881,7 +879,7 @@ const NO_EVENT_REASONS: &[Decl] = &[Decl::Build(|c, _| {
     crate::model::report::Node::collapsed(
         "Clocks Event Reasons",
         "clocks_event_reasons",
-        crate::source::gpu::get::reason_bit(c, 0x1),
+        crate::source::gpu::get::reason_bit(c, u64::from(nvmlClocksEventReasonGpuIdle)),
     )
 })];
 
@@ -890,10 +888,10 @@ const NO_EVENT_REASONS: &[Decl] = &[Decl::Build(|c, _| {
 /// nvq uses 570's.
 #[rustfmt::skip]
 const PLATFORM_565: &[Decl] = &[s("Platform Info", "platformInfo", &[
-    f("RACK Serial Number", "chassis_serial_number", |c| g::rack(c, "platform.chassis_serial_number"), ""),
-    f("Chassis Physical Slot Number", "slot_number", |c| g::rack(c, "platform.slot_number"), ""),
-    f("Compute Slot Index", "tray_index", |c| g::rack(c, "platform.tray_index"), ""),
-    f("Node Index", "host_id", |c| g::rack(c, "platform.host_id"), ""),
-    f("Peer Type", "peer_type", |c| g::rack(c, "platform.peer_type"), ""),
+    f("RACK Serial Number", "chassis_serial_number", |c| g::rack(c, F::PlatformChassisSerialNumber), ""),
+    f("Chassis Physical Slot Number", "slot_number", |c| g::rack(c, F::PlatformSlotNumber), ""),
+    f("Compute Slot Index", "tray_index", |c| g::rack(c, F::PlatformTrayIndex), ""),
+    f("Node Index", "host_id", |c| g::rack(c, F::PlatformHostId), ""),
+    f("Peer Type", "peer_type", |c| g::rack(c, F::PlatformPeerType), ""),
     f("Module Id", "module_id", g::module_id, ""),
 ])];

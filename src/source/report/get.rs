@@ -1,28 +1,29 @@
 //! Getters of report lines that are no `--query-gpu` field.
 
 use crate::model::report::{Node, Section, View};
-use crate::model::Value;
+use crate::model::{Fact, Value};
 use crate::nvml::raw;
 use crate::source::gpu::get::not_available;
 use crate::source::gpu::GpuCtx;
-use nvml_wrapper::enum_wrappers::device::{Brand, Clock, PcieUtilCounter, TemperatureThreshold};
+use nvml_wrapper::enum_wrappers::device::{Brand, Clock, TemperatureThreshold};
 use nvml_wrapper::enum_wrappers::device::{
     EccCounter, GpuVirtualizationMode, MemoryError, Sampling,
 };
 use nvml_wrapper::enums::device::DeviceArchitecture;
+use nvml_wrapper_sys::bindings::nvmlClocksEventReasonGpuIdle;
 
-/// The field values the report's own getters read: PCIe replay rollovers,
-/// outbound and inbound atomics, memory power (average, instant), the reset
-/// status (before 570), power smoothing.
+/// NVML field ids (`nvmlDeviceGetFieldValues`), nvml-wrapper's numbering.
+use nvml_wrapper_sys::bindings::field_id as fi;
+
+/// The field values the report's own getters read beside the facts':
+/// outbound and inbound atomics, the reset status (before 570), power
+/// smoothing (all of the GPU's scope, 0).
 pub const FIELD_VALUES: &[(u32, u32)] = &[
-    (95, 0),
-    (228, 0),
-    (229, 0),
-    (185, 2),
-    (186, 2),
-    (226, 0),
-    (227, 0),
-    (256, 0),
+    (fi::NVML_FI_DEV_PCIE_OUTBOUND_ATOMICS_MASK, 0),
+    (fi::NVML_FI_DEV_PCIE_INBOUND_ATOMICS_MASK, 0),
+    (fi::NVML_FI_DEV_RESET_STATUS, 0),
+    (fi::NVML_FI_DEV_DRAIN_AND_RESET_STATUS, 0),
+    (fi::NVML_FI_PWR_SMOOTHING_ENABLED, 0),
 ];
 
 fn uint(v: u32) -> Value {
@@ -163,7 +164,7 @@ pub fn module_id(c: &GpuCtx) -> Value {
 /// elsewhere `N/A`, even where `--query-gpu` prints the zeros NVML returns
 /// (the 590 and 610 captures). 570 prints what NVML returns, an empty serial
 /// number included (the 570 RTX 5090 report).
-pub fn rack(c: &GpuCtx, field: &'static str) -> Value {
+pub fn rack(c: &GpuCtx, field: Fact) -> Value {
     match c.platform() {
         Ok(p) if p.chassisSerialNumber[0] != 0 || c.driver_major() < RACK_ONLY_FROM => {
             super::Read::Field(field).read(c)
@@ -176,7 +177,7 @@ pub fn rack(c: &GpuCtx, field: &'static str) -> Value {
 /// zeros (`0x0` in the 570 report; the case of a non-zero one is not known),
 /// from 580 on as the `--query-gpu` field prints it, where `rack` shows it.
 pub fn fabric_guid(c: &GpuCtx) -> Value {
-    let field = "platform.gpu_fabric_guid";
+    let field = Fact::PlatformGpuFabricGuid;
     match rack(c, field) {
         Value::Text(t) if c.driver_major() < RACK_ONLY_FROM => {
             let digits = t.trim_start_matches("0x").trim_start_matches('0');
@@ -249,18 +250,8 @@ pub fn gsp_version(c: &GpuCtx) -> Value {
     c.value(c.call(|d| d.gsp_firmware_version()), Value::text)
 }
 
-pub fn replays(c: &GpuCtx) -> Value {
-    c.value(crate::source::gpu::get::pcie_replays(c), uint)
-}
-
-/// `NVML_FI_DEV_PCIE_REPLAY_ROLLOVER_COUNTER`.
-pub fn replay_rollovers(c: &GpuCtx) -> Value {
-    c.value(c.field_value(95, 0), |v| Value::Int(v.as_i64()))
-}
-
-/// `NVML_FI_DEV_PCIE_OUTBOUND_ATOMICS_MASK` (228) or `..._INBOUND_...`
-/// (229): the operations named, each followed by a space, as nvidia-smi
-/// prints them.
+/// `NVML_FI_DEV_PCIE_OUTBOUND_ATOMICS_MASK` or `..._INBOUND_...`: the
+/// operations named, each followed by a space, as nvidia-smi prints them.
 pub fn atomics(c: &GpuCtx, inbound: bool) -> Value {
     const OPS: [&str; 7] = [
         "FETCHADD_32",
@@ -271,34 +262,26 @@ pub fn atomics(c: &GpuCtx, inbound: bool) -> Value {
         "CAS_64",
         "CAS_128",
     ];
-    c.value(c.field_value(if inbound { 229 } else { 228 }, 0), |v| {
-        let mask = v.as_i64();
-        let names: String = OPS
-            .iter()
-            .enumerate()
-            .filter(|(bit, _)| mask & (1 << bit) != 0)
-            .map(|(_, op)| format!("{op} "))
-            .collect();
-        Value::text(names)
-    })
-}
-
-pub fn pcie_tx(c: &GpuCtx) -> Value {
-    c.value(c.call(|d| d.pcie_throughput(PcieUtilCounter::Send)), uint)
-}
-
-pub fn pcie_rx(c: &GpuCtx) -> Value {
     c.value(
-        c.call(|d| d.pcie_throughput(PcieUtilCounter::Receive)),
-        uint,
+        c.field_value(
+            if inbound {
+                fi::NVML_FI_DEV_PCIE_INBOUND_ATOMICS_MASK
+            } else {
+                fi::NVML_FI_DEV_PCIE_OUTBOUND_ATOMICS_MASK
+            },
+            0,
+        ),
+        |v| {
+            let mask = v.as_i64();
+            let names: String = OPS
+                .iter()
+                .enumerate()
+                .filter(|(bit, _)| mask & (1 << bit) != 0)
+                .map(|(_, op)| format!("{op} "))
+                .collect();
+            Value::text(names)
+        },
     )
-}
-
-pub fn bar1(
-    c: &GpuCtx,
-    pick: fn(&nvml_wrapper::struct_wrappers::device::BAR1MemoryInfo) -> u64,
-) -> Value {
-    c.value(c.call(|d| d.bar1_memory_info()), |m| Value::Bytes(pick(&m)))
 }
 
 pub fn fbc(c: &GpuCtx, pick: fn(&nvml_wrapper::struct_wrappers::device::FbcStats) -> u32) -> Value {
@@ -332,15 +315,6 @@ pub fn auto_boost(c: &GpuCtx, default: bool) -> Value {
             a.is_enabled
         };
         Value::text(if on { "On" } else { "Off" })
-    })
-}
-
-/// `NVML_FI_DEV_POWER_AVERAGE` / `_INSTANT` of the memory scope (2).
-pub fn memory_power(c: &GpuCtx, instant: bool) -> Value {
-    let id = if instant { 186 } else { 185 };
-    c.value(c.field_value(id, 2), |v| Value::Float {
-        value: v.as_f64() / 1000.0,
-        decimals: 2,
     })
 }
 
@@ -697,14 +671,18 @@ pub fn power_management_support(c: &GpuCtx) -> Value {
     })
 }
 
-/// The reset status of drivers 535 to 579: `NVML_FI_DEV_RESET_STATUS` (226)
-/// or `NVML_FI_DEV_DRAIN_AND_RESET_STATUS` (227) as Yes/No (the 535 documents
+/// The reset status of drivers 535 to 579: `NVML_FI_DEV_RESET_STATUS`
+/// or `NVML_FI_DEV_DRAIN_AND_RESET_STATUS` as Yes/No (the 535 documents
 /// show both); deprecated from 570 on (the 570 document).
 pub fn reset_status(c: &GpuCtx, drain: bool) -> Value {
     if c.driver_major() >= 570 {
         return c.err(crate::model::NvmlCode::DEPRECATED);
     }
-    let id = if drain { 227 } else { 226 };
+    let id = if drain {
+        fi::NVML_FI_DEV_DRAIN_AND_RESET_STATUS
+    } else {
+        fi::NVML_FI_DEV_RESET_STATUS
+    };
     c.value(c.field_value(id, 0), |v| {
         Value::text(if v.as_i64() == 0 { "No" } else { "Yes" })
     })
@@ -712,7 +690,10 @@ pub fn reset_status(c: &GpuCtx, drain: bool) -> Value {
 
 /// Does NVML report clocks event reasons for this GPU?
 pub fn reasons_known(c: &GpuCtx) -> bool {
-    !matches!(crate::source::gpu::get::reason_bit(c, 0x1), Value::Error(_))
+    !matches!(
+        crate::source::gpu::get::reason_bit(c, u64::from(nvmlClocksEventReasonGpuIdle)),
+        Value::Error(_)
+    )
 }
 
 /// What a sample buffer holds.
@@ -797,13 +778,13 @@ fn sample_number(v: &nvml_wrapper::enums::device::SampleValue) -> f64 {
     }
 }
 
-/// `Power Smoothing`: `NVML_FI_PWR_SMOOTHING_ENABLED` (256), `Enabled` or
+/// `Power Smoothing`: `NVML_FI_PWR_SMOOTHING_ENABLED`, `Enabled` or
 /// `Disabled`; a failure prints its message, as a 580 B200 document shows
 /// (`<power_smoothing>Insufficient Permissions</power_smoothing>`, NVIDIA's
 /// k8s-test-infra). No output with a value was found: the two words are
 /// unverified.
 pub fn power_smoothing(c: &GpuCtx) -> Value {
-    c.value(c.field_value(256, 0), |v| {
+    c.value(c.field_value(fi::NVML_FI_PWR_SMOOTHING_ENABLED, 0), |v| {
         Value::text(if v.as_i64() != 0 {
             "Enabled"
         } else {

@@ -11,22 +11,22 @@ pub mod unit;
 
 pub use decl::{colon_column, Display, DISPLAY_NAMES};
 
-use super::gpu::{GpuCtx, FIELDS};
+use super::gpu::{GpuCtx, FACTS};
 use super::Target;
 use crate::model::report::{GpuReport, Node, Report, Section, View};
-use crate::model::{NvmlCode, Value};
+use crate::model::{Fact, Value};
 use crate::nvml::{raw, Session};
 
 /// How a line's value is read.
 #[derive(Clone, Copy)]
 pub enum Read {
-    /// The `--query-gpu` field of this name.
-    Field(&'static str),
+    /// The fact, through its one reader (the `--query-gpu` field's getter).
+    Field(Fact),
     /// A getter of the report's own.
     Fn(fn(&GpuCtx) -> Value),
-    /// The `--query-gpu` field of this name, printed in hexadecimal, without
-    /// its `0x` (the XML form of the PCI numbers).
-    Hex(&'static str),
+    /// The fact, printed in hexadecimal, without its `0x` (the XML form of
+    /// the PCI numbers).
+    Hex(Fact),
 }
 
 /// One node of the declaration.
@@ -83,12 +83,9 @@ pub enum Decl {
 impl Read {
     fn read(self, c: &GpuCtx) -> Value {
         match self {
-            Read::Field(name) => FIELDS
-                .iter()
-                .find(|f| f.info.name == name)
-                .map_or(Value::err(NvmlCode::NOT_SUPPORTED), |f| f.get.read(c)),
+            Read::Field(fact) => c.fact(fact),
             Read::Fn(f) => f(c),
-            Read::Hex(name) => match Read::Field(name).read(c) {
+            Read::Hex(fact) => match Read::Field(fact).read(c) {
                 Value::Text(t) => Value::text(t.trim_start_matches("0x")),
                 other => other,
             },
@@ -208,7 +205,7 @@ pub fn shows(d: Display) -> bool {
 pub fn gpu_report(c: &GpuCtx, show: &[Display], view: View) -> GpuReport {
     // Every field value the report may show, in one nvmlDeviceGetFieldValues
     // call instead of one call a line.
-    let mut ids: Vec<(u32, u32)> = FIELDS.iter().filter_map(|f| f.get.field_value()).collect();
+    let mut ids: Vec<(u32, u32)> = FACTS.iter().filter_map(|f| f.get.field_value()).collect();
     ids.extend_from_slice(get::FIELD_VALUES);
     c.prefetch_field_values(&ids);
     let mut items = Vec::new();
@@ -343,22 +340,21 @@ pub fn collect(
 
 /// `HW Slowdown : Active` with its two causes under it.
 fn hw_slowdown(c: &GpuCtx, _: View) -> Node {
-    let bit = |b| crate::source::gpu::get::reason_bit(c, b);
     Node::Section(Section {
         label: "HW Slowdown",
         xml: "clocks_event_reason_hw_slowdown",
-        value: Some(bit(0x8)),
+        value: Some(c.fact(Fact::ClocksEventReasonsHwSlowdown)),
         items: vec![
             Node::entry(
                 "HW Thermal Slowdown",
                 "clocks_event_reason_hw_thermal_slowdown",
-                bit(0x40),
+                c.fact(Fact::ClocksEventReasonsHwThermalSlowdown),
                 "",
             ),
             Node::entry(
                 "HW Power Brake Slowdown",
                 "clocks_event_reason_hw_power_brake_slowdown",
-                bit(0x80),
+                c.fact(Fact::ClocksEventReasonsHwPowerBrakeSlowdown),
                 "",
             ),
         ],

@@ -13,15 +13,19 @@
 //!   (`[N/A]`, a version such as `590.48.01`) is left out;
 //! - every per-GPU sample has one label, `uuid`, without `GPU-`; identity is
 //!   on `nvidia_smi_gpu_info` ([`INFO_LABELS`]); processes are on
-//!   `nvidia_smi_compute_app_*`;
+//!   `nvidia_smi_compute_app_*` (with `--collect.compute-apps-mig`, also
+//!   their MIG instance ids, as that exporter's NVML backend labels them);
+//! - the collection's status is the NVML backend's
+//!   `nvidia_smi_nvml_return_code`, not the nvidia-smi backend's
+//!   `nvidia_smi_command_exit_code` (that exporter's `docs/METRICS.md`);
 //! - numbers are written as Go writes a float (`3.45e+08`), every family is
 //!   a gauge except `nvidia_smi_failed_scrapes_total`.
 //!
 //! The HELP texts are nvq's own.
 
-use super::exporter::{cell, Health, Scrape};
-use super::prometheus::{snake_case, write_family, write_sample};
-use crate::model::{Column, Row, Value};
+use super::{cell, Health, Scrape};
+use crate::model::{Column, Fact, Row, Value};
+use crate::render::prometheus::{snake_case, write_family, write_sample};
 
 /// CSV unit → family suffix and the factor to the suffix's unit.
 pub const UNITS: &[(&str, &str, f64)] = &[
@@ -49,9 +53,9 @@ pub const WORDS: &[(&str, f64)] = &[
 
 /// Fields whose words that exporter reads as numbers of their own (NVML's
 /// enumerations), compared in lower case.
-pub const FIELD_WORDS: &[(&str, &[(&str, f64)])] = &[
+pub const FIELD_WORDS: &[(Fact, &[(&str, f64)])] = &[
     (
-        "fabric.state",
+        Fact::FabricState,
         &[
             ("not supported", 0.0),
             ("not started", 1.0),
@@ -60,7 +64,7 @@ pub const FIELD_WORDS: &[(&str, &[(&str, f64)])] = &[
         ],
     ),
     (
-        "gpu_recovery_action",
+        Fact::GpuRecoveryAction,
         &[
             ("none", 0.0),
             // nvidia-smi's words (`Reset`, `Reboot`), and NVML's older ones
@@ -76,18 +80,18 @@ pub const FIELD_WORDS: &[(&str, &[(&str, f64)])] = &[
 ];
 
 /// `nvidia_smi_gpu_info`'s labels: label name → the field whose text it is.
-pub const INFO_LABELS: &[(&str, &str)] = &[
-    ("uuid", "uuid"),
-    ("name", "name"),
-    ("driver_model_current", "driver_model.current"),
-    ("driver_model_pending", "driver_model.pending"),
-    ("vbios_version", "vbios_version"),
-    ("driver_version", "driver_version"),
-    ("pci_bus_id", "pci.bus_id"),
-    ("serial", "serial"),
-    ("compute_cap", "compute_cap"),
-    ("pci_sub_device_id", "pci.sub_device_id"),
-    ("index", "index"),
+pub const INFO_LABELS: &[(&str, Fact)] = &[
+    ("uuid", Fact::Uuid),
+    ("name", Fact::Name),
+    ("driver_model_current", Fact::DriverModelCurrent),
+    ("driver_model_pending", Fact::DriverModelPending),
+    ("vbios_version", Fact::VbiosVersion),
+    ("driver_version", Fact::DriverVersion),
+    ("pci_bus_id", Fact::PciBusId),
+    ("serial", Fact::Serial),
+    ("compute_cap", Fact::ComputeCap),
+    ("pci_sub_device_id", Fact::PciSubDeviceId),
+    ("index", Fact::Index),
 ];
 
 /// The `--query-compute-apps` fields the process families read.
@@ -107,7 +111,7 @@ pub fn field_number(field: &str, text: &str, factor: f64) -> Option<f64> {
     let lower = text.trim().to_lowercase();
     let words = FIELD_WORDS
         .iter()
-        .find(|(f, _)| *f == field)
+        .find(|(f, _)| f.name() == field)
         .map(|(_, w)| *w);
     match words.and_then(|w| w.iter().find(|(word, _)| *word == lower)) {
         Some((_, v)) => Some(*v),
@@ -219,7 +223,7 @@ pub fn render(s: &Scrape<'_>, out: &mut Vec<u8>) {
     for row in s.rows {
         let mut labels = Vec::new();
         for (label, field) in INFO_LABELS {
-            if let Some(v) = cell(s.columns, row, field) {
+            if let Some(v) = cell(s.columns, row, field.name()) {
                 let t = v.to_string();
                 let t = if *label == "uuid" {
                     strip_gpu(&t).to_string()
@@ -264,7 +268,7 @@ pub fn render(s: &Scrape<'_>, out: &mut Vec<u8>) {
         done.push(name);
     }
     if let Some((columns, apps)) = s.apps {
-        render_apps(s.rows, columns, apps, &mut text);
+        render_apps(s.rows, columns, apps, s.app_mig_labels, &mut text);
     }
     render_nvml_only(s, &labels, &mut text);
     out.extend_from_slice(text.as_bytes());
@@ -463,7 +467,7 @@ fn render_nvml_only(s: &Scrape<'_>, labels: &[Vec<(String, String)>], text: &mut
     }
 }
 
-fn render_apps(gpus: &[Row], columns: &[Column], apps: &[Row], text: &mut String) {
+fn render_apps(gpus: &[Row], columns: &[Column], apps: &[Row], mig: bool, text: &mut String) {
     let mut info = String::new();
     let mut used = String::new();
     let mut counts: Vec<(String, usize)> = gpus
@@ -481,11 +485,22 @@ fn render_apps(gpus: &[Row], columns: &[Column], apps: &[Row], text: &mut String
         if let Some((_, n)) = counts.iter_mut().find(|(u, _)| *u == uuid) {
             *n += 1;
         }
-        let labels = vec![
+        let mut labels = Vec::new();
+        if mig {
+            // Sorted by name, as that exporter writes them; empty off MIG.
+            for key in ["compute_instance_id", "gpu_instance_id"] {
+                let id = app.labels.iter().find(|(k, _)| *k == key);
+                labels.push((
+                    key.to_string(),
+                    id.map(|(_, v)| v.clone()).unwrap_or_default(),
+                ));
+            }
+        }
+        labels.extend([
             ("pid".to_string(), field("pid")),
             ("process_name".to_string(), field("process_name")),
             ("uuid".to_string(), uuid),
-        ];
+        ]);
         write_sample(
             &format!("{PREFIX}compute_app_info"),
             &labels,
@@ -533,6 +548,19 @@ fn render_apps(gpus: &[Row], columns: &[Column], apps: &[Row], text: &mut String
     }
 }
 
+/// The collection's status as that exporter's NVML backend reports it:
+/// an NVML code, or -1 where the collection produced none (a GPU that
+/// missed the deadline, a scrape that got no collection).
+fn return_code(h: &Health, served: bool) -> i64 {
+    if !served || h.late_gpus > 0 {
+        -1
+    } else if h.lost_gpus > 0 {
+        15
+    } else {
+        0
+    }
+}
+
 /// That exporter's collection-health families.
 pub fn render_health(h: &Health, served: bool, out: &mut Vec<u8>) {
     let ok = u8::from(served && h.late_gpus == 0 && h.lost_gpus == 0).to_string();
@@ -550,10 +578,11 @@ pub fn render_health(h: &Health, served: bool, out: &mut Vec<u8>) {
             &ok,
         ),
         (
-            "command_exit_code",
-            "Always 0: nvq reads NVML and runs no command.",
+            "nvml_return_code",
+            "NVML's return code of the last collection: 0 when every GPU was read, 15 when NVML \
+             lost a GPU, -1 when a GPU missed the deadline.",
             false,
-            &"0".to_string(),
+            &return_code(h, served).to_string(),
         ),
         (
             "failed_scrapes_total",

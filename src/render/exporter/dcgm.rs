@@ -28,10 +28,10 @@
 //! `DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION` (mJ) comes from the energy counter
 //! the collection reads beside the fields.
 
-use super::exporter::Scrape;
-use super::prometheus::{write_family, write_sample};
-use crate::model::gpm::{GpuExtra, InstanceRead};
-use crate::model::{Column, FieldKind, Row, Value};
+use super::Scrape;
+use crate::model::gpm::{id, GpuExtra, InstanceRead};
+use crate::model::{Column, Fact, FieldKind, Row, Value};
+use crate::render::prometheus::{write_family, write_sample};
 
 /// How a family's value is written: DCGM's integers plainly, its doubles
 /// with six decimals, yes/no words as 1/0.
@@ -47,12 +47,12 @@ pub enum Kind {
 /// field's (`FieldInfo::kind`), as in every profile.
 pub struct Family {
     pub name: &'static str,
-    pub field: &'static str,
+    pub field: Fact,
     pub kind: Kind,
     pub help: &'static str,
 }
 
-const fn f(name: &'static str, field: &'static str, kind: Kind, help: &'static str) -> Family {
+const fn f(name: &'static str, field: Fact, kind: Kind, help: &'static str) -> Family {
     Family {
         name,
         field,
@@ -65,91 +65,91 @@ const fn f(name: &'static str, field: &'static str, kind: Kind, help: &'static s
 pub const FAMILIES: &[Family] = &[
     f(
         "DCGM_FI_DEV_SM_CLOCK",
-        "clocks.current.sm",
+        Fact::ClocksCurrentSm,
         Kind::Int,
         "SM clock, in MHz.",
     ),
     f(
         "DCGM_FI_DEV_MEM_CLOCK",
-        "clocks.current.memory",
+        Fact::ClocksCurrentMemory,
         Kind::Int,
         "Memory clock, in MHz.",
     ),
     f(
         "DCGM_FI_DEV_GPU_TEMP",
-        "temperature.gpu",
+        Fact::TemperatureGpu,
         Kind::Int,
         "GPU temperature, in degrees Celsius.",
     ),
     f(
         "DCGM_FI_DEV_MEMORY_TEMP",
-        "temperature.memory",
+        Fact::TemperatureMemory,
         Kind::Int,
         "Memory temperature, in degrees Celsius.",
     ),
     f(
         "DCGM_FI_DEV_POWER_USAGE",
-        "power.draw",
+        Fact::PowerDraw,
         Kind::Double,
         "Power draw, in watts.",
     ),
     f(
         "DCGM_FI_DEV_GPU_UTIL",
-        "utilization.gpu",
+        Fact::UtilizationGpu,
         Kind::Int,
         "Time the GPU was busy, in percent.",
     ),
     f(
         "DCGM_FI_DEV_MEM_COPY_UTIL",
-        "utilization.memory",
+        Fact::UtilizationMemory,
         Kind::Int,
         "Time memory was read or written, in percent.",
     ),
     f(
         "DCGM_FI_DEV_ENC_UTIL",
-        "utilization.encoder",
+        Fact::UtilizationEncoder,
         Kind::Int,
         "Time the video encoder was busy, in percent.",
     ),
     f(
         "DCGM_FI_DEV_DEC_UTIL",
-        "utilization.decoder",
+        Fact::UtilizationDecoder,
         Kind::Int,
         "Time the video decoder was busy, in percent.",
     ),
     f(
         "DCGM_FI_DEV_FB_FREE",
-        "memory.free",
+        Fact::MemoryFree,
         Kind::Int,
         "Framebuffer memory free, in MiB.",
     ),
     f(
         "DCGM_FI_DEV_FB_USED",
-        "memory.used",
+        Fact::MemoryUsed,
         Kind::Int,
         "Framebuffer memory used, in MiB.",
     ),
     f(
         "DCGM_FI_DEV_FB_RESERVED",
-        "memory.reserved",
+        Fact::MemoryReserved,
         Kind::Int,
         "Framebuffer memory reserved by the driver, in MiB.",
     ),
     f(
         "DCGM_FI_DEV_CORRECTABLE_REMAPPED_ROWS",
-        "remapped_rows.correctable",
+        Fact::RemappedRowsCorrectable,
         Kind::Int,
         "Memory rows remapped after correctable errors.",
     ),
     f(
         "DCGM_FI_DEV_UNCORRECTABLE_REMAPPED_ROWS",
-        "remapped_rows.uncorrectable",
+        Fact::RemappedRowsUncorrectable,
         Kind::Int,
         "Memory rows remapped after uncorrectable errors.",
     ),
     f(
         "DCGM_FI_DEV_ROW_REMAP_FAILURE",
-        "remapped_rows.failure",
+        Fact::RemappedRowsFailure,
         Kind::YesNo,
         "1 if a row remapping has failed, else 0.",
     ),
@@ -186,18 +186,18 @@ const fn p(name: &'static str, gpm: u32, scale: f64, help: &'static str) -> Prof
 /// `nvmlGpmMetricId_t` each is read from.
 #[rustfmt::skip]
 pub const PROF: &[Prof] = &[
-    p("DCGM_FI_PROF_GR_ENGINE_ACTIVE", 1, RATIO, "Share of the interval the graphics or compute engine was busy, 0 to 1."),
-    p("DCGM_FI_PROF_SM_ACTIVE", 2, RATIO, "Share of SM cycles with at least one warp resident, 0 to 1."),
-    p("DCGM_FI_PROF_SM_OCCUPANCY", 3, RATIO, "Resident warps as a share of the most an SM can hold, 0 to 1."),
-    p("DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", 5, RATIO, "Share of cycles any tensor core pipe was busy, 0 to 1."),
-    p("DCGM_FI_PROF_DRAM_ACTIVE", 10, RATIO, "Share of cycles device memory was sending or receiving data, 0 to 1."),
-    p("DCGM_FI_PROF_PIPE_FP64_ACTIVE", 11, RATIO, "Share of cycles the FP64 pipe was busy, 0 to 1."),
-    p("DCGM_FI_PROF_PIPE_FP32_ACTIVE", 12, RATIO, "Share of cycles the FP32 pipe was busy, 0 to 1."),
-    p("DCGM_FI_PROF_PIPE_FP16_ACTIVE", 13, RATIO, "Share of cycles the FP16 pipe was busy, 0 to 1."),
-    p("DCGM_FI_PROF_PCIE_TX_BYTES", 20, MIB_S, "PCIe traffic sent by the GPU, headers included, in bytes per second."),
-    p("DCGM_FI_PROF_PCIE_RX_BYTES", 21, MIB_S, "PCIe traffic received by the GPU, headers included, in bytes per second."),
-    p("DCGM_FI_PROF_NVLINK_TX_BYTES", 61, MIB_S, "NVLink traffic sent over all links, in bytes per second."),
-    p("DCGM_FI_PROF_NVLINK_RX_BYTES", 60, MIB_S, "NVLink traffic received over all links, in bytes per second."),
+    p("DCGM_FI_PROF_GR_ENGINE_ACTIVE", id::GRAPHICS_UTIL, RATIO, "Share of the interval the graphics or compute engine was busy, 0 to 1."),
+    p("DCGM_FI_PROF_SM_ACTIVE", id::SM_UTIL, RATIO, "Share of SM cycles with at least one warp resident, 0 to 1."),
+    p("DCGM_FI_PROF_SM_OCCUPANCY", id::SM_OCCUPANCY, RATIO, "Resident warps as a share of the most an SM can hold, 0 to 1."),
+    p("DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", id::ANY_TENSOR_UTIL, RATIO, "Share of cycles any tensor core pipe was busy, 0 to 1."),
+    p("DCGM_FI_PROF_DRAM_ACTIVE", id::DRAM_BW_UTIL, RATIO, "Share of cycles device memory was sending or receiving data, 0 to 1."),
+    p("DCGM_FI_PROF_PIPE_FP64_ACTIVE", id::FP64_UTIL, RATIO, "Share of cycles the FP64 pipe was busy, 0 to 1."),
+    p("DCGM_FI_PROF_PIPE_FP32_ACTIVE", id::FP32_UTIL, RATIO, "Share of cycles the FP32 pipe was busy, 0 to 1."),
+    p("DCGM_FI_PROF_PIPE_FP16_ACTIVE", id::FP16_UTIL, RATIO, "Share of cycles the FP16 pipe was busy, 0 to 1."),
+    p("DCGM_FI_PROF_PCIE_TX_BYTES", id::PCIE_TX_PER_SEC, MIB_S, "PCIe traffic sent by the GPU, headers included, in bytes per second."),
+    p("DCGM_FI_PROF_PCIE_RX_BYTES", id::PCIE_RX_PER_SEC, MIB_S, "PCIe traffic received by the GPU, headers included, in bytes per second."),
+    p("DCGM_FI_PROF_NVLINK_TX_BYTES", id::NVLINK_TOTAL_TX_PER_SEC, MIB_S, "NVLink traffic sent over all links, in bytes per second."),
+    p("DCGM_FI_PROF_NVLINK_RX_BYTES", id::NVLINK_TOTAL_RX_PER_SEC, MIB_S, "NVLink traffic received over all links, in bytes per second."),
 ];
 
 /// The GPM metric ids of [`PROF`], in its order.
@@ -274,7 +274,7 @@ pub const ENERGY: &str = "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION";
 /// The `--query-gpu` fields this profile reads: the families' and the labels'.
 pub fn fields() -> String {
     let mut list: Vec<&str> = vec!["name", "driver_version"];
-    list.extend(FAMILIES.iter().map(|f| f.field));
+    list.extend(FAMILIES.iter().map(|f| f.field.name()));
     list.join(",")
 }
 
@@ -332,7 +332,7 @@ fn labels(
     }
     // A label whose value is unknown (a lost GPU) is left out.
     l.retain(|(_, v)| !v.is_empty());
-    super::exporter::with_pod_labels(l, row)
+    super::with_pod_labels(l, row)
 }
 
 /// The exposition of one scrape (without the health series).
@@ -347,7 +347,7 @@ pub fn render(s: &Scrape<'_>, out: &mut Vec<u8>) {
         .collect();
     let mut text = String::new();
     for fam in FAMILIES {
-        let Some(i) = s.columns.iter().position(|c| c.name == fam.field) else {
+        let Some(i) = s.columns.iter().position(|c| c.name == fam.field.name()) else {
             continue;
         };
         let mut samples = String::new();

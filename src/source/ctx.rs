@@ -9,7 +9,7 @@
 use crate::model::Value;
 use crate::nvml::raw::{self, Dev, FabricInfo, FieldVal, MemInfo, RemappedRows};
 use crate::nvml::{NvmlCode, Session};
-use nvml_wrapper::struct_wrappers::device::{PciInfo, Utilization};
+use nvml_wrapper::struct_wrappers::device::{BAR1MemoryInfo, PciInfo, Utilization};
 use nvml_wrapper::Device;
 use nvml_wrapper_sys::bindings::{
     nvmlDevice_t, nvmlEccSramErrorStatus_t, nvmlMemory_t, nvmlPciInfoExt_t, nvmlPlatformInfo_t,
@@ -28,6 +28,7 @@ fn cached<T>(cell: &Cached<T>, read: impl FnOnce() -> Result<T, NvmlCode>) -> Re
 #[derive(Default)]
 struct Caches {
     memory: Cached<MemInfo>,
+    bar1: Cached<BAR1MemoryInfo>,
     pci: Cached<PciInfo>,
     pci_ext: Cached<nvmlPciInfoExt_t>,
     utilization: Cached<Utilization>,
@@ -154,6 +155,12 @@ impl<'s> GpuCtx<'s> {
 
     pub fn memory(&self) -> Result<&MemInfo, NvmlCode> {
         cached(&self.caches.memory, || raw::memory(&self.raw()))
+    }
+
+    /// BAR1's total, used and free bytes (`nvmlDeviceGetBAR1MemoryInfo`):
+    /// the one read of the table's, `-q`'s and dmon's BAR1.
+    pub fn bar1(&self) -> Result<&BAR1MemoryInfo, NvmlCode> {
+        cached(&self.caches.bar1, || self.call(|d| d.bar1_memory_info()))
     }
 
     pub fn pci(&self) -> Result<&PciInfo, NvmlCode> {

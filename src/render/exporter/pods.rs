@@ -1,8 +1,8 @@
 //! The health series of pod attribution (`nvq serve --collect.pods`).
 //! Pure: health in, exposition out.
 
-use super::prometheus::{write_family, write_sample};
 use crate::model::pods::PodHealth;
+use crate::render::prometheus::{write_family, write_sample};
 
 /// `nvq_pods_*`: whether the kubelet answered, how often it did not, when
 /// it last did, and how many devices it listed as held.

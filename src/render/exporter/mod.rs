@@ -2,10 +2,14 @@
 //! exporter that dashboards already read), the collection-health series,
 //! and OpenMetrics for scrapers that ask for it. Pure: rows in, bytes out.
 
-use super::prometheus::{write_family, write_sample, Prometheus};
-use super::Formatter;
+pub mod dcgm;
+pub mod nvidia_gpu_exporter;
+pub mod pods;
+
 use crate::error::NvqError;
 use crate::model::{Column, Row, Value, XidCount};
+use crate::render::prometheus::{write_family, write_sample, Prometheus};
+use crate::render::Formatter;
 use std::time::Duration;
 
 /// Which exporter's names, labels and units `nvq serve` writes.
@@ -13,9 +17,9 @@ use std::time::Duration;
 pub enum Profile {
     /// nvq's own names, as `--format=prometheus`.
     Nvq,
-    /// `utkuozdemir/nvidia_gpu_exporter`'s (see [`super::nvidia_gpu_exporter`]).
+    /// `utkuozdemir/nvidia_gpu_exporter`'s (see [`nvidia_gpu_exporter`]).
     NvidiaGpuExporter,
-    /// NVIDIA dcgm-exporter's `DCGM_FI_*` (see [`super::dcgm`]).
+    /// NVIDIA dcgm-exporter's `DCGM_FI_*` (see [`dcgm`]).
     Dcgm,
 }
 
@@ -27,6 +31,9 @@ pub struct Scrape<'a> {
     /// The process columns and one row per process and GPU; `None` when
     /// the processes were not read.
     pub apps: Option<(&'a [Column], &'a [Row])>,
+    /// Label the process series with their MIG `gpu_instance_id` and
+    /// `compute_instance_id` (nvidia_gpu_exporter's `--collect.compute-apps-mig`).
+    pub app_mig_labels: bool,
     /// The CUDA version the driver supports (`13.1`), or empty.
     pub cuda_version: &'a str,
     /// The machine's host name, or empty.
@@ -74,8 +81,8 @@ impl Profile {
                     render_processes(columns, apps, &mut out);
                 }
             }
-            Profile::NvidiaGpuExporter => super::nvidia_gpu_exporter::render(s, &mut out),
-            Profile::Dcgm => super::dcgm::render(s, &mut out),
+            Profile::NvidiaGpuExporter => nvidia_gpu_exporter::render(s, &mut out),
+            Profile::Dcgm => dcgm::render(s, &mut out),
         }
         out
     }
@@ -93,8 +100,8 @@ impl Profile {
     /// for a profile without profiling families.
     pub fn gpm_metrics(self) -> &'static [u32] {
         match self {
-            Profile::Dcgm => super::dcgm::GPM_IDS,
-            Profile::NvidiaGpuExporter => super::nvidia_gpu_exporter::MIG_GPM_IDS,
+            Profile::Dcgm => dcgm::GPM_IDS,
+            Profile::NvidiaGpuExporter => nvidia_gpu_exporter::MIG_GPM_IDS,
             Profile::Nvq => &[],
         }
     }
@@ -116,7 +123,7 @@ impl Profile {
     pub fn default_fields(self) -> Option<String> {
         match self {
             Profile::Nvq | Profile::NvidiaGpuExporter => None,
-            Profile::Dcgm => Some(super::dcgm::fields()),
+            Profile::Dcgm => Some(dcgm::fields()),
         }
     }
 
@@ -127,7 +134,7 @@ impl Profile {
         match (self, processes) {
             (Profile::Nvq, true) => Ok(Some(PROCESS_FIELDS)),
             (Profile::Nvq | Profile::Dcgm, false) => Ok(None),
-            (Profile::NvidiaGpuExporter, false) => Ok(Some(super::nvidia_gpu_exporter::APP_FIELDS)),
+            (Profile::NvidiaGpuExporter, false) => Ok(Some(nvidia_gpu_exporter::APP_FIELDS)),
             (_, true) => Err(NvqError::Usage(
                 "--collect.processes adds process series to the nvq profile only (nvidia_gpu_exporter has its \
                  own, dcgm has none)."
@@ -345,7 +352,7 @@ pub fn render_health(
     out: &mut Vec<u8>,
 ) {
     if profile == Profile::NvidiaGpuExporter {
-        return super::nvidia_gpu_exporter::render_health(h, served, out);
+        return nvidia_gpu_exporter::render_health(h, served, out);
     }
     let p = "nvq";
     let mut text = String::new();

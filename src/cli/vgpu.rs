@@ -1,0 +1,47 @@
+//! `vgpu`: its read-only type listings, with nvidia-smi's spellings. The
+//! summary table and `-q` are read-only too, but nvq prints them only on a
+//! host without vGPU (see `app::vgpu`).
+
+/// `nvq vgpu`'s arguments.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct VgpuArgs {
+    /// List the vGPU types (profiles) each vGPU host GPU supports.
+    #[arg(short = 's', long = "supported")]
+    pub supported: bool,
+    /// List the vGPU types that could be started on each vGPU host GPU now.
+    #[arg(short = 'c', long = "creatable")]
+    pub creatable: bool,
+    /// Print each vGPU host GPU's running vGPUs in detail (nvq: only where no GPU is a vGPU host).
+    #[arg(short = 'q', long = "query")]
+    pub query: bool,
+    /// GPUs to show (index, UUID, PCI bus id or serial; comma list allowed).
+    #[arg(short = 'i', long = "id", value_name = "ID")]
+    pub id: Option<String>,
+}
+
+/// `vgpu` options of nvidia-smi that read state but that nvq does not
+/// implement: refused with exit code 2, never ignored. (`-v`'s layout is
+/// known from its first three lines only; the monitors need NVML's vGPU
+/// utilization samples.)
+pub const NOT_IMPLEMENTED: &[&str] = &[
+    "-v",
+    "--verbose",
+    "-u",
+    "--utilization",
+    "-p",
+    "-m",
+    "-es",
+    "-fs",
+    "-l",
+    "--loop",
+    "-gi",
+    "-ci",
+    "--query-accounted-apps",
+];
+
+/// `vgpu` options that change state: none is known from a public output,
+/// so none is listed; any option clap does not know is refused anyway.
+pub const CHANGES_STATE: &[&str] = &[];
+
+/// nvidia-smi's multi-letter short options, as clap reads them: none here.
+pub const SPELLINGS: &[(&str, &str)] = &[];

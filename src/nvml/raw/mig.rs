@@ -1,0 +1,254 @@
+//! MIG: a MIG device's instance ids, GPU and compute instances, their
+//! profiles and possible placements.
+
+use super::{c_bytes, dev_u32, version, zeroed, Dev};
+use crate::model::mig::{Engines, Instance, Placement, Profile};
+use crate::nvml::{check, NvmlCode};
+use nvml_wrapper_sys::bindings::*;
+use std::os::raw::c_uint;
+
+/// A MIG device's GPU instance id.
+pub fn gpu_instance_id(c: &Dev<'_>) -> Result<u32, NvmlCode> {
+    dev_u32(c, sym!(c, nvmlDeviceGetGpuInstanceId))
+}
+
+/// A MIG device's compute instance id.
+pub fn compute_instance_id(c: &Dev<'_>) -> Result<u32, NvmlCode> {
+    dev_u32(c, sym!(c, nvmlDeviceGetComputeInstanceId))
+}
+
+/// A GPU instance of a MIG-enabled GPU (an NVML handle, valid while the
+/// session is open).
+#[derive(Clone, Copy)]
+pub struct GiHandle(nvmlGpuInstance_t);
+
+/// Profile indices tried for GPU and compute instance profiles: NVML's
+/// `*_PROFILE_COUNT` grows with drivers, and indices a driver lacks answer an
+/// error that the caller skips.
+pub const MAX_PROFILE_INDEX: u32 = 32;
+
+/// Most instances read per profile: NVML fills a buffer sized by the
+/// profile's instance count; this bounds what a library may claim.
+const MAX_INSTANCES: u32 = 64;
+
+/// A C name array as text (up to its first NUL), as [`c_bytes`].
+fn c_name(name: &[std::os::raw::c_char]) -> String {
+    let bytes: Vec<u8> = name.iter().map(|&c| c as u8).collect();
+    c_bytes(&bytes)
+}
+
+/// GPU instance profile `index` (`nvmlDeviceGetGpuInstanceProfileInfoV`)
+/// with its remaining capacity (`nvmlDeviceGetGpuInstanceRemainingCapacity`).
+pub fn gi_profile(c: &Dev<'_>, index: u32) -> Result<Profile, NvmlCode> {
+    let f = sym!(c, nvmlDeviceGetGpuInstanceProfileInfoV)?;
+    let h = c.handle()?;
+    let mut p = versioned!(nvmlGpuInstanceProfileInfo_v2_t, 2);
+    // SAFETY: a valid handle and a versioned, initialised out-struct.
+    check(unsafe { f(h, index, &mut p) })?;
+    let remaining = sym!(c, nvmlDeviceGetGpuInstanceRemainingCapacity)?;
+    let mut free: c_uint = 0;
+    // SAFETY: a valid handle and a valid out-pointer.
+    let free = check(unsafe { remaining(h, p.id, &mut free) }).map(|()| free);
+    Ok(Profile {
+        id: p.id,
+        name: c_name(&p.name),
+        slices: p.sliceCount,
+        total: p.instanceCount,
+        free,
+        memory_mib: p.memorySizeMB,
+        p2p: p.isP2pSupported != 0,
+        engines: Engines {
+            sm: p.multiprocessorCount,
+            ce: p.copyEngineCount,
+            dec: p.decoderCount,
+            enc: p.encoderCount,
+            jpeg: p.jpegCount,
+            ofa: p.ofaCount,
+        },
+        placements: None,
+    })
+}
+
+/// The GPU instances of `profile` (`nvmlDeviceGetGpuInstances`), each with
+/// its id and placement (`nvmlGpuInstanceGetInfo`).
+pub fn gpu_instances(
+    c: &Dev<'_>,
+    profile: &Profile,
+) -> Result<Vec<(GiHandle, Instance)>, NvmlCode> {
+    let list = sym!(c, nvmlDeviceGetGpuInstances)?;
+    let info = sym!(c, nvmlGpuInstanceGetInfo)?;
+    let h = c.handle()?;
+    // SAFETY: a valid handle and the buffer and count `read_instances` gives.
+    let handles = unsafe { read_instances(profile, |buf, n| list(h, profile.id, buf, n)) }?;
+    handles
+        .into_iter()
+        .map(|g| {
+            let mut i: nvmlGpuInstanceInfo_t = zeroed();
+            // SAFETY: `g` is a GPU instance handle NVML just returned; `i` a valid out-struct.
+            check(unsafe { info(g, &mut i) })?;
+            let placement = (i.placement.start, i.placement.size);
+            Ok((GiHandle(g), instance(profile, i.id, i.profileId, placement)))
+        })
+        .collect()
+}
+
+/// NVML's instance lists: a buffer of handles as long as the profile's
+/// instance count (bounded), which `list(buf, count)` fills, saying how many.
+///
+/// # Safety
+/// `list` must pass its arguments to an NVML instance-list function whose
+/// records are `*mut H` handles, for a live parent handle.
+unsafe fn read_instances<H>(
+    profile: &Profile,
+    list: impl FnOnce(*mut *mut H, *mut c_uint) -> nvmlReturn_t,
+) -> Result<Vec<*mut H>, NvmlCode> {
+    let cap = profile.total.clamp(1, MAX_INSTANCES);
+    let mut handles: Vec<*mut H> = vec![std::ptr::null_mut(); cap as usize];
+    let mut n: c_uint = 0;
+    check(list(handles.as_mut_ptr(), &mut n))?;
+    handles.truncate((n as usize).min(handles.len()));
+    Ok(handles)
+}
+
+/// An instance of `profile` at `(start, size)`.
+fn instance(profile: &Profile, id: u32, profile_id: u32, (start, size): (u32, u32)) -> Instance {
+    Instance {
+        id,
+        profile_id,
+        name: profile.name.clone(),
+        start,
+        size,
+    }
+}
+
+/// Compute instance profile `index` of GPU instance `gi`
+/// (`nvmlGpuInstanceGetComputeInstanceProfileInfoV`, shared engines) with
+/// its remaining capacity.
+pub fn ci_profile(c: &Dev<'_>, gi: GiHandle, index: u32) -> Result<Profile, NvmlCode> {
+    let f = sym!(c, nvmlGpuInstanceGetComputeInstanceProfileInfoV)?;
+    let mut p = versioned!(nvmlComputeInstanceProfileInfo_v2_t, 2);
+    let shared = NVML_COMPUTE_INSTANCE_ENGINE_PROFILE_SHARED;
+    // SAFETY: a GPU instance handle of this session and a versioned out-struct.
+    check(unsafe { f(gi.0, index, shared, &mut p) })?;
+    let remaining = sym!(c, nvmlGpuInstanceGetComputeInstanceRemainingCapacity)?;
+    let mut free: c_uint = 0;
+    // SAFETY: as above, with a valid out-pointer.
+    let free = check(unsafe { remaining(gi.0, p.id, &mut free) }).map(|()| free);
+    Ok(Profile {
+        id: p.id,
+        name: c_name(&p.name),
+        slices: p.sliceCount,
+        total: p.instanceCount,
+        free,
+        memory_mib: 0,
+        p2p: false,
+        engines: Engines {
+            sm: p.multiprocessorCount,
+            ce: p.sharedCopyEngineCount,
+            dec: p.sharedDecoderCount,
+            enc: p.sharedEncoderCount,
+            jpeg: p.sharedJpegCount,
+            ofa: p.sharedOfaCount,
+        },
+        placements: None,
+    })
+}
+
+/// The compute instances of `profile` in GPU instance `gi`
+/// (`nvmlGpuInstanceGetComputeInstances`, `nvmlComputeInstanceGetInfo_v2`).
+pub fn compute_instances(
+    c: &Dev<'_>,
+    gi: GiHandle,
+    profile: &Profile,
+) -> Result<Vec<Instance>, NvmlCode> {
+    let list = sym!(c, nvmlGpuInstanceGetComputeInstances)?;
+    let info = sym!(c, nvmlComputeInstanceGetInfo_v2)?;
+    // SAFETY: a GPU instance handle of this session and the buffer and count
+    // `read_instances` gives.
+    let handles = unsafe { read_instances(profile, |buf, n| list(gi.0, profile.id, buf, n)) }?;
+    handles
+        .into_iter()
+        .map(|ci| {
+            let mut i: nvmlComputeInstanceInfo_t = zeroed();
+            // SAFETY: a compute instance handle NVML just returned; a valid out-struct.
+            check(unsafe { info(ci, &mut i) })?;
+            let placement = (i.placement.start, i.placement.size);
+            Ok(instance(profile, i.id, i.profileId, placement))
+        })
+        .collect()
+}
+
+// ---- MIG placements (`mig -lgipp`, `-lcipp`).
+
+/// Most placements read per profile: a GPU has 8 memory slices; this bounds
+/// what a library may claim.
+const MAX_PLACEMENTS: c_uint = 64;
+
+/// NVML's placement lists: a null buffer asks for the count (SUCCESS); then
+/// a buffer of that many records is filled and the count says how many.
+///
+/// # Safety
+/// `call` must pass its arguments to an NVML placement function whose
+/// records are `nvmlGpuInstancePlacement_t`-shaped `T`, for a live handle.
+unsafe fn read_placements<T: Copy>(
+    zero: T,
+    mut call: impl FnMut(*mut T, *mut c_uint) -> nvmlReturn_t,
+    each: impl Fn(&T) -> Placement,
+) -> Result<Vec<Placement>, NvmlCode> {
+    let mut n: c_uint = 0;
+    check(call(std::ptr::null_mut(), &mut n))?;
+    if n == 0 {
+        return Ok(Vec::new());
+    }
+    if n > MAX_PLACEMENTS {
+        return Err(NvmlCode::INSUFFICIENT_SIZE);
+    }
+    let mut buf = vec![zero; n as usize];
+    let mut got = n;
+    check(call(buf.as_mut_ptr(), &mut got))?;
+    buf.truncate((got as usize).min(buf.len()));
+    Ok(buf.iter().map(each).collect())
+}
+
+/// Where GPU instances of profile `profile_id` may sit
+/// (`nvmlDeviceGetGpuInstancePossiblePlacements_v2`; nvml-wrapper 0.13's
+/// version returns an empty list).
+pub fn gi_placements(c: &Dev<'_>, profile_id: u32) -> Result<Vec<Placement>, NvmlCode> {
+    let f = sym!(c, nvmlDeviceGetGpuInstancePossiblePlacements_v2)?;
+    let h = c.handle()?;
+    let zero = nvmlGpuInstancePlacement_t { start: 0, size: 0 };
+    // SAFETY: a valid handle; the buffer holds the count NVML gave.
+    unsafe {
+        read_placements(
+            zero,
+            |buf, n| f(h, profile_id, buf, n),
+            |p| Placement {
+                start: p.start,
+                size: p.size,
+            },
+        )
+    }
+}
+
+/// Where compute instances of profile `profile_id` may sit inside GPU
+/// instance `gi` (`nvmlGpuInstanceGetComputeInstancePossiblePlacements`).
+pub fn ci_placements(
+    c: &Dev<'_>,
+    gi: GiHandle,
+    profile_id: u32,
+) -> Result<Vec<Placement>, NvmlCode> {
+    let f = sym!(c, nvmlGpuInstanceGetComputeInstancePossiblePlacements)?;
+    let zero = nvmlComputeInstancePlacement_t { start: 0, size: 0 };
+    // SAFETY: a GPU instance handle of this session; the buffer holds the
+    // count NVML gave.
+    unsafe {
+        read_placements(
+            zero,
+            |buf, n| f(gi.0, profile_id, buf, n),
+            |p| Placement {
+                start: p.start,
+                size: p.size,
+            },
+        )
+    }
+}

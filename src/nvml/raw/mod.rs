@@ -1,0 +1,238 @@
+//! The raw NVML layer: every NVML function that nvml-wrapper does not wrap
+//! (or wraps in a way that loses what nvidia-smi prints), called through the
+//! wrapper's symbol table. Nothing else in nvq calls NVML through FFI.
+//!
+//! A symbol the library lacks becomes `FUNCTION_NOT_FOUND`, printed
+//! `[Function Not Found]`, never a panic. Lists use one two-call protocol
+//! ([`read_list`]) with named codes and a bounded size.
+
+use super::{check, NvmlCode, Session};
+use nvml_wrapper_sys::bindings::*;
+use std::os::raw::{c_uint, c_ulonglong};
+
+/// A device as the raw calls see it: the session's library and the GPU's
+/// handle (or the code looking it up failed with).
+#[derive(Clone, Copy)]
+pub struct Dev<'s> {
+    pub session: &'s Session,
+    handle: Result<nvmlDevice_t, NvmlCode>,
+}
+
+impl<'s> Dev<'s> {
+    /// A device of `session` by its raw handle.
+    pub fn new(session: &'s Session, handle: Result<nvmlDevice_t, NvmlCode>) -> Self {
+        Dev { session, handle }
+    }
+
+    /// A device of `session` by nvml-wrapper's device (a GPU or a MIG device).
+    pub fn of(session: &'s Session, d: &nvml_wrapper::Device<'_>) -> Self {
+        // SAFETY: the handle belongs to this open session; the raw calls only
+        // pass it back to NVML while the session lives.
+        Dev::new(session, Ok(unsafe { d.handle() }))
+    }
+
+    /// The raw handle, or the code looking the GPU up failed with.
+    pub fn handle(&self) -> Result<nvmlDevice_t, NvmlCode> {
+        self.handle
+    }
+}
+
+/// Resolve a symbol of the wrapper's table (a copy of the function pointer).
+macro_rules! sym {
+    ($c:expr, $name:ident) => {
+        nvml_wrapper::error::nvml_sym($c.session.lib().$name.as_ref())
+            .map(|f| *f)
+            .map_err(NvmlCode::from)
+    };
+}
+
+/// A symbol newer than nvml-wrapper-sys's table, looked up in the library
+/// by its NUL-terminated `name`; `missing` when the library lacks it.
+///
+/// # Safety
+/// `F` must be the symbol's C signature as NVML's header declares it.
+unsafe fn sym_by_name<F: Copy>(c: &Dev<'_>, name: &[u8], missing: NvmlCode) -> Result<F, NvmlCode> {
+    // SAFETY: the caller vouches that `F` is the symbol's signature.
+    let found = unsafe { c.session.lib().__library.get::<F>(name) };
+    found.map(|s| *s).map_err(|_| missing)
+}
+
+/// `NVML_STRUCT_VERSION`: the struct's size, with the version in the top byte.
+const fn version<T>(v: u32) -> u32 {
+    (std::mem::size_of::<T>() as u32) | (v << 24)
+}
+
+/// A zeroed NVML out-struct of type `$t` whose `version` member names
+/// struct version `$v` (`NVML_STRUCT_VERSION`).
+macro_rules! versioned {
+    ($t:ty, $v:expr) => {{
+        let mut s: $t = zeroed();
+        s.version = version::<$t>($v);
+        s
+    }};
+}
+
+/// A zeroed NVML out-struct.
+fn zeroed<T: Copy>() -> T {
+    // SAFETY: only used for NVML's plain C structs, for which all-zero bytes
+    // are a valid value.
+    unsafe { std::mem::zeroed() }
+}
+
+type DevU32 = unsafe extern "C" fn(nvmlDevice_t, *mut c_uint) -> nvmlReturn_t;
+type DevU64 = unsafe extern "C" fn(nvmlDevice_t, *mut c_ulonglong) -> nvmlReturn_t;
+type DevPair = unsafe extern "C" fn(nvmlDevice_t, *mut c_uint, *mut c_uint) -> nvmlReturn_t;
+
+fn dev_u32(c: &Dev<'_>, f: Result<DevU32, NvmlCode>) -> Result<u32, NvmlCode> {
+    let f = f?;
+    let h = c.handle()?;
+    let mut v: c_uint = 0;
+    // SAFETY: a valid handle and a valid out-pointer.
+    check(unsafe { f(h, &mut v) })?;
+    Ok(v)
+}
+
+fn dev_u64(c: &Dev<'_>, f: Result<DevU64, NvmlCode>) -> Result<u64, NvmlCode> {
+    let f = f?;
+    let h = c.handle()?;
+    let mut v: c_ulonglong = 0;
+    // SAFETY: a valid handle and a valid out-pointer.
+    check(unsafe { f(h, &mut v) })?;
+    Ok(v)
+}
+
+fn dev_pair(c: &Dev<'_>, f: Result<DevPair, NvmlCode>) -> Result<(u32, u32), NvmlCode> {
+    let f = f?;
+    let h = c.handle()?;
+    let (mut a, mut b): (c_uint, c_uint) = (0, 0);
+    // SAFETY: a valid handle and two valid out-pointers.
+    check(unsafe { f(h, &mut a, &mut b) })?;
+    Ok((a, b))
+}
+
+/// Call `f(handle, &mut out)` for a versioned or plain out-struct.
+fn dev_struct<T: Copy>(
+    c: &Dev<'_>,
+    f: Result<unsafe extern "C" fn(nvmlDevice_t, *mut T) -> nvmlReturn_t, NvmlCode>,
+    mut out: T,
+) -> Result<T, NvmlCode> {
+    let f = f?;
+    let h = c.handle()?;
+    // SAFETY: a valid handle and a valid, initialised out-struct.
+    check(unsafe { f(h, &mut out) })?;
+    Ok(out)
+}
+
+/// `newer`'s answer, unless it failed with one of `older_on` (the library
+/// lacks the newer symbol, or rejects its struct version): then `older`'s.
+fn or_older<T>(
+    newer: Result<T, NvmlCode>,
+    older_on: &[NvmlCode],
+    older: impl FnOnce() -> Result<T, NvmlCode>,
+) -> Result<T, NvmlCode> {
+    match newer {
+        Err(code) if older_on.contains(&code) => older(),
+        r => r,
+    }
+}
+
+/// A NUL-terminated byte buffer as text.
+pub fn c_bytes(b: &[u8]) -> String {
+    let end = b.iter().position(|&x| x == 0).unwrap_or(b.len());
+    String::from_utf8_lossy(&b[..end]).into_owned()
+}
+
+/// The most entries nvq accepts from one NVML list (processes, clocks): a
+/// count beyond it is a driver fault, not a buffer to allocate.
+pub const MAX_LIST_LEN: u32 = 1 << 20;
+
+/// NVML's two-call list protocol. `call(count, buf)` is one NVML list call:
+/// with a null buffer and a count of 0 it asks for the length
+/// (INSUFFICIENT_SIZE with the count, or SUCCESS for an empty list); with a
+/// buffer it fills at most `count` entries and says how many. The buffer has
+/// some headroom, and if the list grew past it meanwhile, nvq asks again, a
+/// few times. A driver that answers INSUFFICIENT_SIZE without asking for
+/// more room gets that error back, never a list padded with zeros (as
+/// nvml-wrapper 0.13 returns for clocks).
+///
+/// # Safety
+/// `call` must pass its arguments to an NVML list function whose records
+/// are `T`, for a live device handle; `zero` must be a valid `T`.
+pub unsafe fn read_list<T: Copy>(
+    zero: T,
+    mut call: impl FnMut(*mut c_uint, *mut T) -> nvmlReturn_t,
+) -> Result<Vec<T>, NvmlCode> {
+    let mut want: c_uint = 0;
+    match NvmlCode(call(&mut want, std::ptr::null_mut())) {
+        NvmlCode::SUCCESS => return Ok(Vec::new()),
+        NvmlCode::INSUFFICIENT_SIZE => {}
+        e => return Err(e),
+    }
+    for _ in 0..8 {
+        if want > MAX_LIST_LEN {
+            return Err(NvmlCode::INSUFFICIENT_SIZE);
+        }
+        let cap = want
+            .saturating_add(want / 4)
+            .saturating_add(8)
+            .min(MAX_LIST_LEN);
+        let mut buf = vec![zero; cap as usize];
+        let mut n = cap;
+        match NvmlCode(call(&mut n, buf.as_mut_ptr())) {
+            NvmlCode::SUCCESS => {
+                buf.truncate((n as usize).min(buf.len()));
+                return Ok(buf);
+            }
+            NvmlCode::INSUFFICIENT_SIZE if n > cap => want = n,
+            NvmlCode::INSUFFICIENT_SIZE => want = cap.saturating_mul(2),
+            e => return Err(e),
+        }
+    }
+    Err(NvmlCode::INSUFFICIENT_SIZE)
+}
+
+mod device;
+mod field;
+mod gpm;
+mod mig;
+mod process;
+mod system;
+
+pub use device::{
+    addressing_mode, c2c_mode, capabilities, compute_mode, dram_encryption, driver_model,
+    engine_utilization, event_reasons, fabric_info, fan_speed, gpu_operation_mode, host_vgpu_mode,
+    hostname, last_bbx_flush, margin_temperature, memory, module_id, nvlink_remote_device_type,
+    pci_info_ext, pcie_gen_gpumax, pdi, platform_info, power_profiles, protected_memory, pstate,
+    remapped_rows, remapped_rows_inactive, repair_status, row_remapper_histogram, sram_ecc_status,
+    supported_clocks, unrepairable_memory, vgpu_device_cap, vgpu_driver_cap,
+    vgpu_heterogeneous_mode, FabricInfo, MemInfo, RemappedRows, DEV_CAP_EGM,
+};
+pub use field::{field_values, FieldVal};
+pub use gpm::{gpm_metrics, gpm_supported, GpmSample};
+pub use mig::{
+    ci_placements, ci_profile, compute_instance_id, compute_instances, gi_placements, gi_profile,
+    gpu_instance_id, gpu_instances, GiHandle, MAX_PROFILE_INDEX,
+};
+pub use process::{
+    process_details, process_name, processes, processes_utilization, Proc, ProcessList,
+    PROCESS_NAME_LEN,
+};
+pub use system::{cuda_driver_version, nvml_version_without_init};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn struct_versions_match_nvml() {
+        // nvmlMemory_v2 is 40 bytes: 0x02000028, as the real library checks.
+        assert_eq!(version::<nvmlMemory_v2_t>(2), 0x0200_0028);
+    }
+
+    #[test]
+    fn c_strings_stop_at_nul() {
+        assert_eq!(c_bytes(b"abc\0def"), "abc");
+        assert_eq!(c_bytes(b"\0"), "");
+        assert_eq!(c_bytes(b"xyz"), "xyz");
+    }
+}

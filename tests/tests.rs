@@ -1,0 +1,47 @@
+//! nvq's integration tests, as one test binary (`autotests = false` in
+//! `Cargo.toml`): one link instead of one per file, and every test on the
+//! same pool of threads. Each file of `tests/` is a module here; a new test
+//! file needs its `mod` line below. They all run nvq through `common`.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+mod bad_input;
+mod compare_script;
+mod completion_bash;
+mod deadline;
+mod dmon;
+mod face;
+mod faults;
+mod fidelity;
+mod formats;
+mod generated;
+mod harness;
+mod hostile;
+mod hostile_users;
+mod init;
+mod install;
+mod layers;
+mod loops;
+mod mig;
+mod nvlink;
+mod personality;
+mod plot;
+mod pmon;
+mod pods;
+mod proptest_parsers;
+mod query_gpu;
+mod query_modes;
+mod readme;
+mod report;
+mod report_public;
+mod report_sections;
+mod report_unit;
+mod report_xml;
+mod scripting;
+mod serve;
+mod summary_table;
+mod top;
+mod topo;
+mod trend;
+mod vgpu;
