@@ -6,7 +6,7 @@
 # seconds after the start (so start-up is left out) and stops SPAN seconds
 # later, before `q`. Samples are counted from the simulator's calls of
 # nvmlDeviceGetPcieThroughput (two per GPU per sample), frames drawn from
-# nvq's calls of its view. Prints instructions per sample, split into nvq
+# nvq's calls of its cell diff. Prints instructions per sample, split into nvq
 # (with the Rust and C libraries) and the simulator (libnvml_sim.so), and
 # the top functions by instructions.
 #   benches/top_callgrind.sh          WARM=15 SPAN=30 (seconds), INTERVAL=100ms
@@ -82,7 +82,7 @@ for line in open(sys.argv[1], errors="replace"):
         self_ir[fn] += ir
         by_obj[obj] += ir
 samples = calls.get("nvmlDeviceGetPcieThroughput", 0) // 16
-frames = sum(n for f, n in calls.items() if "Terminal<B>::try_draw" in f)
+frames = sum(n for f, n in calls.items() if "Terminal<B>::try_draw" in f or f.endswith("term::changed_cells"))
 total = sum(by_obj.values())
 sim = sum(v for o, v in by_obj.items() if "nvml_sim" in o or "libnvidia-ml" in o)
 print(f"samples: {samples}, frames drawn: {frames}")
