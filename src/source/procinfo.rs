@@ -277,6 +277,28 @@ pub fn user_name(uid: u32) -> Option<String> {
 mod tests {
     use super::*;
 
+    /// An open `/proc/PID/stat` reads the same process while it lives (a
+    /// zombie too), and fails once it has been reaped.
+    #[test]
+    fn an_open_stat_file_follows_its_process_not_its_pid() {
+        let Some(host) = HostProc::open(Path::new("/proc")) else {
+            return; // no procfs to read here
+        };
+        let mut child = std::process::Command::new("sleep")
+            .arg("30")
+            .spawn()
+            .unwrap();
+        let f = host.open_file(child.id(), "stat").unwrap();
+        let mut buf = [0u8; 2048];
+        let first = read_again(&f, &mut buf).and_then(stat_identity).unwrap();
+        assert_eq!(first.0, "sleep");
+        child.kill().unwrap();
+        let again = read_again(&f, &mut buf).and_then(stat_identity);
+        assert_eq!(again.as_ref(), Some(&first), "a zombie keeps its PID");
+        child.wait().unwrap();
+        assert_eq!(read_again(&f, &mut buf), None);
+    }
+
     #[test]
     fn nspid_outermost_first() {
         let s = "Name:\tsleep\nPid:\t51234\nNSpid:\t51234\t7\nUid:\t1000\t1001\t1000\t1000\n";
