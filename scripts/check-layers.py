@@ -1,22 +1,36 @@
 #!/usr/bin/env python3
-"""Check nvq's layering: the top-level modules of src/ form no cycle, each
-uses only the modules its layer allows (ARCHITECTURE.md, "Layers"), no
-line of src/ is longer than 120 characters unless it holds a string literal,
+"""Check nvq's layering: the top-level modules of src/ and of nvq-core's
+crates/nvq-core/src/ form no cycle, each uses only the modules its layer
+allows (ARCHITECTURE.md, "Layers"), nvq-core's normal dependencies
+(`cargo tree`) hold no command line, server, terminal or picture crate, no
+line of either is longer than 120 characters unless it holds a string literal,
 every `unsafe` block has a `// SAFETY:` comment (an `unsafe fn` a `# Safety`
-section), only the raw NVML layer (src/nvml/raw/) touches NVML's
+section), only the raw NVML layer (crates/nvq-core/src/nvml/raw/) touches NVML's
 symbol table, and inside each module the files of one folder form no
 circle either (`inner_circles`).
 
-Reads every `crate::<module>` path in src/ (comments and doc comments
+Reads every `crate::<module>` path in both (comments and doc comments
 excluded; `#[cfg(test)]` code included: tests may not bend the layers
 either). Exit 1 with one line per violation.
 """
 import collections
 import os
 import re
+import subprocess
 import sys
 
-ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src")
+REPO = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+# The nvq crate's modules and nvq-core's (model, error, nvml, source, render):
+# one set of layers across the two crates. ROOT is the one being read.
+ROOTS = [os.path.join(REPO, "src"), os.path.join(REPO, "crates", "nvq-core", "src")]
+ROOT = ROOTS[0]
+
+# What nvq-core may never depend on (`cargo tree -p nvq-core -e normal`):
+# the command line, the server, the terminal, the pictures.
+CORE_FORBIDDEN = {
+    "clap", "clap_complete", "clap_mangen", "tokio", "hyper", "hyper_util", "tokio_rustls", "prost",
+    "ratatui", "crossterm", "plotters", "image", "tempfile", "bcrypt", "flate2", "ring",
+}
 
 # What each top-level module may use. The lowest layer first.
 ALLOWED = {
@@ -25,14 +39,17 @@ ALLOWED = {
     "nvml": {"model", "error"},
     "source": {"model", "error", "nvml"},
     "render": {"model", "error"},
+    "plot": {"model", "error"},
+    "pods": {"model", "error", "nvml"},
     "output": {"model", "error"},
     "schedule": {"model", "error", "render", "output"},
     "script": {"model", "error", "source", "render"},
     "serve": {"model", "error", "nvml", "source", "render", "schedule"},
     "tui": {"model", "error", "render"},
-    "cli": {"model", "error", "nvml", "source", "render", "script"},
+    "cli": {"model", "error", "nvml", "source", "render", "script", "pods"},
     "app": {
         "model", "error", "nvml", "source", "render", "output", "schedule", "script", "cli", "serve", "tui",
+        "plot", "pods",
     },
     "lib": None,  # the crate root declares the modules
     "main": None,
@@ -332,7 +349,7 @@ def inner_circles():
                 b = S[c] if len(S) > c and S[c] in kids else None
                 if a is not None and b is not None and a != b:
                     edges[D][a].add(b)
-                    where.setdefault((D, a, b), f"{os.path.relpath(p, os.path.join(ROOT, '..'))}:{line}")
+                    where.setdefault((D, a, b), f"{os.path.relpath(p, REPO)}:{line}")
     problems = []
     for D in sorted(edges):
         g = edges[D]
@@ -359,9 +376,46 @@ def inner_circles():
     return problems, sum(len(g) for g in edges.values())
 
 
+def core_dependencies():
+    """What `cargo tree` says nvq-core depends on (normal dependencies only) that it may not."""
+    try:
+        out = subprocess.run(
+            ["cargo", "tree", "-p", "nvq-core", "-e", "normal", "--prefix", "none", "--format", "{lib}"],
+            cwd=REPO, capture_output=True, text=True, check=True,
+        ).stdout
+    except (OSError, subprocess.CalledProcessError) as e:
+        return [f"cargo tree -p nvq-core failed: {e}"]
+    libs = {line.split()[0] for line in out.splitlines() if line.strip()}
+    return [f"nvq-core depends on `{lib}` (cargo tree -p nvq-core -e normal)" for lib in sorted(libs & CORE_FORBIDDEN)]
+
+
 def main():
+    global ROOT
     edges = collections.defaultdict(set)
     problems = []
+    inner, inner_edges = [], 0
+    for ROOT in ROOTS:
+        read_root(edges, problems)
+        found, n = inner_circles()
+        inner += found
+        inner_edges += n
+    problems += core_dependencies()
+    check_cycles(edges, problems)
+    problems += inner
+    for p in problems:
+        print(p)
+    if problems:
+        return 1
+    print(
+        f"layers: {len(edges)} modules, no cycle, every use allowed, no line over {MAX_LINE}; "
+        f"no circle among the files of a folder ({inner_edges} file-to-file uses); nvq-core free of "
+        f"the command line, the server and the pictures"
+    )
+    return 0
+
+
+def read_root(edges, problems):
+    """The checks of every file under ROOT, and its top-level module's uses into `edges`."""
     for dirpath, _, files in os.walk(ROOT):
         for name in sorted(files):
             if not name.endswith(".rs"):
@@ -370,7 +424,7 @@ def main():
             mod = top_module(path)
             with open(path, encoding="utf-8") as f:
                 text = f.read()
-            rel = os.path.relpath(path, os.path.join(ROOT, ".."))
+            rel = os.path.relpath(path, REPO)
             strings = string_lines(text)
             for n, line in enumerate(text.splitlines(), 1):
                 if len(line) > MAX_LINE and n not in strings:
@@ -387,8 +441,8 @@ def main():
                     before = "\n".join(lines[max(0, n - 15):n])
                     if "# Safety" not in before:
                         problems.append(f"{rel}:{n}: `unsafe fn` without a `# Safety` section in its docs")
-                if re.search(r"\.lib\(\)\.|\.lib\(\)$|NvmlLib::new", line) and not rel.startswith(os.path.join("src", "nvml", "raw") + os.sep) and "self.nvml.lib()" not in line:
-                    problems.append(f"{rel}:{n}: NVML symbol table used outside src/nvml/raw/")
+                if re.search(r"\.lib\(\)\.|\.lib\(\)$|NvmlLib::new", line) and not rel.startswith(os.path.join("crates", "nvq-core", "src", "nvml", "raw") + os.sep) and "self.nvml.lib()" not in line:
+                    problems.append(f"{rel}:{n}: NVML symbol table used outside crates/nvq-core/src/nvml/raw/")
             for n, line in code_lines(text):
                 for used in re.findall(r"\bcrate::([a-z_][a-z0-9_]*)", line):
                     if used == mod or used in ("Personality", "ExitCode", "NvqError"):
@@ -399,7 +453,10 @@ def main():
                         problems.append(f"{rel}:{n}: `{mod}` uses `{used}`, which its layer may not use")
             if mod not in ALLOWED:
                 problems.append(f"{rel}: module `{mod}` has no layer in scripts/check-layers.py")
-    # Cycles, whatever the table says.
+
+
+def check_cycles(edges, problems):
+    """Cycles between top-level modules, whatever the table says."""
     state = {}
 
     def visit(m, stack):
@@ -415,17 +472,6 @@ def main():
     for m in sorted(edges):
         if m not in state:
             visit(m, [m])
-    inner, inner_edges = inner_circles()
-    problems += inner
-    for p in problems:
-        print(p)
-    if problems:
-        return 1
-    print(
-        f"layers: {len(edges)} modules, no cycle, every use allowed, no line over {MAX_LINE}; "
-        f"no circle among the files of a folder ({inner_edges} file-to-file uses)"
-    )
-    return 0
 
 
 if __name__ == "__main__":

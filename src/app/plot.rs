@@ -3,7 +3,7 @@
 use crate::cli::plot::PlotArgs;
 use crate::error::NvqError;
 use crate::output::atomic::AtomicFile;
-use crate::render::plot::{self, PictureKind, PlotSpec};
+use crate::plot::{self, PictureKind, PlotSpec};
 use std::path::{Path, PathBuf};
 
 /// Where a TrueType font is looked for (Debian's fonts-dejavu-core first); `NVQ_PLOT_FONT` names another.

@@ -8,9 +8,9 @@ use crate::error::NvqError;
 use crate::model::pods::{pod_labels, PodMap};
 use crate::model::{Column, Value};
 use crate::nvml::Session;
+use crate::pods::{self, Config, PodState};
 use crate::render::exporter::Profile;
 use crate::serve::collect::{AssembleFn, Collected, RenderFn};
-use crate::source::pods::{self, Config, PodState};
 use std::sync::Arc;
 use std::time::Duration;
 

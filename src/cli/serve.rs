@@ -52,7 +52,7 @@ pub struct ServeArgs {
     #[arg(
         long = "collect.pods.socket",
         value_name = "PATH",
-        default_value = crate::source::pods::DEFAULT_SOCKET
+        default_value = crate::pods::DEFAULT_SOCKET
     )]
     pub pods_socket: std::path::PathBuf,
     /// Ask the kubelet which pods hold which GPUs every DURATION, for --collect.pods.

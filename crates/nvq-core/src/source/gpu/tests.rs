@@ -11,7 +11,7 @@ use std::path::PathBuf;
 
 fn shared(rel: &str) -> Option<String> {
     let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared")
+        .join("../../../shared")
         .join(rel);
     match std::fs::read_to_string(&p) {
         Ok(s) => Some(s),

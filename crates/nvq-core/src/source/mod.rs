@@ -24,7 +24,6 @@ pub mod mig;
 pub mod mode;
 pub mod mode_def;
 pub mod nvlink;
-pub mod pods;
 pub mod procinfo;
 pub mod report;
 pub mod smi_table;

@@ -8,27 +8,26 @@
 //! process); what the host knows of each process (user, command line,
 //! container, CPU, resident memory) from its `/proc` ([`procinfo`]).
 
-use super::gpu::{GpuCtx, FIELDS};
+use super::gpu::GpuCtx;
 use super::pmon::{self, PmonReader};
 use super::procinfo::{self, HostProc};
 use super::Target;
 use crate::model::top::{GpuSnap, Health, MigSnap, ProcSnap};
-use crate::model::{NvmlCode, Value};
+use crate::model::{Fact, NvmlCode, Value};
 use crate::nvml::{raw, Session};
-use nvml_wrapper::enum_wrappers::device::PcieUtilCounter;
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
-/// The `--query-gpu` fields `top` shows, in [`Numbers`] order.
-const FIELD_NAMES: [&str; 8] = [
-    "utilization.gpu",
-    "utilization.memory",
-    "temperature.gpu",
-    "power.draw",
-    "power.limit",
-    "clocks.current.sm",
-    "clocks.current.memory",
-    "fan.speed",
+/// The catalogue facts `top` shows, in [`Numbers`] order.
+const FACTS: [Fact; 8] = [
+    Fact::UtilizationGpu,
+    Fact::UtilizationMemory,
+    Fact::TemperatureGpu,
+    Fact::PowerDraw,
+    Fact::PowerLimit,
+    Fact::ClocksCurrentSm,
+    Fact::ClocksCurrentMemory,
+    Fact::FanSpeed,
 ];
 
 /// The pmon metrics `top` shows, in the order its rows carry them.
@@ -56,7 +55,6 @@ struct Known {
 /// Reads one GPU, sample after sample; keeps pmon's state and each
 /// process's previous CPU time (for its CPU share).
 pub struct TopReader {
-    fields: Vec<Option<usize>>,
     pmon: PmonReader,
     host: Option<Option<HostProc>>,
     known: HashMap<u32, Known>,
@@ -72,17 +70,12 @@ impl Default for TopReader {
 
 impl TopReader {
     pub fn new() -> Self {
-        let fields = FIELD_NAMES
-            .iter()
-            .map(|n| FIELDS.iter().position(|f| f.info.name == *n))
-            .collect();
         let metrics = pmon::METRICS
             .iter()
             .filter(|m| PMON_METRICS.contains(&m.name))
             .cloned()
             .collect();
         TopReader {
-            fields,
             pmon: PmonReader::new(metrics).without_timestamps(),
             host: None,
             known: HashMap::new(),
@@ -124,13 +117,10 @@ impl TopReader {
             gpu.clock_mem_mhz,
             gpu.fan_pct,
         ] = n;
-        let kbs = |which| {
-            c.call(|d| d.pcie_throughput(which))
-                .ok()
-                .map(|kb| f64::from(kb) * 1024.0)
-        };
-        gpu.pcie_rx = kbs(PcieUtilCounter::Receive);
-        gpu.pcie_tx = kbs(PcieUtilCounter::Send);
+        // KB/s, in bytes per second.
+        let kbs = |fact| c.fact(fact).as_f64().map(|kb| kb * 1024.0);
+        gpu.pcie_rx = kbs(Fact::PcieRxThroughput);
+        gpu.pcie_tx = kbs(Fact::PcieTxThroughput);
         gpu.mig = mig(session, &c);
         let procs = self.processes(session, target, count, &gpu);
         (gpu, procs)
@@ -138,10 +128,8 @@ impl TopReader {
 
     fn numbers(&self, c: &GpuCtx<'_>) -> [Option<f64>; 8] {
         let mut out = [None; 8];
-        for (slot, f) in out.iter_mut().zip(&self.fields) {
-            *slot = f
-                .and_then(|i| FIELDS.get(i))
-                .and_then(|d| d.get.read(c).as_f64());
+        for (slot, f) in out.iter_mut().zip(FACTS) {
+            *slot = c.fact(f).as_f64();
         }
         out
     }
@@ -380,9 +368,8 @@ mod tests {
     }
 
     #[test]
-    fn the_fields_top_shows_are_in_the_registry() {
+    fn the_pmon_metrics_top_shows_exist() {
         let r = TopReader::new();
-        assert!(r.fields.iter().all(Option::is_some), "{:?}", r.fields);
         assert_eq!(r.pmon_metric_count(), PMON_METRICS.len());
     }
 

@@ -10,7 +10,6 @@ pub mod mig;
 pub mod monitor;
 mod ndjson;
 pub mod nvlink;
-pub mod plot;
 mod prometheus;
 pub mod report;
 pub mod report_json;

@@ -6,7 +6,7 @@
 use super::gpu::GpuCtx;
 use super::listing::mig_profile;
 use crate::model::gpm::{GpuExtra, InstanceRead, MigDeviceRead};
-use crate::model::NvmlCode;
+use crate::model::{Fact, NvmlCode, Value};
 use crate::nvml::raw::{self, Dev, GpmSample};
 use crate::nvml::Session;
 use nvml_wrapper::Device;
@@ -111,6 +111,14 @@ impl GpmReader {
     }
 }
 
+/// A fact's integer, if it read one.
+fn int(v: Value) -> Option<i64> {
+    match v {
+        Value::Int(n) => Some(n),
+        _ => None,
+    }
+}
+
 /// What the dcgm and nvidia_gpu_exporter profiles read of one GPU beside
 /// its fields: the minor number, the GPM metrics `ids` (of the GPU itself
 /// only when `own`), and, in MIG mode, each GPU instance's memory, GPM
@@ -127,14 +135,14 @@ pub fn extra(
     };
     let dev = &c.raw();
     let mut out = GpuExtra {
-        minor: d.minor_number().ok(),
+        minor: int(c.fact(Fact::MinorNumber)).and_then(|n| u32::try_from(n).ok()),
         gpm: if own {
             reader.read(session, dev, ids)
         } else {
             Vec::new()
         },
         instances: Vec::new(),
-        pcie_replays: super::gpu::get::pcie_replays(c).ok().map(u64::from),
+        pcie_replays: int(c.fact(Fact::PcieReplayCounter)).and_then(|n| u64::try_from(n).ok()),
         pcie_kb_per_s: None,
     };
     for (gi, m) in gpu_instances(session, d) {
