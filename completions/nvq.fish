@@ -625,7 +625,7 @@ complete -c nvq -n "__fish_nvq_using_subcommand vgpu" -s i -l id -d 'GPUs to sho
 complete -c nvq -n "__fish_nvq_using_subcommand vgpu" -l nvml-lib -d 'nvq: load this NVML library instead of libnvidia-ml.so.1' -r -F
 complete -c nvq -n "__fish_nvq_using_subcommand vgpu" -s s -l supported -d 'List the vGPU types (profiles) each vGPU host GPU supports'
 complete -c nvq -n "__fish_nvq_using_subcommand vgpu" -s c -l creatable -d 'List the vGPU types that could be started on each vGPU host GPU now'
-complete -c nvq -n "__fish_nvq_using_subcommand vgpu" -s q -l query -d 'Print each vGPU host GPU\'s running vGPUs in detail (nvq: only where no GPU is a vGPU host)'
+complete -c nvq -n "__fish_nvq_using_subcommand vgpu" -s q -l query -d 'Detail of the running vGPUs: nvq answers it on a host without vGPU, and refuses it on a vGPU host'
 complete -c nvq -n "__fish_nvq_using_subcommand vgpu" -l simulate -d 'nvq: load the NVML simulator installed next to nvq (no GPU needed)'
 complete -c nvq -n "__fish_nvq_using_subcommand vgpu" -s h -l help -d 'Print help'
 complete -c nvq -n "__fish_nvq_using_subcommand top" -s i -l id -d 'GPUs to show: index, UUID or PCI bus id; comma list allowed' -r

@@ -4,8 +4,8 @@
 //! for a command line, calls the function and prints COMPREPLY.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use nvq::cli::generate;
 use nvq::source::QueryMode;
+use nvq_dev as generate;
 use std::process::Command;
 
 fn have_bash() -> bool {

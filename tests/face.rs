@@ -579,7 +579,7 @@ fn the_man_page_has_examples_expressions_and_the_environment() {
 #[test]
 fn every_man_page_example_runs() {
     let dir = tempfile::tempdir().unwrap();
-    for (what, line) in nvq::cli::generate::EXAMPLES {
+    for (what, line) in nvq_dev::EXAMPLES {
         let mut words = shell_words(line);
         assert_eq!(words.first().map(String::as_str), Some("nvq"), "{line}");
         words.remove(0);

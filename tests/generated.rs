@@ -2,7 +2,7 @@
 //! and the man page renders without warnings.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use nvq::cli::generate::{self, REGEN_COMMAND};
+use nvq_dev::{self as generate, REGEN_COMMAND};
 use std::path::Path;
 use std::process::Command;
 

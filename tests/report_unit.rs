@@ -2,7 +2,7 @@
 //! `-q -u` (the S-class unit report) against the simulator's `[[unit]]`
 //! entries. No public capture of nvidia-smi's unit report was found: these
 //! tests check that every value NVML gives reaches the report in each form,
-//! in the unverified layout of `src/render/report_unit.rs`.
+//! in the unverified layout of `crates/nvq-core/src/render/report_unit.rs`.
 
 use crate::common;
 

@@ -9,6 +9,7 @@ mod common;
 mod bad_input;
 mod compare_script;
 mod completion_bash;
+mod core_example;
 mod deadline;
 mod dmon;
 mod face;

@@ -1,7 +1,7 @@
 //! Memory over time against the simulator (`tests/scenarios/trend.toml`, whose memory follows the clock): the
 //! leak on GPU 0 (1 GiB a minute) is found with its rate and time to full; the sawtooth (GPU 1), the warm-up jump
 //! (GPU 2) and the plateaus (GPUs 3-7) are not flagged. The window is shortened to seconds so that a run is short;
-//! the method is the same at any scale (its unit tests in `src/model/trend.rs` use minutes).
+//! the method is the same at any scale (its unit tests in `crates/nvq-core/src/model/trend.rs` use minutes).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use crate::common;

@@ -3,7 +3,6 @@
 
 pub mod command;
 pub mod dmon;
-pub mod generate;
 mod interval;
 pub mod mig;
 mod monitor;

@@ -11,7 +11,7 @@ pub struct VgpuArgs {
     /// List the vGPU types that could be started on each vGPU host GPU now.
     #[arg(short = 'c', long = "creatable")]
     pub creatable: bool,
-    /// Print each vGPU host GPU's running vGPUs in detail (nvq: only where no GPU is a vGPU host).
+    /// Detail of the running vGPUs: nvq answers it on a host without vGPU, and refuses it on a vGPU host.
     #[arg(short = 'q', long = "query")]
     pub query: bool,
     /// GPUs to show (index, UUID, PCI bus id or serial; comma list allowed).

@@ -10,15 +10,25 @@ use std::path::PathBuf;
 /// return codes, plus nvq's own codes for its scripting extensions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ExitCode {
+    /// Everything asked was done.
     Success = 0,
+    /// A bad option, field, format or value on the command line.
     InvalidArgument = 2,
+    /// The GPU or driver cannot do what was asked.
     NotSupported = 3,
+    /// NVML refused: not enough privilege.
     NoPermission = 4,
+    /// `-i` named no GPU (or NVML found none).
     NotFound = 6,
+    /// The NVIDIA kernel driver is not running.
     DriverNotLoaded = 9,
+    /// libnvidia-ml.so could not be loaded.
     LibraryNotFound = 12,
+    /// The NVML library lacks a function the command needs.
     FunctionNotFound = 13,
+    /// A GPU fell off the bus or stopped answering.
     GpuLost = 15,
+    /// The NVML library and the kernel driver are of different versions.
     VersionMismatch = 18,
     /// nvq: an `--assert` expression failed for at least one row.
     AssertFailed = 20,
@@ -26,6 +36,7 @@ pub enum ExitCode {
     Timeout = 21,
     /// nvq: writing the output failed (disk full, no permission, ...).
     OutputError = 22,
+    /// Anything else, nvq's own internal errors included.
     Other = 255,
 }
 
@@ -87,11 +98,15 @@ impl ExitCode {
         ),
     ];
 
+    /// The number the process exits with.
     pub fn code(self) -> i32 {
         self as i32
     }
 }
 
+/// A failure that ends a command: its message is nvidia-smi's (or nvq's own
+/// words, as [`NvqError::nvq_text`] gives them) and it maps to one
+/// [`ExitCode`].
 #[derive(Debug, thiserror::Error)]
 pub enum NvqError {
     /// An unknown field in a `--query-*` list. nvidia-smi follows the line
@@ -136,36 +151,58 @@ pub enum NvqError {
     Usage(String),
 
     #[error("NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the latest NVIDIA driver is installed and running.\n")]
+    /// NVML answered that the kernel driver is not loaded.
     DriverNotLoaded,
 
     /// `detail` names the path and the loader's reason; nvq (not the
     /// nvidia-smi personality) prints it as one more stderr line, see
     /// [`NvqError::nvq_note`].
     #[error("NVIDIA-SMI couldn't find libnvidia-ml.so library in your system. Please make sure that the NVIDIA Display Driver is properly installed and present in your system.\nPlease also try adding directory that contains libnvidia-ml.so to your system PATH.\n")]
-    LibraryNotFound { detail: String },
+    LibraryNotFound {
+        /// The library tried and why the loader refused it.
+        detail: String,
+    },
 
+    /// The library and the kernel driver disagree on their version.
     #[error("Failed to initialize NVML: Driver/library version mismatch\nNVML library version: {nvml_version}\n")]
-    VersionMismatch { nvml_version: String },
+    VersionMismatch {
+        /// The library's own version, read without initialising it.
+        nvml_version: String,
+    },
 
     /// NVML initialisation failed for another reason.
     #[error("Failed to initialize NVML: {}\n", .0.message())]
     Init(NvmlCode),
 
+    /// NVML lists no GPU at all.
     #[error("No devices were found\n")]
     NoDevices,
 
     /// A device-level NVML call that the whole command depends on failed.
     #[error("Unable to query GPU {index}: {}\n", .code.message())]
-    Device { index: u32, code: NvmlCode },
+    Device {
+        /// The GPU's NVML index.
+        index: u32,
+        /// What NVML answered.
+        code: NvmlCode,
+    },
 
     /// A system-wide NVML question the whole command depends on failed
     /// (`topo -c`: the GPUs near a CPU).
     #[error("Unable to query {what}: {}\n", .code.message())]
-    System { what: String, code: NvmlCode },
+    System {
+        /// What was asked, as the message names it.
+        what: String,
+        /// What NVML answered.
+        code: NvmlCode,
+    },
 
+    /// Writing the output (stdout or `-f`) failed.
     #[error("ERROR: could not write to {path}: {source}\n")]
     Output {
+        /// Where the bytes were going.
         path: PathBuf,
+        /// The system's reason.
         #[source]
         source: std::io::Error,
     },
@@ -173,7 +210,12 @@ pub enum NvqError {
     /// `-f` with `--format=prometheus` names something that is not a
     /// regular file (nor a link to one): replacing it would destroy it.
     #[error("ERROR: refusing to replace {path}: it is {kind}, not a regular file.\n")]
-    NotRegular { path: PathBuf, kind: &'static str },
+    NotRegular {
+        /// The `-f` path.
+        path: PathBuf,
+        /// What it is instead ("a directory", "a FIFO", ...).
+        kind: &'static str,
+    },
 
     /// `-f` goes through a symlink that another user owns, in a sticky
     /// world-writable folder (`/tmp`): the kernel's `protected_symlinks`
@@ -182,11 +224,18 @@ pub enum NvqError {
         "ERROR: refusing to write {path}: it goes through the symlink {link}, which another user owns in a \
          world-writable sticky folder.\n"
     )]
-    UntrustedLink { path: PathBuf, link: PathBuf },
+    UntrustedLink {
+        /// The `-f` path.
+        path: PathBuf,
+        /// The symlink on the way that another user owns.
+        link: PathBuf,
+    },
 
+    /// `--assert` failed; the text says for which rows.
     #[error("{0}\n")]
     AssertFailed(String),
 
+    /// `--until` did not hold before `--timeout`; the text says what was waited for.
     #[error("{0}\n")]
     Timeout(String),
 
@@ -202,6 +251,8 @@ pub enum NvqError {
 }
 
 impl NvqError {
+    /// The exit code this error ends the command with (as nvq; see
+    /// [`NvqError::exit_code_as`] for the personality's).
     pub fn exit_code(&self) -> ExitCode {
         match self {
             NvqError::InvalidField(..)

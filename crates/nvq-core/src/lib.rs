@@ -10,10 +10,17 @@
 //! Its only dependencies are nvml-wrapper, serde (with serde_json),
 //! thiserror and libc: no command line, no server, no terminal.
 
+#![warn(missing_docs)]
+
 pub mod error;
-pub mod model;
 pub mod nvml;
+// Documented item by item so far: error, nvml. These three are not yet
+// (about 460 public items); the lint is off for them until they are.
+#[allow(missing_docs)]
+pub mod model;
+#[allow(missing_docs)]
 pub mod render;
+#[allow(missing_docs)]
 pub mod source;
 
 pub use error::{ExitCode, NvqError};

@@ -114,6 +114,7 @@ impl Session {
         })
     }
 
+    /// nvml-wrapper's handle on the library.
     pub fn nvml(&self) -> &Nvml {
         &self.nvml
     }
@@ -123,10 +124,12 @@ impl Session {
         self.nvml.lib()
     }
 
+    /// The library file loaded, or `None` when the loader chose the system's.
     pub fn lib_path(&self) -> Option<&Path> {
         self.lib_path.as_deref()
     }
 
+    /// The driver version ("590.48.01"), read once when the session opened.
     pub fn driver_version(&self) -> Result<&str, NvmlCode> {
         self.driver_version.as_deref().map_err(|c| *c)
     }
@@ -137,10 +140,12 @@ impl Session {
             .map_or(0, crate::model::listing::driver_major)
     }
 
+    /// How many GPUs NVML lists.
     pub fn device_count(&self) -> Result<u32, NvmlCode> {
         self.nvml.device_count().map_err(NvmlCode::from)
     }
 
+    /// The GPU of NVML index `index`.
     pub fn device(&self, index: u32) -> Result<Device<'_>, NvmlCode> {
         self.nvml.device_by_index(index).map_err(NvmlCode::from)
     }

@@ -30,9 +30,13 @@ fn parse_bus_id(s: &str) -> Option<(Option<u32>, u32, u32, u32)> {
 /// What `-i` matches against, for one GPU.
 #[derive(Debug, Clone, Default)]
 pub struct Identity {
+    /// NVML's index.
     pub index: u32,
+    /// `GPU-…` or `MIG-…`, when it could be read.
     pub uuid: Option<String>,
+    /// The board serial number, when it could be read.
     pub serial: Option<String>,
+    /// The PCI bus id (`00000000:17:00.0`), when it could be read.
     pub bus_id: Option<String>,
 }
 

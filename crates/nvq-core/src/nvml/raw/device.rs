@@ -16,12 +16,17 @@ use std::os::raw::{c_uint, c_ulonglong};
 /// before R510). v1 has no reserved figure.
 #[derive(Debug, Clone, Copy)]
 pub struct MemInfo {
+    /// Bytes in all.
     pub total: u64,
+    /// Bytes the driver keeps for itself (v2 only).
     pub reserved: Result<u64, NvmlCode>,
+    /// Bytes in use.
     pub used: u64,
+    /// Bytes free.
     pub free: u64,
 }
 
+/// The GPU's memory, `_v2` first (see [`MemInfo`]).
 pub fn memory(c: &Dev<'_>) -> Result<MemInfo, NvmlCode> {
     let v2 = versioned!(nvmlMemory_v2_t, 2);
     let newer = dev_struct(c, sym!(c, nvmlDeviceGetMemoryInfo_v2), v2).map(|m| MemInfo {
@@ -49,6 +54,7 @@ pub fn memory(c: &Dev<'_>) -> Result<MemInfo, NvmlCode> {
     })
 }
 
+/// `nvmlDeviceGetPciInfoExt`: PCI identity with base and sub class.
 pub fn pci_info_ext(c: &Dev<'_>) -> Result<nvmlPciInfoExt_t, NvmlCode> {
     let p = versioned!(nvmlPciInfoExt_t, 1);
     dev_struct(c, sym!(c, nvmlDeviceGetPciInfoExt), p)
@@ -83,10 +89,12 @@ pub fn driver_model(c: &Dev<'_>) -> Result<(u32, u32), NvmlCode> {
     )
 }
 
+/// The GPU operation mode (GOM), current and pending.
 pub fn gpu_operation_mode(c: &Dev<'_>) -> Result<(u32, u32), NvmlCode> {
     dev_pair(c, sym!(c, nvmlDeviceGetGpuOperationMode))
 }
 
+/// DRAM encryption, current and pending state.
 pub fn dram_encryption(c: &Dev<'_>) -> Result<(u32, u32), NvmlCode> {
     let f = sym!(c, nvmlDeviceGetDramEncryptionMode)?;
     let h = c.handle()?;
@@ -97,10 +105,12 @@ pub fn dram_encryption(c: &Dev<'_>) -> Result<(u32, u32), NvmlCode> {
     Ok((cur.encryptionState, pend.encryptionState))
 }
 
+/// The performance state (0 is P0, the fastest).
 pub fn pstate(c: &Dev<'_>) -> Result<u32, NvmlCode> {
     dev_u32(c, sym!(c, nvmlDeviceGetPerformanceState))
 }
 
+/// The compute mode (`nvmlComputeMode_t`: 0 default, 2 prohibited, 3 exclusive process).
 pub fn compute_mode(c: &Dev<'_>) -> Result<u32, NvmlCode> {
     dev_u32(c, sym!(c, nvmlDeviceGetComputeMode))
 }
@@ -111,10 +121,12 @@ pub fn fan_speed(c: &Dev<'_>) -> Result<u32, NvmlCode> {
     dev_u32(c, sym!(c, nvmlDeviceGetFanSpeed))
 }
 
+/// The highest PCIe generation the GPU supports.
 pub fn pcie_gen_gpumax(c: &Dev<'_>) -> Result<u32, NvmlCode> {
     dev_u32(c, sym!(c, nvmlDeviceGetGpuMaxPcieLinkGeneration))
 }
 
+/// How many degrees the GPU is below its slowdown point.
 pub fn margin_temperature(c: &Dev<'_>) -> Result<i32, NvmlCode> {
     let m = versioned!(nvmlMarginTemperature_t, 1);
     dev_struct(c, sym!(c, nvmlDeviceGetMarginTemperature), m).map(|m| m.marginTemperature)
@@ -130,11 +142,13 @@ pub fn engine_utilization(c: &Dev<'_>, ofa: bool) -> Result<u32, NvmlCode> {
     dev_pair(c, f).map(|(util, _period)| util)
 }
 
+/// The device addressing mode (HMM, ATS or none).
 pub fn addressing_mode(c: &Dev<'_>) -> Result<u32, NvmlCode> {
     let m = versioned!(nvmlDeviceAddressingMode_t, 1);
     dev_struct(c, sym!(c, nvmlDeviceGetAddressingMode), m).map(|m| m.value)
 }
 
+/// Whether the chip-to-chip link (Grace Hopper's C2C) is enabled.
 pub fn c2c_mode(c: &Dev<'_>) -> Result<u32, NvmlCode> {
     dev_struct(
         c,
@@ -144,6 +158,7 @@ pub fn c2c_mode(c: &Dev<'_>) -> Result<u32, NvmlCode> {
     .map(|m| m.isC2cEnabled)
 }
 
+/// One vGPU capability of the driver (`nvmlVgpuDriverCapability_t` `cap`).
 pub fn vgpu_driver_cap(c: &Dev<'_>, cap: u32) -> Result<u32, NvmlCode> {
     let f = sym!(c, nvmlGetVgpuDriverCapabilities)?;
     let mut v: c_uint = 0;
@@ -152,6 +167,7 @@ pub fn vgpu_driver_cap(c: &Dev<'_>, cap: u32) -> Result<u32, NvmlCode> {
     Ok(v)
 }
 
+/// One vGPU capability of the GPU (`nvmlDeviceVgpuCapability_t` `cap`).
 pub fn vgpu_device_cap(c: &Dev<'_>, cap: u32) -> Result<u32, NvmlCode> {
     let f = sym!(c, nvmlDeviceGetVgpuCapabilities)?;
     let h = c.handle()?;
@@ -161,14 +177,20 @@ pub fn vgpu_device_cap(c: &Dev<'_>, cap: u32) -> Result<u32, NvmlCode> {
     Ok(v)
 }
 
+/// The row remapper's counts (`nvmlDeviceGetRemappedRows`).
 #[derive(Debug, Clone, Copy)]
 pub struct RemappedRows {
+    /// Rows remapped for correctable errors.
     pub correctable: u32,
+    /// Rows remapped for uncorrectable errors.
     pub uncorrectable: u32,
+    /// Non-zero: a remapping waits for the next reset.
     pub pending: u32,
+    /// Non-zero: a remapping failed.
     pub failure: u32,
 }
 
+/// The row remapper's counts and flags.
 pub fn remapped_rows(c: &Dev<'_>) -> Result<RemappedRows, NvmlCode> {
     let f = sym!(c, nvmlDeviceGetRemappedRows)?;
     let h = c.handle()?;
@@ -234,15 +256,18 @@ pub fn remapped_rows_inactive(c: &Dev<'_>) -> Result<(u32, u32), NvmlCode> {
     }
 }
 
+/// How many banks have how many spare rows left.
 pub fn row_remapper_histogram(c: &Dev<'_>) -> Result<nvmlRowRemapperHistogramValues_t, NvmlCode> {
     dev_struct(c, sym!(c, nvmlDeviceGetRowRemapperHistogram), zeroed())
 }
 
+/// SRAM ECC error counts by kind and location.
 pub fn sram_ecc_status(c: &Dev<'_>) -> Result<nvmlEccSramErrorStatus_t, NvmlCode> {
     let s = versioned!(nvmlEccSramErrorStatus_t, 1);
     dev_struct(c, sym!(c, nvmlDeviceGetSramEccErrorStatus), s)
 }
 
+/// Confidential computing's protected memory, total, used and free.
 pub fn protected_memory(c: &Dev<'_>) -> Result<nvmlMemory_t, NvmlCode> {
     dev_struct(
         c,
@@ -258,7 +283,9 @@ pub struct FabricInfo {
     pub state: u8,
     /// The registration's NVML return code.
     pub status: u32,
+    /// The NVLink clique the GPU belongs to.
     pub clique_id: u32,
+    /// The fabric cluster's UUID, as bytes.
     pub cluster_uuid: [u8; 16],
 }
 
@@ -283,6 +310,7 @@ pub fn fabric_info(c: &Dev<'_>) -> Result<FabricInfo, NvmlCode> {
     })
 }
 
+/// Where the GPU sits: chassis, slot, tray, host and module ids.
 pub fn platform_info(c: &Dev<'_>) -> Result<nvmlPlatformInfo_t, NvmlCode> {
     let p = versioned!(nvmlPlatformInfo_t, 2);
     dev_struct(c, sym!(c, nvmlDeviceGetPlatformInfo), p)
@@ -297,6 +325,7 @@ struct Hostname {
     value: [u8; 64],
 }
 
+/// The hostname the GPU was given (`nvmlDeviceGetHostname_v1`).
 pub fn hostname(c: &Dev<'_>) -> Result<String, NvmlCode> {
     type GetHostname = unsafe extern "C" fn(nvmlDevice_t, *mut Hostname) -> nvmlReturn_t;
     // SAFETY: `GetHostname` is the symbol's signature in NVML's header.

@@ -8,12 +8,16 @@ use nvml_wrapper_sys::bindings::*;
 /// One `nvmlDeviceGetFieldValues` result.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum FieldVal {
+    /// A signed integer.
     Int(i64),
+    /// An unsigned integer.
     UInt(u64),
+    /// A floating-point number.
     Float(f64),
 }
 
 impl FieldVal {
+    /// The value as a float.
     pub fn as_f64(self) -> f64 {
         match self {
             FieldVal::Int(i) => i as f64,

@@ -14,6 +14,7 @@ use std::os::raw::{c_uint, c_ulonglong};
 /// handle (or the code looking it up failed with).
 #[derive(Clone, Copy)]
 pub struct Dev<'s> {
+    /// The open session whose library the calls go through.
     pub session: &'s Session,
     handle: Result<nvmlDevice_t, NvmlCode>,
 }

@@ -19,10 +19,13 @@ fn known<T: PartialEq>(v: T, none: T) -> Option<T> {
 /// One process in a GPU's process list.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Proc {
+    /// The process id.
     pub pid: u32,
     /// Bytes; `None` when NVML cannot tell (Windows WDDM, some MIG setups).
     pub used_memory: Option<u64>,
+    /// The MIG GPU instance the process runs in.
     pub gpu_instance_id: Option<u32>,
+    /// The MIG compute instance the process runs in.
     pub compute_instance_id: Option<u32>,
     /// Confidential-computing protected memory, bytes: only
     /// `nvmlDeviceGetRunningProcessDetailList` reports it ([`process_details`]).
@@ -68,7 +71,9 @@ impl From<nvmlProcessDetail_v1_t> for Proc {
 /// Which of a GPU's process lists.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ProcessList {
+    /// CUDA (compute) processes.
     Compute,
+    /// Graphics processes.
     Graphics,
     /// Compute processes under MPS.
     MpsCompute,

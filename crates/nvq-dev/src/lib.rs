@@ -1,21 +1,23 @@
-//! Shell completions and the man page, generated from the clap definition
-//! ([`super::command`]), the field registry ([`QueryMode::fields`]) and the exit codes
+//! nvq-dev: nvq's development tools, kept out of the shipped binary (as uv's
+//! `uv-dev`). Shell completions and the man page, generated from the clap definition
+//! ([`nvq::cli::command`]), the field registry ([`QueryMode::fields`]) and the exit codes
 //! ([`ExitCode::ALL`]).
 //!
 //! The files are committed under `completions/` and `man/`;
 //! `tests/generated.rs` fails when they differ from what this module produces
-//! now, and `scripts/regen.sh` rewrites them.
+//! now, and `scripts/regen.sh` rewrites them (both through this crate, a
+//! dev-dependency of nvq).
 //!
 //! clap_complete's static scripts cannot complete a comma-separated list, so
 //! every script gets an nvq-specific addition that completes field names
 //! after `--query-*=` (and after each comma) and tokens after `--format=`.
 
-use crate::error::ExitCode;
-use crate::model::FieldInfo;
-use crate::render::FormatKind;
-use crate::source::QueryMode;
 use clap_complete::Shell;
 use clap_mangen::roff::{bold, italic, roman, Inline, Roff};
+use nvq::error::ExitCode;
+use nvq::model::FieldInfo;
+use nvq::render::FormatKind;
+use nvq::source::QueryMode;
 use std::fmt::Write as _;
 
 /// The command that rewrites every generated file.
@@ -87,7 +89,7 @@ fn first_sentence(help: &str) -> String {
 
 /// The clap command as the generators see it.
 pub fn command() -> clap::Command {
-    super::command()
+    nvq::cli::command()
         .name("nvq")
         .bin_name("nvq")
         .no_binary_name(false)
@@ -715,7 +717,7 @@ fn environment_section(r: &mut Roff) {
     r.control("SH", ["ENVIRONMENT"]);
     let documented = [
         (
-            crate::render::FORMAT_ENV,
+            nvq::render::FORMAT_ENV,
             "The --format of a query that gives none (nvq's own name only); without it a query \
              prints a table on a terminal and CSV into a pipe or file.",
         ),
@@ -724,7 +726,7 @@ fn environment_section(r: &mut Roff) {
             "Set (to anything): no colour in tables, even on a terminal.",
         ),
         (
-            crate::source::procinfo::HOST_PROC_ENV,
+            nvq::source::procinfo::HOST_PROC_ENV,
             "The host's /proc, mounted inside a container, so that the user, command_line, \
              local_pid and container_id fields can map host PIDs.",
         ),
@@ -758,7 +760,7 @@ into the simulator (dgx_h100_8gpu, pcie_8gpu_2numa). Without it the simulator sh
         roman(" draws its text with (default: DejaVu Sans from fonts-dejavu-core)."),
     ]);
     r.control("TP", []);
-    r.text([bold(crate::source::topo::SYSFS_ROOT_ENV)]);
+    r.text([bold(nvq::source::topo::SYSFS_ROOT_ENV)]);
     r.text([
         roman("A directory that "),
         bold("nvq topo -m"),
@@ -769,7 +771,7 @@ into the simulator (dgx_h100_8gpu, pcie_8gpu_2numa). Without it the simulator sh
 fn files_section(r: &mut Roff) {
     r.control("SH", ["FILES"]);
     r.control("TP", []);
-    r.text([bold(crate::nvml::SIMULATOR_FILE)]);
+    r.text([bold(nvq::nvml::SIMULATOR_FILE)]);
     r.text([
         roman("The NVML simulator for "),
         bold("--simulate"),
@@ -801,7 +803,7 @@ fn personality_section(r: &mut Roff) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::render::FormatSpec;
+    use nvq::render::FormatSpec;
 
     #[test]
     fn every_list_token_is_accepted_by_the_parser() {
