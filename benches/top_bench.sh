@@ -7,6 +7,7 @@
 # (VmRSS and peak VmHWM). Needs tmux, nvtop (contrib) and nvitop:
 #   apt-get install tmux nvtop; pip install nvitop==1.7.2 nvidia-ml-py==13.590.48
 #   benches/top_bench.sh              DURATION=30 (seconds per tool), INTERVAL=0.1
+#   NVQ=/path/to/nvq benches/top_bench.sh   (that nvq binary, not built here)
 # nvitop refuses intervals under 0.25 s, so it runs at 1 s, beside nvq and nvtop at 1 s too.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,7 +15,10 @@ target=${CARGO_TARGET_DIR:-$PWD/target}
 DURATION=${DURATION:-30}
 INTERVAL=${INTERVAL:-0.1}
 cargo build -q --release -p nvml-sim
-cargo build -q --release -p nvq --bin nvq
+if [ -z "${NVQ:-}" ]; then
+  cargo build -q --release -p nvq --bin nvq
+  NVQ=$target/release/nvq
+fi
 work=$(mktemp -d)
 sock=nvq-top-bench-$$
 trap 'tmux -L "$sock" kill-server 2>/dev/null || true; rm -rf "$work"' EXIT
@@ -53,7 +57,7 @@ run() {
 
 echo "| tool | command | start to first frame | CPU | RSS | peak RSS |"
 echo "|---|---|---:|---:|---:|---:|"
-nvq_top() { run "$1" "8 GPUs" "$target/release/nvq" top --nvml-lib "$work/libnvidia-ml.so.1" --interval "$2"; }
+nvq_top() { run "$1" "8 GPUs" "$NVQ" top --nvml-lib "$work/libnvidia-ml.so.1" --interval "$2"; }
 nvq_top nvq "$INTERVAL"
 run nvtop "Device 0" nvtop -d "$(echo "$INTERVAL * 10 / 1" | bc)"
 nvq_top nvq-1s 1

@@ -13,6 +13,7 @@ Reads every `crate::<module>` path in both (comments and doc comments
 excluded; `#[cfg(test)]` code included: tests may not bend the layers
 either). Exit 1 with one line per violation.
 """
+import bisect
 import collections
 import os
 import re
@@ -64,44 +65,24 @@ def top_module(path):
     return first[:-3] if first.endswith(".rs") else first
 
 
+# A comment, a raw string, a string or a char literal (as `string_lines` reads them).
+LITERAL = re.compile(
+    r"//[^\n]*|/\*.*?(?:\*/|\Z)|(?<![A-Za-z0-9_])r(#*)\".*?(?:\"\1|\Z)|\"(?:\\.|[^\"\\])*(?:\"|\Z)"
+    r"|'(?:\\(?:u\{[0-9a-fA-F]+\}|x[0-9a-fA-F]{2}|.)|[^\\'\n])'",
+    re.S,
+)
+NOT_NEWLINE = re.compile(r"[^\n]")
+
+
 def string_lines(text):
     """The numbers (1-based) of the lines that hold part of a string literal."""
+    newlines = [i for i, ch in enumerate(text) if ch == "\n"]
     lines = set()
-    i, n, line = 0, len(text), 1
-    while i < n:
-        c = text[i]
-        if c == "\n":
-            line += 1
-            i += 1
-        elif text.startswith("//", i):
-            j = text.find("\n", i)
-            i = n if j < 0 else j
-        elif text.startswith("/*", i):
-            j = text.find("*/", i)
-            j = n if j < 0 else j + 2
-            line += text.count("\n", i, j)
-            i = j
-        elif c == "r" and re.match(r'r#*"', text[i:i + 80]) and not (i and (text[i - 1].isalnum() or text[i - 1] == "_")):
-            hashes = re.match(r'r(#*)"', text[i:]).group(1)
-            start = i + len(hashes) + 2
-            j = text.find('"' + hashes, start)
-            j = n if j < 0 else j + 1 + len(hashes)
-            lines.update(range(line, line + text.count("\n", i, j) + 1))
-            line += text.count("\n", i, j)
-            i = j
-        elif c == '"':
-            j = i + 1
-            while j < n and text[j] != '"':
-                j += 2 if text[j] == "\\" else 1
-            j += 1
-            lines.update(range(line, line + text.count("\n", i, j) + 1))
-            line += text.count("\n", i, j)
-            i = j
-        elif c == "'" and (text.startswith("\\", i + 1) or text[i + 2:i + 3] == "'"):
-            j = text.find("'", i + 2 if text[i + 1] != "\\" else i + 3)
-            i = n if j < 0 else j + 1
-        else:
-            i += 1
+    for m in LITERAL.finditer(text):
+        if m.group(0)[0] in "\"r":
+            first = bisect.bisect_left(newlines, m.start()) + 1
+            last = bisect.bisect_left(newlines, m.end() - 1) + 1
+            lines.update(range(first, last + 1))
     return lines
 
 
@@ -118,36 +99,8 @@ def code_lines(text):
 
 def blank(text):
     """Comments and string/char literals replaced by spaces (newlines kept)."""
-    out = list(text)
-    i, n = 0, len(text)
-    def wipe(a, b):
-        for k in range(a, min(b, n)):
-            if out[k] != "\n":
-                out[k] = " "
-    while i < n:
-        c = text[i]
-        if text.startswith("//", i):
-            j = text.find("\n", i); j = n if j < 0 else j
-            wipe(i, j); i = j
-        elif text.startswith("/*", i):
-            j = text.find("*/", i); j = n if j < 0 else j + 2
-            wipe(i, j); i = j
-        elif c == "r" and re.match(r'r#*"', text[i:i + 80]) and not (i and (text[i-1].isalnum() or text[i-1] == "_")):
-            h = re.match(r'r(#*)"', text[i:]).group(1)
-            j = text.find('"' + h, i + len(h) + 2); j = n if j < 0 else j + 1 + len(h)
-            wipe(i, j); i = j
-        elif c == '"':
-            j = i + 1
-            while j < n and text[j] != '"':
-                j += 2 if text[j] == "\\" else 1
-            wipe(i, j + 1); i = j + 1
-        elif c == "'" and (text.startswith("\\", i + 1) or text[i + 2:i + 3] == "'"):
-            j = text.find("'", i + 2 if text[i + 1] != "\\" else i + 3)
-            j = n if j < 0 else j + 1
-            wipe(i, j); i = j
-        else:
-            i += 1
-    return "".join(out)
+    return LITERAL.sub(lambda m: NOT_NEWLINE.sub(" ", m.group(0)), text)
+
 
 def modpath(path):
     rel = os.path.relpath(path, ROOT)[:-3].split(os.sep)
@@ -194,6 +147,11 @@ def uses(path, text, F=None, declared=None):
     if declared is None:
         declared = set(re.findall(r"^\s*(?:pub(?:\([a-z]+\))?\s+)?mod\s+([a-z_][a-z0-9_]*)\s*;", text, re.M))
     found = []
+    newlines = [i for i, ch in enumerate(text) if ch == "\n"]
+
+    def line_of(offset):
+        return bisect.bisect_left(newlines, offset) + 1
+
     pat = re.compile(r"(?<![A-Za-z0-9_:])(crate|self|super|[a-z_][a-z0-9_]*)((?:::super)*)::")
     for m in pat.finditer(text):
         first = m.group(1)
@@ -229,13 +187,13 @@ def uses(path, text, F=None, declared=None):
                 base = base + segs
                 heads = group_heads(after[3:])
             else:
-                found.append((base + segs, text.count("\n", 0, m.start()) + 1))
+                found.append((base + segs, line_of(m.start())))
                 continue
         for h in heads:
             if h and h != "self":
-                found.append((base + [h], text.count("\n", 0, m.start()) + 1))
+                found.append((base + [h], line_of(m.start())))
             elif h == "self":
-                found.append((base, text.count("\n", 0, m.start()) + 1))
+                found.append((base, line_of(m.start())))
     return F, found
 
 def children(modp):

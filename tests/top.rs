@@ -2,8 +2,9 @@
 //! private server socket), keys sent with `send-keys`, the screen read with
 //! `capture-pane`. Checks what a person would see: the GPUs, a memory curve
 //! that rises with the scenario's series, the leaking process marked, sort,
-//! filter and interval changes, and the terminal as it was after `q` and
-//! after SIGTERM. `--once` and bad options are checked without tmux.
+//! filter and interval changes, and the terminal as it was after `q`,
+//! SIGTERM, SIGHUP and a panic. `--once` and bad options are checked
+//! without tmux.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use crate::common;
@@ -113,8 +114,13 @@ fn script(t: &Tmux, scenario: &Path, args: &str) -> String {
 /// The terminal is as it was: the same `stty` settings (raw mode is off),
 /// the main screen, the cursor shown, and the shell's output visible.
 fn assert_restored(t: &Tmux) {
+    assert_restored_after(t, 0);
+}
+
+/// [`assert_restored`], after nvq top exited with `status`.
+fn assert_restored_after(t: &Tmux, status: i32) {
     let screen = t.wait_for("the exit status", |s| s.contains("EXIT "));
-    assert!(screen.contains("EXIT 0"), "{screen}");
+    assert!(screen.contains(&format!("EXIT {status}")), "{screen}");
     assert!(
         !screen.contains("H100"),
         "the alternate screen was left:\n{screen}"
@@ -241,6 +247,12 @@ fn sigterm_restores_the_terminal() {
         wide.contains("1980MHz") && wide.contains("rx ") && wide.contains("memory "),
         "{wide}"
     );
+    signal_nvq(&t, "TERM");
+    assert_restored(&t);
+}
+
+/// Send signal `sig` to the `nvq top` that `script` started.
+fn signal_nvq(t: &Tmux, sig: &str) {
     let shell = std::fs::read_to_string(t.path("shell")).unwrap();
     let out = Command::new("ps")
         .args(["-o", "pid=", "--ppid", shell.trim()])
@@ -249,11 +261,49 @@ fn sigterm_restores_the_terminal() {
     let pid = String::from_utf8_lossy(&out.stdout).trim().to_string();
     assert!(!pid.is_empty(), "nvq top's PID not found");
     assert!(Command::new("kill")
-        .args(["-TERM", &pid])
+        .args([&format!("-{sig}"), &pid])
         .status()
         .unwrap()
         .success());
+}
+
+#[test]
+fn sighup_restores_the_terminal() {
+    // The terminal's owner hangs up (an ssh session or a window that goes
+    // away) while the shell that started nvq top is still there to see.
+    let sc = common::scenario("top_8gpu.toml");
+    let t = Tmux::new("hup");
+    t.start(80, 24, &script(&t, &sc, "--interval 0.1"));
+    t.wait_for("the first frame", |s| s.contains("8 GPUs"));
+    signal_nvq(&t, "HUP");
     assert_restored(&t);
+}
+
+#[test]
+fn a_panic_restores_the_terminal_and_says_so() {
+    // Debug and test builds of nvq honour NVQ_TEST_TOP_PANIC: a panic on
+    // the UI thread once the first frame is on the screen (with a key so
+    // the frame is seen first). A release build ignores it.
+    let sc = common::scenario("top_8gpu.toml");
+    let t = Tmux::new("panic");
+    t.start(
+        80,
+        24,
+        &script(&t, &sc, "--interval 0.1").replacen(
+            "NVML_SIM_SCENARIO=",
+            "NVQ_TEST_TOP_PANIC=key NVML_SIM_SCENARIO=",
+            1,
+        ),
+    );
+    t.wait_for("the first frame", |s| s.contains("8 GPUs"));
+    t.keys(&["x"]);
+    let screen = t.wait_for("the exit status", |s| s.contains("EXIT "));
+    assert!(screen.contains("EXIT 255"), "a panic exits 255:\n{screen}");
+    assert!(
+        screen.contains("nvq: internal error") && screen.contains("please report it"),
+        "the panic's message is on the restored terminal:\n{screen}"
+    );
+    assert_restored_after(&t, 255);
 }
 
 #[test]

@@ -463,16 +463,19 @@ fn ui_loop(
                     ui.selected = ui.selected.min(sample.gpus.len().saturating_sub(1));
                 }
             }
-            Msg::Input(Input::Key(k)) => match ui.key(k, sample.gpus.len()) {
-                Action::Quit => return Ok(()),
-                Action::Collector => {
-                    let _ = ctl.send(Ctl::Interval(ui.interval_ms));
-                    let _ = ctl.send(Ctl::Pause(ui.paused));
-                    dirty = true;
+            Msg::Input(Input::Key(k)) => {
+                test_panic_on_key();
+                match ui.key(k, sample.gpus.len()) {
+                    Action::Quit => return Ok(()),
+                    Action::Collector => {
+                        let _ = ctl.send(Ctl::Interval(ui.interval_ms));
+                        let _ = ctl.send(Ctl::Pause(ui.paused));
+                        dirty = true;
+                    }
+                    Action::Redraw => dirty = true,
+                    Action::None => {}
                 }
-                Action::Redraw => dirty = true,
-                Action::None => {}
-            },
+            }
             Msg::Input(Input::Resize) => {
                 terminal.tui.autoresize().map_err(draw_err)?;
                 dirty = true;
@@ -490,11 +493,25 @@ fn ui_loop(
             };
             terminal
                 .tui
-                .draw(|f| view::draw(f, &screen))
+                .draw(|area, buf| view::render(&screen, area, buf))
                 .map_err(draw_err)?;
         }
     }
 }
+
+/// Debug and test builds only: with `NVQ_TEST_TOP_PANIC=key`, the first
+/// key panics, so that `tests/top.rs` can check that a panic puts the
+/// terminal back. Release builds have no such switch.
+#[cfg(debug_assertions)]
+#[allow(clippy::panic)]
+fn test_panic_on_key() {
+    if std::env::var_os("NVQ_TEST_TOP_PANIC").is_some_and(|v| v == "key") {
+        panic!("NVQ_TEST_TOP_PANIC: a panic on a key, as asked");
+    }
+}
+
+#[cfg(not(debug_assertions))]
+fn test_panic_on_key() {}
 
 #[cfg(test)]
 mod tests {

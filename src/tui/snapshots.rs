@@ -12,7 +12,6 @@ use crate::model::history::{History, Point, SeriesKey};
 use crate::model::top::{GpuSnap, Health, MigSnap, ProcSnap, TopSample};
 use crate::model::NvmlCode;
 use ratatui::backend::TestBackend;
-use ratatui::Terminal;
 use std::collections::HashMap;
 use std::path::PathBuf;
 
@@ -122,7 +121,7 @@ fn fixture(n: u32) -> Fixture {
 }
 
 fn draw(f: &Fixture, ui: &Ui, w: u16, h: u16) -> String {
-    let mut term = Terminal::new(TestBackend::new(w, h)).unwrap();
+    let mut term = crate::tui::term::Frames::new(TestBackend::new(w, h)).unwrap();
     let screen = Screen {
         sample: &f.sample,
         history: &f.history,
@@ -131,7 +130,8 @@ fn draw(f: &Fixture, ui: &Ui, w: u16, h: u16) -> String {
         ui,
         title: "nvq top · driver 590.48.01",
     };
-    term.draw(|fr| view::draw(fr, &screen)).unwrap();
+    term.draw(|area, buf| view::render(&screen, area, buf))
+        .unwrap();
     let text = super::buffer_text(term.backend().buffer());
     // Whatever the data holds, each row is exactly one line of the screen.
     assert_eq!(text.lines().count(), usize::from(h));

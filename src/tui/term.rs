@@ -6,20 +6,106 @@
 //! is gone, so the guard is dropped in every case but SIGKILL.
 
 use super::state::Key;
+use ratatui::backend::Backend;
+use ratatui::buffer::{Buffer, Cell};
 use ratatui::crossterm::event::{self, Event, KeyCode, KeyEventKind, KeyModifiers};
 use ratatui::crossterm::{cursor, execute, terminal};
+use ratatui::layout::{Position, Rect};
 use ratatui::prelude::CrosstermBackend;
+use ratatui::text::Span;
 use std::io::Stdout;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Raw mode and the alternate screen are on.
 static ACTIVE: AtomicBool = AtomicBool::new(false);
 
-pub type Tui = ratatui::Terminal<CrosstermBackend<Stdout>>;
+pub type Tui = Frames<CrosstermBackend<Stdout>>;
 
 /// The terminal in `top`'s state; dropping it puts it back.
 pub struct Terminal {
     pub tui: Tui,
+}
+
+/// What is on the screen and the frame being drawn: each frame is drawn
+/// whole into a buffer, and only the cells that differ from the screen are
+/// written (as ratatui's `Terminal` does, with a cheaper comparison: see
+/// [`changed_cells`]). The cursor stays hidden.
+pub struct Frames<B: Backend> {
+    backend: B,
+    shown: Buffer,
+    next: Buffer,
+}
+
+impl<B: Backend> Frames<B> {
+    /// Start from a cleared screen of the backend's size.
+    pub fn new(mut backend: B) -> std::io::Result<Self> {
+        let area = Rect::from((Position::ORIGIN, backend.size()?));
+        backend.clear()?;
+        Ok(Frames {
+            backend,
+            shown: Buffer::empty(area),
+            next: Buffer::empty(area),
+        })
+    }
+
+    /// After a resize: clear the screen and draw the next frame whole at the
+    /// new size (nothing when the size is the same).
+    pub fn autoresize(&mut self) -> std::io::Result<()> {
+        let area = Rect::from((Position::ORIGIN, self.backend.size()?));
+        if area != self.shown.area {
+            self.backend.clear()?;
+            self.shown = Buffer::empty(area);
+            self.next = Buffer::empty(area);
+        }
+        Ok(())
+    }
+
+    /// Draw a frame with `render` and write what changed.
+    pub fn draw(&mut self, render: impl FnOnce(Rect, &mut Buffer)) -> std::io::Result<()> {
+        self.next.reset();
+        render(self.next.area, &mut self.next);
+        let updates = changed_cells(&self.shown, &self.next);
+        if !updates.is_empty() {
+            self.backend.draw(updates.into_iter())?;
+            Backend::flush(&mut self.backend)?;
+        }
+        std::mem::swap(&mut self.shown, &mut self.next);
+        Ok(())
+    }
+
+    pub fn backend(&self) -> &B {
+        &self.backend
+    }
+}
+
+/// The cells of `next` to write over `shown`: the same list as ratatui's
+/// `Buffer::diff` (a cell that differs, and those after a wide character
+/// that changed; none hidden under a wide character), but the display width
+/// of a symbol is worked out only when it is not one plain ASCII byte, and
+/// once for a cell that did not change. `Buffer::diff` works out three
+/// widths per cell, which was a third of drawing a frame.
+pub fn changed_cells<'a>(shown: &Buffer, next: &'a Buffer) -> Vec<(u16, u16, &'a Cell)> {
+    fn width(c: &Cell) -> usize {
+        match c.symbol().as_bytes() {
+            [b] if (0x20..0x7f).contains(b) => 1,
+            _ => Span::raw(c.symbol()).width(),
+        }
+    }
+    let mut updates = Vec::new();
+    let (mut invalidated, mut to_skip) = (0usize, 0usize);
+    let w = usize::from(next.area.width).max(1);
+    for (i, (cur, prev)) in next.content.iter().zip(&shown.content).enumerate() {
+        let same = cur == prev;
+        if !cur.skip && (!same || invalidated > 0) && to_skip == 0 {
+            let (x, y) = (i % w, i / w);
+            updates.push((next.area.x + x as u16, next.area.y + y as u16, cur));
+        }
+        let wc = width(cur);
+        to_skip = wc.saturating_sub(1);
+        let wp = if same { wc } else { width(prev) };
+        invalidated = wc.max(wp).max(invalidated).saturating_sub(1);
+    }
+    updates
 }
 
 impl Terminal {
@@ -31,7 +117,7 @@ impl Terminal {
             restore();
             return Err(e);
         }
-        match ratatui::Terminal::new(CrosstermBackend::new(out)) {
+        match Frames::new(CrosstermBackend::new(out)) {
             Ok(tui) => Ok(Terminal { tui }),
             Err(e) => {
                 restore();
@@ -115,6 +201,68 @@ fn map_key(code: KeyCode, mods: KeyModifiers) -> Option<Key> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use ratatui::style::{Color, Style};
+
+    #[test]
+    fn the_changed_cells_are_those_ratatui_writes() {
+        let area = Rect::new(0, 0, 12, 3);
+        let frames = [
+            vec!["hello world", "GPU ▶ 0 ███▁", "plain"],
+            vec!["hello World", "GPU ▶ 1 ██▁▁", "plain"],
+            vec!["日本語 wide", "GPU ▶ 1 ██▁▁", "pla日n"],
+            vec!["ascii again", "", "plain"],
+            vec!["", "", ""],
+        ];
+        let buffers: Vec<Buffer> = frames
+            .iter()
+            .enumerate()
+            .map(|(n, lines)| {
+                let mut b = Buffer::empty(area);
+                for (y, l) in lines.iter().enumerate() {
+                    let st = if n % 2 == 0 {
+                        Style::default()
+                    } else {
+                        Style::default().fg(Color::Red)
+                    };
+                    b.set_string(0, y as u16, l, if y == 1 { st } else { Style::default() });
+                }
+                b
+            })
+            .collect();
+        let mut pairs = 0;
+        for a in &buffers {
+            for b in &buffers {
+                let ours: Vec<_> = changed_cells(a, b)
+                    .into_iter()
+                    .map(|(x, y, c)| (x, y, c.clone()))
+                    .collect();
+                let theirs: Vec<_> = a
+                    .diff(b)
+                    .into_iter()
+                    .map(|(x, y, c)| (x, y, c.clone()))
+                    .collect();
+                assert_eq!(ours, theirs);
+                pairs += usize::from(!ours.is_empty());
+            }
+        }
+        assert!(pairs >= 15, "{pairs}");
+    }
+
+    #[test]
+    fn a_frame_writes_only_what_changed() {
+        let mut f = Frames::new(ratatui::backend::TestBackend::new(10, 2)).unwrap();
+        f.draw(|a, b| {
+            b.set_string(a.x, a.y, "abc", Style::default());
+        })
+        .unwrap();
+        f.draw(|a, b| {
+            b.set_string(a.x, a.y, "abd", Style::default());
+        })
+        .unwrap();
+        assert_eq!(crate::tui::buffer_text(f.backend().buffer()), "abd\n\n");
+        let (same, next) = (f.shown.clone(), f.shown.clone());
+        assert!(changed_cells(&same, &next).is_empty());
+    }
 
     #[test]
     fn ctrl_c_is_quit_not_a_letter() {

@@ -19,7 +19,6 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Cell, Clear, Paragraph, Row, Table, Widget};
-use ratatui::Frame;
 use std::borrow::Cow;
 use std::collections::HashMap;
 
@@ -63,11 +62,6 @@ pub fn safe(s: &str) -> Cow<'_, str> {
 
 /// The height from which the wide layout is used.
 const WIDE_HEIGHT: u16 = 32;
-
-pub fn draw(frame: &mut Frame<'_>, s: &Screen<'_>) {
-    let area = frame.area();
-    render(s, area, frame.buffer_mut());
-}
 
 /// Draw the whole screen into `buf`.
 pub fn render(s: &Screen<'_>, area: Rect, buf: &mut Buffer) {
@@ -149,7 +143,7 @@ fn header(s: &Screen<'_>, area: Rect, buf: &mut Buffer, scrolled: bool) {
         ));
     }
     spans.push(Span::raw("  h help"));
-    Paragraph::new(Line::from(spans)).render(area, buf);
+    line_at(buf, area, &Line::from(spans));
 }
 
 fn plural(n: usize) -> &'static str {
@@ -267,23 +261,61 @@ fn mem_line(
         .width
         .saturating_sub(label_w + 1 + text.len() as u16 + tail_w)
         .max(4);
-    let [l, _, bar, rest] = Layout::horizontal([
-        Constraint::Length(label_w),
-        Constraint::Length(1),
-        Constraint::Length(bar_w),
-        Constraint::Min(0),
-    ])
-    .areas(area);
-    Paragraph::new(label.to_string()).render(l, buf);
+    let [l, _, bar, rest] = cut(area, [label_w, 1, bar_w]);
+    buf.set_stringn(l.x, l.y, label, usize::from(l.width), Style::default());
     let frac = fraction(used, total);
     Bar {
         frac,
         style: style(s, bar_colour(frac.unwrap_or(0.0))),
     }
     .render(bar, buf);
-    let mut spans = vec![Span::raw(text)];
-    spans.extend(tail.iter().cloned());
-    Paragraph::new(Line::from(spans)).render(rest, buf);
+    let (x, _) = buf.set_stringn(
+        rest.x,
+        rest.y,
+        &text,
+        usize::from(rest.width),
+        Style::default(),
+    );
+    let left = rest.width.saturating_sub(x - rest.x);
+    line_at(
+        buf,
+        Rect {
+            x,
+            width: left,
+            ..rest
+        },
+        &Line::from(tail.to_vec()),
+    );
+}
+
+/// `area` cut from the left into columns of these widths (each at most
+/// what is left) and the rest. A plain split: ratatui's layout solver costs
+/// more than drawing the line itself, and these lines are drawn every frame.
+fn cut<const N: usize, const M: usize>(area: Rect, widths: [u16; N]) -> [Rect; M] {
+    let mut out = [Rect { width: 0, ..area }; M];
+    let mut x = area.x;
+    let end = area.right();
+    for (slot, w) in out
+        .iter_mut()
+        .zip(widths.iter().copied().chain(std::iter::once(u16::MAX)))
+    {
+        let w = w.min(end - x);
+        *slot = Rect {
+            x,
+            width: w,
+            ..area
+        };
+        x += w;
+    }
+    out
+}
+
+/// One line of text at the top of `area`, cut at its right edge (what a
+/// one-line `Paragraph` draws, without its wrapping machinery).
+fn line_at(buf: &mut Buffer, area: Rect, line: &Line<'_>) {
+    if area.height > 0 && area.width > 0 {
+        buf.set_line(area.x, area.y, line, area.width);
+    }
 }
 
 fn bar_colour(frac: f64) -> Color {
@@ -328,7 +360,7 @@ fn gpu_line(s: &Screen<'_>, g: &GpuSnap, selected: bool, wide: bool, area: Rect,
                 Span::raw(" "),
                 Span::styled(text, style(s, colour).add_modifier(Modifier::BOLD)),
             ]);
-            Paragraph::new(line).render(area, buf);
+            line_at(buf, area, &line);
             return;
         }
     }
@@ -411,7 +443,7 @@ fn detail_line(s: &Screen<'_>, area: Rect, buf: &mut Buffer) {
             rate(g.pcie_tx)
         )));
     }
-    Paragraph::new(Line::from(spans)).render(area, buf);
+    line_at(buf, area, &Line::from(spans));
 }
 
 /// The selected GPU's memory and utilization over the zoom's time span.

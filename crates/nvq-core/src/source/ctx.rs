@@ -56,8 +56,9 @@ pub struct GpuCtx<'s> {
     pub index: u32,
     /// The number of GPUs NVML reports (`count` field).
     pub count: u32,
-    /// The sample's timestamp, taken when the context was built.
-    pub timestamp: String,
+    /// The sample's timestamp as text, formatted from `taken` when first
+    /// asked for ([`GpuCtx::timestamp`]).
+    timestamp: OnceCell<String>,
     /// The same moment as a clock reading.
     pub taken: std::time::SystemTime,
     device: Result<Device<'s>, NvmlCode>,
@@ -88,12 +89,19 @@ impl<'s> GpuCtx<'s> {
             session,
             index,
             count,
-            timestamp: crate::source::time::format_timestamp(taken),
+            timestamp: OnceCell::new(),
             taken,
             device,
             caches: Caches::default(),
             field_values: RefCell::new(Vec::new()),
         }
+    }
+
+    /// The sample's timestamp (`2026/12/01 23:45:00.123`), taken when the
+    /// context was built; formatted once, and only for a sample that shows it.
+    pub fn timestamp(&self) -> &str {
+        self.timestamp
+            .get_or_init(|| crate::source::time::format_timestamp(self.taken))
     }
 
     /// The device handle, or the code that getting it failed with.

@@ -305,7 +305,7 @@ impl DmonReader {
             cells.extend(cells_of(&ids, &got, show));
             let mut r = Row::new(cells);
             r.gpu = Some(target.ident(&c));
-            r.timestamp = Some(c.timestamp.clone());
+            r.timestamp = Some(c.timestamp().to_string());
             rows.push(r);
         }
         rows
@@ -340,7 +340,7 @@ impl DmonReader {
         }
         let mut row = Row::new(cells);
         row.gpu = Some(target.ident(&c));
-        row.timestamp = Some(c.timestamp.clone());
+        row.timestamp = Some(c.timestamp().to_string());
         row
     }
 
@@ -419,63 +419,21 @@ mod tests {
         assert_eq!(select(GROUPS).unwrap().len(), METRICS.len());
     }
 
-    /// nvq's names of GPM metric ids are NVML's (`nvmlGpmMetricId_t`).
+    /// nvq's names of GPM metric ids are NVML's (`nvmlGpmMetricId_t`): the
+    /// first and last of each run of ids.
     #[test]
+    #[rustfmt::skip]
     fn gpm_ids_are_nvmls() {
         use nvml_wrapper_sys::bindings as b;
-        let pairs = [
-            (
-                id::GRAPHICS_UTIL,
-                b::nvmlGpmMetricId_t_NVML_GPM_METRIC_GRAPHICS_UTIL,
-            ),
-            (
-                id::SM_OCCUPANCY,
-                b::nvmlGpmMetricId_t_NVML_GPM_METRIC_SM_OCCUPANCY,
-            ),
-            (
-                id::IMMA_TENSOR_UTIL,
-                b::nvmlGpmMetricId_t_NVML_GPM_METRIC_IMMA_TENSOR_UTIL,
-            ),
-            (
-                id::FP16_UTIL,
-                b::nvmlGpmMetricId_t_NVML_GPM_METRIC_FP16_UTIL,
-            ),
-            (
-                id::PCIE_RX_PER_SEC,
-                b::nvmlGpmMetricId_t_NVML_GPM_METRIC_PCIE_RX_PER_SEC,
-            ),
-            (
-                id::nvdec(7),
-                b::nvmlGpmMetricId_t_NVML_GPM_METRIC_NVDEC_7_UTIL,
-            ),
-            (
-                id::nvjpg(7),
-                b::nvmlGpmMetricId_t_NVML_GPM_METRIC_NVJPG_7_UTIL,
-            ),
-            (
-                id::NVOFA_0_UTIL,
-                b::nvmlGpmMetricId_t_NVML_GPM_METRIC_NVOFA_0_UTIL,
-            ),
-            (
-                id::NVLINK_TOTAL_TX_PER_SEC,
-                b::nvmlGpmMetricId_t_NVML_GPM_METRIC_NVLINK_TOTAL_TX_PER_SEC,
-            ),
-            (
-                id::nvlink_rx(0),
-                b::nvmlGpmMetricId_t_NVML_GPM_METRIC_NVLINK_L0_RX_PER_SEC,
-            ),
-            (
-                id::nvlink_tx(17),
-                b::nvmlGpmMetricId_t_NVML_GPM_METRIC_NVLINK_L17_TX_PER_SEC,
-            ),
-        ];
-        for (ours, nvml) in pairs {
-            assert_eq!(ours, nvml);
-        }
-        assert_eq!(
-            id::nvenc(3),
-            b::nvmlGpmMetricId_t_NVML_GPM_METRIC_NVENC_3_UTIL
-        );
+        assert_eq!(id::GRAPHICS_UTIL, b::nvmlGpmMetricId_t_NVML_GPM_METRIC_GRAPHICS_UTIL);
+        assert_eq!(id::IMMA_TENSOR_UTIL, b::nvmlGpmMetricId_t_NVML_GPM_METRIC_IMMA_TENSOR_UTIL);
+        assert_eq!(id::PCIE_RX_PER_SEC, b::nvmlGpmMetricId_t_NVML_GPM_METRIC_PCIE_RX_PER_SEC);
+        assert_eq!(id::nvdec(7), b::nvmlGpmMetricId_t_NVML_GPM_METRIC_NVDEC_7_UTIL);
+        assert_eq!(id::nvjpg(7), b::nvmlGpmMetricId_t_NVML_GPM_METRIC_NVJPG_7_UTIL);
+        assert_eq!(id::NVOFA_0_UTIL, b::nvmlGpmMetricId_t_NVML_GPM_METRIC_NVOFA_0_UTIL);
+        assert_eq!(id::NVLINK_TOTAL_TX_PER_SEC, b::nvmlGpmMetricId_t_NVML_GPM_METRIC_NVLINK_TOTAL_TX_PER_SEC);
+        assert_eq!(id::nvlink_tx(17), b::nvmlGpmMetricId_t_NVML_GPM_METRIC_NVLINK_L17_TX_PER_SEC);
+        assert_eq!(id::nvenc(3), b::nvmlGpmMetricId_t_NVML_GPM_METRIC_NVENC_3_UTIL);
     }
 
     /// Every dmon column that is no violation share reads a catalogue fact.

@@ -68,7 +68,7 @@ impl<'s> ListGpu<'s> {
     }
 
     fn timestamp(&self) -> Value {
-        Value::text(self.gpu.timestamp.clone())
+        Value::text(self.gpu.timestamp())
     }
 
     fn cached(
@@ -207,7 +207,7 @@ impl<T: 'static> ListMode<T> {
                         .map(|&f| self.cell(&gpu, item, f))
                         .collect(),
                 );
-                row.timestamp = Some(gpu.gpu.timestamp.clone());
+                row.timestamp = Some(gpu.gpu.timestamp().to_string());
                 row.time = Some(gpu.gpu.taken);
                 row.gpu = ident.clone();
                 row.labels = item.map(self.labels).unwrap_or_default();

@@ -10,7 +10,7 @@
 
 use super::monitor::m;
 pub use super::monitor::Metric;
-use super::procinfo::{stat_identity, HostProc};
+use super::procinfo::{read_again, stat_identity, HostProc};
 use super::Target;
 use crate::model::{NvmlCode, Row, Value};
 use crate::nvml::raw::{self, ProcessList};
@@ -66,7 +66,15 @@ struct Proc {
 struct KnownName {
     identity: Option<(String, u64)>,
     name: String,
+    /// That process's `/proc/PID/stat`, kept open while the PID is listed
+    /// (at most [`HELD_STATS`] per reader): checking the identity again is
+    /// one read, not an open, a read and a close, each sample.
+    stat: Option<std::fs::File>,
 }
+
+/// The most `/proc/PID/stat` files one reader keeps open (beyond it, the
+/// file is opened again for each check).
+const HELD_STATS: usize = 64;
 
 /// One utilization sample of a process.
 #[derive(Clone, Copy)]
@@ -101,6 +109,8 @@ pub struct PmonReader {
     names: HashMap<u32, KnownName>,
     /// The host's procfs, looked up on the first sample.
     host: Option<Option<HostProc>>,
+    /// Rows carry the sample's timestamp (`top` shows none).
+    timestamps: bool,
 }
 
 const MIB: u64 = 1024 * 1024;
@@ -113,7 +123,14 @@ impl PmonReader {
             details: true,
             names: HashMap::new(),
             host: None,
+            timestamps: true,
         }
+    }
+
+    /// Rows without the sample's timestamp (not formatted at all).
+    pub fn without_timestamps(mut self) -> Self {
+        self.timestamps = false;
+        self
     }
 
     /// One process list: with each process's protected memory where the
@@ -135,21 +152,35 @@ impl PmonReader {
     /// The name of process `pid`: the one read before while it is the same
     /// process, else NVML's (remembered when NVML gives one).
     fn name(&mut self, session: &Session, pid: u32) -> Result<String, NvmlCode> {
-        let host = self.host.get_or_insert_with(HostProc::detect);
-        let identity = host
-            .as_ref()
-            .and_then(|h| h.read(pid, "stat").ok())
-            .and_then(|stat| stat_identity(&stat));
+        let host = self.host.get_or_insert_with(HostProc::detect).as_ref();
+        let mut buf = [0u8; 2048];
         if let Some(known) = self.names.get(&pid) {
+            let identity = match &known.stat {
+                Some(f) => read_again(f, &mut buf).and_then(stat_identity),
+                None => host
+                    .and_then(|h| h.read(pid, "stat").ok())
+                    .and_then(|stat| stat_identity(&stat)),
+            };
             if known.identity == identity {
                 return Ok(known.name.clone());
             }
         }
+        let held = self.names.values().filter(|k| k.stat.is_some()).count();
+        let stat = host
+            .filter(|_| held < HELD_STATS)
+            .and_then(|h| h.open_file(pid, "stat").ok());
+        let identity = match &stat {
+            Some(f) => read_again(f, &mut buf).and_then(stat_identity),
+            None => host
+                .and_then(|h| h.read(pid, "stat").ok())
+                .and_then(|s| stat_identity(&s)),
+        };
         let name = raw::process_name(session, pid)?;
         let name = short_name(&name).to_string();
         self.names.insert(
             pid,
             KnownName {
+                stat: stat.filter(|_| identity.is_some()),
                 identity,
                 name: name.clone(),
             },
@@ -204,10 +235,11 @@ impl PmonReader {
         }
         let samples = self.samples(&c);
         let ident = target.ident(&c);
+        let stamp = self.timestamps.then(|| c.timestamp().to_string());
         let make = |cells: Vec<Value>, pid: Option<u32>| {
             let mut row = Row::new(cells);
             row.gpu = Some(ident.clone());
-            row.timestamp = Some(c.timestamp.clone());
+            row.timestamp.clone_from(&stamp);
             if let Some(pid) = pid {
                 row.labels.push(("pid", pid.to_string()));
             }

@@ -110,6 +110,11 @@ impl HostProc {
         })
     }
 
+    /// Open `/proc/PID/<file>` to read it again later ([`read_again`]).
+    pub fn open_file(&self, pid: u32, file: &str) -> Result<std::fs::File, NvmlCode> {
+        std::fs::File::open(self.path(pid, file)).map_err(|_| NvmlCode::NOT_FOUND)
+    }
+
     pub fn status(&self, pid: u32) -> Result<String, NvmlCode> {
         self.read(pid, "status")
             .map(|b| String::from_utf8_lossy(&b).into_owned())
@@ -166,6 +171,17 @@ pub fn parse_cmdline(raw: &[u8]) -> String {
 
 /// The command name and start time (fields 2 and 22 of `/proc/PID/stat`):
 /// together they identify a process across PID namespaces.
+/// Read a `/proc/PID/…` file opened before from its start, into `buf`
+/// (one system call). On a real procfs this fails once the process has
+/// exited and been reaped, even when another process has its PID by then:
+/// the open file belongs to the process, not to the number.
+pub fn read_again<'b>(f: &std::fs::File, buf: &'b mut [u8]) -> Option<&'b [u8]> {
+    use std::os::unix::fs::FileExt;
+    let n = f.read_at(buf, 0).ok()?;
+    // A text that filled the buffer may be cut: not trusted.
+    buf.get(..n).filter(|_| n < buf.len())
+}
+
 pub fn stat_identity(stat: &[u8]) -> Option<(String, u64)> {
     let s = String::from_utf8_lossy(stat);
     let open = s.find('(')?;
@@ -260,6 +276,28 @@ pub fn user_name(uid: u32) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An open `/proc/PID/stat` reads the same process while it lives (a
+    /// zombie too), and fails once it has been reaped.
+    #[test]
+    fn an_open_stat_file_follows_its_process_not_its_pid() {
+        let Some(host) = HostProc::open(Path::new("/proc")) else {
+            return; // no procfs to read here
+        };
+        let mut child = std::process::Command::new("sleep")
+            .arg("30")
+            .spawn()
+            .unwrap();
+        let f = host.open_file(child.id(), "stat").unwrap();
+        let mut buf = [0u8; 2048];
+        let first = read_again(&f, &mut buf).and_then(stat_identity).unwrap();
+        assert_eq!(first.0, "sleep");
+        child.kill().unwrap();
+        let again = read_again(&f, &mut buf).and_then(stat_identity);
+        assert_eq!(again.as_ref(), Some(&first), "a zombie keeps its PID");
+        child.wait().unwrap();
+        assert_eq!(read_again(&f, &mut buf), None);
+    }
 
     #[test]
     fn nspid_outermost_first() {

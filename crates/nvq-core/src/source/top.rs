@@ -76,7 +76,7 @@ impl TopReader {
             .cloned()
             .collect();
         TopReader {
-            pmon: PmonReader::new(metrics),
+            pmon: PmonReader::new(metrics).without_timestamps(),
             host: None,
             known: HashMap::new(),
             hz: clock_ticks_per_second(),

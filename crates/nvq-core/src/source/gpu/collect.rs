@@ -38,7 +38,7 @@ pub fn collect(session: &Session, targets: &[Target], req: &Request<'_>) -> Vec<
             let mut row = Row::new(cells);
             row.gpu = gpu;
             row.time = Some(ctx.taken);
-            row.timestamp = Some(ctx.timestamp);
+            row.timestamp = Some(ctx.timestamp().to_string());
             row
         })
         .collect()

@@ -62,7 +62,7 @@ const fn memory_fv(id: u32, fmt: FvFmt) -> Get {
 /// reader does not compile.
 const fn reader(fact: Fact) -> Get {
     match fact {
-        Fact::Timestamp => Get::Fn(|c| Value::text(c.timestamp.clone())),
+        Fact::Timestamp => Get::Fn(|c| Value::text(c.timestamp())),
         Fact::TimestampEpoch => Get::Fn(|c| crate::source::time::epoch_value(c.taken)),
         Fact::DriverVersion => Get::Fn(get::driver_version),
         Fact::KmdVersion => Get::Fn(get::driver_version),

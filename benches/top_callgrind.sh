@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# What one sample of `nvq top` costs, in instructions (valgrind callgrind,
+# which the machine's load does not change), not a test: the release build in
+# a 120x40 tmux window on tests/scenarios/top_8gpu.toml (8 simulated H100s,
+# 9 processes, MIG on GPU 7) at --interval 100ms. Counting starts WARM
+# seconds after the start (so start-up is left out) and stops SPAN seconds
+# later, before `q`. Samples are counted from the simulator's calls of
+# nvmlDeviceGetPcieThroughput (two per GPU per sample), frames drawn from
+# nvq's calls of its cell diff. Prints instructions per sample, split into nvq
+# (with the Rust and C libraries) and the simulator (libnvml_sim.so), and
+# the top functions by instructions.
+#   benches/top_callgrind.sh          WARM=15 SPAN=30 (seconds), INTERVAL=100ms
+#   NVQ=/path/to/nvq benches/top_callgrind.sh   (that binary, no build: a before/after pair)
+#   KEEP=FILE: keep callgrind's output there (for callgrind_annotate --inclusive=yes)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+target=${CARGO_TARGET_DIR:-$PWD/target}
+WARM=${WARM:-15}
+SPAN=${SPAN:-30}
+INTERVAL=${INTERVAL:-100ms}
+cargo build -q --release -p nvml-sim
+if [ -z "${NVQ:-}" ]; then
+  cargo build -q --release -p nvq --bin nvq
+  NVQ=$target/release/nvq
+fi
+work=$(mktemp -d)
+sock=nvq-top-cg-$$
+trap 'tmux -L "$sock" kill-server 2>/dev/null || true; rm -rf "$work"' EXIT
+ln -s "$target/release/libnvml_sim.so" "$work/libnvidia-ml.so.1"
+tmux -L "$sock" -f /dev/null new-session -d -s cg -x 120 -y 40 \
+  "echo \$\$ > $work/pid; export LD_LIBRARY_PATH=$work TERM=xterm-256color \
+   NVML_SIM_SCENARIO=$PWD/tests/scenarios/top_8gpu.toml; exec valgrind --tool=callgrind \
+   --instr-atstart=no --callgrind-out-file=$work/cg.out $NVQ top \
+   --nvml-lib $work/libnvidia-ml.so.1 --interval $INTERVAL 2>$work/valgrind.log"
+sleep "$WARM"
+pid=$(cat "$work/pid")
+tmux -L "$sock" capture-pane -p -t cg | grep -q "8 GPUs" || { echo "no frame after $WARM s"; exit 1; }
+callgrind_control -i on "$pid" >/dev/null
+sleep "$SPAN"
+callgrind_control -i off "$pid" >/dev/null
+tmux -L "$sock" send-keys -t cg q
+for _ in $(seq 100); do [ -s "$work/cg.out" ] && ! kill -0 "$pid" 2>/dev/null && break; sleep 0.2; done
+[ -z "${KEEP:-}" ] || cp "$work/cg.out" "$KEEP"
+python3 - "$work/cg.out" <<'EOF'
+import re, sys
+from collections import defaultdict
+names, objs = {}, {}
+def name(kind, table, text):
+    m = re.match(r"\((\d+)\)(?: (.*))?", text)
+    if not m:
+        return text
+    if m.group(2) is not None:
+        table[m.group(1)] = m.group(2)
+    return table.get(m.group(1), "?")
+self_ir = defaultdict(int)
+by_obj = defaultdict(int)
+calls = defaultdict(int)
+fn = obj = cfn = None
+pending = None
+events = None
+for line in open(sys.argv[1], errors="replace"):
+    line = line.rstrip("\n")
+    if line.startswith("events:"):
+        events = line.split()[1:]
+    elif line.startswith("ob="):
+        obj = name("ob", objs, line[3:])
+    elif line.startswith("fn="):
+        fn = name("fn", names, line[3:])
+    elif line.startswith("cob="):
+        name("ob", objs, line[4:])
+    elif line.startswith("cfn="):
+        cfn = name("fn", names, line[4:])
+    elif line.startswith("calls="):
+        calls[cfn] += int(line[6:].split()[0])
+        pending = True
+    elif line and (line[0].isdigit() or line[0] in "+-*"):
+        parts = line.split()
+        ir = int(parts[1]) if len(parts) > 1 else 0
+        if pending:
+            pending = None  # inclusive cost of the call above, not self cost
+            continue
+        self_ir[fn] += ir
+        by_obj[obj] += ir
+samples = calls.get("nvmlDeviceGetPcieThroughput", 0) // 16
+frames = sum(n for f, n in calls.items() if "Terminal<B>::try_draw" in f or f.endswith("term::changed_cells"))
+total = sum(by_obj.values())
+sim = sum(v for o, v in by_obj.items() if "nvml_sim" in o or "libnvidia-ml" in o)
+print(f"samples: {samples}, frames drawn: {frames}")
+if samples:
+    print(f"instructions per sample: {total / samples:,.0f} "
+          f"(nvq and its libraries {(total - sim) / samples:,.0f}, simulator {sim / samples:,.0f})")
+for o, v in sorted(by_obj.items(), key=lambda x: -x[1])[:6]:
+    print(f"  {v / max(samples, 1):>12,.0f}  {o}")
+print("top functions (self instructions per sample):")
+for f, v in sorted(self_ir.items(), key=lambda x: -x[1])[:25]:
+    print(f"  {v / max(samples, 1):>10,.0f}  {f[:110]}")
+EOF
