@@ -530,19 +530,20 @@ impl Script {
             None => None,
         };
         if let Some((_, key)) = series {
-            for (cell, rec) in row.cells.iter().zip(&self.recorded) {
-                let Some((name, scale)) = rec else {
-                    continue;
-                };
-                // A number as is (cheap, and not rounded as printed); text only when it reads as one.
-                let number = match cell {
-                    Value::Text(_) => cell_number(cell),
-                    other => other.as_f64(),
-                };
-                if let Some(v) = number {
-                    history.push(key, name, Point { t, v: v * scale });
-                }
-            }
+            let points = row
+                .cells
+                .iter()
+                .zip(&self.recorded)
+                .filter_map(|(cell, rec)| {
+                    let (name, scale) = rec.as_ref()?;
+                    // A number as is (cheap, and not rounded as printed); text only when it reads as one.
+                    let number = match cell {
+                        Value::Text(_) => cell_number(cell),
+                        other => other.as_f64(),
+                    };
+                    number.map(|v| (*name, Point { t, v: v * scale }))
+                });
+            history.push_row(key, points);
         }
         for d in &self.derived {
             let name = self.infos.get(d.field).map_or("", |f| f.name);

@@ -148,6 +148,36 @@ impl History {
         }
     }
 
+    /// Push one sample's points of one series: the series is looked up once,
+    /// and each field first where it was on the sample before (a loop
+    /// records the same fields in the same order every sample), so a row
+    /// costs one key lookup, not one per field.
+    pub fn push_row(
+        &mut self,
+        key: &SeriesKey,
+        points: impl IntoIterator<Item = (&'static str, Point)>,
+    ) {
+        let fields = match self.series.get_mut(key) {
+            Some(f) => f,
+            None => self.series.entry(key.clone()).or_default(),
+        };
+        let cap = self.cap;
+        for (i, (field, p)) in points.into_iter().enumerate() {
+            let at = match fields.get(i) {
+                Some((f, _)) if same_name(f, field) => Some(i),
+                _ => fields.iter().position(|(f, _)| same_name(f, field)),
+            };
+            match at.and_then(|j| fields.get_mut(j)) {
+                Some((_, s)) => s.push(p),
+                None => {
+                    let mut s = Series::with_cap(cap);
+                    s.push(p);
+                    fields.push((field, s));
+                }
+            }
+        }
+    }
+
     pub fn series(&self, key: &SeriesKey, field: &str) -> Option<&Series> {
         self.series
             .get(key)?
@@ -195,6 +225,62 @@ mod tests {
         SeriesKey::Gpu {
             uuid: u.to_string(),
         }
+    }
+
+    /// A row pushed at once lands where field-by-field pushes put it, also
+    /// when a sample skips a field (a cell with no number) or reorders them.
+    #[test]
+    fn a_pushed_row_equals_its_points_pushed_one_by_one() {
+        let (mut rows, mut one) = (History::new(4), History::new(4));
+        let samples: [&[(&'static str, f64)]; 4] = [
+            &[
+                ("memory.used", 1.0),
+                ("utilization.gpu", 5.0),
+                ("power.draw", 70.0),
+            ],
+            &[("memory.used", 2.0), ("power.draw", 71.0)],
+            &[
+                ("power.draw", 72.0),
+                ("memory.used", 3.0),
+                ("utilization.gpu", 6.0),
+            ],
+            &[
+                ("memory.used", 4.0),
+                ("utilization.gpu", 7.0),
+                ("fan.speed", 30.0),
+            ],
+        ];
+        for (t, sample) in samples.iter().enumerate() {
+            let t = t as f64;
+            rows.push_row(
+                &gpu("GPU-a"),
+                sample.iter().map(|&(f, v)| (f, Point { t, v })),
+            );
+            for &(f, v) in *sample {
+                one.push(&gpu("GPU-a"), f, Point { t, v });
+            }
+        }
+        let all = |h: &History| {
+            h.keys()
+                .map(|(k, f)| {
+                    (
+                        k.clone(),
+                        f,
+                        h.series(k, f)
+                            .unwrap()
+                            .points()
+                            .map(|p| (p.t, p.v))
+                            .collect::<Vec<_>>(),
+                    )
+                })
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(all(&rows), all(&one));
+        assert_eq!(rows.series(&gpu("GPU-a"), "memory.used").unwrap().len(), 4);
+        assert_eq!(
+            rows.series(&gpu("GPU-a"), "utilization.gpu").unwrap().len(),
+            3
+        );
     }
 
     #[test]
