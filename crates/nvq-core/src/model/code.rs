@@ -1,3 +1,4 @@
+#![allow(missing_docs)]
 //! NVML return codes as nvq sees them, and the text NVML gives each one.
 //! (The conversion from nvml-wrapper's error type lives in `crate::nvml`.)
 

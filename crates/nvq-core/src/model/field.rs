@@ -1,3 +1,4 @@
+#![allow(missing_docs)]
 //! What nvq knows about a field, apart from how to read it.
 
 /// A group of fields in `--help-query-*`.

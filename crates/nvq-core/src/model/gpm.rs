@@ -1,3 +1,4 @@
+#![allow(missing_docs)]
 //! What `nvq serve`'s dcgm profile reads of a GPU beside its `--query-gpu`
 //! fields: the minor number (the `device` label), GPM metrics, and each MIG
 //! GPU instance's memory and GPM metrics.

@@ -1,3 +1,4 @@
+#![allow(missing_docs)]
 //! The sampled values of a run, kept in memory: one bounded ring of points
 //! per series (a GPU or one process on one GPU) and field.
 //!

@@ -1,3 +1,4 @@
+#![allow(missing_docs)]
 //! What `-L/--list-gpus` and `--version` print, as data.
 
 use super::NvmlCode;

@@ -1,3 +1,4 @@
+#![allow(missing_docs)]
 //! A log nvq wrote with `-f` (CSV with or without units, or NDJSON), read
 //! back as a table of numbers over time: what `nvq plot` draws.
 

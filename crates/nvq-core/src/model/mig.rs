@@ -1,3 +1,4 @@
+#![allow(missing_docs)]
 //! MIG's GPU and compute instances and their profiles, as `mig -lgi`, `-lci`,
 //! `-lgip` and `-lcip` list them.
 

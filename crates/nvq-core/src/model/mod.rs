@@ -1,3 +1,5 @@
+#![warn(missing_docs)]
+
 //! The leaf of nvq: the data every other layer speaks.
 //!
 //! Values and their failure tokens, rows and columns, a GPU's identity,

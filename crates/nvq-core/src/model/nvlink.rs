@@ -1,3 +1,4 @@
+#![allow(missing_docs)]
 //! NVLink facts of one GPU (`nvlink -s`, `-c`, `-e`, `-p`, `-R`, `-ec`, `-gt`).
 
 use super::NvmlCode;

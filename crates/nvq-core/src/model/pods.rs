@@ -1,3 +1,4 @@
+#![allow(missing_docs)]
 //! Which Kubernetes containers hold which GPUs (`nvq serve --collect.pods`),
 //! and how well nvq knows it: what `source::pods` reads from the kubelet's
 //! pod-resources API and the exporter turns into `pod`, `namespace` and

@@ -1,3 +1,4 @@
+#![allow(missing_docs)]
 //! The detail report (`-q`): a tree of sections and entries, one per GPU,
 //! under a header. Sources build it; the text, XML and JSON renderers read
 //! it. A node carries its label as nvidia-smi prints it in the text view and

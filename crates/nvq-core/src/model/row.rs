@@ -1,3 +1,4 @@
+#![allow(missing_docs)]
 //! Rows and columns: what a source produces and a renderer prints.
 
 use super::{FieldInfo, FieldKind, Quantity, Value};

@@ -1,3 +1,4 @@
+#![allow(missing_docs)]
 //! The data behind plain `nvq` / `nvidia-smi`: nvidia-smi's default table,
 //! one sample of it. `source::smi_table` fills it, `render::smi_table`
 //! prints it. Every reading keeps its NVML result, so the renderer can print

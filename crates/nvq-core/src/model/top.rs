@@ -1,3 +1,4 @@
+#![allow(missing_docs)]
 //! `nvq top`'s data: one sample of the GPUs and their processes, as the
 //! collector reads it and the view draws it. Numbers are in base units
 //! (bytes, percent, watts, MHz, bytes per second); `None` is a value NVML

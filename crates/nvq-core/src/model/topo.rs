@@ -1,3 +1,4 @@
+#![allow(missing_docs)]
 //! The topology matrix (`topo -m`): how each pair of devices (GPUs, then
 //! NICs) is connected, and which CPUs and NUMA nodes are near each GPU.
 

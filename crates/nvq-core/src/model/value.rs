@@ -1,3 +1,4 @@
+#![allow(missing_docs)]
 //! One cell of output: a value, or the reason there is none.
 
 use super::NvmlCode;

@@ -1,3 +1,4 @@
+#![allow(missing_docs)]
 //! vGPU host state as `nvidia-smi vgpu -s` and `-c` list it: each GPU's
 //! vGPU types (profiles), supported or creatable now.
 
