@@ -1,4 +1,3 @@
-#![allow(missing_docs)]
 //! NVML return codes as nvq sees them, and the text NVML gives each one.
 //! (The conversion from nvml-wrapper's error type lives in `crate::nvml`.)
 
@@ -9,23 +8,43 @@
 pub struct NvmlCode(pub u32);
 
 impl NvmlCode {
+    /// `NVML_SUCCESS`: the call worked.
     pub const SUCCESS: Self = Self(0);
+    /// `NVML_ERROR_UNINITIALIZED`: NVML was not initialised (`nvmlInit` not called or failed).
     pub const UNINITIALIZED: Self = Self(1);
+    /// `NVML_ERROR_INVALID_ARGUMENT`: a bad argument, such as an index past the last GPU.
     pub const INVALID_ARGUMENT: Self = Self(2);
+    /// `NVML_ERROR_NOT_SUPPORTED`: this GPU or driver has no such query; nvidia-smi prints `[N/A]`.
     pub const NOT_SUPPORTED: Self = Self(3);
+    /// `NVML_ERROR_NO_PERMISSION`: the caller lacks the privilege (often root) the query needs.
     pub const NO_PERMISSION: Self = Self(4);
+    /// `NVML_ERROR_NOT_FOUND`: the object asked for (a process, a MIG instance) does not exist.
     pub const NOT_FOUND: Self = Self(6);
+    /// `NVML_ERROR_INSUFFICIENT_SIZE`: the buffer passed was too small; ask again with a bigger one.
     pub const INSUFFICIENT_SIZE: Self = Self(7);
+    /// `NVML_ERROR_DRIVER_NOT_LOADED`: the NVIDIA kernel driver is not running.
     pub const DRIVER_NOT_LOADED: Self = Self(9);
+    /// `NVML_ERROR_TIMEOUT`: the driver did not answer in time (also nvq's own per-call timeouts).
     pub const TIMEOUT: Self = Self(10);
+    /// `NVML_ERROR_LIBRARY_NOT_FOUND`: `libnvidia-ml.so` could not be loaded.
     pub const LIBRARY_NOT_FOUND: Self = Self(12);
+    /// `NVML_ERROR_FUNCTION_NOT_FOUND`: the loaded library lacks the symbol (an older driver).
     pub const FUNCTION_NOT_FOUND: Self = Self(13);
+    /// `NVML_ERROR_GPU_IS_LOST`: the GPU fell off the bus or stopped responding.
     pub const GPU_IS_LOST: Self = Self(15);
+    /// `NVML_ERROR_RESET_REQUIRED`: the GPU needs a reset before it answers again.
     pub const RESET_REQUIRED: Self = Self(16);
+    /// `NVML_ERROR_LIB_RM_VERSION_MISMATCH`: the library and the kernel driver are different
+    /// versions (typically after a driver upgrade without a reboot).
     pub const LIB_RM_VERSION_MISMATCH: Self = Self(18);
+    /// `NVML_ERROR_ARGUMENT_VERSION_MISMATCH`: a versioned struct is newer or older than the
+    /// driver understands.
     pub const ARGUMENT_VERSION_MISMATCH: Self = Self(25);
+    /// `NVML_ERROR_DEPRECATED`: the driver no longer provides this functionality.
     pub const DEPRECATED: Self = Self(26);
+    /// `NVML_ERROR_GPU_NOT_FOUND`: no GPU matches the index, UUID or bus id given.
     pub const GPU_NOT_FOUND: Self = Self(28);
+    /// `NVML_ERROR_UNKNOWN`: any other failure; also what nvq maps an unexpected error to.
     pub const UNKNOWN: Self = Self(999);
 
     /// NVML's own short description of the code (what `nvmlErrorString` returns).

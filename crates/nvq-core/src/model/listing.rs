@@ -1,4 +1,3 @@
-#![allow(missing_docs)]
 //! What `-L/--list-gpus` and `--version` print, as data.
 
 use super::NvmlCode;
@@ -6,9 +5,13 @@ use super::NvmlCode;
 /// One line of `-L`: a GPU and its MIG devices.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GpuListing {
+    /// The GPU's NVML index (`GPU 0:`).
     pub index: u32,
+    /// Its product name (`nvmlDeviceGetName`), or the code that call returned.
     pub name: Result<String, NvmlCode>,
+    /// Its UUID (`GPU-…`, `nvmlDeviceGetUUID`), or the code that call returned.
     pub uuid: Result<String, NvmlCode>,
+    /// Its MIG devices, listed under it; empty when MIG is off or unsupported.
     pub mig: Vec<MigListing>,
 }
 
@@ -20,14 +23,19 @@ pub struct MigListing {
     /// The profile (`3g.40gb`, `1c.3g.71gb`), taken from the MIG device's
     /// name, which NVML spells `<GPU name> MIG <profile>`.
     pub profile: String,
+    /// The MIG device's UUID (`MIG-…`), or the code NVML returned for it.
     pub uuid: Result<String, NvmlCode>,
 }
 
 /// What `--version` prints.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Versions {
+    /// The driver version (`nvmlSystemGetDriverVersion`, `590.48.01`), or its code.
     pub driver: Result<String, NvmlCode>,
+    /// The NVML version as NVML reports it (`nvmlSystemGetNVMLVersion`), or its code;
+    /// see [`short_nvml_version`] for what is printed.
     pub nvml: Result<String, NvmlCode>,
+
     /// `cudaDriverVersion` as NVML encodes it (13010 = 13.1).
     pub cuda: Result<i32, NvmlCode>,
     /// The NVML library file loaded (`None`: the loader's default).

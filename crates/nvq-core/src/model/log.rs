@@ -1,4 +1,3 @@
-#![allow(missing_docs)]
 //! A log nvq wrote with `-f` (CSV with or without units, or NDJSON), read
 //! back as a table of numbers over time: what `nvq plot` draws.
 
@@ -30,22 +29,29 @@ pub enum LogCell {
 pub struct LogRow {
     /// Seconds since the UNIX epoch, reading the timestamp as UTC (nvq writes local time; only differences matter).
     pub t: f64,
+    /// The row's cells, one per [`Log::columns`] entry, in the same order.
     pub cells: Vec<LogCell>,
 }
 
 /// Which of nvq's formats the log is in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LogFormat {
+    /// CSV (`--format=csv`), with or without the units in the header.
     Csv,
+    /// Newline-delimited JSON, one object per row.
     Ndjson,
 }
 
 /// A whole log.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Log {
+    /// The format the log was read as.
     pub format: LogFormat,
+    /// The columns, in the order the header or the first object lists them.
     pub columns: Vec<LogColumn>,
+    /// The rows, in the order they were written.
     pub rows: Vec<LogRow>,
+
     /// The first row's timestamp as written, for the time axis.
     pub start: String,
     /// The distinct texts of the cells.

@@ -1,4 +1,3 @@
-#![allow(missing_docs)]
 //! Which Kubernetes containers hold which GPUs (`nvq serve --collect.pods`),
 //! and how well nvq knows it: what `source::pods` reads from the kubelet's
 //! pod-resources API and the exporter turns into `pod`, `namespace` and
@@ -14,8 +13,11 @@ pub const LABELS: [&str; 4] = ["pod", "namespace", "container", "pod_uid"];
 /// One container that holds a device.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub struct PodRef {
+    /// The pod's Kubernetes namespace.
     pub namespace: String,
+    /// The pod's name.
     pub pod: String,
+    /// The container's name within the pod.
     pub container: String,
 }
 

@@ -1,4 +1,3 @@
-#![allow(missing_docs)]
 //! Rows and columns: what a source produces and a renderer prints.
 
 use super::{FieldInfo, FieldKind, Quantity, Value};
@@ -67,15 +66,20 @@ impl Column {
 /// Who a row is about, for formats that label rows by GPU (Prometheus).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct GpuIdent {
+    /// The GPU's NVML index (the `gpu` label).
     pub index: u32,
+    /// Its UUID, `GPU-…` (the `UUID` label).
     pub uuid: String,
+    /// Its product name, as `nvmlDeviceGetName` gives it (the `modelName` label).
     pub name: String,
+    /// Its PCI bus id, `00000000:01:00.0` (the `pci_bus_id` label).
     pub pci_bus_id: String,
 }
 
 /// One output row.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Row {
+    /// The cells, one per column of the query, in column order.
     pub cells: Vec<Value>,
     /// The GPU the row belongs to, when the format needs it
     /// (`render::Formatter::needs_gpu_ident`).
@@ -92,6 +96,7 @@ pub struct Row {
 }
 
 impl Row {
+    /// A row of these cells, with no GPU, no time and no labels attached.
     pub fn new(cells: Vec<Value>) -> Self {
         Row {
             cells,
@@ -108,8 +113,11 @@ impl Row {
 pub struct XidCount {
     /// The GPU's NVML index.
     pub gpu: u32,
+    /// The XID number (`79`: the GPU has fallen off the bus).
     pub code: u64,
+    /// How many errors of this code the GPU has reported since nvq started watching.
     pub count: u64,
+
     /// Whether this code is the GPU's most recent XID error.
     pub last: bool,
     /// When the most recent error of this code on this GPU was received,

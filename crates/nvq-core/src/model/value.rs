@@ -1,4 +1,3 @@
-#![allow(missing_docs)]
 //! One cell of output: a value, or the reason there is none.
 
 use super::NvmlCode;
@@ -9,6 +8,7 @@ const MIB: u64 = 1024 * 1024;
 /// a bracketed token (`[N/A]`, `[GPU is lost]`, ...).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Token {
+    /// The NVML code the call failed with; it decides the text and the reason.
     pub code: NvmlCode,
     /// Drivers before about 2020 spelled NOT_SUPPORTED `[Not Supported]`.
     pub legacy_spelling: bool,
@@ -23,6 +23,7 @@ impl Token {
         }
     }
 
+    /// The token of this code, in today's spelling.
     pub fn new(code: NvmlCode) -> Self {
         Token {
             code,
@@ -61,7 +62,12 @@ pub enum Value {
     /// An integer, printed plainly (plus the field's unit, unless `nounits`).
     Int(i64),
     /// A real number printed with a fixed number of decimals (watts: 2).
-    Float { value: f64, decimals: u8 },
+    Float {
+        /// The number, in the field's unit.
+        value: f64,
+        /// How many digits to print after the point.
+        decimals: u8,
+    },
     /// A size in bytes, printed in MiB rounded up, as nvidia-smi does.
     Bytes(u64),
     /// Text, printed as is, never with a unit.
@@ -74,10 +80,12 @@ pub enum Value {
 }
 
 impl Value {
+    /// A [`Value::Text`] of anything that converts into a `String`.
     pub fn text(s: impl Into<String>) -> Self {
         Value::Text(s.into())
     }
 
+    /// Watts with 2 decimals, from the milliwatts NVML's power calls report.
     pub fn watts_from_mw(mw: u32) -> Self {
         Value::Float {
             value: f64::from(mw) / 1000.0,
@@ -90,6 +98,7 @@ impl Value {
         Value::Int(i64::try_from(n).unwrap_or(i64::MAX))
     }
 
+    /// The cell of a call that failed with `code` (its token in today's spelling).
     pub fn err(code: NvmlCode) -> Self {
         Value::Error(Token::new(code))
     }
@@ -119,6 +128,7 @@ impl Value {
         }
     }
 
+    /// Whether the value is numeric (an integer, a real or a size); see [`Value::as_f64`].
     pub fn is_number(&self) -> bool {
         self.as_f64().is_some()
     }

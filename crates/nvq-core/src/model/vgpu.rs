@@ -1,4 +1,3 @@
-#![allow(missing_docs)]
 //! vGPU host state as `nvidia-smi vgpu -s` and `-c` list it: each GPU's
 //! vGPU types (profiles), supported or creatable now.
 
@@ -19,5 +18,6 @@ pub enum Host {
 pub struct Gpu {
     /// NVML's PCI bus id, `00000000:01:00.0`.
     pub bus_id: String,
+    /// Whether it is a vGPU host, and if so its vGPU types.
     pub host: Host,
 }
