@@ -1,4 +1,3 @@
-#![allow(missing_docs)]
 //! What `nvq serve`'s dcgm profile reads of a GPU beside its `--query-gpu`
 //! fields: the minor number (the `device` label), GPM metrics, and each MIG
 //! GPU instance's memory and GPM metrics.
@@ -8,7 +7,9 @@
 /// collection; a metric NVML could not give is left out.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct GpuExtra {
+    /// The GPU's minor number (`/dev/nvidiaN`, `nvmlDeviceGetMinorNumber`); `None` when it failed.
     pub minor: Option<u32>,
+    /// The GPU's GPM metrics, `(metric id, value)`; empty where GPM is unsupported.
     pub gpm: Vec<(u32, f64)>,
     /// One entry per GPU instance, in MIG mode only.
     pub instances: Vec<InstanceRead>,
@@ -22,13 +23,19 @@ pub struct GpuExtra {
 /// One MIG GPU instance.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct InstanceRead {
+    /// The GPU instance's id on its GPU.
     pub gpu_instance_id: u32,
     /// The profile name, e.g. `1g.10gb`.
     pub profile: String,
+    /// Framebuffer memory in use, bytes; `None` when NVML could not say.
     pub fb_used_bytes: Option<u64>,
+    /// Framebuffer memory free, bytes; `None` when NVML could not say.
     pub fb_free_bytes: Option<u64>,
+    /// The instance's framebuffer memory, bytes; `None` when NVML could not say.
     pub fb_total_bytes: Option<u64>,
+    /// Framebuffer memory reserved by the driver, bytes; `None` when NVML could not say.
     pub fb_reserved_bytes: Option<u64>,
+    /// The instance's GPM metrics, `(metric id, value)`, like [`GpuExtra::gpm`].
     pub gpm: Vec<(u32, f64)>,
     /// The instance's MIG devices (one per compute instance).
     pub devices: Vec<MigDeviceRead>,
@@ -37,7 +44,9 @@ pub struct InstanceRead {
 /// One MIG device of a GPU instance.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct MigDeviceRead {
+    /// The MIG device's UUID (`MIG-…`).
     pub uuid: String,
+    /// The id of its compute instance within the GPU instance; `None` when NVML could not say.
     pub compute_instance_id: Option<u32>,
 }
 
@@ -46,26 +55,43 @@ pub struct MigDeviceRead {
 /// both name them here (`source::gpm`'s tests check them against NVML's
 /// header).
 pub mod id {
+    /// Graphics engine activity, percent.
     pub const GRAPHICS_UTIL: u32 = 1;
+    /// The share of SMs that were busy, percent.
     pub const SM_UTIL: u32 = 2;
+    /// SM occupancy: resident warps over the most an SM can hold, percent.
     pub const SM_OCCUPANCY: u32 = 3;
+    /// Integer pipe activity, percent.
     pub const INTEGER_UTIL: u32 = 4;
+    /// Tensor pipe activity, any precision, percent.
     pub const ANY_TENSOR_UTIL: u32 = 5;
+    /// FP64 (DFMA) tensor pipe activity, percent.
     pub const DFMA_TENSOR_UTIL: u32 = 6;
+    /// FP16/BF16 (HMMA) tensor pipe activity, percent.
     pub const HMMA_TENSOR_UTIL: u32 = 7;
+    /// Integer (IMMA) tensor pipe activity, percent.
     pub const IMMA_TENSOR_UTIL: u32 = 9;
+    /// Memory bandwidth used, percent of the peak.
     pub const DRAM_BW_UTIL: u32 = 10;
+    /// FP64 pipe activity, percent.
     pub const FP64_UTIL: u32 = 11;
+    /// FP32 pipe activity, percent.
     pub const FP32_UTIL: u32 = 12;
+    /// FP16 pipe activity, percent.
     pub const FP16_UTIL: u32 = 13;
+    /// PCIe bytes sent, MiB/s.
     pub const PCIE_TX_PER_SEC: u32 = 20;
+    /// PCIe bytes received, MiB/s.
     pub const PCIE_RX_PER_SEC: u32 = 21;
     /// Video decoder 0; decoder N (below 8) is `NVDEC_0_UTIL + N`.
     pub const NVDEC_0_UTIL: u32 = 30;
     /// JPEG decoder 0; decoder N (below 8) is `NVJPG_0_UTIL + N`.
     pub const NVJPG_0_UTIL: u32 = 40;
+    /// Optical flow accelerator 0 activity, percent.
     pub const NVOFA_0_UTIL: u32 = 50;
+    /// NVLink bytes received over all links, MiB/s.
     pub const NVLINK_TOTAL_RX_PER_SEC: u32 = 60;
+    /// NVLink bytes sent over all links, MiB/s.
     pub const NVLINK_TOTAL_TX_PER_SEC: u32 = 61;
     /// Link 0's receive rate; link N's (below 18) is `NVLINK_L0_RX_PER_SEC
     /// + 2 N`, its send rate the id after it.

@@ -1,4 +1,3 @@
-#![allow(missing_docs)]
 //! NVLink facts of one GPU (`nvlink -s`, `-c`, `-e`, `-p`, `-R`, `-ec`, `-gt`).
 
 use super::NvmlCode;
@@ -44,6 +43,7 @@ impl Traffic {
 /// One link of a GPU. What a listing did not ask for stays NOT_SUPPORTED.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LinkFacts {
+    /// The link's number on its GPU, from 0.
     pub link: u32,
     /// The link's state; an error when NVML could not say (a link past the
     /// GPU's last, asked for with `-l`).
@@ -61,8 +61,9 @@ pub struct LinkFacts {
     pub remote_bus_id: Result<String, NvmlCode>,
     /// The far end's own number for this link (field `NVML_FI_DEV_NVLINK_REMOTE_NVLINK_ID`).
     pub remote_link: Result<u64, NvmlCode>,
-    /// KiB sent and received (`-gt`), of the kind asked for.
+    /// KiB sent (`-gt`), of the [`Traffic`] kind asked for.
     pub tx_kib: Result<u64, NvmlCode>,
+    /// KiB received (`-gt`), of the [`Traffic`] kind asked for.
     pub rx_kib: Result<u64, NvmlCode>,
     /// CRC errors per lane, lane 0 first (`-ec`).
     pub lane_crc: Vec<Result<u64, NvmlCode>>,
@@ -87,6 +88,7 @@ impl LinkFacts {
         }
     }
 
+    /// Whether NVML said the link is up; an error counts as not.
     pub fn is_active(&self) -> bool {
         self.active == Ok(true)
     }
@@ -96,13 +98,17 @@ impl LinkFacts {
 /// one was asked for).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GpuLinks {
+    /// The GPU's NVML index.
     pub index: u32,
+    /// Its product name, or the code `nvmlDeviceGetName` returned.
     pub name: Result<String, NvmlCode>,
+    /// Its UUID (`GPU-…`), or the code `nvmlDeviceGetUUID` returned.
     pub uuid: Result<String, NvmlCode>,
     /// Whether any of the GPU's links (not only the listed ones) is active.
     pub any_active: bool,
     /// Whether NVML answers link queries for this GPU at all.
     pub support: LinkSupport,
+    /// The links listed, in link order.
     pub links: Vec<LinkFacts>,
 }
 

@@ -68,11 +68,11 @@ impl Column {
 pub struct GpuIdent {
     /// The GPU's NVML index (the `gpu` label).
     pub index: u32,
-    /// Its UUID, `GPU-…` (the `UUID` label).
+    /// Its UUID, `GPU-…`; empty when unknown (the label is then left out).
     pub uuid: String,
-    /// Its product name, as `nvmlDeviceGetName` gives it (the `modelName` label).
+    /// Its product name, as `nvmlDeviceGetName` gives it; empty when unknown.
     pub name: String,
-    /// Its PCI bus id, `00000000:01:00.0` (the `pci_bus_id` label).
+    /// Its PCI bus id, `00000000:01:00.0`; empty when unknown.
     pub pci_bus_id: String,
 }
 
