@@ -1,4 +1,3 @@
-#![allow(missing_docs)]
 //! The detail report (`-q`): a tree of sections and entries, one per GPU,
 //! under a header. Sources build it; the text, XML and JSON renderers read
 //! it. A node carries its label as nvidia-smi prints it in the text view and
@@ -10,7 +9,9 @@ use super::Value;
 /// One line of the report, or a section holding more lines.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Node {
+    /// A `Label : value` line.
     Entry(Entry),
+    /// A heading with lines under it.
     Section(Section),
     /// A value on a line of its own (`None` inside `<mig_devices>`).
     Bare(Value),
@@ -19,9 +20,11 @@ pub enum Node {
 /// `Label : value unit`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Entry {
+    /// The label as the text report prints it, before the colon (`Total`).
     pub label: &'static str,
     /// The element's name in the XML report.
     pub xml: &'static str,
+    /// The value read, unformatted; a failed read is a [`Value::Error`].
     pub value: Value,
     /// Printed after a value (never after `N/A` or an error): `" MiB"`,
     /// `" %"`, `"x"`, `"%"`. Empty for none.
@@ -31,8 +34,11 @@ pub struct Entry {
 /// A heading and the nodes under it, indented one step further.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Section {
+    /// The heading as the text report prints it (`FB Memory Usage`).
     pub label: &'static str,
+    /// The element's name in the XML report (`fb_memory_usage`).
     pub xml: &'static str,
+    /// The nodes under the heading, in print order.
     pub items: Vec<Node>,
     /// A value printed on the heading's own line (`HW Slowdown : Not Active`
     /// above its two causes; `Remapped Rows : N/A` with no lines under it).
@@ -50,6 +56,7 @@ pub struct Section {
 pub struct GpuReport {
     /// `GPU 00000000:83:00.0`.
     pub bus_id: String,
+    /// The GPU's sections and entries, in print order.
     pub items: Vec<Node>,
 }
 
@@ -60,6 +67,7 @@ pub struct Report {
     pub header: Vec<Node>,
     /// `Attached GPUs`: every GPU NVML sees, selected or not.
     pub attached: u32,
+    /// The selected GPUs' parts, in the order they are printed.
     pub gpus: Vec<GpuReport>,
     /// The text view's colon column: where labels (with their indentation)
     /// end. It depends on the driver (`source::report::colon_column`).
@@ -70,14 +78,18 @@ pub struct Report {
 /// text, `<unit id="0">` in XML.
 #[derive(Debug, Clone, PartialEq)]
 pub struct UnitBlock {
+    /// The unit's index (`Unit 0`).
     pub id: u32,
+    /// The unit's sections and entries, in print order.
     pub items: Vec<Node>,
 }
 
 /// A host interface card: `<hic id="0"><firmware>…</firmware></hic>`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Hic {
+    /// The card's index (`<hic id="0">`).
     pub id: u32,
+    /// Its firmware version (`nvmlSystemGetHicVersion`), or why it could not be read.
     pub firmware: Value,
 }
 
@@ -85,12 +97,14 @@ pub struct Hic {
 /// number of units and one block a unit.
 #[derive(Debug, Clone, PartialEq)]
 pub struct UnitReport {
+    /// The header's entries (timestamp, driver version).
     pub header: Vec<Node>,
     /// `HIC Info`: the host interface cards (none on any machine that is not
     /// an S-class system), or why NVML could not list them.
     pub hics: Result<Vec<Hic>, Value>,
     /// `Attached Units`: every unit NVML sees, selected or not.
     pub attached: u32,
+    /// The selected units' blocks, in order.
     pub units: Vec<UnitBlock>,
 }
 
@@ -98,11 +112,14 @@ pub struct UnitReport {
 /// a few lines (hexadecimal PCI numbers, retired pages, supported clocks).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum View {
+    /// The text report (`-q`).
     Text,
+    /// The XML report (`-q -x`).
     Xml,
 }
 
 impl Node {
+    /// A `Label : value unit` line; `unit` is printed as given, `""` for none.
     pub fn entry(label: &'static str, xml: &'static str, value: Value, unit: &'static str) -> Self {
         Node::Entry(Entry {
             label,
@@ -112,6 +129,7 @@ impl Node {
         })
     }
 
+    /// A section of these nodes, with no value of its own, the report's label column and nested XML.
     pub fn section(label: &'static str, xml: &'static str, items: Vec<Node>) -> Self {
         Node::Section(Section {
             label,

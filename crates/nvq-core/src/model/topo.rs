@@ -1,4 +1,3 @@
-#![allow(missing_docs)]
 //! The topology matrix (`topo -m`): how each pair of devices (GPUs, then
 //! NICs) is connected, and which CPUs and NUMA nodes are near each GPU.
 
@@ -58,6 +57,7 @@ impl Link {
 /// What is near one GPU.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GpuPlace {
+    /// The GPU's NVML index.
     pub index: u32,
     /// CPU numbers (`nvmlDeviceGetCpuAffinity`).
     pub cpus: Result<Vec<u32>, NvmlCode>,
@@ -78,14 +78,18 @@ pub struct Nic {
 /// where devices are the GPUs in order, then the NICs.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TopoMatrix {
+    /// The GPUs, in matrix order, with what is near each.
     pub gpus: Vec<GpuPlace>,
+    /// The NICs, in matrix order after the GPUs.
     pub nics: Vec<Nic>,
+    /// The square matrix of connections, rows and columns both GPUs then NICs.
     pub links: Vec<Vec<Link>>,
 }
 
 /// A pair's peer-to-peer status (`nvmlGpuP2PStatus_t`), for `topo -p2p`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum P2p {
+    /// The GPU itself (`X`).
     Itself,
     /// The NVML status number: 0 OK, 1 chipset, 2 GPU, 3 topology, 4 regkey,
     /// 5 not supported, other: unknown.
@@ -114,7 +118,9 @@ impl P2p {
 /// `topo -p2p`: the status of each ordered pair of GPUs for one capability.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct P2pMatrix {
+    /// The GPUs' NVML indices, in matrix order.
     pub gpus: Vec<u32>,
+    /// `status[i][j]`: the status from `gpus[i]` to `gpus[j]`.
     pub status: Vec<Vec<P2p>>,
 }
 
@@ -193,23 +199,31 @@ impl Level {
 /// `topo -n LEVEL -i ID`: the GPUs at that level from one GPU, or nearer.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Nearest {
+    /// The GPU asked about (`-i`), by NVML index.
     pub gpu: u32,
+    /// The level asked for (`-n`).
     pub level: Level,
+    /// The other GPUs' indices (`nvmlDeviceGetTopologyNearestGpus`), or the code it returned.
     pub gpus: Result<Vec<u32>, NvmlCode>,
 }
 
 /// `topo -p -i ID1,ID2`: the most direct PCIe path between two GPUs.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GpuPath {
+    /// The first GPU's NVML index.
     pub from: u32,
+    /// The second GPU's NVML index.
     pub to: u32,
+    /// The level of their common ancestor (`nvmlDeviceGetTopologyCommonAncestor`), or the code it returned.
     pub level: Result<Level, NvmlCode>,
 }
 
 /// `topo -c CPU`: the GPUs with an affinity to one CPU.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CpuGpus {
+    /// The CPU number asked about.
     pub cpu: u32,
+    /// The NVML indices of the GPUs near it (`nvmlSystemGetTopologyGpuSet`), or the code it returned.
     pub gpus: Result<Vec<u32>, NvmlCode>,
 }
 
