@@ -1,4 +1,3 @@
-#![allow(missing_docs)]
 //! The sampled values of a run, kept in memory: one bounded ring of points
 //! per series (a GPU or one process on one GPU) and field.
 //!
@@ -13,14 +12,19 @@ use std::collections::{BTreeMap, VecDeque};
 /// Which series: a GPU (by UUID, stable whatever -i says) or one process on one GPU.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum SeriesKey {
+    /// A whole GPU's series.
     Gpu {
+        /// The GPU's UUID (`GPU-…`).
         uuid: String,
     },
-    /// `start`: the process's start time (field 22 of /proc/<pid>/stat, clock ticks since boot; 0 when unknown),
-    /// so a reused PID is a new process.
+    /// One process's series on one GPU.
     Process {
+        /// The UUID of the GPU the process uses.
         gpu_uuid: String,
+        /// The process's PID.
         pid: u32,
+        /// The process's start time (field 22 of /proc/<pid>/stat, clock ticks since boot; 0 when unknown),
+        /// so a reused PID is a new process.
         start: u64,
     },
 }
@@ -39,7 +43,9 @@ impl SeriesKey {
 /// for utilization, W, °C, ...).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Point {
+    /// When it was sampled, seconds since the UNIX epoch.
     pub t: f64,
+    /// The value, in the field's base unit.
     pub v: f64,
 }
 
@@ -88,10 +94,12 @@ impl Series {
         self.points.front().copied()
     }
 
+    /// How many points the series holds now (at most [`Series::cap`]).
     pub fn len(&self) -> usize {
         self.points.len()
     }
 
+    /// Whether the series holds no point yet.
     pub fn is_empty(&self) -> bool {
         self.points.is_empty()
     }
@@ -118,8 +126,10 @@ pub struct History {
 }
 
 impl History {
+    /// The points per series kept when the caller does not say: an hour at one sample a second.
     pub const DEFAULT_CAP: usize = 3600;
 
+    /// An empty history whose series keep at most `cap_per_series` points each (at least one).
     pub fn new(cap_per_series: usize) -> Self {
         History {
             cap: cap_per_series.max(1),
@@ -132,6 +142,7 @@ impl History {
         self.cap
     }
 
+    /// Append one point to the series of `key` and `field`, creating it if new; see [`Series::push`].
     pub fn push(&mut self, key: &SeriesKey, field: &'static str, p: Point) {
         // Look up by reference first: only a new series clones its key.
         let fields = match self.series.get_mut(key) {
@@ -179,6 +190,7 @@ impl History {
         }
     }
 
+    /// The series of `key` and `field`; `None` when nothing was pushed to it.
     pub fn series(&self, key: &SeriesKey, field: &str) -> Option<&Series> {
         self.series
             .get(key)?
