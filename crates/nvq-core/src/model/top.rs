@@ -1,4 +1,3 @@
-#![allow(missing_docs)]
 //! `nvq top`'s data: one sample of the GPUs and their processes, as the
 //! collector reads it and the view draws it. Numbers are in base units
 //! (bytes, percent, watts, MHz, bytes per second); `None` is a value NVML
@@ -23,33 +22,54 @@ pub enum Health {
 pub struct MigSnap {
     /// The profile, as the device's name carries it (`1g.10gb`).
     pub profile: String,
+    /// The MIG device's UUID (`MIG-…`).
     pub uuid: String,
+    /// The id of its GPU instance.
     pub gpu_instance: Option<u32>,
+    /// The id of its compute instance within that GPU instance.
     pub compute_instance: Option<u32>,
+    /// Its memory in use, bytes.
     pub mem_used: Option<u64>,
+    /// Its memory in all, bytes.
     pub mem_total: Option<u64>,
 }
 
 /// One GPU in one sample.
 #[derive(Clone, Debug, PartialEq)]
 pub struct GpuSnap {
+    /// The GPU's NVML index.
     pub index: u32,
+    /// Its UUID (`GPU-…`).
     pub uuid: String,
+    /// Its product name.
     pub name: String,
+    /// Whether it answered this sample; the values below are `None` unless [`Health::Fresh`].
     pub health: Health,
+    /// Memory in use, bytes (`memory.used`).
     pub mem_used: Option<u64>,
+    /// Memory in all, bytes (`memory.total`).
     pub mem_total: Option<u64>,
+    /// GPU utilization, percent (`utilization.gpu`).
     pub util_gpu: Option<f64>,
+    /// Memory utilization, percent of time memory was read or written (`utilization.memory`).
     pub util_mem: Option<f64>,
+    /// GPU temperature, °C.
     pub temp_c: Option<f64>,
+    /// Power draw, watts.
     pub power_w: Option<f64>,
+    /// Power limit, watts.
     pub power_limit_w: Option<f64>,
+    /// SM clock, MHz.
     pub clock_sm_mhz: Option<f64>,
+    /// Memory clock, MHz.
     pub clock_mem_mhz: Option<f64>,
+    /// Fan speed, percent of its maximum.
     pub fan_pct: Option<f64>,
-    /// PCIe traffic into and out of the GPU, bytes per second.
+    /// PCIe traffic into the GPU, bytes per second.
     pub pcie_rx: Option<f64>,
+    /// PCIe traffic out of the GPU, bytes per second.
     pub pcie_tx: Option<f64>,
+    /// Its MIG devices; empty when MIG is off.
     pub mig: Vec<MigSnap>,
 }
 
@@ -81,18 +101,26 @@ impl GpuSnap {
 /// One process on one GPU in one sample.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ProcSnap {
+    /// The NVML index of the GPU it runs on.
     pub gpu: u32,
+    /// That GPU's UUID.
     pub gpu_uuid: String,
+    /// The process's PID.
     pub pid: u32,
     /// Start time (clock ticks since boot, `/proc/PID/stat` field 22; 0 when
     /// unknown): with the PID it tells a reused PID from the same process.
     pub start: u64,
     /// `C` compute, `G` graphics, `C+G`, `M` MPS.
     pub kind: String,
+    /// The name of the user it runs as, from `/proc`.
     pub user: Option<String>,
+    /// GPU memory it uses, bytes.
     pub gpu_mem: Option<u64>,
+    /// SM utilization, percent (`pmon`'s `sm`).
     pub sm: Option<f64>,
+    /// Video encoder utilization, percent (`pmon`'s `enc`).
     pub enc: Option<f64>,
+    /// Video decoder utilization, percent (`pmon`'s `dec`).
     pub dec: Option<f64>,
     /// Host CPU, percent of one core, since the previous sample.
     pub cpu_pct: Option<f64>,
@@ -110,6 +138,8 @@ pub struct ProcSnap {
 pub struct TopSample {
     /// Seconds since the UNIX epoch.
     pub t: f64,
+    /// The selected GPUs, in index order.
     pub gpus: Vec<GpuSnap>,
+    /// Their processes.
     pub procs: Vec<ProcSnap>,
 }
