@@ -1,4 +1,3 @@
-#![allow(missing_docs)]
 //! The data behind plain `nvq` / `nvidia-smi`: nvidia-smi's default table,
 //! one sample of it. `source::smi_table` fills it, `render::smi_table`
 //! prints it. Every reading keeps its NVML result, so the renderer can print
@@ -49,18 +48,24 @@ impl SmiTable {
 /// Windows driver models (`nvmlDriverModel_t`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DriverModel {
+    /// `NVML_DRIVER_WDDM`: the display driver model (`WDDM`).
     Wddm,
     /// `NVML_DRIVER_WDM`, which nvidia-smi calls TCC.
     Tcc,
+    /// `NVML_DRIVER_MCDM`: the compute-only driver model (`MCDM`).
     Mcdm,
 }
 
 /// Compute modes (`nvmlComputeMode_t`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ComputeMode {
+    /// `NVML_COMPUTEMODE_DEFAULT`: any number of processes may use the GPU (`Default`).
     Default,
+    /// `NVML_COMPUTEMODE_EXCLUSIVE_THREAD`: one context, one thread (deprecated by NVIDIA).
     ExclusiveThread,
+    /// `NVML_COMPUTEMODE_PROHIBITED`: no compute context may be made (`Prohibited`).
     Prohibited,
+    /// `NVML_COMPUTEMODE_EXCLUSIVE_PROCESS`: one process at a time (`E. Process`).
     ExclusiveProcess,
 }
 
@@ -79,19 +84,28 @@ pub enum Ecc {
 /// Memory in bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct MemoryUse {
+    /// Bytes in use.
     pub used: u64,
+    /// Bytes in all.
     pub total: u64,
 }
 
 /// One GPU's box.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TableGpu {
+    /// The GPU's NVML index.
     pub index: u32,
+    /// Its product name (`nvmlDeviceGetName`).
     pub name: Reading<String>,
+    /// Whether persistence mode is on (`Persistence-M`, Linux).
     pub persistence_mode: Reading<bool>,
+    /// The Windows driver model in use; an error on Linux.
     pub driver_model: Reading<DriverModel>,
+    /// Its PCI bus id as the table prints it (`00000000:01:00.0`).
     pub bus_id: Reading<String>,
+    /// Whether a display is driven by the GPU (`Disp.A`, `nvmlDeviceGetDisplayActive`).
     pub display_active: Reading<bool>,
+    /// What the `Volatile Uncorr. ECC` cell shows.
     pub ecc: Ecc,
     /// Percent, fan 0.
     pub fan: Reading<u32>,
@@ -103,9 +117,11 @@ pub struct TableGpu {
     pub power_draw: Reading<u32>,
     /// Milliwatts.
     pub power_limit: Reading<u32>,
+    /// Framebuffer memory used and in all (`Memory-Usage`).
     pub memory: Reading<MemoryUse>,
     /// Percent.
     pub gpu_util: Reading<u32>,
+    /// The compute mode (`Compute M.`).
     pub compute_mode: Reading<ComputeMode>,
     /// MIG mode, current.
     pub mig_mode: Reading<bool>,
@@ -139,11 +155,17 @@ impl TableGpu {
 /// The engines a MIG device shares (`nvmlDeviceAttributes_t`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct MigAttributes {
+    /// Streaming multiprocessors (`SM`).
     pub multiprocessors: u32,
+    /// Copy engines (`CE`).
     pub copy_engines: u32,
+    /// Video encoders (`ENC`).
     pub encoders: u32,
+    /// Video decoders (`DEC`).
     pub decoders: u32,
+    /// Optical flow accelerators (`OFA`).
     pub ofas: u32,
+    /// JPEG decoders (`JPG`).
     pub jpegs: u32,
 }
 
@@ -152,12 +174,17 @@ pub struct MigAttributes {
 pub struct TableMig {
     /// The parent GPU's index.
     pub gpu: u32,
+    /// Its GPU instance id (`GI ID`).
     pub gpu_instance: Reading<u32>,
+    /// Its compute instance id within the GPU instance (`CI ID`).
     pub compute_instance: Reading<u32>,
     /// The MIG device's index on its parent.
     pub index: u32,
+    /// Its framebuffer memory used and in all (`Memory-Usage`).
     pub memory: Reading<MemoryUse>,
+    /// Its BAR1 memory used and in all (`BAR1-Usage`).
     pub bar1: Reading<MemoryUse>,
+    /// The engines it has (`nvmlDeviceGetAttributes`).
     pub attributes: Reading<MigAttributes>,
     /// Volatile uncorrected ECC errors.
     pub ecc: Reading<u64>,
@@ -166,7 +193,9 @@ pub struct TableMig {
 /// How a process uses the GPU: the `Type` column.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct ProcessKind {
+    /// Listed by `nvmlDeviceGetComputeRunningProcesses` (`C`).
     pub compute: bool,
+    /// Listed by `nvmlDeviceGetGraphicsRunningProcesses` (`G`).
     pub graphics: bool,
     /// An MPS client (listed by `nvmlDeviceGetMPSComputeRunningProcesses`).
     pub mps: bool,
@@ -188,12 +217,19 @@ impl ProcessKind {
 /// One row of the Processes section.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TableProcess {
+    /// The NVML index of the GPU it runs on.
     pub gpu: u32,
+    /// Its GPU instance id (`GI ID`); `None` outside MIG mode, printed `N/A`.
     pub gpu_instance: Option<u32>,
+    /// Its compute instance id (`CI ID`); `None` outside MIG mode, printed `N/A`.
     pub compute_instance: Option<u32>,
+    /// The process's PID.
     pub pid: u32,
+    /// How it uses the GPU (the `Type` column).
     pub kind: ProcessKind,
+    /// Its name (`nvmlSystemGetProcessName`: the executable's path), or the code it failed with.
     pub name: Reading<String>,
+
     /// Bytes; `None` when NVML cannot say (WDDM).
     pub used_memory: Option<u64>,
 }
