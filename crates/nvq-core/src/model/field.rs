@@ -1,10 +1,11 @@
-#![allow(missing_docs)]
 //! What nvq knows about a field, apart from how to read it.
 
 /// A group of fields in `--help-query-*`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Section {
+    /// The heading's NAME in `Section about NAME properties`.
     pub name: &'static str,
+    /// The section's description, printed under the heading.
     pub help: &'static str,
 }
 
@@ -90,6 +91,7 @@ impl FieldInfo {
         self
     }
 
+    /// The field with this [`FieldKind`].
     pub const fn kind(mut self, kind: FieldKind) -> Self {
         self.kind = kind;
         self
@@ -123,11 +125,13 @@ impl FieldInfo {
         }
     }
 
+    /// The field, also accepted under these spellings (see [`FieldInfo::aliases`]).
     pub const fn aliases(mut self, aliases: &'static [&'static str]) -> Self {
         self.aliases = aliases;
         self
     }
 
+    /// The field, with this unit in its header and after its numbers (`MiB`, `W`, `%`).
     pub const fn unit(mut self, unit: &'static str) -> Self {
         self.unit = Some(unit);
         self
@@ -140,6 +144,7 @@ impl FieldInfo {
         self
     }
 
+    /// A field nvq adds, which nvidia-smi does not know (see [`FieldInfo::extension`]).
     pub const fn extension(mut self) -> Self {
         self.extension = true;
         self
@@ -151,6 +156,7 @@ impl FieldInfo {
         self
     }
 
+    /// A field that drivers before major `before_driver` named `old_name` (see [`FieldInfo::renamed`]).
     pub const fn renamed(mut self, before_driver: u32, old_name: &'static str) -> Self {
         self.renamed = Some((before_driver, old_name));
         self
@@ -183,7 +189,9 @@ impl FieldInfo {
 
 /// A field: its description plus the function that reads it.
 pub struct FieldDef<G> {
+    /// The field's description: name, unit, kind, help.
     pub info: FieldInfo,
+    /// How a source reads it (each source's own getter type).
     pub get: G,
 }
 
@@ -203,11 +211,17 @@ pub(super) fn measure(unit: Option<&'static str>, quantity: Option<Quantity>) ->
 /// Prometheus names (bytes, watts, hertz, seconds, celsius, ratio).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Quantity {
+    /// Memory or data size; base unit bytes.
     Size,
+    /// Power; base unit watts.
     Power,
+    /// A clock frequency; base unit hertz.
     Clock,
+    /// A duration; base unit seconds.
     Time,
+    /// A temperature; base unit degrees Celsius.
     Temperature,
+    /// A share of a whole; base unit the ratio 0..=1 (a percent is 0.01).
     Fraction,
     /// A count or another plain number.
     Plain,
@@ -237,8 +251,11 @@ impl Quantity {
 /// A unit that headers print or users write (`--where 'memory.free > 20GiB'`).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Unit {
+    /// How it is spelled, exactly (`MiB`, `W`, `°C`); matched case-sensitively.
     pub symbol: &'static str,
+    /// What it measures.
     pub quantity: Quantity,
+
     /// One of this unit in the quantity's base unit.
     pub in_base: f64,
 }
