@@ -255,7 +255,6 @@ pub struct Unit {
     pub symbol: &'static str,
     /// What it measures.
     pub quantity: Quantity,
-
     /// One of this unit in the quantity's base unit.
     pub in_base: f64,
 }

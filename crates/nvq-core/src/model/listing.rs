@@ -35,7 +35,6 @@ pub struct Versions {
     /// The NVML version as NVML reports it (`nvmlSystemGetNVMLVersion`), or its code;
     /// see [`short_nvml_version`] for what is printed.
     pub nvml: Result<String, NvmlCode>,
-
     /// `cudaDriverVersion` as NVML encodes it (13010 = 13.1).
     pub cuda: Result<i32, NvmlCode>,
     /// The NVML library file loaded (`None`: the loader's default).

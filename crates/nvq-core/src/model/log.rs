@@ -51,7 +51,6 @@ pub struct Log {
     pub columns: Vec<LogColumn>,
     /// The rows, in the order they were written.
     pub rows: Vec<LogRow>,
-
     /// The first row's timestamp as written, for the time axis.
     pub start: String,
     /// The distinct texts of the cells.

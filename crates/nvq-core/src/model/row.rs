@@ -117,7 +117,6 @@ pub struct XidCount {
     pub code: u64,
     /// How many errors of this code the GPU has reported since nvq started watching.
     pub count: u64,
-
     /// Whether this code is the GPU's most recent XID error.
     pub last: bool,
     /// When the most recent error of this code on this GPU was received,

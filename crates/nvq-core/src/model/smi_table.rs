@@ -229,7 +229,6 @@ pub struct TableProcess {
     pub kind: ProcessKind,
     /// Its name (`nvmlSystemGetProcessName`: the executable's path), or the code it failed with.
     pub name: Reading<String>,
-
     /// Bytes; `None` when NVML cannot say (WDDM).
     pub used_memory: Option<u64>,
 }
