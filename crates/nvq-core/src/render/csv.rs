@@ -1,3 +1,4 @@
+#![allow(missing_docs)]
 //! nvidia-smi's CSV: cells joined by ", ", nothing quoted, one "\n" per line.
 
 use super::{printable, Formatter};

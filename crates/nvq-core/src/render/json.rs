@@ -1,3 +1,4 @@
+#![allow(missing_docs)]
 //! `--format=json`: each sample is one JSON array with one object per row,
 //! written compactly on one line.
 //!

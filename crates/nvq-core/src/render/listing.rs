@@ -1,3 +1,4 @@
+#![allow(missing_docs)]
 //! `-L/--list-gpus` and `--version` as nvidia-smi prints them, and nvq's
 //! own `--version`.
 

@@ -1,3 +1,4 @@
+#![allow(missing_docs)]
 //! nvidia-smi's scrolling monitors (`dmon`, `pmon`): fixed-width columns
 //! under two `#` header lines (names, then units), `-` for a value that is
 //! missing, and the header printed again every [`HEADER_EVERY`] rows.

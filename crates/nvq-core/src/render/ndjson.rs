@@ -1,3 +1,4 @@
+#![allow(missing_docs)]
 //! `--format=ndjson`: one compact JSON object per row, one per line; the
 //! streaming form for loops.
 //!

@@ -1,3 +1,4 @@
+#![allow(missing_docs)]
 //! `nvlink -s`, `-c`, `-e`, `-p`, `-R`, `-ec`, `-gt`: nvidia-smi's text.
 
 use crate::model::nvlink::{

@@ -1,3 +1,4 @@
+#![allow(missing_docs)]
 //! `--format=prometheus`: the Prometheus text exposition format, as read by
 //! node_exporter's textfile collector.
 //!

@@ -1,3 +1,4 @@
+#![allow(missing_docs)]
 //! The unit report (`-q -u`) as text, XML and nvq's JSON, from the same
 //! nodes and with the same line and element rules as the GPU report.
 //!

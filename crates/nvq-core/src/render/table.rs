@@ -1,3 +1,4 @@
+#![allow(missing_docs)]
 //! `--format=table`: aligned columns for people.
 //!
 //! Each sample is a table of its own: a header line (`memory.used [MiB]`,

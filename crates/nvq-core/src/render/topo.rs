@@ -1,3 +1,4 @@
+#![allow(missing_docs)]
 //! `topo -m`: the matrix as nvidia-smi prints it, and as JSON.
 
 use crate::model::topo::{id_ranges, Level, Link, P2pMatrix, TopoMatrix};

@@ -1,3 +1,4 @@
+#![allow(missing_docs)]
 //! `nvq serve`'s memory foresight (nvq profile): each GPU's memory growth rate and, while it rises steadily,
 //! its time to full, from the collection's history (`model::history`, `model::trend`), beside
 //! `nvq_memory_used_bytes` and with the same GPU labels.

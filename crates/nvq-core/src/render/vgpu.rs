@@ -1,3 +1,4 @@
+#![allow(missing_docs)]
 //! `vgpu -s`, `vgpu -c`: nvidia-smi's text.
 //!
 //! Sources (public outputs, cited in `tests/vgpu/SOURCES.md`): a host

@@ -1,3 +1,4 @@
+#![allow(missing_docs)]
 //! The `dcgm` profile: NVIDIA dcgm-exporter's `DCGM_FI_*` names, units and
 //! labels for the fields NVML gives nvq, so that dashboards built on it
 //! (Grafana 12239) work. DCGM's units are nvidia-smi's (MHz, °C, W, %,

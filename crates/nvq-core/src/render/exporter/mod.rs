@@ -1,3 +1,4 @@
+#![allow(missing_docs)]
 //! `nvq serve`'s expositions: the metric profiles (one family naming per
 //! exporter that dashboards already read), the collection-health series,
 //! and OpenMetrics for scrapers that ask for it. Pure: rows in, bytes out.

@@ -1,3 +1,4 @@
+#![allow(missing_docs)]
 //! The health series of pod attribution (`nvq serve --collect.pods`).
 //! Pure: health in, exposition out.
 
