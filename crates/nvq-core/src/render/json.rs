@@ -1,4 +1,3 @@
-#![allow(missing_docs)]
 //! `--format=json`: each sample is one JSON array with one object per row,
 //! written compactly on one line.
 //!
@@ -154,10 +153,12 @@ pub(crate) fn write_line(value: &impl Serialize, out: &mut Vec<u8>) {
     }
 }
 
+/// The `--format=json` formatter: one JSON array per sample, one line each; stateless.
 #[derive(Debug, Default)]
 pub struct Json;
 
 impl Json {
+    /// A JSON formatter (the same as `Json::default()`).
     pub fn new() -> Self {
         Json
     }
