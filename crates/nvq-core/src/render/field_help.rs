@@ -1,4 +1,3 @@
-#![allow(missing_docs)]
 //! `--help-query-*`: nvidia-smi's layout, nvq's words.
 //!
 //! Exporters (nvidia_gpu_exporter, netdata) discover fields by parsing this

@@ -1,4 +1,3 @@
-#![allow(missing_docs)]
 //! `-L/--list-gpus` and `--version` as nvidia-smi prints them, and nvq's
 //! own `--version`.
 

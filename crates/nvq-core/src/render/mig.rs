@@ -1,4 +1,3 @@
-#![allow(missing_docs)]
 //! `mig -lgi`, `-lci`, `-lgip`, `-lcip`: nvidia-smi's boxed tables.
 //!
 //! Each table has a 16-character name column, as drivers before R575 print

@@ -1,4 +1,3 @@
-#![allow(missing_docs)]
 //! The detail report (`-q`) as nvidia-smi's text: a banner, the header, then
 //! one block per GPU, sections indented four spaces a level, values after a
 //! colon in one column (whose place depends on the driver: `Report::colon`).

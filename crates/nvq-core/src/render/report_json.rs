@@ -1,4 +1,3 @@
-#![allow(missing_docs)]
 //! The detail report as nvq's own JSON (`nvq -q --format=json`): the XML
 //! report's tree as typed JSON, one document per sample on one line.
 //!

@@ -1,4 +1,3 @@
-#![allow(missing_docs)]
 //! The unit report (`-q -u`) as text, XML and nvq's JSON, from the same
 //! nodes and with the same line and element rules as the GPU report.
 //!

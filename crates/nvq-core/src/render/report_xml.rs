@@ -1,4 +1,3 @@
-#![allow(missing_docs)]
 //! The detail report as XML (`-q -x`): nvidia-smi's element layout, one tab
 //! per level, the DOCTYPE of the driver's DTD generation, and with `--dtd`
 //! a DTD written from the elements of the document itself.

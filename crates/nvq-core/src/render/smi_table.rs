@@ -1,4 +1,3 @@
-#![allow(missing_docs)]
 //! The box-drawn summary table that plain `nvidia-smi` prints (drivers 590
 //! to 610 layout, 91 columns). Pure: a [`SmiTable`] in, bytes out.
 //!

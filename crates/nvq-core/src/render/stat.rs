@@ -1,4 +1,3 @@
-#![allow(missing_docs)]
 //! `nvq stat`: one line per GPU with its processes, the way gpustat shows
 //! a machine: `[0] NAME | 54°C,  87 % | 20480 / 81559 MiB | user:name/pid(16384M) ...`.
 

@@ -1,4 +1,3 @@
-#![allow(missing_docs)]
 //! `topo -m`: the matrix as nvidia-smi prints it, and as JSON.
 
 use crate::model::topo::{id_ranges, Level, Link, P2pMatrix, TopoMatrix};

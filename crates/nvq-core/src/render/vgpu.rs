@@ -1,4 +1,3 @@
-#![allow(missing_docs)]
 //! `vgpu -s`, `vgpu -c`: nvidia-smi's text.
 //!
 //! Sources (public outputs, cited in `tests/vgpu/SOURCES.md`): a host

@@ -1,4 +1,3 @@
-#![allow(missing_docs)]
 //! The `nvidia_gpu_exporter` profile: the families, labels and values of
 //! `utkuozdemir/nvidia_gpu_exporter`, so that its dashboards (Grafana 14574,
 //! 25547) and alerts work on nvq unchanged.

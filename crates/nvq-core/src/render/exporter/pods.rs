@@ -1,4 +1,3 @@
-#![allow(missing_docs)]
 //! The health series of pod attribution (`nvq serve --collect.pods`).
 //! Pure: health in, exposition out.
 
