@@ -24,7 +24,7 @@ impl NvmlCode {
     pub const INSUFFICIENT_SIZE: Self = Self(7);
     /// `NVML_ERROR_DRIVER_NOT_LOADED`: the NVIDIA kernel driver is not running.
     pub const DRIVER_NOT_LOADED: Self = Self(9);
-    /// `NVML_ERROR_TIMEOUT`: the driver did not answer in time (also nvq's own per-call timeouts).
+    /// `NVML_ERROR_TIMEOUT`: the driver did not answer in time (nvq also uses it for a GPU that missed its deadline).
     pub const TIMEOUT: Self = Self(10);
     /// `NVML_ERROR_LIBRARY_NOT_FOUND`: `libnvidia-ml.so` could not be loaded.
     pub const LIBRARY_NOT_FOUND: Self = Self(12);
