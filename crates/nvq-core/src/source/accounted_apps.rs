@@ -1,3 +1,4 @@
+#![allow(missing_docs)]
 //! `--query-accounted-apps`: one row per process that accounting mode has
 //! recorded on each GPU (running or finished), in GPU enumeration order.
 //!

@@ -1,3 +1,4 @@
+#![allow(missing_docs)]
 //! `--query-compute-apps`: one row per compute process per GPU.
 //!
 //! Rows come in GPU enumeration order, then in the order NVML lists each

@@ -1,3 +1,4 @@
+#![allow(missing_docs)]
 //! The per-GPU context that `--query-gpu` getters read from.
 //!
 //! One context is built per GPU per sample. It caches each NVML struct the

@@ -1,3 +1,4 @@
+#![allow(missing_docs)]
 //! `dmon`: one row per GPU per sample, with the metric groups `-s` selects.
 //!
 //! Each metric is one [`Metric`] entry (its name and unit as nvidia-smi's

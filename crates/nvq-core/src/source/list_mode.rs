@@ -1,3 +1,4 @@
+#![allow(missing_docs)]
 //! The list modes (`--query-compute-apps`, `--query-accounted-apps`,
 //! `--query-retired-pages`, `--query-remapped-rows`,
 //! `--query-supported-clocks`): several rows per GPU, each starting with the

@@ -1,3 +1,4 @@
+#![allow(missing_docs)]
 //! Reading back a log nvq wrote with `-f`: CSV (with or without units, with or
 //! without the header's units) or NDJSON. Text in, [`Log`] out; no I/O.
 //!

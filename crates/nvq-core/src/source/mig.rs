@@ -1,3 +1,4 @@
+#![allow(missing_docs)]
 //! `mig -lgi/-lci/-lgip/-lcip/-lgipp/-lcipp`: each selected GPU's MIG mode, GPU instance
 //! profiles and GPU instances, and (when asked) each GPU instance's compute
 //! instance profiles and compute instances, read through the raw layer.

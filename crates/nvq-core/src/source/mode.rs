@@ -1,3 +1,4 @@
+#![allow(missing_docs)]
 //! The query modes, as a table. Each mode (`--query-gpu`, ...) is declared
 //! once, as a [`ModeDef`] next to its collector; the command line
 //! (`--query-X`, `--help-query-X`), the man page, completion, validation and

@@ -1,3 +1,4 @@
+#![allow(missing_docs)]
 //! What a query mode is: its [`ModeDef`] (option, help line, fields,
 //! collector) and what its collector is asked for. Each mode's file declares
 //! one; the table of modes is [`super::mode`].

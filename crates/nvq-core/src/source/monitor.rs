@@ -1,3 +1,4 @@
+#![allow(missing_docs)]
 //! What the monitors' metric tables share: a metric (its two header lines,
 //! nvq's unit and help, the `-s` letter that selects it, where its value
 //! comes from) and `-s` itself.

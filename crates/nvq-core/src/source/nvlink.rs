@@ -1,3 +1,4 @@
+#![allow(missing_docs)]
 //! `nvlink`: each selected GPU's links, their state, speed, capabilities,
 //! error counters, far ends and traffic counters, read through NVML.
 

@@ -1,3 +1,4 @@
+#![allow(missing_docs)]
 //! `pmon`: one row per process per GPU per sample.
 //!
 //! The processes come from the compute, graphics and MPS lists (a PID in

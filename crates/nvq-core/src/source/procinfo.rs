@@ -1,3 +1,4 @@
+#![allow(missing_docs)]
 //! What `/proc` says about a GPU process: owner, command line, container,
 //! and its PID in nvq's own PID namespace.
 //!

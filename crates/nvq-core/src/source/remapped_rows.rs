@@ -1,3 +1,4 @@
+#![allow(missing_docs)]
 //! `--query-remapped-rows`: one row per GPU with its row-remapping counters,
 //! read with `nvmlDeviceGetRemappedRows` (which nvml-wrapper does not wrap).
 //!

@@ -1,3 +1,4 @@
+#![allow(missing_docs)]
 //! `--query-retired-pages`: device-memory pages the GPU has retired.
 //!
 //! As nvidia-smi does, every GPU gets rows for both causes, single-bit ECC

@@ -1,3 +1,4 @@
+#![allow(missing_docs)]
 //! Reading plain `nvq` / `nvidia-smi`'s table: [`collect`] reads everything
 //! the table shows into a [`SmiTable`] (one NVML call per NVML struct and
 //! GPU); `render::smi_table` turns it into text. Every reading keeps its NVML result, so the renderer can print

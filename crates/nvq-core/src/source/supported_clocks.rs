@@ -1,3 +1,4 @@
+#![allow(missing_docs)]
 //! `--query-supported-clocks`: one row per (memory clock, graphics clock)
 //! pair the GPU supports, memory clocks in NVML's order, and for each the
 //! graphics clocks NVML lists for it.

@@ -1,3 +1,4 @@
+#![allow(missing_docs)]
 //! The GPUs a command reads: each selected GPU's NVML handle, looked up once
 //! and reused by every sample of a loop (NVML handles stay valid until the
 //! library shuts down), and its identity, read once it could be read whole.

@@ -1,3 +1,4 @@
+#![allow(missing_docs)]
 //! nvidia-smi's timestamp: `YYYY/MM/DD HH:MM:SS.mmm`, local time.
 
 use std::time::{SystemTime, UNIX_EPOCH};

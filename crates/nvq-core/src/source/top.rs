@@ -1,3 +1,4 @@
+#![allow(missing_docs)]
 //! `nvq top`'s reader: one GPU's sample (its numbers, MIG devices and
 //! processes) as `model::top` data.
 //!

@@ -1,3 +1,4 @@
+#![allow(missing_docs)]
 //! `topo -m`: the topology matrix, read through NVML (GPU to GPU: NVLink
 //! bonds, else the common PCI ancestor; CPU and memory affinity; the GPU's
 //! NUMA node) and through the kernel's view of PCI (`/sys`) for NICs.

@@ -1,3 +1,4 @@
+#![allow(missing_docs)]
 //! `vgpu -s` / `vgpu -c`: whether each selected GPU is a vGPU host
 //! (`nvmlDeviceGetVirtualizationMode`) and, if so, the names of its vGPU
 //! types, supported (`nvmlDeviceGetSupportedVgpus`) or creatable now

@@ -1,3 +1,4 @@
+#![allow(missing_docs)]
 //! XID errors from NVML's events (`nvmlEventSetCreate`,
 //! `nvmlDeviceRegisterEvents`, `nvmlEventSetWait_v2`), counted per GPU and
 //! code on a thread of their own: a collection that fails or misses its

@@ -1,3 +1,4 @@
+#![allow(missing_docs)]
 //! Getters of the `--query-gpu` fields: each turns what NVML returns into
 //! the cell nvidia-smi prints (behaviour.md §3 gives the formats).
 

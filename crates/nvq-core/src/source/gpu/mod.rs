@@ -1,3 +1,4 @@
+#![allow(missing_docs)]
 //! `--query-gpu`: one row per GPU.
 //!
 //! - [`registry`]: the field table (names, units, help, getters);

@@ -1,3 +1,4 @@
+#![allow(missing_docs)]
 //! The report as data: every section and line of `nvidia-smi -q`, in
 //! nvidia-smi's order, each with its text label, its XML element, how its
 //! value is read, and the `-d` types that show it.

@@ -1,3 +1,4 @@
+#![allow(missing_docs)]
 //! The detail report (`-q`): its declaration ([`decl`]), the getters only it
 //! needs ([`get`]), and the reader that turns the declaration into a
 //! [`Report`] for the selected GPUs.
