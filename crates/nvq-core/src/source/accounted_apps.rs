@@ -1,4 +1,3 @@
-#![allow(missing_docs)]
 //! `--query-accounted-apps`: one row per process that accounting mode has
 //! recorded on each GPU (running or finished), in GPU enumeration order.
 //!
@@ -15,7 +14,9 @@ use nvml_wrapper::struct_wrappers::device::AccountingStats;
 
 /// One row: an accounted process.
 pub struct AcctRow {
+    /// The process id NVML's accounting recorded.
     pub pid: u32,
+    /// Its accounting statistics (`nvmlDeviceGetAccountingStats`), or the NVML code that call failed with.
     pub stats: Result<AccountingStats, NvmlCode>,
 }
 
@@ -28,6 +29,7 @@ impl AcctRow {
     }
 }
 
+/// The `--query-accounted-apps` mode: one row per process accounting mode recorded.
 pub const MODE: ModeDef = list_mode_def!(
     "query-accounted-apps",
     "List the processes that accounting mode has recorded",

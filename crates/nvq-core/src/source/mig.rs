@@ -1,4 +1,3 @@
-#![allow(missing_docs)]
 //! `mig -lgi/-lci/-lgip/-lcip/-lgipp/-lcipp`: each selected GPU's MIG mode, GPU instance
 //! profiles and GPU instances, and (when asked) each GPU instance's compute
 //! instance profiles and compute instances, read through the raw layer.
@@ -12,7 +11,9 @@ use crate::nvml::Session;
 /// compute instances (`-lci`, `-lcip`) or not (`-lgi`, `-lgip`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Depth {
+    /// Only the GPU instances (or their profiles): `-lgi`, `-lgip`.
     GpuInstances,
+    /// The GPU instances and, within each, its compute instances (or profiles): `-lci`, `-lcip`.
     ComputeInstances,
 }
 

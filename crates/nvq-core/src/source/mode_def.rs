@@ -1,4 +1,3 @@
-#![allow(missing_docs)]
 //! What a query mode is: its [`ModeDef`] (option, help line, fields,
 //! collector) and what its collector is asked for. Each mode's file declares
 //! one; the table of modes is [`super::mode`].
@@ -28,6 +27,7 @@ pub struct ModeDef {
     pub about: &'static str,
     /// Every field, in `--help-query-*` order.
     pub fields: fn() -> Vec<&'static FieldInfo>,
+    /// The collector: reads the mode's rows for the selected GPUs on each sample.
     pub collect: Collect,
     /// One row per GPU (`--summary` summarises by GPU; `--until-all` counts GPUs).
     pub row_per_gpu: bool,

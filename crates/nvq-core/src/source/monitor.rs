@@ -1,4 +1,3 @@
-#![allow(missing_docs)]
 //! What the monitors' metric tables share: a metric (its two header lines,
 //! nvq's unit and help, the `-s` letter that selects it, where its value
 //! comes from) and `-s` itself.
@@ -60,6 +59,7 @@ pub struct Metric {
     pub unit_label: &'static str,
     /// nvq's unit for the value (`None`: a bare number).
     pub unit: Option<&'static str>,
+    /// nvq's one-line description of what the column shows.
     pub help: &'static str,
     /// The `-s` letter that selects it.
     pub group: char,

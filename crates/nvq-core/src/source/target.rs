@@ -1,4 +1,3 @@
-#![allow(missing_docs)]
 //! The GPUs a command reads: each selected GPU's NVML handle, looked up once
 //! and reused by every sample of a loop (NVML handles stay valid until the
 //! library shuts down), and its identity, read once it could be read whole.
@@ -22,6 +21,7 @@ unsafe impl Send for Handle {}
 
 /// A selected GPU.
 pub struct Target {
+    /// The GPU's NVML index (what `-i` selects by and `index` prints).
     pub index: u32,
     handle: Result<Handle, NvmlCode>,
     /// Who the GPU is (Prometheus labels), kept once it was read whole.
