@@ -1,4 +1,3 @@
-#![allow(missing_docs)]
 //! `pmon`: one row per process per GPU per sample.
 //!
 //! The processes come from the compute, graphics and MPS lists (a PID in
@@ -117,6 +116,7 @@ pub struct PmonReader {
 const MIB: u64 = 1024 * 1024;
 
 impl PmonReader {
+    /// A reader of the per-process metrics `metrics`, rows with timestamps, as `nvidia-smi pmon` prints them.
     pub fn new(metrics: Vec<Metric>) -> Self {
         PmonReader {
             metrics,

@@ -1,4 +1,3 @@
-#![allow(missing_docs)]
 //! `nvq top`'s reader: one GPU's sample (its numbers, MIG devices and
 //! processes) as `model::top` data.
 //!
@@ -70,6 +69,7 @@ impl Default for TopReader {
 }
 
 impl TopReader {
+    /// A reader of `nvq top`'s process columns (a subset of pmon's), without timestamps.
     pub fn new() -> Self {
         let metrics = pmon::METRICS
             .iter()

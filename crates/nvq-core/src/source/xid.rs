@@ -1,4 +1,3 @@
-#![allow(missing_docs)]
 //! XID errors from NVML's events (`nvmlEventSetCreate`,
 //! `nvmlDeviceRegisterEvents`, `nvmlEventSetWait_v2`), counted per GPU and
 //! code on a thread of their own: a collection that fails or misses its
@@ -32,6 +31,7 @@ struct Seen {
 }
 
 impl XidCounts {
+    /// Count one Xid event `code` received for GPU `gpu` (NVML index), now.
     pub fn add(&self, gpu: u32, code: u64) {
         let now = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
