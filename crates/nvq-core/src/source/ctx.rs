@@ -287,7 +287,8 @@ impl<'s> GpuCtx<'s> {
         })
     }
 
-    /// The GPU's NVLink fabric state: cluster UUID, clique id, status (`nvmlDeviceGetGpuFabricInfoV`, else the older call).
+    /// The GPU's NVLink fabric state: cluster UUID, clique id, status
+    /// (`nvmlDeviceGetGpuFabricInfoV`, else the older call).
     pub fn fabric(&self) -> Result<&FabricInfo, NvmlCode> {
         cached(&self.caches.fabric, || raw::fabric_info(&self.raw()))
     }
