@@ -4,12 +4,15 @@ use super::{printable, Formatter};
 use crate::model::{Column, Row, Value};
 use std::fmt::Write;
 
+/// The `--format=csv` formatter: a header line (unless `noheader`), then one line per row.
 pub struct Csv {
     noheader: bool,
     nounits: bool,
 }
 
 impl Csv {
+    /// A CSV formatter. `noheader` leaves out the header line; `nounits` drops the unit after each
+    /// number (the header keeps its `[unit]` suffixes either way).
     pub fn new(noheader: bool, nounits: bool) -> Self {
         Csv { noheader, nounits }
     }

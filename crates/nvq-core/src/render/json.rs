@@ -153,10 +153,12 @@ pub(crate) fn write_line(value: &impl Serialize, out: &mut Vec<u8>) {
     }
 }
 
+/// The `--format=json` formatter: one JSON array per sample, one line each; stateless.
 #[derive(Debug, Default)]
 pub struct Json;
 
 impl Json {
+    /// A JSON formatter (the same as `Json::default()`).
     pub fn new() -> Self {
         Json
     }

@@ -1,3 +1,4 @@
+#![warn(missing_docs)]
 //! Output formats. Each format is one file behind the [`Formatter`] trait:
 //! rows in, bytes out, with no NVML and no I/O inside.
 
@@ -75,14 +76,20 @@ pub(crate) fn render_once(f: &mut dyn Formatter, columns: &[Column], rows: &[Row
 /// The output formats nvq knows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FormatKind {
+    /// nvidia-smi's `--format=csv`: a header line, then one comma-separated line per row.
     Csv,
+    /// Each sample one compact JSON array on one line, one object per row.
     Json,
+    /// Newline-delimited JSON: one object per row per line, with a `timestamp` key; for loops.
     Ndjson,
+    /// Aligned columns for a terminal, optionally coloured.
     Table,
+    /// Prometheus text exposition format, one metric family per field, labelled by GPU.
     Prometheus,
 }
 
 impl FormatKind {
+    /// Every format with the `--format=` token that names it, in the order help and errors list them.
     pub const ALL: &'static [(FormatKind, &'static str)] = &[
         (FormatKind::Csv, "csv"),
         (FormatKind::Json, "json"),
@@ -104,6 +111,7 @@ impl FormatKind {
         matches!(self, FormatKind::Csv | FormatKind::Table)
     }
 
+    /// The `--format=` token for this format (`csv`, `json`, ...), as listed in [`Self::ALL`].
     pub fn name(self) -> &'static str {
         FormatKind::ALL
             .iter()
@@ -120,8 +128,11 @@ pub const FORMAT_ENV: &str = "NVQ_FORMAT";
 /// A parsed `--format=` value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FormatSpec {
+    /// The output format named by the one format token.
     pub kind: FormatKind,
+    /// `noheader` was given: leave out the header line (csv and table only).
     pub noheader: bool,
+    /// `nounits` was given: numbers print bare, without a unit after them (csv and table only).
     pub nounits: bool,
 }
 

@@ -17,15 +17,17 @@ pub const HEADER_EVERY: usize = 44;
 /// How one column is laid out.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Slot {
-    /// The first and second header lines' texts.
+    /// The column's name, on the first header line (`gpu`, `sm`, ...).
     pub name: &'static str,
+    /// The column's unit, on the second header line (`Idx`, `%`, ...).
     pub unit: &'static str,
     /// What goes before the cell (on header and data lines alike).
     pub sep: &'static str,
-    /// Width of the header cells and of the data cells (right-aligned,
-    /// unless `left`).
+    /// Width of the header cells (right-aligned, unless `left`).
     pub head_width: usize,
+    /// Width of the data cells (right-aligned, unless `left`).
     pub data_width: usize,
+    /// Left-align the column's cells (`%-Ns`) instead of right-aligning them.
     pub left: bool,
     /// Data cells are cut to this many characters.
     pub max_chars: Option<usize>,
@@ -88,9 +90,11 @@ impl Slot {
 /// A whole monitor line's layout.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Layout {
+    /// The columns, left to right, hidden ones included.
     pub slots: Vec<Slot>,
-    /// What ends a header line and a data line.
+    /// What ends a header line, before the newline.
     pub head_end: &'static str,
+    /// What ends a data line, before the newline.
     pub data_end: &'static str,
 }
 
@@ -101,6 +105,7 @@ pub struct Monitor {
 }
 
 impl Monitor {
+    /// A monitor formatter for `layout`, with no rows printed yet (the header comes first).
     pub fn new(layout: Layout) -> Self {
         Monitor { layout, rows: 0 }
     }
@@ -225,6 +230,7 @@ pub struct MonitorCsv {
 }
 
 impl MonitorCsv {
+    /// A monitor CSV formatter for `layout`, with the header lines `opts` asks for.
     pub fn new(layout: Layout, opts: SmiCsv) -> Self {
         MonitorCsv {
             layout,

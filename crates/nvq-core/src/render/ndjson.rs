@@ -10,10 +10,12 @@ use super::json::{write_line, RowObject};
 use super::Formatter;
 use crate::model::{Column, Row};
 
+/// The `--format=ndjson` formatter: one JSON object per row per line, with a timestamp; stateless.
 #[derive(Debug, Default)]
 pub struct Ndjson;
 
 impl Ndjson {
+    /// An NDJSON formatter (the same as `Ndjson::default()`).
     pub fn new() -> Self {
         Ndjson
     }

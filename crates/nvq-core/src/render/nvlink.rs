@@ -18,8 +18,11 @@ const MIG_MODE: &str = "Nvlink queries are not supported for Devices in MIG mode
 /// Which listing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Listing {
+    /// `-s`: each link's speed (`26.562 GB/s`), or `<inactive>`.
     Status,
+    /// `-c`: each link's capabilities, one line per capability.
     Capabilities,
+    /// `-e`: each link's error counters, one line per counter.
     Errors,
     /// `-p`. Unverified: no public output of it seen; its line is `-R`'s
     /// without the far end's link number, on the link's own number.

@@ -247,10 +247,13 @@ pub(super) fn write_family(name: &str, help: &str, counter: bool, out: &mut Stri
     );
 }
 
+/// The `--format=prometheus` formatter: each sample is a whole text exposition, rows labelled by
+/// GPU (so it asks the collector for GPU identities); stateless.
 #[derive(Debug, Default)]
 pub struct Prometheus;
 
 impl Prometheus {
+    /// A Prometheus formatter (the same as `Prometheus::default()`).
     pub fn new() -> Self {
         Prometheus
     }

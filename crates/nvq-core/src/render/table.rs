@@ -20,6 +20,8 @@ const RED: &str = "\x1b[31m";
 const RESET: &str = "\x1b[0m";
 const GAP: &str = "  ";
 
+/// The `--format=table` formatter; it counts samples so that a loop's tables are separated by an
+/// empty line.
 #[derive(Debug)]
 pub struct Table {
     noheader: bool,
@@ -29,6 +31,8 @@ pub struct Table {
 }
 
 impl Table {
+    /// A table formatter. `noheader` and `nounits` as in CSV; `colour`: may cells carry ANSI colour
+    /// (the caller decides, e.g. a terminal and `NO_COLOR` unset).
     pub fn new(noheader: bool, nounits: bool, colour: bool) -> Self {
         Table {
             noheader,

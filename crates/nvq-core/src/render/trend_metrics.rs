@@ -6,7 +6,10 @@ use super::prometheus::{ident_labels, write_family, write_sample};
 use crate::model::trend::Trend;
 use crate::model::GpuIdent;
 
+/// Metric name of a GPU's memory-used growth rate, in bytes per second (negative when it falls).
 pub const GROWTH: &str = "nvq_memory_used_growth_bytes_per_second";
+/// Metric name of a GPU's seconds until memory is full at the current rate; only while memory
+/// used rises steadily.
 pub const TIME_TO_FULL: &str = "nvq_memory_time_to_full_seconds";
 
 const GROWTH_HELP: &str =

@@ -37,8 +37,11 @@ use crate::render::prometheus::{write_family, write_sample};
 /// with six decimals, yes/no words as 1/0.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
+    /// An integer, written plainly (a float reading is rounded).
     Int,
+    /// A double, written with six decimals.
     Double,
+    /// A yes/no reading, written as 1 (yes) or 0 (no).
     YesNo,
 }
 
@@ -46,9 +49,13 @@ pub enum Kind {
 /// kind, and its HELP text (nvq's words). Whether it is a counter is the
 /// field's (`FieldInfo::kind`), as in every profile.
 pub struct Family {
+    /// DCGM's metric name (`DCGM_FI_DEV_...`).
     pub name: &'static str,
+    /// The nvq field whose cell gives the value.
     pub field: Fact,
+    /// How the value is written.
     pub kind: Kind,
+    /// The family's `# HELP` text.
     pub help: &'static str,
 }
 
@@ -159,10 +166,15 @@ pub const FAMILIES: &[Family] = &[
 /// factor from NVML's unit to DCGM's, whether DCGM writes it as an integer,
 /// and its HELP text (nvq's words). All are gauges, as in dcgm-exporter.
 pub struct Prof {
+    /// DCGM's metric name (`DCGM_FI_PROF_...`).
     pub name: &'static str,
+    /// The NVML GPM metric id it is read from (`nvmlGpmMetricId_t`, see `model::gpm::id`).
     pub gpm: u32,
+    /// Factor from NVML's unit to DCGM's (percent to a 0..1 ratio, or MiB/s to bytes per second).
     pub scale: f64,
+    /// DCGM writes it as an integer rather than a double (the byte rates).
     pub integer: bool,
+    /// The family's `# HELP` text.
     pub help: &'static str,
 }
 

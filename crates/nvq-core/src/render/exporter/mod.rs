@@ -26,7 +26,9 @@ pub enum Profile {
 /// What one scrape shows: the GPU rows, and the process rows of the
 /// profiles that have process families.
 pub struct Scrape<'a> {
+    /// The GPU query's columns, one per field read.
     pub columns: &'a [Column],
+    /// One row per GPU, cells in the order of `columns`.
     pub rows: &'a [Row],
     /// The process columns and one row per process and GPU; `None` when
     /// the processes were not read.
@@ -49,12 +51,15 @@ pub struct Scrape<'a> {
 }
 
 impl Profile {
+    /// Every profile with the `--profile` name that selects it.
     pub const ALL: &'static [(Profile, &'static str)] = &[
         (Profile::Nvq, "nvq"),
         (Profile::NvidiaGpuExporter, "nvidia_gpu_exporter"),
         (Profile::Dcgm, "dcgm"),
     ];
 
+    /// The profile named `s` (exactly one of [`Self::ALL`]'s names); a usage error listing the valid
+    /// names otherwise.
     pub fn parse(s: &str) -> Result<Self, NvqError> {
         Profile::ALL
             .iter()
@@ -296,6 +301,7 @@ fn render_processes(columns: &[Column], apps: &[Row], out: &mut Vec<u8>) {
 /// How collections have gone since the server started.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Health {
+    /// Collections run since the server started, failed ones included.
     pub collections: u64,
     /// Collections in which at least one GPU missed the deadline.
     pub failures: u64,
@@ -303,6 +309,7 @@ pub struct Health {
     pub scrape_timeouts: u64,
     /// When a collection last read every GPU in time (Unix seconds).
     pub last_success_unix: Option<f64>,
+    /// How long the last collection took; `None` before the first one.
     pub last_duration: Option<Duration>,
     /// GPUs that missed the deadline in the last collection.
     pub late_gpus: usize,
@@ -322,8 +329,10 @@ pub enum GpuState {
 }
 
 impl GpuState {
+    /// Every state, in the order the per-GPU state series lists them.
     pub const ALL: [GpuState; 3] = [GpuState::Ok, GpuState::Late, GpuState::Lost];
 
+    /// The state's `state` label value: `ok`, `late` or `lost`.
     pub fn name(self) -> &'static str {
         match self {
             GpuState::Ok => "ok",
@@ -337,8 +346,11 @@ impl GpuState {
 /// and its state.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GpuHealth {
+    /// The GPU's NVML index, for the `gpu` label.
     pub index: u32,
+    /// The GPU's UUID, for the `uuid` label; empty while it is not known (never read yet).
     pub uuid: String,
+    /// How the GPU did in this scrape.
     pub state: GpuState,
 }
 
