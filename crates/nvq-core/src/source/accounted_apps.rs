@@ -14,7 +14,9 @@ use nvml_wrapper::struct_wrappers::device::AccountingStats;
 
 /// One row: an accounted process.
 pub struct AcctRow {
+    /// The process id NVML's accounting recorded.
     pub pid: u32,
+    /// Its accounting statistics (`nvmlDeviceGetAccountingStats`), or the NVML code that call failed with.
     pub stats: Result<AccountingStats, NvmlCode>,
 }
 
@@ -27,6 +29,7 @@ impl AcctRow {
     }
 }
 
+/// The `--query-accounted-apps` mode: one row per process accounting mode recorded.
 pub const MODE: ModeDef = list_mode_def!(
     "query-accounted-apps",
     "List the processes that accounting mode has recorded",

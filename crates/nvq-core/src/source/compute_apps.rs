@@ -23,6 +23,7 @@ use std::cell::OnceCell;
 
 /// One row: a process, and what was read of it from the host's `/proc`.
 pub struct ProcRow {
+    /// The process as NVML reports it in the compute process list (PID, used GPU memory).
     pub proc: Proc,
     status: OnceCell<Result<String, NvmlCode>>,
 }
@@ -56,6 +57,7 @@ impl ProcRow {
     }
 }
 
+/// The `--query-compute-apps` mode: one row per process that holds a compute context.
 pub const MODE: ModeDef = list_mode_def!(
     "query-compute-apps",
     "List the processes that hold a compute context, with their GPU memory",

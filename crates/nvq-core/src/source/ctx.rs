@@ -50,7 +50,10 @@ struct Caches {
     platform: Cached<nvmlPlatformInfo_t>,
 }
 
+/// One GPU for one sample: its handle and a cache of every NVML read, so that each
+/// query is made at most once per sample however many fields read it. Errors are cached too.
 pub struct GpuCtx<'s> {
+    /// The NVML session the GPU was opened in.
     pub session: &'s Session,
     /// The GPU's index in NVML's enumeration.
     pub index: u32,
@@ -72,6 +75,8 @@ pub struct GpuCtx<'s> {
 type FieldValueEntry = ((u32, u32), Result<FieldVal, NvmlCode>);
 
 impl<'s> GpuCtx<'s> {
+    /// A context for GPU `index` of `count`, looking its handle up now; a failed lookup makes
+    /// every read return its NVML code.
     pub fn new(session: &'s Session, index: u32, count: u32) -> Self {
         Self::with_device(session, index, count, session.device(index))
     }
@@ -153,6 +158,7 @@ impl<'s> GpuCtx<'s> {
         f(d).map_err(NvmlCode::from)
     }
 
+    /// Framebuffer memory: total, reserved, used and free bytes (`nvmlDeviceGetMemoryInfo_v2`, else v1).
     pub fn memory(&self) -> Result<&MemInfo, NvmlCode> {
         cached(&self.caches.memory, || raw::memory(&self.raw()))
     }
@@ -163,20 +169,24 @@ impl<'s> GpuCtx<'s> {
         cached(&self.caches.bar1, || self.call(|d| d.bar1_memory_info()))
     }
 
+    /// The GPU's PCI identity: bus id, domain, device and subsystem ids (`nvmlDeviceGetPciInfo`).
     pub fn pci(&self) -> Result<&PciInfo, NvmlCode> {
         cached(&self.caches.pci, || self.call(|d| d.pci_info()))
     }
 
+    /// The extended PCI info: base and sub class, revision (`nvmlDeviceGetPciInfoExt`).
     pub fn pci_ext(&self) -> Result<&nvmlPciInfoExt_t, NvmlCode> {
         cached(&self.caches.pci_ext, || raw::pci_info_ext(&self.raw()))
     }
 
+    /// GPU and memory utilization in percent over NVML's last sample period (`nvmlDeviceGetUtilizationRates`).
     pub fn utilization(&self) -> Result<&Utilization, NvmlCode> {
         cached(&self.caches.utilization, || {
             self.call(|d| d.utilization_rates())
         })
     }
 
+    /// The clock event (throttle) reasons the GPU supports, as NVML's bit mask.
     pub fn reasons_supported(&self) -> Result<u64, NvmlCode> {
         cached(&self.caches.reasons_supported, || {
             raw::event_reasons(&self.raw(), true)
@@ -184,6 +194,7 @@ impl<'s> GpuCtx<'s> {
         .copied()
     }
 
+    /// The clock event (throttle) reasons active now, as NVML's bit mask.
     pub fn reasons_active(&self) -> Result<u64, NvmlCode> {
         cached(&self.caches.reasons_active, || {
             raw::event_reasons(&self.raw(), false)
@@ -191,6 +202,7 @@ impl<'s> GpuCtx<'s> {
         .copied()
     }
 
+    /// The encoder's session count, average FPS and average latency in µs (`nvmlDeviceGetEncoderStats`).
     pub fn encoder_stats(&self) -> Result<&nvml_wrapper::structs::device::EncoderStats, NvmlCode> {
         cached(&self.caches.encoder_stats, || {
             self.call(|d| d.encoder_stats())
@@ -250,30 +262,38 @@ impl<'s> GpuCtx<'s> {
         .copied()
     }
 
+    /// Remapped-row counts and whether a remap is pending or failed (`nvmlDeviceGetRemappedRows`).
     pub fn remapped(&self) -> Result<&RemappedRows, NvmlCode> {
         cached(&self.caches.remapped, || raw::remapped_rows(&self.raw()))
     }
 
+    /// How many memory banks have how many spare rows left (`nvmlDeviceGetRowRemapperHistogram`).
     pub fn histogram(&self) -> Result<&nvmlRowRemapperHistogramValues_t, NvmlCode> {
         cached(&self.caches.histogram, || {
             raw::row_remapper_histogram(&self.raw())
         })
     }
 
+    /// SRAM ECC error counts by kind and unit (`nvmlDeviceGetSramEccErrorStatus`).
     pub fn sram(&self) -> Result<&nvmlEccSramErrorStatus_t, NvmlCode> {
         cached(&self.caches.sram, || raw::sram_ecc_status(&self.raw()))
     }
 
+    /// Confidential computing's protected memory, total/used/free bytes
+    /// (`nvmlDeviceGetConfComputeProtectedMemoryUsage`).
     pub fn protected_memory(&self) -> Result<&nvmlMemory_t, NvmlCode> {
         cached(&self.caches.protected_memory, || {
             raw::protected_memory(&self.raw())
         })
     }
 
+    /// The GPU's NVLink fabric state: cluster UUID, clique id, status
+    /// (`nvmlDeviceGetGpuFabricInfoV`, else the older call).
     pub fn fabric(&self) -> Result<&FabricInfo, NvmlCode> {
         cached(&self.caches.fabric, || raw::fabric_info(&self.raw()))
     }
 
+    /// Where the GPU sits in its platform: chassis, slot, tray, host ids (`nvmlDeviceGetPlatformInfo`).
     pub fn platform(&self) -> Result<&nvmlPlatformInfo_t, NvmlCode> {
         cached(&self.caches.platform, || raw::platform_info(&self.raw()))
     }

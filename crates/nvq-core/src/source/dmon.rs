@@ -55,7 +55,9 @@ pub const METRICS: &[Metric] = &[
 /// Its column is a [`Metric`] of group `g` (not an `-s` group).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct GpmMetric {
+    /// The metric's NVML id (`nvmlGpmMetricId_t`), as `--gpm-metrics` gives it.
     pub id: u32,
+    /// How its column is headed, described and printed.
     pub metric: Metric,
 }
 
@@ -185,7 +187,9 @@ pub fn select_gpm(list: &str) -> Result<Vec<GpmMetric>, String> {
 /// (`m`), or both (`dm`, `md`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct GpmLevel {
+    /// Print the GPU's own GPM rows (`d`).
     pub device: bool,
+    /// Print a GPM row per MIG GPU instance (`m`).
     pub mig: bool,
 }
 
@@ -248,6 +252,7 @@ fn int(v: impl Into<i64>) -> Value {
 }
 
 impl DmonReader {
+    /// A reader of the `-s` metrics `metrics` only, no GPM metrics.
     pub fn new(metrics: Vec<Metric>) -> Self {
         Self::with_gpm(metrics, Vec::new(), GpmLevel::default())
     }

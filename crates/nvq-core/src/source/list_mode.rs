@@ -47,7 +47,9 @@ pub struct Shared {
 
 /// A GPU as the list modes read it.
 pub struct ListGpu<'s> {
+    /// The GPU's per-sample context, which the rows' getters read from.
     pub gpu: GpuCtx<'s>,
+    /// What all GPUs of the sample share (the host's `/proc`).
     pub shared: &'s Shared,
     name: OnceCell<Value>,
     serial: OnceCell<Value>,
@@ -56,6 +58,7 @@ pub struct ListGpu<'s> {
 }
 
 impl<'s> ListGpu<'s> {
+    /// The GPU `gpu`, with the sample's shared state; its name is read on first use.
     pub fn new(gpu: GpuCtx<'s>, shared: &'s Shared) -> Self {
         ListGpu {
             gpu,

@@ -40,7 +40,9 @@ impl<'a> Texts<'a> {
 /// What is wrong with a log, and where (1-based line), for messages.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LogError {
+    /// The 1-based line the problem is on (0: the log as a whole, e.g. empty).
     pub line: usize,
+    /// What is wrong, for the user.
     pub message: String,
 }
 
@@ -51,6 +53,7 @@ fn fail<T>(line: usize, message: impl Into<String>) -> Result<T, LogError> {
     })
 }
 
+/// Parse a whole log, keeping every column; an error says why and on which line.
 pub fn parse(text: &str) -> Result<Log, LogError> {
     parse_only(text, &|names| vec![true; names.len()])
 }

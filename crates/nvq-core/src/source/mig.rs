@@ -11,7 +11,9 @@ use crate::nvml::Session;
 /// compute instances (`-lci`, `-lcip`) or not (`-lgi`, `-lgip`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Depth {
+    /// Only the GPU instances (or their profiles): `-lgi`, `-lgip`.
     GpuInstances,
+    /// The GPU instances and, within each, its compute instances (or profiles): `-lci`, `-lcip`.
     ComputeInstances,
 }
 

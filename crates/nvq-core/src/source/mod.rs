@@ -1,3 +1,4 @@
+#![warn(missing_docs)]
 //! Sources: NVML in, model out. Each query mode's fields and the code that
 //! reads them.
 //!

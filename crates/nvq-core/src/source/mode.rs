@@ -34,11 +34,17 @@ impl std::hash::Hash for QueryMode {
 }
 
 impl QueryMode {
+    /// `--query-gpu`.
     pub const GPU: QueryMode = QueryMode(&super::gpu::MODE);
+    /// `--query-supported-clocks`.
     pub const SUPPORTED_CLOCKS: QueryMode = QueryMode(&super::supported_clocks::MODE);
+    /// `--query-compute-apps`.
     pub const COMPUTE_APPS: QueryMode = QueryMode(&super::compute_apps::MODE);
+    /// `--query-accounted-apps`.
     pub const ACCOUNTED_APPS: QueryMode = QueryMode(&super::accounted_apps::MODE);
+    /// `--query-retired-pages`.
     pub const RETIRED_PAGES: QueryMode = QueryMode(&super::retired_pages::MODE);
+    /// `--query-remapped-rows`.
     pub const REMAPPED_ROWS: QueryMode = QueryMode(&super::remapped_rows::MODE);
 
     /// Every mode, in the order `--help` and the man page list them.
@@ -56,6 +62,7 @@ impl QueryMode {
         Self::ALL.into_iter().find(|m| m.option() == option)
     }
 
+    /// The mode's definition: option, help line, fields and collector.
     pub fn def(self) -> &'static ModeDef {
         self.0
     }

@@ -27,6 +27,7 @@ pub struct ModeDef {
     pub about: &'static str,
     /// Every field, in `--help-query-*` order.
     pub fields: fn() -> Vec<&'static FieldInfo>,
+    /// The collector: reads the mode's rows for the selected GPUs on each sample.
     pub collect: Collect,
     /// One row per GPU (`--summary` summarises by GPU; `--until-all` counts GPUs).
     pub row_per_gpu: bool,

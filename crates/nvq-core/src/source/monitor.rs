@@ -59,6 +59,7 @@ pub struct Metric {
     pub unit_label: &'static str,
     /// nvq's unit for the value (`None`: a bare number).
     pub unit: Option<&'static str>,
+    /// nvq's one-line description of what the column shows.
     pub help: &'static str,
     /// The `-s` letter that selects it.
     pub group: char,

@@ -11,8 +11,11 @@ use nvml_wrapper_sys::bindings::{field_id, NVML_NVLINK_MAX_LINKS};
 /// What to read besides each link's state.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Want {
+    /// Each active link's speed in MB/s (`-s`), from the NVLink speed field value.
     Speed,
+    /// Each link's capabilities, P2P and the rest (`-c`); read for inactive links too.
     Capabilities,
+    /// Each active link's error counters (`-e`).
     Errors,
     /// The far end: its PCI bus id and its own link number (`-p`, `-R`).
     Remote,

@@ -116,6 +116,7 @@ pub struct PmonReader {
 const MIB: u64 = 1024 * 1024;
 
 impl PmonReader {
+    /// A reader of the per-process metrics `metrics`, rows with timestamps, as `nvidia-smi pmon` prints them.
     pub fn new(metrics: Vec<Metric>) -> Self {
         PmonReader {
             metrics,

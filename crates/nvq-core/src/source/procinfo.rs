@@ -46,6 +46,7 @@ pub struct HostProc {
 }
 
 impl ProcSample {
+    /// An empty sample: nothing of `/proc` is read until a row asks.
     pub fn new() -> Self {
         Self::default()
     }
@@ -115,6 +116,7 @@ impl HostProc {
         std::fs::File::open(self.path(pid, file)).map_err(|_| NvmlCode::NOT_FOUND)
     }
 
+    /// `/proc/PID/status` as text; a missing process is NOT_FOUND, an unreadable one NO_PERMISSION.
     pub fn status(&self, pid: u32) -> Result<String, NvmlCode> {
         self.read(pid, "status")
             .map(|b| String::from_utf8_lossy(&b).into_owned())
@@ -182,6 +184,8 @@ pub fn read_again<'b>(f: &std::fs::File, buf: &'b mut [u8]) -> Option<&'b [u8]> 
     buf.get(..n).filter(|_| n < buf.len())
 }
 
+/// A process's name (`comm`) and start time (clock ticks since boot) from its `/proc/PID/stat`;
+/// `None` when the text is not a whole `stat` line.
 pub fn stat_identity(stat: &[u8]) -> Option<(String, u64)> {
     let s = String::from_utf8_lossy(stat);
     let open = s.find('(')?;

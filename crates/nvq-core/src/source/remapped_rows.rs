@@ -10,6 +10,7 @@ use super::mode_def::ModeDef;
 use crate::model::{Fact, FieldInfo, Value};
 use crate::nvml::raw::{self, RemappedRows};
 
+/// The `--query-remapped-rows` mode: one row per GPU, from `nvmlDeviceGetRemappedRows`.
 pub const MODE: ModeDef = list_mode_def!("query-remapped-rows", "Report remapped-row counts", LIST);
 
 /// A catalogue fact as this mode's field: its name, aliases, kind and help,

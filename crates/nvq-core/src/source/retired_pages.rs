@@ -26,13 +26,17 @@ pub const CAUSES: [(RetirementCause, &str); 2] = [
 /// One retired page.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Page {
+    /// The page's device-memory address, as NVML lists it.
     pub address: u64,
+    /// When the page was retired: NVML's raw number, unit undocumented by NVML.
     pub timestamp: u64,
 }
 
 /// One row: a cause and one page (`Ok(None)`: no page to report).
 pub struct PageRow {
+    /// The retirement cause as nvidia-smi prints it (the text of [`CAUSES`]).
     pub cause: &'static str,
+    /// The page, `Ok(None)` when the cause has none, or the NVML code the query failed with.
     pub page: Result<Option<Page>, NvmlCode>,
 }
 
@@ -51,6 +55,7 @@ pub fn format_address(a: u64) -> String {
     format!("0x{a:016X}")
 }
 
+/// The `--query-retired-pages` mode: rows for both causes per GPU.
 pub const MODE: ModeDef = list_mode_def!(
     "query-retired-pages",
     "List retired device-memory pages",

@@ -31,11 +31,16 @@ pub fn collect(session: &Session, devices: &[u32]) -> SmiTable {
 /// (its box, MIG devices and processes), the last one the CUDA version.
 #[derive(Debug, Clone)]
 pub enum Part {
+    /// A GPU's part: its box, its MIG devices and its processes.
     Gpu {
+        /// What the GPU's box shows.
         gpu: Box<TableGpu>,
+        /// One entry per MIG device (empty when MIG is off).
         mig: Vec<TableMig>,
+        /// The GPU's processes, for the processes table.
         processes: Vec<TableProcess>,
     },
+    /// The last part: the driver's CUDA version (`nvmlSystemGetCudaDriverVersion`), or why not read.
     Cuda(Reading<i32>),
 }
 

@@ -16,10 +16,13 @@ use crate::nvml::raw;
 
 /// One row: a clock pair.
 pub struct ClockPair {
+    /// The memory clock in MHz, or the NVML code listing the memory clocks failed with.
     pub memory: Result<u32, NvmlCode>,
+    /// A graphics clock in MHz supported at that memory clock, or the NVML code listing them failed with.
     pub graphics: Result<u32, NvmlCode>,
 }
 
+/// The `--query-supported-clocks` mode: one row per (memory, graphics) clock pair.
 pub const MODE: ModeDef = list_mode_def!(
     "query-supported-clocks",
     "List the supported memory/graphics clock pairs",

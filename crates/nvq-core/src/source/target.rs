@@ -21,6 +21,7 @@ unsafe impl Send for Handle {}
 
 /// A selected GPU.
 pub struct Target {
+    /// The GPU's NVML index (what `-i` selects by and `index` prints).
     pub index: u32,
     handle: Result<Handle, NvmlCode>,
     /// Who the GPU is (Prometheus labels), kept once it was read whole.

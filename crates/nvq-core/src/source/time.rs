@@ -2,7 +2,6 @@
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
-/// The current time as nvidia-smi prints it.
 /// `timestamp.epoch`: seconds since 1970-01-01 UTC, with milliseconds.
 pub fn epoch_value(t: SystemTime) -> crate::model::Value {
     let secs = t
@@ -14,6 +13,7 @@ pub fn epoch_value(t: SystemTime) -> crate::model::Value {
     }
 }
 
+/// The current local time as nvidia-smi's `timestamp` field prints it: `YYYY/MM/DD HH:MM:SS.mmm`.
 pub fn timestamp_now() -> String {
     format_timestamp(SystemTime::now())
 }

@@ -69,6 +69,7 @@ impl Default for TopReader {
 }
 
 impl TopReader {
+    /// A reader of `nvq top`'s process columns (a subset of pmon's), without timestamps.
     pub fn new() -> Self {
         let metrics = pmon::METRICS
             .iter()

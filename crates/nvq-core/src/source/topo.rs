@@ -246,7 +246,9 @@ fn sysfs_root() -> PathBuf {
 /// `devices/` (the root first) and its NUMA node.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PciPlace {
+    /// The components of the device's path under `/sys/devices/`, the root complex first.
     pub path: Vec<String>,
+    /// The NUMA node from sysfs `numa_node` (-1: none known); `None` when it cannot be read.
     pub numa: Option<i64>,
 }
 

@@ -12,7 +12,9 @@ use nvml_wrapper::Device;
 /// Which vGPU types to list.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Types {
+    /// The vGPU types the GPU supports (`nvmlDeviceGetSupportedVgpus`).
     Supported,
+    /// The vGPU types that can be created on the GPU now (`nvmlDeviceGetCreatableVgpus`).
     Creatable,
 }
 

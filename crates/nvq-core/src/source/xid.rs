@@ -31,6 +31,7 @@ struct Seen {
 }
 
 impl XidCounts {
+    /// Count one Xid event `code` received for GPU `gpu` (NVML index), now.
     pub fn add(&self, gpu: u32, code: u64) {
         let now = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)

@@ -1,5 +1,6 @@
 //! Getters of the `--query-gpu` fields: each turns what NVML returns into
 //! the cell nvidia-smi prints (behaviour.md §3 gives the formats).
+//! A failed NVML call gives the cell of its return code, as nvidia-smi prints it, never a made-up value.
 
 use super::GpuCtx;
 use crate::model::Value;
@@ -40,42 +41,51 @@ pub fn not_available(c: &GpuCtx) -> Value {
     c.err(NvmlCode::NOT_SUPPORTED)
 }
 
+/// `driver_version`: the driver's version string (`nvmlSystemGetDriverVersion`).
 pub fn driver_version(c: &GpuCtx) -> Value {
     c.value(c.session.driver_version(), Value::text)
 }
 
+/// Whether the vGPU driver has capability `cap` (`nvmlGetVgpuDriverCapabilities`), as Yes/No.
 pub fn vgpu_driver_cap(c: &GpuCtx, cap: u32) -> Value {
     c.value(raw::vgpu_driver_cap(&c.raw(), cap), |v| {
         Value::yes_no(v != 0)
     })
 }
 
+/// Whether the GPU has vGPU capability `cap` (`nvmlDeviceGetVgpuCapabilities`), as Yes/No.
 pub fn vgpu_device_cap(c: &GpuCtx, cap: u32) -> Value {
     c.value(raw::vgpu_device_cap(&c.raw(), cap), |v| {
         Value::yes_no(v != 0)
     })
 }
 
+/// `name`: the product name (`nvmlDeviceGetName`).
 pub fn name(c: &GpuCtx) -> Value {
     c.value(c.call(|d| d.name()), Value::text)
 }
 
+/// `serial`: the board's serial number (`nvmlDeviceGetSerial`); boards without one fail NOT_SUPPORTED.
 pub fn serial(c: &GpuCtx) -> Value {
     c.value(c.call(|d| d.serial()), Value::text)
 }
 
+/// `uuid`: the GPU's UUID, `GPU-` and hex (`nvmlDeviceGetUUID`).
 pub fn uuid(c: &GpuCtx) -> Value {
     c.value(c.call(|d| d.uuid()), Value::text)
 }
 
+/// `pci.bus_id`: `domain:bus:device.function`, as NVML writes it.
 pub fn pci_bus_id(c: &GpuCtx) -> Value {
     c.value(c.pci(), |p| Value::text(p.bus_id.clone()))
 }
 
+/// A PCI field as text: `f` formats it from the device's `nvmlDeviceGetPciInfo`.
 pub fn pci_hex(c: &GpuCtx, f: impl FnOnce(&PciInfo) -> String) -> Value {
     c.value(c.pci(), |p| Value::text(f(p)))
 }
 
+/// `pci.sub_device_id`: the subsystem id as `0x` and 8 upper-case hex digits; NOT_SUPPORTED when NVML has none.
 pub fn pci_sub_device_id(c: &GpuCtx) -> Value {
     c.value(c.pci(), |p| match p.pci_sub_system_id {
         Some(id) => Value::text(format!("0x{id:08X}")),
@@ -91,26 +101,32 @@ pub fn pci_class(c: &GpuCtx, sub: bool) -> Value {
     })
 }
 
+/// `pcie.link.gen.current`: the PCIe generation the link runs at now.
 pub fn pcie_gen_current(c: &GpuCtx) -> Value {
     c.value(c.call(|d| d.current_pcie_link_gen()), uint)
 }
 
+/// `pcie.link.gen.max`: the highest PCIe generation the GPU and the system together support.
 pub fn pcie_gen_max(c: &GpuCtx) -> Value {
     c.value(c.call(|d| d.max_pcie_link_gen()), uint)
 }
 
+/// `pcie.link.gen.gpumax`: the highest PCIe generation the GPU itself supports.
 pub fn pcie_gen_gpumax(c: &GpuCtx) -> Value {
     c.value(raw::pcie_gen_gpumax(&c.raw()), uint)
 }
 
+/// `pcie.link.width.current`: the link's lane count now.
 pub fn pcie_width_current(c: &GpuCtx) -> Value {
     c.value(c.call(|d| d.current_pcie_link_width()), uint)
 }
 
+/// `pcie.link.width.max`: the most lanes the link supports.
 pub fn pcie_width_max(c: &GpuCtx) -> Value {
     c.value(c.call(|d| d.max_pcie_link_width()), uint)
 }
 
+/// `display_mode`: whether a display is connected, Enabled/Disabled; deprecated from [`DEPRECATED_FROM`].
 pub fn display_mode(c: &GpuCtx) -> Value {
     if deprecated(c) {
         return c.err(NvmlCode::DEPRECATED);
@@ -118,18 +134,22 @@ pub fn display_mode(c: &GpuCtx) -> Value {
     c.value(c.call(|d| d.is_display_connected()), Value::enabled)
 }
 
+/// `display_attached`: whether a display is connected (`nvmlDeviceGetDisplayMode`), Yes/No.
 pub fn display_attached(c: &GpuCtx) -> Value {
     c.value(c.call(|d| d.is_display_connected()), Value::yes_no)
 }
 
+/// `display_active`: whether a display is initialised on the GPU (`nvmlDeviceGetDisplayActive`).
 pub fn display_active(c: &GpuCtx) -> Value {
     c.value(c.call(|d| d.is_display_active()), Value::enabled)
 }
 
+/// `persistence_mode`: whether the driver stays loaded with no client (`nvmlDeviceGetPersistenceMode`).
 pub fn persistence_mode(c: &GpuCtx) -> Value {
     c.value(c.call(|d| d.is_in_persistent_mode()), Value::enabled)
 }
 
+/// `addressing_mode`: `None`, `HMM` or `ATS`; a value newer than nvq is UNKNOWN.
 pub fn addressing_mode(c: &GpuCtx) -> Value {
     c.value(raw::addressing_mode(&c.raw()), |m| match m {
         0 => Value::text("None"),
@@ -144,14 +164,17 @@ fn unknown_enum(_value: u32) -> NvmlCode {
     NvmlCode::UNKNOWN
 }
 
+/// `accounting.mode`: whether per-process accounting is on (`nvmlDeviceGetAccountingMode`).
 pub fn accounting_mode(c: &GpuCtx) -> Value {
     c.value(c.call(|d| d.is_accounting_enabled()), Value::enabled)
 }
 
+/// `accounting.buffer_size`: how many processes the accounting buffer holds.
 pub fn accounting_buffer_size(c: &GpuCtx) -> Value {
     c.value(c.call(|d| d.accounting_buffer_size()), uint)
 }
 
+/// `driver_model.current` / `.pending` (Windows): `WDDM`, `TCC` or `MCDM`.
 pub fn driver_model(c: &GpuCtx, pending: bool) -> Value {
     c.value(c.driver_model(), |(cur, pend)| {
         match if pending { pend } else { cur } {
@@ -163,14 +186,17 @@ pub fn driver_model(c: &GpuCtx, pending: bool) -> Value {
     })
 }
 
+/// `vbios_version`: the video BIOS version (`nvmlDeviceGetVbiosVersion`).
 pub fn vbios_version(c: &GpuCtx) -> Value {
     c.value(c.call(|d| d.vbios_version()), Value::text)
 }
 
+/// `inforom.img`: the inforom image version (`nvmlDeviceGetInforomImageVersion`).
 pub fn inforom_image(c: &GpuCtx) -> Value {
     c.value(c.call(|d| d.info_rom_image_version()), Value::text)
 }
 
+/// `inforom.oem` / `.ecc` / `.pwr`: the version of inforom object `object`.
 pub fn inforom(c: &GpuCtx, object: InfoRom) -> Value {
     c.value(c.call(|d| d.info_rom_version(object)), Value::text)
 }
@@ -184,6 +210,7 @@ pub fn inforom_validation(c: &GpuCtx) -> Value {
     }
 }
 
+/// `gom.current` / `.pending`: the GPU operation mode, `All On`, `Compute` or `Low Double Precision`.
 pub fn gom(c: &GpuCtx, pending: bool) -> Value {
     c.value(c.gom(), |(cur, pend)| {
         match if pending { pend } else { cur } {
@@ -195,6 +222,7 @@ pub fn gom(c: &GpuCtx, pending: bool) -> Value {
     })
 }
 
+/// `fan.speed`: the fan's intended speed in percent of its maximum.
 pub fn fan_speed(c: &GpuCtx) -> Value {
     c.value(raw::fan_speed(&c.raw()), uint)
 }
@@ -207,22 +235,26 @@ pub fn pstate(c: &GpuCtx) -> Value {
     })
 }
 
+/// `clocks_event_reasons.supported`: the supported reasons' bit mask, `0x` and 16 hex digits.
 pub fn reasons_supported(c: &GpuCtx) -> Value {
     c.value(c.reasons_supported(), |m| {
         Value::text(format!("0x{m:016X}"))
     })
 }
 
+/// `clocks_event_reasons.active`: the active reasons' bit mask, `0x` and 16 hex digits.
 pub fn reasons_active(c: &GpuCtx) -> Value {
     c.value(c.reasons_active(), |m| Value::text(format!("0x{m:016X}")))
 }
 
+/// One `clocks_event_reasons.*` field: `Active` when reason `bit` is in the active mask, else `Not Active`.
 pub fn reason_bit(c: &GpuCtx, bit: u64) -> Value {
     c.value(c.reasons_active(), |m| {
         Value::text(if m & bit != 0 { "Active" } else { "Not Active" })
     })
 }
 
+/// A `memory.*` field in bytes, `pick`ed from the framebuffer memory info.
 pub fn memory(c: &GpuCtx, pick: impl FnOnce(&raw::MemInfo) -> Result<u64, NvmlCode>) -> Value {
     c.value(c.memory().and_then(pick), Value::Bytes)
 }
@@ -248,6 +280,7 @@ pub fn compute_apps_count(c: &GpuCtx) -> Value {
     })
 }
 
+/// `compute_mode`: `Default`, `Exclusive_Thread`, `Prohibited` or `Exclusive_Process`.
 pub fn compute_mode(c: &GpuCtx) -> Value {
     c.value(raw::compute_mode(&c.raw()), |m| match m {
         0 => Value::text("Default"),
@@ -258,34 +291,41 @@ pub fn compute_mode(c: &GpuCtx) -> Value {
     })
 }
 
+/// `compute_cap`: the CUDA compute capability, `major.minor`.
 pub fn compute_cap(c: &GpuCtx) -> Value {
     c.value(c.call(|d| d.cuda_compute_capability()), |cc| {
         Value::text(format!("{}.{}", cc.major, cc.minor))
     })
 }
 
+/// `utilization.gpu` or (`memory`) `utilization.memory`, in percent.
 pub fn utilization(c: &GpuCtx, memory: bool) -> Value {
     c.value(c.utilization(), |u| {
         uint(if memory { u.memory } else { u.gpu })
     })
 }
 
+/// `utilization.encoder`: the video encoder's utilization in percent.
 pub fn util_encoder(c: &GpuCtx) -> Value {
     c.value(c.call(|d| d.encoder_utilization()), |u| uint(u.utilization))
 }
 
+/// `utilization.decoder`: the video decoder's utilization in percent.
 pub fn util_decoder(c: &GpuCtx) -> Value {
     c.value(c.call(|d| d.decoder_utilization()), |u| uint(u.utilization))
 }
 
+/// `utilization.jpeg`: the JPEG engine's utilization in percent.
 pub fn util_jpeg(c: &GpuCtx) -> Value {
     c.value(raw::engine_utilization(&c.raw(), false), uint)
 }
 
+/// `utilization.ofa`: the optical flow accelerator's utilization in percent.
 pub fn util_ofa(c: &GpuCtx) -> Value {
     c.value(raw::engine_utilization(&c.raw(), true), uint)
 }
 
+/// An `encoder.stats.*` field: session count, average FPS or average latency (µs), `pick`ed.
 pub fn encoder_stats(
     c: &GpuCtx,
     pick: impl FnOnce(&nvml_wrapper::structs::device::EncoderStats) -> u32,
@@ -293,18 +333,21 @@ pub fn encoder_stats(
     c.value(c.encoder_stats(), |s| uint(pick(s)))
 }
 
+/// `dramEncryption.mode.current` / `.pending`: Enabled/Disabled.
 pub fn dram_encryption(c: &GpuCtx, pending: bool) -> Value {
     c.value(c.dram_encryption(), |(cur, pend)| {
         Value::enabled((if pending { pend } else { cur }) != 0)
     })
 }
 
+/// `ecc.mode.current` / `.pending`: Enabled/Disabled.
 pub fn ecc_mode(c: &GpuCtx, pending: bool) -> Value {
     c.value(c.ecc_mode(), |(cur, pend)| {
         Value::enabled(if pending { pend } else { cur })
     })
 }
 
+/// An ECC error count of one memory location (`nvmlDeviceGetMemoryErrorCounter`), volatile or aggregate.
 pub fn ecc_counter(
     c: &GpuCtx,
     kind: MemoryError,
@@ -317,20 +360,24 @@ pub fn ecc_counter(
     )
 }
 
+/// A total ECC error count, corrected or not, volatile or aggregate (`nvmlDeviceGetTotalEccErrors`).
 pub fn ecc_total(c: &GpuCtx, kind: MemoryError, counter: EccCounter) -> Value {
     c.value(c.call(|d| d.total_ecc_errors(kind, counter)), Value::count)
 }
 
+/// An SRAM ECC field, `pick`ed from `nvmlDeviceGetSramEccErrorStatus`.
 pub fn sram(c: &GpuCtx, pick: impl FnOnce(&nvmlEccSramErrorStatus_t) -> Value) -> Value {
     c.value(c.sram(), pick)
 }
 
+/// `retired_pages.single_bit_ecc.count` / `.double_bit.count`: how many pages were retired for `cause`.
 pub fn retired_count(c: &GpuCtx, cause: RetirementCause) -> Value {
     c.value(c.call(|d| d.retired_pages(cause)), |p| {
         Value::count(p.len() as u64)
     })
 }
 
+/// `retired_pages.pending`: whether a page waits to be retired at the next reset, Yes/No.
 pub fn retired_pending(c: &GpuCtx) -> Value {
     c.value(c.call(|d| d.are_pages_pending_retired()), Value::yes_no)
 }
@@ -370,6 +417,7 @@ pub fn minor_number(c: &GpuCtx) -> Value {
     c.value(c.call(|d| d.minor_number()), uint)
 }
 
+/// A `remapped_rows.*` field, `pick`ed from `nvmlDeviceGetRemappedRows`.
 pub fn remapped(c: &GpuCtx, pick: impl FnOnce(&raw::RemappedRows) -> Value) -> Value {
     c.value(c.remapped(), pick)
 }
@@ -382,6 +430,7 @@ pub fn remapped_inactive(c: &GpuCtx, uncorrectable: bool) -> Value {
     })
 }
 
+/// A `remapped_rows.histogram.*` bucket (banks with so many spare rows left), `pick`ed.
 pub fn histogram(
     c: &GpuCtx,
     pick: impl FnOnce(&nvml_wrapper_sys::bindings::nvmlRowRemapperHistogramValues_t) -> u32,
@@ -389,16 +438,19 @@ pub fn histogram(
     c.value(c.histogram(), |h| uint(pick(h)))
 }
 
+/// `temperature.gpu`: the core temperature in °C.
 pub fn temperature_gpu(c: &GpuCtx) -> Value {
     c.value(c.call(|d| d.temperature(TemperatureSensor::Gpu)), uint)
 }
 
+/// `temperature.gpu.tlimit`: °C left before the GPU slows down (negative past it).
 pub fn temperature_tlimit(c: &GpuCtx) -> Value {
     c.value(raw::margin_temperature(&c.raw()), |t| {
         Value::Int(i64::from(t))
     })
 }
 
+/// `power.management`: whether power management is on; deprecated from [`DEPRECATED_FROM`].
 pub fn power_management(c: &GpuCtx) -> Value {
     if deprecated(c) {
         return c.err(NvmlCode::DEPRECATED);
@@ -411,22 +463,27 @@ pub fn power_management(c: &GpuCtx) -> Value {
     )
 }
 
+/// `power.draw`: the board's power draw in W (`nvmlDeviceGetPowerUsage`'s mW).
 pub fn power_draw(c: &GpuCtx) -> Value {
     watts(c, c.call(|d| d.power_usage()))
 }
 
+/// `power.limit`: the power management limit in W.
 pub fn power_limit(c: &GpuCtx) -> Value {
     watts(c, c.call(|d| d.power_management_limit()))
 }
 
+/// `enforced.power.limit`: the limit actually enforced, in W (the lowest of all limiters).
 pub fn enforced_power_limit(c: &GpuCtx) -> Value {
     watts(c, c.call(|d| d.enforced_power_limit()))
 }
 
+/// `power.default_limit`: the default power management limit in W.
 pub fn power_default_limit(c: &GpuCtx) -> Value {
     watts(c, c.call(|d| d.power_management_limit_default()))
 }
 
+/// `power.min_limit` or (`max`) `power.max_limit`: the range the limit can be set in, in W.
 pub fn power_constraints(c: &GpuCtx, max: bool) -> Value {
     watts(
         c,
@@ -435,14 +492,18 @@ pub fn power_constraints(c: &GpuCtx, max: bool) -> Value {
     )
 }
 
+/// A `clocks.current.*` field: clock domain `clock`'s current frequency in MHz.
 pub fn clock(c: &GpuCtx, clock: Clock) -> Value {
     c.value(c.call(|d| d.clock_info(clock)), uint)
 }
 
+/// A `clocks.max.*` field: clock domain `clock`'s highest frequency in MHz.
 pub fn max_clock(c: &GpuCtx, clock: Clock) -> Value {
     c.value(c.call(|d| d.max_clock_info(clock)), uint)
 }
 
+/// `clocks.applications.*` or (`default`) `clocks.default_applications.*` in MHz;
+/// deprecated from [`DEPRECATED_FROM`].
 pub fn app_clock(c: &GpuCtx, clock: Clock, default: bool) -> Value {
     if deprecated(c) {
         return c.err(NvmlCode::DEPRECATED);
@@ -455,22 +516,26 @@ pub fn app_clock(c: &GpuCtx, clock: Clock, default: bool) -> Value {
     c.value(r, uint)
 }
 
+/// `mig.mode.current` / `.pending`: Enabled/Disabled.
 pub fn mig_mode(c: &GpuCtx, pending: bool) -> Value {
     c.value(c.mig_mode(), |(cur, pend)| {
         Value::enabled((if pending { pend } else { cur }) == 1)
     })
 }
 
+/// `gsp.mode.current`, or (`default`) `gsp.mode.default`: whether GSP firmware runs, Enabled/Disabled.
 pub fn gsp_mode(c: &GpuCtx, default: bool) -> Value {
     c.value(c.gsp_mode(), |(on, dflt)| {
         Value::enabled(if default { dflt } else { on })
     })
 }
 
+/// `c2c.mode`: whether the chip-to-chip link is enabled (`nvmlDeviceGetC2cModeInfoV`).
 pub fn c2c_mode(c: &GpuCtx) -> Value {
     c.value(raw::c2c_mode(&c.raw()), |m| Value::enabled(m != 0))
 }
 
+/// A `protected_memory.*` field in bytes (confidential computing), `pick`ed.
 pub fn protected_memory(c: &GpuCtx, pick: impl FnOnce(&nvmlMemory_t) -> u64) -> Value {
     c.value(c.protected_memory(), |m| Value::Bytes(pick(m)))
 }
@@ -484,6 +549,7 @@ fn fabric(c: &GpuCtx, f: impl FnOnce(&raw::FabricInfo) -> Value) -> Value {
     }
 }
 
+/// `fabric.state`: `Not Started`, `In Progress` or `Completed`; bare `N/A` without a fabric.
 pub fn fabric_state(c: &GpuCtx) -> Value {
     fabric(c, |i| match i.state {
         1 => Value::text("Not Started"),
@@ -498,6 +564,7 @@ pub fn fabric_status(c: &GpuCtx) -> Value {
     fabric(c, |i| Value::text(NvmlCode(i.status).message()))
 }
 
+/// `fabric.cliqueId`: the NVLink clique the GPU belongs to.
 pub fn fabric_clique(c: &GpuCtx) -> Value {
     fabric(c, |i| uint(i.clique_id))
 }
@@ -507,6 +574,7 @@ pub fn fabric_cluster_uuid(c: &GpuCtx) -> Value {
     fabric(c, |i| Value::text(uuid_text(&i.cluster_uuid)))
 }
 
+/// 16 bytes as a lower-case 8-4-4-4-12 hex UUID, without a prefix.
 pub fn uuid_text(b: &[u8; 16]) -> String {
     let hex: String = b.iter().map(|x| format!("{x:02x}")).collect();
     format!(
@@ -519,6 +587,7 @@ pub fn uuid_text(b: &[u8; 16]) -> String {
     )
 }
 
+/// A `platform.*` field, made by `f` from `nvmlDeviceGetPlatformInfo`.
 pub fn platform(c: &GpuCtx, f: impl FnOnce(&nvmlPlatformInfo_t) -> Value) -> Value {
     c.value(c.platform(), f)
 }
@@ -541,6 +610,7 @@ pub fn fabric_guid(p: &nvmlPlatformInfo_t) -> Value {
     Value::text(format!("0x{v:016X}"))
 }
 
+/// The hostname the GPU reports (`nvmlDeviceGetHostname_v1`).
 pub fn hostname(c: &GpuCtx) -> Value {
     c.value(raw::hostname(&c.raw()), Value::text)
 }

@@ -19,6 +19,7 @@ use crate::model::Value;
 use crate::nvml::NvmlCode;
 use crate::source::mode_def::ModeDef;
 
+/// The `--query-gpu` mode: one row per GPU, the fields of the [`FIELDS`] registry.
 pub const MODE: ModeDef = ModeDef {
     option: "query-gpu",
     about: "Query GPU properties (comma-separated field list; see --help-query-gpu)",
@@ -36,9 +37,15 @@ pub enum Get {
     /// A function of the GPU's context.
     Fn(Getter),
     /// One entry of `nvmlDeviceGetFieldValues`: all such fields of a row are
-    /// read in one call. `id` uses nvml-wrapper's (pre-580.82) numbering and
-    /// is translated for newer drivers; `scope` 0 is the GPU, 1 the module.
-    Field { id: u32, scope: u32, fmt: FvFmt },
+    /// read in one call.
+    Field {
+        /// The NVML field id, in nvml-wrapper's (pre-580.82) numbering; translated for newer drivers.
+        id: u32,
+        /// The field's scope id: 0 the GPU, 1 the module.
+        scope: u32,
+        /// How the value is printed.
+        fmt: FvFmt,
+    },
 }
 
 /// How a field value is printed.

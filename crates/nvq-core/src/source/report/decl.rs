@@ -15,25 +15,45 @@ use nvml_wrapper_sys::bindings::{
 /// The `-d` types (`--display=`), as nvidia-smi names them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Display {
+    /// `MEMORY`: FB, BAR1 and protected memory usage.
     Memory,
+    /// `UTILIZATION`: GPU, memory, encoder, decoder, JPEG and OFA utilization.
     Utilization,
+    /// `ECC`: ECC mode and error counts.
     Ecc,
+    /// `TEMPERATURE`: current temperatures and their thresholds.
     Temperature,
+    /// `POWER`: power draw, limits and their constraints.
     Power,
+    /// `CLOCK`: current, application, default and maximum clocks.
     Clock,
+    /// `COMPUTE`: compute mode.
     Compute,
+    /// `PIDS`: the processes using the GPU.
     Pids,
+    /// `PERFORMANCE`: performance state and clock event (throttle) reasons.
     Performance,
+    /// `SUPPORTED_CLOCKS`: the supported memory/graphics clock pairs.
     SupportedClocks,
+    /// `PAGE_RETIREMENT`: retired pages by cause and pending retirement.
     PageRetirement,
+    /// `ACCOUNTING`: accounting mode and its buffer size.
     Accounting,
+    /// `ENCODER_STATS`: encoder sessions, average FPS and latency.
     EncoderStats,
+    /// `SUPPORTED_GPU_TARGET_TEMP`: the GPU target temperature's allowed range.
     SupportedGpuTargetTemp,
+    /// `VOLTAGE`: the graphics voltage.
     Voltage,
+    /// `FBC_STATS`: frame buffer capture sessions, average FPS and latency.
     FbcStats,
+    /// `ROW_REMAPPER`: remapped rows and the row remapper histogram.
     RowRemapper,
+    /// `GSP_FIRMWARE_VERSION`: the GSP firmware version.
     GspFirmwareVersion,
+    /// `POWER_SMOOTHING`: power smoothing state and profile settings.
     PowerSmoothing,
+    /// `POWER_PROFILES`: the requested and enforced workload power profiles.
     PowerProfiles,
 }
 

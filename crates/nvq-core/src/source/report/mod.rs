@@ -33,15 +33,22 @@ pub enum Read {
 pub enum Decl {
     /// `Label : value unit`.
     Entry {
+        /// The text report's label (left of the `:`).
         label: &'static str,
+        /// The XML element's name (`-x`).
         xml: &'static str,
+        /// The unit printed after the value (empty: none).
         unit: &'static str,
+        /// How the value is read.
         read: Read,
     },
     /// A heading and what is under it.
     Section {
+        /// The heading in the text report.
         label: &'static str,
+        /// The XML element that holds the section.
         xml: &'static str,
+        /// The entries and subsections under the heading, in order.
         items: &'static [Decl],
     },
     /// Lines printed only when `-d` asks for sections (the sampled
