@@ -125,12 +125,19 @@ fn assert_restored_after(t: &Tmux, status: i32) {
         !screen.contains("H100"),
         "the alternate screen was left:\n{screen}"
     );
+    // The shell creates the file before stty has written its line: wait
+    // for the whole line, not for the file.
+    let read = |name: &str| std::fs::read_to_string(t.path(name)).unwrap_or_default();
     let until = Instant::now() + Duration::from_secs(10);
-    while !t.path("after").exists() && Instant::now() < until {
+    while !read("after").ends_with('\n') && Instant::now() < until {
         std::thread::sleep(Duration::from_millis(20));
     }
-    let before = std::fs::read_to_string(t.path("before")).unwrap();
-    let after = std::fs::read_to_string(t.path("after")).unwrap();
+    let before = read("before");
+    let after = read("after");
+    assert!(
+        before.ends_with('\n'),
+        "no stty line before nvq top: {before:?}"
+    );
     assert_eq!(before, after, "stty settings differ after nvq top");
     assert_eq!(
         t.tmux(&["display", "-p", "#{alternate_on} #{cursor_flag}"])
