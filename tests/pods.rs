@@ -340,12 +340,28 @@ fn gpu_xid_and_process_series_carry_the_holding_pod() {
         &scenario("fleet_train.toml"),
         &[FAST, &["--collect.processes", &sock]].concat(),
     );
-    let body = nvq.scrape_until("nvq_pods_attribution_success 1");
+    nvq.scrape_until("nvq_pods_attribution_success 1");
     let train = [
         ("pod", "train-0"),
         ("namespace", "ml"),
         ("container", "trainer"),
     ];
+    // The first scrapes after the first successful poll may still come
+    // from a collection labelled before it: scrape until the pod's labels
+    // are on the GPU's series (then every check below reads that answer).
+    let end = Instant::now() + Duration::from_secs(20);
+    let body = loop {
+        let (body, _) = nvq.scrape();
+        let labelled = samples(&body, "nvq_memory_used_bytes").iter().any(|l| {
+            train
+                .iter()
+                .all(|(k, v)| l.contains(&format!("{k}=\"{v}\"")))
+        });
+        if labelled || Instant::now() >= end {
+            break body;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
     let serve = [
         ("pod", "serve-1"),
         ("namespace", "web"),
