@@ -169,7 +169,7 @@ pub fn trend_with_line(
     if win.len() < 3 {
         return None;
     }
-    let slope = theil_sen(&win)?;
+    let slope = theil_sen(win)?;
     let (first, newest) = (win[0], win[win.len() - 1]);
     let net = newest.v - first.v;
     let predicted = slope * (newest.t - first.t);

@@ -123,7 +123,7 @@ impl Lines<'_> {
             );
         };
         let blank = line.trim().is_empty();
-        if !line.ends_with('\n') && !(blank && !self.seen) {
+        if (self.seen || !blank) && !line.ends_with('\n') {
             return fail(self.n, "the last line is cut short (no newline at its end): was the log copied while nvq wrote it?");
         }
         self.seen |= !blank;
@@ -132,7 +132,7 @@ impl Lines<'_> {
     }
 
     /// Read the rest, only to see that it ends with a newline (CSV's `--summary` table after the samples).
-    fn to_end(&mut self) -> Result<(), LogError> {
+    fn skip_rest(&mut self) -> Result<(), LogError> {
         while self.next()?.is_some() {}
         Ok(())
     }
@@ -253,7 +253,7 @@ fn csv(
     let mut last_ts: (String, f64) = (String::new(), 0.0);
     while let Some((n, line)) = lines.next()? {
         if line.trim().is_empty() {
-            lines.to_end()?;
+            lines.skip_rest()?;
             break;
         }
         if line == header {
