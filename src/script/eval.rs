@@ -132,19 +132,36 @@ pub fn cell_number(v: &Value) -> Option<f64> {
 
 /// `value` rounded to `decimals` as printed and read back: the number
 /// `format!("{value:.decimals$}").parse()` gives, without the text. The
-/// printed digits are `n = round(value * 10^d)`, and reading `n / 10^d` back
-/// is the division `n / 10^d` of two exact numbers (IEEE division rounds as a
-/// correct parser does). `value * 10^d` is exact to well under 2^-20 while
-/// it is below 2^31, so `n` is right unless the fraction is within 2^-20 of
-/// a half: those (rare) values, and large ones, go through the text.
+/// printed digits are `n`, `value * 10^d` rounded to the nearest whole number
+/// (a tie to the even one, as the formatter rounds), and reading `n / 10^d`
+/// back is the division of two exact numbers (IEEE division rounds as a
+/// correct parser does). The product `p = value * 10^d` is within 2^-20 of
+/// the exact one while below 2^31: far from a half, `p`'s rounding is the
+/// exact product's; near one, the exact product's side of the half is told
+/// by the product's error (`mul_add`, exact). Large values, and more than 15
+/// decimals, go through the text.
 fn shown_number(value: f64, decimals: u8) -> Option<f64> {
     const POW10: [f64; 16] = [
         1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
     ];
     if let Some(&scale) = POW10.get(usize::from(decimals)) {
         let p = value * scale;
-        if p.abs() < 2_147_483_648.0 && (p - p.floor() - 0.5).abs() > 1.0 / 1_048_576.0 {
-            return Some(p.round() / scale);
+        if p.abs() < 2_147_483_648.0 {
+            let floor = p.floor();
+            let n = if (p - floor - 0.5).abs() > 1.0 / 1_048_576.0 {
+                p.round()
+            } else {
+                // p - (floor + 0.5) is exact (the two are close), and so is the product's error.
+                let above = (p - (floor + 0.5)) + value.mul_add(scale, -p);
+                if above > 0.0 || (above == 0.0 && floor % 2.0 != 0.0) {
+                    floor + 1.0
+                } else {
+                    floor
+                }
+            };
+            // "-0.00" reads back as -0.
+            let n = if n == 0.0 { 0.0f64.copysign(value) } else { n };
+            return Some(n / scale);
         }
     }
     let shown = format!("{value:.prec$}", prec = usize::from(decimals));
@@ -395,11 +412,15 @@ mod tests {
             x ^= x >> 7;
             x ^= x << 17;
             let unit = (x >> 11) as f64 / (1u64 << 53) as f64;
-            values.push(match i % 4 {
+            values.push(match i % 6 {
                 0 => unit * 1000.0,
                 1 => (unit * 100_000.0).round() / 1000.0 + 0.0005,
                 2 => -unit * 50.0,
-                _ => (x % 1_000_000) as f64 / 100.0,
+                // Milliwatts as watts: a third decimal of 5 is a near-tie at two.
+                3 => (x % 1_000_000) as f64 / 1000.0,
+                // Exact ties (eighths) at every number of decimals up to three, either sign.
+                4 => (x % 100_000) as f64 / 8.0,
+                _ => -((x % 100_000) as f64) / 8.0,
             });
         }
         for v in values {

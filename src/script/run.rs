@@ -578,8 +578,8 @@ impl Script {
                             .copied(),
                     };
                     match (found, cap) {
-                        (Some(s), Some(c)) => trend::trend(s, Some(c), &self.trend)
-                            .map(|tr| tr.time_to_full_s.unwrap_or(f64::INFINITY)),
+                        (Some(s), Some(c)) => trend::time_to_full(s, Some(c), &self.trend)
+                            .map(|full| full.unwrap_or(f64::INFINITY)),
                         _ => None,
                     }
                 }
