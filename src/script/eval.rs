@@ -407,7 +407,7 @@ mod tests {
             412.345,
         ]);
         let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
-        for i in 0..30_000u64 {
+        for i in 0..10_000u64 {
             x ^= x << 13;
             x ^= x >> 7;
             x ^= x << 17;
