@@ -337,7 +337,7 @@ impl DmonReader {
                 Source::PowerViolation => self.power_share(now, power),
                 Source::ThermalViolation => self.thermal_flag(thermal),
                 Source::Fact(fact, cell) => read_metric(&c, fact, cell),
-                Source::Own => Value::err(NvmlCode::NOT_SUPPORTED),
+                Source::Own | Source::Process(_) => Value::err(NvmlCode::NOT_SUPPORTED),
             });
         }
         if wants_v {
@@ -447,7 +447,7 @@ mod tests {
         for m in METRICS {
             match m.source {
                 Source::Fact(..) | Source::PowerViolation | Source::ThermalViolation => {}
-                Source::Own => panic!("{} has no source", m.name),
+                Source::Own | Source::Process(_) => panic!("{} has no source", m.name),
             }
         }
     }

@@ -85,21 +85,11 @@ type DevU64 = unsafe extern "C" fn(nvmlDevice_t, *mut c_ulonglong) -> nvmlReturn
 type DevPair = unsafe extern "C" fn(nvmlDevice_t, *mut c_uint, *mut c_uint) -> nvmlReturn_t;
 
 fn dev_u32(c: &Dev<'_>, f: Result<DevU32, NvmlCode>) -> Result<u32, NvmlCode> {
-    let f = f?;
-    let h = c.handle()?;
-    let mut v: c_uint = 0;
-    // SAFETY: a valid handle and a valid out-pointer.
-    check(unsafe { f(h, &mut v) })?;
-    Ok(v)
+    dev_struct(c, f, 0)
 }
 
 fn dev_u64(c: &Dev<'_>, f: Result<DevU64, NvmlCode>) -> Result<u64, NvmlCode> {
-    let f = f?;
-    let h = c.handle()?;
-    let mut v: c_ulonglong = 0;
-    // SAFETY: a valid handle and a valid out-pointer.
-    check(unsafe { f(h, &mut v) })?;
-    Ok(v)
+    dev_struct(c, f, 0)
 }
 
 fn dev_pair(c: &Dev<'_>, f: Result<DevPair, NvmlCode>) -> Result<(u32, u32), NvmlCode> {
