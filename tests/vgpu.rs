@@ -238,8 +238,64 @@ fn a_vm_is_found_by_its_uuid_when_nvml_gives_one() {
         "{q}"
     );
     assert!(
-        q.contains("        VM Name                           : ubuntu22,debug-threads=on\n"),
+        q.contains("        VM Name                           : ubuntu22\n"),
         "{q}"
     );
     assert!(!q.contains("MDEV UUID"), "{q}");
+}
+
+/// A libvirt QEMU command line (OpenStack's): `-name guest=NAME,debug-threads=on`.
+fn libvirt_qemu(name: &str, uuid: &str) -> Vec<u8> {
+    let name = format!("guest={name},debug-threads=on");
+    let args = ["/usr/libexec/qemu-kvm", "-name", &name, "-S", "-uuid", uuid];
+    args.join("\0").into_bytes()
+}
+
+#[test]
+fn vgpu_query_keeps_the_lines_of_the_public_580_output_in_order() {
+    // The public 580.105.06 text may be trimmed (see SOURCES.md): each of its
+    // lines is one of nvq's, in the same order, and nvq adds only the lines
+    // it lacks (accounting to frame rate limit, encoder and FBC stats).
+    let host = procfs(&[
+        (
+            3001,
+            10,
+            libvirt_qemu("instance-00000004", "083bc63f-0a3c-4647-9bb4-27f905b7d7bb"),
+        ),
+        (
+            3002,
+            20,
+            libvirt_qemu("instance-00000005", "f0adb76f-7612-4c68-84b4-375a4e6c5476"),
+        ),
+    ]);
+    let out = common::sim_command(Some(&scenario("vgpu_host_580_sriov.toml")), &["vgpu", "-q"])
+        .env("NVQ_HOST_PROC", host.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let q = String::from_utf8(out.stdout).unwrap();
+    let expected = public("cubecos_580_q_part.txt");
+    let mut ours = q.lines();
+    for line in expected.lines() {
+        assert!(
+            ours.any(|l| l == line),
+            "{line:?} missing or out of order in:\n{q}"
+        );
+    }
+    let added = [
+        "Accounting Mode",
+        "ECC Mode",
+        "Accounting Buffer Size",
+        "Frame Rate Limit",
+        "Encoder Stats",
+        "FBC Stats",
+        "Active Sessions",
+        "Average FPS",
+        "Average Latency",
+    ];
+    let theirs: Vec<&str> = expected.lines().collect();
+    for l in q.lines().filter(|l| !theirs.contains(l)) {
+        let label = l.trim_start().split(" :").next().unwrap().trim_end();
+        assert!(added.contains(&label), "nvq adds {l:?}");
+    }
 }

@@ -403,7 +403,7 @@ pub const SYMBOLS: &[&str] = &[
     "nvmlDeviceGetDriverModel",
 ];
 
-/// Symbols exported as `NOT_SUPPORTED` stubs (174).
+/// Symbols exported as `NOT_SUPPORTED` stubs (173).
 pub const STUBS: &[&str] = &[
     "nvmlSystemGetDriverBranch",
     "nvmlDeviceGetHandleByUUIDV",
@@ -507,7 +507,6 @@ pub const STUBS: &[&str] = &[
     "nvmlDeviceClearFieldValues",
     "nvmlDeviceSetVirtualizationMode",
     "nvmlDeviceSetVgpuHeterogeneousMode",
-    "nvmlVgpuInstanceGetPlacementId",
     "nvmlDeviceGetVgpuTypeSupportedPlacements",
     "nvmlDeviceGetVgpuTypeCreatablePlacements",
     "nvmlVgpuTypeGetGspHeapSize",
@@ -1699,17 +1698,6 @@ pub unsafe extern "C" fn nvmlDeviceSetVgpuHeterogeneousMode(
     _a1: *const nvmlVgpuHeterogeneousMode_t,
 ) -> nvmlReturn_t {
     crate::state::stub("nvmlDeviceSetVgpuHeterogeneousMode")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlVgpuInstanceGetPlacementId(
-    _a0: nvmlVgpuInstance_t,
-    _a1: *mut nvmlVgpuPlacementId_t,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlVgpuInstanceGetPlacementId")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -3170,7 +3158,7 @@ const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlVgpuHeterogeneousMode_t) ->
 const _: unsafe extern "C" fn(nvmlDevice_t, *const nvmlVgpuHeterogeneousMode_t) -> nvmlReturn_t =
     nvmlDeviceSetVgpuHeterogeneousMode;
 const _: unsafe extern "C" fn(nvmlVgpuInstance_t, *mut nvmlVgpuPlacementId_t) -> nvmlReturn_t =
-    nvmlVgpuInstanceGetPlacementId;
+    crate::vgpu::nvmlVgpuInstanceGetPlacementId;
 const _: unsafe extern "C" fn(
     nvmlDevice_t,
     nvmlVgpuTypeId_t,

@@ -289,6 +289,9 @@ pub struct VgpuInstance {
     /// `nvmlVgpuInstanceGetGpuPciId`; unset: `00000000:00:00.0`, what NVML
     /// returns while the guest has not attached the vGPU.
     pub gpu_pci_id: Option<String>,
+    /// `nvmlVgpuInstanceGetPlacementId` (a versioned struct; unset:
+    /// NOT_SUPPORTED).
+    pub placement_id: Option<u32>,
     /// `nvmlVgpuInstanceGetEccMode` / `GetAccountingMode`: 0 or 1.
     pub ecc_mode: Option<u32>,
     pub accounting_mode: Option<u32>,

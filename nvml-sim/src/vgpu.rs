@@ -684,3 +684,30 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuUtilization(
         },
     )
 }
+
+/// `nvmlVgpuPlacementId_v1`: the struct's size and version 1.
+const PLACEMENT_V1: c_uint = std::mem::size_of::<nvmlVgpuPlacementId_t>() as c_uint | (1 << 24);
+
+/// # Safety
+/// As [`nvmlDeviceGetSupportedVgpus`].
+#[no_mangle]
+pub unsafe extern "C" fn nvmlVgpuInstanceGetPlacementId(
+    vgpuInstance: nvmlVgpuInstance_t,
+    pPlacement: *mut nvmlVgpuPlacementId_t,
+) -> nvmlReturn_t {
+    sys_fn("nvmlVgpuInstanceGetPlacementId", |st, _| {
+        let o = nn(pPlacement)?;
+        // SAFETY: reading the caller-set version field of a non-null struct.
+        if unsafe { (*o.ptr()).version } != PLACEMENT_V1 {
+            return Err(ARGUMENT_VERSION_MISMATCH);
+        }
+        let id = find_instance(st, vgpuInstance)?
+            .placement_id
+            .ok_or(NOT_SUPPORTED)?;
+        o.set(nvmlVgpuPlacementId_t {
+            version: PLACEMENT_V1,
+            placementId: id,
+        });
+        Ok(())
+    })
+}

@@ -826,6 +826,15 @@ fn vgpu_host() {
             );
             assert_eq!((n, vt, samples[0].vgpuInstance), (1, 1, 3251634190));
             assert_eq!(samples[0].smUtil.uiVal, 12);
+            // The placement struct's version is checked before anything else.
+            let mut p = std::mem::zeroed::<sys::nvmlVgpuPlacementId_t>();
+            assert_eq!(lib.nvmlVgpuInstanceGetPlacementId(3251634190, &mut p), 25);
+            p.version = std::mem::size_of::<sys::nvmlVgpuPlacementId_t>() as u32 | (1 << 24);
+            assert_eq!(
+                lib.nvmlVgpuInstanceGetPlacementId(3251634190, &mut p),
+                3,
+                "none given"
+            );
             let hb = bare.handle();
             assert_eq!(
                 lib.nvmlDeviceGetVgpuUtilization(hb, 0, &mut vt, &mut n, none),

@@ -66,6 +66,8 @@ pub struct Instance {
     pub license: Result<License, NvmlCode>,
     /// `nvmlVgpuInstanceGetGpuInstanceId` (`u32::MAX`: not MIG-backed).
     pub gpu_instance_id: Result<u32, NvmlCode>,
+    /// `nvmlVgpuInstanceGetPlacementId` (drivers before R550 lack it).
+    pub placement_id: Result<u32, NvmlCode>,
     /// `nvmlVgpuInstanceGetAccountingMode`.
     pub accounting_mode: Result<bool, NvmlCode>,
     /// `nvmlVgpuInstanceGetEccMode`.

@@ -2,7 +2,8 @@
 //! and `vgpu -q`: nvidia-smi's text.
 //!
 //! The table and `-q` follow the public 525.147.01 outputs with one running
-//! vGPU (akb486/vgpu) and a 550.54.14 table (see `tests/vgpu/SOURCES.md`);
+//! vGPU (akb486/vgpu), a 580.105.06 `-q` and 550.54.14 tables (see
+//! `tests/vgpu/SOURCES.md`);
 //! what no public output shows (a licensed vGPU's expiry, a frame rate
 //! limit, a domain-id VM, several GPUs in `-q`) is nvq's reading of NVML's
 //! values, listed as unverified in `docs/compat.md`.
@@ -256,6 +257,10 @@ fn instance(out: &mut String, v: &Instance, driver_major: u32) {
         other => num(&other, ""),
     };
     kv(out, "GPU Instance ID", gi);
+    // 580.105.06 prints it here; 525.147.01's library lacks the call.
+    if let Ok(p) = v.placement_id {
+        kv(out, "Placement ID", p.to_string());
+    }
     kv(out, "Accounting Mode", state(&v.accounting_mode));
     kv(out, "ECC Mode", state(&v.ecc_mode));
     kv(out, "Accounting Buffer Size", num(&v.accounting_buffer, ""));

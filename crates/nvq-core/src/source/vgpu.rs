@@ -112,7 +112,13 @@ fn host_gpu(session: &Session, index: u32, d: &Device<'_>, procs: &[VmProcess]) 
                         .ok_or(NvmlCode::NOT_FOUND),
                     Err(c) => Err(*c),
                 };
-                instance(&VgpuInstance::new(id, d), id, utilization, buffer, procs)
+                let placement_id = raw::vgpu_placement_id(&raw_dev, id);
+                let extra = Extra {
+                    utilization,
+                    placement_id,
+                    accounting_buffer: buffer,
+                };
+                instance(&VgpuInstance::new(id, d), id, extra, procs)
             })
             .collect()
     });
@@ -125,13 +131,15 @@ fn host_gpu(session: &Session, index: u32, d: &Device<'_>, procs: &[VmProcess]) 
     }
 }
 
-fn instance(
-    v: &VgpuInstance<'_>,
-    id: u32,
+/// What a vGPU's own `nvmlVgpuInstance*` calls through nvml-wrapper do not
+/// give: its GPU's sample and buffer size, and the raw placement call.
+struct Extra {
     utilization: Result<[u32; 4], NvmlCode>,
+    placement_id: Result<u32, NvmlCode>,
     accounting_buffer: Result<u32, NvmlCode>,
-    procs: &[VmProcess],
-) -> Instance {
+}
+
+fn instance(v: &VgpuInstance<'_>, id: u32, extra: Extra, procs: &[VmProcess]) -> Instance {
     let c = NvmlCode::from;
     let vm_id = v.vm_id().map_err(c).map(|id| match id {
         VmId::Uuid(s) => (s, true),
@@ -178,13 +186,14 @@ fn instance(
             }),
         }),
         gpu_instance_id: v.gpu_instance_id().map_err(c),
+        placement_id: extra.placement_id,
         accounting_mode: v.accounting_mode().map_err(c),
         ecc_mode: v.ecc_mode().map_err(c),
-        accounting_buffer,
+        accounting_buffer: extra.accounting_buffer,
         frame_rate_limit: v.frame_rate_limit().map_err(c),
         pci_id: v.gpu_pci_id().map_err(c),
         fb_used: v.fb_usage().map_err(c),
-        utilization,
+        utilization: extra.utilization,
         encoder: v
             .encoder_stats()
             .map(|e| (e.session_count, e.average_fps, e.average_latency))

@@ -8,7 +8,8 @@
 //! (`docs/compat.md`): the VM is the hypervisor process whose command line
 //! carries `-uuid <VM ID>` or names the vGPU's mdev device (its UUID, as in
 //! `sysfsdev=/sys/bus/mdev/devices/<UUID>`), and its name is that `-name`
-//! value without `guest=`.
+//! value, or where it is libvirt's `guest=NAME,...` the `NAME` alone (a
+//! public 580.105.06 output on OpenStack prints `instance-00000004`).
 //!
 //! The processes are read through the host procfs ([`HostProc`],
 //! `NVQ_HOST_PROC`). A command line is untrusted text: only one bounded read
@@ -28,7 +29,7 @@ pub const MAX_CMDLINE: u64 = 256 * 1024;
 /// A hypervisor process: its VM's name and UUID, and its arguments.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct VmProcess {
-    /// The `-name` value without `guest=`.
+    /// The VM's name from its `-name` value ([`vm_name`]).
     pub name: String,
     /// The `-uuid` value, if any.
     pub uuid: Option<String>,
@@ -51,14 +52,36 @@ pub fn parse(raw: &[u8]) -> Option<VmProcess> {
             .filter(|v| !v.is_empty())
             .cloned()
     };
-    let name = value("-name")?;
-    let name = name.strip_prefix("guest=").unwrap_or(&name).to_string();
+    let name = vm_name(&value("-name")?);
     Some(VmProcess {
         name,
         uuid: value("-uuid"),
         started: 0,
         args,
     })
+}
+
+/// The VM's name in a `-name` value. libvirt's `guest=NAME,debug-threads=on`
+/// gives `NAME` (QEMU's `,,` is a literal comma); a value without `guest=`,
+/// as Proxmox passes it (`win10test,debug-threads=on`), is the name whole.
+/// Both as the public outputs print them (580.105.06 on OpenStack's
+/// libvirt, 525.147.01 on Proxmox).
+fn vm_name(value: &str) -> String {
+    let Some(rest) = value.strip_prefix("guest=") else {
+        return value.to_string();
+    };
+    let mut name = String::new();
+    let mut chars = rest.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == ',' {
+            if chars.peek() != Some(&',') {
+                break;
+            }
+            chars.next();
+        }
+        name.push(c);
+    }
+    name
 }
 
 impl VmProcess {
@@ -130,8 +153,10 @@ mod tests {
             "AB",
         ]))
         .unwrap();
-        assert_eq!(v.name, "vm1,debug-threads=on");
+        assert_eq!(v.name, "vm1");
         assert_eq!(v.uuid.as_deref(), Some("AB"));
+        let v = parse(&cmd(&["q", "-name", "guest=a,,b,x=y"])).unwrap();
+        assert_eq!(v.name, "a,b", "QEMU's doubled comma is a comma");
         let v = parse(&cmd(&[
             "kvm",
             "-id",

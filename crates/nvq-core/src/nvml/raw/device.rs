@@ -546,3 +546,13 @@ pub fn active_vgpus(c: &Dev<'_>) -> Result<Vec<nvmlVgpuInstance_t>, NvmlCode> {
     // SAFETY: a valid handle; `read_list` hands a count and a buffer of that many ids.
     unsafe { read_list(0, |n, buf| f(h, n, buf)) }
 }
+
+/// A running vGPU's placement on its GPU (`nvmlVgpuInstanceGetPlacementId`,
+/// versioned struct; drivers before R550 lack it).
+pub fn vgpu_placement_id(c: &Dev<'_>, instance: nvmlVgpuInstance_t) -> Result<u32, NvmlCode> {
+    let f = sym!(c, nvmlVgpuInstanceGetPlacementId)?;
+    let mut p = versioned!(nvmlVgpuPlacementId_t, 1);
+    // SAFETY: a valid out-pointer to a struct of the version it says.
+    check(unsafe { f(instance, &mut p) })?;
+    Ok(p.placementId)
+}

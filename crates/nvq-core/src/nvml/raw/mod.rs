@@ -196,8 +196,8 @@ pub use device::{
     nvlink_remote_device_type, pci_info_ext, pcie_gen_gpumax, pdi, platform_info, power_profiles,
     protected_memory, pstate, remapped_rows, remapped_rows_inactive, repair_status,
     row_remapper_histogram, sram_ecc_status, supported_clocks, unrepairable_memory,
-    vgpu_device_cap, vgpu_driver_cap, vgpu_heterogeneous_mode, vgpu_utilization, FabricInfo,
-    MemInfo, RemappedRows, VgpuUtilization, DEV_CAP_EGM,
+    vgpu_device_cap, vgpu_driver_cap, vgpu_heterogeneous_mode, vgpu_placement_id, vgpu_utilization,
+    FabricInfo, MemInfo, RemappedRows, VgpuUtilization, DEV_CAP_EGM,
 };
 pub use field::{field_values, FieldVal};
 pub use gpm::{gpm_metrics, gpm_supported, GpmSample};
