@@ -190,13 +190,14 @@ mod process;
 mod system;
 
 pub use device::{
-    addressing_mode, c2c_mode, capabilities, compute_mode, dram_encryption, driver_model,
-    engine_utilization, event_reasons, fabric_info, fan_speed, gpu_operation_mode, host_vgpu_mode,
-    hostname, last_bbx_flush, margin_temperature, memory, module_id, nvlink_remote_device_type,
-    pci_info_ext, pcie_gen_gpumax, pdi, platform_info, power_profiles, protected_memory, pstate,
-    remapped_rows, remapped_rows_inactive, repair_status, row_remapper_histogram, sram_ecc_status,
-    supported_clocks, unrepairable_memory, vgpu_device_cap, vgpu_driver_cap,
-    vgpu_heterogeneous_mode, FabricInfo, MemInfo, RemappedRows, DEV_CAP_EGM,
+    active_vgpus, addressing_mode, c2c_mode, capabilities, compute_mode, dram_encryption,
+    driver_model, engine_utilization, event_reasons, fabric_info, fan_speed, gpu_operation_mode,
+    host_vgpu_mode, hostname, last_bbx_flush, margin_temperature, memory, module_id,
+    nvlink_remote_device_type, pci_info_ext, pcie_gen_gpumax, pdi, platform_info, power_profiles,
+    protected_memory, pstate, remapped_rows, remapped_rows_inactive, repair_status,
+    row_remapper_histogram, sram_ecc_status, supported_clocks, unrepairable_memory,
+    vgpu_device_cap, vgpu_driver_cap, vgpu_heterogeneous_mode, vgpu_utilization, FabricInfo,
+    MemInfo, RemappedRows, VgpuUtilization, DEV_CAP_EGM,
 };
 pub use field::{field_values, FieldVal};
 pub use gpm::{gpm_metrics, gpm_supported, GpmSample};
