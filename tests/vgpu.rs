@@ -120,8 +120,13 @@ fn run_with(proc_root: &std::path::Path, args: &[&str]) -> String {
 /// without it); the date line itself has the GPU table's shape.
 fn table_body(out: &str) -> &str {
     let (date, body) = out.split_once('\n').unwrap();
-    assert_eq!(date.len(), 31, "{date:?}");
-    assert!(date.ends_with(" 2") || date.contains(':'), "{date:?}");
+    // `Wed Dec  2 02:00:01 2026` and seven spaces, as the GPU table's.
+    let b = date.as_bytes();
+    assert_eq!(b.len(), 31, "{date:?}");
+    assert!(
+        date.ends_with("       ") && b[13] == b':' && b[16] == b':',
+        "{date:?}"
+    );
     body
 }
 

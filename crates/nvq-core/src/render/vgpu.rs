@@ -294,6 +294,31 @@ mod tests {
     }
 
     #[test]
+    fn cells_cut_long_text_to_their_width() {
+        assert_eq!(
+            cell("NVIDIA GeForce RTX 4088", 25),
+            "NVIDIA GeForce RTX 408..."
+        );
+        assert_eq!(cell("NVIDIA A40", 25), format!("{:<25}", "NVIDIA A40"));
+        assert_eq!(cell("f2672e0c-3a51", 7), "f267...");
+        assert_eq!(cell("12", 7), "12     ");
+        assert_eq!(cell("a\nb", 7), "a?b    ");
+    }
+
+    #[test]
+    fn licence_states_and_expiry() {
+        let l = |state, expiry| Ok(License { state, expiry });
+        assert_eq!(license(&Err(NvmlCode::NOT_SUPPORTED)), "N/A (Expiry: N/A)");
+        assert_eq!(license(&l(0, None)), "N/A (Expiry: N/A)");
+        assert_eq!(license(&l(2, None)), "Unlicensed (Unrestricted)");
+        assert_eq!(license(&l(3, None)), "Unlicensed (Restricted)");
+        assert_eq!(
+            license(&l(5, Some([2026, 1, 24, 16, 0, 21]))),
+            "Licensed (Expiry: 2026-1-24 16:0:21 GMT)"
+        );
+    }
+
+    #[test]
     fn no_host_prints_the_one_line() {
         let g = Gpu {
             bus_id: "00000000:01:00.0".into(),
