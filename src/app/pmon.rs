@@ -15,13 +15,7 @@ pub const NAME_CHARS: usize = 15;
 pub const WDDM_NAME_CHARS: usize = 16;
 pub fn run(a: &PmonArgs, common: &Common<'_>) -> Result<(), NvqError> {
     let plan = Plan::new("pmon", &a.monitor, common, Some(PMON_MAX_DELAY), false)?;
-    let metrics = monitor::selected(
-        "pmon",
-        a.select.as_deref(),
-        pmon::DEFAULT_GROUPS,
-        pmon::GROUPS,
-        pmon::select,
-    )?;
+    let metrics = monitor::selected("pmon", &pmon::TABLE, a.select.as_deref())?;
     let mut columns = vec![
         monitor::key_column("index", "The GPU's index."),
         monitor::key_column("pid", "The process's ID."),

@@ -50,8 +50,9 @@ pub fn printable(s: &str) -> std::borrow::Cow<'_, str> {
 
 /// A format: how rows become bytes.
 pub trait Formatter {
-    /// Bytes written once, before the first sample (the CSV header).
-    fn begin(&mut self, columns: &[Column], out: &mut Vec<u8>);
+    /// Bytes written once, before the first sample (the CSV header; most
+    /// formats have none).
+    fn begin(&mut self, _columns: &[Column], _out: &mut Vec<u8>) {}
     /// Bytes for one sample's rows.
     fn sample(&mut self, columns: &[Column], rows: &[Row], out: &mut Vec<u8>);
     /// Bytes written once, after the last sample.
@@ -228,8 +229,8 @@ impl FormatSpec {
     pub fn formatter_with(&self, colour: bool) -> Box<dyn Formatter> {
         match self.kind {
             FormatKind::Csv => Box::new(Csv::new(self.noheader, self.nounits)),
-            FormatKind::Json => Box::new(Json::new()),
-            FormatKind::Ndjson => Box::new(Ndjson::new()),
+            FormatKind::Json => Box::new(Json),
+            FormatKind::Ndjson => Box::new(Ndjson),
             FormatKind::Table => Box::new(Table::new(self.noheader, self.nounits, colour)),
             FormatKind::Prometheus => Box::new(Prometheus::new()),
         }

@@ -275,8 +275,6 @@ impl Prometheus {
 }
 
 impl Formatter for Prometheus {
-    fn begin(&mut self, _columns: &[Column], _out: &mut Vec<u8>) {}
-
     fn needs_gpu_ident(&self) -> bool {
         true
     }

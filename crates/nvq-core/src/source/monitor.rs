@@ -157,6 +157,24 @@ pub const fn m(
     }
 }
 
+/// A monitor's metric table and its `-s` groups.
+#[derive(Debug, Clone, Copy)]
+pub struct Table {
+    /// Every metric, in nvidia-smi's order within its group.
+    pub metrics: &'static [Metric],
+    /// The `-s` letters the monitor knows, in the order `-s` lists them.
+    pub groups: &'static str,
+    /// nvidia-smi's default `-s`.
+    pub default_groups: &'static str,
+}
+
+impl Table {
+    /// The metrics of `-s LETTERS`, group by group in the order given.
+    pub fn select(&self, letters: &str) -> Result<Vec<Metric>, char> {
+        select(self.metrics, self.groups, letters)
+    }
+}
+
 /// The metrics of `-s LETTERS` from `table`, group by group in the order
 /// given (a letter given twice counts once). `Err(letter)` for a letter
 /// that is not one of `groups`.

@@ -9,7 +9,7 @@
 //! come from it, with each process's protected memory (`ccpm`).
 
 pub use super::monitor::Metric;
-use super::monitor::{m, ProcessMetric, ProcessMetric as P};
+use super::monitor::{m, ProcessMetric, ProcessMetric as P, Table};
 use super::procinfo::{read_again, stat_identity, HostProc};
 use super::Target;
 use crate::model::{NvmlCode, Row, Value};
@@ -38,16 +38,12 @@ pub const METRICS: &[Metric] = &[
 /// NVML does), 550.54 both.
 pub const NEW_LAYOUT_FROM: u32 = 550;
 
-/// The `-s` letters pmon knows.
-pub const GROUPS: &str = "um";
-
-/// nvidia-smi's default `-s`.
-pub const DEFAULT_GROUPS: &str = "u";
-
-/// The metrics of `-s LETTERS`, group by group in the order given.
-pub fn select(letters: &str) -> Result<Vec<Metric>, char> {
-    super::monitor::select(METRICS, GROUPS, letters)
-}
+/// pmon's metrics and `-s` groups (nvidia-smi's default: `u`).
+pub const TABLE: Table = Table {
+    metrics: METRICS,
+    groups: "um",
+    default_groups: "u",
+};
 
 /// The name pmon shows: the last component of the path NVML gives, with
 /// either kind of separator (Linux paths, Windows paths).
@@ -387,9 +383,9 @@ mod tests {
         assert_eq!(short_name("/usr/bin/gnome-shell"), "gnome-shell");
         assert_eq!(short_name("C:\\Windows\\System32\\dwm.exe"), "dwm.exe");
         assert_eq!(short_name("python3"), "python3");
-        assert_eq!(select("um").unwrap().len(), 8);
-        assert_eq!(select("m").unwrap()[0].name, "fb");
-        assert_eq!(select("x"), Err('x'));
+        assert_eq!(TABLE.select("um").unwrap().len(), 8);
+        assert_eq!(TABLE.select("m").unwrap()[0].name, "fb");
+        assert_eq!(TABLE.select("x"), Err('x'));
         assert_eq!(merge("C", "G"), "C+G");
     }
 
