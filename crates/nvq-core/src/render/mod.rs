@@ -67,10 +67,18 @@ pub trait Formatter {
 /// One sample through a formatter, begin to finish, as text (for tests).
 #[cfg(test)]
 pub(crate) fn render_once(f: &mut dyn Formatter, columns: &[Column], rows: &[Row]) -> String {
+    written(|out| {
+        f.begin(columns, out);
+        f.sample(columns, rows, out);
+        f.finish(columns, out);
+    })
+}
+
+/// What `write` writes, as text (for tests).
+#[cfg(test)]
+pub(crate) fn written(write: impl FnOnce(&mut Vec<u8>)) -> String {
     let mut out = Vec::new();
-    f.begin(columns, &mut out);
-    f.sample(columns, rows, &mut out);
-    f.finish(columns, &mut out);
+    write(&mut out);
     String::from_utf8(out).unwrap_or_default()
 }
 

@@ -177,9 +177,7 @@ mod tests {
 
     #[test]
     fn typed_tree() {
-        let mut out = Vec::new();
-        json(&crate::model::report::example(), &mut out);
-        let t = String::from_utf8(out).unwrap_or_default();
+        let t = crate::render::written(|out| json(&crate::model::report::example(), out));
         assert_eq!(
             t,
             "{\"driver_version\":\"1<2\",\"attached_gpus\":1,\"gpus\":[{\"id\":\"00000000:01:00.0\",\

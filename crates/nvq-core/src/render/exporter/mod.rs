@@ -537,9 +537,7 @@ mod tests {
             last_success_unix: Some(12.5),
             ..Health::default()
         };
-        let mut out = Vec::new();
-        render_health(Profile::Nvq, &h, true, &[], &mut out);
-        let text = String::from_utf8(out).unwrap();
+        let text = crate::render::written(|out| render_health(Profile::Nvq, &h, true, &[], out));
         assert!(text.contains("\nnvq_collection_success 0\n"), "{text}");
         assert!(text.contains("\nnvq_collection_late_gpus 1\n"));
         assert!(text.contains("\nnvq_collections_total 3\n"));
