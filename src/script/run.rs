@@ -393,9 +393,9 @@ impl Script {
             .collect();
         let mut failures = Vec::new();
         if let Some(e) = &self.assert {
-            let infos: Vec<&FieldInfo> = self.infos.iter().collect();
             for (i, r) in &kept {
                 if !e.holds(&r.cells) {
+                    let infos: Vec<&FieldInfo> = self.infos.iter().collect();
                     failures.push(format!(
                         "  {}: {}",
                         self.who(*i, &r.cells, gpus),

@@ -266,50 +266,58 @@ fn fitted(w: &Window, capacity: Option<f64>, cfg: &TrendConfig) -> Option<(Trend
 /// The floors of the whole series in slices of `seg` seconds counted back from `newest`, newest slice first:
 /// (slice number, 0 the newest; the slice's lowest point, the oldest of equal ones). Points in a row that fall in
 /// one slice make one floor.
-struct Floors<'a> {
-    series: &'a Series,
-    /// The points not read yet: those before this index.
-    left: usize,
+struct Floors<I: Iterator<Item = Point>> {
+    /// The points not read yet, newest first.
+    points: I,
+    /// The first point of the next slice, and its slice, read ahead.
+    next: Option<(usize, Point)>,
     newest: f64,
     seg: f64,
 }
 
-impl<'a> Floors<'a> {
-    fn new(series: &'a Series, newest: f64, seg: f64) -> Self {
+impl Floors<std::iter::Empty<Point>> {
+    fn new(series: &Series, newest: f64, seg: f64) -> Floors<impl Iterator<Item = Point> + '_> {
         Floors {
-            series,
-            left: series.len(),
+            points: series.points().rev(),
+            next: None,
             newest,
             seg,
         }
     }
+}
 
-    fn slice(&self, p: Point) -> usize {
-        let back = ((self.newest - p.t) / self.seg).max(0.0);
-        // The window's oldest point falls on the boundary: it belongs to the window's last slice.
-        if back >= SEGMENTS as f64 && back - SEGMENTS as f64 <= 1e-9 {
-            SEGMENTS - 1
-        } else {
-            back as usize
-        }
+/// The slice (0 the newest) a point at `t` falls in.
+fn slice_of(t: f64, newest: f64, seg: f64) -> usize {
+    let back = ((newest - t) / seg).max(0.0);
+    // The window's oldest point falls on the boundary: it belongs to the window's last slice.
+    if back >= SEGMENTS as f64 && back - SEGMENTS as f64 <= 1e-9 {
+        SEGMENTS - 1
+    } else {
+        back as usize
     }
 }
 
-impl Iterator for Floors<'_> {
+impl<I: Iterator<Item = Point>> Iterator for Floors<I> {
     type Item = (usize, Point);
 
     fn next(&mut self) -> Option<(usize, Point)> {
-        self.left = self.left.checked_sub(1)?;
-        let mut floor = self.series.get(self.left)?;
-        let k = self.slice(floor);
-        while let Some(p) = self.left.checked_sub(1).and_then(|i| self.series.get(i)) {
-            if self.slice(p) != k {
+        let (newest, seg) = (self.newest, self.seg);
+        let (k, mut floor) = match self.next.take() {
+            Some(ahead) => ahead,
+            None => {
+                let p = self.points.next()?;
+                (slice_of(p.t, newest, seg), p)
+            }
+        };
+        for p in self.points.by_ref() {
+            let kp = slice_of(p.t, newest, seg);
+            if kp != k {
+                self.next = Some((kp, p));
                 break;
             }
             if p.v <= floor.v {
                 floor = p;
             }
-            self.left -= 1;
         }
         Some((k, floor))
     }
