@@ -8,17 +8,17 @@
 //! one, with clocks, fan and PCIe on each GPU's line, bigger curves side by
 //! side and every process column.
 
-use super::columns::{bytes, duration, Leak, ProcRow, COLUMNS, WIDE_FROM};
+use super::columns::{bytes, duration, Leak, ProcColumn, ProcRow, COLUMNS, WIDE_FROM};
 use super::state::Ui;
 use crate::model::history::{History, SeriesKey};
 use crate::model::top::{GpuSnap, Health, ProcSnap, TopSample};
 use crate::model::Token;
 use crate::render::printable;
 use ratatui::buffer::Buffer;
-use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::layout::{Constraint, Flex, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Cell, Clear, Paragraph, Row, Table, Widget};
+use ratatui::widgets::{Block, Clear, Paragraph, Widget};
 use std::borrow::Cow;
 use std::collections::HashMap;
 
@@ -96,7 +96,7 @@ pub fn render(s: &Screen<'_>, area: Rect, buf: &mut Buffer) {
     }
 }
 
-fn style(s: &Screen<'_>, colour: Color) -> Style {
+pub(super) fn style(s: &Screen<'_>, colour: Color) -> Style {
     if s.ui.colour {
         Style::default().fg(colour)
     } else {
@@ -104,7 +104,7 @@ fn style(s: &Screen<'_>, colour: Color) -> Style {
     }
 }
 
-fn bold() -> Style {
+pub(super) fn bold() -> Style {
     Style::default().add_modifier(Modifier::BOLD)
 }
 
@@ -669,58 +669,117 @@ fn matches_filter(p: &ProcSnap, needle: &str) -> bool {
         || p.kind.to_lowercase() == needle
 }
 
-fn process_table(s: &Screen<'_>, area: Rect, buf: &mut Buffer, wide: bool) {
+pub(super) fn process_table(s: &Screen<'_>, area: Rect, buf: &mut Buffer, wide: bool) {
     let rows = shown_processes(s);
-    // The compact layout gives the leak column room only when a process leaks.
-    let any_leak = rows.iter().any(|r| r.leak.is_some());
-    let cols: Vec<_> = COLUMNS
-        .iter()
-        .enumerate()
-        .filter(|(_, c)| wide || (c.compact && (c.name != "trend" || any_leak)))
-        .collect();
+    let cols = table_columns(&rows, wide);
+    let geometry = column_geometry(&cols, area.width);
+    if area.is_empty() {
+        return;
+    }
+    // The header's line, then a line per process while there is room:
+    // what ratatui's `Table` draws (its column layout, each cell a line
+    // aligned in its column), written straight into the buffer.
     let sort = s.ui.sort;
-    let header = Row::new(cols.iter().map(|(i, c)| {
+    for ((i, c), &(x, w)) in cols.iter().zip(&geometry) {
         let st = if *i == sort {
             bold().add_modifier(Modifier::REVERSED)
         } else {
             bold()
         };
-        let line = Line::from(Span::styled(c.head, st));
-        Cell::from(if c.right { line.right_aligned() } else { line })
-    }));
+        cell_at(
+            buf,
+            Rect::new(area.x + x, area.y, w, 1),
+            c.head,
+            st,
+            c.right,
+        );
+    }
     if rows.is_empty() {
         let why = if s.sample.procs.is_empty() {
             "no processes on these GPUs"
         } else {
             "no process matches (Esc shows all)"
         };
-        let [h, r] = Layout::vertical([Constraint::Length(1), Constraint::Min(0)]).areas(area);
-        Table::new(Vec::<Row<'_>>::new(), widths(&cols))
-            .header(header)
-            .render(h, buf);
+        let r = Rect {
+            y: area.y + 1,
+            height: area.height - 1,
+            ..area
+        };
         Paragraph::new(why).render(r, buf);
         return;
     }
-    let body = rows.iter().map(|r| {
+    let red = style(s, Color::Red).add_modifier(Modifier::BOLD);
+    for (n, r) in rows.iter().take(usize::from(area.height - 1)).enumerate() {
+        let y = area.y + 1 + n as u16;
         let leak = r.leak.is_some();
-        Row::new(cols.iter().map(|(_, c)| {
-            let text = safe(&(c.text)(r)).into_owned();
+        for ((_, c), &(x, w)) in cols.iter().zip(&geometry) {
+            let text = (c.text)(r);
             let st = if leak && (c.name == "trend" || c.name == "gpu_mem") {
-                style(s, Color::Red).add_modifier(Modifier::BOLD)
+                red
             } else {
                 Style::default()
             };
-            let line = Line::from(Span::styled(text, st));
-            Cell::from(if c.right { line.right_aligned() } else { line })
-        }))
-    });
-    Table::new(body, widths(&cols))
-        .header(header)
-        .column_spacing(1)
-        .render(area, buf);
+            cell_at(
+                buf,
+                Rect::new(area.x + x, y, w, 1),
+                &safe(&text),
+                st,
+                c.right,
+            );
+        }
+    }
 }
 
-fn widths(cols: &[(usize, &super::columns::ProcColumn)]) -> Vec<Constraint> {
+/// The columns the table shows: all of them when wide, else the compact
+/// ones (the leak column only while a process leaks).
+pub(super) fn table_columns<'c>(rows: &[ProcRow<'_>], wide: bool) -> Vec<(usize, &'c ProcColumn)> {
+    let any_leak = rows.iter().any(|r| r.leak.is_some());
+    COLUMNS
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| wide || (c.compact && (c.name != "trend" || any_leak)))
+        .collect()
+}
+
+/// Each column's x (from the table's left edge) and width: ratatui's
+/// `Table` layout (its constraints, one space between columns).
+fn column_geometry(cols: &[(usize, &ProcColumn)], width: u16) -> Vec<(u16, u16)> {
+    Layout::horizontal(widths(cols))
+        .flex(Flex::Start)
+        .spacing(1)
+        .split(Rect::new(0, 0, width, 1))
+        .iter()
+        .map(|r| (r.x, r.width))
+        .collect()
+}
+
+/// One table cell: `text` left or right in `area`, as a ratatui `Line` of
+/// one span draws it (a line too wide for a right-aligned cell loses its
+/// start). Plain ASCII, the usual case, is written byte by byte, with no
+/// grapheme segmentation or width lookup.
+fn cell_at(buf: &mut Buffer, area: Rect, text: &str, st: Style, right: bool) {
+    let area = area.intersection(buf.area);
+    if area.is_empty() || text.is_empty() {
+        return;
+    }
+    let ascii = text.bytes().all(|b| (0x20..0x7f).contains(&b));
+    if !ascii || text.len() > usize::from(area.width) {
+        let line = Line::from(Span::styled(text, st));
+        return if right { line.right_aligned() } else { line }.render(area, buf);
+    }
+    let pad = if right {
+        area.width - text.len() as u16
+    } else {
+        0
+    };
+    for (i, b) in text.bytes().enumerate() {
+        if let Some(c) = buf.cell_mut((area.x + pad + i as u16, area.y)) {
+            c.set_char(char::from(b)).set_style(st);
+        }
+    }
+}
+
+pub(super) fn widths(cols: &[(usize, &ProcColumn)]) -> Vec<Constraint> {
     cols.iter()
         .map(|(_, c)| {
             if c.width == 0 {
