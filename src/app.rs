@@ -1,5 +1,6 @@
 //! What nvq does with parsed arguments.
 
+mod footprint;
 mod history;
 mod mig;
 mod nvlink;

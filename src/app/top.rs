@@ -88,6 +88,7 @@ fn plan(a: &TopArgs, interval: Option<Duration>) -> Result<Plan, NvqError> {
 
 pub fn run(a: &TopArgs, common: &Common<'_>) -> Result<(), NvqError> {
     let plan = plan(a, common.interval)?;
+    super::footprint::one_malloc_arena();
     let terminal = std::io::stdout().is_terminal() && std::io::stdin().is_terminal();
     if !(plan.once || terminal) {
         return Err(NvqError::Usage(
@@ -437,6 +438,7 @@ fn ui_loop(
     let mut leak_map = HashMap::new();
     let mut full_map = HashMap::new();
     let mut last_trend: Option<Instant> = None;
+    let mut released = false;
     let draw_err = |e: std::io::Error| NvqError::Usage(format!("top: cannot draw: {e}"));
     loop {
         let Ok(msg) = rx.recv() else {
@@ -495,6 +497,11 @@ fn ui_loop(
                 .tui
                 .draw(|area, buf| view::render(&screen, area, buf))
                 .map_err(draw_err)?;
+            // Start-up's pages, once its first frame with data is on screen.
+            if !released && !sample.gpus.is_empty() {
+                super::footprint::release_startup_pages();
+                released = true;
+            }
         }
     }
 }
