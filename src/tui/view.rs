@@ -262,14 +262,15 @@ fn mem_line(
         .saturating_sub(label_w + 1 + text.len() as u16 + tail_w)
         .max(4);
     let [l, _, bar, rest] = cut(area, [label_w, 1, bar_w]);
-    buf.set_stringn(l.x, l.y, label, usize::from(l.width), Style::default());
+    put_str(buf, l.x, l.y, label, usize::from(l.width), Style::default());
     let frac = fraction(used, total);
     Bar {
         frac,
         style: style(s, bar_colour(frac.unwrap_or(0.0))),
     }
     .render(bar, buf);
-    let (x, _) = buf.set_stringn(
+    let (x, _) = put_str(
+        buf,
         rest.x,
         rest.y,
         &text,
@@ -311,11 +312,45 @@ fn cut<const N: usize, const M: usize>(area: Rect, widths: [u16; N]) -> [Rect; M
 }
 
 /// One line of text at the top of `area`, cut at its right edge (what a
-/// one-line `Paragraph` draws, without its wrapping machinery).
+/// one-line `Paragraph` draws, without its wrapping machinery; what
+/// `Buffer::set_line` writes).
 fn line_at(buf: &mut Buffer, area: Rect, line: &Line<'_>) {
     if area.height > 0 && area.width > 0 {
-        buf.set_line(area.x, area.y, line, area.width);
+        let (mut x, mut left) = (area.x, area.width);
+        for span in line {
+            if left == 0 {
+                break;
+            }
+            let st = line.style.patch(span.style);
+            let (end, _) = put_str(buf, x, area.y, &span.content, usize::from(left), st);
+            left = left.saturating_sub(end.saturating_sub(x));
+            x = end;
+        }
     }
+}
+
+/// `Buffer::set_stringn`, with a fast path for plain ASCII (printable,
+/// one cell a byte: no grapheme segmentation, no width lookup), which is
+/// almost every string `top` draws: the same cells either way.
+fn put_str(
+    buf: &mut Buffer,
+    x: u16,
+    y: u16,
+    text: &str,
+    max_width: usize,
+    st: Style,
+) -> (u16, u16) {
+    if !text.bytes().all(|b| (0x20..0x7f).contains(&b)) {
+        return buf.set_stringn(x, y, text, max_width, st);
+    }
+    let room = usize::from(buf.area.right().saturating_sub(x));
+    let n = text.len().min(max_width).min(room);
+    for (i, b) in text.bytes().take(n).enumerate() {
+        if let Some(c) = buf.cell_mut((x + i as u16, y)) {
+            c.set_char(char::from(b)).set_style(st);
+        }
+    }
+    (x + n as u16, y)
 }
 
 fn bar_colour(frac: f64) -> Color {
@@ -835,4 +870,41 @@ fn help(s: &Screen<'_>, area: Rect, buf: &mut Buffer) {
     Paragraph::new(lines)
         .block(Block::bordered().title(" nvq top: keys "))
         .render(r, buf);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_ascii_fast_path_writes_what_ratatui_writes() {
+        let area = Rect::new(0, 0, 12, 1);
+        let texts = [
+            "",
+            "plain text",
+            "exactly12!!!",
+            "longer than twelve",
+            "tab\there",
+            "日本語 wide",
+            "a\u{301}b",
+            "°C",
+        ];
+        for text in texts {
+            for (x, max) in [(0, 12), (3, 12), (0, 4), (11, 5), (12, 3), (0, 0)] {
+                let st = Style::default().fg(Color::Red);
+                let (mut ours, mut theirs) = (Buffer::empty(area), Buffer::empty(area));
+                let a = put_str(&mut ours, x, 0, text, max, st);
+                let b = theirs.set_stringn(x, 0, text, max, st);
+                assert_eq!((a, &ours), (b, &theirs), "{text:?} at {x}, max {max}");
+                let line = Line::from(vec![Span::raw(text), Span::styled(" °C 42", bold())]);
+                let (mut ours, mut theirs) = (Buffer::empty(area), Buffer::empty(area));
+                let w = 12u16.saturating_sub(x).min(max as u16);
+                line_at(&mut ours, Rect::new(x.min(11), 0, w, 1), &line);
+                if w > 0 {
+                    theirs.set_line(x.min(11), 0, &line, w);
+                }
+                assert_eq!(ours, theirs, "{text:?} line at {x}, max {max}");
+            }
+        }
+    }
 }
