@@ -438,7 +438,6 @@ fn ui_loop(
     let mut leak_map = HashMap::new();
     let mut full_map = HashMap::new();
     let mut last_trend: Option<Instant> = None;
-    let mut released = false;
     let draw_err = |e: std::io::Error| NvqError::Usage(format!("top: cannot draw: {e}"));
     loop {
         let Ok(msg) = rx.recv() else {
@@ -497,11 +496,6 @@ fn ui_loop(
                 .tui
                 .draw(|area, buf| view::render(&screen, area, buf))
                 .map_err(draw_err)?;
-            // Start-up's pages, once its first frame with data is on screen.
-            if !released && !sample.gpus.is_empty() {
-                super::footprint::release_startup_pages();
-                released = true;
-            }
         }
     }
 }
