@@ -1,6 +1,5 @@
 //! What nvq does with parsed arguments.
 
-mod footprint;
 mod history;
 mod mig;
 mod nvlink;

@@ -88,7 +88,6 @@ fn plan(a: &TopArgs, interval: Option<Duration>) -> Result<Plan, NvqError> {
 
 pub fn run(a: &TopArgs, common: &Common<'_>) -> Result<(), NvqError> {
     let plan = plan(a, common.interval)?;
-    super::footprint::one_malloc_arena();
     let terminal = std::io::stdout().is_terminal() && std::io::stdin().is_terminal();
     if !(plan.once || terminal) {
         return Err(NvqError::Usage(
