@@ -523,7 +523,7 @@ fn prometheus_labels_are_read_once_per_gpu_in_a_loop() {
             "--query-gpu=memory.used",
             "--format=prometheus",
             "-lms",
-            "20",
+            common::VALUE_LMS,
             "--count",
             "3",
         ],
