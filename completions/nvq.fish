@@ -478,7 +478,7 @@ complete -c nvq -n "__fish_nvq_needs_command" -f -a "topo" -d 'Show where the GP
 complete -c nvq -n "__fish_nvq_needs_command" -f -a "nvlink" -d 'Show each GPU\'s NVLinks: speed and state, capabilities, error counters, far ends, traffic'
 complete -c nvq -n "__fish_nvq_needs_command" -f -a "serve" -d 'nvq: serve the GPUs\' metrics over HTTP for Prometheus (an exporter)'
 complete -c nvq -n "__fish_nvq_needs_command" -f -a "mig" -d 'List MIG\'s GPU and compute instances and their profiles (read-only)'
-complete -c nvq -n "__fish_nvq_needs_command" -f -a "vgpu" -d 'List the vGPU types of each vGPU host GPU, supported or creatable now (read-only)'
+complete -c nvq -n "__fish_nvq_needs_command" -f -a "vgpu" -d 'The running vGPUs of each vGPU host GPU and their VMs, or its vGPU types (read-only)'
 complete -c nvq -n "__fish_nvq_needs_command" -f -a "top" -d 'nvq: an interactive view of the GPUs and their processes, with history curves'
 complete -c nvq -n "__fish_nvq_needs_command" -f -a "plot" -d 'nvq: draw a log nvq wrote as SVG or PNG: memory and utilization over time, peaks, totals, leaks'
 complete -c nvq -n "__fish_nvq_needs_command" -f -a "dmon" -d 'Scrolling per-GPU monitor: one line per GPU per sample'
@@ -628,7 +628,7 @@ complete -c nvq -n "__fish_nvq_using_subcommand vgpu" -s i -l id -d 'GPUs to sho
 complete -c nvq -n "__fish_nvq_using_subcommand vgpu" -l nvml-lib -d 'nvq: load this NVML library instead of libnvidia-ml.so.1' -r -F
 complete -c nvq -n "__fish_nvq_using_subcommand vgpu" -s s -l supported -d 'List the vGPU types (profiles) each vGPU host GPU supports'
 complete -c nvq -n "__fish_nvq_using_subcommand vgpu" -s c -l creatable -d 'List the vGPU types that could be started on each vGPU host GPU now'
-complete -c nvq -n "__fish_nvq_using_subcommand vgpu" -s q -l query -d 'Detail of the running vGPUs: nvq answers it on a host without vGPU, and refuses it on a vGPU host'
+complete -c nvq -n "__fish_nvq_using_subcommand vgpu" -s q -l query -d 'Detail of each running vGPU: its VM, type, UUIDs, guest driver, licence, memory, utilization, sessions'
 complete -c nvq -n "__fish_nvq_using_subcommand vgpu" -l simulate -d 'nvq: load the NVML simulator installed next to nvq (no GPU needed)'
 complete -c nvq -n "__fish_nvq_using_subcommand vgpu" -s h -l help -d 'Print help'
 complete -c nvq -n "__fish_nvq_using_subcommand top" -s i -l id -d 'GPUs to show: index, UUID or PCI bus id; comma list allowed' -r

@@ -403,7 +403,7 @@ pub const SYMBOLS: &[&str] = &[
     "nvmlDeviceGetDriverModel",
 ];
 
-/// Symbols exported as `NOT_SUPPORTED` stubs (183).
+/// Symbols exported as `NOT_SUPPORTED` stubs (173).
 pub const STUBS: &[&str] = &[
     "nvmlSystemGetDriverBranch",
     "nvmlDeviceGetHandleByUUIDV",
@@ -507,7 +507,6 @@ pub const STUBS: &[&str] = &[
     "nvmlDeviceClearFieldValues",
     "nvmlDeviceSetVirtualizationMode",
     "nvmlDeviceSetVgpuHeterogeneousMode",
-    "nvmlVgpuInstanceGetPlacementId",
     "nvmlDeviceGetVgpuTypeSupportedPlacements",
     "nvmlDeviceGetVgpuTypeCreatablePlacements",
     "nvmlVgpuTypeGetGspHeapSize",
@@ -519,15 +518,9 @@ pub const STUBS: &[&str] = &[
     "nvmlDeviceGetVgpuCapabilities",
     "nvmlVgpuTypeGetGpuInstanceProfileId",
     "nvmlVgpuTypeGetBAR1Info",
-    "nvmlVgpuInstanceGetEccMode",
     "nvmlVgpuInstanceGetEncoderCapacity",
     "nvmlVgpuInstanceSetEncoderCapacity",
-    "nvmlVgpuInstanceGetEncoderStats",
-    "nvmlVgpuInstanceGetEncoderSessions",
-    "nvmlVgpuInstanceGetFBCStats",
     "nvmlVgpuInstanceGetFBCSessions",
-    "nvmlVgpuInstanceGetGpuInstanceId",
-    "nvmlVgpuInstanceGetGpuPciId",
     "nvmlVgpuTypeGetCapabilities",
     "nvmlGpuInstanceGetCreatableVgpus",
     "nvmlVgpuTypeGetMaxInstancesPerGpuInstance",
@@ -548,15 +541,12 @@ pub const STUBS: &[&str] = &[
     "nvmlDeviceSetVgpuSchedulerState",
     "nvmlGetVgpuVersion",
     "nvmlSetVgpuVersion",
-    "nvmlDeviceGetVgpuUtilization",
     "nvmlDeviceGetVgpuInstancesUtilizationInfo",
     "nvmlDeviceGetVgpuProcessUtilization",
     "nvmlDeviceGetVgpuProcessesUtilizationInfo",
-    "nvmlVgpuInstanceGetAccountingMode",
     "nvmlVgpuInstanceGetAccountingPids",
     "nvmlVgpuInstanceGetAccountingStats",
     "nvmlVgpuInstanceClearAccountingPids",
-    "nvmlVgpuInstanceGetLicenseInfo_v2",
     "nvmlGetExcludedDeviceCount",
     "nvmlGetExcludedDeviceInfoByIndex",
     "nvmlDeviceReadWritePRM_v1",
@@ -1714,17 +1704,6 @@ pub unsafe extern "C" fn nvmlDeviceSetVgpuHeterogeneousMode(
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlVgpuInstanceGetPlacementId(
-    _a0: nvmlVgpuInstance_t,
-    _a1: *mut nvmlVgpuPlacementId_t,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlVgpuInstanceGetPlacementId")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetVgpuTypeSupportedPlacements(
     _a0: nvmlDevice_t,
     _a1: nvmlVgpuTypeId_t,
@@ -1850,17 +1829,6 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetBAR1Info(
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlVgpuInstanceGetEccMode(
-    _a0: nvmlVgpuInstance_t,
-    _a1: *mut nvmlEnableState_t,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlVgpuInstanceGetEccMode")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
 pub unsafe extern "C" fn nvmlVgpuInstanceGetEncoderCapacity(
     _a0: nvmlVgpuInstance_t,
     _a1: *mut raw::c_uint,
@@ -1883,71 +1851,12 @@ pub unsafe extern "C" fn nvmlVgpuInstanceSetEncoderCapacity(
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlVgpuInstanceGetEncoderStats(
-    _a0: nvmlVgpuInstance_t,
-    _a1: *mut raw::c_uint,
-    _a2: *mut raw::c_uint,
-    _a3: *mut raw::c_uint,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlVgpuInstanceGetEncoderStats")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlVgpuInstanceGetEncoderSessions(
-    _a0: nvmlVgpuInstance_t,
-    _a1: *mut raw::c_uint,
-    _a2: *mut nvmlEncoderSessionInfo_t,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlVgpuInstanceGetEncoderSessions")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlVgpuInstanceGetFBCStats(
-    _a0: nvmlVgpuInstance_t,
-    _a1: *mut nvmlFBCStats_t,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlVgpuInstanceGetFBCStats")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
 pub unsafe extern "C" fn nvmlVgpuInstanceGetFBCSessions(
     _a0: nvmlVgpuInstance_t,
     _a1: *mut raw::c_uint,
     _a2: *mut nvmlFBCSessionInfo_t,
 ) -> nvmlReturn_t {
     crate::state::stub("nvmlVgpuInstanceGetFBCSessions")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlVgpuInstanceGetGpuInstanceId(
-    _a0: nvmlVgpuInstance_t,
-    _a1: *mut raw::c_uint,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlVgpuInstanceGetGpuInstanceId")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlVgpuInstanceGetGpuPciId(
-    _a0: nvmlVgpuInstance_t,
-    _a1: *mut raw::c_char,
-    _a2: *mut raw::c_uint,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlVgpuInstanceGetGpuPciId")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -2175,20 +2084,6 @@ pub unsafe extern "C" fn nvmlSetVgpuVersion(_a0: *mut nvmlVgpuVersion_t) -> nvml
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetVgpuUtilization(
-    _a0: nvmlDevice_t,
-    _a1: raw::c_ulonglong,
-    _a2: *mut nvmlValueType_t,
-    _a3: *mut raw::c_uint,
-    _a4: *mut nvmlVgpuInstanceUtilizationSample_t,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetVgpuUtilization")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetVgpuInstancesUtilizationInfo(
     _a0: nvmlDevice_t,
     _a1: *mut nvmlVgpuInstancesUtilizationInfo_t,
@@ -2224,17 +2119,6 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuProcessesUtilizationInfo(
 /// # Safety
 /// Nothing is read or written through the arguments.
 #[no_mangle]
-pub unsafe extern "C" fn nvmlVgpuInstanceGetAccountingMode(
-    _a0: nvmlVgpuInstance_t,
-    _a1: *mut nvmlEnableState_t,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlVgpuInstanceGetAccountingMode")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
 pub unsafe extern "C" fn nvmlVgpuInstanceGetAccountingPids(
     _a0: nvmlVgpuInstance_t,
     _a1: *mut raw::c_uint,
@@ -2263,17 +2147,6 @@ pub unsafe extern "C" fn nvmlVgpuInstanceClearAccountingPids(
     _a0: nvmlVgpuInstance_t,
 ) -> nvmlReturn_t {
     crate::state::stub("nvmlVgpuInstanceClearAccountingPids")
-}
-/// A function the simulator does not model: NOT_SUPPORTED.
-///
-/// # Safety
-/// Nothing is read or written through the arguments.
-#[no_mangle]
-pub unsafe extern "C" fn nvmlVgpuInstanceGetLicenseInfo_v2(
-    _a0: nvmlVgpuInstance_t,
-    _a1: *mut nvmlVgpuLicenseInfo_t,
-) -> nvmlReturn_t {
-    crate::state::stub("nvmlVgpuInstanceGetLicenseInfo_v2")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -3285,7 +3158,7 @@ const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlVgpuHeterogeneousMode_t) ->
 const _: unsafe extern "C" fn(nvmlDevice_t, *const nvmlVgpuHeterogeneousMode_t) -> nvmlReturn_t =
     nvmlDeviceSetVgpuHeterogeneousMode;
 const _: unsafe extern "C" fn(nvmlVgpuInstance_t, *mut nvmlVgpuPlacementId_t) -> nvmlReturn_t =
-    nvmlVgpuInstanceGetPlacementId;
+    crate::vgpu::nvmlVgpuInstanceGetPlacementId;
 const _: unsafe extern "C" fn(
     nvmlDevice_t,
     nvmlVgpuTypeId_t,
@@ -3387,7 +3260,7 @@ const _: unsafe extern "C" fn(nvmlVgpuInstance_t, *mut nvmlVgpuTypeId_t) -> nvml
 const _: unsafe extern "C" fn(nvmlVgpuInstance_t, *mut raw::c_uint) -> nvmlReturn_t =
     crate::vgpu::nvmlVgpuInstanceGetFrameRateLimit;
 const _: unsafe extern "C" fn(nvmlVgpuInstance_t, *mut nvmlEnableState_t) -> nvmlReturn_t =
-    nvmlVgpuInstanceGetEccMode;
+    crate::vgpu::nvmlVgpuInstanceGetEccMode;
 const _: unsafe extern "C" fn(nvmlVgpuInstance_t, *mut raw::c_uint) -> nvmlReturn_t =
     nvmlVgpuInstanceGetEncoderCapacity;
 const _: unsafe extern "C" fn(nvmlVgpuInstance_t, raw::c_uint) -> nvmlReturn_t =
@@ -3397,26 +3270,26 @@ const _: unsafe extern "C" fn(
     *mut raw::c_uint,
     *mut raw::c_uint,
     *mut raw::c_uint,
-) -> nvmlReturn_t = nvmlVgpuInstanceGetEncoderStats;
+) -> nvmlReturn_t = crate::vgpu::nvmlVgpuInstanceGetEncoderStats;
 const _: unsafe extern "C" fn(
     nvmlVgpuInstance_t,
     *mut raw::c_uint,
     *mut nvmlEncoderSessionInfo_t,
-) -> nvmlReturn_t = nvmlVgpuInstanceGetEncoderSessions;
+) -> nvmlReturn_t = crate::vgpu::nvmlVgpuInstanceGetEncoderSessions;
 const _: unsafe extern "C" fn(nvmlVgpuInstance_t, *mut nvmlFBCStats_t) -> nvmlReturn_t =
-    nvmlVgpuInstanceGetFBCStats;
+    crate::vgpu::nvmlVgpuInstanceGetFBCStats;
 const _: unsafe extern "C" fn(
     nvmlVgpuInstance_t,
     *mut raw::c_uint,
     *mut nvmlFBCSessionInfo_t,
 ) -> nvmlReturn_t = nvmlVgpuInstanceGetFBCSessions;
 const _: unsafe extern "C" fn(nvmlVgpuInstance_t, *mut raw::c_uint) -> nvmlReturn_t =
-    nvmlVgpuInstanceGetGpuInstanceId;
+    crate::vgpu::nvmlVgpuInstanceGetGpuInstanceId;
 const _: unsafe extern "C" fn(
     nvmlVgpuInstance_t,
     *mut raw::c_char,
     *mut raw::c_uint,
-) -> nvmlReturn_t = nvmlVgpuInstanceGetGpuPciId;
+) -> nvmlReturn_t = crate::vgpu::nvmlVgpuInstanceGetGpuPciId;
 const _: unsafe extern "C" fn(
     nvmlVgpuTypeId_t,
     nvmlVgpuCapability_t,
@@ -3484,7 +3357,7 @@ const _: unsafe extern "C" fn(
     *mut nvmlValueType_t,
     *mut raw::c_uint,
     *mut nvmlVgpuInstanceUtilizationSample_t,
-) -> nvmlReturn_t = nvmlDeviceGetVgpuUtilization;
+) -> nvmlReturn_t = crate::vgpu::nvmlDeviceGetVgpuUtilization;
 const _: unsafe extern "C" fn(
     nvmlDevice_t,
     *mut nvmlVgpuInstancesUtilizationInfo_t,
@@ -3500,7 +3373,7 @@ const _: unsafe extern "C" fn(
     *mut nvmlVgpuProcessesUtilizationInfo_t,
 ) -> nvmlReturn_t = nvmlDeviceGetVgpuProcessesUtilizationInfo;
 const _: unsafe extern "C" fn(nvmlVgpuInstance_t, *mut nvmlEnableState_t) -> nvmlReturn_t =
-    nvmlVgpuInstanceGetAccountingMode;
+    crate::vgpu::nvmlVgpuInstanceGetAccountingMode;
 const _: unsafe extern "C" fn(
     nvmlVgpuInstance_t,
     *mut raw::c_uint,
@@ -3514,7 +3387,7 @@ const _: unsafe extern "C" fn(
 const _: unsafe extern "C" fn(nvmlVgpuInstance_t) -> nvmlReturn_t =
     nvmlVgpuInstanceClearAccountingPids;
 const _: unsafe extern "C" fn(nvmlVgpuInstance_t, *mut nvmlVgpuLicenseInfo_t) -> nvmlReturn_t =
-    nvmlVgpuInstanceGetLicenseInfo_v2;
+    crate::vgpu::nvmlVgpuInstanceGetLicenseInfo_v2;
 const _: unsafe extern "C" fn(*mut raw::c_uint) -> nvmlReturn_t = nvmlGetExcludedDeviceCount;
 const _: unsafe extern "C" fn(raw::c_uint, *mut nvmlExcludedDeviceInfo_t) -> nvmlReturn_t =
     nvmlGetExcludedDeviceInfoByIndex;

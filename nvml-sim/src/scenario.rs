@@ -278,6 +278,30 @@ pub struct VgpuInstance {
     /// `nvmlVgpuInstanceGetLicenseStatus`: 1 licensed.
     pub license_status: Option<u32>,
     pub frame_rate_limit: Option<u32>,
+    /// `nvmlVgpuInstanceGetLicenseInfo_v2`'s `currentState`
+    /// (`NVML_GRID_LICENSE_STATE_*`: 0 unknown … 5 licensed).
+    pub license_state: Option<u32>,
+    /// Its expiry: year, month, day, hour, minute, second (UTC).
+    pub license_expiry: Option<[u32; 6]>,
+    /// `nvmlVgpuInstanceGetGpuInstanceId`; unset: not MIG-backed
+    /// (NVML's `INVALID_GPU_INSTANCE_ID`).
+    pub gpu_instance_id: Option<u32>,
+    /// `nvmlVgpuInstanceGetGpuPciId`; unset: `00000000:00:00.0`, what NVML
+    /// returns while the guest has not attached the vGPU.
+    pub gpu_pci_id: Option<String>,
+    /// `nvmlVgpuInstanceGetPlacementId` (a versioned struct; unset:
+    /// NOT_SUPPORTED).
+    pub placement_id: Option<u32>,
+    /// `nvmlVgpuInstanceGetEccMode` / `GetAccountingMode`: 0 or 1.
+    pub ecc_mode: Option<u32>,
+    pub accounting_mode: Option<u32>,
+    /// `nvmlVgpuInstanceGetEncoderStats`: sessions, average FPS, average latency.
+    pub encoder_stats: Option<[u32; 3]>,
+    /// `nvmlVgpuInstanceGetFBCStats`: sessions, average FPS, average latency.
+    pub fbc_stats: Option<[u32; 3]>,
+    /// Its sample in `nvmlDeviceGetVgpuUtilization`: sm, memory, encoder,
+    /// decoder percent; unset: no sample for it.
+    pub utilization: Option<[u32; 4]>,
 }
 
 /// `[[unit.fan]]`: speed in RPM; `failed` for NVML_FAN_FAILED.

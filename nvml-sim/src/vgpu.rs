@@ -49,8 +49,12 @@ fn find_type(st: &State, id: nvmlVgpuTypeId_t) -> R<&VgpuType> {
         .ok_or(INVALID_ARGUMENT)
 }
 
-/// The running vGPU `id`, on whichever GPU runs it.
+/// The running vGPU `id`, on whichever GPU runs it: 0 is no handle
+/// (INVALID_ARGUMENT), an id no GPU runs NOT_FOUND.
 fn find_instance(st: &State, id: nvmlVgpuInstance_t) -> R<&VgpuInstance> {
+    if id == 0 {
+        return Err(INVALID_ARGUMENT);
+    }
     st.sc
         .device
         .iter()
@@ -417,7 +421,8 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetVmDriverVersion(
         vgpuInstance,
         version,
         length,
-        |v| v.vm_driver_version.as_deref(),
+        // NVML's text while no NVIDIA driver runs in the guest.
+        |v| Some(v.vm_driver_version.as_deref().unwrap_or("Not Available")),
     )
 }
 
@@ -467,4 +472,242 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetFrameRateLimit(
         frameRateLimit,
         |v| v.frame_rate_limit,
     )
+}
+
+/// # Safety
+/// As [`nvmlDeviceGetSupportedVgpus`].
+#[no_mangle]
+pub unsafe extern "C" fn nvmlVgpuInstanceGetEccMode(
+    vgpuInstance: nvmlVgpuInstance_t,
+    eccMode: *mut nvmlEnableState_t,
+) -> nvmlReturn_t {
+    instance_u32("nvmlVgpuInstanceGetEccMode", vgpuInstance, eccMode, |v| {
+        v.ecc_mode
+    })
+}
+
+/// # Safety
+/// As [`nvmlDeviceGetSupportedVgpus`].
+#[no_mangle]
+pub unsafe extern "C" fn nvmlVgpuInstanceGetAccountingMode(
+    vgpuInstance: nvmlVgpuInstance_t,
+    mode: *mut nvmlEnableState_t,
+) -> nvmlReturn_t {
+    instance_u32(
+        "nvmlVgpuInstanceGetAccountingMode",
+        vgpuInstance,
+        mode,
+        |v| v.accounting_mode,
+    )
+}
+
+/// # Safety
+/// As [`nvmlDeviceGetSupportedVgpus`].
+#[no_mangle]
+pub unsafe extern "C" fn nvmlVgpuInstanceGetGpuInstanceId(
+    vgpuInstance: nvmlVgpuInstance_t,
+    gpuInstanceId: *mut c_uint,
+) -> nvmlReturn_t {
+    instance_u32(
+        "nvmlVgpuInstanceGetGpuInstanceId",
+        vgpuInstance,
+        gpuInstanceId,
+        |v| Some(v.gpu_instance_id.unwrap_or(INVALID_GPU_INSTANCE_ID)),
+    )
+}
+
+/// # Safety
+/// As [`nvmlDeviceGetSupportedVgpus`].
+#[no_mangle]
+pub unsafe extern "C" fn nvmlVgpuInstanceGetGpuPciId(
+    vgpuInstance: nvmlVgpuInstance_t,
+    vgpuPciId: *mut c_char,
+    length: *mut c_uint,
+) -> nvmlReturn_t {
+    sys_fn("nvmlVgpuInstanceGetGpuPciId", |st, _| {
+        let v = find_instance(st, vgpuInstance)?;
+        put_sized(
+            vgpuPciId,
+            length,
+            v.gpu_pci_id.as_deref().unwrap_or("00000000:00:00.0"),
+        )
+    })
+}
+
+/// # Safety
+/// As [`nvmlDeviceGetSupportedVgpus`].
+#[no_mangle]
+pub unsafe extern "C" fn nvmlVgpuInstanceGetLicenseInfo_v2(
+    vgpuInstance: nvmlVgpuInstance_t,
+    licenseInfo: *mut nvmlVgpuLicenseInfo_t,
+) -> nvmlReturn_t {
+    sys_fn("nvmlVgpuInstanceGetLicenseInfo_v2", |st, _| {
+        let o = nn(licenseInfo)?;
+        let v = find_instance(st, vgpuInstance)?;
+        let state = v.license_state.ok_or(NOT_SUPPORTED)?;
+        let [year, month, day, hour, min, sec] = v.license_expiry.unwrap_or_default();
+        let short = |x: u32| u16::try_from(x).unwrap_or(u16::MAX);
+        o.set(nvmlVgpuLicenseInfo_t {
+            isLicensed: u8::from(state == 5),
+            licenseExpiry: nvmlVgpuLicenseExpiry_t {
+                year,
+                month: short(month),
+                day: short(day),
+                hour: short(hour),
+                min: short(min),
+                sec: short(sec),
+                status: u8::from(v.license_expiry.is_some()),
+            },
+            currentState: state,
+        });
+        Ok(())
+    })
+}
+
+/// # Safety
+/// As [`nvmlDeviceGetSupportedVgpus`].
+#[no_mangle]
+pub unsafe extern "C" fn nvmlVgpuInstanceGetEncoderSessions(
+    vgpuInstance: nvmlVgpuInstance_t,
+    sessionCount: *mut c_uint,
+    sessionInfo: *mut nvmlEncoderSessionInfo_t,
+) -> nvmlReturn_t {
+    sys_fn("nvmlVgpuInstanceGetEncoderSessions", |st, _| {
+        let v = find_instance(st, vgpuInstance)?;
+        let [n, fps, latency] = v.encoder_stats.unwrap_or_default();
+        // SAFETY: a plain C struct of integers, for which zero is valid.
+        let mut s: nvmlEncoderSessionInfo_t = unsafe { std::mem::zeroed() };
+        s.vgpuInstance = v.id;
+        s.averageFps = fps;
+        s.averageLatency = latency;
+        put_list(
+            sessionCount,
+            sessionInfo,
+            (0..n).map(|i| {
+                let mut e = s;
+                e.sessionId = i + 1;
+                e
+            }),
+        )
+    })
+}
+
+/// # Safety
+/// As [`nvmlDeviceGetSupportedVgpus`].
+#[no_mangle]
+pub unsafe extern "C" fn nvmlVgpuInstanceGetEncoderStats(
+    vgpuInstance: nvmlVgpuInstance_t,
+    sessionCount: *mut c_uint,
+    averageFps: *mut c_uint,
+    averageLatency: *mut c_uint,
+) -> nvmlReturn_t {
+    sys_fn("nvmlVgpuInstanceGetEncoderStats", |st, _| {
+        let (n, f, l) = (nn(sessionCount)?, nn(averageFps)?, nn(averageLatency)?);
+        let [sessions, fps, latency] = find_instance(st, vgpuInstance)?
+            .encoder_stats
+            .unwrap_or_default();
+        n.set(sessions);
+        f.set(fps);
+        l.set(latency);
+        Ok(())
+    })
+}
+
+/// # Safety
+/// As [`nvmlDeviceGetSupportedVgpus`].
+#[no_mangle]
+pub unsafe extern "C" fn nvmlVgpuInstanceGetFBCStats(
+    vgpuInstance: nvmlVgpuInstance_t,
+    fbcStats: *mut nvmlFBCStats_t,
+) -> nvmlReturn_t {
+    sys_fn("nvmlVgpuInstanceGetFBCStats", |st, _| {
+        let o = nn(fbcStats)?;
+        let [sessions, fps, latency] = find_instance(st, vgpuInstance)?
+            .fbc_stats
+            .unwrap_or_default();
+        o.set(nvmlFBCStats_t {
+            sessionsCount: sessions,
+            averageFPS: fps,
+            averageLatency: latency,
+        });
+        Ok(())
+    })
+}
+
+/// `nvmlDeviceGetVgpuUtilization`: one sample per running vGPU that has one
+/// (`utilization` in the scenario), as unsigned ints. A GPU that is no vGPU
+/// host is NOT_SUPPORTED; a host with no samples SUCCESS and count 0.
+///
+/// # Safety
+/// As [`nvmlDeviceGetSupportedVgpus`].
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetVgpuUtilization(
+    device: nvmlDevice_t,
+    lastSeenTimeStamp: c_ulonglong,
+    sampleValType: *mut nvmlValueType_t,
+    vgpuInstanceSamplesCount: *mut c_uint,
+    utilizationSamples: *mut nvmlVgpuInstanceUtilizationSample_t,
+) -> nvmlReturn_t {
+    let counted = is_fill(vgpuInstanceSamplesCount, utilizationSamples);
+    dev_call(
+        "nvmlDeviceGetVgpuUtilization",
+        device,
+        false,
+        counted,
+        |c| {
+            let kind = nn(sampleValType)?;
+            types(c.dev)?;
+            let stamp = lastSeenTimeStamp.saturating_add(1);
+            let value = |x: u32| nvmlValue_t { uiVal: x };
+            let samples: Vec<_> = c
+                .dev
+                .vgpu
+                .iter()
+                .filter_map(|v| {
+                    let [sm, mem, enc, dec] = v.utilization?;
+                    Some(nvmlVgpuInstanceUtilizationSample_t {
+                        vgpuInstance: v.id,
+                        timeStamp: stamp,
+                        smUtil: value(sm),
+                        memUtil: value(mem),
+                        encUtil: value(enc),
+                        decUtil: value(dec),
+                    })
+                })
+                .collect();
+            kind.set(nvmlValueType_enum_NVML_VALUE_TYPE_UNSIGNED_INT);
+            put_list(
+                vgpuInstanceSamplesCount,
+                utilizationSamples,
+                samples.into_iter(),
+            )
+        },
+    )
+}
+
+/// `nvmlVgpuPlacementId_v1`: the struct's size and version 1.
+const PLACEMENT_V1: c_uint = std::mem::size_of::<nvmlVgpuPlacementId_t>() as c_uint | (1 << 24);
+
+/// # Safety
+/// As [`nvmlDeviceGetSupportedVgpus`].
+#[no_mangle]
+pub unsafe extern "C" fn nvmlVgpuInstanceGetPlacementId(
+    vgpuInstance: nvmlVgpuInstance_t,
+    pPlacement: *mut nvmlVgpuPlacementId_t,
+) -> nvmlReturn_t {
+    sys_fn("nvmlVgpuInstanceGetPlacementId", |st, _| {
+        let o = nn(pPlacement)?;
+        // SAFETY: reading the caller-set version field of a non-null struct.
+        if unsafe { (*o.ptr()).version } != PLACEMENT_V1 {
+            return Err(ARGUMENT_VERSION_MISMATCH);
+        }
+        let id = find_instance(st, vgpuInstance)?
+            .placement_id
+            .ok_or(NOT_SUPPORTED)?;
+        o.set(nvmlVgpuPlacementId_t {
+            version: PLACEMENT_V1,
+            placementId: id,
+        });
+        Ok(())
+    })
 }

@@ -710,6 +710,8 @@ vm_id = "f2671c9e-0000-4000-8000-000000000001"
 vm_id_type = 1
 uuid = "4e2c9a10-1b3d-4f5e-8a7b-6c9d0e1f2a3b"
 fb_usage = 104857600
+encoder_stats = [2, 30, 900]
+utilization = [12, 7, 3, 0]
 
 [[device]]
 name = "NVIDIA H100 80GB HBM3"
@@ -759,7 +761,15 @@ fn vgpu_host() {
         let v = &active[0];
         assert_eq!(v.instance_type().unwrap().id(), 594);
         assert!(matches!(v.vm_id().unwrap(), VmId::Uuid(s) if s.starts_with("f2671c9e")));
-        assert!(matches!(v.driver_version(), Err(NvmlError::NotSupported)));
+        // No driver in the guest: NVML's text for it.
+        assert_eq!(v.driver_version().unwrap(), "Not Available");
+        assert_eq!(v.gpu_pci_id().unwrap(), "00000000:00:00.0");
+        assert_eq!(v.gpu_instance_id().unwrap(), u32::MAX, "not MIG-backed");
+        assert!(matches!(v.ecc_mode(), Err(NvmlError::NotSupported)));
+        assert!(matches!(v.license_info_v2(), Err(NvmlError::NotSupported)));
+        let enc = v.encoder_stats().unwrap();
+        assert_eq!((enc.session_count, enc.average_fps), (2, 30));
+        assert_eq!(v.fbc_stats().unwrap().sessions_count, 0);
         assert_eq!(v.uuid().unwrap(), "4e2c9a10-1b3d-4f5e-8a7b-6c9d0e1f2a3b");
         assert_eq!(v.fb_usage().unwrap(), 104857600);
         let bare = nvml.device_by_index(1).unwrap();
@@ -784,6 +794,52 @@ fn vgpu_host() {
                 lib.nvmlVgpuTypeGetName(9, buf.as_mut_ptr(), &mut size),
                 2,
                 "unknown type"
+            );
+            assert_eq!(lib.nvmlVgpuInstanceGetType(0, &mut ty), 2, "no instance");
+            let mut len: c_uint = 8;
+            assert_eq!(
+                lib.nvmlVgpuInstanceGetGpuPciId(3251634190, buf.as_mut_ptr(), &mut len),
+                7,
+                "short buffer"
+            );
+            assert_eq!(len, 17, "the size needed, NUL included");
+            let mut vm = [0 as c_char; 8];
+            let mut kind = 0;
+            assert_eq!(
+                lib.nvmlVgpuInstanceGetVmID(3251634190, vm.as_mut_ptr(), 8, &mut kind),
+                7,
+                "short VM id buffer"
+            );
+            // Utilization: sizing call, then the samples, as unsigned ints.
+            let h0 = d.handle();
+            let (mut vt, mut n) = (0, 0);
+            let none = std::ptr::null_mut();
+            assert_eq!(
+                lib.nvmlDeviceGetVgpuUtilization(h0, 0, &mut vt, &mut n, none),
+                7
+            );
+            assert_eq!(n, 1);
+            let mut samples = [std::mem::zeroed::<sys::nvmlVgpuInstanceUtilizationSample_t>(); 2];
+            assert_eq!(
+                lib.nvmlDeviceGetVgpuUtilization(h0, 0, &mut vt, &mut n, samples.as_mut_ptr()),
+                0
+            );
+            assert_eq!((n, vt, samples[0].vgpuInstance), (1, 1, 3251634190));
+            assert_eq!(samples[0].smUtil.uiVal, 12);
+            // The placement struct's version is checked before anything else.
+            let mut p = std::mem::zeroed::<sys::nvmlVgpuPlacementId_t>();
+            assert_eq!(lib.nvmlVgpuInstanceGetPlacementId(3251634190, &mut p), 25);
+            p.version = std::mem::size_of::<sys::nvmlVgpuPlacementId_t>() as u32 | (1 << 24);
+            assert_eq!(
+                lib.nvmlVgpuInstanceGetPlacementId(3251634190, &mut p),
+                3,
+                "none given"
+            );
+            let hb = bare.handle();
+            assert_eq!(
+                lib.nvmlDeviceGetVgpuUtilization(hb, 0, &mut vt, &mut n, none),
+                3,
+                "no vGPU host"
             );
         }
     });

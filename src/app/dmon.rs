@@ -18,13 +18,7 @@ pub fn run(a: &DmonArgs, common: &Common<'_>) -> Result<(), NvqError> {
         None,
         common.personality == Personality::NvidiaSmi,
     )?;
-    let metrics = monitor::selected(
-        "dmon",
-        a.select.as_deref(),
-        dmon::DEFAULT_GROUPS,
-        dmon::GROUPS,
-        dmon::select,
-    )?;
+    let metrics = monitor::selected("dmon", &dmon::TABLE, a.select.as_deref())?;
     let gpm = match &a.gpm_metrics {
         Some(list) => dmon::select_gpm(list).map_err(|item| {
             NvqError::Usage(format!(

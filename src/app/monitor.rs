@@ -14,7 +14,7 @@ use crate::render::monitor::{Layout, Monitor, MonitorCsv, Slot, SmiCsv};
 use crate::render::{FormatKind, FormatSpec, Formatter};
 use crate::schedule::{self as looping, deadline, Flow, Schedule};
 use crate::script::{self, RowKey, Script};
-use crate::source::monitor::Metric;
+use crate::source::monitor::{Metric, Table};
 use crate::source::Target;
 use std::sync::Arc;
 use std::time::Duration;
@@ -119,17 +119,12 @@ fn smi_csv_spec(f: &str) -> Option<SmiCsv> {
     csv.then_some(spec)
 }
 
-/// `-s` of `cmd`: the metrics of `letters` (`default` without `-s`), as
-/// `select` picks them from the command's table of `groups`.
-pub fn selected(
-    cmd: &str,
-    letters: Option<&str>,
-    default: &str,
-    groups: &str,
-    select: fn(&str) -> Result<Vec<Metric>, char>,
-) -> Result<Vec<Metric>, NvqError> {
-    let letters = letters.unwrap_or(default);
-    select(letters).map_err(|g| {
+/// `-s` of `cmd`: the metrics of `letters` (the table's default without
+/// `-s`) from the command's `table`.
+pub fn selected(cmd: &str, table: &Table, letters: Option<&str>) -> Result<Vec<Metric>, NvqError> {
+    let letters = letters.unwrap_or(table.default_groups);
+    table.select(letters).map_err(|g| {
+        let groups = table.groups;
         NvqError::Usage(format!(
             "{cmd}: unknown metric group '{g}' in -s {letters}; choose from {groups}."
         ))

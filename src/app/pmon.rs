@@ -5,6 +5,7 @@ use super::plan::{Common, PMON_MAX_DELAY};
 use crate::cli::pmon::PmonArgs;
 use crate::error::NvqError;
 use crate::render::monitor::{Layout, Slot, Zero};
+use crate::source::monitor::{ProcessMetric, ProcessMetric as P};
 use crate::source::pmon::{self, PmonReader};
 
 /// The longest command name pmon prints: 15 characters on Linux and on
@@ -14,13 +15,7 @@ pub const NAME_CHARS: usize = 15;
 pub const WDDM_NAME_CHARS: usize = 16;
 pub fn run(a: &PmonArgs, common: &Common<'_>) -> Result<(), NvqError> {
     let plan = Plan::new("pmon", &a.monitor, common, Some(PMON_MAX_DELAY), false)?;
-    let metrics = monitor::selected(
-        "pmon",
-        a.select.as_deref(),
-        pmon::DEFAULT_GROUPS,
-        pmon::GROUPS,
-        pmon::select,
-    )?;
+    let metrics = monitor::selected("pmon", &pmon::TABLE, a.select.as_deref())?;
     let mut columns = vec![
         monitor::key_column("index", "The GPU's index."),
         monitor::key_column("pid", "The process's ID."),
@@ -57,10 +52,11 @@ fn layout(metrics: &[pmon::Metric], driver: monitor::Driver) -> Layout {
         Slot::right("type", "C/G", " ", 6 - narrow, 5),
     ];
     for m in metrics {
-        let head = if m.name == "sm" { 6 - narrow } else { 6 };
+        let metric = m.process();
+        let head = if metric == Some(P::Sm) { 6 - narrow } else { 6 };
         let mut slot = Slot::right(m.name, m.unit_label, " ", head, 6);
-        slot.zero = zero_rule(m.name);
-        slot.hidden = old && matches!(m.name, "jpg" | "ofa");
+        slot.zero = zero_rule(metric);
+        slot.hidden = old && matches!(metric, Some(P::Jpg | P::Ofa));
         slots.push(slot);
     }
     let chars = if driver.wddm && driver.major < monitor::WDDM_NAMES_NARROW_FROM {
@@ -83,10 +79,10 @@ fn layout(metrics: &[pmon::Metric], driver: monitor::Driver) -> Layout {
 /// 545 to 610 show: an engine column (`enc`, `dec`, `jpg`, `ofa`) at 0;
 /// `sm` and `mem` when both are 0 while an engine column is not (a sample
 /// of the encoder alone); a process at 0 % everywhere prints `0 0`.
-fn zero_rule(name: &str) -> Zero {
-    match name {
-        "sm" | "mem" => Zero::DashWhenOthersBusy(1),
-        "enc" | "dec" | "jpg" | "ofa" => Zero::Dash,
-        _ => Zero::Show,
+fn zero_rule(metric: Option<ProcessMetric>) -> Zero {
+    match metric {
+        Some(P::Sm | P::Mem) => Zero::DashWhenOthersBusy(1),
+        Some(P::Enc | P::Dec | P::Jpg | P::Ofa) => Zero::Dash,
+        Some(P::Fb | P::Ccpm) | None => Zero::Show,
     }
 }

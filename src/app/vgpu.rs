@@ -2,14 +2,16 @@
 //! are vGPU hosts and, for `-s`/`-c`, their vGPU types; print them.
 //!
 //! On a host without a vGPU host GPU every one of them prints nvidia-smi's
-//! one line. On a vGPU host the summary table and `-q` are refused (exit
-//! 2): their VM names come from the driver's own interface, not from NVML,
-//! so nvq cannot print what nvidia-smi prints.
+//! one line. On a vGPU host the summary table and `-q` read each host GPU's
+//! running vGPUs; their VM names come from no NVML call, but from the VMs'
+//! hypervisor processes in the host's `/proc` (`NVQ_HOST_PROC`; see
+//! `source::vgpu_vm`, a hypothesis marked unverified in `docs/compat.md`).
 
 use super::plan::Common;
 use crate::cli::vgpu::VgpuArgs;
 use crate::error::NvqError;
 use crate::output::Sink;
+use crate::source::procinfo::HostProc;
 use crate::source::vgpu::Types;
 use crate::{render, source};
 
@@ -28,8 +30,14 @@ pub fn run(common: &Common<'_>, v: &VgpuArgs) -> Result<(), NvqError> {
         Some(_) => render::vgpu::types(&gpus),
         None if !render::vgpu::any_host(&gpus) => render::vgpu::NO_VGPU_HOST.to_string(),
         None => {
-            let what = if v.query { "vgpu -q" } else { "vgpu" };
-            return Err(NvqError::NotImplemented(format!("{what} (on a vGPU host)")));
+            let procs = HostProc::detect().map_or_else(Vec::new, |h| source::vgpu_vm::scan(&h));
+            let active = source::vgpu::active(&session, &selected, &procs);
+            if v.query {
+                render::vgpu::query(&active)
+            } else {
+                let date = source::smi_table::date_line(std::time::SystemTime::now());
+                render::vgpu::table(&active, &date)
+            }
         }
     };
     Sink::open(common.filename)?.write(text.as_bytes())

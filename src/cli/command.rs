@@ -29,7 +29,7 @@ pub enum Command {
     Serve(super::serve::ServeArgs),
     /// List MIG's GPU and compute instances and their profiles (read-only).
     Mig(super::mig::MigArgs),
-    /// List the vGPU types of each vGPU host GPU, supported or creatable now (read-only).
+    /// The running vGPUs of each vGPU host GPU and their VMs, or its vGPU types (read-only).
     Vgpu(super::vgpu::VgpuArgs),
     /// nvq: an interactive view of the GPUs and their processes, with history curves.
     Top(super::top::TopArgs),

@@ -1,6 +1,6 @@
-//! `vgpu`: its read-only type listings, with nvidia-smi's spellings. The
-//! summary table and `-q` are read-only too, but nvq prints them only on a
-//! host without vGPU (see `app::vgpu`).
+//! `vgpu`: its read-only options, with nvidia-smi's spellings: the summary
+//! table (no option), the running vGPUs in detail (`-q`) and the type
+//! listings (`-s`, `-c`); see `app::vgpu`.
 
 /// `nvq vgpu`'s arguments.
 #[derive(clap::Args, Debug, Clone, Default)]
@@ -11,7 +11,7 @@ pub struct VgpuArgs {
     /// List the vGPU types that could be started on each vGPU host GPU now.
     #[arg(short = 'c', long = "creatable")]
     pub creatable: bool,
-    /// Detail of the running vGPUs: nvq answers it on a host without vGPU, and refuses it on a vGPU host.
+    /// Detail of each running vGPU: its VM, type, UUIDs, guest driver, licence, memory, utilization, sessions.
     #[arg(short = 'q', long = "query")]
     pub query: bool,
     /// GPUs to show (index, UUID, PCI bus id or serial; comma list allowed).

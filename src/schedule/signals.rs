@@ -98,6 +98,20 @@ extern "C" fn on_held(_sig: c_int) {
     HELD.store(true, Ordering::SeqCst);
 }
 
+/// Route `sig` to `handler`, with SA_RESTART, which keeps NVML's and the
+/// writer's system calls from failing with EINTR.
+fn handle(sig: c_int, handler: extern "C" fn(c_int)) {
+    // SAFETY: a zeroed sigaction with a valid handler and an empty mask is
+    // a valid argument.
+    unsafe {
+        let mut sa: libc::sigaction = std::mem::zeroed();
+        sa.sa_sigaction = handler as libc::sighandler_t;
+        sa.sa_flags = libc::SA_RESTART;
+        libc::sigemptyset(&mut sa.sa_mask);
+        libc::sigaction(sig, &sa, std::ptr::null_mut());
+    }
+}
+
 /// At the start of the process: hold SIGINT, SIGTERM and SIGHUP where they
 /// were inherited ignored (a background job of a non-interactive shell
 /// starts with SIGINT ignored, `nohup` ignores SIGHUP). A held signal is
@@ -114,15 +128,7 @@ pub fn hold_ignored() {
                 && old.sa_sigaction == libc::SIG_IGN
         };
         if ignored {
-            // SAFETY: a zeroed sigaction with a valid handler and an empty
-            // mask is a valid argument.
-            unsafe {
-                let mut sa: libc::sigaction = std::mem::zeroed();
-                sa.sa_sigaction = on_held as extern "C" fn(c_int) as libc::sighandler_t;
-                sa.sa_flags = libc::SA_RESTART;
-                libc::sigemptyset(&mut sa.sa_mask);
-                libc::sigaction(sig, &sa, std::ptr::null_mut());
-            }
+            handle(sig, on_held);
         }
     }
 }
@@ -134,16 +140,7 @@ pub fn hold_ignored() {
 /// [`StopSignals::install`] calls it again; calling it twice is harmless.
 pub fn arm() {
     for sig in SIGNALS {
-        // SAFETY: a zeroed sigaction with a valid handler and an empty
-        // mask is a valid argument; SA_RESTART keeps NVML's and the
-        // writer's system calls from failing with EINTR.
-        unsafe {
-            let mut sa: libc::sigaction = std::mem::zeroed();
-            sa.sa_sigaction = on_signal as extern "C" fn(c_int) as libc::sighandler_t;
-            sa.sa_flags = libc::SA_RESTART;
-            libc::sigemptyset(&mut sa.sa_mask);
-            libc::sigaction(sig, &sa, std::ptr::null_mut());
-        }
+        handle(sig, on_signal);
     }
     if HELD.swap(false, Ordering::SeqCst) {
         on_signal(libc::SIGINT);

@@ -1,8 +1,8 @@
 //! Type checking: field names are resolved, units converted and kinds
 //! matched, turning the syntax tree into a [`Cond`] that evaluates fast.
 
-use super::eval::{Capacity, CmpOp, Cond, Derived, DerivedRef, FieldRef, Func, NumExpr, TextExpr};
-use super::lexer::{Op, Span};
+use super::eval::{Capacity, Cond, Derived, DerivedRef, FieldRef, Func, NumExpr, TextExpr};
+use super::lexer::{CmpOp, Op, Span};
 use super::parser::{Ast, Node};
 use super::units::{self, Kind};
 use super::ExprError;
@@ -152,7 +152,8 @@ impl Checker<'_> {
                 }
             }
             Ast::Binary(op @ (Op::Mul | Op::Div), a, b) => self.product(*op, a, b, &n.span)?,
-            Ast::Binary(op, a, b) => self.compare(*op, a, b, &n.span)?,
+            Ast::Binary(Op::Cmp(cmp), a, b) => self.compare(*cmp, a, b, &n.span)?,
+            Ast::Binary(Op::Not, a, _) => return err("! takes one operand".into(), &a.span),
         })
     }
 
@@ -392,16 +393,7 @@ impl Checker<'_> {
         Ok(Ty::Num(NumExpr::Bin(op, Box::new(l), Box::new(r)), t))
     }
 
-    fn compare(&mut self, op: Op, a: &Node, b: &Node, span: &Span) -> Result<Ty, ExprError> {
-        let cmp = match op {
-            Op::Lt => CmpOp::Lt,
-            Op::Le => CmpOp::Le,
-            Op::Gt => CmpOp::Gt,
-            Op::Ge => CmpOp::Ge,
-            Op::Eq => CmpOp::Eq,
-            Op::Ne => CmpOp::Ne,
-            _ => CmpOp::Contains,
-        };
+    fn compare(&mut self, cmp: CmpOp, a: &Node, b: &Node, span: &Span) -> Result<Ty, ExprError> {
         // Text comparisons: a string on either side, or `~`.
         let texty = |n: &Node| matches!(n.ast, Ast::Str(_));
         if cmp == CmpOp::Contains || texty(a) || texty(b) {
@@ -409,7 +401,7 @@ impl Checker<'_> {
                 return err(
                     format!(
                         "strings can only be compared with ==, != and ~, not {}",
-                        op.text()
+                        Op::Cmp(cmp).text()
                     ),
                     span,
                 );

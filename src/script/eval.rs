@@ -1,7 +1,7 @@
 //! Evaluating a checked expression against one row, in three-valued logic:
 //! a comparison that reads an unavailable value is *unknown*.
 
-use super::lexer::Op;
+use super::lexer::{CmpOp, Op};
 use crate::model::Value;
 use std::borrow::Cow;
 
@@ -31,18 +31,6 @@ impl Tri {
 pub struct FieldRef {
     pub field: usize,
     pub slot: usize,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CmpOp {
-    Lt,
-    Le,
-    Gt,
-    Ge,
-    Eq,
-    Ne,
-    /// Case-insensitive substring.
-    Contains,
 }
 
 #[derive(Debug, Clone, PartialEq)]

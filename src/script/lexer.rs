@@ -24,18 +24,25 @@ pub enum Tok {
     End,
 }
 
+/// A comparison, as the lexer reads it and the evaluator applies it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Op {
-    Or,
-    And,
-    Not,
+pub enum CmpOp {
     Lt,
     Le,
     Gt,
     Ge,
     Eq,
     Ne,
+    /// Case-insensitive substring.
     Contains,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Op {
+    Or,
+    And,
+    Not,
+    Cmp(CmpOp),
     Add,
     Sub,
     Mul,
@@ -48,13 +55,13 @@ impl Op {
             Op::Or => "||",
             Op::And => "&&",
             Op::Not => "!",
-            Op::Lt => "<",
-            Op::Le => "<=",
-            Op::Gt => ">",
-            Op::Ge => ">=",
-            Op::Eq => "==",
-            Op::Ne => "!=",
-            Op::Contains => "~",
+            Op::Cmp(CmpOp::Lt) => "<",
+            Op::Cmp(CmpOp::Le) => "<=",
+            Op::Cmp(CmpOp::Gt) => ">",
+            Op::Cmp(CmpOp::Ge) => ">=",
+            Op::Cmp(CmpOp::Eq) => "==",
+            Op::Cmp(CmpOp::Ne) => "!=",
+            Op::Cmp(CmpOp::Contains) => "~",
             Op::Add => "+",
             Op::Sub => "-",
             Op::Mul => "*",
@@ -139,14 +146,14 @@ pub fn lex(src: &str) -> Result<Vec<Token>, ExprError> {
             match (c, next) {
                 ('|', Some('|')) => two(&mut it, Op::Or),
                 ('&', Some('&')) => two(&mut it, Op::And),
-                ('<', Some('=')) => two(&mut it, Op::Le),
-                ('>', Some('=')) => two(&mut it, Op::Ge),
-                ('=', Some('=')) => two(&mut it, Op::Eq),
-                ('!', Some('=')) => two(&mut it, Op::Ne),
+                ('<', Some('=')) => two(&mut it, Op::Cmp(CmpOp::Le)),
+                ('>', Some('=')) => two(&mut it, Op::Cmp(CmpOp::Ge)),
+                ('=', Some('=')) => two(&mut it, Op::Cmp(CmpOp::Eq)),
+                ('!', Some('=')) => two(&mut it, Op::Cmp(CmpOp::Ne)),
                 ('!', _) => Tok::Op(Op::Not),
-                ('<', _) => Tok::Op(Op::Lt),
-                ('>', _) => Tok::Op(Op::Gt),
-                ('~', _) => Tok::Op(Op::Contains),
+                ('<', _) => Tok::Op(Op::Cmp(CmpOp::Lt)),
+                ('>', _) => Tok::Op(Op::Cmp(CmpOp::Gt)),
+                ('~', _) => Tok::Op(Op::Cmp(CmpOp::Contains)),
                 ('+', _) => Tok::Op(Op::Add),
                 ('-', _) => Tok::Op(Op::Sub),
                 ('*', _) => Tok::Op(Op::Mul),
@@ -260,14 +267,14 @@ mod tests {
             toks("memory.free>=20GiB && x<.5"),
             vec![
                 Tok::Ident("memory.free".into()),
-                Tok::Op(Op::Ge),
+                Tok::Op(Op::Cmp(CmpOp::Ge)),
                 Tok::Num {
                     value: 20.0,
                     unit: Some("GiB".into())
                 },
                 Tok::Op(Op::And),
                 Tok::Ident("x".into()),
-                Tok::Op(Op::Lt),
+                Tok::Op(Op::Cmp(CmpOp::Lt)),
                 Tok::Num {
                     value: 0.5,
                     unit: None

@@ -46,7 +46,7 @@ fn power(op: Op) -> Option<u8> {
     Some(match op {
         Op::Or => 1,
         Op::And => 2,
-        Op::Lt | Op::Le | Op::Gt | Op::Ge | Op::Eq | Op::Ne | Op::Contains => 3,
+        Op::Cmp(_) => 3,
         Op::Add | Op::Sub => 4,
         Op::Mul | Op::Div => 5,
         Op::Not => return None,

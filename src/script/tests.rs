@@ -31,6 +31,13 @@ fn eval(src: &str, cells: &[(&str, Value)]) -> Tri {
     e.eval(&cells)
 }
 
+/// Each expression of `cases` on the row `cells` gives its answer.
+fn check(cells: &[(&str, Value)], cases: &[(&str, Tri)]) {
+    for &(src, want) in cases {
+        assert_eq!(eval(src, cells), want, "{src}");
+    }
+}
+
 fn h100() -> Vec<(&'static str, Value)> {
     vec![
         ("index", Value::Int(0)),
@@ -49,57 +56,59 @@ fn h100() -> Vec<(&'static str, Value)> {
 #[test]
 fn units_convert_to_the_field_unit() {
     let r = h100();
-    for (src, want) in [
-        ("memory.free >= 20GiB", Tri::True),
-        ("memory.free >= 21GiB", Tri::False),
-        ("memory.free >= 20480", Tri::True),
-        ("memory.free > 21000MiB", Tri::False),
-        ("memory.free >= 21000MiB", Tri::True),
-        ("memory.free > 23GB", Tri::False),
-        ("memory.free > 21GB", Tri::True), // 21e9 B = 20027 MiB
-        ("utilization.gpu < 10", Tri::True),
-        ("utilization.gpu < 10%", Tri::True),
-        ("utilization.gpu >= 5%", Tri::True),
-        ("power.draw > 0.4kW", Tri::True),
-        ("power.draw == 412.35", Tri::True),
-        ("power.draw < 412350mW", Tri::False),
-        ("temperature.gpu < 80C", Tri::True),
-        ("temperature.gpu > 54", Tri::False),
-        ("memory.used / memory.total > 0.7", Tri::True),
-        ("memory.used / memory.total > 75%", Tri::False),
-        ("memory.used <= 95% * memory.total", Tri::True),
-        ("memory.used + memory.free < memory.total", Tri::True),
-        ("memory.free - 1GiB > 19GiB", Tri::True),
-        ("-memory.free < -20GiB", Tri::True),
-        ("memory.free > 2 * 10GiB", Tri::True),
-        ("memory.free > (10 + 10) * 1024", Tri::True),
-        ("1GiB == 1024MiB", Tri::True),
-    ] {
-        assert_eq!(eval(src, &r), want, "{src}");
-    }
+    check(
+        &r,
+        &[
+            ("memory.free >= 20GiB", Tri::True),
+            ("memory.free >= 21GiB", Tri::False),
+            ("memory.free >= 20480", Tri::True),
+            ("memory.free > 21000MiB", Tri::False),
+            ("memory.free >= 21000MiB", Tri::True),
+            ("memory.free > 23GB", Tri::False),
+            ("memory.free > 21GB", Tri::True), // 21e9 B = 20027 MiB
+            ("utilization.gpu < 10", Tri::True),
+            ("utilization.gpu < 10%", Tri::True),
+            ("utilization.gpu >= 5%", Tri::True),
+            ("power.draw > 0.4kW", Tri::True),
+            ("power.draw == 412.35", Tri::True),
+            ("power.draw < 412350mW", Tri::False),
+            ("temperature.gpu < 80C", Tri::True),
+            ("temperature.gpu > 54", Tri::False),
+            ("memory.used / memory.total > 0.7", Tri::True),
+            ("memory.used / memory.total > 75%", Tri::False),
+            ("memory.used <= 95% * memory.total", Tri::True),
+            ("memory.used + memory.free < memory.total", Tri::True),
+            ("memory.free - 1GiB > 19GiB", Tri::True),
+            ("-memory.free < -20GiB", Tri::True),
+            ("memory.free > 2 * 10GiB", Tri::True),
+            ("memory.free > (10 + 10) * 1024", Tri::True),
+            ("1GiB == 1024MiB", Tri::True),
+        ],
+    );
 }
 
 #[test]
 fn strings_and_logic() {
     let r = h100();
-    for (src, want) in [
-        (r#"name == "NVIDIA H100 80GB HBM3""#, Tri::True),
-        (r#"name != 'NVIDIA H100 80GB HBM3'"#, Tri::False),
-        (r#"name ~ "h100""#, Tri::True),
-        (r#"name ~ "A100""#, Tri::False),
-        (r#"index == "0""#, Tri::True),
-        (r#"driver_version ~ "580.""#, Tri::True),
-        ("index == count", Tri::False),
-        ("index != count", Tri::True),
-        ("index < count", Tri::True),
-        ("!(index == 0)", Tri::False),
-        ("index == 1 || index == 0", Tri::True),
-        ("index == 0 && !(memory.free < 1GiB)", Tri::True),
-        ("true && !false", Tri::True),
-        ("available(power.draw)", Tri::True),
-    ] {
-        assert_eq!(eval(src, &r), want, "{src}");
-    }
+    check(
+        &r,
+        &[
+            (r#"name == "NVIDIA H100 80GB HBM3""#, Tri::True),
+            (r#"name != 'NVIDIA H100 80GB HBM3'"#, Tri::False),
+            (r#"name ~ "h100""#, Tri::True),
+            (r#"name ~ "A100""#, Tri::False),
+            (r#"index == "0""#, Tri::True),
+            (r#"driver_version ~ "580.""#, Tri::True),
+            ("index == count", Tri::False),
+            ("index != count", Tri::True),
+            ("index < count", Tri::True),
+            ("!(index == 0)", Tri::False),
+            ("index == 1 || index == 0", Tri::True),
+            ("index == 0 && !(memory.free < 1GiB)", Tri::True),
+            ("true && !false", Tri::True),
+            ("available(power.draw)", Tri::True),
+        ],
+    );
 }
 
 #[test]
@@ -110,25 +119,26 @@ fn unavailable_values_are_unknown_and_never_match() {
         ("temperature.gpu", Value::NotAvailable),
         ("name", Value::err(NvmlCode::GPU_IS_LOST)),
     ];
-    for (src, want) in [
-        ("power.draw > 100", Tri::Unknown),
-        ("power.draw <= 100", Tri::Unknown),
-        ("!(power.draw > 100)", Tri::Unknown),
-        ("temperature.gpu < 90", Tri::Unknown),
-        (r#"name != "x""#, Tri::Unknown),
-        // Three-valued logic: a known side can decide.
-        ("power.draw > 100 || index == 1", Tri::True),
-        ("power.draw > 100 && index == 0", Tri::False),
-        ("power.draw > 100 && index == 1", Tri::Unknown),
-        // The way to accept unavailable values explicitly.
-        ("!available(power.draw) || power.draw < 300W", Tri::True),
-        ("available(temperature.gpu)", Tri::False),
-        ("available(index)", Tri::True),
-        // A field that is not in the row at all reads as unavailable.
-        ("memory.free > 0", Tri::Unknown),
-    ] {
-        assert_eq!(eval(src, &na), want, "{src}");
-    }
+    check(
+        &na,
+        &[
+            ("power.draw > 100", Tri::Unknown),
+            ("power.draw <= 100", Tri::Unknown),
+            ("!(power.draw > 100)", Tri::Unknown),
+            ("temperature.gpu < 90", Tri::Unknown),
+            (r#"name != "x""#, Tri::Unknown),
+            // Three-valued logic: a known side can decide.
+            ("power.draw > 100 || index == 1", Tri::True),
+            ("power.draw > 100 && index == 0", Tri::False),
+            ("power.draw > 100 && index == 1", Tri::Unknown),
+            // The way to accept unavailable values explicitly.
+            ("!available(power.draw) || power.draw < 300W", Tri::True),
+            ("available(temperature.gpu)", Tri::False),
+            ("available(index)", Tri::True),
+            // A field that is not in the row at all reads as unavailable.
+            ("memory.free > 0", Tri::Unknown),
+        ],
+    );
     let mut e = gpu("power.draw > 100").unwrap();
     let (read, cells) = row(&na);
     e.bind(&read);

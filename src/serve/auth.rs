@@ -308,6 +308,11 @@ fn credentials(header: &HeaderValue) -> Option<(String, String)> {
 mod tests {
     use super::*;
 
+    /// What `c` says to the basic credentials `pair` (`name:password`).
+    async fn verdict(c: &Checker, pair: &str) -> Verdict {
+        c.allows(Some(&basic(pair)), later()).await
+    }
+
     fn basic(s: &str) -> HeaderValue {
         let v = format!(
             "Basic {}",
@@ -337,23 +342,11 @@ mod tests {
         let hash = bcrypt::hash("secret", 4).unwrap();
         let c = Checker::new(vec![("alice".into(), hash)]);
         rt.block_on(async {
-            assert_eq!(
-                c.allows(Some(&basic("alice:secret")), later()).await,
-                Verdict::Allowed
-            );
-            assert_eq!(
-                c.allows(Some(&basic("alice:secret")), later()).await,
-                Verdict::Allowed
-            );
-            assert_eq!(
-                c.allows(Some(&basic("alice:wrong")), later()).await,
-                Verdict::Refused
-            );
+            assert_eq!(verdict(&c, "alice:secret").await, Verdict::Allowed);
+            assert_eq!(verdict(&c, "alice:secret").await, Verdict::Allowed);
+            assert_eq!(verdict(&c, "alice:wrong").await, Verdict::Refused);
             // The right password under an unknown name is refused.
-            assert_eq!(
-                c.allows(Some(&basic("bob:secret")), later()).await,
-                Verdict::Refused
-            );
+            assert_eq!(verdict(&c, "bob:secret").await, Verdict::Refused);
             assert_eq!(c.allows(None, later()).await, Verdict::Refused);
             assert_eq!(
                 Checker::new(Vec::new()).allows(None, later()).await,

@@ -107,19 +107,21 @@ mod tests {
         }
     }
 
+    /// The labels `pod_labels` should give, in its order.
+    fn labels(pod: &str, namespace: &str, container: &str) -> Vec<(&'static str, String)> {
+        vec![
+            ("pod", pod.to_string()),
+            ("namespace", namespace.to_string()),
+            ("container", container.to_string()),
+        ]
+    }
+
     #[test]
     fn one_holder_gives_its_labels() {
         let mut m = PodMap::default();
         m.insert("GPU-a", r("ml", "train-0", "trainer"));
         let h = m.holders("GPU-a", 0);
-        assert_eq!(
-            pod_labels(&h),
-            vec![
-                ("pod", "train-0".to_string()),
-                ("namespace", "ml".to_string()),
-                ("container", "trainer".to_string())
-            ]
-        );
+        assert_eq!(pod_labels(&h), labels("train-0", "ml", "trainer"));
         assert!(m.holders("GPU-b", 1).is_empty());
         assert!(pod_labels(&m.holders("GPU-b", 1)).is_empty());
     }
@@ -135,13 +137,6 @@ mod tests {
         assert_eq!(m.held(), 4);
         let h = m.holders("GPU-a", 1);
         assert_eq!(h.len(), 3);
-        assert_eq!(
-            pod_labels(&h),
-            vec![
-                ("pod", "a,b,c".to_string()),
-                ("namespace", "ml,web".to_string()),
-                ("container", "x,y".to_string())
-            ]
-        );
+        assert_eq!(pod_labels(&h), labels("a,b,c", "ml,web", "x,y"));
     }
 }

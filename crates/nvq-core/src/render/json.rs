@@ -157,16 +157,7 @@ pub(crate) fn write_line(value: &impl Serialize, out: &mut Vec<u8>) {
 #[derive(Debug, Default)]
 pub struct Json;
 
-impl Json {
-    /// A JSON formatter (the same as `Json::default()`).
-    pub fn new() -> Self {
-        Json
-    }
-}
-
 impl Formatter for Json {
-    fn begin(&mut self, _columns: &[Column], _out: &mut Vec<u8>) {}
-
     fn sample(&mut self, columns: &[Column], rows: &[Row], out: &mut Vec<u8>) {
         write_line(&Sample { columns, rows }, out);
     }
@@ -215,7 +206,7 @@ pub(crate) mod tests {
     }
 
     fn render(columns: &[Column], rows: &[Row]) -> String {
-        crate::render::render_once(&mut Json::new(), columns, rows)
+        crate::render::render_once(&mut Json, columns, rows)
     }
 
     #[test]

@@ -134,30 +134,29 @@ mod tests {
 
     #[test]
     fn version_layouts() {
-        let v = Versions {
-            library: None,
-            simulator: None,
-            driver: Ok("595.71.05".into()),
-            nvml: Ok("595.71.05".into()),
-            cuda: Ok(13020),
-        };
-        let t = render_version(&v);
-        assert!(
-            t.ends_with("DRIVER version      : 595.71.05\nCUDA Version        : 13.2\n"),
-            "{t}"
-        );
-        let v = Versions {
-            library: None,
-            simulator: None,
-            driver: Ok("610.57.04".into()),
-            nvml: Ok("610.57.04".into()),
-            cuda: Ok(13030),
-        };
-        let t = render_version(&v);
-        assert!(
-            t.contains("KMD version         : 610.57.04\nCUDA UMD version    : 13.3\n"),
-            "{t}"
-        );
+        // The driver's version and CUDA's: their labels changed in 610.
+        for (driver, cuda, tail) in [
+            (
+                "595.71.05",
+                13020,
+                "DRIVER version      : 595.71.05\nCUDA Version        : 13.2\n",
+            ),
+            (
+                "610.57.04",
+                13030,
+                "KMD version         : 610.57.04\nCUDA UMD version    : 13.3\n",
+            ),
+        ] {
+            let v = Versions {
+                library: None,
+                simulator: None,
+                driver: Ok(driver.into()),
+                nvml: Ok(driver.into()),
+                cuda: Ok(cuda),
+            };
+            let t = render_version(&v);
+            assert!(t.ends_with(tail), "{t}");
+        }
         assert_eq!(short_nvml_version("12.550.54.15"), "550.54");
         assert_eq!(short_nvml_version("13.580.82.07"), "580.82");
         assert_eq!(short_nvml_version("590.48.01"), "590.48");

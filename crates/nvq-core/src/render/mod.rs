@@ -50,8 +50,9 @@ pub fn printable(s: &str) -> std::borrow::Cow<'_, str> {
 
 /// A format: how rows become bytes.
 pub trait Formatter {
-    /// Bytes written once, before the first sample (the CSV header).
-    fn begin(&mut self, columns: &[Column], out: &mut Vec<u8>);
+    /// Bytes written once, before the first sample (the CSV header; most
+    /// formats have none).
+    fn begin(&mut self, _columns: &[Column], _out: &mut Vec<u8>) {}
     /// Bytes for one sample's rows.
     fn sample(&mut self, columns: &[Column], rows: &[Row], out: &mut Vec<u8>);
     /// Bytes written once, after the last sample.
@@ -66,10 +67,18 @@ pub trait Formatter {
 /// One sample through a formatter, begin to finish, as text (for tests).
 #[cfg(test)]
 pub(crate) fn render_once(f: &mut dyn Formatter, columns: &[Column], rows: &[Row]) -> String {
+    written(|out| {
+        f.begin(columns, out);
+        f.sample(columns, rows, out);
+        f.finish(columns, out);
+    })
+}
+
+/// What `write` writes, as text (for tests).
+#[cfg(test)]
+pub(crate) fn written(write: impl FnOnce(&mut Vec<u8>)) -> String {
     let mut out = Vec::new();
-    f.begin(columns, &mut out);
-    f.sample(columns, rows, &mut out);
-    f.finish(columns, &mut out);
+    write(&mut out);
     String::from_utf8(out).unwrap_or_default()
 }
 
@@ -228,8 +237,8 @@ impl FormatSpec {
     pub fn formatter_with(&self, colour: bool) -> Box<dyn Formatter> {
         match self.kind {
             FormatKind::Csv => Box::new(Csv::new(self.noheader, self.nounits)),
-            FormatKind::Json => Box::new(Json::new()),
-            FormatKind::Ndjson => Box::new(Ndjson::new()),
+            FormatKind::Json => Box::new(Json),
+            FormatKind::Ndjson => Box::new(Ndjson),
             FormatKind::Table => Box::new(Table::new(self.noheader, self.nounits, colour)),
             FormatKind::Prometheus => Box::new(Prometheus::new()),
         }

@@ -187,8 +187,6 @@ fn pad(line: &mut String, text: &str, width: usize, left: bool) {
 }
 
 impl Formatter for Monitor {
-    fn begin(&mut self, _columns: &[Column], _out: &mut Vec<u8>) {}
-
     fn sample(&mut self, _columns: &[Column], rows: &[Row], out: &mut Vec<u8>) {
         for row in rows {
             if self.rows % HEADER_EVERY == 0 {
@@ -254,8 +252,6 @@ impl MonitorCsv {
 const SEP: &str = ", ";
 
 impl Formatter for MonitorCsv {
-    fn begin(&mut self, _columns: &[Column], _out: &mut Vec<u8>) {}
-
     fn sample(&mut self, _columns: &[Column], rows: &[Row], out: &mut Vec<u8>) {
         for row in rows {
             if !self.opts.noheader && self.rows % HEADER_EVERY == 0 {

@@ -14,16 +14,7 @@ use crate::model::{Column, Row};
 #[derive(Debug, Default)]
 pub struct Ndjson;
 
-impl Ndjson {
-    /// An NDJSON formatter (the same as `Ndjson::default()`).
-    pub fn new() -> Self {
-        Ndjson
-    }
-}
-
 impl Formatter for Ndjson {
-    fn begin(&mut self, _columns: &[Column], _out: &mut Vec<u8>) {}
-
     fn sample(&mut self, columns: &[Column], rows: &[Row], out: &mut Vec<u8>) {
         for row in rows {
             write_line(
@@ -45,7 +36,7 @@ mod tests {
     use crate::render::json::tests::{col, cols, rows};
 
     fn render(columns: &[Column], rows: &[Row]) -> String {
-        crate::render::render_once(&mut Ndjson::new(), columns, rows)
+        crate::render::render_once(&mut Ndjson, columns, rows)
     }
 
     #[test]

@@ -247,6 +247,21 @@ pub(super) fn write_family(name: &str, help: &str, counter: bool, out: &mut Stri
     );
 }
 
+/// A family's `# HELP`/`# TYPE` lines and then its `samples`, unless it has
+/// none (a family without samples is left out).
+pub(super) fn write_samples(
+    name: &str,
+    help: &str,
+    counter: bool,
+    samples: &str,
+    out: &mut String,
+) {
+    if !samples.is_empty() {
+        write_family(name, help, counter, out);
+        out.push_str(samples);
+    }
+}
+
 /// The `--format=prometheus` formatter: each sample is a whole text exposition, rows labelled by
 /// GPU (so it asks the collector for GPU identities); stateless.
 #[derive(Debug, Default)]
@@ -260,8 +275,6 @@ impl Prometheus {
 }
 
 impl Formatter for Prometheus {
-    fn begin(&mut self, _columns: &[Column], _out: &mut Vec<u8>) {}
-
     fn needs_gpu_ident(&self) -> bool {
         true
     }

@@ -90,9 +90,7 @@ mod tests {
 
     #[test]
     fn layout() {
-        let mut out = Vec::new();
-        text(&crate::model::report::example(), &mut out);
-        let t = String::from_utf8(out).unwrap_or_default();
+        let t = crate::render::written(|out| text(&crate::model::report::example(), out));
         let want = format!(
             "\n==============NVSMI LOG==============\n\n{:<55}: 1<2\n\n{:<55}: 1\n\
              GPU 00000000:01:00.0\n    FB Memory Usage\n{:<55}: 1 MiB\n{:<55}: N/A\n{:<55}: N/A\n\

@@ -65,28 +65,22 @@ pub(super) fn object(out: &mut String, nodes: &[Node], first: &[(&str, &str)]) {
     out.push('{');
     let mut sep = "";
     for (k, v) in first {
-        out.push_str(sep);
-        string(out, k);
-        out.push(':');
+        key(out, &mut sep, k);
         string(out, v);
-        sep = ",";
     }
     let mut done: Vec<&str> = Vec::new();
-    for (i, (key, _)) in pairs.iter().enumerate() {
-        if done.contains(key) {
+    for (i, (name, _)) in pairs.iter().enumerate() {
+        if done.contains(name) {
             continue;
         }
-        done.push(key);
-        out.push_str(sep);
-        sep = ",";
-        string(out, key);
-        out.push(':');
+        done.push(name);
+        key(out, &mut sep, name);
         let same: Vec<&Item<'_>> = pairs[i..]
             .iter()
-            .filter(|(k, _)| k == key)
+            .filter(|(k, _)| k == name)
             .map(|(_, v)| v)
             .collect();
-        if same.len() == 1 && !repeats(key) {
+        if same.len() == 1 && !repeats(name) {
             item(out, same[0]);
         } else {
             out.push('[');
@@ -117,10 +111,8 @@ pub(super) fn object(out: &mut String, nodes: &[Node], first: &[(&str, &str)]) {
         if list.is_empty() {
             continue;
         }
-        out.push_str(sep);
-        sep = ",";
-        string(out, name);
-        out.push_str(":{");
+        key(out, &mut sep, name);
+        out.push('{');
         let mut inner = "";
         let mut seen: Vec<&str> = Vec::new();
         for (k, v) in list {
@@ -128,15 +120,21 @@ pub(super) fn object(out: &mut String, nodes: &[Node], first: &[(&str, &str)]) {
                 continue;
             }
             seen.push(k);
-            out.push_str(inner);
-            inner = ",";
-            string(out, k);
-            out.push(':');
+            key(out, &mut inner, k);
             string(out, v);
         }
         out.push('}');
     }
     out.push('}');
+}
+
+/// `"name":`, after `sep` (nothing before an object's first key); the
+/// next key's `sep` is a comma.
+fn key(out: &mut String, sep: &mut &str, name: &str) {
+    out.push_str(sep);
+    *sep = ",";
+    string(out, name);
+    out.push(':');
 }
 
 /// Elements that are lists even when they hold one item.
@@ -179,9 +177,7 @@ mod tests {
 
     #[test]
     fn typed_tree() {
-        let mut out = Vec::new();
-        json(&crate::model::report::example(), &mut out);
-        let t = String::from_utf8(out).unwrap_or_default();
+        let t = crate::render::written(|out| json(&crate::model::report::example(), out));
         assert_eq!(
             t,
             "{\"driver_version\":\"1<2\",\"attached_gpus\":1,\"gpus\":[{\"id\":\"00000000:01:00.0\",\

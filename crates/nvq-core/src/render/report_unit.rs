@@ -144,20 +144,17 @@ mod tests {
 
     #[test]
     fn text_layout() {
-        let mut out = Vec::new();
-        text(&example(), &mut out);
+        let got = crate::render::written(|out| text(&example(), out));
         let want = format!(
             "\n==============NVSMI LOG==============\n\n{:<55}: 1\n\n{:<55}: N/A\n{:<55}: 1\nUnit 0\n{:<55}: 30 C\n",
             "Driver Version", "HIC Info", "Attached Units", "    Board"
         );
-        assert_eq!(String::from_utf8(out).unwrap_or_default(), want);
+        assert_eq!(got, want);
     }
 
     #[test]
     fn xml_layout() {
-        let mut out = Vec::new();
-        xml(&example(), Some(13), &mut out);
-        let t = String::from_utf8(out).unwrap_or_default();
+        let t = crate::render::written(|out| xml(&example(), Some(13), out));
         assert!(t.contains("SYSTEM \"nvsmi_unit_v13.dtd\""), "{t}");
         assert!(t.contains("\t<hic_info>N/A</hic_info>\n\t<attached_units>1</attached_units>\n\t<unit id=\"0\">\n\t\t<board>30 C</board>\n"), "{t}");
     }

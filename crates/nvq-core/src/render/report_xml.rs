@@ -232,9 +232,7 @@ mod tests {
     #[test]
     fn layout_escaping_and_dtd() {
         let r = crate::model::report::example();
-        let mut out = Vec::new();
-        xml(&r, Some(13), None, &mut out);
-        let t = String::from_utf8(out).unwrap_or_default();
+        let t = crate::render::written(|out| xml(&r, Some(13), None, out));
         assert_eq!(
             t,
             "<?xml version=\"1.0\" ?>\n<!DOCTYPE nvidia_smi_log SYSTEM \"nvsmi_device_v13.dtd\">\n\

@@ -391,9 +391,7 @@ mod tests {
     }
 
     fn text(s: &SmiTable, colour: bool) -> String {
-        let mut out = Vec::new();
-        render(s, colour, &mut out);
-        String::from_utf8(out).unwrap()
+        crate::render::written(|out| render(s, colour, out))
     }
 
     fn proc(pid: u32, name: &str, mib_used: Option<u64>) -> TableProcess {

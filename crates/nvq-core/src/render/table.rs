@@ -105,8 +105,6 @@ impl Table {
 }
 
 impl Formatter for Table {
-    fn begin(&mut self, _columns: &[Column], _out: &mut Vec<u8>) {}
-
     fn sample(&mut self, columns: &[Column], rows: &[Row], out: &mut Vec<u8>) {
         // A column is numeric when any of its cells is a number; all of its
         // cells (tokens and header too) are then right-aligned.

@@ -8,7 +8,7 @@
 use super::gpm::GpmReader;
 use super::gpu::GpuCtx;
 pub use super::monitor::Metric;
-use super::monitor::{m, Cell, Source};
+use super::monitor::{m, Cell, Source, Table};
 use super::Target;
 use crate::model::gpm::id;
 use crate::model::{Fact, Fact as F, NvmlCode, Row, Value};
@@ -214,11 +214,12 @@ impl GpmLevel {
     }
 }
 
-/// The `-s` letters dmon knows, in the order `-s` lists them.
-pub const GROUPS: &str = "pucvmet";
-
-/// nvidia-smi's default `-s`.
-pub const DEFAULT_GROUPS: &str = "puc";
+/// dmon's metrics and `-s` groups (nvidia-smi's default: `puc`).
+pub const TABLE: Table = Table {
+    metrics: METRICS,
+    groups: "pucvmet",
+    default_groups: "puc",
+};
 
 /// The first driver (major version) whose dmon has six-character columns,
 /// `gtemp` and `mtemp`, `jpg` and `ofa`. Public outputs show the narrow
@@ -226,11 +227,6 @@ pub const DEFAULT_GROUPS: &str = "puc";
 /// one on 545 and later; no output of a driver in between was found, so the
 /// boundary is an estimate within that range.
 pub const WIDE_LAYOUT_FROM: u32 = 400;
-
-/// The metrics of `-s LETTERS`, group by group in the order given.
-pub fn select(letters: &str) -> Result<Vec<Metric>, char> {
-    super::monitor::select(METRICS, GROUPS, letters)
-}
 
 /// Reads one GPU's dmon row; keeps the previous violation counters so that
 /// `pviol`/`tviol` describe the interval since the last sample.
@@ -337,7 +333,7 @@ impl DmonReader {
                 Source::PowerViolation => self.power_share(now, power),
                 Source::ThermalViolation => self.thermal_flag(thermal),
                 Source::Fact(fact, cell) => read_metric(&c, fact, cell),
-                Source::Own => Value::err(NvmlCode::NOT_SUPPORTED),
+                Source::Own | Source::Process(_) => Value::err(NvmlCode::NOT_SUPPORTED),
             });
         }
         if wants_v {
@@ -413,15 +409,15 @@ mod tests {
 
     #[test]
     fn groups_in_the_order_given() {
-        let names = |s| -> Vec<&str> { select(s).unwrap().iter().map(|m| m.name).collect() };
+        let names = |s| -> Vec<&str> { TABLE.select(s).unwrap().iter().map(|m| m.name).collect() };
         assert_eq!(
             names("puc"),
             ["pwr", "gtemp", "mtemp", "sm", "mem", "enc", "dec", "jpg", "ofa", "mclk", "pclk"]
         );
         assert_eq!(names("te"), ["rxpci", "txpci", "sbecc", "dbecc", "pci"]);
         assert_eq!(names("mm"), ["fb", "bar1", "ccpm"]);
-        assert_eq!(select("px"), Err('x'));
-        assert_eq!(select(GROUPS).unwrap().len(), METRICS.len());
+        assert_eq!(TABLE.select("px"), Err('x'));
+        assert_eq!(TABLE.select(TABLE.groups).unwrap().len(), METRICS.len());
     }
 
     /// nvq's names of GPM metric ids are NVML's (`nvmlGpmMetricId_t`): the
@@ -447,7 +443,7 @@ mod tests {
         for m in METRICS {
             match m.source {
                 Source::Fact(..) | Source::PowerViolation | Source::ThermalViolation => {}
-                Source::Own => panic!("{} has no source", m.name),
+                Source::Own | Source::Process(_) => panic!("{} has no source", m.name),
             }
         }
     }

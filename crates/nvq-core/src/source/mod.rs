@@ -33,6 +33,7 @@ pub mod time;
 pub mod top;
 pub mod topo;
 pub mod vgpu;
+pub mod vgpu_vm;
 pub mod xid;
 
 pub mod dmon;

@@ -7,14 +7,40 @@ use crate::model::{Fact, NvmlCode, Value};
 /// Where a monitor column's value comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Source {
-    /// The monitor's own reader (pmon's per-process metrics).
+    /// The monitor's own reader, by another key (dmon's GPM columns, read by
+    /// their metric id).
     Own,
+    /// One of pmon's per-process metrics, read by pmon's reader.
+    Process(ProcessMetric),
     /// A catalogue fact, through its one reader, made into the cell by [`Cell`].
     Fact(Fact, Cell),
     /// dmon's `pviol`: the share of the interval spent power capped.
     PowerViolation,
     /// dmon's `tviol`: whether the GPU was held back by temperature.
     ThermalViolation,
+}
+
+/// pmon's per-process metrics: each is one row of pmon's table (its header,
+/// unit and help) and one arm of pmon's reader, so that a column without a
+/// reader does not compile.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProcessMetric {
+    /// Share of SM time.
+    Sm,
+    /// Share of memory read/write time.
+    Mem,
+    /// Share of video encoder time.
+    Enc,
+    /// Share of video decoder time.
+    Dec,
+    /// Share of JPEG decoder time.
+    Jpg,
+    /// Share of optical flow accelerator time.
+    Ofa,
+    /// Frame buffer memory held.
+    Fb,
+    /// Confidential-computing protected memory held.
+    Ccpm,
 }
 
 /// How a monitor cell is made from its fact's value: monitors print whole
@@ -77,6 +103,12 @@ impl Metric {
         self
     }
 
+    /// The metric is pmon's per-process `metric`.
+    pub const fn per_process(mut self, metric: ProcessMetric) -> Self {
+        self.source = Source::Process(metric);
+        self
+    }
+
     /// The metric's value comes from `source`.
     pub const fn source(mut self, source: Source) -> Self {
         self.source = source;
@@ -87,6 +119,14 @@ impl Metric {
     pub const fn named_by_fact(mut self) -> Self {
         self.named_by_fact = true;
         self
+    }
+
+    /// The pmon metric it is, if it is one.
+    pub fn process(&self) -> Option<ProcessMetric> {
+        match self.source {
+            Source::Process(p) => Some(p),
+            _ => None,
+        }
     }
 
     /// The catalogue fact the metric reads, if it reads one.
@@ -114,6 +154,24 @@ pub const fn m(
         group,
         source: Source::Own,
         named_by_fact: false,
+    }
+}
+
+/// A monitor's metric table and its `-s` groups.
+#[derive(Debug, Clone, Copy)]
+pub struct Table {
+    /// Every metric, in nvidia-smi's order within its group.
+    pub metrics: &'static [Metric],
+    /// The `-s` letters the monitor knows, in the order `-s` lists them.
+    pub groups: &'static str,
+    /// nvidia-smi's default `-s`.
+    pub default_groups: &'static str,
+}
+
+impl Table {
+    /// The metrics of `-s LETTERS`, group by group in the order given.
+    pub fn select(&self, letters: &str) -> Result<Vec<Metric>, char> {
+        select(self.metrics, self.groups, letters)
     }
 }
 

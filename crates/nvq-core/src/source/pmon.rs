@@ -8,8 +8,8 @@
 //! Where the driver has `nvmlDeviceGetRunningProcessDetailList`, the lists
 //! come from it, with each process's protected memory (`ccpm`).
 
-use super::monitor::m;
 pub use super::monitor::Metric;
+use super::monitor::{m, ProcessMetric, ProcessMetric as P, Table};
 use super::procinfo::{read_again, stat_identity, HostProc};
 use super::Target;
 use crate::model::{NvmlCode, Row, Value};
@@ -17,17 +17,20 @@ use crate::nvml::raw::{self, ProcessList};
 use crate::nvml::Session;
 use std::collections::{BTreeMap, HashMap};
 
-/// Every pmon metric, in nvidia-smi's order within its group.
+/// Every pmon metric, in nvidia-smi's order within its group: its column
+/// (header, unit, help, `-s` group) is declared here, its value by
+/// [`cell`]'s arm for its [`ProcessMetric`].
 #[rustfmt::skip]
 pub const METRICS: &[Metric] = &[
-    m("sm", "%", Some("%"), 'u', "The process's share of SM time in the window."),
-    m("mem", "%", Some("%"), 'u', "The process's share of memory read/write time in the window."),
-    m("enc", "%", Some("%"), 'u', "The process's share of video encoder time."),
-    m("dec", "%", Some("%"), 'u', "The process's share of video decoder time."),
-    m("jpg", "%", Some("%"), 'u', "The process's share of JPEG decoder time."),
-    m("ofa", "%", Some("%"), 'u', "The process's share of optical flow accelerator time."),
-    m("fb", "MB", Some("MiB"), 'm', "Frame buffer memory the process holds."),
-    m("ccpm", "MB", Some("MiB"), 'm', "Protected memory the process holds (confidential computing)."),
+    m("sm", "%", Some("%"), 'u', "The process's share of SM time in the window.").per_process(P::Sm),
+    m("mem", "%", Some("%"), 'u', "The process's share of memory read/write time in the window.").per_process(P::Mem),
+    m("enc", "%", Some("%"), 'u', "The process's share of video encoder time.").per_process(P::Enc),
+    m("dec", "%", Some("%"), 'u', "The process's share of video decoder time.").per_process(P::Dec),
+    m("jpg", "%", Some("%"), 'u', "The process's share of JPEG decoder time.").per_process(P::Jpg),
+    m("ofa", "%", Some("%"), 'u', "The process's share of optical flow accelerator time.").per_process(P::Ofa),
+    m("fb", "MB", Some("MiB"), 'm', "Frame buffer memory the process holds.").per_process(P::Fb),
+    m("ccpm", "MB", Some("MiB"), 'm', "Protected memory the process holds (confidential computing).")
+        .per_process(P::Ccpm),
 ];
 
 /// The first driver (major version) whose pmon has the `jpg` and `ofa`
@@ -35,16 +38,12 @@ pub const METRICS: &[Metric] = &[
 /// NVML does), 550.54 both.
 pub const NEW_LAYOUT_FROM: u32 = 550;
 
-/// The `-s` letters pmon knows.
-pub const GROUPS: &str = "um";
-
-/// nvidia-smi's default `-s`.
-pub const DEFAULT_GROUPS: &str = "u";
-
-/// The metrics of `-s LETTERS`, group by group in the order given.
-pub fn select(letters: &str) -> Result<Vec<Metric>, char> {
-    super::monitor::select(METRICS, GROUPS, letters)
-}
+/// pmon's metrics and `-s` groups (nvidia-smi's default: `u`).
+pub const TABLE: Table = Table {
+    metrics: METRICS,
+    groups: "um",
+    default_groups: "u",
+};
 
 /// The name pmon shows: the last component of the path NVML gives, with
 /// either kind of separator (Linux paths, Windows paths).
@@ -265,7 +264,11 @@ impl PmonReader {
                 Value::text(p.kind),
             ];
             for m in &self.metrics {
-                cells.push(metric(m.name, s, &p));
+                // A metric of another monitor has no value per process.
+                cells.push(match m.process() {
+                    Some(metric) => cell(metric, s, &p),
+                    None => Value::err(NvmlCode::NOT_SUPPORTED),
+                });
             }
             cells.push(match self.name(session, pid) {
                 Ok(name) => Value::text(name),
@@ -345,32 +348,29 @@ fn merge(a: &'static str, b: &'static str) -> &'static str {
     }
 }
 
-fn metric(name: &str, s: Option<Sample>, p: &Proc) -> Value {
-    let pct = |f: fn(&Sample) -> u32| match s {
-        Some(s) => Value::Int(i64::from(f(&s))),
+/// The cell of `metric` for process `p`, whose newest sample is `s`: a share
+/// without a sample in the window is NOT_FOUND, one the driver's call lacks
+/// (`jpg`, `ofa` before `nvmlDeviceGetProcessesUtilizationInfo`) and
+/// memory the list did not give are NOT_SUPPORTED.
+fn cell(metric: ProcessMetric, s: Option<Sample>, p: &Proc) -> Value {
+    let share = |of: fn(&Sample) -> Option<u32>| match s.map(|s| of(&s)) {
+        Some(Some(v)) => Value::Int(i64::from(v)),
+        Some(None) => Value::err(NvmlCode::NOT_SUPPORTED),
         None => Value::err(NvmlCode::NOT_FOUND),
     };
-    match name {
-        "sm" => pct(|s| s.sm),
-        "mem" => pct(|s| s.mem),
-        "enc" => pct(|s| s.enc),
-        "dec" => pct(|s| s.dec),
-        "jpg" | "ofa" => match s {
-            Some(s) => match if name == "jpg" { s.jpg } else { s.ofa } {
-                Some(v) => Value::Int(i64::from(v)),
-                None => Value::err(NvmlCode::NOT_SUPPORTED),
-            },
-            None => Value::err(NvmlCode::NOT_FOUND),
-        },
-        "fb" => match p.used_memory {
-            Some(b) => Value::count(b / MIB),
-            None => Value::err(NvmlCode::NOT_SUPPORTED),
-        },
-        "ccpm" => match p.cc_protected {
-            Some(b) => Value::count(b / MIB),
-            None => Value::err(NvmlCode::NOT_SUPPORTED),
-        },
-        _ => Value::err(NvmlCode::NOT_SUPPORTED),
+    let mib = |bytes: Option<u64>| match bytes {
+        Some(b) => Value::count(b / MIB),
+        None => Value::err(NvmlCode::NOT_SUPPORTED),
+    };
+    match metric {
+        P::Sm => share(|s| Some(s.sm)),
+        P::Mem => share(|s| Some(s.mem)),
+        P::Enc => share(|s| Some(s.enc)),
+        P::Dec => share(|s| Some(s.dec)),
+        P::Jpg => share(|s| s.jpg),
+        P::Ofa => share(|s| s.ofa),
+        P::Fb => mib(p.used_memory),
+        P::Ccpm => mib(p.cc_protected),
     }
 }
 
@@ -383,9 +383,19 @@ mod tests {
         assert_eq!(short_name("/usr/bin/gnome-shell"), "gnome-shell");
         assert_eq!(short_name("C:\\Windows\\System32\\dwm.exe"), "dwm.exe");
         assert_eq!(short_name("python3"), "python3");
-        assert_eq!(select("um").unwrap().len(), 8);
-        assert_eq!(select("m").unwrap()[0].name, "fb");
-        assert_eq!(select("x"), Err('x'));
+        assert_eq!(TABLE.select("um").unwrap().len(), 8);
+        assert_eq!(TABLE.select("m").unwrap()[0].name, "fb");
+        assert_eq!(TABLE.select("x"), Err('x'));
         assert_eq!(merge("C", "G"), "C+G");
+    }
+
+    /// Each row of the table is one per-process metric, and no two rows the same.
+    #[test]
+    fn every_pmon_column_is_one_process_metric() {
+        let metrics: Vec<ProcessMetric> = METRICS.iter().filter_map(Metric::process).collect();
+        assert_eq!(metrics.len(), METRICS.len());
+        for (i, a) in metrics.iter().enumerate() {
+            assert!(!metrics[..i].contains(a), "{a:?} twice");
+        }
     }
 }

@@ -102,6 +102,17 @@ impl HostProc {
         self.root.join(pid.to_string()).join(file)
     }
 
+    /// The PIDs the procfs lists now, ascending (the numeric entries of its root).
+    pub fn pids(&self) -> Vec<u32> {
+        let mut pids: Vec<u32> = std::fs::read_dir(&self.root)
+            .into_iter()
+            .flatten()
+            .filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok())
+            .collect();
+        pids.sort_unstable();
+        pids
+    }
+
     /// Read `/proc/PID/<file>`; a missing process is NOT_FOUND.
     pub fn read(&self, pid: u32, file: &str) -> Result<Vec<u8>, NvmlCode> {
         std::fs::read(self.path(pid, file)).map_err(|e| match e.kind() {

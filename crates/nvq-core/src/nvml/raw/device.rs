@@ -506,3 +506,53 @@ pub fn power_profiles(c: &Dev<'_>) -> Result<(Vec<u32>, Vec<u32>), NvmlCode> {
         ids(&cur.enforcedProfilesMask),
     ))
 }
+
+/// One running vGPU's utilization sample: its instance id and its SM,
+/// memory, encoder and decoder percentages.
+pub type VgpuUtilization = (u32, [u32; 4]);
+
+/// The GPU's per-vGPU utilization samples since `last_seen` (µs;
+/// `nvmlDeviceGetVgpuUtilization`), those of unsigned-int type only.
+pub fn vgpu_utilization(c: &Dev<'_>, last_seen: u64) -> Result<Vec<VgpuUtilization>, NvmlCode> {
+    let f = sym!(c, nvmlDeviceGetVgpuUtilization)?;
+    let h = c.handle()?;
+    let mut kind: nvmlValueType_t = 0;
+    let zero = zeroed::<nvmlVgpuInstanceUtilizationSample_t>();
+    // SAFETY: a valid handle; `read_list` hands a count and a buffer of that many samples.
+    let samples = unsafe { read_list(zero, |n, buf| f(h, last_seen, &mut kind, n, buf)) }?;
+    if kind != nvmlValueType_enum_NVML_VALUE_TYPE_UNSIGNED_INT {
+        return Err(NvmlCode::UNKNOWN);
+    }
+    // SAFETY: NVML says each value is an unsigned int (checked above).
+    let pct = |v: nvmlValue_t| unsafe { v.uiVal };
+    Ok(samples
+        .into_iter()
+        .map(|s| {
+            let u = [
+                pct(s.smUtil),
+                pct(s.memUtil),
+                pct(s.encUtil),
+                pct(s.decUtil),
+            ];
+            (s.vgpuInstance, u)
+        })
+        .collect())
+}
+
+/// The GPU's running vGPU instances (`nvmlDeviceGetActiveVgpus`), by id.
+pub fn active_vgpus(c: &Dev<'_>) -> Result<Vec<nvmlVgpuInstance_t>, NvmlCode> {
+    let f = sym!(c, nvmlDeviceGetActiveVgpus)?;
+    let h = c.handle()?;
+    // SAFETY: a valid handle; `read_list` hands a count and a buffer of that many ids.
+    unsafe { read_list(0, |n, buf| f(h, n, buf)) }
+}
+
+/// A running vGPU's placement on its GPU (`nvmlVgpuInstanceGetPlacementId`,
+/// versioned struct; drivers before R550 lack it).
+pub fn vgpu_placement_id(c: &Dev<'_>, instance: nvmlVgpuInstance_t) -> Result<u32, NvmlCode> {
+    let f = sym!(c, nvmlVgpuInstanceGetPlacementId)?;
+    let mut p = versioned!(nvmlVgpuPlacementId_t, 1);
+    // SAFETY: a valid out-pointer to a struct of the version it says.
+    check(unsafe { f(instance, &mut p) })?;
+    Ok(p.placementId)
+}

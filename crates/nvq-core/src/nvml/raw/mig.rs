@@ -80,14 +80,33 @@ pub fn gpu_instances(
     let h = c.handle()?;
     // SAFETY: a valid handle and the buffer and count `read_instances` gives.
     let handles = unsafe { read_instances(profile, |buf, n| list(h, profile.id, buf, n)) }?;
+    let of = |i: &nvmlGpuInstanceInfo_t| (i.id, i.profileId, (i.placement.start, i.placement.size));
+    // SAFETY: GPU instance handles NVML just returned, and their info function.
+    let read = unsafe { instances_of(profile, handles, info, of) }?;
+    Ok(read.into_iter().map(|(g, i)| (GiHandle(g), i)).collect())
+}
+
+/// Each instance handle's record (`info(handle, &mut record)`), as an
+/// instance of `profile`: `of` gives the record's id, profile id and
+/// placement.
+///
+/// # Safety
+/// `handles` must be live instance handles of this session and `info`
+/// NVML's info function for them, with records of type `T`.
+unsafe fn instances_of<H, T: Copy>(
+    profile: &Profile,
+    handles: Vec<*mut H>,
+    info: unsafe extern "C" fn(*mut H, *mut T) -> nvmlReturn_t,
+    of: impl Fn(&T) -> (u32, u32, (u32, u32)),
+) -> Result<Vec<(*mut H, Instance)>, NvmlCode> {
     handles
         .into_iter()
-        .map(|g| {
-            let mut i: nvmlGpuInstanceInfo_t = zeroed();
-            // SAFETY: `g` is a GPU instance handle NVML just returned; `i` a valid out-struct.
-            check(unsafe { info(g, &mut i) })?;
-            let placement = (i.placement.start, i.placement.size);
-            Ok((GiHandle(g), instance(profile, i.id, i.profileId, placement)))
+        .map(|h| {
+            let mut record: T = zeroed();
+            // SAFETY: a live handle (the caller's promise) and a valid out-record of its type.
+            check(unsafe { info(h, &mut record) })?;
+            let (id, profile_id, placement) = of(&record);
+            Ok((h, instance(profile, id, profile_id, placement)))
         })
         .collect()
 }
@@ -166,16 +185,11 @@ pub fn compute_instances(
     // SAFETY: a GPU instance handle of this session and the buffer and count
     // `read_instances` gives.
     let handles = unsafe { read_instances(profile, |buf, n| list(gi.0, profile.id, buf, n)) }?;
-    handles
-        .into_iter()
-        .map(|ci| {
-            let mut i: nvmlComputeInstanceInfo_t = zeroed();
-            // SAFETY: a compute instance handle NVML just returned; a valid out-struct.
-            check(unsafe { info(ci, &mut i) })?;
-            let placement = (i.placement.start, i.placement.size);
-            Ok(instance(profile, i.id, i.profileId, placement))
-        })
-        .collect()
+    let of =
+        |i: &nvmlComputeInstanceInfo_t| (i.id, i.profileId, (i.placement.start, i.placement.size));
+    // SAFETY: compute instance handles NVML just returned, and their info function.
+    let read = unsafe { instances_of(profile, handles, info, of) }?;
+    Ok(read.into_iter().map(|(_, i)| i).collect())
 }
 
 // ---- MIG placements (`mig -lgipp`, `-lcipp`).

@@ -85,21 +85,11 @@ type DevU64 = unsafe extern "C" fn(nvmlDevice_t, *mut c_ulonglong) -> nvmlReturn
 type DevPair = unsafe extern "C" fn(nvmlDevice_t, *mut c_uint, *mut c_uint) -> nvmlReturn_t;
 
 fn dev_u32(c: &Dev<'_>, f: Result<DevU32, NvmlCode>) -> Result<u32, NvmlCode> {
-    let f = f?;
-    let h = c.handle()?;
-    let mut v: c_uint = 0;
-    // SAFETY: a valid handle and a valid out-pointer.
-    check(unsafe { f(h, &mut v) })?;
-    Ok(v)
+    dev_struct(c, f, 0)
 }
 
 fn dev_u64(c: &Dev<'_>, f: Result<DevU64, NvmlCode>) -> Result<u64, NvmlCode> {
-    let f = f?;
-    let h = c.handle()?;
-    let mut v: c_ulonglong = 0;
-    // SAFETY: a valid handle and a valid out-pointer.
-    check(unsafe { f(h, &mut v) })?;
-    Ok(v)
+    dev_struct(c, f, 0)
 }
 
 fn dev_pair(c: &Dev<'_>, f: Result<DevPair, NvmlCode>) -> Result<(u32, u32), NvmlCode> {
@@ -200,13 +190,14 @@ mod process;
 mod system;
 
 pub use device::{
-    addressing_mode, c2c_mode, capabilities, compute_mode, dram_encryption, driver_model,
-    engine_utilization, event_reasons, fabric_info, fan_speed, gpu_operation_mode, host_vgpu_mode,
-    hostname, last_bbx_flush, margin_temperature, memory, module_id, nvlink_remote_device_type,
-    pci_info_ext, pcie_gen_gpumax, pdi, platform_info, power_profiles, protected_memory, pstate,
-    remapped_rows, remapped_rows_inactive, repair_status, row_remapper_histogram, sram_ecc_status,
-    supported_clocks, unrepairable_memory, vgpu_device_cap, vgpu_driver_cap,
-    vgpu_heterogeneous_mode, FabricInfo, MemInfo, RemappedRows, DEV_CAP_EGM,
+    active_vgpus, addressing_mode, c2c_mode, capabilities, compute_mode, dram_encryption,
+    driver_model, engine_utilization, event_reasons, fabric_info, fan_speed, gpu_operation_mode,
+    host_vgpu_mode, hostname, last_bbx_flush, margin_temperature, memory, module_id,
+    nvlink_remote_device_type, pci_info_ext, pcie_gen_gpumax, pdi, platform_info, power_profiles,
+    protected_memory, pstate, remapped_rows, remapped_rows_inactive, repair_status,
+    row_remapper_histogram, sram_ecc_status, supported_clocks, unrepairable_memory,
+    vgpu_device_cap, vgpu_driver_cap, vgpu_heterogeneous_mode, vgpu_placement_id, vgpu_utilization,
+    FabricInfo, MemInfo, RemappedRows, VgpuUtilization, DEV_CAP_EGM,
 };
 pub use field::{field_values, FieldVal};
 pub use gpm::{gpm_metrics, gpm_supported, GpmSample};

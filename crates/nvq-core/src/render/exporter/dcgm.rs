@@ -31,7 +31,7 @@
 use super::Scrape;
 use crate::model::gpm::{id, GpuExtra, InstanceRead};
 use crate::model::{Column, Fact, FieldKind, Row, Value};
-use crate::render::prometheus::{write_family, write_sample};
+use crate::render::prometheus::{write_sample, write_samples};
 
 /// How a family's value is written: DCGM's integers plainly, its doubles
 /// with six decimals, yes/no words as 1/0.
@@ -378,11 +378,8 @@ pub fn render(s: &Scrape<'_>, out: &mut Vec<u8>) {
                 }
             }
         }
-        if !samples.is_empty() {
-            let counter = s.columns[i].kind == FieldKind::Counter;
-            write_family(fam.name, fam.help, counter, &mut text);
-            text.push_str(&samples);
-        }
+        let counter = s.columns[i].kind == FieldKind::Counter;
+        write_samples(fam.name, fam.help, counter, &samples, &mut text);
     }
     for prof in PROF {
         let mut samples = String::new();
@@ -400,10 +397,7 @@ pub fn render(s: &Scrape<'_>, out: &mut Vec<u8>) {
                 }
             }
         }
-        if !samples.is_empty() {
-            write_family(prof.name, prof.help, false, &mut text);
-            text.push_str(&samples);
-        }
+        write_samples(prof.name, prof.help, false, &samples, &mut text);
     }
     let mut replays = String::new();
     for (k, l) in labels.iter().enumerate() {
@@ -411,22 +405,16 @@ pub fn render(s: &Scrape<'_>, out: &mut Vec<u8>) {
             write_sample(PCIE_REPLAY, l, &n.to_string(), &mut replays);
         }
     }
-    if !replays.is_empty() {
-        let help = "PCIe replays (retransmitted packets) since the driver loaded.";
-        write_family(PCIE_REPLAY, help, true, &mut text);
-        text.push_str(&replays);
-    }
+    let help = "PCIe replays (retransmitted packets) since the driver loaded.";
+    write_samples(PCIE_REPLAY, help, true, &replays, &mut text);
     let mut energy = String::new();
     for ((_, l), mj) in s.rows.iter().zip(&labels).zip(s.energy_mj) {
         if let Some(mj) = mj {
             write_sample(ENERGY, l, &mj.to_string(), &mut energy);
         }
     }
-    if !energy.is_empty() {
-        let help = "Energy the GPU has used since the driver loaded, in millijoules.";
-        write_family(ENERGY, help, true, &mut text);
-        text.push_str(&energy);
-    }
+    let help = "Energy the GPU has used since the driver loaded, in millijoules.";
+    write_samples(ENERGY, help, true, &energy, &mut text);
     let mut xid = String::new();
     for x in s.xid.iter().filter(|x| x.last) {
         // A GPU never read whole (hung since the start) is named by index.
@@ -440,15 +428,8 @@ pub fn render(s: &Scrape<'_>, out: &mut Vec<u8>) {
         };
         write_sample(XID, &l, &x.code.to_string(), &mut xid);
     }
-    if !xid.is_empty() {
-        write_family(
-            XID,
-            "The GPU's most recent XID error code (none before the first).",
-            false,
-            &mut text,
-        );
-        text.push_str(&xid);
-    }
+    let help = "The GPU's most recent XID error code (none before the first).";
+    write_samples(XID, help, false, &xid, &mut text);
     out.extend_from_slice(text.as_bytes());
 }
 

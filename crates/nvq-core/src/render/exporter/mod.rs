@@ -8,7 +8,7 @@ pub mod pods;
 
 use crate::error::NvqError;
 use crate::model::{Column, Row, Value, XidCount};
-use crate::render::prometheus::{write_family, write_sample, Prometheus};
+use crate::render::prometheus::{write_family, write_sample, write_samples, Prometheus};
 use crate::render::Formatter;
 use std::time::Duration;
 
@@ -202,13 +202,10 @@ fn render_xid(s: &Scrape<'_>, out: &mut Vec<u8>) {
         labels.push(("xid".into(), x.code.to_string()));
         write_sample(name, &labels, &x.count.to_string(), &mut text);
     }
-    if !text.is_empty() {
-        let mut family = String::new();
-        let help = "XID errors NVML reported, per GPU and XID code, since nvq started.";
-        write_family(name, help, true, &mut family);
-        out.extend_from_slice(family.as_bytes());
-        out.extend_from_slice(text.as_bytes());
-    }
+    let mut family = String::new();
+    let help = "XID errors NVML reported, per GPU and XID code, since nvq started.";
+    write_samples(name, help, true, &text, &mut family);
+    out.extend_from_slice(family.as_bytes());
 }
 
 /// The energy counter in joules, labelled as the nvq profile's GPU series.
@@ -227,17 +224,10 @@ fn render_energy(s: &Scrape<'_>, out: &mut Vec<u8>) {
             &mut text,
         );
     }
-    if !text.is_empty() {
-        let mut family = String::new();
-        write_family(
-            name,
-            "Energy the GPU has used since the driver loaded, in joules.",
-            true,
-            &mut family,
-        );
-        out.extend_from_slice(family.as_bytes());
-        out.extend_from_slice(text.as_bytes());
-    }
+    let mut family = String::new();
+    let help = "Energy the GPU has used since the driver loaded, in joules.";
+    write_samples(name, help, true, &text, &mut family);
+    out.extend_from_slice(family.as_bytes());
 }
 
 /// `--collect.processes`: one `nvq_process_info{...} 1` per process and
@@ -290,10 +280,7 @@ fn render_processes(columns: &[Column], apps: &[Row], out: &mut Vec<u8>) {
             used,
         ),
     ] {
-        if !samples.is_empty() {
-            write_family(name, help, false, &mut text);
-            text.push_str(&samples);
-        }
+        write_samples(name, help, false, &samples, &mut text);
     }
     out.extend_from_slice(text.as_bytes());
 }
@@ -550,9 +537,7 @@ mod tests {
             last_success_unix: Some(12.5),
             ..Health::default()
         };
-        let mut out = Vec::new();
-        render_health(Profile::Nvq, &h, true, &[], &mut out);
-        let text = String::from_utf8(out).unwrap();
+        let text = crate::render::written(|out| render_health(Profile::Nvq, &h, true, &[], out));
         assert!(text.contains("\nnvq_collection_success 0\n"), "{text}");
         assert!(text.contains("\nnvq_collection_late_gpus 1\n"));
         assert!(text.contains("\nnvq_collections_total 3\n"));

@@ -25,7 +25,7 @@
 
 use super::{cell, Health, Scrape};
 use crate::model::{Column, Fact, Row, Value};
-use crate::render::prometheus::{snake_case, write_family, write_sample};
+use crate::render::prometheus::{snake_case, write_family, write_sample, write_samples};
 
 /// CSV unit → family suffix and the factor to the suffix's unit.
 pub const UNITS: &[(&str, &str, f64)] = &[
@@ -261,10 +261,7 @@ pub fn render(s: &Scrape<'_>, out: &mut Vec<u8>) {
                 write_sample(&name, l, &go_float(v), &mut samples);
             }
         }
-        if !samples.is_empty() {
-            write_family(&name, col.help, false, &mut text);
-            text.push_str(&samples);
-        }
+        write_samples(&name, col.help, false, &samples, &mut text);
         done.push(name);
     }
     if let Some((columns, apps)) = s.apps {
@@ -401,11 +398,8 @@ fn render_nvml_only(s: &Scrape<'_>, labels: &[Vec<(String, String)>], text: &mut
             write_sample(&name, l, &go_float(*mj as f64 / 1000.0), &mut energy);
         }
     }
-    if !energy.is_empty() {
-        let help = "Energy the GPU has used since the driver loaded, in joules.";
-        write_family(&name, help, true, text);
-        text.push_str(&energy);
-    }
+    let help = "Energy the GPU has used since the driver loaded, in joules.";
+    write_samples(&name, help, true, &energy, text);
     render_mig(s, labels, text);
     // PCIe throughput, opt-in: KB/s as NVML gives it, times 1000 as there.
     for (dir, name) in [(0, "tx"), (1, "rx")] {
@@ -418,15 +412,12 @@ fn render_nvml_only(s: &Scrape<'_>, labels: &[Vec<(String, String)>], text: &mut
                 write_sample(&family, l, &go_float(f64::from(v) * 1000.0), &mut samples);
             }
         }
-        if !samples.is_empty() {
-            let help = if dir == 0 {
-                "PCIe traffic the GPU sent, in bytes per second (one 20 ms sample)."
-            } else {
-                "PCIe traffic the GPU received, in bytes per second (one 20 ms sample)."
-            };
-            write_family(&family, help, false, text);
-            text.push_str(&samples);
-        }
+        let help = if dir == 0 {
+            "PCIe traffic the GPU sent, in bytes per second (one 20 ms sample)."
+        } else {
+            "PCIe traffic the GPU received, in bytes per second (one 20 ms sample)."
+        };
+        write_samples(&family, help, false, &samples, text);
     }
     // An XID error of a GPU no row names (never read whole) has no uuid
     // to carry: it waits for the GPU's first row.
@@ -452,19 +443,10 @@ fn render_nvml_only(s: &Scrape<'_>, labels: &[Vec<(String, String)>], text: &mut
         let secs = x.last_unix_ms as f64 / 1000.0;
         write_sample(&at, &l, &go_float(secs), &mut stamps);
     }
-    if !counts.is_empty() {
-        write_family(
-            &total,
-            "XID errors seen since nvq started, by code.",
-            true,
-            text,
-        );
-        text.push_str(&counts);
-        let help =
-            "When nvq last received an XID error of this code, in seconds since the Unix epoch.";
-        write_family(&at, help, false, text);
-        text.push_str(&stamps);
-    }
+    let help = "XID errors seen since nvq started, by code.";
+    write_samples(&total, help, true, &counts, text);
+    let help = "When nvq last received an XID error of this code, in seconds since the Unix epoch.";
+    write_samples(&at, help, false, &stamps, text);
 }
 
 fn render_apps(gpus: &[Row], columns: &[Column], apps: &[Row], mig: bool, text: &mut String) {
@@ -529,10 +511,7 @@ fn render_apps(gpus: &[Row], columns: &[Column], apps: &[Row], mig: bool, text: 
         ),
     ];
     for (name, help, samples) in families {
-        if !samples.is_empty() {
-            write_family(&format!("{PREFIX}{name}"), help, false, text);
-            text.push_str(&samples);
-        }
+        write_samples(&format!("{PREFIX}{name}"), help, false, &samples, text);
     }
     if !counts.is_empty() {
         let name = format!("{PREFIX}compute_apps");

@@ -48,15 +48,13 @@ mod tests {
 
     #[test]
     fn health_series() {
-        let mut out = Vec::new();
         let h = PodHealth {
             ok: false,
             failures: 3,
             last_success_unix: Some(1700000000.5),
             devices: 2,
         };
-        render_health(&h, &mut out);
-        let text = String::from_utf8(out).unwrap_or_default();
+        let text = crate::render::written(|out| render_health(&h, out));
         for line in [
             "nvq_pods_attribution_success 0",
             "nvq_pods_attribution_failures_total 3",
@@ -66,9 +64,7 @@ mod tests {
         ] {
             assert!(text.lines().any(|l| l == line), "{line} in\n{text}");
         }
-        let mut out = Vec::new();
-        render_health(&PodHealth::default(), &mut out);
-        let text = String::from_utf8(out).unwrap_or_default();
+        let text = crate::render::written(|out| render_health(&PodHealth::default(), out));
         assert!(!text.contains("last_success"), "{text}");
     }
 }
