@@ -337,9 +337,9 @@ fn section_starts() -> Vec<(usize, String)> {
 
 /// The commands of [`readme_commands`] grouped by section, in order, each
 /// group with its section's heading.
-fn sections(cmds: Vec<(usize, String)>) -> Vec<(String, Vec<(usize, String)>)> {
+fn sections(cmds: Vec<(usize, String)>) -> Vec<(String, Commands)> {
     let starts = section_starts();
-    let mut out: Vec<(usize, String, Vec<(usize, String)>)> = Vec::new();
+    let mut out: Vec<(usize, String, Commands)> = Vec::new();
     for (line, cmd) in cmds {
         let at = starts.iter().rposition(|(s, _)| *s <= line).unwrap();
         match out.last_mut() {
@@ -349,6 +349,9 @@ fn sections(cmds: Vec<(usize, String)>) -> Vec<(String, Vec<(usize, String)>)> {
     }
     out.into_iter().map(|(_, h, group)| (h, group)).collect()
 }
+
+/// Commands with their lines (of [`all_pages`]).
+type Commands = Vec<(usize, String)>;
 
 /// The temporary world the commands run in.
 struct World {
