@@ -27,10 +27,15 @@ pub fn sim_lib() -> PathBuf {
     let exe = std::env::current_exe().expect("test executable path");
     let deps = exe.parent().expect("deps dir").to_path_buf();
     let profile = deps.parent().expect("profile dir").to_path_buf();
-    for p in [profile.join("libnvml_sim.so"), deps.join("libnvml_sim.so")] {
-        if p.is_file() {
-            return p;
-        }
+    // `cargo build` copies the library up to target/debug/; `cargo test`
+    // alone rebuilds only the one in deps/, so the newer of the two is the
+    // current one (a stale copy above would run yesterday's simulator).
+    let newest = [profile.join("libnvml_sim.so"), deps.join("libnvml_sim.so")]
+        .into_iter()
+        .filter_map(|p| Some((std::fs::metadata(&p).ok()?.modified().ok()?, p)))
+        .max_by_key(|(t, _)| *t);
+    if let Some((_, p)) = newest {
+        return p;
     }
     panic!(
         "libnvml_sim.so not found in {} or {}: run `cargo build -p nvml-sim` first",
