@@ -5,7 +5,7 @@
 //! it.
 //!
 //! A sub-command says which of the shared options it takes, and gives its
-//! own spellings of them, in [`own`] (one arm per sub-command). Run as
+//! own spellings of them, in `own` (one arm per sub-command). Run as
 //! `nvq`, a shared option given before the sub-command's name applies to it
 //! when the sub-command takes it (`nvq -i 0,1 dmon`), and is refused with a
 //! message naming it when it does not (`nvq -l 1 topo -m`). Run as

@@ -42,7 +42,7 @@ No GPU? --simulate loads nvq's NVML simulator; NVML_SIM_SCENARIO=FILE.toml picks
 )]
 pub struct Args {
     /// The `--query-*` options given, with their field lists (arguments
-    /// generated from [`QueryMode::ALL`]; see [`command`]).
+    /// generated from [`QueryMode::ALL`]; see [`command()`]).
     #[arg(skip)]
     pub queries: Vec<(QueryMode, String)>,
     /// The `--help-query-*` option given, if any.
@@ -51,6 +51,8 @@ pub struct Args {
 
     /// Output format: csv[,noheader][,nounits] (mandatory with a query); nvq also
     /// offers json, ndjson, table[,noheader][,nounits] and prometheus.
+    // (This comment is the --help text: its brackets are not doc links.)
+    #[allow(rustdoc::broken_intra_doc_links)]
     #[arg(long, value_name = "FORMAT", help_heading = "Selective query")]
     pub format: Option<String>,
     /// `-i`, `-f`, `-l`, `-lms`, `--count` (clap keeps the heading for the

@@ -5,6 +5,8 @@
 #[command(arg_required_else_help = true)]
 pub struct NvlinkArgs {
     /// Print each link's speed, or <inactive>.
+    // (This comment is the --help text: `<inactive>` is nvidia-smi's word, not HTML.)
+    #[allow(rustdoc::invalid_html_tags)]
     #[arg(short = 's', long = "status")]
     pub status: bool,
     /// Print what each link supports (P2P, system memory, atomics, SLI).

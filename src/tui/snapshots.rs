@@ -143,21 +143,10 @@ fn snapshot(name: &str, actual: &str) {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("tests/snapshots/top")
         .join(format!("{name}.txt"));
-    if std::env::var_os("NVQ_UPDATE_SNAPSHOTS").is_some_and(|v| v == "1") {
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, actual).unwrap();
-        return;
+    let regen = "NVQ_UPDATE_SNAPSHOTS=1 cargo test --lib tui";
+    if let Err(e) = crate::test_support::check_snapshot(&path, actual, regen) {
+        panic!("{e}");
     }
-    let expected = std::fs::read_to_string(&path).unwrap_or_else(|e| {
-        panic!(
-            "{}: {e}; create it with NVQ_UPDATE_SNAPSHOTS=1 cargo test --lib tui",
-            path.display()
-        )
-    });
-    assert_eq!(
-        expected, actual,
-        "{name} differs from its snapshot (NVQ_UPDATE_SNAPSHOTS=1 to accept)\n{actual}"
-    );
 }
 
 fn ui() -> Ui {

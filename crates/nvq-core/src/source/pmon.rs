@@ -19,7 +19,7 @@ use std::collections::{BTreeMap, HashMap};
 
 /// Every pmon metric, in nvidia-smi's order within its group: its column
 /// (header, unit, help, `-s` group) is declared here, its value by
-/// [`cell`]'s arm for its [`ProcessMetric`].
+/// `cell`'s arm for its [`ProcessMetric`].
 #[rustfmt::skip]
 pub const METRICS: &[Metric] = &[
     m("sm", "%", Some("%"), 'u', "The process's share of SM time in the window.").per_process(P::Sm),

@@ -29,7 +29,7 @@ pub const MAX_CMDLINE: u64 = 256 * 1024;
 /// A hypervisor process: its VM's name and UUID, and its arguments.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct VmProcess {
-    /// The VM's name from its `-name` value ([`vm_name`]).
+    /// The VM's name from its `-name` value (`vm_name`).
     pub name: String,
     /// The `-uuid` value, if any.
     pub uuid: Option<String>,
