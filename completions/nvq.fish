@@ -483,12 +483,12 @@ complete -c nvq -n "__fish_nvq_needs_command" -f -a "top" -d 'nvq: an interactiv
 complete -c nvq -n "__fish_nvq_needs_command" -f -a "plot" -d 'nvq: draw a log nvq wrote as SVG or PNG: memory and utilization over time, peaks, totals, leaks'
 complete -c nvq -n "__fish_nvq_needs_command" -f -a "dmon" -d 'Scrolling per-GPU monitor: one line per GPU per sample'
 complete -c nvq -n "__fish_nvq_needs_command" -f -a "pmon" -d 'Scrolling per-process monitor: one line per process per GPU per sample'
-complete -c nvq -n "__fish_nvq_using_subcommand mem" -s i -l id -d 'GPUs: index, UUID, PCI bus id or serial; comma list allowed' -r
+complete -c nvq -n "__fish_nvq_using_subcommand mem" -s i -l id -d 'Target GPUs: index, UUID, PCI bus id or board serial; comma list allowed' -r
 complete -c nvq -n "__fish_nvq_using_subcommand mem" -l format -d 'Output format: table, csv, json, ndjson or prometheus (default: a table on a terminal, csv into a pipe or file, or $NVQ_FORMAT)' -r -f -a '(__nvq_list format)'
-complete -c nvq -n "__fish_nvq_using_subcommand mem" -s f -l filename -d 'Write to FILE instead of stdout' -r -F
-complete -c nvq -n "__fish_nvq_using_subcommand mem" -s l -l loop -d 'Repeat every SEC seconds (default 5)' -r
-complete -c nvq -n "__fish_nvq_using_subcommand mem" -l loop-ms -d 'Repeat every MS milliseconds (also spelled -lms)' -r
-complete -c nvq -n "__fish_nvq_using_subcommand mem" -l count -d 'Stop a loop after N samples' -r
+complete -c nvq -n "__fish_nvq_using_subcommand mem" -s f -l filename -d 'Write the output to FILE instead of stdout (the file is truncated first)' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand mem" -s l -l loop -d 'Repeat every SEC seconds (default 5) until Ctrl+C' -r
+complete -c nvq -n "__fish_nvq_using_subcommand mem" -l loop-ms -d 'Repeat every MS milliseconds until Ctrl+C (also spelled -lms)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand mem" -l count -d 'nvq: stop a loop after N samples' -r
 complete -c nvq -n "__fish_nvq_using_subcommand mem" -l where -d 'nvq: print only the rows for which EXPR holds, e.g. \'memory.free >= 20GiB && utilization.gpu < 10\'' -r
 complete -c nvq -n "__fish_nvq_using_subcommand mem" -l assert -d 'nvq: check every row against EXPR; if a row fails, print as usual, say why on stderr and exit 20' -r
 complete -c nvq -n "__fish_nvq_using_subcommand mem" -l until -d 'nvq: loop (every second unless -l/-lms is given) until EXPR holds for at least one row' -r
@@ -502,12 +502,12 @@ complete -c nvq -n "__fish_nvq_using_subcommand mem" -l nvml-lib -d 'nvq: load t
 complete -c nvq -n "__fish_nvq_using_subcommand mem" -l summary -d 'nvq: when the run ends, print each GPU\'s (pmon: each process\'s) min, max and mean of every column'
 complete -c nvq -n "__fish_nvq_using_subcommand mem" -l simulate -d 'nvq: load the NVML simulator installed next to nvq (no GPU needed)'
 complete -c nvq -n "__fish_nvq_using_subcommand mem" -s h -l help -d 'Print help'
-complete -c nvq -n "__fish_nvq_using_subcommand ps" -s i -l id -d 'GPUs: index, UUID, PCI bus id or serial; comma list allowed' -r
+complete -c nvq -n "__fish_nvq_using_subcommand ps" -s i -l id -d 'Target GPUs: index, UUID, PCI bus id or board serial; comma list allowed' -r
 complete -c nvq -n "__fish_nvq_using_subcommand ps" -l format -d 'Output format: table, csv, json, ndjson or prometheus (default: a table on a terminal, csv into a pipe or file, or $NVQ_FORMAT)' -r -f -a '(__nvq_list format)'
-complete -c nvq -n "__fish_nvq_using_subcommand ps" -s f -l filename -d 'Write to FILE instead of stdout' -r -F
-complete -c nvq -n "__fish_nvq_using_subcommand ps" -s l -l loop -d 'Repeat every SEC seconds (default 5)' -r
-complete -c nvq -n "__fish_nvq_using_subcommand ps" -l loop-ms -d 'Repeat every MS milliseconds (also spelled -lms)' -r
-complete -c nvq -n "__fish_nvq_using_subcommand ps" -l count -d 'Stop a loop after N samples' -r
+complete -c nvq -n "__fish_nvq_using_subcommand ps" -s f -l filename -d 'Write the output to FILE instead of stdout (the file is truncated first)' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand ps" -s l -l loop -d 'Repeat every SEC seconds (default 5) until Ctrl+C' -r
+complete -c nvq -n "__fish_nvq_using_subcommand ps" -l loop-ms -d 'Repeat every MS milliseconds until Ctrl+C (also spelled -lms)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand ps" -l count -d 'nvq: stop a loop after N samples' -r
 complete -c nvq -n "__fish_nvq_using_subcommand ps" -l where -d 'nvq: print only the rows for which EXPR holds, e.g. \'memory.free >= 20GiB && utilization.gpu < 10\'' -r
 complete -c nvq -n "__fish_nvq_using_subcommand ps" -l assert -d 'nvq: check every row against EXPR; if a row fails, print as usual, say why on stderr and exit 20' -r
 complete -c nvq -n "__fish_nvq_using_subcommand ps" -l until -d 'nvq: loop (every second unless -l/-lms is given) until EXPR holds for at least one row' -r
@@ -521,12 +521,12 @@ complete -c nvq -n "__fish_nvq_using_subcommand ps" -l nvml-lib -d 'nvq: load th
 complete -c nvq -n "__fish_nvq_using_subcommand ps" -l summary -d 'nvq: when the run ends, print each GPU\'s (pmon: each process\'s) min, max and mean of every column'
 complete -c nvq -n "__fish_nvq_using_subcommand ps" -l simulate -d 'nvq: load the NVML simulator installed next to nvq (no GPU needed)'
 complete -c nvq -n "__fish_nvq_using_subcommand ps" -s h -l help -d 'Print help'
-complete -c nvq -n "__fish_nvq_using_subcommand busy" -s i -l id -d 'GPUs: index, UUID, PCI bus id or serial; comma list allowed' -r
+complete -c nvq -n "__fish_nvq_using_subcommand busy" -s i -l id -d 'Target GPUs: index, UUID, PCI bus id or board serial; comma list allowed' -r
 complete -c nvq -n "__fish_nvq_using_subcommand busy" -l format -d 'Output format: table, csv, json, ndjson or prometheus (default: a table on a terminal, csv into a pipe or file, or $NVQ_FORMAT)' -r -f -a '(__nvq_list format)'
-complete -c nvq -n "__fish_nvq_using_subcommand busy" -s f -l filename -d 'Write to FILE instead of stdout' -r -F
-complete -c nvq -n "__fish_nvq_using_subcommand busy" -s l -l loop -d 'Repeat every SEC seconds (default 5)' -r
-complete -c nvq -n "__fish_nvq_using_subcommand busy" -l loop-ms -d 'Repeat every MS milliseconds (also spelled -lms)' -r
-complete -c nvq -n "__fish_nvq_using_subcommand busy" -l count -d 'Stop a loop after N samples' -r
+complete -c nvq -n "__fish_nvq_using_subcommand busy" -s f -l filename -d 'Write the output to FILE instead of stdout (the file is truncated first)' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand busy" -s l -l loop -d 'Repeat every SEC seconds (default 5) until Ctrl+C' -r
+complete -c nvq -n "__fish_nvq_using_subcommand busy" -l loop-ms -d 'Repeat every MS milliseconds until Ctrl+C (also spelled -lms)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand busy" -l count -d 'nvq: stop a loop after N samples' -r
 complete -c nvq -n "__fish_nvq_using_subcommand busy" -l where -d 'nvq: print only the rows for which EXPR holds, e.g. \'memory.free >= 20GiB && utilization.gpu < 10\'' -r
 complete -c nvq -n "__fish_nvq_using_subcommand busy" -l assert -d 'nvq: check every row against EXPR; if a row fails, print as usual, say why on stderr and exit 20' -r
 complete -c nvq -n "__fish_nvq_using_subcommand busy" -l until -d 'nvq: loop (every second unless -l/-lms is given) until EXPR holds for at least one row' -r
@@ -540,17 +540,17 @@ complete -c nvq -n "__fish_nvq_using_subcommand busy" -l nvml-lib -d 'nvq: load 
 complete -c nvq -n "__fish_nvq_using_subcommand busy" -l summary -d 'nvq: when the run ends, print each GPU\'s (pmon: each process\'s) min, max and mean of every column'
 complete -c nvq -n "__fish_nvq_using_subcommand busy" -l simulate -d 'nvq: load the NVML simulator installed next to nvq (no GPU needed)'
 complete -c nvq -n "__fish_nvq_using_subcommand busy" -s h -l help -d 'Print help'
-complete -c nvq -n "__fish_nvq_using_subcommand stat" -s i -l id -d 'GPUs: index, UUID, PCI bus id or serial; comma list allowed' -r
-complete -c nvq -n "__fish_nvq_using_subcommand stat" -s f -l filename -d 'Write to FILE instead of stdout' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand stat" -s i -l id -d 'Target GPUs: index, UUID, PCI bus id or board serial; comma list allowed' -r
+complete -c nvq -n "__fish_nvq_using_subcommand stat" -s f -l filename -d 'Write the output to FILE instead of stdout (the file is truncated first)' -r -F
 complete -c nvq -n "__fish_nvq_using_subcommand stat" -l nvml-lib -d 'nvq: load this NVML library instead of libnvidia-ml.so.1' -r -F
 complete -c nvq -n "__fish_nvq_using_subcommand stat" -l simulate -d 'nvq: load the NVML simulator installed next to nvq (no GPU needed)'
 complete -c nvq -n "__fish_nvq_using_subcommand stat" -s h -l help -d 'Print help'
-complete -c nvq -n "__fish_nvq_using_subcommand wait" -s i -l id -d 'GPUs: index, UUID, PCI bus id or serial; comma list allowed' -r
+complete -c nvq -n "__fish_nvq_using_subcommand wait" -s i -l id -d 'Target GPUs: index, UUID, PCI bus id or board serial; comma list allowed' -r
 complete -c nvq -n "__fish_nvq_using_subcommand wait" -l format -d 'Output format: table, csv, json, ndjson or prometheus (default: a table on a terminal, csv into a pipe or file, or $NVQ_FORMAT)' -r -f -a '(__nvq_list format)'
-complete -c nvq -n "__fish_nvq_using_subcommand wait" -s f -l filename -d 'Write to FILE instead of stdout' -r -F
-complete -c nvq -n "__fish_nvq_using_subcommand wait" -s l -l loop -d 'Repeat every SEC seconds (default 5)' -r
-complete -c nvq -n "__fish_nvq_using_subcommand wait" -l loop-ms -d 'Repeat every MS milliseconds (also spelled -lms)' -r
-complete -c nvq -n "__fish_nvq_using_subcommand wait" -l count -d 'Stop a loop after N samples' -r
+complete -c nvq -n "__fish_nvq_using_subcommand wait" -s f -l filename -d 'Write the output to FILE instead of stdout (the file is truncated first)' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand wait" -s l -l loop -d 'Repeat every SEC seconds (default 5) until Ctrl+C' -r
+complete -c nvq -n "__fish_nvq_using_subcommand wait" -l loop-ms -d 'Repeat every MS milliseconds until Ctrl+C (also spelled -lms)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand wait" -l count -d 'nvq: stop a loop after N samples' -r
 complete -c nvq -n "__fish_nvq_using_subcommand wait" -l where -d 'nvq: print only the rows for which EXPR holds, e.g. \'memory.free >= 20GiB && utilization.gpu < 10\'' -r
 complete -c nvq -n "__fish_nvq_using_subcommand wait" -l assert -d 'nvq: check every row against EXPR; if a row fails, print as usual, say why on stderr and exit 20' -r
 complete -c nvq -n "__fish_nvq_using_subcommand wait" -l until -d 'nvq: loop (every second unless -l/-lms is given) until EXPR holds for at least one row' -r
@@ -599,7 +599,7 @@ complete -c nvq -n "__fish_nvq_using_subcommand serve" -l min-rise -d 'nvq: ... 
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -l collect.pods.socket -d 'The kubelet\'s pod-resources socket, for --collect.pods' -r -F
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -l collect.pods.interval -d 'Ask the kubelet which pods hold which GPUs every DURATION, for --collect.pods' -r
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -l query-gpu -d 'Fields to collect (see --help-query-gpu); by default every field the profile uses' -r -f -a '(__nvq_list query-gpu)'
-complete -c nvq -n "__fish_nvq_using_subcommand serve" -s i -l id -d 'Serve only these GPUs: index, UUID, PCI bus id or board serial; comma list allowed' -r
+complete -c nvq -n "__fish_nvq_using_subcommand serve" -s i -l id -d 'Target GPUs: index, UUID, PCI bus id or board serial; comma list allowed' -r
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -l web.write-timeout -d 'Close a connection whose answer has waited DURATION for its client to read it' -r
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -l web.read-timeout -d 'Close a connection that has not sent a whole request head within DURATION of its first byte (or of connecting)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -l web.idle-timeout -d 'Close a kept-alive connection that has sent no new request within DURATION of its last answer' -r
@@ -631,7 +631,7 @@ complete -c nvq -n "__fish_nvq_using_subcommand vgpu" -s c -l creatable -d 'List
 complete -c nvq -n "__fish_nvq_using_subcommand vgpu" -s q -l query -d 'Detail of each running vGPU: its VM, type, UUIDs, guest driver, licence, memory, utilization, sessions'
 complete -c nvq -n "__fish_nvq_using_subcommand vgpu" -l simulate -d 'nvq: load the NVML simulator installed next to nvq (no GPU needed)'
 complete -c nvq -n "__fish_nvq_using_subcommand vgpu" -s h -l help -d 'Print help'
-complete -c nvq -n "__fish_nvq_using_subcommand top" -s i -l id -d 'GPUs to show: index, UUID or PCI bus id; comma list allowed' -r
+complete -c nvq -n "__fish_nvq_using_subcommand top" -s i -l id -d 'Target GPUs: index, UUID, PCI bus id or board serial; comma list allowed' -r
 complete -c nvq -n "__fish_nvq_using_subcommand top" -s d -l interval -d 'Seconds between samples, 0.1 to 10 (default 1; 500ms is also accepted)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand top" -l leak-after -d 'Mark a process whose memory has been rising steadily this long, in seconds (default 300)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand top" -l nvml-lib -d 'nvq: load this NVML library instead of libnvidia-ml.so.1' -r -F

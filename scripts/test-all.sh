@@ -3,9 +3,9 @@
 # third-party clients against nvq and its NVML simulator.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# Layers without cycles, SAFETY comments, NVML FFI only in the raw layer, line lengths.
-python3 scripts/check-layers.py
 cargo build --workspace
+# (Its layers::the_layers_hold runs scripts/check-layers.py: layers without
+# cycles, SAFETY comments, NVML FFI only in the raw layer, line lengths.)
 cargo test --workspace
 # pynvml (nvidia-ml-py, unmodified) reads the simulator exactly as the scenario says.
 scripts/pynvml-check.sh

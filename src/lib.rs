@@ -22,6 +22,8 @@ pub mod pods;
 pub mod schedule;
 pub mod script;
 pub mod serve;
+#[doc(hidden)]
+pub mod test_support;
 pub mod tui;
 
 /// The CLI-free layers, from the `nvq-core` crate, under the paths they

@@ -67,21 +67,10 @@ fn query(format: &str) -> String {
 /// Compare with (or, under NVQ_UPDATE_SNAPSHOTS=1, write) a snapshot.
 fn snapshot(name: &str, actual: &str) {
     let path = root().join("tests/snapshots/formats").join(name);
-    if std::env::var_os("NVQ_UPDATE_SNAPSHOTS").is_some_and(|v| v == "1") {
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, actual).unwrap();
-        return;
+    let regen = "NVQ_UPDATE_SNAPSHOTS=1 cargo test --test tests formats::";
+    if let Err(e) = nvq::test_support::check_snapshot(&path, actual, regen) {
+        panic!("{e}");
     }
-    let expected = std::fs::read_to_string(&path).unwrap_or_else(|e| {
-        panic!(
-            "{}: {e}; create it with NVQ_UPDATE_SNAPSHOTS=1 cargo test --test tests formats::",
-            path.display()
-        )
-    });
-    assert!(
-        expected == actual,
-        "{name} differs from its snapshot (NVQ_UPDATE_SNAPSHOTS=1 to accept)\n--- expected\n{expected}\n--- actual\n{actual}"
-    );
 }
 
 /// Replace each line's `"timestamp":"..."` (checked first) and
@@ -523,7 +512,7 @@ fn prometheus_labels_are_read_once_per_gpu_in_a_loop() {
             "--query-gpu=memory.used",
             "--format=prometheus",
             "-lms",
-            "20",
+            common::VALUE_LMS,
             "--count",
             "3",
         ],

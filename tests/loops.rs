@@ -78,7 +78,14 @@ const FIELDS: &str = "--query-gpu=timestamp,index,name,uuid,temperature.gpu,memo
 fn header_once_and_exactly_count_samples() {
     let gpus = gpu_rows(None);
     assert!(gpus >= 1);
-    let out = stdout_of(nvq(None).args([FIELDS, "--format=csv", "-lms", "10", "--count", "4"]));
+    let out = stdout_of(nvq(None).args([
+        FIELDS,
+        "--format=csv",
+        "-lms",
+        common::VALUE_LMS,
+        "--count",
+        "4",
+    ]));
     let lines: Vec<&str> = out.lines().collect();
     let header = lines[0];
     assert!(header.starts_with("timestamp, index, name"), "{header}");
@@ -265,13 +272,22 @@ fn filename_is_truncated_then_appended_to() {
     std::fs::write(&path, "junk that must disappear\n".repeat(1000)).unwrap();
     let q = "--query-gpu=index,name,uuid";
     nvq(None)
-        .args([q, "--format=csv", "-lms", "10", "--count", "3", "-f"])
+        .args([
+            q,
+            "--format=csv",
+            "-lms",
+            common::VALUE_LMS,
+            "--count",
+            "3",
+            "-f",
+        ])
         .arg(&path)
         .assert()
         .success()
         .stdout("");
     let file = std::fs::read_to_string(&path).unwrap();
-    let want = stdout_of(nvq(None).args([q, "--format=csv", "-lms", "10", "--count", "3"]));
+    let want =
+        stdout_of(nvq(None).args([q, "--format=csv", "-lms", common::VALUE_LMS, "--count", "3"]));
     assert_eq!(file, want);
     assert!(!file.contains("junk"));
 }
@@ -321,7 +337,7 @@ fn a_gpu_lost_in_the_middle_of_a_loop() {
         "--query-gpu=index,name,temperature.gpu,power.draw",
         "--format=csv,noheader",
         "-lms",
-        "10",
+        common::VALUE_LMS,
         "--count",
         "8",
     ]));
@@ -349,7 +365,7 @@ fn every_sample_reads_fresh_values() {
         "--query-gpu=index,temperature.gpu,power.draw",
         "--format=csv,noheader,nounits",
         "-lms",
-        "10",
+        common::VALUE_LMS,
         "--count",
         &n.to_string(),
     ]));
@@ -485,7 +501,7 @@ fn prometheus_file_holds_exactly_one_sample() {
             "--query-gpu=temperature.gpu,power.draw",
             "--format=prometheus",
             "-lms",
-            "10",
+            common::VALUE_LMS,
             "--count",
             "5",
             "-f",

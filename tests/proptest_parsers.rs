@@ -38,8 +38,19 @@ fn list_like() -> impl Strategy<Value = String> {
     prop::collection::vec(piece, 0..12).prop_map(|v| v.join(","))
 }
 
+/// Cases per property: sized for a unit suite that runs on every
+/// `cargo test` (the cheap properties take 128, `mutated_scenarios`, which
+/// parses the whole built-in scenario twice a case, 32). `PROPTEST_CASES=N`
+/// runs N of each instead, for a longer search.
+fn cases(unit_suite: u32) -> u32 {
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(unit_suite)
+}
+
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: cases(128), ..ProptestConfig::default() })]
 
     /// A field list resolves to one field per token, or names the first
     /// token that is not a field.
@@ -157,6 +168,10 @@ proptest! {
     fn scenario_text(s in any::<String>()) {
         let _ = nvml_sim::scenario::Scenario::parse(&s, "prop");
     }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases(32), ..ProptestConfig::default() })]
 
     #[test]
     fn mutated_scenarios(cut in any::<prop::sample::Index>(), edits in prop::collection::vec((any::<prop::sample::Index>(), prop::sample::select(vec!["", "\"", "[", "]", "=", "-1", "99999999999999999999999", "\n", "[[device]]\n", "x", "1.5", "{", "}", ","])), 0..6)) {
@@ -176,6 +191,10 @@ proptest! {
         let _ = nvml_sim::scenario::Scenario::parse(&text, "prop");
         let _ = nvml_sim::scenario::Scenario::parse(&text[..end], "prop");
     }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases(128), ..ProptestConfig::default() })]
 
     /// The whole command line: any argv parses to arguments, help text or
     /// a clean error with a documented exit code.

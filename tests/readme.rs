@@ -16,9 +16,13 @@
 //!   `cargo build --release` commands would have made, and a `train.py` that
 //!   stands in for a user's training job (it sleeps half a second).
 //!
-//! The commands run in README order, sharing the working directory and
-//! `HOME`, so a file one command writes (a scenario, an installed library) is
-//! there for the next. A command is one line, or several when bash needs them
+//! The commands of one section (a page's `## ` heading, or the part of a
+//! page above its first one) run in page order, sharing the working
+//! directory and `HOME`, so a file one command writes (a scenario, an
+//! installed library) is there for the next. Each section has a world of its
+//! own, and the sections run at the same time: most commands are loops that
+//! sleep between samples, and a section that needs another's files should
+//! make them itself, as a reader who jumps to it would. A command is one line, or several when bash needs them
 //! (a trailing `\`, `|` or `&&`, an open `while`/`{`, a here-document). A line
 //! that sends a job to the background (`... &`) runs together with the rest of
 //! its block, which uses `$!`.
@@ -35,6 +39,7 @@ use std::os::unix::fs::symlink;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 /// The command of "Try it (no GPU needed)"; CI and other tooling look for it.
@@ -305,6 +310,49 @@ fn readme_commands() -> Vec<(usize, String)> {
         .collect()
 }
 
+/// The section that installs nvq, its completions and the simulator into
+/// `HOME`: it runs first, alone, and the other sections use what it installed.
+const SETUP: &str = "## Install";
+
+/// The sections of [`all_pages`]: each page's start and each `## ` heading
+/// outside a fenced block, as (first line, heading; "" at a page's start).
+fn section_starts() -> Vec<(usize, String)> {
+    let mut starts = Vec::new();
+    let mut first = 1;
+    for p in PAGES {
+        let text = std::fs::read_to_string(root().join(p)).unwrap();
+        starts.push((first, String::new()));
+        let mut in_block = false;
+        for (i, line) in text.lines().enumerate() {
+            if line.starts_with("```") {
+                in_block = !in_block;
+            } else if !in_block && line.starts_with("## ") {
+                starts.push((first + i, line.to_string()));
+            }
+        }
+        first += text.lines().count();
+    }
+    starts
+}
+
+/// The commands of [`readme_commands`] grouped by section, in order, each
+/// group with its section's heading.
+fn sections(cmds: Vec<(usize, String)>) -> Vec<(String, Commands)> {
+    let starts = section_starts();
+    let mut out: Vec<(usize, String, Commands)> = Vec::new();
+    for (line, cmd) in cmds {
+        let at = starts.iter().rposition(|(s, _)| *s <= line).unwrap();
+        match out.last_mut() {
+            Some((last, _, group)) if *last == at => group.push((line, cmd)),
+            _ => out.push((at, starts[at].1.clone(), vec![(line, cmd)])),
+        }
+    }
+    out.into_iter().map(|(_, h, group)| (h, group)).collect()
+}
+
+/// Commands with their lines (of [`all_pages`]).
+type Commands = Vec<(usize, String)>;
+
 /// The temporary world the commands run in.
 struct World {
     _tmp: tempfile::TempDir,
@@ -317,7 +365,8 @@ struct World {
 }
 
 impl World {
-    fn new() -> World {
+    /// A world whose `HOME` is `home` (shared by every section).
+    fn new(home: &Path) -> World {
         let tmp = tempfile::tempdir().unwrap();
         let nvq = common::nvq_bin();
         let sim = common::sim_lib();
@@ -346,9 +395,6 @@ impl World {
         path.extend(std::env::split_paths(&old_path));
         let path = std::env::join_paths(path).unwrap().into_string().unwrap();
 
-        let home = tmp.path().join("home");
-        std::fs::create_dir(&home).unwrap();
-
         let work = tmp.path().join("work");
         std::fs::create_dir(&work).unwrap();
         for entry in std::fs::read_dir(root()).unwrap() {
@@ -370,7 +416,7 @@ impl World {
             err: tmp.path().join("stderr"),
             _tmp: tmp,
             work,
-            home,
+            home: home.to_path_buf(),
             path,
             sim,
         }
@@ -395,14 +441,22 @@ impl World {
         c
     }
 
-    /// Does `check` succeed here?
+    /// Does `check` succeed here? (Asked once per check: every world has
+    /// the same tools.)
     fn has(&self, check: &str) -> bool {
-        self.bash(check)
+        static KNOWN: Mutex<Vec<(String, bool)>> = Mutex::new(Vec::new());
+        if let Some((_, yes)) = KNOWN.lock().unwrap().iter().find(|(c, _)| c == check) {
+            return *yes;
+        }
+        let yes = self
+            .bash(check)
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .status()
             .unwrap()
-            .success()
+            .success();
+        KNOWN.lock().unwrap().push((check.to_string(), yes));
+        yes
     }
 
     /// Run one command; `Err` says how it failed.
@@ -453,14 +507,64 @@ impl World {
     }
 }
 
-/// The real file behind `python3` on the current PATH.
-fn python_executable() -> Option<PathBuf> {
-    let out = Command::new("python3")
-        .args(["-c", "import sys; print(sys.executable)"])
-        .output()
-        .ok()?;
-    let p = PathBuf::from(String::from_utf8(out.stdout).ok()?.trim());
-    (out.status.success() && p.is_file()).then_some(p)
+/// The real file behind `python3` on the current PATH (asked once: through
+/// pyenv's shim, python3 takes a good part of a second to start).
+fn python_executable() -> Option<&'static PathBuf> {
+    static EXE: OnceLock<Option<PathBuf>> = OnceLock::new();
+    EXE.get_or_init(|| {
+        let out = Command::new("python3")
+            .args(["-c", "import sys; print(sys.executable)"])
+            .output()
+            .ok()?;
+        let p = PathBuf::from(String::from_utf8(out.stdout).ok()?.trim());
+        (out.status.success() && p.is_file()).then_some(p)
+    })
+    .as_ref()
+}
+
+/// What the commands of one section did.
+struct Section {
+    ran: usize,
+    skipped: usize,
+    failures: Vec<String>,
+}
+
+/// Run the commands of one section, in order, in a world of their own
+/// with `HOME` at `home`.
+fn run_section(cmds: &[(usize, String)], home: &Path) -> Section {
+    let world = World::new(home);
+    let mut done = Section {
+        ran: 0,
+        skipped: 0,
+        failures: Vec::new(),
+    };
+    for (line, cmd) in cmds {
+        if let Some((_, why)) = SKIP.iter().find(|(c, _)| c == cmd) {
+            eprintln!("{}: skipped ({why}): {cmd}", place(*line));
+            done.skipped += 1;
+            continue;
+        }
+        let missing: Vec<&str> = NEEDS
+            .iter()
+            .filter(|(needle, check, _)| cmd.contains(needle) && !world.has(check))
+            .map(|(_, _, what)| *what)
+            .collect();
+        if !missing.is_empty() {
+            eprintln!(
+                "{}: note: skipped, needs {}: {cmd}",
+                place(*line),
+                missing.join(", ")
+            );
+            done.skipped += 1;
+            continue;
+        }
+        done.ran += 1;
+        if let Err(why) = world.run(cmd) {
+            done.failures
+                .push(format!("{}: {cmd}\n{why}", place(*line)));
+        }
+    }
+    done
 }
 
 #[test]
@@ -479,34 +583,30 @@ fn every_readme_command_runs() {
         stale.join("\n")
     );
 
-    let world = World::new();
-    let mut failures = Vec::new();
-    let (mut ran, mut skipped) = (0, 0);
-    for (line, cmd) in &cmds {
-        if let Some((_, why)) = SKIP.iter().find(|(c, _)| c == cmd) {
-            eprintln!("{}: skipped ({why}): {cmd}", place(*line));
-            skipped += 1;
-            continue;
-        }
-        let missing: Vec<&str> = NEEDS
+    // The section that installs into HOME first, alone; then the others,
+    // which may use what it installed, all at once.
+    let home = tempfile::tempdir().unwrap();
+    let home = home.path();
+    let (setup, rest): (Vec<_>, Vec<_>) = sections(cmds).into_iter().partition(|(h, _)| h == SETUP);
+    assert_eq!(
+        setup.len(),
+        1,
+        "README.md has no section {SETUP:?} with commands"
+    );
+    let mut results = vec![run_section(&setup[0].1, home)];
+    results.extend(std::thread::scope(|scope| {
+        let running: Vec<_> = rest
             .iter()
-            .filter(|(needle, check, _)| cmd.contains(needle) && !world.has(check))
-            .map(|(_, _, what)| *what)
+            .map(|(_, cmds)| scope.spawn(move || run_section(cmds, home)))
             .collect();
-        if !missing.is_empty() {
-            eprintln!(
-                "{}: note: skipped, needs {}: {cmd}",
-                place(*line),
-                missing.join(", ")
-            );
-            skipped += 1;
-            continue;
-        }
-        ran += 1;
-        if let Err(why) = world.run(cmd) {
-            failures.push(format!("{}: {cmd}\n{why}", place(*line)));
-        }
-    }
+        running
+            .into_iter()
+            .map(|t| t.join().unwrap())
+            .collect::<Vec<_>>()
+    }));
+    let ran: usize = results.iter().map(|r| r.ran).sum();
+    let skipped: usize = results.iter().map(|r| r.skipped).sum();
+    let failures: Vec<String> = results.into_iter().flat_map(|r| r.failures).collect();
     eprintln!("README commands: {ran} run, {skipped} skipped");
     assert!(
         failures.is_empty(),

@@ -5,7 +5,7 @@
 //! it.
 //!
 //! A sub-command says which of the shared options it takes, and gives its
-//! own spellings of them, in [`own`] (one arm per sub-command). Run as
+//! own spellings of them, in `own` (one arm per sub-command). Run as
 //! `nvq`, a shared option given before the sub-command's name applies to it
 //! when the sub-command takes it (`nvq -i 0,1 dmon`), and is refused with a
 //! message naming it when it does not (`nvq -l 1 topo -m`). Run as
@@ -94,11 +94,11 @@ impl<'a> Common<'a> {
         Ok(Common {
             personality,
             lib: args.lib_source(),
-            id: args.id.as_deref(),
+            id: args.gpus.id.as_deref(),
             format: args.format.as_deref(),
-            filename: args.filename.as_deref(),
-            interval: loop_interval(args.loop_sec.as_deref(), args.loop_ms.as_deref())?,
-            count: args.count.as_deref().map(cli::parse_count).transpose()?,
+            filename: args.out.filename.as_deref(),
+            interval: args.repeat.interval()?,
+            count: args.repeat.count()?,
             script: args.script.flags(),
             timeout: args.script.timeout.as_deref(),
         })
@@ -225,17 +225,6 @@ fn pick<T>(before: bool, top: Option<T>, own: Option<T>) -> Option<T> {
     }
 }
 
-/// `-l[SEC]` / `-lms MS`: the loop interval, if any (both at once is an
-/// invalid combination).
-pub fn loop_interval(sec: Option<&str>, ms: Option<&str>) -> Result<Option<Duration>, NvqError> {
-    match (sec, ms) {
-        (Some(_), Some(_)) => Err(NvqError::InvalidCombination),
-        (Some(s), None) => cli::parse_loop_sec(s).map(Some),
-        (None, Some(ms)) => cli::parse_loop_ms(ms).map(Some),
-        (None, None) => Ok(None),
-    }
-}
-
 /// A top-level option given before a sub-command's name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Given {
@@ -249,14 +238,11 @@ enum Given {
 /// NVML options, which go anywhere, are not counted).
 fn before_command(args: &Args) -> Vec<Given> {
     let shared = [
-        (args.id.is_some(), Shared::Id),
+        (args.gpus.id.is_some(), Shared::Id),
         (args.format.is_some(), Shared::Format),
-        (args.filename.is_some(), Shared::Filename),
-        (
-            args.loop_sec.is_some() || args.loop_ms.is_some(),
-            Shared::Interval,
-        ),
-        (args.count.is_some(), Shared::Count),
+        (args.out.filename.is_some(), Shared::Filename),
+        (args.repeat.loops(), Shared::Interval),
+        (args.repeat.count.is_some(), Shared::Count),
         (args.script.flags().any(), Shared::Script),
     ];
     let query = args.queries.first().map(|(m, _)| m.option());
@@ -328,28 +314,28 @@ fn own(command: &Command) -> Result<Own<'_>, NvqError> {
         },
         Command::Nvlink(n) => Own {
             takes: &[Id, Filename],
-            id: n.id.as_deref(),
+            id: n.gpus.id.as_deref(),
             ..Own::default()
         },
         Command::Mig(m) => Own {
             takes: &[Id, Format, Filename],
-            id: m.id.as_deref(),
+            id: m.gpus.id.as_deref(),
             format: m.format.as_deref(),
             ..Own::default()
         },
         Command::Vgpu(v) => Own {
             takes: &[Id, Filename],
-            id: v.id.as_deref(),
+            id: v.gpus.id.as_deref(),
             ..Own::default()
         },
         Command::Serve(s) => Own {
             takes: &[Id],
-            id: s.id.as_deref(),
+            id: s.gpus.id.as_deref(),
             ..Own::default()
         },
         Command::Top(t) => Own {
             takes: &[Id, Interval],
-            id: t.id.as_deref(),
+            id: t.gpus.id.as_deref(),
             interval: top_interval(t)?,
             ..Own::default()
         },
@@ -359,8 +345,8 @@ fn own(command: &Command) -> Result<Own<'_>, NvqError> {
         Command::Wait(w) => short_own(&w.short)?,
         Command::Stat(s) => Own {
             takes: &[Id, Filename],
-            id: s.id.as_deref(),
-            filename: s.filename.as_deref(),
+            id: s.gpus.id.as_deref(),
+            filename: s.out.filename.as_deref(),
             ..Own::default()
         },
     })
@@ -394,7 +380,7 @@ fn monitor_own<'a>(
             }
         }
     };
-    let looped = loop_interval(o.loop_sec.as_deref(), o.loop_ms.as_deref())?;
+    let looped = cli::loop_interval(o.loop_sec.as_deref(), o.loop_ms.as_deref())?;
     if delay.is_some() && looped.is_some() {
         return Err(NvqError::Usage(format!(
             "{cmd}: -d and -l/-lms both set the interval; give one."
@@ -458,11 +444,11 @@ fn short_own(s: &ShortArgs) -> Result<Own<'_>, NvqError> {
     use Shared::*;
     Ok(Own {
         takes: &[Id, Format, Filename, Interval, Count, Script],
-        id: s.id.as_deref(),
+        id: s.gpus.id.as_deref(),
         format: s.format.as_deref(),
-        filename: s.filename.as_deref(),
-        interval: loop_interval(s.loop_sec.as_deref(), s.loop_ms.as_deref())?,
-        count: s.count.as_deref().map(cli::parse_count).transpose()?,
+        filename: s.out.filename.as_deref(),
+        interval: s.repeat.interval()?,
+        count: s.repeat.count()?,
         script: Some(&s.script),
     })
 }

@@ -30,8 +30,8 @@ pub fn run(common: &Common<'_>, v: &VgpuArgs) -> Result<(), NvqError> {
         Some(_) => render::vgpu::types(&gpus),
         None if !render::vgpu::any_host(&gpus) => render::vgpu::NO_VGPU_HOST.to_string(),
         None => {
-            let procs = HostProc::detect().map_or_else(Vec::new, |h| source::vgpu_vm::scan(&h));
-            let active = source::vgpu::active(&session, &selected, &procs);
+            let host = HostProc::detect();
+            let active = source::vgpu::active(&session, &selected, host.as_ref());
             if v.query {
                 render::vgpu::query(&active)
             } else {

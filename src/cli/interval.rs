@@ -50,6 +50,17 @@ pub fn parse_loop_ms(v: &str) -> Result<Duration, NvqError> {
     bounded("-lms/--loop-ms", Duration::from_millis(n), v)
 }
 
+/// `-l[SEC]` / `-lms MS`: the loop interval, if any (both at once is an
+/// invalid combination).
+pub fn loop_interval(sec: Option<&str>, ms: Option<&str>) -> Result<Option<Duration>, NvqError> {
+    match (sec, ms) {
+        (Some(_), Some(_)) => Err(NvqError::InvalidCombination),
+        (Some(s), None) => parse_loop_sec(s).map(Some),
+        (None, Some(ms)) => parse_loop_ms(ms).map(Some),
+        (None, None) => Ok(None),
+    }
+}
+
 /// `--count N`.
 pub fn parse_count(v: &str) -> Result<u64, NvqError> {
     parse_positive("--count", v, "samples")

@@ -10,6 +10,7 @@ pub mod nvlink;
 pub mod plot;
 pub mod pmon;
 pub mod serve;
+pub mod shared;
 pub mod short;
 pub mod top;
 pub mod topo;
@@ -19,7 +20,7 @@ pub mod vgpu;
 pub use command::Command;
 pub use monitor::MonitorArgs;
 
-pub use interval::{parse_count, parse_loop_ms, parse_loop_sec};
+pub use interval::{loop_interval, parse_count, parse_loop_ms, parse_loop_sec};
 pub use serve::ServeArgs;
 
 use crate::error::NvqError;
@@ -41,7 +42,7 @@ No GPU? --simulate loads nvq's NVML simulator; NVML_SIM_SCENARIO=FILE.toml picks
 )]
 pub struct Args {
     /// The `--query-*` options given, with their field lists (arguments
-    /// generated from [`QueryMode::ALL`]; see [`command`]).
+    /// generated from [`QueryMode::ALL`]; see [`command()`]).
     #[arg(skip)]
     pub queries: Vec<(QueryMode, String)>,
     /// The `--help-query-*` option given, if any.
@@ -50,47 +51,18 @@ pub struct Args {
 
     /// Output format: csv[,noheader][,nounits] (mandatory with a query); nvq also
     /// offers json, ndjson, table[,noheader][,nounits] and prometheus.
+    // (This comment is the --help text: its brackets are not doc links.)
+    #[allow(rustdoc::broken_intra_doc_links)]
     #[arg(long, value_name = "FORMAT", help_heading = "Selective query")]
     pub format: Option<String>,
-    /// Target GPUs: index, UUID, PCI bus id or board serial; comma list allowed.
-    #[arg(
-        short = 'i',
-        long = "id",
-        value_name = "ID",
-        help_heading = "Selective query"
-    )]
-    pub id: Option<String>,
-    /// Write the output to FILE instead of stdout (the file is truncated first).
-    #[arg(
-        short = 'f',
-        long = "filename",
-        value_name = "FILE",
-        help_heading = "Selective query"
-    )]
-    pub filename: Option<PathBuf>,
-    /// Repeat every SEC seconds (default 5) until Ctrl+C.
-    #[arg(
-        short = 'l',
-        long = "loop",
-        value_name = "SEC",
-        num_args = 0..=1,
-        default_missing_value = "5",
-        require_equals = false,
-        allow_negative_numbers = true,
-        help_heading = "Selective query"
-    )]
-    pub loop_sec: Option<String>,
-    /// Repeat every MS milliseconds until Ctrl+C (also spelled -lms).
-    #[arg(
-        long = "loop-ms",
-        value_name = "MS",
-        allow_negative_numbers = true,
-        help_heading = "Selective query"
-    )]
-    pub loop_ms: Option<String>,
-    /// nvq: stop a loop after N samples.
-    #[arg(long, value_name = "N", help_heading = "Loops (nvq)")]
-    pub count: Option<String>,
+    /// `-i`, `-f`, `-l`, `-lms`, `--count` (clap keeps the heading for the
+    /// three; `--count` has its own).
+    #[command(flatten, next_help_heading = "Selective query")]
+    pub gpus: shared::Gpus,
+    #[command(flatten)]
+    pub out: shared::OutFile,
+    #[command(flatten)]
+    pub repeat: shared::Repeat,
 
     /// `--where`, `--assert`, `--until`, `--until-all`, `--timeout`, `--summary`.
     #[command(flatten)]
@@ -643,14 +615,14 @@ mod tests {
     fn nvidia_smi_spellings() {
         let a = run(&["--query-gpu=index,name", "--format=csv", "-lms", "100"]);
         assert_eq!(a.queries, [(QueryMode::GPU, "index,name".to_string())]);
-        assert_eq!(a.loop_ms.as_deref(), Some("100"));
+        assert_eq!(a.repeat.loop_ms.as_deref(), Some("100"));
         let a = run(&["--query-gpu", "index", "--format", "csv", "-l"]);
-        assert_eq!(a.loop_sec.as_deref(), Some("5"));
+        assert_eq!(a.repeat.loop_sec.as_deref(), Some("5"));
         let a = run(&["-l", "2", "--query-gpu=index", "--format=csv"]);
-        assert_eq!(a.loop_sec.as_deref(), Some("2"));
+        assert_eq!(a.repeat.loop_sec.as_deref(), Some("2"));
         let a = run(&["--loop=3", "-i", "0,1"]);
-        assert_eq!(a.loop_sec.as_deref(), Some("3"));
-        assert_eq!(a.id.as_deref(), Some("0,1"));
+        assert_eq!(a.repeat.loop_sec.as_deref(), Some("3"));
+        assert_eq!(a.gpus.id.as_deref(), Some("0,1"));
     }
 
     #[test]

@@ -41,6 +41,8 @@ pub struct MonitorArgs {
     pub options: Option<String>,
     /// Output format: nvidia-smi's columns by default; csv, json, ndjson, table or prometheus
     /// (as nvidia-smi, dmon's csv[,nounit][,noheader] is nvidia-smi's own CSV).
+    // (This comment is the --help text: its brackets are not doc links.)
+    #[allow(rustdoc::broken_intra_doc_links)]
     #[arg(long, value_name = "FORMAT")]
     pub format: Option<String>,
     /// Write to FILE instead of stdout.

@@ -5,6 +5,8 @@
 #[command(arg_required_else_help = true)]
 pub struct NvlinkArgs {
     /// Print each link's speed, or <inactive>.
+    // (This comment is the --help text: `<inactive>` is nvidia-smi's word, not HTML.)
+    #[allow(rustdoc::invalid_html_tags)]
     #[arg(short = 's', long = "status")]
     pub status: bool,
     /// Print what each link supports (P2P, system memory, atomics, SLI).
@@ -35,9 +37,8 @@ pub struct NvlinkArgs {
     /// Show only this link (a number from 0).
     #[arg(short = 'l', long = "link", value_name = "LINK")]
     pub link: Option<String>,
-    /// GPUs to show (index, UUID, PCI bus id or serial; comma list allowed).
-    #[arg(short = 'i', long = "id", value_name = "ID")]
-    pub id: Option<String>,
+    #[command(flatten)]
+    pub gpus: super::shared::ShownGpus,
 }
 
 /// `nvlink` options of nvidia-smi that read state but that nvq does not

@@ -67,9 +67,9 @@ pub struct ServeArgs {
     /// Fields to collect (see --help-query-gpu); by default every field the profile uses.
     #[arg(long = "query-gpu", value_name = "FIELDS")]
     pub query_gpu: Option<String>,
-    /// Serve only these GPUs: index, UUID, PCI bus id or board serial; comma list allowed.
-    #[arg(short = 'i', long = "id", value_name = "ID")]
-    pub id: Option<String>,
+    /// `-i`: serve only these GPUs.
+    #[command(flatten)]
+    pub gpus: super::shared::Gpus,
     /// Close a connection whose answer has waited DURATION for its client to read it.
     #[arg(
         long = "web.write-timeout",

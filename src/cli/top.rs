@@ -10,9 +10,8 @@ Enter its processes only, +/- or F2 refresh interval, p pause, z/Z zoom the curv
 nvq top only reads: it never changes GPU state or signals processes."
 )]
 pub struct TopArgs {
-    /// GPUs to show: index, UUID or PCI bus id; comma list allowed.
-    #[arg(short = 'i', long = "id", value_name = "ID")]
-    pub id: Option<String>,
+    #[command(flatten)]
+    pub gpus: super::shared::Gpus,
     /// Seconds between samples, 0.1 to 10 (default 1; 500ms is also accepted).
     #[arg(short = 'd', long = "interval", value_name = "SEC")]
     pub interval: Option<String>,

@@ -3,7 +3,7 @@
 //! statistics of `--summary`.
 //!
 //! An expression is compiled once, before NVML is touched: lexed
-//! ([`lexer`]), parsed ([`parser`]), then checked ([`check`]): field names
+//! (`lexer`), parsed (`parser`), then checked (`check`): field names
 //! are resolved, units converted, kinds matched. The result, an [`Expr`],
 //! evaluates against a row's cells in three-valued logic ([`Tri`]).
 //! The grammar and the rules are in `docs/scripting.md`.

@@ -7,7 +7,7 @@
 //! connection), an answer must be read within the write timeout, a
 //! connection is answered one request at a time with capped kernel buffers,
 //! at most `max_connections` are open at once (a new one takes the place of
-//! the longest-stalled one, see [`conn`], else it is closed), and only GET
+//! the longest-stalled one, see `conn`, else it is closed), and only GET
 //! and HEAD are served (405 otherwise). A request body is never read.
 //! SIGTERM or SIGINT stops accepting, lets the scrapes in progress answer
 //! (within [`collect::STOP_GRACE`]), waits for open connections at most

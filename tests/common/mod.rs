@@ -27,10 +27,15 @@ pub fn sim_lib() -> PathBuf {
     let exe = std::env::current_exe().expect("test executable path");
     let deps = exe.parent().expect("deps dir").to_path_buf();
     let profile = deps.parent().expect("profile dir").to_path_buf();
-    for p in [profile.join("libnvml_sim.so"), deps.join("libnvml_sim.so")] {
-        if p.is_file() {
-            return p;
-        }
+    // `cargo build` copies the library up to target/debug/; `cargo test`
+    // alone rebuilds only the one in deps/, so the newer of the two is the
+    // current one (a stale copy above would run yesterday's simulator).
+    let newest = [profile.join("libnvml_sim.so"), deps.join("libnvml_sim.so")]
+        .into_iter()
+        .filter_map(|p| Some((std::fs::metadata(&p).ok()?.modified().ok()?, p)))
+        .max_by_key(|(t, _)| *t);
+    if let Some((_, p)) = newest {
+        return p;
     }
     panic!(
         "libnvml_sim.so not found in {} or {}: run `cargo build -p nvml-sim` first",
@@ -50,6 +55,13 @@ pub fn scenario(name: &str) -> PathBuf {
 /// with real nvidia-smi output then skip, each with a note on stderr.
 /// Without it a missing `../shared` fails them.
 pub const SKIP_SHARED: &str = "NVQ_SKIP_SHARED";
+
+/// `-lms` of a loop whose test checks the values of each sample, not the
+/// timing. A loop's deadline is nine tenths of its interval, at least 50 ms:
+/// with `-lms 10`, a machine busy with the whole suite at once (many test
+/// threads, two cores) sometimes misses it, and the sample rightly shows
+/// `[Timeout]`. At 200 ms (a 180 ms deadline) the values are what is tested.
+pub const VALUE_LMS: &str = "200";
 
 /// Does [`SKIP_SHARED`] say to skip what needs `../shared`?
 pub fn skipping_shared() -> bool {

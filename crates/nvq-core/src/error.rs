@@ -156,7 +156,7 @@ pub enum NvqError {
 
     /// `detail` names the path and the loader's reason; nvq (not the
     /// nvidia-smi personality) prints it as one more stderr line, see
-    /// [`NvqError::nvq_note`].
+    /// [`NvqError::nvq_text`].
     #[error("NVIDIA-SMI couldn't find libnvidia-ml.so library in your system. Please make sure that the NVIDIA Display Driver is properly installed and present in your system.\nPlease also try adding directory that contains libnvidia-ml.so to your system PATH.\n")]
     LibraryNotFound {
         /// The library tried and why the loader refused it.

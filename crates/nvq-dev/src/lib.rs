@@ -1,6 +1,6 @@
 //! nvq-dev: nvq's development tools, kept out of the shipped binary (as uv's
 //! `uv-dev`). Shell completions and the man page, generated from the clap definition
-//! ([`nvq::cli::command`]), the field registry ([`QueryMode::fields`]) and the exit codes
+//! ([`nvq::cli::command()`]), the field registry ([`QueryMode::fields`]) and the exit codes
 //! ([`ExitCode::ALL`]).
 //!
 //! The files are committed under `completions/` and `man/`;

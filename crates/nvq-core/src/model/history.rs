@@ -23,7 +23,7 @@ pub enum SeriesKey {
         gpu_uuid: String,
         /// The process's PID.
         pid: u32,
-        /// The process's start time (field 22 of /proc/<pid>/stat, clock ticks since boot; 0 when unknown),
+        /// The process's start time (field 22 of `/proc/<pid>/stat`, clock ticks since boot; 0 when unknown),
         /// so a reused PID is a new process.
         start: u64,
     },

@@ -3,7 +3,7 @@
 //! Each table has a 16-character name column, as drivers before R575 print
 //! it; later drivers widen the name column (and the box) by two characters:
 //! rows are formatted with the wider column, headings and rules widened by
-//! [`widen`], which inserts fill where the name column ends.
+//! `widen`, which inserts fill where the name column ends.
 
 use super::printable;
 use crate::model::mig::{Gpu, GpuMig, Instance, Profile};

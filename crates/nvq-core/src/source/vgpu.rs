@@ -8,7 +8,8 @@
 //! types, supported (`nvmlDeviceGetSupportedVgpus`) or creatable now
 //! (`nvmlDeviceGetCreatableVgpus`), each by `nvmlVgpuTypeGetName`.
 
-use super::vgpu_vm::VmProcess;
+use super::procinfo::HostProc;
+use super::vgpu_vm::{self, Wanted};
 use crate::model::vgpu::{Active, Gpu, Host, HostGpu, Instance, License};
 use crate::model::NvmlCode;
 use crate::nvml::raw::{self, Dev};
@@ -75,10 +76,10 @@ fn gpu(d: &Device<'_>, types: Option<Types>) -> Gpu {
 }
 
 /// The running vGPUs of the selected GPUs that are vGPU hosts (others are
-/// left out), for `vgpu` and `vgpu -q`; `procs` are the host's VM
-/// processes ([`super::vgpu_vm::scan`]).
-pub fn active(session: &Session, devices: &[u32], procs: &[VmProcess]) -> Active {
-    let gpus = devices
+/// left out), for `vgpu` and `vgpu -q`; their VMs are looked for among the
+/// processes of `host` ([`vgpu_vm::scan`]), once for all of them.
+pub fn active(session: &Session, devices: &[u32], host: Option<&HostProc>) -> Active {
+    let mut gpus: Vec<HostGpu> = devices
         .iter()
         .filter_map(|&index| {
             let d = session.device(index).ok()?;
@@ -86,9 +87,12 @@ pub fn active(session: &Session, devices: &[u32], procs: &[VmProcess]) -> Active
                 d.virtualization_mode(),
                 Ok(GpuVirtualizationMode::HostVgpu | GpuVirtualizationMode::HostVsga)
             );
-            host.then(|| host_gpu(session, index, &d, procs))
+            host.then(|| host_gpu(session, index, &d))
         })
         .collect();
+    if let Some(host) = host {
+        name_vms(&mut gpus, host);
+    }
     Active {
         driver: session.driver_version().map(str::to_string),
         driver_major: session.driver_major(),
@@ -96,7 +100,30 @@ pub fn active(session: &Session, devices: &[u32], procs: &[VmProcess]) -> Active
     }
 }
 
-fn host_gpu(session: &Session, index: u32, d: &Device<'_>, procs: &[VmProcess]) -> HostGpu {
+/// Fill in each vGPU's VM name (and its process's `-uuid`) from `host`.
+fn name_vms(gpus: &mut [HostGpu], host: &HostProc) {
+    let vgpus = || gpus.iter().flat_map(|g| g.vgpus.iter().flatten());
+    let wanted: Vec<Wanted> = vgpus()
+        .map(|v| Wanted {
+            vm_id: v
+                .vm_id
+                .as_ref()
+                .ok()
+                .filter(|(_, u)| *u)
+                .map(|(s, _)| s.clone()),
+            mdev: v.mdev_uuid.as_ref().ok().cloned(),
+        })
+        .collect();
+    let mut found = vgpu_vm::scan(host, &wanted).into_iter();
+    for v in gpus.iter_mut().flat_map(|g| g.vgpus.iter_mut().flatten()) {
+        if let Some(vm) = found.next().flatten() {
+            v.vm_name = Some(vm.name);
+            v.vm_process_uuid = vm.uuid;
+        }
+    }
+}
+
+fn host_gpu(session: &Session, index: u32, d: &Device<'_>) -> HostGpu {
     // SAFETY: the handle stays valid while the session lives; it is only passed back to NVML.
     let raw_dev = Dev::new(session, Ok(unsafe { d.handle() }));
     let samples = raw::vgpu_utilization(&raw_dev, 0);
@@ -118,7 +145,7 @@ fn host_gpu(session: &Session, index: u32, d: &Device<'_>, procs: &[VmProcess]) 
                     placement_id,
                     accounting_buffer: buffer,
                 };
-                instance(&VgpuInstance::new(id, d), id, extra, procs)
+                instance(&VgpuInstance::new(id, d), id, extra)
             })
             .collect()
     });
@@ -139,7 +166,7 @@ struct Extra {
     accounting_buffer: Result<u32, NvmlCode>,
 }
 
-fn instance(v: &VgpuInstance<'_>, id: u32, extra: Extra, procs: &[VmProcess]) -> Instance {
+fn instance(v: &VgpuInstance<'_>, id: u32, extra: Extra) -> Instance {
     let c = NvmlCode::from;
     let vm_id = v.vm_id().map_err(c).map(|id| match id {
         VmId::Uuid(s) => (s, true),
@@ -147,16 +174,10 @@ fn instance(v: &VgpuInstance<'_>, id: u32, extra: Extra, procs: &[VmProcess]) ->
     });
     let kind = v.instance_type().map_err(c);
     let mdev_uuid = v.mdev_uuid().map_err(c);
-    let uuid_id = vm_id
-        .as_ref()
-        .ok()
-        .filter(|(_, u)| *u)
-        .map(|(s, _)| s.as_str());
-    let vm = super::vgpu_vm::find(procs, uuid_id, mdev_uuid.as_deref().ok());
     Instance {
         id,
-        vm_name: vm.map(|p| p.name.clone()),
-        vm_process_uuid: vm.and_then(|p| p.uuid.clone()),
+        vm_name: None,
+        vm_process_uuid: None,
         vm_id,
         type_id: kind.as_ref().map(|t| t.id()).map_err(|e| *e),
         type_name: kind

@@ -29,7 +29,7 @@ pub const MAX_CMDLINE: u64 = 256 * 1024;
 /// A hypervisor process: its VM's name and UUID, and its arguments.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct VmProcess {
-    /// The VM's name from its `-name` value ([`vm_name`]).
+    /// The VM's name from its `-name` value (`vm_name`).
     pub name: String,
     /// The `-uuid` value, if any.
     pub uuid: Option<String>,
@@ -102,37 +102,59 @@ impl VmProcess {
     }
 }
 
-/// Every process of `host` that names a VM, in start order.
-pub fn scan(host: &HostProc) -> Vec<VmProcess> {
-    let mut found: Vec<VmProcess> = host
-        .pids()
-        .into_iter()
-        .filter_map(|pid| {
-            let mut raw = Vec::new();
-            let f = host.open_file(pid, "cmdline").ok()?;
-            f.take(MAX_CMDLINE + 1).read_to_end(&mut raw).ok()?;
-            if raw.len() as u64 > MAX_CMDLINE {
-                return None;
-            }
-            let mut vm = parse(&raw)?;
-            // Gone by now: not a VM that runs.
-            let stat = host.read(pid, "stat").ok()?;
-            vm.started = stat_identity(&stat).map_or(0, |(_, s)| s);
-            Some(vm)
-        })
-        .collect();
-    found.sort_by_key(|v| v.started);
-    found
+/// The ids a vGPU's VM is found by: NVML's VM id when it is a UUID, and
+/// the vGPU's mdev UUID.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Wanted {
+    /// `nvmlVgpuInstanceGetVmID`, when of UUID type.
+    pub vm_id: Option<String>,
+    /// `nvmlVgpuInstanceGetMdevUUID`.
+    pub mdev: Option<String>,
 }
 
-/// The VM process of a vGPU among `procs` (in start order): the first that
-/// [`VmProcess::runs`] it.
-pub fn find<'p>(
-    procs: &'p [VmProcess],
-    vm_id: Option<&str>,
-    mdev: Option<&str>,
-) -> Option<&'p VmProcess> {
-    procs.iter().find(|p| p.runs(vm_id, mdev))
+/// Offer `vm` for each of `wanted`: it takes a slot of `best` when it runs
+/// that VM and started before the slot's process (or the slot is empty).
+/// Only what is printed is kept, so memory stays bounded by the number of
+/// vGPUs whatever the host's processes are.
+pub fn offer(best: &mut [Option<VmProcess>], wanted: &[Wanted], vm: &VmProcess) {
+    for (slot, w) in best.iter_mut().zip(wanted) {
+        let earlier = slot.as_ref().map_or(true, |b| vm.started < b.started);
+        if earlier && vm.runs(w.vm_id.as_deref(), w.mdev.as_deref()) {
+            *slot = Some(VmProcess {
+                args: Vec::new(),
+                ..vm.clone()
+            });
+        }
+    }
+}
+
+/// The VM process of each of `wanted` among the processes of `host` (in PID
+/// order; of several, the first started).
+pub fn scan(host: &HostProc, wanted: &[Wanted]) -> Vec<Option<VmProcess>> {
+    let mut best = vec![None; wanted.len()];
+    if wanted.iter().all(|w| *w == Wanted::default()) {
+        return best;
+    }
+    for pid in host.pids() {
+        let mut raw = Vec::new();
+        let Ok(f) = host.open_file(pid, "cmdline") else {
+            continue;
+        };
+        if f.take(MAX_CMDLINE + 1).read_to_end(&mut raw).is_err() || raw.len() as u64 > MAX_CMDLINE
+        {
+            continue;
+        }
+        let Some(mut vm) = parse(&raw) else {
+            continue;
+        };
+        // Gone by now: not a VM that runs.
+        let Ok(stat) = host.read(pid, "stat") else {
+            continue;
+        };
+        vm.started = stat_identity(&stat).map_or(0, |(_, s)| s);
+        offer(&mut best, wanted, &vm);
+    }
+    best
 }
 
 #[cfg(test)]
@@ -187,14 +209,26 @@ mod tests {
     }
 
     #[test]
-    fn the_first_started_wins() {
-        let mut a = parse(&cmd(&["q", "-name", "late", "-uuid", "u"])).unwrap();
-        a.started = 9;
-        let mut b = parse(&cmd(&["q", "-name", "early", "-uuid", "u"])).unwrap();
-        b.started = 1;
-        let mut procs = vec![a, b];
-        procs.sort_by_key(|v| v.started);
-        assert_eq!(find(&procs, Some("u"), None).unwrap().name, "early");
-        assert!(find(&procs, Some("x"), None).is_none());
+    fn the_first_started_wins_and_only_what_is_printed_is_kept() {
+        let mut late = parse(&cmd(&["q", "-name", "late", "-uuid", "u"])).unwrap();
+        late.started = 9;
+        let mut early = parse(&cmd(&["q", "-name", "early", "-uuid", "u"])).unwrap();
+        early.started = 1;
+        let wanted = [
+            Wanted {
+                vm_id: Some("u".into()),
+                mdev: None,
+            },
+            Wanted::default(),
+        ];
+        let mut best = vec![None, None];
+        offer(&mut best, &wanted, &late);
+        offer(&mut best, &wanted, &early);
+        let chosen = best[0].as_ref().unwrap();
+        assert_eq!(chosen.name, "early");
+        assert!(chosen.args.is_empty());
+        assert!(best[1].is_none(), "no ids: nothing matches");
+        offer(&mut best, &wanted, &late);
+        assert_eq!(best[0].as_ref().unwrap().name, "early");
     }
 }

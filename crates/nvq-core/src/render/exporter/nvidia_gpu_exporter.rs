@@ -313,7 +313,7 @@ const MIG_GPM: &[(u32, &str, f64, &str)] = &[
     ),
 ];
 
-/// The GPM metric ids of [`MIG_GPM`], in its order.
+/// The GPM metric ids of `MIG_GPM`, in its order.
 pub const MIG_GPM_IDS: &[u32] = &[1, 2, 3, 5, 20, 21];
 
 /// One family from per-GPU-instance samples: (labels, value) each.

@@ -1,6 +1,6 @@
 //! `--query-gpu`: one row per GPU.
 //!
-//! - [`registry`]: the field table (names, units, help, getters);
+//! - `registry`: the field table (names, units, help, getters);
 //! - [`get`]: the getters, turning NVML answers into nvidia-smi's cells
 //!   (from the per-GPU, per-sample cache, [`crate::source::ctx`]);
 //! - [`collect`]: rows out of the table.

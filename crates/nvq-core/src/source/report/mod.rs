@@ -1,5 +1,5 @@
-//! The detail report (`-q`): its declaration ([`decl`]), the getters only it
-//! needs ([`get`]), and the reader that turns the declaration into a
+//! The detail report (`-q`): its declaration (`decl`), the getters only it
+//! needs (`get`), and the reader that turns the declaration into a
 //! [`Report`] for the selected GPUs.
 //!
 //! A line whose value is also a `--query-gpu` field names that field, so the
