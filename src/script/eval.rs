@@ -108,6 +108,10 @@ pub fn cell_number(v: &Value) -> Option<f64> {
         Value::Float { value, decimals } => shown_number(*value, *decimals),
         Value::Text(s) => {
             let s = s.trim();
+            // A number starts with a digit, a sign or a point ("P0", "GPU-…", "inf" read as none).
+            if !s.starts_with(|c: char| c.is_ascii_digit() || matches!(c, '+' | '-' | '.')) {
+                return None;
+            }
             if let Some(h) = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
                 u64::from_str_radix(h, 16).ok().map(|v| v as f64)
             } else {
@@ -357,6 +361,15 @@ mod tests {
         assert_eq!(cell_number(&Value::text("0x1F")), Some(31.0));
         assert_eq!(cell_number(&Value::text("P0")), None);
         assert_eq!(cell_number(&Value::text("inf")), None);
+        for (text, number) in [
+            ("-inf", None),
+            ("NaN", None),
+            ("+5", Some(5.0)),
+            (" .5", Some(0.5)),
+            ("-2e3", Some(-2000.0)),
+        ] {
+            assert_eq!(cell_number(&Value::text(text)), number, "{text}");
+        }
         assert_eq!(cell_number(&Value::NotAvailable), None);
         assert_eq!(cell_text(&Value::Int(3)).as_deref(), Some("3"));
         assert_eq!(cell_text(&Value::NotAvailable), None);
