@@ -314,18 +314,18 @@ fn own(command: &Command) -> Result<Own<'_>, NvqError> {
         },
         Command::Nvlink(n) => Own {
             takes: &[Id, Filename],
-            id: n.id.as_deref(),
+            id: n.gpus.id.as_deref(),
             ..Own::default()
         },
         Command::Mig(m) => Own {
             takes: &[Id, Format, Filename],
-            id: m.id.as_deref(),
+            id: m.gpus.id.as_deref(),
             format: m.format.as_deref(),
             ..Own::default()
         },
         Command::Vgpu(v) => Own {
             takes: &[Id, Filename],
-            id: v.id.as_deref(),
+            id: v.gpus.id.as_deref(),
             ..Own::default()
         },
         Command::Serve(s) => Own {

@@ -23,9 +23,8 @@ pub struct MigArgs {
     /// List where each compute instance profile's instances may sit in each GPU instance (also spelled -lcipp).
     #[arg(long = "list-compute-instance-possible-placements")]
     pub compute_placements: bool,
-    /// GPUs to show (index, UUID, PCI bus id or serial; comma list allowed).
-    #[arg(short = 'i', long = "id", value_name = "ID")]
-    pub id: Option<String>,
+    #[command(flatten)]
+    pub gpus: super::shared::ShownGpus,
     /// Only these GPU instances (comma list of GPU instance ids; also spelled -gi).
     #[arg(long = "gpu-instance-id", value_name = "IDS")]
     pub gpu_instance: Option<String>,

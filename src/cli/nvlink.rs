@@ -37,9 +37,8 @@ pub struct NvlinkArgs {
     /// Show only this link (a number from 0).
     #[arg(short = 'l', long = "link", value_name = "LINK")]
     pub link: Option<String>,
-    /// GPUs to show (index, UUID, PCI bus id or serial; comma list allowed).
-    #[arg(short = 'i', long = "id", value_name = "ID")]
-    pub id: Option<String>,
+    #[command(flatten)]
+    pub gpus: super::shared::ShownGpus,
 }
 
 /// `nvlink` options of nvidia-smi that read state but that nvq does not

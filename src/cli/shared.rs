@@ -1,10 +1,11 @@
 //! The options that modes share (`app::plan::Shared`), declared once with
 //! one help text each: which GPUs (`-i`), the output file (`-f`) and the
 //! loop (`-l`, `-lms`, `--count`). The queries (`cli::Args`) and nvq's own
-//! commands flatten them; a command whose help gives the option in nvidia-smi's
-//! words of that command (`dmon`, `pmon`, `topo`, `nvlink`, `mig`, `vgpu`)
-//! keeps its own declaration. Values stay text here; they are checked in
-//! one place ([`Repeat::interval`], [`Repeat::count`], `nvml::select`).
+//! commands flatten them. nvidia-smi's sub-commands keep the help they had:
+//! its listings (`nvlink`, `mig`, `vgpu`) share [`ShownGpus`], the monitors
+//! declare theirs in `monitor.rs`, and `topo`'s `-i` (one GPU, or a pair)
+//! means something else. Values stay text here; they are checked in one
+//! place ([`Repeat::interval`], [`Repeat::count`], `nvml::select`).
 
 use crate::error::NvqError;
 use std::path::PathBuf;
@@ -14,6 +15,14 @@ use std::time::Duration;
 #[derive(clap::Args, Debug, Clone, Default)]
 pub struct Gpus {
     /// Target GPUs: index, UUID, PCI bus id or board serial; comma list allowed.
+    #[arg(short = 'i', long = "id", value_name = "ID")]
+    pub id: Option<String>,
+}
+
+/// `-i/--id` of nvidia-smi's listings (`nvlink`, `mig`, `vgpu`), in their help's words.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct ShownGpus {
+    /// GPUs to show (index, UUID, PCI bus id or serial; comma list allowed).
     #[arg(short = 'i', long = "id", value_name = "ID")]
     pub id: Option<String>,
 }

@@ -14,9 +14,8 @@ pub struct VgpuArgs {
     /// Detail of each running vGPU: its VM, type, UUIDs, guest driver, licence, memory, utilization, sessions.
     #[arg(short = 'q', long = "query")]
     pub query: bool,
-    /// GPUs to show (index, UUID, PCI bus id or serial; comma list allowed).
-    #[arg(short = 'i', long = "id", value_name = "ID")]
-    pub id: Option<String>,
+    #[command(flatten)]
+    pub gpus: super::shared::ShownGpus,
 }
 
 /// `vgpu` options of nvidia-smi that read state but that nvq does not

@@ -388,3 +388,97 @@ fn filter_sort_and_selection_change_the_table() {
     );
     snapshot("help_80x24", &help);
 }
+
+/// The process table as ratatui's `Table` drew it before it was written
+/// straight into the buffer: the reference for the test below.
+fn table_as_ratatui_draws_it(
+    s: &Screen<'_>,
+    area: ratatui::layout::Rect,
+    buf: &mut ratatui::buffer::Buffer,
+    wide: bool,
+) {
+    use ratatui::style::{Color, Modifier, Style};
+    use ratatui::text::{Line, Span};
+    use ratatui::widgets::{Cell, Row, Table, Widget};
+    let rows = view::shown_processes(s);
+    let cols = view::table_columns(&rows, wide);
+    let header = Row::new(cols.iter().map(|(i, c)| {
+        let st = if *i == s.ui.sort {
+            view::bold().add_modifier(Modifier::REVERSED)
+        } else {
+            view::bold()
+        };
+        let line = Line::from(Span::styled(c.head, st));
+        Cell::from(if c.right { line.right_aligned() } else { line })
+    }));
+    let body = rows.iter().map(|r| {
+        Row::new(cols.iter().map(|(_, c)| {
+            let st = if r.leak.is_some() && (c.name == "trend" || c.name == "gpu_mem") {
+                view::style(s, Color::Red).add_modifier(Modifier::BOLD)
+            } else {
+                Style::default()
+            };
+            let line = Line::from(Span::styled(view::safe(&(c.text)(r)).into_owned(), st));
+            Cell::from(if c.right { line.right_aligned() } else { line })
+        }))
+    });
+    Table::new(body, view::widths(&cols))
+        .header(header)
+        .column_spacing(1)
+        .render(area, buf);
+}
+
+#[test]
+fn the_process_table_is_what_ratatuis_table_draws() {
+    use ratatui::buffer::Buffer;
+    use ratatui::layout::Rect;
+    let mut fixtures = vec![fixture(8), fixture(2)];
+    fixtures[1].leaks.insert(
+        (0, 1000),
+        Leak {
+            rate: 100.0 * 1024.0 * 1024.0,
+            gpu_full_s: Some(720.0),
+        },
+    );
+    let mut hostile = fixture(1);
+    let g = hostile.sample.gpus[0].clone();
+    hostile.sample.procs = vec![
+        proc_on(&g, 7, 9, "evil\x1b[2J\nsecond\u{301} line"),
+        proc_on(&g, 4_000_000_000, 8, &"x".repeat(500)),
+        proc_on(&g, 9, 7, "日本語のコマンド \u{fffd} wide"),
+        proc_on(&g, 10, 6, "\u{202e}rtl \u{200b}"),
+    ];
+    hostile.sample.procs[1].gpu_mem = Some(u64::MAX);
+    hostile.sample.procs[2].user = Some("ユーザー名が長い".into());
+    fixtures.push(hostile);
+    let mut compared = 0;
+    for (n, f) in fixtures.iter().enumerate() {
+        for colour in [false, true] {
+            let mut ui = Ui::new(1000, colour);
+            for sort in 0..3 {
+                let screen = Screen {
+                    sample: &f.sample,
+                    history: &f.history,
+                    leaks: &f.leaks,
+                    gpu_full_s: &f.full,
+                    ui: &ui,
+                    title: "t",
+                };
+                for (w, h) in [(80, 12), (200, 30), (41, 3), (30, 1), (120, 6), (7, 4)] {
+                    let area = Rect::new(2, 1, w, h);
+                    let (mut ours, mut theirs) = (
+                        Buffer::empty(Rect::new(0, 0, w + 4, h + 2)),
+                        Buffer::empty(Rect::new(0, 0, w + 4, h + 2)),
+                    );
+                    view::process_table(&screen, area, &mut ours, w >= 120);
+                    table_as_ratatui_draws_it(&screen, area, &mut theirs, w >= 120);
+                    assert_eq!(ours, theirs, "fixture {n}, sort {sort}, {w}x{h}");
+                    compared += 1;
+                }
+                ui.key(Key::Char('s'), f.sample.gpus.len());
+                let _ = sort;
+            }
+        }
+    }
+    assert_eq!(compared, 3 * 2 * 3 * 6);
+}

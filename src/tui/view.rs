@@ -8,17 +8,17 @@
 //! one, with clocks, fan and PCIe on each GPU's line, bigger curves side by
 //! side and every process column.
 
-use super::columns::{bytes, duration, Leak, ProcRow, COLUMNS, WIDE_FROM};
+use super::columns::{bytes, duration, Leak, ProcColumn, ProcRow, COLUMNS, WIDE_FROM};
 use super::state::Ui;
 use crate::model::history::{History, SeriesKey};
 use crate::model::top::{GpuSnap, Health, ProcSnap, TopSample};
 use crate::model::Token;
 use crate::render::printable;
 use ratatui::buffer::Buffer;
-use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::layout::{Constraint, Flex, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Cell, Clear, Paragraph, Row, Table, Widget};
+use ratatui::widgets::{Block, Clear, Paragraph, Widget};
 use std::borrow::Cow;
 use std::collections::HashMap;
 
@@ -96,7 +96,7 @@ pub fn render(s: &Screen<'_>, area: Rect, buf: &mut Buffer) {
     }
 }
 
-fn style(s: &Screen<'_>, colour: Color) -> Style {
+pub(super) fn style(s: &Screen<'_>, colour: Color) -> Style {
     if s.ui.colour {
         Style::default().fg(colour)
     } else {
@@ -104,7 +104,7 @@ fn style(s: &Screen<'_>, colour: Color) -> Style {
     }
 }
 
-fn bold() -> Style {
+pub(super) fn bold() -> Style {
     Style::default().add_modifier(Modifier::BOLD)
 }
 
@@ -262,14 +262,15 @@ fn mem_line(
         .saturating_sub(label_w + 1 + text.len() as u16 + tail_w)
         .max(4);
     let [l, _, bar, rest] = cut(area, [label_w, 1, bar_w]);
-    buf.set_stringn(l.x, l.y, label, usize::from(l.width), Style::default());
+    put_str(buf, l.x, l.y, label, usize::from(l.width), Style::default());
     let frac = fraction(used, total);
     Bar {
         frac,
         style: style(s, bar_colour(frac.unwrap_or(0.0))),
     }
     .render(bar, buf);
-    let (x, _) = buf.set_stringn(
+    let (x, _) = put_str(
+        buf,
         rest.x,
         rest.y,
         &text,
@@ -311,11 +312,45 @@ fn cut<const N: usize, const M: usize>(area: Rect, widths: [u16; N]) -> [Rect; M
 }
 
 /// One line of text at the top of `area`, cut at its right edge (what a
-/// one-line `Paragraph` draws, without its wrapping machinery).
+/// one-line `Paragraph` draws, without its wrapping machinery; what
+/// `Buffer::set_line` writes).
 fn line_at(buf: &mut Buffer, area: Rect, line: &Line<'_>) {
     if area.height > 0 && area.width > 0 {
-        buf.set_line(area.x, area.y, line, area.width);
+        let (mut x, mut left) = (area.x, area.width);
+        for span in line {
+            if left == 0 {
+                break;
+            }
+            let st = line.style.patch(span.style);
+            let (end, _) = put_str(buf, x, area.y, &span.content, usize::from(left), st);
+            left = left.saturating_sub(end.saturating_sub(x));
+            x = end;
+        }
     }
+}
+
+/// `Buffer::set_stringn`, with a fast path for plain ASCII (printable,
+/// one cell a byte: no grapheme segmentation, no width lookup), which is
+/// almost every string `top` draws: the same cells either way.
+fn put_str(
+    buf: &mut Buffer,
+    x: u16,
+    y: u16,
+    text: &str,
+    max_width: usize,
+    st: Style,
+) -> (u16, u16) {
+    if !text.bytes().all(|b| (0x20..0x7f).contains(&b)) {
+        return buf.set_stringn(x, y, text, max_width, st);
+    }
+    let room = usize::from(buf.area.right().saturating_sub(x));
+    let n = text.len().min(max_width).min(room);
+    for (i, b) in text.bytes().take(n).enumerate() {
+        if let Some(c) = buf.cell_mut((x + i as u16, y)) {
+            c.set_char(char::from(b)).set_style(st);
+        }
+    }
+    (x + n as u16, y)
 }
 
 fn bar_colour(frac: f64) -> Color {
@@ -669,58 +704,117 @@ fn matches_filter(p: &ProcSnap, needle: &str) -> bool {
         || p.kind.to_lowercase() == needle
 }
 
-fn process_table(s: &Screen<'_>, area: Rect, buf: &mut Buffer, wide: bool) {
+pub(super) fn process_table(s: &Screen<'_>, area: Rect, buf: &mut Buffer, wide: bool) {
     let rows = shown_processes(s);
-    // The compact layout gives the leak column room only when a process leaks.
-    let any_leak = rows.iter().any(|r| r.leak.is_some());
-    let cols: Vec<_> = COLUMNS
-        .iter()
-        .enumerate()
-        .filter(|(_, c)| wide || (c.compact && (c.name != "trend" || any_leak)))
-        .collect();
+    let cols = table_columns(&rows, wide);
+    let geometry = column_geometry(&cols, area.width);
+    if area.is_empty() {
+        return;
+    }
+    // The header's line, then a line per process while there is room:
+    // what ratatui's `Table` draws (its column layout, each cell a line
+    // aligned in its column), written straight into the buffer.
     let sort = s.ui.sort;
-    let header = Row::new(cols.iter().map(|(i, c)| {
+    for ((i, c), &(x, w)) in cols.iter().zip(&geometry) {
         let st = if *i == sort {
             bold().add_modifier(Modifier::REVERSED)
         } else {
             bold()
         };
-        let line = Line::from(Span::styled(c.head, st));
-        Cell::from(if c.right { line.right_aligned() } else { line })
-    }));
+        cell_at(
+            buf,
+            Rect::new(area.x + x, area.y, w, 1),
+            c.head,
+            st,
+            c.right,
+        );
+    }
     if rows.is_empty() {
         let why = if s.sample.procs.is_empty() {
             "no processes on these GPUs"
         } else {
             "no process matches (Esc shows all)"
         };
-        let [h, r] = Layout::vertical([Constraint::Length(1), Constraint::Min(0)]).areas(area);
-        Table::new(Vec::<Row<'_>>::new(), widths(&cols))
-            .header(header)
-            .render(h, buf);
+        let r = Rect {
+            y: area.y + 1,
+            height: area.height - 1,
+            ..area
+        };
         Paragraph::new(why).render(r, buf);
         return;
     }
-    let body = rows.iter().map(|r| {
+    let red = style(s, Color::Red).add_modifier(Modifier::BOLD);
+    for (n, r) in rows.iter().take(usize::from(area.height - 1)).enumerate() {
+        let y = area.y + 1 + n as u16;
         let leak = r.leak.is_some();
-        Row::new(cols.iter().map(|(_, c)| {
-            let text = safe(&(c.text)(r)).into_owned();
+        for ((_, c), &(x, w)) in cols.iter().zip(&geometry) {
+            let text = (c.text)(r);
             let st = if leak && (c.name == "trend" || c.name == "gpu_mem") {
-                style(s, Color::Red).add_modifier(Modifier::BOLD)
+                red
             } else {
                 Style::default()
             };
-            let line = Line::from(Span::styled(text, st));
-            Cell::from(if c.right { line.right_aligned() } else { line })
-        }))
-    });
-    Table::new(body, widths(&cols))
-        .header(header)
-        .column_spacing(1)
-        .render(area, buf);
+            cell_at(
+                buf,
+                Rect::new(area.x + x, y, w, 1),
+                &safe(&text),
+                st,
+                c.right,
+            );
+        }
+    }
 }
 
-fn widths(cols: &[(usize, &super::columns::ProcColumn)]) -> Vec<Constraint> {
+/// The columns the table shows: all of them when wide, else the compact
+/// ones (the leak column only while a process leaks).
+pub(super) fn table_columns<'c>(rows: &[ProcRow<'_>], wide: bool) -> Vec<(usize, &'c ProcColumn)> {
+    let any_leak = rows.iter().any(|r| r.leak.is_some());
+    COLUMNS
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| wide || (c.compact && (c.name != "trend" || any_leak)))
+        .collect()
+}
+
+/// Each column's x (from the table's left edge) and width: ratatui's
+/// `Table` layout (its constraints, one space between columns).
+fn column_geometry(cols: &[(usize, &ProcColumn)], width: u16) -> Vec<(u16, u16)> {
+    Layout::horizontal(widths(cols))
+        .flex(Flex::Start)
+        .spacing(1)
+        .split(Rect::new(0, 0, width, 1))
+        .iter()
+        .map(|r| (r.x, r.width))
+        .collect()
+}
+
+/// One table cell: `text` left or right in `area`, as a ratatui `Line` of
+/// one span draws it (a line too wide for a right-aligned cell loses its
+/// start). Plain ASCII, the usual case, is written byte by byte, with no
+/// grapheme segmentation or width lookup.
+fn cell_at(buf: &mut Buffer, area: Rect, text: &str, st: Style, right: bool) {
+    let area = area.intersection(buf.area);
+    if area.is_empty() || text.is_empty() {
+        return;
+    }
+    let ascii = text.bytes().all(|b| (0x20..0x7f).contains(&b));
+    if !ascii || text.len() > usize::from(area.width) {
+        let line = Line::from(Span::styled(text, st));
+        return if right { line.right_aligned() } else { line }.render(area, buf);
+    }
+    let pad = if right {
+        area.width - text.len() as u16
+    } else {
+        0
+    };
+    for (i, b) in text.bytes().enumerate() {
+        if let Some(c) = buf.cell_mut((area.x + pad + i as u16, area.y)) {
+            c.set_char(char::from(b)).set_style(st);
+        }
+    }
+}
+
+pub(super) fn widths(cols: &[(usize, &ProcColumn)]) -> Vec<Constraint> {
     cols.iter()
         .map(|(_, c)| {
             if c.width == 0 {
@@ -776,4 +870,41 @@ fn help(s: &Screen<'_>, area: Rect, buf: &mut Buffer) {
     Paragraph::new(lines)
         .block(Block::bordered().title(" nvq top: keys "))
         .render(r, buf);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_ascii_fast_path_writes_what_ratatui_writes() {
+        let area = Rect::new(0, 0, 12, 1);
+        let texts = [
+            "",
+            "plain text",
+            "exactly12!!!",
+            "longer than twelve",
+            "tab\there",
+            "日本語 wide",
+            "a\u{301}b",
+            "°C",
+        ];
+        for text in texts {
+            for (x, max) in [(0, 12), (3, 12), (0, 4), (11, 5), (12, 3), (0, 0)] {
+                let st = Style::default().fg(Color::Red);
+                let (mut ours, mut theirs) = (Buffer::empty(area), Buffer::empty(area));
+                let a = put_str(&mut ours, x, 0, text, max, st);
+                let b = theirs.set_stringn(x, 0, text, max, st);
+                assert_eq!((a, &ours), (b, &theirs), "{text:?} at {x}, max {max}");
+                let line = Line::from(vec![Span::raw(text), Span::styled(" °C 42", bold())]);
+                let (mut ours, mut theirs) = (Buffer::empty(area), Buffer::empty(area));
+                let w = 12u16.saturating_sub(x).min(max as u16);
+                line_at(&mut ours, Rect::new(x.min(11), 0, w, 1), &line);
+                if w > 0 {
+                    theirs.set_line(x.min(11), 0, &line, w);
+                }
+                assert_eq!(ours, theirs, "{text:?} line at {x}, max {max}");
+            }
+        }
+    }
 }

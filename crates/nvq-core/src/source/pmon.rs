@@ -16,6 +16,7 @@ use crate::model::{NvmlCode, Row, Value};
 use crate::nvml::raw::{self, ProcessList};
 use crate::nvml::Session;
 use std::collections::{BTreeMap, HashMap};
+use std::time::{Duration, Instant};
 
 /// Every pmon metric, in nvidia-smi's order within its group: its column
 /// (header, unit, help, `-s` group) is declared here, its value by
@@ -69,7 +70,14 @@ struct KnownName {
     /// (at most [`HELD_STATS`] per reader): checking the identity again is
     /// one read, not an open, a read and a close, each sample.
     stat: Option<std::fs::File>,
+    /// When `/proc` was last asked about a process it did not show (it is
+    /// asked again after [`ABSENT_RECHECK`], not at every sample).
+    checked: Instant,
 }
+
+/// How often `/proc` is asked again about a listed process it did not
+/// show (one in another PID namespace: each look is a failed open).
+const ABSENT_RECHECK: Duration = Duration::from_secs(1);
 
 /// The most `/proc/PID/stat` files one reader keeps open (beyond it, the
 /// file is opened again for each check).
@@ -155,6 +163,10 @@ impl PmonReader {
         let host = self.host.get_or_insert_with(HostProc::detect).as_ref();
         let mut buf = [0u8; 2048];
         if let Some(known) = self.names.get(&pid) {
+            let absent = known.identity.is_none() && known.stat.is_none();
+            if absent && known.checked.elapsed() < ABSENT_RECHECK {
+                return Ok(known.name.clone());
+            }
             let identity = match &known.stat {
                 Some(f) => read_again(f, &mut buf).and_then(stat_identity),
                 None => host
@@ -162,7 +174,11 @@ impl PmonReader {
                     .and_then(|stat| stat_identity(&stat)),
             };
             if known.identity == identity {
-                return Ok(known.name.clone());
+                let name = known.name.clone();
+                if let Some(k) = self.names.get_mut(&pid) {
+                    k.checked = Instant::now();
+                }
+                return Ok(name);
             }
         }
         let held = self.names.values().filter(|k| k.stat.is_some()).count();
@@ -183,6 +199,7 @@ impl PmonReader {
                 stat: stat.filter(|_| identity.is_some()),
                 identity,
                 name: name.clone(),
+                checked: Instant::now(),
             },
         );
         Ok(name)
