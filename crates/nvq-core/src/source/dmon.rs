@@ -10,7 +10,7 @@ use super::gpu::GpuCtx;
 pub use super::monitor::Metric;
 use super::monitor::{m, Cell, Source, Table};
 use super::Target;
-use crate::model::gpm::id;
+use crate::model::gpm::{about, id};
 use crate::model::{Fact, Fact as F, NvmlCode, Row, Value};
 use crate::nvml::Session;
 use nvml_wrapper::enum_wrappers::device::PerformancePolicy;
@@ -89,20 +89,20 @@ const fn g(
 /// (100 to 165, 170 to 209) are not offered yet.
 #[rustfmt::skip]
 pub const GPM_METRICS: &[GpmMetric] = &[
-    g(id::GRAPHICS_UTIL, "gract", PCT, "Share of time the graphics or compute engine was busy."),
-    g(id::SM_UTIL, "smutil", PCT, "Share of SM cycles with at least one warp resident, over all SMs."),
-    g(id::SM_OCCUPANCY, "smocc", PCT, "Resident warps as a share of the most the SMs can hold."),
+    g(id::GRAPHICS_UTIL, "gract", PCT, about::GRAPHICS_UTIL),
+    g(id::SM_UTIL, "smutil", PCT, about::SM_UTIL),
+    g(id::SM_OCCUPANCY, "smocc", PCT, about::SM_OCCUPANCY),
     g(id::INTEGER_UTIL, "intact", PCT, "Share of cycles the integer pipe was busy."),
-    g(id::ANY_TENSOR_UTIL, "mmaact", PCT, "Share of cycles any tensor core pipe was busy."),
+    g(id::ANY_TENSOR_UTIL, "mmaact", PCT, about::ANY_TENSOR_UTIL),
     g(id::DFMA_TENSOR_UTIL, "dfmaact", PCT, "Share of cycles the FP64 (DFMA) tensor pipe was busy."),
     g(id::HMMA_TENSOR_UTIL, "hmmaact", PCT, "Share of cycles the half-precision (HMMA) tensor pipe was busy."),
     g(id::IMMA_TENSOR_UTIL, "immaact", PCT, "Share of cycles the integer (IMMA) tensor pipe was busy."),
-    g(id::DRAM_BW_UTIL, "dram", PCT, "Share of cycles device memory was sending or receiving data."),
-    g(id::FP64_UTIL, "fp64", PCT, "Share of cycles the FP64 pipe was busy."),
-    g(id::FP32_UTIL, "fp32", PCT, "Share of cycles the FP32 pipe was busy."),
-    g(id::FP16_UTIL, "fp16", PCT, "Share of cycles the FP16 pipe was busy."),
-    g(id::PCIE_TX_PER_SEC, "pcitx", RATE, "PCIe traffic sent by the GPU."),
-    g(id::PCIE_RX_PER_SEC, "pcirx", RATE, "PCIe traffic received by the GPU."),
+    g(id::DRAM_BW_UTIL, "dram", PCT, about::DRAM_BW_UTIL),
+    g(id::FP64_UTIL, "fp64", PCT, about::FP64_UTIL),
+    g(id::FP32_UTIL, "fp32", PCT, about::FP32_UTIL),
+    g(id::FP16_UTIL, "fp16", PCT, about::FP16_UTIL),
+    g(id::PCIE_TX_PER_SEC, "pcitx", RATE, about::PCIE_TX_PER_SEC),
+    g(id::PCIE_RX_PER_SEC, "pcirx", RATE, about::PCIE_RX_PER_SEC),
     g(id::nvdec(0), "nvdec0", PCT, "Video decoder 0 activity."),
     g(id::nvdec(1), "nvdec1", PCT, "Video decoder 1 activity."),
     g(id::nvdec(2), "nvdec2", PCT, "Video decoder 2 activity."),
@@ -120,8 +120,8 @@ pub const GPM_METRICS: &[GpmMetric] = &[
     g(id::nvjpg(6), "nvjpg6", PCT, "JPEG decoder 6 activity."),
     g(id::nvjpg(7), "nvjpg7", PCT, "JPEG decoder 7 activity."),
     g(id::NVOFA_0_UTIL, "nvofa0", PCT, "Optical flow accelerator 0 activity."),
-    g(id::NVLINK_TOTAL_RX_PER_SEC, "nvlrx", RATE, "NVLink traffic received over all links."),
-    g(id::NVLINK_TOTAL_TX_PER_SEC, "nvltx", RATE, "NVLink traffic sent over all links."),
+    g(id::NVLINK_TOTAL_RX_PER_SEC, "nvlrx", RATE, about::NVLINK_TOTAL_RX_PER_SEC),
+    g(id::NVLINK_TOTAL_TX_PER_SEC, "nvltx", RATE, about::NVLINK_TOTAL_TX_PER_SEC),
     g(id::nvlink_rx(0), "nvl0rx", RATE, "NVLink traffic received over link 0."),
     g(id::nvlink_tx(0), "nvl0tx", RATE, "NVLink traffic sent over link 0."),
     g(id::nvlink_rx(1), "nvl1rx", RATE, "NVLink traffic received over link 1."),

@@ -29,7 +29,7 @@
 //! the collection reads beside the fields.
 
 use super::Scrape;
-use crate::model::gpm::{id, GpuExtra, InstanceRead};
+use crate::model::gpm::{about, id, GpuExtra, InstanceRead};
 use crate::model::{Column, Fact, FieldKind, Row, Value};
 use crate::render::prometheus::{write_sample, write_samples};
 
@@ -163,8 +163,9 @@ pub const FAMILIES: &[Family] = &[
 ];
 
 /// A profiling family: DCGM's name, the GPM metric it is read from, the
-/// factor from NVML's unit to DCGM's, whether DCGM writes it as an integer,
-/// and its HELP text (nvq's words). All are gauges, as in dcgm-exporter.
+/// factor from NVML's unit to DCGM's, whether DCGM writes it as an integer
+/// (the byte rates), and what it measures (nvq's words, shared with dmon).
+/// All are gauges, as in dcgm-exporter.
 pub struct Prof {
     /// DCGM's metric name (`DCGM_FI_PROF_...`).
     pub name: &'static str,
@@ -174,8 +175,20 @@ pub struct Prof {
     pub scale: f64,
     /// DCGM writes it as an integer rather than a double (the byte rates).
     pub integer: bool,
-    /// The family's `# HELP` text.
-    pub help: &'static str,
+    /// What it measures, as dmon says it (`model::gpm::about`); [`Prof::help`] adds the unit.
+    pub about: &'static str,
+}
+
+impl Prof {
+    /// The family's `# HELP` text: what it measures, in DCGM's unit.
+    pub fn help(&self) -> String {
+        let unit = if self.integer {
+            "in bytes per second"
+        } else {
+            "0 to 1"
+        };
+        format!("{}, {unit}.", self.about.trim_end_matches('.'))
+    }
 }
 
 /// Percent (NVML) to a ratio 0..1 (DCGM).
@@ -183,13 +196,13 @@ const RATIO: f64 = 0.01;
 /// MiB/s (NVML) to bytes per second (DCGM).
 const MIB_S: f64 = 1048576.0;
 
-const fn p(name: &'static str, gpm: u32, scale: f64, help: &'static str) -> Prof {
+const fn p(name: &'static str, gpm: u32, scale: f64, about: &'static str) -> Prof {
     Prof {
         name,
         gpm,
         scale,
         integer: scale > 1.0,
-        help,
+        about,
     }
 }
 
@@ -198,18 +211,18 @@ const fn p(name: &'static str, gpm: u32, scale: f64, help: &'static str) -> Prof
 /// `nvmlGpmMetricId_t` each is read from.
 #[rustfmt::skip]
 pub const PROF: &[Prof] = &[
-    p("DCGM_FI_PROF_GR_ENGINE_ACTIVE", id::GRAPHICS_UTIL, RATIO, "Share of the interval the graphics or compute engine was busy, 0 to 1."),
-    p("DCGM_FI_PROF_SM_ACTIVE", id::SM_UTIL, RATIO, "Share of SM cycles with at least one warp resident, 0 to 1."),
-    p("DCGM_FI_PROF_SM_OCCUPANCY", id::SM_OCCUPANCY, RATIO, "Resident warps as a share of the most an SM can hold, 0 to 1."),
-    p("DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", id::ANY_TENSOR_UTIL, RATIO, "Share of cycles any tensor core pipe was busy, 0 to 1."),
-    p("DCGM_FI_PROF_DRAM_ACTIVE", id::DRAM_BW_UTIL, RATIO, "Share of cycles device memory was sending or receiving data, 0 to 1."),
-    p("DCGM_FI_PROF_PIPE_FP64_ACTIVE", id::FP64_UTIL, RATIO, "Share of cycles the FP64 pipe was busy, 0 to 1."),
-    p("DCGM_FI_PROF_PIPE_FP32_ACTIVE", id::FP32_UTIL, RATIO, "Share of cycles the FP32 pipe was busy, 0 to 1."),
-    p("DCGM_FI_PROF_PIPE_FP16_ACTIVE", id::FP16_UTIL, RATIO, "Share of cycles the FP16 pipe was busy, 0 to 1."),
-    p("DCGM_FI_PROF_PCIE_TX_BYTES", id::PCIE_TX_PER_SEC, MIB_S, "PCIe traffic sent by the GPU, headers included, in bytes per second."),
-    p("DCGM_FI_PROF_PCIE_RX_BYTES", id::PCIE_RX_PER_SEC, MIB_S, "PCIe traffic received by the GPU, headers included, in bytes per second."),
-    p("DCGM_FI_PROF_NVLINK_TX_BYTES", id::NVLINK_TOTAL_TX_PER_SEC, MIB_S, "NVLink traffic sent over all links, in bytes per second."),
-    p("DCGM_FI_PROF_NVLINK_RX_BYTES", id::NVLINK_TOTAL_RX_PER_SEC, MIB_S, "NVLink traffic received over all links, in bytes per second."),
+    p("DCGM_FI_PROF_GR_ENGINE_ACTIVE", id::GRAPHICS_UTIL, RATIO, about::GRAPHICS_UTIL),
+    p("DCGM_FI_PROF_SM_ACTIVE", id::SM_UTIL, RATIO, about::SM_UTIL),
+    p("DCGM_FI_PROF_SM_OCCUPANCY", id::SM_OCCUPANCY, RATIO, about::SM_OCCUPANCY),
+    p("DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", id::ANY_TENSOR_UTIL, RATIO, about::ANY_TENSOR_UTIL),
+    p("DCGM_FI_PROF_DRAM_ACTIVE", id::DRAM_BW_UTIL, RATIO, about::DRAM_BW_UTIL),
+    p("DCGM_FI_PROF_PIPE_FP64_ACTIVE", id::FP64_UTIL, RATIO, about::FP64_UTIL),
+    p("DCGM_FI_PROF_PIPE_FP32_ACTIVE", id::FP32_UTIL, RATIO, about::FP32_UTIL),
+    p("DCGM_FI_PROF_PIPE_FP16_ACTIVE", id::FP16_UTIL, RATIO, about::FP16_UTIL),
+    p("DCGM_FI_PROF_PCIE_TX_BYTES", id::PCIE_TX_PER_SEC, MIB_S, about::PCIE_TX_PER_SEC),
+    p("DCGM_FI_PROF_PCIE_RX_BYTES", id::PCIE_RX_PER_SEC, MIB_S, about::PCIE_RX_PER_SEC),
+    p("DCGM_FI_PROF_NVLINK_TX_BYTES", id::NVLINK_TOTAL_TX_PER_SEC, MIB_S, about::NVLINK_TOTAL_TX_PER_SEC),
+    p("DCGM_FI_PROF_NVLINK_RX_BYTES", id::NVLINK_TOTAL_RX_PER_SEC, MIB_S, about::NVLINK_TOTAL_RX_PER_SEC),
 ];
 
 /// The GPM metric ids of [`PROF`], in its order.
@@ -397,7 +410,7 @@ pub fn render(s: &Scrape<'_>, out: &mut Vec<u8>) {
                 }
             }
         }
-        write_samples(prof.name, prof.help, false, &samples, &mut text);
+        write_samples(prof.name, &prof.help(), false, &samples, &mut text);
     }
     let mut replays = String::new();
     for (k, l) in labels.iter().enumerate() {
@@ -461,6 +474,15 @@ mod tests {
         assert_eq!(prof_value(tensor, f64::NAN), None);
         let pcie = &PROF[8];
         assert_eq!(prof_value(pcie, 100.0), Some("104857600".into()));
+        // dmon's words for the metric, in DCGM's unit.
+        assert_eq!(
+            tensor.help(),
+            "Share of cycles any tensor core pipe was busy, 0 to 1."
+        );
+        assert_eq!(
+            pcie.help(),
+            "PCIe traffic sent by the GPU, headers included, in bytes per second."
+        );
         let base = vec![
             ("gpu".to_string(), "0".to_string()),
             ("modelName".to_string(), "H100".to_string()),
