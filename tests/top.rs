@@ -169,17 +169,23 @@ fn curve_heights(screen: &str) -> Vec<usize> {
         .collect()
 }
 
+/// The first whole frame of `top_8gpu.toml` (a capture may catch a frame
+/// half written: wait for all of it).
+fn first_8gpu_frame(t: &Tmux) -> String {
+    t.wait_for("the first frame", |s| {
+        s.contains("8 GPUs")
+            && (0..8).all(|i| s.contains(&format!(" {i} H100 80GB HBM3")))
+            && s.contains("GI2")
+            && s.contains(" PID ")
+    })
+}
+
 #[test]
 fn keys_curve_leak_and_quit_under_tmux() {
     let sc = common::scenario("top_8gpu.toml");
     let t = Tmux::new("keys");
     t.start(80, 24, &script(&t, &sc, "--interval 0.1 --leak-after 2"));
-    // A capture may catch a frame half written: wait for all of it.
-    let first = t.wait_for("the first frame", |s| {
-        s.contains("8 GPUs")
-            && (0..8).all(|i| s.contains(&format!(" {i} H100 80GB HBM3")))
-            && s.contains("GI2")
-    });
+    let first = first_8gpu_frame(&t);
     assert!(
         first.contains("every 100ms") && first.contains("sort GPU-MEM↓"),
         "{first}"
@@ -431,4 +437,41 @@ fn a_closed_terminal_ends_the_run() {
         );
         std::thread::sleep(Duration::from_millis(20));
     }
+}
+
+/// The mouse, as a terminal sends it (xterm's SGR encoding, which `top`
+/// asks for): a click on a GPU's line shows only its processes, a click on
+/// a column's header sorts by it, and the terminal is restored after `q`.
+#[test]
+fn mouse_clicks_select_a_gpu_and_sort_under_tmux() {
+    let sc = common::scenario("top_8gpu.toml");
+    let t = Tmux::new("mouse");
+    t.start(80, 24, &script(&t, &sc, "--interval 0.1"));
+    let first = first_8gpu_frame(&t);
+    // top asked the terminal for mouse events (tmux's view of the pane).
+    let flags = || t.tmux(&["display", "-p", "#{mouse_any_flag}#{mouse_sgr_flag}"]);
+    assert_eq!(flags().trim(), "11", "mouse reporting on while top runs");
+    let lines: Vec<&str> = first.lines().collect();
+    let gpu2 = lines.iter().position(|l| l.contains(" 2 H100")).unwrap();
+    // SGR: ESC [ < button ; column ; row M, 1-based; button 0 is the left one.
+    let click = |x: usize, y: usize| t.keys(&["-l", &format!("\x1b[<0;{};{}M", x + 1, y + 1)]);
+    click(5, gpu2);
+    let only = t.wait_for("GPU 2 alone", |s| s.contains("GPU 2 only"));
+    let procs: Vec<&str> = only
+        .lines()
+        .skip_while(|l| !l.contains(" PID "))
+        .skip(1)
+        .filter(|l| !l.trim().is_empty())
+        .collect();
+    assert!(
+        !procs.is_empty() && procs.iter().all(|l| l.trim_start().starts_with("2 ")),
+        "{only}"
+    );
+    let lines: Vec<&str> = only.lines().collect();
+    let head = lines.iter().position(|l| l.contains(" PID ")).unwrap();
+    click(lines[head].find("PID").unwrap() + 1, head);
+    t.wait_for("the sort by PID", |s| s.contains("sort PID"));
+    t.keys(&["q"]);
+    assert_restored(&t);
+    assert_eq!(flags().trim(), "00", "mouse reporting off after top");
 }

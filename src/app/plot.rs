@@ -45,22 +45,22 @@ pub fn run(a: &PlotArgs) -> Result<(), NvqError> {
     let trend = a.trend.config()?;
     // The picture's folder is checked before the log is read; nothing is written until the picture is whole.
     let file = AtomicFile::new(&out)?;
-    let bytes = std::fs::read(&a.log)
-        .map_err(|e| usage(format!("cannot read {}: {e}.", a.log.display())))?;
-    let text = String::from_utf8(bytes).map_err(|_| {
-        usage(format!(
-            "{} is not a text log nvq wrote (it is not UTF-8).",
-            a.log.display()
-        ))
-    })?;
     let spec = PlotSpec {
         fields: a.fields.clone(),
         trend,
         kind,
         width: a.width,
     };
+    let log = std::fs::File::open(&a.log)
+        .map_err(|e| usage(format!("cannot read {}: {e}.", a.log.display())))?;
+    // Read line by line: only the columns the picture needs are kept, as numbers.
+    let mut input = std::io::BufReader::with_capacity(1 << 16, log);
     let keep = |names: &[String]| plot::columns_needed(&spec, names);
-    let log = crate::source::log::parse_only(&text, &keep).map_err(|e| {
+    let mut collector = plot::Collector::new(&spec);
+    let head = crate::source::log::read(&mut input, &keep, &mut |head, t, cells| {
+        collector.row(head, t, cells)
+    })
+    .map_err(|e| {
         let at = if e.line > 0 {
             format!(", line {}", e.line)
         } else {
@@ -68,9 +68,12 @@ pub fn run(a: &PlotArgs) -> Result<(), NvqError> {
         };
         usage(format!("{}{at}: {}.", a.log.display(), e.message))
     })?;
+    let drawing = collector
+        .finish(&head)
+        .map_err(|m| usage(format!("{}: {m}.", a.log.display())))?;
     load_font()?;
     let picture =
-        plot::render(&log, &spec).map_err(|m| usage(format!("{}: {m}.", a.log.display())))?;
+        plot::render(&drawing, &spec).map_err(|m| usage(format!("{}: {m}.", a.log.display())))?;
     file.replace(&picture)
 }
 

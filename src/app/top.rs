@@ -24,8 +24,8 @@ use crate::schedule::signals::{StopSignals, Wake};
 use crate::source::top::TopReader;
 use crate::tui::columns::Leak;
 use crate::tui::state::{Action, Ui, MAX_INTERVAL_MS, MIN_INTERVAL_MS};
-use crate::tui::term::{self, Input};
-use crate::tui::view::{self, Screen, MEM_FIELD, PROC_MEM_FIELD, UTIL_FIELD};
+use crate::tui::term::{self, Input, Mouse};
+use crate::tui::view::{self, Hit, Screen, MEM_FIELD, PROC_MEM_FIELD, UTIL_FIELD};
 use std::collections::HashMap;
 use std::io::IsTerminal;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
@@ -438,6 +438,20 @@ fn ui_loop(
     let mut full_map = HashMap::new();
     let mut last_trend: Option<Instant> = None;
     let draw_err = |e: std::io::Error| NvqError::Usage(format!("top: cannot draw: {e}"));
+    // What a frame shows, as one `Screen` (a macro, not a closure: `ui` is
+    // borrowed only while the screen is used, and changed in between).
+    macro_rules! screen {
+        () => {
+            Screen {
+                sample: &sample,
+                history: &history,
+                leaks: &leak_map,
+                gpu_full_s: &full_map,
+                ui: &ui,
+                title,
+            }
+        };
+    }
     loop {
         let Ok(msg) = rx.recv() else {
             return Ok(());
@@ -476,6 +490,25 @@ fn ui_loop(
                     Action::None => {}
                 }
             }
+            Msg::Input(Input::Mouse(m)) => {
+                let area = terminal.tui.area();
+                let screen = screen!();
+                let (hit, more) = match m {
+                    Mouse::Click { x, y } => (view::hit(&screen, area, x, y), 0),
+                    _ => (None, {
+                        let rows = view::shown_processes(&screen).len();
+                        rows.saturating_sub(view::process_rows(&screen, area))
+                    }),
+                };
+                let action = match (m, hit) {
+                    (Mouse::Click { .. }, Some(Hit::Gpu(i))) => ui.click_gpu(i),
+                    (Mouse::Click { .. }, Some(Hit::Column(c))) => ui.click_column(c),
+                    (Mouse::WheelDown, _) => ui.wheel(true, more),
+                    (Mouse::WheelUp, _) => ui.wheel(false, more),
+                    _ => Action::None,
+                };
+                dirty = action != Action::None;
+            }
             Msg::Input(Input::Resize) => {
                 terminal.tui.autoresize().map_err(draw_err)?;
                 dirty = true;
@@ -483,14 +516,7 @@ fn ui_loop(
             Msg::Input(Input::Closed) | Msg::Stop => return Ok(()),
         }
         if dirty {
-            let screen = Screen {
-                sample: &sample,
-                history: &history,
-                leaks: &leak_map,
-                gpu_full_s: &full_map,
-                ui: &ui,
-                title,
-            };
+            let screen = screen!();
             terminal
                 .tui
                 .draw(|area, buf| view::render(&screen, area, buf))

@@ -105,10 +105,7 @@ pub enum TextExpr {
 /// `0x1F`). `None` for unavailable values and other text.
 pub fn cell_number(v: &Value) -> Option<f64> {
     match v {
-        Value::Float { value, decimals } => {
-            let shown = format!("{value:.prec$}", prec = usize::from(*decimals));
-            shown.parse().ok()
-        }
+        Value::Float { value, decimals } => shown_number(*value, *decimals),
         Value::Text(s) => {
             let s = s.trim();
             if let Some(h) = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
@@ -119,6 +116,44 @@ pub fn cell_number(v: &Value) -> Option<f64> {
         }
         other => other.as_f64(),
     }
+}
+
+/// `value` rounded to `decimals` as printed and read back: the number
+/// `format!("{value:.decimals$}").parse()` gives, without the text. The
+/// printed digits are `n`, `value * 10^d` rounded to the nearest whole number
+/// (a tie to the even one, as the formatter rounds), and reading `n / 10^d`
+/// back is the division of two exact numbers (IEEE division rounds as a
+/// correct parser does). The product `p = value * 10^d` is within 2^-20 of
+/// the exact one while below 2^31: far from a half, `p`'s rounding is the
+/// exact product's; near one, the exact product's side of the half is told
+/// by the product's error (`mul_add`, exact). Large values, and more than 15
+/// decimals, go through the text.
+fn shown_number(value: f64, decimals: u8) -> Option<f64> {
+    const POW10: [f64; 16] = [
+        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+    ];
+    if let Some(&scale) = POW10.get(usize::from(decimals)) {
+        let p = value * scale;
+        if p.abs() < 2_147_483_648.0 {
+            let floor = p.floor();
+            let n = if (p - floor - 0.5).abs() > 1.0 / 1_048_576.0 {
+                p.round()
+            } else {
+                // p - (floor + 0.5) is exact (the two are close), and so is the product's error.
+                let above = (p - (floor + 0.5)) + value.mul_add(scale, -p);
+                if above > 0.0 || (above == 0.0 && floor % 2.0 != 0.0) {
+                    floor + 1.0
+                } else {
+                    floor
+                }
+            };
+            // "-0.00" reads back as -0.
+            let n = if n == 0.0 { 0.0f64.copysign(value) } else { n };
+            return Some(n / scale);
+        }
+    }
+    let shown = format!("{value:.prec$}", prec = usize::from(decimals));
+    shown.parse().ok()
 }
 
 /// The text a cell shows without its unit; `None` when unavailable.
@@ -325,5 +360,69 @@ mod tests {
         assert_eq!(cell_number(&Value::NotAvailable), None);
         assert_eq!(cell_text(&Value::Int(3)).as_deref(), Some("3"));
         assert_eq!(cell_text(&Value::NotAvailable), None);
+    }
+
+    /// The rounding without text gives the very number the printed text reads back as: over values near and at
+    /// halves, negative ones, zeros, large ones, and every number of decimals a field has.
+    #[test]
+    fn a_float_reads_as_its_printed_text_reads_back() {
+        let text = |v: f64, d: u8| {
+            format!("{v:.prec$}", prec = usize::from(d))
+                .parse::<f64>()
+                .ok()
+        };
+        let mut values = vec![
+            0.0,
+            -0.0,
+            0.5,
+            1.5,
+            2.5,
+            -2.5,
+            0.125,
+            0.375,
+            1e300,
+            -1e20,
+            2e9,
+            f64::NAN,
+        ];
+        values.extend([
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::MIN_POSITIVE,
+            0.005,
+            0.015,
+            1.005,
+            412.345,
+        ]);
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        for i in 0..10_000u64 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let unit = (x >> 11) as f64 / (1u64 << 53) as f64;
+            values.push(match i % 6 {
+                0 => unit * 1000.0,
+                1 => (unit * 100_000.0).round() / 1000.0 + 0.0005,
+                2 => -unit * 50.0,
+                // Milliwatts as watts: a third decimal of 5 is a near-tie at two.
+                3 => (x % 1_000_000) as f64 / 1000.0,
+                // Exact ties (eighths) at every number of decimals up to three, either sign.
+                4 => (x % 100_000) as f64 / 8.0,
+                _ => -((x % 100_000) as f64) / 8.0,
+            });
+        }
+        for v in values {
+            for d in 0..=6u8 {
+                let (got, want) = (shown_number(v, d), text(v, d));
+                let same = match (got, want) {
+                    (Some(a), Some(b)) => a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan()),
+                    (a, b) => a == b,
+                };
+                assert!(
+                    same,
+                    "{v:e} to {d} decimals: {got:?}, the text reads {want:?}"
+                );
+            }
+        }
     }
 }

@@ -312,12 +312,16 @@ impl Script {
         script.name_cell = command.and_then(|c| read.iter().position(|&r| r == c));
         if !script.derived.is_empty() || script.summary.is_some() {
             script.history = Some(History::new(history.unwrap_or(History::DEFAULT_CAP)));
+            // --summary's trend rows read every numeric column's series; rate() and time_to_full() only their
+            // own fields' (a capacity comes from the row), so without --summary only those are recorded.
+            let all = script.summary.is_some();
             script.recorded = read
                 .iter()
                 .map(|&f| {
                     let info = script.infos.get(f)?;
                     let numeric = matches!(info.kind, FieldKind::Gauge | FieldKind::Counter);
-                    numeric.then(|| (info.name, super::units::field_unit(info).1))
+                    let wanted = all || script.derived.iter().any(|d| d.field == f);
+                    (numeric && wanted).then(|| (info.name, super::units::field_unit(info).1))
                 })
                 .collect();
         }
@@ -389,9 +393,9 @@ impl Script {
             .collect();
         let mut failures = Vec::new();
         if let Some(e) = &self.assert {
-            let infos: Vec<&FieldInfo> = self.infos.iter().collect();
             for (i, r) in &kept {
                 if !e.holds(&r.cells) {
+                    let infos: Vec<&FieldInfo> = self.infos.iter().collect();
                     failures.push(format!(
                         "  {}: {}",
                         self.who(*i, &r.cells, gpus),
@@ -545,6 +549,7 @@ impl Script {
                 });
             history.push_row(key, points);
         }
+        row.cells.reserve(self.derived.len());
         for d in &self.derived {
             let name = self.infos.get(d.field).map_or("", |f| f.name);
             let found = series
@@ -573,8 +578,8 @@ impl Script {
                             .copied(),
                     };
                     match (found, cap) {
-                        (Some(s), Some(c)) => trend::trend(s, Some(c), &self.trend)
-                            .map(|tr| tr.time_to_full_s.unwrap_or(f64::INFINITY)),
+                        (Some(s), Some(c)) => trend::time_to_full(s, Some(c), &self.trend)
+                            .map(|full| full.unwrap_or(f64::INFINITY)),
                         _ => None,
                     }
                 }

@@ -35,6 +35,8 @@ struct Acc {
     last_unavailable: Option<Value>,
     /// A key column: its last value, shown as it is.
     key: Option<Value>,
+    /// The last text cell and the number it reads as: text cells (a name, a P-state) seldom change.
+    text_number: Option<(String, Option<f64>)>,
 }
 
 impl Acc {
@@ -43,7 +45,16 @@ impl Acc {
             self.key = Some(v.clone());
             return;
         }
-        if let Some(x) = cell_number(v) {
+        let number = match (v, &self.text_number) {
+            (Value::Text(s), Some((t, x))) if t == s => *x,
+            (Value::Text(s), _) => {
+                let x = cell_number(v);
+                self.text_number = Some((s.clone(), x));
+                x
+            }
+            _ => cell_number(v),
+        };
+        if let Some(x) = number {
             if self.min.as_ref().map_or(true, |(m, _)| x < *m) {
                 self.min = Some((x, v.clone()));
             }

@@ -120,16 +120,21 @@ fn fixture(n: u32) -> Fixture {
     }
 }
 
-fn draw(f: &Fixture, ui: &Ui, w: u16, h: u16) -> String {
-    let mut term = crate::tui::term::Frames::new(TestBackend::new(w, h)).unwrap();
-    let screen = Screen {
+/// The fixture's screen with the person's choices `ui`.
+fn screen_of<'a>(f: &'a Fixture, ui: &'a Ui) -> Screen<'a> {
+    Screen {
         sample: &f.sample,
         history: &f.history,
         leaks: &f.leaks,
         gpu_full_s: &f.full,
         ui,
         title: "nvq top · driver 590.48.01",
-    };
+    }
+}
+
+fn draw(f: &Fixture, ui: &Ui, w: u16, h: u16) -> String {
+    let mut term = crate::tui::term::Frames::new(TestBackend::new(w, h)).unwrap();
+    let screen = screen_of(f, ui);
     term.draw(|area, buf| view::render(&screen, area, buf))
         .unwrap();
     let text = super::buffer_text(term.backend().buffer());
@@ -481,4 +486,58 @@ fn the_process_table_is_what_ratatuis_table_draws() {
         }
     }
     assert_eq!(compared, 3 * 2 * 3 * 6);
+}
+
+#[test]
+fn clicks_hit_the_gpu_lines_and_column_headers_drawn() {
+    use ratatui::layout::Rect;
+    let f = fixture(8);
+    let mut ui = ui();
+    type Hits = (Option<view::Hit>, Option<view::Hit>, Option<view::Hit>);
+    let shown = |ui: &Ui| -> (String, Hits) {
+        let screen = screen_of(&f, ui);
+        let text = draw(&f, ui, 80, 24);
+        let lines: Vec<&str> = text.lines().collect();
+        let area = Rect::new(0, 0, 80, 24);
+        let gpu3 = lines.iter().position(|l| l.contains(" 3 H100")).unwrap() as u16;
+        let head = lines.iter().position(|l| l.contains(" PID ")).unwrap();
+        let sm_x = lines[head].find("SM%").unwrap() as u16 + 1;
+        let hits = (
+            view::hit(&screen, area, 5, gpu3),
+            view::hit(&screen, area, sm_x, head as u16),
+            view::hit(&screen, area, 0, 0),
+        );
+        (text, hits)
+    };
+    let (_, (gpu, column, header_line)) = shown(&ui);
+    let sm = super::columns::COLUMNS
+        .iter()
+        .position(|c| c.name == "sm")
+        .unwrap();
+    assert_eq!(gpu, Some(view::Hit::Gpu(3)));
+    assert_eq!(column, Some(view::Hit::Column(sm)));
+    assert_eq!(header_line, None, "the title line is not a GPU");
+    ui.click_gpu(3);
+    ui.click_column(sm);
+    let (text, ..) = shown(&ui);
+    assert!(
+        text.contains("GPU 3 only") && text.contains("sort SM%↓"),
+        "{text}"
+    );
+    assert!(
+        !text.contains(" 1000 ") && text.contains(" 1030 "),
+        "{text}"
+    );
+    // The wheel: every GPU's 16 processes do not fit 80×24; the table scrolls.
+    ui.click_gpu(3);
+    let first_row = |text: &str| {
+        let lines: Vec<&str> = text.lines().collect();
+        let head = lines.iter().position(|l| l.contains(" PID ")).unwrap();
+        lines[head + 1].to_string()
+    };
+    let (before, ..) = shown(&ui);
+    ui.wheel(true, 16);
+    let (after, ..) = shown(&ui);
+    assert_ne!(first_row(&before), first_row(&after), "{after}");
+    snapshot("scrolled_80x24", &after);
 }

@@ -42,6 +42,9 @@ pub const MAX_INTERVAL_MS: u64 = 10_000;
 /// How much time the curves show, in seconds (`z` zooms in, `Z` out).
 pub const ZOOMS_S: [u64; 7] = [30, 60, 120, 300, 600, 1800, 3600];
 
+/// Process rows one step of the mouse wheel scrolls.
+pub const WHEEL_ROWS: usize = 3;
+
 /// The zoom a run starts with: ten minutes.
 pub const DEFAULT_ZOOM: usize = 4;
 
@@ -62,6 +65,8 @@ pub struct Ui {
     /// Index into [`ZOOMS_S`].
     pub zoom: usize,
     pub help: bool,
+    /// The first process row shown (the mouse wheel scrolls the table).
+    pub scroll: usize,
     /// Colours allowed (not `NO_COLOR`, a terminal that has them).
     pub colour: bool,
 }
@@ -82,6 +87,7 @@ impl Ui {
             only_selected: false,
             zoom: DEFAULT_ZOOM,
             help: false,
+            scroll: 0,
             colour,
         }
     }
@@ -188,6 +194,53 @@ impl Ui {
         }
     }
 
+    /// A click on the line of GPU `pos` (its position in the sample):
+    /// select it and show only its processes; a click on the GPU already
+    /// shown alone shows every GPU's again. A click closes the help.
+    pub fn click_gpu(&mut self, pos: usize) -> Action {
+        if std::mem::take(&mut self.help) {
+            return Action::Redraw;
+        }
+        let alone = self.only_selected && self.selected == pos;
+        self.selected = pos;
+        self.only_selected = !alone;
+        Action::Redraw
+    }
+
+    /// A click on the header of column `col` (an index into [`COLUMNS`]):
+    /// sort by it (numbers largest first); on the sort column, the other
+    /// order.
+    pub fn click_column(&mut self, col: usize) -> Action {
+        if std::mem::take(&mut self.help) {
+            return Action::Redraw;
+        }
+        let Some(c) = COLUMNS.get(col) else {
+            return Action::None;
+        };
+        if self.sort == col {
+            self.descending = !self.descending;
+        } else {
+            self.sort = col;
+            self.descending = c.numeric;
+        }
+        Action::Redraw
+    }
+
+    /// The mouse wheel: the process table three rows down or up, at most
+    /// to `max` (the rows that do not fit).
+    pub fn wheel(&mut self, down: bool, max: usize) -> Action {
+        let next = if down {
+            (self.scroll + WHEEL_ROWS).min(max)
+        } else {
+            self.scroll.min(max).saturating_sub(WHEEL_ROWS)
+        };
+        if next == self.scroll {
+            return Action::None;
+        }
+        self.scroll = next;
+        Action::Redraw
+    }
+
     /// A key while the filter line is typed: Enter keeps it, Esc drops it.
     fn edit(&mut self, key: Key) -> Action {
         match key {
@@ -250,6 +303,35 @@ mod tests {
         let mut ui = Ui::new(1500, false);
         ui.key(Key::Char('-'), 1);
         assert_eq!(ui.interval_ms, 1000);
+    }
+
+    #[test]
+    fn clicks_select_a_gpu_or_sort_and_the_wheel_scrolls() {
+        let mut ui = Ui::new(1000, false);
+        assert_eq!(ui.click_gpu(2), Action::Redraw);
+        assert_eq!((ui.selected, ui.only_selected), (2, true));
+        ui.click_gpu(2);
+        assert_eq!((ui.selected, ui.only_selected), (2, false));
+        let sm = COLUMNS.iter().position(|c| c.name == "sm").unwrap();
+        ui.click_column(sm);
+        assert_eq!((ui.sort_column().name, ui.descending), ("sm", true));
+        ui.click_column(sm);
+        assert!(!ui.descending);
+        assert_eq!(ui.click_column(COLUMNS.len()), Action::None);
+        assert_eq!(ui.wheel(true, 4), Action::Redraw);
+        assert_eq!(ui.scroll, 3);
+        ui.wheel(true, 4);
+        assert_eq!(ui.scroll, 4);
+        assert_eq!(ui.wheel(true, 4), Action::None);
+        ui.wheel(false, 4);
+        ui.wheel(false, 4);
+        assert_eq!((ui.scroll, ui.wheel(false, 4)), (0, Action::None));
+        ui.key(Key::Char('h'), 3);
+        ui.click_gpu(0);
+        assert!(
+            !ui.help && ui.selected == 2,
+            "a click closes the help first"
+        );
     }
 
     #[test]

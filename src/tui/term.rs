@@ -8,7 +8,10 @@
 use super::state::Key;
 use ratatui::backend::Backend;
 use ratatui::buffer::{Buffer, Cell};
-use ratatui::crossterm::event::{self, Event, KeyCode, KeyEventKind, KeyModifiers};
+use ratatui::crossterm::event::{
+    self, DisableMouseCapture, EnableMouseCapture, Event, KeyCode, KeyEventKind, KeyModifiers,
+    MouseButton, MouseEventKind,
+};
 use ratatui::crossterm::{cursor, execute, terminal};
 use ratatui::layout::{Position, Rect};
 use ratatui::prelude::CrosstermBackend;
@@ -73,6 +76,11 @@ impl<B: Backend> Frames<B> {
         Ok(())
     }
 
+    /// The size of the screen being drawn.
+    pub fn area(&self) -> Rect {
+        self.shown.area
+    }
+
     pub fn backend(&self) -> &B {
         &self.backend
     }
@@ -113,7 +121,12 @@ impl Terminal {
         terminal::enable_raw_mode()?;
         ACTIVE.store(true, Ordering::SeqCst);
         let mut out = std::io::stdout();
-        if let Err(e) = execute!(out, terminal::EnterAlternateScreen, cursor::Hide) {
+        if let Err(e) = execute!(
+            out,
+            terminal::EnterAlternateScreen,
+            cursor::Hide,
+            EnableMouseCapture
+        ) {
             restore();
             return Err(e);
         }
@@ -139,6 +152,7 @@ pub fn restore() {
     if ACTIVE.swap(false, Ordering::SeqCst) {
         let _ = execute!(
             std::io::stdout(),
+            DisableMouseCapture,
             terminal::LeaveAlternateScreen,
             cursor::Show
         );
@@ -159,6 +173,7 @@ pub fn install_panic_hook() {
 /// What the input thread reads.
 pub enum Input {
     Key(Key),
+    Mouse(Mouse),
     Resize,
     /// The terminal is gone (or cannot be read).
     Closed,
@@ -173,11 +188,33 @@ pub fn next_input() -> Input {
                     return Input::Key(key);
                 }
             }
+            Ok(Event::Mouse(m)) => {
+                if let Some(m) = map_mouse(m.kind, m.column, m.row) {
+                    return Input::Mouse(m);
+                }
+            }
             Ok(Event::Resize(_, _)) => return Input::Resize,
             Ok(_) => {}
             Err(_) => return Input::Closed,
         }
     }
+}
+
+/// What `top` does with the mouse: the left button's press, and the wheel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mouse {
+    Click { x: u16, y: u16 },
+    WheelUp,
+    WheelDown,
+}
+
+fn map_mouse(kind: MouseEventKind, x: u16, y: u16) -> Option<Mouse> {
+    Some(match kind {
+        MouseEventKind::Down(MouseButton::Left) => Mouse::Click { x, y },
+        MouseEventKind::ScrollUp => Mouse::WheelUp,
+        MouseEventKind::ScrollDown => Mouse::WheelDown,
+        _ => return None,
+    })
 }
 
 fn map_key(code: KeyCode, mods: KeyModifiers) -> Option<Key> {

@@ -63,8 +63,33 @@ pub fn safe(s: &str) -> Cow<'_, str> {
 /// The height from which the wide layout is used.
 const WIDE_HEIGHT: u16 = 32;
 
+/// Where the screen's parts are, for a frame of `area`.
+pub(super) struct Regions {
+    pub head: Rect,
+    pub gpus: Rect,
+    pub detail: Rect,
+    pub curves: Rect,
+    pub procs: Rect,
+    pub wide: bool,
+    /// The GPU block's lines, all of them (it shows those that fit).
+    lines: Vec<GpuLine>,
+}
+
 /// Draw the whole screen into `buf`.
 pub fn render(s: &Screen<'_>, area: Rect, buf: &mut Buffer) {
+    let r = regions(s, area);
+    header(s, r.head, buf, r.lines.len() as u16 > r.gpus.height);
+    gpu_block(s, &r.lines, r.gpus, buf);
+    detail_line(s, r.detail, buf);
+    curve_block(s, r.curves, buf, r.wide);
+    process_table(s, r.procs, buf, r.wide);
+    if s.ui.help {
+        help(s, area, buf);
+    }
+}
+
+/// The parts of the screen, as [`render`] draws them.
+pub(super) fn regions(s: &Screen<'_>, area: Rect) -> Regions {
     let wide = area.width >= WIDE_FROM && area.height >= WIDE_HEIGHT;
     let gpu_lines = gpu_lines(s, wide);
     // The wide layout gives the curves what the processes do not need.
@@ -86,14 +111,62 @@ pub fn render(s: &Screen<'_>, area: Rect, buf: &mut Buffer) {
         Constraint::Min(1),
     ])
     .areas(area);
-    header(s, head, buf, gpu_lines.len() as u16 > gpu_h);
-    gpu_block(s, &gpu_lines, gpus, buf);
-    detail_line(s, detail, buf);
-    curve_block(s, curves, buf, wide);
-    process_table(s, procs, buf, wide);
-    if s.ui.help {
-        help(s, area, buf);
+    Regions {
+        head,
+        gpus,
+        detail,
+        curves,
+        procs,
+        wide,
+        lines: gpu_lines,
     }
+}
+
+/// What a click at (`x`, `y`) of a frame of `area` is on: a GPU's (or its
+/// MIG device's) line, by the GPU's position, or a process column's header,
+/// by its index in `COLUMNS`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Hit {
+    Gpu(usize),
+    Column(usize),
+}
+
+pub fn hit(s: &Screen<'_>, area: Rect, x: u16, y: u16) -> Option<Hit> {
+    let r = regions(s, area);
+    let at = |a: Rect| a.contains(ratatui::layout::Position { x, y });
+    if at(r.gpus) {
+        let first = first_gpu_line(s, &r.lines, r.gpus.height);
+        return match r.lines.get(first + usize::from(y - r.gpus.y))? {
+            GpuLine::Gpu(i) | GpuLine::Mig(i, _) => Some(Hit::Gpu(*i)),
+        };
+    }
+    if at(r.procs) && y == r.procs.y {
+        let rows = shown_processes(s);
+        let cols = table_columns(&rows, r.wide);
+        let geometry = column_geometry(&cols, r.procs.width);
+        let dx = x - r.procs.x;
+        return cols
+            .iter()
+            .zip(&geometry)
+            .find(|(_, &(cx, w))| dx >= cx && dx < cx + w)
+            .map(|((i, _), _)| Hit::Column(*i));
+    }
+    None
+}
+
+/// How many process rows the table has room for in a frame of `area`.
+pub fn process_rows(s: &Screen<'_>, area: Rect) -> usize {
+    usize::from(regions(s, area).procs.height.saturating_sub(1))
+}
+
+/// The first line the GPU block shows: the selected GPU's line is visible.
+fn first_gpu_line(s: &Screen<'_>, lines: &[GpuLine], height: u16) -> usize {
+    let h = usize::from(height);
+    let sel = lines
+        .iter()
+        .position(|l| matches!(l, GpuLine::Gpu(i) if *i == s.ui.selected))
+        .unwrap_or(0);
+    sel.saturating_sub(h.saturating_sub(1))
 }
 
 pub(super) fn style(s: &Screen<'_>, colour: Color) -> Style {
@@ -183,11 +256,7 @@ fn gpu_lines(s: &Screen<'_>, _wide: bool) -> Vec<GpuLine> {
 fn gpu_block(s: &Screen<'_>, lines: &[GpuLine], area: Rect, buf: &mut Buffer) {
     let h = usize::from(area.height);
     // Scroll so that the selected GPU's line is visible.
-    let sel = lines
-        .iter()
-        .position(|l| matches!(l, GpuLine::Gpu(i) if *i == s.ui.selected))
-        .unwrap_or(0);
-    let first = sel.saturating_sub(h.saturating_sub(1));
+    let first = first_gpu_line(s, lines, area.height);
     let wide = area.width >= WIDE_FROM;
     for (row, line) in lines.iter().skip(first).take(h).enumerate() {
         let r = Rect {
@@ -744,7 +813,10 @@ pub(super) fn process_table(s: &Screen<'_>, area: Rect, buf: &mut Buffer, wide: 
         return;
     }
     let red = style(s, Color::Red).add_modifier(Modifier::BOLD);
-    for (n, r) in rows.iter().take(usize::from(area.height - 1)).enumerate() {
+    let room = usize::from(area.height - 1);
+    // The wheel's scroll, kept to what leaves the table's room filled.
+    let skip = s.ui.scroll.min(rows.len().saturating_sub(room));
+    for (n, r) in rows.iter().skip(skip).take(room).enumerate() {
         let y = area.y + 1 + n as u16;
         let leak = r.leak.is_some();
         for ((_, c), &(x, w)) in cols.iter().zip(&geometry) {
@@ -841,6 +913,10 @@ const HELP: &[(&str, &str)] = &[
     ("+ - F2", "refresh interval up / down (100 ms to 10 s)"),
     ("p space", "pause / resume"),
     ("z Z", "curves: zoom in / out (30 s to 1 h)"),
+    (
+        "mouse",
+        "click a GPU (alone) or a header (sort); wheel: scroll",
+    ),
 ];
 
 fn help(s: &Screen<'_>, area: Rect, buf: &mut Buffer) {

@@ -54,6 +54,9 @@ pub struct Point {
 pub struct Series {
     points: VecDeque<Point>,
     cap: usize,
+    /// How many neighbouring points are out of time order (a clock stepped back): 0 lets the trend stop reading
+    /// at the end of what it needs.
+    disorder: usize,
 }
 
 impl Series {
@@ -64,6 +67,7 @@ impl Series {
             // Grown as points come, so a short run or a series that stops early costs little.
             points: VecDeque::with_capacity(cap.min(64)),
             cap,
+            disorder: 0,
         }
     }
 
@@ -74,9 +78,19 @@ impl Series {
             return;
         }
         if self.points.len() == self.cap {
-            self.points.pop_front();
+            if let (Some(a), Some(b)) = (self.points.pop_front(), self.points.front()) {
+                self.disorder -= usize::from(b.t < a.t);
+            }
+        }
+        if let Some(last) = self.points.back() {
+            self.disorder += usize::from(p.t < last.t);
         }
         self.points.push_back(p);
+    }
+
+    /// Whether every point is at or after the one before it (a loop's clock did not step back).
+    pub fn in_order(&self) -> bool {
+        self.disorder == 0
     }
 
     /// The points, oldest first (`.rev()` for newest first).
@@ -364,6 +378,22 @@ mod tests {
         h.forget_older_than(5.0);
         assert!(h.series(&gone, "used_gpu_memory").is_none());
         assert_eq!(h.series_count(), 1);
+    }
+
+    #[test]
+    fn a_series_knows_whether_its_points_are_in_time_order() {
+        let mut s = Series::with_cap(3);
+        for t in [1.0, 2.0, 2.0] {
+            s.push(Point { t, v: 0.0 });
+        }
+        assert!(s.in_order());
+        // A clock stepped back: out of order until the step leaves the ring.
+        for t in [0.5, 0.6] {
+            s.push(Point { t, v: 0.0 });
+            assert!(!s.in_order(), "{t}");
+        }
+        s.push(Point { t: 0.7, v: 0.0 });
+        assert!(s.in_order());
     }
 
     #[test]

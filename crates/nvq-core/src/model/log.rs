@@ -42,6 +42,32 @@ pub enum LogFormat {
     Ndjson,
 }
 
+/// What a log read row by row says beside its rows (`source::log::read`): its format, columns, first timestamp
+/// and the texts its cells name.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LogHead {
+    /// The format the log was read as.
+    pub format: LogFormat,
+    /// The columns, in the order the header or the first object lists them.
+    pub columns: Vec<LogColumn>,
+    /// The first row's timestamp as written, for the time axis.
+    pub start: String,
+    /// The distinct texts of the cells read so far.
+    pub texts: Vec<String>,
+}
+
+impl LogHead {
+    /// The position of a column, by name.
+    pub fn column(&self, name: &str) -> Option<usize> {
+        self.columns.iter().position(|c| c.name == name)
+    }
+
+    /// The text of a [`LogCell::Text`].
+    pub fn text(&self, id: u32) -> &str {
+        self.texts.get(id as usize).map_or("", String::as_str)
+    }
+}
+
 /// A whole log.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Log {

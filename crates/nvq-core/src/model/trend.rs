@@ -112,6 +112,55 @@ pub fn trend_with_line(
     capacity: Option<f64>,
     cfg: &TrendConfig,
 ) -> Option<(Trend, (Point, Point))> {
+    fitted(&window(series, cfg)?, capacity, cfg)
+}
+
+/// The time to full of [`trend`]: None with too few points, `Some(None)` when not rising steadily. The rate is
+/// computed only when the series may be rising (its floors rose by `min_rise` over the window and have risen
+/// for `min_duration_s`): a loop asks this of every series every sample, and most are not rising.
+pub fn time_to_full(
+    series: &Series,
+    capacity: Option<f64>,
+    cfg: &TrendConfig,
+) -> Option<Option<f64>> {
+    let w = window(series, cfg)?;
+    let win = w.floors();
+    let net = win[win.len() - 1].v - win[0].v;
+    if !(net >= cfg.min_rise && w.run >= cfg.min_duration_s) {
+        // Not rising; a trend exists when a rate does (two floors at different times, see `theil_sen`).
+        let firsts = &win[..win.len().min(SEGMENTS)];
+        let mut earliest = f64::INFINITY;
+        let has_rate = firsts.iter().any(|p| {
+            let later = p.t > earliest;
+            earliest = earliest.min(p.t);
+            later
+        });
+        return has_rate.then_some(None);
+    }
+    fitted(&w, capacity, cfg).map(|(t, _)| t.time_to_full_s)
+}
+
+/// A series' window: its floors (oldest first) and how long the floors have been rising.
+struct Window {
+    last: Point,
+    near: [Point; SEGMENTS],
+    n: usize,
+    /// The window's floors when the series is out of time order (else empty, and `near` holds them).
+    every: Option<Vec<Point>>,
+    run: f64,
+}
+
+impl Window {
+    fn floors(&self) -> &[Point] {
+        match &self.every {
+            Some(e) => e,
+            None => self.near.get(..self.n).unwrap_or(&[]),
+        }
+    }
+}
+
+/// The window of `series`; None: too few points (fewer than three, or fewer than three slices with a point).
+fn window(series: &Series, cfg: &TrendConfig) -> Option<Window> {
     let last = series.last()?;
     if series.len() < 3 {
         return None;
@@ -132,18 +181,52 @@ pub fn trend_with_line(
         return None;
     }
     let seg = span / SEGMENTS as f64;
-    let all = floors(series, last.t, seg);
-    // The window's floors, oldest first.
-    let win: Vec<Point> = all
-        .iter()
-        .rev()
-        .filter(|f| f.0 < SEGMENTS)
-        .map(|f| f.1)
-        .collect();
-    if win.len() < 3 {
-        return None;
+    // In time order (the usual case) the window's floors come first, newest first, and the floors are read only
+    // as far back as the run of rising goes; otherwise every point is read.
+    let mut w = Window {
+        last,
+        near: [Point { t: 0.0, v: 0.0 }; SEGMENTS],
+        n: 0,
+        every: None,
+        run: 0.0,
+    };
+    if series.in_order() {
+        let mut floors = Floors::new(series, last.t, seg);
+        let mut beyond = None;
+        for (k, p) in floors.by_ref() {
+            match w.near.get_mut(w.n) {
+                Some(slot) if k < SEGMENTS => {
+                    *slot = p;
+                    w.n += 1;
+                }
+                _ => {
+                    beyond = Some(p);
+                    break;
+                }
+            }
+        }
+        let older = beyond.into_iter().chain(floors.map(|f| f.1));
+        let near = w.near.get(..w.n).unwrap_or(&[]);
+        w.run = rising_run(near.iter().copied().chain(older), last.t);
+        w.near[..w.n].reverse();
+    } else {
+        let all: Vec<(usize, Point)> = Floors::new(series, last.t, seg).collect();
+        w.every = Some(
+            all.iter()
+                .rev()
+                .filter(|f| f.0 < SEGMENTS)
+                .map(|f| f.1)
+                .collect(),
+        );
+        w.run = rising_run(all.iter().map(|f| f.1), last.t);
     }
-    let slope = theil_sen(&win)?;
+    (w.floors().len() >= 3).then_some(w)
+}
+
+/// The rate of a window and what follows from it.
+fn fitted(w: &Window, capacity: Option<f64>, cfg: &TrendConfig) -> Option<(Trend, (Point, Point))> {
+    let (win, last, run) = (w.floors(), w.last, w.run);
+    let slope = theil_sen(win)?;
     let (first, newest) = (win[0], win[win.len() - 1]);
     let net = newest.v - first.v;
     let predicted = slope * (newest.t - first.t);
@@ -157,7 +240,6 @@ pub fn trend_with_line(
                 b.v - a.v >= 0.25 * slope * (b.t - a.t) && b.v > a.v
             })
     };
-    let run = rising_run(&all, last.t);
     let rising = slope > 0.0
         && net >= cfg.min_rise
         && net >= 0.5 * predicted
@@ -181,41 +263,77 @@ pub fn trend_with_line(
     Some((tr, (at(first.t), at(last.t))))
 }
 
-/// The floors of the whole series in slices of `seg` seconds counted back from `newest`: (slice number, 0 the
-/// newest; the slice's lowest point), newest slice first.
-fn floors(series: &Series, newest: f64, seg: f64) -> Vec<(usize, Point)> {
-    let mut out: Vec<(usize, Point)> = Vec::new();
-    for p in series.points().rev() {
-        let back = ((newest - p.t) / seg).max(0.0);
-        // The window's oldest point falls on the boundary: it belongs to the window's last slice.
-        let k = if back >= SEGMENTS as f64 && back - SEGMENTS as f64 <= 1e-9 {
-            SEGMENTS - 1
-        } else {
-            back as usize
-        };
-        match out.last_mut() {
-            Some((kk, f)) if *kk == k => {
-                if p.v <= f.v {
-                    *f = p;
-                }
-            }
-            _ => out.push((k, p)),
-        }
-    }
-    out
+/// The floors of the whole series in slices of `seg` seconds counted back from `newest`, newest slice first:
+/// (slice number, 0 the newest; the slice's lowest point, the oldest of equal ones). Points in a row that fall in
+/// one slice make one floor.
+struct Floors<I: Iterator<Item = Point>> {
+    /// The points not read yet, newest first.
+    points: I,
+    /// The first point of the next slice, and its slice, read ahead.
+    next: Option<(usize, Point)>,
+    newest: f64,
+    seg: f64,
 }
 
-/// How long the floors have been rising, counted back from the newest: slice after slice (empty slices passed
-/// over), each floor above the one before it, at most one flat slice in a row, no fall.
-fn rising_run(floors: &[(usize, Point)], newest: f64) -> f64 {
-    let mut start = match floors.first() {
-        Some(f) => f.1.t,
-        None => return 0.0,
+impl Floors<std::iter::Empty<Point>> {
+    fn new(series: &Series, newest: f64, seg: f64) -> Floors<impl Iterator<Item = Point> + '_> {
+        Floors {
+            points: series.points().rev(),
+            next: None,
+            newest,
+            seg,
+        }
+    }
+}
+
+/// The slice (0 the newest) a point at `t` falls in.
+fn slice_of(t: f64, newest: f64, seg: f64) -> usize {
+    let back = ((newest - t) / seg).max(0.0);
+    // The window's oldest point falls on the boundary: it belongs to the window's last slice.
+    if back >= SEGMENTS as f64 && back - SEGMENTS as f64 <= 1e-9 {
+        SEGMENTS - 1
+    } else {
+        back as usize
+    }
+}
+
+impl<I: Iterator<Item = Point>> Iterator for Floors<I> {
+    type Item = (usize, Point);
+
+    fn next(&mut self) -> Option<(usize, Point)> {
+        let (newest, seg) = (self.newest, self.seg);
+        let (k, mut floor) = match self.next.take() {
+            Some(ahead) => ahead,
+            None => {
+                let p = self.points.next()?;
+                (slice_of(p.t, newest, seg), p)
+            }
+        };
+        for p in self.points.by_ref() {
+            let kp = slice_of(p.t, newest, seg);
+            if kp != k {
+                self.next = Some((kp, p));
+                break;
+            }
+            if p.v <= floor.v {
+                floor = p;
+            }
+        }
+        Some((k, floor))
+    }
+}
+
+/// How long the floors (newest first) have been rising, counted back from the newest: slice after slice (empty
+/// slices passed over), each floor above the one before it, at most one flat slice in a row, no fall. Reads
+/// the floors only as far as the run goes.
+fn rising_run(mut floors: impl Iterator<Item = Point>, newest: f64) -> f64 {
+    let Some(mut later) = floors.next() else {
+        return 0.0;
     };
+    let mut start = later.t;
     let mut flats = 0;
     let mut rose = false;
-    for w in floors.windows(2) {
-        let (later, earlier) = (w[0].1, w[1].1);
+    for earlier in floors {
         // Slices without a point (sampling coarser than a slice, or a stalled loop) are passed over: the floors
         // on either side are compared.
         if earlier.v < later.v {
@@ -227,6 +345,7 @@ fn rising_run(floors: &[(usize, Point)], newest: f64) -> f64 {
         } else {
             break;
         }
+        later = earlier;
     }
     if rose {
         newest - start
@@ -257,12 +376,14 @@ fn median(xs: &mut [f64]) -> Option<f64> {
     if xs.is_empty() {
         return None;
     }
-    xs.sort_unstable_by(f64::total_cmp);
+    // The middle one (and for an even count the greatest below it), as a sort would put them, without sorting.
     let n = xs.len();
+    let (below, &mut mid, _) = xs.select_nth_unstable_by(n / 2, f64::total_cmp);
     Some(if n % 2 == 1 {
-        xs[n / 2]
+        mid
     } else {
-        (xs[n / 2 - 1] + xs[n / 2]) / 2.0
+        let under = below.iter().copied().max_by(f64::total_cmp).unwrap_or(mid);
+        (under + mid) / 2.0
     })
 }
 
@@ -408,5 +529,221 @@ mod tests {
         let tr = trend(&s, Some(80.0 * GIB), &TrendConfig::default()).unwrap();
         assert!((tr.slope_per_s * 60.0 / GIB - 1.0).abs() < 0.01);
         assert!(!tr.rising);
+    }
+
+    /// The trend as first written (every point read, every floor kept, the slopes sorted): what the reading
+    /// that stops early must equal, point for point.
+    mod plain {
+        use super::super::{Point, Series, Trend, TrendConfig, SEGMENTS};
+
+        pub fn trend_with_line(
+            series: &Series,
+            capacity: Option<f64>,
+            cfg: &TrendConfig,
+        ) -> Option<(Trend, (Point, Point))> {
+            let last = series.last()?;
+            if series.len() < 3 {
+                return None;
+            }
+            let window = if cfg.window_s.is_finite() && cfg.window_s > 0.0 {
+                cfg.window_s
+            } else {
+                TrendConfig::DEFAULT_WINDOW_S
+            };
+            let oldest_in_window = series
+                .points()
+                .rev()
+                .take_while(|p| last.t - p.t <= window)
+                .last()
+                .unwrap_or(last);
+            let span = last.t - oldest_in_window.t;
+            if span <= 0.0 {
+                return None;
+            }
+            let seg = span / SEGMENTS as f64;
+            let all = floors(series, last.t, seg);
+            // The window's floors, oldest first.
+            let win: Vec<Point> = all
+                .iter()
+                .rev()
+                .filter(|f| f.0 < SEGMENTS)
+                .map(|f| f.1)
+                .collect();
+            if win.len() < 3 {
+                return None;
+            }
+            let slope = theil_sen(&win)?;
+            let (first, newest) = (win[0], win[win.len() - 1]);
+            let net = newest.v - first.v;
+            let predicted = slope * (newest.t - first.t);
+            let thirds_rise = win.len() >= 6 && {
+                let n = win.len();
+                [0..n / 3, n / 3..2 * n / 3, 2 * n / 3..n]
+                    .into_iter()
+                    .all(|r| {
+                        let g = &win[r];
+                        let (a, b) = (g[0], g[g.len() - 1]);
+                        b.v - a.v >= 0.25 * slope * (b.t - a.t) && b.v > a.v
+                    })
+            };
+            let run = rising_run(&all, last.t);
+            let rising = slope > 0.0
+                && net >= cfg.min_rise
+                && net >= 0.5 * predicted
+                && thirds_rise
+                && run >= cfg.min_duration_s;
+            let time_to_full_s = match capacity {
+                Some(c) if rising && c.is_finite() => Some(((c - last.v) / slope).max(0.0)),
+                _ => None,
+            };
+            // The fitted line through the newest floor, from the oldest floor of the window to the newest point.
+            let at = |t: f64| Point {
+                t,
+                v: newest.v + slope * (t - newest.t),
+            };
+            let tr = Trend {
+                slope_per_s: slope,
+                rising,
+                rising_for_s: if rising { run } else { 0.0 },
+                time_to_full_s,
+            };
+            Some((tr, (at(first.t), at(last.t))))
+        }
+
+        fn floors(series: &Series, newest: f64, seg: f64) -> Vec<(usize, Point)> {
+            let mut out: Vec<(usize, Point)> = Vec::new();
+            for p in series.points().rev() {
+                let back = ((newest - p.t) / seg).max(0.0);
+                // The window's oldest point falls on the boundary: it belongs to the window's last slice.
+                let k = if back >= SEGMENTS as f64 && back - SEGMENTS as f64 <= 1e-9 {
+                    SEGMENTS - 1
+                } else {
+                    back as usize
+                };
+                match out.last_mut() {
+                    Some((kk, f)) if *kk == k => {
+                        if p.v <= f.v {
+                            *f = p;
+                        }
+                    }
+                    _ => out.push((k, p)),
+                }
+            }
+            out
+        }
+
+        fn rising_run(floors: &[(usize, Point)], newest: f64) -> f64 {
+            let mut start = match floors.first() {
+                Some(f) => f.1.t,
+                None => return 0.0,
+            };
+            let mut flats = 0;
+            let mut rose = false;
+            for w in floors.windows(2) {
+                let (later, earlier) = (w[0].1, w[1].1);
+                // Slices without a point (sampling coarser than a slice, or a stalled loop) are passed over: the floors
+                // on either side are compared.
+                if earlier.v < later.v {
+                    flats = 0;
+                    rose = true;
+                    start = earlier.t;
+                } else if earlier.v == later.v && flats == 0 {
+                    flats += 1;
+                } else {
+                    break;
+                }
+            }
+            if rose {
+                newest - start
+            } else {
+                0.0
+            }
+        }
+
+        fn theil_sen(points: &[Point]) -> Option<f64> {
+            let points = &points[..points.len().min(SEGMENTS)];
+            let mut slopes = [0.0f64; SEGMENTS * (SEGMENTS - 1) / 2];
+            let mut n = 0;
+            for (i, a) in points.iter().enumerate() {
+                for b in &points[i + 1..] {
+                    let dt = b.t - a.t;
+                    if let (true, Some(s)) = (dt > 0.0, slopes.get_mut(n)) {
+                        *s = (b.v - a.v) / dt;
+                        n += 1;
+                    }
+                }
+            }
+            median(slopes.get_mut(..n)?)
+        }
+
+        fn median(xs: &mut [f64]) -> Option<f64> {
+            if xs.is_empty() {
+                return None;
+            }
+            xs.sort_unstable_by(f64::total_cmp);
+            let n = xs.len();
+            Some(if n % 2 == 1 {
+                xs[n / 2]
+            } else {
+                (xs[n / 2 - 1] + xs[n / 2]) / 2.0
+            })
+        }
+    }
+
+    /// Series of every shape the loops see (leaks, sawtooths, jumps, plateaus, noise, a clock stepped back,
+    /// sampling coarser than a slice, rings that dropped their oldest points), each trend read after every point:
+    /// the early-stopping reading gives the very trend and line the plain one does.
+    #[test]
+    fn the_trend_equals_the_plain_computation() {
+        let cfgs = [
+            TrendConfig::default(),
+            TrendConfig {
+                window_s: 30.0,
+                min_duration_s: 10.0,
+                min_rise: 0.0,
+            },
+        ];
+        let shapes: [&dyn Fn(f64) -> f64; 6] = [
+            &|t| 2.0 * GIB + t * GIB / 60.0 + 20.0 * MIB * noise(t),
+            &|t| 10.0 * GIB + 4.0 * GIB * ((t % 50.0) / 50.0),
+            &|t| if t < 200.0 { GIB } else { 30.0 * GIB },
+            &|t| 40.0 * GIB + 50.0 * MIB * noise(t),
+            &|t| 5.0 * GIB + t * GIB / 120.0 + 3.0 * GIB * ((t % 20.0) / 20.0),
+            &|t| (t / 7.0).floor() * MIB,
+        ];
+        let mut checked = 0;
+        for (i, shape) in shapes.iter().enumerate() {
+            for (dt, cap) in [(1.0, 2000), (0.1, 300), (45.0, 200), (1.0, 240)] {
+                let mut s = Series::with_cap(cap);
+                for n in 0..600 {
+                    // Shape 3 (noise) has its clock step back a minute now and then.
+                    let step_back = if i == 3 && n % 400 > 380 { 60.0 } else { 0.0 };
+                    let t = 1_700_000_000.0 + n as f64 * dt - step_back;
+                    s.push(Point {
+                        t,
+                        v: shape(n as f64 * dt),
+                    });
+                    if n % 6 != 0 {
+                        continue;
+                    }
+                    for cfg in &cfgs {
+                        let cap = Some(80.0 * GIB);
+                        let plain = plain::trend_with_line(&s, cap, cfg);
+                        assert_eq!(
+                            trend_with_line(&s, cap, cfg),
+                            plain,
+                            "shape {i}, every {dt} s, {n} points"
+                        );
+                        assert_eq!(
+                            time_to_full(&s, cap, cfg),
+                            plain.map(|(t, _)| t.time_to_full_s),
+                            "shape {i}, every {dt} s, {n} points"
+                        );
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        assert!(checked > 3_000);
     }
 }

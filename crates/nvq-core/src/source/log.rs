@@ -9,30 +9,45 @@
 //! line (what follows is `--summary`'s table); a repeated header (a log
 //! appended to by several runs) is skipped.
 
-use crate::model::log::{Log, LogCell, LogColumn, LogFormat, LogRow};
+use crate::model::log::{Log, LogCell, LogColumn, LogFormat, LogHead, LogRow};
 use crate::model::Unit;
 use crate::source::QueryMode;
 use std::collections::HashMap;
+use std::io::BufRead;
 
 /// Which columns to read, given the header's names (CSV): a column not kept is read as [`LogCell::Missing`]
 /// without looking at its cells.
 pub type Keep<'k> = &'k dyn Fn(&[String]) -> Vec<bool>;
 
-/// Each distinct text once.
+/// What is done with each row as it is read: given the log's head (its columns and texts so far), the row's
+/// time and its cells, one per column.
+pub type OnRow<'r> = &'r mut dyn FnMut(&LogHead, f64, &[LogCell]);
+
+/// Each distinct text once. A log names the same few GPUs and processes over and over: the texts are looked
+/// through in turn while they are few, hashed when many.
 #[derive(Default)]
-struct Texts<'a> {
-    ids: HashMap<&'a str, u32>,
-    texts: Vec<String>,
+struct Texts {
+    ids: HashMap<String, u32>,
 }
 
-impl<'a> Texts<'a> {
-    fn id(&mut self, s: &'a str) -> u32 {
-        if let Some(&id) = self.ids.get(s) {
+impl Texts {
+    const FEW: usize = 32;
+
+    fn id(&mut self, texts: &mut Vec<String>, s: &str) -> u32 {
+        if texts.len() <= Self::FEW {
+            if let Some(at) = texts.iter().position(|t| t == s) {
+                return u32::try_from(at).unwrap_or(u32::MAX);
+            }
+        } else if let Some(&id) = self.ids.get(s) {
             return id;
         }
-        let id = u32::try_from(self.texts.len()).unwrap_or(u32::MAX);
-        self.texts.push(s.to_string());
-        self.ids.insert(s, id);
+        let id = u32::try_from(texts.len()).unwrap_or(u32::MAX);
+        texts.push(s.to_string());
+        if texts.len() == Self::FEW + 1 {
+            self.ids = texts.iter().cloned().zip(0..).collect();
+        } else if texts.len() > Self::FEW + 1 {
+            self.ids.insert(s.to_string(), id);
+        }
         id
     }
 }
@@ -60,19 +75,91 @@ pub fn parse(text: &str) -> Result<Log, LogError> {
 
 /// [`parse`], reading only the columns `keep` picks (of a CSV log; an NDJSON log is read whole).
 pub fn parse_only(text: &str, keep: Keep<'_>) -> Result<Log, LogError> {
-    if text.trim().is_empty() {
-        return fail(0, "the log is empty: there is nothing to draw");
+    let mut rows = Vec::new();
+    let head = read(&mut text.as_bytes(), keep, &mut |_, t, cells| {
+        rows.push(LogRow {
+            t,
+            cells: cells.to_vec(),
+        })
+    })?;
+    for r in &mut rows {
+        r.cells.resize(head.columns.len(), LogCell::Missing);
     }
-    if !text.ends_with('\n') {
-        let n = text.lines().count();
-        return fail(n, "the last line is cut short (no newline at its end): was the log copied while nvq wrote it?");
+    Ok(Log {
+        format: head.format,
+        columns: head.columns,
+        rows,
+        start: head.start,
+        texts: head.texts,
+    })
+}
+
+/// The lines of a log, read one at a time into one buffer: each whole (ending in a newline), as text.
+struct Lines<'i> {
+    input: &'i mut dyn BufRead,
+    buf: Vec<u8>,
+    /// Lines read so far (the number of the one in `buf`, 1-based).
+    n: usize,
+    /// Whether a line other than blanks was seen.
+    seen: bool,
+}
+
+impl Lines<'_> {
+    /// The next line's number (1-based) and text without its line end; None at the end of the log.
+    fn next(&mut self) -> Result<Option<(usize, &str)>, LogError> {
+        self.buf.clear();
+        let got = self
+            .input
+            .read_until(b'\n', &mut self.buf)
+            .or_else(|e| fail(0, format!("cannot read it: {e}")))?;
+        if got == 0 {
+            return Ok(None);
+        }
+        self.n += 1;
+        let Ok(line) = std::str::from_utf8(&self.buf) else {
+            return fail(
+                self.n,
+                "this line is not UTF-8 text: the file is not a log nvq wrote",
+            );
+        };
+        let blank = line.trim().is_empty();
+        if (self.seen || !blank) && !line.ends_with('\n') {
+            return fail(self.n, "the last line is cut short (no newline at its end): was the log copied while nvq wrote it?");
+        }
+        self.seen |= !blank;
+        let line = line.strip_suffix('\n').unwrap_or(line);
+        Ok(Some((self.n, line.strip_suffix('\r').unwrap_or(line))))
     }
-    let first = text.lines().position(|l| !l.trim().is_empty()).unwrap_or(0);
-    let head = text.lines().nth(first).unwrap_or("").trim_start();
-    if head.starts_with('{') {
-        ndjson(text)
+
+    /// Read the rest, only to see that it ends with a newline (CSV's `--summary` table after the samples).
+    fn skip_rest(&mut self) -> Result<(), LogError> {
+        while self.next()?.is_some() {}
+        Ok(())
+    }
+}
+
+/// Read a log line by line from `input`, handing each row to `row` as it comes (the cells in a buffer used
+/// again for the next row): a CSV log is never held whole, only its texts, each once. (An NDJSON log, whose
+/// columns are the union of its objects' keys, is read whole first, then handed over with every column.)
+/// Returns the log's head; an error says why and on which line, and ends the reading there.
+pub fn read(input: &mut dyn BufRead, keep: Keep<'_>, row: OnRow<'_>) -> Result<LogHead, LogError> {
+    let mut lines = Lines {
+        input,
+        buf: Vec::with_capacity(256),
+        n: 0,
+        seen: false,
+    };
+    let first = loop {
+        match lines.next()? {
+            None => return fail(0, "the log is empty: there is nothing to draw"),
+            Some((_, l)) if l.trim().is_empty() => continue,
+            Some((n, l)) => break (n, l.to_string()),
+        }
+    };
+    if first.1.trim_start().starts_with('{') {
+        ndjson(&mut lines, first, row)
     } else {
-        csv(text, keep)
+        csv(&mut lines, first, keep, row)
     }
 }
 
@@ -93,14 +180,32 @@ fn unit_scale(unit: &str) -> f64 {
     Unit::find(unit).map_or(1.0, |u| u.in_base)
 }
 
-fn csv(text: &str, keep: Keep<'_>) -> Result<Log, LogError> {
-    let mut lines = text
-        .lines()
-        .enumerate()
-        .skip_while(|(_, l)| l.trim().is_empty());
-    let Some((hn, header)) = lines.next() else {
-        return fail(0, "the log is empty: there is nothing to draw");
-    };
+/// A CSV line's cells: the text between `", "`s, as `str::split(", ")` gives them, found byte by byte.
+fn cells(line: &str) -> impl Iterator<Item = &str> {
+    let mut rest = Some(line);
+    std::iter::from_fn(move || {
+        let s = rest?;
+        let b = s.as_bytes();
+        let mut i = 0;
+        while let Some(at) = b.get(i..).and_then(|t| t.iter().position(|&c| c == b',')) {
+            let at = i + at;
+            if b.get(at + 1) == Some(&b' ') {
+                rest = s.get(at + 2..);
+                return s.get(..at);
+            }
+            i = at + 1;
+        }
+        rest = None;
+        Some(s)
+    })
+}
+
+fn csv(
+    lines: &mut Lines<'_>,
+    (hn, header): (usize, String),
+    keep: Keep<'_>,
+    row: OnRow<'_>,
+) -> Result<LogHead, LogError> {
     let columns: Vec<LogColumn> = header
         .split(", ")
         .map(|h| {
@@ -123,11 +228,11 @@ fn csv(text: &str, keep: Keep<'_>) -> Result<Log, LogError> {
         .iter()
         .any(|c| c.name.is_empty() || c.name.contains(['{', '"']))
     {
-        return fail(hn + 1, "the first line is not the header of a CSV log nvq wrote (--format=csv, with its header)");
+        return fail(hn, "the first line is not the header of a CSV log nvq wrote (--format=csv, with its header)");
     }
     let Some(ts) = columns.iter().position(|c| c.name == "timestamp") else {
         return fail(
-            hn + 1,
+            hn,
             "the log has no timestamp column: log with --query-gpu=timestamp,... (or use --format=ndjson, which always \
              has one)",
         );
@@ -135,13 +240,20 @@ fn csv(text: &str, keep: Keep<'_>) -> Result<Log, LogError> {
     let names: Vec<String> = columns.iter().map(|c| c.name.clone()).collect();
     let mut kept = keep(&names);
     kept.resize(columns.len(), false);
+    let mut head = LogHead {
+        format: LogFormat::Csv,
+        columns,
+        start: String::new(),
+        texts: Vec::new(),
+    };
     let mut texts = Texts::default();
-    let mut rows = Vec::new();
-    let mut start = String::new();
+    let mut rows = 0usize;
+    let mut out: Vec<LogCell> = Vec::with_capacity(head.columns.len());
     // The rows of a sample share its timestamp: it is read once.
-    let mut last_ts: (&str, f64) = ("", 0.0);
-    for (n, line) in lines {
+    let mut last_ts: (String, f64) = (String::new(), 0.0);
+    while let Some((n, line)) = lines.next()? {
         if line.trim().is_empty() {
+            lines.skip_rest()?;
             break;
         }
         if line == header {
@@ -149,54 +261,58 @@ fn csv(text: &str, keep: Keep<'_>) -> Result<Log, LogError> {
         }
         if line.trim_start().starts_with('{') {
             return fail(
-                n + 1,
+                n,
                 "this line is JSON, but the log began as CSV: one log, one format",
             );
         }
-        let cells: Vec<&str> = line.split(", ").collect();
-        if cells.len() != columns.len() {
+        out.clear();
+        let mut stamp = None;
+        for (k, c) in cells(line).enumerate() {
+            if k == ts {
+                stamp = Some(c);
+            }
+            out.push(match (head.columns.get(k), kept.get(k)) {
+                (Some(col), Some(true)) => csv_cell(c, col, &mut texts, &mut head.texts),
+                _ => LogCell::Missing,
+            });
+        }
+        if out.len() != head.columns.len() {
             return fail(
-                n + 1,
+                n,
                 format!(
                     "this row has {} cells where the header has {} columns",
-                    cells.len(),
-                    columns.len()
+                    out.len(),
+                    head.columns.len()
                 ),
             );
         }
-        let t = if cells[ts] == last_ts.0 && n > hn + 1 {
+        let stamp = stamp.unwrap_or("");
+        let t = if rows > 0 && stamp == last_ts.0 {
             last_ts.1
         } else {
-            let Some(t) = parse_timestamp(cells[ts]) else {
+            let Some(t) = parse_timestamp(stamp) else {
                 return fail(
-                    n + 1,
+                    n,
                     format!(
-                        "\"{}\" is not a timestamp as nvq writes it (2026/12/01 20:11:08.691)",
-                        cells[ts]
+                        "\"{stamp}\" is not a timestamp as nvq writes it (2026/12/01 20:11:08.691)"
                     ),
                 );
             };
-            last_ts = (cells[ts], t);
+            last_ts.0.clear();
+            last_ts.0.push_str(stamp);
+            last_ts.1 = t;
             t
         };
-        if start.is_empty() {
-            start = cells[ts].trim().to_string();
+        if head.start.is_empty() {
+            head.start = stamp.trim().to_string();
         }
-        let cells = cells
-            .iter()
-            .zip(&columns)
-            .zip(&kept)
-            .map(|((c, col), &k)| match k {
-                true => csv_cell(c, col, &mut texts),
-                false => LogCell::Missing,
-            })
-            .collect();
-        rows.push(LogRow { t, cells });
+        rows += 1;
+        row(&head, t, &out);
     }
-    finish(LogFormat::Csv, columns, rows, start, hn + 2, texts.texts)
+    finish(head, rows, hn + 1)
 }
 
-fn csv_cell<'a>(c: &'a str, col: &LogColumn, texts: &mut Texts<'a>) -> LogCell {
+fn csv_cell(c: &str, col: &LogColumn, texts: &mut Texts, all: &mut Vec<String>) -> LogCell {
     let c = c.trim();
     if c.is_empty() || c.starts_with('[') || c == "N/A" {
         return LogCell::Missing;
@@ -205,88 +321,117 @@ fn csv_cell<'a>(c: &'a str, col: &LogColumn, texts: &mut Texts<'a>) -> LogCell {
         Some(u) => c.strip_suffix(u.as_str()).map_or(c, str::trim_end),
         None => c,
     };
-    match bare.parse::<f64>() {
-        Ok(v) if v.is_finite() => LogCell::Num(v * col.scale),
-        _ => LogCell::Text(texts.id(c)),
+    match number(bare) {
+        Some(v) => LogCell::Num(v * col.scale),
+        None => LogCell::Text(texts.id(all, c)),
     }
 }
 
-fn ndjson(text: &str) -> Result<Log, LogError> {
+/// A cell's number as `str::parse::<f64>` reads it (finite only); whole numbers of up to 15 digits, the most
+/// common cells, without the general parser (they are exact as f64, so the result is the same).
+fn number(s: &str) -> Option<f64> {
+    let b = s.as_bytes();
+    if !b.is_empty() && b.len() <= 15 && b.iter().all(u8::is_ascii_digit) {
+        return Some(b.iter().fold(0u64, |n, d| n * 10 + u64::from(d - b'0')) as f64);
+    }
+    s.parse::<f64>().ok().filter(|v| v.is_finite())
+}
+
+fn ndjson(
+    lines: &mut Lines<'_>,
+    first: (usize, String),
+    row: OnRow<'_>,
+) -> Result<LogHead, LogError> {
     let mut columns: Vec<LogColumn> = Vec::new();
     let mut raw: Vec<(f64, Vec<(usize, serde_json::Value)>)> = Vec::new();
     let mut start = String::new();
-    for (n, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let obj: serde_json::Map<String, serde_json::Value> = match serde_json::from_str(line) {
-            Ok(serde_json::Value::Object(o)) => o,
-            _ if !line.trim_start().starts_with('{') => {
+    let mut line = Some(first);
+    while let Some((n, text)) = line.take() {
+        if !text.trim().is_empty() {
+            let obj = ndjson_object(&text, n)?;
+            let Some(ts) = obj.get("timestamp").and_then(|v| v.as_str()) else {
                 return fail(
-                    n + 1,
-                    "this line is not JSON, but the log began as NDJSON: one log, one format",
-                )
-            }
-            _ => return fail(n + 1, "this line is not a whole JSON object"),
-        };
-        let Some(ts) = obj.get("timestamp").and_then(|v| v.as_str()) else {
-            return fail(
-                n + 1,
-                "this object has no \"timestamp\" (nvq's NDJSON always writes one)",
-            );
-        };
-        let Some(t) = parse_timestamp(ts) else {
-            return fail(
-                n + 1,
-                format!("\"{ts}\" is not a timestamp as nvq writes it (2026/12/01 20:11:08.691)"),
-            );
-        };
-        if start.is_empty() {
-            start = ts.to_string();
-        }
-        let mut cells = Vec::with_capacity(obj.len());
-        for (k, v) in obj {
-            if k.starts_with('_') {
-                continue;
-            }
-            let idx = match columns.iter().position(|c| c.name == k) {
-                Some(i) => i,
-                None => {
-                    let (unit, scale) = field_unit(&k);
-                    columns.push(LogColumn {
-                        name: k,
-                        unit,
-                        scale,
-                    });
-                    columns.len() - 1
-                }
+                    n,
+                    "this object has no \"timestamp\" (nvq's NDJSON always writes one)",
+                );
             };
-            cells.push((idx, v));
-        }
-        raw.push((t, cells));
-    }
-    let mut texts = Texts::default();
-    let mut owned: Vec<String> = Vec::new();
-    let rows = raw
-        .into_iter()
-        .map(|(t, cells)| {
-            let mut row = vec![LogCell::Missing; columns.len()];
-            for (i, v) in cells {
-                row[i] = match v {
-                    serde_json::Value::Number(x) => x
-                        .as_f64()
-                        .filter(|x| x.is_finite())
-                        .map_or(LogCell::Missing, |x| LogCell::Num(x * columns[i].scale)),
-                    serde_json::Value::String(s) => LogCell::Text(intern(&mut owned, s)),
-                    serde_json::Value::Bool(b) => LogCell::Text(intern(&mut owned, b.to_string())),
-                    _ => LogCell::Missing,
-                };
+            let Some(t) = parse_timestamp(ts) else {
+                return fail(
+                    n,
+                    format!(
+                        "\"{ts}\" is not a timestamp as nvq writes it (2026/12/01 20:11:08.691)"
+                    ),
+                );
+            };
+            if start.is_empty() {
+                start = ts.to_string();
             }
-            LogRow { t, cells: row }
-        })
-        .collect();
-    texts.texts = owned;
-    finish(LogFormat::Ndjson, columns, rows, start, 1, texts.texts)
+            let mut cells = Vec::with_capacity(obj.len());
+            for (k, v) in obj {
+                if k.starts_with('_') {
+                    continue;
+                }
+                let idx = match columns.iter().position(|c| c.name == k) {
+                    Some(i) => i,
+                    None => {
+                        let (unit, scale) = field_unit(&k);
+                        columns.push(LogColumn {
+                            name: k,
+                            unit,
+                            scale,
+                        });
+                        columns.len() - 1
+                    }
+                };
+                cells.push((idx, v));
+            }
+            raw.push((t, cells));
+        }
+        line = lines.next()?.map(|(n, l)| (n, l.to_string()));
+    }
+    let mut head = LogHead {
+        format: LogFormat::Ndjson,
+        columns,
+        start,
+        texts: Vec::new(),
+    };
+    let mut cells = vec![LogCell::Missing; head.columns.len()];
+    let rows = raw.len();
+    for (t, values) in raw {
+        cells.fill(LogCell::Missing);
+        for (i, v) in values {
+            let scale = head.columns.get(i).map_or(1.0, |c| c.scale);
+            let cell = match v {
+                serde_json::Value::Number(x) => x
+                    .as_f64()
+                    .filter(|x| x.is_finite())
+                    .map_or(LogCell::Missing, |x| LogCell::Num(x * scale)),
+                serde_json::Value::String(s) => LogCell::Text(intern(&mut head.texts, s)),
+                serde_json::Value::Bool(b) => LogCell::Text(intern(&mut head.texts, b.to_string())),
+                _ => LogCell::Missing,
+            };
+            if let Some(c) = cells.get_mut(i) {
+                *c = cell;
+            }
+        }
+        row(&head, t, &cells);
+    }
+    finish(head, rows, 1)
+}
+
+/// One NDJSON line as an object, or why it is not one.
+fn ndjson_object(
+    line: &str,
+    n: usize,
+) -> Result<serde_json::Map<String, serde_json::Value>, LogError> {
+    match serde_json::from_str(line) {
+        Ok(serde_json::Value::Object(o)) => Ok(o),
+        _ if !line.trim_start().starts_with('{') => fail(
+            n,
+            "this line is not JSON, but the log began as NDJSON: one log, one format",
+        ),
+        _ => fail(n, "this line is not a whole JSON object"),
+    }
 }
 
 /// The number of `s` among `texts` (added if new; NDJSON logs are small, a linear search does).
@@ -301,27 +446,14 @@ fn intern(texts: &mut Vec<String>, s: String) -> u32 {
     u32::try_from(at).unwrap_or(u32::MAX)
 }
 
-fn finish(
-    format: LogFormat,
-    columns: Vec<LogColumn>,
-    rows: Vec<LogRow>,
-    start: String,
-    line: usize,
-    texts: Vec<String>,
-) -> Result<Log, LogError> {
-    if rows.is_empty() {
+fn finish(head: LogHead, rows: usize, line: usize) -> Result<LogHead, LogError> {
+    if rows == 0 {
         return fail(
             line,
             "the log has a header but no rows: there is nothing to draw",
         );
     }
-    Ok(Log {
-        format,
-        columns,
-        rows,
-        start,
-        texts,
-    })
+    Ok(head)
 }
 
 /// `2026/12/01 20:11:08.691` (nvidia-smi's timestamp) as seconds since the epoch, read as UTC.
@@ -411,6 +543,79 @@ mod tests {
         assert_eq!(
             log.rows[0].cells[log.column("x").unwrap()],
             LogCell::Missing
+        );
+    }
+
+    /// The byte-by-byte splitting, the whole-number reading and the texts' numbering give what the general ones do.
+    #[test]
+    fn cells_numbers_and_texts_read_as_the_general_code_does() {
+        for line in [
+            "",
+            "a",
+            "a, b",
+            "a,, b",
+            "a , b,c, ",
+            ", , ,",
+            "x,y",
+            "1, 2, 3",
+            "é, ü,, ",
+        ] {
+            assert_eq!(
+                cells(line).collect::<Vec<_>>(),
+                line.split(", ").collect::<Vec<_>>(),
+                "{line:?}"
+            );
+        }
+        for s in [
+            "0",
+            "0012",
+            "20480",
+            "999999999999999",
+            "9999999999999999",
+            "1.5",
+            "-3",
+            "1e3",
+            "",
+            "inf",
+            "x",
+        ] {
+            assert_eq!(
+                number(s),
+                s.parse::<f64>().ok().filter(|v| v.is_finite()),
+                "{s:?}"
+            );
+        }
+        let (mut texts, mut all) = (Texts::default(), Vec::new());
+        let names: Vec<String> = (0..100).map(|i| format!("GPU-{i}")).collect();
+        for _ in 0..2 {
+            for (i, n) in names.iter().enumerate() {
+                assert_eq!(texts.id(&mut all, n), i as u32);
+            }
+        }
+        assert_eq!(all, names);
+    }
+
+    /// Rows are handed over as they are read; a bad line ends the reading there, after the rows before it.
+    #[test]
+    fn rows_stream_until_a_bad_line() {
+        let log = "timestamp, index, memory.used [MiB]\n2026/12/01 20:11:08.691, 0, 1 MiB\n\
+                   2026/12/01 20:11:09.691, 0, 2 MiB\n2026/12/01 20:11:10.691, 0\n";
+        let mut seen = Vec::new();
+        let err = read(
+            &mut log.as_bytes(),
+            &|n| vec![true; n.len()],
+            &mut |_, t, c| seen.push((t, c.get(2).cloned())),
+        )
+        .unwrap_err();
+        assert_eq!(err.line, 4);
+        assert_eq!(seen.len(), 2);
+        assert_eq!(seen[1].1, Some(LogCell::Num(2.0 * MIB)));
+        let bytes = b"timestamp, index\n2026/12/01 20:11:08.691, \xff\n";
+        assert!(
+            read(&mut &bytes[..], &|n| vec![true; n.len()], &mut |_, _, _| {})
+                .unwrap_err()
+                .message
+                .contains("UTF-8")
         );
     }
 
