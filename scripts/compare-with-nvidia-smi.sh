@@ -143,15 +143,24 @@ mask() {
         -e 's#^(exit [0-9]+) in [0-9]+ ms$#\1#'
 }
 
+# Microseconds since the epoch: bash's own clock (5.0 and later), else date's.
+now_us() {
+    if [ -n "${EPOCHREALTIME:-}" ]; then
+        echo "${EPOCHREALTIME/[.,]/}"
+    else
+        echo $(($(date +%s%N) / 1000))
+    fi
+}
+
 # run TOOL ARGS...: the output (stdout and stderr), then `exit N in T ms`.
 run() {
     local tool=$1 t0 t1 rc
     shift
-    t0=$(date +%s%N)
+    t0=$(now_us)
     "$tool" "$@" 2>&1
     rc=$?
-    t1=$(date +%s%N)
-    echo "exit $rc in $(((t1 - t0) / 1000000)) ms"
+    t1=$(now_us)
+    echo "exit $rc in $(((t1 - t0) / 1000)) ms"
 }
 
 # case MODE NAME ARGS...: run both, keep both outputs, and the diff if they differ.
@@ -167,7 +176,7 @@ case_() {
         rm -f "$out.diff"
     fi
 }
-export -f mask run case_
+export -f now_us mask run case_
 
 formats=("csv" "csv,noheader" "csv,nounits" "csv,noheader,nounits")
 fmt_name() { tr ',' '_' <<<"$1"; }

@@ -248,7 +248,7 @@ fn a_library_without_nvml_names_the_missing_symbol() {
 fn simulate_without_the_simulator_names_where_it_looked() {
     let dir = tempfile::tempdir().unwrap();
     let exe = dir.path().join("nvq");
-    std::fs::copy(common::nvq_bin(), &exe).unwrap();
+    common::copy_executable(&common::nvq_bin(), &exe);
     let out = common::command(&exe)
         .args(["--simulate", "--query-gpu=index", "--format=csv"])
         .output()

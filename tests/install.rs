@@ -32,7 +32,7 @@ const QUERY: &[&str] = &["--simulate", "--query-gpu=index", "--format=csv,nohead
 fn install_nvq(prefix: &Path) -> std::path::PathBuf {
     let nvq = prefix.join("bin/nvq");
     std::fs::create_dir_all(nvq.parent().unwrap()).unwrap();
-    std::fs::copy(common::nvq_bin(), &nvq).unwrap();
+    common::copy_executable(&common::nvq_bin(), &nvq);
     nvq
 }
 

@@ -265,6 +265,26 @@ impl Serve {
         (out, t.elapsed())
     }
 
+    /// Scrape until a sample of `family` carries every one of `labels`
+    /// (a scrape just after the first successful kubelet poll may still
+    /// come from a collection labelled before it), for at most 20 s; the
+    /// last answer.
+    fn scrape_until_labelled(&self, family: &str, labels: &[(&str, &str)]) -> String {
+        let end = Instant::now() + Duration::from_secs(20);
+        loop {
+            let (body, _) = self.scrape();
+            let labelled = samples(&body, family).iter().any(|l| {
+                labels
+                    .iter()
+                    .all(|(k, v)| l.contains(&format!("{k}=\"{v}\"")))
+            });
+            if labelled || Instant::now() >= end {
+                return body;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
     /// Scrape until `line` is in the answer (the kubelet thread works on
     /// its own clock); the answer.
     fn scrape_until(&self, line: &str) -> String {
@@ -349,19 +369,7 @@ fn gpu_xid_and_process_series_carry_the_holding_pod() {
     // The first scrapes after the first successful poll may still come
     // from a collection labelled before it: scrape until the pod's labels
     // are on the GPU's series (then every check below reads that answer).
-    let end = Instant::now() + Duration::from_secs(20);
-    let body = loop {
-        let (body, _) = nvq.scrape();
-        let labelled = samples(&body, "nvq_memory_used_bytes").iter().any(|l| {
-            train
-                .iter()
-                .all(|(k, v)| l.contains(&format!("{k}=\"{v}\"")))
-        });
-        if labelled || Instant::now() >= end {
-            break body;
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    };
+    let body = nvq.scrape_until_labelled("nvq_memory_used_bytes", &train);
     let serve = [
         ("pod", "serve-1"),
         ("namespace", "web"),
@@ -471,17 +479,15 @@ fn mig_devices_label_their_gpu_in_the_dcgm_profile() {
         &scenario("fleet_mig.toml"),
         &[FAST, &["--profile=dcgm", &sock]].concat(),
     );
-    let body = nvq.scrape_until("nvq_pods_attributed_devices 2");
+    nvq.scrape_until("nvq_pods_attributed_devices 2");
     // The GPU's series name both pods that hold its MIG devices.
-    let temp = sample_with(
-        &body,
-        "DCGM_FI_DEV_GPU_TEMP",
-        &[
-            ("pod", "infer-a,infer-b"),
-            ("namespace", "web"),
-            ("container", "model"),
-        ],
-    );
+    let pods = [
+        ("pod", "infer-a,infer-b"),
+        ("namespace", "web"),
+        ("container", "model"),
+    ];
+    let body = nvq.scrape_until_labelled("DCGM_FI_DEV_GPU_TEMP", &pods);
+    let temp = sample_with(&body, "DCGM_FI_DEV_GPU_TEMP", &pods);
     assert!(temp.ends_with(" 51"), "{temp}");
 }
 

@@ -44,6 +44,19 @@ pub fn sim_lib() -> PathBuf {
     );
 }
 
+/// Copy an executable that a test then runs, by `cp` in a child process:
+/// were the test process to write it, another test thread forking while the
+/// write descriptor is open would hold it until its child execs, and running
+/// the copy would fail with "Text file busy" (ETXTBSY; seen under 8 threads).
+pub fn copy_executable(from: &Path, to: &Path) {
+    let status = std::process::Command::new("cp")
+        .arg(from)
+        .arg(to)
+        .status()
+        .expect("cp");
+    assert!(status.success(), "cp {} {}", from.display(), to.display());
+}
+
 /// A scenario file of `tests/scenarios/`.
 pub fn scenario(name: &str) -> PathBuf {
     let p = repo_root().join("tests/scenarios").join(name);
