@@ -91,17 +91,22 @@ fn csv_series(log: &Path, gpu: u32) -> Vec<(f64, f64)> {
         .filter(|l| l.contains(&prefix))
         .map(|l| {
             let c: Vec<&str> = l.split(", ").collect();
-            let hms: Vec<f64> = c[0]
-                .split(' ')
-                .nth(1)
-                .unwrap()
-                .split(':')
-                .map(|x| x.parse().unwrap())
-                .collect();
-            let t = hms[0] * 3600.0 + hms[1] * 60.0 + hms[2];
+            let t = seconds_of_day(c[0]);
             (t, c[3].trim_end_matches(" MiB").parse().unwrap())
         })
         .collect()
+}
+
+/// A log timestamp (`2026/12/01 20:11:08.691`) as seconds of its day.
+fn seconds_of_day(timestamp: &str) -> f64 {
+    let hms: Vec<f64> = timestamp
+        .split(' ')
+        .nth(1)
+        .unwrap()
+        .split(':')
+        .map(|x| x.parse().unwrap())
+        .collect();
+    hms[0] * 3600.0 + hms[1] * 60.0 + hms[2]
 }
 
 /// One PID's rows of a `--query-compute-apps=timestamp,gpu_uuid,pid,process_name,used_memory` CSV log, as
@@ -113,14 +118,7 @@ fn app_series(log: &Path, pid: u32) -> Vec<(f64, f64)> {
         .map(|l| l.split(", ").collect::<Vec<&str>>())
         .filter(|c| c.len() == 5 && c[2] == pid.to_string())
         .map(|c| {
-            let hms: Vec<f64> = c[0]
-                .split(' ')
-                .nth(1)
-                .unwrap()
-                .split(':')
-                .map(|x| x.parse().unwrap())
-                .collect();
-            let t = hms[0] * 3600.0 + hms[1] * 60.0 + hms[2];
+            let t = seconds_of_day(c[0]);
             (t, c[4].trim_end_matches(" MiB").parse().unwrap())
         })
         .collect()
