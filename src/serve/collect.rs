@@ -426,6 +426,22 @@ mod tests {
         });
     }
 
+    /// A scrape cut short by its own tiny deadline does not make the reads it
+    /// asked for look stuck: a scrape right after it, with time to wait, gets
+    /// every GPU (a client asking for 10 ms must not blank the others).
+    #[test]
+    fn a_tiny_deadline_does_not_make_the_next_scrape_skip_a_read() {
+        let (c, _) = collector(vec![200, 200], Duration::from_secs(30));
+        rt().block_on(async {
+            let now = Instant::now();
+            let tiny = c.sample(now, now + Duration::from_millis(10)).await;
+            assert_eq!(tiny.late, 2);
+            let now = Instant::now();
+            let next = c.sample(now, now + Duration::from_secs(5)).await;
+            assert_eq!(next.late, 0);
+        });
+    }
+
     #[test]
     fn concurrent_scrapes_share_the_reads() {
         let (c, calls) = collector(vec![50, 50, 50], Duration::ZERO);
