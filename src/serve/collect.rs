@@ -87,10 +87,12 @@ struct Ask {
     served: u64,
     /// The worker is in a read (its finish time is taken under this lock).
     running: bool,
-    /// That read has already made a scrape late: it is stuck, and later
-    /// scrapes do not wait for it (as a loop does not wait for a lane still
-    /// in an earlier sample's call).
-    overdue: bool,
+    /// When that read started. A scrape arriving when it has already run
+    /// longer than the scrape's whole time limit takes it for stuck and does
+    /// not wait for it (as a loop does not wait for a lane still in an
+    /// earlier sample's call). Only the read's age and the scrape's own limit
+    /// decide: another client's tiny deadline cannot make a read look stuck.
+    since: Option<Instant>,
 }
 
 struct Worker {
@@ -224,7 +226,11 @@ impl Collector {
                     ask.asked += 1;
                     w.wake.notify_one();
                 }
-                stuck = ask.running && ask.overdue;
+                let limit = deadline.saturating_duration_since(arrived);
+                stuck = ask.running
+                    && ask
+                        .since
+                        .is_some_and(|s| arrived.saturating_duration_since(s) > limit);
             }
             waits.push((rx, stuck));
         }
@@ -252,12 +258,6 @@ impl Collector {
                 self.fresh(&d, arrived).then(|| d.clone()).flatten()
             })
             .collect();
-        for (w, read) in self.workers.iter().zip(&reads) {
-            if read.is_none() {
-                let mut ask = lock(&w.ask);
-                ask.overdue = ask.running;
-            }
-        }
         let key: Vec<Option<u64>> = reads.iter().map(|d| d.as_ref().map(|d| d.seq)).collect();
         let mut last = lock(&self.last);
         if let Some(s) = last.as_ref().filter(|s| s.key == key) {
@@ -312,7 +312,7 @@ fn work(w: &Worker, mut read: ReadFn) {
                 ask = w.wake.wait(ask).unwrap_or_else(PoisonError::into_inner);
             }
             ask.running = true;
-            ask.overdue = false;
+            ask.since = Some(Instant::now());
             ask.asked
         };
         let started = Instant::now();
@@ -320,6 +320,7 @@ fn work(w: &Worker, mut read: ReadFn) {
         let finished = {
             let mut ask = lock(&w.ask);
             ask.running = false;
+            ask.since = None;
             ask.served = target;
             // Taken under the lock: a scrape that saw this read running
             // arrived before it finished.
@@ -404,22 +405,22 @@ mod tests {
         assert_eq!(c.threads(), 2);
     }
 
-    /// A read that has already made one scrape late is not waited for
-    /// again: the next scrape answers as soon as the other GPUs have.
+    /// A read that has already run longer than a scrape's whole time limit
+    /// is not waited for: that scrape answers as soon as the other GPUs have.
     #[test]
     fn a_stuck_gpu_is_waited_for_once() {
         let (c, _) = collector(vec![0, 5_000], Duration::ZERO);
         rt().block_on(async {
             let now = Instant::now();
             assert_eq!(
-                c.sample(now, now + Duration::from_millis(100)).await.late,
+                c.sample(now, now + Duration::from_millis(600)).await.late,
                 1
             );
             let now = Instant::now();
-            let next = c.sample(now, now + Duration::from_secs(3)).await;
+            let next = c.sample(now, now + Duration::from_millis(500)).await;
             assert_eq!(next.late, 1);
             assert!(
-                now.elapsed() < Duration::from_secs(1),
+                now.elapsed() < Duration::from_millis(300),
                 "waited {:?}",
                 now.elapsed()
             );
