@@ -14,6 +14,7 @@ import json
 import re
 import sys
 import time
+import urllib.error
 import urllib.parse
 import urllib.request
 
@@ -45,11 +46,17 @@ def ok(msg):
 def wait_for(what, test, timeout):
     end = time.time() + timeout
     while True:
-        got = test()
+        try:
+            got = test()
+        except (urllib.error.URLError, ConnectionError) as e:
+            # Prometheus may not listen yet (it starts beside this script).
+            got, last = None, e
+        else:
+            last = None
         if got:
             return got
         if time.time() > end:
-            fail(f"{what}: not within {timeout} s")
+            fail(f"{what}: not within {timeout} s" + (f" ({last})" if last else ""))
         time.sleep(0.5)
 
 
