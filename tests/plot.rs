@@ -5,19 +5,10 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use crate::common;
-use common::{nvq, scenario};
+use common::{nvq, scenario, TREND};
 
 use assert_cmd::Command;
 use std::path::{Path, PathBuf};
-
-const TREND: [&str; 6] = [
-    "--trend-window",
-    "4s",
-    "--rising-for",
-    "2s",
-    "--min-rise",
-    "32MiB",
-];
 
 fn plot(args: &[&str]) -> std::process::Output {
     Command::from_std(common::nvq_command())

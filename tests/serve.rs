@@ -2421,17 +2421,7 @@ fn nvidia_gpu_exporter_profile_serves_mig_families() {
 #[test]
 fn the_nvq_profile_serves_memory_growth_and_time_to_full() {
     let sc = super::common::scenario("trend.toml");
-    let server = Server::start(
-        &sc,
-        &[
-            "--trend-window",
-            "4s",
-            "--rising-for",
-            "2s",
-            "--min-rise",
-            "32MiB",
-        ],
-    );
+    let server = Server::start(&sc, &super::common::TREND);
     let started = Instant::now();
     let mut body = server.metrics();
     while started.elapsed() < Duration::from_secs(6) {

@@ -5,16 +5,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use crate::common;
-use common::{nvq, scenario};
-
-const TREND: [&str; 6] = [
-    "--trend-window",
-    "4s",
-    "--rising-for",
-    "2s",
-    "--min-rise",
-    "32MiB",
-];
+use common::{nvq, scenario, TREND};
 
 fn run(extra: &[&str]) -> std::process::Output {
     let mut args = vec![

@@ -76,6 +76,17 @@ pub const SKIP_SHARED: &str = "NVQ_SKIP_SHARED";
 /// `[Timeout]`. At 200 ms (a 180 ms deadline) the values are what is tested.
 pub const VALUE_LMS: &str = "200";
 
+/// The trend options the `trend.toml` scenario's tests use (its leak, sawtooth, jump and plateaus last
+/// seconds, so the window and the rising time are seconds too).
+pub const TREND: [&str; 6] = [
+    "--trend-window",
+    "4s",
+    "--rising-for",
+    "2s",
+    "--min-rise",
+    "32MiB",
+];
+
 /// Does [`SKIP_SHARED`] say to skip what needs `../shared`?
 pub fn skipping_shared() -> bool {
     std::env::var(SKIP_SHARED).is_ok_and(|v| v == "1")
