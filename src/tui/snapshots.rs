@@ -158,6 +158,16 @@ fn ui() -> Ui {
     Ui::new(1000, false)
 }
 
+/// The fixture drawn with the default choices at 80×24, looked at by `check`
+/// and compared with snapshot `{name}_80x24`; then at 200×60, compared with
+/// `{name}_200x60`.
+fn check_both_sizes(f: &Fixture, name: &str, check: impl FnOnce(&str)) {
+    let text = draw(f, &ui(), 80, 24);
+    check(&text);
+    snapshot(&format!("{name}_80x24"), &text);
+    snapshot(&format!("{name}_200x60"), &draw(f, &ui(), 200, 60));
+}
+
 #[test]
 fn one_gpu() {
     let f = fixture(1);
@@ -171,11 +181,9 @@ fn one_gpu() {
 
 #[test]
 fn two_gpus() {
-    let f = fixture(2);
-    let text = draw(&f, &ui(), 80, 24);
-    assert!(text.contains("2 GPUs"), "{text}");
-    snapshot("two_gpus_80x24", &text);
-    snapshot("two_gpus_200x60", &draw(&f, &ui(), 200, 60));
+    check_both_sizes(&fixture(2), "two_gpus", |text| {
+        assert!(text.contains("2 GPUs"), "{text}");
+    });
 }
 
 #[test]
@@ -241,19 +249,18 @@ fn mig_devices_are_rows_under_their_gpu() {
             mem_total: Some(20 * GIB),
         })
         .collect();
-    let text = draw(&f, &ui(), 80, 24);
-    let lines: Vec<&str> = text.lines().collect();
-    let g0 = lines.iter().position(|l| l.contains(" 0 H100")).unwrap();
-    assert!(lines[g0 + 1].contains("└ 2g.20gb GI3 CI0"), "{text}");
-    assert!(
-        lines[g0 + 3].contains("GI5") && lines[g0 + 3].contains("3.0G/20G"),
-        "{text}"
-    );
-    let wide = draw(&f, &ui(), 200, 60);
-    assert!(wide.contains("└ MIG 2g.20gb  GI 4  CI 0"), "{wide}");
-    assert!(lines[g0 + 4].contains(" 1 H100"), "{text}");
-    snapshot("mig_80x24", &text);
-    snapshot("mig_200x60", &draw(&f, &ui(), 200, 60));
+    check_both_sizes(&f, "mig", |text| {
+        let lines: Vec<&str> = text.lines().collect();
+        let g0 = lines.iter().position(|l| l.contains(" 0 H100")).unwrap();
+        assert!(lines[g0 + 1].contains("└ 2g.20gb GI3 CI0"), "{text}");
+        assert!(
+            lines[g0 + 3].contains("GI5") && lines[g0 + 3].contains("3.0G/20G"),
+            "{text}"
+        );
+        let wide = draw(&f, &ui(), 200, 60);
+        assert!(wide.contains("└ MIG 2g.20gb  GI 4  CI 0"), "{wide}");
+        assert!(lines[g0 + 4].contains(" 1 H100"), "{text}");
+    });
 }
 
 #[test]
@@ -262,15 +269,14 @@ fn a_hung_gpu_is_late_not_frozen() {
     let g = &f.sample.gpus[1];
     f.sample.gpus[1] = GpuSnap::unknown(1, g.uuid.clone(), g.name.clone(), Health::Late);
     f.sample.procs.retain(|p| p.gpu != 1);
-    let text = draw(&f, &ui(), 80, 24);
-    let line = text.lines().find(|l| l.contains(" 1 H100")).unwrap();
-    assert!(line.contains("late"), "{text}");
-    assert!(
-        !line.contains("G/80G"),
-        "a late GPU shows no memory figure:\n{text}"
-    );
-    snapshot("hung_80x24", &text);
-    snapshot("hung_200x60", &draw(&f, &ui(), 200, 60));
+    check_both_sizes(&f, "hung", |text| {
+        let line = text.lines().find(|l| l.contains(" 1 H100")).unwrap();
+        assert!(line.contains("late"), "{text}");
+        assert!(
+            !line.contains("G/80G"),
+            "a late GPU shows no memory figure:\n{text}"
+        );
+    });
 }
 
 #[test]
@@ -284,21 +290,19 @@ fn a_lost_gpu_says_so() {
         Health::Lost(NvmlCode::GPU_IS_LOST),
     );
     f.sample.procs.retain(|p| p.gpu != 0);
-    let text = draw(&f, &ui(), 80, 24);
-    let line = text.lines().find(|l| l.contains(" 0 H100")).unwrap();
-    assert!(line.contains("GPU is lost"), "{text}");
-    snapshot("lost_80x24", &text);
-    snapshot("lost_200x60", &draw(&f, &ui(), 200, 60));
+    check_both_sizes(&f, "lost", |text| {
+        let line = text.lines().find(|l| l.contains(" 0 H100")).unwrap();
+        assert!(line.contains("GPU is lost"), "{text}");
+    });
 }
 
 #[test]
 fn no_processes() {
     let mut f = fixture(2);
     f.sample.procs.clear();
-    let text = draw(&f, &ui(), 80, 24);
-    assert!(text.contains("no processes on these GPUs"), "{text}");
-    snapshot("no_processes_80x24", &text);
-    snapshot("no_processes_200x60", &draw(&f, &ui(), 200, 60));
+    check_both_sizes(&f, "no_processes", |text| {
+        assert!(text.contains("no processes on these GPUs"), "{text}");
+    });
 }
 
 #[test]
