@@ -42,7 +42,7 @@ fn rule(cells: &[usize], double: bool, t: &mut String) {
         if i > 0 {
             t.push('+');
         }
-        t.extend(std::iter::repeat_n(fill, width));
+        t.extend(std::iter::repeat(fill).take(width));
     }
     t.push(edge);
     t.push('\n');
