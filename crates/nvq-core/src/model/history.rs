@@ -288,6 +288,15 @@ mod tests {
         }
     }
 
+    /// Process `pid`, started at `start`, on GPU `GPU-a`.
+    fn process(pid: u32, start: u64) -> SeriesKey {
+        SeriesKey::Process {
+            gpu_uuid: "GPU-a".into(),
+            pid,
+            start,
+        }
+    }
+
     /// A row pushed at once lands where field-by-field pushes put it, also
     /// when a sample skips a field (a cell with no number) or reorders them.
     #[test]
@@ -402,16 +411,7 @@ mod tests {
     #[test]
     fn fields_and_series_are_apart_and_a_reused_pid_is_a_new_process() {
         let mut h = History::new(10);
-        let p1 = SeriesKey::Process {
-            gpu_uuid: "GPU-a".into(),
-            pid: 7,
-            start: 100,
-        };
-        let p2 = SeriesKey::Process {
-            gpu_uuid: "GPU-a".into(),
-            pid: 7,
-            start: 900,
-        };
+        let (p1, p2) = (process(7, 100), process(7, 900));
         h.push(&p1, "used_gpu_memory", Point { t: 1.0, v: 1.0 });
         h.push(&p2, "used_gpu_memory", Point { t: 2.0, v: 2.0 });
         h.push(&gpu("GPU-a"), "memory.used", Point { t: 1.0, v: 5.0 });
@@ -436,11 +436,7 @@ mod tests {
     #[test]
     fn forgetting_drops_series_that_stopped() {
         let mut h = History::new(10);
-        let gone = SeriesKey::Process {
-            gpu_uuid: "GPU-a".into(),
-            pid: 7,
-            start: 0,
-        };
+        let gone = process(7, 0);
         h.push(&gone, "used_gpu_memory", Point { t: 1.0, v: 1.0 });
         h.push(&gpu("GPU-a"), "memory.used", Point { t: 1.0, v: 1.0 });
         h.push(&gpu("GPU-a"), "memory.used", Point { t: 10.0, v: 1.0 });
