@@ -406,6 +406,11 @@ mod tests {
         s
     }
 
+    /// The trend of `s` with the default settings, on an 80 GiB GPU.
+    fn on_80_gib(s: &Series) -> Trend {
+        trend(s, Some(80.0 * GIB), &TrendConfig::default()).unwrap()
+    }
+
     /// A little deterministic noise in [-1, 1].
     fn noise(t: f64) -> f64 {
         ((t * 12.9898).sin() * 43758.5453).fract()
@@ -417,7 +422,7 @@ mod tests {
         let s = series(900, 1.0, |t| {
             2.0 * GIB + t * GIB / 60.0 + 20.0 * MIB * noise(t)
         });
-        let tr = trend(&s, Some(80.0 * GIB), &TrendConfig::default()).unwrap();
+        let tr = on_80_gib(&s);
         assert!(tr.rising);
         let rate = tr.slope_per_s * 60.0 / GIB;
         assert!((rate - 1.0).abs() < 0.02, "{rate} GiB/min");
@@ -436,7 +441,7 @@ mod tests {
                 let s = series(n, 1.0, |t| {
                     10.0 * GIB + 4.0 * GIB * ((t % period) / period) + MIB * noise(t)
                 });
-                let tr = trend(&s, Some(80.0 * GIB), &TrendConfig::default()).unwrap();
+                let tr = on_80_gib(&s);
                 assert!(!tr.rising, "period {period}, {n} s: {tr:?}");
                 assert_eq!(tr.time_to_full_s, None);
             }
@@ -452,22 +457,18 @@ mod tests {
                 1.0,
                 |t| if t < jump_at { GIB } else { 30.0 * GIB } + MIB * noise(t),
             );
-            let tr = trend(&s, Some(80.0 * GIB), &TrendConfig::default()).unwrap();
+            let tr = on_80_gib(&s);
             assert!(!tr.rising, "jump at {jump_at}: {tr:?}");
         }
         // And a warm-up ramp over the first two minutes, then a plateau for ten.
         let s = series(720, 1.0, |t| (t.min(120.0) / 120.0) * 20.0 * GIB);
-        assert!(
-            !trend(&s, Some(80.0 * GIB), &TrendConfig::default())
-                .unwrap()
-                .rising
-        );
+        assert!(!on_80_gib(&s).rising);
     }
 
     #[test]
     fn a_plateau_and_a_small_rise_are_not_leaks() {
         let flat = series(900, 1.0, |t| 40.0 * GIB + 50.0 * MIB * noise(t));
-        let tr = trend(&flat, Some(80.0 * GIB), &TrendConfig::default()).unwrap();
+        let tr = on_80_gib(&flat);
         assert!(!tr.rising);
         assert!(
             tr.slope_per_s.abs() * 60.0 < 20.0 * MIB,
@@ -476,18 +477,14 @@ mod tests {
         );
         // 100 MiB over the window: under the minimum rise.
         let small = series(600, 1.0, |t| 40.0 * GIB + t * 100.0 * MIB / 600.0);
-        assert!(
-            !trend(&small, Some(80.0 * GIB), &TrendConfig::default())
-                .unwrap()
-                .rising
-        );
+        assert!(!on_80_gib(&small).rising);
     }
 
     #[test]
     fn a_leak_must_last_the_minimum_duration() {
         // Rising for two minutes only (after eight flat ones).
         let s = series(600, 1.0, |t| 10.0 * GIB + (t - 480.0).max(0.0) * GIB / 60.0);
-        let tr = trend(&s, Some(80.0 * GIB), &TrendConfig::default()).unwrap();
+        let tr = on_80_gib(&s);
         assert!(!tr.rising, "{tr:?}");
         // With a short minimum duration, a short window sees it.
         let cfg = TrendConfig {
@@ -503,7 +500,7 @@ mod tests {
         let s = series(900, 1.0, |t| {
             5.0 * GIB + t * GIB / 120.0 + 3.0 * GIB * ((t % 20.0) / 20.0)
         });
-        let tr = trend(&s, Some(80.0 * GIB), &TrendConfig::default()).unwrap();
+        let tr = on_80_gib(&s);
         assert!(tr.rising, "{tr:?}");
         let rate = tr.slope_per_s * 120.0 / GIB;
         assert!((rate - 1.0).abs() < 0.05, "{rate}");
@@ -526,7 +523,7 @@ mod tests {
     #[test]
     fn a_short_series_gets_a_rate_but_is_not_yet_rising() {
         let s = series(30, 0.1, |t| t * GIB / 60.0);
-        let tr = trend(&s, Some(80.0 * GIB), &TrendConfig::default()).unwrap();
+        let tr = on_80_gib(&s);
         assert!((tr.slope_per_s * 60.0 / GIB - 1.0).abs() < 0.01);
         assert!(!tr.rising);
     }
