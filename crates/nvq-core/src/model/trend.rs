@@ -354,8 +354,9 @@ fn rising_run(mut floors: impl Iterator<Item = Point>, newest: f64) -> f64 {
     }
 }
 
-/// The median of the slopes between every pair of points (with distinct times). The points are a window's
-/// floors (at most [`SEGMENTS`]), so the slopes fit on the stack: no allocation per sample.
+/// The median of the slopes between every pair of points whose later one (in the order given) has the later
+/// time. The points are a window's floors, of which the first [`SEGMENTS`] are read (more only after a clock
+/// stepped back, `docs/trends.md`), so the slopes fit on the stack: no allocation per sample.
 fn theil_sen(points: &[Point]) -> Option<f64> {
     let points = &points[..points.len().min(SEGMENTS)];
     let mut slopes = [0.0f64; SEGMENTS * (SEGMENTS - 1) / 2];
