@@ -30,10 +30,14 @@ impl ServeTrend {
                 .position(|&f| infos.get(f).is_some_and(|i| i.name == name))
                 .map(|k| (k, infos[fields[k]].measure().1))
         };
+        let used = find("memory.used")?;
+        let mut history = History::default();
+        // Each scrape reads each GPU's trend of it.
+        history.keep_minima_of("memory.used");
         Some(ServeTrend {
-            used: find("memory.used")?,
+            used,
             total: find("memory.total"),
-            history: History::default(),
+            history,
             trend,
             keys: Vec::new(),
         })

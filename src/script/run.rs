@@ -318,7 +318,14 @@ impl Script {
         script.pid_cell = pid.and_then(|p| read.iter().position(|&r| r == p));
         script.name_cell = command.and_then(|c| read.iter().position(|&r| r == c));
         if !script.derived.is_empty() || script.summary.is_some() {
-            script.history = Some(History::new(history.unwrap_or(History::DEFAULT_CAP)));
+            let mut kept = History::new(history.unwrap_or(History::DEFAULT_CAP));
+            // rate() and time_to_full() read their fields' trends every sample.
+            for d in &script.derived {
+                if let Some(info) = script.infos.get(d.field) {
+                    kept.keep_minima_of(info.name);
+                }
+            }
+            script.history = Some(kept);
             // --summary's trend rows read every numeric column's series; rate() and time_to_full() only their
             // own fields' (a capacity comes from the row), so without --summary only those are recorded.
             let all = script.summary.is_some();

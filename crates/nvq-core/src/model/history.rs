@@ -59,7 +59,17 @@ pub struct Series {
     /// How many neighbouring points are out of time order (a clock stepped back): 0 lets the trend stop reading
     /// at the end of what it needs.
     disorder: usize,
+    /// With block minima, the number of the next point pushed (the oldest kept is `pushed - len`); the points
+    /// kept when they started are numbered from 0. Not counted without them.
+    pushed: u64,
+    /// When kept ([`Series::keep_minima`]): for each block of [`BLOCK`] points in push order that still has a
+    /// point, the number of its lowest point (the oldest of equal ones), oldest block first. A trend asked every
+    /// sample then finds a slice's lowest point without reading every point of it.
+    minima: Option<VecDeque<u64>>,
 }
+
+/// The points per block of [`Series::keep_minima`]'s minima.
+const BLOCK: u64 = 16;
 
 impl Series {
     /// An empty series that keeps at most `cap` points (at least one).
@@ -71,7 +81,44 @@ impl Series {
             cap,
             last_t: f64::NEG_INFINITY,
             disorder: 0,
+            pushed: 0,
+            minima: None,
         }
+    }
+
+    /// Keep each block's lowest point from now on (built from the points kept so far), so that
+    /// [`Series::lowest_in`] reads a block's minimum instead of its points. Costs a few instructions a push and
+    /// one number per [`BLOCK`] points.
+    pub fn keep_minima(&mut self) {
+        if self.minima.is_some() {
+            return;
+        }
+        self.pushed = self.points.len() as u64;
+        let front = self.front_number();
+        let mut minima: VecDeque<u64> = VecDeque::new();
+        for (i, p) in self.points.iter().enumerate() {
+            let n = front + i as u64;
+            match minima.back_mut() {
+                Some(m) if *m / BLOCK == n / BLOCK => {
+                    if self.at_number(*m).is_some_and(|low| p.v < low.v) {
+                        *m = n;
+                    }
+                }
+                _ => minima.push_back(n),
+            }
+        }
+        self.minima = Some(minima);
+    }
+
+    /// The number of the oldest point kept.
+    fn front_number(&self) -> u64 {
+        self.pushed - self.points.len() as u64
+    }
+
+    /// The point numbered `n` (in push order), if still kept.
+    fn at_number(&self, n: u64) -> Option<Point> {
+        let i = n.checked_sub(self.front_number())?;
+        self.points.get(usize::try_from(i).ok()?).copied()
     }
 
     /// Append a point, dropping the oldest when full. A point that is not a
@@ -87,12 +134,68 @@ impl Series {
         self.disorder += usize::from(p.t < self.last_t);
         self.last_t = p.t;
         self.points.push_back(p);
+        if self.minima.is_some() {
+            self.note_pushed(p.v);
+        }
+    }
+
+    /// A new point of value `v` (numbered `pushed`): its block's lowest, or a new block's.
+    fn note_pushed(&mut self, v: f64) {
+        let n = self.pushed;
+        self.pushed += 1;
+        let low = match self.minima.as_ref().and_then(|m| m.back()) {
+            Some(&m) if m / BLOCK == n / BLOCK => self.at_number(m),
+            _ => None,
+        };
+        let Some(minima) = self.minima.as_mut() else {
+            return;
+        };
+        match (low, minima.back_mut()) {
+            (Some(low), Some(m)) => {
+                if v < low.v {
+                    *m = n;
+                }
+            }
+            _ => minima.push_back(n),
+        }
+    }
+
+    /// The oldest point, numbered `n`, was dropped: when it was its block's lowest, the block's lowest is read
+    /// again from the points it has left (or the block goes, with none left).
+    fn note_dropped(&mut self, n: u64) {
+        if self.minima.as_ref().and_then(|m| m.front()) != Some(&n) {
+            return;
+        }
+        let end = ((n / BLOCK + 1) * BLOCK).min(self.pushed);
+        let left = usize::try_from(end - (n + 1)).unwrap_or(usize::MAX);
+        let mut low: Option<(u64, f64)> = None;
+        for (i, p) in self.points.iter().take(left).enumerate() {
+            if low.map_or(true, |(_, v)| p.v < v) {
+                low = Some((n + 1 + i as u64, p.v));
+            }
+        }
+        if let Some(minima) = self.minima.as_mut() {
+            match low {
+                Some((m, _)) => {
+                    if let Some(front) = minima.front_mut() {
+                        *front = m;
+                    }
+                }
+                None => {
+                    minima.pop_front();
+                }
+            }
+        }
     }
 
     /// Drop the oldest point to make room (a full ring; once the newest is gone too, order starts again).
     fn drop_oldest(&mut self) {
+        let n = self.minima.is_some().then(|| self.front_number());
         if let (Some(a), Some(b)) = (self.points.pop_front(), self.points.front()) {
             self.disorder -= usize::from(b.t < a.t);
+        }
+        if let Some(n) = n {
+            self.note_dropped(n);
         }
         if self.points.is_empty() {
             self.last_t = f64::NEG_INFINITY;
@@ -138,6 +241,66 @@ impl Series {
     pub fn get(&self, i: usize) -> Option<Point> {
         self.points.get(i).copied()
     }
+
+    /// The index of the first point (0: oldest) for which `pred` is false, all before it being true: a binary
+    /// search, so `pred` must hold for a run of the oldest points and for none after them.
+    pub fn partition_point(&self, pred: impl FnMut(&Point) -> bool) -> usize {
+        self.points.partition_point(pred)
+    }
+
+    /// The index of the lowest point of those at `lo..hi` (the oldest of equal ones); `None` for an empty range.
+    /// With [`Series::keep_minima`], whole blocks are read as their minimum.
+    pub fn lowest_in(&self, lo: usize, hi: usize) -> Option<usize> {
+        let hi = hi.min(self.points.len());
+        let mut best: Option<(usize, f64)> = None;
+        let mut take = |i: usize, v: f64| {
+            if best.map_or(true, |(_, b)| v < b) {
+                best = Some((i, v));
+            }
+        };
+        let minima = match &self.minima {
+            // A short range (as long as two blocks) is read point by point.
+            Some(m) if hi.saturating_sub(lo) > 2 * BLOCK as usize => m,
+            _ => {
+                for (i, p) in self.points.range(lo.min(hi)..hi).enumerate() {
+                    take(lo + i, p.v);
+                }
+                return best.map(|(i, _)| i);
+            }
+        };
+        let front = self.front_number();
+        let first_block = front / BLOCK;
+        let mut i = lo;
+        while i < hi {
+            let n = front + i as u64;
+            let block = n / BLOCK;
+            // The block's points still kept: from its first (or the oldest kept) to its last (or the newest).
+            let start = (block * BLOCK).max(front);
+            let end = usize::try_from(((block + 1) * BLOCK).min(self.pushed) - front)
+                .unwrap_or(usize::MAX);
+            let low = usize::try_from(block - first_block)
+                .ok()
+                .and_then(|b| minima.get(b))
+                .copied();
+            match low {
+                Some(m) if n == start && end <= hi => {
+                    let at = m.checked_sub(front).and_then(|d| usize::try_from(d).ok());
+                    if let (Some(p), Some(at)) = (self.at_number(m), at) {
+                        take(at, p.v);
+                    }
+                    i = end;
+                }
+                _ => {
+                    let stop = end.min(hi).max(i + 1);
+                    for (j, p) in self.points.range(i..stop).enumerate() {
+                        take(i + j, p.v);
+                    }
+                    i = stop;
+                }
+            }
+        }
+        best.map(|(i, _)| i)
+    }
 }
 
 /// Every series of a run, keyed by (series, field name). `field` is the `--query-gpu` / list-mode field name as the
@@ -151,6 +314,8 @@ pub struct History {
     /// The place after the series pushed last: a loop pushes its series in the same order every sample, so
     /// the next one is most often there, found with one comparison instead of a search.
     next: usize,
+    /// The fields whose series keep block minima ([`Series::keep_minima`]): those a trend is asked of every sample.
+    minima: Vec<&'static str>,
 }
 
 impl History {
@@ -163,7 +328,32 @@ impl History {
             cap: cap_per_series.max(1),
             series: Vec::new(),
             next: 0,
+            minima: Vec::new(),
         }
+    }
+
+    /// Let every series of `field`, those there and those to come, keep block minima: its trend is asked every
+    /// sample (`rate()`, `time_to_full()`), and then reads a window without reading every point of it.
+    pub fn keep_minima_of(&mut self, field: &'static str) {
+        if !self.minima.iter().any(|f| same_name(f, field)) {
+            self.minima.push(field);
+        }
+        for (_, fields) in &mut self.series {
+            for (f, s) in fields.iter_mut() {
+                if same_name(f, field) {
+                    s.keep_minima();
+                }
+            }
+        }
+    }
+
+    /// A new series of `field`.
+    fn new_series(cap: usize, minima: &[&'static str], field: &str) -> Series {
+        let mut s = Series::with_cap(cap);
+        if minima.iter().any(|f| same_name(f, field)) {
+            s.keep_minima();
+        }
+        s
     }
 
     /// The place of `key`'s series, made (empty) if new; remembered for the next push.
@@ -183,13 +373,6 @@ impl History {
         at
     }
 
-    /// The fields of `key`'s series, made if new.
-    fn fields_mut(&mut self, key: &SeriesKey) -> &mut Vec<(&'static str, Series)> {
-        let at = self.slot(key);
-        // `slot` gives the place of a series it found or just inserted: always in range.
-        &mut self.series[at].1
-    }
-
     /// The most points each series keeps.
     pub fn cap(&self) -> usize {
         self.cap
@@ -197,12 +380,14 @@ impl History {
 
     /// Append one point to the series of `key` and `field`, creating it if new; see [`Series::push`].
     pub fn push(&mut self, key: &SeriesKey, field: &'static str, p: Point) {
-        let cap = self.cap;
-        let fields = self.fields_mut(key);
+        let at = self.slot(key);
+        let (cap, minima) = (self.cap, &self.minima);
+        // `slot` gives the place of a series it found or just inserted: always in range.
+        let fields = &mut self.series[at].1;
         match fields.iter_mut().find(|(f, _)| same_name(f, field)) {
             Some((_, s)) => s.push(p),
             None => {
-                let mut s = Series::with_cap(cap);
+                let mut s = Self::new_series(cap, minima, field);
                 s.push(p);
                 fields.push((field, s));
             }
@@ -218,17 +403,21 @@ impl History {
         key: &SeriesKey,
         points: impl IntoIterator<Item = (&'static str, Point)>,
     ) {
-        let cap = self.cap;
-        let fields = self.fields_mut(key);
+        let at = self.slot(key);
+        let (cap, minima) = (self.cap, &self.minima);
+        // `slot` gives the place of a series it found or just inserted: always in range.
+        let fields = &mut self.series[at].1;
         for (i, (field, p)) in points.into_iter().enumerate() {
-            let at = match fields.get(i) {
-                Some((f, _)) if same_name(f, field) => Some(i),
-                _ => fields.iter().position(|(f, _)| same_name(f, field)),
-            };
-            match at.and_then(|j| fields.get_mut(j)) {
+            if let Some((f, s)) = fields.get_mut(i) {
+                if std::ptr::eq(*f, field) {
+                    s.push(p);
+                    continue;
+                }
+            }
+            match fields.iter_mut().find(|(f, _)| same_name(f, field)) {
                 Some((_, s)) => s.push(p),
                 None => {
-                    let mut s = Series::with_cap(cap);
+                    let mut s = Self::new_series(cap, minima, field);
                     s.push(p);
                     fields.push((field, s));
                 }
@@ -476,6 +665,64 @@ mod tests {
             two.push(Point { t, v: 0.0 });
             assert_eq!(two.in_order(), in_order, "{t}");
         }
+    }
+
+    /// With block minima kept (from the start, or from a later point), the lowest point of any range is the one
+    /// a reading of every point finds, the oldest of equal ones, while the ring drops its oldest points: values
+    /// with many ties, rising runs (each dropped point a block's lowest) and falling ones.
+    #[test]
+    fn block_minima_find_what_reading_every_point_finds() {
+        let mut seed = 12345u64;
+        let mut next = move || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            seed >> 33
+        };
+        for cap in [1, 5, 16, 17, 40, 100] {
+            for shape in 0..3 {
+                let (mut plain, mut kept) = (Series::with_cap(cap), Series::with_cap(cap));
+                kept.keep_minima();
+                let mut late = Series::with_cap(cap);
+                for i in 0..260u64 {
+                    let v = match shape {
+                        0 => (next() % 4) as f64,
+                        1 => i as f64 + (next() % 3) as f64,
+                        _ => 1000.0 - i as f64,
+                    };
+                    let p = Point { t: i as f64, v };
+                    plain.push(p);
+                    kept.push(p);
+                    late.push(p);
+                    if i == 100 {
+                        late.keep_minima();
+                    }
+                    let n = plain.len();
+                    for _ in 0..4 {
+                        let (a, b) = ((next() as usize) % (n + 1), (next() as usize) % (n + 2));
+                        let want = plain.lowest_in(a, b);
+                        assert_eq!(
+                            kept.lowest_in(a, b),
+                            want,
+                            "cap {cap} shape {shape} at {i}: {a}..{b}"
+                        );
+                        assert_eq!(
+                            late.lowest_in(a, b),
+                            want,
+                            "cap {cap} shape {shape} at {i}: {a}..{b}"
+                        );
+                    }
+                    assert_eq!(kept.lowest_in(0, n), plain.lowest_in(0, n));
+                }
+            }
+        }
+        let mut s = Series::with_cap(8);
+        for (t, v) in [(0.0, 3.0), (1.0, 1.0), (2.0, 1.0), (3.0, 2.0)] {
+            s.push(Point { t, v });
+        }
+        assert_eq!(s.lowest_in(0, 4), Some(1), "the oldest of equal ones");
+        assert_eq!(s.lowest_in(2, 4), Some(2));
+        assert_eq!(s.lowest_in(3, 3), None);
     }
 
     #[test]

@@ -123,6 +123,29 @@ pub fn time_to_full(
     capacity: Option<f64>,
     cfg: &TrendConfig,
 ) -> Option<Option<f64>> {
+    if let (true, Some((last, seg))) = (series.in_order(), slicing(series, cfg)) {
+        // The run first, which reads the floors only as far back as it goes (two or three slices of a flat or
+        // noisy series): too short a run is not rising whatever the rise, and then only whether the window has
+        // three floors (a trend) is left to find. Floors in time order are at different times: a rate exists.
+        let mut groups = Groups::new(series, last.t, seg);
+        let mut seen = 0;
+        let run = rising_run(
+            groups
+                .by_ref()
+                .inspect(|f| seen += usize::from(f.0 < SEGMENTS))
+                .map(|f| f.1),
+            last.t,
+        );
+        // (NaN settings included: a run not known to be long enough is not.)
+        let long_enough = run >= cfg.min_duration_s;
+        if !long_enough {
+            let more = groups
+                .take_while(|f| f.0 < SEGMENTS)
+                .take(3usize.saturating_sub(seen))
+                .count();
+            return (seen + more >= 3).then_some(None);
+        }
+    }
     let w = window(series, cfg)?;
     let win = w.floors();
     let net = win[win.len() - 1].v - win[0].v;
@@ -159,8 +182,9 @@ impl Window {
     }
 }
 
-/// The window of `series`; None: too few points (fewer than three, or fewer than three slices with a point).
-fn window(series: &Series, cfg: &TrendConfig) -> Option<Window> {
+/// The newest point of `series` and the length of its window's slices; None: fewer than three points, or a
+/// window of no time.
+fn slicing(series: &Series, cfg: &TrendConfig) -> Option<(Point, f64)> {
     let last = series.last()?;
     if series.len() < 3 {
         return None;
@@ -170,17 +194,27 @@ fn window(series: &Series, cfg: &TrendConfig) -> Option<Window> {
     } else {
         TrendConfig::DEFAULT_WINDOW_S
     };
-    let oldest_in_window = series
-        .points()
-        .rev()
-        .take_while(|p| last.t - p.t <= window)
-        .last()
-        .unwrap_or(last);
+    let oldest_in_window = if series.in_order() {
+        // Times only grow: the points out of the window are a run of the oldest, found by a binary search.
+        series.get(series.partition_point(|p| last.t - p.t > window))
+    } else {
+        series
+            .points()
+            .rev()
+            .take_while(|p| last.t - p.t <= window)
+            .last()
+    }
+    .unwrap_or(last);
     let span = last.t - oldest_in_window.t;
     if span <= 0.0 {
         return None;
     }
-    let seg = span / SEGMENTS as f64;
+    Some((last, span / SEGMENTS as f64))
+}
+
+/// The window of `series`; None: too few points (fewer than three, or fewer than three slices with a point).
+fn window(series: &Series, cfg: &TrendConfig) -> Option<Window> {
+    let (last, seg) = slicing(series, cfg)?;
     // In time order (the usual case) the window's floors come first, newest first, and the floors are read only
     // as far back as the run of rising goes; otherwise every point is read.
     let mut w = Window {
@@ -191,7 +225,7 @@ fn window(series: &Series, cfg: &TrendConfig) -> Option<Window> {
         run: 0.0,
     };
     if series.in_order() {
-        let mut floors = Floors::new(series, last.t, seg);
+        let mut floors = Groups::new(series, last.t, seg);
         let mut beyond = None;
         for (k, p) in floors.by_ref() {
             match w.near.get_mut(w.n) {
@@ -294,6 +328,67 @@ fn slice_of(t: f64, newest: f64, seg: f64) -> usize {
         SEGMENTS - 1
     } else {
         back as usize
+    }
+}
+
+/// The floors of a series in time order, as [`Floors`] gives them, without reading every point: the points of
+/// one slice are a run (slices only grow back in time), so each slice's oldest point is found by a binary search
+/// and its lowest by [`Series::lowest_in`] (which reads whole blocks as their minimum when the series keeps them).
+struct Groups<'a> {
+    series: &'a Series,
+    /// The points not read yet are those before this index.
+    end: usize,
+    newest: f64,
+    seg: f64,
+}
+
+impl<'a> Groups<'a> {
+    fn new(series: &'a Series, newest: f64, seg: f64) -> Self {
+        Groups {
+            series,
+            end: series.len(),
+            newest,
+            seg,
+        }
+    }
+}
+
+impl Iterator for Groups<'_> {
+    type Item = (usize, Point);
+
+    fn next(&mut self) -> Option<(usize, Point)> {
+        let (series, newest, seg) = (self.series, self.newest, self.seg);
+        let mut known = self.end.checked_sub(1)?;
+        let k = slice_of(series.get(known)?.t, newest, seg);
+        let older = |i: usize| {
+            series
+                .get(i)
+                .is_some_and(|p| slice_of(p.t, newest, seg) > k)
+        };
+        // Back from the slice's newest point in growing steps to a point of an older slice (slices are short
+        // beside the history), then a binary search between: the slice's oldest point.
+        let mut step = 1;
+        let mut from = 0;
+        while let Some(i) = known.checked_sub(step) {
+            if older(i) {
+                from = i + 1;
+                break;
+            }
+            known = i;
+            step *= 2;
+        }
+        let (mut lo, mut hi) = (from, known);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if older(mid) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        let low = series.lowest_in(lo, self.end)?;
+        self.end = lo;
+        Some((k, series.get(low)?))
     }
 }
 
@@ -673,6 +768,39 @@ mod tests {
         }
     }
 
+    /// Three points in two slices (two of them in the window's oldest twelfth): no trend, and no time to full,
+    /// whether the run is read first (a run too short) or the whole window is (a run long enough).
+    #[test]
+    fn two_floors_are_no_trend_on_either_path() {
+        for min_duration_s in [1e9, 0.0] {
+            let cfg = TrendConfig {
+                window_s: 600.0,
+                min_duration_s,
+                min_rise: 0.0,
+            };
+            for keep in [false, true] {
+                let mut s = Series::with_cap(10);
+                if keep {
+                    s.keep_minima();
+                }
+                for (t, v) in [(0.0, 1.0), (0.5, 2.0), (12.0, 3.0)] {
+                    s.push(Point { t, v });
+                }
+                assert_eq!(trend(&s, Some(10.0), &cfg), None);
+                assert_eq!(
+                    time_to_full(&s, Some(10.0), &cfg),
+                    None,
+                    "{min_duration_s} {keep}"
+                );
+                s.push(Point { t: 24.0, v: 4.0 });
+                assert!(
+                    time_to_full(&s, Some(10.0), &cfg).is_some(),
+                    "three floors now"
+                );
+            }
+        }
+    }
+
     /// Series of every shape the loops see (leaks, sawtooths, jumps, plateaus, noise, a clock stepped back,
     /// sampling coarser than a slice, rings that dropped their oldest points), each trend read after every point:
     /// the early-stopping reading gives the very trend and line the plain one does.
@@ -698,30 +826,37 @@ mod tests {
         for (i, shape) in shapes.iter().enumerate() {
             for (dt, cap) in [(1.0, 2000), (0.1, 300), (45.0, 200), (1.0, 240)] {
                 let mut s = Series::with_cap(cap);
+                // The same series keeping block minima (as the loops' series of rate() and time_to_full() do).
+                let mut kept = Series::with_cap(cap);
+                kept.keep_minima();
                 for n in 0..600 {
                     // Shape 3 (noise) has its clock step back a minute now and then.
                     let step_back = if i == 3 && n % 400 > 380 { 60.0 } else { 0.0 };
                     let t = 1_700_000_000.0 + n as f64 * dt - step_back;
-                    s.push(Point {
+                    let p = Point {
                         t,
                         v: shape(n as f64 * dt),
-                    });
+                    };
+                    s.push(p);
+                    kept.push(p);
                     if n % 6 != 0 {
                         continue;
                     }
                     for cfg in &cfgs {
                         let cap = Some(80.0 * GIB);
                         let plain = plain::trend_with_line(&s, cap, cfg);
-                        assert_eq!(
-                            trend_with_line(&s, cap, cfg),
-                            plain,
-                            "shape {i}, every {dt} s, {n} points"
-                        );
-                        assert_eq!(
-                            time_to_full(&s, cap, cfg),
-                            plain.map(|(t, _)| t.time_to_full_s),
-                            "shape {i}, every {dt} s, {n} points"
-                        );
+                        for series in [&s, &kept] {
+                            assert_eq!(
+                                trend_with_line(series, cap, cfg),
+                                plain,
+                                "shape {i}, every {dt} s, {n} points"
+                            );
+                            assert_eq!(
+                                time_to_full(series, cap, cfg),
+                                plain.map(|(t, _)| t.time_to_full_s),
+                                "shape {i}, every {dt} s, {n} points"
+                            );
+                        }
                         checked += 1;
                     }
                 }
