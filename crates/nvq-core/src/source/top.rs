@@ -7,10 +7,16 @@
 //! MPS lists, per-process SM/encoder/decoder samples, names read once per
 //! process); what the host knows of each process (user, command line,
 //! container, CPU, resident memory) from its `/proc` ([`procinfo`]).
+//!
+//! A GPU's MIG layout (which MIG devices it has, their profiles, UUIDs and
+//! instance ids) is listed at most once per [`MIG_RECHECK`], and at once
+//! when a MIG device's read fails; each sample reads only the memory of
+//! the MIG devices listed.
 
 use super::gpu::GpuCtx;
 use super::pmon::{self, PmonReader};
 use super::procinfo::{self, HostProc};
+use super::target::Handle;
 use super::Target;
 use crate::model::top::{GpuSnap, Health, MigSnap, ProcSnap};
 use crate::model::{Fact, NvmlCode, Value};
@@ -60,6 +66,31 @@ pub struct TopReader {
     known: HashMap<u32, Known>,
     /// Clock ticks per second (`/proc/PID/stat`'s unit).
     hz: f64,
+    /// The GPU's MIG layout as last listed (none yet, or it must be listed again).
+    mig: Option<MigLayout>,
+}
+
+/// How long a GPU's MIG layout is kept before it is listed again (MIG mode,
+/// the MIG devices, their profiles, UUIDs and instance ids): a layout
+/// changed by `nvidia-smi mig` shows within this time, a MIG device that
+/// fails at once.
+pub const MIG_RECHECK: Duration = Duration::from_secs(1);
+
+/// A GPU's MIG devices as listed at `at` (none: MIG is off).
+struct MigLayout {
+    devices: Vec<MigDev>,
+    at: Instant,
+    /// Every read of the listing answered (else it is listed again at the next sample).
+    whole: bool,
+}
+
+/// A MIG device as listed: its handle and what does not change while it exists.
+struct MigDev {
+    handle: Handle,
+    profile: String,
+    uuid: String,
+    gpu_instance: Option<u32>,
+    compute_instance: Option<u32>,
 }
 
 impl Default for TopReader {
@@ -81,6 +112,7 @@ impl TopReader {
             host: None,
             known: HashMap::new(),
             hz: clock_ticks_per_second(),
+            mig: None,
         }
     }
 
@@ -101,6 +133,7 @@ impl TopReader {
         let mut gpu =
             GpuSnap::unknown(target.index, ident.uuid.clone(), ident.name.clone(), health);
         if health != Health::Fresh {
+            self.mig = None;
             return (gpu, Vec::new());
         }
         if let Ok((used, total)) = mem {
@@ -122,7 +155,7 @@ impl TopReader {
         let kbs = |fact| c.fact(fact).as_f64().map(|kb| kb * 1024.0);
         gpu.pcie_rx = kbs(Fact::PcieRxThroughput);
         gpu.pcie_tx = kbs(Fact::PcieTxThroughput);
-        gpu.mig = mig(session, &c);
+        gpu.mig = self.mig(session, &c);
         let procs = self.processes(session, target, count, &gpu);
         (gpu, procs)
     }
@@ -292,32 +325,85 @@ fn is_lost(code: NvmlCode) -> bool {
         || code == NvmlCode::GPU_NOT_FOUND
 }
 
-/// The GPU's MIG devices with their memory (none when MIG is off).
-fn mig(session: &Session, c: &GpuCtx<'_>) -> Vec<MigSnap> {
-    let Ok(dev) = c.dev() else {
-        return Vec::new();
-    };
-    if !matches!(c.mig_mode(), Ok((1, _))) {
-        return Vec::new();
+impl TopReader {
+    /// The GPU's MIG devices with their memory (none when MIG is off): the
+    /// layout kept from an earlier sample while it is younger than
+    /// [`MIG_RECHECK`] and its devices answer, else listed again.
+    fn mig(&mut self, session: &Session, c: &GpuCtx<'_>) -> Vec<MigSnap> {
+        let kept = self
+            .mig
+            .take()
+            .filter(|l| l.whole && l.at.elapsed() < MIG_RECHECK);
+        let listed_now = kept.is_none();
+        let mut layout = kept.unwrap_or_else(|| list_mig(session, c));
+        let (mut snaps, mut ok) = read_mig(session, &layout);
+        if !ok && !listed_now {
+            // A MIG device kept from before fails: it may be gone.
+            layout = list_mig(session, c);
+            (snaps, ok) = read_mig(session, &layout);
+        }
+        layout.whole &= ok;
+        self.mig = Some(layout);
+        snaps
     }
-    super::listing::mig_devices(dev)
+}
+
+/// List the GPU's MIG devices (none when MIG is off) with their profiles,
+/// UUIDs and instance ids.
+fn list_mig(session: &Session, c: &GpuCtx<'_>) -> MigLayout {
+    let mut layout = MigLayout {
+        devices: Vec::new(),
+        at: Instant::now(),
+        whole: true,
+    };
+    let (Ok(dev), Ok(mode)) = (c.dev(), c.mig_mode()) else {
+        layout.whole = false;
+        return layout;
+    };
+    if mode.0 != 1 {
+        return layout;
+    }
+    for m in super::listing::mig_devices(dev) {
+        let d = raw::Dev::of(session, &m);
+        let (name, uuid) = (m.name(), m.uuid());
+        let (gi, ci) = (raw::gpu_instance_id(&d), raw::compute_instance_id(&d));
+        layout.whole &= name.is_ok() && uuid.is_ok() && gi.is_ok() && ci.is_ok();
+        layout.devices.push(MigDev {
+            // SAFETY: the handle belongs to this open session, and is only
+            // passed back to NVML through it.
+            handle: Handle(unsafe { m.handle() }),
+            profile: name
+                .map(|n| super::listing::mig_profile(&n).to_string())
+                .unwrap_or_default(),
+            uuid: uuid.unwrap_or_default(),
+            gpu_instance: gi.ok(),
+            compute_instance: ci.ok(),
+        });
+    }
+    layout
+}
+
+/// Each listed MIG device with its memory now; and whether every read answered.
+fn read_mig(session: &Session, layout: &MigLayout) -> (Vec<MigSnap>, bool) {
+    let mut ok = true;
+    let snaps = layout
+        .devices
         .iter()
         .map(|m| {
-            let d = raw::Dev::of(session, m);
-            let mem = m.memory_info().ok();
+            let mem = raw::memory(&raw::Dev::new(session, Ok(m.handle.0)));
+            ok &= mem.is_ok();
+            let mem = mem.ok();
             MigSnap {
-                profile: m
-                    .name()
-                    .map(|n| super::listing::mig_profile(&n).to_string())
-                    .unwrap_or_default(),
-                uuid: m.uuid().unwrap_or_default(),
-                gpu_instance: raw::gpu_instance_id(&d).ok(),
-                compute_instance: raw::compute_instance_id(&d).ok(),
+                profile: m.profile.clone(),
+                uuid: m.uuid.clone(),
+                gpu_instance: m.gpu_instance,
+                compute_instance: m.compute_instance,
                 mem_used: mem.as_ref().map(|m| m.used),
                 mem_total: mem.as_ref().map(|m| m.total),
             }
         })
-        .collect()
+        .collect();
+    (snaps, ok)
 }
 
 /// Fields 14 and 15 of `/proc/PID/stat` (user and system time, ticks).

@@ -159,25 +159,81 @@ pub unsafe fn read_list<T: Copy>(
         NvmlCode::INSUFFICIENT_SIZE => {}
         e => return Err(e),
     }
+    fill_list(want, zero, call)
+}
+
+/// The buffer for a list of `len` entries: `len` with some headroom (a
+/// list may grow between two calls), at most [`MAX_LIST_LEN`].
+pub const fn list_room(len: u32) -> u32 {
+    let room = len.saturating_add(len / 4).saturating_add(8);
+    if room < MAX_LIST_LEN {
+        room
+    } else {
+        MAX_LIST_LEN
+    }
+}
+
+/// [`read_list`] for a reader that reads the same list again and again:
+/// the first call already passes a buffer of `room` entries (the size last
+/// read, with [`list_room`]'s headroom), so a list that still fits is one
+/// call, not two. NVML's list functions take a buffer with its size in
+/// `count` and answer SUCCESS with the entries written (none for an empty
+/// list), or INSUFFICIENT_SIZE with the count they need: then the list is
+/// read as [`read_list`] reads it after its sizing call. A `room` of 0 is
+/// [`read_list`] itself.
+///
+/// # Safety
+/// As for [`read_list`].
+pub unsafe fn read_list_into<T: Copy>(
+    room: u32,
+    zero: T,
+    call: impl FnMut(*mut c_uint, *mut T) -> nvmlReturn_t,
+) -> Result<Vec<T>, NvmlCode> {
+    if room == 0 {
+        // SAFETY: `call` keeps this function's contract, which is read_list's.
+        return unsafe { read_list(zero, call) };
+    }
+    fill_list_from(room.min(MAX_LIST_LEN), zero, call)
+}
+
+/// The fill calls of [`read_list`], for a list of `want` entries (the
+/// caller's `call` keeps [`read_list`]'s contract).
+fn fill_list<T: Copy>(
+    want: c_uint,
+    zero: T,
+    call: impl FnMut(*mut c_uint, *mut T) -> nvmlReturn_t,
+) -> Result<Vec<T>, NvmlCode> {
+    if want > MAX_LIST_LEN {
+        return Err(NvmlCode::INSUFFICIENT_SIZE);
+    }
+    fill_list_from(list_room(want), zero, call)
+}
+
+/// Fill calls from a buffer of `cap` entries: a list that grew past the
+/// buffer is asked for again with the room it says it needs (or twice the
+/// room, when it says no more), at most eight times (the caller's `call`
+/// keeps [`read_list`]'s contract).
+fn fill_list_from<T: Copy>(
+    mut cap: c_uint,
+    zero: T,
+    mut call: impl FnMut(*mut c_uint, *mut T) -> nvmlReturn_t,
+) -> Result<Vec<T>, NvmlCode> {
     for _ in 0..8 {
-        if want > MAX_LIST_LEN {
-            return Err(NvmlCode::INSUFFICIENT_SIZE);
-        }
-        let cap = want
-            .saturating_add(want / 4)
-            .saturating_add(8)
-            .min(MAX_LIST_LEN);
         let mut buf = vec![zero; cap as usize];
         let mut n = cap;
-        match NvmlCode(call(&mut n, buf.as_mut_ptr())) {
+        let want = match NvmlCode(call(&mut n, buf.as_mut_ptr())) {
             NvmlCode::SUCCESS => {
                 buf.truncate((n as usize).min(buf.len()));
                 return Ok(buf);
             }
-            NvmlCode::INSUFFICIENT_SIZE if n > cap => want = n,
-            NvmlCode::INSUFFICIENT_SIZE => want = cap.saturating_mul(2),
+            NvmlCode::INSUFFICIENT_SIZE if n > cap => n,
+            NvmlCode::INSUFFICIENT_SIZE => cap.saturating_mul(2),
             e => return Err(e),
+        };
+        if want > MAX_LIST_LEN {
+            return Err(NvmlCode::INSUFFICIENT_SIZE);
         }
+        cap = list_room(want);
     }
     Err(NvmlCode::INSUFFICIENT_SIZE)
 }
@@ -206,8 +262,8 @@ pub use mig::{
     gpu_instance_id, gpu_instances, GiHandle, MAX_PROFILE_INDEX,
 };
 pub use process::{
-    process_details, process_name, processes, processes_utilization, Proc, ProcessList,
-    PROCESS_NAME_LEN,
+    process_details, process_name, processes, processes_in, processes_utilization, Proc,
+    ProcessList, PROCESS_NAME_LEN,
 };
 pub use system::{cuda_driver_version, nvml_version_without_init};
 
