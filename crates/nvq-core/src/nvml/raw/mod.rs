@@ -277,6 +277,71 @@ mod tests {
         assert_eq!(version::<nvmlMemory_v2_t>(2), 0x0200_0028);
     }
 
+    /// Read with `read_list_into(room, …)` from a list function whose list
+    /// is `lists[k]` at its k-th call (the last repeats), answering as NVML
+    /// documents: with no room, INSUFFICIENT_SIZE and the count it needs.
+    /// Returns the list read and the calls made, as (count in, buffer given).
+    fn read_fake(room: u32, lists: &[Vec<u32>]) -> (Result<Vec<u32>, NvmlCode>, Vec<(u32, bool)>) {
+        let mut calls = Vec::new();
+        let call = |n: *mut c_uint, buf: *mut u32| {
+            let list = &lists[calls.len().min(lists.len() - 1)];
+            // SAFETY: `n` is read_list's valid count pointer.
+            let have = unsafe { *n };
+            calls.push((have, !buf.is_null()));
+            let need = list.len() as u32;
+            // SAFETY: as above.
+            unsafe { *n = need };
+            if need == 0 {
+                return NvmlCode::SUCCESS.0;
+            }
+            if buf.is_null() || have < need {
+                return NvmlCode::INSUFFICIENT_SIZE.0;
+            }
+            for (i, v) in list.iter().enumerate() {
+                // SAFETY: the buffer holds `have` >= `need` entries.
+                unsafe { buf.add(i).write(*v) };
+            }
+            NvmlCode::SUCCESS.0
+        };
+        // SAFETY: the fake honours the list protocol on read_list's buffers.
+        let got = unsafe { read_list_into(room, 0u32, call) };
+        (got, calls)
+    }
+
+    #[test]
+    fn a_list_that_fits_its_room_is_one_call() {
+        let (got, calls) = read_fake(10, &[vec![1, 2, 3]]);
+        assert_eq!(got, Ok(vec![1, 2, 3]));
+        assert_eq!(calls, [(10, true)]);
+        // An empty list: one call too, SUCCESS with none.
+        let (got, calls) = read_fake(8, &[vec![]]);
+        assert_eq!(got, Ok(vec![]));
+        assert_eq!(calls, [(8, true)]);
+        // Without room: NVML's sizing call, then the list.
+        let (got, calls) = read_fake(0, &[vec![7, 8]]);
+        assert_eq!(got, Ok(vec![7, 8]));
+        assert_eq!(calls, [(0, false), (list_room(2), true)]);
+    }
+
+    #[test]
+    fn a_list_that_grows_between_calls_is_read_whole() {
+        let long: Vec<u32> = (0..30).collect();
+        let longer: Vec<u32> = (0..60).collect();
+        // Outgrew its room: asked again with the room NVML asked for.
+        let (got, calls) = read_fake(8, &[long.clone()]);
+        assert_eq!(got, Ok(long.clone()));
+        assert_eq!(calls, [(8, true), (list_room(30), true)]);
+        // And grew again before the second call: a third.
+        let (got, calls) = read_fake(8, &[long, longer.clone()]);
+        assert_eq!(got, Ok(longer));
+        assert_eq!(
+            calls,
+            [(8, true), (list_room(30), true), (list_room(60), true)]
+        );
+        // A list far beyond any buffer is an error, not an allocation.
+        assert_eq!(list_room(u32::MAX), MAX_LIST_LEN);
+    }
+
     #[test]
     fn c_strings_stop_at_nul() {
         assert_eq!(c_bytes(b"abc\0def"), "abc");
