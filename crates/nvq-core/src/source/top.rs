@@ -24,8 +24,9 @@ use crate::nvml::{raw, Session};
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
-/// The catalogue facts `top` shows, in [`Numbers`] order.
-const FACTS: [Fact; 8] = [
+/// The catalogue facts `top` shows, in the order [`TopReader::read`] puts
+/// them into a [`GpuSnap`] (the PCIe rates last, in KB/s).
+const FACTS: [Fact; 10] = [
     Fact::UtilizationGpu,
     Fact::UtilizationMemory,
     Fact::TemperatureGpu,
@@ -34,7 +35,13 @@ const FACTS: [Fact; 8] = [
     Fact::ClocksCurrentSm,
     Fact::ClocksCurrentMemory,
     Fact::FanSpeed,
+    Fact::PcieRxThroughput,
+    Fact::PcieTxThroughput,
 ];
+
+/// How long a fact that NVML does not support on a GPU (NOT_SUPPORTED: a
+/// GPU without fans, an older GPU without a counter) is not asked for again.
+pub const UNSUPPORTED_RECHECK: Duration = Duration::from_secs(1);
 
 /// The pmon metrics `top` shows, in the order its rows carry them.
 const PMON_METRICS: [&str; 4] = ["sm", "enc", "dec", "fb"];
@@ -68,6 +75,9 @@ pub struct TopReader {
     hz: f64,
     /// The GPU's MIG layout as last listed (none yet, or it must be listed again).
     mig: Option<MigLayout>,
+    /// When each of [`FACTS`] last answered NOT_SUPPORTED (it is asked
+    /// again after [`UNSUPPORTED_RECHECK`]).
+    unsupported: [Option<Instant>; FACTS.len()],
 }
 
 /// How long a GPU's MIG layout is kept before it is listed again (MIG mode,
@@ -113,6 +123,7 @@ impl TopReader {
             known: HashMap::new(),
             hz: clock_ticks_per_second(),
             mig: None,
+            unsupported: [None; FACTS.len()],
         }
     }
 
@@ -141,6 +152,7 @@ impl TopReader {
             gpu.mem_total = Some(total);
         }
         let n = self.numbers(&c);
+        let kbs = |v: Option<f64>| v.map(|kb| kb * 1024.0);
         [
             gpu.util_gpu,
             gpu.util_mem,
@@ -150,20 +162,40 @@ impl TopReader {
             gpu.clock_sm_mhz,
             gpu.clock_mem_mhz,
             gpu.fan_pct,
-        ] = n;
-        // KB/s, in bytes per second.
-        let kbs = |fact| c.fact(fact).as_f64().map(|kb| kb * 1024.0);
-        gpu.pcie_rx = kbs(Fact::PcieRxThroughput);
-        gpu.pcie_tx = kbs(Fact::PcieTxThroughput);
+            gpu.pcie_rx,
+            gpu.pcie_tx,
+        ] = [
+            n[0],
+            n[1],
+            n[2],
+            n[3],
+            n[4],
+            n[5],
+            n[6],
+            n[7],
+            kbs(n[8]),
+            kbs(n[9]),
+        ];
         gpu.mig = self.mig(session, &c);
         let procs = self.processes(session, target, count, &gpu);
         (gpu, procs)
     }
 
-    fn numbers(&self, c: &GpuCtx<'_>) -> [Option<f64>; 8] {
-        let mut out = [None; 8];
-        for (slot, f) in out.iter_mut().zip(FACTS) {
-            *slot = c.fact(f).as_f64();
+    /// The values of [`FACTS`]; a fact the GPU answered NOT_SUPPORTED for
+    /// less than [`UNSUPPORTED_RECHECK`] ago is not asked for (it has none).
+    fn numbers(&mut self, c: &GpuCtx<'_>) -> [Option<f64>; FACTS.len()] {
+        let mut out = [None; FACTS.len()];
+        let now = Instant::now();
+        for ((slot, f), unsupported) in out.iter_mut().zip(FACTS).zip(&mut self.unsupported) {
+            if unsupported.is_some_and(|t| now.duration_since(t) < UNSUPPORTED_RECHECK) {
+                continue;
+            }
+            let v = c.fact(f);
+            *unsupported = match &v {
+                Value::Error(t) if t.code == NvmlCode::NOT_SUPPORTED => Some(now),
+                _ => None,
+            };
+            *slot = v.as_f64();
         }
         out
     }
@@ -356,13 +388,17 @@ fn list_mig(session: &Session, c: &GpuCtx<'_>) -> MigLayout {
         at: Instant::now(),
         whole: true,
     };
-    let (Ok(dev), Ok(mode)) = (c.dev(), c.mig_mode()) else {
-        layout.whole = false;
-        return layout;
+    let (dev, mode) = (c.dev(), c.mig_mode());
+    let dev = match (dev, mode) {
+        (Ok(dev), Ok((1, _))) => dev,
+        // MIG off, or a GPU without MIG: no MIG devices.
+        (Ok(_), Ok(_)) => return layout,
+        (Ok(_), Err(code)) if code == NvmlCode::NOT_SUPPORTED => return layout,
+        _ => {
+            layout.whole = false;
+            return layout;
+        }
     };
-    if mode.0 != 1 {
-        return layout;
-    }
     for m in super::listing::mig_devices(dev) {
         let d = raw::Dev::of(session, &m);
         let (name, uuid) = (m.name(), m.uuid());
