@@ -277,11 +277,15 @@ mod tests {
         assert_eq!(version::<nvmlMemory_v2_t>(2), 0x0200_0028);
     }
 
+    /// A call of a fake list function: the count it was given, and whether
+    /// it was given a buffer.
+    type Call = (u32, bool);
+
     /// Read with `read_list_into(room, …)` from a list function whose list
     /// is `lists[k]` at its k-th call (the last repeats), answering as NVML
     /// documents: with no room, INSUFFICIENT_SIZE and the count it needs.
     /// Returns the list read and the calls made, as (count in, buffer given).
-    fn read_fake(room: u32, lists: &[Vec<u32>]) -> (Result<Vec<u32>, NvmlCode>, Vec<(u32, bool)>) {
+    fn read_fake(room: u32, lists: &[Vec<u32>]) -> (Result<Vec<u32>, NvmlCode>, Vec<Call>) {
         let mut calls = Vec::new();
         let call = |n: *mut c_uint, buf: *mut u32| {
             let list = &lists[calls.len().min(lists.len() - 1)];
@@ -328,7 +332,7 @@ mod tests {
         let long: Vec<u32> = (0..30).collect();
         let longer: Vec<u32> = (0..60).collect();
         // Outgrew its room: asked again with the room NVML asked for.
-        let (got, calls) = read_fake(8, &[long.clone()]);
+        let (got, calls) = read_fake(8, std::slice::from_ref(&long));
         assert_eq!(got, Ok(long.clone()));
         assert_eq!(calls, [(8, true), (list_room(30), true)]);
         // And grew again before the second call: a third.
