@@ -1013,19 +1013,24 @@ mod tests {
 
     #[test]
     fn rates_read_in_a_size_unit() {
-        let p = Panel {
-            field: "memory.used".into(),
-            unit: Some("MiB".into()),
-            scale: 1048576.0,
-            lines: vec![],
-        };
-        assert_eq!(rate_text(1073741824.0 / 60.0, &p), "+1.00 GiB/min");
-        let u = Panel {
-            field: "utilization.gpu".into(),
-            unit: Some("%".into()),
-            scale: 0.01,
-            lines: vec![],
-        };
-        assert_eq!(rate_text(0.01 / 60.0, &u), "+1.00 %/min");
+        let cases = [
+            (
+                "memory.used",
+                "MiB",
+                1048576.0,
+                1073741824.0,
+                "+1.00 GiB/min",
+            ),
+            ("utilization.gpu", "%", 0.01, 0.01, "+1.00 %/min"),
+        ];
+        for (field, unit, scale, per_minute, want) in cases {
+            let p = Panel {
+                field: field.into(),
+                unit: Some(unit.into()),
+                scale,
+                lines: vec![],
+            };
+            assert_eq!(rate_text(per_minute / 60.0, &p), want, "{field}");
+        }
     }
 }

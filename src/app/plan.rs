@@ -69,6 +69,18 @@ pub struct Own<'a> {
     pub script: Option<&'a ScriptArgs>,
 }
 
+impl<'a> Own<'a> {
+    /// A sub-command that takes `takes` of the shared options and gives `-i`
+    /// (`id`) after its name, nothing else yet.
+    fn with_id(takes: &'static [Shared], id: &'a Option<String>) -> Self {
+        Own {
+            takes,
+            id: id.as_deref(),
+            ..Own::default()
+        }
+    }
+}
+
 /// The options every mode shares, resolved once.
 #[derive(Debug, Clone)]
 pub struct Common<'a> {
@@ -139,7 +151,6 @@ impl<'a> Common<'a> {
             }
         }
         let top = Common::top(args, personality)?;
-        let set = |s: Shared| before.contains(&Given::Shared(s));
         if let Some(s) = before.iter().find_map(|g| match g {
             Given::Shared(s) if !own.takes.contains(s) => Some(*s),
             _ => None,
@@ -149,45 +160,22 @@ impl<'a> Common<'a> {
                 s.flag()
             )));
         }
-        let merge = |s: Shared, mine: bool| {
-            if set(s) && mine {
-                return Err(NvqError::Usage(format!(
-                    "{} is given both before and after {name}; give it once.",
-                    s.flag()
-                )));
-            }
-            Ok(set(s))
-        };
         let own_script = own.script.filter(|s| s.flags().any());
-        let script_before = merge(Shared::Script, own_script.is_some())?;
-        let (script, timeout) = match (script_before, own_script) {
-            (true, _) => (top.script, top.timeout),
-            (false, Some(s)) => (s.flags(), s.timeout.as_deref()),
-            (false, None) => (script::Flags::default(), None),
-        };
+        let (script, timeout) = pick(
+            Shared::Script,
+            name,
+            &before,
+            Some((top.script, top.timeout)),
+            own_script.map(|s| (s.flags(), s.timeout.as_deref())),
+        )?
+        .unwrap_or_default();
         let common = Common {
             personality,
-            id: pick(merge(Shared::Id, own.id.is_some())?, top.id, own.id),
-            format: pick(
-                merge(Shared::Format, own.format.is_some())?,
-                top.format,
-                own.format,
-            ),
-            filename: pick(
-                merge(Shared::Filename, own.filename.is_some())?,
-                top.filename,
-                own.filename,
-            ),
-            interval: pick(
-                merge(Shared::Interval, own.interval.is_some())?,
-                top.interval,
-                own.interval,
-            ),
-            count: pick(
-                merge(Shared::Count, own.count.is_some())?,
-                top.count,
-                own.count,
-            ),
+            id: pick(Shared::Id, name, &before, top.id, own.id)?,
+            format: pick(Shared::Format, name, &before, top.format, own.format)?,
+            filename: pick(Shared::Filename, name, &before, top.filename, own.filename)?,
+            interval: pick(Shared::Interval, name, &before, top.interval, own.interval)?,
+            count: pick(Shared::Count, name, &before, top.count, own.count)?,
             script,
             timeout,
             lib: top.lib,
@@ -216,13 +204,26 @@ impl<'a> Common<'a> {
     }
 }
 
-/// The value given before the sub-command's name if `before`, else its own.
-fn pick<T>(before: bool, top: Option<T>, own: Option<T>) -> Option<T> {
-    if before {
-        top
-    } else {
-        own
+/// Shared option `s` of sub-command `name`: `top`, its value given before
+/// the name, where `before` lists it, else `own`, given after the name; an
+/// option given both before and after is an error.
+fn pick<T>(
+    s: Shared,
+    name: &str,
+    before: &[Given],
+    top: Option<T>,
+    own: Option<T>,
+) -> Result<Option<T>, NvqError> {
+    if !before.contains(&Given::Shared(s)) {
+        return Ok(own);
     }
+    if own.is_some() {
+        return Err(NvqError::Usage(format!(
+            "{} is given both before and after {name}; give it once.",
+            s.flag()
+        )));
+    }
+    Ok(top)
 }
 
 /// A top-level option given before a sub-command's name.
@@ -307,47 +308,27 @@ fn own(command: &Command) -> Result<Own<'_>, NvqError> {
             ..monitor_own("pmon", &a.monitor, Some(PMON_MAX_DELAY))?
         },
         Command::Topo(t) => Own {
-            takes: &[Id, Format, Filename],
-            id: t.id.as_deref(),
             format: t.format.as_deref(),
-            ..Own::default()
+            ..Own::with_id(&[Id, Format, Filename], &t.id)
         },
-        Command::Nvlink(n) => Own {
-            takes: &[Id, Filename],
-            id: n.gpus.id.as_deref(),
-            ..Own::default()
-        },
+        Command::Nvlink(n) => Own::with_id(&[Id, Filename], &n.gpus.id),
         Command::Mig(m) => Own {
-            takes: &[Id, Format, Filename],
-            id: m.gpus.id.as_deref(),
             format: m.format.as_deref(),
-            ..Own::default()
+            ..Own::with_id(&[Id, Format, Filename], &m.gpus.id)
         },
-        Command::Vgpu(v) => Own {
-            takes: &[Id, Filename],
-            id: v.gpus.id.as_deref(),
-            ..Own::default()
-        },
-        Command::Serve(s) => Own {
-            takes: &[Id],
-            id: s.gpus.id.as_deref(),
-            ..Own::default()
-        },
+        Command::Vgpu(v) => Own::with_id(&[Id, Filename], &v.gpus.id),
+        Command::Serve(s) => Own::with_id(&[Id], &s.gpus.id),
         Command::Top(t) => Own {
-            takes: &[Id, Interval],
-            id: t.gpus.id.as_deref(),
             interval: top_interval(t)?,
-            ..Own::default()
+            ..Own::with_id(&[Id, Interval], &t.gpus.id)
         },
         // A log in, a picture out: no GPU, no loop, no format.
         Command::Plot(_) => Own::default(),
         Command::Mem(s) | Command::Ps(s) | Command::Busy(s) => short_own(s)?,
         Command::Wait(w) => short_own(&w.short)?,
         Command::Stat(s) => Own {
-            takes: &[Id, Filename],
-            id: s.gpus.id.as_deref(),
             filename: s.out.filename.as_deref(),
-            ..Own::default()
+            ..Own::with_id(&[Id, Filename], &s.gpus.id)
         },
     })
 }

@@ -94,6 +94,11 @@ pub struct Script {
     derived: Vec<Derived>,
     /// Per read cell: the field's name and the base value of its unit, for the history (None: not recorded).
     recorded: Vec<Option<(&'static str, f64)>>,
+    /// Per row of a sample and read cell, the last text recorded there and the number it reads as: a text cell
+    /// seldom changes, so it is read as a number once until it does.
+    text_numbers: Vec<Option<(String, Option<f64>)>>,
+    /// One row's points, gathered before they are pushed (kept to reuse its memory).
+    points: Vec<(&'static str, Point)>,
     /// The series of each GPU seen (by NVML index).
     series: BTreeMap<u32, SeriesKey>,
     /// The UUID of each GPU (by NVML index), for rows that do not carry their GPU (dmon, pmon).
@@ -244,6 +249,8 @@ impl Script {
             trend,
             derived: Vec::new(),
             recorded: Vec::new(),
+            text_numbers: Vec::new(),
+            points: Vec::new(),
             series: BTreeMap::new(),
             uuids: BTreeMap::new(),
             gpu_memory: BTreeMap::new(),
@@ -377,7 +384,7 @@ impl Script {
             self.lives.next_sample();
             for (i, r) in rows.iter_mut().enumerate() {
                 let gpu = gpus.and_then(|g| g.get(i)).copied().unwrap_or(i as u32);
-                self.record(t, gpu, r);
+                self.record(t, gpu, i, r);
             }
         }
         let until_met = self.until.as_ref().is_some_and(|(e, q)| match q {
@@ -520,7 +527,7 @@ impl Script {
     }
 
     /// Add a row's numeric cells to its series, then append the derived values (`rate`, `time_to_full`).
-    fn record(&mut self, t: f64, gpu: u32, row: &mut Row) {
+    fn record(&mut self, t: f64, gpu: u32, slot: usize, row: &mut Row) {
         if self.history.is_none() {
             return;
         }
@@ -534,20 +541,25 @@ impl Script {
             None => None,
         };
         if let Some((_, key)) = series {
-            let points = row
-                .cells
-                .iter()
-                .zip(&self.recorded)
-                .filter_map(|(cell, rec)| {
-                    let (name, scale) = rec.as_ref()?;
-                    // A number as is (cheap, and not rounded as printed); text only when it reads as one.
-                    let number = match cell {
-                        Value::Text(_) => cell_number(cell),
-                        other => other.as_f64(),
-                    };
-                    number.map(|v| (*name, Point { t, v: v * scale }))
-                });
-            history.push_row(key, points);
+            let width = self.recorded.len();
+            let points = &mut self.points;
+            points.clear();
+            for (k, (cell, rec)) in row.cells.iter().zip(&self.recorded).enumerate() {
+                let Some((name, scale)) = rec else {
+                    continue;
+                };
+                // A number as is (cheap, and not rounded as printed); text only when it reads as one.
+                let number = match cell {
+                    Value::Text(s) => {
+                        text_number(&mut self.text_numbers, slot * width + k, s, cell)
+                    }
+                    other => other.as_f64(),
+                };
+                if let Some(v) = number {
+                    points.push((name, Point { t, v: v * scale }));
+                }
+            }
+            history.push_row(key, points.iter().copied());
         }
         row.cells.reserve(self.derived.len());
         for d in &self.derived {
@@ -742,4 +754,26 @@ fn cell_u32(cells: &[Value], k: usize) -> u32 {
         Some(Value::Int(v)) => u32::try_from(*v).unwrap_or(0),
         _ => 0,
     }
+}
+
+/// The number text cell `cell` (`text`) reads as, from `cache[at]` when that place held the same text before.
+fn text_number(
+    cache: &mut Vec<Option<(String, Option<f64>)>>,
+    at: usize,
+    text: &str,
+    cell: &Value,
+) -> Option<f64> {
+    if let Some(Some((last, x))) = cache.get(at) {
+        if last == text {
+            return *x;
+        }
+    }
+    let x = cell_number(cell);
+    if cache.len() <= at {
+        cache.resize(at + 1, None);
+    }
+    if let Some(place) = cache.get_mut(at) {
+        *place = Some((text.to_string(), x));
+    }
+    x
 }

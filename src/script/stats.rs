@@ -37,6 +37,9 @@ struct Acc {
     key: Option<Value>,
     /// The last text cell and the number it reads as: text cells (a name, a P-state) seldom change.
     text_number: Option<(String, Option<f64>)>,
+    /// The last numeric cell and its number: most columns (a total, a limit, a clock) repeat from one sample to
+    /// the next, and a repeated number moves neither the minimum nor the maximum.
+    last_number: Option<(Value, f64)>,
 }
 
 impl Acc {
@@ -46,13 +49,29 @@ impl Acc {
             return;
         }
         let number = match (v, &self.text_number) {
+            // The text of the sample before, already counted: a text that is no number changes nothing again.
+            (Value::Text(s), Some((t, None))) if t == s => return,
             (Value::Text(s), Some((t, x))) if t == s => *x,
             (Value::Text(s), _) => {
                 let x = cell_number(v);
                 self.text_number = Some((s.clone(), x));
                 x
             }
-            _ => cell_number(v),
+            _ => match &self.last_number {
+                Some((last, x)) if last == v => {
+                    // The number of the sample before: it is neither a new minimum nor a new maximum.
+                    self.sum += *x;
+                    self.n += 1;
+                    return;
+                }
+                _ => {
+                    let x = cell_number(v);
+                    if let Some(x) = x {
+                        self.last_number = Some((v.clone(), x));
+                    }
+                    x
+                }
+            },
         };
         if let Some(x) = number {
             if self.min.as_ref().map_or(true, |(m, _)| x < *m) {
@@ -277,6 +296,35 @@ mod tests {
                 "1, min, 1, P2, [N/A]",
                 "1, max, 1, P8, [N/A]",
                 "1, mean, 1.00, N/A, [N/A]",
+            ]
+        );
+    }
+
+    /// A cell repeated from the sample before counts each time it comes (the mean), and a text or number that
+    /// comes back after another still moves the minimum, maximum and "changed" as the first time.
+    #[test]
+    fn repeated_cells_count_every_time_and_returning_ones_still_count() {
+        let int = |v| Value::Int(v);
+        let na = Value::NotAvailable;
+        let t = Value::text;
+        let samples: Vec<Vec<Value>> = vec![
+            vec![int(5), t("P0"), t("12"), t("A")],
+            vec![int(5), t("P0"), t("12"), t("A")],
+            vec![int(3), t("P2"), t("x"), t("A")],
+            vec![int(3), t("P2"), t("x"), t("A")],
+            vec![int(9), t("P0"), t("7"), t("A")],
+            vec![int(9), t("P0"), t("7"), t("A")],
+            vec![na.clone(), t("P0"), t("12"), t("A")],
+            vec![int(9), t("P0"), t("x"), t("A")],
+            vec![int(5), t("P0"), t("x"), t("A")],
+        ];
+        let rows = summarize(samples.iter().map(|c| (0, c.as_slice())));
+        assert_eq!(
+            csv(&rows),
+            vec![
+                "0, min, 3, P0, 7, A",
+                "0, max, 9, P2, 12, A",
+                "0, mean, 6.00, N/A, 10.00, A",
             ]
         );
     }

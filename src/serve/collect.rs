@@ -388,18 +388,20 @@ mod tests {
             .unwrap()
     }
 
+    /// How many GPUs a scrape arriving now, with `limit` to answer in, leaves out as late.
+    async fn late_within(c: &Collector, limit: Duration) -> usize {
+        let now = Instant::now();
+        c.sample(now, now + limit).await.late
+    }
+
     #[test]
     fn a_slow_gpu_is_late_only_for_the_scrape_that_cannot_wait() {
         let (c, calls) = collector(vec![0, 300], Duration::from_secs(30));
         rt().block_on(async {
-            let now = Instant::now();
-            let short = c.sample(now, now + Duration::from_millis(50)).await;
-            assert_eq!(short.late, 1);
+            assert_eq!(late_within(&c, Duration::from_millis(50)).await, 1);
             // The read goes on; the next scrape (within the interval) gets it.
             tokio::time::sleep(Duration::from_millis(350)).await;
-            let now = Instant::now();
-            let next = c.sample(now, now + Duration::from_millis(50)).await;
-            assert_eq!(next.late, 0);
+            assert_eq!(late_within(&c, Duration::from_millis(50)).await, 0);
         });
         assert_eq!(calls.load(Ordering::SeqCst), 2, "one read per GPU");
         assert_eq!(c.threads(), 2);
@@ -411,14 +413,9 @@ mod tests {
     fn a_stuck_gpu_is_waited_for_once() {
         let (c, _) = collector(vec![0, 5_000], Duration::ZERO);
         rt().block_on(async {
+            assert_eq!(late_within(&c, Duration::from_millis(600)).await, 1);
             let now = Instant::now();
-            assert_eq!(
-                c.sample(now, now + Duration::from_millis(600)).await.late,
-                1
-            );
-            let now = Instant::now();
-            let next = c.sample(now, now + Duration::from_millis(500)).await;
-            assert_eq!(next.late, 1);
+            assert_eq!(late_within(&c, Duration::from_millis(500)).await, 1);
             assert!(
                 now.elapsed() < Duration::from_millis(300),
                 "waited {:?}",
@@ -434,12 +431,8 @@ mod tests {
     fn a_tiny_deadline_does_not_make_the_next_scrape_skip_a_read() {
         let (c, _) = collector(vec![200, 200], Duration::from_secs(30));
         rt().block_on(async {
-            let now = Instant::now();
-            let tiny = c.sample(now, now + Duration::from_millis(10)).await;
-            assert_eq!(tiny.late, 2);
-            let now = Instant::now();
-            let next = c.sample(now, now + Duration::from_secs(5)).await;
-            assert_eq!(next.late, 0);
+            assert_eq!(late_within(&c, Duration::from_millis(10)).await, 2);
+            assert_eq!(late_within(&c, Duration::from_secs(5)).await, 0);
         });
     }
 

@@ -158,58 +158,64 @@ fn ui() -> Ui {
     Ui::new(1000, false)
 }
 
+/// The fixture drawn with the default choices at 80×24 and at 200×60: each
+/// screen looked at by `check` (told whether it is the wide one) and compared
+/// with snapshot `{name}_80x24` or `{name}_200x60`.
+fn check_both_sizes(f: &Fixture, name: &str, check: impl Fn(&str, bool)) {
+    for (w, h) in [(80, 24), (200, 60)] {
+        let text = draw(f, &ui(), w, h);
+        check(&text, w > 100);
+        snapshot(&format!("{name}_{w}x{h}"), &text);
+    }
+}
+
 #[test]
 fn one_gpu() {
-    let f = fixture(1);
-    for (w, h) in [(80, 24), (200, 60)] {
-        let text = draw(&f, &ui(), w, h);
+    check_both_sizes(&fixture(1), "one_gpu", |text, _| {
         assert!(text.contains("H100 80GB HBM3"), "{text}");
         assert!(text.contains("python3 train.py"), "{text}");
-        snapshot(&format!("one_gpu_{w}x{h}"), &text);
-    }
+    });
 }
 
 #[test]
 fn two_gpus() {
-    let f = fixture(2);
-    let text = draw(&f, &ui(), 80, 24);
-    assert!(text.contains("2 GPUs"), "{text}");
-    snapshot("two_gpus_80x24", &text);
-    snapshot("two_gpus_200x60", &draw(&f, &ui(), 200, 60));
+    check_both_sizes(&fixture(2), "two_gpus", |text, _| {
+        assert!(text.contains("2 GPUs"), "{text}");
+    });
 }
 
 #[test]
 fn eight_gpus_and_their_processes_fit_80x24() {
-    let f = fixture(8);
-    let text = draw(&f, &ui(), 80, 24);
-    let lines: Vec<&str> = text.lines().collect();
-    for i in 0..8 {
+    check_both_sizes(&fixture(8), "eight_gpus", |text, wide| {
+        if wide {
+            assert!(
+                text.contains("CONTAINER") && text.contains("HOST-MEM") && text.contains("1980MHz"),
+                "{text}"
+            );
+            assert_eq!(
+                text.lines().filter(|l| l.contains("ffmpeg")).count(),
+                8,
+                "{text}"
+            );
+            return;
+        }
+        let lines: Vec<&str> = text.lines().collect();
+        for i in 0..8 {
+            assert!(
+                lines
+                    .iter()
+                    .any(|l| l.starts_with(&format!("{} {i} H100", if i == 0 { "▶" } else { " " }))),
+                "GPU {i} missing:\n{text}"
+            );
+        }
+        assert!(!text.contains("more"), "8 GPUs need no scrolling:\n{text}");
+        // Sorted by GPU memory, largest first: GPU 0's 4 GiB processes lead.
+        assert!(text.contains("GPU-MEM"), "{text}");
         assert!(
-            lines
-                .iter()
-                .any(|l| l.starts_with(&format!("{} {i} H100", if i == 0 { "▶" } else { " " }))),
-            "GPU {i} missing:\n{text}"
+            lines.iter().filter(|l| l.contains("train.py")).count() >= 4,
+            "{text}"
         );
-    }
-    assert!(!text.contains("more"), "8 GPUs need no scrolling:\n{text}");
-    // Sorted by GPU memory, largest first: GPU 0's 4 GiB processes lead.
-    assert!(text.contains("GPU-MEM"), "{text}");
-    assert!(
-        lines.iter().filter(|l| l.contains("train.py")).count() >= 4,
-        "{text}"
-    );
-    snapshot("eight_gpus_80x24", &text);
-    let wide = draw(&f, &ui(), 200, 60);
-    assert!(
-        wide.contains("CONTAINER") && wide.contains("HOST-MEM") && wide.contains("1980MHz"),
-        "{wide}"
-    );
-    assert_eq!(
-        wide.lines().filter(|l| l.contains("ffmpeg")).count(),
-        8,
-        "{wide}"
-    );
-    snapshot("eight_gpus_200x60", &wide);
+    });
 }
 
 #[test]
@@ -241,19 +247,20 @@ fn mig_devices_are_rows_under_their_gpu() {
             mem_total: Some(20 * GIB),
         })
         .collect();
-    let text = draw(&f, &ui(), 80, 24);
-    let lines: Vec<&str> = text.lines().collect();
-    let g0 = lines.iter().position(|l| l.contains(" 0 H100")).unwrap();
-    assert!(lines[g0 + 1].contains("└ 2g.20gb GI3 CI0"), "{text}");
-    assert!(
-        lines[g0 + 3].contains("GI5") && lines[g0 + 3].contains("3.0G/20G"),
-        "{text}"
-    );
-    let wide = draw(&f, &ui(), 200, 60);
-    assert!(wide.contains("└ MIG 2g.20gb  GI 4  CI 0"), "{wide}");
-    assert!(lines[g0 + 4].contains(" 1 H100"), "{text}");
-    snapshot("mig_80x24", &text);
-    snapshot("mig_200x60", &draw(&f, &ui(), 200, 60));
+    check_both_sizes(&f, "mig", |text, wide| {
+        if wide {
+            assert!(text.contains("└ MIG 2g.20gb  GI 4  CI 0"), "{text}");
+            return;
+        }
+        let lines: Vec<&str> = text.lines().collect();
+        let g0 = lines.iter().position(|l| l.contains(" 0 H100")).unwrap();
+        assert!(lines[g0 + 1].contains("└ 2g.20gb GI3 CI0"), "{text}");
+        assert!(
+            lines[g0 + 3].contains("GI5") && lines[g0 + 3].contains("3.0G/20G"),
+            "{text}"
+        );
+        assert!(lines[g0 + 4].contains(" 1 H100"), "{text}");
+    });
 }
 
 #[test]
@@ -262,15 +269,14 @@ fn a_hung_gpu_is_late_not_frozen() {
     let g = &f.sample.gpus[1];
     f.sample.gpus[1] = GpuSnap::unknown(1, g.uuid.clone(), g.name.clone(), Health::Late);
     f.sample.procs.retain(|p| p.gpu != 1);
-    let text = draw(&f, &ui(), 80, 24);
-    let line = text.lines().find(|l| l.contains(" 1 H100")).unwrap();
-    assert!(line.contains("late"), "{text}");
-    assert!(
-        !line.contains("G/80G"),
-        "a late GPU shows no memory figure:\n{text}"
-    );
-    snapshot("hung_80x24", &text);
-    snapshot("hung_200x60", &draw(&f, &ui(), 200, 60));
+    check_both_sizes(&f, "hung", |text, _| {
+        let line = text.lines().find(|l| l.contains(" 1 H100")).unwrap();
+        assert!(line.contains("late"), "{text}");
+        assert!(
+            !line.contains("G/80G"),
+            "a late GPU shows no memory figure:\n{text}"
+        );
+    });
 }
 
 #[test]
@@ -284,21 +290,19 @@ fn a_lost_gpu_says_so() {
         Health::Lost(NvmlCode::GPU_IS_LOST),
     );
     f.sample.procs.retain(|p| p.gpu != 0);
-    let text = draw(&f, &ui(), 80, 24);
-    let line = text.lines().find(|l| l.contains(" 0 H100")).unwrap();
-    assert!(line.contains("GPU is lost"), "{text}");
-    snapshot("lost_80x24", &text);
-    snapshot("lost_200x60", &draw(&f, &ui(), 200, 60));
+    check_both_sizes(&f, "lost", |text, _| {
+        let line = text.lines().find(|l| l.contains(" 0 H100")).unwrap();
+        assert!(line.contains("GPU is lost"), "{text}");
+    });
 }
 
 #[test]
 fn no_processes() {
     let mut f = fixture(2);
     f.sample.procs.clear();
-    let text = draw(&f, &ui(), 80, 24);
-    assert!(text.contains("no processes on these GPUs"), "{text}");
-    snapshot("no_processes_80x24", &text);
-    snapshot("no_processes_200x60", &draw(&f, &ui(), 200, 60));
+    check_both_sizes(&f, "no_processes", |text, _| {
+        assert!(text.contains("no processes on these GPUs"), "{text}");
+    });
 }
 
 #[test]
@@ -314,19 +318,17 @@ fn hostile_process_names_stay_on_their_line() {
     ];
     f.sample.procs[0].user = Some("bob\x1b[31m".into());
     f.sample.gpus[0].name = "NVIDIA\nH100\x1b[5m".into();
-    for (w, h) in [(80, 24), (200, 60)] {
-        let text = draw(&f, &ui(), w, h);
+    check_both_sizes(&f, "hostile", |text, wide| {
         assert!(!text.contains('\x1b'), "{text}");
         let full = "evil?[2J?]0;pwned??second line?back";
-        let shown = if w > 100 { full } else { "evil?[2J?]0;pwned" };
+        let shown = if wide { full } else { "evil?[2J?]0;pwned" };
         assert!(text.contains(shown), "{text}");
         assert!(text.contains("bad\u{fffd}\u{fffd}utf8"), "{text}");
         assert!(
             text.contains("?rtl override ?nul") && !text.contains('\u{202e}'),
             "{text}"
         );
-        snapshot(&format!("hostile_{w}x{h}"), &text);
-    }
+    });
 }
 
 #[test]

@@ -662,6 +662,19 @@ fn buckets(
     out
 }
 
+/// The block of cell `i` (from 0) of a bar `eighths` eighths of a cell long:
+/// full, one of the partial blocks `parts` (indexed by eighths), or `None`
+/// past the bar's end.
+fn eighth_block(eighths: usize, i: usize, parts: &[&'static str; 8]) -> Option<&'static str> {
+    if eighths >= (i + 1) * 8 {
+        Some("█")
+    } else if eighths > i * 8 {
+        parts.get(eighths - i * 8).copied()
+    } else {
+        None
+    }
+}
+
 /// A bar of `frac` of its width.
 struct Bar {
     frac: Option<f64>,
@@ -677,13 +690,7 @@ impl Widget for Bar {
         };
         let eighths = (frac * w as f64 * 8.0).round() as usize;
         for i in 0..w {
-            let sym = if eighths >= (i + 1) * 8 {
-                "█"
-            } else if eighths > i * 8 {
-                PARTS[eighths - i * 8]
-            } else {
-                "░"
-            };
+            let sym = eighth_block(eighths, i, &PARTS).unwrap_or("░");
             if let Some(c) = buf.cell_mut((area.x + i as u16, area.y)) {
                 c.set_symbol(sym).set_style(self.style);
             }
@@ -719,11 +726,7 @@ impl Widget for Curve {
                 eighths = eighths.max(1);
             }
             for row in 0..h {
-                let sym = if eighths >= (row + 1) * 8 {
-                    "█"
-                } else if eighths > row * 8 {
-                    PARTS[eighths - row * 8]
-                } else {
+                let Some(sym) = eighth_block(eighths, row, &PARTS) else {
                     continue;
                 };
                 let y = area.y + area.height - 1 - row as u16;

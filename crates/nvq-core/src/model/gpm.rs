@@ -125,32 +125,24 @@ pub mod id {
     }
 }
 
-/// What the GPM metrics that both dmon (`--gpm-metrics`) and the dcgm
-/// profile (`DCGM_FI_PROF_*`) show measure, one sentence each, written once:
-/// dmon's columns print them as they are, the dcgm families add their unit.
-pub mod about {
-    /// [`super::id::GRAPHICS_UTIL`].
-    pub const GRAPHICS_UTIL: &str = "Share of time the graphics or compute engine was busy.";
-    /// [`super::id::SM_UTIL`].
-    pub const SM_UTIL: &str = "Share of SM cycles with at least one warp resident, over all SMs.";
-    /// [`super::id::SM_OCCUPANCY`].
-    pub const SM_OCCUPANCY: &str = "Resident warps as a share of the most the SMs can hold.";
-    /// [`super::id::ANY_TENSOR_UTIL`].
-    pub const ANY_TENSOR_UTIL: &str = "Share of cycles any tensor core pipe was busy.";
-    /// [`super::id::DRAM_BW_UTIL`].
-    pub const DRAM_BW_UTIL: &str = "Share of cycles device memory was sending or receiving data.";
-    /// [`super::id::FP64_UTIL`].
-    pub const FP64_UTIL: &str = "Share of cycles the FP64 pipe was busy.";
-    /// [`super::id::FP32_UTIL`].
-    pub const FP32_UTIL: &str = "Share of cycles the FP32 pipe was busy.";
-    /// [`super::id::FP16_UTIL`].
-    pub const FP16_UTIL: &str = "Share of cycles the FP16 pipe was busy.";
-    /// [`super::id::PCIE_TX_PER_SEC`].
-    pub const PCIE_TX_PER_SEC: &str = "PCIe traffic sent by the GPU, headers included.";
-    /// [`super::id::PCIE_RX_PER_SEC`].
-    pub const PCIE_RX_PER_SEC: &str = "PCIe traffic received by the GPU, headers included.";
-    /// [`super::id::NVLINK_TOTAL_TX_PER_SEC`].
-    pub const NVLINK_TOTAL_TX_PER_SEC: &str = "NVLink traffic sent over all links.";
-    /// [`super::id::NVLINK_TOTAL_RX_PER_SEC`].
-    pub const NVLINK_TOTAL_RX_PER_SEC: &str = "NVLink traffic received over all links.";
+/// What a GPM metric that both dmon (`--gpm-metrics`) and the dcgm profile
+/// (`DCGM_FI_PROF_*`) show measures, one sentence, written once by its id:
+/// dmon's column prints it as it is, the dcgm family adds its unit. `None`
+/// for a metric only dmon shows (its sentence is dmon's own).
+pub const fn about(metric: u32) -> Option<&'static str> {
+    Some(match metric {
+        id::GRAPHICS_UTIL => "Share of time the graphics or compute engine was busy.",
+        id::SM_UTIL => "Share of SM cycles with at least one warp resident, over all SMs.",
+        id::SM_OCCUPANCY => "Resident warps as a share of the most the SMs can hold.",
+        id::ANY_TENSOR_UTIL => "Share of cycles any tensor core pipe was busy.",
+        id::DRAM_BW_UTIL => "Share of cycles device memory was sending or receiving data.",
+        id::FP64_UTIL => "Share of cycles the FP64 pipe was busy.",
+        id::FP32_UTIL => "Share of cycles the FP32 pipe was busy.",
+        id::FP16_UTIL => "Share of cycles the FP16 pipe was busy.",
+        id::PCIE_TX_PER_SEC => "PCIe traffic sent by the GPU, headers included.",
+        id::PCIE_RX_PER_SEC => "PCIe traffic received by the GPU, headers included.",
+        id::NVLINK_TOTAL_TX_PER_SEC => "NVLink traffic sent over all links.",
+        id::NVLINK_TOTAL_RX_PER_SEC => "NVLink traffic received over all links.",
+        _ => return None,
+    })
 }

@@ -17,7 +17,7 @@ pub struct LogColumn {
 pub enum LogCell {
     /// A number, in the column's base unit.
     Num(f64),
-    /// Text, as a number in [`Log::texts`] (each distinct text is kept once: a day of rows names the same few
+    /// Text, as a number in [`LogHead::texts`] (each distinct text is kept once: a day of rows names the same few
     /// GPUs and processes over and over).
     Text(u32),
     /// `[N/A]`, an error token, `null` or an empty cell.
@@ -29,7 +29,7 @@ pub enum LogCell {
 pub struct LogRow {
     /// Seconds since the UNIX epoch, reading the timestamp as UTC (nvq writes local time; only differences matter).
     pub t: f64,
-    /// The row's cells, one per [`Log::columns`] entry, in the same order.
+    /// The row's cells, one per [`LogHead::columns`] entry, in the same order.
     pub cells: Vec<LogCell>,
 }
 
@@ -68,32 +68,16 @@ impl LogHead {
     }
 }
 
-/// A whole log.
+/// A whole log: its head and its rows.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Log {
-    /// The format the log was read as.
-    pub format: LogFormat,
-    /// The columns, in the order the header or the first object lists them.
-    pub columns: Vec<LogColumn>,
+    /// The format, columns, first timestamp and texts, as [`LogHead`] (here with every row read).
+    pub head: LogHead,
     /// The rows, in the order they were written.
     pub rows: Vec<LogRow>,
-    /// The first row's timestamp as written, for the time axis.
-    pub start: String,
-    /// The distinct texts of the cells.
-    pub texts: Vec<String>,
 }
 
 impl Log {
-    /// The position of a column, by name.
-    pub fn column(&self, name: &str) -> Option<usize> {
-        self.columns.iter().position(|c| c.name == name)
-    }
-
-    /// The text of a [`LogCell::Text`].
-    pub fn text(&self, id: u32) -> &str {
-        self.texts.get(id as usize).map_or("", String::as_str)
-    }
-
     /// Does the column hold a number in at least one row?
     pub fn is_numeric(&self, k: usize) -> bool {
         self.rows

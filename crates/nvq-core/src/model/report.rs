@@ -129,6 +129,11 @@ impl Node {
         })
     }
 
+    /// The header's `Driver Version` line, both reports' first (`driver_version`).
+    pub fn driver_version(value: Value) -> Self {
+        Node::entry("Driver Version", "driver_version", value, "")
+    }
+
     /// A section of these nodes, with no value of its own, the report's label column and nested XML.
     pub fn section(label: &'static str, xml: &'static str, items: Vec<Node>) -> Self {
         Node::Section(Section {
@@ -162,12 +167,7 @@ pub fn example() -> Report {
     let total = Node::entry("Total", "total", Value::Bytes(1 << 20), " MiB");
     let pid = Node::entry("PID", "pid", Value::Int(7), "");
     Report {
-        header: vec![Node::entry(
-            "Driver Version",
-            "driver_version",
-            Value::text("1<2"),
-            "",
-        )],
+        header: vec![Node::driver_version(Value::text("1<2"))],
         attached: 1,
         gpus: vec![GpuReport {
             bus_id: "00000000:01:00.0".into(),

@@ -406,6 +406,11 @@ mod tests {
         s
     }
 
+    /// The trend of `s` with the default settings, on an 80 GiB GPU.
+    fn on_80_gib(s: &Series) -> Trend {
+        trend(s, Some(80.0 * GIB), &TrendConfig::default()).unwrap()
+    }
+
     /// A little deterministic noise in [-1, 1].
     fn noise(t: f64) -> f64 {
         ((t * 12.9898).sin() * 43758.5453).fract()
@@ -417,7 +422,7 @@ mod tests {
         let s = series(900, 1.0, |t| {
             2.0 * GIB + t * GIB / 60.0 + 20.0 * MIB * noise(t)
         });
-        let tr = trend(&s, Some(80.0 * GIB), &TrendConfig::default()).unwrap();
+        let tr = on_80_gib(&s);
         assert!(tr.rising);
         let rate = tr.slope_per_s * 60.0 / GIB;
         assert!((rate - 1.0).abs() < 0.02, "{rate} GiB/min");
@@ -436,7 +441,7 @@ mod tests {
                 let s = series(n, 1.0, |t| {
                     10.0 * GIB + 4.0 * GIB * ((t % period) / period) + MIB * noise(t)
                 });
-                let tr = trend(&s, Some(80.0 * GIB), &TrendConfig::default()).unwrap();
+                let tr = on_80_gib(&s);
                 assert!(!tr.rising, "period {period}, {n} s: {tr:?}");
                 assert_eq!(tr.time_to_full_s, None);
             }
@@ -452,22 +457,18 @@ mod tests {
                 1.0,
                 |t| if t < jump_at { GIB } else { 30.0 * GIB } + MIB * noise(t),
             );
-            let tr = trend(&s, Some(80.0 * GIB), &TrendConfig::default()).unwrap();
+            let tr = on_80_gib(&s);
             assert!(!tr.rising, "jump at {jump_at}: {tr:?}");
         }
         // And a warm-up ramp over the first two minutes, then a plateau for ten.
         let s = series(720, 1.0, |t| (t.min(120.0) / 120.0) * 20.0 * GIB);
-        assert!(
-            !trend(&s, Some(80.0 * GIB), &TrendConfig::default())
-                .unwrap()
-                .rising
-        );
+        assert!(!on_80_gib(&s).rising);
     }
 
     #[test]
     fn a_plateau_and_a_small_rise_are_not_leaks() {
         let flat = series(900, 1.0, |t| 40.0 * GIB + 50.0 * MIB * noise(t));
-        let tr = trend(&flat, Some(80.0 * GIB), &TrendConfig::default()).unwrap();
+        let tr = on_80_gib(&flat);
         assert!(!tr.rising);
         assert!(
             tr.slope_per_s.abs() * 60.0 < 20.0 * MIB,
@@ -476,18 +477,14 @@ mod tests {
         );
         // 100 MiB over the window: under the minimum rise.
         let small = series(600, 1.0, |t| 40.0 * GIB + t * 100.0 * MIB / 600.0);
-        assert!(
-            !trend(&small, Some(80.0 * GIB), &TrendConfig::default())
-                .unwrap()
-                .rising
-        );
+        assert!(!on_80_gib(&small).rising);
     }
 
     #[test]
     fn a_leak_must_last_the_minimum_duration() {
         // Rising for two minutes only (after eight flat ones).
         let s = series(600, 1.0, |t| 10.0 * GIB + (t - 480.0).max(0.0) * GIB / 60.0);
-        let tr = trend(&s, Some(80.0 * GIB), &TrendConfig::default()).unwrap();
+        let tr = on_80_gib(&s);
         assert!(!tr.rising, "{tr:?}");
         // With a short minimum duration, a short window sees it.
         let cfg = TrendConfig {
@@ -503,7 +500,7 @@ mod tests {
         let s = series(900, 1.0, |t| {
             5.0 * GIB + t * GIB / 120.0 + 3.0 * GIB * ((t % 20.0) / 20.0)
         });
-        let tr = trend(&s, Some(80.0 * GIB), &TrendConfig::default()).unwrap();
+        let tr = on_80_gib(&s);
         assert!(tr.rising, "{tr:?}");
         let rate = tr.slope_per_s * 120.0 / GIB;
         assert!((rate - 1.0).abs() < 0.05, "{rate}");
@@ -526,167 +523,152 @@ mod tests {
     #[test]
     fn a_short_series_gets_a_rate_but_is_not_yet_rising() {
         let s = series(30, 0.1, |t| t * GIB / 60.0);
-        let tr = trend(&s, Some(80.0 * GIB), &TrendConfig::default()).unwrap();
+        let tr = on_80_gib(&s);
         assert!((tr.slope_per_s * 60.0 / GIB - 1.0).abs() < 0.01);
         assert!(!tr.rising);
     }
 
-    /// The trend as first written (every point read, every floor kept, the slopes sorted): what the reading
-    /// that stops early must equal, point for point.
+    /// The trend computed from its definition (the module's doc comment, `docs/trends.md`), written apart from the
+    /// code it checks: every point read, each slice's floors gathered in a `Vec`, every pair's slope collected and
+    /// sorted. What the reading that stops early (floors read newest first, only as far as needed, slopes on the
+    /// stack) must equal, point for point.
     mod plain {
         use super::super::{Point, Series, Trend, TrendConfig, SEGMENTS};
+        use std::cmp::Ordering;
 
         pub fn trend_with_line(
             series: &Series,
             capacity: Option<f64>,
             cfg: &TrendConfig,
         ) -> Option<(Trend, (Point, Point))> {
-            let last = series.last()?;
-            if series.len() < 3 {
+            let points: Vec<Point> = series.points().collect();
+            let &last = points.last()?;
+            if points.len() < 3 {
                 return None;
             }
-            let window = if cfg.window_s.is_finite() && cfg.window_s > 0.0 {
-                cfg.window_s
-            } else {
-                TrendConfig::DEFAULT_WINDOW_S
-            };
-            let oldest_in_window = series
-                .points()
+            let window_s = Some(cfg.window_s)
+                .filter(|w| w.is_finite() && *w > 0.0)
+                .unwrap_or(TrendConfig::DEFAULT_WINDOW_S);
+            // Back from the newest point, the points no more than `window_s` before it, up to the first older one.
+            let in_window = points
+                .iter()
                 .rev()
-                .take_while(|p| last.t - p.t <= window)
-                .last()
-                .unwrap_or(last);
-            let span = last.t - oldest_in_window.t;
+                .take_while(|p| last.t - p.t <= window_s)
+                .count();
+            let span = last.t - points[points.len() - in_window].t;
             if span <= 0.0 {
                 return None;
             }
-            let seg = span / SEGMENTS as f64;
-            let all = floors(series, last.t, seg);
-            // The window's floors, oldest first.
-            let win: Vec<Point> = all
+            let slice_s = span / SEGMENTS as f64;
+            // Slice k (0 the newest) is k to k + 1 slices before the newest point; a point after it is in slice 0,
+            // and the window's oldest point, on the far boundary, is in the last slice.
+            let slice = |p: &Point| {
+                let back = (last.t - p.t) / slice_s;
+                let on_far_boundary = back >= SEGMENTS as f64 && back - SEGMENTS as f64 <= 1e-9;
+                if on_far_boundary {
+                    SEGMENTS - 1
+                } else {
+                    back.max(0.0).floor() as usize
+                }
+            };
+            // Points in a row in one slice give one floor: the lowest of them, the oldest of equal ones.
+            let floors: Vec<(usize, Point)> = points
+                .chunk_by(|a, b| slice(a) == slice(b))
+                .map(|run| {
+                    let lowest = run
+                        .iter()
+                        .fold(run[0], |low, p| if p.v < low.v { *p } else { low });
+                    (slice(&run[0]), lowest)
+                })
+                .collect();
+            let win: Vec<Point> = floors
                 .iter()
-                .rev()
                 .filter(|f| f.0 < SEGMENTS)
                 .map(|f| f.1)
                 .collect();
             if win.len() < 3 {
                 return None;
             }
-            let slope = theil_sen(&win)?;
-            let (first, newest) = (win[0], win[win.len() - 1]);
-            let net = newest.v - first.v;
-            let predicted = slope * (newest.t - first.t);
-            let thirds_rise = win.len() >= 6 && {
-                let n = win.len();
-                [0..n / 3, n / 3..2 * n / 3, 2 * n / 3..n]
-                    .into_iter()
-                    .all(|r| {
-                        let g = &win[r];
-                        let (a, b) = (g[0], g[g.len() - 1]);
-                        b.v - a.v >= 0.25 * slope * (b.t - a.t) && b.v > a.v
-                    })
-            };
-            let run = rising_run(&all, last.t);
+            let newest_first: Vec<Point> = floors.iter().rev().map(|f| f.1).collect();
+            let run = rising_for(&newest_first, last.t);
+            // The rate is fitted to the oldest twelve floors: more are in the window only when a clock stepped
+            // back, splitting a slice into runs.
+            let slope = median_pair_slope(&win[..win.len().min(SEGMENTS)])?;
+
+            // How much the floors rose from the first of `g` to its last, and how much the rate says they should.
+            let rise = |g: &[Point]| g[g.len() - 1].v - g[0].v;
+            let predicted = |g: &[Point]| slope * (g[g.len() - 1].t - g[0].t);
+            let n = win.len();
+            let thirds = [&win[..n / 3], &win[n / 3..2 * n / 3], &win[2 * n / 3..]];
+            let each_third_rises = n >= 6
+                && thirds
+                    .iter()
+                    .all(|g| rise(g) > 0.0 && rise(g) >= predicted(g) / 4.0);
             let rising = slope > 0.0
-                && net >= cfg.min_rise
-                && net >= 0.5 * predicted
-                && thirds_rise
+                && rise(&win) >= cfg.min_rise
+                && rise(&win) >= predicted(&win) / 2.0
+                && each_third_rises
                 && run >= cfg.min_duration_s;
-            let time_to_full_s = match capacity {
-                Some(c) if rising && c.is_finite() => Some(((c - last.v) / slope).max(0.0)),
-                _ => None,
+            // How long it has been rising and when it will be full mean something only when it is rising.
+            let (rising_for_s, time_to_full_s) = if rising {
+                let to_full = |c: f64| ((c - last.v) / slope).max(0.0);
+                (run, capacity.filter(|c| c.is_finite()).map(to_full))
+            } else {
+                (0.0, None)
             };
-            // The fitted line through the newest floor, from the oldest floor of the window to the newest point.
-            let at = |t: f64| Point {
-                t,
-                v: newest.v + slope * (t - newest.t),
-            };
-            let tr = Trend {
+            let trend = Trend {
                 slope_per_s: slope,
                 rising,
-                rising_for_s: if rising { run } else { 0.0 },
+                rising_for_s,
                 time_to_full_s,
             };
-            Some((tr, (at(first.t), at(last.t))))
-        }
-
-        fn floors(series: &Series, newest: f64, seg: f64) -> Vec<(usize, Point)> {
-            let mut out: Vec<(usize, Point)> = Vec::new();
-            for p in series.points().rev() {
-                let back = ((newest - p.t) / seg).max(0.0);
-                // The window's oldest point falls on the boundary: it belongs to the window's last slice.
-                let k = if back >= SEGMENTS as f64 && back - SEGMENTS as f64 <= 1e-9 {
-                    SEGMENTS - 1
-                } else {
-                    back as usize
-                };
-                match out.last_mut() {
-                    Some((kk, f)) if *kk == k => {
-                        if p.v <= f.v {
-                            *f = p;
-                        }
-                    }
-                    _ => out.push((k, p)),
-                }
-            }
-            out
-        }
-
-        fn rising_run(floors: &[(usize, Point)], newest: f64) -> f64 {
-            let mut start = match floors.first() {
-                Some(f) => f.1.t,
-                None => return 0.0,
+            // The fitted line: through the newest floor at the rate, from the oldest floor's time to the newest one's.
+            let newest_floor = win[n - 1];
+            let on_line = |t: f64| Point {
+                t,
+                v: newest_floor.v + slope * (t - newest_floor.t),
             };
-            let mut flats = 0;
-            let mut rose = false;
-            for w in floors.windows(2) {
-                let (later, earlier) = (w[0].1, w[1].1);
-                // Slices without a point (sampling coarser than a slice, or a stalled loop) are passed over: the floors
-                // on either side are compared.
-                if earlier.v < later.v {
-                    flats = 0;
-                    rose = true;
-                    start = earlier.t;
-                } else if earlier.v == later.v && flats == 0 {
-                    flats += 1;
-                } else {
-                    break;
-                }
-            }
-            if rose {
-                newest - start
-            } else {
-                0.0
-            }
+            Some((trend, (on_line(win[0].t), on_line(last.t))))
         }
 
-        fn theil_sen(points: &[Point]) -> Option<f64> {
-            let points = &points[..points.len().min(SEGMENTS)];
-            let mut slopes = [0.0f64; SEGMENTS * (SEGMENTS - 1) / 2];
-            let mut n = 0;
+        /// How long the floors (newest first) have been rising: back from the newest, each step to the floor
+        /// before is a rise (that floor lower), a flat or a fall. The run ends at the first fall or the second flat
+        /// in a row, and starts at the floor the last rise before that reached; none: 0.
+        fn rising_for(floors: &[Point], newest: f64) -> f64 {
+            let step = |i: usize| floors[i + 1].v.partial_cmp(&floors[i].v);
+            let steps = floors.len().saturating_sub(1);
+            let ends = (0..steps)
+                .find(|&i| match step(i) {
+                    Some(Ordering::Less) => false,
+                    Some(Ordering::Equal) => i > 0 && step(i - 1) == Some(Ordering::Equal),
+                    _ => true,
+                })
+                .unwrap_or(steps);
+            (0..ends)
+                .rev()
+                .find(|&i| step(i) == Some(Ordering::Less))
+                .map_or(0.0, |i| newest - floors[i + 1].t)
+        }
+
+        /// Theil–Sen: the slope of every pair of points whose later one (in the window's order) is later in time
+        /// (any pair at distinct times, unless a clock stepped back), sorted; the middle one, or the mean of the
+        /// middle two. None: no such pair.
+        fn median_pair_slope(points: &[Point]) -> Option<f64> {
+            let mut slopes = Vec::new();
             for (i, a) in points.iter().enumerate() {
                 for b in &points[i + 1..] {
-                    let dt = b.t - a.t;
-                    if let (true, Some(s)) = (dt > 0.0, slopes.get_mut(n)) {
-                        *s = (b.v - a.v) / dt;
-                        n += 1;
+                    if b.t > a.t {
+                        slopes.push((b.v - a.v) / (b.t - a.t));
                     }
                 }
             }
-            median(slopes.get_mut(..n)?)
-        }
-
-        fn median(xs: &mut [f64]) -> Option<f64> {
-            if xs.is_empty() {
-                return None;
+            slopes.sort_by(f64::total_cmp);
+            let n = slopes.len();
+            match n {
+                0 => None,
+                _ if n % 2 == 1 => Some(slopes[n / 2]),
+                _ => Some((slopes[n / 2 - 1] + slopes[n / 2]) / 2.0),
             }
-            xs.sort_unstable_by(f64::total_cmp);
-            let n = xs.len();
-            Some(if n % 2 == 1 {
-                xs[n / 2]
-            } else {
-                (xs[n / 2 - 1] + xs[n / 2]) / 2.0
-            })
         }
     }
 

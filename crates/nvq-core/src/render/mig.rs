@@ -561,6 +561,13 @@ mod tests {
         }
     }
 
+    /// What `render` prints for `gpus`, which must hold `row`.
+    fn render_with(gpus: &[Gpu], what: Listing, driver_major: u32, row: &str) -> String {
+        let out = render(gpus, what, driver_major);
+        assert!(out.contains(row), "{out}");
+        out
+    }
+
     #[test]
     fn every_line_of_a_table_is_as_wide_as_its_rule() {
         for what in [
@@ -583,16 +590,10 @@ mod tests {
 
     #[test]
     fn gpu_instance_row_and_wide_layout() {
-        let narrow = render(&[gpu(0)], Listing::GpuInstances, 535);
-        assert!(
-            narrow.contains("\n|   0  MIG 1g.10gb         19        9          2:1     |\n"),
-            "{narrow}"
-        );
-        let wide = render(&[gpu(3)], Listing::GpuInstances, 580);
-        assert!(
-            wide.contains("\n|   3  MIG 1g.10gb           19        9          2:1     |\n"),
-            "{wide}"
-        );
+        let narrow = "\n|   0  MIG 1g.10gb         19        9          2:1     |\n";
+        render_with(&[gpu(0)], Listing::GpuInstances, 535, narrow);
+        let row = "\n|   3  MIG 1g.10gb           19        9          2:1     |\n";
+        let wide = render_with(&[gpu(3)], Listing::GpuInstances, 580, row);
         assert!(
             wide.starts_with(&format!("+{}+\n", "-".repeat(57))),
             "{wide}"
@@ -615,18 +616,21 @@ mod tests {
                 instances: Vec::new(),
             },
         };
-        let out = render(&[g], Listing::GpuProfiles, 580);
         let row = "\n|   0  MIG 1g.24gb+me.all  65     1/1        23.12      No     46     4";
-        assert!(out.contains(row), "{out}");
+        render_with(&[g], Listing::GpuProfiles, 580, row);
     }
 
     #[test]
     fn memory_in_gib() {
-        assert_eq!(gib(9728), "9.50");
-        assert_eq!(gib(40192), "39.25");
-        // 23.125 GiB: halves round to even, as printf does.
-        assert_eq!(gib(23680), "23.12");
-        assert_eq!(gib(0), "0.00");
+        // 23680 MiB, 23.125 GiB: halves round to even, as printf does.
+        for (mib, text) in [
+            (9728, "9.50"),
+            (40192, "39.25"),
+            (23680, "23.12"),
+            (0, "0.00"),
+        ] {
+            assert_eq!(gib(mib), text, "{mib} MiB");
+        }
     }
 
     #[test]
@@ -656,10 +660,7 @@ mod tests {
 
     #[test]
     fn compute_profile_of_the_whole_instance_is_starred() {
-        let out = render(&[gpu(2)], Listing::ComputeProfiles, 535);
-        assert!(
-            out.contains("|   2      9       MIG 1g.10gb          0*     0/7  "),
-            "{out}"
-        );
+        let row = "|   2      9       MIG 1g.10gb          0*     0/7  ";
+        render_with(&[gpu(2)], Listing::ComputeProfiles, 535, row);
     }
 }

@@ -247,6 +247,13 @@ pub(super) fn write_family(name: &str, help: &str, counter: bool, out: &mut Stri
     );
 }
 
+/// A family of one sample without labels (a health series): its
+/// `# HELP`/`# TYPE` lines and the sample.
+pub(super) fn write_single(name: &str, help: &str, counter: bool, value: &str, out: &mut String) {
+    write_family(name, help, counter, out);
+    write_sample(name, &[], value, out);
+}
+
 /// A family's `# HELP`/`# TYPE` lines and then its `samples`, unless it has
 /// none (a family without samples is left out).
 pub(super) fn write_samples(

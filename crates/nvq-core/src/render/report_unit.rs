@@ -127,12 +127,7 @@ mod tests {
 
     fn example() -> UnitReport {
         UnitReport {
-            header: vec![Node::entry(
-                "Driver Version",
-                "driver_version",
-                Value::text("1"),
-                "",
-            )],
+            header: vec![Node::driver_version(Value::text("1"))],
             hics: Err(Value::NotAvailable),
             attached: 1,
             units: vec![UnitBlock {

@@ -25,18 +25,46 @@ pub const GPU_NAME_MAX: usize = 27;
 pub const PROCESS_NAME_MAX: usize = 32;
 
 const MIB: u64 = 1024 * 1024;
-const FULL_RULE: &str =
-    "+-----------------------------------------------------------------------------------------+\n";
-const GPU_RULE: &str =
-    "+-----------------------------------------+------------------------+----------------------+\n";
-const GPU_DOUBLE_RULE: &str =
-    "|=========================================+========================+======================|\n";
-const MIG_RULE: &str =
-    "+------------------+----------------------------------+-----------+-----------------------+\n";
-const MIG_DOUBLE_RULE: &str =
-    "|==================+==================================+===========+=======================|\n";
-const PROC_DOUBLE_RULE: &str =
-    "|=========================================================================================|\n";
+
+/// The widths of the cells between a box's edges: the whole table's (its
+/// banner, the section titles, the process list), the GPU boxes' and the
+/// MIG devices'.
+const FULL: &[usize] = &[89];
+const GPU_CELLS: &[usize] = &[41, 24, 22];
+const MIG_CELLS: &[usize] = &[18, 34, 11, 23];
+
+/// A rule across cells of these widths: `-` with `+` at the edges and
+/// between cells or, `double` (under a head), `=` with `|` at the edges.
+fn rule(cells: &[usize], double: bool, t: &mut String) {
+    let (edge, fill) = if double { ('|', '=') } else { ('+', '-') };
+    t.push(edge);
+    for (i, &width) in cells.iter().enumerate() {
+        if i > 0 {
+            t.push('+');
+        }
+        t.extend(std::iter::repeat(fill).take(width));
+    }
+    t.push(edge);
+    t.push('\n');
+}
+
+/// The head of a section under the GPU boxes: the full rule, the `title`
+/// line, the column `heads` (each a whole line; where they split into
+/// cells, a rule of those cells above them) and the double rule.
+fn section_head(title: &str, heads: &[&str], cells: &[usize], t: &mut String) {
+    rule(FULL, false, t);
+    t.push_str(&format!("| {title:<88}|\n"));
+    if cells.len() > 1 {
+        rule(cells, false, t);
+    }
+    heads.iter().for_each(|h| t.push_str(h));
+    rule(cells, true, t);
+}
+
+/// A section's one line when it has nothing to list.
+fn nothing(text: &str, t: &mut String) {
+    t.push_str(&format!("|  {text:<87}|\n"));
+}
 
 /// Render the whole table. `colour` adds ANSI colours to the load cells
 /// (memory use, GPU utilisation) without changing any visible width.
@@ -77,7 +105,7 @@ fn banner(s: &SmiTable, t: &mut String) {
         Ok(v) => format!("{}.{}", v / 1000, (v % 1000) / 10),
         Err(_) => "N/A".to_string(),
     };
-    t.push_str(FULL_RULE);
+    rule(FULL, false, t);
     // Columns: "NVIDIA-SMI " at 2, the driver label at 36, the CUDA value at 81.
     if s.driver_major() >= KMD_BANNER_FROM {
         t.push_str(&format!(
@@ -91,7 +119,7 @@ fn banner(s: &SmiTable, t: &mut String) {
 }
 
 fn gpu_header(windows: bool, t: &mut String) {
-    t.push_str(GPU_RULE);
+    rule(GPU_CELLS, false, t);
     if windows {
         t.push_str("| GPU  Name                  Driver-Model | Bus-Id          Disp.A | Volatile Uncorr. ECC |\n");
     } else {
@@ -99,7 +127,7 @@ fn gpu_header(windows: bool, t: &mut String) {
     }
     t.push_str("| Fan  Temp   Perf          Pwr:Usage/Cap |           Memory-Usage | GPU-Util  Compute M. |\n");
     t.push_str("|                                         |                        |               MIG M. |\n");
-    t.push_str(GPU_DOUBLE_RULE);
+    rule(GPU_CELLS, true, t);
 }
 
 /// A GPU name as the table prints it.
@@ -221,7 +249,7 @@ fn gpu_box(g: &TableGpu, windows: bool, colour: bool, t: &mut String) {
     t.push_str(&format!(
         "|                                         |                        |{mig:>21} |\n"
     ));
-    t.push_str(GPU_RULE);
+    rule(GPU_CELLS, false, t);
 }
 
 fn load(used: u64, total: u64) -> Option<f64> {
@@ -252,16 +280,15 @@ fn paint(cell: String, pct: Option<f64>, colour: bool) -> String {
 }
 
 fn mig_section(devs: &[TableMig], t: &mut String) {
-    t.push_str(FULL_RULE);
-    t.push_str("| MIG devices:                                                                            |\n");
-    t.push_str(MIG_RULE);
-    t.push_str("| GPU  GI  CI  MIG |              Shared Memory-Usage |        Vol|        Shared         |\n");
-    t.push_str("|      ID  ID  Dev |                Shared BAR1-Usage | SM     Unc| CE ENC  DEC  OFA  JPG |\n");
-    t.push_str("|                  |                                  |        ECC|                       |\n");
-    t.push_str(MIG_DOUBLE_RULE);
+    let heads = [
+        "| GPU  GI  CI  MIG |              Shared Memory-Usage |        Vol|        Shared         |\n",
+        "|      ID  ID  Dev |                Shared BAR1-Usage | SM     Unc| CE ENC  DEC  OFA  JPG |\n",
+        "|                  |                                  |        ECC|                       |\n",
+    ];
+    section_head("MIG devices:", &heads, MIG_CELLS, t);
     if devs.is_empty() {
-        t.push_str(&format!("|  {:<87}|\n", "No MIG devices found"));
-        t.push_str(FULL_RULE);
+        nothing("No MIG devices found", t);
+        rule(FULL, false, t);
         return;
     }
     for m in devs {
@@ -303,7 +330,7 @@ fn mig_section(devs: &[TableMig], t: &mut String) {
         t.push_str(&format!(
             "|                  |{bar1:>30}    |           |                       |\n"
         ));
-        t.push_str(MIG_RULE);
+        rule(MIG_CELLS, false, t);
     }
 }
 
@@ -311,13 +338,13 @@ fn mig_section(devs: &[TableMig], t: &mut String) {
 const PID_END: usize = 32;
 
 fn processes(procs: &[TableProcess], t: &mut String) {
-    t.push_str(FULL_RULE);
-    t.push_str("| Processes:                                                                              |\n");
-    t.push_str("|  GPU   GI   CI              PID   Type   Process name                        GPU Memory |\n");
-    t.push_str("|        ID   ID                                                               Usage      |\n");
-    t.push_str(PROC_DOUBLE_RULE);
+    let heads = [
+        "|  GPU   GI   CI              PID   Type   Process name                        GPU Memory |\n",
+        "|        ID   ID                                                               Usage      |\n",
+    ];
+    section_head("Processes:", &heads, FULL, t);
     if procs.is_empty() {
-        t.push_str(&format!("|  {:<87}|\n", "No running processes found"));
+        nothing("No running processes found", t);
     }
     for p in procs {
         // GPU (5); GI: a number in 5, N/A in 6; CI (5); then the PID ends at
@@ -347,7 +374,7 @@ fn processes(procs: &[TableProcess], t: &mut String) {
         }
         t.push_str(&line);
     }
-    t.push_str(FULL_RULE);
+    rule(FULL, false, t);
 }
 
 #[cfg(test)]

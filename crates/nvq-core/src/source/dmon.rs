@@ -79,6 +79,20 @@ const fn g(
     }
 }
 
+/// A GPM column whose help is the sentence its metric has for dmon and the
+/// dcgm profile alike ([`about`]).
+const fn shared(
+    id: u32,
+    name: &'static str,
+    unit: (&'static str, Option<&'static str>),
+) -> GpmMetric {
+    let help = match about(id) {
+        Some(help) => help,
+        None => "",
+    };
+    g(id, name, unit, help)
+}
+
 /// The GPM metrics `dmon --gpm-metrics` lists (Hopper and later), by id.
 /// Column names: `gract`, `smutil`, `fp16` and the `GPM:%` unit line are as
 /// a public capture of `dmon --gpm-metrics 1,2,13` shows them
@@ -89,20 +103,20 @@ const fn g(
 /// (100 to 165, 170 to 209) are not offered yet.
 #[rustfmt::skip]
 pub const GPM_METRICS: &[GpmMetric] = &[
-    g(id::GRAPHICS_UTIL, "gract", PCT, about::GRAPHICS_UTIL),
-    g(id::SM_UTIL, "smutil", PCT, about::SM_UTIL),
-    g(id::SM_OCCUPANCY, "smocc", PCT, about::SM_OCCUPANCY),
+    shared(id::GRAPHICS_UTIL, "gract", PCT),
+    shared(id::SM_UTIL, "smutil", PCT),
+    shared(id::SM_OCCUPANCY, "smocc", PCT),
     g(id::INTEGER_UTIL, "intact", PCT, "Share of cycles the integer pipe was busy."),
-    g(id::ANY_TENSOR_UTIL, "mmaact", PCT, about::ANY_TENSOR_UTIL),
+    shared(id::ANY_TENSOR_UTIL, "mmaact", PCT),
     g(id::DFMA_TENSOR_UTIL, "dfmaact", PCT, "Share of cycles the FP64 (DFMA) tensor pipe was busy."),
     g(id::HMMA_TENSOR_UTIL, "hmmaact", PCT, "Share of cycles the half-precision (HMMA) tensor pipe was busy."),
     g(id::IMMA_TENSOR_UTIL, "immaact", PCT, "Share of cycles the integer (IMMA) tensor pipe was busy."),
-    g(id::DRAM_BW_UTIL, "dram", PCT, about::DRAM_BW_UTIL),
-    g(id::FP64_UTIL, "fp64", PCT, about::FP64_UTIL),
-    g(id::FP32_UTIL, "fp32", PCT, about::FP32_UTIL),
-    g(id::FP16_UTIL, "fp16", PCT, about::FP16_UTIL),
-    g(id::PCIE_TX_PER_SEC, "pcitx", RATE, about::PCIE_TX_PER_SEC),
-    g(id::PCIE_RX_PER_SEC, "pcirx", RATE, about::PCIE_RX_PER_SEC),
+    shared(id::DRAM_BW_UTIL, "dram", PCT),
+    shared(id::FP64_UTIL, "fp64", PCT),
+    shared(id::FP32_UTIL, "fp32", PCT),
+    shared(id::FP16_UTIL, "fp16", PCT),
+    shared(id::PCIE_TX_PER_SEC, "pcitx", RATE),
+    shared(id::PCIE_RX_PER_SEC, "pcirx", RATE),
     g(id::nvdec(0), "nvdec0", PCT, "Video decoder 0 activity."),
     g(id::nvdec(1), "nvdec1", PCT, "Video decoder 1 activity."),
     g(id::nvdec(2), "nvdec2", PCT, "Video decoder 2 activity."),
@@ -120,8 +134,8 @@ pub const GPM_METRICS: &[GpmMetric] = &[
     g(id::nvjpg(6), "nvjpg6", PCT, "JPEG decoder 6 activity."),
     g(id::nvjpg(7), "nvjpg7", PCT, "JPEG decoder 7 activity."),
     g(id::NVOFA_0_UTIL, "nvofa0", PCT, "Optical flow accelerator 0 activity."),
-    g(id::NVLINK_TOTAL_RX_PER_SEC, "nvlrx", RATE, about::NVLINK_TOTAL_RX_PER_SEC),
-    g(id::NVLINK_TOTAL_TX_PER_SEC, "nvltx", RATE, about::NVLINK_TOTAL_TX_PER_SEC),
+    shared(id::NVLINK_TOTAL_RX_PER_SEC, "nvlrx", RATE),
+    shared(id::NVLINK_TOTAL_TX_PER_SEC, "nvltx", RATE),
     g(id::nvlink_rx(0), "nvl0rx", RATE, "NVLink traffic received over link 0."),
     g(id::nvlink_tx(0), "nvl0tx", RATE, "NVLink traffic sent over link 0."),
     g(id::nvlink_rx(1), "nvl1rx", RATE, "NVLink traffic received over link 1."),
@@ -435,6 +449,15 @@ mod tests {
         assert_eq!(id::NVLINK_TOTAL_TX_PER_SEC, b::nvmlGpmMetricId_t_NVML_GPM_METRIC_NVLINK_TOTAL_TX_PER_SEC);
         assert_eq!(id::nvlink_tx(17), b::nvmlGpmMetricId_t_NVML_GPM_METRIC_NVLINK_L17_TX_PER_SEC);
         assert_eq!(id::nvenc(3), b::nvmlGpmMetricId_t_NVML_GPM_METRIC_NVENC_3_UTIL);
+    }
+
+    /// Every GPM column says what it shows: its own sentence, or the one its
+    /// metric shares with the dcgm profile ([`about`]).
+    #[test]
+    fn every_gpm_column_has_help() {
+        for g in GPM_METRICS {
+            assert!(!g.metric.help.is_empty(), "{} has no help", g.metric.name);
+        }
     }
 
     /// Every dmon column that is no violation share reads a catalogue fact.

@@ -85,9 +85,13 @@ mod tests {
 
     #[test]
     fn mig_profile_from_the_name() {
-        assert_eq!(mig_profile("NVIDIA H100 80GB HBM3 MIG 1g.10gb"), "1g.10gb");
-        assert_eq!(mig_profile("NVIDIA A100-SXM4-40GB MIG 3g.20gb"), "3g.20gb");
-        assert_eq!(mig_profile("2g.20gb"), "2g.20gb");
-        assert_eq!(mig_profile("weird"), "weird");
+        for (name, profile) in [
+            ("NVIDIA H100 80GB HBM3 MIG 1g.10gb", "1g.10gb"),
+            ("NVIDIA A100-SXM4-40GB MIG 3g.20gb", "3g.20gb"),
+            ("2g.20gb", "2g.20gb"),
+            ("weird", "weird"),
+        ] {
+            assert_eq!(mig_profile(name), profile, "{name}");
+        }
     }
 }

@@ -85,13 +85,7 @@ pub fn parse_only(text: &str, keep: Keep<'_>) -> Result<Log, LogError> {
     for r in &mut rows {
         r.cells.resize(head.columns.len(), LogCell::Missing);
     }
-    Ok(Log {
-        format: head.format,
-        columns: head.columns,
-        rows,
-        start: head.start,
-        texts: head.texts,
-    })
+    Ok(Log { head, rows })
 }
 
 /// The lines of a log, read one at a time into one buffer: each whole (ending in a newline), as text.
@@ -510,13 +504,13 @@ mod tests {
         let with = "timestamp, index, memory.used [MiB], name\n2026/12/01 20:11:08.691, 0, 20480 MiB, H100\n\
                     2026/12/01 20:11:09.691, 0, [N/A], H100\n";
         let log = parse(with).unwrap();
-        assert_eq!(log.format, LogFormat::Csv);
+        assert_eq!(log.head.format, LogFormat::Csv);
         assert_eq!(log.rows[0].cells[2], LogCell::Num(20480.0 * MIB));
         assert_eq!(log.rows[1].cells[2], LogCell::Missing);
         let LogCell::Text(h100) = log.rows[0].cells[3] else {
             panic!("{:?}", log.rows[0].cells[3]);
         };
-        assert_eq!(log.text(h100), "H100");
+        assert_eq!(log.head.text(h100), "H100");
         assert_eq!(log.rows[1].cells[3], LogCell::Text(h100));
         // A column not kept is not read.
         let only = parse_only(with, &|names| names.iter().map(|n| n != "name").collect()).unwrap();
@@ -537,11 +531,11 @@ mod tests {
     fn ndjson_takes_units_from_the_field_table() {
         let log = parse("{\"timestamp\":\"2026/12/01 20:11:08.691\",\"index\":0,\"memory.used\":20480,\"x\":null}\n")
             .unwrap();
-        let k = log.column("memory.used").unwrap();
-        assert_eq!(log.columns[k].unit.as_deref(), Some("MiB"));
+        let k = log.head.column("memory.used").unwrap();
+        assert_eq!(log.head.columns[k].unit.as_deref(), Some("MiB"));
         assert_eq!(log.rows[0].cells[k], LogCell::Num(20480.0 * MIB));
         assert_eq!(
-            log.rows[0].cells[log.column("x").unwrap()],
+            log.rows[0].cells[log.head.column("x").unwrap()],
             LogCell::Missing
         );
     }

@@ -46,27 +46,52 @@ pub fn gi_profile(c: &Dev<'_>, index: u32) -> Result<Profile, NvmlCode> {
     // SAFETY: a valid handle and a versioned, initialised out-struct.
     check(unsafe { f(h, index, &mut p) })?;
     let remaining = sym!(c, nvmlDeviceGetGpuInstanceRemainingCapacity)?;
-    let mut free: c_uint = 0;
-    // SAFETY: a valid handle and a valid out-pointer.
-    let free = check(unsafe { remaining(h, p.id, &mut free) }).map(|()| free);
+    let engines = Engines {
+        sm: p.multiprocessorCount,
+        ce: p.copyEngineCount,
+        dec: p.decoderCount,
+        enc: p.encoderCount,
+        jpeg: p.jpegCount,
+        ofa: p.ofaCount,
+    };
+    let of = (p.id, &p.name[..], p.sliceCount, p.instanceCount);
+    // SAFETY: a valid handle and its profiles' remaining-capacity function.
+    let profile = unsafe { profile(h, remaining, of, engines) };
     Ok(Profile {
-        id: p.id,
-        name: c_name(&p.name),
-        slices: p.sliceCount,
-        total: p.instanceCount,
-        free,
         memory_mib: p.memorySizeMB,
         p2p: p.isP2pSupported != 0,
-        engines: Engines {
-            sm: p.multiprocessorCount,
-            ce: p.copyEngineCount,
-            dec: p.decoderCount,
-            enc: p.encoderCount,
-            jpeg: p.jpegCount,
-            ofa: p.ofaCount,
-        },
-        placements: None,
+        ..profile
     })
+}
+
+/// A profile from what both kinds of profile record say (id, name, slices,
+/// instance count, engines), with the remaining capacity that
+/// `remaining(parent, id, &mut free)` reports; no memory and no P2P (a GPU
+/// instance profile's caller adds them).
+///
+/// # Safety
+/// `parent` must be a live handle of this session and `remaining` NVML's
+/// remaining-capacity function for its profiles.
+unsafe fn profile<H>(
+    parent: H,
+    remaining: unsafe extern "C" fn(H, c_uint, *mut c_uint) -> nvmlReturn_t,
+    (id, name, slices, total): (u32, &[std::os::raw::c_char], u32, u32),
+    engines: Engines,
+) -> Profile {
+    let mut free: c_uint = 0;
+    // SAFETY: a live parent and its remaining-capacity function (the caller's promise), a valid out-pointer.
+    let free = check(unsafe { remaining(parent, id, &mut free) }).map(|()| free);
+    Profile {
+        id,
+        name: c_name(name),
+        slices,
+        total,
+        free,
+        memory_mib: 0,
+        p2p: false,
+        engines,
+        placements: None,
+    }
 }
 
 /// The GPU instances of `profile` (`nvmlDeviceGetGpuInstances`), each with
@@ -150,27 +175,17 @@ pub fn ci_profile(c: &Dev<'_>, gi: GiHandle, index: u32) -> Result<Profile, Nvml
     // SAFETY: a GPU instance handle of this session and a versioned out-struct.
     check(unsafe { f(gi.0, index, shared, &mut p) })?;
     let remaining = sym!(c, nvmlGpuInstanceGetComputeInstanceRemainingCapacity)?;
-    let mut free: c_uint = 0;
-    // SAFETY: as above, with a valid out-pointer.
-    let free = check(unsafe { remaining(gi.0, p.id, &mut free) }).map(|()| free);
-    Ok(Profile {
-        id: p.id,
-        name: c_name(&p.name),
-        slices: p.sliceCount,
-        total: p.instanceCount,
-        free,
-        memory_mib: 0,
-        p2p: false,
-        engines: Engines {
-            sm: p.multiprocessorCount,
-            ce: p.sharedCopyEngineCount,
-            dec: p.sharedDecoderCount,
-            enc: p.sharedEncoderCount,
-            jpeg: p.sharedJpegCount,
-            ofa: p.sharedOfaCount,
-        },
-        placements: None,
-    })
+    let engines = Engines {
+        sm: p.multiprocessorCount,
+        ce: p.sharedCopyEngineCount,
+        dec: p.sharedDecoderCount,
+        enc: p.sharedEncoderCount,
+        jpeg: p.sharedJpegCount,
+        ofa: p.sharedOfaCount,
+    };
+    let of = (p.id, &p.name[..], p.sliceCount, p.instanceCount);
+    // SAFETY: a GPU instance handle of this session and its profiles' remaining-capacity function.
+    Ok(unsafe { profile(gi.0, remaining, of, engines) })
 }
 
 /// The compute instances of `profile` in GPU instance `gi`

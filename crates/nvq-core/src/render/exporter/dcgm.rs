@@ -175,7 +175,7 @@ pub struct Prof {
     pub scale: f64,
     /// DCGM writes it as an integer rather than a double (the byte rates).
     pub integer: bool,
-    /// What it measures, as dmon says it (`model::gpm::about`); [`Prof::help`] adds the unit.
+    /// What it measures, as dmon says it ([`about`]); [`Prof::help`] adds the unit.
     pub about: &'static str,
 }
 
@@ -196,13 +196,16 @@ const RATIO: f64 = 0.01;
 /// MiB/s (NVML) to bytes per second (DCGM).
 const MIB_S: f64 = 1048576.0;
 
-const fn p(name: &'static str, gpm: u32, scale: f64, about: &'static str) -> Prof {
+const fn p(name: &'static str, gpm: u32, scale: f64) -> Prof {
     Prof {
         name,
         gpm,
         scale,
         integer: scale > 1.0,
-        about,
+        about: match about(gpm) {
+            Some(about) => about,
+            None => "",
+        },
     }
 }
 
@@ -211,18 +214,18 @@ const fn p(name: &'static str, gpm: u32, scale: f64, about: &'static str) -> Pro
 /// `nvmlGpmMetricId_t` each is read from.
 #[rustfmt::skip]
 pub const PROF: &[Prof] = &[
-    p("DCGM_FI_PROF_GR_ENGINE_ACTIVE", id::GRAPHICS_UTIL, RATIO, about::GRAPHICS_UTIL),
-    p("DCGM_FI_PROF_SM_ACTIVE", id::SM_UTIL, RATIO, about::SM_UTIL),
-    p("DCGM_FI_PROF_SM_OCCUPANCY", id::SM_OCCUPANCY, RATIO, about::SM_OCCUPANCY),
-    p("DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", id::ANY_TENSOR_UTIL, RATIO, about::ANY_TENSOR_UTIL),
-    p("DCGM_FI_PROF_DRAM_ACTIVE", id::DRAM_BW_UTIL, RATIO, about::DRAM_BW_UTIL),
-    p("DCGM_FI_PROF_PIPE_FP64_ACTIVE", id::FP64_UTIL, RATIO, about::FP64_UTIL),
-    p("DCGM_FI_PROF_PIPE_FP32_ACTIVE", id::FP32_UTIL, RATIO, about::FP32_UTIL),
-    p("DCGM_FI_PROF_PIPE_FP16_ACTIVE", id::FP16_UTIL, RATIO, about::FP16_UTIL),
-    p("DCGM_FI_PROF_PCIE_TX_BYTES", id::PCIE_TX_PER_SEC, MIB_S, about::PCIE_TX_PER_SEC),
-    p("DCGM_FI_PROF_PCIE_RX_BYTES", id::PCIE_RX_PER_SEC, MIB_S, about::PCIE_RX_PER_SEC),
-    p("DCGM_FI_PROF_NVLINK_TX_BYTES", id::NVLINK_TOTAL_TX_PER_SEC, MIB_S, about::NVLINK_TOTAL_TX_PER_SEC),
-    p("DCGM_FI_PROF_NVLINK_RX_BYTES", id::NVLINK_TOTAL_RX_PER_SEC, MIB_S, about::NVLINK_TOTAL_RX_PER_SEC),
+    p("DCGM_FI_PROF_GR_ENGINE_ACTIVE", id::GRAPHICS_UTIL, RATIO),
+    p("DCGM_FI_PROF_SM_ACTIVE", id::SM_UTIL, RATIO),
+    p("DCGM_FI_PROF_SM_OCCUPANCY", id::SM_OCCUPANCY, RATIO),
+    p("DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", id::ANY_TENSOR_UTIL, RATIO),
+    p("DCGM_FI_PROF_DRAM_ACTIVE", id::DRAM_BW_UTIL, RATIO),
+    p("DCGM_FI_PROF_PIPE_FP64_ACTIVE", id::FP64_UTIL, RATIO),
+    p("DCGM_FI_PROF_PIPE_FP32_ACTIVE", id::FP32_UTIL, RATIO),
+    p("DCGM_FI_PROF_PIPE_FP16_ACTIVE", id::FP16_UTIL, RATIO),
+    p("DCGM_FI_PROF_PCIE_TX_BYTES", id::PCIE_TX_PER_SEC, MIB_S),
+    p("DCGM_FI_PROF_PCIE_RX_BYTES", id::PCIE_RX_PER_SEC, MIB_S),
+    p("DCGM_FI_PROF_NVLINK_TX_BYTES", id::NVLINK_TOTAL_TX_PER_SEC, MIB_S),
+    p("DCGM_FI_PROF_NVLINK_RX_BYTES", id::NVLINK_TOTAL_RX_PER_SEC, MIB_S),
 ];
 
 /// The GPM metric ids of [`PROF`], in its order.
@@ -501,5 +504,14 @@ mod tests {
             keys,
             ["gpu", "modelName", "GPU_I_PROFILE", "GPU_I_ID", "Hostname"]
         );
+    }
+
+    /// Every profiling family's `# HELP` says what it measures: each GPM
+    /// metric of [`PROF`] has its shared sentence ([`about`]).
+    #[test]
+    fn every_profiling_family_says_what_it_measures() {
+        for p in PROF {
+            assert!(!p.about.is_empty(), "{} has no help", p.name);
+        }
     }
 }

@@ -8,7 +8,9 @@ pub mod pods;
 
 use crate::error::NvqError;
 use crate::model::{Column, Row, Value, XidCount};
-use crate::render::prometheus::{write_family, write_sample, write_samples, Prometheus};
+use crate::render::prometheus::{
+    write_family, write_sample, write_samples, write_single, Prometheus,
+};
 use crate::render::Formatter;
 use std::time::Duration;
 
@@ -356,9 +358,7 @@ pub fn render_health(
     let p = "nvq";
     let mut text = String::new();
     let mut one = |name: &str, help: &str, counter: bool, value: String| {
-        let name = format!("{p}_{name}");
-        write_family(&name, help, counter, &mut text);
-        write_sample(&name, &[], &value, &mut text);
+        write_single(&format!("{p}_{name}"), help, counter, &value, &mut text);
     };
     one(
         "collection_success",

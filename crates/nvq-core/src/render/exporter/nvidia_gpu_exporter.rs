@@ -25,7 +25,9 @@
 
 use super::{cell, Health, Scrape};
 use crate::model::{Column, Fact, Row, Value};
-use crate::render::prometheus::{snake_case, write_family, write_sample, write_samples};
+use crate::render::prometheus::{
+    snake_case, write_family, write_sample, write_samples, write_single,
+};
 
 /// CSV unit → family suffix and the factor to the suffix's unit.
 pub const UNITS: &[(&str, &str, f64)] = &[
@@ -589,15 +591,11 @@ pub fn render_health(h: &Health, served: bool, out: &mut Vec<u8>) {
     ];
     let mut text = String::new();
     for (name, help, counter, value) in families {
-        let name = format!("{PREFIX}{name}");
-        write_family(&name, help, counter, &mut text);
-        write_sample(&name, &[], value, &mut text);
+        write_single(&format!("{PREFIX}{name}"), help, counter, value, &mut text);
     }
     for (name, help, value) in clock {
         if let Some(v) = value {
-            let name = format!("{PREFIX}{name}");
-            write_family(&name, help, false, &mut text);
-            write_sample(&name, &[], &v, &mut text);
+            write_single(&format!("{PREFIX}{name}"), help, false, &v, &mut text);
         }
     }
     out.extend_from_slice(text.as_bytes());

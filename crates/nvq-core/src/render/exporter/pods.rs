@@ -2,15 +2,14 @@
 //! Pure: health in, exposition out.
 
 use crate::model::pods::PodHealth;
-use crate::render::prometheus::{write_family, write_sample};
+use crate::render::prometheus::write_single;
 
 /// `nvq_pods_*`: whether the kubelet answered, how often it did not, when
 /// it last did, and how many devices it listed as held.
 pub fn render_health(h: &PodHealth, out: &mut Vec<u8>) {
     let mut text = String::new();
     let mut one = |name: &str, help: &str, counter: bool, value: String| {
-        write_family(name, help, counter, &mut text);
-        write_sample(name, &[], &value, &mut text);
+        write_single(name, help, counter, &value, &mut text);
     };
     one(
         "nvq_pods_attribution_success",

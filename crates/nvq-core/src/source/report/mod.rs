@@ -260,12 +260,7 @@ pub fn header(session: &Session, now: std::time::SystemTime, view: View) -> Vec<
             warn(&driver, "KMD Version"),
             warn(&cuda, "CUDA UMD Version"),
         );
-        h.push(Node::entry(
-            "Driver Version",
-            "driver_version",
-            old_driver,
-            "",
-        ));
+        h.push(Node::driver_version(old_driver));
         h.push(Node::entry("CUDA Version", "cuda_version", old_cuda, ""));
         h.push(Node::entry("KMD Version", "kmd_version", driver, ""));
         h.push(Node::entry(
@@ -275,7 +270,7 @@ pub fn header(session: &Session, now: std::time::SystemTime, view: View) -> Vec<
             "",
         ));
     } else {
-        h.push(Node::entry("Driver Version", "driver_version", driver, ""));
+        h.push(Node::driver_version(driver));
         h.push(Node::entry("CUDA Version", "cuda_version", cuda, ""));
     }
     h
