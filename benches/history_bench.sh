@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # What the history costs a loop (not a test): instructions per sample
 # (valgrind callgrind, independent of the machine's load) of
-#   nvq --query-gpu=<20 fields> --format=csv,noheader -lms 100 --count N
+#   nvq --query-gpu=<20 fields> --format=csv,noheader -lms 300 --count N
 # on 8 simulated GPUs (tests/scenarios/loops_8gpu.toml), without a history,
 # with --summary (a history, no trend per sample), and with
 # --assert 'time_to_full(memory.used) > 0s' (a history and a trend per GPU
@@ -29,11 +29,15 @@ F=$F,memory.total,memory.used,memory.free,memory.reserved,power.draw,power.limit
 F=$F,clocks.current.sm,clocks.current.memory,clocks.current.video,fan.speed
 export NVML_SIM_SCENARIO=tests/scenarios/loops_8gpu.toml
 HIST=${HIST:-3600}
+# 300 ms between samples: under valgrind a sample takes tens of milliseconds, and at 100 ms a loaded machine
+# made samples late, so the number of GPU reads (and the count) changed from run to run; at 300 ms two runs of
+# one build agree to within a few hundred instructions a sample. LMS=100 measures at 10 Hz anyway.
+LMS=${LMS:-300}
 refs() { # COUNT ARGS...
   local n=$1; shift
   local out rows; out=$(mktemp)
   rows=$(valgrind --tool=callgrind --callgrind-out-file=/dev/null "$BIN" --nvml-lib "$LIB" --query-gpu=$F \
-    --format=csv,noheader -lms 100 --count "$n" --history "$HIST" "$@" 2>"$out" | grep -c . || true)
+    --format=csv,noheader -lms "$LMS" --count "$n" --history "$HIST" "$@" 2>"$out" | grep -c . || true)
   # Under a heavy load a sample can miss its deadline ([Timeout] cells), and --assert then stops the run early:
   # its count would not be of N samples.
   [ "$rows" -eq $((n * 8)) ] || echo "warning: $n samples printed $rows rows, not $((n * 8)): rerun" >&2
@@ -48,3 +52,17 @@ per() { # NAME ARGS...
 per "no history" 
 per "--summary (history)" --summary
 per "--assert time_to_full (history + trend)" --assert 'time_to_full(memory.used) > 0s'
+# The scripting path alone (recording, statistics, trends, the expressions): Script::sample_at, inclusive, per
+# sample, from one callgrind run of B samples (needs callgrind_annotate).
+path() { # NAME ARGS...
+  local name=$1; shift
+  local cg; cg=$(mktemp)
+  valgrind --tool=callgrind --callgrind-out-file="$cg" "$BIN" --nvml-lib "$LIB" --query-gpu=$F \
+    --format=csv,noheader -lms "$LMS" --count "$B" --history "$HIST" "$@" >/dev/null 2>&1 || true
+  local n; n=$(callgrind_annotate --inclusive=yes "$cg" 2>/dev/null | grep 'Script::sample_at' | head -1 \
+    | awk '{ gsub(",", "", $1); print $1 }')
+  echo "$name: Script::sample_at $(( ${n:-0} / B )) instructions per sample"
+  rm -f "$cg"
+}
+path "--summary (history)" --summary
+path "--assert time_to_full (history + trend)" --assert 'time_to_full(memory.used) > 0s'

@@ -408,19 +408,19 @@ fn stop_during_a_blocked_write(signal: i32) {
 
 #[test]
 fn ctrl_c_during_a_blocked_write() {
-    let _turn = one_at_a_time();
+    let _turn = blocked_writes_one_at_a_time();
     stop_during_a_blocked_write(libc::SIGINT);
 }
 
 #[test]
 fn sigterm_during_a_blocked_write() {
-    let _turn = one_at_a_time();
+    let _turn = blocked_writes_one_at_a_time();
     stop_during_a_blocked_write(libc::SIGTERM);
 }
 
 #[test]
 fn sighup_during_a_blocked_write() {
-    let _turn = one_at_a_time();
+    let _turn = blocked_writes_one_at_a_time();
     stop_during_a_blocked_write(libc::SIGHUP);
 }
 
@@ -455,6 +455,16 @@ fn run(scenario: &tempfile::NamedTempFile, args: &[&str]) -> (Option<i32>, Strin
 /// 8 to 64 simulated GPUs hang: run them one at a time, so that one test's
 /// load cannot make another miss its deadline on a small machine.
 fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    static TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    TURN.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The three tests that block nvq in a write take turns of their own, beside
+/// the others: each spends about four seconds waiting on a full pipe and a
+/// signal, with almost no CPU (the whole file uses under half a second of
+/// CPU), so they cannot load the others, and one lane for all thirteen made
+/// the file a 23-second chain that every test binary run waited for.
+fn blocked_writes_one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
     static TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
     TURN.lock().unwrap_or_else(|e| e.into_inner())
 }

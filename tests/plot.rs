@@ -216,7 +216,12 @@ fn the_svg_draws_the_logs_values_and_marks_only_the_leak() {
 
 #[test]
 fn png_decodes_and_ndjson_and_unitless_csv_logs_draw_the_same_values() {
-    let log = trend_log("run.ndjson", "ndjson");
+    // The two logs are eight seconds of loop each: written side by side.
+    let (log, unitless) = std::thread::scope(|s| {
+        let unitless = s.spawn(|| trend_log("nounits.csv", "csv,nounits"));
+        let log = trend_log("run.ndjson", "ndjson");
+        (log, unitless.join().unwrap())
+    });
     let png = tmp("run.png");
     let out = plot(&[log.to_str().unwrap(), "-o", png.to_str().unwrap()]);
     assert!(
@@ -226,7 +231,6 @@ fn png_decodes_and_ndjson_and_unitless_csv_logs_draw_the_same_values() {
     );
     let img = image::load_from_memory(&std::fs::read(&png).unwrap()).unwrap();
     assert_eq!((img.width(), img.height()), (1200, 400));
-    let unitless = trend_log("nounits.csv", "csv,nounits");
     let svg = tmp("nounits.svg");
     assert!(
         plot(&[unitless.to_str().unwrap(), "-o", svg.to_str().unwrap()])
