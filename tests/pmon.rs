@@ -394,3 +394,34 @@ fn a_bad_id_finds_no_devices() {
         );
     }
 }
+
+/// The process lists are read with a buffer of the size last read first
+/// (one NVML call while the list fits). A list that outgrows it between
+/// two samples (2 processes, then 32) is still read whole: NVML answers
+/// INSUFFICIENT_SIZE with the count it needs, and nvq asks again.
+#[test]
+fn a_process_list_that_outgrows_its_buffer_is_read_whole() {
+    let mut text = format!("{}{}", common::SIM_HEAD, common::h100(0, 1 << 30));
+    for pid in 1..=32u32 {
+        let alive = if pid <= 2 { "" } else { "alive = [0, 1]\n" };
+        text.push_str(&format!(
+            "\n[[device.process]]\npid = {pid}\nname = \"job{pid}\"\nused_memory = {}\n{alive}",
+            u64::from(pid) << 20
+        ));
+    }
+    let sc = common::write_scenario(&text);
+    let out = nvq_ok(
+        sc.path(),
+        &["pmon", "-s", "m", "-c", "2", "--format=csv,noheader"],
+    );
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 2 + 32, "{out}");
+    assert_eq!(
+        lines[..2],
+        ["0, 1, C, 1 MiB, 0 MiB, job1", "0, 2, C, 2 MiB, 0 MiB, job2"]
+    );
+    let second: Vec<String> = (1..=32)
+        .map(|p| format!("0, {p}, C, {p} MiB, 0 MiB, job{p}"))
+        .collect();
+    assert_eq!(lines[2..], second[..], "{out}");
+}

@@ -386,6 +386,41 @@ fn a_hung_gpu_is_late_and_the_keys_still_answer() {
     assert_restored(&t);
 }
 
+/// A GPU's MIG layout is kept between samples and listed again once per
+/// `MIG_RECHECK` (1 s): MIG mode turned on (GPU 7's mode reads 0 at the
+/// first two listings, then 1) shows its devices within that period, and
+/// turned off (0 again from the fifth listing) takes them away.
+#[test]
+fn a_mig_layout_change_shows_within_a_second_or_two() {
+    let sc = common::scenario_at(
+        "top_8gpu.toml",
+        &[(
+            "mig = { current = 1, pending = 1, max_devices = 7 }",
+            "mig = { current = [0, 0, 1, 1, 0], pending = 1, max_devices = 7 }",
+        )],
+    );
+    let t = Tmux::new("migchange");
+    t.start(80, 24, &script(&t, sc.path(), "--interval 0.1"));
+    let first = t.wait_for("the first frame", |s| {
+        s.contains("8 GPUs") && s.contains(" 7 H100 80GB HBM3")
+    });
+    let started = Instant::now();
+    assert!(!first.contains("GI1"), "MIG is still off:\n{first}");
+    let on = t.wait_for("the MIG devices", |s| s.contains("└ 3g.40gb GI2 CI0"));
+    assert!(on.contains("└ 3g.40gb GI1 CI0"), "{on}");
+    // The third listing, two re-check periods after the first (a loaded
+    // machine may be late by a sample or a few).
+    let took = started.elapsed();
+    assert!(took < Duration::from_secs(5), "{took:?}");
+    t.wait_for("MIG off again", |s| {
+        s.contains("8 GPUs") && !s.contains("GI1")
+    });
+    let took = started.elapsed();
+    assert!(took < Duration::from_secs(10), "{took:?}");
+    t.keys(&["q"]);
+    assert_restored(&t);
+}
+
 #[test]
 fn a_lost_gpu_is_shown_as_lost() {
     // GPU 1 falls off the bus after 7 calls.

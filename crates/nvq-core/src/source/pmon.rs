@@ -118,7 +118,15 @@ pub struct PmonReader {
     host: Option<Option<HostProc>>,
     /// Rows carry the sample's timestamp (`top` shows none).
     timestamps: bool,
+    /// The room for each process list (compute, graphics, MPS) and for the
+    /// utilization samples: the size last read, with headroom. The first
+    /// call of each read passes a buffer this big, so a list that still
+    /// fits is one NVML call, not a count and then the list.
+    rooms: [u32; 4],
 }
+
+/// The index in [`PmonReader::rooms`] of the utilization samples.
+const UTIL_ROOM: usize = 3;
 
 const MIB: u64 = 1024 * 1024;
 
@@ -132,6 +140,7 @@ impl PmonReader {
             names: HashMap::new(),
             host: None,
             timestamps: true,
+            rooms: [raw::list_room(0); 4],
         }
     }
 
@@ -144,8 +153,28 @@ impl PmonReader {
     /// One process list: with each process's protected memory where the
     /// driver has `nvmlDeviceGetRunningProcessDetailList`, else without.
     fn list(&mut self, dev: &raw::Dev<'_>, which: ProcessList) -> Result<Vec<raw::Proc>, NvmlCode> {
+        let slot = match which {
+            ProcessList::Compute => 0,
+            ProcessList::Graphics => 1,
+            ProcessList::MpsCompute => 2,
+        };
+        let room = self.rooms.get(slot).copied().unwrap_or(0);
+        let list = self.list_in(dev, which, room);
+        if let (Ok(l), Some(r)) = (&list, self.rooms.get_mut(slot)) {
+            *r = raw::list_room(u32::try_from(l.len()).unwrap_or(u32::MAX));
+        }
+        list
+    }
+
+    /// [`Self::list`], the first call with a buffer of `room` entries.
+    fn list_in(
+        &mut self,
+        dev: &raw::Dev<'_>,
+        which: ProcessList,
+        room: u32,
+    ) -> Result<Vec<raw::Proc>, NvmlCode> {
         if self.details {
-            match raw::process_details(dev, which) {
+            match raw::process_details(dev, which, room) {
                 Err(code)
                     if code == NvmlCode::FUNCTION_NOT_FOUND || code == NvmlCode::NOT_SUPPORTED =>
                 {
@@ -154,7 +183,7 @@ impl PmonReader {
                 r => return r,
             }
         }
-        raw::processes(dev, which)
+        raw::processes_in(dev, which, room)
     }
 
     /// The name of process `pid`: the one read before while it is the same
@@ -300,22 +329,28 @@ impl PmonReader {
     /// `nvmlDeviceGetProcessesUtilizationInfo` (all six engines) where the
     /// driver has it, else `nvmlDeviceGetProcessUtilization`.
     fn samples(&mut self, c: &super::gpu::GpuCtx) -> BTreeMap<u32, Sample> {
-        let all = match raw::processes_utilization(&c.raw(), self.last_seen) {
-            Ok(list) => Ok(list
-                .into_iter()
-                .map(|s| {
-                    let sample = Sample {
-                        timestamp: s.timeStamp,
-                        sm: s.smUtil,
-                        mem: s.memUtil,
-                        enc: s.encUtil,
-                        dec: s.decUtil,
-                        jpg: Some(s.jpgUtil),
-                        ofa: Some(s.ofaUtil),
-                    };
-                    (s.pid, sample)
-                })
-                .collect()),
+        let room = self.rooms.get(UTIL_ROOM).copied().unwrap_or(0);
+        let all = match raw::processes_utilization(&c.raw(), self.last_seen, room) {
+            Ok(list) => {
+                if let Some(r) = self.rooms.get_mut(UTIL_ROOM) {
+                    *r = raw::list_room(u32::try_from(list.len()).unwrap_or(u32::MAX));
+                }
+                Ok(list
+                    .into_iter()
+                    .map(|s| {
+                        let sample = Sample {
+                            timestamp: s.timeStamp,
+                            sm: s.smUtil,
+                            mem: s.memUtil,
+                            enc: s.encUtil,
+                            dec: s.decUtil,
+                            jpg: Some(s.jpgUtil),
+                            ofa: Some(s.ofaUtil),
+                        };
+                        (s.pid, sample)
+                    })
+                    .collect())
+            }
             Err(code)
                 if code == NvmlCode::FUNCTION_NOT_FOUND || code == NvmlCode::NOT_SUPPORTED =>
             {

@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 /// An NVML device handle that may move to another thread.
 #[derive(Clone, Copy)]
-struct Handle(nvmlDevice_t);
+pub(crate) struct Handle(pub(crate) nvmlDevice_t);
 
 // SAFETY: an NVML device handle is an opaque token that NVML (thread-safe
 // since its first versions) accepts from any thread for as long as the

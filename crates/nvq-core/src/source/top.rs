@@ -7,10 +7,16 @@
 //! MPS lists, per-process SM/encoder/decoder samples, names read once per
 //! process); what the host knows of each process (user, command line,
 //! container, CPU, resident memory) from its `/proc` ([`procinfo`]).
+//!
+//! A GPU's MIG layout (which MIG devices it has, their profiles, UUIDs and
+//! instance ids) is listed at most once per [`MIG_RECHECK`], and at once
+//! when a MIG device's read fails; each sample reads only the memory of
+//! the MIG devices listed.
 
 use super::gpu::GpuCtx;
 use super::pmon::{self, PmonReader};
 use super::procinfo::{self, HostProc};
+use super::target::Handle;
 use super::Target;
 use crate::model::top::{GpuSnap, Health, MigSnap, ProcSnap};
 use crate::model::{Fact, NvmlCode, Value};
@@ -18,8 +24,9 @@ use crate::nvml::{raw, Session};
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
-/// The catalogue facts `top` shows, in [`Numbers`] order.
-const FACTS: [Fact; 8] = [
+/// The catalogue facts `top` shows, in the order [`TopReader::read`] puts
+/// them into a [`GpuSnap`] (the PCIe rates last, in KB/s).
+const FACTS: [Fact; 10] = [
     Fact::UtilizationGpu,
     Fact::UtilizationMemory,
     Fact::TemperatureGpu,
@@ -28,7 +35,13 @@ const FACTS: [Fact; 8] = [
     Fact::ClocksCurrentSm,
     Fact::ClocksCurrentMemory,
     Fact::FanSpeed,
+    Fact::PcieRxThroughput,
+    Fact::PcieTxThroughput,
 ];
+
+/// How long a fact that NVML does not support on a GPU (NOT_SUPPORTED: a
+/// GPU without fans, an older GPU without a counter) is not asked for again.
+pub const UNSUPPORTED_RECHECK: Duration = Duration::from_secs(1);
 
 /// The pmon metrics `top` shows, in the order its rows carry them.
 const PMON_METRICS: [&str; 4] = ["sm", "enc", "dec", "fb"];
@@ -60,6 +73,34 @@ pub struct TopReader {
     known: HashMap<u32, Known>,
     /// Clock ticks per second (`/proc/PID/stat`'s unit).
     hz: f64,
+    /// The GPU's MIG layout as last listed (none yet, or it must be listed again).
+    mig: Option<MigLayout>,
+    /// When each of [`FACTS`] last answered NOT_SUPPORTED (it is asked
+    /// again after [`UNSUPPORTED_RECHECK`]).
+    unsupported: [Option<Instant>; FACTS.len()],
+}
+
+/// How long a GPU's MIG layout is kept before it is listed again (MIG mode,
+/// the MIG devices, their profiles, UUIDs and instance ids): a layout
+/// changed by `nvidia-smi mig` shows within this time, a MIG device that
+/// fails at once.
+pub const MIG_RECHECK: Duration = Duration::from_secs(1);
+
+/// A GPU's MIG devices as listed at `at` (none: MIG is off).
+struct MigLayout {
+    devices: Vec<MigDev>,
+    at: Instant,
+    /// Every read of the listing answered (else it is listed again at the next sample).
+    whole: bool,
+}
+
+/// A MIG device as listed: its handle and what does not change while it exists.
+struct MigDev {
+    handle: Handle,
+    profile: String,
+    uuid: String,
+    gpu_instance: Option<u32>,
+    compute_instance: Option<u32>,
 }
 
 impl Default for TopReader {
@@ -81,6 +122,8 @@ impl TopReader {
             host: None,
             known: HashMap::new(),
             hz: clock_ticks_per_second(),
+            mig: None,
+            unsupported: [None; FACTS.len()],
         }
     }
 
@@ -101,6 +144,7 @@ impl TopReader {
         let mut gpu =
             GpuSnap::unknown(target.index, ident.uuid.clone(), ident.name.clone(), health);
         if health != Health::Fresh {
+            self.mig = None;
             return (gpu, Vec::new());
         }
         if let Ok((used, total)) = mem {
@@ -108,6 +152,7 @@ impl TopReader {
             gpu.mem_total = Some(total);
         }
         let n = self.numbers(&c);
+        let kbs = |v: Option<f64>| v.map(|kb| kb * 1024.0);
         [
             gpu.util_gpu,
             gpu.util_mem,
@@ -117,20 +162,40 @@ impl TopReader {
             gpu.clock_sm_mhz,
             gpu.clock_mem_mhz,
             gpu.fan_pct,
-        ] = n;
-        // KB/s, in bytes per second.
-        let kbs = |fact| c.fact(fact).as_f64().map(|kb| kb * 1024.0);
-        gpu.pcie_rx = kbs(Fact::PcieRxThroughput);
-        gpu.pcie_tx = kbs(Fact::PcieTxThroughput);
-        gpu.mig = mig(session, &c);
+            gpu.pcie_rx,
+            gpu.pcie_tx,
+        ] = [
+            n[0],
+            n[1],
+            n[2],
+            n[3],
+            n[4],
+            n[5],
+            n[6],
+            n[7],
+            kbs(n[8]),
+            kbs(n[9]),
+        ];
+        gpu.mig = self.mig(session, &c);
         let procs = self.processes(session, target, count, &gpu);
         (gpu, procs)
     }
 
-    fn numbers(&self, c: &GpuCtx<'_>) -> [Option<f64>; 8] {
-        let mut out = [None; 8];
-        for (slot, f) in out.iter_mut().zip(FACTS) {
-            *slot = c.fact(f).as_f64();
+    /// The values of [`FACTS`]; a fact the GPU answered NOT_SUPPORTED for
+    /// less than [`UNSUPPORTED_RECHECK`] ago is not asked for (it has none).
+    fn numbers(&mut self, c: &GpuCtx<'_>) -> [Option<f64>; FACTS.len()] {
+        let mut out = [None; FACTS.len()];
+        let now = Instant::now();
+        for ((slot, f), unsupported) in out.iter_mut().zip(FACTS).zip(&mut self.unsupported) {
+            if unsupported.is_some_and(|t| now.duration_since(t) < UNSUPPORTED_RECHECK) {
+                continue;
+            }
+            let v = c.fact(f);
+            *unsupported = match &v {
+                Value::Error(t) if t.code == NvmlCode::NOT_SUPPORTED => Some(now),
+                _ => None,
+            };
+            *slot = v.as_f64();
         }
         out
     }
@@ -292,32 +357,89 @@ fn is_lost(code: NvmlCode) -> bool {
         || code == NvmlCode::GPU_NOT_FOUND
 }
 
-/// The GPU's MIG devices with their memory (none when MIG is off).
-fn mig(session: &Session, c: &GpuCtx<'_>) -> Vec<MigSnap> {
-    let Ok(dev) = c.dev() else {
-        return Vec::new();
-    };
-    if !matches!(c.mig_mode(), Ok((1, _))) {
-        return Vec::new();
+impl TopReader {
+    /// The GPU's MIG devices with their memory (none when MIG is off): the
+    /// layout kept from an earlier sample while it is younger than
+    /// [`MIG_RECHECK`] and its devices answer, else listed again.
+    fn mig(&mut self, session: &Session, c: &GpuCtx<'_>) -> Vec<MigSnap> {
+        let kept = self
+            .mig
+            .take()
+            .filter(|l| l.whole && l.at.elapsed() < MIG_RECHECK);
+        let listed_now = kept.is_none();
+        let mut layout = kept.unwrap_or_else(|| list_mig(session, c));
+        let (mut snaps, mut ok) = read_mig(session, &layout);
+        if !ok && !listed_now {
+            // A MIG device kept from before fails: it may be gone.
+            layout = list_mig(session, c);
+            (snaps, ok) = read_mig(session, &layout);
+        }
+        layout.whole &= ok;
+        self.mig = Some(layout);
+        snaps
     }
-    super::listing::mig_devices(dev)
+}
+
+/// List the GPU's MIG devices (none when MIG is off) with their profiles,
+/// UUIDs and instance ids.
+fn list_mig(session: &Session, c: &GpuCtx<'_>) -> MigLayout {
+    let mut layout = MigLayout {
+        devices: Vec::new(),
+        at: Instant::now(),
+        whole: true,
+    };
+    let (dev, mode) = (c.dev(), c.mig_mode());
+    let dev = match (dev, mode) {
+        (Ok(dev), Ok((1, _))) => dev,
+        // MIG off, or a GPU without MIG: no MIG devices.
+        (Ok(_), Ok(_)) => return layout,
+        (Ok(_), Err(code)) if code == NvmlCode::NOT_SUPPORTED => return layout,
+        _ => {
+            layout.whole = false;
+            return layout;
+        }
+    };
+    for m in super::listing::mig_devices(dev) {
+        let d = raw::Dev::of(session, &m);
+        let (name, uuid) = (m.name(), m.uuid());
+        let (gi, ci) = (raw::gpu_instance_id(&d), raw::compute_instance_id(&d));
+        layout.whole &= name.is_ok() && uuid.is_ok() && gi.is_ok() && ci.is_ok();
+        layout.devices.push(MigDev {
+            // SAFETY: the handle belongs to this open session, and is only
+            // passed back to NVML through it.
+            handle: Handle(unsafe { m.handle() }),
+            profile: name
+                .map(|n| super::listing::mig_profile(&n).to_string())
+                .unwrap_or_default(),
+            uuid: uuid.unwrap_or_default(),
+            gpu_instance: gi.ok(),
+            compute_instance: ci.ok(),
+        });
+    }
+    layout
+}
+
+/// Each listed MIG device with its memory now; and whether every read answered.
+fn read_mig(session: &Session, layout: &MigLayout) -> (Vec<MigSnap>, bool) {
+    let mut ok = true;
+    let snaps = layout
+        .devices
         .iter()
         .map(|m| {
-            let d = raw::Dev::of(session, m);
-            let mem = m.memory_info().ok();
+            let mem = raw::memory(&raw::Dev::new(session, Ok(m.handle.0)));
+            ok &= mem.is_ok();
+            let mem = mem.ok();
             MigSnap {
-                profile: m
-                    .name()
-                    .map(|n| super::listing::mig_profile(&n).to_string())
-                    .unwrap_or_default(),
-                uuid: m.uuid().unwrap_or_default(),
-                gpu_instance: raw::gpu_instance_id(&d).ok(),
-                compute_instance: raw::compute_instance_id(&d).ok(),
+                profile: m.profile.clone(),
+                uuid: m.uuid.clone(),
+                gpu_instance: m.gpu_instance,
+                compute_instance: m.compute_instance,
                 mem_used: mem.as_ref().map(|m| m.used),
                 mem_total: mem.as_ref().map(|m| m.total),
             }
         })
-        .collect()
+        .collect();
+    (snaps, ok)
 }
 
 /// Fields 14 and 15 of `/proc/PID/stat` (user and system time, ticks).

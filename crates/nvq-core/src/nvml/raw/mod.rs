@@ -159,25 +159,81 @@ pub unsafe fn read_list<T: Copy>(
         NvmlCode::INSUFFICIENT_SIZE => {}
         e => return Err(e),
     }
+    fill_list(want, zero, call)
+}
+
+/// The buffer for a list of `len` entries: `len` with some headroom (a
+/// list may grow between two calls), at most [`MAX_LIST_LEN`].
+pub const fn list_room(len: u32) -> u32 {
+    let room = len.saturating_add(len / 4).saturating_add(8);
+    if room < MAX_LIST_LEN {
+        room
+    } else {
+        MAX_LIST_LEN
+    }
+}
+
+/// [`read_list`] for a reader that reads the same list again and again:
+/// the first call already passes a buffer of `room` entries (the size last
+/// read, with [`list_room`]'s headroom), so a list that still fits is one
+/// call, not two. NVML's list functions take a buffer with its size in
+/// `count` and answer SUCCESS with the entries written (none for an empty
+/// list), or INSUFFICIENT_SIZE with the count they need: then the list is
+/// read as [`read_list`] reads it after its sizing call. A `room` of 0 is
+/// [`read_list`] itself.
+///
+/// # Safety
+/// As for [`read_list`].
+pub unsafe fn read_list_into<T: Copy>(
+    room: u32,
+    zero: T,
+    call: impl FnMut(*mut c_uint, *mut T) -> nvmlReturn_t,
+) -> Result<Vec<T>, NvmlCode> {
+    if room == 0 {
+        // SAFETY: `call` keeps this function's contract, which is read_list's.
+        return unsafe { read_list(zero, call) };
+    }
+    fill_list_from(room.min(MAX_LIST_LEN), zero, call)
+}
+
+/// The fill calls of [`read_list`], for a list of `want` entries (the
+/// caller's `call` keeps [`read_list`]'s contract).
+fn fill_list<T: Copy>(
+    want: c_uint,
+    zero: T,
+    call: impl FnMut(*mut c_uint, *mut T) -> nvmlReturn_t,
+) -> Result<Vec<T>, NvmlCode> {
+    if want > MAX_LIST_LEN {
+        return Err(NvmlCode::INSUFFICIENT_SIZE);
+    }
+    fill_list_from(list_room(want), zero, call)
+}
+
+/// Fill calls from a buffer of `cap` entries: a list that grew past the
+/// buffer is asked for again with the room it says it needs (or twice the
+/// room, when it says no more), at most eight times (the caller's `call`
+/// keeps [`read_list`]'s contract).
+fn fill_list_from<T: Copy>(
+    mut cap: c_uint,
+    zero: T,
+    mut call: impl FnMut(*mut c_uint, *mut T) -> nvmlReturn_t,
+) -> Result<Vec<T>, NvmlCode> {
     for _ in 0..8 {
-        if want > MAX_LIST_LEN {
-            return Err(NvmlCode::INSUFFICIENT_SIZE);
-        }
-        let cap = want
-            .saturating_add(want / 4)
-            .saturating_add(8)
-            .min(MAX_LIST_LEN);
         let mut buf = vec![zero; cap as usize];
         let mut n = cap;
-        match NvmlCode(call(&mut n, buf.as_mut_ptr())) {
+        let want = match NvmlCode(call(&mut n, buf.as_mut_ptr())) {
             NvmlCode::SUCCESS => {
                 buf.truncate((n as usize).min(buf.len()));
                 return Ok(buf);
             }
-            NvmlCode::INSUFFICIENT_SIZE if n > cap => want = n,
-            NvmlCode::INSUFFICIENT_SIZE => want = cap.saturating_mul(2),
+            NvmlCode::INSUFFICIENT_SIZE if n > cap => n,
+            NvmlCode::INSUFFICIENT_SIZE => cap.saturating_mul(2),
             e => return Err(e),
+        };
+        if want > MAX_LIST_LEN {
+            return Err(NvmlCode::INSUFFICIENT_SIZE);
         }
+        cap = list_room(want);
     }
     Err(NvmlCode::INSUFFICIENT_SIZE)
 }
@@ -206,8 +262,8 @@ pub use mig::{
     gpu_instance_id, gpu_instances, GiHandle, MAX_PROFILE_INDEX,
 };
 pub use process::{
-    process_details, process_name, processes, processes_utilization, Proc, ProcessList,
-    PROCESS_NAME_LEN,
+    process_details, process_name, processes, processes_in, processes_utilization, Proc,
+    ProcessList, PROCESS_NAME_LEN,
 };
 pub use system::{cuda_driver_version, nvml_version_without_init};
 
@@ -219,6 +275,75 @@ mod tests {
     fn struct_versions_match_nvml() {
         // nvmlMemory_v2 is 40 bytes: 0x02000028, as the real library checks.
         assert_eq!(version::<nvmlMemory_v2_t>(2), 0x0200_0028);
+    }
+
+    /// A call of a fake list function: the count it was given, and whether
+    /// it was given a buffer.
+    type Call = (u32, bool);
+
+    /// Read with `read_list_into(room, …)` from a list function whose list
+    /// is `lists[k]` at its k-th call (the last repeats), answering as NVML
+    /// documents: with no room, INSUFFICIENT_SIZE and the count it needs.
+    /// Returns the list read and the calls made, as (count in, buffer given).
+    fn read_fake(room: u32, lists: &[Vec<u32>]) -> (Result<Vec<u32>, NvmlCode>, Vec<Call>) {
+        let mut calls = Vec::new();
+        let call = |n: *mut c_uint, buf: *mut u32| {
+            let list = &lists[calls.len().min(lists.len() - 1)];
+            // SAFETY: `n` is read_list's valid count pointer.
+            let have = unsafe { *n };
+            calls.push((have, !buf.is_null()));
+            let need = list.len() as u32;
+            // SAFETY: as above.
+            unsafe { *n = need };
+            if need == 0 {
+                return NvmlCode::SUCCESS.0;
+            }
+            if buf.is_null() || have < need {
+                return NvmlCode::INSUFFICIENT_SIZE.0;
+            }
+            for (i, v) in list.iter().enumerate() {
+                // SAFETY: the buffer holds `have` >= `need` entries.
+                unsafe { buf.add(i).write(*v) };
+            }
+            NvmlCode::SUCCESS.0
+        };
+        // SAFETY: the fake honours the list protocol on read_list's buffers.
+        let got = unsafe { read_list_into(room, 0u32, call) };
+        (got, calls)
+    }
+
+    #[test]
+    fn a_list_that_fits_its_room_is_one_call() {
+        let (got, calls) = read_fake(10, &[vec![1, 2, 3]]);
+        assert_eq!(got, Ok(vec![1, 2, 3]));
+        assert_eq!(calls, [(10, true)]);
+        // An empty list: one call too, SUCCESS with none.
+        let (got, calls) = read_fake(8, &[vec![]]);
+        assert_eq!(got, Ok(vec![]));
+        assert_eq!(calls, [(8, true)]);
+        // Without room: NVML's sizing call, then the list.
+        let (got, calls) = read_fake(0, &[vec![7, 8]]);
+        assert_eq!(got, Ok(vec![7, 8]));
+        assert_eq!(calls, [(0, false), (list_room(2), true)]);
+    }
+
+    #[test]
+    fn a_list_that_grows_between_calls_is_read_whole() {
+        let long: Vec<u32> = (0..30).collect();
+        let longer: Vec<u32> = (0..60).collect();
+        // Outgrew its room: asked again with the room NVML asked for.
+        let (got, calls) = read_fake(8, std::slice::from_ref(&long));
+        assert_eq!(got, Ok(long.clone()));
+        assert_eq!(calls, [(8, true), (list_room(30), true)]);
+        // And grew again before the second call: a third.
+        let (got, calls) = read_fake(8, &[long, longer.clone()]);
+        assert_eq!(got, Ok(longer));
+        assert_eq!(
+            calls,
+            [(8, true), (list_room(30), true), (list_room(60), true)]
+        );
+        // A list far beyond any buffer is an error, not an allocation.
+        assert_eq!(list_room(u32::MAX), MAX_LIST_LEN);
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! A GPU's process lists (`_v3` → `_v2` → v1, and the detail list with
 //! protected memory), process names and per-process utilisation.
 
-use super::{or_older, read_list, version, zeroed, Dev, MAX_LIST_LEN};
+use super::{list_room, or_older, read_list_into, version, zeroed, Dev, MAX_LIST_LEN};
 use crate::nvml::{check, NvmlCode, Session};
 use nvml_wrapper_sys::bindings::*;
 use std::os::raw::c_uint;
@@ -81,11 +81,13 @@ pub enum ProcessList {
 
 type ListFn<T> = unsafe extern "C" fn(nvmlDevice_t, *mut c_uint, *mut T) -> nvmlReturn_t;
 
-/// One version of a process-list function, read with [`read_list`].
+/// One version of a process-list function, read with [`read_list_into`]
+/// (first with a buffer of `room` entries; 0: NVML's sizing call first).
 fn proc_list<T: Copy>(
     c: &Dev<'_>,
     f: Result<ListFn<T>, NvmlCode>,
     zero: T,
+    room: u32,
 ) -> Result<Vec<Proc>, NvmlCode>
 where
     Proc: From<T>,
@@ -93,7 +95,7 @@ where
     let (f, h) = (f?, c.handle()?);
     // SAFETY: `f` is an NVML process-list function whose records are `T`,
     // called for a live handle.
-    let list = unsafe { read_list(zero, |n, buf| f(h, n, buf)) }?;
+    let list = unsafe { read_list_into(room, zero, |n, buf| f(h, n, buf)) }?;
     Ok(list.into_iter().map(Proc::from).collect())
 }
 
@@ -101,6 +103,13 @@ where
 /// original function: a symbol missing from the library and an NVML
 /// FUNCTION_NOT_FOUND answer both move on to the next older one.
 pub fn processes(c: &Dev<'_>, which: ProcessList) -> Result<Vec<Proc>, NvmlCode> {
+    processes_in(c, which, 0)
+}
+
+/// [`processes`] for a reader that reads the list again and again: the
+/// first call passes a buffer of `room` entries ([`read_list_into`]), so a
+/// list that fits is read in one call.
+pub fn processes_in(c: &Dev<'_>, which: ProcessList, room: u32) -> Result<Vec<Proc>, NvmlCode> {
     let zero2 = nvmlProcessInfo_v2_t {
         pid: 0,
         usedGpuMemory: 0,
@@ -129,9 +138,9 @@ pub fn processes(c: &Dev<'_>, which: ProcessList) -> Result<Vec<Proc>, NvmlCode>
         ),
     };
     let missing = [NvmlCode::FUNCTION_NOT_FOUND];
-    or_older(proc_list(c, v3, zero2), &missing, || {
-        or_older(proc_list(c, v2, zero2), &missing, || {
-            proc_list(c, v1, zero1)
+    or_older(proc_list(c, v3, zero2, room), &missing, || {
+        or_older(proc_list(c, v2, zero2, room), &missing, || {
+            proc_list(c, v1, zero1, room)
         })
     })
 }
@@ -149,18 +158,19 @@ const fn process_mode(which: ProcessList) -> c_uint {
 /// A GPU's processes of one list through `nvmlDeviceGetRunningProcessDetailList`
 /// (newer drivers), which adds each process's confidential-computing
 /// protected memory to what the process lists give. The versioned list
-/// follows the two-call protocol ([`read_list`]). FUNCTION_NOT_FOUND on
-/// drivers without it: callers fall back to [`processes`].
-pub fn process_details(c: &Dev<'_>, which: ProcessList) -> Result<Vec<Proc>, NvmlCode> {
+/// follows the list protocol of [`read_list_into`], the first call with a
+/// buffer of `room` entries (0: the sizing call first). FUNCTION_NOT_FOUND
+/// on drivers without it: callers fall back to [`processes_in`].
+pub fn process_details(c: &Dev<'_>, which: ProcessList, room: u32) -> Result<Vec<Proc>, NvmlCode> {
     let f = sym!(c, nvmlDeviceGetRunningProcessDetailList)?;
     let h = c.handle()?;
     let mode = process_mode(which);
     let zero: nvmlProcessDetail_v1_t = zeroed();
     // SAFETY: `f` is NVML's detail list for a live handle; each call passes a
     // versioned list whose array (NULL or `buf`) holds the `*n` entries that
-    // `read_list` allocated, and `n` is a valid count pointer.
+    // `read_list_into` allocated, and `n` is a valid count pointer.
     let list = unsafe {
-        read_list(zero, |n, buf| {
+        read_list_into(room, zero, |n, buf| {
             let mut l = versioned!(nvmlProcessDetailList_v1_t, 1);
             l.mode = mode;
             l.numProcArrayEntries = *n;
@@ -193,34 +203,62 @@ pub fn process_name(session: &Session, pid: u32) -> Result<String, NvmlCode> {
 
 /// `nvmlDeviceGetProcessesUtilizationInfo` (drivers from 550 on): each
 /// process's samples newer than `last_seen` (µs), with the JPEG and OFA
-/// engines that `nvmlDeviceGetProcessUtilization` lacks. Two calls: the
-/// count, then the samples. No sample at all is NVML's NOT_FOUND.
+/// engines that `nvmlDeviceGetProcessUtilization` lacks. With a `room` of 0,
+/// two calls: the count (with a NULL array), then the samples; else the
+/// first call already passes an array of `room` entries and is the only one
+/// when the samples fit (INSUFFICIENT_SIZE with the count needed, else).
+/// No sample at all is NVML's NOT_FOUND.
 pub fn processes_utilization(
     c: &Dev<'_>,
     last_seen: u64,
+    room: u32,
 ) -> Result<Vec<nvmlProcessUtilizationInfo_v1_t>, NvmlCode> {
     let f = sym!(c, nvmlDeviceGetProcessesUtilizationInfo)?;
     let h = c.handle()?;
-    let mut info = versioned!(nvmlProcessesUtilizationInfo_t, 1);
-    info.lastSeenTimeStamp = last_seen;
-    info.procUtilArray = std::ptr::null_mut();
-    // SAFETY: a valid handle; a versioned struct whose array pointer is
-    // NULL, which asks only for the count.
-    match check(unsafe { f(h, &mut info) }) {
-        Ok(()) if info.processSamplesCount == 0 => return Ok(Vec::new()),
-        Ok(()) => {}
-        Err(code) if code == NvmlCode::INSUFFICIENT_SIZE => {}
-        Err(code) => return Err(code),
-    }
-    let n = info.processSamplesCount.min(MAX_LIST_LEN);
-    let mut samples: Vec<nvmlProcessUtilizationInfo_v1_t> = vec![zeroed(); n as usize];
-    info.processSamplesCount = n;
-    info.procUtilArray = samples.as_mut_ptr();
-    // SAFETY: `procUtilArray` points to `processSamplesCount` writable
-    // elements, which outlive the call.
-    check(unsafe { f(h, &mut info) })?;
-    samples.truncate(info.processSamplesCount.min(n) as usize);
-    Ok(samples)
+    // One call with an array of `n` entries (NULL for none): its code, and
+    // the count NVML wrote back.
+    let call = |n: c_uint, array: *mut nvmlProcessUtilizationInfo_v1_t| {
+        let mut info = versioned!(nvmlProcessesUtilizationInfo_t, 1);
+        info.lastSeenTimeStamp = last_seen;
+        info.processSamplesCount = n;
+        info.procUtilArray = array;
+        // SAFETY: a valid handle; a versioned struct whose array is NULL
+        // (which asks only for the count) or `n` writable elements that
+        // outlive the call.
+        let r = check(unsafe { f(h, &mut info) });
+        (r, info.processSamplesCount)
+    };
+    let filled = |n: c_uint| {
+        let mut samples: Vec<nvmlProcessUtilizationInfo_v1_t> = vec![zeroed(); n as usize];
+        let (r, got) = call(n, samples.as_mut_ptr());
+        samples.truncate(got.min(n) as usize);
+        r.map(|()| samples)
+    };
+    let need = if room > 0 {
+        let room = room.min(MAX_LIST_LEN);
+        let mut samples: Vec<nvmlProcessUtilizationInfo_v1_t> = vec![zeroed(); room as usize];
+        match call(room, samples.as_mut_ptr()) {
+            (Ok(()), got) => {
+                samples.truncate(got.min(room) as usize);
+                return Ok(samples);
+            }
+            // The samples did not fit: once more, with the room NVML asks
+            // for and some headroom (twice the room when it asks for no more).
+            (Err(code), need) if code == NvmlCode::INSUFFICIENT_SIZE && need > room => {
+                list_room(need)
+            }
+            (Err(code), _) if code == NvmlCode::INSUFFICIENT_SIZE => room.saturating_mul(2),
+            (Err(code), _) => return Err(code),
+        }
+    } else {
+        match call(0, std::ptr::null_mut()) {
+            (Ok(()), 0) => return Ok(Vec::new()),
+            (Ok(()), need) => need,
+            (Err(code), need) if code == NvmlCode::INSUFFICIENT_SIZE => need,
+            (Err(code), _) => return Err(code),
+        }
+    };
+    filled(need.min(MAX_LIST_LEN))
 }
 
 #[cfg(test)]
