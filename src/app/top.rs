@@ -433,6 +433,9 @@ fn ui_loop(
 ) -> Result<(), NvqError> {
     let mut ui = Ui::new(plan.interval_ms, colour);
     let mut history = History::new(HISTORY_CAP);
+    // The leak marks read these series' trends once a second.
+    history.keep_minima_of(MEM_FIELD);
+    history.keep_minima_of(PROC_MEM_FIELD);
     let mut sample = TopSample::default();
     let mut leak_map = HashMap::new();
     let mut full_map = HashMap::new();
