@@ -287,15 +287,13 @@ fn run_query(common: &Common<'_>, plan: &QueryPlan) -> Result<(), NvqError> {
     let noted = script.needs_gpu_memory().then(history::Noted::default);
     let mut workers = schedule.interval.and_then(|_| {
         let mode = plan.mode;
-        start_workers(
-            &session,
-            &devices,
-            mode,
-            script.read(),
+        let req = Request {
+            fields: script.read(),
             count,
             ident,
-            noted.clone(),
-        )
+            spare: script.derived_count(),
+        };
+        start_workers(&session, &devices, mode, &req, noted.clone())
     });
     let mut targets: Option<Vec<source::Target>> = None;
     let late = LateRows::new(plan.mode, script.read(), count);
@@ -324,6 +322,7 @@ fn run_query(common: &Common<'_>, plan: &QueryPlan) -> Result<(), NvqError> {
                     fields: read,
                     count,
                     ident,
+                    spare: script.derived_count(),
                 },
             ),
         };
@@ -443,16 +442,15 @@ fn start_workers(
     session: &Arc<Session>,
     devices: &[u32],
     mode: QueryMode,
-    fields: &[usize],
-    count: u32,
-    ident: bool,
+    req: &Request<'_>,
     noted: Option<history::Noted>,
 ) -> Option<deadline::PerGpu<Vec<Row>>> {
+    let (count, ident, spare) = (req.count, req.ident, req.spare);
     let jobs = devices
         .iter()
         .map(|&gpu| {
             let session = Arc::clone(session);
-            let fields = fields.to_vec();
+            let fields = req.fields.to_vec();
             // The handle is looked up on a worker thread, under the
             // deadline, on the first read, and reused by the next ones.
             let mut targets = None;
@@ -462,6 +460,7 @@ fn start_workers(
                     fields: &fields,
                     count,
                     ident,
+                    spare,
                 };
                 let targets = targets.get_or_insert_with(|| source::targets(&session, &[gpu]));
                 let rows = mode.collect(&session, targets, &req);

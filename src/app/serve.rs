@@ -266,6 +266,7 @@ fn reads(
                         fields,
                         count,
                         ident: true,
+                        spare: 0,
                     };
                     mode.collect(&session, targets, &req)
                 };

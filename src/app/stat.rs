@@ -25,6 +25,7 @@ pub fn run(common: &Common<'_>) -> Result<(), NvqError> {
             fields,
             count,
             ident: false,
+            spare: 0,
         };
         mode.collect(&session, &targets, &req)
     };

@@ -366,6 +366,15 @@ impl Script {
         &self.read
     }
 
+    /// How many cells [`Self::sample_at`] appends to each row after the read ones (`rate()`, `time_to_full()`).
+    pub fn derived_count(&self) -> usize {
+        if self.history.is_some() {
+            self.derived.len()
+        } else {
+            0
+        }
+    }
+
     /// Does any flag need the loop to run? `--until` loops even without
     /// `-l`, every [`UNTIL_DEFAULT_INTERVAL`].
     pub fn needs_loop(&self) -> bool {

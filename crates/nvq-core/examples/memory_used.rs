@@ -55,6 +55,7 @@ pub fn memory_used(lib: &LibSource, ids: Option<&str>) -> Result<Vec<u8>, NvqErr
         fields: &fields,
         count: session.device_count().unwrap_or(0),
         ident: false,
+        spare: 0,
     };
     let rows = mode.collect(&session, &targets(&session, &devices), &request);
     let mut csv = FormatSpec::parse("csv,noheader")?.formatter();

@@ -14,6 +14,9 @@ pub struct Request<'a> {
     pub count: u32,
     /// Fill [`Row::gpu`] (formats that label rows by GPU need it).
     pub ident: bool,
+    /// Room to leave in each row's cells after the fields, for the cells a caller appends (the scripting
+    /// language's `rate()` and `time_to_full()`), so that appending them does not move the row; 0 for none.
+    pub spare: usize,
 }
 
 /// One sample of a mode: the rows of the given GPUs.

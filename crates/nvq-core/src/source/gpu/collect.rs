@@ -26,15 +26,12 @@ pub fn collect(session: &Session, targets: &[Target], req: &Request<'_>) -> Vec<
             if !field_values.is_empty() {
                 ctx.prefetch_field_values(&field_values);
             }
-            let cells = req
-                .fields
-                .iter()
-                .map(|&f| {
-                    FIELDS
-                        .get(f)
-                        .map_or_else(unsupported, |def| def.get.read(&ctx))
-                })
-                .collect();
+            let mut cells = Vec::with_capacity(req.fields.len() + req.spare);
+            cells.extend(req.fields.iter().map(|&f| {
+                FIELDS
+                    .get(f)
+                    .map_or_else(unsupported, |def| def.get.read(&ctx))
+            }));
             let mut row = Row::new(cells);
             row.gpu = gpu;
             row.time = Some(ctx.taken);
