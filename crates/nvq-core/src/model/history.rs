@@ -427,7 +427,11 @@ impl History {
 
     /// The series of `key` and `field`; `None` when nothing was pushed to it.
     pub fn series(&self, key: &SeriesKey, field: &str) -> Option<&Series> {
-        let at = self.series.binary_search_by(|(k, _)| k.cmp(key)).ok()?;
+        // Most often the series pushed last (a loop reads a row's trends right after pushing it).
+        let at = match self.next.checked_sub(1).and_then(|at| self.series.get(at)) {
+            Some((k, _)) if k == key => self.next - 1,
+            _ => self.series.binary_search_by(|(k, _)| k.cmp(key)).ok()?,
+        };
         self.series
             .get(at)?
             .1
