@@ -1090,19 +1090,38 @@ fn a_real_prometheus_scrapes_every_profile() {
     }
     let gpus = 3usize;
     let sc = scenario(gpus, usize::MAX, "");
-    for (profile, family, gpu_label) in [
+    let profiles = [
         ("nvq", "nvq_memory_used_bytes", "gpu"),
         (
             "nvidia_gpu_exporter",
             "nvidia_smi_memory_used_bytes",
             "uuid",
         ),
-    ] {
+    ];
+    // Each profile has its own server and Prometheus (ports, files): the two run side by side.
+    std::thread::scope(|scope| {
+        for (profile, family, gpu_label) in profiles {
+            let (sc, dir) = (&sc, dir.path());
+            scope.spawn(move || prometheus_scrapes(sc, dir, gpus, profile, family, gpu_label));
+        }
+    });
+}
+
+/// One profile of [`a_real_prometheus_scrapes_every_profile`].
+fn prometheus_scrapes(
+    sc: &tempfile::NamedTempFile,
+    dir: &Path,
+    gpus: usize,
+    profile: &str,
+    family: &str,
+    gpu_label: &str,
+) {
+    {
         let server = Server::start(
             sc.path(),
             &[&format!("--profile={profile}"), "--collect.interval=500ms"],
         );
-        let (mut prometheus, prom) = prometheus(dir.path(), profile, server.addr);
+        let (mut prometheus, prom) = prometheus(dir, profile, server.addr);
         let t0 = Instant::now();
         let mut got = Vec::new();
         while t0.elapsed() < Duration::from_secs(60) {
@@ -2295,19 +2314,48 @@ fn grafana_dashboards_get_data() {
         "\n[[device.xid]]\nat_ms = 0\ncode = 79\n\n[[device.xid]]\nat_ms = 100\ncode = 48\n",
     );
     let sc = write_scenario(&text);
-    let mut failed = Vec::new();
-    let mut checked = 0;
-    for (profile, ids) in [
+    // Each profile has its own server and Prometheus (ports, files): the two run side by side.
+    let profiles = [
         ("nvidia_gpu_exporter", &["14574", "25547"][..]),
         ("dcgm", &["12239"][..]),
-    ] {
+    ];
+    let results: Vec<(usize, Vec<String>)> = std::thread::scope(|scope| {
+        let runs: Vec<_> = profiles
+            .into_iter()
+            .map(|(profile, ids)| {
+                scope.spawn(|| dashboards_get_data(&sc, dir.path(), profile, ids))
+            })
+            .collect();
+        runs.into_iter().map(|r| r.join().unwrap()).collect()
+    });
+    let checked: usize = results.iter().map(|r| r.0).sum();
+    let failed: Vec<String> = results.into_iter().flat_map(|r| r.1).collect();
+    assert!(checked > 90, "{checked} queries");
+    assert!(
+        failed.is_empty(),
+        "{} of {checked}:\n{}",
+        failed.len(),
+        failed.join("\n")
+    );
+}
+
+/// One profile of [`grafana_dashboards_get_data`]: the queries checked and those that failed.
+fn dashboards_get_data(
+    sc: &tempfile::NamedTempFile,
+    dir: &Path,
+    profile: &str,
+    ids: &[&str],
+) -> (usize, Vec<String>) {
+    let mut failed = Vec::new();
+    let mut checked = 0;
+    {
         let profile_arg = format!("--profile={profile}");
         let mut args = vec![profile_arg.as_str(), "--collect.interval=500ms"];
         if profile == "nvidia_gpu_exporter" {
             args.push("--collect.pcie-throughput");
         }
         let server = Server::start(sc.path(), &args);
-        let (mut prom_child, prom) = prometheus(dir.path(), profile, server.addr);
+        let (mut prom_child, prom) = prometheus(dir, profile, server.addr);
         let t0 = Instant::now();
         while !scraped(&prom, 4.0) && t0.elapsed() < Duration::from_secs(60) {
             std::thread::sleep(Duration::from_millis(500));
@@ -2351,13 +2399,7 @@ fn grafana_dashboards_get_data() {
         let _ = prom_child.kill();
         let _ = prom_child.wait();
     }
-    assert!(checked > 90, "{checked} queries");
-    assert!(
-        failed.is_empty(),
-        "{} of {checked}:\n{}",
-        failed.len(),
-        failed.join("\n")
-    );
+    (checked, failed)
 }
 
 /// The nvidia_gpu_exporter profile's MIG families (that exporter's NVML
