@@ -494,6 +494,32 @@ fn where_works_in_other_query_modes() {
     assert_eq!(lines(&stdout(&o)), unknown);
 }
 
+/// A row `--where` keeps is still its own GPU's (not the n-th GPU's) in `--summary` and in `--assert`'s message:
+/// with GPU 0 filtered out, GPU 1's row is the first kept.
+#[test]
+fn kept_rows_keep_their_gpu_in_summary_and_assert() {
+    let o = nvq(&[
+        "--query-gpu=memory.used",
+        "--format=csv,noheader,nounits",
+        "-lms",
+        common::VALUE_LMS,
+        "--count",
+        "2",
+        "--where",
+        "index == 1",
+        "--summary",
+        "--assert",
+        "memory.used < 1MiB",
+    ]);
+    assert_eq!(o.status.code(), Some(20), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(err.contains("GPU 1"), "{err}");
+    assert!(!err.contains("GPU 0"), "{err}");
+    let summary: Vec<&str> = err.lines().filter(|l| l.contains(", min, ")).collect();
+    assert_eq!(summary.len(), 1, "{err}");
+    assert!(summary[0].starts_with("1, min, "), "{err}");
+}
+
 #[test]
 fn where_and_summary_in_other_formats() {
     let o = nvq(&[

@@ -409,32 +409,44 @@ impl Script {
             // process uses less than 1 GiB" is met once there is none.
             Quantifier::All => rows.iter().all(|r| e.holds(&r.cells)),
         });
-        let mut kept: Vec<(usize, Row)> = rows
-            .into_iter()
-            .enumerate()
-            .filter(|(_, r)| self.where_.as_ref().map_or(true, |e| e.holds(&r.cells)))
-            .collect();
+        // The rows --where keeps, in place, and where each of them was among the rows read (without --where:
+        // where it is).
+        let mut kept = rows;
+        let mut read_at: Vec<usize> = Vec::new();
+        if let Some(e) = &self.where_ {
+            let mut i = 0;
+            kept.retain(|r| {
+                let keep = e.holds(&r.cells);
+                if keep {
+                    read_at.push(i);
+                }
+                i += 1;
+                keep
+            });
+        }
+        let read_at = |j: usize| read_at.get(j).copied().unwrap_or(j);
         let mut failures = Vec::new();
         if let Some(e) = &self.assert {
-            for (i, r) in &kept {
+            for (j, r) in kept.iter().enumerate() {
                 if !e.holds(&r.cells) {
                     let infos: Vec<&FieldInfo> = self.infos.iter().collect();
                     failures.push(format!(
                         "  {}: {}",
-                        self.who(*i, &r.cells, gpus),
+                        self.who(read_at(j), &r.cells, gpus),
                         e.explain(&r.cells, &self.read, &infos)
                     ));
                 }
             }
         }
-        for (_, r) in &mut kept {
+        for r in &mut kept {
             r.cells.truncate(self.shown);
         }
         if let Some(s) = &mut self.summary {
-            for (i, r) in &kept {
+            for (j, r) in kept.iter().enumerate() {
                 match self.key {
                     RowKey::Gpu => {
-                        let gpu = gpus.and_then(|g| g.get(*i)).copied().unwrap_or(*i as u32);
+                        let i = read_at(j);
+                        let gpu = gpus.and_then(|g| g.get(i)).copied().unwrap_or(i as u32);
                         s.add(gpu, &r.cells);
                     }
                     RowKey::Cells { gpu, sub } => {
@@ -463,7 +475,7 @@ impl Script {
         } else {
             Verdict::Continue
         };
-        (kept.into_iter().map(|(_, r)| r).collect(), verdict)
+        (kept, verdict)
     }
 
     /// The message of a run whose `--until` never held.
