@@ -611,6 +611,17 @@ mod tests {
         }
     }
 
+    /// An option refused where it was given, though another command has it (`nvq top --trend-window`), is not
+    /// offered back as its own suggestion; a misspelt one still gets one.
+    #[test]
+    fn a_refused_option_is_not_its_own_suggestion() {
+        let refused = NvqError::UnknownOption("--trend-window".into());
+        let said = hint(&refused).unwrap_or_default();
+        assert!(!said.contains("\"--trend-window\""), "{said}");
+        let typo = NvqError::UnknownOption("--trend-windw".into());
+        assert!(hint(&typo).is_some_and(|h| h.contains("--trend-window")));
+    }
+
     #[test]
     fn nvidia_smi_spellings() {
         let a = run(&["--query-gpu=index,name", "--format=csv", "-lms", "100"]);
