@@ -486,6 +486,8 @@ pub fn hint(e: &NvqError) -> Option<String> {
     }
     walk(&command(), &mut names);
     names.push("-lms".into());
+    // A word refused here that another command takes is no suggestion for itself.
+    names.retain(|n| n != typed);
     let near = crate::model::suggest::nearest(typed, names.iter().map(String::as_str));
     crate::model::suggest::did_you_mean(&near)
 }
