@@ -262,13 +262,7 @@ fn reads(
             Box::new(move || {
                 let targets = targets.get_or_insert_with(|| source::targets(&session, &[gpu]));
                 let read = |mode: QueryMode, fields: &[usize]| {
-                    let req = Request {
-                        fields,
-                        count,
-                        ident: true,
-                        spare: 0,
-                    };
-                    mode.collect(&session, targets, &req)
+                    mode.collect(&session, targets, &Request::new(fields, count, true))
                 };
                 let rows = read(QueryMode::GPU, &fields);
                 let apps = app_fields

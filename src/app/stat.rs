@@ -21,13 +21,7 @@ pub fn run(common: &Common<'_>) -> Result<(), NvqError> {
     let count = session.device_count().unwrap_or(0);
     let targets = source::targets(&session, &devices);
     let read = |mode: QueryMode, fields: &[usize]| {
-        let req = Request {
-            fields,
-            count,
-            ident: false,
-            spare: 0,
-        };
-        mode.collect(&session, &targets, &req)
+        mode.collect(&session, &targets, &Request::new(fields, count, false))
     };
     let gpus = read(QueryMode::GPU, &gpu_fields);
     let procs = read(QueryMode::COMPUTE_APPS, &proc_fields);

@@ -51,12 +51,7 @@ pub fn memory_used(lib: &LibSource, ids: Option<&str>) -> Result<Vec<u8>, NvqErr
         .filter_map(|&i| infos.get(i))
         .map(|f| Column::from_info(f, major))
         .collect();
-    let request = Request {
-        fields: &fields,
-        count: session.device_count().unwrap_or(0),
-        ident: false,
-        spare: 0,
-    };
+    let request = Request::new(&fields, session.device_count().unwrap_or(0), false);
     let rows = mode.collect(&session, &targets(&session, &devices), &request);
     let mut csv = FormatSpec::parse("csv,noheader")?.formatter();
     let mut out = Vec::new();

@@ -347,13 +347,15 @@ impl History {
         }
     }
 
-    /// A new series of `field`.
-    fn new_series(cap: usize, minima: &[&'static str], field: &str) -> Series {
-        let mut s = Series::with_cap(cap);
-        if minima.iter().any(|f| same_name(f, field)) {
-            s.keep_minima();
-        }
-        s
+    /// The fields of `key`'s series (made if new), and how to make a new one of them.
+    fn fields_mut(&mut self, key: &SeriesKey) -> (&mut Vec<(&'static str, Series)>, NewSeries<'_>) {
+        let at = self.slot(key);
+        let new = NewSeries {
+            cap: self.cap,
+            minima: &self.minima,
+        };
+        // `slot` gives the place of a series it found or just inserted: always in range.
+        (&mut self.series[at].1, new)
     }
 
     /// The place of `key`'s series, made (empty) if new; remembered for the next push.
@@ -380,18 +382,7 @@ impl History {
 
     /// Append one point to the series of `key` and `field`, creating it if new; see [`Series::push`].
     pub fn push(&mut self, key: &SeriesKey, field: &'static str, p: Point) {
-        let at = self.slot(key);
-        let (cap, minima) = (self.cap, &self.minima);
-        // `slot` gives the place of a series it found or just inserted: always in range.
-        let fields = &mut self.series[at].1;
-        match fields.iter_mut().find(|(f, _)| same_name(f, field)) {
-            Some((_, s)) => s.push(p),
-            None => {
-                let mut s = Self::new_series(cap, minima, field);
-                s.push(p);
-                fields.push((field, s));
-            }
-        }
+        self.push_row(key, [(field, p)]);
     }
 
     /// Push one sample's points of one series: the series is looked up once,
@@ -403,10 +394,7 @@ impl History {
         key: &SeriesKey,
         points: impl IntoIterator<Item = (&'static str, Point)>,
     ) {
-        let at = self.slot(key);
-        let (cap, minima) = (self.cap, &self.minima);
-        // `slot` gives the place of a series it found or just inserted: always in range.
-        let fields = &mut self.series[at].1;
+        let (fields, new) = self.fields_mut(key);
         for (i, (field, p)) in points.into_iter().enumerate() {
             if let Some((f, s)) = fields.get_mut(i) {
                 if std::ptr::eq(*f, field) {
@@ -417,7 +405,7 @@ impl History {
             match fields.iter_mut().find(|(f, _)| same_name(f, field)) {
                 Some((_, s)) => s.push(p),
                 None => {
-                    let mut s = Self::new_series(cap, minima, field);
+                    let mut s = new.series(field);
                     s.push(p);
                     fields.push((field, s));
                 }
@@ -458,6 +446,22 @@ impl History {
             fields.retain(|(_, s)| s.last().is_some_and(|p| p.t >= t));
             !fields.is_empty()
         });
+    }
+}
+
+/// How a history makes a new series: its cap, and block minima for the fields that keep them.
+struct NewSeries<'a> {
+    cap: usize,
+    minima: &'a [&'static str],
+}
+
+impl NewSeries<'_> {
+    fn series(&self, field: &str) -> Series {
+        let mut s = Series::with_cap(self.cap);
+        if self.minima.iter().any(|f| same_name(f, field)) {
+            s.keep_minima();
+        }
+        s
     }
 }
 

@@ -19,6 +19,18 @@ pub struct Request<'a> {
     pub spare: usize,
 }
 
+impl<'a> Request<'a> {
+    /// A request of `fields` among `count` GPUs, with identities when `ident`, leaving no room after the cells.
+    pub fn new(fields: &'a [usize], count: u32, ident: bool) -> Self {
+        Request {
+            fields,
+            count,
+            ident,
+            spare: 0,
+        }
+    }
+}
+
 /// One sample of a mode: the rows of the given GPUs.
 pub type Collect = fn(&Session, &[Target], &Request<'_>) -> Vec<Row>;
 
