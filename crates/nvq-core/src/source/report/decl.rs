@@ -654,27 +654,30 @@ fn sram_split(c: &GpuCtx, view: View) -> bool {
 /// Pascal and older count errors by memory location.
 const ECC_LOCATIONS: &[Decl] = &[Decl::Build(g::ecc_locations)];
 
-#[rustfmt::skip]
-const VOLATILE_SRAM: &[Decl] = &[
-    q("SRAM Uncorrectable", "sram_uncorrectable", F::EccErrorsUncorrectedVolatileSram, ""),
-];
+/// The SRAM row of one set of uncorrectable ECC counts (volatile or aggregate), as one total.
+const fn sram_total(total: Fact) -> [Decl; 1] {
+    [q("SRAM Uncorrectable", "sram_uncorrectable", total, "")]
+}
 
+/// The same, split by how the error was found (drivers that split it, see [`sram_split`]).
 #[rustfmt::skip]
-const VOLATILE_SPLIT: &[Decl] = &[
-    q("SRAM Uncorrectable Parity", "sram_uncorrectable_parity", F::EccErrorsUncorrectedVolatileSramParity, ""),
-    q("SRAM Uncorrectable SEC-DED", "sram_uncorrectable_secded", F::EccErrorsUncorrectedVolatileSramSecded, ""),
-];
+const fn sram_by_kind(parity: Fact, secded: Fact) -> [Decl; 2] {
+    [
+        q("SRAM Uncorrectable Parity", "sram_uncorrectable_parity", parity, ""),
+        q("SRAM Uncorrectable SEC-DED", "sram_uncorrectable_secded", secded, ""),
+    ]
+}
 
-#[rustfmt::skip]
-const AGGREGATE_SRAM: &[Decl] = &[
-    q("SRAM Uncorrectable", "sram_uncorrectable", F::EccErrorsUncorrectedAggregateSram, ""),
-];
-
-#[rustfmt::skip]
-const AGGREGATE_SPLIT: &[Decl] = &[
-    q("SRAM Uncorrectable Parity", "sram_uncorrectable_parity", F::EccErrorsUncorrectedAggregateSramParity, ""),
-    q("SRAM Uncorrectable SEC-DED", "sram_uncorrectable_secded", F::EccErrorsUncorrectedAggregateSramSecded, ""),
-];
+const VOLATILE_SRAM: &[Decl] = &sram_total(F::EccErrorsUncorrectedVolatileSram);
+const VOLATILE_SPLIT: &[Decl] = &sram_by_kind(
+    F::EccErrorsUncorrectedVolatileSramParity,
+    F::EccErrorsUncorrectedVolatileSramSecded,
+);
+const AGGREGATE_SRAM: &[Decl] = &sram_total(F::EccErrorsUncorrectedAggregateSram);
+const AGGREGATE_SPLIT: &[Decl] = &sram_by_kind(
+    F::EccErrorsUncorrectedAggregateSramParity,
+    F::EccErrorsUncorrectedAggregateSramSecded,
+);
 
 #[rustfmt::skip]
 const THRESHOLD: &[Decl] = &[q("SRAM Threshold Exceeded", "sram_threshold_exceeded",
