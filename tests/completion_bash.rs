@@ -6,10 +6,9 @@
 
 use nvq::source::QueryMode;
 use nvq_dev as generate;
-use std::process::Command;
 
 fn have_bash() -> bool {
-    Command::new("bash")
+    crate::common::command("bash")
         .args(["--norc", "--noprofile", "-c", "true"])
         .status()
         .is_ok_and(|s| s.success())
@@ -67,7 +66,7 @@ fn complete_with(line: &str, breaks: &str) -> Vec<String> {
         "$func" nvq "${COMP_WORDS[COMP_CWORD]}" "$prev" 2>/dev/null
         for r in "${COMPREPLY[@]}"; do printf '%s\n' "$r"; done
     "#;
-    let out = Command::new("bash")
+    let out = crate::common::command("bash")
         .args(["--norc", "--noprofile", "-c", driver, "bash"])
         .args(&words)
         .env("NVQ_COMPLETION", file.path())
@@ -232,7 +231,7 @@ fn word_splitting_matches_bash() {
 // Other shells, checked when they are installed (CI has bash only).
 
 fn have(shell: &str) -> bool {
-    Command::new(shell)
+    crate::common::command(shell)
         .args(["-c", "true"])
         .output()
         .is_ok_and(|o| o.status.success())
@@ -252,7 +251,7 @@ fn fish_completes_field_lists() {
         return;
     }
     let file = script_file(clap_complete::Shell::Fish, ".fish");
-    let out = Command::new("fish")
+    let out = crate::common::command("fish")
         .args(["--no-config", "-c"])
         .arg("source $argv[1]; complete -C 'nvq --query-gpu=memory.used,temp'; complete -C 'nvq --for'")
         .arg(file.path())
@@ -277,7 +276,7 @@ fn zsh_script_parses() {
         return;
     }
     let file = script_file(clap_complete::Shell::Zsh, "");
-    let out = Command::new("zsh")
+    let out = crate::common::command("zsh")
         .arg("-n")
         .arg(file.path())
         .output()

@@ -454,9 +454,12 @@ fn run(scenario: &tempfile::NamedTempFile, args: &[&str]) -> (Option<i32>, Strin
 /// The tests of this file time nvq against deadlines of 0.1 to 0.9 s while
 /// 8 to 64 simulated GPUs hang: run them one at a time, so that one test's
 /// load cannot make another miss its deadline on a small machine.
-fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+fn one_at_a_time() -> (std::sync::MutexGuard<'static, ()>, common::OnTime) {
     static TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
-    TURN.lock().unwrap_or_else(|e| e.into_inner())
+    (
+        TURN.lock().unwrap_or_else(|e| e.into_inner()),
+        common::on_time(),
+    )
 }
 
 /// The three tests that block nvq in a write take turns of their own, beside
@@ -464,7 +467,10 @@ fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
 /// signal, with almost no CPU (the whole file uses under half a second of
 /// CPU), so they cannot load the others, and one lane for all thirteen made
 /// the file a 23-second chain that every test binary run waited for.
-fn blocked_writes_one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+fn blocked_writes_one_at_a_time() -> (std::sync::MutexGuard<'static, ()>, common::OnTime) {
     static TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
-    TURN.lock().unwrap_or_else(|e| e.into_inner())
+    (
+        TURN.lock().unwrap_or_else(|e| e.into_inner()),
+        common::on_time(),
+    )
 }

@@ -384,7 +384,7 @@ fn promtool_accepts_the_prometheus_output() {
 /// else what it said (empty when it is content).
 fn promtool_says(text: &str) -> Option<String> {
     use std::io::Write;
-    let mut p = std::process::Command::new("promtool")
+    let mut p = crate::common::command("promtool")
         .args(["check", "metrics"])
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())

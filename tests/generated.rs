@@ -95,7 +95,7 @@ fn man_page_renders_without_warnings() {
         return;
     }
     let page = fresh_man_page();
-    let out = Command::new("man")
+    let out = crate::common::command("man")
         .args(["--warnings", "-l"])
         .arg(&*page)
         .env("MANWIDTH", "80")
@@ -145,7 +145,7 @@ fn man_page_passes_groff_checks() {
         return;
     }
     let page = fresh_man_page();
-    let out = Command::new("groff")
+    let out = crate::common::command("groff")
         .args(["-ww", "-z", "-man", "-Tutf8"])
         .arg(&*page)
         .output()

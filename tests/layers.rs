@@ -5,12 +5,11 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use crate::common::repo_root;
-use std::process::Command;
 
 #[test]
 fn the_layers_hold() {
     let script = repo_root().join("scripts/check-layers.py");
-    let out = Command::new("python3")
+    let out = crate::common::command("python3")
         .arg(&script)
         .output()
         .unwrap_or_else(|e| panic!("python3 {}: {e} (install python3)", script.display()));

@@ -196,7 +196,7 @@ fn the_svg_draws_the_logs_values_and_marks_only_the_leak() {
     assert!(svg.contains("total 81920 MiB"));
     // Debian's librsvg renders it.
     let png = tmp("rsvg.png");
-    match std::process::Command::new("rsvg-convert")
+    match crate::common::command("rsvg-convert")
         .arg("-o")
         .arg(&png)
         .arg(&svg_path)

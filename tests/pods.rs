@@ -493,6 +493,7 @@ fn mig_devices_label_their_gpu_in_the_dcgm_profile() {
 
 #[test]
 fn a_kubelet_that_hangs_babbles_or_vanishes_never_delays_a_scrape_nor_removes_labels() {
+    let _on_time = common::on_time();
     let kubelet = Kubelet::start(Mode::Answer(train_pods()));
     let sock = format!("--collect.pods.socket={}", kubelet.path.display());
     let nvq = serve_nvq(&scenario("fleet_train.toml"), &[FAST, &[&sock]].concat());

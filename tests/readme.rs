@@ -234,7 +234,7 @@ fn blocks(text: &str) -> Vec<Block> {
 
 /// Does bash parse `script` as complete commands?
 fn bash_complete(script: &str) -> bool {
-    Command::new("bash")
+    crate::common::command("bash")
         .args(["-n", "-c", script])
         .stderr(Stdio::null())
         .status()
@@ -512,7 +512,7 @@ impl World {
 fn python_executable() -> Option<&'static PathBuf> {
     static EXE: OnceLock<Option<PathBuf>> = OnceLock::new();
     EXE.get_or_init(|| {
-        let out = Command::new("python3")
+        let out = crate::common::command("python3")
             .args(["-c", "import sys; print(sys.executable)"])
             .output()
             .ok()?;

@@ -463,6 +463,8 @@ fn bad_display_requests_fail() {
 /// deadline; `-f` gets the same bytes; `-i` selects GPUs.
 #[test]
 fn loops_files_and_ids() {
+    // Three reports 20 ms apart.
+    let _on_time = common::on_time();
     let s = scenario("h200_590_idle.toml");
     let once = nvq_ok(&s, &["-q"]);
     let looped = nvq_ok(&s, &["-q", "-lms", "20", "--count", "3"]);

@@ -221,7 +221,7 @@ fn timestamp_shape() {
 
 /// Python's `xml.etree` parses each document; returns how many there were.
 fn python_parses(docs: &[&str]) -> usize {
-    let mut child = std::process::Command::new("python3")
+    let mut child = crate::common::command("python3")
         .args([
             "-c",
             "import sys, xml.etree.ElementTree as ET\n\

@@ -129,7 +129,7 @@ fn value(body: &str, name: &str, label: &str) -> Option<f64> {
 /// promtool's verdict on an exposition: (exit code, what it printed), or
 /// `None` without promtool.
 fn promtool(body: &str) -> Option<(i32, String)> {
-    let Ok(mut child) = Command::new("promtool")
+    let Ok(mut child) = crate::common::command("promtool")
         .args(["check", "metrics"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -297,6 +297,7 @@ fn interval_zero_collects_on_every_scrape() {
 /// series saying one GPU was late. The next scrape answers in time too.
 #[test]
 fn a_hung_gpu_never_hangs_a_scrape() {
+    let _on_time = common::on_time();
     let sc = scenario(2, 1, &delay("nvmlDeviceGetTemperature", 60_000));
     let server = Server::start(sc.path(), &["--query-gpu=temperature.gpu,memory.used"]);
     for _ in 0..2 {
@@ -1062,7 +1063,7 @@ fn prometheus(dir: &Path, name: &str, target: SocketAddr) -> (Child, String) {
         ),
     )
     .unwrap();
-    let child = Command::new("prometheus")
+    let child = crate::common::command("prometheus")
         .arg(format!("--config.file={}", config.display()))
         .arg(format!("--storage.tsdb.path={}", dir.join(name).display()))
         .arg(format!("--web.listen-address={prom}"))

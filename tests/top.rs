@@ -34,7 +34,7 @@ impl Tmux {
 
     /// Start `sh -c script` in a `w`×`h` window.
     fn start(&self, w: u16, h: u16, script: &str) {
-        let ok = Command::new("tmux")
+        let ok = crate::common::command("tmux")
             .args(["-L", &self.socket, "-f", "/dev/null", "new-session", "-d"])
             .args(["-x", &w.to_string(), "-y", &h.to_string()])
             .args(["sh", "-c", script])
@@ -45,7 +45,7 @@ impl Tmux {
     }
 
     fn tmux(&self, args: &[&str]) -> String {
-        let out = Command::new("tmux")
+        let out = crate::common::command("tmux")
             .args(["-L", &self.socket])
             .args(args)
             .output()

@@ -218,13 +218,56 @@ fn steers_nvq(name: &std::ffi::OsStr) -> bool {
 /// the variables of [`steers_nvq`], and `TZ=UTC`. A test adds what it
 /// tests on top (`.env(...)` after this), per command: never
 /// `std::env::set_var`, as all tests share one process.
+///
+/// Unless the test started it under [`on_time`], the process runs at a lower
+/// priority (nice [`UNTIMED_NICE`]): many tests run at once on few cores, and
+/// those that time nvq against a deadline must not miss it because a client,
+/// a Prometheus server or a plot is busy beside them.
 pub fn test_env(c: &mut std::process::Command) -> &mut std::process::Command {
     for (name, _) in std::env::vars_os() {
         if steers_nvq(&name) {
             c.env_remove(name);
         }
     }
+    if !ON_TIME.with(std::cell::Cell::get) {
+        use std::os::unix::process::CommandExt;
+        // SAFETY: the closure runs in the child between fork and exec, and
+        // makes one system call (async-signal-safe), allocating nothing.
+        unsafe {
+            c.pre_exec(|| {
+                // Best effort: a priority that cannot be lowered changes nothing tested.
+                let _ = libc::setpriority(libc::PRIO_PROCESS, 0, UNTIMED_NICE);
+                Ok(())
+            });
+        }
+    }
     c.env("TZ", "UTC")
+}
+
+/// The nice value of the processes of tests that do not time them.
+pub const UNTIMED_NICE: libc::c_int = 10;
+
+thread_local! {
+    /// Whether this thread's test times what it starts ([`on_time`]).
+    static ON_TIME: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// While the guard lives, the processes this thread starts through
+/// [`test_env`] keep the test binary's own priority: for tests that assert
+/// a deadline (a sample within 100 ms of its time, a scrape within a
+/// second). The others' processes yield the CPU to them.
+pub fn on_time() -> OnTime {
+    ON_TIME.with(|t| t.set(true));
+    OnTime(())
+}
+
+/// See [`on_time`]: dropping it ends the test's claim.
+pub struct OnTime(());
+
+impl Drop for OnTime {
+    fn drop(&mut self) {
+        ON_TIME.with(|t| t.set(false));
+    }
 }
 
 /// `program` (nvq, a link to or copy of it, a shell, a client) in
