@@ -332,23 +332,37 @@ fn slice_of(t: f64, newest: f64, seg: f64) -> usize {
 }
 
 /// The floors of a series in time order, as [`Floors`] gives them, without reading every point: the points of
-/// one slice are a run (slices only grow back in time), so each slice's oldest point is found by a binary search
-/// and its lowest by [`Series::lowest_in`] (which reads whole blocks as their minimum when the series keeps them).
+/// one slice are a run (slices only grow back in time), so each slice's oldest point is found by a search from
+/// where the slice's length guesses it (the slice before's, or the window's average spacing at first: a loop
+/// samples at a steady pace) and its lowest by [`Series::lowest_in`] (which reads whole blocks as their minimum
+/// when the series keeps them).
 struct Groups<'a> {
     series: &'a Series,
     /// The points not read yet are those before this index.
     end: usize,
     newest: f64,
     seg: f64,
+    /// How many points the next slice is guessed to hold (0: no guess).
+    width: usize,
 }
 
 impl<'a> Groups<'a> {
     fn new(series: &'a Series, newest: f64, seg: f64) -> Self {
+        let spacing = match (series.first(), series.last()) {
+            (Some(a), Some(b)) if series.len() > 1 => (b.t - a.t) / (series.len() - 1) as f64,
+            _ => 0.0,
+        };
+        let width = seg / spacing;
         Groups {
             series,
             end: series.len(),
             newest,
             seg,
+            width: if width.is_finite() && width >= 1.0 {
+                width.round() as usize
+            } else {
+                0
+            },
         }
     }
 }
@@ -358,26 +372,42 @@ impl Iterator for Groups<'_> {
 
     fn next(&mut self) -> Option<(usize, Point)> {
         let (series, newest, seg) = (self.series, self.newest, self.seg);
-        let mut known = self.end.checked_sub(1)?;
-        let k = slice_of(series.get(known)?.t, newest, seg);
+        let newest_left = self.end.checked_sub(1)?;
+        let k = slice_of(series.get(newest_left)?.t, newest, seg);
         let older = |i: usize| {
             series
                 .get(i)
                 .is_some_and(|p| slice_of(p.t, newest, seg) > k)
         };
-        // Back from the slice's newest point in growing steps to a point of an older slice (slices are short
-        // beside the history), then a binary search between: the slice's oldest point.
+        // The slice's oldest point is the first of `lo..=hi` that is not older (`hi` is not). From the guess, steps
+        // that double, away from it, until the slice's edge is passed; then a binary search between.
+        let (mut lo, mut hi) = (0, newest_left);
+        let guess = match self.width {
+            w if w >= 1 && w <= newest_left => newest_left + 1 - w,
+            _ => newest_left,
+        };
         let mut step = 1;
-        let mut from = 0;
-        while let Some(i) = known.checked_sub(step) {
-            if older(i) {
-                from = i + 1;
-                break;
+        if older(guess) {
+            lo = guess + 1;
+            while let Some(i) = guess.checked_add(step).filter(|&i| i < hi) {
+                if !older(i) {
+                    hi = i;
+                    break;
+                }
+                lo = i + 1;
+                step *= 2;
             }
-            known = i;
-            step *= 2;
+        } else {
+            hi = guess;
+            while let Some(i) = guess.checked_sub(step) {
+                if older(i) {
+                    lo = i + 1;
+                    break;
+                }
+                hi = i;
+                step *= 2;
+            }
         }
-        let (mut lo, mut hi) = (from, known);
         while lo < hi {
             let mid = lo + (hi - lo) / 2;
             if older(mid) {
@@ -387,6 +417,7 @@ impl Iterator for Groups<'_> {
             }
         }
         let low = series.lowest_in(lo, self.end)?;
+        self.width = self.end - lo;
         self.end = lo;
         Some((k, series.get(low)?))
     }
