@@ -60,6 +60,8 @@ fn id_before_a_monitor_selects_its_gpus() {
 
 #[test]
 fn loop_count_and_format_before_dmon_apply_to_it() {
+    // A fast loop, each sample under its deadline: on time (common::on_time).
+    let _on_time = common::on_time();
     let o = nvq(&four(), &["--count", "2", "-i", "0", "dmon", "-s", "u"]);
     assert!(o.status.success(), "{}", err(&o));
     let text = out(&o);
@@ -411,6 +413,8 @@ fn mem_ps_and_busy_are_short_queries() {
 
 #[test]
 fn wait_runs_the_command_once_the_gpu_is_free_and_passes_its_status() {
+    // A fast loop, each sample under its deadline: on time (common::on_time).
+    let _on_time = common::on_time();
     let free = scenario("wait_free.toml");
     let o = nvq(
         &free,

@@ -109,6 +109,8 @@ fn header_once_and_exactly_count_samples() {
 
 #[test]
 fn every_loop_spelling_is_accepted() {
+    // A fast loop, each sample under its deadline: on time (common::on_time).
+    let _on_time = common::on_time();
     let gpus = gpu_rows(None);
     for args in [
         &["-lms", "10", "--count", "2"][..],
@@ -188,6 +190,8 @@ fn drain(
 }
 
 fn stop_with(signal: i32) {
+    // A fast loop, each sample under its deadline: on time (common::on_time).
+    let _on_time = common::on_time();
     let gpus = gpu_rows(None);
     let mut child = nvq_spawn(None, &[FIELDS, "--format=csv", "-lms", "50"]);
     let (lines, reader) = drain(&mut child);
@@ -255,6 +259,8 @@ fn head_1(interval: &[&str]) {
 
 #[test]
 fn a_closed_pipe_ends_the_loop_quietly() {
+    // A fast loop, each sample under its deadline: on time (common::on_time).
+    let _on_time = common::on_time();
     head_1(&["-lms", "100"]);
 }
 
@@ -294,6 +300,8 @@ fn filename_is_truncated_then_appended_to() {
 
 #[test]
 fn write_errors_exit_22_with_a_message() {
+    // A fast loop, each sample under its deadline: on time (common::on_time).
+    let _on_time = common::on_time();
     let dir = tempfile::tempdir().unwrap();
     let mut targets = vec![
         dir.path().join("no/such/folder/log.csv"),

@@ -499,6 +499,8 @@ fn loops_files_and_ids() {
 /// elements as arrays; one line a sample.
 #[test]
 fn json_is_the_same_tree_typed() {
+    // A fast loop, each sample under its deadline: on time (common::on_time).
+    let _on_time = common::on_time();
     let s = scenario_at("h200_590_idle.toml", H200_IDLE_Q_MOMENT);
     let out = nvq_ok(s.path(), &["-q", "--format=json"]);
     assert_eq!(out.lines().count(), 1);
@@ -586,6 +588,8 @@ fn one_shot_reads_gpus_in_parallel() {
 /// its bus id and a `Timeout` line instead of stalling the report.
 #[test]
 fn a_hung_gpu_is_late_not_stuck() {
+    // A fast loop, each sample under its deadline: on time (common::on_time).
+    let _on_time = common::on_time();
     let base = std::fs::read_to_string(scenario("h200_590_idle.toml")).unwrap();
     let fault = "\n[[device.fault]]\nfunction = \"nvmlDeviceGetPerformanceState\"\nafter_calls = 1\ndelay_ms = 1500\n";
     let f = tempfile::Builder::new().suffix(".toml").tempfile().unwrap();

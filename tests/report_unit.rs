@@ -198,6 +198,8 @@ fn display_types_do_not_go_with_units() {
 
 #[test]
 fn a_loop_repeats_the_unit_report() {
+    // A fast loop, each sample under its deadline: on time (common::on_time).
+    let _on_time = common::on_time();
     let out = nvq_ok(
         &scenario("unit_s_class.toml"),
         &["-q", "-u", "-x", "-lms", "50", "--count", "2"],

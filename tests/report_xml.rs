@@ -252,6 +252,8 @@ fn python_parses(docs: &[&str]) -> usize {
 /// whole document per sample, each of which parses.
 #[test]
 fn spellings_and_streams_parse() {
+    // A fast loop, each sample under its deadline: on time (common::on_time).
+    let _on_time = common::on_time();
     let s = scenario("xml_rtx3080_595.toml");
     let one = nvq_ok(&s, &["-q", "-x"]);
     for args in [

@@ -2018,6 +2018,8 @@ const GPU0_IDS: [&str; 3] = [
 /// selected: a query loop starts and prints its rows.
 #[test]
 fn a_hung_unselected_gpu_does_not_stall_a_loop_selected_by_uuid_bus_id_or_serial() {
+    // A fast loop, each sample under its deadline: on time (common::on_time).
+    let _on_time = common::on_time();
     let sc = hung_unselected_gpu();
     for id in GPU0_IDS {
         let mut child = common::nvq_command()
