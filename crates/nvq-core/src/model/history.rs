@@ -65,7 +65,7 @@ pub struct Series {
     /// When kept ([`Series::keep_minima`]): per level of [`LEVELS`], for each block of that level's size in push
     /// order that still has a point, its lowest point (the oldest of equal ones), oldest block first. A trend asked
     /// every sample then finds a slice's lowest point without reading every point of it.
-    minima: Option<Box<[VecDeque<Low>; 2]>>,
+    minima: Option<Box<[VecDeque<Low>; LEVELS.len()]>>,
 }
 
 /// A block's lowest point: its number in push order and its value.
