@@ -3,6 +3,65 @@
 
 use crate::model::top::ProcSnap;
 use std::cmp::Ordering;
+use std::fmt;
+
+/// A number with `.1` digits after the point: the text of `format!("{:.N}")`
+/// (rounded as it rounds), written with integer arithmetic where that gives
+/// the same digits. Float formatting with a precision falls back to bignum
+/// arithmetic for most values, and a frame formats about a hundred numbers.
+#[derive(Clone, Copy)]
+pub struct Fixed(pub f64, pub u8);
+
+impl fmt::Display for Fixed {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let Fixed(v, digits) = *self;
+        // Non-negative and small enough that `v * 10` is within a
+        // millionth of its exact value (so no tie is misread).
+        if v.is_finite() && v.is_sign_positive() && v < 1e8 {
+            match digits {
+                // Rounding to an integer is exact: ties go to even, as
+                // `{:.0}` takes them.
+                0 => return fmt::Display::fmt(&(v.round_ties_even() as u64), f),
+                1 => {
+                    let x = v * 10.0;
+                    // Near a tie, only the exact decimal value decides.
+                    if (x.fract() - 0.5).abs() > 1e-6 {
+                        let r = x.round() as u64;
+                        let mut buf = [0u8; 24];
+                        let n = write_digits(&mut buf, r / 10);
+                        if let Some([dot, tenth]) = buf.get_mut(n..n + 2) {
+                            *dot = b'.';
+                            *tenth = b'0' + (r % 10) as u8;
+                        }
+                        let text = buf.get(..n + 2).unwrap_or_default();
+                        return f.pad(std::str::from_utf8(text).unwrap_or(""));
+                    }
+                }
+                _ => {}
+            }
+        }
+        f.pad(&format!("{v:.*}", usize::from(digits)))
+    }
+}
+
+/// `n`'s decimal digits at the start of `buf`; how many.
+fn write_digits(buf: &mut [u8], mut n: u64) -> usize {
+    let mut tmp = [0u8; 20];
+    let mut i = tmp.len();
+    loop {
+        i -= 1;
+        tmp[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    let digits = tmp.get(i..).unwrap_or_default();
+    if let Some(out) = buf.get_mut(..digits.len()) {
+        out.copy_from_slice(digits);
+    }
+    digits.len()
+}
 
 /// A process whose memory is rising steadily.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -69,7 +128,7 @@ fn opt_bytes(v: Option<u64>) -> String {
 }
 
 fn pct(v: Option<f64>) -> String {
-    v.map_or_else(|| "-".into(), |p| format!("{p:.0}"))
+    v.map_or_else(|| "-".into(), |p| Fixed(p, 0).to_string())
 }
 
 #[rustfmt::skip]
@@ -92,7 +151,7 @@ pub const COLUMNS: &[ProcColumn] = &[
     ProcColumn { name: "dec", head: "DEC%", width: 4, right: true, compact: false, numeric: true,
         text: |r| pct(r.p.dec), key: |r| num(r.p.dec) },
     ProcColumn { name: "cpu", head: "CPU%", width: 5, right: true, compact: true, numeric: true,
-        text: |r| r.p.cpu_pct.map_or_else(|| "-".into(), |c| format!("{c:.1}")), key: |r| num(r.p.cpu_pct) },
+        text: |r| r.p.cpu_pct.map_or_else(|| "-".into(), |c| Fixed(c, 1).to_string()), key: |r| num(r.p.cpu_pct) },
     ProcColumn { name: "host_mem", head: "HOST-MEM", width: 8, right: true, compact: false, numeric: true,
         text: |r| opt_bytes(r.p.host_mem), key: |r| num(r.p.host_mem.map(|b| b as f64)) },
     ProcColumn { name: "container", head: "CONTAINER", width: 12, right: false, compact: false, numeric: false,
@@ -123,9 +182,9 @@ pub fn bytes(b: f64) -> String {
         u += 1;
     }
     if u > 0 && v < 9.95 {
-        format!("{v:.1}{}", UNITS[u])
+        format!("{}{}", Fixed(v, 1), UNITS[u])
     } else {
-        format!("{v:.0}{}", UNITS[u])
+        format!("{}{}", Fixed(v, 0), UNITS[u])
     }
 }
 
@@ -133,19 +192,38 @@ pub fn bytes(b: f64) -> String {
 pub fn duration(s: f64) -> String {
     let s = s.max(0.0);
     if s < 60.0 {
-        format!("{s:.0}s")
+        format!("{}s", Fixed(s, 0))
     } else if s < 3600.0 {
-        format!("{:.0}m", s / 60.0)
+        format!("{}m", Fixed(s / 60.0, 0))
     } else if s < 86400.0 {
-        format!("{:.1}h", s / 3600.0)
+        format!("{}h", Fixed(s / 3600.0, 1))
     } else {
-        format!("{:.0}d", s / 86400.0)
+        format!("{}d", Fixed(s / 86400.0, 0))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fixed_numbers_read_as_float_formatting_writes_them() {
+        let mut values = vec![0.0, 0.05, 0.15, 0.25, 0.35, 0.45, 0.5, 1.5, 2.5, 9.95, 9.949_999, 99.95, 1023.95];
+        values.extend([1e7 + 0.05, 99_999_999.95, 1e8, 1e12 + 0.5, 4.5e15, f64::MAX, f64::NAN, f64::INFINITY]);
+        values.extend([-0.0, -0.4, -2.5, -1e9, f64::MIN_POSITIVE, 1.0 / 3.0, 2.0 / 3.0]);
+        // Spread over every magnitude the screen shows, ties included.
+        let mut x = 0.000_123_f64;
+        while x < 1e9 {
+            values.extend([x, x * 1.000_001, (x * 10.0).round() / 10.0 + 0.05, x.round() + 0.5]);
+            x *= 1.37;
+        }
+        for v in values {
+            assert_eq!(Fixed(v, 0).to_string(), format!("{v:.0}"), "{v:e}");
+            assert_eq!(Fixed(v, 1).to_string(), format!("{v:.1}"), "{v:e}");
+            assert_eq!(format!("{:>9}", Fixed(v, 1)), format!("{v:>9.1}"), "{v:e}");
+            assert_eq!(format!("{:<7}", Fixed(v, 0)), format!("{v:<7.0}"), "{v:e}");
+        }
+    }
 
     #[test]
     fn short_numbers() {

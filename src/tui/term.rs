@@ -89,21 +89,41 @@ impl<B: Backend> Frames<B> {
 /// The cells of `next` to write over `shown`: the same list as ratatui's
 /// `Buffer::diff` (a cell that differs, and those after a wide character
 /// that changed; none hidden under a wide character), but the display width
-/// of a symbol is worked out only when it is not one plain ASCII byte, and
-/// once for a cell that did not change. `Buffer::diff` works out three
-/// widths per cell, which was a third of drawing a frame.
+/// of a symbol is worked out only when it is not one plain ASCII byte, once
+/// for a cell that did not change, and once a frame for each character.
+/// `Buffer::diff` works out three widths per cell, which was a third of
+/// drawing a frame.
 pub fn changed_cells<'a>(shown: &Buffer, next: &'a Buffer) -> Vec<(u16, u16, &'a Cell)> {
-    fn width(c: &Cell) -> usize {
-        match c.symbol().as_bytes() {
-            [b] if (0x20..0x7f).contains(b) => 1,
-            _ => Span::raw(c.symbol()).width(),
+    // The widths of one-character symbols, by character: a frame has few
+    // distinct ones (borders, bars, the curves' blocks), each worked out
+    // once a frame, not once a cell. `u32::MAX` is no character.
+    let mut memo = [(u32::MAX, 0u8); 64];
+    let mut width = |c: &Cell| -> usize {
+        let s = c.symbol();
+        if let [b] = s.as_bytes() {
+            if (0x20..0x7f).contains(b) {
+                return 1;
+            }
         }
-    }
+        let mut chars = s.chars();
+        let (Some(ch), None) = (chars.next(), chars.next()) else {
+            return Span::raw(s).width();
+        };
+        let slot = &mut memo[ch as usize % 64];
+        if slot.0 == u32::from(ch) {
+            return usize::from(slot.1);
+        }
+        let w = Span::raw(s).width();
+        if let Ok(narrow) = u8::try_from(w) {
+            *slot = (u32::from(ch), narrow);
+        }
+        w
+    };
     let mut updates = Vec::new();
     let (mut invalidated, mut to_skip) = (0usize, 0usize);
     let w = usize::from(next.area.width).max(1);
     for (i, (cur, prev)) in next.content.iter().zip(&shown.content).enumerate() {
-        let same = cur == prev;
+        let same = same_cell(cur, prev);
         if !cur.skip && (!same || invalidated > 0) && to_skip == 0 {
             let (x, y) = (i % w, i / w);
             updates.push((next.area.x + x as u16, next.area.y + y as u16, cur));
@@ -114,6 +134,21 @@ pub fn changed_cells<'a>(shown: &Buffer, next: &'a Buffer) -> Vec<(u16, u16, &'a
         invalidated = wc.max(wp).max(invalidated).saturating_sub(1);
     }
     updates
+}
+
+/// `a == b`, with the symbols compared inline: the derived comparison
+/// calls `memcmp` for every cell, and most cells are one byte. (ratatui's
+/// `underline-color` feature, which adds a field, is off; debug builds
+/// check the answer against `==` on every cell the tests draw.)
+fn same_cell(a: &Cell, b: &Cell) -> bool {
+    let (x, y) = (a.symbol().as_bytes(), b.symbol().as_bytes());
+    let symbol = match (x, y) {
+        ([p], [q]) => p == q,
+        _ => x == y,
+    };
+    let same = symbol && a.fg == b.fg && a.bg == b.bg && a.modifier == b.modifier && a.skip == b.skip;
+    debug_assert_eq!(same, a == b);
+    same
 }
 
 impl Terminal {

@@ -8,7 +8,7 @@
 //! one, with clocks, fan and PCIe on each GPU's line, bigger curves side by
 //! side and every process column.
 
-use super::columns::{bytes, duration, Leak, ProcColumn, ProcRow, COLUMNS, WIDE_FROM};
+use super::columns::{bytes, duration, Fixed, Leak, ProcColumn, ProcRow, COLUMNS, WIDE_FROM};
 use super::state::Ui;
 use crate::model::history::{History, SeriesKey};
 use crate::model::top::{GpuSnap, Health, ProcSnap, TopSample};
@@ -233,7 +233,7 @@ fn interval_text(ms: u64) -> String {
     } else if ms % 1000 == 0 {
         format!("{}s", ms / 1000)
     } else {
-        format!("{:.1}s", ms as f64 / 1000.0)
+        format!("{}s", Fixed(ms as f64 / 1000.0, 1))
     }
 }
 
@@ -398,9 +398,10 @@ fn line_at(buf: &mut Buffer, area: Rect, line: &Line<'_>) {
     }
 }
 
-/// `Buffer::set_stringn`, with a fast path for plain ASCII (printable,
-/// one cell a byte: no grapheme segmentation, no width lookup), which is
-/// almost every string `top` draws: the same cells either way.
+/// `Buffer::set_stringn`, with a fast path for text whose every character
+/// is one cell on its own (no grapheme segmentation, no width lookup):
+/// printable ASCII and the few other narrow symbols `top` draws. That is
+/// almost every string `top` draws; the cells are the same either way.
 fn put_str(
     buf: &mut Buffer,
     x: u16,
@@ -409,17 +410,31 @@ fn put_str(
     max_width: usize,
     st: Style,
 ) -> (u16, u16) {
-    if !text.bytes().all(|b| (0x20..0x7f).contains(&b)) {
+    if !text.chars().all(one_cell) {
         return buf.set_stringn(x, y, text, max_width, st);
     }
-    let room = usize::from(buf.area.right().saturating_sub(x));
-    let n = text.len().min(max_width).min(room);
-    for (i, b) in text.bytes().take(n).enumerate() {
-        if let Some(c) = buf.cell_mut((x + i as u16, y)) {
-            c.set_char(char::from(b)).set_style(st);
-        }
+    let area = buf.area;
+    if y < area.top() || y >= area.bottom() || x < area.left() || x >= area.right() {
+        return (x, y);
     }
-    (x + n as u16, y)
+    let room = usize::from(area.right() - x);
+    let first = usize::from(y - area.y) * usize::from(area.width) + usize::from(x - area.x);
+    let mut end = x;
+    let cells = buf.content.iter_mut().skip(first).take(max_width.min(room));
+    for (cell, ch) in cells.zip(text.chars()) {
+        cell.set_char(ch).set_style(st);
+        end += 1;
+    }
+    (end, y)
+}
+
+/// A character that is one cell wide and a grapheme of its own whatever
+/// follows it (no combining mark, joiner or emoji presentation can be
+/// among these): printable ASCII, Latin-1's printable symbols and letters
+/// (not the soft hyphen), box drawing, block elements and `top`'s marks.
+fn one_cell(c: char) -> bool {
+    matches!(c, ' '..='~' | '\u{a1}'..='\u{ac}' | '\u{ae}'..='\u{ff}' | '\u{2500}'..='\u{259f}')
+        || matches!(c, '▶' | '▲' | '▼' | '↑' | '↓' | '·')
 }
 
 fn bar_colour(frac: f64) -> Color {
@@ -433,7 +448,7 @@ fn bar_colour(frac: f64) -> Color {
 }
 
 fn opt(v: Option<f64>, unit: &str) -> String {
-    v.map_or_else(|| "-".into(), |v| format!("{v:.0}{unit}"))
+    v.map_or_else(|| "-".into(), |v| format!("{}{unit}", Fixed(v, 0)))
 }
 
 fn gpu_line(s: &Screen<'_>, g: &GpuSnap, selected: bool, wide: bool, area: Rect, buf: &mut Buffer) {
@@ -469,8 +484,8 @@ fn gpu_line(s: &Screen<'_>, g: &GpuSnap, selected: bool, wide: bool, area: Rect,
         }
     }
     let power = match (g.power_w, g.power_limit_w) {
-        (Some(p), Some(l)) => format!("{p:.0}/{l:.0}W"),
-        (Some(p), None) => format!("{p:.0}W"),
+        (Some(p), Some(l)) => format!("{}/{}W", Fixed(p, 0), Fixed(l, 0)),
+        (Some(p), None) => format!("{}W", Fixed(p, 0)),
         _ => "-".into(),
     };
     let mut tail = vec![
@@ -574,7 +589,7 @@ fn curve_block(s: &Screen<'_>, area: Rect, buf: &mut Buffer, wide: bool) {
         s.history
             .series(&key, UTIL_FIELD)
             .and_then(|x| x.last())
-            .map_or("-".into(), |p| format!("{:.0}%", p.v)),
+            .map_or("-".into(), |p| format!("{}%", Fixed(p.v, 0))),
         duration(span)
     );
     let (mem_area, util_area) = if wide {
@@ -956,7 +971,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_ascii_fast_path_writes_what_ratatui_writes() {
+    fn the_fast_path_writes_what_ratatui_writes() {
         let area = Rect::new(0, 0, 12, 1);
         let texts = [
             "",
@@ -967,7 +982,22 @@ mod tests {
             "日本語 wide",
             "a\u{301}b",
             "°C",
+            "▶ 0 H100 █▉░░░ ▲+12M/s",
+            "└ MIG ┌─┐│ ▁▂▃▄▅▆▇ ↑↓·",
+            "e\u{301}°\u{301}",
+            "soft\u{ad}hyphen",
+            "\u{25b6}\u{fe0f} emoji",
+            "é ñ ü ÿ × ÷ ½",
         ];
+        // Every character the fast path takes is one cell, as ratatui sees it.
+        let mut all: Vec<char> = (' '..='\u{ff}').chain('\u{2500}'..='\u{259f}').collect();
+        all.extend(['▶', '▲', '▼', '↑', '↓', '·']);
+        for c in all.into_iter().filter(|&c| one_cell(c)) {
+            let text = format!("{c}{c}x");
+            let (mut ours, mut theirs) = (Buffer::empty(area), Buffer::empty(area));
+            assert_eq!(put_str(&mut ours, 0, 0, &text, 12, bold()), theirs.set_stringn(0, 0, &text, 12, bold()));
+            assert_eq!(ours, theirs, "{c:?}");
+        }
         for text in texts {
             for (x, max) in [(0, 12), (3, 12), (0, 4), (11, 5), (12, 3), (0, 0)] {
                 let st = Style::default().fg(Color::Red);
