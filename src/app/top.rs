@@ -1,15 +1,20 @@
 //! `nvq top`: the interactive view.
 //!
-//! Three threads besides the GPU lanes:
-//! - the **collector** reads every selected GPU once per refresh interval
-//!   through `schedule::deadline::PerGpu` (a hung GPU is late in its sample
-//!   and the others still answer), and sends each sample to the UI;
+//! Two threads besides the GPU lanes:
 //! - the **input** thread waits for keys and resizes;
 //! - the **signal** thread waits for SIGINT, SIGTERM or SIGHUP.
 //!
-//! The UI thread (this one) owns the history and the screen. It sleeps
-//! until one of them sends something and draws only then, so an idle
-//! screen costs nothing; ratatui writes only the cells that changed.
+//! The UI thread (this one) owns the schedule, the history and the screen.
+//! On each tick it begins a sample: the lanes of
+//! `schedule::deadline::PerGpu` read every selected GPU (a hung GPU is late
+//! in its sample and the others still answer) while the UI thread goes on
+//! answering keys; the lane that runs out of work wakes it through the same
+//! channel as the keys, and it takes the sample (or, at the deadline, marks
+//! the GPUs that did not answer as late). So the GPUs are never read on the
+//! UI thread, and a sample costs two hand-offs between threads (to the lane
+//! and back), not four. It sleeps until a key, a lane or the next tick, and
+//! draws only when something shown changed; only the changed cells are
+//! written.
 
 use super::plan::{bad_interval, parse_seconds, Common};
 use crate::cli::top::TopArgs;
@@ -100,11 +105,17 @@ pub fn run(a: &TopArgs, common: &Common<'_>) -> Result<(), NvqError> {
         "nvq top · driver {}",
         session.driver_version().unwrap_or("?")
     );
-    let mut collector = Collector::start(&session, &devices)?;
     if plan.once {
+        let mut collector = Collector::start(&session, &devices, None)?;
         return once(&plan, &mut collector, &title);
     }
-    interactive(plan, collector, title)
+    let (tx, rx) = mpsc::channel::<Msg>();
+    let lanes = tx.clone();
+    let notify: deadline::Notify = Arc::new(move || {
+        let _ = lanes.send(Msg::Lanes);
+    });
+    let collector = Collector::start(&session, &devices, Some(notify))?;
+    interactive(plan, collector, title, tx, rx)
 }
 
 fn now_s() -> f64 {
@@ -122,7 +133,12 @@ struct Collector {
 }
 
 impl Collector {
-    fn start(session: &Arc<Session>, devices: &[u32]) -> Result<Self, NvqError> {
+    /// `notify` is called by a lane when it has run out of a sample's work.
+    fn start(
+        session: &Arc<Session>,
+        devices: &[u32],
+        notify: Option<deadline::Notify>,
+    ) -> Result<Self, NvqError> {
         let count = session.device_count().unwrap_or(0);
         let jobs: Vec<_> = devices
             .iter()
@@ -149,7 +165,7 @@ impl Collector {
                 }
             })
             .collect();
-        let workers = PerGpu::start(jobs)
+        let workers = PerGpu::start_notifying(jobs, notify)
             .map_err(|e| NvqError::Usage(format!("cannot start the GPU readers: {e}")))?;
         Ok(Collector {
             workers,
@@ -161,18 +177,34 @@ impl Collector {
         })
     }
 
-    /// One sample, every GPU answered or late by `deadline`.
+    /// One sample, every GPU answered or late by `deadline` (waits).
     fn sample(&mut self, deadline: Instant) -> TopSample {
         let t = now_s();
-        let (devices, known) = (&self.devices, &self.known);
-        let parts = self.workers.sample(deadline, |i| {
-            let (uuid, name) = known.get(i).cloned().unwrap_or_default();
-            let index = devices.get(i).copied().unwrap_or(0);
-            (
-                GpuSnap::unknown(index, uuid, name, Health::Late),
-                Vec::new(),
-            )
-        });
+        let parts = self
+            .workers
+            .sample(deadline, late(&self.devices, &self.known));
+        self.assemble(t, parts)
+    }
+
+    /// Start a sample that is over by `deadline`; [`Collector::poll`] takes it.
+    fn begin(&mut self, deadline: Instant) -> f64 {
+        self.workers.begin(deadline);
+        now_s()
+    }
+
+    /// The sample begun at `t`, once every GPU has answered or the deadline
+    /// has passed.
+    fn poll(&mut self, t: f64) -> Option<TopSample> {
+        let parts = self.workers.poll(late(&self.devices, &self.known))?;
+        Some(self.assemble(t, parts))
+    }
+
+    /// When the sample in progress must be looked at though no lane spoke.
+    fn wake_at(&self) -> Option<Instant> {
+        self.workers.wake_at()
+    }
+
+    fn assemble(&mut self, t: f64, parts: Vec<(GpuSnap, Vec<ProcSnap>)>) -> TopSample {
         let mut sample = TopSample {
             t,
             gpus: Vec::with_capacity(parts.len()),
@@ -193,6 +225,22 @@ impl Collector {
             sample.procs.append(&mut procs);
         }
         sample
+    }
+}
+
+/// What a GPU that did not answer in time is shown as: late, with the name
+/// it last had.
+fn late<'a>(
+    devices: &'a [u32],
+    known: &'a [(String, String)],
+) -> impl FnMut(usize) -> (GpuSnap, Vec<ProcSnap>) + 'a {
+    move |i| {
+        let (uuid, name) = known.get(i).cloned().unwrap_or_default();
+        let index = devices.get(i).copied().unwrap_or(0);
+        (
+            GpuSnap::unknown(index, uuid, name, Health::Late),
+            Vec::new(),
+        )
     }
 }
 
@@ -314,20 +362,19 @@ fn leaks(
 
 /// What reaches the UI thread.
 enum Msg {
-    Sample(TopSample),
+    /// A lane has run out of a sample's work.
+    Lanes,
     Input(Input),
     Stop,
 }
 
-/// What the UI tells the collector.
-enum Ctl {
-    Interval(u64),
-    Pause(bool),
-}
-
-fn interactive(plan: Plan, mut collector: Collector, title: String) -> Result<(), NvqError> {
-    let (tx, rx) = mpsc::channel::<Msg>();
-    let (ctl_tx, ctl_rx) = mpsc::channel::<Ctl>();
+fn interactive(
+    plan: Plan,
+    mut collector: Collector,
+    title: String,
+    tx: Sender<Msg>,
+    rx: Receiver<Msg>,
+) -> Result<(), NvqError> {
     let signals = StopSignals::install();
     let colour = crate::output::terminal::stdout_colour(false);
     term::install_panic_hook();
@@ -371,63 +418,60 @@ fn interactive(plan: Plan, mut collector: Collector, title: String) -> Result<()
             }),
         )?;
     }
-    {
-        let tx = tx.clone();
-        let interval_ms = plan.interval_ms;
-        spawn(
-            "nvq-top-collector",
-            Box::new(move || collect_loop(&mut collector, interval_ms, &ctl_rx, &tx)),
-        )?;
-    }
     drop(tx);
-    let result = ui_loop(&plan, &mut terminal, &rx, &ctl_tx, colour, &title);
+    let result = ui_loop(&plan, &mut collector, &mut terminal, &rx, colour, &title);
     drop(terminal);
     result
 }
 
-/// Sample every interval until the UI goes away; pause stops sampling.
-fn collect_loop(c: &mut Collector, mut interval_ms: u64, ctl: &Receiver<Ctl>, tx: &Sender<Msg>) {
-    let mut paused = false;
-    let mut next = Instant::now();
-    loop {
-        if !paused {
-            let interval = Duration::from_millis(interval_ms);
-            let tick = Instant::now().max(next);
-            let sample = c.sample(tick + deadline::limit_for(interval));
-            if tx.send(Msg::Sample(sample)).is_err() {
-                return;
-            }
-            next = tick + interval;
-            // A hung GPU can push a sample past its tick: skip missed ticks.
-            while next < Instant::now() {
-                next += interval;
+/// When to sample: every interval from the first tick; a pause stops it.
+struct Schedule {
+    next: Instant,
+    /// The sample in progress: when it was begun (seconds since the epoch).
+    begun: Option<f64>,
+}
+
+impl Schedule {
+    /// What to wait for: the next tick, or the sample in progress.
+    fn wake_at(&self, c: &Collector, paused: bool) -> Option<Instant> {
+        match self.begun {
+            Some(_) => c.wake_at(),
+            None if paused => None,
+            None => Some(self.next),
+        }
+    }
+
+    /// Take the sample in progress if it is over; begin the next one if its
+    /// tick has come.
+    fn step(&mut self, c: &mut Collector, interval_ms: u64, paused: bool) -> Option<TopSample> {
+        let interval = Duration::from_millis(interval_ms);
+        let mut done = None;
+        if let Some(t) = self.begun {
+            done = c.poll(t);
+            if done.is_some() {
+                self.begun = None;
+                // A hung GPU can push a sample past its tick: skip missed ticks.
+                let now = Instant::now();
+                while self.next <= now {
+                    self.next += interval;
+                }
             }
         }
-        let wait = if paused {
-            Duration::from_secs(3600)
-        } else {
-            next.saturating_duration_since(Instant::now())
-        };
-        match ctl.recv_timeout(wait) {
-            Ok(Ctl::Interval(ms)) => {
-                interval_ms = ms;
-                next = Instant::now();
-            }
-            Ok(Ctl::Pause(p)) => {
-                paused = p;
-                next = Instant::now();
-            }
-            Err(RecvTimeoutError::Timeout) => {}
-            Err(RecvTimeoutError::Disconnected) => return,
+        let now = Instant::now();
+        if self.begun.is_none() && !paused && now >= self.next {
+            let tick = self.next.max(now);
+            self.begun = Some(c.begin(tick + deadline::limit_for(interval)));
+            self.next = tick + interval;
         }
+        done
     }
 }
 
 fn ui_loop(
     plan: &Plan,
+    collector: &mut Collector,
     terminal: &mut term::Terminal,
     rx: &Receiver<Msg>,
-    ctl: &Sender<Ctl>,
     colour: bool,
     title: &str,
 ) -> Result<(), NvqError> {
@@ -455,45 +499,30 @@ fn ui_loop(
             }
         };
     }
+    let mut schedule = Schedule {
+        next: Instant::now(),
+        begun: None,
+    };
+    // Nothing to handle the first time round: the first sample begins.
+    let mut msg: Option<Msg> = None;
     loop {
-        let Ok(msg) = rx.recv() else {
-            return Ok(());
-        };
         let mut dirty = false;
         match msg {
-            Msg::Sample(s) => {
-                if !ui.paused {
-                    record(&mut history, &s);
-                    // Redraw only what would look different: other values,
-                    // other marks, or curves that moved by a column.
-                    let slot = |t: f64| (t / (ui.zoom_s() as f64 / CURVE_SLOTS)).floor();
-                    dirty = s.gpus != sample.gpus
-                        || s.procs != sample.procs
-                        || slot(s.t) != slot(sample.t);
-                    if last_trend.map_or(true, |t| t.elapsed() >= TREND_EVERY) {
-                        let (l, f) = leaks(&history, &s, &plan.trend);
-                        dirty |= l != leak_map || f != full_map;
-                        (leak_map, full_map) = (l, f);
-                        last_trend = Some(Instant::now());
-                    }
-                    sample = s;
-                    ui.selected = ui.selected.min(sample.gpus.len().saturating_sub(1));
-                }
-            }
-            Msg::Input(Input::Key(k)) => {
+            None | Some(Msg::Lanes) => {}
+            Some(Msg::Input(Input::Key(k))) => {
                 test_panic_on_key();
                 match ui.key(k, sample.gpus.len()) {
                     Action::Quit => return Ok(()),
                     Action::Collector => {
-                        let _ = ctl.send(Ctl::Interval(ui.interval_ms));
-                        let _ = ctl.send(Ctl::Pause(ui.paused));
+                        // A new interval or a pause: the next tick is now.
+                        schedule.next = Instant::now();
                         dirty = true;
                     }
                     Action::Redraw => dirty = true,
                     Action::None => {}
                 }
             }
-            Msg::Input(Input::Mouse(m)) => {
+            Some(Msg::Input(Input::Mouse(m))) => {
                 let area = terminal.tui.area();
                 let screen = screen!();
                 let (hit, more) = match m {
@@ -512,11 +541,31 @@ fn ui_loop(
                 };
                 dirty = action != Action::None;
             }
-            Msg::Input(Input::Resize) => {
+            Some(Msg::Input(Input::Resize)) => {
                 terminal.tui.autoresize().map_err(draw_err)?;
                 dirty = true;
             }
-            Msg::Input(Input::Closed) | Msg::Stop => return Ok(()),
+            Some(Msg::Input(Input::Closed) | Msg::Stop) => return Ok(()),
+        }
+        // Take the sample in progress if it is over, begin the next on its
+        // tick (after the keys: a pause or a new interval counts at once).
+        if let Some(s) = schedule.step(collector, ui.interval_ms, ui.paused) {
+            if !ui.paused {
+                record(&mut history, &s);
+                // Redraw only what would look different: other values,
+                // other marks, or curves that moved by a column.
+                let slot = |t: f64| (t / (ui.zoom_s() as f64 / CURVE_SLOTS)).floor();
+                dirty |=
+                    s.gpus != sample.gpus || s.procs != sample.procs || slot(s.t) != slot(sample.t);
+                if last_trend.map_or(true, |t| t.elapsed() >= TREND_EVERY) {
+                    let (l, f) = leaks(&history, &s, &plan.trend);
+                    dirty |= l != leak_map || f != full_map;
+                    (leak_map, full_map) = (l, f);
+                    last_trend = Some(Instant::now());
+                }
+                sample = s;
+                ui.selected = ui.selected.min(sample.gpus.len().saturating_sub(1));
+            }
         }
         if dirty {
             let screen = screen!();
@@ -525,6 +574,21 @@ fn ui_loop(
                 .draw(|area, buf| view::render(&screen, area, buf))
                 .map_err(draw_err)?;
         }
+        // Sleep until a key, a signal, a lane, the deadline or the next tick.
+        msg = next_msg(rx, schedule.wake_at(collector, ui.paused));
+    }
+}
+
+/// The next message, or `None` when `at` passes first; a channel with no
+/// sender left reads as `Stop`.
+fn next_msg(rx: &Receiver<Msg>, at: Option<Instant>) -> Option<Msg> {
+    match at {
+        None => Some(rx.recv().unwrap_or(Msg::Stop)),
+        Some(at) => match rx.recv_timeout(at.saturating_duration_since(Instant::now())) {
+            Ok(m) => Some(m),
+            Err(RecvTimeoutError::Timeout) => None,
+            Err(RecvTimeoutError::Disconnected) => Some(Msg::Stop),
+        },
     }
 }
 

@@ -66,6 +66,20 @@ struct Mailbox<T> {
 
 type Hub<T> = Arc<(Mutex<Mailbox<T>>, Condvar)>;
 
+/// Called by a lane when it has run out of a sample's work, besides the
+/// hub's condition variable: an owner that waits on something else (the
+/// screen's input) is woken through it and then calls [`PerGpu::poll`].
+pub type Notify = Arc<dyn Fn() + Send + Sync>;
+
+/// The sample in progress: begun, not yet over.
+struct Pending<T> {
+    sample: u64,
+    out: Vec<Option<T>>,
+    halfway: Instant,
+    deadline: Instant,
+    split: bool,
+}
+
 /// One sample's work for a lane. The lane takes jobs from the front; the
 /// main thread may take the rest away (a split). Both under one lock, so a
 /// job is either run by this lane or moved, never both.
@@ -99,6 +113,8 @@ pub struct PerGpu<T> {
     sample: u64,
     next_id: u64,
     n: usize,
+    notify: Option<Notify>,
+    pending: Option<Pending<T>>,
 }
 
 impl<T: Send + 'static> PerGpu<T> {
@@ -106,6 +122,16 @@ impl<T: Send + 'static> PerGpu<T> {
     /// on a lane, so whatever it looks up on its first run (a GPU handle)
     /// is looked up under a deadline too.
     pub fn start<J>(jobs: Vec<J>) -> std::io::Result<Self>
+    where
+        J: FnMut() -> T + Send + 'static,
+    {
+        Self::start_notifying(jobs, None)
+    }
+
+    /// [`PerGpu::start`], and the lanes call `notify` each time one has run
+    /// out of a sample's work (for an owner that uses [`PerGpu::begin`] and
+    /// [`PerGpu::poll`] and waits on its own channel).
+    pub fn start_notifying<J>(jobs: Vec<J>, notify: Option<Notify>) -> std::io::Result<Self>
     where
         J: FnMut() -> T + Send + 'static,
     {
@@ -129,6 +155,8 @@ impl<T: Send + 'static> PerGpu<T> {
             sample: 0,
             next_id: 0,
             n,
+            notify,
+            pending: None,
         };
         if n > 0 {
             p.add_lane((0..n).collect())?;
@@ -146,6 +174,7 @@ impl<T: Send + 'static> PerGpu<T> {
         let id = self.next_id;
         let (jobs, job_rx) = mpsc::channel::<(u64, Shared)>();
         let (all, hub) = (Arc::clone(&self.jobs), Arc::clone(&self.hub));
+        let notify = self.notify.clone();
         std::thread::Builder::new()
             .name(format!("nvq-lane-{id}"))
             .spawn(move || {
@@ -163,6 +192,9 @@ impl<T: Send + 'static> PerGpu<T> {
                     }
                     lock(&hub.0).ended.push((id, sample));
                     hub.1.notify_one();
+                    if let Some(notify) = &notify {
+                        notify();
+                    }
                 }
             })?;
         self.next_id += 1;
@@ -193,6 +225,37 @@ impl<T: Send + 'static> PerGpu<T> {
     /// Run every job once, by `deadline`. A job that has not answered by
     /// then (or whose lane is still in an earlier call) gets `late(i)`.
     pub fn sample(&mut self, deadline: Instant, mut late: impl FnMut(usize) -> T) -> Vec<T> {
+        self.begin(deadline);
+        loop {
+            if let Some(values) = self.poll(&mut late) {
+                return values;
+            }
+            let Some(until) = self.wake_at() else {
+                return Vec::new();
+            };
+            // Sleep until a lane runs out of work or `until` passes; what a
+            // lane handed back before this lock is seen here, not lost.
+            let hub = Arc::clone(&self.hub);
+            let mail = lock(&hub.0);
+            let left = until.saturating_duration_since(Instant::now());
+            if mail.ended.is_empty() && !left.is_zero() {
+                drop(
+                    hub.1
+                        .wait_timeout(mail, left)
+                        .unwrap_or_else(PoisonError::into_inner),
+                );
+            }
+        }
+    }
+
+    /// Start a sample that is over by `deadline`, without waiting for it:
+    /// the owner calls [`PerGpu::poll`] when notified and at
+    /// [`PerGpu::wake_at`]. A sample still pending is ended first.
+    pub fn begin(&mut self, deadline: Instant) {
+        if let Some(p) = self.pending.take() {
+            self.settle();
+            drop(p);
+        }
         self.sample += 1;
         let sample = self.sample;
         let mut out: Vec<Option<T>> = (0..self.n).map(|_| None).collect();
@@ -209,38 +272,52 @@ impl<T: Send + 'static> PerGpu<T> {
             }
         }
         let now = Instant::now();
-        let halfway = now + deadline.saturating_duration_since(now) / 2;
-        if self.wait(sample, halfway, &mut out) {
-            self.split(sample);
-            self.wait(sample, deadline, &mut out);
-        }
-        self.settle();
-        out.into_iter()
-            .enumerate()
-            .map(|(i, v)| v.unwrap_or_else(|| late(i)))
-            .collect()
+        self.pending = Some(Pending {
+            sample,
+            out,
+            halfway: now + deadline.saturating_duration_since(now) / 2,
+            deadline,
+            split: false,
+        });
     }
 
-    /// Wait until every lane has run out of this sample's work or `until`
-    /// passes; returns whether a lane is still at it.
-    fn wait(&mut self, sample: u64, until: Instant, out: &mut [Option<T>]) -> bool {
-        let hub = Arc::clone(&self.hub);
-        let mut mail = lock(&hub.0);
-        loop {
-            self.take(&mut mail, sample, out);
-            if !self.working(sample) {
-                return false;
-            }
-            let left = until.saturating_duration_since(Instant::now());
-            if left.is_zero() {
-                return true;
-            }
-            mail = hub
-                .1
-                .wait_timeout(mail, left)
-                .unwrap_or_else(PoisonError::into_inner)
-                .0;
+    /// When the sample in progress must be looked at even if no lane says
+    /// anything: halfway to its deadline (to split), then the deadline.
+    pub fn wake_at(&self) -> Option<Instant> {
+        self.pending
+            .as_ref()
+            .map(|p| if p.split { p.deadline } else { p.halfway })
+    }
+
+    /// Take what the lanes handed back; the sample's values once every lane
+    /// has run out of its work or the deadline has passed (a job that has
+    /// not answered gets `late(i)`), `None` while it is still going (and
+    /// when no sample was begun). Halfway to the deadline, a lane still at
+    /// work is split.
+    pub fn poll(&mut self, mut late: impl FnMut(usize) -> T) -> Option<Vec<T>> {
+        let mut p = self.pending.take()?;
+        {
+            let hub = Arc::clone(&self.hub);
+            let mut mail = lock(&hub.0);
+            self.take(&mut mail, p.sample, &mut p.out);
         }
+        let now = Instant::now();
+        if self.working(p.sample) && now < p.deadline {
+            if !p.split && now >= p.halfway {
+                self.split(p.sample);
+                p.split = true;
+            }
+            self.pending = Some(p);
+            return None;
+        }
+        self.settle();
+        Some(
+            p.out
+                .into_iter()
+                .enumerate()
+                .map(|(i, v)| v.unwrap_or_else(|| late(i)))
+                .collect(),
+        )
     }
 
     /// Is a lane still at this sample's work?

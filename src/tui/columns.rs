@@ -208,13 +208,37 @@ mod tests {
 
     #[test]
     fn fixed_numbers_read_as_float_formatting_writes_them() {
-        let mut values = vec![0.0, 0.05, 0.15, 0.25, 0.35, 0.45, 0.5, 1.5, 2.5, 9.95, 9.949_999, 99.95, 1023.95];
-        values.extend([1e7 + 0.05, 99_999_999.95, 1e8, 1e12 + 0.5, 4.5e15, f64::MAX, f64::NAN, f64::INFINITY]);
-        values.extend([-0.0, -0.4, -2.5, -1e9, f64::MIN_POSITIVE, 1.0 / 3.0, 2.0 / 3.0]);
+        let mut values = vec![
+            0.0, 0.05, 0.15, 0.25, 0.35, 0.45, 0.5, 1.5, 2.5, 9.95, 9.949_999, 99.95, 1023.95,
+        ];
+        values.extend([
+            1e7 + 0.05,
+            99_999_999.95,
+            1e8,
+            1e12 + 0.5,
+            4.5e15,
+            f64::MAX,
+            f64::NAN,
+            f64::INFINITY,
+        ]);
+        values.extend([
+            -0.0,
+            -0.4,
+            -2.5,
+            -1e9,
+            f64::MIN_POSITIVE,
+            1.0 / 3.0,
+            2.0 / 3.0,
+        ]);
         // Spread over every magnitude the screen shows, ties included.
         let mut x = 0.000_123_f64;
         while x < 1e9 {
-            values.extend([x, x * 1.000_001, (x * 10.0).round() / 10.0 + 0.05, x.round() + 0.5]);
+            values.extend([
+                x,
+                x * 1.000_001,
+                (x * 10.0).round() / 10.0 + 0.05,
+                x.round() + 0.5,
+            ]);
             x *= 1.37;
         }
         for v in values {

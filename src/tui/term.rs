@@ -146,7 +146,8 @@ fn same_cell(a: &Cell, b: &Cell) -> bool {
         ([p], [q]) => p == q,
         _ => x == y,
     };
-    let same = symbol && a.fg == b.fg && a.bg == b.bg && a.modifier == b.modifier && a.skip == b.skip;
+    let same =
+        symbol && a.fg == b.fg && a.bg == b.bg && a.modifier == b.modifier && a.skip == b.skip;
     debug_assert_eq!(same, a == b);
     same
 }

@@ -995,7 +995,10 @@ mod tests {
         for c in all.into_iter().filter(|&c| one_cell(c)) {
             let text = format!("{c}{c}x");
             let (mut ours, mut theirs) = (Buffer::empty(area), Buffer::empty(area));
-            assert_eq!(put_str(&mut ours, 0, 0, &text, 12, bold()), theirs.set_stringn(0, 0, &text, 12, bold()));
+            assert_eq!(
+                put_str(&mut ours, 0, 0, &text, 12, bold()),
+                theirs.set_stringn(0, 0, &text, 12, bold())
+            );
             assert_eq!(ours, theirs, "{c:?}");
         }
         for text in texts {
