@@ -98,50 +98,57 @@ pub fn changed_cells<'a>(shown: &Buffer, next: &'a Buffer) -> Vec<(u16, u16, &'a
     // distinct ones (borders, bars, the curves' blocks), each worked out
     // once a frame, not once a cell. `u32::MAX` is no character.
     let mut memo = [(u32::MAX, 0u8); 64];
-    let mut width = |c: &Cell| -> usize {
-        let s = c.symbol();
-        if let [b] = s.as_bytes() {
-            if (0x20..0x7f).contains(b) {
-                return 1;
-            }
-        }
-        let mut chars = s.chars();
-        let (Some(ch), None) = (chars.next(), chars.next()) else {
-            return Span::raw(s).width();
-        };
-        let slot = &mut memo[ch as usize % 64];
-        if slot.0 == u32::from(ch) {
-            return usize::from(slot.1);
-        }
-        let w = Span::raw(s).width();
-        if let Ok(narrow) = u8::try_from(w) {
-            *slot = (u32::from(ch), narrow);
-        }
-        w
-    };
     let mut updates = Vec::new();
     let (mut invalidated, mut to_skip) = (0usize, 0usize);
     let w = usize::from(next.area.width).max(1);
     for (i, (cur, prev)) in next.content.iter().zip(&shown.content).enumerate() {
-        let same = same_cell(cur, prev);
+        let symbol = cur.symbol();
+        let same = same_cell(symbol, cur, prev);
         if !cur.skip && (!same || invalidated > 0) && to_skip == 0 {
             let (x, y) = (i % w, i / w);
             updates.push((next.area.x + x as u16, next.area.y + y as u16, cur));
         }
-        let wc = width(cur);
+        let wc = width(symbol, &mut memo);
         to_skip = wc.saturating_sub(1);
-        let wp = if same { wc } else { width(prev) };
+        let wp = if same {
+            wc
+        } else {
+            width(prev.symbol(), &mut memo)
+        };
         invalidated = wc.max(wp).max(invalidated).saturating_sub(1);
     }
     updates
+}
+
+/// A symbol's display width, as `Span::width` works it out; a
+/// one-character symbol's is kept in `memo` by its character.
+fn width(s: &str, memo: &mut [(u32, u8); 64]) -> usize {
+    if let [b] = s.as_bytes() {
+        if (0x20..0x7f).contains(b) {
+            return 1;
+        }
+    }
+    let mut chars = s.chars();
+    let (Some(ch), None) = (chars.next(), chars.next()) else {
+        return Span::raw(s).width();
+    };
+    let slot = &mut memo[ch as usize % 64];
+    if slot.0 == u32::from(ch) {
+        return usize::from(slot.1);
+    }
+    let w = Span::raw(s).width();
+    if let Ok(narrow) = u8::try_from(w) {
+        *slot = (u32::from(ch), narrow);
+    }
+    w
 }
 
 /// `a == b`, with the symbols compared inline: the derived comparison
 /// calls `memcmp` for every cell, and most cells are one byte. (ratatui's
 /// `underline-color` feature, which adds a field, is off; debug builds
 /// check the answer against `==` on every cell the tests draw.)
-fn same_cell(a: &Cell, b: &Cell) -> bool {
-    let (x, y) = (a.symbol().as_bytes(), b.symbol().as_bytes());
+fn same_cell(a_symbol: &str, a: &Cell, b: &Cell) -> bool {
+    let (x, y) = (a_symbol.as_bytes(), b.symbol().as_bytes());
     let symbol = match (x, y) {
         ([p], [q]) => p == q,
         _ => x == y,
