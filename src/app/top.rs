@@ -44,11 +44,6 @@ pub const HISTORY_CAP: usize = 6000;
 /// How often the leak marks are worked out again.
 const TREND_EVERY: Duration = Duration::from_secs(1);
 
-/// The curves are drawn again when time has moved by this fraction of
-/// their span (no curve is wider than this many columns), even if no value
-/// changed.
-const CURVE_SLOTS: f64 = 400.0;
-
 /// A series not updated for this long (a process that exited) is dropped.
 const FORGET_AFTER_S: f64 = 3600.0;
 
@@ -553,10 +548,13 @@ fn ui_loop(
             if !ui.paused {
                 record(&mut history, &s);
                 // Redraw only what would look different: other values,
-                // other marks, or curves that moved by a column.
-                let slot = |t: f64| (t / (ui.zoom_s() as f64 / CURVE_SLOTS)).floor();
-                dirty |=
-                    s.gpus != sample.gpus || s.procs != sample.procs || slot(s.t) != slot(sample.t);
+                // other marks, or curves that moved by a column (when a new
+                // column of time begins).
+                let step = view::curve_step(&screen!(), terminal.tui.area());
+                let column = |t: f64| (t / step).floor();
+                dirty |= s.gpus != sample.gpus
+                    || s.procs != sample.procs
+                    || column(s.t) != column(sample.t);
                 if last_trend.map_or(true, |t| t.elapsed() >= TREND_EVERY) {
                     let (l, f) = leaks(&history, &s, &plan.trend);
                     dirty |= l != leak_map || f != full_map;

@@ -598,14 +598,7 @@ fn curve_block(s: &Screen<'_>, area: Rect, buf: &mut Buffer, wide: bool) {
             .map_or("-".into(), |p| format!("{}%", Fixed(p.v, 0))),
         duration(span)
     );
-    let (mem_area, util_area) = if wide {
-        let [a, b] = Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)])
-            .areas(area);
-        (a, b)
-    } else {
-        let [a, b] = Layout::vertical([Constraint::Length(2), Constraint::Length(2)]).areas(area);
-        (a, b)
-    };
+    let (mem_area, util_area) = curve_areas(area, wide);
     let pairs = [
         (mem_area, MEM_FIELD, mem_title, total, Color::Cyan, "mem "),
         (
@@ -632,6 +625,38 @@ fn curve_block(s: &Screen<'_>, area: Rect, buf: &mut Buffer, wide: bool) {
         }
         .render(inner, buf);
     }
+}
+
+/// The memory and the utilization curves' boxes: side by side in the wide
+/// layout, one above the other in the compact one.
+fn curve_areas(area: Rect, wide: bool) -> (Rect, Rect) {
+    if wide {
+        let [a, b] = Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)])
+            .areas(area);
+        (a, b)
+    } else {
+        let [a, b] = Layout::vertical([Constraint::Length(2), Constraint::Length(2)]).areas(area);
+        (a, b)
+    }
+}
+
+/// How many seconds one column of the widest curve of a frame of `area`
+/// shows. The curves' columns are fixed spans of time (multiples of this
+/// since the epoch), so a curve moves only when a new column begins: the
+/// runner redraws for a curve only then.
+pub fn curve_step(s: &Screen<'_>, area: Rect) -> f64 {
+    let r = regions(s, area);
+    let (a, b) = curve_areas(r.curves, r.wide);
+    // The box's borders (wide) or the label (compact) take the rest.
+    let inner = |x: Rect| {
+        if r.wide {
+            x.width.saturating_sub(2)
+        } else {
+            x.width.saturating_sub(5)
+        }
+    };
+    let cols = inner(a).max(inner(b)).max(1);
+    s.ui.zoom_s() as f64 / f64::from(cols)
 }
 
 /// What `Block::bordered().title(title)` draws (plain lines all round, the
@@ -696,9 +721,11 @@ fn buckets(
     if cols == 0 || max <= 0.0 {
         return out;
     }
-    let end = s.sample.t;
-    let start = end - span;
+    // Columns are fixed spans of time: the last one is the one the sample
+    // falls in, so a column's points stay in it until it scrolls away.
     let step = span / f64::from(cols);
+    let end = (s.sample.t / step).ceil() * step;
+    let start = end - span;
     // Before the series began there is nothing to show, not a gap.
     let first = series.points().next().map_or(end, |p| p.t);
     for (i, slot) in out.iter_mut().enumerate() {
