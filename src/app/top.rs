@@ -181,10 +181,19 @@ impl Collector {
         self.assemble(t, parts)
     }
 
-    /// Start a sample that is over by `deadline`; [`Collector::poll`] takes it.
-    fn begin(&mut self, deadline: Instant) -> f64 {
-        self.workers.begin(deadline);
-        now_s()
+    /// Start a sample that the lanes begin at `tick` (now or later) and is
+    /// over by `deadline`; `next`: the tick after it. Returns its time
+    /// (seconds since the epoch); [`Collector::poll`] takes it.
+    fn begin(&mut self, tick: Instant, deadline: Instant, next: Instant) -> f64 {
+        self.workers.begin_at(tick, deadline, Some(next));
+        now_s() + tick.saturating_duration_since(Instant::now()).as_secs_f64()
+    }
+
+    /// Move the sample not yet started to `tick` (a new interval).
+    fn reschedule(&mut self, tick: Instant, deadline: Instant, next: Instant) -> Option<f64> {
+        self.workers
+            .reschedule(tick, deadline, Some(next))
+            .then(|| now_s() + tick.saturating_duration_since(Instant::now()).as_secs_f64())
     }
 
     /// The sample begun at `t`, once every GPU has answered or the deadline
@@ -420,14 +429,18 @@ fn interactive(
 }
 
 /// When to sample: every interval from the first tick; a pause stops it.
+/// Each sample is begun as soon as the one before is over, to start on its
+/// tick: the lanes then wake on their own timer, and the UI thread only
+/// when a sample is in (or its deadline passes).
 struct Schedule {
+    /// The tick of the next sample to begin.
     next: Instant,
-    /// The sample in progress: when it was begun (seconds since the epoch).
+    /// The sample in progress: its time (seconds since the epoch).
     begun: Option<f64>,
 }
 
 impl Schedule {
-    /// What to wait for: the next tick, or the sample in progress.
+    /// What to wait for: the sample in progress, or the next tick.
     fn wake_at(&self, c: &Collector, paused: bool) -> Option<Instant> {
         match self.begun {
             Some(_) => c.wake_at(),
@@ -436,8 +449,7 @@ impl Schedule {
         }
     }
 
-    /// Take the sample in progress if it is over; begin the next one if its
-    /// tick has come.
+    /// Take the sample in progress if it is over, and begin the next one.
     fn step(&mut self, c: &mut Collector, interval_ms: u64, paused: bool) -> Option<TopSample> {
         let interval = Duration::from_millis(interval_ms);
         let mut done = None;
@@ -445,20 +457,33 @@ impl Schedule {
             done = c.poll(t);
             if done.is_some() {
                 self.begun = None;
-                // A hung GPU can push a sample past its tick: skip missed ticks.
-                let now = Instant::now();
-                while self.next <= now {
-                    self.next += interval;
-                }
             }
         }
-        let now = Instant::now();
-        if self.begun.is_none() && !paused && now >= self.next {
+        if self.begun.is_none() && !paused {
+            // A hung GPU can push a sample past its tick: skip missed ticks.
+            let now = Instant::now();
+            while self.next + interval <= now {
+                self.next += interval;
+            }
             let tick = self.next.max(now);
-            self.begun = Some(c.begin(tick + deadline::limit_for(interval)));
             self.next = tick + interval;
+            self.begun = Some(c.begin(tick, tick + deadline::limit_for(interval), self.next));
         }
         done
+    }
+
+    /// A new interval or the end of a pause: the next sample now.
+    fn restart(&mut self, c: &mut Collector, interval_ms: u64) {
+        let interval = Duration::from_millis(interval_ms);
+        let now = Instant::now();
+        self.next = now;
+        if self.begun.is_some() {
+            let moved = c.reschedule(now, now + deadline::limit_for(interval), now + interval);
+            if let Some(t) = moved {
+                self.begun = Some(t);
+                self.next = now + interval;
+            }
+        }
     }
 }
 
@@ -510,7 +535,7 @@ fn ui_loop(
                     Action::Quit => return Ok(()),
                     Action::Collector => {
                         // A new interval or a pause: the next tick is now.
-                        schedule.next = Instant::now();
+                        schedule.restart(collector, ui.interval_ms);
                         dirty = true;
                     }
                     Action::Redraw => dirty = true,

@@ -28,7 +28,6 @@
 //! does, and does not use this module.
 
 use std::collections::VecDeque;
-use std::sync::mpsc::{self, Sender};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -74,6 +73,9 @@ pub type Notify = Arc<dyn Fn() + Send + Sync>;
 /// The sample in progress: begun, not yet over.
 struct Pending<T> {
     sample: u64,
+    /// When the lanes start it, and when the sample after it will start.
+    start: Instant,
+    next: Option<Instant>,
     out: Vec<Option<T>>,
     halfway: Instant,
     deadline: Instant,
@@ -92,9 +94,33 @@ struct Work {
 
 type Shared = Arc<Mutex<Work>>;
 
+/// A sample's work for a lane, to start at `start`. `next` is when the
+/// owner expects to give the lane its next work (a loop's next tick): the
+/// lane sleeps until then on its own, so work put in its slot before that
+/// needs no wake-up.
+struct Order {
+    sample: u64,
+    work: Shared,
+    start: Instant,
+    next: Option<Instant>,
+}
+
+/// Where a lane takes its work from. The lane waits on the condition
+/// variable until `until` (`None`: until woken); the owner wakes it only
+/// when an order must start before that.
+#[derive(Default)]
+struct SlotState {
+    order: Option<Order>,
+    /// The lane is waiting, until then (`None` inside `Some`: with no time).
+    until: Option<Option<Instant>>,
+    closed: bool,
+}
+
+type Slot = Arc<(Mutex<SlotState>, Condvar)>;
+
 struct Lane {
     id: u64,
-    jobs: Sender<(u64, Shared)>,
+    slot: Slot,
     /// The jobs this lane serves, in order.
     parts: Vec<usize>,
     /// The work it was last given, until it says it has run out of it.
@@ -172,13 +198,26 @@ impl<T: Send + 'static> PerGpu<T> {
 
     fn add_lane(&mut self, parts: Vec<usize>) -> std::io::Result<usize> {
         let id = self.next_id;
-        let (jobs, job_rx) = mpsc::channel::<(u64, Shared)>();
-        let (all, hub) = (Arc::clone(&self.jobs), Arc::clone(&self.hub));
+        let slot: Slot = Arc::new((
+            Mutex::new(SlotState {
+                until: Some(None),
+                ..SlotState::default()
+            }),
+            Condvar::new(),
+        ));
+        let (all, hub, lane_slot) = (
+            Arc::clone(&self.jobs),
+            Arc::clone(&self.hub),
+            Arc::clone(&slot),
+        );
         let notify = self.notify.clone();
         std::thread::Builder::new()
             .name(format!("nvq-lane-{id}"))
             .spawn(move || {
-                while let Ok((sample, work)) = job_rx.recv() {
+                let mut next: Option<Instant> = None;
+                while let Some(order) = take_order(&lane_slot, next) {
+                    next = order.next;
+                    let (sample, work) = (order.sample, order.work);
                     loop {
                         let next = {
                             let mut w = lock(&work);
@@ -200,7 +239,7 @@ impl<T: Send + 'static> PerGpu<T> {
         self.next_id += 1;
         self.lanes.push(Lane {
             id,
-            jobs,
+            slot,
             parts,
             busy: None,
             busy_sample: 0,
@@ -211,15 +250,26 @@ impl<T: Send + 'static> PerGpu<T> {
 
     /// Give lane `l` this sample's work: its parts, in order.
     fn send(&mut self, l: usize, sample: u64) {
+        let (start, next) = self
+            .pending
+            .as_ref()
+            .map_or((Instant::now(), None), |p| (p.start, p.next));
         let lane = &mut self.lanes[l];
         let work = Arc::new(Mutex::new(Work {
             queue: lane.parts.iter().copied().collect(),
             current: None,
         }));
-        if lane.jobs.send((sample, Arc::clone(&work))).is_ok() {
-            lane.busy = Some(work);
-            lane.busy_sample = sample;
-        }
+        put_order(
+            &lane.slot,
+            Order {
+                sample,
+                work: Arc::clone(&work),
+                start,
+                next,
+            },
+        );
+        lane.busy = Some(work);
+        lane.busy_sample = sample;
     }
 
     /// Run every job once, by `deadline`. A job that has not answered by
@@ -252,6 +302,16 @@ impl<T: Send + 'static> PerGpu<T> {
     /// the owner calls [`PerGpu::poll`] when notified and at
     /// [`PerGpu::wake_at`]. A sample still pending is ended first.
     pub fn begin(&mut self, deadline: Instant) {
+        self.begin_at(Instant::now(), deadline, None);
+    }
+
+    /// [`PerGpu::begin`] for a sample that the lanes start at `start` (now
+    /// or later) on their own, by `deadline`; `next`: when the sample after
+    /// it will start. A loop that begins each sample as soon as the one
+    /// before is over, with the next tick as `start`, costs each lane one
+    /// wake-up a sample (its own timer), not one for the work and one for
+    /// the timer.
+    pub fn begin_at(&mut self, start: Instant, deadline: Instant, next: Option<Instant>) {
         if let Some(p) = self.pending.take() {
             self.settle();
             drop(p);
@@ -265,20 +325,53 @@ impl<T: Send + 'static> PerGpu<T> {
             let mut mail = lock(&hub.0);
             self.take(&mut mail, sample, &mut out);
         }
+        self.pending = Some(Pending {
+            sample,
+            start,
+            next,
+            out,
+            halfway: start + deadline.saturating_duration_since(start) / 2,
+            deadline,
+            split: false,
+        });
         for l in 0..self.lanes.len() {
             self.lanes[l].prompt = false;
             if self.lanes[l].busy.is_none() && !self.lanes[l].parts.is_empty() {
                 self.send(l, sample);
             }
         }
-        let now = Instant::now();
-        self.pending = Some(Pending {
-            sample,
-            out,
-            halfway: now + deadline.saturating_duration_since(now) / 2,
-            deadline,
-            split: false,
-        });
+    }
+
+    /// Move the sample in progress, if no lane has started it yet, to start
+    /// at `start` and be over by `deadline` (a loop whose interval changed);
+    /// returns whether it moved.
+    pub fn reschedule(&mut self, start: Instant, deadline: Instant, next: Option<Instant>) -> bool {
+        let Some(p) = self.pending.as_mut() else {
+            return false;
+        };
+        let mut moved = true;
+        for lane in self
+            .lanes
+            .iter()
+            .filter(|l| l.busy_sample == p.sample && l.busy.is_some())
+        {
+            let mut st = lock(&lane.slot.0);
+            match st.order.as_mut() {
+                Some(o) if o.sample == p.sample => {
+                    o.start = start;
+                    o.next = next;
+                    if st.until.is_some_and(|u| u.map_or(true, |u| start < u)) {
+                        lane.slot.1.notify_one();
+                    }
+                }
+                _ => moved = false,
+            }
+        }
+        if moved {
+            (p.start, p.next, p.deadline) = (start, next, deadline);
+            p.halfway = start + deadline.saturating_duration_since(start) / 2;
+        }
+        moved
     }
 
     /// When the sample in progress must be looked at even if no lane says
@@ -408,6 +501,62 @@ impl<T: Send + 'static> PerGpu<T> {
         // it is out of its call).
         self.lanes
             .retain(|l| !l.parts.is_empty() || l.busy.is_some());
+    }
+}
+
+impl Drop for Lane {
+    /// The lane's thread ends once it is out of its call.
+    fn drop(&mut self) {
+        lock(&self.slot.0).closed = true;
+        self.slot.1.notify_one();
+    }
+}
+
+/// Put `order` in a lane's slot; wake the lane only if it would otherwise
+/// sleep past the order's start.
+fn put_order(slot: &Slot, order: Order) {
+    let start = order.start;
+    let mut st = lock(&slot.0);
+    st.order = Some(order);
+    let late = st.until.is_some_and(|u| u.map_or(true, |u| start < u));
+    drop(st);
+    if late {
+        slot.1.notify_one();
+    }
+}
+
+/// The lane's next order, once its start has come (`None`: the lane is to
+/// end). With no order, the lane sleeps until `next` (when the owner said
+/// its next work would start), then until woken.
+fn take_order(slot: &Slot, mut next: Option<Instant>) -> Option<Order> {
+    let mut st = lock(&slot.0);
+    loop {
+        if st.closed {
+            return None;
+        }
+        let now = Instant::now();
+        let until = match &st.order {
+            Some(o) if o.start <= now => {
+                st.until = None;
+                return st.order.take();
+            }
+            Some(o) => Some(o.start),
+            None => next.filter(|t| *t > now),
+        };
+        st.until = Some(until);
+        st = match until {
+            Some(t) => {
+                slot.1
+                    .wait_timeout(st, t.saturating_duration_since(now))
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .0
+            }
+            None => slot.1.wait(st).unwrap_or_else(PoisonError::into_inner),
+        };
+        // The expected time has passed: from now on, wait to be woken.
+        if next.is_some_and(|t| t <= Instant::now()) {
+            next = None;
+        }
     }
 }
 
