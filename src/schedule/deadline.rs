@@ -19,6 +19,11 @@
 //!   printed, is dropped. So never more than one call per job is in flight.
 //! - After a sample, the lanes that answered in time are merged back into
 //!   one (the others end), so the hand-offs go back to one per sample.
+//! - A lane takes each sample's work from its slot, with the time to start
+//!   it. An owner that begins the next sample as soon as the last one is in
+//!   ([`PerGpu::begin_at`], with the next tick) lets the lane sleep until the
+//!   tick on its own: one wake-up a sample for the lane, one for the owner
+//!   when the lane is done ([`PerGpu::poll`], woken through `notify`).
 //!
 //! Threads: every lane holds at least one job, so `n` jobs use at most `n`
 //! lane threads: one while all answer, and one more per job that is stuck
@@ -662,5 +667,88 @@ mod tests {
         assert_eq!(got, ["gpu0", "gpu1", "gpu2", "gpu3", "gpu4", "gpu5"]);
         p.sample(far(), late);
         assert_eq!(p.threads(), 1, "the lanes that answer become one again");
+    }
+
+    /// Wait for a begun sample as an owner that polls does: poll until it
+    /// is over, sleeping a little in between.
+    fn poll_until_done(p: &mut PerGpu<(usize, Instant)>) -> Vec<(usize, Instant)> {
+        loop {
+            // A late job reads as its index plus 100.
+            if let Some(v) = p.poll(|i| (i + 100, Instant::now())) {
+                return v;
+            }
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    }
+
+    /// A sample begun ahead of its tick is read at the tick, not before, by
+    /// the lane on its own; one moved to an earlier tick is read then.
+    #[test]
+    fn a_sample_begun_ahead_starts_on_its_tick() {
+        let jobs = (0..3).map(|i| move || (i, Instant::now())).collect();
+        let mut p = PerGpu::start(jobs).unwrap();
+        let tick = Instant::now() + Duration::from_millis(150);
+        p.begin_at(
+            tick,
+            tick + Duration::from_secs(30),
+            Some(tick + Duration::from_secs(1)),
+        );
+        assert!(
+            p.poll(|i| (i + 100, Instant::now())).is_none(),
+            "not over before its tick"
+        );
+        assert_eq!(
+            p.wake_at(),
+            Some(tick + Duration::from_secs(15)),
+            "halfway from its tick"
+        );
+        let got = poll_until_done(&mut p);
+        assert_eq!(got.iter().map(|v| v.0).collect::<Vec<_>>(), [0, 1, 2]);
+        assert!(got.iter().all(|v| v.1 >= tick), "read before the tick");
+        // The next sample, an hour ahead, moved to now: read at once.
+        let hour = Instant::now() + Duration::from_secs(3600);
+        p.begin_at(hour, hour + Duration::from_secs(30), None);
+        let now = Instant::now();
+        assert!(p.reschedule(now, now + Duration::from_secs(30), None));
+        let got = poll_until_done(&mut p);
+        assert!(got.iter().all(|v| v.1 >= now && v.1 < hour), "{got:?}");
+        assert_eq!(p.threads(), 1);
+    }
+
+    /// A job stuck in a call while later samples are begun ahead is never
+    /// called again before it returns, and the others still answer.
+    #[test]
+    fn a_hung_job_is_not_called_twice_when_samples_are_begun_ahead() {
+        let gate = Arc::new(Mutex::new(()));
+        let calls = Arc::new(Mutex::new(vec![0u32; 3]));
+        let jobs = (0..3)
+            .map(|i| {
+                let (g, c) = (Arc::clone(&gate), Arc::clone(&calls));
+                move || {
+                    c.lock().unwrap()[i] += 1;
+                    if i == 1 {
+                        drop(g.lock().unwrap());
+                    }
+                    (i, Instant::now())
+                }
+            })
+            .collect();
+        let mut p = PerGpu::start(jobs).unwrap();
+        let held = gate.lock().unwrap();
+        for n in 0..4 {
+            let tick = Instant::now() + Duration::from_millis(20);
+            let next = tick + Duration::from_millis(420);
+            p.begin_at(tick, tick + Duration::from_millis(400), Some(next));
+            let got = poll_until_done(&mut p);
+            let answered: Vec<bool> = got.iter().map(|v| v.0 < 100).collect();
+            assert_eq!(answered, [true, false, true], "sample {n}: {got:?}");
+        }
+        assert_eq!(calls.lock().unwrap()[1], 1, "the stuck job was asked again");
+        assert_eq!(
+            p.threads(),
+            2,
+            "one lane for the stuck job, one for the rest"
+        );
+        drop(held);
     }
 }
