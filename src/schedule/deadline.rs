@@ -617,25 +617,41 @@ mod tests {
         assert_eq!(p.threads(), 1);
     }
 
+    /// `n` jobs that count their calls; those `hung` says block while the
+    /// gate is held; each answers `value(i)`.
+    #[allow(clippy::type_complexity)]
+    fn gated<T: Send + 'static>(
+        n: usize,
+        hung: fn(usize) -> bool,
+        value: fn(usize) -> T,
+    ) -> (
+        Arc<Mutex<()>>,
+        Arc<Mutex<Vec<u32>>>,
+        Vec<impl FnMut() -> T + Send + 'static>,
+    ) {
+        let gate = Arc::new(Mutex::new(()));
+        let calls = Arc::new(Mutex::new(vec![0u32; n]));
+        let jobs = (0..n)
+            .map(|i| {
+                let (g, c) = (Arc::clone(&gate), Arc::clone(&calls));
+                move || {
+                    c.lock().unwrap()[i] += 1;
+                    if hung(i) {
+                        drop(g.lock().unwrap());
+                    }
+                    value(i)
+                }
+            })
+            .collect();
+        (gate, calls, jobs)
+    }
+
     /// Jobs 1, 2 and 3 block until the test lets them go: the jobs behind
     /// them still answer in the same sample, the blocked ones are late and
     /// not asked again while their call is in flight, one thread each.
     #[test]
     fn hung_jobs_do_not_hold_up_the_others_and_cost_one_thread_each() {
-        let gate = Arc::new(Mutex::new(()));
-        let calls = Arc::new(Mutex::new(vec![0u32; 6]));
-        let jobs = (0..6)
-            .map(|i| {
-                let (g, c) = (Arc::clone(&gate), Arc::clone(&calls));
-                move || {
-                    c.lock().unwrap()[i] += 1;
-                    if (1..=3).contains(&i) {
-                        drop(g.lock().unwrap());
-                    }
-                    format!("gpu{i}")
-                }
-            })
-            .collect();
+        let (gate, calls, jobs) = gated(6, |i| (1..=3).contains(&i), |i| format!("gpu{i}"));
         let mut p = PerGpu::start(jobs).unwrap();
         let late = |i: usize| format!("late{i}");
         assert_eq!(
@@ -719,20 +735,7 @@ mod tests {
     /// called again before it returns, and the others still answer.
     #[test]
     fn a_hung_job_is_not_called_twice_when_samples_are_begun_ahead() {
-        let gate = Arc::new(Mutex::new(()));
-        let calls = Arc::new(Mutex::new(vec![0u32; 3]));
-        let jobs = (0..3)
-            .map(|i| {
-                let (g, c) = (Arc::clone(&gate), Arc::clone(&calls));
-                move || {
-                    c.lock().unwrap()[i] += 1;
-                    if i == 1 {
-                        drop(g.lock().unwrap());
-                    }
-                    (i, Instant::now())
-                }
-            })
-            .collect();
+        let (gate, calls, jobs) = gated(3, |i| i == 1, |i| (i, Instant::now()));
         let mut p = PerGpu::start(jobs).unwrap();
         let held = gate.lock().unwrap();
         for n in 0..4 {
