@@ -240,8 +240,8 @@ impl PmonReader {
         let c = target.context(session, count);
         let dev = c.raw();
         // In the order NVML lists them (compute, graphics, MPS).
-        let mut procs: Vec<(u32, Proc)> = Vec::new();
-        let mut at: HashMap<u32, usize> = HashMap::new();
+        let mut procs: Vec<(u32, Proc)> = Vec::with_capacity(8);
+        let mut at: HashMap<u32, usize> = HashMap::with_capacity(8);
         let mut failure = None;
         for (list, kind) in [
             (ProcessList::Compute, "C"),
@@ -304,11 +304,13 @@ impl PmonReader {
         let mut rows = Vec::with_capacity(procs.len());
         for (pid, p) in procs {
             let s = samples.get(&pid).copied();
-            let mut cells = vec![
+            // index, pid, type, the metrics, the name.
+            let mut cells = Vec::with_capacity(self.metrics.len() + 4);
+            cells.extend([
                 Value::Int(i64::from(target.index)),
                 Value::Int(i64::from(pid)),
                 Value::text(p.kind),
-            ];
+            ]);
             for m in &self.metrics {
                 // A metric of another monitor has no value per process.
                 cells.push(match m.process() {

@@ -209,8 +209,8 @@ impl TopReader {
     ) -> Vec<ProcSnap> {
         let rows = self.pmon.read(session, target, count);
         let host = self.host.get_or_insert_with(HostProc::detect).clone();
-        let mut seen = Vec::new();
-        let mut out = Vec::new();
+        let mut seen = Vec::with_capacity(rows.len());
+        let mut out = Vec::with_capacity(rows.len());
         for row in rows {
             // index, pid, type, sm, enc, dec, fb, name
             let cells = &row.cells;
