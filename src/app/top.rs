@@ -5,16 +5,16 @@
 //! - the **signal** thread waits for SIGINT, SIGTERM or SIGHUP.
 //!
 //! The UI thread (this one) owns the schedule, the history and the screen.
-//! On each tick it begins a sample: the lanes of
-//! `schedule::deadline::PerGpu` read every selected GPU (a hung GPU is late
-//! in its sample and the others still answer) while the UI thread goes on
-//! answering keys; the lane that runs out of work wakes it through the same
-//! channel as the keys, and it takes the sample (or, at the deadline, marks
-//! the GPUs that did not answer as late). So the GPUs are never read on the
-//! UI thread, and a sample costs two hand-offs between threads (to the lane
-//! and back), not four. It sleeps until a key, a lane or the next tick, and
-//! draws only when something shown changed; only the changed cells are
-//! written.
+//! As soon as a sample is in it begins the next, to start on the next tick:
+//! the lanes of `schedule::deadline::PerGpu` sleep until the tick on their
+//! own timer and read every selected GPU (a hung GPU is late in its sample
+//! and the others still answer) while the UI thread goes on answering keys;
+//! the lane that runs out of work wakes it through the same channel as the
+//! keys, and it takes the sample (or, at the deadline, marks the GPUs that
+//! did not answer as late). So the GPUs are never read on the UI thread, and
+//! a sample costs one wake-up of a lane and one of the UI thread. It sleeps
+//! until a key, a lane or the sample's deadline, and draws only when
+//! something shown changed; only the changed cells are written.
 
 use super::plan::{bad_interval, parse_seconds, Common};
 use crate::cli::top::TopArgs;
@@ -119,6 +119,11 @@ fn now_s() -> f64 {
         .map_or(0.0, |d| d.as_secs_f64())
 }
 
+/// `at` (now or later) in seconds since the epoch.
+fn epoch_s(at: Instant) -> f64 {
+    now_s() + at.saturating_duration_since(Instant::now()).as_secs_f64()
+}
+
 /// The GPU readers and what late GPUs are shown with.
 struct Collector {
     workers: PerGpu<(GpuSnap, Vec<ProcSnap>)>,
@@ -186,14 +191,14 @@ impl Collector {
     /// (seconds since the epoch); [`Collector::poll`] takes it.
     fn begin(&mut self, tick: Instant, deadline: Instant, next: Instant) -> f64 {
         self.workers.begin_at(tick, deadline, Some(next));
-        now_s() + tick.saturating_duration_since(Instant::now()).as_secs_f64()
+        epoch_s(tick)
     }
 
     /// Move the sample not yet started to `tick` (a new interval).
     fn reschedule(&mut self, tick: Instant, deadline: Instant, next: Instant) -> Option<f64> {
         self.workers
             .reschedule(tick, deadline, Some(next))
-            .then(|| now_s() + tick.saturating_duration_since(Instant::now()).as_secs_f64())
+            .then(|| epoch_s(tick))
     }
 
     /// The sample begun at `t`, once every GPU has answered or the deadline

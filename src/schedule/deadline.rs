@@ -121,6 +121,13 @@ struct SlotState {
     closed: bool,
 }
 
+impl SlotState {
+    /// The lane is waiting and would not wake by `start` on its own.
+    fn sleeps_past(&self, start: Instant) -> bool {
+        self.until.is_some_and(|u| u.map_or(true, |u| start < u))
+    }
+}
+
 type Slot = Arc<(Mutex<SlotState>, Condvar)>;
 
 struct Lane {
@@ -317,9 +324,8 @@ impl<T: Send + 'static> PerGpu<T> {
     /// wake-up a sample (its own timer), not one for the work and one for
     /// the timer.
     pub fn begin_at(&mut self, start: Instant, deadline: Instant, next: Option<Instant>) {
-        if let Some(p) = self.pending.take() {
+        if self.pending.take().is_some() {
             self.settle();
-            drop(p);
         }
         self.sample += 1;
         let sample = self.sample;
@@ -365,7 +371,7 @@ impl<T: Send + 'static> PerGpu<T> {
                 Some(o) if o.sample == p.sample => {
                     o.start = start;
                     o.next = next;
-                    if st.until.is_some_and(|u| u.map_or(true, |u| start < u)) {
+                    if st.sleeps_past(start) {
                         lane.slot.1.notify_one();
                     }
                 }
@@ -523,7 +529,7 @@ fn put_order(slot: &Slot, order: Order) {
     let start = order.start;
     let mut st = lock(&slot.0);
     st.order = Some(order);
-    let late = st.until.is_some_and(|u| u.map_or(true, |u| start < u));
+    let late = st.sleeps_past(start);
     drop(st);
     if late {
         slot.1.notify_one();

@@ -611,13 +611,13 @@ fn curve_block(s: &Screen<'_>, area: Rect, buf: &mut Buffer, wide: bool) {
         ),
     ];
     for (a, field, title, max, colour, short) in pairs {
-        let inner = if wide {
-            bordered(buf, a, &title)
+        if wide {
+            bordered(buf, a, &title);
         } else {
-            let [l, c] = Layout::horizontal([Constraint::Length(5), Constraint::Min(1)]).areas(a);
-            Paragraph::new(short).render(l, buf);
-            c
-        };
+            let [label, _] = label_split(a);
+            Paragraph::new(short).render(label, buf);
+        }
+        let inner = curve_inner(a, wide);
         let values = buckets(s, &key, field, max, span, inner.width);
         Curve {
             values,
@@ -647,26 +647,46 @@ fn curve_areas(area: Rect, wide: bool) -> (Rect, Rect) {
 pub fn curve_step(s: &Screen<'_>, area: Rect) -> f64 {
     let r = regions(s, area);
     let (a, b) = curve_areas(r.curves, r.wide);
-    // The box's borders (wide) or the label (compact) take the rest.
-    let inner = |x: Rect| {
-        if r.wide {
-            x.width.saturating_sub(2)
-        } else {
-            x.width.saturating_sub(5)
-        }
-    };
-    let cols = inner(a).max(inner(b)).max(1);
+    let cols = curve_inner(a, r.wide)
+        .width
+        .max(curve_inner(b, r.wide).width)
+        .max(1);
     s.ui.zoom_s() as f64 / f64::from(cols)
+}
+
+/// A compact curve's line: its 5-column label, then the curve.
+fn label_split(a: Rect) -> [Rect; 2] {
+    Layout::horizontal([Constraint::Length(5), Constraint::Min(1)]).areas(a)
+}
+
+/// Where a curve is drawn in its part `a` of the screen: inside the box
+/// (wide) or after the label (compact).
+fn curve_inner(a: Rect, wide: bool) -> Rect {
+    if wide {
+        inside(a)
+    } else {
+        label_split(a)[1]
+    }
+}
+
+/// `a` without its border.
+fn inside(a: Rect) -> Rect {
+    Rect::new(
+        a.x.saturating_add(1),
+        a.y.saturating_add(1),
+        a.width.saturating_sub(2),
+        a.height.saturating_sub(2),
+    )
 }
 
 /// What `Block::bordered().title(title)` draws (plain lines all round, the
 /// title at the top left after the corner, cut at the right corner), with
-/// the fast cell path: a block's border was a tenth of a frame. Returns the
-/// area inside.
-fn bordered(buf: &mut Buffer, area: Rect, title: &str) -> Rect {
+/// the fast cell path: a block's border was a tenth of a frame. What is
+/// inside is [`inside`] the area.
+fn bordered(buf: &mut Buffer, area: Rect, title: &str) {
     let area = area.intersection(buf.area);
     if area.is_empty() {
-        return area;
+        return;
     }
     let (top, bottom) = (area.top(), area.bottom() - 1);
     let (left, right) = (area.left(), area.right() - 1);
@@ -687,20 +707,10 @@ fn bordered(buf: &mut Buffer, area: Rect, title: &str) -> Rect {
     put(right, top, "┐");
     put(left, bottom, "└");
     put(left, top, "┌");
+    let title = Line::raw(title);
     let room = area.width.saturating_sub(2);
-    let title_area = Rect::new(
-        left + 1,
-        top,
-        (Line::raw(title).width() as u16).min(room),
-        1,
-    );
-    line_at(buf, title_area, &Line::raw(title));
-    Rect::new(
-        left + 1,
-        top + 1,
-        area.width.saturating_sub(2),
-        area.height.saturating_sub(2),
-    )
+    let title_area = Rect::new(left + 1, top, (title.width() as u16).min(room), 1);
+    line_at(buf, title_area, &title);
 }
 
 /// The series cut into `cols` slices of the last `span` seconds before the
@@ -1062,13 +1072,14 @@ mod tests {
                 "日本語 wide title",
             ] {
                 let (mut ours, mut theirs) = (Buffer::empty(screen), Buffer::empty(screen));
-                let inner = bordered(&mut ours, area, title);
+                bordered(&mut ours, area, title);
                 let block = Block::bordered().title(title);
-                let their_inner = block.inner(area.intersection(screen));
+                let on_screen = area.intersection(screen);
+                let their_inner = block.inner(on_screen);
                 block.render(area, &mut theirs);
                 assert_eq!(ours, theirs, "{area:?} {title:?}");
-                if !area.intersection(screen).is_empty() {
-                    assert_eq!(inner, their_inner, "{area:?}");
+                if !on_screen.is_empty() {
+                    assert_eq!(inside(on_screen), their_inner, "{area:?}");
                 }
             }
         }
