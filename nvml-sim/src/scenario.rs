@@ -340,6 +340,9 @@ pub const REALISTIC_LATENCY_MS: &[(&str, f64)] = &[
 impl Latency {
     /// The time one call of `sym` takes.
     pub fn of(&self, sym: &str) -> std::time::Duration {
+        if !self.realistic && self.functions.is_empty() {
+            return std::time::Duration::ZERO;
+        }
         let ms = self.functions.get(sym).copied().or_else(|| {
             self.realistic
                 .then(|| {
