@@ -16,7 +16,7 @@ DURATION=${DURATION:-30}
 INTERVAL=${INTERVAL:-0.1}
 cargo build -q --release -p nvml-sim
 if [ -z "${NVQ:-}" ]; then
-  cargo build -q --release -p nvq --bin nvq
+  cargo build -q --release -p nvq --bin nvq --bin nvq-top
   NVQ=$target/release/nvq
 fi
 work=$(mktemp -d)

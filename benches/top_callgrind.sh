@@ -10,7 +10,8 @@
 # (with the Rust and C libraries) and the simulator (libnvml_sim.so), and
 # the top functions by instructions.
 #   benches/top_callgrind.sh          WARM=15 SPAN=30 (seconds), INTERVAL=100ms
-#   NVQ=/path/to/nvq benches/top_callgrind.sh   (that binary, no build: a before/after pair)
+#   NVQ=/path/to/nvq benches/top_callgrind.sh   (that binary, no build: a before/after pair;
+#   it runs the nvq-top beside it, or the screen itself without one)
 #   KEEP=FILE: keep callgrind's output there (for callgrind_annotate --inclusive=yes)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,7 +21,7 @@ SPAN=${SPAN:-30}
 INTERVAL=${INTERVAL:-100ms}
 cargo build -q --release -p nvml-sim
 if [ -z "${NVQ:-}" ]; then
-  cargo build -q --release -p nvq --bin nvq
+  cargo build -q --release -p nvq --bin nvq --bin nvq-top
   NVQ=$target/release/nvq
 fi
 work=$(mktemp -d)
@@ -29,7 +30,7 @@ trap 'tmux -L "$sock" kill-server 2>/dev/null || true; rm -rf "$work"' EXIT
 ln -s "$target/release/libnvml_sim.so" "$work/libnvidia-ml.so.1"
 tmux -L "$sock" -f /dev/null new-session -d -s cg -x 120 -y 40 \
   "echo \$\$ > $work/pid; export LD_LIBRARY_PATH=$work TERM=xterm-256color \
-   NVML_SIM_SCENARIO=$PWD/tests/scenarios/top_8gpu.toml; exec valgrind --tool=callgrind \
+   NVML_SIM_SCENARIO=$PWD/tests/scenarios/top_8gpu.toml; exec valgrind --tool=callgrind --trace-children=yes \
    --instr-atstart=no --callgrind-out-file=$work/cg.out $NVQ top \
    --nvml-lib $work/libnvidia-ml.so.1 --interval $INTERVAL 2>$work/valgrind.log"
 sleep "$WARM"

@@ -55,6 +55,7 @@ ALLOWED = {
     },
     "lib": None,  # the crate root declares the modules
     "main": None,
+    "bin": None,  # src/bin/: binaries besides main.rs (`nvq-top`), the crate's users like main
 }
 
 MAX_LINE = 120

@@ -104,6 +104,8 @@ expect_file() {
 }
 expect_file /usr/bin/nvq
 expect_file /usr/lib/nvq/libnvml_sim.so
+expect_file /usr/lib/nvq/nvq-top
+[ -x /usr/lib/nvq/nvq-top ] || fail "/usr/lib/nvq/nvq-top is not executable"
 expect_file /usr/share/bash-completion/completions/nvq
 expect_file /usr/share/zsh/vendor-completions/_nvq
 expect_file /usr/share/fish/vendor_completions.d/nvq.fish
@@ -132,6 +134,9 @@ echo "$out"
 [ "$(head -n 1 <<<"$out")" = "index, name" ] || fail "unexpected header from --simulate: $out"
 rows=$(tail -n +2 <<<"$out" | grep -c '^[0-9][0-9]*, ' || true)
 [ "$rows" -ge 1 ] || fail "no GPU rows from --simulate: $out"
+# nvq top hands its screen to /usr/lib/nvq/nvq-top.
+out=$(run nvq --simulate top --once)
+grep -q 'nvq top .* 2 GPUs' <<<"$out" || fail "nvq --simulate top --once: $out"
 
 # The README's and the guide's simulated examples, from the installed paths:
 # the built-in machine's topology and the example machines chosen by name.

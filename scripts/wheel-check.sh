@@ -91,7 +91,7 @@ esac
 "$tools/bin/python" -m zipfile -l "$wheel" | awk 'NR > 1 { print $1 }' | sort >"$work/contents.txt"
 cat "$work/contents.txt"
 data="nvq-$version.data"
-for f in "$data/scripts/nvq" "$data/data/lib/nvq/libnvml_sim.so" "$data/data/share/man/man1/nvq.1" \
+for f in "$data/scripts/nvq" "$data/scripts/nvq-top" "$data/data/lib/nvq/libnvml_sim.so" "$data/data/share/man/man1/nvq.1" \
     "$data/data/share/bash-completion/completions/nvq" "$data/data/share/zsh/site-functions/_nvq" \
     "$data/data/share/fish/vendor_completions.d/nvq.fish" nvq/__init__.py nvq/__main__.py \
     "nvq-$version.dist-info/licenses/LICENSE-MIT" "nvq-$version.dist-info/licenses/LICENSE-APACHE"; do
@@ -146,6 +146,10 @@ check_nvq() {
     out=$(cd "$work/cwd" && env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME="$work/cwd" LANG=C.UTF-8 \
         NVML_SIM_SCENARIO=dgx_h100_8gpu "$exe" --simulate topo -m) || fail "$exe --simulate topo -m failed"
     grep -q '^GPU0.*NV18' <<<"$out" || fail "$exe: NVML_SIM_SCENARIO=dgx_h100_8gpu topo -m: $out"
+    # nvq top, through nvq-top installed beside nvq.
+    out=$(cd "$work/cwd" && env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME="$work/cwd" LANG=C.UTF-8 \
+        "$exe" --simulate top --once) || fail "$exe --simulate top --once failed"
+    grep -q 'nvq top .* 2 GPUs' <<<"$out" || fail "$exe --simulate top --once: $out"
 }
 gone() {
     local what=$1
@@ -161,6 +165,7 @@ venv=$work/venv
 "$py" -m venv "$venv"
 isolated "$work/pip-home" "$venv/bin/python" -m pip install --quiet --no-index "$wheel"
 [ -x "$venv/bin/nvq" ] || fail "pip did not install $venv/bin/nvq"
+[ -x "$venv/bin/nvq-top" ] || fail "pip did not install $venv/bin/nvq-top"
 [ -f "$venv/lib/nvq/libnvml_sim.so" ] || fail "pip did not install $venv/lib/nvq/libnvml_sim.so"
 [ -f "$venv/share/man/man1/nvq.1" ] || fail "pip did not install $venv/share/man/man1/nvq.1"
 check_nvq "$venv/bin/nvq"

@@ -8,7 +8,7 @@ mod plot;
 mod pods;
 pub mod serve;
 mod serve_trend;
-mod top;
+pub mod top;
 mod topo;
 mod vgpu;
 

@@ -25,17 +25,7 @@ extern "C" fn at_process_start() {
 static AT_PROCESS_START: extern "C" fn() = at_process_start;
 
 fn main() {
-    // A panic is a bug: one line on stderr, exit 255, also from a worker
-    // thread (the process ends at once, never half a sample later).
-    std::panic::set_hook(Box::new(|info| {
-        let location = info.location().map(|l| l.to_string());
-        let text = nvq::error::internal_error_message(
-            location.as_deref(),
-            nvq::error::panic_payload_text(info.payload()),
-        );
-        let _ = std::io::stderr().write_all(text.as_bytes());
-        std::process::exit(ExitCode::Other.code());
-    }));
+    nvq::error::install_panic_hook();
     if STDOUT_CLOSED_AT_START.load(Ordering::SeqCst) {
         output::set_stdout_closed();
     }

@@ -264,8 +264,8 @@ fn sigterm_restores_the_terminal() {
     assert_restored(&t);
 }
 
-/// Send signal `sig` to the `nvq top` that `script` started.
-fn signal_nvq(t: &Tmux, sig: &str) {
+/// The PID of the `nvq top` that `script` started.
+fn nvq_pid(t: &Tmux) -> String {
     let shell = std::fs::read_to_string(t.path("shell")).unwrap();
     let out = Command::new("ps")
         .args(["-o", "pid=", "--ppid", shell.trim()])
@@ -273,6 +273,12 @@ fn signal_nvq(t: &Tmux, sig: &str) {
         .unwrap();
     let pid = String::from_utf8_lossy(&out.stdout).trim().to_string();
     assert!(!pid.is_empty(), "nvq top's PID not found");
+    pid
+}
+
+/// Send signal `sig` to the `nvq top` that `script` started.
+fn signal_nvq(t: &Tmux, sig: &str) {
+    let pid = nvq_pid(t);
     assert!(Command::new("kill")
         .args([&format!("-{sig}"), &pid])
         .status()
@@ -288,6 +294,9 @@ fn sighup_restores_the_terminal() {
     let t = Tmux::new("hup");
     t.start(80, 24, &script(&t, &sc, "--interval 0.1"));
     t.wait_for("the first frame", |s| s.contains("8 GPUs"));
+    // nvq handed the screen to nvq-top, in the same process.
+    let comm = std::fs::read_to_string(format!("/proc/{}/comm", nvq_pid(&t))).unwrap();
+    assert_eq!(comm.trim(), "nvq-top");
     signal_nvq(&t, "HUP");
     assert_restored(&t);
 }
@@ -336,6 +345,48 @@ fn once_prints_one_plain_frame() {
         "80×24 without a terminal:\n{text}"
     );
     assert!(text.contains("8 GPUs") && text.contains("leaky"), "{text}");
+}
+
+#[test]
+fn once_is_the_same_frame_without_nvq_top_beside_nvq() {
+    // An nvq without nvq-top beside it (a binary copied alone) runs the
+    // screen itself.
+    let dir = tempfile::tempdir().unwrap();
+    let alone = dir.path().join("nvq");
+    std::fs::copy(nvq(), &alone).unwrap();
+    let frame = |exe: &Path| {
+        let out = common::command(exe)
+            .args([
+                "top",
+                "--once",
+                "--leak-after",
+                "60",
+                "-i",
+                "0,3",
+                "--nvml-lib",
+            ])
+            .arg(common::sim_lib())
+            .env("NVML_SIM_SCENARIO", common::scenario("top_8gpu.toml"))
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let (handed, own) = (frame(&nvq()), frame(&alone));
+    assert!(handed.contains("2 GPUs"), "{handed}");
+    assert_eq!(handed, own);
+}
+
+#[test]
+fn nvq_top_alone_says_to_run_nvq_top() {
+    let top = PathBuf::from(env!("CARGO_BIN_EXE_nvq-top"));
+    for args in [&[][..], &["--help"], &["--interval-ms", "5"]] {
+        let out = common::command(&top).args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {out:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("run `nvq top`"), "{args:?}: {err}");
+        assert!(out.stdout.is_empty());
+    }
 }
 
 #[test]

@@ -23,7 +23,7 @@ use crate::model::history::{History, Point, SeriesKey};
 use crate::model::top::{GpuSnap, Health, ProcSnap, TopSample};
 use crate::model::trend::{trend, TrendConfig};
 use crate::model::NvmlCode;
-use crate::nvml::Session;
+use crate::nvml::{LibSource, Session};
 use crate::schedule::deadline::{self, PerGpu};
 use crate::schedule::signals::{StopSignals, Wake};
 use crate::source::top::TopReader;
@@ -32,7 +32,10 @@ use crate::tui::state::{Action, Ui, MAX_INTERVAL_MS, MIN_INTERVAL_MS};
 use crate::tui::term::{self, Input, Mouse};
 use crate::tui::view::{self, Hit, Screen, MEM_FIELD, PROC_MEM_FIELD, UTIL_FIELD};
 use std::collections::HashMap;
+use std::ffi::OsString;
 use std::io::IsTerminal;
+use std::os::unix::process::CommandExt;
+use std::path::PathBuf;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -48,10 +51,23 @@ const TREND_EVERY: Duration = Duration::from_secs(1);
 const FORGET_AFTER_S: f64 = 3600.0;
 
 /// `top`'s checked options.
+#[derive(Debug, Clone, PartialEq)]
 struct Plan {
     interval_ms: u64,
     once: bool,
-    trend: TrendConfig,
+    /// `--leak-after`, in seconds.
+    leak_after_s: Option<f64>,
+}
+
+impl Plan {
+    fn trend(&self) -> TrendConfig {
+        let mut trend = TrendConfig::default();
+        if let Some(secs) = self.leak_after_s {
+            trend.min_duration_s = secs;
+            trend.window_s = secs * 2.0;
+        }
+        trend
+    }
 }
 
 fn plan(a: &TopArgs, interval: Option<Duration>) -> Result<Plan, NvqError> {
@@ -69,21 +85,108 @@ fn plan(a: &TopArgs, interval: Option<Duration>) -> Result<Plan, NvqError> {
             ms
         }
     };
-    let mut trend = TrendConfig::default();
-    if let Some(s) = a.leak_after.as_deref() {
-        let secs = parse_seconds(s).filter(|v| *v >= 1.0 && *v <= 86400.0).ok_or_else(|| {
+    let leak_after_s = match a.leak_after.as_deref() {
+        None => None,
+        Some(s) => Some(parse_seconds(s).filter(|v| *v >= 1.0 && *v <= 86400.0).ok_or_else(|| {
             NvqError::Usage(format!(
                 "top: invalid duration \"{s}\" for --leak-after; give seconds from 1 to 86400 (e.g. 300, 90s)."
             ))
-        })?;
-        trend.min_duration_s = secs;
-        trend.window_s = secs * 2.0;
-    }
+        })?),
+    };
     Ok(Plan {
         interval_ms,
         once: a.once,
-        trend,
+        leak_after_s,
     })
+}
+
+/// The executable that `nvq top` hands its checked options to (see
+/// [`Handoff`]), installed beside nvq or in `../lib/nvq/`.
+pub const TOP_EXECUTABLE: &str = "nvq-top";
+
+/// `nvq top` once its options are checked: the plan, the `-i` selection
+/// (looked up once NVML is open) and the NVML library (`None`: the
+/// system's). `nvq top` hands it to [`TOP_EXECUTABLE`], a program that holds
+/// `top`'s code and little else (a third less resident memory than all of
+/// nvq), as the arguments [`Handoff::to_args`] writes and
+/// [`Handoff::parse`] reads, replacing itself (the same process, terminal
+/// and signals); without that executable it runs [`run_checked`] itself.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Handoff {
+    plan: Plan,
+    id: Option<String>,
+    lib: Option<PathBuf>,
+}
+
+/// What [`TOP_EXECUTABLE`] says when it is not given a hand-off.
+const NOT_A_HANDOFF: &str =
+    "nvq-top is the program `nvq top` runs; run `nvq top` (see nvq top --help).";
+
+impl Handoff {
+    /// The arguments of [`TOP_EXECUTABLE`] (after its name).
+    pub fn to_args(&self) -> Vec<OsString> {
+        let mut out: Vec<OsString> = vec![
+            "--interval-ms".into(),
+            self.plan.interval_ms.to_string().into(),
+        ];
+        if self.plan.once {
+            out.push("--once".into());
+        }
+        if let Some(s) = self.plan.leak_after_s {
+            out.extend(["--leak-after-s".into(), s.to_string().into()]);
+        }
+        if let Some(id) = &self.id {
+            out.extend(["--id".into(), id.into()]);
+        }
+        if let Some(lib) = &self.lib {
+            out.extend(["--nvml-lib".into(), lib.into()]);
+        }
+        out
+    }
+
+    /// Read what [`Handoff::to_args`] wrote; anything else is a usage error.
+    pub fn parse(args: &[OsString]) -> Result<Self, NvqError> {
+        let bad = || NvqError::Usage(NOT_A_HANDOFF.into());
+        let mut it = args.iter();
+        let (mut interval_ms, mut once, mut leak_after_s, mut id, mut lib) =
+            (None, false, None, None, None);
+        while let Some(flag) = it.next() {
+            let text = |v: Option<&OsString>| {
+                v.and_then(|v| v.to_str())
+                    .map(str::to_string)
+                    .ok_or_else(bad)
+            };
+            match flag.to_str() {
+                Some("--interval-ms") => {
+                    let ms = text(it.next())?.parse::<u64>().map_err(|_| bad())?;
+                    if !(MIN_INTERVAL_MS..=MAX_INTERVAL_MS).contains(&ms) {
+                        return Err(bad());
+                    }
+                    interval_ms = Some(ms);
+                }
+                Some("--once") => once = true,
+                Some("--leak-after-s") => {
+                    let s = text(it.next())?.parse::<f64>().map_err(|_| bad())?;
+                    if !(1.0..=86400.0).contains(&s) {
+                        return Err(bad());
+                    }
+                    leak_after_s = Some(s);
+                }
+                Some("--id") => id = Some(text(it.next())?),
+                Some("--nvml-lib") => lib = Some(PathBuf::from(it.next().ok_or_else(bad)?)),
+                _ => return Err(bad()),
+            }
+        }
+        Ok(Handoff {
+            plan: Plan {
+                interval_ms: interval_ms.ok_or_else(bad)?,
+                once,
+                leak_after_s,
+            },
+            id,
+            lib,
+        })
+    }
 }
 
 pub fn run(a: &TopArgs, common: &Common<'_>) -> Result<(), NvqError> {
@@ -94,15 +197,43 @@ pub fn run(a: &TopArgs, common: &Common<'_>) -> Result<(), NvqError> {
             "top: needs a terminal; for one frame as text use `nvq top --once`.".into(),
         ));
     }
-    let session = Arc::new(common.session()?);
-    let devices = common.gpus(&session)?;
+    let handoff = Handoff {
+        plan,
+        id: common.id.map(str::to_string),
+        lib: common.lib.resolve()?,
+    };
+    // With stdout closed at the start, the runtime put /dev/null there:
+    // the other program would not know. Then nvq runs the screen itself.
+    if !crate::output::stdout_closed() {
+        if let Ok(exe) = crate::nvml::find_installed(TOP_EXECUTABLE) {
+            // Only returns when the program could not be started.
+            let _ = std::process::Command::new(exe)
+                .args(handoff.to_args())
+                .exec();
+        }
+    }
+    run_checked(&handoff)
+}
+
+/// `nvq top` with its options checked: in nvq itself, or in [`TOP_EXECUTABLE`].
+pub fn run_checked(h: &Handoff) -> Result<(), NvqError> {
+    let plan = &h.plan;
+    if !plan.once {
+        crate::schedule::signals::arm();
+    }
+    let lib = match &h.lib {
+        Some(p) => LibSource::Path(p.clone()),
+        None => LibSource::System,
+    };
+    let session = Arc::new(Session::open(&lib)?);
+    let devices = crate::nvml::select::select(&session, h.id.as_deref())?;
     let title = format!(
         "nvq top · driver {}",
         session.driver_version().unwrap_or("?")
     );
     if plan.once {
         let mut collector = Collector::start(&session, &devices, None)?;
-        return once(&plan, &mut collector, &title);
+        return once(plan, &mut collector, &title);
     }
     let (tx, rx) = mpsc::channel::<Msg>();
     let lanes = tx.clone();
@@ -110,7 +241,7 @@ pub fn run(a: &TopArgs, common: &Common<'_>) -> Result<(), NvqError> {
         let _ = lanes.send(Msg::Lanes);
     });
     let collector = Collector::start(&session, &devices, Some(notify))?;
-    interactive(plan, collector, title, tx, rx)
+    interactive(plan.clone(), collector, title, tx, rx)
 }
 
 fn now_s() -> f64 {
@@ -501,6 +632,7 @@ fn ui_loop(
     title: &str,
 ) -> Result<(), NvqError> {
     let mut ui = Ui::new(plan.interval_ms, colour);
+    let trend_cfg = plan.trend();
     let mut history = History::new(HISTORY_CAP);
     // The leak marks read these series' trends once a second.
     history.keep_minima_of(MEM_FIELD);
@@ -586,7 +718,7 @@ fn ui_loop(
                     || s.procs != sample.procs
                     || column(s.t) != column(sample.t);
                 if last_trend.map_or(true, |t| t.elapsed() >= TREND_EVERY) {
-                    let (l, f) = leaks(&history, &s, &plan.trend);
+                    let (l, f) = leaks(&history, &s, &trend_cfg);
                     dirty |= l != leak_map || f != full_map;
                     (leak_map, full_map) = (l, f);
                     last_trend = Some(Instant::now());
@@ -656,5 +788,47 @@ mod tests {
         };
         assert!(bad("0.05") && bad("11") && bad("x"));
         assert!(!bad("0.1") && !bad("10"));
+    }
+
+    #[test]
+    fn the_handoff_reads_back_what_it_wrote_and_nothing_else() {
+        let h = Handoff {
+            plan: Plan {
+                interval_ms: 100,
+                once: true,
+                leak_after_s: Some(90.5),
+            },
+            id: Some("0,GPU-1f2e".into()),
+            lib: Some(PathBuf::from("/opt/x y/libnvidia-ml.so.1")),
+        };
+        assert_eq!(Handoff::parse(&h.to_args()).ok(), Some(h));
+        let plain = Handoff {
+            plan: Plan {
+                interval_ms: 1000,
+                once: false,
+                leak_after_s: None,
+            },
+            id: None,
+            lib: None,
+        };
+        assert_eq!(
+            plain.to_args(),
+            ["--interval-ms", "1000"].map(OsString::from)
+        );
+        assert_eq!(Handoff::parse(&plain.to_args()).ok(), Some(plain));
+        let bad = |args: &[&str]| {
+            let args: Vec<OsString> = args.iter().map(OsString::from).collect();
+            match Handoff::parse(&args) {
+                Err(NvqError::Usage(m)) => m == NOT_A_HANDOFF,
+                _ => false,
+            }
+        };
+        // No interval, a user's options, values out of range or missing.
+        assert!(bad(&[]));
+        assert!(bad(&["--interval", "1"]));
+        assert!(bad(&["--interval-ms", "50"]));
+        assert!(bad(&["--interval-ms", "100", "--leak-after-s", "0"]));
+        assert!(bad(&["--interval-ms", "100", "--id"]));
+        assert!(bad(&["--interval-ms", "100", "--help"]));
     }
 }

@@ -31,6 +31,11 @@ pub fn set_stdout_closed() {
     STDOUT_CLOSED.store(true, Ordering::SeqCst);
 }
 
+/// Whether [`set_stdout_closed`] was called.
+pub fn stdout_closed() -> bool {
+    STDOUT_CLOSED.load(Ordering::SeqCst)
+}
+
 /// How a `-f` file receives the samples of a loop.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum SinkMode {

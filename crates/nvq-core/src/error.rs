@@ -381,6 +381,20 @@ pub fn panic_payload_text(payload: &(dyn std::any::Any + Send)) -> &str {
         .unwrap_or("unknown panic")
 }
 
+/// Make a panic what nvq's executables all make it: a bug, told in one line
+/// on stderr ([`internal_error_message`]), and the process's end at once
+/// with [`ExitCode::Other`], also from a worker thread (never half a sample
+/// later).
+pub fn install_panic_hook() {
+    std::panic::set_hook(Box::new(|info| {
+        use std::io::Write;
+        let location = info.location().map(|l| l.to_string());
+        let text = internal_error_message(location.as_deref(), panic_payload_text(info.payload()));
+        let _ = std::io::stderr().write_all(text.as_bytes());
+        std::process::exit(ExitCode::Other.code());
+    }));
+}
+
 #[cfg(test)]
 mod panic_tests {
     use super::*;

@@ -43,46 +43,46 @@ impl LibSource {
     }
 }
 
-/// Look for the simulator beside the running executable: next to it, in
-/// `deps/` (where cargo puts it for tests) and in `../lib/nvq/` (an
-/// installation prefix: the Debian package's `/usr`, a venv or `~/.local` for
-/// the wheel, the tool venvs of pipx and uv). The executable's path is its
-/// real one, links resolved, so a link to nvq elsewhere (pipx's and uv's
-/// entries in `~/.local/bin`, an `nvidia-smi` link) finds the simulator of
-/// the nvq it points at. The current directory is never searched.
+/// Look for the simulator beside the running executable (see [`find_installed`]).
 pub fn find_simulator() -> Result<PathBuf, NvqError> {
-    let not_found = |why: String| NvqError::LibraryNotFound {
+    find_installed(SIMULATOR_FILE).map_err(|why| NvqError::LibraryNotFound {
         detail: format!("--simulate: {why}"),
-    };
+    })
+}
+
+/// Look for `file`, a file installed with nvq (the simulator, `nvq top`'s
+/// executable), beside the running executable: next to it, in `deps/` (where
+/// cargo puts a library for tests) and in `../lib/nvq/` (an installation
+/// prefix: the Debian package's `/usr`, a venv or `~/.local` for the wheel,
+/// the tool venvs of pipx and uv). The executable's path is its real one,
+/// links resolved, so a link to nvq elsewhere (pipx's and uv's entries in
+/// `~/.local/bin`, an `nvidia-smi` link) finds the files of the nvq it points
+/// at. The current directory is never searched. Only a regular file counts.
+/// The error says why, in a sentence to put after a prefix.
+pub fn find_installed(file: &str) -> Result<PathBuf, String> {
     let exe = std::env::current_exe()
         .and_then(std::fs::canonicalize)
-        .map_err(|e| not_found(format!("cannot locate the nvq executable: {e}")))?;
+        .map_err(|e| format!("cannot locate the nvq executable: {e}"))?;
     let dir = exe
         .parent()
-        .ok_or_else(|| not_found(format!("{} has no parent directory", exe.display())))?;
-    let candidates = simulator_candidates(dir);
+        .ok_or_else(|| format!("{} has no parent directory", exe.display()))?;
+    let candidates = install_candidates(dir, file);
     candidates
         .iter()
         .find(|p| p.is_file())
         .cloned()
         .ok_or_else(|| {
             let looked: Vec<String> = candidates.iter().map(|p| p.display().to_string()).collect();
-            not_found(format!(
-                "the simulator is not installed; looked for {}",
-                looked.join(", ")
-            ))
+            format!("{file} is not installed; looked for {}", looked.join(", "))
         })
 }
 
-/// Where [`find_simulator`] looks, in order, for an executable in `dir` (a
-/// real directory, so its parent is the installation prefix).
-fn simulator_candidates(dir: &Path) -> Vec<PathBuf> {
-    let mut places = vec![
-        dir.join(SIMULATOR_FILE),
-        dir.join("deps").join(SIMULATOR_FILE),
-    ];
+/// Where [`find_installed`] looks, in order, for `file` of an executable in
+/// `dir` (a real directory, so its parent is the installation prefix).
+fn install_candidates(dir: &Path, file: &str) -> Vec<PathBuf> {
+    let mut places = vec![dir.join(file), dir.join("deps").join(file)];
     if let Some(prefix) = dir.parent() {
-        places.push(prefix.join("lib").join("nvq").join(SIMULATOR_FILE));
+        places.push(prefix.join("lib").join("nvq").join(file));
     }
     places
 }
@@ -215,7 +215,10 @@ mod tests {
 
     #[test]
     fn simulator_places_are_beside_the_executable_and_under_its_prefix() {
-        let places = simulator_candidates(Path::new("/home/u/.local/share/uv/tools/nvq/bin"));
+        let places = install_candidates(
+            Path::new("/home/u/.local/share/uv/tools/nvq/bin"),
+            SIMULATOR_FILE,
+        );
         let expected = [
             "/home/u/.local/share/uv/tools/nvq/bin/libnvml_sim.so",
             "/home/u/.local/share/uv/tools/nvq/bin/deps/libnvml_sim.so",
@@ -224,7 +227,7 @@ mod tests {
         assert_eq!(places, expected.map(PathBuf::from));
         // An executable in / has no prefix above it: no relative lookup.
         assert_eq!(
-            simulator_candidates(Path::new("/")),
+            install_candidates(Path::new("/"), SIMULATOR_FILE),
             ["/libnvml_sim.so", "/deps/libnvml_sim.so"].map(PathBuf::from)
         );
     }
