@@ -1,20 +1,25 @@
 //! `nvq top`: the interactive view.
 //!
-//! Two threads besides the GPU lanes:
-//! - the **input** thread waits for keys and resizes;
-//! - the **signal** thread waits for SIGINT, SIGTERM or SIGHUP.
+//! Besides the GPU lanes, three threads wait for something:
+//! - the **input** thread for keys and resizes;
+//! - the **signal** thread for SIGINT, SIGTERM or SIGHUP;
+//! - the **alarm** thread (`schedule::alarm`) for the checkpoint of a
+//!   sample that is late.
 //!
-//! The UI thread (this one) owns the schedule, the history and the screen.
-//! As soon as a sample is in it begins the next, to start on the next tick:
-//! the lanes of `schedule::deadline::PerGpu` sleep until the tick on their
-//! own timer and read every selected GPU (a hung GPU is late in its sample
-//! and the others still answer) while the UI thread goes on answering keys;
-//! the lane that runs out of work wakes it through the same channel as the
-//! keys, and it takes the sample (or, at the deadline, marks the GPUs that
-//! did not answer as late). So the GPUs are never read on the UI thread, and
-//! a sample costs one wake-up of a lane and one of the UI thread. It sleeps
-//! until a key, a lane or the sample's deadline, and draws only when
-//! something shown changed; only the changed cells are written.
+//! The screen's state (the schedule, the history, the terminal: [`Loop`])
+//! is shared, under one lock, by the UI thread (this one), which handles
+//! keys, signals and the alarm, and the lanes of
+//! `schedule::deadline::PerGpu`, which read every selected GPU. A lane that
+//! has run out of a sample's work handles the sample itself (history, leak
+//! marks, the frame) and begins the next, which it starts on the next tick
+//! on its own timer; it sets the alarm to that sample's checkpoint (halfway
+//! to the deadline, then the deadline). So while the GPUs answer, a sample
+//! costs one wake-up, the lane's, and the alarm, moved on each time before
+//! it comes, never rings. A hung GPU keeps its lane in a call, never holding
+//! the lock: the alarm rings, the UI thread splits the lane or ends the
+//! sample with the GPU marked late, and the keys go on being answered. The
+//! GPUs are never read on the UI thread. A frame is drawn only when
+//! something shown changed, and only the changed cells are written.
 
 use super::plan::{bad_interval, parse_seconds, Common};
 use crate::cli::top::TopArgs;
@@ -24,6 +29,7 @@ use crate::model::top::{GpuSnap, Health, ProcSnap, TopSample};
 use crate::model::trend::{trend, TrendConfig};
 use crate::model::NvmlCode;
 use crate::nvml::{LibSource, Session};
+use crate::schedule::alarm::Alarm;
 use crate::schedule::deadline::{self, PerGpu};
 use crate::schedule::signals::{StopSignals, Wake};
 use crate::source::top::TopReader;
@@ -36,8 +42,8 @@ use std::ffi::OsString;
 use std::io::IsTerminal;
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
-use std::sync::Arc;
+use std::sync::mpsc::{self, Receiver, Sender};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 /// Points kept per series: ten minutes at the fastest refresh (100 ms),
@@ -236,12 +242,39 @@ pub fn run_checked(h: &Handoff) -> Result<(), NvqError> {
         return once(plan, &mut collector, &title);
     }
     let (tx, rx) = mpsc::channel::<Msg>();
-    let lanes = tx.clone();
-    let notify: deadline::Notify = Arc::new(move || {
-        let _ = lanes.send(Msg::Lanes);
-    });
+    let ring = tx.clone();
+    let alarm = Alarm::start(move || {
+        let _ = ring.send(Msg::Alarm);
+    })
+    .map_err(|e| NvqError::Usage(format!("top: cannot start a timer: {e}")))?;
+    let shared: Shared = Arc::new(Mutex::new(None));
+    let notify: deadline::Notify = {
+        let (shared, alarm, tx) = (Arc::clone(&shared), Arc::clone(&alarm), tx.clone());
+        // A lane has run out of a sample's work: the sample is handled here,
+        // on the lane, which then begins the next (see the module's text).
+        Arc::new(move || {
+            let mut held = lock(&shared);
+            let Some(l) = held.as_mut() else { return };
+            match l.handle(None) {
+                Ok(_) => alarm.set(l.wake_at()),
+                Err(e) => {
+                    l.failed = Some(e);
+                    let _ = tx.send(Msg::Stop);
+                }
+            }
+        })
+    };
     let collector = Collector::start(&session, &devices, Some(notify))?;
-    interactive(plan.clone(), collector, title, tx, rx)
+    interactive(plan, collector, title, (tx, rx), &shared, &alarm)
+}
+
+/// The screen's state, shared by the UI thread (keys, signals, the alarm)
+/// and the lanes (a sample is in). `None` before the screen is set up and
+/// once it is put away.
+type Shared = Arc<Mutex<Option<Loop>>>;
+
+fn lock(m: &Mutex<Option<Loop>>) -> std::sync::MutexGuard<'_, Option<Loop>> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 fn now_s() -> f64 {
@@ -502,23 +535,25 @@ fn leaks(
 
 /// What reaches the UI thread.
 enum Msg {
-    /// A lane has run out of a sample's work.
-    Lanes,
+    /// The alarm: the sample in progress has come to its halfway point or
+    /// its deadline without every lane having answered.
+    Alarm,
     Input(Input),
     Stop,
 }
 
 fn interactive(
-    plan: Plan,
-    mut collector: Collector,
+    plan: &Plan,
+    collector: Collector,
     title: String,
-    tx: Sender<Msg>,
-    rx: Receiver<Msg>,
+    (tx, rx): (Sender<Msg>, Receiver<Msg>),
+    shared: &Shared,
+    alarm: &Alarm,
 ) -> Result<(), NvqError> {
     let signals = StopSignals::install();
     let colour = crate::output::terminal::stdout_colour(false);
     term::install_panic_hook();
-    let mut terminal = term::Terminal::enter().map_err(|e| {
+    let terminal = term::Terminal::enter().map_err(|e| {
         NvqError::Usage(format!(
             "top: cannot use this terminal ({e}); try `nvq top --once`."
         ))
@@ -543,31 +578,32 @@ fn interactive(
             }),
         )?;
     }
-    {
-        let tx = tx.clone();
-        spawn(
-            "nvq-top-signals",
-            Box::new(move || {
-                let far = Instant::now() + Duration::from_secs(86400 * 365);
-                loop {
-                    if let Wake::Signal = signals.sleep_until(far, None) {
-                        let _ = tx.send(Msg::Stop);
-                        break;
-                    }
+    spawn(
+        "nvq-top-signals",
+        Box::new(move || {
+            let far = Instant::now() + Duration::from_secs(86400 * 365);
+            loop {
+                if let Wake::Signal = signals.sleep_until(far, None) {
+                    let _ = tx.send(Msg::Stop);
+                    break;
                 }
-            }),
-        )?;
-    }
-    drop(tx);
-    let result = ui_loop(&plan, &mut collector, &mut terminal, &rx, colour, &title);
-    drop(terminal);
+            }
+        }),
+    )?;
+    *lock(shared) = Some(Loop::new(plan, collector, terminal, colour, title));
+    let result = ui_loop(shared, &rx, alarm);
+    // Put the screen away (the terminal as it was) here, whatever the end:
+    // a lane that comes later finds nothing to draw on. The lanes' closure
+    // holds `shared`, so the state would otherwise never be dropped.
+    alarm.set(None);
+    let state = lock(shared).take();
+    drop(state);
     result
 }
 
 /// When to sample: every interval from the first tick; a pause stops it.
 /// Each sample is begun as soon as the one before is over, to start on its
-/// tick: the lanes then wake on their own timer, and the UI thread only
-/// when a sample is in (or its deadline passes).
+/// tick: the lanes then wake on their own timer.
 struct Schedule {
     /// The tick of the next sample to begin.
     next: Instant,
@@ -623,56 +659,94 @@ impl Schedule {
     }
 }
 
-fn ui_loop(
-    plan: &Plan,
-    collector: &mut Collector,
-    terminal: &mut term::Terminal,
-    rx: &Receiver<Msg>,
-    colour: bool,
-    title: &str,
-) -> Result<(), NvqError> {
-    let mut ui = Ui::new(plan.interval_ms, colour);
-    let trend_cfg = plan.trend();
-    let mut history = History::new(HISTORY_CAP);
-    // The leak marks read these series' trends once a second.
-    history.keep_minima_of(MEM_FIELD);
-    history.keep_minima_of(PROC_MEM_FIELD);
-    let mut sample = TopSample::default();
-    let mut leak_map = HashMap::new();
-    let mut full_map = HashMap::new();
-    let mut last_trend: Option<Instant> = None;
-    let draw_err = |e: std::io::Error| NvqError::Usage(format!("top: cannot draw: {e}"));
-    // What a frame shows, as one `Screen` (a macro, not a closure: `ui` is
-    // borrowed only while the screen is used, and changed in between).
-    macro_rules! screen {
-        () => {
-            Screen {
-                sample: &sample,
-                history: &history,
-                leaks: &leak_map,
-                gpu_full_s: &full_map,
-                ui: &ui,
-                title,
-            }
-        };
-    }
-    let mut schedule = Schedule {
-        next: Instant::now(),
-        begun: None,
+/// The screen's state between samples and keys.
+struct Loop {
+    collector: Collector,
+    terminal: term::Terminal,
+    title: String,
+    ui: Ui,
+    trend_cfg: TrendConfig,
+    history: History,
+    sample: TopSample,
+    leak_map: HashMap<(u32, u32), Leak>,
+    full_map: HashMap<u32, f64>,
+    last_trend: Option<Instant>,
+    schedule: Schedule,
+    /// Why a lane could not handle its sample (the UI thread returns it).
+    failed: Option<NvqError>,
+}
+
+/// What a frame shows, as one `Screen` of a [`Loop`]'s fields (a macro:
+/// the fields are borrowed only while the screen is used).
+macro_rules! screen {
+    ($l:expr) => {
+        Screen {
+            sample: &$l.sample,
+            history: &$l.history,
+            leaks: &$l.leak_map,
+            gpu_full_s: &$l.full_map,
+            ui: &$l.ui,
+            title: &$l.title,
+        }
     };
-    // Nothing to handle the first time round: the first sample begins.
-    let mut msg: Option<Msg> = None;
-    loop {
+}
+
+fn draw_err(e: std::io::Error) -> NvqError {
+    NvqError::Usage(format!("top: cannot draw: {e}"))
+}
+
+impl Loop {
+    fn new(
+        plan: &Plan,
+        collector: Collector,
+        terminal: term::Terminal,
+        colour: bool,
+        title: String,
+    ) -> Loop {
+        let mut history = History::new(HISTORY_CAP);
+        // The leak marks read these series' trends once a second.
+        history.keep_minima_of(MEM_FIELD);
+        history.keep_minima_of(PROC_MEM_FIELD);
+        Loop {
+            collector,
+            terminal,
+            title,
+            ui: Ui::new(plan.interval_ms, colour),
+            trend_cfg: plan.trend(),
+            history,
+            sample: TopSample::default(),
+            leak_map: HashMap::new(),
+            full_map: HashMap::new(),
+            last_trend: None,
+            schedule: Schedule {
+                next: Instant::now(),
+                begun: None,
+            },
+            failed: None,
+        }
+    }
+
+    /// When the alarm must go off: the sample in progress's checkpoint, or
+    /// the next tick.
+    fn wake_at(&self) -> Option<Instant> {
+        self.schedule.wake_at(&self.collector, self.ui.paused)
+    }
+
+    /// Handle `msg` (`None`: a lane ran out of work, or the first time
+    /// round), take the sample in progress if it is over and begin the next,
+    /// and draw if something shown changed. Returns whether to quit.
+    fn handle(&mut self, msg: Option<Msg>) -> Result<bool, NvqError> {
         let mut dirty = false;
         match msg {
-            None | Some(Msg::Lanes) => {}
+            None | Some(Msg::Alarm) => {}
             Some(Msg::Input(Input::Key(k))) => {
                 test_panic_on_key();
-                match ui.key(k, sample.gpus.len()) {
-                    Action::Quit => return Ok(()),
+                match self.ui.key(k, self.sample.gpus.len()) {
+                    Action::Quit => return Ok(true),
                     Action::Collector => {
                         // A new interval or a pause: the next tick is now.
-                        schedule.restart(collector, ui.interval_ms);
+                        self.schedule
+                            .restart(&mut self.collector, self.ui.interval_ms);
                         dirty = true;
                     }
                     Action::Redraw => dirty = true,
@@ -680,8 +754,8 @@ fn ui_loop(
                 }
             }
             Some(Msg::Input(Input::Mouse(m))) => {
-                let area = terminal.tui.area();
-                let screen = screen!();
+                let area = self.terminal.tui.area();
+                let screen = screen!(self);
                 let (hit, more) = match m {
                     Mouse::Click { x, y } => (view::hit(&screen, area, x, y), 0),
                     _ => (None, {
@@ -690,65 +764,78 @@ fn ui_loop(
                     }),
                 };
                 let action = match (m, hit) {
-                    (Mouse::Click { .. }, Some(Hit::Gpu(i))) => ui.click_gpu(i),
-                    (Mouse::Click { .. }, Some(Hit::Column(c))) => ui.click_column(c),
-                    (Mouse::WheelDown, _) => ui.wheel(true, more),
-                    (Mouse::WheelUp, _) => ui.wheel(false, more),
+                    (Mouse::Click { .. }, Some(Hit::Gpu(i))) => self.ui.click_gpu(i),
+                    (Mouse::Click { .. }, Some(Hit::Column(c))) => self.ui.click_column(c),
+                    (Mouse::WheelDown, _) => self.ui.wheel(true, more),
+                    (Mouse::WheelUp, _) => self.ui.wheel(false, more),
                     _ => Action::None,
                 };
                 dirty = action != Action::None;
             }
             Some(Msg::Input(Input::Resize)) => {
-                terminal.tui.autoresize().map_err(draw_err)?;
+                self.terminal.tui.autoresize().map_err(draw_err)?;
                 dirty = true;
             }
-            Some(Msg::Input(Input::Closed) | Msg::Stop) => return Ok(()),
+            Some(Msg::Input(Input::Closed) | Msg::Stop) => return Ok(true),
         }
         // Take the sample in progress if it is over, begin the next on its
         // tick (after the keys: a pause or a new interval counts at once).
-        if let Some(s) = schedule.step(collector, ui.interval_ms, ui.paused) {
-            if !ui.paused {
-                record(&mut history, &s);
+        let (interval_ms, paused) = (self.ui.interval_ms, self.ui.paused);
+        if let Some(s) = self.schedule.step(&mut self.collector, interval_ms, paused) {
+            if !paused {
+                record(&mut self.history, &s);
                 // Redraw only what would look different: other values,
                 // other marks, or curves that moved by a column (when a new
                 // column of time begins).
-                let step = view::curve_step(&screen!(), terminal.tui.area());
+                let step = view::curve_step(&screen!(self), self.terminal.tui.area());
                 let column = |t: f64| (t / step).floor();
-                dirty |= s.gpus != sample.gpus
-                    || s.procs != sample.procs
-                    || column(s.t) != column(sample.t);
-                if last_trend.map_or(true, |t| t.elapsed() >= TREND_EVERY) {
-                    let (l, f) = leaks(&history, &s, &trend_cfg);
-                    dirty |= l != leak_map || f != full_map;
-                    (leak_map, full_map) = (l, f);
-                    last_trend = Some(Instant::now());
+                dirty |= s.gpus != self.sample.gpus
+                    || s.procs != self.sample.procs
+                    || column(s.t) != column(self.sample.t);
+                if self.last_trend.map_or(true, |t| t.elapsed() >= TREND_EVERY) {
+                    let (l, f) = leaks(&self.history, &s, &self.trend_cfg);
+                    dirty |= l != self.leak_map || f != self.full_map;
+                    (self.leak_map, self.full_map) = (l, f);
+                    self.last_trend = Some(Instant::now());
                 }
-                sample = s;
-                ui.selected = ui.selected.min(sample.gpus.len().saturating_sub(1));
+                self.sample = s;
+                self.ui.selected = self
+                    .ui
+                    .selected
+                    .min(self.sample.gpus.len().saturating_sub(1));
             }
         }
         if dirty {
-            let screen = screen!();
-            terminal
+            let screen = screen!(self);
+            self.terminal
                 .tui
                 .draw(|area, buf| view::render(&screen, area, buf))
                 .map_err(draw_err)?;
         }
-        // Sleep until a key, a signal, a lane, the deadline or the next tick.
-        msg = next_msg(rx, schedule.wake_at(collector, ui.paused));
+        Ok(false)
     }
 }
 
-/// The next message, or `None` when `at` passes first; a channel with no
-/// sender left reads as `Stop`.
-fn next_msg(rx: &Receiver<Msg>, at: Option<Instant>) -> Option<Msg> {
-    match at {
-        None => Some(rx.recv().unwrap_or(Msg::Stop)),
-        Some(at) => match rx.recv_timeout(at.saturating_duration_since(Instant::now())) {
-            Ok(m) => Some(m),
-            Err(RecvTimeoutError::Timeout) => None,
-            Err(RecvTimeoutError::Disconnected) => Some(Msg::Stop),
-        },
+/// The UI thread: the first sample, then keys, signals and the alarm, each
+/// handled under the state's lock, until a quit.
+fn ui_loop(shared: &Shared, rx: &Receiver<Msg>, alarm: &Alarm) -> Result<(), NvqError> {
+    let mut msg: Option<Msg> = None;
+    loop {
+        let mut held = lock(shared);
+        let Some(l) = held.as_mut() else {
+            return Ok(());
+        };
+        if let Some(e) = l.failed.take() {
+            return Err(e);
+        }
+        if l.handle(msg)? {
+            return Ok(());
+        }
+        alarm.set(l.wake_at());
+        drop(held);
+        // Sleep until a key, a signal or the alarm (a lane handles its
+        // sample itself).
+        msg = Some(rx.recv().unwrap_or(Msg::Stop));
     }
 }
 

@@ -10,6 +10,7 @@
 //! also while a write waits for a reader that does not read; a reader that
 //! closes the pipe ends it at once, quietly.
 
+pub mod alarm;
 pub mod deadline;
 pub mod signals;
 
