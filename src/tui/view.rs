@@ -21,6 +21,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph, Widget};
 use std::borrow::Cow;
 use std::collections::HashMap;
+use std::sync::{Mutex, PoisonError};
 
 /// The history field of a GPU's used memory (bytes) and utilization (%),
 /// and of a process's memory: the registry's names.
@@ -88,6 +89,33 @@ pub fn render(s: &Screen<'_>, area: Rect, buf: &mut Buffer) {
     }
 }
 
+/// `layout` split over `area`, as ratatui solves it, remembered for the
+/// whole process: ratatui keeps its solutions per thread, and `nvq top`
+/// draws on whichever lane read the sample, so each new lane thread would
+/// solve every layout again (about two million instructions each).
+fn split(layout: Layout, area: Rect) -> Vec<Rect> {
+    /// The layouts of a few sizes and column sets (the oldest goes first).
+    const KEEP: usize = 32;
+    type Solved = Vec<((Layout, Rect), Vec<Rect>)>;
+    static SOLVED: Mutex<Solved> = Mutex::new(Vec::new());
+    let mut solved = SOLVED.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some((_, rects)) = solved.iter().find(|((l, a), _)| *a == area && *l == layout) {
+        return rects.clone();
+    }
+    let rects = layout.split(area).to_vec();
+    if solved.len() >= KEEP {
+        solved.remove(0);
+    }
+    solved.push(((layout, area), rects.clone()));
+    rects
+}
+
+/// [`split`] into `N` parts (an empty one for a part the layout lacks).
+fn areas<const N: usize>(layout: Layout, area: Rect) -> [Rect; N] {
+    let rects = split(layout, area);
+    std::array::from_fn(|i| rects.get(i).copied().unwrap_or_default())
+}
+
 /// The parts of the screen, as [`render`] draws them.
 pub(super) fn regions(s: &Screen<'_>, area: Rect) -> Regions {
     let wide = area.width >= WIDE_FROM && area.height >= WIDE_HEIGHT;
@@ -103,14 +131,16 @@ pub(super) fn regions(s: &Screen<'_>, area: Rect) -> Regions {
     let min_procs: u16 = if wide { 8 } else { 4 };
     let fixed = 1 + 1 + curve_h + 1 + min_procs;
     let gpu_h = (gpu_lines.len() as u16).min(area.height.saturating_sub(fixed).max(1));
-    let [head, gpus, detail, curves, procs] = Layout::vertical([
-        Constraint::Length(1),
-        Constraint::Length(gpu_h),
-        Constraint::Length(1),
-        Constraint::Length(curve_h),
-        Constraint::Min(1),
-    ])
-    .areas(area);
+    let [head, gpus, detail, curves, procs] = areas(
+        Layout::vertical([
+            Constraint::Length(1),
+            Constraint::Length(gpu_h),
+            Constraint::Length(1),
+            Constraint::Length(curve_h),
+            Constraint::Min(1),
+        ]),
+        area,
+    );
     Regions {
         head,
         gpus,
@@ -631,11 +661,16 @@ fn curve_block(s: &Screen<'_>, area: Rect, buf: &mut Buffer, wide: bool) {
 /// layout, one above the other in the compact one.
 fn curve_areas(area: Rect, wide: bool) -> (Rect, Rect) {
     if wide {
-        let [a, b] = Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)])
-            .areas(area);
+        let [a, b] = areas(
+            Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)]),
+            area,
+        );
         (a, b)
     } else {
-        let [a, b] = Layout::vertical([Constraint::Length(2), Constraint::Length(2)]).areas(area);
+        let [a, b] = areas(
+            Layout::vertical([Constraint::Length(2), Constraint::Length(2)]),
+            area,
+        );
         (a, b)
     }
 }
@@ -656,7 +691,10 @@ pub fn curve_step(s: &Screen<'_>, area: Rect) -> f64 {
 
 /// A compact curve's line: its 5-column label, then the curve.
 fn label_split(a: Rect) -> [Rect; 2] {
-    Layout::horizontal([Constraint::Length(5), Constraint::Min(1)]).areas(a)
+    areas(
+        Layout::horizontal([Constraint::Length(5), Constraint::Min(1)]),
+        a,
+    )
 }
 
 /// Where a curve is drawn in its part `a` of the screen: inside the box
@@ -953,10 +991,10 @@ pub(super) fn table_columns<'c>(rows: &[ProcRow<'_>], wide: bool) -> Vec<(usize,
 /// Each column's x (from the table's left edge) and width: ratatui's
 /// `Table` layout (its constraints, one space between columns).
 fn column_geometry(cols: &[(usize, &ProcColumn)], width: u16) -> Vec<(u16, u16)> {
-    Layout::horizontal(widths(cols))
+    let table = Layout::horizontal(widths(cols))
         .flex(Flex::Start)
-        .spacing(1)
-        .split(Rect::new(0, 0, width, 1))
+        .spacing(1);
+    split(table, Rect::new(0, 0, width, 1))
         .iter()
         .map(|r| (r.x, r.width))
         .collect()
