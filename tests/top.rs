@@ -353,7 +353,7 @@ fn once_is_the_same_frame_without_nvq_top_beside_nvq() {
     // screen itself.
     let dir = tempfile::tempdir().unwrap();
     let alone = dir.path().join("nvq");
-    std::fs::copy(nvq(), &alone).unwrap();
+    common::copy_executable(&nvq(), &alone);
     let frame = |exe: &Path| {
         let out = common::command(exe)
             .args([
@@ -379,7 +379,7 @@ fn once_is_the_same_frame_without_nvq_top_beside_nvq() {
 
 #[test]
 fn nvq_top_alone_says_to_run_nvq_top() {
-    let top = PathBuf::from(env!("CARGO_BIN_EXE_nvq-top"));
+    let top = common::nvq_top_bin();
     for args in [&[][..], &["--help"], &["--interval-ms", "5"]] {
         let out = common::command(&top).args(args).output().unwrap();
         assert_eq!(out.status.code(), Some(2), "{args:?}: {out:?}");

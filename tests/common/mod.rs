@@ -283,6 +283,11 @@ pub fn nvq_bin() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_nvq"))
 }
 
+/// `nvq-top`, the program `nvq top` hands its screen to (built beside nvq).
+pub fn nvq_top_bin() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_nvq-top"))
+}
+
 /// nvq in [`test_env`], with no arguments yet (not even `--nvml-lib`).
 pub fn nvq_command() -> std::process::Command {
     command(nvq_bin())
