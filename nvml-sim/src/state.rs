@@ -155,7 +155,7 @@ pub(crate) fn enter(
     let (res, delay) = {
         let mut g = lock();
         let st = g.as_mut().ok_or(UNINITIALIZED)?;
-        if !st.absent.is_empty() && st.absent.contains(sym) {
+        if st.absent.contains(sym) {
             return Err(FUNCTION_NOT_FOUND);
         }
         let target = match h {

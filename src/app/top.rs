@@ -30,7 +30,7 @@ use crate::model::trend::{trend, TrendConfig};
 use crate::model::NvmlCode;
 use crate::nvml::{LibSource, Session};
 use crate::schedule::alarm::Alarm;
-use crate::schedule::deadline::{self, PerGpu};
+use crate::schedule::deadline::{self, lock, PerGpu};
 use crate::schedule::signals::{StopSignals, Wake};
 use crate::source::top::TopReader;
 use crate::tui::columns::Leak;
@@ -55,6 +55,9 @@ const TREND_EVERY: Duration = Duration::from_secs(1);
 
 /// A series not updated for this long (a process that exited) is dropped.
 const FORGET_AFTER_S: f64 = 3600.0;
+
+/// The seconds `--leak-after` takes.
+const LEAK_AFTER_S: std::ops::RangeInclusive<f64> = 1.0..=86400.0;
 
 /// `top`'s checked options.
 #[derive(Debug, Clone, PartialEq)]
@@ -93,7 +96,7 @@ fn plan(a: &TopArgs, interval: Option<Duration>) -> Result<Plan, NvqError> {
     };
     let leak_after_s = match a.leak_after.as_deref() {
         None => None,
-        Some(s) => Some(parse_seconds(s).filter(|v| *v >= 1.0 && *v <= 86400.0).ok_or_else(|| {
+        Some(s) => Some(parse_seconds(s).filter(|v| LEAK_AFTER_S.contains(v)).ok_or_else(|| {
             NvqError::Usage(format!(
                 "top: invalid duration \"{s}\" for --leak-after; give seconds from 1 to 86400 (e.g. 300, 90s)."
             ))
@@ -173,7 +176,7 @@ impl Handoff {
                 Some("--once") => once = true,
                 Some("--leak-after-s") => {
                     let s = text(it.next())?.parse::<f64>().map_err(|_| bad())?;
-                    if !(1.0..=86400.0).contains(&s) {
+                    if !LEAK_AFTER_S.contains(&s) {
                         return Err(bad());
                     }
                     leak_after_s = Some(s);
@@ -249,33 +252,26 @@ pub fn run_checked(h: &Handoff) -> Result<(), NvqError> {
     .map_err(|e| NvqError::Usage(format!("top: cannot start a timer: {e}")))?;
     let shared: Shared = Arc::new(Mutex::new(None));
     let notify: deadline::Notify = {
-        let (shared, alarm, tx) = (Arc::clone(&shared), Arc::clone(&alarm), tx.clone());
+        let (shared, tx) = (Arc::clone(&shared), tx.clone());
         // A lane has run out of a sample's work: the sample is handled here,
         // on the lane, which then begins the next (see the module's text).
         Arc::new(move || {
             let mut held = lock(&shared);
             let Some(l) = held.as_mut() else { return };
-            match l.handle(None) {
-                Ok(_) => alarm.set(l.wake_at()),
-                Err(e) => {
-                    l.failed = Some(e);
-                    let _ = tx.send(Msg::Stop);
-                }
+            if let Err(e) = l.handle(None) {
+                l.failed = Some(e);
+                let _ = tx.send(Msg::Stop);
             }
         })
     };
     let collector = Collector::start(&session, &devices, Some(notify))?;
-    interactive(plan, collector, title, (tx, rx), &shared, &alarm)
+    interactive(plan, collector, title, (tx, rx), &shared, alarm)
 }
 
 /// The screen's state, shared by the UI thread (keys, signals, the alarm)
 /// and the lanes (a sample is in). `None` before the screen is set up and
 /// once it is put away.
 type Shared = Arc<Mutex<Option<Loop>>>;
-
-fn lock(m: &Mutex<Option<Loop>>) -> std::sync::MutexGuard<'_, Option<Loop>> {
-    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
-}
 
 fn now_s() -> f64 {
     SystemTime::now()
@@ -548,7 +544,7 @@ fn interactive(
     title: String,
     (tx, rx): (Sender<Msg>, Receiver<Msg>),
     shared: &Shared,
-    alarm: &Alarm,
+    alarm: Arc<Alarm>,
 ) -> Result<(), NvqError> {
     let signals = StopSignals::install();
     let colour = crate::output::terminal::stdout_colour(false);
@@ -590,8 +586,15 @@ fn interactive(
             }
         }),
     )?;
-    *lock(shared) = Some(Loop::new(plan, collector, terminal, colour, title));
-    let result = ui_loop(shared, &rx, alarm);
+    *lock(shared) = Some(Loop::new(
+        plan,
+        collector,
+        terminal,
+        colour,
+        title,
+        Arc::clone(&alarm),
+    ));
+    let result = ui_loop(shared, &rx);
     // Put the screen away (the terminal as it was) here, whatever the end:
     // a lane that comes later finds nothing to draw on. The lanes' closure
     // holds `shared`, so the state would otherwise never be dropped.
@@ -672,6 +675,8 @@ struct Loop {
     full_map: HashMap<u32, f64>,
     last_trend: Option<Instant>,
     schedule: Schedule,
+    /// Set, after each message or sample, to [`Loop::wake_at`].
+    alarm: Arc<Alarm>,
     /// Why a lane could not handle its sample (the UI thread returns it).
     failed: Option<NvqError>,
 }
@@ -702,6 +707,7 @@ impl Loop {
         terminal: term::Terminal,
         colour: bool,
         title: String,
+        alarm: Arc<Alarm>,
     ) -> Loop {
         let mut history = History::new(HISTORY_CAP);
         // The leak marks read these series' trends once a second.
@@ -722,6 +728,7 @@ impl Loop {
                 next: Instant::now(),
                 begun: None,
             },
+            alarm,
             failed: None,
         }
     }
@@ -734,7 +741,8 @@ impl Loop {
 
     /// Handle `msg` (`None`: a lane ran out of work, or the first time
     /// round), take the sample in progress if it is over and begin the next,
-    /// and draw if something shown changed. Returns whether to quit.
+    /// draw if something shown changed, and set the alarm to what is waited
+    /// for next. Returns whether to quit.
     fn handle(&mut self, msg: Option<Msg>) -> Result<bool, NvqError> {
         let mut dirty = false;
         match msg {
@@ -812,13 +820,14 @@ impl Loop {
                 .draw(|area, buf| view::render(&screen, area, buf))
                 .map_err(draw_err)?;
         }
+        self.alarm.set(self.wake_at());
         Ok(false)
     }
 }
 
 /// The UI thread: the first sample, then keys, signals and the alarm, each
 /// handled under the state's lock, until a quit.
-fn ui_loop(shared: &Shared, rx: &Receiver<Msg>, alarm: &Alarm) -> Result<(), NvqError> {
+fn ui_loop(shared: &Shared, rx: &Receiver<Msg>) -> Result<(), NvqError> {
     let mut msg: Option<Msg> = None;
     loop {
         let mut held = lock(shared);
@@ -831,7 +840,6 @@ fn ui_loop(shared: &Shared, rx: &Receiver<Msg>, alarm: &Alarm) -> Result<(), Nvq
         if l.handle(msg)? {
             return Ok(());
         }
-        alarm.set(l.wake_at());
         drop(held);
         // Sleep until a key, a signal or the alarm (a lane handles its
         // sample itself).

@@ -53,7 +53,9 @@ pub fn limit_for(interval: Duration) -> Duration {
 /// lock is never contended; it makes the job movable between lanes).
 type Job<T> = Mutex<Box<dyn FnMut() -> T + Send>>;
 
-fn lock<M>(m: &Mutex<M>) -> MutexGuard<'_, M> {
+/// Lock `m`, taking it over from a thread that panicked while holding it
+/// (the panic hook ends the process anyway).
+pub fn lock<M>(m: &Mutex<M>) -> MutexGuard<'_, M> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
