@@ -24,7 +24,7 @@
 use super::plan::{bad_interval, parse_seconds, Common};
 use crate::cli::top::TopArgs;
 use crate::error::NvqError;
-use crate::model::history::{History, Point, SeriesKey};
+use crate::model::history::{History, Point, SeriesRef};
 use crate::model::top::{GpuSnap, Health, ProcSnap, TopSample};
 use crate::model::trend::{trend, TrendConfig};
 use crate::model::NvmlCode;
@@ -289,7 +289,7 @@ struct Collector {
     workers: PerGpu<(GpuSnap, Vec<ProcSnap>)>,
     devices: Vec<u32>,
     /// Each GPU's UUID and name, as last read (a late GPU keeps its name).
-    known: Vec<(String, String)>,
+    known: Vec<(Arc<str>, Arc<str>)>,
 }
 
 impl Collector {
@@ -315,8 +315,8 @@ impl Collector {
                         None => (
                             GpuSnap::unknown(
                                 gpu,
-                                String::new(),
-                                String::new(),
+                                Arc::default(),
+                                Arc::default(),
                                 Health::Lost(NvmlCode::UNKNOWN),
                             ),
                             Vec::new(),
@@ -332,7 +332,7 @@ impl Collector {
             devices: devices.to_vec(),
             known: devices
                 .iter()
-                .map(|_| (String::new(), String::new()))
+                .map(|_| (Arc::default(), Arc::default()))
                 .collect(),
         })
     }
@@ -383,12 +383,12 @@ impl Collector {
             if let Some(k) = self.known.get_mut(i) {
                 // A lost GPU no longer says who it is: it keeps its name.
                 if gpu.uuid.is_empty() {
-                    gpu.uuid.clone_from(&k.0);
+                    gpu.uuid = Arc::clone(&k.0);
                 }
                 if gpu.name.is_empty() {
-                    gpu.name.clone_from(&k.1);
+                    gpu.name = Arc::clone(&k.1);
                 }
-                *k = (gpu.uuid.clone(), gpu.name.clone());
+                *k = (Arc::clone(&gpu.uuid), Arc::clone(&gpu.name));
             }
             sample.gpus.push(gpu);
             sample.procs.append(&mut procs);
@@ -401,7 +401,7 @@ impl Collector {
 /// it last had.
 fn late<'a>(
     devices: &'a [u32],
-    known: &'a [(String, String)],
+    known: &'a [(Arc<str>, Arc<str>)],
 ) -> impl FnMut(usize) -> (GpuSnap, Vec<ProcSnap>) + 'a {
     move |i| {
         let (uuid, name) = known.get(i).cloned().unwrap_or_default();
@@ -440,27 +440,22 @@ fn once(plan: &Plan, collector: &mut Collector, title: &str) -> Result<(), NvqEr
 /// Add a sample's values to the history.
 fn record(history: &mut History, s: &TopSample) {
     for g in s.gpus.iter().filter(|g| g.health == Health::Fresh) {
-        let key = SeriesKey::Gpu {
-            uuid: g.uuid.clone(),
-        };
-        if let Some(v) = g.mem_used {
-            history.push(
-                &key,
-                MEM_FIELD,
-                Point {
-                    t: s.t,
-                    v: v as f64,
-                },
-            );
-        }
-        if let Some(v) = g.util_gpu {
-            history.push(&key, UTIL_FIELD, Point { t: s.t, v });
-        }
+        let points = [
+            g.mem_used.map(|v| (MEM_FIELD, v as f64)),
+            g.util_gpu.map(|v| (UTIL_FIELD, v)),
+        ];
+        history.push_row(
+            SeriesRef::Gpu { uuid: &g.uuid },
+            points
+                .into_iter()
+                .flatten()
+                .map(|(f, v)| (f, Point { t: s.t, v })),
+        );
     }
     for p in &s.procs {
         if let Some(v) = p.gpu_mem {
             history.push(
-                &proc_key(p),
+                proc_key(p),
                 PROC_MEM_FIELD,
                 Point {
                     t: s.t,
@@ -472,9 +467,9 @@ fn record(history: &mut History, s: &TopSample) {
     history.forget_older_than(s.t - FORGET_AFTER_S);
 }
 
-fn proc_key(p: &ProcSnap) -> SeriesKey {
-    SeriesKey::Process {
-        gpu_uuid: p.gpu_uuid.clone(),
+fn proc_key(p: &ProcSnap) -> SeriesRef<'_> {
+    SeriesRef::Process {
+        gpu_uuid: &p.gpu_uuid,
         pid: p.pid,
         start: p.start,
     }
@@ -495,12 +490,9 @@ fn leaks(
         .filter_map(|g| Some((g.index, g.mem_total? as f64 - g.mem_used? as f64)))
         .collect();
     for g in &s.gpus {
-        let key = SeriesKey::Gpu {
-            uuid: g.uuid.clone(),
-        };
         let cap = g.mem_total.map(|t| t as f64);
         if let Some(t) = history
-            .series(&key, MEM_FIELD)
+            .series(SeriesRef::Gpu { uuid: &g.uuid }, MEM_FIELD)
             .and_then(|x| trend(x, cap, cfg))
         {
             if let (true, Some(full)) = (t.rising, t.time_to_full_s) {
@@ -510,7 +502,7 @@ fn leaks(
     }
     for p in &s.procs {
         let Some(t) = history
-            .series(&proc_key(p), PROC_MEM_FIELD)
+            .series(proc_key(p), PROC_MEM_FIELD)
             .and_then(|x| trend(x, None, cfg))
         else {
             continue;

@@ -594,7 +594,7 @@ impl Script {
             let name = self.infos.get(d.field).map_or("", |f| f.name);
             let found = series
                 .as_ref()
-                .and_then(|(_, key)| history.series(key, name));
+                .and_then(|(_, key)| history.series(*key, name));
             // Until a series has enough points for a trend, it is not rising: a rate of 0, never full.
             let young = found.map_or(true, |s| s.len() < 3);
             let value = match d.func {

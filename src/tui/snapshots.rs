@@ -21,7 +21,7 @@ const T0: f64 = 1_790_000_000.0;
 fn gpu(i: u32) -> GpuSnap {
     let mut g = GpuSnap::unknown(
         i,
-        format!("GPU-{i:08x}-0000-0000-0000-000000000000"),
+        format!("GPU-{i:08x}-0000-0000-0000-000000000000").into(),
         "NVIDIA H100 80GB HBM3".into(),
         Health::Fresh,
     );
@@ -46,7 +46,7 @@ fn proc_on(g: &GpuSnap, pid: u32, mem_gib: u64, command: &str) -> ProcSnap {
         gpu_uuid: g.uuid.clone(),
         pid,
         start: 1000 + u64::from(pid),
-        kind: "C".into(),
+        kind: "C",
         user: Some("alice".into()),
         gpu_mem: Some(mem_gib * GIB),
         sm: Some(f64::from(pid % 100)),
@@ -54,7 +54,7 @@ fn proc_on(g: &GpuSnap, pid: u32, mem_gib: u64, command: &str) -> ProcSnap {
         dec: None,
         cpu_pct: Some(f64::from(pid % 7) * 12.5),
         host_mem: Some(2 * GIB + u64::from(pid) * 4096),
-        container: (pid % 2 == 0).then(|| "4f1b2c3d4e5f".to_string()),
+        container: (pid % 2 == 0).then(|| "4f1b2c3d4e5f".into()),
         command: command.into(),
     }
 }
@@ -88,7 +88,7 @@ fn fixture(n: u32) -> Fixture {
     let mut history = History::new(6000);
     for g in &gpus {
         let key = SeriesKey::Gpu {
-            uuid: g.uuid.clone(),
+            uuid: g.uuid.to_string(),
         };
         for k in 0..600u32 {
             let t = T0 - 600.0 + f64::from(k) + 1.0;
@@ -240,7 +240,7 @@ fn mig_devices_are_rows_under_their_gpu() {
     f.sample.gpus[0].mig = (0..3)
         .map(|i| MigSnap {
             profile: "2g.20gb".into(),
-            uuid: format!("MIG-{i}"),
+            uuid: format!("MIG-{i}").into(),
             gpu_instance: Some(3 + i),
             compute_instance: Some(0),
             mem_used: Some(u64::from(i + 1) * GIB),

@@ -10,7 +10,7 @@
 
 use super::columns::{bytes, duration, Fixed, Leak, ProcColumn, ProcRow, COLUMNS, WIDE_FROM};
 use super::state::Ui;
-use crate::model::history::{History, SeriesKey};
+use crate::model::history::{History, SeriesRef};
 use crate::model::top::{GpuSnap, Health, ProcSnap, TopSample};
 use crate::model::Token;
 use crate::render::printable;
@@ -606,15 +606,13 @@ fn curve_block(s: &Screen<'_>, area: Rect, buf: &mut Buffer, wide: bool) {
     let Some(g) = s.sample.gpus.get(s.ui.selected) else {
         return;
     };
-    let key = SeriesKey::Gpu {
-        uuid: g.uuid.clone(),
-    };
+    let key = SeriesRef::Gpu { uuid: &g.uuid };
     let span = s.ui.zoom_s() as f64;
     let total = g.mem_total.map(|t| t as f64);
     let mem_title = format!(
         "memory {} of {}, last {}",
         s.history
-            .series(&key, MEM_FIELD)
+            .series(key, MEM_FIELD)
             .and_then(|x| x.last())
             .map_or("-".into(), |p| bytes(p.v)),
         total.map_or("-".into(), bytes),
@@ -623,7 +621,7 @@ fn curve_block(s: &Screen<'_>, area: Rect, buf: &mut Buffer, wide: bool) {
     let util_title = format!(
         "utilization {}, last {}",
         s.history
-            .series(&key, UTIL_FIELD)
+            .series(key, UTIL_FIELD)
             .and_then(|x| x.last())
             .map_or("-".into(), |p| format!("{}%", Fixed(p.v, 0))),
         duration(span)
@@ -648,7 +646,7 @@ fn curve_block(s: &Screen<'_>, area: Rect, buf: &mut Buffer, wide: bool) {
             Paragraph::new(short).render(label, buf);
         }
         let inner = curve_inner(a, wide);
-        let values = buckets(s, &key, field, max, span, inner.width);
+        let values = buckets(s, key, field, max, span, inner.width);
         Curve {
             values,
             style: style(s, colour),
@@ -756,7 +754,7 @@ fn bordered(buf: &mut Buffer, area: Rect, title: &str) {
 /// point in that slice, e.g. the GPU was late or lost).
 fn buckets(
     s: &Screen<'_>,
-    key: &SeriesKey,
+    key: SeriesRef<'_>,
     field: &str,
     max: Option<f64>,
     span: f64,

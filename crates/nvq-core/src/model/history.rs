@@ -32,10 +32,78 @@ pub enum SeriesKey {
 impl SeriesKey {
     /// The UUID of the GPU the series belongs to.
     pub fn gpu_uuid(&self) -> &str {
+        self.as_ref().gpu_uuid()
+    }
+
+    /// The key borrowed.
+    pub fn as_ref(&self) -> SeriesRef<'_> {
         match self {
-            SeriesKey::Gpu { uuid } => uuid,
-            SeriesKey::Process { gpu_uuid, .. } => gpu_uuid,
+            SeriesKey::Gpu { uuid } => SeriesRef::Gpu { uuid },
+            SeriesKey::Process {
+                gpu_uuid,
+                pid,
+                start,
+            } => SeriesRef::Process {
+                gpu_uuid,
+                pid: *pid,
+                start: *start,
+            },
         }
+    }
+}
+
+/// A [`SeriesKey`] made of borrowed strings, in the same order: what a loop
+/// that has the UUID at hand looks its series up by, sample after sample,
+/// without building (allocating) a key; a new series copies it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum SeriesRef<'a> {
+    /// A whole GPU's series.
+    Gpu {
+        /// The GPU's UUID.
+        uuid: &'a str,
+    },
+    /// One process's series on one GPU.
+    Process {
+        /// The UUID of the GPU the process uses.
+        gpu_uuid: &'a str,
+        /// The process's PID.
+        pid: u32,
+        /// The process's start time (as [`SeriesKey::Process`]).
+        start: u64,
+    },
+}
+
+impl<'a> SeriesRef<'a> {
+    /// The UUID of the GPU the series belongs to.
+    pub fn gpu_uuid(&self) -> &'a str {
+        match self {
+            SeriesRef::Gpu { uuid } => uuid,
+            SeriesRef::Process { gpu_uuid, .. } => gpu_uuid,
+        }
+    }
+
+    /// The owned key.
+    pub fn to_key(self) -> SeriesKey {
+        match self {
+            SeriesRef::Gpu { uuid } => SeriesKey::Gpu {
+                uuid: uuid.to_string(),
+            },
+            SeriesRef::Process {
+                gpu_uuid,
+                pid,
+                start,
+            } => SeriesKey::Process {
+                gpu_uuid: gpu_uuid.to_string(),
+                pid,
+                start,
+            },
+        }
+    }
+}
+
+impl<'a> From<&'a SeriesKey> for SeriesRef<'a> {
+    fn from(k: &'a SeriesKey) -> Self {
+        k.as_ref()
     }
 }
 
@@ -363,7 +431,10 @@ impl History {
     }
 
     /// The fields of `key`'s series (made if new), and how to make a new one of them.
-    fn fields_mut(&mut self, key: &SeriesKey) -> (&mut Vec<(&'static str, Series)>, NewSeries<'_>) {
+    fn fields_mut(
+        &mut self,
+        key: SeriesRef<'_>,
+    ) -> (&mut Vec<(&'static str, Series)>, NewSeries<'_>) {
         let at = self.slot(key);
         let new = NewSeries {
             cap: self.cap,
@@ -374,14 +445,14 @@ impl History {
     }
 
     /// The place of `key`'s series, made (empty) if new; remembered for the next push.
-    fn slot(&mut self, key: &SeriesKey) -> usize {
+    fn slot(&mut self, key: SeriesRef<'_>) -> usize {
         let at = match self.series.get(self.next) {
-            Some((k, _)) if k == key => self.next,
-            _ => match self.series.binary_search_by(|(k, _)| k.cmp(key)) {
+            Some((k, _)) if k.as_ref() == key => self.next,
+            _ => match self.series.binary_search_by(|(k, _)| k.as_ref().cmp(&key)) {
                 Ok(at) => at,
                 Err(at) => {
-                    // Only a new series clones its key.
-                    self.series.insert(at, (key.clone(), Vec::new()));
+                    // Only a new series copies its key.
+                    self.series.insert(at, (key.to_key(), Vec::new()));
                     at
                 }
             },
@@ -396,7 +467,7 @@ impl History {
     }
 
     /// Append one point to the series of `key` and `field`, creating it if new; see [`Series::push`].
-    pub fn push(&mut self, key: &SeriesKey, field: &'static str, p: Point) {
+    pub fn push<'k>(&mut self, key: impl Into<SeriesRef<'k>>, field: &'static str, p: Point) {
         self.push_row(key, [(field, p)]);
     }
 
@@ -404,12 +475,12 @@ impl History {
     /// and each field first where it was on the sample before (a loop
     /// records the same fields in the same order every sample), so a row
     /// costs one key lookup, not one per field.
-    pub fn push_row(
+    pub fn push_row<'k>(
         &mut self,
-        key: &SeriesKey,
+        key: impl Into<SeriesRef<'k>>,
         points: impl IntoIterator<Item = (&'static str, Point)>,
     ) {
-        let (fields, new) = self.fields_mut(key);
+        let (fields, new) = self.fields_mut(key.into());
         for (i, (field, p)) in points.into_iter().enumerate() {
             if let Some((f, s)) = fields.get_mut(i) {
                 if std::ptr::eq(*f, field) {
@@ -429,11 +500,15 @@ impl History {
     }
 
     /// The series of `key` and `field`; `None` when nothing was pushed to it.
-    pub fn series(&self, key: &SeriesKey, field: &str) -> Option<&Series> {
+    pub fn series<'k>(&self, key: impl Into<SeriesRef<'k>>, field: &str) -> Option<&Series> {
+        let key = key.into();
         // Most often the series pushed last (a loop reads a row's trends right after pushing it).
         let at = match self.next.checked_sub(1).and_then(|at| self.series.get(at)) {
-            Some((k, _)) if k == key => self.next - 1,
-            _ => self.series.binary_search_by(|(k, _)| k.cmp(key)).ok()?,
+            Some((k, _)) if k.as_ref() == key => self.next - 1,
+            _ => self
+                .series
+                .binary_search_by(|(k, _)| k.as_ref().cmp(&key))
+                .ok()?,
         };
         self.series
             .get(at)?
@@ -493,6 +568,48 @@ fn same_name(a: &str, b: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A borrowed key sorts, compares and finds series as its owned key does.
+    #[test]
+    fn borrowed_keys_order_and_find_as_owned_ones() {
+        let proc = |u: &str, pid, start| SeriesKey::Process {
+            gpu_uuid: u.to_string(),
+            pid,
+            start,
+        };
+        let keys = [
+            gpu("GPU-b"),
+            proc("GPU-a", 7, 0),
+            gpu("GPU-a"),
+            proc("GPU-a", 7, 5),
+            proc("GPU-b", 1, 9),
+            proc("GPU-a", 12, 0),
+            gpu("GPU-"),
+        ];
+        for a in &keys {
+            assert_eq!(a.as_ref().to_key(), *a);
+            for b in &keys {
+                assert_eq!(a.as_ref().cmp(&b.as_ref()), a.cmp(b), "{a:?} {b:?}");
+            }
+        }
+        let mut h = History::new(4);
+        for (i, k) in keys.iter().enumerate() {
+            h.push(
+                k.as_ref(),
+                "memory.used",
+                Point {
+                    t: i as f64,
+                    v: 1.0,
+                },
+            );
+        }
+        for (i, k) in keys.iter().enumerate() {
+            let by_ref = h.series(k.as_ref(), "memory.used").and_then(Series::last);
+            assert_eq!(by_ref, h.series(k, "memory.used").and_then(Series::last));
+            assert_eq!(by_ref.map(|p| p.t), Some(i as f64));
+        }
+        assert_eq!(h.series_count(), keys.len());
+    }
 
     fn gpu(u: &str) -> SeriesKey {
         SeriesKey::Gpu {

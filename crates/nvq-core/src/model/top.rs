@@ -1,9 +1,12 @@
 //! `nvq top`'s data: one sample of the GPUs and their processes, as the
 //! collector reads it and the view draws it. Numbers are in base units
 //! (bytes, percent, watts, MHz, bytes per second); `None` is a value NVML
-//! does not give for this GPU (or a process `/proc` does not show).
+//! does not give for this GPU (or a process `/proc` does not show). Text is
+//! shared (`Arc<str>`): a sample holds the reader's strings, not copies, so
+//! a sample costs no allocation for names that did not change.
 
 use super::NvmlCode;
+use std::sync::Arc;
 
 /// Whether a GPU answered this sample.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -21,9 +24,9 @@ pub enum Health {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct MigSnap {
     /// The profile, as the device's name carries it (`1g.10gb`).
-    pub profile: String,
+    pub profile: Arc<str>,
     /// The MIG device's UUID (`MIG-…`).
-    pub uuid: String,
+    pub uuid: Arc<str>,
     /// The id of its GPU instance.
     pub gpu_instance: Option<u32>,
     /// The id of its compute instance within that GPU instance.
@@ -40,9 +43,9 @@ pub struct GpuSnap {
     /// The GPU's NVML index.
     pub index: u32,
     /// Its UUID (`GPU-…`).
-    pub uuid: String,
+    pub uuid: Arc<str>,
     /// Its product name.
-    pub name: String,
+    pub name: Arc<str>,
     /// Whether it answered this sample; the values below are `None` unless [`Health::Fresh`].
     pub health: Health,
     /// Memory in use, bytes (`memory.used`).
@@ -75,7 +78,7 @@ pub struct GpuSnap {
 
 impl GpuSnap {
     /// A GPU with nothing known but who it is, in this state.
-    pub fn unknown(index: u32, uuid: String, name: String, health: Health) -> Self {
+    pub fn unknown(index: u32, uuid: Arc<str>, name: Arc<str>, health: Health) -> Self {
         GpuSnap {
             index,
             uuid,
@@ -104,16 +107,16 @@ pub struct ProcSnap {
     /// The NVML index of the GPU it runs on.
     pub gpu: u32,
     /// That GPU's UUID.
-    pub gpu_uuid: String,
+    pub gpu_uuid: Arc<str>,
     /// The process's PID.
     pub pid: u32,
     /// Start time (clock ticks since boot, `/proc/PID/stat` field 22; 0 when
     /// unknown): with the PID it tells a reused PID from the same process.
     pub start: u64,
     /// `C` compute, `G` graphics, `C+G`, `M` MPS.
-    pub kind: String,
+    pub kind: &'static str,
     /// The name of the user it runs as, from `/proc`.
-    pub user: Option<String>,
+    pub user: Option<Arc<str>>,
     /// GPU memory it uses, bytes.
     pub gpu_mem: Option<u64>,
     /// SM utilization, percent (`pmon`'s `sm`).
@@ -127,10 +130,10 @@ pub struct ProcSnap {
     /// Resident host memory, bytes.
     pub host_mem: Option<u64>,
     /// The container's id, shortened to 12 hex digits.
-    pub container: Option<String>,
+    pub container: Option<Arc<str>>,
     /// The command line (or NVML's process name when `/proc` does not show
     /// the process), as given: the view makes it printable.
-    pub command: String,
+    pub command: Arc<str>,
 }
 
 /// One sample of every selected GPU.

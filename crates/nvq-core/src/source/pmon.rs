@@ -15,7 +15,8 @@ use super::Target;
 use crate::model::{NvmlCode, Row, Value};
 use crate::nvml::raw::{self, ProcessList};
 use crate::nvml::Session;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Every pmon metric, in nvidia-smi's order within its group: its column
@@ -52,20 +53,37 @@ pub fn short_name(path: &str) -> &str {
     path.rsplit(['/', '\\']).next().unwrap_or(path)
 }
 
-/// A process of one sample.
-struct Proc {
-    kind: &'static str,
-    used_memory: Option<u64>,
+/// One process on one GPU in one sample, as [`PmonReader::processes`]
+/// found it.
+#[derive(Clone, Debug)]
+pub struct ProcRead {
+    /// Its PID.
+    pub pid: u32,
+    /// `C` compute, `G` graphics, `M` MPS, or two of them (`C+G`).
+    pub kind: &'static str,
+    /// GPU memory it uses, bytes (`None`: the list did not say).
+    pub used_memory: Option<u64>,
     /// Confidential-computing protected memory, bytes (`None`: the driver
     /// does not report it).
-    cc_protected: Option<u64>,
+    pub cc_protected: Option<u64>,
+    /// Its newest utilization sample in the window (`None`: none).
+    pub util: Option<Sample>,
+    /// Its name (the executable's file name), or why NVML gave none.
+    pub name: Result<Arc<str>, NvmlCode>,
+}
+
+impl ProcRead {
+    /// Its value of `metric`, as pmon's row shows it.
+    pub fn metric(&self, metric: ProcessMetric) -> Value {
+        cell(metric, self)
+    }
 }
 
 /// A process name read before: the name and the identity (`/proc/PID/stat`'s
 /// command name and start time) of the process that had the PID then.
 struct KnownName {
     identity: Option<(String, u64)>,
-    name: String,
+    name: Arc<str>,
     /// That process's `/proc/PID/stat`, kept open while the PID is listed
     /// (at most [`HELD_STATS`] per reader): checking the identity again is
     /// one read, not an open, a read and a close, each sample.
@@ -84,16 +102,23 @@ const ABSENT_RECHECK: Duration = Duration::from_secs(1);
 const HELD_STATS: usize = 64;
 
 /// One utilization sample of a process.
-#[derive(Clone, Copy)]
-struct Sample {
-    timestamp: u64,
-    sm: u32,
-    mem: u32,
-    enc: u32,
-    dec: u32,
-    /// `None` from `nvmlDeviceGetProcessUtilization`, which lacks them.
-    jpg: Option<u32>,
-    ofa: Option<u32>,
+#[derive(Clone, Copy, Debug)]
+pub struct Sample {
+    /// When NVML took it, microseconds since the epoch.
+    pub timestamp: u64,
+    /// Its share of SM time in the sample's period, percent.
+    pub sm: u32,
+    /// Its share of memory read/write time, percent.
+    pub mem: u32,
+    /// Its share of the video encoder, percent.
+    pub enc: u32,
+    /// Its share of the video decoder, percent.
+    pub dec: u32,
+    /// Its share of the JPEG decoder, percent; `None` from
+    /// `nvmlDeviceGetProcessUtilization`, which lacks it.
+    pub jpg: Option<u32>,
+    /// Its share of the optical flow accelerator, percent (`None` likewise).
+    pub ofa: Option<u32>,
 }
 
 /// Reads one GPU's pmon rows; remembers the newest sample it has seen, so
@@ -123,6 +148,8 @@ pub struct PmonReader {
     /// call of each read passes a buffer this big, so a list that still
     /// fits is one NVML call, not a count and then the list.
     rooms: [u32; 4],
+    /// Where each PID is in the sample being read (kept for its room).
+    at: HashMap<u32, usize>,
 }
 
 /// The index in [`PmonReader::rooms`] of the utilization samples.
@@ -141,6 +168,7 @@ impl PmonReader {
             host: None,
             timestamps: true,
             rooms: [raw::list_room(0); 4],
+            at: HashMap::new(),
         }
     }
 
@@ -188,13 +216,13 @@ impl PmonReader {
 
     /// The name of process `pid`: the one read before while it is the same
     /// process, else NVML's (remembered when NVML gives one).
-    fn name(&mut self, session: &Session, pid: u32) -> Result<String, NvmlCode> {
+    fn name(&mut self, session: &Session, pid: u32) -> Result<Arc<str>, NvmlCode> {
         let host = self.host.get_or_insert_with(HostProc::detect).as_ref();
         let mut buf = [0u8; 2048];
         if let Some(known) = self.names.get(&pid) {
             let absent = known.identity.is_none() && known.stat.is_none();
             if absent && known.checked.elapsed() < ABSENT_RECHECK {
-                return Ok(known.name.clone());
+                return Ok(Arc::clone(&known.name));
             }
             let identity = match &known.stat {
                 Some(f) => read_again(f, &mut buf).and_then(stat_identity),
@@ -203,7 +231,7 @@ impl PmonReader {
                     .and_then(|stat| stat_identity(&stat)),
             };
             if known.identity == identity {
-                let name = known.name.clone();
+                let name = Arc::clone(&known.name);
                 if let Some(k) = self.names.get_mut(&pid) {
                     k.checked = Instant::now();
                 }
@@ -221,27 +249,34 @@ impl PmonReader {
                 .and_then(|s| stat_identity(&s)),
         };
         let name = raw::process_name(session, pid)?;
-        let name = short_name(&name).to_string();
+        let name: Arc<str> = short_name(&name).into();
         self.names.insert(
             pid,
             KnownName {
                 stat: stat.filter(|_| identity.is_some()),
                 identity,
-                name: name.clone(),
+                name: Arc::clone(&name),
                 checked: Instant::now(),
             },
         );
         Ok(name)
     }
 
-    /// The rows of one sample: GPU index, PID, type, the metrics, the
-    /// command name; one row of failures when the GPU has no process.
-    pub fn read(&mut self, session: &Session, target: &Target, count: u32) -> Vec<Row> {
+    /// The processes of one sample, in the order pmon shows them, each with
+    /// its lists' facts, its newest utilization sample and its name; `Err`
+    /// when the GPU has none (NOT_FOUND) or its compute list failed (why).
+    pub fn processes(
+        &mut self,
+        session: &Session,
+        target: &Target,
+        count: u32,
+    ) -> Result<Vec<ProcRead>, NvmlCode> {
         let c = target.context(session, count);
         let dev = c.raw();
         // In the order NVML lists them (compute, graphics, MPS).
-        let mut procs: Vec<(u32, Proc)> = Vec::with_capacity(8);
-        let mut at: HashMap<u32, usize> = HashMap::with_capacity(8);
+        let mut procs: Vec<ProcRead> = Vec::with_capacity(8);
+        let mut at = std::mem::take(&mut self.at);
+        at.clear();
         let mut failure = None;
         for (list, kind) in [
             (ProcessList::Compute, "C"),
@@ -252,21 +287,21 @@ impl PmonReader {
                 Ok(l) => {
                     for p in l {
                         match at.get(&p.pid).and_then(|&i| procs.get_mut(i)) {
-                            Some((_, e)) => {
+                            Some(e) => {
                                 e.kind = merge(e.kind, kind);
                                 e.used_memory = e.used_memory.or(p.used_memory);
                                 e.cc_protected = e.cc_protected.or(p.cc_protected_memory);
                             }
                             None => {
                                 at.insert(p.pid, procs.len());
-                                procs.push((
-                                    p.pid,
-                                    Proc {
-                                        kind,
-                                        used_memory: p.used_memory,
-                                        cc_protected: p.cc_protected_memory,
-                                    },
-                                ));
+                                procs.push(ProcRead {
+                                    pid: p.pid,
+                                    kind,
+                                    used_memory: p.used_memory,
+                                    cc_protected: p.cc_protected_memory,
+                                    util: None,
+                                    name: Err(NvmlCode::UNKNOWN),
+                                });
                             }
                         }
                     }
@@ -275,11 +310,36 @@ impl PmonReader {
                 Err(_) => {}
             }
         }
-        // A PID that left the lists may come back as another program.
         if failure.is_none() {
+            // Forget the names of processes gone (not when the list failed:
+            // they may still be there).
             self.names.retain(|pid, _| at.contains_key(pid));
         }
+        self.at = at;
+        if procs.is_empty() {
+            return Err(failure.unwrap_or(NvmlCode::NOT_FOUND));
+        }
         let samples = self.samples(&c);
+        // Since r550 nvidia-smi sorts the rows by PID.
+        if session.driver_major() >= NEW_LAYOUT_FROM {
+            procs.sort_by_key(|p| p.pid);
+        }
+        for p in &mut procs {
+            p.util = samples
+                .binary_search_by_key(&p.pid, |(pid, _)| *pid)
+                .ok()
+                .and_then(|i| samples.get(i))
+                .map(|(_, s)| *s);
+            p.name = self.name(session, p.pid);
+        }
+        Ok(procs)
+    }
+
+    /// The rows of one sample: GPU index, PID, type, the metrics, the
+    /// command name; one row of failures when the GPU has no process.
+    pub fn read(&mut self, session: &Session, target: &Target, count: u32) -> Vec<Row> {
+        let procs = self.processes(session, target, count);
+        let c = target.context(session, count);
         let ident = target.ident(&c);
         let stamp = self.timestamps.then(|| c.timestamp().to_string());
         let make = |cells: Vec<Value>, pid: Option<u32>| {
@@ -291,38 +351,33 @@ impl PmonReader {
             }
             row
         };
-        if procs.is_empty() {
-            // No process (or no list): one row that says so.
-            let code = failure.unwrap_or(NvmlCode::NOT_FOUND);
-            let mut cells = vec![Value::Int(i64::from(target.index))];
-            cells.extend((0..self.metrics.len() + 3).map(|_| Value::err(code)));
-            return vec![make(cells, None)];
-        }
-        if session.driver_major() >= NEW_LAYOUT_FROM {
-            procs.sort_by_key(|(pid, _)| *pid);
-        }
+        let procs = match procs {
+            Ok(procs) => procs,
+            Err(code) => {
+                let mut cells = vec![Value::Int(i64::from(target.index))];
+                cells.extend((0..self.metrics.len() + 3).map(|_| Value::err(code)));
+                return vec![make(cells, None)];
+            }
+        };
         let mut rows = Vec::with_capacity(procs.len());
-        for (pid, p) in procs {
-            let s = samples.get(&pid).copied();
-            // index, pid, type, the metrics, the name.
+        for p in procs {
             let mut cells = Vec::with_capacity(self.metrics.len() + 4);
             cells.extend([
                 Value::Int(i64::from(target.index)),
-                Value::Int(i64::from(pid)),
+                Value::Int(i64::from(p.pid)),
                 Value::text(p.kind),
             ]);
             for m in &self.metrics {
-                // A metric of another monitor has no value per process.
                 cells.push(match m.process() {
-                    Some(metric) => cell(metric, s, &p),
+                    Some(metric) => p.metric(metric),
                     None => Value::err(NvmlCode::NOT_SUPPORTED),
                 });
             }
-            cells.push(match self.name(session, pid) {
-                Ok(name) => Value::text(name),
-                Err(code) => Value::err(code),
+            cells.push(match &p.name {
+                Ok(name) => Value::text(&**name),
+                Err(code) => Value::err(*code),
             });
-            rows.push(make(cells, Some(pid)));
+            rows.push(make(cells, Some(p.pid)));
         }
         rows
     }
@@ -330,7 +385,7 @@ impl PmonReader {
     /// Each process's newest sample newer than the last one seen:
     /// `nvmlDeviceGetProcessesUtilizationInfo` (all six engines) where the
     /// driver has it, else `nvmlDeviceGetProcessUtilization`.
-    fn samples(&mut self, c: &super::gpu::GpuCtx) -> BTreeMap<u32, Sample> {
+    fn samples(&mut self, c: &super::gpu::GpuCtx) -> Vec<(u32, Sample)> {
         let room = self.rooms.get(UTIL_ROOM).copied().unwrap_or(0);
         let all = match raw::processes_utilization(&c.raw(), self.last_seen, room) {
             Ok(list) => {
@@ -376,19 +431,21 @@ impl PmonReader {
             }
             Err(code) => Err(code),
         };
-        let mut out: BTreeMap<u32, Sample> = BTreeMap::new();
         // NOT_FOUND: no sample in the window; other failures: none either.
-        for (pid, new) in all.unwrap_or_default() {
+        let mut all = all.unwrap_or_default();
+        for (_, new) in &all {
             self.last_seen = self.last_seen.max(new.timestamp);
-            out.entry(pid)
-                .and_modify(|e| {
-                    if new.timestamp >= e.timestamp {
-                        *e = new;
-                    }
-                })
-                .or_insert(new);
         }
-        out
+        // Each PID's newest sample (of two as new, the one listed later), by PID.
+        all.sort_by_key(|(pid, s)| (*pid, s.timestamp));
+        all.dedup_by(|later, kept| {
+            let same = later.0 == kept.0;
+            if same {
+                *kept = *later;
+            }
+            same
+        });
+        all
     }
 }
 
@@ -402,12 +459,12 @@ fn merge(a: &'static str, b: &'static str) -> &'static str {
     }
 }
 
-/// The cell of `metric` for process `p`, whose newest sample is `s`: a share
+/// The cell of `metric` for process `p`: a share
 /// without a sample in the window is NOT_FOUND, one the driver's call lacks
 /// (`jpg`, `ofa` before `nvmlDeviceGetProcessesUtilizationInfo`) and
 /// memory the list did not give are NOT_SUPPORTED.
-fn cell(metric: ProcessMetric, s: Option<Sample>, p: &Proc) -> Value {
-    let share = |of: fn(&Sample) -> Option<u32>| match s.map(|s| of(&s)) {
+fn cell(metric: ProcessMetric, p: &ProcRead) -> Value {
+    let share = |of: fn(&Sample) -> Option<u32>| match p.util.map(|s| of(&s)) {
         Some(Some(v)) => Value::Int(i64::from(v)),
         Some(None) => Value::err(NvmlCode::NOT_SUPPORTED),
         None => Value::err(NvmlCode::NOT_FOUND),

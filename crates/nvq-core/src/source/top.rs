@@ -22,6 +22,7 @@ use crate::model::top::{GpuSnap, Health, MigSnap, ProcSnap};
 use crate::model::{Fact, NvmlCode, Value};
 use crate::nvml::{raw, Session};
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// The catalogue facts `top` shows, in the order [`TopReader::read`] puts
@@ -46,17 +47,15 @@ pub const UNSUPPORTED_RECHECK: Duration = Duration::from_secs(1);
 /// The pmon metrics `top` shows, in the order its rows carry them.
 const PMON_METRICS: [&str; 4] = ["sm", "enc", "dec", "fb"];
 
-const MIB: f64 = 1024.0 * 1024.0;
-
 /// What `/proc` said about a process the first time it was seen (it does
 /// not change while the process lives).
 struct Known {
     /// `/proc` shows the process (else nothing else here is known).
     shown: bool,
     start: u64,
-    user: Option<String>,
-    command: Option<String>,
-    container: Option<String>,
+    user: Option<Arc<str>>,
+    command: Option<Arc<str>>,
+    container: Option<Arc<str>>,
     /// CPU ticks (user + system) and when they were read.
     ticks: Option<(u64, Instant)>,
     /// When `/proc` was last read for it.
@@ -78,6 +77,8 @@ pub struct TopReader {
     /// When each of [`FACTS`] last answered NOT_SUPPORTED (it is asked
     /// again after [`UNSUPPORTED_RECHECK`]).
     unsupported: [Option<Instant>; FACTS.len()],
+    /// The GPU's UUID and name as last read.
+    who: Option<(Arc<str>, Arc<str>)>,
 }
 
 /// How long a GPU's MIG layout is kept before it is listed again (MIG mode,
@@ -97,8 +98,8 @@ struct MigLayout {
 /// A MIG device as listed: its handle and what does not change while it exists.
 struct MigDev {
     handle: Handle,
-    profile: String,
-    uuid: String,
+    profile: Arc<str>,
+    uuid: Arc<str>,
     gpu_instance: Option<u32>,
     compute_instance: Option<u32>,
 }
@@ -124,6 +125,7 @@ impl TopReader {
             hz: clock_ticks_per_second(),
             mig: None,
             unsupported: [None; FACTS.len()],
+            who: None,
         }
     }
 
@@ -141,8 +143,19 @@ impl TopReader {
             Err(code) if is_lost(code) => Health::Lost(code),
             _ => Health::Fresh,
         };
-        let mut gpu =
-            GpuSnap::unknown(target.index, ident.uuid.clone(), ident.name.clone(), health);
+        // The same strings as the sample before, shared (not copied) while
+        // NVML says the same.
+        let (uuid, name) = match &self.who {
+            Some((u, n)) if **u == *ident.uuid && **n == *ident.name => {
+                (Arc::clone(u), Arc::clone(n))
+            }
+            _ => (
+                Arc::from(ident.uuid.as_str()),
+                Arc::from(ident.name.as_str()),
+            ),
+        };
+        self.who = Some((Arc::clone(&uuid), Arc::clone(&name)));
+        let mut gpu = GpuSnap::unknown(target.index, uuid, name, health);
         if health != Health::Fresh {
             self.mig = None;
             return (gpu, Vec::new());
@@ -207,37 +220,31 @@ impl TopReader {
         count: u32,
         gpu: &GpuSnap,
     ) -> Vec<ProcSnap> {
-        let rows = self.pmon.read(session, target, count);
+        // A GPU without processes, or whose list failed, shows none.
+        let procs = self
+            .pmon
+            .processes(session, target, count)
+            .unwrap_or_default();
         let host = self.host.get_or_insert_with(HostProc::detect).clone();
-        let mut seen = Vec::with_capacity(rows.len());
-        let mut out = Vec::with_capacity(rows.len());
-        for row in rows {
-            // index, pid, type, sm, enc, dec, fb, name
-            let cells = &row.cells;
-            let Some(pid) = cells.get(1).and_then(Value::as_f64).map(|p| p as u32) else {
-                continue; // the row of a GPU without processes
-            };
-            let num = |i: usize| cells.get(i).and_then(Value::as_f64);
-            let name = match cells.get(7) {
-                Some(Value::Text(t)) => t.clone(),
-                _ => String::new(),
-            };
+        let mut seen = Vec::with_capacity(procs.len());
+        let mut out = Vec::with_capacity(procs.len());
+        for r in procs {
             let mut p = ProcSnap {
                 gpu: gpu.index,
-                gpu_uuid: gpu.uuid.clone(),
-                pid,
-                kind: cells.get(2).map(|v| v.to_string()).unwrap_or_default(),
-                sm: num(3),
-                enc: num(4),
-                dec: num(5),
-                gpu_mem: num(6).map(|m| (m * MIB) as u64),
-                command: name,
+                gpu_uuid: Arc::clone(&gpu.uuid),
+                pid: r.pid,
+                kind: r.kind,
+                sm: r.util.map(|u| f64::from(u.sm)),
+                enc: r.util.map(|u| f64::from(u.enc)),
+                dec: r.util.map(|u| f64::from(u.dec)),
+                gpu_mem: r.used_memory,
+                command: r.name.unwrap_or_default(),
                 ..ProcSnap::default()
             };
             if let Some(h) = &host {
                 self.host_facts(h, &mut p);
             }
-            seen.push(pid);
+            seen.push(r.pid);
             out.push(p);
         }
         self.known.retain(|pid, _| seen.contains(pid));
@@ -267,20 +274,22 @@ impl TopReader {
             .is_some_and(|k| k.shown && k.start == start);
         if !same {
             let status = host.status(p.pid).ok();
-            let user = status
-                .as_deref()
-                .and_then(procinfo::parse_euid)
-                .map(|uid| procinfo::user_name(uid).unwrap_or_else(|| uid.to_string()));
+            let user = status.as_deref().and_then(procinfo::parse_euid).map(|uid| {
+                procinfo::user_name(uid)
+                    .unwrap_or_else(|| uid.to_string())
+                    .into()
+            });
             let command = host
                 .read(p.pid, "cmdline")
                 .ok()
                 .map(|b| procinfo::parse_cmdline(&b))
-                .filter(|c| !c.is_empty());
+                .filter(|c| !c.is_empty())
+                .map(Arc::from);
             let container = host
                 .read(p.pid, "cgroup")
                 .ok()
                 .and_then(|b| procinfo::container_id(&String::from_utf8_lossy(&b)))
-                .map(|id| id.chars().take(12).collect());
+                .map(|id| id.chars().take(12).collect::<String>().into());
             self.known.insert(
                 p.pid,
                 Known {
@@ -343,7 +352,7 @@ impl Known {
         p.user.clone_from(&self.user);
         p.container.clone_from(&self.container);
         if let Some(c) = &self.command {
-            p.command.clone_from(c);
+            p.command = Arc::clone(c);
         }
         p.cpu_pct = self.cpu_pct;
         p.host_mem = self.host_mem;
@@ -409,9 +418,9 @@ fn list_mig(session: &Session, c: &GpuCtx<'_>) -> MigLayout {
             // passed back to NVML through it.
             handle: Handle(unsafe { m.handle() }),
             profile: name
-                .map(|n| super::listing::mig_profile(&n).to_string())
+                .map(|n| Arc::from(super::listing::mig_profile(&n)))
                 .unwrap_or_default(),
-            uuid: uuid.unwrap_or_default(),
+            uuid: uuid.map(Arc::from).unwrap_or_default(),
             gpu_instance: gi.ok(),
             compute_instance: ci.ok(),
         });
@@ -430,8 +439,8 @@ fn read_mig(session: &Session, layout: &MigLayout) -> (Vec<MigSnap>, bool) {
             ok &= mem.is_ok();
             let mem = mem.ok();
             MigSnap {
-                profile: m.profile.clone(),
-                uuid: m.uuid.clone(),
+                profile: Arc::clone(&m.profile),
+                uuid: Arc::clone(&m.uuid),
                 gpu_instance: m.gpu_instance,
                 compute_instance: m.compute_instance,
                 mem_used: mem.as_ref().map(|m| m.used),
