@@ -26,7 +26,7 @@ use crate::cli::top::TopArgs;
 use crate::error::NvqError;
 use crate::model::history::{History, Point, SeriesRef};
 use crate::model::top::{GpuSnap, Health, ProcSnap, TopSample};
-use crate::model::trend::{trend, TrendConfig};
+use crate::model::trend::{rising_trend, TrendConfig};
 use crate::model::NvmlCode;
 use crate::nvml::{LibSource, Session};
 use crate::schedule::alarm::Alarm;
@@ -491,23 +491,22 @@ fn leaks(
         .collect();
     for g in &s.gpus {
         let cap = g.mem_total.map(|t| t as f64);
-        if let Some(t) = history
-            .series(SeriesRef::Gpu { uuid: &g.uuid }, MEM_FIELD)
-            .and_then(|x| trend(x, cap, cfg))
+        let series = history.series(SeriesRef::Gpu { uuid: &g.uuid }, MEM_FIELD);
+        if let Some(full) = series
+            .and_then(|x| rising_trend(x, cap, cfg))
+            .and_then(|t| t.time_to_full_s)
         {
-            if let (true, Some(full)) = (t.rising, t.time_to_full_s) {
-                gpus.insert(g.index, full);
-            }
+            gpus.insert(g.index, full);
         }
     }
     for p in &s.procs {
         let Some(t) = history
             .series(proc_key(p), PROC_MEM_FIELD)
-            .and_then(|x| trend(x, None, cfg))
+            .and_then(|x| rising_trend(x, None, cfg))
         else {
             continue;
         };
-        if t.rising && t.slope_per_s > 0.0 {
+        if t.slope_per_s > 0.0 {
             let gpu_full_s = free.get(&p.gpu).map(|f| f.max(0.0) / t.slope_per_s);
             procs.insert(
                 (p.gpu, p.pid),

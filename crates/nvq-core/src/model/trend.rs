@@ -105,6 +105,26 @@ pub fn trend(series: &Series, capacity: Option<f64>, cfg: &TrendConfig) -> Optio
     trend_with_line(series, capacity, cfg).map(|(t, _)| t)
 }
 
+/// [`trend`] when the series is rising steadily, else None: for a loop that marks only the rising series (`nvq
+/// top`'s leak marks) among many that are not. Like [`time_to_full`], it reads the floors only as far back as their
+/// run of rising goes, and fits a rate only when the run is long enough and the window's floors rose enough.
+pub fn rising_trend(series: &Series, capacity: Option<f64>, cfg: &TrendConfig) -> Option<Trend> {
+    if let (true, Some((last, seg))) = (series.in_order(), slicing(series, cfg)) {
+        let run = rising_run(Groups::new(series, last.t, seg).map(|f| f.1), last.t);
+        // (NaN settings included: a run not known to be long enough is not.)
+        if !(run >= cfg.min_duration_s) {
+            return None;
+        }
+    }
+    let w = window(series, cfg)?;
+    if !may_rise(&w, cfg) {
+        return None;
+    }
+    fitted(&w, capacity, cfg)
+        .map(|(t, _)| t)
+        .filter(|t| t.rising)
+}
+
 /// [`trend`], and the straight line the rate was fitted as, for drawing: through the window's newest floor, from
 /// the time of its oldest floor to the newest point.
 pub fn trend_with_line(
@@ -147,9 +167,8 @@ pub fn time_to_full(
         }
     }
     let w = window(series, cfg)?;
-    let win = w.floors();
-    let net = win[win.len() - 1].v - win[0].v;
-    if !(net >= cfg.min_rise && w.run >= cfg.min_duration_s) {
+    if !may_rise(&w, cfg) {
+        let win = w.floors();
         // Not rising; a trend exists when a rate does (two floors at different times, see `theil_sen`).
         let firsts = &win[..win.len().min(SEGMENTS)];
         let mut earliest = f64::INFINITY;
@@ -255,6 +274,14 @@ fn window(series: &Series, cfg: &TrendConfig) -> Option<Window> {
         w.run = rising_run(all.iter().map(|f| f.1), last.t);
     }
     (w.floors().len() >= 3).then_some(w)
+}
+
+/// Whether a window's floors rose enough, for long enough, to be rising steadily (what [`fitted`] asks besides
+/// the rate): a window that fails it is not rising, without fitting a rate.
+fn may_rise(w: &Window, cfg: &TrendConfig) -> bool {
+    let win = w.floors();
+    let net = win[win.len() - 1].v - win[0].v;
+    net >= cfg.min_rise && w.run >= cfg.min_duration_s
 }
 
 /// The rate of a window and what follows from it.
@@ -885,6 +912,11 @@ mod tests {
                             assert_eq!(
                                 time_to_full(series, cap, cfg),
                                 plain.map(|(t, _)| t.time_to_full_s),
+                                "shape {i}, every {dt} s, {n} points"
+                            );
+                            assert_eq!(
+                                rising_trend(series, cap, cfg),
+                                plain.map(|(t, _)| t).filter(|t| t.rising),
                                 "shape {i}, every {dt} s, {n} points"
                             );
                         }
