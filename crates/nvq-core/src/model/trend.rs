@@ -112,7 +112,8 @@ pub fn rising_trend(series: &Series, capacity: Option<f64>, cfg: &TrendConfig) -
     if let (true, Some((last, seg))) = (series.in_order(), slicing(series, cfg)) {
         let run = rising_run(Groups::new(series, last.t, seg).map(|f| f.1), last.t);
         // (NaN settings included: a run not known to be long enough is not.)
-        if !(run >= cfg.min_duration_s) {
+        let long_enough = run >= cfg.min_duration_s;
+        if !long_enough {
             return None;
         }
     }
