@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# `nvq top` against nvtop at the same refresh, CPU time measured by `perf stat`
+# (task-clock, all threads), not a test. Each tool runs alone in a 120x40 tmux
+# window on tests/scenarios/top_8gpu.toml (8 simulated H100s with processes;
+# GPU 0's memory and utilization change every sample for the first 100
+# samples, then nothing changes) at 100 ms (nvtop -d 1). Two windows of SPAN
+# seconds: "changing" from 4 s after the start (values still changing for
+# about 6 s of it), "steady" from 14 s. Rounds alternate the tools, so a
+# machine that gets busier slows both; prints each run, then the medians and
+# their ratios. Needs perf, tmux and nvtop (Debian contrib).
+#   benches/top_perf.sh                  ROUNDS=3 SPAN=20
+#   NVQ=/path/to/nvq benches/top_perf.sh (that nvq, with its nvq-top beside it)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+target=${CARGO_TARGET_DIR:-$PWD/target}
+ROUNDS=${ROUNDS:-3}
+SPAN=${SPAN:-20}
+cargo build -q --release -p nvml-sim
+if [ -z "${NVQ:-}" ]; then
+  cargo build -q --release -p nvq --bin nvq --bin nvq-top
+  NVQ=$target/release/nvq
+fi
+work=$(mktemp -d)
+# A tmux server of its own for each run (its socket named after the run): a
+# session begun just as the server of the run before exits would go with it.
+sock=nvq-top-perf-$$
+sockets() { find "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)" -name "$sock-*" 2>/dev/null || true; }
+trap 'for s in $(sockets); do tmux -S "$s" kill-server 2>/dev/null || true; done; rm -rf "$work"' EXIT
+ln -s "$target/release/libnvml_sim.so" "$work/libnvidia-ml.so.1"
+# Copies, so that a build while this runs changes nothing.
+cp "$NVQ" "$work/nvq"
+[ ! -x "$(dirname "$NVQ")/nvq-top" ] || cp "$(dirname "$NVQ")/nvq-top" "$work/nvq-top"
+scenario=$PWD/tests/scenarios/top_8gpu.toml
+
+# measure NAME FROM COMMAND...: start COMMAND, wait FROM s, print its task-clock
+# (ms) over SPAN s and its VmRSS (KiB). NAME is the run's own.
+measure() {
+  local name=$1 from=$2 pid out ms rss
+  shift 2
+  tmux -L "$sock-$name" -f /dev/null new-session -d -s "$name" -x 120 -y 40 \
+    "echo \$\$ > $work/$name.pid; export LD_LIBRARY_PATH=$work TERM=xterm-256color \
+     NVML_SIM_SCENARIO=$scenario; exec $*"
+  sleep "$from"
+  pid=$(cat "$work/$name.pid")
+  out=$(perf stat -x, -e task-clock -p "$pid" sleep "$SPAN" 2>&1)
+  ms=$(echo "$out" | awk -F, '/task-clock/ { printf "%.1f", $1 }')
+  rss=$(awk '/VmRSS/ { print $2 }' "/proc/$pid/status" 2>/dev/null) || {
+    echo "$name ended before the measure was over" >&2
+    exit 1
+  }
+  tmux -L "$sock-$name" kill-server
+  echo "$ms $rss"
+}
+
+declare -A runs
+for round in $(seq "$ROUNDS"); do
+  for window in changing steady; do
+    from=4
+    [ "$window" = steady ] && from=14
+    for tool in nvq nvtop; do
+      if [ "$tool" = nvq ]; then
+        r=$(measure "$tool-$window-$round" "$from" "$work/nvq" top --nvml-lib "$work/libnvidia-ml.so.1" --interval 100ms)
+      else
+        r=$(measure "$tool-$window-$round" "$from" nvtop -d 1)
+      fi
+      echo "round $round $window $tool: ${r% *} ms in $SPAN s, VmRSS ${r#* } KiB"
+      runs[$window.$tool]+="${r% *} "
+    done
+  done
+done
+median() { tr ' ' '\n' | grep . | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+for window in changing steady; do
+  a=$(echo "${runs[$window.nvq]}" | median)
+  b=$(echo "${runs[$window.nvtop]}" | median)
+  echo "$window: nvq top $a ms, nvtop $b ms (medians of $ROUNDS): $(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.2f", a / b }')x"
+done
