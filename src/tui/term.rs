@@ -88,11 +88,13 @@ impl<B: Backend> Frames<B> {
 
 /// The cells of `next` to write over `shown`: the same list as ratatui's
 /// `Buffer::diff` (a cell that differs, and those after a wide character
-/// that changed; none hidden under a wide character), but the display width
-/// of a symbol is worked out only when it is not one plain ASCII byte, once
-/// for a cell that did not change, and once a frame for each character.
-/// `Buffer::diff` works out three widths per cell, which was a third of
-/// drawing a frame.
+/// that changed; none hidden under a wide character), at a fraction of its
+/// cost. A pair of cells that are each one printable ASCII byte (most of a
+/// frame) is compared byte and style only: both are one cell wide, so
+/// nothing after them is hidden and what a wide character before them
+/// invalidated runs one cell shorter. Other symbols' display widths are
+/// worked out once a frame for each character. `Buffer::diff` works out
+/// three widths per cell, which was a third of drawing a frame.
 pub fn changed_cells<'a>(shown: &Buffer, next: &'a Buffer) -> Vec<(u16, u16, &'a Cell)> {
     // The widths of one-character symbols, by character: a frame has few
     // distinct ones (borders, bars, the curves' blocks), each worked out
@@ -100,13 +102,35 @@ pub fn changed_cells<'a>(shown: &Buffer, next: &'a Buffer) -> Vec<(u16, u16, &'a
     let mut memo = [(u32::MAX, 0u8); 64];
     let mut updates = Vec::new();
     let (mut invalidated, mut to_skip) = (0usize, 0usize);
-    let w = usize::from(next.area.width).max(1);
-    for (i, (cur, prev)) in next.content.iter().zip(&shown.content).enumerate() {
+    let mut push = |i: usize, cell: &'a Cell| {
+        let (x, y) = position(next.area, i);
+        updates.push((x, y, cell));
+    };
+    let n = next.content.len().min(shown.content.len());
+    let (cells, before) = (&next.content[..n], &shown.content[..n]);
+    for i in 0..n {
+        let (cur, prev) = (&cells[i], &before[i]);
         let symbol = cur.symbol();
+        if let ([p], [q]) = (symbol.as_bytes(), prev.symbol().as_bytes()) {
+            if narrow_ascii(*p) && (p == q || narrow_ascii(*q)) {
+                let same = same_ascii(*p, *q, cur, prev);
+                if (to_skip | invalidated) == 0 {
+                    if !same && !cur.skip {
+                        push(i, cur);
+                    }
+                    continue;
+                }
+                if to_skip == 0 && !cur.skip {
+                    push(i, cur);
+                }
+                to_skip = 0;
+                invalidated = invalidated.saturating_sub(1);
+                continue;
+            }
+        }
         let same = same_cell(symbol, cur, prev);
         if !cur.skip && (!same || invalidated > 0) && to_skip == 0 {
-            let (x, y) = (i % w, i / w);
-            updates.push((next.area.x + x as u16, next.area.y + y as u16, cur));
+            push(i, cur);
         }
         let wc = width(symbol, &mut memo);
         to_skip = wc.saturating_sub(1);
@@ -120,11 +144,33 @@ pub fn changed_cells<'a>(shown: &Buffer, next: &'a Buffer) -> Vec<(u16, u16, &'a
     updates
 }
 
+/// Where the `i`th cell of a buffer of `area` is. Not inlined: a cell to
+/// write is rare, and inlined, the division became two counters kept up to
+/// date for every cell.
+#[inline(never)]
+fn position(area: Rect, i: usize) -> (u16, u16) {
+    let w = usize::from(area.width).max(1);
+    (area.x + (i % w) as u16, area.y + (i / w) as u16)
+}
+
+/// A printable ASCII byte: a symbol of its own, one cell wide.
+fn narrow_ascii(b: u8) -> bool {
+    b.wrapping_sub(0x20) < 0x5f
+}
+
+/// `a == b` for two cells whose symbols are the bytes `p` and `q`.
+fn same_ascii(p: u8, q: u8, a: &Cell, b: &Cell) -> bool {
+    let same =
+        p == q && a.fg == b.fg && a.bg == b.bg && a.modifier == b.modifier && a.skip == b.skip;
+    debug_assert_eq!(same, a == b);
+    same
+}
+
 /// A symbol's display width, as `Span::width` works it out; a
 /// one-character symbol's is kept in `memo` by its character.
 fn width(s: &str, memo: &mut [(u32, u8); 64]) -> usize {
     if let [b] = s.as_bytes() {
-        if (0x20..0x7f).contains(b) {
+        if narrow_ascii(*b) {
             return 1;
         }
     }
@@ -281,7 +327,7 @@ fn map_key(code: KeyCode, mods: KeyModifiers) -> Option<Key> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ratatui::style::{Color, Style};
+    use ratatui::style::{Color, Modifier, Style};
 
     #[test]
     fn the_changed_cells_are_those_ratatui_writes() {
@@ -326,6 +372,75 @@ mod tests {
             }
         }
         assert!(pairs >= 15, "{pairs}");
+    }
+
+    /// Random cells: ASCII, wide, combining, zero-width, empty and control
+    /// symbols in random styles, some marked skip.
+    fn random_buffer(area: Rect, seed: &mut u64, like: Option<&Buffer>) -> Buffer {
+        const SYMBOLS: [&str; 18] = [
+            " ", "a", "b", "~", "日", "語", "█", "▁", "é", "a\u{301}", "", "🙂", "\u{200b}", "ab",
+            "\x1b", "\t", "日本", "abc",
+        ];
+        let colours = [
+            Color::Reset,
+            Color::Red,
+            Color::Rgb(1, 2, 3),
+            Color::Indexed(5),
+        ];
+        let mut next = move || {
+            *seed ^= *seed << 13;
+            *seed ^= *seed >> 7;
+            *seed ^= *seed << 17;
+            (*seed >> 32) as usize
+        };
+        let mut b = like.cloned().unwrap_or_else(|| Buffer::empty(area));
+        // A buffer like `like` differs from it in a few cells (as frames do).
+        let changes = if like.is_some() {
+            next() % 6
+        } else {
+            b.content.len()
+        };
+        for _ in 0..changes {
+            let i = next() % b.content.len();
+            let cell = &mut b.content[i];
+            // Mostly ASCII, as on screen.
+            let k = next() % 40;
+            cell.set_symbol(SYMBOLS.get(k).copied().unwrap_or(["x", " ", "y"][k % 3]));
+            let r = next();
+            cell.fg = colours[r % 4];
+            cell.bg = colours[(r >> 2) % 4];
+            cell.modifier = Modifier::from_bits_truncate((r >> 4) as u16 % 4);
+            cell.skip = r % 13 == 0;
+        }
+        b
+    }
+
+    #[test]
+    fn the_changed_cells_of_random_buffers_are_those_ratatui_writes() {
+        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+        for area in [
+            Rect::new(0, 0, 17, 5),
+            Rect::new(3, 2, 1, 4),
+            Rect::new(0, 0, 2, 9),
+        ] {
+            for _ in 0..300 {
+                let a = random_buffer(area, &mut seed, None);
+                let mut b = random_buffer(area, &mut seed, Some(&a));
+                for _ in 0..4 {
+                    let ours: Vec<_> = changed_cells(&a, &b)
+                        .into_iter()
+                        .map(|(x, y, c)| (x, y, c.clone()))
+                        .collect();
+                    let theirs: Vec<_> = a
+                        .diff(&b)
+                        .into_iter()
+                        .map(|(x, y, c)| (x, y, c.clone()))
+                        .collect();
+                    assert_eq!(ours, theirs, "{a:?} {b:?}");
+                    b = random_buffer(area, &mut seed, Some(&b));
+                }
+            }
+        }
     }
 
     #[test]
