@@ -63,7 +63,9 @@ impl<B: Backend> Frames<B> {
         Ok(())
     }
 
-    /// Draw a frame with `render` and write what changed.
+    /// Draw a frame with `render` and write what changed. (Not inlined, so
+    /// that a profile shows what a frame costs: `benches/top_callgrind.sh`.)
+    #[inline(never)]
     pub fn draw(&mut self, render: impl FnOnce(Rect, &mut Buffer)) -> std::io::Result<()> {
         self.next.reset();
         render(self.next.area, &mut self.next);

@@ -116,6 +116,72 @@ fn areas<const N: usize>(layout: Layout, area: Rect) -> [Rect; N] {
     std::array::from_fn(|i| rects.get(i).copied().unwrap_or_default())
 }
 
+/// The parts of a line of `total` cells from `start`: `lengths` one after
+/// the other, `gap` cells apart, then a last part of what is left, at least
+/// `min_last` (each as its start and length). When they fit, that is what
+/// ratatui's solver gives for `Length`s then `Min(min_last)` (the default
+/// flex) and for `Length`s then `Fill` (`Flex::Start`, `min_last` 0): the
+/// tests compare the two. `None` when they do not fit: the solver decides.
+/// Solving costs about a million instructions, and the screen's parts
+/// change with the number of GPUs and processes.
+fn stack(
+    start: u16,
+    total: u16,
+    lengths: &[u16],
+    gap: u16,
+    min_last: u16,
+) -> Option<impl Iterator<Item = (u16, u16)> + '_> {
+    let used = lengths
+        .iter()
+        .try_fold(0u16, |sum, &l| sum.checked_add(l)?.checked_add(gap))?;
+    let last = total.checked_sub(used).filter(|&l| l >= min_last)?;
+    let mut at = start;
+    Some(lengths.iter().copied().chain([last]).map(move |l| {
+        let part = (at, l);
+        at = at.saturating_add(l).saturating_add(gap);
+        part
+    }))
+}
+
+/// `area` cut along one axis by [`stack`]: parts of the first lengths, then
+/// one of what is left (at least the last length); by `layout` where that
+/// is `None`.
+fn split_lengths<const N: usize>(
+    area: Rect,
+    vertical: bool,
+    lengths: [u16; N],
+    layout: impl FnOnce() -> Layout,
+) -> [Rect; N] {
+    let (start, total) = if vertical {
+        (area.y, area.height)
+    } else {
+        (area.x, area.width)
+    };
+    let mut out = [area; N];
+    let Some((last, heads)) = lengths.split_last() else {
+        return out;
+    };
+    let Some(parts) = stack(start, total, heads, 0, *last) else {
+        return areas(layout(), area);
+    };
+    for (slot, (at, len)) in out.iter_mut().zip(parts) {
+        *slot = if vertical {
+            Rect {
+                y: at,
+                height: len,
+                ..area
+            }
+        } else {
+            Rect {
+                x: at,
+                width: len,
+                ..area
+            }
+        };
+    }
+    out
+}
+
 /// The parts of the screen, as [`render`] draws them.
 pub(super) fn regions(s: &Screen<'_>, area: Rect) -> Regions {
     let wide = area.width >= WIDE_FROM && area.height >= WIDE_HEIGHT;
@@ -131,16 +197,10 @@ pub(super) fn regions(s: &Screen<'_>, area: Rect) -> Regions {
     let min_procs: u16 = if wide { 8 } else { 4 };
     let fixed = 1 + 1 + curve_h + 1 + min_procs;
     let gpu_h = (gpu_lines.len() as u16).min(area.height.saturating_sub(fixed).max(1));
-    let [head, gpus, detail, curves, procs] = areas(
-        Layout::vertical([
-            Constraint::Length(1),
-            Constraint::Length(gpu_h),
-            Constraint::Length(1),
-            Constraint::Length(curve_h),
-            Constraint::Min(1),
-        ]),
-        area,
-    );
+    let [head, gpus, detail, curves, procs] =
+        split_lengths(area, true, [1, gpu_h, 1, curve_h, 1], || {
+            screen_layout(gpu_h, curve_h)
+        });
     Regions {
         head,
         gpus,
@@ -150,6 +210,18 @@ pub(super) fn regions(s: &Screen<'_>, area: Rect) -> Regions {
         wide,
         lines: gpu_lines,
     }
+}
+
+/// The screen's rows: the header, the GPUs, the detail line, the curves
+/// and the processes.
+fn screen_layout(gpu_h: u16, curve_h: u16) -> Layout {
+    Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Length(gpu_h),
+        Constraint::Length(1),
+        Constraint::Length(curve_h),
+        Constraint::Min(1),
+    ])
 }
 
 /// What a click at (`x`, `y`) of a frame of `area` is on: a GPU's (or its
@@ -661,11 +733,22 @@ fn curve_block(s: &Screen<'_>, area: Rect, buf: &mut Buffer, wide: bool) {
 /// layout, one above the other in the compact one.
 fn curve_areas(area: Rect, wide: bool) -> (Rect, Rect) {
     if wide {
+        // Solved for one row: a horizontal split does not depend on the
+        // height, and the curves' height changes with the process count.
         let [a, b] = areas(
             Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)]),
-            area,
+            Rect {
+                y: 0,
+                height: 1,
+                ..area
+            },
         );
-        (a, b)
+        let whole = |r: Rect| Rect {
+            y: area.y,
+            height: area.height,
+            ..r
+        };
+        (whole(a), whole(b))
     } else {
         let [a, b] = areas(
             Layout::vertical([Constraint::Length(2), Constraint::Length(2)]),
@@ -691,10 +774,9 @@ pub fn curve_step(s: &Screen<'_>, area: Rect) -> f64 {
 
 /// A compact curve's line: its 5-column label, then the curve.
 fn label_split(a: Rect) -> [Rect; 2] {
-    areas(
-        Layout::horizontal([Constraint::Length(5), Constraint::Min(1)]),
-        a,
-    )
+    split_lengths(a, false, [5, 1], || {
+        Layout::horizontal([Constraint::Length(5), Constraint::Min(1)])
+    })
 }
 
 /// Where a curve is drawn in its part `a` of the screen: inside the box
@@ -991,6 +1073,16 @@ pub(super) fn table_columns<'c>(rows: &[ProcRow<'_>], wide: bool) -> Vec<(usize,
 /// Each column's x (from the table's left edge) and width: ratatui's
 /// `Table` layout (its constraints, one space between columns).
 fn column_geometry(cols: &[(usize, &ProcColumn)], width: u16) -> Vec<(u16, u16)> {
+    // The command, the one column of no set width, is the last: the others
+    // keep their widths and it has what is left, if they fit.
+    if let Some(((_, last), heads)) = cols.split_last() {
+        let lengths: Vec<u16> = heads.iter().map(|(_, c)| c.width).collect();
+        if last.width == 0 && !lengths.contains(&0) {
+            if let Some(parts) = stack(0, width, &lengths, 1, 0) {
+                return parts.collect();
+            }
+        }
+    }
     let table = Layout::horizontal(widths(cols))
         .flex(Flex::Start)
         .spacing(1);
@@ -1119,6 +1211,78 @@ mod tests {
                 if !on_screen.is_empty() {
                     assert_eq!(inside(on_screen), their_inner, "{area:?}");
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn the_screens_parts_are_where_ratatuis_solver_puts_them() {
+        for h in 0..=70 {
+            let area = Rect::new(3, 2, 50, h);
+            for g in [0, 1, 2, 5, 9, 20] {
+                for c in [4, 10, 18, 24] {
+                    let ours = split_lengths(area, true, [1, g, 1, c, 1], || screen_layout(g, c));
+                    let theirs = screen_layout(g, c).split(area);
+                    assert_eq!(ours.to_vec(), theirs.to_vec(), "{h} {g} {c}");
+                }
+            }
+        }
+        for w in 0..=90 {
+            for a in [Rect::new(0, 5, w, 2), Rect::new(7, 0, w, 1)] {
+                let theirs =
+                    Layout::horizontal([Constraint::Length(5), Constraint::Min(1)]).split(a);
+                assert_eq!(label_split(a).to_vec(), theirs.to_vec(), "{a:?}");
+                for h in [0, 1, 10, 17, 24] {
+                    let a = Rect { height: h, ..a };
+                    let halves = [Constraint::Percentage(50), Constraint::Percentage(50)];
+                    let theirs = Layout::horizontal(halves).split(a);
+                    let (l, r) = curve_areas(a, true);
+                    assert_eq!(vec![l, r], theirs.to_vec(), "{a:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_table_columns_are_where_ratatuis_solver_puts_them() {
+        let row = [ProcRow {
+            p: &ProcSnap {
+                gpu: 0,
+                gpu_uuid: String::new(),
+                pid: 1,
+                start: 0,
+                kind: "C".into(),
+                user: None,
+                gpu_mem: None,
+                sm: None,
+                enc: None,
+                dec: None,
+                cpu_pct: None,
+                host_mem: None,
+                container: None,
+                command: String::new(),
+            },
+            leak: Some(Leak {
+                rate: 1.0,
+                gpu_full_s: None,
+            }),
+        }];
+        let sets = [
+            table_columns(&[], false),
+            table_columns(&row, false),
+            table_columns(&row, true),
+        ];
+        for cols in &sets {
+            for w in (0..=160).chain([200, 255, 400, 1000, u16::MAX]) {
+                let table = Layout::horizontal(widths(cols))
+                    .flex(Flex::Start)
+                    .spacing(1);
+                let theirs: Vec<(u16, u16)> = table
+                    .split(Rect::new(0, 0, w, 1))
+                    .iter()
+                    .map(|r| (r.x, r.width))
+                    .collect();
+                assert_eq!(column_geometry(cols, w), theirs, "{w} {}", cols.len());
             }
         }
     }
