@@ -35,8 +35,24 @@ pub struct Terminal {
 /// [`changed_cells`]). The cursor stays hidden.
 pub struct Frames<B: Backend> {
     backend: B,
-    shown: Buffer,
-    next: Buffer,
+    shown: Frame,
+    next: Frame,
+}
+
+/// A frame's cells, and each cell's symbol as one byte where it is one
+/// printable ASCII byte (else 0): written while the frame is compared with
+/// the one on screen, read when the next frame is, in place of the symbol.
+struct Frame {
+    buf: Buffer,
+    ascii: Vec<u8>,
+}
+
+impl Frame {
+    fn empty(area: Rect) -> Self {
+        let buf = Buffer::empty(area);
+        let ascii = buf.content.iter().map(ascii_byte).collect();
+        Frame { buf, ascii }
+    }
 }
 
 impl<B: Backend> Frames<B> {
@@ -46,8 +62,8 @@ impl<B: Backend> Frames<B> {
         backend.clear()?;
         Ok(Frames {
             backend,
-            shown: Buffer::empty(area),
-            next: Buffer::empty(area),
+            shown: Frame::empty(area),
+            next: Frame::empty(area),
         })
     }
 
@@ -55,10 +71,10 @@ impl<B: Backend> Frames<B> {
     /// new size (nothing when the size is the same).
     pub fn autoresize(&mut self) -> std::io::Result<()> {
         let area = Rect::from((Position::ORIGIN, self.backend.size()?));
-        if area != self.shown.area {
+        if area != self.shown.buf.area {
             self.backend.clear()?;
-            self.shown = Buffer::empty(area);
-            self.next = Buffer::empty(area);
+            self.shown = Frame::empty(area);
+            self.next = Frame::empty(area);
         }
         Ok(())
     }
@@ -67,9 +83,15 @@ impl<B: Backend> Frames<B> {
     /// that a profile shows what a frame costs: `benches/top_callgrind.sh`.)
     #[inline(never)]
     pub fn draw(&mut self, render: impl FnOnce(Rect, &mut Buffer)) -> std::io::Result<()> {
-        self.next.reset();
-        render(self.next.area, &mut self.next);
-        let updates = changed_cells(&self.shown, &self.next);
+        let next = &mut self.next;
+        next.buf.reset();
+        render(next.buf.area, &mut next.buf);
+        let updates = changed_cells(
+            &self.shown.buf,
+            &self.shown.ascii,
+            &next.buf,
+            &mut next.ascii,
+        );
         if !updates.is_empty() {
             self.backend.draw(updates.into_iter())?;
             Backend::flush(&mut self.backend)?;
@@ -80,7 +102,7 @@ impl<B: Backend> Frames<B> {
 
     /// The size of the screen being drawn.
     pub fn area(&self) -> Rect {
-        self.shown.area
+        self.shown.buf.area
     }
 
     pub fn backend(&self) -> &B {
@@ -97,7 +119,15 @@ impl<B: Backend> Frames<B> {
 /// invalidated runs one cell shorter. Other symbols' display widths are
 /// worked out once a frame for each character. `Buffer::diff` works out
 /// three widths per cell, which was a third of drawing a frame.
-pub fn changed_cells<'a>(shown: &Buffer, next: &'a Buffer) -> Vec<(u16, u16, &'a Cell)> {
+///
+/// Each cell's [`ascii_byte`] is read for `shown` (`shown_ascii`) and
+/// written for `next` (`next_ascii`).
+fn changed_cells<'a>(
+    shown: &Buffer,
+    shown_ascii: &[u8],
+    next: &'a Buffer,
+    next_ascii: &mut [u8],
+) -> Vec<(u16, u16, &'a Cell)> {
     // The widths of one-character symbols, by character: a frame has few
     // distinct ones (borders, bars, the curves' blocks), each worked out
     // once a frame, not once a cell. `u32::MAX` is no character.
@@ -109,26 +139,29 @@ pub fn changed_cells<'a>(shown: &Buffer, next: &'a Buffer) -> Vec<(u16, u16, &'a
         updates.push((x, y, cell));
     };
     let n = next.content.len().min(shown.content.len());
+    let n = n.min(shown_ascii.len()).min(next_ascii.len());
     let (cells, before) = (&next.content[..n], &shown.content[..n]);
+    let (bytes, before_bytes) = (&mut next_ascii[..n], &shown_ascii[..n]);
     for i in 0..n {
         let (cur, prev) = (&cells[i], &before[i]);
         let symbol = cur.symbol();
-        if let ([p], [q]) = (symbol.as_bytes(), prev.symbol().as_bytes()) {
-            if narrow_ascii(*p) && (p == q || narrow_ascii(*q)) {
-                let same = same_ascii(*p, *q, cur, prev);
-                if (to_skip | invalidated) == 0 {
-                    if !same && !cur.skip {
-                        push(i, cur);
-                    }
-                    continue;
-                }
-                if to_skip == 0 && !cur.skip {
+        let (p, q) = (symbol_byte(symbol), before_bytes[i]);
+        debug_assert_eq!(q, ascii_byte(prev));
+        bytes[i] = p;
+        if p != 0 && q != 0 {
+            let same = same_ascii(p, q, cur, prev);
+            if (to_skip | invalidated) == 0 {
+                if !same && !cur.skip {
                     push(i, cur);
                 }
-                to_skip = 0;
-                invalidated = invalidated.saturating_sub(1);
                 continue;
             }
+            if to_skip == 0 && !cur.skip {
+                push(i, cur);
+            }
+            to_skip = 0;
+            invalidated = invalidated.saturating_sub(1);
+            continue;
         }
         let same = same_cell(symbol, cur, prev);
         if !cur.skip && (!same || invalidated > 0) && to_skip == 0 {
@@ -144,6 +177,19 @@ pub fn changed_cells<'a>(shown: &Buffer, next: &'a Buffer) -> Vec<(u16, u16, &'a
         invalidated = wc.max(wp).max(invalidated).saturating_sub(1);
     }
     updates
+}
+
+/// A cell's symbol as one byte: the byte where the symbol is one printable
+/// ASCII byte (one cell wide, a symbol of its own), 0 for any other.
+fn ascii_byte(c: &Cell) -> u8 {
+    symbol_byte(c.symbol())
+}
+
+fn symbol_byte(s: &str) -> u8 {
+    match s.as_bytes() {
+        [b] if narrow_ascii(*b) => *b,
+        _ => 0,
+    }
 }
 
 /// Where the `i`th cell of a buffer of `area` is. Not inlined: a cell to
@@ -331,6 +377,12 @@ mod tests {
     use super::*;
     use ratatui::style::{Color, Modifier, Style};
 
+    /// [`changed_cells`] of two buffers.
+    fn changed<'a>(shown: &Buffer, next: &'a Buffer) -> Vec<(u16, u16, &'a Cell)> {
+        let ascii: Vec<u8> = shown.content.iter().map(ascii_byte).collect();
+        changed_cells(shown, &ascii, next, &mut vec![0; next.content.len()])
+    }
+
     #[test]
     fn the_changed_cells_are_those_ratatui_writes() {
         let area = Rect::new(0, 0, 12, 3);
@@ -360,7 +412,7 @@ mod tests {
         let mut pairs = 0;
         for a in &buffers {
             for b in &buffers {
-                let ours: Vec<_> = changed_cells(a, b)
+                let ours: Vec<_> = changed(a, b)
                     .into_iter()
                     .map(|(x, y, c)| (x, y, c.clone()))
                     .collect();
@@ -429,7 +481,7 @@ mod tests {
                 let a = random_buffer(area, &mut seed, None);
                 let mut b = random_buffer(area, &mut seed, Some(&a));
                 for _ in 0..4 {
-                    let ours: Vec<_> = changed_cells(&a, &b)
+                    let ours: Vec<_> = changed(&a, &b)
                         .into_iter()
                         .map(|(x, y, c)| (x, y, c.clone()))
                         .collect();
@@ -446,6 +498,23 @@ mod tests {
     }
 
     #[test]
+    fn frames_drawn_one_after_another_show_what_ratatui_shows() {
+        let area = Rect::new(0, 0, 17, 5);
+        let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut ours = Frames::new(ratatui::backend::TestBackend::new(17, 5)).unwrap();
+        let mut theirs = ratatui::backend::TestBackend::new(17, 5);
+        let mut shown = Buffer::empty(area);
+        let mut next = random_buffer(area, &mut seed, None);
+        for _ in 0..300 {
+            ours.draw(|_, b| b.clone_from(&next)).unwrap();
+            theirs.draw(shown.diff(&next).into_iter()).unwrap();
+            assert_eq!(ours.backend().buffer(), theirs.buffer());
+            shown = next.clone();
+            next = random_buffer(area, &mut seed, Some(&next));
+        }
+    }
+
+    #[test]
     fn a_frame_writes_only_what_changed() {
         let mut f = Frames::new(ratatui::backend::TestBackend::new(10, 2)).unwrap();
         f.draw(|a, b| {
@@ -457,8 +526,8 @@ mod tests {
         })
         .unwrap();
         assert_eq!(crate::tui::buffer_text(f.backend().buffer()), "abd\n\n");
-        let (same, next) = (f.shown.clone(), f.shown.clone());
-        assert!(changed_cells(&same, &next).is_empty());
+        let (same, next) = (f.shown.buf.clone(), f.shown.buf.clone());
+        assert!(changed(&same, &next).is_empty());
     }
 
     #[test]
