@@ -3,7 +3,7 @@
 
 use crate::model::top::ProcSnap;
 use std::cmp::Ordering;
-use std::fmt;
+use std::fmt::{self, Write};
 
 /// A number with `.1` digits after the point: the text of `format!("{:.N}")`
 /// (rounded as it rounds), written with integer arithmetic where that gives
@@ -112,7 +112,9 @@ pub struct ProcColumn {
     pub compact: bool,
     /// Sorts by number (first sort is largest first).
     pub numeric: bool,
-    pub text: fn(&ProcRow<'_>) -> String,
+    /// Appends the cell's text to the string (one string serves a frame's
+    /// cells: no allocation per cell).
+    pub text: fn(&ProcRow<'_>, &mut String),
     pub key: fn(&ProcRow<'_>) -> SortKey,
 }
 
@@ -123,82 +125,140 @@ fn num(v: Option<f64>) -> SortKey {
     SortKey::Num(v)
 }
 
-fn opt_bytes(v: Option<u64>) -> String {
-    v.map_or_else(|| "-".into(), |b| bytes(b as f64))
+impl ProcColumn {
+    /// The cell's text, in a string of its own.
+    pub fn text_of(&self, r: &ProcRow<'_>) -> String {
+        let mut out = String::new();
+        (self.text)(r, &mut out);
+        out
+    }
 }
 
-fn pct(v: Option<f64>) -> String {
-    v.map_or_else(|| "-".into(), |p| Fixed(p, 0).to_string())
+/// Append `v` to `out`.
+pub fn put(out: &mut String, v: impl fmt::Display) {
+    // Writing to a String cannot fail.
+    let _ = write!(out, "{v}");
+}
+
+/// A value, or `-` for none.
+pub struct Or<T>(pub Option<T>);
+
+impl<T: fmt::Display> fmt::Display for Or<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.0 {
+            Some(v) => v.fmt(f),
+            None => f.write_str("-"),
+        }
+    }
+}
+
+fn opt_bytes(out: &mut String, v: Option<u64>) {
+    put(out, Or(v.map(|b| Bytes(b as f64))));
+}
+
+fn pct(out: &mut String, v: Option<f64>) {
+    put(out, Or(v.map(|p| Fixed(p, 0))));
+}
+
+fn text(out: &mut String, v: Option<&str>) {
+    out.push_str(v.unwrap_or("-"));
 }
 
 #[rustfmt::skip]
 pub const COLUMNS: &[ProcColumn] = &[
     ProcColumn { name: "gpu", head: "GPU", width: 3, right: true, compact: true, numeric: false,
-        text: |r| r.p.gpu.to_string(), key: |r| num(Some(f64::from(r.p.gpu))) },
+        text: |r, o| put(o, r.p.gpu), key: |r| num(Some(f64::from(r.p.gpu))) },
     ProcColumn { name: "pid", head: "PID", width: 7, right: true, compact: true, numeric: false,
-        text: |r| r.p.pid.to_string(), key: |r| num(Some(f64::from(r.p.pid))) },
+        text: |r, o| put(o, r.p.pid), key: |r| num(Some(f64::from(r.p.pid))) },
     ProcColumn { name: "user", head: "USER", width: 8, right: false, compact: true, numeric: false,
-        text: |r| r.p.user.as_deref().unwrap_or("-").to_string(),
+        text: |r, o| text(o, r.p.user.as_deref()),
         key: |r| SortKey::Text(r.p.user.as_deref().unwrap_or_default().to_string()) },
     ProcColumn { name: "type", head: "TYPE", width: 4, right: false, compact: true, numeric: false,
-        text: |r| r.p.kind.to_string(), key: |r| SortKey::Text(r.p.kind.to_string()) },
+        text: |r, o| o.push_str(r.p.kind), key: |r| SortKey::Text(r.p.kind.to_string()) },
     ProcColumn { name: "gpu_mem", head: "GPU-MEM", width: 7, right: true, compact: true, numeric: true,
-        text: |r| opt_bytes(r.p.gpu_mem), key: |r| num(r.p.gpu_mem.map(|b| b as f64)) },
+        text: |r, o| opt_bytes(o, r.p.gpu_mem), key: |r| num(r.p.gpu_mem.map(|b| b as f64)) },
     ProcColumn { name: "sm", head: "SM%", width: 4, right: true, compact: true, numeric: true,
-        text: |r| pct(r.p.sm), key: |r| num(r.p.sm) },
+        text: |r, o| pct(o, r.p.sm), key: |r| num(r.p.sm) },
     ProcColumn { name: "enc", head: "ENC%", width: 4, right: true, compact: false, numeric: true,
-        text: |r| pct(r.p.enc), key: |r| num(r.p.enc) },
+        text: |r, o| pct(o, r.p.enc), key: |r| num(r.p.enc) },
     ProcColumn { name: "dec", head: "DEC%", width: 4, right: true, compact: false, numeric: true,
-        text: |r| pct(r.p.dec), key: |r| num(r.p.dec) },
+        text: |r, o| pct(o, r.p.dec), key: |r| num(r.p.dec) },
     ProcColumn { name: "cpu", head: "CPU%", width: 5, right: true, compact: true, numeric: true,
-        text: |r| r.p.cpu_pct.map_or_else(|| "-".into(), |c| Fixed(c, 1).to_string()), key: |r| num(r.p.cpu_pct) },
+        text: |r, o| put(o, Or(r.p.cpu_pct.map(|c| Fixed(c, 1)))), key: |r| num(r.p.cpu_pct) },
     ProcColumn { name: "host_mem", head: "HOST-MEM", width: 8, right: true, compact: false, numeric: true,
-        text: |r| opt_bytes(r.p.host_mem), key: |r| num(r.p.host_mem.map(|b| b as f64)) },
+        text: |r, o| opt_bytes(o, r.p.host_mem), key: |r| num(r.p.host_mem.map(|b| b as f64)) },
     ProcColumn { name: "container", head: "CONTAINER", width: 12, right: false, compact: false, numeric: false,
-        text: |r| r.p.container.as_deref().unwrap_or("-").to_string(),
+        text: |r, o| text(o, r.p.container.as_deref()),
         key: |r| SortKey::Text(r.p.container.as_deref().unwrap_or_default().to_string()) },
     ProcColumn { name: "trend", head: "LEAK", width: 13, right: false, compact: true, numeric: true,
-        text: |r| r.leak.map(leak_text).unwrap_or_default(), key: |r| num(r.leak.map(|l| l.rate)) },
+        text: |r, o| if let Some(l) = r.leak { put(o, LeakText(l)) }, key: |r| num(r.leak.map(|l| l.rate)) },
     ProcColumn { name: "command", head: "COMMAND", width: 0, right: false, compact: true, numeric: false,
-        text: |r| r.p.command.to_string(), key: |r| SortKey::Text(r.p.command.to_string()) },
+        text: |r, o| o.push_str(&r.p.command), key: |r| SortKey::Text(r.p.command.to_string()) },
 ];
 
 /// `▲+12M/s 6m`: the rate, and the GPU's time to full at that rate.
 pub fn leak_text(l: Leak) -> String {
-    let full = l
-        .gpu_full_s
-        .map(|s| format!(" {}", duration(s)))
-        .unwrap_or_default();
-    format!("▲+{}/s{full}", bytes(l.rate))
+    LeakText(l).to_string()
+}
+
+/// [`leak_text`], as it is written.
+pub struct LeakText(pub Leak);
+
+impl fmt::Display for LeakText {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let Leak { rate, gpu_full_s } = self.0;
+        write!(f, "▲+{}/s", Bytes(rate))?;
+        match gpu_full_s {
+            Some(s) => write!(f, " {}", Duration(s)),
+            None => Ok(()),
+        }
+    }
 }
 
 /// Bytes with a binary unit, short: `512B`, `12K`, `1.5G`, `80G`.
 pub fn bytes(b: f64) -> String {
-    const UNITS: [&str; 6] = ["B", "K", "M", "G", "T", "P"];
-    let mut v = b.max(0.0);
-    let mut u = 0;
-    while v >= 1024.0 && u + 1 < UNITS.len() {
-        v /= 1024.0;
-        u += 1;
-    }
-    if u > 0 && v < 9.95 {
-        format!("{}{}", Fixed(v, 1), UNITS[u])
-    } else {
-        format!("{}{}", Fixed(v, 0), UNITS[u])
+    Bytes(b).to_string()
+}
+
+/// [`bytes`], as it is written.
+#[derive(Clone, Copy)]
+pub struct Bytes(pub f64);
+
+impl fmt::Display for Bytes {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        const UNITS: [&str; 6] = ["B", "K", "M", "G", "T", "P"];
+        let mut v = self.0.max(0.0);
+        let mut u = 0;
+        while v >= 1024.0 && u + 1 < UNITS.len() {
+            v /= 1024.0;
+            u += 1;
+        }
+        let digits = if u > 0 && v < 9.95 { 1 } else { 0 };
+        write!(f, "{}{}", Fixed(v, digits), UNITS[u])
     }
 }
 
 /// Seconds, short: `45s`, `6m`, `2.5h`, `3d`.
 pub fn duration(s: f64) -> String {
-    let s = s.max(0.0);
-    if s < 60.0 {
-        format!("{}s", Fixed(s, 0))
-    } else if s < 3600.0 {
-        format!("{}m", Fixed(s / 60.0, 0))
-    } else if s < 86400.0 {
-        format!("{}h", Fixed(s / 3600.0, 1))
-    } else {
-        format!("{}d", Fixed(s / 86400.0, 0))
+    Duration(s).to_string()
+}
+
+/// [`duration`], as it is written.
+#[derive(Clone, Copy)]
+pub struct Duration(pub f64);
+
+impl fmt::Display for Duration {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let s = self.0.max(0.0);
+        if s < 60.0 {
+            write!(f, "{}s", Fixed(s, 0))
+        } else if s < 3600.0 {
+            write!(f, "{}m", Fixed(s / 60.0, 0))
+        } else if s < 86400.0 {
+            write!(f, "{}h", Fixed(s / 3600.0, 1))
+        } else {
+            write!(f, "{}d", Fixed(s / 86400.0, 0))
+        }
     }
 }
 

@@ -35,8 +35,24 @@ pub struct Terminal {
 /// [`changed_cells`]). The cursor stays hidden.
 pub struct Frames<B: Backend> {
     backend: B,
-    shown: Buffer,
-    next: Buffer,
+    shown: Frame,
+    next: Frame,
+}
+
+/// A frame's cells, and each cell's symbol as one byte where it is one
+/// printable ASCII byte (else 0): written while the frame is compared with
+/// the one on screen, read when the next frame is, in place of the symbol.
+struct Frame {
+    buf: Buffer,
+    ascii: Vec<u8>,
+}
+
+impl Frame {
+    fn empty(area: Rect) -> Self {
+        let buf = Buffer::empty(area);
+        let ascii = buf.content.iter().map(ascii_byte).collect();
+        Frame { buf, ascii }
+    }
 }
 
 impl<B: Backend> Frames<B> {
@@ -46,8 +62,8 @@ impl<B: Backend> Frames<B> {
         backend.clear()?;
         Ok(Frames {
             backend,
-            shown: Buffer::empty(area),
-            next: Buffer::empty(area),
+            shown: Frame::empty(area),
+            next: Frame::empty(area),
         })
     }
 
@@ -55,19 +71,27 @@ impl<B: Backend> Frames<B> {
     /// new size (nothing when the size is the same).
     pub fn autoresize(&mut self) -> std::io::Result<()> {
         let area = Rect::from((Position::ORIGIN, self.backend.size()?));
-        if area != self.shown.area {
+        if area != self.shown.buf.area {
             self.backend.clear()?;
-            self.shown = Buffer::empty(area);
-            self.next = Buffer::empty(area);
+            self.shown = Frame::empty(area);
+            self.next = Frame::empty(area);
         }
         Ok(())
     }
 
-    /// Draw a frame with `render` and write what changed.
+    /// Draw a frame with `render` and write what changed. (Not inlined, so
+    /// that a profile shows what a frame costs: `benches/top_callgrind.sh`.)
+    #[inline(never)]
     pub fn draw(&mut self, render: impl FnOnce(Rect, &mut Buffer)) -> std::io::Result<()> {
-        self.next.reset();
-        render(self.next.area, &mut self.next);
-        let updates = changed_cells(&self.shown, &self.next);
+        let next = &mut self.next;
+        next.buf.reset();
+        render(next.buf.area, &mut next.buf);
+        let updates = changed_cells(
+            &self.shown.buf,
+            &self.shown.ascii,
+            &next.buf,
+            &mut next.ascii,
+        );
         if !updates.is_empty() {
             self.backend.draw(updates.into_iter())?;
             Backend::flush(&mut self.backend)?;
@@ -78,7 +102,7 @@ impl<B: Backend> Frames<B> {
 
     /// The size of the screen being drawn.
     pub fn area(&self) -> Rect {
-        self.shown.area
+        self.shown.buf.area
     }
 
     pub fn backend(&self) -> &B {
@@ -88,25 +112,60 @@ impl<B: Backend> Frames<B> {
 
 /// The cells of `next` to write over `shown`: the same list as ratatui's
 /// `Buffer::diff` (a cell that differs, and those after a wide character
-/// that changed; none hidden under a wide character), but the display width
-/// of a symbol is worked out only when it is not one plain ASCII byte, once
-/// for a cell that did not change, and once a frame for each character.
-/// `Buffer::diff` works out three widths per cell, which was a third of
-/// drawing a frame.
-pub fn changed_cells<'a>(shown: &Buffer, next: &'a Buffer) -> Vec<(u16, u16, &'a Cell)> {
+/// that changed; none hidden under a wide character), at a fraction of its
+/// cost. A pair of cells that are each one printable ASCII byte (most of a
+/// frame) is compared byte and style only: both are one cell wide, so
+/// nothing after them is hidden and what a wide character before them
+/// invalidated runs one cell shorter. Other symbols' display widths are
+/// worked out once a frame for each character. `Buffer::diff` works out
+/// three widths per cell, which was a third of drawing a frame.
+///
+/// Each cell's [`ascii_byte`] is read for `shown` (`shown_ascii`) and
+/// written for `next` (`next_ascii`).
+fn changed_cells<'a>(
+    shown: &Buffer,
+    shown_ascii: &[u8],
+    next: &'a Buffer,
+    next_ascii: &mut [u8],
+) -> Vec<(u16, u16, &'a Cell)> {
     // The widths of one-character symbols, by character: a frame has few
     // distinct ones (borders, bars, the curves' blocks), each worked out
     // once a frame, not once a cell. `u32::MAX` is no character.
     let mut memo = [(u32::MAX, 0u8); 64];
     let mut updates = Vec::new();
     let (mut invalidated, mut to_skip) = (0usize, 0usize);
-    let w = usize::from(next.area.width).max(1);
-    for (i, (cur, prev)) in next.content.iter().zip(&shown.content).enumerate() {
+    let mut push = |i: usize, cell: &'a Cell| {
+        let (x, y) = position(next.area, i);
+        updates.push((x, y, cell));
+    };
+    let n = next.content.len().min(shown.content.len());
+    let n = n.min(shown_ascii.len()).min(next_ascii.len());
+    let (cells, before) = (&next.content[..n], &shown.content[..n]);
+    let (bytes, before_bytes) = (&mut next_ascii[..n], &shown_ascii[..n]);
+    for i in 0..n {
+        let (cur, prev) = (&cells[i], &before[i]);
         let symbol = cur.symbol();
+        let (p, q) = (symbol_byte(symbol), before_bytes[i]);
+        debug_assert_eq!(q, ascii_byte(prev));
+        bytes[i] = p;
+        if p != 0 && q != 0 {
+            let same = same_ascii(p, q, cur, prev);
+            if (to_skip | invalidated) == 0 {
+                if !same && !cur.skip {
+                    push(i, cur);
+                }
+                continue;
+            }
+            if to_skip == 0 && !cur.skip {
+                push(i, cur);
+            }
+            to_skip = 0;
+            invalidated = invalidated.saturating_sub(1);
+            continue;
+        }
         let same = same_cell(symbol, cur, prev);
         if !cur.skip && (!same || invalidated > 0) && to_skip == 0 {
-            let (x, y) = (i % w, i / w);
-            updates.push((next.area.x + x as u16, next.area.y + y as u16, cur));
+            push(i, cur);
         }
         let wc = width(symbol, &mut memo);
         to_skip = wc.saturating_sub(1);
@@ -120,11 +179,46 @@ pub fn changed_cells<'a>(shown: &Buffer, next: &'a Buffer) -> Vec<(u16, u16, &'a
     updates
 }
 
+/// A cell's symbol as one byte: the byte where the symbol is one printable
+/// ASCII byte (one cell wide, a symbol of its own), 0 for any other.
+fn ascii_byte(c: &Cell) -> u8 {
+    symbol_byte(c.symbol())
+}
+
+fn symbol_byte(s: &str) -> u8 {
+    match s.as_bytes() {
+        [b] if narrow_ascii(*b) => *b,
+        _ => 0,
+    }
+}
+
+/// Where the `i`th cell of a buffer of `area` is. Not inlined: a cell to
+/// write is rare, and inlined, the division became two counters kept up to
+/// date for every cell.
+#[inline(never)]
+fn position(area: Rect, i: usize) -> (u16, u16) {
+    let w = usize::from(area.width).max(1);
+    (area.x + (i % w) as u16, area.y + (i / w) as u16)
+}
+
+/// A printable ASCII byte: a symbol of its own, one cell wide.
+fn narrow_ascii(b: u8) -> bool {
+    b.wrapping_sub(0x20) < 0x5f
+}
+
+/// `a == b` for two cells whose symbols are the bytes `p` and `q`.
+fn same_ascii(p: u8, q: u8, a: &Cell, b: &Cell) -> bool {
+    let same =
+        p == q && a.fg == b.fg && a.bg == b.bg && a.modifier == b.modifier && a.skip == b.skip;
+    debug_assert_eq!(same, a == b);
+    same
+}
+
 /// A symbol's display width, as `Span::width` works it out; a
 /// one-character symbol's is kept in `memo` by its character.
 fn width(s: &str, memo: &mut [(u32, u8); 64]) -> usize {
     if let [b] = s.as_bytes() {
-        if (0x20..0x7f).contains(b) {
+        if narrow_ascii(*b) {
             return 1;
         }
     }
@@ -281,7 +375,13 @@ fn map_key(code: KeyCode, mods: KeyModifiers) -> Option<Key> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ratatui::style::{Color, Style};
+    use ratatui::style::{Color, Modifier, Style};
+
+    /// [`changed_cells`] of two buffers.
+    fn changed<'a>(shown: &Buffer, next: &'a Buffer) -> Vec<(u16, u16, &'a Cell)> {
+        let ascii: Vec<u8> = shown.content.iter().map(ascii_byte).collect();
+        changed_cells(shown, &ascii, next, &mut vec![0; next.content.len()])
+    }
 
     #[test]
     fn the_changed_cells_are_those_ratatui_writes() {
@@ -312,7 +412,7 @@ mod tests {
         let mut pairs = 0;
         for a in &buffers {
             for b in &buffers {
-                let ours: Vec<_> = changed_cells(a, b)
+                let ours: Vec<_> = changed(a, b)
                     .into_iter()
                     .map(|(x, y, c)| (x, y, c.clone()))
                     .collect();
@@ -328,6 +428,92 @@ mod tests {
         assert!(pairs >= 15, "{pairs}");
     }
 
+    /// Random cells: ASCII, wide, combining, zero-width, empty and control
+    /// symbols in random styles, some marked skip.
+    fn random_buffer(area: Rect, seed: &mut u64, like: Option<&Buffer>) -> Buffer {
+        const SYMBOLS: [&str; 18] = [
+            " ", "a", "b", "~", "日", "語", "█", "▁", "é", "a\u{301}", "", "🙂", "\u{200b}", "ab",
+            "\x1b", "\t", "日本", "abc",
+        ];
+        let colours = [
+            Color::Reset,
+            Color::Red,
+            Color::Rgb(1, 2, 3),
+            Color::Indexed(5),
+        ];
+        let mut next = move || {
+            *seed ^= *seed << 13;
+            *seed ^= *seed >> 7;
+            *seed ^= *seed << 17;
+            (*seed >> 32) as usize
+        };
+        let mut b = like.cloned().unwrap_or_else(|| Buffer::empty(area));
+        // A buffer like `like` differs from it in a few cells (as frames do).
+        let changes = if like.is_some() {
+            next() % 6
+        } else {
+            b.content.len()
+        };
+        for _ in 0..changes {
+            let i = next() % b.content.len();
+            let cell = &mut b.content[i];
+            // Mostly ASCII, as on screen.
+            let k = next() % 40;
+            cell.set_symbol(SYMBOLS.get(k).copied().unwrap_or(["x", " ", "y"][k % 3]));
+            let r = next();
+            cell.fg = colours[r % 4];
+            cell.bg = colours[(r >> 2) % 4];
+            cell.modifier = Modifier::from_bits_truncate((r >> 4) as u16 % 4);
+            cell.skip = r % 13 == 0;
+        }
+        b
+    }
+
+    #[test]
+    fn the_changed_cells_of_random_buffers_are_those_ratatui_writes() {
+        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+        for area in [
+            Rect::new(0, 0, 17, 5),
+            Rect::new(3, 2, 1, 4),
+            Rect::new(0, 0, 2, 9),
+        ] {
+            for _ in 0..300 {
+                let a = random_buffer(area, &mut seed, None);
+                let mut b = random_buffer(area, &mut seed, Some(&a));
+                for _ in 0..4 {
+                    let ours: Vec<_> = changed(&a, &b)
+                        .into_iter()
+                        .map(|(x, y, c)| (x, y, c.clone()))
+                        .collect();
+                    let theirs: Vec<_> = a
+                        .diff(&b)
+                        .into_iter()
+                        .map(|(x, y, c)| (x, y, c.clone()))
+                        .collect();
+                    assert_eq!(ours, theirs, "{a:?} {b:?}");
+                    b = random_buffer(area, &mut seed, Some(&b));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn frames_drawn_one_after_another_show_what_ratatui_shows() {
+        let area = Rect::new(0, 0, 17, 5);
+        let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut ours = Frames::new(ratatui::backend::TestBackend::new(17, 5)).unwrap();
+        let mut theirs = ratatui::backend::TestBackend::new(17, 5);
+        let mut shown = Buffer::empty(area);
+        let mut next = random_buffer(area, &mut seed, None);
+        for _ in 0..300 {
+            ours.draw(|_, b| b.clone_from(&next)).unwrap();
+            theirs.draw(shown.diff(&next).into_iter()).unwrap();
+            assert_eq!(ours.backend().buffer(), theirs.buffer());
+            shown = next.clone();
+            next = random_buffer(area, &mut seed, Some(&next));
+        }
+    }
+
     #[test]
     fn a_frame_writes_only_what_changed() {
         let mut f = Frames::new(ratatui::backend::TestBackend::new(10, 2)).unwrap();
@@ -340,8 +526,8 @@ mod tests {
         })
         .unwrap();
         assert_eq!(crate::tui::buffer_text(f.backend().buffer()), "abd\n\n");
-        let (same, next) = (f.shown.clone(), f.shown.clone());
-        assert!(changed_cells(&same, &next).is_empty());
+        let (same, next) = (f.shown.buf.clone(), f.shown.buf.clone());
+        assert!(changed(&same, &next).is_empty());
     }
 
     #[test]

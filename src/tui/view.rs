@@ -8,7 +8,9 @@
 //! one, with clocks, fan and PCIe on each GPU's line, bigger curves side by
 //! side and every process column.
 
-use super::columns::{bytes, duration, Fixed, Leak, ProcColumn, ProcRow, COLUMNS, WIDE_FROM};
+use super::columns::{
+    put, Bytes, Duration, Fixed, Leak, Or, ProcColumn, ProcRow, COLUMNS, WIDE_FROM,
+};
 use super::state::Ui;
 use crate::model::history::{History, SeriesRef};
 use crate::model::top::{GpuSnap, Health, ProcSnap, TopSample};
@@ -21,6 +23,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph, Widget};
 use std::borrow::Cow;
 use std::collections::HashMap;
+use std::fmt;
 use std::sync::{Mutex, PoisonError};
 
 /// The history field of a GPU's used memory (bytes) and utilization (%),
@@ -50,6 +53,10 @@ pub fn safe(s: &str) -> Cow<'_, str> {
         let bidi = matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}');
         bidi || matches!(c, '\u{200B}'..='\u{200F}' | '\u{FEFF}')
     };
+    // Printable ASCII, most of what is shown, has nothing to replace.
+    if s.bytes().all(|b| (0x20..0x7f).contains(&b)) {
+        return Cow::Borrowed(s);
+    }
     let p = printable(s);
     if p.chars().any(hidden) {
         p.chars()
@@ -116,6 +123,72 @@ fn areas<const N: usize>(layout: Layout, area: Rect) -> [Rect; N] {
     std::array::from_fn(|i| rects.get(i).copied().unwrap_or_default())
 }
 
+/// The parts of a line of `total` cells from `start`: `lengths` one after
+/// the other, `gap` cells apart, then a last part of what is left, at least
+/// `min_last` (each as its start and length). When they fit, that is what
+/// ratatui's solver gives for `Length`s then `Min(min_last)` (the default
+/// flex) and for `Length`s then `Fill` (`Flex::Start`, `min_last` 0): the
+/// tests compare the two. `None` when they do not fit: the solver decides.
+/// Solving costs about a million instructions, and the screen's parts
+/// change with the number of GPUs and processes.
+fn stack(
+    start: u16,
+    total: u16,
+    lengths: &[u16],
+    gap: u16,
+    min_last: u16,
+) -> Option<impl Iterator<Item = (u16, u16)> + '_> {
+    let used = lengths
+        .iter()
+        .try_fold(0u16, |sum, &l| sum.checked_add(l)?.checked_add(gap))?;
+    let last = total.checked_sub(used).filter(|&l| l >= min_last)?;
+    let mut at = start;
+    Some(lengths.iter().copied().chain([last]).map(move |l| {
+        let part = (at, l);
+        at = at.saturating_add(l).saturating_add(gap);
+        part
+    }))
+}
+
+/// `area` cut along one axis by [`stack`]: parts of the first lengths, then
+/// one of what is left (at least the last length); by `layout` where that
+/// is `None`.
+fn split_lengths<const N: usize>(
+    area: Rect,
+    vertical: bool,
+    lengths: [u16; N],
+    layout: impl FnOnce() -> Layout,
+) -> [Rect; N] {
+    let (start, total) = if vertical {
+        (area.y, area.height)
+    } else {
+        (area.x, area.width)
+    };
+    let mut out = [area; N];
+    let Some((last, heads)) = lengths.split_last() else {
+        return out;
+    };
+    let Some(parts) = stack(start, total, heads, 0, *last) else {
+        return areas(layout(), area);
+    };
+    for (slot, (at, len)) in out.iter_mut().zip(parts) {
+        *slot = if vertical {
+            Rect {
+                y: at,
+                height: len,
+                ..area
+            }
+        } else {
+            Rect {
+                x: at,
+                width: len,
+                ..area
+            }
+        };
+    }
+    out
+}
+
 /// The parts of the screen, as [`render`] draws them.
 pub(super) fn regions(s: &Screen<'_>, area: Rect) -> Regions {
     let wide = area.width >= WIDE_FROM && area.height >= WIDE_HEIGHT;
@@ -131,16 +204,10 @@ pub(super) fn regions(s: &Screen<'_>, area: Rect) -> Regions {
     let min_procs: u16 = if wide { 8 } else { 4 };
     let fixed = 1 + 1 + curve_h + 1 + min_procs;
     let gpu_h = (gpu_lines.len() as u16).min(area.height.saturating_sub(fixed).max(1));
-    let [head, gpus, detail, curves, procs] = areas(
-        Layout::vertical([
-            Constraint::Length(1),
-            Constraint::Length(gpu_h),
-            Constraint::Length(1),
-            Constraint::Length(curve_h),
-            Constraint::Min(1),
-        ]),
-        area,
-    );
+    let [head, gpus, detail, curves, procs] =
+        split_lengths(area, true, [1, gpu_h, 1, curve_h, 1], || {
+            screen_layout(gpu_h, curve_h)
+        });
     Regions {
         head,
         gpus,
@@ -150,6 +217,18 @@ pub(super) fn regions(s: &Screen<'_>, area: Rect) -> Regions {
         wide,
         lines: gpu_lines,
     }
+}
+
+/// The screen's rows: the header, the GPUs, the detail line, the curves
+/// and the processes.
+fn screen_layout(gpu_h: u16, curve_h: u16) -> Layout {
+    Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Length(gpu_h),
+        Constraint::Length(1),
+        Constraint::Length(curve_h),
+        Constraint::Min(1),
+    ])
 }
 
 /// What a click at (`x`, `y`) of a frame of `area` is on: a GPU's (or its
@@ -215,38 +294,58 @@ fn header(s: &Screen<'_>, area: Rect, buf: &mut Buffer, scrolled: bool) {
     let ui = s.ui;
     let col = ui.sort_column();
     let arrow = if ui.descending { "↓" } else { "↑" };
-    let mut spans = vec![
-        Span::styled(safe(s.title).into_owned(), bold()),
-        Span::raw(format!(
-            "  {} GPU{}",
-            s.sample.gpus.len(),
-            plural(s.sample.gpus.len())
-        )),
-        Span::raw(format!("  every {}", interval_text(ui.interval_ms))),
-    ];
+    let n = s.sample.gpus.len();
+    let mut line = Parts::default();
+    line.add(safe(s.title), bold())
+        .add(format_args!("  {n} GPU{}", plural(n)), Style::default())
+        .add(
+            format_args!("  every {}", Interval(ui.interval_ms)),
+            Style::default(),
+        );
     if scrolled {
-        spans.push(Span::raw(" ↑↓more"));
+        line.add(" ↑↓more", Style::default());
     }
     if ui.paused {
-        spans.push(Span::styled(
-            "  PAUSED",
-            bold().add_modifier(Modifier::REVERSED),
-        ));
+        line.add("  PAUSED", bold().add_modifier(Modifier::REVERSED));
     }
-    spans.push(Span::raw(format!("  sort {}{arrow}", col.head)));
+    line.add(format_args!("  sort {}{arrow}", col.head), Style::default());
     if ui.only_selected {
         let g = s.sample.gpus.get(ui.selected).map_or(0, |g| g.index);
-        spans.push(Span::raw(format!("  GPU {g} only")));
+        line.add(format_args!("  GPU {g} only"), Style::default());
     }
     if ui.editing || !ui.filter.is_empty() {
         let cursor = if ui.editing { "_" } else { "" };
-        spans.push(Span::styled(
-            format!("  /{}{cursor}", safe(&ui.filter)),
-            bold(),
-        ));
+        line.add(format_args!("  /{}{cursor}", safe(&ui.filter)), bold());
     }
-    spans.push(Span::raw("  h help"));
-    line_at(buf, area, &Line::from(spans));
+    line.add("  h help", Style::default());
+    line.draw(buf, area);
+}
+
+/// A line of text in parts of their own styles, written into one string
+/// (one allocation for the line, not one for each part).
+#[derive(Default)]
+struct Parts {
+    text: String,
+    /// Where each part ends in `text`, and its style.
+    ends: Vec<(usize, Style)>,
+}
+
+impl Parts {
+    fn add(&mut self, part: impl fmt::Display, st: Style) -> &mut Self {
+        put(&mut self.text, part);
+        self.ends.push((self.text.len(), st));
+        self
+    }
+
+    /// What [`line_at`] draws for the parts as spans.
+    fn draw(&self, buf: &mut Buffer, area: Rect) {
+        let starts = std::iter::once(0).chain(self.ends.iter().map(|(end, _)| *end));
+        let spans = starts.zip(&self.ends).map(|(start, (end, st))| {
+            let part = self.text.get(start..*end).unwrap_or_default();
+            (part, *st)
+        });
+        spans_at(buf, area, spans);
+    }
 }
 
 fn plural(n: usize) -> &'static str {
@@ -257,13 +356,19 @@ fn plural(n: usize) -> &'static str {
     }
 }
 
-fn interval_text(ms: u64) -> String {
-    if ms < 1000 {
-        format!("{ms}ms")
-    } else if ms % 1000 == 0 {
-        format!("{}s", ms / 1000)
-    } else {
-        format!("{}s", Fixed(ms as f64 / 1000.0, 1))
+/// A refresh interval: `100ms`, `2s`, `1.5s`.
+struct Interval(u64);
+
+impl fmt::Display for Interval {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let ms = self.0;
+        if ms < 1000 {
+            write!(f, "{ms}ms")
+        } else if ms % 1000 == 0 {
+            write!(f, "{}s", ms / 1000)
+        } else {
+            write!(f, "{}s", Fixed(ms as f64 / 1000.0, 1))
+        }
     }
 }
 
@@ -288,50 +393,72 @@ fn gpu_block(s: &Screen<'_>, lines: &[GpuLine], area: Rect, buf: &mut Buffer) {
     // Scroll so that the selected GPU's line is visible.
     let first = first_gpu_line(s, lines, area.height);
     let wide = area.width >= WIDE_FROM;
+    // The lines' texts, written again for each line.
+    let mut text = LineText::default();
     for (row, line) in lines.iter().skip(first).take(h).enumerate() {
         let r = Rect {
             y: area.y + row as u16,
             height: 1,
             ..area
         };
+        text.label.clear();
+        text.tail.clear();
         match *line {
             GpuLine::Gpu(i) => {
                 if let Some(g) = s.sample.gpus.get(i) {
-                    gpu_line(s, g, i == s.ui.selected, wide, r, buf);
+                    gpu_line(s, g, i == s.ui.selected, wide, r, buf, &mut text);
                 }
             }
             GpuLine::Mig(i, m) => {
                 if let Some(mig) = s.sample.gpus.get(i).and_then(|g| g.mig.get(m)) {
-                    let id = |v: Option<u32>| v.map_or("-".into(), |v| v.to_string());
-                    let (gi, ci) = (id(mig.gpu_instance), id(mig.compute_instance));
+                    let (gi, ci) = (Or(mig.gpu_instance), Or(mig.compute_instance));
                     let profile = safe(&mig.profile);
-                    let label = if wide {
-                        format!("   └ MIG {profile}  GI {gi}  CI {ci}")
+                    if wide {
+                        put(
+                            &mut text.label,
+                            format_args!("   └ MIG {profile}  GI {gi}  CI {ci}"),
+                        );
                     } else {
-                        format!("  └ {profile} GI{gi} CI{ci}")
-                    };
-                    mem_line(
-                        s,
-                        &label,
-                        label_width(wide),
-                        mig.mem_used,
-                        mig.mem_total,
-                        &[],
-                        r,
-                        buf,
-                    );
+                        put(&mut text.label, format_args!("  └ {profile} GI{gi} CI{ci}"));
+                    }
+                    let used = (mig.mem_used, mig.mem_total);
+                    mem_line(s, label_width(wide), used, r, buf, &mut text);
                 }
             }
         }
     }
 }
 
+/// The texts of a line of the GPU block: its label, the numbers after its
+/// bar (`mem`) and what follows them (`tail`).
+#[derive(Default)]
+struct LineText {
+    label: String,
+    mem: String,
+    tail: String,
+}
+
 /// `40.0G/80.0G`
-fn mem_text(used: Option<u64>, total: Option<u64>) -> String {
-    match (used, total) {
-        (Some(u), Some(t)) => format!("{}/{}", bytes(u as f64), bytes(t as f64)),
-        (Some(u), None) => bytes(u as f64),
-        _ => "-".into(),
+struct Mem(Option<u64>, Option<u64>);
+
+impl fmt::Display for Mem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (self.0, self.1) {
+            (Some(u), Some(t)) => write!(f, "{}/{}", Bytes(u as f64), Bytes(t as f64)),
+            (Some(u), None) => write!(f, "{}", Bytes(u as f64)),
+            _ => f.write_str("-"),
+        }
+    }
+}
+
+/// Append `v` to `out`, right-aligned in `width` characters (what `{:>w}`
+/// writes).
+fn right(out: &mut String, width: usize, v: impl fmt::Display) {
+    let start = out.len();
+    put(out, v);
+    let n = out.get(start..).map_or(0, |t| t.chars().count());
+    for _ in n..width {
+        out.insert(start, ' ');
     }
 }
 
@@ -342,23 +469,25 @@ fn fraction(used: Option<u64>, total: Option<u64>) -> Option<f64> {
     }
 }
 
-/// A label of `label_w` characters, a memory bar, the numbers, then `tail`.
-#[allow(clippy::too_many_arguments)]
+/// A label of `label_w` characters, a memory bar, the numbers, then the
+/// tail: `text`'s label and tail (its `mem` is written here).
 fn mem_line(
     s: &Screen<'_>,
-    label: &str,
     label_w: u16,
-    used: Option<u64>,
-    total: Option<u64>,
-    tail: &[Span<'static>],
+    (used, total): (Option<u64>, Option<u64>),
     area: Rect,
     buf: &mut Buffer,
+    text: &mut LineText,
 ) {
-    let tail_w: u16 = tail.iter().map(|t| t.width() as u16).sum();
-    let text = format!(" {:>11}", mem_text(used, total));
+    let (label, tail) = (&text.label, &text.tail);
+    let tail_w = text_width(tail) as u16;
+    let mem = &mut text.mem;
+    mem.clear();
+    mem.push(' ');
+    right(mem, 11, Mem(used, total));
     let bar_w = area
         .width
-        .saturating_sub(label_w + 1 + text.len() as u16 + tail_w)
+        .saturating_sub(label_w + 1 + mem.len() as u16 + tail_w)
         .max(4);
     let [l, _, bar, rest] = cut(area, [label_w, 1, bar_w]);
     put_str(buf, l.x, l.y, label, usize::from(l.width), Style::default());
@@ -372,21 +501,26 @@ fn mem_line(
         buf,
         rest.x,
         rest.y,
-        &text,
+        mem,
         usize::from(rest.width),
         Style::default(),
     );
     let left = rest.width.saturating_sub(x - rest.x);
-    spans_at(
-        buf,
-        Rect {
-            x,
-            width: left,
-            ..rest
-        },
-        tail,
-        Style::default(),
-    );
+    let tail_area = Rect {
+        x,
+        width: left,
+        ..rest
+    };
+    spans_at(buf, tail_area, [(tail.as_str(), Style::default())]);
+}
+
+/// The width of `text` on screen: its characters, when each is one cell.
+fn text_width(text: &str) -> usize {
+    if text.chars().all(one_cell) {
+        text.chars().count()
+    } else {
+        Span::raw(text).width()
+    }
 }
 
 /// `area` cut from the left into columns of these widths (each at most
@@ -415,19 +549,23 @@ fn cut<const N: usize, const M: usize>(area: Rect, widths: [u16; N]) -> [Rect; M
 /// one-line `Paragraph` draws, without its wrapping machinery; what
 /// `Buffer::set_line` writes).
 fn line_at(buf: &mut Buffer, area: Rect, line: &Line<'_>) {
-    spans_at(buf, area, &line.spans, line.style);
+    let spans = line.spans.iter();
+    spans_at(
+        buf,
+        area,
+        spans.map(|s| (s.content.as_ref(), line.style.patch(s.style))),
+    );
 }
 
-/// [`line_at`] for spans that are not a `Line`, each styled over `base`.
-fn spans_at(buf: &mut Buffer, area: Rect, spans: &[Span<'_>], base: Style) {
+/// [`line_at`] for the parts of a line: each text and its style.
+fn spans_at<'t>(buf: &mut Buffer, area: Rect, spans: impl IntoIterator<Item = (&'t str, Style)>) {
     if area.height > 0 && area.width > 0 {
         let (mut x, mut left) = (area.x, area.width);
-        for span in spans {
+        for (text, st) in spans {
             if left == 0 {
                 break;
             }
-            let st = base.patch(span.style);
-            let (end, _) = put_str(buf, x, area.y, &span.content, usize::from(left), st);
+            let (end, _) = put_str(buf, x, area.y, text, usize::from(left), st);
             left = left.saturating_sub(end.saturating_sub(x));
             x = end;
         }
@@ -483,24 +621,45 @@ fn bar_colour(frac: f64) -> Color {
     }
 }
 
-fn opt(v: Option<f64>, unit: &str) -> String {
-    v.map_or_else(|| "-".into(), |v| format!("{}{unit}", Fixed(v, 0)))
+/// A whole number and its unit (`35°C`), or `-`.
+struct Unit(Option<f64>, &'static str);
+
+impl fmt::Display for Unit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            Some(v) => write!(f, "{}{}", Fixed(v, 0), self.1),
+            None => f.write_str("-"),
+        }
+    }
 }
 
-fn gpu_line(s: &Screen<'_>, g: &GpuSnap, selected: bool, wide: bool, area: Rect, buf: &mut Buffer) {
+fn gpu_line(
+    s: &Screen<'_>,
+    g: &GpuSnap,
+    selected: bool,
+    wide: bool,
+    area: Rect,
+    buf: &mut Buffer,
+    text: &mut LineText,
+) {
     let mark = if selected { "▶" } else { " " };
     let name_w: usize = if wide { 28 } else { 16 };
-    let name: String = safe(g.name.strip_prefix("NVIDIA ").unwrap_or(&g.name))
-        .chars()
-        .take(name_w)
-        .collect();
-    let label = format!("{mark}{:>2} {name:<name_w$}", g.index);
+    let label = &mut text.label;
+    put(label, format_args!("{mark}{:>2} ", g.index));
+    // The name, cut to `name_w` characters and padded to them.
+    let name = safe(g.name.strip_prefix("NVIDIA ").unwrap_or(&g.name));
+    let mut n = 0;
+    for c in name.chars().take(name_w) {
+        label.push(c);
+        n += 1;
+    }
+    label.extend(std::iter::repeat(' ').take(name_w - n));
     let label_w = label_width(wide);
     let sel_style = if selected { bold() } else { Style::default() };
     match g.health {
         Health::Fresh => {}
         Health::Late | Health::Lost(_) => {
-            let (text, colour) = match g.health {
+            let (why, colour) = match g.health {
                 Health::Lost(code) => (
                     format!("{}: no values", Token::new(code).text()),
                     Color::Red,
@@ -511,47 +670,38 @@ fn gpu_line(s: &Screen<'_>, g: &GpuSnap, selected: bool, wide: bool, area: Rect,
                 ),
             };
             let line = Line::from(vec![
-                Span::styled(label, sel_style),
+                Span::styled(label.as_str(), sel_style),
                 Span::raw(" "),
-                Span::styled(text, style(s, colour).add_modifier(Modifier::BOLD)),
+                Span::styled(why, style(s, colour).add_modifier(Modifier::BOLD)),
             ]);
             line_at(buf, area, &line);
             return;
         }
     }
-    let power = match (g.power_w, g.power_limit_w) {
-        (Some(p), Some(l)) => format!("{}/{}W", Fixed(p, 0), Fixed(l, 0)),
-        (Some(p), None) => format!("{}W", Fixed(p, 0)),
-        _ => "-".into(),
-    };
-    let mut tail = vec![
-        Span::raw(format!(" {:>4}", opt(g.util_gpu, "%"))),
-        Span::raw(format!(" {:>4}", opt(g.temp_c, "°C"))),
-        Span::raw(format!(" {power:>9}")),
-    ];
-    if wide {
-        tail.push(Span::raw(format!(
-            " {:>8} {:>8} fan {:>4}",
-            opt(g.clock_sm_mhz, "MHz"),
-            opt(g.clock_mem_mhz, "MHz"),
-            opt(g.fan_pct, "%")
-        )));
-        tail.push(Span::raw(format!(
-            "  rx {:>7} tx {:>7}",
-            rate(g.pcie_rx),
-            rate(g.pcie_tx)
-        )));
+    let tail = &mut text.tail;
+    tail.push(' ');
+    right(tail, 4, Unit(g.util_gpu, "%"));
+    tail.push(' ');
+    right(tail, 4, Unit(g.temp_c, "°C"));
+    tail.push(' ');
+    match (g.power_w, g.power_limit_w) {
+        (Some(p), Some(l)) => right(tail, 9, format_args!("{}/{}W", Fixed(p, 0), Fixed(l, 0))),
+        (Some(p), None) => right(tail, 9, format_args!("{}W", Fixed(p, 0))),
+        _ => right(tail, 9, "-"),
     }
-    mem_line(
-        s,
-        &label,
-        label_w,
-        g.mem_used,
-        g.mem_total,
-        &tail,
-        area,
-        buf,
-    );
+    if wide {
+        tail.push(' ');
+        right(tail, 8, Unit(g.clock_sm_mhz, "MHz"));
+        tail.push(' ');
+        right(tail, 8, Unit(g.clock_mem_mhz, "MHz"));
+        tail.push_str(" fan ");
+        right(tail, 4, Unit(g.fan_pct, "%"));
+        tail.push_str("  rx ");
+        right(tail, 7, Rate(g.pcie_rx));
+        tail.push_str(" tx ");
+        right(tail, 7, Rate(g.pcie_tx));
+    }
+    mem_line(s, label_w, (g.mem_used, g.mem_total), area, buf, text);
     if selected {
         for x in area.x..area.x + label_w.min(area.width) {
             if let Some(c) = buf.cell_mut((x, area.y)) {
@@ -570,8 +720,16 @@ fn label_width(wide: bool) -> u16 {
     }
 }
 
-fn rate(v: Option<f64>) -> String {
-    v.map_or_else(|| "-".into(), |b| format!("{}/s", bytes(b)))
+/// Bytes a second (`1.5G/s`), or `-`.
+struct Rate(Option<f64>);
+
+impl fmt::Display for Rate {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            Some(b) => write!(f, "{}/s", Bytes(b)),
+            None => f.write_str("-"),
+        }
+    }
 }
 
 /// The selected GPU's numbers that the compact line has no room for.
@@ -580,25 +738,29 @@ fn detail_line(s: &Screen<'_>, area: Rect, buf: &mut Buffer) {
         Paragraph::new("no GPU selected").render(area, buf);
         return;
     };
-    let mut spans = vec![Span::styled(format!("GPU {}", g.index), bold())];
+    let mut line = Parts::default();
+    line.add(format_args!("GPU {}", g.index), bold());
     if let Some(full) = s.gpu_full_s.get(&g.index) {
-        spans.push(Span::styled(
-            format!("  memory full in {}", duration(*full)),
+        line.add(
+            format_args!("  memory full in {}", Duration(*full)),
             style(s, Color::Red).add_modifier(Modifier::BOLD),
-        ));
+        );
     }
     if g.health == Health::Fresh {
-        spans.push(Span::raw(format!(
-            "  sm {}  mem {}  fan {}  mem-util {}  PCIe rx {} tx {}",
-            opt(g.clock_sm_mhz, "MHz"),
-            opt(g.clock_mem_mhz, "MHz"),
-            opt(g.fan_pct, "%"),
-            opt(g.util_mem, "%"),
-            rate(g.pcie_rx),
-            rate(g.pcie_tx)
-        )));
+        line.add(
+            format_args!(
+                "  sm {}  mem {}  fan {}  mem-util {}  PCIe rx {} tx {}",
+                Unit(g.clock_sm_mhz, "MHz"),
+                Unit(g.clock_mem_mhz, "MHz"),
+                Unit(g.fan_pct, "%"),
+                Unit(g.util_mem, "%"),
+                Rate(g.pcie_rx),
+                Rate(g.pcie_tx)
+            ),
+            Style::default(),
+        );
     }
-    line_at(buf, area, &Line::from(spans));
+    line.draw(buf, area);
 }
 
 /// The selected GPU's memory and utilization over the zoom's time span.
@@ -609,22 +771,17 @@ fn curve_block(s: &Screen<'_>, area: Rect, buf: &mut Buffer, wide: bool) {
     let key = SeriesRef::Gpu { uuid: &g.uuid };
     let span = s.ui.zoom_s() as f64;
     let total = g.mem_total.map(|t| t as f64);
+    let last = |field| s.history.series(key, field).and_then(|x| x.last());
     let mem_title = format!(
         "memory {} of {}, last {}",
-        s.history
-            .series(key, MEM_FIELD)
-            .and_then(|x| x.last())
-            .map_or("-".into(), |p| bytes(p.v)),
-        total.map_or("-".into(), bytes),
-        duration(span)
+        Or(last(MEM_FIELD).map(|p| Bytes(p.v))),
+        Or(total.map(Bytes)),
+        Duration(span)
     );
     let util_title = format!(
         "utilization {}, last {}",
-        s.history
-            .series(key, UTIL_FIELD)
-            .and_then(|x| x.last())
-            .map_or("-".into(), |p| format!("{}%", Fixed(p.v, 0))),
-        duration(span)
+        Unit(last(UTIL_FIELD).map(|p| p.v), "%"),
+        Duration(span)
     );
     let (mem_area, util_area) = curve_areas(area, wide);
     let pairs = [
@@ -659,11 +816,22 @@ fn curve_block(s: &Screen<'_>, area: Rect, buf: &mut Buffer, wide: bool) {
 /// layout, one above the other in the compact one.
 fn curve_areas(area: Rect, wide: bool) -> (Rect, Rect) {
     if wide {
+        // Solved for one row: a horizontal split does not depend on the
+        // height, and the curves' height changes with the process count.
         let [a, b] = areas(
             Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)]),
-            area,
+            Rect {
+                y: 0,
+                height: 1,
+                ..area
+            },
         );
-        (a, b)
+        let whole = |r: Rect| Rect {
+            y: area.y,
+            height: area.height,
+            ..r
+        };
+        (whole(a), whole(b))
     } else {
         let [a, b] = areas(
             Layout::vertical([Constraint::Length(2), Constraint::Length(2)]),
@@ -689,10 +857,9 @@ pub fn curve_step(s: &Screen<'_>, area: Rect) -> f64 {
 
 /// A compact curve's line: its 5-column label, then the curve.
 fn label_split(a: Rect) -> [Rect; 2] {
-    areas(
-        Layout::horizontal([Constraint::Length(5), Constraint::Min(1)]),
-        a,
-    )
+    split_lengths(a, false, [5, 1], || {
+        Layout::horizontal([Constraint::Length(5), Constraint::Min(1)])
+    })
 }
 
 /// Where a curve is drawn in its part `a` of the screen: inside the box
@@ -954,11 +1121,14 @@ pub(super) fn process_table(s: &Screen<'_>, area: Rect, buf: &mut Buffer, wide: 
     let room = usize::from(area.height - 1);
     // The wheel's scroll, kept to what leaves the table's room filled.
     let skip = s.ui.scroll.min(rows.len().saturating_sub(room));
+    // Each cell's text, written again for each cell.
+    let mut text = String::new();
     for (n, r) in rows.iter().skip(skip).take(room).enumerate() {
         let y = area.y + 1 + n as u16;
         let leak = r.leak.is_some();
         for ((_, c), &(x, w)) in cols.iter().zip(&geometry) {
-            let text = (c.text)(r);
+            text.clear();
+            (c.text)(r, &mut text);
             let st = if leak && (c.name == "trend" || c.name == "gpu_mem") {
                 red
             } else {
@@ -989,6 +1159,16 @@ pub(super) fn table_columns<'c>(rows: &[ProcRow<'_>], wide: bool) -> Vec<(usize,
 /// Each column's x (from the table's left edge) and width: ratatui's
 /// `Table` layout (its constraints, one space between columns).
 fn column_geometry(cols: &[(usize, &ProcColumn)], width: u16) -> Vec<(u16, u16)> {
+    // The command, the one column of no set width, is the last: the others
+    // keep their widths and it has what is left, if they fit.
+    if let Some(((_, last), heads)) = cols.split_last() {
+        let lengths: Vec<u16> = heads.iter().map(|(_, c)| c.width).collect();
+        if last.width == 0 && !lengths.contains(&0) {
+            if let Some(parts) = stack(0, width, &lengths, 1, 0) {
+                return parts.collect();
+            }
+        }
+    }
     let table = Layout::horizontal(widths(cols))
         .flex(Flex::Start)
         .spacing(1);
@@ -1089,6 +1269,7 @@ fn help(s: &Screen<'_>, area: Rect, buf: &mut Buffer) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::Arc;
 
     #[test]
     fn a_bordered_box_is_ratatuis() {
@@ -1117,6 +1298,78 @@ mod tests {
                 if !on_screen.is_empty() {
                     assert_eq!(inside(on_screen), their_inner, "{area:?}");
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn the_screens_parts_are_where_ratatuis_solver_puts_them() {
+        for h in 0..=70 {
+            let area = Rect::new(3, 2, 50, h);
+            for g in [0, 1, 2, 5, 9, 20] {
+                for c in [4, 10, 18, 24] {
+                    let ours = split_lengths(area, true, [1, g, 1, c, 1], || screen_layout(g, c));
+                    let theirs = screen_layout(g, c).split(area);
+                    assert_eq!(ours.to_vec(), theirs.to_vec(), "{h} {g} {c}");
+                }
+            }
+        }
+        for w in 0..=90 {
+            for a in [Rect::new(0, 5, w, 2), Rect::new(7, 0, w, 1)] {
+                let theirs =
+                    Layout::horizontal([Constraint::Length(5), Constraint::Min(1)]).split(a);
+                assert_eq!(label_split(a).to_vec(), theirs.to_vec(), "{a:?}");
+                for h in [0, 1, 10, 17, 24] {
+                    let a = Rect { height: h, ..a };
+                    let halves = [Constraint::Percentage(50), Constraint::Percentage(50)];
+                    let theirs = Layout::horizontal(halves).split(a);
+                    let (l, r) = curve_areas(a, true);
+                    assert_eq!(vec![l, r], theirs.to_vec(), "{a:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_table_columns_are_where_ratatuis_solver_puts_them() {
+        let row = [ProcRow {
+            p: &ProcSnap {
+                gpu: 0,
+                gpu_uuid: Arc::default(),
+                pid: 1,
+                start: 0,
+                kind: "C",
+                user: None,
+                gpu_mem: None,
+                sm: None,
+                enc: None,
+                dec: None,
+                cpu_pct: None,
+                host_mem: None,
+                container: None,
+                command: Arc::default(),
+            },
+            leak: Some(Leak {
+                rate: 1.0,
+                gpu_full_s: None,
+            }),
+        }];
+        let sets = [
+            table_columns(&[], false),
+            table_columns(&row, false),
+            table_columns(&row, true),
+        ];
+        for cols in &sets {
+            for w in (0..=160).chain([200, 255, 400, 1000, u16::MAX]) {
+                let table = Layout::horizontal(widths(cols))
+                    .flex(Flex::Start)
+                    .spacing(1);
+                let theirs: Vec<(u16, u16)> = table
+                    .split(Rect::new(0, 0, w, 1))
+                    .iter()
+                    .map(|r| (r.x, r.width))
+                    .collect();
+                assert_eq!(column_geometry(cols, w), theirs, "{w} {}", cols.len());
             }
         }
     }
