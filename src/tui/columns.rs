@@ -12,35 +12,114 @@ use std::fmt::{self, Write};
 #[derive(Clone, Copy)]
 pub struct Fixed(pub f64, pub u8);
 
+impl Fixed {
+    /// The text, where integer arithmetic gives it: non-negative and small
+    /// enough that `v * 10` is within a millionth of its exact value (so no
+    /// tie is misread), and not near a tie.
+    fn digits<'b>(&self, buf: &'b mut [u8; 24]) -> Option<&'b str> {
+        let Fixed(v, digits) = *self;
+        if !(v.is_finite() && v.is_sign_positive() && v < 1e8) {
+            return None;
+        }
+        let n = match digits {
+            // Rounding to an integer is exact: ties go to even, as `{:.0}`
+            // takes them.
+            0 => write_digits(buf, v.round_ties_even() as u64),
+            1 => {
+                let x = v * 10.0;
+                // Near a tie, only the exact decimal value decides.
+                if (x.fract() - 0.5).abs() <= 1e-6 {
+                    return None;
+                }
+                let r = x.round() as u64;
+                let n = write_digits(buf, r / 10);
+                if let Some([dot, tenth]) = buf.get_mut(n..n + 2) {
+                    *dot = b'.';
+                    *tenth = b'0' + (r % 10) as u8;
+                }
+                n + 2
+            }
+            _ => return None,
+        };
+        std::str::from_utf8(buf.get(..n)?).ok()
+    }
+}
+
 impl fmt::Display for Fixed {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let Fixed(v, digits) = *self;
-        // Non-negative and small enough that `v * 10` is within a
-        // millionth of its exact value (so no tie is misread).
-        if v.is_finite() && v.is_sign_positive() && v < 1e8 {
-            match digits {
-                // Rounding to an integer is exact: ties go to even, as
-                // `{:.0}` takes them.
-                0 => return fmt::Display::fmt(&(v.round_ties_even() as u64), f),
-                1 => {
-                    let x = v * 10.0;
-                    // Near a tie, only the exact decimal value decides.
-                    if (x.fract() - 0.5).abs() > 1e-6 {
-                        let r = x.round() as u64;
-                        let mut buf = [0u8; 24];
-                        let n = write_digits(&mut buf, r / 10);
-                        if let Some([dot, tenth]) = buf.get_mut(n..n + 2) {
-                            *dot = b'.';
-                            *tenth = b'0' + (r % 10) as u8;
-                        }
-                        let text = buf.get(..n + 2).unwrap_or_default();
-                        return f.pad(std::str::from_utf8(text).unwrap_or(""));
-                    }
-                }
-                _ => {}
+        match self.digits(&mut [0; 24]) {
+            // A whole number pads as integers do.
+            Some(_) if digits == 0 => fmt::Display::fmt(&(v.round_ties_even() as u64), f),
+            Some(text) => f.pad(text),
+            None => f.pad(&format!("{v:.*}", usize::from(digits))),
+        }
+    }
+}
+
+/// Text written straight into a string (or any `fmt::Write`), without
+/// `format!`'s machinery (arguments, padding, nested writers): a frame
+/// writes about a hundred numbers.
+pub trait Text {
+    fn write_to(&self, out: &mut impl Write) -> fmt::Result;
+}
+
+/// `Display` for [`Text`] values (what `write_to` writes, padding ignored).
+macro_rules! display_as_text {
+    ($($t:ty),*) => {$(
+        impl std::fmt::Display for $t {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                crate::tui::columns::Text::write_to(self, f)
             }
         }
-        f.pad(&format!("{v:.*}", usize::from(digits)))
+    )*};
+}
+pub(crate) use display_as_text;
+
+impl Text for Fixed {
+    fn write_to(&self, out: &mut impl Write) -> fmt::Result {
+        match self.digits(&mut [0; 24]) {
+            Some(text) => out.write_str(text),
+            None => write!(out, "{self}"),
+        }
+    }
+}
+
+impl Text for u64 {
+    fn write_to(&self, out: &mut impl Write) -> fmt::Result {
+        let mut buf = [0; 24];
+        let n = write_digits(&mut buf, *self);
+        out.write_str(std::str::from_utf8(buf.get(..n).unwrap_or_default()).unwrap_or_default())
+    }
+}
+
+impl Text for u32 {
+    fn write_to(&self, out: &mut impl Write) -> fmt::Result {
+        u64::from(*self).write_to(out)
+    }
+}
+
+impl Text for str {
+    fn write_to(&self, out: &mut impl Write) -> fmt::Result {
+        out.write_str(self)
+    }
+}
+
+impl Text for std::borrow::Cow<'_, str> {
+    fn write_to(&self, out: &mut impl Write) -> fmt::Result {
+        out.write_str(self)
+    }
+}
+
+impl Text for fmt::Arguments<'_> {
+    fn write_to(&self, out: &mut impl Write) -> fmt::Result {
+        out.write_fmt(*self)
+    }
+}
+
+impl<T: Text + ?Sized> Text for &T {
+    fn write_to(&self, out: &mut impl Write) -> fmt::Result {
+        (**self).write_to(out)
     }
 }
 
@@ -135,20 +214,26 @@ impl ProcColumn {
 }
 
 /// Append `v` to `out`.
-pub fn put(out: &mut String, v: impl fmt::Display) {
+pub fn put(out: &mut String, v: impl Text) {
     // Writing to a String cannot fail.
-    let _ = write!(out, "{v}");
+    let _ = v.write_to(out);
 }
 
 /// A value, or `-` for none.
 pub struct Or<T>(pub Option<T>);
 
-impl<T: fmt::Display> fmt::Display for Or<T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl<T: Text> Text for Or<T> {
+    fn write_to(&self, out: &mut impl Write) -> fmt::Result {
         match &self.0 {
-            Some(v) => v.fmt(f),
-            None => f.write_str("-"),
+            Some(v) => v.write_to(out),
+            None => out.write_str("-"),
         }
+    }
+}
+
+impl<T: Text> fmt::Display for Or<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.write_to(f)
     }
 }
 
@@ -204,12 +289,17 @@ pub fn leak_text(l: Leak) -> String {
 /// [`leak_text`], as it is written.
 pub struct LeakText(pub Leak);
 
-impl fmt::Display for LeakText {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl Text for LeakText {
+    fn write_to(&self, out: &mut impl Write) -> fmt::Result {
         let Leak { rate, gpu_full_s } = self.0;
-        write!(f, "▲+{}/s", Bytes(rate))?;
+        out.write_str("▲+")?;
+        Bytes(rate).write_to(out)?;
+        out.write_str("/s")?;
         match gpu_full_s {
-            Some(s) => write!(f, " {}", Duration(s)),
+            Some(s) => {
+                out.write_str(" ")?;
+                Duration(s).write_to(out)
+            }
             None => Ok(()),
         }
     }
@@ -224,8 +314,8 @@ pub fn bytes(b: f64) -> String {
 #[derive(Clone, Copy)]
 pub struct Bytes(pub f64);
 
-impl fmt::Display for Bytes {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl Text for Bytes {
+    fn write_to(&self, out: &mut impl Write) -> fmt::Result {
         const UNITS: [&str; 6] = ["B", "K", "M", "G", "T", "P"];
         let mut v = self.0.max(0.0);
         let mut u = 0;
@@ -234,7 +324,8 @@ impl fmt::Display for Bytes {
             u += 1;
         }
         let digits = if u > 0 && v < 9.95 { 1 } else { 0 };
-        write!(f, "{}{}", Fixed(v, digits), UNITS[u])
+        Fixed(v, digits).write_to(out)?;
+        out.write_str(UNITS[u])
     }
 }
 
@@ -247,20 +338,24 @@ pub fn duration(s: f64) -> String {
 #[derive(Clone, Copy)]
 pub struct Duration(pub f64);
 
-impl fmt::Display for Duration {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl Text for Duration {
+    fn write_to(&self, out: &mut impl Write) -> fmt::Result {
         let s = self.0.max(0.0);
-        if s < 60.0 {
-            write!(f, "{}s", Fixed(s, 0))
+        let (v, digits, unit) = if s < 60.0 {
+            (s, 0, "s")
         } else if s < 3600.0 {
-            write!(f, "{}m", Fixed(s / 60.0, 0))
+            (s / 60.0, 0, "m")
         } else if s < 86400.0 {
-            write!(f, "{}h", Fixed(s / 3600.0, 1))
+            (s / 3600.0, 1, "h")
         } else {
-            write!(f, "{}d", Fixed(s / 86400.0, 0))
-        }
+            (s / 86400.0, 0, "d")
+        };
+        Fixed(v, digits).write_to(out)?;
+        out.write_str(unit)
     }
 }
+
+display_as_text!(LeakText, Bytes, Duration);
 
 #[cfg(test)]
 mod tests {
@@ -303,6 +398,14 @@ mod tests {
         }
         for v in values {
             assert_eq!(Fixed(v, 0).to_string(), format!("{v:.0}"), "{v:e}");
+            let (mut whole, mut tenths) = (String::new(), String::new());
+            put(&mut whole, Fixed(v, 0));
+            put(&mut tenths, Fixed(v, 1));
+            assert_eq!(
+                (whole, tenths),
+                (format!("{v:.0}"), format!("{v:.1}")),
+                "{v:e}"
+            );
             assert_eq!(Fixed(v, 1).to_string(), format!("{v:.1}"), "{v:e}");
             assert_eq!(format!("{:>9}", Fixed(v, 1)), format!("{v:>9.1}"), "{v:e}");
             assert_eq!(format!("{:<7}", Fixed(v, 0)), format!("{v:<7.0}"), "{v:e}");
@@ -322,6 +425,12 @@ mod tests {
             gpu_full_s: Some(360.0),
         };
         assert_eq!(leak_text(l), "▲+12M/s 6m");
+        let mut n = String::new();
+        for v in [0, 7, 10, 4_000_000_000, u64::MAX] {
+            n.clear();
+            put(&mut n, v);
+            assert_eq!(n, v.to_string());
+        }
     }
 
     #[test]

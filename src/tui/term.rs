@@ -39,20 +39,29 @@ pub struct Frames<B: Backend> {
     next: Frame,
 }
 
-/// A frame's cells, and each cell's symbol as one byte where it is one
-/// printable ASCII byte (else 0): written while the frame is compared with
-/// the one on screen, read when the next frame is, in place of the symbol.
+/// A frame's cells, and each cell's [`Widths::narrow`] code: written while
+/// the frame is compared with the one on screen, read when the next frame
+/// is, in place of the symbol.
 struct Frame {
     buf: Buffer,
-    ascii: Vec<u8>,
+    narrow: Vec<u32>,
 }
 
 impl Frame {
     fn empty(area: Rect) -> Self {
         let buf = Buffer::empty(area);
-        let ascii = buf.content.iter().map(ascii_byte).collect();
-        Frame { buf, ascii }
+        let narrow = narrow_codes(&buf);
+        Frame { buf, narrow }
     }
+}
+
+/// Each cell's [`Widths::narrow`] code.
+fn narrow_codes(buf: &Buffer) -> Vec<u32> {
+    let mut widths = Widths::default();
+    buf.content
+        .iter()
+        .map(|c| widths.narrow(c.symbol()))
+        .collect()
 }
 
 impl<B: Backend> Frames<B> {
@@ -88,9 +97,9 @@ impl<B: Backend> Frames<B> {
         render(next.buf.area, &mut next.buf);
         let updates = changed_cells(
             &self.shown.buf,
-            &self.shown.ascii,
+            &self.shown.narrow,
             &next.buf,
-            &mut next.ascii,
+            &mut next.narrow,
         );
         if !updates.is_empty() {
             self.backend.draw(updates.into_iter())?;
@@ -113,25 +122,22 @@ impl<B: Backend> Frames<B> {
 /// The cells of `next` to write over `shown`: the same list as ratatui's
 /// `Buffer::diff` (a cell that differs, and those after a wide character
 /// that changed; none hidden under a wide character), at a fraction of its
-/// cost. A pair of cells that are each one printable ASCII byte (most of a
-/// frame) is compared byte and style only: both are one cell wide, so
-/// nothing after them is hidden and what a wide character before them
-/// invalidated runs one cell shorter. Other symbols' display widths are
-/// worked out once a frame for each character. `Buffer::diff` works out
-/// three widths per cell, which was a third of drawing a frame.
+/// cost. A pair of cells whose symbols are each one character one cell wide
+/// (almost all of a frame) is compared by character and style: nothing
+/// after them is hidden, and what a wide character before them invalidated
+/// runs one cell shorter. A symbol's width is worked out once a frame for
+/// each character; `Buffer::diff` works out three widths per cell, which
+/// was a third of drawing a frame.
 ///
-/// Each cell's [`ascii_byte`] is read for `shown` (`shown_ascii`) and
-/// written for `next` (`next_ascii`).
+/// Each cell's [`Widths::narrow`] code is read for `shown` (`shown_narrow`)
+/// and written for `next` (`next_narrow`).
 fn changed_cells<'a>(
     shown: &Buffer,
-    shown_ascii: &[u8],
+    shown_narrow: &[u32],
     next: &'a Buffer,
-    next_ascii: &mut [u8],
+    next_narrow: &mut [u32],
 ) -> Vec<(u16, u16, &'a Cell)> {
-    // The widths of one-character symbols, by character: a frame has few
-    // distinct ones (borders, bars, the curves' blocks), each worked out
-    // once a frame, not once a cell. `u32::MAX` is no character.
-    let mut memo = [(u32::MAX, 0u8); 64];
+    let mut widths = Widths::default();
     let mut updates = Vec::new();
     let (mut invalidated, mut to_skip) = (0usize, 0usize);
     let mut push = |i: usize, cell: &'a Cell| {
@@ -139,25 +145,35 @@ fn changed_cells<'a>(
         updates.push((x, y, cell));
     };
     let n = next.content.len().min(shown.content.len());
-    let n = n.min(shown_ascii.len()).min(next_ascii.len());
+    let n = n.min(shown_narrow.len()).min(next_narrow.len());
     let (cells, before) = (&next.content[..n], &shown.content[..n]);
-    let (bytes, before_bytes) = (&mut next_ascii[..n], &shown_ascii[..n]);
-    for i in 0..n {
-        let (cur, prev) = (&cells[i], &before[i]);
+    let (codes, before_codes) = (&mut next_narrow[..n], &shown_narrow[..n]);
+    let mut i = 0;
+    while i < n {
+        if (to_skip | invalidated) == 0 {
+            i = same_narrow_run(cells, before, codes, before_codes, i, &mut widths);
+            if i >= n {
+                break;
+            }
+        }
+        let at = i;
+        i += 1;
+        let (cur, prev) = (&cells[at], &before[at]);
         let symbol = cur.symbol();
-        let (p, q) = (symbol_byte(symbol), before_bytes[i]);
-        debug_assert_eq!(q, ascii_byte(prev));
-        bytes[i] = p;
+        let (p, q) = (widths.narrow(symbol), before_codes[at]);
+        debug_assert_eq!(q, Widths::default().narrow(prev.symbol()));
+        codes[at] = p;
         if p != 0 && q != 0 {
-            let same = same_ascii(p, q, cur, prev);
+            // Both one cell wide: nothing after them to skip.
+            let same = same_narrow(p, q, cur, prev);
             if (to_skip | invalidated) == 0 {
                 if !same && !cur.skip {
-                    push(i, cur);
+                    push(at, cur);
                 }
                 continue;
             }
             if to_skip == 0 && !cur.skip {
-                push(i, cur);
+                push(at, cur);
             }
             to_skip = 0;
             invalidated = invalidated.saturating_sub(1);
@@ -165,31 +181,49 @@ fn changed_cells<'a>(
         }
         let same = same_cell(symbol, cur, prev);
         if !cur.skip && (!same || invalidated > 0) && to_skip == 0 {
-            push(i, cur);
+            push(at, cur);
         }
-        let wc = width(symbol, &mut memo);
+        let wc = widths.width(symbol);
         to_skip = wc.saturating_sub(1);
         let wp = if same {
             wc
         } else {
-            width(prev.symbol(), &mut memo)
+            widths.width(prev.symbol())
         };
         invalidated = wc.max(wp).max(invalidated).saturating_sub(1);
     }
     updates
 }
 
-/// A cell's symbol as one byte: the byte where the symbol is one printable
-/// ASCII byte (one cell wide, a symbol of its own), 0 for any other.
-fn ascii_byte(c: &Cell) -> u8 {
-    symbol_byte(c.symbol())
-}
-
-fn symbol_byte(s: &str) -> u8 {
-    match s.as_bytes() {
-        [b] if narrow_ascii(*b) => *b,
-        _ => 0,
+/// From cell `from` on, the first cell whose symbol is not one character
+/// one cell wide the same as the one on screen, in the same style (or the
+/// end), writing the cells' codes to `codes` (the one it stops at
+/// included). Such a cell needs no writing and hides nothing after it:
+/// when nothing before it is pending, there is nothing else to do for it.
+/// A loop of its own, with few values to keep (not inlined, its values
+/// stay in registers): most of a frame is such cells.
+#[inline(never)]
+fn same_narrow_run(
+    cells: &[Cell],
+    before: &[Cell],
+    codes: &mut [u32],
+    before_codes: &[u32],
+    from: usize,
+    widths: &mut Widths,
+) -> usize {
+    let mut i = from;
+    let cells = cells.iter().zip(before).skip(from);
+    let records = codes.iter_mut().zip(before_codes).skip(from);
+    for ((cur, prev), (code, &q)) in cells.zip(records) {
+        let p = widths.narrow(cur.symbol());
+        debug_assert_eq!(q, Widths::default().narrow(prev.symbol()));
+        *code = p;
+        if p == 0 || p != q || !same_narrow(p, q, cur, prev) {
+            break;
+        }
+        i += 1;
     }
+    i
 }
 
 /// Where the `i`th cell of a buffer of `area` is. Not inlined: a cell to
@@ -201,40 +235,81 @@ fn position(area: Rect, i: usize) -> (u16, u16) {
     (area.x + (i % w) as u16, area.y + (i / w) as u16)
 }
 
-/// A printable ASCII byte: a symbol of its own, one cell wide.
-fn narrow_ascii(b: u8) -> bool {
-    b.wrapping_sub(0x20) < 0x5f
-}
-
-/// `a == b` for two cells whose symbols are the bytes `p` and `q`.
-fn same_ascii(p: u8, q: u8, a: &Cell, b: &Cell) -> bool {
+/// `a == b` for two cells whose symbols have the [`Widths::narrow`] codes
+/// `p` and `q`, neither 0.
+fn same_narrow(p: u32, q: u32, a: &Cell, b: &Cell) -> bool {
     let same =
         p == q && a.fg == b.fg && a.bg == b.bg && a.modifier == b.modifier && a.skip == b.skip;
     debug_assert_eq!(same, a == b);
     same
 }
 
-/// A symbol's display width, as `Span::width` works it out; a
-/// one-character symbol's is kept in `memo` by its character.
-fn width(s: &str, memo: &mut [(u32, u8); 64]) -> usize {
-    if let [b] = s.as_bytes() {
-        if narrow_ascii(*b) {
-            return 1;
+/// Display widths of symbols, as `Span::width` works them out, with those
+/// of one-character symbols kept by character: a frame has few distinct
+/// ones (borders, bars, the curves' blocks), each worked out once a frame,
+/// not once a cell.
+struct Widths {
+    /// Character and width; `u32::MAX` is no character.
+    memo: [(u32, u8); 64],
+}
+
+impl Default for Widths {
+    fn default() -> Self {
+        Widths {
+            memo: [(u32::MAX, 0); 64],
         }
     }
-    let mut chars = s.chars();
-    let (Some(ch), None) = (chars.next(), chars.next()) else {
-        return Span::raw(s).width();
-    };
-    let slot = &mut memo[ch as usize % 64];
-    if slot.0 == u32::from(ch) {
-        return usize::from(slot.1);
+}
+
+impl Widths {
+    /// The symbol's display width.
+    fn width(&mut self, s: &str) -> usize {
+        if let [b] = s.as_bytes() {
+            if b.wrapping_sub(0x20) < 0x5f {
+                return 1;
+            }
+        }
+        let mut chars = s.chars();
+        let (Some(ch), None) = (chars.next(), chars.next()) else {
+            return Span::raw(s).width();
+        };
+        self.char_width(ch, s)
     }
-    let w = Span::raw(s).width();
-    if let Ok(narrow) = u8::try_from(w) {
-        *slot = (u32::from(ch), narrow);
+
+    /// The width of `s`, the one character `ch`.
+    fn char_width(&mut self, ch: char, s: &str) -> usize {
+        let slot = &mut self.memo[ch as usize % 64];
+        if slot.0 == u32::from(ch) {
+            return usize::from(slot.1);
+        }
+        let w = Span::raw(s).width();
+        if let Ok(narrow) = u8::try_from(w) {
+            *slot = (u32::from(ch), narrow);
+        }
+        w
     }
-    w
+
+    /// The symbol's character where the symbol is one character one cell
+    /// wide (printable ASCII, box drawing, blocks, ...), else 0: two such
+    /// symbols are the same when their codes are.
+    #[inline]
+    fn narrow(&mut self, s: &str) -> u32 {
+        match s.as_bytes() {
+            [b] if b.wrapping_sub(0x20) < 0x5f => u32::from(*b),
+            _ => self.narrow_other(s),
+        }
+    }
+
+    /// [`Widths::narrow`] for a symbol that is not one printable ASCII
+    /// byte (not inlined: the loops over the cells stay small).
+    #[inline(never)]
+    fn narrow_other(&mut self, s: &str) -> u32 {
+        let mut chars = s.chars();
+        match (chars.next(), chars.next()) {
+            (Some(ch), None) if self.char_width(ch, s) == 1 => u32::from(ch),
+            _ => 0,
+        }
+    }
 }
 
 /// `a == b`, with the symbols compared inline: the derived comparison
@@ -379,8 +454,12 @@ mod tests {
 
     /// [`changed_cells`] of two buffers.
     fn changed<'a>(shown: &Buffer, next: &'a Buffer) -> Vec<(u16, u16, &'a Cell)> {
-        let ascii: Vec<u8> = shown.content.iter().map(ascii_byte).collect();
-        changed_cells(shown, &ascii, next, &mut vec![0; next.content.len()])
+        changed_cells(
+            shown,
+            &narrow_codes(shown),
+            next,
+            &mut vec![0; next.content.len()],
+        )
     }
 
     #[test]

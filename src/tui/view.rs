@@ -8,15 +8,14 @@
 //! one, with clocks, fan and PCIe on each GPU's line, bigger curves side by
 //! side and every process column.
 
-use super::columns::{
-    put, Bytes, Duration, Fixed, Leak, Or, ProcColumn, ProcRow, COLUMNS, WIDE_FROM,
-};
+use super::columns::{display_as_text, put, Bytes, Duration, Fixed, Leak, Or, ProcColumn, ProcRow};
+use super::columns::{Text, COLUMNS, WIDE_FROM};
 use super::state::Ui;
 use crate::model::history::{History, SeriesRef};
 use crate::model::top::{GpuSnap, Health, ProcSnap, TopSample};
 use crate::model::Token;
 use crate::render::printable;
-use ratatui::buffer::Buffer;
+use ratatui::buffer::{Buffer, Cell};
 use ratatui::layout::{Constraint, Flex, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
@@ -24,7 +23,7 @@ use ratatui::widgets::{Block, Clear, Paragraph, Widget};
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Mutex, OnceLock, PoisonError};
 
 /// The history field of a GPU's used memory (bytes) and utilization (%),
 /// and of a process's memory: the registry's names.
@@ -331,7 +330,7 @@ struct Parts {
 }
 
 impl Parts {
-    fn add(&mut self, part: impl fmt::Display, st: Style) -> &mut Self {
+    fn add(&mut self, part: impl Text, st: Style) -> &mut Self {
         put(&mut self.text, part);
         self.ends.push((self.text.len(), st));
         self
@@ -359,15 +358,18 @@ fn plural(n: usize) -> &'static str {
 /// A refresh interval: `100ms`, `2s`, `1.5s`.
 struct Interval(u64);
 
-impl fmt::Display for Interval {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl Text for Interval {
+    fn write_to(&self, out: &mut impl fmt::Write) -> fmt::Result {
         let ms = self.0;
         if ms < 1000 {
-            write!(f, "{ms}ms")
+            ms.write_to(out)?;
+            out.write_str("ms")
         } else if ms % 1000 == 0 {
-            write!(f, "{}s", ms / 1000)
+            (ms / 1000).write_to(out)?;
+            out.write_str("s")
         } else {
-            write!(f, "{}s", Fixed(ms as f64 / 1000.0, 1))
+            Fixed(ms as f64 / 1000.0, 1).write_to(out)?;
+            out.write_str("s")
         }
     }
 }
@@ -441,19 +443,27 @@ struct LineText {
 /// `40.0G/80.0G`
 struct Mem(Option<u64>, Option<u64>);
 
-impl fmt::Display for Mem {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl Text for Mem {
+    fn write_to(&self, out: &mut impl fmt::Write) -> fmt::Result {
         match (self.0, self.1) {
-            (Some(u), Some(t)) => write!(f, "{}/{}", Bytes(u as f64), Bytes(t as f64)),
-            (Some(u), None) => write!(f, "{}", Bytes(u as f64)),
-            _ => f.write_str("-"),
+            (Some(u), t) => {
+                Bytes(u as f64).write_to(out)?;
+                match t {
+                    Some(t) => {
+                        out.write_str("/")?;
+                        Bytes(t as f64).write_to(out)
+                    }
+                    None => Ok(()),
+                }
+            }
+            _ => out.write_str("-"),
         }
     }
 }
 
 /// Append `v` to `out`, right-aligned in `width` characters (what `{:>w}`
 /// writes).
-fn right(out: &mut String, width: usize, v: impl fmt::Display) {
+fn right(out: &mut String, width: usize, v: impl Text) {
     let start = out.len();
     put(out, v);
     let n = out.get(start..).map_or(0, |t| t.chars().count());
@@ -584,7 +594,8 @@ fn put_str(
     max_width: usize,
     st: Style,
 ) -> (u16, u16) {
-    if !text.chars().all(one_cell) {
+    let ascii = text.bytes().all(|b| (0x20..0x7f).contains(&b));
+    if !ascii && !text.chars().all(one_cell) {
         return buf.set_stringn(x, y, text, max_width, st);
     }
     let area = buf.area;
@@ -593,13 +604,67 @@ fn put_str(
     }
     let room = usize::from(area.right() - x);
     let first = usize::from(y - area.y) * usize::from(area.width) + usize::from(x - area.x);
-    let mut end = x;
     let cells = buf.content.iter_mut().skip(first).take(max_width.min(room));
+    let glyphs = glyphs();
+    let mut n = 0;
     for (cell, ch) in cells.zip(text.chars()) {
-        cell.set_char(ch).set_style(st);
-        end += 1;
+        match glyphs.ascii(ch) {
+            Some(glyph) => put_glyph(cell, glyph, st),
+            None => {
+                cell.set_char(ch).set_style(st);
+            }
+        }
+        n += 1;
     }
-    (end, y)
+    (x + n, y)
+}
+
+/// Cells made once, whose symbols are copied into the buffer: copying a
+/// short symbol costs less than making it again from a character or a
+/// string, for each of the thousand cells of text a frame writes.
+struct Glyphs {
+    /// Printable ASCII, from the space.
+    ascii: [Cell; 95],
+    /// A bar's full block and its empty part.
+    full: Cell,
+    shade: Cell,
+}
+
+impl Glyphs {
+    /// The cell of a printable ASCII character.
+    fn ascii(&self, c: char) -> Option<&Cell> {
+        let i = u32::from(c).wrapping_sub(u32::from(' '));
+        self.ascii.get(usize::try_from(i).ok()?)
+    }
+}
+
+fn glyphs() -> &'static Glyphs {
+    static GLYPHS: OnceLock<Glyphs> = OnceLock::new();
+    GLYPHS.get_or_init(|| {
+        let cell = |symbol: &str| {
+            let mut c = Cell::EMPTY;
+            c.set_symbol(symbol);
+            c
+        };
+        Glyphs {
+            ascii: std::array::from_fn(|i| {
+                let mut c = Cell::EMPTY;
+                c.set_char(char::from(b' ' + i as u8));
+                c
+            }),
+            full: cell("█"),
+            shade: cell("░"),
+        }
+    })
+}
+
+/// What `cell.set_symbol(glyph.symbol()).set_style(st)` does, with the
+/// symbol copied from `glyph`.
+fn put_glyph(cell: &mut Cell, glyph: &Cell, st: Style) {
+    let (fg, bg, modifier, skip) = (cell.fg, cell.bg, cell.modifier, cell.skip);
+    cell.clone_from(glyph);
+    (cell.fg, cell.bg, cell.modifier, cell.skip) = (fg, bg, modifier, skip);
+    cell.set_style(st);
 }
 
 /// A character that is one cell wide and a grapheme of its own whatever
@@ -624,11 +689,14 @@ fn bar_colour(frac: f64) -> Color {
 /// A whole number and its unit (`35°C`), or `-`.
 struct Unit(Option<f64>, &'static str);
 
-impl fmt::Display for Unit {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl Text for Unit {
+    fn write_to(&self, out: &mut impl fmt::Write) -> fmt::Result {
         match self.0 {
-            Some(v) => write!(f, "{}{}", Fixed(v, 0), self.1),
-            None => f.write_str("-"),
+            Some(v) => {
+                Fixed(v, 0).write_to(out)?;
+                out.write_str(self.1)
+            }
+            None => out.write_str("-"),
         }
     }
 }
@@ -645,7 +713,9 @@ fn gpu_line(
     let mark = if selected { "▶" } else { " " };
     let name_w: usize = if wide { 28 } else { 16 };
     let label = &mut text.label;
-    put(label, format_args!("{mark}{:>2} ", g.index));
+    label.push_str(mark);
+    right(label, 2, g.index);
+    label.push(' ');
     // The name, cut to `name_w` characters and padded to them.
     let name = safe(g.name.strip_prefix("NVIDIA ").unwrap_or(&g.name));
     let mut n = 0;
@@ -684,11 +754,7 @@ fn gpu_line(
     tail.push(' ');
     right(tail, 4, Unit(g.temp_c, "°C"));
     tail.push(' ');
-    match (g.power_w, g.power_limit_w) {
-        (Some(p), Some(l)) => right(tail, 9, format_args!("{}/{}W", Fixed(p, 0), Fixed(l, 0))),
-        (Some(p), None) => right(tail, 9, format_args!("{}W", Fixed(p, 0))),
-        _ => right(tail, 9, "-"),
-    }
+    right(tail, 9, Power(g.power_w, g.power_limit_w));
     if wide {
         tail.push(' ');
         right(tail, 8, Unit(g.clock_sm_mhz, "MHz"));
@@ -711,6 +777,23 @@ fn gpu_line(
     }
 }
 
+/// Power drawn and its limit: `100/700W`, `100W`, `-`.
+struct Power(Option<f64>, Option<f64>);
+
+impl Text for Power {
+    fn write_to(&self, out: &mut impl fmt::Write) -> fmt::Result {
+        let Some(p) = self.0 else {
+            return out.write_str("-");
+        };
+        Fixed(p, 0).write_to(out)?;
+        if let Some(l) = self.1 {
+            out.write_str("/")?;
+            Fixed(l, 0).write_to(out)?;
+        }
+        out.write_str("W")
+    }
+}
+
 /// The width of a GPU's (or MIG device's) label, before its bar.
 fn label_width(wide: bool) -> u16 {
     if wide {
@@ -723,14 +806,19 @@ fn label_width(wide: bool) -> u16 {
 /// Bytes a second (`1.5G/s`), or `-`.
 struct Rate(Option<f64>);
 
-impl fmt::Display for Rate {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl Text for Rate {
+    fn write_to(&self, out: &mut impl fmt::Write) -> fmt::Result {
         match self.0 {
-            Some(b) => write!(f, "{}/s", Bytes(b)),
-            None => f.write_str("-"),
+            Some(b) => {
+                Bytes(b).write_to(out)?;
+                out.write_str("/s")
+            }
+            None => out.write_str("-"),
         }
     }
 }
+
+display_as_text!(Interval, Unit, Rate);
 
 /// The selected GPU's numbers that the compact line has no room for.
 fn detail_line(s: &Screen<'_>, area: Rect, buf: &mut Buffer) {
@@ -991,10 +1079,17 @@ impl Widget for Bar {
             return;
         };
         let eighths = (frac * w as f64 * 8.0).round() as usize;
+        let glyphs = glyphs();
         for i in 0..w {
-            let sym = eighth_block(eighths, i, &PARTS).unwrap_or("░");
-            if let Some(c) = buf.cell_mut((area.x + i as u16, area.y)) {
-                c.set_symbol(sym).set_style(self.style);
+            let Some(c) = buf.cell_mut((area.x + i as u16, area.y)) else {
+                continue;
+            };
+            match eighth_block(eighths, i, &PARTS) {
+                Some("█") => put_glyph(c, &glyphs.full, self.style),
+                Some(sym) => {
+                    c.set_symbol(sym).set_style(self.style);
+                }
+                None => put_glyph(c, &glyphs.shade, self.style),
             }
         }
     }
@@ -1027,7 +1122,8 @@ impl Widget for Curve {
             if *v > 0.0 {
                 eighths = eighths.max(1);
             }
-            for row in 0..h {
+            // The rows the column fills (none above them).
+            for row in 0..h.min(eighths.div_ceil(8)) {
                 let Some(sym) = eighth_block(eighths, row, &PARTS) else {
                     continue;
                 };
@@ -1197,10 +1293,15 @@ fn cell_at(buf: &mut Buffer, area: Rect, text: &str, st: Style, right: bool) {
     } else {
         0
     };
+    let glyphs = glyphs();
     for (i, b) in text.bytes().enumerate() {
-        if let Some(c) = buf.cell_mut((area.x + pad + i as u16, area.y)) {
-            c.set_char(char::from(b)).set_style(st);
-        }
+        let (Some(c), Some(glyph)) = (
+            buf.cell_mut((area.x + pad + i as u16, area.y)),
+            glyphs.ascii(char::from(b)),
+        ) else {
+            continue;
+        };
+        put_glyph(c, glyph, st);
     }
 }
 
