@@ -252,12 +252,17 @@ impl TopReader {
     }
 
     /// Fill in what the host's `/proc` says about `p`, read at most once
-    /// per [`HOST_EVERY`] (a process `/proc` does not show is not looked
-    /// for again sooner either).
+    /// per [`HOST_EVERY`] (a process `/proc` does not show is looked for
+    /// again after pmon's [`pmon::ABSENT_RECHECK`]).
     fn host_facts(&mut self, host: &HostProc, p: &mut ProcSnap) {
         let now = Instant::now();
         if let Some(k) = self.known.get(&p.pid) {
-            if now.duration_since(k.read_at) < HOST_EVERY {
+            let every = if k.shown {
+                HOST_EVERY
+            } else {
+                pmon::ABSENT_RECHECK
+            };
+            if now.duration_since(k.read_at) < every {
                 k.apply(p);
                 return;
             }
