@@ -270,10 +270,8 @@ impl PmonReader {
     pub fn processes(
         &mut self,
         session: &Session,
-        target: &Target,
-        count: u32,
+        c: &super::gpu::GpuCtx<'_>,
     ) -> Result<Vec<ProcRead>, NvmlCode> {
-        let c = target.context(session, count);
         let dev = c.raw();
         // In the order NVML lists them (compute, graphics, MPS).
         let mut procs: Vec<ProcRead> = Vec::with_capacity(8);
@@ -321,7 +319,7 @@ impl PmonReader {
         if procs.is_empty() {
             return Err(failure.unwrap_or(NvmlCode::NOT_FOUND));
         }
-        let samples = self.samples(&c);
+        let samples = self.samples(c);
         // Since r550 nvidia-smi sorts the rows by PID.
         if session.driver_major() >= NEW_LAYOUT_FROM {
             procs.sort_by_key(|p| p.pid);
@@ -340,8 +338,8 @@ impl PmonReader {
     /// The rows of one sample: GPU index, PID, type, the metrics, the
     /// command name; one row of failures when the GPU has no process.
     pub fn read(&mut self, session: &Session, target: &Target, count: u32) -> Vec<Row> {
-        let procs = self.processes(session, target, count);
         let c = target.context(session, count);
+        let procs = self.processes(session, &c);
         let ident = target.ident(&c);
         let stamp = self.timestamps.then(|| c.timestamp().to_string());
         let make = |cells: Vec<Value>, pid: Option<u32>| {

@@ -190,7 +190,7 @@ impl TopReader {
             kbs(n[9]),
         ];
         gpu.mig = self.mig(session, &c);
-        let procs = self.processes(session, target, count, &gpu);
+        let procs = self.processes(session, &c, &gpu);
         (gpu, procs)
     }
 
@@ -213,18 +213,9 @@ impl TopReader {
         out
     }
 
-    fn processes(
-        &mut self,
-        session: &Session,
-        target: &Target,
-        count: u32,
-        gpu: &GpuSnap,
-    ) -> Vec<ProcSnap> {
+    fn processes(&mut self, session: &Session, c: &GpuCtx<'_>, gpu: &GpuSnap) -> Vec<ProcSnap> {
         // A GPU without processes, or whose list failed, shows none.
-        let procs = self
-            .pmon
-            .processes(session, target, count)
-            .unwrap_or_default();
+        let procs = self.pmon.processes(session, c).unwrap_or_default();
         let host = self.host.get_or_insert_with(HostProc::detect).clone();
         let mut seen = Vec::with_capacity(procs.len());
         let mut out = Vec::with_capacity(procs.len());
