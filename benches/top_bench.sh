@@ -11,14 +11,9 @@
 # nvitop refuses intervals under 0.25 s, so it runs at 1 s, beside nvq and nvtop at 1 s too.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-target=${CARGO_TARGET_DIR:-$PWD/target}
 DURATION=${DURATION:-30}
 INTERVAL=${INTERVAL:-0.1}
-cargo build -q --release -p nvml-sim
-if [ -z "${NVQ:-}" ]; then
-  cargo build -q --release -p nvq --bin nvq --bin nvq-top
-  NVQ=$target/release/nvq
-fi
+. benches/top_build.sh
 work=$(mktemp -d)
 sock=nvq-top-bench-$$
 trap 'tmux -L "$sock" kill-server 2>/dev/null || true; rm -rf "$work"' EXIT

@@ -15,15 +15,10 @@
 #   KEEP=FILE: keep callgrind's output there (for callgrind_annotate --inclusive=yes)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-target=${CARGO_TARGET_DIR:-$PWD/target}
 WARM=${WARM:-15}
 SPAN=${SPAN:-30}
 INTERVAL=${INTERVAL:-100ms}
-cargo build -q --release -p nvml-sim
-if [ -z "${NVQ:-}" ]; then
-  cargo build -q --release -p nvq --bin nvq --bin nvq-top
-  NVQ=$target/release/nvq
-fi
+. benches/top_build.sh
 work=$(mktemp -d)
 sock=nvq-top-cg-$$
 trap 'tmux -L "$sock" kill-server 2>/dev/null || true; rm -rf "$work"' EXIT

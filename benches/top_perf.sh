@@ -12,14 +12,9 @@
 #   NVQ=/path/to/nvq benches/top_perf.sh (that nvq, with its nvq-top beside it)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-target=${CARGO_TARGET_DIR:-$PWD/target}
 ROUNDS=${ROUNDS:-3}
 SPAN=${SPAN:-20}
-cargo build -q --release -p nvml-sim
-if [ -z "${NVQ:-}" ]; then
-  cargo build -q --release -p nvq --bin nvq --bin nvq-top
-  NVQ=$target/release/nvq
-fi
+. benches/top_build.sh
 work=$(mktemp -d)
 # A tmux server of its own for each run (its socket named after the run): a
 # session begun just as the server of the run before exits would go with it.
