@@ -472,6 +472,54 @@ fn a_mig_layout_change_shows_within_a_second_or_two() {
     assert_restored(&t);
 }
 
+/// What `top` reads less often than each sample still shows: an MPS client
+/// that appears (the MPS list, empty at first, is asked for again once per
+/// `MPS_RECHECK`, 1 s) and a new power limit (read once per `SLOW_EVERY`,
+/// 1 s). GPU 1's MPS list shows process 4100099 from its third call, its
+/// power limit reads 500 W from the third call.
+#[test]
+fn an_mps_client_and_a_new_power_limit_show_within_a_few_seconds() {
+    let sc = common::scenario_at(
+        "top_8gpu.toml",
+        &[
+            (
+                "power = { usage = 125000, limit = 700000 }",
+                "power = { usage = 125000, limit = [700000, 700000, 500000] }",
+            ),
+            (
+                "[[device.process]]\npid = 4100011",
+                "[[device.mps_process]]\npid = 4100099\nname = \"/usr/bin/mps-client\"\n\
+                 used_memory = 53687091200\nalive = [0, 0, 1]\n\n[[device.process]]\npid = 4100011",
+            ),
+        ],
+    );
+    let t = Tmux::new("mpslimit");
+    t.start(120, 40, &script(&t, sc.path(), "--interval 0.1"));
+    let first = t.wait_for("the first frame", |s| {
+        s.contains("8 GPUs") && s.contains("4100001")
+    });
+    let started = Instant::now();
+    assert!(
+        !first.contains("4100099"),
+        "the MPS client is not listed yet:\n{first}"
+    );
+    assert!(first.contains("125/700W"), "{first}");
+    let shown = t.wait_for("the MPS client and the new limit", |s| {
+        s.contains("4100099") && s.contains("125/500W")
+    });
+    let row = shown.lines().find(|l| l.contains("4100099")).unwrap();
+    assert!(
+        row.contains(" M ") && row.contains("50G") && row.contains("mps-client"),
+        "{row}"
+    );
+    // Two re-check periods after the first look (a loaded machine may be
+    // late by a few samples).
+    let took = started.elapsed();
+    assert!(took < Duration::from_secs(5), "{took:?}");
+    t.keys(&["q"]);
+    assert_restored(&t);
+}
+
 #[test]
 fn a_lost_gpu_is_shown_as_lost() {
     // GPU 1 falls off the bus after 7 calls.

@@ -68,6 +68,10 @@ struct Mailbox<T> {
     answers: Vec<(u64, u64, usize, T)>,
     /// (lane, sample number) of the work a lane has run out of.
     ended: Vec<(u64, u64)>,
+    /// The owner is waiting on the hub's condition variable ([`PerGpu::sample`]):
+    /// a lane wakes it only then (an owner woken through `notify` does not
+    /// wait there, and waking nobody is still a system call).
+    waiting: bool,
 }
 
 type Hub<T> = Arc<(Mutex<Mailbox<T>>, Condvar)>;
@@ -185,6 +189,7 @@ impl<T: Send + 'static> PerGpu<T> {
             Mutex::new(Mailbox {
                 answers: Vec::new(),
                 ended: Vec::new(),
+                waiting: false,
             }),
             Condvar::new(),
         ));
@@ -243,8 +248,14 @@ impl<T: Send + 'static> PerGpu<T> {
                         let value = (lock(job))();
                         lock(&hub.0).answers.push((id, sample, g, value));
                     }
-                    lock(&hub.0).ended.push((id, sample));
-                    hub.1.notify_one();
+                    let waiting = {
+                        let mut mail = lock(&hub.0);
+                        mail.ended.push((id, sample));
+                        mail.waiting
+                    };
+                    if waiting {
+                        hub.1.notify_one();
+                    }
                     if let Some(notify) = &notify {
                         notify();
                     }
@@ -300,14 +311,15 @@ impl<T: Send + 'static> PerGpu<T> {
             // Sleep until a lane runs out of work or `until` passes; what a
             // lane handed back before this lock is seen here, not lost.
             let hub = Arc::clone(&self.hub);
-            let mail = lock(&hub.0);
+            let mut mail = lock(&hub.0);
             let left = until.saturating_duration_since(Instant::now());
             if mail.ended.is_empty() && !left.is_zero() {
-                drop(
-                    hub.1
-                        .wait_timeout(mail, left)
-                        .unwrap_or_else(PoisonError::into_inner),
-                );
+                mail.waiting = true;
+                let (mut mail, _) = hub
+                    .1
+                    .wait_timeout(mail, left)
+                    .unwrap_or_else(PoisonError::into_inner);
+                mail.waiting = false;
             }
         }
     }

@@ -92,6 +92,8 @@ pub struct Session {
     nvml: Nvml,
     lib_path: Option<PathBuf>,
     driver_version: Result<String, NvmlCode>,
+    /// Its major version, worked out once (pmon asks for it every sample).
+    driver_major: u32,
 }
 
 impl Session {
@@ -107,10 +109,14 @@ impl Session {
             .init()
             .map_err(|e| init_error(e, lib_path.as_deref()))?;
         let driver_version = nvml.sys_driver_version().map_err(NvmlCode::from);
+        let driver_major = driver_version
+            .as_deref()
+            .map_or(0, crate::model::listing::driver_major);
         Ok(Session {
             nvml,
             lib_path,
             driver_version,
+            driver_major,
         })
     }
 
@@ -136,8 +142,7 @@ impl Session {
 
     /// The driver's major version (590 for "590.48.01"), 0 when unknown.
     pub fn driver_major(&self) -> u32 {
-        self.driver_version()
-            .map_or(0, crate::model::listing::driver_major)
+        self.driver_major
     }
 
     /// How many GPUs NVML lists.

@@ -99,6 +99,12 @@ struct KnownName {
 /// `nvq top`'s time at 100 ms when every look was a second apart).
 pub const ABSENT_RECHECK: Duration = Duration::from_secs(10);
 
+/// How long an empty MPS client list is taken as still empty by a reader
+/// made [`PmonReader::with_mps_recheck`] (`nvq top`): a GPU without an MPS
+/// server always answers an empty list, and asking is an NVML call per GPU
+/// per sample. A list with clients is read every sample.
+pub const MPS_RECHECK: Duration = Duration::from_secs(1);
+
 /// The most `/proc/PID/stat` files one reader keeps open (beyond it, the
 /// file is opened again for each check).
 const HELD_STATS: usize = 64;
@@ -152,6 +158,17 @@ pub struct PmonReader {
     rooms: [u32; 4],
     /// Where each PID is in the sample being read (kept for its room).
     at: HashMap<u32, usize>,
+    /// The MPS client list is asked for again only [`MPS_RECHECK`] after it
+    /// was empty (`nvq top`; pmon reads it every sample).
+    mps_recheck: bool,
+    /// When the MPS client list was last read empty.
+    mps_empty_at: Option<Instant>,
+}
+
+/// `buf` made room for a `/proc/PID/stat` line (allocated when first needed).
+fn stat_room(buf: &mut Vec<u8>) -> &mut [u8] {
+    buf.resize(2048, 0);
+    buf
 }
 
 /// The index in [`PmonReader::rooms`] of the utilization samples.
@@ -171,6 +188,8 @@ impl PmonReader {
             timestamps: true,
             rooms: [raw::list_room(0); 4],
             at: HashMap::new(),
+            mps_recheck: false,
+            mps_empty_at: None,
         }
     }
 
@@ -178,6 +197,21 @@ impl PmonReader {
     pub fn without_timestamps(mut self) -> Self {
         self.timestamps = false;
         self
+    }
+
+    /// An empty MPS client list taken as still empty for [`MPS_RECHECK`].
+    pub fn with_mps_recheck(mut self) -> Self {
+        self.mps_recheck = true;
+        self
+    }
+
+    /// The MPS client list was read empty less than [`MPS_RECHECK`] ago
+    /// (by a reader that keeps it so).
+    fn mps_known_empty(&self, now: Instant) -> bool {
+        self.mps_recheck
+            && self
+                .mps_empty_at
+                .is_some_and(|t| now.saturating_duration_since(t) < MPS_RECHECK)
     }
 
     /// One process list: with each process's protected memory where the
@@ -220,14 +254,15 @@ impl PmonReader {
     /// process, else NVML's (remembered when NVML gives one).
     fn name(&mut self, session: &Session, pid: u32) -> Result<Arc<str>, NvmlCode> {
         let host = self.host.get_or_insert_with(HostProc::detect).as_ref();
-        let mut buf = [0u8; 2048];
+        // Not zeroed unless a stat file is read (a known name mostly is not).
+        let mut buf = Vec::new();
         if let Some(known) = self.names.get(&pid) {
             let absent = known.identity.is_none() && known.stat.is_none();
             if absent && known.checked.elapsed() < ABSENT_RECHECK {
                 return Ok(Arc::clone(&known.name));
             }
             let identity = match &known.stat {
-                Some(f) => read_again(f, &mut buf).and_then(stat_identity),
+                Some(f) => read_again(f, stat_room(&mut buf)).and_then(stat_identity),
                 None => host
                     .and_then(|h| h.read(pid, "stat").ok())
                     .and_then(|stat| stat_identity(&stat)),
@@ -245,7 +280,7 @@ impl PmonReader {
             .filter(|_| held < HELD_STATS)
             .and_then(|h| h.open_file(pid, "stat").ok());
         let identity = match &stat {
-            Some(f) => read_again(f, &mut buf).and_then(stat_identity),
+            Some(f) => read_again(f, stat_room(&mut buf)).and_then(stat_identity),
             None => host
                 .and_then(|h| h.read(pid, "stat").ok())
                 .and_then(|s| stat_identity(&s)),
@@ -278,12 +313,24 @@ impl PmonReader {
         let mut at = std::mem::take(&mut self.at);
         at.clear();
         let mut failure = None;
+        let now = Instant::now();
         for (list, kind) in [
             (ProcessList::Compute, "C"),
             (ProcessList::Graphics, "G"),
             (ProcessList::MpsCompute, "M"),
         ] {
-            match self.list(&dev, list) {
+            let mps = kind == "M";
+            if mps && self.mps_known_empty(now) {
+                continue;
+            }
+            let read = self.list(&dev, list);
+            if mps {
+                self.mps_empty_at = match &read {
+                    Ok(l) if l.is_empty() => Some(now),
+                    _ => None,
+                };
+            }
+            match read {
                 Ok(l) => {
                     for p in l {
                         match at.get(&p.pid).and_then(|&i| procs.get_mut(i)) {

@@ -40,6 +40,24 @@ const FACTS: [Fact; 10] = [
     Fact::PcieTxThroughput,
 ];
 
+/// How long each of [`FACTS`] is shown before it is read again: every
+/// sample, but the power limit, which only an administrator changes, once
+/// per [`SLOW_EVERY`] (an NVML call per GPU per sample saved).
+const EVERY: [Duration; FACTS.len()] = {
+    let mut every = [Duration::ZERO; FACTS.len()];
+    let mut i = 0;
+    while i < FACTS.len() {
+        if matches!(FACTS[i], Fact::PowerLimit) {
+            every[i] = SLOW_EVERY;
+        }
+        i += 1;
+    }
+    every
+};
+
+/// How often a fact that changes only by an administrator's hand is read.
+pub const SLOW_EVERY: Duration = Duration::from_secs(1);
+
 /// How long a fact that NVML does not support on a GPU (NOT_SUPPORTED: a
 /// GPU without fans, an older GPU without a counter) is not asked for again.
 pub const UNSUPPORTED_RECHECK: Duration = Duration::from_secs(1);
@@ -77,6 +95,9 @@ pub struct TopReader {
     /// When each of [`FACTS`] last answered NOT_SUPPORTED (it is asked
     /// again after [`UNSUPPORTED_RECHECK`]).
     unsupported: [Option<Instant>; FACTS.len()],
+    /// Each of [`FACTS`] read less often than every sample ([`EVERY`]): its
+    /// last value and when it was read.
+    kept: [Option<(Option<f64>, Instant)>; FACTS.len()],
     /// The GPU's UUID and name as last read.
     who: Option<(Arc<str>, Arc<str>)>,
 }
@@ -119,12 +140,15 @@ impl TopReader {
             .cloned()
             .collect();
         TopReader {
-            pmon: PmonReader::new(metrics).without_timestamps(),
+            pmon: PmonReader::new(metrics)
+                .without_timestamps()
+                .with_mps_recheck(),
             host: None,
             known: HashMap::new(),
             hz: clock_ticks_per_second(),
             mig: None,
             unsupported: [None; FACTS.len()],
+            kept: [None; FACTS.len()],
             who: None,
         }
     }
@@ -195,13 +219,21 @@ impl TopReader {
     }
 
     /// The values of [`FACTS`]; a fact the GPU answered NOT_SUPPORTED for
-    /// less than [`UNSUPPORTED_RECHECK`] ago is not asked for (it has none).
+    /// less than [`UNSUPPORTED_RECHECK`] ago is not asked for (it has none),
+    /// nor one read less than its [`EVERY`] ago (its value is kept).
     fn numbers(&mut self, c: &GpuCtx<'_>) -> [Option<f64>; FACTS.len()] {
         let mut out = [None; FACTS.len()];
         let now = Instant::now();
-        for ((slot, f), unsupported) in out.iter_mut().zip(FACTS).zip(&mut self.unsupported) {
+        let state = self.unsupported.iter_mut().zip(&mut self.kept).zip(EVERY);
+        for ((slot, f), ((unsupported, kept), every)) in out.iter_mut().zip(FACTS).zip(state) {
             if unsupported.is_some_and(|t| now.duration_since(t) < UNSUPPORTED_RECHECK) {
                 continue;
+            }
+            if let Some((v, at)) = *kept {
+                if now.duration_since(at) < every {
+                    *slot = v;
+                    continue;
+                }
             }
             let v = c.fact(f);
             *unsupported = match &v {
@@ -209,6 +241,8 @@ impl TopReader {
                 _ => None,
             };
             *slot = v.as_f64();
+            // Kept only when read (an error is asked again next sample).
+            *kept = (!every.is_zero() && slot.is_some()).then_some((*slot, now));
         }
         out
     }

@@ -209,6 +209,9 @@ fn fill_list<T: Copy>(
     fill_list_from(list_room(want), zero, call)
 }
 
+/// The longest list [`fill_list_from`] reads into a buffer on the stack.
+const SMALL_LIST: usize = 16;
+
 /// Fill calls from a buffer of `cap` entries: a list that grew past the
 /// buffer is asked for again with the room it says it needs (or twice the
 /// room, when it says no more), at most eight times (the caller's `call`
@@ -219,12 +222,27 @@ fn fill_list_from<T: Copy>(
     mut call: impl FnMut(*mut c_uint, *mut T) -> nvmlReturn_t,
 ) -> Result<Vec<T>, NvmlCode> {
     for _ in 0..8 {
-        let mut buf = vec![zero; cap as usize];
+        // A short list is read into the stack (an empty one, the usual
+        // graphics or MPS list, then allocates nothing).
+        let mut small = [zero; SMALL_LIST];
+        let mut heap = Vec::new();
+        let on_stack = cap as usize <= SMALL_LIST;
+        let buf: &mut [T] = match small.get_mut(..cap as usize) {
+            Some(b) => b,
+            None => {
+                heap.resize(cap as usize, zero);
+                &mut heap
+            }
+        };
         let mut n = cap;
         let want = match NvmlCode(call(&mut n, buf.as_mut_ptr())) {
             NvmlCode::SUCCESS => {
-                buf.truncate((n as usize).min(buf.len()));
-                return Ok(buf);
+                let n = (n as usize).min(buf.len());
+                if on_stack {
+                    return Ok(buf.get(..n).unwrap_or_default().to_vec());
+                }
+                heap.truncate(n);
+                return Ok(heap);
             }
             NvmlCode::INSUFFICIENT_SIZE if n > cap => n,
             NvmlCode::INSUFFICIENT_SIZE => cap.saturating_mul(2),
