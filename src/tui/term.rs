@@ -15,6 +15,7 @@ use ratatui::crossterm::event::{
 use ratatui::crossterm::{cursor, execute, terminal};
 use ratatui::layout::{Position, Rect};
 use ratatui::prelude::CrosstermBackend;
+use ratatui::style::{Color, Modifier};
 use ratatui::text::Span;
 use std::io::Stdout;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -33,35 +34,75 @@ pub struct Terminal {
 /// whole into a buffer, and only the cells that differ from the screen are
 /// written (as ratatui's `Terminal` does, with a cheaper comparison: see
 /// [`changed_cells`]). The cursor stays hidden.
+///
+/// The screen is remembered as each cell's [`Look`] (16 bytes), not as a
+/// second buffer of cells (40 bytes each): a frame is drawn every sample at
+/// most, long after the last one, so what it reads comes from memory, not
+/// the caches, and comparing against a record of a third of the size was
+/// most of what made a frame cheaper (`benches/RESULTS.md`).
 pub struct Frames<B: Backend> {
     backend: B,
-    shown: Frame,
-    next: Frame,
+    shown: Shown,
+    next: Buffer,
 }
 
-/// A frame's cells, and each cell's [`Widths::narrow`] code: written while
-/// the frame is compared with the one on screen, read when the next frame
-/// is, in place of the symbol.
-struct Frame {
-    buf: Buffer,
-    narrow: Vec<u32>,
+/// A cell as it is on screen, but its symbol's text: the symbol's
+/// [`Widths::narrow`] code (0 when it is not one character one cell wide;
+/// its text is then in [`Shown::others`]) and the cell's style.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Look {
+    code: u32,
+    fg: Color,
+    bg: Color,
+    modifier: Modifier,
+    skip: bool,
 }
 
-impl Frame {
-    fn empty(area: Rect) -> Self {
-        let buf = Buffer::empty(area);
-        let narrow = narrow_codes(&buf);
-        Frame { buf, narrow }
+impl Look {
+    fn of(code: u32, c: &Cell) -> Look {
+        Look {
+            code,
+            fg: c.fg,
+            bg: c.bg,
+            modifier: c.modifier,
+            skip: c.skip,
+        }
     }
 }
 
-/// Each cell's [`Widths::narrow`] code.
-fn narrow_codes(buf: &Buffer) -> Vec<u32> {
-    let mut widths = Widths::default();
-    buf.content
-        .iter()
-        .map(|c| widths.narrow(c.symbol()))
-        .collect()
+/// What is on screen: each cell's [`Look`], and the symbols that are not
+/// one character one cell wide (wide, combining, empty), by cell index in
+/// increasing order.
+#[derive(Debug, PartialEq)]
+struct Shown {
+    area: Rect,
+    looks: Vec<Look>,
+    others: Vec<(usize, String)>,
+}
+
+impl Shown {
+    /// What `buf` shows.
+    fn of(buf: &Buffer) -> Shown {
+        let mut widths = Widths::default();
+        let mut others = Vec::new();
+        let looks = buf
+            .content
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                let code = widths.narrow(c.symbol());
+                if code == 0 {
+                    others.push((i, c.symbol().to_string()));
+                }
+                Look::of(code, c)
+            })
+            .collect();
+        Shown {
+            area: buf.area,
+            looks,
+            others,
+        }
+    }
 }
 
 impl<B: Backend> Frames<B> {
@@ -69,10 +110,11 @@ impl<B: Backend> Frames<B> {
     pub fn new(mut backend: B) -> std::io::Result<Self> {
         let area = Rect::from((Position::ORIGIN, backend.size()?));
         backend.clear()?;
+        let next = Buffer::empty(area);
         Ok(Frames {
             backend,
-            shown: Frame::empty(area),
-            next: Frame::empty(area),
+            shown: Shown::of(&next),
+            next,
         })
     }
 
@@ -80,10 +122,10 @@ impl<B: Backend> Frames<B> {
     /// new size (nothing when the size is the same).
     pub fn autoresize(&mut self) -> std::io::Result<()> {
         let area = Rect::from((Position::ORIGIN, self.backend.size()?));
-        if area != self.shown.buf.area {
+        if area != self.shown.area {
             self.backend.clear()?;
-            self.shown = Frame::empty(area);
-            self.next = Frame::empty(area);
+            self.next = Buffer::empty(area);
+            self.shown = Shown::of(&self.next);
         }
         Ok(())
     }
@@ -93,25 +135,19 @@ impl<B: Backend> Frames<B> {
     #[inline(never)]
     pub fn draw(&mut self, render: impl FnOnce(Rect, &mut Buffer)) -> std::io::Result<()> {
         let next = &mut self.next;
-        next.buf.reset();
-        render(next.buf.area, &mut next.buf);
-        let updates = changed_cells(
-            &self.shown.buf,
-            &self.shown.narrow,
-            &next.buf,
-            &mut next.narrow,
-        );
+        next.reset();
+        render(next.area, next);
+        let updates = changed_cells(&mut self.shown, next);
         if !updates.is_empty() {
             self.backend.draw(updates.into_iter())?;
             Backend::flush(&mut self.backend)?;
         }
-        std::mem::swap(&mut self.shown, &mut self.next);
         Ok(())
     }
 
     /// The size of the screen being drawn.
     pub fn area(&self) -> Rect {
-        self.shown.buf.area
+        self.shown.area
     }
 
     pub fn backend(&self) -> &B {
@@ -119,24 +155,16 @@ impl<B: Backend> Frames<B> {
     }
 }
 
-/// The cells of `next` to write over `shown`: the same list as ratatui's
-/// `Buffer::diff` (a cell that differs, and those after a wide character
-/// that changed; none hidden under a wide character), at a fraction of its
-/// cost. A pair of cells whose symbols are each one character one cell wide
-/// (almost all of a frame) is compared by character and style: nothing
-/// after them is hidden, and what a wide character before them invalidated
-/// runs one cell shorter. A symbol's width is worked out once a frame for
-/// each character; `Buffer::diff` works out three widths per cell, which
-/// was a third of drawing a frame.
-///
-/// Each cell's [`Widths::narrow`] code is read for `shown` (`shown_narrow`)
-/// and written for `next` (`next_narrow`).
-fn changed_cells<'a>(
-    shown: &Buffer,
-    shown_narrow: &[u32],
-    next: &'a Buffer,
-    next_narrow: &mut [u32],
-) -> Vec<(u16, u16, &'a Cell)> {
+/// The cells of `next` to write over what is `shown`, which then records
+/// `next`: the same list as ratatui's `Buffer::diff` (a cell that differs,
+/// and those after a wide character that changed; none hidden under a wide
+/// character), at a fraction of its cost. A pair of cells whose symbols
+/// are each one character one cell wide (almost all of a frame) is compared
+/// by character and style: nothing after them is hidden, and what a wide
+/// character before them invalidated runs one cell shorter. A symbol's
+/// width is worked out once a frame for each character; `Buffer::diff`
+/// works out three widths per cell, which was a third of drawing a frame.
+fn changed_cells<'a>(shown: &mut Shown, next: &'a Buffer) -> Vec<(u16, u16, &'a Cell)> {
     let mut widths = Widths::default();
     let mut updates = Vec::new();
     let (mut invalidated, mut to_skip) = (0usize, 0usize);
@@ -144,28 +172,32 @@ fn changed_cells<'a>(
         let (x, y) = position(next.area, i);
         updates.push((x, y, cell));
     };
-    let n = next.content.len().min(shown.content.len());
-    let n = n.min(shown_narrow.len()).min(next_narrow.len());
-    let (cells, before) = (&next.content[..n], &shown.content[..n]);
-    let (codes, before_codes) = (&mut next_narrow[..n], &shown_narrow[..n]);
+    let n = next.content.len().min(shown.looks.len());
+    let (cells, looks) = (&next.content[..n], &mut shown.looks[..n]);
+    let old_others = std::mem::take(&mut shown.others);
+    let mut old_others = old_others.iter().peekable();
+    let mut others = Vec::new();
     let mut i = 0;
     while i < n {
         if (to_skip | invalidated) == 0 {
-            i = same_narrow_run(cells, before, codes, before_codes, i, &mut widths);
+            i = same_narrow_run(cells, looks, i, &mut widths);
             if i >= n {
                 break;
             }
         }
         let at = i;
         i += 1;
-        let (cur, prev) = (&cells[at], &before[at]);
+        let cur = &cells[at];
         let symbol = cur.symbol();
-        let (p, q) = (widths.narrow(symbol), before_codes[at]);
-        debug_assert_eq!(q, Widths::default().narrow(prev.symbol()));
-        codes[at] = p;
-        if p != 0 && q != 0 {
+        let p = widths.narrow(symbol);
+        let (look, prev) = (Look::of(p, cur), looks[at]);
+        looks[at] = look;
+        if p == 0 {
+            others.push((at, symbol.to_string()));
+        }
+        if p != 0 && prev.code != 0 {
             // Both one cell wide: nothing after them to skip.
-            let same = same_narrow(p, q, cur, prev);
+            let same = look == prev;
             if (to_skip | invalidated) == 0 {
                 if !same && !cur.skip {
                     push(at, cur);
@@ -179,46 +211,54 @@ fn changed_cells<'a>(
             invalidated = invalidated.saturating_sub(1);
             continue;
         }
-        let same = same_cell(symbol, cur, prev);
+        // The symbol on screen: its character, or its text kept aside.
+        while old_others.next_if(|(j, _)| *j < at).is_some() {}
+        let mut one = [0u8; 4];
+        let before: &str = match char::from_u32(prev.code) {
+            Some(c) if prev.code != 0 => c.encode_utf8(&mut one),
+            _ => match old_others.peek() {
+                Some((j, text)) if *j == at => text,
+                _ => "",
+            },
+        };
+        let same = symbol == before && Look { code: 0, ..look } == Look { code: 0, ..prev };
         if !cur.skip && (!same || invalidated > 0) && to_skip == 0 {
             push(at, cur);
         }
         let wc = widths.width(symbol);
         to_skip = wc.saturating_sub(1);
-        let wp = if same {
-            wc
-        } else {
-            widths.width(prev.symbol())
-        };
+        let wp = if same { wc } else { widths.width(before) };
         invalidated = wc.max(wp).max(invalidated).saturating_sub(1);
     }
+    // Cells past the comparison (none while the sizes agree) keep nothing aside.
+    shown.others = others;
     updates
 }
 
 /// From cell `from` on, the first cell whose symbol is not one character
 /// one cell wide the same as the one on screen, in the same style (or the
-/// end), writing the cells' codes to `codes` (the one it stops at
-/// included). Such a cell needs no writing and hides nothing after it:
-/// when nothing before it is pending, there is nothing else to do for it.
-/// A loop of its own, with few values to keep (not inlined, its values
-/// stay in registers): most of a frame is such cells.
+/// end), recording the cells it passes in `looks` (they are the same).
+/// Such a cell needs no writing and hides nothing after it: when nothing
+/// before it is pending, there is nothing else to do for it. A loop of its
+/// own, with few values to keep (not inlined, its values stay in
+/// registers): most of a frame is such cells. Nothing is written for a
+/// cell that is the same, so the record of the screen stays as it is in
+/// memory.
 #[inline(never)]
-fn same_narrow_run(
-    cells: &[Cell],
-    before: &[Cell],
-    codes: &mut [u32],
-    before_codes: &[u32],
-    from: usize,
-    widths: &mut Widths,
-) -> usize {
+fn same_narrow_run(cells: &[Cell], looks: &[Look], from: usize, widths: &mut Widths) -> usize {
+    let n = cells.len().min(looks.len());
+    let (cells, looks) = (&cells[..n], &looks[..n]);
     let mut i = from;
-    let cells = cells.iter().zip(before).skip(from);
-    let records = codes.iter_mut().zip(before_codes).skip(from);
-    for ((cur, prev), (code, &q)) in cells.zip(records) {
+    while i < n {
+        let (cur, prev) = (&cells[i], &looks[i]);
         let p = widths.narrow(cur.symbol());
-        debug_assert_eq!(q, Widths::default().narrow(prev.symbol()));
-        *code = p;
-        if p == 0 || p != q || !same_narrow(p, q, cur, prev) {
+        let same = p != 0
+            && p == prev.code
+            && cur.skip == prev.skip
+            && cur.modifier == prev.modifier
+            && cur.fg == prev.fg
+            && cur.bg == prev.bg;
+        if !same {
             break;
         }
         i += 1;
@@ -233,15 +273,6 @@ fn same_narrow_run(
 fn position(area: Rect, i: usize) -> (u16, u16) {
     let w = usize::from(area.width).max(1);
     (area.x + (i % w) as u16, area.y + (i / w) as u16)
-}
-
-/// `a == b` for two cells whose symbols have the [`Widths::narrow`] codes
-/// `p` and `q`, neither 0.
-fn same_narrow(p: u32, q: u32, a: &Cell, b: &Cell) -> bool {
-    let same =
-        p == q && a.fg == b.fg && a.bg == b.bg && a.modifier == b.modifier && a.skip == b.skip;
-    debug_assert_eq!(same, a == b);
-    same
 }
 
 /// Display widths of symbols, as `Span::width` works them out, with those
@@ -310,22 +341,6 @@ impl Widths {
             _ => 0,
         }
     }
-}
-
-/// `a == b`, with the symbols compared inline: the derived comparison
-/// calls `memcmp` for every cell, and most cells are one byte. (ratatui's
-/// `underline-color` feature, which adds a field, is off; debug builds
-/// check the answer against `==` on every cell the tests draw.)
-fn same_cell(a_symbol: &str, a: &Cell, b: &Cell) -> bool {
-    let (x, y) = (a_symbol.as_bytes(), b.symbol().as_bytes());
-    let symbol = match (x, y) {
-        ([p], [q]) => p == q,
-        _ => x == y,
-    };
-    let same =
-        symbol && a.fg == b.fg && a.bg == b.bg && a.modifier == b.modifier && a.skip == b.skip;
-    debug_assert_eq!(same, a == b);
-    same
 }
 
 impl Terminal {
@@ -452,14 +467,13 @@ mod tests {
     use super::*;
     use ratatui::style::{Color, Modifier, Style};
 
-    /// [`changed_cells`] of two buffers.
+    /// [`changed_cells`] of two buffers; checks that the record of the
+    /// screen is then `next`'s.
     fn changed<'a>(shown: &Buffer, next: &'a Buffer) -> Vec<(u16, u16, &'a Cell)> {
-        changed_cells(
-            shown,
-            &narrow_codes(shown),
-            next,
-            &mut vec![0; next.content.len()],
-        )
+        let mut record = Shown::of(shown);
+        let out = changed_cells(&mut record, next);
+        assert_eq!(record, Shown::of(next));
+        out
     }
 
     #[test]
@@ -605,7 +619,7 @@ mod tests {
         })
         .unwrap();
         assert_eq!(crate::tui::buffer_text(f.backend().buffer()), "abd\n\n");
-        let (same, next) = (f.shown.buf.clone(), f.shown.buf.clone());
+        let (same, next) = (f.next.clone(), f.next.clone());
         assert!(changed(&same, &next).is_empty());
     }
 
