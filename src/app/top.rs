@@ -780,6 +780,10 @@ impl Loop {
         // Take the sample in progress if it is over, begin the next on its
         // tick (after the keys: a pause or a new interval counts at once).
         let (interval_ms, paused) = (self.ui.interval_ms, self.ui.paused);
+        // A frame after keys, the mouse or a resize is drawn whole; one after
+        // a sample, over the last (what is the same is kept).
+        let whole = dirty;
+        let mut before = None;
         if let Some(s) = self.schedule.step(&mut self.collector, interval_ms, paused) {
             if !paused {
                 record(&mut self.history, &s);
@@ -797,7 +801,7 @@ impl Loop {
                     (self.leak_map, self.full_map) = (l, f);
                     self.last_trend = Some(Instant::now());
                 }
-                self.sample = s;
+                before = Some(std::mem::replace(&mut self.sample, s));
                 self.ui.selected = self
                     .ui
                     .selected
@@ -806,10 +810,14 @@ impl Loop {
         }
         if dirty {
             let screen = screen!(self);
-            self.terminal
-                .tui
-                .draw(|area, buf| view::render(&screen, area, buf))
-                .map_err(draw_err)?;
+            let tui = &mut self.terminal.tui;
+            match before.as_ref() {
+                Some(old) if !whole && tui.holds_last_frame() => {
+                    tui.draw_over(|area, buf| view::render_over(&screen, old, area, buf))
+                }
+                _ => tui.draw(|area, buf| view::render(&screen, area, buf)),
+            }
+            .map_err(draw_err)?;
         }
         self.alarm.set(self.wake_at());
         Ok(false)

@@ -543,3 +543,113 @@ fn clicks_hit_the_gpu_lines_and_column_headers_drawn() {
     assert_ne!(first_row(&before), first_row(&after), "{after}");
     snapshot("scrolled_80x24", &after);
 }
+
+/// A frame drawn over the last one (`view::render_over` through
+/// `Frames::draw_over`, as `nvq top` draws one after a sample) shows what
+/// the frame drawn whole shows, and writes the same cells: random samples
+/// in turn, in which a few GPUs' values, health, MIG devices or names
+/// change, processes come and go, and the number of GPUs changes now and
+/// then; for several sizes and choices (a selected GPU, the list scrolled,
+/// no colour). Most frames keep some rows, so the test covers that path.
+#[test]
+fn a_frame_drawn_over_the_last_is_the_frame_drawn_whole() {
+    let mut seed = 0x853c_49e6_748f_ea9b_u64;
+    let mut rand = move |n: u64| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed >> 32) % n.max(1)
+    };
+    let mut kept_frames = 0;
+    for (w, h, n, selected, colour) in [
+        (80, 24, 8, 0, true),
+        (120, 40, 8, 3, true),
+        (200, 60, 12, 7, false),
+        (80, 24, 64, 40, true),
+        (100, 30, 2, 1, true),
+    ] {
+        let mut f = fixture(n);
+        let mut ui = Ui::new(100, colour);
+        for _ in 0..selected {
+            ui.key(Key::Down, n as usize);
+        }
+        let mut whole = crate::tui::term::Frames::new(TestBackend::new(w, h)).unwrap();
+        let mut over = crate::tui::term::Frames::new(TestBackend::new(w, h)).unwrap();
+        let mut before: Option<TopSample> = None;
+        for step in 0..60 {
+            let screen = screen_of(&f, &ui);
+            whole
+                .draw(|area, buf| view::render(&screen, area, buf))
+                .unwrap();
+            let mut kept = 0;
+            match before.as_ref() {
+                Some(old) if over.holds_last_frame() => over.draw_over(|area, buf| {
+                    let rows = view::render_over(&screen, old, area, buf);
+                    kept = rows.len();
+                    rows
+                }),
+                _ => over.draw(|area, buf| view::render(&screen, area, buf)),
+            }
+            .unwrap();
+            assert_eq!(
+                whole.backend().buffer(),
+                over.backend().buffer(),
+                "{w}x{h}, {n} GPUs, step {step}"
+            );
+            kept_frames += usize::from(kept > 0);
+            before = Some(f.sample.clone());
+            // The next sample: a few GPUs change.
+            let count = f.sample.gpus.len() as u64;
+            for _ in 0..rand(3) {
+                let i = rand(count) as usize;
+                let g = &mut f.sample.gpus[i];
+                match rand(8) {
+                    0 => g.health = Health::Late,
+                    1 => g.health = Health::Lost(NvmlCode::GPU_IS_LOST),
+                    2 => g.health = Health::Fresh,
+                    // Wide characters too: the symbols kept aside by the comparison.
+                    3 => {
+                        g.name = format!(
+                            "NVIDIA H{} {}",
+                            rand(1000),
+                            ["", "日本", "x\u{301}"][rand(3) as usize]
+                        )
+                        .into()
+                    }
+                    4 => {
+                        g.mig = (0..rand(3))
+                            .map(|m| MigSnap {
+                                profile: "1g.10gb".into(),
+                                uuid: format!("MIG-{m}").into(),
+                                gpu_instance: Some(m as u32),
+                                compute_instance: Some(0),
+                                mem_used: Some(rand(10) * GIB),
+                                mem_total: Some(10 * GIB),
+                            })
+                            .collect()
+                    }
+                    _ => {
+                        g.mem_used = Some(rand(80) * GIB);
+                        g.util_gpu = Some(rand(101) as f64);
+                        g.power_w = Some(rand(700) as f64);
+                    }
+                }
+            }
+            if rand(4) == 0 {
+                let g = f.sample.gpus[rand(count) as usize].clone();
+                let pid = 5000 + rand(50) as u32;
+                f.sample.procs.retain(|p| p.pid != pid);
+                if rand(2) == 0 {
+                    f.sample
+                        .procs
+                        .push(proc_on(&g, pid, rand(20), "python3 x.py"));
+                }
+            }
+            if rand(20) == 0 && count > 1 {
+                f.sample.gpus.pop();
+            }
+            f.sample.t += 0.1;
+        }
+    }
+    assert!(kept_frames >= 150, "{kept_frames}");
+}

@@ -44,6 +44,9 @@ pub struct Frames<B: Backend> {
     backend: B,
     shown: Shown,
     next: Buffer,
+    /// `next` holds the frame last drawn (not so before the first frame
+    /// and after a resize).
+    holds_last: bool,
 }
 
 /// A cell as it is on screen, but its symbol's text: the symbol's
@@ -115,6 +118,7 @@ impl<B: Backend> Frames<B> {
             backend,
             shown: Shown::of(&next),
             next,
+            holds_last: false,
         })
     }
 
@@ -126,6 +130,7 @@ impl<B: Backend> Frames<B> {
             self.backend.clear()?;
             self.next = Buffer::empty(area);
             self.shown = Shown::of(&self.next);
+            self.holds_last = false;
         }
         Ok(())
     }
@@ -137,11 +142,39 @@ impl<B: Backend> Frames<B> {
         let next = &mut self.next;
         next.reset();
         render(next.area, next);
-        let updates = changed_cells(&mut self.shown, next);
+        self.write(&[])
+    }
+
+    /// The buffer holds the frame last drawn, so [`Frames::draw_over`] may
+    /// be used.
+    pub fn holds_last_frame(&self) -> bool {
+        self.holds_last
+    }
+
+    /// Draw a frame over the last one (see [`Frames::holds_last_frame`]):
+    /// `render` draws what changed over what the buffer holds and returns
+    /// the rows it left as they were, which are not compared again.
+    #[inline(never)]
+    pub fn draw_over(
+        &mut self,
+        render: impl FnOnce(Rect, &mut Buffer) -> Vec<u16>,
+    ) -> std::io::Result<()> {
+        let next = &mut self.next;
+        let mut kept = render(next.area, next);
+        kept.sort_unstable();
+        kept.dedup();
+        self.write(&kept)
+    }
+
+    /// Write the cells that changed (`kept`: rows known to be the same).
+    fn write(&mut self, kept: &[u16]) -> std::io::Result<()> {
+        self.holds_last = false;
+        let updates = changed_cells(&mut self.shown, &self.next, kept);
         if !updates.is_empty() {
             self.backend.draw(updates.into_iter())?;
             Backend::flush(&mut self.backend)?;
         }
+        self.holds_last = true;
         Ok(())
     }
 
@@ -164,7 +197,14 @@ impl<B: Backend> Frames<B> {
 /// character before them invalidated runs one cell shorter. A symbol's
 /// width is worked out once a frame for each character; `Buffer::diff`
 /// works out three widths per cell, which was a third of drawing a frame.
-fn changed_cells<'a>(shown: &mut Shown, next: &'a Buffer) -> Vec<(u16, u16, &'a Cell)> {
+///
+/// The rows in `kept` (sorted) are the same in `next` as on screen: each is
+/// passed over without a look (when nothing before it is pending).
+fn changed_cells<'a>(
+    shown: &mut Shown,
+    next: &'a Buffer,
+    kept: &[u16],
+) -> Vec<(u16, u16, &'a Cell)> {
     let mut widths = Widths::default();
     let mut updates = Vec::new();
     let (mut invalidated, mut to_skip) = (0usize, 0usize);
@@ -177,12 +217,33 @@ fn changed_cells<'a>(shown: &mut Shown, next: &'a Buffer) -> Vec<(u16, u16, &'a 
     let old_others = std::mem::take(&mut shown.others);
     let mut old_others = old_others.iter().peekable();
     let mut others = Vec::new();
+    let w = usize::from(next.area.width);
+    let mut kept = kept
+        .iter()
+        .filter_map(|&y| y.checked_sub(next.area.y))
+        .map(|row| usize::from(row) * w)
+        .peekable();
     let mut i = 0;
     while i < n {
         if (to_skip | invalidated) == 0 {
-            i = same_narrow_run(cells, looks, i, &mut widths);
+            while kept.next_if(|&start| start < i).is_some() {}
+            if kept.next_if_eq(&i).is_some() {
+                // A row kept as it was: its cells, and the symbols kept aside, stay.
+                let end = (i + w).min(n);
+                while old_others.next_if(|(j, _)| *j < i).is_some() {}
+                while let Some((j, text)) = old_others.next_if(|(j, _)| *j < end) {
+                    others.push((*j, text.clone()));
+                }
+                i = end;
+                continue;
+            }
+            let limit = kept.peek().map_or(n, |&start| start.min(n));
+            i = same_narrow_run(cells, looks, i, limit, &mut widths);
             if i >= n {
                 break;
+            }
+            if i == limit {
+                continue;
             }
         }
         let at = i;
@@ -235,7 +296,7 @@ fn changed_cells<'a>(shown: &mut Shown, next: &'a Buffer) -> Vec<(u16, u16, &'a 
     updates
 }
 
-/// From cell `from` on, the first cell whose symbol is not one character
+/// From cell `from` on (to `limit` at most), the first cell whose symbol is not one character
 /// one cell wide the same as the one on screen, in the same style (or the
 /// end), recording the cells it passes in `looks` (they are the same).
 /// Such a cell needs no writing and hides nothing after it: when nothing
@@ -245,8 +306,14 @@ fn changed_cells<'a>(shown: &mut Shown, next: &'a Buffer) -> Vec<(u16, u16, &'a 
 /// cell that is the same, so the record of the screen stays as it is in
 /// memory.
 #[inline(never)]
-fn same_narrow_run(cells: &[Cell], looks: &[Look], from: usize, widths: &mut Widths) -> usize {
-    let n = cells.len().min(looks.len());
+fn same_narrow_run(
+    cells: &[Cell],
+    looks: &[Look],
+    from: usize,
+    limit: usize,
+    widths: &mut Widths,
+) -> usize {
+    let n = cells.len().min(looks.len()).min(limit);
     let (cells, looks) = (&cells[..n], &looks[..n]);
     let mut i = from;
     while i < n {
@@ -471,7 +538,7 @@ mod tests {
     /// screen is then `next`'s.
     fn changed<'a>(shown: &Buffer, next: &'a Buffer) -> Vec<(u16, u16, &'a Cell)> {
         let mut record = Shown::of(shown);
-        let out = changed_cells(&mut record, next);
+        let out = changed_cells(&mut record, next, &[]);
         assert_eq!(record, Shown::of(next));
         out
     }

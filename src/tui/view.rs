@@ -71,6 +71,7 @@ pub fn safe(s: &str) -> Cow<'_, str> {
 const WIDE_HEIGHT: u16 = 32;
 
 /// Where the screen's parts are, for a frame of `area`.
+#[derive(Debug, PartialEq)]
 pub(super) struct Regions {
     pub head: Rect,
     pub gpus: Rect,
@@ -86,12 +87,91 @@ pub(super) struct Regions {
 pub fn render(s: &Screen<'_>, area: Rect, buf: &mut Buffer) {
     let r = regions(s, area);
     header(s, r.head, buf, r.lines.len() as u16 > r.gpus.height);
-    gpu_block(s, &r.lines, r.gpus, buf);
+    gpu_block(s, &r.lines, r.gpus, buf, |_| false);
     detail_line(s, r.detail, buf);
     curve_block(s, r.curves, buf, r.wide);
     process_table(s, r.procs, buf, r.wide);
     if s.ui.help {
         help(s, area, buf);
+    }
+}
+
+/// Draw the screen into `buf`, which holds the frame [`render`] drew of
+/// `before` (the sample before, on the same screen with the same keys
+/// pressed), drawing again only what may differ: the header and the lines
+/// of GPUs whose values are the same are kept. Returns the rows kept
+/// (untouched); every other row is drawn as [`render`] draws it (the tests
+/// compare the two).
+pub fn render_over(s: &Screen<'_>, before: &TopSample, area: Rect, buf: &mut Buffer) -> Vec<u16> {
+    let r = regions(s, area);
+    let old = Screen {
+        sample: before,
+        ..*s
+    };
+    let same_gpu = |i: usize| s.sample.gpus.get(i) == before.gpus.get(i);
+    if s.ui.help || r != regions(&old, area) || s.sample.gpus.len() != before.gpus.len() {
+        buf.reset();
+        render(s, area, buf);
+        return Vec::new();
+    }
+    let mut kept = Vec::new();
+    // The header shows the number of GPUs and the selected GPU's index.
+    let index = |t: &TopSample| t.gpus.get(s.ui.selected).map(|g| g.index);
+    if index(s.sample) == index(before) {
+        kept.extend(r.head.rows().map(|row| row.y));
+    } else {
+        clear(buf, r.head);
+        header(s, r.head, buf, r.lines.len() as u16 > r.gpus.height);
+    }
+    let first = first_gpu_line(s, &r.lines, r.gpus.height);
+    for (row, line) in r
+        .lines
+        .iter()
+        .skip(first)
+        .take(usize::from(r.gpus.height))
+        .enumerate()
+    {
+        let (GpuLine::Gpu(i) | GpuLine::Mig(i, _)) = *line;
+        let y = r.gpus.y + row as u16;
+        if same_gpu(i) {
+            kept.push(y);
+        } else {
+            clear(
+                buf,
+                Rect {
+                    y,
+                    height: 1,
+                    ..r.gpus
+                },
+            );
+        }
+    }
+    gpu_block(s, &r.lines, r.gpus, buf, |l| {
+        let (GpuLine::Gpu(i) | GpuLine::Mig(i, _)) = *l;
+        same_gpu(i)
+    });
+    for part in [r.detail, r.curves, r.procs] {
+        clear(buf, part);
+    }
+    detail_line(s, r.detail, buf);
+    curve_block(s, r.curves, buf, r.wide);
+    process_table(s, r.procs, buf, r.wide);
+    kept
+}
+
+/// The cells of `area` as `Buffer::reset` leaves them.
+fn clear(buf: &mut Buffer, area: Rect) {
+    let (full, area) = (buf.area, area.intersection(buf.area));
+    let w = usize::from(full.width);
+    let (x, width) = (
+        usize::from(area.x.saturating_sub(full.x)),
+        usize::from(area.width),
+    );
+    for y in area.top()..area.bottom() {
+        let start = usize::from(y.saturating_sub(full.y)) * w + x;
+        if let Some(row) = buf.content.get_mut(start..start + width) {
+            row.iter_mut().for_each(Cell::reset);
+        }
     }
 }
 
@@ -376,6 +456,7 @@ impl Text for Interval {
 
 /// One line of the GPU block: a GPU (by its position) or one of its MIG
 /// devices.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum GpuLine {
     Gpu(usize),
     Mig(usize, usize),
@@ -390,7 +471,14 @@ fn gpu_lines(s: &Screen<'_>, _wide: bool) -> Vec<GpuLine> {
     out
 }
 
-fn gpu_block(s: &Screen<'_>, lines: &[GpuLine], area: Rect, buf: &mut Buffer) {
+/// The GPU block's lines, but those `keep` says are already drawn.
+fn gpu_block(
+    s: &Screen<'_>,
+    lines: &[GpuLine],
+    area: Rect,
+    buf: &mut Buffer,
+    keep: impl Fn(&GpuLine) -> bool,
+) {
     let h = usize::from(area.height);
     // Scroll so that the selected GPU's line is visible.
     let first = first_gpu_line(s, lines, area.height);
@@ -398,6 +486,9 @@ fn gpu_block(s: &Screen<'_>, lines: &[GpuLine], area: Rect, buf: &mut Buffer) {
     // The lines' texts, written again for each line.
     let mut text = LineText::default();
     for (row, line) in lines.iter().skip(first).take(h).enumerate() {
+        if keep(line) {
+            continue;
+        }
         let r = Rect {
             y: area.y + row as u16,
             height: 1,
