@@ -783,7 +783,7 @@ impl Loop {
         // A frame after keys, the mouse or a resize is drawn whole; one after
         // a sample, over the last (what is the same is kept).
         let whole = dirty;
-        let mut before = None;
+        let (mut before, mut old_marks) = (None, None);
         if let Some(s) = self.schedule.step(&mut self.collector, interval_ms, paused) {
             if !paused {
                 record(&mut self.history, &s);
@@ -797,8 +797,11 @@ impl Loop {
                     || column(s.t) != column(self.sample.t);
                 if self.last_trend.map_or(true, |t| t.elapsed() >= TREND_EVERY) {
                     let (l, f) = leaks(&self.history, &s, &self.trend_cfg);
-                    dirty |= l != self.leak_map || f != self.full_map;
-                    (self.leak_map, self.full_map) = (l, f);
+                    if l != self.leak_map || f != self.full_map {
+                        dirty = true;
+                        let l = std::mem::replace(&mut self.leak_map, l);
+                        old_marks = Some((l, std::mem::replace(&mut self.full_map, f)));
+                    }
                     self.last_trend = Some(Instant::now());
                 }
                 before = Some(std::mem::replace(&mut self.sample, s));
@@ -811,9 +814,17 @@ impl Loop {
         if dirty {
             let screen = screen!(self);
             let tui = &mut self.terminal.tui;
+            let (leaks, gpu_full_s) = old_marks
+                .as_ref()
+                .map_or((screen.leaks, screen.gpu_full_s), |(l, f)| (l, f));
             match before.as_ref() {
-                Some(old) if !whole && tui.holds_last_frame() => {
-                    tui.draw_over(|area, buf| view::render_over(&screen, old, area, buf))
+                Some(sample) if !whole && tui.holds_last_frame() => {
+                    let old = view::Before {
+                        sample,
+                        leaks,
+                        gpu_full_s,
+                    };
+                    tui.draw_over(|area, buf| view::render_over(&screen, &old, area, buf))
                 }
                 _ => tui.draw(|area, buf| view::render(&screen, area, buf)),
             }

@@ -575,7 +575,9 @@ fn a_frame_drawn_over_the_last_is_the_frame_drawn_whole() {
         }
         let mut whole = crate::tui::term::Frames::new(TestBackend::new(w, h)).unwrap();
         let mut over = crate::tui::term::Frames::new(TestBackend::new(w, h)).unwrap();
-        let mut before: Option<TopSample> = None;
+        // The sample and the leak marks the last frame showed.
+        type Shown = (TopSample, HashMap<(u32, u32), Leak>);
+        let mut before: Option<Shown> = None;
         for step in 0..60 {
             let screen = screen_of(&f, &ui);
             whole
@@ -583,8 +585,13 @@ fn a_frame_drawn_over_the_last_is_the_frame_drawn_whole() {
                 .unwrap();
             let mut kept = 0;
             match before.as_ref() {
-                Some(old) if over.holds_last_frame() => over.draw_over(|area, buf| {
-                    let rows = view::render_over(&screen, old, area, buf);
+                Some((sample, leaks)) if over.holds_last_frame() => over.draw_over(|area, buf| {
+                    let old = view::Before {
+                        sample,
+                        leaks,
+                        gpu_full_s: &f.full,
+                    };
+                    let rows = view::render_over(&screen, &old, area, buf);
                     kept = rows.len();
                     rows
                 }),
@@ -597,7 +604,35 @@ fn a_frame_drawn_over_the_last_is_the_frame_drawn_whole() {
                 "{w}x{h}, {n} GPUs, step {step}"
             );
             kept_frames += usize::from(kept > 0);
-            before = Some(f.sample.clone());
+            before = Some((f.sample.clone(), f.leaks.clone()));
+            // A process marked as leaking, or no longer.
+            if rand(5) == 0 {
+                if let Some(p) = f
+                    .sample
+                    .procs
+                    .get(rand(f.sample.procs.len() as u64) as usize)
+                {
+                    let key = (p.gpu, p.pid);
+                    if f.leaks.remove(&key).is_none() {
+                        let rate = (1 + rand(100)) as f64 * 1e6;
+                        f.leaks.insert(
+                            key,
+                            Leak {
+                                rate,
+                                gpu_full_s: Some(600.0),
+                            },
+                        );
+                    }
+                }
+            }
+            // A process's values change.
+            if rand(2) == 0 {
+                let n = f.sample.procs.len() as u64;
+                if let Some(p) = f.sample.procs.get_mut(rand(n) as usize) {
+                    p.gpu_mem = Some(rand(40) * GIB);
+                    p.sm = Some(rand(100) as f64);
+                }
+            }
             // The next sample: a few GPUs change.
             let count = f.sample.gpus.len() as u64;
             for _ in 0..rand(3) {

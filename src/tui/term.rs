@@ -17,13 +17,16 @@ use ratatui::layout::{Position, Rect};
 use ratatui::prelude::CrosstermBackend;
 use ratatui::style::{Color, Modifier};
 use ratatui::text::Span;
-use std::io::Stdout;
+use std::io::{BufWriter, Stdout};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Raw mode and the alternate screen are on.
 static ACTIVE: AtomicBool = AtomicBool::new(false);
 
-pub type Tui = Frames<CrosstermBackend<Stdout>>;
+/// The frames go through a buffer of their own: `Stdout` locks itself for
+/// each piece of a frame crossterm writes (a cursor move, a colour, a
+/// character), the buffer once, when the frame is flushed.
+pub type Tui = Frames<CrosstermBackend<BufWriter<Stdout>>>;
 
 /// The terminal in `top`'s state; dropping it puts it back.
 pub struct Terminal {
@@ -424,7 +427,10 @@ impl Terminal {
             restore();
             return Err(e);
         }
-        match Frames::new(CrosstermBackend::new(out)) {
+        match Frames::new(CrosstermBackend::new(BufWriter::with_capacity(
+            1 << 14,
+            out,
+        ))) {
             Ok(tui) => Ok(Terminal { tui }),
             Err(e) => {
                 restore();

@@ -96,18 +96,29 @@ pub fn render(s: &Screen<'_>, area: Rect, buf: &mut Buffer) {
     }
 }
 
+/// What the frame before showed that a sample changes: the sample and its
+/// marks.
+pub struct Before<'a> {
+    pub sample: &'a TopSample,
+    pub leaks: &'a HashMap<(u32, u32), Leak>,
+    pub gpu_full_s: &'a HashMap<u32, f64>,
+}
+
 /// Draw the screen into `buf`, which holds the frame [`render`] drew of
 /// `before` (the sample before, on the same screen with the same keys
-/// pressed), drawing again only what may differ: the header and the lines
-/// of GPUs whose values are the same are kept. Returns the rows kept
-/// (untouched); every other row is drawn as [`render`] draws it (the tests
-/// compare the two).
-pub fn render_over(s: &Screen<'_>, before: &TopSample, area: Rect, buf: &mut Buffer) -> Vec<u16> {
+/// pressed), drawing again only what may differ: the header, the lines of
+/// GPUs whose values are the same and the process table's rows that show
+/// the same are kept. Returns the rows kept (untouched); every other row is
+/// drawn as [`render`] draws it (the tests compare the two).
+pub fn render_over(s: &Screen<'_>, before: &Before<'_>, area: Rect, buf: &mut Buffer) -> Vec<u16> {
     let r = regions(s, area);
     let old = Screen {
-        sample: before,
+        sample: before.sample,
+        leaks: before.leaks,
+        gpu_full_s: before.gpu_full_s,
         ..*s
     };
+    let before = before.sample;
     let same_gpu = |i: usize| s.sample.gpus.get(i) == before.gpus.get(i);
     if s.ui.help || r != regions(&old, area) || s.sample.gpus.len() != before.gpus.len() {
         buf.reset();
@@ -132,31 +143,36 @@ pub fn render_over(s: &Screen<'_>, before: &TopSample, area: Rect, buf: &mut Buf
         .enumerate()
     {
         let (GpuLine::Gpu(i) | GpuLine::Mig(i, _)) = *line;
-        let y = r.gpus.y + row as u16;
-        if same_gpu(i) {
-            kept.push(y);
-        } else {
-            clear(
-                buf,
-                Rect {
-                    y,
-                    height: 1,
-                    ..r.gpus
-                },
-            );
-        }
+        keep_or_clear(buf, r.gpus, r.gpus.y + row as u16, same_gpu(i), &mut kept);
     }
     gpu_block(s, &r.lines, r.gpus, buf, |l| {
         let (GpuLine::Gpu(i) | GpuLine::Mig(i, _)) = *l;
         same_gpu(i)
     });
-    for part in [r.detail, r.curves, r.procs] {
+    for part in [r.detail, r.curves] {
         clear(buf, part);
     }
     detail_line(s, r.detail, buf);
     curve_block(s, r.curves, buf, r.wide);
-    process_table(s, r.procs, buf, r.wide);
+    kept.extend(table(s, Some(&old), r.procs, buf, r.wide));
     kept
+}
+
+/// Row `y` of `area`: kept (added to `kept`) when it shows the `same`, else
+/// cleared (to be drawn again).
+fn keep_or_clear(buf: &mut Buffer, area: Rect, y: u16, same: bool, kept: &mut Vec<u16>) {
+    if same {
+        kept.push(y);
+    } else {
+        clear(
+            buf,
+            Rect {
+                y,
+                height: 1,
+                ..area
+            },
+        );
+    }
 }
 
 /// The cells of `area` as `Buffer::reset` leaves them.
@@ -1266,17 +1282,77 @@ fn matches_filter(p: &ProcSnap, needle: &str) -> bool {
 }
 
 pub(super) fn process_table(s: &Screen<'_>, area: Rect, buf: &mut Buffer, wide: bool) {
+    table(s, None, area, buf, wide);
+}
+
+/// [`process_table`]; with `old`, the screen whose table `buf` shows (in
+/// `area`, with the same keys pressed), the rows that would be drawn the
+/// same are kept (returned) and only the others cleared and drawn.
+fn table(
+    s: &Screen<'_>,
+    old: Option<&Screen<'_>>,
+    area: Rect,
+    buf: &mut Buffer,
+    wide: bool,
+) -> Vec<u16> {
     let rows = shown_processes(s);
     let cols = table_columns(&rows, wide);
     let geometry = column_geometry(&cols, area.width);
     if area.is_empty() {
-        return;
+        return Vec::new();
     }
+    let room = usize::from(area.height - 1);
+    // The wheel's scroll, kept to what leaves the table's room filled.
+    let skip = s.ui.scroll.min(rows.len().saturating_sub(room));
+    // The rows the buffer shows, where it shows the same columns.
+    let shown = old.map(shown_processes).filter(|o| {
+        let o_cols = table_columns(o, wide);
+        let same_cols = o_cols
+            .iter()
+            .map(|(i, _)| i)
+            .eq(cols.iter().map(|(i, _)| i));
+        same_cols
+            && !o.is_empty()
+            && !rows.is_empty()
+            && s.ui.scroll.min(o.len().saturating_sub(room)) == skip
+    });
+    let Some(shown) = shown else {
+        clear(buf, area);
+        draw_table(s, &rows, &cols, &geometry, area, buf, |_| false);
+        return Vec::new();
+    };
+    let mut kept = vec![area.y];
+    let same = |n: usize| match (rows.get(skip + n), shown.get(skip + n)) {
+        (Some(a), Some(b)) => a.p == b.p && a.leak == b.leak,
+        (None, None) => true,
+        _ => false,
+    };
+    for n in 0..room {
+        keep_or_clear(buf, area, area.y + 1 + n as u16, same(n), &mut kept);
+    }
+    draw_table(s, &rows, &cols, &geometry, area, buf, |n| {
+        n == usize::MAX || same(n)
+    });
+    kept
+}
+
+/// The table's header (unless `keep(usize::MAX)`) and rows (but the `n`th
+/// shown where `keep(n)`), over cleared cells.
+fn draw_table(
+    s: &Screen<'_>,
+    rows: &[ProcRow<'_>],
+    cols: &[(usize, &ProcColumn)],
+    geometry: &[(u16, u16)],
+    area: Rect,
+    buf: &mut Buffer,
+    keep: impl Fn(usize) -> bool,
+) {
     // The header's line, then a line per process while there is room:
     // what ratatui's `Table` draws (its column layout, each cell a line
     // aligned in its column), written straight into the buffer.
     let sort = s.ui.sort;
-    for ((i, c), &(x, w)) in cols.iter().zip(&geometry) {
+    let header = if keep(usize::MAX) { &[][..] } else { cols };
+    for ((i, c), &(x, w)) in header.iter().zip(geometry) {
         let st = if *i == sort {
             bold().add_modifier(Modifier::REVERSED)
         } else {
@@ -1311,9 +1387,12 @@ pub(super) fn process_table(s: &Screen<'_>, area: Rect, buf: &mut Buffer, wide: 
     // Each cell's text, written again for each cell.
     let mut text = String::new();
     for (n, r) in rows.iter().skip(skip).take(room).enumerate() {
+        if keep(n) {
+            continue;
+        }
         let y = area.y + 1 + n as u16;
         let leak = r.leak.is_some();
-        for ((_, c), &(x, w)) in cols.iter().zip(&geometry) {
+        for ((_, c), &(x, w)) in cols.iter().zip(geometry) {
             text.clear();
             (c.text)(r, &mut text);
             let st = if leak && (c.name == "trend" || c.name == "gpu_mem") {
