@@ -299,15 +299,12 @@ fn changed_cells<'a>(
     updates
 }
 
-/// From cell `from` on (to `limit` at most), the first cell whose symbol is not one character
-/// one cell wide the same as the one on screen, in the same style (or the
-/// end), recording the cells it passes in `looks` (they are the same).
-/// Such a cell needs no writing and hides nothing after it: when nothing
-/// before it is pending, there is nothing else to do for it. A loop of its
-/// own, with few values to keep (not inlined, its values stay in
-/// registers): most of a frame is such cells. Nothing is written for a
-/// cell that is the same, so the record of the screen stays as it is in
-/// memory.
+/// From cell `from` on (to `limit` at most), the first cell whose symbol
+/// is not one character one cell wide the same as the one on screen, in the
+/// same style (or the end). A cell passed needs no writing, hides nothing
+/// after it, and its record in `looks` is already right (nothing is written
+/// to it). A loop of its own, with few values to keep (not inlined, its
+/// values stay in registers): most of a frame is such cells.
 #[inline(never)]
 fn same_narrow_run(
     cells: &[Cell],
@@ -322,13 +319,7 @@ fn same_narrow_run(
     while i < n {
         let (cur, prev) = (&cells[i], &looks[i]);
         let p = widths.narrow(cur.symbol());
-        let same = p != 0
-            && p == prev.code
-            && cur.skip == prev.skip
-            && cur.modifier == prev.modifier
-            && cur.fg == prev.fg
-            && cur.bg == prev.bg;
-        if !same {
+        if p == 0 || Look::of(p, cur) != *prev {
             break;
         }
         i += 1;

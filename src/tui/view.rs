@@ -175,7 +175,9 @@ fn keep_or_clear(buf: &mut Buffer, area: Rect, y: u16, same: bool, kept: &mut Ve
     }
 }
 
-/// The cells of `area` as `Buffer::reset` leaves them.
+/// The cells of `area` as `Buffer::reset` leaves them (what ratatui's
+/// `Clear` widget does, a row slice at a time rather than by position for
+/// each cell: a third of the instructions, on most of each frame).
 fn clear(buf: &mut Buffer, area: Rect) {
     let (full, area) = (buf.area, area.intersection(buf.area));
     let w = usize::from(full.width);

@@ -92,11 +92,9 @@ pub struct TopReader {
     hz: f64,
     /// The GPU's MIG layout as last listed (none yet, or it must be listed again).
     mig: Option<MigLayout>,
-    /// When each of [`FACTS`] last answered NOT_SUPPORTED (it is asked
-    /// again after [`UNSUPPORTED_RECHECK`]).
-    unsupported: [Option<Instant>; FACTS.len()],
-    /// Each of [`FACTS`] read less often than every sample ([`EVERY`]): its
-    /// last value and when it was read.
+    /// Each of [`FACTS`] not to be asked for again yet: its value (none
+    /// after NOT_SUPPORTED) and until when it stands ([`EVERY`],
+    /// [`UNSUPPORTED_RECHECK`]).
     kept: [Option<(Option<f64>, Instant)>; FACTS.len()],
     /// The GPU's UUID and name as last read.
     who: Option<(Arc<str>, Arc<str>)>,
@@ -147,7 +145,6 @@ impl TopReader {
             known: HashMap::new(),
             hz: clock_ticks_per_second(),
             mig: None,
-            unsupported: [None; FACTS.len()],
             kept: [None; FACTS.len()],
             who: None,
         }
@@ -224,25 +221,24 @@ impl TopReader {
     fn numbers(&mut self, c: &GpuCtx<'_>) -> [Option<f64>; FACTS.len()] {
         let mut out = [None; FACTS.len()];
         let now = Instant::now();
-        let state = self.unsupported.iter_mut().zip(&mut self.kept).zip(EVERY);
-        for ((slot, f), ((unsupported, kept), every)) in out.iter_mut().zip(FACTS).zip(state) {
-            if unsupported.is_some_and(|t| now.duration_since(t) < UNSUPPORTED_RECHECK) {
-                continue;
-            }
-            if let Some((v, at)) = *kept {
-                if now.duration_since(at) < every {
+        let state = self.kept.iter_mut().zip(EVERY);
+        for ((slot, f), (kept, every)) in out.iter_mut().zip(FACTS).zip(state) {
+            if let Some((v, until)) = *kept {
+                if now < until {
                     *slot = v;
                     continue;
                 }
             }
             let v = c.fact(f);
-            *unsupported = match &v {
-                Value::Error(t) if t.code == NvmlCode::NOT_SUPPORTED => Some(now),
+            *slot = v.as_f64();
+            // Another error is asked for again at the next sample.
+            *kept = match &v {
+                Value::Error(t) if t.code == NvmlCode::NOT_SUPPORTED => {
+                    Some((None, now + UNSUPPORTED_RECHECK))
+                }
+                _ if !every.is_zero() && slot.is_some() => Some((*slot, now + every)),
                 _ => None,
             };
-            *slot = v.as_f64();
-            // Kept only when read (an error is asked again next sample).
-            *kept = (!every.is_zero() && slot.is_some()).then_some((*slot, now));
         }
         out
     }
