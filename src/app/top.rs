@@ -790,11 +790,12 @@ impl Loop {
                 // Redraw only what would look different: other values,
                 // other marks, or curves that moved by a column (when a new
                 // column of time begins).
-                let step = view::curve_step(&screen!(self), self.terminal.tui.area());
-                let column = |t: f64| (t / step).floor();
-                dirty |= s.gpus != self.sample.gpus
-                    || s.procs != self.sample.procs
-                    || column(s.t) != column(self.sample.t);
+                let now = Screen {
+                    sample: &s,
+                    ..screen!(self)
+                };
+                let moved = view::curves_moved(&now, self.terminal.tui.area(), self.sample.t);
+                dirty |= s.gpus != self.sample.gpus || s.procs != self.sample.procs || moved;
                 if self.last_trend.map_or(true, |t| t.elapsed() >= TREND_EVERY) {
                     let (l, f) = leaks(&self.history, &s, &self.trend_cfg);
                     if l != self.leak_map || f != self.full_map {

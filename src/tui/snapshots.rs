@@ -549,8 +549,11 @@ fn clicks_hit_the_gpu_lines_and_column_headers_drawn() {
 /// the frame drawn whole shows, and writes the same cells: random samples
 /// in turn, in which a few GPUs' values, health, MIG devices or names
 /// change, processes come and go, and the number of GPUs changes now and
-/// then; for several sizes and choices (a selected GPU, the list scrolled,
-/// no colour). Most frames keep some rows, so the test covers that path.
+/// then; each sample adds to the history as `nvq top` records it, the clock
+/// moves on by a tenth of a second or jumps (now and then back); for
+/// several sizes, history lengths and choices (a selected GPU, the list
+/// scrolled, no colour). Most frames keep some rows, and many keep the
+/// curves but their last column, so the test covers those paths.
 #[test]
 fn a_frame_drawn_over_the_last_is_the_frame_drawn_whole() {
     let mut seed = 0x853c_49e6_748f_ea9b_u64;
@@ -560,15 +563,27 @@ fn a_frame_drawn_over_the_last_is_the_frame_drawn_whole() {
         seed ^= seed << 17;
         (seed >> 32) % n.max(1)
     };
-    let mut kept_frames = 0;
-    for (w, h, n, selected, colour) in [
-        (80, 24, 8, 0, true),
-        (120, 40, 8, 3, true),
-        (200, 60, 12, 7, false),
-        (80, 24, 64, 40, true),
-        (100, 30, 2, 1, true),
+    let (mut kept_frames, mut kept_curves) = (0, 0);
+    // Size, GPUs, the one selected, colour, points kept per series (the
+    // fixture has 600 a GPU; fewer: the oldest go within the curves' span;
+    // none: the fixture's history left out, series begin with the test).
+    for (w, h, n, selected, colour, cap) in [
+        (80, 24, 8, 0, true, 6000),
+        (120, 40, 8, 3, true, 6000),
+        (200, 60, 12, 7, false, 620),
+        (80, 24, 64, 40, true, 6000),
+        (100, 30, 2, 1, true, 50),
+        (120, 40, 3, 0, true, 630),
+        (120, 40, 2, 1, true, 0),
     ] {
         let mut f = fixture(n);
+        let mut history = History::new(if cap == 0 { 6000 } else { cap });
+        for (key, field) in f.history.keys().filter(|_| cap > 0) {
+            for p in f.history.series(key.as_ref(), field).unwrap().points() {
+                history.push(key.as_ref(), field, p);
+            }
+        }
+        f.history = history;
         let mut ui = Ui::new(100, colour);
         for _ in 0..selected {
             ui.key(Key::Down, n as usize);
@@ -593,6 +608,8 @@ fn a_frame_drawn_over_the_last_is_the_frame_drawn_whole() {
                     };
                     let rows = view::render_over(&screen, &old, area, buf);
                     kept = rows.len();
+                    let curves = view::regions(&screen, area).curves;
+                    kept_curves += usize::from(rows.iter().any(|r| r.intersects(curves)));
                     rows
                 }),
                 _ => over.draw(|area, buf| view::render(&screen, area, buf)),
@@ -683,8 +700,41 @@ fn a_frame_drawn_over_the_last_is_the_frame_drawn_whole() {
             if rand(20) == 0 && count > 1 {
                 f.sample.gpus.pop();
             }
-            f.sample.t += 0.1;
+            // The selected GPU: another total, late, or back.
+            let i = ui.selected.min(f.sample.gpus.len() - 1);
+            match rand(30) {
+                0 => f.sample.gpus[i].mem_total = Some((80 + rand(2)) * GIB),
+                1..=3 => f.sample.gpus[i].health = Health::Late,
+                4..=6 => f.sample.gpus[i].health = Health::Fresh,
+                _ => {}
+            }
+            // Mostly the next tick; now and then a jump of up to a minute,
+            // forward or back (a clock set back), or of more than the
+            // curves' span, forward then back.
+            f.sample.t += match rand(12) {
+                0 => rand(600) as f64 / 10.0,
+                1 => -(rand(100) as f64) / 10.0,
+                2 if f.sample.t > T0 + 500.0 => -700.0,
+                2 => 700.0,
+                _ => 0.1,
+            };
+            // The history, as `nvq top` records a sample.
+            for g in f.sample.gpus.iter().filter(|g| g.health == Health::Fresh) {
+                let key = SeriesKey::Gpu {
+                    uuid: g.uuid.to_string(),
+                };
+                let t = f.sample.t;
+                for (field, v) in [
+                    (MEM_FIELD, g.mem_used.map(|v| v as f64)),
+                    (UTIL_FIELD, g.util_gpu),
+                ] {
+                    if let Some(v) = v {
+                        f.history.push(&key, field, Point { t, v });
+                    }
+                }
+            }
         }
     }
     assert!(kept_frames >= 150, "{kept_frames}");
+    assert!(kept_curves >= 60, "{kept_curves}");
 }

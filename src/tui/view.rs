@@ -89,7 +89,7 @@ pub fn render(s: &Screen<'_>, area: Rect, buf: &mut Buffer) {
     header(s, r.head, buf, r.lines.len() as u16 > r.gpus.height);
     gpu_block(s, &r.lines, r.gpus, buf, |_| false);
     detail_line(s, r.detail, buf);
-    curve_block(s, r.curves, buf, r.wide);
+    curve_block(s, None, r.curves, buf, r.wide);
     process_table(s, r.procs, buf, r.wide);
     if s.ui.help {
         help(s, area, buf);
@@ -107,10 +107,11 @@ pub struct Before<'a> {
 /// Draw the screen into `buf`, which holds the frame [`render`] drew of
 /// `before` (the sample before, on the same screen with the same keys
 /// pressed), drawing again only what may differ: the header, the lines of
-/// GPUs whose values are the same and the process table's rows that show
-/// the same are kept. Returns the rows kept (untouched); every other row is
+/// GPUs whose values are the same, the columns of the curves but their last
+/// while no new column begins, and the process table's rows that show the
+/// same are kept. Returns the areas kept (untouched); everything else is
 /// drawn as [`render`] draws it (the tests compare the two).
-pub fn render_over(s: &Screen<'_>, before: &Before<'_>, area: Rect, buf: &mut Buffer) -> Vec<u16> {
+pub fn render_over(s: &Screen<'_>, before: &Before<'_>, area: Rect, buf: &mut Buffer) -> Vec<Rect> {
     let r = regions(s, area);
     let old = Screen {
         sample: before.sample,
@@ -129,7 +130,7 @@ pub fn render_over(s: &Screen<'_>, before: &Before<'_>, area: Rect, buf: &mut Bu
     // The header shows the number of GPUs and the selected GPU's index.
     let index = |t: &TopSample| t.gpus.get(s.ui.selected).map(|g| g.index);
     if index(s.sample) == index(before) {
-        kept.extend(r.head.rows().map(|row| row.y));
+        kept.push(r.head);
     } else {
         clear(buf, r.head);
         header(s, r.head, buf, r.lines.len() as u16 > r.gpus.height);
@@ -149,29 +150,25 @@ pub fn render_over(s: &Screen<'_>, before: &Before<'_>, area: Rect, buf: &mut Bu
         let (GpuLine::Gpu(i) | GpuLine::Mig(i, _)) = *l;
         same_gpu(i)
     });
-    for part in [r.detail, r.curves] {
-        clear(buf, part);
-    }
+    clear(buf, r.detail);
     detail_line(s, r.detail, buf);
-    curve_block(s, r.curves, buf, r.wide);
+    kept.extend(curve_block(s, Some(&old), r.curves, buf, r.wide));
     kept.extend(table(s, Some(&old), r.procs, buf, r.wide));
     kept
 }
 
 /// Row `y` of `area`: kept (added to `kept`) when it shows the `same`, else
 /// cleared (to be drawn again).
-fn keep_or_clear(buf: &mut Buffer, area: Rect, y: u16, same: bool, kept: &mut Vec<u16>) {
+fn keep_or_clear(buf: &mut Buffer, area: Rect, y: u16, same: bool, kept: &mut Vec<Rect>) {
+    let row = Rect {
+        y,
+        height: 1,
+        ..area
+    };
     if same {
-        kept.push(y);
+        kept.push(row);
     } else {
-        clear(
-            buf,
-            Rect {
-                y,
-                height: 1,
-                ..area
-            },
-        );
+        clear(buf, row);
     }
 }
 
@@ -961,9 +958,20 @@ fn detail_line(s: &Screen<'_>, area: Rect, buf: &mut Buffer) {
 }
 
 /// The selected GPU's memory and utilization over the zoom's time span.
-fn curve_block(s: &Screen<'_>, area: Rect, buf: &mut Buffer, wide: bool) {
+/// With `old`, the screen whose curves `buf` shows (in `area`, with the same
+/// keys pressed): a curve whose columns are the same but its last (see
+/// [`last_column_only`]) gets only its title and last column drawn again,
+/// and what it keeps is returned; any other is cleared and drawn whole.
+fn curve_block(
+    s: &Screen<'_>,
+    old: Option<&Screen<'_>>,
+    area: Rect,
+    buf: &mut Buffer,
+    wide: bool,
+) -> Vec<Rect> {
+    let mut kept = Vec::new();
     let Some(g) = s.sample.gpus.get(s.ui.selected) else {
-        return;
+        return kept;
     };
     let key = SeriesRef::Gpu { uuid: &g.uuid };
     let span = s.ui.zoom_s() as f64;
@@ -980,6 +988,10 @@ fn curve_block(s: &Screen<'_>, area: Rect, buf: &mut Buffer, wide: bool) {
         Unit(last(UTIL_FIELD).map(|p| p.v), "%"),
         Duration(span)
     );
+    // The old screen's GPU, when it is this one with the same total.
+    let same_gpu = old
+        .and_then(|o| o.sample.gpus.get(s.ui.selected))
+        .is_some_and(|o| o.uuid == g.uuid && o.mem_total == g.mem_total);
     let (mem_area, util_area) = curve_areas(area, wide);
     let pairs = [
         (mem_area, MEM_FIELD, mem_title, total, Color::Cyan, "mem "),
@@ -993,19 +1005,141 @@ fn curve_block(s: &Screen<'_>, area: Rect, buf: &mut Buffer, wide: bool) {
         ),
     ];
     for (a, field, title, max, colour, short) in pairs {
+        let inner = curve_inner(a, wide);
+        let grid = Grid::new(span, inner.width, s.sample.t);
+        let only_last = match old {
+            Some(o) if same_gpu && inner.width > 0 => last_column_only(s, o, key, field, &grid),
+            _ => false,
+        };
+        // The columns drawn: all, or the last.
+        let from = if only_last { inner.width - 1 } else { 0 };
+        let title_rows = u16::from(wide);
+        if only_last {
+            let x = inner.x + from;
+            let below = a.y + title_rows;
+            let rows = a.height.saturating_sub(title_rows);
+            kept.extend([
+                Rect::new(a.x, below, x - a.x, rows),
+                Rect::new(x + 1, below, a.right().saturating_sub(x + 1), rows),
+                Rect::new(x, below, 1, inner.y.saturating_sub(below)),
+                Rect::new(
+                    x,
+                    inner.bottom(),
+                    1,
+                    a.bottom().saturating_sub(inner.bottom()),
+                ),
+            ]);
+            clear(
+                buf,
+                Rect {
+                    height: title_rows,
+                    ..a
+                },
+            );
+            clear(
+                buf,
+                Rect {
+                    x,
+                    width: 1,
+                    ..inner
+                },
+            );
+        } else if old.is_some() {
+            clear(buf, a);
+        }
         if wide {
-            bordered(buf, a, &title);
-        } else {
+            if only_last {
+                top_border(buf, a.intersection(buf.area), &title);
+            } else {
+                bordered(buf, a, &title);
+            }
+        } else if !only_last {
             let [label, _] = label_split(a);
             Paragraph::new(short).render(label, buf);
         }
-        let inner = curve_inner(a, wide);
-        let values = buckets(s, key, field, max, span, inner.width);
+        let values = buckets(s, key, field, max, &grid, from);
         Curve {
             values,
             style: style(s, colour),
         }
-        .render(inner, buf);
+        .render(
+            Rect {
+                x: inner.x + from,
+                width: inner.width - from,
+                ..inner
+            },
+            buf,
+        );
+    }
+    kept
+}
+
+/// Whether a curve of `field` of `s`, drawn on `grid`, differs from the
+/// one `old` shows only in its last column: the same grid (no new column
+/// began); the series had begun when `old` was drawn (it holds the point
+/// of `old`'s sample: a series that begins turns the columns before its
+/// first point from gaps to empty); and no point the columns before the
+/// last showed has gone since (none dropped from the series, or only
+/// points older than the span).
+fn last_column_only(
+    s: &Screen<'_>,
+    old: &Screen<'_>,
+    key: SeriesRef<'_>,
+    field: &str,
+    grid: &Grid,
+) -> bool {
+    let Some(series) = s.history.series(key, field) else {
+        return false;
+    };
+    let Some(first) = series.first() else {
+        return false;
+    };
+    let same_grid = Grid::new(grid.span, grid.cols, old.sample.t).end == grid.end;
+    let then = old.sample.t;
+    let begun = series
+        .points()
+        .rev()
+        .take_while(|p| p.t >= then)
+        .any(|p| p.t == then);
+    let all_kept =
+        series.len() < series.cap() || grid.column(first.t) <= grid.end - i64::from(grid.cols);
+    same_grid && begun && all_kept
+}
+
+/// The columns of a curve: `cols` fixed spans of time (multiples of
+/// `step` since the epoch), the last the one holding the sample's time,
+/// so that a point stays in its column until it scrolls away.
+struct Grid {
+    span: f64,
+    cols: u16,
+    step: f64,
+    /// The number of the last column (see [`Grid::column`]).
+    end: i64,
+}
+
+impl Grid {
+    fn new(span: f64, cols: u16, t: f64) -> Grid {
+        let step = span / f64::from(cols.max(1));
+        let mut g = Grid {
+            span,
+            cols,
+            step,
+            end: 0,
+        };
+        g.end = g.column(t);
+        g
+    }
+
+    /// The number of the column holding time `t`: the span of time
+    /// `((n - 1) * step, n * step]`.
+    fn column(&self, t: f64) -> i64 {
+        (t / self.step).ceil() as i64
+    }
+
+    /// Where time `t` falls on the curve, from 0 (its first column).
+    fn index(&self, t: f64) -> Option<usize> {
+        let back = usize::try_from(self.end - self.column(t)).ok()?;
+        usize::from(self.cols).checked_sub(back + 1)
     }
 }
 
@@ -1038,18 +1172,18 @@ fn curve_areas(area: Rect, wide: bool) -> (Rect, Rect) {
     }
 }
 
-/// How many seconds one column of the widest curve of a frame of `area`
-/// shows. The curves' columns are fixed spans of time (multiples of this
-/// since the epoch), so a curve moves only when a new column begins: the
-/// runner redraws for a curve only then.
-pub fn curve_step(s: &Screen<'_>, area: Rect) -> f64 {
+/// Whether a frame of `area` at the time of `s` shows a curve's columns
+/// moved from where they were at time `t`: the columns are fixed spans of
+/// time (see [`Grid`]), so a curve moves only when a new column begins,
+/// and the runner redraws for the curves only then.
+pub fn curves_moved(s: &Screen<'_>, area: Rect, t: f64) -> bool {
     let r = regions(s, area);
     let (a, b) = curve_areas(r.curves, r.wide);
-    let cols = curve_inner(a, r.wide)
-        .width
-        .max(curve_inner(b, r.wide).width)
-        .max(1);
-    s.ui.zoom_s() as f64 / f64::from(cols)
+    let span = s.ui.zoom_s() as f64;
+    [a, b].into_iter().any(|x| {
+        let grid = Grid::new(span, curve_inner(x, r.wide).width, s.sample.t);
+        grid.column(t) != grid.end
+    })
 }
 
 /// A compact curve's line: its 5-column label, then the curve.
@@ -1100,63 +1234,80 @@ fn bordered(buf: &mut Buffer, area: Rect, title: &str) {
         put(right, y, "│");
     }
     for x in left..=right {
-        put(x, top, "─");
         put(x, bottom, "─");
     }
     put(right, bottom, "┘");
-    put(right, top, "┐");
     put(left, bottom, "└");
-    put(left, top, "┌");
+    top_border(buf, area, title);
+}
+
+/// The top row of [`bordered`]'s box, over `area` (inside the buffer):
+/// the line, its corners and the title.
+fn top_border(buf: &mut Buffer, area: Rect, title: &str) {
+    if area.is_empty() {
+        return;
+    }
+    let (top, left, right) = (area.top(), area.left(), area.right() - 1);
+    let mut put = |x: u16, symbol: &str| {
+        if let Some(c) = buf.cell_mut((x, top)) {
+            c.set_symbol(symbol);
+        }
+    };
+    for x in left..=right {
+        put(x, "─");
+    }
+    put(right, "┐");
+    put(left, "┌");
     let title = Line::raw(title);
     let room = area.width.saturating_sub(2);
     let title_area = Rect::new(left + 1, top, (title.width() as u16).min(room), 1);
     line_at(buf, title_area, &title);
 }
 
-/// The series cut into `cols` slices of the last `span` seconds before the
-/// sample: each slice's highest point as a fraction of `max` (None: no
-/// point in that slice, e.g. the GPU was late or lost).
+/// The series on the columns of `grid`, from column `from` on: each
+/// column's highest point as a fraction of `max` (None: no point in that
+/// column, e.g. the GPU was late or lost; 0 for a column before the series
+/// began, which is not a gap).
 fn buckets(
     s: &Screen<'_>,
     key: SeriesRef<'_>,
     field: &str,
     max: Option<f64>,
-    span: f64,
-    cols: u16,
+    grid: &Grid,
+    from: u16,
 ) -> Vec<Option<f64>> {
-    let mut out = vec![None; usize::from(cols)];
+    let mut out = vec![None; usize::from(grid.cols.saturating_sub(from))];
     let (Some(series), Some(max)) = (s.history.series(key, field), max) else {
         return out;
     };
-    if cols == 0 || max <= 0.0 {
+    if out.is_empty() || max <= 0.0 {
         return out;
     }
-    // Columns are fixed spans of time: the last one is the one the sample
-    // falls in, so a column's points stay in it until it scrolls away.
-    let step = span / f64::from(cols);
-    let end = (s.sample.t / step).ceil() * step;
-    let start = end - span;
-    // Before the series began there is nothing to show, not a gap.
-    let first = series.points().next().map_or(end, |p| p.t);
-    for (i, slot) in out.iter_mut().enumerate() {
-        if start + step * (i as f64 + 1.0) < first {
-            *slot = Some(-1.0);
-        }
+    let lowest = grid.end - i64::from(grid.cols) + 1 + i64::from(from);
+    let from = usize::from(from);
+    let first = series.first().map(|p| grid.column(p.t));
+    let first_index = |c: i64| usize::try_from(c - (grid.end - i64::from(grid.cols) + 1)).ok();
+    if let Some(start) = first.map(first_index) {
+        // Before the series began there is nothing to show, not a gap.
+        let before = start.unwrap_or(0).saturating_sub(from).min(out.len());
+        out[..before].fill(Some(0.0));
     }
-    for p in series.points() {
-        if p.t <= start || p.t > end {
-            continue;
+    let mut put = |t: f64, v: f64| {
+        if let Some(i) = grid.index(t).and_then(|i| i.checked_sub(from)) {
+            let f = (v / max).clamp(0.0, 1.0);
+            out[i] = Some(out[i].map_or(f, |o: f64| o.max(f)));
         }
-        let i = (((p.t - start) / step).ceil() as usize)
-            .saturating_sub(1)
-            .min(out.len() - 1);
-        let f = (p.v / max).clamp(0.0, 1.0);
-        out[i] = Some(out[i].map_or(f, |o: f64| o.max(f)));
-    }
-    for slot in &mut out {
-        if *slot == Some(-1.0) {
-            *slot = Some(0.0);
+    };
+    if series.in_order() {
+        // Newest first, down to the first column asked for.
+        for p in series.points().rev() {
+            if grid.column(p.t) < lowest {
+                break;
+            }
+            put(p.t, p.v);
         }
+    } else {
+        series.points().for_each(|p| put(p.t, p.v));
     }
     out
 }
@@ -1296,7 +1447,7 @@ fn table(
     area: Rect,
     buf: &mut Buffer,
     wide: bool,
-) -> Vec<u16> {
+) -> Vec<Rect> {
     let rows = shown_processes(s);
     let cols = table_columns(&rows, wide);
     let geometry = column_geometry(&cols, area.width);
@@ -1323,7 +1474,7 @@ fn table(
         draw_table(s, &rows, &cols, &geometry, area, buf, |_| false);
         return Vec::new();
     };
-    let mut kept = vec![area.y];
+    let mut kept = vec![Rect { height: 1, ..area }];
     let same = |n: usize| match (rows.get(skip + n), shown.get(skip + n)) {
         (Some(a), Some(b)) => a.p == b.p && a.leak == b.leak,
         (None, None) => true,
@@ -1543,6 +1694,85 @@ fn help(s: &Screen<'_>, area: Rect, buf: &mut Buffer) {
 mod tests {
     use super::*;
     use std::sync::Arc;
+
+    /// Each column of a curve is the highest point of its span of time (0
+    /// before the series began, none where it has no point), whatever the
+    /// order of the points (a clock set back, by more than the span too),
+    /// and the columns worked out from one on (as a frame drawn over the
+    /// last works out its last) are those worked out whole.
+    #[test]
+    fn a_curves_columns_are_the_highest_point_of_their_time() {
+        let mut seed = 0xbb67_ae85_84ca_a73b_u64;
+        let mut rand = move |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed >> 32) % n.max(1)
+        };
+        let key = SeriesRef::Gpu { uuid: "GPU-1" };
+        let ui = Ui::new(100, true);
+        let (leaks, full) = (HashMap::new(), HashMap::new());
+        let mut partial = 0;
+        for _ in 0..600 {
+            let mut history = History::new(1 + rand(200) as usize);
+            // Times off the columns' edges (where rounding decides).
+            let unit = 0.137_035_999;
+            let mut t = 1_790_000_000.0 + rand(1000) as f64 * unit;
+            for _ in 0..rand(300) {
+                t += match rand(25) {
+                    0 => -(rand(50000) as f64) * unit,
+                    1 => rand(50000) as f64 * unit,
+                    _ => (1 + rand(200)) as f64 * unit,
+                };
+                let v = rand(1000) as f64;
+                history.push(key, MEM_FIELD, crate::model::history::Point { t, v });
+            }
+            // The sample's time: its point's, or later (the GPU was late).
+            let sample = TopSample {
+                t: t + (rand(3) * rand(100)) as f64 * unit,
+                ..TopSample::default()
+            };
+            let s = Screen {
+                sample: &sample,
+                history: &history,
+                leaks: &leaks,
+                gpu_full_s: &full,
+                ui: &ui,
+                title: "",
+            };
+            let span = crate::tui::state::ZOOMS_S[rand(7) as usize] as f64;
+            let cols = 1 + rand(130) as u16;
+            let grid = Grid::new(span, cols, sample.t);
+            let whole = buckets(&s, key, MEM_FIELD, Some(1000.0), &grid, 0);
+            let points: Vec<_> = history
+                .series(key, MEM_FIELD)
+                .map_or(Vec::new(), |x| x.points().collect());
+            let step = span / f64::from(cols);
+            let expected: Vec<Option<f64>> = (0..cols)
+                .map(|i| {
+                    let hi = (grid.end - i64::from(cols) + 1 + i64::from(i)) as f64 * step;
+                    let highest = points
+                        .iter()
+                        .filter(|p| p.t > hi - step && p.t <= hi)
+                        .map(|p| p.v / 1000.0)
+                        .reduce(f64::max);
+                    let before = points.first().is_some_and(|p| hi < p.t);
+                    highest.or(before.then_some(0.0))
+                })
+                .collect();
+            assert_eq!(whole, expected, "{points:?} {}", sample.t);
+            for from in [1, cols - 1, rand(u64::from(cols)) as u16] {
+                let part = buckets(&s, key, MEM_FIELD, Some(1000.0), &grid, from);
+                assert_eq!(
+                    part[..],
+                    whole[usize::from(from.min(cols))..],
+                    "from {from}"
+                );
+                partial += usize::from(!part.is_empty());
+            }
+        }
+        assert!(partial > 1000, "{partial}");
+    }
 
     #[test]
     fn a_bordered_box_is_ratatuis() {
