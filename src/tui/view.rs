@@ -1019,7 +1019,7 @@ fn curve_block(
             let below = a.y + title_rows;
             let rows = a.height.saturating_sub(title_rows);
             kept.extend([
-                Rect::new(a.x, below, x - a.x, rows),
+                Rect::new(a.x, below, x.saturating_sub(a.x), rows),
                 Rect::new(x + 1, below, a.right().saturating_sub(x + 1), rows),
                 Rect::new(x, below, 1, inner.y.saturating_sub(below)),
                 Rect::new(
