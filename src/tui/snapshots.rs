@@ -590,8 +590,8 @@ fn a_frame_drawn_over_the_last_is_the_frame_drawn_whole() {
         }
         let mut whole = crate::tui::term::Frames::new(TestBackend::new(w, h)).unwrap();
         let mut over = crate::tui::term::Frames::new(TestBackend::new(w, h)).unwrap();
-        // The sample and the leak marks the last frame showed.
-        type Shown = (TopSample, HashMap<(u32, u32), Leak>);
+        // The sample and the marks the last frame showed.
+        type Shown = (TopSample, HashMap<(u32, u32), Leak>, HashMap<u32, f64>);
         let mut before: Option<Shown> = None;
         for step in 0..60 {
             let screen = screen_of(&f, &ui);
@@ -600,18 +600,20 @@ fn a_frame_drawn_over_the_last_is_the_frame_drawn_whole() {
                 .unwrap();
             let mut kept = 0;
             match before.as_ref() {
-                Some((sample, leaks)) if over.holds_last_frame() => over.draw_over(|area, buf| {
-                    let old = view::Before {
-                        sample,
-                        leaks,
-                        gpu_full_s: &f.full,
-                    };
-                    let rows = view::render_over(&screen, &old, area, buf);
-                    kept = rows.len();
-                    let curves = view::regions(&screen, area).curves;
-                    kept_curves += usize::from(rows.iter().any(|r| r.intersects(curves)));
-                    rows
-                }),
+                Some((sample, leaks, full)) if over.holds_last_frame() => {
+                    over.draw_over(|area, buf| {
+                        let old = view::Before {
+                            sample,
+                            leaks,
+                            gpu_full_s: full,
+                        };
+                        let rows = view::render_over(&screen, &old, area, buf);
+                        kept = rows.len();
+                        let curves = view::regions(&screen, area).curves;
+                        kept_curves += usize::from(rows.iter().any(|r| r.intersects(curves)));
+                        rows
+                    })
+                }
                 _ => over.draw(|area, buf| view::render(&screen, area, buf)),
             }
             .unwrap();
@@ -621,7 +623,14 @@ fn a_frame_drawn_over_the_last_is_the_frame_drawn_whole() {
                 "{w}x{h}, {n} GPUs, step {step}"
             );
             kept_frames += usize::from(kept > 0);
-            before = Some((f.sample.clone(), f.leaks.clone()));
+            before = Some((f.sample.clone(), f.leaks.clone(), f.full.clone()));
+            // A GPU's time to full memory shown, or no longer.
+            if rand(6) == 0 {
+                let index = f.sample.gpus[rand(f.sample.gpus.len() as u64) as usize].index;
+                if f.full.remove(&index).is_none() {
+                    f.full.insert(index, (1 + rand(3600)) as f64);
+                }
+            }
             // A process marked as leaking, or no longer.
             if rand(5) == 0 {
                 if let Some(p) = f
@@ -679,6 +688,12 @@ fn a_frame_drawn_over_the_last_is_the_frame_drawn_whole() {
                                 mem_total: Some(10 * GIB),
                             })
                             .collect()
+                    }
+                    // What only the detail line shows.
+                    5 => {
+                        g.clock_sm_mhz = Some(rand(2000) as f64);
+                        g.fan_pct = [None, Some(rand(100) as f64)][rand(2) as usize];
+                        g.pcie_tx = Some(rand(1000) as f64 * 1e6);
                     }
                     _ => {
                         g.mem_used = Some(rand(80) * GIB);

@@ -107,9 +107,9 @@ pub struct Before<'a> {
 /// Draw the screen into `buf`, which holds the frame [`render`] drew of
 /// `before` (the sample before, on the same screen with the same keys
 /// pressed), drawing again only what may differ: the header, the lines of
-/// GPUs whose values are the same, the columns of the curves but their last
-/// while no new column begins, and the process table's rows that show the
-/// same are kept. Returns the areas kept (untouched); everything else is
+/// GPUs whose values are the same, the detail line when it says the same,
+/// the columns of the curves but their last while no new column begins,
+/// and the process table's rows that show the same are kept. Returns the areas kept (untouched); everything else is
 /// drawn as [`render`] draws it (the tests compare the two).
 pub fn render_over(s: &Screen<'_>, before: &Before<'_>, area: Rect, buf: &mut Buffer) -> Vec<Rect> {
     let r = regions(s, area);
@@ -150,8 +150,12 @@ pub fn render_over(s: &Screen<'_>, before: &Before<'_>, area: Rect, buf: &mut Bu
         let (GpuLine::Gpu(i) | GpuLine::Mig(i, _)) = *l;
         same_gpu(i)
     });
-    clear(buf, r.detail);
-    detail_line(s, r.detail, buf);
+    if detail(s) == detail(&old) {
+        kept.push(r.detail);
+    } else {
+        clear(buf, r.detail);
+        detail_line(s, r.detail, buf);
+    }
     kept.extend(curve_block(s, Some(&old), r.curves, buf, r.wide));
     kept.extend(table(s, Some(&old), r.procs, buf, r.wide));
     kept
@@ -926,30 +930,57 @@ impl Text for Rate {
 
 display_as_text!(Interval, Unit, Rate);
 
+/// What the detail line shows: the selected GPU's index, its time to full
+/// memory, and (while it answers) its clocks, fan, memory utilization and
+/// PCIe rates. A frame drawn over the last keeps the line while it is the
+/// same.
+#[derive(PartialEq)]
+struct Detail {
+    index: u32,
+    full_s: Option<f64>,
+    numbers: Option<[Option<f64>; 6]>,
+}
+
+fn detail(s: &Screen<'_>) -> Option<Detail> {
+    let g = s.sample.gpus.get(s.ui.selected)?;
+    Some(Detail {
+        index: g.index,
+        full_s: s.gpu_full_s.get(&g.index).copied(),
+        numbers: (g.health == Health::Fresh).then_some([
+            g.clock_sm_mhz,
+            g.clock_mem_mhz,
+            g.fan_pct,
+            g.util_mem,
+            g.pcie_rx,
+            g.pcie_tx,
+        ]),
+    })
+}
+
 /// The selected GPU's numbers that the compact line has no room for.
 fn detail_line(s: &Screen<'_>, area: Rect, buf: &mut Buffer) {
-    let Some(g) = s.sample.gpus.get(s.ui.selected) else {
+    let Some(d) = detail(s) else {
         Paragraph::new("no GPU selected").render(area, buf);
         return;
     };
     let mut line = Parts::default();
-    line.add(format_args!("GPU {}", g.index), bold());
-    if let Some(full) = s.gpu_full_s.get(&g.index) {
+    line.add(format_args!("GPU {}", d.index), bold());
+    if let Some(full) = d.full_s {
         line.add(
-            format_args!("  memory full in {}", Duration(*full)),
+            format_args!("  memory full in {}", Duration(full)),
             style(s, Color::Red).add_modifier(Modifier::BOLD),
         );
     }
-    if g.health == Health::Fresh {
+    if let Some([sm, mem, fan, mem_util, rx, tx]) = d.numbers {
         line.add(
             format_args!(
                 "  sm {}  mem {}  fan {}  mem-util {}  PCIe rx {} tx {}",
-                Unit(g.clock_sm_mhz, "MHz"),
-                Unit(g.clock_mem_mhz, "MHz"),
-                Unit(g.fan_pct, "%"),
-                Unit(g.util_mem, "%"),
-                Rate(g.pcie_rx),
-                Rate(g.pcie_tx)
+                Unit(sm, "MHz"),
+                Unit(mem, "MHz"),
+                Unit(fan, "%"),
+                Unit(mem_util, "%"),
+                Rate(rx),
+                Rate(tx)
             ),
             Style::default(),
         );
