@@ -1,7 +1,7 @@
 //! What nvq's own tests share, in the library so that the unit tests beside
 //! the code (`cargo test --lib`) and the integration tests (`tests/`) use one
-//! copy: today, comparing text with a committed snapshot. Not part of nvq's
-//! API.
+//! copy: comparing text with a committed snapshot, and drawing random cases
+//! from a fixed seed. Not part of nvq's API.
 
 use std::path::Path;
 
@@ -29,6 +29,27 @@ pub fn check_snapshot(path: &Path, actual: &str, regen: &str) -> Result<(), Stri
         "{} differs from its snapshot ({regen} to accept)\n--- expected\n{expected}\n--- actual\n{actual}",
         path.display()
     ))
+}
+
+/// A small generator of numbers (xorshift64) for tests that draw random
+/// cases: the same seed gives the same cases on every run.
+pub struct XorShift(pub u64);
+
+impl XorShift {
+    /// The next 32 bits.
+    pub fn next_u32(&mut self) -> u64 {
+        let mut s = self.0;
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        self.0 = s;
+        s >> 32
+    }
+
+    /// A number below `n` (0 when `n` is 0).
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next_u32() % n.max(1)
+    }
 }
 
 #[cfg(test)]

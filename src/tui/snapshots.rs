@@ -556,13 +556,8 @@ fn clicks_hit_the_gpu_lines_and_column_headers_drawn() {
 /// curves but their last column, so the test covers those paths.
 #[test]
 fn a_frame_drawn_over_the_last_is_the_frame_drawn_whole() {
-    let mut seed = 0x853c_49e6_748f_ea9b_u64;
-    let mut rand = move |n: u64| {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        (seed >> 32) % n.max(1)
-    };
+    let mut rng = crate::test_support::XorShift(0x853c_49e6_748f_ea9b_u64);
+    let mut rand = |n: u64| rng.below(n);
     let (mut kept_frames, mut kept_curves) = (0, 0);
     // Size, GPUs, the one selected, colour, points kept per series (the
     // fixture has 600 a GPU; fewer: the oldest go within the curves' span;

@@ -559,6 +559,7 @@ fn map_key(code: KeyCode, mods: KeyModifiers) -> Option<Key> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_support::XorShift;
     use ratatui::style::{Color, Modifier, Style};
 
     /// [`changed_cells`] of two buffers; checks that the record of the
@@ -617,7 +618,7 @@ mod tests {
 
     /// Random cells: ASCII, wide, combining, zero-width, empty and control
     /// symbols in random styles, some marked skip.
-    fn random_buffer(area: Rect, seed: &mut u64, like: Option<&Buffer>) -> Buffer {
+    fn random_buffer(area: Rect, seed: &mut XorShift, like: Option<&Buffer>) -> Buffer {
         const SYMBOLS: [&str; 18] = [
             " ", "a", "b", "~", "日", "語", "█", "▁", "é", "a\u{301}", "", "🙂", "\u{200b}", "ab",
             "\x1b", "\t", "日本", "abc",
@@ -628,12 +629,7 @@ mod tests {
             Color::Rgb(1, 2, 3),
             Color::Indexed(5),
         ];
-        let mut next = move || {
-            *seed ^= *seed << 13;
-            *seed ^= *seed >> 7;
-            *seed ^= *seed << 17;
-            (*seed >> 32) as usize
-        };
+        let mut next = || seed.next_u32() as usize;
         let mut b = like.cloned().unwrap_or_else(|| Buffer::empty(area));
         // A buffer like `like` differs from it in a few cells (as frames do).
         let changes = if like.is_some() {
@@ -658,7 +654,7 @@ mod tests {
 
     #[test]
     fn the_changed_cells_of_random_buffers_are_those_ratatui_writes() {
-        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+        let mut seed = XorShift(0x2545_f491_4f6c_dd1d_u64);
         for area in [
             Rect::new(0, 0, 17, 5),
             Rect::new(3, 2, 1, 4),
@@ -691,22 +687,15 @@ mod tests {
     /// after one, ratatui writes again cells that are the same.)
     #[test]
     fn kept_areas_are_passed_over_and_the_same_cells_written() {
-        let mut seed = 0x6a09_e667_f3bc_c908_u64;
-        let mut rand = |n: usize| {
-            let mut s = seed;
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            seed = s;
-            (s >> 32) as usize % n.max(1)
-        };
+        let mut rng = XorShift(0x6a09_e667_f3bc_c908_u64);
+        let mut rand = |n: usize| rng.below(n as u64) as usize;
         let mut kept_cells = 0;
         for area in [
             Rect::new(0, 0, 17, 5),
             Rect::new(3, 2, 1, 4),
             Rect::new(2, 1, 9, 6),
         ] {
-            let mut cells = 0x1234_5678_9abc_def1_u64;
+            let mut cells = XorShift(0x1234_5678_9abc_def1_u64);
             for round in 0..400 {
                 let mut a = random_buffer(area, &mut cells, None);
                 // Half the time a frame much like the last, half one unlike it.
@@ -770,7 +759,7 @@ mod tests {
     #[test]
     fn frames_drawn_one_after_another_show_what_ratatui_shows() {
         let area = Rect::new(0, 0, 17, 5);
-        let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut seed = XorShift(0x9e37_79b9_7f4a_7c15_u64);
         let mut ours = Frames::new(ratatui::backend::TestBackend::new(17, 5)).unwrap();
         let mut theirs = ratatui::backend::TestBackend::new(17, 5);
         let mut shown = Buffer::empty(area);

@@ -1733,13 +1733,8 @@ mod tests {
     /// last works out its last) are those worked out whole.
     #[test]
     fn a_curves_columns_are_the_highest_point_of_their_time() {
-        let mut seed = 0xbb67_ae85_84ca_a73b_u64;
-        let mut rand = move |n: u64| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed >> 32) % n.max(1)
-        };
+        let mut rng = crate::test_support::XorShift(0xbb67_ae85_84ca_a73b_u64);
+        let mut rand = |n: u64| rng.below(n);
         let key = SeriesRef::Gpu { uuid: "GPU-1" };
         let ui = Ui::new(100, true);
         let (leaks, full) = (HashMap::new(), HashMap::new());
