@@ -15,7 +15,6 @@ use super::Target;
 use crate::model::{NvmlCode, Row, Value};
 use crate::nvml::raw::{self, ProcessList};
 use crate::nvml::Session;
-use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -146,7 +145,7 @@ pub struct PmonReader {
     /// yet); after FUNCTION_NOT_FOUND or NOT_SUPPORTED the plain process
     /// lists are read instead, without asking again.
     details: bool,
-    names: HashMap<u32, KnownName>,
+    names: super::PidMap<KnownName>,
     /// The host's procfs, looked up on the first sample.
     host: Option<Option<HostProc>>,
     /// Rows carry the sample's timestamp (`top` shows none).
@@ -157,7 +156,7 @@ pub struct PmonReader {
     /// fits is one NVML call, not a count and then the list.
     rooms: [u32; 4],
     /// Where each PID is in the sample being read (kept for its room).
-    at: HashMap<u32, usize>,
+    at: super::PidMap<usize>,
     /// The MPS client list is asked for again only [`MPS_RECHECK`] after it
     /// was empty (`nvq top`; pmon reads it every sample).
     mps_recheck: bool,
@@ -183,11 +182,11 @@ impl PmonReader {
             metrics,
             last_seen: 0,
             details: true,
-            names: HashMap::new(),
+            names: super::PidMap::default(),
             host: None,
             timestamps: true,
             rooms: [raw::list_room(0); 4],
-            at: HashMap::new(),
+            at: super::PidMap::default(),
             mps_recheck: false,
             mps_empty_at: None,
         }
@@ -251,14 +250,15 @@ impl PmonReader {
     }
 
     /// The name of process `pid`: the one read before while it is the same
-    /// process, else NVML's (remembered when NVML gives one).
-    fn name(&mut self, session: &Session, pid: u32) -> Result<Arc<str>, NvmlCode> {
+    /// process, else NVML's (remembered when NVML gives one); `now`: the
+    /// sample's time.
+    fn name(&mut self, session: &Session, pid: u32, now: Instant) -> Result<Arc<str>, NvmlCode> {
         let host = self.host.get_or_insert_with(HostProc::detect).as_ref();
         // Not zeroed unless a stat file is read (a known name mostly is not).
         let mut buf = Vec::new();
         if let Some(known) = self.names.get(&pid) {
             let absent = known.identity.is_none() && known.stat.is_none();
-            if absent && known.checked.elapsed() < ABSENT_RECHECK {
+            if absent && now.saturating_duration_since(known.checked) < ABSENT_RECHECK {
                 return Ok(Arc::clone(&known.name));
             }
             let identity = match &known.stat {
@@ -270,7 +270,7 @@ impl PmonReader {
             if known.identity == identity {
                 let name = Arc::clone(&known.name);
                 if let Some(k) = self.names.get_mut(&pid) {
-                    k.checked = Instant::now();
+                    k.checked = now;
                 }
                 return Ok(name);
             }
@@ -293,7 +293,7 @@ impl PmonReader {
                 stat: stat.filter(|_| identity.is_some()),
                 identity,
                 name: Arc::clone(&name),
-                checked: Instant::now(),
+                checked: now,
             },
         );
         Ok(name)
@@ -377,7 +377,7 @@ impl PmonReader {
                 .ok()
                 .and_then(|i| samples.get(i))
                 .map(|(_, s)| *s);
-            p.name = self.name(session, p.pid);
+            p.name = self.name(session, p.pid, now);
         }
         Ok(procs)
     }

@@ -21,7 +21,6 @@ use super::Target;
 use crate::model::top::{GpuSnap, Health, MigSnap, ProcSnap};
 use crate::model::{Fact, NvmlCode, Value};
 use crate::nvml::{raw, Session};
-use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -80,6 +79,8 @@ struct Known {
     read_at: Instant,
     cpu_pct: Option<f64>,
     host_mem: Option<u64>,
+    /// The sample that last listed the process (the others are forgotten).
+    seen: Instant,
 }
 
 /// Reads one GPU, sample after sample; keeps pmon's state and each
@@ -87,7 +88,7 @@ struct Known {
 pub struct TopReader {
     pmon: PmonReader,
     host: Option<Option<HostProc>>,
-    known: HashMap<u32, Known>,
+    known: super::PidMap<Known>,
     /// Clock ticks per second (`/proc/PID/stat`'s unit).
     hz: f64,
     /// The GPU's MIG layout as last listed (none yet, or it must be listed again).
@@ -142,7 +143,7 @@ impl TopReader {
                 .without_timestamps()
                 .with_mps_recheck(),
             host: None,
-            known: HashMap::new(),
+            known: super::PidMap::default(),
             hz: clock_ticks_per_second(),
             mig: None,
             kept: [None; FACTS.len()],
@@ -185,7 +186,9 @@ impl TopReader {
             gpu.mem_used = Some(used);
             gpu.mem_total = Some(total);
         }
-        let n = self.numbers(&c);
+        // One clock read for the sample's "is it time to read this again".
+        let now = Instant::now();
+        let n = self.numbers(&c, now);
         let kbs = |v: Option<f64>| v.map(|kb| kb * 1024.0);
         [
             gpu.util_gpu,
@@ -211,16 +214,15 @@ impl TopReader {
             kbs(n[9]),
         ];
         gpu.mig = self.mig(session, &c);
-        let procs = self.processes(session, &c, &gpu);
+        let procs = self.processes(session, &c, &gpu, now);
         (gpu, procs)
     }
 
     /// The values of [`FACTS`]; a fact the GPU answered NOT_SUPPORTED for
     /// less than [`UNSUPPORTED_RECHECK`] ago is not asked for (it has none),
     /// nor one read less than its [`EVERY`] ago (its value is kept).
-    fn numbers(&mut self, c: &GpuCtx<'_>) -> [Option<f64>; FACTS.len()] {
+    fn numbers(&mut self, c: &GpuCtx<'_>, now: Instant) -> [Option<f64>; FACTS.len()] {
         let mut out = [None; FACTS.len()];
-        let now = Instant::now();
         let state = self.kept.iter_mut().zip(EVERY);
         for ((slot, f), (kept, every)) in out.iter_mut().zip(FACTS).zip(state) {
             if let Some((v, until)) = *kept {
@@ -243,11 +245,16 @@ impl TopReader {
         out
     }
 
-    fn processes(&mut self, session: &Session, c: &GpuCtx<'_>, gpu: &GpuSnap) -> Vec<ProcSnap> {
+    fn processes(
+        &mut self,
+        session: &Session,
+        c: &GpuCtx<'_>,
+        gpu: &GpuSnap,
+        now: Instant,
+    ) -> Vec<ProcSnap> {
         // A GPU without processes, or whose list failed, shows none.
         let procs = self.pmon.processes(session, c).unwrap_or_default();
-        let host = self.host.get_or_insert_with(HostProc::detect).clone();
-        let mut seen = Vec::with_capacity(procs.len());
+        let host = self.host.take().unwrap_or_else(HostProc::detect);
         let mut out = Vec::with_capacity(procs.len());
         for r in procs {
             let mut p = ProcSnap {
@@ -263,21 +270,22 @@ impl TopReader {
                 ..ProcSnap::default()
             };
             if let Some(h) = &host {
-                self.host_facts(h, &mut p);
+                self.host_facts(h, &mut p, now);
             }
-            seen.push(r.pid);
             out.push(p);
         }
-        self.known.retain(|pid, _| seen.contains(pid));
+        self.host = Some(host);
+        // Each process listed now was marked seen at `now`.
+        self.known.retain(|_, k| k.seen == now);
         out
     }
 
     /// Fill in what the host's `/proc` says about `p`, read at most once
     /// per [`HOST_EVERY`] (a process `/proc` does not show is looked for
     /// again after pmon's [`pmon::ABSENT_RECHECK`]).
-    fn host_facts(&mut self, host: &HostProc, p: &mut ProcSnap) {
-        let now = Instant::now();
-        if let Some(k) = self.known.get(&p.pid) {
+    fn host_facts(&mut self, host: &HostProc, p: &mut ProcSnap, now: Instant) {
+        if let Some(k) = self.known.get_mut(&p.pid) {
+            k.seen = now;
             let every = if k.shown {
                 HOST_EVERY
             } else {
@@ -328,6 +336,7 @@ impl TopReader {
                     read_at: now,
                     cpu_pct: None,
                     host_mem: None,
+                    seen: now,
                 },
             );
         }
@@ -367,6 +376,7 @@ impl Known {
             read_at: now,
             cpu_pct: None,
             host_mem: None,
+            seen: now,
         }
     }
 
