@@ -8,7 +8,11 @@
 # about 6 s of it), "steady" from 14 s. Rounds alternate the tools, so a
 # machine that gets busier slows both; prints each run, then the medians and
 # their ratios. Needs perf, tmux and nvtop (Debian contrib).
-#   benches/top_perf.sh                  ROUNDS=3 SPAN=20
+# TOGETHER=1: each round runs both tools at once, started together, and
+# measures both windows of both in the same seconds (four perf stats), so
+# that a busier stretch of the machine weighs on both alike; the median of
+# the rounds' own ratios is printed too.
+#   benches/top_perf.sh                  ROUNDS=3 SPAN=20 TOGETHER=
 #   NVQ=/path/to/nvq benches/top_perf.sh (that nvq, with its nvq-top beside it)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -27,18 +31,63 @@ cp "$NVQ" "$work/nvq"
 [ ! -x "$(dirname "$NVQ")/nvq-top" ] || cp "$(dirname "$NVQ")/nvq-top" "$work/nvq-top"
 scenario=$PWD/tests/scenarios/top_8gpu.toml
 
-# measure NAME FROM COMMAND...: start COMMAND, wait FROM s, print its task-clock
-# (ms) over SPAN s and its VmRSS (KiB). NAME is the run's own.
-measure() {
-  local name=$1 from=$2 pid out ms rss
-  shift 2
+# start NAME COMMAND...: start COMMAND in a 120x40 window of its own tmux
+# server; prints its pid.
+start() {
+  local name=$1
+  shift
   tmux -L "$sock-$name" -f /dev/null new-session -d -s "$name" -x 120 -y 40 \
     "echo \$\$ > $work/$name.pid; export LD_LIBRARY_PATH=$work TERM=xterm-256color \
      NVML_SIM_SCENARIO=$scenario; exec $*"
+  while [ ! -s "$work/$name.pid" ]; do sleep 0.01; done
+  cat "$work/$name.pid"
+}
+
+# clock PID SPAN: PID's task-clock (ms) over the next SPAN s.
+clock() {
+  perf stat -x, -e task-clock -p "$1" sleep "$2" 2>&1 | awk -F, '/task-clock/ { printf "%.1f", $1 }'
+}
+
+# together ROUND: both tools at once; prints "WINDOW TOOL MS RSS" lines.
+together() {
+  local round=$1 a b first second
+  first=nvq second=nvtop
+  [ $((round % 2)) = 0 ] && first=nvtop second=nvq
+  declare -A pid
+  for tool in $first $second; do
+    if [ "$tool" = nvq ]; then
+      pid[$tool]=$(start "$tool-$round" "$work/nvq" top --nvml-lib "$work/libnvidia-ml.so.1" --interval 100ms)
+    else
+      pid[$tool]=$(start "$tool-$round" nvtop -d 1)
+    fi
+  done
+  sleep 4
+  clock "${pid[nvq]}" "$SPAN" >"$work/changing.nvq" &
+  clock "${pid[nvtop]}" "$SPAN" >"$work/changing.nvtop" &
+  sleep 10
+  clock "${pid[nvq]}" "$SPAN" >"$work/steady.nvq" &
+  clock "${pid[nvtop]}" "$SPAN" >"$work/steady.nvtop" &
+  wait
+  for tool in nvq nvtop; do
+    rss=$(awk '/VmRSS/ { print $2 }' "/proc/${pid[$tool]}/status" 2>/dev/null) || {
+      echo "$tool ended before the measure was over" >&2
+      exit 1
+    }
+    for window in changing steady; do
+      echo "$window $tool $(cat "$work/$window.$tool") $rss"
+    done
+    tmux -L "$sock-$tool-$round" kill-server
+  done
+}
+
+# measure NAME FROM COMMAND...: start COMMAND, wait FROM s, print its task-clock
+# (ms) over SPAN s and its VmRSS (KiB). NAME is the run's own.
+measure() {
+  local name=$1 from=$2 pid ms rss
+  shift 2
+  pid=$(start "$name" "$@")
   sleep "$from"
-  pid=$(cat "$work/$name.pid")
-  out=$(perf stat -x, -e task-clock -p "$pid" sleep "$SPAN" 2>&1)
-  ms=$(echo "$out" | awk -F, '/task-clock/ { printf "%.1f", $1 }')
+  ms=$(clock "$pid" "$SPAN")
   rss=$(awk '/VmRSS/ { print $2 }' "/proc/$pid/status" 2>/dev/null) || {
     echo "$name ended before the measure was over" >&2
     exit 1
@@ -48,7 +97,20 @@ measure() {
 }
 
 declare -A runs
+declare -A ratios
 for round in $(seq "$ROUNDS"); do
+  if [ -n "${TOGETHER:-}" ]; then
+    declare -A ms=()
+    while read -r window tool t rss; do
+      echo "round $round $window $tool: $t ms in $SPAN s, VmRSS $rss KiB"
+      runs[$window.$tool]+="$t "
+      ms[$window.$tool]=$t
+    done < <(together "$round")
+    for window in changing steady; do
+      ratios[$window]+="$(awk -v a="${ms[$window.nvq]}" -v b="${ms[$window.nvtop]}" 'BEGIN { printf "%.3f", a / b }') "
+    done
+    continue
+  fi
   for window in changing steady; do
     from=4
     [ "$window" = steady ] && from=14
@@ -68,4 +130,7 @@ for window in changing steady; do
   a=$(echo "${runs[$window.nvq]}" | median)
   b=$(echo "${runs[$window.nvtop]}" | median)
   echo "$window: nvq top $a ms, nvtop $b ms (medians of $ROUNDS): $(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.2f", a / b }')x"
+  if [ -n "${TOGETHER:-}" ]; then
+    echo "$window: the rounds' ratios ${ratios[$window]}(median $(echo "${ratios[$window]}" | median)x)"
+  fi
 done
