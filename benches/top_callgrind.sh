@@ -5,7 +5,7 @@
 # 9 processes, MIG on GPU 7) at --interval 100ms. Counting starts WARM
 # seconds after the start (so start-up is left out) and stops SPAN seconds
 # later, before `q`. Samples are counted from the simulator's calls of
-# nvmlDeviceGetPcieThroughput (two per GPU per sample), frames drawn from
+# nvmlDeviceGetTemperature (one per GPU per sample), frames drawn from
 # nvq's calls of its cell diff. Prints instructions per sample, split into nvq
 # (with the Rust and C libraries) and the simulator (libnvml_sim.so), and
 # the top functions by instructions.
@@ -77,7 +77,7 @@ for line in open(sys.argv[1], errors="replace"):
             continue
         self_ir[fn] += ir
         by_obj[obj] += ir
-samples = calls.get("nvmlDeviceGetPcieThroughput", 0) // 16
+samples = calls.get("nvmlDeviceGetTemperature", 0) // 8
 frames = sum(n for f, n in calls.items() if "Terminal<B>::try_draw" in f or f.endswith("term::changed_cells"))
 total = sum(by_obj.values())
 sim = sum(v for o, v in by_obj.items() if "nvml_sim" in o or "libnvidia-ml" in o)

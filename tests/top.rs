@@ -474,17 +474,22 @@ fn a_mig_layout_change_shows_within_a_second_or_two() {
 
 /// What `top` reads less often than each sample still shows: an MPS client
 /// that appears (the MPS list, empty at first, is asked for again once per
-/// `MPS_RECHECK`, 1 s) and a new power limit (read once per `SLOW_EVERY`,
-/// 1 s). GPU 1's MPS list shows process 4100099 from its third call, its
-/// power limit reads 500 W from the third call.
+/// `MPS_RECHECK`, 1 s), a new power limit and new PCIe rates (read once per
+/// `SLOW_EVERY`, 1 s, GPU 1's put off by a tenth of that at first). GPU 1's
+/// MPS list shows process 4100099 from its third call, its power limit reads
+/// 500 W and its PCIe rx 4 MB/s from their third calls.
 #[test]
-fn an_mps_client_and_a_new_power_limit_show_within_a_few_seconds() {
+fn an_mps_client_a_new_power_limit_and_new_pcie_rates_show_within_a_few_seconds() {
     let sc = common::scenario_at(
         "top_8gpu.toml",
         &[
             (
                 "power = { usage = 125000, limit = 700000 }",
                 "power = { usage = 125000, limit = [700000, 700000, 500000] }",
+            ),
+            (
+                "pcie = { rx_throughput = 2048, tx_throughput = 1024 }",
+                "pcie = { rx_throughput = [2048, 2048, 4096], tx_throughput = 1024 }",
             ),
             (
                 "[[device.process]]\npid = 4100011",
@@ -504,8 +509,15 @@ fn an_mps_client_and_a_new_power_limit_show_within_a_few_seconds() {
         "the MPS client is not listed yet:\n{first}"
     );
     assert!(first.contains("125/700W"), "{first}");
-    let shown = t.wait_for("the MPS client and the new limit", |s| {
-        s.contains("4100099") && s.contains("125/500W")
+    let gpu1 = |s: &str| {
+        s.lines()
+            .find(|l| l.contains(" 1 H100"))
+            .unwrap_or("")
+            .to_string()
+    };
+    assert!(gpu1(&first).contains("rx  2.0M/s"), "{first}");
+    let shown = t.wait_for("the MPS client, the new limit and rx rate", |s| {
+        s.contains("4100099") && s.contains("125/500W") && gpu1(s).contains("rx  4.0M/s")
     });
     let row = shown.lines().find(|l| l.contains("4100099")).unwrap();
     assert!(

@@ -40,13 +40,18 @@ const FACTS: [Fact; 10] = [
 ];
 
 /// How long each of [`FACTS`] is shown before it is read again: every
-/// sample, but the power limit, which only an administrator changes, once
-/// per [`SLOW_EVERY`] (an NVML call per GPU per sample saved).
+/// sample, but once per [`SLOW_EVERY`] the power limit, which only an
+/// administrator changes, and the PCIe rates: NVML counts each over 20 ms,
+/// and each call holds the caller (and the driver) for that long, so that
+/// at 100 ms a GPU's rx and tx would take 40% of every sample.
 const EVERY: [Duration; FACTS.len()] = {
     let mut every = [Duration::ZERO; FACTS.len()];
     let mut i = 0;
     while i < FACTS.len() {
-        if matches!(FACTS[i], Fact::PowerLimit) {
+        if matches!(
+            FACTS[i],
+            Fact::PowerLimit | Fact::PcieRxThroughput | Fact::PcieTxThroughput
+        ) {
             every[i] = SLOW_EVERY;
         }
         i += 1;
@@ -54,7 +59,7 @@ const EVERY: [Duration; FACTS.len()] = {
     every
 };
 
-/// How often a fact that changes only by an administrator's hand is read.
+/// How often a fact read less often than every sample ([`EVERY`]) is read.
 pub const SLOW_EVERY: Duration = Duration::from_secs(1);
 
 /// How long a fact that NVML does not support on a GPU (NOT_SUPPORTED: a
@@ -188,7 +193,7 @@ impl TopReader {
         }
         // One clock read for the sample's "is it time to read this again".
         let now = Instant::now();
-        let n = self.numbers(&c, now);
+        let n = self.numbers(&c, target.index, now);
         let kbs = |v: Option<f64>| v.map(|kb| kb * 1024.0);
         [
             gpu.util_gpu,
@@ -221,16 +226,28 @@ impl TopReader {
     /// The values of [`FACTS`]; a fact the GPU answered NOT_SUPPORTED for
     /// less than [`UNSUPPORTED_RECHECK`] ago is not asked for (it has none),
     /// nor one read less than its [`EVERY`] ago (its value is kept).
-    fn numbers(&mut self, c: &GpuCtx<'_>, now: Instant) -> [Option<f64>; FACTS.len()] {
+    ///
+    /// The first time a fact read less often is read, its next read is put
+    /// off by a tenth of its [`EVERY`] per GPU `index` (mod 10), so that
+    /// GPUs read together read their PCIe rates in different samples: eight
+    /// GPUs' 40 ms each in one sample would not fit in it.
+    fn numbers(&mut self, c: &GpuCtx<'_>, index: u32, now: Instant) -> [Option<f64>; FACTS.len()] {
         let mut out = [None; FACTS.len()];
         let state = self.kept.iter_mut().zip(EVERY);
         for ((slot, f), (kept, every)) in out.iter_mut().zip(FACTS).zip(state) {
+            let mut first = true;
             if let Some((v, until)) = *kept {
                 if now < until {
                     *slot = v;
                     continue;
                 }
+                first = false;
             }
+            let put_off = if first {
+                every * (index % 10) / 10
+            } else {
+                Duration::ZERO
+            };
             let v = c.fact(f);
             *slot = v.as_f64();
             // Another error is asked for again at the next sample.
@@ -238,7 +255,7 @@ impl TopReader {
                 Value::Error(t) if t.code == NvmlCode::NOT_SUPPORTED => {
                     Some((None, now + UNSUPPORTED_RECHECK))
                 }
-                _ if !every.is_zero() && slot.is_some() => Some((*slot, now + every)),
+                _ if !every.is_zero() && slot.is_some() => Some((*slot, now + every + put_off)),
                 _ => None,
             };
         }
