@@ -12,7 +12,10 @@
 # measures both windows of both in the same seconds (four perf stats), so
 # that a busier stretch of the machine weighs on both alike; the median of
 # the rounds' own ratios is printed too.
-#   benches/top_perf.sh                  ROUNDS=3 SPAN=20 TOGETHER=
+# LATENCY=1: the simulator takes as long for each call as NVML does on a real
+# GPU (its `[latency] realistic`); nvtop, which reads its GPUs one after the
+# other, then refreshes less often than asked.
+#   benches/top_perf.sh                  ROUNDS=3 SPAN=20 TOGETHER= LATENCY=
 #   NVQ=/path/to/nvq benches/top_perf.sh (that nvq, with its nvq-top beside it)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -30,6 +33,13 @@ ln -s "$target/release/libnvml_sim.so" "$work/libnvidia-ml.so.1"
 cp "$NVQ" "$work/nvq"
 [ ! -x "$(dirname "$NVQ")/nvq-top" ] || cp "$(dirname "$NVQ")/nvq-top" "$work/nvq-top"
 scenario=$PWD/tests/scenarios/top_8gpu.toml
+if [ -n "${LATENCY:-}" ]; then
+  # The simulator's realistic call times (PCIe rates 20 ms a call, power
+  # and sample buffers 1 ms), which NVML's own calls take on a real GPU.
+  cp "$scenario" "$work/scenario.toml"
+  printf '\n[latency]\nrealistic = true\n' >>"$work/scenario.toml"
+  scenario=$work/scenario.toml
+fi
 
 # start NAME COMMAND...: start COMMAND in a 120x40 window of its own tmux
 # server; prints its pid.

@@ -193,7 +193,7 @@ impl TopReader {
         }
         // One clock read for the sample's "is it time to read this again".
         let now = Instant::now();
-        let n = self.numbers(&c, target.index, now);
+        let n = self.numbers(&c, now);
         let kbs = |v: Option<f64>| v.map(|kb| kb * 1024.0);
         [
             gpu.util_gpu,
@@ -226,28 +226,16 @@ impl TopReader {
     /// The values of [`FACTS`]; a fact the GPU answered NOT_SUPPORTED for
     /// less than [`UNSUPPORTED_RECHECK`] ago is not asked for (it has none),
     /// nor one read less than its [`EVERY`] ago (its value is kept).
-    ///
-    /// The first time a fact read less often is read, its next read is put
-    /// off by a tenth of its [`EVERY`] per GPU `index` (mod 10), so that
-    /// GPUs read together read their PCIe rates in different samples: eight
-    /// GPUs' 40 ms each in one sample would not fit in it.
-    fn numbers(&mut self, c: &GpuCtx<'_>, index: u32, now: Instant) -> [Option<f64>; FACTS.len()] {
+    fn numbers(&mut self, c: &GpuCtx<'_>, now: Instant) -> [Option<f64>; FACTS.len()] {
         let mut out = [None; FACTS.len()];
         let state = self.kept.iter_mut().zip(EVERY);
         for ((slot, f), (kept, every)) in out.iter_mut().zip(FACTS).zip(state) {
-            let mut first = true;
             if let Some((v, until)) = *kept {
                 if now < until {
                     *slot = v;
                     continue;
                 }
-                first = false;
             }
-            let put_off = if first {
-                every * (index % 10) / 10
-            } else {
-                Duration::ZERO
-            };
             let v = c.fact(f);
             *slot = v.as_f64();
             // Another error is asked for again at the next sample.
@@ -255,7 +243,7 @@ impl TopReader {
                 Value::Error(t) if t.code == NvmlCode::NOT_SUPPORTED => {
                     Some((None, now + UNSUPPORTED_RECHECK))
                 }
-                _ if !every.is_zero() && slot.is_some() => Some((*slot, now + every + put_off)),
+                _ if !every.is_zero() && slot.is_some() => Some((*slot, now + every)),
                 _ => None,
             };
         }
