@@ -60,7 +60,7 @@ clock() {
 
 # together ROUND: both tools at once; prints "WINDOW TOOL MS RSS" lines.
 together() {
-  local round=$1 a b first second
+  local round=$1 first second
   first=nvq second=nvtop
   [ $((round % 2)) = 0 ] && first=nvtop second=nvq
   declare -A pid

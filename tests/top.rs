@@ -475,9 +475,9 @@ fn a_mig_layout_change_shows_within_a_second_or_two() {
 /// What `top` reads less often than each sample still shows: an MPS client
 /// that appears (the MPS list, empty at first, is asked for again once per
 /// `MPS_RECHECK`, 1 s), a new power limit and new PCIe rates (read once per
-/// `SLOW_EVERY`, 1 s). GPU 1's
-/// MPS list shows process 4100099 from its third call, its power limit reads
-/// 500 W and its PCIe rx 4 MB/s from their third calls.
+/// `SLOW_EVERY`, 1 s). GPU 1's MPS list shows process 4100099 from its third
+/// call, its power limit reads 500 W and its PCIe rx 4 MB/s from their third
+/// calls.
 #[test]
 fn an_mps_client_a_new_power_limit_and_new_pcie_rates_show_within_a_few_seconds() {
     let sc = common::scenario_at(

@@ -47,7 +47,7 @@ pub mod retired_pages;
 pub mod supported_clocks;
 
 /// A map by process ID, as the per-sample readers keep them (pmon's names
-/// and rows, `top`'s host facts): hashed with foldhash (seeded per process),
+/// and rows, `top`'s host facts): hashed with foldhash (randomly seeded),
 /// a few instructions a key where the standard SipHash takes about a hundred,
 /// and tens of lookups a sample.
 pub type PidMap<V> = std::collections::HashMap<u32, V, foldhash::fast::RandomState>;
