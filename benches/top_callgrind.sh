@@ -6,9 +6,11 @@
 # seconds after the start (so start-up is left out) and stops SPAN seconds
 # later, before `q`. Samples are counted from the simulator's calls of
 # nvmlDeviceGetTemperature (one per GPU per sample), frames drawn from
-# nvq's calls of its cell diff. Prints instructions per sample, split into nvq
-# (with the Rust and C libraries) and the simulator (libnvml_sim.so), and
-# the top functions by instructions.
+# nvq's calls of its frame writer (`Frames::write`). Prints instructions per
+# sample, split into nvq (with the Rust and C libraries) and the simulator
+# (libnvml_sim.so), the code each object ran (distinct 64-byte lines: after
+# the 100 ms a sample sleeps its code is cold in the caches, so this costs
+# as well as the instructions), and the top functions by instructions.
 #   benches/top_callgrind.sh          WARM=15 SPAN=30 (seconds), INTERVAL=100ms
 #   NVQ=/path/to/nvq benches/top_callgrind.sh   (that binary, no build: a before/after pair;
 #   it runs the nvq-top beside it, or the screen itself without one)
@@ -26,7 +28,7 @@ ln -s "$target/release/libnvml_sim.so" "$work/libnvidia-ml.so.1"
 tmux -L "$sock" -f /dev/null new-session -d -s cg -x 120 -y 40 \
   "echo \$\$ > $work/pid; export LD_LIBRARY_PATH=$work TERM=xterm-256color \
    NVML_SIM_SCENARIO=$PWD/tests/scenarios/top_8gpu.toml; exec valgrind --tool=callgrind --trace-children=yes \
-   --instr-atstart=no --callgrind-out-file=$work/cg.out $NVQ top \
+   --dump-instr=yes --instr-atstart=no --callgrind-out-file=$work/cg.out $NVQ top \
    --nvml-lib $work/libnvidia-ml.so.1 --interval $INTERVAL 2>$work/valgrind.log"
 sleep "$WARM"
 pid=$(cat "$work/pid")
@@ -51,13 +53,17 @@ def name(kind, table, text):
 self_ir = defaultdict(int)
 by_obj = defaultdict(int)
 calls = defaultdict(int)
+code = defaultdict(set)
 fn = obj = cfn = None
 pending = None
 events = None
+npos, addr = 1, 0
 for line in open(sys.argv[1], errors="replace"):
     line = line.rstrip("\n")
     if line.startswith("events:"):
         events = line.split()[1:]
+    elif line.startswith("positions:"):
+        npos = len(line.split()) - 1
     elif line.startswith("ob="):
         obj = name("ob", objs, line[3:])
     elif line.startswith("fn="):
@@ -71,14 +77,23 @@ for line in open(sys.argv[1], errors="replace"):
         pending = True
     elif line and (line[0].isdigit() or line[0] in "+-*"):
         parts = line.split()
-        ir = int(parts[1]) if len(parts) > 1 else 0
+        # The first position is the instruction's address: absolute, or
+        # relative to the line before ("+n", "-n", "*": the same).
+        p = parts[0]
+        if p[0] in "+-":
+            addr += int(p, 0)
+        elif p != "*":
+            addr = int(p, 0)
+        ir = int(parts[npos]) if len(parts) > npos else 0
         if pending:
             pending = None  # inclusive cost of the call above, not self cost
             continue
         self_ir[fn] += ir
         by_obj[obj] += ir
+        if ir:
+            code[obj].add(addr >> 6)
 samples = calls.get("nvmlDeviceGetTemperature", 0) // 8
-frames = sum(n for f, n in calls.items() if "Terminal<B>::try_draw" in f or f.endswith("term::changed_cells"))
+frames = sum(n for f, n in calls.items() if "Terminal<B>::try_draw" in f or f.endswith("term::Frames<B>::write"))
 total = sum(by_obj.values())
 sim = sum(v for o, v in by_obj.items() if "nvml_sim" in o or "libnvidia-ml" in o)
 print(f"samples: {samples}, frames drawn: {frames}")
@@ -87,6 +102,9 @@ if samples:
           f"(nvq and its libraries {(total - sim) / samples:,.0f}, simulator {sim / samples:,.0f})")
 for o, v in sorted(by_obj.items(), key=lambda x: -x[1])[:6]:
     print(f"  {v / max(samples, 1):>12,.0f}  {o}")
+print("code run in the window (distinct 64-byte lines):")
+for o, lines in sorted(code.items(), key=lambda x: -len(x[1]))[:6]:
+    print(f"  {len(lines):>7,} lines, {len(lines) * 64 / 1024:6.1f} KiB  {o}")
 print("top functions (self instructions per sample):")
 for f, v in sorted(self_ir.items(), key=lambda x: -x[1])[:25]:
     print(f"  {v / max(samples, 1):>10,.0f}  {f[:110]}")

@@ -12,6 +12,8 @@
 # measures both windows of both in the same seconds (four perf stats), so
 # that a busier stretch of the machine weighs on both alike; the median of
 # the rounds' own ratios is printed too.
+# BASE=/path/to/nvq: that nvq build (with its nvq-top) in nvtop's place, so
+# that two builds are compared the same way (ratios: NVQ's CPU over BASE's).
 # LATENCY=1: the simulator takes as long for each call as NVML does on a real
 # GPU (its `[latency] realistic`); nvtop, which reads its GPUs one after the
 # other, then refreshes less often than asked.
@@ -32,6 +34,16 @@ ln -s "$target/release/libnvml_sim.so" "$work/libnvidia-ml.so.1"
 # Copies, so that a build while this runs changes nothing.
 cp "$NVQ" "$work/nvq"
 [ ! -x "$(dirname "$NVQ")/nvq-top" ] || cp "$(dirname "$NVQ")/nvq-top" "$work/nvq-top"
+# The other tool: nvtop, or the nvq build BASE names.
+other=(nvtop -d 1) other_name=nvtop
+declare -A label=([nvq]=nvq [nvtop]=nvtop)
+if [ -n "${BASE:-}" ]; then
+  mkdir "$work/base"
+  cp "$BASE" "$work/base/nvq"
+  [ ! -x "$(dirname "$BASE")/nvq-top" ] || cp "$(dirname "$BASE")/nvq-top" "$work/base/nvq-top"
+  other=("$work/base/nvq" top --nvml-lib "$work/libnvidia-ml.so.1" --interval 100ms) other_name="BASE nvq top"
+  label[nvtop]=base
+fi
 scenario=$PWD/tests/scenarios/top_8gpu.toml
 if [ -n "${LATENCY:-}" ]; then
   # The simulator's realistic call times (PCIe rates 20 ms a call, power
@@ -68,7 +80,7 @@ together() {
     if [ "$tool" = nvq ]; then
       pid[$tool]=$(start "$tool-$round" "$work/nvq" top --nvml-lib "$work/libnvidia-ml.so.1" --interval 100ms)
     else
-      pid[$tool]=$(start "$tool-$round" nvtop -d 1)
+      pid[$tool]=$(start "$tool-$round" "${other[@]}")
     fi
   done
   sleep 4
@@ -112,7 +124,7 @@ for round in $(seq "$ROUNDS"); do
   if [ -n "${TOGETHER:-}" ]; then
     declare -A ms=()
     while read -r window tool t rss; do
-      echo "round $round $window $tool: $t ms in $SPAN s, VmRSS $rss KiB"
+      echo "round $round $window ${label[$tool]}: $t ms in $SPAN s, VmRSS $rss KiB"
       runs[$window.$tool]+="$t "
       ms[$window.$tool]=$t
     done < <(together "$round")
@@ -128,9 +140,9 @@ for round in $(seq "$ROUNDS"); do
       if [ "$tool" = nvq ]; then
         r=$(measure "$tool-$window-$round" "$from" "$work/nvq" top --nvml-lib "$work/libnvidia-ml.so.1" --interval 100ms)
       else
-        r=$(measure "$tool-$window-$round" "$from" nvtop -d 1)
+        r=$(measure "$tool-$window-$round" "$from" "${other[@]}")
       fi
-      echo "round $round $window $tool: ${r% *} ms in $SPAN s, VmRSS ${r#* } KiB"
+      echo "round $round $window ${label[$tool]}: ${r% *} ms in $SPAN s, VmRSS ${r#* } KiB"
       runs[$window.$tool]+="${r% *} "
     done
   done
@@ -139,7 +151,7 @@ median() { tr ' ' '\n' | grep . | sort -n | awk '{ v[NR] = $1 } END { print (NR 
 for window in changing steady; do
   a=$(echo "${runs[$window.nvq]}" | median)
   b=$(echo "${runs[$window.nvtop]}" | median)
-  echo "$window: nvq top $a ms, nvtop $b ms (medians of $ROUNDS): $(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.2f", a / b }')x"
+  echo "$window: nvq top $a ms, $other_name $b ms (medians of $ROUNDS): $(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.2f", a / b }')x"
   if [ -n "${TOGETHER:-}" ]; then
     echo "$window: the rounds' ratios ${ratios[$window]}(median $(echo "${ratios[$window]}" | median)x)"
   fi
