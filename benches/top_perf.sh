@@ -3,11 +3,13 @@
 # (task-clock, all threads), not a test. Each tool runs alone in a 120x40 tmux
 # window on tests/scenarios/top_8gpu.toml (8 simulated H100s with processes;
 # GPU 0's memory and utilization change every sample for the first 100
-# samples, then nothing changes) at 100 ms (nvtop -d 1). Two windows of SPAN
-# seconds: "changing" from 4 s after the start (values still changing for
-# about 6 s of it), "steady" from 14 s. Rounds alternate the tools, so a
-# machine that gets busier slows both; prints each run, then the medians and
-# their ratios. Needs perf, tmux and nvtop (Debian contrib).
+# samples, then nothing changes) at 100 ms (nvtop -d 1). Two windows:
+# "changing", CHANGE seconds from 4 s after the start (default 5, at most 6:
+# the values change until 10 s, so every sample of it draws a frame), and
+# "steady", SPAN seconds from 14 s. (Until session 12 the changing window was
+# SPAN seconds too, 4-24 s, of which only 6 s changed.) Rounds alternate the
+# tools, so a machine that gets busier slows both; prints each run, then the
+# medians and their ratios. Needs perf, tmux and nvtop (Debian contrib).
 # TOGETHER=1: each round runs both tools at once, started together, and
 # measures both windows of both in the same seconds (four perf stats), so
 # that a busier stretch of the machine weighs on both alike; the median of
@@ -17,12 +19,18 @@
 # LATENCY=1: the simulator takes as long for each call as NVML does on a real
 # GPU (its `[latency] realistic`); nvtop, which reads its GPUs one after the
 # other, then refreshes less often than asked.
-#   benches/top_perf.sh                  ROUNDS=3 SPAN=20 TOGETHER= LATENCY=
+#   benches/top_perf.sh                  ROUNDS=3 CHANGE=5 SPAN=20 TOGETHER= LATENCY=
 #   NVQ=/path/to/nvq benches/top_perf.sh (that nvq, with its nvq-top beside it)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS=${ROUNDS:-3}
 SPAN=${SPAN:-20}
+CHANGE=${CHANGE:-5}
+if [ "$CHANGE" -gt 6 ]; then
+  echo "CHANGE is at most 6 (seconds): the values change only until 10 s" >&2
+  exit 2
+fi
+declare -A span=([changing]=$CHANGE [steady]=$SPAN)
 . benches/top_build.sh
 work=$(mktemp -d)
 # A tmux server of its own for each run (its socket named after the run): a
@@ -84,8 +92,8 @@ together() {
     fi
   done
   sleep 4
-  clock "${pid[nvq]}" "$SPAN" >"$work/changing.nvq" &
-  clock "${pid[nvtop]}" "$SPAN" >"$work/changing.nvtop" &
+  clock "${pid[nvq]}" "$CHANGE" >"$work/changing.nvq" &
+  clock "${pid[nvtop]}" "$CHANGE" >"$work/changing.nvtop" &
   sleep 10
   clock "${pid[nvq]}" "$SPAN" >"$work/steady.nvq" &
   clock "${pid[nvtop]}" "$SPAN" >"$work/steady.nvtop" &
@@ -102,14 +110,14 @@ together() {
   done
 }
 
-# measure NAME FROM COMMAND...: start COMMAND, wait FROM s, print its task-clock
-# (ms) over SPAN s and its VmRSS (KiB). NAME is the run's own.
+# measure NAME FROM FOR COMMAND...: start COMMAND, wait FROM s, print its
+# task-clock (ms) over FOR s and its VmRSS (KiB). NAME is the run's own.
 measure() {
-  local name=$1 from=$2 pid ms rss
-  shift 2
+  local name=$1 from=$2 for=$3 pid ms rss
+  shift 3
   pid=$(start "$name" "$@")
   sleep "$from"
-  ms=$(clock "$pid" "$SPAN")
+  ms=$(clock "$pid" "$for")
   rss=$(awk '/VmRSS/ { print $2 }' "/proc/$pid/status" 2>/dev/null) || {
     echo "$name ended before the measure was over" >&2
     exit 1
@@ -124,7 +132,7 @@ for round in $(seq "$ROUNDS"); do
   if [ -n "${TOGETHER:-}" ]; then
     declare -A ms=()
     while read -r window tool t rss; do
-      echo "round $round $window ${label[$tool]}: $t ms in $SPAN s, VmRSS $rss KiB"
+      echo "round $round $window ${label[$tool]}: $t ms in ${span[$window]} s, VmRSS $rss KiB"
       runs[$window.$tool]+="$t "
       ms[$window.$tool]=$t
     done < <(together "$round")
@@ -138,11 +146,11 @@ for round in $(seq "$ROUNDS"); do
     [ "$window" = steady ] && from=14
     for tool in nvq nvtop; do
       if [ "$tool" = nvq ]; then
-        r=$(measure "$tool-$window-$round" "$from" "$work/nvq" top --nvml-lib "$work/libnvidia-ml.so.1" --interval 100ms)
+        r=$(measure "$tool-$window-$round" "$from" "${span[$window]}" "$work/nvq" top --nvml-lib "$work/libnvidia-ml.so.1" --interval 100ms)
       else
-        r=$(measure "$tool-$window-$round" "$from" "${other[@]}")
+        r=$(measure "$tool-$window-$round" "$from" "${span[$window]}" "${other[@]}")
       fi
-      echo "round $round $window ${label[$tool]}: ${r% *} ms in $SPAN s, VmRSS ${r#* } KiB"
+      echo "round $round $window ${label[$tool]}: ${r% *} ms in ${span[$window]} s, VmRSS ${r#* } KiB"
       runs[$window.$tool]+="${r% *} "
     done
   done
