@@ -42,7 +42,8 @@ ln -s "$target/release/libnvml_sim.so" "$work/libnvidia-ml.so.1"
 # Copies, so that a build while this runs changes nothing.
 cp "$NVQ" "$work/nvq"
 [ ! -x "$(dirname "$NVQ")/nvq-top" ] || cp "$(dirname "$NVQ")/nvq-top" "$work/nvq-top"
-# The other tool: nvtop, or the nvq build BASE names.
+# nvq top as measured, and the other tool: nvtop, or the nvq build BASE names.
+mine=("$work/nvq" top --nvml-lib "$work/libnvidia-ml.so.1" --interval 100ms)
 other=(nvtop -d 1) other_name=nvtop
 declare -A label=([nvq]=nvq [nvtop]=nvtop)
 if [ -n "${BASE:-}" ]; then
@@ -86,7 +87,7 @@ together() {
   declare -A pid
   for tool in $first $second; do
     if [ "$tool" = nvq ]; then
-      pid[$tool]=$(start "$tool-$round" "$work/nvq" top --nvml-lib "$work/libnvidia-ml.so.1" --interval 100ms)
+      pid[$tool]=$(start "$tool-$round" "${mine[@]}")
     else
       pid[$tool]=$(start "$tool-$round" "${other[@]}")
     fi
@@ -146,7 +147,7 @@ for round in $(seq "$ROUNDS"); do
     [ "$window" = steady ] && from=14
     for tool in nvq nvtop; do
       if [ "$tool" = nvq ]; then
-        r=$(measure "$tool-$window-$round" "$from" "${span[$window]}" "$work/nvq" top --nvml-lib "$work/libnvidia-ml.so.1" --interval 100ms)
+        r=$(measure "$tool-$window-$round" "$from" "${span[$window]}" "${mine[@]}")
       else
         r=$(measure "$tool-$window-$round" "$from" "${span[$window]}" "${other[@]}")
       fi
