@@ -157,13 +157,14 @@ pub struct ProcRow<'a> {
     pub leak: Option<Leak>,
 }
 
-/// What a column sorts by.
-pub enum SortKey {
+/// What a column sorts by (borrowed from the row's process: working out
+/// a key allocates nothing).
+pub enum SortKey<'a> {
     Num(Option<f64>),
-    Text(String),
+    Text(&'a str),
 }
 
-impl SortKey {
+impl SortKey<'_> {
     /// Ascending order; an unknown number sorts after every known one.
     pub fn order(&self, other: &Self) -> Ordering {
         match (self, other) {
@@ -194,13 +195,13 @@ pub struct ProcColumn {
     /// Appends the cell's text to the string (one string serves a frame's
     /// cells: no allocation per cell).
     pub text: fn(&ProcRow<'_>, &mut String),
-    pub key: fn(&ProcRow<'_>) -> SortKey,
+    pub key: for<'a> fn(&ProcRow<'a>) -> SortKey<'a>,
 }
 
 /// The width from which the wide layout is used.
 pub const WIDE_FROM: u16 = 120;
 
-fn num(v: Option<f64>) -> SortKey {
+fn num(v: Option<f64>) -> SortKey<'static> {
     SortKey::Num(v)
 }
 
@@ -257,9 +258,9 @@ pub const COLUMNS: &[ProcColumn] = &[
         text: |r, o| put(o, r.p.pid), key: |r| num(Some(f64::from(r.p.pid))) },
     ProcColumn { name: "user", head: "USER", width: 8, right: false, compact: true, numeric: false,
         text: |r, o| text(o, r.p.user.as_deref()),
-        key: |r| SortKey::Text(r.p.user.as_deref().unwrap_or_default().to_string()) },
+        key: |r| SortKey::Text(r.p.user.as_deref().unwrap_or_default()) },
     ProcColumn { name: "type", head: "TYPE", width: 4, right: false, compact: true, numeric: false,
-        text: |r, o| o.push_str(r.p.kind), key: |r| SortKey::Text(r.p.kind.to_string()) },
+        text: |r, o| o.push_str(r.p.kind), key: |r| SortKey::Text(r.p.kind) },
     ProcColumn { name: "gpu_mem", head: "GPU-MEM", width: 7, right: true, compact: true, numeric: true,
         text: |r, o| opt_bytes(o, r.p.gpu_mem), key: |r| num(r.p.gpu_mem.map(|b| b as f64)) },
     ProcColumn { name: "sm", head: "SM%", width: 4, right: true, compact: true, numeric: true,
@@ -274,11 +275,11 @@ pub const COLUMNS: &[ProcColumn] = &[
         text: |r, o| opt_bytes(o, r.p.host_mem), key: |r| num(r.p.host_mem.map(|b| b as f64)) },
     ProcColumn { name: "container", head: "CONTAINER", width: 12, right: false, compact: false, numeric: false,
         text: |r, o| text(o, r.p.container.as_deref()),
-        key: |r| SortKey::Text(r.p.container.as_deref().unwrap_or_default().to_string()) },
+        key: |r| SortKey::Text(r.p.container.as_deref().unwrap_or_default()) },
     ProcColumn { name: "trend", head: "LEAK", width: 13, right: false, compact: true, numeric: true,
         text: |r, o| if let Some(l) = r.leak { put(o, LeakText(l)) }, key: |r| num(r.leak.map(|l| l.rate)) },
     ProcColumn { name: "command", head: "COMMAND", width: 0, right: false, compact: true, numeric: false,
-        text: |r, o| o.push_str(&r.p.command), key: |r| SortKey::Text(r.p.command.to_string()) },
+        text: |r, o| o.push_str(&r.p.command), key: |r| SortKey::Text(&r.p.command) },
 ];
 
 /// `▲+12M/s 6m`: the rate, and the GPU's time to full at that rate.

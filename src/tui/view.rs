@@ -9,7 +9,7 @@
 //! side and every process column.
 
 use super::columns::{display_as_text, put, Bytes, Duration, Fixed, Leak, Or, ProcColumn, ProcRow};
-use super::columns::{Text, COLUMNS, WIDE_FROM};
+use super::columns::{SortKey, Text, COLUMNS, WIDE_FROM};
 use super::state::Ui;
 use crate::model::history::{History, SeriesRef};
 use crate::model::top::{GpuSnap, Health, ProcSnap, TopSample};
@@ -120,12 +120,20 @@ pub fn render_over(s: &Screen<'_>, before: &Before<'_>, area: Rect, buf: &mut Bu
         ..*s
     };
     let before = before.sample;
-    let same_gpu = |i: usize| s.sample.gpus.get(i) == before.gpus.get(i);
     if s.ui.help || r != regions(&old, area) || s.sample.gpus.len() != before.gpus.len() {
         buf.reset();
         render(s, area, buf);
         return Vec::new();
     }
+    // Each GPU compared once (a GPU's MIG rows ask again).
+    let same: Vec<bool> = s
+        .sample
+        .gpus
+        .iter()
+        .zip(&before.gpus)
+        .map(|(a, b)| a == b)
+        .collect();
+    let same_gpu = |i: usize| same.get(i).copied().unwrap_or(false);
     let mut kept = Vec::new();
     // The header shows the number of GPUs and the selected GPU's index.
     let index = |t: &TopSample| t.gpus.get(s.ui.selected).map(|g| g.index);
@@ -1063,13 +1071,6 @@ fn curve_block(
             clear(
                 buf,
                 Rect {
-                    height: title_rows,
-                    ..a
-                },
-            );
-            clear(
-                buf,
-                Rect {
                     x,
                     width: 1,
                     ..inner
@@ -1080,7 +1081,9 @@ fn curve_block(
         }
         if wide {
             if only_last {
-                top_border(buf, a.intersection(buf.area), &title);
+                // The title over the old one: the border past the longer
+                // of the two is kept.
+                kept.push(title_again(buf, a.intersection(buf.area), &title));
             } else {
                 bordered(buf, a, &title);
             }
@@ -1164,13 +1167,24 @@ impl Grid {
     /// The number of the column holding time `t`: the span of time
     /// `((n - 1) * step, n * step]`.
     fn column(&self, t: f64) -> i64 {
-        (t / self.step).ceil() as i64
+        ceil_i64(t / self.step)
     }
 
     /// Where time `t` falls on the curve, from 0 (its first column).
     fn index(&self, t: f64) -> Option<usize> {
         let back = usize::try_from(self.end - self.column(t)).ok()?;
         usize::from(self.cols).checked_sub(back + 1)
+    }
+}
+
+/// `x.ceil() as i64`, without a call to the C library's `ceil` (which the
+/// baseline x86-64 target makes for each point of a curve's columns).
+fn ceil_i64(x: f64) -> i64 {
+    let t = x as i64;
+    if (t as f64) < x {
+        t.saturating_add(1)
+    } else {
+        t
     }
 }
 
@@ -1293,6 +1307,44 @@ fn top_border(buf: &mut Buffer, area: Rect, title: &str) {
     let room = area.width.saturating_sub(2);
     let title_area = Rect::new(left + 1, top, (title.width() as u16).min(room), 1);
     line_at(buf, title_area, &title);
+}
+
+/// Draw `title` again on the top border of [`bordered`]'s box over `area`
+/// (inside the buffer), which the buffer shows with a title of its own:
+/// only the cells of the longer of the two titles are cleared and drawn.
+/// Returns the part of the row kept (the corners and the line past them).
+fn title_again(buf: &mut Buffer, area: Rect, title: &str) -> Rect {
+    let room = area.width.saturating_sub(2);
+    let (left, top) = (area.left(), area.top());
+    let old = (0..room)
+        .take_while(|&i| {
+            buf.cell((left + 1 + i, top))
+                .is_some_and(|c| c.symbol() != "─")
+        })
+        .count() as u16;
+    let line = Line::raw(title);
+    let new = (line.width() as u16).min(room);
+    let drawn = Rect::new(left + 1, top, old.max(new), 1);
+    clear(buf, drawn);
+    for x in drawn.left()..drawn.right() {
+        if let Some(c) = buf.cell_mut((x, top)) {
+            c.set_symbol("─");
+        }
+    }
+    line_at(
+        buf,
+        Rect {
+            width: new,
+            ..drawn
+        },
+        &line,
+    );
+    Rect::new(
+        drawn.right(),
+        top,
+        area.right().saturating_sub(drawn.right()),
+        1,
+    )
 }
 
 /// The series on the columns of `grid`, from column `from` on: each
@@ -1435,24 +1487,28 @@ pub fn shown_processes<'a>(s: &Screen<'a>) -> Vec<ProcRow<'a>> {
         .then(|| s.sample.gpus.get(ui.selected).map(|g| g.index))
         .flatten();
     let needle = ui.filter.to_lowercase();
-    let mut rows: Vec<ProcRow<'a>> = s
+    let col = ui.sort_column();
+    // Each row's key worked out once, not once per comparison.
+    let mut keyed: Vec<(SortKey<'a>, ProcRow<'a>)> = s
         .sample
         .procs
         .iter()
         .filter(|p| only.map_or(true, |g| p.gpu == g))
         .filter(|p| needle.is_empty() || matches_filter(p, &needle))
-        .map(|p| ProcRow {
-            p,
-            leak: s.leaks.get(&(p.gpu, p.pid)).copied(),
+        .map(|p| {
+            let row = ProcRow {
+                p,
+                leak: s.leaks.get(&(p.gpu, p.pid)).copied(),
+            };
+            ((col.key)(&row), row)
         })
         .collect();
-    let col = ui.sort_column();
-    rows.sort_by(|a, b| {
-        let o = (col.key)(a).order(&(col.key)(b));
+    keyed.sort_by(|(ka, a), (kb, b)| {
+        let o = ka.order(kb);
         let o = if ui.descending { o.reverse() } else { o };
         o.then(a.p.gpu.cmp(&b.p.gpu)).then(a.p.pid.cmp(&b.p.pid))
     });
-    rows
+    keyed.into_iter().map(|(_, row)| row).collect()
 }
 
 fn matches_filter(p: &ProcSnap, needle: &str) -> bool {
@@ -1725,6 +1781,37 @@ fn help(s: &Screen<'_>, area: Rect, buf: &mut Buffer) {
 mod tests {
     use super::*;
     use std::sync::Arc;
+
+    /// A column's number is the ceiling of its time in steps, as `f64::ceil`
+    /// gives it, for any time (negative, huge, infinite, not a number).
+    #[test]
+    fn a_columns_number_is_the_ceiling_of_its_time_in_steps() {
+        let xs = [
+            0.0,
+            -0.0,
+            0.5,
+            1.0,
+            1.0000001,
+            -0.5,
+            -1.0,
+            -1.5,
+            2.5e9,
+            1e300,
+            -1e300,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+            f64::MIN_POSITIVE,
+            9.007199254740993e15,
+        ];
+        for x in xs {
+            assert_eq!(ceil_i64(x), x.ceil() as i64, "{x}");
+        }
+        for i in -2000..2000 {
+            let x = f64::from(i) / 7.0;
+            assert_eq!(ceil_i64(x), x.ceil() as i64, "{x}");
+        }
+    }
 
     /// Each column of a curve is the highest point of its span of time (0
     /// before the series began, none where it has no point), whatever the
