@@ -532,6 +532,54 @@ fn an_mps_client_a_new_power_limit_and_new_pcie_rates_show_within_a_few_seconds(
     assert_restored(&t);
 }
 
+/// The SM% a process's row shows, read under the header's `SM%`.
+fn sm_share(screen: &str, pid: &str) -> Option<u32> {
+    let head = screen.lines().find(|l| l.starts_with("GPU     PID"))?;
+    let end = head.find("SM%")? + "SM%".len();
+    let row = screen.lines().find(|l| l.contains(pid))?;
+    row.get(..end)?.split_whitespace().last()?.parse().ok()
+}
+
+#[test]
+fn process_shares_are_read_once_a_second() {
+    // Each read of the processes' shares gives the next SM%: 11, 12, 13...
+    let series: Vec<String> = (11..=90).map(|v| v.to_string()).collect();
+    let sc = common::scenario_at(
+        "top_8gpu.toml",
+        &[(
+            "utilization = { sm = 11, mem = 3, enc = 0, dec = 0 }",
+            &format!(
+                "utilization = {{ sm = [{}], mem = 3, enc = 0, dec = 0 }}",
+                series.join(", ")
+            ),
+        )],
+    );
+    let t = Tmux::new("shares");
+    let started = Instant::now();
+    t.start(120, 40, &script(&t, sc.path(), "--interval 0.1"));
+    let first = t.wait_for("the first frame", |s| {
+        s.contains("8 GPUs") && s.contains("4100011")
+    });
+    assert_eq!(sm_share(&first, "4100011"), Some(11), "{first}");
+    // A new share shows within a second or two...
+    let later = t.wait_for("a new SM%", |s| {
+        sm_share(s, "4100011").is_some_and(|v| v >= 13)
+    });
+    // ...but not one per 100 ms sample: three seconds in, at most one read
+    // a second since the start (and the first).
+    std::thread::sleep(Duration::from_secs(3).saturating_sub(started.elapsed()));
+    let screen = t.screen();
+    let secs = started.elapsed().as_secs_f64();
+    let reads = sm_share(&screen, "4100011").unwrap_or(0).saturating_sub(10);
+    assert!(
+        f64::from(reads) <= secs + 1.0,
+        "{reads} reads in {secs:.1} s\n{later}\n{screen}"
+    );
+    assert!(screen.contains("4100011"), "{screen}");
+    t.keys(&["q"]);
+    assert_restored(&t);
+}
+
 #[test]
 fn a_lost_gpu_is_shown_as_lost() {
     // GPU 1 falls off the bus after 7 calls.

@@ -162,6 +162,12 @@ pub struct PmonReader {
     mps_recheck: bool,
     /// When the MPS client list was last read empty.
     mps_empty_at: Option<Instant>,
+    /// How long the utilization samples read are used (`nvq top`: a
+    /// second; pmon reads them every sample), and until when those kept
+    /// in `util_kept` stand.
+    util_every: Duration,
+    util_until: Option<Instant>,
+    util_kept: Vec<(u32, Sample)>,
 }
 
 /// `buf` made room for a `/proc/PID/stat` line (allocated when first needed).
@@ -189,7 +195,17 @@ impl PmonReader {
             at: super::PidMap::default(),
             mps_recheck: false,
             mps_empty_at: None,
+            util_every: Duration::ZERO,
+            util_until: None,
+            util_kept: Vec::new(),
         }
+    }
+
+    /// The utilization samples read once per `every` (their newest for
+    /// each process, kept in between), not every sample.
+    pub fn with_util_every(mut self, every: Duration) -> Self {
+        self.util_every = every;
+        self
     }
 
     /// Rows without the sample's timestamp (not formatted at all).
@@ -366,7 +382,13 @@ impl PmonReader {
         if procs.is_empty() {
             return Err(failure.unwrap_or(NvmlCode::NOT_FOUND));
         }
-        let samples = self.samples(c);
+        let due = self.util_every.is_zero() || self.util_until.map_or(true, |u| now >= u);
+        let samples = if due {
+            self.util_until = Some(now + self.util_every);
+            self.samples(c)
+        } else {
+            std::mem::take(&mut self.util_kept)
+        };
         // Since r550 nvidia-smi sorts the rows by PID.
         if session.driver_major() >= NEW_LAYOUT_FROM {
             procs.sort_by_key(|p| p.pid);
@@ -378,6 +400,9 @@ impl PmonReader {
                 .and_then(|i| samples.get(i))
                 .map(|(_, s)| *s);
             p.name = self.name(session, p.pid, now);
+        }
+        if !self.util_every.is_zero() {
+            self.util_kept = samples;
         }
         Ok(procs)
     }

@@ -62,6 +62,14 @@ const EVERY: [Duration; FACTS.len()] = {
 /// How often a fact read less often than every sample ([`EVERY`]) is read.
 pub const SLOW_EVERY: Duration = Duration::from_secs(1);
 
+/// How often the processes' SM, encoder and decoder shares are read (each
+/// process's newest sample since the last read; shown until the next).
+/// The list of processes and their memory are read every sample: a leak
+/// shows as soon as it grows. The shares are the single dearest read of a
+/// sample (a list of samples per GPU, sorted), and at 100 ms a process's
+/// share read ten times a second says little more than once.
+pub const PROCESS_UTIL_EVERY: Duration = SLOW_EVERY;
+
 /// How long a fact that NVML does not support on a GPU (NOT_SUPPORTED: a
 /// GPU without fans, an older GPU without a counter) is not asked for again.
 pub const UNSUPPORTED_RECHECK: Duration = Duration::from_secs(1);
@@ -146,7 +154,8 @@ impl TopReader {
         TopReader {
             pmon: PmonReader::new(metrics)
                 .without_timestamps()
-                .with_mps_recheck(),
+                .with_mps_recheck()
+                .with_util_every(PROCESS_UTIL_EVERY),
             host: None,
             known: super::PidMap::default(),
             hz: clock_ticks_per_second(),
