@@ -374,10 +374,11 @@ impl Collector {
     }
 
     fn assemble(&mut self, t: f64, parts: Vec<(GpuSnap, Vec<ProcSnap>)>) -> TopSample {
+        let procs = parts.iter().map(|(_, p)| p.len()).sum();
         let mut sample = TopSample {
             t,
             gpus: Vec::with_capacity(parts.len()),
-            procs: Vec::new(),
+            procs: Vec::with_capacity(procs),
         };
         for (i, (mut gpu, mut procs)) in parts.into_iter().enumerate() {
             if let Some(k) = self.known.get_mut(i) {
@@ -388,7 +389,11 @@ impl Collector {
                 if gpu.name.is_empty() {
                     gpu.name = Arc::clone(&k.1);
                 }
-                *k = (Arc::clone(&gpu.uuid), Arc::clone(&gpu.name));
+                // Kept again only when other strings (their counts are
+                // touched once, not every sample).
+                if !Arc::ptr_eq(&k.0, &gpu.uuid) || !Arc::ptr_eq(&k.1, &gpu.name) {
+                    *k = (Arc::clone(&gpu.uuid), Arc::clone(&gpu.name));
+                }
             }
             sample.gpus.push(gpu);
             sample.procs.append(&mut procs);

@@ -231,7 +231,10 @@ fn changed_cells<'a>(
                 // Cells kept as they were, and the symbols kept aside, stay.
                 // The last is compared as any other, hidden if the symbol
                 // before it is wide (only those kept aside are not one cell
-                // wide), so that what it hides after it is known.
+                // wide), so that what it hides after it is known; unless it
+                // is one character one cell wide (not kept aside) and not
+                // hidden: then it hides nothing, and is passed over too
+                // (not read: each span's last cell is on a row of its own).
                 let last = end.min(n).max(i + 1) - 1;
                 while old_others.next_if(|(j, _)| *j < i).is_some() {}
                 while let Some((j, text)) = old_others.next_if(|(j, _)| *j < last) {
@@ -240,7 +243,12 @@ fn changed_cells<'a>(
                     }
                     others.push((*j, text.clone()));
                 }
-                i = last;
+                let narrow = old_others.peek().map_or(true, |(j, _)| *j != last);
+                i = if to_skip == 0 && narrow {
+                    last + 1
+                } else {
+                    last
+                };
                 continue;
             }
             let limit = kept.peek().map_or(n, |&(start, _)| start.min(n));
@@ -331,28 +339,45 @@ fn same_narrow_run(
 }
 
 /// The cells of `kept` (areas of a buffer of `area`) as spans of cell
-/// indices, `start..end`, sorted, apart and none empty.
+/// indices, `start..end`, sorted, apart and none empty. The rows are swept
+/// top to bottom with the areas that cover each, by their left edge: the
+/// spans come out in order (the curves' areas give some hundred spans a
+/// frame, which sorting cost more than the rest of this).
 fn spans(area: Rect, kept: &[Rect]) -> Vec<(usize, usize)> {
     let w = usize::from(area.width);
-    let rows = kept.iter().map(|r| usize::from(r.height)).sum();
-    let mut out: Vec<(usize, usize)> = Vec::with_capacity(rows);
-    for r in kept.iter().map(|r| r.intersection(area)) {
-        if r.is_empty() {
-            continue;
+    let mut rects: Vec<Rect> = kept
+        .iter()
+        .map(|r| r.intersection(area))
+        .filter(|r| !r.is_empty())
+        .collect();
+    rects.sort_unstable_by_key(|r| (r.y, r.x));
+    let rows = rects.iter().map(|r| usize::from(r.height)).sum();
+    let mut merged: Vec<(usize, usize)> = Vec::with_capacity(rows);
+    // The areas covering the row, by left edge, and the next area to begin.
+    let mut active: Vec<Rect> = Vec::with_capacity(rects.len());
+    let mut next = rects.iter().peekable();
+    let Some(mut y) = rects.first().map(|r| r.y) else {
+        return merged;
+    };
+    while !active.is_empty() || next.peek().is_some() {
+        if active.is_empty() {
+            y = y.max(next.peek().map_or(y, |r| r.y));
         }
-        let x = usize::from(r.x - area.x);
-        for y in r.top()..r.bottom() {
-            let start = usize::from(y - area.y) * w + x;
-            out.push((start, start + usize::from(r.width)));
+        while let Some(r) = next.next_if(|r| r.y <= y) {
+            let at = active.partition_point(|a| a.x <= r.x);
+            active.insert(at, *r);
         }
-    }
-    out.sort_unstable_by_key(|&(start, _)| start);
-    let mut merged: Vec<(usize, usize)> = Vec::with_capacity(out.len());
-    for (start, end) in out {
-        match merged.last_mut() {
-            Some(last) if start <= last.1 => last.1 = last.1.max(end),
-            _ => merged.push((start, end)),
+        let row = usize::from(y - area.y) * w;
+        for r in &active {
+            let start = row + usize::from(r.x - area.x);
+            let end = start + usize::from(r.width);
+            match merged.last_mut() {
+                Some(last) if start <= last.1 => last.1 = last.1.max(end),
+                _ => merged.push((start, end)),
+            }
         }
+        y = y.saturating_add(1);
+        active.retain(|r| r.bottom() > y);
     }
     merged
 }
@@ -754,6 +779,52 @@ mod tests {
         // joined to it; nothing of the areas above and below.
         assert_eq!(spans(area, &kept), vec![(0, 10), (14, 17), (22, 27)]);
         assert!(spans(area, &[]).is_empty());
+    }
+
+    /// The spans of random areas are those of each area's rows, sorted by
+    /// start and joined where they touch or overlap.
+    #[test]
+    fn random_areas_become_the_spans_of_their_rows() {
+        let mut seed = XorShift(0x2545_f491_4f6c_dd1d_u64);
+        for _ in 0..2000 {
+            let area = Rect::new(
+                seed.below(3) as u16,
+                seed.below(3) as u16,
+                1 + seed.below(12) as u16,
+                1 + seed.below(8) as u16,
+            );
+            let kept: Vec<Rect> = (0..seed.below(8))
+                .map(|_| {
+                    Rect::new(
+                        seed.below(16) as u16,
+                        seed.below(12) as u16,
+                        seed.below(8) as u16,
+                        seed.below(6) as u16,
+                    )
+                })
+                .collect();
+            let w = usize::from(area.width);
+            let mut rows: Vec<(usize, usize)> = Vec::new();
+            for r in kept
+                .iter()
+                .map(|r| r.intersection(area))
+                .filter(|r| !r.is_empty())
+            {
+                for y in r.top()..r.bottom() {
+                    let start = usize::from(y - area.y) * w + usize::from(r.x - area.x);
+                    rows.push((start, start + usize::from(r.width)));
+                }
+            }
+            rows.sort();
+            let mut want: Vec<(usize, usize)> = Vec::new();
+            for (start, end) in rows {
+                match want.last_mut() {
+                    Some(last) if start <= last.1 => last.1 = last.1.max(end),
+                    _ => want.push((start, end)),
+                }
+            }
+            assert_eq!(spans(area, &kept), want, "{area:?} {kept:?}");
+        }
     }
 
     #[test]

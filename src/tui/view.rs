@@ -134,7 +134,8 @@ pub fn render_over(s: &Screen<'_>, before: &Before<'_>, area: Rect, buf: &mut Bu
         .map(|(a, b)| a == b)
         .collect();
     let same_gpu = |i: usize| same.get(i).copied().unwrap_or(false);
-    let mut kept = Vec::new();
+    // Sized for every row of the screen kept: no growing while it fills.
+    let mut kept = Vec::with_capacity(usize::from(area.height) + 8);
     // The header shows the number of GPUs and the selected GPU's index.
     let index = |t: &TopSample| t.gpus.get(s.ui.selected).map(|g| g.index);
     if index(s.sample) == index(before) {
@@ -490,7 +491,8 @@ enum GpuLine {
 }
 
 fn gpu_lines(s: &Screen<'_>, _wide: bool) -> Vec<GpuLine> {
-    let mut out = Vec::new();
+    let migs: usize = s.sample.gpus.iter().map(|g| g.mig.len()).sum();
+    let mut out = Vec::with_capacity(s.sample.gpus.len() + migs);
     for (i, g) in s.sample.gpus.iter().enumerate() {
         out.push(GpuLine::Gpu(i));
         out.extend((0..g.mig.len()).map(|m| GpuLine::Mig(i, m)));
@@ -511,7 +513,7 @@ fn gpu_block(
     let first = first_gpu_line(s, lines, area.height);
     let wide = area.width >= WIDE_FROM;
     // The lines' texts, written again for each line.
-    let mut text = LineText::default();
+    let mut text = LineText::new();
     for (row, line) in lines.iter().skip(first).take(h).enumerate() {
         if keep(line) {
             continue;
@@ -551,11 +553,22 @@ fn gpu_block(
 
 /// The texts of a line of the GPU block: its label, the numbers after its
 /// bar (`mem`) and what follows them (`tail`).
-#[derive(Default)]
 struct LineText {
     label: String,
     mem: String,
     tail: String,
+}
+
+impl LineText {
+    /// Room for the longest line of the wide layout: the strings are not
+    /// grown (allocated again) while a frame is drawn.
+    fn new() -> Self {
+        LineText {
+            label: String::with_capacity(64),
+            mem: String::with_capacity(32),
+            tail: String::with_capacity(128),
+        }
+    }
 }
 
 /// `40.0G/80.0G`
@@ -1008,7 +1021,8 @@ fn curve_block(
     buf: &mut Buffer,
     wide: bool,
 ) -> Vec<Rect> {
-    let mut kept = Vec::new();
+    // Two curves, each keeping at most five areas.
+    let mut kept = Vec::with_capacity(10);
     let Some(g) = s.sample.gpus.get(s.ui.selected) else {
         return kept;
     };
@@ -1489,20 +1503,21 @@ pub fn shown_processes<'a>(s: &Screen<'a>) -> Vec<ProcRow<'a>> {
     let needle = ui.filter.to_lowercase();
     let col = ui.sort_column();
     // Each row's key worked out once, not once per comparison.
-    let mut keyed: Vec<(SortKey<'a>, ProcRow<'a>)> = s
-        .sample
-        .procs
-        .iter()
-        .filter(|p| only.map_or(true, |g| p.gpu == g))
-        .filter(|p| needle.is_empty() || matches_filter(p, &needle))
-        .map(|p| {
-            let row = ProcRow {
-                p,
-                leak: s.leaks.get(&(p.gpu, p.pid)).copied(),
-            };
-            ((col.key)(&row), row)
-        })
-        .collect();
+    let mut keyed: Vec<(SortKey<'a>, ProcRow<'a>)> = Vec::with_capacity(s.sample.procs.len());
+    keyed.extend(
+        s.sample
+            .procs
+            .iter()
+            .filter(|p| only.map_or(true, |g| p.gpu == g))
+            .filter(|p| needle.is_empty() || matches_filter(p, &needle))
+            .map(|p| {
+                let row = ProcRow {
+                    p,
+                    leak: s.leaks.get(&(p.gpu, p.pid)).copied(),
+                };
+                ((col.key)(&row), row)
+            }),
+    );
     keyed.sort_by(|(ka, a), (kb, b)| {
         let o = ka.order(kb);
         let o = if ui.descending { o.reverse() } else { o };
@@ -1655,11 +1670,14 @@ fn draw_table(
 /// ones (the leak column only while a process leaks).
 pub(super) fn table_columns<'c>(rows: &[ProcRow<'_>], wide: bool) -> Vec<(usize, &'c ProcColumn)> {
     let any_leak = rows.iter().any(|r| r.leak.is_some());
-    COLUMNS
-        .iter()
-        .enumerate()
-        .filter(|(_, c)| wide || (c.compact && (c.name != "trend" || any_leak)))
-        .collect()
+    let mut out = Vec::with_capacity(COLUMNS.len());
+    out.extend(
+        COLUMNS
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| wide || (c.compact && (c.name != "trend" || any_leak))),
+    );
+    out
 }
 
 /// Each column's x (from the table's left edge) and width: ratatui's

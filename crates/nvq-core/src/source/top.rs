@@ -185,12 +185,15 @@ impl TopReader {
             Some((u, n)) if **u == *ident.uuid && **n == *ident.name => {
                 (Arc::clone(u), Arc::clone(n))
             }
-            _ => (
-                Arc::from(ident.uuid.as_str()),
-                Arc::from(ident.name.as_str()),
-            ),
+            _ => {
+                let (u, n) = (
+                    Arc::<str>::from(ident.uuid.as_str()),
+                    Arc::<str>::from(ident.name.as_str()),
+                );
+                self.who = Some((Arc::clone(&u), Arc::clone(&n)));
+                (u, n)
+            }
         };
-        self.who = Some((Arc::clone(&uuid), Arc::clone(&name)));
         let mut gpu = GpuSnap::unknown(target.index, uuid, name, health);
         if health != Health::Fresh {
             self.mig = None;
