@@ -1067,29 +1067,30 @@ fn curve_block(
         // The columns drawn: all, or the last.
         let from = if only_last { inner.width - 1 } else { 0 };
         let title_rows = u16::from(wide);
+        // The last column's rows drawn again (from the bottom): all, or
+        // those between its old and its new height.
+        let mut redo = 0..usize::from(inner.height);
         if only_last {
             let x = inner.x + from;
             let below = a.y + title_rows;
             let rows = a.height.saturating_sub(title_rows);
+            if let Some(o) = old {
+                redo = column_rows_changed(s, o, key, field, max, &grid, inner.height);
+            }
+            // The rows of the column from `lo` up to `hi` (from the bottom) change.
+            let (lo, hi) = (redo.start as u16, redo.end as u16);
             kept.extend([
                 Rect::new(a.x, below, x.saturating_sub(a.x), rows),
                 Rect::new(x + 1, below, a.right().saturating_sub(x + 1), rows),
-                Rect::new(x, below, 1, inner.y.saturating_sub(below)),
+                Rect::new(x, below, 1, (inner.bottom() - hi).saturating_sub(below)),
                 Rect::new(
                     x,
-                    inner.bottom(),
+                    inner.bottom() - lo,
                     1,
-                    a.bottom().saturating_sub(inner.bottom()),
+                    a.bottom().saturating_sub(inner.bottom() - lo),
                 ),
             ]);
-            clear(
-                buf,
-                Rect {
-                    x,
-                    width: 1,
-                    ..inner
-                },
-            );
+            clear(buf, Rect::new(x, inner.bottom() - hi, 1, hi - lo));
         } else if old.is_some() {
             clear(buf, a);
         }
@@ -1109,6 +1110,7 @@ fn curve_block(
         Curve {
             values,
             style: style(s, colour),
+            rows: redo,
         }
         .render(
             Rect {
@@ -1152,6 +1154,56 @@ fn last_column_only(
     let all_kept =
         series.len() < series.cap() || grid.column(first.t) <= grid.end - i64::from(grid.cols);
     same_grid && begun && all_kept
+}
+
+/// The rows (counted from the bottom, of `height`) of a curve's last
+/// column that differ between `old`'s frame and `s`'s, when only the last
+/// column changes ([`last_column_only`]): those between the column's old
+/// height and its new one (none when the same). All of them when either
+/// has no value there, or the series is out of time order.
+fn column_rows_changed(
+    s: &Screen<'_>,
+    old: &Screen<'_>,
+    key: SeriesRef<'_>,
+    field: &str,
+    max: Option<f64>,
+    grid: &Grid,
+    height: u16,
+) -> std::ops::Range<usize> {
+    let h = usize::from(height);
+    let all = 0..h;
+    let (Some(series), Some(max)) = (s.history.series(key, field), max) else {
+        return all;
+    };
+    if !series.in_order() || max <= 0.0 {
+        return all;
+    }
+    // The column's highest point, of the points up to `until`.
+    let peak = |until: f64| {
+        series
+            .points()
+            .rev()
+            .take_while(|p| grid.column(p.t) >= grid.end)
+            .filter(|p| grid.column(p.t) == grid.end && p.t <= until)
+            .map(|p| (p.v / max).clamp(0.0, 1.0))
+            .reduce(f64::max)
+    };
+    // Not the column in which the series begins (nothing before it), as
+    // `buckets` draws it.
+    let begins_here = series.first().is_some_and(|p| grid.column(p.t) >= grid.end);
+    match (peak(old.sample.t), peak(f64::INFINITY)) {
+        (Some(a), Some(b)) if !begins_here => {
+            let (a, b) = (eighths(a, h), eighths(b, h));
+            let lo = (a.min(b) / 8).min(h);
+            let hi = a.max(b).div_ceil(8).min(h);
+            if a == b {
+                0..0
+            } else {
+                lo..hi.max(lo)
+            }
+        }
+        _ => all,
+    }
 }
 
 /// The columns of a curve: `cols` fixed spans of time (multiples of
@@ -1457,6 +1509,20 @@ impl Widget for Bar {
 struct Curve {
     values: Vec<Option<f64>>,
     style: Style,
+    /// The rows drawn, counted from the bottom (all: `0..height`; a frame
+    /// over the last draws only the rows of its last column that changed).
+    rows: std::ops::Range<usize>,
+}
+
+/// How many eighths of a cell a curve's column of `h` rows fills for `v`
+/// (a fraction): at least one for a value above zero, so it shows.
+fn eighths(v: f64, h: usize) -> usize {
+    let e = (v * h as f64 * 8.0).round() as usize;
+    if v > 0.0 {
+        e.max(1)
+    } else {
+        e
+    }
 }
 
 impl Widget for Curve {
@@ -1474,13 +1540,10 @@ impl Widget for Curve {
                 }
                 continue;
             };
-            // At least one eighth for a value above zero, so it shows.
-            let mut eighths = (v * h as f64 * 8.0).round() as usize;
-            if *v > 0.0 {
-                eighths = eighths.max(1);
-            }
+            let eighths = eighths(*v, h);
             // The rows the column fills (none above them).
-            for row in 0..h.min(eighths.div_ceil(8)) {
+            let top = h.min(eighths.div_ceil(8)).min(self.rows.end);
+            for row in self.rows.start..top {
                 let Some(sym) = eighth_block(eighths, row, &PARTS) else {
                     continue;
                 };
@@ -1573,26 +1636,85 @@ fn table(
     });
     let Some(shown) = shown else {
         clear(buf, area);
-        draw_table(s, &rows, &cols, &geometry, area, buf, |_| false);
+        draw_table(s, &rows, &cols, &geometry, area, buf, |_, _| false);
         return Vec::new();
     };
     let mut kept = vec![Rect { height: 1, ..area }];
-    let same = |n: usize| match (rows.get(skip + n), shown.get(skip + n)) {
-        (Some(a), Some(b)) => a.p == b.p && a.leak == b.leak,
-        (None, None) => true,
-        _ => false,
-    };
-    for n in 0..room {
-        keep_or_clear(buf, area, area.y + 1 + n as u16, same(n), &mut kept);
+    // Each row's cells drawn again: a bit per column (all of them for a
+    // row that comes or goes; none for a row that shows the same).
+    let mut redo = vec![0u64; room];
+    let (mut new, mut was) = (String::new(), String::new());
+    for (n, bits) in redo.iter_mut().enumerate() {
+        let y = area.y + 1 + n as u16;
+        let (a, b) = match (rows.get(skip + n), shown.get(skip + n)) {
+            (Some(a), Some(b)) if a.p == b.p && a.leak == b.leak => {
+                kept.push(Rect {
+                    y,
+                    height: 1,
+                    ..area
+                });
+                continue;
+            }
+            (Some(a), Some(b)) => (a, b),
+            (None, None) => {
+                kept.push(Rect {
+                    y,
+                    height: 1,
+                    ..area
+                });
+                continue;
+            }
+            _ => {
+                *bits = u64::MAX;
+                clear(
+                    buf,
+                    Rect {
+                        y,
+                        height: 1,
+                        ..area
+                    },
+                );
+                continue;
+            }
+        };
+        // Another process, or other values: only the cells whose text or
+        // style differ are drawn again (the gaps between them are blank).
+        let mut start = area.x;
+        for (k, ((_, c), &(x, w))) in cols.iter().zip(&geometry).enumerate() {
+            new.clear();
+            (c.text)(a, &mut new);
+            was.clear();
+            (c.text)(b, &mut was);
+            if new == was && cell_red(a, c) == cell_red(b, c) {
+                continue;
+            }
+            *bits |= 1 << k.min(63);
+            let cell = Rect::new(area.x + x, y, w, 1).intersection(area);
+            if cell.x > start {
+                kept.push(Rect::new(start, y, cell.x - start, 1));
+            }
+            clear(buf, cell);
+            start = start.max(cell.right());
+        }
+        if area.right() > start {
+            kept.push(Rect::new(start, y, area.right() - start, 1));
+        }
     }
-    draw_table(s, &rows, &cols, &geometry, area, buf, |n| {
-        n == usize::MAX || same(n)
+    draw_table(s, &rows, &cols, &geometry, area, buf, |n, k| {
+        n == usize::MAX || redo.get(n).is_some_and(|b| b & (1 << k.min(63)) == 0)
     });
     kept
 }
 
-/// The table's header (unless `keep(usize::MAX)`) and rows (but the `n`th
-/// shown where `keep(n)`), over cleared cells.
+/// Whether a process's cell of column `c` is shown in red: its memory and
+/// its rate of a process whose memory rises.
+fn cell_red(r: &ProcRow<'_>, c: &ProcColumn) -> bool {
+    r.leak.is_some() && (c.name == "trend" || c.name == "gpu_mem")
+}
+
+/// The table's header (unless `keep(usize::MAX, _)`) and rows (but the
+/// cell of the `n`th shown in its `k`th column where `keep(n, k)`), over
+/// cleared cells.
 fn draw_table(
     s: &Screen<'_>,
     rows: &[ProcRow<'_>],
@@ -1600,13 +1722,13 @@ fn draw_table(
     geometry: &[(u16, u16)],
     area: Rect,
     buf: &mut Buffer,
-    keep: impl Fn(usize) -> bool,
+    keep: impl Fn(usize, usize) -> bool,
 ) {
     // The header's line, then a line per process while there is room:
     // what ratatui's `Table` draws (its column layout, each cell a line
     // aligned in its column), written straight into the buffer.
     let sort = s.ui.sort;
-    let header = if keep(usize::MAX) { &[][..] } else { cols };
+    let header = if keep(usize::MAX, 0) { &[][..] } else { cols };
     for ((i, c), &(x, w)) in header.iter().zip(geometry) {
         let st = if *i == sort {
             bold().add_modifier(Modifier::REVERSED)
@@ -1642,15 +1764,14 @@ fn draw_table(
     // Each cell's text, written again for each cell.
     let mut text = String::new();
     for (n, r) in rows.iter().skip(skip).take(room).enumerate() {
-        if keep(n) {
-            continue;
-        }
         let y = area.y + 1 + n as u16;
-        let leak = r.leak.is_some();
-        for ((_, c), &(x, w)) in cols.iter().zip(geometry) {
+        for (k, ((_, c), &(x, w))) in cols.iter().zip(geometry).enumerate() {
+            if keep(n, k) {
+                continue;
+            }
             text.clear();
             (c.text)(r, &mut text);
-            let st = if leak && (c.name == "trend" || c.name == "gpu_mem") {
+            let st = if cell_red(r, c) {
                 red
             } else {
                 Style::default()
