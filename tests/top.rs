@@ -474,7 +474,7 @@ fn a_mig_layout_change_shows_within_a_second_or_two() {
 
 /// What `top` reads less often than each sample still shows: an MPS client
 /// that appears (the MPS list, empty at first, is asked for again once per
-/// `MPS_RECHECK`, 1 s), a new power limit and new PCIe rates (read once per
+/// `EMPTY_RECHECK`, 1 s), a new power limit and new PCIe rates (read once per
 /// `SLOW_EVERY`, 1 s). GPU 1's MPS list shows process 4100099 from its third
 /// call, its power limit reads 500 W and its PCIe rx 4 MB/s from their third
 /// calls.
@@ -528,6 +528,41 @@ fn an_mps_client_a_new_power_limit_and_new_pcie_rates_show_within_a_few_seconds(
     // late by a few samples).
     let took = started.elapsed();
     assert!(took < Duration::from_secs(5), "{took:?}");
+    t.keys(&["q"]);
+    assert_restored(&t);
+}
+
+/// A GPU's graphics list, empty on a compute server, is asked for again
+/// once a second (`EMPTY_RECHECK`), not every sample: GPU 1's graphics list
+/// shows process 4100098 from its fifth call, which is about four seconds
+/// in, not half a second; it then shows as a graphics process.
+#[test]
+fn an_empty_graphics_list_is_read_once_a_second() {
+    let sc = common::scenario_at(
+        "top_8gpu.toml",
+        &[(
+            "[[device.process]]\npid = 4100011",
+            "[[device.graphics_process]]\npid = 4100098\nname = \"/usr/bin/Xorg\"\n\
+             used_memory = 104857600\nalive = [0, 0, 0, 0, 1]\n\n[[device.process]]\npid = 4100011",
+        )],
+    );
+    let t = Tmux::new("graphics");
+    let started = Instant::now();
+    t.start(120, 40, &script(&t, sc.path(), "--interval 0.1"));
+    t.wait_for("the first frame", |s| {
+        s.contains("8 GPUs") && s.contains("4100001")
+    });
+    // Read every sample, the fifth call would be half a second in.
+    std::thread::sleep(Duration::from_millis(2500).saturating_sub(started.elapsed()));
+    let early = t.screen();
+    assert!(
+        !early.contains("4100098"),
+        "listed {:.1} s in:\n{early}",
+        started.elapsed().as_secs_f64()
+    );
+    let shown = t.wait_for("the graphics process", |s| s.contains("4100098"));
+    let row = shown.lines().find(|l| l.contains("4100098")).unwrap();
+    assert!(row.contains(" G ") && row.contains("Xorg"), "{row}");
     t.keys(&["q"]);
     assert_restored(&t);
 }

@@ -98,11 +98,13 @@ struct KnownName {
 /// `nvq top`'s time at 100 ms when every look was a second apart).
 pub const ABSENT_RECHECK: Duration = Duration::from_secs(10);
 
-/// How long an empty MPS client list is taken as still empty by a reader
-/// made [`PmonReader::with_mps_recheck`] (`nvq top`): a GPU without an MPS
-/// server always answers an empty list, and asking is an NVML call per GPU
-/// per sample. A list with clients is read every sample.
-pub const MPS_RECHECK: Duration = Duration::from_secs(1);
+/// How long an empty graphics or MPS client list is taken as still empty by
+/// a reader made [`PmonReader::with_empty_recheck`] (`nvq top`): a compute
+/// server's GPU always answers an empty graphics list, one without an MPS
+/// server an empty MPS list, and asking is an NVML call per GPU per sample.
+/// A list with processes is read every sample (their memory, a leak); the
+/// compute list always is.
+pub const EMPTY_RECHECK: Duration = Duration::from_secs(1);
 
 /// The most `/proc/PID/stat` files one reader keeps open (beyond it, the
 /// file is opened again for each check).
@@ -157,11 +159,12 @@ pub struct PmonReader {
     rooms: [u32; 4],
     /// Where each PID is in the sample being read (kept for its room).
     at: super::PidMap<usize>,
-    /// The MPS client list is asked for again only [`MPS_RECHECK`] after it
-    /// was empty (`nvq top`; pmon reads it every sample).
-    mps_recheck: bool,
-    /// When the MPS client list was last read empty.
-    mps_empty_at: Option<Instant>,
+    /// The graphics and MPS client lists are asked for again only
+    /// [`EMPTY_RECHECK`] after they were empty (`nvq top`; pmon reads them
+    /// every sample).
+    empty_recheck: bool,
+    /// When the graphics and the MPS client list were last read empty.
+    empty_at: [Option<Instant>; 2],
     /// How long the utilization samples read are used (`nvq top`: a
     /// second; pmon reads them every sample), and until when those kept
     /// in `util_kept` stand.
@@ -193,8 +196,8 @@ impl PmonReader {
             timestamps: true,
             rooms: [raw::list_room(0); 4],
             at: super::PidMap::default(),
-            mps_recheck: false,
-            mps_empty_at: None,
+            empty_recheck: false,
+            empty_at: [None; 2],
             util_every: Duration::ZERO,
             util_until: None,
             util_kept: Vec::new(),
@@ -214,19 +217,23 @@ impl PmonReader {
         self
     }
 
-    /// An empty MPS client list taken as still empty for [`MPS_RECHECK`].
-    pub fn with_mps_recheck(mut self) -> Self {
-        self.mps_recheck = true;
+    /// An empty graphics or MPS client list taken as still empty for
+    /// [`EMPTY_RECHECK`].
+    pub fn with_empty_recheck(mut self) -> Self {
+        self.empty_recheck = true;
         self
     }
 
-    /// The MPS client list was read empty less than [`MPS_RECHECK`] ago
-    /// (by a reader that keeps it so).
-    fn mps_known_empty(&self, now: Instant) -> bool {
-        self.mps_recheck
+    /// The list in `slot` of [`Self::empty_at`] was read empty less than
+    /// [`EMPTY_RECHECK`] ago (by a reader that keeps it so).
+    fn known_empty(&self, slot: usize, now: Instant) -> bool {
+        self.empty_recheck
             && self
-                .mps_empty_at
-                .is_some_and(|t| now.saturating_duration_since(t) < MPS_RECHECK)
+                .empty_at
+                .get(slot)
+                .copied()
+                .flatten()
+                .is_some_and(|t| now.saturating_duration_since(t) < EMPTY_RECHECK)
     }
 
     /// One process list: with each process's protected memory where the
@@ -335,13 +342,18 @@ impl PmonReader {
             (ProcessList::Graphics, "G"),
             (ProcessList::MpsCompute, "M"),
         ] {
-            let mps = kind == "M";
-            if mps && self.mps_known_empty(now) {
+            // The graphics and MPS lists' slots in `empty_at`.
+            let slot = match list {
+                ProcessList::Compute => None,
+                ProcessList::Graphics => Some(0),
+                ProcessList::MpsCompute => Some(1),
+            };
+            if slot.is_some_and(|i| self.known_empty(i, now)) {
                 continue;
             }
             let read = self.list(&dev, list);
-            if mps {
-                self.mps_empty_at = match &read {
+            if let Some(empty) = slot.and_then(|i| self.empty_at.get_mut(i)) {
+                *empty = match &read {
                     Ok(l) if l.is_empty() => Some(now),
                     _ => None,
                 };

@@ -154,7 +154,7 @@ impl TopReader {
         TopReader {
             pmon: PmonReader::new(metrics)
                 .without_timestamps()
-                .with_mps_recheck()
+                .with_empty_recheck()
                 .with_util_every(PROCESS_UTIL_EVERY),
             host: None,
             known: super::PidMap::default(),
