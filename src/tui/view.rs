@@ -1188,18 +1188,13 @@ fn column_rows_changed(
             .map(|p| (p.v / max).clamp(0.0, 1.0))
             .reduce(f64::max)
     };
-    // Not the column in which the series begins (nothing before it), as
-    // `buckets` draws it.
-    let begins_here = series.first().is_some_and(|p| grid.column(p.t) >= grid.end);
     match (peak(old.sample.t), peak(f64::INFINITY)) {
-        (Some(a), Some(b)) if !begins_here => {
+        (Some(a), Some(b)) => {
             let (a, b) = (eighths(a, h), eighths(b, h));
-            let lo = (a.min(b) / 8).min(h);
-            let hi = a.max(b).div_ceil(8).min(h);
             if a == b {
                 0..0
             } else {
-                lo..hi.max(lo)
+                (a.min(b) / 8).min(h)..a.max(b).div_ceil(8).min(h)
             }
         }
         _ => all,
@@ -1646,34 +1641,14 @@ fn table(
     let (mut new, mut was) = (String::new(), String::new());
     for (n, bits) in redo.iter_mut().enumerate() {
         let y = area.y + 1 + n as u16;
-        let (a, b) = match (rows.get(skip + n), shown.get(skip + n)) {
-            (Some(a), Some(b)) if a.p == b.p && a.leak == b.leak => {
-                kept.push(Rect {
-                    y,
-                    height: 1,
-                    ..area
-                });
-                continue;
-            }
-            (Some(a), Some(b)) => (a, b),
-            (None, None) => {
-                kept.push(Rect {
-                    y,
-                    height: 1,
-                    ..area
-                });
-                continue;
-            }
+        let pair = (rows.get(skip + n), shown.get(skip + n));
+        let (a, b) = match pair {
+            (Some(a), Some(b)) if a.p != b.p || a.leak != b.leak => (a, b),
             _ => {
-                *bits = u64::MAX;
-                clear(
-                    buf,
-                    Rect {
-                        y,
-                        height: 1,
-                        ..area
-                    },
-                );
+                // The same row, or a row that comes or goes: kept or drawn whole.
+                let same = matches!(pair, (Some(_), Some(_)) | (None, None));
+                *bits = if same { 0 } else { u64::MAX };
+                keep_or_clear(buf, area, y, same, &mut kept);
                 continue;
             }
         };
