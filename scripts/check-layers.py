@@ -60,18 +60,20 @@ ALLOWED = {
 }
 
 # The simulator's layers (nvml-sim/src/), the lowest first: the symbol list, the
-# scenario (data and validation), the state a scenario becomes, the call machinery
+# scenario (data and validation), the live processes' control files, the state a
+# scenario becomes, the call machinery
 # that enters it, the export files by domain, and the generated stubs and signature
 # checks on top of every export.
 SIM_EXPORTS = {"device", "events", "gpm", "instances", "procs", "system", "topo", "units", "vgpu"}
 SIM_ALLOWED = {
     "symbols": set(),
     "scenario": {"symbols"},
-    "state": {"scenario"},
-    "call": {"scenario", "state"},
+    "live": set(),  # the live processes' control files, read into the state
+    "state": {"scenario", "live"},
+    "call": {"scenario", "state", "live"},
     "pci": {"scenario", "call"},  # the PCI struct a GPU and its NVLink peers report
     "topo": {"scenario", "state", "call", "pci"},
-    **{m: {"scenario", "state", "call", "pci", "topo"} for m in SIM_EXPORTS - {"topo"}},
+    **{m: {"scenario", "live", "state", "call", "pci", "topo"} for m in SIM_EXPORTS - {"topo"}},
     "generated": {"call"} | SIM_EXPORTS,
     "lib": None,
 }

@@ -36,6 +36,30 @@ pub struct Scenario {
     pub unit: Vec<Unit>,
     /// Host interface cards (`nvmlSystemGetHicVersion`): none by default.
     pub hic: Vec<Hic>,
+    /// Live processes: running programs declare the GPU memory of their own PID in a control
+    /// directory (see the README's "Live processes").
+    pub live: Option<Live>,
+}
+
+/// Names the live processes' control directory when the scenario's `[live]` has no `dir`.
+pub const LIVE_DIR_ENV: &str = "NVML_SIM_LIVE_DIR";
+
+/// `[live]`: where running programs declare the GPU memory of their own PID.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Live {
+    /// The control directory (one file per PID); absent: `NVML_SIM_LIVE_DIR`.
+    pub dir: Option<String>,
+}
+
+impl Scenario {
+    /// The live processes' control directory: the scenario's `[live] dir`, else
+    /// `NVML_SIM_LIVE_DIR` (for any scenario, the built-in ones too); none: no live processes.
+    pub fn live_dir(&self) -> Option<std::path::PathBuf> {
+        let dir = self.live.as_ref().and_then(|l| l.dir.clone());
+        let dir = dir.or_else(|| std::env::var(LIVE_DIR_ENV).ok())?;
+        (!dir.is_empty()).then(|| dir.into())
+    }
 }
 
 /// `[[hic]]`: a host interface card of an S-class system.
