@@ -202,11 +202,13 @@ pub struct ProcessKind {
 }
 
 impl ProcessKind {
-    /// nvidia-smi's type letters: `C`, `G`, `C+G`, `M`, `M+G`.
+    /// nvidia-smi's type letters: `C`, `G`, `C+G`, `M`, `M+C` (an MPS
+    /// client, in the compute list too), `M+G`.
     pub fn letters(&self) -> &'static str {
         match (self.compute, self.graphics, self.mps) {
             (_, true, true) => "M+G",
-            (_, false, true) => "M",
+            (true, false, true) => "M+C",
+            (false, false, true) => "M",
             (true, true, false) => "C+G",
             (false, true, false) => "G",
             _ => "C",
