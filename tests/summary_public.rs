@@ -123,3 +123,159 @@ fn each_layout_has_its_width() {
         }
     }
 }
+
+/// The table of `scenario_file` from the line after the date.
+fn table(scenario_file: &std::path::Path) -> String {
+    let out = nvq_ok(scenario_file, &[] as &[&str]);
+    out.split_once('\n').unwrap().1.to_string()
+}
+
+#[test]
+fn a_pending_mig_mode_is_marked_with_a_star() {
+    // Public 79-column tables of A100s after `nvidia-smi -mig 0`, before the
+    // reset: ECC `On` and utilisation `N/A` (MIG still on), `Disabled*`
+    // under MIG M., and the MIG devices section (here with its devices).
+    let out = table(&scenario("sp_mig_cells.toml"));
+    assert!(
+        out.contains("|                                         |                      |            Disabled* |\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("|                                         |                      |             Enabled* |\n"),
+        "{out}"
+    );
+    assert!(out.contains("| MIG devices:"), "{out}");
+}
+
+#[test]
+fn a_mig_gpus_processes_go_by_gpu_instance() {
+    let out = table(&scenario("sp_mig_cells.toml"));
+    let gi1 = out.find("|    0    1    0       2000      C").expect(&out);
+    let gi2 = out.find("|    0    2    0       1000      C").expect(&out);
+    assert!(gi1 < gi2, "{out}");
+}
+
+#[test]
+fn a_mig_mode_nvml_cannot_read_is_err() {
+    // nvmlDeviceGetMigMode missing from the library: `ERR!` (N/A is for a
+    // GPU without MIG, NOT_SUPPORTED).
+    let f = scenario_at(
+        "sp_mig_cells.toml",
+        &[(
+            "cuda_driver_version = 12020  # 12.2",
+            "cuda_driver_version = 12020\nabsent_functions = [\"nvmlDeviceGetMigMode\"]",
+        )],
+    );
+    let out = table(f.path());
+    assert!(
+        out.contains("|                                         |                      |                 ERR! |\n"),
+        "{out}"
+    );
+    let out = table(&scenario("q_gtx1050ti_535.toml"));
+    assert!(out.contains("|                  N/A |\n"), "{out}");
+}
+
+#[test]
+fn a_windows_process_name_nvml_may_not_read_is_insufficient_permissions() {
+    // Windows tables and `-q -x` reports print `Insufficient Permissions`
+    // for a process whose name NVML may not read (NO_PERMISSION).
+    let f = scenario_at(
+        "modes_rtx2080_wddm.toml",
+        &[(
+            "pid = 12444\nname = 'C:\\Windows\\SystemApps\\MicrosoftWindows.Client.CBS_cw5n1h2txyewy\\TextInputHost.exe'",
+            "pid = 12444\nname_error = \"NO_PERMISSION\"",
+        )],
+    );
+    let out = table(f.path());
+    let line = out.lines().find(|l| l.contains(" 12444 ")).expect(&out);
+    assert!(line.contains("   Insufficient Permissions "), "{line}");
+}
+
+#[test]
+fn mig_devices_in_each_layout() {
+    // The section's head and one device as public tables show them: 79
+    // columns (470-era A100 tables, values cut to 21 with `...`), 89 (A30
+    // and A100 tables of 535), 91 on 550 (the engines' head of its own,
+    // BAR1 two columns further right), 555 on (580's engines' head), 580
+    // on (`Shared Memory-Usage`, BAR1 under the memory).
+    let cases: &[(&str, &[&str])] = &[
+        (
+            "470.82.01",
+            &[
+                "+------------------+----------------------+-----------+-----------------------+",
+                "| GPU  GI  CI  MIG |         Memory-Usage |        Vol|         Shared        |",
+                "|      ID  ID  Dev |           BAR1-Usage | SM     Unc| CE  ENC  DEC  OFA  JPG|",
+                "|                  |                      |        ECC|                       |",
+                "|==================+======================+===========+=======================|",
+                "|  0    0   0   0  |      1MiB / 64912MiB | 70    N/A |  5   0    0    0    0 |",
+                "|                  |      0MiB / 65536MiB |           |                       |",
+            ],
+        ),
+        (
+            "535.104.05",
+            &[
+                "+------------------+--------------------------------+-----------+-----------------------+",
+                "| GPU  GI  CI  MIG |                   Memory-Usage |        Vol|      Shared           |",
+                "|      ID  ID  Dev |                     BAR1-Usage | SM     Unc| CE ENC DEC OFA JPG    |",
+                "|  0    0   0   0  |               1MiB / 64912MiB  | 70    N/A |  5   0    0    0    0 |",
+                "|                  |               0MiB / 65536MiB  |           |                       |",
+            ],
+        ),
+        (
+            "550.54.15",
+            &[
+                "| GPU  GI  CI  MIG |                     Memory-Usage |        Vol|      Shared           |",
+                "|      ID  ID  Dev |                       BAR1-Usage | SM     Unc| CE ENC DEC OFA JPG    |",
+                "|  0    0   0   0  |               1MiB / 64912MiB    | 70    N/A |  5   0    0    0    0 |",
+                "|                  |                 0MiB / 65536MiB  |           |                       |",
+            ],
+        ),
+        (
+            "560.35.03",
+            &[
+                "| GPU  GI  CI  MIG |                     Memory-Usage |        Vol|        Shared         |",
+                "|      ID  ID  Dev |                       BAR1-Usage | SM     Unc| CE ENC  DEC  OFA  JPG |",
+                "|                  |                 0MiB / 65536MiB  |           |                       |",
+            ],
+        ),
+        (
+            "590.48.01",
+            &[
+                "| GPU  GI  CI  MIG |              Shared Memory-Usage |        Vol|        Shared         |",
+                "|                  |               0MiB / 65536MiB    |           |                       |",
+            ],
+        ),
+    ];
+    for (driver, lines) in cases {
+        let f = scenario_at(
+            "report_mig.toml",
+            &[(
+                "driver_version = \"590.48.01\"",
+                &format!("driver_version = \"{driver}\""),
+            )],
+        );
+        let out = table(f.path());
+        for line in *lines {
+            assert!(
+                out.contains(&format!("{line}\n")),
+                "{driver}: {line}\n{out}"
+            );
+        }
+    }
+    // A value wider than the 79-column cell is cut.
+    let f = scenario_at(
+        "report_mig.toml",
+        &[
+            (
+                "driver_version = \"590.48.01\"",
+                "driver_version = \"470.82.01\"",
+            ),
+            (
+                "bar1 = { total = 68719476736,",
+                "bar1 = { total = 137438953472,",
+            ),
+        ],
+    );
+    let out = table(f.path());
+    assert!(out.contains("|      0MiB / 13107... |"), "{out}");
+}
