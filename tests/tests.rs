@@ -41,6 +41,7 @@ mod report_unit;
 mod report_xml;
 mod scripting;
 mod serve;
+mod summary_public;
 mod summary_table;
 mod top;
 mod topo;
