@@ -27,6 +27,7 @@ mod loops;
 mod mig;
 mod nvlink;
 mod personality;
+mod planted;
 mod plot;
 mod pmon;
 mod pods;
