@@ -38,8 +38,9 @@ CORE_FORBIDDEN = {
 ALLOWED = {
     "model": set(),
     "test_support": set(),  # what nvq's own tests share (snapshots)
+    "trust": set(),  # the files root may load, run or read as its own
     "error": {"model"},
-    "nvml": {"model", "error"},
+    "nvml": {"model", "error", "trust"},
     "source": {"model", "error", "nvml"},
     "render": {"model", "error"},
     "plot": {"model", "error"},
@@ -47,12 +48,12 @@ ALLOWED = {
     "output": {"model", "error"},
     "schedule": {"model", "error", "render", "output"},
     "script": {"model", "error", "source", "render"},
-    "serve": {"model", "error", "nvml", "source", "render", "schedule"},
+    "serve": {"model", "error", "nvml", "source", "render", "schedule", "trust"},
     "tui": {"model", "error", "render", "test_support"},
     "cli": {"model", "error", "nvml", "source", "render", "script", "pods"},
     "app": {
         "model", "error", "nvml", "source", "render", "output", "schedule", "script", "cli", "serve", "tui",
-        "plot", "pods",
+        "plot", "pods", "trust",
     },
     "lib": None,  # the crate root declares the modules
     "main": None,
