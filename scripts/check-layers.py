@@ -45,7 +45,7 @@ ALLOWED = {
     "render": {"model", "error"},
     "plot": {"model", "error"},
     "pods": {"model", "error", "nvml"},
-    "output": {"model", "error"},
+    "output": {"model", "error", "trust"},
     "schedule": {"model", "error", "render", "output"},
     "script": {"model", "error", "source", "render"},
     "serve": {"model", "error", "nvml", "source", "render", "schedule", "trust"},

@@ -654,9 +654,6 @@ fn ten_thousand_pods_on_one_gpu_give_bounded_labels() {
         body.split_once("\r\n\r\n")
             .map_or(body.as_str(), |(_, b)| b),
     ) {
-        assert!(
-            !said.starts_with("exit") && !said.contains("error"),
-            "{said}"
-        );
+        assert!(said.is_empty(), "promtool: {said}");
     }
 }

@@ -11,7 +11,7 @@
 
 use std::collections::BTreeMap;
 use std::io::{Read, Seek, SeekFrom};
-use std::os::unix::fs::MetadataExt;
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::PathBuf;
 
 /// Most live processes followed at once (files past it are not read).
@@ -86,6 +86,11 @@ impl Live {
                 let Some(pid) = name.to_str().and_then(pid_of) else {
                     continue;
                 };
+                // Plain files only: a link, a FIFO (whose open would wait for a writer) or a
+                // device is not a control file.
+                if !e.file_type().is_ok_and(|t| t.is_file()) {
+                    continue;
+                }
                 if !self.procs.contains_key(&pid) && self.procs.len() >= MAX_LIVE_PROCESSES {
                     continue;
                 }
@@ -135,7 +140,11 @@ impl Live {
 
 impl LiveProcess {
     fn read(&mut self, path: &std::path::Path, gpus: usize) {
-        let Ok(mut f) = std::fs::File::open(path) else {
+        let opened = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+            .open(path);
+        let Ok(mut f) = opened else {
             return;
         };
         let Ok(meta) = f.metadata() else {
@@ -286,6 +295,24 @@ mod tests {
         assert_eq!(p.last_ms, 70);
         assert_eq!(live.on_gpu(0).count(), 0, "released");
         assert_eq!(live.accounted(0).count(), 1, "still accounted");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn links_and_fifos_are_not_control_files() {
+        let dir = std::env::temp_dir().join(format!("nvml-sim-live-fifo-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let me = std::process::id();
+        let real = dir.join("real");
+        std::fs::write(&real, "10 0 100\n").unwrap();
+        std::os::unix::fs::symlink(&real, dir.join(me.to_string())).unwrap();
+        let fifo =
+            std::ffi::CString::new(dir.join("1").into_os_string().into_encoded_bytes()).unwrap();
+        // SAFETY: a NUL-terminated path that lives for the call.
+        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+        let mut live = Live::new(dir.clone());
+        live.refresh(2); // returns: the FIFO is not opened
+        assert!(live.procs.is_empty(), "{:?}", live.procs);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
