@@ -41,7 +41,7 @@ ALLOWED = {
     "nvml": {"model", "error"},
     "source": {"model", "error", "nvml"},
     "render": {"model", "error"},
-    "plot": {"model", "error"},
+    "plot": {"model", "error", "render"},
     "pods": {"model", "error", "nvml"},
     "output": {"model", "error"},
     "schedule": {"model", "error", "render", "output"},

@@ -12,6 +12,6 @@ mod collect;
 mod draw;
 mod panel;
 
-pub use collect::{columns_needed, Collector};
+pub use collect::{columns_needed, Collector, MAX_LINES, MAX_PANELS};
 pub use draw::{render, use_font};
 pub use panel::{Drawing, Line, Panel, PictureKind, PlotSpec};

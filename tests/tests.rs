@@ -28,6 +28,7 @@ mod mig;
 mod nvlink;
 mod personality;
 mod plot;
+mod plot_hostile;
 mod pmon;
 mod pods;
 mod proptest_parsers;

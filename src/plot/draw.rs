@@ -3,6 +3,7 @@
 use super::panel::{Drawing, Panel, PictureKind, PlotSpec};
 use crate::model::history::{Point, Series};
 use crate::model::trend;
+use crate::render::report_xml;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
@@ -12,28 +13,43 @@ pub fn use_font(bytes: &'static [u8]) -> Result<(), String> {
         .map_err(|_| "the font file is not a TrueType font nvq can read".to_string())
 }
 
+/// The height of a note's line under the panels, in pixels.
+const NOTE_PX: u32 = 22;
+/// The most characters of a name an SVG's tooltip holds (a log's line may be a MiB long).
+const TIP_CHARS: usize = 1000;
+
+/// A name cut to fit the picture, and where it is drawn, in pixels: its whole text is the SVG's tooltip there.
+struct Tip {
+    x: i32,
+    y: i32,
+    w: f64,
+    h: f64,
+    text: String,
+}
+
 /// The picture: SVG text or PNG bytes.
 pub fn render(drawing: &Drawing, spec: &PlotSpec) -> Result<Vec<u8>, String> {
-    let (panels, t0, start) = (&drawing.panels, drawing.t0, &drawing.start);
     let w = spec.width.clamp(400, 8000);
     let panel_h = (w / 3).max(200);
-    let h = panel_h * u32::try_from(panels.len()).unwrap_or(1).max(1);
+    let notes = u32::try_from(drawing.notes.len()).unwrap_or(0);
+    let h = panel_h * u32::try_from(drawing.panels.len()).unwrap_or(1).max(1) + NOTE_PX * notes;
     let what = |e: &dyn std::fmt::Display| format!("drawing failed: {e}");
     match spec.kind {
         PictureKind::Svg => {
             let mut svg = String::new();
-            {
+            let tips = {
                 let root = SVGBackend::with_string(&mut svg, (w, h)).into_drawing_area();
-                draw(&root, panels, t0, start, w)?;
+                let tips = draw(&root, drawing, w)?;
                 root.present().map_err(|e| what(&e))?;
-            }
-            Ok(svg.into_bytes())
+                tips
+            };
+            Ok(with_tips(svg, &tips).into_bytes())
         }
         PictureKind::Png => {
             let mut buf = vec![0u8; w as usize * h as usize * 3];
             {
                 let root = BitMapBackend::with_buffer(&mut buf, (w, h)).into_drawing_area();
-                draw(&root, panels, t0, start, w)?;
+                draw(&root, drawing, w)?;
                 root.present().map_err(|e| what(&e))?;
             }
             let mut png = Vec::new();
@@ -106,19 +122,112 @@ fn rate_text(per_s: f64, panel: &Panel) -> String {
     )
 }
 
+/// The SVG with a transparent box over each cut name, titled with its whole text (the browser's tooltip).
+fn with_tips(mut svg: String, tips: &[Tip]) -> String {
+    let Some(end) = svg.rfind("</svg>") else {
+        return svg;
+    };
+    let mut boxes = String::new();
+    for t in tips {
+        let mut text: String = t.text.chars().take(TIP_CHARS).collect();
+        if text.len() < t.text.len() {
+            text.push('…');
+        }
+        boxes.push_str(&format!(
+            "<rect x=\"{}\" y=\"{}\" width=\"{:.0}\" height=\"{:.0}\" fill=\"none\" pointer-events=\"all\">\
+             <title>{}</title></rect>\n",
+            t.x,
+            t.y,
+            t.w,
+            t.h,
+            report_xml::escape(&text)
+        ));
+    }
+    svg.insert_str(end, &boxes);
+    svg
+}
+
+/// How wide a text is at a font size, in pixels: the font's own measure, or an estimate without one.
+fn width_px(s: &str, size: f64) -> f64 {
+    match ("sans-serif", size).into_font().box_size(s) {
+        Ok((w, _)) => f64::from(w),
+        Err(_) => text_width(s, size),
+    }
+}
+
+/// `text` then `suffix`, the text cut (with an ellipsis) so that both take at most `room` pixels at `size`;
+/// whether it was cut.
+fn fit(text: &str, suffix: &str, size: f64, room: f64) -> (String, bool) {
+    let whole = format!("{text}{suffix}");
+    if width_px(&whole, size) <= room {
+        return (whole, false);
+    }
+    // No glyph is narrower than a fifth of the size: longer is too long whatever the letters.
+    let most = (room / (size * 0.2)).max(0.0) as usize;
+    let chars: Vec<char> = text.chars().take(most + 1).collect();
+    let with = |n: usize| {
+        let mut s: String = chars.iter().take(n).collect();
+        s.push('…');
+        s.push_str(suffix);
+        s
+    };
+    // The most characters that fit, found by halving.
+    let (mut lo, mut hi) = (0usize, chars.len().min(most));
+    while lo < hi {
+        let mid = (lo + hi).div_ceil(2);
+        if width_px(&with(mid), size) <= room {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    (with(lo), true)
+}
+
+/// [`fit`], the text drawn at `px`: a cut one's whole label is a tooltip there.
+fn fitted(
+    tips: &mut Vec<Tip>,
+    label: &str,
+    suffix: &str,
+    size: f64,
+    room: f64,
+    px: (i32, i32),
+) -> String {
+    let (text, cut) = fit(label, suffix, size, room);
+    if cut {
+        tips.push(Tip {
+            x: px.0,
+            y: px.1,
+            w: width_px(&text, size),
+            h: size + 2.0,
+            text: label.to_string(),
+        });
+    }
+    text
+}
+
 fn draw<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
-    panels: &[Panel],
-    t0: f64,
-    start: &str,
+    drawing: &Drawing,
     width: u32,
-) -> Result<(), String>
+) -> Result<Vec<Tip>, String>
 where
     DB::ErrorType: 'static,
 {
+    let (panels, t0, start) = (&drawing.panels, drawing.t0, &drawing.start);
     let err = |e: DrawingAreaErrorKind<DB::ErrorType>| format!("drawing failed: {e}");
     root.fill(&WHITE).map_err(err)?;
-    let areas = root.split_evenly((panels.len().max(1), 1));
+    let mut tips = Vec::new();
+    let (full_w, full_h) = root.dim_in_pixel();
+    let notes_h = NOTE_PX * u32::try_from(drawing.notes.len()).unwrap_or(0);
+    let (charts, foot) = root.split_vertically(full_h.saturating_sub(notes_h));
+    for (i, note) in drawing.notes.iter().enumerate() {
+        let (note, _) = fit(note, "", 14.0, f64::from(full_w) - 24.0);
+        let y = i32::try_from(NOTE_PX * u32::try_from(i).unwrap_or(0)).unwrap_or(0) + 4;
+        foot.draw(&Text::new(note, (12, y), ("sans-serif", 14).into_font()))
+            .map_err(err)?;
+    }
+    let areas = charts.split_evenly((panels.len().max(1), 1));
     let t_end = panels
         .iter()
         .flat_map(|p| p.lines.iter().filter_map(|l| l.series.last()))
@@ -156,11 +265,29 @@ where
             .filter_map(|l| l.capacity)
             .map(|c| c / s)
             .fold(0.0, f64::max);
+        // The reader keeps numbers within ±10^15; anything else (a drawing made elsewhere) is not drawn.
         let y_max = (peak.max(cap) * 1.08).max(1e-9);
-        let caption = match &panel.unit {
-            Some(u) => format!("{} [{u}]", panel.field),
-            None => panel.field.clone(),
+        if !y_max.is_finite() {
+            return Err(format!("{} holds a number too large to draw", panel.field));
+        }
+        let area_right = f64::from(area.get_pixel_range().0.end);
+        let mut suffix = match &panel.unit {
+            Some(u) => format!(" [{u}]"),
+            None => String::new(),
         };
+        if panel.series > panel.lines.len() {
+            suffix.push_str(&format!(
+                ": the {} largest of {} series",
+                panel.lines.len(),
+                panel.series
+            ));
+        }
+        let (caption, _) = fit(
+            &panel.field,
+            &suffix,
+            20.0,
+            f64::from(area.dim_in_pixel().0) - 40.0,
+        );
         let mut chart = ChartBuilder::on(area)
             .caption(caption, ("sans-serif", 20))
             .margin(12)
@@ -262,10 +389,10 @@ where
                 .draw_series(std::iter::once(Circle::new(at, 4, colour.filled())))
                 .map_err(err)?;
             let peak = format!("peak {}", with_unit(top.v / s, &panel.unit));
-            let mut name = line.label.clone();
+            let mut name_suffix = String::new();
             if top.v - last.v <= (top.v.abs() * 0.01).max(1e-12) {
                 // Still at its peak: the end's name says it.
-                name.push_str(&format!(" ({peak})"));
+                name_suffix = format!(" ({peak})");
             } else {
                 let font = ("sans-serif", 12).into_font().color(&colour);
                 let (w, h) = (text_width(&peak, 12.0) * x_per_px, 16.0 * y_per_px);
@@ -274,6 +401,10 @@ where
             }
             let font = ("sans-serif", 14).into_font().color(&colour);
             let at = (last.t - t0 + span * 0.01, label_y[i] + gap * 0.4);
+            // Cut to end inside the picture; the whole name is the tooltip.
+            let px = chart.backend_coord(&at);
+            let room = area_right - f64::from(px.0) - 4.0;
+            let name = fitted(&mut tips, &line.label, &name_suffix, 14.0, room, px);
             chart
                 .draw_series(std::iter::once(Text::new(name, at, font)))
                 .map_err(err)?;
@@ -291,13 +422,17 @@ where
                 chart
                     .draw_series(DashedLineSeries::new(pts, 8, 4, LEAK.stroke_width(3)))
                     .map_err(err)?;
-                let mut label =
-                    format!("{}: leak {}", line.label, rate_text(tr.slope_per_s, panel));
+                let mut words = format!(": leak {}", rate_text(tr.slope_per_s, panel));
                 if let Some(f) = tr.time_to_full_s {
-                    label.push_str(&format!(", full in {}", trend::format_duration(f)));
+                    words.push_str(&format!(", full in {}", trend::format_duration(f)));
                 }
                 let font = ("sans-serif", 15).into_font().color(&LEAK);
                 let at = (span * 0.02, y_max * (0.97 - 0.06 * i as f64));
+                // Left of where the lines end (and their names begin).
+                let px = chart.backend_coord(&at);
+                let data_end = f64::from(chart.backend_coord(&(span, 0.0)).0);
+                let room = data_end - f64::from(px.0) - 8.0;
+                let label = fitted(&mut tips, &line.label, &words, 15.0, room, px);
                 chart
                     .draw_series(std::iter::once(Text::new(label, at, font)))
                     .map_err(err)?;
@@ -312,7 +447,7 @@ where
                 .map_err(err)?;
         }
     }
-    Ok(())
+    Ok(tips)
 }
 
 /// About how wide a text is at a font size, in pixels (DejaVu Sans averages under 0.6 of the size a character).
@@ -464,6 +599,7 @@ mod tests {
                 unit: Some(unit.into()),
                 scale,
                 lines: vec![],
+                series: 0,
             };
             assert_eq!(rate_text(per_minute / 60.0, &p), want, "{field}");
         }

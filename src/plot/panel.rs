@@ -38,7 +38,10 @@ pub struct Panel {
     pub unit: Option<String>,
     /// One display unit in base units.
     pub scale: f64,
+    /// The lines drawn: at most [`super::MAX_LINES`], those with the highest peaks.
     pub lines: Vec<Line>,
+    /// How many series the log has for this field (more than `lines` when some are left out).
+    pub series: usize,
 }
 
 /// The panels of a read log, and its time origin and first timestamp, for the axis.
@@ -46,4 +49,6 @@ pub struct Drawing {
     pub panels: Vec<Panel>,
     pub t0: f64,
     pub start: String,
+    /// What the picture says under its panels: the fields it left out, the numbers it could not draw.
+    pub notes: Vec<String>,
 }
