@@ -3,6 +3,7 @@
 
 pub mod command;
 pub mod dmon;
+pub mod hosts;
 mod interval;
 pub mod mig;
 mod monitor;
@@ -109,6 +110,10 @@ pub struct Args {
     /// Print nvq's version with the NVML, driver and CUDA versions (as nvidia-smi: its banner).
     #[arg(long, help_heading = "Summary")]
     pub version: bool,
+
+    /// `--hosts` and how to reach the nodes.
+    #[command(flatten)]
+    pub hosts: hosts::HostsArgs,
 
     /// nvq: load this NVML library instead of libnvidia-ml.so.1.
     #[arg(

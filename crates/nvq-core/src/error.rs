@@ -36,6 +36,8 @@ pub enum ExitCode {
     Timeout = 21,
     /// nvq: writing the output failed (disk full, no permission, ...).
     OutputError = 22,
+    /// nvq: a node of `--hosts` could not be read (the others' rows were printed).
+    HostsFailed = 23,
     /// Anything else, nvq's own internal errors included.
     Other = 255,
 }
@@ -91,6 +93,10 @@ impl ExitCode {
         (
             ExitCode::OutputError,
             "nvq: the output could not be written (-f target, full disk, ...).",
+        ),
+        (
+            ExitCode::HostsFailed,
+            "nvq: a --hosts node could not be read (the other nodes' rows were printed).",
         ),
         (
             ExitCode::Other,
@@ -244,6 +250,10 @@ pub enum NvqError {
     #[error("ERROR: nvq serve: {0}\n")]
     Serve(String),
 
+    /// `--hosts`: nodes that could not be read (each was named on stderr).
+    #[error("ERROR: {0}\n")]
+    Hosts(String),
+
     /// `nvq wait -- CMD`: the command ran and exited with this status,
     /// which nvq passes on as its own (nothing is printed).
     #[error("")]
@@ -276,6 +286,7 @@ impl NvqError {
             | NvqError::UntrustedLink { .. } => ExitCode::OutputError,
             NvqError::AssertFailed(_) => ExitCode::AssertFailed,
             NvqError::Timeout(_) => ExitCode::Timeout,
+            NvqError::Hosts(_) => ExitCode::HostsFailed,
             NvqError::Serve(_) | NvqError::ChildExit(_) => ExitCode::Other,
         }
     }
