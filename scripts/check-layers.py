@@ -43,7 +43,7 @@ ALLOWED = {
     "nvml": {"model", "error", "trust"},
     "source": {"model", "error", "nvml"},
     "render": {"model", "error"},
-    "plot": {"model", "error"},
+    "plot": {"model", "error", "render"},
     "pods": {"model", "error", "nvml"},
     "output": {"model", "error", "trust"},
     "schedule": {"model", "error", "render", "output"},

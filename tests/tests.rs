@@ -31,6 +31,7 @@ mod nvlink;
 mod personality;
 mod planted;
 mod plot;
+mod plot_hostile;
 mod pmon;
 mod pods;
 mod proptest_parsers;

@@ -265,6 +265,16 @@ pub enum NvqError {
     #[error("ERROR: {0}\n")]
     Hosts(String),
 
+    /// nvq could not start what a loop or `nvq top` runs on (a thread, the
+    /// GPU readers, a timer): the system refused it, not the command line.
+    #[error("ERROR: {0}\n")]
+    Start(String),
+
+    /// `nvq top` could not take the terminal or draw on it (the output of
+    /// a screen could not be written).
+    #[error("ERROR: {0}\n")]
+    Terminal(String),
+
     /// `nvq wait -- CMD`: the command ran and exited with this status,
     /// which nvq passes on as its own (nothing is printed).
     #[error("")]
@@ -296,11 +306,12 @@ impl NvqError {
             NvqError::NoDevices => ExitCode::NotFound,
             NvqError::Output { .. }
             | NvqError::NotRegular { .. }
-            | NvqError::UntrustedLink { .. } => ExitCode::OutputError,
+            | NvqError::UntrustedLink { .. }
+            | NvqError::Terminal(_) => ExitCode::OutputError,
             NvqError::AssertFailed(_) => ExitCode::AssertFailed,
             NvqError::Timeout(_) => ExitCode::Timeout,
             NvqError::Hosts(_) => ExitCode::HostsFailed,
-            NvqError::Serve(_) | NvqError::ChildExit(_) => ExitCode::Other,
+            NvqError::Serve(_) | NvqError::Start(_) | NvqError::ChildExit(_) => ExitCode::Other,
         }
     }
 
@@ -422,6 +433,22 @@ pub fn install_panic_hook() {
 #[cfg(test)]
 mod panic_tests {
     use super::*;
+
+    /// A failure of the system or the terminal is not a usage error: it
+    /// does not exit 2, whatever the personality.
+    #[test]
+    fn runtime_failures_are_not_usage_errors() {
+        for p in [crate::Personality::Nvq, crate::Personality::NvidiaSmi] {
+            let start = NvqError::Start("cannot start the GPU readers: no room".into());
+            assert_eq!(start.exit_code_as(p), ExitCode::Other);
+            let draw = NvqError::Terminal("top: cannot draw: broken pipe".into());
+            assert_eq!(draw.exit_code_as(p), ExitCode::OutputError);
+        }
+        assert_eq!(
+            NvqError::Start("x".into()).to_string(),
+            NvqError::Usage("x".into()).to_string()
+        );
+    }
 
     #[test]
     fn the_internal_error_line() {
