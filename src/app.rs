@@ -15,7 +15,7 @@ mod vgpu;
 
 use crate::cli::{self, Args};
 use crate::error::NvqError;
-use crate::model::{Column, FieldKind, GpuIdent, NvmlCode, Row, Value};
+use crate::model::{Column, ColumnId, Fact, FieldKind, GpuIdent, NvmlCode, Row, Value};
 use crate::nvml::Session;
 use crate::output::{Sink, SinkMode};
 use crate::render::{self, FormatSpec};
@@ -292,13 +292,7 @@ fn run_query(common: &Common<'_>, plan: &QueryPlan) -> Result<(), NvqError> {
     let devices = common.gpus(&session)?;
     let count = session.device_count().unwrap_or(0);
     let major = session.driver_major();
-    let infos = plan.mode.fields();
-    let columns: Vec<Column> = plan
-        .fields
-        .iter()
-        .filter_map(|&i| infos.get(i))
-        .map(|f| Column::from_info(f, major))
-        .collect();
+    let columns: Vec<Column> = plan.mode.columns(&plan.fields, major);
     let mut sink = match replaced {
         Some(sink) => sink,
         None => common.sink(mode)?,
@@ -521,9 +515,6 @@ where
     deadline::PerGpu::start(jobs).ok()
 }
 
-/// nvq's epoch timestamp field (see `source::time::epoch_value`).
-const EPOCH_FIELD: &str = "timestamp.epoch";
-
 /// The row printed for a GPU that missed a sample's deadline: `[Timeout]`
 /// (NVML's TIMEOUT) in every cell that needs the driver; the fields that
 /// do not (`timestamp`, `index`, `count`: see [`FieldKind`]) keep their
@@ -536,12 +527,14 @@ struct LateRows {
 
 impl LateRows {
     fn new(mode: QueryMode, fields: &[usize], count: u32) -> Self {
-        let infos = mode.fields();
+        let (infos, ids) = (mode.fields(), mode.ids());
+        // nvq's epoch timestamp field (see `source::time::epoch_value`).
+        let epoch = ColumnId::Fact(Fact::TimestampEpoch);
         let kinds = fields
             .iter()
             .map(|&i| {
                 infos.get(i).map_or((FieldKind::Gauge, false), |f| {
-                    (f.kind, f.name == EPOCH_FIELD)
+                    (f.kind, ids.get(i) == Some(&epoch))
                 })
             })
             .collect();

@@ -67,12 +67,7 @@ pub fn run_query(
         .iter()
         .filter_map(|&i| infos.get(i).map(|f| f.name))
         .collect();
-    let fields: Vec<Column> = plan
-        .fields
-        .iter()
-        .filter_map(|&i| infos.get(i))
-        .map(|f| Column::from_info(f, HEADER_DRIVER))
-        .collect();
+    let fields: Vec<Column> = plan.mode.columns(&plan.fields, HEADER_DRIVER);
     // Prometheus has the host as a label of every series; the other
     // formats as a column, first.
     let host_column = plan.format.kind != FormatKind::Prometheus;

@@ -6,7 +6,7 @@
 use crate::cli::ServeArgs;
 use crate::error::NvqError;
 use crate::model::pods::{join_bounded, pod_labels, PodMap};
-use crate::model::{Column, Value};
+use crate::model::{Column, ListField, Value};
 use crate::nvml::Session;
 use crate::pods::{self, Config, PodState};
 use crate::render::exporter::Profile;
@@ -84,7 +84,7 @@ impl Plan {
 /// Label each GPU row and process row with the containers holding its GPU;
 /// a GPU no container holds gets the `pod_uid`s of its processes' cgroups.
 fn label(c: &mut Collected, map: &PodMap, app_columns: Option<&[Column]>) {
-    let pod_uid = app_columns.and_then(|cols| cols.iter().position(|c| c.name == "pod_uid"));
+    let pod_uid = app_columns.and_then(|cols| cols.iter().position(|c| c.id == ListField::PodUid.id()));
     for row in c.rows.iter_mut().chain(c.apps.iter_mut()) {
         if let Some(g) = row.gpu.clone() {
             row.labels
@@ -140,10 +140,8 @@ mod tests {
                 container: "t".into(),
             },
         );
-        let cols = [Column::from_info(
-            &crate::model::FieldInfo::new("pod_uid", ""),
-            580,
-        )];
+        let apps = crate::source::QueryMode::COMPUTE_APPS;
+        let cols = apps.columns(&[apps.position(ListField::PodUid).unwrap()], 580);
         let mut c = Collected {
             rows: vec![row("GPU-a", 0, vec![]), row("GPU-b", 1, vec![])],
             apps: vec![

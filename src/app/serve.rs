@@ -115,12 +115,7 @@ impl ServePlan {
 
 /// The columns of `fields` of `mode`, as this driver's nvidia-smi names them.
 fn columns(mode: QueryMode, fields: &[usize], major: u32) -> Vec<Column> {
-    let infos = mode.fields();
-    fields
-        .iter()
-        .filter_map(|&i| infos.get(i))
-        .map(|f| Column::from_info(f, major))
-        .collect()
+    mode.columns(fields, major)
 }
 
 /// Run the exporter until SIGTERM or SIGINT. The port is bound first; the

@@ -5,9 +5,12 @@
 
 use crate::model::history::{History, Point, SeriesKey};
 use crate::model::trend::{self, TrendConfig};
-use crate::model::{GpuIdent, Row};
+use crate::model::{Fact, GpuIdent, Row};
 use crate::source::QueryMode;
 use std::sync::Arc;
+
+/// The series whose trend is exposed.
+const USED: Fact = Fact::MemoryUsed;
 
 /// The history of the collection's memory series.
 pub struct ServeTrend {
@@ -23,20 +26,18 @@ pub struct ServeTrend {
 impl ServeTrend {
     /// For rows of `fields` (`--query-gpu` indices); `None` when memory.used is not among them.
     pub fn new(fields: &[usize], trend: TrendConfig) -> Option<Self> {
-        let infos = QueryMode::GPU.fields();
-        let find = |name: &str| {
-            fields
-                .iter()
-                .position(|&f| infos.get(f).is_some_and(|i| i.name == name))
-                .map(|k| (k, infos[fields[k]].measure().1))
+        let find = |fact: Fact| {
+            let want = QueryMode::GPU.position(fact)?;
+            let k = fields.iter().position(|&f| f == want)?;
+            Some((k, fact.info().measure().1))
         };
-        let used = find("memory.used")?;
+        let used = find(USED)?;
         let mut history = History::default();
         // Each scrape reads each GPU's trend of it.
-        history.keep_minima_of("memory.used");
+        history.keep_minima_of(USED.name());
         Some(ServeTrend {
             used,
-            total: find("memory.total"),
+            total: find(Fact::MemoryTotal),
             history,
             trend,
             keys: Vec::new(),
@@ -72,18 +73,18 @@ impl ServeTrend {
             };
             let newer = self
                 .history
-                .series(key, "memory.used")
+                .series(key, USED.name())
                 .and_then(|s| s.last())
                 .map_or(true, |p| t > p.t);
             if newer {
                 if let Some(v) = value(self.used) {
-                    self.history.push(key, "memory.used", Point { t, v });
+                    self.history.push(key, USED.name(), Point { t, v });
                 }
             }
             let capacity = self.total.and_then(value);
             if let Some(tr) = self
                 .history
-                .series(key, "memory.used")
+                .series(key, USED.name())
                 .and_then(|s| trend::trend(s, capacity, &self.trend))
             {
                 trends.push((Arc::clone(g), tr));

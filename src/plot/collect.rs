@@ -5,7 +5,7 @@
 use super::panel::{Drawing, Line, Panel, PlotSpec};
 use crate::model::history::{Point, Series};
 use crate::model::log::{quoted, LogCell, LogHead};
-use crate::model::trend;
+use crate::model::{trend, ColumnId, Fact, ListField};
 use crate::render::report_xml::xml_chars;
 use std::collections::{BTreeMap, HashMap};
 
@@ -15,25 +15,37 @@ pub const MAX_PANELS: usize = 8;
 pub const MAX_LINES: usize = 20;
 
 /// The columns that name a row's series, in the order they are tried.
-const GPU_KEYS: &[&str] = &[
-    "uuid",
-    "gpu_uuid",
-    "index",
-    "pci.bus_id",
-    "gpu_bus_id",
-    "gpu_serial",
-    "gpu_name",
+const GPU_KEYS: &[ColumnId] = &[
+    ColumnId::Fact(Fact::Uuid),
+    ColumnId::List(ListField::GpuUuid),
+    ColumnId::Fact(Fact::Index),
+    ColumnId::Fact(Fact::PciBusId),
+    ColumnId::List(ListField::GpuBusId),
+    ColumnId::List(ListField::GpuSerial),
+    ColumnId::List(ListField::GpuName),
 ];
 /// Columns that are never drawn by default.
-const NOT_DRAWN: &[&str] = &["index", "pid", "count", "gpu_index", "minor_number"];
-/// The default fields: memory, then utilization.
-const DEFAULTS: &[&str] = &[
-    "memory.used",
-    "used_gpu_memory",
-    "used_memory",
-    "utilization.gpu",
-    "utilization.memory",
+const NOT_DRAWN: &[ColumnId] = &[
+    ColumnId::Fact(Fact::Index),
+    ColumnId::List(ListField::Pid),
+    ColumnId::Fact(Fact::Count),
+    ColumnId::List(ListField::GpuIndex),
+    ColumnId::Fact(Fact::MinorNumber),
 ];
+/// The default fields: memory, then utilization.
+const DEFAULTS: &[ColumnId] = &[
+    ColumnId::Fact(Fact::MemoryUsed),
+    ColumnId::List(ListField::UsedGpuMemory),
+    // `used_gpu_memory`'s other spelling, as a log written with it names it.
+    ColumnId::Text("used_memory"),
+    ColumnId::Fact(Fact::UtilizationGpu),
+    ColumnId::Fact(Fact::UtilizationMemory),
+];
+
+/// Is the log column `name` one of `ids`?
+fn named(ids: &[ColumnId], name: &str) -> bool {
+    ids.iter().any(|id| id.name() == name)
+}
 
 /// A cell as a key part, cheap to compare: a number's bits, a text's number, or nothing.
 type Part = (u8, u64);
@@ -58,7 +70,7 @@ impl KeyColumns {
     fn of(head: &LogHead) -> Self {
         let pid = head.column("pid");
         KeyColumns {
-            gpu: GPU_KEYS.iter().find_map(|c| head.column(c)),
+            gpu: GPU_KEYS.iter().find_map(|c| head.column(c.name())),
             index: head.column("index").or_else(|| head.column("gpu_index")),
             pid,
             name: head
@@ -74,7 +86,7 @@ impl KeyColumns {
 pub fn columns_needed(spec: &PlotSpec, names: &[String]) -> Vec<bool> {
     let has = |n: &str| names.iter().any(|x| x == n);
     let fields: Vec<&str> = if spec.fields.is_empty() {
-        DEFAULTS.iter().copied().filter(|d| has(d)).collect()
+        DEFAULTS.iter().map(|d| d.name()).filter(|d| has(d)).collect()
     } else {
         spec.fields.iter().map(String::as_str).collect()
     };
@@ -95,7 +107,7 @@ pub fn columns_needed(spec: &PlotSpec, names: &[String]) -> Vec<bool> {
             let n = n.as_str();
             fields.contains(&n)
                 || fields.iter().any(|f| trend::capacity_field(f) == Some(n))
-                || GPU_KEYS.contains(&n)
+                || named(GPU_KEYS, n)
                 || keys.contains(&n)
         })
         .collect()
@@ -222,10 +234,10 @@ impl<'s> Collector<'s> {
                 .filter(|&i| i < MAX_PANELS)
                 .map(Role::Chosen);
         }
-        if let Some(i) = DEFAULTS.iter().position(|d| *d == name) {
+        if let Some(i) = DEFAULTS.iter().position(|d| d.name() == name) {
             return Some(Role::Default(i));
         }
-        (!NOT_DRAWN.contains(&name) && !GPU_KEYS.contains(&name)).then_some(Role::StandIn)
+        (!named(NOT_DRAWN, name) && !named(GPU_KEYS, name)).then_some(Role::StandIn)
     }
 
     /// Columns the head has that were not known: their fields (a stand-in gets its slot when it first holds a

@@ -2,7 +2,7 @@
 
 use super::panel::{Drawing, Panel, PictureKind, PlotSpec};
 use crate::model::history::{Point, Series};
-use crate::model::trend;
+use crate::model::{trend, Unit};
 use crate::render::report_xml;
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -97,13 +97,7 @@ fn with_unit(v: f64, unit: &Option<String>) -> String {
 fn rate_text(per_s: f64, panel: &Panel) -> String {
     let per_min = per_s * 60.0;
     if panel.scale > 1.0 && panel.unit.as_deref().is_some_and(|u| u.ends_with('B')) {
-        let units = [
-            ("B", 1.0),
-            ("KiB", 1024.0),
-            ("MiB", 1048576.0),
-            ("GiB", 1073741824.0),
-            ("TiB", 1099511627776.0),
-        ];
+        let units = ["B", "KiB", "MiB", "GiB", "TiB"].map(|u| (u, Unit::find(u).map_or(1.0, |u| u.in_base)));
         let (u, s) = units
             .iter()
             .rev()

@@ -6,7 +6,7 @@ use super::lexer::{CmpOp, Op, Span};
 use super::parser::{Ast, Node};
 use super::units::{self, Kind};
 use super::ExprError;
-use crate::model::FieldInfo;
+use crate::model::{Fact, FieldInfo};
 
 /// What the checker knows about a sub-expression.
 enum Ty {
@@ -222,7 +222,7 @@ impl Checker<'_> {
                         .and_then(|i| crate::model::trend::capacity_field(i.name));
                     match own.map(|c| (c, self.field(c, span))) {
                         Some((_, Ok((cf, _, cs)))) => Capacity::Field(cf.field, cs),
-                        Some(("memory.total", Err(_))) => Capacity::GpuMemory,
+                        Some((c, Err(_))) if c == Fact::MemoryTotal.name() => Capacity::GpuMemory,
                         _ => {
                             return err(
                             format!(

@@ -181,7 +181,27 @@ impl SortKey<'_> {
     }
 }
 
+/// Which process column: what code names a column by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProcCol {
+    Gpu,
+    Pid,
+    User,
+    Type,
+    GpuMem,
+    Sm,
+    Enc,
+    Dec,
+    Cpu,
+    HostMem,
+    Container,
+    Trend,
+    Command,
+}
+
 pub struct ProcColumn {
+    /// Which column it is.
+    pub id: ProcCol,
     /// The name `s` shows in the status line.
     pub name: &'static str,
     pub head: &'static str,
@@ -252,33 +272,33 @@ fn text(out: &mut String, v: Option<&str>) {
 
 #[rustfmt::skip]
 pub const COLUMNS: &[ProcColumn] = &[
-    ProcColumn { name: "gpu", head: "GPU", width: 3, right: true, compact: true, numeric: false,
+    ProcColumn { id: ProcCol::Gpu, name: "gpu", head: "GPU", width: 3, right: true, compact: true, numeric: false,
         text: |r, o| put(o, r.p.gpu), key: |r| num(Some(f64::from(r.p.gpu))) },
-    ProcColumn { name: "pid", head: "PID", width: 7, right: true, compact: true, numeric: false,
+    ProcColumn { id: ProcCol::Pid, name: "pid", head: "PID", width: 7, right: true, compact: true, numeric: false,
         text: |r, o| put(o, r.p.pid), key: |r| num(Some(f64::from(r.p.pid))) },
-    ProcColumn { name: "user", head: "USER", width: 8, right: false, compact: true, numeric: false,
+    ProcColumn { id: ProcCol::User, name: "user", head: "USER", width: 8, right: false, compact: true, numeric: false,
         text: |r, o| text(o, r.p.user.as_deref()),
         key: |r| SortKey::Text(r.p.user.as_deref().unwrap_or_default()) },
-    ProcColumn { name: "type", head: "TYPE", width: 4, right: false, compact: true, numeric: false,
+    ProcColumn { id: ProcCol::Type, name: "type", head: "TYPE", width: 4, right: false, compact: true, numeric: false,
         text: |r, o| o.push_str(r.p.kind), key: |r| SortKey::Text(r.p.kind) },
-    ProcColumn { name: "gpu_mem", head: "GPU-MEM", width: 7, right: true, compact: true, numeric: true,
+    ProcColumn { id: ProcCol::GpuMem, name: "gpu_mem", head: "GPU-MEM", width: 7, right: true, compact: true, numeric: true,
         text: |r, o| opt_bytes(o, r.p.gpu_mem), key: |r| num(r.p.gpu_mem.map(|b| b as f64)) },
-    ProcColumn { name: "sm", head: "SM%", width: 4, right: true, compact: true, numeric: true,
+    ProcColumn { id: ProcCol::Sm, name: "sm", head: "SM%", width: 4, right: true, compact: true, numeric: true,
         text: |r, o| pct(o, r.p.sm), key: |r| num(r.p.sm) },
-    ProcColumn { name: "enc", head: "ENC%", width: 4, right: true, compact: false, numeric: true,
+    ProcColumn { id: ProcCol::Enc, name: "enc", head: "ENC%", width: 4, right: true, compact: false, numeric: true,
         text: |r, o| pct(o, r.p.enc), key: |r| num(r.p.enc) },
-    ProcColumn { name: "dec", head: "DEC%", width: 4, right: true, compact: false, numeric: true,
+    ProcColumn { id: ProcCol::Dec, name: "dec", head: "DEC%", width: 4, right: true, compact: false, numeric: true,
         text: |r, o| pct(o, r.p.dec), key: |r| num(r.p.dec) },
-    ProcColumn { name: "cpu", head: "CPU%", width: 5, right: true, compact: true, numeric: true,
+    ProcColumn { id: ProcCol::Cpu, name: "cpu", head: "CPU%", width: 5, right: true, compact: true, numeric: true,
         text: |r, o| put(o, Or(r.p.cpu_pct.map(|c| Fixed(c, 1)))), key: |r| num(r.p.cpu_pct) },
-    ProcColumn { name: "host_mem", head: "HOST-MEM", width: 8, right: true, compact: false, numeric: true,
+    ProcColumn { id: ProcCol::HostMem, name: "host_mem", head: "HOST-MEM", width: 8, right: true, compact: false, numeric: true,
         text: |r, o| opt_bytes(o, r.p.host_mem), key: |r| num(r.p.host_mem.map(|b| b as f64)) },
-    ProcColumn { name: "container", head: "CONTAINER", width: 12, right: false, compact: false, numeric: false,
+    ProcColumn { id: ProcCol::Container, name: "container", head: "CONTAINER", width: 12, right: false, compact: false, numeric: false,
         text: |r, o| text(o, r.p.container.as_deref()),
         key: |r| SortKey::Text(r.p.container.as_deref().unwrap_or_default()) },
-    ProcColumn { name: "trend", head: "LEAK", width: 13, right: false, compact: true, numeric: true,
+    ProcColumn { id: ProcCol::Trend, name: "trend", head: "LEAK", width: 13, right: false, compact: true, numeric: true,
         text: |r, o| if let Some(l) = r.leak { put(o, LeakText(l)) }, key: |r| num(r.leak.map(|l| l.rate)) },
-    ProcColumn { name: "command", head: "COMMAND", width: 0, right: false, compact: true, numeric: false,
+    ProcColumn { id: ProcCol::Command, name: "command", head: "COMMAND", width: 0, right: false, compact: true, numeric: false,
         text: |r, o| o.push_str(&r.p.command), key: |r| SortKey::Text(&r.p.command) },
 ];
 

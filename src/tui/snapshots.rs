@@ -5,7 +5,7 @@
 //! writes them again. Each test also asserts what a person would look for.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use super::columns::Leak;
+use super::columns::{Leak, ProcCol};
 use super::state::{Key, Ui};
 use super::view::{self, Screen, MEM_FIELD, UTIL_FIELD};
 use crate::model::history::{History, Point, SeriesKey};
@@ -420,7 +420,7 @@ fn table_as_ratatui_draws_it(
     }));
     let body = rows.iter().map(|r| {
         Row::new(cols.iter().map(|(_, c)| {
-            let st = if r.leak.is_some() && (c.name == "trend" || c.name == "gpu_mem") {
+            let st = if r.leak.is_some() && matches!(c.id, ProcCol::Trend | ProcCol::GpuMem) {
                 view::style(s, Color::Red).add_modifier(Modifier::BOLD)
             } else {
                 Style::default()
@@ -517,7 +517,7 @@ fn clicks_hit_the_gpu_lines_and_column_headers_drawn() {
     let (_, (gpu, column, header_line)) = shown(&ui);
     let sm = super::columns::COLUMNS
         .iter()
-        .position(|c| c.name == "sm")
+        .position(|c| c.id == ProcCol::Sm)
         .unwrap();
     assert_eq!(gpu, Some(view::Hit::Gpu(3)));
     assert_eq!(column, Some(view::Hit::Column(sm)));

@@ -2,7 +2,7 @@
 //! pause, refresh interval, selected GPU, curve zoom, help. Keys change it;
 //! pure code, tested below.
 
-use super::columns::{ProcColumn, COLUMNS};
+use super::columns::{ProcCol, ProcColumn, COLUMNS};
 
 /// A key, as `top` understands it (the terminal layer maps its events).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -81,7 +81,7 @@ impl Ui {
         Ui {
             sort: COLUMNS
                 .iter()
-                .position(|c| c.name == "gpu_mem")
+                .position(|c| c.id == ProcCol::GpuMem)
                 .unwrap_or(0),
             descending: true,
             filter: String::new(),
@@ -320,7 +320,7 @@ mod tests {
         assert_eq!((ui.selected, ui.only_selected), (2, true));
         ui.click_gpu(2);
         assert_eq!((ui.selected, ui.only_selected), (2, false));
-        let sm = COLUMNS.iter().position(|c| c.name == "sm").unwrap();
+        let sm = COLUMNS.iter().position(|c| c.id == ProcCol::Sm).unwrap();
         ui.click_column(sm);
         assert_eq!((ui.sort_column().name, ui.descending), ("sm", true));
         ui.click_column(sm);

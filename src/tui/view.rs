@@ -9,11 +9,11 @@
 //! side and every process column.
 
 use super::columns::{display_as_text, put, Bytes, Duration, Fixed, Leak, Or, ProcColumn, ProcRow};
-use super::columns::{SortKey, Text, COLUMNS, WIDE_FROM};
+use super::columns::{ProcCol, SortKey, Text, COLUMNS, WIDE_FROM};
 use super::state::Ui;
 use crate::model::history::{History, SeriesRef};
 use crate::model::top::{GpuSnap, Health, ProcSnap, TopSample};
-use crate::model::Token;
+use crate::model::{Fact, ListField, Token};
 use crate::render::printable;
 use ratatui::buffer::{Buffer, Cell};
 use ratatui::layout::{Constraint, Flex, Layout, Rect};
@@ -26,9 +26,9 @@ use std::sync::{Mutex, OnceLock, PoisonError};
 
 /// The history field of a GPU's used memory (bytes) and utilization (%),
 /// and of a process's memory: the registry's names.
-pub const MEM_FIELD: &str = "memory.used";
-pub const UTIL_FIELD: &str = "utilization.gpu";
-pub const PROC_MEM_FIELD: &str = "used_gpu_memory";
+pub const MEM_FIELD: &str = Fact::MemoryUsed.describe().name;
+pub const UTIL_FIELD: &str = Fact::UtilizationGpu.describe().name;
+pub const PROC_MEM_FIELD: &str = ListField::UsedGpuMemory.name();
 
 /// Everything one frame shows.
 pub struct Screen<'a> {
@@ -1660,7 +1660,7 @@ fn table(
 /// Whether a process's cell of column `c` is shown in red: its memory and
 /// its rate of a process whose memory rises.
 fn cell_red(r: &ProcRow<'_>, c: &ProcColumn) -> bool {
-    r.leak.is_some() && (c.name == "trend" || c.name == "gpu_mem")
+    r.leak.is_some() && matches!(c.id, ProcCol::Trend | ProcCol::GpuMem)
 }
 
 /// The table's header (unless `keep(usize::MAX, _)`) and rows (but the
@@ -1747,7 +1747,7 @@ pub(super) fn table_columns<'c>(rows: &[ProcRow<'_>], wide: bool) -> Vec<(usize,
         COLUMNS
             .iter()
             .enumerate()
-            .filter(|(_, c)| wide || (c.compact && (c.name != "trend" || any_leak))),
+            .filter(|(_, c)| wide || (c.compact && (c.id != ProcCol::Trend || any_leak))),
     );
     out
 }

@@ -44,13 +44,7 @@ pub fn memory_used(lib: &LibSource, ids: Option<&str>) -> Result<Vec<u8>, NvqErr
     let devices = select(&session, ids)?;
     let mode = QueryMode::GPU;
     let fields = mode.resolve("memory.used")?;
-    let infos = mode.fields();
-    let major = session.driver_major();
-    let columns: Vec<Column> = fields
-        .iter()
-        .filter_map(|&i| infos.get(i))
-        .map(|f| Column::from_info(f, major))
-        .collect();
+    let columns: Vec<Column> = mode.columns(&fields, session.driver_major());
     let request = Request::new(&fields, session.device_count().unwrap_or(0), false);
     let rows = mode.collect(&session, &targets(&session, &devices), &request);
     let mut csv = FormatSpec::parse("csv,noheader")?.formatter();

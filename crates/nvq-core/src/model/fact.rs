@@ -530,11 +530,23 @@ pub enum Fact {
     MemoryPowerInstant,
     /// `minor_number` (internal)
     MinorNumber,
+    /// `brand` (internal)
+    Brand,
+    /// `architecture` (internal)
+    Architecture,
+    /// `multigpu_board` (internal)
+    MultiGpuBoard,
+    /// `board_id` (internal)
+    BoardId,
+    /// `board_part_number` (internal)
+    BoardPartNumber,
+    /// `module_id` (internal)
+    ModuleId,
 }
 
 impl Fact {
     /// How many facts there are.
-    pub const COUNT: usize = Fact::MinorNumber as usize + 1;
+    pub const COUNT: usize = Fact::ModuleId as usize + 1;
 
     /// How many facts are `--query-gpu` fields: the first ones.
     pub const FIELDS: usize = Fact::Bar1MemoryTotal as usize;
@@ -797,6 +809,12 @@ impl Fact {
         Fact::MemoryPowerAverage,
         Fact::MemoryPowerInstant,
         Fact::MinorNumber,
+        Fact::Brand,
+        Fact::Architecture,
+        Fact::MultiGpuBoard,
+        Fact::BoardId,
+        Fact::BoardPartNumber,
+        Fact::ModuleId,
     ];
 
     /// What is known about this fact.
@@ -2201,6 +2219,12 @@ impl Fact {
                 .internal(),
             Fact::MinorNumber => FieldInfo::new("minor_number", "The GPU's device minor number: its node is /dev/nvidia<minor>.")
                 .internal(),
+            Fact::Brand => FieldInfo::new("brand", "The product brand (GeForce, Tesla, NVIDIA RTX, ...).").internal(),
+            Fact::Architecture => FieldInfo::new("architecture", "The GPU architecture (Ampere, Hopper, ...).").internal(),
+            Fact::MultiGpuBoard => FieldInfo::new("multigpu_board", "Whether the GPU sits on a board with several GPUs, Yes/No.").internal(),
+            Fact::BoardId => FieldInfo::new("board_id", "The board's id, in hex: GPUs of one board share it.").internal(),
+            Fact::BoardPartNumber => FieldInfo::new("board_part_number", "The board's part number.").internal(),
+            Fact::ModuleId => FieldInfo::new("module_id", "The GPU's module id on a multi-GPU baseboard.").internal(),
         }
     }
 }

@@ -12,6 +12,7 @@ pub mod fact;
 mod field;
 pub mod gpm;
 pub mod history;
+mod id;
 pub mod listing;
 pub mod log;
 pub mod mig;
@@ -30,6 +31,7 @@ pub mod wire;
 
 pub use code::NvmlCode;
 pub use fact::Fact;
+pub use id::{ColumnId, ListField};
 pub use field::{FieldDef, FieldInfo, FieldKind, Quantity, Section, Unit, UNITS};
 pub use row::{Column, GpuIdent, Row, XidCount};
 pub use value::{Token, Value};

@@ -1,10 +1,12 @@
 //! Rows and columns: what a source produces and a renderer prints.
 
-use super::{FieldInfo, FieldKind, Quantity, Value};
+use super::{ColumnId, FieldInfo, FieldKind, Quantity, Value};
 
 /// One output column.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Column {
+    /// What the column shows, by id: code looks values up by it.
+    pub id: ColumnId,
     /// The field's canonical name (JSON key, Prometheus metric stem).
     pub name: &'static str,
     /// The name the CSV header prints (differs from `name` on old drivers).
@@ -22,9 +24,10 @@ pub struct Column {
 }
 
 impl Column {
-    /// The column of a registry field, named as the given driver's nvidia-smi names it.
-    pub fn from_info(info: &FieldInfo, driver_major: u32) -> Self {
+    /// The column `id` of a registry field, named as the given driver's nvidia-smi names it.
+    pub fn new(id: ColumnId, info: &FieldInfo, driver_major: u32) -> Self {
         Column {
+            id,
             name: info.name,
             header_name: info.header_name(driver_major),
             unit: info.unit,
@@ -38,6 +41,7 @@ impl Column {
     /// A column that is not a registry field (a statistic's name, a test's).
     pub fn plain(name: &'static str, unit: Option<&'static str>, help: &'static str) -> Self {
         Column {
+            id: ColumnId::Text(name),
             name,
             header_name: name,
             unit,
@@ -96,6 +100,16 @@ pub struct Row {
 }
 
 impl Row {
+    /// The cell of column `id`, the row's cells being those of `columns`
+    /// (the first, if the column is there more than once).
+    pub fn get(&self, columns: &[Column], id: impl Into<ColumnId>) -> Option<&Value> {
+        let id = id.into();
+        columns
+            .iter()
+            .position(|c| c.id == id)
+            .and_then(|i| self.cells.get(i))
+    }
+
     /// A row of these cells, with no GPU, no time and no labels attached.
     pub fn new(cells: Vec<Value>) -> Self {
         Row {

@@ -22,21 +22,35 @@
 //!    value, divided by the rate.
 
 use super::history::{Point, Series};
+use super::{ColumnId, Fact, ListField};
 
-/// The fields that fill up, and the field each fills: time to full is measured against it.
-pub const CAPACITY: &[(&str, &str)] = &[
-    ("memory.used", "memory.total"),
-    ("memory.reserved", "memory.total"),
-    ("used_memory", "memory.total"),
-    ("used_gpu_memory", "memory.total"),
-    ("protected_memory.used", "protected_memory.total"),
+/// The fields that fill up, and the fact each fills: time to full is measured against it.
+pub const CAPACITY: &[(ColumnId, Fact)] = &[
+    (ColumnId::Fact(Fact::MemoryUsed), Fact::MemoryTotal),
+    (ColumnId::Fact(Fact::MemoryReserved), Fact::MemoryTotal),
+    (ColumnId::List(ListField::UsedGpuMemory), Fact::MemoryTotal),
+    // `used_gpu_memory`'s other spelling, as a log written with it names it.
+    (ColumnId::Text("used_memory"), Fact::MemoryTotal),
+    (
+        ColumnId::Fact(Fact::ProtectedMemoryUsed),
+        Fact::ProtectedMemoryTotal,
+    ),
     // dmon's and pmon's frame buffer column (the GPU's, a process's memory).
-    ("fb", "memory.total"),
+    (ColumnId::Text("fb"), Fact::MemoryTotal),
 ];
 
-/// The field `field` fills (`memory.total` for `memory.used`), if any.
+/// The fact that column `id` fills (`memory.total` for `memory.used`), if any.
+pub fn capacity(id: ColumnId) -> Option<Fact> {
+    CAPACITY.iter().find(|(f, _)| *f == id).map(|(_, c)| *c)
+}
+
+/// The name of the field that the field named `field` fills, if any (for
+/// logs and histories, which name their columns).
 pub fn capacity_field(field: &str) -> Option<&'static str> {
-    CAPACITY.iter().find(|(f, _)| *f == field).map(|(_, c)| *c)
+    CAPACITY
+        .iter()
+        .find(|(f, _)| f.name() == field)
+        .map(|(_, c)| c.name())
 }
 
 /// A duration as nvq shows a time to full: `45s`, `12m 30s`, `3h 05m`, `2d 04h`; `never` when infinite.

@@ -8,7 +8,7 @@
 //! field name. The schema is documented in `docs/formats.md`.
 
 use super::Formatter;
-use crate::model::{Column, Row, Value};
+use crate::model::{Column, ColumnId, Fact, ListField, Row, Value};
 use serde::ser::{SerializeMap, SerializeSeq, Serializer};
 use serde::Serialize;
 
@@ -88,20 +88,22 @@ pub(crate) struct RowObject<'a> {
 impl Serialize for RowObject<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut m = s.serialize_map(None)?;
-        if self.add_timestamp && !self.columns.iter().any(|c| c.name == "timestamp") {
+        let has = |id: ColumnId| self.columns.iter().any(|c| c.id == id);
+        let stamp = [Fact::Timestamp.into(), ListField::Timestamp.into()];
+        if self.add_timestamp && !stamp.into_iter().any(has) {
             if let Some(ts) = &self.row.timestamp {
                 m.serialize_entry("timestamp", ts)?;
             }
         }
         // The same moment as a number, for plotting (nvq's `timestamp.epoch`).
-        let epoch = "timestamp.epoch";
-        if self.add_timestamp && !self.columns.iter().any(|c| c.name == epoch) {
+        let epoch = Fact::TimestampEpoch;
+        if self.add_timestamp && !has(epoch.into()) {
             if let Some(t) = self
                 .row
                 .time
                 .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
             {
-                m.serialize_entry(epoch, &(t.as_millis() as f64 / 1000.0))?;
+                m.serialize_entry(epoch.name(), &(t.as_millis() as f64 / 1000.0))?;
             }
         }
         let mut any_missing = false;

@@ -9,7 +9,7 @@
 
 use super::list_mode::{field, gpu_columns, list_mode_def, ListGpu, ListMode};
 use super::mode_def::ModeDef;
-use crate::model::{FieldInfo, NvmlCode, Section, Value};
+use crate::model::{FieldInfo, ListField, NvmlCode, Section, Value};
 use nvml_wrapper::struct_wrappers::device::AccountingStats;
 
 /// One row: an accounted process.
@@ -47,20 +47,23 @@ static LIST: ListMode<AcctRow> = ListMode {
     })),
     fields: &[
             field(
+            ListField::VgpuInstance.id(),
             FieldInfo::new(
-                "vgpu_instance",
+                ListField::VgpuInstance.name(),
                 "The vGPU instance the process ran in, on a vGPU host. nvq does not read vGPU \
                  accounting and prints [N/A].",
             ),
             |g, _| g.na(),
         ),
             field(
-            FieldInfo::new("pid", "Process id of the accounted process, as the driver reports it.").row_label(),
+            ListField::Pid.id(),
+            FieldInfo::new(ListField::Pid.name(), "Process id of the accounted process, as the driver reports it.").row_label(),
             |_, r| Value::Int(i64::from(r.pid)),
         ),
             field(
+            ListField::GpuUtilization.id(),
             FieldInfo::new(
-                "gpu_utilization",
+                ListField::GpuUtilization.name(),
                 "Share of the process's lifetime during which at least one of its kernels ran on the \
                  GPU.",
             )
@@ -69,8 +72,9 @@ static LIST: ListMode<AcctRow> = ListMode {
             |g, r| r.stat(g, |s| s.gpu_utilization.map(|v| Value::Int(i64::from(v)))),
         ),
             field(
+            ListField::MemUtilization.id(),
             FieldInfo::new(
-                "mem_utilization",
+                ListField::MemUtilization.name(),
                 "Share of the process's lifetime during which its context read or wrote device \
                  memory.",
             )
@@ -79,16 +83,18 @@ static LIST: ListMode<AcctRow> = ListMode {
             |g, r| r.stat(g, |s| s.memory_utilization.map(|v| Value::Int(i64::from(v)))),
         ),
             field(
+            ListField::MaxMemoryUsage.id(),
             FieldInfo::new(
-                "max_memory_usage",
+                ListField::MaxMemoryUsage.name(),
                 "The most GPU memory the process's context ever held.",
             )
             .unit("MiB"),
             |g, r| r.stat(g, |s| s.max_memory_usage.map(Value::Bytes)),
         ),
             field(
+            ListField::Time.id(),
             FieldInfo::new(
-                "time",
+                ListField::Time.name(),
                 "How long the process's context was active, in milliseconds; 0 while the process \
                  still runs.",
             )

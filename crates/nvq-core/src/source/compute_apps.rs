@@ -17,7 +17,7 @@
 use super::list_mode::{field, gpu_columns, list_mode_def, ListGpu, ListMode};
 use super::mode_def::ModeDef;
 use super::procinfo;
-use crate::model::{FieldInfo, NvmlCode, Section, Value};
+use crate::model::{FieldInfo, ListField, NvmlCode, Section, Value};
 use crate::nvml::raw::{self, Proc, ProcessList};
 use std::cell::OnceCell;
 
@@ -96,12 +96,14 @@ static LIST: ListMode<ProcRow> = ListMode {
     },
     fields: &[
         field(
-        FieldInfo::new("pid", "Process id as the driver reports it (the host's PID namespace).").row_label(),
+        ListField::Pid.id(),
+        FieldInfo::new(ListField::Pid.name(), "Process id as the driver reports it (the host's PID namespace).").row_label(),
         |_, r| Value::Int(i64::from(r.proc.pid)),
     ),
         field(
+        ListField::ProcessName.id(),
         FieldInfo::new(
-            "process_name",
+            ListField::ProcessName.name(),
             "Name of the process as the driver reports it, usually its executable path. [Not \
              Found] if it exited while being listed.",
         )
@@ -109,8 +111,9 @@ static LIST: ListMode<ProcRow> = ListMode {
         |g, r| g.value(raw::process_name(g.gpu.session, r.proc.pid), Value::text),
     ),
         field(
+        ListField::UsedGpuMemory.id(),
         FieldInfo::new(
-            "used_gpu_memory",
+            ListField::UsedGpuMemory.name(),
             "GPU memory the process's context holds. [N/A] where the driver cannot tell, e.g. on \
              Windows in WDDM mode, where the OS manages GPU memory.",
         )
@@ -119,8 +122,9 @@ static LIST: ListMode<ProcRow> = ListMode {
         |g, r| r.proc.used_memory.map_or_else(|| g.na(), Value::Bytes),
     ),
         field(
+        ListField::UsedGpuMemoryPercent.id(),
         FieldInfo::new(
-            "used_gpu_memory.percent",
+            ListField::UsedGpuMemoryPercent.name(),
             "used_gpu_memory as a share of the GPU's total memory (memory.total), with two \
              decimals.",
         )
@@ -143,8 +147,9 @@ static LIST: ListMode<ProcRow> = ListMode {
         },
     ),
         field(
+        ListField::LocalPid.id(),
         FieldInfo::new(
-            "local_pid",
+            ListField::LocalPid.name(),
             "The process's PID in nvq's own PID namespace, which differs from pid when nvq runs \
              in a container. [Not Found] if the process is not visible in that namespace (or has \
              exited). [N/A] if nvq cannot map host PIDs: inside a container it needs the host's \
@@ -158,8 +163,9 @@ static LIST: ListMode<ProcRow> = ListMode {
         },
     ),
         field(
+        ListField::User.id(),
         FieldInfo::new(
-            "user",
+            ListField::User.name(),
             "Name of the user the process runs as (effective uid; the number when the uid has no \
              name). [N/A] as for local_pid.",
         )
@@ -172,8 +178,9 @@ static LIST: ListMode<ProcRow> = ListMode {
         },
     ),
         field(
+        ListField::CommandLine.id(),
         FieldInfo::new(
-            "command_line",
+            ListField::CommandLine.name(),
             "The process's full command line, arguments joined by spaces (printed unquoted, like \
              process_name). [N/A] as for local_pid.",
         )
@@ -187,8 +194,9 @@ static LIST: ListMode<ProcRow> = ListMode {
         },
     ),
         field(
+        ListField::ContainerId.id(),
         FieldInfo::new(
-            "container_id",
+            ListField::ContainerId.name(),
             "Full 64-hex-digit id of the container the process runs in (Docker, containerd, \
              CRI-O, Podman), read from its cgroup. [N/A] when it is in none, or as for local_pid.",
         )
@@ -196,8 +204,9 @@ static LIST: ListMode<ProcRow> = ListMode {
         |g, r| r.cgroup_cell(g, procinfo::container_id),
     ),
         field(
+        ListField::PodUid.id(),
         FieldInfo::new(
-            "pod_uid",
+            ListField::PodUid.name(),
             "UID of the Kubernetes pod the process runs in, read from its cgroup (the kubelet's \
              pod<uid> cgroup, either cgroup driver). [N/A] when it is in none, or as for local_pid.",
         )

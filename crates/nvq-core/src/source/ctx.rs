@@ -9,7 +9,8 @@
 use crate::model::Value;
 use crate::nvml::raw::{self, Dev, FabricInfo, FieldVal, MemInfo, RemappedRows};
 use crate::nvml::{NvmlCode, Session};
-use nvml_wrapper::struct_wrappers::device::{BAR1MemoryInfo, PciInfo, Utilization};
+use nvml_wrapper::enum_wrappers::device::RetirementCause;
+use nvml_wrapper::struct_wrappers::device::{BAR1MemoryInfo, PciInfo, RetiredPage, Utilization};
 use nvml_wrapper::Device;
 use nvml_wrapper_sys::bindings::{
     nvmlDevice_t, nvmlEccSramErrorStatus_t, nvmlMemory_t, nvmlPciInfoExt_t, nvmlPlatformInfo_t,
@@ -27,6 +28,9 @@ fn cached<T>(cell: &Cached<T>, read: impl FnOnce() -> Result<T, NvmlCode>) -> Re
 /// The structs a row may need, each read at most once.
 #[derive(Default)]
 struct Caches {
+    name: Cached<String>,
+    serial: Cached<String>,
+    uuid: Cached<String>,
     memory: Cached<MemInfo>,
     bar1: Cached<BAR1MemoryInfo>,
     pci: Cached<PciInfo>,
@@ -43,6 +47,8 @@ struct Caches {
     dram_encryption: Cached<(u32, u32)>,
     power_constraints: Cached<(u32, u32)>,
     remapped: Cached<RemappedRows>,
+    retired_single: Cached<Vec<RetiredPage>>,
+    retired_double: Cached<Vec<RetiredPage>>,
     histogram: Cached<nvmlRowRemapperHistogramValues_t>,
     sram: Cached<nvmlEccSramErrorStatus_t>,
     protected_memory: Cached<nvmlMemory_t>,
@@ -163,6 +169,27 @@ impl<'s> GpuCtx<'s> {
         cached(&self.caches.memory, || raw::memory(&self.raw()))
     }
 
+    /// The GPU's identity: its product name (`nvmlDeviceGetName`), read once
+    /// for every view of the sample.
+    pub fn name(&self) -> Result<&str, NvmlCode> {
+        cached(&self.caches.name, || self.call(|d| d.name())).map(String::as_str)
+    }
+
+    /// The GPU's UUID, `GPU-…` (`nvmlDeviceGetUUID`).
+    pub fn uuid(&self) -> Result<&str, NvmlCode> {
+        cached(&self.caches.uuid, || self.call(|d| d.uuid())).map(String::as_str)
+    }
+
+    /// The board's serial number (`nvmlDeviceGetSerial`).
+    pub fn serial(&self) -> Result<&str, NvmlCode> {
+        cached(&self.caches.serial, || self.call(|d| d.serial())).map(String::as_str)
+    }
+
+    /// The GPU's PCI bus id, `00000000:01:00.0` (from [`Self::pci`]).
+    pub fn bus_id(&self) -> Result<&str, NvmlCode> {
+        self.pci().map(|p| p.bus_id.as_str())
+    }
+
     /// BAR1's total, used and free bytes (`nvmlDeviceGetBAR1MemoryInfo`):
     /// the one read of the table's, `-q`'s and dmon's BAR1.
     pub fn bar1(&self) -> Result<&BAR1MemoryInfo, NvmlCode> {
@@ -265,6 +292,16 @@ impl<'s> GpuCtx<'s> {
     /// Remapped-row counts and whether a remap is pending or failed (`nvmlDeviceGetRemappedRows`).
     pub fn remapped(&self) -> Result<&RemappedRows, NvmlCode> {
         cached(&self.caches.remapped, || raw::remapped_rows(&self.raw()))
+    }
+
+    /// The pages retired for `cause` (`nvmlDeviceGetRetiredPages`): the one
+    /// read behind the retired counts and `-q`'s page lists.
+    pub fn retired_pages(&self, cause: RetirementCause) -> Result<&[RetiredPage], NvmlCode> {
+        let cell = match cause {
+            RetirementCause::DoubleBitEccError => &self.caches.retired_double,
+            RetirementCause::MultipleSingleBitEccErrors => &self.caches.retired_single,
+        };
+        cached(cell, || self.call(|d| d.retired_pages(cause))).map(Vec::as_slice)
     }
 
     /// How many memory banks have how many spare rows left (`nvmlDeviceGetRowRemapperHistogram`).

@@ -10,14 +10,14 @@
 //! the rule for a list that cannot be read (see [`ListMode::collect`]).
 //!
 //! A [`ListGpu`] is built once per GPU per sample. It wraps a [`GpuCtx`]
-//! (so the device handle and NVML structs are read at most once) and caches
-//! the GPU's cells, so that a GPU with 64 processes costs one
+//! (so the device handle, the NVML structs and the GPU's identity are read
+//! at most once), so that a GPU with 64 processes costs one
 //! `nvmlDeviceGetUUID` call, not 64. Every row of a GPU shares its timestamp.
 
 use super::gpu::GpuCtx;
 use super::procinfo::ProcSample;
 use super::Target;
-use crate::model::{FieldDef, FieldInfo, NvmlCode, Row, Section, Value};
+use crate::model::{ColumnId, FieldDef, FieldInfo, ListField, NvmlCode, Row, Section, Value};
 use crate::nvml::Session;
 
 /// The [`ModeDef`](super::mode_def::ModeDef) of a list mode: its option, its
@@ -29,6 +29,7 @@ macro_rules! list_mode_def {
             option: $option,
             about: $about,
             fields: || $list.field_infos(),
+            ids: || $list.ids(),
             collect: |session, targets, req| $list.collect(session, targets, req),
             row_per_gpu: false,
         }
@@ -36,7 +37,6 @@ macro_rules! list_mode_def {
 }
 use crate::source::mode_def::Request;
 pub(crate) use list_mode_def;
-use std::cell::OnceCell;
 
 /// What every GPU of one sample shares.
 #[derive(Default)]
@@ -51,10 +51,6 @@ pub struct ListGpu<'s> {
     pub gpu: GpuCtx<'s>,
     /// What all GPUs of the sample share (the host's `/proc`).
     pub shared: &'s Shared,
-    name: OnceCell<Value>,
-    serial: OnceCell<Value>,
-    uuid: OnceCell<Value>,
-    bus_id: OnceCell<Value>,
 }
 
 impl<'s> ListGpu<'s> {
@@ -63,10 +59,6 @@ impl<'s> ListGpu<'s> {
         ListGpu {
             gpu,
             shared,
-            name: OnceCell::new(),
-            serial: OnceCell::new(),
-            uuid: OnceCell::new(),
-            bus_id: OnceCell::new(),
         }
     }
 
@@ -74,29 +66,9 @@ impl<'s> ListGpu<'s> {
         Value::text(self.gpu.timestamp())
     }
 
-    fn cached(
-        &self,
-        cell: &OnceCell<Value>,
-        read: impl FnOnce() -> Result<String, NvmlCode>,
-    ) -> Value {
-        cell.get_or_init(|| self.gpu.value(read(), Value::Text))
-            .clone()
-    }
-
-    fn name(&self) -> Value {
-        self.cached(&self.name, || self.gpu.call(|d| d.name()))
-    }
-
-    fn serial(&self) -> Value {
-        self.cached(&self.serial, || self.gpu.call(|d| d.serial()))
-    }
-
-    fn uuid(&self) -> Value {
-        self.cached(&self.uuid, || self.gpu.call(|d| d.uuid()))
-    }
-
-    fn bus_id(&self) -> Value {
-        self.cached(&self.bus_id, || self.gpu.pci().map(|p| p.bus_id.clone()))
+    /// A GPU column: the context reads the GPU's identity once per sample.
+    fn ident(&self, read: Result<&str, NvmlCode>) -> Value {
+        self.gpu.value(read, Value::text)
     }
 
     /// A failed cell, spelled as this driver's nvidia-smi spells it.
@@ -118,11 +90,21 @@ impl<'s> ListGpu<'s> {
 /// How many GPU columns every list mode starts with.
 pub const GPU_COLUMNS: usize = 6;
 
+/// The ids of the GPU columns, in nvidia-smi's order.
+pub const GPU_COLUMN_IDS: [ListField; GPU_COLUMNS] = [
+    ListField::Timestamp,
+    ListField::GpuName,
+    ListField::GpuBusId,
+    ListField::GpuSerial,
+    ListField::GpuUuid,
+    ListField::GpuIndex,
+];
+
 /// The GPU columns, in nvidia-smi's order; `heading` introduces the mode's
 /// fields in `--help-query-*`.
 pub const fn gpu_columns(heading: Option<Section>) -> [FieldInfo; GPU_COLUMNS] {
     let mut timestamp = FieldInfo::new(
-        "timestamp",
+        ListField::Timestamp.name(),
         "When the GPU was sampled, as \"YYYY/MM/DD HH:MM:SS.msec\" in local time; \
          the same on every row of one GPU.",
     )
@@ -130,22 +112,22 @@ pub const fn gpu_columns(heading: Option<Section>) -> [FieldInfo; GPU_COLUMNS] {
     timestamp.heading = heading;
     [
         timestamp,
-        FieldInfo::new("gpu_name", "Product name of the GPU the row belongs to."),
+        FieldInfo::new(ListField::GpuName.name(), "Product name of the GPU the row belongs to."),
         FieldInfo::new(
-            "gpu_bus_id",
+            ListField::GpuBusId.name(),
             "PCI address of that GPU as domain:bus:device.function, in hex.",
         ),
         FieldInfo::new(
-            "gpu_serial",
+            ListField::GpuSerial.name(),
             "Serial number printed on the GPU's board; boards with several GPUs share it.",
         ),
         FieldInfo::new(
-            "gpu_uuid",
+            ListField::GpuUuid.name(),
             "Globally unique, immutable identifier of that GPU (GPU-...); in MIG mode, the \
              parent GPU's.",
         ),
         FieldInfo::new(
-            "gpu_index",
+            ListField::GpuIndex.name(),
             "NVML index of the GPU the row belongs to (the index of --query-gpu and -i).",
         )
         .kind(crate::model::FieldKind::GpuIndex)
@@ -160,8 +142,8 @@ pub type ItemGetter<T> = for<'a, 'b> fn(&'a ListGpu<'b>, &'a T) -> Value;
 pub struct ListMode<T: 'static> {
     /// The GPU columns (the first carries the mode's help heading).
     pub gpu: [FieldInfo; GPU_COLUMNS],
-    /// The mode's own fields, after the GPU columns.
-    pub fields: &'static [FieldDef<ItemGetter<T>>],
+    /// The mode's own fields, after the GPU columns, each with its id.
+    pub fields: &'static [(ColumnId, FieldDef<ItemGetter<T>>)],
     /// One GPU's items, one row each, or the code its list failed with.
     pub items: for<'a> fn(&'a ListGpu<'a>) -> Result<Vec<T>, NvmlCode>,
     /// Does NOT_SUPPORTED mean "nothing to list" (no rows) rather than a
@@ -183,7 +165,16 @@ impl<T: 'static> ListMode<T> {
     pub fn field_infos(&'static self) -> Vec<&'static FieldInfo> {
         self.gpu
             .iter()
-            .chain(self.fields.iter().map(|f| &f.info))
+            .chain(self.fields.iter().map(|(_, f)| &f.info))
+            .collect()
+    }
+
+    /// Every field's id, in the order of [`Self::field_infos`].
+    pub fn ids(&'static self) -> Vec<ColumnId> {
+        GPU_COLUMN_IDS
+            .iter()
+            .map(|l| l.id())
+            .chain(self.fields.iter().map(|(id, _)| *id))
             .collect()
     }
 
@@ -229,13 +220,13 @@ impl<T: 'static> ListMode<T> {
     fn cell(&self, gpu: &ListGpu<'_>, item: Result<&T, NvmlCode>, f: usize) -> Value {
         match f {
             0 => gpu.timestamp(),
-            1 => gpu.name(),
-            2 => gpu.bus_id(),
-            3 => gpu.serial(),
-            4 => gpu.uuid(),
+            1 => gpu.ident(gpu.gpu.name()),
+            2 => gpu.ident(gpu.gpu.bus_id()),
+            3 => gpu.ident(gpu.gpu.serial()),
+            4 => gpu.ident(gpu.gpu.uuid()),
             5 => Value::Int(i64::from(gpu.gpu.index)),
             _ => match (self.fields.get(f - GPU_COLUMNS), item) {
-                (Some(def), Ok(item)) => (def.get)(gpu, item),
+                (Some((_, def)), Ok(item)) => (def.get)(gpu, item),
                 (Some(_), Err(c)) => gpu.err(c),
                 (None, _) => gpu.na(),
             },
@@ -243,7 +234,11 @@ impl<T: 'static> ListMode<T> {
     }
 }
 
-/// Declare a list mode's own field.
-pub const fn field<T>(info: FieldInfo, get: ItemGetter<T>) -> FieldDef<ItemGetter<T>> {
-    FieldDef { info, get }
+/// Declare a list mode's own field: its id, description and getter.
+pub const fn field<T>(
+    id: ColumnId,
+    info: FieldInfo,
+    get: ItemGetter<T>,
+) -> (ColumnId, FieldDef<ItemGetter<T>>) {
+    (id, FieldDef { info, get })
 }

@@ -6,7 +6,7 @@
 use super::mode_def::{ModeDef, Request};
 use super::Target;
 use crate::error::NvqError;
-use crate::model::{FieldInfo, Row};
+use crate::model::{Column, ColumnId, FieldInfo, Row};
 use crate::nvml::Session;
 
 /// A query mode: a handle on its [`ModeDef`].
@@ -75,6 +75,27 @@ impl QueryMode {
     /// The fields of this mode, in help order.
     pub fn fields(self) -> Vec<&'static FieldInfo> {
         (self.0.fields)()
+    }
+
+    /// Every field's id, in the order of [`Self::fields`].
+    pub fn ids(self) -> Vec<ColumnId> {
+        (self.0.ids)()
+    }
+
+    /// The columns of the fields at `indices` (into [`Self::fields`]),
+    /// named as the given driver's nvidia-smi names them.
+    pub fn columns(self, indices: &[usize], driver_major: u32) -> Vec<Column> {
+        let (infos, ids) = (self.fields(), self.ids());
+        indices
+            .iter()
+            .filter_map(|&i| Some(Column::new(*ids.get(i)?, infos.get(i)?, driver_major)))
+            .collect()
+    }
+
+    /// The index (into [`Self::fields`]) of the field `id`.
+    pub fn position(self, id: impl Into<ColumnId>) -> Option<usize> {
+        let id = id.into();
+        self.ids().iter().position(|&i| i == id)
     }
 
     /// One row per GPU?
@@ -166,6 +187,18 @@ mod tests {
                 for a in f.aliases {
                     assert!(seen.insert(a), "{mode:?}: duplicate alias {a}");
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn every_field_has_an_id_of_its_name() {
+        for mode in QueryMode::ALL {
+            let (infos, ids) = (mode.fields(), mode.ids());
+            assert_eq!(infos.len(), ids.len(), "{mode:?}");
+            for (info, id) in infos.iter().zip(ids) {
+                assert_eq!(info.name, id.name(), "{mode:?}");
+                assert_eq!(mode.position(id), mode.lookup(info.name), "{mode:?}");
             }
         }
     }

@@ -3,7 +3,7 @@
 //! one; the table of modes is [`super::mode`].
 
 use super::target::Target;
-use crate::model::{FieldInfo, Row};
+use crate::model::{ColumnId, FieldInfo, Row};
 use crate::nvml::Session;
 
 /// What a collector is asked for, in one sample.
@@ -42,6 +42,8 @@ pub struct ModeDef {
     pub about: &'static str,
     /// Every field, in `--help-query-*` order.
     pub fields: fn() -> Vec<&'static FieldInfo>,
+    /// Every field's id, in the order of `fields`.
+    pub ids: fn() -> Vec<ColumnId>,
     /// The collector: reads the mode's rows for the selected GPUs on each sample.
     pub collect: Collect,
     /// One row per GPU (`--summary` summarises by GPU; `--until-all` counts GPUs).

@@ -7,7 +7,7 @@
 
 use super::list_mode::{field, gpu_columns, list_mode_def, no_labels, ListMode};
 use super::mode_def::ModeDef;
-use crate::model::{Fact, FieldInfo, Value};
+use crate::model::{ColumnId, Fact, FieldInfo, Value};
 use crate::nvml::raw::{self, RemappedRows};
 
 /// The `--query-remapped-rows` mode: one row per GPU, from `nvmlDeviceGetRemappedRows`.
@@ -29,16 +29,16 @@ static LIST: ListMode<RemappedRows> = ListMode {
     unsupported_is_empty: false,
     labels: no_labels,
     fields: &[
-        field(fact(Fact::RemappedRowsCorrectable), |_, m| {
+        field(ColumnId::Fact(Fact::RemappedRowsCorrectable), fact(Fact::RemappedRowsCorrectable), |_, m| {
             Value::Int(i64::from(m.correctable))
         }),
-        field(fact(Fact::RemappedRowsUncorrectable), |_, m| {
+        field(ColumnId::Fact(Fact::RemappedRowsUncorrectable), fact(Fact::RemappedRowsUncorrectable), |_, m| {
             Value::Int(i64::from(m.uncorrectable))
         }),
-        field(fact(Fact::RemappedRowsPending), |_, m| {
+        field(ColumnId::Fact(Fact::RemappedRowsPending), fact(Fact::RemappedRowsPending), |_, m| {
             Value::yes_no(m.pending != 0)
         }),
-        field(fact(Fact::RemappedRowsFailure), |_, m| {
+        field(ColumnId::Fact(Fact::RemappedRowsFailure), fact(Fact::RemappedRowsFailure), |_, m| {
             Value::yes_no(m.failure != 0)
         }),
     ],

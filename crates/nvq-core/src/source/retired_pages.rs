@@ -11,7 +11,7 @@
 
 use super::list_mode::{field, gpu_columns, list_mode_def, ListGpu, ListMode};
 use super::mode_def::ModeDef;
-use crate::model::{FieldInfo, NvmlCode, Value};
+use crate::model::{FieldInfo, ListField, NvmlCode, Value};
 use nvml_wrapper::enum_wrappers::device::RetirementCause;
 
 /// The causes in nvidia-smi's order, with the text it prints for each.
@@ -66,24 +66,27 @@ static LIST: ListMode<PageRow> = ListMode {
     gpu: gpu_columns(None),
     fields: &[
         field(
+            ListField::RetiredPagesAddress.id(),
             FieldInfo::new(
-                "retired_pages.address",
+                ListField::RetiredPagesAddress.name(),
                 "Address of the retired page, as 0x and 16 hex digits; it can differ depending on whether \
                  ECC is on. [N/A] when no page was retired for this cause.",
             ),
             |g, r| r.with(g, |p| Value::text(format_address(p.address))),
         ),
         field(
+            ListField::RetiredPagesTimestamp.id(),
             FieldInfo::new(
-                "retired_pages.timestamp",
+                ListField::RetiredPagesTimestamp.name(),
                 "When the page was retired, as the raw number the driver reports. [N/A] when no page was \
                  retired for this cause.",
             ),
             |g, r| r.with(g, |p| i64::try_from(p.timestamp).map_or_else(|_| g.na(), Value::Int)),
         ),
         field(
+            ListField::RetiredPagesCause.id(),
             FieldInfo::new(
-                "retired_pages.cause",
+                ListField::RetiredPagesCause.name(),
                 "Why the page was retired; every GPU lists both causes:\n - Single Bit ECC - the page had \
                  repeated correctable single-bit ECC errors.\n - Double Bit ECC - the page had an \
                  uncorrectable double-bit ECC error.",
@@ -107,12 +110,12 @@ static LIST: ListMode<PageRow> = ListMode {
 fn pages(gpu: &ListGpu<'_>) -> Result<Vec<PageRow>, NvmlCode> {
     let mut rows = Vec::new();
     for (cause, text) in CAUSES {
-        match gpu.gpu.call(|d| d.retired_pages(cause)) {
+        match gpu.gpu.retired_pages(cause) {
             Ok(p) if p.is_empty() => rows.push(PageRow {
                 cause: text,
                 page: Ok(None),
             }),
-            Ok(p) => rows.extend(p.into_iter().map(|p| PageRow {
+            Ok(p) => rows.extend(p.iter().map(|p| PageRow {
                 cause: text,
                 page: Ok(Some(Page {
                     address: p.address,

@@ -3,13 +3,11 @@
 //! GPU); `render::smi_table` turns it into text. Every reading keeps its NVML result, so the renderer can print
 //! `N/A` (or `Not Supported`) exactly where nvidia-smi does.
 
-use super::gpu::GpuCtx;
+use super::gpu::{get, GpuCtx};
 use crate::model::smi_table::*;
 use crate::nvml::raw::{self, ProcessList};
 use crate::nvml::{NvmlCode, Session};
-use nvml_wrapper::enum_wrappers::device::{
-    ComputeMode as WrapperComputeMode, EccCounter, MemoryError, PerformanceState, TemperatureSensor,
-};
+use nvml_wrapper::enum_wrappers::device::{EccCounter, MemoryError};
 use nvml_wrapper::error::NvmlError;
 use nvml_wrapper::Device;
 use std::time::SystemTime;
@@ -140,35 +138,36 @@ fn gpu_summary(c: &GpuCtx<'_>) -> TableGpu {
         Ok((false, _)) => Ecc::Disabled,
         Ok(_) if mig_mode == Ok(true) => Ecc::Enabled(None),
         Ok(_) => Ecc::Enabled(
-            c.call(|d| d.total_ecc_errors(MemoryError::Uncorrected, EccCounter::Volatile))
-                .ok(),
+            get::read_ecc_total(c, MemoryError::Uncorrected, EccCounter::Volatile).ok(),
         ),
     };
-    let performance_state = match c.call(|d| d.performance_state()) {
-        Ok(PerformanceState::Unknown) => Err(NvmlCode::UNKNOWN),
-        Ok(p) => Ok(pstate_number(p)),
-        Err(e) => Err(e),
-    };
-    let compute_mode = c.call(|d| d.compute_mode()).map(|m| match m {
-        WrapperComputeMode::Default => ComputeMode::Default,
-        WrapperComputeMode::ExclusiveThread => ComputeMode::ExclusiveThread,
-        WrapperComputeMode::Prohibited => ComputeMode::Prohibited,
-        WrapperComputeMode::ExclusiveProcess => ComputeMode::ExclusiveProcess,
+    let compute_mode = get::read_compute_mode(c).and_then(|m| match m {
+        0 => Ok(ComputeMode::Default),
+        1 => Ok(ComputeMode::ExclusiveThread),
+        2 => Ok(ComputeMode::Prohibited),
+        3 => Ok(ComputeMode::ExclusiveProcess),
+        other => Err(NvmlCode(other)),
     });
     TableGpu {
         index: c.index,
-        name: c.call(|d| d.name()),
-        persistence_mode: c.call(|d| d.is_in_persistent_mode()),
+        name: c.name().map(str::to_string),
+        persistence_mode: get::read_persistence_mode(c),
         driver_model: driver_model(c),
-        bus_id: c.pci().map(|p| p.bus_id.clone()),
-        display_active: c.call(|d| d.is_display_active()),
+        bus_id: c.bus_id().map(str::to_string),
+        display_active: get::read_display_active(c),
         ecc,
         // The unversioned call, as `--query-gpu`'s fan.speed (`raw::fan_speed`).
         fan: raw::fan_speed(&c.raw()),
-        temperature: c.call(|d| d.temperature(TemperatureSensor::Gpu)),
-        performance_state,
-        power_draw: c.call(|d| d.power_usage()),
-        power_limit: c.call(|d| d.power_management_limit()),
+        temperature: get::read_temperature_gpu(c),
+        // NVML's unknown state (32) is UNKNOWN; any other number beyond
+        // P15 is its own code, as nvml-wrapper reported it.
+        performance_state: get::read_pstate(c).and_then(|p| match p {
+            0..=15 => Ok(p),
+            32 => Err(NvmlCode::UNKNOWN),
+            other => Err(NvmlCode(other)),
+        }),
+        power_draw: get::read_power_draw(c),
+        power_limit: get::read_power_limit(c),
         // nvmlDeviceGetMemoryInfo_v2 (v1 on drivers without it), as
         // `memory.used` and `memory.total` read it.
         memory: c.memory().map(|m| MemoryUse {
@@ -179,29 +178,6 @@ fn gpu_summary(c: &GpuCtx<'_>) -> TableGpu {
         compute_mode,
         mig_mode,
         mig_pending,
-    }
-}
-
-fn pstate_number(p: PerformanceState) -> u32 {
-    use PerformanceState::*;
-    match p {
-        Zero => 0,
-        One => 1,
-        Two => 2,
-        Three => 3,
-        Four => 4,
-        Five => 5,
-        Six => 6,
-        Seven => 7,
-        Eight => 8,
-        Nine => 9,
-        Ten => 10,
-        Eleven => 11,
-        Twelve => 12,
-        Thirteen => 13,
-        Fourteen => 14,
-        Fifteen => 15,
-        Unknown => 32,
     }
 }
 

@@ -11,7 +11,7 @@
 
 use super::list_mode::{field, gpu_columns, list_mode_def, ListGpu, ListMode};
 use super::mode_def::ModeDef;
-use crate::model::{FieldInfo, NvmlCode, Section, Value};
+use crate::model::{FieldInfo, ListField, NvmlCode, Section, Value};
 use crate::nvml::raw;
 
 /// One row: a clock pair.
@@ -37,14 +37,16 @@ static LIST: ListMode<ClockPair> = ListMode {
     })),
     fields: &[
         field(
-            FieldInfo::new("memory", "A supported memory clock.")
+            ListField::Memory.id(),
+            FieldInfo::new(ListField::Memory.name(), "A supported memory clock.")
                 .aliases(&["mem"])
                 .unit("MHz"),
             |g, r| g.value(r.memory, |v| Value::Int(i64::from(v))),
         ),
         field(
+            ListField::Graphics.id(),
             FieldInfo::new(
-                "graphics",
+                ListField::Graphics.name(),
                 "A graphics clock supported together with that memory clock.",
             )
             .aliases(&["gr"])

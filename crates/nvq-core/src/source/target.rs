@@ -74,9 +74,9 @@ impl Target {
         }
         let id = Arc::new(GpuIdent {
             index: ctx.index,
-            uuid: ctx.call(|d| d.uuid()).unwrap_or_default(),
-            name: ctx.call(|d| d.name()).unwrap_or_default(),
-            pci_bus_id: ctx.pci().map(|p| p.bus_id.clone()).unwrap_or_default(),
+            uuid: ctx.uuid().unwrap_or_default().to_string(),
+            name: ctx.name().unwrap_or_default().to_string(),
+            pci_bus_id: ctx.bus_id().unwrap_or_default().to_string(),
         });
         if !id.uuid.is_empty() && !id.name.is_empty() && !id.pci_bus_id.is_empty() {
             let _ = self.ident.set(Arc::clone(&id));

@@ -14,6 +14,7 @@
 //! the MIG devices listed.
 
 use super::gpu::GpuCtx;
+use super::monitor::ProcessMetric;
 use super::pmon::{self, PmonReader};
 use super::procinfo::{self, HostProc};
 use super::target::Handle;
@@ -75,7 +76,12 @@ pub const PROCESS_UTIL_EVERY: Duration = SLOW_EVERY;
 pub const UNSUPPORTED_RECHECK: Duration = Duration::from_secs(1);
 
 /// The pmon metrics `top` shows, in the order its rows carry them.
-const PMON_METRICS: [&str; 4] = ["sm", "enc", "dec", "fb"];
+const PMON_METRICS: [ProcessMetric; 4] = [
+    ProcessMetric::Sm,
+    ProcessMetric::Enc,
+    ProcessMetric::Dec,
+    ProcessMetric::Fb,
+];
 
 /// What `/proc` said about a process the first time it was seen (it does
 /// not change while the process lives).
@@ -148,7 +154,7 @@ impl TopReader {
     pub fn new() -> Self {
         let metrics = pmon::METRICS
             .iter()
-            .filter(|m| PMON_METRICS.contains(&m.name))
+            .filter(|m| m.process().is_some_and(|p| PMON_METRICS.contains(&p)))
             .cloned()
             .collect();
         TopReader {
@@ -562,7 +568,7 @@ mod tests {
         fn pmon_metric_count(&self) -> usize {
             pmon::METRICS
                 .iter()
-                .filter(|m| PMON_METRICS.contains(&m.name))
+                .filter(|m| m.process().is_some_and(|p| PMON_METRICS.contains(&p)))
                 .count()
         }
     }

@@ -375,7 +375,7 @@ pub fn render(s: &Scrape<'_>, out: &mut Vec<u8>) {
         .collect();
     let mut text = String::new();
     for fam in FAMILIES {
-        let Some(i) = s.columns.iter().position(|c| c.name == fam.field.name()) else {
+        let Some(i) = s.columns.iter().position(|c| c.id == fam.field.into()) else {
             continue;
         };
         let mut samples = String::new();

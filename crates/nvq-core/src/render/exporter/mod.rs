@@ -7,7 +7,7 @@ pub mod nvidia_gpu_exporter;
 pub mod pods;
 
 use crate::error::NvqError;
-use crate::model::{Column, Row, Value, XidCount};
+use crate::model::{Column, ColumnId, ListField, Row, Value, XidCount};
 use crate::render::prometheus::{
     write_family, write_sample, write_samples, write_single, Prometheus,
 };
@@ -155,9 +155,12 @@ impl Profile {
 pub const PROCESS_FIELDS: &str = "gpu_uuid,pid,process_name,used_memory,user,container_id,pod_uid";
 
 /// The value of `field` in `row`, if the row has that column.
-pub(super) fn cell<'a>(columns: &[Column], row: &'a Row, field: &str) -> Option<&'a Value> {
-    let i = columns.iter().position(|c| c.name == field)?;
-    row.cells.get(i)
+pub(super) fn cell<'a>(
+    columns: &[Column],
+    row: &'a Row,
+    field: impl Into<ColumnId>,
+) -> Option<&'a Value> {
+    row.get(columns, field)
 }
 
 /// The labels of the nvq profile's GPU series (a label whose value is
@@ -244,12 +247,12 @@ fn render_processes(columns: &[Column], apps: &[Row], out: &mut Vec<u8>) {
             labels.push(("gpu".to_string(), g.index.to_string()));
         }
         for (label, field) in [
-            ("uuid", "gpu_uuid"),
-            ("pid", "pid"),
-            ("process_name", "process_name"),
-            ("user", "user"),
-            ("container_id", "container_id"),
-            ("pod_uid", "pod_uid"),
+            ("uuid", ListField::GpuUuid),
+            ("pid", ListField::Pid),
+            ("process_name", ListField::ProcessName),
+            ("user", ListField::User),
+            ("container_id", ListField::ContainerId),
+            ("pod_uid", ListField::PodUid),
         ] {
             if let Some(v @ (Value::Int(_) | Value::Text(_))) = cell(columns, app, field) {
                 let v = v.to_string();
@@ -260,7 +263,7 @@ fn render_processes(columns: &[Column], apps: &[Row], out: &mut Vec<u8>) {
         }
         let labels = with_pod_labels(labels, app);
         write_sample("nvq_process_info", &labels, "1", &mut info);
-        if let Some(Value::Bytes(b)) = cell(columns, app, "used_gpu_memory") {
+        if let Some(Value::Bytes(b)) = cell(columns, app, ListField::UsedGpuMemory) {
             write_sample(
                 "nvq_process_used_memory_bytes",
                 &labels,

@@ -24,19 +24,20 @@
 //! The HELP texts are nvq's own.
 
 use super::{cell, Health, Scrape};
-use crate::model::{Column, Fact, Row, Value};
+use crate::model::{Column, ColumnId, Fact, ListField, Row, Unit, Value};
 use crate::render::prometheus::{
     snake_case, write_family, write_sample, write_samples, write_single,
 };
 
-/// CSV unit → family suffix and the factor to the suffix's unit.
-pub const UNITS: &[(&str, &str, f64)] = &[
-    ("MiB", "_bytes", 1_048_576.0),
-    ("MHz", "_clock_hz", 1_000_000.0),
-    ("W", "_watts", 1.0),
-    ("%", "_ratio", 0.01),
-    ("us", "_seconds", 0.000_001),
-    ("ms", "_seconds", 0.001),
+/// CSV unit → family suffix; the factor to the suffix's unit is the
+/// unit's size in its quantity's base unit ([`Unit::find`]).
+pub const UNITS: &[(&str, &str)] = &[
+    ("MiB", "_bytes"),
+    ("MHz", "_clock_hz"),
+    ("W", "_watts"),
+    ("%", "_ratio"),
+    ("us", "_seconds"),
+    ("ms", "_seconds"),
 ];
 
 /// Words that stand for numbers (compared in lower case).
@@ -103,17 +104,19 @@ const PREFIX: &str = "nvidia_smi_";
 
 /// The family name and factor of a GPU field.
 pub fn family(c: &Column) -> (String, f64) {
-    let unit = c.unit.and_then(|u| UNITS.iter().find(|(n, _, _)| *n == u));
-    let (suffix, factor) = unit.map_or(("", 1.0), |(_, s, f)| (*s, *f));
+    let unit = c.unit.and_then(|u| UNITS.iter().find(|(n, _)| *n == u));
+    let (suffix, factor) = unit.map_or(("", 1.0), |(n, s)| {
+        (*s, Unit::find(n).map_or(1.0, |u| u.in_base))
+    });
     (format!("{PREFIX}{}{suffix}", snake_case(c.name)), factor)
 }
 
 /// A cell of `field` as that exporter reads it: [`FIELD_WORDS`], else [`number`].
-pub fn field_number(field: &str, text: &str, factor: f64) -> Option<f64> {
+pub fn field_number(field: ColumnId, text: &str, factor: f64) -> Option<f64> {
     let lower = text.trim().to_lowercase();
     let words = FIELD_WORDS
         .iter()
-        .find(|(f, _)| f.name() == field)
+        .find(|(f, _)| ColumnId::Fact(*f) == field)
         .map(|(_, w)| *w);
     match words.and_then(|w| w.iter().find(|(word, _)| *word == lower)) {
         Some((_, v)) => Some(*v),
@@ -225,7 +228,7 @@ pub fn render(s: &Scrape<'_>, out: &mut Vec<u8>) {
     for row in s.rows {
         let mut labels = Vec::new();
         for (label, field) in INFO_LABELS {
-            if let Some(v) = cell(s.columns, row, field.name()) {
+            if let Some(v) = cell(s.columns, row, *field) {
                 let t = v.to_string();
                 let t = if *label == "uuid" {
                     strip_gpu(&t).to_string()
@@ -258,7 +261,7 @@ pub fn render(s: &Scrape<'_>, out: &mut Vec<u8>) {
             let v = row
                 .cells
                 .get(i)
-                .and_then(|v| field_number(col.name, &v.to_string(), factor));
+                .and_then(|v| field_number(col.id, &v.to_string(), factor));
             if let Some(v) = v {
                 write_sample(&name, l, &go_float(v), &mut samples);
             }
@@ -459,12 +462,12 @@ fn render_apps(gpus: &[Row], columns: &[Column], apps: &[Row], mig: bool, text: 
         .filter_map(|r| r.gpu.as_ref().map(|g| (strip_gpu(&g.uuid).to_string(), 0)))
         .collect();
     for app in apps {
-        let field = |f: &str| {
+        let field = |f: ListField| {
             cell(columns, app, f)
                 .map(Value::to_string)
                 .unwrap_or_default()
         };
-        let uuid = field("gpu_uuid");
+        let uuid = field(ListField::GpuUuid);
         let uuid = strip_gpu(&uuid).to_string();
         if let Some((_, n)) = counts.iter_mut().find(|(u, _)| *u == uuid) {
             *n += 1;
@@ -481,8 +484,8 @@ fn render_apps(gpus: &[Row], columns: &[Column], apps: &[Row], mig: bool, text: 
             }
         }
         labels.extend([
-            ("pid".to_string(), field("pid")),
-            ("process_name".to_string(), field("process_name")),
+            ("pid".to_string(), field(ListField::Pid)),
+            ("process_name".to_string(), field(ListField::ProcessName)),
             ("uuid".to_string(), uuid),
         ]);
         write_sample(
@@ -491,7 +494,7 @@ fn render_apps(gpus: &[Row], columns: &[Column], apps: &[Row], mig: bool, text: 
             "1",
             &mut info,
         );
-        if let Some(v) = number(&field("used_gpu_memory"), 1_048_576.0) {
+        if let Some(v) = number(&field(ListField::UsedGpuMemory), 1_048_576.0) {
             write_sample(
                 &format!("{PREFIX}compute_app_used_memory_bytes"),
                 &labels,
@@ -619,18 +622,18 @@ mod tests {
         assert_eq!(number("35", 0.01), Some(35.0 * 0.01));
         assert_eq!(number("-12.5", 1.0), Some(-12.5));
         assert_eq!(number(".5", 1.0), Some(0.5));
-        assert_eq!(field_number("fabric.state", "Completed", 1.0), Some(3.0));
-        assert_eq!(field_number("gpu_recovery_action", "None", 1.0), Some(0.0));
-        assert_eq!(field_number("gpu_recovery_action", "Reset", 1.0), Some(1.0));
+        assert_eq!(field_number(Fact::FabricState.into(), "Completed", 1.0), Some(3.0));
+        assert_eq!(field_number(Fact::GpuRecoveryAction.into(), "None", 1.0), Some(0.0));
+        assert_eq!(field_number(Fact::GpuRecoveryAction.into(), "Reset", 1.0), Some(1.0));
         assert_eq!(
-            field_number("gpu_recovery_action", "Reboot", 1.0),
+            field_number(Fact::GpuRecoveryAction.into(), "Reboot", 1.0),
             Some(2.0)
         );
         assert_eq!(
-            field_number("gpu_recovery_action", "Drain and Reset", 1.0),
+            field_number(Fact::GpuRecoveryAction.into(), "Drain and Reset", 1.0),
             Some(4.0)
         );
-        assert_eq!(field_number("addressing_mode", "None", 1.0), None);
+        assert_eq!(field_number(Fact::AddressingMode.into(), "None", 1.0), None);
         let found: Vec<&str> = decimals("gpu-00000000-0000").collect();
         assert_eq!(found, ["-00000000", "-0000"]);
     }

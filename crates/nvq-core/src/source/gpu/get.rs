@@ -10,6 +10,8 @@ use nvml_wrapper::enum_wrappers::device::{
     Clock, EccCounter, InfoRom, MemoryError, MemoryLocation, PcieUtilCounter, RetirementCause,
     TemperatureSensor,
 };
+use nvml_wrapper::enum_wrappers::device::Brand;
+use nvml_wrapper::enums::device::DeviceArchitecture;
 use nvml_wrapper::struct_wrappers::device::{BAR1MemoryInfo, PciInfo};
 use nvml_wrapper_sys::bindings::{nvmlEccSramErrorStatus_t, nvmlMemory_t, nvmlPlatformInfo_t};
 
@@ -62,22 +64,22 @@ pub fn vgpu_device_cap(c: &GpuCtx, cap: u32) -> Value {
 
 /// `name`: the product name (`nvmlDeviceGetName`).
 pub fn name(c: &GpuCtx) -> Value {
-    c.value(c.call(|d| d.name()), Value::text)
+    c.value(c.name(), Value::text)
 }
 
 /// `serial`: the board's serial number (`nvmlDeviceGetSerial`); boards without one fail NOT_SUPPORTED.
 pub fn serial(c: &GpuCtx) -> Value {
-    c.value(c.call(|d| d.serial()), Value::text)
+    c.value(c.serial(), Value::text)
 }
 
 /// `uuid`: the GPU's UUID, `GPU-` and hex (`nvmlDeviceGetUUID`).
 pub fn uuid(c: &GpuCtx) -> Value {
-    c.value(c.call(|d| d.uuid()), Value::text)
+    c.value(c.uuid(), Value::text)
 }
 
 /// `pci.bus_id`: `domain:bus:device.function`, as NVML writes it.
 pub fn pci_bus_id(c: &GpuCtx) -> Value {
-    c.value(c.pci(), |p| Value::text(p.bus_id.clone()))
+    c.value(c.bus_id(), Value::text)
 }
 
 /// A PCI field as text: `f` formats it from the device's `nvmlDeviceGetPciInfo`.
@@ -141,12 +143,22 @@ pub fn display_attached(c: &GpuCtx) -> Value {
 
 /// `display_active`: whether a display is initialised on the GPU (`nvmlDeviceGetDisplayActive`).
 pub fn display_active(c: &GpuCtx) -> Value {
-    c.value(c.call(|d| d.is_display_active()), Value::enabled)
+    c.value(read_display_active(c), Value::enabled)
+}
+
+/// Whether a display is initialized on the GPU (`nvmlDeviceGetDisplayActive`).
+pub fn read_display_active(c: &GpuCtx) -> Result<bool, NvmlCode> {
+    c.call(|d| d.is_display_active())
 }
 
 /// `persistence_mode`: whether the driver stays loaded with no client (`nvmlDeviceGetPersistenceMode`).
 pub fn persistence_mode(c: &GpuCtx) -> Value {
-    c.value(c.call(|d| d.is_in_persistent_mode()), Value::enabled)
+    c.value(read_persistence_mode(c), Value::enabled)
+}
+
+/// Whether persistence mode is on (`nvmlDeviceGetPersistenceMode`).
+pub fn read_persistence_mode(c: &GpuCtx) -> Result<bool, NvmlCode> {
+    c.call(|d| d.is_in_persistent_mode())
 }
 
 /// `addressing_mode`: `None`, `HMM` or `ATS`; a value newer than nvq is UNKNOWN.
@@ -229,10 +241,16 @@ pub fn fan_speed(c: &GpuCtx) -> Value {
 
 /// `P0`…`P15`; NVML's "unknown" state (32) has no P-number.
 pub fn pstate(c: &GpuCtx) -> Value {
-    c.value(raw::pstate(&c.raw()), |p| match p {
+    c.value(read_pstate(c), |p| match p {
         0..=15 => Value::text(format!("P{p}")),
         _ => c.err(NvmlCode::UNKNOWN),
     })
+}
+
+/// The performance state's number as NVML gives it, 0 to 15, 32 for
+/// unknown (`nvmlDeviceGetPerformanceState`).
+pub fn read_pstate(c: &GpuCtx) -> Result<u32, NvmlCode> {
+    raw::pstate(&c.raw())
 }
 
 /// `clocks_event_reasons.supported`: the supported reasons' bit mask, `0x` and 16 hex digits.
@@ -282,13 +300,18 @@ pub fn compute_apps_count(c: &GpuCtx) -> Value {
 
 /// `compute_mode`: `Default`, `Exclusive_Thread`, `Prohibited` or `Exclusive_Process`.
 pub fn compute_mode(c: &GpuCtx) -> Value {
-    c.value(raw::compute_mode(&c.raw()), |m| match m {
+    c.value(read_compute_mode(c), |m| match m {
         0 => Value::text("Default"),
         1 => Value::text("Exclusive_Thread"),
         2 => Value::text("Prohibited"),
         3 => Value::text("Exclusive_Process"),
         other => c.err(unknown_enum(other)),
     })
+}
+
+/// The compute mode's number, `nvmlComputeMode_t` (`nvmlDeviceGetComputeMode`).
+pub fn read_compute_mode(c: &GpuCtx) -> Result<u32, NvmlCode> {
+    raw::compute_mode(&c.raw())
 }
 
 /// `compute_cap`: the CUDA compute capability, `major.minor`.
@@ -362,7 +385,12 @@ pub fn ecc_counter(
 
 /// A total ECC error count, corrected or not, volatile or aggregate (`nvmlDeviceGetTotalEccErrors`).
 pub fn ecc_total(c: &GpuCtx, kind: MemoryError, counter: EccCounter) -> Value {
-    c.value(c.call(|d| d.total_ecc_errors(kind, counter)), Value::count)
+    c.value(read_ecc_total(c, kind, counter), Value::count)
+}
+
+/// A total ECC error count as read (`nvmlDeviceGetTotalEccErrors`).
+pub fn read_ecc_total(c: &GpuCtx, kind: MemoryError, counter: EccCounter) -> Result<u64, NvmlCode> {
+    c.call(|d| d.total_ecc_errors(kind, counter))
 }
 
 /// An SRAM ECC field, `pick`ed from `nvmlDeviceGetSramEccErrorStatus`.
@@ -372,7 +400,7 @@ pub fn sram(c: &GpuCtx, pick: impl FnOnce(&nvmlEccSramErrorStatus_t) -> Value) -
 
 /// `retired_pages.single_bit_ecc.count` / `.double_bit.count`: how many pages were retired for `cause`.
 pub fn retired_count(c: &GpuCtx, cause: RetirementCause) -> Value {
-    c.value(c.call(|d| d.retired_pages(cause)), |p| {
+    c.value(c.retired_pages(cause), |p| {
         Value::count(p.len() as u64)
     })
 }
@@ -440,7 +468,12 @@ pub fn histogram(
 
 /// `temperature.gpu`: the core temperature in °C.
 pub fn temperature_gpu(c: &GpuCtx) -> Value {
-    c.value(c.call(|d| d.temperature(TemperatureSensor::Gpu)), uint)
+    c.value(read_temperature_gpu(c), uint)
+}
+
+/// The GPU's core temperature in degrees Celsius (`nvmlDeviceGetTemperature`).
+pub fn read_temperature_gpu(c: &GpuCtx) -> Result<u32, NvmlCode> {
+    c.call(|d| d.temperature(TemperatureSensor::Gpu))
 }
 
 /// `temperature.gpu.tlimit`: °C left before the GPU slows down (negative past it).
@@ -465,12 +498,22 @@ pub fn power_management(c: &GpuCtx) -> Value {
 
 /// `power.draw`: the board's power draw in W (`nvmlDeviceGetPowerUsage`'s mW).
 pub fn power_draw(c: &GpuCtx) -> Value {
-    watts(c, c.call(|d| d.power_usage()))
+    watts(c, read_power_draw(c))
+}
+
+/// The power draw in milliwatts (`nvmlDeviceGetPowerUsage`).
+pub fn read_power_draw(c: &GpuCtx) -> Result<u32, NvmlCode> {
+    c.call(|d| d.power_usage())
 }
 
 /// `power.limit`: the power management limit in W.
 pub fn power_limit(c: &GpuCtx) -> Value {
-    watts(c, c.call(|d| d.power_management_limit()))
+    watts(c, read_power_limit(c))
+}
+
+/// The power management limit in milliwatts (`nvmlDeviceGetPowerManagementLimit`).
+pub fn read_power_limit(c: &GpuCtx) -> Result<u32, NvmlCode> {
+    c.call(|d| d.power_management_limit())
 }
 
 /// `enforced.power.limit`: the limit actually enforced, in W (the lowest of all limiters).
@@ -636,4 +679,70 @@ mod tests {
         assert_eq!(fabric_guid(&p).to_string(), "0x12000000000000EF");
         assert_eq!(peer_type(&p).to_string(), "Direct Connected");
     }
+}
+
+/// `brand`: the product brand as `-q` prints it (`nvmlDeviceGetBrand`).
+pub fn brand(c: &GpuCtx) -> Value {
+    c.value(c.call(|d| d.brand()), |b| {
+        Value::text(match b {
+            Brand::Unknown => "Unknown",
+            Brand::Quadro => "Quadro",
+            Brand::Tesla => "Tesla",
+            Brand::NVS => "NVS",
+            Brand::GRID => "Grid",
+            Brand::GeForce => "GeForce",
+            Brand::Titan => "Titan",
+            Brand::VApps => "NVIDIA Virtual Applications",
+            Brand::VPC => "NVIDIA Virtual PC",
+            Brand::VCS => "NVIDIA Virtual Compute Server",
+            Brand::VWS => "NVIDIA RTX Virtual Workstation",
+            Brand::CloudGaming => "NVIDIA Cloud Gaming",
+            Brand::VGaming => "NVIDIA Virtual Gaming",
+            Brand::QuadroRTX => "Quadro RTX",
+            Brand::NvidiaRTX => "NVIDIA RTX",
+            Brand::Nvidia => "NVIDIA",
+            Brand::GeForceRTX => "GeForce RTX",
+            Brand::TitanRTX => "Titan RTX",
+        })
+    })
+}
+
+/// `architecture`: the GPU architecture as `-q` prints it (`nvmlDeviceGetArchitecture`).
+pub fn architecture(c: &GpuCtx) -> Value {
+    c.value(c.call(|d| d.architecture()), |a| {
+        Value::text(match a {
+            DeviceArchitecture::Kepler => "Kepler",
+            DeviceArchitecture::Maxwell => "Maxwell",
+            DeviceArchitecture::Pascal => "Pascal",
+            DeviceArchitecture::Volta => "Volta",
+            DeviceArchitecture::Turing => "Turing",
+            DeviceArchitecture::Ampere => "Ampere",
+            DeviceArchitecture::Ada => "Ada Lovelace",
+            DeviceArchitecture::Hopper => "Hopper",
+            DeviceArchitecture::Blackwell => "Blackwell",
+            DeviceArchitecture::Unknown => "Unknown",
+        })
+    })
+}
+
+/// `multigpu_board`: Yes/No (`nvmlDeviceGetMultiGpuBoard`).
+pub fn multi_gpu_board(c: &GpuCtx) -> Value {
+    c.value(c.call(|d| d.is_multi_gpu_board()), Value::yes_no)
+}
+
+/// `board_id`: `0x` and lower-case hex digits (`nvmlDeviceGetBoardId`).
+pub fn board_id(c: &GpuCtx) -> Value {
+    c.value(c.call(|d| d.board_id()), |v| {
+        Value::text(format!("0x{v:x}"))
+    })
+}
+
+/// `board_part_number` (`nvmlDeviceGetBoardPartNumber`).
+pub fn board_part_number(c: &GpuCtx) -> Value {
+    c.value(c.call(|d| d.board_part_number()), Value::text)
+}
+
+/// `module_id` (`nvmlDeviceGetModuleId`).
+pub fn module_id(c: &GpuCtx) -> Value {
+    c.value(raw::module_id(&c.raw()), uint)
 }

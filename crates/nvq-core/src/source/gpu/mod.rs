@@ -24,6 +24,12 @@ pub const MODE: ModeDef = ModeDef {
     option: "query-gpu",
     about: "Query GPU properties (comma-separated field list; see --help-query-gpu)",
     fields: || FIELDS.iter().map(|f| &f.info).collect(),
+    ids: || {
+        crate::model::Fact::ALL[..FIELDS.len()]
+            .iter()
+            .map(|&f| f.into())
+            .collect()
+    },
     collect,
     row_per_gpu: true,
 };

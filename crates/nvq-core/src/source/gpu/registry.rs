@@ -548,6 +548,12 @@ const fn reader(fact: Fact) -> Get {
         Fact::MemoryPowerAverage => memory_fv(fi::NVML_FI_DEV_POWER_AVERAGE, FvFmt::Watts),
         Fact::MemoryPowerInstant => memory_fv(fi::NVML_FI_DEV_POWER_INSTANT, FvFmt::Watts),
         Fact::MinorNumber => Get::Fn(get::minor_number),
+        Fact::Brand => Get::Fn(get::brand),
+        Fact::Architecture => Get::Fn(get::architecture),
+        Fact::MultiGpuBoard => Get::Fn(get::multi_gpu_board),
+        Fact::BoardId => Get::Fn(get::board_id),
+        Fact::BoardPartNumber => Get::Fn(get::board_part_number),
+        Fact::ModuleId => Get::Fn(get::module_id),
     }
 }
 

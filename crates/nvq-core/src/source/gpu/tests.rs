@@ -180,11 +180,7 @@ fn csv_header_of_all_fields_is_the_reference_header_column() {
     let Some(rows) = tsv_rows() else { return };
     let all: Vec<String> = rows.iter().map(|(n, _, _)| n.clone()).collect();
     let idx = QueryMode::GPU.resolve(&all.join(",")).unwrap();
-    let fields = QueryMode::GPU.fields();
-    let columns: Vec<Column> = idx
-        .iter()
-        .map(|&i| Column::from_info(fields[i], 610))
-        .collect();
+    let columns: Vec<Column> = QueryMode::GPU.columns(&idx, 610);
     let header: Vec<String> = columns.iter().map(Column::header).collect();
     let expected: Vec<&str> = rows.iter().map(|(_, _, h)| h.as_str()).collect();
     assert_eq!(header, expected);

@@ -258,8 +258,8 @@ pub const ONLY_ASKED_TARGET_TEMP: &[Display] = &[Display::SupportedGpuTargetTemp
 pub static GPU: &[(&[Display], &[Decl])] = &[
     (ALL, &[
         q("Product Name", "product_name", F::Name, ""),
-        f("Product Brand", "product_brand", g::brand, ""),
-        Decl::Since(V11_FROM, &[f("Product Architecture", "product_architecture", g::architecture, "")]),
+        q("Product Brand", "product_brand", F::Brand, ""),
+        Decl::Since(V11_FROM, &[q("Product Architecture", "product_architecture", F::Architecture, "")]),
         q("Display Mode", "display_mode", F::DisplayMode, ""),
         Decl::Since(V13_FROM, &[q("Display Attached", "display_attached", F::DisplayAttached, "")]),
         q("Display Active", "display_active", F::DisplayActive, ""),
@@ -287,16 +287,16 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
         q("Serial Number", "serial", F::Serial, ""),
         q("GPU UUID", "uuid", F::Uuid, ""),
         Decl::Since(V13_FROM, &[f("GPU PDI", "pdi", g::pdi, "")]),
-        f("Minor Number", "minor_number", g::minor_number, ""),
+        q("Minor Number", "minor_number", F::MinorNumber, ""),
         q("VBIOS Version", "vbios_version", F::VbiosVersion, ""),
-        f("MultiGPU Board", "multigpu_board", g::multi_gpu_board, ""),
-        f("Board ID", "board_id", g::board_id, ""),
-        Decl::Since(V12_DTD_FROM, &[f("Board Part Number", "board_part_number", g::board_part_number, "")]),
+        q("MultiGPU Board", "multigpu_board", F::MultiGpuBoard, ""),
+        q("Board ID", "board_id", F::BoardId, ""),
+        Decl::Since(V12_DTD_FROM, &[q("Board Part Number", "board_part_number", F::BoardPartNumber, "")]),
         f("GPU Part Number", "gpu_part_number", g::gpu_part_number, ""),
         Decl::Since(V12_FROM, &[
         f("FRU Part Number", "gpu_fru_part_number", none, ""),
         ]),
-        Decl::Before(RECOVERY_FROM, &[Decl::Since(R470, &[f("Module ID", "gpu_module_id", g::module_id, "")])]),
+        Decl::Before(RECOVERY_FROM, &[Decl::Since(R470, &[q("Module ID", "gpu_module_id", F::ModuleId, "")])]),
         Decl::Since(RECOVERY_FROM, &[Decl::Before(V12_LATE_FROM, PLATFORM_565)]),
         Decl::Since(V12_LATE_FROM, &[
         s("Platform Info", "platformInfo", &[
@@ -305,7 +305,7 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
             f("Tray Index", "tray_index", |c| g::rack(c, F::PlatformTrayIndex), ""),
             f("Host ID", "host_id", |c| g::rack(c, F::PlatformHostId), ""),
             f("Peer Type", "peer_type", |c| g::rack(c, F::PlatformPeerType), ""),
-            f("Module Id", "module_id", g::module_id, ""),
+            q("Module Id", "module_id", F::ModuleId, ""),
             f("GPU Fabric GUID", "gpu_fabric_guid", g::fabric_guid, ""),
         ]),
         ]),
@@ -926,5 +926,5 @@ const PLATFORM_565: &[Decl] = &[s("Platform Info", "platformInfo", &[
     f("Compute Slot Index", "tray_index", |c| g::rack(c, F::PlatformTrayIndex), ""),
     f("Node Index", "host_id", |c| g::rack(c, F::PlatformHostId), ""),
     f("Peer Type", "peer_type", |c| g::rack(c, F::PlatformPeerType), ""),
-    f("Module Id", "module_id", g::module_id, ""),
+    q("Module Id", "module_id", F::ModuleId, ""),
 ])];

@@ -5,11 +5,10 @@ use crate::model::{Fact, Value};
 use crate::nvml::raw;
 use crate::source::gpu::get::not_available;
 use crate::source::gpu::GpuCtx;
-use nvml_wrapper::enum_wrappers::device::{Brand, Clock, TemperatureThreshold};
+use nvml_wrapper::enum_wrappers::device::{Clock, TemperatureThreshold};
 use nvml_wrapper::enum_wrappers::device::{
     EccCounter, GpuVirtualizationMode, MemoryError, Sampling,
 };
-use nvml_wrapper::enums::device::DeviceArchitecture;
 use nvml_wrapper_sys::bindings::nvmlClocksEventReasonGpuIdle;
 
 /// NVML field ids (`nvmlDeviceGetFieldValues`), nvml-wrapper's numbering.
@@ -33,48 +32,6 @@ fn uint(v: u32) -> Value {
 /// A line nvq has no NVML source for: `N/A`, never an invented value.
 pub fn none(c: &GpuCtx) -> Value {
     not_available(c)
-}
-
-pub fn brand(c: &GpuCtx) -> Value {
-    c.value(c.call(|d| d.brand()), |b| {
-        Value::text(match b {
-            Brand::Unknown => "Unknown",
-            Brand::Quadro => "Quadro",
-            Brand::Tesla => "Tesla",
-            Brand::NVS => "NVS",
-            Brand::GRID => "Grid",
-            Brand::GeForce => "GeForce",
-            Brand::Titan => "Titan",
-            Brand::VApps => "NVIDIA Virtual Applications",
-            Brand::VPC => "NVIDIA Virtual PC",
-            Brand::VCS => "NVIDIA Virtual Compute Server",
-            Brand::VWS => "NVIDIA RTX Virtual Workstation",
-            Brand::CloudGaming => "NVIDIA Cloud Gaming",
-            Brand::VGaming => "NVIDIA Virtual Gaming",
-            Brand::QuadroRTX => "Quadro RTX",
-            Brand::NvidiaRTX => "NVIDIA RTX",
-            Brand::Nvidia => "NVIDIA",
-            Brand::GeForceRTX => "GeForce RTX",
-            Brand::TitanRTX => "Titan RTX",
-        })
-    })
-}
-
-pub fn architecture(c: &GpuCtx) -> Value {
-    c.value(c.call(|d| d.architecture()), |a| {
-        Value::text(match a {
-            DeviceArchitecture::Kepler => "Kepler",
-            DeviceArchitecture::Maxwell => "Maxwell",
-            DeviceArchitecture::Pascal => "Pascal",
-            DeviceArchitecture::Volta => "Volta",
-            DeviceArchitecture::Turing => "Turing",
-            DeviceArchitecture::Ampere => "Ampere",
-            DeviceArchitecture::Ada => "Ada Lovelace",
-            DeviceArchitecture::Hopper => "Hopper",
-            DeviceArchitecture::Blackwell => "Blackwell",
-            DeviceArchitecture::Unknown => "Unknown",
-        })
-    })
 }
 
 /// `0x` and 16 lower-case hex digits.
@@ -106,24 +63,6 @@ pub fn egm(c: &GpuCtx) -> Value {
     })
 }
 
-pub fn minor_number(c: &GpuCtx) -> Value {
-    c.value(c.call(|d| d.minor_number()), uint)
-}
-
-pub fn multi_gpu_board(c: &GpuCtx) -> Value {
-    c.value(c.call(|d| d.is_multi_gpu_board()), Value::yes_no)
-}
-
-pub fn board_id(c: &GpuCtx) -> Value {
-    c.value(c.call(|d| d.board_id()), |v| {
-        Value::text(format!("0x{v:x}"))
-    })
-}
-
-pub fn board_part_number(c: &GpuCtx) -> Value {
-    c.value(c.call(|d| d.board_part_number()), Value::text)
-}
-
 /// `GPU Part Number`: drivers before 520 print the board's part number
 /// here (`nvmlDeviceGetBoardPartNumber`: `900-2H400-6300-031` in a 510
 /// document, `900-5G212-1701-000` in a 418 one) and have no `Board Part
@@ -131,7 +70,7 @@ pub fn board_part_number(c: &GpuCtx) -> Value {
 /// `20B2-895-A1`), for which nvq knows no public NVML function: `N/A`.
 pub fn gpu_part_number(c: &GpuCtx) -> Value {
     if c.driver_major() < BOARD_PART_NUMBER_FROM {
-        return board_part_number(c);
+        return c.fact(Fact::BoardPartNumber);
     }
     not_available(c)
 }
@@ -153,10 +92,6 @@ pub fn bbx_flush(c: &GpuCtx, duration: bool) -> Value {
             Value::text(crate::source::time::format_timestamp(at))
         }
     })
-}
-
-pub fn module_id(c: &GpuCtx) -> Value {
-    c.value(raw::module_id(&c.raw()), uint)
 }
 
 /// The platform's rack fields: from 580 on nvidia-smi's `-q` prints them
@@ -637,7 +572,7 @@ pub fn retired_list(c: &GpuCtx, double: bool) -> Node {
     } else {
         RetirementCause::MultipleSingleBitEccErrors
     };
-    match c.call(|d| d.retired_pages(cause)) {
+    match c.retired_pages(cause) {
         Ok(pages) => {
             let items = pages
                 .iter()
