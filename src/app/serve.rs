@@ -49,8 +49,11 @@ impl ServePlan {
         };
         let app_fields = profile
             .app_fields(s.collect_processes)?
-            .map(|list| QueryMode::COMPUTE_APPS.resolve(list))
-            .transpose()?;
+            .map(|ids| {
+                ids.iter()
+                    .filter_map(|&f| QueryMode::COMPUTE_APPS.position(f))
+                    .collect()
+            });
         let pcie_throughput = s.collect_pcie_throughput;
         if pcie_throughput && profile != Profile::NvidiaGpuExporter {
             return Err(NvqError::Usage(

@@ -137,7 +137,7 @@ impl Profile {
     /// The `--query-compute-apps` fields this profile's process families
     /// need, if it has any; `processes`: `--collect.processes` (the nvq
     /// profile's opt-in per-process series).
-    pub fn app_fields(self, processes: bool) -> Result<Option<&'static str>, NvqError> {
+    pub fn app_fields(self, processes: bool) -> Result<Option<&'static [ListField]>, NvqError> {
         match (self, processes) {
             (Profile::Nvq, true) => Ok(Some(PROCESS_FIELDS)),
             (Profile::Nvq | Profile::Dcgm, false) => Ok(None),
@@ -152,7 +152,15 @@ impl Profile {
 }
 
 /// The `--query-compute-apps` fields of the nvq profile's process series.
-pub const PROCESS_FIELDS: &str = "gpu_uuid,pid,process_name,used_memory,user,container_id,pod_uid";
+pub const PROCESS_FIELDS: &[ListField] = &[
+    ListField::GpuUuid,
+    ListField::Pid,
+    ListField::ProcessName,
+    ListField::UsedGpuMemory,
+    ListField::User,
+    ListField::ContainerId,
+    ListField::PodUid,
+];
 
 /// The value of `field` in `row`, if the row has that column.
 pub(super) fn cell<'a>(

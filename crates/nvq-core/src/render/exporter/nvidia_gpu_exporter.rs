@@ -98,7 +98,12 @@ pub const INFO_LABELS: &[(&str, Fact)] = &[
 ];
 
 /// The `--query-compute-apps` fields the process families read.
-pub const APP_FIELDS: &str = "gpu_uuid,pid,process_name,used_memory";
+pub const APP_FIELDS: &[ListField] = &[
+    ListField::GpuUuid,
+    ListField::Pid,
+    ListField::ProcessName,
+    ListField::UsedGpuMemory,
+];
 
 const PREFIX: &str = "nvidia_smi_";
 
