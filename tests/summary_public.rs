@@ -19,6 +19,7 @@ const CAPTURES: &[(&str, &str)] = &[
     ("t_470_rtx3080laptop", "sp_470_rtx3080laptop"),
     ("t_470_gtx680", "q_gtx680_470"),
     ("t_470_t4", "sp_470_t4"),
+    ("t_470_a6000x2_container", "sp_470_a6000x2_container"),
     ("t_520_a2000laptop", "sp_520_a2000laptop"),
     ("t_525_a2000laptop", "sp_525_a2000laptop"),
     ("t_535_gtx1050ti", "q_gtx1050ti_535"),
