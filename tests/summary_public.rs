@@ -314,3 +314,16 @@ fn list_gpus_prints_a_uuid_it_cannot_read_as_plain_n_a() {
         "GPU 0: GeForce RTX 2070 with Max-Q Design (UUID: N/A)\n"
     );
 }
+
+#[test]
+fn a_unified_memory_gpu_has_no_memory_cell() {
+    // A GB10 (DGX Spark) answers NOT_SUPPORTED for its memory and power
+    // cap: the lines of public 580.95 to 580.178 GB10 tables.
+    let out = table(&scenario("sp_gb10_580.toml"));
+    for line in [
+        "|   0  NVIDIA GB10                    On  |   0000000F:01:00.0 Off |                  N/A |",
+        "| N/A   36C    P8              3W /  N/A  | Not Supported          |      0%      Default |",
+    ] {
+        assert!(out.contains(&format!("{line}\n")), "{line}\n{out}");
+    }
+}
