@@ -45,13 +45,14 @@ ALLOWED = {
     "pods": {"model", "error", "nvml"},
     "output": {"model", "error"},
     "schedule": {"model", "error", "render", "output"},
+    "child": {"model", "error", "schedule"},
     "script": {"model", "error", "source", "render"},
     "serve": {"model", "error", "nvml", "source", "render", "schedule"},
     "tui": {"model", "error", "render", "test_support"},
     "cli": {"model", "error", "nvml", "source", "render", "script", "pods"},
     "app": {
         "model", "error", "nvml", "source", "render", "output", "schedule", "script", "cli", "serve", "tui",
-        "plot", "pods",
+        "plot", "pods", "child",
     },
     "lib": None,  # the crate root declares the modules
     "main": None,

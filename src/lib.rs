@@ -11,10 +11,12 @@
 //! - [`plot`]: `nvq plot`'s pictures; [`pods`]: the kubelet's pod-resources API;
 //! - [`schedule`]: loops, signals, the per-sample deadline;
 //! - [`output`]: writing to stdout or a file;
+//! - [`child`]: a command nvq starts and supervises (`nvq wait`, `nvq run`);
 //! - [`script`]: `--where`, `--assert`, `--until`, `--summary`;
 //! - [`cli`], [`app`]: arguments, and the glue that runs a request.
 
 pub mod app;
+pub mod child;
 pub mod cli;
 pub mod output;
 pub mod plot;

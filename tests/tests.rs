@@ -46,3 +46,4 @@ mod top;
 mod topo;
 mod trend;
 mod vgpu;
+mod wait;
