@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Check nvq's layering: the top-level modules of src/ and of nvq-core's
 crates/nvq-core/src/ form no cycle, each uses only the modules its layer
-allows (ARCHITECTURE.md, "Layers"), nvq-core's normal dependencies
+allows (ARCHITECTURE.md, "Layers"), the simulator's (nvml-sim/src/) likewise
+against its own table (`SIM_ALLOWED`), nvq-core's normal dependencies
 (`cargo tree`) hold no command line, server, terminal or picture crate, no
 line of either is longer than 120 characters unless it holds a string literal,
 every `unsafe` block has a `// SAFETY:` comment (an `unsafe fn` a `# Safety`
@@ -37,27 +38,48 @@ CORE_FORBIDDEN = {
 ALLOWED = {
     "model": set(),
     "test_support": set(),  # what nvq's own tests share (snapshots)
+    "trust": set(),  # the files root may load, run or read as its own
     "error": {"model"},
-    "nvml": {"model", "error"},
+    "nvml": {"model", "error", "trust"},
     "source": {"model", "error", "nvml"},
     "render": {"model", "error"},
     "plot": {"model", "error"},
     "pods": {"model", "error", "nvml"},
-    "output": {"model", "error"},
+    "output": {"model", "error", "trust"},
     "schedule": {"model", "error", "render", "output"},
     "child": {"model", "error", "schedule"},
     "script": {"model", "error", "source", "render"},
-    "serve": {"model", "error", "nvml", "source", "render", "schedule"},
+    "serve": {"model", "error", "nvml", "source", "render", "schedule", "trust"},
     "tui": {"model", "error", "render", "test_support"},
     "cli": {"model", "error", "nvml", "source", "render", "script", "pods"},
     "app": {
         "model", "error", "nvml", "source", "render", "output", "schedule", "script", "cli", "serve", "tui",
-        "plot", "pods", "child",
+        "plot", "pods", "trust", "child",
     },
     "lib": None,  # the crate root declares the modules
     "main": None,
     "bin": None,  # src/bin/: binaries besides main.rs (`nvq-top`), the crate's users like main
 }
+
+# The simulator's layers (nvml-sim/src/), the lowest first: the symbol list, the
+# scenario (data and validation), the live processes' control files, the state a
+# scenario becomes, the call machinery
+# that enters it, the export files by domain, and the generated stubs and signature
+# checks on top of every export.
+SIM_EXPORTS = {"device", "events", "gpm", "instances", "procs", "system", "topo", "units", "vgpu"}
+SIM_ALLOWED = {
+    "symbols": set(),
+    "scenario": {"symbols"},
+    "live": set(),  # the live processes' control files, read into the state
+    "state": {"scenario", "live"},
+    "call": {"scenario", "state", "live"},
+    "pci": {"scenario", "call"},  # the PCI struct a GPU and its NVLink peers report
+    "topo": {"scenario", "state", "call", "pci"},
+    **{m: {"scenario", "live", "state", "call", "pci", "topo"} for m in SIM_EXPORTS - {"topo"}},
+    "generated": {"call"} | SIM_EXPORTS,
+    "lib": None,
+}
+SIM_ROOT = os.path.join(REPO, "nvml-sim", "src")
 
 MAX_LINE = 120
 
@@ -355,7 +377,7 @@ def core_dependencies():
 
 
 def main():
-    global ROOT
+    global ROOT, ALLOWED
     edges = collections.defaultdict(set)
     problems = []
     inner, inner_edges = [], 0
@@ -366,6 +388,15 @@ def main():
         inner_edges += n
     problems += core_dependencies()
     check_cycles(edges, problems)
+    # The simulator: a crate of its own, with its own table and its own graph.
+    nvq_allowed, ALLOWED, ROOT = ALLOWED, SIM_ALLOWED, SIM_ROOT
+    sim_edges = collections.defaultdict(set)
+    read_root(sim_edges, problems)
+    found, n = inner_circles()
+    inner += found
+    inner_edges += n
+    check_cycles(sim_edges, problems)
+    ALLOWED = nvq_allowed
     problems += inner
     for p in problems:
         print(p)
@@ -373,6 +404,7 @@ def main():
         return 1
     print(
         f"layers: {len(edges)} modules, no cycle, every use allowed, no line over {MAX_LINE}; "
+        f"nvml-sim: {len(sim_edges)} modules, no cycle, every use allowed; "
         f"no circle among the files of a folder ({inner_edges} file-to-file uses); nvq-core free of "
         f"the command line, the server and the pictures"
     )

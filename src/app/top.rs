@@ -28,7 +28,7 @@ use crate::model::history::{History, Point, SeriesRef};
 use crate::model::top::{GpuSnap, Health, ProcSnap, TopSample};
 use crate::model::trend::{rising_trend, TrendConfig};
 use crate::model::NvmlCode;
-use crate::nvml::{LibSource, Session};
+use crate::nvml::{LibSource, NotInstalled, Session};
 use crate::schedule::alarm::Alarm;
 use crate::schedule::deadline::{self, lock, PerGpu};
 use crate::schedule::signals::{StopSignals, Wake};
@@ -214,11 +214,21 @@ pub fn run(a: &TopArgs, common: &Common<'_>) -> Result<(), NvqError> {
     // With stdout closed at the start, the runtime put /dev/null there:
     // the other program would not know. Then nvq runs the screen itself.
     if !crate::output::stdout_closed() {
-        if let Ok(exe) = crate::nvml::find_installed(TOP_EXECUTABLE) {
-            // Only returns when the program could not be started.
-            let _ = std::process::Command::new(exe)
-                .args(handoff.to_args())
-                .exec();
+        match crate::nvml::find_installed(TOP_EXECUTABLE) {
+            Ok(exe) => {
+                // Only returns when the program could not be started.
+                let _ = std::process::Command::new(exe)
+                    .args(handoff.to_args())
+                    .exec();
+            }
+            // Another user could have put it there: never run it (nvq may
+            // be root), say so, and draw the screen here.
+            Err(NotInstalled::Untrusted(why)) => {
+                eprintln!(
+                    "nvq: top: not running {TOP_EXECUTABLE}: {why} nvq draws the screen itself."
+                );
+            }
+            Err(NotInstalled::Missing(_)) => {}
         }
     }
     run_checked(&handoff)

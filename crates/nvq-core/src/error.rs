@@ -163,6 +163,17 @@ pub enum NvqError {
         detail: String,
     },
 
+    /// A library nvq finds by itself (`--simulate`'s `libnvml_sim.so`)
+    /// fails the rule of [`crate::trust`]: another user owns it, or could
+    /// write it or a folder above it. `why` names the file.
+    #[error("ERROR: {what}: refusing to load the library: {why}\n")]
+    UntrustedLibrary {
+        /// Which option looked for it.
+        what: &'static str,
+        /// The rule's answer, naming the file.
+        why: String,
+    },
+
     /// The library and the kernel driver disagree on their version.
     #[error("Failed to initialize NVML: Driver/library version mismatch\nNVML library version: {nvml_version}\n")]
     VersionMismatch {
@@ -282,7 +293,9 @@ impl NvqError {
             | NvqError::Usage(_) => ExitCode::InvalidArgument,
             NvqError::MissingValue(_) => ExitCode::Other,
             NvqError::DriverNotLoaded => ExitCode::DriverNotLoaded,
-            NvqError::LibraryNotFound { .. } => ExitCode::LibraryNotFound,
+            NvqError::LibraryNotFound { .. } | NvqError::UntrustedLibrary { .. } => {
+                ExitCode::LibraryNotFound
+            }
             NvqError::VersionMismatch { .. } => ExitCode::VersionMismatch,
             NvqError::Init(code)
             | NvqError::Device { code, .. }

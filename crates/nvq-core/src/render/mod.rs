@@ -16,6 +16,7 @@ pub mod report;
 pub mod report_json;
 pub mod report_unit;
 pub mod report_xml;
+pub mod smi_layout;
 pub mod smi_table;
 pub mod stat;
 mod table;
