@@ -52,9 +52,8 @@ impl QueryPlan {
             Personality::Nvq => mode.resolve(list)?,
             Personality::NvidiaSmi => mode.resolve_as_nvidia_smi(list)?,
         };
-        let format = match common.format {
-            Some(f) if common.personality == Personality::Nvq => FormatSpec::parse_lenient(f)?,
-            Some(f) => FormatSpec::parse(f)?,
+        let format = match common.format.and_then(crate::cli::format::Format::rows) {
+            Some(f) => f,
             None if common.personality == Personality::Nvq => default_format(common)?,
             None => {
                 return Err(NvqError::Usage(format!(
@@ -144,7 +143,18 @@ pub fn run_as(args: &Args, personality: Personality) -> Result<(), NvqError> {
         };
     }
     let queries = &args.queries;
-    let common = Common::top(args, personality)?;
+    // What the mode prints says which --format values it takes (-L and
+    // --version take none, nor does the summary table: refused below).
+    let formats = if args.version || args.list_gpus {
+        None
+    } else if report::wanted(args) {
+        Some(crate::cli::format::Formats::Report)
+    } else if !queries.is_empty() {
+        Some(crate::cli::format::Formats::Rows)
+    } else {
+        None
+    };
+    let common = Common::top(args, personality, formats)?;
     if queries.len() > 1 {
         return Err(NvqError::Conflict(
             "give one --query-* option at a time (run nvq once per mode).".into(),

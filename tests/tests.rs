@@ -23,6 +23,7 @@ mod hostile_users;
 mod init;
 mod install;
 mod layers;
+mod live_processes;
 mod loops;
 mod mig;
 mod nvlink;

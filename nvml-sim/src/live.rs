@@ -11,8 +11,9 @@
 
 use std::collections::BTreeMap;
 use std::io::{Read, Seek, SeekFrom};
-use std::os::unix::fs::MetadataExt;
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::PathBuf;
+use std::time::{Duration, Instant};
 
 /// Most live processes followed at once (files past it are not read).
 pub(crate) const MAX_LIVE_PROCESSES: usize = 4096;
@@ -35,6 +36,8 @@ pub(crate) struct LiveProcess {
     ino: u64,
     /// Bytes of the file read so far (always the end of a complete line).
     offset: u64,
+    /// The file's length when it was last read.
+    seen_len: u64,
     /// The first and the last line's time (ms since the epoch).
     pub first_ms: Option<u64>,
     pub last_ms: u64,
@@ -53,6 +56,11 @@ pub(crate) struct Live {
     dir: PathBuf,
     /// By PID.
     pub procs: BTreeMap<u32, LiveProcess>,
+    /// The least time between two reads of the directory (`[live] every_ms`).
+    every: Duration,
+    last: Option<Instant>,
+    /// When the running processes were last checked for zombies (once a second).
+    zombies_checked: Option<Instant>,
 }
 
 /// Does `sym` read the live processes (so that a call of it reads the control directory first)?
@@ -69,10 +77,13 @@ pub(crate) fn reads(sym: &str) -> bool {
 }
 
 impl Live {
-    pub(crate) fn new(dir: PathBuf) -> Live {
+    pub(crate) fn new(dir: PathBuf, every_ms: u64) -> Live {
         Live {
             dir,
             procs: BTreeMap::new(),
+            every: Duration::from_millis(every_ms),
+            last: None,
+            zombies_checked: None,
         }
     }
 
@@ -80,22 +91,49 @@ impl Live {
     /// `gpus`: the scenario's GPU count (lines naming another GPU are ignored). Nothing here
     /// fails: an unreadable directory or file is read again at the next call.
     pub(crate) fn refresh(&mut self, gpus: usize) {
+        let now = Instant::now();
+        if self
+            .last
+            .is_some_and(|l| now.duration_since(l) < self.every)
+        {
+            return;
+        }
+        self.last = Some(now);
         if let Ok(entries) = std::fs::read_dir(&self.dir) {
             for e in entries.flatten() {
                 let name = e.file_name();
                 let Some(pid) = name.to_str().and_then(pid_of) else {
                     continue;
                 };
+                // Plain files only (the entry's own type, links not followed): a link, a FIFO
+                // (whose open would wait for a writer) or a device is not a control file.
+                let Ok(meta) = e.metadata() else {
+                    continue;
+                };
+                if !meta.is_file() {
+                    continue;
+                }
                 if !self.procs.contains_key(&pid) && self.procs.len() >= MAX_LIVE_PROCESSES {
                     continue;
                 }
                 let p = self.procs.entry(pid).or_default();
-                p.read(&e.path(), gpus);
+                // Unchanged since the last read (the common case): not opened.
+                if (meta.ino(), meta.len()) != (p.ino, p.seen_len) {
+                    p.read(&e.path(), gpus);
+                }
             }
+        }
+        // Gone: kill(pid, 0) at every read; a zombie (exited, its memory already freed, not yet
+        // reaped) through procfs, which costs more, once a second.
+        let zombies = self
+            .zombies_checked
+            .map_or(true, |z| now.duration_since(z) >= Duration::from_secs(1));
+        if zombies {
+            self.zombies_checked = Some(now);
         }
         let mut now_ms = None;
         for (pid, p) in self.procs.iter_mut().filter(|(_, p)| !p.gone) {
-            if !running(*pid) {
+            if !exists(*pid) || (zombies && !running(*pid)) {
                 let now = *now_ms.get_or_insert_with(epoch_ms);
                 p.gone = true;
                 p.ended_ms = Some(now.max(p.last_ms));
@@ -135,7 +173,11 @@ impl Live {
 
 impl LiveProcess {
     fn read(&mut self, path: &std::path::Path, gpus: usize) {
-        let Ok(mut f) = std::fs::File::open(path) else {
+        let opened = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+            .open(path);
+        let Ok(mut f) = opened else {
             return;
         };
         let Ok(meta) = f.metadata() else {
@@ -151,6 +193,7 @@ impl LiveProcess {
                 ..LiveProcess::default()
             };
         }
+        self.seen_len = meta.len();
         if meta.len() == self.offset || f.seek(SeekFrom::Start(self.offset)).is_err() {
             return;
         }
@@ -197,6 +240,16 @@ fn parse_line(line: &str) -> Option<(u64, usize, u64)> {
     let gpu = it.next()?.parse().ok()?;
     let bytes = it.next()?.parse().ok()?;
     it.next().is_none().then_some((ms, gpu, bytes))
+}
+
+/// Whether process `pid` exists (a zombie too): kill(2) with no signal.
+fn exists(pid: u32) -> bool {
+    let Ok(pid) = libc::pid_t::try_from(pid) else {
+        return false;
+    };
+    // SAFETY: signal 0 sends nothing; kill only checks that the process exists.
+    let r = unsafe { libc::kill(pid, 0) };
+    r == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
 }
 
 /// Whether process `pid` exists and is not a zombie (its memory is freed when it exits, before
@@ -263,7 +316,7 @@ mod tests {
             "10 0 100\n20 0 500\n30 0 200\n40 1 7\n50 9 1\n60 0 9",
         )
         .unwrap();
-        let mut live = Live::new(dir.clone());
+        let mut live = Live::new(dir.clone(), 0);
         live.refresh(2);
         let p = &live.procs[&me];
         assert_eq!(p.gpus[&0], Held { now: 200, max: 500 });
@@ -286,6 +339,24 @@ mod tests {
         assert_eq!(p.last_ms, 70);
         assert_eq!(live.on_gpu(0).count(), 0, "released");
         assert_eq!(live.accounted(0).count(), 1, "still accounted");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn links_and_fifos_are_not_control_files() {
+        let dir = std::env::temp_dir().join(format!("nvml-sim-live-fifo-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let me = std::process::id();
+        let real = dir.join("real");
+        std::fs::write(&real, "10 0 100\n").unwrap();
+        std::os::unix::fs::symlink(&real, dir.join(me.to_string())).unwrap();
+        let fifo =
+            std::ffi::CString::new(dir.join("1").into_os_string().into_encoded_bytes()).unwrap();
+        // SAFETY: a NUL-terminated path that lives for the call.
+        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+        let mut live = Live::new(dir.clone(), 0);
+        live.refresh(2); // returns: the FIFO is not opened
+        assert!(live.procs.is_empty(), "{:?}", live.procs);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -106,7 +106,7 @@ impl State {
             event_sets: HashMap::new(),
             next_event_set: 0,
             gpm: Gpm::default(),
-            live: sc.live_dir().map(Live::new),
+            live: sc.live_dir().map(|d| Live::new(d, sc.live_every_ms())),
             sc,
         }
     }

@@ -42,7 +42,7 @@ pub fn run(a: &PlotArgs) -> Result<(), NvqError> {
             a.width
         )));
     }
-    let trend = a.trend.config()?;
+    let trend = a.trend.config();
     // The picture's folder is checked before the log is read; nothing is written until the picture is whole.
     let file = AtomicFile::new(&out)?;
     let spec = PlotSpec {

@@ -28,11 +28,11 @@ impl Plan {
                     .into(),
             ));
         }
-        let interval = crate::script::parse_duration("--collect.pods.interval", &s.pods_interval)?;
+        let interval = s.pods_interval.duration;
         if interval < Duration::from_millis(100) {
             return Err(NvqError::Usage(format!(
                 "--collect.pods.interval needs at least 100ms, not \"{}\".",
-                s.pods_interval
+                s.pods_interval.given
             )));
         }
         Ok(Plan(Some(Config {

@@ -21,8 +21,9 @@
 //! GPUs are never read on the UI thread. A frame is drawn only when
 //! something shown changed, and only the changed cells are written.
 
-use super::plan::{bad_interval, parse_seconds, Common};
+use super::plan::Common;
 use crate::cli::top::TopArgs;
+use crate::cli::top::{bad_interval, LEAK_AFTER_S};
 use crate::error::NvqError;
 use crate::model::history::{History, Point, SeriesRef};
 use crate::model::top::{GpuSnap, Health, ProcSnap, TopSample};
@@ -56,9 +57,6 @@ const TREND_EVERY: Duration = Duration::from_secs(1);
 /// A series not updated for this long (a process that exited) is dropped.
 const FORGET_AFTER_S: f64 = 3600.0;
 
-/// The seconds `--leak-after` takes.
-const LEAK_AFTER_S: std::ops::RangeInclusive<f64> = 1.0..=86400.0;
-
 /// `top`'s checked options.
 #[derive(Debug, Clone, PartialEq)]
 struct Plan {
@@ -87,21 +85,15 @@ fn plan(a: &TopArgs, interval: Option<Duration>) -> Result<Plan, NvqError> {
             if !(MIN_INTERVAL_MS..=MAX_INTERVAL_MS).contains(&ms) {
                 return Err(bad_interval(
                     a.interval
-                        .as_deref()
-                        .unwrap_or(&format!("{}", d.as_secs_f64())),
+                        .as_ref()
+                        .map_or(&format!("{}", d.as_secs_f64()), |i| &i.given),
                 ));
             }
             ms
         }
     };
-    let leak_after_s = match a.leak_after.as_deref() {
-        None => None,
-        Some(s) => Some(parse_seconds(s).filter(|v| LEAK_AFTER_S.contains(v)).ok_or_else(|| {
-            NvqError::Usage(format!(
-                "top: invalid duration \"{s}\" for --leak-after; give seconds from 1 to 86400 (e.g. 300, 90s)."
-            ))
-        })?),
-    };
+    // Read by clap, from 1 s to a day (`cli::top`).
+    let leak_after_s = a.leak_after.as_ref().map(|s| s.duration.as_secs_f64());
     Ok(Plan {
         interval_ms,
         once: a.once,
@@ -893,22 +885,20 @@ mod tests {
 
     #[test]
     fn intervals_and_durations() {
-        assert_eq!(parse_seconds("0.5"), Some(0.5));
-        assert_eq!(parse_seconds("500ms"), Some(0.5));
-        assert_eq!(parse_seconds("2s"), Some(2.0));
-        assert_eq!(parse_seconds("-1"), None);
-        assert_eq!(parse_seconds("nan"), None);
         let bad = |s: &str| {
-            let a = TopArgs {
-                interval: Some(s.into()),
-                ..TopArgs::default()
-            };
-            super::super::plan::top_interval(&a)
-                .and_then(|i| plan(&a, i))
-                .is_err()
+            let argv = ["top", "-d", s].map(OsString::from).to_vec();
+            match crate::cli::parse(argv) {
+                Ok(crate::cli::Parsed::Run(args)) => match &args.command {
+                    Some(crate::cli::Command::Top(a)) => {
+                        plan(a, a.interval.as_ref().map(|i| i.duration)).is_err()
+                    }
+                    _ => false,
+                },
+                _ => true,
+            }
         };
-        assert!(bad("0.05") && bad("11") && bad("x"));
-        assert!(!bad("0.1") && !bad("10"));
+        assert!(bad("0.05") && bad("11") && bad("x") && bad("-1") && bad("nan"));
+        assert!(!bad("0.1") && !bad("10") && !bad("0.5") && !bad("500ms") && !bad("2s"));
     }
 
     #[test]

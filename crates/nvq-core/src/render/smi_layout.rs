@@ -57,6 +57,23 @@ pub struct Processes {
     pub name_max: usize,
 }
 
+/// The MIG devices section.
+#[derive(Debug)]
+pub struct MigTable {
+    /// Widths of its four cells.
+    pub cells: [usize; 4],
+    /// The column heads under the title, each without its closing `|`.
+    pub heads: [&'static str; 3],
+    /// Width the memory value (`13MiB /  9728MiB`) is right-aligned in.
+    pub memory: usize,
+    /// Width the BAR1 value is right-aligned in.
+    pub bar1: usize,
+    /// Whether values are printed as the GPU box's (`%7dMiB / %5dMiB`) and
+    /// cut to their width with `...` (the 79-column table: a public row
+    /// reads `1MiB / 13107...`).
+    pub cut: bool,
+}
+
 /// One layout of the summary table.
 #[derive(Debug)]
 pub struct Layout {
@@ -95,6 +112,8 @@ pub struct Layout {
     /// devices holds: the table's width up to 545, 89 on 550 to 575's
     /// 91-column table, none (an empty line) from 580.
     pub spacer: usize,
+    /// The MIG devices section.
+    pub mig: MigTable,
     /// The Processes section.
     pub processes: Processes,
 }
@@ -131,6 +150,57 @@ const GPU_HEAD_91_WINDOWS: [&str; 2] = [
     "| GPU  Name                  Driver-Model | Bus-Id          Disp.A | Volatile Uncorr. ECC |",
     GPU_HEAD_91[1],
 ];
+
+const MIG_79: MigTable = MigTable {
+    cells: [18, 22, 11, 23],
+    heads: [
+        "| GPU  GI  CI  MIG |         Memory-Usage |        Vol|         Shared",
+        "|      ID  ID  Dev |           BAR1-Usage | SM     Unc| CE  ENC  DEC  OFA  JPG",
+        "|                  |                      |        ECC|",
+    ],
+    memory: 21,
+    bar1: 21,
+    cut: true,
+};
+const MIG_89: MigTable = MigTable {
+    cells: [18, 32, 11, 23],
+    heads: [
+        "| GPU  GI  CI  MIG |                   Memory-Usage |        Vol|      Shared",
+        "|      ID  ID  Dev |                     BAR1-Usage | SM     Unc| CE ENC DEC OFA JPG",
+        "|                  |                                |        ECC|",
+    ],
+    memory: 30,
+    bar1: 30,
+    cut: false,
+};
+const MIG_550: MigTable = MigTable {
+    cells: [18, 34, 11, 23],
+    heads: [
+        "| GPU  GI  CI  MIG |                     Memory-Usage |        Vol|      Shared",
+        "|      ID  ID  Dev |                       BAR1-Usage | SM     Unc| CE ENC DEC OFA JPG",
+        "|                  |                                  |        ECC|",
+    ],
+    memory: 30,
+    bar1: 32,
+    cut: false,
+};
+const MIG_555: MigTable = MigTable {
+    heads: [
+        "| GPU  GI  CI  MIG |                     Memory-Usage |        Vol|        Shared",
+        "|      ID  ID  Dev |                       BAR1-Usage | SM     Unc| CE ENC  DEC  OFA  JPG",
+        "|                  |                                  |        ECC|",
+    ],
+    ..MIG_550
+};
+const MIG_580: MigTable = MigTable {
+    heads: [
+        "| GPU  GI  CI  MIG |              Shared Memory-Usage |        Vol|        Shared",
+        "|      ID  ID  Dev |                Shared BAR1-Usage | SM     Unc| CE ENC  DEC  OFA  JPG",
+        "|                  |                                  |        ECC|",
+    ],
+    bar1: 30,
+    ..MIG_550
+};
 
 const PROCESSES_OLD: &[&str] = &[
     "| Processes:                                                       GPU Memory",
@@ -219,6 +289,7 @@ const L450: Layout = Layout {
     power_pad: true,
     memory_total: 5,
     spacer: 79,
+    mig: MIG_79,
     processes: Processes {
         heads: PROCESSES_79,
         instance_ids: true,
@@ -249,6 +320,7 @@ const L535: Layout = Layout {
     power_pad: true,
     memory_total: 5,
     spacer: 89,
+    mig: MIG_89,
     processes: Processes {
         heads: PROCESSES_89,
         instance_ids: true,
@@ -284,6 +356,7 @@ const L550: Layout = Layout {
     power_pad: true,
     memory_total: 6,
     spacer: 89,
+    mig: MIG_550,
     processes: Processes {
         heads: PROCESSES_550,
         instance_ids: true,
@@ -298,6 +371,7 @@ const L580: Layout = Layout {
     from: 580,
     open_banner_rule: false,
     spacer: 0,
+    mig: MIG_580,
     processes: Processes {
         heads: PROCESSES_570,
         instance_ids: true,
@@ -348,10 +422,18 @@ pub const LAYOUTS: &[Layout] = &[
     },
     L535,
     L550,
-    // 570 and 575: the process columns of 580 on 550's grid.
+    // 555 to 565: the MIG engines' head of 580.
+    Layout {
+        id: "91-555",
+        from: 555,
+        mig: MIG_555,
+        ..L550
+    },
+    // 570 and 575: the process columns of 580 on 555's grid.
     Layout {
         id: "91-570",
         from: 570,
+        mig: MIG_555,
         processes: Processes {
             heads: PROCESSES_570,
             instance_ids: true,
@@ -418,7 +500,8 @@ mod tests {
         assert_eq!(id(535), "89");
         assert_eq!(id(545), "89");
         assert_eq!(id(550), "91-550");
-        assert_eq!(id(565), "91-550");
+        assert_eq!(id(555), "91-555");
+        assert_eq!(id(565), "91-555");
         assert_eq!(id(570), "91-570");
         assert_eq!(id(580), "91");
         assert_eq!(id(595), "91");
@@ -436,6 +519,9 @@ mod tests {
                 assert_eq!(h.len(), l.full + 2, "{}: {h:?}", l.id);
             }
             assert!(l.processes.heads.iter().all(|h| h.len() < l.full + 2));
+            let mig: usize = l.mig.cells.iter().sum::<usize>() + 3;
+            assert_eq!(mig, l.full, "{}", l.id);
+            assert!(l.mig.heads.iter().all(|h| h.len() < l.full + 2));
         }
     }
 }

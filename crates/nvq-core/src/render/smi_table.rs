@@ -9,16 +9,13 @@
 //! pushes its cell wider rather than being cut, except GPU and process
 //! names, which nvidia-smi truncates.
 
-use super::smi_layout::{self, Layout, NameTag};
+use super::smi_layout::{self, Layout, MigTable, NameTag};
 use crate::model::smi_table::{
     ComputeMode, DriverModel, Ecc, MemoryUse, Reading, SmiTable, TableGpu, TableMig, TableProcess,
 };
 use crate::model::NvmlCode;
 
 const MIB: u64 = 1024 * 1024;
-
-/// The MIG devices' cells (the 91-column layouts').
-const MIG_CELLS: &[usize] = &[18, 34, 11, 23];
 
 /// A rule across cells of these widths: `-` with `+` at the edges and
 /// between cells or, `double` (under a head), `=` with `|` at the edges.
@@ -85,7 +82,7 @@ pub fn render(s: &SmiTable, colour: bool, out: &mut Vec<u8>) {
         mig_section(l, &s.mig_devices, &mut t);
         spacer(l, &mut t);
     }
-    processes(l, &s.processes, &mut t);
+    processes(l, &s.processes, windows, &mut t);
     out.extend_from_slice(t.as_bytes());
 }
 
@@ -289,10 +286,20 @@ fn gpu_box(l: &Layout, g: &TableGpu, windows: bool, colour: bool, t: &mut String
 
     // Line 3: MIG mode.
     if l.mig_row {
-        let mig = match g.mig_mode {
-            Ok(true) => "Enabled",
-            Ok(false) => "Disabled",
-            Err(_) => "N/A",
+        // A change waiting for the next reset shows the pending mode with
+        // a star; a library without nvmlDeviceGetMigMode, `ERR!`.
+        let mig = match (g.mig_mode, g.mig_pending) {
+            (Ok(current), Some(pending)) if pending != current => {
+                if pending {
+                    "Enabled*"
+                } else {
+                    "Disabled*"
+                }
+            }
+            (Ok(true), _) => "Enabled",
+            (Ok(false), _) => "Disabled",
+            (Err(NvmlCode::FUNCTION_NOT_FOUND), _) => "ERR!",
+            (Err(_), _) => "N/A",
         };
         third_cell_line(l, mig, t);
     }
@@ -326,27 +333,40 @@ fn paint(cell: String, pct: Option<f64>, colour: bool) -> String {
     )
 }
 
+/// A MIG device's memory or BAR1 cell: `value` right-aligned in `width`
+/// (cut to it with `...` where the layout cuts), padded to the cell.
+fn mig_cell(m: &MigTable, r: &Reading<MemoryUse>, width: usize, cell: usize) -> String {
+    let value = match r {
+        Ok(u) if m.cut => {
+            let v = format!("{:>7}MiB / {:>5}MiB", mib(u.used), mib(u.total));
+            if v.len() > width {
+                format!("{}...", &v[..width - 3])
+            } else {
+                v
+            }
+        }
+        Ok(u) => format!("{}MiB / {:>5}MiB", mib(u.used), mib(u.total)),
+        Err(_) => "N/A".to_string(),
+    };
+    format!("{:<cell$}", format!("{value:>width$}"))
+}
+
 fn mig_section(l: &Layout, devs: &[TableMig], t: &mut String) {
-    let heads = [
-        "| MIG devices:",
-        "| GPU  GI  CI  MIG |              Shared Memory-Usage |        Vol|        Shared         ",
-        "|      ID  ID  Dev |                Shared BAR1-Usage | SM     Unc| CE ENC  DEC  OFA  JPG ",
-        "|                  |                                  |        ECC|                       ",
-    ];
-    section_head(l, &heads, MIG_CELLS, t);
+    let m = &l.mig;
+    let mut heads = vec!["| MIG devices:"];
+    heads.extend(m.heads);
+    section_head(l, &heads, &m.cells, t);
     if devs.is_empty() {
         nothing(l, "No MIG devices found", t);
         rule(&[l.full], false, t);
         return;
     }
-    for m in devs {
-        // Line 1: GPU (3), GI (5), CI (4), MIG (4) | memory (30 + 4) |
-        // SM (3), ECC (7) | CE (3), ENC (4), DEC (5), OFA (5), JPG (5).
-        let memory = match m.memory {
-            Ok(u) => format!("{}MiB / {:>5}MiB", mib(u.used), mib(u.total)),
-            Err(_) => "N/A".to_string(),
-        };
-        let (sm, shared) = match m.attributes {
+    let [_, memory_cell, sm_cell, shared_cell] = m.cells;
+    let blank = |w: usize| " ".repeat(w);
+    for d in devs {
+        // Line 1: GPU (3), GI (5), CI (4), MIG (4) | memory | SM (3), ECC
+        // (7) | CE (3), ENC (4), DEC (5), OFA (5), JPG (5).
+        let (sm, shared) = match d.attributes {
             Ok(a) => (
                 a.multiprocessors.to_string(),
                 format!(
@@ -362,27 +382,30 @@ fn mig_section(l: &Layout, devs: &[TableMig], t: &mut String) {
                 ),
             ),
         };
+        let shared_w = shared_cell - 1;
+        let ecc_w = sm_cell - 4;
         t.push_str(&format!(
-            "|{:>3}{:>5}{:>4}{:>4}  |{memory:>30}    |{sm:>3}{:>7} |{shared} |\n",
-            m.gpu,
-            na(&m.gpu_instance),
-            na(&m.compute_instance),
-            m.index,
-            na(&m.ecc),
+            "|{:>3}{:>5}{:>4}{:>4}  |{}|{sm:>3}{:>ecc_w$} |{shared:<shared_w$} |\n",
+            d.gpu,
+            na(&d.gpu_instance),
+            na(&d.compute_instance),
+            d.index,
+            mig_cell(m, &d.memory, m.memory, memory_cell),
+            na(&d.ecc),
         ));
-        // Line 2: BAR1, aligned as the memory line (30 + 4).
-        let bar1 = match m.bar1 {
-            Ok(u) => format!("{}MiB / {:>5}MiB", mib(u.used), mib(u.total)),
-            Err(_) => "N/A".to_string(),
-        };
+        // Line 2: BAR1.
         t.push_str(&format!(
-            "|                  |{bar1:>30}    |           |                       |\n"
+            "|{}|{}|{}|{}|\n",
+            blank(m.cells[0]),
+            mig_cell(m, &d.bar1, m.bar1, memory_cell),
+            blank(sm_cell),
+            blank(shared_cell)
         ));
-        rule(MIG_CELLS, false, t);
+        rule(&m.cells, false, t);
     }
 }
 
-fn processes(l: &Layout, procs: &[TableProcess], t: &mut String) {
+fn processes(l: &Layout, procs: &[TableProcess], windows: bool, t: &mut String) {
     let p = &l.processes;
     section_head(l, p.heads, &[l.full], t);
     if procs.is_empty() {
@@ -413,6 +436,8 @@ fn processes(l: &Layout, procs: &[TableProcess], t: &mut String) {
         let kind = r.kind.letters();
         let name = match &r.name {
             Ok(n) => process_name(n, name_max),
+            // Windows names a process it may not read.
+            Err(NvmlCode::NO_PERMISSION) if windows => "Insufficient Permissions".to_string(),
             Err(_) => "N/A".to_string(),
         };
         // Type (7), 3 spaces, the name, then the memory or N/A.
@@ -452,6 +477,7 @@ mod tests {
             gpu_util: Ok(0),
             compute_mode: Ok(ComputeMode::Default),
             mig_mode: Ok(false),
+            mig_pending: Some(false),
         }
     }
 
