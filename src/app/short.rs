@@ -73,7 +73,9 @@ pub fn wait(w: &WaitArgs, common: &Common<'_>) -> Result<(), NvqError> {
     }
     if common.filename.is_none() {
         common.filename = Some(Path::new("/dev/null"));
-        common.format = Some("csv");
+        common.format = Some(crate::cli::format::Format::Rows(
+            crate::render::FormatSpec::parse("csv")?,
+        ));
     }
     let plan = QueryPlan::from_args(&common, QueryMode::GPU, WAIT_FIELDS)?;
     run_query(&common, &plan)?;
