@@ -12,11 +12,13 @@ use common::*;
 
 /// (capture, scenario): the captures of every layout, oldest driver first.
 const CAPTURES: &[(&str, &str)] = &[
+    ("t_419_mx250_windows", "sp_419_mx250_windows"),
     ("t_440_rtx2070", "sp_440_rtx2070"),
     ("t_460_rtx2070", "sp_460_rtx2070"),
     ("t_460_t4_mps", "sp_460_t4_mps"),
     ("t_470_rtx3080laptop", "sp_470_rtx3080laptop"),
     ("t_470_gtx680", "q_gtx680_470"),
+    ("t_470_t4", "sp_470_t4"),
     ("t_520_a2000laptop", "sp_520_a2000laptop"),
     ("t_525_a2000laptop", "sp_525_a2000laptop"),
     ("t_535_gtx1050ti", "q_gtx1050ti_535"),
@@ -278,4 +280,24 @@ fn mig_devices_in_each_layout() {
     );
     let out = table(f.path());
     assert!(out.contains("|      0MiB / 13107... |"), "{out}");
+}
+
+#[test]
+fn before_410_the_banner_has_no_cuda_field() {
+    // The banner of a public 367.57 table (wookayin/gpustat#16) and a
+    // 399.24 one: the version fields 23 and 26 wide, no CUDA field.
+    let f = scenario_at(
+        "sp_440_rtx2070.toml",
+        &[(
+            "driver_version = \"440.100\"",
+            "driver_version = \"367.57\"",
+        )],
+    );
+    let out = table(f.path());
+    let banner = out.lines().nth(1).unwrap();
+    assert_eq!(
+        banner,
+        "| NVIDIA-SMI 367.57                 Driver Version: 367.57                    |"
+    );
+    assert!(!out.contains("MIG M."), "{out}");
 }

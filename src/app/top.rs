@@ -1,8 +1,12 @@
 //! `nvq top`: the interactive view.
 //!
-//! Besides the GPU lanes, three threads wait for something:
+//! Besides the GPU lanes, four threads wait for something:
 //! - the **input** thread for keys and resizes;
 //! - the **signal** thread for SIGINT, SIGTERM or SIGHUP;
+//! - the **job control** thread for SIGTSTP and SIGCONT: the UI thread puts
+//!   the terminal back and stops (as on Ctrl+Z, which raw mode delivers as
+//!   a key), and takes the terminal again and draws it whole once
+//!   continued, as htop and nvtop do;
 //! - the **alarm** thread (`schedule::alarm`) for the checkpoint of a
 //!   sample that is late.
 //!
@@ -534,6 +538,11 @@ enum Msg {
     Alarm,
     Input(Input),
     Stop,
+    /// SIGTSTP: put the terminal back and stop.
+    Suspend,
+    /// SIGCONT: take the terminal again (if it was put back) and draw the
+    /// whole screen.
+    Continued,
 }
 
 fn interactive(
@@ -572,18 +581,40 @@ fn interactive(
             }),
         )?;
     }
-    spawn(
-        "nvq-top-signals",
-        Box::new(move || {
-            let far = Instant::now() + Duration::from_secs(86400 * 365);
-            loop {
-                if let Wake::Signal = signals.sleep_until(far, None) {
-                    let _ = tx.send(Msg::Stop);
-                    break;
+    {
+        let tx = tx.clone();
+        spawn(
+            "nvq-top-signals",
+            Box::new(move || {
+                let far = Instant::now() + Duration::from_secs(86400 * 365);
+                loop {
+                    if let Wake::Signal = signals.sleep_until(far, None) {
+                        let _ = tx.send(Msg::Stop);
+                        break;
+                    }
                 }
-            }
-        }),
-    )?;
+            }),
+        )?;
+    }
+    // Without these handlers SIGTSTP would stop nvq top on the alternate
+    // screen, in raw mode, with mouse reporting on.
+    if let Ok(mut job) = signal_hook::iterator::Signals::new([libc::SIGTSTP, libc::SIGCONT]) {
+        spawn(
+            "nvq-top-job",
+            Box::new(move || {
+                for sig in job.forever() {
+                    let msg = if sig == libc::SIGTSTP {
+                        Msg::Suspend
+                    } else {
+                        Msg::Continued
+                    };
+                    if tx.send(msg).is_err() {
+                        break;
+                    }
+                }
+            }),
+        )?;
+    }
     *lock(shared) = Some(Loop::new(
         plan,
         collector,
@@ -731,6 +762,16 @@ impl Loop {
         }
     }
 
+    /// Put the terminal back, stop as SIGTSTP does (`group`: the process
+    /// group, as the terminal's Ctrl+Z), and once continued take the
+    /// terminal again; the caller draws the whole screen. The lanes wait
+    /// meanwhile: this runs under the state's lock.
+    fn suspend(&mut self, group: bool) -> Result<(), NvqError> {
+        self.terminal.leave();
+        crate::schedule::signals::stop_as_sigtstp(group);
+        self.terminal.take_again().map_err(draw_err)
+    }
+
     /// When the alarm must go off: the sample in progress's checkpoint, or
     /// the next tick.
     fn wake_at(&self) -> Option<Instant> {
@@ -749,6 +790,10 @@ impl Loop {
                 test_panic_on_key();
                 match self.ui.key(k, self.sample.gpus.len()) {
                     Action::Quit => return Ok(true),
+                    Action::Suspend => {
+                        self.suspend(true)?;
+                        dirty = true;
+                    }
                     Action::Collector => {
                         // A new interval or a pause: the next tick is now.
                         self.schedule
@@ -783,6 +828,14 @@ impl Loop {
                 dirty = true;
             }
             Some(Msg::Input(Input::Closed) | Msg::Stop) => return Ok(true),
+            Some(Msg::Suspend) => {
+                self.suspend(false)?;
+                dirty = true;
+            }
+            Some(Msg::Continued) => {
+                self.terminal.take_again().map_err(draw_err)?;
+                dirty = true;
+            }
         }
         // Take the sample in progress if it is over, begin the next on its
         // tick (after the keys: a pause or a new interval counts at once).

@@ -59,7 +59,7 @@ impl ExprError {
     pub fn render(&self, flag: &str, src: &str) -> String {
         let chars: Vec<char> = src
             .chars()
-            .map(|c| if c.is_control() { ' ' } else { c })
+            .map(|c| if crate::render::hidden(c) { ' ' } else { c })
             .collect();
         let start = self.span.start.min(src.len());
         let end = self.span.end.clamp(start, src.len());
