@@ -152,7 +152,7 @@ fn a_sample_without_processes_replaces_the_prometheus_file() {
 // ---- 13. characters XML 1.0 forbids ----
 
 /// Is `c` a `Char` of XML 1.0 (§2.2)?
-fn xml_char(c: char) -> bool {
+pub(crate) fn xml_char(c: char) -> bool {
     matches!(c, '\t' | '\n' | '\r' | '\u{20}'..='\u{D7FF}' | '\u{E000}'..='\u{FFFD}' | '\u{10000}'..)
 }
 
