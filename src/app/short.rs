@@ -5,8 +5,8 @@ use super::plan::Common;
 use super::{run_query, QueryPlan};
 use crate::cli::short::WaitArgs;
 use crate::cli::Command;
-use crate::error::NvqError;
-use crate::source::QueryMode;
+use nvq_core::error::NvqError;
+use nvq_core::source::QueryMode;
 use std::path::Path;
 
 /// A short command: the query it stands for.

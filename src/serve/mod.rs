@@ -18,8 +18,6 @@ pub mod collect;
 mod conn;
 pub mod web_config;
 
-use crate::error::NvqError;
-use crate::render::exporter::{self, Health, Profile};
 use collect::{Collector, Form};
 use http_body_util::Full;
 use hyper::body::{Bytes, Incoming};
@@ -31,6 +29,8 @@ use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper::{Method, Request, Response, StatusCode};
 use hyper_util::rt::{TokioIo, TokioTimer};
+use nvq_core::error::NvqError;
+use nvq_core::render::exporter::{self, Health, Profile};
 use std::convert::Infallible;
 use std::io::Write;
 use std::net::SocketAddr;
