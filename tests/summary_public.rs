@@ -301,3 +301,15 @@ fn before_410_the_banner_has_no_cuda_field() {
     );
     assert!(!out.contains("MIG M."), "{out}");
 }
+
+#[test]
+fn list_gpus_prints_a_uuid_it_cannot_read_as_plain_n_a() {
+    // `-L` of a GPU whose UUID NVML does not give (NOT_SUPPORTED): `(UUID:
+    // N/A)`, as on some old consumer boards (a public script's note), not
+    // the query's bracketed `[N/A]`.
+    let out = nvq_ok(&scenario("sp_440_rtx2070.toml"), &["-L"]);
+    assert_eq!(
+        out,
+        "GPU 0: GeForce RTX 2070 with Max-Q Design (UUID: N/A)\n"
+    );
+}

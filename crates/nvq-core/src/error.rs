@@ -36,6 +36,8 @@ pub enum ExitCode {
     Timeout = 21,
     /// nvq: writing the output failed (disk full, no permission, ...).
     OutputError = 22,
+    /// nvq: a node of `--hosts` could not be read (the others' rows were printed).
+    HostsFailed = 23,
     /// Anything else, nvq's own internal errors included.
     Other = 255,
 }
@@ -91,6 +93,10 @@ impl ExitCode {
         (
             ExitCode::OutputError,
             "nvq: the output could not be written (-f target, full disk, ...).",
+        ),
+        (
+            ExitCode::HostsFailed,
+            "nvq: a --hosts node could not be read (the other nodes' rows were printed).",
         ),
         (
             ExitCode::Other,
@@ -255,6 +261,10 @@ pub enum NvqError {
     #[error("ERROR: nvq serve: {0}\n")]
     Serve(String),
 
+    /// `--hosts`: nodes that could not be read (each was named on stderr).
+    #[error("ERROR: {0}\n")]
+    Hosts(String),
+
     /// nvq could not start what a loop or `nvq top` runs on (a thread, the
     /// GPU readers, a timer): the system refused it, not the command line.
     #[error("ERROR: {0}\n")]
@@ -300,6 +310,7 @@ impl NvqError {
             | NvqError::Terminal(_) => ExitCode::OutputError,
             NvqError::AssertFailed(_) => ExitCode::AssertFailed,
             NvqError::Timeout(_) => ExitCode::Timeout,
+            NvqError::Hosts(_) => ExitCode::HostsFailed,
             NvqError::Serve(_) | NvqError::Start(_) | NvqError::ChildExit(_) => ExitCode::Other,
         }
     }
