@@ -481,7 +481,7 @@ impl App {
         let query = match api::parse(req.uri().query().unwrap_or("")) {
             Ok(q) => q,
             Err(why) => {
-                let body = format!("{}\n", crate::render::printable(why.trim_end()));
+                let body = format!("{}\n", nvq_core::render::printable(why.trim_end()));
                 let mut r = Response::new(Full::new(Bytes::from(body)));
                 *r.status_mut() = StatusCode::BAD_REQUEST;
                 r.headers_mut().insert(
