@@ -47,6 +47,7 @@ ALLOWED = {
     "pods": {"model", "error", "nvml"},
     "output": {"model", "error", "trust"},
     "schedule": {"model", "error", "render", "output"},
+    "child": {"model", "error", "schedule"},
     "script": {"model", "error", "source", "render"},
     "serve": {"model", "error", "nvml", "source", "render", "schedule", "trust"},
     "hosts": {"model", "error", "render", "serve"},
@@ -54,7 +55,7 @@ ALLOWED = {
     "cli": {"model", "error", "nvml", "source", "render", "script", "pods"},
     "app": {
         "model", "error", "nvml", "source", "render", "output", "schedule", "script", "cli", "serve", "tui",
-        "plot", "pods", "trust", "hosts",
+        "plot", "pods", "trust", "hosts", "child",
     },
     "lib": None,  # the crate root declares the modules
     "main": None,

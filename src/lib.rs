@@ -8,11 +8,13 @@
 //! - [`plot`]: `nvq plot`'s pictures; [`pods`]: the kubelet's pod-resources API;
 //! - [`schedule`]: loops, signals, the per-sample deadline;
 //! - [`output`]: writing to stdout or a file;
+//! - [`child`]: a command nvq starts and supervises (`nvq wait`, `nvq run`);
 //! - [`script`]: `--where`, `--assert`, `--until`, `--summary`;
 //! - [`serve`]: `nvq serve`'s HTTP server; [`hosts`]: reading other nodes' `nvq serve`;
 //! - [`cli`], [`app`]: arguments, and the glue that runs a request.
 
 pub mod app;
+pub mod child;
 pub mod cli;
 pub mod hosts;
 pub mod output;

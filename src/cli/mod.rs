@@ -380,7 +380,15 @@ fn normalise(argv: Vec<OsString>) -> Result<Vec<OsString>, NvqError> {
     let mut out = Vec::with_capacity(argv.len());
     let mut refused_here: Option<sub::Refusals> = None;
     let last = argv.len().saturating_sub(1);
+    let mut after_dashes = false;
     for (k, a) in argv.into_iter().enumerate() {
+        // Everything after `--` is a command's (`nvq wait -- CMD`), passed
+        // on exactly as given.
+        if after_dashes || a == "--" {
+            after_dashes = true;
+            out.push(a);
+            continue;
+        }
         let s = a.to_string_lossy();
         let name = s.split('=').next().unwrap_or("");
         if let Some(r) = refused_here {

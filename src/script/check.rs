@@ -81,7 +81,10 @@ impl Checker<'_> {
 
     fn field(&mut self, name: &str, span: &Span) -> Result<(FieldRef, Kind, f64), ExprError> {
         let Some(idx) = (self.lookup)(name) else {
-            let mut e = ExprError::new(format!("unknown field \"{name}\""), span.clone());
+            let mut e = ExprError::new(
+                format!("unknown field \"{}\"", nvq_core::model::suggest::clip(name)),
+                span.clone(),
+            );
             e.hint = suggest(name, self.infos);
             return Err(e);
         };
