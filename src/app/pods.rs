@@ -84,7 +84,8 @@ impl Plan {
 /// Label each GPU row and process row with the containers holding its GPU;
 /// a GPU no container holds gets the `pod_uid`s of its processes' cgroups.
 fn label(c: &mut Collected, map: &PodMap, app_columns: Option<&[Column]>) {
-    let pod_uid = app_columns.and_then(|cols| cols.iter().position(|c| c.id == ListField::PodUid.id()));
+    let pod_uid =
+        app_columns.and_then(|cols| cols.iter().position(|c| c.id == ListField::PodUid.id()));
     for row in c.rows.iter_mut().chain(c.apps.iter_mut()) {
         if let Some(g) = row.gpu.clone() {
             row.labels

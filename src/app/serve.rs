@@ -47,13 +47,11 @@ impl ServePlan {
                 (0..infos.len()).filter(|&i| !infos[i].extension).collect()
             }
         };
-        let app_fields = profile
-            .app_fields(s.collect_processes)?
-            .map(|ids| {
-                ids.iter()
-                    .filter_map(|&f| QueryMode::COMPUTE_APPS.position(f))
-                    .collect()
-            });
+        let app_fields = profile.app_fields(s.collect_processes)?.map(|ids| {
+            ids.iter()
+                .filter_map(|&f| QueryMode::COMPUTE_APPS.position(f))
+                .collect()
+        });
         let pcie_throughput = s.collect_pcie_throughput;
         if pcie_throughput && profile != Profile::NvidiaGpuExporter {
             return Err(NvqError::Usage(

@@ -86,7 +86,11 @@ impl KeyColumns {
 pub fn columns_needed(spec: &PlotSpec, names: &[String]) -> Vec<bool> {
     let has = |n: &str| names.iter().any(|x| x == n);
     let fields: Vec<&str> = if spec.fields.is_empty() {
-        DEFAULTS.iter().map(|d| d.name()).filter(|d| has(d)).collect()
+        DEFAULTS
+            .iter()
+            .map(|d| d.name())
+            .filter(|d| has(d))
+            .collect()
     } else {
         spec.fields.iter().map(String::as_str).collect()
     };

@@ -97,7 +97,8 @@ fn with_unit(v: f64, unit: &Option<String>) -> String {
 fn rate_text(per_s: f64, panel: &Panel) -> String {
     let per_min = per_s * 60.0;
     if panel.scale > 1.0 && panel.unit.as_deref().is_some_and(|u| u.ends_with('B')) {
-        let units = ["B", "KiB", "MiB", "GiB", "TiB"].map(|u| (u, Unit::find(u).map_or(1.0, |u| u.in_base)));
+        let units = ["B", "KiB", "MiB", "GiB", "TiB"]
+            .map(|u| (u, Unit::find(u).map_or(1.0, |u| u.in_base)));
         let (u, s) = units
             .iter()
             .rev()

@@ -17,7 +17,7 @@ use super::{read_list, Expr, Stats};
 use nvq_core::error::NvqError;
 use nvq_core::model::history::{History, Point, SeriesKey};
 use nvq_core::model::trend::{self, TrendConfig};
-use nvq_core::model::{FieldInfo, FieldKind, Row, Value};
+use nvq_core::model::{FieldInfo, FieldKind, ListField, Row, Value};
 use nvq_core::source::QueryMode;
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -158,7 +158,7 @@ impl Script {
         };
         let infos = mode.fields().into_iter().copied().collect();
         let script = Self::with_fields(infos, queried, flags, key)?;
-        let processes = mode.fields().iter().any(|f| f.name == "pid");
+        let processes = mode.position(ListField::Pid).is_some();
         if !script.derived.is_empty() && !mode.row_per_gpu() && !processes {
             return Err(NvqError::Usage(format!(
                 "rate( ) and time_to_full( ) follow a GPU or a process over time: they work with --query-gpu \

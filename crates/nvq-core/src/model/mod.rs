@@ -31,7 +31,7 @@ pub mod wire;
 
 pub use code::NvmlCode;
 pub use fact::Fact;
-pub use id::{ColumnId, ListField};
 pub use field::{FieldDef, FieldInfo, FieldKind, Quantity, Section, Unit, UNITS};
+pub use id::{ColumnId, ListField};
 pub use row::{Column, GpuIdent, Row, XidCount};
 pub use value::{Token, Value};

@@ -8,7 +8,7 @@
 //! field name. The schema is documented in `docs/formats.md`.
 
 use super::Formatter;
-use crate::model::{Column, ColumnId, Fact, ListField, Row, Value};
+use crate::model::{Column, Fact, Row, Value};
 use serde::ser::{SerializeMap, SerializeSeq, Serializer};
 use serde::Serialize;
 
@@ -88,16 +88,16 @@ pub(crate) struct RowObject<'a> {
 impl Serialize for RowObject<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut m = s.serialize_map(None)?;
-        let has = |id: ColumnId| self.columns.iter().any(|c| c.id == id);
-        let stamp = [Fact::Timestamp.into(), ListField::Timestamp.into()];
-        if self.add_timestamp && !stamp.into_iter().any(has) {
+        // The keys are names: a column of the same name, whatever it is, takes the key.
+        let has = |key: &str| self.columns.iter().any(|c| c.name == key);
+        if self.add_timestamp && !has(Fact::Timestamp.name()) {
             if let Some(ts) = &self.row.timestamp {
-                m.serialize_entry("timestamp", ts)?;
+                m.serialize_entry(Fact::Timestamp.name(), ts)?;
             }
         }
         // The same moment as a number, for plotting (nvq's `timestamp.epoch`).
         let epoch = Fact::TimestampEpoch;
-        if self.add_timestamp && !has(epoch.into()) {
+        if self.add_timestamp && !has(epoch.name()) {
             if let Some(t) = self
                 .row
                 .time

@@ -10,7 +10,8 @@ use crate::model::Value;
 use crate::nvml::raw::{self, Dev, FabricInfo, FieldVal, MemInfo, RemappedRows};
 use crate::nvml::{NvmlCode, Session};
 use nvml_wrapper::enum_wrappers::device::RetirementCause;
-use nvml_wrapper::struct_wrappers::device::{BAR1MemoryInfo, PciInfo, RetiredPage, Utilization};
+use nvml_wrapper::struct_wrappers::device::{BAR1MemoryInfo, PciInfo, Utilization};
+use nvml_wrapper::structs::device::RetiredPage;
 use nvml_wrapper::Device;
 use nvml_wrapper_sys::bindings::{
     nvmlDevice_t, nvmlEccSramErrorStatus_t, nvmlMemory_t, nvmlPciInfoExt_t, nvmlPlatformInfo_t,

@@ -56,10 +56,7 @@ pub struct ListGpu<'s> {
 impl<'s> ListGpu<'s> {
     /// The GPU `gpu`, with the sample's shared state; its name is read on first use.
     pub fn new(gpu: GpuCtx<'s>, shared: &'s Shared) -> Self {
-        ListGpu {
-            gpu,
-            shared,
-        }
+        ListGpu { gpu, shared }
     }
 
     fn timestamp(&self) -> Value {
@@ -112,7 +109,10 @@ pub const fn gpu_columns(heading: Option<Section>) -> [FieldInfo; GPU_COLUMNS] {
     timestamp.heading = heading;
     [
         timestamp,
-        FieldInfo::new(ListField::GpuName.name(), "Product name of the GPU the row belongs to."),
+        FieldInfo::new(
+            ListField::GpuName.name(),
+            "Product name of the GPU the row belongs to.",
+        ),
         FieldInfo::new(
             ListField::GpuBusId.name(),
             "PCI address of that GPU as domain:bus:device.function, in hex.",

@@ -29,17 +29,25 @@ static LIST: ListMode<RemappedRows> = ListMode {
     unsupported_is_empty: false,
     labels: no_labels,
     fields: &[
-        field(ColumnId::Fact(Fact::RemappedRowsCorrectable), fact(Fact::RemappedRowsCorrectable), |_, m| {
-            Value::Int(i64::from(m.correctable))
-        }),
-        field(ColumnId::Fact(Fact::RemappedRowsUncorrectable), fact(Fact::RemappedRowsUncorrectable), |_, m| {
-            Value::Int(i64::from(m.uncorrectable))
-        }),
-        field(ColumnId::Fact(Fact::RemappedRowsPending), fact(Fact::RemappedRowsPending), |_, m| {
-            Value::yes_no(m.pending != 0)
-        }),
-        field(ColumnId::Fact(Fact::RemappedRowsFailure), fact(Fact::RemappedRowsFailure), |_, m| {
-            Value::yes_no(m.failure != 0)
-        }),
+        field(
+            ColumnId::Fact(Fact::RemappedRowsCorrectable),
+            fact(Fact::RemappedRowsCorrectable),
+            |_, m| Value::Int(i64::from(m.correctable)),
+        ),
+        field(
+            ColumnId::Fact(Fact::RemappedRowsUncorrectable),
+            fact(Fact::RemappedRowsUncorrectable),
+            |_, m| Value::Int(i64::from(m.uncorrectable)),
+        ),
+        field(
+            ColumnId::Fact(Fact::RemappedRowsPending),
+            fact(Fact::RemappedRowsPending),
+            |_, m| Value::yes_no(m.pending != 0),
+        ),
+        field(
+            ColumnId::Fact(Fact::RemappedRowsFailure),
+            fact(Fact::RemappedRowsFailure),
+            |_, m| Value::yes_no(m.failure != 0),
+        ),
     ],
 };

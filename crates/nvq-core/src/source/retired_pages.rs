@@ -111,7 +111,7 @@ fn pages(gpu: &ListGpu<'_>) -> Result<Vec<PageRow>, NvmlCode> {
     let mut rows = Vec::new();
     for (cause, text) in CAUSES {
         match gpu.gpu.retired_pages(cause) {
-            Ok(p) if p.is_empty() => rows.push(PageRow {
+            Ok([]) => rows.push(PageRow {
                 cause: text,
                 page: Ok(None),
             }),

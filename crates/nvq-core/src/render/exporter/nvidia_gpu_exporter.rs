@@ -627,9 +627,18 @@ mod tests {
         assert_eq!(number("35", 0.01), Some(35.0 * 0.01));
         assert_eq!(number("-12.5", 1.0), Some(-12.5));
         assert_eq!(number(".5", 1.0), Some(0.5));
-        assert_eq!(field_number(Fact::FabricState.into(), "Completed", 1.0), Some(3.0));
-        assert_eq!(field_number(Fact::GpuRecoveryAction.into(), "None", 1.0), Some(0.0));
-        assert_eq!(field_number(Fact::GpuRecoveryAction.into(), "Reset", 1.0), Some(1.0));
+        assert_eq!(
+            field_number(Fact::FabricState.into(), "Completed", 1.0),
+            Some(3.0)
+        );
+        assert_eq!(
+            field_number(Fact::GpuRecoveryAction.into(), "None", 1.0),
+            Some(0.0)
+        );
+        assert_eq!(
+            field_number(Fact::GpuRecoveryAction.into(), "Reset", 1.0),
+            Some(1.0)
+        );
         assert_eq!(
             field_number(Fact::GpuRecoveryAction.into(), "Reboot", 1.0),
             Some(2.0)

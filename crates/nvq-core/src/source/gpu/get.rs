@@ -6,11 +6,11 @@ use super::GpuCtx;
 use crate::model::Value;
 use crate::nvml::raw;
 use crate::nvml::NvmlCode;
+use nvml_wrapper::enum_wrappers::device::Brand;
 use nvml_wrapper::enum_wrappers::device::{
     Clock, EccCounter, InfoRom, MemoryError, MemoryLocation, PcieUtilCounter, RetirementCause,
     TemperatureSensor,
 };
-use nvml_wrapper::enum_wrappers::device::Brand;
 use nvml_wrapper::enums::device::DeviceArchitecture;
 use nvml_wrapper::struct_wrappers::device::{BAR1MemoryInfo, PciInfo};
 use nvml_wrapper_sys::bindings::{nvmlEccSramErrorStatus_t, nvmlMemory_t, nvmlPlatformInfo_t};
@@ -400,9 +400,7 @@ pub fn sram(c: &GpuCtx, pick: impl FnOnce(&nvmlEccSramErrorStatus_t) -> Value) -
 
 /// `retired_pages.single_bit_ecc.count` / `.double_bit.count`: how many pages were retired for `cause`.
 pub fn retired_count(c: &GpuCtx, cause: RetirementCause) -> Value {
-    c.value(c.retired_pages(cause), |p| {
-        Value::count(p.len() as u64)
-    })
+    c.value(c.retired_pages(cause), |p| Value::count(p.len() as u64))
 }
 
 /// `retired_pages.pending`: whether a page waits to be retired at the next reset, Yes/No.
@@ -658,29 +656,6 @@ pub fn hostname(c: &GpuCtx) -> Value {
     c.value(raw::hostname(&c.raw()), Value::text)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn uuid_layout() {
-        let mut b = [0u8; 16];
-        b[0] = 0xAB;
-        b[15] = 0x01;
-        assert_eq!(uuid_text(&b), "ab000000-0000-0000-0000-000000000001");
-    }
-
-    #[test]
-    fn guid_is_big_endian_hex() {
-        // SAFETY: plain C struct, zero is valid.
-        let mut p: nvmlPlatformInfo_t = unsafe { std::mem::zeroed() };
-        p.ibGuid[0] = 0x12;
-        p.ibGuid[7] = 0xEF;
-        assert_eq!(fabric_guid(&p).to_string(), "0x12000000000000EF");
-        assert_eq!(peer_type(&p).to_string(), "Direct Connected");
-    }
-}
-
 /// `brand`: the product brand as `-q` prints it (`nvmlDeviceGetBrand`).
 pub fn brand(c: &GpuCtx) -> Value {
     c.value(c.call(|d| d.brand()), |b| {
@@ -745,4 +720,27 @@ pub fn board_part_number(c: &GpuCtx) -> Value {
 /// `module_id` (`nvmlDeviceGetModuleId`).
 pub fn module_id(c: &GpuCtx) -> Value {
     c.value(raw::module_id(&c.raw()), uint)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn uuid_layout() {
+        let mut b = [0u8; 16];
+        b[0] = 0xAB;
+        b[15] = 0x01;
+        assert_eq!(uuid_text(&b), "ab000000-0000-0000-0000-000000000001");
+    }
+
+    #[test]
+    fn guid_is_big_endian_hex() {
+        // SAFETY: plain C struct, zero is valid.
+        let mut p: nvmlPlatformInfo_t = unsafe { std::mem::zeroed() };
+        p.ibGuid[0] = 0x12;
+        p.ibGuid[7] = 0xEF;
+        assert_eq!(fabric_guid(&p).to_string(), "0x12000000000000EF");
+        assert_eq!(peer_type(&p).to_string(), "Direct Connected");
+    }
 }

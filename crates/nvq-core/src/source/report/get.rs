@@ -9,6 +9,7 @@ use nvml_wrapper::enum_wrappers::device::{Clock, TemperatureThreshold};
 use nvml_wrapper::enum_wrappers::device::{
     EccCounter, GpuVirtualizationMode, MemoryError, Sampling,
 };
+use nvml_wrapper::enums::device::DeviceArchitecture;
 use nvml_wrapper_sys::bindings::nvmlClocksEventReasonGpuIdle;
 
 /// NVML field ids (`nvmlDeviceGetFieldValues`), nvml-wrapper's numbering.
