@@ -36,6 +36,10 @@ pub enum Failure {
     TooLarge,
     /// Not HTTP, or cut short.
     Broken(String),
+    /// An `ssh://` node has no `nvq` on its `PATH`.
+    Missing,
+    /// An `ssh://` node's nvq does not know `nvq serve --answer`.
+    TooOld,
 }
 
 impl std::fmt::Display for Failure {
@@ -47,6 +51,21 @@ impl std::fmt::Display for Failure {
             Failure::Status(code, line) => write!(f, "answered HTTP {code}: {line}"),
             Failure::TooLarge => write!(f, "answered more than {} MiB", MAX_BODY >> 20),
             Failure::Broken(why) => write!(f, "broken answer: {why}"),
+            Failure::Missing => f.write_str("nvq is not installed there"),
+            Failure::TooOld => f.write_str("its nvq is too old to answer over ssh"),
+        }
+    }
+}
+
+impl Failure {
+    /// The line nvq says about `host` (its name as shown) failing so.
+    pub fn about(&self, host: &str) -> String {
+        match self {
+            Failure::Missing => format!("nvq is not installed on {host}"),
+            Failure::TooOld => format!(
+                "nvq on {host} is too old (it has no `nvq serve --answer`, which ssh:// nodes run)"
+            ),
+            f => format!("{host}: {f}"),
         }
     }
 }
