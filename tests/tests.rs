@@ -52,3 +52,4 @@ mod top;
 mod topo;
 mod trend;
 mod vgpu;
+mod wait;
