@@ -49,11 +49,12 @@ ALLOWED = {
     "schedule": {"model", "error", "render", "output"},
     "script": {"model", "error", "source", "render"},
     "serve": {"model", "error", "nvml", "source", "render", "schedule", "trust"},
+    "hosts": {"model", "error", "render", "serve"},
     "tui": {"model", "error", "render", "test_support"},
     "cli": {"model", "error", "nvml", "source", "render", "script", "pods"},
     "app": {
         "model", "error", "nvml", "source", "render", "output", "schedule", "script", "cli", "serve", "tui",
-        "plot", "pods", "trust",
+        "plot", "pods", "trust", "hosts",
     },
     "lib": None,  # the crate root declares the modules
     "main": None,

@@ -1,6 +1,7 @@
 //! What nvq does with parsed arguments.
 
 mod history;
+mod hosts;
 mod mig;
 mod nvlink;
 pub mod plan;
@@ -121,6 +122,28 @@ pub fn run_as(args: &Args, personality: Personality) -> Result<(), NvqError> {
     if let Some(mode) = args.help_query {
         let mut sink = Sink::stdout();
         return sink.write(render::field_help::render(mode.option(), &mode.fields()).as_bytes());
+    }
+    let own_hosts = match &args.command {
+        Some(cli::Command::Mem(s) | cli::Command::Ps(s) | cli::Command::Busy(s)) => s.hosts.any(),
+        Some(cli::Command::Wait(w)) => w.short.hosts.any(),
+        _ => false,
+    };
+    if args.hosts.any() || own_hosts {
+        if personality == Personality::NvidiaSmi {
+            return Err(NvqError::UnknownOption("--hosts".into()));
+        }
+        let reads_nodes = match &args.command {
+            Some(c) => matches!(
+                c,
+                cli::Command::Mem(_) | cli::Command::Ps(_) | cli::Command::Busy(_)
+            ),
+            None => args.queries.len() == 1,
+        };
+        if !reads_nodes {
+            return Err(NvqError::Usage(
+                "--hosts works with mem, ps, busy, --query-gpu and --query-compute-apps.".into(),
+            ));
+        }
     }
     if let Some(command) = &args.command {
         // The shared options, wherever they stand (see `plan`).
@@ -251,6 +274,9 @@ fn run_summary(common: &Common<'_>) -> Result<(), NvqError> {
 }
 
 fn run_query(common: &Common<'_>, plan: &QueryPlan) -> Result<(), NvqError> {
+    if let Some((nodes, client)) = hosts::wanted(common, plan.mode)? {
+        return hosts::run_query(common, plan, nodes, client);
+    }
     let mode = if plan.format.kind.replaces_file() {
         SinkMode::ReplaceEachSample
     } else {

@@ -13,10 +13,12 @@
 //! - [`schedule`]: loops, signals, the per-sample deadline;
 //! - [`output`]: writing to stdout or a file;
 //! - [`script`]: `--where`, `--assert`, `--until`, `--summary`;
+//! - [`serve`]: `nvq serve`'s HTTP server; [`hosts`]: reading other nodes' `nvq serve`;
 //! - [`cli`], [`app`]: arguments, and the glue that runs a request.
 
 pub mod app;
 pub mod cli;
+pub mod hosts;
 pub mod output;
 pub mod plot;
 pub mod pods;

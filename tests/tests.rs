@@ -20,6 +20,7 @@ mod generated;
 mod harness;
 mod hostile;
 mod hostile_users;
+mod hosts;
 mod init;
 mod install;
 mod layers;

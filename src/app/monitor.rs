@@ -280,7 +280,7 @@ fn run(r: Run<'_>, make: Arc<MakeReader>) -> Result<(), NvqError> {
         .collect();
     let _ = n;
     let mut workers = deadline::PerGpu::start(jobs)
-        .map_err(|e| NvqError::Usage(format!("cannot start the GPU readers: {e}")))?;
+        .map_err(|e| NvqError::Start(format!("cannot start the GPU readers: {e}")))?;
     let schedule = Schedule {
         interval: Some(r.plan.interval),
         count: r.plan.count,

@@ -40,6 +40,8 @@ pub struct Common<'a> {
     pub script: script::Flags<'a>,
     /// `--timeout` as given, for messages.
     pub timeout: Option<&'a str>,
+    /// `--hosts` and its connection options (nvq's; global).
+    pub hosts: &'a crate::cli::hosts::HostsArgs,
 }
 
 impl<'a> Common<'a> {
@@ -65,6 +67,7 @@ impl<'a> Common<'a> {
             count: args.repeat.count(),
             script: args.script.flags(),
             timeout: args.script.timeout.as_ref().map(|t| t.given.as_str()),
+            hosts: &args.hosts,
         })
     }
 
@@ -130,6 +133,11 @@ impl<'a> Common<'a> {
             script,
             timeout,
             lib: top.lib,
+            hosts: match command {
+                Command::Mem(s) | Command::Ps(s) | Command::Busy(s) if s.hosts.any() => &s.hosts,
+                Command::Wait(w) if w.short.hosts.any() => &w.short.hosts,
+                _ => top.hosts,
+            },
         };
         Ok(common)
     }

@@ -146,11 +146,13 @@ pub fn run(common: &Common<'_>, s: &ServeArgs) -> Result<(), NvqError> {
             .map(crate::render::listing::cuda_version)
             .unwrap_or_default();
         progress.step("starting the GPU workers");
+        let api = serve::api::Api::new(Arc::clone(&session), devices.clone(), count);
         let collector = collector(&session, devices, &plan, pods, count, cuda_version)?;
-        Ok((
-            collector.0,
-            format!("profile {profile_name}, {} GPU(s)", collector.1),
-        ))
+        Ok(serve::Ready {
+            collector: collector.0,
+            api,
+            what: format!("profile {profile_name}, {} GPU(s)", collector.1),
+        })
     });
     serve::run(listener, local, config, startup)
 }

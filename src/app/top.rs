@@ -255,7 +255,7 @@ pub fn run_checked(h: &Handoff) -> Result<(), NvqError> {
     let alarm = Alarm::start(move || {
         let _ = ring.send(Msg::Alarm);
     })
-    .map_err(|e| NvqError::Usage(format!("top: cannot start a timer: {e}")))?;
+    .map_err(|e| NvqError::Start(format!("top: cannot start a timer: {e}")))?;
     let shared: Shared = Arc::new(Mutex::new(None));
     let notify: deadline::Notify = {
         let (shared, tx) = (Arc::clone(&shared), tx.clone());
@@ -332,7 +332,7 @@ impl Collector {
             })
             .collect();
         let workers = PerGpu::start_notifying(jobs, notify)
-            .map_err(|e| NvqError::Usage(format!("cannot start the GPU readers: {e}")))?;
+            .map_err(|e| NvqError::Start(format!("cannot start the GPU readers: {e}")))?;
         Ok(Collector {
             workers,
             devices: devices.to_vec(),
@@ -557,7 +557,7 @@ fn interactive(
     let colour = crate::output::terminal::stdout_colour(false);
     term::install_panic_hook();
     let terminal = term::Terminal::enter().map_err(|e| {
-        NvqError::Usage(format!(
+        NvqError::Terminal(format!(
             "top: cannot use this terminal ({e}); try `nvq top --once`."
         ))
     })?;
@@ -566,7 +566,7 @@ fn interactive(
             .name(name.to_string())
             .spawn(f)
             .map(|_| ())
-            .map_err(|e| NvqError::Usage(format!("top: cannot start a thread: {e}")))
+            .map_err(|e| NvqError::Start(format!("top: cannot start a thread: {e}")))
     };
     {
         let tx = tx.clone();
@@ -726,7 +726,7 @@ macro_rules! screen {
 }
 
 fn draw_err(e: std::io::Error) -> NvqError {
-    NvqError::Usage(format!("top: cannot draw: {e}"))
+    NvqError::Terminal(format!("top: cannot draw: {e}"))
 }
 
 impl Loop {

@@ -4,6 +4,7 @@
 pub mod command;
 pub mod dmon;
 pub mod format;
+pub mod hosts;
 pub mod mig;
 mod monitor;
 pub mod nvlink;
@@ -110,6 +111,10 @@ pub struct Args {
     /// Print nvq's version with the NVML, driver and CUDA versions (as nvidia-smi: its banner).
     #[arg(long, help_heading = "Summary")]
     pub version: bool,
+
+    /// `--hosts` and how to reach the nodes.
+    #[command(flatten)]
+    pub hosts: hosts::HostsArgs,
 
     /// nvq: load this NVML library instead of libnvidia-ml.so.1.
     #[arg(

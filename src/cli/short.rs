@@ -26,6 +26,8 @@ pub struct ShortArgs {
     pub repeat: Repeat,
     #[command(flatten)]
     pub script: ScriptArgs,
+    #[command(flatten)]
+    pub hosts: super::hosts::HostsArgs,
 }
 
 /// `nvq wait`: the short options, then the command to run once the GPUs are free.
