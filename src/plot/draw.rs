@@ -2,9 +2,9 @@
 
 use super::panel::{Drawing, Panel, PictureKind, PlotSpec};
 use super::thin::thin;
-use crate::model::history::Point;
-use crate::model::trend;
-use crate::render::report_xml;
+use nvq_core::model::history::Point;
+use nvq_core::model::trend;
+use nvq_core::render::report_xml;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 

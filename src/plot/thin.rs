@@ -1,6 +1,6 @@
 //! A series thinned to what a picture of some width can show: each pixel column's lowest and highest point.
 
-use crate::model::history::Point;
+use nvq_core::model::history::Point;
 
 /// At most about `width` pixel columns' worth of points: each column's lowest and highest, in time order. A series
 /// that fits is returned whole.
