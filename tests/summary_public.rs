@@ -19,6 +19,7 @@ const CAPTURES: &[(&str, &str)] = &[
     ("t_470_rtx3080laptop", "sp_470_rtx3080laptop"),
     ("t_470_gtx680", "q_gtx680_470"),
     ("t_470_t4", "sp_470_t4"),
+    ("t_470_a6000x2_container", "sp_470_a6000x2_container"),
     ("t_520_a2000laptop", "sp_520_a2000laptop"),
     ("t_525_a2000laptop", "sp_525_a2000laptop"),
     ("t_535_gtx1050ti", "q_gtx1050ti_535"),
@@ -300,4 +301,29 @@ fn before_410_the_banner_has_no_cuda_field() {
         "| NVIDIA-SMI 367.57                 Driver Version: 367.57                    |"
     );
     assert!(!out.contains("MIG M."), "{out}");
+}
+
+#[test]
+fn list_gpus_prints_a_uuid_it_cannot_read_as_plain_n_a() {
+    // `-L` of a GPU whose UUID NVML does not give (NOT_SUPPORTED): `(UUID:
+    // N/A)`, as on some old consumer boards (a public script's note), not
+    // the query's bracketed `[N/A]`.
+    let out = nvq_ok(&scenario("sp_440_rtx2070.toml"), &["-L"]);
+    assert_eq!(
+        out,
+        "GPU 0: GeForce RTX 2070 with Max-Q Design (UUID: N/A)\n"
+    );
+}
+
+#[test]
+fn a_unified_memory_gpu_has_no_memory_cell() {
+    // A GB10 (DGX Spark) answers NOT_SUPPORTED for its memory and power
+    // cap: the lines of public 580.95 to 580.178 GB10 tables.
+    let out = table(&scenario("sp_gb10_580.toml"));
+    for line in [
+        "|   0  NVIDIA GB10                    On  |   0000000F:01:00.0 Off |                  N/A |",
+        "| N/A   36C    P8              3W /  N/A  | Not Supported          |      0%      Default |",
+    ] {
+        assert!(out.contains(&format!("{line}\n")), "{line}\n{out}");
+    }
 }

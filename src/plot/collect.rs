@@ -3,10 +3,10 @@
 //! [`MAX_LINES`], the rest counted in notes).
 
 use super::panel::{Drawing, Line, Panel, PlotSpec};
-use crate::model::history::{Point, Series};
-use crate::model::log::{quoted, LogCell, LogHead};
-use crate::model::trend;
-use crate::render::report_xml::xml_chars;
+use nvq_core::model::history::{Point, Series};
+use nvq_core::model::log::{quoted, LogCell, LogHead};
+use nvq_core::model::trend;
+use nvq_core::render::report_xml::xml_chars;
 use std::collections::{BTreeMap, HashMap};
 
 /// The most panels a picture has (fields drawn); the others are named in a note under the panels.
@@ -698,8 +698,8 @@ fn label(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::log::{LogColumn, LogFormat};
-    use crate::model::trend::TrendConfig;
+    use nvq_core::model::log::{LogColumn, LogFormat};
+    use nvq_core::model::trend::TrendConfig;
     use LogCell::{Num, Text};
 
     /// What a plot of `fields` draws of rows read from a log whose columns are `names` (an NDJSON log may add

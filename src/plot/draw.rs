@@ -1,9 +1,9 @@
 //! The panels drawn with plotters: SVG text or PNG bytes, pure (no I/O).
 
 use super::panel::{Drawing, Panel, PictureKind, PlotSpec};
-use crate::model::history::{Point, Series};
-use crate::model::trend;
-use crate::render::report_xml;
+use nvq_core::model::history::{Point, Series};
+use nvq_core::model::trend;
+use nvq_core::render::report_xml;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
