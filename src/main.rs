@@ -25,7 +25,7 @@ extern "C" fn at_process_start() {
 static AT_PROCESS_START: extern "C" fn() = at_process_start;
 
 fn main() {
-    nvq::error::install_panic_hook();
+    nvq_core::error::install_panic_hook();
     if STDOUT_CLOSED_AT_START.load(Ordering::SeqCst) {
         output::set_stdout_closed();
     }

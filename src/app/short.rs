@@ -5,8 +5,8 @@ use super::plan::Common;
 use super::{run_query, QueryPlan};
 use crate::cli::short::WaitArgs;
 use crate::cli::Command;
-use crate::error::NvqError;
-use crate::source::QueryMode;
+use nvq_core::error::NvqError;
+use nvq_core::source::QueryMode;
 use std::path::Path;
 
 /// A short command: the query it stands for.
@@ -74,7 +74,7 @@ pub fn wait(w: &WaitArgs, common: &Common<'_>) -> Result<(), NvqError> {
     if common.filename.is_none() {
         common.filename = Some(Path::new("/dev/null"));
         common.format = Some(crate::cli::format::Format::Rows(
-            crate::render::FormatSpec::parse("csv")?,
+            nvq_core::render::FormatSpec::parse("csv")?,
         ));
     }
     let plan = QueryPlan::from_args(&common, QueryMode::GPU, WAIT_FIELDS)?;

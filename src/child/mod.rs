@@ -16,7 +16,7 @@
 pub mod forward;
 pub mod tree;
 
-use crate::error::NvqError;
+use nvq_core::error::NvqError;
 use std::ffi::OsString;
 use std::os::raw::c_int;
 use std::os::unix::process::CommandExt;

@@ -26,8 +26,8 @@ pub use monitor::MonitorArgs;
 
 pub use serve::ServeArgs;
 
-use crate::error::NvqError;
-use crate::source::QueryMode;
+use nvq_core::error::NvqError;
+use nvq_core::source::QueryMode;
 use std::ffi::OsString;
 use std::path::PathBuf;
 
@@ -191,8 +191,8 @@ impl Args {
     }
 
     /// Which NVML library to load.
-    pub fn lib_source(&self) -> crate::nvml::LibSource {
-        use crate::nvml::LibSource;
+    pub fn lib_source(&self) -> nvq_core::nvml::LibSource {
+        use nvq_core::nvml::LibSource;
         if self.simulate {
             LibSource::Simulator
         } else if let Some(p) = &self.nvml_lib {
@@ -205,7 +205,9 @@ impl Args {
 
 /// The `-d` types, for completion; any case is accepted and checked later.
 fn display_values() -> clap::builder::PossibleValuesParser {
-    let names = crate::source::report::DISPLAY_NAMES.iter().map(|(_, n)| *n);
+    let names = nvq_core::source::report::DISPLAY_NAMES
+        .iter()
+        .map(|(_, n)| *n);
     clap::builder::PossibleValuesParser::new(names)
 }
 
@@ -461,8 +463,8 @@ pub fn hint(e: &NvqError) -> Option<String> {
     names.push("-lms".into());
     // A word refused here that another command takes is no suggestion for itself.
     names.retain(|n| n != typed);
-    let near = crate::model::suggest::nearest(typed, names.iter().map(String::as_str));
-    crate::model::suggest::did_you_mean(&near)
+    let near = nvq_core::model::suggest::nearest(typed, names.iter().map(String::as_str));
+    nvq_core::model::suggest::did_you_mean(&near)
 }
 
 /// What parsing produced: arguments to act on, or text to print and exit 0.

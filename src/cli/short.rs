@@ -5,7 +5,7 @@
 use super::format::Formats;
 use super::monitor::LOOP_SPELLINGS;
 use super::sub::{Own, Refusals, Shared, SubCommand, EVERY};
-use crate::error::NvqError;
+use nvq_core::error::NvqError;
 
 use super::shared::{Gpus, OutFile, Repeat};
 use super::ScriptArgs;

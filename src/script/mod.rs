@@ -21,10 +21,10 @@ pub use eval::{Capacity, Derived, Func, Tri};
 pub use run::{Flags, Quantifier, RowKey, Script, Verdict};
 pub use stats::Stats;
 
-use crate::error::NvqError;
-use crate::model::{FieldInfo, Value};
-use crate::source::QueryMode;
 use lexer::Span;
+use nvq_core::error::NvqError;
+use nvq_core::model::{FieldInfo, Value};
+use nvq_core::source::QueryMode;
 
 /// What is wrong with an expression, and where.
 #[derive(Debug, Clone, PartialEq)]
@@ -59,7 +59,7 @@ impl ExprError {
     pub fn render(&self, flag: &str, src: &str) -> String {
         let chars: Vec<char> = src
             .chars()
-            .map(|c| if crate::render::hidden(c) { ' ' } else { c })
+            .map(|c| if nvq_core::render::hidden(c) { ' ' } else { c })
             .collect();
         let start = self.span.start.min(src.len());
         let end = self.span.end.clamp(start, src.len());
@@ -191,7 +191,7 @@ impl Expr {
                 let cell = read.iter().position(|&r| r == f).and_then(|k| cells.get(k));
                 let text = cell.map_or_else(
                     || "?".to_string(),
-                    |v| crate::render::csv::cell_text(v, info.unit, false),
+                    |v| nvq_core::render::csv::cell_text(v, info.unit, false),
                 );
                 Some(format!("{} = {text}", info.name))
             })

@@ -1,8 +1,8 @@
 //! Tests of the expression language against the `--query-gpu` registry.
 
 use super::*;
-use crate::model::NvmlCode;
-use crate::source::gpu::FIELDS;
+use nvq_core::model::NvmlCode;
+use nvq_core::source::gpu::FIELDS;
 use proptest::prelude::*;
 
 const MIB: u64 = 1 << 20;
