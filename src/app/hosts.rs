@@ -107,14 +107,14 @@ pub fn run_query(
         .iter()
         .zip(&masters)
         .map(|(host, master)| {
-            let (client, host, want) = (client.clone(), host.clone(), want.clone());
-            let socket = master.as_ref().map(|m| m.socket().to_path_buf());
-            move || {
-                let due = Instant::now() + wait;
-                match hosts::read_via(&client, &host, socket.as_deref(), option, &want, due) {
-                    Ok((rows, late)) => Read::Rows(rows, late),
-                    Err(f) => Read::Failed(f),
-                }
+            let mut conn = client.conn(host.clone());
+            if let Some(m) = master {
+                conn = conn.over_master(m.socket().to_path_buf());
+            }
+            let want = want.clone();
+            move || match hosts::read_on(&mut conn, option, &want, Instant::now() + wait) {
+                Ok((rows, late)) => Read::Rows(rows, late),
+                Err(f) => Read::Failed(f),
             }
         })
         .collect();

@@ -19,7 +19,7 @@ pub mod list;
 pub mod ssh;
 
 pub use config::Options;
-pub use fetch::{Client, Failure};
+pub use fetch::{Client, Conn, Failure};
 pub use list::Host;
 
 use nvq_core::model::wire::Answer;
@@ -33,7 +33,7 @@ pub fn query_path(option: &str, fields: &[&str]) -> String {
 }
 
 /// A node's rows for `fields`, and its GPUs (NVML indices) that missed
-/// its own deadline.
+/// its own deadline, on a connection of its own (closed after).
 pub fn read(
     client: &Client,
     host: &Host,
@@ -41,22 +41,22 @@ pub fn read(
     fields: &[&'static str],
     deadline: Instant,
 ) -> Result<(Vec<Row>, Vec<u32>), Failure> {
-    read_via(client, host, None, option, fields, deadline)
+    read_on(&mut client.conn(host.clone()), option, fields, deadline)
 }
 
-/// [`read`], an `ssh://` node over its loop's [`ssh::Master`] (its socket)
-/// when there is one.
-pub fn read_via(
-    client: &Client,
-    host: &Host,
-    master: Option<&std::path::Path>,
+/// [`read`] on a kept connection (a loop's, one per node).
+pub fn read_on(
+    conn: &mut Conn,
     option: &str,
     fields: &[&'static str],
     deadline: Instant,
 ) -> Result<(Vec<Row>, Vec<u32>), Failure> {
-    let body = match &host.ssh {
-        Some(login) => ssh::get(host, login, master, option, fields, deadline)?,
-        None => client.get(host, &query_path(option, fields), deadline)?,
+    let body = match conn.host().ssh.clone() {
+        Some(login) => {
+            let host = conn.host();
+            ssh::get(host, &login, conn.master(), option, fields, deadline)?
+        }
+        None => conn.get(&query_path(option, fields), deadline)?,
     };
     let answer: Answer = serde_json::from_slice(&body)
         .map_err(|e| Failure::Broken(format!("not an nvq query answer ({e})")))?;
