@@ -482,6 +482,7 @@ complete -c nvq -n "__fish_nvq_needs_command" -f -a "ps" -d 'nvq: the compute pr
 complete -c nvq -n "__fish_nvq_needs_command" -f -a "busy" -d 'nvq: the GPUs that are busy now (utilization above 0 or a compute process), with their load'
 complete -c nvq -n "__fish_nvq_needs_command" -f -a "stat" -d 'nvq: one line per GPU with its processes, as gpustat shows them (user:name/pid(memory))'
 complete -c nvq -n "__fish_nvq_needs_command" -f -a "wait" -d 'nvq: wait until the GPUs are free, then run a command (nvq wait -i 1 -- python train.py)'
+complete -c nvq -n "__fish_nvq_needs_command" -f -a "run" -d 'nvq: run a command and report the GPU memory of its processes: peak per GPU, when, who held the rest'
 complete -c nvq -n "__fish_nvq_needs_command" -f -a "topo" -d 'Show where the GPUs sit: NVLink, PCIe switches, host bridges, NUMA nodes, nearby CPUs and NICs'
 complete -c nvq -n "__fish_nvq_needs_command" -f -a "nvlink" -d 'Show each GPU\'s NVLinks: speed and state, capabilities, error counters, far ends, traffic'
 complete -c nvq -n "__fish_nvq_needs_command" -f -a "serve" -d 'nvq: serve the GPUs\' metrics over HTTP for Prometheus (an exporter)'
@@ -612,6 +613,22 @@ complete -c nvq -n "__fish_nvq_using_subcommand wait" -l nvml-lib -d 'nvq: load 
 complete -c nvq -n "__fish_nvq_using_subcommand wait" -l summary -d 'nvq: when the run ends, print each GPU\'s (pmon: each process\'s) min, max and mean of every column'
 complete -c nvq -n "__fish_nvq_using_subcommand wait" -l simulate -d 'nvq: load the NVML simulator installed next to nvq (no GPU needed)'
 complete -c nvq -n "__fish_nvq_using_subcommand wait" -s h -l help -d 'Print help'
+complete -c nvq -n "__fish_nvq_using_subcommand run" -s i -l id -d 'Target GPUs: index, UUID, PCI bus id or board serial; comma list allowed' -r
+complete -c nvq -n "__fish_nvq_using_subcommand run" -s l -l loop -d 'Sample every SEC seconds (default: every 100 ms)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand run" -l loop-ms -d 'Sample every MS milliseconds (also spelled -lms; default 100)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand run" -l report -d 'The end report\'s form: text (default) or json' -r
+complete -c nvq -n "__fish_nvq_using_subcommand run" -l report-file -d 'Write the end report to FILE instead of stderr (-f\'s rules for links apply)' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand run" -l hosts -d 'nvq: read these nodes\' GPUs through their `nvq serve` (host, host:port or http(s)://URL; comma list, or @FILE; default $NVQ_HOSTS): mem, ps, busy, --query-gpu, --query-compute-apps' -r
+complete -c nvq -n "__fish_nvq_using_subcommand run" -l hosts-user -d 'nvq: basic-auth user for the nodes (the password from --hosts-password-file or $NVQ_HOSTS_PASSWORD)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand run" -l hosts-password-file -d 'nvq: a file whose first line is the basic-auth password' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand run" -l hosts-bearer-token-file -d 'nvq: a file whose first line is a bearer token for the nodes' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand run" -l hosts-ca-file -d 'nvq: the CA certificates (PEM) that https:// nodes are checked against (default: the system\'s)' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand run" -l hosts-cert-file -d 'nvq: a client certificate (PEM) for https:// nodes that ask for one' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand run" -l hosts-key-file -d 'nvq: the private key (PEM) of --hosts-cert-file' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand run" -l hosts-server-name -d 'nvq: the name https:// nodes\' certificates must hold, when not the host\'s own' -r
+complete -c nvq -n "__fish_nvq_using_subcommand run" -l nvml-lib -d 'nvq: load this NVML library instead of libnvidia-ml.so.1' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand run" -l simulate -d 'nvq: load the NVML simulator installed next to nvq (no GPU needed)'
+complete -c nvq -n "__fish_nvq_using_subcommand run" -s h -l help -d 'Print help'
 complete -c nvq -n "__fish_nvq_using_subcommand topo" -s i -l id -d 'GPUs (index, UUID, PCI bus id or serial): one with -n, a comma pair with -p' -r
 complete -c nvq -n "__fish_nvq_using_subcommand topo" -s n -l nearest_gpus -d 'Print the GPUs that reach the -i GPU through at most this PCIe level: 0 the switch of a dual-GPU board, 1 one switch, 2 several switches, 3 a host bridge, 4 host bridges of one CPU, 5 NUMA nodes' -r
 complete -c nvq -n "__fish_nvq_using_subcommand topo" -s c -l cpu -d 'Print the GPUs with an affinity to this CPU number' -r

@@ -32,6 +32,7 @@ mod dmon;
 mod monitor;
 mod pmon;
 mod report;
+mod run;
 mod short;
 mod stat;
 
@@ -162,6 +163,7 @@ pub fn run_as(args: &Args, personality: Personality) -> Result<(), NvqError> {
                 short::run(command, &common)
             }
             cli::Command::Wait(w) => short::wait(w, &common),
+            cli::Command::Run(r) => run::run(r, &common),
             cli::Command::Stat(_) => stat::run(&common),
         };
     }

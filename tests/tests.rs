@@ -43,6 +43,7 @@ mod report_public;
 mod report_sections;
 mod report_unit;
 mod report_xml;
+mod run;
 mod scripting;
 mod serve;
 mod summary_public;

@@ -10,6 +10,7 @@ mod monitor;
 pub mod nvlink;
 pub mod plot;
 pub mod pmon;
+pub mod run;
 pub mod serve;
 pub mod shared;
 pub mod short;
