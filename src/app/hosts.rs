@@ -97,8 +97,8 @@ pub fn run_query(
     let jobs = hosts
         .iter()
         .map(|host| {
-            let (client, host, want) = (client.clone(), host.clone(), want.clone());
-            move || match hosts::read(&client, &host, option, &want, Instant::now() + wait) {
+            let (mut conn, want) = (client.conn(host.clone()), want.clone());
+            move || match hosts::read_on(&mut conn, option, &want, Instant::now() + wait) {
                 Ok((rows, late)) => Read::Rows(rows, late),
                 Err(f) => Read::Failed(f),
             }

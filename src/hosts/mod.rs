@@ -17,7 +17,7 @@ pub mod fetch;
 pub mod list;
 
 pub use config::Options;
-pub use fetch::{Client, Failure};
+pub use fetch::{Client, Conn, Failure};
 pub use list::Host;
 
 use nvq_core::model::wire::Answer;
@@ -31,7 +31,7 @@ pub fn query_path(option: &str, fields: &[&str]) -> String {
 }
 
 /// A node's rows for `fields`, and its GPUs (NVML indices) that missed
-/// its own deadline.
+/// its own deadline, on a connection of its own (closed after).
 pub fn read(
     client: &Client,
     host: &Host,
@@ -39,7 +39,17 @@ pub fn read(
     fields: &[&'static str],
     deadline: Instant,
 ) -> Result<(Vec<Row>, Vec<u32>), Failure> {
-    let body = client.get(host, &query_path(option, fields), deadline)?;
+    read_on(&mut client.conn(host.clone()), option, fields, deadline)
+}
+
+/// [`read`] on a kept connection (a loop's, one per node).
+pub fn read_on(
+    conn: &mut Conn,
+    option: &str,
+    fields: &[&'static str],
+    deadline: Instant,
+) -> Result<(Vec<Row>, Vec<u32>), Failure> {
+    let body = conn.get(&query_path(option, fields), deadline)?;
     let answer: Answer = serde_json::from_slice(&body)
         .map_err(|e| Failure::Broken(format!("not an nvq query answer ({e})")))?;
     let late = answer.late.iter().copied().take(1024).collect();
