@@ -154,7 +154,7 @@ pub struct ScriptArgs {
     #[arg(long = "until-all", value_name = "EXPR", allow_hyphen_values = true)]
     pub until_all: Option<String>,
     /// nvq: give up waiting for --until after DURATION (500ms, 30s, 5m, 1h) and exit 21.
-    #[arg(long, value_name = "DURATION", value_parser = value::duration("--timeout"))]
+    #[arg(long, value_name = "DURATION")]
     pub timeout: Option<value::Span>,
     /// nvq: when the run ends, print each GPU's (pmon: each process's) min, max and mean of every column.
     #[arg(long)]
