@@ -8,6 +8,7 @@ pub mod plan;
 mod plot;
 mod pods;
 pub mod serve;
+mod serve_answer;
 mod serve_trend;
 pub mod top;
 mod topo;

@@ -110,6 +110,19 @@ pub struct ServeArgs {
         value_parser = max_connections
     )]
     pub max_connections: usize,
+    /// Internal, for ssh:// nodes: print one /api/v1/query answer (MODE:FIELDS, e.g.
+    /// query-gpu:index,memory.used) on stdout and exit, without listening.
+    #[arg(long, value_name = "MODE:FIELDS", hide = true)]
+    pub answer: Option<String>,
+    /// Internal: with --answer, answer within MS milliseconds, naming the GPUs that were late.
+    #[arg(
+        long = "answer-within",
+        value_name = "MS",
+        hide = true,
+        default_value = "10000",
+        requires = "answer"
+    )]
+    pub answer_within: u64,
 }
 
 /// `--web.max-connections`: from 1 to 65536.

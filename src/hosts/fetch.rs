@@ -36,6 +36,10 @@ pub enum Failure {
     TooLarge,
     /// Not HTTP, or cut short.
     Broken(String),
+    /// An `ssh://` node has no `nvq` on its `PATH`.
+    Missing,
+    /// An `ssh://` node's nvq does not know `nvq serve --answer`.
+    TooOld,
 }
 
 impl std::fmt::Display for Failure {
@@ -47,6 +51,21 @@ impl std::fmt::Display for Failure {
             Failure::Status(code, line) => write!(f, "answered HTTP {code}: {line}"),
             Failure::TooLarge => write!(f, "answered more than {} MiB", MAX_BODY >> 20),
             Failure::Broken(why) => write!(f, "broken answer: {why}"),
+            Failure::Missing => f.write_str("nvq is not installed there"),
+            Failure::TooOld => f.write_str("its nvq is too old to answer over ssh"),
+        }
+    }
+}
+
+impl Failure {
+    /// The line nvq says about `host` (its name as shown) failing so.
+    pub fn about(&self, host: &str) -> String {
+        match self {
+            Failure::Missing => format!("nvq is not installed on {host}"),
+            Failure::TooOld => format!(
+                "nvq on {host} is too old (it has no `nvq serve --answer`, which ssh:// nodes run)"
+            ),
+            f => format!("{host}: {f}"),
         }
     }
 }
@@ -86,6 +105,7 @@ impl Client {
             host,
             runtime: None,
             sender: None,
+            master: None,
         }
     }
 
@@ -181,15 +201,33 @@ where
 
 /// One node's connection, kept from request to request (HTTP keep-alive):
 /// a loop connects once, not once a sample. A request that fails or comes
-/// late closes it; the next one connects again.
+/// late closes it; the next one connects again. An `ssh://` node's is
+/// the socket of its loop's `ssh` master (`hosts::ssh::Master`), if any.
 pub struct Conn {
     client: Client,
     host: Host,
     runtime: Option<tokio::runtime::Runtime>,
     sender: Option<Sender>,
+    master: Option<std::path::PathBuf>,
 }
 
 impl Conn {
+    /// The same, its `ssh` runs over the master at `socket`.
+    pub fn over_master(mut self, socket: std::path::PathBuf) -> Conn {
+        self.master = Some(socket);
+        self
+    }
+
+    /// The node.
+    pub fn host(&self) -> &Host {
+        &self.host
+    }
+
+    /// The `ssh` master's socket, for an `ssh://` node in a loop.
+    pub fn master(&self) -> Option<&std::path::Path> {
+        self.master.as_deref()
+    }
+
     /// GET `path` (with its query) by `deadline`: the body of a `200` answer.
     pub fn get(&mut self, path: &str, deadline: Instant) -> Result<Vec<u8>, Failure> {
         if self.runtime.is_none() {
