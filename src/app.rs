@@ -8,6 +8,7 @@ pub mod plan;
 mod plot;
 mod pods;
 pub mod serve;
+mod serve_answer;
 mod serve_trend;
 pub mod top;
 mod topo;
@@ -32,6 +33,7 @@ mod dmon;
 mod monitor;
 mod pmon;
 mod report;
+mod run;
 mod short;
 mod stat;
 
@@ -135,13 +137,17 @@ pub fn run_as(args: &Args, personality: Personality) -> Result<(), NvqError> {
         let reads_nodes = match &args.command {
             Some(c) => matches!(
                 c,
-                cli::Command::Mem(_) | cli::Command::Ps(_) | cli::Command::Busy(_)
+                cli::Command::Mem(_)
+                    | cli::Command::Ps(_)
+                    | cli::Command::Busy(_)
+                    | cli::Command::Wait(_)
             ),
             None => args.queries.len() == 1,
         };
         if !reads_nodes {
             return Err(NvqError::Usage(
-                "--hosts works with mem, ps, busy, --query-gpu and --query-compute-apps.".into(),
+                "--hosts works with mem, ps, busy, wait, --query-gpu and --query-compute-apps."
+                    .into(),
             ));
         }
     }
@@ -162,6 +168,7 @@ pub fn run_as(args: &Args, personality: Personality) -> Result<(), NvqError> {
                 short::run(command, &common)
             }
             cli::Command::Wait(w) => short::wait(w, &common),
+            cli::Command::Run(r) => run::run(r, &common),
             cli::Command::Stat(_) => stat::run(&common),
         };
     }

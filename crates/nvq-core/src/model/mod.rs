@@ -13,6 +13,7 @@ mod field;
 pub mod gpm;
 pub mod history;
 mod id;
+pub mod job;
 pub mod listing;
 pub mod log;
 pub mod mig;
