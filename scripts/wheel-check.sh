@@ -18,8 +18,9 @@
 # The tools come from PyPI, pinned, into the venv build-wheel.sh makes
 # ($CARGO_TARGET_DIR/wheel-tools or target/wheel-tools); installing the wheel
 # itself needs no index (it has no dependencies). Without python3's venv
-# module it says so and exits 0 ("skipped"), unless NVQ_WHEEL_CHECK=required
-# (CI sets it).
+# module it says so, records the skip for scripts/test-all.sh's banner and
+# exits 0 ("skipped"), unless NVQ_REQUIRE_TOOLS=1 or NVQ_WHEEL_CHECK=required
+# (CI sets them).
 #   Env: PYTHON (default python3), CARGO_TARGET_DIR, NVQ_WHEEL_CHECK.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -35,17 +36,9 @@ fail() {
     exit 1
 }
 
-# A venv with pip in it (Debian's python3 needs python3-venv for that).
-probe=$(mktemp -d)
-venv_ok=1
-"$py" -m venv "$probe/venv" >/dev/null 2>&1 || venv_ok=0
-rm -rf "$probe"
-if [ "$venv_ok" = 0 ]; then
-    why="$py with its venv module (Debian: apt-get install python3-venv)"
-    [ "${NVQ_WHEEL_CHECK:-}" = required ] && fail "missing: $why"
-    echo "wheel-check: skipped (missing: $why)"
-    exit 0
-fi
+. scripts/need.sh
+[ "${NVQ_WHEEL_CHECK:-}" = required ] && export NVQ_REQUIRE_TOOLS=1
+need_venv wheel-check "$py" || exit 0
 
 start=$SECONDS
 phase() { echo "wheel-check: [$((SECONDS - start))s] $*"; }
