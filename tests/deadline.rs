@@ -424,7 +424,10 @@ fn sighup_during_a_blocked_write() {
     stop_during_a_blocked_write(libc::SIGHUP);
 }
 
-/// `--until` with `--timeout 3s` while 8 GPUs hang ends in under 3.2 s.
+/// `--until` with `--timeout 3s` while 8 GPUs hang (for a minute) ends on
+/// time: after its 3 s, and well before the hang or a second 3 s would end
+/// (under 6 s, a margin that holds beside a CPU hog, issue #55; the exact
+/// overrun is a figure for benches/, not a test).
 #[test]
 fn until_timeout_ends_on_time_while_gpus_hang() {
     let _turn = one_at_a_time();
@@ -441,7 +444,11 @@ fn until_timeout_ends_on_time_while_gpus_hang() {
         ],
     );
     assert_ne!(code, Some(0), "{out}");
-    assert!(wall < Duration::from_millis(3200), "{wall:?}\n{out}");
+    assert!(
+        wall >= Duration::from_secs(3),
+        "ended before its timeout: {wall:?}\n{out}"
+    );
+    assert!(wall < Duration::from_secs(6), "{wall:?}\n{out}");
     assert!(out.contains("0, 54\n1, [Timeout]\n"), "{out}");
 }
 
