@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Check nvq's layering: the top-level modules of src/ and of nvq-core's
 crates/nvq-core/src/ form no cycle, each uses only the modules its layer
-allows (ARCHITECTURE.md, "Layers"), nvq-core's normal dependencies
+allows (ARCHITECTURE.md, "Layers"), the simulator's (nvml-sim/src/) likewise
+against its own table (`SIM_ALLOWED`), nvq-core's normal dependencies
 (`cargo tree`) hold no command line, server, terminal or picture crate, no
 line of either is longer than 120 characters unless it holds a string literal,
 every `unsafe` block has a `// SAFETY:` comment (an `unsafe fn` a `# Safety`
@@ -57,6 +58,24 @@ ALLOWED = {
     "main": None,
     "bin": None,  # src/bin/: binaries besides main.rs (`nvq-top`), the crate's users like main
 }
+
+# The simulator's layers (nvml-sim/src/), the lowest first: the symbol list, the
+# scenario (data and validation), the state a scenario becomes, the call machinery
+# that enters it, the export files by domain, and the generated stubs and signature
+# checks on top of every export.
+SIM_EXPORTS = {"device", "events", "gpm", "instances", "procs", "system", "topo", "units", "vgpu"}
+SIM_ALLOWED = {
+    "symbols": set(),
+    "scenario": {"symbols"},
+    "state": {"scenario"},
+    "call": {"scenario", "state"},
+    "pci": {"scenario", "call"},  # the PCI struct a GPU and its NVLink peers report
+    "topo": {"scenario", "state", "call", "pci"},
+    **{m: {"scenario", "state", "call", "pci", "topo"} for m in SIM_EXPORTS - {"topo"}},
+    "generated": {"call"} | SIM_EXPORTS,
+    "lib": None,
+}
+SIM_ROOT = os.path.join(REPO, "nvml-sim", "src")
 
 MAX_LINE = 120
 
@@ -354,7 +373,7 @@ def core_dependencies():
 
 
 def main():
-    global ROOT
+    global ROOT, ALLOWED
     edges = collections.defaultdict(set)
     problems = []
     inner, inner_edges = [], 0
@@ -365,6 +384,15 @@ def main():
         inner_edges += n
     problems += core_dependencies()
     check_cycles(edges, problems)
+    # The simulator: a crate of its own, with its own table and its own graph.
+    nvq_allowed, ALLOWED, ROOT = ALLOWED, SIM_ALLOWED, SIM_ROOT
+    sim_edges = collections.defaultdict(set)
+    read_root(sim_edges, problems)
+    found, n = inner_circles()
+    inner += found
+    inner_edges += n
+    check_cycles(sim_edges, problems)
+    ALLOWED = nvq_allowed
     problems += inner
     for p in problems:
         print(p)
@@ -372,6 +400,7 @@ def main():
         return 1
     print(
         f"layers: {len(edges)} modules, no cycle, every use allowed, no line over {MAX_LINE}; "
+        f"nvml-sim: {len(sim_edges)} modules, no cycle, every use allowed; "
         f"no circle among the files of a folder ({inner_edges} file-to-file uses); nvq-core free of "
         f"the command line, the server and the pictures"
     )

@@ -5,12 +5,9 @@
 //! in time order; a wait sleeps (without the simulator lock) until the next
 //! event is due or its timeout passes (`NVML_ERROR_TIMEOUT`).
 
-use crate::call::{
-    device_handle, guard, nn, ret, Target, INVALID_ARGUMENT, NOT_SUPPORTED, R, UNINITIALIZED,
-};
-use crate::state::{enter, lock};
+use crate::call::{enter, guard, nn, ret, INVALID_ARGUMENT, NOT_SUPPORTED, R, UNINITIALIZED};
+use crate::state::{device_handle, lock, EventSet, Target};
 use nvml_wrapper_sys::bindings::*;
-use std::collections::HashSet;
 use std::os::raw::{c_uint, c_ulonglong};
 use std::time::{Duration, Instant};
 
@@ -21,13 +18,6 @@ const TIMEOUT: nvmlReturn_t = 10;
 const MAX_SETS: usize = 1024;
 /// Event set handles point into this (never dereferenced).
 static SET_SPACE: [u8; MAX_SETS] = [0; MAX_SETS];
-
-/// One event set: the GPUs registered with it and the events it delivered.
-#[derive(Default)]
-pub(crate) struct EventSet {
-    gpus: Vec<usize>,
-    delivered: HashSet<(usize, usize)>,
-}
 
 fn set_handle(i: usize) -> nvmlEventSet_t {
     SET_SPACE.as_ptr().wrapping_add(i) as nvmlEventSet_t
@@ -71,7 +61,7 @@ pub unsafe extern "C" fn nvmlDeviceGetSupportedEventTypes(
     device: nvmlDevice_t,
     types: *mut c_ulonglong,
 ) -> nvmlReturn_t {
-    crate::state::dev_fn("nvmlDeviceGetSupportedEventTypes", device, |_| {
+    crate::call::dev_fn("nvmlDeviceGetSupportedEventTypes", device, |_| {
         nn(types)?.set(XID);
         Ok(())
     })

@@ -3,583 +3,6 @@
 use nvml_wrapper_sys::bindings::*;
 use std::os::raw;
 
-/// Every symbol of nvml-wrapper-sys' `NvmlLib` table (396).
-pub const SYMBOLS: &[&str] = &[
-    "nvmlInit_v2",
-    "nvmlInitWithFlags",
-    "nvmlShutdown",
-    "nvmlErrorString",
-    "nvmlSystemGetDriverVersion",
-    "nvmlSystemGetNVMLVersion",
-    "nvmlSystemGetCudaDriverVersion",
-    "nvmlSystemGetCudaDriverVersion_v2",
-    "nvmlSystemGetProcessName",
-    "nvmlSystemGetHicVersion",
-    "nvmlSystemGetTopologyGpuSet",
-    "nvmlSystemGetDriverBranch",
-    "nvmlUnitGetCount",
-    "nvmlUnitGetHandleByIndex",
-    "nvmlUnitGetUnitInfo",
-    "nvmlUnitGetLedState",
-    "nvmlUnitGetPsuInfo",
-    "nvmlUnitGetTemperature",
-    "nvmlUnitGetFanSpeedInfo",
-    "nvmlUnitGetDevices",
-    "nvmlDeviceGetCount_v2",
-    "nvmlDeviceGetAttributes_v2",
-    "nvmlDeviceGetHandleByIndex_v2",
-    "nvmlDeviceGetHandleBySerial",
-    "nvmlDeviceGetHandleByUUID",
-    "nvmlDeviceGetHandleByUUIDV",
-    "nvmlDeviceGetHandleByPciBusId_v2",
-    "nvmlDeviceGetName",
-    "nvmlDeviceGetBrand",
-    "nvmlDeviceGetIndex",
-    "nvmlDeviceGetSerial",
-    "nvmlDeviceGetModuleId",
-    "nvmlDeviceGetC2cModeInfoV",
-    "nvmlDeviceGetMemoryAffinity",
-    "nvmlDeviceGetCpuAffinityWithinScope",
-    "nvmlDeviceGetCpuAffinity",
-    "nvmlDeviceSetCpuAffinity",
-    "nvmlDeviceClearCpuAffinity",
-    "nvmlDeviceGetNumaNodeId",
-    "nvmlDeviceGetAddressingMode",
-    "nvmlDeviceGetRepairStatus",
-    "nvmlDeviceGetTopologyCommonAncestor",
-    "nvmlDeviceGetTopologyNearestGpus",
-    "nvmlDeviceGetP2PStatus",
-    "nvmlDeviceGetUUID",
-    "nvmlDeviceGetMinorNumber",
-    "nvmlDeviceGetBoardPartNumber",
-    "nvmlDeviceGetInforomVersion",
-    "nvmlDeviceGetInforomImageVersion",
-    "nvmlDeviceGetInforomConfigurationChecksum",
-    "nvmlDeviceValidateInforom",
-    "nvmlDeviceGetLastBBXFlushTime",
-    "nvmlDeviceGetDisplayMode",
-    "nvmlDeviceGetDisplayActive",
-    "nvmlDeviceGetPersistenceMode",
-    "nvmlDeviceGetPciInfoExt",
-    "nvmlDeviceGetPciInfo_v3",
-    "nvmlDeviceGetMaxPcieLinkGeneration",
-    "nvmlDeviceGetGpuMaxPcieLinkGeneration",
-    "nvmlDeviceGetMaxPcieLinkWidth",
-    "nvmlDeviceGetCurrPcieLinkGeneration",
-    "nvmlDeviceGetCurrPcieLinkWidth",
-    "nvmlDeviceGetPcieThroughput",
-    "nvmlDeviceGetPcieReplayCounter",
-    "nvmlDeviceGetClockInfo",
-    "nvmlDeviceGetMaxClockInfo",
-    "nvmlDeviceGetGpcClkVfOffset",
-    "nvmlDeviceGetApplicationsClock",
-    "nvmlDeviceGetDefaultApplicationsClock",
-    "nvmlDeviceGetClock",
-    "nvmlDeviceGetMaxCustomerBoostClock",
-    "nvmlDeviceGetSupportedMemoryClocks",
-    "nvmlDeviceGetSupportedGraphicsClocks",
-    "nvmlDeviceGetAutoBoostedClocksEnabled",
-    "nvmlDeviceGetFanSpeed",
-    "nvmlDeviceGetFanSpeed_v2",
-    "nvmlDeviceGetFanSpeedRPM",
-    "nvmlDeviceGetTargetFanSpeed",
-    "nvmlDeviceGetMinMaxFanSpeed",
-    "nvmlDeviceGetFanControlPolicy_v2",
-    "nvmlDeviceGetNumFans",
-    "nvmlDeviceGetTemperature",
-    "nvmlDeviceGetCoolerInfo",
-    "nvmlDeviceGetTemperatureV",
-    "nvmlDeviceGetTemperatureThreshold",
-    "nvmlDeviceGetMarginTemperature",
-    "nvmlDeviceGetThermalSettings",
-    "nvmlDeviceGetPerformanceState",
-    "nvmlDeviceGetCurrentClocksEventReasons",
-    "nvmlDeviceGetCurrentClocksThrottleReasons",
-    "nvmlDeviceGetSupportedClocksEventReasons",
-    "nvmlDeviceGetSupportedClocksThrottleReasons",
-    "nvmlDeviceGetPowerState",
-    "nvmlDeviceGetDynamicPstatesInfo",
-    "nvmlDeviceGetMemClkVfOffset",
-    "nvmlDeviceGetMinMaxClockOfPState",
-    "nvmlDeviceGetSupportedPerformanceStates",
-    "nvmlDeviceGetGpcClkMinMaxVfOffset",
-    "nvmlDeviceGetMemClkMinMaxVfOffset",
-    "nvmlDeviceGetClockOffsets",
-    "nvmlDeviceSetClockOffsets",
-    "nvmlDeviceGetPerformanceModes",
-    "nvmlDeviceGetCurrentClockFreqs",
-    "nvmlDeviceGetPowerManagementMode",
-    "nvmlDeviceGetPowerManagementLimit",
-    "nvmlDeviceGetPowerManagementLimitConstraints",
-    "nvmlDeviceGetPowerManagementDefaultLimit",
-    "nvmlDeviceGetPowerUsage",
-    "nvmlDeviceGetPowerMizerMode_v1",
-    "nvmlDeviceSetPowerMizerMode_v1",
-    "nvmlDeviceGetTotalEnergyConsumption",
-    "nvmlDeviceGetEnforcedPowerLimit",
-    "nvmlDeviceGetGpuOperationMode",
-    "nvmlDeviceGetMemoryInfo",
-    "nvmlDeviceGetMemoryInfo_v2",
-    "nvmlDeviceGetComputeMode",
-    "nvmlDeviceGetCudaComputeCapability",
-    "nvmlDeviceGetDramEncryptionMode",
-    "nvmlDeviceSetDramEncryptionMode",
-    "nvmlDeviceGetEccMode",
-    "nvmlDeviceGetDefaultEccMode",
-    "nvmlDeviceGetBoardId",
-    "nvmlDeviceGetMultiGpuBoard",
-    "nvmlDeviceGetTotalEccErrors",
-    "nvmlDeviceGetDetailedEccErrors",
-    "nvmlDeviceGetMemoryErrorCounter",
-    "nvmlDeviceGetUtilizationRates",
-    "nvmlDeviceGetEncoderUtilization",
-    "nvmlDeviceGetEncoderCapacity",
-    "nvmlDeviceGetEncoderStats",
-    "nvmlDeviceGetEncoderSessions",
-    "nvmlDeviceGetDecoderUtilization",
-    "nvmlDeviceGetJpgUtilization",
-    "nvmlDeviceGetOfaUtilization",
-    "nvmlDeviceGetFBCStats",
-    "nvmlDeviceGetFBCSessions",
-    "nvmlDeviceGetDriverModel_v2",
-    "nvmlDeviceGetVbiosVersion",
-    "nvmlDeviceGetBridgeChipInfo",
-    "nvmlDeviceGetComputeRunningProcesses_v3",
-    "nvmlDeviceGetGraphicsRunningProcesses_v3",
-    "nvmlDeviceGetMPSComputeRunningProcesses_v3",
-    "nvmlDeviceGetRunningProcessDetailList",
-    "nvmlDeviceOnSameBoard",
-    "nvmlDeviceGetAPIRestriction",
-    "nvmlDeviceGetSamples",
-    "nvmlDeviceGetBAR1MemoryInfo",
-    "nvmlDeviceGetViolationStatus",
-    "nvmlDeviceGetIrqNum",
-    "nvmlDeviceGetNumGpuCores",
-    "nvmlDeviceGetPowerSource",
-    "nvmlDeviceGetMemoryBusWidth",
-    "nvmlDeviceGetPcieLinkMaxSpeed",
-    "nvmlDeviceGetPcieSpeed",
-    "nvmlDeviceGetAdaptiveClockInfoStatus",
-    "nvmlDeviceGetBusType",
-    "nvmlDeviceGetGpuFabricInfo",
-    "nvmlDeviceGetGpuFabricInfoV",
-    "nvmlSystemGetConfComputeCapabilities",
-    "nvmlSystemGetConfComputeState",
-    "nvmlDeviceGetConfComputeMemSizeInfo",
-    "nvmlSystemGetConfComputeGpusReadyState",
-    "nvmlDeviceGetConfComputeProtectedMemoryUsage",
-    "nvmlDeviceGetConfComputeGpuCertificate",
-    "nvmlDeviceGetConfComputeGpuAttestationReport",
-    "nvmlSystemGetConfComputeKeyRotationThresholdInfo",
-    "nvmlDeviceSetConfComputeUnprotectedMemSize",
-    "nvmlSystemSetConfComputeGpusReadyState",
-    "nvmlSystemSetConfComputeKeyRotationThresholdInfo",
-    "nvmlSystemGetConfComputeSettings",
-    "nvmlDeviceGetGspFirmwareVersion",
-    "nvmlDeviceGetGspFirmwareMode",
-    "nvmlDeviceGetSramEccErrorStatus",
-    "nvmlDeviceSetPowerManagementLimit_v2",
-    "nvmlDeviceGetAccountingMode",
-    "nvmlDeviceGetAccountingStats",
-    "nvmlDeviceGetAccountingPids",
-    "nvmlDeviceGetAccountingBufferSize",
-    "nvmlDeviceGetRetiredPages",
-    "nvmlDeviceGetRetiredPages_v2",
-    "nvmlDeviceGetRetiredPagesPendingStatus",
-    "nvmlDeviceGetRemappedRows",
-    "nvmlDeviceGetRowRemapperHistogram",
-    "nvmlDeviceGetArchitecture",
-    "nvmlDeviceGetClkMonStatus",
-    "nvmlDeviceGetProcessUtilization",
-    "nvmlDeviceGetProcessesUtilizationInfo",
-    "nvmlDeviceGetPlatformInfo",
-    "nvmlDeviceGetPdi",
-    "nvmlUnitSetLedState",
-    "nvmlDeviceSetPersistenceMode",
-    "nvmlDeviceSetComputeMode",
-    "nvmlDeviceSetEccMode",
-    "nvmlDeviceClearEccErrorCounts",
-    "nvmlDeviceSetDriverModel",
-    "nvmlDeviceSetGpuLockedClocks",
-    "nvmlDeviceResetGpuLockedClocks",
-    "nvmlDeviceSetMemoryLockedClocks",
-    "nvmlDeviceResetMemoryLockedClocks",
-    "nvmlDeviceSetApplicationsClocks",
-    "nvmlDeviceResetApplicationsClocks",
-    "nvmlDeviceSetAutoBoostedClocksEnabled",
-    "nvmlDeviceSetDefaultAutoBoostedClocksEnabled",
-    "nvmlDeviceSetDefaultFanSpeed_v2",
-    "nvmlDeviceSetFanControlPolicy",
-    "nvmlDeviceSetTemperatureThreshold",
-    "nvmlDeviceSetPowerManagementLimit",
-    "nvmlDeviceSetGpuOperationMode",
-    "nvmlDeviceSetAPIRestriction",
-    "nvmlDeviceSetFanSpeed_v2",
-    "nvmlDeviceSetGpcClkVfOffset",
-    "nvmlDeviceSetMemClkVfOffset",
-    "nvmlDeviceSetAccountingMode",
-    "nvmlDeviceClearAccountingPids",
-    "nvmlDeviceGetNvLinkState",
-    "nvmlDeviceGetNvLinkVersion",
-    "nvmlDeviceGetNvLinkCapability",
-    "nvmlDeviceGetNvLinkRemotePciInfo_v2",
-    "nvmlDeviceGetNvLinkErrorCounter",
-    "nvmlDeviceResetNvLinkErrorCounters",
-    "nvmlDeviceSetNvLinkUtilizationControl",
-    "nvmlDeviceGetNvLinkUtilizationControl",
-    "nvmlDeviceGetNvLinkUtilizationCounter",
-    "nvmlDeviceFreezeNvLinkUtilizationCounter",
-    "nvmlDeviceResetNvLinkUtilizationCounter",
-    "nvmlDeviceGetNvLinkRemoteDeviceType",
-    "nvmlDeviceSetNvLinkDeviceLowPowerThreshold",
-    "nvmlSystemSetNvlinkBwMode",
-    "nvmlSystemGetNvlinkBwMode",
-    "nvmlDeviceGetNvlinkSupportedBwModes",
-    "nvmlDeviceGetNvlinkBwMode",
-    "nvmlDeviceSetNvlinkBwMode",
-    "nvmlDeviceGetNvLinkInfo",
-    "nvmlEventSetCreate",
-    "nvmlDeviceRegisterEvents",
-    "nvmlDeviceGetSupportedEventTypes",
-    "nvmlEventSetWait_v2",
-    "nvmlEventSetFree",
-    "nvmlSystemEventSetCreate",
-    "nvmlSystemEventSetFree",
-    "nvmlSystemRegisterEvents",
-    "nvmlSystemEventSetWait",
-    "nvmlDeviceModifyDrainState",
-    "nvmlDeviceQueryDrainState",
-    "nvmlDeviceRemoveGpu_v2",
-    "nvmlDeviceDiscoverGpus",
-    "nvmlDeviceGetFieldValues",
-    "nvmlDeviceClearFieldValues",
-    "nvmlDeviceGetVirtualizationMode",
-    "nvmlDeviceGetHostVgpuMode",
-    "nvmlDeviceSetVirtualizationMode",
-    "nvmlDeviceGetVgpuHeterogeneousMode",
-    "nvmlDeviceSetVgpuHeterogeneousMode",
-    "nvmlVgpuInstanceGetPlacementId",
-    "nvmlDeviceGetVgpuTypeSupportedPlacements",
-    "nvmlDeviceGetVgpuTypeCreatablePlacements",
-    "nvmlVgpuTypeGetGspHeapSize",
-    "nvmlVgpuTypeGetFbReservation",
-    "nvmlVgpuInstanceGetRuntimeStateSize",
-    "nvmlDeviceSetVgpuCapabilities",
-    "nvmlDeviceGetGridLicensableFeatures_v4",
-    "nvmlGetVgpuDriverCapabilities",
-    "nvmlDeviceGetVgpuCapabilities",
-    "nvmlDeviceGetSupportedVgpus",
-    "nvmlDeviceGetCreatableVgpus",
-    "nvmlVgpuTypeGetClass",
-    "nvmlVgpuTypeGetName",
-    "nvmlVgpuTypeGetGpuInstanceProfileId",
-    "nvmlVgpuTypeGetDeviceID",
-    "nvmlVgpuTypeGetFramebufferSize",
-    "nvmlVgpuTypeGetNumDisplayHeads",
-    "nvmlVgpuTypeGetResolution",
-    "nvmlVgpuTypeGetLicense",
-    "nvmlVgpuTypeGetFrameRateLimit",
-    "nvmlVgpuTypeGetMaxInstances",
-    "nvmlVgpuTypeGetMaxInstancesPerVm",
-    "nvmlVgpuTypeGetBAR1Info",
-    "nvmlDeviceGetActiveVgpus",
-    "nvmlVgpuInstanceGetVmID",
-    "nvmlVgpuInstanceGetUUID",
-    "nvmlVgpuInstanceGetVmDriverVersion",
-    "nvmlVgpuInstanceGetFbUsage",
-    "nvmlVgpuInstanceGetLicenseStatus",
-    "nvmlVgpuInstanceGetType",
-    "nvmlVgpuInstanceGetFrameRateLimit",
-    "nvmlVgpuInstanceGetEccMode",
-    "nvmlVgpuInstanceGetEncoderCapacity",
-    "nvmlVgpuInstanceSetEncoderCapacity",
-    "nvmlVgpuInstanceGetEncoderStats",
-    "nvmlVgpuInstanceGetEncoderSessions",
-    "nvmlVgpuInstanceGetFBCStats",
-    "nvmlVgpuInstanceGetFBCSessions",
-    "nvmlVgpuInstanceGetGpuInstanceId",
-    "nvmlVgpuInstanceGetGpuPciId",
-    "nvmlVgpuTypeGetCapabilities",
-    "nvmlVgpuInstanceGetMdevUUID",
-    "nvmlGpuInstanceGetCreatableVgpus",
-    "nvmlVgpuTypeGetMaxInstancesPerGpuInstance",
-    "nvmlGpuInstanceGetActiveVgpus",
-    "nvmlGpuInstanceSetVgpuSchedulerState",
-    "nvmlGpuInstanceGetVgpuSchedulerState",
-    "nvmlGpuInstanceGetVgpuSchedulerLog",
-    "nvmlGpuInstanceGetVgpuTypeCreatablePlacements",
-    "nvmlGpuInstanceGetVgpuHeterogeneousMode",
-    "nvmlGpuInstanceSetVgpuHeterogeneousMode",
-    "nvmlVgpuInstanceGetMetadata",
-    "nvmlDeviceGetVgpuMetadata",
-    "nvmlGetVgpuCompatibility",
-    "nvmlDeviceGetPgpuMetadataString",
-    "nvmlDeviceGetVgpuSchedulerLog",
-    "nvmlDeviceGetVgpuSchedulerState",
-    "nvmlDeviceGetVgpuSchedulerCapabilities",
-    "nvmlDeviceSetVgpuSchedulerState",
-    "nvmlGetVgpuVersion",
-    "nvmlSetVgpuVersion",
-    "nvmlDeviceGetVgpuUtilization",
-    "nvmlDeviceGetVgpuInstancesUtilizationInfo",
-    "nvmlDeviceGetVgpuProcessUtilization",
-    "nvmlDeviceGetVgpuProcessesUtilizationInfo",
-    "nvmlVgpuInstanceGetAccountingMode",
-    "nvmlVgpuInstanceGetAccountingPids",
-    "nvmlVgpuInstanceGetAccountingStats",
-    "nvmlVgpuInstanceClearAccountingPids",
-    "nvmlVgpuInstanceGetLicenseInfo_v2",
-    "nvmlGetExcludedDeviceCount",
-    "nvmlGetExcludedDeviceInfoByIndex",
-    "nvmlDeviceReadWritePRM_v1",
-    "nvmlDeviceSetMigMode",
-    "nvmlDeviceGetMigMode",
-    "nvmlDeviceGetGpuInstanceProfileInfo",
-    "nvmlDeviceGetGpuInstanceProfileInfoV",
-    "nvmlDeviceGetGpuInstanceProfileInfoByIdV",
-    "nvmlDeviceGetGpuInstancePossiblePlacements_v2",
-    "nvmlDeviceGetGpuInstanceRemainingCapacity",
-    "nvmlDeviceCreateGpuInstance",
-    "nvmlDeviceCreateGpuInstanceWithPlacement",
-    "nvmlGpuInstanceDestroy",
-    "nvmlDeviceGetGpuInstances",
-    "nvmlDeviceGetGpuInstanceById",
-    "nvmlGpuInstanceGetInfo",
-    "nvmlGpuInstanceGetComputeInstanceProfileInfo",
-    "nvmlGpuInstanceGetComputeInstanceProfileInfoV",
-    "nvmlGpuInstanceGetComputeInstanceRemainingCapacity",
-    "nvmlGpuInstanceGetComputeInstancePossiblePlacements",
-    "nvmlGpuInstanceCreateComputeInstance",
-    "nvmlGpuInstanceCreateComputeInstanceWithPlacement",
-    "nvmlComputeInstanceDestroy",
-    "nvmlGpuInstanceGetComputeInstances",
-    "nvmlGpuInstanceGetComputeInstanceById",
-    "nvmlComputeInstanceGetInfo_v2",
-    "nvmlDeviceIsMigDeviceHandle",
-    "nvmlDeviceGetGpuInstanceId",
-    "nvmlDeviceGetComputeInstanceId",
-    "nvmlDeviceGetMaxMigDeviceCount",
-    "nvmlDeviceGetMigDeviceHandleByIndex",
-    "nvmlDeviceGetDeviceHandleFromMigDeviceHandle",
-    "nvmlGpmMetricsGet",
-    "nvmlGpmSampleFree",
-    "nvmlGpmSampleAlloc",
-    "nvmlGpmSampleGet",
-    "nvmlGpmMigSampleGet",
-    "nvmlGpmQueryDeviceSupport",
-    "nvmlGpmQueryIfStreamingEnabled",
-    "nvmlGpmSetStreamingEnabled",
-    "nvmlDeviceGetCapabilities",
-    "nvmlDeviceWorkloadPowerProfileGetProfilesInfo",
-    "nvmlDeviceWorkloadPowerProfileGetCurrentProfiles",
-    "nvmlDeviceWorkloadPowerProfileSetRequestedProfiles",
-    "nvmlDeviceWorkloadPowerProfileClearRequestedProfiles",
-    "nvmlDevicePowerSmoothingActivatePresetProfile",
-    "nvmlDevicePowerSmoothingUpdatePresetProfileParam",
-    "nvmlDevicePowerSmoothingSetState",
-    "nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts",
-    "nvmlInit",
-    "nvmlDeviceGetCount",
-    "nvmlDeviceGetHandleByIndex",
-    "nvmlDeviceGetHandleByPciBusId",
-    "nvmlDeviceGetPciInfo",
-    "nvmlDeviceGetPciInfo_v2",
-    "nvmlDeviceGetNvLinkRemotePciInfo",
-    "nvmlDeviceGetGridLicensableFeatures",
-    "nvmlDeviceGetGridLicensableFeatures_v2",
-    "nvmlDeviceGetGridLicensableFeatures_v3",
-    "nvmlDeviceRemoveGpu",
-    "nvmlEventSetWait",
-    "nvmlDeviceGetAttributes",
-    "nvmlComputeInstanceGetInfo",
-    "nvmlDeviceGetComputeRunningProcesses",
-    "nvmlDeviceGetComputeRunningProcesses_v2",
-    "nvmlDeviceGetGraphicsRunningProcesses",
-    "nvmlDeviceGetGraphicsRunningProcesses_v2",
-    "nvmlDeviceGetMPSComputeRunningProcesses",
-    "nvmlDeviceGetMPSComputeRunningProcesses_v2",
-    "nvmlDeviceGetGpuInstancePossiblePlacements",
-    "nvmlVgpuInstanceGetLicenseInfo",
-    "nvmlDeviceGetDriverModel",
-];
-
-/// Symbols exported as `NOT_SUPPORTED` stubs (173).
-pub const STUBS: &[&str] = &[
-    "nvmlSystemGetDriverBranch",
-    "nvmlDeviceGetHandleByUUIDV",
-    "nvmlDeviceSetCpuAffinity",
-    "nvmlDeviceClearCpuAffinity",
-    "nvmlDeviceGetGpcClkVfOffset",
-    "nvmlDeviceGetAutoBoostedClocksEnabled",
-    "nvmlDeviceGetFanSpeedRPM",
-    "nvmlDeviceGetTargetFanSpeed",
-    "nvmlDeviceGetMinMaxFanSpeed",
-    "nvmlDeviceGetFanControlPolicy_v2",
-    "nvmlDeviceGetCoolerInfo",
-    "nvmlDeviceGetThermalSettings",
-    "nvmlDeviceGetDynamicPstatesInfo",
-    "nvmlDeviceGetMemClkVfOffset",
-    "nvmlDeviceGetMinMaxClockOfPState",
-    "nvmlDeviceGetSupportedPerformanceStates",
-    "nvmlDeviceGetGpcClkMinMaxVfOffset",
-    "nvmlDeviceGetMemClkMinMaxVfOffset",
-    "nvmlDeviceGetClockOffsets",
-    "nvmlDeviceSetClockOffsets",
-    "nvmlDeviceGetPerformanceModes",
-    "nvmlDeviceGetCurrentClockFreqs",
-    "nvmlDeviceGetPowerMizerMode_v1",
-    "nvmlDeviceSetPowerMizerMode_v1",
-    "nvmlDeviceSetDramEncryptionMode",
-    "nvmlDeviceGetDefaultEccMode",
-    "nvmlDeviceGetDetailedEccErrors",
-    "nvmlDeviceGetEncoderSessions",
-    "nvmlDeviceGetFBCSessions",
-    "nvmlDeviceOnSameBoard",
-    "nvmlDeviceGetAPIRestriction",
-    "nvmlDeviceGetIrqNum",
-    "nvmlDeviceGetNumGpuCores",
-    "nvmlDeviceGetPowerSource",
-    "nvmlDeviceGetMemoryBusWidth",
-    "nvmlDeviceGetPcieLinkMaxSpeed",
-    "nvmlDeviceGetPcieSpeed",
-    "nvmlDeviceGetAdaptiveClockInfoStatus",
-    "nvmlDeviceGetBusType",
-    "nvmlSystemGetConfComputeCapabilities",
-    "nvmlSystemGetConfComputeState",
-    "nvmlDeviceGetConfComputeMemSizeInfo",
-    "nvmlSystemGetConfComputeGpusReadyState",
-    "nvmlDeviceGetConfComputeGpuCertificate",
-    "nvmlDeviceGetConfComputeGpuAttestationReport",
-    "nvmlSystemGetConfComputeKeyRotationThresholdInfo",
-    "nvmlDeviceSetConfComputeUnprotectedMemSize",
-    "nvmlSystemSetConfComputeGpusReadyState",
-    "nvmlSystemSetConfComputeKeyRotationThresholdInfo",
-    "nvmlSystemGetConfComputeSettings",
-    "nvmlDeviceSetPowerManagementLimit_v2",
-    "nvmlDeviceGetClkMonStatus",
-    "nvmlUnitSetLedState",
-    "nvmlDeviceSetPersistenceMode",
-    "nvmlDeviceSetComputeMode",
-    "nvmlDeviceSetEccMode",
-    "nvmlDeviceClearEccErrorCounts",
-    "nvmlDeviceSetDriverModel",
-    "nvmlDeviceSetGpuLockedClocks",
-    "nvmlDeviceResetGpuLockedClocks",
-    "nvmlDeviceSetMemoryLockedClocks",
-    "nvmlDeviceResetMemoryLockedClocks",
-    "nvmlDeviceSetApplicationsClocks",
-    "nvmlDeviceResetApplicationsClocks",
-    "nvmlDeviceSetAutoBoostedClocksEnabled",
-    "nvmlDeviceSetDefaultAutoBoostedClocksEnabled",
-    "nvmlDeviceSetDefaultFanSpeed_v2",
-    "nvmlDeviceSetFanControlPolicy",
-    "nvmlDeviceSetTemperatureThreshold",
-    "nvmlDeviceSetPowerManagementLimit",
-    "nvmlDeviceSetGpuOperationMode",
-    "nvmlDeviceSetAPIRestriction",
-    "nvmlDeviceSetFanSpeed_v2",
-    "nvmlDeviceSetGpcClkVfOffset",
-    "nvmlDeviceSetMemClkVfOffset",
-    "nvmlDeviceSetAccountingMode",
-    "nvmlDeviceClearAccountingPids",
-    "nvmlDeviceGetNvLinkVersion",
-    "nvmlDeviceResetNvLinkErrorCounters",
-    "nvmlDeviceSetNvLinkUtilizationControl",
-    "nvmlDeviceGetNvLinkUtilizationControl",
-    "nvmlDeviceGetNvLinkUtilizationCounter",
-    "nvmlDeviceFreezeNvLinkUtilizationCounter",
-    "nvmlDeviceResetNvLinkUtilizationCounter",
-    "nvmlDeviceSetNvLinkDeviceLowPowerThreshold",
-    "nvmlSystemSetNvlinkBwMode",
-    "nvmlSystemGetNvlinkBwMode",
-    "nvmlDeviceGetNvlinkSupportedBwModes",
-    "nvmlDeviceGetNvlinkBwMode",
-    "nvmlDeviceSetNvlinkBwMode",
-    "nvmlDeviceGetNvLinkInfo",
-    "nvmlSystemEventSetCreate",
-    "nvmlSystemEventSetFree",
-    "nvmlSystemRegisterEvents",
-    "nvmlSystemEventSetWait",
-    "nvmlDeviceModifyDrainState",
-    "nvmlDeviceQueryDrainState",
-    "nvmlDeviceRemoveGpu_v2",
-    "nvmlDeviceDiscoverGpus",
-    "nvmlDeviceClearFieldValues",
-    "nvmlDeviceSetVirtualizationMode",
-    "nvmlDeviceSetVgpuHeterogeneousMode",
-    "nvmlDeviceGetVgpuTypeSupportedPlacements",
-    "nvmlDeviceGetVgpuTypeCreatablePlacements",
-    "nvmlVgpuTypeGetGspHeapSize",
-    "nvmlVgpuTypeGetFbReservation",
-    "nvmlVgpuInstanceGetRuntimeStateSize",
-    "nvmlDeviceSetVgpuCapabilities",
-    "nvmlDeviceGetGridLicensableFeatures_v4",
-    "nvmlGetVgpuDriverCapabilities",
-    "nvmlDeviceGetVgpuCapabilities",
-    "nvmlVgpuTypeGetGpuInstanceProfileId",
-    "nvmlVgpuTypeGetBAR1Info",
-    "nvmlVgpuInstanceGetEncoderCapacity",
-    "nvmlVgpuInstanceSetEncoderCapacity",
-    "nvmlVgpuInstanceGetFBCSessions",
-    "nvmlVgpuTypeGetCapabilities",
-    "nvmlGpuInstanceGetCreatableVgpus",
-    "nvmlVgpuTypeGetMaxInstancesPerGpuInstance",
-    "nvmlGpuInstanceGetActiveVgpus",
-    "nvmlGpuInstanceSetVgpuSchedulerState",
-    "nvmlGpuInstanceGetVgpuSchedulerState",
-    "nvmlGpuInstanceGetVgpuSchedulerLog",
-    "nvmlGpuInstanceGetVgpuTypeCreatablePlacements",
-    "nvmlGpuInstanceGetVgpuHeterogeneousMode",
-    "nvmlGpuInstanceSetVgpuHeterogeneousMode",
-    "nvmlVgpuInstanceGetMetadata",
-    "nvmlDeviceGetVgpuMetadata",
-    "nvmlGetVgpuCompatibility",
-    "nvmlDeviceGetPgpuMetadataString",
-    "nvmlDeviceGetVgpuSchedulerLog",
-    "nvmlDeviceGetVgpuSchedulerState",
-    "nvmlDeviceGetVgpuSchedulerCapabilities",
-    "nvmlDeviceSetVgpuSchedulerState",
-    "nvmlGetVgpuVersion",
-    "nvmlSetVgpuVersion",
-    "nvmlDeviceGetVgpuInstancesUtilizationInfo",
-    "nvmlDeviceGetVgpuProcessUtilization",
-    "nvmlDeviceGetVgpuProcessesUtilizationInfo",
-    "nvmlVgpuInstanceGetAccountingPids",
-    "nvmlVgpuInstanceGetAccountingStats",
-    "nvmlVgpuInstanceClearAccountingPids",
-    "nvmlGetExcludedDeviceCount",
-    "nvmlGetExcludedDeviceInfoByIndex",
-    "nvmlDeviceReadWritePRM_v1",
-    "nvmlDeviceSetMigMode",
-    "nvmlDeviceGetGpuInstanceProfileInfo",
-    "nvmlDeviceGetGpuInstanceProfileInfoByIdV",
-    "nvmlDeviceCreateGpuInstance",
-    "nvmlDeviceCreateGpuInstanceWithPlacement",
-    "nvmlGpuInstanceDestroy",
-    "nvmlDeviceGetGpuInstanceById",
-    "nvmlGpuInstanceGetComputeInstanceProfileInfo",
-    "nvmlGpuInstanceCreateComputeInstance",
-    "nvmlGpuInstanceCreateComputeInstanceWithPlacement",
-    "nvmlComputeInstanceDestroy",
-    "nvmlGpuInstanceGetComputeInstanceById",
-    "nvmlGpmSetStreamingEnabled",
-    "nvmlDeviceWorkloadPowerProfileSetRequestedProfiles",
-    "nvmlDeviceWorkloadPowerProfileClearRequestedProfiles",
-    "nvmlDevicePowerSmoothingActivatePresetProfile",
-    "nvmlDevicePowerSmoothingUpdatePresetProfileParam",
-    "nvmlDevicePowerSmoothingSetState",
-    "nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts",
-    "nvmlDeviceGetNvLinkRemotePciInfo",
-    "nvmlDeviceGetGridLicensableFeatures",
-    "nvmlDeviceGetGridLicensableFeatures_v2",
-    "nvmlDeviceGetGridLicensableFeatures_v3",
-    "nvmlDeviceRemoveGpu",
-    "nvmlDeviceGetAttributes",
-    "nvmlComputeInstanceGetInfo",
-    "nvmlDeviceGetGpuInstancePossiblePlacements",
-    "nvmlVgpuInstanceGetLicenseInfo",
-];
-
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
 /// # Safety
@@ -589,7 +12,7 @@ pub unsafe extern "C" fn nvmlSystemGetDriverBranch(
     _a0: *mut nvmlSystemDriverBranchInfo_t,
     _a1: raw::c_uint,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlSystemGetDriverBranch")
+    crate::call::stub("nvmlSystemGetDriverBranch")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -600,7 +23,7 @@ pub unsafe extern "C" fn nvmlDeviceGetHandleByUUIDV(
     _a0: *const nvmlUUID_t,
     _a1: *mut nvmlDevice_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetHandleByUUIDV")
+    crate::call::stub("nvmlDeviceGetHandleByUUIDV")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -608,7 +31,7 @@ pub unsafe extern "C" fn nvmlDeviceGetHandleByUUIDV(
 /// Nothing is read or written through the arguments.
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceSetCpuAffinity(_a0: nvmlDevice_t) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceSetCpuAffinity")
+    crate::call::stub("nvmlDeviceSetCpuAffinity")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -616,7 +39,7 @@ pub unsafe extern "C" fn nvmlDeviceSetCpuAffinity(_a0: nvmlDevice_t) -> nvmlRetu
 /// Nothing is read or written through the arguments.
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceClearCpuAffinity(_a0: nvmlDevice_t) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceClearCpuAffinity")
+    crate::call::stub("nvmlDeviceClearCpuAffinity")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -627,7 +50,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGpcClkVfOffset(
     _a0: nvmlDevice_t,
     _a1: *mut raw::c_int,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetGpcClkVfOffset")
+    crate::call::stub("nvmlDeviceGetGpcClkVfOffset")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -639,7 +62,7 @@ pub unsafe extern "C" fn nvmlDeviceGetAutoBoostedClocksEnabled(
     _a1: *mut nvmlEnableState_t,
     _a2: *mut nvmlEnableState_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetAutoBoostedClocksEnabled")
+    crate::call::stub("nvmlDeviceGetAutoBoostedClocksEnabled")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -650,7 +73,7 @@ pub unsafe extern "C" fn nvmlDeviceGetFanSpeedRPM(
     _a0: nvmlDevice_t,
     _a1: *mut nvmlFanSpeedInfo_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetFanSpeedRPM")
+    crate::call::stub("nvmlDeviceGetFanSpeedRPM")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -662,7 +85,7 @@ pub unsafe extern "C" fn nvmlDeviceGetTargetFanSpeed(
     _a1: raw::c_uint,
     _a2: *mut raw::c_uint,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetTargetFanSpeed")
+    crate::call::stub("nvmlDeviceGetTargetFanSpeed")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -674,7 +97,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMinMaxFanSpeed(
     _a1: *mut raw::c_uint,
     _a2: *mut raw::c_uint,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetMinMaxFanSpeed")
+    crate::call::stub("nvmlDeviceGetMinMaxFanSpeed")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -686,7 +109,7 @@ pub unsafe extern "C" fn nvmlDeviceGetFanControlPolicy_v2(
     _a1: raw::c_uint,
     _a2: *mut nvmlFanControlPolicy_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetFanControlPolicy_v2")
+    crate::call::stub("nvmlDeviceGetFanControlPolicy_v2")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -697,7 +120,7 @@ pub unsafe extern "C" fn nvmlDeviceGetCoolerInfo(
     _a0: nvmlDevice_t,
     _a1: *mut nvmlCoolerInfo_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetCoolerInfo")
+    crate::call::stub("nvmlDeviceGetCoolerInfo")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -709,7 +132,7 @@ pub unsafe extern "C" fn nvmlDeviceGetThermalSettings(
     _a1: raw::c_uint,
     _a2: *mut nvmlGpuThermalSettings_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetThermalSettings")
+    crate::call::stub("nvmlDeviceGetThermalSettings")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -720,7 +143,7 @@ pub unsafe extern "C" fn nvmlDeviceGetDynamicPstatesInfo(
     _a0: nvmlDevice_t,
     _a1: *mut nvmlGpuDynamicPstatesInfo_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetDynamicPstatesInfo")
+    crate::call::stub("nvmlDeviceGetDynamicPstatesInfo")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -731,7 +154,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMemClkVfOffset(
     _a0: nvmlDevice_t,
     _a1: *mut raw::c_int,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetMemClkVfOffset")
+    crate::call::stub("nvmlDeviceGetMemClkVfOffset")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -745,7 +168,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMinMaxClockOfPState(
     _a3: *mut raw::c_uint,
     _a4: *mut raw::c_uint,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetMinMaxClockOfPState")
+    crate::call::stub("nvmlDeviceGetMinMaxClockOfPState")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -757,7 +180,7 @@ pub unsafe extern "C" fn nvmlDeviceGetSupportedPerformanceStates(
     _a1: *mut nvmlPstates_t,
     _a2: raw::c_uint,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetSupportedPerformanceStates")
+    crate::call::stub("nvmlDeviceGetSupportedPerformanceStates")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -769,7 +192,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGpcClkMinMaxVfOffset(
     _a1: *mut raw::c_int,
     _a2: *mut raw::c_int,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetGpcClkMinMaxVfOffset")
+    crate::call::stub("nvmlDeviceGetGpcClkMinMaxVfOffset")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -781,7 +204,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMemClkMinMaxVfOffset(
     _a1: *mut raw::c_int,
     _a2: *mut raw::c_int,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetMemClkMinMaxVfOffset")
+    crate::call::stub("nvmlDeviceGetMemClkMinMaxVfOffset")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -792,7 +215,7 @@ pub unsafe extern "C" fn nvmlDeviceGetClockOffsets(
     _a0: nvmlDevice_t,
     _a1: *mut nvmlClockOffset_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetClockOffsets")
+    crate::call::stub("nvmlDeviceGetClockOffsets")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -803,7 +226,7 @@ pub unsafe extern "C" fn nvmlDeviceSetClockOffsets(
     _a0: nvmlDevice_t,
     _a1: *mut nvmlClockOffset_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceSetClockOffsets")
+    crate::call::stub("nvmlDeviceSetClockOffsets")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -814,7 +237,7 @@ pub unsafe extern "C" fn nvmlDeviceGetPerformanceModes(
     _a0: nvmlDevice_t,
     _a1: *mut nvmlDevicePerfModes_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetPerformanceModes")
+    crate::call::stub("nvmlDeviceGetPerformanceModes")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -825,7 +248,7 @@ pub unsafe extern "C" fn nvmlDeviceGetCurrentClockFreqs(
     _a0: nvmlDevice_t,
     _a1: *mut nvmlDeviceCurrentClockFreqs_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetCurrentClockFreqs")
+    crate::call::stub("nvmlDeviceGetCurrentClockFreqs")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -836,7 +259,7 @@ pub unsafe extern "C" fn nvmlDeviceGetPowerMizerMode_v1(
     _a0: nvmlDevice_t,
     _a1: *mut nvmlDevicePowerMizerModes_v1_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetPowerMizerMode_v1")
+    crate::call::stub("nvmlDeviceGetPowerMizerMode_v1")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -847,7 +270,7 @@ pub unsafe extern "C" fn nvmlDeviceSetPowerMizerMode_v1(
     _a0: nvmlDevice_t,
     _a1: *mut nvmlDevicePowerMizerModes_v1_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceSetPowerMizerMode_v1")
+    crate::call::stub("nvmlDeviceSetPowerMizerMode_v1")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -858,7 +281,7 @@ pub unsafe extern "C" fn nvmlDeviceSetDramEncryptionMode(
     _a0: nvmlDevice_t,
     _a1: *const nvmlDramEncryptionInfo_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceSetDramEncryptionMode")
+    crate::call::stub("nvmlDeviceSetDramEncryptionMode")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -869,7 +292,7 @@ pub unsafe extern "C" fn nvmlDeviceGetDefaultEccMode(
     _a0: nvmlDevice_t,
     _a1: *mut nvmlEnableState_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetDefaultEccMode")
+    crate::call::stub("nvmlDeviceGetDefaultEccMode")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -882,7 +305,7 @@ pub unsafe extern "C" fn nvmlDeviceGetDetailedEccErrors(
     _a2: nvmlEccCounterType_t,
     _a3: *mut nvmlEccErrorCounts_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetDetailedEccErrors")
+    crate::call::stub("nvmlDeviceGetDetailedEccErrors")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -894,7 +317,7 @@ pub unsafe extern "C" fn nvmlDeviceGetEncoderSessions(
     _a1: *mut raw::c_uint,
     _a2: *mut nvmlEncoderSessionInfo_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetEncoderSessions")
+    crate::call::stub("nvmlDeviceGetEncoderSessions")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -906,7 +329,7 @@ pub unsafe extern "C" fn nvmlDeviceGetFBCSessions(
     _a1: *mut raw::c_uint,
     _a2: *mut nvmlFBCSessionInfo_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetFBCSessions")
+    crate::call::stub("nvmlDeviceGetFBCSessions")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -918,7 +341,7 @@ pub unsafe extern "C" fn nvmlDeviceOnSameBoard(
     _a1: nvmlDevice_t,
     _a2: *mut raw::c_int,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceOnSameBoard")
+    crate::call::stub("nvmlDeviceOnSameBoard")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -930,7 +353,7 @@ pub unsafe extern "C" fn nvmlDeviceGetAPIRestriction(
     _a1: nvmlRestrictedAPI_t,
     _a2: *mut nvmlEnableState_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetAPIRestriction")
+    crate::call::stub("nvmlDeviceGetAPIRestriction")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -941,7 +364,7 @@ pub unsafe extern "C" fn nvmlDeviceGetIrqNum(
     _a0: nvmlDevice_t,
     _a1: *mut raw::c_uint,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetIrqNum")
+    crate::call::stub("nvmlDeviceGetIrqNum")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -952,7 +375,7 @@ pub unsafe extern "C" fn nvmlDeviceGetNumGpuCores(
     _a0: nvmlDevice_t,
     _a1: *mut raw::c_uint,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetNumGpuCores")
+    crate::call::stub("nvmlDeviceGetNumGpuCores")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -963,7 +386,7 @@ pub unsafe extern "C" fn nvmlDeviceGetPowerSource(
     _a0: nvmlDevice_t,
     _a1: *mut nvmlPowerSource_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetPowerSource")
+    crate::call::stub("nvmlDeviceGetPowerSource")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -974,7 +397,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMemoryBusWidth(
     _a0: nvmlDevice_t,
     _a1: *mut raw::c_uint,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetMemoryBusWidth")
+    crate::call::stub("nvmlDeviceGetMemoryBusWidth")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -985,7 +408,7 @@ pub unsafe extern "C" fn nvmlDeviceGetPcieLinkMaxSpeed(
     _a0: nvmlDevice_t,
     _a1: *mut raw::c_uint,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetPcieLinkMaxSpeed")
+    crate::call::stub("nvmlDeviceGetPcieLinkMaxSpeed")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -996,7 +419,7 @@ pub unsafe extern "C" fn nvmlDeviceGetPcieSpeed(
     _a0: nvmlDevice_t,
     _a1: *mut raw::c_uint,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetPcieSpeed")
+    crate::call::stub("nvmlDeviceGetPcieSpeed")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -1007,7 +430,7 @@ pub unsafe extern "C" fn nvmlDeviceGetAdaptiveClockInfoStatus(
     _a0: nvmlDevice_t,
     _a1: *mut raw::c_uint,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetAdaptiveClockInfoStatus")
+    crate::call::stub("nvmlDeviceGetAdaptiveClockInfoStatus")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -1018,7 +441,7 @@ pub unsafe extern "C" fn nvmlDeviceGetBusType(
     _a0: nvmlDevice_t,
     _a1: *mut nvmlBusType_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetBusType")
+    crate::call::stub("nvmlDeviceGetBusType")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -1028,7 +451,7 @@ pub unsafe extern "C" fn nvmlDeviceGetBusType(
 pub unsafe extern "C" fn nvmlSystemGetConfComputeCapabilities(
     _a0: *mut nvmlConfComputeSystemCaps_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlSystemGetConfComputeCapabilities")
+    crate::call::stub("nvmlSystemGetConfComputeCapabilities")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -1038,7 +461,7 @@ pub unsafe extern "C" fn nvmlSystemGetConfComputeCapabilities(
 pub unsafe extern "C" fn nvmlSystemGetConfComputeState(
     _a0: *mut nvmlConfComputeSystemState_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlSystemGetConfComputeState")
+    crate::call::stub("nvmlSystemGetConfComputeState")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -1049,7 +472,7 @@ pub unsafe extern "C" fn nvmlDeviceGetConfComputeMemSizeInfo(
     _a0: nvmlDevice_t,
     _a1: *mut nvmlConfComputeMemSizeInfo_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetConfComputeMemSizeInfo")
+    crate::call::stub("nvmlDeviceGetConfComputeMemSizeInfo")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -1059,7 +482,7 @@ pub unsafe extern "C" fn nvmlDeviceGetConfComputeMemSizeInfo(
 pub unsafe extern "C" fn nvmlSystemGetConfComputeGpusReadyState(
     _a0: *mut raw::c_uint,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlSystemGetConfComputeGpusReadyState")
+    crate::call::stub("nvmlSystemGetConfComputeGpusReadyState")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -1070,7 +493,7 @@ pub unsafe extern "C" fn nvmlDeviceGetConfComputeGpuCertificate(
     _a0: nvmlDevice_t,
     _a1: *mut nvmlConfComputeGpuCertificate_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetConfComputeGpuCertificate")
+    crate::call::stub("nvmlDeviceGetConfComputeGpuCertificate")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -1081,7 +504,7 @@ pub unsafe extern "C" fn nvmlDeviceGetConfComputeGpuAttestationReport(
     _a0: nvmlDevice_t,
     _a1: *mut nvmlConfComputeGpuAttestationReport_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetConfComputeGpuAttestationReport")
+    crate::call::stub("nvmlDeviceGetConfComputeGpuAttestationReport")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -1091,7 +514,7 @@ pub unsafe extern "C" fn nvmlDeviceGetConfComputeGpuAttestationReport(
 pub unsafe extern "C" fn nvmlSystemGetConfComputeKeyRotationThresholdInfo(
     _a0: *mut nvmlConfComputeGetKeyRotationThresholdInfo_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlSystemGetConfComputeKeyRotationThresholdInfo")
+    crate::call::stub("nvmlSystemGetConfComputeKeyRotationThresholdInfo")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -1102,7 +525,7 @@ pub unsafe extern "C" fn nvmlDeviceSetConfComputeUnprotectedMemSize(
     _a0: nvmlDevice_t,
     _a1: raw::c_ulonglong,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceSetConfComputeUnprotectedMemSize")
+    crate::call::stub("nvmlDeviceSetConfComputeUnprotectedMemSize")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -1110,7 +533,7 @@ pub unsafe extern "C" fn nvmlDeviceSetConfComputeUnprotectedMemSize(
 /// Nothing is read or written through the arguments.
 #[no_mangle]
 pub unsafe extern "C" fn nvmlSystemSetConfComputeGpusReadyState(_a0: raw::c_uint) -> nvmlReturn_t {
-    crate::state::stub("nvmlSystemSetConfComputeGpusReadyState")
+    crate::call::stub("nvmlSystemSetConfComputeGpusReadyState")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -1120,7 +543,7 @@ pub unsafe extern "C" fn nvmlSystemSetConfComputeGpusReadyState(_a0: raw::c_uint
 pub unsafe extern "C" fn nvmlSystemSetConfComputeKeyRotationThresholdInfo(
     _a0: *mut nvmlConfComputeSetKeyRotationThresholdInfo_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlSystemSetConfComputeKeyRotationThresholdInfo")
+    crate::call::stub("nvmlSystemSetConfComputeKeyRotationThresholdInfo")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -1130,7 +553,7 @@ pub unsafe extern "C" fn nvmlSystemSetConfComputeKeyRotationThresholdInfo(
 pub unsafe extern "C" fn nvmlSystemGetConfComputeSettings(
     _a0: *mut nvmlSystemConfComputeSettings_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlSystemGetConfComputeSettings")
+    crate::call::stub("nvmlSystemGetConfComputeSettings")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -1141,7 +564,7 @@ pub unsafe extern "C" fn nvmlDeviceSetPowerManagementLimit_v2(
     _a0: nvmlDevice_t,
     _a1: *mut nvmlPowerValue_v2_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceSetPowerManagementLimit_v2")
+    crate::call::stub("nvmlDeviceSetPowerManagementLimit_v2")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -1152,7 +575,7 @@ pub unsafe extern "C" fn nvmlDeviceGetClkMonStatus(
     _a0: nvmlDevice_t,
     _a1: *mut nvmlClkMonStatus_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetClkMonStatus")
+    crate::call::stub("nvmlDeviceGetClkMonStatus")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -1160,7 +583,7 @@ pub unsafe extern "C" fn nvmlDeviceGetClkMonStatus(
 /// Nothing is read or written through the arguments.
 #[no_mangle]
 pub unsafe extern "C" fn nvmlUnitSetLedState(_a0: nvmlUnit_t, _a1: nvmlLedColor_t) -> nvmlReturn_t {
-    crate::state::stub("nvmlUnitSetLedState")
+    crate::call::stub("nvmlUnitSetLedState")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -1171,7 +594,7 @@ pub unsafe extern "C" fn nvmlDeviceSetPersistenceMode(
     _a0: nvmlDevice_t,
     _a1: nvmlEnableState_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceSetPersistenceMode")
+    crate::call::stub("nvmlDeviceSetPersistenceMode")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -1182,7 +605,7 @@ pub unsafe extern "C" fn nvmlDeviceSetComputeMode(
     _a0: nvmlDevice_t,
     _a1: nvmlComputeMode_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceSetComputeMode")
+    crate::call::stub("nvmlDeviceSetComputeMode")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -1193,7 +616,7 @@ pub unsafe extern "C" fn nvmlDeviceSetEccMode(
     _a0: nvmlDevice_t,
     _a1: nvmlEnableState_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceSetEccMode")
+    crate::call::stub("nvmlDeviceSetEccMode")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -1204,7 +627,7 @@ pub unsafe extern "C" fn nvmlDeviceClearEccErrorCounts(
     _a0: nvmlDevice_t,
     _a1: nvmlEccCounterType_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceClearEccErrorCounts")
+    crate::call::stub("nvmlDeviceClearEccErrorCounts")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -1216,7 +639,7 @@ pub unsafe extern "C" fn nvmlDeviceSetDriverModel(
     _a1: nvmlDriverModel_t,
     _a2: raw::c_uint,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceSetDriverModel")
+    crate::call::stub("nvmlDeviceSetDriverModel")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -1228,7 +651,7 @@ pub unsafe extern "C" fn nvmlDeviceSetGpuLockedClocks(
     _a1: raw::c_uint,
     _a2: raw::c_uint,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceSetGpuLockedClocks")
+    crate::call::stub("nvmlDeviceSetGpuLockedClocks")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -1236,7 +659,7 @@ pub unsafe extern "C" fn nvmlDeviceSetGpuLockedClocks(
 /// Nothing is read or written through the arguments.
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceResetGpuLockedClocks(_a0: nvmlDevice_t) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceResetGpuLockedClocks")
+    crate::call::stub("nvmlDeviceResetGpuLockedClocks")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -1248,7 +671,7 @@ pub unsafe extern "C" fn nvmlDeviceSetMemoryLockedClocks(
     _a1: raw::c_uint,
     _a2: raw::c_uint,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceSetMemoryLockedClocks")
+    crate::call::stub("nvmlDeviceSetMemoryLockedClocks")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -1256,7 +679,7 @@ pub unsafe extern "C" fn nvmlDeviceSetMemoryLockedClocks(
 /// Nothing is read or written through the arguments.
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceResetMemoryLockedClocks(_a0: nvmlDevice_t) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceResetMemoryLockedClocks")
+    crate::call::stub("nvmlDeviceResetMemoryLockedClocks")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -1268,7 +691,7 @@ pub unsafe extern "C" fn nvmlDeviceSetApplicationsClocks(
     _a1: raw::c_uint,
     _a2: raw::c_uint,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceSetApplicationsClocks")
+    crate::call::stub("nvmlDeviceSetApplicationsClocks")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -1276,7 +699,7 @@ pub unsafe extern "C" fn nvmlDeviceSetApplicationsClocks(
 /// Nothing is read or written through the arguments.
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceResetApplicationsClocks(_a0: nvmlDevice_t) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceResetApplicationsClocks")
+    crate::call::stub("nvmlDeviceResetApplicationsClocks")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -1287,7 +710,7 @@ pub unsafe extern "C" fn nvmlDeviceSetAutoBoostedClocksEnabled(
     _a0: nvmlDevice_t,
     _a1: nvmlEnableState_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceSetAutoBoostedClocksEnabled")
+    crate::call::stub("nvmlDeviceSetAutoBoostedClocksEnabled")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -1299,7 +722,7 @@ pub unsafe extern "C" fn nvmlDeviceSetDefaultAutoBoostedClocksEnabled(
     _a1: nvmlEnableState_t,
     _a2: raw::c_uint,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceSetDefaultAutoBoostedClocksEnabled")
+    crate::call::stub("nvmlDeviceSetDefaultAutoBoostedClocksEnabled")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -1310,7 +733,7 @@ pub unsafe extern "C" fn nvmlDeviceSetDefaultFanSpeed_v2(
     _a0: nvmlDevice_t,
     _a1: raw::c_uint,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceSetDefaultFanSpeed_v2")
+    crate::call::stub("nvmlDeviceSetDefaultFanSpeed_v2")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -1322,7 +745,7 @@ pub unsafe extern "C" fn nvmlDeviceSetFanControlPolicy(
     _a1: raw::c_uint,
     _a2: nvmlFanControlPolicy_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceSetFanControlPolicy")
+    crate::call::stub("nvmlDeviceSetFanControlPolicy")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -1334,7 +757,7 @@ pub unsafe extern "C" fn nvmlDeviceSetTemperatureThreshold(
     _a1: nvmlTemperatureThresholds_t,
     _a2: *mut raw::c_int,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceSetTemperatureThreshold")
+    crate::call::stub("nvmlDeviceSetTemperatureThreshold")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -1345,7 +768,7 @@ pub unsafe extern "C" fn nvmlDeviceSetPowerManagementLimit(
     _a0: nvmlDevice_t,
     _a1: raw::c_uint,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceSetPowerManagementLimit")
+    crate::call::stub("nvmlDeviceSetPowerManagementLimit")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -1356,7 +779,7 @@ pub unsafe extern "C" fn nvmlDeviceSetGpuOperationMode(
     _a0: nvmlDevice_t,
     _a1: nvmlGpuOperationMode_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceSetGpuOperationMode")
+    crate::call::stub("nvmlDeviceSetGpuOperationMode")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -1368,7 +791,7 @@ pub unsafe extern "C" fn nvmlDeviceSetAPIRestriction(
     _a1: nvmlRestrictedAPI_t,
     _a2: nvmlEnableState_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceSetAPIRestriction")
+    crate::call::stub("nvmlDeviceSetAPIRestriction")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -1380,7 +803,7 @@ pub unsafe extern "C" fn nvmlDeviceSetFanSpeed_v2(
     _a1: raw::c_uint,
     _a2: raw::c_uint,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceSetFanSpeed_v2")
+    crate::call::stub("nvmlDeviceSetFanSpeed_v2")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -1391,7 +814,7 @@ pub unsafe extern "C" fn nvmlDeviceSetGpcClkVfOffset(
     _a0: nvmlDevice_t,
     _a1: raw::c_int,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceSetGpcClkVfOffset")
+    crate::call::stub("nvmlDeviceSetGpcClkVfOffset")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -1402,7 +825,7 @@ pub unsafe extern "C" fn nvmlDeviceSetMemClkVfOffset(
     _a0: nvmlDevice_t,
     _a1: raw::c_int,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceSetMemClkVfOffset")
+    crate::call::stub("nvmlDeviceSetMemClkVfOffset")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -1413,7 +836,7 @@ pub unsafe extern "C" fn nvmlDeviceSetAccountingMode(
     _a0: nvmlDevice_t,
     _a1: nvmlEnableState_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceSetAccountingMode")
+    crate::call::stub("nvmlDeviceSetAccountingMode")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -1421,7 +844,7 @@ pub unsafe extern "C" fn nvmlDeviceSetAccountingMode(
 /// Nothing is read or written through the arguments.
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceClearAccountingPids(_a0: nvmlDevice_t) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceClearAccountingPids")
+    crate::call::stub("nvmlDeviceClearAccountingPids")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -1433,7 +856,7 @@ pub unsafe extern "C" fn nvmlDeviceGetNvLinkVersion(
     _a1: raw::c_uint,
     _a2: *mut raw::c_uint,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetNvLinkVersion")
+    crate::call::stub("nvmlDeviceGetNvLinkVersion")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -1444,7 +867,7 @@ pub unsafe extern "C" fn nvmlDeviceResetNvLinkErrorCounters(
     _a0: nvmlDevice_t,
     _a1: raw::c_uint,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceResetNvLinkErrorCounters")
+    crate::call::stub("nvmlDeviceResetNvLinkErrorCounters")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -1458,7 +881,7 @@ pub unsafe extern "C" fn nvmlDeviceSetNvLinkUtilizationControl(
     _a3: *mut nvmlNvLinkUtilizationControl_t,
     _a4: raw::c_uint,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceSetNvLinkUtilizationControl")
+    crate::call::stub("nvmlDeviceSetNvLinkUtilizationControl")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -1471,7 +894,7 @@ pub unsafe extern "C" fn nvmlDeviceGetNvLinkUtilizationControl(
     _a2: raw::c_uint,
     _a3: *mut nvmlNvLinkUtilizationControl_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetNvLinkUtilizationControl")
+    crate::call::stub("nvmlDeviceGetNvLinkUtilizationControl")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -1485,7 +908,7 @@ pub unsafe extern "C" fn nvmlDeviceGetNvLinkUtilizationCounter(
     _a3: *mut raw::c_ulonglong,
     _a4: *mut raw::c_ulonglong,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetNvLinkUtilizationCounter")
+    crate::call::stub("nvmlDeviceGetNvLinkUtilizationCounter")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -1498,7 +921,7 @@ pub unsafe extern "C" fn nvmlDeviceFreezeNvLinkUtilizationCounter(
     _a2: raw::c_uint,
     _a3: nvmlEnableState_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceFreezeNvLinkUtilizationCounter")
+    crate::call::stub("nvmlDeviceFreezeNvLinkUtilizationCounter")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -1510,7 +933,7 @@ pub unsafe extern "C" fn nvmlDeviceResetNvLinkUtilizationCounter(
     _a1: raw::c_uint,
     _a2: raw::c_uint,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceResetNvLinkUtilizationCounter")
+    crate::call::stub("nvmlDeviceResetNvLinkUtilizationCounter")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -1521,7 +944,7 @@ pub unsafe extern "C" fn nvmlDeviceSetNvLinkDeviceLowPowerThreshold(
     _a0: nvmlDevice_t,
     _a1: *mut nvmlNvLinkPowerThres_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceSetNvLinkDeviceLowPowerThreshold")
+    crate::call::stub("nvmlDeviceSetNvLinkDeviceLowPowerThreshold")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -1529,7 +952,7 @@ pub unsafe extern "C" fn nvmlDeviceSetNvLinkDeviceLowPowerThreshold(
 /// Nothing is read or written through the arguments.
 #[no_mangle]
 pub unsafe extern "C" fn nvmlSystemSetNvlinkBwMode(_a0: raw::c_uint) -> nvmlReturn_t {
-    crate::state::stub("nvmlSystemSetNvlinkBwMode")
+    crate::call::stub("nvmlSystemSetNvlinkBwMode")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -1537,7 +960,7 @@ pub unsafe extern "C" fn nvmlSystemSetNvlinkBwMode(_a0: raw::c_uint) -> nvmlRetu
 /// Nothing is read or written through the arguments.
 #[no_mangle]
 pub unsafe extern "C" fn nvmlSystemGetNvlinkBwMode(_a0: *mut raw::c_uint) -> nvmlReturn_t {
-    crate::state::stub("nvmlSystemGetNvlinkBwMode")
+    crate::call::stub("nvmlSystemGetNvlinkBwMode")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -1548,7 +971,7 @@ pub unsafe extern "C" fn nvmlDeviceGetNvlinkSupportedBwModes(
     _a0: nvmlDevice_t,
     _a1: *mut nvmlNvlinkSupportedBwModes_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetNvlinkSupportedBwModes")
+    crate::call::stub("nvmlDeviceGetNvlinkSupportedBwModes")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -1559,7 +982,7 @@ pub unsafe extern "C" fn nvmlDeviceGetNvlinkBwMode(
     _a0: nvmlDevice_t,
     _a1: *mut nvmlNvlinkGetBwMode_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetNvlinkBwMode")
+    crate::call::stub("nvmlDeviceGetNvlinkBwMode")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -1570,7 +993,7 @@ pub unsafe extern "C" fn nvmlDeviceSetNvlinkBwMode(
     _a0: nvmlDevice_t,
     _a1: *mut nvmlNvlinkSetBwMode_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceSetNvlinkBwMode")
+    crate::call::stub("nvmlDeviceSetNvlinkBwMode")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -1581,7 +1004,7 @@ pub unsafe extern "C" fn nvmlDeviceGetNvLinkInfo(
     _a0: nvmlDevice_t,
     _a1: *mut nvmlNvLinkInfo_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetNvLinkInfo")
+    crate::call::stub("nvmlDeviceGetNvLinkInfo")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -1591,7 +1014,7 @@ pub unsafe extern "C" fn nvmlDeviceGetNvLinkInfo(
 pub unsafe extern "C" fn nvmlSystemEventSetCreate(
     _a0: *mut nvmlSystemEventSetCreateRequest_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlSystemEventSetCreate")
+    crate::call::stub("nvmlSystemEventSetCreate")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -1601,7 +1024,7 @@ pub unsafe extern "C" fn nvmlSystemEventSetCreate(
 pub unsafe extern "C" fn nvmlSystemEventSetFree(
     _a0: *mut nvmlSystemEventSetFreeRequest_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlSystemEventSetFree")
+    crate::call::stub("nvmlSystemEventSetFree")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -1611,7 +1034,7 @@ pub unsafe extern "C" fn nvmlSystemEventSetFree(
 pub unsafe extern "C" fn nvmlSystemRegisterEvents(
     _a0: *mut nvmlSystemRegisterEventRequest_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlSystemRegisterEvents")
+    crate::call::stub("nvmlSystemRegisterEvents")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -1621,7 +1044,7 @@ pub unsafe extern "C" fn nvmlSystemRegisterEvents(
 pub unsafe extern "C" fn nvmlSystemEventSetWait(
     _a0: *mut nvmlSystemEventSetWaitRequest_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlSystemEventSetWait")
+    crate::call::stub("nvmlSystemEventSetWait")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -1632,7 +1055,7 @@ pub unsafe extern "C" fn nvmlDeviceModifyDrainState(
     _a0: *mut nvmlPciInfo_t,
     _a1: nvmlEnableState_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceModifyDrainState")
+    crate::call::stub("nvmlDeviceModifyDrainState")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -1643,7 +1066,7 @@ pub unsafe extern "C" fn nvmlDeviceQueryDrainState(
     _a0: *mut nvmlPciInfo_t,
     _a1: *mut nvmlEnableState_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceQueryDrainState")
+    crate::call::stub("nvmlDeviceQueryDrainState")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -1655,7 +1078,7 @@ pub unsafe extern "C" fn nvmlDeviceRemoveGpu_v2(
     _a1: nvmlDetachGpuState_t,
     _a2: nvmlPcieLinkState_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceRemoveGpu_v2")
+    crate::call::stub("nvmlDeviceRemoveGpu_v2")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -1663,7 +1086,7 @@ pub unsafe extern "C" fn nvmlDeviceRemoveGpu_v2(
 /// Nothing is read or written through the arguments.
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceDiscoverGpus(_a0: *mut nvmlPciInfo_t) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceDiscoverGpus")
+    crate::call::stub("nvmlDeviceDiscoverGpus")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -1675,7 +1098,7 @@ pub unsafe extern "C" fn nvmlDeviceClearFieldValues(
     _a1: raw::c_int,
     _a2: *mut nvmlFieldValue_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceClearFieldValues")
+    crate::call::stub("nvmlDeviceClearFieldValues")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -1686,7 +1109,7 @@ pub unsafe extern "C" fn nvmlDeviceSetVirtualizationMode(
     _a0: nvmlDevice_t,
     _a1: nvmlGpuVirtualizationMode_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceSetVirtualizationMode")
+    crate::call::stub("nvmlDeviceSetVirtualizationMode")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -1697,7 +1120,7 @@ pub unsafe extern "C" fn nvmlDeviceSetVgpuHeterogeneousMode(
     _a0: nvmlDevice_t,
     _a1: *const nvmlVgpuHeterogeneousMode_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceSetVgpuHeterogeneousMode")
+    crate::call::stub("nvmlDeviceSetVgpuHeterogeneousMode")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -1709,7 +1132,7 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuTypeSupportedPlacements(
     _a1: nvmlVgpuTypeId_t,
     _a2: *mut nvmlVgpuPlacementList_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetVgpuTypeSupportedPlacements")
+    crate::call::stub("nvmlDeviceGetVgpuTypeSupportedPlacements")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -1721,7 +1144,7 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuTypeCreatablePlacements(
     _a1: nvmlVgpuTypeId_t,
     _a2: *mut nvmlVgpuPlacementList_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetVgpuTypeCreatablePlacements")
+    crate::call::stub("nvmlDeviceGetVgpuTypeCreatablePlacements")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -1732,7 +1155,7 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetGspHeapSize(
     _a0: nvmlVgpuTypeId_t,
     _a1: *mut raw::c_ulonglong,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlVgpuTypeGetGspHeapSize")
+    crate::call::stub("nvmlVgpuTypeGetGspHeapSize")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -1743,7 +1166,7 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetFbReservation(
     _a0: nvmlVgpuTypeId_t,
     _a1: *mut raw::c_ulonglong,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlVgpuTypeGetFbReservation")
+    crate::call::stub("nvmlVgpuTypeGetFbReservation")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -1754,7 +1177,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetRuntimeStateSize(
     _a0: nvmlVgpuInstance_t,
     _a1: *mut nvmlVgpuRuntimeState_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlVgpuInstanceGetRuntimeStateSize")
+    crate::call::stub("nvmlVgpuInstanceGetRuntimeStateSize")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -1766,7 +1189,7 @@ pub unsafe extern "C" fn nvmlDeviceSetVgpuCapabilities(
     _a1: nvmlDeviceVgpuCapability_t,
     _a2: nvmlEnableState_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceSetVgpuCapabilities")
+    crate::call::stub("nvmlDeviceSetVgpuCapabilities")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -1777,7 +1200,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGridLicensableFeatures_v4(
     _a0: nvmlDevice_t,
     _a1: *mut nvmlGridLicensableFeatures_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetGridLicensableFeatures_v4")
+    crate::call::stub("nvmlDeviceGetGridLicensableFeatures_v4")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -1788,7 +1211,7 @@ pub unsafe extern "C" fn nvmlGetVgpuDriverCapabilities(
     _a0: nvmlVgpuDriverCapability_t,
     _a1: *mut raw::c_uint,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlGetVgpuDriverCapabilities")
+    crate::call::stub("nvmlGetVgpuDriverCapabilities")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -1800,7 +1223,7 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuCapabilities(
     _a1: nvmlDeviceVgpuCapability_t,
     _a2: *mut raw::c_uint,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetVgpuCapabilities")
+    crate::call::stub("nvmlDeviceGetVgpuCapabilities")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -1811,7 +1234,7 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetGpuInstanceProfileId(
     _a0: nvmlVgpuTypeId_t,
     _a1: *mut raw::c_uint,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlVgpuTypeGetGpuInstanceProfileId")
+    crate::call::stub("nvmlVgpuTypeGetGpuInstanceProfileId")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -1822,7 +1245,7 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetBAR1Info(
     _a0: nvmlVgpuTypeId_t,
     _a1: *mut nvmlVgpuTypeBar1Info_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlVgpuTypeGetBAR1Info")
+    crate::call::stub("nvmlVgpuTypeGetBAR1Info")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -1833,7 +1256,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetEncoderCapacity(
     _a0: nvmlVgpuInstance_t,
     _a1: *mut raw::c_uint,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlVgpuInstanceGetEncoderCapacity")
+    crate::call::stub("nvmlVgpuInstanceGetEncoderCapacity")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -1844,7 +1267,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceSetEncoderCapacity(
     _a0: nvmlVgpuInstance_t,
     _a1: raw::c_uint,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlVgpuInstanceSetEncoderCapacity")
+    crate::call::stub("nvmlVgpuInstanceSetEncoderCapacity")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -1856,7 +1279,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetFBCSessions(
     _a1: *mut raw::c_uint,
     _a2: *mut nvmlFBCSessionInfo_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlVgpuInstanceGetFBCSessions")
+    crate::call::stub("nvmlVgpuInstanceGetFBCSessions")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -1868,7 +1291,7 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetCapabilities(
     _a1: nvmlVgpuCapability_t,
     _a2: *mut raw::c_uint,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlVgpuTypeGetCapabilities")
+    crate::call::stub("nvmlVgpuTypeGetCapabilities")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -1879,7 +1302,7 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetCreatableVgpus(
     _a0: nvmlGpuInstance_t,
     _a1: *mut nvmlVgpuTypeIdInfo_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlGpuInstanceGetCreatableVgpus")
+    crate::call::stub("nvmlGpuInstanceGetCreatableVgpus")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -1889,7 +1312,7 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetCreatableVgpus(
 pub unsafe extern "C" fn nvmlVgpuTypeGetMaxInstancesPerGpuInstance(
     _a0: *mut nvmlVgpuTypeMaxInstance_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlVgpuTypeGetMaxInstancesPerGpuInstance")
+    crate::call::stub("nvmlVgpuTypeGetMaxInstancesPerGpuInstance")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -1900,7 +1323,7 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetActiveVgpus(
     _a0: nvmlGpuInstance_t,
     _a1: *mut nvmlActiveVgpuInstanceInfo_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlGpuInstanceGetActiveVgpus")
+    crate::call::stub("nvmlGpuInstanceGetActiveVgpus")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -1911,7 +1334,7 @@ pub unsafe extern "C" fn nvmlGpuInstanceSetVgpuSchedulerState(
     _a0: nvmlGpuInstance_t,
     _a1: *mut nvmlVgpuSchedulerState_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlGpuInstanceSetVgpuSchedulerState")
+    crate::call::stub("nvmlGpuInstanceSetVgpuSchedulerState")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -1922,7 +1345,7 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetVgpuSchedulerState(
     _a0: nvmlGpuInstance_t,
     _a1: *mut nvmlVgpuSchedulerStateInfo_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlGpuInstanceGetVgpuSchedulerState")
+    crate::call::stub("nvmlGpuInstanceGetVgpuSchedulerState")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -1933,7 +1356,7 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetVgpuSchedulerLog(
     _a0: nvmlGpuInstance_t,
     _a1: *mut nvmlVgpuSchedulerLogInfo_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlGpuInstanceGetVgpuSchedulerLog")
+    crate::call::stub("nvmlGpuInstanceGetVgpuSchedulerLog")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -1944,7 +1367,7 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetVgpuTypeCreatablePlacements(
     _a0: nvmlGpuInstance_t,
     _a1: *mut nvmlVgpuCreatablePlacementInfo_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlGpuInstanceGetVgpuTypeCreatablePlacements")
+    crate::call::stub("nvmlGpuInstanceGetVgpuTypeCreatablePlacements")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -1955,7 +1378,7 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetVgpuHeterogeneousMode(
     _a0: nvmlGpuInstance_t,
     _a1: *mut nvmlVgpuHeterogeneousMode_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlGpuInstanceGetVgpuHeterogeneousMode")
+    crate::call::stub("nvmlGpuInstanceGetVgpuHeterogeneousMode")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -1966,7 +1389,7 @@ pub unsafe extern "C" fn nvmlGpuInstanceSetVgpuHeterogeneousMode(
     _a0: nvmlGpuInstance_t,
     _a1: *const nvmlVgpuHeterogeneousMode_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlGpuInstanceSetVgpuHeterogeneousMode")
+    crate::call::stub("nvmlGpuInstanceSetVgpuHeterogeneousMode")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -1978,7 +1401,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetMetadata(
     _a1: *mut nvmlVgpuMetadata_t,
     _a2: *mut raw::c_uint,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlVgpuInstanceGetMetadata")
+    crate::call::stub("nvmlVgpuInstanceGetMetadata")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -1990,7 +1413,7 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuMetadata(
     _a1: *mut nvmlVgpuPgpuMetadata_t,
     _a2: *mut raw::c_uint,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetVgpuMetadata")
+    crate::call::stub("nvmlDeviceGetVgpuMetadata")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -2002,7 +1425,7 @@ pub unsafe extern "C" fn nvmlGetVgpuCompatibility(
     _a1: *mut nvmlVgpuPgpuMetadata_t,
     _a2: *mut nvmlVgpuPgpuCompatibility_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlGetVgpuCompatibility")
+    crate::call::stub("nvmlGetVgpuCompatibility")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -2014,7 +1437,7 @@ pub unsafe extern "C" fn nvmlDeviceGetPgpuMetadataString(
     _a1: *mut raw::c_char,
     _a2: *mut raw::c_uint,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetPgpuMetadataString")
+    crate::call::stub("nvmlDeviceGetPgpuMetadataString")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -2025,7 +1448,7 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuSchedulerLog(
     _a0: nvmlDevice_t,
     _a1: *mut nvmlVgpuSchedulerLog_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetVgpuSchedulerLog")
+    crate::call::stub("nvmlDeviceGetVgpuSchedulerLog")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -2036,7 +1459,7 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuSchedulerState(
     _a0: nvmlDevice_t,
     _a1: *mut nvmlVgpuSchedulerGetState_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetVgpuSchedulerState")
+    crate::call::stub("nvmlDeviceGetVgpuSchedulerState")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -2047,7 +1470,7 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuSchedulerCapabilities(
     _a0: nvmlDevice_t,
     _a1: *mut nvmlVgpuSchedulerCapabilities_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetVgpuSchedulerCapabilities")
+    crate::call::stub("nvmlDeviceGetVgpuSchedulerCapabilities")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -2058,7 +1481,7 @@ pub unsafe extern "C" fn nvmlDeviceSetVgpuSchedulerState(
     _a0: nvmlDevice_t,
     _a1: *mut nvmlVgpuSchedulerSetState_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceSetVgpuSchedulerState")
+    crate::call::stub("nvmlDeviceSetVgpuSchedulerState")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -2069,7 +1492,7 @@ pub unsafe extern "C" fn nvmlGetVgpuVersion(
     _a0: *mut nvmlVgpuVersion_t,
     _a1: *mut nvmlVgpuVersion_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlGetVgpuVersion")
+    crate::call::stub("nvmlGetVgpuVersion")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -2077,7 +1500,7 @@ pub unsafe extern "C" fn nvmlGetVgpuVersion(
 /// Nothing is read or written through the arguments.
 #[no_mangle]
 pub unsafe extern "C" fn nvmlSetVgpuVersion(_a0: *mut nvmlVgpuVersion_t) -> nvmlReturn_t {
-    crate::state::stub("nvmlSetVgpuVersion")
+    crate::call::stub("nvmlSetVgpuVersion")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -2088,7 +1511,7 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuInstancesUtilizationInfo(
     _a0: nvmlDevice_t,
     _a1: *mut nvmlVgpuInstancesUtilizationInfo_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetVgpuInstancesUtilizationInfo")
+    crate::call::stub("nvmlDeviceGetVgpuInstancesUtilizationInfo")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -2101,7 +1524,7 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuProcessUtilization(
     _a2: *mut raw::c_uint,
     _a3: *mut nvmlVgpuProcessUtilizationSample_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetVgpuProcessUtilization")
+    crate::call::stub("nvmlDeviceGetVgpuProcessUtilization")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -2112,7 +1535,7 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuProcessesUtilizationInfo(
     _a0: nvmlDevice_t,
     _a1: *mut nvmlVgpuProcessesUtilizationInfo_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetVgpuProcessesUtilizationInfo")
+    crate::call::stub("nvmlDeviceGetVgpuProcessesUtilizationInfo")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -2124,7 +1547,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetAccountingPids(
     _a1: *mut raw::c_uint,
     _a2: *mut raw::c_uint,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlVgpuInstanceGetAccountingPids")
+    crate::call::stub("nvmlVgpuInstanceGetAccountingPids")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -2136,7 +1559,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetAccountingStats(
     _a1: raw::c_uint,
     _a2: *mut nvmlAccountingStats_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlVgpuInstanceGetAccountingStats")
+    crate::call::stub("nvmlVgpuInstanceGetAccountingStats")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -2146,7 +1569,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetAccountingStats(
 pub unsafe extern "C" fn nvmlVgpuInstanceClearAccountingPids(
     _a0: nvmlVgpuInstance_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlVgpuInstanceClearAccountingPids")
+    crate::call::stub("nvmlVgpuInstanceClearAccountingPids")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -2154,7 +1577,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceClearAccountingPids(
 /// Nothing is read or written through the arguments.
 #[no_mangle]
 pub unsafe extern "C" fn nvmlGetExcludedDeviceCount(_a0: *mut raw::c_uint) -> nvmlReturn_t {
-    crate::state::stub("nvmlGetExcludedDeviceCount")
+    crate::call::stub("nvmlGetExcludedDeviceCount")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -2165,7 +1588,7 @@ pub unsafe extern "C" fn nvmlGetExcludedDeviceInfoByIndex(
     _a0: raw::c_uint,
     _a1: *mut nvmlExcludedDeviceInfo_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlGetExcludedDeviceInfoByIndex")
+    crate::call::stub("nvmlGetExcludedDeviceInfoByIndex")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -2176,7 +1599,7 @@ pub unsafe extern "C" fn nvmlDeviceReadWritePRM_v1(
     _a0: nvmlDevice_t,
     _a1: *mut nvmlPRMTLV_v1_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceReadWritePRM_v1")
+    crate::call::stub("nvmlDeviceReadWritePRM_v1")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -2188,7 +1611,7 @@ pub unsafe extern "C" fn nvmlDeviceSetMigMode(
     _a1: raw::c_uint,
     _a2: *mut nvmlReturn_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceSetMigMode")
+    crate::call::stub("nvmlDeviceSetMigMode")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -2200,7 +1623,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuInstanceProfileInfo(
     _a1: raw::c_uint,
     _a2: *mut nvmlGpuInstanceProfileInfo_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetGpuInstanceProfileInfo")
+    crate::call::stub("nvmlDeviceGetGpuInstanceProfileInfo")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -2212,7 +1635,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuInstanceProfileInfoByIdV(
     _a1: raw::c_uint,
     _a2: *mut nvmlGpuInstanceProfileInfo_v2_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetGpuInstanceProfileInfoByIdV")
+    crate::call::stub("nvmlDeviceGetGpuInstanceProfileInfoByIdV")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -2224,7 +1647,7 @@ pub unsafe extern "C" fn nvmlDeviceCreateGpuInstance(
     _a1: raw::c_uint,
     _a2: *mut nvmlGpuInstance_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceCreateGpuInstance")
+    crate::call::stub("nvmlDeviceCreateGpuInstance")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -2237,7 +1660,7 @@ pub unsafe extern "C" fn nvmlDeviceCreateGpuInstanceWithPlacement(
     _a2: *const nvmlGpuInstancePlacement_t,
     _a3: *mut nvmlGpuInstance_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceCreateGpuInstanceWithPlacement")
+    crate::call::stub("nvmlDeviceCreateGpuInstanceWithPlacement")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -2245,7 +1668,7 @@ pub unsafe extern "C" fn nvmlDeviceCreateGpuInstanceWithPlacement(
 /// Nothing is read or written through the arguments.
 #[no_mangle]
 pub unsafe extern "C" fn nvmlGpuInstanceDestroy(_a0: nvmlGpuInstance_t) -> nvmlReturn_t {
-    crate::state::stub("nvmlGpuInstanceDestroy")
+    crate::call::stub("nvmlGpuInstanceDestroy")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -2257,7 +1680,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuInstanceById(
     _a1: raw::c_uint,
     _a2: *mut nvmlGpuInstance_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetGpuInstanceById")
+    crate::call::stub("nvmlDeviceGetGpuInstanceById")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -2270,7 +1693,7 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetComputeInstanceProfileInfo(
     _a2: raw::c_uint,
     _a3: *mut nvmlComputeInstanceProfileInfo_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlGpuInstanceGetComputeInstanceProfileInfo")
+    crate::call::stub("nvmlGpuInstanceGetComputeInstanceProfileInfo")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -2282,7 +1705,7 @@ pub unsafe extern "C" fn nvmlGpuInstanceCreateComputeInstance(
     _a1: raw::c_uint,
     _a2: *mut nvmlComputeInstance_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlGpuInstanceCreateComputeInstance")
+    crate::call::stub("nvmlGpuInstanceCreateComputeInstance")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -2295,7 +1718,7 @@ pub unsafe extern "C" fn nvmlGpuInstanceCreateComputeInstanceWithPlacement(
     _a2: *const nvmlComputeInstancePlacement_t,
     _a3: *mut nvmlComputeInstance_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlGpuInstanceCreateComputeInstanceWithPlacement")
+    crate::call::stub("nvmlGpuInstanceCreateComputeInstanceWithPlacement")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -2303,7 +1726,7 @@ pub unsafe extern "C" fn nvmlGpuInstanceCreateComputeInstanceWithPlacement(
 /// Nothing is read or written through the arguments.
 #[no_mangle]
 pub unsafe extern "C" fn nvmlComputeInstanceDestroy(_a0: nvmlComputeInstance_t) -> nvmlReturn_t {
-    crate::state::stub("nvmlComputeInstanceDestroy")
+    crate::call::stub("nvmlComputeInstanceDestroy")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -2315,7 +1738,7 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetComputeInstanceById(
     _a1: raw::c_uint,
     _a2: *mut nvmlComputeInstance_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlGpuInstanceGetComputeInstanceById")
+    crate::call::stub("nvmlGpuInstanceGetComputeInstanceById")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -2326,7 +1749,7 @@ pub unsafe extern "C" fn nvmlGpmSetStreamingEnabled(
     _a0: nvmlDevice_t,
     _a1: raw::c_uint,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlGpmSetStreamingEnabled")
+    crate::call::stub("nvmlGpmSetStreamingEnabled")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -2337,7 +1760,7 @@ pub unsafe extern "C" fn nvmlDeviceWorkloadPowerProfileSetRequestedProfiles(
     _a0: nvmlDevice_t,
     _a1: *mut nvmlWorkloadPowerProfileRequestedProfiles_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceWorkloadPowerProfileSetRequestedProfiles")
+    crate::call::stub("nvmlDeviceWorkloadPowerProfileSetRequestedProfiles")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -2348,7 +1771,7 @@ pub unsafe extern "C" fn nvmlDeviceWorkloadPowerProfileClearRequestedProfiles(
     _a0: nvmlDevice_t,
     _a1: *mut nvmlWorkloadPowerProfileRequestedProfiles_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceWorkloadPowerProfileClearRequestedProfiles")
+    crate::call::stub("nvmlDeviceWorkloadPowerProfileClearRequestedProfiles")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -2359,7 +1782,7 @@ pub unsafe extern "C" fn nvmlDevicePowerSmoothingActivatePresetProfile(
     _a0: nvmlDevice_t,
     _a1: *mut nvmlPowerSmoothingProfile_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDevicePowerSmoothingActivatePresetProfile")
+    crate::call::stub("nvmlDevicePowerSmoothingActivatePresetProfile")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -2370,7 +1793,7 @@ pub unsafe extern "C" fn nvmlDevicePowerSmoothingUpdatePresetProfileParam(
     _a0: nvmlDevice_t,
     _a1: *mut nvmlPowerSmoothingProfile_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDevicePowerSmoothingUpdatePresetProfileParam")
+    crate::call::stub("nvmlDevicePowerSmoothingUpdatePresetProfileParam")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -2381,7 +1804,7 @@ pub unsafe extern "C" fn nvmlDevicePowerSmoothingSetState(
     _a0: nvmlDevice_t,
     _a1: *mut nvmlPowerSmoothingState_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDevicePowerSmoothingSetState")
+    crate::call::stub("nvmlDevicePowerSmoothingSetState")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -2392,7 +1815,7 @@ pub unsafe extern "C" fn nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts(
     _a0: nvmlDevice_t,
     _a1: *mut nvmlEccSramUniqueUncorrectedErrorCounts_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts")
+    crate::call::stub("nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -2404,7 +1827,7 @@ pub unsafe extern "C" fn nvmlDeviceGetNvLinkRemotePciInfo(
     _a1: raw::c_uint,
     _a2: *mut nvmlPciInfo_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetNvLinkRemotePciInfo")
+    crate::call::stub("nvmlDeviceGetNvLinkRemotePciInfo")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -2415,7 +1838,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGridLicensableFeatures(
     _a0: nvmlDevice_t,
     _a1: *mut nvmlGridLicensableFeatures_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetGridLicensableFeatures")
+    crate::call::stub("nvmlDeviceGetGridLicensableFeatures")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -2426,7 +1849,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGridLicensableFeatures_v2(
     _a0: nvmlDevice_t,
     _a1: *mut nvmlGridLicensableFeatures_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetGridLicensableFeatures_v2")
+    crate::call::stub("nvmlDeviceGetGridLicensableFeatures_v2")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -2437,7 +1860,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGridLicensableFeatures_v3(
     _a0: nvmlDevice_t,
     _a1: *mut nvmlGridLicensableFeatures_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetGridLicensableFeatures_v3")
+    crate::call::stub("nvmlDeviceGetGridLicensableFeatures_v3")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -2445,7 +1868,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGridLicensableFeatures_v3(
 /// Nothing is read or written through the arguments.
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceRemoveGpu(_a0: *mut nvmlPciInfo_t) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceRemoveGpu")
+    crate::call::stub("nvmlDeviceRemoveGpu")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -2456,7 +1879,7 @@ pub unsafe extern "C" fn nvmlDeviceGetAttributes(
     _a0: nvmlDevice_t,
     _a1: *mut nvmlDeviceAttributes_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetAttributes")
+    crate::call::stub("nvmlDeviceGetAttributes")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -2467,7 +1890,7 @@ pub unsafe extern "C" fn nvmlComputeInstanceGetInfo(
     _a0: nvmlComputeInstance_t,
     _a1: *mut nvmlComputeInstanceInfo_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlComputeInstanceGetInfo")
+    crate::call::stub("nvmlComputeInstanceGetInfo")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -2480,7 +1903,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuInstancePossiblePlacements(
     _a2: *mut nvmlGpuInstancePlacement_t,
     _a3: *mut raw::c_uint,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlDeviceGetGpuInstancePossiblePlacements")
+    crate::call::stub("nvmlDeviceGetGpuInstancePossiblePlacements")
 }
 /// A function the simulator does not model: NOT_SUPPORTED.
 ///
@@ -2491,7 +1914,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetLicenseInfo(
     _a0: nvmlVgpuInstance_t,
     _a1: *mut nvmlVgpuLicenseInfo_t,
 ) -> nvmlReturn_t {
-    crate::state::stub("nvmlVgpuInstanceGetLicenseInfo")
+    crate::call::stub("nvmlVgpuInstanceGetLicenseInfo")
 }
 
 // Compile-time signature check of every export against the bindings.
@@ -2533,7 +1956,7 @@ const _: unsafe extern "C" fn(nvmlUnit_t, *mut raw::c_uint, *mut nvmlDevice_t) -
 const _: unsafe extern "C" fn(*mut raw::c_uint) -> nvmlReturn_t =
     crate::system::nvmlDeviceGetCount_v2;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlDeviceAttributes_t) -> nvmlReturn_t =
-    crate::device::nvmlDeviceGetAttributes_v2;
+    crate::device::field_values::nvmlDeviceGetAttributes_v2;
 const _: unsafe extern "C" fn(raw::c_uint, *mut nvmlDevice_t) -> nvmlReturn_t =
     crate::system::nvmlDeviceGetHandleByIndex_v2;
 const _: unsafe extern "C" fn(*const raw::c_char, *mut nvmlDevice_t) -> nvmlReturn_t =
@@ -2545,17 +1968,17 @@ const _: unsafe extern "C" fn(*const nvmlUUID_t, *mut nvmlDevice_t) -> nvmlRetur
 const _: unsafe extern "C" fn(*const raw::c_char, *mut nvmlDevice_t) -> nvmlReturn_t =
     crate::system::nvmlDeviceGetHandleByPciBusId_v2;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_char, raw::c_uint) -> nvmlReturn_t =
-    crate::device::nvmlDeviceGetName;
+    crate::device::identity::nvmlDeviceGetName;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlBrandType_t) -> nvmlReturn_t =
-    crate::device::nvmlDeviceGetBrand;
+    crate::device::identity::nvmlDeviceGetBrand;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t =
-    crate::device::nvmlDeviceGetIndex;
+    crate::device::identity::nvmlDeviceGetIndex;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_char, raw::c_uint) -> nvmlReturn_t =
-    crate::device::nvmlDeviceGetSerial;
+    crate::device::identity::nvmlDeviceGetSerial;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t =
-    crate::device::nvmlDeviceGetModuleId;
+    crate::device::identity::nvmlDeviceGetModuleId;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlC2cModeInfo_v1_t) -> nvmlReturn_t =
-    crate::device::nvmlDeviceGetC2cModeInfoV;
+    crate::device::platform::nvmlDeviceGetC2cModeInfoV;
 const _: unsafe extern "C" fn(
     nvmlDevice_t,
     raw::c_uint,
@@ -2575,9 +1998,9 @@ const _: unsafe extern "C" fn(nvmlDevice_t) -> nvmlReturn_t = nvmlDeviceClearCpu
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t =
     crate::topo::nvmlDeviceGetNumaNodeId;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlDeviceAddressingMode_t) -> nvmlReturn_t =
-    crate::device::nvmlDeviceGetAddressingMode;
+    crate::device::modes::nvmlDeviceGetAddressingMode;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlRepairStatus_t) -> nvmlReturn_t =
-    crate::device::nvmlDeviceGetRepairStatus;
+    crate::device::modes::nvmlDeviceGetRepairStatus;
 const _: unsafe extern "C" fn(
     nvmlDevice_t,
     nvmlDevice_t,
@@ -2596,90 +2019,90 @@ const _: unsafe extern "C" fn(
     *mut nvmlGpuP2PStatus_t,
 ) -> nvmlReturn_t = crate::topo::nvmlDeviceGetP2PStatus;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_char, raw::c_uint) -> nvmlReturn_t =
-    crate::device::nvmlDeviceGetUUID;
+    crate::device::identity::nvmlDeviceGetUUID;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t =
-    crate::device::nvmlDeviceGetMinorNumber;
+    crate::device::identity::nvmlDeviceGetMinorNumber;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_char, raw::c_uint) -> nvmlReturn_t =
-    crate::device::nvmlDeviceGetBoardPartNumber;
+    crate::device::identity::nvmlDeviceGetBoardPartNumber;
 const _: unsafe extern "C" fn(
     nvmlDevice_t,
     nvmlInforomObject_t,
     *mut raw::c_char,
     raw::c_uint,
-) -> nvmlReturn_t = crate::device::nvmlDeviceGetInforomVersion;
+) -> nvmlReturn_t = crate::device::identity::nvmlDeviceGetInforomVersion;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_char, raw::c_uint) -> nvmlReturn_t =
-    crate::device::nvmlDeviceGetInforomImageVersion;
+    crate::device::identity::nvmlDeviceGetInforomImageVersion;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t =
-    crate::device::nvmlDeviceGetInforomConfigurationChecksum;
+    crate::device::identity::nvmlDeviceGetInforomConfigurationChecksum;
 const _: unsafe extern "C" fn(nvmlDevice_t) -> nvmlReturn_t =
-    crate::device::nvmlDeviceValidateInforom;
+    crate::device::identity::nvmlDeviceValidateInforom;
 const _: unsafe extern "C" fn(
     nvmlDevice_t,
     *mut raw::c_ulonglong,
     *mut raw::c_ulong,
-) -> nvmlReturn_t = crate::device::nvmlDeviceGetLastBBXFlushTime;
+) -> nvmlReturn_t = crate::device::identity::nvmlDeviceGetLastBBXFlushTime;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlEnableState_t) -> nvmlReturn_t =
-    crate::device::nvmlDeviceGetDisplayMode;
+    crate::device::modes::nvmlDeviceGetDisplayMode;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlEnableState_t) -> nvmlReturn_t =
-    crate::device::nvmlDeviceGetDisplayActive;
+    crate::device::modes::nvmlDeviceGetDisplayActive;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlEnableState_t) -> nvmlReturn_t =
-    crate::device::nvmlDeviceGetPersistenceMode;
+    crate::device::modes::nvmlDeviceGetPersistenceMode;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlPciInfoExt_t) -> nvmlReturn_t =
-    crate::device::nvmlDeviceGetPciInfoExt;
+    crate::device::pcie::nvmlDeviceGetPciInfoExt;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlPciInfo_t) -> nvmlReturn_t =
-    crate::device::nvmlDeviceGetPciInfo_v3;
+    crate::device::pcie::nvmlDeviceGetPciInfo_v3;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t =
-    crate::device::nvmlDeviceGetMaxPcieLinkGeneration;
+    crate::device::pcie::nvmlDeviceGetMaxPcieLinkGeneration;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t =
-    crate::device::nvmlDeviceGetGpuMaxPcieLinkGeneration;
+    crate::device::pcie::nvmlDeviceGetGpuMaxPcieLinkGeneration;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t =
-    crate::device::nvmlDeviceGetMaxPcieLinkWidth;
+    crate::device::pcie::nvmlDeviceGetMaxPcieLinkWidth;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t =
-    crate::device::nvmlDeviceGetCurrPcieLinkGeneration;
+    crate::device::pcie::nvmlDeviceGetCurrPcieLinkGeneration;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t =
-    crate::device::nvmlDeviceGetCurrPcieLinkWidth;
+    crate::device::pcie::nvmlDeviceGetCurrPcieLinkWidth;
 const _: unsafe extern "C" fn(
     nvmlDevice_t,
     nvmlPcieUtilCounter_t,
     *mut raw::c_uint,
-) -> nvmlReturn_t = crate::device::nvmlDeviceGetPcieThroughput;
+) -> nvmlReturn_t = crate::device::pcie::nvmlDeviceGetPcieThroughput;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t =
-    crate::device::nvmlDeviceGetPcieReplayCounter;
+    crate::device::pcie::nvmlDeviceGetPcieReplayCounter;
 const _: unsafe extern "C" fn(nvmlDevice_t, nvmlClockType_t, *mut raw::c_uint) -> nvmlReturn_t =
-    crate::device::nvmlDeviceGetClockInfo;
+    crate::device::clocks::nvmlDeviceGetClockInfo;
 const _: unsafe extern "C" fn(nvmlDevice_t, nvmlClockType_t, *mut raw::c_uint) -> nvmlReturn_t =
-    crate::device::nvmlDeviceGetMaxClockInfo;
+    crate::device::clocks::nvmlDeviceGetMaxClockInfo;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_int) -> nvmlReturn_t =
     nvmlDeviceGetGpcClkVfOffset;
 const _: unsafe extern "C" fn(nvmlDevice_t, nvmlClockType_t, *mut raw::c_uint) -> nvmlReturn_t =
-    crate::device::nvmlDeviceGetApplicationsClock;
+    crate::device::clocks::nvmlDeviceGetApplicationsClock;
 const _: unsafe extern "C" fn(nvmlDevice_t, nvmlClockType_t, *mut raw::c_uint) -> nvmlReturn_t =
-    crate::device::nvmlDeviceGetDefaultApplicationsClock;
+    crate::device::clocks::nvmlDeviceGetDefaultApplicationsClock;
 const _: unsafe extern "C" fn(
     nvmlDevice_t,
     nvmlClockType_t,
     nvmlClockId_t,
     *mut raw::c_uint,
-) -> nvmlReturn_t = crate::device::nvmlDeviceGetClock;
+) -> nvmlReturn_t = crate::device::clocks::nvmlDeviceGetClock;
 const _: unsafe extern "C" fn(nvmlDevice_t, nvmlClockType_t, *mut raw::c_uint) -> nvmlReturn_t =
-    crate::device::nvmlDeviceGetMaxCustomerBoostClock;
+    crate::device::clocks::nvmlDeviceGetMaxCustomerBoostClock;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint, *mut raw::c_uint) -> nvmlReturn_t =
-    crate::device::nvmlDeviceGetSupportedMemoryClocks;
+    crate::device::clocks::nvmlDeviceGetSupportedMemoryClocks;
 const _: unsafe extern "C" fn(
     nvmlDevice_t,
     raw::c_uint,
     *mut raw::c_uint,
     *mut raw::c_uint,
-) -> nvmlReturn_t = crate::device::nvmlDeviceGetSupportedGraphicsClocks;
+) -> nvmlReturn_t = crate::device::clocks::nvmlDeviceGetSupportedGraphicsClocks;
 const _: unsafe extern "C" fn(
     nvmlDevice_t,
     *mut nvmlEnableState_t,
     *mut nvmlEnableState_t,
 ) -> nvmlReturn_t = nvmlDeviceGetAutoBoostedClocksEnabled;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t =
-    crate::device::nvmlDeviceGetFanSpeed;
+    crate::device::fans::nvmlDeviceGetFanSpeed;
 const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint, *mut raw::c_uint) -> nvmlReturn_t =
-    crate::device::nvmlDeviceGetFanSpeed_v2;
+    crate::device::fans::nvmlDeviceGetFanSpeed_v2;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlFanSpeedInfo_t) -> nvmlReturn_t =
     nvmlDeviceGetFanSpeedRPM;
 const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint, *mut raw::c_uint) -> nvmlReturn_t =
@@ -2692,40 +2115,40 @@ const _: unsafe extern "C" fn(
     *mut nvmlFanControlPolicy_t,
 ) -> nvmlReturn_t = nvmlDeviceGetFanControlPolicy_v2;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t =
-    crate::device::nvmlDeviceGetNumFans;
+    crate::device::fans::nvmlDeviceGetNumFans;
 const _: unsafe extern "C" fn(
     nvmlDevice_t,
     nvmlTemperatureSensors_t,
     *mut raw::c_uint,
-) -> nvmlReturn_t = crate::device::nvmlDeviceGetTemperature;
+) -> nvmlReturn_t = crate::device::thermal::nvmlDeviceGetTemperature;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlCoolerInfo_t) -> nvmlReturn_t =
     nvmlDeviceGetCoolerInfo;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlTemperature_t) -> nvmlReturn_t =
-    crate::device::nvmlDeviceGetTemperatureV;
+    crate::device::thermal::nvmlDeviceGetTemperatureV;
 const _: unsafe extern "C" fn(
     nvmlDevice_t,
     nvmlTemperatureThresholds_t,
     *mut raw::c_uint,
-) -> nvmlReturn_t = crate::device::nvmlDeviceGetTemperatureThreshold;
+) -> nvmlReturn_t = crate::device::thermal::nvmlDeviceGetTemperatureThreshold;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlMarginTemperature_t) -> nvmlReturn_t =
-    crate::device::nvmlDeviceGetMarginTemperature;
+    crate::device::thermal::nvmlDeviceGetMarginTemperature;
 const _: unsafe extern "C" fn(
     nvmlDevice_t,
     raw::c_uint,
     *mut nvmlGpuThermalSettings_t,
 ) -> nvmlReturn_t = nvmlDeviceGetThermalSettings;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlPstates_t) -> nvmlReturn_t =
-    crate::device::nvmlDeviceGetPerformanceState;
+    crate::device::modes::nvmlDeviceGetPerformanceState;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_ulonglong) -> nvmlReturn_t =
-    crate::device::nvmlDeviceGetCurrentClocksEventReasons;
+    crate::device::fans::nvmlDeviceGetCurrentClocksEventReasons;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_ulonglong) -> nvmlReturn_t =
-    crate::device::nvmlDeviceGetCurrentClocksThrottleReasons;
+    crate::device::fans::nvmlDeviceGetCurrentClocksThrottleReasons;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_ulonglong) -> nvmlReturn_t =
-    crate::device::nvmlDeviceGetSupportedClocksEventReasons;
+    crate::device::fans::nvmlDeviceGetSupportedClocksEventReasons;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_ulonglong) -> nvmlReturn_t =
-    crate::device::nvmlDeviceGetSupportedClocksThrottleReasons;
+    crate::device::fans::nvmlDeviceGetSupportedClocksThrottleReasons;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlPstates_t) -> nvmlReturn_t =
-    crate::device::nvmlDeviceGetPowerState;
+    crate::device::modes::nvmlDeviceGetPowerState;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlGpuDynamicPstatesInfo_t) -> nvmlReturn_t =
     nvmlDeviceGetDynamicPstatesInfo;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_int) -> nvmlReturn_t =
@@ -2752,60 +2175,60 @@ const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlDevicePerfModes_t) -> nvmlR
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlDeviceCurrentClockFreqs_t) -> nvmlReturn_t =
     nvmlDeviceGetCurrentClockFreqs;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlEnableState_t) -> nvmlReturn_t =
-    crate::device::nvmlDeviceGetPowerManagementMode;
+    crate::device::thermal::nvmlDeviceGetPowerManagementMode;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t =
-    crate::device::nvmlDeviceGetPowerManagementLimit;
+    crate::device::thermal::nvmlDeviceGetPowerManagementLimit;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint, *mut raw::c_uint) -> nvmlReturn_t =
-    crate::device::nvmlDeviceGetPowerManagementLimitConstraints;
+    crate::device::thermal::nvmlDeviceGetPowerManagementLimitConstraints;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t =
-    crate::device::nvmlDeviceGetPowerManagementDefaultLimit;
+    crate::device::thermal::nvmlDeviceGetPowerManagementDefaultLimit;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t =
-    crate::device::nvmlDeviceGetPowerUsage;
+    crate::device::thermal::nvmlDeviceGetPowerUsage;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlDevicePowerMizerModes_v1_t) -> nvmlReturn_t =
     nvmlDeviceGetPowerMizerMode_v1;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlDevicePowerMizerModes_v1_t) -> nvmlReturn_t =
     nvmlDeviceSetPowerMizerMode_v1;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_ulonglong) -> nvmlReturn_t =
-    crate::device::nvmlDeviceGetTotalEnergyConsumption;
+    crate::device::thermal::nvmlDeviceGetTotalEnergyConsumption;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t =
-    crate::device::nvmlDeviceGetEnforcedPowerLimit;
+    crate::device::thermal::nvmlDeviceGetEnforcedPowerLimit;
 const _: unsafe extern "C" fn(
     nvmlDevice_t,
     *mut nvmlGpuOperationMode_t,
     *mut nvmlGpuOperationMode_t,
-) -> nvmlReturn_t = crate::device::nvmlDeviceGetGpuOperationMode;
+) -> nvmlReturn_t = crate::device::modes::nvmlDeviceGetGpuOperationMode;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlMemory_t) -> nvmlReturn_t =
-    crate::device::nvmlDeviceGetMemoryInfo;
+    crate::device::memory::nvmlDeviceGetMemoryInfo;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlMemory_v2_t) -> nvmlReturn_t =
-    crate::device::nvmlDeviceGetMemoryInfo_v2;
+    crate::device::memory::nvmlDeviceGetMemoryInfo_v2;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlComputeMode_t) -> nvmlReturn_t =
-    crate::device::nvmlDeviceGetComputeMode;
+    crate::device::modes::nvmlDeviceGetComputeMode;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_int, *mut raw::c_int) -> nvmlReturn_t =
-    crate::device::nvmlDeviceGetCudaComputeCapability;
+    crate::device::modes::nvmlDeviceGetCudaComputeCapability;
 const _: unsafe extern "C" fn(
     nvmlDevice_t,
     *mut nvmlDramEncryptionInfo_t,
     *mut nvmlDramEncryptionInfo_t,
-) -> nvmlReturn_t = crate::device::nvmlDeviceGetDramEncryptionMode;
+) -> nvmlReturn_t = crate::device::platform::nvmlDeviceGetDramEncryptionMode;
 const _: unsafe extern "C" fn(nvmlDevice_t, *const nvmlDramEncryptionInfo_t) -> nvmlReturn_t =
     nvmlDeviceSetDramEncryptionMode;
 const _: unsafe extern "C" fn(
     nvmlDevice_t,
     *mut nvmlEnableState_t,
     *mut nvmlEnableState_t,
-) -> nvmlReturn_t = crate::device::nvmlDeviceGetEccMode;
+) -> nvmlReturn_t = crate::device::modes::nvmlDeviceGetEccMode;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlEnableState_t) -> nvmlReturn_t =
     nvmlDeviceGetDefaultEccMode;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t =
-    crate::device::nvmlDeviceGetBoardId;
+    crate::device::identity::nvmlDeviceGetBoardId;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t =
-    crate::device::nvmlDeviceGetMultiGpuBoard;
+    crate::device::identity::nvmlDeviceGetMultiGpuBoard;
 const _: unsafe extern "C" fn(
     nvmlDevice_t,
     nvmlMemoryErrorType_t,
     nvmlEccCounterType_t,
     *mut raw::c_ulonglong,
-) -> nvmlReturn_t = crate::device::nvmlDeviceGetTotalEccErrors;
+) -> nvmlReturn_t = crate::device::ecc::nvmlDeviceGetTotalEccErrors;
 const _: unsafe extern "C" fn(
     nvmlDevice_t,
     nvmlMemoryErrorType_t,
@@ -2818,32 +2241,32 @@ const _: unsafe extern "C" fn(
     nvmlEccCounterType_t,
     nvmlMemoryLocation_t,
     *mut raw::c_ulonglong,
-) -> nvmlReturn_t = crate::device::nvmlDeviceGetMemoryErrorCounter;
+) -> nvmlReturn_t = crate::device::ecc::nvmlDeviceGetMemoryErrorCounter;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlUtilization_t) -> nvmlReturn_t =
-    crate::device::nvmlDeviceGetUtilizationRates;
+    crate::device::utilization::nvmlDeviceGetUtilizationRates;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint, *mut raw::c_uint) -> nvmlReturn_t =
-    crate::device::nvmlDeviceGetEncoderUtilization;
+    crate::device::utilization::nvmlDeviceGetEncoderUtilization;
 const _: unsafe extern "C" fn(nvmlDevice_t, nvmlEncoderType_t, *mut raw::c_uint) -> nvmlReturn_t =
-    crate::device::nvmlDeviceGetEncoderCapacity;
+    crate::device::utilization::nvmlDeviceGetEncoderCapacity;
 const _: unsafe extern "C" fn(
     nvmlDevice_t,
     *mut raw::c_uint,
     *mut raw::c_uint,
     *mut raw::c_uint,
-) -> nvmlReturn_t = crate::device::nvmlDeviceGetEncoderStats;
+) -> nvmlReturn_t = crate::device::utilization::nvmlDeviceGetEncoderStats;
 const _: unsafe extern "C" fn(
     nvmlDevice_t,
     *mut raw::c_uint,
     *mut nvmlEncoderSessionInfo_t,
 ) -> nvmlReturn_t = nvmlDeviceGetEncoderSessions;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint, *mut raw::c_uint) -> nvmlReturn_t =
-    crate::device::nvmlDeviceGetDecoderUtilization;
+    crate::device::utilization::nvmlDeviceGetDecoderUtilization;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint, *mut raw::c_uint) -> nvmlReturn_t =
-    crate::device::nvmlDeviceGetJpgUtilization;
+    crate::device::utilization::nvmlDeviceGetJpgUtilization;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint, *mut raw::c_uint) -> nvmlReturn_t =
-    crate::device::nvmlDeviceGetOfaUtilization;
+    crate::device::utilization::nvmlDeviceGetOfaUtilization;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlFBCStats_t) -> nvmlReturn_t =
-    crate::device::nvmlDeviceGetFBCStats;
+    crate::device::utilization::nvmlDeviceGetFBCStats;
 const _: unsafe extern "C" fn(
     nvmlDevice_t,
     *mut raw::c_uint,
@@ -2853,11 +2276,11 @@ const _: unsafe extern "C" fn(
     nvmlDevice_t,
     *mut nvmlDriverModel_t,
     *mut nvmlDriverModel_t,
-) -> nvmlReturn_t = crate::device::nvmlDeviceGetDriverModel_v2;
+) -> nvmlReturn_t = crate::device::modes::nvmlDeviceGetDriverModel_v2;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_char, raw::c_uint) -> nvmlReturn_t =
-    crate::device::nvmlDeviceGetVbiosVersion;
+    crate::device::identity::nvmlDeviceGetVbiosVersion;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlBridgeChipHierarchy_t) -> nvmlReturn_t =
-    crate::device::nvmlDeviceGetBridgeChipInfo;
+    crate::device::field_values::nvmlDeviceGetBridgeChipInfo;
 const _: unsafe extern "C" fn(
     nvmlDevice_t,
     *mut raw::c_uint,
@@ -2889,14 +2312,14 @@ const _: unsafe extern "C" fn(
     *mut nvmlValueType_t,
     *mut raw::c_uint,
     *mut nvmlSample_t,
-) -> nvmlReturn_t = crate::device::nvmlDeviceGetSamples;
+) -> nvmlReturn_t = crate::device::utilization::nvmlDeviceGetSamples;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlBAR1Memory_t) -> nvmlReturn_t =
-    crate::device::nvmlDeviceGetBAR1MemoryInfo;
+    crate::device::memory::nvmlDeviceGetBAR1MemoryInfo;
 const _: unsafe extern "C" fn(
     nvmlDevice_t,
     nvmlPerfPolicyType_t,
     *mut nvmlViolationTime_t,
-) -> nvmlReturn_t = crate::device::nvmlDeviceGetViolationStatus;
+) -> nvmlReturn_t = crate::device::pcie::nvmlDeviceGetViolationStatus;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t = nvmlDeviceGetIrqNum;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t =
     nvmlDeviceGetNumGpuCores;
@@ -2913,9 +2336,9 @@ const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t =
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlBusType_t) -> nvmlReturn_t =
     nvmlDeviceGetBusType;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlGpuFabricInfo_t) -> nvmlReturn_t =
-    crate::device::nvmlDeviceGetGpuFabricInfo;
+    crate::device::platform::nvmlDeviceGetGpuFabricInfo;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlGpuFabricInfoV_t) -> nvmlReturn_t =
-    crate::device::nvmlDeviceGetGpuFabricInfoV;
+    crate::device::platform::nvmlDeviceGetGpuFabricInfoV;
 const _: unsafe extern "C" fn(*mut nvmlConfComputeSystemCaps_t) -> nvmlReturn_t =
     nvmlSystemGetConfComputeCapabilities;
 const _: unsafe extern "C" fn(*mut nvmlConfComputeSystemState_t) -> nvmlReturn_t =
@@ -2925,7 +2348,7 @@ const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlConfComputeMemSizeInfo_t) -
 const _: unsafe extern "C" fn(*mut raw::c_uint) -> nvmlReturn_t =
     nvmlSystemGetConfComputeGpusReadyState;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlMemory_t) -> nvmlReturn_t =
-    crate::device::nvmlDeviceGetConfComputeProtectedMemoryUsage;
+    crate::device::memory::nvmlDeviceGetConfComputeProtectedMemoryUsage;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlConfComputeGpuCertificate_t) -> nvmlReturn_t =
     nvmlDeviceGetConfComputeGpuCertificate;
 const _: unsafe extern "C" fn(
@@ -2942,15 +2365,15 @@ const _: unsafe extern "C" fn(*mut nvmlConfComputeSetKeyRotationThresholdInfo_t)
 const _: unsafe extern "C" fn(*mut nvmlSystemConfComputeSettings_t) -> nvmlReturn_t =
     nvmlSystemGetConfComputeSettings;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_char) -> nvmlReturn_t =
-    crate::device::nvmlDeviceGetGspFirmwareVersion;
+    crate::device::platform::nvmlDeviceGetGspFirmwareVersion;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint, *mut raw::c_uint) -> nvmlReturn_t =
-    crate::device::nvmlDeviceGetGspFirmwareMode;
+    crate::device::platform::nvmlDeviceGetGspFirmwareMode;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlEccSramErrorStatus_t) -> nvmlReturn_t =
-    crate::device::nvmlDeviceGetSramEccErrorStatus;
+    crate::device::ecc::nvmlDeviceGetSramEccErrorStatus;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlPowerValue_v2_t) -> nvmlReturn_t =
     nvmlDeviceSetPowerManagementLimit_v2;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlEnableState_t) -> nvmlReturn_t =
-    crate::device::nvmlDeviceGetAccountingMode;
+    crate::device::modes::nvmlDeviceGetAccountingMode;
 const _: unsafe extern "C" fn(
     nvmlDevice_t,
     raw::c_uint,
@@ -2959,33 +2382,33 @@ const _: unsafe extern "C" fn(
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint, *mut raw::c_uint) -> nvmlReturn_t =
     crate::procs::nvmlDeviceGetAccountingPids;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t =
-    crate::device::nvmlDeviceGetAccountingBufferSize;
+    crate::device::modes::nvmlDeviceGetAccountingBufferSize;
 const _: unsafe extern "C" fn(
     nvmlDevice_t,
     nvmlPageRetirementCause_t,
     *mut raw::c_uint,
     *mut raw::c_ulonglong,
-) -> nvmlReturn_t = crate::device::nvmlDeviceGetRetiredPages;
+) -> nvmlReturn_t = crate::device::ecc::nvmlDeviceGetRetiredPages;
 const _: unsafe extern "C" fn(
     nvmlDevice_t,
     nvmlPageRetirementCause_t,
     *mut raw::c_uint,
     *mut raw::c_ulonglong,
     *mut raw::c_ulonglong,
-) -> nvmlReturn_t = crate::device::nvmlDeviceGetRetiredPages_v2;
+) -> nvmlReturn_t = crate::device::ecc::nvmlDeviceGetRetiredPages_v2;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlEnableState_t) -> nvmlReturn_t =
-    crate::device::nvmlDeviceGetRetiredPagesPendingStatus;
+    crate::device::ecc::nvmlDeviceGetRetiredPagesPendingStatus;
 const _: unsafe extern "C" fn(
     nvmlDevice_t,
     *mut raw::c_uint,
     *mut raw::c_uint,
     *mut raw::c_uint,
     *mut raw::c_uint,
-) -> nvmlReturn_t = crate::device::nvmlDeviceGetRemappedRows;
+) -> nvmlReturn_t = crate::device::ecc::nvmlDeviceGetRemappedRows;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlRowRemapperHistogramValues_t) -> nvmlReturn_t =
-    crate::device::nvmlDeviceGetRowRemapperHistogram;
+    crate::device::ecc::nvmlDeviceGetRowRemapperHistogram;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlDeviceArchitecture_t) -> nvmlReturn_t =
-    crate::device::nvmlDeviceGetArchitecture;
+    crate::device::identity::nvmlDeviceGetArchitecture;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlClkMonStatus_t) -> nvmlReturn_t =
     nvmlDeviceGetClkMonStatus;
 const _: unsafe extern "C" fn(
@@ -2997,9 +2420,9 @@ const _: unsafe extern "C" fn(
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlProcessesUtilizationInfo_t) -> nvmlReturn_t =
     crate::procs::nvmlDeviceGetProcessesUtilizationInfo;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlPlatformInfo_t) -> nvmlReturn_t =
-    crate::device::nvmlDeviceGetPlatformInfo;
+    crate::device::platform::nvmlDeviceGetPlatformInfo;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlPdi_t) -> nvmlReturn_t =
-    crate::device::nvmlDeviceGetPdi;
+    crate::device::modes::nvmlDeviceGetPdi;
 const _: unsafe extern "C" fn(nvmlUnit_t, nvmlLedColor_t) -> nvmlReturn_t = nvmlUnitSetLedState;
 const _: unsafe extern "C" fn(nvmlDevice_t, nvmlEnableState_t) -> nvmlReturn_t =
     nvmlDeviceSetPersistenceMode;
@@ -3144,17 +2567,17 @@ const _: unsafe extern "C" fn(
 ) -> nvmlReturn_t = nvmlDeviceRemoveGpu_v2;
 const _: unsafe extern "C" fn(*mut nvmlPciInfo_t) -> nvmlReturn_t = nvmlDeviceDiscoverGpus;
 const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_int, *mut nvmlFieldValue_t) -> nvmlReturn_t =
-    crate::device::nvmlDeviceGetFieldValues;
+    crate::device::field_values::nvmlDeviceGetFieldValues;
 const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_int, *mut nvmlFieldValue_t) -> nvmlReturn_t =
     nvmlDeviceClearFieldValues;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlGpuVirtualizationMode_t) -> nvmlReturn_t =
-    crate::device::nvmlDeviceGetVirtualizationMode;
+    crate::device::identity::nvmlDeviceGetVirtualizationMode;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlHostVgpuMode_t) -> nvmlReturn_t =
-    crate::device::nvmlDeviceGetHostVgpuMode;
+    crate::device::identity::nvmlDeviceGetHostVgpuMode;
 const _: unsafe extern "C" fn(nvmlDevice_t, nvmlGpuVirtualizationMode_t) -> nvmlReturn_t =
     nvmlDeviceSetVirtualizationMode;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlVgpuHeterogeneousMode_t) -> nvmlReturn_t =
-    crate::device::nvmlDeviceGetVgpuHeterogeneousMode;
+    crate::device::field_values::nvmlDeviceGetVgpuHeterogeneousMode;
 const _: unsafe extern "C" fn(nvmlDevice_t, *const nvmlVgpuHeterogeneousMode_t) -> nvmlReturn_t =
     nvmlDeviceSetVgpuHeterogeneousMode;
 const _: unsafe extern "C" fn(nvmlVgpuInstance_t, *mut nvmlVgpuPlacementId_t) -> nvmlReturn_t =
@@ -3396,7 +2819,7 @@ const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlPRMTLV_v1_t) -> nvmlReturn_
 const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint, *mut nvmlReturn_t) -> nvmlReturn_t =
     nvmlDeviceSetMigMode;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint, *mut raw::c_uint) -> nvmlReturn_t =
-    crate::device::nvmlDeviceGetMigMode;
+    crate::device::modes::nvmlDeviceGetMigMode;
 const _: unsafe extern "C" fn(
     nvmlDevice_t,
     raw::c_uint,
@@ -3487,17 +2910,17 @@ const _: unsafe extern "C" fn(
     *mut nvmlComputeInstanceInfo_t,
 ) -> nvmlReturn_t = crate::instances::nvmlComputeInstanceGetInfo_v2;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t =
-    crate::device::nvmlDeviceIsMigDeviceHandle;
+    crate::device::mig::nvmlDeviceIsMigDeviceHandle;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t =
-    crate::device::nvmlDeviceGetGpuInstanceId;
+    crate::device::mig::nvmlDeviceGetGpuInstanceId;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t =
-    crate::device::nvmlDeviceGetComputeInstanceId;
+    crate::device::mig::nvmlDeviceGetComputeInstanceId;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t =
-    crate::device::nvmlDeviceGetMaxMigDeviceCount;
+    crate::device::mig::nvmlDeviceGetMaxMigDeviceCount;
 const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint, *mut nvmlDevice_t) -> nvmlReturn_t =
-    crate::device::nvmlDeviceGetMigDeviceHandleByIndex;
+    crate::device::mig::nvmlDeviceGetMigDeviceHandleByIndex;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlDevice_t) -> nvmlReturn_t =
-    crate::device::nvmlDeviceGetDeviceHandleFromMigDeviceHandle;
+    crate::device::mig::nvmlDeviceGetDeviceHandleFromMigDeviceHandle;
 const _: unsafe extern "C" fn(*mut nvmlGpmMetricsGet_t) -> nvmlReturn_t =
     crate::gpm::nvmlGpmMetricsGet;
 const _: unsafe extern "C" fn(nvmlGpmSample_t) -> nvmlReturn_t = crate::gpm::nvmlGpmSampleFree;
@@ -3514,15 +2937,15 @@ const _: unsafe extern "C" fn(nvmlDevice_t, *mut raw::c_uint) -> nvmlReturn_t =
 const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint) -> nvmlReturn_t =
     nvmlGpmSetStreamingEnabled;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlDeviceCapabilities_t) -> nvmlReturn_t =
-    crate::device::nvmlDeviceGetCapabilities;
+    crate::device::modes::nvmlDeviceGetCapabilities;
 const _: unsafe extern "C" fn(
     nvmlDevice_t,
     *mut nvmlWorkloadPowerProfileProfilesInfo_t,
-) -> nvmlReturn_t = crate::device::nvmlDeviceWorkloadPowerProfileGetProfilesInfo;
+) -> nvmlReturn_t = crate::device::field_values::nvmlDeviceWorkloadPowerProfileGetProfilesInfo;
 const _: unsafe extern "C" fn(
     nvmlDevice_t,
     *mut nvmlWorkloadPowerProfileCurrentProfiles_t,
-) -> nvmlReturn_t = crate::device::nvmlDeviceWorkloadPowerProfileGetCurrentProfiles;
+) -> nvmlReturn_t = crate::device::field_values::nvmlDeviceWorkloadPowerProfileGetCurrentProfiles;
 const _: unsafe extern "C" fn(
     nvmlDevice_t,
     *mut nvmlWorkloadPowerProfileRequestedProfiles_t,
@@ -3548,9 +2971,9 @@ const _: unsafe extern "C" fn(raw::c_uint, *mut nvmlDevice_t) -> nvmlReturn_t =
 const _: unsafe extern "C" fn(*const raw::c_char, *mut nvmlDevice_t) -> nvmlReturn_t =
     crate::system::nvmlDeviceGetHandleByPciBusId;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlPciInfo_t) -> nvmlReturn_t =
-    crate::device::nvmlDeviceGetPciInfo;
+    crate::device::pcie::nvmlDeviceGetPciInfo;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlPciInfo_t) -> nvmlReturn_t =
-    crate::device::nvmlDeviceGetPciInfo_v2;
+    crate::device::pcie::nvmlDeviceGetPciInfo_v2;
 const _: unsafe extern "C" fn(nvmlDevice_t, raw::c_uint, *mut nvmlPciInfo_t) -> nvmlReturn_t =
     nvmlDeviceGetNvLinkRemotePciInfo;
 const _: unsafe extern "C" fn(nvmlDevice_t, *mut nvmlGridLicensableFeatures_t) -> nvmlReturn_t =
@@ -3610,4 +3033,4 @@ const _: unsafe extern "C" fn(
     nvmlDevice_t,
     *mut nvmlDriverModel_t,
     *mut nvmlDriverModel_t,
-) -> nvmlReturn_t = crate::device::nvmlDeviceGetDriverModel;
+) -> nvmlReturn_t = crate::device::modes::nvmlDeviceGetDriverModel;

@@ -7,13 +7,13 @@
 //! A metric the table lacks is NOT_SUPPORTED in its own slot.
 
 use crate::call::{
-    guard, nn, ret, ARGUMENT_VERSION_MISMATCH, INVALID_ARGUMENT, NOT_SUPPORTED, R, SUCCESS,
-    UNINITIALIZED,
+    dev_fn, enter, guard, nn, ret, Ctx, ARGUMENT_VERSION_MISMATCH, INVALID_ARGUMENT, NOT_SUPPORTED,
+    R, SUCCESS, UNINITIALIZED,
 };
 use crate::scenario::{Device, Series};
-use crate::state::{dev_fn, enter, lock, Ctx};
+use crate::state::{lock, Taken};
 use nvml_wrapper_sys::bindings::*;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::os::raw::{c_char, c_uint};
 
 /// Sample buffers that may exist at once.
@@ -22,24 +22,6 @@ const MAX_SAMPLES: usize = 4096;
 static SAMPLE_SPACE: [u8; MAX_SAMPLES] = [0; MAX_SAMPLES];
 /// `NVML_GPM_METRIC_MAX`: the size of `nvmlGpmMetricsGet_t::metrics`.
 const METRIC_MAX: u32 = 210;
-
-/// What a filled sample buffer holds: whose sample it is and its number.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) struct Taken {
-    gpu: usize,
-    gi: Option<u32>,
-    n: u64,
-}
-
-/// The simulator's GPM state (part of `State`).
-#[derive(Default)]
-pub(crate) struct Gpm {
-    /// Allocated buffers by number; `None` until a sample is read into one.
-    samples: HashMap<usize, Option<Taken>>,
-    next: usize,
-    /// Samples taken so far per (GPU, GPU instance).
-    taken: HashMap<(usize, Option<u32>), u64>,
-}
 
 fn handle(i: usize) -> nvmlGpmSample_t {
     SAMPLE_SPACE.as_ptr().wrapping_add(i) as nvmlGpmSample_t

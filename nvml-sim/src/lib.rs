@@ -10,24 +10,25 @@
 
 pub mod scenario;
 
+mod symbols;
+
 mod call;
+mod state;
+
 mod device;
 mod events;
-mod generated;
 mod gpm;
 mod instances;
 mod pci;
 mod procs;
-mod state;
 mod system;
 mod topo;
 mod units;
 mod vgpu;
 
-pub use generated::{STUBS, SYMBOLS};
+mod generated;
 
-/// Exported symbols that are not in nvml-wrapper-sys' table.
-pub const EXTRA_SYMBOLS: &[&str] = &["nvmlDeviceGetHostname_v1", "nvmlDeviceGetRemappedRows_v2"];
+pub use symbols::{EXTRA_SYMBOLS, STUBS, SYMBOLS};
 
 /// The NVML symbols this library implements for real (everything in [`SYMBOLS`] not in [`STUBS`]).
 pub fn implemented_symbols() -> Vec<&'static str> {

@@ -13,32 +13,6 @@ use crate::state::*;
 use nvml_wrapper_sys::bindings::*;
 use std::os::raw::{c_char, c_uint, c_ulonglong};
 
-/// NVML's bound on a GPU's vGPU types and instances (the driver's own lists
-/// stay far below it; the scenario check keeps the simulator inside it).
-const MAX_VGPUS: usize = 256;
-
-/// The scenario check of one device's vGPU keys.
-pub(crate) fn validate(i: usize, d: &Device) -> Result<(), String> {
-    let types = d.vgpu_type.as_deref().unwrap_or_default();
-    if types.len() > MAX_VGPUS || d.vgpu.len() > MAX_VGPUS {
-        return Err(format!(
-            "device {i}: at most {MAX_VGPUS} vGPU types and vGPUs"
-        ));
-    }
-    for v in &d.vgpu {
-        if v.id == 0 {
-            return Err(format!("device {i}: vGPU instance id 0 is not an instance"));
-        }
-        if !types.iter().any(|t| t.id == v.type_id) {
-            return Err(format!(
-                "device {i}: vGPU {} is of type {}, which the device's vgpu_type list lacks",
-                v.id, v.type_id
-            ));
-        }
-    }
-    Ok(())
-}
-
 /// The vGPU type `id`, on whichever GPU of the machine has it.
 fn find_type(st: &State, id: nvmlVgpuTypeId_t) -> R<&VgpuType> {
     st.sc
