@@ -12,7 +12,8 @@
 # maturin comes from PyPI, pinned, into a venv of its own
 # ($CARGO_TARGET_DIR/wheel-tools, or target/wheel-tools). The last line of
 # output is the wheel's path.
-#   Env: PYTHON (default python3), CARGO_TARGET_DIR.
+#   Env: PYTHON (default python3), CARGO_TARGET_DIR, NVQ_WHEEL_PROFILE (see
+#   scripts/stage-wheel.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
@@ -36,7 +37,7 @@ fi
 scripts/stage-wheel.sh
 
 rm -f "$out"/nvq-*.whl
-"$tools/bin/maturin" build --quiet --profile dist --locked --out "$out" >&2
+"$tools/bin/maturin" build --quiet --profile "${NVQ_WHEEL_PROFILE:-dist}" --locked --out "$out" >&2
 wheels=("$out"/nvq-*.whl)
 [ ${#wheels[@]} = 1 ] && [ -f "${wheels[0]}" ] || fail "maturin did not leave one wheel in $out"
 echo "${wheels[0]}"

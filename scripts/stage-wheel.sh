@@ -11,16 +11,21 @@
 #     beside PREFIX/bin/nvq);
 #   - the man page and the shell completions (the committed man/ and
 #     completions/) under nvq.data/data/share/.
-# `--page` stages the project page alone (all the wheel's metadata needs).
+# `--page` stages the project page alone, and an empty data folder (all the
+# wheel's metadata needs).
 # Run by the wheel's build backend (packaging/wheel/backend/nvq_build.py), so
 # that `pip install .`, `pipx install .`, `uv tool install .` and installs
 # from a git URL work from a bare checkout, and by scripts/build-wheel.sh:
 # the same files either way.
-#   Env: CARGO_TARGET_DIR.
+#   Env: CARGO_TARGET_DIR; NVQ_WHEEL_PROFILE (default dist; `dev` reuses a
+#   debug build, to try the packaging itself in seconds, never to ship).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
 target=${CARGO_TARGET_DIR:-$repo/target}
+profile=${NVQ_WHEEL_PROFILE:-dist}
+dir=$profile
+[ "$profile" = dev ] && dir=debug
 stage=$repo/target/wheel-stage
 
 fail() {
@@ -40,10 +45,12 @@ awk '
     inside { print }
     END { if (!found) exit 3 }
 ' README.md >"$stage/README.md" || fail "README.md lacks the <!-- wheel-readme:start --> block"
+# maturin wants the data folder to exist even to write the metadata.
+mkdir -p "$stage/nvq.data"
 [ "${1:-}" = --page ] && exit 0
 
-cargo build --quiet --profile dist --workspace --locked
-sim=$target/dist/libnvml_sim.so
+cargo build --quiet --profile "$profile" --workspace --locked
+sim=$target/$dir/libnvml_sim.so
 [ -f "$sim" ] || fail "$sim was not built"
 
 data=$stage/nvq.data/data

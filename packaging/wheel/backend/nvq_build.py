@@ -9,6 +9,7 @@ the simulator, the man page and the completions, all staged by
 scripts/stage-wheel.sh under target/wheel-stage/.
 """
 
+import os
 import subprocess
 import sys
 
@@ -28,4 +29,10 @@ def prepare_metadata_for_build_wheel(metadata_directory, config_settings=None):
 
 def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
     _stage()
+    # NVQ_WHEEL_PROFILE (scripts/stage-wheel.sh) for nvq too; else
+    # pyproject.toml's profile, dist.
+    profile = os.environ.get("NVQ_WHEEL_PROFILE")
+    if profile:
+        args = os.environ.get("MATURIN_PEP517_ARGS", "")
+        os.environ["MATURIN_PEP517_ARGS"] = f"{args} --profile {profile}".strip()
     return maturin.build_wheel(wheel_directory, config_settings, metadata_directory)
