@@ -388,7 +388,7 @@ end
 
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_nvq_global_optspecs
-    string join \n query-gpu= query-supported-clocks= query-compute-apps= query-accounted-apps= query-retired-pages= query-remapped-rows= format= i/id= f/filename= l/loop= loop-ms= count= where= assert= until= until-all= timeout= summary history= trend-window= rising-for= min-rise= q/query d/display= x/xml-format dtd u/unit L/list-gpus version help-query-gpu help-query-supported-clocks help-query-compute-apps help-query-accounted-apps help-query-retired-pages help-query-remapped-rows nvml-lib= simulate h/help
+    string join \n query-gpu= query-supported-clocks= query-compute-apps= query-accounted-apps= query-retired-pages= query-remapped-rows= format= i/id= f/filename= l/loop= loop-ms= count= where= assert= until= until-all= timeout= summary history= trend-window= rising-for= min-rise= q/query d/display= x/xml-format dtd u/unit L/list-gpus version hosts= hosts-user= hosts-password-file= hosts-bearer-token-file= hosts-ca-file= hosts-cert-file= hosts-key-file= hosts-server-name= help-query-gpu help-query-supported-clocks help-query-compute-apps help-query-accounted-apps help-query-retired-pages help-query-remapped-rows nvml-lib= simulate h/help
 end
 
 function __fish_nvq_needs_command
@@ -453,6 +453,14 @@ ROW_REMAPPER\t''
 GSP_FIRMWARE_VERSION\t''
 POWER_SMOOTHING\t''
 POWER_PROFILES\t''"
+complete -c nvq -n "__fish_nvq_needs_command" -l hosts -d 'nvq: read these nodes\' GPUs through their `nvq serve` (host, host:port or http(s)://URL; comma list, or @FILE; default $NVQ_HOSTS): mem, ps, busy, --query-gpu, --query-compute-apps' -r
+complete -c nvq -n "__fish_nvq_needs_command" -l hosts-user -d 'nvq: basic-auth user for the nodes (the password from --hosts-password-file or $NVQ_HOSTS_PASSWORD)' -r
+complete -c nvq -n "__fish_nvq_needs_command" -l hosts-password-file -d 'nvq: a file whose first line is the basic-auth password' -r -F
+complete -c nvq -n "__fish_nvq_needs_command" -l hosts-bearer-token-file -d 'nvq: a file whose first line is a bearer token for the nodes' -r -F
+complete -c nvq -n "__fish_nvq_needs_command" -l hosts-ca-file -d 'nvq: the CA certificates (PEM) that https:// nodes are checked against (default: the system\'s)' -r -F
+complete -c nvq -n "__fish_nvq_needs_command" -l hosts-cert-file -d 'nvq: a client certificate (PEM) for https:// nodes that ask for one' -r -F
+complete -c nvq -n "__fish_nvq_needs_command" -l hosts-key-file -d 'nvq: the private key (PEM) of --hosts-cert-file' -r -F
+complete -c nvq -n "__fish_nvq_needs_command" -l hosts-server-name -d 'nvq: the name https:// nodes\' certificates must hold, when not the host\'s own' -r
 complete -c nvq -n "__fish_nvq_needs_command" -l nvml-lib -d 'nvq: load this NVML library instead of libnvidia-ml.so.1' -r -F
 complete -c nvq -n "__fish_nvq_needs_command" -l summary -d 'nvq: when the run ends, print each GPU\'s (pmon: each process\'s) min, max and mean of every column'
 complete -c nvq -n "__fish_nvq_needs_command" -s q -l query -d 'Print the detail report of the GPUs (also spelled -a); -d limits it to some sections'
@@ -498,6 +506,14 @@ complete -c nvq -n "__fish_nvq_using_subcommand mem" -l history -d 'nvq: keep th
 complete -c nvq -n "__fish_nvq_using_subcommand mem" -l trend-window -d 'nvq: measure rates and times to full over the last DURATION (default 10m)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand mem" -l rising-for -d 'nvq: a value must have been rising for DURATION to count as rising steadily, a leak (default 5m)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand mem" -l min-rise -d 'nvq: ... and have risen by at least SIZE over the window (default 256MiB)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand mem" -l hosts -d 'nvq: read these nodes\' GPUs through their `nvq serve` (host, host:port or http(s)://URL; comma list, or @FILE; default $NVQ_HOSTS): mem, ps, busy, --query-gpu, --query-compute-apps' -r
+complete -c nvq -n "__fish_nvq_using_subcommand mem" -l hosts-user -d 'nvq: basic-auth user for the nodes (the password from --hosts-password-file or $NVQ_HOSTS_PASSWORD)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand mem" -l hosts-password-file -d 'nvq: a file whose first line is the basic-auth password' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand mem" -l hosts-bearer-token-file -d 'nvq: a file whose first line is a bearer token for the nodes' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand mem" -l hosts-ca-file -d 'nvq: the CA certificates (PEM) that https:// nodes are checked against (default: the system\'s)' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand mem" -l hosts-cert-file -d 'nvq: a client certificate (PEM) for https:// nodes that ask for one' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand mem" -l hosts-key-file -d 'nvq: the private key (PEM) of --hosts-cert-file' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand mem" -l hosts-server-name -d 'nvq: the name https:// nodes\' certificates must hold, when not the host\'s own' -r
 complete -c nvq -n "__fish_nvq_using_subcommand mem" -l nvml-lib -d 'nvq: load this NVML library instead of libnvidia-ml.so.1' -r -F
 complete -c nvq -n "__fish_nvq_using_subcommand mem" -l summary -d 'nvq: when the run ends, print each GPU\'s (pmon: each process\'s) min, max and mean of every column'
 complete -c nvq -n "__fish_nvq_using_subcommand mem" -l simulate -d 'nvq: load the NVML simulator installed next to nvq (no GPU needed)'
@@ -517,6 +533,14 @@ complete -c nvq -n "__fish_nvq_using_subcommand ps" -l history -d 'nvq: keep the
 complete -c nvq -n "__fish_nvq_using_subcommand ps" -l trend-window -d 'nvq: measure rates and times to full over the last DURATION (default 10m)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand ps" -l rising-for -d 'nvq: a value must have been rising for DURATION to count as rising steadily, a leak (default 5m)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand ps" -l min-rise -d 'nvq: ... and have risen by at least SIZE over the window (default 256MiB)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand ps" -l hosts -d 'nvq: read these nodes\' GPUs through their `nvq serve` (host, host:port or http(s)://URL; comma list, or @FILE; default $NVQ_HOSTS): mem, ps, busy, --query-gpu, --query-compute-apps' -r
+complete -c nvq -n "__fish_nvq_using_subcommand ps" -l hosts-user -d 'nvq: basic-auth user for the nodes (the password from --hosts-password-file or $NVQ_HOSTS_PASSWORD)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand ps" -l hosts-password-file -d 'nvq: a file whose first line is the basic-auth password' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand ps" -l hosts-bearer-token-file -d 'nvq: a file whose first line is a bearer token for the nodes' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand ps" -l hosts-ca-file -d 'nvq: the CA certificates (PEM) that https:// nodes are checked against (default: the system\'s)' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand ps" -l hosts-cert-file -d 'nvq: a client certificate (PEM) for https:// nodes that ask for one' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand ps" -l hosts-key-file -d 'nvq: the private key (PEM) of --hosts-cert-file' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand ps" -l hosts-server-name -d 'nvq: the name https:// nodes\' certificates must hold, when not the host\'s own' -r
 complete -c nvq -n "__fish_nvq_using_subcommand ps" -l nvml-lib -d 'nvq: load this NVML library instead of libnvidia-ml.so.1' -r -F
 complete -c nvq -n "__fish_nvq_using_subcommand ps" -l summary -d 'nvq: when the run ends, print each GPU\'s (pmon: each process\'s) min, max and mean of every column'
 complete -c nvq -n "__fish_nvq_using_subcommand ps" -l simulate -d 'nvq: load the NVML simulator installed next to nvq (no GPU needed)'
@@ -536,12 +560,28 @@ complete -c nvq -n "__fish_nvq_using_subcommand busy" -l history -d 'nvq: keep t
 complete -c nvq -n "__fish_nvq_using_subcommand busy" -l trend-window -d 'nvq: measure rates and times to full over the last DURATION (default 10m)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand busy" -l rising-for -d 'nvq: a value must have been rising for DURATION to count as rising steadily, a leak (default 5m)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand busy" -l min-rise -d 'nvq: ... and have risen by at least SIZE over the window (default 256MiB)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand busy" -l hosts -d 'nvq: read these nodes\' GPUs through their `nvq serve` (host, host:port or http(s)://URL; comma list, or @FILE; default $NVQ_HOSTS): mem, ps, busy, --query-gpu, --query-compute-apps' -r
+complete -c nvq -n "__fish_nvq_using_subcommand busy" -l hosts-user -d 'nvq: basic-auth user for the nodes (the password from --hosts-password-file or $NVQ_HOSTS_PASSWORD)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand busy" -l hosts-password-file -d 'nvq: a file whose first line is the basic-auth password' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand busy" -l hosts-bearer-token-file -d 'nvq: a file whose first line is a bearer token for the nodes' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand busy" -l hosts-ca-file -d 'nvq: the CA certificates (PEM) that https:// nodes are checked against (default: the system\'s)' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand busy" -l hosts-cert-file -d 'nvq: a client certificate (PEM) for https:// nodes that ask for one' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand busy" -l hosts-key-file -d 'nvq: the private key (PEM) of --hosts-cert-file' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand busy" -l hosts-server-name -d 'nvq: the name https:// nodes\' certificates must hold, when not the host\'s own' -r
 complete -c nvq -n "__fish_nvq_using_subcommand busy" -l nvml-lib -d 'nvq: load this NVML library instead of libnvidia-ml.so.1' -r -F
 complete -c nvq -n "__fish_nvq_using_subcommand busy" -l summary -d 'nvq: when the run ends, print each GPU\'s (pmon: each process\'s) min, max and mean of every column'
 complete -c nvq -n "__fish_nvq_using_subcommand busy" -l simulate -d 'nvq: load the NVML simulator installed next to nvq (no GPU needed)'
 complete -c nvq -n "__fish_nvq_using_subcommand busy" -s h -l help -d 'Print help'
 complete -c nvq -n "__fish_nvq_using_subcommand stat" -s i -l id -d 'Target GPUs: index, UUID, PCI bus id or board serial; comma list allowed' -r
 complete -c nvq -n "__fish_nvq_using_subcommand stat" -s f -l filename -d 'Write the output to FILE instead of stdout (the file is truncated first)' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand stat" -l hosts -d 'nvq: read these nodes\' GPUs through their `nvq serve` (host, host:port or http(s)://URL; comma list, or @FILE; default $NVQ_HOSTS): mem, ps, busy, --query-gpu, --query-compute-apps' -r
+complete -c nvq -n "__fish_nvq_using_subcommand stat" -l hosts-user -d 'nvq: basic-auth user for the nodes (the password from --hosts-password-file or $NVQ_HOSTS_PASSWORD)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand stat" -l hosts-password-file -d 'nvq: a file whose first line is the basic-auth password' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand stat" -l hosts-bearer-token-file -d 'nvq: a file whose first line is a bearer token for the nodes' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand stat" -l hosts-ca-file -d 'nvq: the CA certificates (PEM) that https:// nodes are checked against (default: the system\'s)' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand stat" -l hosts-cert-file -d 'nvq: a client certificate (PEM) for https:// nodes that ask for one' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand stat" -l hosts-key-file -d 'nvq: the private key (PEM) of --hosts-cert-file' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand stat" -l hosts-server-name -d 'nvq: the name https:// nodes\' certificates must hold, when not the host\'s own' -r
 complete -c nvq -n "__fish_nvq_using_subcommand stat" -l nvml-lib -d 'nvq: load this NVML library instead of libnvidia-ml.so.1' -r -F
 complete -c nvq -n "__fish_nvq_using_subcommand stat" -l simulate -d 'nvq: load the NVML simulator installed next to nvq (no GPU needed)'
 complete -c nvq -n "__fish_nvq_using_subcommand stat" -s h -l help -d 'Print help'
@@ -560,6 +600,14 @@ complete -c nvq -n "__fish_nvq_using_subcommand wait" -l history -d 'nvq: keep t
 complete -c nvq -n "__fish_nvq_using_subcommand wait" -l trend-window -d 'nvq: measure rates and times to full over the last DURATION (default 10m)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand wait" -l rising-for -d 'nvq: a value must have been rising for DURATION to count as rising steadily, a leak (default 5m)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand wait" -l min-rise -d 'nvq: ... and have risen by at least SIZE over the window (default 256MiB)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand wait" -l hosts -d 'nvq: read these nodes\' GPUs through their `nvq serve` (host, host:port or http(s)://URL; comma list, or @FILE; default $NVQ_HOSTS): mem, ps, busy, --query-gpu, --query-compute-apps' -r
+complete -c nvq -n "__fish_nvq_using_subcommand wait" -l hosts-user -d 'nvq: basic-auth user for the nodes (the password from --hosts-password-file or $NVQ_HOSTS_PASSWORD)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand wait" -l hosts-password-file -d 'nvq: a file whose first line is the basic-auth password' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand wait" -l hosts-bearer-token-file -d 'nvq: a file whose first line is a bearer token for the nodes' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand wait" -l hosts-ca-file -d 'nvq: the CA certificates (PEM) that https:// nodes are checked against (default: the system\'s)' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand wait" -l hosts-cert-file -d 'nvq: a client certificate (PEM) for https:// nodes that ask for one' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand wait" -l hosts-key-file -d 'nvq: the private key (PEM) of --hosts-cert-file' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand wait" -l hosts-server-name -d 'nvq: the name https:// nodes\' certificates must hold, when not the host\'s own' -r
 complete -c nvq -n "__fish_nvq_using_subcommand wait" -l nvml-lib -d 'nvq: load this NVML library instead of libnvidia-ml.so.1' -r -F
 complete -c nvq -n "__fish_nvq_using_subcommand wait" -l summary -d 'nvq: when the run ends, print each GPU\'s (pmon: each process\'s) min, max and mean of every column'
 complete -c nvq -n "__fish_nvq_using_subcommand wait" -l simulate -d 'nvq: load the NVML simulator installed next to nvq (no GPU needed)'
@@ -569,6 +617,14 @@ complete -c nvq -n "__fish_nvq_using_subcommand topo" -s n -l nearest_gpus -d 'P
 complete -c nvq -n "__fish_nvq_using_subcommand topo" -s c -l cpu -d 'Print the GPUs with an affinity to this CPU number' -r
 complete -c nvq -n "__fish_nvq_using_subcommand topo" -l p2p -d 'Print each GPU pair\'s peer-to-peer status for one capability: r(ead), w(rite), n(vlink), a(tomics), p(cie); also spelled -p2p' -r
 complete -c nvq -n "__fish_nvq_using_subcommand topo" -l format -d 'nvq: json prints -m/-mp\'s matrix as one JSON object (GPUs with their affinities and links, NICs), or -n/-p/-c\'s answer as a small object' -r -f -a '(__nvq_list format)'
+complete -c nvq -n "__fish_nvq_using_subcommand topo" -l hosts -d 'nvq: read these nodes\' GPUs through their `nvq serve` (host, host:port or http(s)://URL; comma list, or @FILE; default $NVQ_HOSTS): mem, ps, busy, --query-gpu, --query-compute-apps' -r
+complete -c nvq -n "__fish_nvq_using_subcommand topo" -l hosts-user -d 'nvq: basic-auth user for the nodes (the password from --hosts-password-file or $NVQ_HOSTS_PASSWORD)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand topo" -l hosts-password-file -d 'nvq: a file whose first line is the basic-auth password' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand topo" -l hosts-bearer-token-file -d 'nvq: a file whose first line is a bearer token for the nodes' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand topo" -l hosts-ca-file -d 'nvq: the CA certificates (PEM) that https:// nodes are checked against (default: the system\'s)' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand topo" -l hosts-cert-file -d 'nvq: a client certificate (PEM) for https:// nodes that ask for one' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand topo" -l hosts-key-file -d 'nvq: the private key (PEM) of --hosts-cert-file' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand topo" -l hosts-server-name -d 'nvq: the name https:// nodes\' certificates must hold, when not the host\'s own' -r
 complete -c nvq -n "__fish_nvq_using_subcommand topo" -l nvml-lib -d 'nvq: load this NVML library instead of libnvidia-ml.so.1' -r -F
 complete -c nvq -n "__fish_nvq_using_subcommand topo" -s m -l matrix -d 'Print the GPU-to-GPU and GPU-to-NIC connection matrix with each GPU\'s nearby CPUs and NUMA nodes'
 complete -c nvq -n "__fish_nvq_using_subcommand topo" -l matrix_pci -d 'Like -m, with PCIe paths only: GPUs joined by NVLink show their PCIe connection (also spelled -mp)'
@@ -580,6 +636,14 @@ complete -c nvq -n "__fish_nvq_using_subcommand nvlink" -l getcounters -d 'Depre
 complete -c nvq -n "__fish_nvq_using_subcommand nvlink" -l getcontrol -d 'Deprecated in nvidia-smi: prints the driver\'s notice (also spelled -gc)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand nvlink" -s l -l link -d 'Show only this link (a number from 0)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand nvlink" -s i -l id -d 'GPUs to show (index, UUID, PCI bus id or serial; comma list allowed)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand nvlink" -l hosts -d 'nvq: read these nodes\' GPUs through their `nvq serve` (host, host:port or http(s)://URL; comma list, or @FILE; default $NVQ_HOSTS): mem, ps, busy, --query-gpu, --query-compute-apps' -r
+complete -c nvq -n "__fish_nvq_using_subcommand nvlink" -l hosts-user -d 'nvq: basic-auth user for the nodes (the password from --hosts-password-file or $NVQ_HOSTS_PASSWORD)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand nvlink" -l hosts-password-file -d 'nvq: a file whose first line is the basic-auth password' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand nvlink" -l hosts-bearer-token-file -d 'nvq: a file whose first line is a bearer token for the nodes' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand nvlink" -l hosts-ca-file -d 'nvq: the CA certificates (PEM) that https:// nodes are checked against (default: the system\'s)' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand nvlink" -l hosts-cert-file -d 'nvq: a client certificate (PEM) for https:// nodes that ask for one' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand nvlink" -l hosts-key-file -d 'nvq: the private key (PEM) of --hosts-cert-file' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand nvlink" -l hosts-server-name -d 'nvq: the name https:// nodes\' certificates must hold, when not the host\'s own' -r
 complete -c nvq -n "__fish_nvq_using_subcommand nvlink" -l nvml-lib -d 'nvq: load this NVML library instead of libnvidia-ml.so.1' -r -F
 complete -c nvq -n "__fish_nvq_using_subcommand nvlink" -s s -l status -d 'Print each link\'s speed, or <inactive>'
 complete -c nvq -n "__fish_nvq_using_subcommand nvlink" -s c -l capabilities -d 'Print what each link supports (P2P, system memory, atomics, SLI)'
@@ -605,6 +669,14 @@ complete -c nvq -n "__fish_nvq_using_subcommand serve" -l web.read-timeout -d 'C
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -l web.idle-timeout -d 'Close a kept-alive connection that has sent no new request within DURATION of its last answer' -r
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -l web.config.file -d 'TLS and basic authentication, in the Prometheus exporter-toolkit\'s YAML format' -r -F
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -l web.max-connections -d 'Keep at most N connections open; a new one takes the place of the longest-stalled, else is closed' -r
+complete -c nvq -n "__fish_nvq_using_subcommand serve" -l hosts -d 'nvq: read these nodes\' GPUs through their `nvq serve` (host, host:port or http(s)://URL; comma list, or @FILE; default $NVQ_HOSTS): mem, ps, busy, --query-gpu, --query-compute-apps' -r
+complete -c nvq -n "__fish_nvq_using_subcommand serve" -l hosts-user -d 'nvq: basic-auth user for the nodes (the password from --hosts-password-file or $NVQ_HOSTS_PASSWORD)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand serve" -l hosts-password-file -d 'nvq: a file whose first line is the basic-auth password' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand serve" -l hosts-bearer-token-file -d 'nvq: a file whose first line is a bearer token for the nodes' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand serve" -l hosts-ca-file -d 'nvq: the CA certificates (PEM) that https:// nodes are checked against (default: the system\'s)' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand serve" -l hosts-cert-file -d 'nvq: a client certificate (PEM) for https:// nodes that ask for one' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand serve" -l hosts-key-file -d 'nvq: the private key (PEM) of --hosts-cert-file' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand serve" -l hosts-server-name -d 'nvq: the name https:// nodes\' certificates must hold, when not the host\'s own' -r
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -l nvml-lib -d 'nvq: load this NVML library instead of libnvidia-ml.so.1' -r -F
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -l collect.processes -d 'nvq profile: also serve one series per GPU process (pid, name, user, container, memory)'
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -l collect.pcie-throughput -d 'nvidia_gpu_exporter profile: also serve each GPU\'s PCIe throughput (two 20 ms NVML samples a collection)'
@@ -615,6 +687,14 @@ complete -c nvq -n "__fish_nvq_using_subcommand serve" -s h -l help -d 'Print he
 complete -c nvq -n "__fish_nvq_using_subcommand mig" -s i -l id -d 'GPUs to show (index, UUID, PCI bus id or serial; comma list allowed)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand mig" -l gpu-instance-id -d 'Only these GPU instances (comma list of GPU instance ids; also spelled -gi)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand mig" -l format -d 'nvq: json prints the listing as one JSON object (GPUs, their instances or profiles, placements)' -r -f -a '(__nvq_list format)'
+complete -c nvq -n "__fish_nvq_using_subcommand mig" -l hosts -d 'nvq: read these nodes\' GPUs through their `nvq serve` (host, host:port or http(s)://URL; comma list, or @FILE; default $NVQ_HOSTS): mem, ps, busy, --query-gpu, --query-compute-apps' -r
+complete -c nvq -n "__fish_nvq_using_subcommand mig" -l hosts-user -d 'nvq: basic-auth user for the nodes (the password from --hosts-password-file or $NVQ_HOSTS_PASSWORD)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand mig" -l hosts-password-file -d 'nvq: a file whose first line is the basic-auth password' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand mig" -l hosts-bearer-token-file -d 'nvq: a file whose first line is a bearer token for the nodes' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand mig" -l hosts-ca-file -d 'nvq: the CA certificates (PEM) that https:// nodes are checked against (default: the system\'s)' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand mig" -l hosts-cert-file -d 'nvq: a client certificate (PEM) for https:// nodes that ask for one' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand mig" -l hosts-key-file -d 'nvq: the private key (PEM) of --hosts-cert-file' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand mig" -l hosts-server-name -d 'nvq: the name https:// nodes\' certificates must hold, when not the host\'s own' -r
 complete -c nvq -n "__fish_nvq_using_subcommand mig" -l nvml-lib -d 'nvq: load this NVML library instead of libnvidia-ml.so.1' -r -F
 complete -c nvq -n "__fish_nvq_using_subcommand mig" -l list-gpu-instances -d 'List the GPU instances of each MIG-enabled GPU: profile, id, placement (also spelled -lgi)'
 complete -c nvq -n "__fish_nvq_using_subcommand mig" -l list-compute-instances -d 'List the compute instances inside each GPU instance (also spelled -lci)'
@@ -625,6 +705,14 @@ complete -c nvq -n "__fish_nvq_using_subcommand mig" -l list-compute-instance-po
 complete -c nvq -n "__fish_nvq_using_subcommand mig" -l simulate -d 'nvq: load the NVML simulator installed next to nvq (no GPU needed)'
 complete -c nvq -n "__fish_nvq_using_subcommand mig" -s h -l help -d 'Print help'
 complete -c nvq -n "__fish_nvq_using_subcommand vgpu" -s i -l id -d 'GPUs to show (index, UUID, PCI bus id or serial; comma list allowed)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand vgpu" -l hosts -d 'nvq: read these nodes\' GPUs through their `nvq serve` (host, host:port or http(s)://URL; comma list, or @FILE; default $NVQ_HOSTS): mem, ps, busy, --query-gpu, --query-compute-apps' -r
+complete -c nvq -n "__fish_nvq_using_subcommand vgpu" -l hosts-user -d 'nvq: basic-auth user for the nodes (the password from --hosts-password-file or $NVQ_HOSTS_PASSWORD)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand vgpu" -l hosts-password-file -d 'nvq: a file whose first line is the basic-auth password' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand vgpu" -l hosts-bearer-token-file -d 'nvq: a file whose first line is a bearer token for the nodes' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand vgpu" -l hosts-ca-file -d 'nvq: the CA certificates (PEM) that https:// nodes are checked against (default: the system\'s)' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand vgpu" -l hosts-cert-file -d 'nvq: a client certificate (PEM) for https:// nodes that ask for one' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand vgpu" -l hosts-key-file -d 'nvq: the private key (PEM) of --hosts-cert-file' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand vgpu" -l hosts-server-name -d 'nvq: the name https:// nodes\' certificates must hold, when not the host\'s own' -r
 complete -c nvq -n "__fish_nvq_using_subcommand vgpu" -l nvml-lib -d 'nvq: load this NVML library instead of libnvidia-ml.so.1' -r -F
 complete -c nvq -n "__fish_nvq_using_subcommand vgpu" -s s -l supported -d 'List the vGPU types (profiles) each vGPU host GPU supports'
 complete -c nvq -n "__fish_nvq_using_subcommand vgpu" -s c -l creatable -d 'List the vGPU types that could be started on each vGPU host GPU now'
@@ -634,6 +722,14 @@ complete -c nvq -n "__fish_nvq_using_subcommand vgpu" -s h -l help -d 'Print hel
 complete -c nvq -n "__fish_nvq_using_subcommand top" -s i -l id -d 'Target GPUs: index, UUID, PCI bus id or board serial; comma list allowed' -r
 complete -c nvq -n "__fish_nvq_using_subcommand top" -s d -l interval -d 'Seconds between samples, 0.1 to 10 (default 1; 500ms is also accepted)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand top" -l leak-after -d 'Mark a process whose memory has been rising steadily this long, in seconds (default 300)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand top" -l hosts -d 'nvq: read these nodes\' GPUs through their `nvq serve` (host, host:port or http(s)://URL; comma list, or @FILE; default $NVQ_HOSTS): mem, ps, busy, --query-gpu, --query-compute-apps' -r
+complete -c nvq -n "__fish_nvq_using_subcommand top" -l hosts-user -d 'nvq: basic-auth user for the nodes (the password from --hosts-password-file or $NVQ_HOSTS_PASSWORD)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand top" -l hosts-password-file -d 'nvq: a file whose first line is the basic-auth password' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand top" -l hosts-bearer-token-file -d 'nvq: a file whose first line is a bearer token for the nodes' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand top" -l hosts-ca-file -d 'nvq: the CA certificates (PEM) that https:// nodes are checked against (default: the system\'s)' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand top" -l hosts-cert-file -d 'nvq: a client certificate (PEM) for https:// nodes that ask for one' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand top" -l hosts-key-file -d 'nvq: the private key (PEM) of --hosts-cert-file' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand top" -l hosts-server-name -d 'nvq: the name https:// nodes\' certificates must hold, when not the host\'s own' -r
 complete -c nvq -n "__fish_nvq_using_subcommand top" -l nvml-lib -d 'nvq: load this NVML library instead of libnvidia-ml.so.1' -r -F
 complete -c nvq -n "__fish_nvq_using_subcommand top" -l once -d 'Print one frame as plain text and exit (for bug reports and scripts)'
 complete -c nvq -n "__fish_nvq_using_subcommand top" -l simulate -d 'nvq: load the NVML simulator installed next to nvq (no GPU needed)'
@@ -644,6 +740,14 @@ complete -c nvq -n "__fish_nvq_using_subcommand plot" -l width -d 'The picture\'
 complete -c nvq -n "__fish_nvq_using_subcommand plot" -l trend-window -d 'nvq: measure rates and times to full over the last DURATION (default 10m)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand plot" -l rising-for -d 'nvq: a value must have been rising for DURATION to count as rising steadily, a leak (default 5m)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand plot" -l min-rise -d 'nvq: ... and have risen by at least SIZE over the window (default 256MiB)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand plot" -l hosts -d 'nvq: read these nodes\' GPUs through their `nvq serve` (host, host:port or http(s)://URL; comma list, or @FILE; default $NVQ_HOSTS): mem, ps, busy, --query-gpu, --query-compute-apps' -r
+complete -c nvq -n "__fish_nvq_using_subcommand plot" -l hosts-user -d 'nvq: basic-auth user for the nodes (the password from --hosts-password-file or $NVQ_HOSTS_PASSWORD)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand plot" -l hosts-password-file -d 'nvq: a file whose first line is the basic-auth password' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand plot" -l hosts-bearer-token-file -d 'nvq: a file whose first line is a bearer token for the nodes' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand plot" -l hosts-ca-file -d 'nvq: the CA certificates (PEM) that https:// nodes are checked against (default: the system\'s)' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand plot" -l hosts-cert-file -d 'nvq: a client certificate (PEM) for https:// nodes that ask for one' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand plot" -l hosts-key-file -d 'nvq: the private key (PEM) of --hosts-cert-file' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand plot" -l hosts-server-name -d 'nvq: the name https:// nodes\' certificates must hold, when not the host\'s own' -r
 complete -c nvq -n "__fish_nvq_using_subcommand plot" -l nvml-lib -d 'nvq: load this NVML library instead of libnvidia-ml.so.1' -r -F
 complete -c nvq -n "__fish_nvq_using_subcommand plot" -l simulate -d 'nvq: load the NVML simulator installed next to nvq (no GPU needed)'
 complete -c nvq -n "__fish_nvq_using_subcommand plot" -s h -l help -d 'Print help'
@@ -667,6 +771,14 @@ complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l trend-window -d 'nvq: m
 complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l rising-for -d 'nvq: a value must have been rising for DURATION to count as rising steadily, a leak (default 5m)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l min-rise -d 'nvq: ... and have risen by at least SIZE over the window (default 256MiB)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l gpm-metrics -d 'GPM metrics to add, by NVML metric id, comma-separated without spaces (Hopper and later)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l hosts -d 'nvq: read these nodes\' GPUs through their `nvq serve` (host, host:port or http(s)://URL; comma list, or @FILE; default $NVQ_HOSTS): mem, ps, busy, --query-gpu, --query-compute-apps' -r
+complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l hosts-user -d 'nvq: basic-auth user for the nodes (the password from --hosts-password-file or $NVQ_HOSTS_PASSWORD)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l hosts-password-file -d 'nvq: a file whose first line is the basic-auth password' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l hosts-bearer-token-file -d 'nvq: a file whose first line is a bearer token for the nodes' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l hosts-ca-file -d 'nvq: the CA certificates (PEM) that https:// nodes are checked against (default: the system\'s)' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l hosts-cert-file -d 'nvq: a client certificate (PEM) for https:// nodes that ask for one' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l hosts-key-file -d 'nvq: the private key (PEM) of --hosts-cert-file' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l hosts-server-name -d 'nvq: the name https:// nodes\' certificates must hold, when not the host\'s own' -r
 complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l nvml-lib -d 'nvq: load this NVML library instead of libnvidia-ml.so.1' -r -F
 complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l summary -d 'nvq: when the run ends, print each GPU\'s (pmon: each process\'s) min, max and mean of every column'
 complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l simulate -d 'nvq: load the NVML simulator installed next to nvq (no GPU needed)'
@@ -689,6 +801,14 @@ complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l trend-window -d 'nvq: m
 complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l rising-for -d 'nvq: a value must have been rising for DURATION to count as rising steadily, a leak (default 5m)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l min-rise -d 'nvq: ... and have risen by at least SIZE over the window (default 256MiB)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand pmon" -s d -l delay -d 'Seconds between samples, 1 to 10 (default 1).' -r
+complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l hosts -d 'nvq: read these nodes\' GPUs through their `nvq serve` (host, host:port or http(s)://URL; comma list, or @FILE; default $NVQ_HOSTS): mem, ps, busy, --query-gpu, --query-compute-apps' -r
+complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l hosts-user -d 'nvq: basic-auth user for the nodes (the password from --hosts-password-file or $NVQ_HOSTS_PASSWORD)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l hosts-password-file -d 'nvq: a file whose first line is the basic-auth password' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l hosts-bearer-token-file -d 'nvq: a file whose first line is a bearer token for the nodes' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l hosts-ca-file -d 'nvq: the CA certificates (PEM) that https:// nodes are checked against (default: the system\'s)' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l hosts-cert-file -d 'nvq: a client certificate (PEM) for https:// nodes that ask for one' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l hosts-key-file -d 'nvq: the private key (PEM) of --hosts-cert-file' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l hosts-server-name -d 'nvq: the name https:// nodes\' certificates must hold, when not the host\'s own' -r
 complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l nvml-lib -d 'nvq: load this NVML library instead of libnvidia-ml.so.1' -r -F
 complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l summary -d 'nvq: when the run ends, print each GPU\'s (pmon: each process\'s) min, max and mean of every column'
 complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l simulate -d 'nvq: load the NVML simulator installed next to nvq (no GPU needed)'

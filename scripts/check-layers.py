@@ -38,21 +38,23 @@ CORE_FORBIDDEN = {
 ALLOWED = {
     "model": set(),
     "test_support": set(),  # what nvq's own tests share (snapshots)
+    "trust": set(),  # the files root may load, run or read as its own
     "error": {"model"},
-    "nvml": {"model", "error"},
+    "nvml": {"model", "error", "trust"},
     "source": {"model", "error", "nvml"},
     "render": {"model", "error"},
-    "plot": {"model", "error"},
+    "plot": {"model", "error", "render"},
     "pods": {"model", "error", "nvml"},
-    "output": {"model", "error"},
+    "output": {"model", "error", "trust"},
     "schedule": {"model", "error", "render", "output"},
     "script": {"model", "error", "source", "render"},
-    "serve": {"model", "error", "nvml", "source", "render", "schedule"},
+    "serve": {"model", "error", "nvml", "source", "render", "schedule", "trust"},
+    "hosts": {"model", "error", "render", "serve"},
     "tui": {"model", "error", "render", "test_support"},
     "cli": {"model", "error", "nvml", "source", "render", "script", "pods"},
     "app": {
         "model", "error", "nvml", "source", "render", "output", "schedule", "script", "cli", "serve", "tui",
-        "plot", "pods",
+        "plot", "pods", "trust", "hosts",
     },
     "lib": None,  # the crate root declares the modules
     "main": None,
@@ -60,18 +62,20 @@ ALLOWED = {
 }
 
 # The simulator's layers (nvml-sim/src/), the lowest first: the symbol list, the
-# scenario (data and validation), the state a scenario becomes, the call machinery
+# scenario (data and validation), the live processes' control files, the state a
+# scenario becomes, the call machinery
 # that enters it, the export files by domain, and the generated stubs and signature
 # checks on top of every export.
 SIM_EXPORTS = {"device", "events", "gpm", "instances", "procs", "system", "topo", "units", "vgpu"}
 SIM_ALLOWED = {
     "symbols": set(),
     "scenario": {"symbols"},
-    "state": {"scenario"},
-    "call": {"scenario", "state"},
+    "live": set(),  # the live processes' control files, read into the state
+    "state": {"scenario", "live"},
+    "call": {"scenario", "state", "live"},
     "pci": {"scenario", "call"},  # the PCI struct a GPU and its NVLink peers report
     "topo": {"scenario", "state", "call", "pci"},
-    **{m: {"scenario", "state", "call", "pci", "topo"} for m in SIM_EXPORTS - {"topo"}},
+    **{m: {"scenario", "live", "state", "call", "pci", "topo"} for m in SIM_EXPORTS - {"topo"}},
     "generated": {"call"} | SIM_EXPORTS,
     "lib": None,
 }

@@ -1,6 +1,7 @@
 //! What nvq does with parsed arguments.
 
 mod history;
+mod hosts;
 mod mig;
 mod nvlink;
 pub mod plan;
@@ -52,9 +53,8 @@ impl QueryPlan {
             Personality::Nvq => mode.resolve(list)?,
             Personality::NvidiaSmi => mode.resolve_as_nvidia_smi(list)?,
         };
-        let format = match common.format {
-            Some(f) if common.personality == Personality::Nvq => FormatSpec::parse_lenient(f)?,
-            Some(f) => FormatSpec::parse(f)?,
+        let format = match common.format.and_then(crate::cli::format::Format::rows) {
+            Some(f) => f,
             None if common.personality == Personality::Nvq => default_format(common)?,
             None => {
                 return Err(NvqError::Usage(format!(
@@ -123,6 +123,28 @@ pub fn run_as(args: &Args, personality: Personality) -> Result<(), NvqError> {
         let mut sink = Sink::stdout();
         return sink.write(render::field_help::render(mode.option(), &mode.fields()).as_bytes());
     }
+    let own_hosts = match &args.command {
+        Some(cli::Command::Mem(s) | cli::Command::Ps(s) | cli::Command::Busy(s)) => s.hosts.any(),
+        Some(cli::Command::Wait(w)) => w.short.hosts.any(),
+        _ => false,
+    };
+    if args.hosts.any() || own_hosts {
+        if personality == Personality::NvidiaSmi {
+            return Err(NvqError::UnknownOption("--hosts".into()));
+        }
+        let reads_nodes = match &args.command {
+            Some(c) => matches!(
+                c,
+                cli::Command::Mem(_) | cli::Command::Ps(_) | cli::Command::Busy(_)
+            ),
+            None => args.queries.len() == 1,
+        };
+        if !reads_nodes {
+            return Err(NvqError::Usage(
+                "--hosts works with mem, ps, busy, --query-gpu and --query-compute-apps.".into(),
+            ));
+        }
+    }
     if let Some(command) = &args.command {
         // The shared options, wherever they stand (see `plan`).
         let common = Common::for_command(args, command, personality)?;
@@ -144,7 +166,18 @@ pub fn run_as(args: &Args, personality: Personality) -> Result<(), NvqError> {
         };
     }
     let queries = &args.queries;
-    let common = Common::top(args, personality)?;
+    // What the mode prints says which --format values it takes (-L and
+    // --version take none, nor does the summary table: refused below).
+    let formats = if args.version || args.list_gpus {
+        None
+    } else if report::wanted(args) {
+        Some(crate::cli::format::Formats::Report)
+    } else if !queries.is_empty() {
+        Some(crate::cli::format::Formats::Rows)
+    } else {
+        None
+    };
+    let common = Common::top(args, personality, formats)?;
     if queries.len() > 1 {
         return Err(NvqError::Conflict(
             "give one --query-* option at a time (run nvq once per mode).".into(),
@@ -241,6 +274,9 @@ fn run_summary(common: &Common<'_>) -> Result<(), NvqError> {
 }
 
 fn run_query(common: &Common<'_>, plan: &QueryPlan) -> Result<(), NvqError> {
+    if let Some((nodes, client)) = hosts::wanted(common, plan.mode)? {
+        return hosts::run_query(common, plan, nodes, client);
+    }
     let mode = if plan.format.kind.replaces_file() {
         SinkMode::ReplaceEachSample
     } else {

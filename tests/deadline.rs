@@ -507,3 +507,116 @@ fn blocked_writes_one_at_a_time() -> (std::sync::MutexGuard<'static, ()>, common
         common::on_time(),
     )
 }
+
+/// Threads of process `pid` now (its `/proc/PID/task` entries).
+fn threads_of(pid: u32) -> usize {
+    std::fs::read_dir(format!("/proc/{pid}/task")).map_or(0, |d| d.count())
+}
+
+/// Issue 54, item 16: under scheduling delays, lanes were split and added
+/// faster than the threads of dropped lanes ended, and a 1 ms loop over 8
+/// GPUs grew to thousands of threads. The bound of docs/loops.md (a worker
+/// per GPU, plus the main thread) holds beside CPU hogs, with the whole
+/// process stopped and continued at random moments (a scheduler that does
+/// not run it for up to 80 ms, more than the 50 ms deadline), and with one
+/// slow GPU that makes every sample split its lane.
+#[test]
+fn threads_stay_bounded_beside_a_cpu_hog_and_random_stalls() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    let _turn = one_at_a_time();
+    let gpus = 8;
+    let mut text = HEAD.to_string();
+    for i in 0..gpus {
+        text.push_str(&device(i));
+        if i == 3 {
+            text.push_str(&delay("nvmlDeviceGetMemoryInfo_v2", 20));
+        }
+    }
+    let sc = write_scenario(&text);
+    let mut child = command(
+        &sc,
+        &[
+            "--query-gpu=index,memory.used,utilization.gpu",
+            "--format=csv,noheader",
+            "-lms",
+            "1",
+            "--count",
+            "300",
+        ],
+    )
+    .stdout(Stdio::piped())
+    .stderr(Stdio::null())
+    .spawn()
+    .unwrap();
+    let pid = child.id();
+    let mut stdout = child.stdout.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut out = String::new();
+        stdout.read_to_string(&mut out).unwrap();
+        out
+    });
+    let done = Arc::new(AtomicBool::new(false));
+    // One core of a two-core machine kept busy: enough beside the stalls
+    // (which alone gave the old code thousands of threads), without
+    // starving the tests that run beside this one.
+    let hogs: Vec<_> = (0..1)
+        .map(|_| {
+            let done = Arc::clone(&done);
+            std::thread::spawn(move || {
+                let mut x = 0u64;
+                while !done.load(Ordering::Relaxed) {
+                    x = std::hint::black_box(x.wrapping_mul(6364136223846793005).wrapping_add(1));
+                }
+            })
+        })
+        .collect();
+    let stalls = {
+        let done = Arc::clone(&done);
+        std::thread::spawn(move || {
+            let mut rng = nvq::test_support::XorShift(0x5eed_1e55_u64);
+            let mut stalls = 0;
+            while !done.load(Ordering::Relaxed) {
+                std::thread::sleep(Duration::from_millis(rng.below(40)));
+                // SAFETY: signals to our own child, which is continued at once after.
+                unsafe { libc::kill(pid as i32, libc::SIGSTOP) };
+                std::thread::sleep(Duration::from_millis(5 + rng.below(75)));
+                // SAFETY: as above.
+                unsafe { libc::kill(pid as i32, libc::SIGCONT) };
+                stalls += 1;
+            }
+            stalls
+        })
+    };
+    let mut most = 0;
+    let until = Instant::now() + Duration::from_secs(120);
+    let status = loop {
+        most = most.max(threads_of(pid));
+        if let Some(s) = child.try_wait().unwrap() {
+            break Some(s);
+        }
+        if Instant::now() > until {
+            let _ = child.kill();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    };
+    done.store(true, Ordering::Relaxed);
+    let stalls = stalls.join().unwrap();
+    for h in hogs {
+        h.join().unwrap();
+    }
+    // SAFETY: a last SIGCONT, should the child be stopped still.
+    unsafe { libc::kill(pid as i32, libc::SIGCONT) };
+    let _ = child.wait();
+    let out = reader.join().unwrap();
+    eprintln!("{stalls} stalls, at most {most} threads");
+    assert!(status.is_some_and(|s| s.success()), "{status:?}");
+    assert_eq!(out.lines().count(), 300 * gpus, "{out}");
+    // One worker per GPU and the main thread; one more, a worker that has
+    // ended and that the kernel has not yet taken out of /proc.
+    assert!(
+        most <= gpus + 2,
+        "{most} threads for {gpus} GPUs ({stalls} stalls)"
+    );
+}

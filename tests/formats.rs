@@ -378,7 +378,7 @@ fn promtool_accepts_the_prometheus_output() {
 
 /// Pipe `text` to `promtool check metrics`: `None` when promtool is missing,
 /// else what it said (empty when it is content).
-fn promtool_says(text: &str) -> Option<String> {
+pub(crate) fn promtool_says(text: &str) -> Option<String> {
     use std::io::Write;
     let mut p = crate::common::command(crate::common::require_tool("promtool")?)
         .args(["check", "metrics"])

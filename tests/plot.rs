@@ -10,7 +10,7 @@ use common::{nvq, scenario, TREND};
 use assert_cmd::Command;
 use std::path::{Path, PathBuf};
 
-fn plot(args: &[&str]) -> std::process::Output {
+pub(crate) fn plot(args: &[&str]) -> std::process::Output {
     Command::from_std(common::nvq_command())
         .arg("plot")
         .args(args)
@@ -18,7 +18,7 @@ fn plot(args: &[&str]) -> std::process::Output {
         .unwrap()
 }
 
-fn tmp(name: &str) -> PathBuf {
+pub(crate) fn tmp(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("nvq-plot-{}", std::process::id()));
     std::fs::create_dir_all(&d).unwrap();
     d.join(name)
@@ -51,7 +51,7 @@ fn trend_log(name: &str, format: &str) -> PathBuf {
 }
 
 /// The data polylines of an SVG (stroke width 2), with their colour and points.
-fn polylines(svg: &str) -> Vec<(String, Vec<(f64, f64)>)> {
+pub(crate) fn polylines(svg: &str) -> Vec<(String, Vec<(f64, f64)>)> {
     svg.split("<polyline")
         .skip(1)
         .filter(|p| p.contains("stroke-width=\"2\""))

@@ -582,3 +582,78 @@ fn pods_flags_are_checked() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2), "{out:?}");
 }
+
+/// A time-sliced GPU shared by 10,000 pods (#54, item 17): each joined
+/// label value stays within its bound (docs/kubernetes.md: at most 16
+/// names and 1 KiB), the names first in order and then a `+N more` that
+/// counts the rest, so the scrape stays small and a valid exposition.
+#[test]
+fn ten_thousand_pods_on_one_gpu_give_bounded_labels() {
+    const PODS: usize = 10_000;
+    let pods: Vec<Vec<u8>> = (0..PODS)
+        .map(|i| {
+            let replica = format!("{GPU0}::{i}");
+            pod(
+                &format!("infer-{i:05}"),
+                &format!("team-{:04}", i % 1000),
+                &[container(
+                    &format!("model-{:03}", i % 100),
+                    &[devices("nvidia.com/gpu.shared", &[replica.as_str()])],
+                )],
+            )
+        })
+        .collect();
+    let kubelet = Kubelet::start(Mode::Answer(list(&pods)));
+    let sock = format!("--collect.pods.socket={}", kubelet.path.display());
+    let nvq = serve_nvq(
+        &scenario("fleet_train.toml"),
+        &[FAST, &["--collect.processes", &sock]].concat(),
+    );
+    nvq.scrape_until(&format!("nvq_pods_attributed_devices {PODS}"));
+    // A scrape just after the poll may come from a collection before it.
+    let end = Instant::now() + Duration::from_secs(20);
+    let (body, line) = loop {
+        let (body, _) = nvq.scrape();
+        let line = samples(&body, "nvq_memory_used_bytes")
+            .into_iter()
+            .find(|l| l.contains("gpu=\"0\"") && l.contains("pod=\"infer-00000,"))
+            .map(str::to_string);
+        if let Some(line) = line {
+            break (body, line);
+        }
+        assert!(Instant::now() < end, "GPU 0 is not labelled in\n{body}");
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let label = |key: &str| -> String {
+        let head = format!("{key}=\"");
+        let from = line
+            .find(&head)
+            .unwrap_or_else(|| panic!("{key} in {line}"))
+            + head.len();
+        line[from..].split('"').next().unwrap().to_string()
+    };
+    for (key, distinct) in [("pod", PODS), ("namespace", 1000), ("container", 100)] {
+        let value = label(key);
+        assert!(value.len() <= 1024, "{key}: {} bytes", value.len());
+        let names: Vec<&str> = value.split(',').collect();
+        let (shown, more) = names.split_at(names.len() - 1);
+        assert!(!shown.is_empty() && shown.len() <= 16, "{key}: {value}");
+        let left: usize = more[0]
+            .strip_prefix('+')
+            .and_then(|m| m.strip_suffix(" more"))
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("{key}: no `+N more` at the end of {value}"));
+        assert_eq!(shown.len() + left, distinct, "{key}: {value}");
+        let mut sorted = shown.to_vec();
+        sorted.sort_unstable();
+        assert_eq!(sorted, shown, "{key}: the first names, in order");
+    }
+    // Every series of the GPU carries the bounded labels: a small scrape.
+    assert!(body.len() < 256 << 10, "{} bytes", body.len());
+    if let Some(said) = crate::formats::promtool_says(
+        body.split_once("\r\n\r\n")
+            .map_or(body.as_str(), |(_, b)| b),
+    ) {
+        assert!(said.is_empty(), "promtool: {said}");
+    }
+}

@@ -141,25 +141,27 @@ proptest! {
     /// in range are accepted exactly.
     #[test]
     fn intervals_and_counts(s in prop_oneof![any::<String>(), "-?[0-9]{0,22}", "[0-9]{1,6}(\\.[0-9])?"]) {
-        if let Ok(d) = cli::parse_loop_sec(&s) {
+        use cli::value::{Count, LoopMillis, LoopSecs};
+        if let Ok(LoopSecs(d)) = LoopSecs::parse(&s) {
             prop_assert!(d > Duration::ZERO && d <= Duration::from_secs(86_400));
         }
-        if let Ok(d) = cli::parse_loop_ms(&s) {
+        if let Ok(LoopMillis(d)) = LoopMillis::parse(&s) {
             prop_assert!(d > Duration::ZERO && d <= Duration::from_secs(86_400));
         }
-        if let Ok(n) = cli::parse_count(&s) {
+        if let Ok(Count(n)) = Count::parse(&s) {
             prop_assert!(n > 0);
         }
-        for r in [cli::parse_loop_sec(&s).err(), cli::parse_loop_ms(&s).err(), cli::parse_count(&s).err()].into_iter().flatten() {
+        for r in [LoopSecs::parse(&s).err(), LoopMillis::parse(&s).err(), Count::parse(&s).err()].into_iter().flatten() {
             prop_assert_eq!(r.exit_code(), nvq::ExitCode::InvalidArgument);
         }
     }
 
     #[test]
     fn whole_numbers_in_range(n in 1u64..=86_400) {
-        prop_assert_eq!(cli::parse_loop_sec(&n.to_string()).unwrap(), Duration::from_secs(n));
-        prop_assert_eq!(cli::parse_loop_ms(&(n * 1000).to_string()).unwrap(), Duration::from_secs(n));
-        prop_assert_eq!(cli::parse_count(&n.to_string()).unwrap(), n);
+        use cli::value::{Count, LoopMillis, LoopSecs};
+        prop_assert_eq!(LoopSecs::parse(&n.to_string()).unwrap().0, Duration::from_secs(n));
+        prop_assert_eq!(LoopMillis::parse(&(n * 1000).to_string()).unwrap().0, Duration::from_secs(n));
+        prop_assert_eq!(Count::parse(&n.to_string()).unwrap().0, n);
     }
 
     /// Scenario files: arbitrary text, and the built-in scenario cut short or

@@ -313,3 +313,66 @@ fn titanv_560_report_is_the_public_output() {
     let diffs = report_differences(&actual, &expected, GAPS);
     assert!(diffs.is_empty(), "{}\n--- nvq:\n{actual}", diffs.join("\n"));
 }
+
+/// The report of `scenario_name` as if its driver were `driver`.
+fn report_on(scenario_name: &str, from: &str, driver: &str) -> String {
+    let f = scenario_at(
+        scenario_name,
+        &[(
+            &format!("driver_version = \"{from}\""),
+            &format!("driver_version = \"{driver}\""),
+        )],
+    );
+    nvq_ok(f.path(), &["-q"])
+}
+
+/// Lines 470.129 and 470.256 print that the 450 reports (450.51, 450.57,
+/// 450.102) lack: the module id, the GSP firmware version, the target
+/// temperature and the voltage section.
+#[test]
+fn a_450_report_lacks_the_lines_470_added() {
+    let lines = [
+        "    Module ID ",
+        "    GSP Firmware Version ",
+        "        GPU Target Temperature ",
+        "    Voltage\n",
+    ];
+    let r450 = report_on("q_gtx680_470.toml", "470.256.02", "450.102.04");
+    let r470 = report_on("q_gtx680_470.toml", "470.256.02", "470.129.06");
+    for l in lines {
+        assert!(!r450.contains(l), "450 has {l:?}:\n{r450}");
+        assert!(r470.contains(l), "470 lacks {l:?}:\n{r470}");
+    }
+}
+
+/// `Ecc Mode` up to 525.125 (the 418, 470 and 525.105/525.125 reports),
+/// `ECC Mode` from 535.
+#[test]
+fn ecc_mode_is_spelt_ecc_up_to_525() {
+    let r525 = report_on("q_a10_535.toml", "535.129.03", "525.125.06");
+    assert!(r525.contains("\n    Ecc Mode\n"), "{r525}");
+    let r535 = report_on("q_a10_535.toml", "535.129.03", "535.129.03");
+    assert!(r535.contains("\n    ECC Mode\n"), "{r535}");
+}
+
+/// A 525.105 report of a GPU with a T.Limit margin names the thresholds
+/// without it (`GPU Shutdown Temp`); 535's name them after it.
+#[test]
+fn temperature_thresholds_take_the_t_limit_name_from_535() {
+    let r525 = report_on("q_h100_535.toml", DRIVER_H100_535, "525.105.17");
+    for l in [
+        "        GPU Shutdown Temp ",
+        "        GPU Slowdown Temp ",
+        "        GPU Max Operating Temp ",
+        "        Memory Max Operating Temp ",
+    ] {
+        assert!(r525.contains(l), "525 lacks {l:?}:\n{r525}");
+    }
+    assert!(!r525.contains("Shutdown T.Limit"), "{r525}");
+    let r535 = report_on("q_h100_535.toml", DRIVER_H100_535, DRIVER_H100_535);
+    assert!(
+        r535.contains("        GPU Shutdown T.Limit Temp "),
+        "{r535}"
+    );
+}
+const DRIVER_H100_535: &str = "535.161.08";

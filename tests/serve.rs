@@ -759,7 +759,7 @@ fn tool(name: &str, args: &[&str], dir: &Path) -> std::process::Output {
 
 /// A CA, a server certificate for 127.0.0.1 and a client certificate, made
 /// with openssl in `dir`; `None` without openssl.
-fn certificates(dir: &Path) -> Option<()> {
+pub(crate) fn certificates(dir: &Path) -> Option<()> {
     crate::common::require_tool("openssl")?;
     let ec = [
         "-newkey",

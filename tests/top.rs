@@ -704,3 +704,191 @@ fn mouse_clicks_select_a_gpu_and_sort_under_tmux() {
     assert_restored(&t);
     assert_eq!(flags().trim(), "00", "mouse reporting off after top");
 }
+
+/// One H100 named `gpu`, running one process named `proc` (a PID that no
+/// host process has, so the screen shows NVML's name).
+fn one_gpu_named(gpu: &str, proc: &str) -> tempfile::NamedTempFile {
+    common::write_scenario(&format!(
+        "{head}{dev}\n[[device.process]]\npid = 4100001\nname = \"{proc}\"\n\
+         used_memory = 1073741824\n",
+        head = common::SIM_HEAD,
+        dev = common::h100(0, 8589934592).replace("NVIDIA H100 80GB HBM3", gpu),
+    ))
+}
+
+/// `nvq top --once` on a scenario, as text (80×24: no terminal).
+fn once_on(sc: &Path) -> String {
+    let out = common::command(nvq())
+        .args(["top", "--once", "--nvml-lib"])
+        .arg(common::sim_lib())
+        .env("NVML_SIM_SCENARIO", sc)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// Characters that hide or reorder text but are neither control characters
+/// nor the bidirectional overrides: word joiner and invisible operators,
+/// the Arabic letter mark, the Mongolian vowel separator, tag characters.
+const INVISIBLE: &str =
+    "\u{2060}\u{2061}\u{2062}\u{2063}\u{2064}\u{61c}\u{180e}\u{e0001}\u{e0041}\u{e007f}";
+
+/// The same invisible characters, as a TOML string's escapes.
+const INVISIBLE_TOML: &str =
+    "\\u2060\\u2061\\u2062\\u2063\\u2064\\u061C\\u180E\\U000E0001\\U000E0041\\U000E007F";
+
+#[test]
+fn invisible_characters_never_reach_any_text_view() {
+    let sc = one_gpu_named(
+        &format!("NVIDIA H1{INVISIBLE_TOML}00"),
+        &format!("/bin/ev{INVISIBLE_TOML}il"),
+    );
+    let q = "?".repeat(INVISIBLE.chars().count());
+    let views = [
+        ("nvq top --once", once_on(sc.path())),
+        (
+            "--query-gpu=name",
+            common::nvq_ok(sc.path(), &["--query-gpu=name", "--format=csv,noheader"]),
+        ),
+        (
+            "--query-compute-apps=name",
+            common::nvq_ok(
+                sc.path(),
+                &["--query-compute-apps=name", "--format=csv,noheader"],
+            ),
+        ),
+        ("-L", common::nvq_ok(sc.path(), &["-L"])),
+        (
+            "the summary table",
+            common::nvq_ok(sc.path(), &[] as &[&str]),
+        ),
+    ];
+    for (what, text) in views {
+        assert!(
+            !text.chars().any(|c| INVISIBLE.contains(c)),
+            "{what} shows an invisible character:\n{text}"
+        );
+        assert!(
+            text.contains(&format!("H1{q}00")) || text.contains(&format!("/bin/ev{q}il")),
+            "{what} shows neither name with its `?`s:\n{text}"
+        );
+    }
+}
+
+/// Columns a line takes on a terminal, for the characters these tests
+/// print: fullwidth forms take two, the others one.
+fn columns(line: &str) -> usize {
+    line.chars()
+        .map(|c| {
+            if ('\u{ff01}'..='\u{ff60}').contains(&c) {
+                2
+            } else {
+                1
+            }
+        })
+        .sum()
+}
+
+#[test]
+fn once_prints_double_width_characters_without_a_gap() {
+    let fullwidth: String = ('\u{ff21}'..='\u{ff3a}')
+        .chain('\u{ff41}'..='\u{ff49}')
+        .collect();
+    assert_eq!(fullwidth.chars().count(), 35);
+    let sc = one_gpu_named("NVIDIA H100 80GB HBM3", &format!("/opt/{fullwidth}"));
+    let text = once_on(sc.path());
+    assert!(text.contains("ＡＢＣＤＥＦ"), "{text}");
+    for line in text.lines() {
+        assert!(
+            columns(line) <= 80,
+            "a line of {} columns in an 80-column frame:\n{text}",
+            columns(line)
+        );
+    }
+}
+
+/// The pane's screen, cursor and mouse modes: `alternate cursor mouse`,
+/// where mouse is 1 when any mouse reporting is on.
+fn modes(t: &Tmux) -> String {
+    let m = t.tmux(&[
+        "display",
+        "-p",
+        "#{alternate_on} #{cursor_flag} #{mouse_any_flag}#{mouse_button_flag}\
+         #{mouse_standard_flag}#{mouse_all_flag}#{mouse_sgr_flag}",
+    ]);
+    let (screen, mouse) = m.trim().rsplit_once(' ').unwrap_or_default();
+    format!("{screen} {}", u8::from(mouse.contains('1')))
+}
+
+/// Wait (at most 20 s) for the pane's modes to be `want`.
+fn wait_for_modes(t: &Tmux, want: &str) {
+    let until = Instant::now() + Duration::from_secs(20);
+    while modes(t) != want && Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(modes(t), want, "the screen:\n{}", t.screen());
+}
+
+#[test]
+fn ctrl_z_and_sigtstp_put_the_terminal_back_and_fg_redraws() {
+    let sc = common::scenario("top_8gpu.toml");
+    let t = Tmux::new("tstp");
+    // A shell with job control (`set -m`), as an interactive one has: a
+    // stopped nvq top returns to it (exit 148, 128 + SIGTSTP), it saves the
+    // terminal's settings, waits for Enter, and `fg` continues nvq top;
+    // twice.
+    let stopped = |n: u32| {
+        format!(
+            "echo \"STOPPED $?\"; stty -g > {}; read go; fg; ",
+            quoted(&t.path(&format!("stopped{n}")))
+        )
+    };
+    let line = script(&t, &sc, "--interval 0.2").replacen(
+        "NVML_SIM_SCENARIO=",
+        "set -m; NVML_SIM_SCENARIO=",
+        1,
+    );
+    let line = line.replacen(
+        "echo \"EXIT $?\"",
+        &format!("{}{}echo \"EXIT $?\"", stopped(1), stopped(2)),
+        1,
+    );
+    t.start(80, 24, &line);
+    t.wait_for("the first frame", |s| s.contains("8 GPUs"));
+    wait_for_modes(&t, "1 0 1");
+    let before = std::fs::read_to_string(t.path("before")).unwrap();
+    for (n, how) in [(1, "Ctrl+Z"), (2, "SIGTSTP")] {
+        if n == 1 {
+            t.keys(&["C-z"]);
+        } else {
+            signal_nvq(&t, "TSTP");
+        }
+        let screen = t.wait_for(&format!("the shell after {how}"), |s| {
+            s.matches("STOPPED 148").count() == n
+        });
+        assert!(
+            !screen.contains("8 GPUs"),
+            "{how}: the alternate screen stays:\n{screen}"
+        );
+        wait_for_modes(&t, "0 1 0");
+        let read = |f: &str| std::fs::read_to_string(t.path(f)).unwrap_or_default();
+        let until = Instant::now() + Duration::from_secs(10);
+        while !read(&format!("stopped{n}")).ends_with('\n') && Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        assert_eq!(
+            read(&format!("stopped{n}")),
+            before,
+            "{how}: raw mode stays on"
+        );
+        t.keys(&["Enter"]);
+        // `fg` has continued nvq top: the whole frame again, and its modes.
+        t.wait_for(&format!("the frame after fg ({how})"), |s| {
+            s.contains("8 GPUs") && s.contains("leaky")
+        });
+        wait_for_modes(&t, "1 0 1");
+    }
+    t.keys(&["q"]);
+    assert_restored(&t);
+}

@@ -3,6 +3,7 @@
 //! (`init`, `enter`: init check, absent function, handle, counting, loss, faults; then `dev_fn`,
 //! `any_fn`, `peer_fn`, `pair_fn`, `sys_fn` and the `Ctx` a device body sees).
 
+use crate::live::Live;
 use crate::scenario::{Device, Fault, MigInstance, Scenario, Series};
 use crate::state::{lock, State, Target};
 use nvml_wrapper_sys::bindings::*;
@@ -201,6 +202,9 @@ pub(crate) fn enter(
         if st.absent.contains(sym) {
             return Err(FUNCTION_NOT_FOUND);
         }
+        if let Some(live) = st.live.as_mut().filter(|_| crate::live::reads(sym)) {
+            live.refresh(st.sc.device.len());
+        }
         let target = match h {
             Some(h) => Some(st.resolve(h).ok_or(INVALID_ARGUMENT)?),
             None => None,
@@ -254,6 +258,8 @@ pub(crate) struct Ctx<'a> {
     pub n: u64,
     /// Seconds since `nvmlInit` loaded the scenario (for values that follow the clock).
     pub elapsed_s: f64,
+    /// The live processes, if the scenario has them (read afresh by the calls that list them).
+    pub live: Option<&'a Live>,
 }
 
 impl Ctx<'_> {
@@ -301,6 +307,7 @@ pub(crate) fn dev_call(
                 target,
                 n,
                 elapsed_s: st.started.elapsed().as_secs_f64(),
+                live: st.live.as_ref(),
             })
         })();
         ret(r)
@@ -329,6 +336,7 @@ pub(crate) fn peer_fn(
                     target,
                     n,
                     elapsed_s: st.started.elapsed().as_secs_f64(),
+                    live: st.live.as_ref(),
                 },
                 st,
             )

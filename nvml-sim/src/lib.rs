@@ -13,6 +13,7 @@ pub mod scenario;
 mod symbols;
 
 mod call;
+mod live;
 mod state;
 
 mod device;

@@ -1,4 +1,5 @@
-//! Running-process lists (two-call protocol) and accounting.
+//! Running-process lists (two-call protocol) and accounting, the scenario's processes and the
+//! live ones (`live.rs`: compute processes of the GPU, after the scenario's).
 
 use crate::call::*;
 use crate::scenario::{Process, UsedMemory};
@@ -59,6 +60,32 @@ fn cc_protected(c: &Ctx, p: &Process) -> u64 {
     }
 }
 
+/// The running live processes of the GPU (none on a MIG handle) in a compute list: (PID, bytes).
+fn live(c: &Ctx, kind: Kind) -> Vec<(u32, u64)> {
+    match (kind, c.target, c.live) {
+        (Kind::Compute, Target::Gpu(i), Some(l)) => l.on_gpu(i).collect(),
+        _ => Vec::new(),
+    }
+}
+
+fn live_v2((pid, bytes): (u32, u64)) -> nvmlProcessInfo_v2_t {
+    nvmlProcessInfo_v2_t {
+        pid,
+        usedGpuMemory: bytes,
+        gpuInstanceId: NOT_AVAILABLE_U32,
+        computeInstanceId: NOT_AVAILABLE_U32,
+    }
+}
+
+/// A list's entries: the scenario's processes, then the live ones.
+fn entries(c: &Ctx, kind: Kind) -> Vec<(nvmlProcessInfo_v2_t, u64)> {
+    let fixed = list(c, kind)
+        .into_iter()
+        .map(|p| (v2(c, p), cc_protected(c, p)));
+    let live = live(c, kind).into_iter().map(|l| (live_v2(l), 0));
+    fixed.chain(live).collect()
+}
+
 fn v2(c: &Ctx, p: &Process) -> nvmlProcessInfo_v2_t {
     nvmlProcessInfo_v2_t {
         pid: p.pid,
@@ -77,8 +104,7 @@ fn procs_v2(
 ) -> nvmlReturn_t {
     let fill = is_fill(count, infos);
     dev_call(sym, device, true, fill, |c| {
-        let l = list(c, kind);
-        put_list(count, infos, l.iter().map(|p| v2(c, p)))
+        put_list(count, infos, entries(c, kind).into_iter().map(|(i, _)| i))
     })
 }
 
@@ -91,14 +117,15 @@ fn procs_v1(
 ) -> nvmlReturn_t {
     let fill = is_fill(count, infos);
     dev_call(sym, device, true, fill, |c| {
-        let l = list(c, kind);
         put_list(
             count,
             infos,
-            l.iter().map(|p| nvmlProcessInfo_v1_t {
-                pid: p.pid,
-                usedGpuMemory: used(c, p),
-            }),
+            entries(c, kind)
+                .into_iter()
+                .map(|(i, _)| nvmlProcessInfo_v1_t {
+                    pid: i.pid,
+                    usedGpuMemory: i.usedGpuMemory,
+                }),
         )
     })
 }
@@ -219,21 +246,19 @@ pub unsafe extern "C" fn nvmlDeviceGetRunningProcessDetailList(
         if v.version != DETAIL_LIST_V1 {
             return Err(ARGUMENT_VERSION_MISMATCH);
         }
-        let l = list(c, kind);
         let mut count = v.numProcArrayEntries;
         let r = put_list(
             &mut count,
             v.procArray,
-            l.iter().map(|p| {
-                let i = v2(c, p);
-                nvmlProcessDetail_v1_t {
+            entries(c, kind)
+                .into_iter()
+                .map(|(i, cc)| nvmlProcessDetail_v1_t {
                     pid: i.pid,
                     usedGpuMemory: i.usedGpuMemory,
                     gpuInstanceId: i.gpuInstanceId,
                     computeInstanceId: i.computeInstanceId,
-                    usedGpuCcProtectedMemory: cc_protected(c, p),
-                }
-            }),
+                    usedGpuCcProtectedMemory: cc,
+                }),
         );
         v.numProcArrayEntries = count;
         out.set(v);
@@ -256,7 +281,13 @@ pub unsafe extern "C" fn nvmlDeviceGetAccountingPids(
         if c.dev.accounting_mode.is_none() && c.dev.accounting.is_empty() {
             return Err(NOT_SUPPORTED);
         }
-        put_list(count, pids, c.dev.accounting.iter().map(|a| a.pid))
+        let fixed = c.dev.accounting.iter().map(|a| a.pid);
+        let live = live_accounted(c).into_iter().map(|(pid, _)| pid);
+        put_list(
+            count,
+            pids,
+            fixed.chain(live).collect::<Vec<_>>().into_iter(),
+        )
     })
 }
 
@@ -275,23 +306,53 @@ pub unsafe extern "C" fn nvmlDeviceGetAccountingStats(
         if c.dev.accounting_mode.is_none() && c.dev.accounting.is_empty() {
             return Err(NOT_SUPPORTED);
         }
-        let a = c
-            .dev
-            .accounting
-            .iter()
-            .find(|a| a.pid == pid)
-            .ok_or(NOT_FOUND)?;
-        o.set(nvmlAccountingStats_t {
-            gpuUtilization: a.gpu_utilization,
-            memoryUtilization: a.memory_utilization,
-            maxMemoryUsage: a.max_memory_usage,
-            time: a.time,
-            startTime: a.start_time,
-            isRunning: a.is_running,
-            reserved: [0; 5],
-        });
+        let a = match c.dev.accounting.iter().find(|a| a.pid == pid) {
+            Some(a) => nvmlAccountingStats_t {
+                gpuUtilization: a.gpu_utilization,
+                memoryUtilization: a.memory_utilization,
+                maxMemoryUsage: a.max_memory_usage,
+                time: a.time,
+                startTime: a.start_time,
+                isRunning: a.is_running,
+                reserved: [0; 5],
+            },
+            None => live_accounted(c)
+                .into_iter()
+                .find(|(p, _)| *p == pid)
+                .map(|(_, s)| s)
+                .ok_or(NOT_FOUND)?,
+        };
+        o.set(a);
         Ok(())
     })
+}
+
+/// The live processes' accounting records on the GPU, when its accounting mode is on (an
+/// administrator's choice: off, NVML keeps no record): every PID that held memory on it, running
+/// or not, with the most it held (`maxMemoryUsage`), its first line's time (`startTime`, µs) and
+/// `time` 0 while it runs, then the ms it ran (as NVML reports them).
+fn live_accounted(c: &Ctx) -> Vec<(u32, nvmlAccountingStats_t)> {
+    let (Target::Gpu(gpu), Some(live)) = (c.target, c.live) else {
+        return Vec::new();
+    };
+    if c.opt(&c.dev.accounting_mode) != Some(1) {
+        return Vec::new();
+    }
+    live.accounted(gpu)
+        .map(|(pid, p)| {
+            let start = p.first_ms.unwrap_or(0);
+            let stats = nvmlAccountingStats_t {
+                gpuUtilization: 0,
+                memoryUtilization: 0,
+                maxMemoryUsage: p.gpus.get(&gpu).map_or(0, |h| h.max),
+                time: p.ended_ms.map_or(0, |end| end.saturating_sub(start)),
+                startTime: start.saturating_mul(1000),
+                isRunning: u32::from(!p.gone),
+                reserved: [0; 5],
+            };
+            (pid, stats)
+        })
+        .collect()
 }
 
 /// The first sample's CPU timestamp (µs); call n's sample is `n - 1` seconds later.

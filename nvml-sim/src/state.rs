@@ -2,6 +2,7 @@
 //! (call counters, process names, event sets, GPM buffers), the device handles that point into
 //! it, and its lock. Entering it from an export is [`crate::call`]'s.
 
+use crate::live::Live;
 use crate::scenario::{Process, Scenario, MAX_DEVICES, MAX_MIG_INSTANCES};
 use nvml_wrapper_sys::bindings::nvmlDevice_t;
 use std::collections::{HashMap, HashSet};
@@ -74,6 +75,8 @@ pub(crate) struct State {
     pub next_event_set: usize,
     /// GPM sample buffers and sample counts (see `gpm.rs`).
     pub gpm: Gpm,
+    /// The live processes, when the scenario has a control directory (see `live.rs`).
+    pub live: Option<Live>,
 }
 
 impl State {
@@ -103,6 +106,7 @@ impl State {
             event_sets: HashMap::new(),
             next_event_set: 0,
             gpm: Gpm::default(),
+            live: sc.live_dir().map(|d| Live::new(d, sc.live_every_ms())),
             sc,
         }
     }

@@ -207,7 +207,15 @@ fn process_name(st: &mut State, pid: c_uint, name: *mut c_char, length: c_uint) 
     if name.is_null() || length == 0 {
         return Err(INVALID_ARGUMENT);
     }
-    let p = st.proc_names.get_mut(&pid).ok_or(NOT_FOUND)?;
+    let Some(p) = st.proc_names.get_mut(&pid) else {
+        // A live process (`live.rs`): its name from procfs, while it runs.
+        st.live
+            .as_ref()
+            .filter(|l| l.running(pid))
+            .ok_or(NOT_FOUND)?;
+        let s = crate::live::process_name(pid).ok_or(NOT_FOUND)?;
+        return put_truncated(name, length, &s);
+    };
     if let Some(e) = p.error {
         if e != SUCCESS {
             return Err(e);
@@ -221,7 +229,11 @@ fn process_name(st: &mut State, pid: c_uint, name: *mut c_char, length: c_uint) 
         p.names.get(k - 1).map(String::as_str)
     }
     .ok_or(NOT_FOUND)?;
-    // NVML truncates process names to the buffer.
+    put_truncated(name, length, s)
+}
+
+/// NVML truncates process names to the buffer (`length` > 0).
+fn put_truncated(name: *mut c_char, length: c_uint, s: &str) -> R {
     let mut end = s.len().min(length as usize - 1);
     while !s.is_char_boundary(end) {
         end -= 1;

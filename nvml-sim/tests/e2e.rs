@@ -13,6 +13,9 @@ use nvml_wrapper::Nvml;
 use std::path::PathBuf;
 use std::process::Command;
 
+#[path = "e2e/live.rs"]
+mod live;
+
 const CHILD_ENV: &str = "NVML_SIM_TEST_CHILD";
 
 fn sim_path() -> PathBuf {

@@ -6,18 +6,11 @@ use crate::cli::dmon::DmonArgs;
 use crate::error::NvqError;
 use crate::render::monitor::{Layout, Slot};
 use crate::source::dmon::{self, DmonReader};
-use crate::Personality;
 
-/// Run as `nvidia-smi` (`personality`), `--format csv` is nvidia-smi's
-/// own dmon CSV; run as nvq, it is nvq's typed CSV.
+/// Run as `nvidia-smi`, `--format csv` is nvidia-smi's own dmon CSV; run
+/// as nvq, it is nvq's typed CSV (`format::Formats::Monitor`).
 pub fn run(a: &DmonArgs, common: &Common<'_>) -> Result<(), NvqError> {
-    let plan = Plan::new(
-        "dmon",
-        &a.monitor,
-        common,
-        None,
-        common.personality == Personality::NvidiaSmi,
-    )?;
+    let plan = Plan::new(&a.monitor, common)?;
     let metrics = monitor::selected("dmon", &dmon::TABLE, a.select.as_deref())?;
     let gpm = match &a.gpm_metrics {
         Some(list) => dmon::select_gpm(list).map_err(|item| {

@@ -2,6 +2,7 @@
 //! MIG state, print it.
 
 use super::plan::Common;
+use crate::cli::format::Format;
 use crate::cli::mig::MigArgs;
 use crate::error::NvqError;
 use crate::model::mig::GpuMig;
@@ -33,15 +34,8 @@ pub fn run(common: &Common<'_>, m: &MigArgs) -> Result<(), NvqError> {
         (Some(w), None) => w,
         _ => return Err(NvqError::InvalidCombination),
     };
-    let json = match common.format {
-        None => false,
-        Some("json") => true,
-        Some(other) => {
-            return Err(NvqError::Usage(format!(
-                "\"{other}\" is not a format of mig; it prints text, or json with --format=json."
-            )))
-        }
-    };
+    // `--format` was read for mig (`Formats::TextOrJson`): json or nothing.
+    let json = common.format == Some(Format::Json);
     let only = m
         .gpu_instance
         .as_deref()

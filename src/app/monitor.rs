@@ -5,6 +5,8 @@
 use super::history::{self, Noted};
 use super::plan::Common;
 use super::{apply_script, finish_script, ScriptRun};
+use crate::cli::format::Format;
+use crate::cli::value::Monitor as MonitorKind;
 use crate::cli::MonitorArgs;
 use crate::error::NvqError;
 use crate::model::{Column, FieldInfo, NvmlCode, Row, Value};
@@ -36,20 +38,15 @@ pub struct Plan {
 }
 
 impl Plan {
-    /// Check the options of `cmd` (`dmon`, `pmon`), whose interval is at
-    /// most `max_delay` seconds. With `smi_csv` (dmon run as `nvidia-smi`),
-    /// `--format` spelled as nvidia-smi's dmon spells it (`csv` with
-    /// `nounit`, `noheader`) asks for nvidia-smi's own CSV; any other
-    /// format, or nvq run as itself, is one of nvq's formats.
-    pub fn new(
-        cmd: &str,
-        o: &MonitorArgs,
-        common: &Common<'_>,
-        max_delay: Option<u64>,
-        smi_csv: bool,
-    ) -> Result<Self, NvqError> {
+    /// Check the options of monitor `M` (`dmon`, `pmon`), whose interval
+    /// is at most `M::MAX_DELAY` seconds, however it was given (`-d`, whose
+    /// value clap has read, `-l`, `-lms`, or before the name). `--format`
+    /// was read for it by the plan (`Formats::Monitor`): one of nvq's
+    /// formats, or, for dmon run as `nvidia-smi`, nvidia-smi's own CSV.
+    pub fn new<M: MonitorKind>(o: &MonitorArgs<M>, common: &Common<'_>) -> Result<Self, NvqError> {
+        let cmd = M::NAME;
         let interval = common.interval.unwrap_or(Duration::from_secs(1));
-        if let Some(max) = max_delay {
+        if let Some(max) = M::MAX_DELAY {
             if interval > Duration::from_secs(max) {
                 return Err(NvqError::Usage(format!(
                     "{cmd}: the interval is at most {max} seconds (-d 1 to -d {max})."
@@ -68,15 +65,13 @@ impl Plan {
                 (s.contains('D'), s.contains('T'))
             }
         };
-        let own = common
-            .format
-            .and_then(|f| smi_csv_spec(f).filter(|_| smi_csv));
-        // nvidia-smi's dmon spells it `nounit`; nvq's queries `nounits`.
-        let format = common
-            .format
-            .filter(|_| own.is_none())
-            .map(FormatSpec::parse_lenient)
-            .transpose()?;
+        // Read for the monitor (`Formats::Monitor`): nvq's formats, or
+        // nvidia-smi's own dmon CSV.
+        let (format, own) = match common.format {
+            Some(Format::Rows(spec)) => (Some(spec), None),
+            Some(Format::SmiCsv(spec)) => (None, Some(spec)),
+            Some(Format::Json) | None => (None, None),
+        };
         Ok(Plan {
             interval,
             count: common.count,
@@ -101,22 +96,6 @@ impl Plan {
         }
         (cols, slots)
     }
-}
-
-/// nvidia-smi's dmon `--format`: `csv` with any of `nounit` and
-/// `noheader`, in any order; `None` for anything else.
-fn smi_csv_spec(f: &str) -> Option<SmiCsv> {
-    let mut spec = SmiCsv::default();
-    let mut csv = false;
-    for t in f.split(',') {
-        match t.trim() {
-            "csv" => csv = true,
-            "nounit" => spec.nounit = true,
-            "noheader" => spec.noheader = true,
-            _ => return None,
-        }
-    }
-    csv.then_some(spec)
 }
 
 /// `-s` of `cmd`: the metrics of `letters` (the table's default without
@@ -301,7 +280,7 @@ fn run(r: Run<'_>, make: Arc<MakeReader>) -> Result<(), NvqError> {
         .collect();
     let _ = n;
     let mut workers = deadline::PerGpu::start(jobs)
-        .map_err(|e| NvqError::Usage(format!("cannot start the GPU readers: {e}")))?;
+        .map_err(|e| NvqError::Start(format!("cannot start the GPU readers: {e}")))?;
     let schedule = Schedule {
         interval: Some(r.plan.interval),
         count: r.plan.count,

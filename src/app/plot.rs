@@ -16,7 +16,9 @@ const FONTS: &[&str] = &[
 ];
 
 pub fn run(a: &PlotArgs) -> Result<(), NvqError> {
-    let usage = |m: String| NvqError::Usage(m);
+    // A message may quote the log (a timestamp, a column's name): its control characters are not for the
+    // terminal, as in the table writers' cells.
+    let usage = |m: String| NvqError::Usage(crate::render::printable(&m).into_owned());
     let out = a
         .output
         .clone()
@@ -42,7 +44,7 @@ pub fn run(a: &PlotArgs) -> Result<(), NvqError> {
             a.width
         )));
     }
-    let trend = a.trend.config()?;
+    let trend = a.trend.config();
     // The picture's folder is checked before the log is read; nothing is written until the picture is whole.
     let file = AtomicFile::new(&out)?;
     let spec = PlotSpec {

@@ -1,7 +1,7 @@
 //! `nvq pmon`: nvidia-smi's scrolling per-process monitor.
 
 use super::monitor::{self, column, Plan, Run};
-use super::plan::{Common, PMON_MAX_DELAY};
+use super::plan::Common;
 use crate::cli::pmon::PmonArgs;
 use crate::error::NvqError;
 use crate::render::monitor::{Layout, Slot, Zero};
@@ -14,7 +14,7 @@ use crate::source::pmon::{self, PmonReader};
 pub const NAME_CHARS: usize = 15;
 pub const WDDM_NAME_CHARS: usize = 16;
 pub fn run(a: &PmonArgs, common: &Common<'_>) -> Result<(), NvqError> {
-    let plan = Plan::new("pmon", &a.monitor, common, Some(PMON_MAX_DELAY), false)?;
+    let plan = Plan::new(&a.monitor, common)?;
     let metrics = monitor::selected("pmon", &pmon::TABLE, a.select.as_deref())?;
     let mut columns = vec![
         monitor::key_column("index", "The GPU's index."),

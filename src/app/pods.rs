@@ -5,7 +5,7 @@
 
 use crate::cli::ServeArgs;
 use crate::error::NvqError;
-use crate::model::pods::{pod_labels, PodMap};
+use crate::model::pods::{join_bounded, pod_labels, PodMap};
 use crate::model::{Column, Value};
 use crate::nvml::Session;
 use crate::pods::{self, Config, PodState};
@@ -28,11 +28,11 @@ impl Plan {
                     .into(),
             ));
         }
-        let interval = crate::script::parse_duration("--collect.pods.interval", &s.pods_interval)?;
+        let interval = s.pods_interval.duration;
         if interval < Duration::from_millis(100) {
             return Err(NvqError::Usage(format!(
                 "--collect.pods.interval needs at least 100ms, not \"{}\".",
-                s.pods_interval
+                s.pods_interval.given
             )));
         }
         Ok(Plan(Some(Config {
@@ -98,7 +98,7 @@ fn label(c: &mut Collected, map: &PodMap, app_columns: Option<&[Column]>) {
         .filter(|r| !r.labels.iter().any(|(k, _)| *k == "pod"))
     {
         let Some(g) = row.gpu.clone() else { continue };
-        let mut uids: Vec<&str> = c
+        let uids: Vec<&str> = c
             .apps
             .iter()
             .filter(|a| a.gpu.as_ref().is_some_and(|ag| ag.uuid == g.uuid))
@@ -107,10 +107,8 @@ fn label(c: &mut Collected, map: &PodMap, app_columns: Option<&[Column]>) {
                 _ => None,
             })
             .collect();
-        uids.sort_unstable();
-        uids.dedup();
         if !uids.is_empty() {
-            row.labels.push(("pod_uid", uids.join(",")));
+            row.labels.push(("pod_uid", join_bounded(uids)));
         }
     }
 }

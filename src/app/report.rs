@@ -3,6 +3,7 @@
 
 use super::loop_count;
 use super::plan::Common;
+use crate::cli::format::Format;
 use crate::cli::Args;
 use crate::error::NvqError;
 use crate::model::report::{GpuReport, Node, Report, View};
@@ -54,7 +55,7 @@ pub fn run(args: &Args, common: &Common<'_>) -> Result<(), NvqError> {
     // nvq's own `--format=json` is the one format the report takes.
     let json = match common.format {
         None => false,
-        Some(f) if f.trim() == "json" && !args.dtd && args.xml == 0 => true,
+        Some(Format::Json) if !args.dtd && args.xml == 0 => true,
         Some(_) => return Err(NvqError::InvalidCombination),
     };
     let conflicts = !args.queries.is_empty() || args.list_gpus;
@@ -231,7 +232,7 @@ fn run_units(args: &Args, common: &Common<'_>) -> Result<(), NvqError> {
     let (query, xml) = (args.query > 0, args.xml > 0);
     let json = match common.format {
         None => false,
-        Some(f) if f.trim() == "json" && !xml => true,
+        Some(Format::Json) if !xml => true,
         Some(_) => return Err(NvqError::InvalidCombination),
     };
     let conflicts = !args.queries.is_empty() || args.list_gpus || args.display.is_some();

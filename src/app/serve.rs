@@ -67,26 +67,12 @@ impl ServePlan {
                     .into(),
             ));
         }
-        let interval = match s.collect_interval.trim() {
-            "0" | "0s" => Duration::ZERO,
-            v => crate::script::parse_duration("--collect.interval", v)?,
-        };
-        let trend = s.trend.config()?;
-        let read_timeout = crate::script::parse_duration("--web.read-timeout", &s.read_timeout)?;
-        let write_timeout = crate::script::parse_duration("--web.write-timeout", &s.write_timeout)?;
-        let idle_timeout = crate::script::parse_duration("--web.idle-timeout", &s.idle_timeout)?;
-        let max_connections = s
-            .max_connections
-            .trim()
-            .parse::<usize>()
-            .ok()
-            .filter(|n| (1..=65_536).contains(n))
-            .ok_or_else(|| {
-                NvqError::Usage(format!(
-                    "--web.max-connections needs a number from 1 to 65536, not \"{}\".",
-                    s.max_connections
-                ))
-            })?;
+        let interval = s.collect_interval;
+        let trend = s.trend.config();
+        let read_timeout = s.read_timeout.duration;
+        let write_timeout = s.write_timeout.duration;
+        let idle_timeout = s.idle_timeout.duration;
+        let max_connections = s.max_connections;
         let path = &s.telemetry_path;
         if !path.starts_with('/') || path == "/" || path == "/healthz" {
             return Err(NvqError::Usage(format!(
@@ -160,11 +146,13 @@ pub fn run(common: &Common<'_>, s: &ServeArgs) -> Result<(), NvqError> {
             .map(crate::render::listing::cuda_version)
             .unwrap_or_default();
         progress.step("starting the GPU workers");
+        let api = serve::api::Api::new(Arc::clone(&session), devices.clone(), count);
         let collector = collector(&session, devices, &plan, pods, count, cuda_version)?;
-        Ok((
-            collector.0,
-            format!("profile {profile_name}, {} GPU(s)", collector.1),
-        ))
+        Ok(serve::Ready {
+            collector: collector.0,
+            api,
+            what: format!("profile {profile_name}, {} GPU(s)", collector.1),
+        })
     });
     serve::run(listener, local, config, startup)
 }

@@ -49,7 +49,7 @@ const WAIT_FIELDS: &str = "index,compute_apps.count,utilization.gpu,memory.used"
 
 /// Run `nvq mem`, `nvq ps` or `nvq busy`.
 pub fn run(command: &Command, common: &Common<'_>) -> Result<(), NvqError> {
-    let name = super::plan::command_name(command);
+    let name = command.name();
     let Some(short) = SHORTS.iter().find(|s| s.name == name) else {
         return Err(NvqError::Usage(format!("{name} is not a short command")));
     };

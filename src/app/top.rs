@@ -1,8 +1,12 @@
 //! `nvq top`: the interactive view.
 //!
-//! Besides the GPU lanes, three threads wait for something:
+//! Besides the GPU lanes, four threads wait for something:
 //! - the **input** thread for keys and resizes;
 //! - the **signal** thread for SIGINT, SIGTERM or SIGHUP;
+//! - the **job control** thread for SIGTSTP and SIGCONT: the UI thread puts
+//!   the terminal back and stops (as on Ctrl+Z, which raw mode delivers as
+//!   a key), and takes the terminal again and draws it whole once
+//!   continued, as htop and nvtop do;
 //! - the **alarm** thread (`schedule::alarm`) for the checkpoint of a
 //!   sample that is late.
 //!
@@ -21,14 +25,15 @@
 //! GPUs are never read on the UI thread. A frame is drawn only when
 //! something shown changed, and only the changed cells are written.
 
-use super::plan::{bad_interval, parse_seconds, Common};
+use super::plan::Common;
 use crate::cli::top::TopArgs;
+use crate::cli::top::{bad_interval, LEAK_AFTER_S};
 use crate::error::NvqError;
 use crate::model::history::{History, Point, SeriesRef};
 use crate::model::top::{GpuSnap, Health, ProcSnap, TopSample};
 use crate::model::trend::{rising_trend, TrendConfig};
 use crate::model::NvmlCode;
-use crate::nvml::{LibSource, Session};
+use crate::nvml::{LibSource, NotInstalled, Session};
 use crate::schedule::alarm::Alarm;
 use crate::schedule::deadline::{self, lock, PerGpu};
 use crate::schedule::signals::{StopSignals, Wake};
@@ -55,9 +60,6 @@ const TREND_EVERY: Duration = Duration::from_secs(1);
 
 /// A series not updated for this long (a process that exited) is dropped.
 const FORGET_AFTER_S: f64 = 3600.0;
-
-/// The seconds `--leak-after` takes.
-const LEAK_AFTER_S: std::ops::RangeInclusive<f64> = 1.0..=86400.0;
 
 /// `top`'s checked options.
 #[derive(Debug, Clone, PartialEq)]
@@ -87,21 +89,15 @@ fn plan(a: &TopArgs, interval: Option<Duration>) -> Result<Plan, NvqError> {
             if !(MIN_INTERVAL_MS..=MAX_INTERVAL_MS).contains(&ms) {
                 return Err(bad_interval(
                     a.interval
-                        .as_deref()
-                        .unwrap_or(&format!("{}", d.as_secs_f64())),
+                        .as_ref()
+                        .map_or(&format!("{}", d.as_secs_f64()), |i| &i.given),
                 ));
             }
             ms
         }
     };
-    let leak_after_s = match a.leak_after.as_deref() {
-        None => None,
-        Some(s) => Some(parse_seconds(s).filter(|v| LEAK_AFTER_S.contains(v)).ok_or_else(|| {
-            NvqError::Usage(format!(
-                "top: invalid duration \"{s}\" for --leak-after; give seconds from 1 to 86400 (e.g. 300, 90s)."
-            ))
-        })?),
-    };
+    // Read by clap, from 1 s to a day (`cli::top`).
+    let leak_after_s = a.leak_after.as_ref().map(|s| s.duration.as_secs_f64());
     Ok(Plan {
         interval_ms,
         once: a.once,
@@ -214,11 +210,21 @@ pub fn run(a: &TopArgs, common: &Common<'_>) -> Result<(), NvqError> {
     // With stdout closed at the start, the runtime put /dev/null there:
     // the other program would not know. Then nvq runs the screen itself.
     if !crate::output::stdout_closed() {
-        if let Ok(exe) = crate::nvml::find_installed(TOP_EXECUTABLE) {
-            // Only returns when the program could not be started.
-            let _ = std::process::Command::new(exe)
-                .args(handoff.to_args())
-                .exec();
+        match crate::nvml::find_installed(TOP_EXECUTABLE) {
+            Ok(exe) => {
+                // Only returns when the program could not be started.
+                let _ = std::process::Command::new(exe)
+                    .args(handoff.to_args())
+                    .exec();
+            }
+            // Another user could have put it there: never run it (nvq may
+            // be root), say so, and draw the screen here.
+            Err(NotInstalled::Untrusted(why)) => {
+                eprintln!(
+                    "nvq: top: not running {TOP_EXECUTABLE}: {why} nvq draws the screen itself."
+                );
+            }
+            Err(NotInstalled::Missing(_)) => {}
         }
     }
     run_checked(&handoff)
@@ -249,7 +255,7 @@ pub fn run_checked(h: &Handoff) -> Result<(), NvqError> {
     let alarm = Alarm::start(move || {
         let _ = ring.send(Msg::Alarm);
     })
-    .map_err(|e| NvqError::Usage(format!("top: cannot start a timer: {e}")))?;
+    .map_err(|e| NvqError::Start(format!("top: cannot start a timer: {e}")))?;
     let shared: Shared = Arc::new(Mutex::new(None));
     let notify: deadline::Notify = {
         let (shared, tx) = (Arc::clone(&shared), tx.clone());
@@ -326,7 +332,7 @@ impl Collector {
             })
             .collect();
         let workers = PerGpu::start_notifying(jobs, notify)
-            .map_err(|e| NvqError::Usage(format!("cannot start the GPU readers: {e}")))?;
+            .map_err(|e| NvqError::Start(format!("cannot start the GPU readers: {e}")))?;
         Ok(Collector {
             workers,
             devices: devices.to_vec(),
@@ -532,6 +538,11 @@ enum Msg {
     Alarm,
     Input(Input),
     Stop,
+    /// SIGTSTP: put the terminal back and stop.
+    Suspend,
+    /// SIGCONT: take the terminal again (if it was put back) and draw the
+    /// whole screen.
+    Continued,
 }
 
 fn interactive(
@@ -546,7 +557,7 @@ fn interactive(
     let colour = crate::output::terminal::stdout_colour(false);
     term::install_panic_hook();
     let terminal = term::Terminal::enter().map_err(|e| {
-        NvqError::Usage(format!(
+        NvqError::Terminal(format!(
             "top: cannot use this terminal ({e}); try `nvq top --once`."
         ))
     })?;
@@ -555,7 +566,7 @@ fn interactive(
             .name(name.to_string())
             .spawn(f)
             .map(|_| ())
-            .map_err(|e| NvqError::Usage(format!("top: cannot start a thread: {e}")))
+            .map_err(|e| NvqError::Start(format!("top: cannot start a thread: {e}")))
     };
     {
         let tx = tx.clone();
@@ -570,18 +581,40 @@ fn interactive(
             }),
         )?;
     }
-    spawn(
-        "nvq-top-signals",
-        Box::new(move || {
-            let far = Instant::now() + Duration::from_secs(86400 * 365);
-            loop {
-                if let Wake::Signal = signals.sleep_until(far, None) {
-                    let _ = tx.send(Msg::Stop);
-                    break;
+    {
+        let tx = tx.clone();
+        spawn(
+            "nvq-top-signals",
+            Box::new(move || {
+                let far = Instant::now() + Duration::from_secs(86400 * 365);
+                loop {
+                    if let Wake::Signal = signals.sleep_until(far, None) {
+                        let _ = tx.send(Msg::Stop);
+                        break;
+                    }
                 }
-            }
-        }),
-    )?;
+            }),
+        )?;
+    }
+    // Without these handlers SIGTSTP would stop nvq top on the alternate
+    // screen, in raw mode, with mouse reporting on.
+    if let Ok(mut job) = signal_hook::iterator::Signals::new([libc::SIGTSTP, libc::SIGCONT]) {
+        spawn(
+            "nvq-top-job",
+            Box::new(move || {
+                for sig in job.forever() {
+                    let msg = if sig == libc::SIGTSTP {
+                        Msg::Suspend
+                    } else {
+                        Msg::Continued
+                    };
+                    if tx.send(msg).is_err() {
+                        break;
+                    }
+                }
+            }),
+        )?;
+    }
     *lock(shared) = Some(Loop::new(
         plan,
         collector,
@@ -693,7 +726,7 @@ macro_rules! screen {
 }
 
 fn draw_err(e: std::io::Error) -> NvqError {
-    NvqError::Usage(format!("top: cannot draw: {e}"))
+    NvqError::Terminal(format!("top: cannot draw: {e}"))
 }
 
 impl Loop {
@@ -729,6 +762,16 @@ impl Loop {
         }
     }
 
+    /// Put the terminal back, stop as SIGTSTP does (`group`: the process
+    /// group, as the terminal's Ctrl+Z), and once continued take the
+    /// terminal again; the caller draws the whole screen. The lanes wait
+    /// meanwhile: this runs under the state's lock.
+    fn suspend(&mut self, group: bool) -> Result<(), NvqError> {
+        self.terminal.leave();
+        crate::schedule::signals::stop_as_sigtstp(group);
+        self.terminal.take_again().map_err(draw_err)
+    }
+
     /// When the alarm must go off: the sample in progress's checkpoint, or
     /// the next tick.
     fn wake_at(&self) -> Option<Instant> {
@@ -747,6 +790,10 @@ impl Loop {
                 test_panic_on_key();
                 match self.ui.key(k, self.sample.gpus.len()) {
                     Action::Quit => return Ok(true),
+                    Action::Suspend => {
+                        self.suspend(true)?;
+                        dirty = true;
+                    }
                     Action::Collector => {
                         // A new interval or a pause: the next tick is now.
                         self.schedule
@@ -781,6 +828,14 @@ impl Loop {
                 dirty = true;
             }
             Some(Msg::Input(Input::Closed) | Msg::Stop) => return Ok(true),
+            Some(Msg::Suspend) => {
+                self.suspend(false)?;
+                dirty = true;
+            }
+            Some(Msg::Continued) => {
+                self.terminal.take_again().map_err(draw_err)?;
+                dirty = true;
+            }
         }
         // Take the sample in progress if it is over, begin the next on its
         // tick (after the keys: a pause or a new interval counts at once).
@@ -883,22 +938,20 @@ mod tests {
 
     #[test]
     fn intervals_and_durations() {
-        assert_eq!(parse_seconds("0.5"), Some(0.5));
-        assert_eq!(parse_seconds("500ms"), Some(0.5));
-        assert_eq!(parse_seconds("2s"), Some(2.0));
-        assert_eq!(parse_seconds("-1"), None);
-        assert_eq!(parse_seconds("nan"), None);
         let bad = |s: &str| {
-            let a = TopArgs {
-                interval: Some(s.into()),
-                ..TopArgs::default()
-            };
-            super::super::plan::top_interval(&a)
-                .and_then(|i| plan(&a, i))
-                .is_err()
+            let argv = ["top", "-d", s].map(OsString::from).to_vec();
+            match crate::cli::parse(argv) {
+                Ok(crate::cli::Parsed::Run(args)) => match &args.command {
+                    Some(crate::cli::Command::Top(a)) => {
+                        plan(a, a.interval.as_ref().map(|i| i.duration)).is_err()
+                    }
+                    _ => false,
+                },
+                _ => true,
+            }
         };
-        assert!(bad("0.05") && bad("11") && bad("x"));
-        assert!(!bad("0.1") && !bad("10"));
+        assert!(bad("0.05") && bad("11") && bad("x") && bad("-1") && bad("nan"));
+        assert!(!bad("0.1") && !bad("10") && !bad("0.5") && !bad("500ms") && !bad("2s"));
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! `topo`: validate the options, read the matrix, print it.
 
 use super::plan::Common;
+use crate::cli::format::Format;
 use crate::cli::topo::TopoArgs;
 use crate::error::NvqError;
 use crate::model::topo::Level;
@@ -17,16 +18,6 @@ const ID_NEEDS_N_OR_P: &str =
 enum Form {
     Text,
     Json,
-}
-
-fn form(format: Option<&str>) -> Result<Form, NvqError> {
-    match format {
-        None => Ok(Form::Text),
-        Some("json") => Ok(Form::Json),
-        Some(other) => Err(NvqError::Usage(format!(
-            "\"{other}\" is not a format of topo; it prints text, or json with --format=json."
-        ))),
-    }
 }
 
 /// `-n` without `-i`, or with several GPUs (unverified: nvidia-smi's
@@ -133,7 +124,11 @@ fn one_gpu(session: &Session, id: &str) -> Result<u32, NvqError> {
 
 /// Run `topo` with its arguments (`args`: the global ones, for the library and `-f`).
 pub fn run(common: &Common<'_>, t: &TopoArgs) -> Result<(), NvqError> {
-    let form = form(common.format)?;
+    // `--format` was read for topo (`Formats::TextOrJson`): json or nothing.
+    let form = match common.format {
+        Some(Format::Json) => Form::Json,
+        _ => Form::Text,
+    };
     let report = report(t, common.id)?;
     if matches!(report, Report::P2p(_)) && form == Form::Json {
         return Err(NvqError::InvalidCombination);

@@ -1,38 +1,79 @@
-//! nvidia-smi's sub-commands that nvq implements (`nvq dmon`, `nvq topo -m`, ...).
+//! The sub-commands nvq implements (`nvq dmon`, `nvq topo -m`, `nvq top`,
+//! ...), each declared once: one line of [`sub_commands!`] (its variant, its
+//! name and its arguments' type) and one file of `cli/` with its options and
+//! its [`SubCommand`] entry (`cli::sub`) (whether it is nvq's own, which shared options
+//! it takes and how it spells them, which of nvidia-smi's options it
+//! refuses). Its runner is one file of `app/`, which `app::run_as` calls
+//! (the compiler asks for that arm).
 
-use super::dmon::DmonArgs;
-use super::pmon::PmonArgs;
+use super::sub::{Refusals, SubCommand};
 
-/// A sub-command and its own arguments. nvq's short everyday commands
-/// come first, so that `--help` lists them first.
-#[derive(clap::Subcommand, Debug, Clone)]
-pub enum Command {
+/// Declares [`Command`] from one line per sub-command: its doc comment
+/// (`--help`'s line), variant, name and arguments' type, which implements
+/// [`SubCommand`].
+macro_rules! sub_commands {
+    ($( $(#[$doc:meta])* $variant:ident = $name:literal ($args:ty), )+) => {
+        /// A sub-command and its own arguments. nvq's short everyday
+        /// commands come first, so that `--help` lists them first.
+        #[derive(clap::Subcommand, Debug, Clone)]
+        pub enum Command {
+            $( $(#[$doc])* #[command(name = $name)] $variant($args), )+
+        }
+
+        impl Command {
+            /// Its name, as typed.
+            pub fn name(&self) -> &'static str {
+                match self {
+                    $( Command::$variant(_) => $name, )+
+                }
+            }
+
+            /// What nvq knows of it beside its options.
+            pub fn spec(&self) -> &dyn SubCommand {
+                match self {
+                    $( Command::$variant(a) => a, )+
+                }
+            }
+
+            /// Is `word` a sub-command's name? Then its refusals, which
+            /// apply to the words after it (`None` within: none of its own).
+            pub fn refusals_of(word: &str) -> Option<Option<Refusals>> {
+                $( if word == $name {
+                    return Some(<$args as SubCommand>::refusals());
+                } )+
+                None
+            }
+        }
+    };
+}
+
+sub_commands! {
     /// nvq: memory per GPU: total, used, free and percent used.
-    Mem(super::short::ShortArgs),
+    Mem = "mem" (super::short::ShortArgs),
     /// nvq: the compute processes of every GPU: GPU, PID, user, memory and command line.
-    Ps(super::short::ShortArgs),
+    Ps = "ps" (super::short::ShortArgs),
     /// nvq: the GPUs that are busy now (utilization above 0 or a compute process), with their load.
-    Busy(super::short::ShortArgs),
+    Busy = "busy" (super::short::ShortArgs),
     /// nvq: one line per GPU with its processes, as gpustat shows them (user:name/pid(memory)).
-    Stat(super::short::StatArgs),
+    Stat = "stat" (super::short::StatArgs),
     /// nvq: wait until the GPUs are free, then run a command (nvq wait -i 1 -- python train.py).
-    Wait(super::short::WaitArgs),
+    Wait = "wait" (super::short::WaitArgs),
     /// Scrolling per-GPU monitor: one line per GPU per sample.
-    Dmon(DmonArgs),
+    Dmon = "dmon" (super::dmon::DmonArgs),
     /// Scrolling per-process monitor: one line per process per GPU per sample.
-    Pmon(PmonArgs),
+    Pmon = "pmon" (super::pmon::PmonArgs),
     /// Show where the GPUs sit: NVLink, PCIe switches, host bridges, NUMA nodes, nearby CPUs and NICs.
-    Topo(super::topo::TopoArgs),
+    Topo = "topo" (super::topo::TopoArgs),
     /// Show each GPU's NVLinks: speed and state, capabilities, error counters, far ends, traffic.
-    Nvlink(super::nvlink::NvlinkArgs),
+    Nvlink = "nvlink" (super::nvlink::NvlinkArgs),
     /// nvq: serve the GPUs' metrics over HTTP for Prometheus (an exporter).
-    Serve(super::serve::ServeArgs),
+    Serve = "serve" (super::serve::ServeArgs),
     /// List MIG's GPU and compute instances and their profiles (read-only).
-    Mig(super::mig::MigArgs),
+    Mig = "mig" (super::mig::MigArgs),
     /// The running vGPUs of each vGPU host GPU and their VMs, or its vGPU types (read-only).
-    Vgpu(super::vgpu::VgpuArgs),
+    Vgpu = "vgpu" (super::vgpu::VgpuArgs),
     /// nvq: an interactive view of the GPUs and their processes, with history curves.
-    Top(super::top::TopArgs),
+    Top = "top" (super::top::TopArgs),
     /// nvq: draw a log nvq wrote as SVG or PNG: memory and utilization over time, peaks, totals, leaks.
-    Plot(super::plot::PlotArgs),
+    Plot = "plot" (super::plot::PlotArgs),
 }

@@ -1,6 +1,10 @@
 //! `nvq dmon`'s options, spelled as nvidia-smi's `dmon` spells them.
 
-use super::monitor::MonitorArgs;
+use super::monitor::LOOP_SPELLINGS;
+use super::sub::{Own, Refusals, SubCommand};
+use crate::error::NvqError;
+
+use super::monitor::{Dmon, MonitorArgs};
 
 #[derive(clap::Args, Debug, Clone, Default)]
 #[command(
@@ -12,7 +16,7 @@ min, max and mean). Example: nvq dmon -s pucvmet -c 10"
 )]
 pub struct DmonArgs {
     #[command(flatten)]
-    pub monitor: MonitorArgs,
+    pub monitor: MonitorArgs<Dmon>,
     /// Metric groups, any of p, u, c, v, m, e, t in the order wanted (default puc).
     #[arg(short = 's', long = "select", value_name = "GROUPS")]
     pub select: Option<String>,
@@ -38,4 +42,14 @@ pub fn gpm_metrics_help() -> String {
          Ids and their columns: {}.",
         ids.join(", ")
     )
+}
+
+impl SubCommand for DmonArgs {
+    fn own(&self) -> Result<Own<'_>, NvqError> {
+        self.monitor.own(&self.script)
+    }
+
+    fn refusals() -> Option<Refusals> {
+        Some(LOOP_SPELLINGS)
+    }
 }

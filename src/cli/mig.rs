@@ -1,6 +1,10 @@
 //! `mig`: its read-only listings, with nvidia-smi's spellings; the options
 //! that create or destroy instances are refused.
 
+use super::format::Formats;
+use super::sub::{Own, Refusals, Shared::*, SubCommand};
+use crate::error::NvqError;
+
 /// `nvq mig`'s arguments.
 #[derive(clap::Args, Debug, Clone, Default)]
 #[command(arg_required_else_help = true)]
@@ -61,3 +65,17 @@ pub const CHANGES_STATE: &[&str] = &[
     "-C",
     "--default-compute-instance",
 ];
+
+impl SubCommand for MigArgs {
+    fn own(&self) -> Result<Own<'_>, NvqError> {
+        Ok(Own {
+            format: self.format.as_deref(),
+            formats: Some(Formats::TextOrJson("mig")),
+            ..Own::with_id(&[Id, Format, Filename], &self.gpus.id)
+        })
+    }
+
+    fn refusals() -> Option<Refusals> {
+        Some(Refusals::of(NOT_IMPLEMENTED, CHANGES_STATE, SPELLINGS))
+    }
+}

@@ -3,7 +3,8 @@
 
 pub mod command;
 pub mod dmon;
-mod interval;
+pub mod format;
+pub mod hosts;
 pub mod mig;
 mod monitor;
 pub mod nvlink;
@@ -12,15 +13,16 @@ pub mod pmon;
 pub mod serve;
 pub mod shared;
 pub mod short;
+pub mod sub;
 pub mod top;
 pub mod topo;
 pub mod trend;
+pub mod value;
 pub mod vgpu;
 
 pub use command::Command;
 pub use monitor::MonitorArgs;
 
-pub use interval::{loop_interval, parse_count, parse_loop_ms, parse_loop_sec};
 pub use serve::ServeArgs;
 
 use crate::error::NvqError;
@@ -110,6 +112,10 @@ pub struct Args {
     #[arg(long, help_heading = "Summary")]
     pub version: bool,
 
+    /// `--hosts` and how to reach the nodes.
+    #[command(flatten)]
+    pub hosts: hosts::HostsArgs,
+
     /// nvq: load this NVML library instead of libnvidia-ml.so.1.
     #[arg(
         long = "nvml-lib",
@@ -147,8 +153,8 @@ pub struct ScriptArgs {
     #[arg(long = "until-all", value_name = "EXPR", allow_hyphen_values = true)]
     pub until_all: Option<String>,
     /// nvq: give up waiting for --until after DURATION (500ms, 30s, 5m, 1h) and exit 21.
-    #[arg(long, value_name = "DURATION")]
-    pub timeout: Option<String>,
+    #[arg(long, value_name = "DURATION", value_parser = value::duration("--timeout"))]
+    pub timeout: Option<value::Span>,
     /// nvq: when the run ends, print each GPU's (pmon: each process's) min, max and mean of every column.
     #[arg(long)]
     pub summary: bool,
@@ -167,12 +173,12 @@ impl ScriptArgs {
             assert: self.assert_expr.as_deref(),
             until: self.until.as_deref(),
             until_all: self.until_all.as_deref(),
-            timeout: self.timeout.as_deref(),
+            timeout: self.timeout.as_ref().map(|t| t.duration),
             summary: self.summary,
             history: self.history,
-            trend_window: self.trend.trend_window.as_deref(),
-            rising_for: self.trend.rising_for.as_deref(),
-            min_rise: self.trend.min_rise.as_deref(),
+            trend_window: self.trend.window(),
+            rising_for: self.trend.rising(),
+            min_rise: self.trend.min_rise,
         }
     }
 }
@@ -367,74 +373,32 @@ pub const NOT_IMPLEMENTED: &[&str] = &[
     "soc",
 ];
 
-/// The sub-commands nvq implements: after one of them, the arguments are the
-/// sub-command's, and its own lists of refused options apply (options nvq
-/// lacks, options that would change the GPU's state).
-/// Each entry: name, options nvq lacks, options that change state, spellings
-/// to rewrite for clap.
-type Refusals = (
-    &'static [&'static str],
-    &'static [&'static str],
-    &'static [(&'static str, &'static str)],
-);
-/// No option of the sub-command is refused (the monitors' and the short
-/// commands' own options); `-lms` is read as `--loop-ms`.
-const MONITOR_REFUSALS: Refusals = (&[], &[], monitor::SPELLINGS);
-
-const SUBCOMMANDS: &[(&str, Refusals)] = &[
-    ("dmon", MONITOR_REFUSALS),
-    ("pmon", MONITOR_REFUSALS),
-    ("plot", (&[], &[], &[])),
-    ("mem", MONITOR_REFUSALS),
-    ("ps", MONITOR_REFUSALS),
-    ("busy", MONITOR_REFUSALS),
-    ("wait", MONITOR_REFUSALS),
-    (
-        "topo",
-        (topo::NOT_IMPLEMENTED, topo::CHANGES_STATE, topo::SPELLINGS),
-    ),
-    (
-        "nvlink",
-        (
-            nvlink::NOT_IMPLEMENTED,
-            nvlink::CHANGES_STATE,
-            nvlink::SPELLINGS,
-        ),
-    ),
-    (
-        "mig",
-        (mig::NOT_IMPLEMENTED, mig::CHANGES_STATE, mig::SPELLINGS),
-    ),
-    (
-        "vgpu",
-        (vgpu::NOT_IMPLEMENTED, vgpu::CHANGES_STATE, vgpu::SPELLINGS),
-    ),
-];
-
 /// Rewrite nvidia-smi's spellings that clap cannot parse as they are.
 fn normalise(argv: Vec<OsString>) -> Result<Vec<OsString>, NvqError> {
     let mut out = Vec::with_capacity(argv.len());
-    let mut refused_here: Option<Refusals> = None;
+    let mut refused_here: Option<sub::Refusals> = None;
     let last = argv.len().saturating_sub(1);
     for (k, a) in argv.into_iter().enumerate() {
         let s = a.to_string_lossy();
         let name = s.split('=').next().unwrap_or("");
-        if let Some((lacking, changing, spellings)) = refused_here {
-            if let Some((_, to)) = spellings.iter().find(|(from, _)| *from == name) {
+        if let Some(r) = refused_here {
+            if let Some((_, to)) = r.spellings.iter().find(|(from, _)| *from == name) {
                 out.push(OsString::from(s.replacen(name, to, 1)));
                 continue;
             }
-            if changing.contains(&name) {
+            if r.changing.contains(&name) {
                 return Err(NvqError::ChangesState(name.to_string()));
             }
-            if lacking.contains(&name) {
+            if r.lacking.contains(&name) {
                 return Err(NvqError::NotImplemented(name.to_string()));
             }
             out.push(a);
             continue;
         }
-        if let Some((_, refusals)) = SUBCOMMANDS.iter().find(|(c, _)| *c == s) {
-            refused_here = Some(*refusals);
+        // After a sub-command's name, its own refusals apply (one without
+        // any goes on under the top level's rules).
+        if let Some(Some(refusals)) = Command::refusals_of(&s) {
+            refused_here = Some(refusals);
             out.push(a);
             continue;
         }
@@ -546,6 +510,16 @@ fn empty_value(e: &clap::Error) -> bool {
     matches!(e.get(ContextKind::InvalidValue), Some(ContextValue::String(v)) if v.is_empty())
 }
 
+/// The message of a value parser of ours, which clap keeps as its error's
+/// source (every one is a usage error).
+fn value_error(e: &clap::Error) -> Option<NvqError> {
+    use std::error::Error;
+    match e.source()?.downcast_ref::<NvqError>()? {
+        NvqError::Usage(m) => Some(NvqError::Usage(m.clone())),
+        _ => None,
+    }
+}
+
 fn clap_error(e: clap::Error) -> ClapOutcome {
     use clap::error::{ContextKind, ContextValue, ErrorKind};
     let arg = || match e.get(ContextKind::InvalidArg) {
@@ -553,6 +527,10 @@ fn clap_error(e: clap::Error) -> ClapOutcome {
         Some(ContextValue::Strings(v)) => v.first().cloned().unwrap_or_default(),
         _ => String::new(),
     };
+    // A typed value that did not read (`cli::value`): nvq's message.
+    if let Some(v) = value_error(&e) {
+        return ClapOutcome::Err(v);
+    }
     match e.kind() {
         ErrorKind::DisplayHelp => ClapOutcome::Help(e.render().to_string()),
         // `nvq topo` alone: a usage error (exit 2, docs/errors.md), with
@@ -601,6 +579,7 @@ fn clap_error(e: clap::Error) -> ClapOutcome {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::Duration;
 
     fn args(v: &[&str]) -> Result<Parsed, NvqError> {
         parse(v.iter().map(OsString::from).collect())
@@ -628,13 +607,16 @@ mod tests {
     fn nvidia_smi_spellings() {
         let a = run(&["--query-gpu=index,name", "--format=csv", "-lms", "100"]);
         assert_eq!(a.queries, [(QueryMode::GPU, "index,name".to_string())]);
-        assert_eq!(a.repeat.loop_ms.as_deref(), Some("100"));
+        assert_eq!(
+            a.repeat.loop_ms.map(|v| v.0),
+            Some(Duration::from_millis(100))
+        );
         let a = run(&["--query-gpu", "index", "--format", "csv", "-l"]);
-        assert_eq!(a.repeat.loop_sec.as_deref(), Some("5"));
+        assert_eq!(a.repeat.loop_sec.map(|v| v.0), Some(Duration::from_secs(5)));
         let a = run(&["-l", "2", "--query-gpu=index", "--format=csv"]);
-        assert_eq!(a.repeat.loop_sec.as_deref(), Some("2"));
+        assert_eq!(a.repeat.loop_sec.map(|v| v.0), Some(Duration::from_secs(2)));
         let a = run(&["--loop=3", "-i", "0,1"]);
-        assert_eq!(a.repeat.loop_sec.as_deref(), Some("3"));
+        assert_eq!(a.repeat.loop_sec.map(|v| v.0), Some(Duration::from_secs(3)));
         assert_eq!(a.gpus.id.as_deref(), Some("0,1"));
     }
 
@@ -661,11 +643,11 @@ mod tests {
         };
         assert_eq!(
             (
-                d.monitor.count.as_deref(),
+                d.monitor.count.map(|c| c.0),
                 d.select.as_deref(),
-                d.monitor.delay.as_deref()
+                d.monitor.delay.map(|d| d.0)
             ),
-            (Some("5"), Some("pucvmet"), Some("2"))
+            (Some(5), Some("pucvmet"), Some(Duration::from_secs(2)))
         );
         let a = run(&["pmon", "--count=1", "--id=0"]);
         assert!(matches!(a.command, Some(Command::Pmon(_))));

@@ -1,11 +1,17 @@
 //! The options `dmon` and `pmon` share, spelled as nvidia-smi spells them.
 
+use super::format::Formats;
+use super::sub::{Own, Refusals, EVERY};
+use super::value::loop_interval;
+use super::ScriptArgs;
+use crate::error::NvqError;
+
+use super::value::{Delay, LoopMillis, LoopSecs, Monitor, MonitorCount};
 use std::path::PathBuf;
 
-/// Values stay text here; `app::monitor` checks them, so that every bad
-/// value gets one message and exit code.
+/// The options of monitor `M` (`dmon`, `pmon`): its values' messages name it.
 #[derive(clap::Args, Debug, Clone, Default)]
-pub struct MonitorArgs {
+pub struct MonitorArgs<M: Monitor> {
     /// GPUs to watch: index, UUID or PCI bus id; comma list allowed.
     #[arg(short = 'i', long = "id", value_name = "ID")]
     pub id: Option<String>,
@@ -16,7 +22,7 @@ pub struct MonitorArgs {
         value_name = "SEC",
         allow_negative_numbers = true
     )]
-    pub delay: Option<String>,
+    pub delay: Option<Delay<M>>,
     /// nvq: seconds between samples, as the queries spell it (same as -d).
     #[arg(
         short = 'l',
@@ -24,10 +30,10 @@ pub struct MonitorArgs {
         value_name = "SEC",
         allow_negative_numbers = true
     )]
-    pub loop_sec: Option<String>,
+    pub loop_sec: Option<LoopSecs>,
     /// nvq: milliseconds between samples (also spelled -lms).
     #[arg(long = "loop-ms", value_name = "MS", allow_negative_numbers = true)]
-    pub loop_ms: Option<String>,
+    pub loop_ms: Option<LoopMillis>,
     /// Stop after COUNT samples (also spelled --count).
     #[arg(
         short = 'c',
@@ -35,7 +41,7 @@ pub struct MonitorArgs {
         value_name = "COUNT",
         allow_negative_numbers = true
     )]
-    pub count: Option<String>,
+    pub count: Option<MonitorCount<M>>,
     /// Add a date (D), a time (T) or both (DT) column.
     #[arg(short = 'o', long = "options", value_name = "D|T|DT")]
     pub options: Option<String>,
@@ -50,5 +56,61 @@ pub struct MonitorArgs {
     pub filename: Option<PathBuf>,
 }
 
-/// The monitors' spellings clap cannot read as they are (`-lms 500`).
-pub const SPELLINGS: &[(&str, &str)] = &[("-lms", "--loop-ms")];
+/// The monitors' and short commands' refusals: none of their own options
+/// is refused; nvidia-smi's `-lms 500` is read as `--loop-ms 500`.
+pub const LOOP_SPELLINGS: Refusals = Refusals {
+    lacking: &[],
+    changing: &[],
+    spellings: &[("-lms", "--loop-ms")],
+};
+
+/// `dmon`, as its values' messages name it.
+#[derive(Debug, Clone, Default)]
+pub struct Dmon;
+
+impl Monitor for Dmon {
+    const NAME: &'static str = "dmon";
+    const MAX_DELAY: Option<u64> = None;
+    const SMI_CSV: bool = true;
+}
+
+/// `pmon`, as its values' messages name it: nvidia-smi's pmon waits at most
+/// 10 s between samples.
+#[derive(Debug, Clone, Default)]
+pub struct Pmon;
+
+impl Monitor for Pmon {
+    const NAME: &'static str = "pmon";
+    const MAX_DELAY: Option<u64> = Some(10);
+    const SMI_CSV: bool = false;
+}
+
+impl<M: Monitor> MonitorArgs<M> {
+    /// The monitor's own spellings of the shared options: `-d` or
+    /// `-l`/`-lms` (the interval), `-c`/`--count`, `-i`, `--format`, `-f`,
+    /// and `script`, the scripting flags (a monitor takes every shared
+    /// option).
+    pub fn own<'a>(&'a self, script: &'a ScriptArgs) -> Result<Own<'a>, NvqError> {
+        let delay = self.delay.as_ref().map(|d| d.0);
+        let looped = loop_interval(self.loop_sec, self.loop_ms)?;
+        if delay.is_some() && looped.is_some() {
+            return Err(NvqError::Usage(format!(
+                "{}: -d and -l/-lms both set the interval; give one.",
+                M::NAME
+            )));
+        }
+        Ok(Own {
+            id: self.id.as_deref(),
+            format: self.format.as_deref(),
+            filename: self.filename.as_deref(),
+            interval: delay.or(looped),
+            count: self.count.as_ref().map(|c| c.0),
+            takes: EVERY,
+            formats: Some(Formats::Monitor {
+                smi_csv: M::SMI_CSV,
+            }),
+            script: Some(script),
+            nvq_only: false,
+        })
+    }
+}

@@ -1,5 +1,8 @@
 //! `nvlink`: its read-only options, with nvidia-smi's spellings.
 
+use super::sub::{Own, Refusals, Shared::*, SubCommand};
+use crate::error::NvqError;
+
 /// `nvq nvlink`'s arguments.
 #[derive(clap::Args, Debug, Clone, Default)]
 #[command(arg_required_else_help = true)]
@@ -73,3 +76,13 @@ pub const CHANGES_STATE: &[&str] = &[
     "-sLowPwrThres",
     "--setLowPowerThreshold",
 ];
+
+impl SubCommand for NvlinkArgs {
+    fn own(&self) -> Result<Own<'_>, NvqError> {
+        Ok(Own::with_id(&[Id, Filename], &self.gpus.id))
+    }
+
+    fn refusals() -> Option<Refusals> {
+        Some(Refusals::of(NOT_IMPLEMENTED, CHANGES_STATE, SPELLINGS))
+    }
+}

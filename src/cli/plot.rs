@@ -1,5 +1,8 @@
 //! `nvq plot`'s options.
 
+use super::sub::{Own, Refusals, SubCommand};
+use crate::error::NvqError;
+
 /// `nvq plot LOG -o OUT`: a log nvq wrote, drawn over time.
 #[derive(clap::Args, Debug, Clone, Default)]
 #[command(
@@ -23,4 +26,15 @@ pub struct PlotArgs {
     pub width: u32,
     #[command(flatten)]
     pub trend: super::trend::TrendArgs,
+}
+
+impl SubCommand for PlotArgs {
+    /// A log in, a picture out: no GPU, no loop, no format.
+    fn own(&self) -> Result<Own<'_>, NvqError> {
+        Ok(Own::default())
+    }
+
+    fn refusals() -> Option<Refusals> {
+        Some(Refusals::default())
+    }
 }

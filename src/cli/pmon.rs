@@ -1,6 +1,10 @@
 //! `nvq pmon`'s options, spelled as nvidia-smi's `pmon` spells them.
 
-use super::monitor::MonitorArgs;
+use super::monitor::LOOP_SPELLINGS;
+use super::sub::{Own, Refusals, SubCommand};
+use crate::error::NvqError;
+
+use super::monitor::{MonitorArgs, Pmon};
 
 #[derive(clap::Args, Debug, Clone, Default)]
 #[command(
@@ -11,11 +15,21 @@ the peak fb is the max). Example: nvq pmon -s um -c 5"
 )]
 pub struct PmonArgs {
     #[command(flatten)]
-    pub monitor: MonitorArgs,
+    pub monitor: MonitorArgs<Pmon>,
     /// Metric groups: u, m or um (default u).
     #[arg(short = 's', long = "select", value_name = "GROUPS")]
     pub select: Option<String>,
     /// `--where`, `--assert`, `--until`, `--summary` over pmon's columns.
     #[command(flatten)]
     pub script: super::ScriptArgs,
+}
+
+impl SubCommand for PmonArgs {
+    fn own(&self) -> Result<Own<'_>, NvqError> {
+        self.monitor.own(&self.script)
+    }
+
+    fn refusals() -> Option<Refusals> {
+        Some(LOOP_SPELLINGS)
+    }
 }

@@ -1,7 +1,14 @@
 //! `nvq serve`'s options. They follow the spellings of Prometheus exporters
 //! (`--web.listen-address`, `--web.telemetry-path`, ...), so that existing
-//! systemd units and scrape configs carry over. Values are text here and
-//! validated by the runner (`app::serve`).
+//! systemd units and scrape configs carry over. Durations and numbers are
+//! read by clap (`cli::value`); the rest is checked by the runner
+//! (`app::serve`).
+
+use super::sub::{Own, Shared, SubCommand};
+
+use super::value::{duration, duration_or_zero, Span};
+use crate::error::NvqError;
+use std::time::Duration;
 
 /// The port of `utkuozdemir/nvidia_gpu_exporter`, which fleets already scrape.
 pub const DEFAULT_PORT: u16 = 9835;
@@ -30,9 +37,10 @@ pub struct ServeArgs {
     #[arg(
         long = "collect.interval",
         value_name = "DURATION",
-        default_value = "0"
+        default_value = "0",
+        value_parser = duration_or_zero("--collect.interval")
     )]
-    pub collect_interval: String,
+    pub collect_interval: Duration,
     /// Metric names, labels and units: nvq (as --format=prometheus), nvidia_gpu_exporter or dcgm.
     #[arg(long, value_name = "PROFILE", default_value = "nvq")]
     pub profile: String,
@@ -61,9 +69,10 @@ pub struct ServeArgs {
     #[arg(
         long = "collect.pods.interval",
         value_name = "DURATION",
-        default_value = "5s"
+        default_value = "5s",
+        value_parser = duration("--collect.pods.interval")
     )]
-    pub pods_interval: String,
+    pub pods_interval: Span,
     /// Fields to collect (see --help-query-gpu); by default every field the profile uses.
     #[arg(long = "query-gpu", value_name = "FIELDS")]
     pub query_gpu: Option<String>,
@@ -74,27 +83,54 @@ pub struct ServeArgs {
     #[arg(
         long = "web.write-timeout",
         value_name = "DURATION",
-        default_value = "10s"
+        default_value = "10s",
+        value_parser = duration("--web.write-timeout")
     )]
-    pub write_timeout: String,
+    pub write_timeout: Span,
     /// Close a connection that has not sent a whole request head within DURATION of its first byte (or of connecting).
     #[arg(
         long = "web.read-timeout",
         value_name = "DURATION",
-        default_value = "10s"
+        default_value = "10s",
+        value_parser = duration("--web.read-timeout")
     )]
-    pub read_timeout: String,
+    pub read_timeout: Span,
     /// Close a kept-alive connection that has sent no new request within DURATION of its last answer.
     #[arg(
         long = "web.idle-timeout",
         value_name = "DURATION",
-        default_value = "2m"
+        default_value = "2m",
+        value_parser = duration("--web.idle-timeout")
     )]
-    pub idle_timeout: String,
+    pub idle_timeout: Span,
     /// TLS and basic authentication, in the Prometheus exporter-toolkit's YAML format.
     #[arg(long = "web.config.file", value_name = "FILE")]
     pub web_config_file: Option<std::path::PathBuf>,
     /// Keep at most N connections open; a new one takes the place of the longest-stalled, else is closed.
-    #[arg(long = "web.max-connections", value_name = "N", default_value = "256")]
-    pub max_connections: String,
+    #[arg(
+        long = "web.max-connections",
+        value_name = "N",
+        default_value = "256",
+        value_parser = max_connections
+    )]
+    pub max_connections: usize,
+}
+
+/// `--web.max-connections`: from 1 to 65536.
+fn max_connections(v: &str) -> Result<usize, NvqError> {
+    v.trim()
+        .parse::<usize>()
+        .ok()
+        .filter(|n| (1..=65_536).contains(n))
+        .ok_or_else(|| {
+            NvqError::Usage(format!(
+                "--web.max-connections needs a number from 1 to 65536, not \"{v}\"."
+            ))
+        })
+}
+
+impl SubCommand for ServeArgs {
+    fn own(&self) -> Result<Own<'_>, NvqError> {
+        Ok(Own::with_id(&[Shared::Id], &self.gpus.id))
+    }
 }

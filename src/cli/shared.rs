@@ -1,12 +1,13 @@
-//! The options that modes share (`app::plan::Shared`), declared once with
+//! The options that modes share (`cli::sub::Shared`), declared once with
 //! one help text each: which GPUs (`-i`), the output file (`-f`) and the
 //! loop (`-l`, `-lms`, `--count`). The queries (`cli::Args`) and nvq's own
 //! commands flatten them. nvidia-smi's sub-commands keep the help they had:
 //! its listings (`nvlink`, `mig`, `vgpu`) share [`ShownGpus`], the monitors
 //! declare theirs in `monitor.rs`, and `topo`'s `-i` (one GPU, or a pair)
-//! means something else. Values stay text here; they are checked in one
-//! place ([`Repeat::interval`], [`Repeat::count`], `nvml::select`).
+//! means something else. The loop's values are typed by clap
+//! (`cli::value`); `-i` is text, resolved against NVML by `nvml::select`.
 
+use super::value::{Count, LoopMillis, LoopSecs};
 use crate::error::NvqError;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -47,13 +48,13 @@ pub struct Repeat {
         default_missing_value = "5",
         allow_negative_numbers = true
     )]
-    pub loop_sec: Option<String>,
+    pub loop_sec: Option<LoopSecs>,
     /// Repeat every MS milliseconds until Ctrl+C (also spelled -lms).
     #[arg(long = "loop-ms", value_name = "MS", allow_negative_numbers = true)]
-    pub loop_ms: Option<String>,
+    pub loop_ms: Option<LoopMillis>,
     /// nvq: stop a loop after N samples.
     #[arg(long, value_name = "N", help_heading = "Loops (nvq)")]
-    pub count: Option<String>,
+    pub count: Option<Count>,
 }
 
 impl Repeat {
@@ -62,13 +63,13 @@ impl Repeat {
         self.loop_sec.is_some() || self.loop_ms.is_some()
     }
 
-    /// `-l[SEC]` / `-lms MS`, checked.
+    /// `-l[SEC]` / `-lms MS` (both at once is an invalid combination).
     pub fn interval(&self) -> Result<Option<Duration>, NvqError> {
-        super::interval::loop_interval(self.loop_sec.as_deref(), self.loop_ms.as_deref())
+        super::value::loop_interval(self.loop_sec, self.loop_ms)
     }
 
-    /// `--count N`, checked.
-    pub fn count(&self) -> Result<Option<u64>, NvqError> {
-        self.count.as_deref().map(super::parse_count).transpose()
+    /// `--count N`.
+    pub fn count(&self) -> Option<u64> {
+        self.count.map(|c| c.0)
     }
 }

@@ -2,6 +2,11 @@
 //! `nvq wait`): each is a query declared once in `app::short`, and takes
 //! the options every query takes.
 
+use super::format::Formats;
+use super::monitor::LOOP_SPELLINGS;
+use super::sub::{Own, Refusals, Shared, SubCommand, EVERY};
+use crate::error::NvqError;
+
 use super::shared::{Gpus, OutFile, Repeat};
 use super::ScriptArgs;
 use std::ffi::OsString;
@@ -21,6 +26,8 @@ pub struct ShortArgs {
     pub repeat: Repeat,
     #[command(flatten)]
     pub script: ScriptArgs,
+    #[command(flatten)]
+    pub hosts: super::hosts::HostsArgs,
 }
 
 /// `nvq wait`: the short options, then the command to run once the GPUs are free.
@@ -45,4 +52,45 @@ pub struct StatArgs {
     pub gpus: Gpus,
     #[command(flatten)]
     pub out: OutFile,
+}
+
+impl SubCommand for ShortArgs {
+    /// A short command takes every shared option.
+    fn own(&self) -> Result<Own<'_>, NvqError> {
+        Ok(Own {
+            nvq_only: true,
+            takes: EVERY,
+            formats: Some(Formats::Rows),
+            id: self.gpus.id.as_deref(),
+            format: self.format.as_deref(),
+            filename: self.out.filename.as_deref(),
+            interval: self.repeat.interval()?,
+            count: self.repeat.count(),
+            script: Some(&self.script),
+        })
+    }
+
+    fn refusals() -> Option<Refusals> {
+        Some(LOOP_SPELLINGS)
+    }
+}
+
+impl SubCommand for WaitArgs {
+    fn own(&self) -> Result<Own<'_>, NvqError> {
+        self.short.own()
+    }
+
+    fn refusals() -> Option<Refusals> {
+        Some(LOOP_SPELLINGS)
+    }
+}
+
+impl SubCommand for StatArgs {
+    fn own(&self) -> Result<Own<'_>, NvqError> {
+        Ok(Own {
+            nvq_only: true,
+            filename: self.out.filename.as_deref(),
+            ..Own::with_id(&[Shared::Id, Shared::Filename], &self.gpus.id)
+        })
+    }
 }

@@ -1,5 +1,9 @@
 //! `topo`: its options, with nvidia-smi's spellings.
 
+use super::format::Formats;
+use super::sub::{Own, Refusals, Shared::*, SubCommand};
+use crate::error::NvqError;
+
 /// `nvq topo`'s arguments.
 #[derive(clap::Args, Debug, Clone, Default)]
 #[command(arg_required_else_help = true)]
@@ -42,3 +46,17 @@ pub const SPELLINGS: &[(&str, &str)] = &[("-p2p", "--p2p"), ("-mp", "--matrix_pc
 
 /// `topo` changes nothing.
 pub const CHANGES_STATE: &[&str] = &[];
+
+impl SubCommand for TopoArgs {
+    fn own(&self) -> Result<Own<'_>, NvqError> {
+        Ok(Own {
+            format: self.format.as_deref(),
+            formats: Some(Formats::TextOrJson("topo")),
+            ..Own::with_id(&[Id, Format, Filename], &self.id)
+        })
+    }
+
+    fn refusals() -> Option<Refusals> {
+        Some(Refusals::of(NOT_IMPLEMENTED, CHANGES_STATE, SPELLINGS))
+    }
+}

@@ -2,6 +2,9 @@
 //! table (no option), the running vGPUs in detail (`-q`) and the type
 //! listings (`-s`, `-c`); see `app::vgpu`.
 
+use super::sub::{Own, Refusals, Shared::*, SubCommand};
+use crate::error::NvqError;
+
 /// `nvq vgpu`'s arguments.
 #[derive(clap::Args, Debug, Clone, Default)]
 pub struct VgpuArgs {
@@ -44,3 +47,13 @@ pub const CHANGES_STATE: &[&str] = &[];
 
 /// nvidia-smi's multi-letter short options, as clap reads them: none here.
 pub const SPELLINGS: &[(&str, &str)] = &[];
+
+impl SubCommand for VgpuArgs {
+    fn own(&self) -> Result<Own<'_>, NvqError> {
+        Ok(Own::with_id(&[Id, Filename], &self.gpus.id))
+    }
+
+    fn refusals() -> Option<Refusals> {
+        Some(Refusals::of(NOT_IMPLEMENTED, CHANGES_STATE, SPELLINGS))
+    }
+}

@@ -51,8 +51,7 @@ pub fn check_links(path: &Path) -> Result<(), NvqError> {
             source,
         })?
     };
-    // SAFETY: geteuid has no preconditions.
-    let me = unsafe { libc::geteuid() };
+    let me = crate::trust::me();
     let mut todo: Vec<std::ffi::OsString> = path.iter().rev().map(|c| c.to_os_string()).collect();
     let mut here = start;
     let mut links = 0;

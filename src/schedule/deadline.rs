@@ -9,14 +9,18 @@
 //!
 //! - While every job answers in time, one lane runs them all, so a sample
 //!   costs one hand-off between threads, not one per GPU.
-//! - Halfway to the deadline, a lane that has not finished is split: it
-//!   keeps the job it is in, and every job it has not started gets a lane
-//!   of its own and starts at once. So however many GPUs hang in the same
-//!   sample, the healthy ones behind them are read before the deadline.
+//! - Halfway to the deadline, a lane that is in a call is split: it keeps
+//!   the job it is in, and every job it has not started gets a lane of its
+//!   own and starts at once. So however many GPUs hang in the same sample,
+//!   the healthy ones behind them are read before the deadline. A lane that
+//!   is in no call (its thread has not run yet: the machine is busy) is not
+//!   split: more threads would wait for a CPU just the same.
 //! - At the deadline the sample is over: a job that has not answered gets
-//!   `late(i)`. Its lane keeps only that job and is not asked again until
-//!   the call returns; the answer, which belongs to a sample already
+//!   `late(i)`. A lane in a call keeps only that job and is not asked again
+//!   until the call returns; the answer, which belongs to a sample already
 //!   printed, is dropped. So never more than one call per job is in flight.
+//!   A lane in no call keeps its jobs (they are late too) and is given the
+//!   next sample's work once it has caught up.
 //! - After a sample, the lanes that answered in time are merged back into
 //!   one (the others end), so the hand-offs go back to one per sample.
 //! - A lane takes each sample's work from its slot, with the time to start
@@ -25,15 +29,21 @@
 //!   tick on its own: one wake-up a sample for the lane, one for the owner
 //!   when the lane is done ([`PerGpu::poll`], woken through `notify`).
 //!
-//! Threads: every lane holds at least one job, so `n` jobs use at most `n`
-//! lane threads: one while all answer, and one more per job that is stuck
-//! in a call (or too slow for the deadline).
+//! Threads: every lane holds at least one job, so there are at most `n`
+//! lanes for `n` jobs: one while all answer, and one more per job that is
+//! stuck in a call (or too slow for the deadline). The thread of a lane
+//! that ends (merged into another) may not have run its last instructions
+//! yet when a new lane is wanted, on a machine too busy to run it: a lane
+//! is started only while the lanes and such ending threads number fewer
+//! than `n` (else its jobs wait with a lane that has them, and are late),
+//! so the bound holds for threads, not only lanes, whatever the scheduling.
 //!
 //! A one-shot query has no deadline: it waits for the driver, as nvidia-smi
 //! does, and does not use this module.
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 /// The shortest deadline. Each sample waits at most [`limit_for`] its
@@ -99,7 +109,8 @@ struct Pending<T> {
 #[derive(Default)]
 struct Work {
     queue: VecDeque<usize>,
-    /// The job the lane is in (taken from the queue, not answered yet).
+    /// The job whose call the lane is in (taken from the queue, not
+    /// returned yet); `None` between calls and before the first.
     current: Option<usize>,
 }
 
@@ -147,6 +158,8 @@ struct Lane {
     busy_sample: u64,
     /// It ran out of this sample's work before the deadline.
     prompt: bool,
+    /// Its thread, joined once the lane has ended and the thread is done.
+    thread: Option<JoinHandle<()>>,
 }
 
 /// Runs one job per part on worker threads, each sample under a deadline.
@@ -159,6 +172,8 @@ pub struct PerGpu<T> {
     n: usize,
     notify: Option<Notify>,
     pending: Option<Pending<T>>,
+    /// The threads of lanes that ended, until they are done.
+    ending: Vec<JoinHandle<()>>,
 }
 
 impl<T: Send + 'static> PerGpu<T> {
@@ -202,6 +217,7 @@ impl<T: Send + 'static> PerGpu<T> {
             n,
             notify,
             pending: None,
+            ending: Vec::new(),
         };
         if n > 0 {
             p.add_lane((0..n).collect())?;
@@ -215,7 +231,29 @@ impl<T: Send + 'static> PerGpu<T> {
         self.lanes.len()
     }
 
+    /// The lanes' threads and those of ended lanes not yet done (joining
+    /// those that are).
+    fn live_threads(&mut self) -> usize {
+        let (done, running): (Vec<_>, Vec<_>) = std::mem::take(&mut self.ending)
+            .into_iter()
+            .partition(JoinHandle::is_finished);
+        for t in done {
+            let _ = t.join();
+        }
+        self.ending = running;
+        self.lanes.len() + self.ending.len()
+    }
+
+    /// Start a lane for these jobs, unless that would make more than one
+    /// thread per job ([`PerGpu::live_threads`]): then, or when no thread
+    /// can be started, an error, and the caller keeps the jobs elsewhere.
     fn add_lane(&mut self, parts: Vec<usize>) -> std::io::Result<usize> {
+        if self.live_threads() >= self.n.max(1) {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::WouldBlock,
+                "one thread per job already",
+            ));
+        }
         let id = self.next_id;
         let slot: Slot = Arc::new((
             Mutex::new(SlotState {
@@ -230,7 +268,7 @@ impl<T: Send + 'static> PerGpu<T> {
             Arc::clone(&slot),
         );
         let notify = self.notify.clone();
-        std::thread::Builder::new()
+        let thread = std::thread::Builder::new()
             .name(format!("nvq-lane-{id}"))
             .spawn(move || {
                 let mut next: Option<Instant> = None;
@@ -246,6 +284,7 @@ impl<T: Send + 'static> PerGpu<T> {
                         let Some(g) = next else { break };
                         let Some(job) = all.get(g) else { continue };
                         let value = (lock(job))();
+                        lock(&work).current = None;
                         lock(&hub.0).answers.push((id, sample, g, value));
                     }
                     let waiting = {
@@ -269,6 +308,7 @@ impl<T: Send + 'static> PerGpu<T> {
             busy: None,
             busy_sample: 0,
             prompt: false,
+            thread: Some(thread),
         });
         Ok(self.lanes.len() - 1)
     }
@@ -465,14 +505,18 @@ impl<T: Send + 'static> PerGpu<T> {
         }
     }
 
-    /// Halfway to the deadline: every lane still at work keeps the job it
-    /// is in and the jobs it has done; each job it has not started gets a
-    /// lane of its own and starts now.
+    /// Halfway to the deadline: every lane in a call keeps the job it is
+    /// in and the jobs it has done; each job it has not started gets a lane
+    /// of its own and starts now. A lane in no call is left as it is.
     fn split(&mut self, sample: u64) {
         for l in 0..self.lanes.len() {
             let rest: Vec<usize> = match &self.lanes[l].busy {
                 Some(work) if self.lanes[l].busy_sample == sample => {
-                    lock(work).queue.drain(..).collect()
+                    let mut w = lock(work);
+                    if w.current.is_none() {
+                        continue;
+                    }
+                    w.queue.drain(..).collect()
                 }
                 _ => continue,
             };
@@ -490,18 +534,20 @@ impl<T: Send + 'static> PerGpu<T> {
     }
 
     /// After the deadline: a lane still in a call keeps only that job (its
-    /// other jobs, done or not started, move); the lanes that answered in
-    /// time become one; lanes left without jobs end.
+    /// other jobs, done or not started, move); a lane at work but in no call
+    /// keeps its jobs, and stops (what it has not started is taken away);
+    /// the lanes that answered in time become one; lanes left without jobs
+    /// end.
     fn settle(&mut self) {
         let mut homeless: Vec<usize> = Vec::new();
         for lane in &mut self.lanes {
             let Some(work) = &lane.busy else { continue };
             let mut w = lock(work);
-            homeless.extend(w.queue.drain(..));
-            let current = w.current;
+            w.queue.clear();
+            let Some(current) = w.current else { continue };
             drop(w);
-            homeless.extend(lane.parts.iter().filter(|&&p| Some(p) != current));
-            lane.parts = current.into_iter().collect();
+            homeless.extend(lane.parts.iter().filter(|&&p| p != current));
+            lane.parts = vec![current];
         }
         let prompt: Vec<usize> = (0..self.lanes.len())
             .filter(|&l| self.lanes[l].prompt && self.lanes[l].busy.is_none())
@@ -515,17 +561,29 @@ impl<T: Send + 'static> PerGpu<T> {
         } else if !homeless.is_empty() {
             homeless.sort_unstable();
             if self.add_lane(homeless.clone()).is_err() {
-                // No thread: the jobs wait with a lane that is in a call.
-                if let Some(l) = self.lanes.iter_mut().find(|l| l.busy.is_some()) {
-                    l.parts.append(&mut homeless);
-                    l.parts.sort_unstable();
+                // No thread: the jobs wait with a lane, one in no call if
+                // there is one (it is free soonest), and are late until it
+                // is; the next sample's settling tries again. (They come
+                // from a lane that keeps its call's job, so there is one.)
+                let free = self
+                    .lanes
+                    .iter()
+                    .position(|l| l.busy.as_ref().map_or(true, |w| lock(w).current.is_none()));
+                if let Some(l) = free.or((!self.lanes.is_empty()).then_some(0)) {
+                    self.lanes[l].parts.append(&mut homeless);
+                    self.lanes[l].parts.sort_unstable();
                 }
             }
         }
-        // A lane without jobs ends (dropping its sender ends its thread once
-        // it is out of its call).
-        self.lanes
-            .retain(|l| !l.parts.is_empty() || l.busy.is_some());
+        // A lane without jobs ends (it is not at work: its thread ends when
+        // it next wakes); the thread is joined once it is done.
+        let (keep, gone): (Vec<Lane>, Vec<Lane>) = std::mem::take(&mut self.lanes)
+            .into_iter()
+            .partition(|l| !l.parts.is_empty() || l.busy.is_some());
+        self.lanes = keep;
+        for mut lane in gone {
+            self.ending.extend(lane.thread.take());
+        }
     }
 }
 
@@ -773,5 +831,28 @@ mod tests {
             "one lane for the stuck job, one for the rest"
         );
         drop(held);
+    }
+
+    /// Lanes whose threads have not run by the deadline (a machine too
+    /// busy to run them; here their work starts after the deadline) are not
+    /// replaced by new ones sample after sample: one lane keeps the jobs,
+    /// late, until it has run.
+    #[test]
+    fn a_lane_that_has_not_run_is_not_replaced() {
+        let jobs = (0..8).map(|i| move || i).collect();
+        let mut p = PerGpu::start(jobs).unwrap();
+        for n in 0..12 {
+            let now = Instant::now();
+            let hour = now + Duration::from_secs(3600);
+            p.begin_at(hour, now + Duration::from_millis(20), None);
+            let got = loop {
+                if let Some(v) = p.poll(|i| i + 100) {
+                    break v;
+                }
+                std::thread::sleep(Duration::from_millis(2));
+            };
+            assert_eq!(got, (100..108).collect::<Vec<_>>(), "sample {n}");
+            assert_eq!(p.threads(), 1, "sample {n}: lanes were added");
+        }
     }
 }

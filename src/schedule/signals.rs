@@ -273,6 +273,40 @@ impl Drop for StopSignals {
     }
 }
 
+/// Stop the process as SIGTSTP's default action does, and return once it
+/// is continued (SIGCONT): `nvq top` on Ctrl+Z, which raw mode delivers as
+/// a key (`group`: SIGTSTP to the whole process group, as the terminal
+/// would have sent it), or on a SIGTSTP it caught, once it has put the
+/// terminal back. The shell then sees the job stopped by SIGTSTP, as after
+/// Ctrl+Z in any program. The handler that caught SIGTSTP is set aside
+/// meanwhile and put back after.
+pub fn stop_as_sigtstp(group: bool) {
+    // SAFETY: sigaction(2), pthread_sigmask(3), kill(2) and raise(3) with
+    // zeroed, then filled, structures and valid out-pointers; the old
+    // action and mask are put back as they were read.
+    unsafe {
+        let mut default: libc::sigaction = std::mem::zeroed();
+        default.sa_sigaction = libc::SIG_DFL;
+        libc::sigemptyset(&mut default.sa_mask);
+        let mut old: libc::sigaction = std::mem::zeroed();
+        if libc::sigaction(libc::SIGTSTP, &default, &mut old) != 0 {
+            return;
+        }
+        let mut tstp: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut tstp);
+        libc::sigaddset(&mut tstp, libc::SIGTSTP);
+        let mut mask: libc::sigset_t = std::mem::zeroed();
+        libc::pthread_sigmask(libc::SIG_UNBLOCK, &tstp, &mut mask);
+        if group {
+            libc::kill(0, libc::SIGTSTP);
+        } else {
+            libc::raise(libc::SIGTSTP);
+        }
+        libc::pthread_sigmask(libc::SIG_SETMASK, &mask, std::ptr::null_mut());
+        libc::sigaction(libc::SIGTSTP, &old, std::ptr::null_mut());
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -9,7 +9,6 @@
 //! The grammar and the rules are in `docs/scripting.md`.
 
 mod check;
-mod duration;
 mod eval;
 mod lexer;
 pub mod lives;
@@ -18,7 +17,6 @@ pub mod run;
 pub mod stats;
 mod units;
 
-pub use duration::parse_duration;
 pub use eval::{Capacity, Derived, Func, Tri};
 pub use run::{Flags, Quantifier, RowKey, Script, Verdict};
 pub use stats::Stats;
@@ -57,7 +55,7 @@ impl ExprError {
     pub fn render(&self, flag: &str, src: &str) -> String {
         let shown: String = src
             .chars()
-            .map(|c| if c.is_control() { ' ' } else { c })
+            .map(|c| if crate::render::hidden(c) { ' ' } else { c })
             .collect();
         let start = self.span.start.min(src.len());
         let end = self.span.end.clamp(start, src.len());

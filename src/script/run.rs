@@ -52,14 +52,15 @@ pub struct Flags<'a> {
     pub assert: Option<&'a str>,
     pub until: Option<&'a str>,
     pub until_all: Option<&'a str>,
-    pub timeout: Option<&'a str>,
+    pub timeout: Option<Duration>,
     pub summary: bool,
     /// `--history N`: the points kept per series (None: [`History::DEFAULT_CAP`]).
     pub history: Option<usize>,
-    /// `--trend-window`, `--rising-for`, `--min-rise` as given.
-    pub trend_window: Option<&'a str>,
-    pub rising_for: Option<&'a str>,
-    pub min_rise: Option<&'a str>,
+    /// `--trend-window`, `--rising-for`, `--min-rise`.
+    pub trend_window: Option<Duration>,
+    pub rising_for: Option<Duration>,
+    /// In bytes.
+    pub min_rise: Option<f64>,
 }
 
 impl Flags<'_> {
@@ -212,10 +213,9 @@ impl Script {
                     "--timeout bounds the wait of --until or --until-all; give one of them.".into(),
                 ))
             }
-            Some(t) => Some(super::parse_duration("--timeout", t)?),
-            None => None,
+            t => t,
         };
-        let trend = trend_config(trend_window, rising_for, min_rise)?;
+        let trend = trend_config(trend_window, rising_for, min_rise);
         if history == Some(0) {
             return Err(NvqError::Usage(
                 "--history needs at least 1 point per series (the default is 3600).".into(),
@@ -736,25 +736,30 @@ impl Script {
 
 /// The trend settings from `--trend-window`, `--rising-for` and `--min-rise`.
 pub fn trend_config(
-    window: Option<&str>,
-    rising_for: Option<&str>,
-    min_rise: Option<&str>,
-) -> Result<TrendConfig, NvqError> {
+    window: Option<Duration>,
+    rising_for: Option<Duration>,
+    min_rise: Option<f64>,
+) -> TrendConfig {
     let mut cfg = TrendConfig::default();
     if let Some(w) = window {
-        cfg.window_s = super::parse_duration("--trend-window", w)?.as_secs_f64();
+        cfg.window_s = w.as_secs_f64();
     }
     if let Some(r) = rising_for {
-        cfg.min_duration_s = super::parse_duration("--rising-for", r)?.as_secs_f64();
+        cfg.min_duration_s = r.as_secs_f64();
     }
     if let Some(m) = min_rise {
-        cfg.min_rise = parse_size(m).ok_or_else(|| {
-            NvqError::Usage(format!(
-                "--min-rise needs a size such as 256MiB or 1GiB, not \"{m}\"."
-            ))
-        })?;
+        cfg.min_rise = m;
     }
-    Ok(cfg)
+    cfg
+}
+
+/// `--min-rise`'s value parser: a size, in bytes.
+pub fn min_rise(m: &str) -> Result<f64, NvqError> {
+    parse_size(m).ok_or_else(|| {
+        NvqError::Usage(format!(
+            "--min-rise needs a size such as 256MiB or 1GiB, not \"{m}\"."
+        ))
+    })
 }
 
 /// A size with its unit (`256MiB`, `1.5GiB`, `0B`; a bare number is MiB), in bytes.

@@ -13,9 +13,11 @@
 //! - a pair that passed is remembered, at most [`CACHE`] of them, as an
 //!   HMAC-SHA-256 of user and password under a key drawn at start (never the
 //!   password itself), so that a scraper's later requests pay nothing;
-//! - an unknown user is checked against one of the configured users' hashes
-//!   (the same one for the same name), so that a 401 takes as long for a
-//!   name that does not exist as for one that does;
+//! - every failed check costs what one check of the dearest configured
+//!   hash costs ([`Pad`]), so that a 401's time tells neither whether the
+//!   name exists nor which user it is: an unknown name is checked against a
+//!   dummy hash of the dearest cost, and a wrong password of a cheaper user
+//!   is followed by dummy checks that make up the difference;
 //! - a hash whose check would take more than [`MAX_CHECK_TIME`] here is
 //!   refused when the file is read ([`check_hash`]): it could never be
 //!   checked within a scrape's timeout.
@@ -104,8 +106,58 @@ pub enum Verdict {
     Busy,
 }
 
+/// What a failed check is padded with, so that every failure costs 2^`dearest`
+/// bcrypt rounds, as one check of the dearest configured hash: dummy hashes
+/// (one salt and digest drawn at start, under any cost), which no password
+/// matches and which take exactly their cost to check.
+struct Pad {
+    /// The salt and digest of a dummy hash (what follows `$2b$NN$`).
+    body: String,
+    /// The dearest configured cost.
+    dearest: u32,
+}
+
+impl Pad {
+    fn new(users: &[(String, String)]) -> Pad {
+        let rng = ring::rand::SystemRandom::new();
+        let mut seed = [0u8; 32];
+        let _ = ring::rand::SecureRandom::fill(&rng, &mut seed);
+        let (password, salt) = seed.split_at(16);
+        let password: String = password.iter().map(|b| format!("{b:02x}")).collect();
+        let salt: [u8; 16] = salt.try_into().unwrap_or([7; 16]);
+        let body = bcrypt::hash_with_salt(password, 4, salt)
+            .map(|h| h.format_for_version(bcrypt::Version::TwoB))
+            .ok()
+            .and_then(|h| h.rsplit('$').next().map(str::to_string))
+            .unwrap_or_default();
+        let dearest = users.iter().map(|(_, h)| cost_of(h)).max().unwrap_or(4);
+        Pad { body, dearest }
+    }
+
+    /// Check `password` against a dummy hash of `cost`: never a match.
+    fn check(&self, password: &str, cost: u32) {
+        let _ = bcrypt::verify(password, &format!("$2b${cost:02}${}", self.body));
+    }
+
+    /// A failed check of a hash of `cost`: check dummies of costs `cost`,
+    /// `cost + 1`, ..., `dearest - 1`, which take 2^dearest − 2^cost rounds,
+    /// what the dearest check costs more.
+    fn after_failure(&self, password: &str, cost: u32) {
+        for c in cost..self.dearest {
+            self.check(password, c);
+        }
+    }
+}
+
+/// The bcrypt cost of a hash (31, the dearest, if it has none).
+fn cost_of(hash: &str) -> u32 {
+    hash.parse::<bcrypt::HashParts>()
+        .map_or(31, |p| p.get_cost())
+}
+
 pub struct Checker {
     users: Arc<Vec<(String, String)>>,
+    pad: Arc<Pad>,
     /// `None` where no random key could be drawn: nothing is remembered.
     key: Option<hmac::Key>,
     passed: Mutex<VecDeque<[u8; 32]>>,
@@ -116,6 +168,7 @@ impl Checker {
     pub fn new(users: Vec<(String, String)>) -> Self {
         let rng = ring::rand::SystemRandom::new();
         Checker {
+            pad: Arc::new(Pad::new(&users)),
             users: Arc::new(users),
             key: hmac::Key::generate(hmac::HMAC_SHA256, &rng).ok(),
             passed: Mutex::new(VecDeque::new()),
@@ -142,28 +195,31 @@ impl Checker {
             return Verdict::Allowed;
         }
         let known = self.users.iter().position(|(u, _)| *u == user);
-        // An unknown name costs what a known one costs: the hash of a
-        // configured user, the same one for the same name.
-        let index = known.unwrap_or_else(|| self.pick(&user));
-        let Some((_, hash)) = self.users.get(index) else {
-            return Verdict::Refused;
-        };
-        let cost = hash
-            .parse::<bcrypt::HashParts>()
-            .map_or(31, |p| p.get_cost());
-        // Room for the check, twice its measured time (a loaded machine
-        // checks slower than it measured at start).
-        let room = check_time(cost).saturating_mul(2);
+        // Any failure costs the dearest check: room for it, twice its
+        // measured time (a loaded machine checks slower than it measured
+        // at start).
+        let room = check_time(self.pad.dearest).saturating_mul(2);
         let wait_until = deadline.checked_sub(room).unwrap_or_else(Instant::now);
         let Some(slot) = Gate::acquire(&self.gate, wait_until).await else {
             return Verdict::Busy;
         };
-        let users = Arc::clone(&self.users);
+        let (users, pad) = (Arc::clone(&self.users), Arc::clone(&self.pad));
         let ok = tokio::task::spawn_blocking(move || {
             let _slot = slot;
-            users
-                .get(index)
-                .is_some_and(|(_, h)| bcrypt::verify(&password, h).unwrap_or(false))
+            match known.and_then(|i| users.get(i)) {
+                Some((_, hash)) => {
+                    let ok = bcrypt::verify(&password, hash).unwrap_or(false);
+                    if !ok {
+                        pad.after_failure(&password, cost_of(hash));
+                    }
+                    ok
+                }
+                // An unknown name: the dearest check, of a dummy.
+                None => {
+                    pad.check(&password, pad.dearest);
+                    false
+                }
+            }
         })
         .await
         .unwrap_or(false);
@@ -190,22 +246,6 @@ impl Checker {
         ctx.update(&[0]);
         ctx.update(password.as_bytes());
         ctx.sign().as_ref().try_into().ok()
-    }
-
-    /// The configured user whose hash an unknown `user` is checked against.
-    fn pick(&self, user: &str) -> usize {
-        let n = self.users.len().max(1);
-        let digest = match &self.key {
-            Some(k) => hmac::sign(k, user.as_bytes())
-                .as_ref()
-                .first()
-                .copied()
-                .unwrap_or(0),
-            None => user
-                .bytes()
-                .fold(0u8, |a, b| a.wrapping_mul(31).wrapping_add(b)),
-        };
-        usize::from(digest) % n
     }
 
     fn lock(&self) -> MutexGuard<'_, VecDeque<[u8; 32]>> {
@@ -398,6 +438,30 @@ mod tests {
             drop(held);
             assert_eq!(gate.lock().free, 1, "every slot came back");
         });
+    }
+
+    #[test]
+    fn failures_are_padded_to_the_dearest_cost_whatever_the_order() {
+        let cheap = bcrypt::hash("a", 4).unwrap();
+        let dear = bcrypt::hash("b", 6).unwrap();
+        for users in [
+            vec![
+                ("c".to_string(), cheap.clone()),
+                ("d".to_string(), dear.clone()),
+            ],
+            vec![
+                ("d".to_string(), dear.clone()),
+                ("c".to_string(), cheap.clone()),
+            ],
+        ] {
+            let pad = Pad::new(&users);
+            assert_eq!(pad.dearest, 6);
+            // A dummy of any cost is a hash bcrypt checks, and no match.
+            let dummy = format!("$2b$05${}", pad.body);
+            assert_eq!(bcrypt::verify("a", &dummy).ok(), Some(false));
+        }
+        assert_eq!(cost_of(&dear), 6);
+        assert_eq!(cost_of("plain"), 31);
     }
 
     #[test]

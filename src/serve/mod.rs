@@ -13,6 +13,7 @@
 //! (within [`collect::STOP_GRACE`]), waits for open connections at most
 //! [`DRAIN`] and returns.
 
+pub mod api;
 mod auth;
 pub mod collect;
 mod conn;
@@ -86,6 +87,8 @@ struct App {
     config: Config,
     /// Set once the startup (NVML, `-i`, the workers) is done.
     ready: OnceLock<Collector>,
+    /// The query API's thread, set with `ready`.
+    api: OnceLock<api::Api>,
     progress: Arc<Progress>,
     auth: auth::Checker,
 }
@@ -113,7 +116,15 @@ impl Progress {
 /// The startup, run on a thread of its own: opens NVML, resolves `-i`,
 /// starts the workers, and returns the collector and the words that
 /// describe what is served ("profile nvq, 8 GPU(s)").
-pub type Startup = Box<dyn FnOnce(&Progress) -> Result<(Collector, String), NvqError> + Send>;
+pub type Startup = Box<dyn FnOnce(&Progress) -> Result<Ready, NvqError> + Send>;
+
+/// What the startup gives the server: the scrapes' collector, the query
+/// API's thread, and a few words on what is served.
+pub struct Ready {
+    pub collector: Collector,
+    pub api: api::Api,
+    pub what: String,
+}
 
 /// How long the server waits for the startup before it listens anyway
 /// (then `/healthz` says which call is late, and `/metrics` answers 503).
@@ -153,6 +164,7 @@ pub fn run(
     let app = Arc::new(App {
         config,
         ready: OnceLock::new(),
+        api: OnceLock::new(),
         progress,
         auth,
     });
@@ -162,7 +174,7 @@ pub fn run(
     done
 }
 
-type StartupResult = tokio::sync::oneshot::Receiver<Result<(Collector, String), NvqError>>;
+type StartupResult = tokio::sync::oneshot::Receiver<Result<Ready, NvqError>>;
 type Signals = (tokio::signal::unix::Signal, tokio::signal::unix::Signal);
 
 /// Wait for the startup, at most [`STARTUP_WAIT`] (a signal ends the wait:
@@ -181,8 +193,9 @@ async fn started(
     let path = &app.config.telemetry_path;
     tokio::select! {
         r = tokio::time::timeout(STARTUP_WAIT, &mut *rx) => match r {
-            Ok(Ok(Ok((collector, what)))) => {
+            Ok(Ok(Ok(Ready { collector, api, what }))) => {
                 let _ = app.ready.set(collector);
+                let _ = app.api.set(api);
                 log(&format!("listening on {scheme}://{local}{path} ({what})"));
                 Ok(true)
             }
@@ -250,10 +263,11 @@ async fn serve(
             r = &mut startup, if !ready => {
                 ready = true;
                 match r {
-                    Ok(Ok((collector, what))) => {
+                    Ok(Ok(Ready { collector, api, what })) => {
                         let (step, took) = app.progress.now();
                         log(&format!("ready ({what}; the last step, {step}, took {:.1} s)", took.as_secs_f64()));
                         let _ = app.ready.set(collector);
+                        let _ = app.api.set(api);
                         continue;
                     }
                     Ok(Err(e)) => return Err(e),
@@ -435,6 +449,8 @@ impl App {
         let path = req.uri().path();
         if path == self.config.telemetry_path {
             self.metrics(&req).await
+        } else if path == api::PATH {
+            self.query(&req).await
         } else if path == "/" {
             let page = landing(&self.config.telemetry_path);
             let mut r = Response::new(Full::new(Bytes::from(page)));
@@ -451,6 +467,61 @@ impl App {
             }
         } else {
             text(StatusCode::NOT_FOUND, "Not found.\n")
+        }
+    }
+
+    /// `/api/v1/query`: one query's rows for another nvq (see [`api`]),
+    /// under the request's time limit as a scrape is.
+    async fn query(&self, req: &Request<Incoming>) -> Response<Full<Bytes>> {
+        let timeout = scrape_timeout(req);
+        let deadline = Instant::now() + timeout * 9 / 10;
+        let Some(api) = self.api.get() else {
+            return self.starting();
+        };
+        let query = match api::parse(req.uri().query().unwrap_or("")) {
+            Ok(q) => q,
+            Err(why) => {
+                let body = format!("{}\n", crate::render::printable(why.trim_end()));
+                let mut r = Response::new(Full::new(Bytes::from(body)));
+                *r.status_mut() = StatusCode::BAD_REQUEST;
+                r.headers_mut().insert(
+                    CONTENT_TYPE,
+                    HeaderValue::from_static("text/plain; charset=utf-8"),
+                );
+                return r;
+            }
+        };
+        let rx = match api.ask(query, deadline) {
+            Ok(rx) => rx,
+            Err(api::Refused::Busy) => {
+                let mut r = text(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    "Too many queries at once; try again.\n",
+                );
+                r.headers_mut()
+                    .insert(hyper::header::RETRY_AFTER, HeaderValue::from_static("1"));
+                return r;
+            }
+            Err(api::Refused::Gone) => {
+                return text(
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    "The query thread could not start.\n",
+                )
+            }
+        };
+        // The thread answers by the deadline, unless it is still busy with
+        // the queries queued before this one: then 503, not a hang.
+        match tokio::time::timeout(timeout, rx).await {
+            Ok(Ok(body)) => {
+                let mut r = Response::new(Full::new(Bytes::from(body)));
+                r.headers_mut()
+                    .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+                r
+            }
+            _ => text(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "The query was not answered in time; try again.\n",
+            ),
         }
     }
 

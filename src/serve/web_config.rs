@@ -62,55 +62,18 @@ fn bad(path: &Path, why: impl std::fmt::Display) -> NvqError {
 
 /// Read a file the server trusts: a regular file (a FIFO, a device or a
 /// folder is refused, and never waited on), at most [`MAX_FILE`] bytes, that
-/// other users cannot write (as sshd's StrictModes: not writable by others,
-/// nor in a folder they can write, unless that folder is sticky and the file
-/// is the user's or root's). The error says why, never what the file holds.
+/// no other user can write, nor replace through a folder above it (the rule
+/// of [`crate::trust`], as for every file nvq takes as its own). The error
+/// says why, never what the file holds.
 pub fn read_trusted(path: &Path) -> Result<Vec<u8>, String> {
-    use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+    use std::os::unix::fs::OpenOptionsExt;
     let file = std::fs::OpenOptions::new()
         .read(true)
         .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
         .open(path)
         .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
-    let meta = file
-        .metadata()
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    if !meta.is_file() {
-        return Err(format!("{} is not a regular file.", path.display()));
-    }
-    if meta.len() > MAX_FILE {
-        return Err(format!("{} is larger than 1 MiB.", path.display()));
-    }
-    if meta.mode() & 0o002 != 0 {
-        return Err(format!(
-            "{} is writable by other users (mode {:04o}); `chmod o-w` it.",
-            path.display(),
-            meta.mode() & 0o7777
-        ));
-    }
-    // SAFETY: geteuid has no preconditions.
-    let me = unsafe { libc::geteuid() };
-    let real = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
-    for folder in [path.parent(), real.parent()].into_iter().flatten() {
-        let folder = if folder.as_os_str().is_empty() {
-            Path::new(".")
-        } else {
-            folder
-        };
-        let Ok(dm) = std::fs::metadata(folder) else {
-            continue;
-        };
-        let open = dm.mode() & 0o002 != 0;
-        let sticky = dm.mode() & 0o1000 != 0;
-        if open && !(sticky && (meta.uid() == me || meta.uid() == 0)) {
-            return Err(format!(
-                "{} is in {}, which is writable by other users; move it to a folder only its owner can write.",
-                path.display(),
-                folder.display()
-            ));
-        }
-    }
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    crate::trust::check_open(path, &file).map_err(|e| e.to_string())?;
+    let mut bytes = Vec::new();
     file.take(MAX_FILE + 1)
         .read_to_end(&mut bytes)
         .map_err(|e| format!("cannot read {}: {e}", path.display()))?;

@@ -425,7 +425,10 @@ fn table_as_ratatui_draws_it(
             } else {
                 Style::default()
             };
-            let line = Line::from(Span::styled(view::safe(&c.text_of(r)).into_owned(), st));
+            let line = Line::from(Span::styled(
+                crate::render::printable(&c.text_of(r)).into_owned(),
+                st,
+            ));
             Cell::from(if c.right { line.right_aligned() } else { line })
         }))
     });

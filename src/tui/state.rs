@@ -16,6 +16,8 @@ pub enum Key {
     Esc,
     Backspace,
     CtrlC,
+    /// Ctrl+Z: suspend (raw mode keeps the terminal from sending SIGTSTP).
+    CtrlZ,
     /// A function key (F2: the next refresh interval, as nvtop users expect).
     F(u8),
 }
@@ -29,6 +31,9 @@ pub enum Action {
     Redraw,
     /// The refresh interval or pause changed: tell the collector, redraw.
     Collector,
+    /// Put the terminal back and stop, as Ctrl+Z does in a shell; draw the
+    /// whole screen again once continued.
+    Suspend,
     Quit,
 }
 
@@ -105,6 +110,9 @@ impl Ui {
     pub fn key(&mut self, key: Key, gpus: usize) -> Action {
         if key == Key::CtrlC {
             return Action::Quit;
+        }
+        if key == Key::CtrlZ {
+            return Action::Suspend;
         }
         if self.editing {
             return self.edit(key);
@@ -350,6 +358,8 @@ mod tests {
         assert_eq!(ui.key(Key::Esc, 2), Action::Redraw);
         assert_eq!(ui.filter, "");
         assert_eq!(ui.key(Key::CtrlC, 2), Action::Quit);
+        assert_eq!(ui.key(Key::Char('/'), 2), Action::Redraw);
+        assert_eq!(ui.key(Key::CtrlZ, 2), Action::Suspend, "even while editing");
     }
 
     #[test]

@@ -3,7 +3,9 @@
 //! returns a guard whose drop restores the terminal; a panic restores it
 //! before the panic's message is printed ([`install_panic_hook`]); the
 //! runner ends the run on `q`, Ctrl+C, SIGTERM, SIGHUP and a terminal that
-//! is gone, so the guard is dropped in every case but SIGKILL.
+//! is gone, so the guard is dropped in every case but SIGKILL. Ctrl+Z and
+//! SIGTSTP put the terminal back for the shell ([`Terminal::leave`]) before
+//! the process stops, and SIGCONT takes it again ([`Terminal::take_again`]).
 
 use super::state::Key;
 use ratatui::backend::Backend;
@@ -130,11 +132,19 @@ impl<B: Backend> Frames<B> {
     pub fn autoresize(&mut self) -> std::io::Result<()> {
         let area = Rect::from((Position::ORIGIN, self.backend.size()?));
         if area != self.shown.area {
-            self.backend.clear()?;
-            self.next = Buffer::empty(area);
-            self.shown = Shown::of(&self.next);
-            self.holds_last = false;
+            self.forget()?;
         }
+        Ok(())
+    }
+
+    /// The screen holds something else (the shell's, after a stop): clear
+    /// it and draw the next frame whole, at the terminal's size now.
+    pub fn forget(&mut self) -> std::io::Result<()> {
+        let area = Rect::from((Position::ORIGIN, self.backend.size()?));
+        self.backend.clear()?;
+        self.next = Buffer::empty(area);
+        self.shown = Shown::of(&self.next);
+        self.holds_last = false;
         Ok(())
     }
 
@@ -459,23 +469,26 @@ impl Widths {
     }
 }
 
+/// Raw mode, the alternate screen, no cursor, mouse reporting (restored
+/// at once when one of them fails).
+fn take() -> std::io::Result<()> {
+    terminal::enable_raw_mode()?;
+    ACTIVE.store(true, Ordering::SeqCst);
+    execute!(
+        std::io::stdout(),
+        terminal::EnterAlternateScreen,
+        cursor::Hide,
+        EnableMouseCapture
+    )
+    .inspect_err(|_| restore())
+}
+
 impl Terminal {
     pub fn enter() -> std::io::Result<Self> {
-        terminal::enable_raw_mode()?;
-        ACTIVE.store(true, Ordering::SeqCst);
-        let mut out = std::io::stdout();
-        if let Err(e) = execute!(
-            out,
-            terminal::EnterAlternateScreen,
-            cursor::Hide,
-            EnableMouseCapture
-        ) {
-            restore();
-            return Err(e);
-        }
+        take()?;
         match Frames::new(CrosstermBackend::new(BufWriter::with_capacity(
             1 << 14,
-            out,
+            std::io::stdout(),
         ))) {
             Ok(tui) => Ok(Terminal { tui }),
             Err(e) => {
@@ -483,6 +496,23 @@ impl Terminal {
                 Err(e)
             }
         }
+    }
+}
+
+impl Terminal {
+    /// Put the terminal back as it was (before a stop): the shell's screen,
+    /// its cursor, no mouse reporting, no raw mode.
+    pub fn leave(&mut self) {
+        restore();
+    }
+
+    /// Take the terminal again after [`Terminal::leave`] (the process was
+    /// continued): the next frame is drawn whole.
+    pub fn take_again(&mut self) -> std::io::Result<()> {
+        if !ACTIVE.load(Ordering::SeqCst) {
+            take()?;
+        }
+        self.tui.forget()
     }
 }
 
@@ -567,6 +597,9 @@ fn map_key(code: KeyCode, mods: KeyModifiers) -> Option<Key> {
     Some(match code {
         KeyCode::Char('c') | KeyCode::Char('C') if mods.contains(KeyModifiers::CONTROL) => {
             Key::CtrlC
+        }
+        KeyCode::Char('z') | KeyCode::Char('Z') if mods.contains(KeyModifiers::CONTROL) => {
+            Key::CtrlZ
         }
         KeyCode::Char(c) => Key::Char(c),
         KeyCode::Up => Key::Up,
@@ -869,6 +902,10 @@ mod tests {
         assert_eq!(
             map_key(KeyCode::Char('c'), KeyModifiers::NONE),
             Some(Key::Char('c'))
+        );
+        assert_eq!(
+            map_key(KeyCode::Char('z'), KeyModifiers::CONTROL),
+            Some(Key::CtrlZ)
         );
         assert_eq!(map_key(KeyCode::F(2), KeyModifiers::NONE), Some(Key::F(2)));
         assert_eq!(map_key(KeyCode::Home, KeyModifiers::NONE), None);

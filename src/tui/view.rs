@@ -20,7 +20,6 @@ use ratatui::layout::{Constraint, Flex, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph, Widget};
-use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::{Mutex, OnceLock, PoisonError};
@@ -42,29 +41,6 @@ pub struct Screen<'a> {
     pub ui: &'a Ui,
     /// nvq's version and the driver's, for the header.
     pub title: &'a str,
-}
-
-/// Text a GPU or a process gave, as the screen shows it: control characters
-/// (`render::printable`) and the invisible characters that reorder or hide
-/// text (bidirectional overrides, zero-width characters) become `?`.
-pub fn safe(s: &str) -> Cow<'_, str> {
-    let hidden = |c: char| {
-        let bidi = matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}');
-        bidi || matches!(c, '\u{200B}'..='\u{200F}' | '\u{FEFF}')
-    };
-    // Printable ASCII, most of what is shown, has nothing to replace.
-    if s.bytes().all(|b| (0x20..0x7f).contains(&b)) {
-        return Cow::Borrowed(s);
-    }
-    let p = printable(s);
-    if p.chars().any(hidden) {
-        p.chars()
-            .map(|c| if hidden(c) { '?' } else { c })
-            .collect::<String>()
-            .into()
-    } else {
-        p
-    }
 }
 
 /// The height from which the wide layout is used.
@@ -403,7 +379,7 @@ fn header(s: &Screen<'_>, area: Rect, buf: &mut Buffer, scrolled: bool) {
     let arrow = if ui.descending { "↓" } else { "↑" };
     let n = s.sample.gpus.len();
     let mut line = Parts::default();
-    line.add(safe(s.title), bold())
+    line.add(printable(s.title), bold())
         .add(format_args!("  {n} GPU{}", plural(n)), Style::default())
         .add(
             format_args!("  every {}", Interval(ui.interval_ms)),
@@ -422,7 +398,7 @@ fn header(s: &Screen<'_>, area: Rect, buf: &mut Buffer, scrolled: bool) {
     }
     if ui.editing || !ui.filter.is_empty() {
         let cursor = if ui.editing { "_" } else { "" };
-        line.add(format_args!("  /{}{cursor}", safe(&ui.filter)), bold());
+        line.add(format_args!("  /{}{cursor}", printable(&ui.filter)), bold());
     }
     line.add("  h help", Style::default());
     line.draw(buf, area);
@@ -534,7 +510,7 @@ fn gpu_block(
             GpuLine::Mig(i, m) => {
                 if let Some(mig) = s.sample.gpus.get(i).and_then(|g| g.mig.get(m)) {
                     let (gi, ci) = (Or(mig.gpu_instance), Or(mig.compute_instance));
-                    let profile = safe(&mig.profile);
+                    let profile = printable(&mig.profile);
                     if wide {
                         put(
                             &mut text.label,
@@ -848,7 +824,7 @@ fn gpu_line(
     right(label, 2, g.index);
     label.push(' ');
     // The name, cut to `name_w` characters and padded to them.
-    let name = safe(g.name.strip_prefix("NVIDIA ").unwrap_or(&g.name));
+    let name = printable(g.name.strip_prefix("NVIDIA ").unwrap_or(&g.name));
     let mut n = 0;
     for c in name.chars().take(name_w) {
         label.push(c);
@@ -1754,7 +1730,7 @@ fn draw_table(
             cell_at(
                 buf,
                 Rect::new(area.x + x, y, w, 1),
-                &safe(&text),
+                &printable(&text),
                 st,
                 c.right,
             );

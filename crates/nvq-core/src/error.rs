@@ -36,6 +36,8 @@ pub enum ExitCode {
     Timeout = 21,
     /// nvq: writing the output failed (disk full, no permission, ...).
     OutputError = 22,
+    /// nvq: a node of `--hosts` could not be read (the others' rows were printed).
+    HostsFailed = 23,
     /// Anything else, nvq's own internal errors included.
     Other = 255,
 }
@@ -91,6 +93,10 @@ impl ExitCode {
         (
             ExitCode::OutputError,
             "nvq: the output could not be written (-f target, full disk, ...).",
+        ),
+        (
+            ExitCode::HostsFailed,
+            "nvq: a --hosts node could not be read (the other nodes' rows were printed).",
         ),
         (
             ExitCode::Other,
@@ -161,6 +167,17 @@ pub enum NvqError {
     LibraryNotFound {
         /// The library tried and why the loader refused it.
         detail: String,
+    },
+
+    /// A library nvq finds by itself (`--simulate`'s `libnvml_sim.so`)
+    /// fails the rule of [`crate::trust`]: another user owns it, or could
+    /// write it or a folder above it. `why` names the file.
+    #[error("ERROR: {what}: refusing to load the library: {why}\n")]
+    UntrustedLibrary {
+        /// Which option looked for it.
+        what: &'static str,
+        /// The rule's answer, naming the file.
+        why: String,
     },
 
     /// The library and the kernel driver disagree on their version.
@@ -244,6 +261,20 @@ pub enum NvqError {
     #[error("ERROR: nvq serve: {0}\n")]
     Serve(String),
 
+    /// `--hosts`: nodes that could not be read (each was named on stderr).
+    #[error("ERROR: {0}\n")]
+    Hosts(String),
+
+    /// nvq could not start what a loop or `nvq top` runs on (a thread, the
+    /// GPU readers, a timer): the system refused it, not the command line.
+    #[error("ERROR: {0}\n")]
+    Start(String),
+
+    /// `nvq top` could not take the terminal or draw on it (the output of
+    /// a screen could not be written).
+    #[error("ERROR: {0}\n")]
+    Terminal(String),
+
     /// `nvq wait -- CMD`: the command ran and exited with this status,
     /// which nvq passes on as its own (nothing is printed).
     #[error("")]
@@ -265,7 +296,9 @@ impl NvqError {
             | NvqError::Usage(_) => ExitCode::InvalidArgument,
             NvqError::MissingValue(_) => ExitCode::Other,
             NvqError::DriverNotLoaded => ExitCode::DriverNotLoaded,
-            NvqError::LibraryNotFound { .. } => ExitCode::LibraryNotFound,
+            NvqError::LibraryNotFound { .. } | NvqError::UntrustedLibrary { .. } => {
+                ExitCode::LibraryNotFound
+            }
             NvqError::VersionMismatch { .. } => ExitCode::VersionMismatch,
             NvqError::Init(code)
             | NvqError::Device { code, .. }
@@ -273,10 +306,12 @@ impl NvqError {
             NvqError::NoDevices => ExitCode::NotFound,
             NvqError::Output { .. }
             | NvqError::NotRegular { .. }
-            | NvqError::UntrustedLink { .. } => ExitCode::OutputError,
+            | NvqError::UntrustedLink { .. }
+            | NvqError::Terminal(_) => ExitCode::OutputError,
             NvqError::AssertFailed(_) => ExitCode::AssertFailed,
             NvqError::Timeout(_) => ExitCode::Timeout,
-            NvqError::Serve(_) | NvqError::ChildExit(_) => ExitCode::Other,
+            NvqError::Hosts(_) => ExitCode::HostsFailed,
+            NvqError::Serve(_) | NvqError::Start(_) | NvqError::ChildExit(_) => ExitCode::Other,
         }
     }
 
@@ -398,6 +433,22 @@ pub fn install_panic_hook() {
 #[cfg(test)]
 mod panic_tests {
     use super::*;
+
+    /// A failure of the system or the terminal is not a usage error: it
+    /// does not exit 2, whatever the personality.
+    #[test]
+    fn runtime_failures_are_not_usage_errors() {
+        for p in [crate::Personality::Nvq, crate::Personality::NvidiaSmi] {
+            let start = NvqError::Start("cannot start the GPU readers: no room".into());
+            assert_eq!(start.exit_code_as(p), ExitCode::Other);
+            let draw = NvqError::Terminal("top: cannot draw: broken pipe".into());
+            assert_eq!(draw.exit_code_as(p), ExitCode::OutputError);
+        }
+        assert_eq!(
+            NvqError::Start("x".into()).to_string(),
+            NvqError::Usage("x".into()).to_string()
+        );
+    }
 
     #[test]
     fn the_internal_error_line() {

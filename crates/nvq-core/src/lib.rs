@@ -5,7 +5,9 @@
 //! - [`error`]: errors and the exit code each maps to;
 //! - [`nvml`]: loading NVML, device selection, the raw NVML layer;
 //! - [`source`]: NVML in, model out: the query modes and their fields;
-//! - [`render`]: model in, bytes out, no I/O.
+//! - [`render`]: model in, bytes out, no I/O;
+//! - [`trust`]: the files nvq may load, run or read as its own when it runs
+//!   as root (no other user can write them).
 //!
 //! Its only dependencies are nvml-wrapper, serde (with serde_json),
 //! thiserror and libc: no command line, no server, no terminal.
@@ -17,6 +19,7 @@ pub mod model;
 pub mod nvml;
 pub mod render;
 pub mod source;
+pub mod trust;
 
 pub use error::{ExitCode, NvqError};
 

@@ -783,7 +783,7 @@ fn files_section(r: &mut Roff) {
         italic("~/.cargo/lib/nvq/libnvml_sim.so"),
         roman(" for an nvq installed in "),
         italic("~/.cargo/bin"),
-        roman(")."),
+        roman("). The first one found is loaded only when it is owned by root or the user running nvq and nobody else can write it or a folder above it (a sticky folder holding the user's own file aside); otherwise nvq exits 12, naming it."),
     ]);
 }
 

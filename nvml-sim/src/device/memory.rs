@@ -15,6 +15,13 @@ fn memory_values(c: &Ctx) -> R<(u64, u64, u64, u64)> {
         Some(tl) => (tl.at(c.elapsed_s) as u64).min(total.saturating_sub(reserved)),
         None => c.val(&m.used)?,
     };
+    // The live processes' memory on the GPU (not on a MIG instance), within the same bound.
+    let used = match (c.target, c.live) {
+        (Target::Gpu(i), Some(live)) => used
+            .saturating_add(live.used_on(i))
+            .min(total.saturating_sub(reserved).max(used)),
+        _ => used,
+    };
     let free = c
         .opt(&m.free)
         .unwrap_or_else(|| total.saturating_sub(reserved).saturating_sub(used));

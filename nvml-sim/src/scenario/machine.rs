@@ -36,6 +36,45 @@ pub struct Scenario {
     pub unit: Vec<Unit>,
     /// Host interface cards (`nvmlSystemGetHicVersion`): none by default.
     pub hic: Vec<Hic>,
+    /// Live processes: running programs declare the GPU memory of their own PID in a control
+    /// directory (see the README's "Live processes").
+    pub live: Option<Live>,
+}
+
+/// Names the live processes' control directory when the scenario's `[live]` has no `dir`.
+pub const LIVE_DIR_ENV: &str = "NVML_SIM_LIVE_DIR";
+
+/// `[live]`: where running programs declare the GPU memory of their own PID.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Live {
+    /// The control directory (one file per PID); absent: `NVML_SIM_LIVE_DIR`.
+    pub dir: Option<String>,
+    /// The least time between two reads of the directory, in ms (default
+    /// [`LIVE_EVERY_MS`]; 0: at every call that lists processes or memory).
+    pub every_ms: Option<u64>,
+}
+
+/// How often, at most, the live processes' directory is read by default: a sample's calls
+/// share one read (reading 64 processes' files costs about a fifth of a millisecond).
+pub const LIVE_EVERY_MS: u64 = 10;
+
+impl Scenario {
+    /// The live processes' control directory: the scenario's `[live] dir`, else
+    /// `NVML_SIM_LIVE_DIR` (for any scenario, the built-in ones too); none: no live processes.
+    pub fn live_dir(&self) -> Option<std::path::PathBuf> {
+        let dir = self.live.as_ref().and_then(|l| l.dir.clone());
+        let dir = dir.or_else(|| std::env::var(LIVE_DIR_ENV).ok())?;
+        (!dir.is_empty()).then(|| dir.into())
+    }
+
+    /// `[live] every_ms`, or its default.
+    pub fn live_every_ms(&self) -> u64 {
+        self.live
+            .as_ref()
+            .and_then(|l| l.every_ms)
+            .unwrap_or(LIVE_EVERY_MS)
+    }
 }
 
 /// `[[hic]]`: a host interface card of an S-class system.

@@ -54,6 +54,8 @@ pub struct LogHead {
     pub start: String,
     /// The distinct texts of the cells read so far.
     pub texts: Vec<String>,
+    /// How many numbers were read as missing for being too large to draw (beyond ±10^15; nvq writes none).
+    pub beyond: usize,
 }
 
 impl LogHead {
@@ -83,5 +85,28 @@ impl Log {
         self.rows
             .iter()
             .any(|r| matches!(r.cells.get(k), Some(LogCell::Num(_))))
+    }
+}
+
+/// Text of the log in a message: in quotes, its first 60 characters (a line may be a MiB long). The message's
+/// reader escapes what it holds for the terminal.
+pub fn quoted(s: &str) -> String {
+    const MOST: usize = 60;
+    match s.char_indices().nth(MOST) {
+        Some((at, _)) => format!("\"{}…\"", s.get(..at).unwrap_or(s)),
+        None => format!("\"{s}\""),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Log text in a message is quoted and cut to 60 characters.
+    #[test]
+    fn quoted_text_is_cut() {
+        assert_eq!(quoted("abc"), "\"abc\"");
+        let long = "é".repeat(100);
+        assert_eq!(quoted(&long), format!("\"{}…\"", "é".repeat(60)));
     }
 }

@@ -26,6 +26,7 @@ pub mod topo;
 pub mod trend;
 mod value;
 pub mod vgpu;
+pub mod wire;
 
 pub use code::NvmlCode;
 pub use fact::Fact;

@@ -3,7 +3,7 @@
 //! pod-resources API and the exporter turns into `pod`, `namespace` and
 //! `container` labels and health series.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// The labels pod attribution adds to a GPU's or a process's series:
 /// dcgm-exporter's `pod`, `namespace`, `container`, and `pod_uid` from a
@@ -26,7 +26,7 @@ pub struct PodRef {
 /// device is already resolved to its parent GPU's UUID by the source.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct PodMap {
-    devices: BTreeMap<String, Vec<PodRef>>,
+    devices: BTreeMap<String, BTreeSet<PodRef>>,
     /// How many devices (GPUs and MIG devices) the kubelet listed as held.
     held: usize,
 }
@@ -35,11 +35,12 @@ impl PodMap {
     /// Note that `holder` holds `device` (a GPU's UUID or index).
     pub fn insert(&mut self, device: &str, holder: PodRef) {
         self.held += 1;
-        let list = self.devices.entry(device.to_string()).or_default();
-        if !list.contains(&holder) {
-            list.push(holder);
-            list.sort();
-        }
+        // A set: 10,000 time-slicing replicas of one GPU cost 10,000
+        // inserts of a logarithm each, not a search and a sort each.
+        self.devices
+            .entry(device.to_string())
+            .or_default()
+            .insert(holder);
     }
 
     /// How many devices the kubelet listed as held by a container.
@@ -61,25 +62,61 @@ impl PodMap {
     }
 }
 
+/// The most names a joined label value lists ([`join_bounded`]).
+pub const MAX_JOINED: usize = 16;
+
+/// The most bytes a joined label value holds, its `+N more` included.
+pub const MAX_JOINED_BYTES: usize = 1024;
+
 /// The labels for a GPU held by `holders`: `pod`, `namespace`, `container`
 /// (dcgm-exporter's names). A GPU shared by several containers (MIG
 /// devices, time-slicing) gets each label's distinct values, sorted and
-/// joined by commas; a GPU nobody holds gets none.
+/// joined by commas, within [`join_bounded`]'s bounds; a GPU nobody holds
+/// gets none.
 pub fn pod_labels(holders: &[&PodRef]) -> Vec<(&'static str, String)> {
     if holders.is_empty() {
         return Vec::new();
     }
-    let join = |f: fn(&PodRef) -> &str| {
-        let mut v: Vec<&str> = holders.iter().map(|h| f(h)).collect();
-        v.sort_unstable();
-        v.dedup();
-        v.join(",")
-    };
+    let join = |f: fn(&PodRef) -> &str| join_bounded(holders.iter().map(|h| f(h)).collect());
     vec![
         ("pod", join(|h| &h.pod)),
         ("namespace", join(|h| &h.namespace)),
         ("container", join(|h| &h.container)),
     ]
+}
+
+/// One label value for many names (the pods sharing a GPU, their `pod_uid`s):
+/// the distinct names, sorted, joined by commas; at most [`MAX_JOINED`] of
+/// them and [`MAX_JOINED_BYTES`] in all, the rest counted in a last
+/// `+N more` (a Kubernetes name never holds `+` or a space). A GPU shared by
+/// 10,000 pods gets one label of about 200 bytes, not one of 340 KB on each
+/// of its series.
+pub fn join_bounded(mut names: Vec<&str>) -> String {
+    names.sort_unstable();
+    names.dedup();
+    let mut out = String::new();
+    for (shown, name) in names.iter().enumerate() {
+        let left = names.len() - shown;
+        // Room for this name, and for the note of those after it.
+        let note = if left > 1 {
+            format!(",+{} more", left - 1).len()
+        } else {
+            0
+        };
+        let sep = usize::from(!out.is_empty());
+        if shown == MAX_JOINED || out.len() + sep + name.len() + note > MAX_JOINED_BYTES {
+            if !out.is_empty() {
+                out.push(',');
+            }
+            out.push_str(&format!("+{left} more"));
+            return out;
+        }
+        if sep == 1 {
+            out.push(',');
+        }
+        out.push_str(name);
+    }
+    out
 }
 
 /// How pod attribution is going, for the health series.
@@ -138,5 +175,31 @@ mod tests {
         let h = m.holders("GPU-a", 1);
         assert_eq!(h.len(), 3);
         assert_eq!(pod_labels(&h), labels("a,b,c", "ml,web", "x,y"));
+    }
+
+    #[test]
+    fn a_join_keeps_to_its_bounds_and_counts_the_rest() {
+        let many: Vec<String> = (0..10_000).map(|i| format!("infer-{i:05}")).collect();
+        let joined = join_bounded(many.iter().map(String::as_str).collect());
+        let names: Vec<&str> = joined.split(',').collect();
+        assert_eq!(names.len(), MAX_JOINED + 1, "{joined}");
+        assert_eq!(names[0], "infer-00000");
+        assert_eq!(names[MAX_JOINED], format!("+{} more", 10_000 - MAX_JOINED));
+        // Long names: the byte bound comes first.
+        let long: Vec<String> = (0..40)
+            .map(|i| format!("{i:02}{}", "x".repeat(250)))
+            .collect();
+        let joined = join_bounded(long.iter().map(String::as_str).collect());
+        assert!(joined.len() <= MAX_JOINED_BYTES, "{}", joined.len());
+        assert!(joined.ends_with(",+36 more"), "{joined}");
+        // One name longer than the bound: only the count.
+        let huge = "y".repeat(2000);
+        assert_eq!(join_bounded(vec![huge.as_str()]), "+1 more");
+        // Within the bounds: all, once each, sorted.
+        assert_eq!(join_bounded(vec!["b", "a", "b"]), "a,b");
+        let exactly: Vec<String> = (0..MAX_JOINED).map(|i| format!("p{i:02}")).collect();
+        let joined = join_bounded(exactly.iter().map(String::as_str).collect());
+        assert_eq!(joined.split(',').count(), MAX_JOINED);
+        assert!(!joined.contains("more"));
     }
 }

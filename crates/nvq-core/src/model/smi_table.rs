@@ -21,7 +21,8 @@ pub struct SmiTable {
     pub gpus: Vec<TableGpu>,
     /// MIG devices of the selected GPUs that have MIG mode on.
     pub mig_devices: Vec<TableMig>,
-    /// Processes on the selected GPUs, by GPU and then PID.
+    /// Processes on the selected GPUs, by GPU, then GPU and compute
+    /// instance (MIG), then PID.
     pub processes: Vec<TableProcess>,
 }
 
@@ -125,6 +126,8 @@ pub struct TableGpu {
     pub compute_mode: Reading<ComputeMode>,
     /// MIG mode, current.
     pub mig_mode: Reading<bool>,
+    /// MIG mode, pending (after the next reset); `None` when not read.
+    pub mig_pending: Option<bool>,
 }
 
 impl TableGpu {
@@ -148,6 +151,7 @@ impl TableGpu {
             gpu_util: Err(code),
             compute_mode: Err(code),
             mig_mode: Err(code),
+            mig_pending: None,
         }
     }
 }
@@ -202,11 +206,13 @@ pub struct ProcessKind {
 }
 
 impl ProcessKind {
-    /// nvidia-smi's type letters: `C`, `G`, `C+G`, `M`, `M+G`.
+    /// nvidia-smi's type letters: `C`, `G`, `C+G`, `M`, `M+C` (an MPS
+    /// client, in the compute list too), `M+G`.
     pub fn letters(&self) -> &'static str {
         match (self.compute, self.graphics, self.mps) {
             (_, true, true) => "M+G",
-            (_, false, true) => "M",
+            (true, false, true) => "M+C",
+            (false, false, true) => "M",
             (true, true, false) => "C+G",
             (false, true, false) => "G",
             _ => "C",

@@ -45,9 +45,25 @@ impl LibSource {
 
 /// Look for the simulator beside the running executable (see [`find_installed`]).
 pub fn find_simulator() -> Result<PathBuf, NvqError> {
-    find_installed(SIMULATOR_FILE).map_err(|why| NvqError::LibraryNotFound {
-        detail: format!("--simulate: {why}"),
+    find_installed(SIMULATOR_FILE).map_err(|e| match e {
+        NotInstalled::Missing(why) => NvqError::LibraryNotFound {
+            detail: format!("--simulate: {why}"),
+        },
+        NotInstalled::Untrusted(why) => NvqError::UntrustedLibrary {
+            what: "--simulate",
+            why: why.to_string(),
+        },
     })
+}
+
+/// Why [`find_installed`] has no file to offer.
+#[derive(Debug)]
+pub enum NotInstalled {
+    /// Not there: a sentence to put after a prefix, naming the places looked in.
+    Missing(String),
+    /// There, but another user owns it or could have put it there
+    /// (see [`crate::trust`]).
+    Untrusted(crate::trust::Untrusted),
 }
 
 /// Look for `file`, a file installed with nvq (the simulator, `nvq top`'s
@@ -57,24 +73,26 @@ pub fn find_simulator() -> Result<PathBuf, NvqError> {
 /// the tool venvs of pipx and uv). The executable's path is its real one,
 /// links resolved, so a link to nvq elsewhere (pipx's and uv's entries in
 /// `~/.local/bin`, an `nvidia-smi` link) finds the files of the nvq it points
-/// at. The current directory is never searched. Only a regular file counts.
-/// The error says why, in a sentence to put after a prefix.
-pub fn find_installed(file: &str) -> Result<PathBuf, String> {
+/// at. The current directory is never searched. Only a regular file counts,
+/// and the first one found must pass [`crate::trust::check`] (nvq may run as
+/// root, and loads or runs it): a planted file is refused, not passed over.
+/// The path returned is its real one, to load or run as it is.
+pub fn find_installed(file: &str) -> Result<PathBuf, NotInstalled> {
     let exe = std::env::current_exe()
         .and_then(std::fs::canonicalize)
-        .map_err(|e| format!("cannot locate the nvq executable: {e}"))?;
-    let dir = exe
-        .parent()
-        .ok_or_else(|| format!("{} has no parent directory", exe.display()))?;
+        .map_err(|e| NotInstalled::Missing(format!("cannot locate the nvq executable: {e}")))?;
+    let dir = exe.parent().ok_or_else(|| {
+        NotInstalled::Missing(format!("{} has no parent directory", exe.display()))
+    })?;
     let candidates = install_candidates(dir, file);
-    candidates
-        .iter()
-        .find(|p| p.is_file())
-        .cloned()
-        .ok_or_else(|| {
-            let looked: Vec<String> = candidates.iter().map(|p| p.display().to_string()).collect();
-            format!("{file} is not installed; looked for {}", looked.join(", "))
-        })
+    let Some(found) = candidates.iter().find(|p| p.is_file()) else {
+        let looked: Vec<String> = candidates.iter().map(|p| p.display().to_string()).collect();
+        return Err(NotInstalled::Missing(format!(
+            "{file} is not installed; looked for {}",
+            looked.join(", ")
+        )));
+    };
+    crate::trust::check(found).map_err(NotInstalled::Untrusted)
 }
 
 /// Where [`find_installed`] looks, in order, for `file` of an executable in

@@ -4,6 +4,16 @@
 use crate::model::listing::{driver_major, short_nvml_version, GpuListing, Versions};
 use crate::model::{NvmlCode, Token};
 
+/// A UUID as `-L` prints it: one NVML does not give (NOT_SUPPORTED) is a
+/// plain `N/A` (a public script notes `(UUID: N/A)` on old consumer
+/// boards), other failures their token.
+fn uuid_text(uuid: &Result<String, NvmlCode>) -> String {
+    match uuid {
+        Err(NvmlCode::NOT_SUPPORTED) => "N/A".to_string(),
+        other => Token::or_text(other),
+    }
+}
+
 /// A GPU's `-L` line; `nvlink`'s listings head each GPU with it too:
 /// `GPU 0: NAME (UUID: GPU-...)`.
 pub fn gpu_line(
@@ -15,7 +25,7 @@ pub fn gpu_line(
     format!(
         "GPU {index}: {} (UUID: {})\n",
         super::printable(&Token::or_text(name)),
-        super::printable(&Token::or_text(uuid))
+        super::printable(&uuid_text(uuid))
     )
 }
 
@@ -29,7 +39,7 @@ pub fn render_list(gpus: &[GpuListing]) -> String {
                 "  MIG {:<12}Device {:>2}: (UUID: {})\n",
                 m.profile,
                 m.index,
-                Token::or_text(&m.uuid)
+                uuid_text(&m.uuid)
             ));
         }
     }

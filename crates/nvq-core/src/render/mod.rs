@@ -16,6 +16,7 @@ pub mod report;
 pub mod report_json;
 pub mod report_unit;
 pub mod report_xml;
+pub mod smi_layout;
 pub mod smi_table;
 pub mod stat;
 mod table;
@@ -32,20 +33,46 @@ pub use self::table::Table;
 use crate::error::NvqError;
 use crate::model::{Column, Row};
 
-/// Text as the line-based formats (CSV, the table, the summary table) print
-/// it: every control character (C0 below 0x20, DEL and C1) becomes `?`, as
-/// `ps` does, so that a process name or command line holding a newline
-/// cannot forge a row and one holding ESC cannot drive the terminal. JSON and
-/// Prometheus escape instead and keep the text exact.
-pub fn printable(s: &str) -> std::borrow::Cow<'_, str> {
-    if s.chars().any(char::is_control) {
-        s.chars()
-            .map(|c| if c.is_control() { '?' } else { c })
-            .collect::<String>()
-            .into()
-    } else {
-        s.into()
+/// Does `c` stay off a terminal and out of a line-based format? One rule,
+/// by Unicode general category (the tables of the `unicode-properties`
+/// crate, from the Unicode Character Database): control characters (Cc:
+/// C0, DEL, C1), format characters (Cf: the bidirectional marks and
+/// overrides, U+061C, U+180E, the zero-width space, joiners and word
+/// joiner, U+2060..U+2064, U+FEFF, the tag characters), and the line and
+/// paragraph separators (Zl, Zp). The whole tag block U+E0000..U+E007F and
+/// the bidirectional controls count whatever their category in a later
+/// Unicode version.
+pub fn hidden(c: char) -> bool {
+    use unicode_properties::{GeneralCategory as G, UnicodeGeneralCategory};
+    if c.is_ascii() {
+        return c.is_ascii_control();
     }
+    matches!(
+        c,
+        '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}'
+    ) || ('\u{E0000}'..='\u{E007F}').contains(&c)
+        || matches!(
+            c.general_category(),
+            G::Control | G::Format | G::LineSeparator | G::ParagraphSeparator
+        )
+}
+
+/// Text as every text view of nvq shows it (CSV, the table, the summary
+/// table, the listings, `nvq top`): each [`hidden`] character becomes `?`,
+/// as `ps` does with control characters, so that a process name or command
+/// line holding a newline cannot forge a row, one holding ESC cannot drive
+/// the terminal, and one holding a bidirectional override or an invisible
+/// character cannot reorder or hide what is shown. JSON and Prometheus
+/// escape instead and keep the text exact.
+pub fn printable(s: &str) -> std::borrow::Cow<'_, str> {
+    // Printable ASCII, most of what is shown, has nothing to replace.
+    if s.bytes().all(|b| (0x20..0x7f).contains(&b)) || !s.chars().any(hidden) {
+        return s.into();
+    }
+    s.chars()
+        .map(|c| if hidden(c) { '?' } else { c })
+        .collect::<String>()
+        .into()
 }
 
 /// A format: how rows become bytes.
@@ -248,6 +275,51 @@ impl FormatSpec {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every character that reorders, hides or breaks text is `?`, by its
+    /// category; letters of every script, symbols, marks and spaces stay.
+    #[test]
+    fn invisible_and_control_characters_become_question_marks() {
+        let hidden_ones = [
+            '\u{0}',
+            '\n',
+            '\u{1b}',
+            '\u{7f}',
+            '\u{85}',
+            '\u{9b}',
+            '\u{ad}',
+            '\u{61c}',
+            '\u{180e}',
+            '\u{200b}',
+            '\u{200d}',
+            '\u{200e}',
+            '\u{202e}',
+            '\u{2028}',
+            '\u{2029}',
+            '\u{2060}',
+            '\u{2061}',
+            '\u{2062}',
+            '\u{2063}',
+            '\u{2064}',
+            '\u{2066}',
+            '\u{2069}',
+            '\u{feff}',
+            '\u{fff9}',
+            '\u{e0000}',
+            '\u{e0001}',
+            '\u{e0041}',
+            '\u{e007f}',
+        ];
+        for c in hidden_ones {
+            assert_eq!(printable(&format!("a{c}b")), "a?b", "U+{:04X}", c as u32);
+        }
+        let shown = "ünïcode 日本語 Ｈ１００ e\u{301} \u{a0}x ★ אב ع \u{fffd} 🙂";
+        assert_eq!(printable(shown), shown);
+        assert!(matches!(
+            printable("NVIDIA H100"),
+            std::borrow::Cow::Borrowed(_)
+        ));
+    }
 
     #[test]
     fn tokens_in_any_order() {

@@ -18,8 +18,28 @@ pub fn dtd_version(driver_major: u32) -> Option<u32> {
     }
 }
 
+/// Does nvq write `c` in an XML document (`-q -x`, `nvq plot`'s SVG) as it
+/// is? Not what XML 1.0's `Char` production leaves out (C0 controls but tab,
+/// U+FFFE, U+FFFF; a Rust string holds no surrogate), nor the other control
+/// characters, which it discourages: those are written as `?`.
+pub fn xml_allows(c: char) -> bool {
+    !((c.is_control() && c != '\t') || matches!(c, '\u{FFFE}' | '\u{FFFF}'))
+}
+
+/// Text with `?` for each character [`xml_allows`] refuses, its markup left
+/// as it is (for a writer that escapes markup itself, as plotters' SVG does).
+pub fn xml_chars(s: &str) -> std::borrow::Cow<'_, str> {
+    if s.chars().all(xml_allows) {
+        return s.into();
+    }
+    s.chars()
+        .map(|c| if xml_allows(c) { c } else { '?' })
+        .collect::<String>()
+        .into()
+}
+
 /// `&`, `<`, `>` and `"` as entities, and `?` for a character XML 1.0 does
-/// not allow: any text is safe in an element or an attribute.
+/// not allow ([`xml_allows`]): any text is safe in an element or an attribute.
 pub fn escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
@@ -28,12 +48,7 @@ pub fn escape(s: &str) -> String {
             '<' => out.push_str("&lt;"),
             '>' => out.push_str("&gt;"),
             '"' => out.push_str("&quot;"),
-            // What XML 1.0's `Char` production leaves out (C0 controls
-            // but tab, U+FFFE, U+FFFF; a Rust string holds no surrogate),
-            // and the other control characters, which it discourages.
-            c if (c.is_control() && c != '\t') || matches!(c, '\u{FFFE}' | '\u{FFFF}') => {
-                out.push('?')
-            }
+            c if !xml_allows(c) => out.push('?'),
             c => out.push(c),
         }
     }

@@ -1,37 +1,21 @@
-//! The box-drawn summary table that plain `nvidia-smi` prints (drivers 590
-//! to 610 layout, 91 columns). Pure: a [`SmiTable`] in, bytes out.
+//! The box-drawn summary table that plain `nvidia-smi` prints, in the
+//! layout of the driver NVML names (`render::smi_layout` holds the facts of
+//! each layout: 79 columns up to 525, 89 for 530 to 545, 91 from 550).
+//! Pure: a [`SmiTable`] in, bytes out.
 //!
 //! Programs parse this table by position and by regex (nvidia-htop, nvgpu,
-//! PyTorch's environment report), so every width below reproduces real
-//! output; the comments give the cell widths. Numbers are right-aligned in
-//! their cells, and a value that does not fit pushes its cell wider rather
-//! than being cut, except GPU and process names, which nvidia-smi truncates.
+//! PyTorch's environment report), so every width reproduces real output.
+//! Numbers are right-aligned in their cells, and a value that does not fit
+//! pushes its cell wider rather than being cut, except GPU and process
+//! names, which nvidia-smi truncates.
 
+use super::smi_layout::{self, Layout, MigTable, NameTag};
 use crate::model::smi_table::{
     ComputeMode, DriverModel, Ecc, MemoryUse, Reading, SmiTable, TableGpu, TableMig, TableProcess,
 };
 use crate::model::NvmlCode;
 
-/// From this driver branch on, the banner says `KMD Version` and
-/// `CUDA UMD Version` (seen in 610 captures; 590 prints the old names).
-pub const KMD_BANNER_FROM: u32 = 610;
-
-/// Longest GPU name printed whole; longer names keep their first
-/// `GPU_NAME_MAX - 3` characters and end in `...`.
-pub const GPU_NAME_MAX: usize = 27;
-
-/// Width of the process-name column; longer names keep their last
-/// `PROCESS_NAME_MAX - 3` characters after a leading `...`.
-pub const PROCESS_NAME_MAX: usize = 32;
-
 const MIB: u64 = 1024 * 1024;
-
-/// The widths of the cells between a box's edges: the whole table's (its
-/// banner, the section titles, the process list), the GPU boxes' and the
-/// MIG devices'.
-const FULL: &[usize] = &[89];
-const GPU_CELLS: &[usize] = &[41, 24, 22];
-const MIG_CELLS: &[usize] = &[18, 34, 11, 23];
 
 /// A rule across cells of these widths: `-` with `+` at the edges and
 /// between cells or, `double` (under a head), `=` with `|` at the edges.
@@ -48,42 +32,57 @@ fn rule(cells: &[usize], double: bool, t: &mut String) {
     t.push('\n');
 }
 
-/// The head of a section under the GPU boxes: the full rule, the `title`
-/// line, the column `heads` (each a whole line; where they split into
-/// cells, a rule of those cells above them) and the double rule.
-fn section_head(title: &str, heads: &[&str], cells: &[usize], t: &mut String) {
-    rule(FULL, false, t);
-    t.push_str(&format!("| {title:<88}|\n"));
+/// `text` padded to the table's width, closed by its right edge.
+fn full_line(l: &Layout, text: &str, t: &mut String) {
+    let width = l.full + 1;
+    t.push_str(&format!("{text:<width$}|\n"));
+}
+
+/// The head of a section under the GPU boxes: the full rule, the `heads`
+/// lines, each without its closing `|` (where they split into cells, a
+/// rule of those cells above the column heads) and the double rule.
+fn section_head(l: &Layout, heads: &[&str], cells: &[usize], t: &mut String) {
+    rule(&[l.full], false, t);
+    let (title, columns) = heads.split_first().unwrap_or((&"", &[]));
+    full_line(l, title, t);
     if cells.len() > 1 {
         rule(cells, false, t);
     }
-    heads.iter().for_each(|h| t.push_str(h));
+    columns.iter().for_each(|h| full_line(l, h, t));
     rule(cells, true, t);
 }
 
 /// A section's one line when it has nothing to list.
-fn nothing(text: &str, t: &mut String) {
-    t.push_str(&format!("|  {text:<87}|\n"));
+fn nothing(l: &Layout, text: &str, t: &mut String) {
+    full_line(l, &format!("|  {text}"), t);
+}
+
+/// The line after the GPU boxes and after the MIG devices: spaces before
+/// 580, empty since.
+fn spacer(l: &Layout, t: &mut String) {
+    t.extend(std::iter::repeat(' ').take(l.spacer));
+    t.push('\n');
 }
 
 /// Render the whole table. `colour` adds ANSI colours to the load cells
 /// (memory use, GPU utilisation) without changing any visible width.
 pub fn render(s: &SmiTable, colour: bool, out: &mut Vec<u8>) {
+    let l = smi_layout::for_driver(s.driver_major());
     let mut t = String::with_capacity(4096);
     t.push_str(&s.date);
     t.push('\n');
-    banner(s, &mut t);
-    gpu_header(s.has_driver_model(), &mut t);
+    banner(l, s, &mut t);
     let windows = s.has_driver_model();
+    gpu_header(l, windows, &mut t);
     for g in &s.gpus {
-        gpu_box(g, windows, colour, &mut t);
+        gpu_box(l, g, windows, colour, &mut t);
     }
-    t.push('\n');
+    spacer(l, &mut t);
     if s.any_mig() {
-        mig_section(&s.mig_devices, &mut t);
-        t.push('\n');
+        mig_section(l, &s.mig_devices, &mut t);
+        spacer(l, &mut t);
     }
-    processes(&s.processes, &mut t);
+    processes(l, &s.processes, windows, &mut t);
     out.extend_from_slice(t.as_bytes());
 }
 
@@ -99,56 +98,73 @@ fn mib(bytes: u64) -> u64 {
     bytes.div_ceil(MIB)
 }
 
-fn banner(s: &SmiTable, t: &mut String) {
+fn banner(l: &Layout, s: &SmiTable, t: &mut String) {
     let version = na(&s.driver_version);
-    let cuda = match s.cuda_version {
-        Ok(v) => format!("{}.{}", v / 1000, (v % 1000) / 10),
-        Err(_) => "N/A".to_string(),
+    let b = &l.banner;
+    rule(&[l.full], false, t);
+    let (smi, driver, label) = (b.smi, b.driver, b.driver_label);
+    let mut line = format!("| NVIDIA-SMI {version:<smi$}{label}{version:<driver$}");
+    if let Some(cuda_label) = b.cuda_label {
+        let cuda = match s.cuda_version {
+            Ok(v) => format!("{}.{}", v / 1000, (v % 1000) / 10),
+            Err(_) => "N/A".to_string(),
+        };
+        line.push_str(&format!("{cuda_label}{cuda:<9}"));
+    }
+    full_line(l, &line, t);
+}
+
+/// A line of the GPU boxes whose first two cells are blank and whose last
+/// one holds `last`, right-aligned (`MIG M.`, the MIG mode).
+fn third_cell_line(l: &Layout, last: &str, t: &mut String) {
+    let [a, b, c] = l.gpu_cells;
+    let c = c - 1;
+    t.push_str(&format!("|{:a$}|{:b$}|{last:>c$} |\n", "", ""));
+}
+
+fn gpu_header(l: &Layout, windows: bool, t: &mut String) {
+    let mut top = String::new();
+    rule(&l.gpu_cells, false, &mut top);
+    if l.open_banner_rule {
+        top.replace_range(..1, "|");
+    }
+    t.push_str(&top);
+    let heads = if windows {
+        &l.gpu_heads_windows
+    } else {
+        &l.gpu_heads
     };
-    rule(FULL, false, t);
-    // Columns: "NVIDIA-SMI " at 2, the driver label at 36, the CUDA value at 81.
-    if s.driver_major() >= KMD_BANNER_FROM {
-        t.push_str(&format!(
-            "| NVIDIA-SMI {version:<23}KMD Version: {version:<14}CUDA UMD Version: {cuda:<9}|\n"
-        ));
-    } else {
-        t.push_str(&format!(
-            "| NVIDIA-SMI {version:<23}Driver Version: {version:<15}CUDA Version: {cuda:<9}|\n"
-        ));
+    for h in heads {
+        t.push_str(h);
+        t.push('\n');
     }
+    if l.mig_row {
+        third_cell_line(l, "MIG M.", t);
+    }
+    rule(&l.gpu_cells, true, t);
 }
 
-fn gpu_header(windows: bool, t: &mut String) {
-    rule(GPU_CELLS, false, t);
-    if windows {
-        t.push_str("| GPU  Name                  Driver-Model | Bus-Id          Disp.A | Volatile Uncorr. ECC |\n");
-    } else {
-        t.push_str("| GPU  Name                 Persistence-M | Bus-Id          Disp.A | Volatile Uncorr. ECC |\n");
-    }
-    t.push_str("| Fan  Temp   Perf          Pwr:Usage/Cap |           Memory-Usage | GPU-Util  Compute M. |\n");
-    t.push_str("|                                         |                        |               MIG M. |\n");
-    rule(GPU_CELLS, true, t);
-}
-
-/// A GPU name as the table prints it.
-pub fn gpu_name(name: &str) -> String {
+/// A GPU name as the table prints it: names longer than `max` keep their
+/// first `max - 3` characters before `...`.
+pub fn gpu_name(name: &str, max: usize) -> String {
     let name = &*super::printable(name);
-    if name.chars().count() <= GPU_NAME_MAX {
+    if name.chars().count() <= max {
         name.to_string()
     } else {
-        let head: String = name.chars().take(GPU_NAME_MAX - 3).collect();
+        let head: String = name.chars().take(max.saturating_sub(3)).collect();
         format!("{head}...")
     }
 }
 
-/// A process name as the table prints it.
-pub fn process_name(name: &str) -> String {
+/// A process name as the table prints it: names longer than `max` keep
+/// their last `max - 3` characters after `...`.
+pub fn process_name(name: &str, max: usize) -> String {
     let name = &*super::printable(name);
     let n = name.chars().count();
-    if n <= PROCESS_NAME_MAX {
+    if n <= max {
         name.to_string()
     } else {
-        let tail: String = name.chars().skip(n - (PROCESS_NAME_MAX - 3)).collect();
+        let tail: String = name.chars().skip(n + 3 - max).collect();
         format!("...{tail}")
     }
 }
@@ -161,39 +177,60 @@ fn on_off(r: &Reading<bool>) -> &'static str {
     }
 }
 
-fn gpu_box(g: &TableGpu, windows: bool, colour: bool, t: &mut String) {
+/// A box's first cell: index, name, then the tag where `tag` puts it.
+fn name_cell(l: &Layout, index: u32, name: &str, text: &str, tag: &NameTag) -> String {
+    let (col, w) = (tag.name_col, tag.width);
+    let tag = if tag.right {
+        format!("{text:>w$}")
+    } else {
+        format!("{text:<w$}")
+    };
+    let cell = l.gpu_cells[0];
+    format!("{:<cell$}", format!("{index:>4}  {name:<col$}{tag}"))
+}
+
+fn gpu_box(l: &Layout, g: &TableGpu, windows: bool, colour: bool, t: &mut String) {
+    let [first, second, third] = l.gpu_cells;
     let name = match &g.name {
-        Ok(n) => gpu_name(n),
+        Ok(n) => gpu_name(n, l.gpu_name_max),
         Err(_) => "N/A".to_string(),
     };
-    // Line 1: index (4), name, persistence mode or driver model | bus id (19),
-    // display active (3) | ECC (21).
-    if windows {
+    // Line 1: index, name, persistence mode or driver model | bus id,
+    // display active | ECC.
+    let cell = if windows {
         let model = match g.driver_model {
             Ok(DriverModel::Wddm) => "WDDM",
             Ok(DriverModel::Tcc) => "TCC",
             Ok(DriverModel::Mcdm) => "MCDM",
             Err(_) => "N/A",
         };
-        t.push_str(&format!("|{:>4}  {name:<29}{model:>4}  |", g.index));
+        name_cell(l, g.index, &name, model, &l.driver_model)
     } else {
-        let pm = on_off(&g.persistence_mode);
-        t.push_str(&format!("|{:>4}  {name:<31}{pm:<3} |", g.index));
-    }
+        name_cell(
+            l,
+            g.index,
+            &name,
+            on_off(&g.persistence_mode),
+            &l.persistence,
+        )
+    };
+    t.push('|');
+    t.push_str(&cell);
     let ecc = match g.ecc {
         Ecc::NotAvailable => "N/A".to_string(),
         Ecc::Disabled => "Off".to_string(),
         Ecc::Enabled(Some(n)) => n.to_string(),
         Ecc::Enabled(None) => "On".to_string(),
     };
+    let (bus, ecc_w) = (second - 5, third - 1);
     t.push_str(&format!(
-        "{:>19} {:>3} |{ecc:>21} |\n",
+        "|{:>bus$} {:>3} |{ecc:>ecc_w$} |\n",
         na(&g.bus_id),
         on_off(&g.display_active)
     ));
 
-    // Line 2: fan (4), temperature (6), perf state (6), power draw (16) /
-    // power cap (5) | memory use (23) | utilisation (8), compute mode (13).
+    // Line 2: fan (4), temperature (6), perf state (6), power draw / cap |
+    // memory use | utilisation (8), compute mode.
     let fan = g
         .fan
         .map_or_else(|_| "N/A".to_string(), |f| format!("{f}%"));
@@ -206,21 +243,27 @@ fn gpu_box(g: &TableGpu, windows: bool, colour: bool, t: &mut String) {
     let draw = g
         .power_draw
         .map_or_else(|_| "N/A".to_string(), |mw| format!("{}W", mw / 1000));
+    let p = &l.power;
+    let (dw, cw) = (p.draw, p.cap);
     let cap = match g.power_limit {
-        Ok(mw) => format!("{:>4}W", mw / 1000),
-        Err(_) => format!("{:>4} ", "N/A"),
+        Ok(mw) => format!("{:>cw$}", format!("{}W", mw / 1000)),
+        Err(_) if p.na_under_digits => format!("{:>w$} ", "N/A", w = cw - 1),
+        Err(_) => format!("{:>cw$}", "N/A"),
     };
-    t.push_str(&format!("|{fan:>4}{temp:>6}{perf:>6}{draw:>16} / {cap} |"));
+    let power = format!("{fan:>4}{temp:>6}{perf:>6}{draw:>dw$} / {cap}");
+    t.push_str(&format!("|{power:<first$}|"));
+    let w = second - 1;
     let memory = match g.memory {
         Ok(MemoryUse { used, total }) => {
+            let tw = l.memory_total;
             let cell = format!(
-                "{:>23} ",
-                format!("{}MiB / {:>6}MiB", mib(used), mib(total))
+                "{:>w$} ",
+                format!("{}MiB / {:>tw$}MiB", mib(used), mib(total))
             );
             paint(cell, load(used, total), colour)
         }
-        Err(NvmlCode::NOT_SUPPORTED) => format!(" {:<23}", "Not Supported"),
-        Err(_) => format!("{:>21}   ", "N/A"),
+        Err(NvmlCode::NOT_SUPPORTED) => format!(" {:<w$}", "Not Supported"),
+        Err(_) => format!("{:>w$}   ", "N/A", w = second - 3),
     };
     t.push_str(&memory);
     let util = match g.gpu_util {
@@ -238,18 +281,29 @@ fn gpu_box(g: &TableGpu, windows: bool, colour: bool, t: &mut String) {
         Ok(ComputeMode::ExclusiveProcess) => "E. Process",
         Err(_) => "N/A",
     };
-    t.push_str(&format!("|{util}{mode:>13} |\n"));
+    let mw = third - 9;
+    t.push_str(&format!("|{util}{mode:>mw$} |\n"));
 
-    // Line 3: MIG mode (20).
-    let mig = match g.mig_mode {
-        Ok(true) => "Enabled",
-        Ok(false) => "Disabled",
-        Err(_) => "N/A",
-    };
-    t.push_str(&format!(
-        "|                                         |                        |{mig:>21} |\n"
-    ));
-    rule(GPU_CELLS, false, t);
+    // Line 3: MIG mode.
+    if l.mig_row {
+        // A change waiting for the next reset shows the pending mode with
+        // a star; a library without nvmlDeviceGetMigMode, `ERR!`.
+        let mig = match (g.mig_mode, g.mig_pending) {
+            (Ok(current), Some(pending)) if pending != current => {
+                if pending {
+                    "Enabled*"
+                } else {
+                    "Disabled*"
+                }
+            }
+            (Ok(true), _) => "Enabled",
+            (Ok(false), _) => "Disabled",
+            (Err(NvmlCode::FUNCTION_NOT_FOUND), _) => "ERR!",
+            (Err(_), _) => "N/A",
+        };
+        third_cell_line(l, mig, t);
+    }
+    rule(&l.gpu_cells, false, t);
 }
 
 fn load(used: u64, total: u64) -> Option<f64> {
@@ -279,26 +333,40 @@ fn paint(cell: String, pct: Option<f64>, colour: bool) -> String {
     )
 }
 
-fn mig_section(devs: &[TableMig], t: &mut String) {
-    let heads = [
-        "| GPU  GI  CI  MIG |              Shared Memory-Usage |        Vol|        Shared         |\n",
-        "|      ID  ID  Dev |                Shared BAR1-Usage | SM     Unc| CE ENC  DEC  OFA  JPG |\n",
-        "|                  |                                  |        ECC|                       |\n",
-    ];
-    section_head("MIG devices:", &heads, MIG_CELLS, t);
+/// A MIG device's memory or BAR1 cell: `value` right-aligned in `width`
+/// (cut to it with `...` where the layout cuts), padded to the cell.
+fn mig_cell(m: &MigTable, r: &Reading<MemoryUse>, width: usize, cell: usize) -> String {
+    let value = match r {
+        Ok(u) if m.cut => {
+            let v = format!("{:>7}MiB / {:>5}MiB", mib(u.used), mib(u.total));
+            if v.len() > width {
+                format!("{}...", &v[..width - 3])
+            } else {
+                v
+            }
+        }
+        Ok(u) => format!("{}MiB / {:>5}MiB", mib(u.used), mib(u.total)),
+        Err(_) => "N/A".to_string(),
+    };
+    format!("{:<cell$}", format!("{value:>width$}"))
+}
+
+fn mig_section(l: &Layout, devs: &[TableMig], t: &mut String) {
+    let m = &l.mig;
+    let mut heads = vec!["| MIG devices:"];
+    heads.extend(m.heads);
+    section_head(l, &heads, &m.cells, t);
     if devs.is_empty() {
-        nothing("No MIG devices found", t);
-        rule(FULL, false, t);
+        nothing(l, "No MIG devices found", t);
+        rule(&[l.full], false, t);
         return;
     }
-    for m in devs {
-        // Line 1: GPU (3), GI (5), CI (4), MIG (4) | memory (30 + 4) |
-        // SM (3), ECC (7) | CE (3), ENC (4), DEC (5), OFA (5), JPG (5).
-        let memory = match m.memory {
-            Ok(u) => format!("{}MiB / {:>5}MiB", mib(u.used), mib(u.total)),
-            Err(_) => "N/A".to_string(),
-        };
-        let (sm, shared) = match m.attributes {
+    let [_, memory_cell, sm_cell, shared_cell] = m.cells;
+    let blank = |w: usize| " ".repeat(w);
+    for d in devs {
+        // Line 1: GPU (3), GI (5), CI (4), MIG (4) | memory | SM (3), ECC
+        // (7) | CE (3), ENC (4), DEC (5), OFA (5), JPG (5).
+        let (sm, shared) = match d.attributes {
             Ok(a) => (
                 a.multiprocessors.to_string(),
                 format!(
@@ -314,67 +382,73 @@ fn mig_section(devs: &[TableMig], t: &mut String) {
                 ),
             ),
         };
+        let shared_w = shared_cell - 1;
+        let ecc_w = sm_cell - 4;
         t.push_str(&format!(
-            "|{:>3}{:>5}{:>4}{:>4}  |{memory:>30}    |{sm:>3}{:>7} |{shared} |\n",
-            m.gpu,
-            na(&m.gpu_instance),
-            na(&m.compute_instance),
-            m.index,
-            na(&m.ecc),
+            "|{:>3}{:>5}{:>4}{:>4}  |{}|{sm:>3}{:>ecc_w$} |{shared:<shared_w$} |\n",
+            d.gpu,
+            na(&d.gpu_instance),
+            na(&d.compute_instance),
+            d.index,
+            mig_cell(m, &d.memory, m.memory, memory_cell),
+            na(&d.ecc),
         ));
-        // Line 2: BAR1, aligned as the memory line (30 + 4).
-        let bar1 = match m.bar1 {
-            Ok(u) => format!("{}MiB / {:>5}MiB", mib(u.used), mib(u.total)),
-            Err(_) => "N/A".to_string(),
-        };
+        // Line 2: BAR1.
         t.push_str(&format!(
-            "|                  |{bar1:>30}    |           |                       |\n"
+            "|{}|{}|{}|{}|\n",
+            blank(m.cells[0]),
+            mig_cell(m, &d.bar1, m.bar1, memory_cell),
+            blank(sm_cell),
+            blank(shared_cell)
         ));
-        rule(MIG_CELLS, false, t);
+        rule(&m.cells, false, t);
     }
 }
 
-/// Where the PID column ends (0-based column of its last digit).
-const PID_END: usize = 32;
-
-fn processes(procs: &[TableProcess], t: &mut String) {
-    let heads = [
-        "|  GPU   GI   CI              PID   Type   Process name                        GPU Memory |\n",
-        "|        ID   ID                                                               Usage      |\n",
-    ];
-    section_head("Processes:", &heads, FULL, t);
+fn processes(l: &Layout, procs: &[TableProcess], windows: bool, t: &mut String) {
+    let p = &l.processes;
+    section_head(l, p.heads, &[l.full], t);
     if procs.is_empty() {
-        nothing("No running processes found", t);
+        nothing(l, "No running processes found", t);
     }
-    for p in procs {
+    // Memory is right-aligned in what is left of the line after the name.
+    let name_max = p.name_max;
+    let memory_w = l.full - (p.pid_end + 11) - name_max;
+    for r in procs {
         // GPU (5); GI: a number in 5, N/A in 6; CI (5); then the PID ends at
-        // column 32 whatever the instance ids took.
-        let mut line = format!("|{:>5}", p.gpu);
-        match p.gpu_instance {
-            Some(gi) => line.push_str(&format!("{gi:>5}")),
-            None => line.push_str("   N/A"),
+        // its column whatever the instance ids took.
+        let mut line = format!("|{:>5}", r.gpu);
+        if p.instance_ids {
+            match r.gpu_instance {
+                Some(gi) => line.push_str(&format!("{gi:>5}")),
+                None => line.push_str("   N/A"),
+            }
+            match r.compute_instance {
+                Some(ci) => line.push_str(&format!("{ci:>5}")),
+                None => line.push_str("  N/A"),
+            }
         }
-        match p.compute_instance {
-            Some(ci) => line.push_str(&format!("{ci:>5}")),
-            None => line.push_str("  N/A"),
-        }
-        let pid = p.pid.to_string();
-        let width = (PID_END + 1).saturating_sub(line.len()).max(pid.len() + 1);
+        let pid = r.pid.to_string();
+        let width = (p.pid_end + 1)
+            .saturating_sub(line.len())
+            .max(pid.len() + 1);
         line.push_str(&format!("{pid:>width$}"));
-        let kind = p.kind.letters();
-        let name = match &p.name {
-            Ok(n) => process_name(n),
+        let kind = r.kind.letters();
+        let name = match &r.name {
+            Ok(n) => process_name(n, name_max),
+            // Windows names a process it may not read.
+            Err(NvmlCode::NO_PERMISSION) if windows => "Insufficient Permissions".to_string(),
             Err(_) => "N/A".to_string(),
         };
-        // Type (7), 3 spaces, name (32), memory (14 + 1) or N/A centred.
-        line.push_str(&format!("{kind:>7}   {name:<32}"));
-        match p.used_memory {
-            Some(b) => line.push_str(&format!("{:>14} |\n", format!("{}MiB", mib(b)))),
-            None => line.push_str("      N/A      |\n"),
+        // Type (7), 3 spaces, the name, then the memory or N/A.
+        line.push_str(&format!("{kind:>7}   {name:<name_max$}"));
+        match r.used_memory {
+            Some(b) => line.push_str(&format!("{:>memory_w$} |\n", format!("{}MiB", mib(b)))),
+            None => line.push_str(&format!("{:>memory_w$} |\n", "N/A     ")),
         }
         t.push_str(&line);
     }
-    rule(FULL, false, t);
+    rule(&[l.full], false, t);
 }
 
 #[cfg(test)]
@@ -403,6 +477,7 @@ mod tests {
             gpu_util: Ok(0),
             compute_mode: Ok(ComputeMode::Default),
             mig_mode: Ok(false),
+            mig_pending: Some(false),
         }
     }
 
@@ -476,18 +551,22 @@ mod tests {
     #[test]
     fn names_are_cut_as_nvidia_smi_cuts_them() {
         assert_eq!(
-            gpu_name("NVIDIA GeForce RTX 2080 SUPER"),
+            gpu_name("NVIDIA GeForce RTX 2080 SUPER", 27),
             "NVIDIA GeForce RTX 2080 ..."
         );
-        assert_eq!(gpu_name("NVIDIA H200"), "NVIDIA H200");
-        let exact = "a".repeat(GPU_NAME_MAX);
-        assert_eq!(gpu_name(&exact), exact);
         assert_eq!(
-            process_name("C:\\Windows\\System32\\ApplicationFrameHost.exe"),
+            gpu_name("NVIDIA GeForce RTX 2080 SUPER", 18),
+            "NVIDIA GeForce ..."
+        );
+        assert_eq!(gpu_name("NVIDIA H200", 27), "NVIDIA H200");
+        let exact = "a".repeat(27);
+        assert_eq!(gpu_name(&exact, 27), exact);
+        assert_eq!(
+            process_name("C:\\Windows\\System32\\ApplicationFrameHost.exe", 32),
             "...em32\\ApplicationFrameHost.exe"
         );
-        let exact = "b".repeat(PROCESS_NAME_MAX);
-        assert_eq!(process_name(&exact), exact);
+        let exact = "b".repeat(32);
+        assert_eq!(process_name(&exact, 32), exact);
     }
 
     #[test]

@@ -5,15 +5,21 @@
 //! log without a `timestamp` column, a last line cut short (no final
 //! newline: nvq writes whole lines), lines of another format than the first
 //! (JSON in a CSV log or the reverse), a row whose cells do not match the
-//! header, a timestamp nvq would not write. A CSV log ends at its first empty
-//! line (what follows is `--summary`'s table); a repeated header (a log
-//! appended to by several runs) is skipped.
+//! header, a timestamp nvq would not write, a line longer than [`MAX_LINE`]
+//! (so that a file without newlines, `/dev/zero`, ends at once). A CSV log ends
+//! at its first empty line (what follows is `--summary`'s table); a repeated
+//! header (a log appended to by several runs) is skipped. A number beyond
+//! ±[`MAX_NUMBER`] is read as a missing cell and counted
+//! ([`LogHead::beyond`]): nvq writes none, and a picture cannot hold one.
+//!
+//! Both formats are read line by line: what is held is one line and the
+//! texts seen (each once), never the log.
 
-use crate::model::log::{Log, LogCell, LogColumn, LogFormat, LogHead, LogRow};
+use crate::model::log::{quoted, Log, LogCell, LogColumn, LogFormat, LogHead, LogRow};
 use crate::model::Unit;
 use crate::source::QueryMode;
 use std::collections::HashMap;
-use std::io::BufRead;
+use std::io::{BufRead, Read};
 
 /// Which columns to read, given the header's names (CSV): a column not kept is read as [`LogCell::Missing`]
 /// without looking at its cells.
@@ -22,6 +28,13 @@ pub type Keep<'k> = &'k dyn Fn(&[String]) -> Vec<bool>;
 /// What is done with each row as it is read: given the log's head (its columns and texts so far), the row's
 /// time and its cells, one per column.
 pub type OnRow<'r> = &'r mut dyn FnMut(&LogHead, f64, &[LogCell]);
+
+/// The longest line read (1 MiB): nvq's lines are a few KiB at most (every `--query-gpu` field in one row).
+pub const MAX_LINE: usize = 1 << 20;
+
+/// The largest magnitude of a number read (10^15, in the log's unit): nvq writes none larger (a PiB in bytes,
+/// a counter of years in mJ), and an axis over one near f64's largest cannot be drawn.
+pub const MAX_NUMBER: f64 = 1e15;
 
 /// Each distinct text once. A log names the same few GPUs and processes over and over: the texts are looked
 /// through in turn while they are few, hashed when many.
@@ -102,14 +115,20 @@ impl Lines<'_> {
     /// The next line's number (1-based) and text without its line end; None at the end of the log.
     fn next(&mut self) -> Result<Option<(usize, &str)>, LogError> {
         self.buf.clear();
-        let got = self
-            .input
+        let got = (&mut *self.input)
+            .take(MAX_LINE as u64 + 1)
             .read_until(b'\n', &mut self.buf)
             .or_else(|e| fail(0, format!("cannot read it: {e}")))?;
         if got == 0 {
             return Ok(None);
         }
         self.n += 1;
+        if got > MAX_LINE && self.buf.last() != Some(&b'\n') {
+            return fail(
+                self.n,
+                "this line is longer than 1 MiB (nvq's lines are a few KiB): the file is not a log nvq wrote",
+            );
+        }
         let Ok(line) = std::str::from_utf8(&self.buf) else {
             return fail(
                 self.n,
@@ -133,8 +152,9 @@ impl Lines<'_> {
 }
 
 /// Read a log line by line from `input`, handing each row to `row` as it comes (the cells in a buffer used
-/// again for the next row): a CSV log is never held whole, only its texts, each once. (An NDJSON log, whose
-/// columns are the union of its objects' keys, is read whole first, then handed over with every column.)
+/// again for the next row): a log is never held whole, only its texts, each once. An NDJSON log's columns are
+/// its objects' keys in the order they first come: a key first met in a later object adds a column, and the rows
+/// from there on have one more cell (the rows before it had it missing).
 /// Returns the log's head; an error says why and on which line, and ends the reading there.
 pub fn read(input: &mut dyn BufRead, keep: Keep<'_>, row: OnRow<'_>) -> Result<LogHead, LogError> {
     let mut lines = Lines {
@@ -239,6 +259,7 @@ fn csv(
         columns,
         start: String::new(),
         texts: Vec::new(),
+        beyond: 0,
     };
     let mut texts = Texts::default();
     let mut rows = 0usize;
@@ -266,7 +287,9 @@ fn csv(
                 stamp = Some(c);
             }
             out.push(match (head.columns.get(k), kept.get(k)) {
-                (Some(col), Some(true)) => csv_cell(c, col, &mut texts, &mut head.texts),
+                (Some(col), Some(true)) => {
+                    csv_cell(c, col, &mut texts, &mut head.texts, &mut head.beyond)
+                }
                 _ => LogCell::Missing,
             });
         }
@@ -288,7 +311,8 @@ fn csv(
                 return fail(
                     n,
                     format!(
-                        "\"{stamp}\" is not a timestamp as nvq writes it (2026/12/01 20:11:08.691)"
+                        "{} is not a timestamp as nvq writes it (2026/12/01 20:11:08.691)",
+                        quoted(stamp)
                     ),
                 );
             };
@@ -306,7 +330,13 @@ fn csv(
     finish(head, rows, hn + 1)
 }
 
-fn csv_cell(c: &str, col: &LogColumn, texts: &mut Texts, all: &mut Vec<String>) -> LogCell {
+fn csv_cell(
+    c: &str,
+    col: &LogColumn,
+    texts: &mut Texts,
+    all: &mut Vec<String>,
+    beyond: &mut usize,
+) -> LogCell {
     let c = c.trim();
     if c.is_empty() || c.starts_with('[') || c == "N/A" {
         return LogCell::Missing;
@@ -316,8 +346,18 @@ fn csv_cell(c: &str, col: &LogColumn, texts: &mut Texts, all: &mut Vec<String>) 
         None => c,
     };
     match number(bare) {
-        Some(v) => LogCell::Num(v * col.scale),
+        Some(v) => num_cell(v, col.scale, beyond),
         None => LogCell::Text(texts.id(all, c)),
+    }
+}
+
+/// A number read, in base units; one beyond ±[`MAX_NUMBER`] is missing, and counted.
+fn num_cell(v: f64, scale: f64, beyond: &mut usize) -> LogCell {
+    if v.abs() <= MAX_NUMBER {
+        LogCell::Num(v * scale)
+    } else {
+        *beyond += 1;
+        LogCell::Missing
     }
 }
 
@@ -336,13 +376,23 @@ fn ndjson(
     first: (usize, String),
     row: OnRow<'_>,
 ) -> Result<LogHead, LogError> {
-    let mut columns: Vec<LogColumn> = Vec::new();
-    let mut raw: Vec<(f64, Vec<(usize, serde_json::Value)>)> = Vec::new();
-    let mut start = String::new();
-    let mut line = Some(first);
+    let mut head = LogHead {
+        format: LogFormat::Ndjson,
+        columns: Vec::new(),
+        start: String::new(),
+        texts: Vec::new(),
+        beyond: 0,
+    };
+    // The columns by name (a log may have thousands), the texts by value.
+    let mut index: HashMap<String, usize> = HashMap::new();
+    let mut texts = Texts::default();
+    let mut cells: Vec<LogCell> = Vec::new();
+    let mut rows = 0usize;
+    let (n, text) = first;
+    let mut line = Some((n, text.as_str()));
     while let Some((n, text)) = line.take() {
         if !text.trim().is_empty() {
-            let obj = ndjson_object(&text, n)?;
+            let obj = ndjson_object(text, n)?;
             let Some(ts) = obj.get("timestamp").and_then(|v| v.as_str()) else {
                 return fail(
                     n,
@@ -353,62 +403,52 @@ fn ndjson(
                 return fail(
                     n,
                     format!(
-                        "\"{ts}\" is not a timestamp as nvq writes it (2026/12/01 20:11:08.691)"
+                        "{} is not a timestamp as nvq writes it (2026/12/01 20:11:08.691)",
+                        quoted(ts)
                     ),
                 );
             };
-            if start.is_empty() {
-                start = ts.to_string();
+            if head.start.is_empty() {
+                head.start = ts.to_string();
             }
-            let mut cells = Vec::with_capacity(obj.len());
+            cells.fill(LogCell::Missing);
             for (k, v) in obj {
                 if k.starts_with('_') {
                     continue;
                 }
-                let idx = match columns.iter().position(|c| c.name == k) {
-                    Some(i) => i,
+                let i = match index.get(&k) {
+                    Some(&i) => i,
                     None => {
                         let (unit, scale) = field_unit(&k);
-                        columns.push(LogColumn {
-                            name: k,
+                        head.columns.push(LogColumn {
+                            name: k.clone(),
                             unit,
                             scale,
                         });
-                        columns.len() - 1
+                        cells.push(LogCell::Missing);
+                        index.insert(k, head.columns.len() - 1);
+                        head.columns.len() - 1
                     }
                 };
-                cells.push((idx, v));
+                let scale = head.columns.get(i).map_or(1.0, |c| c.scale);
+                let cell = match v {
+                    serde_json::Value::Number(x) => x
+                        .as_f64()
+                        .map_or(LogCell::Missing, |x| num_cell(x, scale, &mut head.beyond)),
+                    serde_json::Value::String(s) => LogCell::Text(texts.id(&mut head.texts, &s)),
+                    serde_json::Value::Bool(b) => {
+                        LogCell::Text(texts.id(&mut head.texts, if b { "true" } else { "false" }))
+                    }
+                    _ => LogCell::Missing,
+                };
+                if let Some(c) = cells.get_mut(i) {
+                    *c = cell;
+                }
             }
-            raw.push((t, cells));
+            rows += 1;
+            row(&head, t, &cells);
         }
-        line = lines.next()?.map(|(n, l)| (n, l.to_string()));
-    }
-    let mut head = LogHead {
-        format: LogFormat::Ndjson,
-        columns,
-        start,
-        texts: Vec::new(),
-    };
-    let mut cells = vec![LogCell::Missing; head.columns.len()];
-    let rows = raw.len();
-    for (t, values) in raw {
-        cells.fill(LogCell::Missing);
-        for (i, v) in values {
-            let scale = head.columns.get(i).map_or(1.0, |c| c.scale);
-            let cell = match v {
-                serde_json::Value::Number(x) => x
-                    .as_f64()
-                    .filter(|x| x.is_finite())
-                    .map_or(LogCell::Missing, |x| LogCell::Num(x * scale)),
-                serde_json::Value::String(s) => LogCell::Text(intern(&mut head.texts, s)),
-                serde_json::Value::Bool(b) => LogCell::Text(intern(&mut head.texts, b.to_string())),
-                _ => LogCell::Missing,
-            };
-            if let Some(c) = cells.get_mut(i) {
-                *c = cell;
-            }
-        }
-        row(&head, t, &cells);
+        line = lines.next()?;
     }
     finish(head, rows, 1)
 }
@@ -428,18 +468,6 @@ fn ndjson_object(
     }
 }
 
-/// The number of `s` among `texts` (added if new; NDJSON logs are small, a linear search does).
-fn intern(texts: &mut Vec<String>, s: String) -> u32 {
-    let at = match texts.iter().position(|t| *t == s) {
-        Some(i) => i,
-        None => {
-            texts.push(s);
-            texts.len() - 1
-        }
-    };
-    u32::try_from(at).unwrap_or(u32::MAX)
-}
-
 fn finish(head: LogHead, rows: usize, line: usize) -> Result<LogHead, LogError> {
     if rows == 0 {
         return fail(
@@ -455,7 +483,12 @@ pub fn parse_timestamp(s: &str) -> Option<f64> {
     let (date, time) = s.trim().split_once(' ')?;
     let mut d = date.split('/').map(|x| x.parse::<i64>().ok());
     let (y, m, day) = (d.next()??, d.next()??, d.next()??);
-    if d.next().is_some() || !(1..=12).contains(&m) || !(1..=31).contains(&day) {
+    // Years of four digits, as nvq writes them (and no overflow below).
+    if d.next().is_some()
+        || !(0..=9999).contains(&y)
+        || !(1..=12).contains(&m)
+        || !(1..=31).contains(&day)
+    {
         return None;
     }
     let mut t = time.split(':');
@@ -611,6 +644,75 @@ mod tests {
                 .message
                 .contains("UTF-8")
         );
+    }
+
+    /// An NDJSON log is read line by line too: its rows are handed over as they come, a key first met later adds
+    /// a column from there on, and a bad line ends the reading after the rows before it.
+    #[test]
+    fn ndjson_rows_stream_until_a_bad_line() {
+        let log = "{\"timestamp\":\"2026/12/01 20:11:08.691\",\"index\":0,\"name\":\"H100\"}\n\
+                   {\"timestamp\":\"2026/12/01 20:11:09.691\",\"index\":0,\"name\":\"H100\",\"extra\":2}\n\
+                   not json\n";
+        let mut seen = Vec::new();
+        let err = read(
+            &mut log.as_bytes(),
+            &|n| vec![true; n.len()],
+            &mut |head, _, c| seen.push((head.columns.len(), c.to_vec())),
+        )
+        .unwrap_err();
+        assert_eq!(err.line, 3);
+        assert_eq!(seen.len(), 2);
+        // The columns in the order of the objects' keys: index, name, timestamp, then extra.
+        assert_eq!((seen[0].0, seen[0].1.len()), (3, 3));
+        assert_eq!((seen[1].0, seen[1].1.len()), (4, 4));
+        assert_eq!(seen[1].1[1], LogCell::Text(0));
+        assert_eq!(seen[1].1[3], LogCell::Num(2.0));
+    }
+
+    /// A line longer than [`MAX_LINE`] is refused at its number, also when it never ends; one as long ends well.
+    #[test]
+    fn a_line_over_a_mebibyte_is_refused() {
+        let mut zero = std::io::BufReader::new(std::io::repeat(0));
+        let err = read(&mut zero, &|n| vec![true; n.len()], &mut |_, _, _| {}).unwrap_err();
+        assert_eq!(err.line, 1);
+        assert!(err.message.contains("longer than 1 MiB"), "{err:?}");
+        let head = "timestamp, name\n";
+        let row = |len: usize| {
+            let stamp = "2026/12/01 20:11:08.691, ";
+            format!("{stamp}{}\n", "x".repeat(len - stamp.len()))
+        };
+        let fits = format!("{head}{}", row(MAX_LINE));
+        assert!(parse(&fits).is_ok());
+        let over = format!("{head}{}{}", row(30), row(MAX_LINE + 1));
+        let err = parse(&over).unwrap_err();
+        assert_eq!(err.line, 3);
+        assert!(err.message.contains("longer than 1 MiB"), "{err:?}");
+    }
+
+    /// Numbers beyond ±10^15 (up to f64's largest) are read as missing and counted, in either format; a year
+    /// beyond four digits is no timestamp (and no overflow).
+    #[test]
+    fn numbers_too_large_to_draw_are_missing_and_counted() {
+        let csv = "timestamp, memory.used [MiB], utilization.gpu [%]\n\
+                   2026/12/01 20:11:08.691, 1e305 MiB, 1.7976931348623157e308 %\n\
+                   2026/12/01 20:11:09.691, -1e16 MiB, 1e15 %\n";
+        let log = parse(csv).unwrap();
+        assert_eq!(log.head.beyond, 3);
+        assert_eq!(log.rows[0].cells[1], LogCell::Missing);
+        assert_eq!(log.rows[1].cells[2], LogCell::Num(1e15 * 0.01));
+        let nd = "{\"timestamp\":\"2026/12/01 20:11:08.691\",\"memory.used\":1e305,\"utilization.gpu\":-1.7e308}\n";
+        let log = parse(nd).unwrap();
+        assert_eq!(log.head.beyond, 2);
+        for name in ["memory.used", "utilization.gpu"] {
+            let k = log.head.column(name).unwrap();
+            assert_eq!(log.rows[0].cells[k], LogCell::Missing);
+        }
+        assert_eq!(
+            parse_timestamp("9223372036854775807/12/31 23:59:59.000"),
+            None
+        );
+        assert_eq!(parse_timestamp("-9223372036854775808/01/01 00:00:00"), None);
+        assert!(parse_timestamp("9999/12/31 23:59:59.999").is_some());
     }
 
     #[test]

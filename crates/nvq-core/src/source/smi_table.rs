@@ -67,7 +67,10 @@ impl Part {
         } else {
             Vec::new()
         };
-        let processes = process_summaries(session, device, index);
+        let mut processes = process_summaries(session, device, index);
+        // A MIG GPU's processes go by GPU instance, then compute instance
+        // (nvidia-smi's table); outside MIG the ids are all unset.
+        processes.sort_by_key(|p| (p.gpu_instance, p.compute_instance, p.pid));
         Part::Gpu {
             gpu: Box::new(gpu),
             mig,
@@ -126,7 +129,9 @@ pub fn assemble(session: &Session, parts: Vec<Part>) -> SmiTable {
 /// A GPU's box, read through the sample's GPU context: each NVML struct
 /// once, with the same call (and fallback) as `--query-gpu`'s getters.
 fn gpu_summary(c: &GpuCtx<'_>) -> TableGpu {
-    let mig_mode = c.mig_mode().map(|(current, _)| current == 1);
+    let mig = c.mig_mode();
+    let mig_mode = mig.map(|(current, _)| current == 1);
+    let mig_pending = mig.ok().map(|(_, pending)| pending == 1);
     // In MIG mode the cell says `On`: each MIG device counts its own errors
     // (the 590 tables of H100 and H200 in MIG mode; `--query-gpu` still
     // prints the GPU's counter).
@@ -173,6 +178,7 @@ fn gpu_summary(c: &GpuCtx<'_>) -> TableGpu {
         gpu_util: c.utilization().map(|u| u.gpu),
         compute_mode,
         mig_mode,
+        mig_pending,
     }
 }
 

@@ -107,10 +107,16 @@ const V13_FROM: u32 = 580;
 /// DTD got a version (430), which is unverified for each of them.
 const V10_FROM: u32 = 430;
 
+/// Of those, the module id, the GSP firmware version, the target
+/// temperature and the voltage section are not in the 450.51, 450.57 and
+/// 450.102 text reports and are in the 470.129 and 470.256 ones: 470 is
+/// where they are placed (455 to 465 unverified), in both views.
+const R470: u32 = 470;
+
 /// Of those, the architecture and the reserved memory are not in the 450.66
 /// and 470.256 text reports: they come with the v11 documents (510 on), the
-/// oldest driver seen with them. The 470 report's "Ecc Mode" heading is
-/// "ECC Mode" in the 535 ones; the rename is placed at 510 too, unverified.
+/// oldest driver seen with them. (The "Ecc Mode" heading of the 418, 470
+/// and 525.105/525.125 reports is "ECC Mode" from 535: `V12_FROM`.)
 const V11_FROM: u32 = 510;
 
 /// Lines that the DTD v12 documents (525 on) have and the v11 ones (510-516)
@@ -290,7 +296,7 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
         Decl::Since(V12_FROM, &[
         f("FRU Part Number", "gpu_fru_part_number", none, ""),
         ]),
-        Decl::Before(RECOVERY_FROM, &[Decl::Since(V10_FROM, &[f("Module ID", "gpu_module_id", g::module_id, "")])]),
+        Decl::Before(RECOVERY_FROM, &[Decl::Since(R470, &[f("Module ID", "gpu_module_id", g::module_id, "")])]),
         Decl::Since(RECOVERY_FROM, &[Decl::Before(V12_LATE_FROM, PLATFORM_565)]),
         Decl::Since(V12_LATE_FROM, &[
         s("Platform Info", "platformInfo", &[
@@ -322,7 +328,7 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
         ]),
     ]),
     // Before 570 the GSP firmware version follows the operation mode.
-    (&[D::GspFirmwareVersion], &[Decl::Before(R550, &[Decl::Since(V10_FROM, GSP)])]),
+    (&[D::GspFirmwareVersion], &[Decl::Before(R550, &[Decl::Since(R470, GSP)])]),
     (ALL, &[
         Decl::Since(V12_MID_FROM, &[q("GPU C2C Mode", "c2c_mode", F::C2cMode, "")]),
         s("GPU Virtualization Mode", "gpu_virtualization_mode", &[
@@ -447,7 +453,7 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
         q("Pending", "pending_dram_encryption", F::DramEncryptionModePending, ""),
     ])])]),
     (&[D::Ecc], &[
-        Decl::Renamed(V11_FROM, &[("ECC Mode", "Ecc Mode")], &[s("ECC Mode", "ecc_mode", &[
+        Decl::Renamed(V12_FROM, &[("ECC Mode", "Ecc Mode")], &[s("ECC Mode", "ecc_mode", &[
             q("Current", "current_ecc", F::EccModeCurrent, ""),
             q("Pending", "pending_ecc", F::EccModePending, ""),
         ])]),
@@ -478,7 +484,11 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
     (&[D::RowRemapper], &[Decl::Since(V10_FROM, &[
     Decl::Pick(|c, _| if g::has_remapping(c) { REMAPPED } else { NO_REMAPPING }),
     ])]),
-    (&[D::Temperature], &[Decl::Pick(|c, _| if tlimit(c) { TEMP_TLIMIT } else { TEMP_PLAIN })]),
+    // The T.Limit names from 535 (a 525.105 report names a T.Limit GPU's
+    // thresholds plainly; 535.154 and 535.161 after the margin).
+    (&[D::Temperature], &[Decl::Pick(|c, _| {
+        if tlimit(c) && c.driver_major() >= V12_FROM { TEMP_TLIMIT } else { TEMP_PLAIN }
+    })]),
     (ONLY_ASKED_TARGET_TEMP, &[Decl::Since(V10_FROM, &[s("Supported GPU Target Temp", "supported_gpu_target_temp", &[
         f("GPU Target Temp Min", "gpu_target_temp_min", |c| g::threshold(c, T::AcousticMin), C),
         f("GPU Target Temp Max", "gpu_target_temp_max", |c| g::threshold(c, T::AcousticMax), C),
@@ -557,7 +567,7 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
     // GPU's heading alone (unverified: no capture of it). NVML offers no
     // public voltage reading: nvq prints N/A where older drivers printed
     // `631.250 mV`.
-    (&[D::Voltage], &[Decl::Before(V13_FROM, &[Decl::Since(V10_FROM, &[
+    (&[D::Voltage], &[Decl::Before(V13_FROM, &[Decl::Since(R470, &[
         s("Voltage", "voltage", &[f("Graphics", "graphics_volt", none, "")]),
     ])])]),
     (ALL, &[Decl::Since(V12_DTD_FROM, &[s("Fabric", "fabric", &[
@@ -767,7 +777,7 @@ const TEMP_PLAIN: &[Decl] = &[s("Temperature", "temperature", &[
     f("GPU Shutdown Temp", "gpu_temp_max_threshold", |c| g::threshold(c, T::Shutdown), C),
     f("GPU Slowdown Temp", "gpu_temp_slow_threshold", |c| g::threshold(c, T::Slowdown), C),
     f("GPU Max Operating Temp", "gpu_temp_max_gpu_threshold", |c| g::threshold(c, T::GpuMax), C),
-    Decl::Since(V10_FROM, &[
+    Decl::Since(R470, &[
     Decl::Renamed(KMD_NAMED_FROM, OLD_TEMP_NAMES, &[
     f("GPU Target Temperature Specification", "gpu_target_temperature", |c| g::threshold(c, T::GpsCurr), C),
     ]),

@@ -901,15 +901,22 @@ pub fn has_remapping(c: &GpuCtx) -> bool {
 /// Does the GPU count ECC errors by memory location (Volta and older)?
 /// nvidia-smi then prints single- and double-bit counts per location
 /// instead of the SRAM/DRAM split (the 510 Tesla P100 document; the 418.67
-/// and 550.127 V100 reports; a 418 Turing document has the split).
+/// and 550.127 V100 reports; a 418 Turing document has the split). A
+/// driver without `nvmlDeviceGetArchitecture` (before R450) is answered by
+/// the compute capability: below 7.5 (Turing) by location.
 pub fn ecc_by_location(c: &GpuCtx) -> bool {
-    matches!(
-        c.call(|d| d.architecture()),
-        Ok(DeviceArchitecture::Kepler
-            | DeviceArchitecture::Maxwell
-            | DeviceArchitecture::Pascal
-            | DeviceArchitecture::Volta)
-    )
+    match c.call(|d| d.architecture()) {
+        Ok(a) => matches!(
+            a,
+            DeviceArchitecture::Kepler
+                | DeviceArchitecture::Maxwell
+                | DeviceArchitecture::Pascal
+                | DeviceArchitecture::Volta
+        ),
+        Err(_) => c
+            .call(|d| d.cuda_compute_capability())
+            .is_ok_and(|cc| (cc.major, cc.minor) < (7, 5)),
+    }
 }
 
 /// The ECC errors by location: volatile and aggregate, each with single-

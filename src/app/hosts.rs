@@ -1,0 +1,244 @@
+//! `--hosts` for the queries (`--query-gpu`, `--query-compute-apps`) and
+//! the short commands built on them (`nvq mem`, `ps`, `busy`): every node
+//! is asked for the same fields through its `nvq serve` (`crate::hosts`),
+//! each sample under one deadline for all of them, as a loop reads its
+//! GPUs (`schedule::deadline`: one lane per node that is slow, one for all
+//! the others); the rows get a `host` column first (a `host` label in
+//! Prometheus) and go through the scripting flags and formats as local
+//! rows do.
+//!
+//! A node that cannot be read, or does not answer by the deadline, gives no
+//! rows; nvq says so on stderr, by host, once each time its state changes
+//! (in a loop), and a one-shot query then exits with
+//! [`crate::ExitCode::HostsFailed`] after printing the other nodes' rows.
+
+use super::plan::Common;
+use super::{apply_script, finish_script, LateRows, QueryPlan, ScriptRun};
+use crate::error::NvqError;
+use crate::hosts::{self, Client, Failure, Host};
+use crate::model::{Column, Row, Value};
+use crate::output::SinkMode;
+use crate::render::FormatKind;
+use crate::schedule::deadline::{self, PerGpu};
+use crate::schedule::{self as looping, Schedule};
+use std::time::{Duration, Instant};
+
+/// How long a one-shot query waits for its nodes.
+pub const ONE_SHOT_WAIT: Duration = Duration::from_secs(10);
+
+/// The `host` column's name and label.
+pub const HOST: &str = "host";
+
+/// The driver generation whose header names the columns take: the node's
+/// own is not known here, so today's names.
+const HEADER_DRIVER: u32 = u32::MAX;
+
+/// What a node's read gave this sample.
+enum Read {
+    Rows(Vec<Row>, Vec<u32>),
+    Failed(Failure),
+    Late,
+}
+
+/// A node's state as last reported, so that a loop says each change once.
+#[derive(Clone, PartialEq)]
+enum Said {
+    Fine,
+    Failed(String),
+}
+
+/// Run a query on every node of `hosts`.
+pub fn run_query(
+    common: &Common<'_>,
+    plan: &QueryPlan,
+    hosts: Vec<Host>,
+    client: Client,
+) -> Result<(), NvqError> {
+    let mode = if plan.format.kind.replaces_file() {
+        SinkMode::ReplaceEachSample
+    } else {
+        SinkMode::Append
+    };
+    let mut sink = common.sink(mode)?;
+    let infos = plan.mode.fields();
+    let mut script = plan.script.clone();
+    let want: Vec<&'static str> = script
+        .read()
+        .iter()
+        .filter_map(|&i| infos.get(i).map(|f| f.name))
+        .collect();
+    let fields: Vec<Column> = plan
+        .fields
+        .iter()
+        .filter_map(|&i| infos.get(i))
+        .map(|f| Column::from_info(f, HEADER_DRIVER))
+        .collect();
+    // Prometheus has the host as a label of every series; the other
+    // formats as a column, first.
+    let host_column = plan.format.kind != FormatKind::Prometheus;
+    let mut columns = Vec::with_capacity(fields.len() + 1);
+    if host_column {
+        columns.push(Column::plain(
+            HOST,
+            None,
+            "The node the row was read from (--hosts).",
+        ));
+    }
+    columns.extend(fields.iter().cloned());
+    let colour = crate::output::terminal::stdout_colour(common.filename.is_some());
+    let mut fmt = plan.format.formatter_with(colour);
+    let schedule = Schedule {
+        interval: plan.interval,
+        count: plan.count,
+        deadline: plan.script.timeout,
+    };
+    let wait = plan.interval.map_or(ONE_SHOT_WAIT, deadline::limit_for);
+    let option = plan.mode.option();
+    let jobs = hosts
+        .iter()
+        .map(|host| {
+            let (client, host, want) = (client.clone(), host.clone(), want.clone());
+            move || match hosts::read(&client, &host, option, &want, Instant::now() + wait) {
+                Ok((rows, late)) => Read::Rows(rows, late),
+                Err(f) => Read::Failed(f),
+            }
+        })
+        .collect();
+    let mut lanes = PerGpu::start(jobs).map_err(|e| {
+        NvqError::Usage(format!("cannot start the threads that read the nodes: {e}"))
+    })?;
+    let late_rows = LateRows::new(plan.mode, script.read(), 0);
+    let mut said = vec![Said::Fine; hosts.len()];
+    let mut failed_now = 0;
+    let mut failed = None;
+    let end = looping::run_with(schedule, &columns, fmt.as_mut(), &mut sink, |tick| {
+        let due = if plan.interval.is_some() {
+            tick.deadline
+        } else {
+            Instant::now() + wait
+        };
+        let reads = lanes.sample(due, |_| Read::Late);
+        let when = tick.due_wall();
+        let mut rows = Vec::new();
+        failed_now = 0;
+        for ((host, read), said) in hosts.iter().zip(reads).zip(said.iter_mut()) {
+            let now = match read {
+                Read::Rows(mut got, late) => {
+                    if plan.mode.row_per_gpu() {
+                        got.extend(late.iter().flat_map(|&g| late_rows.rows(g, when, None)));
+                    }
+                    let label = || (HOST, host.name.clone());
+                    for mut r in got {
+                        r.labels.insert(0, label());
+                        rows.push(r);
+                    }
+                    Said::Fine
+                }
+                Read::Failed(f) => Said::Failed(f.to_string()),
+                Read::Late => Said::Failed(format!(
+                    "no answer within {:.1} s",
+                    due.saturating_duration_since(tick.due).as_secs_f64()
+                )),
+            };
+            if let Said::Failed(why) = &now {
+                failed_now += 1;
+                if *said != now {
+                    tell(&format!("{}: {why}", shown(&host.name)));
+                }
+            } else if *said != now {
+                tell(&format!("{}: answering again", shown(&host.name)));
+            }
+            *said = now;
+        }
+        let now = when
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(f64::NAN, |d| d.as_secs_f64());
+        let (mut rows, flow) = apply_script(&mut script, rows, None, now, &mut failed);
+        if host_column {
+            for r in &mut rows {
+                let host = r
+                    .labels
+                    .iter()
+                    .find(|(k, _)| *k == HOST)
+                    .map(|(_, v)| Value::text(v.clone()))
+                    .unwrap_or(Value::NotAvailable);
+                r.cells.insert(0, host);
+            }
+        }
+        Ok((rows, flow))
+    })?;
+    let run = ScriptRun {
+        end,
+        failed,
+        count: plan.count,
+        timeout: common.timeout,
+    };
+    finish_script(&script, run, &fields, plan.format)?;
+    if failed_now > 0 && plan.interval.is_none() {
+        return Err(NvqError::Hosts(format!(
+            "{failed_now} of {} node(s) could not be read",
+            hosts.len()
+        )));
+    }
+    Ok(())
+}
+
+/// A node's name as a message shows it.
+fn shown(name: &str) -> String {
+    crate::render::printable(name).into_owned()
+}
+
+/// One line on stderr.
+fn tell(line: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "nvq: {line}");
+}
+
+/// The nodes a query reads, and how (`--hosts`, else `$NVQ_HOSTS`);
+/// `None`: the local GPUs. Only `--query-gpu` and `--query-compute-apps`
+/// (and the short commands built on them) read nodes.
+pub fn wanted(
+    common: &Common<'_>,
+    mode: crate::source::QueryMode,
+) -> Result<Option<(Vec<Host>, Client)>, NvqError> {
+    use crate::source::QueryMode;
+    let a = common.hosts;
+    let Some(hosts) = crate::hosts::list::hosts(a.hosts.as_deref())? else {
+        if a.any() {
+            return Err(NvqError::Usage(
+                "the --hosts-* options say how to reach the nodes of --hosts (or $NVQ_HOSTS): name them."
+                    .into(),
+            ));
+        }
+        return Ok(None);
+    };
+    if mode != QueryMode::GPU && mode != QueryMode::COMPUTE_APPS {
+        return Err(NvqError::Usage(format!(
+            "--hosts reads --query-gpu and --query-compute-apps from other nodes, not --{}.",
+            mode.option()
+        )));
+    }
+    if common.id.is_some() {
+        return Err(NvqError::Usage(
+            "-i selects local GPUs; with --hosts, pick GPUs with --where (e.g. --where 'index == 0')."
+                .into(),
+        ));
+    }
+    let options = crate::hosts::Options {
+        user: a.hosts_user.clone(),
+        password_file: a.hosts_password_file.clone(),
+        bearer_token_file: a.hosts_bearer_token_file.clone(),
+        ca_file: a.hosts_ca_file.clone(),
+        cert_file: a.hosts_cert_file.clone(),
+        key_file: a.hosts_key_file.clone(),
+        server_name: a.hosts_server_name.clone(),
+    };
+    let credentials = options.credentials()?;
+    let tls = if hosts.iter().any(|h| h.tls) {
+        options.tls()?
+    } else {
+        None
+    };
+    let client = Client::new(tls, options.server_name.clone(), credentials.as_ref());
+    Ok(Some((hosts, client)))
+}

@@ -1,0 +1,50 @@
+//! `--hosts`: read other nodes' GPUs through their `nvq serve`.
+//!
+//! A node answers one query at `/api/v1/query` (`serve::api`) in the wire
+//! form of `model::wire`, so the rows come back with every cell exact and
+//! this nvq prints them as the node itself would, each with its `host`.
+//! `list` reads the nodes named, `config` how to reach them (TLS,
+//! credentials), `fetch` makes one bounded request. The loop that asks
+//! every node under each sample's deadline is `app::hosts`.
+//!
+//! Why not `/metrics`: an exposition holds the profile's series only, in
+//! base units that do not always round back to nvidia-smi's figures, and
+//! no process's user or command line; the query API answers any field of
+//! `--query-gpu` and `--query-compute-apps` exactly, in one small request.
+
+pub mod config;
+pub mod fetch;
+pub mod list;
+
+pub use config::Options;
+pub use fetch::{Client, Failure};
+pub use list::Host;
+
+use crate::model::wire::Answer;
+use crate::model::Row;
+use std::time::Instant;
+
+/// The path and query that ask a node for `fields` (canonical names) of
+/// the mode whose option is `option` (`query-gpu`).
+pub fn query_path(option: &str, fields: &[&str]) -> String {
+    format!("/api/v1/query?mode={option}&fields={}", fields.join(","))
+}
+
+/// A node's rows for `fields`, and its GPUs (NVML indices) that missed
+/// its own deadline.
+pub fn read(
+    client: &Client,
+    host: &Host,
+    option: &str,
+    fields: &[&'static str],
+    deadline: Instant,
+) -> Result<(Vec<Row>, Vec<u32>), Failure> {
+    let body = client.get(host, &query_path(option, fields), deadline)?;
+    let answer: Answer = serde_json::from_slice(&body)
+        .map_err(|e| Failure::Broken(format!("not an nvq query answer ({e})")))?;
+    let late = answer.late.iter().copied().take(1024).collect();
+    let rows = answer
+        .rows(fields)
+        .map_err(|why| Failure::Broken(format!("the node {why}")))?;
+    Ok((rows, late))
+}
