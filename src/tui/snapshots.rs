@@ -8,9 +8,9 @@
 use super::columns::Leak;
 use super::state::{Key, Ui};
 use super::view::{self, Screen, MEM_FIELD, UTIL_FIELD};
-use crate::model::history::{History, Point, SeriesKey};
-use crate::model::top::{GpuSnap, Health, MigSnap, ProcSnap, TopSample};
-use crate::model::NvmlCode;
+use nvq_core::model::history::{History, Point, SeriesKey};
+use nvq_core::model::top::{GpuSnap, Health, MigSnap, ProcSnap, TopSample};
+use nvq_core::model::NvmlCode;
 use ratatui::backend::TestBackend;
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -426,7 +426,7 @@ fn table_as_ratatui_draws_it(
                 Style::default()
             };
             let line = Line::from(Span::styled(
-                crate::render::printable(&c.text_of(r)).into_owned(),
+                nvq_core::render::printable(&c.text_of(r)).into_owned(),
                 st,
             ));
             Cell::from(if c.right { line.right_aligned() } else { line })
