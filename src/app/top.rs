@@ -62,7 +62,8 @@ const TREND_EVERY: Duration = Duration::from_secs(1);
 const FORGET_AFTER_S: f64 = 3600.0;
 
 /// `top`'s checked options.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 struct Plan {
     interval_ms: u64,
     once: bool,
@@ -127,68 +128,52 @@ pub struct Handoff {
 const NOT_A_HANDOFF: &str =
     "nvq-top is the program `nvq top` runs; run `nvq top` (see nvq top --help).";
 
+/// The hand-off's plan and `-i` selection, as one JSON object (`--plan`).
+#[derive(serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Wire {
+    plan: Plan,
+    id: Option<String>,
+}
+
 impl Handoff {
-    /// The arguments of [`TOP_EXECUTABLE`] (after its name).
+    /// The arguments of [`TOP_EXECUTABLE`] (after its name): `--plan` and
+    /// the plan and selection as JSON (serde_json), then `--nvml-lib` and
+    /// the library, a path that may hold any bytes, as an argument of its own.
     pub fn to_args(&self) -> Vec<OsString> {
-        let mut out: Vec<OsString> = vec![
-            "--interval-ms".into(),
-            self.plan.interval_ms.to_string().into(),
-        ];
-        if self.plan.once {
-            out.push("--once".into());
-        }
-        if let Some(s) = self.plan.leak_after_s {
-            out.extend(["--leak-after-s".into(), s.to_string().into()]);
-        }
-        if let Some(id) = &self.id {
-            out.extend(["--id".into(), id.into()]);
-        }
+        let wire = Wire {
+            plan: self.plan.clone(),
+            id: self.id.clone(),
+        };
+        // Numbers, booleans and text: serde_json writes them all.
+        let json = serde_json::to_string(&wire).unwrap_or_default();
+        let mut out: Vec<OsString> = vec!["--plan".into(), json.into()];
         if let Some(lib) = &self.lib {
             out.extend(["--nvml-lib".into(), lib.into()]);
         }
         out
     }
 
-    /// Read what [`Handoff::to_args`] wrote; anything else is a usage error.
+    /// Read what [`Handoff::to_args`] wrote, its values in their ranges;
+    /// anything else is a usage error.
     pub fn parse(args: &[OsString]) -> Result<Self, NvqError> {
         let bad = || NvqError::Usage(NOT_A_HANDOFF.into());
-        let mut it = args.iter();
-        let (mut interval_ms, mut once, mut leak_after_s, mut id, mut lib) =
-            (None, false, None, None, None);
-        while let Some(flag) = it.next() {
-            let text = |v: Option<&OsString>| {
-                v.and_then(|v| v.to_str())
-                    .map(str::to_string)
-                    .ok_or_else(bad)
-            };
-            match flag.to_str() {
-                Some("--interval-ms") => {
-                    let ms = text(it.next())?.parse::<u64>().map_err(|_| bad())?;
-                    if !(MIN_INTERVAL_MS..=MAX_INTERVAL_MS).contains(&ms) {
-                        return Err(bad());
-                    }
-                    interval_ms = Some(ms);
-                }
-                Some("--once") => once = true,
-                Some("--leak-after-s") => {
-                    let s = text(it.next())?.parse::<f64>().map_err(|_| bad())?;
-                    if !LEAK_AFTER_S.contains(&s) {
-                        return Err(bad());
-                    }
-                    leak_after_s = Some(s);
-                }
-                Some("--id") => id = Some(text(it.next())?),
-                Some("--nvml-lib") => lib = Some(PathBuf::from(it.next().ok_or_else(bad)?)),
-                _ => return Err(bad()),
+        let (json, lib) = match args {
+            [flag, json] if flag == "--plan" => (json, None),
+            [flag, json, l, lib] if flag == "--plan" && l == "--nvml-lib" => {
+                (json, Some(PathBuf::from(lib)))
             }
+            _ => return Err(bad()),
+        };
+        let wire: Wire = serde_json::from_str(json.to_str().ok_or_else(bad)?).map_err(|_| bad())?;
+        let plan = wire.plan;
+        let leak_ok = !matches!(plan.leak_after_s, Some(s) if !LEAK_AFTER_S.contains(&s));
+        if !(MIN_INTERVAL_MS..=MAX_INTERVAL_MS).contains(&plan.interval_ms) || !leak_ok {
+            return Err(bad());
         }
         Ok(Handoff {
-            plan: Plan {
-                interval_ms: interval_ms.ok_or_else(bad)?,
-                once,
-                leak_after_s,
-            },
-            id,
+            plan,
+            id: wire.id,
             lib,
         })
     }
@@ -977,7 +962,11 @@ mod tests {
         };
         assert_eq!(
             plain.to_args(),
-            ["--interval-ms", "1000"].map(OsString::from)
+            [
+                "--plan",
+                r#"{"plan":{"interval_ms":1000,"once":false,"leak_after_s":null},"id":null}"#
+            ]
+            .map(OsString::from)
         );
         assert_eq!(Handoff::parse(&plain.to_args()).ok(), Some(plain));
         let bad = |args: &[&str]| {
@@ -987,12 +976,29 @@ mod tests {
                 _ => false,
             }
         };
-        // No interval, a user's options, values out of range or missing.
+        // No plan, a user's options, values out of range, missing or unknown.
+        let plan = |p: &str| format!(r#"{{"plan":{{{p}}},"id":null}}"#);
+        let ok = plan(r#""interval_ms":100,"once":false,"leak_after_s":null"#);
+        assert!(!bad(&["--plan", &ok]));
         assert!(bad(&[]));
         assert!(bad(&["--interval", "1"]));
-        assert!(bad(&["--interval-ms", "50"]));
-        assert!(bad(&["--interval-ms", "100", "--leak-after-s", "0"]));
-        assert!(bad(&["--interval-ms", "100", "--id"]));
-        assert!(bad(&["--interval-ms", "100", "--help"]));
+        assert!(bad(&[
+            "--plan",
+            &plan(r#""interval_ms":50,"once":false,"leak_after_s":null"#)
+        ]));
+        assert!(bad(&[
+            "--plan",
+            &plan(r#""interval_ms":100,"once":false,"leak_after_s":0"#)
+        ]));
+        assert!(bad(&[
+            "--plan",
+            &plan(r#""interval_ms":100,"leak_after_s":null"#)
+        ]));
+        assert!(bad(&[
+            "--plan",
+            &plan(r#""interval_ms":100,"once":false,"leak_after_s":null,"x":1"#)
+        ]));
+        assert!(bad(&["--plan", &ok, "--nvml-lib"]));
+        assert!(bad(&["--plan", &ok, "--help"]));
     }
 }
