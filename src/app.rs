@@ -135,13 +135,17 @@ pub fn run_as(args: &Args, personality: Personality) -> Result<(), NvqError> {
         let reads_nodes = match &args.command {
             Some(c) => matches!(
                 c,
-                cli::Command::Mem(_) | cli::Command::Ps(_) | cli::Command::Busy(_)
+                cli::Command::Mem(_)
+                    | cli::Command::Ps(_)
+                    | cli::Command::Busy(_)
+                    | cli::Command::Top(_)
             ),
             None => args.queries.len() == 1,
         };
         if !reads_nodes {
             return Err(NvqError::Usage(
-                "--hosts works with mem, ps, busy, --query-gpu and --query-compute-apps.".into(),
+                "--hosts works with mem, ps, busy, top, --query-gpu and --query-compute-apps."
+                    .into(),
             ));
         }
     }

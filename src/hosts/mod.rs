@@ -15,6 +15,7 @@
 pub mod config;
 pub mod fetch;
 pub mod list;
+pub mod top;
 
 pub use config::Options;
 pub use fetch::{Client, Failure};

@@ -252,6 +252,8 @@ fn text(out: &mut String, v: Option<&str>) {
 
 #[rustfmt::skip]
 pub const COLUMNS: &[ProcColumn] = &[
+    ProcColumn { name: "host", head: "HOST", width: 16, right: false, compact: true, numeric: false,
+        text: |r, o| o.push_str(&r.p.host), key: |r| SortKey::Text(&r.p.host) },
     ProcColumn { name: "gpu", head: "GPU", width: 3, right: true, compact: true, numeric: false,
         text: |r, o| put(o, r.p.gpu), key: |r| num(Some(f64::from(r.p.gpu))) },
     ProcColumn { name: "pid", head: "PID", width: 7, right: true, compact: true, numeric: false,

@@ -7,13 +7,14 @@
 
 use super::columns::Leak;
 use super::state::{Key, Ui};
-use super::view::{self, Screen, MEM_FIELD, UTIL_FIELD};
+use super::view::{self, FullMap, LeakMap, Screen, MEM_FIELD, UTIL_FIELD};
 use crate::model::history::{History, Point, SeriesKey};
 use crate::model::top::{GpuSnap, Health, MigSnap, ProcSnap, TopSample};
 use crate::model::NvmlCode;
 use ratatui::backend::TestBackend;
 use std::collections::HashMap;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 const GIB: u64 = 1 << 30;
 const T0: f64 = 1_790_000_000.0;
@@ -42,6 +43,7 @@ fn gpu(i: u32) -> GpuSnap {
 
 fn proc_on(g: &GpuSnap, pid: u32, mem_gib: u64, command: &str) -> ProcSnap {
     ProcSnap {
+        host: g.host.clone(),
         gpu: g.index,
         gpu_uuid: g.uuid.clone(),
         pid,
@@ -64,8 +66,8 @@ fn proc_on(g: &GpuSnap, pid: u32, mem_gib: u64, command: &str) -> ProcSnap {
 struct Fixture {
     sample: TopSample,
     history: History,
-    leaks: HashMap<(u32, u32), Leak>,
-    full: HashMap<u32, f64>,
+    leaks: LeakMap,
+    full: FullMap,
 }
 
 fn fixture(n: u32) -> Fixture {
@@ -113,7 +115,12 @@ fn fixture(n: u32) -> Fixture {
         g.mem_used = Some(8 * GIB + 599 * GIB / 10);
     }
     Fixture {
-        sample: TopSample { t: T0, gpus, procs },
+        sample: TopSample {
+            t: T0,
+            gpus,
+            procs,
+            hosts: Vec::new(),
+        },
         history,
         leaks: HashMap::new(),
         full: HashMap::new(),
@@ -335,13 +342,13 @@ fn hostile_process_names_stay_on_their_line() {
 fn a_leak_is_marked_with_rate_and_time_to_full() {
     let mut f = fixture(2);
     f.leaks.insert(
-        (0, 1000),
+        (Arc::default(), 0, 1000),
         Leak {
             rate: 100.0 * 1024.0 * 1024.0,
             gpu_full_s: Some(720.0),
         },
     );
-    f.full.insert(0, 720.0);
+    f.full.insert((Arc::default(), 0), 720.0);
     let text = draw(&f, &ui(), 80, 24);
     let row = text.lines().find(|l| l.contains(" 1000 ")).unwrap();
     assert!(row.contains("▲+100M/s 12m"), "{text}");
@@ -444,7 +451,7 @@ fn the_process_table_is_what_ratatuis_table_draws() {
     use ratatui::layout::Rect;
     let mut fixtures = vec![fixture(8), fixture(2)];
     fixtures[1].leaks.insert(
-        (0, 1000),
+        (Arc::default(), 0, 1000),
         Leak {
             rate: 100.0 * 1024.0 * 1024.0,
             gpu_full_s: Some(720.0),
@@ -589,7 +596,7 @@ fn a_frame_drawn_over_the_last_is_the_frame_drawn_whole() {
         let mut whole = crate::tui::term::Frames::new(TestBackend::new(w, h)).unwrap();
         let mut over = crate::tui::term::Frames::new(TestBackend::new(w, h)).unwrap();
         // The sample and the marks the last frame showed.
-        type Shown = (TopSample, HashMap<(u32, u32), Leak>, HashMap<u32, f64>);
+        type Shown = (TopSample, LeakMap, FullMap);
         let mut before: Option<Shown> = None;
         for step in 0..60 {
             let screen = screen_of(&f, &ui);
@@ -624,7 +631,8 @@ fn a_frame_drawn_over_the_last_is_the_frame_drawn_whole() {
             before = Some((f.sample.clone(), f.leaks.clone(), f.full.clone()));
             // A GPU's time to full memory shown, or no longer.
             if rand(6) == 0 {
-                let index = f.sample.gpus[rand(f.sample.gpus.len() as u64) as usize].index;
+                let g = &f.sample.gpus[rand(f.sample.gpus.len() as u64) as usize];
+                let index = (g.host.clone(), g.index);
                 if f.full.remove(&index).is_none() {
                     f.full.insert(index, (1 + rand(3600)) as f64);
                 }
@@ -636,7 +644,7 @@ fn a_frame_drawn_over_the_last_is_the_frame_drawn_whole() {
                     .procs
                     .get(rand(f.sample.procs.len() as u64) as usize)
                 {
-                    let key = (p.gpu, p.pid);
+                    let key = (p.host.clone(), p.gpu, p.pid);
                     if f.leaks.remove(&key).is_none() {
                         let rate = (1 + rand(100)) as f64 * 1e6;
                         f.leaks.insert(
