@@ -296,15 +296,18 @@ fn split_lengths<const N: usize>(
 pub(super) fn regions(s: &Screen<'_>, area: Rect) -> Regions {
     let wide = area.width >= WIDE_FROM && area.height >= WIDE_HEIGHT;
     let gpu_lines = gpu_lines(s, wide);
-    // The wide layout gives the curves what the processes do not need.
+    // Keep at least a few process rows: the GPU list scrolls first.
+    let min_procs: u16 = if wide { 8 } else { 4 };
+    // The wide layout gives the curves what the GPUs and processes do not
+    // need (the process rows kept counted, so that the curves never take
+    // the GPU lines' room).
     let curve_h: u16 = if wide {
-        let used = 3 + gpu_lines.len() + s.sample.procs.len() + 1;
+        let procs = s.sample.procs.len().max(usize::from(min_procs));
+        let used = 3 + gpu_lines.len() + procs + 1;
         (usize::from(area.height).saturating_sub(used) as u16).clamp(10, 24)
     } else {
         4
     };
-    // Keep at least a few process rows: the GPU list scrolls first.
-    let min_procs: u16 = if wide { 8 } else { 4 };
     let fixed = 1 + 1 + curve_h + 1 + min_procs;
     let gpu_h = (gpu_lines.len() as u16).min(area.height.saturating_sub(fixed).max(1));
     let [head, gpus, detail, curves, procs] =
