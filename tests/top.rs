@@ -919,10 +919,13 @@ fn hosts_show_by_node_and_a_node_that_stops_never_freezes_the_keys() {
     let hosts = format!("{},{},{refused},{quiet}", a.addr, b.addr);
     let sc = common::scenario("dmon_h100_load.toml");
     let t = Tmux::new("hosts");
-    t.start(120, 40, &script(&t, &sc, &format!("--hosts {hosts} -d 0.5")));
+    t.start(
+        120,
+        40,
+        &script(&t, &sc, &format!("--hosts {hosts} -d 0.5")),
+    );
     let header = |s: &str, host: &str, what: &str| {
-        s.lines()
-            .any(|l| l.starts_with(&format!("{host}  {what}")))
+        s.lines().any(|l| l.starts_with(&format!("{host}  {what}")))
     };
     let first = t.wait_for("every node's header", |s| {
         header(s, &a.addr, "reachable, 2 GPUs")
@@ -945,7 +948,11 @@ fn hosts_show_by_node_and_a_node_that_stops_never_freezes_the_keys() {
     );
     // A node stopped mid-run: shown failed, the others still answer.
     b.stop();
+    // (Cut off mid-answer, it is a broken answer; then it refuses.)
     let down = t.wait_for("the stopped node shown failed", |s| {
+        header(s, &b.addr, "failed: ")
+    });
+    t.wait_for("the stopped node refusing", |s| {
         header(s, &b.addr, "failed: cannot connect")
     });
     assert!(header(&down, &a.addr, "reachable, 2 GPUs"), "{down}");

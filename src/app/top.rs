@@ -1131,7 +1131,10 @@ impl Loop {
                     ..screen!(self)
                 };
                 let moved = view::curves_moved(&now, self.terminal.tui.area(), self.sample.t);
-                dirty |= s.gpus != self.sample.gpus || s.procs != self.sample.procs || moved;
+                dirty |= s.gpus != self.sample.gpus
+                    || s.procs != self.sample.procs
+                    || s.hosts != self.sample.hosts
+                    || moved;
                 if self.last_trend.map_or(true, |t| t.elapsed() >= TREND_EVERY) {
                     let (l, f) = leaks(&self.history, &s, &self.trend_cfg);
                     if l != self.leak_map || f != self.full_map {
