@@ -14,16 +14,16 @@ mod topo;
 mod vgpu;
 
 use crate::cli::{self, Args};
-use crate::error::NvqError;
-use crate::model::{Column, FieldKind, GpuIdent, NvmlCode, Row, Value};
-use crate::nvml::Session;
 use crate::output::{Sink, SinkMode};
-use crate::render::{self, FormatSpec};
 use crate::schedule::deadline;
 use crate::schedule::{self as looping, End, Flow, Schedule};
 use crate::script::{self, Script, Verdict};
-use crate::source::{self, QueryMode, Request};
 use crate::Personality;
+use nvq_core::error::NvqError;
+use nvq_core::model::{Column, FieldKind, GpuIdent, NvmlCode, Row, Value};
+use nvq_core::nvml::Session;
+use nvq_core::render::{self, FormatSpec};
+use nvq_core::source::{self, QueryMode, Request};
 use plan::Common;
 use std::sync::Arc;
 use std::time::Duration;
@@ -82,7 +82,7 @@ impl QueryPlan {
     }
 }
 
-use crate::render::FORMAT_ENV;
+use nvq_core::render::FORMAT_ENV;
 
 /// A query without `--format`, run as nvq: `$NVQ_FORMAT` if set, else an
 /// aligned table on a terminal and CSV into a pipe or a `-f` file (the

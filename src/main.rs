@@ -25,7 +25,7 @@ extern "C" fn at_process_start() {
 static AT_PROCESS_START: extern "C" fn() = at_process_start;
 
 fn main() {
-    nvq::error::install_panic_hook();
+    nvq_core::error::install_panic_hook();
     if STDOUT_CLOSED_AT_START.load(Ordering::SeqCst) {
         output::set_stdout_closed();
     }
@@ -38,8 +38,16 @@ fn main() {
     }) {
         Ok(()) => ExitCode::Success,
         Err(e) if output::is_broken_pipe(&e) => ExitCode::Success,
-        // `nvq wait -- CMD`: the command's own exit status.
-        Err(nvq::NvqError::ChildExit(status)) => std::process::exit(status),
+        // `nvq wait -- CMD`: the command's own exit status, 128 + N when
+        // a signal cancelled it, 127/126 (with nvq's message) when it
+        // cannot run.
+        Err(e) if e.command_status().is_some() => {
+            let text = e.to_string();
+            if !text.is_empty() {
+                let _ = std::io::stderr().write_all(text.as_bytes());
+            }
+            std::process::exit(e.command_status().unwrap_or(ExitCode::Other.code()));
+        }
         Err(e) => {
             let hint = cli::hint(&e);
             let _ = match personality {

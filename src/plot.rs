@@ -11,6 +11,7 @@
 mod collect;
 mod draw;
 mod panel;
+mod thin;
 
 pub use collect::{columns_needed, Collector, MAX_LINES, MAX_PANELS};
 pub use draw::{render, use_font};

@@ -4,7 +4,7 @@
 //! for a command line, calls the function and prints COMPREPLY.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use nvq::source::QueryMode;
+use nvq_core::source::QueryMode;
 use nvq_dev as generate;
 
 fn have_bash() -> bool {

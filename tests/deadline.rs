@@ -541,7 +541,7 @@ fn threads_stay_bounded_beside_a_cpu_hog_and_random_stalls() {
     let stalls = {
         let done = Arc::clone(&done);
         std::thread::spawn(move || {
-            let mut rng = nvq::test_support::XorShift(0x5eed_1e55_u64);
+            let mut rng = nvq_test_support::XorShift(0x5eed_1e55_u64);
             let mut stalls = 0;
             while !done.load(Ordering::Relaxed) {
                 std::thread::sleep(Duration::from_millis(rng.below(40)));

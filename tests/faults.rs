@@ -8,7 +8,7 @@ use crate::common;
 use common::sim_lib;
 
 use assert_cmd::Command;
-use nvq::nvml::NvmlCode;
+use nvq_core::nvml::NvmlCode;
 
 // ---------------------------------------------------------------- helpers
 

@@ -9,7 +9,7 @@
 
 use crate::common;
 use common::sim_lib;
-use nvq::source::time::is_timestamp;
+use nvq_core::source::time::is_timestamp;
 
 use assert_cmd::Command;
 use nvml_sim::scenario::{Scenario, Series};
@@ -68,7 +68,7 @@ fn query(format: &str) -> String {
 fn snapshot(name: &str, actual: &str) {
     let path = root().join("tests/snapshots/formats").join(name);
     let regen = "NVQ_UPDATE_SNAPSHOTS=1 cargo test --test tests formats::";
-    if let Err(e) = nvq::test_support::check_snapshot(&path, actual, regen) {
+    if let Err(e) = nvq_test_support::check_snapshot(&path, actual, regen) {
         panic!("{e}");
     }
 }
@@ -409,8 +409,8 @@ pub(crate) fn promtool_says(text: &str) -> Option<String> {
 /// metric name promtool accepts, whatever nvq's registry holds today.
 #[test]
 fn every_nvidia_smi_field_gets_a_clean_metric_name() {
-    use nvq::model::{Column, FieldKind, GpuIdent, Row, Value};
-    use nvq::render::{Formatter, Prometheus};
+    use nvq_core::model::{Column, FieldKind, GpuIdent, Row, Value};
+    use nvq_core::render::{Formatter, Prometheus};
     let Some(text) = common::read_shared("nvidia-smi/query-gpu-fields.tsv") else {
         return;
     };

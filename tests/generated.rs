@@ -119,7 +119,7 @@ fn man_page_renders_without_warnings() {
     ] {
         assert!(stdout.contains(want), "rendered page lacks {want:?}");
     }
-    let first_field = nvq::source::QueryMode::GPU.fields()[0].name;
+    let first_field = nvq_core::source::QueryMode::GPU.fields()[0].name;
     assert!(
         stdout.contains(first_field),
         "rendered page lacks field {first_field}"

@@ -4,10 +4,10 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use nvq::cli::{self, Parsed};
-use nvq::nvml::select::Identity;
-use nvq::render::FormatSpec;
-use nvq::source::QueryMode;
 use nvq::NvqError;
+use nvq_core::nvml::select::Identity;
+use nvq_core::render::FormatSpec;
+use nvq_core::source::QueryMode;
 use proptest::prelude::*;
 use std::ffi::OsString;
 use std::os::unix::ffi::OsStringExt;

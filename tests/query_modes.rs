@@ -9,7 +9,7 @@
 use crate::common;
 use common::sim_lib;
 
-use nvq::source::time::is_timestamp;
+use nvq_core::source::time::is_timestamp;
 use std::path::{Path, PathBuf};
 
 fn repo() -> PathBuf {

@@ -19,6 +19,7 @@ const CAPTURES: &[(&str, &str)] = &[
     ("t_470_rtx3080laptop", "sp_470_rtx3080laptop"),
     ("t_470_gtx680", "q_gtx680_470"),
     ("t_470_t4", "sp_470_t4"),
+    ("t_470_a6000x2_container", "sp_470_a6000x2_container"),
     ("t_520_a2000laptop", "sp_520_a2000laptop"),
     ("t_525_a2000laptop", "sp_525_a2000laptop"),
     ("t_535_gtx1050ti", "q_gtx1050ti_535"),
@@ -312,4 +313,32 @@ fn list_gpus_prints_a_uuid_it_cannot_read_as_plain_n_a() {
         out,
         "GPU 0: GeForce RTX 2070 with Max-Q Design (UUID: N/A)\n"
     );
+}
+
+#[test]
+fn a_unified_memory_gpu_has_no_memory_cell() {
+    // A GB10 (DGX Spark) answers NOT_SUPPORTED for its memory and power
+    // cap: the lines of public 580.95 to 580.178 GB10 tables.
+    let out = table(&scenario("sp_gb10_580.toml"));
+    for line in [
+        "|   0  NVIDIA GB10                    On  |   0000000F:01:00.0 Off |                  N/A |",
+        "| N/A   36C    P8              3W /  N/A  | Not Supported          |      0%      Default |",
+    ] {
+        assert!(out.contains(&format!("{line}\n")), "{line}\n{out}");
+    }
+}
+
+#[test]
+fn the_530_head_of_a_wsl_table() {
+    // Under WSL nvidia-smi's own version (530.47) differs from the Windows
+    // driver's NVML names (531.68); nvq prints the driver's in both banner
+    // fields, so the comparison starts under the banner.
+    let (actual, expected) = compared("t_531_rtx3070_wsl", "sp_531_rtx3070_wsl");
+    let after_banner = |t: &str| {
+        t.lines()
+            .skip(2)
+            .map(|l| format!("{l}\n"))
+            .collect::<String>()
+    };
+    assert_eq!(after_banner(&actual), after_banner(&expected));
 }

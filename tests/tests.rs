@@ -51,3 +51,4 @@ mod top;
 mod topo;
 mod trend;
 mod vgpu;
+mod wait;

@@ -3,9 +3,9 @@
 use super::monitor::{self, Plan, Run};
 use super::plan::Common;
 use crate::cli::dmon::DmonArgs;
-use crate::error::NvqError;
-use crate::render::monitor::{Layout, Slot};
-use crate::source::dmon::{self, DmonReader};
+use nvq_core::error::NvqError;
+use nvq_core::render::monitor::{Layout, Slot};
+use nvq_core::source::dmon::{self, DmonReader};
 
 /// Run as `nvidia-smi`, `--format csv` is nvidia-smi's own dmon CSV; run
 /// as nvq, it is nvq's typed CSV (`format::Formats::Monitor`).

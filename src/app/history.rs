@@ -3,8 +3,8 @@
 //! `time_to_full()` and `--summary`). Each GPU's job reads them once, on its worker, under the sample's
 //! deadline; the loop hands them to the script before the sample's rows.
 
-use crate::nvml::Session;
 use crate::script::Script;
+use nvq_core::nvml::Session;
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -18,7 +18,7 @@ pub struct Noted(Arc<Mutex<BTreeMap<u32, GpuFacts>>>);
 impl Noted {
     /// Read GPU `gpu`'s UUID and memory; false while the UUID cannot be read (the job tries again next sample).
     pub fn read(&self, session: &Session, gpu: u32, count: u32) -> bool {
-        let targets = crate::source::targets(session, &[gpu]);
+        let targets = nvq_core::source::targets(session, &[gpu]);
         let Some(t) = targets.first() else {
             return false;
         };

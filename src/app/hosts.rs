@@ -14,13 +14,13 @@
 
 use super::plan::Common;
 use super::{apply_script, finish_script, LateRows, QueryPlan, ScriptRun};
-use crate::error::NvqError;
 use crate::hosts::{self, Client, Failure, Host};
-use crate::model::{Column, Row, Value};
 use crate::output::SinkMode;
-use crate::render::FormatKind;
 use crate::schedule::deadline::{self, PerGpu};
 use crate::schedule::{self as looping, Schedule};
+use nvq_core::error::NvqError;
+use nvq_core::model::{Column, Row, Value};
+use nvq_core::render::FormatKind;
 use std::time::{Duration, Instant};
 
 /// How long a one-shot query waits for its nodes.
@@ -185,7 +185,7 @@ pub fn run_query(
 
 /// A node's name as a message shows it.
 fn shown(name: &str) -> String {
-    crate::render::printable(name).into_owned()
+    nvq_core::render::printable(name).into_owned()
 }
 
 /// One line on stderr.
@@ -199,9 +199,9 @@ fn tell(line: &str) {
 /// (and the short commands built on them) read nodes.
 pub fn wanted(
     common: &Common<'_>,
-    mode: crate::source::QueryMode,
+    mode: nvq_core::source::QueryMode,
 ) -> Result<Option<(Vec<Host>, Client)>, NvqError> {
-    use crate::source::QueryMode;
+    use nvq_core::source::QueryMode;
     let a = common.hosts;
     let Some(hosts) = crate::hosts::list::hosts(a.hosts.as_deref())? else {
         if a.any() {

@@ -4,13 +4,13 @@
 use super::plan::Common;
 use crate::cli::format::Format;
 use crate::cli::mig::MigArgs;
-use crate::error::NvqError;
-use crate::model::mig::GpuMig;
+use nvq_core::error::NvqError;
+use nvq_core::model::mig::GpuMig;
 
 use crate::output::Sink;
-use crate::render::mig::{Listing, Placements};
-use crate::source::mig::Depth;
-use crate::{render, source};
+use nvq_core::render::mig::{Listing, Placements};
+use nvq_core::source::mig::Depth;
+use nvq_core::{render, source};
 
 /// What `mig` lists.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

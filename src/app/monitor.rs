@@ -8,16 +8,16 @@ use super::{apply_script, finish_script, ScriptRun};
 use crate::cli::format::Format;
 use crate::cli::value::Monitor as MonitorKind;
 use crate::cli::MonitorArgs;
-use crate::error::NvqError;
-use crate::model::{Column, FieldInfo, NvmlCode, Row, Value};
-use crate::nvml::Session;
 use crate::output::{Sink, SinkMode};
-use crate::render::monitor::{Layout, Monitor, MonitorCsv, Slot, SmiCsv};
-use crate::render::{FormatKind, FormatSpec, Formatter};
 use crate::schedule::{self as looping, deadline, Flow, Schedule};
 use crate::script::{self, RowKey, Script};
-use crate::source::monitor::{Metric, Table};
-use crate::source::Target;
+use nvq_core::error::NvqError;
+use nvq_core::model::{Column, FieldInfo, NvmlCode, Row, Value};
+use nvq_core::nvml::Session;
+use nvq_core::render::monitor::{Layout, Monitor, MonitorCsv, Slot, SmiCsv};
+use nvq_core::render::{FormatKind, FormatSpec, Formatter};
+use nvq_core::source::monitor::{Metric, Table};
+use nvq_core::source::Target;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -119,7 +119,7 @@ pub fn column(name: &'static str, unit: Option<&'static str>, help: &'static str
 /// shows it, never averages it.
 pub fn key_column(name: &'static str, help: &'static str) -> Column {
     Column {
-        kind: crate::model::FieldKind::RowLabel,
+        kind: nvq_core::model::FieldKind::RowLabel,
         ..Column::plain(name, None, help)
     }
 }
@@ -196,7 +196,7 @@ pub fn run_shared_readers<R: Send + 'static>(
     run(
         r,
         Arc::new(move |session, gpu, count| {
-            let targets = crate::source::targets(&session, &[gpu]);
+            let targets = nvq_core::source::targets(&session, &[gpu]);
             let mut reader = new();
             let read = Arc::clone(&read);
             Box::new(move || {
@@ -290,7 +290,7 @@ fn run(r: Run<'_>, make: Arc<MakeReader>) -> Result<(), NvqError> {
     let mut failed = None;
     let end = looping::run_with(schedule, &columns, fmt.as_mut(), &mut sink, |tick| {
         let per_gpu = workers.sample(tick.deadline, |i| vec![late_row(devices[i], width)]);
-        let (d, t) = crate::source::time::monitor_date_time();
+        let (d, t) = nvq_core::source::time::monitor_date_time();
         let mut rows: Vec<Row> = per_gpu.into_iter().flatten().collect();
         for row in &mut rows {
             let mut cells = Vec::with_capacity(clocks + row.cells.len());

@@ -2,13 +2,13 @@
 
 use super::plan::Common;
 use crate::cli::nvlink::NvlinkArgs;
-use crate::error::NvqError;
-use crate::model::nvlink::Traffic;
+use nvq_core::error::NvqError;
+use nvq_core::model::nvlink::Traffic;
 
 use crate::output::Sink;
-use crate::render::nvlink::Listing;
-use crate::source::nvlink::{Want, MAX_LINKS};
-use crate::{render, source};
+use nvq_core::render::nvlink::Listing;
+use nvq_core::source::nvlink::{Want, MAX_LINKS};
+use nvq_core::{render, source};
 
 /// What `-g` prints: the sentence of the driver's `nvlink -h` for it.
 /// Unverified: no public output of `-g` on a driver that deprecates it.

@@ -15,11 +15,11 @@
 use crate::cli::format::{Format, Formats};
 use crate::cli::sub::{Own, Shared};
 use crate::cli::{Args, Command};
-use crate::error::NvqError;
-use crate::nvml::{select, LibSource, Session};
 use crate::output::{Sink, SinkMode};
 use crate::script;
 use crate::Personality;
+use nvq_core::error::NvqError;
+use nvq_core::nvml::{select, LibSource, Session};
 use std::path::Path;
 use std::time::Duration;
 

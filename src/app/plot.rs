@@ -1,9 +1,9 @@
 //! `nvq plot`: read a log, draw it, replace the picture whole. No NVML.
 
 use crate::cli::plot::PlotArgs;
-use crate::error::NvqError;
 use crate::output::atomic::AtomicFile;
 use crate::plot::{self, PictureKind, PlotSpec};
+use nvq_core::error::NvqError;
 use std::path::{Path, PathBuf};
 
 /// Where a TrueType font is looked for (Debian's fonts-dejavu-core first); `NVQ_PLOT_FONT` names another.
@@ -18,7 +18,7 @@ const FONTS: &[&str] = &[
 pub fn run(a: &PlotArgs) -> Result<(), NvqError> {
     // A message may quote the log (a timestamp, a column's name): its control characters are not for the
     // terminal, as in the table writers' cells.
-    let usage = |m: String| NvqError::Usage(crate::render::printable(&m).into_owned());
+    let usage = |m: String| NvqError::Usage(nvq_core::render::printable(&m).into_owned());
     let out = a
         .output
         .clone()
@@ -59,7 +59,7 @@ pub fn run(a: &PlotArgs) -> Result<(), NvqError> {
     let mut input = std::io::BufReader::with_capacity(1 << 16, log);
     let keep = |names: &[String]| plot::columns_needed(&spec, names);
     let mut collector = plot::Collector::new(&spec);
-    let head = crate::source::log::read(&mut input, &keep, &mut |head, t, cells| {
+    let head = nvq_core::source::log::read(&mut input, &keep, &mut |head, t, cells| {
         collector.row(head, t, cells)
     })
     .map_err(|e| {

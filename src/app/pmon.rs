@@ -3,10 +3,10 @@
 use super::monitor::{self, column, Plan, Run};
 use super::plan::Common;
 use crate::cli::pmon::PmonArgs;
-use crate::error::NvqError;
-use crate::render::monitor::{Layout, Slot, Zero};
-use crate::source::monitor::{ProcessMetric, ProcessMetric as P};
-use crate::source::pmon::{self, PmonReader};
+use nvq_core::error::NvqError;
+use nvq_core::render::monitor::{Layout, Slot, Zero};
+use nvq_core::source::monitor::{ProcessMetric, ProcessMetric as P};
+use nvq_core::source::pmon::{self, PmonReader};
 
 /// The longest command name pmon prints: 15 characters on Linux and on
 /// 610's Windows driver (`ApplicationFram`), 16 under WDDM before it (a

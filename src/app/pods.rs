@@ -4,13 +4,13 @@
 //! what `app::serve` builds; neither waits for the kubelet.
 
 use crate::cli::ServeArgs;
-use crate::error::NvqError;
-use crate::model::pods::{join_bounded, pod_labels, PodMap};
-use crate::model::{Column, Value};
-use crate::nvml::Session;
 use crate::pods::{self, Config, PodState};
-use crate::render::exporter::Profile;
 use crate::serve::collect::{AssembleFn, Collected, RenderFn};
+use nvq_core::error::NvqError;
+use nvq_core::model::pods::{join_bounded, pod_labels, PodMap};
+use nvq_core::model::{Column, Value};
+use nvq_core::nvml::Session;
+use nvq_core::render::exporter::Profile;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -74,7 +74,7 @@ impl Plan {
         let render: RenderFn = Arc::new(move |c: &Collected| {
             let mut out = render(c);
             let (_, health) = state.snapshot(interval);
-            crate::render::exporter::pods::render_health(&health, &mut out);
+            nvq_core::render::exporter::pods::render_health(&health, &mut out);
             out
         });
         Ok((job, render))
@@ -116,8 +116,8 @@ fn label(c: &mut Collected, map: &PodMap, app_columns: Option<&[Column]>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::pods::PodRef;
-    use crate::model::{GpuIdent, Row};
+    use nvq_core::model::pods::PodRef;
+    use nvq_core::model::{GpuIdent, Row};
 
     fn row(uuid: &str, index: u32, cells: Vec<Value>) -> Row {
         let mut r = Row::new(cells);
@@ -141,7 +141,7 @@ mod tests {
             },
         );
         let cols = [Column::from_info(
-            &crate::model::FieldInfo::new("pod_uid", ""),
+            &nvq_core::model::FieldInfo::new("pod_uid", ""),
             580,
         )];
         let mut c = Collected {

@@ -5,16 +5,16 @@ use super::loop_count;
 use super::plan::Common;
 use crate::cli::format::Format;
 use crate::cli::Args;
-use crate::error::NvqError;
-use crate::model::report::{GpuReport, Node, Report, View};
-use crate::model::{NvmlCode, Value};
-use crate::nvml::Session;
+use nvq_core::error::NvqError;
+use nvq_core::model::report::{GpuReport, Node, Report, View};
+use nvq_core::model::{NvmlCode, Value};
+use nvq_core::nvml::Session;
 
-use crate::render;
 use crate::schedule::deadline::PerGpu;
 use crate::schedule::{self as looping, Flow, Schedule};
-use crate::source::gpu::GpuCtx;
-use crate::source::report::{self as source, Display, DISPLAY_NAMES};
+use nvq_core::render;
+use nvq_core::source::gpu::GpuCtx;
+use nvq_core::source::report::{self as source, Display, DISPLAY_NAMES};
 use std::sync::Arc;
 
 /// Does the command ask for the report (or its DTD)?
@@ -121,7 +121,7 @@ pub fn run(args: &Args, common: &Common<'_>) -> Result<(), NvqError> {
                     }
                 }
                 None => {
-                    let targets = crate::source::targets(self.session, self.devices);
+                    let targets = nvq_core::source::targets(self.session, self.devices);
                     source::collect(self.session, &targets, self.show, self.view, self.reads)
                 }
             };

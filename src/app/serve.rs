@@ -6,13 +6,13 @@
 use super::plan::Common;
 use super::LateRows;
 use crate::cli::ServeArgs;
-use crate::error::NvqError;
-use crate::model::gpm::GpuExtra;
-use crate::model::{Column, GpuIdent, NvmlCode, Row, Value};
-use crate::nvml::{select, Session};
-use crate::render::exporter::{GpuHealth, GpuState, Profile, Scrape};
 use crate::serve::{self, collect, collect::GpuRead};
-use crate::source::{self, QueryMode, Request};
+use nvq_core::error::NvqError;
+use nvq_core::model::gpm::GpuExtra;
+use nvq_core::model::{Column, GpuIdent, NvmlCode, Row, Value};
+use nvq_core::nvml::{select, Session};
+use nvq_core::render::exporter::{GpuHealth, GpuState, Profile, Scrape};
+use nvq_core::source::{self, QueryMode, Request};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
@@ -29,7 +29,7 @@ pub struct ServePlan {
     pub app_mig_labels: bool,
     pub interval: Duration,
     /// `--trend-window`, `--rising-for`, `--min-rise`: the memory foresight's settings.
-    pub trend: crate::model::trend::TrendConfig,
+    pub trend: nvq_core::model::trend::TrendConfig,
 }
 
 impl ServePlan {
@@ -142,8 +142,8 @@ pub fn run(common: &Common<'_>, s: &ServeArgs) -> Result<(), NvqError> {
         progress.step("nvmlDeviceGetCount");
         let count = session.device_count().unwrap_or(0);
         progress.step("nvmlSystemGetCudaDriverVersion");
-        let cuda_version = crate::nvml::raw::cuda_driver_version(&session)
-            .map(crate::render::listing::cuda_version)
+        let cuda_version = nvq_core::nvml::raw::cuda_driver_version(&session)
+            .map(nvq_core::render::listing::cuda_version)
             .unwrap_or_default();
         progress.step("starting the GPU workers");
         let api = serve::api::Api::new(Arc::clone(&session), devices.clone(), count);

@@ -3,10 +3,10 @@
 //! memory's growth rate and time to full (`render::trend_metrics`), with the trend settings of the loops
 //! (`--trend-window`, `--rising-for`, `--min-rise`).
 
-use crate::model::history::{History, Point, SeriesKey};
-use crate::model::trend::{self, TrendConfig};
-use crate::model::{GpuIdent, Row};
-use crate::source::QueryMode;
+use nvq_core::model::history::{History, Point, SeriesKey};
+use nvq_core::model::trend::{self, TrendConfig};
+use nvq_core::model::{GpuIdent, Row};
+use nvq_core::source::QueryMode;
 use std::sync::Arc;
 
 /// The history of the collection's memory series.
@@ -91,6 +91,6 @@ impl ServeTrend {
         }
         let refs: Vec<(&GpuIdent, trend::Trend)> =
             trends.iter().map(|(g, t)| (g.as_ref(), *t)).collect();
-        crate::render::trend_metrics::render(&refs)
+        nvq_core::render::trend_metrics::render(&refs)
     }
 }

@@ -5,8 +5,8 @@ use super::plan::Common;
 use super::{run_query, QueryPlan};
 use crate::cli::short::WaitArgs;
 use crate::cli::Command;
-use crate::error::NvqError;
-use crate::source::QueryMode;
+use nvq_core::error::NvqError;
+use nvq_core::source::QueryMode;
 use std::path::Path;
 
 /// A short command: the query it stands for.
@@ -63,7 +63,9 @@ pub fn run(command: &Command, common: &Common<'_>) -> Result<(), NvqError> {
 
 /// `nvq wait [-i ...] [--until ...] -- COMMAND`: loop (every second unless
 /// `-l`/`-lms`) until the GPUs are free, then run the command and exit
-/// with its status. The samples go to `-f` if one is given, else nowhere.
+/// with its status (see `child`). The samples go to `-f` if one is given,
+/// else nowhere (in CSV: no format default stops the command). A stop
+/// signal while waiting cancels the command: it is not run, exit 128 + N.
 pub fn wait(w: &WaitArgs, common: &Common<'_>) -> Result<(), NvqError> {
     let mut common = common.clone();
     if common.script.until.is_none() && common.script.until_all.is_none() {
@@ -71,28 +73,22 @@ pub fn wait(w: &WaitArgs, common: &Common<'_>) -> Result<(), NvqError> {
     }
     if common.filename.is_none() {
         common.filename = Some(Path::new("/dev/null"));
+        common.format = Some(crate::cli::format::Format::Rows(
+            nvq_core::render::FormatSpec::parse("csv")?,
+        ));
     }
     let plan = QueryPlan::from_args(&common, QueryMode::GPU, WAIT_FIELDS)?;
     run_query(&common, &plan)?;
-    let Some((program, args)) = w.command.split_first() else {
+    if let Some(sig) = crate::schedule::signals::stop_signal() {
+        return Err(NvqError::Cancelled(sig));
+    }
+    if w.command.is_empty() {
         return Ok(());
-    };
-    let status = std::process::Command::new(program)
-        .args(args)
-        .status()
-        .map_err(|e| {
-            NvqError::Usage(format!(
-                "wait: cannot run {}: {e}",
-                program.to_string_lossy()
-            ))
-        })?;
-    match status.code() {
-        Some(0) => Ok(()),
-        Some(code) => Err(NvqError::ChildExit(code)),
-        // Killed by a signal: the shell's convention, 128 + the signal.
-        None => {
-            use std::os::unix::process::ExitStatusExt;
-            Err(NvqError::ChildExit(128 + status.signal().unwrap_or(0)))
-        }
+    }
+    crate::child::arm(crate::child::WAIT_SIGNALS);
+    let job = crate::child::start(&w.command)?;
+    match job.wait()? {
+        0 => Ok(()),
+        code => Err(NvqError::ChildExit(code)),
     }
 }

@@ -2,9 +2,9 @@
 //! line per GPU with its processes (`render::stat`).
 
 use super::plan::Common;
-use crate::error::NvqError;
 use crate::output::Sink;
-use crate::source::{self, QueryMode, Request};
+use nvq_core::error::NvqError;
+use nvq_core::source::{self, QueryMode, Request};
 
 /// What each GPU's line shows, in `render::stat`'s order.
 const GPU_FIELDS: &str = "index,name,temperature.gpu,utilization.gpu,memory.used,memory.total";
@@ -25,6 +25,6 @@ pub fn run(common: &Common<'_>) -> Result<(), NvqError> {
     };
     let gpus = read(QueryMode::GPU, &gpu_fields);
     let procs = read(QueryMode::COMPUTE_APPS, &proc_fields);
-    let text = crate::render::stat::render(&gpus, &procs);
+    let text = nvq_core::render::stat::render(&gpus, &procs);
     Sink::open(common.filename)?.write(text.as_bytes())
 }

@@ -28,23 +28,23 @@
 use super::plan::Common;
 use crate::cli::top::TopArgs;
 use crate::cli::top::{bad_interval, LEAK_AFTER_S};
-use crate::error::NvqError;
 use crate::hosts::{Client, Failure, Host};
-use crate::model::history::{History, Point, SeriesRef};
-use crate::model::top::{GpuSnap, Health, HostSnap, HostState, ProcSnap, TopSample};
-use crate::model::trend::{rising_trend, TrendConfig};
-use crate::model::NvmlCode;
-use crate::nvml::{LibSource, NotInstalled, Session};
 use crate::schedule::alarm::Alarm;
 use crate::schedule::deadline::{self, lock, PerGpu};
 use crate::schedule::signals::{StopSignals, Wake};
-use crate::source::top::TopReader;
 use crate::tui::columns::Leak;
 use crate::tui::state::{Action, Ui, MAX_INTERVAL_MS, MIN_INTERVAL_MS};
 use crate::tui::term::{self, Input, Mouse};
 use crate::tui::view::{
     self, FullMap, Hit, LeakMap, Screen, MEM_FIELD, PROC_MEM_FIELD, UTIL_FIELD,
 };
+use nvq_core::error::NvqError;
+use nvq_core::model::history::{History, Point, SeriesRef};
+use nvq_core::model::top::{GpuSnap, Health, HostSnap, HostState, ProcSnap, TopSample};
+use nvq_core::model::trend::{rising_trend, TrendConfig};
+use nvq_core::model::NvmlCode;
+use nvq_core::nvml::{LibSource, NotInstalled, Session};
+use nvq_core::source::top::TopReader;
 use std::collections::HashMap;
 use std::ffi::OsString;
 use std::io::IsTerminal;
@@ -281,7 +281,7 @@ pub fn run(a: &TopArgs, common: &Common<'_>) -> Result<(), NvqError> {
     // With stdout closed at the start, the runtime put /dev/null there:
     // the other program would not know. Then nvq runs the screen itself.
     if !crate::output::stdout_closed() {
-        match crate::nvml::find_installed(TOP_EXECUTABLE) {
+        match nvq_core::nvml::find_installed(TOP_EXECUTABLE) {
             Ok(exe) => {
                 // Only returns when the program could not be started.
                 let _ = std::process::Command::new(exe)
@@ -354,7 +354,7 @@ pub fn run_checked(h: &Handoff) -> Result<(), NvqError> {
                 None => LibSource::System,
             };
             let session = Arc::new(Session::open(&lib)?);
-            let devices = crate::nvml::select::select(&session, h.id.as_deref())?;
+            let devices = nvq_core::nvml::select::select(&session, h.id.as_deref())?;
             let title = format!(
                 "nvq top · driver {}",
                 session.driver_version().unwrap_or("?")
@@ -447,10 +447,10 @@ struct Collector {
 fn local_job(session: &Arc<Session>, gpu: u32, count: u32) -> impl FnMut() -> Part + Send {
     let sess = Arc::clone(session);
     // Looked up on the first run, on a lane, under a deadline.
-    let mut state: Option<(Vec<crate::source::Target>, TopReader)> = None;
+    let mut state: Option<(Vec<nvq_core::source::Target>, TopReader)> = None;
     move || {
-        let (targets, reader) =
-            state.get_or_insert_with(|| (crate::source::targets(&sess, &[gpu]), TopReader::new()));
+        let (targets, reader) = state
+            .get_or_insert_with(|| (nvq_core::source::targets(&sess, &[gpu]), TopReader::new()));
         let (g, procs) = match targets.first() {
             Some(t) => reader.read(&sess, t, count),
             None => (

@@ -3,11 +3,11 @@
 use super::plan::Common;
 use crate::cli::format::Format;
 use crate::cli::topo::TopoArgs;
-use crate::error::NvqError;
-use crate::model::topo::Level;
-use crate::nvml::{select, Session};
 use crate::output::Sink;
-use crate::{render, source};
+use nvq_core::error::NvqError;
+use nvq_core::model::topo::Level;
+use nvq_core::nvml::{select, Session};
+use nvq_core::{render, source};
 
 /// nvidia-smi's answer to `-i` without `-n` or `-p`.
 const ID_NEEDS_N_OR_P: &str =

@@ -9,11 +9,11 @@
 
 use super::plan::Common;
 use crate::cli::vgpu::VgpuArgs;
-use crate::error::NvqError;
 use crate::output::Sink;
-use crate::source::procinfo::HostProc;
-use crate::source::vgpu::Types;
-use crate::{render, source};
+use nvq_core::error::NvqError;
+use nvq_core::source::procinfo::HostProc;
+use nvq_core::source::vgpu::Types;
+use nvq_core::{render, source};
 
 /// Run `vgpu`.
 pub fn run(common: &Common<'_>, v: &VgpuArgs) -> Result<(), NvqError> {

@@ -8,7 +8,7 @@ use nvq::{output, ExitCode, Personality};
 use std::io::Write;
 
 fn main() {
-    nvq::error::install_panic_hook();
+    nvq_core::error::install_panic_hook();
     let args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
     let code = match Handoff::parse(&args).and_then(|h| run_checked(&h)) {
         Ok(()) => ExitCode::Success,

@@ -2,7 +2,7 @@
 
 use super::monitor::LOOP_SPELLINGS;
 use super::sub::{Own, Refusals, SubCommand};
-use crate::error::NvqError;
+use nvq_core::error::NvqError;
 
 use super::monitor::{Dmon, MonitorArgs};
 
@@ -33,7 +33,7 @@ pub struct DmonArgs {
 
 /// `--gpm-metrics`'s long help: the ids and columns of dmon's GPM table.
 pub fn gpm_metrics_help() -> String {
-    let ids: Vec<String> = crate::source::dmon::GPM_METRICS
+    let ids: Vec<String> = nvq_core::source::dmon::GPM_METRICS
         .iter()
         .map(|g| format!("{} {}", g.id, g.metric.name))
         .collect();

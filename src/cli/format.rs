@@ -3,10 +3,10 @@
 //! the text again. The value is taken as given, never trimmed, as
 //! nvidia-smi takes it (comma-separated tokens, no spaces).
 
-use crate::error::NvqError;
-use crate::render::monitor::SmiCsv;
-use crate::render::FormatSpec;
 use crate::Personality;
+use nvq_core::error::NvqError;
+use nvq_core::render::monitor::SmiCsv;
+use nvq_core::render::FormatSpec;
 
 /// What `--format` asked for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

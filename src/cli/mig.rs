@@ -3,7 +3,7 @@
 
 use super::format::Formats;
 use super::sub::{Own, Refusals, Shared::*, SubCommand};
-use crate::error::NvqError;
+use nvq_core::error::NvqError;
 
 /// `nvq mig`'s arguments.
 #[derive(clap::Args, Debug, Clone, Default)]

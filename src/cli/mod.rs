@@ -25,8 +25,8 @@ pub use monitor::MonitorArgs;
 
 pub use serve::ServeArgs;
 
-use crate::error::NvqError;
-use crate::source::QueryMode;
+use nvq_core::error::NvqError;
+use nvq_core::source::QueryMode;
 use std::ffi::OsString;
 use std::path::PathBuf;
 
@@ -190,8 +190,8 @@ impl Args {
     }
 
     /// Which NVML library to load.
-    pub fn lib_source(&self) -> crate::nvml::LibSource {
-        use crate::nvml::LibSource;
+    pub fn lib_source(&self) -> nvq_core::nvml::LibSource {
+        use nvq_core::nvml::LibSource;
         if self.simulate {
             LibSource::Simulator
         } else if let Some(p) = &self.nvml_lib {
@@ -204,7 +204,9 @@ impl Args {
 
 /// The `-d` types, for completion; any case is accepted and checked later.
 fn display_values() -> clap::builder::PossibleValuesParser {
-    let names = crate::source::report::DISPLAY_NAMES.iter().map(|(_, n)| *n);
+    let names = nvq_core::source::report::DISPLAY_NAMES
+        .iter()
+        .map(|(_, n)| *n);
     clap::builder::PossibleValuesParser::new(names)
 }
 
@@ -378,7 +380,15 @@ fn normalise(argv: Vec<OsString>) -> Result<Vec<OsString>, NvqError> {
     let mut out = Vec::with_capacity(argv.len());
     let mut refused_here: Option<sub::Refusals> = None;
     let last = argv.len().saturating_sub(1);
+    let mut after_dashes = false;
     for (k, a) in argv.into_iter().enumerate() {
+        // Everything after `--` is a command's (`nvq wait -- CMD`), passed
+        // on exactly as given.
+        if after_dashes || a == "--" {
+            after_dashes = true;
+            out.push(a);
+            continue;
+        }
         let s = a.to_string_lossy();
         let name = s.split('=').next().unwrap_or("");
         if let Some(r) = refused_here {
@@ -452,8 +462,8 @@ pub fn hint(e: &NvqError) -> Option<String> {
     names.push("-lms".into());
     // A word refused here that another command takes is no suggestion for itself.
     names.retain(|n| n != typed);
-    let near = crate::model::suggest::nearest(typed, names.iter().map(String::as_str));
-    crate::model::suggest::did_you_mean(&near)
+    let near = nvq_core::model::suggest::nearest(typed, names.iter().map(String::as_str));
+    nvq_core::model::suggest::did_you_mean(&near)
 }
 
 /// What parsing produced: arguments to act on, or text to print and exit 0.

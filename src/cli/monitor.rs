@@ -4,7 +4,7 @@ use super::format::Formats;
 use super::sub::{Own, Refusals, EVERY};
 use super::value::loop_interval;
 use super::ScriptArgs;
-use crate::error::NvqError;
+use nvq_core::error::NvqError;
 
 use super::value::{Delay, LoopMillis, LoopSecs, Monitor, MonitorCount};
 use std::path::PathBuf;

@@ -1,7 +1,7 @@
 //! `nvlink`: its read-only options, with nvidia-smi's spellings.
 
 use super::sub::{Own, Refusals, Shared::*, SubCommand};
-use crate::error::NvqError;
+use nvq_core::error::NvqError;
 
 /// `nvq nvlink`'s arguments.
 #[derive(clap::Args, Debug, Clone, Default)]

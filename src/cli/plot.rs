@@ -1,7 +1,7 @@
 //! `nvq plot`'s options.
 
 use super::sub::{Own, Refusals, SubCommand};
-use crate::error::NvqError;
+use nvq_core::error::NvqError;
 
 /// `nvq plot LOG -o OUT`: a log nvq wrote, drawn over time.
 #[derive(clap::Args, Debug, Clone, Default)]

@@ -2,7 +2,7 @@
 
 use super::monitor::LOOP_SPELLINGS;
 use super::sub::{Own, Refusals, SubCommand};
-use crate::error::NvqError;
+use nvq_core::error::NvqError;
 
 use super::monitor::{MonitorArgs, Pmon};
 

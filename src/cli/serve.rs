@@ -7,7 +7,7 @@
 use super::sub::{Own, Shared, SubCommand};
 
 use super::value::{duration, duration_or_zero, Span};
-use crate::error::NvqError;
+use nvq_core::error::NvqError;
 use std::time::Duration;
 
 /// The port of `utkuozdemir/nvidia_gpu_exporter`, which fleets already scrape.

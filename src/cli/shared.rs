@@ -8,7 +8,7 @@
 //! (`cli::value`); `-i` is text, resolved against NVML by `nvml::select`.
 
 use super::value::{Count, LoopMillis, LoopSecs};
-use crate::error::NvqError;
+use nvq_core::error::NvqError;
 use std::path::PathBuf;
 use std::time::Duration;
 

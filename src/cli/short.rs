@@ -5,7 +5,7 @@
 use super::format::Formats;
 use super::monitor::LOOP_SPELLINGS;
 use super::sub::{Own, Refusals, Shared, SubCommand, EVERY};
-use crate::error::NvqError;
+use nvq_core::error::NvqError;
 
 use super::shared::{Gpus, OutFile, Repeat};
 use super::ScriptArgs;
@@ -34,7 +34,9 @@ pub struct ShortArgs {
 #[derive(clap::Args, Debug, Clone, Default)]
 #[command(
     after_help = "Without --until/--until-all, waits until every selected GPU runs no compute process. \
-Exit status: the command's, or 21 if --timeout runs out first (the command is not run). \
+Exit status: the command's (128+N if it died of signal N), 21 if --timeout runs out first, \
+128+N if signal N stops the wait (the command is not run then), 127 if it is not found, 126 if it \
+cannot be executed. While it runs, SIGINT, SIGTERM and SIGHUP are passed on to it. \
 Example: nvq wait -i 1 --timeout 2h -- python train.py"
 )]
 pub struct WaitArgs {

@@ -5,7 +5,7 @@
 
 use super::format::Formats;
 use super::ScriptArgs;
-use crate::error::NvqError;
+use nvq_core::error::NvqError;
 use std::path::Path;
 use std::time::Duration;
 

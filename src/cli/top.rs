@@ -3,7 +3,7 @@
 use super::sub::{Own, Shared, SubCommand};
 
 use super::value::{parse_duration, Span};
-use crate::error::NvqError;
+use nvq_core::error::NvqError;
 use std::time::Duration;
 
 /// The values are read by clap (`cli::value`'s duration grammar); `app::top`

@@ -2,7 +2,7 @@
 
 use super::format::Formats;
 use super::sub::{Own, Refusals, Shared::*, SubCommand};
-use crate::error::NvqError;
+use nvq_core::error::NvqError;
 
 /// `nvq topo`'s arguments.
 #[derive(clap::Args, Debug, Clone, Default)]

@@ -20,7 +20,7 @@ pub struct TrendArgs {
 
 impl TrendArgs {
     /// The settings.
-    pub fn config(&self) -> crate::model::trend::TrendConfig {
+    pub fn config(&self) -> nvq_core::model::trend::TrendConfig {
         crate::script::run::trend_config(self.window(), self.rising(), self.min_rise)
     }
 

@@ -19,7 +19,7 @@
 //! naming the unit (`ns`, `us`, `d`, `w`, `hours`, `30 s`), so either would
 //! change what is accepted and what a mistake prints.
 
-use crate::error::NvqError;
+use nvq_core::error::NvqError;
 use std::marker::PhantomData;
 use std::time::Duration;
 

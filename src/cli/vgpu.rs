@@ -3,7 +3,7 @@
 //! listings (`-s`, `-c`); see `app::vgpu`.
 
 use super::sub::{Own, Refusals, Shared::*, SubCommand};
-use crate::error::NvqError;
+use nvq_core::error::NvqError;
 
 /// `nvq vgpu`'s arguments.
 #[derive(clap::Args, Debug, Clone, Default)]

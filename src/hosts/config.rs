@@ -8,9 +8,9 @@
 //! (`serve::web_config::read_trusted`). A password may also come from
 //! `$NVQ_HOSTS_PASSWORD`.
 
-use crate::error::NvqError;
 use crate::serve::web_config::read_trusted;
 use base64::Engine;
+use nvq_core::error::NvqError;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use tokio_rustls::rustls;

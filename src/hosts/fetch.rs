@@ -182,7 +182,7 @@ fn first_line(body: &[u8]) -> String {
         .chars()
         .take(120)
         .collect();
-    crate::render::printable(&line).into_owned()
+    nvq_core::render::printable(&line).into_owned()
 }
 
 #[cfg(test)]

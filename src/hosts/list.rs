@@ -8,7 +8,7 @@
 //! and in a URL's path also `/`), so that no entry can carry a space, a
 //! control character or an option into a request or a message.
 
-use crate::error::NvqError;
+use nvq_core::error::NvqError;
 use std::io::Read;
 use std::path::Path;
 
@@ -53,7 +53,7 @@ impl Host {
 fn bad(entry: &str, why: &str) -> NvqError {
     NvqError::Usage(format!(
         "--hosts: {}: {why}",
-        crate::render::printable(&quote(entry))
+        nvq_core::render::printable(&quote(entry))
     ))
 }
 
@@ -191,7 +191,7 @@ pub fn hosts(value: Option<&str>) -> Result<Option<Vec<Host>>, NvqError> {
 /// An `@FILE` list: a regular file (not a FIFO or a device, which could
 /// block or never end), at most [`MAX_FILE`] bytes, UTF-8.
 fn read_list(path: &Path) -> Result<String, NvqError> {
-    let shown = crate::render::printable(&path.to_string_lossy()).into_owned();
+    let shown = nvq_core::render::printable(&path.to_string_lossy()).into_owned();
     let fail = |why: String| NvqError::Usage(format!("--hosts @{shown}: {why}"));
     let file = std::fs::File::open(path).map_err(|e| fail(e.to_string()))?;
     let meta = file.metadata().map_err(|e| fail(e.to_string()))?;

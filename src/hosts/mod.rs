@@ -21,8 +21,8 @@ pub use config::Options;
 pub use fetch::{Client, Failure};
 pub use list::Host;
 
-use crate::model::wire::Answer;
-use crate::model::Row;
+use nvq_core::model::wire::Answer;
+use nvq_core::model::Row;
 use std::time::Instant;
 
 /// The path and query that ask a node for `fields` (canonical names) of

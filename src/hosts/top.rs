@@ -8,9 +8,9 @@
 //! per-process SM use or host CPU and memory: those show as unknown (`-`).
 
 use super::{read, Client, Failure, Host};
-use crate::model::top::{GpuSnap, Health, ProcSnap};
-use crate::model::{Row, Value};
-use crate::source::QueryMode;
+use nvq_core::model::top::{GpuSnap, Health, ProcSnap};
+use nvq_core::model::{Row, Value};
+use nvq_core::source::QueryMode;
 use std::sync::Arc;
 use std::time::Instant;
 

@@ -16,7 +16,7 @@
 //! replaced and the link is kept. A device, FIFO, socket or directory is
 //! refused ([`NvqError::NotRegular`]).
 
-use crate::error::NvqError;
+use nvq_core::error::NvqError;
 use std::fs;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -51,7 +51,7 @@ pub fn check_links(path: &Path) -> Result<(), NvqError> {
             source,
         })?
     };
-    let me = crate::trust::me();
+    let me = nvq_core::trust::me();
     let mut todo: Vec<std::ffi::OsString> = path.iter().rev().map(|c| c.to_os_string()).collect();
     let mut here = start;
     let mut links = 0;

@@ -11,7 +11,7 @@ pub mod terminal;
 
 pub use atomic::AtomicFile;
 
-use crate::error::NvqError;
+use nvq_core::error::NvqError;
 use std::fs::File;
 use std::io::{self, Write};
 use std::os::fd::AsRawFd;

@@ -3,11 +3,12 @@
 //! [`MAX_LINES`], the rest counted in notes).
 
 use super::panel::{Drawing, Line, Panel, PlotSpec};
-use crate::model::history::{Point, Series};
-use crate::model::log::{quoted, LogCell, LogHead};
-use crate::model::trend;
-use crate::render::report_xml::xml_chars;
-use std::collections::{BTreeMap, HashMap};
+use super::thin::thin;
+use nvq_core::model::history::{Point, Series};
+use nvq_core::model::log::{quoted, LogCell, LogHead};
+use nvq_core::model::trend;
+use nvq_core::render::report_xml::xml_chars;
+use std::collections::HashMap;
 
 /// The most panels a picture has (fields drawn); the others are named in a note under the panels.
 pub const MAX_PANELS: usize = 8;
@@ -111,12 +112,26 @@ struct Gathered {
     slots: Vec<Slot>,
 }
 
+/// How many gaps between timestamps make the sampling interval (their median).
+const GAPS: usize = 64;
+
 /// A series' points of one field, and its capacity: valid while `epoch` is the field's.
 #[derive(Default)]
 struct Slot {
     epoch: u32,
     points: Vec<Point>,
     capacity: Option<f64>,
+    /// How many points it may hold before its old ones are thinned again.
+    next: usize,
+}
+
+/// What a series keeps of a field: every point of the trend window, and of the older ones each of
+/// `4 × columns` slices' lowest and highest (a pixel column of the picture is at least two slices wide, so
+/// its lowest and highest point are kept).
+struct Keep {
+    /// The picture's width in pixels.
+    columns: usize,
+    window_s: f64,
 }
 
 /// A process's row, kept until the end: which process a PID is depends on the log's sampling interval
@@ -176,11 +191,18 @@ pub struct Collector<'s> {
     series: Vec<Gathered>,
     /// The GPU series seen, by key part.
     gpus: HashMap<Part, usize>,
+    /// The processes' rows until the sampling interval is known.
     processes: Vec<ProcessRow>,
     rows: usize,
     t0: f64,
-    /// The gaps between distinct timestamps, for the sampling interval.
+    /// The first gaps between distinct timestamps, for the sampling interval.
     gaps: Vec<f64>,
+    /// The sampling interval, once known (see [`Self::interval`]).
+    interval: Option<f64>,
+    /// The processes placed: (GPU, PID) -> (series, last seen, name, generation).
+    seen: HashMap<(Part, Part), (usize, f64, Part, u32)>,
+    /// How many points a series keeps of each field.
+    keep: Keep,
     last_t: Option<f64>,
     first_gpu: Option<Part>,
     many_gpus: bool,
@@ -203,6 +225,12 @@ impl<'s> Collector<'s> {
             rows: 0,
             t0: f64::INFINITY,
             gaps: Vec::new(),
+            interval: None,
+            seen: HashMap::new(),
+            keep: Keep {
+                columns: spec.width as usize,
+                window_s: spec.trend.window_s,
+            },
             last_t: None,
             first_gpu: None,
             many_gpus: false,
@@ -328,7 +356,7 @@ impl<'s> Collector<'s> {
         self.rows += 1;
         self.t0 = self.t0.min(t);
         if let Some(last) = self.last_t {
-            if t != last && t - last > 0.0 {
+            if t != last && t - last > 0.0 && self.interval.is_none() {
                 self.gaps.push(t - last);
             }
         }
@@ -371,7 +399,7 @@ impl<'s> Collector<'s> {
                     false => (f64::NAN, f64::NAN),
                 })
                 .collect();
-            self.processes.push(ProcessRow {
+            let p = ProcessRow {
                 row,
                 t,
                 gpu,
@@ -380,7 +408,11 @@ impl<'s> Collector<'s> {
                 first,
                 epoch: self.epoch,
                 values,
-            });
+            };
+            match self.interval(false) {
+                Some(interval) => self.place(p, interval),
+                None => self.processes.push(p),
+            }
             return;
         }
         let id = match self.gpus.get(&gpu) {
@@ -398,49 +430,55 @@ impl<'s> Collector<'s> {
             let (v, c) = (num(Some(f.column)), num(f.capacity));
             if v.is_some() || c.is_some() {
                 if let Some(s) = slot(g, i, f.since) {
-                    s.add(t, v, c);
+                    s.add(t, v, c, &self.keep);
                 }
             }
         }
     }
 
-    /// The processes' series: a PID that comes back after more than three sampling intervals, or under another
-    /// name, is a new process.
-    fn place_processes(&mut self) {
-        let mut gaps = std::mem::take(&mut self.gaps);
-        gaps.sort_by(f64::total_cmp);
-        let interval = gaps.get(gaps.len() / 2).copied().unwrap_or(1.0);
-        // (GPU, PID) -> (series, last seen, name, generation)
-        let mut seen: BTreeMap<(Part, Part), (usize, f64, Part, u32)> = BTreeMap::new();
-        for p in std::mem::take(&mut self.processes) {
-            let key = (p.gpu, p.pid);
-            let id = match seen.get(&key) {
-                Some(&(id, last, name, g))
-                    if p.t - last <= 3.0 * interval + 1e-9 && name == p.name =>
-                {
-                    seen.insert(key, (id, p.t, name, g));
-                    id
-                }
-                old => {
-                    let generation = old.map_or(1, |o| o.3 + 1);
-                    self.series.push(gathered(p.row, p.first, generation));
-                    let id = self.series.len() - 1;
-                    seen.insert(key, (id, p.t, p.name, generation));
-                    id
-                }
-            };
-            let Some(g) = self.series.get_mut(id) else {
+    /// The sampling interval: the median of the first [`GAPS`] gaps between timestamps (or of those the log
+    /// has); once known, the processes' rows held until then are placed and the next are placed as they come.
+    fn interval(&mut self, end: bool) -> Option<f64> {
+        if self.interval.is_none() && (end || self.gaps.len() >= GAPS) {
+            let mut gaps = std::mem::take(&mut self.gaps);
+            gaps.sort_by(f64::total_cmp);
+            let interval = gaps.get(gaps.len() / 2).copied().unwrap_or(1.0);
+            self.interval = Some(interval);
+            for p in std::mem::take(&mut self.processes) {
+                self.place(p, interval);
+            }
+        }
+        self.interval
+    }
+
+    /// A process's row in its series: a PID that comes back after more than three sampling intervals, or under
+    /// another name, is a new process.
+    fn place(&mut self, p: ProcessRow, interval: f64) {
+        let key = (p.gpu, p.pid);
+        let id = match self.seen.get(&key) {
+            Some(&(id, last, name, g)) if p.t - last <= 3.0 * interval + 1e-9 && name == p.name => {
+                self.seen.insert(key, (id, p.t, name, g));
+                id
+            }
+            old => {
+                let generation = old.map_or(1, |o| o.3 + 1);
+                self.series.push(gathered(p.row, p.first, generation));
+                let id = self.series.len() - 1;
+                self.seen.insert(key, (id, p.t, p.name, generation));
+                id
+            }
+        };
+        let Some(g) = self.series.get_mut(id) else {
+            return;
+        };
+        for (i, (f, &(v, c))) in self.fields.iter().zip(&p.values).enumerate() {
+            if p.epoch < f.since || !f.live {
                 continue;
-            };
-            for (i, (f, &(v, c))) in self.fields.iter().zip(&p.values).enumerate() {
-                if p.epoch < f.since || !f.live {
-                    continue;
-                }
-                let (v, c) = ((!v.is_nan()).then_some(v), (!c.is_nan()).then_some(c));
-                if v.is_some() || c.is_some() {
-                    if let Some(s) = slot(g, i, f.since) {
-                        s.add(p.t, v, c);
-                    }
+            }
+            let (v, c) = ((!v.is_nan()).then_some(v), (!c.is_nan()).then_some(c));
+            if v.is_some() || c.is_some() {
+                if let Some(s) = slot(g, i, f.since) {
+                    s.add(p.t, v, c, &self.keep);
                 }
             }
         }
@@ -462,7 +500,7 @@ impl<'s> Collector<'s> {
                 names()
             ));
         }
-        self.place_processes();
+        self.interval(true);
         let numeric = |k: usize| self.numeric.get(k) == Some(&true);
         // The fields drawn, in the order they are drawn: --field's, else the defaults, else the stand-ins.
         let mut drawn: Vec<usize> = (0..self.fields.len())
@@ -620,13 +658,39 @@ fn slot(g: &mut Gathered, i: usize, since: u32) -> Option<&mut Slot> {
 }
 
 impl Slot {
-    fn add(&mut self, t: f64, v: Option<f64>, capacity: Option<f64>) {
+    fn add(&mut self, t: f64, v: Option<f64>, capacity: Option<f64>, keep: &Keep) {
         if let Some(v) = v {
             self.points.push(Point { t, v });
+            if self.points.len() >= self.next.max(16 * keep.columns) {
+                self.thin_old(keep);
+            }
         }
         if capacity.is_some() {
             self.capacity = capacity;
         }
+    }
+
+    /// The points older than the trend window (before the newest one's time less the window), in the order they
+    /// came, thinned to their lowest and highest of each of `4 × columns` slices of their time; the newest of
+    /// them is kept (the trend reads one point older than its window). Held again only once the series has
+    /// doubled: a row costs the same whatever the log's length.
+    fn thin_old(&mut self, keep: &Keep) {
+        let Some(last) = self.points.last().copied() else {
+            return;
+        };
+        let before = last.t - keep.window_s.max(0.0);
+        let old = self.points.iter().take_while(|p| p.t < before).count();
+        if old > 8 * keep.columns {
+            let newest = self.points.get(old - 1).copied();
+            let mut thinned = thin(self.points.get(..old).unwrap_or(&[]), 4 * keep.columns);
+            if let Some(p) = newest {
+                if thinned.last().map_or(true, |l| l.t != p.t || l.v != p.v) {
+                    thinned.push(p);
+                }
+            }
+            self.points.splice(..old, thinned);
+        }
+        self.next = 2 * self.points.len();
     }
 }
 
@@ -698,8 +762,8 @@ fn label(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::log::{LogColumn, LogFormat};
-    use crate::model::trend::TrendConfig;
+    use nvq_core::model::log::{LogColumn, LogFormat};
+    use nvq_core::model::trend::TrendConfig;
     use LogCell::{Num, Text};
 
     /// What a plot of `fields` draws of rows read from a log whose columns are `names` (an NDJSON log may add
@@ -790,6 +854,31 @@ mod tests {
         let fields: Vec<&str> = d.panels.iter().map(|p| p.field.as_str()).collect();
         assert_eq!(fields, ["memory.used"]);
         assert_eq!(points(&d, "memory.used"), [2]);
+    }
+
+    /// A long series keeps every point of its trend window and, before it, about a pixel column's lowest and
+    /// highest: memory follows the picture, not the log.
+    #[test]
+    fn a_long_series_keeps_what_the_picture_shows() {
+        let cols: &[&str] = &["timestamp", "index", "memory.used"];
+        let n = 200_000;
+        let rows: Vec<(&[&str], f64, Vec<LogCell>)> = (0..n)
+            .map(|i| {
+                let v = if i == 54_321 { 1e9 } else { (i % 7) as f64 };
+                (cols, i as f64, vec![Text(0), Num(0.0), Num(v)])
+            })
+            .collect();
+        let d = drawing(&rows, &[]).unwrap();
+        let s = &d.panels[0].lines[0].series;
+        // 1200 pixels: 19,200 points at most before thinning, twice what is left after it.
+        assert!(s.len() < 40_000, "{} points kept", s.len());
+        assert!(s.points().any(|p| p.v == 1e9), "the spike is kept");
+        assert!(s.points().all(|p| p.v >= 0.0 && p.v <= 1e9));
+        // The last ten minutes whole, in order.
+        let tail: Vec<f64> = s.points().rev().take(601).map(|p| p.t).collect();
+        let want: Vec<f64> = (n - 601..n).rev().map(|i| i as f64).collect();
+        assert_eq!(tail, want);
+        assert!(s.points().zip(s.points().skip(1)).all(|(a, b)| a.t <= b.t));
     }
 
     /// `--field` beyond MAX_PANELS: the first are drawn, the rest named in a note; one the log lacks is refused

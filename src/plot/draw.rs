@@ -1,9 +1,10 @@
 //! The panels drawn with plotters: SVG text or PNG bytes, pure (no I/O).
 
 use super::panel::{Drawing, Panel, PictureKind, PlotSpec};
-use crate::model::history::{Point, Series};
-use crate::model::trend;
-use crate::render::report_xml;
+use super::thin::thin;
+use nvq_core::model::history::Point;
+use nvq_core::model::trend;
+use nvq_core::render::report_xml;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
@@ -371,7 +372,7 @@ where
         let mut peaks = Vec::new();
         for (i, line) in panel.lines.iter().enumerate() {
             let colour = COLOURS[i % COLOURS.len()];
-            let pts = thin(&line.series, width as usize);
+            let pts = thin(&line.series.points().collect::<Vec<_>>(), width as usize);
             let xy = pts.iter().map(|p| (p.t - t0, p.v / s));
             chart
                 .draw_series(LineSeries::new(xy, colour.stroke_width(2)))
@@ -493,71 +494,9 @@ impl Taken {
     }
 }
 
-/// At most about `width` pixel columns' worth of points: each column's lowest and highest, in time order. A series
-/// that fits is returned whole.
-fn thin(series: &Series, width: usize) -> Vec<Point> {
-    let n = series.len();
-    let columns = width.max(10);
-    if n <= 2 * columns {
-        return series.points().collect();
-    }
-    let (Some(first), Some(last)) = (series.first(), series.last()) else {
-        return Vec::new();
-    };
-    let span = (last.t - first.t).max(1e-9);
-    let mut out = Vec::with_capacity(2 * columns + 2);
-    let mut bucket: Option<(usize, Point, Point)> = None;
-    for p in series.points() {
-        let b = (((p.t - first.t) / span) * columns as f64) as usize;
-        match &mut bucket {
-            Some((k, lo, hi)) if *k == b => {
-                if p.v < lo.v {
-                    *lo = p;
-                }
-                if p.v > hi.v {
-                    *hi = p;
-                }
-            }
-            _ => {
-                if let Some((_, lo, hi)) = bucket.take() {
-                    push_pair(&mut out, lo, hi);
-                }
-                bucket = Some((b, p, p));
-            }
-        }
-    }
-    if let Some((_, lo, hi)) = bucket {
-        push_pair(&mut out, lo, hi);
-    }
-    out
-}
-
-fn push_pair(out: &mut Vec<Point>, a: Point, b: Point) {
-    let (x, y) = if a.t <= b.t { (a, b) } else { (b, a) };
-    out.push(x);
-    if y.t != x.t || y.v != x.v {
-        out.push(y);
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn thinning_keeps_every_columns_extremes() {
-        let mut s = Series::with_cap(100_000);
-        for i in 0..100_000 {
-            let v = if i == 54_321 { 1e9 } else { (i % 7) as f64 };
-            s.push(Point { t: i as f64, v });
-        }
-        let t = thin(&s, 1000);
-        assert!(t.len() <= 2002, "{}", t.len());
-        assert!(t.iter().any(|p| p.v == 1e9));
-        assert!(t.windows(2).all(|w| w[0].t <= w[1].t));
-        let small = thin(&s, 100_000);
-        assert_eq!(small.len(), 100_000);
-    }
 
     #[test]
     fn peak_labels_at_one_place_do_not_overlap_and_stay_inside() {

@@ -1,7 +1,7 @@
 //! What `nvq plot` draws: the spec (fields, trend, kind, width) and the panels a log's rows make.
 
-use crate::model::history::{Point, Series};
-use crate::model::trend::{self, TrendConfig};
+use nvq_core::model::history::{Point, Series};
+use nvq_core::model::trend::{self, TrendConfig};
 
 /// What to draw, and how.
 #[derive(Clone, Debug)]

@@ -15,8 +15,8 @@
 pub mod grpc;
 pub mod proto;
 
-use crate::model::pods::{PodHealth, PodMap, PodRef};
-use crate::nvml::Session;
+use nvq_core::model::pods::{PodHealth, PodMap, PodRef};
+use nvq_core::nvml::Session;
 use prost::Message;
 use std::collections::HashMap;
 use std::path::PathBuf;

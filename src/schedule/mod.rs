@@ -15,11 +15,11 @@ pub mod deadline;
 pub mod signals;
 
 use self::signals::{StopSignals, Wake};
-use crate::error::NvqError;
-use crate::model::{Column, Row};
 use crate::output::Sink;
 use crate::output::Watch;
-use crate::render::Formatter;
+use nvq_core::error::NvqError;
+use nvq_core::model::{Column, Row};
+use nvq_core::render::Formatter;
 use std::io::Write;
 use std::time::{Duration, Instant, SystemTime};
 

@@ -36,10 +36,30 @@ const REPEAT_GRACE_NS: u64 = 500_000_000;
 
 const SIGNALS: [c_int; 3] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP];
 
+/// The first stop signal's number, 0 before one arrived.
+static STOP_SIG: AtomicI32 = AtomicI32::new(0);
+
+/// The stop signals the process inherited ignored (bit `1 << sig`), as
+/// [`hold_ignored`] found them.
+static INHERITED_IGNORED: AtomicU64 = AtomicU64::new(0);
+
 /// Has SIGINT, SIGTERM or SIGHUP arrived while a loop's handlers were
 /// installed? (A stop is final.)
 pub fn stop_requested() -> bool {
     STOP.load(Ordering::SeqCst)
+}
+
+/// The first stop signal that arrived (SIGINT, SIGTERM or SIGHUP), if any:
+/// `nvq wait` cancels its command with `128 + N` after it.
+pub fn stop_signal() -> Option<c_int> {
+    let s = STOP_SIG.load(Ordering::SeqCst);
+    (s != 0).then_some(s)
+}
+
+/// Did the process inherit `sig` ignored (`nohup`, a background job of a
+/// non-interactive shell)? A command nvq starts inherits it ignored too.
+pub fn inherited_ignored(sig: c_int) -> bool {
+    (0..64).contains(&sig) && INHERITED_IGNORED.load(Ordering::SeqCst) & (1u64 << sig) != 0
 }
 
 /// CLOCK_MONOTONIC in ns, at least 1.
@@ -68,6 +88,7 @@ extern "C" fn on_signal(sig: c_int) {
         Ok(_) => now,
         Err(t) => t,
     };
+    let _ = STOP_SIG.compare_exchange(0, sig, Ordering::SeqCst, Ordering::SeqCst);
     if STOP.swap(true, Ordering::SeqCst) {
         if now.saturating_sub(first) < REPEAT_GRACE_NS {
             return;
@@ -92,10 +113,10 @@ extern "C" fn on_signal(sig: c_int) {
 
 /// Set by [`on_held`]: a stop signal the process inherited ignored arrived
 /// before a loop's handlers were armed.
-static HELD: AtomicBool = AtomicBool::new(false);
+static HELD: AtomicI32 = AtomicI32::new(0);
 
-extern "C" fn on_held(_sig: c_int) {
-    HELD.store(true, Ordering::SeqCst);
+extern "C" fn on_held(sig: c_int) {
+    let _ = HELD.compare_exchange(0, sig, Ordering::SeqCst, Ordering::SeqCst);
 }
 
 /// Route `sig` to `handler`, with SA_RESTART, which keeps NVML's and the
@@ -128,6 +149,7 @@ pub fn hold_ignored() {
                 && old.sa_sigaction == libc::SIG_IGN
         };
         if ignored {
+            INHERITED_IGNORED.fetch_or(1u64 << sig, Ordering::SeqCst);
             handle(sig, on_held);
         }
     }
@@ -142,8 +164,9 @@ pub fn arm() {
     for sig in SIGNALS {
         handle(sig, on_signal);
     }
-    if HELD.swap(false, Ordering::SeqCst) {
-        on_signal(libc::SIGINT);
+    let held = HELD.swap(0, Ordering::SeqCst);
+    if held != 0 {
+        on_signal(held);
     }
 }
 
@@ -354,7 +377,9 @@ mod tests {
             libc::signal(libc::SIGTERM, libc::SIG_DFL);
             libc::signal(libc::SIGINT, libc::SIG_DFL);
         }
+        assert_eq!(stop_signal(), Some(libc::SIGTERM));
         STOP.store(false, Ordering::SeqCst);
         FIRST_AT.store(0, Ordering::SeqCst);
+        STOP_SIG.store(0, Ordering::SeqCst);
     }
 }

@@ -6,7 +6,7 @@ use super::lexer::{CmpOp, Op, Span};
 use super::parser::{Ast, Node};
 use super::units::{self, Kind};
 use super::ExprError;
-use crate::model::FieldInfo;
+use nvq_core::model::FieldInfo;
 
 /// What the checker knows about a sub-expression.
 enum Ty {
@@ -81,7 +81,10 @@ impl Checker<'_> {
 
     fn field(&mut self, name: &str, span: &Span) -> Result<(FieldRef, Kind, f64), ExprError> {
         let Some(idx) = (self.lookup)(name) else {
-            let mut e = ExprError::new(format!("unknown field \"{name}\""), span.clone());
+            let mut e = ExprError::new(
+                format!("unknown field \"{}\"", nvq_core::model::suggest::clip(name)),
+                span.clone(),
+            );
             e.hint = suggest(name, self.infos);
             return Err(e);
         };
@@ -219,7 +222,7 @@ impl Checker<'_> {
                     let own = self
                         .infos
                         .get(fref.field)
-                        .and_then(|i| crate::model::trend::capacity_field(i.name));
+                        .and_then(|i| nvq_core::model::trend::capacity_field(i.name));
                     match own.map(|c| (c, self.field(c, span))) {
                         Some((_, Ok((cf, _, cs)))) => Capacity::Field(cf.field, cs),
                         Some(("memory.total", Err(_))) => Capacity::GpuMemory,
@@ -456,5 +459,5 @@ fn suggest(name: &str, infos: &[&FieldInfo]) -> Option<String> {
     let names = infos
         .iter()
         .flat_map(|i| std::iter::once(i.name).chain(i.aliases.iter().copied()));
-    crate::model::suggest::did_you_mean(&crate::model::suggest::nearest(name, names))
+    nvq_core::model::suggest::did_you_mean(&nvq_core::model::suggest::nearest(name, names))
 }

@@ -2,7 +2,7 @@
 //! a comparison that reads an unavailable value is *unknown*.
 
 use super::lexer::{CmpOp, Op};
-use crate::model::Value;
+use nvq_core::model::Value;
 use std::borrow::Cow;
 
 /// The truth of an expression for one row.

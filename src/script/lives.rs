@@ -10,8 +10,8 @@
 //! under another command name: the rule `nvq plot` applies to a log. Such a
 //! process's `start` is then nvq's count of the PID's lives (1, 2, ...).
 
-use crate::model::history::SeriesKey;
-use crate::source::procinfo::{stat_identity, HostProc};
+use nvq_core::model::history::SeriesKey;
+use nvq_core::source::procinfo::{stat_identity, HostProc};
 use std::collections::BTreeMap;
 
 /// A PID missing from more samples than this, then back, is a new process.

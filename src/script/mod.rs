@@ -21,10 +21,10 @@ pub use eval::{Capacity, Derived, Func, Tri};
 pub use run::{Flags, Quantifier, RowKey, Script, Verdict};
 pub use stats::Stats;
 
-use crate::error::NvqError;
-use crate::model::{FieldInfo, Value};
-use crate::source::QueryMode;
 use lexer::Span;
+use nvq_core::error::NvqError;
+use nvq_core::model::{FieldInfo, Value};
+use nvq_core::source::QueryMode;
 
 /// What is wrong with an expression, and where.
 #[derive(Debug, Clone, PartialEq)]
@@ -52,20 +52,33 @@ impl ExprError {
     ///   memory.fre >= 20GiB
     ///   ^^^^^^^^^^
     /// ```
+    ///
+    /// A long expression is shown as a window of at most [`SHOWN`]
+    /// characters around the marked part, cut ends marked `...`, so that
+    /// a huge expression makes a short message.
     pub fn render(&self, flag: &str, src: &str) -> String {
-        let shown: String = src
+        let chars: Vec<char> = src
             .chars()
-            .map(|c| if crate::render::hidden(c) { ' ' } else { c })
+            .map(|c| if nvq_core::render::hidden(c) { ' ' } else { c })
             .collect();
         let start = self.span.start.min(src.len());
         let end = self.span.end.clamp(start, src.len());
         let col = src.get(..start).map_or(0, |s| s.chars().count());
         let width = src.get(start..end).map_or(0, |s| s.chars().count()).max(1);
+        // The window: up to a fifth before the mark, the mark, the rest after.
+        let from = col.saturating_sub(SHOWN / 5);
+        let to = chars.len().min(from + SHOWN).max(from);
+        let cut_left = from > 0;
+        let cut_right = to < chars.len();
+        let shown: String = chars.get(from..to).unwrap_or_default().iter().collect();
+        let lead = if cut_left { "..." } else { "" };
+        let marks = width.min(to.saturating_sub(col)).max(1);
         let mut out = format!(
-            "invalid {flag} expression: {}\n  {shown}\n  {}{}",
+            "invalid {flag} expression: {}\n  {lead}{shown}{}\n  {}{}",
             self.message,
-            " ".repeat(col),
-            "^".repeat(width)
+            if cut_right { "..." } else { "" },
+            " ".repeat(col - from + lead.len()),
+            "^".repeat(marks)
         );
         if let Some(h) = &self.hint {
             out.push(' ');
@@ -74,6 +87,9 @@ impl ExprError {
         out
     }
 }
+
+/// The most characters of an expression an error message shows.
+const SHOWN: usize = 120;
 
 /// A compiled expression.
 #[derive(Debug, Clone)]
@@ -175,7 +191,7 @@ impl Expr {
                 let cell = read.iter().position(|&r| r == f).and_then(|k| cells.get(k));
                 let text = cell.map_or_else(
                     || "?".to_string(),
-                    |v| crate::render::csv::cell_text(v, info.unit, false),
+                    |v| nvq_core::render::csv::cell_text(v, info.unit, false),
                 );
                 Some(format!("{} = {text}", info.name))
             })

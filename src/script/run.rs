@@ -14,11 +14,11 @@
 use super::eval::{cell_number, Capacity, Derived, Func};
 use super::lives::Lives;
 use super::{read_list, Expr, Stats};
-use crate::error::NvqError;
-use crate::model::history::{History, Point, SeriesKey};
-use crate::model::trend::{self, TrendConfig};
-use crate::model::{FieldInfo, FieldKind, Row, Value};
-use crate::source::QueryMode;
+use nvq_core::error::NvqError;
+use nvq_core::model::history::{History, Point, SeriesKey};
+use nvq_core::model::trend::{self, TrendConfig};
+use nvq_core::model::{FieldInfo, FieldKind, Row, Value};
+use nvq_core::source::QueryMode;
 use std::collections::BTreeMap;
 use std::time::Duration;
 
@@ -227,7 +227,7 @@ impl Script {
             until,
             timeout,
             summary: summary.then(|| {
-                use crate::model::FieldKind;
+                use nvq_core::model::FieldKind;
                 let keys = queried
                     .iter()
                     .map(|&f| {
@@ -774,7 +774,7 @@ fn parse_size(s: &str) -> Option<f64> {
         1024.0 * 1024.0
     } else {
         match super::units::literal_unit(unit) {
-            Some((crate::model::Quantity::Size, scale)) => scale,
+            Some((nvq_core::model::Quantity::Size, scale)) => scale,
             _ => return None,
         }
     };

@@ -18,8 +18,8 @@
 //!   show its value.
 
 use super::eval::cell_number;
-use crate::model::Value;
-use crate::model::{Column, Row};
+use nvq_core::model::Value;
+use nvq_core::model::{Column, Row};
 use std::collections::BTreeMap;
 
 #[derive(Debug, Clone, Default)]
@@ -235,7 +235,7 @@ pub fn summarize<'a>(rows: impl IntoIterator<Item = (u32, &'a [Value])>) -> Vec<
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::NvmlCode;
+    use nvq_core::model::NvmlCode;
 
     fn csv(rows: &[Row]) -> Vec<String> {
         rows.iter()
@@ -337,7 +337,7 @@ mod tests {
         ]);
         let cells: Vec<String> = rows
             .iter()
-            .map(|r| crate::render::csv::cell_text(&r.cells[2], Some("W"), false))
+            .map(|r| nvq_core::render::csv::cell_text(&r.cells[2], Some("W"), false))
             .collect();
         assert_eq!(cells, ["100.00 W", "200.50 W", "150.25 W"]);
         let mut keyed = Stats::with_keys(vec![true, false]);

@@ -1,8 +1,8 @@
 //! Tests of the expression language against the `--query-gpu` registry.
 
 use super::*;
-use crate::model::NvmlCode;
-use crate::source::gpu::FIELDS;
+use nvq_core::model::NvmlCode;
+use nvq_core::source::gpu::FIELDS;
 use proptest::prelude::*;
 
 const MIB: u64 = 1 << 20;
@@ -362,4 +362,25 @@ proptest! {
             }
         }
     }
+}
+
+#[test]
+fn a_huge_expression_is_shown_as_a_window_around_its_mark() {
+    let huge = format!("utilization.gpu > 1 && {} > 1", "x".repeat(120 * 1024));
+    let m = render(&huge);
+    assert!(m.len() < 600, "{} bytes", m.len());
+    let lines: Vec<&str> = m.lines().collect();
+    assert_eq!(lines.len(), 3, "{m}");
+    assert!(lines[0].contains("... (122880 bytes)"), "{}", lines[0]);
+    assert!(lines[1].starts_with("  utilization.gpu > 1 && xxx") && lines[1].ends_with("..."));
+    // The mark starts under the name.
+    assert_eq!(lines[2].find('^'), lines[1].find('x'));
+    let far = format!("{}memory.fre > 1", "utilization.gpu > 1 || ".repeat(50));
+    let m = render(&far);
+    let lines: Vec<&str> = m.lines().collect();
+    assert!(
+        lines[1].starts_with("  ...") && !lines[1].ends_with("..."),
+        "{m}"
+    );
+    assert_eq!(lines[2].find('^'), lines[1].find("memory.fre"), "{m}");
 }

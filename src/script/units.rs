@@ -8,7 +8,7 @@
 //! written after it; a bare literal takes the unit of the field it is
 //! compared with (`memory.free > 20000` means 20000 MiB).
 
-use crate::model::{FieldInfo, Quantity, UNITS};
+use nvq_core::model::{FieldInfo, Quantity, UNITS};
 
 /// What a number measures, for the checker: the model's quantities.
 pub type Kind = Quantity;

@@ -14,11 +14,11 @@
 //! at most one lane per GPU plus one per call in flight; a server that is
 //! never asked starts none (the thread starts with the first query).
 
-use crate::model::wire::Answer;
-use crate::model::Row;
-use crate::nvml::Session;
 use crate::schedule::deadline::{lock, PerGpu};
-use crate::source::{self, QueryMode, Request};
+use nvq_core::model::wire::Answer;
+use nvq_core::model::Row;
+use nvq_core::nvml::Session;
+use nvq_core::source::{self, QueryMode, Request};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender, TrySendError};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;

@@ -20,10 +20,10 @@
 //! The answer is built once per set of reads (the same reads give the same
 //! body) and, for each health and form, kept for the scrapes that share it.
 
-use crate::model::gpm::GpuExtra;
-use crate::model::Row;
-use crate::render::exporter::{GpuHealth, Health};
 use hyper::body::Bytes;
+use nvq_core::model::gpm::GpuExtra;
+use nvq_core::model::Row;
+use nvq_core::render::exporter::{GpuHealth, Health};
 use std::sync::{Arc, Condvar, Mutex as StdMutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use tokio::sync::watch;
@@ -57,7 +57,7 @@ pub struct Collected {
 }
 
 impl Collected {
-    fn count(&self, state: crate::render::exporter::GpuState) -> usize {
+    fn count(&self, state: nvq_core::render::exporter::GpuState) -> usize {
         self.states.iter().filter(|s| s.state == state).count()
     }
 }
@@ -269,8 +269,8 @@ impl Collector {
         let body = Bytes::from((self.render)(&got));
         let sample = Arc::new(Sample {
             body,
-            late: got.count(crate::render::exporter::GpuState::Late),
-            lost: got.count(crate::render::exporter::GpuState::Lost),
+            late: got.count(nvq_core::render::exporter::GpuState::Late),
+            lost: got.count(nvq_core::render::exporter::GpuState::Lost),
             states: got.states,
             key,
             answers: StdMutex::new(Vec::new()),
@@ -339,7 +339,7 @@ fn work(w: &Worker, mut read: ReadFn) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::render::exporter::GpuState;
+    use nvq_core::render::exporter::GpuState;
     use std::sync::atomic::{AtomicU64, Ordering};
 
     fn collector(delays_ms: Vec<u64>, interval: Duration) -> (Collector, Arc<AtomicU64>) {

@@ -19,8 +19,6 @@ pub mod collect;
 mod conn;
 pub mod web_config;
 
-use crate::error::NvqError;
-use crate::render::exporter::{self, Health, Profile};
 use collect::{Collector, Form};
 use http_body_util::Full;
 use hyper::body::{Bytes, Incoming};
@@ -32,6 +30,8 @@ use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper::{Method, Request, Response, StatusCode};
 use hyper_util::rt::{TokioIo, TokioTimer};
+use nvq_core::error::NvqError;
+use nvq_core::render::exporter::{self, Health, Profile};
 use std::convert::Infallible;
 use std::io::Write;
 use std::net::SocketAddr;
@@ -481,7 +481,7 @@ impl App {
         let query = match api::parse(req.uri().query().unwrap_or("")) {
             Ok(q) => q,
             Err(why) => {
-                let body = format!("{}\n", crate::render::printable(why.trim_end()));
+                let body = format!("{}\n", nvq_core::render::printable(why.trim_end()));
                 let mut r = Response::new(Full::new(Bytes::from(body)));
                 *r.status_mut() = StatusCode::BAD_REQUEST;
                 r.headers_mut().insert(

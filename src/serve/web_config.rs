@@ -21,7 +21,7 @@
 //! YAML anchors and aliases are refused while parsing (nothing expands),
 //! and an error names the key and the line, never the file's text.
 
-use crate::error::NvqError;
+use nvq_core::error::NvqError;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -63,7 +63,7 @@ fn bad(path: &Path, why: impl std::fmt::Display) -> NvqError {
 /// Read a file the server trusts: a regular file (a FIFO, a device or a
 /// folder is refused, and never waited on), at most [`MAX_FILE`] bytes, that
 /// no other user can write, nor replace through a folder above it (the rule
-/// of [`crate::trust`], as for every file nvq takes as its own). The error
+/// of [`nvq_core::trust`], as for every file nvq takes as its own). The error
 /// says why, never what the file holds.
 pub fn read_trusted(path: &Path) -> Result<Vec<u8>, String> {
     use std::os::unix::fs::OpenOptionsExt;
@@ -72,7 +72,7 @@ pub fn read_trusted(path: &Path) -> Result<Vec<u8>, String> {
         .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
         .open(path)
         .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
-    crate::trust::check_open(path, &file).map_err(|e| e.to_string())?;
+    nvq_core::trust::check_open(path, &file).map_err(|e| e.to_string())?;
     let mut bytes = Vec::new();
     file.take(MAX_FILE + 1)
         .read_to_end(&mut bytes)

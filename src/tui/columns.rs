@@ -1,7 +1,7 @@
 //! The process table's columns, declared once: header, width, whether the
 //! compact layout shows it, how a cell reads and how it sorts.
 
-use crate::model::top::ProcSnap;
+use nvq_core::model::top::ProcSnap;
 use std::cmp::Ordering;
 use std::fmt::{self, Write};
 

@@ -8,9 +8,9 @@
 use super::columns::Leak;
 use super::state::{Key, Ui};
 use super::view::{self, FullMap, LeakMap, Screen, MEM_FIELD, UTIL_FIELD};
-use crate::model::history::{History, Point, SeriesKey};
-use crate::model::top::{GpuSnap, Health, MigSnap, ProcSnap, TopSample};
-use crate::model::NvmlCode;
+use nvq_core::model::history::{History, Point, SeriesKey};
+use nvq_core::model::top::{GpuSnap, Health, MigSnap, ProcSnap, TopSample};
+use nvq_core::model::NvmlCode;
 use ratatui::backend::TestBackend;
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -433,7 +433,7 @@ fn table_as_ratatui_draws_it(
                 Style::default()
             };
             let line = Line::from(Span::styled(
-                crate::render::printable(&c.text_of(r)).into_owned(),
+                nvq_core::render::printable(&c.text_of(r)).into_owned(),
                 st,
             ));
             Cell::from(if c.right { line.right_aligned() } else { line })
@@ -765,7 +765,7 @@ fn a_frame_drawn_over_the_last_is_the_frame_drawn_whole() {
 /// hostile reason; the curves kept by host and UUID (the nodes report the
 /// same UUIDs).
 fn hosts_fixture() -> Fixture {
-    use crate::model::top::{HostSnap, HostState};
+    use nvq_core::model::top::{HostSnap, HostState};
     let base = fixture(2);
     let names = ["gpu-a:9835", "gpu-b:9835", "gpu-c:9835"];
     let mut gpus = Vec::new();
@@ -872,7 +872,7 @@ fn hosts_group_their_gpus_under_a_header_each() {
 fn a_gpu_of_a_host_is_told_apart_from_another_hosts_gpu_of_the_same_index() {
     let mut f = hosts_fixture();
     // The late node answers again, with processes of its own.
-    f.sample.hosts[1].state = crate::model::top::HostState::Reachable;
+    f.sample.hosts[1].state = nvq_core::model::top::HostState::Reachable;
     let answering: Vec<GpuSnap> = f.sample.gpus[..2]
         .iter()
         .map(|g| GpuSnap {
@@ -922,8 +922,8 @@ fn a_hosts_frame_drawn_over_the_last_is_the_frame_drawn_whole() {
         .unwrap();
     let before = f.sample.clone();
     // The failed node answers late now, the late one fails.
-    f.sample.hosts[2].state = crate::model::top::HostState::Late;
-    f.sample.hosts[1].state = crate::model::top::HostState::Failed(Arc::from("refused"));
+    f.sample.hosts[2].state = nvq_core::model::top::HostState::Late;
+    f.sample.hosts[1].state = nvq_core::model::top::HostState::Failed(Arc::from("refused"));
     let screen = screen_of(&f, &ui);
     whole
         .draw(|area, buf| view::render(&screen, area, buf))

@@ -11,10 +11,10 @@
 use super::columns::{display_as_text, put, Bytes, Duration, Fixed, Leak, Or, ProcColumn, ProcRow};
 use super::columns::{SortKey, Text, COLUMNS, WIDE_FROM};
 use super::state::Ui;
-use crate::model::history::{History, SeriesRef};
-use crate::model::top::{GpuSnap, Health, HostSnap, HostState, ProcSnap, TopSample};
-use crate::model::Token;
-use crate::render::printable;
+use nvq_core::model::history::{History, SeriesRef};
+use nvq_core::model::top::{GpuSnap, Health, HostSnap, HostState, ProcSnap, TopSample};
+use nvq_core::model::Token;
+use nvq_core::render::printable;
 use ratatui::buffer::{Buffer, Cell};
 use ratatui::layout::{Constraint, Flex, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
@@ -2022,7 +2022,7 @@ mod tests {
                     _ => (1 + rand(200)) as f64 * unit,
                 };
                 let v = rand(1000) as f64;
-                history.push(key, MEM_FIELD, crate::model::history::Point { t, v });
+                history.push(key, MEM_FIELD, nvq_core::model::history::Point { t, v });
             }
             // The sample's time: its point's, or later (the GPU was late).
             let sample = TopSample {

@@ -333,7 +333,7 @@ pub fn nvq_ok<S: AsRef<std::ffi::OsStr>>(scenario: &Path, args: &[S]) -> String 
 
 /// Does `s` look like nvidia-smi's timestamp (`YYYY/MM/DD HH:MM:SS.mmm`)?
 pub fn is_timestamp(s: &str) -> bool {
-    nvq::source::time::is_timestamp(s)
+    nvq_core::source::time::is_timestamp(s)
 }
 
 /// Compare nvq's CSV output with a capture byte for byte, except that a cell

@@ -279,6 +279,23 @@ pub enum NvqError {
     /// which nvq passes on as its own (nothing is printed).
     #[error("")]
     ChildExit(i32),
+
+    /// A command nvq was to start was cancelled by this signal before it
+    /// started (it is never run): exit 128 + the signal, nothing printed.
+    #[error("")]
+    Cancelled(i32),
+
+    /// A command nvq was to start could not be: exit 127 when it was not
+    /// found, 126 when it was found but could not be executed, as shells do.
+    #[error("nvq: {program}: {reason}\n")]
+    CannotRun {
+        /// The command's name or path, as it may be shown on a terminal.
+        program: String,
+        /// Why, as the system said (`Permission denied`, `command not found`).
+        reason: String,
+        /// Not found (127) rather than not executable (126).
+        not_found: bool,
+    },
 }
 
 impl NvqError {
@@ -311,7 +328,24 @@ impl NvqError {
             NvqError::AssertFailed(_) => ExitCode::AssertFailed,
             NvqError::Timeout(_) => ExitCode::Timeout,
             NvqError::Hosts(_) => ExitCode::HostsFailed,
-            NvqError::Serve(_) | NvqError::Start(_) | NvqError::ChildExit(_) => ExitCode::Other,
+            NvqError::Serve(_)
+            | NvqError::Start(_)
+            | NvqError::ChildExit(_)
+            | NvqError::Cancelled(_)
+            | NvqError::CannotRun { .. } => ExitCode::Other,
+        }
+    }
+
+    /// The exit status of an error about a command nvq starts, which is
+    /// none of nvq's own codes: the command's status, `128 + N` for a
+    /// cancelling signal N, 127 or 126 for a command that cannot run
+    /// (as shells give them). `None` for every other error.
+    pub fn command_status(&self) -> Option<i32> {
+        match self {
+            NvqError::ChildExit(s) => Some(*s),
+            NvqError::Cancelled(sig) => Some(128 + sig),
+            NvqError::CannotRun { not_found, .. } => Some(if *not_found { 127 } else { 126 }),
+            _ => None,
         }
     }
 

@@ -14,10 +14,10 @@
 
 use clap_complete::Shell;
 use clap_mangen::roff::{bold, italic, roman, Inline, Roff};
-use nvq::error::ExitCode;
-use nvq::model::FieldInfo;
-use nvq::render::FormatKind;
-use nvq::source::QueryMode;
+use nvq_core::error::ExitCode;
+use nvq_core::model::FieldInfo;
+use nvq_core::render::FormatKind;
+use nvq_core::source::QueryMode;
 use std::fmt::Write as _;
 
 /// The command that rewrites every generated file.
@@ -717,7 +717,7 @@ fn environment_section(r: &mut Roff) {
     r.control("SH", ["ENVIRONMENT"]);
     let documented = [
         (
-            nvq::render::FORMAT_ENV,
+            nvq_core::render::FORMAT_ENV,
             "The --format of a query that gives none (nvq's own name only); without it a query \
              prints a table on a terminal and CSV into a pipe or file.",
         ),
@@ -726,7 +726,7 @@ fn environment_section(r: &mut Roff) {
             "Set (to anything): no colour in tables, even on a terminal.",
         ),
         (
-            nvq::source::procinfo::HOST_PROC_ENV,
+            nvq_core::source::procinfo::HOST_PROC_ENV,
             "The host's /proc, mounted inside a container, so that the user, command_line, \
              local_pid and container_id fields can map host PIDs.",
         ),
@@ -760,7 +760,7 @@ into the simulator (dgx_h100_8gpu, pcie_8gpu_2numa). Without it the simulator sh
         roman(" draws its text with (default: DejaVu Sans from fonts-dejavu-core)."),
     ]);
     r.control("TP", []);
-    r.text([bold(nvq::source::topo::SYSFS_ROOT_ENV)]);
+    r.text([bold(nvq_core::source::topo::SYSFS_ROOT_ENV)]);
     r.text([
         roman("A directory that "),
         bold("nvq topo -m"),
@@ -771,7 +771,7 @@ into the simulator (dgx_h100_8gpu, pcie_8gpu_2numa). Without it the simulator sh
 fn files_section(r: &mut Roff) {
     r.control("SH", ["FILES"]);
     r.control("TP", []);
-    r.text([bold(nvq::nvml::SIMULATOR_FILE)]);
+    r.text([bold(nvq_core::nvml::SIMULATOR_FILE)]);
     r.text([
         roman("The NVML simulator for "),
         bold("--simulate"),
@@ -803,7 +803,7 @@ fn personality_section(r: &mut Roff) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use nvq::render::FormatSpec;
+    use nvq_core::render::FormatSpec;
 
     #[test]
     fn every_list_token_is_accepted_by_the_parser() {

@@ -8,7 +8,16 @@
 
 /// Up to three candidates closest to `name`, best first; none when nothing
 /// is close enough to be a typo.
+///
+/// A name longer than [`LONGEST_SUGGESTED`] characters has no suggestion
+/// (no name nvq knows is half as long), and a candidate whose length is
+/// further from the typed name's than the edits allowed is not measured:
+/// a 120 KB name is refused at once, not after an edit distance of
+/// 120 K x 30 cells per candidate.
 pub fn nearest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Vec<&'a str> {
+    if name.len() > LONGEST_SUGGESTED * 4 || name.chars().count() > LONGEST_SUGGESTED {
+        return Vec::new();
+    }
     let typed = normal(name);
     if typed.is_empty() {
         return Vec::new();
@@ -24,6 +33,9 @@ pub fn nearest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) ->
             } else if words_start(&typed, &c) {
                 1
             } else {
+                if c.chars().count().abs_diff(len) > limit {
+                    return None;
+                }
                 let d = distance(&typed, &c);
                 if d > limit {
                     return None;
@@ -42,6 +54,24 @@ pub fn nearest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) ->
         }
     }
     out
+}
+
+/// The longest name [`nearest`] looks for a suggestion for, in characters.
+pub const LONGEST_SUGGESTED: usize = 128;
+
+/// The longest part of a typed name that a message quotes, in characters.
+pub const LONGEST_QUOTED: usize = 80;
+
+/// A typed name as a message quotes it: whole up to [`LONGEST_QUOTED`]
+/// characters, else its start, `...` and its length in bytes, so that a
+/// 120 KB name makes a short message.
+pub fn clip(name: &str) -> std::borrow::Cow<'_, str> {
+    match name.char_indices().nth(LONGEST_QUOTED) {
+        None => std::borrow::Cow::Borrowed(name),
+        Some((end, _)) => {
+            std::borrow::Cow::Owned(format!("{}... ({} bytes)", &name[..end], name.len()))
+        }
+    }
 }
 
 /// `did you mean "a"?`, `did you mean "a" or "b"?`; `None` without one.
@@ -87,36 +117,29 @@ fn words_start(typed: &str, cand: &str) -> bool {
 }
 
 /// Edit distance, a swap of two neighbours counting as one edit (`cvs`
-/// is one edit from `csv`).
+/// is one edit from `csv`): the optimal string alignment distance.
 pub fn distance(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.chars().collect();
-    let b: Vec<char> = b.chars().collect();
-    // d[i][j]: the distance between a[..i] and b[..j].
-    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
-    for (i, row) in d.iter_mut().enumerate() {
-        row[0] = i;
-    }
-    for (j, cell) in d[0].iter_mut().enumerate() {
-        *cell = j;
-    }
-    for i in 1..=a.len() {
-        for j in 1..=b.len() {
-            let cost = usize::from(a[i - 1] != b[j - 1]);
-            let mut v = (d[i - 1][j] + 1)
-                .min(d[i][j - 1] + 1)
-                .min(d[i - 1][j - 1] + cost);
-            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                v = v.min(d[i - 2][j - 2] + 1);
-            }
-            d[i][j] = v;
-        }
-    }
-    d[a.len()][b.len()]
+    strsim::osa_distance(a, b)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_huge_name_gets_no_suggestion_at_once_and_a_short_quote() {
+        let huge = "memory.used".repeat(10_000);
+        let t0 = std::time::Instant::now();
+        assert!(nearest(&huge, ["memory.used", "memory.free"]).is_empty());
+        assert!(t0.elapsed() < std::time::Duration::from_secs(1));
+        let q = clip(&huge);
+        assert!(q.starts_with("memory.usedmemory.used") && q.ends_with("... (110000 bytes)"));
+        assert!(q.len() < 120);
+        assert_eq!(clip("memory.usd"), "memory.usd");
+        // A long name near a short one is not measured either.
+        assert!(nearest(&"x".repeat(60), ["memory.used"]).is_empty());
+        assert_eq!(nearest("memory.usd", ["memory.used"]), ["memory.used"]);
+    }
 
     const FIELDS: &[&str] = &[
         "index",

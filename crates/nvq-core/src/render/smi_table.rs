@@ -408,9 +408,15 @@ fn mig_section(l: &Layout, devs: &[TableMig], t: &mut String) {
 fn processes(l: &Layout, procs: &[TableProcess], windows: bool, t: &mut String) {
     let p = &l.processes;
     section_head(l, p.heads, &[l.full], t);
+    // NVML lists processes nvidia-smi cannot name when it runs in another
+    // PID namespace (a container): it leaves those rows out, and then says
+    // nothing, not even that no process runs (public tables of 384 to 470
+    // in containers, with memory in use). A name NVML may not read
+    // (NO_PERMISSION) keeps its row.
     if procs.is_empty() {
         nothing(l, "No running processes found", t);
     }
+    let procs = procs.iter().filter(|r| r.name != Err(NvmlCode::NOT_FOUND));
     // Memory is right-aligned in what is left of the line after the name.
     let name_max = p.name_max;
     let memory_w = l.full - (p.pid_end + 11) - name_max;

@@ -122,7 +122,10 @@ impl QueryMode {
                 .iter()
                 .flat_map(|f| std::iter::once(f.name).chain(f.aliases.iter().copied()));
             let near = crate::model::suggest::nearest(tok, names);
-            NvqError::InvalidField(tok.to_string(), crate::model::suggest::did_you_mean(&near))
+            NvqError::InvalidField(
+                crate::model::suggest::clip(tok).into_owned(),
+                crate::model::suggest::did_you_mean(&near),
+            )
         };
         // A long list (an all-fields query) looks names up in an index, a
         // short one scans the table.

@@ -320,27 +320,26 @@ pub fn date_line(t: SystemTime) -> String {
     const MONTHS: [&str; 12] = [
         "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
     ];
-    let secs = t
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap_or_default()
-        .as_secs() as libc::time_t;
-    // SAFETY: localtime_r only writes into the struct we hand it.
-    let tm = unsafe {
-        let mut tm: libc::tm = std::mem::zeroed();
-        if libc::localtime_r(&secs, &mut tm).is_null() {
-            return "Thu Jan  1 00:00:00 1970       ".to_string();
-        }
-        tm
+    let Some(z) = super::time::local(t) else {
+        return "Thu Jan  1 00:00:00 1970       ".to_string();
     };
-    let day = DAYS.get(tm.tm_wday as usize).copied().unwrap_or("???");
-    let month = MONTHS.get(tm.tm_mon as usize).copied().unwrap_or("???");
+    let day = DAYS
+        .get(usize::from(
+            z.weekday().to_sunday_zero_offset().unsigned_abs(),
+        ))
+        .copied()
+        .unwrap_or("???");
+    let month = MONTHS
+        .get(usize::from(z.month().unsigned_abs()).wrapping_sub(1))
+        .copied()
+        .unwrap_or("???");
     format!(
         "{day} {month} {:>2} {:02}:{:02}:{:02} {}       ",
-        tm.tm_mday,
-        tm.tm_hour,
-        tm.tm_min,
-        tm.tm_sec,
-        tm.tm_year + 1900
+        z.day(),
+        z.hour(),
+        z.minute(),
+        z.second(),
+        z.year()
     )
 }
 

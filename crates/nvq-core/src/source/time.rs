@@ -18,27 +18,31 @@ pub fn timestamp_now() -> String {
     format_timestamp(SystemTime::now())
 }
 
+/// `t` in the local time zone (`TZ`, else the system's, as `localtime_r`
+/// reads them), to the second; `None` before 1970 or past jiff's range.
+pub fn local(t: SystemTime) -> Option<jiff::Zoned> {
+    let secs = t.duration_since(UNIX_EPOCH).ok()?.as_secs();
+    let ts = jiff::Timestamp::from_second(i64::try_from(secs).ok()?).ok()?;
+    Some(ts.to_zoned(jiff::tz::TimeZone::system()))
+}
+
 /// Format a time as `YYYY/MM/DD HH:MM:SS.mmm` in the local time zone.
 pub fn format_timestamp(t: SystemTime) -> String {
-    let d = t.duration_since(UNIX_EPOCH).unwrap_or_default();
-    let secs = d.as_secs() as libc::time_t;
-    let millis = d.subsec_millis();
-    // SAFETY: localtime_r only writes into the struct we hand it.
-    let tm = unsafe {
-        let mut tm: libc::tm = std::mem::zeroed();
-        if libc::localtime_r(&secs, &mut tm).is_null() {
-            return String::from("1970/01/01 00:00:00.000");
-        }
-        tm
+    let millis = t
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default()
+        .subsec_millis();
+    let Some(z) = local(t) else {
+        return String::from("1970/01/01 00:00:00.000");
     };
     format!(
         "{:04}/{:02}/{:02} {:02}:{:02}:{:02}.{:03}",
-        tm.tm_year + 1900,
-        tm.tm_mon + 1,
-        tm.tm_mday,
-        tm.tm_hour,
-        tm.tm_min,
-        tm.tm_sec,
+        z.year(),
+        z.month(),
+        z.day(),
+        z.hour(),
+        z.minute(),
+        z.second(),
         millis
     )
 }
@@ -68,6 +72,20 @@ pub fn monitor_date_time() -> (String, String) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The fields are the local calendar's, as `localtime_r` gives them:
+    /// under `TZ=UTC` (the tests' own zone is whatever the machine has, so
+    /// this checks the form and the UTC day of a known instant).
+    #[test]
+    fn a_known_instant() {
+        let t = UNIX_EPOCH + std::time::Duration::from_millis(1_782_296_794_977);
+        let z = local(t).unwrap();
+        let utc = z.with_time_zone(jiff::tz::TimeZone::UTC);
+        assert_eq!((utc.year(), utc.month(), utc.day()), (2026, 6, 24));
+        assert_eq!((utc.hour(), utc.minute(), utc.second()), (10, 26, 34));
+        assert!(is_timestamp(&format_timestamp(t)));
+        assert!(format_timestamp(t).ends_with(".977"));
+    }
 
     #[test]
     fn shape() {

@@ -1,7 +1,8 @@
-//! What nvq's own tests share, in the library so that the unit tests beside
-//! the code (`cargo test --lib`) and the integration tests (`tests/`) use one
-//! copy: comparing text with a committed snapshot, and drawing random cases
-//! from a fixed seed. Not part of nvq's API.
+//! What nvq's own tests share, a dev-dependency of nvq so that the unit tests
+//! beside the code (`cargo test --lib`, as `crate::test_support`) and the
+//! integration tests (`tests/`) use one copy, and the shipped library holds
+//! none of it: comparing text with a committed snapshot, and drawing random
+//! cases from a fixed seed.
 
 use std::path::Path;
 
