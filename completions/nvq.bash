@@ -43,6 +43,9 @@ _nvq() {
             nvq,ps)
                 cmd="nvq__subcmd__ps"
                 ;;
+            nvq,run)
+                cmd="nvq__subcmd__run"
+                ;;
             nvq,serve)
                 cmd="nvq__subcmd__serve"
                 ;;
@@ -68,7 +71,7 @@ _nvq() {
 
     case "${cmd}" in
         nvq)
-            opts="-i -f -l -q -d -x -u -L -h --query-gpu --query-supported-clocks --query-compute-apps --query-accounted-apps --query-retired-pages --query-remapped-rows --format --id --filename --loop --loop-ms --count --where --assert --until --until-all --timeout --summary --history --trend-window --rising-for --min-rise --query --display --xml-format --dtd --unit --list-gpus --version --hosts --hosts-user --hosts-password-file --hosts-bearer-token-file --hosts-ca-file --hosts-cert-file --hosts-key-file --hosts-server-name --help-query-gpu --help-query-supported-clocks --help-query-compute-apps --help-query-accounted-apps --help-query-retired-pages --help-query-remapped-rows --nvml-lib --simulate --help mem ps busy stat wait topo nvlink serve mig vgpu top plot dmon pmon"
+            opts="-i -f -l -q -d -x -u -L -h --query-gpu --query-supported-clocks --query-compute-apps --query-accounted-apps --query-retired-pages --query-remapped-rows --format --id --filename --loop --loop-ms --count --where --assert --until --until-all --timeout --summary --history --trend-window --rising-for --min-rise --query --display --xml-format --dtd --unit --list-gpus --version --hosts --hosts-user --hosts-password-file --hosts-bearer-token-file --hosts-ca-file --hosts-cert-file --hosts-key-file --hosts-server-name --help-query-gpu --help-query-supported-clocks --help-query-compute-apps --help-query-accounted-apps --help-query-retired-pages --help-query-remapped-rows --nvml-lib --simulate --help mem ps busy stat wait run topo nvlink serve mig vgpu top plot dmon pmon"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1117,8 +1120,86 @@ _nvq() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        nvq__subcmd__run)
+            opts="-i -l -h --id --loop --loop-ms --report --report-file --hosts --hosts-user --hosts-password-file --hosts-bearer-token-file --hosts-ca-file --hosts-cert-file --hosts-key-file --hosts-server-name --nvml-lib --simulate --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -i)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --loop)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -l)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --loop-ms)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --report)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --report-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --hosts)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --hosts-user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --hosts-password-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --hosts-bearer-token-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --hosts-ca-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --hosts-cert-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --hosts-key-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --hosts-server-name)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --nvml-lib)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         nvq__subcmd__serve)
-            opts="-i -h --web.listen-address --web.telemetry-path --collect.interval --profile --collect.processes --collect.pcie-throughput --collect.compute-apps-mig --collect.pods --trend-window --rising-for --min-rise --collect.pods.socket --collect.pods.interval --query-gpu --id --web.write-timeout --web.read-timeout --web.idle-timeout --web.config.file --web.max-connections --hosts --hosts-user --hosts-password-file --hosts-bearer-token-file --hosts-ca-file --hosts-cert-file --hosts-key-file --hosts-server-name --nvml-lib --simulate --help"
+            opts="-i -h --web.listen-address --web.telemetry-path --collect.interval --profile --collect.processes --collect.pcie-throughput --collect.compute-apps-mig --collect.pods --trend-window --rising-for --min-rise --collect.pods.socket --collect.pods.interval --query-gpu --id --web.write-timeout --web.read-timeout --web.idle-timeout --web.config.file --web.max-connections --answer --answer-within --hosts --hosts-user --hosts-password-file --hosts-bearer-token-file --hosts-ca-file --hosts-cert-file --hosts-key-file --hosts-server-name --nvml-lib --simulate --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1189,6 +1270,14 @@ _nvq() {
                     return 0
                     ;;
                 --web.max-connections)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --answer)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --answer-within)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

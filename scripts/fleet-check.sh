@@ -8,6 +8,8 @@
 # checks every node's series and instance, the hung node answering within
 # the scrape timeout, the alerts, every query of deploy/grafana/nvq.json;
 # then node B is stopped and must give up == 0 and NvqExporterDown firing.
+# nvq --hosts reads the three nodes from the hub too (every node's rows,
+# the hung GPU late, then the stopped node named and exit 23).
 #
 # Root only (ip netns). All traffic stays on the veths and loopbacks of the
 # namespaces made here (198.18.N.0/30, the benchmarking range; none has a
@@ -104,8 +106,28 @@ show_logs() {
 }
 in_hub() { ip netns exec "$hub" "$@"; }
 if ! in_hub python3 tests/fleet/check.py up "${nodes[@]}"; then show_logs; exit 1; fi
+# nvq --hosts from the hub: every node's GPUs with its host first, and node
+# C's hung GPU as a [Timeout] row (the node answers its other GPU in time).
+hosts=$(IFS=,; echo "${nodes[*]}")
+fleet_fail() { echo "fleet-check: FAILED: $1" >&2; show_logs; exit 1; }
+rows=$(in_hub "$nvq" --hosts "$hosts" --query-gpu=index,memory.used,power.draw --format=csv,noheader) \
+  || fleet_fail "nvq --hosts exited $? with every node up"
+for n in "${nodes[@]}"; do
+  grep -q "^$n, 0, " <<<"$rows" || fleet_fail "nvq --hosts has no row of $n: $rows"
+done
+grep -q "^${nodes[2]}, 1, \[Timeout\], \[Timeout\]$" <<<"$rows" \
+  || fleet_fail "node C's hung GPU is not a [Timeout] row: $rows"
 # Stop node B (SIGTERM; it exits 0).
 kill -TERM "${node_pid[1]}"
 wait "${node_pid[1]}" || { echo "fleet-check: node B did not exit 0 on SIGTERM" >&2; exit 1; }
 if ! in_hub python3 tests/fleet/check.py down "${nodes[@]}"; then show_logs; exit 1; fi
-echo "fleet-check: ok (three namespaced nodes, one Prometheus, rules and dashboard)"
+# nvq --hosts names the stopped node and prints the others (exit 23).
+set +e
+rows=$(in_hub "$nvq" mem --hosts "$hosts" --format=csv,noheader 2>"$tmp/hosts.err")
+rc=$?
+set -e
+[ "$rc" = 23 ] || fleet_fail "nvq mem --hosts exited $rc with node B stopped"
+grep -q "^nvq: ${nodes[1]}: cannot connect" "$tmp/hosts.err" || fleet_fail "node B not named: $(cat "$tmp/hosts.err")"
+grep -q "^${nodes[0]}, " <<<"$rows" && grep -q "^${nodes[2]}, " <<<"$rows" \
+  || fleet_fail "the nodes still up are missing: $rows"
+echo "fleet-check: ok (three namespaced nodes, one Prometheus, rules and dashboard, nvq --hosts)"

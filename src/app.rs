@@ -8,6 +8,7 @@ pub mod plan;
 mod plot;
 mod pods;
 pub mod serve;
+mod serve_answer;
 mod serve_trend;
 pub mod top;
 mod topo;
@@ -32,6 +33,7 @@ mod dmon;
 mod monitor;
 mod pmon;
 mod report;
+mod run;
 mod short;
 mod stat;
 
@@ -166,6 +168,7 @@ pub fn run_as(args: &Args, personality: Personality) -> Result<(), NvqError> {
                 short::run(command, &common)
             }
             cli::Command::Wait(w) => short::wait(w, &common),
+            cli::Command::Run(r) => run::run(r, &common),
             cli::Command::Stat(_) => stat::run(&common),
         };
     }

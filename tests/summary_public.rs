@@ -342,3 +342,21 @@ fn the_530_head_of_a_wsl_table() {
     };
     assert_eq!(after_banner(&actual), after_banner(&expected));
 }
+
+#[test]
+fn an_unreadable_memory_cell_in_the_79_column_table() {
+    // `N/A` against the cell's edge, one space short of it (a public table
+    // of a GRID A100 vGPU on a 79-column driver: `|                  N/A |`;
+    // from 550 it stands three short: `|                  N/A   |`).
+    let fault = "\n[[device.fault]]\nfunction = \"nvmlDeviceGetMemoryInfo_v2\"\ncode = \"UNKNOWN\"\n\n[[device.fault]]\nfunction = \"nvmlDeviceGetMemoryInfo\"\ncode = \"UNKNOWN\"\n";
+    let text = std::fs::read_to_string(scenario("sp_470_t4.toml")).unwrap();
+    let f = tempfile::Builder::new().suffix(".toml").tempfile().unwrap();
+    std::fs::write(f.path(), format!("{text}{fault}")).unwrap();
+    let out = table(f.path());
+    assert!(
+        out.contains(
+            "| N/A   28C    P8     9W /  70W |                  N/A |      0%      Default |\n"
+        ),
+        "{out}"
+    );
+}

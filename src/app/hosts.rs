@@ -94,11 +94,25 @@ pub fn run_query(
     };
     let wait = plan.interval.map_or(ONE_SHOT_WAIT, deadline::limit_for);
     let option = plan.mode.option();
+    // A loop shares one ssh connection per ssh:// node among its samples;
+    // the masters live (and are killed and reaped) with this function.
+    let masters: Vec<Option<hosts::ssh::Master>> = hosts
+        .iter()
+        .map(|h| match (&h.ssh, plan.interval) {
+            (Some(login), Some(_)) => hosts::ssh::Master::start(h, login),
+            _ => None,
+        })
+        .collect();
     let jobs = hosts
         .iter()
-        .map(|host| {
-            let (client, host, want) = (client.clone(), host.clone(), want.clone());
-            move || match hosts::read(&client, &host, option, &want, Instant::now() + wait) {
+        .zip(&masters)
+        .map(|(host, master)| {
+            let mut conn = client.conn(host.clone());
+            if let Some(m) = master {
+                conn = conn.over_master(m.socket().to_path_buf());
+            }
+            let want = want.clone();
+            move || match hosts::read_on(&mut conn, option, &want, Instant::now() + wait) {
                 Ok((rows, late)) => Read::Rows(rows, late),
                 Err(f) => Read::Failed(f),
             }
@@ -134,16 +148,17 @@ pub fn run_query(
                     }
                     Said::Fine
                 }
-                Read::Failed(f) => Said::Failed(f.to_string()),
+                Read::Failed(f) => Said::Failed(f.about(&shown(&host.name))),
                 Read::Late => Said::Failed(format!(
-                    "no answer within {:.1} s",
+                    "{}: no answer within {:.1} s",
+                    shown(&host.name),
                     due.saturating_duration_since(tick.due).as_secs_f64()
                 )),
             };
-            if let Said::Failed(why) = &now {
+            if let Said::Failed(line) = &now {
                 failed_now += 1;
                 if *said != now {
-                    tell(&format!("{}: {why}", shown(&host.name)));
+                    tell(line);
                 }
             } else if *said != now {
                 tell(&format!("{}: answering again", shown(&host.name)));

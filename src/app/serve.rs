@@ -128,6 +128,9 @@ fn columns(mode: QueryMode, fields: &[usize], major: u32) -> Vec<Column> {
 /// own, so a hung startup call neither keeps nvq from answering `/healthz`
 /// nor from stopping.
 pub fn run(common: &Common<'_>, s: &ServeArgs) -> Result<(), NvqError> {
+    if let Some(spec) = &s.answer {
+        return super::serve_answer::run(common, spec, s.answer_within);
+    }
     let (plan, config) = ServePlan::from_args(s)?;
     let pods = super::pods::Plan::from_args(s, plan.profile)?;
     let (listener, local) = serve::bind(&s.listen_address)?;

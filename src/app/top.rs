@@ -28,7 +28,8 @@
 use super::plan::Common;
 use crate::cli::top::TopArgs;
 use crate::cli::top::{bad_interval, LEAK_AFTER_S};
-use crate::hosts::{Client, Failure, Host};
+use crate::hosts::ssh::Master;
+use crate::hosts::{Client, Conn, Failure, Host};
 use crate::schedule::alarm::Alarm;
 use crate::schedule::deadline::{self, lock, PerGpu};
 use crate::schedule::signals::{StopSignals, Wake};
@@ -438,6 +439,9 @@ enum Lanes {
 struct Collector {
     workers: PerGpu<Part>,
     lanes: Lanes,
+    /// The `ssh` masters of the `ssh://` nodes, shared by their samples
+    /// (killed and reaped when the collector goes).
+    _masters: Vec<Option<Master>>,
     /// The refresh interval, which a node's requests take their deadline
     /// from (the keys change it).
     interval_ms: Arc<AtomicU64>,
@@ -471,30 +475,26 @@ fn local_job(session: &Arc<Session>, gpu: u32, count: u32) -> impl FnMut() -> Pa
     }
 }
 
-/// A node's lane: both its queries, by the sample's deadline.
-fn host_job(
-    host: Host,
-    client: Client,
-    interval_ms: Arc<AtomicU64>,
-) -> impl FnMut() -> Part + Send {
-    let name: Arc<str> = Arc::from(host.name.as_str());
+/// A node's lane: both its queries, by the sample's deadline, on its
+/// connection kept from sample to sample.
+fn host_job(mut conn: Conn, interval_ms: Arc<AtomicU64>) -> impl FnMut() -> Part + Send {
+    let name: Arc<str> = Arc::from(conn.host().name.as_str());
     let mut last: Vec<GpuSnap> = Vec::new();
     move || {
         let interval = Duration::from_millis(interval_ms.load(Ordering::Relaxed));
         let deadline = Instant::now() + deadline::limit_for(interval);
-        let (gpus, procs, state) =
-            match crate::hosts::top::read_top(&client, &host, deadline, &last) {
-                Ok((gpus, procs)) => {
-                    last.clone_from(&gpus);
-                    (gpus, procs, HostState::Reachable)
-                }
-                Err(Failure::Late) => (late_gpus(&last), Vec::new(), HostState::Late),
-                Err(f) => (
-                    Vec::new(),
-                    Vec::new(),
-                    HostState::Failed(Arc::from(f.to_string())),
-                ),
-            };
+        let (gpus, procs, state) = match crate::hosts::top::read_top(&mut conn, deadline, &last) {
+            Ok((gpus, procs)) => {
+                last.clone_from(&gpus);
+                (gpus, procs, HostState::Reachable)
+            }
+            Err(Failure::Late) => (late_gpus(&last), Vec::new(), HostState::Late),
+            Err(f) => (
+                Vec::new(),
+                Vec::new(),
+                HostState::Failed(Arc::from(f.to_string())),
+            ),
+        };
         Part {
             gpus,
             procs,
@@ -532,6 +532,7 @@ impl Collector {
     ) -> Result<Self, NvqError> {
         let interval_ms = Arc::new(AtomicU64::new(interval_ms));
         type Job = Box<dyn FnMut() -> Part + Send>;
+        let mut masters = Vec::new();
         let (jobs, lanes): (Vec<Job>, Lanes) = match source {
             Source::Local(session, devices, _) => {
                 let count = session.device_count().unwrap_or(0);
@@ -546,14 +547,24 @@ impl Collector {
                 (jobs, Lanes::Local(known))
             }
             Source::Hosts(hosts, client, _) => {
+                // On the screen, an ssh:// node's samples share one ssh
+                // connection, as a loop's do.
+                masters = hosts
+                    .iter()
+                    .map(|h| match &h.ssh {
+                        Some(login) if notify.is_some() => Master::start(h, login),
+                        _ => None,
+                    })
+                    .collect();
                 let jobs = hosts
                     .iter()
-                    .map(|h| {
-                        Box::new(host_job(
-                            h.clone(),
-                            client.clone(),
-                            Arc::clone(&interval_ms),
-                        )) as Job
+                    .zip(&masters)
+                    .map(|(h, master)| {
+                        let mut conn = client.conn(h.clone());
+                        if let Some(m) = master {
+                            conn = conn.over_master(m.socket().to_path_buf());
+                        }
+                        Box::new(host_job(conn, Arc::clone(&interval_ms))) as Job
                     })
                     .collect();
                 let known = hosts
@@ -568,6 +579,7 @@ impl Collector {
         Ok(Collector {
             workers,
             lanes,
+            _masters: masters,
             interval_ms,
         })
     }

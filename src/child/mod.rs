@@ -14,6 +14,7 @@
 //!   (`PR_SET_PDEATHSIG`) rather than run on as an orphan.
 
 pub mod forward;
+pub mod tree;
 
 use nvq_core::error::NvqError;
 use std::ffi::OsString;
@@ -47,6 +48,16 @@ pub struct Job {
 /// it before the last check of whether to start the command at all.
 pub fn arm(signals: &[c_int]) {
     forward::arm(signals);
+}
+
+/// Make nvq a child subreaper: a process of the job whose parent exits is
+/// re-parented to nvq, not to init, so the job's tree stays below nvq
+/// ([`tree`]) and nvq reaps it ([`Job::wait_reaping`]).
+pub fn become_subreaper() {
+    // SAFETY: prctl(2) with PR_SET_CHILD_SUBREAPER takes a flag and nothing else.
+    unsafe {
+        libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1 as libc::c_ulong, 0, 0, 0);
+    }
 }
 
 /// Start `command` (program and arguments, exactly as given) with nvq's
@@ -101,22 +112,40 @@ impl Job {
     /// Wait for the command to end, forwarding signals meanwhile; its
     /// status as a shell gives it ([`status_code`]).
     pub fn wait(self) -> Result<i32, NvqError> {
+        self.wait_for(false)
+    }
+
+    /// [`Job::wait`] for a subreaper: every other child that ends
+    /// meanwhile (a re-parented process of the job) is reaped too.
+    pub fn wait_reaping(self) -> Result<i32, NvqError> {
+        self.wait_for(true)
+    }
+
+    fn wait_for(self, reap_others: bool) -> Result<i32, NvqError> {
         loop {
             // SAFETY: a zeroed siginfo is a valid out-value for waitid(2).
             let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
             // WNOWAIT: the command stays a zombie, so its PID cannot be
             // reused by another process while forwarding is switched off.
             // SAFETY: waitid(2) on our own child with a valid out-pointer.
-            let r = unsafe {
-                libc::waitid(
-                    libc::P_PID,
-                    self.pid as libc::id_t,
-                    &mut info,
-                    libc::WEXITED | libc::WNOWAIT,
-                )
+            let (idtype, id) = if reap_others {
+                (libc::P_ALL, 0)
+            } else {
+                (libc::P_PID, self.pid as libc::id_t)
             };
+            let r = unsafe { libc::waitid(idtype, id, &mut info, libc::WEXITED | libc::WNOWAIT) };
             if r == 0 {
-                break;
+                // SAFETY: waitid filled `info` for an exited child.
+                let pid = unsafe { info.si_pid() };
+                if pid == self.pid {
+                    break;
+                }
+                // Another process of the job, re-parented to nvq: reap it.
+                // SAFETY: waitpid(2) on a child known to have exited.
+                unsafe {
+                    libc::waitpid(pid, std::ptr::null_mut(), libc::WNOHANG);
+                }
+                continue;
             }
             let e = std::io::Error::last_os_error();
             if e.raw_os_error() != Some(libc::EINTR) {
@@ -176,7 +205,7 @@ fn cannot_run(program: &std::ffi::OsStr, e: &std::io::Error) -> NvqError {
 
 /// A command's name as it may be shown on a terminal: control characters
 /// as `?`, at most [`SHOWN_MAX`] characters.
-fn shown(s: &str) -> String {
+pub fn shown(s: &str) -> String {
     let mut out: String = s
         .chars()
         .take(SHOWN_MAX)

@@ -58,6 +58,8 @@ sub_commands! {
     Stat = "stat" (super::short::StatArgs),
     /// nvq: wait until the GPUs are free, then run a command (nvq wait -i 1 -- python train.py).
     Wait = "wait" (super::short::WaitArgs),
+    /// nvq: run a command and report the GPU memory of its processes: peak per GPU, when, who held the rest.
+    Run = "run" (super::run::RunArgs),
     /// Scrolling per-GPU monitor: one line per GPU per sample.
     Dmon = "dmon" (super::dmon::DmonArgs),
     /// Scrolling per-process monitor: one line per process per GPU per sample.

@@ -8,8 +8,9 @@ use std::path::PathBuf;
 /// `--hosts` and its connection options.
 #[derive(clap::Args, Debug, Clone, Default)]
 pub struct HostsArgs {
-    /// nvq: read these nodes' GPUs through their `nvq serve` (host, host:port or http(s)://URL;
-    /// comma list, or @FILE; default $NVQ_HOSTS): mem, ps, busy, top, --query-gpu, --query-compute-apps.
+    /// nvq: read these nodes' GPUs through their `nvq serve` (host, host:port or http(s)://URL) or
+    /// ssh (ssh://[user@]host[:port]); comma list, or @FILE; default $NVQ_HOSTS: mem, ps, busy,
+    /// top, --query-gpu, --query-compute-apps.
     #[arg(
         long,
         value_name = "HOSTS",

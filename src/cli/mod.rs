@@ -10,6 +10,7 @@ mod monitor;
 pub mod nvlink;
 pub mod plot;
 pub mod pmon;
+pub mod run;
 pub mod serve;
 pub mod shared;
 pub mod short;
@@ -153,7 +154,7 @@ pub struct ScriptArgs {
     #[arg(long = "until-all", value_name = "EXPR", allow_hyphen_values = true)]
     pub until_all: Option<String>,
     /// nvq: give up waiting for --until after DURATION (500ms, 30s, 5m, 1h) and exit 21.
-    #[arg(long, value_name = "DURATION", value_parser = value::duration("--timeout"))]
+    #[arg(long, value_name = "DURATION")]
     pub timeout: Option<value::Span>,
     /// nvq: when the run ends, print each GPU's (pmon: each process's) min, max and mean of every column.
     #[arg(long)]

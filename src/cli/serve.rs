@@ -6,7 +6,7 @@
 
 use super::sub::{Own, Shared, SubCommand};
 
-use super::value::{duration, duration_or_zero, Span};
+use super::value::{duration_or_zero, Span};
 use nvq_core::error::NvqError;
 use std::time::Duration;
 
@@ -69,8 +69,7 @@ pub struct ServeArgs {
     #[arg(
         long = "collect.pods.interval",
         value_name = "DURATION",
-        default_value = "5s",
-        value_parser = duration("--collect.pods.interval")
+        default_value = "5s"
     )]
     pub pods_interval: Span,
     /// Fields to collect (see --help-query-gpu); by default every field the profile uses.
@@ -83,24 +82,21 @@ pub struct ServeArgs {
     #[arg(
         long = "web.write-timeout",
         value_name = "DURATION",
-        default_value = "10s",
-        value_parser = duration("--web.write-timeout")
+        default_value = "10s"
     )]
     pub write_timeout: Span,
     /// Close a connection that has not sent a whole request head within DURATION of its first byte (or of connecting).
     #[arg(
         long = "web.read-timeout",
         value_name = "DURATION",
-        default_value = "10s",
-        value_parser = duration("--web.read-timeout")
+        default_value = "10s"
     )]
     pub read_timeout: Span,
     /// Close a kept-alive connection that has sent no new request within DURATION of its last answer.
     #[arg(
         long = "web.idle-timeout",
         value_name = "DURATION",
-        default_value = "2m",
-        value_parser = duration("--web.idle-timeout")
+        default_value = "2m"
     )]
     pub idle_timeout: Span,
     /// TLS and basic authentication, in the Prometheus exporter-toolkit's YAML format.
@@ -114,6 +110,19 @@ pub struct ServeArgs {
         value_parser = max_connections
     )]
     pub max_connections: usize,
+    /// Internal, for ssh:// nodes: print one /api/v1/query answer (MODE:FIELDS, e.g.
+    /// query-gpu:index,memory.used) on stdout and exit, without listening.
+    #[arg(long, value_name = "MODE:FIELDS", hide = true)]
+    pub answer: Option<String>,
+    /// Internal: with --answer, answer within MS milliseconds, naming the GPUs that were late.
+    #[arg(
+        long = "answer-within",
+        value_name = "MS",
+        hide = true,
+        default_value = "10000",
+        requires = "answer"
+    )]
+    pub answer_within: u64,
 }
 
 /// `--web.max-connections`: from 1 to 65536.

@@ -1,17 +1,16 @@
 //! The trend settings (`docs/trends.md`), one declaration for the loops' scripting flags, `nvq plot` and
 //! `nvq serve`.
 
-use super::value::duration;
 use std::time::Duration;
 
 /// `--trend-window`, `--rising-for`, `--min-rise`, read by clap.
 #[derive(clap::Args, Debug, Default, Clone)]
 pub struct TrendArgs {
     /// nvq: measure rates and times to full over the last DURATION (default 10m).
-    #[arg(long = "trend-window", value_name = "DURATION", value_parser = duration("--trend-window"))]
+    #[arg(long = "trend-window", value_name = "DURATION")]
     pub trend_window: Option<super::value::Span>,
     /// nvq: a value must have been rising for DURATION to count as rising steadily, a leak (default 5m).
-    #[arg(long = "rising-for", value_name = "DURATION", value_parser = duration("--rising-for"))]
+    #[arg(long = "rising-for", value_name = "DURATION")]
     pub rising_for: Option<super::value::Span>,
     /// nvq: ... and have risen by at least SIZE over the window (default 256MiB).
     #[arg(long = "min-rise", value_name = "SIZE", value_parser = crate::script::run::min_rise)]

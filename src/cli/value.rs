@@ -175,13 +175,40 @@ pub struct Span {
     pub given: String,
 }
 
-/// The value parser of a duration option named `flag` (`--timeout`, ...).
-pub fn duration(flag: &'static str) -> impl Fn(&str) -> Result<Span, NvqError> + Clone {
-    move |s| {
-        parse_duration(flag, s).map(|duration| Span {
-            duration,
-            given: s.to_string(),
-        })
+/// A duration option's value: `flag` names it in a message.
+fn span(flag: &str, s: &str) -> Result<Span, NvqError> {
+    parse_duration(flag, s).map(|duration| Span {
+        duration,
+        given: s.to_string(),
+    })
+}
+
+/// clap reads a [`Span`] field with [`parse_duration`], its messages naming
+/// the option's long name (no `value_parser =` needed on the field).
+#[derive(Debug, Clone, Copy)]
+pub struct SpanParser;
+
+impl clap::builder::TypedValueParser for SpanParser {
+    type Value = Span;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<Span, clap::Error> {
+        let flag = arg
+            .and_then(clap::Arg::get_long)
+            .map(|l| format!("--{l}"))
+            .unwrap_or_default();
+        (move |s: &str| span(&flag, s)).parse_ref(cmd, arg, value)
+    }
+}
+
+impl clap::builder::ValueParserFactory for Span {
+    type Parser = SpanParser;
+    fn value_parser() -> SpanParser {
+        SpanParser
     }
 }
 

@@ -36,6 +36,10 @@ pub enum Failure {
     TooLarge,
     /// Not HTTP, or cut short.
     Broken(String),
+    /// An `ssh://` node has no `nvq` on its `PATH`.
+    Missing,
+    /// An `ssh://` node's nvq does not know `nvq serve --answer`.
+    TooOld,
 }
 
 impl std::fmt::Display for Failure {
@@ -47,6 +51,21 @@ impl std::fmt::Display for Failure {
             Failure::Status(code, line) => write!(f, "answered HTTP {code}: {line}"),
             Failure::TooLarge => write!(f, "answered more than {} MiB", MAX_BODY >> 20),
             Failure::Broken(why) => write!(f, "broken answer: {why}"),
+            Failure::Missing => f.write_str("nvq is not installed there"),
+            Failure::TooOld => f.write_str("its nvq is too old to answer over ssh"),
+        }
+    }
+}
+
+impl Failure {
+    /// The line nvq says about `host` (its name as shown) failing so.
+    pub fn about(&self, host: &str) -> String {
+        match self {
+            Failure::Missing => format!("nvq is not installed on {host}"),
+            Failure::TooOld => format!(
+                "nvq on {host} is too old (it has no `nvq serve --answer`, which ssh:// nodes run)"
+            ),
+            f => format!("{host}: {f}"),
         }
     }
 }
@@ -79,27 +98,23 @@ impl Client {
         }
     }
 
-    /// GET `path` (with its query) of `host`, by `deadline`: the body of a
-    /// `200` answer.
-    pub fn get(&self, host: &Host, path: &str, deadline: Instant) -> Result<Vec<u8>, Failure> {
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .map_err(|e| Failure::Connect(format!("cannot start a runtime: {e}")))?;
-        let left = deadline.saturating_duration_since(Instant::now());
-        runtime.block_on(async {
-            tokio::time::timeout(left, self.exchange(host, path))
-                .await
-                .unwrap_or(Err(Failure::Late))
-        })
+    /// A connection to `host`, opened by its first request.
+    pub fn conn(&self, host: Host) -> Conn {
+        Conn {
+            client: self.clone(),
+            host,
+            runtime: None,
+            sender: None,
+            master: None,
+        }
     }
 
-    async fn exchange(&self, host: &Host, path: &str) -> Result<Vec<u8>, Failure> {
+    /// Connect to `host`: TCP, then TLS for an `https://` node, then HTTP/1.1.
+    async fn connect(&self, host: &Host) -> Result<Sender, Failure> {
         let tcp = tokio::net::TcpStream::connect((host.host.as_str(), host.port))
             .await
             .map_err(|e| Failure::Connect(e.to_string()))?;
         let _ = tcp.set_nodelay(true);
-        let uri = format!("{}{path}", host.prefix);
         if host.tls {
             let config = self
                 .tls
@@ -112,22 +127,19 @@ impl Client {
                 .connect(name, tcp)
                 .await
                 .map_err(|e| Failure::Connect(format!("TLS: {e}")))?;
-            self.request(TokioIo::new(tls), host, &uri).await
+            handshake(TokioIo::new(tls)).await
         } else {
-            self.request(TokioIo::new(tcp), host, &uri).await
+            handshake(TokioIo::new(tcp)).await
         }
     }
 
-    async fn request<T>(&self, io: T, host: &Host, uri: &str) -> Result<Vec<u8>, Failure>
-    where
-        T: hyper::rt::Read + hyper::rt::Write + Unpin + Send + 'static,
-    {
-        let (mut sender, conn) = hyper::client::conn::http1::Builder::new()
-            .max_buf_size(MAX_HEAD.max(8192))
-            .handshake::<_, Empty<Bytes>>(io)
-            .await
-            .map_err(|e| Failure::Broken(e.to_string()))?;
-        let driver = tokio::spawn(conn);
+    /// One GET on an open connection: the body of a `200` answer.
+    async fn request(
+        &self,
+        sender: &mut Sender,
+        host: &Host,
+        uri: &str,
+    ) -> Result<Vec<u8>, Failure> {
         let mut req = Request::get(uri)
             .header(USER_AGENT, concat!("nvq/", env!("CARGO_PKG_VERSION")))
             .body(Empty::<Bytes>::new())
@@ -154,7 +166,6 @@ impl Client {
             };
             if let Some(data) = frame.data_ref() {
                 if out.len() + data.len() > MAX_BODY {
-                    driver.abort();
                     return Err(Failure::TooLarge);
                 }
                 out.extend_from_slice(data);
@@ -163,11 +174,100 @@ impl Client {
                 break;
             }
         }
-        driver.abort();
         if status != StatusCode::OK {
             return Err(Failure::Status(status.as_u16(), first_line(&out)));
         }
         Ok(out)
+    }
+}
+
+/// The sending half of an HTTP/1.1 connection.
+type Sender = hyper::client::conn::http1::SendRequest<Empty<Bytes>>;
+
+/// HTTP/1.1 over `io`; the connection is driven by a task of the runtime,
+/// which ends when the sender is dropped.
+async fn handshake<T>(io: T) -> Result<Sender, Failure>
+where
+    T: hyper::rt::Read + hyper::rt::Write + Unpin + Send + 'static,
+{
+    let (sender, conn) = hyper::client::conn::http1::Builder::new()
+        .max_buf_size(MAX_HEAD.max(8192))
+        .handshake::<_, Empty<Bytes>>(io)
+        .await
+        .map_err(|e| Failure::Broken(e.to_string()))?;
+    tokio::spawn(conn);
+    Ok(sender)
+}
+
+/// One node's connection, kept from request to request (HTTP keep-alive):
+/// a loop connects once, not once a sample. A request that fails or comes
+/// late closes it; the next one connects again. An `ssh://` node's is
+/// the socket of its loop's `ssh` master (`hosts::ssh::Master`), if any.
+pub struct Conn {
+    client: Client,
+    host: Host,
+    runtime: Option<tokio::runtime::Runtime>,
+    sender: Option<Sender>,
+    master: Option<std::path::PathBuf>,
+}
+
+impl Conn {
+    /// The same, its `ssh` runs over the master at `socket`.
+    pub fn over_master(mut self, socket: std::path::PathBuf) -> Conn {
+        self.master = Some(socket);
+        self
+    }
+
+    /// The node.
+    pub fn host(&self) -> &Host {
+        &self.host
+    }
+
+    /// The `ssh` master's socket, for an `ssh://` node in a loop.
+    pub fn master(&self) -> Option<&std::path::Path> {
+        self.master.as_deref()
+    }
+
+    /// GET `path` (with its query) by `deadline`: the body of a `200` answer.
+    pub fn get(&mut self, path: &str, deadline: Instant) -> Result<Vec<u8>, Failure> {
+        if self.runtime.is_none() {
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .map_err(|e| Failure::Connect(format!("cannot start a runtime: {e}")))?;
+            self.runtime = Some(rt);
+        }
+        let Some(runtime) = self.runtime.as_ref() else {
+            return Err(Failure::Connect("no runtime".into()));
+        };
+        let (client, host, sender) = (&self.client, &self.host, &mut self.sender);
+        let uri = format!("{}{path}", host.prefix);
+        let left = deadline.saturating_duration_since(Instant::now());
+        let answer = runtime.block_on(async {
+            let exchange = async {
+                // A kept connection the node has closed meanwhile (its idle
+                // timeout) is replaced by a new one.
+                if let Some(s) = sender.as_mut() {
+                    if s.ready().await.is_err() {
+                        *sender = None;
+                    }
+                }
+                if sender.is_none() {
+                    *sender = Some(client.connect(host).await?);
+                }
+                match sender.as_mut() {
+                    Some(s) => client.request(s, host, &uri).await,
+                    None => Err(Failure::Connect("no connection".into())),
+                }
+            };
+            tokio::time::timeout(left, exchange)
+                .await
+                .unwrap_or(Err(Failure::Late))
+        });
+        if answer.is_err() {
+            self.sender = None;
+        }
+        answer
     }
 }
 

@@ -2,11 +2,14 @@
 //! `$NVQ_HOSTS`.
 //!
 //! An entry is `host`, `host:port`, `[v6]:port`, or an `http://` or
-//! `https://` URL with an optional path prefix (`https://gpu7:9835/nvq`).
-//! A bare host means `http://host:9835`, `nvq serve`'s own port. What an
-//! entry may hold is narrow (letters, digits, `.`, `-`, `_`, `:`, `[`, `]`,
-//! and in a URL's path also `/`), so that no entry can carry a space, a
-//! control character or an option into a request or a message.
+//! `https://` URL with an optional path prefix (`https://gpu7:9835/nvq`),
+//! or `ssh://[user@]host[:port]` (a node without `nvq serve`, read by
+//! running nvq there through `ssh`: `hosts::ssh`). A bare host means
+//! `http://host:9835`, `nvq serve`'s own port. What an entry may hold is
+//! narrow (letters, digits, `.`, `-`, `_`, `:`, `[`, `]`, a user's `@`, and
+//! in a URL's path also `/`), and no host or user starts with `-`, so that
+//! no entry can carry a space, a control character or an option into a
+//! request, an `ssh` command line or a message.
 
 use nvq_core::error::NvqError;
 use std::io::Read;
@@ -36,6 +39,18 @@ pub struct Host {
     pub port: u16,
     /// The path prefix, empty or starting with `/` and not ending with one.
     pub prefix: String,
+    /// `ssh://` nodes: how to log in.
+    pub ssh: Option<Ssh>,
+}
+
+/// How an `ssh://` node is logged into: what the entry says, the rest
+/// from the user's ssh config.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Ssh {
+    /// `user@`: the login name, else ssh's own choice.
+    pub user: Option<String>,
+    /// `:port`, else ssh's own choice.
+    pub port: Option<u16>,
 }
 
 impl Host {
@@ -72,12 +87,18 @@ fn name_char(c: char) -> bool {
 
 /// One entry of a list.
 pub fn parse_entry(entry: &str) -> Result<Host, NvqError> {
+    if let Some(rest) = entry.strip_prefix("ssh://") {
+        return parse_ssh(entry, rest);
+    }
     let (tls, rest) = if let Some(r) = entry.strip_prefix("https://") {
         (true, r)
     } else if let Some(r) = entry.strip_prefix("http://") {
         (false, r)
     } else if entry.contains("://") {
-        return Err(bad(entry, "only http:// and https:// nodes can be read"));
+        return Err(bad(
+            entry,
+            "only http://, https:// and ssh:// nodes can be read",
+        ));
     } else {
         (false, entry)
     };
@@ -88,6 +109,55 @@ pub fn parse_entry(entry: &str) -> Result<Host, NvqError> {
     if !prefix.chars().all(|c| name_char(c) || c == '/' || c == '~') {
         return Err(bad(entry, "a path may hold letters, digits, . - _ ~ and /"));
     }
+    let (host, port) = host_port(entry, authority)?;
+    Ok(Host {
+        name: entry.to_string(),
+        tls,
+        host,
+        port: port.unwrap_or(DEFAULT_PORT),
+        prefix: prefix.to_string(),
+        ssh: None,
+    })
+}
+
+/// An `ssh://[user@]host[:port]` entry (`rest` follows `ssh://`).
+fn parse_ssh(entry: &str, rest: &str) -> Result<Host, NvqError> {
+    let rest = rest.strip_suffix('/').unwrap_or(rest);
+    if rest.contains('/') {
+        return Err(bad(
+            entry,
+            "an ssh:// node has no path: ssh://[user@]host[:port]",
+        ));
+    }
+    let (user, authority) = match rest.rsplit_once('@') {
+        Some((u, a)) => (Some(u), a),
+        None => (None, rest),
+    };
+    if let Some(u) = user {
+        if u.is_empty() || u.len() > 64 || u.starts_with(['-', '.']) || !u.chars().all(name_char) {
+            return Err(bad(
+                entry,
+                "a user is a name of letters, digits, . - and _, not starting with - or .",
+            ));
+        }
+    }
+    let (host, port) = host_port(entry, authority)?;
+    Ok(Host {
+        name: entry.to_string(),
+        tls: false,
+        host,
+        port: port.unwrap_or(22),
+        prefix: String::new(),
+        ssh: Some(Ssh {
+            user: user.map(str::to_string),
+            port,
+        }),
+    })
+}
+
+/// The host and the port (if given) of an entry's `host[:port]` or
+/// `[v6][:port]`.
+fn host_port(entry: &str, authority: &str) -> Result<(String, Option<u16>), NvqError> {
     let (host, port) = if let Some(r) = authority.strip_prefix('[') {
         let (h, after) = r
             .split_once(']')
@@ -112,12 +182,13 @@ pub fn parse_entry(entry: &str) -> Result<Host, NvqError> {
         }
     };
     let port = match port {
-        None => DEFAULT_PORT,
-        Some(p) => p
-            .parse::<u16>()
-            .ok()
-            .filter(|&p| p > 0)
-            .ok_or_else(|| bad(entry, "the port must be a number from 1 to 65535"))?,
+        None => None,
+        Some(p) => Some(
+            p.parse::<u16>()
+                .ok()
+                .filter(|&p| p > 0)
+                .ok_or_else(|| bad(entry, "the port must be a number from 1 to 65535"))?,
+        ),
     };
     let ipv6 = host.contains(':');
     if host.is_empty()
@@ -130,13 +201,7 @@ pub fn parse_entry(entry: &str) -> Result<Host, NvqError> {
             "a host is a name or address of letters, digits, . - and _",
         ));
     }
-    Ok(Host {
-        name: entry.to_string(),
-        tls,
-        host: host.to_string(),
-        port,
-        prefix: prefix.to_string(),
-    })
+    Ok((host.to_string(), port))
 }
 
 /// The entries of a comma list, or of the file an `@FILE` names (one per
@@ -232,6 +297,23 @@ mod tests {
             (true, "gpu7.example", 443, "/nvq")
         );
         assert_eq!(h.name, "https://gpu7.example:443/nvq/");
+        let h = one("ssh://ops@node3:2222");
+        let ssh = h.ssh.unwrap();
+        assert_eq!(
+            (h.host.as_str(), ssh.user.as_deref(), ssh.port),
+            ("node3", Some("ops"), Some(2222))
+        );
+        let h = one("ssh://[::1]");
+        assert_eq!(
+            (h.host.as_str(), h.ssh.unwrap()),
+            (
+                "::1",
+                Ssh {
+                    user: None,
+                    port: None
+                }
+            )
+        );
     }
 
     #[test]
@@ -243,7 +325,12 @@ mod tests {
             "gpu:0",
             "gpu:99999",
             "ftp://gpu",
-            "ssh://gpu",
+            "ssh://-oProxyCommand=x",
+            "ssh://-l@gpu",
+            "ssh://u@-gpu",
+            "ssh://gpu/path",
+            "ssh://a b@gpu",
+            "ssh://gpu:0",
             "[::1",
             "http://gpu/a b",
             "",

@@ -4,7 +4,8 @@
 //! form of `model::wire`, so the rows come back with every cell exact and
 //! this nvq prints them as the node itself would, each with its `host`.
 //! `list` reads the nodes named, `config` how to reach them (TLS,
-//! credentials), `fetch` makes one bounded request. The loop that asks
+//! credentials), `fetch` makes one bounded request, `ssh` one bounded run
+//! of nvq on an `ssh://` node (the same answer on its stdout). The loop that asks
 //! every node under each sample's deadline is `app::hosts`.
 //!
 //! Why not `/metrics`: an exposition holds the profile's series only, in
@@ -15,10 +16,11 @@
 pub mod config;
 pub mod fetch;
 pub mod list;
+pub mod ssh;
 pub mod top;
 
 pub use config::Options;
-pub use fetch::{Client, Failure};
+pub use fetch::{Client, Conn, Failure};
 pub use list::Host;
 
 use nvq_core::model::wire::Answer;
@@ -32,7 +34,7 @@ pub fn query_path(option: &str, fields: &[&str]) -> String {
 }
 
 /// A node's rows for `fields`, and its GPUs (NVML indices) that missed
-/// its own deadline.
+/// its own deadline, on a connection of its own (closed after).
 pub fn read(
     client: &Client,
     host: &Host,
@@ -40,7 +42,23 @@ pub fn read(
     fields: &[&'static str],
     deadline: Instant,
 ) -> Result<(Vec<Row>, Vec<u32>), Failure> {
-    let body = client.get(host, &query_path(option, fields), deadline)?;
+    read_on(&mut client.conn(host.clone()), option, fields, deadline)
+}
+
+/// [`read`] on a kept connection (a loop's, one per node).
+pub fn read_on(
+    conn: &mut Conn,
+    option: &str,
+    fields: &[&'static str],
+    deadline: Instant,
+) -> Result<(Vec<Row>, Vec<u32>), Failure> {
+    let body = match conn.host().ssh.clone() {
+        Some(login) => {
+            let host = conn.host();
+            ssh::get(host, &login, conn.master(), option, fields, deadline)?
+        }
+        None => conn.get(&query_path(option, fields), deadline)?,
+    };
     let answer: Answer = serde_json::from_slice(&body)
         .map_err(|e| Failure::Broken(format!("not an nvq query answer ({e})")))?;
     let late = answer.late.iter().copied().take(1024).collect();

@@ -7,7 +7,7 @@
 //! gives no PCIe rates, MIG devices, process kinds other than compute,
 //! per-process SM use or host CPU and memory: those show as unknown (`-`).
 
-use super::{read, Client, Failure, Host};
+use super::{read_on, Conn, Failure};
 use nvq_core::model::top::{GpuSnap, Health, ProcSnap};
 use nvq_core::model::{Row, Value};
 use nvq_core::source::QueryMode;
@@ -46,18 +46,18 @@ fn canonical<const N: usize>(mode: QueryMode, names: [&str; N]) -> Vec<&'static 
         .collect()
 }
 
-/// A node's GPUs (in its index order) and their processes, by `deadline`.
+/// A node's GPUs (in its index order) and their processes, by `deadline`,
+/// on its kept connection.
 /// The GPUs of the node that missed its own deadline are [`Health::Late`]
 /// (named as last known, from `known`).
 pub fn read_top(
-    client: &Client,
-    host: &Host,
+    conn: &mut Conn,
     deadline: Instant,
     known: &[GpuSnap],
 ) -> Result<(Vec<GpuSnap>, Vec<ProcSnap>), Failure> {
-    let name: Arc<str> = Arc::from(host.name.as_str());
+    let name: Arc<str> = Arc::from(conn.host().name.as_str());
     let gpu_fields = canonical(QueryMode::GPU, GPU_FIELDS);
-    let (rows, late) = read(client, host, QueryMode::GPU.option(), &gpu_fields, deadline)?;
+    let (rows, late) = read_on(conn, QueryMode::GPU.option(), &gpu_fields, deadline)?;
     let mut gpus: Vec<GpuSnap> = rows.iter().filter_map(|r| gpu(&name, r)).collect();
     for index in late {
         let k = known.iter().find(|g| g.index == index);
@@ -70,9 +70,8 @@ pub fn read_top(
     }
     gpus.sort_by_key(|g| g.index);
     let proc_fields = canonical(QueryMode::COMPUTE_APPS, PROC_FIELDS);
-    let (rows, _) = read(
-        client,
-        host,
+    let (rows, _) = read_on(
+        conn,
         QueryMode::COMPUTE_APPS.option(),
         &proc_fields,
         deadline,

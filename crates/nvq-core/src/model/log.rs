@@ -29,7 +29,8 @@ pub enum LogCell {
 pub struct LogRow {
     /// Seconds since the UNIX epoch, reading the timestamp as UTC (nvq writes local time; only differences matter).
     pub t: f64,
-    /// The row's cells, one per [`LogHead::columns`] entry, in the same order.
+    /// The row's cells, one per [`LogHead::columns`] entry, in the same order (the `timestamp` column's is
+    /// [`LogCell::Missing`]: it is `t`).
     pub cells: Vec<LogCell>,
 }
 

@@ -12,6 +12,7 @@ pub mod fact;
 mod field;
 pub mod gpm;
 pub mod history;
+pub mod job;
 pub mod listing;
 pub mod log;
 pub mod mig;

@@ -5,6 +5,7 @@
 pub mod csv;
 pub mod exporter;
 pub mod field_help;
+pub mod job;
 pub(crate) mod json;
 pub mod listing;
 pub mod mig;

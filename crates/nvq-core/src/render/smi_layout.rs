@@ -108,6 +108,10 @@ pub struct Layout {
     pub power_pad: bool,
     /// Width of the memory total's number (`/ 16130MiB`).
     pub memory_total: usize,
+    /// Spaces between an `N/A` memory cell's value and its edge: one in
+    /// the 22-column cell (a public 79-column table of a GRID A100 vGPU),
+    /// three in the 24-column one (public 580 tables of H100s in MIG mode).
+    pub memory_na_pad: usize,
     /// How many spaces the line after the GPU boxes and after the MIG
     /// devices holds: the table's width up to 545, 89 on 550 to 575's
     /// 91-column table, none (an empty line) from 580.
@@ -288,6 +292,7 @@ const L450: Layout = Layout {
     power: POWER_79,
     power_pad: true,
     memory_total: 5,
+    memory_na_pad: 1,
     spacer: 79,
     mig: MIG_79,
     processes: Processes {
@@ -319,6 +324,7 @@ const L535: Layout = Layout {
     },
     power_pad: true,
     memory_total: 5,
+    memory_na_pad: 1,
     spacer: 89,
     mig: MIG_89,
     processes: Processes {
@@ -355,6 +361,7 @@ const L550: Layout = Layout {
     },
     power_pad: true,
     memory_total: 6,
+    memory_na_pad: 3,
     spacer: 89,
     mig: MIG_550,
     processes: Processes {

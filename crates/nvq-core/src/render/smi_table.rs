@@ -263,7 +263,10 @@ fn gpu_box(l: &Layout, g: &TableGpu, windows: bool, colour: bool, t: &mut String
             paint(cell, load(used, total), colour)
         }
         Err(NvmlCode::NOT_SUPPORTED) => format!(" {:<w$}", "Not Supported"),
-        Err(_) => format!("{:>w$}   ", "N/A", w = second - 3),
+        Err(_) => {
+            let pad = l.memory_na_pad;
+            format!("{:>w$}{:pad$}", "N/A", "", w = second - pad)
+        }
     };
     t.push_str(&memory);
     let util = match g.gpu_util {

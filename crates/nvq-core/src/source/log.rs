@@ -284,7 +284,10 @@ fn csv(
         let mut stamp = None;
         for (k, c) in cells(line).enumerate() {
             if k == ts {
+                // The row's time, not a text to keep (each row has its own).
                 stamp = Some(c);
+                out.push(LogCell::Missing);
+                continue;
             }
             out.push(match (head.columns.get(k), kept.get(k)) {
                 (Some(col), Some(true)) => {
@@ -416,6 +419,7 @@ fn ndjson(
                 if k.starts_with('_') {
                     continue;
                 }
+                let is_time = k == "timestamp";
                 let i = match index.get(&k) {
                     Some(&i) => i,
                     None => {
@@ -432,6 +436,8 @@ fn ndjson(
                 };
                 let scale = head.columns.get(i).map_or(1.0, |c| c.scale);
                 let cell = match v {
+                    // The row's time, not a text to keep (each row has its own).
+                    _ if is_time => LogCell::Missing,
                     serde_json::Value::Number(x) => x
                         .as_f64()
                         .map_or(LogCell::Missing, |x| num_cell(x, scale, &mut head.beyond)),
@@ -667,6 +673,21 @@ mod tests {
         assert_eq!((seen[1].0, seen[1].1.len()), (4, 4));
         assert_eq!(seen[1].1[1], LogCell::Text(0));
         assert_eq!(seen[1].1[3], LogCell::Num(2.0));
+    }
+
+    /// Each row's timestamp is its time, not a text kept: a log of a million samples keeps no million texts.
+    #[test]
+    fn timestamps_are_not_kept_as_texts() {
+        let csv = "timestamp, name\n2026/12/01 20:11:08.691, H100\n2026/12/01 20:11:09.691, H100\n";
+        let nd = "{\"timestamp\":\"2026/12/01 20:11:08.691\",\"name\":\"H100\"}\n\
+                  {\"timestamp\":\"2026/12/01 20:11:09.691\",\"name\":\"H100\"}\n";
+        for log in [csv, nd] {
+            let log = parse(log).unwrap();
+            assert_eq!(log.head.texts, ["H100"]);
+            let ts = log.head.column("timestamp").unwrap();
+            assert_eq!(log.rows[1].cells[ts], LogCell::Missing);
+            assert_eq!(log.rows[1].t - log.rows[0].t, 1.0);
+        }
     }
 
     /// A line longer than [`MAX_LINE`] is refused at its number, also when it never ends; one as long ends well.

@@ -18,6 +18,7 @@
 pub mod ctx;
 pub mod gpm;
 pub mod gpu;
+pub mod job;
 pub mod list_mode;
 pub mod listing;
 pub mod log;

@@ -1,0 +1,211 @@
+//! `nvq run`'s data: what one sample saw of each GPU ([`GpuReading`]), and
+//! what the run has seen so far ([`JobTrack`]): per GPU the job's peak and
+//! when, the GPU's total then, the other processes then, the job's mean;
+//! per process its peak. Pure: the sampler feeds it, the renderer reads it.
+
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// One GPU in one sample: its memory and its compute processes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GpuReading {
+    /// NVML's index.
+    pub index: u32,
+    /// Bytes of memory in all.
+    pub total: u64,
+    /// Bytes in use, by anyone.
+    pub used: u64,
+    /// The compute processes: (PID in nvq's namespace, or NVML's when it
+    /// cannot be mapped; bytes; is it the job's).
+    pub procs: Vec<ProcReading>,
+}
+
+/// One process on one GPU in one sample.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProcReading {
+    /// The PID as nvq sees it.
+    pub pid: u32,
+    /// Its GPU memory, bytes (0 when NVML does not say).
+    pub bytes: u64,
+    /// Is it one of the job's processes?
+    pub job: bool,
+}
+
+/// What the run has seen of one GPU the job used.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct GpuTrack {
+    /// NVML's index.
+    pub index: u32,
+    /// The GPU's memory, bytes.
+    pub total: u64,
+    /// The job's most (its processes' sum), bytes.
+    pub peak: u64,
+    /// When it was, ms since the command started.
+    pub peak_at_ms: u64,
+    /// The GPU's used memory at the job's peak, bytes.
+    pub used_at_peak: u64,
+    /// `total - used_at_peak`: the room left then.
+    pub headroom_at_peak: u64,
+    /// The other processes on the GPU at the job's peak: (PID, bytes).
+    pub others_at_peak: Vec<(u32, u64)>,
+    /// The GPU's most used memory during the run, bytes.
+    pub used_peak: u64,
+    /// The job's mean over the samples in which it held memory there, bytes.
+    pub mean: u64,
+    #[serde(skip)]
+    sum: u128,
+    #[serde(skip)]
+    samples: u64,
+}
+
+/// What the run has seen of one of the job's processes.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct ProcTrack {
+    /// Its PID.
+    pub pid: u32,
+    /// Its most on one GPU, bytes.
+    pub peak: u64,
+    /// That GPU.
+    pub gpu: u32,
+}
+
+/// The run so far.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct JobTrack {
+    /// Samples taken.
+    pub samples: u64,
+    /// Every GPU the job held memory on, by index.
+    pub gpus: BTreeMap<u32, GpuTrack>,
+    /// Every process of the job that held GPU memory, by PID.
+    pub procs: BTreeMap<u32, ProcTrack>,
+}
+
+impl JobTrack {
+    /// Take in one sample, `at_ms` after the command started.
+    pub fn add(&mut self, at_ms: u64, readings: &[GpuReading]) {
+        self.samples += 1;
+        for r in readings {
+            let job: u64 = r.procs.iter().filter(|p| p.job).map(|p| p.bytes).sum();
+            for p in r.procs.iter().filter(|p| p.job && p.bytes > 0) {
+                let t = self.procs.entry(p.pid).or_insert(ProcTrack {
+                    pid: p.pid,
+                    ..Default::default()
+                });
+                if p.bytes > t.peak {
+                    t.peak = p.bytes;
+                    t.gpu = r.index;
+                }
+            }
+            let seen = self.gpus.contains_key(&r.index);
+            if job == 0 && !seen {
+                continue;
+            }
+            let g = self.gpus.entry(r.index).or_insert(GpuTrack {
+                index: r.index,
+                ..Default::default()
+            });
+            g.total = r.total;
+            g.used_peak = g.used_peak.max(r.used);
+            if job > 0 {
+                g.sum += u128::from(job);
+                g.samples += 1;
+                g.mean = (g.sum / u128::from(g.samples)) as u64;
+            }
+            if job > g.peak {
+                g.peak = job;
+                g.peak_at_ms = at_ms;
+                g.used_at_peak = r.used;
+                g.headroom_at_peak = r.total.saturating_sub(r.used);
+                g.others_at_peak = r
+                    .procs
+                    .iter()
+                    .filter(|p| !p.job)
+                    .map(|p| (p.pid, p.bytes))
+                    .collect();
+            }
+        }
+    }
+
+    /// The GPU of the job's highest peak (the lowest index among equals).
+    pub fn top_gpu(&self) -> Option<&GpuTrack> {
+        self.gpus
+            .values()
+            .fold(None, |best: Option<&GpuTrack>, g| match best {
+                Some(b) if b.peak >= g.peak => Some(b),
+                _ => Some(g),
+            })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn proc_(pid: u32, bytes: u64, job: bool) -> ProcReading {
+        ProcReading { pid, bytes, job }
+    }
+
+    #[test]
+    fn peaks_means_and_the_others_at_the_peak() {
+        let mut t = JobTrack::default();
+        let gib = 1u64 << 30;
+        t.add(
+            0,
+            &[
+                GpuReading {
+                    index: 0,
+                    total: 80 * gib,
+                    used: 12 * gib,
+                    procs: vec![proc_(10, 2 * gib, true), proc_(99, 10 * gib, false)],
+                },
+                GpuReading {
+                    index: 1,
+                    total: 80 * gib,
+                    used: 0,
+                    procs: vec![],
+                },
+            ],
+        );
+        t.add(
+            100,
+            &[GpuReading {
+                index: 0,
+                total: 80 * gib,
+                used: 16 * gib,
+                procs: vec![
+                    proc_(10, 4 * gib, true),
+                    proc_(11, 2 * gib, true),
+                    proc_(99, 10 * gib, false),
+                ],
+            }],
+        );
+        assert_eq!(t.samples, 2);
+        assert_eq!(t.gpus.len(), 1, "GPU 1 never held the job");
+        let g = &t.gpus[&0];
+        assert_eq!((g.peak, g.peak_at_ms), (6 * gib, 100));
+        assert_eq!(g.headroom_at_peak, 64 * gib);
+        assert_eq!(g.others_at_peak, vec![(99, 10 * gib)]);
+        assert_eq!(g.mean, 4 * gib);
+        assert_eq!(t.procs[&10].peak, 4 * gib);
+        assert_eq!(t.top_gpu().map(|g| g.index), Some(0));
+    }
+}
+
+/// The end of a run, as the report tells it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct RunReport {
+    /// The command, as started (control characters shown as `?`).
+    pub command: String,
+    /// Its exit status as a shell gives it (128 + N for signal N).
+    pub exit: i32,
+    /// How long it ran, ms.
+    pub run_ms: u64,
+    /// The interval between samples, ms.
+    pub interval_ms: u64,
+    /// What was seen.
+    pub track: JobTrack,
+    /// Each process's command line (the first seen), by PID.
+    pub commands: BTreeMap<u32, String>,
+    /// What could not be watched, and from when ("NVML could not be loaded: ...").
+    pub notes: Vec<String>,
+}

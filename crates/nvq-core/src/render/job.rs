@@ -1,0 +1,157 @@
+//! `nvq run`'s end report: the one line a person reads first, then per GPU
+//! and per process, as text for stderr; or the same as one JSON document.
+//! Pure: the report in, text out.
+
+use crate::model::job::RunReport;
+use std::fmt::Write;
+
+/// Bytes as `71.2 GiB` (`512 MiB` below a GiB).
+pub fn size(bytes: u64) -> String {
+    const MIB: f64 = 1024.0 * 1024.0;
+    let b = bytes as f64;
+    if b >= 1024.0 * MIB {
+        format!("{:.1} GiB", b / (1024.0 * MIB))
+    } else {
+        format!("{:.0} MiB", b / MIB)
+    }
+}
+
+/// A time since the start: `850ms`, `4.2s`, `12m03s`, `3h05m`.
+pub fn since(ms: u64) -> String {
+    let s = ms / 1000;
+    match s {
+        _ if ms < 1000 => format!("{ms}ms"),
+        0..=59 => format!("{:.1}s", ms as f64 / 1000.0),
+        60..=3599 => format!("{}m{:02}s", s / 60, s % 60),
+        _ => format!("{}h{:02}m", s / 3600, (s % 3600) / 60),
+    }
+}
+
+/// The one line read first: `peak 71.2 GiB of 80.0 GiB on GPU 0 at 12m03s; exit 0`.
+pub fn summary(r: &RunReport) -> String {
+    match r.track.top_gpu() {
+        Some(g) => format!(
+            "peak {} of {} on GPU {} at {}; exit {}",
+            size(g.peak),
+            size(g.total),
+            g.index,
+            since(g.peak_at_ms),
+            r.exit
+        ),
+        None => format!("no GPU memory seen for the job; exit {}", r.exit),
+    }
+}
+
+/// The text report, every line starting `nvq run: ` or indented.
+pub fn text(r: &RunReport) -> String {
+    let mut out = format!("nvq run: {}\n", summary(r));
+    let _ = writeln!(
+        out,
+        "nvq run: {} ran {}, {} samples every {} ms (a spike shorter than that may fall between two)",
+        r.command,
+        since(r.run_ms),
+        r.track.samples,
+        r.interval_ms
+    );
+    for g in r.track.gpus.values() {
+        let _ = writeln!(
+            out,
+            "  GPU {}: job peak {} at {}, mean {}; GPU used {} of {} then ({} free), its own peak {}",
+            g.index,
+            size(g.peak),
+            since(g.peak_at_ms),
+            size(g.mean),
+            size(g.used_at_peak),
+            size(g.total),
+            size(g.headroom_at_peak),
+            size(g.used_peak)
+        );
+        if !g.others_at_peak.is_empty() {
+            let others: Vec<String> = g
+                .others_at_peak
+                .iter()
+                .map(|(pid, b)| format!("PID {pid} {}", size(*b)))
+                .collect();
+            let _ = writeln!(out, "    other processes then: {}", others.join(", "));
+        }
+    }
+    for p in r.track.procs.values() {
+        let cmd = r.commands.get(&p.pid).map_or("", String::as_str);
+        let _ = writeln!(
+            out,
+            "  PID {}: peak {} on GPU {}  {}",
+            p.pid,
+            size(p.peak),
+            p.gpu,
+            cmd
+        );
+    }
+    for n in &r.notes {
+        let _ = writeln!(out, "nvq run: note: {n}");
+    }
+    out
+}
+
+/// The report as one JSON document (with `summary`, the line read first).
+pub fn json(r: &RunReport) -> String {
+    #[derive(serde::Serialize)]
+    struct Doc<'a> {
+        summary: String,
+        #[serde(flatten)]
+        report: &'a RunReport,
+    }
+    let doc = Doc {
+        summary: summary(r),
+        report: r,
+    };
+    let mut s = serde_json::to_string(&doc).unwrap_or_else(|_| "{}".into());
+    s.push('\n');
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::job::{GpuReading, JobTrack, ProcReading};
+
+    #[test]
+    fn the_line_read_first_and_the_json() {
+        let gib = 1u64 << 30;
+        let mut track = JobTrack::default();
+        track.add(
+            723_000,
+            &[GpuReading {
+                index: 0,
+                total: 80 * gib,
+                used: 72 * gib,
+                procs: vec![ProcReading {
+                    pid: 7,
+                    bytes: 71 * gib,
+                    job: true,
+                }],
+            }],
+        );
+        let r = RunReport {
+            command: "python train.py".into(),
+            exit: 0,
+            run_ms: 800_000,
+            interval_ms: 100,
+            track,
+            ..Default::default()
+        };
+        assert_eq!(
+            summary(&r),
+            "peak 71.0 GiB of 80.0 GiB on GPU 0 at 12m03s; exit 0"
+        );
+        let t = text(&r);
+        assert!(t.starts_with("nvq run: peak 71.0 GiB"), "{t}");
+        assert!(t.contains("PID 7: peak 71.0 GiB on GPU 0"), "{t}");
+        let v: serde_json::Value = serde_json::from_str(&json(&r)).unwrap();
+        assert_eq!(v["exit"], 0);
+        assert_eq!(v["track"]["gpus"]["0"]["peak"], 71 * gib);
+        assert_eq!(size(512 << 20), "512 MiB");
+        assert_eq!(since(850), "850ms");
+        assert_eq!(since(4200), "4.2s");
+        assert_eq!(since(3 * 3_600_000 + 5 * 60_000), "3h05m");
+    }
+}

@@ -1,0 +1,50 @@
+//! `nvq run`'s reader: for each GPU, its memory and its compute processes,
+//! each process marked as the job's or not by the caller's test (the job's
+//! process tree, found afresh every sample). NVML's PIDs are the host's:
+//! they are mapped into nvq's PID namespace through `procinfo::HostProc`;
+//! without such a view no process is marked (the report says so).
+
+use super::procinfo::HostProc;
+use super::target::Target;
+use crate::model::job::{GpuReading, ProcReading};
+use crate::nvml::raw::{self, ProcessList};
+use crate::nvml::{NvmlCode, Session};
+
+/// Read every target GPU once; `is_job(local_pid)` tells the job's
+/// processes. A GPU whose memory cannot be read is left out, with its code.
+pub fn read(
+    session: &Session,
+    targets: &[Target],
+    host: Option<&HostProc>,
+    is_job: &dyn Fn(u32) -> bool,
+) -> Vec<Result<GpuReading, (u32, NvmlCode)>> {
+    targets
+        .iter()
+        .map(|t| {
+            let ctx = t.context(session, targets.len() as u32);
+            let dev = ctx.raw();
+            let mem = raw::memory(&dev).map_err(|c| (t.index, c))?;
+            let procs = raw::processes(&dev, ProcessList::Compute)
+                .unwrap_or_default()
+                .into_iter()
+                .map(|p| {
+                    let local = host.and_then(|h| {
+                        let status = h.status(p.pid).ok()?;
+                        h.local_pid(p.pid, &status).ok()
+                    });
+                    ProcReading {
+                        pid: local.unwrap_or(p.pid),
+                        bytes: p.used_memory.unwrap_or(0),
+                        job: local.is_some_and(is_job),
+                    }
+                })
+                .collect();
+            Ok(GpuReading {
+                index: t.index,
+                total: mem.total,
+                used: mem.used,
+                procs,
+            })
+        })
+        .collect()
+}

@@ -1,0 +1,215 @@
+//! `nvq run -- CMD`: start the command at once (before NVML is loaded),
+//! as `child` supervises it; beside it, a sampler thread loads NVML and
+//! reads, every interval, each GPU's memory and compute processes, marking
+//! those of the job (every process below nvq, a child subreaper, found
+//! afresh each sample). When the command ends, the report goes to stderr
+//! (or `--report-file`) and nvq exits with the command's status.
+//!
+//! Nothing of the watching can stop the job: NVML that cannot be loaded, a
+//! GPU that cannot be read or hangs leaves a note in the report; nvq waits
+//! for a stuck sampler at most a second after the command ended.
+
+use super::plan::Common;
+use crate::child;
+use crate::cli::run::{ReportForm, RunArgs};
+use crate::error::NvqError;
+use crate::model::job::{JobTrack, RunReport};
+use crate::nvml::{select, LibSource, Session};
+use crate::output::Sink;
+use crate::render;
+use crate::source::procinfo::{parse_cmdline, HostProc};
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::Write;
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// The default interval between samples.
+pub const DEFAULT_INTERVAL: Duration = Duration::from_millis(100);
+
+/// How long nvq waits, after the command ended, for a sample under way.
+const SAMPLER_GRACE: Duration = Duration::from_secs(1);
+
+/// What the sampler has gathered, shared with the main thread.
+#[derive(Default)]
+struct Seen {
+    track: JobTrack,
+    commands: BTreeMap<u32, String>,
+    notes: Vec<String>,
+    /// GPUs already noted as failing (one note each).
+    failing: BTreeSet<u32>,
+}
+
+/// Run `nvq run`.
+pub fn run(a: &RunArgs, common: &Common<'_>) -> Result<(), NvqError> {
+    let form = a.report_form()?;
+    let interval = common.interval.unwrap_or(DEFAULT_INTERVAL);
+    // A report file that cannot be written is refused before the command starts.
+    let report_sink = a.report_file.as_deref().map(Sink::file).transpose()?;
+    child::arm(child::RUN_SIGNALS);
+    child::become_subreaper();
+    let started = Instant::now();
+    let job = child::start(&a.command)?;
+    let seen = Arc::new(Mutex::new(Seen::default()));
+    let (stop, stopped) = mpsc::channel::<()>();
+    let (done_tx, done) = mpsc::channel::<()>();
+    {
+        let seen = Arc::clone(&seen);
+        let lib = common.lib.clone();
+        let id = common.id.map(str::to_string);
+        std::thread::spawn(move || {
+            sample(&lib, id.as_deref(), interval, started, &stopped, &seen);
+            let _ = done_tx.send(());
+        });
+    }
+    let exit = job.wait_reaping()?;
+    let run_ms = started.elapsed().as_millis() as u64;
+    let _ = stop.send(());
+    if done.recv_timeout(SAMPLER_GRACE).is_err() {
+        note(
+            &seen,
+            "a GPU call had not returned when the command ended (a hung GPU?)".into(),
+        );
+    }
+    let report = {
+        let s = seen
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        RunReport {
+            command: command_text(&a.command),
+            exit,
+            run_ms,
+            interval_ms: interval.as_millis() as u64,
+            track: s.track.clone(),
+            commands: s.commands.clone(),
+            notes: s.notes.clone(),
+        }
+    };
+    let text = match form {
+        ReportForm::Text => render::job::text(&report),
+        ReportForm::Json => render::job::json(&report),
+    };
+    match report_sink {
+        Some(mut sink) => sink.write(text.as_bytes())?,
+        // Best effort: a closed stderr must not change the command's status.
+        None => {
+            let _ = std::io::stderr().write_all(text.as_bytes());
+        }
+    }
+    match exit {
+        0 => Ok(()),
+        code => Err(NvqError::ChildExit(code)),
+    }
+}
+
+fn note(seen: &Mutex<Seen>, text: String) {
+    let mut s = seen
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if !s.notes.contains(&text) {
+        s.notes.push(text);
+    }
+}
+
+/// The sampler: load NVML, then sample every `interval` until told to stop.
+fn sample(
+    lib: &LibSource,
+    id: Option<&str>,
+    interval: Duration,
+    started: Instant,
+    stop: &mpsc::Receiver<()>,
+    seen: &Mutex<Seen>,
+) {
+    let session = match Session::open(lib) {
+        Ok(s) => s,
+        Err(e) => {
+            let why = e.nvq_text(None);
+            note(
+                seen,
+                format!(
+                    "NVML could not be loaded, the job ran unwatched: {}",
+                    why.trim()
+                ),
+            );
+            return;
+        }
+    };
+    let gpus = match select::select(&session, id) {
+        Ok(g) => g,
+        Err(e) => {
+            note(
+                seen,
+                format!("no GPU to watch: {}", e.nvq_text(None).trim()),
+            );
+            return;
+        }
+    };
+    let targets = crate::source::target::targets(&session, &gpus);
+    let host = HostProc::detect();
+    if host.is_none() {
+        note(
+            seen,
+            "nvq runs in a PID namespace other than the GPUs' processes: which processes are \
+             the job's cannot be told here (run nvq in the host's PID namespace, or set \
+             NVQ_HOST_PROC)"
+                .into(),
+        );
+    }
+    let mut next = Instant::now();
+    loop {
+        let job = child::tree::job_pids();
+        let readings =
+            crate::source::job::read(&session, &targets, host.as_ref(), &|p| job.contains(&p));
+        let at_ms = started.elapsed().as_millis() as u64;
+        {
+            let mut s = seen
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            let ok: Vec<_> = readings
+                .iter()
+                .filter_map(|r| r.as_ref().ok())
+                .cloned()
+                .collect();
+            for (index, code) in readings.iter().filter_map(|r| r.as_ref().err()) {
+                if s.failing.insert(*index) {
+                    let text = format!(
+                        "GPU {index} could not be read from {} on: {}",
+                        render::job::since(at_ms),
+                        code.message()
+                    );
+                    s.notes.push(text);
+                }
+            }
+            s.track.add(at_ms, &ok);
+            for r in &ok {
+                for p in r.procs.iter().filter(|p| p.job && p.bytes > 0) {
+                    s.commands.entry(p.pid).or_insert_with(|| {
+                        std::fs::read(format!("/proc/{}/cmdline", p.pid))
+                            .map(|raw| child::shown(&parse_cmdline(&raw)))
+                            .unwrap_or_default()
+                    });
+                }
+            }
+        }
+        next += interval;
+        let now = Instant::now();
+        if next < now {
+            // A slow sample: the next one starts now, not in a burst.
+            next = now;
+        }
+        match stop.recv_timeout(next - now) {
+            Err(RecvTimeoutError::Timeout) => {}
+            _ => return,
+        }
+    }
+}
+
+/// The command as the report names it: its words joined by spaces,
+/// shown as a terminal may show them.
+fn command_text(command: &[std::ffi::OsString]) -> String {
+    let words: Vec<String> = command
+        .iter()
+        .map(|w| w.to_string_lossy().into_owned())
+        .collect();
+    child::shown(&words.join(" "))
+}
