@@ -618,6 +618,9 @@ complete -c nvq -n "__fish_nvq_using_subcommand run" -s l -l loop -d 'Sample eve
 complete -c nvq -n "__fish_nvq_using_subcommand run" -l loop-ms -d 'Sample every MS milliseconds (also spelled -lms; default 100)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand run" -l report -d 'The end report\'s form: text (default) or json' -r
 complete -c nvq -n "__fish_nvq_using_subcommand run" -l report-file -d 'Write the end report to FILE instead of stderr (-f\'s rules for links apply)' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand run" -l log -d 'Write every sample to FILE as NDJSON: per GPU and process, with the GPU\'s totals (-f\'s rules apply)' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand run" -l budget -d 'Fail the run (exit 24) when the job\'s memory on a GPU passes SIZE (16GiB, 512MiB, or 50% of the GPU)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand run" -l budget-action -d 'What passing --budget does: fail (once the command ended; default) or stop (SIGTERM, SIGKILL 10 s on)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand run" -l hosts -d 'nvq: read these nodes\' GPUs through their `nvq serve` (host, host:port or http(s)://URL) or ssh (ssh://[user@]host[:port]); comma list, or @FILE; default $NVQ_HOSTS: mem, ps, busy, top, --query-gpu, --query-compute-apps' -r
 complete -c nvq -n "__fish_nvq_using_subcommand run" -l hosts-user -d 'nvq: basic-auth user for the nodes (the password from --hosts-password-file or $NVQ_HOSTS_PASSWORD)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand run" -l hosts-password-file -d 'nvq: a file whose first line is the basic-auth password' -r -F

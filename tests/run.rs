@@ -265,3 +265,85 @@ fn a_command_that_cannot_run_and_the_nvidia_smi_name() {
     assert_eq!(o.status.code(), Some(2), "{}", err(&o));
     assert!(String::from_utf8_lossy(&o.stdout).contains("run"));
 }
+
+#[test]
+fn the_log_has_every_sample_and_a_full_disk_does_not_stop_the_job() {
+    let dir = tempfile::tempdir().unwrap();
+    let sc = machine(dir.path());
+    let log = dir.path().join("run.ndjson");
+    let o = run_workload(
+        sc.path(),
+        dir.path(),
+        &["-lms", "50", "--log", log.to_str().unwrap()],
+        "--start 2GiB --duration 1.5",
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    let text = std::fs::read_to_string(&log).unwrap();
+    let rows: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect();
+    assert!(rows
+        .iter()
+        .any(|r| r["job"] == true && r["used_memory"] == 2048 && r["gpu_index"] == 0));
+    assert!(rows.iter().any(|r| r["pid"] == 999999 && r["job"] == false));
+    assert!(rows
+        .iter()
+        .all(|r| r["timestamp.epoch"].as_f64().unwrap() > 1.7e9 && r["memory.total"] == 81559));
+    // A log on a full disk: the job runs on to its end, the report says so.
+    let o = run_workload(
+        sc.path(),
+        dir.path(),
+        &["-lms", "50", "--log", "/dev/full"],
+        "--start 2GiB --duration 1 --exit 6",
+    );
+    assert_eq!(o.status.code(), Some(6), "{}", err(&o));
+    assert!(
+        err(&o).contains("the log could not be written"),
+        "{}",
+        err(&o)
+    );
+}
+
+#[test]
+fn a_budget_passed_fails_the_run_after_the_command_or_stops_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let sc = machine(dir.path());
+    // fail: the command runs to its end (exit 0), the run is exit 24.
+    let t0 = Instant::now();
+    let o = run_workload(
+        sc.path(),
+        dir.path(),
+        &["-lms", "50", "--budget", "3GiB"],
+        "--start 2GiB --spike 4GiB --spike-at 0.3 --spike-ms 400 --duration 1.5",
+    );
+    let e = err(&o);
+    assert_eq!(o.status.code(), Some(24), "{e}");
+    assert!(e.contains("passed its budget of 3.0 GiB on GPU 0"), "{e}");
+    assert!(t0.elapsed() > Duration::from_millis(1500));
+    // Within the budget (a share of the GPU): exit 0.
+    let o = run_workload(
+        sc.path(),
+        dir.path(),
+        &["-lms", "50", "--budget", "50%"],
+        "--start 2GiB --duration 1",
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    // stop: the command is stopped the moment it passes, long before its end.
+    let t0 = Instant::now();
+    let o = run_workload(
+        sc.path(),
+        dir.path(),
+        &["-lms", "50", "--budget", "3GiB", "--budget-action=stop"],
+        "--start 2GiB --grow 2GiB --duration 60",
+    );
+    let e = err(&o);
+    assert_eq!(o.status.code(), Some(24), "{e}");
+    assert!(e.contains("stopped (SIGTERM)"), "{e}");
+    assert!(t0.elapsed() < Duration::from_secs(30), "not stopped");
+    // A bad budget is refused before anything runs.
+    let o = sim_command(None, &["run", "--budget", "12W", "--", "true"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", err(&o));
+}

@@ -11,9 +11,9 @@
 
 use super::plan::Common;
 use crate::child;
-use crate::cli::run::{ReportForm, RunArgs};
+use crate::cli::run::{Budget, BudgetAction, ReportForm, RunArgs};
 use crate::error::NvqError;
-use crate::model::job::{JobTrack, RunReport};
+use crate::model::job::{GpuReading, JobTrack, RunReport};
 use crate::nvml::{select, LibSource, Session};
 use crate::output::Sink;
 use crate::render;
@@ -38,7 +38,18 @@ struct Seen {
     notes: Vec<String>,
     /// GPUs already noted as failing (one note each).
     failing: BTreeSet<u32>,
+    /// The first time the job passed `--budget`: what to say.
+    over_budget: Option<String>,
 }
+
+/// What the sampler does beside reading: the log, the budget.
+struct Duties {
+    log: Option<Sink>,
+    budget: Option<(Budget, BudgetAction)>,
+}
+
+/// How long `--budget-action=stop` waits after SIGTERM before SIGKILL.
+pub const STOP_GRACE: Duration = Duration::from_secs(10);
 
 /// Run `nvq run`.
 pub fn run(a: &RunArgs, common: &Common<'_>) -> Result<(), NvqError> {
@@ -46,6 +57,10 @@ pub fn run(a: &RunArgs, common: &Common<'_>) -> Result<(), NvqError> {
     let interval = common.interval.unwrap_or(DEFAULT_INTERVAL);
     // A report file that cannot be written is refused before the command starts.
     let report_sink = a.report_file.as_deref().map(Sink::file).transpose()?;
+    let mut duties = Duties {
+        log: a.log.as_deref().map(Sink::file).transpose()?,
+        budget: a.budget()?,
+    };
     child::arm(child::RUN_SIGNALS);
     child::become_subreaper();
     let started = Instant::now();
@@ -58,7 +73,15 @@ pub fn run(a: &RunArgs, common: &Common<'_>) -> Result<(), NvqError> {
         let lib = common.lib.clone();
         let id = common.id.map(str::to_string);
         std::thread::spawn(move || {
-            sample(&lib, id.as_deref(), interval, started, &stopped, &seen);
+            sample(
+                &lib,
+                id.as_deref(),
+                interval,
+                started,
+                &stopped,
+                &seen,
+                &mut duties,
+            );
             let _ = done_tx.send(());
         });
     }
@@ -71,11 +94,11 @@ pub fn run(a: &RunArgs, common: &Common<'_>) -> Result<(), NvqError> {
             "a GPU call had not returned when the command ended (a hung GPU?)".into(),
         );
     }
-    let report = {
+    let (report, over_budget) = {
         let s = seen
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        RunReport {
+        let report = RunReport {
             command: command_text(&a.command),
             exit,
             run_ms,
@@ -83,7 +106,8 @@ pub fn run(a: &RunArgs, common: &Common<'_>) -> Result<(), NvqError> {
             track: s.track.clone(),
             commands: s.commands.clone(),
             notes: s.notes.clone(),
-        }
+        };
+        (report, s.over_budget.clone())
     };
     let text = match form {
         ReportForm::Text => render::job::text(&report),
@@ -96,10 +120,90 @@ pub fn run(a: &RunArgs, common: &Common<'_>) -> Result<(), NvqError> {
             let _ = std::io::stderr().write_all(text.as_bytes());
         }
     }
-    match exit {
-        0 => Ok(()),
-        code => Err(NvqError::ChildExit(code)),
+    let stopped = a
+        .budget()?
+        .is_some_and(|(_, act)| act == BudgetAction::Stop);
+    match (exit, over_budget) {
+        // A command stopped for its budget: the budget's status.
+        (_, Some(why)) if stopped => Err(NvqError::Budget(why)),
+        (0, Some(why)) => Err(NvqError::Budget(why)),
+        (0, None) => Ok(()),
+        (code, _) => Err(NvqError::ChildExit(code)),
     }
+}
+
+/// Check the sample against `--budget`: the first GPU on which the job
+/// passed it is noted; `stop` sends SIGTERM at once and SIGKILL after
+/// [`STOP_GRACE`].
+fn check_budget(
+    budget: Option<(Budget, BudgetAction)>,
+    at_ms: u64,
+    ok: &[GpuReading],
+    seen: &mut Seen,
+) {
+    let Some((b, action)) = budget else { return };
+    if seen.over_budget.is_some() {
+        return;
+    }
+    for r in ok {
+        let job: u64 = r.procs.iter().filter(|p| p.job).map(|p| p.bytes).sum();
+        let limit = b.on(r.total);
+        if job > limit {
+            let why = format!(
+                "nvq run: the job passed its budget of {} on GPU {} at {} ({})",
+                render::job::size(limit),
+                r.index,
+                render::job::since(at_ms),
+                render::job::size(job)
+            );
+            seen.notes.push(match action {
+                BudgetAction::Fail => why.trim_start_matches("nvq run: ").to_string(),
+                BudgetAction::Stop => {
+                    format!("{}; stopped (SIGTERM)", why.trim_start_matches("nvq run: "))
+                }
+            });
+            seen.over_budget = Some(why);
+            if action == BudgetAction::Stop {
+                child::forward::signal(libc::SIGTERM);
+                std::thread::spawn(|| {
+                    std::thread::sleep(STOP_GRACE);
+                    child::forward::signal(libc::SIGKILL);
+                });
+            }
+            return;
+        }
+    }
+}
+
+/// One sample as NDJSON lines: one per GPU (`pid` null) and one per process,
+/// sizes in MiB as nvq's loops print them.
+fn log_lines(ok: &[GpuReading]) -> String {
+    let epoch = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_millis() as f64 / 1000.0);
+    let mib = |b: u64| b / (1 << 20);
+    let mut out = String::new();
+    for r in ok {
+        let gpu = format!(
+            "\"memory.used\":{},\"memory.total\":{}",
+            mib(r.used),
+            mib(r.total)
+        );
+        out.push_str(&format!(
+            "{{\"timestamp.epoch\":{epoch:.3},\"gpu_index\":{},\"pid\":null,\"job\":null,\"used_memory\":null,{gpu}}}\n",
+            r.index
+        ));
+        for p in &r.procs {
+            out.push_str(&format!(
+                "{{\"timestamp.epoch\":{epoch:.3},\"gpu_index\":{},\"pid\":{},\"job\":{},\"used_memory\":{},{gpu}}}\n",
+                r.index,
+                p.pid,
+                p.job,
+                mib(p.bytes)
+            ));
+        }
+    }
+    out
 }
 
 fn note(seen: &Mutex<Seen>, text: String) {
@@ -119,6 +223,7 @@ fn sample(
     started: Instant,
     stop: &mpsc::Receiver<()>,
     seen: &Mutex<Seen>,
+    duties: &mut Duties,
 ) {
     let session = match Session::open(lib) {
         Ok(s) => s,
@@ -181,6 +286,17 @@ fn sample(
                 }
             }
             s.track.add(at_ms, &ok);
+            check_budget(duties.budget, at_ms, &ok, &mut s);
+            if let Some(log) = duties.log.as_mut() {
+                if let Err(e) = log.write(log_lines(&ok).as_bytes()) {
+                    s.notes.push(format!(
+                        "the log could not be written from {} on: {}",
+                        render::job::since(at_ms),
+                        e.nvq_text(None).trim()
+                    ));
+                    duties.log = None;
+                }
+            }
             for r in &ok {
                 for p in r.procs.iter().filter(|p| p.job && p.bytes > 0) {
                     s.commands.entry(p.pid).or_insert_with(|| {

@@ -67,7 +67,8 @@ const TREND_EVERY: Duration = Duration::from_secs(1);
 const FORGET_AFTER_S: f64 = 3600.0;
 
 /// `top`'s checked options.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 struct Plan {
     interval_ms: u64,
     once: bool,
@@ -157,36 +158,50 @@ const PATH_OPTIONS: [PathOption; 5] = [
 const NOT_A_HANDOFF: &str =
     "nvq-top is the program `nvq top` runs; run `nvq top` (see nvq top --help).";
 
+/// The hand-off's plan and `-i` selection, as one JSON object (`--plan`),
+/// and with `--hosts` the nodes (their entries hold only ASCII letters,
+/// digits and a few signs) and the options that are text.
+#[derive(serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Wire {
+    plan: Plan,
+    id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    hosts: Option<WireNodes>,
+}
+
+/// [`Nodes`] but for its files, in [`Wire`].
+#[derive(serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct WireNodes {
+    entries: Vec<String>,
+    user: Option<String>,
+    server_name: Option<String>,
+}
+
 impl Handoff {
-    /// The arguments of [`TOP_EXECUTABLE`] (after its name).
+    /// The arguments of [`TOP_EXECUTABLE`] (after its name): `--plan` and
+    /// the plan and selection as JSON (serde_json), then `--nvml-lib` and
+    /// the library, and each `--hosts-*-file` and its file: paths, which
+    /// may hold any bytes, as arguments of their own.
     pub fn to_args(&self) -> Vec<OsString> {
-        let mut out: Vec<OsString> = vec![
-            "--interval-ms".into(),
-            self.plan.interval_ms.to_string().into(),
-        ];
-        if self.plan.once {
-            out.push("--once".into());
-        }
-        if let Some(s) = self.plan.leak_after_s {
-            out.extend(["--leak-after-s".into(), s.to_string().into()]);
-        }
-        if let Some(id) = &self.id {
-            out.extend(["--id".into(), id.into()]);
-        }
+        let wire = Wire {
+            plan: self.plan.clone(),
+            id: self.id.clone(),
+            hosts: self.hosts.as_ref().map(|n| WireNodes {
+                entries: n.entries.clone(),
+                user: n.options.user.clone(),
+                server_name: n.options.server_name.clone(),
+            }),
+        };
+        // Numbers, booleans and text: serde_json writes them all.
+        let json = serde_json::to_string(&wire).unwrap_or_default();
+        let mut out: Vec<OsString> = vec!["--plan".into(), json.into()];
         if let Some(lib) = &self.lib {
             out.extend(["--nvml-lib".into(), lib.into()]);
         }
         if let Some(n) = &self.hosts {
-            for e in &n.entries {
-                out.extend(["--host".into(), e.into()]);
-            }
             let mut o = n.options.clone();
-            if let Some(u) = &o.user {
-                out.extend(["--hosts-user".into(), u.into()]);
-            }
-            if let Some(name) = &o.server_name {
-                out.extend(["--hosts-server-name".into(), name.into()]);
-            }
             for (flag, field) in PATH_OPTIONS {
                 if let Some(p) = field(&mut o).take() {
                     out.extend([flag.into(), p.into()]);
@@ -196,71 +211,56 @@ impl Handoff {
         out
     }
 
-    /// Read what [`Handoff::to_args`] wrote; anything else is a usage error.
+    /// Read what [`Handoff::to_args`] wrote, its values in their ranges;
+    /// anything else is a usage error.
     pub fn parse(args: &[OsString]) -> Result<Self, NvqError> {
         let bad = || NvqError::Usage(NOT_A_HANDOFF.into());
-        let mut it = args.iter();
-        let (mut interval_ms, mut once, mut leak_after_s, mut id, mut lib) =
-            (None, false, None, None, None);
-        let mut hosts: Option<Nodes> = None;
-        while let Some(flag) = it.next() {
-            let text = |v: Option<&OsString>| {
-                v.and_then(|v| v.to_str())
-                    .map(str::to_string)
-                    .ok_or_else(bad)
+        let (json, paths) = match args {
+            [flag, json, paths @ ..] if flag == "--plan" && paths.len() % 2 == 0 => (json, paths),
+            _ => return Err(bad()),
+        };
+        let wire: Wire = serde_json::from_str(json.to_str().ok_or_else(bad)?).map_err(|_| bad())?;
+        let plan = wire.plan;
+        let leak_ok = !matches!(plan.leak_after_s, Some(s) if !LEAK_AFTER_S.contains(&s));
+        if !(MIN_INTERVAL_MS..=MAX_INTERVAL_MS).contains(&plan.interval_ms) || !leak_ok {
+            return Err(bad());
+        }
+        let mut hosts = match wire.hosts {
+            Some(n) if n.entries.is_empty() => return Err(bad()),
+            Some(n) => Some(Nodes {
+                entries: n.entries,
+                options: crate::hosts::Options {
+                    user: n.user,
+                    server_name: n.server_name,
+                    ..crate::hosts::Options::default()
+                },
+            }),
+            None => None,
+        };
+        let mut lib = None;
+        for pair in paths.chunks(2) {
+            let [flag, path] = pair else {
+                return Err(bad());
             };
-            match flag.to_str() {
-                Some("--interval-ms") => {
-                    let ms = text(it.next())?.parse::<u64>().map_err(|_| bad())?;
-                    if !(MIN_INTERVAL_MS..=MAX_INTERVAL_MS).contains(&ms) {
-                        return Err(bad());
-                    }
-                    interval_ms = Some(ms);
-                }
-                Some("--once") => once = true,
-                Some("--leak-after-s") => {
-                    let s = text(it.next())?.parse::<f64>().map_err(|_| bad())?;
-                    if !LEAK_AFTER_S.contains(&s) {
-                        return Err(bad());
-                    }
-                    leak_after_s = Some(s);
-                }
-                Some("--id") => id = Some(text(it.next())?),
-                Some("--nvml-lib") => lib = Some(PathBuf::from(it.next().ok_or_else(bad)?)),
-                Some(flag) if flag == "--host" || flag.starts_with("--hosts-") => {
-                    let n = hosts.get_or_insert_with(|| Nodes {
-                        entries: Vec::new(),
-                        options: crate::hosts::Options::default(),
-                    });
-                    match flag {
-                        "--host" => n.entries.push(text(it.next())?),
-                        "--hosts-user" => n.options.user = Some(text(it.next())?),
-                        "--hosts-server-name" => n.options.server_name = Some(text(it.next())?),
-                        _ => {
-                            let (_, field) = PATH_OPTIONS
-                                .iter()
-                                .find(|(f, _)| *f == flag)
-                                .ok_or_else(bad)?;
-                            *field(&mut n.options) =
-                                Some(PathBuf::from(it.next().ok_or_else(bad)?));
-                        }
-                    }
-                }
-                _ => return Err(bad()),
+            let slot = if flag == "--nvml-lib" {
+                &mut lib
+            } else {
+                let (_, field) = PATH_OPTIONS
+                    .iter()
+                    .find(|(f, _)| flag == *f)
+                    .ok_or_else(bad)?;
+                // A node's file without nodes is not a hand-off.
+                field(&mut hosts.as_mut().ok_or_else(bad)?.options)
+            };
+            if slot.replace(PathBuf::from(path)).is_some() {
+                return Err(bad());
             }
         }
         Ok(Handoff {
-            plan: Plan {
-                interval_ms: interval_ms.ok_or_else(bad)?,
-                once,
-                leak_after_s,
-            },
-            id,
+            plan,
+            id: wire.id,
             lib,
-            hosts: match hosts {
-                Some(n) if n.entries.is_empty() => return Err(bad()),
-                h => h,
-            },
+            hosts,
         })
     }
 }
@@ -1279,7 +1279,11 @@ mod tests {
         };
         assert_eq!(
             plain.to_args(),
-            ["--interval-ms", "1000"].map(OsString::from)
+            [
+                "--plan",
+                r#"{"plan":{"interval_ms":1000,"once":false,"leak_after_s":null},"id":null}"#
+            ]
+            .map(OsString::from)
         );
         assert_eq!(Handoff::parse(&plain.to_args()).ok(), Some(plain));
         let bad = |args: &[&str]| {
@@ -1289,23 +1293,43 @@ mod tests {
                 _ => false,
             }
         };
-        // No interval, a user's options, values out of range or missing.
+        // No plan, a user's options, values out of range, missing or unknown.
+        let plan = |p: &str| format!(r#"{{"plan":{{{p}}},"id":null}}"#);
+        let ok = plan(r#""interval_ms":100,"once":false,"leak_after_s":null"#);
+        assert!(!bad(&["--plan", &ok]));
         assert!(bad(&[]));
         assert!(bad(&["--interval", "1"]));
-        assert!(bad(&["--interval-ms", "50"]));
-        assert!(bad(&["--interval-ms", "100", "--leak-after-s", "0"]));
-        assert!(bad(&["--interval-ms", "100", "--id"]));
-        assert!(bad(&["--interval-ms", "100", "--help"]));
-        // Options of the nodes without a node, or unknown ones.
-        assert!(bad(&["--interval-ms", "100", "--hosts-user", "alice"]));
         assert!(bad(&[
-            "--interval-ms",
-            "100",
-            "--host",
-            "a",
-            "--hosts-x",
-            "y"
+            "--plan",
+            &plan(r#""interval_ms":50,"once":false,"leak_after_s":null"#)
         ]));
-        assert!(bad(&["--interval-ms", "100", "--host"]));
+        assert!(bad(&[
+            "--plan",
+            &plan(r#""interval_ms":100,"once":false,"leak_after_s":0"#)
+        ]));
+        assert!(bad(&[
+            "--plan",
+            &plan(r#""interval_ms":100,"leak_after_s":null"#)
+        ]));
+        assert!(bad(&[
+            "--plan",
+            &plan(r#""interval_ms":100,"once":false,"leak_after_s":null,"x":1"#)
+        ]));
+        assert!(bad(&["--plan", &ok, "--nvml-lib"]));
+        assert!(bad(&["--plan", &ok, "--help"]));
+        // A node's file without nodes, a file twice, no node.
+        assert!(bad(&["--plan", &ok, "--hosts-ca-file", "/x"]));
+        let with_hosts = r#"{"plan":{"interval_ms":100,"once":false,"leak_after_s":null},"id":null,"hosts":{"entries":["a"],"user":null,"server_name":null}}"#;
+        assert!(!bad(&["--plan", with_hosts, "--hosts-ca-file", "/x"]));
+        assert!(bad(&[
+            "--plan",
+            with_hosts,
+            "--hosts-ca-file",
+            "/x",
+            "--hosts-ca-file",
+            "/y"
+        ]));
+        let no_node = with_hosts.replace(r#"["a"]"#, "[]");
+        assert!(bad(&["--plan", &no_node]));
     }
 }

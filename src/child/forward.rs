@@ -106,6 +106,15 @@ pub fn started(pid: c_int) {
     }
 }
 
+/// Send `sig` to the command if it is still running (`nvq run
+/// --budget-action=stop`); nothing once it has ended.
+pub fn signal(sig: c_int) {
+    let pid = CHILD.load(Ordering::SeqCst);
+    if pid > 0 {
+        send(pid, sig);
+    }
+}
+
 /// The command has ended (not yet reaped): forward nothing more.
 pub fn ended() {
     CHILD.store(-1, Ordering::SeqCst);

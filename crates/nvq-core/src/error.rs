@@ -38,6 +38,8 @@ pub enum ExitCode {
     OutputError = 22,
     /// nvq: a node of `--hosts` could not be read (the others' rows were printed).
     HostsFailed = 23,
+    /// nvq: `nvq run --budget`: the job's memory on a GPU passed the budget.
+    BudgetExceeded = 24,
     /// Anything else, nvq's own internal errors included.
     Other = 255,
 }
@@ -97,6 +99,10 @@ impl ExitCode {
         (
             ExitCode::HostsFailed,
             "nvq: a --hosts node could not be read (the other nodes' rows were printed).",
+        ),
+        (
+            ExitCode::BudgetExceeded,
+            "nvq: nvq run's job passed its --budget of GPU memory.",
         ),
         (
             ExitCode::Other,
@@ -280,6 +286,11 @@ pub enum NvqError {
     #[error("")]
     ChildExit(i32),
 
+    /// `nvq run --budget`: the job's memory passed the budget (the text says
+    /// where and when).
+    #[error("{0}\n")]
+    Budget(String),
+
     /// A command nvq was to start was cancelled by this signal before it
     /// started (it is never run): exit 128 + the signal, nothing printed.
     #[error("")]
@@ -328,6 +339,7 @@ impl NvqError {
             NvqError::AssertFailed(_) => ExitCode::AssertFailed,
             NvqError::Timeout(_) => ExitCode::Timeout,
             NvqError::Hosts(_) => ExitCode::HostsFailed,
+            NvqError::Budget(_) => ExitCode::BudgetExceeded,
             NvqError::Serve(_)
             | NvqError::Start(_)
             | NvqError::ChildExit(_)
