@@ -140,13 +140,14 @@ pub fn run_as(args: &Args, personality: Personality) -> Result<(), NvqError> {
                 cli::Command::Mem(_)
                     | cli::Command::Ps(_)
                     | cli::Command::Busy(_)
+                    | cli::Command::Wait(_)
                     | cli::Command::Top(_)
             ),
             None => args.queries.len() == 1,
         };
         if !reads_nodes {
             return Err(NvqError::Usage(
-                "--hosts works with mem, ps, busy, top, --query-gpu and --query-compute-apps."
+                "--hosts works with mem, ps, busy, wait, top, --query-gpu and --query-compute-apps."
                     .into(),
             ));
         }

@@ -483,3 +483,42 @@ fn hosts_are_nvqs_own_and_checked_before_any_request() {
     ]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn wait_finds_a_free_gpu_on_any_node_and_says_which() {
+    // b's only GPU runs a process; a's GPU 0 does, its GPU 1 is free.
+    let (a, b) = (Node::start(2, &[]), Node::start(1, &[]));
+    let hosts = format!("{},{}", b.addr, a.addr);
+    let out = nvq(&["wait", "--hosts", &hosts, "--timeout", "60"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), format!("{} 1\n", a.addr));
+    // The command after -- runs here, told the node and GPU.
+    let out = nvq(&[
+        "wait",
+        "--hosts",
+        &hosts,
+        "--",
+        "sh",
+        "-c",
+        "echo \"run on $NVQ_HOST GPU $NVQ_GPU\"; exit 7",
+    ]);
+    assert_eq!(out.status.code(), Some(7), "{}", text(&out.stderr));
+    assert_eq!(
+        text(&out.stdout),
+        format!("{0} 1\nrun on {0} GPU 1\n", a.addr)
+    );
+    // --until-all holds across every node's rows: never, here.
+    let out = nvq(&[
+        "wait",
+        "--hosts",
+        &hosts,
+        "--until-all",
+        "compute_apps.count == 0",
+        "--timeout",
+        "2",
+        "--",
+        "true",
+    ]);
+    assert_eq!(out.status.code(), Some(21), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), "");
+}

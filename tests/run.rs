@@ -347,3 +347,49 @@ fn a_budget_passed_fails_the_run_after_the_command_or_stops_it() {
         .unwrap();
     assert_eq!(o.status.code(), Some(2), "{}", err(&o));
 }
+
+#[test]
+fn a_spike_between_samples_is_caught_through_accounting_mode() {
+    let dir = tempfile::tempdir().unwrap();
+    // GPU 0 with accounting mode on (an administrator's choice).
+    let sc = write_scenario(&format!(
+        "{SIM_HEAD}{}accounting_mode = 1\n{}\n[live]\ndir = \"{}\"\n",
+        h100(0, 1 << 30),
+        h100(1, 1 << 30),
+        dir.path().display()
+    ));
+    // Samples 2 s apart; a 60 ms spike to 6 GiB half a second in.
+    let o = run_workload(
+        sc.path(),
+        dir.path(),
+        &["-l", "2", "--report=json"],
+        "--start 1GiB --spike 6GiB --spike-at 0.5 --spike-ms 60 --duration 3",
+    );
+    let e = err(&o);
+    assert_eq!(o.status.code(), Some(0), "{e}");
+    let v: serde_json::Value = serde_json::from_str(&e).unwrap_or_else(|x| panic!("{x}: {e}"));
+    let g = &v["track"]["gpus"]["0"];
+    assert_eq!(g["peak"], GIB, "the samples missed the spike: {e}");
+    assert_eq!(g["accounting"], true, "{e}");
+    assert_eq!(g["accounting_peak"], 6 * GIB, "{e}");
+    assert!(
+        v["summary"]
+            .as_str()
+            .unwrap()
+            .starts_with("peak 6.0 GiB of 79.6 GiB on GPU 0 (accounting mode"),
+        "{e}"
+    );
+    // Without accounting the text report says what the interval can miss.
+    let sc = machine(dir.path());
+    let o = run_workload(
+        sc.path(),
+        dir.path(),
+        &["-lms", "100"],
+        "--start 1GiB --duration 1",
+    );
+    assert!(
+        err(&o).contains("accounting mode is off: a spike shorter than 100 ms may be missed"),
+        "{}",
+        err(&o)
+    );
+}

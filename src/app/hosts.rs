@@ -54,6 +54,44 @@ pub fn run_query(
     hosts: Vec<Host>,
     client: Client,
 ) -> Result<(), NvqError> {
+    run(common, plan, hosts, client, &mut None)
+}
+
+/// `nvq wait --hosts`: run the query until its `--until` holds; the host
+/// and GPU (NVML index) of the first row it holds for in the last sample,
+/// `None` if the loop ended otherwise (a signal).
+pub fn wait_for(
+    common: &Common<'_>,
+    plan: &QueryPlan,
+    hosts: Vec<Host>,
+    client: Client,
+) -> Result<Option<(String, u32)>, NvqError> {
+    let mut found = Some(None);
+    run(common, plan, hosts, client, &mut found)?;
+    Ok(found.flatten())
+}
+
+/// `nvq wait --hosts`'s answer on stdout, one line: `HOST GPU`.
+pub fn print_found(host: &str, gpu: u32) -> Result<(), NvqError> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "{} {gpu}", shown(host))
+        .and_then(|()| out.flush())
+        .map_err(|source| NvqError::Output {
+            path: "standard output".into(),
+            source,
+        })
+}
+
+/// [`run_query`]; with `found` `Some`, each sample notes there the host and
+/// GPU of the first row `--until` holds for.
+fn run(
+    common: &Common<'_>,
+    plan: &QueryPlan,
+    hosts: Vec<Host>,
+    client: Client,
+    found: &mut Option<Option<(String, u32)>>,
+) -> Result<(), NvqError> {
     let mode = if plan.format.kind.replaces_file() {
         SinkMode::ReplaceEachSample
     } else {
@@ -168,6 +206,12 @@ pub fn run_query(
         let now = when
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(f64::NAN, |d| d.as_secs_f64());
+        if let (Some(found), Some((until, _))) = (found.as_mut(), &script.until) {
+            *found = rows.iter().find(|r| until.holds(&r.cells)).and_then(|r| {
+                let host = r.labels.iter().find(|(k, _)| *k == HOST)?.1.clone();
+                Some((host, r.gpu.as_ref()?.index))
+            });
+        }
         let (mut rows, flow) = apply_script(&mut script, rows, None, now, &mut failed);
         if host_column {
             for r in &mut rows {

@@ -44,6 +44,11 @@ pub const SHORTS: &[Short] = &[
 /// selected GPU runs no compute process.
 pub const FREE: &str = "compute_apps.count == 0";
 
+/// `nvq wait --hosts`: the variables that tell the command run after `--`
+/// (on this machine) which node and GPU were found free.
+pub const HOST_ENV: &str = "NVQ_HOST";
+pub const GPU_ENV: &str = "NVQ_GPU";
+
 /// The fields `nvq wait` reads each second.
 const WAIT_FIELDS: &str = "index,compute_apps.count,utilization.gpu,memory.used";
 
@@ -68,8 +73,13 @@ pub fn run(command: &Command, common: &Common<'_>) -> Result<(), NvqError> {
 /// signal while waiting cancels the command: it is not run, exit 128 + N.
 pub fn wait(w: &WaitArgs, common: &Common<'_>) -> Result<(), NvqError> {
     let mut common = common.clone();
+    let nodes = super::hosts::wanted(&common, QueryMode::GPU)?;
     if common.script.until.is_none() && common.script.until_all.is_none() {
-        common.script.until_all = Some(FREE);
+        // Across nodes: until a GPU on any of them is free.
+        match nodes {
+            Some(_) => common.script.until = Some(FREE),
+            None => common.script.until_all = Some(FREE),
+        }
     }
     if common.filename.is_none() {
         common.filename = Some(Path::new("/dev/null"));
@@ -78,7 +88,20 @@ pub fn wait(w: &WaitArgs, common: &Common<'_>) -> Result<(), NvqError> {
         ));
     }
     let plan = QueryPlan::from_args(&common, QueryMode::GPU, WAIT_FIELDS)?;
-    run_query(&common, &plan)?;
+    let mut env = Vec::new();
+    match nodes {
+        Some((hosts, client)) => {
+            let found = super::hosts::wait_for(&common, &plan, hosts, client)?;
+            if let Some(sig) = crate::schedule::signals::stop_signal() {
+                return Err(NvqError::Cancelled(sig));
+            }
+            if let Some((host, gpu)) = found {
+                super::hosts::print_found(&host, gpu)?;
+                env = vec![(HOST_ENV, host), (GPU_ENV, gpu.to_string())];
+            }
+        }
+        None => run_query(&common, &plan)?,
+    }
     if let Some(sig) = crate::schedule::signals::stop_signal() {
         return Err(NvqError::Cancelled(sig));
     }
@@ -86,7 +109,7 @@ pub fn wait(w: &WaitArgs, common: &Common<'_>) -> Result<(), NvqError> {
         return Ok(());
     }
     crate::child::arm(crate::child::WAIT_SIGNALS);
-    let job = crate::child::start(&w.command)?;
+    let job = crate::child::start_with(&w.command, &env)?;
     match job.wait()? {
         0 => Ok(()),
         code => Err(NvqError::ChildExit(code)),

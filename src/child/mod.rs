@@ -64,6 +64,12 @@ pub fn become_subreaper() {
 /// terminal and standard streams, unless a signal has cancelled it since
 /// [`arm`].
 pub fn start(command: &[OsString]) -> Result<Job, NvqError> {
+    start_with(command, &[])
+}
+
+/// [`start`], with these variables added to the command's environment
+/// (`nvq wait --hosts`: the host and GPU found).
+pub fn start_with(command: &[OsString], env: &[(&str, String)]) -> Result<Job, NvqError> {
     let Some((program, args)) = command.split_first() else {
         return Err(NvqError::Usage("no command to run after --".into()));
     };
@@ -72,6 +78,7 @@ pub fn start(command: &[OsString]) -> Result<Job, NvqError> {
     }
     let mut cmd = std::process::Command::new(program);
     cmd.args(args);
+    cmd.envs(env.iter().map(|(k, v)| (k, v)));
     // SAFETY: getpid(2) only returns this process's PID.
     let nvq = unsafe { libc::getpid() };
     // SAFETY: the closure runs in the child between fork and exec and makes

@@ -18,6 +18,9 @@ pub struct GpuReading {
     /// The compute processes: (PID in nvq's namespace, or NVML's when it
     /// cannot be mapped; bytes; is it the job's).
     pub procs: Vec<ProcReading>,
+    /// Accounting mode's most per process of the job (PID, bytes), when
+    /// the GPU's accounting mode is on; `None` when it is off or unknown.
+    pub accounting: Option<Vec<(u32, u64)>>,
 }
 
 /// One process on one GPU in one sample.
@@ -52,6 +55,12 @@ pub struct GpuTrack {
     pub used_peak: u64,
     /// The job's mean over the samples in which it held memory there, bytes.
     pub mean: u64,
+    /// Was accounting mode on (in every sample)? Then `accounting_peak`
+    /// is the largest maximum NVML kept for one process of the job, which
+    /// catches a spike between two samples.
+    pub accounting: bool,
+    /// The largest per-process maximum accounting mode kept, bytes.
+    pub accounting_peak: u64,
     #[serde(skip)]
     sum: u128,
     #[serde(skip)]
@@ -67,6 +76,8 @@ pub struct ProcTrack {
     pub peak: u64,
     /// That GPU.
     pub gpu: u32,
+    /// Accounting mode's maximum for it, bytes (0 without accounting).
+    pub accounting_peak: u64,
 }
 
 /// The run so far.
@@ -106,6 +117,20 @@ impl JobTrack {
             });
             g.total = r.total;
             g.used_peak = g.used_peak.max(r.used);
+            let first = g.samples == 0 && g.peak == 0;
+            match &r.accounting {
+                Some(acct) => {
+                    g.accounting = first || g.accounting;
+                    let most = acct.iter().map(|(_, b)| *b).max().unwrap_or(0);
+                    g.accounting_peak = g.accounting_peak.max(most);
+                    for (pid, b) in acct {
+                        if let Some(t) = self.procs.get_mut(pid) {
+                            t.accounting_peak = t.accounting_peak.max(*b);
+                        }
+                    }
+                }
+                None => g.accounting = false,
+            }
             if job > 0 {
                 g.sum += u128::from(job);
                 g.samples += 1;
@@ -157,12 +182,14 @@ mod tests {
                     total: 80 * gib,
                     used: 12 * gib,
                     procs: vec![proc_(10, 2 * gib, true), proc_(99, 10 * gib, false)],
+                    accounting: None,
                 },
                 GpuReading {
                     index: 1,
                     total: 80 * gib,
                     used: 0,
                     procs: vec![],
+                    accounting: None,
                 },
             ],
         );
@@ -177,6 +204,7 @@ mod tests {
                     proc_(11, 2 * gib, true),
                     proc_(99, 10 * gib, false),
                 ],
+                accounting: None,
             }],
         );
         assert_eq!(t.samples, 2);

@@ -30,6 +30,13 @@ pub fn since(ms: u64) -> String {
 /// The one line read first: `peak 71.2 GiB of 80.0 GiB on GPU 0 at 12m03s; exit 0`.
 pub fn summary(r: &RunReport) -> String {
     match r.track.top_gpu() {
+        Some(g) if g.accounting_peak > g.peak => format!(
+            "peak {} of {} on GPU {} (accounting mode, between samples); exit {}",
+            size(g.accounting_peak),
+            size(g.total),
+            g.index,
+            r.exit
+        ),
         Some(g) => format!(
             "peak {} of {} on GPU {} at {}; exit {}",
             size(g.peak),
@@ -66,6 +73,24 @@ pub fn text(r: &RunReport) -> String {
             size(g.headroom_at_peak),
             size(g.used_peak)
         );
+        if g.accounting {
+            let _ = writeln!(
+                out,
+                "    accounting mode: the most one process of the job held was {}{}",
+                size(g.accounting_peak),
+                if g.accounting_peak > g.peak {
+                    " (a spike between samples)"
+                } else {
+                    ""
+                }
+            );
+        } else {
+            let _ = writeln!(
+                out,
+                "    accounting mode is off: a spike shorter than {} ms may be missed",
+                r.interval_ms
+            );
+        }
         if !g.others_at_peak.is_empty() {
             let others: Vec<String> = g
                 .others_at_peak
@@ -77,9 +102,14 @@ pub fn text(r: &RunReport) -> String {
     }
     for p in r.track.procs.values() {
         let cmd = r.commands.get(&p.pid).map_or("", String::as_str);
+        let acct = if p.accounting_peak > p.peak {
+            format!(" (accounting: {})", size(p.accounting_peak))
+        } else {
+            String::new()
+        };
         let _ = writeln!(
             out,
-            "  PID {}: peak {} on GPU {}  {}",
+            "  PID {}: peak {}{acct} on GPU {}  {}",
             p.pid,
             size(p.peak),
             p.gpu,
@@ -129,6 +159,7 @@ mod tests {
                     bytes: 71 * gib,
                     job: true,
                 }],
+                accounting: None,
             }],
         );
         let r = RunReport {

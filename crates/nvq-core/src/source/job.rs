@@ -24,14 +24,36 @@ pub fn read(
             let ctx = t.context(session, targets.len() as u32);
             let dev = ctx.raw();
             let mem = raw::memory(&dev).map_err(|c| (t.index, c))?;
+            let local = |pid: u32| {
+                host.and_then(|h| {
+                    let status = h.status(pid).ok()?;
+                    h.local_pid(pid, &status).ok()
+                })
+            };
+            // Accounting mode (an administrator's choice; never turned on
+            // here): each job process's maximum, a spike between samples.
+            let accounting = match ctx.call(|d| d.is_accounting_enabled()) {
+                Ok(true) => Some(
+                    ctx.call(|d| d.accounting_pids())
+                        .unwrap_or_default()
+                        .into_iter()
+                        .filter_map(|pid| {
+                            let l = local(pid).filter(|l| is_job(*l))?;
+                            let most = ctx
+                                .call(|d| d.accounting_stats_for(pid))
+                                .ok()?
+                                .max_memory_usage?;
+                            Some((l, most))
+                        })
+                        .collect(),
+                ),
+                _ => None,
+            };
             let procs = raw::processes(&dev, ProcessList::Compute)
                 .unwrap_or_default()
                 .into_iter()
                 .map(|p| {
-                    let local = host.and_then(|h| {
-                        let status = h.status(p.pid).ok()?;
-                        h.local_pid(p.pid, &status).ok()
-                    });
+                    let local = local(p.pid);
                     ProcReading {
                         pid: local.unwrap_or(p.pid),
                         bytes: p.used_memory.unwrap_or(0),
@@ -44,6 +66,7 @@ pub fn read(
                 total: mem.total,
                 used: mem.used,
                 procs,
+                accounting,
             })
         })
         .collect()
