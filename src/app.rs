@@ -141,13 +141,14 @@ pub fn run_as(args: &Args, personality: Personality) -> Result<(), NvqError> {
                     | cli::Command::Ps(_)
                     | cli::Command::Busy(_)
                     | cli::Command::Wait(_)
+                    | cli::Command::Stat(_)
                     | cli::Command::Top(_)
             ),
             None => args.queries.len() == 1,
         };
         if !reads_nodes {
             return Err(NvqError::Usage(
-                "--hosts works with mem, ps, busy, wait, top, --query-gpu and --query-compute-apps."
+                "--hosts works with mem, ps, busy, stat, wait, top, --query-gpu and --query-compute-apps."
                     .into(),
             ));
         }

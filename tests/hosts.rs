@@ -522,3 +522,34 @@ fn wait_finds_a_free_gpu_on_any_node_and_says_which() {
     assert_eq!(out.status.code(), Some(21), "{}", text(&out.stderr));
     assert_eq!(text(&out.stdout), "");
 }
+
+#[test]
+fn stat_shows_every_node_as_it_would_itself_grouped_by_host() {
+    let (a, b) = (Node::start(2, &[]), Node::start(1, &[]));
+    let closed = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .to_string();
+    let hosts = format!("{},{},{closed}", a.addr, b.addr);
+    let out = nvq(&["stat", "--hosts", &hosts]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(23), "{err}");
+    let width = [&a.addr, &b.addr, &closed]
+        .iter()
+        .map(|h| h.len())
+        .max()
+        .unwrap();
+    let mut want = String::new();
+    for node in [&a, &b] {
+        for line in local(node, &["stat"]).lines() {
+            want.push_str(&format!("{:<width$}  {line}\n", node.addr));
+        }
+    }
+    assert_eq!(text(&out.stdout), want);
+    assert!(want.contains("python3 train.py/4242"), "{want}");
+    assert!(
+        err.contains(&format!("nvq: {closed}: cannot connect")),
+        "{err}"
+    );
+}

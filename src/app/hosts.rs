@@ -243,12 +243,12 @@ fn run(
 }
 
 /// A node's name as a message shows it.
-fn shown(name: &str) -> String {
+pub fn shown(name: &str) -> String {
     nvq_core::render::printable(name).into_owned()
 }
 
 /// One line on stderr.
-fn tell(line: &str) {
+pub fn tell(line: &str) {
     use std::io::Write;
     let _ = writeln!(std::io::stderr(), "nvq: {line}");
 }

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 #[derive(clap::Args, Debug, Clone, Default)]
 pub struct HostsArgs {
     /// nvq: read these nodes' GPUs through their `nvq serve` (host, host:port or http(s)://URL) or
-    /// ssh (ssh://[user@]host[:port]); comma list, or @FILE; default $NVQ_HOSTS: mem, ps, busy, wait,
+    /// ssh (ssh://[user@]host[:port]); comma list, or @FILE; default $NVQ_HOSTS: mem, ps, busy, stat, wait,
     /// top, --query-gpu, --query-compute-apps.
     #[arg(
         long,

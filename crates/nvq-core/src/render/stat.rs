@@ -43,6 +43,24 @@ pub fn render(gpus: &[Row], procs: &[Row]) -> String {
     out
 }
 
+/// `nvq stat --hosts`: each node's lines as [`render`] makes them, grouped
+/// by node in the order given, each line starting with its node's name
+/// (padded to the longest, made printable).
+pub fn render_hosts(nodes: &[(&str, Vec<Row>, Vec<Row>)]) -> String {
+    let names: Vec<String> = nodes
+        .iter()
+        .map(|(h, _, _)| printable(h).into_owned())
+        .collect();
+    let width = names.iter().map(|n| n.chars().count()).max().unwrap_or(0);
+    let mut out = String::new();
+    for (name, (_, gpus, procs)) in names.iter().zip(nodes) {
+        for line in render(gpus, procs).lines() {
+            out.push_str(&format!("{name:<width$}  {line}\n"));
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
