@@ -19,11 +19,11 @@ A=${1:-10}
 B=${2:-30}
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$PWD/target}
 if [ -z "${NVQ_BIN:-}" ]; then
-  cargo build --quiet --release --bin nvq
-  cargo build --quiet --release -p nvml-sim
+  cargo build --quiet --profile dist --bin nvq
+  cargo build --quiet --profile dist -p nvml-sim
 fi
-BIN=${NVQ_BIN:-$CARGO_TARGET_DIR/release/nvq}
-LIB=${NVML_SIM_LIB:-$CARGO_TARGET_DIR/release/libnvml_sim.so}
+BIN=${NVQ_BIN:-$CARGO_TARGET_DIR/dist/nvq}
+LIB=${NVML_SIM_LIB:-$CARGO_TARGET_DIR/dist/libnvml_sim.so}
 F=index,name,uuid,pci.bus_id,pstate,temperature.gpu,temperature.memory,utilization.gpu,utilization.memory
 F=$F,memory.total,memory.used,memory.free,memory.reserved,power.draw,power.limit,clocks.current.graphics
 F=$F,clocks.current.sm,clocks.current.memory,clocks.current.video,fan.speed

@@ -4,7 +4,7 @@
 #   benches/loop_bench.sh [SAMPLES] [INTERVAL_MS] [SCENARIO]
 #
 # Defaults: 1000 samples at -lms 10 on tests/scenarios/loops_8gpu.toml.
-# Builds nvq and the simulator in release mode, runs the loop with
+# Builds nvq and the simulator with the dist profile, runs the loop with
 # NVQ_TRACE_SCHEDULE=1 (nvq then prints each sample's start time and
 # lateness on stderr), watches /proc/<pid>/status while it runs, and prints:
 #   - drift: when the last sample started against its tick (start + k x
@@ -25,10 +25,10 @@ N=${1:-1000}
 MS=${2:-10}
 SCENARIO=${3:-tests/scenarios/loops_8gpu.toml}
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$PWD/target}
-cargo build --quiet --release --bin nvq
-cargo build --quiet --release -p nvml-sim
-BIN=$CARGO_TARGET_DIR/release/nvq
-LIB=$CARGO_TARGET_DIR/release/libnvml_sim.so
+cargo build --quiet --profile dist --bin nvq
+cargo build --quiet --profile dist -p nvml-sim
+BIN=$CARGO_TARGET_DIR/dist/nvq
+LIB=$CARGO_TARGET_DIR/dist/libnvml_sim.so
 FIELDS=${NVQ_BENCH_FIELDS:-timestamp,index,name,uuid,pci.bus_id,temperature.gpu,utilization.gpu,utilization.memory,memory.total,memory.used,memory.free,power.draw}
 
 exec python3 - "$BIN" "$LIB" "$SCENARIO" "$N" "$MS" "$FIELDS" "${NVQ_BENCH_EXTRA:-}" <<'PY'

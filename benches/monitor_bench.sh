@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 target=${CARGO_TARGET_DIR:-$PWD/target}
-cargo build -q --release -p nvml-sim
-cargo build -q --release -p nvq --bin nvq
-ONLY=monitors NVQ=$target/release/nvq SIM_LIB=$target/release/libnvml_sim.so \
+cargo build -q --profile dist -p nvml-sim
+cargo build -q --profile dist -p nvq --bin nvq
+ONLY=monitors NVQ=$target/dist/nvq SIM_LIB=$target/dist/libnvml_sim.so \
   FLOOR=/bin/true PYBIN=/nonexistent python3 benches/bench.py

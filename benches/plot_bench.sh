@@ -14,9 +14,9 @@ N=${1:-86400}
 G=${2:-8}
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$PWD/target}
 if [ -z "${NVQ_BIN:-}" ]; then
-  cargo build --quiet --release --bin nvq
+  cargo build --quiet --profile dist --bin nvq
 fi
-BIN=${NVQ_BIN:-$CARGO_TARGET_DIR/release/nvq}
+BIN=${NVQ_BIN:-$CARGO_TARGET_DIR/dist/nvq}
 exec python3 - "$BIN" "$N" "$G" <<'PY'
 import datetime, math, os, resource, subprocess, sys, tempfile, time
 bin_, n, g = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])

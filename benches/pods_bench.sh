@@ -9,12 +9,12 @@
 #   connection for DURATION s, gzip as Prometheus asks: requests/s, p50,
 #   p99, CPU (user+system) per scrape, RSS at the end;
 # - at one scrape per second for DURATION s (curl): CPU as % of a core.
-# Needs a release build (cargo build --release), wrk, and PyPI once.
+# Needs a dist build (cargo build --profile dist), wrk, and PyPI once.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-nvq=target/release/nvq
-sim=$PWD/target/release/libnvml_sim.so
-[ -x "$nvq" ] && [ -f "$sim" ] || { echo "build first: cargo build --release" >&2; exit 1; }
+nvq=target/dist/nvq
+sim=$PWD/target/dist/libnvml_sim.so
+[ -x "$nvq" ] && [ -f "$sim" ] || { echo "build first: cargo build --profile dist" >&2; exit 1; }
 command -v wrk >/dev/null || { echo "wrk is missing (apt-get install wrk)" >&2; exit 1; }
 export NVML_SIM_SCENARIO=$PWD/tests/scenarios/loops_8gpu.toml
 dur=${DURATION:-10}

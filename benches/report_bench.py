@@ -4,8 +4,8 @@ against the floor program, and the same report read serially and in parallel
 with the simulator's realistic per-call latencies switched on, all in one
 run. Writes (or replaces) the "Detail report" section of benches/RESULTS.md.
 
-Usage: benches/report_bench.py (after `cargo build --release -p nvml-sim` and
-`cargo build --release -p nvq --bin nvq --example floor`; RUNS=n to change the
+Usage: benches/report_bench.py (after `cargo build --profile dist -p nvml-sim` and
+`cargo build --profile dist -p nvq --bin nvq --example floor`; RUNS=n to change the
 number of runs). Times are medians of whole-process wall time.
 """
 
@@ -18,9 +18,9 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TARGET = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
-NVQ = os.path.join(TARGET, "release", "nvq")
-FLOOR = os.path.join(TARGET, "release", "examples", "floor")
-SIM = os.path.join(TARGET, "release", "libnvml_sim.so")
+NVQ = os.path.join(TARGET, "dist", "nvq")
+FLOOR = os.path.join(TARGET, "dist", "examples", "floor")
+SIM = os.path.join(TARGET, "dist", "libnvml_sim.so")
 RESULTS = os.path.join(ROOT, "benches", "RESULTS.md")
 RUNS = int(os.environ.get("RUNS", "21"))
 BASE = os.path.join(ROOT, "tests", "scenarios", "h200_590_idle.toml")

@@ -5,12 +5,12 @@
 # with --collect.interval=1s, plain and gzip'd (as Prometheus asks); the cost of a collection (--collect.interval=0,
 # one connection); RSS after 100,000 scrapes against RSS after the first
 # 10,000 (it must be flat); CPU time per scrape.
-# Needs a release build (cargo build --release) and wrk (apt-get install wrk).
+# Needs a dist build (cargo build --profile dist) and wrk (apt-get install wrk).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-nvq=target/release/nvq
-sim=target/release/libnvml_sim.so
-[ -x "$nvq" ] && [ -f "$sim" ] || { echo "build first: cargo build --release" >&2; exit 1; }
+nvq=target/dist/nvq
+sim=target/dist/libnvml_sim.so
+[ -x "$nvq" ] && [ -f "$sim" ] || { echo "build first: cargo build --profile dist" >&2; exit 1; }
 command -v wrk >/dev/null || { echo "wrk is missing (apt-get install wrk)" >&2; exit 1; }
 export NVML_SIM_SCENARIO=tests/scenarios/loops_8gpu.toml
 dur=${DURATION:-10}

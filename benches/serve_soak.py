@@ -21,7 +21,7 @@ it samples the server's threads and RSS (/proc) and the kernel memory of
 the server's sockets (ss -tm: receive and send queues' allocations).
 It prints a Markdown report for benches/RESULTS.md.
 
-Needs a release build (cargo build --release --workspace), openssl and ss
+Needs a dist build (cargo build --profile dist --workspace), openssl and ss
 (iproute2). Python's standard library only. The password hash below is
 bcrypt (cost 6) of "soak-pass", made once with Python's bcrypt package.
 """
@@ -39,7 +39,7 @@ import threading
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-BUILD = os.environ.get("BUILD", "release")  # "debug" to try the script itself
+BUILD = os.environ.get("BUILD", "dist")  # "debug" to try the script itself
 # BIN_DIR: a folder with nvq and libnvml_sim.so (a copy, so that a build
 # running meanwhile cannot replace them under the soak).
 BIN_DIR = os.environ.get("BIN_DIR", os.path.join(ROOT, "target", BUILD))
@@ -237,7 +237,7 @@ def socket_kib(port):
 def main():
     for path in (NVQ, SIM):
         if not os.path.exists(path):
-            sys.exit(f"build first: cargo build --release --workspace ({path} is missing)")
+            sys.exit(f"build first: cargo build --profile dist --workspace ({path} is missing)")
     d = tempfile.mkdtemp(prefix="nvq-soak-")
     certificates(d)
     env = dict(os.environ, NVML_SIM_SCENARIO=SCENARIO)

@@ -17,7 +17,7 @@ INTERVAL=${INTERVAL:-0.1}
 work=$(mktemp -d)
 sock=nvq-top-bench-$$
 trap 'tmux -L "$sock" kill-server 2>/dev/null || true; rm -rf "$work"' EXIT
-ln -s "$target/release/libnvml_sim.so" "$work/libnvidia-ml.so.1"
+ln -s "$target/dist/libnvml_sim.so" "$work/libnvidia-ml.so.1"
 export NVML_SIM_SCENARIO=$PWD/tests/scenarios/top_8gpu.toml
 hz=$(getconf CLK_TCK)
 

@@ -2,8 +2,8 @@
 # simulator, and nvq with nvq-top unless NVQ names an nvq already built;
 # sets `target` (the build's folder) and NVQ.
 target=${CARGO_TARGET_DIR:-$PWD/target}
-cargo build -q --release -p nvml-sim
+cargo build -q --profile dist -p nvml-sim
 if [ -z "${NVQ:-}" ]; then
-  cargo build -q --release -p nvq --bin nvq --bin nvq-top
-  NVQ=$target/release/nvq
+  cargo build -q --profile dist -p nvq --bin nvq --bin nvq-top
+  NVQ=$target/dist/nvq
 fi

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # What one sample of `nvq top` costs, in instructions (valgrind callgrind,
-# which the machine's load does not change), not a test: the release build in
+# which the machine's load does not change), not a test: the dist build in
 # a 120x40 tmux window on tests/scenarios/top_8gpu.toml (8 simulated H100s,
 # 9 processes, MIG on GPU 7) at --interval 100ms. Counting starts WARM
 # seconds after the start (so start-up is left out) and stops SPAN seconds
@@ -24,7 +24,7 @@ INTERVAL=${INTERVAL:-100ms}
 work=$(mktemp -d)
 sock=nvq-top-cg-$$
 trap 'tmux -L "$sock" kill-server 2>/dev/null || true; rm -rf "$work"' EXIT
-ln -s "$target/release/libnvml_sim.so" "$work/libnvidia-ml.so.1"
+ln -s "$target/dist/libnvml_sim.so" "$work/libnvidia-ml.so.1"
 tmux -L "$sock" -f /dev/null new-session -d -s cg -x 120 -y 40 \
   "echo \$\$ > $work/pid; export LD_LIBRARY_PATH=$work TERM=xterm-256color \
    NVML_SIM_SCENARIO=$PWD/tests/scenarios/top_8gpu.toml; exec valgrind --tool=callgrind --trace-children=yes \

@@ -38,7 +38,7 @@ work=$(mktemp -d)
 sock=nvq-top-perf-$$
 sockets() { find "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)" -name "$sock-*" 2>/dev/null || true; }
 trap 'for s in $(sockets); do tmux -S "$s" kill-server 2>/dev/null || true; done; rm -rf "$work"' EXIT
-ln -s "$target/release/libnvml_sim.so" "$work/libnvidia-ml.so.1"
+ln -s "$target/dist/libnvml_sim.so" "$work/libnvidia-ml.so.1"
 # Copies, so that a build while this runs changes nothing.
 cp "$NVQ" "$work/nvq"
 [ ! -x "$(dirname "$NVQ")/nvq-top" ] || cp "$(dirname "$NVQ")/nvq-top" "$work/nvq-top"

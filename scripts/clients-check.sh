@@ -8,7 +8,9 @@ cd "$(dirname "$0")/.."
 root=$PWD
 target=${CARGO_TARGET_DIR:-$root/target}
 venv=$target/pyenv-clients
+. scripts/need.sh
 if [ ! -x "$venv/bin/python" ]; then
+  need_venv clients-check || exit 0
   python3 -m venv "$venv"
 fi
 "$venv/bin/pip" install -q --disable-pip-version-check \

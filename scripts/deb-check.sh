@@ -2,9 +2,10 @@
 # Build nvq's Debian package and prove that it installs, works from the
 # installed paths only, and removes cleanly:
 #
-#   1. cargo build --release --workspace, then cargo deb --no-build (nvq and
-#      the simulator are built once, and a release build that is already
-#      there is reused);
+#   1. cargo build --profile dist --workspace (Cargo.toml's distribution
+#      profile, into target/dist/), then cargo deb --profile dist --no-build
+#      (nvq and the simulator are built once, and a dist build that is
+#      already there, scripts/build-wheel.sh's, is reused);
 #   2. lintian: no errors;
 #   3. dpkg -i;
 #   4. from a scratch directory with a minimal environment: the simulator
@@ -16,9 +17,10 @@
 #
 # It installs into the running system, so it needs root and dpkg, and it
 # refuses to run when an nvq package or a stray /usr/bin/nvq is already there.
-# Without root, dpkg, cargo-deb, lintian, man or bash-completion it prints why
-# and exits 0 ("skipped"), unless NVQ_DEB_CHECK=required (CI sets it), when
-# a missing prerequisite fails the check.
+# Without root, dpkg, cargo-deb, lintian, man or bash-completion it prints why,
+# records the skip for scripts/test-all.sh's banner and exits 0 ("skipped"),
+# unless NVQ_REQUIRE_ROOT=1 or NVQ_REQUIRE_TOOLS=1 (scripts/need.sh; CI sets
+# both) or NVQ_DEB_CHECK=required (both at once), when it fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
@@ -28,20 +30,20 @@ fail() {
     exit 1
 }
 
-missing=()
-[ "$(id -u)" = 0 ] || missing+=("root (it installs the package with dpkg)")
-command -v dpkg >/dev/null || missing+=("dpkg")
-command -v lintian >/dev/null || missing+=("lintian (apt-get install lintian)")
-cargo deb --version >/dev/null 2>&1 || missing+=("cargo-deb (cargo install cargo-deb --locked)")
-command -v man >/dev/null || missing+=("man (apt-get install man-db)")
-[ -f /usr/share/bash-completion/bash_completion ] || missing+=("bash-completion (apt-get install bash-completion)")
-if [ ${#missing[@]} -gt 0 ]; then
-    if [ "${NVQ_DEB_CHECK:-}" = required ]; then
-        fail "missing: ${missing[*]}"
-    fi
-    echo "deb-check: skipped (missing: ${missing[*]})"
-    exit 0
+. scripts/need.sh
+if [ "${NVQ_DEB_CHECK:-}" = required ]; then
+    export NVQ_REQUIRE_ROOT=1 NVQ_REQUIRE_TOOLS=1
 fi
+need_root deb-check "installing the package with dpkg" || exit 0
+need_tool deb-check dpkg || exit 0
+need_tool deb-check lintian "apt-get install lintian" || exit 0
+cargo deb --version >/dev/null 2>&1 \
+    || skip_or_fail deb-check NVQ_REQUIRE_TOOLS "cargo-deb is not installed (cargo install cargo-deb --locked)" \
+    || exit 0
+need_tool deb-check man "apt-get install man-db" || exit 0
+[ -f /usr/share/bash-completion/bash_completion ] \
+    || skip_or_fail deb-check NVQ_REQUIRE_TOOLS "bash-completion is not installed (apt-get install bash-completion)" \
+    || exit 0
 
 if dpkg-query -W -f='${db:Status-Status}' nvq 2>/dev/null | grep -qv '^not-installed$'; then
     fail "an nvq package is already installed here; this check would replace and remove it"
@@ -67,10 +69,10 @@ entry=$(sed -n '1s/^nvq (\([^)]*\)).*/\1/p' packaging/debian/changelog)
 [ "$entry" = "$version-1" ] || fail "packaging/debian/changelog starts with $entry, not $version-1: add an entry"
 
 # 1. Build.
-phase "cargo build --release --workspace"
-cargo build --quiet --release --workspace --locked
-phase "cargo deb"
-deb=$(cargo deb --quiet -p nvq --no-build --locked | tail -n 1)
+phase "cargo build --profile dist --workspace"
+cargo build --quiet --profile dist --workspace --locked
+phase "cargo deb --profile dist"
+deb=$(cargo deb --quiet -p nvq --profile dist --no-build --locked | tail -n 1)
 [ -f "$deb" ] || fail "cargo deb did not print the path of a .deb (got: $deb)"
 size=$(stat -c %s "$deb")
 phase "built $deb ($((size / 1024)) KiB)"

@@ -16,12 +16,10 @@ target=${CARGO_TARGET_DIR:-$PWD/target}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-for tool in promtool kubectl python3; do
-  if ! command -v "$tool" >/dev/null; then
-    echo "deploy-check: $tool not found (apt-get install prometheus kubernetes-client python3-venv)" >&2
-    exit 1
-  fi
-done
+. scripts/need.sh
+need_tool deploy-check promtool "apt-get install prometheus" || exit 0
+need_tool deploy-check kubectl "apt-get install kubernetes-client" || exit 0
+need_venv deploy-check || exit 0
 
 promtool check rules deploy/prometheus/nvq-rules.yml
 promtool test rules tests/prometheus/nvq-rules.test.yml

@@ -21,13 +21,11 @@ root=$PWD
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}"
 target=$CARGO_TARGET_DIR
 
-if [ "$(id -u)" != 0 ]; then
-  echo "fleet-check: skipped (needs root for ip netns)"
-  exit 0
-fi
-for tool in ip prometheus python3; do
-  command -v "$tool" >/dev/null || { echo "fleet-check: $tool not found (apt-get install iproute2 prometheus)" >&2; exit 1; }
-done
+. scripts/need.sh
+need_root fleet-check "ip netns" || exit 0
+need_tool fleet-check ip "apt-get install iproute2" || exit 0
+need_tool fleet-check prometheus "apt-get install prometheus" || exit 0
+need_tool fleet-check python3 || exit 0
 
 cargo build --quiet --bin nvq
 cargo build --quiet -p nvml-sim

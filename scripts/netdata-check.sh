@@ -13,6 +13,11 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 TARGET=${CARGO_TARGET_DIR:-$ROOT/target}
 ND=$TARGET/netdata
+. scripts/need.sh
+need_tool netdata-check apt-get "Debian's apt fetches the module" || exit 0
+python3 -c 'import yaml' 2>/dev/null \
+    || skip_or_fail netdata-check NVQ_REQUIRE_TOOLS "python3's yaml module is not installed (apt-get install python3-yaml)" \
+    || exit 0
 
 if [ ! -f "$ND/root/usr/lib/netdata/python.d/nvidia_smi.chart.py" ]; then
     mkdir -p "$ND"

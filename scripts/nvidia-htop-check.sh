@@ -17,7 +17,9 @@ PY=${PYTHON:-python3}
 PIN=${NVIDIA_HTOP_VERSION:-1.2.0}
 VENV=$TARGET/pyenv-htop
 
+. scripts/need.sh
 if [ ! -x "$VENV/bin/python" ]; then
+    need_venv nvidia-htop-check "$PY" || exit 0
     "$PY" -m venv "$VENV"
 fi
 if ! "$VENV/bin/python" -c "import importlib.metadata as m, sys; sys.exit(m.version('nvidia-htop') != '$PIN')" 2>/dev/null; then

@@ -11,7 +11,9 @@ PY=${PYTHON:-python3}
 PIN=${NVML_PY_VERSION:-13.615.71}
 VENV=$TARGET/pyenv
 
+. scripts/need.sh
 if [ ! -x "$VENV/bin/python" ]; then
+    need_venv pynvml-check "$PY" || exit 0
     "$PY" -m venv "$VENV"
 fi
 if ! "$VENV/bin/python" -c "import importlib.metadata as m, sys; sys.exit(m.version('nvidia-ml-py') != '$PIN')" 2>/dev/null; then

@@ -2,7 +2,7 @@
 # Build nvq's wheel and prove that pip, pipx and uv install it, that nvq works
 # from each installed path, and that it goes away again:
 #
-#   1. scripts/build-wheel.sh (the release build, shared with deb-check.sh,
+#   1. scripts/build-wheel.sh (the dist build, shared with deb-check.sh,
 #      then maturin);
 #   2. the wheel's contents (nvq, the simulator, man page, completions,
 #      licenses; no nvidia-smi) and auditwheel show: the binary and the
@@ -13,13 +13,18 @@
 #      `nvq --simulate --query-gpu=index,name --format=csv` and
 #      `nvq --simulate --version`, `topo -m` on a built-in example machine (and `python -m nvq --version` for pip);
 #   4. pip uninstall -y (every file of the RECORD must be gone), pipx
-#      uninstall and uv tool uninstall (their entries and venvs must be gone).
+#      uninstall and uv tool uninstall (their entries and venvs must be gone);
+#   5. from the checkout: the wheel `pip wheel .` builds is build-wheel.sh's,
+#      file for file; `pip install .`, `pipx install .`, `uv tool install .`
+#      and `pipx install git+file://` of the current commit, each checked as
+#      in 3 and removed.
 #
 # The tools come from PyPI, pinned, into the venv build-wheel.sh makes
 # ($CARGO_TARGET_DIR/wheel-tools or target/wheel-tools); installing the wheel
 # itself needs no index (it has no dependencies). Without python3's venv
-# module it says so and exits 0 ("skipped"), unless NVQ_WHEEL_CHECK=required
-# (CI sets it).
+# module it says so, records the skip for scripts/test-all.sh's banner and
+# exits 0 ("skipped"), unless NVQ_REQUIRE_TOOLS=1 or NVQ_WHEEL_CHECK=required
+# (CI sets them).
 #   Env: PYTHON (default python3), CARGO_TARGET_DIR, NVQ_WHEEL_CHECK.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -35,17 +40,9 @@ fail() {
     exit 1
 }
 
-# A venv with pip in it (Debian's python3 needs python3-venv for that).
-probe=$(mktemp -d)
-venv_ok=1
-"$py" -m venv "$probe/venv" >/dev/null 2>&1 || venv_ok=0
-rm -rf "$probe"
-if [ "$venv_ok" = 0 ]; then
-    why="$py with its venv module (Debian: apt-get install python3-venv)"
-    [ "${NVQ_WHEEL_CHECK:-}" = required ] && fail "missing: $why"
-    echo "wheel-check: skipped (missing: $why)"
-    exit 0
-fi
+. scripts/need.sh
+[ "${NVQ_WHEEL_CHECK:-}" = required ] && export NVQ_REQUIRE_TOOLS=1
+need_venv wheel-check "$py" || exit 0
 
 start=$SECONDS
 phase() { echo "wheel-check: [$((SECONDS - start))s] $*"; }
@@ -225,4 +222,63 @@ isolated "$work/uv-home" "${uv_env[@]}" "$tools/bin/uv" tool uninstall nvq
 gone "uv tool uninstall" "$entry" "$work/uv/tools/nvq"
 phase "uv: installed, used and uninstalled"
 
-phase "done: wheel $name, $((size / 1024)) KiB, tag $tag checked by auditwheel; pip, pipx and uv tool"
+# 5. From the checkout, as Python users install a tool: the wheel pip builds
+# from it holds what build-wheel.sh's does, byte for byte; then
+# `pip install .`, `pipx install .`, `uv tool install .` and
+# `pipx install git+file://` of this commit, each used and removed. They
+# build through pyproject.toml's backend (maturin from PyPI, in each
+# installer's build environment), with cargo's target folder the one above,
+# so that cargo reuses that build (a clone's own crates are built again).
+# The installers run under a throw-away HOME: cargo and rustup keep theirs.
+rust_env=(CARGO_HOME="${CARGO_HOME:-$HOME/.cargo}" RUSTUP_HOME="${RUSTUP_HOME:-$HOME/.rustup}"
+    CARGO_TARGET_DIR="$target")
+phase "pip wheel . (the same wheel as build-wheel.sh's)"
+"$py" -m venv "$work/src-venv"
+isolated "$work/src-pip-home" "${rust_env[@]}" "$work/src-venv/bin/python" -m pip wheel --quiet --no-deps \
+    -w "$work/pip-wheel" "$repo" >&2
+"$tools/bin/python" - "$wheel" "$work"/pip-wheel/nvq-*.whl <<'EOF'
+import hashlib, sys, zipfile
+def files(path):
+    with zipfile.ZipFile(path) as z:
+        return {n: hashlib.sha256(z.read(n)).hexdigest() for n in z.namelist()}
+# Every file but three of dist-info: WHEEL names the platform tag (maturin
+# tags a PEP 517 build plain linux_ARCH; auditwheel's manylinux check is
+# build-wheel.sh's), RECORD hashes WHEEL, and the SBOM has a serial number
+# of its own each build.
+def same(n):
+    return not (n.endswith(".dist-info/WHEEL") or n.endswith(".dist-info/RECORD") or "/sboms/" in n)
+a, b = files(sys.argv[1]), files(sys.argv[2])
+differ = sorted(n for n in a.keys() | b.keys() if same(n) and a.get(n) != b.get(n))
+if differ:
+    sys.exit(f"wheel-check: FAIL: pip's wheel from the checkout differs from build-wheel.sh's in: {differ}")
+print(f"pip's wheel from the checkout: the same {len(a)} files as build-wheel.sh's")
+EOF
+
+phase "pip install . into a fresh venv"
+isolated "$work/src-pip-home" "${rust_env[@]}" "$work/src-venv/bin/python" -m pip install --quiet "$repo" >&2
+check_nvq "$work/src-venv/bin/nvq"
+isolated "$work/src-pip-home" "$work/src-venv/bin/python" -m pip uninstall --quiet -y nvq
+gone "pip uninstall" "$work/src-venv/bin/nvq" "$work/src-venv/lib/nvq"
+
+phase "pipx install ."
+isolated "$work/pipx-home" "${pipx_env[@]}" "${rust_env[@]}" "$tools/bin/pipx" install "$repo" >&2
+check_nvq "$work/pipx/bin/nvq"
+isolated "$work/pipx-home" "${pipx_env[@]}" "$tools/bin/pipx" uninstall nvq
+gone "pipx uninstall" "$work/pipx/bin/nvq" "$work/pipx/home/venvs/nvq"
+
+phase "uv tool install ."
+uv_src_env=(UV_TOOL_DIR="$work/uv/tools" UV_TOOL_BIN_DIR="$work/uv/bin" UV_CACHE_DIR="$work/uv/cache"
+    UV_PYTHON_DOWNLOADS=never UV_NO_CONFIG=1)
+isolated "$work/uv-home" "${uv_src_env[@]}" "${rust_env[@]}" "$tools/bin/uv" tool install --python "$py" "$repo" >&2
+check_nvq "$work/uv/bin/nvq"
+isolated "$work/uv-home" "${uv_src_env[@]}" "$tools/bin/uv" tool uninstall nvq
+gone "uv tool uninstall" "$work/uv/bin/nvq" "$work/uv/tools/nvq"
+
+commit=$(git -C "$repo" rev-parse HEAD)
+phase "pipx install git+file://$repo@$commit (a clone: minutes)"
+isolated "$work/pipx-home" "${pipx_env[@]}" "${rust_env[@]}" "$tools/bin/pipx" install "git+file://$repo@$commit" >&2
+check_nvq "$work/pipx/bin/nvq"
+isolated "$work/pipx-home" "${pipx_env[@]}" "$tools/bin/pipx" uninstall nvq
+gone "pipx uninstall" "$work/pipx/bin/nvq" "$work/pipx/home/venvs/nvq"
+
+phase "done: wheel $name, $((size / 1024)) KiB, tag $tag checked by auditwheel; pip, pipx and uv tool, from the wheel and from the checkout"

@@ -8,12 +8,10 @@
 use crate::common;
 
 use common::{repo_root, scenario, sim_lib};
-use std::process::Command;
 
 #[test]
 fn dry_run_covers_every_mode_and_writes_the_bundle() {
-    if Command::new("bash").arg("--version").output().is_err() {
-        eprintln!("note: no bash, the script is not run");
+    if common::require_tool("bash").is_none() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();

@@ -8,10 +8,7 @@ use nvq_core::source::QueryMode;
 use nvq_dev as generate;
 
 fn have_bash() -> bool {
-    crate::common::command("bash")
-        .args(["--norc", "--noprofile", "-c", "true"])
-        .status()
-        .is_ok_and(|s| s.success())
+    crate::common::require_tool("bash").is_some()
 }
 
 /// Split a command line into COMP_WORDS as bash does: whitespace separates
@@ -110,7 +107,6 @@ fn expected(mode: QueryMode, lead: &str, prefix: &str) -> Vec<String> {
 #[test]
 fn field_names_complete_after_query_gpu_equals() {
     if !have_bash() {
-        eprintln!("note: bash is not installed; skipping");
         return;
     }
     let got = complete("nvq --query-gpu=mem");
@@ -231,10 +227,7 @@ fn word_splitting_matches_bash() {
 // Other shells, checked when they are installed (CI has bash only).
 
 fn have(shell: &str) -> bool {
-    crate::common::command(shell)
-        .args(["-c", "true"])
-        .output()
-        .is_ok_and(|o| o.status.success())
+    crate::common::require_tool(shell).is_some()
 }
 
 fn script_file(shell: clap_complete::Shell, suffix: &str) -> tempfile::NamedTempFile {
@@ -247,7 +240,6 @@ fn script_file(shell: clap_complete::Shell, suffix: &str) -> tempfile::NamedTemp
 #[test]
 fn fish_completes_field_lists() {
     if !have("fish") {
-        eprintln!("note: fish is not installed; skipping");
         return;
     }
     let file = script_file(clap_complete::Shell::Fish, ".fish");
@@ -272,7 +264,6 @@ fn fish_completes_field_lists() {
 #[test]
 fn zsh_script_parses() {
     if !have("zsh") {
-        eprintln!("note: zsh is not installed; skipping");
         return;
     }
     let file = script_file(clap_complete::Shell::Zsh, "");

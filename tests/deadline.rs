@@ -1,8 +1,10 @@
 //! One deadline per sample (issue #17): hung or slow GPUs, a hung handle
 //! lookup, the summary-table loop, stop signals during a hang and during a
 //! blocked write, and `--until --timeout`, all on the simulator's
-//! `delay_ms` faults. The time bounds are generous (a loaded 2-core
-//! machine) but far below what the old behaviour took.
+//! `delay_ms` faults. The time bounds are generous (a 2-core machine with
+//! both cores busy beside the tests, issue #55: loops sample every 500 ms,
+//! a 450 ms deadline) but far below what the old behaviour took; the tight
+//! figures are measured in benches/loop_bench.sh.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use crate::common;
@@ -79,16 +81,16 @@ fn parse_ts(s: &str) -> f64 {
 /// `hung` GPUs whose temperature call hangs, then one healthy GPU (the
 /// last, behind all of them), at `-lms 100`: every sample comes out on its
 /// tick, the healthy GPU's row in each, `[Timeout]` for the hung ones.
-fn hung_gpus_at_10_hz(hung: usize) {
+fn hung_gpus_at_2_hz(hung: usize) {
     let sc = scenario(hung + 1, &(0..hung).collect::<Vec<_>>(), 60_000);
-    let samples = 10;
+    let samples = 6;
     let (code, out, wall) = run(
         &sc,
         &[
             "--query-gpu=index,timestamp,temperature.gpu",
             "--format=csv,noheader",
             "-lms",
-            "100",
+            "500",
             "--count",
             &samples.to_string(),
         ],
@@ -97,45 +99,56 @@ fn hung_gpus_at_10_hz(hung: usize) {
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines.len(), samples * (hung + 1), "{out}");
     let mut healthy = Vec::new();
+    let mut on_time = 0;
     for line in &lines {
         let cells: Vec<&str> = line.split(", ").collect();
         let index: usize = cells[0].parse().unwrap();
         if index == hung {
-            assert_eq!(cells[2], "54", "{line}");
+            if cells[2] == "54" {
+                on_time += 1;
+            } else {
+                assert_eq!(cells[2], "[Timeout]", "{line}");
+            }
             healthy.push(parse_ts(cells[1]));
         } else {
             assert_eq!(cells[2], "[Timeout]", "{line}");
         }
     }
     assert_eq!(healthy.len(), samples);
-    // Ten ticks 100 ms apart span 0.9 s; the old code needed a second or
-    // more per sample.
+    // The healthy GPU keeps its samples: on a machine whose cores are busy
+    // one of its reads may miss the 450 ms deadline too, most may not.
+    assert!(
+        on_time * 2 > samples,
+        "{hung} hung: the healthy GPU was read on time in {on_time} of {samples} samples\n{out}"
+    );
+    // Six ticks 500 ms apart span 2.5 s; the old code needed a second or
+    // more per sample on top (8.5 s at least).
     let span = healthy[samples - 1] - healthy[0];
     assert!(
-        span < 1.6,
+        span < 5.0,
         "{hung} hung: the healthy rows span {span:.3} s\n{out}"
     );
-    // 0.9 s of ticks, start-up and a margin; the old code spent at least a
-    // second more in the first sample.
-    assert!(wall < Duration::from_millis(1800), "{hung} hung: {wall:?}");
+    // 2.5 s of ticks, start-up and a margin for a busy machine; the old code
+    // spent at least a second more in each sample.
+    assert!(wall < Duration::from_secs(7), "{hung} hung: {wall:?}");
 }
 
 #[test]
-fn one_hung_gpu_at_10_hz() {
+fn one_hung_gpu_at_2_hz() {
     let _turn = one_at_a_time();
-    hung_gpus_at_10_hz(1);
+    hung_gpus_at_2_hz(1);
 }
 
 #[test]
-fn eight_hung_gpus_at_10_hz() {
+fn eight_hung_gpus_at_2_hz() {
     let _turn = one_at_a_time();
-    hung_gpus_at_10_hz(8);
+    hung_gpus_at_2_hz(8);
 }
 
 #[test]
-fn sixty_four_hung_gpus_at_10_hz() {
+fn sixty_four_hung_gpus_at_2_hz() {
     let _turn = one_at_a_time();
-    hung_gpus_at_10_hz(64);
+    hung_gpus_at_2_hz(64);
 }
 
 /// GPU 1's handle lookup hangs (every lookup after the first): GPU 0 is
@@ -156,14 +169,23 @@ fn a_hung_handle_lookup_does_not_stop_the_loop() {
             "--query-gpu=index,temperature.gpu",
             "--format=csv,noheader",
             "-lms",
-            "100",
+            "500",
             "--count",
             "5",
         ],
     );
     assert_eq!(code, Some(0), "{out}");
-    assert_eq!(out, "0, 54\n1, [Timeout]\n".repeat(5));
-    assert!(wall < Duration::from_secs(5), "{wall:?}");
+    // GPU 0 is read on time (but, on a busy machine, a sample that misses
+    // its deadline too), GPU 1 never.
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 10, "{out}");
+    for pair in lines.chunks(2) {
+        assert!(["0, 54", "0, [Timeout]"].contains(&pair[0]), "{out}");
+        assert_eq!(pair[1], "1, [Timeout]", "{out}");
+    }
+    assert!(out.matches("0, 54\n").count() >= 3, "{out}");
+    // 2 s of ticks; the hang is 30 s.
+    assert!(wall < Duration::from_secs(10), "{wall:?}");
 }
 
 /// The summary table in a loop with GPU 1 hung: every table comes out on
@@ -172,44 +194,48 @@ fn a_hung_handle_lookup_does_not_stop_the_loop() {
 fn a_hung_call_in_the_summary_table_loop() {
     let _turn = one_at_a_time();
     let sc = scenario(2, &[1], 30_000);
-    let (code, out, wall) = run(&sc, &["-lms", "200", "--count", "5"]);
+    let (code, out, wall) = run(&sc, &["-lms", "500", "--count", "5"]);
     assert_eq!(code, Some(0), "{out}");
     assert_eq!(out.matches("NVIDIA-SMI").count(), 5, "{out}");
-    assert_eq!(out.matches("54C").count(), 5, "{out}");
+    // GPU 0's temperature in most tables (a busy machine may make one miss
+    // its deadline).
+    assert!(out.matches("54C").count() >= 3, "{out}");
     assert!(out.contains("N/A"), "{out}");
-    assert!(wall < Duration::from_secs(6), "{wall:?}");
+    // 2 s of ticks; the hang is 30 s.
+    assert!(wall < Duration::from_secs(10), "{wall:?}");
 }
 
-/// A GPU that takes 1.2 s per call next to a healthy one at `-lms 100`:
-/// the healthy GPU still gets at least 90% of its samples.
+/// A GPU that takes 3 s per call next to a healthy one at `-lms 500`: the
+/// healthy GPU still gets a sample on at least 70% of the ticks (waiting for
+/// the slow one would give it one in six).
 #[test]
 fn a_slow_gpu_does_not_throttle_a_healthy_one() {
     let _turn = one_at_a_time();
-    let sc = scenario(2, &[1], 1_200);
-    let samples = 30;
+    let sc = scenario(2, &[1], 3_000);
+    let samples = 10;
     let (code, out, _) = run(
         &sc,
         &[
             "--query-gpu=index,timestamp,temperature.gpu",
             "--format=csv,noheader",
             "-lms",
-            "100",
+            "500",
             "--count",
             &samples.to_string(),
         ],
     );
     assert_eq!(code, Some(0), "{out}");
-    let healthy: Vec<f64> = out
+    let healthy: Vec<Vec<&str>> = out
         .lines()
         .map(|l| l.split(", ").collect::<Vec<_>>())
-        .filter(|c| c[0] == "0" && c[2] == "54")
-        .map(|c| parse_ts(c[1]))
+        .filter(|c| c[0] == "0")
         .collect();
     assert_eq!(healthy.len(), samples, "{out}");
-    let ticks = (healthy[samples - 1] - healthy[0]) / 0.1 + 1.0;
-    let share = samples as f64 / ticks;
+    let on_time = healthy.iter().filter(|c| c[2] == "54").count();
+    let ticks = (parse_ts(healthy[samples - 1][1]) - parse_ts(healthy[0][1])) / 0.5 + 1.0;
+    let share = on_time as f64 / ticks;
     assert!(
-        share >= 0.9,
+        share >= 0.7,
         "the healthy GPU got {share:.2} of its ticks\n{out}"
     );
 }
@@ -424,7 +450,10 @@ fn sighup_during_a_blocked_write() {
     stop_during_a_blocked_write(libc::SIGHUP);
 }
 
-/// `--until` with `--timeout 3s` while 8 GPUs hang ends in under 3.2 s.
+/// `--until` with `--timeout 3s` while 8 GPUs hang (for a minute) ends on
+/// time: after its 3 s, and well before the hang or a second 3 s would end
+/// (under 6 s, a margin that holds beside a CPU hog, issue #55; the exact
+/// overrun is a figure for benches/, not a test).
 #[test]
 fn until_timeout_ends_on_time_while_gpus_hang() {
     let _turn = one_at_a_time();
@@ -441,7 +470,11 @@ fn until_timeout_ends_on_time_while_gpus_hang() {
         ],
     );
     assert_ne!(code, Some(0), "{out}");
-    assert!(wall < Duration::from_millis(3200), "{wall:?}\n{out}");
+    assert!(
+        wall >= Duration::from_secs(3),
+        "ended before its timeout: {wall:?}\n{out}"
+    );
+    assert!(wall < Duration::from_secs(6), "{wall:?}\n{out}");
     assert!(out.contains("0, 54\n1, [Timeout]\n"), "{out}");
 }
 

@@ -616,12 +616,7 @@ fn an_older_driver_without_newer_symbols_falls_back() {
         "--format=csv,noheader",
     ];
     let base = nvq(&clean, &args);
-    if base.code != Some(0) {
-        // TODO(fields): the clocks_event_reasons.* fields land with the
-        // query-gpu field set; until then there is nothing to fall back from.
-        eprintln!("skipped: {}", base.stderr.trim());
-        return;
-    }
+    assert_eq!(base.code, Some(0), "{}", base.stderr);
     let out = nvq(
         &absent(&[
             "nvmlDeviceGetCurrentClocksEventReasons",
@@ -672,36 +667,61 @@ fn four_gpus_one_slow(delay_ms: u32, after_calls: u32) -> String {
 
 /// In a loop, a GPU whose driver call hangs (here: a minute) misses the
 /// sample's deadline: its row says `[Timeout]` (index kept), the other GPUs'
-/// rows come on time, and the loop goes on in whole lines to its count.
+/// rows come on time, and the loop goes on in whole lines to its count, in
+/// seconds, not the minute of the hang. The interval is 500 ms (a 450 ms
+/// deadline a sample), not a tight one: on a machine whose cores are busy a
+/// healthy GPU's sample must still make it (issue #55); how close to its
+/// tick a sample lands is measured in benches/loop_bench.sh.
 #[test]
 fn a_hung_call_in_a_loop_times_out_without_stalling_the_other_gpus() {
+    let _on_time = common::on_time();
     let text = four_gpus_one_slow(60_000, 1);
+    let t0 = std::time::Instant::now();
     let out = nvq(
         &text,
         &[
             "--query-gpu=index,uuid,temperature.gpu",
             "--format=csv",
             "-lms",
-            "50",
+            "500",
             "--count",
             "5",
         ],
+    );
+    let took = t0.elapsed();
+    assert!(
+        took < std::time::Duration::from_secs(30),
+        "stalled: {took:?}"
     );
     assert_eq!(out.code, Some(0), "{}", out.stderr);
     assert!(out.stderr.is_empty(), "{}", out.stderr);
     let lines: Vec<&str> = out.stdout.lines().collect();
     assert_eq!(lines[0], "index, uuid, temperature.gpu");
     assert_eq!(lines.len(), 1 + 5 * 4, "{}", out.stdout);
+    let mut on_time = 0;
     for (k, line) in lines[1..].iter().enumerate() {
         let gpu = k % 4;
         let sample = k / 4;
-        let want = if gpu == 1 && sample > 0 {
-            "1, [Timeout], [Timeout]".to_string()
+        let timeout = format!("{gpu}, [Timeout], [Timeout]");
+        if gpu == 1 && sample > 0 {
+            assert_eq!(*line, timeout, "sample {sample}\n{}", out.stdout);
+            continue;
+        }
+        // A healthy GPU's row: on a busy machine a read may miss its
+        // deadline too, most may not.
+        let want = format!("{gpu}, GPU-00000000-0000-4000-8000-{gpu:012x}, 54");
+        if *line == want {
+            on_time += 1;
         } else {
-            format!("{gpu}, GPU-00000000-0000-4000-8000-{gpu:012x}, 54")
-        };
-        assert_eq!(*line, want, "sample {sample}\n{}", out.stdout);
+            assert_eq!(*line, timeout, "sample {sample}\n{}", out.stdout);
+        }
     }
+    // 3 healthy GPUs x 5 samples, and GPU 1's first.
+    assert!(
+        on_time >= 12,
+        "{on_time} of 16 rows on time\n{}",
+        out.stdout
+    );
 }
 
 /// The same hang in JSON lines: every sample is one whole document.

@@ -4,7 +4,6 @@
 
 use nvq_dev::{self as generate, REGEN_COMMAND};
 use std::path::Path;
-use std::process::Command;
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -69,10 +68,7 @@ fn committed_files_match_the_generator() {
 }
 
 fn have(tool: &str) -> bool {
-    Command::new("sh")
-        .args(["-c", &format!("command -v {tool}")])
-        .output()
-        .is_ok_and(|o| o.status.success())
+    crate::common::require_tool(tool).is_some()
 }
 
 /// The man page as the code generates it now (so that a stale committed file
@@ -91,7 +87,6 @@ fn fresh_man_page() -> tempfile::TempPath {
 #[test]
 fn man_page_renders_without_warnings() {
     if !have("man") {
-        eprintln!("note: man is not installed; skipping the man page rendering check");
         return;
     }
     let page = fresh_man_page();
@@ -141,7 +136,6 @@ fn man_page_renders_without_warnings() {
 #[test]
 fn man_page_passes_groff_checks() {
     if !have("groff") {
-        eprintln!("note: groff is not installed; skipping groff -ww");
         return;
     }
     let page = fresh_man_page();

@@ -62,3 +62,31 @@ fn every_test_starts_nvq_through_common() {
         offenders.join("\n")
     );
 }
+
+/// A test that cannot check everything here skips through `common`
+/// (`require_tool`, `require_root`, the `../shared` readers, `cannot_run`),
+/// which records the skip for the banner or fails where CI requires it; a
+/// note on stderr and an early return would skip silently, in CI too.
+#[test]
+fn every_skip_goes_through_common() {
+    let mut offenders = Vec::new();
+    for f in test_files() {
+        let text = std::fs::read_to_string(repo_root().join(format!("tests/{f}.rs"))).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        for (n, line) in lines.iter().enumerate() {
+            let t = line.trim();
+            if !(t.starts_with("return") || t.contains("=> return") || t.contains("None =>")) {
+                continue;
+            }
+            let before = &lines[n.saturating_sub(4)..n];
+            if before.iter().any(|l| l.contains("eprintln!")) {
+                offenders.push(format!("tests/{f}.rs:{}: {t}", n + 1));
+            }
+        }
+    }
+    assert!(
+        offenders.is_empty(),
+        "skip with common::require_tool / require_root / cannot_run, not a note and a return:\n{}",
+        offenders.join("\n")
+    );
+}

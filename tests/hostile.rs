@@ -32,11 +32,6 @@ fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
 
-fn is_root() -> bool {
-    // SAFETY: geteuid has no preconditions.
-    unsafe { libc::geteuid() == 0 }
-}
-
 // ---- 1. the temporary file of -f --format=prometheus ----
 
 /// The name nvq used to give its temporary file: `.NAME.nvq-PID.tmp`.
@@ -133,8 +128,7 @@ fn prometheus_refuses_fifos_sockets_directories_and_links_to_them() {
 
 #[test]
 fn prometheus_refuses_a_device_node() {
-    if !is_root() {
-        eprintln!("note: not root; skipping the device-node case (mknod needs root)");
+    if !common::require_root("mknod") {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -358,23 +352,6 @@ impl Drop for NodeExporter {
     }
 }
 
-fn node_exporter_bin() -> Option<PathBuf> {
-    let found = [
-        "/usr/bin/prometheus-node-exporter",
-        "/usr/bin/node_exporter",
-    ]
-    .into_iter()
-    .map(PathBuf::from)
-    .find(|p| p.is_file());
-    if found.is_none() {
-        eprintln!(
-            "note: prometheus-node-exporter is not installed (apt-get install prometheus-node-exporter); \
-             skipping the node_exporter textfile check"
-        );
-    }
-    found
-}
-
 fn start_node_exporter(bin: &Path, dir: &Path) -> NodeExporter {
     for attempt in 0..5u16 {
         let port = 20_000 + (std::process::id() % 20_000) as u16 + attempt * 7;
@@ -415,7 +392,8 @@ fn scrape(port: u16) -> Option<String> {
 
 #[test]
 fn node_exporter_accepts_the_output_of_every_query_mode() {
-    let Some(bin) = node_exporter_bin() else {
+    // Debian's prometheus-node-exporter.
+    let Some(bin) = common::require_tool("prometheus-node-exporter") else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
@@ -462,8 +440,7 @@ impl Drop for Mount {
 
 #[test]
 fn a_full_disk_leaves_whole_samples_and_exit_22() {
-    if !is_root() {
-        eprintln!("note: not root; skipping the tmpfs ENOSPC test (mount needs root)");
+    if !common::require_root("mount -t tmpfs") {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -475,7 +452,11 @@ fn a_full_disk_leaves_whole_samples_and_exit_22() {
         .status()
         .unwrap();
     if !st.success() {
-        eprintln!("note: cannot mount a tmpfs here; skipping the ENOSPC test");
+        // Root in a container may still lack the capability.
+        common::cannot_run(
+            common::REQUIRE_ROOT,
+            "mount -t tmpfs is not permitted here, even as root",
+        );
         return;
     }
     let _guard = Mount(mnt.clone());

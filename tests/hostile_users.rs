@@ -166,10 +166,8 @@ fn names_xml_forbids_never_reach_an_xml_document() {
          memory = {{ total = 85520809984, used = 1073741824 }}\n\
          [[device.process]]\npid = 4242\nname = \"{evil}\"\nused_memory = 1073741824\n"
     ));
-    let lint = Command::new("xmllint").arg("--version").output().is_ok();
-    if !lint {
-        eprintln!("note: xmllint not installed; only the characters are checked");
-    }
+    // Without xmllint only the characters are checked.
+    let lint = common::require_tool("xmllint").is_some();
     for (args, how) in [
         (&["-q", "-x"][..], &["--noout"][..]),
         (&["-q", "-x", "--dtd"], &["--valid", "--noout"]),
@@ -199,11 +197,6 @@ fn names_xml_forbids_never_reach_an_xml_document() {
 
 // ---- 10. -f through a link in a sticky world-writable folder ----
 
-fn is_root() -> bool {
-    // SAFETY: geteuid has no preconditions.
-    unsafe { libc::geteuid() == 0 }
-}
-
 /// Make the link `link` (not what it points to) belong to `uid`.
 fn lchown(link: &Path, uid: u32) {
     std::os::unix::fs::lchown(link, Some(uid), None).unwrap();
@@ -217,8 +210,7 @@ fn lchown(link: &Path, uid: u32) {
 #[test]
 fn f_refuses_another_users_link_in_a_sticky_world_writable_folder() {
     use std::os::unix::fs::PermissionsExt;
-    if !is_root() {
-        eprintln!("note: not root; cannot plant a link owned by another user");
+    if !crate::common::require_root("planting a link owned by another user") {
         return;
     }
     let sc = apps_scenario(&[(4242, 1 << 30)]);

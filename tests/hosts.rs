@@ -553,3 +553,35 @@ fn stat_shows_every_node_as_it_would_itself_grouped_by_host() {
         "{err}"
     );
 }
+
+#[test]
+fn until_all_never_holds_while_a_node_cannot_be_read() {
+    let a = Node::start(1, &[]);
+    let closed = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .to_string();
+    let hosts = format!("{},{closed}", a.addr);
+    // Every row read holds it; the node not read might not.
+    for args in [
+        &["wait", "--hosts", &hosts, "--until-all", "index < 5"][..],
+        &[
+            "--hosts",
+            &hosts,
+            "--query-gpu=index",
+            "--until-all",
+            "index < 5",
+        ][..],
+    ] {
+        let mut args = args.to_vec();
+        args.extend(["--timeout", "2", "--format=csv,noheader"]);
+        let out = nvq(&args);
+        assert_eq!(
+            out.status.code(),
+            Some(21),
+            "{args:?}: {}",
+            text(&out.stderr)
+        );
+    }
+}

@@ -19,23 +19,12 @@ const SSHD: &str = "/usr/sbin/sshd";
 /// Whether the test can run: root (sshd logs a user in only as root), an
 /// `sshd`, `ssh` and `ssh-keygen`. Otherwise it says why and is skipped.
 fn can_run() -> bool {
-    // SAFETY: geteuid has no preconditions and cannot fail.
-    let root = unsafe { libc::geteuid() } == 0;
-    let tools = Path::new(SSHD).exists()
-        && ["ssh", "ssh-keygen"].iter().all(|t| {
-            Command::new(t)
-                .arg("-V")
-                .stderr(Stdio::null())
-                .stdout(Stdio::null())
-                .status()
-                .is_ok()
-        });
-    if !root || !tools {
-        eprintln!(
-            "SKIPPED: ssh:// nodes need root, {SSHD} and ssh (Debian: apt-get install openssh-server openssh-client)"
-        );
-    }
-    root && tools
+    // Each need skips through common (recorded for the banner), or fails
+    // where CI requires it (Debian: openssh-server, openssh-client).
+    crate::common::require_root("sshd for ssh:// nodes")
+        && crate::common::require_tool(SSHD).is_some()
+        && crate::common::require_tool("ssh").is_some()
+        && crate::common::require_tool("ssh-keygen").is_some()
 }
 
 /// The keys, configs and wrappers one test's nodes share.

@@ -19,11 +19,6 @@ use std::process::Output;
 /// Another user (`nobody`).
 const OTHER: u32 = 65534;
 
-fn is_root() -> bool {
-    // SAFETY: geteuid has no preconditions.
-    unsafe { libc::geteuid() == 0 }
-}
-
 fn chmod(p: &Path, mode: u32) {
     std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode)).unwrap();
 }
@@ -140,8 +135,7 @@ fn simulate_refuses_a_simulator_others_can_write() {
 /// can replace it). Another user's file in a private folder is refused too.
 #[test]
 fn simulate_refuses_another_users_simulator() {
-    if !is_root() {
-        eprintln!("note: not root; cannot give a file to another user");
+    if !common::require_root("giving a file to another user") {
         return;
     }
     let home = tempfile::tempdir().unwrap();
@@ -235,7 +229,7 @@ fn top_never_runs_an_nvq_top_others_can_write() {
     // In a world-writable folder.
     chmod(&bin, 0o777);
     assert_not_run(&top_once(&nvq), &top);
-    if is_root() {
+    if common::require_root("giving a file to another user") {
         // Another user's, in a sticky folder, and in a private one.
         chmod(&bin, 0o1777);
         chown(&top, OTHER);

@@ -51,6 +51,18 @@ const TEST_ALL: &str = "scripts/test-all.sh";
 /// Commands not run, by exact text (lines joined with `\n`), and why.
 const SKIP: &[(&str, &str)] = &[
     (
+        "pipx install .",
+        "builds nvq from the checkout (minutes, maturin from PyPI); scripts/wheel-check.sh installs it so, uses and removes it",
+    ),
+    (
+        "uv tool install .",
+        "builds nvq from the checkout (minutes, maturin from PyPI); scripts/wheel-check.sh installs it so, uses and removes it",
+    ),
+    (
+        "python3 -m pip install .",
+        "builds nvq from the checkout (minutes, maturin from PyPI); scripts/wheel-check.sh installs it so, uses and removes it",
+    ),
+    (
         "scripts/build-wheel.sh",
         "a release build and maturin from PyPI; scripts/wheel-check.sh builds the wheel",
     ),
@@ -71,12 +83,12 @@ const SKIP: &[(&str, &str)] = &[
         "installs a cargo subcommand into the real ~/.cargo; .ci/run installs it for scripts/deb-check.sh",
     ),
     (
-        "cargo build --release --workspace --locked",
-        "a release build of the workspace takes minutes; scripts/deb-check.sh runs it",
+        "cargo build --profile dist --workspace --locked",
+        "a dist build of the workspace takes minutes; scripts/deb-check.sh runs it",
     ),
     (
-        "cargo deb -p nvq --no-build",
-        "needs cargo-deb and the release build; scripts/deb-check.sh builds the package",
+        "cargo deb -p nvq --profile dist --no-build",
+        "needs cargo-deb and the dist build; scripts/deb-check.sh builds the package",
     ),
     (
         "sudo apt install ./target/debian/nvq_*.deb",

@@ -74,7 +74,10 @@ fn the_job_is_the_whole_tree_with_reparented_workers_and_others_are_named() {
     .arg(wl)
     .arg("--dir")
     .arg(dir.path())
-    .args("--start 3GiB --workers 2 --worker-gpu 1 --worker-mem 1GiB --orphan-workers".split(' '))
+    .args(
+        "--start 3GiB --workers 2 --worker-gpu 1 --worker-mem 1GiB --orphan-workers --worker-rank-base 0"
+            .split(' '),
+    )
     .stdout(Stdio::piped())
     .stderr(Stdio::piped())
     .spawn()
@@ -108,6 +111,17 @@ fn the_job_is_the_whole_tree_with_reparented_workers_and_others_are_named() {
     );
     assert_eq!(v["track"]["procs"].as_object().unwrap().len(), 3, "{e}");
     assert!(v["summary"].as_str().unwrap().starts_with("peak 3.0 GiB"));
+    // The workers carry RANK 0 and 1: two ranks of 1 GiB each, no skew.
+    let ranks: Vec<u64> = v["ranks"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|r| r.as_u64().unwrap())
+        .collect();
+    assert_eq!(ranks.len(), 2, "{e}");
+    assert_eq!(v["skew"]["ranks"], 2, "{e}");
+    assert_eq!(v["skew"]["max"], GIB, "{e}");
+    assert_eq!(v["skew"]["skew"], 0, "{e}");
 }
 
 #[test]

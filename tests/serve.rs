@@ -129,16 +129,13 @@ fn value(body: &str, name: &str, label: &str) -> Option<f64> {
 /// promtool's verdict on an exposition: (exit code, what it printed), or
 /// `None` without promtool.
 fn promtool(body: &str) -> Option<(i32, String)> {
-    let Ok(mut child) = crate::common::command("promtool")
+    let mut child = crate::common::command(crate::common::require_tool("promtool")?)
         .args(["check", "metrics"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-    else {
-        eprintln!("note: promtool is not installed; skipping its check");
-        return None;
-    };
+        .unwrap();
     child
         .stdin
         .take()
@@ -751,20 +748,19 @@ fn nvidia_gpu_exporter_profile_matches_that_exporter() {
     }
 }
 
-/// Run a tool; `None` (with a note) when it is not installed.
-fn tool(name: &str, args: &[&str], dir: &Path) -> Option<std::process::Output> {
-    match Command::new(name).args(args).current_dir(dir).output() {
-        Ok(out) => Some(out),
-        Err(e) => {
-            eprintln!("note: {name} cannot run ({e}); skipping the checks that need it");
-            None
-        }
-    }
+/// Run a tool the test has required (`common::require_tool`).
+fn tool(name: &str, args: &[&str], dir: &Path) -> std::process::Output {
+    Command::new(name)
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap_or_else(|e| panic!("{name}: {e}"))
 }
 
 /// A CA, a server certificate for 127.0.0.1 and a client certificate, made
 /// with openssl in `dir`; `None` without openssl.
 pub(crate) fn certificates(dir: &Path) -> Option<()> {
+    crate::common::require_tool("openssl")?;
     let ec = [
         "-newkey",
         "ec",
@@ -856,7 +852,7 @@ pub(crate) fn certificates(dir: &Path) -> Option<()> {
     .unwrap();
     std::fs::write(dir.join("client.ext"), "extendedKeyUsage=clientAuth\n").unwrap();
     for step in steps {
-        let out = tool("openssl", &step, dir)?;
+        let out = tool("openssl", &step, dir);
         assert!(
             out.status.success(),
             "openssl {step:?}: {}",
@@ -867,7 +863,7 @@ pub(crate) fn certificates(dir: &Path) -> Option<()> {
 }
 
 /// curl's answer: (exit code, HTTP status or 0).
-fn curl(dir: &Path, args: &[&str]) -> Option<(i32, u16)> {
+fn curl(dir: &Path, args: &[&str]) -> (i32, u16) {
     let mut all = vec![
         "-s",
         "-o",
@@ -878,12 +874,12 @@ fn curl(dir: &Path, args: &[&str]) -> Option<(i32, u16)> {
         "10",
     ];
     all.extend_from_slice(args);
-    let out = tool("curl", &all, dir)?;
+    let out = tool("curl", &all, dir);
     let status = String::from_utf8_lossy(&out.stdout)
         .trim()
         .parse()
         .unwrap_or(0);
-    Some((out.status.code().unwrap_or(-1), status))
+    (out.status.code().unwrap_or(-1), status)
 }
 
 /// `--web.config.file` with TLS and basic auth, checked with curl: the
@@ -894,7 +890,7 @@ fn curl(dir: &Path, args: &[&str]) -> Option<(i32, u16)> {
 fn tls_and_basic_auth_with_curl() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    if certificates(d).is_none() || tool("curl", &["--version"], d).is_none() {
+    if crate::common::require_tool("curl").is_none() || certificates(d).is_none() {
         return;
     }
     let hash = bcrypt::hash("s3cret", 4).unwrap();
@@ -920,28 +916,25 @@ fn tls_and_basic_auth_with_curl() {
     let ca = ["--cacert", "ca.crt"];
     assert_eq!(
         curl(d, &[&ca[..], &["-u", "prometheus:s3cret", &https]].concat()),
-        Some((0, 200))
+        (0, 200)
     );
     assert_eq!(
         curl(d, &[&ca[..], &["-u", "prometheus:wrong", &https]].concat()),
-        Some((0, 401))
+        (0, 401)
     );
     assert_eq!(
         curl(d, &[&ca[..], &["-u", "nobody:s3cret", &https]].concat()),
-        Some((0, 401))
+        (0, 401)
     );
-    assert_eq!(
-        curl(d, &[&ca[..], &[https.as_str()]].concat()),
-        Some((0, 401))
-    );
-    let (code, status) = curl(d, &[http.as_str()]).unwrap();
+    assert_eq!(curl(d, &[&ca[..], &[https.as_str()]].concat()), (0, 401));
+    let (code, status) = curl(d, &[http.as_str()]);
     assert!(
         code != 0 && status == 0,
         "plain HTTP to the TLS port: curl {code}, HTTP {status}"
     );
     assert_eq!(
         curl(d, &[&ca[..], &["-u", "prometheus:s3cret", &https]].concat()),
-        Some((0, 200))
+        (0, 200)
     );
     assert!(server
         .log()
@@ -963,12 +956,12 @@ fn tls_and_basic_auth_with_curl() {
         ],
     );
     let https = format!("https://{}/metrics", server.addr);
-    let (code, _) = curl(d, &[&ca[..], &[https.as_str()]].concat()).unwrap();
+    let (code, _) = curl(d, &[&ca[..], &[https.as_str()]].concat());
     assert_ne!(code, 0, "a client without a certificate got in");
     let mtls = ["--cert", "client.crt", "--key", "client.key"];
     assert_eq!(
         curl(d, &[&ca[..], &mtls[..], &[https.as_str()]].concat()),
-        Some((0, 200))
+        (0, 200)
     );
 }
 
@@ -1086,7 +1079,7 @@ fn scraped(prom: &str, n: f64) -> bool {
 #[test]
 fn a_real_prometheus_scrapes_every_profile() {
     let dir = tempfile::tempdir().unwrap();
-    if tool("prometheus", &["--version"], dir.path()).is_none() {
+    if crate::common::require_tool("prometheus").is_none() {
         return;
     }
     let gpus = 3usize;
@@ -2288,7 +2281,7 @@ memory = { total = 10737418240, used = 1048576 }
 #[test]
 fn grafana_dashboards_get_data() {
     let dir = tempfile::tempdir().unwrap();
-    if tool("prometheus", &["--version"], dir.path()).is_none() {
+    if crate::common::require_tool("prometheus").is_none() {
         return;
     }
     // An H200 under load with processes (the load capture's machine), with

@@ -18,6 +18,7 @@ use crate::hosts::{self, Client, Failure, Host};
 use crate::output::SinkMode;
 use crate::schedule::deadline::{self, PerGpu};
 use crate::schedule::{self as looping, Schedule};
+use crate::script::Quantifier;
 use nvq_core::error::NvqError;
 use nvq_core::model::{Column, Row, Value};
 use nvq_core::render::FormatKind;
@@ -212,7 +213,13 @@ fn run(
                 Some((host, r.gpu.as_ref()?.index))
             });
         }
-        let (mut rows, flow) = apply_script(&mut script, rows, None, now, &mut failed);
+        // `--until-all` holds over every node's rows: never while a node
+        // could not be read (its rows are unknown, not absent).
+        let until_all = matches!(&script.until, Some((_, Quantifier::All)));
+        let (mut rows, mut flow) = apply_script(&mut script, rows, None, now, &mut failed);
+        if until_all && failed_now > 0 && failed.is_none() {
+            flow = looping::Flow::Continue;
+        }
         if host_column {
             for r in &mut rows {
                 let host = r

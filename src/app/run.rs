@@ -38,6 +38,8 @@ struct Seen {
     notes: Vec<String>,
     /// GPUs already noted as failing (one note each).
     failing: BTreeSet<u32>,
+    /// Each job process's rank, by PID.
+    ranks: BTreeMap<u32, u32>,
     /// The first time the job passed `--budget`: what to say.
     over_budget: Option<String>,
 }
@@ -106,6 +108,8 @@ pub fn run(a: &RunArgs, common: &Common<'_>) -> Result<(), NvqError> {
             track: s.track.clone(),
             commands: s.commands.clone(),
             notes: s.notes.clone(),
+            skew: crate::model::job::skew(&s.track.procs, &s.ranks),
+            ranks: s.ranks.clone(),
         };
         (report, s.over_budget.clone())
     };
@@ -299,6 +303,14 @@ fn sample(
             }
             for r in &ok {
                 for p in r.procs.iter().filter(|p| p.job && p.bytes > 0) {
+                    if !s.commands.contains_key(&p.pid) {
+                        if let Some(rank) = std::fs::read(format!("/proc/{}/environ", p.pid))
+                            .ok()
+                            .and_then(|e| child::tree::rank_of(&e))
+                        {
+                            s.ranks.insert(p.pid, rank);
+                        }
+                    }
                     s.commands.entry(p.pid).or_insert_with(|| {
                         std::fs::read(format!("/proc/{}/cmdline", p.pid))
                             .map(|raw| child::shown(&parse_cmdline(&raw)))

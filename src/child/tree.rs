@@ -50,6 +50,21 @@ pub fn job_pids() -> HashSet<u32> {
     descendants(me, &parents)
 }
 
+/// The rank a process of a distributed job carries in its environment
+/// (`RANK`, else `LOCAL_RANK`, as torchrun, accelerate, deepspeed and
+/// mpirun's launchers set them), from `/proc/PID/environ` (readable for
+/// one's own processes). Bounded: a rank is a number below 2^20.
+pub fn rank_of(environ: &[u8]) -> Option<u32> {
+    let find = |key: &[u8]| {
+        environ.split(|b| *b == 0).find_map(|kv| {
+            let v = kv.strip_prefix(key)?;
+            let v = std::str::from_utf8(v).ok()?;
+            v.parse::<u32>().ok().filter(|r| *r < 1 << 20)
+        })
+    };
+    find(b"RANK=").or_else(|| find(b"LOCAL_RANK="))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -62,5 +77,8 @@ mod tests {
         assert_eq!(d, [3, 4]);
         assert_eq!(parent_of("42 (a) b) c) S 7 42 42"), Some(7));
         assert_eq!(parent_of("garbage"), None);
+        assert_eq!(rank_of(b"A=1\0LOCAL_RANK=3\0RANK=11\0"), Some(11));
+        assert_eq!(rank_of(b"LOCAL_RANK=3\0XRANK=5\0"), Some(3));
+        assert_eq!(rank_of(b"RANK=-1\0RANK=99999999999\0"), None);
     }
 }

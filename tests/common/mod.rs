@@ -1,7 +1,9 @@
 //! Shared helpers for nvq's integration tests: locating the simulator
 //! library, running nvq against a scenario, reading the reference material in
 //! `../shared` (skipping when it is absent), and comparing CSV output with a
-//! capture.
+//! capture. A test that cannot run all it checks here (no `../shared`, a tool
+//! not installed, not root) skips through `skip` (re-exported here), which
+//! records it for the banner at the end, or fails where CI requires it.
 //!
 //! Every test file is a module of one binary (`tests/tests.rs`) and uses
 //! these as `crate::common`. Every process a test starts gets the one
@@ -14,6 +16,11 @@
 use assert_cmd::Command;
 use std::path::{Path, PathBuf};
 use std::process::Output;
+
+mod skip;
+pub use skip::{
+    cannot_run, require_root, require_tool, REQUIRE_NO_DRIVER, REQUIRE_ROOT, REQUIRE_SHARED,
+};
 
 /// The repository root.
 pub fn repo_root() -> PathBuf {
@@ -64,11 +71,6 @@ pub fn scenario(name: &str) -> PathBuf {
     p
 }
 
-/// Set to 1 to run the tests without `../shared`: the checks that compare
-/// with real nvidia-smi output then skip, each with a note on stderr.
-/// Without it a missing `../shared` fails them.
-pub const SKIP_SHARED: &str = "NVQ_SKIP_SHARED";
-
 /// `-lms` of a loop whose test checks the values of each sample, not the
 /// timing. A loop's deadline is nine tenths of its interval, at least 50 ms:
 /// with `-lms 10`, a machine busy with the whole suite at once (many test
@@ -87,25 +89,36 @@ pub const TREND: [&str; 6] = [
     "32MiB",
 ];
 
-/// Does [`SKIP_SHARED`] say to skip what needs `../shared`?
-pub fn skipping_shared() -> bool {
-    std::env::var(SKIP_SHARED).is_ok_and(|v| v == "1")
+/// `../shared` beside the repository, the reference material the
+/// comparisons with real nvidia-smi output read.
+fn shared_root() -> PathBuf {
+    repo_root().join("../shared")
 }
 
-/// A test cannot read what it compares with: fail, unless [`SKIP_SHARED`]
-/// says to skip (then say so on stderr; the test skips those checks).
+/// Is `../shared` absent (so that its comparisons are skipped)?
+pub fn shared_absent() -> bool {
+    !shared_root().is_dir()
+}
+
+/// A test cannot read what it compares with. Without `../shared` at all the
+/// test skips those checks (recorded for the banner; [`REQUIRE_SHARED`]=1
+/// fails instead); a file missing from a `../shared` that is there fails.
 pub fn missing_shared(what: &Path, why: &str) {
-    let msg = format!("{} {why}", what.display());
-    if !skipping_shared() {
-        panic!("{msg}: the comparisons with real nvidia-smi output need it (set {SKIP_SHARED}=1 to skip them)");
+    if shared_absent() {
+        cannot_run(
+            REQUIRE_SHARED,
+            "../shared (real nvidia-smi captures) is not beside the checkout",
+        );
+    } else {
+        panic!("{} {why}", what.display());
     }
-    eprintln!("note: {msg}; {SKIP_SHARED}=1, skipping the checks that need it");
 }
 
 /// How many things a comparison loop must have compared: `want`, or 0 when
-/// [`SKIP_SHARED`] skips them. A loop that compared nothing proves nothing.
+/// `../shared` is absent (the skip was recorded). A loop that compared
+/// nothing proves nothing.
 pub fn assert_compared(what: &str, compared: usize, want: usize) {
-    if skipping_shared() && compared == 0 {
+    if shared_absent() && compared == 0 {
         return;
     }
     assert!(
@@ -116,7 +129,7 @@ pub fn assert_compared(what: &str, compared: usize, want: usize) {
 
 /// `../shared` beside the repository, or `None` (see [`missing_shared`]).
 pub fn shared_dir() -> Option<PathBuf> {
-    let p = repo_root().join("../shared");
+    let p = shared_root();
     if p.is_dir() {
         Some(p)
     } else {

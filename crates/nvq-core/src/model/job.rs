@@ -216,6 +216,13 @@ mod tests {
         assert_eq!(g.mean, 4 * gib);
         assert_eq!(t.procs[&10].peak, 4 * gib);
         assert_eq!(t.top_gpu().map(|g| g.index), Some(0));
+        let ranks = BTreeMap::from([(10, 0), (11, 1)]);
+        let k = skew(&t.procs, &ranks).unwrap();
+        assert_eq!(
+            (k.ranks, k.max, k.max_rank, k.median, k.skew),
+            (2, 4 * gib, 0, 2 * gib, 2 * gib)
+        );
+        assert_eq!(skew(&t.procs, &BTreeMap::from([(10, 0)])), None);
     }
 }
 
@@ -236,4 +243,51 @@ pub struct RunReport {
     pub commands: BTreeMap<u32, String>,
     /// What could not be watched, and from when ("NVML could not be loaded: ...").
     pub notes: Vec<String>,
+    /// Each process's rank (`RANK`/`LOCAL_RANK` in its environment), by PID.
+    pub ranks: BTreeMap<u32, u32>,
+    /// The skew of peak memory between ranks, when there are two or more.
+    pub skew: Option<Skew>,
+}
+
+/// How far the ranks' peaks are apart.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Skew {
+    /// How many ranks held GPU memory.
+    pub ranks: usize,
+    /// The highest rank peak (a rank's peak: its processes' highest), bytes.
+    pub max: u64,
+    /// The rank with it.
+    pub max_rank: u32,
+    /// The median of the ranks' peaks, bytes (the lower middle for an even count).
+    pub median: u64,
+    /// `max - median`, bytes.
+    pub skew: u64,
+}
+
+/// The skew between the ranks of `procs` (peaks by PID), given each PID's
+/// rank; `None` with fewer than two ranks.
+pub fn skew(procs: &BTreeMap<u32, ProcTrack>, ranks: &BTreeMap<u32, u32>) -> Option<Skew> {
+    let mut by_rank: BTreeMap<u32, u64> = BTreeMap::new();
+    for (pid, p) in procs {
+        if let Some(r) = ranks.get(pid) {
+            let e = by_rank.entry(*r).or_default();
+            *e = (*e).max(p.peak.max(p.accounting_peak));
+        }
+    }
+    if by_rank.len() < 2 {
+        return None;
+    }
+    let (max_rank, max) = by_rank
+        .iter()
+        .max_by_key(|(r, b)| (**b, std::cmp::Reverse(**r)))?;
+    let mut peaks: Vec<u64> = by_rank.values().copied().collect();
+    peaks.sort_unstable();
+    let median = peaks[(peaks.len() - 1) / 2];
+    Some(Skew {
+        ranks: peaks.len(),
+        max: *max,
+        max_rank: *max_rank,
+        median,
+        skew: max - median,
+    })
 }

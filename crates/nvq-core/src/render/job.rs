@@ -107,13 +107,28 @@ pub fn text(r: &RunReport) -> String {
         } else {
             String::new()
         };
+        let rank = r
+            .ranks
+            .get(&p.pid)
+            .map_or(String::new(), |k| format!(" (rank {k})"));
         let _ = writeln!(
             out,
-            "  PID {}: peak {}{acct} on GPU {}  {}",
+            "  PID {}{rank}: peak {}{acct} on GPU {}  {}",
             p.pid,
             size(p.peak),
             p.gpu,
             cmd
+        );
+    }
+    if let Some(k) = r.skew {
+        let _ = writeln!(
+            out,
+            "  ranks: {}; highest peak {} (rank {}), median {}, skew {}",
+            k.ranks,
+            size(k.max),
+            k.max_rank,
+            size(k.median),
+            size(k.skew)
         );
     }
     for n in &r.notes {
