@@ -142,12 +142,13 @@ pub fn run_as(args: &Args, personality: Personality) -> Result<(), NvqError> {
                     | cli::Command::Busy(_)
                     | cli::Command::Wait(_)
                     | cli::Command::Stat(_)
+                    | cli::Command::Top(_)
             ),
             None => args.queries.len() == 1,
         };
         if !reads_nodes {
             return Err(NvqError::Usage(
-                "--hosts works with mem, ps, busy, stat, wait, --query-gpu and --query-compute-apps."
+                "--hosts works with mem, ps, busy, stat, wait, top, --query-gpu and --query-compute-apps."
                     .into(),
             ));
         }

@@ -9,16 +9,16 @@ use std::process::{Child, Output, Stdio};
 use std::time::{Duration, Instant};
 
 /// A node: `nvq serve` on a free loopback port; killed when dropped.
-struct Node {
+pub(crate) struct Node {
     child: Child,
-    addr: String,
+    pub(crate) addr: String,
     _scenario: tempfile::NamedTempFile,
 }
 
 impl Node {
     /// A node of `gpus` H100s, GPU `i` with `i + 1` GiB in use (and a
     /// process on GPU 0), serving with `args`.
-    fn start(gpus: usize, args: &[&str]) -> Node {
+    pub(crate) fn start(gpus: usize, args: &[&str]) -> Node {
         let mut text = SIM_HEAD.to_string();
         for i in 0..gpus {
             text.push_str(&h100(i, (i as u64 + 1) << 30));
@@ -53,6 +53,14 @@ impl Node {
             addr: addr.expect("nvq serve said where it listens"),
             _scenario: scenario,
         }
+    }
+}
+
+impl Node {
+    /// Stop the node, as a node that goes down mid-run.
+    pub(crate) fn stop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 }
 

@@ -892,3 +892,85 @@ fn ctrl_z_and_sigtstp_put_the_terminal_back_and_fg_redraws() {
     t.keys(&["q"]);
     assert_restored(&t);
 }
+
+/// `nvq top --hosts` under tmux: two `nvq serve` nodes, a refused port and
+/// a node that accepts but never answers. Each node has its header line,
+/// the processes their host; the silent node is late, and a node stopped
+/// mid-run shows as failed while the keys still answer; `q` quits at once.
+#[test]
+fn hosts_show_by_node_and_a_node_that_stops_never_freezes_the_keys() {
+    let (a, mut b) = (
+        crate::hosts::Node::start(2, &[]),
+        crate::hosts::Node::start(1, &[]),
+    );
+    let refused = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().to_string()
+    };
+    // Accepts and holds its connections, never answering.
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let quiet = silent.local_addr().unwrap().to_string();
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for c in silent.incoming() {
+            held.push(c);
+        }
+    });
+    let hosts = format!("{},{},{refused},{quiet}", a.addr, b.addr);
+    let sc = common::scenario("dmon_h100_load.toml");
+    let t = Tmux::new("hosts");
+    t.start(
+        120,
+        40,
+        &script(&t, &sc, &format!("--hosts {hosts} -d 0.5")),
+    );
+    let header = |s: &str, host: &str, what: &str| {
+        s.lines().any(|l| l.starts_with(&format!("{host}  {what}")))
+    };
+    let first = t.wait_for("every node's header", |s| {
+        header(s, &a.addr, "reachable, 2 GPUs")
+            && header(s, &b.addr, "reachable, 1 GPU")
+            && header(s, &refused, "failed: cannot connect")
+            && header(s, &quiet, "late")
+    });
+    assert!(first.contains("3 GPUs on 2/4 hosts"), "{first}");
+    // Each node's GPUs under its header.
+    let lines: Vec<&str> = first.lines().collect();
+    let at = |host: &str| lines.iter().position(|l| l.starts_with(host)).unwrap();
+    assert!(lines[at(&a.addr) + 2].contains(" 1 H100"), "{first}");
+    assert!(lines[at(&b.addr) + 1].contains(" 0 H100"), "{first}");
+    // The process table has each process's host, first.
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with(&a.addr) && l.contains("4242")),
+        "{first}"
+    );
+    // A node stopped mid-run: shown failed, the others still answer.
+    b.stop();
+    // (Cut off mid-answer, it is a broken answer; then it refuses.)
+    let down = t.wait_for("the stopped node shown failed", |s| {
+        header(s, &b.addr, "failed: ")
+    });
+    t.wait_for("the stopped node refusing", |s| {
+        header(s, &b.addr, "failed: cannot connect")
+    });
+    assert!(header(&down, &a.addr, "reachable, 2 GPUs"), "{down}");
+    // The keys answer at once meanwhile.
+    let asked = Instant::now();
+    t.keys(&["+"]);
+    t.wait_for("the new interval", |s| s.contains("every 1s"));
+    assert!(
+        asked.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        asked.elapsed()
+    );
+    let asked = Instant::now();
+    t.keys(&["q"]);
+    assert_restored(&t);
+    assert!(
+        asked.elapsed() < Duration::from_secs(3),
+        "q took {:?}",
+        asked.elapsed()
+    );
+}

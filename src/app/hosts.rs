@@ -285,7 +285,13 @@ pub fn wanted(
                 .into(),
         ));
     }
-    let options = crate::hosts::Options {
+    let client = client(&hosts, &options(a))?;
+    Ok(Some((hosts, client)))
+}
+
+/// How the `--hosts-*` options say to reach the nodes (files not read yet).
+pub fn options(a: &crate::cli::hosts::HostsArgs) -> crate::hosts::Options {
+    crate::hosts::Options {
         user: a.hosts_user.clone(),
         password_file: a.hosts_password_file.clone(),
         bearer_token_file: a.hosts_bearer_token_file.clone(),
@@ -293,13 +299,21 @@ pub fn wanted(
         cert_file: a.hosts_cert_file.clone(),
         key_file: a.hosts_key_file.clone(),
         server_name: a.hosts_server_name.clone(),
-    };
+    }
+}
+
+/// The client that reaches `hosts` as `options` say: its credentials and
+/// (for `https://` nodes) TLS settings read from their files.
+pub fn client(hosts: &[Host], options: &crate::hosts::Options) -> Result<Client, NvqError> {
     let credentials = options.credentials()?;
     let tls = if hosts.iter().any(|h| h.tls) {
         options.tls()?
     } else {
         None
     };
-    let client = Client::new(tls, options.server_name.clone(), credentials.as_ref());
-    Ok(Some((hosts, client)))
+    Ok(Client::new(
+        tls,
+        options.server_name.clone(),
+        credentials.as_ref(),
+    ))
 }

@@ -28,16 +28,20 @@
 use super::plan::Common;
 use crate::cli::top::TopArgs;
 use crate::cli::top::{bad_interval, LEAK_AFTER_S};
+use crate::hosts::ssh::Master;
+use crate::hosts::{Client, Conn, Failure, Host};
 use crate::schedule::alarm::Alarm;
 use crate::schedule::deadline::{self, lock, PerGpu};
 use crate::schedule::signals::{StopSignals, Wake};
 use crate::tui::columns::Leak;
 use crate::tui::state::{Action, Ui, MAX_INTERVAL_MS, MIN_INTERVAL_MS};
 use crate::tui::term::{self, Input, Mouse};
-use crate::tui::view::{self, Hit, Screen, MEM_FIELD, PROC_MEM_FIELD, UTIL_FIELD};
+use crate::tui::view::{
+    self, FullMap, Hit, LeakMap, Screen, MEM_FIELD, PROC_MEM_FIELD, UTIL_FIELD,
+};
 use nvq_core::error::NvqError;
 use nvq_core::model::history::{History, Point, SeriesRef};
-use nvq_core::model::top::{GpuSnap, Health, ProcSnap, TopSample};
+use nvq_core::model::top::{GpuSnap, Health, HostSnap, HostState, ProcSnap, TopSample};
 use nvq_core::model::trend::{rising_trend, TrendConfig};
 use nvq_core::model::NvmlCode;
 use nvq_core::nvml::{LibSource, NotInstalled, Session};
@@ -47,6 +51,7 @@ use std::ffi::OsString;
 use std::io::IsTerminal;
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -122,34 +127,86 @@ pub struct Handoff {
     plan: Plan,
     id: Option<String>,
     lib: Option<PathBuf>,
+    /// `--hosts`: the nodes shown instead of this machine's GPUs.
+    hosts: Option<Nodes>,
 }
+
+/// The nodes of `nvq top --hosts`, as handed to [`TOP_EXECUTABLE`]: the
+/// entries as named, and how to reach them (file names, never a secret:
+/// the other program reads the files, and `$NVQ_HOSTS_PASSWORD` is in its
+/// environment).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Nodes {
+    entries: Vec<String>,
+    options: crate::hosts::Options,
+}
+
+/// The hand-off's options for [`Nodes::options`], each with its field.
+type PathOption = (
+    &'static str,
+    fn(&mut crate::hosts::Options) -> &mut Option<PathBuf>,
+);
+const PATH_OPTIONS: [PathOption; 5] = [
+    ("--hosts-password-file", |o| &mut o.password_file),
+    ("--hosts-bearer-token-file", |o| &mut o.bearer_token_file),
+    ("--hosts-ca-file", |o| &mut o.ca_file),
+    ("--hosts-cert-file", |o| &mut o.cert_file),
+    ("--hosts-key-file", |o| &mut o.key_file),
+];
 
 /// What [`TOP_EXECUTABLE`] says when it is not given a hand-off.
 const NOT_A_HANDOFF: &str =
     "nvq-top is the program `nvq top` runs; run `nvq top` (see nvq top --help).";
 
-/// The hand-off's plan and `-i` selection, as one JSON object (`--plan`).
+/// The hand-off's plan and `-i` selection, as one JSON object (`--plan`),
+/// and with `--hosts` the nodes (their entries hold only ASCII letters,
+/// digits and a few signs) and the options that are text.
 #[derive(serde::Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Wire {
     plan: Plan,
     id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    hosts: Option<WireNodes>,
+}
+
+/// [`Nodes`] but for its files, in [`Wire`].
+#[derive(serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct WireNodes {
+    entries: Vec<String>,
+    user: Option<String>,
+    server_name: Option<String>,
 }
 
 impl Handoff {
     /// The arguments of [`TOP_EXECUTABLE`] (after its name): `--plan` and
     /// the plan and selection as JSON (serde_json), then `--nvml-lib` and
-    /// the library, a path that may hold any bytes, as an argument of its own.
+    /// the library, and each `--hosts-*-file` and its file: paths, which
+    /// may hold any bytes, as arguments of their own.
     pub fn to_args(&self) -> Vec<OsString> {
         let wire = Wire {
             plan: self.plan.clone(),
             id: self.id.clone(),
+            hosts: self.hosts.as_ref().map(|n| WireNodes {
+                entries: n.entries.clone(),
+                user: n.options.user.clone(),
+                server_name: n.options.server_name.clone(),
+            }),
         };
         // Numbers, booleans and text: serde_json writes them all.
         let json = serde_json::to_string(&wire).unwrap_or_default();
         let mut out: Vec<OsString> = vec!["--plan".into(), json.into()];
         if let Some(lib) = &self.lib {
             out.extend(["--nvml-lib".into(), lib.into()]);
+        }
+        if let Some(n) = &self.hosts {
+            let mut o = n.options.clone();
+            for (flag, field) in PATH_OPTIONS {
+                if let Some(p) = field(&mut o).take() {
+                    out.extend([flag.into(), p.into()]);
+                }
+            }
         }
         out
     }
@@ -158,11 +215,8 @@ impl Handoff {
     /// anything else is a usage error.
     pub fn parse(args: &[OsString]) -> Result<Self, NvqError> {
         let bad = || NvqError::Usage(NOT_A_HANDOFF.into());
-        let (json, lib) = match args {
-            [flag, json] if flag == "--plan" => (json, None),
-            [flag, json, l, lib] if flag == "--plan" && l == "--nvml-lib" => {
-                (json, Some(PathBuf::from(lib)))
-            }
+        let (json, paths) = match args {
+            [flag, json, paths @ ..] if flag == "--plan" && paths.len() % 2 == 0 => (json, paths),
             _ => return Err(bad()),
         };
         let wire: Wire = serde_json::from_str(json.to_str().ok_or_else(bad)?).map_err(|_| bad())?;
@@ -171,10 +225,42 @@ impl Handoff {
         if !(MIN_INTERVAL_MS..=MAX_INTERVAL_MS).contains(&plan.interval_ms) || !leak_ok {
             return Err(bad());
         }
+        let mut hosts = match wire.hosts {
+            Some(n) if n.entries.is_empty() => return Err(bad()),
+            Some(n) => Some(Nodes {
+                entries: n.entries,
+                options: crate::hosts::Options {
+                    user: n.user,
+                    server_name: n.server_name,
+                    ..crate::hosts::Options::default()
+                },
+            }),
+            None => None,
+        };
+        let mut lib = None;
+        for pair in paths.chunks(2) {
+            let [flag, path] = pair else {
+                return Err(bad());
+            };
+            let slot = if flag == "--nvml-lib" {
+                &mut lib
+            } else {
+                let (_, field) = PATH_OPTIONS
+                    .iter()
+                    .find(|(f, _)| flag == *f)
+                    .ok_or_else(bad)?;
+                // A node's file without nodes is not a hand-off.
+                field(&mut hosts.as_mut().ok_or_else(bad)?.options)
+            };
+            if slot.replace(PathBuf::from(path)).is_some() {
+                return Err(bad());
+            }
+        }
         Ok(Handoff {
             plan,
             id: wire.id,
             lib,
+            hosts,
         })
     }
 }
@@ -191,6 +277,7 @@ pub fn run(a: &TopArgs, common: &Common<'_>) -> Result<(), NvqError> {
         plan,
         id: common.id.map(str::to_string),
         lib: common.lib.resolve()?,
+        hosts: nodes(common)?,
     };
     // With stdout closed at the start, the runtime put /dev/null there:
     // the other program would not know. Then nvq runs the screen itself.
@@ -215,24 +302,72 @@ pub fn run(a: &TopArgs, common: &Common<'_>) -> Result<(), NvqError> {
     run_checked(&handoff)
 }
 
+/// `--hosts` (or `$NVQ_HOSTS`) for `nvq top`: the nodes, checked (their
+/// credential and TLS files read once here, to fail before the screen).
+fn nodes(common: &Common<'_>) -> Result<Option<Nodes>, NvqError> {
+    let a = common.hosts;
+    let Some(list) = crate::hosts::list::hosts(a.hosts.as_deref())? else {
+        if a.any() {
+            return Err(NvqError::Usage(
+                "the --hosts-* options say how to reach the nodes of --hosts (or $NVQ_HOSTS): name them."
+                    .into(),
+            ));
+        }
+        return Ok(None);
+    };
+    if common.id.is_some() {
+        return Err(NvqError::Usage(
+            "-i selects local GPUs; nvq top --hosts shows every GPU of the nodes.".into(),
+        ));
+    }
+    let options = super::hosts::options(a);
+    super::hosts::client(&list, &options)?;
+    Ok(Some(Nodes {
+        entries: list.into_iter().map(|h| h.name).collect(),
+        options,
+    }))
+}
+
 /// `nvq top` with its options checked: in nvq itself, or in [`TOP_EXECUTABLE`].
 pub fn run_checked(h: &Handoff) -> Result<(), NvqError> {
     let plan = &h.plan;
     if !plan.once {
         crate::schedule::signals::arm();
     }
-    let lib = match &h.lib {
-        Some(p) => LibSource::Path(p.clone()),
-        None => LibSource::System,
+    let source = match &h.hosts {
+        Some(n) => {
+            let hosts = n
+                .entries
+                .iter()
+                .map(|e| crate::hosts::list::parse_entry(e))
+                .collect::<Result<Vec<_>, _>>()?;
+            let client = super::hosts::client(&hosts, &n.options)?;
+            let title = format!(
+                "nvq top · {} host{}",
+                hosts.len(),
+                if hosts.len() == 1 { "" } else { "s" }
+            );
+            Source::Hosts(hosts, client, title)
+        }
+        None => {
+            let lib = match &h.lib {
+                Some(p) => LibSource::Path(p.clone()),
+                None => LibSource::System,
+            };
+            let session = Arc::new(Session::open(&lib)?);
+            let devices = nvq_core::nvml::select::select(&session, h.id.as_deref())?;
+            let title = format!(
+                "nvq top · driver {}",
+                session.driver_version().unwrap_or("?")
+            );
+            Source::Local(session, devices, title)
+        }
     };
-    let session = Arc::new(Session::open(&lib)?);
-    let devices = nvq_core::nvml::select::select(&session, h.id.as_deref())?;
-    let title = format!(
-        "nvq top · driver {}",
-        session.driver_version().unwrap_or("?")
-    );
+    let title = match &source {
+        Source::Hosts(.., t) | Source::Local(.., t) => t.clone(),
+    };
     if plan.once {
-        let mut collector = Collector::start(&session, &devices, None)?;
+        let mut collector = Collector::start(&source, plan.interval_ms, None)?;
         return once(plan, &mut collector, &title);
     }
     let (tx, rx) = mpsc::channel::<Msg>();
@@ -255,7 +390,7 @@ pub fn run_checked(h: &Handoff) -> Result<(), NvqError> {
             }
         })
     };
-    let collector = Collector::start(&session, &devices, Some(notify))?;
+    let collector = Collector::start(&source, plan.interval_ms, Some(notify))?;
     interactive(plan, collector, title, (tx, rx), &shared, alarm)
 }
 
@@ -275,65 +410,184 @@ fn epoch_s(at: Instant) -> f64 {
     now_s() + at.saturating_duration_since(Instant::now()).as_secs_f64()
 }
 
+/// Where the GPUs come from: this machine's (the NVML session, the
+/// selected devices), or the nodes of `--hosts`; and the screen's title.
+enum Source {
+    Local(Arc<Session>, Vec<u32>, String),
+    Hosts(Vec<Host>, Client, String),
+}
+
+/// One lane's part of a sample: a local GPU (and its processes), or a
+/// node's GPUs and processes and how it answered.
+struct Part {
+    gpus: Vec<GpuSnap>,
+    procs: Vec<ProcSnap>,
+    host: Option<HostSnap>,
+}
+
+/// What the lanes read, and what is known of them for a late sample.
+enum Lanes {
+    /// One lane per local GPU: its index, its UUID and name as last read
+    /// (a late GPU keeps its name).
+    Local(Vec<(u32, Arc<str>, Arc<str>)>),
+    /// One lane per node: its name, and its GPUs as last read (shown late
+    /// while the node is).
+    Hosts(Vec<(Arc<str>, Vec<GpuSnap>)>),
+}
+
 /// The GPU readers and what late GPUs are shown with.
 struct Collector {
-    workers: PerGpu<(GpuSnap, Vec<ProcSnap>)>,
-    devices: Vec<u32>,
-    /// Each GPU's UUID and name, as last read (a late GPU keeps its name).
-    known: Vec<(Arc<str>, Arc<str>)>,
+    workers: PerGpu<Part>,
+    lanes: Lanes,
+    /// The `ssh` masters of the `ssh://` nodes, shared by their samples
+    /// (killed and reaped when the collector goes).
+    _masters: Vec<Option<Master>>,
+    /// The refresh interval, which a node's requests take their deadline
+    /// from (the keys change it).
+    interval_ms: Arc<AtomicU64>,
+}
+
+/// A local GPU's lane: its reader, looked up on the first run.
+fn local_job(session: &Arc<Session>, gpu: u32, count: u32) -> impl FnMut() -> Part + Send {
+    let sess = Arc::clone(session);
+    // Looked up on the first run, on a lane, under a deadline.
+    let mut state: Option<(Vec<nvq_core::source::Target>, TopReader)> = None;
+    move || {
+        let (targets, reader) = state
+            .get_or_insert_with(|| (nvq_core::source::targets(&sess, &[gpu]), TopReader::new()));
+        let (g, procs) = match targets.first() {
+            Some(t) => reader.read(&sess, t, count),
+            None => (
+                GpuSnap::unknown(
+                    gpu,
+                    Arc::default(),
+                    Arc::default(),
+                    Health::Lost(NvmlCode::UNKNOWN),
+                ),
+                Vec::new(),
+            ),
+        };
+        Part {
+            gpus: vec![g],
+            procs,
+            host: None,
+        }
+    }
+}
+
+/// A node's lane: both its queries, by the sample's deadline, on its
+/// connection kept from sample to sample.
+fn host_job(mut conn: Conn, interval_ms: Arc<AtomicU64>) -> impl FnMut() -> Part + Send {
+    let name: Arc<str> = Arc::from(conn.host().name.as_str());
+    let mut last: Vec<GpuSnap> = Vec::new();
+    move || {
+        let interval = Duration::from_millis(interval_ms.load(Ordering::Relaxed));
+        let deadline = Instant::now() + deadline::limit_for(interval);
+        let (gpus, procs, state) = match crate::hosts::top::read_top(&mut conn, deadline, &last) {
+            Ok((gpus, procs)) => {
+                last.clone_from(&gpus);
+                (gpus, procs, HostState::Reachable)
+            }
+            Err(Failure::Late) => (late_gpus(&last), Vec::new(), HostState::Late),
+            Err(f) => (
+                Vec::new(),
+                Vec::new(),
+                HostState::Failed(Arc::from(f.to_string())),
+            ),
+        };
+        Part {
+            gpus,
+            procs,
+            host: Some(HostSnap {
+                name: Arc::clone(&name),
+                state,
+            }),
+        }
+    }
+}
+
+/// A node's GPUs as last read, shown late (who they are, no values).
+fn late_gpus(known: &[GpuSnap]) -> Vec<GpuSnap> {
+    known
+        .iter()
+        .map(|g| {
+            let mut l = GpuSnap::unknown(
+                g.index,
+                Arc::clone(&g.uuid),
+                Arc::clone(&g.name),
+                Health::Late,
+            );
+            l.host = Arc::clone(&g.host);
+            l
+        })
+        .collect()
 }
 
 impl Collector {
     /// `notify` is called by a lane when it has run out of a sample's work.
     fn start(
-        session: &Arc<Session>,
-        devices: &[u32],
+        source: &Source,
+        interval_ms: u64,
         notify: Option<deadline::Notify>,
     ) -> Result<Self, NvqError> {
-        let count = session.device_count().unwrap_or(0);
-        let jobs: Vec<_> = devices
-            .iter()
-            .map(|&gpu| {
-                let sess = Arc::clone(session);
-                // Looked up on the first run, on a lane, under a deadline.
-                let mut state: Option<(Vec<nvq_core::source::Target>, TopReader)> = None;
-                move || {
-                    let (targets, reader) = state.get_or_insert_with(|| {
-                        (nvq_core::source::targets(&sess, &[gpu]), TopReader::new())
-                    });
-                    match targets.first() {
-                        Some(t) => reader.read(&sess, t, count),
-                        None => (
-                            GpuSnap::unknown(
-                                gpu,
-                                Arc::default(),
-                                Arc::default(),
-                                Health::Lost(NvmlCode::UNKNOWN),
-                            ),
-                            Vec::new(),
-                        ),
-                    }
-                }
-            })
-            .collect();
+        let interval_ms = Arc::new(AtomicU64::new(interval_ms));
+        type Job = Box<dyn FnMut() -> Part + Send>;
+        let mut masters = Vec::new();
+        let (jobs, lanes): (Vec<Job>, Lanes) = match source {
+            Source::Local(session, devices, _) => {
+                let count = session.device_count().unwrap_or(0);
+                let jobs = devices
+                    .iter()
+                    .map(|&gpu| Box::new(local_job(session, gpu, count)) as Job)
+                    .collect();
+                let known = devices
+                    .iter()
+                    .map(|&d| (d, Arc::default(), Arc::default()))
+                    .collect();
+                (jobs, Lanes::Local(known))
+            }
+            Source::Hosts(hosts, client, _) => {
+                // On the screen, an ssh:// node's samples share one ssh
+                // connection, as a loop's do.
+                masters = hosts
+                    .iter()
+                    .map(|h| match &h.ssh {
+                        Some(login) if notify.is_some() => Master::start(h, login),
+                        _ => None,
+                    })
+                    .collect();
+                let jobs = hosts
+                    .iter()
+                    .zip(&masters)
+                    .map(|(h, master)| {
+                        let mut conn = client.conn(h.clone());
+                        if let Some(m) = master {
+                            conn = conn.over_master(m.socket().to_path_buf());
+                        }
+                        Box::new(host_job(conn, Arc::clone(&interval_ms))) as Job
+                    })
+                    .collect();
+                let known = hosts
+                    .iter()
+                    .map(|h| (Arc::from(h.name.as_str()), Vec::new()))
+                    .collect();
+                (jobs, Lanes::Hosts(known))
+            }
+        };
         let workers = PerGpu::start_notifying(jobs, notify)
             .map_err(|e| NvqError::Start(format!("cannot start the GPU readers: {e}")))?;
         Ok(Collector {
             workers,
-            devices: devices.to_vec(),
-            known: devices
-                .iter()
-                .map(|_| (Arc::default(), Arc::default()))
-                .collect(),
+            lanes,
+            _masters: masters,
+            interval_ms,
         })
     }
 
     /// One sample, every GPU answered or late by `deadline` (waits).
     fn sample(&mut self, deadline: Instant) -> TopSample {
         let t = now_s();
-        let parts = self
-            .workers
-            .sample(deadline, late(&self.devices, &self.known));
+        let parts = self.workers.sample(deadline, late(&self.lanes));
         self.assemble(t, parts)
     }
 
@@ -355,7 +609,7 @@ impl Collector {
     /// The sample begun at `t`, once every GPU has answered or the deadline
     /// has passed.
     fn poll(&mut self, t: f64) -> Option<TopSample> {
-        let parts = self.workers.poll(late(&self.devices, &self.known))?;
+        let parts = self.workers.poll(late(&self.lanes))?;
         Some(self.assemble(t, parts))
     }
 
@@ -364,48 +618,85 @@ impl Collector {
         self.workers.wake_at()
     }
 
-    fn assemble(&mut self, t: f64, parts: Vec<(GpuSnap, Vec<ProcSnap>)>) -> TopSample {
-        let procs = parts.iter().map(|(_, p)| p.len()).sum();
+    fn assemble(&mut self, t: f64, parts: Vec<Part>) -> TopSample {
+        let procs = parts.iter().map(|p| p.procs.len()).sum();
+        let gpus = parts.iter().map(|p| p.gpus.len()).sum();
         let mut sample = TopSample {
             t,
-            gpus: Vec::with_capacity(parts.len()),
+            gpus: Vec::with_capacity(gpus),
             procs: Vec::with_capacity(procs),
+            hosts: Vec::new(),
         };
-        for (i, (mut gpu, mut procs)) in parts.into_iter().enumerate() {
-            if let Some(k) = self.known.get_mut(i) {
-                // A lost GPU no longer says who it is: it keeps its name.
-                if gpu.uuid.is_empty() {
-                    gpu.uuid = Arc::clone(&k.0);
+        for (i, mut part) in parts.into_iter().enumerate() {
+            match &mut self.lanes {
+                Lanes::Local(known) => {
+                    if let (Some(k), Some(gpu)) = (known.get_mut(i), part.gpus.first_mut()) {
+                        keep_name(k, gpu);
+                    }
                 }
-                if gpu.name.is_empty() {
-                    gpu.name = Arc::clone(&k.1);
-                }
-                // Kept again only when other strings (their counts are
-                // touched once, not every sample).
-                if !Arc::ptr_eq(&k.0, &gpu.uuid) || !Arc::ptr_eq(&k.1, &gpu.name) {
-                    *k = (Arc::clone(&gpu.uuid), Arc::clone(&gpu.name));
+                Lanes::Hosts(known) => {
+                    if let (Some((_, k)), Some(h)) = (known.get_mut(i), &part.host) {
+                        if h.state == HostState::Reachable && *k != part.gpus {
+                            k.clone_from(&part.gpus);
+                        }
+                    }
                 }
             }
-            sample.gpus.push(gpu);
-            sample.procs.append(&mut procs);
+            sample.gpus.append(&mut part.gpus);
+            sample.procs.append(&mut part.procs);
+            sample.hosts.extend(part.host);
         }
         sample
     }
+
+    /// A new refresh interval: the nodes' next requests take their
+    /// deadline from it.
+    fn set_interval(&self, ms: u64) {
+        self.interval_ms.store(ms, Ordering::Relaxed);
+    }
 }
 
-/// What a GPU that did not answer in time is shown as: late, with the name
-/// it last had.
-fn late<'a>(
-    devices: &'a [u32],
-    known: &'a [(Arc<str>, Arc<str>)],
-) -> impl FnMut(usize) -> (GpuSnap, Vec<ProcSnap>) + 'a {
-    move |i| {
-        let (uuid, name) = known.get(i).cloned().unwrap_or_default();
-        let index = devices.get(i).copied().unwrap_or(0);
-        (
-            GpuSnap::unknown(index, uuid, name, Health::Late),
-            Vec::new(),
-        )
+/// A local GPU that no longer says who it is (lost) keeps its name; a new
+/// name is kept (its strings' counts are touched once, not every sample).
+fn keep_name(k: &mut (u32, Arc<str>, Arc<str>), gpu: &mut GpuSnap) {
+    if gpu.uuid.is_empty() {
+        gpu.uuid = Arc::clone(&k.1);
+    }
+    if gpu.name.is_empty() {
+        gpu.name = Arc::clone(&k.2);
+    }
+    if !Arc::ptr_eq(&k.1, &gpu.uuid) || !Arc::ptr_eq(&k.2, &gpu.name) {
+        k.1 = Arc::clone(&gpu.uuid);
+        k.2 = Arc::clone(&gpu.name);
+    }
+}
+
+/// What a lane that did not answer in time is shown as: a late GPU with
+/// the name it last had, or a late node with its GPUs as last read.
+fn late(lanes: &Lanes) -> impl FnMut(usize) -> Part + '_ {
+    move |i| match lanes {
+        Lanes::Local(known) => {
+            let (index, uuid, name) = known.get(i).cloned().unwrap_or_default();
+            Part {
+                gpus: vec![GpuSnap::unknown(index, uuid, name, Health::Late)],
+                procs: Vec::new(),
+                host: None,
+            }
+        }
+        Lanes::Hosts(known) => {
+            let (name, gpus) = known
+                .get(i)
+                .map(|(n, g)| (Arc::clone(n), late_gpus(g)))
+                .unwrap_or_default();
+            Part {
+                gpus,
+                procs: Vec::new(),
+                host: Some(HostSnap {
+                    name,
+                    state: HostState::Late,
+                }),
+            }
+        }
     }
 }
 
@@ -441,7 +732,9 @@ fn record(history: &mut History, s: &TopSample) {
             g.util_gpu.map(|v| (UTIL_FIELD, v)),
         ];
         history.push_row(
-            SeriesRef::Gpu { uuid: &g.uuid },
+            SeriesRef::Gpu {
+                uuid: &g.series_id(),
+            },
             points
                 .into_iter()
                 .flatten()
@@ -451,7 +744,7 @@ fn record(history: &mut History, s: &TopSample) {
     for p in &s.procs {
         if let Some(v) = p.gpu_mem {
             history.push(
-                proc_key(p),
+                proc_key(p, &p.gpu_series_id()),
                 PROC_MEM_FIELD,
                 Point {
                     t: s.t,
@@ -463,9 +756,10 @@ fn record(history: &mut History, s: &TopSample) {
     history.forget_older_than(s.t - FORGET_AFTER_S);
 }
 
-fn proc_key(p: &ProcSnap) -> SeriesRef<'_> {
+/// A process's series, on its GPU's series id `gpu`.
+fn proc_key<'a>(p: &ProcSnap, gpu: &'a str) -> SeriesRef<'a> {
     SeriesRef::Process {
-        gpu_uuid: &p.gpu_uuid,
+        gpu_uuid: gpu,
         pid: p.pid,
         start: p.start,
     }
@@ -473,39 +767,47 @@ fn proc_key(p: &ProcSnap) -> SeriesRef<'_> {
 
 /// The processes whose memory rises steadily, and the GPUs whose memory
 /// does, with their time to full.
-fn leaks(
-    history: &History,
-    s: &TopSample,
-    cfg: &TrendConfig,
-) -> (HashMap<(u32, u32), Leak>, HashMap<u32, f64>) {
+fn leaks(history: &History, s: &TopSample, cfg: &TrendConfig) -> (LeakMap, FullMap) {
     let mut procs = HashMap::new();
     let mut gpus = HashMap::new();
-    let free: HashMap<u32, f64> = s
+    let free: HashMap<(&str, u32), f64> = s
         .gpus
         .iter()
-        .filter_map(|g| Some((g.index, g.mem_total? as f64 - g.mem_used? as f64)))
+        .filter_map(|g| {
+            Some((
+                (&*g.host, g.index),
+                g.mem_total? as f64 - g.mem_used? as f64,
+            ))
+        })
         .collect();
     for g in &s.gpus {
         let cap = g.mem_total.map(|t| t as f64);
-        let series = history.series(SeriesRef::Gpu { uuid: &g.uuid }, MEM_FIELD);
+        let series = history.series(
+            SeriesRef::Gpu {
+                uuid: &g.series_id(),
+            },
+            MEM_FIELD,
+        );
         if let Some(full) = series
             .and_then(|x| rising_trend(x, cap, cfg))
             .and_then(|t| t.time_to_full_s)
         {
-            gpus.insert(g.index, full);
+            gpus.insert((Arc::clone(&g.host), g.index), full);
         }
     }
     for p in &s.procs {
         let Some(t) = history
-            .series(proc_key(p), PROC_MEM_FIELD)
+            .series(proc_key(p, &p.gpu_series_id()), PROC_MEM_FIELD)
             .and_then(|x| rising_trend(x, None, cfg))
         else {
             continue;
         };
         if t.slope_per_s > 0.0 {
-            let gpu_full_s = free.get(&p.gpu).map(|f| f.max(0.0) / t.slope_per_s);
+            let gpu_full_s = free
+                .get(&(&*p.host, p.gpu))
+                .map(|f| f.max(0.0) / t.slope_per_s);
             procs.insert(
-                (p.gpu, p.pid),
+                (Arc::clone(&p.host), p.gpu, p.pid),
                 Leak {
                     rate: t.slope_per_s,
                     gpu_full_s,
@@ -685,8 +987,8 @@ struct Loop {
     trend_cfg: TrendConfig,
     history: History,
     sample: TopSample,
-    leak_map: HashMap<(u32, u32), Leak>,
-    full_map: HashMap<u32, f64>,
+    leak_map: LeakMap,
+    full_map: FullMap,
     last_trend: Option<Instant>,
     schedule: Schedule,
     /// Set, after each message or sample, to [`Loop::wake_at`].
@@ -781,6 +1083,7 @@ impl Loop {
                     }
                     Action::Collector => {
                         // A new interval or a pause: the next tick is now.
+                        self.collector.set_interval(self.ui.interval_ms);
                         self.schedule
                             .restart(&mut self.collector, self.ui.interval_ms);
                         dirty = true;
@@ -840,7 +1143,10 @@ impl Loop {
                     ..screen!(self)
                 };
                 let moved = view::curves_moved(&now, self.terminal.tui.area(), self.sample.t);
-                dirty |= s.gpus != self.sample.gpus || s.procs != self.sample.procs || moved;
+                dirty |= s.gpus != self.sample.gpus
+                    || s.procs != self.sample.procs
+                    || s.hosts != self.sample.hosts
+                    || moved;
                 if self.last_trend.map_or(true, |t| t.elapsed() >= TREND_EVERY) {
                     let (l, f) = leaks(&self.history, &s, &self.trend_cfg);
                     if l != self.leak_map || f != self.full_map {
@@ -949,6 +1255,16 @@ mod tests {
             },
             id: Some("0,GPU-1f2e".into()),
             lib: Some(PathBuf::from("/opt/x y/libnvidia-ml.so.1")),
+            hosts: Some(Nodes {
+                entries: vec!["gpu1".into(), "https://gpu2:9835/nvq".into()],
+                options: crate::hosts::Options {
+                    user: Some("alice".into()),
+                    password_file: Some(PathBuf::from("/etc/nvq/pass word")),
+                    ca_file: Some(PathBuf::from("/etc/nvq/ca.pem")),
+                    server_name: Some("gpu.example".into()),
+                    ..crate::hosts::Options::default()
+                },
+            }),
         };
         assert_eq!(Handoff::parse(&h.to_args()).ok(), Some(h));
         let plain = Handoff {
@@ -959,6 +1275,7 @@ mod tests {
             },
             id: None,
             lib: None,
+            hosts: None,
         };
         assert_eq!(
             plain.to_args(),
@@ -1000,5 +1317,19 @@ mod tests {
         ]));
         assert!(bad(&["--plan", &ok, "--nvml-lib"]));
         assert!(bad(&["--plan", &ok, "--help"]));
+        // A node's file without nodes, a file twice, no node.
+        assert!(bad(&["--plan", &ok, "--hosts-ca-file", "/x"]));
+        let with_hosts = r#"{"plan":{"interval_ms":100,"once":false,"leak_after_s":null},"id":null,"hosts":{"entries":["a"],"user":null,"server_name":null}}"#;
+        assert!(!bad(&["--plan", with_hosts, "--hosts-ca-file", "/x"]));
+        assert!(bad(&[
+            "--plan",
+            with_hosts,
+            "--hosts-ca-file",
+            "/x",
+            "--hosts-ca-file",
+            "/y"
+        ]));
+        let no_node = with_hosts.replace(r#"["a"]"#, "[]");
+        assert!(bad(&["--plan", &no_node]));
     }
 }

@@ -10,7 +10,7 @@ use std::path::PathBuf;
 pub struct HostsArgs {
     /// nvq: read these nodes' GPUs through their `nvq serve` (host, host:port or http(s)://URL) or
     /// ssh (ssh://[user@]host[:port]); comma list, or @FILE; default $NVQ_HOSTS: mem, ps, busy, stat, wait,
-    /// --query-gpu, --query-compute-apps.
+    /// top, --query-gpu, --query-compute-apps.
     #[arg(
         long,
         value_name = "HOSTS",

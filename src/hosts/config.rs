@@ -22,7 +22,7 @@ pub const PASSWORD_ENV: &str = "NVQ_HOSTS_PASSWORD";
 pub const SYSTEM_CA: &str = "/etc/ssl/certs/ca-certificates.crt";
 
 /// What the options say, before any file is read.
-#[derive(Debug, Default, Clone)]
+#[derive(Debug, Default, Clone, PartialEq)]
 pub struct Options {
     pub user: Option<String>,
     pub password_file: Option<PathBuf>,

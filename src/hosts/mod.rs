@@ -17,6 +17,7 @@ pub mod config;
 pub mod fetch;
 pub mod list;
 pub mod ssh;
+pub mod top;
 
 pub use config::Options;
 pub use fetch::{Client, Conn, Failure};

@@ -184,6 +184,7 @@ impl SortKey<'_> {
 /// Which process column: what code names a column by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ProcCol {
+    Host,
     Gpu,
     Pid,
     User,
@@ -272,6 +273,8 @@ fn text(out: &mut String, v: Option<&str>) {
 
 #[rustfmt::skip]
 pub const COLUMNS: &[ProcColumn] = &[
+    ProcColumn { id: ProcCol::Host, name: "host", head: "HOST", width: 16, right: false, compact: true, numeric: false,
+        text: |r, o| o.push_str(&r.p.host), key: |r| SortKey::Text(&r.p.host) },
     ProcColumn { id: ProcCol::Gpu, name: "gpu", head: "GPU", width: 3, right: true, compact: true, numeric: false,
         text: |r, o| put(o, r.p.gpu), key: |r| num(Some(f64::from(r.p.gpu))) },
     ProcColumn { id: ProcCol::Pid, name: "pid", head: "PID", width: 7, right: true, compact: true, numeric: false,

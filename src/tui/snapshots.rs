@@ -7,13 +7,14 @@
 
 use super::columns::{Leak, ProcCol};
 use super::state::{Key, Ui};
-use super::view::{self, Screen, MEM_FIELD, UTIL_FIELD};
+use super::view::{self, FullMap, LeakMap, Screen, MEM_FIELD, UTIL_FIELD};
 use nvq_core::model::history::{History, Point, SeriesKey};
 use nvq_core::model::top::{GpuSnap, Health, MigSnap, ProcSnap, TopSample};
 use nvq_core::model::NvmlCode;
 use ratatui::backend::TestBackend;
 use std::collections::HashMap;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 const GIB: u64 = 1 << 30;
 const T0: f64 = 1_790_000_000.0;
@@ -42,6 +43,7 @@ fn gpu(i: u32) -> GpuSnap {
 
 fn proc_on(g: &GpuSnap, pid: u32, mem_gib: u64, command: &str) -> ProcSnap {
     ProcSnap {
+        host: g.host.clone(),
         gpu: g.index,
         gpu_uuid: g.uuid.clone(),
         pid,
@@ -64,8 +66,8 @@ fn proc_on(g: &GpuSnap, pid: u32, mem_gib: u64, command: &str) -> ProcSnap {
 struct Fixture {
     sample: TopSample,
     history: History,
-    leaks: HashMap<(u32, u32), Leak>,
-    full: HashMap<u32, f64>,
+    leaks: LeakMap,
+    full: FullMap,
 }
 
 fn fixture(n: u32) -> Fixture {
@@ -113,7 +115,12 @@ fn fixture(n: u32) -> Fixture {
         g.mem_used = Some(8 * GIB + 599 * GIB / 10);
     }
     Fixture {
-        sample: TopSample { t: T0, gpus, procs },
+        sample: TopSample {
+            t: T0,
+            gpus,
+            procs,
+            hosts: Vec::new(),
+        },
         history,
         leaks: HashMap::new(),
         full: HashMap::new(),
@@ -335,13 +342,13 @@ fn hostile_process_names_stay_on_their_line() {
 fn a_leak_is_marked_with_rate_and_time_to_full() {
     let mut f = fixture(2);
     f.leaks.insert(
-        (0, 1000),
+        (Arc::default(), 0, 1000),
         Leak {
             rate: 100.0 * 1024.0 * 1024.0,
             gpu_full_s: Some(720.0),
         },
     );
-    f.full.insert(0, 720.0);
+    f.full.insert((Arc::default(), 0), 720.0);
     let text = draw(&f, &ui(), 80, 24);
     let row = text.lines().find(|l| l.contains(" 1000 ")).unwrap();
     assert!(row.contains("▲+100M/s 12m"), "{text}");
@@ -444,7 +451,7 @@ fn the_process_table_is_what_ratatuis_table_draws() {
     use ratatui::layout::Rect;
     let mut fixtures = vec![fixture(8), fixture(2)];
     fixtures[1].leaks.insert(
-        (0, 1000),
+        (Arc::default(), 0, 1000),
         Leak {
             rate: 100.0 * 1024.0 * 1024.0,
             gpu_full_s: Some(720.0),
@@ -589,7 +596,7 @@ fn a_frame_drawn_over_the_last_is_the_frame_drawn_whole() {
         let mut whole = crate::tui::term::Frames::new(TestBackend::new(w, h)).unwrap();
         let mut over = crate::tui::term::Frames::new(TestBackend::new(w, h)).unwrap();
         // The sample and the marks the last frame showed.
-        type Shown = (TopSample, HashMap<(u32, u32), Leak>, HashMap<u32, f64>);
+        type Shown = (TopSample, LeakMap, FullMap);
         let mut before: Option<Shown> = None;
         for step in 0..60 {
             let screen = screen_of(&f, &ui);
@@ -624,7 +631,8 @@ fn a_frame_drawn_over_the_last_is_the_frame_drawn_whole() {
             before = Some((f.sample.clone(), f.leaks.clone(), f.full.clone()));
             // A GPU's time to full memory shown, or no longer.
             if rand(6) == 0 {
-                let index = f.sample.gpus[rand(f.sample.gpus.len() as u64) as usize].index;
+                let g = &f.sample.gpus[rand(f.sample.gpus.len() as u64) as usize];
+                let index = (g.host.clone(), g.index);
                 if f.full.remove(&index).is_none() {
                     f.full.insert(index, (1 + rand(3600)) as f64);
                 }
@@ -636,7 +644,7 @@ fn a_frame_drawn_over_the_last_is_the_frame_drawn_whole() {
                     .procs
                     .get(rand(f.sample.procs.len() as u64) as usize)
                 {
-                    let key = (p.gpu, p.pid);
+                    let key = (p.host.clone(), p.gpu, p.pid);
                     if f.leaks.remove(&key).is_none() {
                         let rate = (1 + rand(100)) as f64 * 1e6;
                         f.leaks.insert(
@@ -750,4 +758,187 @@ fn a_frame_drawn_over_the_last_is_the_frame_drawn_whole() {
     }
     assert!(kept_frames >= 150, "{kept_frames}");
     assert!(kept_curves >= 60, "{kept_curves}");
+}
+
+/// `nvq top --hosts`: three nodes of two GPUs each, the first answering,
+/// the second late (its GPUs as last read), the third failed with a
+/// hostile reason; the curves kept by host and UUID (the nodes report the
+/// same UUIDs).
+fn hosts_fixture() -> Fixture {
+    use nvq_core::model::top::{HostSnap, HostState};
+    let base = fixture(2);
+    let names = ["gpu-a:9835", "gpu-b:9835", "gpu-c:9835"];
+    let mut gpus = Vec::new();
+    let mut procs = Vec::new();
+    let mut history = History::new(6000);
+    for (h, name) in names.iter().enumerate().take(2) {
+        for g in &base.sample.gpus {
+            let mut g = g.clone();
+            g.host = Arc::from(*name);
+            if h == 1 {
+                g = GpuSnap::unknown(g.index, g.uuid, g.name, Health::Late);
+                g.host = Arc::from(*name);
+            } else {
+                for p in base.sample.procs.iter().filter(|p| p.gpu == g.index) {
+                    let mut p = p.clone();
+                    p.host = g.host.clone();
+                    p.cpu_pct = None;
+                    p.host_mem = None;
+                    p.container = None;
+                    p.sm = None;
+                    procs.push(p);
+                }
+            }
+            let old = SeriesKey::Gpu {
+                uuid: g.uuid.to_string(),
+            };
+            let key = SeriesKey::Gpu {
+                uuid: g.series_id().into_owned(),
+            };
+            for field in [MEM_FIELD, UTIL_FIELD] {
+                for p in base.history.series(&old, field).unwrap().points() {
+                    history.push(&key, field, p);
+                }
+            }
+            gpus.push(g);
+        }
+    }
+    let states = [
+        HostState::Reachable,
+        HostState::Late,
+        HostState::Failed(Arc::from(
+            "answered HTTP 500: \u{1b}[2J\u{1b}]0;pwned\u{7}\u{202e}evil\nsecond line",
+        )),
+    ];
+    let hosts = names
+        .iter()
+        .zip(states)
+        .map(|(n, state)| HostSnap {
+            name: Arc::from(*n),
+            state,
+        })
+        .collect();
+    Fixture {
+        sample: TopSample {
+            t: T0,
+            gpus,
+            procs,
+            hosts,
+        },
+        history,
+        leaks: HashMap::new(),
+        full: HashMap::new(),
+    }
+}
+
+#[test]
+fn hosts_group_their_gpus_under_a_header_each() {
+    check_both_sizes(&hosts_fixture(), "hosts", |text, _| {
+        let lines: Vec<&str> = text.lines().collect();
+        let at = |needle: &str| lines.iter().position(|l| l.contains(needle)).unwrap();
+        assert!(lines[0].contains("4 GPUs on 1/3 hosts"), "{text}");
+        let (a, b, c) = (
+            at("gpu-a:9835  reachable, 2 GPUs"),
+            at("gpu-b:9835  late"),
+            at("gpu-c:9835  failed"),
+        );
+        assert!(a < b && b < c, "{text}");
+        // Each node's GPUs under its header; the late node's named, late.
+        assert!(
+            lines[a + 1].contains("0 H100") && lines[a + 2].contains("1 H100"),
+            "{text}"
+        );
+        assert!(
+            lines[b + 1].contains("0 H100") && lines[b + 1].contains("late"),
+            "{text}"
+        );
+        // The hostile reason is one line of printable text.
+        assert!(lines[c].contains("answered HTTP 500:"), "{text}");
+        assert!(!lines[c + 1].contains("second line"), "{text}");
+        // The processes have their host, first.
+        let head = lines.iter().find(|l| l.contains("PID")).unwrap();
+        assert!(head.trim_start().starts_with("HOST"), "{text}");
+        assert!(
+            text.lines()
+                .any(|l| l.starts_with("gpu-a:9835") && l.contains("python3")),
+            "{text}"
+        );
+        // The selected GPU's curves are its own node's.
+        assert!(text.contains("gpu-a:9835 GPU 0"), "{text}");
+    });
+}
+
+#[test]
+fn a_gpu_of_a_host_is_told_apart_from_another_hosts_gpu_of_the_same_index() {
+    let mut f = hosts_fixture();
+    // The late node answers again, with processes of its own.
+    f.sample.hosts[1].state = nvq_core::model::top::HostState::Reachable;
+    let answering: Vec<GpuSnap> = f.sample.gpus[..2]
+        .iter()
+        .map(|g| GpuSnap {
+            host: Arc::from("gpu-b:9835"),
+            ..g.clone()
+        })
+        .collect();
+    f.sample.gpus.splice(2..4, answering);
+    let mut p = f.sample.procs[0].clone();
+    p.host = Arc::from("gpu-b:9835");
+    p.pid = 7777;
+    f.sample.procs.push(p);
+    f.leaks.insert(
+        (Arc::from("gpu-b:9835"), 0, 7777),
+        Leak {
+            rate: 100.0 * 1024.0 * 1024.0,
+            gpu_full_s: Some(720.0),
+        },
+    );
+    f.full.insert((Arc::from("gpu-b:9835"), 0), 720.0);
+    let mut ui = ui();
+    // Show only the selected GPU's processes: gpu-a's GPU 0 first.
+    ui.key(Key::Enter, f.sample.gpus.len());
+    let text = draw(&f, &ui, 120, 40);
+    assert!(text.contains("gpu-a:9835 GPU 0 only"), "{text}");
+    assert!(!text.contains("7777"), "{text}");
+    assert!(!text.contains("memory full"), "{text}");
+    // gpu-b's GPU 0: its own process, leak and time to full.
+    ui.key(Key::Down, f.sample.gpus.len());
+    ui.key(Key::Down, f.sample.gpus.len());
+    let text = draw(&f, &ui, 120, 40);
+    assert!(text.contains("gpu-b:9835 GPU 0 only"), "{text}");
+    let row = text.lines().find(|l| l.contains(" 7777 ")).unwrap();
+    assert!(row.contains("▲+100M/s"), "{text}");
+    assert!(!text.contains(" 1000 "), "{text}");
+    assert!(text.contains("memory full in 12m"), "{text}");
+}
+
+#[test]
+fn a_hosts_frame_drawn_over_the_last_is_the_frame_drawn_whole() {
+    let mut f = hosts_fixture();
+    let ui = ui();
+    let mut whole = crate::tui::term::Frames::new(TestBackend::new(200, 60)).unwrap();
+    let mut over = crate::tui::term::Frames::new(TestBackend::new(200, 60)).unwrap();
+    let screen = screen_of(&f, &ui);
+    over.draw(|area, buf| view::render(&screen, area, buf))
+        .unwrap();
+    let before = f.sample.clone();
+    // The failed node answers late now, the late one fails.
+    f.sample.hosts[2].state = nvq_core::model::top::HostState::Late;
+    f.sample.hosts[1].state = nvq_core::model::top::HostState::Failed(Arc::from("refused"));
+    let screen = screen_of(&f, &ui);
+    whole
+        .draw(|area, buf| view::render(&screen, area, buf))
+        .unwrap();
+    over.draw_over(|area, buf| {
+        let old = view::Before {
+            sample: &before,
+            leaks: &f.leaks,
+            gpu_full_s: &f.full,
+        };
+        view::render_over(&screen, &old, area, buf)
+    })
+    .unwrap();
+    assert_eq!(whole.backend().buffer(), over.backend().buffer());
+    let text = super::buffer_text(over.backend().buffer());
+    assert!(text.contains("gpu-b:9835  failed: refused"), "{text}");
+    assert!(text.contains("gpu-c:9835  late"), "{text}");
 }

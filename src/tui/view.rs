@@ -12,7 +12,7 @@ use super::columns::{display_as_text, put, Bytes, Duration, Fixed, Leak, Or, Pro
 use super::columns::{ProcCol, SortKey, Text, COLUMNS, WIDE_FROM};
 use super::state::Ui;
 use nvq_core::model::history::{History, SeriesRef};
-use nvq_core::model::top::{GpuSnap, Health, ProcSnap, TopSample};
+use nvq_core::model::top::{GpuSnap, Health, HostSnap, HostState, ProcSnap, TopSample};
 use nvq_core::model::{Fact, ListField, Token};
 use nvq_core::render::printable;
 use ratatui::buffer::{Buffer, Cell};
@@ -22,7 +22,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph, Widget};
 use std::collections::HashMap;
 use std::fmt;
-use std::sync::{Mutex, OnceLock, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 /// The history field of a GPU's used memory (bytes) and utilization (%),
 /// and of a process's memory: the registry's names.
@@ -30,14 +30,19 @@ pub const MEM_FIELD: &str = Fact::MemoryUsed.describe().name;
 pub const UTIL_FIELD: &str = Fact::UtilizationGpu.describe().name;
 pub const PROC_MEM_FIELD: &str = ListField::UsedGpuMemory.name();
 
+/// Processes whose memory rises steadily, by (host, GPU index, PID); the
+/// host is empty for this machine's.
+pub type LeakMap = HashMap<(Arc<str>, u32, u32), Leak>;
+
+/// Each GPU's time to full memory, by (host, index), where it rises steadily.
+pub type FullMap = HashMap<(Arc<str>, u32), f64>;
+
 /// Everything one frame shows.
 pub struct Screen<'a> {
     pub sample: &'a TopSample,
     pub history: &'a History,
-    /// Processes whose memory rises steadily, by (GPU index, PID).
-    pub leaks: &'a HashMap<(u32, u32), Leak>,
-    /// Each GPU's time to full memory (by index), where it rises steadily.
-    pub gpu_full_s: &'a HashMap<u32, f64>,
+    pub leaks: &'a LeakMap,
+    pub gpu_full_s: &'a FullMap,
     pub ui: &'a Ui,
     /// nvq's version and the driver's, for the header.
     pub title: &'a str,
@@ -76,8 +81,8 @@ pub fn render(s: &Screen<'_>, area: Rect, buf: &mut Buffer) {
 /// marks.
 pub struct Before<'a> {
     pub sample: &'a TopSample,
-    pub leaks: &'a HashMap<(u32, u32), Leak>,
-    pub gpu_full_s: &'a HashMap<u32, f64>,
+    pub leaks: &'a LeakMap,
+    pub gpu_full_s: &'a FullMap,
 }
 
 /// Draw the screen into `buf`, which holds the frame [`render`] drew of
@@ -96,7 +101,11 @@ pub fn render_over(s: &Screen<'_>, before: &Before<'_>, area: Rect, buf: &mut Bu
         ..*s
     };
     let before = before.sample;
-    if s.ui.help || r != regions(&old, area) || s.sample.gpus.len() != before.gpus.len() {
+    if s.ui.help
+        || r != regions(&old, area)
+        || s.sample.gpus.len() != before.gpus.len()
+        || s.sample.hosts.len() != before.hosts.len()
+    {
         buf.reset();
         render(s, area, buf);
         return Vec::new();
@@ -110,10 +119,19 @@ pub fn render_over(s: &Screen<'_>, before: &Before<'_>, area: Rect, buf: &mut Bu
         .map(|(a, b)| a == b)
         .collect();
     let same_gpu = |i: usize| same.get(i).copied().unwrap_or(false);
+    let same_host = |h: usize| s.sample.hosts.get(h) == before.hosts.get(h);
+    let same_line = |l: &GpuLine| match *l {
+        GpuLine::Gpu(i) | GpuLine::Mig(i, _) => same_gpu(i),
+        GpuLine::Host(h) => same_host(h),
+    };
     // Sized for every row of the screen kept: no growing while it fills.
     let mut kept = Vec::with_capacity(usize::from(area.height) + 8);
     // The header shows the number of GPUs and the selected GPU's index.
-    let index = |t: &TopSample| t.gpus.get(s.ui.selected).map(|g| g.index);
+    let index = |t: &TopSample| {
+        t.gpus
+            .get(s.ui.selected)
+            .map(|g| (Arc::clone(&g.host), g.index))
+    };
     if index(s.sample) == index(before) {
         kept.push(r.head);
     } else {
@@ -128,13 +146,15 @@ pub fn render_over(s: &Screen<'_>, before: &Before<'_>, area: Rect, buf: &mut Bu
         .take(usize::from(r.gpus.height))
         .enumerate()
     {
-        let (GpuLine::Gpu(i) | GpuLine::Mig(i, _)) = *line;
-        keep_or_clear(buf, r.gpus, r.gpus.y + row as u16, same_gpu(i), &mut kept);
+        keep_or_clear(
+            buf,
+            r.gpus,
+            r.gpus.y + row as u16,
+            same_line(line),
+            &mut kept,
+        );
     }
-    gpu_block(s, &r.lines, r.gpus, buf, |l| {
-        let (GpuLine::Gpu(i) | GpuLine::Mig(i, _)) = *l;
-        same_gpu(i)
-    });
+    gpu_block(s, &r.lines, r.gpus, buf, same_line);
     if detail(s) == detail(&old) {
         kept.push(r.detail);
     } else {
@@ -276,15 +296,18 @@ fn split_lengths<const N: usize>(
 pub(super) fn regions(s: &Screen<'_>, area: Rect) -> Regions {
     let wide = area.width >= WIDE_FROM && area.height >= WIDE_HEIGHT;
     let gpu_lines = gpu_lines(s, wide);
-    // The wide layout gives the curves what the processes do not need.
+    // Keep at least a few process rows: the GPU list scrolls first.
+    let min_procs: u16 = if wide { 8 } else { 4 };
+    // The wide layout gives the curves what the GPUs and processes do not
+    // need (the process rows kept counted, so that the curves never take
+    // the GPU lines' room).
     let curve_h: u16 = if wide {
-        let used = 3 + gpu_lines.len() + s.sample.procs.len() + 1;
+        let procs = s.sample.procs.len().max(usize::from(min_procs));
+        let used = 3 + gpu_lines.len() + procs + 1;
         (usize::from(area.height).saturating_sub(used) as u16).clamp(10, 24)
     } else {
         4
     };
-    // Keep at least a few process rows: the GPU list scrolls first.
-    let min_procs: u16 = if wide { 8 } else { 4 };
     let fixed = 1 + 1 + curve_h + 1 + min_procs;
     let gpu_h = (gpu_lines.len() as u16).min(area.height.saturating_sub(fixed).max(1));
     let [head, gpus, detail, curves, procs] =
@@ -330,6 +353,7 @@ pub fn hit(s: &Screen<'_>, area: Rect, x: u16, y: u16) -> Option<Hit> {
         let first = first_gpu_line(s, &r.lines, r.gpus.height);
         return match r.lines.get(first + usize::from(y - r.gpus.y))? {
             GpuLine::Gpu(i) | GpuLine::Mig(i, _) => Some(Hit::Gpu(*i)),
+            GpuLine::Host(_) => None,
         };
     }
     if at(r.procs) && y == r.procs.y {
@@ -380,11 +404,22 @@ fn header(s: &Screen<'_>, area: Rect, buf: &mut Buffer, scrolled: bool) {
     let n = s.sample.gpus.len();
     let mut line = Parts::default();
     line.add(printable(s.title), bold())
-        .add(format_args!("  {n} GPU{}", plural(n)), Style::default())
-        .add(
-            format_args!("  every {}", Interval(ui.interval_ms)),
+        .add(format_args!("  {n} GPU{}", plural(n)), Style::default());
+    let hosts = &s.sample.hosts;
+    if !hosts.is_empty() {
+        let up = hosts
+            .iter()
+            .filter(|h| h.state == HostState::Reachable)
+            .count();
+        line.add(
+            format_args!(" on {up}/{} hosts", hosts.len()),
             Style::default(),
         );
+    }
+    line.add(
+        format_args!("  every {}", Interval(ui.interval_ms)),
+        Style::default(),
+    );
     if scrolled {
         line.add(" ↑↓more", Style::default());
     }
@@ -393,8 +428,16 @@ fn header(s: &Screen<'_>, area: Rect, buf: &mut Buffer, scrolled: bool) {
     }
     line.add(format_args!("  sort {}{arrow}", col.head), Style::default());
     if ui.only_selected {
-        let g = s.sample.gpus.get(ui.selected).map_or(0, |g| g.index);
-        line.add(format_args!("  GPU {g} only"), Style::default());
+        match s.sample.gpus.get(ui.selected) {
+            Some(g) if !g.host.is_empty() => line.add(
+                format_args!("  {} GPU {} only", printable(&g.host), g.index),
+                Style::default(),
+            ),
+            g => line.add(
+                format_args!("  GPU {} only", g.map_or(0, |g| g.index)),
+                Style::default(),
+            ),
+        };
     }
     if ui.editing || !ui.filter.is_empty() {
         let cursor = if ui.editing { "_" } else { "" };
@@ -458,22 +501,58 @@ impl Text for Interval {
     }
 }
 
-/// One line of the GPU block: a GPU (by its position) or one of its MIG
-/// devices.
+/// One line of the GPU block: a GPU (by its position), one of its MIG
+/// devices, or (with `--hosts`) a node's header, by its position.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum GpuLine {
     Gpu(usize),
     Mig(usize, usize),
+    Host(usize),
 }
 
+/// The GPU block's lines; with `--hosts`, each node's header line then its
+/// GPUs (they come in the nodes' order).
 fn gpu_lines(s: &Screen<'_>, _wide: bool) -> Vec<GpuLine> {
     let migs: usize = s.sample.gpus.iter().map(|g| g.mig.len()).sum();
-    let mut out = Vec::with_capacity(s.sample.gpus.len() + migs);
-    for (i, g) in s.sample.gpus.iter().enumerate() {
+    let hosts = &s.sample.hosts;
+    let mut out = Vec::with_capacity(s.sample.gpus.len() + migs + hosts.len());
+    let mut gpus = s.sample.gpus.iter().enumerate().peekable();
+    let push_gpu = |out: &mut Vec<GpuLine>, i: usize, g: &GpuSnap| {
         out.push(GpuLine::Gpu(i));
         out.extend((0..g.mig.len()).map(|m| GpuLine::Mig(i, m)));
+    };
+    for (h, host) in hosts.iter().enumerate() {
+        out.push(GpuLine::Host(h));
+        while let Some((i, g)) = gpus.next_if(|(_, g)| g.host == host.name) {
+            push_gpu(&mut out, i, g);
+        }
+    }
+    for (i, g) in gpus {
+        push_gpu(&mut out, i, g);
     }
     out
+}
+
+/// A node's header line: its name and how it answered.
+fn host_line(s: &Screen<'_>, h: &HostSnap, area: Rect, buf: &mut Buffer) {
+    let gpus = s.sample.gpus.iter().filter(|g| g.host == h.name).count();
+    let mut line = Parts::default();
+    line.add(printable(&h.name), bold());
+    match &h.state {
+        HostState::Reachable => line.add(
+            format_args!("  reachable, {gpus} GPU{}", plural(gpus)),
+            style(s, Color::Green),
+        ),
+        HostState::Late => line.add(
+            "  late: no answer within the sample's deadline",
+            style(s, Color::Yellow).add_modifier(Modifier::BOLD),
+        ),
+        HostState::Failed(why) => line.add(
+            format_args!("  failed: {}", printable(why)),
+            style(s, Color::Red).add_modifier(Modifier::BOLD),
+        ),
+    };
+    line.draw(buf, area);
 }
 
 /// The GPU block's lines, but those `keep` says are already drawn.
@@ -502,6 +581,11 @@ fn gpu_block(
         text.label.clear();
         text.tail.clear();
         match *line {
+            GpuLine::Host(h) => {
+                if let Some(host) = s.sample.hosts.get(h) {
+                    host_line(s, host, r, buf);
+                }
+            }
             GpuLine::Gpu(i) => {
                 if let Some(g) = s.sample.gpus.get(i) {
                     gpu_line(s, g, i == s.ui.selected, wide, r, buf, &mut text);
@@ -933,6 +1017,7 @@ display_as_text!(Interval, Unit, Rate);
 /// same.
 #[derive(PartialEq)]
 struct Detail {
+    host: Arc<str>,
     index: u32,
     full_s: Option<f64>,
     numbers: Option<[Option<f64>; 6]>,
@@ -941,8 +1026,9 @@ struct Detail {
 fn detail(s: &Screen<'_>) -> Option<Detail> {
     let g = s.sample.gpus.get(s.ui.selected)?;
     Some(Detail {
+        host: Arc::clone(&g.host),
         index: g.index,
-        full_s: s.gpu_full_s.get(&g.index).copied(),
+        full_s: s.gpu_full_s.get(&(Arc::clone(&g.host), g.index)).copied(),
         numbers: (g.health == Health::Fresh).then_some([
             g.clock_sm_mhz,
             g.clock_mem_mhz,
@@ -961,6 +1047,9 @@ fn detail_line(s: &Screen<'_>, area: Rect, buf: &mut Buffer) {
         return;
     };
     let mut line = Parts::default();
+    if !d.host.is_empty() {
+        line.add(format_args!("{} ", printable(&d.host)), bold());
+    }
     line.add(format_args!("GPU {}", d.index), bold());
     if let Some(full) = d.full_s {
         line.add(
@@ -1002,7 +1091,8 @@ fn curve_block(
     let Some(g) = s.sample.gpus.get(s.ui.selected) else {
         return kept;
     };
-    let key = SeriesRef::Gpu { uuid: &g.uuid };
+    let id = g.series_id();
+    let key = SeriesRef::Gpu { uuid: &id };
     let span = s.ui.zoom_s() as f64;
     let total = g.mem_total.map(|t| t as f64);
     let last = |field| s.history.series(key, field).and_then(|x| x.last());
@@ -1532,7 +1622,7 @@ pub fn shown_processes<'a>(s: &Screen<'a>) -> Vec<ProcRow<'a>> {
     let ui = s.ui;
     let only = ui
         .only_selected
-        .then(|| s.sample.gpus.get(ui.selected).map(|g| g.index))
+        .then(|| s.sample.gpus.get(ui.selected).map(|g| (&*g.host, g.index)))
         .flatten();
     let needle = ui.filter.to_lowercase();
     let col = ui.sort_column();
@@ -1542,12 +1632,12 @@ pub fn shown_processes<'a>(s: &Screen<'a>) -> Vec<ProcRow<'a>> {
         s.sample
             .procs
             .iter()
-            .filter(|p| only.map_or(true, |g| p.gpu == g))
+            .filter(|p| only.map_or(true, |(h, g)| p.gpu == g && *p.host == *h))
             .filter(|p| needle.is_empty() || matches_filter(p, &needle))
             .map(|p| {
                 let row = ProcRow {
                     p,
-                    leak: s.leaks.get(&(p.gpu, p.pid)).copied(),
+                    leak: s.leaks.get(&(Arc::clone(&p.host), p.gpu, p.pid)).copied(),
                 };
                 ((col.key)(&row), row)
             }),
@@ -1555,7 +1645,9 @@ pub fn shown_processes<'a>(s: &Screen<'a>) -> Vec<ProcRow<'a>> {
     keyed.sort_by(|(ka, a), (kb, b)| {
         let o = ka.order(kb);
         let o = if ui.descending { o.reverse() } else { o };
-        o.then(a.p.gpu.cmp(&b.p.gpu)).then(a.p.pid.cmp(&b.p.pid))
+        o.then(a.p.host.cmp(&b.p.host))
+            .then(a.p.gpu.cmp(&b.p.gpu))
+            .then(a.p.pid.cmp(&b.p.pid))
     });
     keyed.into_iter().map(|(_, row)| row).collect()
 }
@@ -1742,11 +1834,13 @@ fn draw_table(
 /// ones (the leak column only while a process leaks).
 pub(super) fn table_columns<'c>(rows: &[ProcRow<'_>], wide: bool) -> Vec<(usize, &'c ProcColumn)> {
     let any_leak = rows.iter().any(|r| r.leak.is_some());
+    let any_host = rows.iter().any(|r| !r.p.host.is_empty());
     let mut out = Vec::with_capacity(COLUMNS.len());
     out.extend(
         COLUMNS
             .iter()
             .enumerate()
+            .filter(|(_, c)| c.id != ProcCol::Host || any_host)
             .filter(|(_, c)| wide || (c.compact && (c.id != ProcCol::Trend || any_leak))),
     );
     out
@@ -2040,6 +2134,7 @@ mod tests {
     fn the_table_columns_are_where_ratatuis_solver_puts_them() {
         let row = [ProcRow {
             p: &ProcSnap {
+                host: Arc::default(),
                 gpu: 0,
                 gpu_uuid: Arc::default(),
                 pid: 1,

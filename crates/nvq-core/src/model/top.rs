@@ -6,6 +6,7 @@
 //! a sample costs no allocation for names that did not change.
 
 use super::NvmlCode;
+use std::borrow::Cow;
 use std::sync::Arc;
 
 /// Whether a GPU answered this sample.
@@ -40,7 +41,10 @@ pub struct MigSnap {
 /// One GPU in one sample.
 #[derive(Clone, Debug, PartialEq)]
 pub struct GpuSnap {
-    /// The GPU's NVML index.
+    /// The node it was read from (`--hosts`, as named there); empty for
+    /// this machine's GPUs.
+    pub host: Arc<str>,
+    /// The GPU's NVML index (on its node).
     pub index: u32,
     /// Its UUID (`GPU-…`).
     pub uuid: Arc<str>,
@@ -80,6 +84,7 @@ impl GpuSnap {
     /// A GPU with nothing known but who it is, in this state.
     pub fn unknown(index: u32, uuid: Arc<str>, name: Arc<str>, health: Health) -> Self {
         GpuSnap {
+            host: Arc::default(),
             index,
             uuid,
             name,
@@ -99,11 +104,28 @@ impl GpuSnap {
             mig: Vec::new(),
         }
     }
+
+    /// What its curves are kept by: the UUID, with the node's name before
+    /// it for another node's GPU (two nodes may report the same UUID).
+    pub fn series_id(&self) -> Cow<'_, str> {
+        series_id(&self.host, &self.uuid)
+    }
+}
+
+/// A GPU's series id: `uuid`, or `host uuid` for another node's.
+fn series_id<'a>(host: &str, uuid: &'a str) -> Cow<'a, str> {
+    if host.is_empty() {
+        Cow::Borrowed(uuid)
+    } else {
+        Cow::Owned(format!("{host} {uuid}"))
+    }
 }
 
 /// One process on one GPU in one sample.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ProcSnap {
+    /// The node it runs on (as [`GpuSnap::host`]); empty for this machine.
+    pub host: Arc<str>,
     /// The NVML index of the GPU it runs on.
     pub gpu: u32,
     /// That GPU's UUID.
@@ -136,6 +158,33 @@ pub struct ProcSnap {
     pub command: Arc<str>,
 }
 
+impl ProcSnap {
+    /// Its GPU's [`GpuSnap::series_id`].
+    pub fn gpu_series_id(&self) -> Cow<'_, str> {
+        series_id(&self.host, &self.gpu_uuid)
+    }
+}
+
+/// How a node of `--hosts` answered this sample.
+#[derive(Clone, Debug, PartialEq)]
+pub enum HostState {
+    /// It answered before the sample's deadline.
+    Reachable,
+    /// It did not answer by the deadline; its GPUs are shown late.
+    Late,
+    /// It could not be read: why, as given (the view makes it printable).
+    Failed(Arc<str>),
+}
+
+/// A node of `--hosts` in one sample.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HostSnap {
+    /// The node as `--hosts` names it.
+    pub name: Arc<str>,
+    /// How it answered.
+    pub state: HostState,
+}
+
 /// One sample of every selected GPU.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct TopSample {
@@ -145,4 +194,7 @@ pub struct TopSample {
     pub gpus: Vec<GpuSnap>,
     /// Their processes.
     pub procs: Vec<ProcSnap>,
+    /// With `--hosts`, the nodes in the order named (their GPUs come in
+    /// the same order); empty for this machine's GPUs.
+    pub hosts: Vec<HostSnap>,
 }

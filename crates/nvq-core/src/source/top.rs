@@ -281,6 +281,7 @@ impl TopReader {
         let mut out = Vec::with_capacity(procs.len());
         for r in procs {
             let mut p = ProcSnap {
+                host: Arc::default(),
                 gpu: gpu.index,
                 gpu_uuid: Arc::clone(&gpu.uuid),
                 pid: r.pid,

@@ -1,0 +1,178 @@
+//! What `nvq top --hosts` reads of a node: its GPUs and their processes as
+//! [`GpuSnap`] and [`ProcSnap`], from two queries of its `/api/v1/query`
+//! (`--query-gpu` and `--query-compute-apps`) under one deadline.
+//!
+//! A node gives what its own nvq knows: a process's user and command line
+//! come from the node's `/proc` (the `user` and `command_line` fields). It
+//! gives no PCIe rates, MIG devices, process kinds other than compute,
+//! per-process SM use or host CPU and memory: those show as unknown (`-`).
+
+use super::{read_on, Conn, Failure};
+use nvq_core::model::top::{GpuSnap, Health, ProcSnap};
+use nvq_core::model::{Row, Value};
+use nvq_core::source::QueryMode;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// The `--query-gpu` fields read, in this order.
+const GPU_FIELDS: [&str; 10] = [
+    "memory.used",
+    "memory.total",
+    "utilization.gpu",
+    "utilization.memory",
+    "temperature.gpu",
+    "power.draw",
+    "power.limit",
+    "clocks.sm",
+    "clocks.mem",
+    "fan.speed",
+];
+
+/// The `--query-compute-apps` fields read, in this order.
+const PROC_FIELDS: [&str; 5] = [
+    "pid",
+    "used_gpu_memory",
+    "user",
+    "command_line",
+    "process_name",
+];
+
+/// The canonical names of `names` (the API answers those), in order.
+fn canonical<const N: usize>(mode: QueryMode, names: [&str; N]) -> Vec<&'static str> {
+    let infos = mode.fields();
+    names
+        .iter()
+        .filter_map(|n| mode.lookup(n).and_then(|i| infos.get(i)).map(|f| f.name))
+        .collect()
+}
+
+/// A node's GPUs (in its index order) and their processes, by `deadline`,
+/// on its kept connection.
+/// The GPUs of the node that missed its own deadline are [`Health::Late`]
+/// (named as last known, from `known`).
+pub fn read_top(
+    conn: &mut Conn,
+    deadline: Instant,
+    known: &[GpuSnap],
+) -> Result<(Vec<GpuSnap>, Vec<ProcSnap>), Failure> {
+    let name: Arc<str> = Arc::from(conn.host().name.as_str());
+    let gpu_fields = canonical(QueryMode::GPU, GPU_FIELDS);
+    let (rows, late) = read_on(conn, QueryMode::GPU.option(), &gpu_fields, deadline)?;
+    let mut gpus: Vec<GpuSnap> = rows.iter().filter_map(|r| gpu(&name, r)).collect();
+    for index in late {
+        let k = known.iter().find(|g| g.index == index);
+        let (uuid, gname) = k.map_or_else(Default::default, |g| {
+            (Arc::clone(&g.uuid), Arc::clone(&g.name))
+        });
+        let mut g = GpuSnap::unknown(index, uuid, gname, Health::Late);
+        g.host = Arc::clone(&name);
+        gpus.push(g);
+    }
+    gpus.sort_by_key(|g| g.index);
+    let proc_fields = canonical(QueryMode::COMPUTE_APPS, PROC_FIELDS);
+    let (rows, _) = read_on(
+        conn,
+        QueryMode::COMPUTE_APPS.option(),
+        &proc_fields,
+        deadline,
+    )?;
+    let procs = rows
+        .iter()
+        .filter_map(|r| process(&name, r, &gpus))
+        .collect();
+    Ok((gpus, procs))
+}
+
+/// A number a cell holds, in the field's unit (bytes for a size).
+fn number(v: Option<&Value>) -> Option<f64> {
+    match v? {
+        Value::Int(i) => Some(*i as f64),
+        Value::Float { value, .. } if value.is_finite() => Some(*value),
+        Value::Bytes(b) => Some(*b as f64),
+        _ => None,
+    }
+}
+
+fn bytes(v: Option<&Value>) -> Option<u64> {
+    match v? {
+        Value::Bytes(b) => Some(*b),
+        _ => None,
+    }
+}
+
+fn text(v: Option<&Value>) -> Option<Arc<str>> {
+    match v? {
+        Value::Text(t) if !t.is_empty() => Some(Arc::from(t.as_str())),
+        _ => None,
+    }
+}
+
+/// A `--query-gpu` row of [`GPU_FIELDS`] as a GPU of `host`.
+fn gpu(host: &Arc<str>, r: &Row) -> Option<GpuSnap> {
+    let id = r.gpu.as_deref()?;
+    let c = |i: usize| r.cells.get(i);
+    let mut g = GpuSnap::unknown(
+        id.index,
+        Arc::from(id.uuid.as_str()),
+        Arc::from(id.name.as_str()),
+        Health::Fresh,
+    );
+    g.host = Arc::clone(host);
+    g.mem_used = bytes(c(0));
+    g.mem_total = bytes(c(1));
+    g.util_gpu = number(c(2));
+    g.util_mem = number(c(3));
+    g.temp_c = number(c(4));
+    g.power_w = number(c(5));
+    g.power_limit_w = number(c(6));
+    g.clock_sm_mhz = number(c(7));
+    g.clock_mem_mhz = number(c(8));
+    g.fan_pct = number(c(9));
+    Some(g)
+}
+
+/// A `--query-compute-apps` row of [`PROC_FIELDS`] as a process of `host`
+/// on one of its `gpus`.
+fn process(host: &Arc<str>, r: &Row, gpus: &[GpuSnap]) -> Option<ProcSnap> {
+    let id = r.gpu.as_deref()?;
+    let c = |i: usize| r.cells.get(i);
+    let pid = match c(0)? {
+        Value::Int(p) => u32::try_from(*p).ok()?,
+        _ => return None,
+    };
+    let gpu_uuid = gpus
+        .iter()
+        .find(|g| g.index == id.index)
+        .map_or_else(|| Arc::from(id.uuid.as_str()), |g| Arc::clone(&g.uuid));
+    let command = text(c(3))
+        .or_else(|| text(c(4)))
+        .unwrap_or_else(|| Arc::from("?"));
+    Some(ProcSnap {
+        host: Arc::clone(host),
+        gpu: id.index,
+        gpu_uuid,
+        pid,
+        kind: "C",
+        user: text(c(2)),
+        gpu_mem: bytes(c(1)),
+        command,
+        ..ProcSnap::default()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_field_asked_for_is_one_the_api_knows() {
+        assert_eq!(
+            canonical(QueryMode::GPU, GPU_FIELDS).len(),
+            GPU_FIELDS.len()
+        );
+        assert_eq!(
+            canonical(QueryMode::COMPUTE_APPS, PROC_FIELDS).len(),
+            PROC_FIELDS.len()
+        );
+    }
+}
