@@ -237,6 +237,7 @@ fn steers_nvq(name: &std::ffi::OsStr) -> bool {
 /// those that time nvq against a deadline must not miss it because a client,
 /// a Prometheus server or a plot is busy beside them.
 pub fn test_env(c: &mut std::process::Command) -> &mut std::process::Command {
+    raise_open_file_limit();
     for (name, _) in std::env::vars_os() {
         if steers_nvq(&name) {
             c.env_remove(name);
@@ -255,6 +256,28 @@ pub fn test_env(c: &mut std::process::Command) -> &mut std::process::Command {
         }
     }
     c.env("TZ", "UTC")
+}
+
+/// The test binary's open-file limit raised to its hard limit, once: an
+/// ordinary user's soft limit (often 1024) is too few for hundreds of tests
+/// at once, each with its pipes and files ("Too many open files", issue #55).
+fn raise_open_file_limit() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let mut r = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        // SAFETY: getrlimit and setrlimit read and write the rlimit given,
+        // which lives on this stack for both calls.
+        unsafe {
+            if libc::getrlimit(libc::RLIMIT_NOFILE, &mut r) == 0 && r.rlim_cur < r.rlim_max {
+                r.rlim_cur = r.rlim_max;
+                // Best effort: at the old limit the tests still run.
+                let _ = libc::setrlimit(libc::RLIMIT_NOFILE, &r);
+            }
+        }
+    });
 }
 
 /// The nice value of the processes of tests that do not time them.
