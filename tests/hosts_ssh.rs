@@ -99,7 +99,7 @@ impl Site {
                 "old",
                 "#!/bin/sh\necho \"nvq: unknown option or word $2; run 'nvq --help' for nvq's options.\" >&2\nexit 2\n".to_string(),
             ),
-            ("hung", "#!/bin/sh\nexec sleep 60\n".to_string()),
+            ("hung", "#!/bin/sh\nexec /bin/sleep 60\n".to_string()),
         ] {
             std::fs::create_dir(d.join(bin)).unwrap();
             write_exec(&d.join(bin).join("nvq"), &script);
