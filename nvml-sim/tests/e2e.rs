@@ -35,6 +35,17 @@ fn nvml() -> Result<Nvml, NvmlError> {
 
 /// Run `body` in a child process with `scenario` (TOML text; `None` = built-in default).
 fn in_child(test_name: &str, scenario: Option<&str>, body: impl FnOnce()) {
+    in_child_with(test_name, scenario, &[], body);
+}
+
+/// [`in_child`], with `env` set in the child only: the tests share one
+/// process, so a variable set in it would reach every other test's child.
+fn in_child_with(
+    test_name: &str,
+    scenario: Option<&str>,
+    env: &[(&str, &std::path::Path)],
+    body: impl FnOnce(),
+) {
     if std::env::var(CHILD_ENV).as_deref() == Ok(test_name) {
         body();
         return;
@@ -42,6 +53,9 @@ fn in_child(test_name: &str, scenario: Option<&str>, body: impl FnOnce()) {
     let mut cmd = Command::new(std::env::current_exe().unwrap());
     cmd.args([test_name, "--exact", "--nocapture", "--test-threads=1"])
         .env(CHILD_ENV, test_name);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
     let _tmp;
     match scenario {
         Some(text) => {

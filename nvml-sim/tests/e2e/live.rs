@@ -170,9 +170,7 @@ fn the_live_directory_may_come_from_the_environment() {
     const NAME: &str = "live::the_live_directory_may_come_from_the_environment";
     if std::env::var(super::CHILD_ENV).as_deref() != Ok(NAME) {
         let dir = control_dir("env");
-        std::env::set_var("NVML_SIM_LIVE_DIR", &dir);
-        in_child(NAME, None, || {});
-        std::env::remove_var("NVML_SIM_LIVE_DIR");
+        super::in_child_with(NAME, None, &[("NVML_SIM_LIVE_DIR", &dir)], || {});
         let _ = std::fs::remove_dir_all(&dir);
         return;
     }
