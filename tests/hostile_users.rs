@@ -563,10 +563,25 @@ fn a_flood_of_wrong_passwords_does_not_keep_a_scraper_out() {
     assert_eq!(again, 200);
 }
 
-/// nvq serve with `users` (name, password, bcrypt cost): the median time of
-/// a 401 for a wrong password of each of `kinds` (user names, configured or
-/// not), `tries` of each, alternated so that a busy machine slows all alike.
-fn failure_medians(users: &[(&str, &str, u32)], kinds: &[&str], tries: usize) -> Vec<f64> {
+/// Which of a kind's tries [`failure_times`] gives.
+#[derive(Clone, Copy)]
+enum Pick {
+    Median,
+    Fastest,
+}
+
+/// nvq serve with `users` (name, password, bcrypt cost): the time of a 401
+/// for a wrong password of each of `kinds` (user names, configured or not),
+/// `tries` of each, alternated so that a busy machine slows all alike; of
+/// each kind, the median (`Pick::Median`) or the fastest try (`Pick::Fastest`:
+/// what the check itself costs, least disturbed by the other tests' load,
+/// and what an attacker timing many tries would read).
+fn failure_times(
+    users: &[(&str, &str, u32)],
+    kinds: &[&str],
+    tries: usize,
+    pick: Pick,
+) -> Vec<f64> {
     let dir = tempfile::tempdir().unwrap();
     let web = users_config(dir.path(), users);
     let sc = apps_scenario(&[]);
@@ -585,7 +600,10 @@ fn failure_medians(users: &[(&str, &str, u32)], kinds: &[&str], tries: usize) ->
         .iter_mut()
         .map(|t| {
             t.sort();
-            t[t.len() / 2].as_secs_f64()
+            match pick {
+                Pick::Median => t[t.len() / 2].as_secs_f64(),
+                Pick::Fastest => t[0].as_secs_f64(),
+            }
         })
         .collect()
 }
@@ -593,7 +611,12 @@ fn failure_medians(users: &[(&str, &str, u32)], kinds: &[&str], tries: usize) ->
 /// The time of a 401 does not tell whether the user name exists.
 #[test]
 fn an_unknown_user_costs_what_a_known_one_costs() {
-    let m = failure_medians(&[("alice", "pw", 8)], &["alice", "mallory"], 9);
+    let m = failure_times(
+        &[("alice", "pw", 8)],
+        &["alice", "mallory"],
+        9,
+        Pick::Median,
+    );
     let ratio = m[1] / m[0];
     assert!(
         (0.5..2.0).contains(&ratio),
@@ -606,22 +629,26 @@ fn an_unknown_user_costs_what_a_known_one_costs() {
 /// Every failed check costs what one of the dearest configured hash costs
 /// (#54, item 11): a wrong password for a cost-4 user, one for a cost-9
 /// user and an unknown user take the same time, whichever user the file
-/// names first. Medians of alternated tries, compared as ratios (a busy
-/// machine slows all three alike); the gap was 2⁵ = 32 times.
+/// names first. The fastest of alternated tries, compared as ratios: in the
+/// whole suite the medians were once twice apart while alone they agree,
+/// so the check's own cost is read where the other tests disturb it least
+/// (and this test's processes run before theirs, `common::on_time`); the
+/// gap was 2⁵ = 32 times.
 #[test]
 fn every_failed_check_costs_the_dearest_hash() {
+    let _on_time = common::on_time();
     for users in [
         [("cheap", "pw", 4), ("dear", "pw", 9)],
         [("dear", "pw", 9), ("cheap", "pw", 4)],
     ] {
         let kinds = ["cheap", "dear", "mallory"];
-        let medians = failure_medians(&users, &kinds, 7);
+        let medians = failure_times(&users, &kinds, 9, Pick::Fastest);
         let (lo, hi) = medians
             .iter()
             .fold((f64::MAX, 0f64), |(lo, hi), m| (lo.min(*m), hi.max(*m)));
         assert!(
             hi / lo < 1.5,
-            "first user {}: medians of a wrong password for {kinds:?}: {medians:?} s",
+            "first user {}: fastest wrong password for {kinds:?}: {medians:?} s",
             users[0].0
         );
     }
