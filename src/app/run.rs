@@ -66,16 +66,20 @@ pub fn run(a: &RunArgs, common: &Common<'_>) -> Result<(), NvqError> {
     child::arm(child::RUN_SIGNALS);
     child::become_subreaper();
     let started = Instant::now();
+    let start_epoch = epoch_now();
     let job = child::start(&a.command)?;
     let seen = Arc::new(Mutex::new(Seen::default()));
-    let (stop, stopped) = mpsc::channel::<()>();
+    // The command's exit status, when it has ended.
+    let (stop, stopped) = mpsc::channel::<i32>();
     let (done_tx, done) = mpsc::channel::<()>();
     {
         let seen = Arc::clone(&seen);
         let lib = common.lib.clone();
         let id = common.id.map(str::to_string);
+        let command = command_text(&a.command);
         std::thread::spawn(move || {
-            sample(
+            log_event(&seen, &mut duties, start_event(start_epoch, &command));
+            let exit = sample(
                 &lib,
                 id.as_deref(),
                 interval,
@@ -83,13 +87,17 @@ pub fn run(a: &RunArgs, common: &Common<'_>) -> Result<(), NvqError> {
                 &stopped,
                 &seen,
                 &mut duties,
-            );
+            )
+            .or_else(|| stopped.recv().ok());
+            if let Some(code) = exit {
+                log_event(&seen, &mut duties, end_event(epoch_now(), code));
+            }
             let _ = done_tx.send(());
         });
     }
     let exit = job.wait_reaping()?;
     let run_ms = started.elapsed().as_millis() as u64;
-    let _ = stop.send(());
+    let _ = stop.send(exit);
     if done.recv_timeout(SAMPLER_GRACE).is_err() {
         note(
             &seen,
@@ -179,12 +187,41 @@ fn check_budget(
     }
 }
 
+/// Now, as seconds since 1970 with milliseconds (the log's `timestamp.epoch`).
+fn epoch_now() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_millis() as f64 / 1000.0)
+}
+
+/// The log's first line: when the command started, and what it is.
+fn start_event(epoch: f64, command: &str) -> String {
+    let command = serde_json::to_string(command).unwrap_or_else(|_| "\"\"".into());
+    format!("{{\"timestamp.epoch\":{epoch:.3},\"event\":\"start\",\"command\":{command}}}\n")
+}
+
+/// The log's last line: when the command ended, and its status.
+fn end_event(epoch: f64, exit: i32) -> String {
+    format!("{{\"timestamp.epoch\":{epoch:.3},\"event\":\"end\",\"exit\":{exit}}}\n")
+}
+
+/// Write a line of the log (a log that cannot be written is noted and closed, as in a sample).
+fn log_event(seen: &Mutex<Seen>, duties: &mut Duties, line: String) {
+    if let Some(log) = duties.log.as_mut() {
+        if let Err(e) = log.write(line.as_bytes()) {
+            note(
+                seen,
+                format!("the log could not be written: {}", e.nvq_text(None).trim()),
+            );
+            duties.log = None;
+        }
+    }
+}
+
 /// One sample as NDJSON lines: one per GPU (`pid` null) and one per process,
 /// sizes in MiB as nvq's loops print them.
 fn log_lines(ok: &[GpuReading]) -> String {
-    let epoch = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0.0, |d| d.as_millis() as f64 / 1000.0);
+    let epoch = epoch_now();
     let mib = |b: u64| b / (1 << 20);
     let mut out = String::new();
     for r in ok {
@@ -219,16 +256,17 @@ fn note(seen: &Mutex<Seen>, text: String) {
     }
 }
 
-/// The sampler: load NVML, then sample every `interval` until told to stop.
+/// The sampler: load NVML, then sample every `interval` until told to stop:
+/// the command's exit status then; `None` when it could not watch.
 fn sample(
     lib: &LibSource,
     id: Option<&str>,
     interval: Duration,
     started: Instant,
-    stop: &mpsc::Receiver<()>,
+    stop: &mpsc::Receiver<i32>,
     seen: &Mutex<Seen>,
     duties: &mut Duties,
-) {
+) -> Option<i32> {
     let session = match Session::open(lib) {
         Ok(s) => s,
         Err(e) => {
@@ -240,7 +278,7 @@ fn sample(
                     why.trim()
                 ),
             );
-            return;
+            return None;
         }
     };
     let gpus = match select::select(&session, id) {
@@ -250,7 +288,7 @@ fn sample(
                 seen,
                 format!("no GPU to watch: {}", e.nvq_text(None).trim()),
             );
-            return;
+            return None;
         }
     };
     let targets = crate::source::target::targets(&session, &gpus);
@@ -327,7 +365,8 @@ fn sample(
         }
         match stop.recv_timeout(next - now) {
             Err(RecvTimeoutError::Timeout) => {}
-            _ => return,
+            Ok(exit) => return Some(exit),
+            Err(RecvTimeoutError::Disconnected) => return None,
         }
     }
 }
