@@ -33,6 +33,7 @@ mod personality;
 mod planted;
 mod plot;
 mod plot_hostile;
+mod plot_run;
 mod pmon;
 mod pods;
 mod proptest_parsers;
