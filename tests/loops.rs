@@ -17,6 +17,9 @@ fn scenario(name: &str) -> PathBuf {
 }
 
 /// nvq on the simulator, with `scenario` (or the built-in default).
+/// The uid and gid of `nobody` on Debian (and most Linux systems).
+const NOBODY: u32 = 65534;
+
 fn nvq(scenario_file: Option<&str>) -> Command {
     let file = scenario_file.map(scenario);
     common::sim_assert_cmd(file.as_deref())
@@ -310,19 +313,42 @@ fn write_errors_exit_22_with_a_message() {
     if Path::new("/dev/full").exists() {
         targets.push(PathBuf::from("/dev/full"));
     }
+    // A folder the writer may not write into. Mode bits do not stop root
+    // (CAP_DAC_OVERRIDE): as root, the writes into it are made by `nobody`,
+    // from copies of nvq and the simulator in a folder `nobody` can read.
+    use std::os::unix::fs::PermissionsExt;
     // SAFETY: geteuid has no preconditions.
-    if unsafe { libc::geteuid() } != 0 {
-        use std::os::unix::fs::PermissionsExt;
-        let ro = dir.path().join("ro");
-        std::fs::create_dir(&ro).unwrap();
-        std::fs::set_permissions(&ro, std::fs::Permissions::from_mode(0o500)).unwrap();
-        targets.push(ro.join("log.csv"));
-    } else {
-        eprintln!("note: running as root, the no-permission case is skipped");
-    }
+    let root = unsafe { libc::geteuid() } == 0;
+    let ro = dir.path().join("ro");
+    std::fs::create_dir(&ro).unwrap();
+    std::fs::set_permissions(&ro, std::fs::Permissions::from_mode(0o555)).unwrap();
+    let as_nobody = root.then(|| {
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+        let copies = dir.path().join("bin");
+        std::fs::create_dir(&copies).unwrap();
+        std::fs::set_permissions(&copies, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let (bin, lib) = (copies.join("nvq"), copies.join("libnvml_sim.so"));
+        std::fs::copy(common::nvq_bin(), &bin).unwrap();
+        std::fs::copy(common::sim_lib(), &lib).unwrap();
+        for f in [&bin, &lib] {
+            std::fs::set_permissions(f, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        (bin, lib)
+    });
+    let denied = ro.join("log.csv");
+    targets.push(denied.clone());
     for t in &targets {
         for extra in [&["--count", "1", "-lms", "10"][..], &[]] {
-            let out = nvq(None)
+            let mut cmd = match (&as_nobody, *t == denied) {
+                (Some((bin, lib)), true) => {
+                    use std::os::unix::process::CommandExt;
+                    let mut c = std::process::Command::new(bin);
+                    c.arg("--nvml-lib").arg(lib).uid(NOBODY).gid(NOBODY);
+                    Command::from_std(c)
+                }
+                _ => nvq(None),
+            };
+            let out = cmd
                 .args(["--query-gpu=index,name", "--format=csv"])
                 .args(extra)
                 .arg("-f")

@@ -20,6 +20,7 @@ use std::process::Output;
 mod skip;
 pub use skip::{
     cannot_run, require_root, require_tool, REQUIRE_NO_DRIVER, REQUIRE_ROOT, REQUIRE_SHARED,
+    REQUIRE_TOOLS,
 };
 
 /// The repository root.
