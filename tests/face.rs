@@ -347,11 +347,12 @@ fn mem_ps_and_busy_are_short_queries() {
     let mut lines = text.lines();
     assert_eq!(
         lines.next().unwrap(),
-        "index, name, memory.total [MiB], memory.used [MiB], memory.free [MiB], memory.used.percent [%]"
+        "index, name, memory.total [MiB], memory.used [MiB], memory.free [MiB], memory.used.percent [%], \
+         memory.derived"
     );
     assert_eq!(
         lines.next().unwrap(),
-        "0, NVIDIA H100 80GB HBM3, 81559 MiB, 1000 MiB, 80029 MiB, 1.23 %"
+        "0, NVIDIA H100 80GB HBM3, 81559 MiB, 1000 MiB, 80029 MiB, 1.23 %, No"
     );
     let o = run(&four(), &["ps", "--format=csv,noheader"]);
     assert!(o.success(), "{}", o.stderr);
