@@ -52,5 +52,6 @@ mod summary_table;
 mod top;
 mod topo;
 mod trend;
+mod unified_memory;
 mod vgpu;
 mod wait;
