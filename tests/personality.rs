@@ -30,9 +30,7 @@ fn nvq_bin() -> Bin {
 }
 
 fn nvidia_smi_link() -> Bin {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("nvidia-smi");
-    std::os::unix::fs::symlink(common::nvq_bin(), &path).unwrap();
+    let (dir, path) = common::nvidia_smi_link();
     Bin {
         _dir: Some(dir),
         path,

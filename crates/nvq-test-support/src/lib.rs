@@ -1,8 +1,9 @@
 //! What nvq's own tests share, a dev-dependency of nvq so that the unit tests
 //! beside the code (`cargo test --lib`, as `crate::test_support`) and the
 //! integration tests (`tests/`) use one copy, and the shipped library holds
-//! none of it: comparing text with a committed snapshot (and showing what
-//! changed), and drawing random cases from a fixed seed.
+//! none of it: comparing text with a committed snapshot, and showing what
+//! changed. (Random cases come from proptest: its strategies, or its
+//! deterministic generator where a test draws a long sequence itself.)
 
 use std::path::Path;
 
@@ -45,27 +46,6 @@ pub fn difference(expected: &str, actual: &str) -> String {
         .missing_newline_hint(true)
         .header("snapshot", "drawn now")
         .to_string()
-}
-
-/// A small generator of numbers (xorshift64) for tests that draw random
-/// cases: the same seed gives the same cases on every run.
-pub struct XorShift(pub u64);
-
-impl XorShift {
-    /// The next 32 bits.
-    pub fn next_u32(&mut self) -> u64 {
-        let mut s = self.0;
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
-        self.0 = s;
-        s >> 32
-    }
-
-    /// A number below `n` (0 when `n` is 0).
-    pub fn below(&mut self, n: u64) -> u64 {
-        self.next_u32() % n.max(1)
-    }
 }
 
 #[cfg(test)]

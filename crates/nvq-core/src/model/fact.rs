@@ -163,6 +163,8 @@ pub enum Fact {
     MemoryFree,
     /// `memory.used.percent`
     MemoryUsedPercent,
+    /// `memory.derived`
+    MemoryDerived,
     /// `compute_apps.count`
     ComputeAppsCount,
     /// `compute_mode`
@@ -626,6 +628,7 @@ impl Fact {
         Fact::MemoryUsed,
         Fact::MemoryFree,
         Fact::MemoryUsedPercent,
+        Fact::MemoryDerived,
         Fact::ComputeAppsCount,
         Fact::ComputeMode,
         Fact::ComputeCap,
@@ -1245,6 +1248,16 @@ impl Fact {
             )
             .aliases(&["memory.percent"])
             .unit("%")
+            .extension(),
+            Fact::MemoryDerived => FieldInfo::new(
+                "memory.derived",
+                "\"Yes\" when this row's memory.total, memory.used, memory.free and \
+                 memory.used.percent are the system's memory, which a unified-memory GPU \
+                 (DGX Spark's GB10, Jetson Thor) shares and for which NVML reports none: \
+                 total MemTotal, free MemAvailable, used the difference (/proc/meminfo); \
+                 \"No\" otherwise. Asking for it is what makes the query derive them: \
+                 without it such a GPU's memory fields are [N/A], as in nvidia-smi.",
+            )
             .extension(),
             Fact::ComputeAppsCount => FieldInfo::new(
                 "compute_apps.count",

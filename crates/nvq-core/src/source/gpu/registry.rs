@@ -182,6 +182,7 @@ const fn reader(fact: Fact) -> Get {
         Fact::MemoryUsed => Get::Fn(|c| get::memory(c, |m| Ok(m.used))),
         Fact::MemoryFree => Get::Fn(|c| get::memory(c, |m| Ok(m.free))),
         Fact::MemoryUsedPercent => Get::Fn(get::memory_used_percent),
+        Fact::MemoryDerived => Get::Fn(get::memory_derived),
         Fact::ComputeAppsCount => Get::Fn(get::compute_apps_count),
         Fact::ComputeMode => Get::Fn(get::compute_mode),
         Fact::ComputeCap => Get::Fn(get::compute_cap),
