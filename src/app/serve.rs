@@ -265,9 +265,10 @@ fn reads(
                     .unwrap_or_default();
                 let energy_mj = energy
                     .then(|| {
-                        targets
-                            .first()
-                            .and_then(|t| t.total_energy_mj(&session).ok())
+                        targets.first().and_then(|t| {
+                            nvq_core::source::gpu::read::total_energy_mj(&t.context(&session, 0))
+                                .ok()
+                        })
                     })
                     .flatten();
                 let mut extra = extra
