@@ -303,3 +303,21 @@ fn serve_marks_it_in_the_nvq_profile_and_the_exporters_stay_as_they_are() {
         "{exporter}"
     );
 }
+
+#[test]
+fn top_marks_the_systems_memory() {
+    let out = ok(&run(&gb10(), false, &["top", "--once"]));
+    let line = out
+        .lines()
+        .find(|l| l.contains("GB10") && l.contains('█'))
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(line.contains("8.6G/122G*"), "{out}");
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("GPU 0") && l.contains("* memory: the system's")),
+        "{out}"
+    );
+    // A GPU with memory of its own has no mark.
+    let h100 = ok(&run(&scenario("h100_590_idle.toml"), false, &["top", "--once"]));
+    assert!(!h100.contains("G*") && !h100.contains("system's"), "{h100}");
+}
