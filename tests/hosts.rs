@@ -72,7 +72,7 @@ impl Drop for Node {
 }
 
 /// nvq with these arguments, reading no local GPU.
-fn nvq(args: &[&str]) -> Output {
+pub(crate) fn nvq(args: &[&str]) -> Output {
     common::nvq_command()
         .env_remove("NVQ_HOSTS")
         .args(args)
@@ -85,7 +85,7 @@ fn text(b: &[u8]) -> String {
 }
 
 /// The same query run on the node itself (its scenario, through the simulator).
-fn local(node: &Node, args: &[&str]) -> String {
+pub(crate) fn local(node: &Node, args: &[&str]) -> String {
     let scenario = node._scenario.path();
     common::nvq_ok(scenario, args)
 }
@@ -166,7 +166,7 @@ fn prometheus_labels_every_series_with_its_host() {
 }
 
 /// A node that accepts and answers `answer` to every request, after `wait`.
-fn fake_node(answer: Vec<u8>, wait: Duration) -> String {
+pub(crate) fn fake_node(answer: Vec<u8>, wait: Duration) -> String {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = listener.local_addr().unwrap().to_string();
     std::thread::spawn(move || {
@@ -184,7 +184,7 @@ fn fake_node(answer: Vec<u8>, wait: Duration) -> String {
     addr
 }
 
-fn http_ok(body: &str) -> Vec<u8> {
+pub(crate) fn http_ok(body: &str) -> Vec<u8> {
     format!(
         "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
         body.len()

@@ -15,7 +15,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 /// The `--query-gpu` fields read, in this order.
-const GPU_FIELDS: [&str; 10] = [
+pub const GPU_FIELDS: [&str; 10] = [
     "memory.used",
     "memory.total",
     "utilization.gpu",
@@ -29,7 +29,7 @@ const GPU_FIELDS: [&str; 10] = [
 ];
 
 /// The `--query-compute-apps` fields read, in this order.
-const PROC_FIELDS: [&str; 5] = [
+pub const PROC_FIELDS: [&str; 5] = [
     "pid",
     "used_gpu_memory",
     "user",
@@ -70,12 +70,17 @@ pub fn read_top(
     }
     gpus.sort_by_key(|g| g.index);
     let proc_fields = canonical(QueryMode::COMPUTE_APPS, PROC_FIELDS);
-    let (rows, _) = read_on(
+    let rows = match read_on(
         conn,
         QueryMode::COMPUTE_APPS.option(),
         &proc_fields,
         deadline,
-    )?;
+    ) {
+        Ok((rows, _)) => rows,
+        // An exporter without a process list: the GPUs still show.
+        Err(Failure::NoProcesses(_)) => Vec::new(),
+        Err(f) => return Err(f),
+    };
     let procs = rows
         .iter()
         .filter_map(|r| process(&name, r, &gpus))
