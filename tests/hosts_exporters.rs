@@ -7,14 +7,10 @@
 //! captures they were made from). A value is the node's own or `N/A`,
 //! never another.
 
-use crate::common;
-use crate::hosts::{fake_node, http_ok, local, nvq, Node};
+use crate::common::{self, bare};
+use crate::hosts::{fake_node, http_ok, local, Node};
 use nvq_core::source::QueryMode;
 use std::time::Duration;
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
 
 /// The cells of a CSV line.
 fn cells(line: &str) -> Vec<String> {
@@ -46,9 +42,9 @@ fn an_exporters_facts_read_as_the_node_itself_and_the_rest_n_a() {
         let node = Node::start(2, &[&format!("--profile={profile}")]);
         let url = format!("http://{}/metrics", node.addr);
         let q = format!("--query-gpu={Q}");
-        let out = nvq(&["--hosts", &url, &q, "--format=csv,noheader"]);
-        assert!(out.status.success(), "{profile}: {}", text(&out.stderr));
-        let got = text(&out.stdout);
+        let out = bare(&["--hosts", &url, &q, "--format=csv,noheader"]);
+        assert!(out.success(), "{profile}: {}", out.stderr.clone());
+        let got = out.stdout.clone();
         let want = local(&node, &[&q, "--format=csv,noheader"]);
         assert_eq!(got.lines().count(), 2, "{profile}: {got}");
         for (g, w) in got.lines().zip(want.lines()) {
@@ -81,39 +77,41 @@ fn ps_mem_stat_and_top_read_exporter_nodes() {
         format!("http://{}/metrics", dcgm.addr),
     );
     let apps = "--query-compute-apps=gpu_index,gpu_name,gpu_uuid,gpu_bus_id,pid,process_name,used_gpu_memory";
-    let out = nvq(&["--hosts", &a, apps, "--format=csv,noheader"]);
-    assert!(out.status.success(), "{}", text(&out.stderr));
+    let out = bare(&["--hosts", &a, apps, "--format=csv,noheader"]);
+    assert!(out.success(), "{}", out.stderr.clone());
     let want = local(&nge, &[apps, "--format=csv,noheader"]);
-    assert_eq!(text(&out.stdout), format!("{a}, {want}"));
-    let out = nvq(&["ps", "--hosts", &a, "--format=csv,noheader"]);
+    assert_eq!(out.stdout.clone(), format!("{a}, {want}"));
+    let out = bare(&["ps", "--hosts", &a, "--format=csv,noheader"]);
     assert_eq!(
-        text(&out.stdout),
+        out.stdout.clone(),
         format!("{a}, 0, 4242, N/A, 1024 MiB, N/A\n"),
         "{}",
-        text(&out.stderr)
+        out.stderr.clone()
     );
-    let out = nvq(&[
+    let out = bare(&[
         "ps",
         "--hosts",
         &format!("{a},{b}"),
         "--format=csv,noheader",
     ]);
-    assert_eq!(out.status.code(), Some(23));
-    assert_eq!(text(&out.stdout).lines().count(), 1);
+    assert_eq!(out.code, Some(23));
+    assert_eq!(out.stdout.clone().lines().count(), 1);
     assert!(
-        text(&out.stderr).contains(&format!("nvq: {b}: its dcgm-exporter lists no processes")),
+        out.stderr
+            .clone()
+            .contains(&format!("nvq: {b}: its dcgm-exporter lists no processes")),
         "{}",
-        text(&out.stderr)
+        out.stderr.clone()
     );
     // mem: memory.used.percent is nvq's own, in neither exporter.
-    let out = nvq(&[
+    let out = bare(&[
         "mem",
         "--hosts",
         &format!("{a},{b}"),
         "--format=csv,noheader",
     ]);
-    assert!(out.status.success(), "{}", text(&out.stderr));
-    let mem = text(&out.stdout);
+    assert!(out.success(), "{}", out.stderr.clone());
+    let mem = out.stdout.clone();
     assert!(
         mem.contains(&format!(
             "{a}, 1, NVIDIA H100 80GB HBM3, 81559 MiB, 2048 MiB, "
@@ -128,25 +126,22 @@ fn ps_mem_stat_and_top_read_exporter_nodes() {
         assert!(line.ends_with(", N/A"), "{line}");
     }
     // stat: both nodes' GPU lines, the dcgm node's without processes.
-    let out = nvq(&["stat", "--hosts", &format!("{a},{b}")]);
-    assert!(out.status.success(), "{}", text(&out.stderr));
-    let stat = text(&out.stdout);
+    let out = bare(&["stat", "--hosts", &format!("{a},{b}")]);
+    assert!(out.success(), "{}", out.stderr.clone());
+    let stat = out.stdout.clone();
     assert_eq!(stat.lines().count(), 3, "{stat}");
     assert!(stat.contains("/4242(1024M)"), "{stat}");
     assert!(
-        text(&out.stderr)
+        out.stderr
+            .clone()
             .contains("its dcgm-exporter lists no processes (its GPUs are shown without them)"),
         "{}",
-        text(&out.stderr)
+        out.stderr.clone()
     );
     // top: both nodes reachable, the process under its node.
-    let out = common::nvq_command()
-        .env_remove("NVQ_HOSTS")
-        .args(["top", "--once", "--hosts", &format!("{a},{b}")])
-        .output()
-        .unwrap();
-    let frame = text(&out.stdout);
-    assert!(out.status.success(), "{frame}{}", text(&out.stderr));
+    let out = bare(&["top", "--once", "--hosts", &format!("{a},{b}")]);
+    let frame = out.stdout.clone();
+    assert!(out.success(), "{frame}{}", out.stderr.clone());
     assert_eq!(frame.matches("reachable").count(), 2, "{frame}");
     assert!(frame.contains("3 GPUs on 2/2 hosts"), "{frame}");
     assert!(frame.contains("4242"), "{frame}");
@@ -200,14 +195,14 @@ fn real_nvidia_gpu_exporter_scrapes_read_as_nvidia_smi_printed_them() {
             .filter(|&i| header[i] != "timestamp" && QueryMode::GPU.lookup(header[i]).is_some())
             .collect();
         let names: Vec<&str> = known.iter().map(|&i| header[i]).collect();
-        let out = nvq(&[
+        let out = bare(&[
             "--hosts",
             &url,
             &format!("--query-gpu={}", names.join(",")),
             "--format=csv,noheader",
         ]);
-        assert!(out.status.success(), "{file}: {}", text(&out.stderr));
-        let got = text(&out.stdout);
+        assert!(out.success(), "{file}: {}", out.stderr.clone());
+        let got = out.stdout.clone();
         let want: Vec<Vec<String>> = lines.map(cells).collect();
         assert_eq!(got.lines().count(), want.len(), "{file}: {got}");
         for (g, w) in got.lines().zip(&want) {
@@ -228,14 +223,16 @@ fn real_nvidia_gpu_exporter_scrapes_read_as_nvidia_smi_printed_them() {
             continue;
         };
         let fields = "gpu_name,gpu_bus_id,gpu_serial,gpu_uuid,pid,process_name,used_gpu_memory";
-        let out = nvq(&[
+        let out = bare(&[
             "--hosts",
             &url,
             &format!("--query-compute-apps={fields}"),
             "--format=csv,noheader",
         ]);
-        assert!(out.status.success(), "{file}: {}", text(&out.stderr));
-        let mut got: Vec<Vec<String>> = text(&out.stdout)
+        assert!(out.success(), "{file}: {}", out.stderr.clone());
+        let mut got: Vec<Vec<String>> = out
+            .stdout
+            .clone()
             .lines()
             .map(|l| cells(l)[1..].to_vec())
             .collect();
@@ -291,26 +288,26 @@ nvidia_smi_compute_app_used_memory_bytes{pid=\"7\",process_name=\"evil\\\"a,b=c}
         "http://{}/metrics",
         fake_node(http_ok(body), Duration::ZERO)
     );
-    let out = nvq(&[
+    let out = bare(&[
         "--hosts",
         &url,
         "--query-gpu=index,name,memory.used,memory.total,memory.free,temperature.gpu,utilization.gpu",
         "--format=csv,noheader",
     ]);
-    assert!(out.status.success(), "{}", text(&out.stderr));
-    let line = text(&out.stdout);
+    assert!(out.success(), "{}", out.stderr.clone());
+    let line = out.stdout.clone();
     assert_eq!(line.lines().count(), 1, "{line:?}");
     assert!(!line.trim_end().chars().any(char::is_control), "{line:?}");
     let c = cells(line.trim_end());
     assert_eq!(c[1..3], ["0".to_string(), "GPU\"?]0;PWNED??".to_string()]);
     assert_eq!(c[3..], ["N/A", "N/A", "1 MiB", "N/A", "50 %"]);
-    let out = nvq(&[
+    let out = bare(&[
         "--hosts",
         &url,
         "--query-compute-apps=pid,process_name,used_gpu_memory",
         "--format=csv,noheader",
     ]);
-    let line = text(&out.stdout);
+    let line = out.stdout.clone();
     assert!(!line.trim_end().chars().any(char::is_control), "{line:?}");
     assert!(
         line.ends_with(", N/A\n") && line.contains(", 7, evil\"a,b=c}?31m"),
@@ -321,9 +318,9 @@ nvidia_smi_compute_app_used_memory_bytes{pid=\"7\",process_name=\"evil\\\"a,b=c}
             "http://{}/metrics",
             fake_node(http_ok(junk), Duration::ZERO)
         );
-        let out = nvq(&["mem", "--hosts", &url]);
-        assert_eq!(out.status.code(), Some(23), "{junk:?}");
-        let err = text(&out.stderr);
+        let out = bare(&["mem", "--hosts", &url]);
+        assert_eq!(out.code, Some(23), "{junk:?}");
+        let err = out.stderr.clone();
         assert!(
             err.contains(&format!("nvq: {url}: broken answer: ")),
             "{err}"

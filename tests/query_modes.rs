@@ -7,38 +7,10 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use crate::common;
-use common::sim_lib;
+use common::{nvq_ok, ran, run, scenario, sim_command, sim_lib};
 
 use nvq_core::source::time::is_timestamp;
 use std::path::{Path, PathBuf};
-
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn scenario(name: &str) -> PathBuf {
-    repo().join("tests/scenarios").join(name)
-}
-
-/// Run nvq on a scenario; returns (stdout, stderr, exit code).
-fn nvq_env(scenario: &Path, args: &[&str], env: &[(&str, &str)]) -> (String, String, i32) {
-    let mut cmd = common::sim_command(Some(scenario), args);
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    let out = cmd.output().unwrap();
-    (
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-        out.status.code().unwrap_or(-1),
-    )
-}
-
-fn nvq(scenario: &Path, args: &[&str]) -> String {
-    let (out, err, code) = nvq_env(scenario, args, &[]);
-    assert_eq!(code, 0, "nvq {args:?} failed: {err}");
-    out
-}
 
 /// Run nvq through a link named `nvidia-smi` (nvidia-smi mode) on a scenario.
 fn nvidia_smi(scenario: &Path, args: &[&str]) -> String {
@@ -94,7 +66,7 @@ fn capture_10_compute_apps_with_processes() {
     let Some(want) = capture("10_h200_590.48.01_query-compute-apps_csv_with-processes.txt") else {
         return;
     };
-    let got = nvq(
+    let got = nvq_ok(
         &scenario("modes_h200_load.toml"),
         &[ALL_COMPUTE, "--format=csv"],
     );
@@ -106,7 +78,7 @@ fn capture_11_no_processes_prints_the_header_only() {
     let Some(want) = capture("11_h200_590.48.01_query-compute-apps_csv_no-processes.txt") else {
         return;
     };
-    let got = nvq(
+    let got = nvq_ok(
         &scenario("modes_h200_idle.toml"),
         &[ALL_COMPUTE, "--format=csv"],
     );
@@ -120,7 +92,7 @@ fn capture_12_unavailable_memory_is_na() {
     else {
         return;
     };
-    let got = nvq(
+    let got = nvq_ok(
         &scenario("modes_rtx2080_wddm.toml"),
         &[ALL_COMPUTE, "--format=csv"],
     );
@@ -132,7 +104,7 @@ fn capture_15_accounted_apps_with_accounting_off() {
     let Some(want) = capture("15_h200_590.48.01_query-accounted-apps_csv_empty.txt") else {
         return;
     };
-    let got = nvq(
+    let got = nvq_ok(
         &scenario("modes_h200_load.toml"),
         &[
             "--query-accounted-apps=timestamp,gpu_name,gpu_bus_id,gpu_serial,gpu_uuid,pid,gpu_utilization,mem_utilization,max_memory_usage,time",
@@ -147,7 +119,7 @@ fn capture_16_retired_pages_two_rows_per_gpu() {
     let Some(want) = capture("16_h200_590.48.01_query-retired-pages_csv.txt") else {
         return;
     };
-    let got = nvq(
+    let got = nvq_ok(
         &scenario("modes_h200_load.toml"),
         &[
             "--query-retired-pages=timestamp,gpu_name,gpu_bus_id,gpu_serial,gpu_uuid,retired_pages.address,retired_pages.timestamp,retired_pages.cause",
@@ -162,9 +134,9 @@ fn capture_20_list_gpus() {
     let Some(want) = capture("20_h200_590.48.01_list-gpus_-L.txt") else {
         return;
     };
-    assert_eq!(nvq(&scenario("modes_h200_load.toml"), &["-L"]), want);
+    assert_eq!(nvq_ok(&scenario("modes_h200_load.toml"), &["-L"]), want);
     assert_eq!(
-        nvq(&scenario("modes_h200_load.toml"), &["--list-gpus"]),
+        nvq_ok(&scenario("modes_h200_load.toml"), &["--list-gpus"]),
         want
     );
 }
@@ -174,7 +146,7 @@ fn capture_21_list_gpus_with_mig_devices() {
     let Some(want) = capture("21_h100mig_590.48.01_list-gpus_-L_mig.txt") else {
         return;
     };
-    assert_eq!(nvq(&scenario("modes_h100_mig.toml"), &["-L"]), want);
+    assert_eq!(nvq_ok(&scenario("modes_h100_mig.toml"), &["-L"]), want);
 }
 
 #[test]
@@ -207,7 +179,7 @@ fn version_as_nvq_names_nvq() {
         ("modes_h200_load.toml", "590.48.01", "590.48"),
         ("modes_rtx2080_610.toml", "610.57.04", "610.57"),
     ] {
-        let got = nvq(&scenario(sc), &["--version"]);
+        let got = nvq_ok(&scenario(sc), &["--version"]);
         let lines: Vec<&str> = got.lines().collect();
         // Four versions, the library, and that the simulator answers.
         assert_eq!(lines.len(), 6, "{got}");
@@ -232,7 +204,7 @@ fn capture_47_alias_name_prints_process_name() {
     let Some(want) = capture("47_dcgm-exporter-94_query-compute-apps_gpu_uuid,name_csv.txt") else {
         return;
     };
-    let got = nvq(
+    let got = nvq_ok(
         &scenario("modes_vgpu_host.toml"),
         &["--query-compute-apps=gpu_uuid,name", "--format=csv"],
     );
@@ -244,7 +216,7 @@ fn capture_48_name_then_pid() {
     let Some(want) = capture("48_t4_535.183.01_query-compute-apps_name,pid_csv.txt") else {
         return;
     };
-    let got = nvq(
+    let got = nvq_ok(
         &scenario("modes_t4.toml"),
         &["--query-compute-apps=name,pid", "--format=csv"],
     );
@@ -278,7 +250,7 @@ fn help_texts_follow_nvidia_smis_layout_in_our_words() {
         let Some(want) = capture(&format!("help/{file}")) else {
             return;
         };
-        let got = nvq(&scenario("modes_h200_load.toml"), &[opt]);
+        let got = nvq_ok(&scenario("modes_h200_load.toml"), &[opt]);
         let first = |s: &str| s.lines().next().unwrap_or("").to_string();
         assert_eq!(first(&got), first(&want), "{opt}: title line");
         let ours: Vec<String> = got
@@ -312,7 +284,7 @@ fn help_texts_follow_nvidia_smis_layout_in_our_words() {
 
 #[test]
 fn help_for_the_modes_without_nvidia_text() {
-    let h = nvq(
+    let h = nvq_ok(
         &scenario("modes_h200_load.toml"),
         &["--help-query-supported-clocks"],
     );
@@ -321,7 +293,7 @@ fn help_for_the_modes_without_nvidia_text() {
     ));
     assert!(h.contains("\n\"memory\" or \"mem\"\n"));
     assert!(h.contains("\n\"graphics\" or \"gr\"\n"));
-    let h = nvq(
+    let h = nvq_ok(
         &scenario("modes_h200_load.toml"),
         &["--help-query-remapped-rows"],
     );
@@ -345,14 +317,14 @@ fn rows(out: &str) -> Vec<Vec<String>> {
 
 #[test]
 fn sixty_four_gpus_and_4096_processes() {
-    let out = nvq(
+    let out = nvq_ok(
         &scenario("modes_many.toml"),
         &[
             "--query-compute-apps=timestamp,gpu_uuid,gpu_bus_id,pid,process_name,used_gpu_memory",
             "--format=csv,noheader,nounits",
         ],
     );
-    let uuids = nvq(&scenario("modes_many.toml"), &["-L"]);
+    let uuids = nvq_ok(&scenario("modes_many.toml"), &["-L"]);
     let uuids: Vec<&str> = uuids
         .lines()
         .map(|l| l.split("(UUID: ").nth(1).unwrap().trim_end_matches(')'))
@@ -374,7 +346,7 @@ fn sixty_four_gpus_and_4096_processes() {
 
 #[test]
 fn vanished_refused_and_unavailable_processes_keep_their_rows() {
-    let out = nvq(
+    let out = nvq_ok(
         &scenario("modes_edge.toml"),
         &[
             "--query-compute-apps=gpu_uuid,pid,process_name,used_memory,used_gpu_memory.percent",
@@ -411,9 +383,9 @@ fn process_list_falls_back_to_v2_and_v1() {
         "--format=csv,noheader",
     ];
     let want = "10291, /root/tools/memhog, 2566 MiB\n10293, /root/tools/memhog, 1542 MiB\n10309, ./gpu_burn, 28234 MiB\n";
-    assert_eq!(nvq(&scenario("modes_h200_load.toml"), &args), want);
+    assert_eq!(nvq_ok(&scenario("modes_h200_load.toml"), &args), want);
     let v2 = without(&["nvmlDeviceGetComputeRunningProcesses_v3"], dir.path());
-    assert_eq!(nvq(&v2, &args), want, "without _v3");
+    assert_eq!(nvq_ok(&v2, &args), want, "without _v3");
     let v1 = without(
         &[
             "nvmlDeviceGetComputeRunningProcesses_v3",
@@ -421,7 +393,7 @@ fn process_list_falls_back_to_v2_and_v1() {
         ],
         dir.path(),
     );
-    assert_eq!(nvq(&v1, &args), want, "without _v3 and _v2");
+    assert_eq!(nvq_ok(&v1, &args), want, "without _v3 and _v2");
     let none = without(
         &[
             "nvmlDeviceGetComputeRunningProcesses_v3",
@@ -431,14 +403,14 @@ fn process_list_falls_back_to_v2_and_v1() {
         dir.path(),
     );
     assert_eq!(
-        nvq(&none, &args),
+        nvq_ok(&none, &args),
         "[Function Not Found], [Function Not Found], [Function Not Found]\n"
     );
 }
 
 #[test]
 fn mig_rows_carry_the_parent_uuid() {
-    let out = nvq(
+    let out = nvq_ok(
         &scenario("modes_h100_mig.toml"),
         &[
             "--query-compute-apps=gpu_uuid,pid,process_name,used_memory",
@@ -454,7 +426,7 @@ fn mig_rows_carry_the_parent_uuid() {
 
 #[test]
 fn supported_clocks_one_row_per_pair() {
-    let out = nvq(
+    let out = nvq_ok(
         &scenario("modes_edge.toml"),
         &["--query-supported-clocks=gpu_bus_id,mem,gr", "--format=csv"],
     );
@@ -473,7 +445,7 @@ fn supported_clocks_one_row_per_pair() {
 
 #[test]
 fn remapped_rows_one_row_per_gpu() {
-    let out = nvq(
+    let out = nvq_ok(
         &scenario("modes_edge.toml"),
         &[
             "--query-remapped-rows=gpu_serial,remapped_rows.correctable,remapped_rows.uncorrectable,remapped_rows.pending,remapped_rows.failure",
@@ -490,7 +462,7 @@ fn remapped_rows_one_row_per_gpu() {
 
 #[test]
 fn retired_pages_one_row_per_page() {
-    let out = nvq(
+    let out = nvq_ok(
         &scenario("modes_edge.toml"),
         &[
             "--query-retired-pages=gpu_serial,retired_pages.address,retired_pages.timestamp,retired_pages.cause",
@@ -509,7 +481,7 @@ fn retired_pages_one_row_per_page() {
 
 #[test]
 fn accounted_apps_rows_and_units() {
-    let out = nvq(
+    let out = nvq_ok(
         &scenario("modes_edge.toml"),
         &[
             "--query-accounted-apps=pid,gpu_util,mem_util,max_memory_usage,time",
@@ -526,12 +498,11 @@ fn accounted_apps_rows_and_units() {
 
 #[test]
 fn list_and_version_reject_queries() {
-    let (_, _, code) = nvq_env(
+    let out = run(
         &scenario("modes_h200_load.toml"),
         &["-L", "--query-gpu=name", "--format=csv"],
-        &[],
     );
-    assert_eq!(code, 2);
+    assert_eq!(out.code, Some(2));
 }
 
 /// A scenario with one GPU whose single process has the given PID.
@@ -583,17 +554,18 @@ fn proc_extension_fields_for_a_live_process() {
     } else {
         &[("NVQ_HOST_PROC", "/proc")]
     };
-    let (out, err, code) = nvq_env(
-        &sc,
+    let mut c = sim_command(
+        Some(&sc),
         &[
             "--query-compute-apps=pid,local_pid,user,command_line,container_id,used_gpu_memory.percent",
             "--format=csv,noheader",
         ],
-        host_proc,
     );
+    c.envs(host_proc.iter().copied());
+    let run = ran(c);
     let _ = child.kill();
     let _ = child.wait();
-    assert_eq!(code, 0, "{err}");
+    let out = run.ok();
     let cg = std::fs::read_to_string(format!("/proc/{}/cgroup", std::process::id())).unwrap();
     let r = &rows(&out)[0];
     let pid = child.id().to_string();
@@ -617,15 +589,15 @@ fn proc_fields_of_an_exited_process_say_not_found() {
     // A PID far above pid_max cannot belong to a live process.
     let dir = tempfile::tempdir().unwrap();
     let sc = one_process(dir.path(), 999_999_999);
-    let (out, _, code) = nvq_env(
-        &sc,
+    let mut c = sim_command(
+        Some(&sc),
         &[
             "--query-compute-apps=pid,process_name,local_pid,user,command_line",
             "--format=csv,noheader",
         ],
-        &[("NVQ_HOST_PROC", "/proc")],
     );
-    assert_eq!(code, 0);
+    c.env("NVQ_HOST_PROC", "/proc");
+    let out = ran(c).ok();
     assert_eq!(
         out,
         "999999999, sleep, [Not Found], [Not Found], [Not Found]\n"
@@ -637,15 +609,15 @@ fn proc_fields_without_a_host_proc_say_na() {
     // A directory that is not a procfs: nvq cannot map PIDs and says so.
     let dir = tempfile::tempdir().unwrap();
     let sc = one_process(dir.path(), std::process::id());
-    let (out, _, code) = nvq_env(
-        &sc,
+    let mut c = sim_command(
+        Some(&sc),
         &[
             "--query-compute-apps=local_pid,user,command_line,container_id",
             "--format=csv,noheader",
         ],
-        &[("NVQ_HOST_PROC", dir.path().to_str().unwrap())],
     );
-    assert_eq!(code, 0);
+    c.env("NVQ_HOST_PROC", dir.path());
+    let out = ran(c).ok();
     assert_eq!(out, "[N/A], [N/A], [N/A], [N/A]\n");
 }
 
