@@ -8,18 +8,14 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use crate::common;
-use common::{delay, h100s, write_scenario};
+use common::{delay, h100s, sim_command, write_scenario};
 
 use std::io::Read;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
 /// The call a hung GPU of these tests hangs in.
 const HUNG_CALL: &str = "nvmlDeviceGetTemperature";
-
-fn command(scenario: &tempfile::NamedTempFile, args: &[&str]) -> Command {
-    common::sim_command(Some(scenario.path()), args)
-}
 
 /// Wait for `child` up to `limit`; kill it if it is still running then.
 fn wait_for(child: &mut Child, limit: Duration) -> Option<std::process::ExitStatus> {
@@ -38,7 +34,7 @@ fn wait_for(child: &mut Child, limit: Duration) -> Option<std::process::ExitStat
 /// Run to the end (at most two minutes); (exit code, stdout, wall time).
 fn run_timed(scenario: &tempfile::NamedTempFile, args: &[&str]) -> (Option<i32>, String, Duration) {
     let t0 = Instant::now();
-    let mut child = command(scenario, args)
+    let mut child = sim_command(Some(scenario.path()), args)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -254,7 +250,7 @@ fn spawn_and_signal_after(
     after: Duration,
     first: Option<&str>,
 ) -> (Child, Instant) {
-    let mut child = command(sc, args)
+    let mut child = sim_command(Some(sc.path()), args)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -514,8 +510,8 @@ fn threads_stay_bounded_beside_a_cpu_hog_and_random_stalls() {
     let sc = h100s(gpus)
         .on([3], &delay("nvmlDeviceGetMemoryInfo_v2", 20))
         .write();
-    let mut child = command(
-        &sc,
+    let mut child = sim_command(
+        Some(sc.path()),
         &[
             "--query-gpu=index,memory.used,utilization.gpu",
             "--format=csv,noheader",

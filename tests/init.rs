@@ -259,9 +259,7 @@ fn simulate_without_the_simulator_names_where_it_looked() {
 
 #[test]
 fn nvidia_smi_mode_keeps_the_exact_text() {
-    let dir = tempfile::tempdir().unwrap();
-    let link = dir.path().join("nvidia-smi");
-    std::os::unix::fs::symlink(common::nvq_bin(), &link).unwrap();
+    let (_dir, link) = common::nvidia_smi_link();
     let out = common::command(&link)
         .args([
             "--nvml-lib",

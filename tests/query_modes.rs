@@ -7,26 +7,10 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use crate::common;
-use common::{nvq_ok, ran, run, scenario, sim_command, sim_lib};
+use common::{as_nvidia_smi, nvq_ok, ran, run, scenario, sim_command, sim_lib};
 
 use nvq_core::source::time::is_timestamp;
 use std::path::{Path, PathBuf};
-
-/// Run nvq through a link named `nvidia-smi` (nvidia-smi mode) on a scenario.
-fn nvidia_smi(scenario: &Path, args: &[&str]) -> String {
-    let dir = tempfile::tempdir().unwrap();
-    let link = dir.path().join("nvidia-smi");
-    std::os::unix::fs::symlink(common::nvq_bin(), &link).unwrap();
-    let out = common::command(&link)
-        .args(args)
-        .env("NVQ_NVML_LIB", sim_lib())
-        .env("NVML_SIM_SCENARIO", scenario)
-        .output()
-        .unwrap();
-    let text = String::from_utf8(out.stdout).unwrap();
-    assert!(out.status.success(), "nvidia-smi {args:?} failed: {text}");
-    text
-}
 
 /// A capture from `../shared/nvidia-smi/captures`, or `None` (see
 /// `common::missing_shared`).
@@ -155,7 +139,7 @@ fn capture_23_version_590() {
         return;
     };
     assert_eq!(
-        nvidia_smi(&scenario("modes_h200_load.toml"), &["--version"]),
+        as_nvidia_smi(&scenario("modes_h200_load.toml"), &["--version"]).ok(),
         want
     );
 }
@@ -166,7 +150,7 @@ fn capture_24_version_610_layout() {
         return;
     };
     assert_eq!(
-        nvidia_smi(&scenario("modes_rtx2080_610.toml"), &["--version"]),
+        as_nvidia_smi(&scenario("modes_rtx2080_610.toml"), &["--version"]).ok(),
         want
     );
 }
@@ -191,7 +175,7 @@ fn version_as_nvq_names_nvq() {
         assert_eq!(lines[1], format!("NVML version        : {nvml}"));
         assert_eq!(lines[2], format!("DRIVER version      : {driver}"));
         assert!(lines[3].starts_with("CUDA version        : "), "{got}");
-        let smi = nvidia_smi(&scenario(sc), &["--version"]);
+        let smi = as_nvidia_smi(&scenario(sc), &["--version"]).ok();
         assert!(
             smi.starts_with(&format!("NVIDIA-SMI version  : {driver}\n")),
             "{smi}"

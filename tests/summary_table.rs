@@ -4,7 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use crate::common;
-use common::{run, scenario, sim_lib, NO_ARGS};
+use common::{run, scenario, NO_ARGS};
 
 /// `Fri Jul  3 22:11:09 2026` followed by seven spaces.
 fn is_date_line(s: &str) -> bool {
@@ -146,16 +146,7 @@ fn loops_reprint_the_whole_table() {
 
 #[test]
 fn as_nvidia_smi_too() {
-    let dir = tempfile::tempdir().unwrap();
-    let link = dir.path().join("nvidia-smi");
-    std::os::unix::fs::symlink(common::nvq_bin(), &link).unwrap();
-    let out = common::command(&link)
-        .env("NVML_SIM_SCENARIO", scenario("summary_h100_load.toml"))
-        .env("NVQ_NVML_LIB", sim_lib())
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let text = String::from_utf8(out.stdout).unwrap();
+    let text = common::as_nvidia_smi(&scenario("summary_h100_load.toml"), NO_ARGS).ok();
     assert!(text.contains("| NVIDIA-SMI 590.48.01              Driver Version: 590.48.01      CUDA Version: 13.1     |"));
     assert!(text.contains(" 11345      C   ./gpu_burn                            15690MiB |"));
 }

@@ -53,5 +53,6 @@ mod summary_table;
 mod top;
 mod topo;
 mod trend;
+mod unified_memory;
 mod vgpu;
 mod wait;

@@ -444,6 +444,28 @@ pub fn run_on<S: AsRef<std::ffi::OsStr>>(scenario_text: &str, args: &[S]) -> Ran
     run(sc.path(), args)
 }
 
+/// A link named `nvidia-smi` to nvq, in a folder that lives as long as the
+/// returned `TempDir`: run through it, nvq speaks as nvidia-smi.
+pub fn nvidia_smi_link() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().expect("temporary folder");
+    let link = dir.path().join("nvidia-smi");
+    std::os::unix::fs::symlink(nvq_bin(), &link).expect("link nvidia-smi to nvq");
+    (dir, link)
+}
+
+/// nvq as `nvidia-smi` ([`nvidia_smi_link`]) on the simulator with
+/// `scenario`, both given through the environment (`NVQ_NVML_LIB`,
+/// `NVML_SIM_SCENARIO`) so that the arguments are exactly nvidia-smi's; run
+/// to its end ([`ran`]).
+pub fn as_nvidia_smi<S: AsRef<std::ffi::OsStr>>(scenario: &Path, args: &[S]) -> Ran {
+    let (_dir, link) = nvidia_smi_link();
+    let mut c = command(&link);
+    c.args(args)
+        .env("NVQ_NVML_LIB", sim_lib())
+        .env("NVML_SIM_SCENARIO", scenario);
+    ran(c)
+}
+
 /// nvq with these arguments only: no `--nvml-lib`, no scenario (for what
 /// reads no local GPU, or finds its library itself, as `--simulate` does).
 pub fn bare<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> Ran {

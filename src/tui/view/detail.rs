@@ -7,6 +7,7 @@ use super::text::{Rate, Unit};
 use crate::tui::columns::Duration;
 use nvq_core::model::top::Health;
 use nvq_core::render::printable;
+use nvq_core::render::stat::DERIVED_MARK;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};
@@ -22,6 +23,8 @@ pub(super) struct Detail {
     host: Arc<str>,
     index: u32,
     full_s: Option<f64>,
+    /// Its memory is the system's (a unified-memory GPU), marked `*`.
+    derived: bool,
     numbers: Option<[Option<f64>; 6]>,
 }
 
@@ -31,6 +34,7 @@ pub(super) fn detail(s: &Screen<'_>) -> Option<Detail> {
         host: Arc::clone(&g.host),
         index: g.index,
         full_s: s.gpu_full_s.get(&(Arc::clone(&g.host), g.index)).copied(),
+        derived: g.mem_derived,
         numbers: (g.health == Health::Fresh).then_some([
             g.clock_sm_mhz,
             g.clock_mem_mhz,
@@ -57,6 +61,12 @@ pub(super) fn detail_line(s: &Screen<'_>, area: Rect, buf: &mut Buffer) {
         line.add(
             format_args!("  memory full in {}", Duration(full)),
             style(s, Color::Red).add_modifier(Modifier::BOLD),
+        );
+    }
+    if d.derived {
+        line.add(
+            format_args!("  {DERIVED_MARK} memory: the system's (unified memory)"),
+            Style::default(),
         );
     }
     if let Some([sm, mem, fan, mem_util, rx, tx]) = d.numbers {

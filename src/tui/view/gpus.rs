@@ -11,6 +11,7 @@ use crate::tui::columns::{put, Or, WIDE_FROM};
 use nvq_core::model::top::{GpuSnap, Health, HostSnap, HostState};
 use nvq_core::model::Token;
 use nvq_core::render::printable;
+use nvq_core::render::stat::DERIVED_MARK;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};
@@ -88,7 +89,7 @@ pub(super) fn gpu_block(
                         put(&mut text.label, format_args!("  └ {profile} GI{gi} CI{ci}"));
                     }
                     let used = (mig.mem_used, mig.mem_total);
-                    mem_line(s, label_width(wide), used, r, buf, &mut text);
+                    mem_line(s, label_width(wide), used, false, r, buf, &mut text);
                 }
             }
         }
@@ -123,11 +124,13 @@ pub(super) fn fraction(used: Option<u64>, total: Option<u64>) -> Option<f64> {
 }
 
 /// A label of `label_w` characters, a memory bar, the numbers, then the
-/// tail: `text`'s label and tail (its `mem` is written here).
+/// tail: `text`'s label and tail (its `mem` is written here). `derived`:
+/// the numbers are the system's memory (a unified-memory GPU), marked `*`.
 fn mem_line(
     s: &Screen<'_>,
     label_w: u16,
     (used, total): (Option<u64>, Option<u64>),
+    derived: bool,
     area: Rect,
     buf: &mut Buffer,
     text: &mut LineText,
@@ -138,6 +141,9 @@ fn mem_line(
     mem.clear();
     mem.push(' ');
     right(mem, 11, Mem(used, total));
+    if derived {
+        mem.push(DERIVED_MARK);
+    }
     let bar_w = area
         .width
         .saturating_sub(label_w + 1 + mem.len() as u16 + tail_w)
@@ -243,7 +249,8 @@ fn gpu_line(
         tail.push_str(" tx ");
         right(tail, 7, Rate(g.pcie_tx));
     }
-    mem_line(s, label_w, (g.mem_used, g.mem_total), area, buf, text);
+    let used = (g.mem_used, g.mem_total);
+    mem_line(s, label_w, used, g.mem_derived, area, buf, text);
     if selected {
         for x in area.x..area.x + label_w.min(area.width) {
             if let Some(c) = buf.cell_mut((x, area.y)) {

@@ -4,6 +4,7 @@
 //! they are mapped into nvq's PID namespace through `procinfo::HostProc`;
 //! without such a view no process is marked (the report says so).
 
+use super::gpu::read;
 use super::procinfo::HostProc;
 use super::target::Target;
 use crate::model::job::{GpuReading, ProcReading};
@@ -32,17 +33,14 @@ pub fn read(
             };
             // Accounting mode (an administrator's choice; never turned on
             // here): each job process's maximum, a spike between samples.
-            let accounting = match ctx.call(|d| d.is_accounting_enabled()) {
+            let accounting = match read::accounting_enabled(&ctx) {
                 Ok(true) => Some(
-                    ctx.call(|d| d.accounting_pids())
+                    read::accounting_pids(&ctx)
                         .unwrap_or_default()
                         .into_iter()
                         .filter_map(|pid| {
                             let l = local(pid).filter(|l| is_job(*l))?;
-                            let most = ctx
-                                .call(|d| d.accounting_stats_for(pid))
-                                .ok()?
-                                .max_memory_usage?;
+                            let most = read::accounting_stats(&ctx, pid).ok()?.max_memory_usage?;
                             Some((l, most))
                         })
                         .collect(),

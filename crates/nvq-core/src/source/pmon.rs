@@ -495,23 +495,22 @@ impl PmonReader {
             Err(code)
                 if code == NvmlCode::FUNCTION_NOT_FOUND || code == NvmlCode::NOT_SUPPORTED =>
             {
-                c.call(|d| d.process_utilization_stats(self.last_seen))
-                    .map(|list| {
-                        list.into_iter()
-                            .map(|s| {
-                                let sample = Sample {
-                                    timestamp: s.timestamp,
-                                    sm: s.sm_util,
-                                    mem: s.mem_util,
-                                    enc: s.enc_util,
-                                    dec: s.dec_util,
-                                    jpg: None,
-                                    ofa: None,
-                                };
-                                (s.pid, sample)
-                            })
-                            .collect::<Vec<_>>()
-                    })
+                super::gpu::read::process_utilization(c, self.last_seen).map(|list| {
+                    list.into_iter()
+                        .map(|s| {
+                            let sample = Sample {
+                                timestamp: s.timestamp,
+                                sm: s.sm_util,
+                                mem: s.mem_util,
+                                enc: s.enc_util,
+                                dec: s.dec_util,
+                                jpg: None,
+                                ofa: None,
+                            };
+                            (s.pid, sample)
+                        })
+                        .collect::<Vec<_>>()
+                })
             }
             Err(code) => Err(code),
         };
