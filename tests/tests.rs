@@ -46,6 +46,7 @@ mod report_sections;
 mod report_unit;
 mod report_xml;
 mod run;
+mod run_torch;
 mod scripting;
 mod serve;
 mod summary_public;

@@ -63,10 +63,24 @@ pub fn run(a: &RunArgs, common: &Common<'_>) -> Result<(), NvqError> {
         log: a.log.as_deref().map(Sink::file).transpose()?,
         budget: a.budget()?,
     };
+    let torch = if a.torch || a.torch_snapshot {
+        Some(child::torch::Torch::open(
+            interval,
+            a.torch_snapshot,
+            in_job,
+        )?)
+    } else {
+        None
+    };
+    let heard = torch.as_ref().map(|t| Arc::clone(&t.heard));
     child::arm(child::RUN_SIGNALS);
     child::become_subreaper();
     let started = Instant::now();
-    let job = child::start(&a.command)?;
+    let env = torch
+        .as_ref()
+        .map(child::torch::Torch::env)
+        .unwrap_or_default();
+    let job = child::start_with(&a.command, &env)?;
     let seen = Arc::new(Mutex::new(Seen::default()));
     let (stop, stopped) = mpsc::channel::<()>();
     let (done_tx, done) = mpsc::channel::<()>();
@@ -83,6 +97,7 @@ pub fn run(a: &RunArgs, common: &Common<'_>) -> Result<(), NvqError> {
                 &stopped,
                 &seen,
                 &mut duties,
+                heard.as_deref(),
             );
             let _ = done_tx.send(());
         });
@@ -100,7 +115,7 @@ pub fn run(a: &RunArgs, common: &Common<'_>) -> Result<(), NvqError> {
         let s = seen
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let report = RunReport {
+        let mut report = RunReport {
             command: command_text(&a.command),
             exit,
             run_ms,
@@ -110,7 +125,28 @@ pub fn run(a: &RunArgs, common: &Common<'_>) -> Result<(), NvqError> {
             notes: s.notes.clone(),
             skew: crate::model::job::skew(&s.track.procs, &s.ranks),
             ranks: s.ranks.clone(),
+            torch: None,
         };
+        if let Some(t) = &torch {
+            let heard = t
+                .heard
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            if heard.reported.is_empty() {
+                report.notes.push(
+                    "--torch: no process of the job sent PyTorch's counters (torch not \
+                     imported, CUDA not initialized, or Python run with -E, -I or -S)"
+                        .into(),
+                );
+            }
+            report.notes.extend(heard.notes());
+            report.torch = Some(super::run_torch::report(
+                t,
+                &heard,
+                a.bundle.as_deref(),
+                &mut report.notes,
+            ));
+        }
         (report, s.over_budget.clone())
     };
     let text = match form {
@@ -219,7 +255,13 @@ fn note(seen: &Mutex<Seen>, text: String) {
     }
 }
 
+/// Is `pid` one of the job's processes now (below nvq)?
+fn in_job(pid: u32) -> bool {
+    child::tree::job_pids().contains(&pid)
+}
+
 /// The sampler: load NVML, then sample every `interval` until told to stop.
+#[allow(clippy::too_many_arguments)]
 fn sample(
     lib: &LibSource,
     id: Option<&str>,
@@ -228,6 +270,7 @@ fn sample(
     stop: &mpsc::Receiver<()>,
     seen: &Mutex<Seen>,
     duties: &mut Duties,
+    torch: Option<&Mutex<child::torch::channel::Heard>>,
 ) {
     let session = match Session::open(lib) {
         Ok(s) => s,
@@ -259,26 +302,51 @@ fn sample(
         note(
             seen,
             "nvq runs in a PID namespace other than the GPUs' processes: which processes are \
-             the job's cannot be told here (run nvq in the host's PID namespace, or set \
-             NVQ_HOST_PROC)"
+             the job's cannot be told here, the figures are each GPU's used memory, every \
+             process's (run nvq in the host's PID namespace, or set NVQ_HOST_PROC)"
                 .into(),
         );
+        seen.lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .track
+            .totals_only = true;
     }
+    let mut util: Vec<_> = targets.iter().map(|_| Default::default()).collect();
+    // Each GPU's UUID, to match PyTorch's devices (`--torch` only).
+    let uuids: BTreeMap<u32, String> = targets
+        .iter()
+        .filter(|_| torch.is_some())
+        .map(|t| {
+            let ctx = t.context(&session, targets.len() as u32);
+            (t.index, t.ident(&ctx).uuid.clone())
+        })
+        .collect();
     let mut next = Instant::now();
     loop {
         let job = child::tree::job_pids();
-        let readings =
-            crate::source::job::read(&session, &targets, host.as_ref(), &|p| job.contains(&p));
+        let readings = crate::source::job::read(
+            &session,
+            &targets,
+            host.as_ref(),
+            &|p| job.contains(&p),
+            &mut util,
+        );
         let at_ms = started.elapsed().as_millis() as u64;
         {
-            let mut s = seen
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
-            let ok: Vec<_> = readings
+            let mut ok: Vec<_> = readings
                 .iter()
                 .filter_map(|r| r.as_ref().ok())
                 .cloned()
                 .collect();
+            if let Some(heard) = torch {
+                let heard = heard
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
+                super::run_torch::attach(&mut ok, &uuids, &heard);
+            }
+            let mut s = seen
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
             for (index, code) in readings.iter().filter_map(|r| r.as_ref().err()) {
                 if s.failing.insert(*index) {
                     let text = format!(

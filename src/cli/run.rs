@@ -48,6 +48,18 @@ pub struct RunArgs {
     /// What passing --budget does: fail (once the command ended; default) or stop (SIGTERM, SIGKILL 10 s on).
     #[arg(long = "budget-action", value_name = "ACTION", requires = "budget")]
     pub budget_action: Option<String>,
+    /// Ask the job's PyTorch too: allocated, cached and outside PyTorch for each process
+    /// (a module on PYTHONPATH; see docs/run.md).
+    #[arg(long)]
+    pub torch: bool,
+    /// With --torch: record PyTorch's allocator history from CUDA's start and, on an
+    /// out-of-memory error, keep its snapshot in the --bundle DIR (for pytorch.org/memory_viz).
+    #[arg(long = "torch-snapshot", requires = "bundle")]
+    pub torch_snapshot: bool,
+    /// Keep what explains an out-of-memory death in DIR (created if missing):
+    /// --torch-snapshot's snapshots.
+    #[arg(long, value_name = "DIR")]
+    pub bundle: Option<PathBuf>,
     /// The command to run, after `--`, with its arguments.
     #[arg(last = true, required = true, value_name = "COMMAND")]
     pub command: Vec<OsString>,
