@@ -96,7 +96,7 @@ function __nvq_list_tokens
             printf '%s\t%s\n' 'memory.free' 'Memory still free for allocation.'
             printf '%s\t%s\n' 'memory.used.percent' 'memory.used as a share of memory.total, in percent with two decimals (memory.used.percent > 90 is "more than 90% full").'
             printf '%s\t%s\n' 'memory.percent' 'Same as memory.used.percent.'
-            printf '%s\t%s\n' 'memory.derived' '"Yes" when this row\'s memory.total, memory.used, memory.free and memory.used.percent are the system\'s memory, which a unified-memory GPU (DGX Spark\'s GB10, Jetson Thor) shares and for which NVML reports none: total MemTotal, free MemAvailable, used the difference (/proc/meminfo); "No" otherwise.'
+            printf '%s\t%s\n' 'memory.derived' 'Whether the memory figures are derived: "Yes" when this row\'s memory.total, memory.used, memory.free and memory.used.percent are the system\'s memory, which a unified-memory GPU (DGX Spark\'s GB10, Jetson Thor) shares and for which NVML reports none: total MemTotal, free MemAvailable, used the difference (/proc/meminfo); "No" otherwise.'
             printf '%s\t%s\n' 'compute_apps.count' 'How many compute processes the GPU runs now (the rows --query-compute-apps would list for it).'
             printf '%s\t%s\n' 'processes.count' 'Same as compute_apps.count.'
             printf '%s\t%s\n' 'compute_mode' 'Who may create compute contexts: "Default" (any number of processes), "Exclusive_Process" (one process), "Prohibited" (none).'

@@ -318,6 +318,45 @@ fn top_marks_the_systems_memory() {
         "{out}"
     );
     // A GPU with memory of its own has no mark.
-    let h100 = ok(&run(&scenario("h100_590_idle.toml"), false, &["top", "--once"]));
+    let h100 = ok(&run(
+        &scenario("h100_590_idle.toml"),
+        false,
+        &["top", "--once"],
+    ));
     assert!(!h100.contains("G*") && !h100.contains("system's"), "{h100}");
+}
+
+#[test]
+fn plot_says_a_logs_memory_was_the_systems() {
+    let dir = tempfile::tempdir().unwrap();
+    let svg = |log: &Path| {
+        let out = dir.path().join("m.svg");
+        let o = command(nvq_bin())
+            .args(["plot", log.to_str().unwrap(), "-o", out.to_str().unwrap()])
+            .output()
+            .unwrap();
+        ok(&o);
+        std::fs::read_to_string(out).unwrap()
+    };
+    // nvq mem's NDJSON log, and a CSV log of a query with the mark.
+    let query = "--query-gpu=timestamp,index,memory.used,memory.total,memory.derived";
+    for (what, format) in [("mem", "ndjson"), (query, "csv")] {
+        let log = |scenario: &Path, name: &str| {
+            let log = dir.path().join(format!("{name}.{format}"));
+            let f = format!("--format={format}");
+            let args = [what, "-lms", "50", "--count", "3", &f, "-f"];
+            let mut args = args.to_vec();
+            args.push(log.to_str().unwrap());
+            ok(&run(scenario, false, &args));
+            log
+        };
+        let picture = svg(&log(&gb10(), "gb10"));
+        assert!(
+            picture.contains("memory.derived Yes") && picture.contains("MemTotal - MemAvailable"),
+            "{format}: {picture}"
+        );
+        // A GPU with memory of its own: no such note.
+        let own = svg(&log(&scenario("h100_590_idle.toml"), "own"));
+        assert!(!own.contains("memory.derived"), "{format}");
+    }
 }

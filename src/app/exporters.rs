@@ -23,15 +23,9 @@ pub fn views() -> Vec<(&'static str, Vec<(QueryMode, &'static str)>)> {
     let mut stat = list(QueryMode::GPU, super::stat::GPU_FIELDS);
     stat.extend(list(QueryMode::COMPUTE_APPS, super::stat::PROC_FIELDS));
     views.push(("stat", stat));
-    let mut screen: Vec<_> = top::GPU_FIELDS
-        .iter()
-        .map(|f| (QueryMode::GPU, *f))
-        .collect();
-    screen.extend(
-        top::PROC_FIELDS
-            .iter()
-            .map(|f| (QueryMode::COMPUTE_APPS, *f)),
-    );
+    let (gpu, procs) = top::field_names();
+    let mut screen: Vec<_> = gpu.into_iter().map(|f| (QueryMode::GPU, f)).collect();
+    screen.extend(procs.into_iter().map(|f| (QueryMode::COMPUTE_APPS, f)));
     views.push(("top", screen));
     views
 }
