@@ -215,6 +215,32 @@ fn help_names(text: &str) -> Vec<String> {
         .collect()
 }
 
+/// In `--help-query-*`, as in nvidia-smi's, a line that begins with `"`
+/// names a field (`"name"` or `"name" or "alias"`): scripts and tests read
+/// the field list that way, so no description line may begin with a quote.
+#[test]
+fn only_a_fields_names_begin_a_help_line_with_a_quote() {
+    for mode in nvq_core::source::QueryMode::ALL.map(|m| m.option()) {
+        let help = nvq_ok(
+            &scenario("modes_h200_load.toml"),
+            &[&format!("--help-{mode}")],
+        );
+        let names = help.lines().filter(|l| l.starts_with('"'));
+        let mut seen = 0;
+        for line in names {
+            let quoted_names = line.split(" or ").all(|w| {
+                w.len() > 2
+                    && w.starts_with('"')
+                    && w.ends_with('"')
+                    && !w[1..w.len() - 1].contains([' ', '"'])
+            });
+            assert!(quoted_names, "{mode}: not a field's names: {line}");
+            seen += 1;
+        }
+        assert!(seen > 0, "{mode}: no field in\n{help}");
+    }
+}
+
 #[test]
 fn help_texts_follow_nvidia_smis_layout_in_our_words() {
     for (opt, file) in [

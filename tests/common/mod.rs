@@ -850,9 +850,3 @@ pub fn write_scenario(text: &str) -> tempfile::NamedTempFile {
     std::io::Write::write_all(&mut f, text.as_bytes()).unwrap();
     f
 }
-
-/// nvq against a scenario as a plain `std::process::Command`, not yet run:
-/// for tests that need to spawn, signal or time it (the hostile suites).
-pub fn std_cmd_on(sc: &Path, args: &[&str]) -> std::process::Command {
-    sim_command(Some(sc), args)
-}

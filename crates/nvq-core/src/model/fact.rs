@@ -1350,8 +1350,8 @@ impl Fact {
             .extension(),
             Fact::MemoryDerived => FieldInfo::new(
                 "memory.derived",
-                "\"Yes\" when this row's memory.total, memory.used, memory.free and \
-                 memory.used.percent are the system's memory, which a unified-memory GPU \
+                "Whether the memory figures are derived: \"Yes\" when this row's memory.total, \
+                 memory.used, memory.free and memory.used.percent are the system's memory, which a unified-memory GPU \
                  (DGX Spark's GB10, Jetson Thor) shares and for which NVML reports none: \
                  total MemTotal, free MemAvailable, used the difference (/proc/meminfo); \
                  \"No\" otherwise. Asking for it is what makes the query derive them: \
