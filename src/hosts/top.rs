@@ -48,6 +48,12 @@ fn names<const N: usize>(ids: [impl Into<ColumnId>; N]) -> Vec<&'static str> {
     ids.into_iter().map(|id| id.into().name()).collect()
 }
 
+/// The fields read of a node, by canonical name: `--query-gpu`'s and
+/// `--query-compute-apps`'s.
+pub fn field_names() -> (Vec<&'static str>, Vec<&'static str>) {
+    (names(GPU_FIELDS.map(|(f, _)| f)), names(PROC_FIELDS))
+}
+
 /// A node's GPUs (in its index order) and their processes, by `deadline`,
 /// on its kept connection.
 /// The GPUs of the node that missed its own deadline are [`Health::Late`]
@@ -72,12 +78,17 @@ pub fn read_top(
     }
     gpus.sort_by_key(|g| g.index);
     let proc_fields = names(PROC_FIELDS);
-    let (rows, _) = read_on(
+    let rows = match read_on(
         conn,
         QueryMode::COMPUTE_APPS.option(),
         &proc_fields,
         deadline,
-    )?;
+    ) {
+        Ok((rows, _)) => rows,
+        // An exporter without a process list: the GPUs still show.
+        Err(Failure::NoProcesses(_)) => Vec::new(),
+        Err(f) => return Err(f),
+    };
     let procs = rows
         .iter()
         .filter_map(|r| process(&name, r, &gpus))
