@@ -339,10 +339,10 @@ fn an_out_of_memory_error_is_reported_with_pytorchs_snapshot_in_the_bundle() {
     assert_eq!(o.status.code(), Some(1), "{e}");
     let line = e
         .lines()
-        .find(|l| l.starts_with("nvq run: PyTorch reported an out-of-memory error in PID "))
+        .find(|l| l.starts_with("nvq run: PyTorch ran out of memory in PID "))
         .unwrap_or_else(|| panic!("{e}"));
     let (_, path) = line
-        .split_once(" on its CUDA device 0; snapshot ")
+        .split_once(" on its CUDA device 0 (torch.cuda.OutOfMemoryError); snapshot ")
         .unwrap_or_else(|| panic!("{line}"));
     assert!(Path::new(path).starts_with(&bundle), "{line}");
     // The allocator's snapshot, as torch.cuda.memory._snapshot() gave it.
