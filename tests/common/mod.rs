@@ -7,10 +7,15 @@
 //!
 //! Every test file is a module of one binary (`tests/tests.rs`) and uses
 //! these as `crate::common`. Every process a test starts gets the one
-//! environment of [`test_env`]; nvq itself is started through
-//! [`sim_command`] or [`nvq_command`] (`tests/harness.rs` checks that no
-//! file starts it another way). Not every helper is used everywhere, hence
-//! the `dead_code` allowance.
+//! environment of [`test_env`]. nvq is run to its end by [`run`] (a
+//! scenario and arguments in, a [`Ran`] out: exit code, stdout and stderr
+//! as text, within [`RUN_LIMIT`]), [`run_on`] (a scenario's text), [`bare`]
+//! (no library) or [`as_nvidia_smi`]; a test that spawns, signals or times
+//! it builds it with [`sim_command`] or [`nvq_command`]. Scenarios come by
+//! name ([`scenario`]) or are generated ([`h100s`], [`write_scenario`]).
+//! `tests/harness.rs` checks that no file starts nvq another way or has a
+//! runner of its own. Not every helper is used everywhere, hence the
+//! `dead_code` allowance.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use assert_cmd::Command;
