@@ -485,12 +485,12 @@ pub fn parsed_scenario(path: &Path) -> nvml_sim::scenario::Scenario {
     nvml_sim::scenario::Scenario::from_file(path).expect("scenario parses")
 }
 
-/// [`nvq`] [`on_time`]: for a test whose samples must each keep their
+/// [`run`] [`on_time`]: for a test whose samples must each keep their
 /// deadline (a scenario whose values follow the clock, where a missed
 /// sample is a point missing from what the test reads).
-pub fn nvq_on_time<S: AsRef<std::ffi::OsStr>>(scenario: &Path, args: &[S]) -> Output {
+pub fn run_on_time<S: AsRef<std::ffi::OsStr>>(scenario: &Path, args: &[S]) -> Ran {
     let _on_time = on_time();
-    nvq(scenario, args)
+    run(scenario, args)
 }
 
 /// nvq's stdout, asserting a zero exit status and an empty stderr.
