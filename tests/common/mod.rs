@@ -20,7 +20,6 @@
 
 use assert_cmd::Command;
 use std::path::{Path, PathBuf};
-use std::process::Output;
 
 mod skip;
 pub use skip::{
@@ -355,11 +354,6 @@ pub fn sim_assert_cmd(scenario: Option<&Path>) -> Command {
     Command::from_std(sim_command::<&str>(scenario, &[]))
 }
 
-/// Run nvq against the simulator with a scenario.
-pub fn nvq<S: AsRef<std::ffi::OsStr>>(scenario: &Path, args: &[S]) -> Output {
-    sim_command(Some(scenario), args).output().expect("run nvq")
-}
-
 /// How long a test lets one run of [`run`] or [`ran`] last: a run that hangs
 /// is killed and fails its own test (its `code` is `None`) instead of
 /// holding the whole suite.
@@ -495,15 +489,16 @@ pub fn run_on_time<S: AsRef<std::ffi::OsStr>>(scenario: &Path, args: &[S]) -> Ra
 
 /// nvq's stdout, asserting a zero exit status and an empty stderr.
 pub fn nvq_ok<S: AsRef<std::ffi::OsStr>>(scenario: &Path, args: &[S]) -> String {
-    let out = nvq(scenario, args);
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let out = run(scenario, args);
     assert!(
-        out.status.success(),
-        "nvq failed ({:?}): {stderr}",
-        out.status
+        out.success(),
+        "{}: exit {:?}: {}",
+        out.args,
+        out.code,
+        out.stderr
     );
-    assert!(stderr.is_empty(), "unexpected stderr: {stderr}");
-    String::from_utf8(out.stdout).expect("utf-8 stdout")
+    assert!(out.stderr.is_empty(), "unexpected stderr: {}", out.stderr);
+    out.stdout
 }
 
 /// Does `s` look like nvidia-smi's timestamp (`YYYY/MM/DD HH:MM:SS.mmm`)?
