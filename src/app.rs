@@ -34,6 +34,7 @@ mod monitor;
 mod pmon;
 mod report;
 mod run;
+mod run_bundle;
 mod short;
 mod stat;
 

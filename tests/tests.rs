@@ -45,6 +45,7 @@ mod report_sections;
 mod report_unit;
 mod report_xml;
 mod run;
+mod run_verdicts;
 mod scripting;
 mod serve;
 mod summary_public;
