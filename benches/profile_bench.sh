@@ -3,9 +3,10 @@
 # (cargo's defaults, the README's first command) and `dist` (fat LTO, one
 # codegen unit: the .deb, the wheel, the benches). For each, in a target folder
 # of its own made empty first, one after the other:
-#   - the clean build's wall and CPU time (`cargo build --profile P
-#     --workspace --locked`, run under `nice`: the wall time includes whatever
-#     else the machine runs, so the load average is printed beside it);
+#   - the clean build's wall and CPU time of what the README's first command
+#     builds (`cargo build --profile P --locked`: the default members, nvq and
+#     the simulator; under `nice`: the wall time includes whatever else the
+#     machine runs, so the load average is printed beside it);
 #   - the sizes of nvq, nvq-top and libnvml_sim.so;
 # then, both builds done:
 #   - a one-shot query, `nvq --simulate --query-gpu=index,name,memory.used
@@ -31,7 +32,15 @@ for p in "${profiles[@]}"; do
   rm -rf "$dir"
   before=$(cut -d' ' -f1-3 /proc/loadavg)
   TIMEFORMAT='%R %U %S'
-  took=$( { time CARGO_TARGET_DIR=$dir nice cargo build -q --profile "$p" --workspace --locked >&2; } 2>&1 | tail -n 1)
+  # cargo's own messages go to a log of their own, printed when it fails: the
+  # time line alone is read from the group's stderr.
+  log=$dir.build.log
+  if ! took=$( { time CARGO_TARGET_DIR=$dir nice cargo build -q --profile "$p" --locked 2>"$log"; } 2>&1 ); then
+    echo "profile_bench: the $p build failed:" >&2
+    cat "$log" >&2
+    exit 1
+  fi
+  took=$(tail -n 1 <<<"$took")
   read -r real user sys <<<"$took"
   after=$(cut -d' ' -f1-3 /proc/loadavg)
   size() { printf '%.2f MiB' "$(echo "$(stat -c %s "$dir/$p/$1") / 1048576" | bc -l)"; }

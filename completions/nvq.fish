@@ -96,6 +96,7 @@ function __nvq_list_tokens
             printf '%s\t%s\n' 'memory.free' 'Memory still free for allocation.'
             printf '%s\t%s\n' 'memory.used.percent' 'memory.used as a share of memory.total, in percent with two decimals (memory.used.percent > 90 is "more than 90% full").'
             printf '%s\t%s\n' 'memory.percent' 'Same as memory.used.percent.'
+            printf '%s\t%s\n' 'memory.derived' 'Whether the memory figures are derived: "Yes" when this row\'s memory.total, memory.used, memory.free and memory.used.percent are the system\'s memory, which a unified-memory GPU (DGX Spark\'s GB10, Jetson Thor) shares and for which NVML reports none: total MemTotal, free MemAvailable, used the difference (/proc/meminfo); "No" otherwise.'
             printf '%s\t%s\n' 'compute_apps.count' 'How many compute processes the GPU runs now (the rows --query-compute-apps would list for it).'
             printf '%s\t%s\n' 'processes.count' 'Same as compute_apps.count.'
             printf '%s\t%s\n' 'compute_mode' 'Who may create compute contexts: "Default" (any number of processes), "Exclusive_Process" (one process), "Prohibited" (none).'
@@ -621,7 +622,7 @@ complete -c nvq -n "__fish_nvq_using_subcommand run" -l report-file -d 'Write th
 complete -c nvq -n "__fish_nvq_using_subcommand run" -l log -d 'Write every sample to FILE as NDJSON: per GPU and process, with the GPU\'s totals (-f\'s rules apply)' -r -F
 complete -c nvq -n "__fish_nvq_using_subcommand run" -l budget -d 'Fail the run (exit 24) when the job\'s memory on a GPU passes SIZE (16GiB, 512MiB, or 50% of the GPU)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand run" -l budget-action -d 'What passing --budget does: fail (once the command ended; default) or stop (SIGTERM, SIGKILL 10 s on)' -r
-complete -c nvq -n "__fish_nvq_using_subcommand run" -l bundle -d 'When the command dies of out-of-memory, keep a bundle in DIR (created if missing): the last 60 s of samples, the report, the table at the peak, the XID events' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand run" -l bundle -d 'When the command dies of out-of-memory, keep a bundle in DIR (created if missing): the last 60 s of samples, the report, the table at the peak, the XID events, --torch-snapshot\'s snapshots' -r -F
 complete -c nvq -n "__fish_nvq_using_subcommand run" -l trend-window -d 'nvq: measure rates and times to full over the last DURATION (default 10m; nvq run: all of the run after its warm-up)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand run" -l rising-for -d 'nvq: a value must have been rising for DURATION to count as rising steadily, a leak (default 5m)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand run" -l min-rise -d 'nvq: ... and have risen by at least SIZE over the window (default 256MiB)' -r
@@ -634,6 +635,8 @@ complete -c nvq -n "__fish_nvq_using_subcommand run" -l hosts-cert-file -d 'nvq:
 complete -c nvq -n "__fish_nvq_using_subcommand run" -l hosts-key-file -d 'nvq: the private key (PEM) of --hosts-cert-file' -r -F
 complete -c nvq -n "__fish_nvq_using_subcommand run" -l hosts-server-name -d 'nvq: the name https:// nodes\' certificates must hold, when not the host\'s own' -r
 complete -c nvq -n "__fish_nvq_using_subcommand run" -l nvml-lib -d 'nvq: load this NVML library instead of libnvidia-ml.so.1' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand run" -l torch -d 'Ask the job\'s PyTorch too: allocated, cached and outside PyTorch for each process (a module on PYTHONPATH; see docs/run.md)'
+complete -c nvq -n "__fish_nvq_using_subcommand run" -l torch-snapshot -d 'With --torch: record PyTorch\'s allocator history from CUDA\'s start and, on an out-of-memory error, keep its snapshot in the --bundle DIR (for pytorch.org/memory_viz)'
 complete -c nvq -n "__fish_nvq_using_subcommand run" -l simulate -d 'nvq: load the NVML simulator installed next to nvq (no GPU needed)'
 complete -c nvq -n "__fish_nvq_using_subcommand run" -s h -l help -d 'Print help'
 complete -c nvq -n "__fish_nvq_using_subcommand topo" -s i -l id -d 'GPUs (index, UUID, PCI bus id or serial): one with -n, a comma pair with -p' -r

@@ -40,17 +40,19 @@ def gib(n):
 class Control:
     """This process's control file: appended one whole line at a time."""
 
-    def __init__(self, directory):
+    def __init__(self, directory, sm=None):
         os.makedirs(directory, exist_ok=True)
         path = os.path.join(directory, str(os.getpid()))
         self.fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
         self.held = {}
+        self.sm = "" if sm is None else f" {sm}"
 
     def hold(self, gpu, nbytes):
         if self.held.get(gpu) == nbytes:
             return
         self.held[gpu] = nbytes
-        os.write(self.fd, f"{int(time.time() * 1000)} {gpu} {int(nbytes)}\n".encode())
+        sm = self.sm if nbytes else ""
+        os.write(self.fd, f"{int(time.time() * 1000)} {gpu} {int(nbytes)}{sm}\n".encode())
 
     def release(self):
         for gpu in list(self.held):
@@ -145,6 +147,7 @@ def main():
     p.add_argument("--orphan-workers", action="store_true",
                    help="start workers through a process that exits at once (re-parented)")
     p.add_argument("--oom-at", type=size, help="die of out-of-memory (exit 1) on reaching this")
+    p.add_argument("--sm", type=int, help="its SM utilization, percent (NVML's process samples)")
     p.add_argument("--worker-of", type=int, help=argparse.SUPPRESS)
     p.add_argument("--duration", type=float, help="seconds to run (default: until a signal)")
     p.add_argument("--exit", type=int, default=0, help="exit status after --duration (0)")
@@ -153,12 +156,14 @@ def main():
         p.error("no control directory: give --dir or set NVML_SIM_LIVE_DIR")
     if args.step_ms <= 0 or args.spike_ms < 0 or args.workers < 0 or args.saw_ms <= 0:
         p.error("--step-ms and --saw-ms must be positive, --spike-ms and --workers not negative")
+    if args.sm is not None and not 0 <= args.sm <= 100:
+        p.error("--sm is a percent, 0 to 100")
     # A terminal's ^C ends it as it would end a C program (by the signal, no traceback).
     signal.signal(signal.SIGINT, signal.SIG_DFL)
     if args.worker_of is not None:
         return worker(args)
 
-    ctl = Control(args.dir)
+    ctl = Control(args.dir, args.sm)
     children = start_workers(args)
     t0 = time.monotonic()
     spike = None

@@ -33,11 +33,13 @@ banner() {
 }
 trap banner EXIT
 cargo build --workspace
+# pynvml (nvidia-ml-py, unmodified) reads the simulator exactly as the scenario
+# says. First: the venv it makes (target/pyenv) is the python3 that the
+# README's pynvml commands run with in tests/readme.rs.
+scripts/pynvml-check.sh
 # (Its layers::the_layers_hold runs scripts/check-layers.py: layers without
 # cycles, SAFETY comments, NVML FFI only in the raw layer, line lengths.)
 cargo test --workspace
-# pynvml (nvidia-ml-py, unmodified) reads the simulator exactly as the scenario says.
-scripts/pynvml-check.sh
 # Prometheus output accepted by promtool (Debian's prometheus package).
 if need_tool promtool-check promtool "apt-get install prometheus"; then
   scripts/promtool-check.sh

@@ -433,9 +433,7 @@ fn check_nvq_words(case: &Case, r: &Run) -> Vec<String> {
 #[test]
 fn every_bad_input_gets_its_message_stream_and_exit_code() {
     let nvq = nvq_path();
-    let dir = tempfile::tempdir().unwrap();
-    let link = dir.path().join("nvidia-smi");
-    std::os::unix::fs::symlink(&nvq, &link).unwrap();
+    let (_dir, link) = common::nvidia_smi_link();
     let mut failures = Vec::new();
     for case in CASES {
         if case.code != 0 && nvidia_smi_text(&case.expect) {
@@ -459,9 +457,7 @@ fn every_bad_input_gets_its_message_stream_and_exit_code() {
 /// stdout, as nvidia-smi does; the exit codes stay the same.
 #[test]
 fn through_an_nvidia_smi_symlink_errors_go_to_stdout() {
-    let dir = tempfile::tempdir().unwrap();
-    let link = dir.path().join("nvidia-smi");
-    std::os::unix::fs::symlink(nvq_path(), &link).unwrap();
+    let (_dir, link) = common::nvidia_smi_link();
     let picks: Vec<&Case> = CASES
         .iter()
         .filter(|c| c.code != 0 && matches!(c.scenario, Scn::Default))

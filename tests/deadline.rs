@@ -8,33 +8,14 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use crate::common;
-use common::{delay, write_scenario};
+use common::{delay, h100s, sim_command, write_scenario};
 
 use std::io::Read;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
-const HEAD: &str = common::SIM_HEAD;
-
-fn device(i: usize) -> String {
-    common::h100(i, 21474836480)
-}
-
-/// `gpus` GPUs; those in `hung` take `ms` per temperature call.
-fn scenario(gpus: usize, hung: &[usize], ms: u64) -> tempfile::NamedTempFile {
-    let mut text = HEAD.to_string();
-    for i in 0..gpus {
-        text.push_str(&device(i));
-        if hung.contains(&i) {
-            text.push_str(&delay("nvmlDeviceGetTemperature", ms));
-        }
-    }
-    write_scenario(&text)
-}
-
-fn command(scenario: &tempfile::NamedTempFile, args: &[&str]) -> Command {
-    common::sim_command(Some(scenario.path()), args)
-}
+/// The call a hung GPU of these tests hangs in.
+const HUNG_CALL: &str = "nvmlDeviceGetTemperature";
 
 /// Wait for `child` up to `limit`; kill it if it is still running then.
 fn wait_for(child: &mut Child, limit: Duration) -> Option<std::process::ExitStatus> {
@@ -53,7 +34,7 @@ fn wait_for(child: &mut Child, limit: Duration) -> Option<std::process::ExitStat
 /// Run to the end (at most two minutes); (exit code, stdout, wall time).
 fn run_timed(scenario: &tempfile::NamedTempFile, args: &[&str]) -> (Option<i32>, String, Duration) {
     let t0 = Instant::now();
-    let mut child = command(scenario, args)
+    let mut child = sim_command(Some(scenario.path()), args)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -82,7 +63,9 @@ fn parse_ts(s: &str) -> f64 {
 /// last, behind all of them), at `-lms 100`: every sample comes out on its
 /// tick, the healthy GPU's row in each, `[Timeout]` for the hung ones.
 fn hung_gpus_at_2_hz(hung: usize) {
-    let sc = scenario(hung + 1, &(0..hung).collect::<Vec<_>>(), 60_000);
+    let sc = h100s(hung + 1)
+        .on(0..hung, &delay(HUNG_CALL, 60_000))
+        .write();
     let samples = 6;
     let (code, out, wall) = run(
         &sc,
@@ -156,9 +139,7 @@ fn sixty_four_hung_gpus_at_2_hz() {
 #[test]
 fn a_hung_handle_lookup_does_not_stop_the_loop() {
     let _turn = one_at_a_time();
-    let mut text = HEAD.to_string();
-    text.push_str(&device(0));
-    text.push_str(&device(1));
+    let mut text = h100s(2).text();
     text.push_str(
         "\n[[fault]]\nfunction = \"nvmlDeviceGetHandleByIndex_v2\"\ndelay_ms = 30000\nafter_calls = 1\n",
     );
@@ -193,7 +174,7 @@ fn a_hung_handle_lookup_does_not_stop_the_loop() {
 #[test]
 fn a_hung_call_in_the_summary_table_loop() {
     let _turn = one_at_a_time();
-    let sc = scenario(2, &[1], 30_000);
+    let sc = h100s(2).on([1], &delay(HUNG_CALL, 30_000)).write();
     let (code, out, wall) = run(&sc, &["-lms", "500", "--count", "5"]);
     assert_eq!(code, Some(0), "{out}");
     assert_eq!(out.matches("NVIDIA-SMI").count(), 5, "{out}");
@@ -211,7 +192,7 @@ fn a_hung_call_in_the_summary_table_loop() {
 #[test]
 fn a_slow_gpu_does_not_throttle_a_healthy_one() {
     let _turn = one_at_a_time();
-    let sc = scenario(2, &[1], 3_000);
+    let sc = h100s(2).on([1], &delay(HUNG_CALL, 3_000)).write();
     let samples = 10;
     let (code, out, _) = run(
         &sc,
@@ -269,7 +250,7 @@ fn spawn_and_signal_after(
     after: Duration,
     first: Option<&str>,
 ) -> (Child, Instant) {
-    let mut child = command(sc, args)
+    let mut child = sim_command(Some(sc.path()), args)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -290,7 +271,7 @@ fn spawn_and_signal_after(
 /// loop within one deadline (90 ms here; 1.5 s allowed), exit 0, with the
 /// summary.
 fn stop_during_a_hang(signal: i32) {
-    let sc = scenario(9, &(1..9).collect::<Vec<_>>(), 60_000);
+    let sc = h100s(9).on(1..9, &delay(HUNG_CALL, 60_000)).write();
     let args = [
         "--query-gpu=index,temperature.gpu",
         "--format=csv",
@@ -384,7 +365,7 @@ fn spawn_blocked_and_signal(
 /// with a reader that never reads again, nvq still ends within one deadline
 /// (0.9 s; 2.5 s allowed), exit 0.
 fn stop_during_a_blocked_write(signal: i32) {
-    let sc = scenario(4, &[], 0);
+    let sc = h100s(4).write();
     let args = wide_args();
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     // The reader reads again.
@@ -457,7 +438,7 @@ fn sighup_during_a_blocked_write() {
 #[test]
 fn until_timeout_ends_on_time_while_gpus_hang() {
     let _turn = one_at_a_time();
-    let sc = scenario(9, &(1..9).collect::<Vec<_>>(), 60_000);
+    let sc = h100s(9).on(1..9, &delay(HUNG_CALL, 60_000)).write();
     let (code, out, wall) = run(
         &sc,
         &[
@@ -526,16 +507,11 @@ fn threads_stay_bounded_beside_a_cpu_hog_and_random_stalls() {
     use std::sync::Arc;
     let _turn = one_at_a_time();
     let gpus = 8;
-    let mut text = HEAD.to_string();
-    for i in 0..gpus {
-        text.push_str(&device(i));
-        if i == 3 {
-            text.push_str(&delay("nvmlDeviceGetMemoryInfo_v2", 20));
-        }
-    }
-    let sc = write_scenario(&text);
-    let mut child = command(
-        &sc,
+    let sc = h100s(gpus)
+        .on([3], &delay("nvmlDeviceGetMemoryInfo_v2", 20))
+        .write();
+    let mut child = sim_command(
+        Some(sc.path()),
         &[
             "--query-gpu=index,memory.used,utilization.gpu",
             "--format=csv,noheader",
@@ -571,16 +547,27 @@ fn threads_stay_bounded_beside_a_cpu_hog_and_random_stalls() {
             })
         })
         .collect();
+    // The stalls, each a wait (0-39 ms) then a stop (5-79 ms), drawn by
+    // proptest from its fixed seed: the same schedule on every run.
+    let schedule = {
+        use proptest::strategy::{Strategy, ValueTree};
+        proptest::collection::vec((0..40u64, 5..80u64), 64)
+            .new_tree(&mut proptest::test_runner::TestRunner::deterministic())
+            .expect("a schedule")
+            .current()
+    };
     let stalls = {
         let done = Arc::clone(&done);
         std::thread::spawn(move || {
-            let mut rng = nvq_test_support::XorShift(0x5eed_1e55_u64);
             let mut stalls = 0;
-            while !done.load(Ordering::Relaxed) {
-                std::thread::sleep(Duration::from_millis(rng.below(40)));
+            for (wait, stop) in schedule.iter().cycle() {
+                if done.load(Ordering::Relaxed) {
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(*wait));
                 // SAFETY: signals to our own child, which is continued at once after.
                 unsafe { libc::kill(pid as i32, libc::SIGSTOP) };
-                std::thread::sleep(Duration::from_millis(5 + rng.below(75)));
+                std::thread::sleep(Duration::from_millis(*stop));
                 // SAFETY: as above.
                 unsafe { libc::kill(pid as i32, libc::SIGCONT) };
                 stalls += 1;

@@ -328,18 +328,9 @@ fn a_public_dmon_output_cell_for_cell() {
 /// `nvidia-smi dmon` through the symlink prints what `nvq dmon` prints.
 #[test]
 fn as_nvidia_smi_too() {
-    let dir = tempfile::tempdir().unwrap();
-    let link = dir.path().join("nvidia-smi");
-    std::os::unix::fs::symlink(common::nvq_bin(), &link).unwrap();
-    let out = common::command(&link)
-        .args(["dmon", "-c", "1", "-i", "1", "-s", "pu"])
-        .env("NVML_SIM_SCENARIO", mon4())
-        .env("NVQ_NVML_LIB", common::sim_lib())
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let want = nvq_ok(&mon4(), &["dmon", "-c", "1", "-i", "1", "-s", "pu"]);
-    assert_eq!(String::from_utf8(out.stdout).unwrap(), want);
+    let args = ["dmon", "-c", "1", "-i", "1", "-s", "pu"];
+    let out = common::as_nvidia_smi(&mon4(), &args).ok();
+    assert_eq!(out, nvq_ok(&mon4(), &args));
 }
 
 /// A reader that goes away ends the monitor quietly with exit 0, at once
@@ -408,19 +399,6 @@ fn a_hung_gpu_prints_late_rows_without_stalling_the_others() {
     );
 }
 
-/// Run `nvq` through a symlink named `nvidia-smi` on `mon_4gpu.toml`.
-fn as_nvidia_smi(args: &[&str]) -> std::process::Output {
-    let dir = tempfile::tempdir().unwrap();
-    let link = dir.path().join("nvidia-smi");
-    std::os::unix::fs::symlink(common::nvq_bin(), &link).unwrap();
-    common::command(&link)
-        .args(args)
-        .env("NVML_SIM_SCENARIO", mon4())
-        .env("NVQ_NVML_LIB", common::sim_lib())
-        .output()
-        .unwrap()
-}
-
 /// `nvidia-smi dmon --format csv`: nvidia-smi's own CSV (the same cells as
 /// its columns, `-` for a missing value), with `nounit` and `noheader` in
 /// any order; nvq run as itself keeps its typed CSV for the same spelling.
@@ -436,16 +414,21 @@ fn nvidia_smis_own_dmon_csv() {
         ("csv,nounit,noheader", " 1, 70, 31, -\n"),
         ("noheader,csv", " 1, 70, 31, -\n"),
     ] {
-        let out = as_nvidia_smi(&["dmon", "-c", "1", "-i", "1", "-s", "p", "--format", format]);
-        assert!(out.status.success(), "{format}");
-        assert_eq!(String::from_utf8(out.stdout).unwrap(), want, "{format}");
+        let out = common::as_nvidia_smi(
+            &mon4(),
+            &["dmon", "-c", "1", "-i", "1", "-s", "p", "--format", format],
+        );
+        assert!(out.success(), "{format}");
+        assert_eq!(out.stdout, want, "{format}");
     }
     // Every group, and the date and time columns first.
-    let out = as_nvidia_smi(&[
-        "dmon", "--format", "csv", "-s", "pucvmet", "-c", "1", "-i", "0", "-o", "DT",
-    ]);
-    let text = String::from_utf8(out.stdout).unwrap();
-    let lines: Vec<&str> = text.lines().collect();
+    let out = common::as_nvidia_smi(
+        &mon4(),
+        &[
+            "dmon", "--format", "csv", "-s", "pucvmet", "-c", "1", "-i", "0", "-o", "DT",
+        ],
+    );
+    let lines: Vec<&str> = out.stdout.lines().collect();
     assert_eq!(
         lines[0],
         "#Date, Time, gpu, pwr, gtemp, mtemp, sm, mem, enc, dec, jpg, ofa, mclk, pclk, pviol, tviol, fb, bar1, \
@@ -465,8 +448,11 @@ fn nvidia_smis_own_dmon_csv() {
     );
     // nvq's formats stay reachable: json under the nvidia-smi name, and
     // nvq's typed CSV under its own name.
-    let out = as_nvidia_smi(&["dmon", "-c", "1", "-i", "1", "-s", "p", "--format=json"]);
-    assert!(String::from_utf8(out.stdout).unwrap().contains("\"pwr\""));
+    let out = common::as_nvidia_smi(
+        &mon4(),
+        &["dmon", "-c", "1", "-i", "1", "-s", "p", "--format=json"],
+    );
+    assert!(out.stdout.contains("\"pwr\""));
     let own = nvq_ok(
         &mon4(),
         &["dmon", "-c", "1", "-i", "1", "-s", "p", "--format", "csv"],

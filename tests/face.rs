@@ -6,16 +6,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use crate::common;
-use common::{nvq, scenario, sim_lib};
-use std::process::{Command, Output};
-
-fn out(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn err(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
+use common::{as_nvidia_smi, bare, run, scenario, sim_lib};
+use std::process::Command;
 
 /// Four GPUs with processes.
 fn four() -> std::path::PathBuf {
@@ -33,85 +25,73 @@ fn gpus_of(text: &str) -> Vec<String> {
     g
 }
 
-/// nvq run through a symlink named `nvidia-smi`.
-fn nvidia_smi(scenario: &std::path::Path, args: &[&str]) -> Output {
-    let dir = tempfile::tempdir().unwrap();
-    let link = dir.path().join("nvidia-smi");
-    std::os::unix::fs::symlink(common::nvq_bin(), &link).unwrap();
-    common::command(&link)
-        .args(args)
-        .env("NVQ_NVML_LIB", sim_lib())
-        .env("NVML_SIM_SCENARIO", scenario)
-        .output()
-        .unwrap()
-}
-
 // 1. Options before a sub-command.
 
 #[test]
 fn id_before_a_monitor_selects_its_gpus() {
-    let o = nvq(&four(), &["-i", "0,1", "dmon", "-s", "m", "-c", "1"]);
-    assert!(o.status.success(), "{}", err(&o));
-    assert_eq!(gpus_of(&out(&o)), ["0", "1"]);
-    let o = nvq(&four(), &["-i", "3", "pmon", "-c", "1"]);
-    assert!(o.status.success(), "{}", err(&o));
-    assert_eq!(gpus_of(&out(&o)), ["3"]);
+    let o = run(&four(), &["-i", "0,1", "dmon", "-s", "m", "-c", "1"]);
+    assert!(o.success(), "{}", o.stderr);
+    assert_eq!(gpus_of(&o.stdout), ["0", "1"]);
+    let o = run(&four(), &["-i", "3", "pmon", "-c", "1"]);
+    assert!(o.success(), "{}", o.stderr);
+    assert_eq!(gpus_of(&o.stdout), ["3"]);
 }
 
 #[test]
 fn loop_count_and_format_before_dmon_apply_to_it() {
     // A fast loop, each sample under its deadline: on time (common::on_time).
     let _on_time = common::on_time();
-    let o = nvq(&four(), &["--count", "2", "-i", "0", "dmon", "-s", "u"]);
-    assert!(o.status.success(), "{}", err(&o));
-    let text = out(&o);
+    let o = run(&four(), &["--count", "2", "-i", "0", "dmon", "-s", "u"]);
+    assert!(o.success(), "{}", o.stderr);
+    let text = o.stdout;
     let data: Vec<&str> = text.lines().filter(|l| !l.starts_with('#')).collect();
     assert_eq!(data.len(), 2, "{text}");
-    let o = nvq(&four(), &["--format=json", "dmon", "-c", "1", "-i", "1"]);
-    assert!(o.status.success(), "{}", err(&o));
-    let v: serde_json::Value = serde_json::from_str(&out(&o)).unwrap();
+    let o = run(&four(), &["--format=json", "dmon", "-c", "1", "-i", "1"]);
+    assert!(o.success(), "{}", o.stderr);
+    let v: serde_json::Value = serde_json::from_str(&o.stdout).unwrap();
     assert_eq!(v.as_array().unwrap().len(), 1);
     // -lms after dmon, as the queries spell it.
-    let o = nvq(&four(), &["dmon", "-lms", "100", "-c", "2", "-i", "0"]);
-    assert!(o.status.success(), "{}", err(&o));
-    let o = nvq(&four(), &["-l", "1", "dmon", "-d", "2", "-c", "1"]);
-    assert_eq!(o.status.code(), Some(2));
+    let o = run(&four(), &["dmon", "-lms", "100", "-c", "2", "-i", "0"]);
+    assert!(o.success(), "{}", o.stderr);
+    let o = run(&four(), &["-l", "1", "dmon", "-d", "2", "-c", "1"]);
+    assert_eq!(o.code, Some(2));
     assert!(
-        err(&o).contains("given both before and after dmon"),
+        o.stderr.contains("given both before and after dmon"),
         "{}",
-        err(&o)
+        o.stderr
     );
 }
 
 #[test]
 fn an_option_that_means_nothing_to_the_sub_command_is_refused_by_name() {
-    let o = nvq(&scenario("topo_h100.toml"), &["-l", "1", "topo", "-m"]);
-    assert_eq!(o.status.code(), Some(2));
+    let o = run(&scenario("topo_h100.toml"), &["-l", "1", "topo", "-m"]);
+    assert_eq!(o.code, Some(2));
     assert!(
-        err(&o).contains("-l/--loop (or -lms) does not apply to topo"),
+        o.stderr
+            .contains("-l/--loop (or -lms) does not apply to topo"),
         "{}",
-        err(&o)
+        o.stderr
     );
-    assert!(out(&o).is_empty());
+    assert!(o.stdout.is_empty());
     // topo -i means what it means after topo: it needs -n or -p.
-    let o = nvq(&scenario("topo_h100.toml"), &["-i", "0", "topo", "-m"]);
-    assert_eq!(o.status.code(), Some(2));
-    assert!(err(&o).contains("-n or -p"), "{}", err(&o));
-    let o = nvq(&four(), &["--query-gpu=index", "dmon"]);
-    assert_eq!(o.status.code(), Some(2));
+    let o = run(&scenario("topo_h100.toml"), &["-i", "0", "topo", "-m"]);
+    assert_eq!(o.code, Some(2));
+    assert!(o.stderr.contains("-n or -p"), "{}", o.stderr);
+    let o = run(&four(), &["--query-gpu=index", "dmon"]);
+    assert_eq!(o.code, Some(2));
     assert!(
-        err(&o).contains("does not combine with dmon"),
+        o.stderr.contains("does not combine with dmon"),
         "{}",
-        err(&o)
+        o.stderr
     );
 }
 
 #[test]
 fn as_nvidia_smi_an_option_before_a_sub_command_makes_it_a_stray_word() {
-    let o = nvidia_smi(&four(), &["-i", "0", "dmon", "-c", "1"]);
-    assert_eq!(o.status.code(), Some(2));
+    let o = as_nvidia_smi(&four(), &["-i", "0", "dmon", "-c", "1"]);
+    assert_eq!(o.code, Some(2));
     assert_eq!(
-        out(&o),
+        o.stdout,
         "ERROR: Option dmon is not recognized. Please run 'nvidia-smi -h' for help.\n"
     );
 }
@@ -122,7 +102,7 @@ fn as_nvidia_smi_an_option_before_a_sub_command_makes_it_a_stray_word() {
 fn until_all_over_no_processes_holds_so_waiting_for_a_free_gpu_works() {
     let free = scenario("wait_free.toml");
     // GPU 1 runs a job for three samples, then it exits: the wait ends.
-    let o = nvq(
+    let o = run(
         &free,
         &[
             "--query-compute-apps=pid,used_memory",
@@ -137,15 +117,15 @@ fn until_all_over_no_processes_holds_so_waiting_for_a_free_gpu_works() {
             "5s",
         ],
     );
-    assert!(o.status.success(), "{}", err(&o));
-    let text = out(&o);
+    assert!(o.success(), "{}", o.stderr);
+    let text = o.stdout;
     let lines: Vec<&str> = text.lines().collect();
     assert!(
         !lines.is_empty() && lines.iter().all(|l| l.starts_with("5150, ")),
         "{lines:?}"
     );
     // GPU 0 is free already: one sample, nothing to list, exit 0.
-    let o = nvq(
+    let o = run(
         &free,
         &[
             "--query-compute-apps=pid",
@@ -156,10 +136,10 @@ fn until_all_over_no_processes_holds_so_waiting_for_a_free_gpu_works() {
             "pid > 0",
         ],
     );
-    assert!(o.status.success(), "{}", err(&o));
-    assert_eq!(out(&o), "");
+    assert!(o.success(), "{}", o.stderr);
+    assert_eq!(o.stdout, "");
     // --until needs a row that holds: over no rows it never does.
-    let o = nvq(
+    let o = run(
         &free,
         &[
             "--query-compute-apps=pid",
@@ -174,7 +154,7 @@ fn until_all_over_no_processes_holds_so_waiting_for_a_free_gpu_works() {
             "200ms",
         ],
     );
-    assert_eq!(o.status.code(), Some(21), "{}", err(&o));
+    assert_eq!(o.code, Some(21), "{}", o.stderr);
 }
 
 // 3. --summary apart from the data.
@@ -183,7 +163,7 @@ fn until_all_over_no_processes_holds_so_waiting_for_a_free_gpu_works() {
 fn summary_goes_to_stderr_and_keys_are_not_averaged() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("log.csv");
-    let o = nvq(
+    let o = run(
         &four(),
         &[
             "--query-gpu=index,temperature.gpu",
@@ -197,26 +177,27 @@ fn summary_goes_to_stderr_and_keys_are_not_averaged() {
             file.to_str().unwrap(),
         ],
     );
-    assert!(o.status.success(), "{}", err(&o));
+    assert!(o.success(), "{}", o.stderr);
     let data = std::fs::read_to_string(&file).unwrap();
     let lines: Vec<&str> = data.lines().collect();
     assert_eq!(lines[0], "index, temperature.gpu");
     assert_eq!(lines.len(), 1 + 3 * 4, "{data}");
     assert!(!data.contains("mean"));
-    let summary = err(&o);
+    let summary = o.stderr;
     assert!(
         summary.contains("gpu, statistic, index, temperature.gpu"),
         "{summary}"
     );
     assert!(summary.contains("\n2, mean, 2, "), "{summary}");
     // pmon's PIDs are keys too.
-    let o = nvq(
+    let o = run(
         &four(),
         &["pmon", "-c", "2", "-i", "0", "--summary", "--format=csv"],
     );
-    assert!(o.status.success(), "{}", err(&o));
-    assert!(!out(&o).contains("mean"));
-    let mean = err(&o)
+    assert!(o.success(), "{}", o.stderr);
+    assert!(!o.stdout.contains("mean"));
+    let mean = o
+        .stderr
         .lines()
         .find(|l| l.contains(", mean, "))
         .unwrap()
@@ -227,61 +208,58 @@ fn summary_goes_to_stderr_and_keys_are_not_averaged() {
 
 #[test]
 fn dmon_takes_the_scripting_flags() {
-    let o = nvq(
+    let o = run(
         &four(),
         &["dmon", "-s", "u", "-c", "1", "--where", "index == 2"],
     );
-    assert!(o.status.success(), "{}", err(&o));
-    assert_eq!(gpus_of(&out(&o)), ["2"]);
+    assert!(o.success(), "{}", o.stderr);
+    assert_eq!(gpus_of(&o.stdout), ["2"]);
 }
 
 // 8. nvq's own messages.
 
 #[test]
 fn usage_errors_are_nvqs_words_with_exit_2() {
-    let o = nvq(&four(), &["-i"]);
-    assert_eq!(o.status.code(), Some(2));
+    let o = run(&four(), &["-i"]);
+    assert_eq!(o.code, Some(2));
     assert!(
-        err(&o).starts_with("nvq: option --id needs a value"),
+        o.stderr.starts_with("nvq: option --id needs a value"),
         "{}",
-        err(&o)
+        o.stderr
     );
-    let o = nvq(&four(), &["-i", "0", "-i", "1"]);
-    assert_eq!(o.status.code(), Some(2));
+    let o = run(&four(), &["-i", "0", "-i", "1"]);
+    assert_eq!(o.code, Some(2));
     assert!(
-        err(&o).contains("cannot be used multiple times"),
+        o.stderr.contains("cannot be used multiple times"),
         "{}",
-        err(&o)
+        o.stderr
     );
-    let o = nvq(&four(), &["--format=json"]);
-    assert_eq!(o.status.code(), Some(2));
+    let o = run(&four(), &["--format=json"]);
+    assert_eq!(o.code, Some(2));
     assert!(
-        err(&o).contains("--format needs something to format"),
+        o.stderr.contains("--format needs something to format"),
         "{}",
-        err(&o)
+        o.stderr
     );
     for o in [
-        nvq(&four(), &["-i", "0", "-i", "1"]),
-        nvq(&four(), &["--format=json"]),
-        nvq(&four(), &["dmon", "--where", "nosuch > 1", "-c", "1"]),
-        nvq(&four(), &["--bogus"]),
+        run(&four(), &["-i", "0", "-i", "1"]),
+        run(&four(), &["--format=json"]),
+        run(&four(), &["dmon", "--where", "nosuch > 1", "-c", "1"]),
+        run(&four(), &["--bogus"]),
     ] {
-        assert!(!err(&o).contains("nvidia-smi -h"), "{}", err(&o));
+        assert!(!o.stderr.contains("nvidia-smi -h"), "{}", o.stderr);
     }
     // As nvidia-smi: nvidia-smi's text and exit code.
-    let o = nvidia_smi(&four(), &["-i"]);
-    assert_eq!(o.status.code(), Some(255));
-    assert!(out(&o).contains("Please run 'nvidia-smi -h' for help."));
+    let o = as_nvidia_smi(&four(), &["-i"]);
+    assert_eq!(o.code, Some(255));
+    assert!(o.stdout.contains("Please run 'nvidia-smi -h' for help."));
 }
 
 #[test]
 fn a_library_that_does_not_load_gets_nvqs_advice() {
-    let o = common::nvq_command()
-        .args(["--nvml-lib", "/etc/passwd", "-L"])
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(12));
-    let e = err(&o);
+    let o = bare(&["--nvml-lib", "/etc/passwd", "-L"]);
+    assert_eq!(o.code, Some(12));
+    let e = o.stderr;
     assert!(e.contains("/etc/passwd"), "{e}");
     assert!(
         e.contains("LD_LIBRARY_PATH") && e.contains("--simulate"),
@@ -294,104 +272,101 @@ fn a_library_that_does_not_load_gets_nvqs_advice() {
 
 #[test]
 fn misspelt_fields_formats_and_options_get_suggestions() {
-    let o = nvq(&four(), &["--query-gpu=index,memory.usd", "--format=csv"]);
-    assert_eq!(o.status.code(), Some(2));
+    let o = run(&four(), &["--query-gpu=index,memory.usd", "--format=csv"]);
+    assert_eq!(o.code, Some(2));
     assert!(
-        err(&o).contains("did you mean \"memory.used\"?"),
+        o.stderr.contains("did you mean \"memory.used\"?"),
         "{}",
-        err(&o)
+        o.stderr
     );
-    let o = nvq(&four(), &["--query-gpu=Memory.Used", "--format=csv"]);
-    assert!(err(&o).contains("\"memory.used\""), "{}", err(&o));
-    let o = nvq(
+    let o = run(&four(), &["--query-gpu=Memory.Used", "--format=csv"]);
+    assert!(o.stderr.contains("\"memory.used\""), "{}", o.stderr);
+    let o = run(
         &four(),
         &["--query-compute-apps=pid,used_mem", "--format=csv"],
     );
-    assert!(err(&o).contains("\"used_memory\""), "{}", err(&o));
-    let o = nvq(&four(), &["--query-gpu=index", "--format=cvs"]);
-    assert!(err(&o).contains("did you mean \"csv\"?"), "{}", err(&o));
-    let o = nvq(&four(), &["--query-gpu=index", "--formt=csv"]);
+    assert!(o.stderr.contains("\"used_memory\""), "{}", o.stderr);
+    let o = run(&four(), &["--query-gpu=index", "--format=cvs"]);
+    assert!(o.stderr.contains("did you mean \"csv\"?"), "{}", o.stderr);
+    let o = run(&four(), &["--query-gpu=index", "--formt=csv"]);
     assert!(
-        err(&o).contains("did you mean \"--format\"?"),
+        o.stderr.contains("did you mean \"--format\"?"),
         "{}",
-        err(&o)
+        o.stderr
     );
     // As nvidia-smi, stdout is nvidia-smi's text; the hint is on stderr.
-    let o = nvidia_smi(&four(), &["--query-gpu=memory.usd", "--format=csv"]);
+    let o = as_nvidia_smi(&four(), &["--query-gpu=memory.usd", "--format=csv"]);
     assert_eq!(
-        out(&o),
+        o.stdout,
         "Field \"memory.usd\" is not a valid field to query.\n\n"
     );
-    assert!(err(&o).contains("memory.used"));
+    assert!(o.stderr.contains("memory.used"));
 }
 
 // 10. Simulated output says so.
 
 #[test]
 fn version_under_the_simulator_says_so() {
-    let o = nvq(&four(), &["--version"]);
-    assert!(o.status.success(), "{}", err(&o));
-    assert!(out(&o).contains("simulator"), "{}", out(&o));
-    assert!(out(&o).contains("mon_4gpu.toml"), "{}", out(&o));
-    let o = nvq(&scenario("topo_h100.toml"), &["topo"]);
-    assert_eq!(o.status.code(), Some(2), "{}{}", out(&o), err(&o));
-    assert!(err(&o).contains("needs one of its options") && err(&o).contains("--matrix"));
-    assert!(out(&o).is_empty());
+    let o = run(&four(), &["--version"]);
+    assert!(o.success(), "{}", o.stderr);
+    assert!(o.stdout.contains("simulator"), "{}", o.stdout);
+    assert!(o.stdout.contains("mon_4gpu.toml"), "{}", o.stdout);
+    let o = run(&scenario("topo_h100.toml"), &["topo"]);
+    assert_eq!(o.code, Some(2), "{}{}", o.stdout, o.stderr);
+    assert!(o.stderr.contains("needs one of its options") && o.stderr.contains("--matrix"));
+    assert!(o.stdout.is_empty());
 }
 
 // 4. Short everyday commands, and a query without --format.
 
 #[test]
 fn a_query_without_format_prints_csv_into_a_pipe_and_nvq_format_sets_it() {
-    let o = nvq(&four(), &["--query-gpu=index,memory.used"]);
-    assert!(o.status.success(), "{}", err(&o));
+    let o = run(&four(), &["--query-gpu=index,memory.used"]);
+    assert!(o.success(), "{}", o.stderr);
     assert!(
-        out(&o).starts_with("index, memory.used [MiB]\n0, "),
+        o.stdout.starts_with("index, memory.used [MiB]\n0, "),
         "{}",
-        out(&o)
+        o.stdout
     );
-    let o = common::nvq_command()
-        .args(["--nvml-lib"])
-        .arg(sim_lib())
-        .args(["--query-gpu=index"])
-        .env("NVML_SIM_SCENARIO", four())
-        .env("NVQ_FORMAT", "json")
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", err(&o));
-    let v: serde_json::Value = serde_json::from_str(&out(&o)).unwrap();
+    let mut c = common::sim_command(Some(&four()), &["--query-gpu=index"]);
+    c.env("NVQ_FORMAT", "json");
+    let o = common::ran(c);
+    assert!(o.success(), "{}", o.stderr);
+    let v: serde_json::Value = serde_json::from_str(&o.stdout).unwrap();
     assert_eq!(v.as_array().unwrap().len(), 4);
     // As nvidia-smi, --format stays mandatory.
-    let o = nvidia_smi(&four(), &["--query-gpu=index"]);
-    assert_eq!(o.status.code(), Some(2));
+    let o = as_nvidia_smi(&four(), &["--query-gpu=index"]);
+    assert_eq!(o.code, Some(2));
 }
 
 #[test]
 fn mem_ps_and_busy_are_short_queries() {
-    let o = nvq(&four(), &["mem", "-i", "0"]);
-    assert!(o.status.success(), "{}", err(&o));
-    let text = out(&o);
+    let o = run(&four(), &["mem", "-i", "0"]);
+    assert!(o.success(), "{}", o.stderr);
+    let text = o.stdout;
     let mut lines = text.lines();
     assert_eq!(
         lines.next().unwrap(),
-        "index, name, memory.total [MiB], memory.used [MiB], memory.free [MiB], memory.used.percent [%]"
+        "index, name, memory.total [MiB], memory.used [MiB], memory.free [MiB], memory.used.percent [%], \
+         memory.derived"
     );
     assert_eq!(
         lines.next().unwrap(),
-        "0, NVIDIA H100 80GB HBM3, 81559 MiB, 1000 MiB, 80029 MiB, 1.23 %"
+        "0, NVIDIA H100 80GB HBM3, 81559 MiB, 1000 MiB, 80029 MiB, 1.23 %, No"
     );
-    let o = nvq(&four(), &["ps", "--format=csv,noheader"]);
-    assert!(o.status.success(), "{}", err(&o));
-    let gpus: Vec<String> = out(&o)
+    let o = run(&four(), &["ps", "--format=csv,noheader"]);
+    assert!(o.success(), "{}", o.stderr);
+    let gpus: Vec<String> = o
+        .stdout
         .lines()
         .map(|l| l.split(", ").next().unwrap().to_string())
         .collect();
     assert!(
         gpus.contains(&"0".to_string()) && gpus.contains(&"2".to_string()),
         "{}",
-        out(&o)
+        o.stdout
     );
-    let o = nvq(
+    let o = run(
         &four(),
         &[
             "busy",
@@ -400,15 +375,16 @@ fn mem_ps_and_busy_are_short_queries() {
             "--format=csv,noheader",
         ],
     );
-    assert!(o.status.success(), "{}", err(&o));
-    let busy: Vec<String> = out(&o)
+    assert!(o.success(), "{}", o.stderr);
+    let busy: Vec<String> = o
+        .stdout
         .lines()
         .map(|l| l.split(", ").next().unwrap().to_string())
         .collect();
     assert_eq!(busy, ["0", "2"]);
     // They are nvq's words, not nvidia-smi's.
-    let o = nvidia_smi(&four(), &["mem"]);
-    assert_eq!(o.status.code(), Some(2));
+    let o = as_nvidia_smi(&four(), &["mem"]);
+    assert_eq!(o.code, Some(2));
 }
 
 #[test]
@@ -416,16 +392,16 @@ fn wait_runs_the_command_once_the_gpu_is_free_and_passes_its_status() {
     // A fast loop, each sample under its deadline: on time (common::on_time).
     let _on_time = common::on_time();
     let free = scenario("wait_free.toml");
-    let o = nvq(
+    let o = run(
         &free,
         &["wait", "-i", "1", "-lms", "20", "--", "sh", "-c", "exit 7"],
     );
-    assert_eq!(o.status.code(), Some(7), "{}", err(&o));
-    assert_eq!(out(&o), "");
+    assert_eq!(o.code, Some(7), "{}", o.stderr);
+    assert_eq!(o.stdout, "");
     // A GPU that never gets free: exit 21, the command is not run.
     let dir = tempfile::tempdir().unwrap();
     let mark = dir.path().join("ran");
-    let o = nvq(
+    let o = run(
         &four(),
         &[
             "wait",
@@ -440,7 +416,7 @@ fn wait_runs_the_command_once_the_gpu_is_free_and_passes_its_status() {
             mark.to_str().unwrap(),
         ],
     );
-    assert_eq!(o.status.code(), Some(21), "{}", err(&o));
+    assert_eq!(o.code, Some(21), "{}", o.stderr);
     assert!(!mark.exists());
 }
 
@@ -448,16 +424,20 @@ fn wait_runs_the_command_once_the_gpu_is_free_and_passes_its_status() {
 
 #[test]
 fn gpu_index_process_count_and_memory_percent() {
-    let o = nvq(
+    let o = run(
         &four(),
         &[
             "--query-compute-apps=gpu_index,pid",
             "--format=csv,noheader",
         ],
     );
-    assert!(o.status.success(), "{}", err(&o));
-    assert!(out(&o).lines().any(|l| l.starts_with("2, ")), "{}", out(&o));
-    let o = nvq(
+    assert!(o.success(), "{}", o.stderr);
+    assert!(
+        o.stdout.lines().any(|l| l.starts_with("2, ")),
+        "{}",
+        o.stdout
+    );
+    let o = run(
         &four(),
         &[
             "--query-gpu=index,compute_apps.count,memory.used.percent",
@@ -466,8 +446,8 @@ fn gpu_index_process_count_and_memory_percent() {
             "0",
         ],
     );
-    assert_eq!(out(&o), "0, 2, 1.23\n");
-    let o = nvq(
+    assert_eq!(o.stdout, "0, 2, 1.23\n");
+    let o = run(
         &four(),
         &[
             "--query-gpu=index",
@@ -476,13 +456,17 @@ fn gpu_index_process_count_and_memory_percent() {
             "memory.used < 90%",
         ],
     );
-    assert_eq!(o.status.code(), Some(2));
-    assert!(err(&o).contains("memory.used.percent < 90"), "{}", err(&o));
+    assert_eq!(o.code, Some(2));
+    assert!(
+        o.stderr.contains("memory.used.percent < 90"),
+        "{}",
+        o.stderr
+    );
     // Under the name nvidia-smi, nvq's fields are unknown, as nvidia-smi has them.
-    let o = nvidia_smi(&four(), &["--query-compute-apps=gpu_index", "--format=csv"]);
-    assert_eq!(o.status.code(), Some(2));
+    let o = as_nvidia_smi(&four(), &["--query-compute-apps=gpu_index", "--format=csv"]);
+    assert_eq!(o.code, Some(2));
     assert_eq!(
-        out(&o),
+        o.stdout,
         "Field \"gpu_index\" is not a valid field to query.\n\n"
     );
 }
@@ -491,9 +475,9 @@ fn gpu_index_process_count_and_memory_percent() {
 
 #[test]
 fn half_a_second_suggests_lms() {
-    let o = nvq(&four(), &["--query-gpu=index", "-l", "0.5"]);
-    assert_eq!(o.status.code(), Some(2));
-    assert!(err(&o).contains("-lms 500"), "{}", err(&o));
+    let o = run(&four(), &["--query-gpu=index", "-l", "0.5"]);
+    assert_eq!(o.code, Some(2));
+    assert!(o.stderr.contains("-lms 500"), "{}", o.stderr);
 }
 
 // 7. Timestamps for plotting.
@@ -504,7 +488,7 @@ fn an_epoch_timestamp_field_and_ndjson_carries_one() {
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()
         .as_secs_f64();
-    let o = nvq(
+    let o = run(
         &four(),
         &[
             "--query-gpu=timestamp.epoch,index",
@@ -513,13 +497,13 @@ fn an_epoch_timestamp_field_and_ndjson_carries_one() {
             "0",
         ],
     );
-    assert!(o.status.success(), "{}", err(&o));
-    let text = out(&o);
+    assert!(o.success(), "{}", o.stderr);
+    let text = o.stdout;
     let (epoch, index) = text.trim_end().split_once(", ").unwrap();
     let epoch: f64 = epoch.parse().unwrap();
     assert!((epoch - before).abs() < 60.0, "{epoch} vs {before}");
     assert_eq!(index, "0");
-    let o = nvq(
+    let o = run(
         &four(),
         &[
             "--query-gpu=index,memory.used",
@@ -528,12 +512,12 @@ fn an_epoch_timestamp_field_and_ndjson_carries_one() {
             "1",
         ],
     );
-    assert!(o.status.success(), "{}", err(&o));
-    let v: serde_json::Value = serde_json::from_str(out(&o).trim_end()).unwrap();
+    assert!(o.success(), "{}", o.stderr);
+    let v: serde_json::Value = serde_json::from_str(o.stdout.trim_end()).unwrap();
     let t = v["timestamp.epoch"].as_f64().unwrap();
     assert!((t - before).abs() < 60.0, "{v}");
     // In a loop, a GPU's rows carry increasing times.
-    let o = nvq(
+    let o = run(
         &four(),
         &[
             "--query-gpu=timestamp.epoch",
@@ -546,11 +530,11 @@ fn an_epoch_timestamp_field_and_ndjson_carries_one() {
             "3",
         ],
     );
-    let times: Vec<f64> = out(&o).lines().map(|l| l.parse().unwrap()).collect();
+    let times: Vec<f64> = o.stdout.lines().map(|l| l.parse().unwrap()).collect();
     assert!(times.windows(2).all(|w| w[1] > w[0]), "{times:?}");
     // Under the name nvidia-smi it is no field.
-    let o = nvidia_smi(&four(), &["--query-gpu=timestamp.epoch", "--format=csv"]);
-    assert_eq!(o.status.code(), Some(2));
+    let o = as_nvidia_smi(&four(), &["--query-gpu=timestamp.epoch", "--format=csv"]);
+    assert_eq!(o.code, Some(2));
 }
 
 // 12. The man page.
@@ -574,7 +558,7 @@ fn the_man_page_has_examples_expressions_and_the_environment() {
         page.contains("nvq wait \\-i 1 \\-\\- python train.py") || page.contains("nvq wait -i 1"),
         "wait example"
     );
-    let help = out(&nvq(&four(), &["--help"]));
+    let help = run(&four(), &["--help"]).stdout;
     assert!(help.contains("NVML_SIM_SCENARIO"), "{help}");
 }
 
@@ -594,14 +578,13 @@ fn every_man_page_example_runs() {
         if words.iter().any(|w| w == "-l") && !words.iter().any(|w| w == "--count") {
             words.splice(0..0, ["--count".to_string(), "2".to_string()]);
         }
-        let o = common::nvq_command()
-            .current_dir(dir.path())
+        let mut c = common::nvq_command();
+        c.current_dir(dir.path())
             .env("NVQ_NVML_LIB", sim_lib())
             .env("NVML_SIM_SCENARIO", four())
-            .args(&words)
-            .output()
-            .unwrap();
-        assert!(o.status.success(), "{what} {line}: {}", err(&o));
+            .args(&words);
+        let o = common::ran(c);
+        assert!(o.success(), "{what} {line}: {}", o.stderr);
     }
 }
 
@@ -644,9 +627,9 @@ fn a_scenario_typo_suggests_the_key() {
         "driver_version = \"580.82.07\"\n[[device]]\nname = \"x\"\nmemroy = { total = 1 }\n",
     )
     .unwrap();
-    let o = nvq(&sc, &["-L"]);
-    assert_eq!(o.status.code(), Some(255));
-    let e = err(&o);
+    let o = run(&sc, &["-L"]);
+    assert_eq!(o.code, Some(255));
+    let e = o.stderr;
     assert!(
         e.contains("unknown field `memroy`; did you mean `memory`?"),
         "{e}"
@@ -671,11 +654,12 @@ fn simulated_examples_work_without_a_checkout() {
             Some(s) => c.env("NVML_SIM_SCENARIO", s),
             None => c.env_remove("NVML_SIM_SCENARIO"),
         };
-        c.output().unwrap()
+        common::ran(c)
     };
     let o = run(None, &["topo", "-m"]);
-    assert!(o.status.success(), "{}", err(&o));
-    let gpu0 = out(&o)
+    assert!(o.success(), "{}", o.stderr);
+    let gpu0 = o
+        .stdout
         .lines()
         .find(|l| l.starts_with("GPU0"))
         .unwrap_or_default()
@@ -683,7 +667,7 @@ fn simulated_examples_work_without_a_checkout() {
     assert!(
         gpu0.contains("NODE") && gpu0.contains("0-31"),
         "built-in topo -m: {}",
-        out(&o)
+        o.stdout
     );
     for (name, args, want) in [
         ("pcie_8gpu_2numa", &["topo", "-m"][..], "PIX"),
@@ -691,13 +675,13 @@ fn simulated_examples_work_without_a_checkout() {
         ("dgx_h100_8gpu", &["nvlink", "-s", "-i", "0"][..], "Link 0"),
     ] {
         let o = run(Some(name), args);
-        assert!(o.status.success(), "{name} {args:?}: {}", err(&o));
-        assert!(out(&o).contains(want), "{name} {args:?}: {}", out(&o));
+        assert!(o.success(), "{name} {args:?}: {}", o.stderr);
+        assert!(o.stdout.contains(want), "{name} {args:?}: {}", o.stdout);
     }
     // A name that is neither a file nor a built-in machine lists the names.
     let o = run(Some("pcie_8gpu"), &["topo", "-m"]);
-    assert!(!o.status.success());
-    assert!(err(&o).contains("pcie_8gpu_2numa"), "{}", err(&o));
+    assert!(!o.success());
+    assert!(o.stderr.contains("pcie_8gpu_2numa"), "{}", o.stderr);
 }
 
 /// `nvq stat`: gpustat's view, one line per GPU with its processes; a
@@ -724,10 +708,10 @@ fn stat_prints_one_line_per_gpu_with_its_processes() {
         ),
     ) + &gpu(2, 0, "");
     std::fs::write(&file, text).unwrap();
-    let o = nvq(&file, &["stat"]);
-    assert!(o.status.success(), "{}", err(&o));
+    let o = run(&file, &["stat"]);
+    assert!(o.success(), "{}", o.stderr);
     let user = String::from_utf8(Command::new("id").arg("-un").output().unwrap().stdout).unwrap();
-    let text = out(&o);
+    let text = o.stdout;
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(
         lines,
@@ -738,14 +722,14 @@ fn stat_prints_one_line_per_gpu_with_its_processes() {
         ],
         "{text}"
     );
-    let o = nvq(&file, &["stat", "-i", "1"]);
-    assert_eq!(out(&o).lines().count(), 1, "{}", out(&o));
-    assert!(out(&o).starts_with("[1] "), "{}", out(&o));
+    let o = run(&file, &["stat", "-i", "1"]);
+    assert_eq!(o.stdout.lines().count(), 1, "{}", o.stdout);
+    assert!(o.stdout.starts_with("[1] "), "{}", o.stdout);
     // A loop or a format is no option of stat: refused by name.
-    let o = nvq(&file, &["stat", "-l", "1"]);
-    assert_eq!(o.status.code(), Some(2), "{}", err(&o));
+    let o = run(&file, &["stat", "-l", "1"]);
+    assert_eq!(o.code, Some(2), "{}", o.stderr);
     // nvq's word, not nvidia-smi's.
-    let o = nvidia_smi(&file, &["stat"]);
-    assert_eq!(o.status.code(), Some(2));
-    assert!(!out(&o).contains("[0]"), "{}", out(&o));
+    let o = as_nvidia_smi(&file, &["stat"]);
+    assert_eq!(o.code, Some(2));
+    assert!(!o.stdout.contains("[0]"), "{}", o.stdout);
 }

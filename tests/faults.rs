@@ -5,65 +5,21 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use crate::common;
-use common::sim_lib;
+use common::run_on;
 
 use assert_cmd::Command;
 use nvq_core::nvml::NvmlCode;
 
 // ---------------------------------------------------------------- helpers
 
-struct Out {
-    code: Option<i32>,
-    stdout: String,
-    stderr: String,
+/// A run's rows: its lines, split into cells.
+fn rows_of(out: &str) -> Vec<Vec<String>> {
+    out.lines()
+        .map(|l| l.split(", ").map(str::to_string).collect())
+        .collect()
 }
 
-impl Out {
-    fn rows(&self) -> Vec<Vec<String>> {
-        self.stdout
-            .lines()
-            .map(|l| l.split(", ").map(str::to_string).collect())
-            .collect()
-    }
-
-    /// No panic text anywhere, whole lines only.
-    fn assert_clean(&self, what: &str) {
-        for s in [&self.stdout, &self.stderr] {
-            assert!(
-                !s.contains("panicked") && !s.contains("this is a bug"),
-                "{what}: panic: {s}"
-            );
-        }
-        assert!(
-            self.stdout.is_empty() || self.stdout.ends_with('\n'),
-            "{what}: half a line on stdout: {:?}",
-            self.stdout
-        );
-    }
-}
-
-/// Run nvq against the simulator with this scenario text.
-fn nvq(scenario: &str, args: &[&str]) -> Out {
-    let mut f = tempfile::Builder::new().suffix(".toml").tempfile().unwrap();
-    std::io::Write::write_all(&mut f, scenario.as_bytes()).unwrap();
-    let out = Command::from_std(common::nvq_command())
-        .env("NVML_SIM_SCENARIO", f.path())
-        .arg("--nvml-lib")
-        .arg(sim_lib())
-        .args(args)
-        .timeout(std::time::Duration::from_secs(120))
-        .output()
-        .unwrap();
-    let o = Out {
-        code: out.status.code(),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    };
-    o.assert_clean(&format!("{args:?}"));
-    o
-}
-
-const HEAD: &str = "driver_version = \"580.82.07\"\nnvml_version = \"13.580.82.07\"\n";
+const HEAD: &str = common::SIM_HEAD;
 
 /// A GPU with everything every query mode reads: one compute process, one
 /// accounted process, one retired page, remapped rows, one clock pair.
@@ -269,15 +225,15 @@ fn every_error_code_on_one_call_gives_its_token_and_leaves_the_rest_intact() {
             .filter(|c| !cf.skip.contains(c))
             .collect();
         let (clean, faulty) = cell_fault_scenario(cf.function, &codes);
-        let base = nvq(&clean, cf.args);
-        let got = nvq(&faulty, cf.args);
+        let base = run_on(&clean, cf.args).whole();
+        let got = run_on(&faulty, cf.args).whole();
         let what = format!("{} on {}", cf.function, cf.args[0]);
         assert_eq!(base.code, Some(0), "{what}: {}", base.stderr);
         assert_eq!(got.code, Some(0), "{what}: {}", got.stderr);
         assert!(got.stderr.is_empty(), "{what}: {}", got.stderr);
         // Compare whole lines: some NVML strings contain ", " themselves
         // (code 22), and nvidia-smi's CSV does not quote.
-        let base_rows = base.rows();
+        let base_rows = rows_of(&base.stdout);
         let got_lines: Vec<&str> = got.stdout.lines().collect();
         let ndev = codes.len() + 1;
         assert_eq!(base_rows.len() % ndev, 0, "{what}: {}", base.stdout);
@@ -325,13 +281,14 @@ fn process_names_that_cannot_be_read() {
     }
     // A process that has gone between the listing and the name lookup.
     text.push_str(&device(codes.len()).replace("name = \"python3\"\n", ""));
-    let out = nvq(
+    let out = run_on(
         &text,
         &[
             "--query-compute-apps=pid,process_name,used_memory",
             "--format=csv,noheader",
         ],
-    );
+    )
+    .whole();
     assert_eq!(out.code, Some(0), "{}", out.stderr);
     let lines: Vec<&str> = out.stdout.lines().collect();
     assert_eq!(lines.len(), codes.len() + 1, "{}", out.stdout);
@@ -403,7 +360,7 @@ fn init_failures_in_every_mode() {
         };
         let text = format!("{HEAD}init_fault = {value}\n{}", device(0));
         for args in invocations {
-            let out = nvq(&text, args);
+            let out = run_on(&text, args).whole();
             let what = format!("{fault} {args:?}");
             assert_eq!(out.code, Some(*code), "{what}: {}", out.stderr);
             assert!(out.stdout.is_empty(), "{what}: {}", out.stdout);
@@ -455,9 +412,9 @@ fn one_gpu_of_four_lost_in_a_one_shot_query() {
         "--query-gpu=index,name,uuid,temperature.gpu,power.draw,memory.used",
         "--format=csv,noheader",
     ];
-    let out = nvq(&text, &args);
+    let out = run_on(&text, &args).whole();
     assert_eq!(out.code, Some(0), "{}", out.stderr);
-    let rows = out.rows();
+    let rows = rows_of(&out.stdout);
     assert_eq!(rows.len(), 4, "{}", out.stdout);
     for (i, row) in rows.iter().enumerate() {
         assert_eq!(row[0], i.to_string());
@@ -479,9 +436,9 @@ fn one_gpu_of_four_lost_in_a_one_shot_query() {
             "--format=csv,noheader",
         ],
     ] {
-        let out = nvq(&text, &args);
+        let out = run_on(&text, &args).whole();
         assert_eq!(out.code, Some(0), "{args:?}: {}", out.stderr);
-        let rows = out.rows();
+        let rows = rows_of(&out.stdout);
         for i in [0usize, 1, 3] {
             let uuid = format!("GPU-00000000-0000-4000-8000-{i:012x}");
             assert!(
@@ -497,7 +454,7 @@ fn one_gpu_of_four_lost_in_a_one_shot_query() {
         );
     }
     // -L names the lost GPU and lists the others.
-    let out = nvq(&text, &["-L"]);
+    let out = run_on(&text, &["-L"]).whole();
     assert_eq!(out.stdout.lines().count(), 4, "{}", out.stdout);
 }
 
@@ -505,7 +462,7 @@ fn one_gpu_of_four_lost_in_a_one_shot_query() {
 fn one_gpu_of_four_lost_inside_a_loop() {
     // GPU 2 answers its first few calls, then falls off the bus.
     let text = four_gpus_one_lost(6);
-    let out = nvq(
+    let out = run_on(
         &text,
         &[
             "--query-gpu=index,temperature.gpu,power.draw",
@@ -518,9 +475,10 @@ fn one_gpu_of_four_lost_inside_a_loop() {
             "--count",
             "5",
         ],
-    );
+    )
+    .whole();
     assert_eq!(out.code, Some(0), "{}", out.stderr);
-    let rows = out.rows();
+    let rows = rows_of(&out.stdout);
     assert_eq!(rows.len(), 20, "{}", out.stdout);
     let mut lost_seen = false;
     for (k, row) in rows.iter().enumerate() {
@@ -564,7 +522,7 @@ fn an_older_driver_without_newer_symbols_falls_back() {
         "--query-compute-apps=gpu_uuid,pid,process_name,used_memory",
         "--format=csv,noheader",
     ];
-    let want = nvq(&clean, &args).stdout;
+    let want = run_on(&clean, &args).whole().stdout;
     assert_eq!(want.lines().count(), 2);
     for syms in [
         &["nvmlDeviceGetComputeRunningProcesses_v3"][..],
@@ -573,7 +531,7 @@ fn an_older_driver_without_newer_symbols_falls_back() {
             "nvmlDeviceGetComputeRunningProcesses_v2",
         ][..],
     ] {
-        let out = nvq(&absent(syms), &args);
+        let out = run_on(&absent(syms), &args).whole();
         assert_eq!(out.code, Some(0));
         assert_eq!(out.stdout, want, "{syms:?}");
     }
@@ -585,7 +543,7 @@ fn an_older_driver_without_newer_symbols_falls_back() {
         "--format=csv,noheader",
     ];
     let v1 = "81559 MiB, 21021 MiB, NVIDIA H100 80GB HBM3";
-    let out = nvq(&absent(&["nvmlDeviceGetMemoryInfo_v2"]), &args);
+    let out = run_on(&absent(&["nvmlDeviceGetMemoryInfo_v2"]), &args).whole();
     assert_eq!(out.code, Some(0), "{}", out.stderr);
     assert_eq!(out.stdout, format!("0, {v1}\n1, {v1}\n"));
     let text = format!(
@@ -594,16 +552,17 @@ fn an_older_driver_without_newer_symbols_falls_back() {
         fault("nvmlDeviceGetMemoryInfo_v2", 25),
         device(1)
     );
-    let out = nvq(&text, &args);
+    let out = run_on(&text, &args).whole();
     assert_eq!(
         out.stdout,
         format!("0, {v1}\n1, 81559 MiB, 20480 MiB, NVIDIA H100 80GB HBM3\n")
     );
     // Both missing: nothing to fall back to.
-    let out = nvq(
+    let out = run_on(
         &absent(&["nvmlDeviceGetMemoryInfo_v2", "nvmlDeviceGetMemoryInfo"]),
         &args,
-    );
+    )
+    .whole();
     let nf = "[Function Not Found]";
     assert_eq!(
         out.stdout,
@@ -615,15 +574,16 @@ fn an_older_driver_without_newer_symbols_falls_back() {
         "--query-gpu=index,clocks_event_reasons.supported,clocks_event_reasons.active",
         "--format=csv,noheader",
     ];
-    let base = nvq(&clean, &args);
+    let base = run_on(&clean, &args).whole();
     assert_eq!(base.code, Some(0), "{}", base.stderr);
-    let out = nvq(
+    let out = run_on(
         &absent(&[
             "nvmlDeviceGetCurrentClocksEventReasons",
             "nvmlDeviceGetSupportedClocksEventReasons",
         ]),
         &args,
-    );
+    )
+    .whole();
     assert_eq!(out.code, Some(0), "{}", out.stderr);
     assert_eq!(out.stdout, base.stdout);
 }
@@ -639,13 +599,14 @@ fn a_clock_list_that_answers_insufficient_size_without_a_count() {
         device(0),
         fault("nvmlDeviceGetSupportedGraphicsClocks", 7)
     );
-    let out = nvq(
+    let out = run_on(
         &text,
         &[
             "--query-supported-clocks=memory,graphics",
             "--format=csv,noheader",
         ],
-    );
+    )
+    .whole();
     assert_eq!(out.stdout, "2619 MHz, [Insufficient Size]\n");
 }
 
@@ -677,7 +638,7 @@ fn a_hung_call_in_a_loop_times_out_without_stalling_the_other_gpus() {
     let _on_time = common::on_time();
     let text = four_gpus_one_slow(60_000, 1);
     let t0 = std::time::Instant::now();
-    let out = nvq(
+    let out = run_on(
         &text,
         &[
             "--query-gpu=index,uuid,temperature.gpu",
@@ -687,7 +648,8 @@ fn a_hung_call_in_a_loop_times_out_without_stalling_the_other_gpus() {
             "--count",
             "5",
         ],
-    );
+    )
+    .whole();
     let took = t0.elapsed();
     assert!(
         took < std::time::Duration::from_secs(30),
@@ -728,7 +690,7 @@ fn a_hung_call_in_a_loop_times_out_without_stalling_the_other_gpus() {
 #[test]
 fn a_hung_call_keeps_each_sample_whole_in_other_formats() {
     let text = four_gpus_one_slow(60_000, 0);
-    let out = nvq(
+    let out = run_on(
         &text,
         &[
             "--query-gpu=index,temperature.gpu",
@@ -738,7 +700,8 @@ fn a_hung_call_keeps_each_sample_whole_in_other_formats() {
             "--count",
             "3",
         ],
-    );
+    )
+    .whole();
     assert_eq!(out.code, Some(0), "{}", out.stderr);
     let lines: Vec<&str> = out.stdout.lines().collect();
     assert_eq!(lines.len(), 3 * 4, "{}", out.stdout);
@@ -753,10 +716,11 @@ fn a_hung_call_keeps_each_sample_whole_in_other_formats() {
 #[test]
 fn a_one_shot_query_waits_for_a_slow_call() {
     let text = four_gpus_one_slow(1_500, 0);
-    let out = nvq(
+    let out = run_on(
         &text,
         &["--query-gpu=index,temperature.gpu", "--format=csv,noheader"],
-    );
+    )
+    .whole();
     assert_eq!(out.code, Some(0), "{}", out.stderr);
     assert_eq!(out.stdout, "0, 54\n1, 54\n2, 54\n3, 54\n");
 }
@@ -773,7 +737,7 @@ fn list_and_version_show_tokens_for_failed_calls() {
             text.push_str(&fault("nvmlDeviceGetName", codes[i - 1]));
         }
     }
-    let out = nvq(&text, &["-L"]);
+    let out = run_on(&text, &["-L"]).whole();
     assert_eq!(out.code, Some(0), "{}", out.stderr);
     let lines: Vec<&str> = out.stdout.lines().collect();
     assert_eq!(lines.len(), codes.len() + 1, "{}", out.stdout);
@@ -789,7 +753,7 @@ fn list_and_version_show_tokens_for_failed_calls() {
         );
     }
 
-    let clean = nvq(&format!("{HEAD}{}", device(0)), &["--version"]);
+    let clean = run_on(&format!("{HEAD}{}", device(0)), &["--version"]).whole();
     assert_eq!(clean.code, Some(0));
     let nvml_line = clean
         .stdout
@@ -804,7 +768,7 @@ fn list_and_version_show_tokens_for_failed_calls() {
             "{HEAD}\n[[fault]]\nfunction = \"nvmlSystemGetNVMLVersion\"\ncode = {code}\n{}",
             device(0)
         );
-        let out = nvq(&text, &["--version"]);
+        let out = run_on(&text, &["--version"]).whole();
         assert_eq!(out.code, Some(0), "{code}: {}", out.stderr);
         let want = clean.stdout.replace(
             &format!("{nvml_line}\n"),

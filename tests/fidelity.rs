@@ -276,21 +276,9 @@ fn wddm_591_topo_m_is_an_error() {
     };
     let s = wddm("591.86");
     // As nvidia-smi (under its own name nvq's usage errors exit 2).
-    let dir = tempfile::tempdir().unwrap();
-    let link = dir.path().join("nvidia-smi");
-    std::os::unix::fs::symlink(common::nvq_bin(), &link).unwrap();
-    let out = common::command(&link)
-        .args(["topo", "-m"])
-        .env("NVQ_NVML_LIB", sim_lib())
-        .env("NVML_SIM_SCENARIO", s.path())
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(255));
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = common::as_nvidia_smi(s.path(), &["topo", "-m"]);
+    assert_eq!(out.code, Some(255));
+    let text = format!("{}{}", out.stdout, out.stderr);
     assert!(
         text.contains(
             "ERROR: Option -m is missing its value. Please run 'nvidia-smi -h' for help.\n\n"

@@ -8,58 +8,36 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use crate::common;
-use common::sim_lib;
+use common::{parsed_scenario, run, scenario};
 use nvq_core::source::time::is_timestamp;
 
-use assert_cmd::Command;
 use nvml_sim::scenario::{Scenario, Series};
 use serde_json::Value as Json;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
+use std::sync::LazyLock;
 
 const FIELDS: &str = "index,name,uuid,pci.bus_id,serial,driver_version,count,memory.total,memory.reserved,memory.used,memory.free,utilization.gpu,utilization.memory,temperature.gpu,power.draw";
 
 const MIB: u64 = 1 << 20;
 
+/// The scenario of these tests: a healthy GPU, one with unsupported and
+/// refused values, one that falls off the bus.
+static FORMATS: LazyLock<PathBuf> = LazyLock::new(|| scenario("formats.toml"));
+
 fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn scenario_path() -> PathBuf {
-    root().join("tests/scenarios/formats.toml")
-}
-
-struct Run {
-    stdout: String,
-    stderr: String,
-    code: i32,
-}
-
-fn nvq_with(scenario: &Path, args: &[&str]) -> Run {
-    let out = Command::from_std(common::nvq_command())
-        .env("NVML_SIM_SCENARIO", scenario)
-        .arg("--nvml-lib")
-        .arg(sim_lib())
-        .args(args)
-        .output()
-        .unwrap();
-    Run {
-        stdout: String::from_utf8(out.stdout).unwrap(),
-        stderr: String::from_utf8(out.stderr).unwrap(),
-        code: out.status.code().unwrap_or(-1),
-    }
-}
-
-fn nvq(args: &[&str]) -> Run {
-    nvq_with(&scenario_path(), args)
+    common::repo_root()
 }
 
 /// Query the test fields in `format`; the run must succeed.
 fn query(format: &str) -> String {
-    let r = nvq(&[
-        &format!("--query-gpu={FIELDS}"),
-        &format!("--format={format}"),
-    ]);
-    assert_eq!(r.code, 0, "--format={format}: {}", r.stderr);
+    let r = run(
+        &FORMATS,
+        &[
+            &format!("--query-gpu={FIELDS}"),
+            &format!("--format={format}"),
+        ],
+    );
+    assert_eq!(r.code, Some(0), "--format={format}: {}", r.stderr);
     assert!(r.stderr.is_empty(), "{}", r.stderr);
     r.stdout
 }
@@ -235,7 +213,7 @@ fn check_row(obj: &Json, i: usize, sc: &Scenario) {
 
 #[test]
 fn json_and_ndjson_round_trip_to_the_scenario_values() {
-    let sc = Scenario::from_file(&scenario_path()).unwrap();
+    let sc = parsed_scenario(&FORMATS);
     assert_eq!(sc.device.len(), 3);
     // The scenario holds what this test is about.
     assert!(sc.device.iter().any(|d| d.lost_after_calls.is_some()));
@@ -286,8 +264,11 @@ fn json_keys_follow_the_query_order() {
 
 #[test]
 fn memory_used_is_a_number_for_jq() {
-    let r = nvq(&["--format=json", "--query-gpu=index,memory.used"]);
-    assert_eq!(r.code, 0, "{}", r.stderr);
+    let r = run(
+        &FORMATS,
+        &["--format=json", "--query-gpu=index,memory.used"],
+    );
+    assert_eq!(r.code, Some(0), "{}", r.stderr);
     let doc: Json = serde_json::from_str(&r.stdout).unwrap();
     assert!(doc[0]["memory.used"].is_u64(), "{}", r.stdout);
 
@@ -310,7 +291,7 @@ fn memory_used_is_a_number_for_jq() {
     let out = jq.wait_with_output().unwrap();
     assert!(out.status.success());
     let printed = String::from_utf8(out.stdout).unwrap();
-    let sc = Scenario::from_file(&scenario_path()).unwrap();
+    let sc = parsed_scenario(&FORMATS);
     let used = one(&sc.device[0].memory.used).unwrap();
     assert_eq!(printed.trim(), used.div_ceil(MIB).to_string());
 }
@@ -323,8 +304,11 @@ fn header_options_are_refused_by_formats_without_a_header() {
         "prometheus,noheader",
         "nounits,json",
     ] {
-        let r = nvq(&["--query-gpu=index", &format!("--format={format}")]);
-        assert_eq!(r.code, 2, "{format}");
+        let r = run(
+            &FORMATS,
+            &["--query-gpu=index", &format!("--format={format}")],
+        );
+        assert_eq!(r.code, Some(2), "{format}");
         assert!(r.stdout.is_empty(), "{format}: {}", r.stdout);
         assert!(r.stderr.starts_with("ERROR: "), "{format}: {}", r.stderr);
         assert!(r.stderr.contains("csv and table"), "{format}: {}", r.stderr);
@@ -334,8 +318,8 @@ fn header_options_are_refused_by_formats_without_a_header() {
 #[test]
 fn loops_json_one_document_per_sample_ndjson_one_line_per_row() {
     let loop_args = ["--loop-ms=10", "--count=3", "--query-gpu=index,memory.used"];
-    let json = nvq(&[&loop_args[..], &["--format=json"]].concat());
-    assert_eq!(json.code, 0, "{}", json.stderr);
+    let json = run(&FORMATS, &[&loop_args[..], &["--format=json"]].concat());
+    assert_eq!(json.code, Some(0), "{}", json.stderr);
     let docs: Vec<Json> = json
         .stdout
         .lines()
@@ -344,12 +328,12 @@ fn loops_json_one_document_per_sample_ndjson_one_line_per_row() {
     assert_eq!(docs.len(), 3);
     assert!(docs.iter().all(|d| d.as_array().unwrap().len() == 3));
 
-    let nd = nvq(&[&loop_args[..], &["--format=ndjson"]].concat());
-    assert_eq!(nd.code, 0, "{}", nd.stderr);
+    let nd = run(&FORMATS, &[&loop_args[..], &["--format=ndjson"]].concat());
+    assert_eq!(nd.code, Some(0), "{}", nd.stderr);
     assert_eq!(nd.stdout.lines().count(), 9);
 
-    let table = nvq(&[&loop_args[..], &["--format=table"]].concat());
-    assert_eq!(table.code, 0, "{}", table.stderr);
+    let table = run(&FORMATS, &[&loop_args[..], &["--format=table"]].concat());
+    assert_eq!(table.code, Some(0), "{}", table.stderr);
     let samples: Vec<&str> = table.stdout.split("\n\n").collect();
     assert_eq!(samples.len(), 3, "{}", table.stdout);
     assert!(samples
@@ -365,12 +349,12 @@ fn promtool_accepts_the_prometheus_output() {
         return;
     }
     let default = root().join("nvml-sim/scenarios/default.toml");
-    for sc in [scenario_path(), default] {
-        let r = nvq_with(
+    for sc in [FORMATS.to_path_buf(), default] {
+        let r = run(
             &sc,
             &[&format!("--query-gpu={FIELDS}"), "--format=prometheus"],
         );
-        assert_eq!(r.code, 0, "{}", r.stderr);
+        assert_eq!(r.code, Some(0), "{}", r.stderr);
         let said = promtool_says(&r.stdout).unwrap();
         assert!(said.is_empty(), "{}: {said}", sc.display());
     }
@@ -473,10 +457,10 @@ fn ndjson_rows_of_every_mode_carry_their_timestamp() {
         "--query-remapped-rows=remapped_rows.correctable",
         "--query-supported-clocks=memory,graphics",
     ] {
-        let run = nvq_with(&default, &[query, "--format=ndjson"]);
-        assert_eq!(run.code, 0, "{query}: {}", run.stderr);
-        assert!(!run.stdout.is_empty(), "{query}: no rows");
-        for line in run.stdout.lines() {
+        let out = run(&default, &[query, "--format=ndjson"]);
+        assert_eq!(out.code, Some(0), "{query}: {}", out.stderr);
+        assert!(!out.stdout.is_empty(), "{query}: no rows");
+        for line in out.stdout.lines() {
             let obj: Json = serde_json::from_str(line).unwrap();
             let ts = obj["timestamp"].as_str().unwrap_or_default();
             assert!(is_timestamp(ts), "{query}: {line}");
@@ -502,7 +486,7 @@ fn prometheus_labels_are_read_once_per_gpu_in_a_loop() {
     let dir = tempfile::tempdir().unwrap();
     let sc = dir.path().join("uuid_once.toml");
     std::fs::write(&sc, text).unwrap();
-    let run = nvq_with(
+    let out = run(
         &sc,
         &[
             "--query-gpu=memory.used",
@@ -513,13 +497,13 @@ fn prometheus_labels_are_read_once_per_gpu_in_a_loop() {
             "3",
         ],
     );
-    assert_eq!(run.code, 0, "{}", run.stderr);
-    let samples: Vec<&str> = run
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let samples: Vec<&str> = out
         .stdout
         .lines()
         .filter(|l| l.starts_with("nvq_memory_used_bytes{"))
         .collect();
-    assert_eq!(samples.len(), 6, "{}", run.stdout);
+    assert_eq!(samples.len(), 6, "{}", out.stdout);
     for l in samples {
         assert!(l.contains("uuid=\"GPU-"), "{l}");
     }

@@ -90,3 +90,28 @@ fn every_skip_goes_through_common() {
         offenders.join("\n")
     );
 }
+
+/// Each file runs nvq and names its scenarios through `common` (`run`,
+/// `run_on`, `bare`, `nvq`, `sim_command`, `scenario`, `h100s`, ...), not
+/// through a runner of its own: a change to how every test runs nvq (its
+/// environment, its time limit, reading its output as text) is made once.
+#[test]
+fn no_file_has_a_runner_of_its_own() {
+    let mut offenders = Vec::new();
+    for f in test_files() {
+        let text = std::fs::read_to_string(repo_root().join(format!("tests/{f}.rs"))).unwrap();
+        for (n, line) in text.lines().enumerate() {
+            if ["fn nvq(", "fn scenario("]
+                .iter()
+                .any(|own| line.starts_with(own))
+            {
+                offenders.push(format!("tests/{f}.rs:{}: {}", n + 1, line.trim()));
+            }
+        }
+    }
+    assert!(
+        offenders.is_empty(),
+        "run nvq with common::run / run_on / bare / sim_command and find scenarios with common::scenario / h100s / write_scenario:\n{}",
+        offenders.join("\n")
+    );
+}

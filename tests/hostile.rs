@@ -6,7 +6,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use crate::common;
-use common::{scenario, sim_lib};
+use common::{scenario, sim_command, sim_lib};
 
 use std::fs;
 use std::io::{Read, Write};
@@ -15,17 +15,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-fn nvq_bin() -> PathBuf {
-    common::nvq_bin()
-}
-
-/// nvq against `hostile.toml` (or another scenario), not yet run.
-fn cmd_on(sc: &Path, args: &[&str]) -> Command {
-    common::std_cmd_on(sc, args)
-}
-
 fn run(args: &[&str]) -> Output {
-    cmd_on(&scenario("hostile.toml"), args).output().unwrap()
+    sim_command(Some(&scenario("hostile.toml")), args)
+        .output()
+        .unwrap()
 }
 
 fn text(b: &[u8]) -> String {
@@ -45,8 +38,8 @@ fn a_link_planted_at_the_temporary_name_during_a_loop_is_never_followed() {
     let victim = dir.path().join("victim");
     fs::write(&victim, "precious\n").unwrap();
     let target = dir.path().join("gpu.prom");
-    let mut child = cmd_on(
-        &scenario("hostile.toml"),
+    let mut child = sim_command(
+        Some(&scenario("hostile.toml")),
         &[
             "--query-gpu=index,memory.used",
             "--format=prometheus",
@@ -78,7 +71,7 @@ fn a_link_planted_at_the_temporary_name_during_a_loop_is_never_followed() {
 // ---- 2. what -f --format=prometheus may replace ----
 
 fn prom_to(path: &Path, lib: Option<&Path>) -> Output {
-    let mut c = common::command(nvq_bin());
+    let mut c = common::command(common::nvq_bin());
     c.arg("--nvml-lib")
         .arg(lib.map_or_else(sim_lib, Path::to_path_buf))
         .args(["--query-gpu=index,memory.used", "--format=prometheus", "-f"])
@@ -256,8 +249,8 @@ fn control_characters_in_argv_never_break_a_row() {
     .unwrap();
     let mut outs = Vec::new();
     for format in ["csv,noheader", "table,noheader"] {
-        let out = cmd_on(
-            &sc,
+        let out = sim_command(
+            Some(&sc),
             &[
                 "--query-compute-apps=pid,command_line,used_memory",
                 &format!("--format={format}"),
@@ -461,8 +454,8 @@ fn a_full_disk_leaves_whole_samples_and_exit_22() {
     }
     let _guard = Mount(mnt.clone());
     let log = mnt.join("log.csv");
-    let mut child = cmd_on(
-        &scenario("loops_8gpu.toml"),
+    let mut child = sim_command(
+        Some(&scenario("loops_8gpu.toml")),
         &[
             "--query-gpu=index,name,uuid,pci.bus_id,memory.used",
             "--format=csv",
@@ -534,7 +527,7 @@ fn closed_stdout(args: &[&str]) -> Output {
     c.arg("-c")
         .arg("exec \"$@\" >&-")
         .arg("sh")
-        .arg(nvq_bin())
+        .arg(common::nvq_bin())
         .arg("--nvml-lib")
         .arg(sim_lib());
     c.args(args)
@@ -575,7 +568,7 @@ fn a_closed_or_full_stdout_is_an_error_in_every_mode() {
             "{args:?}: {}",
             text(&out.stderr)
         );
-        let full = cmd_on(&scenario("hostile.toml"), args)
+        let full = sim_command(Some(&scenario("hostile.toml")), args)
             .stdout(
                 fs::OpenOptions::new()
                     .write(true)

@@ -5,20 +5,11 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use crate::common;
-use common::{sim_lib, write_scenario, SIM_HEAD};
+use common::{sim_command, sim_lib, write_scenario, SIM_HEAD};
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
-
-fn nvq_bin() -> PathBuf {
-    common::nvq_bin()
-}
-
-/// nvq against a scenario file, not yet run.
-fn cmd_on(sc: &Path, args: &[&str]) -> Command {
-    common::std_cmd_on(sc, args)
-}
 
 fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
@@ -61,7 +52,7 @@ fn kill_int_stops_a_background_loop_of_a_script() {
     ));
     let out_dir = tempfile::tempdir().unwrap();
     let out = out_dir.path().join("out.csv");
-    let (bin, lib) = (nvq_bin(), sim_lib());
+    let (bin, lib) = (common::nvq_bin(), sim_lib());
     for (when, sig) in [
         ("0.5", "INT"),
         ("2.5", "INT"),
@@ -127,7 +118,7 @@ fn a_sample_without_processes_replaces_the_prometheus_file() {
     ];
     // One-shot, as a cron job runs it: first with a process, then without.
     let busy = apps_scenario(&[(4242, 1 << 30)]);
-    let out = cmd_on(busy.path(), &args).output().unwrap();
+    let out = sim_command(Some(busy.path()), &args).output().unwrap();
     assert!(out.status.success(), "{}", text(&out.stderr));
     let before = std::fs::read_to_string(&prom).unwrap();
     assert!(
@@ -135,7 +126,7 @@ fn a_sample_without_processes_replaces_the_prometheus_file() {
         "{before}"
     );
     let idle = apps_scenario(&[]);
-    let out = cmd_on(idle.path(), &args).output().unwrap();
+    let out = sim_command(Some(idle.path()), &args).output().unwrap();
     assert!(out.status.success(), "{}", text(&out.stderr));
     let after = std::fs::read_to_string(&prom).unwrap();
     assert!(
@@ -172,7 +163,7 @@ fn names_xml_forbids_never_reach_an_xml_document() {
         (&["-q", "-x"][..], &["--noout"][..]),
         (&["-q", "-x", "--dtd"], &["--valid", "--noout"]),
     ] {
-        let out = cmd_on(sc.path(), args).output().unwrap();
+        let out = sim_command(Some(sc.path()), args).output().unwrap();
         assert!(out.status.success(), "{args:?}: {}", text(&out.stderr));
         let doc = String::from_utf8(out.stdout).unwrap();
         assert!(doc.contains("<product_name>NVIDIA evil"), "{doc}");
@@ -228,8 +219,8 @@ fn f_refuses_another_users_link_in_a_sticky_world_writable_folder() {
     ];
     for fmt in formats {
         std::fs::write(&victim, "#!/bin/sh\necho precious\n").unwrap();
-        let out = cmd_on(
-            sc.path(),
+        let out = sim_command(
+            Some(sc.path()),
             &[&fmt[..], &["-f", link.to_str().unwrap()]].concat(),
         )
         .output()
@@ -258,8 +249,8 @@ fn f_refuses_another_users_link_in_a_sticky_world_writable_folder() {
     // Owned by root (the user running nvq): followed, as the kernel would.
     lchown(&link, 0);
     for fmt in formats {
-        let out = cmd_on(
-            sc.path(),
+        let out = sim_command(
+            Some(sc.path()),
             &[&fmt[..], &["-f", link.to_str().unwrap()]].concat(),
         )
         .output()
@@ -275,8 +266,8 @@ fn f_refuses_another_users_link_in_a_sticky_world_writable_folder() {
     // Another user's link in a folder that is not world-writable: followed.
     lchown(&link, 65534);
     std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let out = cmd_on(
-        sc.path(),
+    let out = sim_command(
+        Some(sc.path()),
         &[&formats[0][..], &["-f", link.to_str().unwrap()]].concat(),
     )
     .output()
@@ -288,8 +279,8 @@ fn f_refuses_another_users_link_in_a_sticky_world_writable_folder() {
     std::os::unix::fs::symlink(home.path(), &dirlink).unwrap();
     lchown(&dirlink, 65534);
     let through = dirlink.join("victim.sh");
-    let out = cmd_on(
-        sc.path(),
+    let out = sim_command(
+        Some(sc.path()),
         &[&formats[0][..], &["-f", through.to_str().unwrap()]].concat(),
     )
     .output()
@@ -303,12 +294,15 @@ fn f_refuses_another_users_link_in_a_sticky_world_writable_folder() {
 /// killed): its exit code (`None`: still running) and stderr.
 fn serve_with(web: &Path) -> (Option<i32>, String) {
     let sc = apps_scenario(&[]);
-    let mut child = cmd_on(sc.path(), &["serve", "--web.listen-address=127.0.0.1:0"])
-        .arg(format!("--web.config.file={}", web.display()))
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = sim_command(
+        Some(sc.path()),
+        &["serve", "--web.listen-address=127.0.0.1:0"],
+    )
+    .arg(format!("--web.config.file={}", web.display()))
+    .stdout(Stdio::null())
+    .stderr(Stdio::piped())
+    .spawn()
+    .unwrap();
     let start = Instant::now();
     let code = loop {
         if let Some(st) = child.try_wait().unwrap() {
@@ -465,8 +459,8 @@ fn a_web_config_others_can_write_is_refused() {
 /// address.
 fn serve_on(web: &Path, sc: &Path) -> (std::process::Child, String) {
     use std::io::BufRead;
-    let mut child = cmd_on(
-        sc,
+    let mut child = sim_command(
+        Some(sc),
         &[
             "serve",
             "--web.listen-address=127.0.0.1:0",

@@ -3,20 +3,9 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use crate::common;
+use common::{sim_assert_cmd, write_scenario};
 
 use assert_cmd::Command;
-
-fn scenario(text: &str) -> tempfile::NamedTempFile {
-    let mut f = tempfile::Builder::new().suffix(".toml").tempfile().unwrap();
-    std::io::Write::write_all(&mut f, text.as_bytes()).unwrap();
-    f
-}
-
-fn nvq_with(scenario_text: Option<&str>) -> (Command, Option<tempfile::NamedTempFile>) {
-    let file = scenario_text.map(scenario);
-    let cmd = common::sim_assert_cmd(file.as_ref().map(|f| f.path()));
-    (cmd, file)
-}
 
 #[test]
 fn simulate_prints_the_default_gpus() {
@@ -106,7 +95,8 @@ fn no_driver_library_on_the_system_exits_12() {
 
 #[test]
 fn driver_not_loaded_exits_9_with_nvidia_smi_text() {
-    let (mut cmd, _f) = nvq_with(Some("init_fault = \"DRIVER_NOT_LOADED\"\n"));
+    let sc = write_scenario("init_fault = \"DRIVER_NOT_LOADED\"\n");
+    let mut cmd = sim_assert_cmd(Some(sc.path()));
     let out = cmd
         .args(["--query-gpu=index", "--format=csv"])
         .output()
@@ -122,9 +112,9 @@ fn driver_not_loaded_exits_9_with_nvidia_smi_text() {
 
 #[test]
 fn version_mismatch_prints_the_library_version_like_nvidia_smi() {
-    let (mut cmd, _f) = nvq_with(Some(
-        "init_fault = \"LIB_RM_VERSION_MISMATCH\"\nnvml_version = \"535.161.07\"\n",
-    ));
+    let sc =
+        write_scenario("init_fault = \"LIB_RM_VERSION_MISMATCH\"\nnvml_version = \"535.161.07\"\n");
+    let mut cmd = sim_assert_cmd(Some(sc.path()));
     let out = cmd
         .args(["--query-gpu=index", "--format=csv"])
         .output()
@@ -157,7 +147,8 @@ fn other_init_failures_map_to_their_codes() {
         ("UNKNOWN", 255, "Failed to initialize NVML: Unknown Error\n"),
     ];
     for (fault, code, start) in cases {
-        let (mut cmd, _f) = nvq_with(Some(&format!("init_fault = \"{fault}\"\n")));
+        let sc = write_scenario(&format!("init_fault = \"{fault}\"\n"));
+        let mut cmd = sim_assert_cmd(Some(sc.path()));
         let out = cmd
             .args(["--query-gpu=index", "--format=csv"])
             .output()
@@ -171,7 +162,8 @@ fn other_init_failures_map_to_their_codes() {
 
 #[test]
 fn a_malformed_scenario_is_a_clean_error() {
-    let (mut cmd, _f) = nvq_with(Some("driver_version = \n"));
+    let sc = write_scenario("driver_version = \n");
+    let mut cmd = sim_assert_cmd(Some(sc.path()));
     let out = cmd
         .args(["--query-gpu=index", "--format=csv"])
         .output()
@@ -267,9 +259,7 @@ fn simulate_without_the_simulator_names_where_it_looked() {
 
 #[test]
 fn nvidia_smi_mode_keeps_the_exact_text() {
-    let dir = tempfile::tempdir().unwrap();
-    let link = dir.path().join("nvidia-smi");
-    std::os::unix::fs::symlink(common::nvq_bin(), &link).unwrap();
+    let (_dir, link) = common::nvidia_smi_link();
     let out = common::command(&link)
         .args([
             "--nvml-lib",
@@ -316,7 +306,7 @@ fn an_empty_nvq_nvml_lib_means_unset() {
 
 #[test]
 fn the_default_scenario_has_ecc_counters_on_every_gpu() {
-    let (mut cmd, _f) = nvq_with(None);
+    let mut cmd = sim_assert_cmd(None);
     let out = cmd
         .args([
             "--query-gpu=ecc.mode.current,ecc.errors.uncorrected.volatile.total",
@@ -329,7 +319,7 @@ fn the_default_scenario_has_ecc_counters_on_every_gpu() {
         String::from_utf8(out.stdout).unwrap(),
         "Enabled, 0\nEnabled, 0\n"
     );
-    let (mut cmd, _f) = nvq_with(None);
+    let mut cmd = sim_assert_cmd(None);
     let table = String::from_utf8(cmd.output().unwrap().stdout).unwrap();
     let ecc_cells: Vec<&str> = table
         .lines()

@@ -3,7 +3,7 @@
 //! would show a CUDA job's: in the compute apps, in the GPU's used memory, in accounting.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use crate::common::{command, h100, repo_root, sim_command, write_scenario, SIM_HEAD};
+use crate::common::{command, h100, repo_root, run, write_scenario, SIM_HEAD};
 use std::path::Path;
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
@@ -31,16 +31,6 @@ fn workload(dir: &Path, args: &str) -> Child {
         .expect("python3 runs nvml-sim/workload.py")
 }
 
-fn query(scenario: &Path, args: &[&str]) -> String {
-    let out = sim_command(Some(scenario), args).output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
-
 /// Ask again until `f` holds (60 s for a busy machine).
 fn until(what: &str, mut ask: impl FnMut() -> String, f: impl Fn(&str) -> bool) -> String {
     let deadline = Instant::now() + Duration::from_secs(60);
@@ -66,13 +56,14 @@ fn a_running_programs_memory_is_in_the_compute_apps_until_it_ends() {
         "--start 2GiB --workers 2 --worker-mem 1GiB --duration 60",
     );
     let apps = || {
-        query(
+        run(
             sc.path(),
             &[
                 "--query-compute-apps=gpu_bus_id,pid,used_memory",
                 "--format=csv,noheader",
             ],
         )
+        .ok()
     };
     let rows = until("the job and its two workers", apps, |s| {
         s.lines().count() == 3
@@ -85,10 +76,11 @@ fn a_running_programs_memory_is_in_the_compute_apps_until_it_ends() {
         .collect();
     assert_eq!(workers.len(), 2, "{rows}");
     assert!(workers.iter().all(|l| l.ends_with(", 1024 MiB")), "{rows}");
-    let used = query(
+    let used = run(
         sc.path(),
         &["--query-gpu=memory.used", "--format=csv,noheader"],
-    );
+    )
+    .ok();
     assert_eq!(
         used, "3072 MiB\n3072 MiB\n",
         "1 GiB + the job's 2, 1 GiB + two workers' 1"
@@ -116,18 +108,20 @@ fn accounting_keeps_a_spike_that_no_sample_saw() {
     );
     let status = job.wait().unwrap();
     assert!(status.success());
-    let apps = query(
+    let apps = run(
         sc.path(),
         &["--query-compute-apps=pid", "--format=csv,noheader"],
-    );
+    )
+    .ok();
     assert_eq!(apps, "", "the job has ended");
-    let accounted = query(
+    let accounted = run(
         sc.path(),
         &[
             "--query-accounted-apps=gpu_bus_id,pid,max_memory_usage",
             "--format=csv,noheader",
         ],
-    );
+    )
+    .ok();
     assert_eq!(
         accounted,
         format!("00000000:01:00.0, {}, 10240 MiB\n", job.id())

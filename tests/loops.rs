@@ -3,6 +3,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use crate::common;
+use common::{scenario, sim_assert_cmd};
 
 use assert_cmd::Command;
 use std::io::{BufRead, BufReader, Read};
@@ -10,19 +11,11 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
-fn scenario(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/scenarios")
-        .join(name)
-}
+/// The uid and gid of `nobody` on Debian (and most Linux systems).
+const NOBODY: u32 = 65534;
 
-/// nvq on the simulator, with `scenario` (or the built-in default).
-fn nvq(scenario_file: Option<&str>) -> Command {
-    let file = scenario_file.map(scenario);
-    common::sim_assert_cmd(file.as_deref())
-}
-
-/// The same, as a `std::process::Command` for spawning.
+/// nvq on the simulator, with `scenario` (or the built-in default), spawned
+/// with its output piped.
 fn nvq_spawn(scenario_file: Option<&str>, args: &[&str]) -> Child {
     let file = scenario_file.map(scenario);
     common::sim_command(file.as_deref(), args)
@@ -45,8 +38,8 @@ fn stdout_of(c: &mut Command) -> String {
 }
 
 /// How many GPUs a single (non-loop) query reports on this scenario.
-fn gpu_rows(scenario_file: Option<&str>) -> usize {
-    stdout_of(nvq(scenario_file).args(["--query-gpu=index", "--format=csv,noheader"]))
+fn gpu_rows(scenario_file: Option<&Path>) -> usize {
+    stdout_of(sim_assert_cmd(scenario_file).args(["--query-gpu=index", "--format=csv,noheader"]))
         .lines()
         .count()
 }
@@ -78,7 +71,7 @@ const FIELDS: &str = "--query-gpu=timestamp,index,name,uuid,temperature.gpu,memo
 fn header_once_and_exactly_count_samples() {
     let gpus = gpu_rows(None);
     assert!(gpus >= 1);
-    let out = stdout_of(nvq(None).args([
+    let out = stdout_of(sim_assert_cmd(None).args([
         FIELDS,
         "--format=csv",
         "-lms",
@@ -96,7 +89,7 @@ fn header_once_and_exactly_count_samples() {
         assert_eq!(cells(l)[1], (i % gpus).to_string(), "{out}");
     }
     // noheader: no header at all, still N samples.
-    let out = stdout_of(nvq(None).args([
+    let out = stdout_of(sim_assert_cmd(None).args([
         FIELDS,
         "--format=csv,noheader",
         "--loop-ms=10",
@@ -122,7 +115,7 @@ fn every_loop_spelling_is_accepted() {
         // -l without a value: the default interval; one sample ends it.
         &["--count", "1", "-l"],
     ] {
-        let mut c = nvq(None);
+        let mut c = sim_assert_cmd(None);
         c.args(["--query-gpu=index", "--format=csv,noheader"])
             .args(args);
         let want = args
@@ -149,7 +142,7 @@ fn bad_loop_values_are_refused() {
         &["-lms", "10", "--count", "0"],
         &["-l", "1", "-lms", "10"],
     ] {
-        nvq(None)
+        sim_assert_cmd(None)
             .args(["--query-gpu=index", "--format=csv"])
             .args(args)
             .assert()
@@ -277,7 +270,7 @@ fn filename_is_truncated_then_appended_to() {
     let path = dir.path().join("log.csv");
     std::fs::write(&path, "junk that must disappear\n".repeat(1000)).unwrap();
     let q = "--query-gpu=index,name,uuid";
-    nvq(None)
+    sim_assert_cmd(None)
         .args([
             q,
             "--format=csv",
@@ -292,8 +285,14 @@ fn filename_is_truncated_then_appended_to() {
         .success()
         .stdout("");
     let file = std::fs::read_to_string(&path).unwrap();
-    let want =
-        stdout_of(nvq(None).args([q, "--format=csv", "-lms", common::VALUE_LMS, "--count", "3"]));
+    let want = stdout_of(sim_assert_cmd(None).args([
+        q,
+        "--format=csv",
+        "-lms",
+        common::VALUE_LMS,
+        "--count",
+        "3",
+    ]));
     assert_eq!(file, want);
     assert!(!file.contains("junk"));
 }
@@ -310,19 +309,42 @@ fn write_errors_exit_22_with_a_message() {
     if Path::new("/dev/full").exists() {
         targets.push(PathBuf::from("/dev/full"));
     }
+    // A folder the writer may not write into. Mode bits do not stop root
+    // (CAP_DAC_OVERRIDE): as root, the writes into it are made by `nobody`,
+    // from copies of nvq and the simulator in a folder `nobody` can read.
+    use std::os::unix::fs::PermissionsExt;
     // SAFETY: geteuid has no preconditions.
-    if unsafe { libc::geteuid() } != 0 {
-        use std::os::unix::fs::PermissionsExt;
-        let ro = dir.path().join("ro");
-        std::fs::create_dir(&ro).unwrap();
-        std::fs::set_permissions(&ro, std::fs::Permissions::from_mode(0o500)).unwrap();
-        targets.push(ro.join("log.csv"));
-    } else {
-        eprintln!("note: running as root, the no-permission case is skipped");
-    }
+    let root = unsafe { libc::geteuid() } == 0;
+    let ro = dir.path().join("ro");
+    std::fs::create_dir(&ro).unwrap();
+    std::fs::set_permissions(&ro, std::fs::Permissions::from_mode(0o555)).unwrap();
+    let as_nobody = root.then(|| {
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+        let copies = dir.path().join("bin");
+        std::fs::create_dir(&copies).unwrap();
+        std::fs::set_permissions(&copies, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let (bin, lib) = (copies.join("nvq"), copies.join("libnvml_sim.so"));
+        std::fs::copy(common::nvq_bin(), &bin).unwrap();
+        std::fs::copy(common::sim_lib(), &lib).unwrap();
+        for f in [&bin, &lib] {
+            std::fs::set_permissions(f, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        (bin, lib)
+    });
+    let denied = ro.join("log.csv");
+    targets.push(denied.clone());
     for t in &targets {
         for extra in [&["--count", "1", "-lms", "10"][..], &[]] {
-            let out = nvq(None)
+            let mut cmd = match (&as_nobody, *t == denied) {
+                (Some((bin, lib)), true) => {
+                    use std::os::unix::process::CommandExt;
+                    let mut c = common::command(bin);
+                    c.arg("--nvml-lib").arg(lib).uid(NOBODY).gid(NOBODY);
+                    Command::from_std(c)
+                }
+                _ => sim_assert_cmd(None),
+            };
+            let out = cmd
                 .args(["--query-gpu=index,name", "--format=csv"])
                 .args(extra)
                 .arg("-f")
@@ -338,10 +360,10 @@ fn write_errors_exit_22_with_a_message() {
 
 #[test]
 fn a_gpu_lost_in_the_middle_of_a_loop() {
-    let sc = Some("loops_lost.toml");
-    let gpus = gpu_rows(sc);
+    let sc = scenario("loops_lost.toml");
+    let gpus = gpu_rows(Some(&sc));
     assert_eq!(gpus, 2);
-    let out = stdout_of(nvq(sc).args([
+    let out = stdout_of(sim_assert_cmd(Some(&sc)).args([
         "--query-gpu=index,name,temperature.gpu,power.draw",
         "--format=csv,noheader",
         "-lms",
@@ -367,9 +389,9 @@ fn a_gpu_lost_in_the_middle_of_a_loop() {
 #[test]
 fn every_sample_reads_fresh_values() {
     let file = "loops_series.toml";
-    let sc = nvml_sim::scenario::Scenario::from_file(&scenario(file)).unwrap();
+    let sc = common::parsed_scenario(&scenario(file));
     let n = 5;
-    let out = stdout_of(nvq(Some(file)).args([
+    let out = stdout_of(sim_assert_cmd(Some(&scenario(file))).args([
         "--query-gpu=index,temperature.gpu,power.draw",
         "--format=csv,noheader,nounits",
         "-lms",
@@ -405,7 +427,7 @@ fn an_overrunning_sample_skips_ticks_instead_of_bunching() {
     // next one must start at least three ticks later, never on a tick
     // already past. (The samples while the call is still in flight do not
     // wait for it: see tests/deadline.rs.)
-    let out = nvq(Some("loops_slow.toml"))
+    let out = sim_assert_cmd(Some(&scenario("loops_slow.toml")))
         .env("NVQ_TRACE_SCHEDULE", "1")
         .args([
             "--query-gpu=index,temperature.gpu",
@@ -504,7 +526,7 @@ fn prometheus_file_holds_exactly_one_sample() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("gpu.prom");
     std::fs::write(&path, "junk\n".repeat(100)).unwrap();
-    let out = nvq(None)
+    let out = sim_assert_cmd(None)
         .args([
             "--query-gpu=temperature.gpu,power.draw",
             "--format=prometheus",
@@ -522,7 +544,7 @@ fn prometheus_file_holds_exactly_one_sample() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let single = stdout_of(nvq(None).args([
+    let single = stdout_of(sim_assert_cmd(None).args([
         "--query-gpu=temperature.gpu,power.draw",
         "--format=prometheus",
     ]));

@@ -4,11 +4,10 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use crate::common;
-use common::sim_lib;
+use common::{sim_lib, Ran};
 
 use nvq::cli::NOT_IMPLEMENTED;
 use std::path::PathBuf;
-use std::process::Output;
 
 /// `../shared/nvidia-smi/captures`, or `None` (see `common::missing_shared`).
 fn captures() -> Option<PathBuf> {
@@ -30,9 +29,7 @@ fn nvq_bin() -> Bin {
 }
 
 fn nvidia_smi_link() -> Bin {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("nvidia-smi");
-    std::os::unix::fs::symlink(common::nvq_bin(), &path).unwrap();
+    let (dir, path) = common::nvidia_smi_link();
     Bin {
         _dir: Some(dir),
         path,
@@ -42,17 +39,11 @@ fn nvidia_smi_link() -> Bin {
 impl Bin {
     /// Run with nvidia-smi's own arguments; the simulator is chosen through
     /// the environment so that argv stays exactly nvidia-smi's.
-    fn run(&self, args: &[&str]) -> Output {
-        common::command(&self.path)
-            .args(args)
-            .env("NVQ_NVML_LIB", sim_lib())
-            .output()
-            .unwrap()
+    fn run(&self, args: &[&str]) -> Ran {
+        let mut c = common::command(&self.path);
+        c.args(args).env("NVQ_NVML_LIB", sim_lib());
+        common::ran(c)
     }
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
 }
 
 const INVALID_FIELD: &[&str] = &[
@@ -63,12 +54,12 @@ const INVALID_FIELD: &[&str] = &[
 #[test]
 fn invalid_field_as_nvidia_smi_goes_to_stdout_byte_for_byte() {
     let out = nvidia_smi_link().run(INVALID_FIELD);
-    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stdout));
-    assert!(out.stderr.is_empty(), "stderr: {}", text(&out.stderr));
-    assert!(text(&out.stdout).contains("device_minor"));
+    assert_eq!(out.code, Some(2), "{}", out.stdout);
+    assert!(out.stderr.is_empty(), "stderr: {}", out.stderr);
+    assert!(out.stdout.contains("device_minor"));
     if let Some(dir) = captures() {
-        let want = std::fs::read(dir.join("50_invalid-field_stdout_exit2.txt")).unwrap();
-        assert_eq!(text(&out.stdout), text(&want));
+        let want = std::fs::read_to_string(dir.join("50_invalid-field_stdout_exit2.txt")).unwrap();
+        assert_eq!(out.stdout, want);
     }
 }
 
@@ -76,25 +67,25 @@ fn invalid_field_as_nvidia_smi_goes_to_stdout_byte_for_byte() {
 fn invalid_field_as_nvq_goes_to_stderr_with_the_same_text() {
     let smi = nvidia_smi_link().run(INVALID_FIELD);
     let out = nvq_bin().run(INVALID_FIELD);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(out.stdout.is_empty(), "stdout: {}", text(&out.stdout));
-    assert_eq!(text(&out.stderr), text(&smi.stdout));
+    assert_eq!(out.code, Some(2));
+    assert!(out.stdout.is_empty(), "stdout: {}", out.stdout);
+    assert_eq!(out.stderr, smi.stdout);
 }
 
 #[test]
 fn no_devices_as_nvidia_smi_goes_to_stdout_byte_for_byte() {
     let args = ["-i", "42", "--query-gpu=index,name", "--format=csv"];
     let out = nvidia_smi_link().run(&args);
-    assert_eq!(out.status.code(), Some(6), "{}", text(&out.stdout));
-    assert!(out.stderr.is_empty(), "stderr: {}", text(&out.stderr));
+    assert_eq!(out.code, Some(6), "{}", out.stdout);
+    assert!(out.stderr.is_empty(), "stderr: {}", out.stderr);
     if let Some(dir) = captures() {
-        let want = std::fs::read(dir.join("64_no-devices_exit6.txt")).unwrap();
-        assert_eq!(text(&out.stdout), text(&want));
+        let want = std::fs::read_to_string(dir.join("64_no-devices_exit6.txt")).unwrap();
+        assert_eq!(out.stdout, want);
     }
     let nvq = nvq_bin().run(&args);
-    assert_eq!(nvq.status.code(), Some(6));
+    assert_eq!(nvq.code, Some(6));
     assert!(nvq.stdout.is_empty());
-    assert_eq!(text(&nvq.stderr), text(&out.stdout));
+    assert_eq!(nvq.stderr, out.stdout);
 }
 
 #[test]
@@ -102,10 +93,10 @@ fn a_successful_query_is_the_same_in_both_modes() {
     let args = ["--query-gpu=index,name,uuid", "--format=csv"];
     let smi = nvidia_smi_link().run(&args);
     let nvq = nvq_bin().run(&args);
-    assert!(smi.status.success(), "{}", text(&smi.stdout));
+    assert!(smi.success(), "{}", smi.stdout);
     assert!(smi.stderr.is_empty() && nvq.stderr.is_empty());
-    assert_eq!(text(&smi.stdout), text(&nvq.stdout));
-    assert!(text(&smi.stdout).starts_with("index, name, uuid\n"));
+    assert_eq!(smi.stdout, nvq.stdout);
+    assert!(smi.stdout.starts_with("index, name, uuid\n"));
 }
 
 #[test]
@@ -113,10 +104,10 @@ fn help_prints_nvqs_own_help_in_both_modes() {
     for flag in ["-h", "--help"] {
         let smi = nvidia_smi_link().run(&[flag]);
         let nvq = nvq_bin().run(&[flag]);
-        assert_eq!(smi.status.code(), Some(0), "{flag}");
-        assert!(smi.stderr.is_empty(), "{flag}: {}", text(&smi.stderr));
-        assert_eq!(text(&smi.stdout), text(&nvq.stdout), "{flag}");
-        let help = text(&smi.stdout);
+        assert_eq!(smi.code, Some(0), "{flag}");
+        assert!(smi.stderr.is_empty(), "{flag}: {}", smi.stderr);
+        assert_eq!(smi.stdout, nvq.stdout, "{flag}");
+        let help = smi.stdout;
         assert!(
             help.contains("--query-gpu") && help.contains("nvq"),
             "{help}"
@@ -138,25 +129,25 @@ fn every_unimplemented_option_is_refused_with_exit_2_in_both_modes() {
             &[opt]
         };
         let a = smi.run(args);
-        assert_eq!(a.status.code(), Some(2), "nvidia-smi {opt}");
-        assert!(a.stderr.is_empty(), "nvidia-smi {opt}: {}", text(&a.stderr));
-        let msg = text(&a.stdout);
+        assert_eq!(a.code, Some(2), "nvidia-smi {opt}");
+        assert!(a.stderr.is_empty(), "nvidia-smi {opt}: {}", a.stderr);
+        let msg = a.stdout;
         assert!(
             msg.contains(opt) && msg.contains("not implement"),
             "nvidia-smi {opt}: {msg}"
         );
         let b = nvq.run(args);
-        assert_eq!(b.status.code(), Some(2), "nvq {opt}");
-        assert!(b.stdout.is_empty(), "nvq {opt}: {}", text(&b.stdout));
-        assert_eq!(text(&b.stderr), msg, "nvq {opt}");
+        assert_eq!(b.code, Some(2), "nvq {opt}");
+        assert!(b.stdout.is_empty(), "nvq {opt}: {}", b.stdout);
+        assert_eq!(b.stderr, msg, "nvq {opt}");
     }
     // Also when it comes after a valid query, or carries a value.
     let out = nvq.run(&["--query-gpu=index", "--format=csv", "-pm", "1"]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(text(&out.stderr).contains("-pm"));
+    assert_eq!(out.code, Some(2));
+    assert!(out.stderr.contains("-pm"));
     let out = smi.run(&["--list-excluded-gpus", "-q"]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(text(&out.stdout).contains("--list-excluded-gpus"));
+    assert_eq!(out.code, Some(2));
+    assert!(out.stdout.contains("--list-excluded-gpus"));
 }
 
 /// Every option and sub-command in nvidia-smi's `-h` (590 and 610): nvq

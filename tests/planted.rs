@@ -10,11 +10,10 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use crate::common;
-use common::sim_lib;
+use common::{sim_lib, Ran};
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::process::Output;
 
 /// Another user (`nobody`).
 const OTHER: u32 = 65534;
@@ -25,10 +24,6 @@ fn chmod(p: &Path, mode: u32) {
 
 fn chown(p: &Path, uid: u32) {
     std::os::unix::fs::chown(p, Some(uid), None).unwrap();
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
 }
 
 /// A copy of nvq at `dir/nvq` (the folder made, mode 0755), and its path.
@@ -49,26 +44,24 @@ fn simulator_at(at: &Path, mode: u32) {
 
 const QUERY: &[&str] = &["--simulate", "--query-gpu=index", "--format=csv,noheader"];
 
-fn simulate(nvq: &Path) -> Output {
-    common::command(nvq)
-        .args(QUERY)
-        .current_dir(std::env::temp_dir())
-        .output()
-        .unwrap()
+fn simulate(nvq: &Path) -> Ran {
+    let mut c = common::command(nvq);
+    c.args(QUERY).current_dir(std::env::temp_dir());
+    common::ran(c)
 }
 
 /// `--simulate` refused the simulator at `lib`: exit 12, no rows, and a
 /// message that names the file and says why.
-fn assert_refused(out: &Output, lib: &Path, why: &str) {
-    let err = text(&out.stderr);
+fn assert_refused(out: &Ran, lib: &Path, why: &str) {
+    let err = &out.stderr;
     assert_eq!(
-        out.status.code(),
+        out.code,
         Some(12),
         "{}: loaded it\nstdout: {}\nstderr: {err}",
         lib.display(),
-        text(&out.stdout)
+        out.stdout
     );
-    assert!(out.stdout.is_empty(), "{}", text(&out.stdout));
+    assert!(out.stdout.is_empty(), "{}", out.stdout);
     let real = lib.canonicalize().unwrap();
     assert!(
         err.contains("refusing to load")
@@ -79,14 +72,9 @@ fn assert_refused(out: &Output, lib: &Path, why: &str) {
     );
 }
 
-fn assert_loaded(out: &Output, what: &str) {
-    assert!(
-        out.status.success(),
-        "{what}: exit {:?}: {}",
-        out.status.code(),
-        text(&out.stderr)
-    );
-    let rows = text(&out.stdout);
+fn assert_loaded(out: &Ran, what: &str) {
+    assert!(out.success(), "{what}: exit {:?}: {}", out.code, out.stderr);
+    let rows = &out.stdout;
     assert!(
         !rows.is_empty() && rows.lines().all(|l| l.parse::<u32>().is_ok()),
         "{what}: {rows}"
@@ -168,11 +156,7 @@ fn simulate_refuses_another_users_simulator() {
 /// in `deps/`) still loads.
 #[test]
 fn simulate_loads_cargos_simulator() {
-    let out = common::command(common::nvq_bin())
-        .args(QUERY)
-        .output()
-        .unwrap();
-    assert_loaded(&out, "target/debug");
+    assert_loaded(&common::bare(QUERY), "target/debug");
 }
 
 /// A stand-in `nvq-top` beside `nvq`: a script that says it ran.
@@ -183,26 +167,25 @@ fn plant_top(dir: &Path, mode: u32) -> PathBuf {
     top
 }
 
-fn top_once(nvq: &Path) -> Output {
-    common::command(nvq)
-        .args(["--nvml-lib"])
+fn top_once(nvq: &Path) -> Ran {
+    let mut c = common::command(nvq);
+    c.arg("--nvml-lib")
         .arg(sim_lib())
         .args(["top", "--once"])
-        .current_dir(std::env::temp_dir())
-        .output()
-        .unwrap()
+        .current_dir(std::env::temp_dir());
+    common::ran(c)
 }
 
 /// nvq did not run the planted `nvq-top` at `top`: it said so, naming it,
 /// and drew the frame itself.
-fn assert_not_run(out: &Output, top: &Path) {
-    let (stdout, err) = (text(&out.stdout), text(&out.stderr));
+fn assert_not_run(out: &Ran, top: &Path) {
+    let (stdout, err) = (&out.stdout, &out.stderr);
     assert!(
         !stdout.contains("planted-nvq-top-ran"),
         "{}: ran it\n{stdout}",
         top.display()
     );
-    assert!(out.status.success(), "exit {:?}: {err}", out.status.code());
+    assert!(out.success(), "exit {:?}: {err}", out.code);
     assert!(stdout.contains("nvq top"), "{stdout}");
     let real = top.canonicalize().unwrap();
     assert!(
@@ -222,9 +205,9 @@ fn top_never_runs_an_nvq_top_others_can_write() {
     chmod(&top, 0o755);
     let out = top_once(&nvq);
     assert!(
-        text(&out.stdout).contains("planted-nvq-top-ran") && out.status.code() == Some(42),
+        out.stdout.contains("planted-nvq-top-ran") && out.code == Some(42),
         "{}",
-        text(&out.stderr)
+        out.stderr
     );
     // In a world-writable folder.
     chmod(&bin, 0o777);

@@ -7,54 +7,10 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use crate::common;
-use common::sim_lib;
+use common::{as_nvidia_smi, nvq_ok, ran, run, scenario, sim_command, sim_lib};
 
 use nvq_core::source::time::is_timestamp;
 use std::path::{Path, PathBuf};
-
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn scenario(name: &str) -> PathBuf {
-    repo().join("tests/scenarios").join(name)
-}
-
-/// Run nvq on a scenario; returns (stdout, stderr, exit code).
-fn nvq_env(scenario: &Path, args: &[&str], env: &[(&str, &str)]) -> (String, String, i32) {
-    let mut cmd = common::sim_command(Some(scenario), args);
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    let out = cmd.output().unwrap();
-    (
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-        out.status.code().unwrap_or(-1),
-    )
-}
-
-fn nvq(scenario: &Path, args: &[&str]) -> String {
-    let (out, err, code) = nvq_env(scenario, args, &[]);
-    assert_eq!(code, 0, "nvq {args:?} failed: {err}");
-    out
-}
-
-/// Run nvq through a link named `nvidia-smi` (nvidia-smi mode) on a scenario.
-fn nvidia_smi(scenario: &Path, args: &[&str]) -> String {
-    let dir = tempfile::tempdir().unwrap();
-    let link = dir.path().join("nvidia-smi");
-    std::os::unix::fs::symlink(common::nvq_bin(), &link).unwrap();
-    let out = common::command(&link)
-        .args(args)
-        .env("NVQ_NVML_LIB", sim_lib())
-        .env("NVML_SIM_SCENARIO", scenario)
-        .output()
-        .unwrap();
-    let text = String::from_utf8(out.stdout).unwrap();
-    assert!(out.status.success(), "nvidia-smi {args:?} failed: {text}");
-    text
-}
 
 /// A capture from `../shared/nvidia-smi/captures`, or `None` (see
 /// `common::missing_shared`).
@@ -94,7 +50,7 @@ fn capture_10_compute_apps_with_processes() {
     let Some(want) = capture("10_h200_590.48.01_query-compute-apps_csv_with-processes.txt") else {
         return;
     };
-    let got = nvq(
+    let got = nvq_ok(
         &scenario("modes_h200_load.toml"),
         &[ALL_COMPUTE, "--format=csv"],
     );
@@ -106,7 +62,7 @@ fn capture_11_no_processes_prints_the_header_only() {
     let Some(want) = capture("11_h200_590.48.01_query-compute-apps_csv_no-processes.txt") else {
         return;
     };
-    let got = nvq(
+    let got = nvq_ok(
         &scenario("modes_h200_idle.toml"),
         &[ALL_COMPUTE, "--format=csv"],
     );
@@ -120,7 +76,7 @@ fn capture_12_unavailable_memory_is_na() {
     else {
         return;
     };
-    let got = nvq(
+    let got = nvq_ok(
         &scenario("modes_rtx2080_wddm.toml"),
         &[ALL_COMPUTE, "--format=csv"],
     );
@@ -132,7 +88,7 @@ fn capture_15_accounted_apps_with_accounting_off() {
     let Some(want) = capture("15_h200_590.48.01_query-accounted-apps_csv_empty.txt") else {
         return;
     };
-    let got = nvq(
+    let got = nvq_ok(
         &scenario("modes_h200_load.toml"),
         &[
             "--query-accounted-apps=timestamp,gpu_name,gpu_bus_id,gpu_serial,gpu_uuid,pid,gpu_utilization,mem_utilization,max_memory_usage,time",
@@ -147,7 +103,7 @@ fn capture_16_retired_pages_two_rows_per_gpu() {
     let Some(want) = capture("16_h200_590.48.01_query-retired-pages_csv.txt") else {
         return;
     };
-    let got = nvq(
+    let got = nvq_ok(
         &scenario("modes_h200_load.toml"),
         &[
             "--query-retired-pages=timestamp,gpu_name,gpu_bus_id,gpu_serial,gpu_uuid,retired_pages.address,retired_pages.timestamp,retired_pages.cause",
@@ -162,9 +118,9 @@ fn capture_20_list_gpus() {
     let Some(want) = capture("20_h200_590.48.01_list-gpus_-L.txt") else {
         return;
     };
-    assert_eq!(nvq(&scenario("modes_h200_load.toml"), &["-L"]), want);
+    assert_eq!(nvq_ok(&scenario("modes_h200_load.toml"), &["-L"]), want);
     assert_eq!(
-        nvq(&scenario("modes_h200_load.toml"), &["--list-gpus"]),
+        nvq_ok(&scenario("modes_h200_load.toml"), &["--list-gpus"]),
         want
     );
 }
@@ -174,7 +130,7 @@ fn capture_21_list_gpus_with_mig_devices() {
     let Some(want) = capture("21_h100mig_590.48.01_list-gpus_-L_mig.txt") else {
         return;
     };
-    assert_eq!(nvq(&scenario("modes_h100_mig.toml"), &["-L"]), want);
+    assert_eq!(nvq_ok(&scenario("modes_h100_mig.toml"), &["-L"]), want);
 }
 
 #[test]
@@ -183,7 +139,7 @@ fn capture_23_version_590() {
         return;
     };
     assert_eq!(
-        nvidia_smi(&scenario("modes_h200_load.toml"), &["--version"]),
+        as_nvidia_smi(&scenario("modes_h200_load.toml"), &["--version"]).ok(),
         want
     );
 }
@@ -194,7 +150,7 @@ fn capture_24_version_610_layout() {
         return;
     };
     assert_eq!(
-        nvidia_smi(&scenario("modes_rtx2080_610.toml"), &["--version"]),
+        as_nvidia_smi(&scenario("modes_rtx2080_610.toml"), &["--version"]).ok(),
         want
     );
 }
@@ -207,7 +163,7 @@ fn version_as_nvq_names_nvq() {
         ("modes_h200_load.toml", "590.48.01", "590.48"),
         ("modes_rtx2080_610.toml", "610.57.04", "610.57"),
     ] {
-        let got = nvq(&scenario(sc), &["--version"]);
+        let got = nvq_ok(&scenario(sc), &["--version"]);
         let lines: Vec<&str> = got.lines().collect();
         // Four versions, the library, and that the simulator answers.
         assert_eq!(lines.len(), 6, "{got}");
@@ -219,7 +175,7 @@ fn version_as_nvq_names_nvq() {
         assert_eq!(lines[1], format!("NVML version        : {nvml}"));
         assert_eq!(lines[2], format!("DRIVER version      : {driver}"));
         assert!(lines[3].starts_with("CUDA version        : "), "{got}");
-        let smi = nvidia_smi(&scenario(sc), &["--version"]);
+        let smi = as_nvidia_smi(&scenario(sc), &["--version"]).ok();
         assert!(
             smi.starts_with(&format!("NVIDIA-SMI version  : {driver}\n")),
             "{smi}"
@@ -232,7 +188,7 @@ fn capture_47_alias_name_prints_process_name() {
     let Some(want) = capture("47_dcgm-exporter-94_query-compute-apps_gpu_uuid,name_csv.txt") else {
         return;
     };
-    let got = nvq(
+    let got = nvq_ok(
         &scenario("modes_vgpu_host.toml"),
         &["--query-compute-apps=gpu_uuid,name", "--format=csv"],
     );
@@ -244,7 +200,7 @@ fn capture_48_name_then_pid() {
     let Some(want) = capture("48_t4_535.183.01_query-compute-apps_name,pid_csv.txt") else {
         return;
     };
-    let got = nvq(
+    let got = nvq_ok(
         &scenario("modes_t4.toml"),
         &["--query-compute-apps=name,pid", "--format=csv"],
     );
@@ -257,6 +213,32 @@ fn help_names(text: &str) -> Vec<String> {
         .filter(|l| l.starts_with('"'))
         .map(str::to_string)
         .collect()
+}
+
+/// In `--help-query-*`, as in nvidia-smi's, a line that begins with `"`
+/// names a field (`"name"` or `"name" or "alias"`): scripts and tests read
+/// the field list that way, so no description line may begin with a quote.
+#[test]
+fn only_a_fields_names_begin_a_help_line_with_a_quote() {
+    for mode in nvq_core::source::QueryMode::ALL.map(|m| m.option()) {
+        let help = nvq_ok(
+            &scenario("modes_h200_load.toml"),
+            &[&format!("--help-{mode}")],
+        );
+        let names = help.lines().filter(|l| l.starts_with('"'));
+        let mut seen = 0;
+        for line in names {
+            let quoted_names = line.split(" or ").all(|w| {
+                w.len() > 2
+                    && w.starts_with('"')
+                    && w.ends_with('"')
+                    && !w[1..w.len() - 1].contains([' ', '"'])
+            });
+            assert!(quoted_names, "{mode}: not a field's names: {line}");
+            seen += 1;
+        }
+        assert!(seen > 0, "{mode}: no field in\n{help}");
+    }
 }
 
 #[test]
@@ -278,7 +260,7 @@ fn help_texts_follow_nvidia_smis_layout_in_our_words() {
         let Some(want) = capture(&format!("help/{file}")) else {
             return;
         };
-        let got = nvq(&scenario("modes_h200_load.toml"), &[opt]);
+        let got = nvq_ok(&scenario("modes_h200_load.toml"), &[opt]);
         let first = |s: &str| s.lines().next().unwrap_or("").to_string();
         assert_eq!(first(&got), first(&want), "{opt}: title line");
         let ours: Vec<String> = got
@@ -312,7 +294,7 @@ fn help_texts_follow_nvidia_smis_layout_in_our_words() {
 
 #[test]
 fn help_for_the_modes_without_nvidia_text() {
-    let h = nvq(
+    let h = nvq_ok(
         &scenario("modes_h200_load.toml"),
         &["--help-query-supported-clocks"],
     );
@@ -321,7 +303,7 @@ fn help_for_the_modes_without_nvidia_text() {
     ));
     assert!(h.contains("\n\"memory\" or \"mem\"\n"));
     assert!(h.contains("\n\"graphics\" or \"gr\"\n"));
-    let h = nvq(
+    let h = nvq_ok(
         &scenario("modes_h200_load.toml"),
         &["--help-query-remapped-rows"],
     );
@@ -345,14 +327,14 @@ fn rows(out: &str) -> Vec<Vec<String>> {
 
 #[test]
 fn sixty_four_gpus_and_4096_processes() {
-    let out = nvq(
+    let out = nvq_ok(
         &scenario("modes_many.toml"),
         &[
             "--query-compute-apps=timestamp,gpu_uuid,gpu_bus_id,pid,process_name,used_gpu_memory",
             "--format=csv,noheader,nounits",
         ],
     );
-    let uuids = nvq(&scenario("modes_many.toml"), &["-L"]);
+    let uuids = nvq_ok(&scenario("modes_many.toml"), &["-L"]);
     let uuids: Vec<&str> = uuids
         .lines()
         .map(|l| l.split("(UUID: ").nth(1).unwrap().trim_end_matches(')'))
@@ -374,7 +356,7 @@ fn sixty_four_gpus_and_4096_processes() {
 
 #[test]
 fn vanished_refused_and_unavailable_processes_keep_their_rows() {
-    let out = nvq(
+    let out = nvq_ok(
         &scenario("modes_edge.toml"),
         &[
             "--query-compute-apps=gpu_uuid,pid,process_name,used_memory,used_gpu_memory.percent",
@@ -411,9 +393,9 @@ fn process_list_falls_back_to_v2_and_v1() {
         "--format=csv,noheader",
     ];
     let want = "10291, /root/tools/memhog, 2566 MiB\n10293, /root/tools/memhog, 1542 MiB\n10309, ./gpu_burn, 28234 MiB\n";
-    assert_eq!(nvq(&scenario("modes_h200_load.toml"), &args), want);
+    assert_eq!(nvq_ok(&scenario("modes_h200_load.toml"), &args), want);
     let v2 = without(&["nvmlDeviceGetComputeRunningProcesses_v3"], dir.path());
-    assert_eq!(nvq(&v2, &args), want, "without _v3");
+    assert_eq!(nvq_ok(&v2, &args), want, "without _v3");
     let v1 = without(
         &[
             "nvmlDeviceGetComputeRunningProcesses_v3",
@@ -421,7 +403,7 @@ fn process_list_falls_back_to_v2_and_v1() {
         ],
         dir.path(),
     );
-    assert_eq!(nvq(&v1, &args), want, "without _v3 and _v2");
+    assert_eq!(nvq_ok(&v1, &args), want, "without _v3 and _v2");
     let none = without(
         &[
             "nvmlDeviceGetComputeRunningProcesses_v3",
@@ -431,14 +413,14 @@ fn process_list_falls_back_to_v2_and_v1() {
         dir.path(),
     );
     assert_eq!(
-        nvq(&none, &args),
+        nvq_ok(&none, &args),
         "[Function Not Found], [Function Not Found], [Function Not Found]\n"
     );
 }
 
 #[test]
 fn mig_rows_carry_the_parent_uuid() {
-    let out = nvq(
+    let out = nvq_ok(
         &scenario("modes_h100_mig.toml"),
         &[
             "--query-compute-apps=gpu_uuid,pid,process_name,used_memory",
@@ -454,7 +436,7 @@ fn mig_rows_carry_the_parent_uuid() {
 
 #[test]
 fn supported_clocks_one_row_per_pair() {
-    let out = nvq(
+    let out = nvq_ok(
         &scenario("modes_edge.toml"),
         &["--query-supported-clocks=gpu_bus_id,mem,gr", "--format=csv"],
     );
@@ -473,7 +455,7 @@ fn supported_clocks_one_row_per_pair() {
 
 #[test]
 fn remapped_rows_one_row_per_gpu() {
-    let out = nvq(
+    let out = nvq_ok(
         &scenario("modes_edge.toml"),
         &[
             "--query-remapped-rows=gpu_serial,remapped_rows.correctable,remapped_rows.uncorrectable,remapped_rows.pending,remapped_rows.failure",
@@ -490,7 +472,7 @@ fn remapped_rows_one_row_per_gpu() {
 
 #[test]
 fn retired_pages_one_row_per_page() {
-    let out = nvq(
+    let out = nvq_ok(
         &scenario("modes_edge.toml"),
         &[
             "--query-retired-pages=gpu_serial,retired_pages.address,retired_pages.timestamp,retired_pages.cause",
@@ -509,7 +491,7 @@ fn retired_pages_one_row_per_page() {
 
 #[test]
 fn accounted_apps_rows_and_units() {
-    let out = nvq(
+    let out = nvq_ok(
         &scenario("modes_edge.toml"),
         &[
             "--query-accounted-apps=pid,gpu_util,mem_util,max_memory_usage,time",
@@ -526,12 +508,11 @@ fn accounted_apps_rows_and_units() {
 
 #[test]
 fn list_and_version_reject_queries() {
-    let (_, _, code) = nvq_env(
+    let out = run(
         &scenario("modes_h200_load.toml"),
         &["-L", "--query-gpu=name", "--format=csv"],
-        &[],
     );
-    assert_eq!(code, 2);
+    assert_eq!(out.code, Some(2));
 }
 
 /// A scenario with one GPU whose single process has the given PID.
@@ -583,17 +564,18 @@ fn proc_extension_fields_for_a_live_process() {
     } else {
         &[("NVQ_HOST_PROC", "/proc")]
     };
-    let (out, err, code) = nvq_env(
-        &sc,
+    let mut c = sim_command(
+        Some(&sc),
         &[
             "--query-compute-apps=pid,local_pid,user,command_line,container_id,used_gpu_memory.percent",
             "--format=csv,noheader",
         ],
-        host_proc,
     );
+    c.envs(host_proc.iter().copied());
+    let run = ran(c);
     let _ = child.kill();
     let _ = child.wait();
-    assert_eq!(code, 0, "{err}");
+    let out = run.ok();
     let cg = std::fs::read_to_string(format!("/proc/{}/cgroup", std::process::id())).unwrap();
     let r = &rows(&out)[0];
     let pid = child.id().to_string();
@@ -617,15 +599,15 @@ fn proc_fields_of_an_exited_process_say_not_found() {
     // A PID far above pid_max cannot belong to a live process.
     let dir = tempfile::tempdir().unwrap();
     let sc = one_process(dir.path(), 999_999_999);
-    let (out, _, code) = nvq_env(
-        &sc,
+    let mut c = sim_command(
+        Some(&sc),
         &[
             "--query-compute-apps=pid,process_name,local_pid,user,command_line",
             "--format=csv,noheader",
         ],
-        &[("NVQ_HOST_PROC", "/proc")],
     );
-    assert_eq!(code, 0);
+    c.env("NVQ_HOST_PROC", "/proc");
+    let out = ran(c).ok();
     assert_eq!(
         out,
         "999999999, sleep, [Not Found], [Not Found], [Not Found]\n"
@@ -637,15 +619,15 @@ fn proc_fields_without_a_host_proc_say_na() {
     // A directory that is not a procfs: nvq cannot map PIDs and says so.
     let dir = tempfile::tempdir().unwrap();
     let sc = one_process(dir.path(), std::process::id());
-    let (out, _, code) = nvq_env(
-        &sc,
+    let mut c = sim_command(
+        Some(&sc),
         &[
             "--query-compute-apps=local_pid,user,command_line,container_id",
             "--format=csv,noheader",
         ],
-        &[("NVQ_HOST_PROC", dir.path().to_str().unwrap())],
     );
-    assert_eq!(code, 0);
+    c.env("NVQ_HOST_PROC", dir.path());
+    let out = ran(c).ok();
     assert_eq!(out, "[N/A], [N/A], [N/A], [N/A]\n");
 }
 

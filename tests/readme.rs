@@ -29,8 +29,9 @@
 //!
 //! Commands that cannot run in a test are in [`SKIP`], by exact text, with the
 //! reason; a skip whose command is no longer in the README fails the test.
-//! Commands that need an optional tool ([`NEEDS`]) are skipped with a note
-//! when it is missing.
+//! Commands that need an optional tool ([`NEEDS`]) are skipped when it is
+//! missing, through the common skip helper (a failure where
+//! `NVQ_REQUIRE_TOOLS=1`, as in CI).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use crate::common;
@@ -562,10 +563,15 @@ fn run_section(cmds: &[(usize, String)], home: &Path) -> Section {
             .map(|(_, _, what)| *what)
             .collect();
         if !missing.is_empty() {
-            eprintln!(
-                "{}: note: skipped, needs {}: {cmd}",
-                place(*line),
-                missing.join(", ")
+            // The one way a test skips (tests/common/skip.rs): recorded for
+            // the banner, and a failure where tools are required (CI).
+            common::cannot_run(
+                common::REQUIRE_TOOLS,
+                &format!(
+                    "{} not installed ({}: {cmd})",
+                    missing.join(", "),
+                    place(*line)
+                ),
             );
             done.skipped += 1;
             continue;

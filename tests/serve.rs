@@ -5,7 +5,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use crate::common;
-use common::{delay, h100, sim_lib, write_scenario, SIM_HEAD};
+use common::{delay, h100, h100s, sim_lib, write_scenario, SIM_HEAD};
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
@@ -13,19 +13,6 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-
-/// `gpus` GPUs, GPU `i` with `i + 1` GiB of memory in use; `fault` is
-/// appended to GPU `at` (a `[[device.fault]]`).
-fn scenario(gpus: usize, at: usize, fault: &str) -> tempfile::NamedTempFile {
-    let mut text = SIM_HEAD.to_string();
-    for i in 0..gpus {
-        text.push_str(&h100(i, (i as u64 + 1) << 30));
-        if i == at {
-            text.push_str(fault);
-        }
-    }
-    write_scenario(&text)
-}
 
 /// A running `nvq serve`; killed when dropped.
 struct Server {
@@ -159,7 +146,7 @@ fn promtool_accepts(body: &str) {
 
 #[test]
 fn serves_metrics_landing_page_and_health() {
-    let sc = scenario(2, usize::MAX, "");
+    let sc = h100s(2).write();
     let server = Server::start(sc.path(), &[]);
     let (status, head, body) = server.get("/metrics", "");
     assert_eq!(status, 200);
@@ -211,7 +198,7 @@ fn serves_metrics_landing_page_and_health() {
 
 #[test]
 fn telemetry_path_gpu_selection_and_fields() {
-    let sc = scenario(3, usize::MAX, "");
+    let sc = h100s(3).write();
     let server = Server::start(
         sc.path(),
         &[
@@ -242,7 +229,9 @@ fn telemetry_path_gpu_selection_and_fields() {
 /// is served from it too; after the interval, a new collection runs.
 #[test]
 fn concurrent_scrapes_share_one_collection() {
-    let sc = scenario(1, 0, &delay("nvmlDeviceGetTemperature", 300));
+    let sc = h100s(1)
+        .on([0], &delay("nvmlDeviceGetTemperature", 300))
+        .write();
     let server = Arc::new(Server::start(
         sc.path(),
         &[
@@ -279,7 +268,7 @@ fn concurrent_scrapes_share_one_collection() {
 /// With --collect.interval=0 every scrape collects afresh.
 #[test]
 fn interval_zero_collects_on_every_scrape() {
-    let sc = scenario(1, usize::MAX, "");
+    let sc = h100s(1).write();
     let server = Server::start(sc.path(), &["--query-gpu=memory.used"]);
     for n in 1..=3 {
         assert_eq!(
@@ -295,7 +284,9 @@ fn interval_zero_collects_on_every_scrape() {
 #[test]
 fn a_hung_gpu_never_hangs_a_scrape() {
     let _on_time = common::on_time();
-    let sc = scenario(2, 1, &delay("nvmlDeviceGetTemperature", 60_000));
+    let sc = h100s(2)
+        .on([1], &delay("nvmlDeviceGetTemperature", 60_000))
+        .write();
     let server = Server::start(sc.path(), &["--query-gpu=temperature.gpu,memory.used"]);
     for _ in 0..2 {
         let t0 = Instant::now();
@@ -328,7 +319,7 @@ fn a_hung_gpu_never_hangs_a_scrape() {
 
 #[test]
 fn hostile_requests_are_refused_and_the_server_keeps_serving() {
-    let sc = scenario(1, usize::MAX, "");
+    let sc = h100s(1).write();
     let server = Server::start(
         sc.path(),
         &[
@@ -428,7 +419,7 @@ fn hostile_requests_are_refused_and_the_server_keeps_serving() {
 /// idle kept-alive connection has `--web.idle-timeout` (2 minutes).
 #[test]
 fn a_kept_alive_scraper_is_answered_after_a_pause_longer_than_the_read_timeout() {
-    let sc = scenario(1, usize::MAX, "");
+    let sc = h100s(1).write();
     let server = Server::start(
         sc.path(),
         &["--query-gpu=memory.used", "--web.read-timeout=1s"],
@@ -481,7 +472,9 @@ fn a_kept_alive_scraper_is_answered_after_a_pause_longer_than_the_read_timeout()
 /// nvq exits 0.
 #[test]
 fn sigterm_finishes_open_requests_and_exits_0() {
-    let sc = scenario(1, 0, &delay("nvmlDeviceGetTemperature", 700));
+    let sc = h100s(1)
+        .on([0], &delay("nvmlDeviceGetTemperature", 700))
+        .write();
     let mut server = Server::start(sc.path(), &["--query-gpu=temperature.gpu"]);
     let addr = server.addr;
     let scrape = std::thread::spawn(move || {
@@ -528,7 +521,7 @@ fn sigterm_finishes_open_requests_and_exits_0() {
 
 #[test]
 fn bad_options_are_refused_before_serving() {
-    let sc = scenario(1, usize::MAX, "");
+    let sc = h100s(1).write();
     let run = |args: &[&str]| {
         common::nvq_command()
             .env("NVML_SIM_SCENARIO", sc.path())
@@ -903,7 +896,7 @@ fn tls_and_basic_auth_with_curl() {
         ),
     )
     .unwrap();
-    let sc = scenario(1, usize::MAX, "");
+    let sc = h100s(1).write();
     let server = Server::start(
         sc.path(),
         &[
@@ -969,7 +962,7 @@ fn tls_and_basic_auth_with_curl() {
 fn bad_web_config_files_are_refused() {
     let dir = tempfile::tempdir().unwrap();
     let web = dir.path().join("web.yml");
-    let sc = scenario(1, usize::MAX, "");
+    let sc = h100s(1).write();
     for text in [
         "tls_server_config:\n  cert_file: missing.crt\n  key_file: missing.key\n",
         "basic_auth_users:\n  alice: not-a-hash\n",
@@ -1083,7 +1076,7 @@ fn a_real_prometheus_scrapes_every_profile() {
         return;
     }
     let gpus = 3usize;
-    let sc = scenario(gpus, usize::MAX, "");
+    let sc = h100s(gpus).write();
     let profiles = [
         ("nvq", "nvq_memory_used_bytes", "gpu"),
         (
@@ -1159,7 +1152,7 @@ fn prometheus_scrapes(
 /// complaints are about DCGM's own naming.
 #[test]
 fn dcgm_profile_uses_dcgm_names_units_and_labels() {
-    let sc = scenario(2, usize::MAX, "");
+    let sc = h100s(2).write();
     let server = Server::start(sc.path(), &["--profile=dcgm"]);
     let body = server.metrics();
     let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
@@ -1315,7 +1308,7 @@ fn xid_errors_are_counted_outside_the_collection() {
         xid(100, 48),
         delay("nvmlDeviceGetTemperature", 60_000)
     );
-    let sc = scenario(2, 1, &faults);
+    let sc = h100s(2).on([1], &faults).write();
     let server = Server::start(sc.path(), &["--query-gpu=temperature.gpu"]);
     let t0 = Instant::now();
     let body = loop {
@@ -1367,7 +1360,7 @@ fn xid_errors_are_counted_outside_the_collection() {
 /// with `q=0`) gets plain text.
 #[test]
 fn scrapes_that_accept_gzip_get_it_compressed() {
-    let sc = scenario(8, usize::MAX, "");
+    let sc = h100s(8).write();
     let server = Server::start(sc.path(), &["--collect.interval=60s"]);
     let plain = server.metrics();
     let req =
@@ -1645,7 +1638,7 @@ fn uuid_label(i: u64) -> String {
 /// answer, and the stalled connections are closed by the write timeout.
 #[test]
 fn non_reading_pipeliners_cannot_lock_scrapers_out() {
-    let sc = scenario(2, usize::MAX, "");
+    let sc = h100s(2).write();
     let server = Server::start(
         sc.path(),
         &[
@@ -1700,7 +1693,9 @@ fn non_reading_pipeliners_cannot_lock_scrapers_out() {
 /// for 30 s, must not blank the scrapes after it.
 #[test]
 fn a_tiny_scrape_timeout_does_not_blank_the_others() {
-    let sc = scenario(2, 0, &delay("nvmlDeviceGetTemperature", 20));
+    let sc = h100s(2)
+        .on([0], &delay("nvmlDeviceGetTemperature", 20))
+        .write();
     let server = Server::start(
         sc.path(),
         &[
@@ -1740,7 +1735,7 @@ fn a_tiny_scrape_timeout_does_not_blank_the_others() {
 /// GPUs keeps the thread count within the GPUs plus a small constant.
 #[test]
 fn threads_stay_bounded_under_a_flood_of_tiny_timeouts() {
-    let sc = scenario(2, usize::MAX, "");
+    let sc = h100s(2).write();
     let server = Server::start(sc.path(), &["--query-gpu=temperature.gpu,memory.used"]);
     let pid = server.child.id();
     let before = threads_of(pid);
@@ -1773,7 +1768,9 @@ fn threads_stay_bounded_under_a_flood_of_tiny_timeouts() {
 /// does not starve one with a 2 s timeout that arrives after it.
 #[test]
 fn a_long_timeout_does_not_starve_a_short_one() {
-    let sc = scenario(2, 1, &delay("nvmlDeviceGetTemperature", 20_000));
+    let sc = h100s(2)
+        .on([1], &delay("nvmlDeviceGetTemperature", 20_000))
+        .write();
     let server = Server::start(sc.path(), &["--query-gpu=temperature.gpu,memory.used"]);
     let addr = server.addr;
     let long = std::thread::spawn(move || scrape_with_timeout(addr, "30"));
@@ -1799,7 +1796,9 @@ fn a_long_timeout_does_not_starve_a_short_one() {
 /// nvq exits 0 within the documented 3 s.
 #[test]
 fn sigterm_exits_within_its_bound_whatever_nvml_does() {
-    let sc = scenario(2, 0, &delay("nvmlDeviceGetTemperature", 60_000));
+    let sc = h100s(2)
+        .on([0], &delay("nvmlDeviceGetTemperature", 60_000))
+        .write();
     let mut server = Server::start(sc.path(), &["--query-gpu=temperature.gpu"]);
     let addr = server.addr;
     let open = std::thread::spawn(move || scrape_with_timeout(addr, "120"));
@@ -1889,7 +1888,7 @@ fn tls_handshake_failures_are_logged_at_a_bounded_rate() {
         "tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n",
     )
     .unwrap();
-    let sc = scenario(1, usize::MAX, "");
+    let sc = h100s(1).write();
     let server = Server::start(
         sc.path(),
         &[

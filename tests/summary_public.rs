@@ -329,6 +329,25 @@ fn a_unified_memory_gpu_has_no_memory_cell() {
 }
 
 #[test]
+fn a_public_gb10_table_is_reproduced() {
+    // ArcticTraining's post stops after the GPU box: nvq's table, from the
+    // banner on, begins with its lines (the scenario on the post's driver).
+    let (expected, _) = capture("t_580_gb10");
+    let sc = scenario_at(
+        "sp_gb10_580.toml",
+        &[(
+            "driver_version = \"580.173.02\"",
+            "driver_version = \"580.126.09\"",
+        )],
+    );
+    let rest = table(sc.path());
+    assert!(
+        rest.starts_with(&expected),
+        "--- capture\n{expected}--- nvq\n{rest}"
+    );
+}
+
+#[test]
 fn the_530_head_of_a_wsl_table() {
     // Under WSL nvidia-smi's own version (530.47) differs from the Windows
     // driver's NVML names (531.68); nvq prints the driver's in both banner

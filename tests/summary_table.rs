@@ -4,37 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use crate::common;
-use common::sim_lib;
-
-use assert_cmd::Command;
-use std::path::{Path, PathBuf};
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn scenario(name: &str) -> PathBuf {
-    root().join("tests/scenarios").join(name)
-}
-
-fn nvq(scenario_file: &Path) -> Command {
-    let mut c = Command::from_std(common::nvq_command());
-    c.env("NVML_SIM_SCENARIO", scenario_file)
-        .arg("--nvml-lib")
-        .arg(sim_lib());
-    c
-}
-
-fn stdout(c: &mut Command) -> String {
-    let out = c.output().unwrap();
-    assert!(
-        out.status.success(),
-        "exit {:?}: {}",
-        out.status.code(),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
+use common::{run, scenario, NO_ARGS};
 
 /// `Fri Jul  3 22:11:09 2026` followed by seven spaces.
 fn is_date_line(s: &str) -> bool {
@@ -81,7 +51,7 @@ fn reproduces_every_default_table_capture() {
             let Ok(expected) = std::fs::read_to_string(&capture) else {
                 panic!("missing capture {}", capture.display());
             };
-            let got = stdout(&mut nvq(&scenario(&format!("summary_{key}_{state}.toml"))));
+            let got = run(&scenario(&format!("summary_{key}_{state}.toml")), NO_ARGS).ok();
             let (exp_date, exp_rest) = expected.split_once('\n').unwrap();
             let (got_date, got_rest) = got.split_once('\n').unwrap();
             assert!(is_date_line(exp_date), "capture date line {exp_date:?}");
@@ -114,13 +84,13 @@ fn reproduces_every_default_table_capture() {
 
 #[test]
 fn piped_output_has_no_colour() {
-    let out = stdout(&mut nvq(&scenario("summary_mig.toml")));
+    let out = run(&scenario("summary_mig.toml"), NO_ARGS).ok();
     assert!(!out.contains('\x1b'), "{out}");
 }
 
 #[test]
 fn mig_section_and_instance_ids() {
-    let out = stdout(&mut nvq(&scenario("summary_mig.toml")));
+    let out = run(&scenario("summary_mig.toml"), NO_ARGS).ok();
     assert!(out.contains("| MIG devices:"), "{out}");
     let mig_rows: Vec<&str> = out.lines().filter(|l| l.starts_with("|  0    ")).collect();
     assert_eq!(mig_rows.len(), 2, "{out}");
@@ -139,7 +109,7 @@ fn mig_section_and_instance_ids() {
 
 #[test]
 fn dash_i_selects_gpus() {
-    let out = stdout(nvq(&scenario("summary_mig.toml")).args(["-i", "1"]));
+    let out = run(&scenario("summary_mig.toml"), &["-i", "1"]).ok();
     assert!(!out.contains("|   0  "), "{out}");
     assert!(out.contains("|   1  NVIDIA H100 80GB HBM3          Off |   00000000:2A:00.0 Off |"));
     assert!(
@@ -149,19 +119,13 @@ fn dash_i_selects_gpus() {
     assert!(!out.contains("31337"), "GPU 0's processes must go with it");
     assert!(out.contains(" 4040 "));
 
-    let out = stdout(nvq(&scenario("summary_mig.toml")).args(["-i", "00000000:18:00.0"]));
+    let out = run(&scenario("summary_mig.toml"), &["-i", "00000000:18:00.0"]).ok();
     assert!(out.contains("|   0  NVIDIA H100 80GB HBM3          On  |"));
     assert!(!out.contains("|   1  "));
 
-    let out = nvq(&scenario("summary_mig.toml"))
-        .args(["-i", "7"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(6));
-    assert_eq!(
-        String::from_utf8_lossy(&out.stderr),
-        "No devices were found\n"
-    );
+    let out = run(&scenario("summary_mig.toml"), &["-i", "7"]);
+    assert_eq!(out.code, Some(6));
+    assert_eq!(out.stderr, "No devices were found\n");
 }
 
 #[test]
@@ -169,12 +133,11 @@ fn loops_reprint_the_whole_table() {
     // The values of each table are tested, not the timing: a loop slow
     // enough that a busy machine makes every deadline (common::VALUE_LMS).
     let _on_time = common::on_time();
-    let out = stdout(nvq(&scenario("summary_h200_load.toml")).args([
-        "-lms",
-        common::VALUE_LMS,
-        "--count",
-        "3",
-    ]));
+    let out = run(
+        &scenario("summary_h200_load.toml"),
+        &["-lms", common::VALUE_LMS, "--count", "3"],
+    )
+    .ok();
     let dates = out.lines().filter(|l| is_date_line(l)).count();
     assert_eq!(dates, 3, "{out}");
     assert_eq!(out.matches("| Processes:").count(), 3);
@@ -183,41 +146,25 @@ fn loops_reprint_the_whole_table() {
 
 #[test]
 fn as_nvidia_smi_too() {
-    let dir = tempfile::tempdir().unwrap();
-    let link = dir.path().join("nvidia-smi");
-    std::os::unix::fs::symlink(common::nvq_bin(), &link).unwrap();
-    let out = common::command(&link)
-        .env("NVML_SIM_SCENARIO", scenario("summary_h100_load.toml"))
-        .env("NVQ_NVML_LIB", sim_lib())
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let text = String::from_utf8(out.stdout).unwrap();
+    let text = common::as_nvidia_smi(&scenario("summary_h100_load.toml"), NO_ARGS).ok();
     assert!(text.contains("| NVIDIA-SMI 590.48.01              Driver Version: 590.48.01      CUDA Version: 13.1     |"));
     assert!(text.contains(" 11345      C   ./gpu_burn                            15690MiB |"));
 }
 
 #[test]
 fn format_without_query_is_still_an_error() {
-    let out = nvq(&scenario("summary_h100_idle.toml"))
-        .arg("--format=csv")
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
+    let out = run(&scenario("summary_h100_idle.toml"), &["--format=csv"]);
+    assert_eq!(out.code, Some(2));
     assert!(out.stdout.is_empty());
 }
 
 #[test]
 fn a_table_loop_ends_quietly_when_the_reader_goes_and_on_ctrl_c() {
     use std::io::{BufRead, BufReader};
-    use std::process::{Command as Std, Stdio};
-    let bin = common::nvq_bin();
+    use std::process::Stdio;
+    let sc = scenario("summary_h200_load.toml");
     let spawn = || {
-        Std::new(&bin)
-            .env("NVML_SIM_SCENARIO", scenario("summary_h200_load.toml"))
-            .arg("--nvml-lib")
-            .arg(sim_lib())
-            .args(["-l", "600"])
+        common::sim_command(Some(&sc), &["-l", "600"])
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()

@@ -13,10 +13,6 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-fn nvq() -> PathBuf {
-    common::nvq_bin()
-}
-
 /// A tmux server of this test's own, killed when dropped.
 struct Tmux {
     socket: String,
@@ -106,7 +102,7 @@ fn script(t: &Tmux, scenario: &Path, args: &str) -> String {
         after = quoted(&t.path("after")),
         pid = quoted(&t.path("shell")),
         sc = quoted(scenario),
-        nvq = quoted(&nvq()),
+        nvq = quoted(&common::nvq_bin()),
         lib = quoted(&common::sim_lib()),
     )
 }
@@ -330,7 +326,7 @@ fn a_panic_restores_the_terminal_and_says_so() {
 
 #[test]
 fn once_prints_one_plain_frame() {
-    let out = common::command(nvq())
+    let out = common::command(common::nvq_bin())
         .args(["top", "--once", "--nvml-lib"])
         .arg(common::sim_lib())
         .env("NVML_SIM_SCENARIO", common::scenario("top_8gpu.toml"))
@@ -353,7 +349,7 @@ fn once_is_the_same_frame_without_nvq_top_beside_nvq() {
     // screen itself.
     let dir = tempfile::tempdir().unwrap();
     let alone = dir.path().join("nvq");
-    common::copy_executable(&nvq(), &alone);
+    common::copy_executable(&common::nvq_bin(), &alone);
     let frame = |exe: &Path| {
         let out = common::command(exe)
             .args([
@@ -372,7 +368,7 @@ fn once_is_the_same_frame_without_nvq_top_beside_nvq() {
         assert!(out.status.success(), "{out:?}");
         String::from_utf8(out.stdout).unwrap()
     };
-    let (handed, own) = (frame(&nvq()), frame(&alone));
+    let (handed, own) = (frame(&common::nvq_bin()), frame(&alone));
     assert!(handed.contains("2 GPUs"), "{handed}");
     assert_eq!(handed, own);
 }
@@ -399,7 +395,10 @@ fn bad_options_are_usage_errors() {
         // Not a terminal, not --once.
         &["top"],
     ] {
-        let out = common::command(nvq()).args(args).output().unwrap();
+        let out = common::command(common::nvq_bin())
+            .args(args)
+            .output()
+            .unwrap();
         assert_eq!(out.status.code(), Some(2), "{args:?}: {out:?}");
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(
@@ -640,7 +639,7 @@ fn a_closed_terminal_ends_the_run() {
             "echo $$ > {pid}; NVML_SIM_SCENARIO={sc} exec {nvq} top --nvml-lib {lib} --interval 0.1",
             pid = quoted(&pid_file),
             sc = quoted(&sc),
-            nvq = quoted(&nvq()),
+            nvq = quoted(&common::nvq_bin()),
             lib = quoted(&common::sim_lib()),
         ),
     );
@@ -718,7 +717,7 @@ fn one_gpu_named(gpu: &str, proc: &str) -> tempfile::NamedTempFile {
 
 /// `nvq top --once` on a scenario, as text (80×24: no terminal).
 fn once_on(sc: &Path) -> String {
-    let out = common::command(nvq())
+    let out = common::command(common::nvq_bin())
         .args(["top", "--once", "--nvml-lib"])
         .arg(common::sim_lib())
         .env("NVML_SIM_SCENARIO", sc)

@@ -5,15 +5,10 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use crate::common;
-use common::{scenario, TREND};
-
-/// nvq on the simulator, on time ([`common::on_time`]): these scenarios' memory follows the clock and the
-/// windows are seconds long, so a sample that misses its deadline on a busy machine is a point missing from
-/// the trend.
-fn nvq(scenario: &std::path::Path, args: &[&str]) -> std::process::Output {
-    let _on_time = common::on_time();
-    common::nvq(scenario, args)
-}
+// nvq runs on time (`common::nvq_on_time`): these scenarios' memory follows
+// the clock and the windows are seconds long, so a sample that misses its
+// deadline on a busy machine is a point missing from the trend.
+use common::{nvq_on_time, scenario, TREND};
 
 fn run(extra: &[&str]) -> std::process::Output {
     let mut args = vec![
@@ -24,7 +19,7 @@ fn run(extra: &[&str]) -> std::process::Output {
     ];
     args.extend_from_slice(&TREND);
     args.extend_from_slice(extra);
-    nvq(&scenario("trend.toml"), &args)
+    nvq_on_time(&scenario("trend.toml"), &args)
 }
 
 /// "1h 18m", "12m 30s", "45s" in minutes.
@@ -171,14 +166,14 @@ fn history_functions_explain_their_errors() {
     for (args, want) in cases {
         let mut all = vec!["--query-gpu=memory.used", "--format=csv"];
         all.extend_from_slice(args);
-        let out = nvq(&scenario("trend.toml"), &all);
+        let out = nvq_on_time(&scenario("trend.toml"), &all);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         let msg = String::from_utf8_lossy(&out.stdout).to_string()
             + &String::from_utf8_lossy(&out.stderr);
         assert!(msg.contains(want), "{args:?}: {msg}");
     }
     // A list mode whose rows are neither GPUs nor processes has nothing to follow.
-    let out = nvq(
+    let out = nvq_on_time(
         &scenario("trend.toml"),
         &[
             "--query-supported-clocks=memory,graphics",
@@ -246,7 +241,7 @@ const APPS: [&str; 6] = [
 fn process_loop(args: &[&str]) -> std::process::Output {
     let mut all: Vec<&str> = args.to_vec();
     all.extend_from_slice(&SHORT_TREND);
-    nvq(&scenario("trend_pid_reuse.toml"), &all)
+    nvq_on_time(&scenario("trend_pid_reuse.toml"), &all)
 }
 
 /// The rate and time to full of each process in a summary, in columns `rate_at` of the rows keyed by the PID
@@ -362,7 +357,7 @@ fn dmon_keeps_each_gpus_history_for_summary_and_until() {
         "csv,nounits",
     ];
     args.extend_from_slice(&TREND);
-    let out = nvq(&scenario("trend.toml"), &args);
+    let out = nvq_on_time(&scenario("trend.toml"), &args);
     assert!(
         out.status.success(),
         "{}",
@@ -397,7 +392,7 @@ fn dmon_keeps_each_gpus_history_for_summary_and_until() {
         "20s",
     ];
     args.extend_from_slice(&TREND);
-    let out = nvq(&scenario("trend.toml"), &args);
+    let out = nvq_on_time(&scenario("trend.toml"), &args);
     assert!(
         out.status.success(),
         "{}",

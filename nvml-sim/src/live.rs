@@ -3,11 +3,11 @@
 //! or memory (`[live] dir` in the scenario, or `NVML_SIM_LIVE_DIR`).
 //!
 //! One file per process, named by its decimal PID, appended to one line per change:
-//! `<epoch_ms> <gpu_index> <bytes>` ("from then on this PID holds `bytes` on that GPU"; 0
-//! releases it). Only the bytes appended since the last call are read; a last line without its
-//! newline waits for it. A PID whose process is gone (no `/proc/PID`, or a zombie) is in no
-//! process list; what it held stays in the accounting records (its largest value per GPU), as
-//! the driver keeps them.
+//! `<epoch_ms> <gpu_index> <bytes> [<sm_percent>]` ("from then on this PID holds `bytes` on
+//! that GPU", and keeps its SMs that busy; 0 bytes releases it). Only the bytes appended
+//! since the last call are read; a last line without its newline waits for it. A PID whose
+//! process is gone (no `/proc/PID`, or a zombie) is in no process list; what it held stays in
+//! the accounting records (its largest value per GPU), as the driver keeps them.
 
 use std::collections::BTreeMap;
 use std::io::{Read, Seek, SeekFrom};
@@ -27,6 +27,8 @@ pub(crate) struct Held {
     pub now: u64,
     /// The largest value it ever declared (bytes): accounting's `maxMemoryUsage`.
     pub max: u64,
+    /// Its SM utilization (percent), when its last line gave one.
+    pub sm: Option<u32>,
 }
 
 /// One live process, as its control file has told so far.
@@ -61,6 +63,8 @@ pub(crate) struct Live {
     last: Option<Instant>,
     /// When the running processes were last checked for zombies (once a second).
     zombies_checked: Option<Instant>,
+    /// Added to the PIDs NVML gives (`[live] pid_offset`).
+    pid_offset: u32,
 }
 
 /// Does `sym` read the live processes (so that a call of it reads the control directory first)?
@@ -70,6 +74,8 @@ pub(crate) fn reads(sym: &str) -> bool {
         "nvmlDeviceGetRunningProcessDetailList",
         "nvmlDeviceGetMemoryInfo",
         "nvmlDeviceGetAccounting",
+        "nvmlDeviceGetProcessUtilization",
+        "nvmlDeviceGetProcessesUtilizationInfo",
         "nvmlSystemGetProcessName",
     ]
     .iter()
@@ -77,14 +83,25 @@ pub(crate) fn reads(sym: &str) -> bool {
 }
 
 impl Live {
-    pub(crate) fn new(dir: PathBuf, every_ms: u64) -> Live {
+    pub(crate) fn new(dir: PathBuf, every_ms: u64, pid_offset: u32) -> Live {
         Live {
             dir,
             procs: BTreeMap::new(),
             every: Duration::from_millis(every_ms),
             last: None,
             zombies_checked: None,
+            pid_offset,
         }
+    }
+
+    /// A PID as NVML gives it (`[live] pid_offset` added).
+    fn shown(&self, pid: u32) -> u32 {
+        pid.saturating_add(self.pid_offset)
+    }
+
+    /// The local PID of a PID NVML was asked about; `None` for one NVML would not give.
+    pub(crate) fn local(&self, nvml_pid: u32) -> Option<u32> {
+        nvml_pid.checked_sub(self.pid_offset)
     }
 
     /// Read what the control files gained since the last call, and which processes are gone.
@@ -141,31 +158,34 @@ impl Live {
         }
     }
 
-    /// The running processes holding memory on GPU `gpu`: (PID, bytes), by PID.
-    pub(crate) fn on_gpu(&self, gpu: usize) -> impl Iterator<Item = (u32, u64)> + '_ {
+    /// The running processes holding memory on GPU `gpu`: (PID as NVML gives it, what it
+    /// holds), by PID.
+    pub(crate) fn on_gpu(&self, gpu: usize) -> impl Iterator<Item = (u32, Held)> + '_ {
         self.procs
             .iter()
             .filter(|(_, p)| !p.gone)
             .filter_map(move |(pid, p)| {
                 let h = p.gpus.get(&gpu)?;
-                (h.now > 0).then_some((*pid, h.now))
+                (h.now > 0).then_some((self.shown(*pid), *h))
             })
     }
 
     /// The bytes the running processes hold on GPU `gpu`.
     pub(crate) fn used_on(&self, gpu: usize) -> u64 {
-        self.on_gpu(gpu).fold(0u64, |a, (_, b)| a.saturating_add(b))
+        self.on_gpu(gpu)
+            .fold(0u64, |a, (_, h)| a.saturating_add(h.now))
     }
 
-    /// Every process that ever held memory on GPU `gpu`, running or not (accounting's PIDs).
+    /// Every process that ever held memory on GPU `gpu`, running or not (accounting's PIDs, as
+    /// NVML gives them).
     pub(crate) fn accounted(&self, gpu: usize) -> impl Iterator<Item = (u32, &LiveProcess)> + '_ {
         self.procs
             .iter()
             .filter(move |(_, p)| p.gpus.get(&gpu).is_some_and(|h| h.max > 0))
-            .map(|(pid, p)| (*pid, p))
+            .map(|(pid, p)| (self.shown(*pid), p))
     }
 
-    /// Whether `pid` is a live process that is still running.
+    /// Whether `pid` (a local PID) is a live process that is still running.
     pub(crate) fn running(&self, pid: u32) -> bool {
         self.procs.get(&pid).is_some_and(|p| !p.gone)
     }
@@ -205,13 +225,15 @@ impl LiveProcess {
             return;
         };
         for line in buf[..end].split(|&b| b == b'\n') {
-            if let Some((ms, gpu, bytes)) = std::str::from_utf8(line).ok().and_then(parse_line) {
+            if let Some((ms, gpu, bytes, sm)) = std::str::from_utf8(line).ok().and_then(parse_line)
+            {
                 if gpu < gpus {
                     self.first_ms.get_or_insert(ms);
                     self.last_ms = self.last_ms.max(ms);
                     let h = self.gpus.entry(gpu).or_default();
                     h.now = bytes;
                     h.max = h.max.max(bytes);
+                    h.sm = sm;
                 }
             }
         }
@@ -233,13 +255,17 @@ fn pid_of(name: &str) -> Option<u32> {
     name.parse().ok().filter(|&p| p > 0)
 }
 
-/// `<epoch_ms> <gpu_index> <bytes>`.
-fn parse_line(line: &str) -> Option<(u64, usize, u64)> {
+/// `<epoch_ms> <gpu_index> <bytes> [<sm_percent>]` (a percent of at most 100).
+fn parse_line(line: &str) -> Option<(u64, usize, u64, Option<u32>)> {
     let mut it = line.split_ascii_whitespace();
     let ms = it.next()?.parse().ok()?;
     let gpu = it.next()?.parse().ok()?;
     let bytes = it.next()?.parse().ok()?;
-    it.next().is_none().then_some((ms, gpu, bytes))
+    let sm = match it.next() {
+        None => None,
+        Some(t) => Some(t.parse::<u32>().ok().filter(|p| *p <= 100)?),
+    };
+    it.next().is_none().then_some((ms, gpu, bytes, sm))
 }
 
 /// Whether process `pid` exists (a zombie too): kill(2) with no signal.
@@ -285,13 +311,15 @@ mod tests {
     fn lines_parse_strictly() {
         assert_eq!(
             parse_line("1700000000000 0 2147483648"),
-            Some((1_700_000_000_000, 0, 2 << 30))
+            Some((1_700_000_000_000, 0, 2 << 30, None))
         );
-        assert_eq!(parse_line(" 5  1  7 "), Some((5, 1, 7)));
+        assert_eq!(parse_line(" 5  1  7 "), Some((5, 1, 7, None)));
+        assert_eq!(parse_line("5 1 7 80"), Some((5, 1, 7, Some(80))));
         for bad in [
             "",
             "5 1",
-            "5 1 7 8",
+            "5 1 7 101",
+            "5 1 7 8 9",
             "5 -1 7",
             "x 1 7",
             "5 1 7.5",
@@ -316,17 +344,18 @@ mod tests {
             "10 0 100\n20 0 500\n30 0 200\n40 1 7\n50 9 1\n60 0 9",
         )
         .unwrap();
-        let mut live = Live::new(dir.clone(), 0);
+        let mut live = Live::new(dir.clone(), 0, 0);
         live.refresh(2);
         let p = &live.procs[&me];
-        assert_eq!(p.gpus[&0], Held { now: 200, max: 500 });
-        assert_eq!(p.gpus[&1], Held { now: 7, max: 7 });
+        let held = |now, max| Held { now, max, sm: None };
+        assert_eq!(p.gpus[&0], held(200, 500));
+        assert_eq!(p.gpus[&1], held(7, 7));
         assert!(
             !p.gpus.contains_key(&9),
             "GPU 9 is not in a two-GPU scenario"
         );
         assert_eq!((p.first_ms, p.last_ms), (Some(10), 40));
-        assert_eq!(live.on_gpu(0).collect::<Vec<_>>(), [(me, 200)]);
+        assert_eq!(live.on_gpu(0).collect::<Vec<_>>(), [(me, held(200, 500))]);
         // The unfinished line is read once its newline comes.
         std::fs::OpenOptions::new()
             .append(true)
@@ -335,7 +364,7 @@ mod tests {
             .unwrap();
         live.refresh(2);
         let p = &live.procs[&me];
-        assert_eq!(p.gpus[&0], Held { now: 0, max: 500 });
+        assert_eq!(p.gpus[&0], held(0, 500));
         assert_eq!(p.last_ms, 70);
         assert_eq!(live.on_gpu(0).count(), 0, "released");
         assert_eq!(live.accounted(0).count(), 1, "still accounted");
@@ -354,7 +383,7 @@ mod tests {
             std::ffi::CString::new(dir.join("1").into_os_string().into_encoded_bytes()).unwrap();
         // SAFETY: a NUL-terminated path that lives for the call.
         assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
-        let mut live = Live::new(dir.clone(), 0);
+        let mut live = Live::new(dir.clone(), 0, 0);
         live.refresh(2); // returns: the FIFO is not opened
         assert!(live.procs.is_empty(), "{:?}", live.procs);
         std::fs::remove_dir_all(&dir).unwrap();

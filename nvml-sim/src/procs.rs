@@ -63,7 +63,7 @@ fn cc_protected(c: &Ctx, p: &Process) -> u64 {
 /// The running live processes of the GPU (none on a MIG handle) in a compute list: (PID, bytes).
 fn live(c: &Ctx, kind: Kind) -> Vec<(u32, u64)> {
     match (kind, c.target, c.live) {
-        (Kind::Compute, Target::Gpu(i), Some(l)) => l.on_gpu(i).collect(),
+        (Kind::Compute, Target::Gpu(i), Some(l)) => l.on_gpu(i).map(|(p, h)| (p, h.now)).collect(),
         _ => Vec::new(),
     }
 }
@@ -380,14 +380,38 @@ fn latest_sample(p: &Process, idx: usize) -> Option<nvmlProcessUtilizationInfo_v
 }
 
 /// Each running process's newest sample, if it is newer than `last_seen`.
-/// A PID in several lists is sampled once.
+/// A PID in several lists is sampled once. A live process whose last line gave its SM
+/// utilization has a sample stamped now.
 fn samples(c: &Ctx, last_seen: u64) -> Vec<nvmlProcessUtilizationInfo_v1_t> {
     let mut seen = std::collections::BTreeSet::new();
-    [Kind::Compute, Kind::Graphics, Kind::Mps]
+    let fixed = [Kind::Compute, Kind::Graphics, Kind::Mps]
         .into_iter()
         .flat_map(|k| list(c, k))
         .filter(|p| seen.insert(p.pid))
-        .filter_map(|p| latest_sample(p, c.idx()))
+        .filter_map(|p| latest_sample(p, c.idx()));
+    let now_us = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_micros()).unwrap_or(u64::MAX));
+    let live: Vec<_> = match (c.target, c.live) {
+        (Target::Gpu(i), Some(l)) => l
+            .on_gpu(i)
+            .filter_map(|(pid, h)| {
+                Some(nvmlProcessUtilizationInfo_v1_t {
+                    timeStamp: now_us,
+                    pid,
+                    smUtil: h.sm?,
+                    memUtil: 0,
+                    encUtil: 0,
+                    decUtil: 0,
+                    jpgUtil: 0,
+                    ofaUtil: 0,
+                })
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
+    fixed
+        .chain(live)
         .filter(|s| s.timeStamp > last_seen)
         .collect()
 }

@@ -106,7 +106,9 @@ impl State {
             event_sets: HashMap::new(),
             next_event_set: 0,
             gpm: Gpm::default(),
-            live: sc.live_dir().map(|d| Live::new(d, sc.live_every_ms())),
+            live: sc
+                .live_dir()
+                .map(|d| Live::new(d, sc.live_every_ms(), sc.live_pid_offset())),
             sc,
         }
     }

@@ -209,11 +209,12 @@ fn process_name(st: &mut State, pid: c_uint, name: *mut c_char, length: c_uint) 
     }
     let Some(p) = st.proc_names.get_mut(&pid) else {
         // A live process (`live.rs`): its name from procfs, while it runs.
-        st.live
+        let local = st
+            .live
             .as_ref()
-            .filter(|l| l.running(pid))
+            .and_then(|l| l.local(pid).filter(|p| l.running(*p)))
             .ok_or(NOT_FOUND)?;
-        let s = crate::live::process_name(pid).ok_or(NOT_FOUND)?;
+        let s = crate::live::process_name(local).ok_or(NOT_FOUND)?;
         return put_truncated(name, length, &s);
     };
     if let Some(e) = p.error {

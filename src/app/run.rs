@@ -20,7 +20,7 @@ use crate::child;
 use crate::cli::run::{Budget, BudgetAction, ReportForm, RunArgs};
 use crate::error::NvqError;
 use crate::model::job::{GpuReading, JobTrack, Recent, RecentSample, RunReport};
-use crate::model::job_verdict::{self, OOM_LAST_MS};
+use crate::model::job_verdict::{self, OomReason, OOM_LAST_MS};
 use crate::model::smi_table::SmiTable;
 use crate::model::trend::TrendConfig;
 use crate::nvml::{select, LibSource, NvmlCode, Session};
@@ -28,6 +28,7 @@ use crate::output::Sink;
 use crate::render;
 use crate::schedule::deadline::{self, lock, PerGpu};
 use crate::source::job::OtherNames;
+use crate::source::pmon::UtilSamples;
 use crate::source::procinfo::{parse_cmdline, HostProc};
 use crate::source::smi_table::Part;
 use crate::source::xid::XidCounts;
@@ -145,10 +146,24 @@ pub fn run(a: &RunArgs, common: &Common<'_>) -> Result<(), NvqError> {
         bundle: bundle.is_some(),
     };
     let trend = trend_config(a);
+    let torch = if a.torch || a.torch_snapshot {
+        Some(child::torch::Torch::open(
+            interval,
+            a.torch_snapshot,
+            in_job,
+        )?)
+    } else {
+        None
+    };
+    let heard = torch.as_ref().map(|t| Arc::clone(&t.heard));
     child::arm(child::RUN_SIGNALS);
     child::become_subreaper();
     let started = Instant::now();
-    let job = child::start(&a.command)?;
+    let env = torch
+        .as_ref()
+        .map(child::torch::Torch::env)
+        .unwrap_or_default();
+    let job = child::start_with(&a.command, &env)?;
     let keep_ms = if bundle.is_some() {
         BUNDLE_MS
     } else {
@@ -170,6 +185,7 @@ pub fn run(a: &RunArgs, common: &Common<'_>) -> Result<(), NvqError> {
                 &stopped,
                 &seen,
                 &mut duties,
+                heard.as_deref(),
             );
             let _ = done_tx.send(());
         });
@@ -186,11 +202,32 @@ pub fn run(a: &RunArgs, common: &Common<'_>) -> Result<(), NvqError> {
     let mut s = lock(&seen);
     let late = late_notes(&s.late, run_ms);
     s.notes.extend(late);
+    let mut notes = s.notes.clone();
+    let torch_report = torch.as_ref().map(|t| {
+        let heard = lock(&t.heard);
+        if heard.reported.is_empty() {
+            notes.push(
+                "--torch: no process of the job sent PyTorch's counters (torch not \
+                 imported, CUDA not initialized, or Python run with -E, -I or -S)"
+                    .into(),
+            );
+        }
+        notes.extend(heard.notes());
+        super::run_torch::report(t, &heard, a.bundle.as_deref(), &mut notes)
+    });
+    // PyTorch's word is a reason of its own beside the GPU's fullness.
+    let also: &[OomReason] = match &torch_report {
+        Some(t) if !t.ooms.is_empty() => &[OomReason::TorchReported],
+        _ => &[],
+    };
     let names = lock(&s.names);
-    let fullest = s
-        .recent
-        .fullest(run_ms, &s.track.gpus, &names.of(all_others(&s)));
-    let oom = job_verdict::oom(exit, fullest, &[]);
+    let fullest = s.recent.fullest(
+        run_ms,
+        &s.track.gpus,
+        &names.of(all_others(&s)),
+        s.track.totals_only,
+    );
+    let oom = job_verdict::oom(exit, fullest, also);
     // Named: the others at each GPU's peak, and those of the verdict.
     let mut mentioned: BTreeSet<u32> = s
         .track
@@ -208,7 +245,7 @@ pub fn run(a: &RunArgs, common: &Common<'_>) -> Result<(), NvqError> {
         interval_ms: interval.as_millis() as u64,
         track: s.track.clone(),
         commands: s.commands.clone(),
-        notes: s.notes.clone(),
+        notes,
         skew: crate::model::job::skew(&s.track.procs, &s.ranks),
         ranks: s.ranks.clone(),
         leaks: s
@@ -220,6 +257,7 @@ pub fn run(a: &RunArgs, common: &Common<'_>) -> Result<(), NvqError> {
         oom,
         others: names.of(mentioned),
         bundle: None,
+        torch: torch_report,
     };
     drop(names);
     if let (Some(b), Some(_)) = (&bundle, &report.oom) {
@@ -381,6 +419,11 @@ fn check_budget(
     }
 }
 
+/// Is `pid` one of the job's processes now (below nvq)?
+fn in_job(pid: u32) -> bool {
+    child::tree::job_pids().contains(&pid)
+}
+
 fn note(seen: &Mutex<Seen>, text: String) {
     let mut s = lock(seen);
     if !s.notes.contains(&text) {
@@ -415,6 +458,7 @@ fn lane_job(
 ) -> impl FnMut() -> LaneRead + Send + 'static {
     let (session, shared) = (Arc::clone(session), Arc::clone(shared));
     let mut targets = None;
+    let mut util = UtilSamples::default();
     move || {
         let targets = targets.get_or_insert_with(|| crate::source::targets(&session, &[index]));
         let Some(t) = targets.first() else {
@@ -428,6 +472,7 @@ fn lane_job(
             host.as_ref(),
             &|p| job.contains(&p),
             &shared.names,
+            &mut util,
         );
         let part = match (&r, &shared.table) {
             (Ok(g), Some(table)) => table_at_peak(&session, g, table, &shared.cuda),
@@ -483,6 +528,7 @@ fn table_text(session: &Session, s: &Seen, cuda: Option<Part>) -> Option<String>
 
 /// The sampler: load NVML, then sample every `interval` until told to stop,
 /// each GPU on its lane under the sample's deadline.
+#[allow(clippy::too_many_arguments)]
 fn sample(
     lib: &LibSource,
     id: Option<&str>,
@@ -491,6 +537,7 @@ fn sample(
     stop: &mpsc::Receiver<()>,
     seen: &Mutex<Seen>,
     duties: &mut Duties,
+    torch: Option<&Mutex<child::torch::channel::Heard>>,
 ) {
     let session = match Session::open(lib) {
         Ok(s) => Arc::new(s),
@@ -521,11 +568,26 @@ fn sample(
         note(
             seen,
             "nvq runs in a PID namespace other than the GPUs' processes: which processes are \
-             the job's cannot be told here (run nvq in the host's PID namespace, or set \
-             NVQ_HOST_PROC)"
+             the job's cannot be told here, the figures are each GPU's used memory, every \
+             process's (run nvq in the host's PID namespace, or set NVQ_HOST_PROC)"
                 .into(),
         );
+        lock(seen).track.totals_only = true;
     }
+    // Each GPU's UUID, to match PyTorch's devices (`--torch` only).
+    let uuids: BTreeMap<u32, String> = match torch {
+        Some(_) => {
+            let targets = crate::source::targets(&session, &gpus);
+            targets
+                .iter()
+                .map(|t| {
+                    let ctx = t.context(&session, targets.len() as u32);
+                    (t.index, t.ident(&ctx).uuid.clone())
+                })
+                .collect()
+        }
+        None => BTreeMap::new(),
+    };
     if duties.bundle {
         let counts = Arc::new(XidCounts::default());
         let problems: Arc<Mutex<Vec<String>>> = Arc::default();
@@ -571,7 +633,8 @@ fn sample(
         lock(&shared.names).next_sample();
         let reads = lanes.sample(Instant::now() + limit, |_| (Err(NvmlCode::TIMEOUT), None));
         let at_ms = started.elapsed().as_millis() as u64;
-        take_sample(&gpus, reads, at_ms, seen, duties);
+        let torch = torch.map(|heard| (heard, &uuids));
+        take_sample(&gpus, reads, at_ms, seen, duties, torch);
         next += interval;
         let now = Instant::now();
         if next < now {
@@ -597,6 +660,7 @@ fn take_sample(
     at_ms: u64,
     seen: &Mutex<Seen>,
     duties: &mut Duties,
+    torch: Option<(&Mutex<child::torch::channel::Heard>, &BTreeMap<u32, String>)>,
 ) {
     let epoch_ms = SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -633,6 +697,9 @@ fn take_sample(
         if let Some(p) = part {
             s.table.insert(index, p);
         }
+    }
+    if let Some((heard, uuids)) = torch {
+        super::run_torch::attach(&mut ok, uuids, &lock(heard));
     }
     s.track.add(at_ms, &ok);
     check_budget(duties.budget, at_ms, &ok, &mut s);

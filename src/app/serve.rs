@@ -9,7 +9,7 @@ use crate::cli::ServeArgs;
 use crate::serve::{self, collect, collect::GpuRead};
 use nvq_core::error::NvqError;
 use nvq_core::model::gpm::GpuExtra;
-use nvq_core::model::{Column, GpuIdent, NvmlCode, Row, Value};
+use nvq_core::model::{Column, Fact, GpuIdent, NvmlCode, Row, Value};
 use nvq_core::nvml::{select, Session};
 use nvq_core::render::exporter::{GpuHealth, GpuState, Profile, Scrape};
 use nvq_core::source::{self, QueryMode, Request};
@@ -41,10 +41,17 @@ impl ServePlan {
             (Some(list), _) => mode.resolve(list)?,
             (None, Some(list)) => mode.resolve(&list)?,
             // Every field nvidia-smi has (nvq's own ones when asked for by
-            // --query-gpu), as the exporters that run nvidia-smi see them.
+            // --query-gpu), as the exporters that run nvidia-smi see them;
+            // the nvq profile adds memory.derived, so that a unified-memory
+            // GPU's memory is the system's, marked (a label of nvq_gpu_info).
             (None, None) => {
                 let infos = mode.fields();
-                (0..infos.len()).filter(|&i| !infos[i].extension).collect()
+                let derived = (profile == Profile::Nvq)
+                    .then(|| mode.position(Fact::MemoryDerived))
+                    .flatten();
+                (0..infos.len())
+                    .filter(|&i| !infos[i].extension || Some(i) == derived)
+                    .collect()
             }
         };
         let app_fields = profile.app_fields(s.collect_processes)?.map(|ids| {
@@ -258,9 +265,10 @@ fn reads(
                     .unwrap_or_default();
                 let energy_mj = energy
                     .then(|| {
-                        targets
-                            .first()
-                            .and_then(|t| t.total_energy_mj(&session).ok())
+                        targets.first().and_then(|t| {
+                            nvq_core::source::gpu::read::total_energy_mj(&t.context(&session, 0))
+                                .ok()
+                        })
                     })
                     .flatten();
                 let mut extra = extra

@@ -23,7 +23,9 @@ pub const SHORTS: &[Short] = &[
     Short {
         name: "mem",
         mode: QueryMode::GPU,
-        fields: "index,name,memory.total,memory.used,memory.free,memory.used.percent",
+        // memory.derived: a unified-memory GPU's memory is the system's, marked.
+        fields:
+            "index,name,memory.total,memory.used,memory.free,memory.used.percent,memory.derived",
         where_: None,
     },
     Short {

@@ -12,8 +12,10 @@ use nvq_core::model::Row;
 use nvq_core::source::{self, QueryMode, Request};
 use std::time::Instant;
 
-/// What each GPU's line shows, in `render::stat`'s order.
-const GPU_FIELDS: &str = "index,name,temperature.gpu,utilization.gpu,memory.used,memory.total";
+/// What each GPU's line shows, in `render::stat`'s order (`memory.derived`:
+/// a unified-memory GPU's memory is the system's, marked).
+const GPU_FIELDS: &str =
+    "index,name,temperature.gpu,utilization.gpu,memory.used,memory.total,memory.derived";
 
 /// What each process shows, in `render::stat`'s order.
 const PROC_FIELDS: &str = "gpu_index,pid,user,used_memory,process_name";

@@ -14,6 +14,7 @@
 //!   (`PR_SET_PDEATHSIG`) rather than run on as an orphan.
 
 pub mod forward;
+pub mod torch;
 pub mod tree;
 
 use nvq_core::error::NvqError;
@@ -64,12 +65,15 @@ pub fn become_subreaper() {
 /// terminal and standard streams, unless a signal has cancelled it since
 /// [`arm`].
 pub fn start(command: &[OsString]) -> Result<Job, NvqError> {
-    start_with(command, &[])
+    start_with::<&str>(command, &[])
 }
 
 /// [`start`], with these variables added to the command's environment
 /// (`nvq wait --hosts`: the host and GPU found).
-pub fn start_with(command: &[OsString], env: &[(&str, String)]) -> Result<Job, NvqError> {
+pub fn start_with<V: AsRef<std::ffi::OsStr>>(
+    command: &[OsString],
+    env: &[(&str, V)],
+) -> Result<Job, NvqError> {
     let Some((program, args)) = command.split_first() else {
         return Err(NvqError::Usage("no command to run after --".into()));
     };

@@ -49,8 +49,17 @@ pub struct RunArgs {
     /// What passing --budget does: fail (once the command ended; default) or stop (SIGTERM, SIGKILL 10 s on).
     #[arg(long = "budget-action", value_name = "ACTION", requires = "budget")]
     pub budget_action: Option<String>,
+    /// Ask the job's PyTorch too: allocated, cached and outside PyTorch for each process
+    /// (a module on PYTHONPATH; see docs/run.md).
+    #[arg(long)]
+    pub torch: bool,
+    /// With --torch: record PyTorch's allocator history from CUDA's start and, on an
+    /// out-of-memory error, keep its snapshot in the --bundle DIR (for pytorch.org/memory_viz).
+    #[arg(long = "torch-snapshot", requires = "bundle")]
+    pub torch_snapshot: bool,
     /// When the command dies of out-of-memory, keep a bundle in DIR (created if missing):
-    /// the last 60 s of samples, the report, the table at the peak, the XID events.
+    /// the last 60 s of samples, the report, the table at the peak, the XID events,
+    /// --torch-snapshot's snapshots.
     #[arg(long, value_name = "DIR")]
     pub bundle: Option<PathBuf>,
     /// The leak verdict's settings (default: the whole run after a warm-up, rising for 5m, by 256MiB).

@@ -33,6 +33,11 @@ const NOT_DRAWN: &[ColumnId] = &[
     ColumnId::List(ListField::GpuIndex),
     ColumnId::Fact(Fact::MinorNumber),
 ];
+/// What the picture says under its panels when a row's memory is the system's.
+const DERIVED_NOTE: &str =
+    "memory.* of a unified-memory GPU (memory.derived Yes): the system's memory, \
+     used MemTotal - MemAvailable of MemTotal";
+
 /// The default fields: memory, then utilization.
 const DEFAULTS: &[ColumnId] = &[
     ColumnId::Fact(Fact::MemoryUsed),
@@ -114,6 +119,7 @@ pub fn columns_needed(spec: &PlotSpec, names: &[String]) -> Vec<bool> {
                 || fields.iter().any(|f| trend::capacity_field(f) == Some(n))
                 || named(GPU_KEYS, n)
                 || keys.contains(&n)
+                || n == Fact::MemoryDerived.info().name
         })
         .collect()
 }
@@ -224,6 +230,9 @@ pub struct Collector<'s> {
     many_gpus: bool,
     /// Which columns have held a number.
     numeric: Vec<bool>,
+    /// The `memory.derived` column, if the log has one, and whether a row
+    /// said `Yes` there: memory that is the system's (a unified-memory GPU).
+    derived: (Option<usize>, bool),
 }
 
 impl<'s> Collector<'s> {
@@ -239,6 +248,7 @@ impl<'s> Collector<'s> {
             gpus: HashMap::new(),
             processes: Vec::new(),
             rows: 0,
+            derived: (None, false),
             t0: f64::INFINITY,
             gaps: Vec::new(),
             interval: None,
@@ -288,6 +298,7 @@ impl<'s> Collector<'s> {
         }
         self.known = head.columns.len();
         self.numeric.resize(self.known, false);
+        self.derived.0 = head.column(Fact::MemoryDerived.info().name);
         for f in &mut self.fields {
             let name = head.columns.get(f.column).map_or("", |c| c.name.as_str());
             f.capacity = trend::capacity_field(name).and_then(|c| head.column(c));
@@ -377,6 +388,10 @@ impl<'s> Collector<'s> {
             }
         }
         self.last_t = Some(t);
+        if let (Some(k), false) = self.derived {
+            self.derived.1 =
+                matches!(cells.get(k), Some(LogCell::Text(id)) if head.text(*id) == "Yes");
+        }
         for (k, c) in cells.iter().enumerate() {
             if matches!(c, LogCell::Num(_)) && self.numeric.get(k) == Some(&false) {
                 if let Some(seen) = self.numeric.get_mut(k) {
@@ -573,6 +588,9 @@ impl<'s> Collector<'s> {
                     .map(|(_, c)| c.name.as_str());
                 notes.extend(not_drawn(rest.collect()));
             }
+        }
+        if self.derived.1 {
+            notes.push(DERIVED_NOTE.to_string());
         }
         if head.beyond > 0 {
             notes.push(format!(

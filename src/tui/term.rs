@@ -617,7 +617,7 @@ fn map_key(code: KeyCode, mods: KeyModifiers) -> Option<Key> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_support::XorShift;
+    use proptest::prelude::*;
     use ratatui::style::{Color, Modifier, Style};
 
     /// [`changed_cells`] of two buffers; checks that the record of the
@@ -674,9 +674,18 @@ mod tests {
         assert!(pairs >= 15, "{pairs}");
     }
 
-    /// Random cells: ASCII, wide, combining, zero-width, empty and control
-    /// symbols in random styles, some marked skip.
-    fn random_buffer(area: Rect, seed: &mut XorShift, like: Option<&Buffer>) -> Buffer {
+    /// One random change to a cell: which cell, which symbol (`SYMBOLS`, or
+    /// mostly ASCII past its end, as on screen) and which look (colours,
+    /// modifiers, skip).
+    type Change = (prop::sample::Index, usize, usize);
+
+    fn change() -> impl Strategy<Value = Change> {
+        (any::<prop::sample::Index>(), 0..40usize, any::<usize>())
+    }
+
+    /// `b` with `changes` made: ASCII, wide, combining, zero-width, empty and
+    /// control symbols in random styles, some marked skip.
+    fn changed_by(mut b: Buffer, changes: &[Change]) -> Buffer {
         const SYMBOLS: [&str; 18] = [
             " ", "a", "b", "~", "日", "語", "█", "▁", "é", "a\u{301}", "", "🙂", "\u{200b}", "ab",
             "\x1b", "\t", "日本", "abc",
@@ -687,21 +696,10 @@ mod tests {
             Color::Rgb(1, 2, 3),
             Color::Indexed(5),
         ];
-        let mut next = || seed.next_u32() as usize;
-        let mut b = like.cloned().unwrap_or_else(|| Buffer::empty(area));
-        // A buffer like `like` differs from it in a few cells (as frames do).
-        let changes = if like.is_some() {
-            next() % 6
-        } else {
-            b.content.len()
-        };
-        for _ in 0..changes {
-            let i = next() % b.content.len();
+        for (at, k, r) in changes {
+            let i = at.index(b.content.len());
             let cell = &mut b.content[i];
-            // Mostly ASCII, as on screen.
-            let k = next() % 40;
-            cell.set_symbol(SYMBOLS.get(k).copied().unwrap_or(["x", " ", "y"][k % 3]));
-            let r = next();
+            cell.set_symbol(SYMBOLS.get(*k).copied().unwrap_or(["x", " ", "y"][k % 3]));
             cell.fg = colours[r % 4];
             cell.bg = colours[(r >> 2) % 4];
             cell.modifier = Modifier::from_bits_truncate((r >> 4) as u16 % 4);
@@ -710,91 +708,126 @@ mod tests {
         b
     }
 
-    #[test]
-    fn the_changed_cells_of_random_buffers_are_those_ratatui_writes() {
-        let mut seed = XorShift(0x2545_f491_4f6c_dd1d_u64);
-        for area in [
+    /// A buffer of `area` whose cells are drawn at random.
+    fn random_buffer(area: Rect) -> impl Strategy<Value = Buffer> {
+        prop::collection::vec(change(), usize::from(area.width) * usize::from(area.height))
+            .prop_map(move |c| changed_by(Buffer::empty(area), &c))
+    }
+
+    /// A few changes, as a frame differs from the last.
+    fn a_few_changes() -> impl Strategy<Value = Vec<Change>> {
+        prop::collection::vec(change(), 0..6)
+    }
+
+    /// An area of the random tests: wide, one column, two columns.
+    fn test_area() -> impl Strategy<Value = Rect> {
+        prop::sample::select(vec![
             Rect::new(0, 0, 17, 5),
             Rect::new(3, 2, 1, 4),
             Rect::new(0, 0, 2, 9),
-        ] {
-            for _ in 0..300 {
-                let a = random_buffer(area, &mut seed, None);
-                let mut b = random_buffer(area, &mut seed, Some(&a));
-                for _ in 0..4 {
-                    let ours: Vec<_> = changed(&a, &b)
-                        .into_iter()
-                        .map(|(x, y, c)| (x, y, c.clone()))
-                        .collect();
-                    let theirs: Vec<_> = a
-                        .diff(&b)
-                        .into_iter()
-                        .map(|(x, y, c)| (x, y, c.clone()))
-                        .collect();
-                    assert_eq!(ours, theirs, "{a:?} {b:?}");
-                    b = random_buffer(area, &mut seed, Some(&b));
-                }
+            Rect::new(2, 1, 9, 6),
+        ])
+    }
+
+    /// The cells [`changed_cells`] writes from `a` to `b` over `kept`, and
+    /// those ratatui's `Buffer::diff` writes, after checking that the record
+    /// of the screen is then `b`'s.
+    #[allow(clippy::type_complexity)]
+    fn ours_and_theirs(
+        a: &Buffer,
+        b: &Buffer,
+        kept: &[Rect],
+    ) -> (Vec<(u16, u16, Cell)>, Vec<(u16, u16, Cell)>) {
+        let mut record = Shown::of(a);
+        let ours = changed_cells(&mut record, b, &spans(a.area, kept))
+            .into_iter()
+            .map(|(x, y, c)| (x, y, c.clone()))
+            .collect();
+        assert_eq!(record, Shown::of(b), "{a:?} {b:?} {kept:?}");
+        let theirs = a
+            .diff(b)
+            .into_iter()
+            .map(|(x, y, c)| (x, y, c.clone()))
+            .collect();
+        (ours, theirs)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(300))]
+
+        /// A random buffer, then four frames each a few cells further from
+        /// it: the cells written to go from the first to each are those
+        /// ratatui writes.
+        #[test]
+        fn the_changed_cells_of_random_buffers_are_those_ratatui_writes(
+            (a, steps) in test_area().prop_flat_map(|area| {
+                (random_buffer(area), prop::collection::vec(a_few_changes(), 4))
+            }),
+        ) {
+            let mut b = a.clone();
+            for step in &steps {
+                b = changed_by(b, step);
+                let (ours, theirs) = ours_and_theirs(&a, &b, &[]);
+                prop_assert_eq!(ours, theirs, "{:?} {:?}", a, b);
             }
         }
     }
 
-    /// Areas of the next frame said to be kept (the same as on screen) are
-    /// passed over, and what is written is still what ratatui writes,
-    /// whatever they hold: wide, empty and zero-width symbols at their ends
-    /// too. (Not symbols of three cells or more, which no terminal has:
-    /// after one, ratatui writes again cells that are the same.)
+    /// A frame and the next (much like it, or not at all), with areas of the
+    /// next said to be kept (the same as on screen; some reach past the
+    /// buffer's edges).
+    fn frame_pair_with_kept() -> impl Strategy<Value = (Buffer, Buffer, Vec<Rect>)> {
+        test_area().prop_flat_map(|area| {
+            let (w, h) = (area.width, area.height);
+            let kept = prop::collection::vec(
+                (0..w + 2, 0..h + 2, 1..w + 2, 1..4u16).prop_map(move |(x, y, kw, kh)| {
+                    Rect::new(area.x + x, area.y.saturating_sub(1) + y, kw, kh)
+                }),
+                0..4,
+            );
+            let next = prop_oneof![a_few_changes().prop_map(Some), Just(None),];
+            (random_buffer(area), random_buffer(area), next, kept).prop_map(
+                |(a, unlike, next, kept)| {
+                    let b = match next {
+                        Some(changes) => changed_by(a.clone(), &changes),
+                        None => unlike,
+                    };
+                    (a, b, kept)
+                },
+            )
+        })
+    }
+
+    /// Areas of the next frame said to be kept are passed over, and what is
+    /// written is still what ratatui writes, whatever they hold: wide, empty
+    /// and zero-width symbols at their ends too. (Not symbols of three cells
+    /// or more, which no terminal has: after one, ratatui writes again cells
+    /// that are the same.)
     #[test]
     fn kept_areas_are_passed_over_and_the_same_cells_written() {
-        let mut rng = XorShift(0x6a09_e667_f3bc_c908_u64);
-        let mut rand = |n: usize| rng.below(n as u64) as usize;
-        let mut kept_cells = 0;
-        for area in [
-            Rect::new(0, 0, 17, 5),
-            Rect::new(3, 2, 1, 4),
-            Rect::new(2, 1, 9, 6),
-        ] {
-            let mut cells = XorShift(0x1234_5678_9abc_def1_u64);
-            for round in 0..400 {
-                let mut a = random_buffer(area, &mut cells, None);
-                // Half the time a frame much like the last, half one unlike it.
-                let like = (round % 2 == 0).then_some(&a);
-                let mut b = random_buffer(area, &mut cells, like);
+        let kept_cells = std::cell::Cell::new(0);
+        let mut runner = proptest::test_runner::TestRunner::new(ProptestConfig::with_cases(1200));
+        runner
+            .run(&frame_pair_with_kept(), |(mut a, mut b, kept)| {
                 let mut widths = Widths::default();
-                let mut kept = Vec::new();
-                for _ in 0..rand(4) {
-                    // Some reach past the buffer's edges.
-                    let r = Rect::new(
-                        area.x + rand(usize::from(area.width) + 2) as u16,
-                        area.y.saturating_sub(1) + rand(usize::from(area.height) + 2) as u16,
-                        1 + rand(usize::from(area.width) + 1) as u16,
-                        1 + rand(3) as u16,
-                    );
-                    let inside = r.intersection(area);
+                for r in &kept {
+                    let inside = r.intersection(a.area);
                     // (`positions` gives one of an empty area.)
                     for pos in inside.positions().filter(|_| !inside.is_empty()) {
                         if widths.width(a[pos].symbol()) > 2 {
                             a[pos].set_symbol("x");
                         }
                         b[pos] = a[pos].clone();
-                        kept_cells += 1;
+                        kept_cells.set(kept_cells.get() + 1);
                     }
-                    kept.push(r);
                 }
-                let mut record = Shown::of(&a);
-                let ours: Vec<_> = changed_cells(&mut record, &b, &spans(area, &kept))
-                    .into_iter()
-                    .map(|(x, y, c)| (x, y, c.clone()))
-                    .collect();
-                assert_eq!(record, Shown::of(&b), "{a:?} {b:?} {kept:?}");
-                let theirs: Vec<_> = a
-                    .diff(&b)
-                    .into_iter()
-                    .map(|(x, y, c)| (x, y, c.clone()))
-                    .collect();
-                assert_eq!(ours, theirs, "{a:?} {b:?} {kept:?}");
-            }
-        }
-        assert!(kept_cells > 5000, "{kept_cells}");
+                let (ours, theirs) = ours_and_theirs(&a, &b, &kept);
+                prop_assert_eq!(ours, theirs, "{:?} {:?} {:?}", a, b, kept);
+                Ok(())
+            })
+            .unwrap();
+        // The cases kept cells, so the test covers that path.
+        assert!(kept_cells.get() > 5000, "{}", kept_cells.get());
     }
 
     #[test]
@@ -814,28 +847,21 @@ mod tests {
         assert!(spans(area, &[]).is_empty());
     }
 
-    /// The spans of random areas are those of each area's rows, sorted by
-    /// start and joined where they touch or overlap.
-    #[test]
-    fn random_areas_become_the_spans_of_their_rows() {
-        let mut seed = XorShift(0x2545_f491_4f6c_dd1d_u64);
-        for _ in 0..2000 {
-            let area = Rect::new(
-                seed.below(3) as u16,
-                seed.below(3) as u16,
-                1 + seed.below(12) as u16,
-                1 + seed.below(8) as u16,
-            );
-            let kept: Vec<Rect> = (0..seed.below(8))
-                .map(|_| {
-                    Rect::new(
-                        seed.below(16) as u16,
-                        seed.below(12) as u16,
-                        seed.below(8) as u16,
-                        seed.below(6) as u16,
-                    )
-                })
-                .collect();
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+
+        /// The spans of random areas are those of each area's rows, sorted by
+        /// start and joined where they touch or overlap.
+        #[test]
+        fn random_areas_become_the_spans_of_their_rows(
+            area in (0..3u16, 0..3u16, 1..13u16, 1..9u16)
+                .prop_map(|(x, y, w, h)| Rect::new(x, y, w, h)),
+            kept in prop::collection::vec(
+                (0..16u16, 0..12u16, 0..8u16, 0..6u16)
+                    .prop_map(|(x, y, w, h)| Rect::new(x, y, w, h)),
+                0..8,
+            ),
+        ) {
             let w = usize::from(area.width);
             let mut rows: Vec<(usize, usize)> = Vec::new();
             for r in kept
@@ -856,24 +882,31 @@ mod tests {
                     _ => want.push((start, end)),
                 }
             }
-            assert_eq!(spans(area, &kept), want, "{area:?} {kept:?}");
+            prop_assert_eq!(spans(area, &kept), want, "{:?} {:?}", area, kept);
         }
     }
 
-    #[test]
-    fn frames_drawn_one_after_another_show_what_ratatui_shows() {
-        let area = Rect::new(0, 0, 17, 5);
-        let mut seed = XorShift(0x9e37_79b9_7f4a_7c15_u64);
-        let mut ours = Frames::new(ratatui::backend::TestBackend::new(17, 5)).unwrap();
-        let mut theirs = ratatui::backend::TestBackend::new(17, 5);
-        let mut shown = Buffer::empty(area);
-        let mut next = random_buffer(area, &mut seed, None);
-        for _ in 0..300 {
-            ours.draw(|_, b| b.clone_from(&next)).unwrap();
-            theirs.draw(shown.diff(&next).into_iter()).unwrap();
-            assert_eq!(ours.backend().buffer(), theirs.buffer());
-            shown = next.clone();
-            next = random_buffer(area, &mut seed, Some(&next));
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(16))]
+
+        /// Frames drawn one after another, each a few cells from the last,
+        /// leave on screen what ratatui's own drawing leaves.
+        #[test]
+        fn frames_drawn_one_after_another_show_what_ratatui_shows(
+            first in random_buffer(Rect::new(0, 0, 17, 5)),
+            steps in prop::collection::vec(a_few_changes(), 1..300),
+        ) {
+            let mut ours = Frames::new(ratatui::backend::TestBackend::new(17, 5)).unwrap();
+            let mut theirs = ratatui::backend::TestBackend::new(17, 5);
+            let mut shown = Buffer::empty(first.area);
+            let mut next = first;
+            for step in &steps {
+                ours.draw(|_, b| b.clone_from(&next)).unwrap();
+                theirs.draw(shown.diff(&next).into_iter()).unwrap();
+                prop_assert_eq!(ours.backend().buffer(), theirs.buffer());
+                shown = next.clone();
+                next = changed_by(next, step);
+            }
         }
     }
 

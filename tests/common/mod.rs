@@ -20,6 +20,7 @@ use std::process::Output;
 mod skip;
 pub use skip::{
     cannot_run, require_root, require_tool, REQUIRE_NO_DRIVER, REQUIRE_ROOT, REQUIRE_SHARED,
+    REQUIRE_TOOLS,
 };
 
 /// The repository root.
@@ -354,6 +355,139 @@ pub fn nvq<S: AsRef<std::ffi::OsStr>>(scenario: &Path, args: &[S]) -> Output {
     sim_command(Some(scenario), args).output().expect("run nvq")
 }
 
+/// How long a test lets one run of [`run`] or [`ran`] last: a run that hangs
+/// is killed and fails its own test (its `code` is `None`) instead of
+/// holding the whole suite.
+pub const RUN_LIMIT: std::time::Duration = std::time::Duration::from_secs(120);
+
+/// What a finished run printed and how it ended, as text: nvq's output is
+/// UTF-8, and reading it through here asserts that too.
+#[derive(Debug)]
+pub struct Ran {
+    /// The arguments it ran with, for messages.
+    pub args: String,
+    /// The exit code; `None` when a signal ended it (or [`RUN_LIMIT`] did).
+    pub code: Option<i32>,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Ran {
+    /// Whether it exited 0.
+    pub fn success(&self) -> bool {
+        self.code == Some(0)
+    }
+
+    /// Its stdout, asserting that it exited 0 (stderr may hold notes).
+    pub fn ok(self) -> String {
+        assert!(
+            self.success(),
+            "{}: exit {:?}: {}{}",
+            self.args,
+            self.code,
+            self.stderr,
+            self.stdout
+        );
+        self.stdout
+    }
+
+    /// Itself, asserting what any run owes whatever went wrong: no panic
+    /// text on either stream and no half-written line on stdout.
+    pub fn whole(self) -> Ran {
+        for s in [&self.stdout, &self.stderr] {
+            assert!(
+                !s.contains("panicked") && !s.contains("this is a bug"),
+                "{}: panic: {s}",
+                self.args
+            );
+        }
+        assert!(
+            self.stdout.is_empty() || self.stdout.ends_with('\n'),
+            "{}: half a line on stdout: {:?}",
+            self.args,
+            self.stdout
+        );
+        self
+    }
+}
+
+/// Run `c` (built by [`sim_command`], [`nvq_command`] or [`command`]) to
+/// its end, at most [`RUN_LIMIT`]; fails the test where what it printed is
+/// not UTF-8.
+pub fn ran(c: std::process::Command) -> Ran {
+    let args = format!("{:?}", c.get_args().collect::<Vec<_>>());
+    let out = Command::from_std(c)
+        .timeout(RUN_LIMIT)
+        .output()
+        .expect("run nvq");
+    Ran {
+        code: out.status.code(),
+        stdout: String::from_utf8(out.stdout)
+            .unwrap_or_else(|e| panic!("{args}: stdout is not UTF-8: {e}")),
+        stderr: String::from_utf8(out.stderr)
+            .unwrap_or_else(|e| panic!("{args}: stderr is not UTF-8: {e}")),
+        args,
+    }
+}
+
+/// No arguments, for [`run`] and [`bare`].
+pub const NO_ARGS: &[&str] = &[];
+
+/// nvq on the simulator with `scenario`, run to its end ([`ran`]).
+pub fn run<S: AsRef<std::ffi::OsStr>>(scenario: &Path, args: &[S]) -> Ran {
+    ran(sim_command(Some(scenario), args))
+}
+
+/// nvq on a scenario given as its text (in a temporary file for the run).
+pub fn run_on<S: AsRef<std::ffi::OsStr>>(scenario_text: &str, args: &[S]) -> Ran {
+    let sc = write_scenario(scenario_text);
+    run(sc.path(), args)
+}
+
+/// A link named `nvidia-smi` to nvq, in a folder that lives as long as the
+/// returned `TempDir`: run through it, nvq speaks as nvidia-smi.
+pub fn nvidia_smi_link() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().expect("temporary folder");
+    let link = dir.path().join("nvidia-smi");
+    std::os::unix::fs::symlink(nvq_bin(), &link).expect("link nvidia-smi to nvq");
+    (dir, link)
+}
+
+/// nvq as `nvidia-smi` ([`nvidia_smi_link`]) on the simulator with
+/// `scenario`, both given through the environment (`NVQ_NVML_LIB`,
+/// `NVML_SIM_SCENARIO`) so that the arguments are exactly nvidia-smi's; run
+/// to its end ([`ran`]).
+pub fn as_nvidia_smi<S: AsRef<std::ffi::OsStr>>(scenario: &Path, args: &[S]) -> Ran {
+    let (_dir, link) = nvidia_smi_link();
+    let mut c = command(&link);
+    c.args(args)
+        .env("NVQ_NVML_LIB", sim_lib())
+        .env("NVML_SIM_SCENARIO", scenario);
+    ran(c)
+}
+
+/// nvq with these arguments only: no `--nvml-lib`, no scenario (for what
+/// reads no local GPU, or finds its library itself, as `--simulate` does).
+pub fn bare<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> Ran {
+    let mut c = nvq_command();
+    c.args(args);
+    ran(c)
+}
+
+/// A scenario file as the simulator reads it, for tests that work out what
+/// nvq should print from the scenario's own values.
+pub fn parsed_scenario(path: &Path) -> nvml_sim::scenario::Scenario {
+    nvml_sim::scenario::Scenario::from_file(path).expect("scenario parses")
+}
+
+/// [`nvq`] [`on_time`]: for a test whose samples must each keep their
+/// deadline (a scenario whose values follow the clock, where a missed
+/// sample is a point missing from what the test reads).
+pub fn nvq_on_time<S: AsRef<std::ffi::OsStr>>(scenario: &Path, args: &[S]) -> Output {
+    let _on_time = on_time();
+    nvq(scenario, args)
+}
+
 /// nvq's stdout, asserting a zero exit status and an empty stderr.
 pub fn nvq_ok<S: AsRef<std::ffi::OsStr>>(scenario: &Path, args: &[S]) -> String {
     let out = nvq(scenario, args);
@@ -667,15 +801,52 @@ pub fn delay(function: &str, ms: u64) -> String {
     format!("\n[[device.fault]]\nfunction = \"{function}\"\ndelay_ms = {ms}\n")
 }
 
+/// A generated machine of H100s ([`h100`]) for [`write_scenario`]: GPU
+/// `i` with `i + 1` GiB of memory in use, and what [`H100s::on`] adds to
+/// some of them.
+pub struct H100s {
+    gpus: usize,
+    extra: Vec<(usize, String)>,
+}
+
+/// `gpus` H100s; see [`H100s`].
+pub fn h100s(gpus: usize) -> H100s {
+    H100s {
+        gpus,
+        extra: Vec::new(),
+    }
+}
+
+impl H100s {
+    /// `text` (a `[[device.fault]]` such as [`delay`]'s, a
+    /// `[[device.process]]`) after each of these GPUs' tables.
+    pub fn on(mut self, gpus: impl IntoIterator<Item = usize>, text: &str) -> H100s {
+        self.extra
+            .extend(gpus.into_iter().map(|i| (i, text.to_string())));
+        self
+    }
+
+    /// The scenario's text.
+    pub fn text(&self) -> String {
+        let mut text = SIM_HEAD.to_string();
+        for i in 0..self.gpus {
+            text.push_str(&h100(i, (i as u64 + 1) << 30));
+            for (_, extra) in self.extra.iter().filter(|(at, _)| *at == i) {
+                text.push_str(extra);
+            }
+        }
+        text
+    }
+
+    /// The scenario in a temporary file.
+    pub fn write(&self) -> tempfile::NamedTempFile {
+        write_scenario(&self.text())
+    }
+}
+
 /// `text` in a temporary `.toml` file.
 pub fn write_scenario(text: &str) -> tempfile::NamedTempFile {
     let mut f = tempfile::Builder::new().suffix(".toml").tempfile().unwrap();
     std::io::Write::write_all(&mut f, text.as_bytes()).unwrap();
     f
-}
-
-/// nvq against a scenario as a plain `std::process::Command`, not yet run:
-/// for tests that need to spawn, signal or time it (the hostile suites).
-pub fn std_cmd_on(sc: &Path, args: &[&str]) -> std::process::Command {
-    sim_command(Some(sc), args)
 }

@@ -1,8 +1,9 @@
 //! What nvq's own tests share, a dev-dependency of nvq so that the unit tests
 //! beside the code (`cargo test --lib`, as `crate::test_support`) and the
 //! integration tests (`tests/`) use one copy, and the shipped library holds
-//! none of it: comparing text with a committed snapshot, and drawing random
-//! cases from a fixed seed.
+//! none of it: comparing text with a committed snapshot, and showing what
+//! changed. (Random cases come from proptest: its strategies, or its
+//! deterministic generator where a test draws a long sequence itself.)
 
 use std::path::Path;
 
@@ -27,30 +28,24 @@ pub fn check_snapshot(path: &Path, actual: &str, regen: &str) -> Result<(), Stri
         return Ok(());
     }
     Err(format!(
-        "{} differs from its snapshot ({regen} to accept)\n--- expected\n{expected}\n--- actual\n{actual}",
-        path.display()
+        "{} differs from its snapshot ({regen} to accept):\n{}",
+        path.display(),
+        difference(&expected, actual)
     ))
 }
 
-/// A small generator of numbers (xorshift64) for tests that draw random
-/// cases: the same seed gives the same cases on every run.
-pub struct XorShift(pub u64);
-
-impl XorShift {
-    /// The next 32 bits.
-    pub fn next_u32(&mut self) -> u64 {
-        let mut s = self.0;
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
-        self.0 = s;
-        s >> 32
-    }
-
-    /// A number below `n` (0 when `n` is 0).
-    pub fn below(&mut self, n: u64) -> u64 {
-        self.next_u32() % n.max(1)
-    }
+/// The lines that differ between a snapshot and what a test drew, as a
+/// unified diff with three lines of context (`similar`'s, the diff insta
+/// prints): a frame of 60 lines that changed in one shows that one. A
+/// missing or extra final newline is shown too (`\ No newline at end of
+/// file`), as is a change in trailing spaces, which the comparison counts.
+pub fn difference(expected: &str, actual: &str) -> String {
+    similar::TextDiff::from_lines(expected, actual)
+        .unified_diff()
+        .context_radius(3)
+        .missing_newline_hint(true)
+        .header("snapshot", "drawn now")
+        .to_string()
 }
 
 #[cfg(test)]
@@ -67,9 +62,21 @@ mod tests {
         std::fs::write(&path, "x\n").unwrap();
         assert_eq!(check_snapshot(&path, "x\n", "REGEN"), Ok(()));
         let differs = check_snapshot(&path, "y\n", "REGEN").unwrap_err();
-        assert!(
-            differs.ends_with("--- expected\nx\n\n--- actual\ny\n"),
-            "{differs}"
-        );
+        assert!(differs.contains("(REGEN to accept)"), "{differs}");
+        assert!(differs.ends_with("\n-x\n+y\n"), "{differs}");
+    }
+
+    #[test]
+    fn the_difference_shows_the_changed_lines_only() {
+        let expected: String = (0..60).map(|i| format!("line {i}\n")).collect();
+        let actual = expected.replace("line 30\n", "line 30 changed\n");
+        let diff = difference(&expected, &actual);
+        assert!(diff.contains("\n-line 30\n+line 30 changed\n"), "{diff}");
+        assert!(!diff.contains("line 20\n"), "{diff}");
+        assert!(difference(&expected, &expected).is_empty());
+        // A final newline and trailing spaces are differences too.
+        let cut = difference("a\n", "a");
+        assert!(cut.contains("No newline at end of file"), "{cut}");
+        assert!(difference("a\n", "a \n").contains("+a \n"));
     }
 }

@@ -53,6 +53,10 @@ pub struct Live {
     /// The least time between two reads of the directory, in ms (default
     /// [`LIVE_EVERY_MS`]; 0: at every call that lists processes or memory).
     pub every_ms: Option<u64>,
+    /// Added to every live PID that NVML gives (lists, accounting, utilization samples) and
+    /// taken off the PIDs it is asked about: the PIDs of a driver in another PID namespace (the
+    /// host's, seen from a container), which do not name the same processes here. Default 0.
+    pub pid_offset: Option<u32>,
 }
 
 /// How often, at most, the live processes' directory is read by default: a sample's calls
@@ -66,6 +70,11 @@ impl Scenario {
         let dir = self.live.as_ref().and_then(|l| l.dir.clone());
         let dir = dir.or_else(|| std::env::var(LIVE_DIR_ENV).ok())?;
         (!dir.is_empty()).then(|| dir.into())
+    }
+
+    /// `[live] pid_offset`, or 0.
+    pub fn live_pid_offset(&self) -> u32 {
+        self.live.as_ref().and_then(|l| l.pid_offset).unwrap_or(0)
     }
 
     /// `[live] every_ms`, or its default.

@@ -163,6 +163,8 @@ pub enum Fact {
     MemoryFree,
     /// `memory.used.percent`
     MemoryUsedPercent,
+    /// `memory.derived`
+    MemoryDerived,
     /// `compute_apps.count`
     ComputeAppsCount,
     /// `compute_mode`
@@ -542,11 +544,77 @@ pub enum Fact {
     BoardPartNumber,
     /// `module_id` (internal)
     ModuleId,
+    /// `pdi` (internal)
+    Pdi,
+    /// `repair_status.channel_repair_pending` (internal)
+    ChannelRepairPending,
+    /// `repair_status.tpc_repair_pending` (internal)
+    TpcRepairPending,
+    /// `unrepairable_memory` (internal)
+    UnrepairableMemory,
+    /// `capabilities.egm` (internal)
+    Egm,
+    /// `inforom.bbx_flush.latest_timestamp` (internal)
+    BbxFlushTimestamp,
+    /// `inforom.bbx_flush.latest_duration` (internal)
+    BbxFlushDuration,
+    /// `virtualization_mode` (internal)
+    VirtualizationMode,
+    /// `host_vgpu_mode` (internal)
+    HostVgpuMode,
+    /// `vgpu_heterogeneous_mode` (internal)
+    VgpuHeterogeneousMode,
+    /// `bridge_chip.type` (internal)
+    BridgeChipType,
+    /// `bridge_chip.firmware` (internal)
+    BridgeChipFirmware,
+    /// `gsp_firmware_version` (internal)
+    GspFirmwareVersion,
+    /// `pcie.atomic_caps_inbound` (internal)
+    PcieAtomicCapsInbound,
+    /// `pcie.atomic_caps_outbound` (internal)
+    PcieAtomicCapsOutbound,
+    /// `fbc_stats.session_count` (internal)
+    FbcSessionCount,
+    /// `fbc_stats.average_fps` (internal)
+    FbcAverageFps,
+    /// `fbc_stats.average_latency` (internal)
+    FbcAverageLatency,
+    /// `temperature.shutdown_threshold` (internal)
+    TemperatureShutdown,
+    /// `temperature.slowdown_threshold` (internal)
+    TemperatureSlowdown,
+    /// `temperature.gpu_max_threshold` (internal)
+    TemperatureGpuMax,
+    /// `temperature.memory_max_threshold` (internal)
+    TemperatureMemoryMax,
+    /// `temperature.target` (internal)
+    TemperatureTarget,
+    /// `temperature.acoustic_min` (internal)
+    TemperatureAcousticMin,
+    /// `temperature.acoustic_max` (internal)
+    TemperatureAcousticMax,
+    /// `clocks.max.video` (internal)
+    ClocksMaxVideo,
+    /// `clocks.max_boost.graphics` (internal)
+    ClocksMaxBoostGraphics,
+    /// `clocks.auto_boost` (internal)
+    AutoBoost,
+    /// `clocks.auto_boost_default` (internal)
+    AutoBoostDefault,
+    /// `power.management_support` (internal)
+    PowerManagementSupport,
+    /// `power_smoothing.state` (internal)
+    PowerSmoothingState,
+    /// `power_profiles.requested` (internal)
+    PowerProfilesRequested,
+    /// `power_profiles.enforced` (internal)
+    PowerProfilesEnforced,
 }
 
 impl Fact {
     /// How many facts there are.
-    pub const COUNT: usize = Fact::ModuleId as usize + 1;
+    pub const COUNT: usize = Fact::PowerProfilesEnforced as usize + 1;
 
     /// How many facts are `--query-gpu` fields: the first ones.
     pub const FIELDS: usize = Fact::Bar1MemoryTotal as usize;
@@ -626,6 +694,7 @@ impl Fact {
         Fact::MemoryUsed,
         Fact::MemoryFree,
         Fact::MemoryUsedPercent,
+        Fact::MemoryDerived,
         Fact::ComputeAppsCount,
         Fact::ComputeMode,
         Fact::ComputeCap,
@@ -815,6 +884,39 @@ impl Fact {
         Fact::BoardId,
         Fact::BoardPartNumber,
         Fact::ModuleId,
+        Fact::Pdi,
+        Fact::ChannelRepairPending,
+        Fact::TpcRepairPending,
+        Fact::UnrepairableMemory,
+        Fact::Egm,
+        Fact::BbxFlushTimestamp,
+        Fact::BbxFlushDuration,
+        Fact::VirtualizationMode,
+        Fact::HostVgpuMode,
+        Fact::VgpuHeterogeneousMode,
+        Fact::BridgeChipType,
+        Fact::BridgeChipFirmware,
+        Fact::GspFirmwareVersion,
+        Fact::PcieAtomicCapsInbound,
+        Fact::PcieAtomicCapsOutbound,
+        Fact::FbcSessionCount,
+        Fact::FbcAverageFps,
+        Fact::FbcAverageLatency,
+        Fact::TemperatureShutdown,
+        Fact::TemperatureSlowdown,
+        Fact::TemperatureGpuMax,
+        Fact::TemperatureMemoryMax,
+        Fact::TemperatureTarget,
+        Fact::TemperatureAcousticMin,
+        Fact::TemperatureAcousticMax,
+        Fact::ClocksMaxVideo,
+        Fact::ClocksMaxBoostGraphics,
+        Fact::AutoBoost,
+        Fact::AutoBoostDefault,
+        Fact::PowerManagementSupport,
+        Fact::PowerSmoothingState,
+        Fact::PowerProfilesRequested,
+        Fact::PowerProfilesEnforced,
     ];
 
     /// What is known about this fact.
@@ -1245,6 +1347,16 @@ impl Fact {
             )
             .aliases(&["memory.percent"])
             .unit("%")
+            .extension(),
+            Fact::MemoryDerived => FieldInfo::new(
+                "memory.derived",
+                "Whether the memory figures are derived: \"Yes\" when this row's memory.total, \
+                 memory.used, memory.free and memory.used.percent are the system's memory, which a unified-memory GPU \
+                 (DGX Spark's GB10, Jetson Thor) shares and for which NVML reports none: \
+                 total MemTotal, free MemAvailable, used the difference (/proc/meminfo); \
+                 \"No\" otherwise. Asking for it is what makes the query derive them: \
+                 without it such a GPU's memory fields are [N/A], as in nvidia-smi.",
+            )
             .extension(),
             Fact::ComputeAppsCount => FieldInfo::new(
                 "compute_apps.count",
@@ -2225,6 +2337,39 @@ impl Fact {
             Fact::BoardId => FieldInfo::new("board_id", "The board's id, in hex: GPUs of one board share it.").internal(),
             Fact::BoardPartNumber => FieldInfo::new("board_part_number", "The board's part number.").internal(),
             Fact::ModuleId => FieldInfo::new("module_id", "The GPU's module id on a multi-GPU baseboard.").internal(),
+            Fact::Pdi => FieldInfo::new("pdi", "The GPU's PDI, a 64-bit identifier, in hexadecimal (-q's GPU PDI).").internal(),
+            Fact::ChannelRepairPending => FieldInfo::new("repair_status.channel_repair_pending", "Whether a memory channel repair is pending, Yes/No.").internal(),
+            Fact::TpcRepairPending => FieldInfo::new("repair_status.tpc_repair_pending", "Whether a TPC repair is pending, Yes/No.").internal(),
+            Fact::UnrepairableMemory => FieldInfo::new("unrepairable_memory", "Whether the GPU has memory it cannot repair, Yes/No.").internal(),
+            Fact::Egm => FieldInfo::new("capabilities.egm", "Extended GPU memory: enabled or disabled.").internal(),
+            Fact::BbxFlushTimestamp => FieldInfo::new("inforom.bbx_flush.latest_timestamp", "When the InfoROM's BBX object was last flushed, in local time.").internal(),
+            Fact::BbxFlushDuration => FieldInfo::new("inforom.bbx_flush.latest_duration", "How long the last BBX flush took, in microseconds.").internal(),
+            Fact::VirtualizationMode => FieldInfo::new("virtualization_mode", "The GPU's virtualization mode (None, Pass-Through, VGPU, Host VGPU, Host VSGA).").internal(),
+            Fact::HostVgpuMode => FieldInfo::new("host_vgpu_mode", "The host's vGPU mode: Non SR-IOV or SR-IOV.").internal(),
+            Fact::VgpuHeterogeneousMode => FieldInfo::new("vgpu_heterogeneous_mode", "Whether vGPUs of different types may share the GPU: Enabled/Disabled.").internal(),
+            Fact::BridgeChipType => FieldInfo::new("bridge_chip.type", "The type of the first bridge chip above the GPU (PLX, BR04).").internal(),
+            Fact::BridgeChipFirmware => FieldInfo::new("bridge_chip.firmware", "The firmware version of the first bridge chip above the GPU, in hexadecimal.").internal(),
+            Fact::GspFirmwareVersion => FieldInfo::new("gsp_firmware_version", "The version of the GSP firmware.").internal(),
+            Fact::PcieAtomicCapsInbound => FieldInfo::new("pcie.atomic_caps_inbound", "The PCIe atomic operations the GPU accepts.").internal(),
+            Fact::PcieAtomicCapsOutbound => FieldInfo::new("pcie.atomic_caps_outbound", "The PCIe atomic operations the GPU issues.").internal(),
+            Fact::FbcSessionCount => FieldInfo::new("fbc_stats.session_count", "Active frame buffer capture sessions.").internal(),
+            Fact::FbcAverageFps => FieldInfo::new("fbc_stats.average_fps", "The frame buffer capture sessions' average frames per second.").internal(),
+            Fact::FbcAverageLatency => FieldInfo::new("fbc_stats.average_latency", "The frame buffer capture sessions' average latency, in microseconds.").internal(),
+            Fact::TemperatureShutdown => FieldInfo::new("temperature.shutdown_threshold", "The temperature at which the GPU shuts down, in degrees C.").internal(),
+            Fact::TemperatureSlowdown => FieldInfo::new("temperature.slowdown_threshold", "The temperature at which the GPU slows down, in degrees C.").internal(),
+            Fact::TemperatureGpuMax => FieldInfo::new("temperature.gpu_max_threshold", "The GPU's highest operating temperature, in degrees C.").internal(),
+            Fact::TemperatureMemoryMax => FieldInfo::new("temperature.memory_max_threshold", "The memory's highest operating temperature, in degrees C.").internal(),
+            Fact::TemperatureTarget => FieldInfo::new("temperature.target", "The GPU's target temperature, in degrees C.").internal(),
+            Fact::TemperatureAcousticMin => FieldInfo::new("temperature.acoustic_min", "The lowest target temperature that may be set, in degrees C.").internal(),
+            Fact::TemperatureAcousticMax => FieldInfo::new("temperature.acoustic_max", "The highest target temperature that may be set, in degrees C.").internal(),
+            Fact::ClocksMaxVideo => FieldInfo::new("clocks.max.video", "The highest video clock, in MHz.").internal(),
+            Fact::ClocksMaxBoostGraphics => FieldInfo::new("clocks.max_boost.graphics", "The highest graphics clock the GPU boosts to, in MHz.").internal(),
+            Fact::AutoBoost => FieldInfo::new("clocks.auto_boost", "Whether auto boost is on: On/Off.").internal(),
+            Fact::AutoBoostDefault => FieldInfo::new("clocks.auto_boost_default", "Whether auto boost is on by default: On/Off.").internal(),
+            Fact::PowerManagementSupport => FieldInfo::new("power.management_support", "Supported where power management is active (the line drivers before 535 print), else N/A.").internal(),
+            Fact::PowerSmoothingState => FieldInfo::new("power_smoothing.state", "Whether power smoothing is on: Enabled/Disabled.").internal(),
+            Fact::PowerProfilesRequested => FieldInfo::new("power_profiles.requested", "The workload power profiles requested, by NVML's names.").internal(),
+            Fact::PowerProfilesEnforced => FieldInfo::new("power_profiles.enforced", "The workload power profiles enforced, by NVML's names.").internal(),
         }
     }
 }

@@ -39,6 +39,50 @@ pub struct ProcReading {
     pub bytes: u64,
     /// Is it one of the job's processes?
     pub job: bool,
+    /// PyTorch's counters for it on this GPU (`--torch`), when it sent them.
+    pub torch: Option<TorchMem>,
+    /// Its SM utilization in NVML's newest process sample, percent.
+    pub sm: Option<u32>,
+}
+
+/// PyTorch's caching allocator on one GPU of one process (`--torch`), bytes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct TorchMem {
+    /// `torch.cuda.memory_allocated`: held by tensors.
+    pub allocated: u64,
+    /// `torch.cuda.memory_reserved`: held by the allocator, tensors included.
+    pub reserved: u64,
+    /// `torch.cuda.max_memory_allocated`: the most tensors held.
+    pub max_allocated: u64,
+}
+
+/// A process's NVML memory split by what PyTorch says of it (`--torch`), bytes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct TorchSplit {
+    /// Held by tensors (`memory_allocated`).
+    pub allocated: u64,
+    /// Cached by the allocator, free for tensors (`memory_reserved - memory_allocated`).
+    pub cached: u64,
+    /// Outside PyTorch's allocator: NVML's memory less `memory_reserved` (the
+    /// CUDA context, cuBLAS/cuDNN workspaces, NCCL, other libraries).
+    pub outside: u64,
+    /// `memory_reserved`.
+    pub reserved: u64,
+    /// The most tensors held during the run (`max_memory_allocated`, the latest seen).
+    pub max_allocated: u64,
+}
+
+impl TorchSplit {
+    /// Split `nvml` bytes (NVML's memory of the process on the GPU) by `t`.
+    pub fn of(nvml: u64, t: TorchMem) -> TorchSplit {
+        TorchSplit {
+            allocated: t.allocated,
+            cached: t.reserved.saturating_sub(t.allocated),
+            outside: nvml.saturating_sub(t.reserved),
+            reserved: t.reserved,
+            max_allocated: t.max_allocated,
+        }
+    }
 }
 
 /// What the run has seen of one GPU the job used.
@@ -208,12 +252,14 @@ impl Recent {
 
     /// The job's GPU that was fullest (least free) in the samples of the last
     /// [`OOM_LAST_MS`] before `run_ms`, among `gpus` (those the job used),
-    /// with the other processes then, named from `names`.
+    /// with the other processes then, named from `names`; `totals_only`:
+    /// the job's processes cannot be told, so none is listed.
     pub fn fullest(
         &self,
         run_ms: u64,
         gpus: &BTreeMap<u32, GpuTrack>,
         names: &BTreeMap<u32, ProcName>,
+        totals_only: bool,
     ) -> Option<FullGpu> {
         let since = run_ms.saturating_sub(OOM_LAST_MS);
         let mut best: Option<(u64, FullGpu)> = None;
@@ -227,7 +273,7 @@ impl Recent {
                 let mut others: Vec<OtherProc> = r
                     .procs
                     .iter()
-                    .filter(|p| !p.job)
+                    .filter(|p| !p.job && !totals_only)
                     .map(|p| {
                         let n = names.get(&p.pid);
                         OtherProc {
@@ -244,7 +290,12 @@ impl Recent {
                     at_ms: s.at_ms,
                     used: r.used,
                     total: r.total,
-                    job: r.procs.iter().filter(|p| p.job).map(|p| p.bytes).sum(),
+                    job: if totals_only {
+                        r.used
+                    } else {
+                        r.procs.iter().filter(|p| p.job).map(|p| p.bytes).sum()
+                    },
+                    attributed: !totals_only,
                     others_bytes: others.iter().map(|o| o.bytes).sum(),
                     others,
                 };
@@ -266,6 +317,18 @@ pub struct ProcTrack {
     pub gpu: u32,
     /// Accounting mode's maximum for it, bytes (0 without accounting).
     pub accounting_peak: u64,
+    /// `--torch`: its memory at its peak split by PyTorch's counters then;
+    /// `None` when it sent none.
+    pub torch: Option<TorchSplit>,
+    /// Its mean SM utilization over NVML's process samples, percent; `None`
+    /// when NVML gave none.
+    pub sm_mean: Option<u32>,
+    /// Its highest SM utilization in a process sample, percent.
+    pub sm_peak: Option<u32>,
+    #[serde(skip)]
+    sm_sum: u64,
+    #[serde(skip)]
+    sm_samples: u64,
 }
 
 /// The run so far.
@@ -273,6 +336,10 @@ pub struct ProcTrack {
 pub struct JobTrack {
     /// Samples taken.
     pub samples: u64,
+    /// Which processes are the job's could not be told (nvq without the
+    /// host's PID namespace): each GPU's figures are its used memory, every
+    /// process's, and no process is listed.
+    pub totals_only: bool,
     /// Every GPU the job held memory on, by index.
     pub gpus: BTreeMap<u32, GpuTrack>,
     /// Every process of the job that held GPU memory, by PID.
@@ -284,8 +351,13 @@ impl JobTrack {
     pub fn add(&mut self, at_ms: u64, readings: &[GpuReading]) {
         self.samples += 1;
         for r in readings {
-            let job: u64 = r.procs.iter().filter(|p| p.job).map(|p| p.bytes).sum();
-            for p in r.procs.iter().filter(|p| p.job && p.bytes > 0) {
+            let job: u64 = if self.totals_only {
+                r.used
+            } else {
+                r.procs.iter().filter(|p| p.job).map(|p| p.bytes).sum()
+            };
+            let procs = r.procs.iter().filter(|p| !self.totals_only && p.job);
+            for p in procs.filter(|p| p.bytes > 0) {
                 let t = self.procs.entry(p.pid).or_insert(ProcTrack {
                     pid: p.pid,
                     ..Default::default()
@@ -293,6 +365,19 @@ impl JobTrack {
                 if p.bytes > t.peak {
                     t.peak = p.bytes;
                     t.gpu = r.index;
+                    t.torch = p.torch.map(|m| TorchSplit::of(p.bytes, m));
+                } else if p.bytes == t.peak && r.index == t.gpu && t.torch.is_none() {
+                    // PyTorch's first counters may come a sample after the peak.
+                    t.torch = p.torch.map(|m| TorchSplit::of(p.bytes, m));
+                }
+                if let (Some(split), Some(m)) = (t.torch.as_mut(), p.torch) {
+                    split.max_allocated = split.max_allocated.max(m.max_allocated);
+                }
+                if let Some(sm) = p.sm {
+                    t.sm_sum += u64::from(sm);
+                    t.sm_samples += 1;
+                    t.sm_mean = Some((t.sm_sum / t.sm_samples) as u32);
+                    t.sm_peak = Some(t.sm_peak.unwrap_or(0).max(sm));
                 }
             }
             let seen = self.gpus.contains_key(&r.index);
@@ -337,7 +422,7 @@ impl JobTrack {
                 g.others_at_peak = r
                     .procs
                     .iter()
-                    .filter(|p| !p.job)
+                    .filter(|p| !p.job && !self.totals_only)
                     .map(|p| (p.pid, p.bytes))
                     .collect();
             }
@@ -360,7 +445,13 @@ mod tests {
     use super::*;
 
     fn proc_(pid: u32, bytes: u64, job: bool) -> ProcReading {
-        ProcReading { pid, bytes, job }
+        ProcReading {
+            pid,
+            bytes,
+            job,
+            torch: None,
+            sm: None,
+        }
     }
 
     #[test]
@@ -417,6 +508,80 @@ mod tests {
         );
         assert_eq!(skew(&t.procs, &BTreeMap::from([(10, 0)])), None);
     }
+
+    #[test]
+    fn pytorchs_split_is_taken_at_the_peak_and_sm_is_averaged() {
+        let gib = 1u64 << 30;
+        let with = |bytes, allocated, reserved, sm| ProcReading {
+            torch: Some(TorchMem {
+                allocated,
+                reserved,
+                max_allocated: allocated,
+            }),
+            sm: Some(sm),
+            ..proc_(5, bytes, true)
+        };
+        let gpu = |p: ProcReading| GpuReading {
+            index: 0,
+            total: 80 * gib,
+            used: p.bytes,
+            procs: vec![p],
+            accounting: None,
+        };
+        let mut t = JobTrack::default();
+        // The first sample has no PyTorch counters yet; the next one, at the
+        // same peak, brings them.
+        t.add(0, &[gpu(proc_(5, 4 * gib, true))]);
+        t.add(100, &[gpu(with(4 * gib, 2 * gib, 3 * gib, 40))]);
+        t.add(200, &[gpu(with(3 * gib, gib, 2 * gib, 80))]);
+        let p = &t.procs[&5];
+        assert_eq!(
+            p.torch,
+            Some(TorchSplit {
+                allocated: 2 * gib,
+                cached: gib,
+                outside: gib,
+                reserved: 3 * gib,
+                max_allocated: 2 * gib,
+            })
+        );
+        assert_eq!((p.sm_mean, p.sm_peak), (Some(60), Some(80)));
+        // PyTorch saying more than NVML saw is not a negative "outside".
+        assert_eq!(
+            TorchSplit::of(
+                gib,
+                TorchMem {
+                    allocated: 3 * gib,
+                    reserved: 2 * gib,
+                    max_allocated: 0
+                }
+            )
+            .outside,
+            0
+        );
+    }
+
+    #[test]
+    fn without_attribution_the_gpus_totals_and_no_process() {
+        let gib = 1u64 << 30;
+        let mut t = JobTrack {
+            totals_only: true,
+            ..Default::default()
+        };
+        t.add(
+            50,
+            &[GpuReading {
+                index: 1,
+                total: 80 * gib,
+                used: 7 * gib,
+                procs: vec![proc_(10, 2 * gib, false), proc_(11, 5 * gib, true)],
+                accounting: None,
+            }],
+        );
+        let g = &t.gpus[&1];
+        assert_eq!((g.peak, g.peak_at_ms, g.mean), (7 * gib, 50, 7 * gib));
+        assert!(g.others_at_peak.is_empty() && t.procs.is_empty(), "{t:?}");
+    }
 }
 
 /// The end of a run, as the report tells it.
@@ -448,6 +613,28 @@ pub struct RunReport {
     pub others: BTreeMap<u32, ProcName>,
     /// The folder the bundle was kept in (`--bundle`), when it was.
     pub bundle: Option<String>,
+    /// What PyTorch said (`--torch`); `None` without it.
+    pub torch: Option<TorchReport>,
+}
+
+/// What the job's PyTorch said over the `--torch` channel.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct TorchReport {
+    /// The processes that sent PyTorch's counters, by PID.
+    pub processes: Vec<u32>,
+    /// The out-of-memory errors PyTorch reported.
+    pub ooms: Vec<TorchOom>,
+}
+
+/// An out-of-memory error PyTorch reported (`torch.cuda.OutOfMemoryError`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct TorchOom {
+    /// The process.
+    pub pid: u32,
+    /// Its CUDA device (its own ordinal), when known.
+    pub device: Option<u32>,
+    /// The allocator's snapshot written then (`--torch-snapshot`), a path.
+    pub snapshot: Option<String>,
 }
 
 /// How far the ranks' peaks are apart.

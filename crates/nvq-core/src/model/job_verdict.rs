@@ -125,6 +125,8 @@ pub enum OomReason {
     /// One of the job's GPUs was within [`oom_margin`] of full in the last
     /// [`OOM_LAST_MS`] before the command failed.
     GpuFull,
+    /// PyTorch reported an out-of-memory error (`nvq run --torch`).
+    TorchReported,
 }
 
 /// Another process on the GPU, named.
@@ -157,6 +159,10 @@ pub struct FullGpu {
     pub others: Vec<OtherProc>,
     /// Their bytes together.
     pub others_bytes: u64,
+    /// Were the job's processes told from the others? (Not where nvq
+    /// cannot map NVML's PIDs: then `job` is every process's, and no
+    /// other is listed.)
+    pub attributed: bool,
 }
 
 /// The out-of-memory verdict.
@@ -238,6 +244,8 @@ mod tests {
                         pid: 7,
                         bytes: job,
                         job: true,
+                        torch: None,
+                        sm: None,
                     }],
                     accounting: None,
                 }],
@@ -322,6 +330,8 @@ mod tests {
                         pid: 7,
                         bytes: job,
                         job: true,
+                        torch: None,
+                        sm: None,
                     }],
                     accounting: None,
                 }],
@@ -352,11 +362,15 @@ mod tests {
                         pid: 7,
                         bytes: job,
                         job: true,
+                        torch: None,
+                        sm: None,
                     },
                     ProcReading {
                         pid: 9112,
                         bytes: other,
                         job: false,
+                        torch: None,
+                        sm: None,
                     },
                 ],
                 accounting: None,
@@ -380,7 +394,7 @@ mod tests {
                 user: Some("bob".into()),
             },
         )]);
-        let f = recent.fullest(10_000, &gpus, &names);
+        let f = recent.fullest(10_000, &gpus, &names, false);
         let o = oom(1, f.clone(), &[]).expect("out of memory");
         assert_eq!(o.reasons, [OomReason::GpuFull]);
         let full = o.fullest.unwrap();
@@ -394,13 +408,19 @@ mod tests {
         assert_eq!(oom(130, f.clone(), &[]), None);
         assert_eq!(oom(143, f, &[]), None);
         // Full, but longer ago than the last seconds: no.
-        assert_eq!(oom(1, recent.fullest(20_000, &gpus, &names), &[]), None);
+        assert_eq!(
+            oom(1, recent.fullest(20_000, &gpus, &names, false), &[]),
+            None
+        );
         // Not near full: no, unless another reason says so.
         let mut calm = Recent::new(60_000, 100);
         calm.push(sample(9000, 60 * GIB, 38 * GIB, 22 * GIB));
-        let f = calm.fullest(10_000, &gpus, &names);
+        let f = calm.fullest(10_000, &gpus, &names, false);
         assert_eq!(oom(1, f.clone(), &[]), None);
-        assert_eq!(oom(1, f, &[OomReason::GpuFull]).map(|o| o.exit), Some(1));
+        assert_eq!(
+            oom(1, f, &[OomReason::TorchReported]).map(|o| o.reasons),
+            Some(vec![OomReason::TorchReported])
+        );
         assert_eq!(oom_margin(80 * GIB), (80.0 * 0.02 * GIB as f64) as u64);
         assert_eq!(oom_margin(8 * GIB), 512 << 20);
     }

@@ -56,6 +56,9 @@ pub struct GpuSnap {
     pub mem_used: Option<u64>,
     /// Memory in all, bytes (`memory.total`).
     pub mem_total: Option<u64>,
+    /// Are `mem_used` and `mem_total` the system's memory, which a
+    /// unified-memory GPU shares (`memory.derived`)?
+    pub mem_derived: bool,
     /// GPU utilization, percent (`utilization.gpu`).
     pub util_gpu: Option<f64>,
     /// Memory utilization, percent of time memory was read or written (`utilization.memory`).
@@ -91,6 +94,7 @@ impl GpuSnap {
             health,
             mem_used: None,
             mem_total: None,
+            mem_derived: false,
             util_gpu: None,
             util_mem: None,
             temp_c: None,

@@ -43,7 +43,15 @@ pub fn peak_line(r: &RunReport) -> String {
     let Some(g) = r.track.top_gpu() else {
         return format!("no GPU memory seen for the job; exit {}", r.exit);
     };
-    let mut line = if g.accounting_peak > g.peak {
+    let mut line = if r.track.totals_only {
+        format!(
+            "GPU {} used at most {} of {} at {} (every process's: the job's cannot be told here)",
+            g.index,
+            size(g.peak),
+            size(g.total),
+            since(g.peak_at_ms)
+        )
+    } else if g.accounting_peak > g.peak {
         format!(
             "peak {} of {} on GPU {} (accounting mode, between samples)",
             size(g.accounting_peak),
@@ -168,9 +176,14 @@ pub fn oom_line(o: &Oom, names: &std::collections::BTreeMap<u32, ProcName>) -> S
         match reason {
             // Said by the numbers above.
             OomReason::GpuFull => {}
+            OomReason::TorchReported => line.push_str(" (PyTorch reported it)"),
         }
     }
     let Some(f) = &o.fullest else { return line };
+    if !f.attributed {
+        line.push_str("; which processes held it cannot be told here");
+        return line;
+    }
     if f.others.is_empty() {
         let _ = write!(
             line,
@@ -271,7 +284,18 @@ pub fn text(r: &RunReport) -> String {
         r.track.samples,
         r.interval_ms
     );
-    for g in r.track.gpus.values() {
+    for g in r.track.gpus.values().filter(|_| r.track.totals_only) {
+        let _ = writeln!(
+            out,
+            "  GPU {}: used at most {} at {}, mean {} (every process's), of {}",
+            g.index,
+            size(g.peak),
+            since(g.peak_at_ms),
+            size(g.mean),
+            size(g.total)
+        );
+    }
+    for g in r.track.gpus.values().filter(|_| !r.track.totals_only) {
         let _ = writeln!(
             out,
             "  GPU {}: job peak {} at {}, mean {}; GPU used {} of {} then ({} free), its own peak {}",
@@ -325,13 +349,42 @@ pub fn text(r: &RunReport) -> String {
             .ranks
             .get(&p.pid)
             .map_or(String::new(), |k| format!(" (rank {k})"));
+        let sm = match (p.sm_mean, p.sm_peak) {
+            (Some(mean), Some(peak)) => format!(", SM {mean}% mean, {peak}% at most"),
+            _ => String::new(),
+        };
         let _ = writeln!(
             out,
-            "  PID {}{rank}: peak {}{acct} on GPU {}  {}",
+            "  PID {}{rank}: peak {}{acct} on GPU {}{sm}  {}",
             p.pid,
             size(p.peak),
             p.gpu,
             cmd
+        );
+        if let Some(t) = p.torch {
+            let _ = writeln!(
+                out,
+                "    PyTorch then: allocated {}, cached by its allocator {}, outside PyTorch {} \
+                 (CUDA context, libraries); most allocated {}",
+                size(t.allocated),
+                size(t.cached),
+                size(t.outside),
+                size(t.max_allocated)
+            );
+        }
+    }
+    for o in r.torch.iter().flat_map(|t| &t.ooms) {
+        let device = o
+            .device
+            .map_or(String::new(), |d| format!(" on its CUDA device {d}"));
+        let snapshot = o
+            .snapshot
+            .as_deref()
+            .map_or(String::new(), |s| format!("; snapshot {s}"));
+        let _ = writeln!(
+            out,
+            "nvq run: PyTorch reported an out-of-memory error in PID {}{device}{snapshot}",
+            o.pid
         );
     }
     if let Some(k) = r.skew {
@@ -411,7 +464,7 @@ pub fn json(r: &RunReport) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::job::{JobTrack, ProcReading};
+    use crate::model::job::{JobTrack, ProcReading, TorchMem};
 
     #[test]
     fn the_line_read_first_and_the_json() {
@@ -427,6 +480,12 @@ mod tests {
                     pid: 7,
                     bytes: 71 * gib,
                     job: true,
+                    torch: Some(TorchMem {
+                        allocated: 60 * gib,
+                        reserved: 68 * gib,
+                        max_allocated: 64 * gib,
+                    }),
+                    sm: Some(80),
                 }],
                 accounting: None,
             }],
@@ -445,11 +504,42 @@ mod tests {
         );
         let t = text(&r);
         assert!(t.starts_with("nvq run: peak 71.0 GiB"), "{t}");
-        assert!(t.contains("PID 7: peak 71.0 GiB on GPU 0"), "{t}");
+        assert!(
+            t.contains("PID 7: peak 71.0 GiB on GPU 0, SM 80% mean, 80% at most"),
+            "{t}"
+        );
+        assert!(
+            t.contains(
+                "PyTorch then: allocated 60.0 GiB, cached by its allocator 8.0 GiB, outside \
+                 PyTorch 3.0 GiB"
+            ),
+            "{t}"
+        );
         let v: serde_json::Value = serde_json::from_str(&json(&r)).unwrap();
         assert_eq!(v["exit"], 0);
         assert_eq!(v["track"]["gpus"]["0"]["peak"], 71 * gib);
         assert_eq!(size(512 << 20), "512 MiB");
+        assert_eq!(v["track"]["procs"]["7"]["torch"]["outside"], 3 * gib);
+        let mut totals = r.clone();
+        totals.track = JobTrack {
+            totals_only: true,
+            ..Default::default()
+        };
+        totals.track.add(
+            1000,
+            &[GpuReading {
+                index: 0,
+                total: 80 * gib,
+                used: 72 * gib,
+                procs: vec![],
+                accounting: None,
+            }],
+        );
+        assert_eq!(
+            summary(&totals),
+            "GPU 0 used at most 72.0 GiB of 80.0 GiB at 1.0s (every process's: the job's cannot \
+             be told here); exit 0"
+        );
         assert_eq!(since(850), "850ms");
         assert_eq!(since(4200), "4.2s");
         assert_eq!(since(3 * 3_600_000 + 5 * 60_000), "3h05m");
@@ -473,6 +563,8 @@ mod tests {
                     pid: 7,
                     bytes: 57 * gib,
                     job: true,
+                    torch: None,
+                    sm: None,
                 }],
                 accounting: None,
             }],
@@ -499,6 +591,7 @@ mod tests {
                     ..Default::default()
                 }],
                 others_bytes: 22 * gib,
+                attributed: true,
             }),
         });
         assert_eq!(
@@ -561,6 +654,8 @@ mod tests {
                     pid: 7,
                     bytes: 2 * gib,
                     job: true,
+                    torch: None,
+                    sm: None,
                 }],
                 accounting: None,
             }],

@@ -7,6 +7,7 @@
 //! failure of one process's statistics puts the token in that row's
 //! statistics columns.
 
+use super::gpu::read;
 use super::list_mode::{field, gpu_columns, list_mode_def, ListGpu, ListMode};
 use super::mode_def::ModeDef;
 use crate::model::{FieldInfo, ListField, NvmlCode, Section, Value};
@@ -103,12 +104,12 @@ static LIST: ListMode<AcctRow> = ListMode {
         ),
     ],
     items: |gpu| {
-        let pids = gpu.gpu.call(|d| d.accounting_pids())?;
+        let pids = read::accounting_pids(&gpu.gpu)?;
         Ok(pids
             .into_iter()
             .map(|pid| AcctRow {
                 pid,
-                stats: gpu.gpu.call(|d| d.accounting_stats_for(pid)),
+                stats: read::accounting_stats(&gpu.gpu, pid),
             })
             .collect())
     },

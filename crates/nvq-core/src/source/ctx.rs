@@ -9,6 +9,7 @@
 use crate::model::Value;
 use crate::nvml::raw::{self, Dev, FabricInfo, FieldVal, MemInfo, RemappedRows};
 use crate::nvml::{NvmlCode, Session};
+use crate::source::sysmem;
 use nvml_wrapper::enum_wrappers::device::RetirementCause;
 use nvml_wrapper::struct_wrappers::device::{BAR1MemoryInfo, PciInfo, Utilization};
 use nvml_wrapper::structs::device::RetiredPage;
@@ -17,7 +18,7 @@ use nvml_wrapper_sys::bindings::{
     nvmlDevice_t, nvmlEccSramErrorStatus_t, nvmlMemory_t, nvmlPciInfoExt_t, nvmlPlatformInfo_t,
     nvmlRowRemapperHistogramValues_t,
 };
-use std::cell::{OnceCell, RefCell};
+use std::cell::{Cell, OnceCell, RefCell};
 
 /// A lazily read NVML struct: read at most once per context.
 type Cached<T> = OnceCell<Result<T, NvmlCode>>;
@@ -76,6 +77,11 @@ pub struct GpuCtx<'s> {
     /// Field values by (field id in nvml-wrapper's numbering, scope). A row
     /// asks for a few dozen at most, so a vector beats hashing.
     field_values: RefCell<Vec<FieldValueEntry>>,
+    /// Derive a unified-memory GPU's memory from the system's (nvq's own
+    /// views; see [`crate::source::sysmem`]).
+    derive_memory: bool,
+    /// Was [`Self::memory`] derived so?
+    memory_derived: Cell<bool>,
 }
 
 /// A field value read for a (field id, scope) pair.
@@ -106,7 +112,18 @@ impl<'s> GpuCtx<'s> {
             device,
             caches: Caches::default(),
             field_values: RefCell::new(Vec::new()),
+            derive_memory: false,
+            memory_derived: Cell::new(false),
         }
+    }
+
+    /// This context with a unified-memory GPU's memory derived from the
+    /// system's (`/proc/meminfo`, [`crate::source::sysmem`]): what nvq's
+    /// own views show, each with its mark ([`Self::memory_derived`]).
+    /// nvidia-smi's views never ask for it.
+    pub fn deriving_memory(mut self) -> Self {
+        self.derive_memory = true;
+        self
     }
 
     /// The sample's timestamp (`2026/12/01 23:45:00.123`), taken when the
@@ -166,8 +183,30 @@ impl<'s> GpuCtx<'s> {
     }
 
     /// Framebuffer memory: total, reserved, used and free bytes (`nvmlDeviceGetMemoryInfo_v2`, else v1).
+    /// On a context [`Self::deriving_memory`], a unified-memory GPU's (NVML
+    /// answers NOT_SUPPORTED or a total of 0) is the system's, when
+    /// `/proc/meminfo` can be read.
     pub fn memory(&self) -> Result<&MemInfo, NvmlCode> {
-        cached(&self.caches.memory, || raw::memory(&self.raw()))
+        cached(&self.caches.memory, || {
+            let nvml = raw::memory(&self.raw());
+            if !self.derive_memory || !sysmem::is_unified(&nvml) {
+                return nvml;
+            }
+            match sysmem::read() {
+                Some(system) => {
+                    self.memory_derived.set(true);
+                    Ok(system.as_gpu_memory())
+                }
+                None => nvml,
+            }
+        })
+    }
+
+    /// Is [`Self::memory`] the system's memory (a unified-memory GPU, on a
+    /// context [`Self::deriving_memory`])?
+    pub fn memory_derived(&self) -> bool {
+        let _ = self.memory();
+        self.memory_derived.get()
     }
 
     /// The GPU's identity: its product name (`nvmlDeviceGetName`), read once

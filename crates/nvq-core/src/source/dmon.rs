@@ -331,7 +331,7 @@ impl DmonReader {
         let c = target.context(session, count);
         let now = Instant::now();
         let wants_v = self.metrics.iter().any(|m| m.group == 'v');
-        let viol = |p| c.call(|d| d.violation_status(p)).map(|v| v.violation_time);
+        let viol = |p| super::gpu::read::violation_time(&c, p);
         let (power, thermal) = if wants_v {
             (
                 viol(PerformancePolicy::Power),

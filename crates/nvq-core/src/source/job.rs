@@ -2,11 +2,14 @@
 //! process marked as the job's or not by the caller's test (the job's
 //! process tree, found afresh every sample). NVML's PIDs are the host's:
 //! they are mapped into nvq's PID namespace through `procinfo::HostProc`;
-//! without such a view no process is marked (the report says so). The
-//! other processes are named once each ([`OtherNames`]: `comm` and user
+//! without such a view no process is marked (the report says so). Each
+//! process's SM utilization comes from NVML's process samples where given.
+//! The other processes are named once each ([`OtherNames`]: `comm` and user
 //! from the host's `/proc`, else NVML's process name), so the report can
 //! say who held the rest of a GPU.
 
+use super::gpu::read;
+use super::pmon::UtilSamples;
 use super::procinfo::{self, HostProc};
 use super::target::Target;
 use crate::model::job::{GpuReading, ProcReading};
@@ -89,9 +92,10 @@ fn status_name(status: &str) -> Option<String> {
         .map(|n| n.trim().to_string())
 }
 
-/// Read GPU `t` once; `is_job(local_pid)` tells the job's processes; the
-/// other processes not named yet are named into `names`. A GPU whose
-/// memory cannot be read gives its code.
+/// Read GPU `t` once; `is_job(local_pid)` tells the job's processes;
+/// `util` holds the GPU's utilization samples; the other processes not
+/// named yet are named into `names`. A GPU whose memory cannot be read
+/// gives its code.
 pub fn read_gpu(
     session: &Session,
     t: &Target,
@@ -99,6 +103,7 @@ pub fn read_gpu(
     host: Option<&HostProc>,
     is_job: &dyn Fn(u32) -> bool,
     names: &std::sync::Mutex<OtherNames>,
+    util: &mut UtilSamples,
 ) -> Result<GpuReading, NvmlCode> {
     let ctx = t.context(session, count);
     let dev = ctx.raw();
@@ -110,33 +115,47 @@ pub fn read_gpu(
     let status = |pid: u32| host.and_then(|h| h.status(pid).ok());
     // Accounting mode (an administrator's choice; never turned on here):
     // each job process's maximum, a spike between samples.
-    let accounting = match ctx.call(|d| d.is_accounting_enabled()) {
+    let accounting = match read::accounting_enabled(&ctx) {
         Ok(true) => Some(
-            ctx.call(|d| d.accounting_pids())
+            read::accounting_pids(&ctx)
                 .unwrap_or_default()
                 .into_iter()
                 .filter_map(|pid| {
                     let l = local(pid, status(pid).as_deref()).filter(|l| is_job(*l))?;
-                    let most = ctx
-                        .call(|d| d.accounting_stats_for(pid))
-                        .ok()?
-                        .max_memory_usage?;
+                    let most = read::accounting_stats(&ctx, pid).ok()?.max_memory_usage?;
                     Some((l, most))
                 })
                 .collect(),
         ),
         _ => None,
     };
-    let procs = raw::processes(&dev, ProcessList::Compute)
+    let procs: Vec<_> = raw::processes(&dev, ProcessList::Compute)
         .unwrap_or_default()
         .into_iter()
         .map(|p| {
             let st = status(p.pid);
-            let local = local(p.pid, st.as_deref());
+            let l = local(p.pid, st.as_deref());
+            (p, l, st)
+        })
+        .collect();
+    // Utilization samples only where a process of the job is on the GPU.
+    let samples = if procs.iter().any(|(_, l, _)| l.is_some_and(is_job)) {
+        util.read(&ctx)
+    } else {
+        Vec::new()
+    };
+    let procs = procs
+        .into_iter()
+        .map(|(p, local, st)| {
             let reading = ProcReading {
                 pid: local.unwrap_or(p.pid),
                 bytes: p.used_memory.unwrap_or(0),
                 job: local.is_some_and(is_job),
+                torch: None,
+                sm: samples
+                    .binary_search_by_key(&p.pid, |(pid, _)| *pid)
+                    .ok()
+                    .map(|i| samples[i].1.sm),
             };
             if !reading.job {
                 name_other(session, p.pid, reading.pid, st.as_deref(), names);

@@ -10,7 +10,8 @@
 //! - [`target`]: the selected GPUs, their handles and identities;
 //! - [`ctx`]: a GPU's per-sample context, the cache every reader reads from;
 //! - [`smi_table`], [`listing`]: plain `nvq`'s table, `-L` and `--version`;
-//! - [`procinfo`], [`time`]: the host's `/proc` and the sample clock.
+//! - [`procinfo`], [`time`]: the host's `/proc` and the sample clock;
+//! - [`sysmem`]: the system's memory, which a unified-memory GPU shares.
 //!
 //! A field's declaration (`model::FieldDef`) holds everything known about it
 //! (`model::FieldInfo`) and its getter; adding a field means adding one entry.
@@ -29,6 +30,7 @@ pub mod nvlink;
 pub mod procinfo;
 pub mod report;
 pub mod smi_table;
+pub mod sysmem;
 pub mod target;
 pub mod time;
 pub mod top;

@@ -142,7 +142,7 @@ pub struct Sample {
 /// name too.
 pub struct PmonReader {
     metrics: Vec<Metric>,
-    last_seen: u64,
+    util: UtilSamples,
     /// `nvmlDeviceGetRunningProcessDetailList` answered (or was not tried
     /// yet); after FUNCTION_NOT_FOUND or NOT_SUPPORTED the plain process
     /// lists are read instead, without asking again.
@@ -152,11 +152,11 @@ pub struct PmonReader {
     host: Option<Option<HostProc>>,
     /// Rows carry the sample's timestamp (`top` shows none).
     timestamps: bool,
-    /// The room for each process list (compute, graphics, MPS) and for the
-    /// utilization samples: the size last read, with headroom. The first
+    /// The room for each process list (compute, graphics, MPS): the size
+    /// last read, with headroom. The first
     /// call of each read passes a buffer this big, so a list that still
     /// fits is one NVML call, not a count and then the list.
-    rooms: [u32; 4],
+    rooms: [u32; 3],
     /// Where each PID is in the sample being read (kept for its room).
     at: super::PidMap<usize>,
     /// The graphics and MPS client lists are asked for again only
@@ -179,9 +179,6 @@ fn stat_room(buf: &mut Vec<u8>) -> &mut [u8] {
     buf
 }
 
-/// The index in [`PmonReader::rooms`] of the utilization samples.
-const UTIL_ROOM: usize = 3;
-
 const MIB: u64 = 1024 * 1024;
 
 impl PmonReader {
@@ -189,12 +186,12 @@ impl PmonReader {
     pub fn new(metrics: Vec<Metric>) -> Self {
         PmonReader {
             metrics,
-            last_seen: 0,
+            util: UtilSamples::default(),
             details: true,
             names: super::PidMap::default(),
             host: None,
             timestamps: true,
-            rooms: [raw::list_room(0); 4],
+            rooms: [raw::list_room(0); 3],
             at: super::PidMap::default(),
             empty_recheck: false,
             empty_at: [None; 2],
@@ -397,7 +394,7 @@ impl PmonReader {
         let due = self.util_every.is_zero() || self.util_until.map_or(true, |u| now >= u);
         let samples = if due {
             self.util_until = Some(now + self.util_every);
-            self.samples(c)
+            self.util.read(c)
         } else {
             std::mem::take(&mut self.util_kept)
         };
@@ -465,17 +462,35 @@ impl PmonReader {
         }
         rows
     }
+}
 
+/// The per-process utilization samples of one GPU, read so that each read
+/// covers the time since the one before: NVML is asked only for samples
+/// newer than the newest seen (pmon, `nvq top`, `nvq run`).
+#[derive(Debug)]
+pub struct UtilSamples {
+    last_seen: u64,
+    /// The room for the samples: the count last read, with headroom.
+    room: u32,
+}
+
+impl Default for UtilSamples {
+    fn default() -> Self {
+        UtilSamples {
+            last_seen: 0,
+            room: raw::list_room(0),
+        }
+    }
+}
+
+impl UtilSamples {
     /// Each process's newest sample newer than the last one seen:
     /// `nvmlDeviceGetProcessesUtilizationInfo` (all six engines) where the
-    /// driver has it, else `nvmlDeviceGetProcessUtilization`.
-    fn samples(&mut self, c: &super::gpu::GpuCtx) -> Vec<(u32, Sample)> {
-        let room = self.rooms.get(UTIL_ROOM).copied().unwrap_or(0);
-        let all = match raw::processes_utilization(&c.raw(), self.last_seen, room) {
+    /// driver has it, else `nvmlDeviceGetProcessUtilization`. Sorted by PID.
+    pub fn read(&mut self, c: &super::gpu::GpuCtx) -> Vec<(u32, Sample)> {
+        let all = match raw::processes_utilization(&c.raw(), self.last_seen, self.room) {
             Ok(list) => {
-                if let Some(r) = self.rooms.get_mut(UTIL_ROOM) {
-                    *r = raw::list_room(u32::try_from(list.len()).unwrap_or(u32::MAX));
-                }
+                self.room = raw::list_room(u32::try_from(list.len()).unwrap_or(u32::MAX));
                 Ok(list
                     .into_iter()
                     .map(|s| {
@@ -495,23 +510,22 @@ impl PmonReader {
             Err(code)
                 if code == NvmlCode::FUNCTION_NOT_FOUND || code == NvmlCode::NOT_SUPPORTED =>
             {
-                c.call(|d| d.process_utilization_stats(self.last_seen))
-                    .map(|list| {
-                        list.into_iter()
-                            .map(|s| {
-                                let sample = Sample {
-                                    timestamp: s.timestamp,
-                                    sm: s.sm_util,
-                                    mem: s.mem_util,
-                                    enc: s.enc_util,
-                                    dec: s.dec_util,
-                                    jpg: None,
-                                    ofa: None,
-                                };
-                                (s.pid, sample)
-                            })
-                            .collect::<Vec<_>>()
-                    })
+                super::gpu::read::process_utilization(c, self.last_seen).map(|list| {
+                    list.into_iter()
+                        .map(|s| {
+                            let sample = Sample {
+                                timestamp: s.timestamp,
+                                sm: s.sm_util,
+                                mem: s.mem_util,
+                                enc: s.enc_util,
+                                dec: s.dec_util,
+                                jpg: None,
+                                ofa: None,
+                            };
+                            (s.pid, sample)
+                        })
+                        .collect::<Vec<_>>()
+                })
             }
             Err(code) => Err(code),
         };

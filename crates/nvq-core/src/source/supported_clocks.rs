@@ -9,10 +9,10 @@
 //! graphics clocks of one memory clock, that memory clock gets one row with
 //! the token in the graphics column.
 
+use super::gpu::read;
 use super::list_mode::{field, gpu_columns, list_mode_def, ListGpu, ListMode};
 use super::mode_def::ModeDef;
 use crate::model::{FieldInfo, ListField, NvmlCode, Section, Value};
-use crate::nvml::raw;
 
 /// One row: a clock pair.
 pub struct ClockPair {
@@ -68,10 +68,10 @@ static LIST: ListMode<ClockPair> = ListMode {
 fn pairs(gpu: &ListGpu<'_>) -> Result<Vec<ClockPair>, NvmlCode> {
     let mut rows = Vec::new();
     let mut push = |memory, graphics| rows.push(ClockPair { memory, graphics });
-    match raw::supported_clocks(&gpu.gpu.raw(), None) {
+    match read::supported_clocks(&gpu.gpu, None) {
         Ok(mems) => {
             for m in mems {
-                match raw::supported_clocks(&gpu.gpu.raw(), Some(m)) {
+                match read::supported_clocks(&gpu.gpu, Some(m)) {
                     Ok(grs) => grs.into_iter().for_each(|g| push(Ok(m), Ok(g))),
                     Err(c) => push(Ok(m), Err(c)),
                 }

@@ -59,13 +59,6 @@ impl Target {
         }
     }
 
-    /// The GPU's energy counter since the driver loaded, in millijoules
-    /// (`nvmlDeviceGetTotalEnergyConsumption`; Volta and later).
-    pub fn total_energy_mj(&self, session: &Session) -> Result<u64, NvmlCode> {
-        self.context(session, 0)
-            .call(|d| d.total_energy_consumption())
-    }
-
     /// The GPU's identity, read on the first sample and kept for the next
     /// ones (it does not change); while a part is missing it is read again.
     pub fn ident(&self, ctx: &GpuCtx<'_>) -> Arc<GpuIdent> {

@@ -178,7 +178,8 @@ impl TopReader {
         target: &Target,
         count: u32,
     ) -> (GpuSnap, Vec<ProcSnap>) {
-        let c = target.context(session, count);
+        // A unified-memory GPU's memory is the system's, marked.
+        let c = target.context(session, count).deriving_memory();
         let ident = target.ident(&c);
         let mem = c.memory().map(|m| (m.used, m.total));
         let health = match mem {
@@ -208,6 +209,7 @@ impl TopReader {
         if let Ok((used, total)) = mem {
             gpu.mem_used = Some(used);
             gpu.mem_total = Some(total);
+            gpu.mem_derived = c.memory_derived();
         }
         // One clock read for the sample's "is it time to read this again".
         let now = Instant::now();

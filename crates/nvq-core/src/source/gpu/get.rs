@@ -291,6 +291,12 @@ pub fn memory_used_percent(c: &GpuCtx) -> Value {
     })
 }
 
+/// `memory.derived`: `Yes` when the row's memory is the system's (see
+/// [`GpuCtx::deriving_memory`]).
+pub fn memory_derived(c: &GpuCtx) -> Value {
+    Value::yes_no(c.memory_derived())
+}
+
 /// `compute_apps.count`: the length of the compute process list.
 pub fn compute_apps_count(c: &GpuCtx) -> Value {
     c.value(raw::processes(&c.raw(), raw::ProcessList::Compute), |p| {

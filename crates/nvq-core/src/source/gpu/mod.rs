@@ -3,11 +3,16 @@
 //! - `registry`: the field table (names, units, help, getters);
 //! - [`get`]: the getters, turning NVML answers into nvidia-smi's cells
 //!   (from the per-GPU, per-sample cache, [`crate::source::ctx`]);
+//! - [`report_get`]: the getters of the internal facts only `-q` shows;
+//! - [`read`]: typed reads of what is more than one cell (accounting, sample
+//!   buffers, violation times, process utilization, energy, a MIG device);
 //! - [`collect`]: rows out of the table.
 
 mod collect;
 pub mod get;
+pub mod read;
 mod registry;
+pub mod report_get;
 
 pub use crate::nvml::raw::FieldVal;
 pub use crate::source::ctx::{GpuCtx, NA_SPELLING_CHANGED_IN};

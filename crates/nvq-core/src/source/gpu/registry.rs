@@ -2,8 +2,10 @@
 //! each fact's name, aliases, unit, kind and help), in `--help-query-gpu`
 //! order. `--query-gpu`'s field table, [`FIELDS`], is built from both.
 
+use super::report_get as rg;
 use super::{get, FvFmt, Get, GpuCtx};
 use crate::model::{Fact, FieldDef, FieldInfo, Value};
+use nvml_wrapper::enum_wrappers::device::TemperatureThreshold as T;
 use nvml_wrapper::enum_wrappers::device::{
     Clock, InfoRom, MemoryLocation as Loc, PcieUtilCounter, RetirementCause,
 };
@@ -182,6 +184,7 @@ const fn reader(fact: Fact) -> Get {
         Fact::MemoryUsed => Get::Fn(|c| get::memory(c, |m| Ok(m.used))),
         Fact::MemoryFree => Get::Fn(|c| get::memory(c, |m| Ok(m.free))),
         Fact::MemoryUsedPercent => Get::Fn(get::memory_used_percent),
+        Fact::MemoryDerived => Get::Fn(get::memory_derived),
         Fact::ComputeAppsCount => Get::Fn(get::compute_apps_count),
         Fact::ComputeMode => Get::Fn(get::compute_mode),
         Fact::ComputeCap => Get::Fn(get::compute_cap),
@@ -554,6 +557,42 @@ const fn reader(fact: Fact) -> Get {
         Fact::BoardId => Get::Fn(get::board_id),
         Fact::BoardPartNumber => Get::Fn(get::board_part_number),
         Fact::ModuleId => Get::Fn(get::module_id),
+        // The internal facts only `-q` shows (`report_get`).
+        Fact::Pdi => Get::Fn(rg::pdi),
+        Fact::ChannelRepairPending => Get::Fn(|c| rg::repair_pending(c, false)),
+        Fact::TpcRepairPending => Get::Fn(|c| rg::repair_pending(c, true)),
+        Fact::UnrepairableMemory => Get::Fn(rg::unrepairable_memory),
+        Fact::Egm => Get::Fn(rg::egm),
+        Fact::BbxFlushTimestamp => Get::Fn(|c| rg::bbx_flush(c, false)),
+        Fact::BbxFlushDuration => Get::Fn(|c| rg::bbx_flush(c, true)),
+        Fact::VirtualizationMode => Get::Fn(rg::virtualization),
+        Fact::HostVgpuMode => Get::Fn(rg::host_vgpu_mode),
+        Fact::VgpuHeterogeneousMode => Get::Fn(rg::vgpu_heterogeneous_mode),
+        Fact::BridgeChipType => Get::Fn(|c| rg::bridge_chip(c, false)),
+        Fact::BridgeChipFirmware => Get::Fn(|c| rg::bridge_chip(c, true)),
+        Fact::GspFirmwareVersion => Get::Fn(rg::gsp_version),
+        Fact::PcieAtomicCapsInbound => Get::Fn(|c| rg::atomics(c, true)),
+        Fact::PcieAtomicCapsOutbound => Get::Fn(|c| rg::atomics(c, false)),
+        Fact::FbcSessionCount => Get::Fn(|c| rg::fbc(c, |s| s.sessions_count)),
+        Fact::FbcAverageFps => Get::Fn(|c| rg::fbc(c, |s| s.average_fps)),
+        Fact::FbcAverageLatency => Get::Fn(|c| rg::fbc(c, |s| s.average_latency)),
+        Fact::TemperatureShutdown => Get::Fn(|c| rg::threshold(c, T::Shutdown)),
+        Fact::TemperatureSlowdown => Get::Fn(|c| rg::threshold(c, T::Slowdown)),
+        Fact::TemperatureGpuMax => Get::Fn(|c| rg::threshold(c, T::GpuMax)),
+        Fact::TemperatureMemoryMax => Get::Fn(|c| rg::threshold(c, T::MemoryMax)),
+        Fact::TemperatureTarget => Get::Fn(|c| rg::threshold(c, T::GpsCurr)),
+        Fact::TemperatureAcousticMin => Get::Fn(|c| rg::threshold(c, T::AcousticMin)),
+        Fact::TemperatureAcousticMax => Get::Fn(|c| rg::threshold(c, T::AcousticMax)),
+        Fact::ClocksMaxVideo => Get::Fn(rg::max_clock_video),
+        Fact::ClocksMaxBoostGraphics => Get::Fn(rg::max_boost_graphics),
+        Fact::AutoBoost => Get::Fn(|c| rg::auto_boost(c, false)),
+        Fact::AutoBoostDefault => Get::Fn(|c| rg::auto_boost(c, true)),
+        Fact::PowerManagementSupport => Get::Fn(rg::power_management_support),
+        Fact::PowerSmoothingState => {
+            gpu_fv(fi::NVML_FI_PWR_SMOOTHING_ENABLED, FvFmt::EnabledDisabled)
+        }
+        Fact::PowerProfilesRequested => Get::Fn(|c| rg::power_profiles(c, false)),
+        Fact::PowerProfilesEnforced => Get::Fn(|c| rg::power_profiles(c, true)),
     }
 }
 

@@ -7,7 +7,7 @@ use super::{Decl, Read};
 use crate::model::report::View;
 use crate::model::{Fact, Fact as F, Value};
 use crate::source::gpu::GpuCtx;
-use nvml_wrapper::enum_wrappers::device::{Sampling, TemperatureThreshold as T};
+use nvml_wrapper::enum_wrappers::device::Sampling;
 use nvml_wrapper_sys::bindings::{
     nvmlClocksEventReasonDisplayClockSetting, nvmlClocksEventReasonGpuIdle,
 };
@@ -286,7 +286,7 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
         ]),
         q("Serial Number", "serial", F::Serial, ""),
         q("GPU UUID", "uuid", F::Uuid, ""),
-        Decl::Since(V13_FROM, &[f("GPU PDI", "pdi", g::pdi, "")]),
+        Decl::Since(V13_FROM, &[q("GPU PDI", "pdi", F::Pdi, "")]),
         q("Minor Number", "minor_number", F::MinorNumber, ""),
         q("VBIOS Version", "vbios_version", F::VbiosVersion, ""),
         q("MultiGPU Board", "multigpu_board", F::MultiGpuBoard, ""),
@@ -317,8 +317,8 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
         ]),
         Decl::Backported(R535, 129, V12_MID_FROM, &[
         s("Inforom BBX Object Flush", "inforom_bbx_flush", &[
-            f("Latest Timestamp", "latest_timestamp", |c| g::bbx_flush(c, false), ""),
-            f("Latest Duration", "latest_duration", |c| g::bbx_flush(c, true), US),
+            q("Latest Timestamp", "latest_timestamp", F::BbxFlushTimestamp, ""),
+            q("Latest Duration", "latest_duration", F::BbxFlushDuration, US),
         ]),
         ]),
         Decl::Since(KMD_NAMED_FROM, INFOROM_TIME),
@@ -333,10 +333,10 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
         Decl::Since(V12_MID_FROM, &[q("GPU C2C Mode", "c2c_mode", F::C2cMode, "")]),
         s("GPU Virtualization Mode", "gpu_virtualization_mode", &[
             Decl::Renamed(COLON_42_FROM, &[("Virtualization Mode", "Virtualization mode")], &[
-            f("Virtualization Mode", "virtualization_mode", g::virtualization, "")]),
-            Decl::Since(V10_FROM, &[f("Host VGPU Mode", "host_vgpu_mode", g::host_vgpu_mode, "")]),
+            q("Virtualization Mode", "virtualization_mode", F::VirtualizationMode, "")]),
+            Decl::Since(V10_FROM, &[q("Host VGPU Mode", "host_vgpu_mode", F::HostVgpuMode, "")]),
             Decl::Since(R550, &[
-                f("vGPU Heterogeneous Mode", "vgpu_heterogeneous_mode", g::vgpu_heterogeneous_mode, ""),
+                q("vGPU Heterogeneous Mode", "vgpu_heterogeneous_mode", F::VgpuHeterogeneousMode, ""),
             ]),
         ]),
         Decl::Since(V12_FROM, &[Decl::Before(V13_FROM, RESET_STATUS)]),
@@ -374,20 +374,20 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
                 ]),
             ]),
             s("Bridge Chip", "pci_bridge_chip", &[
-                f("Type", "bridge_chip_type", |c| g::bridge_chip(c, false), ""),
-                f("Firmware", "bridge_chip_fw", |c| g::bridge_chip(c, true), ""),
+                q("Type", "bridge_chip_type", F::BridgeChipType, ""),
+                q("Firmware", "bridge_chip_fw", F::BridgeChipFirmware, ""),
             ]),
             q("Replays Since Reset", "replay_counter", F::PcieReplayCounter, ""),
             q("Replay Number Rollovers", "replay_rollover_counter", F::PcieReplayRolloverCounter, ""),
             q("Tx Throughput", "tx_util", F::PcieTxThroughput, " KB/s"),
             q("Rx Throughput", "rx_util", F::PcieRxThroughput, " KB/s"),
             Decl::Before(OUTBOUND_FIRST_FROM, &[Decl::Since(V12_DTD_FROM, &[
-            f("Atomic Caps Inbound", "atomic_caps_inbound", |c| g::atomics(c, true), ""),
-            f("Atomic Caps Outbound", "atomic_caps_outbound", |c| g::atomics(c, false), ""),
+            q("Atomic Caps Inbound", "atomic_caps_inbound", F::PcieAtomicCapsInbound, ""),
+            q("Atomic Caps Outbound", "atomic_caps_outbound", F::PcieAtomicCapsOutbound, ""),
             ])]),
             Decl::Since(OUTBOUND_FIRST_FROM, &[
-            f("Atomic Caps Outbound", "atomic_caps_outbound", |c| g::atomics(c, false), ""),
-            f("Atomic Caps Inbound", "atomic_caps_inbound", |c| g::atomics(c, true), ""),
+            q("Atomic Caps Outbound", "atomic_caps_outbound", F::PcieAtomicCapsOutbound, ""),
+            q("Atomic Caps Inbound", "atomic_caps_inbound", F::PcieAtomicCapsInbound, ""),
             ]),
         ]),
         q("Fan Speed", "fan_speed", F::FanSpeed, PCT),
@@ -444,9 +444,9 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
         q("Average Latency", "average_latency", F::EncoderStatsAverageLatency, ""),
     ])]),
     (&[D::FbcStats], &[s("FBC Stats", "fbc_stats", &[
-        f("Active Sessions", "session_count", |c| g::fbc(c, |s| s.sessions_count), ""),
-        f("Average FPS", "average_fps", |c| g::fbc(c, |s| s.average_fps), ""),
-        f("Average Latency", "average_latency", |c| g::fbc(c, |s| s.average_latency), ""),
+        q("Active Sessions", "session_count", F::FbcSessionCount, ""),
+        q("Average FPS", "average_fps", F::FbcAverageFps, ""),
+        q("Average Latency", "average_latency", F::FbcAverageLatency, ""),
     ])]),
     (ALL, &[Decl::Since(V12_LATE_FROM, &[s("DRAM Encryption Mode", "dram_encryption_mode", &[
         q("Current", "current_dram_encryption", F::DramEncryptionModeCurrent, ""),
@@ -490,8 +490,8 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
         if tlimit(c) && c.driver_major() >= V12_FROM { TEMP_TLIMIT } else { TEMP_PLAIN }
     })]),
     (ONLY_ASKED_TARGET_TEMP, &[Decl::Since(V10_FROM, &[s("Supported GPU Target Temp", "supported_gpu_target_temp", &[
-        f("GPU Target Temp Min", "gpu_target_temp_min", |c| g::threshold(c, T::AcousticMin), C),
-        f("GPU Target Temp Max", "gpu_target_temp_max", |c| g::threshold(c, T::AcousticMax), C),
+        q("GPU Target Temp Min", "gpu_target_temp_min", F::TemperatureAcousticMin, C),
+        q("GPU Target Temp Max", "gpu_target_temp_max", F::TemperatureAcousticMax, C),
     ])])]),
     (&[D::Power], &[
         Decl::Before(V12_FROM, POWER_READINGS),
@@ -522,10 +522,10 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
         ]),
         ]),
     ]),
-    (&[D::PowerSmoothing], &[Decl::Since(V12_LATE_FROM, &[f("Power Smoothing", "power_smoothing", g::power_smoothing, "")])]),
+    (&[D::PowerSmoothing], &[Decl::Since(V12_LATE_FROM, &[q("Power Smoothing", "power_smoothing", F::PowerSmoothingState, "")])]),
     (&[D::PowerProfiles], &[Decl::Since(V12_LATE_FROM, &[s("Workload Power Profiles", "power_profiles", &[
-        f("Requested Profiles", "power_profile_requested_profiles", |c| g::power_profiles(c, false), ""),
-        f("Enforced Profiles", "power_profile_enforced_profiles", |c| g::power_profiles(c, true), ""),
+        q("Requested Profiles", "power_profile_requested_profiles", F::PowerProfilesRequested, ""),
+        q("Enforced Profiles", "power_profile_enforced_profiles", F::PowerProfilesEnforced, ""),
     ])])]),
     (&[D::Power], &[Decl::Since(V13_FROM, &[q("EDPp Multiplier", "edpp_multiplier", F::EdppMultiplier, "%")])]),
     (&[D::Clock], &[
@@ -548,18 +548,18 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
             q("Graphics", "graphics_clock", F::ClocksMaxGraphics, MHZ),
             q("SM", "sm_clock", F::ClocksMaxSm, MHZ),
             q("Memory", "mem_clock", F::ClocksMaxMemory, MHZ),
-            f("Video", "video_clock", g::max_clock_video, MHZ),
+            q("Video", "video_clock", F::ClocksMaxVideo, MHZ),
         ]),
         s("Max Customer Boost Clocks", "max_customer_boost_clocks", &[
-            f("Graphics", "graphics_clock", g::max_boost_graphics, MHZ),
+            q("Graphics", "graphics_clock", F::ClocksMaxBoostGraphics, MHZ),
         ]),
         Decl::Asked(&[
             Decl::Build(|c, _| g::samples(c, "SM Clock Samples", Sampling::ProcessorClock, SampleKind::Mhz)),
             Decl::Build(|c, _| g::samples(c, "Memory Clock Samples", Sampling::MemoryClock, SampleKind::Mhz)),
         ]),
         s("Clock Policy", "clock_policy", &[
-            f("Auto Boost", "auto_boost", |c| g::auto_boost(c, false), ""),
-            f("Auto Boost Default", "auto_boost_default", |c| g::auto_boost(c, true), ""),
+            q("Auto Boost", "auto_boost", F::AutoBoost, ""),
+            q("Auto Boost Default", "auto_boost_default", F::AutoBoostDefault, ""),
         ]),
     ]),
     // Drivers from 580 on dropped the graphics voltage (their manual page's
@@ -587,7 +587,7 @@ pub static GPU: &[(&[Display], &[Decl])] = &[
         Decl::Xml(&[Decl::Build(g::accounted_processes)]),
         Decl::Text(&[Decl::Asked(&[Decl::Build(g::accounted_processes)])]),
     ]),
-    (ALL, &[Decl::Since(CAPABILITIES_FROM, &[s("Capabilities", "capabilities", &[f("EGM", "egm", g::egm, "")])])]),
+    (ALL, &[Decl::Since(CAPABILITIES_FROM, &[s("Capabilities", "capabilities", &[q("EGM", "egm", F::Egm, "")])])]),
 ];
 
 #[rustfmt::skip]
@@ -710,9 +710,9 @@ const SRAM_REPAIRS: &[Decl] = &[Decl::Since(V13_FROM, REPAIRS)];
 
 #[rustfmt::skip]
 const REPAIRS: &[Decl] = &[
-    f("Channel Repair Pending", "channel_repair_pending", |c| g::repair_pending(c, false), ""),
-    f("TPC Repair Pending", "tpc_repair_pending", |c| g::repair_pending(c, true), ""),
-    f("Unrepairable Memory", "unrepairable_memory", g::unrepairable_memory, ""),
+    q("Channel Repair Pending", "channel_repair_pending", F::ChannelRepairPending, ""),
+    q("TPC Repair Pending", "tpc_repair_pending", F::TpcRepairPending, ""),
+    q("Unrepairable Memory", "unrepairable_memory", F::UnrepairableMemory, ""),
 ];
 
 /// Drivers 535 to 579 print the reset status (deprecated by 570).
@@ -761,12 +761,12 @@ fn tlimit(c: &GpuCtx) -> bool {
 const TEMP_TLIMIT: &[Decl] = &[s("Temperature", "temperature", &[
     q("GPU Current Temp", "gpu_temp", F::TemperatureGpu, C),
     q("GPU T.Limit Temp", "gpu_temp_tlimit", F::TemperatureGpuTlimit, C),
-    f("GPU Shutdown T.Limit Temp", "gpu_temp_max_tlimit_threshold", |c| g::threshold(c, T::Shutdown), C),
-    f("GPU Slowdown T.Limit Temp", "gpu_temp_slow_tlimit_threshold", |c| g::threshold(c, T::Slowdown), C),
-    f("GPU Max Operating T.Limit Temp", "gpu_temp_max_gpu_tlimit_threshold", |c| g::threshold(c, T::GpuMax), C),
-    f("GPU Target Temperature", "gpu_target_temperature", |c| g::threshold(c, T::GpsCurr), C),
+    q("GPU Shutdown T.Limit Temp", "gpu_temp_max_tlimit_threshold", F::TemperatureShutdown, C),
+    q("GPU Slowdown T.Limit Temp", "gpu_temp_slow_tlimit_threshold", F::TemperatureSlowdown, C),
+    q("GPU Max Operating T.Limit Temp", "gpu_temp_max_gpu_tlimit_threshold", F::TemperatureGpuMax, C),
+    q("GPU Target Temperature", "gpu_target_temperature", F::TemperatureTarget, C),
     q("Memory Current Temp", "memory_temp", F::TemperatureMemory, C),
-    f("Memory Max Operating T.Limit Temp", "gpu_temp_max_mem_tlimit_threshold", |c| g::threshold(c, T::MemoryMax), C),
+    q("Memory Max Operating T.Limit Temp", "gpu_temp_max_mem_tlimit_threshold", F::TemperatureMemoryMax, C),
 ])];
 
 #[rustfmt::skip]
@@ -774,16 +774,16 @@ const TEMP_PLAIN: &[Decl] = &[s("Temperature", "temperature", &[
     q("GPU Current Temp", "gpu_temp", F::TemperatureGpu, C),
     Decl::Since(V12_DTD_FROM, &[Decl::Renamed(KMD_NAMED_FROM, OLD_TEMP_NAMES, &[
     q("GPU Current T.Limit Temp", "gpu_temp_tlimit", F::TemperatureGpuTlimit, C)])]),
-    f("GPU Shutdown Temp", "gpu_temp_max_threshold", |c| g::threshold(c, T::Shutdown), C),
-    f("GPU Slowdown Temp", "gpu_temp_slow_threshold", |c| g::threshold(c, T::Slowdown), C),
-    f("GPU Max Operating Temp", "gpu_temp_max_gpu_threshold", |c| g::threshold(c, T::GpuMax), C),
+    q("GPU Shutdown Temp", "gpu_temp_max_threshold", F::TemperatureShutdown, C),
+    q("GPU Slowdown Temp", "gpu_temp_slow_threshold", F::TemperatureSlowdown, C),
+    q("GPU Max Operating Temp", "gpu_temp_max_gpu_threshold", F::TemperatureGpuMax, C),
     Decl::Since(R470, &[
     Decl::Renamed(KMD_NAMED_FROM, OLD_TEMP_NAMES, &[
-    f("GPU Target Temperature Specification", "gpu_target_temperature", |c| g::threshold(c, T::GpsCurr), C),
+    q("GPU Target Temperature Specification", "gpu_target_temperature", F::TemperatureTarget, C),
     ]),
     ]),
     q("Memory Current Temp", "memory_temp", F::TemperatureMemory, C),
-    f("Memory Max Operating Temp", "gpu_temp_max_mem_threshold", |c| g::threshold(c, T::MemoryMax), C),
+    q("Memory Max Operating Temp", "gpu_temp_max_mem_threshold", F::TemperatureMemoryMax, C),
 ])];
 
 /// The GPU's power readings. 610 moved the three limits into a "GPU Ceiling
@@ -839,7 +839,7 @@ const PARTITION: &[Decl] = &[q("Partition Assigned", "partition_assigned", F::Fa
 /// The GSP firmware version: after the GPU operation mode before 570, after
 /// the recovery action from 570 on.
 #[rustfmt::skip]
-const GSP: &[Decl] = &[f("GSP Firmware Version", "gsp_firmware_version", g::gsp_version, "")];
+const GSP: &[Decl] = &[q("GSP Firmware Version", "gsp_firmware_version", F::GspFirmwareVersion, "")];
 
 /// Before 535 the clocks event reasons were throttle reasons: (name from 535
 /// on, name before), for labels and elements alike.
@@ -864,7 +864,7 @@ const THROTTLE_NAMES: &[(&str, &str)] = &[
 #[rustfmt::skip]
 const POWER_READINGS: &[Decl] = &[s("Power Readings", "power_readings", &[
     Decl::Xml(&[f("", "power_state", g::power_state, "")]),
-    f("Power Management", "power_management", g::power_management_support, ""),
+    q("Power Management", "power_management", F::PowerManagementSupport, ""),
     q("Power Draw", "power_draw", F::PowerDraw, W),
     q("Power Limit", "power_limit", F::PowerLimit, W),
     q("Default Power Limit", "default_power_limit", F::PowerDefaultLimit, W),

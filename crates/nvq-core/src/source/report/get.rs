@@ -1,30 +1,15 @@
-//! Getters of report lines that are no `--query-gpu` field.
+//! What the report builds itself beside its lines of facts: blocks of
+//! several lines (processes, MIG devices, accounted processes, sample
+//! buffers, supported clocks, ECC by location) and the lines whose value
+//! depends on the driver (part number, rack, reset status, power state),
+//! read through the catalogue (`GpuCtx::fact` and `source::gpu::read`).
 
 use crate::model::report::{Node, Section, View};
-use crate::model::{Fact, Value};
-use crate::nvml::raw;
+use crate::model::{Fact, NvmlCode, Value};
 use crate::source::gpu::get::not_available;
-use crate::source::gpu::GpuCtx;
-use nvml_wrapper::enum_wrappers::device::{Clock, TemperatureThreshold};
-use nvml_wrapper::enum_wrappers::device::{
-    EccCounter, GpuVirtualizationMode, MemoryError, Sampling,
-};
-use nvml_wrapper::enums::device::DeviceArchitecture;
+use crate::source::gpu::{read, GpuCtx};
+use nvml_wrapper::enum_wrappers::device::Sampling;
 use nvml_wrapper_sys::bindings::nvmlClocksEventReasonGpuIdle;
-
-/// NVML field ids (`nvmlDeviceGetFieldValues`), nvml-wrapper's numbering.
-use nvml_wrapper_sys::bindings::field_id as fi;
-
-/// The field values the report's own getters read beside the facts':
-/// outbound and inbound atomics, the reset status (before 570), power
-/// smoothing (all of the GPU's scope, 0).
-pub const FIELD_VALUES: &[(u32, u32)] = &[
-    (fi::NVML_FI_DEV_PCIE_OUTBOUND_ATOMICS_MASK, 0),
-    (fi::NVML_FI_DEV_PCIE_INBOUND_ATOMICS_MASK, 0),
-    (fi::NVML_FI_DEV_RESET_STATUS, 0),
-    (fi::NVML_FI_DEV_DRAIN_AND_RESET_STATUS, 0),
-    (fi::NVML_FI_PWR_SMOOTHING_ENABLED, 0),
-];
 
 fn uint(v: u32) -> Value {
     Value::Int(i64::from(v))
@@ -33,35 +18,6 @@ fn uint(v: u32) -> Value {
 /// A line nvq has no NVML source for: `N/A`, never an invented value.
 pub fn none(c: &GpuCtx) -> Value {
     not_available(c)
-}
-
-/// `0x` and 16 lower-case hex digits.
-pub fn pdi(c: &GpuCtx) -> Value {
-    c.value(raw::pdi(&c.raw()), |v| Value::text(format!("0x{v:016x}")))
-}
-
-/// Channel (`tpc == false`) or TPC repair pending: Yes/No.
-pub fn repair_pending(c: &GpuCtx, tpc: bool) -> Value {
-    c.value(raw::repair_status(&c.raw()), |(channel, t)| {
-        Value::yes_no((if tpc { t } else { channel }) != 0)
-    })
-}
-
-/// `Unrepairable Memory`: Yes/No (`No` on the H100 and H200 590 captures;
-/// `N/A` on an RTX 3080, which NVML does not support).
-pub fn unrepairable_memory(c: &GpuCtx) -> Value {
-    c.value(raw::unrepairable_memory(&c.raw()), Value::yes_no)
-}
-
-/// Extended GPU memory: `enabled`/`disabled`, as nvidia-smi spells it here.
-pub fn egm(c: &GpuCtx) -> Value {
-    c.value(raw::capabilities(&c.raw()), |m| {
-        Value::text(if m & raw::DEV_CAP_EGM != 0 {
-            "enabled"
-        } else {
-            "disabled"
-        })
-    })
 }
 
 /// `GPU Part Number`: drivers before 520 print the board's part number
@@ -79,21 +35,6 @@ pub fn gpu_part_number(c: &GpuCtx) -> Value {
 /// The first driver branch with its own `Board Part Number` line (516
 /// documents lack it, 525 ones have it).
 const BOARD_PART_NUMBER_FROM: u32 = 520;
-
-/// `Inforom BBX Object Flush`: the last flush's start, as nvidia-smi prints
-/// its own timestamp (`2024/07/31 05:52:57.891`, local time; public 535-565
-/// reports), or its duration in µs (`91568 us`). `N/A` before any flush
-/// (NOT_READY: the 555 report's third GPU) or without an InfoROM.
-pub fn bbx_flush(c: &GpuCtx, duration: bool) -> Value {
-    c.value(raw::last_bbx_flush(&c.raw()), |(start, took)| {
-        if duration {
-            Value::count(took)
-        } else {
-            let at = std::time::UNIX_EPOCH + std::time::Duration::from_micros(start);
-            Value::text(crate::source::time::format_timestamp(at))
-        }
-    })
-}
 
 /// The platform's rack fields: from 580 on nvidia-smi's `-q` prints them
 /// only on GPUs that sit in a rack (a chassis serial number is set);
@@ -126,133 +67,6 @@ pub fn fabric_guid(c: &GpuCtx) -> Value {
 
 /// The driver from which the platform lines need a rack (`rack`).
 const RACK_ONLY_FROM: u32 = 580;
-
-pub fn virtualization(c: &GpuCtx) -> Value {
-    c.value(c.call(|d| d.virtualization_mode()), |m| {
-        Value::text(match m {
-            GpuVirtualizationMode::Bare => "None",
-            GpuVirtualizationMode::PassThrough => "Pass-Through",
-            GpuVirtualizationMode::Vgpu => "VGPU",
-            GpuVirtualizationMode::HostVgpu => "Host VGPU",
-            GpuVirtualizationMode::HostVsga => "Host VSGA",
-        })
-    })
-}
-
-/// `Host VGPU Mode`: `Non SR-IOV` or `SR-IOV` (`nvmlDeviceGetHostVgpuMode`).
-pub fn host_vgpu_mode(c: &GpuCtx) -> Value {
-    c.value(raw::host_vgpu_mode(&c.raw()), |m| {
-        Value::text(if m == 1 { "SR-IOV" } else { "Non SR-IOV" })
-    })
-}
-
-/// `vGPU Heterogeneous Mode`: Enabled/Disabled
-/// (`nvmlDeviceGetVgpuHeterogeneousMode`).
-pub fn vgpu_heterogeneous_mode(c: &GpuCtx) -> Value {
-    c.value(raw::vgpu_heterogeneous_mode(&c.raw()), |m| {
-        Value::text(if m == 1 { "Enabled" } else { "Disabled" })
-    })
-}
-
-/// The first bridge chip above the GPU (`nvmlDeviceGetBridgeChipInfo`): its
-/// type (`PLX`, `BR04`) or its firmware version in hexadecimal; `N/A` when
-/// there is none. No public output with a bridge chip was found: the
-/// spellings are unverified.
-pub fn bridge_chip(c: &GpuCtx, firmware: bool) -> Value {
-    use nvml_wrapper::enum_wrappers::device::BridgeChip;
-    use nvml_wrapper::enums::device::FirmwareVersion;
-    // nvml-wrapper returns all 128 slots; `chip_count` says how many hold a chip.
-    let chip = c.call(|d| d.bridge_chip_info()).map(|h| {
-        h.chips_hierarchy
-            .into_iter()
-            .take(usize::from(h.chip_count))
-            .next()
-    });
-    match chip {
-        Ok(Some(chip)) if firmware => match chip.fw_version {
-            FirmwareVersion::Version(v) => Value::text(format!("0x{v:08X}")),
-            FirmwareVersion::Unavailable => not_available(c),
-        },
-        Ok(Some(chip)) => Value::text(match chip.chip_type {
-            BridgeChip::PLX => "PLX",
-            BridgeChip::BRO4 => "BR04",
-        }),
-        Ok(None) => not_available(c),
-        Err(code) => c.err(code),
-    }
-}
-
-pub fn gsp_version(c: &GpuCtx) -> Value {
-    c.value(c.call(|d| d.gsp_firmware_version()), Value::text)
-}
-
-/// `NVML_FI_DEV_PCIE_OUTBOUND_ATOMICS_MASK` or `..._INBOUND_...`: the
-/// operations named, each followed by a space, as nvidia-smi prints them.
-pub fn atomics(c: &GpuCtx, inbound: bool) -> Value {
-    const OPS: [&str; 7] = [
-        "FETCHADD_32",
-        "FETCHADD_64",
-        "SWAP_32",
-        "SWAP_64",
-        "CAS_32",
-        "CAS_64",
-        "CAS_128",
-    ];
-    c.value(
-        c.field_value(
-            if inbound {
-                fi::NVML_FI_DEV_PCIE_INBOUND_ATOMICS_MASK
-            } else {
-                fi::NVML_FI_DEV_PCIE_OUTBOUND_ATOMICS_MASK
-            },
-            0,
-        ),
-        |v| {
-            let mask = v.as_i64();
-            let names: String = OPS
-                .iter()
-                .enumerate()
-                .filter(|(bit, _)| mask & (1 << bit) != 0)
-                .map(|(_, op)| format!("{op} "))
-                .collect();
-            Value::text(names)
-        },
-    )
-}
-
-pub fn fbc(c: &GpuCtx, pick: fn(&nvml_wrapper::struct_wrappers::device::FbcStats) -> u32) -> Value {
-    c.value(c.call(|d| d.fbc_stats()), |s| uint(pick(&s)))
-}
-
-/// A temperature threshold. Drivers with a T.Limit margin give the first
-/// four relative to it, so the C `unsigned int` is read as signed.
-pub fn threshold(c: &GpuCtx, t: TemperatureThreshold) -> Value {
-    c.value(c.call(|d| d.temperature_threshold(t)), |v| {
-        Value::Int(i64::from(v as i32))
-    })
-}
-
-pub fn max_clock_video(c: &GpuCtx) -> Value {
-    c.value(c.call(|d| d.max_clock_info(Clock::Video)), uint)
-}
-
-pub fn max_boost_graphics(c: &GpuCtx) -> Value {
-    c.value(
-        c.call(|d| d.max_customer_boost_clock(Clock::Graphics)),
-        uint,
-    )
-}
-
-pub fn auto_boost(c: &GpuCtx, default: bool) -> Value {
-    c.value(c.call(|d| d.auto_boosted_clocks_enabled()), |a| {
-        let on = if default {
-            a.is_enabled_default
-        } else {
-            a.is_enabled
-        };
-        Value::text(if on { "On" } else { "Off" })
-    })
-}
 
 /// `Processes : None`, or one block per process; in XML one
 /// `<process_info>` each.
@@ -371,45 +185,35 @@ fn mig_device_nodes(c: &GpuCtx, view: View) -> Vec<Node> {
     let shared = c.driver_major() >= SHARED_MEMORY_FROM;
     let mut out = Vec::new();
     for m in crate::source::listing::mig_devices(parent) {
-        let raw_dev = raw::Dev::of(c.session, &m);
-        let id = |r: Result<u32, crate::model::NvmlCode>| c.value(r, uint);
-        let attrs = m.attributes().map_err(crate::model::NvmlCode::from);
-        let attr = |pick: fn(&nvml_wrapper::struct_wrappers::device::DeviceAttributes) -> u32| {
-            match &attrs {
+        let r = read::mig_device(c.session, &m);
+        let id = |r: Result<u32, NvmlCode>| c.value(r, uint);
+        let attr =
+            |pick: fn(&nvml_wrapper::struct_wrappers::device::DeviceAttributes) -> u32| match &r
+                .attributes
+            {
                 Ok(a) => uint(pick(a)),
                 Err(code) => c.err(*code),
-            }
-        };
-        let mem = m.memory_info().map_err(crate::model::NvmlCode::from);
-        let mib = |pick: fn(&nvml_wrapper::struct_wrappers::device::MemoryInfo) -> u64| match &mem {
-            Ok(v) => Value::Bytes(pick(v)),
-            Err(code) => c.err(*code),
-        };
-        let bar = m.bar1_memory_info().map_err(crate::model::NvmlCode::from);
+            };
+        let mib =
+            |pick: fn(&nvml_wrapper::struct_wrappers::device::MemoryInfo) -> u64| match &r.memory {
+                Ok(v) => Value::Bytes(pick(v)),
+                Err(code) => c.err(*code),
+            };
         let bar1 =
-            |pick: fn(&nvml_wrapper::struct_wrappers::device::BAR1MemoryInfo) -> u64| match &bar {
+            |pick: fn(&nvml_wrapper::struct_wrappers::device::BAR1MemoryInfo) -> u64| match &r.bar1
+            {
                 Ok(v) => Value::Bytes(pick(v)),
                 Err(code) => c.err(*code),
             };
         let mut items = vec![
             // nvidia-smi's index of a MIG device is NVML's index of its
             // handle (the parent's in k8s-test-infra's documents).
-            Node::entry(
-                "Index",
-                "index",
-                c.value(m.index().map_err(crate::model::NvmlCode::from), uint),
-                "",
-            ),
-            Node::entry(
-                "GPU Instance ID",
-                "gpu_instance_id",
-                id(raw::gpu_instance_id(&raw_dev)),
-                "",
-            ),
+            Node::entry("Index", "index", id(r.index), ""),
+            Node::entry("GPU Instance ID", "gpu_instance_id", id(r.gpu_instance), ""),
             Node::entry(
                 "Compute Instance ID",
                 "compute_instance_id",
-                id(raw::compute_instance_id(&raw_dev)),
+                id(r.compute_instance),
                 "",
             ),
             Node::section(
@@ -451,7 +255,7 @@ fn mig_device_nodes(c: &GpuCtx, view: View) -> Vec<Node> {
         ];
         // The volatile uncorrected count, where the MIG device keeps one;
         // elsewhere the text view has no ECC block, the XML view `N/A`.
-        match m.total_ecc_errors(MemoryError::Uncorrected, EccCounter::Volatile) {
+        match r.sram_uncorrected {
             Ok(n) => items.push(Node::section(
                 "ECC Errors",
                 "ecc_error_count",
@@ -466,10 +270,10 @@ fn mig_device_nodes(c: &GpuCtx, view: View) -> Vec<Node> {
                     )],
                 )],
             )),
-            Err(e) if view == View::Xml => items.push(Node::collapsed(
+            Err(code) if view == View::Xml => items.push(Node::collapsed(
                 "ECC Errors",
                 "ecc_error_count",
-                c.err(crate::model::NvmlCode::from(&e)),
+                c.err(code),
             )),
             Err(_) => {}
         }
@@ -510,11 +314,11 @@ fn mig_device_nodes(c: &GpuCtx, view: View) -> Vec<Node> {
 /// memory use, time and whether it still runs, as a 580 output shows (Mila's
 /// documentation).
 pub fn accounted_processes(c: &GpuCtx, view: View) -> Node {
-    let pids = c.call(|d| d.accounting_pids()).unwrap_or_default();
+    let pids = read::accounting_pids(c).unwrap_or_default();
     let mut items = Vec::new();
     for pid in pids {
         // A process gone between the two calls is left out.
-        let Ok(s) = c.call(|d| d.accounting_stats_for(pid)) else {
+        let Ok(s) = read::accounting_stats(c, pid) else {
             continue;
         };
         let pct = |v: Option<u32>| v.map_or_else(|| not_available(c), uint);
@@ -592,35 +396,17 @@ pub fn retired_list(c: &GpuCtx, double: bool) -> Node {
     }
 }
 
-/// The power management line of the pre-535 "Power Readings" section:
-/// `Supported` where NVML says power management is active (as the 525
-/// document prints it), `N/A` otherwise.
-pub fn power_management_support(c: &GpuCtx) -> Value {
-    // nvml-wrapper marks the call deprecated; it is what drivers before 535 answer.
-    #[allow(deprecated)]
-    c.value(c.call(|d| d.is_power_management_algo_active()), |on| {
-        if on {
-            Value::text("Supported")
-        } else {
-            Value::NotAvailable
-        }
-    })
-}
-
 /// The reset status of drivers 535 to 579: `NVML_FI_DEV_RESET_STATUS`
 /// or `NVML_FI_DEV_DRAIN_AND_RESET_STATUS` as Yes/No (the 535 documents
 /// show both); deprecated from 570 on (the 570 document).
 pub fn reset_status(c: &GpuCtx, drain: bool) -> Value {
     if c.driver_major() >= 570 {
-        return c.err(crate::model::NvmlCode::DEPRECATED);
+        return c.err(NvmlCode::DEPRECATED);
     }
-    let id = if drain {
-        fi::NVML_FI_DEV_DRAIN_AND_RESET_STATUS
+    c.fact(if drain {
+        Fact::ResetStatusDrainAndResetRecommended
     } else {
-        fi::NVML_FI_DEV_RESET_STATUS
-    };
-    c.value(c.field_value(id, 0), |v| {
-        Value::text(if v.as_i64() == 0 { "No" } else { "Yes" })
+        Fact::ResetStatusResetRequired
     })
 }
 
@@ -664,9 +450,9 @@ pub fn samples(c: &GpuCtx, label: &'static str, which: Sampling, kind: SampleKin
     };
     // No sample in the buffer is NVML's NOT_FOUND: "Not Found" on each line,
     // as real reports show it (510.73 A100, 520+ GeForce `-d CLOCK`).
-    let values = c.call(|d| d.samples(which, None)).and_then(|v| {
+    let values = read::samples(c, which).and_then(|v| {
         if v.is_empty() {
-            Err(crate::model::NvmlCode::NOT_FOUND)
+            Err(NvmlCode::NOT_FOUND)
         } else {
             Ok(v)
         }
@@ -714,75 +500,10 @@ fn sample_number(v: &nvml_wrapper::enums::device::SampleValue) -> f64 {
     }
 }
 
-/// `Power Smoothing`: `NVML_FI_PWR_SMOOTHING_ENABLED`, `Enabled` or
-/// `Disabled`; a failure prints its message, as a 580 B200 document shows
-/// (`<power_smoothing>Insufficient Permissions</power_smoothing>`, NVIDIA's
-/// k8s-test-infra). No output with a value was found: the two words are
-/// unverified.
-pub fn power_smoothing(c: &GpuCtx) -> Value {
-    c.value(c.field_value(fi::NVML_FI_PWR_SMOOTHING_ENABLED, 0), |v| {
-        Value::text(if v.as_i64() != 0 {
-            "Enabled"
-        } else {
-            "Disabled"
-        })
-    })
-}
-
-/// `Workload Power Profiles`: the requested (or enforced) profiles by
-/// NVML's names (`MAX_P`, `MAX_Q`, `COMPUTE`, ...; an id this list lacks by
-/// its number), each followed by a space as nvidia-smi writes the atomic
-/// caps; `N/A` when none is set or NVML does not support them (the 570-595
-/// documents and captures, Blackwell B200/GB200/GB300 580 ones included,
-/// print `N/A`). UNVERIFIED: no public output with a profile set was found,
-/// so the names, their separator and the empty case are nvq's guess.
-pub fn power_profiles(c: &GpuCtx, enforced: bool) -> Value {
-    match raw::power_profiles(&c.raw()) {
-        Ok((requested, enforced_ids)) => {
-            let ids = if enforced { enforced_ids } else { requested };
-            if ids.is_empty() {
-                return not_available(c);
-            }
-            Value::text(
-                ids.iter()
-                    .map(|&id| match power_profile_name(id) {
-                        Some(name) => format!("{name} "),
-                        None => format!("{id} "),
-                    })
-                    .collect::<String>(),
-            )
-        }
-        Err(code) => c.err(code),
-    }
-}
-
-/// NVML's name of a workload power profile id, without its
-/// `NVML_POWER_PROFILE_` prefix; `None` for an id this header lacks.
-fn power_profile_name(id: u32) -> Option<&'static str> {
-    const NAMES: [&str; 15] = [
-        "MAX_P",
-        "MAX_Q",
-        "COMPUTE",
-        "MEMORY_BOUND",
-        "NETWORK",
-        "BALANCED",
-        "LLM_INFERENCE",
-        "LLM_TRAINING",
-        "RBM",
-        "DCPCIE",
-        "HMMA_SPARSE",
-        "HMMA_DENSE",
-        "SYNC_BALANCED",
-        "HPC",
-        "MIG",
-    ];
-    NAMES.get(id as usize).copied()
-}
-
 /// `<power_state>`: the performance state, deprecated from 590 on.
 pub fn power_state(c: &GpuCtx) -> Value {
     if c.driver_major() >= crate::source::gpu::DEPRECATED_FROM {
-        return c.err(crate::model::NvmlCode::DEPRECATED);
+        return c.err(NvmlCode::DEPRECATED);
     }
     crate::source::gpu::get::pstate(c)
 }
@@ -793,7 +514,7 @@ pub fn power_state(c: &GpuCtx) -> Value {
 /// `N/A` when NVML lists none.
 pub fn supported_clocks(c: &GpuCtx, view: View) -> Node {
     let (label, xml) = ("Supported Clocks", "supported_clocks");
-    let mems = match raw::supported_clocks(&c.raw(), None) {
+    let mems = match read::supported_clocks(c, None) {
         Ok(m) if !m.is_empty() => m,
         Ok(_) => return Node::collapsed(label, xml, Value::NotAvailable),
         Err(code) => return Node::collapsed(label, xml, c.err(code)),
@@ -802,7 +523,7 @@ pub fn supported_clocks(c: &GpuCtx, view: View) -> Node {
     let items = mems
         .into_iter()
         .map(|m| {
-            let graphics = raw::supported_clocks(&c.raw(), Some(m)).unwrap_or_default();
+            let graphics = read::supported_clocks(c, Some(m)).unwrap_or_default();
             let mut clocks: Vec<Node> = graphics
                 .into_iter()
                 .map(|g| Node::entry("Graphics", "supported_graphics_clock", mhz(g), " MHz"))
@@ -841,17 +562,17 @@ pub fn has_remapping(c: &GpuCtx) -> bool {
 /// driver without `nvmlDeviceGetArchitecture` (before R450) is answered by
 /// the compute capability: below 7.5 (Turing) by location.
 pub fn ecc_by_location(c: &GpuCtx) -> bool {
-    match c.call(|d| d.architecture()) {
-        Ok(a) => matches!(
-            a,
-            DeviceArchitecture::Kepler
-                | DeviceArchitecture::Maxwell
-                | DeviceArchitecture::Pascal
-                | DeviceArchitecture::Volta
-        ),
-        Err(_) => c
-            .call(|d| d.cuda_compute_capability())
-            .is_ok_and(|cc| (cc.major, cc.minor) < (7, 5)),
+    match c.fact(Fact::Architecture) {
+        Value::Text(a) => matches!(a.as_str(), "Kepler" | "Maxwell" | "Pascal" | "Volta"),
+        _ => match c.fact(Fact::ComputeCap) {
+            Value::Text(cc) => cc
+                .split_once('.')
+                .and_then(|(major, minor)| {
+                    Some((major.parse::<u32>().ok()?, minor.parse::<u32>().ok()?))
+                })
+                .is_some_and(|cc| cc < (7, 5)),
+            _ => false,
+        },
     }
 }
 

@@ -213,7 +213,7 @@ pub fn gpu_report(c: &GpuCtx, show: &[Display], view: View) -> GpuReport {
     // Every field value the report may show, in one nvmlDeviceGetFieldValues
     // call instead of one call a line.
     let mut ids: Vec<(u32, u32)> = FACTS.iter().filter_map(|f| f.get.field_value()).collect();
-    ids.extend_from_slice(get::FIELD_VALUES);
+    ids.extend_from_slice(crate::source::gpu::report_get::FIELD_VALUES);
     c.prefetch_field_values(&ids);
     let mut items = Vec::new();
     for (types, part) in decl::GPU {
