@@ -360,3 +360,44 @@ fn plot_says_a_logs_memory_was_the_systems() {
         assert!(!own.contains("memory.derived"), "{format}");
     }
 }
+
+#[test]
+fn run_reports_the_systems_memory_marked() {
+    // The GB10 with a live process: the job (nvml-sim/workload.py) holds 2 GiB.
+    let live = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(gb10()).unwrap();
+    let sc = tempfile::Builder::new().suffix(".toml").tempfile().unwrap();
+    std::fs::write(
+        sc.path(),
+        format!("{text}\n[live]\ndir = \"{}\"\n", live.path().display()),
+    )
+    .unwrap();
+    let job = |report: &str| {
+        let wl = repo_root().join("nvml-sim/workload.py");
+        let (wl, dir) = (wl.to_str().unwrap(), live.path().to_str().unwrap());
+        let args = [
+            "run", "-lms", "50", report, "--", "python3", wl, "--dir", dir,
+        ];
+        let mut args = args.to_vec();
+        args.extend(["--start", "2GiB", "--duration", "1.5"]);
+        let o = run(sc.path(), false, &args);
+        assert!(o.status.success(), "{o:?}");
+        String::from_utf8(o.stderr).unwrap()
+    };
+    let e = job("--report=text");
+    let first = e.lines().next().unwrap_or("");
+    assert!(
+        first.starts_with("nvq run: peak 2.0 GiB of 121.7 GiB (the system's memory) on GPU 0 at "),
+        "{e}"
+    );
+    assert!(
+        e.lines()
+            .any(|l| l.trim_start().starts_with("its memory is the system's")),
+        "{e}"
+    );
+    let json = job("--report=json");
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap_or_else(|_| panic!("{json}"));
+    let gpu = &v["track"]["gpus"]["0"];
+    assert_eq!(gpu["memory_derived"], true, "{json}");
+    assert_eq!(gpu["total"], 127_600_748u64 * 1024, "{json}");
+}

@@ -359,7 +359,8 @@ fn compile_script(
         gpu: clocks,
         sub: sub_key.then_some(clocks + 1),
     };
-    Script::with_fields(infos, &all, flags, key)
+    let ids = columns.iter().map(|c| c.id).collect();
+    Script::with_fields(infos, ids, &all, flags, key)
 }
 
 /// The row of a GPU that missed the sample's deadline: its index, then

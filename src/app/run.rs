@@ -44,6 +44,11 @@ pub const DEFAULT_INTERVAL: Duration = Duration::from_millis(100);
 /// How long nvq waits, after the command ended, for a sample under way.
 const SAMPLER_GRACE: Duration = Duration::from_secs(1);
 
+/// The shortest wait for a GPU in a sample: a busy machine seldom makes a
+/// healthy GPU this late, and a hung one is given up on once, then not
+/// waited for again until its call returns (`schedule::deadline`).
+pub const MIN_DEADLINE: Duration = Duration::from_secs(1);
+
 /// How much of the end of a run `--bundle` keeps, ms...
 pub const BUNDLE_MS: u64 = 60_000;
 /// ... in at most this many samples (all of 60 s down to a 50 ms interval).
@@ -626,7 +631,7 @@ fn sample(
             return;
         }
     };
-    let limit = deadline::limit_for(interval);
+    let limit = deadline::limit_for(interval).max(MIN_DEADLINE);
     let mut next = Instant::now();
     loop {
         *lock(&shared.job) = Arc::new(child::tree::job_pids());

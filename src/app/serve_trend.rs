@@ -34,7 +34,7 @@ impl ServeTrend {
         let used = find(USED)?;
         let mut history = History::default();
         // Each scrape reads each GPU's trend of it.
-        history.keep_minima_of(USED.name());
+        history.keep_minima_of(USED);
         Some(ServeTrend {
             used,
             total: find(Fact::MemoryTotal),
@@ -73,18 +73,18 @@ impl ServeTrend {
             };
             let newer = self
                 .history
-                .series(key, USED.name())
+                .series(key, USED)
                 .and_then(|s| s.last())
                 .map_or(true, |p| t > p.t);
             if newer {
                 if let Some(v) = value(self.used) {
-                    self.history.push(key, USED.name(), Point { t, v });
+                    self.history.push(key, USED, Point { t, v });
                 }
             }
             let capacity = self.total.and_then(value);
             if let Some(tr) = self
                 .history
-                .series(key, USED.name())
+                .series(key, USED)
                 .and_then(|s| trend::trend(s, capacity, &self.trend))
             {
                 trends.push((Arc::clone(g), tr));

@@ -9,41 +9,49 @@
 
 use super::{read_on, Conn, Failure};
 use nvq_core::model::top::{GpuSnap, Health, ProcSnap};
-use nvq_core::model::{Row, Value};
+use nvq_core::model::{ColumnId, Fact, ListField, Row, Value};
 use nvq_core::source::QueryMode;
 use std::sync::Arc;
 use std::time::Instant;
 
-/// The `--query-gpu` fields read, in this order.
-const GPU_FIELDS: [&str; 10] = [
-    "memory.used",
-    "memory.total",
-    "utilization.gpu",
-    "utilization.memory",
-    "temperature.gpu",
-    "power.draw",
-    "power.limit",
-    "clocks.sm",
-    "clocks.mem",
-    "fan.speed",
+/// Where a node's cell goes in a [`GpuSnap`].
+type Put = fn(&mut GpuSnap, Option<&Value>);
+
+/// The `--query-gpu` fields read, in this order, each with where its cell goes.
+const GPU_FIELDS: [(Fact, Put); 10] = [
+    (Fact::MemoryUsed, |g, v| g.mem_used = bytes(v)),
+    (Fact::MemoryTotal, |g, v| g.mem_total = bytes(v)),
+    (Fact::UtilizationGpu, |g, v| g.util_gpu = number(v)),
+    (Fact::UtilizationMemory, |g, v| g.util_mem = number(v)),
+    (Fact::TemperatureGpu, |g, v| g.temp_c = number(v)),
+    (Fact::PowerDraw, |g, v| g.power_w = number(v)),
+    (Fact::PowerLimit, |g, v| g.power_limit_w = number(v)),
+    (Fact::ClocksCurrentSm, |g, v| g.clock_sm_mhz = number(v)),
+    (Fact::ClocksCurrentMemory, |g, v| {
+        g.clock_mem_mhz = number(v)
+    }),
+    (Fact::FanSpeed, |g, v| g.fan_pct = number(v)),
 ];
 
 /// The `--query-compute-apps` fields read, in this order.
-const PROC_FIELDS: [&str; 5] = [
-    "pid",
-    "used_gpu_memory",
-    "user",
-    "command_line",
-    "process_name",
+const PROC_FIELDS: [ListField; 5] = [
+    ListField::Pid,
+    ListField::UsedGpuMemory,
+    ListField::User,
+    ListField::CommandLine,
+    ListField::ProcessName,
 ];
 
-/// The canonical names of `names` (the API answers those), in order.
-fn canonical<const N: usize>(mode: QueryMode, names: [&str; N]) -> Vec<&'static str> {
-    let infos = mode.fields();
-    names
-        .iter()
-        .filter_map(|n| mode.lookup(n).and_then(|i| infos.get(i)).map(|f| f.name))
-        .collect()
+/// The canonical names of the fields `ids` (what the API is asked for and
+/// answers), in order.
+fn names<const N: usize>(ids: [impl Into<ColumnId>; N]) -> Vec<&'static str> {
+    ids.into_iter().map(|id| id.into().name()).collect()
+}
+
+/// The fields read of a node, by canonical name: `--query-gpu`'s and
+/// `--query-compute-apps`'s.
+pub fn field_names() -> (Vec<&'static str>, Vec<&'static str>) {
+    (names(GPU_FIELDS.map(|(f, _)| f)), names(PROC_FIELDS))
 }
 
 /// A node's GPUs (in its index order) and their processes, by `deadline`,
@@ -56,7 +64,7 @@ pub fn read_top(
     known: &[GpuSnap],
 ) -> Result<(Vec<GpuSnap>, Vec<ProcSnap>), Failure> {
     let name: Arc<str> = Arc::from(conn.host().name.as_str());
-    let gpu_fields = canonical(QueryMode::GPU, GPU_FIELDS);
+    let gpu_fields = names(GPU_FIELDS.map(|(f, _)| f));
     let (rows, late) = read_on(conn, QueryMode::GPU.option(), &gpu_fields, deadline)?;
     let mut gpus: Vec<GpuSnap> = rows.iter().filter_map(|r| gpu(&name, r)).collect();
     for index in late {
@@ -69,13 +77,18 @@ pub fn read_top(
         gpus.push(g);
     }
     gpus.sort_by_key(|g| g.index);
-    let proc_fields = canonical(QueryMode::COMPUTE_APPS, PROC_FIELDS);
-    let (rows, _) = read_on(
+    let proc_fields = names(PROC_FIELDS);
+    let rows = match read_on(
         conn,
         QueryMode::COMPUTE_APPS.option(),
         &proc_fields,
         deadline,
-    )?;
+    ) {
+        Ok((rows, _)) => rows,
+        // An exporter without a process list: the GPUs still show.
+        Err(Failure::NoProcesses(_)) => Vec::new(),
+        Err(f) => return Err(f),
+    };
     let procs = rows
         .iter()
         .filter_map(|r| process(&name, r, &gpus))
@@ -110,7 +123,6 @@ fn text(v: Option<&Value>) -> Option<Arc<str>> {
 /// A `--query-gpu` row of [`GPU_FIELDS`] as a GPU of `host`.
 fn gpu(host: &Arc<str>, r: &Row) -> Option<GpuSnap> {
     let id = r.gpu.as_deref()?;
-    let c = |i: usize| r.cells.get(i);
     let mut g = GpuSnap::unknown(
         id.index,
         Arc::from(id.uuid.as_str()),
@@ -118,16 +130,9 @@ fn gpu(host: &Arc<str>, r: &Row) -> Option<GpuSnap> {
         Health::Fresh,
     );
     g.host = Arc::clone(host);
-    g.mem_used = bytes(c(0));
-    g.mem_total = bytes(c(1));
-    g.util_gpu = number(c(2));
-    g.util_mem = number(c(3));
-    g.temp_c = number(c(4));
-    g.power_w = number(c(5));
-    g.power_limit_w = number(c(6));
-    g.clock_sm_mhz = number(c(7));
-    g.clock_mem_mhz = number(c(8));
-    g.fan_pct = number(c(9));
+    for (k, (_, put)) in GPU_FIELDS.iter().enumerate() {
+        put(&mut g, r.cells.get(k));
+    }
     Some(g)
 }
 
@@ -166,13 +171,15 @@ mod tests {
 
     #[test]
     fn every_field_asked_for_is_one_the_api_knows() {
-        assert_eq!(
-            canonical(QueryMode::GPU, GPU_FIELDS).len(),
-            GPU_FIELDS.len()
-        );
-        assert_eq!(
-            canonical(QueryMode::COMPUTE_APPS, PROC_FIELDS).len(),
-            PROC_FIELDS.len()
-        );
+        let asked = [
+            (QueryMode::GPU, names(GPU_FIELDS.map(|(f, _)| f))),
+            (QueryMode::COMPUTE_APPS, names(PROC_FIELDS)),
+        ];
+        for (mode, names) in asked {
+            for n in names {
+                let i = mode.lookup(n);
+                assert!(i.is_some() && mode.fields()[i.unwrap()].name == n, "{n}");
+            }
+        }
     }
 }

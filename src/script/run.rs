@@ -17,7 +17,7 @@ use super::{read_list, Expr, Stats};
 use nvq_core::error::NvqError;
 use nvq_core::model::history::{History, Point, SeriesKey};
 use nvq_core::model::trend::{self, TrendConfig};
-use nvq_core::model::{FieldInfo, FieldKind, ListField, Row, Value};
+use nvq_core::model::{ColumnId, FieldInfo, FieldKind, ListField, Row, Value};
 use nvq_core::source::QueryMode;
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -85,6 +85,8 @@ pub struct Script {
     pub summary: Option<Stats>,
     /// The fields expressions name (a mode's fields, or a monitor's columns).
     infos: Vec<FieldInfo>,
+    /// Each field's id (`ids[i]` names `infos[i]`): what the history is keyed by.
+    ids: Vec<ColumnId>,
     key: RowKey,
     read: Vec<usize>,
     shown: usize,
@@ -93,13 +95,13 @@ pub struct Script {
     trend: TrendConfig,
     /// The functions of a field's history all expressions use, each a cell after the fields read.
     derived: Vec<Derived>,
-    /// Per read cell: the field's name and the base value of its unit, for the history (None: not recorded).
-    recorded: Vec<Option<(&'static str, f64)>>,
+    /// Per read cell: the field's id and the base value of its unit, for the history (None: not recorded).
+    recorded: Vec<Option<(ColumnId, f64)>>,
     /// Per row of a sample and read cell, the last text recorded there and the number it reads as: a text cell
     /// seldom changes, so it is read as a number once until it does.
     text_numbers: Vec<Option<(String, Option<f64>)>>,
     /// One row's points, gathered before they are pushed (kept to reuse its memory).
-    points: Vec<(&'static str, Point)>,
+    points: Vec<(ColumnId, Point)>,
     /// The series of each GPU seen (by NVML index).
     series: BTreeMap<u32, SeriesKey>,
     /// The UUID of each GPU (by NVML index), for rows that do not carry their GPU (dmon, pmon).
@@ -157,7 +159,7 @@ impl Script {
             RowKey::Labels
         };
         let infos = mode.fields().into_iter().copied().collect();
-        let script = Self::with_fields(infos, queried, flags, key)?;
+        let script = Self::with_fields(infos, mode.ids(), queried, flags, key)?;
         let processes = mode.position(ListField::Pid).is_some();
         if !script.derived.is_empty() && !mode.row_per_gpu() && !processes {
             return Err(NvqError::Usage(format!(
@@ -170,9 +172,11 @@ impl Script {
     }
 
     /// Compile the flags against any field table (a monitor's columns):
-    /// expressions name `infos` by name or alias; rows are told apart by `key`.
+    /// expressions name `infos` by name or alias, the history keys them by
+    /// their `ids`; rows are told apart by `key`.
     pub fn with_fields(
         infos: Vec<FieldInfo>,
+        ids: Vec<ColumnId>,
         queried: &[usize],
         flags: Flags,
         key: RowKey,
@@ -242,6 +246,7 @@ impl Script {
                 Stats::with_keys(keys)
             }),
             infos,
+            ids,
             key,
             read: Vec::new(),
             shown: queried.len(),
@@ -279,12 +284,11 @@ impl Script {
         );
         // --summary's time to full reads each filling field's capacity (memory.total for memory.used).
         if script.summary.is_some() {
-            let lookup = |name: &str| script.infos.iter().position(|f| f.matches(name));
+            let ids = &script.ids;
             let extra: Vec<usize> = queried
                 .iter()
-                .filter_map(|&q| script.infos.get(q))
-                .filter_map(|f| trend::capacity_field(f.name))
-                .filter_map(lookup)
+                .filter_map(|&q| trend::capacity(*ids.get(q)?))
+                .filter_map(|c| ids.iter().position(|&i| i == ColumnId::Fact(c)))
                 .collect();
             for c in extra {
                 if !script.read.contains(&c) {
@@ -321,8 +325,8 @@ impl Script {
             let mut kept = History::new(history.unwrap_or(History::DEFAULT_CAP));
             // rate() and time_to_full() read their fields' trends every sample.
             for d in &script.derived {
-                if let Some(info) = script.infos.get(d.field) {
-                    kept.keep_minima_of(info.name);
+                if let Some(&id) = script.ids.get(d.field) {
+                    kept.keep_minima_of(id);
                 }
             }
             script.history = Some(kept);
@@ -332,10 +336,10 @@ impl Script {
             script.recorded = read
                 .iter()
                 .map(|&f| {
-                    let info = script.infos.get(f)?;
+                    let (info, &id) = (script.infos.get(f)?, script.ids.get(f)?);
                     let numeric = matches!(info.kind, FieldKind::Gauge | FieldKind::Counter);
                     let wanted = all || script.derived.iter().any(|d| d.field == f);
-                    (numeric && wanted).then(|| (info.name, super::units::field_unit(info).1))
+                    (numeric && wanted).then(|| (id, super::units::field_unit(info).1))
                 })
                 .collect();
         }
@@ -573,7 +577,7 @@ impl Script {
             let points = &mut self.points;
             points.clear();
             for (k, (cell, rec)) in row.cells.iter().zip(&self.recorded).enumerate() {
-                let Some((name, scale)) = rec else {
+                let Some((id, scale)) = *rec else {
                     continue;
                 };
                 // A number as is (cheap, and not rounded as printed); text only when it reads as one.
@@ -584,17 +588,18 @@ impl Script {
                     other => other.as_f64(),
                 };
                 if let Some(v) = number {
-                    points.push((name, Point { t, v: v * scale }));
+                    points.push((id, Point { t, v: v * scale }));
                 }
             }
             history.push_row(key, points.iter().copied());
         }
         row.cells.reserve(self.derived.len());
         for d in &self.derived {
-            let name = self.infos.get(d.field).map_or("", |f| f.name);
+            let id = self.ids.get(d.field).copied();
             let found = series
                 .as_ref()
-                .and_then(|(_, key)| history.series(*key, name));
+                .zip(id)
+                .and_then(|((_, key), id)| history.series(*key, id));
             // Until a series has enough points for a trend, it is not rising: a rate of 0, never full.
             let young = found.map_or(true, |s| s.len() < 3);
             let value = match d.func {
@@ -651,8 +656,8 @@ impl Script {
             .iter()
             .any(|d| d.func == Func::TimeToFull(Capacity::GpuMemory));
         let summary = self.summary.is_some()
-            && self.recorded.iter().flatten().any(|(name, _)| {
-                trend::capacity_field(name).is_some_and(|c| !self.infos.iter().any(|f| f.name == c))
+            && self.recorded.iter().flatten().any(|&(id, _)| {
+                trend::capacity(id).is_some_and(|c| !self.ids.contains(&ColumnId::Fact(c)))
             });
         derived || summary
     }
@@ -679,8 +684,8 @@ impl Script {
         let mut full = vec![Value::Int(i64::from(gpu)), Value::text("time_to_full")];
         for k in 0..self.shown {
             let rec = self.recorded.get(k).copied().flatten();
-            let series = rec.and_then(|(name, _)| history.series(key, name));
-            let capacity_field = rec.and_then(|(name, _)| trend::capacity_field(name));
+            let series = rec.and_then(|(id, _)| history.series(key, id));
+            let capacity_field = rec.and_then(|(id, _)| trend::capacity(id));
             // The capacity's own series (memory.total beside memory.used), else the GPU's memory.
             let capacity = capacity_field.and_then(|c| {
                 history

@@ -9,6 +9,7 @@ use super::screen::{style, Screen, MEM_FIELD, UTIL_FIELD};
 use super::text::Unit;
 use crate::tui::columns::{Bytes, Duration, Or};
 use nvq_core::model::history::SeriesRef;
+use nvq_core::model::ColumnId;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Style};
@@ -141,7 +142,7 @@ fn last_column_only(
     s: &Screen<'_>,
     old: &Screen<'_>,
     key: SeriesRef<'_>,
-    field: &str,
+    field: ColumnId,
     grid: &Grid,
 ) -> bool {
     let Some(series) = s.history.series(key, field) else {
@@ -171,7 +172,7 @@ fn column_rows_changed(
     s: &Screen<'_>,
     old: &Screen<'_>,
     key: SeriesRef<'_>,
-    field: &str,
+    field: ColumnId,
     max: Option<f64>,
     grid: &Grid,
     height: u16,
@@ -322,7 +323,7 @@ fn curve_inner(a: Rect, wide: bool) -> Rect {
 fn buckets(
     s: &Screen<'_>,
     key: SeriesRef<'_>,
-    field: &str,
+    field: ColumnId,
     max: Option<f64>,
     grid: &Grid,
     from: u16,

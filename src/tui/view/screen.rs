@@ -5,16 +5,16 @@ use crate::tui::columns::Leak;
 use crate::tui::state::Ui;
 use nvq_core::model::history::History;
 use nvq_core::model::top::TopSample;
-use nvq_core::model::{Fact, ListField};
+use nvq_core::model::{ColumnId, Fact, ListField};
 use ratatui::style::{Color, Modifier, Style};
 use std::collections::HashMap;
 use std::sync::Arc;
 
 /// The history field of a GPU's used memory (bytes) and utilization (%),
-/// and of a process's memory: the registry's names.
-pub const MEM_FIELD: &str = Fact::MemoryUsed.describe().name;
-pub const UTIL_FIELD: &str = Fact::UtilizationGpu.describe().name;
-pub const PROC_MEM_FIELD: &str = ListField::UsedGpuMemory.name();
+/// and of a process's memory: the catalogue's ids.
+pub const MEM_FIELD: ColumnId = ColumnId::Fact(Fact::MemoryUsed);
+pub const UTIL_FIELD: ColumnId = ColumnId::Fact(Fact::UtilizationGpu);
+pub const PROC_MEM_FIELD: ColumnId = ColumnId::List(ListField::UsedGpuMemory);
 
 /// Processes whose memory rises steadily, by (host, GPU index, PID); the
 /// host is empty for this machine's.

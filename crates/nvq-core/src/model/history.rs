@@ -7,6 +7,7 @@
 //! each series keeps its last `cap` points, and [`History::forget_older_than`]
 //! drops the series of processes that went away.
 
+use super::id::ColumnId;
 use std::collections::VecDeque;
 
 /// Which series: a GPU (by UUID, stable whatever -i says) or one process on one GPU.
@@ -386,19 +387,18 @@ impl Series {
     }
 }
 
-/// Every series of a run, keyed by (series, field name). `field` is the `--query-gpu` / list-mode field name as the
-/// registry spells it ("memory.used", "utilization.gpu", "used_gpu_memory"): a `&'static str` taken from the
-/// field table, so it costs no allocation per sample.
+/// Every series of a run, keyed by (series, field id): the field's [`ColumnId`] (a catalogue fact, a list-mode
+/// field, or a monitor's column), never its name, so it costs no allocation or string comparison per sample.
 #[derive(Clone, Debug)]
 pub struct History {
     cap: usize,
     /// Per series, in key order, its fields (a handful: a linear search beats hashing).
-    series: Vec<(SeriesKey, Vec<(&'static str, Series)>)>,
+    series: Vec<(SeriesKey, Vec<(ColumnId, Series)>)>,
     /// The place after the series pushed last: a loop pushes its series in the same order every sample, so
     /// the next one is most often there, found with one comparison instead of a search.
     next: usize,
     /// The fields whose series keep block minima ([`Series::keep_minima`]): those a trend is asked of every sample.
-    minima: Vec<&'static str>,
+    minima: Vec<ColumnId>,
 }
 
 impl History {
@@ -417,13 +417,14 @@ impl History {
 
     /// Let every series of `field`, those there and those to come, keep block minima: its trend is asked every
     /// sample (`rate()`, `time_to_full()`), and then reads a window without reading every point of it.
-    pub fn keep_minima_of(&mut self, field: &'static str) {
-        if !self.minima.iter().any(|f| same_name(f, field)) {
+    pub fn keep_minima_of(&mut self, field: impl Into<ColumnId>) {
+        let field = field.into();
+        if !self.minima.contains(&field) {
             self.minima.push(field);
         }
         for (_, fields) in &mut self.series {
             for (f, s) in fields.iter_mut() {
-                if same_name(f, field) {
+                if *f == field {
                     s.keep_minima();
                 }
             }
@@ -431,10 +432,7 @@ impl History {
     }
 
     /// The fields of `key`'s series (made if new), and how to make a new one of them.
-    fn fields_mut(
-        &mut self,
-        key: SeriesRef<'_>,
-    ) -> (&mut Vec<(&'static str, Series)>, NewSeries<'_>) {
+    fn fields_mut(&mut self, key: SeriesRef<'_>) -> (&mut Vec<(ColumnId, Series)>, NewSeries<'_>) {
         let at = self.slot(key);
         let new = NewSeries {
             cap: self.cap,
@@ -467,8 +465,13 @@ impl History {
     }
 
     /// Append one point to the series of `key` and `field`, creating it if new; see [`Series::push`].
-    pub fn push<'k>(&mut self, key: impl Into<SeriesRef<'k>>, field: &'static str, p: Point) {
-        self.push_row(key, [(field, p)]);
+    pub fn push<'k>(
+        &mut self,
+        key: impl Into<SeriesRef<'k>>,
+        field: impl Into<ColumnId>,
+        p: Point,
+    ) {
+        self.push_row(key, [(field.into(), p)]);
     }
 
     /// Push one sample's points of one series: the series is looked up once,
@@ -478,17 +481,17 @@ impl History {
     pub fn push_row<'k>(
         &mut self,
         key: impl Into<SeriesRef<'k>>,
-        points: impl IntoIterator<Item = (&'static str, Point)>,
+        points: impl IntoIterator<Item = (ColumnId, Point)>,
     ) {
         let (fields, new) = self.fields_mut(key.into());
         for (i, (field, p)) in points.into_iter().enumerate() {
             if let Some((f, s)) = fields.get_mut(i) {
-                if std::ptr::eq(*f, field) {
+                if *f == field {
                     s.push(p);
                     continue;
                 }
             }
-            match fields.iter_mut().find(|(f, _)| same_name(f, field)) {
+            match fields.iter_mut().find(|(f, _)| *f == field) {
                 Some((_, s)) => s.push(p),
                 None => {
                     let mut s = new.series(field);
@@ -500,8 +503,12 @@ impl History {
     }
 
     /// The series of `key` and `field`; `None` when nothing was pushed to it.
-    pub fn series<'k>(&self, key: impl Into<SeriesRef<'k>>, field: &str) -> Option<&Series> {
-        let key = key.into();
+    pub fn series<'k>(
+        &self,
+        key: impl Into<SeriesRef<'k>>,
+        field: impl Into<ColumnId>,
+    ) -> Option<&Series> {
+        let (key, field) = (key.into(), field.into());
         // Most often the series pushed last (a loop reads a row's trends right after pushing it).
         let at = match self.next.checked_sub(1).and_then(|at| self.series.get(at)) {
             Some((k, _)) if k.as_ref() == key => self.next - 1,
@@ -514,12 +521,12 @@ impl History {
             .get(at)?
             .1
             .iter()
-            .find(|(f, _)| same_name(f, field))
+            .find(|(f, _)| *f == field)
             .map(|(_, s)| s)
     }
 
     /// Every (series, field) pair, series in key order (GPUs before processes), fields in the order they came.
-    pub fn keys(&self) -> impl Iterator<Item = (&SeriesKey, &'static str)> + '_ {
+    pub fn keys(&self) -> impl Iterator<Item = (&SeriesKey, ColumnId)> + '_ {
         self.series
             .iter()
             .flat_map(|(k, fields)| fields.iter().map(move |(f, _)| (k, *f)))
@@ -542,13 +549,13 @@ impl History {
 /// How a history makes a new series: its cap, and block minima for the fields that keep them.
 struct NewSeries<'a> {
     cap: usize,
-    minima: &'a [&'static str],
+    minima: &'a [ColumnId],
 }
 
 impl NewSeries<'_> {
-    fn series(&self, field: &str) -> Series {
+    fn series(&self, field: ColumnId) -> Series {
         let mut s = Series::with_cap(self.cap);
-        if self.minima.iter().any(|f| same_name(f, field)) {
+        if self.minima.contains(&field) {
             s.keep_minima();
         }
         s
@@ -561,13 +568,16 @@ impl Default for History {
     }
 }
 
-fn same_name(a: &str, b: &str) -> bool {
-    std::ptr::eq(a, b) || a == b
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::{Fact, ListField};
+
+    const MEM: ColumnId = ColumnId::Fact(Fact::MemoryUsed);
+    const UTIL: ColumnId = ColumnId::Fact(Fact::UtilizationGpu);
+    const POWER: ColumnId = ColumnId::Fact(Fact::PowerDraw);
+    const FAN: ColumnId = ColumnId::Fact(Fact::FanSpeed);
+    const PROC_MEM: ColumnId = ColumnId::List(ListField::UsedGpuMemory);
 
     /// A borrowed key sorts, compares and finds series as its owned key does.
     #[test]
@@ -596,7 +606,7 @@ mod tests {
         for (i, k) in keys.iter().enumerate() {
             h.push(
                 k.as_ref(),
-                "memory.used",
+                MEM,
                 Point {
                     t: i as f64,
                     v: 1.0,
@@ -604,8 +614,8 @@ mod tests {
             );
         }
         for (i, k) in keys.iter().enumerate() {
-            let by_ref = h.series(k.as_ref(), "memory.used").and_then(Series::last);
-            assert_eq!(by_ref, h.series(k, "memory.used").and_then(Series::last));
+            let by_ref = h.series(k.as_ref(), MEM).and_then(Series::last);
+            assert_eq!(by_ref, h.series(k, MEM).and_then(Series::last));
             assert_eq!(by_ref.map(|p| p.t), Some(i as f64));
         }
         assert_eq!(h.series_count(), keys.len());
@@ -631,23 +641,11 @@ mod tests {
     #[test]
     fn a_pushed_row_equals_its_points_pushed_one_by_one() {
         let (mut rows, mut one) = (History::new(4), History::new(4));
-        let samples: [&[(&'static str, f64)]; 4] = [
-            &[
-                ("memory.used", 1.0),
-                ("utilization.gpu", 5.0),
-                ("power.draw", 70.0),
-            ],
-            &[("memory.used", 2.0), ("power.draw", 71.0)],
-            &[
-                ("power.draw", 72.0),
-                ("memory.used", 3.0),
-                ("utilization.gpu", 6.0),
-            ],
-            &[
-                ("memory.used", 4.0),
-                ("utilization.gpu", 7.0),
-                ("fan.speed", 30.0),
-            ],
+        let samples: [&[(ColumnId, f64)]; 4] = [
+            &[(MEM, 1.0), (UTIL, 5.0), (POWER, 70.0)],
+            &[(MEM, 2.0), (POWER, 71.0)],
+            &[(POWER, 72.0), (MEM, 3.0), (UTIL, 6.0)],
+            &[(MEM, 4.0), (UTIL, 7.0), (FAN, 30.0)],
         ];
         for (t, sample) in samples.iter().enumerate() {
             let t = t as f64;
@@ -675,11 +673,8 @@ mod tests {
                 .collect::<Vec<_>>()
         };
         assert_eq!(all(&rows), all(&one));
-        assert_eq!(rows.series(&gpu("GPU-a"), "memory.used").unwrap().len(), 4);
-        assert_eq!(
-            rows.series(&gpu("GPU-a"), "utilization.gpu").unwrap().len(),
-            3
-        );
+        assert_eq!(rows.series(&gpu("GPU-a"), MEM).unwrap().len(), 4);
+        assert_eq!(rows.series(&gpu("GPU-a"), UTIL).unwrap().len(), 3);
     }
 
     /// Series pushed in any order (a loop's usual order, then another, new ones between, some forgotten) are
@@ -702,7 +697,7 @@ mod tests {
             }
             for &k in *order {
                 let v = t * 10.0 + k as f64;
-                h.push_row(&keys[k], [("memory.used", Point { t, v })]);
+                h.push_row(&keys[k], [(MEM, Point { t, v })]);
                 want.entry(keys[k].clone()).or_default().push((t, v));
             }
         }
@@ -714,7 +709,7 @@ mod tests {
             })
             .collect();
         assert_eq!(got, want.into_iter().collect::<Vec<_>>());
-        assert!(h.series(&gpu("GPU-e"), "memory.used").is_none());
+        assert!(h.series(&gpu("GPU-e"), MEM).is_none());
     }
 
     #[test]
@@ -723,14 +718,14 @@ mod tests {
         for i in 0..5 {
             h.push(
                 &gpu("GPU-a"),
-                "memory.used",
+                MEM,
                 Point {
                     t: f64::from(i),
                     v: f64::from(i * 10),
                 },
             );
         }
-        let s = h.series(&gpu("GPU-a"), "memory.used").unwrap();
+        let s = h.series(&gpu("GPU-a"), MEM).unwrap();
         assert_eq!(s.len(), 3);
         let vs: Vec<f64> = s.points().map(|p| p.v).collect();
         assert_eq!(vs, [20.0, 30.0, 40.0]);
@@ -741,36 +736,31 @@ mod tests {
     fn fields_and_series_are_apart_and_a_reused_pid_is_a_new_process() {
         let mut h = History::new(10);
         let (p1, p2) = (process(7, 100), process(7, 900));
-        h.push(&p1, "used_gpu_memory", Point { t: 1.0, v: 1.0 });
-        h.push(&p2, "used_gpu_memory", Point { t: 2.0, v: 2.0 });
-        h.push(&gpu("GPU-a"), "memory.used", Point { t: 1.0, v: 5.0 });
-        h.push(&gpu("GPU-a"), "utilization.gpu", Point { t: 1.0, v: 50.0 });
-        assert_eq!(
-            h.series(&p1, "used_gpu_memory").unwrap().last().unwrap().v,
-            1.0
-        );
-        assert_eq!(
-            h.series(&p2, "used_gpu_memory").unwrap().last().unwrap().v,
-            2.0
-        );
-        assert!(h.series(&p1, "memory.used").is_none());
-        // A field name built at run time finds the same series.
+        h.push(&p1, PROC_MEM, Point { t: 1.0, v: 1.0 });
+        h.push(&p2, PROC_MEM, Point { t: 2.0, v: 2.0 });
+        h.push(&gpu("GPU-a"), MEM, Point { t: 1.0, v: 5.0 });
+        h.push(&gpu("GPU-a"), UTIL, Point { t: 1.0, v: 50.0 });
+        assert_eq!(h.series(&p1, PROC_MEM).unwrap().last().unwrap().v, 1.0);
+        assert_eq!(h.series(&p2, PROC_MEM).unwrap().last().unwrap().v, 2.0);
+        assert!(h.series(&p1, MEM).is_none());
+        // A field's id found by its name at run time finds the same series.
         let name = String::from("utilization.gpu");
-        assert_eq!(h.series(&gpu("GPU-a"), &name).unwrap().len(), 1);
+        let id = Fact::by_name(&name).map(ColumnId::Fact).unwrap();
+        assert_eq!(h.series(&gpu("GPU-a"), id).unwrap().len(), 1);
         let keys: Vec<_> = h.keys().collect();
         assert_eq!(keys.len(), 4);
-        assert_eq!(keys[0], (&gpu("GPU-a"), "memory.used"));
+        assert_eq!(keys[0], (&gpu("GPU-a"), MEM));
     }
 
     #[test]
     fn forgetting_drops_series_that_stopped() {
         let mut h = History::new(10);
         let gone = process(7, 0);
-        h.push(&gone, "used_gpu_memory", Point { t: 1.0, v: 1.0 });
-        h.push(&gpu("GPU-a"), "memory.used", Point { t: 1.0, v: 1.0 });
-        h.push(&gpu("GPU-a"), "memory.used", Point { t: 10.0, v: 1.0 });
+        h.push(&gone, PROC_MEM, Point { t: 1.0, v: 1.0 });
+        h.push(&gpu("GPU-a"), MEM, Point { t: 1.0, v: 1.0 });
+        h.push(&gpu("GPU-a"), MEM, Point { t: 10.0, v: 1.0 });
         h.forget_older_than(5.0);
-        assert!(h.series(&gone, "used_gpu_memory").is_none());
+        assert!(h.series(&gone, PROC_MEM).is_none());
         assert_eq!(h.series_count(), 1);
     }
 

@@ -28,6 +28,9 @@ pub struct GpuReading {
     /// Accounting mode's most per process of the job (PID, bytes), when
     /// the GPU's accounting mode is on; `None` when it is off or unknown.
     pub accounting: Option<Vec<(u32, u64)>>,
+    /// Are `total` and `used` the system's memory, which a unified-memory
+    /// GPU shares (`memory.derived`)?
+    pub memory_derived: bool,
 }
 
 /// One process on one GPU in one sample.
@@ -112,6 +115,9 @@ pub struct GpuTrack {
     pub accounting: bool,
     /// The largest per-process maximum accounting mode kept, bytes.
     pub accounting_peak: u64,
+    /// Are `total` and the used figures the system's memory (a
+    /// unified-memory GPU, `memory.derived`)?
+    pub memory_derived: bool,
     /// The job's memory here over the run, in the samples in which it held
     /// some: each stretch of time's lowest point (the leak verdict's input).
     #[serde(skip)]
@@ -389,6 +395,7 @@ impl JobTrack {
                 ..Default::default()
             });
             g.total = r.total;
+            g.memory_derived = r.memory_derived;
             g.used_peak = g.used_peak.max(r.used);
             let first = g.samples == 0 && g.peak == 0;
             match &r.accounting {
@@ -467,6 +474,7 @@ mod tests {
                     used: 12 * gib,
                     procs: vec![proc_(10, 2 * gib, true), proc_(99, 10 * gib, false)],
                     accounting: None,
+                    memory_derived: false,
                 },
                 GpuReading {
                     index: 1,
@@ -474,6 +482,7 @@ mod tests {
                     used: 0,
                     procs: vec![],
                     accounting: None,
+                    memory_derived: false,
                 },
             ],
         );
@@ -489,6 +498,7 @@ mod tests {
                     proc_(99, 10 * gib, false),
                 ],
                 accounting: None,
+                memory_derived: false,
             }],
         );
         assert_eq!(t.samples, 2);
@@ -527,6 +537,7 @@ mod tests {
             used: p.bytes,
             procs: vec![p],
             accounting: None,
+            memory_derived: false,
         };
         let mut t = JobTrack::default();
         // The first sample has no PyTorch counters yet; the next one, at the
@@ -576,6 +587,7 @@ mod tests {
                 used: 7 * gib,
                 procs: vec![proc_(10, 2 * gib, false), proc_(11, 5 * gib, true)],
                 accounting: None,
+                memory_derived: false,
             }],
         );
         let g = &t.gpus[&1];

@@ -248,6 +248,7 @@ mod tests {
                         sm: None,
                     }],
                     accounting: None,
+                    memory_derived: false,
                 }],
             );
             s += step;
@@ -334,6 +335,7 @@ mod tests {
                         sm: None,
                     }],
                     accounting: None,
+                    memory_derived: false,
                 }],
             );
             ms += 100;
@@ -374,6 +376,7 @@ mod tests {
                     },
                 ],
                 accounting: None,
+                memory_derived: false,
             }],
         }
     }

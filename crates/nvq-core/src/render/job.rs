@@ -2,7 +2,7 @@
 //! and per process, as text for stderr; or the same as one JSON document.
 //! Pure: the report in, text out.
 
-use crate::model::job::{GpuReading, RunReport};
+use crate::model::job::{GpuReading, GpuTrack, RunReport};
 use crate::model::job_verdict::{oom_margin, Leak, Oom, OomReason, ProcName};
 use crate::model::trend::format_duration;
 use std::fmt::Write;
@@ -29,6 +29,18 @@ pub fn since(ms: u64) -> String {
     }
 }
 
+/// A GPU's memory in all; on a unified-memory GPU, the system's, said so.
+fn total(g: &GpuTrack) -> String {
+    match g.memory_derived {
+        true => format!("{} (the system's memory)", size(g.total)),
+        false => size(g.total),
+    }
+}
+
+/// Under a unified-memory GPU's line: where its figures come from.
+const DERIVED_LINE: &str = "    its memory is the system's, which it shares (unified memory): \
+     used MemTotal - MemAvailable of MemTotal, from /proc/meminfo";
+
 /// The one line read first: the out-of-memory verdict when it fired
 /// ([`oom_line`]), else [`peak_line`].
 pub fn summary(r: &RunReport) -> String {
@@ -48,21 +60,21 @@ pub fn peak_line(r: &RunReport) -> String {
             "GPU {} used at most {} of {} at {} (every process's: the job's cannot be told here)",
             g.index,
             size(g.peak),
-            size(g.total),
+            total(g),
             since(g.peak_at_ms)
         )
     } else if g.accounting_peak > g.peak {
         format!(
             "peak {} of {} on GPU {} (accounting mode, between samples)",
             size(g.accounting_peak),
-            size(g.total),
+            total(g),
             g.index
         )
     } else {
         format!(
             "peak {} of {} on GPU {} at {}",
             size(g.peak),
-            size(g.total),
+            total(g),
             g.index,
             since(g.peak_at_ms)
         )
@@ -294,6 +306,9 @@ pub fn text(r: &RunReport) -> String {
             size(g.mean),
             size(g.total)
         );
+        if g.memory_derived {
+            let _ = writeln!(out, "{DERIVED_LINE}");
+        }
     }
     for g in r.track.gpus.values().filter(|_| !r.track.totals_only) {
         let _ = writeln!(
@@ -308,6 +323,9 @@ pub fn text(r: &RunReport) -> String {
             size(g.headroom_at_peak),
             size(g.used_peak)
         );
+        if g.memory_derived {
+            let _ = writeln!(out, "{DERIVED_LINE}");
+        }
         if g.accounting {
             let _ = writeln!(
                 out,
@@ -488,6 +506,7 @@ mod tests {
                     sm: Some(80),
                 }],
                 accounting: None,
+                memory_derived: false,
             }],
         );
         let r = RunReport {
@@ -533,6 +552,7 @@ mod tests {
                 used: 72 * gib,
                 procs: vec![],
                 accounting: None,
+                memory_derived: false,
             }],
         );
         assert_eq!(
@@ -567,6 +587,7 @@ mod tests {
                     sm: None,
                 }],
                 accounting: None,
+                memory_derived: false,
             }],
         );
         r.others.insert(
@@ -658,6 +679,7 @@ mod tests {
                     sm: None,
                 }],
                 accounting: None,
+                memory_derived: false,
             }],
         );
         assert_eq!(

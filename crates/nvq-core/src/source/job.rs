@@ -105,9 +105,10 @@ pub fn read_gpu(
     names: &std::sync::Mutex<OtherNames>,
     util: &mut UtilSamples,
 ) -> Result<GpuReading, NvmlCode> {
-    let ctx = t.context(session, count);
+    // A unified-memory GPU's memory is the system's, marked.
+    let ctx = t.context(session, count).deriving_memory();
     let dev = ctx.raw();
-    let mem = raw::memory(&dev)?;
+    let mem = *ctx.memory()?;
     let local = |pid: u32, status: Option<&str>| {
         let h = host?;
         h.local_pid(pid, status?).ok()
@@ -169,6 +170,7 @@ pub fn read_gpu(
         used: mem.used,
         procs,
         accounting,
+        memory_derived: ctx.memory_derived(),
     })
 }
 
