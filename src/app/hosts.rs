@@ -130,21 +130,10 @@ fn run(
     let option = plan.mode.option();
     // A loop shares one ssh connection per ssh:// node among its samples;
     // the masters live (and are killed and reaped) with this function.
-    let masters: Vec<Option<hosts::ssh::Master>> = hosts
-        .iter()
-        .map(|h| match (&h.ssh, plan.interval) {
-            (Some(login), Some(_)) => hosts::ssh::Master::start(h, login),
-            _ => None,
-        })
-        .collect();
-    let jobs = hosts
-        .iter()
-        .zip(&masters)
-        .map(|(host, master)| {
-            let mut conn = client.conn(host.clone());
-            if let Some(m) = master {
-                conn = conn.over_master(m.socket().to_path_buf());
-            }
+    let (_masters, conns) = connect(&hosts, &client, plan.interval.is_some());
+    let jobs = conns
+        .into_iter()
+        .map(|mut conn| {
             let want = want.clone();
             move || match hosts::read_on(&mut conn, option, &want, Instant::now() + wait) {
                 Ok((rows, late)) => Read::Rows(rows, late),
@@ -255,6 +244,48 @@ pub fn tell(line: &str) {
     let _ = writeln!(std::io::stderr(), "nvq: {line}");
 }
 
+/// The nodes `--hosts` (else `$NVQ_HOSTS`) names, `None` when it names
+/// none; the `--hosts-*` options without nodes are a usage error.
+pub fn named(a: &crate::cli::hosts::HostsArgs) -> Result<Option<Vec<Host>>, NvqError> {
+    let hosts = hosts::list::hosts(a.hosts.as_deref())?;
+    if hosts.is_none() && a.any() {
+        return Err(NvqError::Usage(
+            "the --hosts-* options say how to reach the nodes of --hosts (or $NVQ_HOSTS): name them."
+                .into(),
+        ));
+    }
+    Ok(hosts)
+}
+
+/// A connection to each node, kept from request to request; with
+/// `shared`, an `ssh://` node's requests share one ssh connection, its
+/// master, which lives (and is killed and reaped) while the caller keeps it.
+pub fn connect(
+    nodes: &[Host],
+    client: &Client,
+    shared: bool,
+) -> (Vec<Option<hosts::ssh::Master>>, Vec<hosts::Conn>) {
+    let masters: Vec<_> = nodes
+        .iter()
+        .map(|h| match &h.ssh {
+            Some(login) if shared => hosts::ssh::Master::start(h, login),
+            _ => None,
+        })
+        .collect();
+    let conns = nodes
+        .iter()
+        .zip(&masters)
+        .map(|(h, master)| {
+            let conn = client.conn(h.clone());
+            match master {
+                Some(m) => conn.over_master(m.socket().to_path_buf()),
+                None => conn,
+            }
+        })
+        .collect();
+    (masters, conns)
+}
+
 /// The nodes a query reads, and how (`--hosts`, else `$NVQ_HOSTS`);
 /// `None`: the local GPUs. Only `--query-gpu` and `--query-compute-apps`
 /// (and the short commands built on them) read nodes.
@@ -264,13 +295,7 @@ pub fn wanted(
 ) -> Result<Option<(Vec<Host>, Client)>, NvqError> {
     use nvq_core::source::QueryMode;
     let a = common.hosts;
-    let Some(hosts) = crate::hosts::list::hosts(a.hosts.as_deref())? else {
-        if a.any() {
-            return Err(NvqError::Usage(
-                "the --hosts-* options say how to reach the nodes of --hosts (or $NVQ_HOSTS): name them."
-                    .into(),
-            ));
-        }
+    let Some(hosts) = named(a)? else {
         return Ok(None);
     };
     if mode != QueryMode::GPU && mode != QueryMode::COMPUTE_APPS {

@@ -165,23 +165,11 @@ impl Collector {
             Source::Hosts(hosts, client, _) => {
                 // On the screen, an ssh:// node's samples share one ssh
                 // connection, as a loop's do.
-                masters = hosts
-                    .iter()
-                    .map(|h| match &h.ssh {
-                        Some(login) if notify.is_some() => Master::start(h, login),
-                        _ => None,
-                    })
-                    .collect();
-                let jobs = hosts
-                    .iter()
-                    .zip(&masters)
-                    .map(|(h, master)| {
-                        let mut conn = client.conn(h.clone());
-                        if let Some(m) = master {
-                            conn = conn.over_master(m.socket().to_path_buf());
-                        }
-                        Box::new(host_job(conn, Arc::clone(&interval_ms))) as Job
-                    })
+                let (m, conns) = crate::app::hosts::connect(hosts, client, notify.is_some());
+                masters = m;
+                let jobs = conns
+                    .into_iter()
+                    .map(|conn| Box::new(host_job(conn, Arc::clone(&interval_ms))) as Job)
                     .collect();
                 let known = hosts
                     .iter()
