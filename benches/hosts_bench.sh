@@ -7,7 +7,12 @@
 #           beside the floor of one node alone;
 #   loop:   the client's CPU per refresh, `nvq mem --hosts @nodes -l 1` for
 #           SECS refreshes (user + system time over the refreshes), and its
-#           peak RSS.
+#           peak RSS;
+#   top:    `nvq top --hosts @nodes`: the time to its first complete frame
+#           (`--once`: start, every node read, one frame printed), median of
+#           ROUNDS runs, and its CPU a refresh at `-d 1` on a real terminal
+#           (tmux, 200x60), measured from /proc over SECS refreshes after a
+#           5 s warm-up, with its RSS.
 #
 # NVQ=path/to/nvq (default target/release/nvq; the simulator beside it).
 # Usage: N=64 ROUNDS=11 SECS=30 benches/hosts_bench.sh
@@ -75,4 +80,47 @@ printf 'loop at 1 s, %d refreshes of %d nodes: %.2f ms of CPU a refresh (%.2f %%
   "$(echo "($user + $sys) * 100 / $SECS" | bc -l)" "$(echo "$rss / 1024" | bc -l)" "$lines" "$((SECS * gpus))"
 if [ -s "$work/loop.err" ]; then
   echo "stderr of the loop:"; head -5 "$work/loop.err"
+fi
+
+# nvq top --hosts: the first complete frame (every node's GPUs in it).
+topframe() {
+  local t0 t1 n
+  t0=$(date +%s.%N)
+  n=$("$NVQ" top --once --hosts "@$work/nodes" | grep -c "$gpus GPUs on $N/$N hosts")
+  t1=$(date +%s.%N)
+  [ "$n" = 1 ] || { echo "top's frame does not show every node's GPUs" >&2; exit 1; }
+  echo "$t1 - $t0" | bc -l
+}
+for _ in $(seq 1 "$ROUNDS"); do topframe; done >"$work/top"
+printf 'nvq top --hosts, first complete frame (--once), %d nodes x 8 GPUs: median %.1f ms (min %.1f, max %.1f) over %d runs\n' \
+  "$N" "$(median <"$work/top" | awk '{print $1*1000}')" \
+  "$(sort -n "$work/top" | head -1 | awk '{print $1*1000}')" \
+  "$(sort -n "$work/top" | tail -1 | awk '{print $1*1000}')" "$ROUNDS"
+
+if command -v tmux >/dev/null; then
+  sock="$work/tmux"
+  # The script's PID is nvq's (exec), and nvq-top's if nvq hands over to it.
+  printf '#!/bin/sh\necho $$ >"%s/top.pid"\nexec "%s" top --hosts "@%s/nodes" -d 1\n' \
+    "$work" "$NVQ" "$work" >"$work/top.sh"
+  chmod +x "$work/top.sh"
+  tmux -S "$sock" new-session -d -x 200 -y 60 "$work/top.sh"
+  for _ in $(seq 1 50); do [ -s "$work/top.pid" ] && break; sleep 0.1; done
+  pid=$(cat "$work/top.pid")
+  ticks() { awk '{print $14 + $15}' "/proc/$pid/stat"; }
+  sleep 5
+  c0=$(ticks)
+  sleep "$SECS"
+  c1=$(ticks)
+  rss=$(awk '/VmRSS/ {print $2}' "/proc/$pid/status")
+  frame=$(tmux -S "$sock" capture-pane -p)
+  tmux -S "$sock" send-keys q
+  sleep 1
+  tmux -S "$sock" kill-server 2>/dev/null || true
+  hz=$(getconf CLK_TCK)
+  grep -q "$gpus GPUs on $N/$N hosts" <<<"$frame" || { echo "top's screen: not every node answered:"; echo "$frame" | head -3; }
+  printf 'nvq top --hosts at -d 1, %d s of %d nodes: %.2f ms of CPU a refresh (%.2f %% of a core), RSS %.1f MiB\n' \
+    "$SECS" "$N" "$(echo "($c1 - $c0) * 1000 / $hz / $SECS" | bc -l)" \
+    "$(echo "($c1 - $c0) * 100 / $hz / $SECS" | bc -l)" "$(echo "$rss / 1024" | bc -l)"
+else
+  echo "nvq top --hosts at -d 1: tmux is not installed (apt-get install tmux)"
 fi

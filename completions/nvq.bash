@@ -1215,7 +1215,7 @@ _nvq() {
             return 0
             ;;
         nvq__subcmd__serve)
-            opts="-i -h --web.listen-address --web.telemetry-path --collect.interval --profile --collect.processes --collect.pcie-throughput --collect.compute-apps-mig --collect.pods --trend-window --rising-for --min-rise --collect.pods.socket --collect.pods.interval --query-gpu --id --web.write-timeout --web.read-timeout --web.idle-timeout --web.config.file --web.max-connections --answer --answer-within --hosts --hosts-user --hosts-password-file --hosts-bearer-token-file --hosts-ca-file --hosts-cert-file --hosts-key-file --hosts-server-name --nvml-lib --simulate --help"
+            opts="-i -h --web.listen-address --web.telemetry-path --collect.interval --profile --collect.processes --collect.pcie-throughput --collect.compute-apps-mig --collect.pods --trend-window --rising-for --min-rise --collect.pods.socket --collect.pods.interval --query-gpu --id --web.write-timeout --web.read-timeout --web.idle-timeout --web.config.file --web.max-connections --hosts --hosts-user --hosts-password-file --hosts-bearer-token-file --hosts-ca-file --hosts-cert-file --hosts-key-file --hosts-server-name --nvml-lib --simulate --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1286,14 +1286,6 @@ _nvq() {
                     return 0
                     ;;
                 --web.max-connections)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --answer)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --answer-within)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -693,8 +693,6 @@ complete -c nvq -n "__fish_nvq_using_subcommand serve" -l web.read-timeout -d 'C
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -l web.idle-timeout -d 'Close a kept-alive connection that has sent no new request within DURATION of its last answer' -r
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -l web.config.file -d 'TLS and basic authentication, in the Prometheus exporter-toolkit\'s YAML format' -r -F
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -l web.max-connections -d 'Keep at most N connections open; a new one takes the place of the longest-stalled, else is closed' -r
-complete -c nvq -n "__fish_nvq_using_subcommand serve" -l answer -d 'Internal, for ssh:// nodes: print one /api/v1/query answer (MODE:FIELDS, e.g. query-gpu:index,memory.used) on stdout and exit, without listening' -r
-complete -c nvq -n "__fish_nvq_using_subcommand serve" -l answer-within -d 'Internal: with --answer, answer within MS milliseconds, naming the GPUs that were late' -r
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -l hosts -d 'nvq: read these nodes\' GPUs through their `nvq serve` (host, host:port or http(s)://URL) or ssh (ssh://[user@]host[:port]); comma list, or @FILE; default $NVQ_HOSTS: mem, ps, busy, stat, wait, top, --query-gpu, --query-compute-apps' -r
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -l hosts-user -d 'nvq: basic-auth user for the nodes (the password from --hosts-password-file or $NVQ_HOSTS_PASSWORD)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -l hosts-password-file -d 'nvq: a file whose first line is the basic-auth password' -r -F

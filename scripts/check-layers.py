@@ -50,7 +50,7 @@ ALLOWED = {
     "child": {"model", "error", "schedule"},
     "script": {"model", "error", "source", "render"},
     "serve": {"model", "error", "nvml", "source", "render", "schedule", "trust"},
-    "hosts": {"model", "error", "source", "render", "serve"},
+    "hosts": {"model", "error", "source", "render", "serve", "schedule"},
     "tui": {"model", "error", "render", "test_support"},
     "cli": {"model", "error", "nvml", "source", "render", "script", "pods"},
     "app": {

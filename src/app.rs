@@ -21,7 +21,7 @@ use crate::schedule::{self as looping, End, Flow, Schedule};
 use crate::script::{self, Script, Verdict};
 use crate::Personality;
 use nvq_core::error::NvqError;
-use nvq_core::model::{Column, ColumnId, Fact, FieldKind, GpuIdent, NvmlCode, Row, Value};
+use nvq_core::model::{Column, ColumnId, FieldKind, GpuIdent, NvmlCode, Row, Value};
 use nvq_core::nvml::Session;
 use nvq_core::render::{self, FormatSpec};
 use nvq_core::source::{self, QueryMode, Request};
@@ -30,6 +30,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 mod dmon;
+pub mod exporters;
 mod monitor;
 mod pmon;
 mod report;
@@ -530,22 +531,19 @@ where
 /// do not (`timestamp`, `index`, `count`: see [`FieldKind`]) keep their
 /// values, so the row still says which GPU and when.
 struct LateRows {
-    /// Each field's kind, and whether it is `timestamp.epoch`.
-    kinds: Vec<(FieldKind, bool)>,
+    /// Each field's kind and id.
+    kinds: Vec<(FieldKind, ColumnId)>,
     count: u32,
 }
 
 impl LateRows {
     fn new(mode: QueryMode, fields: &[usize], count: u32) -> Self {
         let (infos, ids) = (mode.fields(), mode.ids());
-        // nvq's epoch timestamp field (see `source::time::epoch_value`).
-        let epoch = ColumnId::Fact(Fact::TimestampEpoch);
         let kinds = fields
             .iter()
-            .map(|&i| {
-                infos.get(i).map_or((FieldKind::Gauge, false), |f| {
-                    (f.kind, ids.get(i) == Some(&epoch))
-                })
+            .map(|&i| match (infos.get(i), ids.get(i)) {
+                (Some(f), Some(&id)) => (f.kind, id),
+                _ => (FieldKind::Gauge, ColumnId::Text("")),
             })
             .collect();
         LateRows { kinds, count }
@@ -558,22 +556,16 @@ impl LateRows {
         when: std::time::SystemTime,
         ident: Option<Arc<GpuIdent>>,
     ) -> Vec<Row> {
-        let timestamp = source::time::format_timestamp(when);
         let cells = self
             .kinds
             .iter()
-            .map(|kind| match kind {
-                (FieldKind::Timestamp, true) => source::time::epoch_value(when),
-                (kind, _) => match kind {
-                    FieldKind::Timestamp => Value::text(timestamp.clone()),
-                    FieldKind::GpuIndex => Value::Int(i64::from(gpu)),
-                    FieldKind::GpuCount => Value::Int(i64::from(self.count)),
-                    _ => Value::err(NvmlCode::TIMEOUT),
-                },
+            .map(|&(kind, id)| {
+                source::time::known_cell(kind, id, when, gpu, self.count)
+                    .unwrap_or_else(|| Value::err(NvmlCode::TIMEOUT))
             })
             .collect();
         let mut row = Row::new(cells);
-        row.timestamp = Some(timestamp);
+        row.timestamp = Some(source::time::format_timestamp(when));
         row.time = Some(when);
         row.gpu = ident;
         vec![row]

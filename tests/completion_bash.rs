@@ -278,3 +278,39 @@ fn zsh_script_parses() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// A hidden option (`serve --answer`, what an `ssh://` node runs) is never
+/// offered: not in bash for real, and in no shell's script.
+#[test]
+fn hidden_options_are_never_completed() {
+    let hidden = generate::hidden_longs(&generate::command()).unwrap();
+    assert!(hidden.contains(&"answer".to_string()), "{hidden:?}");
+    if have_bash() {
+        let got = complete("nvq serve --");
+        assert!(got.contains(&"--web.listen-address".to_string()), "{got:?}");
+        assert!(got.contains(&"--hosts".to_string()), "{got:?}");
+        assert!(!got.iter().any(|w| w.starts_with("--answer")), "{got:?}");
+        assert_eq!(complete("nvq serve --answ"), Vec::<String>::new());
+    }
+    for shell in [
+        clap_complete::Shell::Bash,
+        clap_complete::Shell::Zsh,
+        clap_complete::Shell::Fish,
+        clap_complete::Shell::PowerShell,
+    ] {
+        let script = generate::completion(shell).unwrap();
+        for h in &hidden {
+            for offer in [
+                format!(" --{h} "),
+                format!(" --{h}\""),
+                format!("'--{h}="),
+                format!("'--{h}["),
+                format!("-l {h} "),
+                format!("('--{h}'"),
+                format!("--{h})"),
+            ] {
+                assert!(!script.contains(&offer), "{shell}: {offer:?} in the script");
+            }
+        }
+    }
+}

@@ -68,7 +68,7 @@ impl Drop for Node {
 }
 
 /// The same query run on the node itself (its scenario, through the simulator).
-fn local(node: &Node, args: &[&str]) -> String {
+pub(crate) fn local(node: &Node, args: &[&str]) -> String {
     let scenario = node._scenario.path();
     common::nvq_ok(scenario, args)
 }
@@ -149,7 +149,7 @@ fn prometheus_labels_every_series_with_its_host() {
 }
 
 /// A node that accepts and answers `answer` to every request, after `wait`.
-fn fake_node(answer: Vec<u8>, wait: Duration) -> String {
+pub(crate) fn fake_node(answer: Vec<u8>, wait: Duration) -> String {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = listener.local_addr().unwrap().to_string();
     std::thread::spawn(move || {
@@ -167,7 +167,7 @@ fn fake_node(answer: Vec<u8>, wait: Duration) -> String {
     addr
 }
 
-fn http_ok(body: &str) -> Vec<u8> {
+pub(crate) fn http_ok(body: &str) -> Vec<u8> {
     format!(
         "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
         body.len()

@@ -21,6 +21,7 @@ mod harness;
 mod hostile;
 mod hostile_users;
 mod hosts;
+mod hosts_exporters;
 mod hosts_ssh;
 mod init;
 mod install;

@@ -16,12 +16,13 @@ use super::plan::Common;
 use super::{apply_script, finish_script, LateRows, QueryPlan, ScriptRun};
 use crate::hosts::{self, Client, Failure, Host};
 use crate::output::SinkMode;
-use crate::schedule::deadline::{self, PerGpu};
+use crate::schedule::deadline;
 use crate::schedule::{self as looping, Schedule};
 use crate::script::Quantifier;
 use nvq_core::error::NvqError;
 use nvq_core::model::{Column, Row, Value};
 use nvq_core::render::FormatKind;
+use nvq_core::source::QueryMode;
 use std::time::{Duration, Instant};
 
 /// How long a one-shot query waits for its nodes.
@@ -130,20 +131,19 @@ fn run(
     let option = plan.mode.option();
     // A loop shares one ssh connection per ssh:// node among its samples;
     // the masters live (and are killed and reaped) with this function.
-    let (_masters, conns) = connect(&hosts, &client, plan.interval.is_some());
-    let jobs = conns
-        .into_iter()
-        .map(|mut conn| {
+    let (mut lanes, _masters) = hosts::lanes::start(
+        &hosts,
+        &client,
+        plan.interval.is_some(),
+        None,
+        |mut conn| {
             let want = want.clone();
             move || match hosts::read_on(&mut conn, option, &want, Instant::now() + wait) {
                 Ok((rows, late)) => Read::Rows(rows, late),
                 Err(f) => Read::Failed(f),
             }
-        })
-        .collect();
-    let mut lanes = PerGpu::start(jobs).map_err(|e| {
-        NvqError::Usage(format!("cannot start the threads that read the nodes: {e}"))
-    })?;
+        },
+    )?;
     let late_rows = LateRows::new(plan.mode, script.read(), 0);
     let mut said = vec![Said::Fine; hosts.len()];
     let mut failed_now = 0;
@@ -257,43 +257,13 @@ pub fn named(a: &crate::cli::hosts::HostsArgs) -> Result<Option<Vec<Host>>, NvqE
     Ok(hosts)
 }
 
-/// A connection to each node, kept from request to request; with
-/// `shared`, an `ssh://` node's requests share one ssh connection, its
-/// master, which lives (and is killed and reaped) while the caller keeps it.
-pub fn connect(
-    nodes: &[Host],
-    client: &Client,
-    shared: bool,
-) -> (Vec<Option<hosts::ssh::Master>>, Vec<hosts::Conn>) {
-    let masters: Vec<_> = nodes
-        .iter()
-        .map(|h| match &h.ssh {
-            Some(login) if shared => hosts::ssh::Master::start(h, login),
-            _ => None,
-        })
-        .collect();
-    let conns = nodes
-        .iter()
-        .zip(&masters)
-        .map(|(h, master)| {
-            let conn = client.conn(h.clone());
-            match master {
-                Some(m) => conn.over_master(m.socket().to_path_buf()),
-                None => conn,
-            }
-        })
-        .collect();
-    (masters, conns)
-}
-
 /// The nodes a query reads, and how (`--hosts`, else `$NVQ_HOSTS`);
 /// `None`: the local GPUs. Only `--query-gpu` and `--query-compute-apps`
 /// (and the short commands built on them) read nodes.
 pub fn wanted(
     common: &Common<'_>,
-    mode: nvq_core::source::QueryMode,
+    mode: QueryMode,
 ) -> Result<Option<(Vec<Host>, Client)>, NvqError> {
-    use nvq_core::source::QueryMode;
     let a = common.hosts;
     let Some(hosts) = named(a)? else {
         return Ok(None);

@@ -52,7 +52,7 @@ pub const HOST_ENV: &str = "NVQ_HOST";
 pub const GPU_ENV: &str = "NVQ_GPU";
 
 /// The fields `nvq wait` reads each second.
-const WAIT_FIELDS: &str = "index,compute_apps.count,utilization.gpu,memory.used";
+pub(crate) const WAIT_FIELDS: &str = "index,compute_apps.count,utilization.gpu,memory.used";
 
 /// Run `nvq mem`, `nvq ps` or `nvq busy`.
 pub fn run(command: &Command, common: &Common<'_>) -> Result<(), NvqError> {

@@ -6,7 +6,6 @@
 use super::plan::Common;
 use crate::hosts::{self, Client, Failure, Host};
 use crate::output::Sink;
-use crate::schedule::deadline::PerGpu;
 use nvq_core::error::NvqError;
 use nvq_core::model::Row;
 use nvq_core::source::{self, QueryMode, Request};
@@ -14,11 +13,11 @@ use std::time::Instant;
 
 /// What each GPU's line shows, in `render::stat`'s order (`memory.derived`:
 /// a unified-memory GPU's memory is the system's, marked).
-const GPU_FIELDS: &str =
+pub(crate) const GPU_FIELDS: &str =
     "index,name,temperature.gpu,utilization.gpu,memory.used,memory.total,memory.derived";
 
 /// What each process shows, in `render::stat`'s order.
-const PROC_FIELDS: &str = "gpu_index,pid,user,used_memory,process_name";
+pub(crate) const PROC_FIELDS: &str = "gpu_index,pid,user,used_memory,process_name";
 
 /// Run `nvq stat [-i ID] [-f FILE]`.
 pub fn run(common: &Common<'_>) -> Result<(), NvqError> {
@@ -40,8 +39,9 @@ pub fn run(common: &Common<'_>) -> Result<(), NvqError> {
     Sink::open(common.filename)?.write(text.as_bytes())
 }
 
-/// What one node gave: its GPUs' rows and its processes' rows.
-type NodeRead = Result<(Vec<Row>, Vec<Row>), Failure>;
+/// What one node gave: its GPUs' rows and its processes' rows (or the
+/// name of its exporter, which lists none).
+type NodeRead = Result<(Vec<Row>, Result<Vec<Row>, &'static str>), Failure>;
 
 /// `nvq stat --hosts`: every node at once, each on a lane, under one
 /// deadline; a node that fails or is late is named on stderr (exit 23
@@ -59,21 +59,19 @@ fn run_hosts(common: &Common<'_>, nodes: Vec<Host>, client: Client) -> Result<()
     let proc_fields = names(QueryMode::COMPUTE_APPS, PROC_FIELDS)?;
     let wait = super::hosts::ONE_SHOT_WAIT;
     let deadline = Instant::now() + wait;
-    let jobs = nodes
-        .iter()
-        .map(|host| {
-            let mut conn = client.conn(host.clone());
-            let (g, p) = (gpu_fields.clone(), proc_fields.clone());
-            move || -> NodeRead {
-                let gpus = hosts::read_on(&mut conn, QueryMode::GPU.option(), &g, deadline)?;
-                let procs =
-                    hosts::read_on(&mut conn, QueryMode::COMPUTE_APPS.option(), &p, deadline)?;
-                Ok((gpus.0, procs.0))
-            }
-        })
-        .collect();
-    let mut lanes = PerGpu::start(jobs).map_err(|e| {
-        NvqError::Hosts(format!("cannot start the threads that read the nodes: {e}"))
+    let (mut lanes, _masters) = hosts::lanes::start(&nodes, &client, false, None, |mut conn| {
+        let (g, p) = (gpu_fields.clone(), proc_fields.clone());
+        move || -> NodeRead {
+            let gpus = hosts::read_on(&mut conn, QueryMode::GPU.option(), &g, deadline)?;
+            let procs =
+                match hosts::read_on(&mut conn, QueryMode::COMPUTE_APPS.option(), &p, deadline) {
+                    Ok((procs, _)) => Ok(procs),
+                    // An exporter without a process list: its GPUs still show.
+                    Err(Failure::NoProcesses(exporter)) => Err(exporter),
+                    Err(f) => return Err(f),
+                };
+            Ok((gpus.0, procs))
+        }
     })?;
     let reads = lanes.sample(deadline, |_| Err(Failure::Late));
     let mut read = Vec::new();
@@ -81,7 +79,14 @@ fn run_hosts(common: &Common<'_>, nodes: Vec<Host>, client: Client) -> Result<()
     for (host, r) in nodes.iter().zip(reads) {
         let shown = super::hosts::shown(&host.name);
         match r {
-            Ok((gpus, procs)) => read.push((host.name.as_str(), gpus, procs)),
+            Ok((gpus, Ok(procs))) => read.push((host.name.as_str(), gpus, procs)),
+            Ok((gpus, Err(exporter))) => {
+                super::hosts::tell(&format!(
+                    "{shown}: {} (its GPUs are shown without them)",
+                    Failure::NoProcesses(exporter)
+                ));
+                read.push((host.name.as_str(), gpus, Vec::new()));
+            }
             Err(Failure::Late) => {
                 failed += 1;
                 super::hosts::tell(&format!(

@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 
 /// `--hosts` and its connection options.
-#[derive(clap::Args, Debug, Clone, Default)]
+#[derive(clap::Args, Debug, Clone, Default, PartialEq)]
 pub struct HostsArgs {
     /// nvq: read these nodes' GPUs through their `nvq serve` (host, host:port or http(s)://URL) or
     /// ssh (ssh://[user@]host[:port]); comma list, or @FILE; default $NVQ_HOSTS: mem, ps, busy, stat, wait,
@@ -77,15 +77,36 @@ pub struct HostsArgs {
 }
 
 impl HostsArgs {
-    /// Whether any of the options was given.
+    /// Whether any of the options was given: the arguments differ from
+    /// none given (so a new option counts without being listed here).
     pub fn any(&self) -> bool {
-        self.hosts.is_some()
-            || self.hosts_user.is_some()
-            || self.hosts_password_file.is_some()
-            || self.hosts_bearer_token_file.is_some()
-            || self.hosts_ca_file.is_some()
-            || self.hosts_cert_file.is_some()
-            || self.hosts_key_file.is_some()
-            || self.hosts_server_name.is_some()
+        *self != Self::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::{Args, FromArgMatches};
+
+    /// Every option of the group, given alone, counts as given.
+    #[test]
+    fn any_option_given_counts() {
+        let cmd = HostsArgs::augment_args(clap::Command::new("t"));
+        let longs: Vec<String> = cmd
+            .get_arguments()
+            .filter_map(|a| a.get_long().map(str::to_string))
+            .collect();
+        assert!(longs.len() >= 8, "{longs:?}");
+        for long in &longs {
+            let m = cmd
+                .clone()
+                .try_get_matches_from(["t", &format!("--{long}=x")])
+                .unwrap();
+            let a = HostsArgs::from_arg_matches(&m).unwrap();
+            assert!(a.any(), "--{long} alone is not counted");
+        }
+        let m = cmd.try_get_matches_from(["t"]).unwrap();
+        assert!(!HostsArgs::from_arg_matches(&m).unwrap().any());
     }
 }

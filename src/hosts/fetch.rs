@@ -40,6 +40,8 @@ pub enum Failure {
     Missing,
     /// An `ssh://` node's nvq does not know `nvq serve --answer`.
     TooOld,
+    /// A `/metrics` node's exporter (named) lists no processes.
+    NoProcesses(&'static str),
 }
 
 impl std::fmt::Display for Failure {
@@ -53,6 +55,7 @@ impl std::fmt::Display for Failure {
             Failure::Broken(why) => write!(f, "broken answer: {why}"),
             Failure::Missing => f.write_str("nvq is not installed there"),
             Failure::TooOld => f.write_str("its nvq is too old to answer over ssh"),
+            Failure::NoProcesses(exporter) => write!(f, "its {exporter} lists no processes"),
         }
     }
 }
@@ -106,6 +109,7 @@ impl Client {
             runtime: None,
             sender: None,
             master: None,
+            last: None,
         }
     }
 
@@ -209,6 +213,9 @@ pub struct Conn {
     runtime: Option<tokio::runtime::Runtime>,
     sender: Option<Sender>,
     master: Option<std::path::PathBuf>,
+    /// The last answer of [`Conn::get_once`]: its deadline, its body and
+    /// when it came.
+    last: Option<(Instant, Arc<Vec<u8>>, std::time::SystemTime)>,
 }
 
 impl Conn {
@@ -226,6 +233,25 @@ impl Conn {
     /// The `ssh` master's socket, for an `ssh://` node in a loop.
     pub fn master(&self) -> Option<&std::path::Path> {
         self.master.as_deref()
+    }
+
+    /// GET the node's own path (a `/metrics` node's) by `deadline`, once
+    /// for every read that shares that deadline (a sample's): the body of a
+    /// `200` answer and when it came.
+    pub fn get_once(
+        &mut self,
+        deadline: Instant,
+    ) -> Result<(Arc<Vec<u8>>, std::time::SystemTime), Failure> {
+        if let Some((d, body, when)) = &self.last {
+            if *d == deadline {
+                return Ok((Arc::clone(body), *when));
+            }
+        }
+        self.last = None;
+        let body = Arc::new(self.get("", deadline)?);
+        let when = std::time::SystemTime::now();
+        self.last = Some((deadline, Arc::clone(&body), when));
+        Ok((body, when))
     }
 
     /// GET `path` (with its query) by `deadline`: the body of a `200` answer.

@@ -24,6 +24,9 @@ pub const MAX_HOSTS: usize = 1024;
 /// The most bytes of an `@FILE` list read.
 pub const MAX_FILE: u64 = 1 << 20;
 
+/// The path (its end) of an entry that names another exporter's metrics.
+pub const METRICS: &str = "/metrics";
+
 /// The environment variable read when `--hosts` is not given.
 pub const HOSTS_ENV: &str = "NVQ_HOSTS";
 
@@ -41,6 +44,9 @@ pub struct Host {
     pub prefix: String,
     /// `ssh://` nodes: how to log in.
     pub ssh: Option<Ssh>,
+    /// A node that runs another exporter: its path ends in `/metrics`,
+    /// which is scraped (`hosts::exporter`).
+    pub scrape: bool,
 }
 
 /// How an `ssh://` node is logged into: what the entry says, the rest
@@ -117,6 +123,7 @@ pub fn parse_entry(entry: &str) -> Result<Host, NvqError> {
         port: port.unwrap_or(DEFAULT_PORT),
         prefix: prefix.to_string(),
         ssh: None,
+        scrape: prefix.ends_with(METRICS),
     })
 }
 
@@ -152,6 +159,7 @@ fn parse_ssh(entry: &str, rest: &str) -> Result<Host, NvqError> {
             user: user.map(str::to_string),
             port,
         }),
+        scrape: false,
     })
 }
 
@@ -297,6 +305,11 @@ mod tests {
             (true, "gpu7.example", 443, "/nvq")
         );
         assert_eq!(h.name, "https://gpu7.example:443/nvq/");
+        assert!(!h.scrape);
+        let h = one("http://gpu8:9400/metrics");
+        assert!(h.scrape && h.prefix == "/metrics" && h.port == 9400);
+        assert!(one("gpu9/dcgm/metrics/").scrape);
+        assert!(!one("gpu9/metricsx").scrape);
         let h = one("ssh://ops@node3:2222");
         let ssh = h.ssh.unwrap();
         assert_eq!(

@@ -12,7 +12,7 @@
 //!
 //! The node runs `nvq serve --answer=MODE:FIELDS --answer-within=MS`
 //! (`app::serve_answer`), which prints the same wire answer as
-//! `/api/v1/query` (`model::wire`) on stdout, so `hosts::read` decodes one
+//! `/api/v1/query` (`model::wire`) on stdout, so `hosts::read_on` decodes one
 //! form whichever way it came. The remote command line is fixed by nvq:
 //! fixed words, the mode's option and the fields' canonical names (checked
 //! again here to hold only letters, digits, `.`, `_` and `-`), and a number

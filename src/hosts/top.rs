@@ -18,9 +18,13 @@ use std::time::Instant;
 type Put = fn(&mut GpuSnap, Option<&Value>);
 
 /// The `--query-gpu` fields read, in this order, each with where its cell goes.
-const GPU_FIELDS: [(Fact, Put); 10] = [
+const GPU_FIELDS: [(Fact, Put); 11] = [
     (Fact::MemoryUsed, |g, v| g.mem_used = bytes(v)),
     (Fact::MemoryTotal, |g, v| g.mem_total = bytes(v)),
+    // A unified-memory GPU's memory is the system's, marked.
+    (Fact::MemoryDerived, |g, v| {
+        g.mem_derived = matches!(v, Some(Value::Text(t)) if t == "Yes")
+    }),
     (Fact::UtilizationGpu, |g, v| g.util_gpu = number(v)),
     (Fact::UtilizationMemory, |g, v| g.util_mem = number(v)),
     (Fact::TemperatureGpu, |g, v| g.temp_c = number(v)),
@@ -48,6 +52,12 @@ fn names<const N: usize>(ids: [impl Into<ColumnId>; N]) -> Vec<&'static str> {
     ids.into_iter().map(|id| id.into().name()).collect()
 }
 
+/// The fields read of a node, by canonical name: `--query-gpu`'s and
+/// `--query-compute-apps`'s.
+pub fn field_names() -> (Vec<&'static str>, Vec<&'static str>) {
+    (names(GPU_FIELDS.map(|(f, _)| f)), names(PROC_FIELDS))
+}
+
 /// A node's GPUs (in its index order) and their processes, by `deadline`,
 /// on its kept connection.
 /// The GPUs of the node that missed its own deadline are [`Health::Late`]
@@ -72,12 +82,17 @@ pub fn read_top(
     }
     gpus.sort_by_key(|g| g.index);
     let proc_fields = names(PROC_FIELDS);
-    let (rows, _) = read_on(
+    let rows = match read_on(
         conn,
         QueryMode::COMPUTE_APPS.option(),
         &proc_fields,
         deadline,
-    )?;
+    ) {
+        Ok((rows, _)) => rows,
+        // An exporter without a process list: the GPUs still show.
+        Err(Failure::NoProcesses(_)) => Vec::new(),
+        Err(f) => return Err(f),
+    };
     let procs = rows
         .iter()
         .filter_map(|r| process(&name, r, &gpus))

@@ -131,6 +131,7 @@ pub fn completion(shell: Shell) -> Result<String, String> {
     let mut buf = Vec::new();
     clap_complete::generate(shell, &mut cmd, "nvq", &mut buf);
     let clap_text = String::from_utf8(buf).map_err(|e| e.to_string())?;
+    let clap_text = without_hidden(shell, &clap_text, &hidden_longs(&command())?);
     let lists = list_options();
     match shell {
         Shell::Bash => Ok(bash(&clap_text, &lists)),
@@ -139,6 +140,90 @@ pub fn completion(shell: Shell) -> Result<String, String> {
         Shell::PowerShell => powershell(&clap_text, &lists),
         other => Err(format!("no completion wrapper for {other}")),
     }
+}
+
+/// The long names of the hidden options (`serve --answer`, what an
+/// `ssh://` node runs): not for people, so never completed. clap_complete
+/// offers them in bash, zsh, fish and PowerShell alike, so they are taken
+/// out of its scripts ([`without_hidden`]). An error if a hidden name is
+/// also a visible option elsewhere (its lines could not be told apart).
+pub fn hidden_longs(cmd: &clap::Command) -> Result<Vec<String>, String> {
+    fn walk(c: &clap::Command, hidden: &mut Vec<String>, shown: &mut Vec<String>) {
+        for a in c.get_arguments() {
+            if let Some(l) = a.get_long() {
+                if a.is_hide_set() {
+                    hidden.push(l.to_string());
+                } else {
+                    shown.push(l.to_string());
+                }
+            }
+        }
+        for sub in c.get_subcommands() {
+            walk(sub, hidden, shown);
+        }
+    }
+    let (mut hidden, mut shown) = (Vec::new(), Vec::new());
+    walk(cmd, &mut hidden, &mut shown);
+    if let Some(both) = hidden.iter().find(|h| shown.contains(h)) {
+        return Err(format!(
+            "--{both} is hidden in one command and shown in another"
+        ));
+    }
+    hidden.sort();
+    hidden.dedup();
+    Ok(hidden)
+}
+
+/// clap_complete's script for `shell` without the options `hidden`.
+fn without_hidden(shell: Shell, text: &str, hidden: &[String]) -> String {
+    let is = |word: &str| {
+        word.strip_prefix("--")
+            .is_some_and(|l| hidden.iter().any(|h| h == l))
+    };
+    let mut out = String::with_capacity(text.len());
+    let mut skipping_arm = false;
+    for line in text.split_inclusive('\n') {
+        let t = line.trim();
+        let keep = match shell {
+            Shell::Bash => {
+                if skipping_arm {
+                    skipping_arm = t != ";;";
+                    false
+                } else if t.strip_suffix(')').is_some_and(|w| w.split('|').any(is)) {
+                    // A value's case arm: `--answer)` to its `;;`.
+                    skipping_arm = true;
+                    false
+                } else if let Some(opts) =
+                    t.strip_prefix("opts=\"").and_then(|o| o.strip_suffix('"'))
+                {
+                    let words: Vec<&str> = opts.split(' ').filter(|w| !is(w)).collect();
+                    let indent = &line[..line.len() - line.trim_start().len()];
+                    out.push_str(&format!("{indent}opts=\"{}\"\n", words.join(" ")));
+                    false
+                } else {
+                    true
+                }
+            }
+            Shell::Zsh => !t
+                .strip_prefix('\'')
+                .and_then(|r| r.split(['=', '[']).next())
+                .is_some_and(is),
+            Shell::Fish => !t
+                .split(' ')
+                .collect::<Vec<_>>()
+                .windows(2)
+                .any(|w| w[0] == "-l" && is(&format!("--{}", w[1]))),
+            Shell::PowerShell => !t
+                .strip_prefix("[CompletionResult]::new('")
+                .and_then(|r| r.split('\'').next())
+                .is_some_and(is),
+            _ => true,
+        };
+        if keep {
+            out.push_str(line);
+        }
+    }
+    out
 }
 
 /// Bash: a function that completes `--query-*=` and `--format=` values,

@@ -3,7 +3,7 @@
 //! deadline, and a sample put together from their parts (a late lane shown
 //! late, with what is known of it).
 
-use crate::hosts::ssh::Master;
+use crate::hosts::lanes::{self, Masters};
 use crate::hosts::{Client, Conn, Failure, Host};
 use crate::schedule::deadline::{self, PerGpu};
 use nvq_core::error::NvqError;
@@ -57,7 +57,7 @@ pub(super) struct Collector {
     lanes: Lanes,
     /// The `ssh` masters of the `ssh://` nodes, shared by their samples
     /// (killed and reaped when the collector goes).
-    _masters: Vec<Option<Master>>,
+    _masters: Option<Masters>,
     /// The refresh interval, which a node's requests take their deadline
     /// from (the keys change it).
     interval_ms: Arc<AtomicU64>,
@@ -147,39 +147,35 @@ impl Collector {
         notify: Option<deadline::Notify>,
     ) -> Result<Self, NvqError> {
         let interval_ms = Arc::new(AtomicU64::new(interval_ms));
-        type Job = Box<dyn FnMut() -> Part + Send>;
-        let mut masters = Vec::new();
-        let (jobs, lanes): (Vec<Job>, Lanes) = match source {
+        let (workers, lanes, masters) = match source {
             Source::Local(session, devices, _) => {
                 let count = session.device_count().unwrap_or(0);
                 let jobs = devices
                     .iter()
-                    .map(|&gpu| Box::new(local_job(session, gpu, count)) as Job)
+                    .map(|&gpu| local_job(session, gpu, count))
                     .collect();
+                let workers = PerGpu::start_notifying(jobs, notify)
+                    .map_err(|e| NvqError::Start(format!("cannot start the GPU readers: {e}")))?;
                 let known = devices
                     .iter()
                     .map(|&d| (d, Arc::default(), Arc::default()))
                     .collect();
-                (jobs, Lanes::Local(known))
+                (workers, Lanes::Local(known), None)
             }
             Source::Hosts(hosts, client, _) => {
                 // On the screen, an ssh:// node's samples share one ssh
                 // connection, as a loop's do.
-                let (m, conns) = crate::app::hosts::connect(hosts, client, notify.is_some());
-                masters = m;
-                let jobs = conns
-                    .into_iter()
-                    .map(|conn| Box::new(host_job(conn, Arc::clone(&interval_ms))) as Job)
-                    .collect();
+                let shared = notify.is_some();
+                let (workers, masters) = lanes::start(hosts, client, shared, notify, |conn| {
+                    host_job(conn, Arc::clone(&interval_ms))
+                })?;
                 let known = hosts
                     .iter()
                     .map(|h| (Arc::from(h.name.as_str()), Vec::new()))
                     .collect();
-                (jobs, Lanes::Hosts(known))
+                (workers, Lanes::Hosts(known), Some(masters))
             }
         };
-        let workers = PerGpu::start_notifying(jobs, notify)
-            .map_err(|e| NvqError::Start(format!("cannot start the GPU readers: {e}")))?;
         Ok(Collector {
             workers,
             lanes,

@@ -47,6 +47,30 @@ pub fn format_timestamp(t: SystemTime) -> String {
     )
 }
 
+/// The cell of a field known without asking the driver (see
+/// [`FieldKind`](crate::model::FieldKind)): the sample time `when` (the
+/// `timestamp` text, or `timestamp.epoch`, field `id`), the GPU's index
+/// `gpu`, the GPU count `count`; `None` for any other field. A late GPU's
+/// row keeps these, and so does a row read from another exporter.
+pub fn known_cell(
+    kind: crate::model::FieldKind,
+    id: crate::model::ColumnId,
+    when: SystemTime,
+    gpu: u32,
+    count: u32,
+) -> Option<crate::model::Value> {
+    use crate::model::{ColumnId, Fact, FieldKind, Value};
+    match kind {
+        FieldKind::Timestamp if id == ColumnId::Fact(Fact::TimestampEpoch) => {
+            Some(epoch_value(when))
+        }
+        FieldKind::Timestamp => Some(Value::text(format_timestamp(when))),
+        FieldKind::GpuIndex => Some(Value::Int(i64::from(gpu))),
+        FieldKind::GpuCount => Some(Value::Int(i64::from(count))),
+        _ => None,
+    }
+}
+
 /// Does `s` have the shape of an nvidia-smi timestamp?
 pub fn is_timestamp(s: &str) -> bool {
     let b = s.as_bytes();

@@ -269,7 +269,7 @@ fn instance_labels(base: &[(String, String)], i: &InstanceRead) -> Vec<(String, 
     if !i.profile.is_empty() {
         add.push(("GPU_I_PROFILE".to_string(), i.profile.clone()));
     }
-    add.push(("GPU_I_ID".to_string(), i.gpu_instance_id.to_string()));
+    add.push((INSTANCE_LABEL.to_string(), i.gpu_instance_id.to_string()));
     l.splice(at..at, add);
     l
 }
@@ -328,35 +328,62 @@ fn value(kind: Kind, v: &Value) -> Option<String> {
     }
 }
 
+/// The labels that name a GPU's facts on every sample, in dcgm-exporter's
+/// order, each with the fact it holds (`device`, the minor number, and
+/// `Hostname` are no `--query-gpu` field; `device` goes after `pci_bus_id`,
+/// `Hostname` before the driver's version).
+pub const IDENTITY: &[(&str, Fact)] = &[
+    ("gpu", Fact::Index),
+    ("UUID", Fact::Uuid),
+    ("pci_bus_id", Fact::PciBusId),
+    ("modelName", Fact::Name),
+    ("DCGM_FI_DRIVER_VERSION", Fact::DriverVersion),
+];
+
+/// The label of a GPU instance's series (a MIG GPU instance id): such a
+/// series is the instance's, not its GPU's.
+pub const INSTANCE_LABEL: &str = "GPU_I_ID";
+
+/// The family named `name` (one of [`FAMILIES`]).
+pub fn family(name: &str) -> Option<&'static Family> {
+    FAMILIES.iter().find(|f| f.name == name)
+}
+
 fn labels(
     columns: &[Column],
     row: &Row,
     hostname: &str,
     minor: Option<u32>,
 ) -> Vec<(String, String)> {
-    let text = |field: &str| {
+    let text = |field: Fact| {
         columns
             .iter()
-            .position(|c| c.name == field)
+            .position(|c| c.id == field.into())
             .and_then(|i| row.cells.get(i))
             .filter(|v| matches!(v, Value::Text(_)))
             .map(Value::to_string)
     };
     let mut l = Vec::new();
-    if let Some(g) = &row.gpu {
-        l.push(("gpu".to_string(), g.index.to_string()));
-        l.push(("UUID".to_string(), g.uuid.clone()));
-        l.push(("pci_bus_id".to_string(), g.pci_bus_id.clone()));
-        if let Some(m) = minor {
-            l.push(("device".to_string(), format!("nvidia{m}")));
+    for &(label, fact) in IDENTITY {
+        let value = match (&row.gpu, fact) {
+            (Some(g), Fact::Index) => Some(g.index.to_string()),
+            (Some(g), Fact::Uuid) => Some(g.uuid.clone()),
+            (Some(g), Fact::PciBusId) => Some(g.pci_bus_id.clone()),
+            (Some(g), Fact::Name) => Some(g.name.clone()),
+            (None, Fact::Index | Fact::Uuid | Fact::PciBusId | Fact::Name) => None,
+            (_, fact) => text(fact),
+        };
+        if fact == Fact::DriverVersion && !hostname.is_empty() {
+            l.push(("Hostname".to_string(), hostname.to_string()));
         }
-        l.push(("modelName".to_string(), g.name.clone()));
-    }
-    if !hostname.is_empty() {
-        l.push(("Hostname".to_string(), hostname.to_string()));
-    }
-    if let Some(v) = text("driver_version") {
-        l.push(("DCGM_FI_DRIVER_VERSION".to_string(), v));
+        if let Some(v) = value {
+            l.push((label.to_string(), v));
+        }
+        if fact == Fact::PciBusId {
+            if let (Some(m), Some(_)) = (minor, &row.gpu) {
+                l.push(("device".to_string(), format!("nvidia{m}")));
+            }
+        }
     }
     // A label whose value is unknown (a lost GPU) is left out.
     l.retain(|(_, v)| !v.is_empty());

@@ -105,7 +105,26 @@ pub const APP_FIELDS: &[ListField] = &[
     ListField::UsedGpuMemory,
 ];
 
-const PREFIX: &str = "nvidia_smi_";
+/// The prefix of every family.
+pub const PREFIX: &str = "nvidia_smi_";
+
+/// The identity family (after [`PREFIX`]): [`INFO_LABELS`], value 1.
+pub const GPU_INFO: &str = "gpu_info";
+
+/// The process families (after [`PREFIX`]): one sample per process,
+/// labelled by [`APP_LABELS`] (and, with `--collect.compute-apps-mig`,
+/// the MIG instance ids): its identity (value 1) and its memory in bytes.
+pub const APP_INFO: &str = "compute_app_info";
+/// See [`APP_INFO`].
+pub const APP_USED_MEMORY: &str = "compute_app_used_memory_bytes";
+
+/// The process families' labels, each with the field it holds (`uuid`
+/// without `GPU-`).
+pub const APP_LABELS: &[(&str, ListField)] = &[
+    ("pid", ListField::Pid),
+    ("process_name", ListField::ProcessName),
+    ("uuid", ListField::GpuUuid),
+];
 
 /// The family name and factor of a GPU field.
 pub fn family(c: &Column) -> (String, f64) {
@@ -114,6 +133,44 @@ pub fn family(c: &Column) -> (String, f64) {
         (*s, Unit::find(n).map_or(1.0, |u| u.in_base))
     });
     (format!("{PREFIX}{}{suffix}", snake_case(c.name)), factor)
+}
+
+/// [`family`] read in reverse: the `--query-gpu` fact whose family is
+/// `name`, and the factor its numbers were multiplied by. Only the fields
+/// nvidia-smi lists (that exporter queries no others); when two facts
+/// would share a family, the first in the catalogue's order, as
+/// [`render`] writes only the first.
+pub fn fact_of(name: &str) -> Option<(Fact, f64)> {
+    static TABLE: std::sync::OnceLock<Vec<(String, Fact, f64)>> = std::sync::OnceLock::new();
+    let table = TABLE.get_or_init(|| {
+        let mut t: Vec<(String, Fact, f64)> = Vec::new();
+        for f in Fact::ALL {
+            let info = f.info();
+            if info.internal || info.extension {
+                continue;
+            }
+            let (name, factor) = family(&Column::new(f.into(), info, u32::MAX));
+            if !t.iter().any(|(n, ..)| *n == name) {
+                t.push((name, f, factor));
+            }
+        }
+        t.sort_by(|a, b| a.0.cmp(&b.0));
+        t
+    });
+    let i = table
+        .binary_search_by(|(n, ..)| n.as_str().cmp(name))
+        .ok()?;
+    table.get(i).map(|(_, f, factor)| (*f, *factor))
+}
+
+/// A GPU's UUID as nvidia-smi prints it, from that exporter's `uuid`
+/// label (which has no `GPU-`).
+pub fn uuid_from_label(label: &str) -> String {
+    if label.starts_with("GPU-") || label.starts_with("MIG-") {
+        label.to_string()
+    } else {
+        format!("GPU-{label}")
+    }
 }
 
 /// A cell of `field` as that exporter reads it: [`FIELD_WORDS`], else [`number`].
@@ -247,11 +304,11 @@ pub fn render(s: &Scrape<'_>, out: &mut Vec<u8>) {
             labels.push(("cuda_version".into(), s.cuda_version.to_string()));
         }
         if !labels.is_empty() {
-            write_sample(&format!("{PREFIX}gpu_info"), &labels, "1", &mut info);
+            write_sample(&format!("{PREFIX}{GPU_INFO}"), &labels, "1", &mut info);
         }
     }
     if !info.is_empty() {
-        write_family(&format!("{PREFIX}gpu_info"), INFO_HELP, false, &mut text);
+        write_family(&format!("{PREFIX}{GPU_INFO}"), INFO_HELP, false, &mut text);
         text.push_str(&info);
     }
     let labels: Vec<_> = s.rows.iter().map(uuid_label).collect();
@@ -488,20 +545,18 @@ fn render_apps(gpus: &[Row], columns: &[Column], apps: &[Row], mig: bool, text: 
                 ));
             }
         }
-        labels.extend([
-            ("pid".to_string(), field(ListField::Pid)),
-            ("process_name".to_string(), field(ListField::ProcessName)),
-            ("uuid".to_string(), uuid),
-        ]);
-        write_sample(
-            &format!("{PREFIX}compute_app_info"),
-            &labels,
-            "1",
-            &mut info,
-        );
+        for &(label, f) in APP_LABELS {
+            let v = if f == ListField::GpuUuid {
+                uuid.clone()
+            } else {
+                field(f)
+            };
+            labels.push((label.to_string(), v));
+        }
+        write_sample(&format!("{PREFIX}{APP_INFO}"), &labels, "1", &mut info);
         if let Some(v) = number(&field(ListField::UsedGpuMemory), 1_048_576.0) {
             write_sample(
-                &format!("{PREFIX}compute_app_used_memory_bytes"),
+                &format!("{PREFIX}{APP_USED_MEMORY}"),
                 &labels,
                 &go_float(v),
                 &mut used,
@@ -510,12 +565,12 @@ fn render_apps(gpus: &[Row], columns: &[Column], apps: &[Row], mig: bool, text: 
     }
     let families = [
         (
-            "compute_app_info",
+            APP_INFO,
             "A process with a compute context on a GPU, as labels; the value is always 1.",
             info,
         ),
         (
-            "compute_app_used_memory_bytes",
+            APP_USED_MEMORY,
             "GPU memory the process holds, in bytes.",
             used,
         ),
