@@ -231,44 +231,86 @@ fn ps_keeps_each_processs_own_memory() {
     );
 }
 
+/// `nvq serve ARGS` on the GB10, killed when dropped.
+struct Node {
+    child: std::process::Child,
+    addr: String,
+}
+
+impl Node {
+    fn start(args: &[&str]) -> Node {
+        use std::io::{BufRead, BufReader};
+        let mut child = command(nvq_bin())
+            .args(["serve", "--web.listen-address=127.0.0.1:0"])
+            .args(args)
+            .env("NVQ_NVML_LIB", sim_lib())
+            .env("NVML_SIM_SCENARIO", gb10())
+            .env("NVQ_MEMINFO", meminfo())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+        let addr = lines
+            .by_ref()
+            .map_while(Result::ok)
+            .find_map(|l| {
+                let rest = l.split("listening on ").nth(1)?.split("://").nth(1)?;
+                rest.split('/').next().map(str::to_string)
+            })
+            .expect("a listening line");
+        Node { child, addr }
+    }
+}
+
+impl Drop for Node {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
 /// One scrape of `nvq serve --profile=PROFILE` on the GB10: the exposition.
 fn scrape(profile: &str) -> String {
-    use std::io::{BufRead, BufReader, Read, Write};
-    let mut child = command(nvq_bin())
-        .args([
-            "serve",
-            "--web.listen-address=127.0.0.1:0",
-            &format!("--profile={profile}"),
-        ])
-        .env("NVQ_NVML_LIB", sim_lib())
-        .env("NVML_SIM_SCENARIO", gb10())
-        .env("NVQ_MEMINFO", meminfo())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-    let addr = lines
-        .by_ref()
-        .map_while(Result::ok)
-        .find_map(|l| {
-            let rest = l.split("listening on ").nth(1)?.split("://").nth(1)?;
-            rest.split('/').next().map(str::to_string)
-        })
-        .expect("a listening line");
-    let mut s = std::net::TcpStream::connect(&addr).unwrap();
+    use std::io::{Read, Write};
+    let node = Node::start(&[&format!("--profile={profile}")]);
+    let mut s = std::net::TcpStream::connect(&node.addr).unwrap();
     s.set_read_timeout(Some(std::time::Duration::from_secs(30)))
         .unwrap();
     s.write_all(b"GET /metrics HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
         .unwrap();
     let mut answer = String::new();
     let _ = s.read_to_string(&mut answer);
-    let _ = child.kill();
-    let _ = child.wait();
     answer
         .split_once("\r\n\r\n")
         .map(|(_, body)| body.to_string())
         .unwrap_or_default()
+}
+
+#[test]
+fn a_node_reads_its_own_gb10_for_the_views_of_another_machine() {
+    let node = Node::start(&[]);
+    // This machine's NVML is a plain H100 one: the marks come from the node.
+    let here = scenario("h100_590_idle.toml");
+    let hosts = format!("--hosts={}", node.addr);
+    let mem = ok(&run(
+        &here,
+        false,
+        &["mem", &hosts, "--format=csv,noheader"],
+    ));
+    assert!(
+        mem.contains(&format!(", {USED_MIB} MiB, ")) && mem.trim_end().ends_with(", Yes"),
+        "{mem}"
+    );
+    let stat = ok(&run(&here, false, &["stat", &hosts]));
+    assert!(stat.contains(&format!("{TOTAL_MIB} MiB* |")), "{stat}");
+    assert_eq!(
+        stat.lines().last(),
+        Some(nvq_core::render::stat::DERIVED_NOTE),
+        "{stat}"
+    );
+    let top = ok(&run(&here, false, &["top", "--once", &hosts]));
+    assert!(top.contains("8.6G/122G*"), "{top}");
 }
 
 #[test]
@@ -359,4 +401,45 @@ fn plot_says_a_logs_memory_was_the_systems() {
         let own = svg(&log(&scenario("h100_590_idle.toml"), "own"));
         assert!(!own.contains("memory.derived"), "{format}");
     }
+}
+
+#[test]
+fn run_reports_the_systems_memory_marked() {
+    // The GB10 with a live process: the job (nvml-sim/workload.py) holds 2 GiB.
+    let live = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(gb10()).unwrap();
+    let sc = tempfile::Builder::new().suffix(".toml").tempfile().unwrap();
+    std::fs::write(
+        sc.path(),
+        format!("{text}\n[live]\ndir = \"{}\"\n", live.path().display()),
+    )
+    .unwrap();
+    let job = |report: &str| {
+        let wl = repo_root().join("nvml-sim/workload.py");
+        let (wl, dir) = (wl.to_str().unwrap(), live.path().to_str().unwrap());
+        let args = [
+            "run", "-lms", "50", report, "--", "python3", wl, "--dir", dir,
+        ];
+        let mut args = args.to_vec();
+        args.extend(["--start", "2GiB", "--duration", "1.5"]);
+        let o = run(sc.path(), false, &args);
+        assert!(o.status.success(), "{o:?}");
+        String::from_utf8(o.stderr).unwrap()
+    };
+    let e = job("--report=text");
+    let first = e.lines().next().unwrap_or("");
+    assert!(
+        first.starts_with("nvq run: peak 2.0 GiB of 121.7 GiB (the system's memory) on GPU 0 at "),
+        "{e}"
+    );
+    assert!(
+        e.lines()
+            .any(|l| l.trim_start().starts_with("its memory is the system's")),
+        "{e}"
+    );
+    let json = job("--report=json");
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap_or_else(|_| panic!("{json}"));
+    let gpu = &v["track"]["gpus"]["0"];
+    assert_eq!(gpu["memory_derived"], true, "{json}");
+    assert_eq!(gpu["total"], 127_600_748u64 * 1024, "{json}");
 }

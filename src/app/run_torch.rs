@@ -114,6 +114,7 @@ mod tests {
                 sm: None,
             }],
             accounting: None,
+            memory_derived: false,
         }
     }
 

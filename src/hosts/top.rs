@@ -18,9 +18,13 @@ use std::time::Instant;
 type Put = fn(&mut GpuSnap, Option<&Value>);
 
 /// The `--query-gpu` fields read, in this order, each with where its cell goes.
-const GPU_FIELDS: [(Fact, Put); 10] = [
+const GPU_FIELDS: [(Fact, Put); 11] = [
     (Fact::MemoryUsed, |g, v| g.mem_used = bytes(v)),
     (Fact::MemoryTotal, |g, v| g.mem_total = bytes(v)),
+    // A unified-memory GPU's memory is the system's, marked.
+    (Fact::MemoryDerived, |g, v| {
+        g.mem_derived = matches!(v, Some(Value::Text(t)) if t == "Yes")
+    }),
     (Fact::UtilizationGpu, |g, v| g.util_gpu = number(v)),
     (Fact::UtilizationMemory, |g, v| g.util_mem = number(v)),
     (Fact::TemperatureGpu, |g, v| g.temp_c = number(v)),

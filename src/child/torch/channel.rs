@@ -122,7 +122,10 @@ impl Heard {
                 // Only the sender's own snapshot's name is kept.
                 let own = format!("torch-snapshot-{pid}.pickle");
                 let snapshot = snapshot.filter(|s| *s == own);
-                if self.ooms.len() < MAX_KEPT {
+                // PyTorch's observer may fire again for one error (a retry
+                // with another algorithm): one report per process and device.
+                let again = self.ooms.iter().any(|o| o.pid == pid && o.device == device);
+                if !again && self.ooms.len() < MAX_KEPT {
                     self.ooms.push(Oom {
                         pid,
                         device,

@@ -21,6 +21,9 @@ pub struct GpuReading {
     /// Accounting mode's most per process of the job (PID, bytes), when
     /// the GPU's accounting mode is on; `None` when it is off or unknown.
     pub accounting: Option<Vec<(u32, u64)>>,
+    /// Are `total` and `used` the system's memory, which a unified-memory
+    /// GPU shares (`memory.derived`)?
+    pub memory_derived: bool,
 }
 
 /// One process on one GPU in one sample.
@@ -105,6 +108,9 @@ pub struct GpuTrack {
     pub accounting: bool,
     /// The largest per-process maximum accounting mode kept, bytes.
     pub accounting_peak: u64,
+    /// Are `total` and the used figures the system's memory (a
+    /// unified-memory GPU, `memory.derived`)?
+    pub memory_derived: bool,
     #[serde(skip)]
     sum: u128,
     #[serde(skip)]
@@ -194,6 +200,7 @@ impl JobTrack {
                 ..Default::default()
             });
             g.total = r.total;
+            g.memory_derived = r.memory_derived;
             g.used_peak = g.used_peak.max(r.used);
             let first = g.samples == 0 && g.peak == 0;
             match &r.accounting {
@@ -267,6 +274,7 @@ mod tests {
                     used: 12 * gib,
                     procs: vec![proc_(10, 2 * gib, true), proc_(99, 10 * gib, false)],
                     accounting: None,
+                    memory_derived: false,
                 },
                 GpuReading {
                     index: 1,
@@ -274,6 +282,7 @@ mod tests {
                     used: 0,
                     procs: vec![],
                     accounting: None,
+                    memory_derived: false,
                 },
             ],
         );
@@ -289,6 +298,7 @@ mod tests {
                     proc_(99, 10 * gib, false),
                 ],
                 accounting: None,
+                memory_derived: false,
             }],
         );
         assert_eq!(t.samples, 2);
@@ -327,6 +337,7 @@ mod tests {
             used: p.bytes,
             procs: vec![p],
             accounting: None,
+            memory_derived: false,
         };
         let mut t = JobTrack::default();
         // The first sample has no PyTorch counters yet; the next one, at the
@@ -376,6 +387,7 @@ mod tests {
                 used: 7 * gib,
                 procs: vec![proc_(10, 2 * gib, false), proc_(11, 5 * gib, true)],
                 accounting: None,
+                memory_derived: false,
             }],
         );
         let g = &t.gpus[&1];

@@ -2,7 +2,7 @@
 //! and per process, as text for stderr; or the same as one JSON document.
 //! Pure: the report in, text out.
 
-use crate::model::job::RunReport;
+use crate::model::job::{GpuTrack, RunReport};
 use std::fmt::Write;
 
 /// Bytes as `71.2 GiB` (`512 MiB` below a GiB).
@@ -27,6 +27,18 @@ pub fn since(ms: u64) -> String {
     }
 }
 
+/// A GPU's memory in all; on a unified-memory GPU, the system's, said so.
+fn total(g: &GpuTrack) -> String {
+    match g.memory_derived {
+        true => format!("{} (the system's memory)", size(g.total)),
+        false => size(g.total),
+    }
+}
+
+/// Under a unified-memory GPU's line: where its figures come from.
+const DERIVED_LINE: &str = "    its memory is the system's, which it shares (unified memory): \
+     used MemTotal - MemAvailable of MemTotal, from /proc/meminfo";
+
 /// The one line read first: `peak 71.2 GiB of 80.0 GiB on GPU 0 at 12m03s; exit 0`.
 pub fn summary(r: &RunReport) -> String {
     match r.track.top_gpu() {
@@ -34,21 +46,21 @@ pub fn summary(r: &RunReport) -> String {
             "GPU {} used at most {} of {} at {} (every process's: the job's cannot be told here); exit {}",
             g.index,
             size(g.peak),
-            size(g.total),
+            total(g),
             since(g.peak_at_ms),
             r.exit
         ),
         Some(g) if g.accounting_peak > g.peak => format!(
             "peak {} of {} on GPU {} (accounting mode, between samples); exit {}",
             size(g.accounting_peak),
-            size(g.total),
+            total(g),
             g.index,
             r.exit
         ),
         Some(g) => format!(
             "peak {} of {} on GPU {} at {}; exit {}",
             size(g.peak),
-            size(g.total),
+            total(g),
             g.index,
             since(g.peak_at_ms),
             r.exit
@@ -78,6 +90,9 @@ pub fn text(r: &RunReport) -> String {
             size(g.mean),
             size(g.total)
         );
+        if g.memory_derived {
+            let _ = writeln!(out, "{DERIVED_LINE}");
+        }
     }
     for g in r.track.gpus.values().filter(|_| !r.track.totals_only) {
         let _ = writeln!(
@@ -92,6 +107,9 @@ pub fn text(r: &RunReport) -> String {
             size(g.headroom_at_peak),
             size(g.used_peak)
         );
+        if g.memory_derived {
+            let _ = writeln!(out, "{DERIVED_LINE}");
+        }
         if g.accounting {
             let _ = writeln!(
                 out,
@@ -164,7 +182,7 @@ pub fn text(r: &RunReport) -> String {
             .map_or(String::new(), |s| format!("; snapshot {s}"));
         let _ = writeln!(
             out,
-            "nvq run: PyTorch reported an out-of-memory error in PID {}{device}{snapshot}",
+            "nvq run: PyTorch ran out of memory in PID {}{device} (torch.cuda.OutOfMemoryError){snapshot}",
             o.pid
         );
     }
@@ -229,6 +247,7 @@ mod tests {
                     sm: Some(80),
                 }],
                 accounting: None,
+                memory_derived: false,
             }],
         );
         let r = RunReport {
@@ -274,6 +293,7 @@ mod tests {
                 used: 72 * gib,
                 procs: vec![],
                 accounting: None,
+                memory_derived: false,
             }],
         );
         assert_eq!(

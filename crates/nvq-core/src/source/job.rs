@@ -28,9 +28,10 @@ pub fn read(
         .iter()
         .zip(util.iter_mut())
         .map(|(t, util)| {
-            let ctx = t.context(session, targets.len() as u32);
+            // A unified-memory GPU's memory is the system's, marked.
+            let ctx = t.context(session, targets.len() as u32).deriving_memory();
             let dev = ctx.raw();
-            let mem = raw::memory(&dev).map_err(|c| (t.index, c))?;
+            let mem = *ctx.memory().map_err(|c| (t.index, c))?;
             let local = |pid: u32| {
                 host.and_then(|h| {
                     let status = h.status(pid).ok()?;
@@ -83,6 +84,7 @@ pub fn read(
                 used: mem.used,
                 procs,
                 accounting,
+                memory_derived: ctx.memory_derived(),
             })
         })
         .collect()
