@@ -815,6 +815,7 @@ fn hosts_fixture() -> Fixture {
         .map(|(n, state)| HostSnap {
             name: Arc::from(*n),
             state,
+            lacks: None,
         })
         .collect();
     Fixture {

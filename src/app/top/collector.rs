@@ -3,7 +3,6 @@
 //! deadline, and a sample put together from their parts (a late lane shown
 //! late, with what is known of it).
 
-use crate::hosts::lanes::{self, Masters};
 use crate::hosts::{Client, Conn, Failure, Host};
 use crate::schedule::deadline::{self, PerGpu};
 use nvq_core::error::NvqError;
@@ -57,7 +56,7 @@ pub(super) struct Collector {
     lanes: Lanes,
     /// The `ssh` masters of the `ssh://` nodes, shared by their samples
     /// (killed and reaped when the collector goes).
-    _masters: Option<Masters>,
+    _masters: Option<crate::hosts::lanes::Masters>,
     /// The refresh interval, which a node's requests take their deadline
     /// from (the keys change it).
     interval_ms: Arc<AtomicU64>,
@@ -99,24 +98,30 @@ fn host_job(mut conn: Conn, interval_ms: Arc<AtomicU64>) -> impl FnMut() -> Part
     move || {
         let interval = Duration::from_millis(interval_ms.load(Ordering::Relaxed));
         let deadline = Instant::now() + deadline::limit_for(interval);
-        let (gpus, procs, state) = match crate::hosts::top::read_top(&mut conn, deadline, &last) {
-            Ok((gpus, procs)) => {
-                last.clone_from(&gpus);
-                (gpus, procs, HostState::Reachable)
-            }
-            Err(Failure::Late) => (late_gpus(&last), Vec::new(), HostState::Late),
-            Err(f) => (
-                Vec::new(),
-                Vec::new(),
-                HostState::Failed(Arc::from(f.to_string())),
-            ),
-        };
+        let (gpus, procs, state, lacks) =
+            match crate::hosts::top::read_top(&mut conn, deadline, &last) {
+                Ok(read) => {
+                    last.clone_from(&read.gpus);
+                    let lacks = read
+                        .no_processes
+                        .map(|e| Arc::from(format!("{e} lists no processes")));
+                    (read.gpus, read.procs, HostState::Reachable, lacks)
+                }
+                Err(Failure::Late) => (late_gpus(&last), Vec::new(), HostState::Late, None),
+                Err(f) => (
+                    Vec::new(),
+                    Vec::new(),
+                    HostState::Failed(Arc::from(f.to_string())),
+                    None,
+                ),
+            };
         Part {
             gpus,
             procs,
             host: Some(HostSnap {
                 name: Arc::clone(&name),
                 state,
+                lacks,
             }),
         }
     }
@@ -154,21 +159,22 @@ impl Collector {
                     .iter()
                     .map(|&gpu| local_job(session, gpu, count))
                     .collect();
-                let workers = PerGpu::start_notifying(jobs, notify)
-                    .map_err(|e| NvqError::Start(format!("cannot start the GPU readers: {e}")))?;
                 let known = devices
                     .iter()
                     .map(|&d| (d, Arc::default(), Arc::default()))
                     .collect();
+                let workers = PerGpu::start_notifying(jobs, notify)
+                    .map_err(|e| NvqError::Start(format!("cannot start the GPU readers: {e}")))?;
                 (workers, Lanes::Local(known), None)
             }
             Source::Hosts(hosts, client, _) => {
                 // On the screen, an ssh:// node's samples share one ssh
                 // connection, as a loop's do.
-                let shared = notify.is_some();
-                let (workers, masters) = lanes::start(hosts, client, shared, notify, |conn| {
-                    host_job(conn, Arc::clone(&interval_ms))
-                })?;
+                let looping = notify.is_some();
+                let (workers, masters) =
+                    crate::hosts::lanes::start(hosts, client, looping, notify, |conn| {
+                        host_job(conn, Arc::clone(&interval_ms))
+                    })?;
                 let known = hosts
                     .iter()
                     .map(|h| (Arc::from(h.name.as_str()), Vec::new()))
@@ -299,6 +305,7 @@ fn late(lanes: &Lanes) -> impl FnMut(usize) -> Part + '_ {
                 host: Some(HostSnap {
                     name,
                     state: HostState::Late,
+                    lacks: None,
                 }),
             }
         }
