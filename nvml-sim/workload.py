@@ -178,7 +178,7 @@ def main():
         tooth = args.saw if args.saw and int(t / half) % 2 == 0 else 0
         return args.start + args.grow * t + tooth
 
-    ready = False
+    ready = spiked = False
     while True:
         t = time.monotonic() - t0 if ready else 0.0
         if args.duration is not None and t >= args.duration:
@@ -192,6 +192,11 @@ def main():
             ctl.release()
             stop(children)
             return 1
+        if spike and not spiked and t >= spike[1]:
+            # Woken after the whole spike (a busy machine): it is still declared, for its length.
+            ctl.hold(args.gpu, args.spike)
+            time.sleep(args.spike_ms / 1000.0)
+        spiked = spiked or (spike is not None and t >= spike[0])
         ctl.hold(args.gpu, nbytes)
         if not ready:
             print(f"workload: pid {os.getpid()} ready", flush=True)

@@ -127,3 +127,38 @@ fn accounting_keeps_a_spike_that_no_sample_saw() {
         format!("00000000:01:00.0, {}, 10240 MiB\n", job.id())
     );
 }
+
+#[test]
+fn a_spike_is_declared_even_when_the_workload_wakes_after_it() {
+    // On a busy machine the workload may sleep past its whole spike; it is
+    // stopped here across it, which is the same, and must still declare it.
+    let dir = tempfile::tempdir().unwrap();
+    let sc = machine(dir.path());
+    let mut job = workload(
+        dir.path(),
+        "--start 1GiB --spike 4GiB --spike-at 0.3 --spike-ms 50 --duration 1",
+    );
+    let file = dir.path().join(job.id().to_string());
+    let deadline = Instant::now() + Duration::from_secs(60);
+    // Its first line is written after its clock started.
+    while std::fs::metadata(&file).map_or(true, |m| m.len() == 0) {
+        assert!(Instant::now() < deadline, "the workload never started");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let pid = libc::pid_t::try_from(job.id()).unwrap();
+    // SAFETY: kill(2) on a child of this process that has not been waited for.
+    unsafe { libc::kill(pid, libc::SIGSTOP) };
+    std::thread::sleep(Duration::from_millis(600));
+    // SAFETY: as above.
+    unsafe { libc::kill(pid, libc::SIGCONT) };
+    assert!(job.wait().unwrap().success());
+    let accounted = run(
+        sc.path(),
+        &[
+            "--query-accounted-apps=max_memory_usage",
+            "--format=csv,noheader",
+        ],
+    )
+    .ok();
+    assert_eq!(accounted, "4096 MiB\n");
+}

@@ -5,7 +5,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use crate::common;
-use common::{nvq, scenario, TREND};
+use common::{run, scenario, TREND};
 
 use assert_cmd::Command;
 use std::path::{Path, PathBuf};
@@ -29,7 +29,7 @@ fn trend_log(name: &str, format: &str) -> PathBuf {
     let log = tmp(name);
     let fields = "--query-gpu=timestamp,index,uuid,memory.used,memory.total";
     let f = format!("--format={format}");
-    let out = nvq(
+    let out = run(
         &scenario("trend.toml"),
         &[
             fields,
@@ -42,11 +42,7 @@ fn trend_log(name: &str, format: &str) -> PathBuf {
             log.to_str().unwrap(),
         ],
     );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.success(), "{}", out.stderr);
     log
 }
 
@@ -244,7 +240,7 @@ fn png_decodes_and_ndjson_and_unitless_csv_logs_draw_the_same_values() {
 fn a_reused_pid_is_a_new_process_and_a_growing_one_is_a_leak() {
     let log = tmp("apps.csv");
     let q = "--query-compute-apps=timestamp,gpu_uuid,pid,process_name,used_memory";
-    let out = nvq(
+    let out = run(
         &scenario("trend_pid_reuse.toml"),
         &[
             q,
@@ -257,11 +253,7 @@ fn a_reused_pid_is_a_new_process_and_a_growing_one_is_a_leak() {
             log.to_str().unwrap(),
         ],
     );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.success(), "{}", out.stderr);
     let svg = tmp("apps.svg");
     let args = [
         log.to_str().unwrap(),

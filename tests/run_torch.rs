@@ -119,6 +119,33 @@ fn the_breakdown_splits_each_processs_memory_into_allocated_cached_and_outside()
 }
 
 #[test]
+fn pytorchs_devices_are_nvmls_gpus_by_uuid_not_by_ordinal() {
+    let dir = tempfile::tempdir().unwrap();
+    let sc = machine(dir.path(), "");
+    // CUDA_VISIBLE_DEVICES=1: the process's device 0 is NVML's GPU 1.
+    let o = torch_run(
+        sc.path(),
+        dir.path(),
+        &["--report=json"],
+        &format!("--alloc {} --hold 1.5", 2 * GIB),
+        None,
+    )
+    .env("FAKE_TORCH_VISIBLE", "1")
+    .env(
+        "FAKE_TORCH_UUIDS",
+        "GPU-00000000-0000-4000-8000-000000000001",
+    )
+    .output()
+    .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    let v = json(&o);
+    let p = only_proc(&v);
+    assert_eq!(p["gpu"], 1, "{v}");
+    assert_eq!(p["torch"]["allocated"], 2 * GIB, "{v}");
+    assert_eq!(p["torch"]["outside"], 512 * MIB, "{v}");
+}
+
+#[test]
 fn hostile_data_on_the_channel_is_refused_and_the_job_goes_on() {
     let dir = tempfile::tempdir().unwrap();
     let sc = machine(dir.path(), "");
@@ -339,10 +366,10 @@ fn an_out_of_memory_error_is_reported_with_pytorchs_snapshot_in_the_bundle() {
     assert_eq!(o.status.code(), Some(1), "{e}");
     let line = e
         .lines()
-        .find(|l| l.starts_with("nvq run: PyTorch reported an out-of-memory error in PID "))
+        .find(|l| l.starts_with("nvq run: PyTorch ran out of memory in PID "))
         .unwrap_or_else(|| panic!("{e}"));
     let (_, path) = line
-        .split_once(" on its CUDA device 0; snapshot ")
+        .split_once(" on its CUDA device 0 (torch.cuda.OutOfMemoryError); snapshot ")
         .unwrap_or_else(|| panic!("{line}"));
     assert!(Path::new(path).starts_with(&bundle), "{line}");
     // The allocator's snapshot, as torch.cuda.memory._snapshot() gave it.

@@ -231,44 +231,86 @@ fn ps_keeps_each_processs_own_memory() {
     );
 }
 
+/// `nvq serve ARGS` on the GB10, killed when dropped.
+struct Node {
+    child: std::process::Child,
+    addr: String,
+}
+
+impl Node {
+    fn start(args: &[&str]) -> Node {
+        use std::io::{BufRead, BufReader};
+        let mut child = command(nvq_bin())
+            .args(["serve", "--web.listen-address=127.0.0.1:0"])
+            .args(args)
+            .env("NVQ_NVML_LIB", sim_lib())
+            .env("NVML_SIM_SCENARIO", gb10())
+            .env("NVQ_MEMINFO", meminfo())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+        let addr = lines
+            .by_ref()
+            .map_while(Result::ok)
+            .find_map(|l| {
+                let rest = l.split("listening on ").nth(1)?.split("://").nth(1)?;
+                rest.split('/').next().map(str::to_string)
+            })
+            .expect("a listening line");
+        Node { child, addr }
+    }
+}
+
+impl Drop for Node {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
 /// One scrape of `nvq serve --profile=PROFILE` on the GB10: the exposition.
 fn scrape(profile: &str) -> String {
-    use std::io::{BufRead, BufReader, Read, Write};
-    let mut child = command(nvq_bin())
-        .args([
-            "serve",
-            "--web.listen-address=127.0.0.1:0",
-            &format!("--profile={profile}"),
-        ])
-        .env("NVQ_NVML_LIB", sim_lib())
-        .env("NVML_SIM_SCENARIO", gb10())
-        .env("NVQ_MEMINFO", meminfo())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-    let addr = lines
-        .by_ref()
-        .map_while(Result::ok)
-        .find_map(|l| {
-            let rest = l.split("listening on ").nth(1)?.split("://").nth(1)?;
-            rest.split('/').next().map(str::to_string)
-        })
-        .expect("a listening line");
-    let mut s = std::net::TcpStream::connect(&addr).unwrap();
+    use std::io::{Read, Write};
+    let node = Node::start(&[&format!("--profile={profile}")]);
+    let mut s = std::net::TcpStream::connect(&node.addr).unwrap();
     s.set_read_timeout(Some(std::time::Duration::from_secs(30)))
         .unwrap();
     s.write_all(b"GET /metrics HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
         .unwrap();
     let mut answer = String::new();
     let _ = s.read_to_string(&mut answer);
-    let _ = child.kill();
-    let _ = child.wait();
     answer
         .split_once("\r\n\r\n")
         .map(|(_, body)| body.to_string())
         .unwrap_or_default()
+}
+
+#[test]
+fn a_node_reads_its_own_gb10_for_the_views_of_another_machine() {
+    let node = Node::start(&[]);
+    // This machine's NVML is a plain H100 one: the marks come from the node.
+    let here = scenario("h100_590_idle.toml");
+    let hosts = format!("--hosts={}", node.addr);
+    let mem = ok(&run(
+        &here,
+        false,
+        &["mem", &hosts, "--format=csv,noheader"],
+    ));
+    assert!(
+        mem.contains(&format!(", {USED_MIB} MiB, ")) && mem.trim_end().ends_with(", Yes"),
+        "{mem}"
+    );
+    let stat = ok(&run(&here, false, &["stat", &hosts]));
+    assert!(stat.contains(&format!("{TOTAL_MIB} MiB* |")), "{stat}");
+    assert_eq!(
+        stat.lines().last(),
+        Some(nvq_core::render::stat::DERIVED_NOTE),
+        "{stat}"
+    );
+    let top = ok(&run(&here, false, &["top", "--once", &hosts]));
+    assert!(top.contains("8.6G/122G*"), "{top}");
 }
 
 #[test]

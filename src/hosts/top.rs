@@ -18,9 +18,13 @@ use std::time::Instant;
 type Put = fn(&mut GpuSnap, Option<&Value>);
 
 /// The `--query-gpu` fields read, in this order, each with where its cell goes.
-const GPU_FIELDS: [(Fact, Put); 10] = [
+const GPU_FIELDS: [(Fact, Put); 11] = [
     (Fact::MemoryUsed, |g, v| g.mem_used = bytes(v)),
     (Fact::MemoryTotal, |g, v| g.mem_total = bytes(v)),
+    // A unified-memory GPU's memory is the system's, marked.
+    (Fact::MemoryDerived, |g, v| {
+        g.mem_derived = matches!(v, Some(Value::Text(t)) if t == "Yes")
+    }),
     (Fact::UtilizationGpu, |g, v| g.util_gpu = number(v)),
     (Fact::UtilizationMemory, |g, v| g.util_mem = number(v)),
     (Fact::TemperatureGpu, |g, v| g.temp_c = number(v)),
@@ -62,7 +66,7 @@ pub fn read_top(
     conn: &mut Conn,
     deadline: Instant,
     known: &[GpuSnap],
-) -> Result<(Vec<GpuSnap>, Vec<ProcSnap>), Failure> {
+) -> Result<NodeRead, Failure> {
     let name: Arc<str> = Arc::from(conn.host().name.as_str());
     let gpu_fields = names(GPU_FIELDS.map(|(f, _)| f));
     let (rows, late) = read_on(conn, QueryMode::GPU.option(), &gpu_fields, deadline)?;
@@ -78,22 +82,36 @@ pub fn read_top(
     }
     gpus.sort_by_key(|g| g.index);
     let proc_fields = names(PROC_FIELDS);
-    let rows = match read_on(
+    let (rows, no_processes) = match read_on(
         conn,
         QueryMode::COMPUTE_APPS.option(),
         &proc_fields,
         deadline,
     ) {
-        Ok((rows, _)) => rows,
+        Ok((rows, _)) => (rows, None),
         // An exporter without a process list: the GPUs still show.
-        Err(Failure::NoProcesses(_)) => Vec::new(),
+        Err(Failure::NoProcesses(exporter)) => (Vec::new(), Some(exporter)),
         Err(f) => return Err(f),
     };
     let procs = rows
         .iter()
         .filter_map(|r| process(&name, r, &gpus))
         .collect();
-    Ok((gpus, procs))
+    Ok(NodeRead {
+        gpus,
+        procs,
+        no_processes,
+    })
+}
+
+/// What [`read_top`] read of a node.
+pub struct NodeRead {
+    /// Its GPUs, in its index order.
+    pub gpus: Vec<GpuSnap>,
+    /// Their processes.
+    pub procs: Vec<ProcSnap>,
+    /// The node's exporter, when it lists no processes (`dcgm-exporter`).
+    pub no_processes: Option<&'static str>,
 }
 
 /// A number a cell holds, in the field's unit (bytes for a size).

@@ -122,7 +122,10 @@ impl Heard {
                 // Only the sender's own snapshot's name is kept.
                 let own = format!("torch-snapshot-{pid}.pickle");
                 let snapshot = snapshot.filter(|s| *s == own);
-                if self.ooms.len() < MAX_KEPT {
+                // PyTorch's observer may fire again for one error (a retry
+                // with another algorithm): one report per process and device.
+                let again = self.ooms.iter().any(|o| o.pid == pid && o.device == device);
+                if !again && self.ooms.len() < MAX_KEPT {
                     self.ooms.push(Oom {
                         pid,
                         device,
@@ -192,8 +195,10 @@ pub fn serve(
         for stream in listener.incoming() {
             let Ok(stream) = stream else { continue };
             let pid = peer_pid(&stream).unwrap_or(0);
+            // The process table is read before the lock is taken.
+            let job = pid != 0 && in_job(pid);
             let mut h = lock(&heard);
-            if pid == 0 || !in_job(pid) {
+            if !job {
                 h.refuse(Reason::Foreign, pid);
                 drop(h);
                 // A storm of foreign connections costs nvq little.

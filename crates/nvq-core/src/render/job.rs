@@ -401,7 +401,7 @@ pub fn text(r: &RunReport) -> String {
             .map_or(String::new(), |s| format!("; snapshot {s}"));
         let _ = writeln!(
             out,
-            "nvq run: PyTorch reported an out-of-memory error in PID {}{device}{snapshot}",
+            "nvq run: PyTorch ran out of memory in PID {}{device} (torch.cuda.OutOfMemoryError){snapshot}",
             o.pid
         );
     }
