@@ -5,7 +5,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use crate::common;
-use common::{compare_sections, nvq, nvq_ok, run_until_lines, scenario};
+use common::{compare_sections, nvq_ok, run, run_until_lines, scenario};
 
 /// Every `dmon -c 5` capture (4 machines, idle and under load) from its scenario.
 #[test]
@@ -125,9 +125,9 @@ fn bad_options_exit_2_before_nvml_is_read() {
         ),
         (&["dmon", "--bogus"], "unknown option or word --bogus"),
     ] {
-        let out = nvq(&mon4(), args);
-        assert_eq!(out.status.code(), Some(2), "{args:?}");
-        let err = String::from_utf8_lossy(&out.stderr);
+        let out = run(&mon4(), args);
+        assert_eq!(out.code, Some(2), "{args:?}");
+        let err = out.stderr;
         assert!(err.contains(msg), "{args:?}: {err}");
         assert!(out.stdout.is_empty(), "{args:?}");
     }
@@ -238,11 +238,11 @@ fn the_forms_scripts_use() {
 fn writes_to_a_file_with_dash_f() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("dmon.log");
-    let out = nvq(
+    let out = run(
         &mon4(),
         &["dmon", "-c", "2", "-i", "2", "-f", path.to_str().unwrap()],
     );
-    assert!(out.status.success() && out.stdout.is_empty());
+    assert!(out.success() && out.stdout.is_empty());
     let text = std::fs::read_to_string(&path).unwrap();
     assert_eq!(
         text.lines().filter(|l| l.starts_with("    2 ")).count(),
@@ -256,23 +256,21 @@ fn writes_to_a_file_with_dash_f() {
 /// sample on its 1 s tick and no GPU misses the sample's deadline.
 #[test]
 fn slow_pcie_counters_keep_the_one_second_cadence() {
-    let out = assert_cmd::Command::from_std(common::nvq_command())
-        .arg("--nvml-lib")
-        .arg(common::sim_lib())
-        .args(["dmon", "-s", "t", "-c", "4"])
-        .env("NVML_SIM_SCENARIO", scenario("mon_8gpu_slow_pcie.toml"))
-        .env("NVQ_TRACE_SCHEDULE", "1")
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let text = String::from_utf8(out.stdout).unwrap();
+    let mut c = common::sim_command(
+        Some(&scenario("mon_8gpu_slow_pcie.toml")),
+        &["dmon", "-s", "t", "-c", "4"],
+    );
+    c.env("NVQ_TRACE_SCHEDULE", "1");
+    let out = common::ran(c);
+    assert!(out.success());
+    let text = out.stdout;
     let rows: Vec<&str> = text.lines().filter(|l| !l.starts_with('#')).collect();
     assert_eq!(rows.len(), 4 * 8, "{text}");
     assert!(
         rows.iter().all(|r| r.ends_with("    200    100 ")),
         "{text}"
     );
-    let trace = String::from_utf8(out.stderr).unwrap();
+    let trace = out.stderr;
     let samples: Vec<(u64, u64, u64)> = trace
         .lines()
         .map(|l| {
@@ -678,9 +676,9 @@ fn bad_gpm_options_exit_2() {
             "--gpm-options takes d, m or dm",
         ),
     ] {
-        let out = nvq(&mon4(), args);
-        assert_eq!(out.status.code(), Some(2), "{args:?}");
-        let err = String::from_utf8_lossy(&out.stderr);
+        let out = run(&mon4(), args);
+        assert_eq!(out.code, Some(2), "{args:?}");
+        let err = out.stderr;
         assert!(err.contains(msg), "{args:?}: {err}");
         assert!(out.stdout.is_empty(), "{args:?}");
     }

@@ -158,9 +158,7 @@ fn mig_table() -> String {
             ),
         ],
     );
-    let out = nvq(s.path(), &[] as &[&str]);
-    assert!(out.status.success());
-    String::from_utf8(out.stdout).unwrap()
+    run(s.path(), NO_ARGS).ok()
 }
 
 #[test]
@@ -352,8 +350,7 @@ fn summary_table_fan_is_the_query_fan() {
     );
     let fan = q.trim().to_string();
     assert!(fan.ends_with(" %"), "{q}");
-    let table = nvq(s.path(), &[] as &[&str]);
-    let table = String::from_utf8(table.stdout).unwrap();
+    let table = run(s.path(), NO_ARGS).stdout;
     let want = format!("|{:>3}%", fan.trim_end_matches(" %"));
     assert!(table.contains(&want), "{want:?}:\n{table}");
 }

@@ -6,20 +6,18 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use crate::common;
-use common::{scenario, sim_command, sim_lib};
+use common::{run, scenario, sim_command, sim_lib, NO_ARGS};
 
 use std::fs;
 use std::io::{Read, Write};
 use std::os::unix::fs::{FileTypeExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
+use std::sync::LazyLock;
 use std::time::{Duration, Instant};
 
-fn run(args: &[&str]) -> Output {
-    sim_command(Some(&scenario("hostile.toml")), args)
-        .output()
-        .unwrap()
-}
+/// The scenario of most of these tests: processes with hostile names.
+static HOSTILE: LazyLock<PathBuf> = LazyLock::new(|| scenario("hostile.toml"));
 
 fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
@@ -166,14 +164,17 @@ fn a_link_to_a_regular_file_updates_the_file_and_keeps_the_link() {
 
 #[test]
 fn plain_csv_to_dev_stdout_still_streams() {
-    let out = run(&[
-        "--query-gpu=index",
-        "--format=csv,noheader",
-        "-f",
-        "/dev/stdout",
-    ]);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    assert_eq!(text(&out.stdout), "0\n1\n");
+    let out = run(
+        &HOSTILE,
+        &[
+            "--query-gpu=index",
+            "--format=csv,noheader",
+            "-f",
+            "/dev/stdout",
+        ],
+    );
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert_eq!(out.stdout, "0\n1\n");
 }
 
 // ---- 3. control characters ----
@@ -197,23 +198,23 @@ fn control_characters_in_process_names_never_break_a_row() {
         ("csv,nounits", 4),
         ("table", 4),
     ] {
-        let out = run(&[q, &format!("--format={format}")]);
-        let s = text(&out.stdout);
-        assert_eq!(out.status.code(), Some(0), "{format}");
+        let out = run(&HOSTILE, &[q, &format!("--format={format}")]);
+        let s = out.stdout;
+        assert_eq!(out.code, Some(0), "{format}");
         assert_eq!(s.lines().count(), lines, "{format}: forged rows in\n{s}");
         assert_no_controls(format, &s);
         assert!(s.contains("x?4242, root, 80000 MiB"), "{format}: {s}");
         assert!(s.contains("evil?over?[2J?]0;title??end"), "{format}: {s}");
     }
     // The summary table lists the processes too.
-    let s = text(&run(&[]).stdout);
+    let s = run(&HOSTILE, NO_ARGS).stdout;
     assert_no_controls("summary", &s);
     assert!(s.contains("x?4242, root"), "{s}");
     // JSON and Prometheus escape; they keep the name exact.
     let json: serde_json::Value =
-        serde_json::from_slice(&run(&[q, "--format=json"]).stdout).unwrap();
+        serde_json::from_str(&run(&HOSTILE, &[q, "--format=json"]).stdout).unwrap();
     assert_eq!(json[0]["process_name"], FORGED);
-    let prom = text(&run(&[q, "--format=prometheus"]).stdout);
+    let prom = run(&HOSTILE, &[q, "--format=prometheus"]).stdout;
     assert!(
         prom.contains("process_name=\"x\\n4242, root, 80000 MiB\""),
         "{prom}"
@@ -273,7 +274,7 @@ fn control_characters_in_argv_never_break_a_row() {
 
 /// Every field of a query mode, from `--help-query-<mode>`.
 fn all_fields(mode: &str) -> String {
-    let help = text(&run(&[&format!("--help-query-{mode}")]).stdout);
+    let help = run(&HOSTILE, &[&format!("--help-query-{mode}")]).stdout;
     let names: Vec<&str> = help
         .lines()
         .filter_map(|l| l.strip_prefix('"')?.split('"').next())
@@ -304,9 +305,9 @@ fn every_mode_query() -> Vec<String> {
 }
 
 fn prometheus_of(query: &str) -> String {
-    let out = run(&[query, "--format=prometheus"]);
-    assert_eq!(out.status.code(), Some(0), "{query}: {}", text(&out.stderr));
-    text(&out.stdout)
+    let out = run(&HOSTILE, &[query, "--format=prometheus"]);
+    assert_eq!(out.code, Some(0), "{query}: {}", out.stderr);
+    out.stdout
 }
 
 /// Series (name and labels) printed more than once.
@@ -392,13 +393,16 @@ fn node_exporter_accepts_the_output_of_every_query_mode() {
     let dir = tempfile::tempdir().unwrap();
     let ne = start_node_exporter(&bin, dir.path());
     for q in every_mode_query() {
-        let out = run(&[
-            &q,
-            "--format=prometheus",
-            "-f",
-            dir.path().join("nvq.prom").to_str().unwrap(),
-        ]);
-        assert_eq!(out.status.code(), Some(0), "{q}: {}", text(&out.stderr));
+        let out = run(
+            &HOSTILE,
+            &[
+                &q,
+                "--format=prometheus",
+                "-f",
+                dir.path().join("nvq.prom").to_str().unwrap(),
+            ],
+        );
+        assert_eq!(out.code, Some(0), "{q}: {}", out.stderr);
         let body = scrape(ne.port).unwrap();
         assert!(
             body.lines().any(|l| l == "node_textfile_scrape_error 0"),
@@ -506,16 +510,16 @@ fn a_full_disk_leaves_whole_samples_and_exit_22() {
 #[test]
 fn nan_and_infinite_readings_are_unavailable() {
     let q = "--query-gpu=index,power.draw.instant,power.draw.average";
-    let out = run(&[q, "--format=csv,noheader"]);
-    assert_eq!(text(&out.stdout), "0, [N/A], [N/A]\n1, [N/A], 100.00 W\n");
+    let out = run(&HOSTILE, &[q, "--format=csv,noheader"]);
+    assert_eq!(out.stdout, "0, [N/A], [N/A]\n1, [N/A], 100.00 W\n");
     let json: serde_json::Value =
-        serde_json::from_slice(&run(&[q, "--format=json"]).stdout).unwrap();
+        serde_json::from_str(&run(&HOSTILE, &[q, "--format=json"]).stdout).unwrap();
     assert_eq!(json[0]["power.draw.instant"], serde_json::Value::Null);
     assert_eq!(json[0]["_errors"]["power.draw.instant"], "not_finite");
     assert_eq!(json[0]["_errors"]["power.draw.average"], "not_finite");
     assert_eq!(json[1]["_errors"]["power.draw.instant"], "not_finite");
     assert!(json[1]["_errors"].get("power.draw.average").is_none());
-    let prom = text(&run(&[q, "--format=prometheus"]).stdout);
+    let prom = run(&HOSTILE, &[q, "--format=prometheus"]).stdout;
     assert!(!prom.contains("NaN") && !prom.contains("Inf"), "{prom}");
 }
 

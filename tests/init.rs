@@ -3,28 +3,18 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use crate::common;
-use common::{sim_assert_cmd, write_scenario};
-
-use assert_cmd::Command;
+use common::{bare, ran, run_on, sim_command, Ran, NO_ARGS};
 
 #[test]
 fn simulate_prints_the_default_gpus() {
-    let mut cmd = Command::from_std(common::nvq_command());
     // --simulate looks next to the nvq binary; cargo puts the simulator there.
-    let out = cmd
-        .args([
-            "--simulate",
-            "--query-gpu=index,name,memory.used,memory.total",
-            "--format=csv",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8(out.stdout).unwrap();
+    let out = bare(&[
+        "--simulate",
+        "--query-gpu=index,name,memory.used,memory.total",
+        "--format=csv",
+    ]);
+    assert!(out.success(), "{}", out.stderr);
+    let text = out.stdout;
     let mut lines = text.lines();
     assert_eq!(
         lines.next(),
@@ -39,19 +29,15 @@ fn simulate_prints_the_default_gpus() {
 
 #[test]
 fn a_library_that_cannot_be_loaded_exits_12() {
-    let mut cmd = Command::from_std(common::nvq_command());
-    let out = cmd
-        .args([
-            "--nvml-lib",
-            "/nonexistent/libnvidia-ml.so.1",
-            "--query-gpu=index",
-            "--format=csv",
-        ])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(12));
+    let out = bare(&[
+        "--nvml-lib",
+        "/nonexistent/libnvidia-ml.so.1",
+        "--query-gpu=index",
+        "--format=csv",
+    ]);
+    assert_eq!(out.code, Some(12));
     assert!(out.stdout.is_empty());
-    let err = String::from_utf8(out.stderr).unwrap();
+    let err = out.stderr;
     // Under its own name nvq says why, and what to do (issue #30).
     assert!(
         err.starts_with("nvq: cannot load NVML from /nonexistent/libnvidia-ml.so.1: "),
@@ -80,31 +66,23 @@ fn no_driver_library_on_the_system_exits_12() {
         );
         return;
     }
-    let out = Command::from_std(common::nvq_command())
-        .env("LD_LIBRARY_PATH", "/nonexistent")
-        .args(["--query-gpu=index", "--format=csv"])
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(12),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let mut c = common::nvq_command();
+    c.env("LD_LIBRARY_PATH", "/nonexistent")
+        .args(["--query-gpu=index", "--format=csv"]);
+    let out = ran(c);
+    assert_eq!(out.code, Some(12), "{}", out.stderr);
 }
 
 #[test]
 fn driver_not_loaded_exits_9_with_nvidia_smi_text() {
-    let sc = write_scenario("init_fault = \"DRIVER_NOT_LOADED\"\n");
-    let mut cmd = sim_assert_cmd(Some(sc.path()));
-    let out = cmd
-        .args(["--query-gpu=index", "--format=csv"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(9));
+    let out = run_on(
+        "init_fault = \"DRIVER_NOT_LOADED\"\n",
+        &["--query-gpu=index", "--format=csv"],
+    );
+    assert_eq!(out.code, Some(9));
     assert!(out.stdout.is_empty());
     assert_eq!(
-        String::from_utf8(out.stderr).unwrap(),
+        out.stderr,
         "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. \
          Make sure that the latest NVIDIA driver is installed and running.\n"
     );
@@ -112,16 +90,13 @@ fn driver_not_loaded_exits_9_with_nvidia_smi_text() {
 
 #[test]
 fn version_mismatch_prints_the_library_version_like_nvidia_smi() {
-    let sc =
-        write_scenario("init_fault = \"LIB_RM_VERSION_MISMATCH\"\nnvml_version = \"535.161.07\"\n");
-    let mut cmd = sim_assert_cmd(Some(sc.path()));
-    let out = cmd
-        .args(["--query-gpu=index", "--format=csv"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(18));
+    let out = run_on(
+        "init_fault = \"LIB_RM_VERSION_MISMATCH\"\nnvml_version = \"535.161.07\"\n",
+        &["--query-gpu=index", "--format=csv"],
+    );
+    assert_eq!(out.code, Some(18));
     assert_eq!(
-        String::from_utf8(out.stderr).unwrap(),
+        out.stderr,
         "Failed to initialize NVML: Driver/library version mismatch\nNVML library version: 535.161\n"
     );
     if let Some(cap) =
@@ -147,30 +122,26 @@ fn other_init_failures_map_to_their_codes() {
         ("UNKNOWN", 255, "Failed to initialize NVML: Unknown Error\n"),
     ];
     for (fault, code, start) in cases {
-        let sc = write_scenario(&format!("init_fault = \"{fault}\"\n"));
-        let mut cmd = sim_assert_cmd(Some(sc.path()));
-        let out = cmd
-            .args(["--query-gpu=index", "--format=csv"])
-            .output()
-            .unwrap();
-        assert_eq!(out.status.code(), Some(code), "{fault}");
+        let out = run_on(
+            &format!("init_fault = \"{fault}\"\n"),
+            &["--query-gpu=index", "--format=csv"],
+        );
+        assert_eq!(out.code, Some(code), "{fault}");
         assert!(out.stdout.is_empty(), "{fault}");
-        let err = String::from_utf8(out.stderr).unwrap();
+        let err = out.stderr;
         assert!(err.starts_with(start), "{fault}: {err}");
     }
 }
 
 #[test]
 fn a_malformed_scenario_is_a_clean_error() {
-    let sc = write_scenario("driver_version = \n");
-    let mut cmd = sim_assert_cmd(Some(sc.path()));
-    let out = cmd
-        .args(["--query-gpu=index", "--format=csv"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(255));
+    let out = run_on(
+        "driver_version = \n",
+        &["--query-gpu=index", "--format=csv"],
+    );
+    assert_eq!(out.code, Some(255));
     assert!(out.stdout.is_empty());
-    let err = String::from_utf8(out.stderr).unwrap();
+    let err = out.stderr;
     assert!(err.contains("line 1"), "{err}");
     assert!(!err.contains("panicked"), "{err}");
 }
@@ -183,13 +154,12 @@ fn loader_note(stderr: &str) -> Option<&str> {
     stderr.lines().next().filter(|l| l.starts_with("nvq: "))
 }
 
-fn load(lib: &std::path::Path) -> std::process::Output {
-    Command::from_std(common::nvq_command())
-        .arg("--nvml-lib")
+fn load(lib: &std::path::Path) -> Ran {
+    let mut c = common::nvq_command();
+    c.arg("--nvml-lib")
         .arg(lib)
-        .args(["--query-gpu=index", "--format=csv"])
-        .output()
-        .unwrap()
+        .args(["--query-gpu=index", "--format=csv"]);
+    ran(c)
 }
 
 #[test]
@@ -202,9 +172,9 @@ fn a_library_that_will_not_load_says_why() {
     ];
     for (lib, reason) in cases {
         let out = load(&lib);
-        assert_eq!(out.status.code(), Some(12), "{lib:?}");
+        assert_eq!(out.code, Some(12), "{lib:?}");
         assert!(out.stdout.is_empty(), "{lib:?}");
-        let err = String::from_utf8(out.stderr).unwrap();
+        let err = out.stderr;
         let note = loader_note(&err).unwrap_or_else(|| panic!("no reason line: {err}"));
         let want = format!("nvq: cannot load NVML from {}: ", lib.display());
         assert!(note.starts_with(&want), "{note}");
@@ -231,8 +201,8 @@ fn a_library_without_nvml_names_the_missing_symbol() {
     .find(|p| p.is_file())
     .expect("no libm.so.6 in the usual places");
     let out = load(libm);
-    assert_eq!(out.status.code(), Some(12));
-    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.code, Some(12));
+    let err = out.stderr;
     let note = loader_note(&err).unwrap_or_else(|| panic!("no reason line: {err}"));
     assert!(
         note.starts_with(&format!("nvq: cannot load NVML from {}: ", libm.display())),
@@ -246,12 +216,11 @@ fn simulate_without_the_simulator_names_where_it_looked() {
     let dir = tempfile::tempdir().unwrap();
     let exe = dir.path().join("nvq");
     common::copy_executable(&common::nvq_bin(), &exe);
-    let out = common::command(&exe)
-        .args(["--simulate", "--query-gpu=index", "--format=csv"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(12));
-    let err = String::from_utf8(out.stderr).unwrap();
+    let mut c = common::command(&exe);
+    c.args(["--simulate", "--query-gpu=index", "--format=csv"]);
+    let out = ran(c);
+    assert_eq!(out.code, Some(12));
+    let err = out.stderr;
     let note = loader_note(&err).unwrap_or_else(|| panic!("no reason line: {err}"));
     assert!(note.contains("libnvml_sim.so"), "{note}");
     assert!(note.contains(&dir.path().display().to_string()), "{note}");
@@ -260,18 +229,17 @@ fn simulate_without_the_simulator_names_where_it_looked() {
 #[test]
 fn nvidia_smi_mode_keeps_the_exact_text() {
     let (_dir, link) = common::nvidia_smi_link();
-    let out = common::command(&link)
-        .args([
-            "--nvml-lib",
-            "/etc/passwd",
-            "--query-gpu=index",
-            "--format=csv",
-        ])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(12));
+    let mut c = common::command(&link);
+    c.args([
+        "--nvml-lib",
+        "/etc/passwd",
+        "--query-gpu=index",
+        "--format=csv",
+    ]);
+    let out = ran(c);
+    assert_eq!(out.code, Some(12));
     assert_eq!(
-        String::from_utf8(out.stdout).unwrap(),
+        out.stdout,
         "NVIDIA-SMI couldn't find libnvidia-ml.so library in your system. Please make sure that \
          the NVIDIA Display Driver is properly installed and present in your system.\nPlease also \
          try adding directory that contains libnvidia-ml.so to your system PATH.\n"
@@ -280,47 +248,33 @@ fn nvidia_smi_mode_keeps_the_exact_text() {
 
 #[test]
 fn an_empty_nvq_nvml_lib_means_unset() {
-    let out = Command::from_std(common::nvq_command())
-        .env("NVQ_NVML_LIB", "")
-        .args(["--simulate", "--query-gpu=index", "--format=csv,noheader"])
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert_eq!(String::from_utf8(out.stdout).unwrap(), "0\n1\n");
+    let mut c = common::nvq_command();
+    c.env("NVQ_NVML_LIB", "")
+        .args(["--simulate", "--query-gpu=index", "--format=csv,noheader"]);
+    let out = ran(c);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert_eq!(out.stdout, "0\n1\n");
     // An empty value typed on the command line is still a missing value.
-    let out = Command::from_std(common::nvq_command())
-        .args(["--nvml-lib=", "--query-gpu=index", "--format=csv"])
-        .output()
-        .unwrap();
+    let out = bare(&["--nvml-lib=", "--query-gpu=index", "--format=csv"]);
     // Under its own name nvq exits 2 for any usage error (issue #30).
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8(out.stderr)
-        .unwrap()
+    assert_eq!(out.code, Some(2));
+    assert!(out
+        .stderr
         .starts_with("nvq: option --nvml-lib needs a value"));
 }
 
 #[test]
 fn the_default_scenario_has_ecc_counters_on_every_gpu() {
-    let mut cmd = sim_assert_cmd(None);
-    let out = cmd
-        .args([
+    let out = ran(sim_command(
+        None,
+        &[
             "--query-gpu=ecc.mode.current,ecc.errors.uncorrected.volatile.total",
             "--format=csv,noheader",
-        ])
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    assert_eq!(
-        String::from_utf8(out.stdout).unwrap(),
-        "Enabled, 0\nEnabled, 0\n"
-    );
-    let mut cmd = sim_assert_cmd(None);
-    let table = String::from_utf8(cmd.output().unwrap().stdout).unwrap();
+        ],
+    ));
+    assert!(out.success());
+    assert_eq!(out.stdout, "Enabled, 0\nEnabled, 0\n");
+    let table = ran(sim_command(None, NO_ARGS)).ok();
     let ecc_cells: Vec<&str> = table
         .lines()
         .filter(|l| l.contains("00000000:"))

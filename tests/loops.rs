@@ -3,9 +3,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use crate::common;
-use common::{scenario, sim_assert_cmd};
+use common::{ran, scenario, sim_assert_cmd, sim_command, NO_ARGS};
 
-use assert_cmd::Command;
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
@@ -26,22 +25,15 @@ fn nvq_spawn(scenario_file: Option<&str>, args: &[&str]) -> Child {
         .unwrap()
 }
 
-fn stdout_of(c: &mut Command) -> String {
-    let out = c.output().unwrap();
-    assert!(
-        out.status.success(),
-        "{:?}: {}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
-
 /// How many GPUs a single (non-loop) query reports on this scenario.
 fn gpu_rows(scenario_file: Option<&Path>) -> usize {
-    stdout_of(sim_assert_cmd(scenario_file).args(["--query-gpu=index", "--format=csv,noheader"]))
-        .lines()
-        .count()
+    ran(sim_command(
+        scenario_file,
+        &["--query-gpu=index", "--format=csv,noheader"],
+    ))
+    .ok()
+    .lines()
+    .count()
 }
 
 fn cells(line: &str) -> Vec<&str> {
@@ -71,14 +63,18 @@ const FIELDS: &str = "--query-gpu=timestamp,index,name,uuid,temperature.gpu,memo
 fn header_once_and_exactly_count_samples() {
     let gpus = gpu_rows(None);
     assert!(gpus >= 1);
-    let out = stdout_of(sim_assert_cmd(None).args([
-        FIELDS,
-        "--format=csv",
-        "-lms",
-        common::VALUE_LMS,
-        "--count",
-        "4",
-    ]));
+    let out = ran(sim_command(
+        None,
+        &[
+            FIELDS,
+            "--format=csv",
+            "-lms",
+            common::VALUE_LMS,
+            "--count",
+            "4",
+        ],
+    ))
+    .ok();
     let lines: Vec<&str> = out.lines().collect();
     let header = lines[0];
     assert!(header.starts_with("timestamp, index, name"), "{header}");
@@ -89,13 +85,17 @@ fn header_once_and_exactly_count_samples() {
         assert_eq!(cells(l)[1], (i % gpus).to_string(), "{out}");
     }
     // noheader: no header at all, still N samples.
-    let out = stdout_of(sim_assert_cmd(None).args([
-        FIELDS,
-        "--format=csv,noheader",
-        "--loop-ms=10",
-        "--count",
-        "3",
-    ]));
+    let out = ran(sim_command(
+        None,
+        &[
+            FIELDS,
+            "--format=csv,noheader",
+            "--loop-ms=10",
+            "--count",
+            "3",
+        ],
+    ))
+    .ok();
     assert_eq!(out.lines().count(), 3 * gpus);
     assert!(!out.contains("timestamp"));
 }
@@ -115,9 +115,10 @@ fn every_loop_spelling_is_accepted() {
         // -l without a value: the default interval; one sample ends it.
         &["--count", "1", "-l"],
     ] {
-        let mut c = sim_assert_cmd(None);
-        c.args(["--query-gpu=index", "--format=csv,noheader"])
-            .args(args);
+        let c = sim_command(
+            None,
+            &[&["--query-gpu=index", "--format=csv,noheader"][..], args].concat(),
+        );
         let want = args
             .iter()
             .position(|a| a.starts_with("--count"))
@@ -129,7 +130,7 @@ fn every_loop_spelling_is_accepted() {
             .unwrap()
             .parse::<usize>()
             .unwrap();
-        assert_eq!(stdout_of(&mut c).lines().count(), want * gpus, "{args:?}");
+        assert_eq!(ran(c).ok().lines().count(), want * gpus, "{args:?}");
     }
 }
 
@@ -285,14 +286,11 @@ fn filename_is_truncated_then_appended_to() {
         .success()
         .stdout("");
     let file = std::fs::read_to_string(&path).unwrap();
-    let want = stdout_of(sim_assert_cmd(None).args([
-        q,
-        "--format=csv",
-        "-lms",
-        common::VALUE_LMS,
-        "--count",
-        "3",
-    ]));
+    let want = ran(sim_command(
+        None,
+        &[q, "--format=csv", "-lms", common::VALUE_LMS, "--count", "3"],
+    ))
+    .ok();
     assert_eq!(file, want);
     assert!(!file.contains("junk"));
 }
@@ -340,19 +338,17 @@ fn write_errors_exit_22_with_a_message() {
                     use std::os::unix::process::CommandExt;
                     let mut c = common::command(bin);
                     c.arg("--nvml-lib").arg(lib).uid(NOBODY).gid(NOBODY);
-                    Command::from_std(c)
+                    c
                 }
-                _ => sim_assert_cmd(None),
+                _ => sim_command(None, NO_ARGS),
             };
-            let out = cmd
-                .args(["--query-gpu=index,name", "--format=csv"])
+            cmd.args(["--query-gpu=index,name", "--format=csv"])
                 .args(extra)
                 .arg("-f")
-                .arg(t)
-                .output()
-                .unwrap();
-            let err = String::from_utf8_lossy(&out.stderr);
-            assert_eq!(out.status.code(), Some(22), "{t:?}: {err}");
+                .arg(t);
+            let out = ran(cmd);
+            let err = out.stderr;
+            assert_eq!(out.code, Some(22), "{t:?}: {err}");
             assert!(err.contains(&*t.to_string_lossy()), "{t:?}: {err}");
         }
     }
@@ -363,14 +359,18 @@ fn a_gpu_lost_in_the_middle_of_a_loop() {
     let sc = scenario("loops_lost.toml");
     let gpus = gpu_rows(Some(&sc));
     assert_eq!(gpus, 2);
-    let out = stdout_of(sim_assert_cmd(Some(&sc)).args([
-        "--query-gpu=index,name,temperature.gpu,power.draw",
-        "--format=csv,noheader",
-        "-lms",
-        common::VALUE_LMS,
-        "--count",
-        "8",
-    ]));
+    let out = ran(sim_command(
+        Some(&sc),
+        &[
+            "--query-gpu=index,name,temperature.gpu,power.draw",
+            "--format=csv,noheader",
+            "-lms",
+            common::VALUE_LMS,
+            "--count",
+            "8",
+        ],
+    ))
+    .ok();
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines.len(), 8 * gpus, "the loop goes on: {out}");
     let lost = "[GPU is lost]";
@@ -391,14 +391,18 @@ fn every_sample_reads_fresh_values() {
     let file = "loops_series.toml";
     let sc = common::parsed_scenario(&scenario(file));
     let n = 5;
-    let out = stdout_of(sim_assert_cmd(Some(&scenario(file))).args([
-        "--query-gpu=index,temperature.gpu,power.draw",
-        "--format=csv,noheader,nounits",
-        "-lms",
-        common::VALUE_LMS,
-        "--count",
-        &n.to_string(),
-    ]));
+    let out = ran(sim_command(
+        Some(&scenario(file)),
+        &[
+            "--query-gpu=index,temperature.gpu,power.draw",
+            "--format=csv,noheader,nounits",
+            "-lms",
+            common::VALUE_LMS,
+            "--count",
+            &n.to_string(),
+        ],
+    ))
+    .ok();
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines.len(), n * sc.device.len());
     for (gi, dev) in sc.device.iter().enumerate() {
@@ -427,20 +431,21 @@ fn an_overrunning_sample_skips_ticks_instead_of_bunching() {
     // next one must start at least three ticks later, never on a tick
     // already past. (The samples while the call is still in flight do not
     // wait for it: see tests/deadline.rs.)
-    let out = sim_assert_cmd(Some(&scenario("loops_slow.toml")))
-        .env("NVQ_TRACE_SCHEDULE", "1")
-        .args([
+    let mut c = sim_command(
+        Some(&scenario("loops_slow.toml")),
+        &[
             "--query-gpu=index,temperature.gpu",
             "--format=csv,noheader",
             "-lms",
             "20",
             "--count",
             "4",
-        ])
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let err = String::from_utf8(out.stderr).unwrap();
+        ],
+    );
+    c.env("NVQ_TRACE_SCHEDULE", "1");
+    let out = ran(c);
+    assert!(out.success());
+    let err = out.stderr;
     let ticks: Vec<u64> = err
         .lines()
         .filter_map(|l| l.strip_prefix("nvq-trace "))
@@ -458,7 +463,7 @@ fn an_overrunning_sample_skips_ticks_instead_of_bunching() {
     for w in ticks.windows(2) {
         assert!(w[1] > w[0], "ticks bunched up: {ticks:?}");
     }
-    assert_eq!(String::from_utf8(out.stdout).unwrap().lines().count(), 4);
+    assert_eq!(out.stdout.lines().count(), 4);
 }
 
 /// The Prometheus file (`--format=prometheus -f`) is replaced whole by each
@@ -526,8 +531,9 @@ fn prometheus_file_holds_exactly_one_sample() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("gpu.prom");
     std::fs::write(&path, "junk\n".repeat(100)).unwrap();
-    let out = sim_assert_cmd(None)
-        .args([
+    let mut c = sim_command(
+        None,
+        &[
             "--query-gpu=temperature.gpu,power.draw",
             "--format=prometheus",
             "-lms",
@@ -535,19 +541,19 @@ fn prometheus_file_holds_exactly_one_sample() {
             "--count",
             "5",
             "-f",
-        ])
-        .arg(&path)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+        ],
     );
-    let single = stdout_of(sim_assert_cmd(None).args([
-        "--query-gpu=temperature.gpu,power.draw",
-        "--format=prometheus",
-    ]));
+    c.arg(&path);
+    let out = ran(c);
+    assert!(out.success(), "{}", out.stderr);
+    let single = ran(sim_command(
+        None,
+        &[
+            "--query-gpu=temperature.gpu,power.draw",
+            "--format=prometheus",
+        ],
+    ))
+    .ok();
     let file = std::fs::read_to_string(&path).unwrap();
     assert!(!file.contains("junk"));
     assert_eq!(file.lines().count(), single.lines().count(), "{file}");

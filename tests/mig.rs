@@ -4,7 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use crate::common;
-use common::{nvq, scenario};
+use common::{run, scenario};
 
 fn ok(sc: &str, args: &[&str]) -> String {
     common::nvq_ok(&scenario(sc), &[&["mig"], args].concat())
@@ -228,18 +228,15 @@ fn refusals() {
         (&["mig", "-lgip", "-gi", "1"][..], "do not go together"),
         (&["mig", "-lci", "-gi", "x"][..], "GPU instance ids"),
     ] {
-        let out = nvq(&sc, args);
-        assert_eq!(out.status.code(), Some(2), "{args:?}");
-        assert!(
-            String::from_utf8_lossy(&out.stderr).contains(text),
-            "{args:?}"
-        );
+        let out = run(&sc, args);
+        assert_eq!(out.code, Some(2), "{args:?}");
+        assert!(out.stderr.contains(text), "{args:?}");
     }
     // -mig (set the MIG mode) stays refused at the top level.
-    let out = nvq(&sc, &["-mig", "1"]);
-    assert_eq!(out.status.code(), Some(2));
-    let out = nvq(&sc, &["mig", "-lgi", "-i", "7"]);
-    assert_eq!(out.status.code(), Some(6));
+    let out = run(&sc, &["-mig", "1"]);
+    assert_eq!(out.code, Some(2));
+    let out = run(&sc, &["mig", "-lgi", "-i", "7"]);
+    assert_eq!(out.code, Some(6));
 }
 
 /// `--format=json`: the typed model of each listing, the placements with
@@ -308,9 +305,9 @@ fn json_listings() {
     assert_eq!(p["placements"], serde_json::Value::Null);
     assert_eq!(p["_errors"]["placements"], "not_supported");
 
-    let out = nvq(
+    let out = run(
         &scenario("mig_instances.toml"),
         &["mig", "-lgi", "--format=csv"],
     );
-    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(out.code, Some(2));
 }

@@ -4,7 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use crate::common;
-use common::{nvq, read_shared, scenario};
+use common::{read_shared, run, scenario};
 
 fn ok(sc: &str, args: &[&str]) -> String {
     common::nvq_ok(&scenario(sc), &[&["nvlink"], args].concat())
@@ -72,15 +72,12 @@ fn refusals() {
         (&["nvlink", "-sc", "0bz"][..], "changes the GPU's state"),
         (&["nvlink", "-s", "-e"][..], "do not go together"),
     ] {
-        let out = nvq(&sc, args);
-        assert_eq!(out.status.code(), Some(2), "{args:?}");
-        assert!(
-            String::from_utf8_lossy(&out.stderr).contains(text),
-            "{args:?}"
-        );
+        let out = run(&sc, args);
+        assert_eq!(out.code, Some(2), "{args:?}");
+        assert!(out.stderr.contains(text), "{args:?}");
     }
-    let out = nvq(&sc, &["nvlink", "-s", "-i", "7"]);
-    assert_eq!(out.status.code(), Some(6));
+    let out = run(&sc, &["nvlink", "-s", "-i", "7"]);
+    assert_eq!(out.code, Some(6));
 }
 
 /// A public output of `tests/nvlink/`: its body (after the `---` line),
@@ -224,12 +221,9 @@ fn one_link() {
     );
     // Past NVML's last link, or not a number: refused.
     for bad in ["18", "x", "99"] {
-        let out = nvq(&scenario(sc), &["nvlink", "-s", "-l", bad]);
-        assert_eq!(out.status.code(), Some(2), "{bad}");
-        assert!(
-            String::from_utf8_lossy(&out.stderr).contains("Invalid link"),
-            "{bad}"
-        );
+        let out = run(&scenario(sc), &["nvlink", "-s", "-l", bad]);
+        assert_eq!(out.code, Some(2), "{bad}");
+        assert!(out.stderr.contains("Invalid link"), "{bad}");
     }
 }
 
@@ -315,11 +309,8 @@ fn new_option_errors() {
         (&["nvlink", "-l", "0"][..], "do not go together"),
         (&["nvlink", "-R", "-i", "3"][..], ""),
     ] {
-        let out = nvq(&sc, args);
-        assert_ne!(out.status.code(), Some(0), "{args:?}");
-        assert!(
-            String::from_utf8_lossy(&out.stderr).contains(text),
-            "{args:?}"
-        );
+        let out = run(&sc, args);
+        assert_ne!(out.code, Some(0), "{args:?}");
+        assert!(out.stderr.contains(text), "{args:?}");
     }
 }

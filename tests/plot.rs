@@ -5,7 +5,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use crate::common;
-use common::{scenario, TREND};
+use common::{run_on_time, scenario, TREND};
 
 use assert_cmd::Command;
 use std::path::{Path, PathBuf};
@@ -31,7 +31,7 @@ fn trend_log(name: &str, format: &str) -> PathBuf {
     let f = format!("--format={format}");
     // The scenario's values follow the clock: a sample is a point of the
     // curves, read on time (common::on_time).
-    let out = common::nvq_on_time(
+    let out = run_on_time(
         &scenario("trend.toml"),
         &[
             fields,
@@ -44,11 +44,7 @@ fn trend_log(name: &str, format: &str) -> PathBuf {
             log.to_str().unwrap(),
         ],
     );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.success(), "{}", out.stderr);
     log
 }
 
@@ -258,7 +254,7 @@ fn a_reused_pid_is_a_new_process_and_a_growing_one_is_a_leak() {
     let log = tmp("apps.csv");
     let q = "--query-compute-apps=timestamp,gpu_uuid,pid,process_name,used_memory";
     // Growth a sample, judged over time: the samples are read on time.
-    let out = common::nvq_on_time(
+    let out = run_on_time(
         &scenario("trend_pid_reuse.toml"),
         &[
             q,
@@ -271,11 +267,7 @@ fn a_reused_pid_is_a_new_process_and_a_growing_one_is_a_leak() {
             log.to_str().unwrap(),
         ],
     );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.success(), "{}", out.stderr);
     let svg = tmp("apps.svg");
     let args = [
         log.to_str().unwrap(),

@@ -7,7 +7,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use crate::common;
-use common::{compare_sections, nvq, nvq_ok, run_until_lines, scenario};
+use common::{compare_sections, nvq_ok, run, run_until_lines, scenario};
 
 /// Every `pmon -c 5` capture (4 machines, idle and under load) from the
 /// machine's scenario (the one of its summary-table capture).
@@ -89,14 +89,12 @@ fn bad_options_exit_2() {
         ),
         (&["pmon", "-c", "-1"], "pmon: invalid count \"-1\""),
     ] {
-        let out = nvq(&mon4(), args);
-        assert_eq!(out.status.code(), Some(2), "{args:?}");
-        let err = String::from_utf8_lossy(&out.stderr);
+        let out = run(&mon4(), args);
+        assert_eq!(out.code, Some(2), "{args:?}");
+        let err = out.stderr;
         assert!(err.contains(msg), "{args:?}: {err}");
     }
-    assert!(nvq(&mon4(), &["pmon", "-d", "10", "-c", "1"])
-        .status
-        .success());
+    assert!(run(&mon4(), &["pmon", "-d", "10", "-c", "1"]).success());
 }
 
 /// `--format=ndjson`: one object per process per sample, typed, with the
@@ -158,7 +156,7 @@ fn the_forms_scripts_use() {
 /// `fb` is the peak memory of each process. `--where` filters rows first.
 #[test]
 fn summary_gives_each_process_its_peak_memory() {
-    let o = nvq(
+    let o = run(
         &mon4(),
         &[
             "pmon",
@@ -172,10 +170,10 @@ fn summary_gives_each_process_its_peak_memory() {
             "--summary",
         ],
     );
-    assert!(o.status.success());
+    assert!(o.success());
     // The summary is on stderr, apart from the data.
-    assert!(!String::from_utf8_lossy(&o.stdout).contains("max"));
-    let err = String::from_utf8(o.stderr).unwrap();
+    assert!(!o.stdout.contains("max"));
+    let err = o.stderr;
     let summary = err.strip_prefix('\n').unwrap();
     let max: Vec<&str> = summary
         .lines()
@@ -211,20 +209,15 @@ fn summary_gives_each_process_its_peak_memory() {
 
 #[test]
 fn assert_and_until_end_the_run() {
-    let out = nvq(
+    let out = run(
         &mon4(),
         &["pmon", "-c", "3", "-i", "0", "--assert", "sm < 55"],
     );
-    assert_eq!(out.status.code(), Some(20));
-    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.code, Some(20));
+    let err = out.stderr;
     assert!(err.contains("GPU 0 pid 100: sm = 60 %"), "{err}");
     // Stopped after the sample that failed: two samples printed.
-    assert_eq!(
-        String::from_utf8_lossy(&out.stdout)
-            .matches("python3")
-            .count(),
-        2
-    );
+    assert_eq!(out.stdout.matches("python3").count(), 2);
     let out = nvq_ok(
         &mon4(),
         &[
@@ -239,15 +232,15 @@ fn assert_and_until_end_the_run() {
         ],
     );
     assert_eq!(out.lines().count(), 2 + 2, "{out}");
-    let out = nvq(
+    let out = run(
         &mon4(),
         &["pmon", "-c", "2", "-i", "2", "--until", "sm > 90"],
     );
-    assert_eq!(out.status.code(), Some(21));
-    let bad = nvq(&mon4(), &["pmon", "--where", "bogus > 1"]);
-    assert_eq!(bad.status.code(), Some(2));
-    let bad = nvq(&mon4(), &["pmon", "--summary", "--format=prometheus"]);
-    assert_eq!(bad.status.code(), Some(2));
+    assert_eq!(out.code, Some(21));
+    let bad = run(&mon4(), &["pmon", "--where", "bogus > 1"]);
+    assert_eq!(bad.code, Some(2));
+    let bad = run(&mon4(), &["pmon", "--summary", "--format=prometheus"]);
+    assert_eq!(bad.code, Some(2));
 }
 
 /// Public `pmon -c 1 -s u` outputs of drivers 545, 550 and 560
@@ -385,13 +378,10 @@ fn a_bad_id_finds_no_devices() {
         &["pmon", "-i", "x", "-c", "1"],
         &["dmon", "-i", "0,9", "-c", "1"],
     ] {
-        let out = nvq(&mon4(), args);
-        assert_eq!(out.status.code(), Some(6), "{args:?}");
+        let out = run(&mon4(), args);
+        assert_eq!(out.code, Some(6), "{args:?}");
         assert!(out.stdout.is_empty(), "{args:?}");
-        assert!(
-            String::from_utf8_lossy(&out.stderr).contains("No devices were found"),
-            "{args:?}"
-        );
+        assert!(out.stderr.contains("No devices were found"), "{args:?}");
     }
 }
 

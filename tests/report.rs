@@ -453,8 +453,8 @@ fn bad_display_requests_fail() {
         &["-d", "MEMORY"],
         &["-q", "--format=csv"],
     ] {
-        let out = nvq(&s, args);
-        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let out = run(&s, args);
+        assert_eq!(out.code, Some(2), "{args:?}");
         assert!(out.stdout.is_empty(), "{args:?}");
     }
 }
@@ -536,7 +536,7 @@ fn json_is_the_same_tree_typed() {
     );
     assert_eq!(looped.lines().count(), 2);
     for args in [&["-q", "--format=csv"][..], &["-q", "-x", "--format=json"]] {
-        assert_eq!(nvq(s.path(), args).status.code(), Some(2), "{args:?}");
+        assert_eq!(run(s.path(), args).code, Some(2), "{args:?}");
     }
 }
 

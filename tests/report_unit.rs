@@ -116,10 +116,10 @@ fn a_unit_count_nvml_cannot_give_is_said_on_stderr() {
             "absent_functions = [\"nvmlUnitGetCount\"]\ndriver_version = ",
         )],
     );
-    let out = nvq(s.path(), &["-q", "-u"]);
-    assert!(out.status.success(), "{out:?}");
+    let out = run(s.path(), &["-q", "-u"]);
+    assert!(out.success(), "{out:?}");
     assert!(out.stdout.is_empty(), "{out:?}");
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = out.stderr;
     assert!(
         err.starts_with("Unable to determine number of available units: "),
         "{err}"
@@ -180,20 +180,20 @@ fn i_picks_a_unit_and_a_missing_unit_is_refused() {
     let s = scenario("unit_s_class.toml");
     let out = nvq_ok(&s, &["-q", "-u", "-i", "0"]);
     assert!(out.contains("\nUnit 0\n"), "{out}");
-    let bad = nvq(&s, &["-q", "-u", "-i", "1"]);
-    assert!(!bad.status.success());
+    let bad = run(&s, &["-q", "-u", "-i", "1"]);
+    assert!(!bad.success());
 }
 
 #[test]
 fn display_types_do_not_go_with_units() {
     // nvidia-smi's -h: -d "Doesn't work with -u or -x flags."
-    let out = nvq(
+    let out = run(
         &scenario("unit_s_class.toml"),
         &["-q", "-u", "-d", "MEMORY"],
     );
-    assert_eq!(out.status.code(), Some(2), "{out:?}");
-    let alone = nvq(&scenario("unit_s_class.toml"), &["-u"]);
-    assert!(!alone.status.success());
+    assert_eq!(out.code, Some(2), "{out:?}");
+    let alone = run(&scenario("unit_s_class.toml"), &["-u"]);
+    assert!(!alone.success());
 }
 
 #[test]

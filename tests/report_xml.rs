@@ -405,8 +405,8 @@ fn display_does_not_go_with_xml() {
         &["-x"],
         &["-x", "--format=csv", "-q"],
     ] {
-        let out = nvq(&s, args);
-        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let out = run(&s, args);
+        assert_eq!(out.code, Some(2), "{args:?}");
         assert!(out.stdout.is_empty());
     }
 }

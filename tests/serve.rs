@@ -2552,8 +2552,8 @@ compute_instance_id = 0
     assert!(!body.contains("instance_id=\"\""), "{body}");
     drop(server);
     for profile in ["--profile=nvq", "--profile=dcgm"] {
-        let out = common::nvq(sc.path(), &["serve", profile, "--collect.compute-apps-mig"]);
-        assert_eq!(out.status.code(), Some(2), "{profile}");
+        let out = common::run(sc.path(), &["serve", profile, "--collect.compute-apps-mig"]);
+        assert_eq!(out.code, Some(2), "{profile}");
     }
 }
 

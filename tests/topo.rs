@@ -4,37 +4,20 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use crate::common;
-use common::{read_shared, scenario, sim_lib};
+use common::{ran, read_shared, scenario, sim_command, Ran};
 
-use assert_cmd::Command;
 use std::path::{Path, PathBuf};
-use std::process::Output;
 
 /// A `/sys` that does not exist: no NICs, whatever the host has.
 fn no_sysfs() -> PathBuf {
     common::repo_root().join("tests/topo/no-such-sysfs")
 }
 
-fn topo(scenario_file: &Path, sysfs: &Path, args: &[&str]) -> Output {
-    Command::from_std(common::nvq_command())
-        .arg("--nvml-lib")
-        .arg(sim_lib())
-        .arg("topo")
-        .args(args)
-        .env("NVML_SIM_SCENARIO", scenario_file)
-        .env("NVQ_SYSFS_ROOT", sysfs)
-        .output()
-        .unwrap()
-}
-
-fn ok(out: Output) -> String {
-    assert!(
-        out.status.success(),
-        "exit {:?}: {}",
-        out.status.code(),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
+/// `nvq topo ARGS` on a scenario, with `sysfs` as `/sys` (the NICs).
+fn topo(scenario_file: &Path, sysfs: &Path, args: &[&str]) -> Ran {
+    let mut c = sim_command(Some(scenario_file), &[&["topo"][..], args].concat());
+    c.env("NVQ_SYSFS_ROOT", sysfs);
+    ran(c)
 }
 
 use common::CAPTURE_MACHINES as MACHINES;
@@ -51,9 +34,13 @@ fn single_gpu_captures_byte_for_byte() {
         // The section files were cut without nvidia-smi's final newline.
         let expected = format!("{}\n", expected.strip_suffix('\n').unwrap_or(&expected));
         let sc = scenario(&format!("topo_{key}.toml"));
-        let got = ok(topo(&sc, &no_sysfs(), &["-m"]));
+        let got = topo(&sc, &no_sysfs(), &["-m"]).ok();
         assert_eq!(got, expected, "{key}");
-        assert_eq!(ok(topo(&sc, &no_sysfs(), &["--matrix"])), expected, "{key}");
+        assert_eq!(
+            topo(&sc, &no_sysfs(), &["--matrix"]).ok(),
+            expected,
+            "{key}"
+        );
         compared += 1;
     }
     assert_eq!(compared, 4);
@@ -74,29 +61,27 @@ fn capture_27_missing_value() {
         let link = dir.join(personality);
         let _ = std::fs::remove_file(&link);
         std::os::unix::fs::symlink(&exe, &link).unwrap();
-        let out = common::command(&link).arg("-m").output().unwrap();
+        let mut c = common::command(&link);
+        c.arg("-m");
+        let out = ran(c);
         if personality == "nvq" {
             // nvq's own words and a usage error's exit code (issue #30).
-            assert_eq!(out.status.code(), Some(2));
-            let err = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.code, Some(2));
+            let err = out.stderr;
             assert!(err.starts_with("nvq: option -m needs a value"), "{err}");
             continue;
         }
-        assert_eq!(out.status.code(), Some(255));
-        assert_eq!(
-            String::from_utf8_lossy(&out.stdout),
-            expected,
-            "{personality}"
-        );
+        assert_eq!(out.code, Some(255));
+        assert_eq!(out.stdout, expected, "{personality}");
     }
 }
 
 #[test]
 fn dash_i_needs_n_or_p() {
     let out = topo(&scenario("topo_h200.toml"), &no_sysfs(), &["-m", "-i", "0"]);
-    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(out.code, Some(2));
     assert_eq!(
-        String::from_utf8_lossy(&out.stderr),
+        out.stderr,
         "The -i command line argument must be used in conjunction with -n or -p.\n"
     );
 }
@@ -108,7 +93,7 @@ fn unknown_format_is_refused() {
         &no_sysfs(),
         &["-m", "--format=csv"],
     );
-    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(out.code, Some(2));
 }
 
 /// The body of a `tests/topo/` fixture (after its `---` line), checking
@@ -133,14 +118,14 @@ fn public_cpu_and_path_outputs() {
     ];
     for (name, args) in cases {
         assert_eq!(
-            ok(topo(&sc, &no_sysfs(), args)),
+            topo(&sc, &no_sysfs(), args).ok(),
             fixture_body(name),
             "{name}"
         );
     }
     // The same pair named by UUID and by PCI bus id, in the other order.
     assert_eq!(
-        ok(topo(
+        topo(
             &sc,
             &no_sysfs(),
             &[
@@ -148,16 +133,17 @@ fn public_cpu_and_path_outputs() {
                 "--id",
                 "GPU-00001505-0000-0000-0000-000000000001,00000000:07:00.0"
             ]
-        )),
+        )
+        .ok(),
         "Device 1 is connected to device 0 by way of multiple PCIe switches.\n"
     );
     // Across NUMA nodes; a CPU near no GPU.
     assert_eq!(
-        ok(topo(&sc, &no_sysfs(), &["-p", "-i", "0,7"])),
+        topo(&sc, &no_sysfs(), &["-p", "-i", "0,7"]).ok(),
         "Device 0 is connected to device 7 by way of an SMP interconnect link between NUMA nodes.\n"
     );
     assert_eq!(
-        ok(topo(&sc, &no_sysfs(), &["-c", "40"])),
+        topo(&sc, &no_sysfs(), &["-c", "40"]).ok(),
         "The GPUs that have an affinity with CPU 40 are:\n\n"
     );
 }
@@ -178,11 +164,7 @@ fn nearest_gpus_by_level() {
     ];
     let lists = ["", "", "1", "1", "1", "1, 2, 3, 4, 5, 6, 7"];
     for level in 0..6 {
-        let got = ok(topo(
-            &sc,
-            &no_sysfs(),
-            &["-n", &level.to_string(), "-i", "0"],
-        ));
+        let got = topo(&sc, &no_sysfs(), &["-n", &level.to_string(), "-i", "0"]).ok();
         assert_eq!(
             got,
             format!(
@@ -192,15 +174,19 @@ fn nearest_gpus_by_level() {
             "level {level}"
         );
     }
-    let got = ok(topo(&sc, &no_sysfs(), &["--nearest_gpus", "5", "-i", "6"]));
+    let got = topo(&sc, &no_sysfs(), &["--nearest_gpus", "5", "-i", "6"]).ok();
     assert!(
         got.ends_with("to device(s): 0, 1, 2, 3, 4, 5, 7\n"),
         "{got}"
     );
     // A host bridge shared without a switch: PHB in the matrix, level 3.
     let two = scenario("topo_club3090_1229.toml");
-    assert!(ok(topo(&two, &no_sysfs(), &["-n", "2", "-i", "0"])).ends_with("device(s): \n"));
-    assert!(ok(topo(&two, &no_sysfs(), &["-n", "3", "-i", "0"])).ends_with("device(s): 1\n"));
+    assert!(topo(&two, &no_sysfs(), &["-n", "2", "-i", "0"])
+        .ok()
+        .ends_with("device(s): \n"));
+    assert!(topo(&two, &no_sysfs(), &["-n", "3", "-i", "0"])
+        .ok()
+        .ends_with("device(s): 1\n"));
 }
 
 /// JSON for the three one-sentence queries.
@@ -210,7 +196,7 @@ fn nearest_path_cpu_json() {
     let json = |args: &[&str]| -> serde_json::Value {
         let mut a = args.to_vec();
         a.push("--format=json");
-        serde_json::from_str(&ok(topo(&sc, &no_sysfs(), &a))).unwrap()
+        serde_json::from_str(&topo(&sc, &no_sysfs(), &a).ok()).unwrap()
     };
     assert_eq!(
         json(&["-n", "2", "-i", "0"]),
@@ -255,10 +241,10 @@ fn nearest_path_cpu_errors() {
     ];
     for (args, code, text) in cases {
         let out = topo(&sc, &no_sysfs(), args);
-        assert_eq!(out.status.code(), Some(*code), "{args:?}");
+        assert_eq!(out.code, Some(*code), "{args:?}");
         assert!(out.stdout.is_empty(), "{args:?}");
         if let Some(t) = text {
-            assert_eq!(String::from_utf8_lossy(&out.stderr), *t, "{args:?}");
+            assert_eq!(out.stderr, *t, "{args:?}");
         }
     }
 }
@@ -274,22 +260,21 @@ fn nearest_path_cpu_with_a_lost_gpu() {
         &["-p", "-i", "0,1"],
     ] {
         let out = topo(&sc, &no_sysfs(), args);
-        assert_eq!(out.status.code(), Some(15), "{args:?}");
-        assert!(
-            String::from_utf8_lossy(&out.stderr).ends_with(": GPU is lost\n"),
-            "{args:?}"
-        );
+        assert_eq!(out.code, Some(15), "{args:?}");
+        assert!(out.stderr.ends_with(": GPU is lost\n"), "{args:?}");
     }
     assert_eq!(
-        ok(topo(&sc, &no_sysfs(), &["-n", "3", "-i", "0"])),
+        topo(&sc, &no_sysfs(), &["-n", "3", "-i", "0"]).ok(),
         "Device 0 is connected by way of a PCIe host bridge to device(s): 1\n"
     );
-    assert!(ok(topo(&sc, &no_sysfs(), &["-c", "3"])).ends_with(":\n0, 1\n"));
+    assert!(topo(&sc, &no_sysfs(), &["-c", "3"])
+        .ok()
+        .ends_with(":\n0, 1\n"));
     // No topology in the scenario: NVML says NOT_SUPPORTED (exit 3).
     let out = topo(&scenario("h100_590_idle.toml"), &no_sysfs(), &["-c", "0"]);
-    assert_eq!(out.status.code(), Some(3));
+    assert_eq!(out.code, Some(3));
     assert_eq!(
-        String::from_utf8_lossy(&out.stderr),
+        out.stderr,
         "Unable to query the GPUs near CPU 0: Not Supported\n"
     );
 }
@@ -407,7 +392,7 @@ fn public_multi_gpu_matrices() {
         let nics = std::fs::read_to_string(dir.join(format!("{name}.nics"))).unwrap_or_default();
         let sc = common::repo_root().join(sc);
         let sysfs = fake_sysfs(name, &sc, &nics);
-        let got = ok(topo(&sc, &sysfs, &["-m"]));
+        let got = topo(&sc, &sysfs, &["-m"]).ok();
         let got = got.replace("\x1b[4m", "").replace("\x1b[0m", "");
         let want: Vec<&str> = body.lines().collect();
         let got: Vec<String> = got
@@ -442,7 +427,7 @@ fn public_multi_gpu_matrices() {
 
 /// The whole text of a scenario's matrix (no NICs), escapes and legend kept.
 fn matrix_rows(sc: &str) -> Vec<String> {
-    let out = ok(topo(&scenario(sc), &no_sysfs(), &["-m"]));
+    let out = topo(&scenario(sc), &no_sysfs(), &["-m"]).ok();
     out.lines()
         .take_while(|l| !l.is_empty())
         .map(String::from)
@@ -471,11 +456,12 @@ fn a_lost_gpu() {
         matrix_rows("topo_lost.toml")[1..],
         ["GPU0\t X \tN/A\t0-7\t0\t\tN/A", "GPU1\tN/A\t X \t\t\t\tN/A"]
     );
-    let json = ok(topo(
+    let json = topo(
         &scenario("topo_lost.toml"),
         &no_sysfs(),
         &["-m", "--format=json"],
-    ));
+    )
+    .ok();
     let v: serde_json::Value = serde_json::from_str(&json).unwrap();
     assert_eq!(v["gpus"][0]["links"]["GPU1"]["error"], "gpu_lost");
     assert_eq!(v["gpus"][1]["_errors"]["cpu_affinity"], "gpu_lost");
@@ -491,7 +477,7 @@ fn json_matrix() {
     )
     .unwrap();
     let sysfs = fake_sysfs("json", &sc, &nics);
-    let out = ok(topo(&sc, &sysfs, &["-m", "--format=json"]));
+    let out = topo(&sc, &sysfs, &["-m", "--format=json"]).ok();
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     let g0 = &v["gpus"][0];
     assert_eq!(
@@ -520,30 +506,22 @@ fn p2p_matrix() {
     let (header, want) = fixture.split_once("---\n").unwrap();
     assert!(header.contains("# source: https://"));
     let sc = scenario("topo_club3090_1229.toml");
-    assert_eq!(ok(topo(&sc, &no_sysfs(), &["-p2p", "r"])), want);
-    assert_eq!(ok(topo(&sc, &no_sysfs(), &["--p2pstatus", "w"])), want);
-    let nvlink = ok(topo(&sc, &no_sysfs(), &["-p2p", "n"]));
+    assert_eq!(topo(&sc, &no_sysfs(), &["-p2p", "r"]).ok(), want);
+    assert_eq!(topo(&sc, &no_sysfs(), &["--p2pstatus", "w"]).ok(), want);
+    let nvlink = topo(&sc, &no_sysfs(), &["-p2p", "n"]).ok();
     assert!(
         nvlink.starts_with(" \tGPU0\tGPU1\t\n GPU0\tX\tNS\t\n"),
         "{nvlink}"
     );
     // No P2P data in the scenario: the cells say the call failed.
-    let none = ok(topo(
-        &scenario("topo_lost.toml"),
-        &no_sysfs(),
-        &["-p2p", "a"],
-    ));
+    let none = topo(&scenario("topo_lost.toml"), &no_sysfs(), &["-p2p", "a"]).ok();
     assert!(none.contains(" GPU0\tX\tN/A\t\n"), "{none}");
     for args in [
         &["-p2p", "x"][..],
         &["-p2p", "r", "-m"],
         &["-p2p", "r", "--format=json"],
     ] {
-        assert_eq!(
-            topo(&sc, &no_sysfs(), args).status.code(),
-            Some(2),
-            "{args:?}"
-        );
+        assert_eq!(topo(&sc, &no_sysfs(), args).code, Some(2), "{args:?}");
     }
 }
 
@@ -553,20 +531,18 @@ fn p2p_matrix() {
 #[test]
 fn pci_only_matrix() {
     let sc = common::repo_root().join("nvml-sim/scenarios/dgx_h100_8gpu.toml");
-    let out = ok(topo(&sc, &no_sysfs(), &["-mp"]));
+    let out = topo(&sc, &no_sysfs(), &["-mp"]).ok();
     let row0 = out.lines().nth(1).unwrap();
     assert_eq!(
         row0,
         "GPU0\t X \tNODE\tNODE\tNODE\tSYS\tSYS\tSYS\tSYS\t0-79\t0\t\tN/A"
     );
-    assert_eq!(ok(topo(&sc, &no_sysfs(), &["--matrix_pci"])), out);
-    assert!(ok(topo(&sc, &no_sysfs(), &["-m"]))
+    assert_eq!(topo(&sc, &no_sysfs(), &["--matrix_pci"]).ok(), out);
+    assert!(topo(&sc, &no_sysfs(), &["-m"])
+        .ok()
         .lines()
         .nth(1)
         .unwrap()
         .contains("NV18"));
-    assert_eq!(
-        topo(&sc, &no_sysfs(), &["-m", "-mp"]).status.code(),
-        Some(2)
-    );
+    assert_eq!(topo(&sc, &no_sysfs(), &["-m", "-mp"]).code, Some(2));
 }

@@ -5,12 +5,12 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use crate::common;
-// nvq runs on time (`common::nvq_on_time`): these scenarios' memory follows
+// nvq runs on time (`common::run_on_time`): these scenarios' memory follows
 // the clock and the windows are seconds long, so a sample that misses its
 // deadline on a busy machine is a point missing from the trend.
-use common::{nvq_on_time, scenario, TREND};
+use common::{run_on_time, scenario, Ran, TREND};
 
-fn run(extra: &[&str]) -> std::process::Output {
+fn run(extra: &[&str]) -> Ran {
     let mut args = vec![
         "--query-gpu=index,memory.used",
         "--format=csv,noheader,nounits",
@@ -19,7 +19,7 @@ fn run(extra: &[&str]) -> std::process::Output {
     ];
     args.extend_from_slice(&TREND);
     args.extend_from_slice(extra);
-    nvq_on_time(&scenario("trend.toml"), &args)
+    run_on_time(&scenario("trend.toml"), &args)
 }
 
 /// "1h 18m", "12m 30s", "45s" in minutes.
@@ -42,13 +42,9 @@ fn minutes(s: &str) -> f64 {
 #[test]
 fn summary_gives_the_leaks_rate_and_time_to_full_and_flags_nothing_else() {
     let out = run(&["--count", "40", "--summary"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let samples = String::from_utf8(out.stdout).unwrap();
-    let summary = String::from_utf8(out.stderr).unwrap();
+    assert!(out.success(), "{}", out.stderr);
+    let samples = out.stdout;
+    let summary = out.stderr;
     let last_used: f64 = samples
         .lines()
         .filter(|l| l.starts_with("0, "))
@@ -96,13 +92,8 @@ fn assert_on_time_to_full_fails_for_the_leaking_gpu_only() {
         "--assert",
         "time_to_full(memory.used) > 2h",
     ]);
-    assert_eq!(
-        out.status.code(),
-        Some(20),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.code, Some(20), "{}", out.stderr);
+    let err = out.stderr;
     assert!(err.contains("GPU 0"), "{err}");
     for gpu in 1..8 {
         assert!(!err.contains(&format!("GPU {gpu}:")), "{err}");
@@ -114,11 +105,7 @@ fn assert_on_time_to_full_fails_for_the_leaking_gpu_only() {
         "--assert",
         "time_to_full(memory.used) > 30m",
     ]);
-    assert!(
-        ok.status.success(),
-        "{}",
-        String::from_utf8_lossy(&ok.stderr)
-    );
+    assert!(ok.success(), "{}", ok.stderr);
 }
 
 #[test]
@@ -131,12 +118,8 @@ fn until_waits_for_the_leak_to_be_seen_and_where_picks_the_rising_gpu() {
         "--where",
         "rate(memory.used, 1min) > 512MiB && time_to_full(memory.used) < 2h",
     ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(out.success(), "{}", out.stderr);
+    let text = out.stdout;
     let rows: Vec<&str> = text.lines().collect();
     assert!(!rows.is_empty());
     assert!(rows.iter().all(|l| l.starts_with("0, ")), "{text}");
@@ -166,14 +149,13 @@ fn history_functions_explain_their_errors() {
     for (args, want) in cases {
         let mut all = vec!["--query-gpu=memory.used", "--format=csv"];
         all.extend_from_slice(args);
-        let out = nvq_on_time(&scenario("trend.toml"), &all);
-        assert_eq!(out.status.code(), Some(2), "{args:?}");
-        let msg = String::from_utf8_lossy(&out.stdout).to_string()
-            + &String::from_utf8_lossy(&out.stderr);
+        let out = run_on_time(&scenario("trend.toml"), &all);
+        assert_eq!(out.code, Some(2), "{args:?}");
+        let msg = out.stdout.clone() + &out.stderr;
         assert!(msg.contains(want), "{args:?}: {msg}");
     }
     // A list mode whose rows are neither GPUs nor processes has nothing to follow.
-    let out = nvq_on_time(
+    let out = run_on_time(
         &scenario("trend.toml"),
         &[
             "--query-supported-clocks=memory,graphics",
@@ -184,19 +166,19 @@ fn history_functions_explain_their_errors() {
             "rate(graphics) < 1GHz",
         ],
     );
-    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(out.code, Some(2));
     assert!(
-        String::from_utf8_lossy(&out.stderr)
+        out.stderr
             .contains("work with --query-gpu and --query-compute-apps"),
         "{}",
-        String::from_utf8_lossy(&out.stderr)
+        out.stderr
     );
 }
 
 /// The summary's lines (after its blank line) as cells, for a CSV run.
-fn summary_rows(stderr: &[u8]) -> Vec<Vec<String>> {
-    let text = String::from_utf8_lossy(stderr);
-    text.lines()
+fn summary_rows(stderr: &str) -> Vec<Vec<String>> {
+    stderr
+        .lines()
         .skip_while(|l| !l.is_empty())
         .filter(|l| !l.is_empty())
         .map(|l| l.split(", ").map(str::to_string).collect())
@@ -238,10 +220,10 @@ const APPS: [&str; 6] = [
     "12",
 ];
 
-fn process_loop(args: &[&str]) -> std::process::Output {
+fn process_loop(args: &[&str]) -> Ran {
     let mut all: Vec<&str> = args.to_vec();
     all.extend_from_slice(&SHORT_TREND);
-    nvq_on_time(&scenario("trend_pid_reuse.toml"), &all)
+    run_on_time(&scenario("trend_pid_reuse.toml"), &all)
 }
 
 /// The rate and time to full of each process in a summary, in columns `rate_at` of the rows keyed by the PID
@@ -275,22 +257,14 @@ fn check_process_summary(rows: &[Vec<String>], pid_at: usize, at: usize) {
 #[test]
 fn compute_apps_loop_follows_each_process_and_a_reused_pid_is_a_new_one() {
     let out = process_loop(&[&APPS[..], &["--summary"]].concat());
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.success(), "{}", out.stderr);
     // gpu, statistic, pid, used_memory
     check_process_summary(&summary_rows(&out.stderr), 2, 3);
     // rate() per process: the growing ones pass the filter once they have a trend; the new process under
     // PID 4242, flat at 2 GiB, never does.
     let out = process_loop(&[&APPS[..], &["--where", "rate(used_memory) > 1GiB"]].concat());
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(out.success(), "{}", out.stderr);
+    let text = out.stdout;
     assert!(
         text.lines().filter(|l| l.starts_with("5150, ")).count() >= 6,
         "{text}"
@@ -312,11 +286,7 @@ fn pmon_keeps_each_processs_history_for_summary_and_assert() {
         "--format",
         "csv,nounits",
     ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.success(), "{}", out.stderr);
     // gpu, statistic, index, pid, type, fb, ccpm, command
     check_process_summary(&summary_rows(&out.stderr), 3, 5);
     // The growing process fills the GPU within an hour (its fb against the GPU's memory); the other does not.
@@ -331,13 +301,8 @@ fn pmon_keeps_each_processs_history_for_summary_and_assert() {
         "--assert",
         "time_to_full(fb) > 1h",
     ]);
-    assert_eq!(
-        out.status.code(),
-        Some(20),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.code, Some(20), "{}", out.stderr);
+    let err = out.stderr;
     assert!(err.contains("pid 5150"), "{err}");
     assert!(!err.contains("pid 4242"), "{err}");
 }
@@ -357,12 +322,8 @@ fn dmon_keeps_each_gpus_history_for_summary_and_until() {
         "csv,nounits",
     ];
     args.extend_from_slice(&TREND);
-    let out = nvq_on_time(&scenario("trend.toml"), &args);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = run_on_time(&scenario("trend.toml"), &args);
+    assert!(out.success(), "{}", out.stderr);
     let rows = summary_rows(&out.stderr);
     // gpu, statistic, index, fb, bar1, ccpm
     let rate = mib(&stat_row(&rows, "rate/min", 2, "0")[3]);
@@ -392,10 +353,6 @@ fn dmon_keeps_each_gpus_history_for_summary_and_until() {
         "20s",
     ];
     args.extend_from_slice(&TREND);
-    let out = nvq_on_time(&scenario("trend.toml"), &args);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = run_on_time(&scenario("trend.toml"), &args);
+    assert!(out.success(), "{}", out.stderr);
 }

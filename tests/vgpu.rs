@@ -6,7 +6,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use crate::common;
-use common::{nvq, repo_root, scenario};
+use common::{repo_root, run, scenario};
 
 fn public(name: &str) -> String {
     std::fs::read_to_string(repo_root().join("tests/vgpu").join(name)).unwrap()
@@ -47,8 +47,8 @@ fn unimplemented_and_combined_options_are_refused() {
         &["vgpu", "-u"],
         &["vgpu", "-s", "-c"],
     ] {
-        let out = nvq(&scenario(HOST), args);
-        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let out = run(&scenario(HOST), args);
+        assert_eq!(out.code, Some(2), "{args:?}");
         assert!(out.stdout.is_empty(), "{args:?}");
     }
 }

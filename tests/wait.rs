@@ -6,7 +6,7 @@
 //! Each test drives the real binary under the simulator. GPU 0 of
 //! `wait_free.toml` is free at once; GPU 0 of `mon_4gpu.toml` stays busy.
 
-use crate::common::{scenario, sim_command};
+use crate::common::{ran, run, scenario, sim_command};
 use std::io::{BufRead, BufReader};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::Path;
@@ -134,22 +134,19 @@ fn a_signal_while_waiting_cancels_the_command() {
 
 #[test]
 fn nothing_after_the_double_dash_is_changed() {
-    let o = sim_command(
-        Some(&free()),
+    let o = run(
+        &free(),
         &[
             "wait", "-i", "0", "-lms", "20", "--", "printf", "[%s]", "-lms", "1", "-lms=5",
             "-lms100", "-d=1", "-l=2", "--mode=", "-m",
         ],
-    )
-    .output()
-    .unwrap();
-    assert_eq!(
-        String::from_utf8_lossy(&o.stdout),
-        "[-lms][1][-lms=5][-lms100][-d=1][-l=2][--mode=][-m]",
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
     );
-    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(
+        o.stdout, "[-lms][1][-lms=5][-lms100][-d=1][-l=2][--mode=][-m]",
+        "{}",
+        o.stderr
+    );
+    assert_eq!(o.code, Some(0));
 }
 
 #[test]
@@ -219,11 +216,9 @@ fn a_command_that_cannot_run_exits_127_or_126() {
         (dir.path().to_str().unwrap(), 126),
     ];
     for (cmd, code) in cases {
-        let o = sim_command(Some(&free()), &["wait", "-i", "0", "-lms", "20", "--", cmd])
-            .output()
-            .unwrap();
-        let err = String::from_utf8_lossy(&o.stderr);
-        assert_eq!(o.status.code(), Some(code), "{cmd}: {err}");
+        let o = run(&free(), &["wait", "-i", "0", "-lms", "20", "--", cmd]);
+        let err = o.stderr;
+        assert_eq!(o.code, Some(code), "{cmd}: {err}");
         assert!(
             err.starts_with("nvq: ") && err.contains(cmd) && err.lines().count() == 1,
             "{cmd}: {err}"
@@ -234,7 +229,7 @@ fn a_command_that_cannot_run_exits_127_or_126() {
 #[test]
 fn an_output_format_default_does_not_stop_the_command() {
     for format in ["prometheus", "json", "no-such-format"] {
-        let o = sim_command(
+        let mut c = sim_command(
             Some(&free()),
             &[
                 "wait",
@@ -247,16 +242,10 @@ fn an_output_format_default_does_not_stop_the_command() {
                 "-c",
                 "echo ran; exit 4",
             ],
-        )
-        .env("NVQ_FORMAT", format)
-        .output()
-        .unwrap();
-        assert_eq!(
-            o.status.code(),
-            Some(4),
-            "NVQ_FORMAT={format}: {}",
-            String::from_utf8_lossy(&o.stderr)
         );
-        assert_eq!(String::from_utf8_lossy(&o.stdout), "ran\n");
+        c.env("NVQ_FORMAT", format);
+        let o = ran(c);
+        assert_eq!(o.code, Some(4), "NVQ_FORMAT={format}: {}", o.stderr);
+        assert_eq!(o.stdout, "ran\n");
     }
 }

@@ -7,15 +7,19 @@
 //!
 //! Every test file is a module of one binary (`tests/tests.rs`) and uses
 //! these as `crate::common`. Every process a test starts gets the one
-//! environment of [`test_env`]; nvq itself is started through
-//! [`sim_command`] or [`nvq_command`] (`tests/harness.rs` checks that no
-//! file starts it another way). Not every helper is used everywhere, hence
-//! the `dead_code` allowance.
+//! environment of [`test_env`]. nvq is run to its end by [`run`] (a
+//! scenario and arguments in, a [`Ran`] out: exit code, stdout and stderr
+//! as text, within [`RUN_LIMIT`]), [`run_on`] (a scenario's text), [`bare`]
+//! (no library) or [`as_nvidia_smi`]; a test that spawns, signals or times
+//! it builds it with [`sim_command`] or [`nvq_command`]. Scenarios come by
+//! name ([`scenario`]) or are generated ([`h100s`], [`write_scenario`]).
+//! `tests/harness.rs` checks that no file starts nvq another way or has a
+//! runner of its own. Not every helper is used everywhere, hence the
+//! `dead_code` allowance.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use assert_cmd::Command;
 use std::path::{Path, PathBuf};
-use std::process::Output;
 
 mod skip;
 pub use skip::{
@@ -364,11 +368,6 @@ pub fn sim_assert_cmd(scenario: Option<&Path>) -> Command {
     Command::from_std(sim_command::<&str>(scenario, &[]))
 }
 
-/// Run nvq against the simulator with a scenario.
-pub fn nvq<S: AsRef<std::ffi::OsStr>>(scenario: &Path, args: &[S]) -> Output {
-    sim_command(Some(scenario), args).output().expect("run nvq")
-}
-
 /// How long a test lets one run of [`run`] or [`ran`] last: a run that hangs
 /// is killed and fails its own test (its `code` is `None`) instead of
 /// holding the whole suite.
@@ -494,25 +493,26 @@ pub fn parsed_scenario(path: &Path) -> nvml_sim::scenario::Scenario {
     nvml_sim::scenario::Scenario::from_file(path).expect("scenario parses")
 }
 
-/// [`nvq`] [`on_time`]: for a test whose samples must each keep their
+/// [`run`] [`on_time`]: for a test whose samples must each keep their
 /// deadline (a scenario whose values follow the clock, where a missed
 /// sample is a point missing from what the test reads).
-pub fn nvq_on_time<S: AsRef<std::ffi::OsStr>>(scenario: &Path, args: &[S]) -> Output {
+pub fn run_on_time<S: AsRef<std::ffi::OsStr>>(scenario: &Path, args: &[S]) -> Ran {
     let _on_time = on_time();
-    nvq(scenario, args)
+    run(scenario, args)
 }
 
 /// nvq's stdout, asserting a zero exit status and an empty stderr.
 pub fn nvq_ok<S: AsRef<std::ffi::OsStr>>(scenario: &Path, args: &[S]) -> String {
-    let out = nvq(scenario, args);
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let out = run(scenario, args);
     assert!(
-        out.status.success(),
-        "nvq failed ({:?}): {stderr}",
-        out.status
+        out.success(),
+        "{}: exit {:?}: {}",
+        out.args,
+        out.code,
+        out.stderr
     );
-    assert!(stderr.is_empty(), "unexpected stderr: {stderr}");
-    String::from_utf8(out.stdout).expect("utf-8 stdout")
+    assert!(out.stderr.is_empty(), "unexpected stderr: {}", out.stderr);
+    out.stdout
 }
 
 /// Does `s` look like nvidia-smi's timestamp (`YYYY/MM/DD HH:MM:SS.mmm`)?

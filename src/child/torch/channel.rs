@@ -195,8 +195,10 @@ pub fn serve(
         for stream in listener.incoming() {
             let Ok(stream) = stream else { continue };
             let pid = peer_pid(&stream).unwrap_or(0);
+            // The process table is read before the lock is taken.
+            let job = pid != 0 && in_job(pid);
             let mut h = lock(&heard);
-            if pid == 0 || !in_job(pid) {
+            if !job {
                 h.refuse(Reason::Foreign, pid);
                 drop(h);
                 // A storm of foreign connections costs nvq little.
