@@ -636,8 +636,9 @@ fn sample(
     loop {
         *lock(&shared.job) = Arc::new(child::tree::job_pids());
         lock(&shared.names).next_sample();
-        let reads = lanes.sample(Instant::now() + limit, |_| (Err(NvmlCode::TIMEOUT), None));
+        // The sample's time is when the GPUs were asked (a late GPU's too).
         let at_ms = started.elapsed().as_millis() as u64;
+        let reads = lanes.sample(Instant::now() + limit, |_| (Err(NvmlCode::TIMEOUT), None));
         let torch = torch.map(|heard| (heard, &uuids));
         take_sample(&gpus, reads, at_ms, seen, duties, torch);
         next += interval;
