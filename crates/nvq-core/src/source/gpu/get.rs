@@ -696,21 +696,12 @@ pub fn brand(c: &GpuCtx) -> Value {
     })
 }
 
-/// `architecture`: the GPU architecture as `-q` prints it (`nvmlDeviceGetArchitecture`).
+/// `architecture`: the GPU architecture as `-q` prints it (`nvmlDeviceGetArchitecture`):
+/// nvml-wrapper's name, but Ada's, which nvidia-smi calls `Ada Lovelace`.
 pub fn architecture(c: &GpuCtx) -> Value {
-    c.value(c.call(|d| d.architecture()), |a| {
-        Value::text(match a {
-            DeviceArchitecture::Kepler => "Kepler",
-            DeviceArchitecture::Maxwell => "Maxwell",
-            DeviceArchitecture::Pascal => "Pascal",
-            DeviceArchitecture::Volta => "Volta",
-            DeviceArchitecture::Turing => "Turing",
-            DeviceArchitecture::Ampere => "Ampere",
-            DeviceArchitecture::Ada => "Ada Lovelace",
-            DeviceArchitecture::Hopper => "Hopper",
-            DeviceArchitecture::Blackwell => "Blackwell",
-            DeviceArchitecture::Unknown => "Unknown",
-        })
+    c.value(c.call(|d| d.architecture()), |a| match a {
+        DeviceArchitecture::Ada => Value::text("Ada Lovelace"),
+        other => Value::text(other.to_string()),
     })
 }
 

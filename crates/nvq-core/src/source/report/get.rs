@@ -277,25 +277,26 @@ fn mig_device_nodes(c: &GpuCtx, view: View) -> Vec<Node> {
         } else {
             ("FB Memory Usage", "BAR1 Memory Usage")
         };
-        items.push(Node::section(
-            fb_label,
-            "fb_memory_usage",
-            vec![
-                Node::entry("Total", "total", mib(|v| v.total), " MiB"),
-                Node::entry("Reserved", "reserved", mib(|v| v.reserved), " MiB"),
-                Node::entry("Used", "used", mib(|v| v.used), " MiB"),
-                Node::entry("Free", "free", mib(|v| v.free), " MiB"),
-            ],
-        ));
-        items.push(Node::section(
-            bar1_label,
-            "bar1_memory_usage",
-            vec![
-                Node::entry("Total", "total", bar1(|v| v.total), " MiB"),
-                Node::entry("Used", "used", bar1(|v| v.used), " MiB"),
-                Node::entry("Free", "free", bar1(|v| v.free), " MiB"),
-            ],
-        ));
+        // A block of sizes in MiB: each line's label, XML element and value.
+        let usage = |label, xml, lines: Vec<(&'static str, &'static str, Value)>| {
+            let entries = lines
+                .into_iter()
+                .map(|(l, x, v)| Node::entry(l, x, v, " MiB"));
+            Node::section(label, xml, entries.collect())
+        };
+        let fb = vec![
+            ("Total", "total", mib(|v| v.total)),
+            ("Reserved", "reserved", mib(|v| v.reserved)),
+            ("Used", "used", mib(|v| v.used)),
+            ("Free", "free", mib(|v| v.free)),
+        ];
+        items.push(usage(fb_label, "fb_memory_usage", fb));
+        let bar = vec![
+            ("Total", "total", bar1(|v| v.total)),
+            ("Used", "used", bar1(|v| v.used)),
+            ("Free", "free", bar1(|v| v.free)),
+        ];
+        items.push(usage(bar1_label, "bar1_memory_usage", bar));
         out.push(Node::section("MIG Device", "mig_device", items));
     }
     out
