@@ -9,19 +9,20 @@ use super::screen::{style, Screen, MEM_FIELD, UTIL_FIELD};
 use super::text::Unit;
 use crate::tui::columns::{Bytes, Duration, Or};
 use nvq_core::model::history::{Series, SeriesRef};
+use nvq_core::model::top::TopSample;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Style};
 use ratatui::widgets::{Paragraph, Widget};
 
 /// The selected GPU's memory and utilization over the zoom's time span.
-/// With `old`, the screen whose curves `buf` shows (in `area`, with the same
+/// With `old`, the sample whose curves `buf` shows (in `area`, with the same
 /// keys pressed): a curve whose columns are the same but its last (see
 /// [`last_column_only`]) gets only its title and last column drawn again,
 /// and what it keeps is returned; any other is cleared and drawn whole.
 pub(super) fn curve_block(
     s: &Screen<'_>,
-    old: Option<&Screen<'_>>,
+    old: Option<&TopSample>,
     area: Rect,
     buf: &mut Buffer,
     wide: bool,
@@ -47,9 +48,9 @@ pub(super) fn curve_block(
         Unit(last(UTIL_FIELD).map(|p| p.v), "%"),
         Duration(span)
     );
-    // The old screen's GPU, when it is this one with the same total.
+    // The old sample's GPU, when it is this one with the same total.
     let same_gpu = old
-        .and_then(|o| o.sample.gpus.get(s.ui.selected))
+        .and_then(|o| o.gpus.get(s.ui.selected))
         .is_some_and(|o| o.uuid == g.uuid && o.mem_total == g.mem_total);
     let (mem_area, util_area) = curve_areas(area, wide);
     let pairs = [
@@ -68,7 +69,7 @@ pub(super) fn curve_block(
         let grid = Grid::new(span, inner.width, s.sample.t);
         let series = s.history.series(key, field);
         // The old frame's time, when only its last column may differ.
-        let then = old.map(|o| o.sample.t);
+        let then = old.map(|o| o.t);
         let only_last = match then {
             Some(then) if same_gpu && inner.width > 0 => last_column_only(series, then, &grid),
             _ => false,
