@@ -102,23 +102,29 @@ fn crowded(dir: &Path) -> tempfile::NamedTempFile {
 
 /// A workload outside the job (another process of this user on GPU 0).
 fn neighbour(dir: &Path, args: &str) -> Child {
-    let mut c = command("python3")
-        .arg(repo_root().join("nvml-sim/workload.py"))
+    let mut c = command("python3");
+    c.arg(repo_root().join("nvml-sim/workload.py"))
         .arg("--dir")
         .arg(dir)
-        .args(args.split(' '))
+        .args(args.split(' '));
+    started(c)
+}
+
+/// `c` started, once it said it is ready (its first line).
+fn started(mut c: std::process::Command) -> Child {
+    let mut child = c
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
     let mut line = String::new();
     std::io::BufRead::read_line(
-        &mut std::io::BufReader::new(c.stdout.take().unwrap()),
+        &mut std::io::BufReader::new(child.stdout.take().unwrap()),
         &mut line,
     )
     .unwrap();
     assert!(line.contains("ready"), "{line}");
-    c
+    child
 }
 
 fn me() -> String {
@@ -278,4 +284,51 @@ fn a_hung_gpu_stalls_neither_the_job_nor_the_other_gpu() {
         took < Duration::from_secs(25),
         "nvq waited for the hung call: {took:?}"
     );
+}
+
+#[test]
+fn another_processs_hostile_name_is_shown_safely_and_kept_exact_in_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let sc = crowded(dir.path());
+    // A neighbour whose name (comm) holds an escape sequence and a
+    // right-to-left override, holding 3 GiB on GPU 0.
+    let script = "import ctypes, os, sys, time\n\
+        ctypes.CDLL(None).prctl(15, 'ev\\x1b[2Jil\\u202e'.encode(), 0, 0, 0)\n\
+        fd = os.open(os.path.join(sys.argv[1], str(os.getpid())), os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)\n\
+        os.write(fd, f'{int(time.time() * 1000)} 0 {3 << 30}\\n'.encode())\n\
+        print('ready', flush=True)\n\
+        time.sleep(60)\n";
+    let mut c = command("python3");
+    c.args(["-c", script]).arg(dir.path());
+    let mut other = started(c);
+    let text = run_workload(
+        sc.path(),
+        dir.path(),
+        &["-lms", "50"],
+        "--start 2GiB --duration 1.5",
+    );
+    let json = run_workload(
+        sc.path(),
+        dir.path(),
+        &["-lms", "50", "--report=json"],
+        "--start 2GiB --duration 1.5",
+    );
+    let _ = other.kill();
+    let _ = other.wait();
+    let e = err(&text);
+    let named = e
+        .lines()
+        .find(|l| l.contains("other processes then:"))
+        .unwrap_or_else(|| panic!("{e}"));
+    assert!(named.contains(&format!("PID {} ev", other.id())), "{e}");
+    assert!(named.contains("[2Jil?, user "), "{e}");
+    assert!(
+        !e.chars().any(|c| c == '\u{1b}' || c == '\u{202e}'),
+        "a hidden character reached the terminal: {e:?}"
+    );
+    let v = json_report(&json);
+    let name = v["others"][other.id().to_string()]["name"]
+        .as_str()
+        .unwrap_or("");
+    assert!(name.ends_with("[2Jil\u{202e}"), "{v}");
 }
