@@ -293,12 +293,7 @@ impl Scraped {
             if s.label(dcgm::INSTANCE_LABEL).is_some() {
                 continue;
             }
-            let label = |fact: Fact| {
-                dcgm::IDENTITY
-                    .iter()
-                    .find(|(_, f)| *f == fact)
-                    .and_then(|(l, _)| s.label(l))
-            };
+            let label = |fact: Fact| s.label_for(dcgm::IDENTITY, fact);
             let text = |fact: Fact| label(fact).unwrap_or("").to_string();
             let Some(key) = label(Fact::Index) else {
                 continue;
@@ -341,13 +336,7 @@ impl Scraped {
         // Identity first: the other series name their GPU by uuid only.
         for s in samples.iter().filter(|s| s.name == info) {
             let Some(key) = s.label("uuid") else { continue };
-            let label = |fact: Fact| {
-                nge::INFO_LABELS
-                    .iter()
-                    .find(|(_, f)| *f == fact)
-                    .and_then(|(l, _)| s.label(l))
-                    .unwrap_or("")
-            };
+            let label = |fact: Fact| s.label_for(nge::INFO_LABELS, fact).unwrap_or("");
             let Some(g) = self.gpu(key, || {
                 Some(GpuIdent {
                     index: label(Fact::Index)
@@ -410,12 +399,7 @@ impl Scraped {
         if self.procs.len() >= MAX_PROCS || self.procs.iter().any(|p| p.labels == s.labels) {
             return;
         }
-        let label = |f: ListField| {
-            nge::APP_LABELS
-                .iter()
-                .find(|(_, g)| *g == f)
-                .and_then(|(l, _)| s.label(l))
-        };
+        let label = |f: ListField| s.label_for(nge::APP_LABELS, f);
         let Some(pid) = label(ListField::Pid).and_then(|p| p.parse::<u32>().ok()) else {
             return;
         };

@@ -234,26 +234,28 @@ mod tests {
         let mut s = 0.0;
         while s <= secs {
             let job = f(s);
-            t.add(
-                (s * 1000.0) as u64,
-                &[GpuReading {
-                    index: 0,
-                    total: 80 * GIB,
-                    used: job + GIB,
-                    procs: vec![ProcReading {
-                        pid: 7,
-                        bytes: job,
-                        job: true,
-                        torch: None,
-                        sm: None,
-                    }],
-                    accounting: None,
-                    memory_derived: false,
-                }],
-            );
+            t.add((s * 1000.0) as u64, &[one_job_process(job + GIB, job)]);
             s += step;
         }
         t
+    }
+
+    /// GPU 0 of 80 GiB with `used` in use, `job` of it held by the job's one process (PID 7).
+    fn one_job_process(used: u64, job: u64) -> GpuReading {
+        GpuReading {
+            index: 0,
+            total: 80 * GIB,
+            used,
+            procs: vec![ProcReading {
+                pid: 7,
+                bytes: job,
+                job: true,
+                torch: None,
+                sm: None,
+            }],
+            accounting: None,
+            memory_derived: false,
+        }
     }
 
     /// The settings `nvq run` judges with by default: all of the run after the warm-up.
@@ -321,23 +323,7 @@ mod tests {
             let s = ms as f64 / 1000.0;
             let tooth = if ms % 10_000 < 3000 { 2 * GIB } else { 0 };
             let job = 10 * GIB + (s / 60.0 * 20.0 * 1048576.0) as u64 + tooth;
-            t.add(
-                ms,
-                &[GpuReading {
-                    index: 0,
-                    total: 80 * GIB,
-                    used: job,
-                    procs: vec![ProcReading {
-                        pid: 7,
-                        bytes: job,
-                        job: true,
-                        torch: None,
-                        sm: None,
-                    }],
-                    accounting: None,
-                    memory_derived: false,
-                }],
-            );
+            t.add(ms, &[one_job_process(job, job)]);
             ms += 100;
         }
         let g = &t.gpus[&0];
