@@ -431,7 +431,7 @@ complete -c nvq -n "__fish_nvq_needs_command" -l until -d 'nvq: loop (every seco
 complete -c nvq -n "__fish_nvq_needs_command" -l until-all -d 'nvq: like --until, but EXPR must hold for every row' -r
 complete -c nvq -n "__fish_nvq_needs_command" -l timeout -d 'nvq: give up waiting for --until after DURATION (500ms, 30s, 5m, 1h) and exit 21' -r
 complete -c nvq -n "__fish_nvq_needs_command" -l history -d 'nvq: keep the last N samples of each GPU for rate(), time_to_full() and --summary\'s trends (default 3600)' -r
-complete -c nvq -n "__fish_nvq_needs_command" -l trend-window -d 'nvq: measure rates and times to full over the last DURATION (default 10m)' -r
+complete -c nvq -n "__fish_nvq_needs_command" -l trend-window -d 'nvq: measure rates and times to full over the last DURATION (default 10m; nvq run: all of the run after its warm-up)' -r
 complete -c nvq -n "__fish_nvq_needs_command" -l rising-for -d 'nvq: a value must have been rising for DURATION to count as rising steadily, a leak (default 5m)' -r
 complete -c nvq -n "__fish_nvq_needs_command" -l min-rise -d 'nvq: ... and have risen by at least SIZE over the window (default 256MiB)' -r
 complete -c nvq -n "__fish_nvq_needs_command" -s d -l display -d 'With -q: only these sections (MEMORY, UTILIZATION, ECC, TEMPERATURE, POWER, CLOCK, ...; any case)' -r -f -a "MEMORY\t''
@@ -505,7 +505,7 @@ complete -c nvq -n "__fish_nvq_using_subcommand mem" -l until -d 'nvq: loop (eve
 complete -c nvq -n "__fish_nvq_using_subcommand mem" -l until-all -d 'nvq: like --until, but EXPR must hold for every row' -r
 complete -c nvq -n "__fish_nvq_using_subcommand mem" -l timeout -d 'nvq: give up waiting for --until after DURATION (500ms, 30s, 5m, 1h) and exit 21' -r
 complete -c nvq -n "__fish_nvq_using_subcommand mem" -l history -d 'nvq: keep the last N samples of each GPU for rate(), time_to_full() and --summary\'s trends (default 3600)' -r
-complete -c nvq -n "__fish_nvq_using_subcommand mem" -l trend-window -d 'nvq: measure rates and times to full over the last DURATION (default 10m)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand mem" -l trend-window -d 'nvq: measure rates and times to full over the last DURATION (default 10m; nvq run: all of the run after its warm-up)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand mem" -l rising-for -d 'nvq: a value must have been rising for DURATION to count as rising steadily, a leak (default 5m)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand mem" -l min-rise -d 'nvq: ... and have risen by at least SIZE over the window (default 256MiB)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand mem" -l hosts -d 'nvq: read these nodes\' GPUs through their `nvq serve` (host, host:port or http(s)://URL), ssh (ssh://[user@]host[:port]) or a dcgm-exporter\'s or nvidia_gpu_exporter\'s metrics (a URL ending in /metrics); comma list, or @FILE; default $NVQ_HOSTS: mem, ps, busy, stat, wait, top, --query-gpu, --query-compute-apps' -r
@@ -532,7 +532,7 @@ complete -c nvq -n "__fish_nvq_using_subcommand ps" -l until -d 'nvq: loop (ever
 complete -c nvq -n "__fish_nvq_using_subcommand ps" -l until-all -d 'nvq: like --until, but EXPR must hold for every row' -r
 complete -c nvq -n "__fish_nvq_using_subcommand ps" -l timeout -d 'nvq: give up waiting for --until after DURATION (500ms, 30s, 5m, 1h) and exit 21' -r
 complete -c nvq -n "__fish_nvq_using_subcommand ps" -l history -d 'nvq: keep the last N samples of each GPU for rate(), time_to_full() and --summary\'s trends (default 3600)' -r
-complete -c nvq -n "__fish_nvq_using_subcommand ps" -l trend-window -d 'nvq: measure rates and times to full over the last DURATION (default 10m)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand ps" -l trend-window -d 'nvq: measure rates and times to full over the last DURATION (default 10m; nvq run: all of the run after its warm-up)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand ps" -l rising-for -d 'nvq: a value must have been rising for DURATION to count as rising steadily, a leak (default 5m)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand ps" -l min-rise -d 'nvq: ... and have risen by at least SIZE over the window (default 256MiB)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand ps" -l hosts -d 'nvq: read these nodes\' GPUs through their `nvq serve` (host, host:port or http(s)://URL), ssh (ssh://[user@]host[:port]) or a dcgm-exporter\'s or nvidia_gpu_exporter\'s metrics (a URL ending in /metrics); comma list, or @FILE; default $NVQ_HOSTS: mem, ps, busy, stat, wait, top, --query-gpu, --query-compute-apps' -r
@@ -559,7 +559,7 @@ complete -c nvq -n "__fish_nvq_using_subcommand busy" -l until -d 'nvq: loop (ev
 complete -c nvq -n "__fish_nvq_using_subcommand busy" -l until-all -d 'nvq: like --until, but EXPR must hold for every row' -r
 complete -c nvq -n "__fish_nvq_using_subcommand busy" -l timeout -d 'nvq: give up waiting for --until after DURATION (500ms, 30s, 5m, 1h) and exit 21' -r
 complete -c nvq -n "__fish_nvq_using_subcommand busy" -l history -d 'nvq: keep the last N samples of each GPU for rate(), time_to_full() and --summary\'s trends (default 3600)' -r
-complete -c nvq -n "__fish_nvq_using_subcommand busy" -l trend-window -d 'nvq: measure rates and times to full over the last DURATION (default 10m)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand busy" -l trend-window -d 'nvq: measure rates and times to full over the last DURATION (default 10m; nvq run: all of the run after its warm-up)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand busy" -l rising-for -d 'nvq: a value must have been rising for DURATION to count as rising steadily, a leak (default 5m)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand busy" -l min-rise -d 'nvq: ... and have risen by at least SIZE over the window (default 256MiB)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand busy" -l hosts -d 'nvq: read these nodes\' GPUs through their `nvq serve` (host, host:port or http(s)://URL), ssh (ssh://[user@]host[:port]) or a dcgm-exporter\'s or nvidia_gpu_exporter\'s metrics (a URL ending in /metrics); comma list, or @FILE; default $NVQ_HOSTS: mem, ps, busy, stat, wait, top, --query-gpu, --query-compute-apps' -r
@@ -599,7 +599,7 @@ complete -c nvq -n "__fish_nvq_using_subcommand wait" -l until -d 'nvq: loop (ev
 complete -c nvq -n "__fish_nvq_using_subcommand wait" -l until-all -d 'nvq: like --until, but EXPR must hold for every row' -r
 complete -c nvq -n "__fish_nvq_using_subcommand wait" -l timeout -d 'nvq: give up waiting for --until after DURATION (500ms, 30s, 5m, 1h) and exit 21' -r
 complete -c nvq -n "__fish_nvq_using_subcommand wait" -l history -d 'nvq: keep the last N samples of each GPU for rate(), time_to_full() and --summary\'s trends (default 3600)' -r
-complete -c nvq -n "__fish_nvq_using_subcommand wait" -l trend-window -d 'nvq: measure rates and times to full over the last DURATION (default 10m)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand wait" -l trend-window -d 'nvq: measure rates and times to full over the last DURATION (default 10m; nvq run: all of the run after its warm-up)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand wait" -l rising-for -d 'nvq: a value must have been rising for DURATION to count as rising steadily, a leak (default 5m)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand wait" -l min-rise -d 'nvq: ... and have risen by at least SIZE over the window (default 256MiB)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand wait" -l hosts -d 'nvq: read these nodes\' GPUs through their `nvq serve` (host, host:port or http(s)://URL), ssh (ssh://[user@]host[:port]) or a dcgm-exporter\'s or nvidia_gpu_exporter\'s metrics (a URL ending in /metrics); comma list, or @FILE; default $NVQ_HOSTS: mem, ps, busy, stat, wait, top, --query-gpu, --query-compute-apps' -r
@@ -622,7 +622,10 @@ complete -c nvq -n "__fish_nvq_using_subcommand run" -l report-file -d 'Write th
 complete -c nvq -n "__fish_nvq_using_subcommand run" -l log -d 'Write every sample to FILE as NDJSON: per GPU and process, with the GPU\'s totals (-f\'s rules apply)' -r -F
 complete -c nvq -n "__fish_nvq_using_subcommand run" -l budget -d 'Fail the run (exit 24) when the job\'s memory on a GPU passes SIZE (16GiB, 512MiB, or 50% of the GPU)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand run" -l budget-action -d 'What passing --budget does: fail (once the command ended; default) or stop (SIGTERM, SIGKILL 10 s on)' -r
-complete -c nvq -n "__fish_nvq_using_subcommand run" -l bundle -d 'Keep what explains an out-of-memory death in DIR (created if missing): --torch-snapshot\'s snapshots' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand run" -l bundle -d 'When the command dies of out-of-memory, keep a bundle in DIR (created if missing): the last 60 s of samples, the report, the table at the peak, the XID events, --torch-snapshot\'s snapshots' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand run" -l trend-window -d 'nvq: measure rates and times to full over the last DURATION (default 10m; nvq run: all of the run after its warm-up)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand run" -l rising-for -d 'nvq: a value must have been rising for DURATION to count as rising steadily, a leak (default 5m)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand run" -l min-rise -d 'nvq: ... and have risen by at least SIZE over the window (default 256MiB)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand run" -l hosts -d 'nvq: read these nodes\' GPUs through their `nvq serve` (host, host:port or http(s)://URL), ssh (ssh://[user@]host[:port]) or a dcgm-exporter\'s or nvidia_gpu_exporter\'s metrics (a URL ending in /metrics); comma list, or @FILE; default $NVQ_HOSTS: mem, ps, busy, stat, wait, top, --query-gpu, --query-compute-apps' -r
 complete -c nvq -n "__fish_nvq_using_subcommand run" -l hosts-user -d 'nvq: basic-auth user for the nodes (the password from --hosts-password-file or $NVQ_HOSTS_PASSWORD)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand run" -l hosts-password-file -d 'nvq: a file whose first line is the basic-auth password' -r -F
@@ -681,7 +684,7 @@ complete -c nvq -n "__fish_nvq_using_subcommand serve" -l web.listen-address -d 
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -l web.telemetry-path -d 'Path under which the metrics are served' -r
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -l collect.interval -d 'Reuse a collection for scrapes within DURATION (500ms, 1s, 30s); 0 collects on every scrape' -r
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -l profile -d 'Metric names, labels and units: nvq (as --format=prometheus), nvidia_gpu_exporter or dcgm' -r
-complete -c nvq -n "__fish_nvq_using_subcommand serve" -l trend-window -d 'nvq: measure rates and times to full over the last DURATION (default 10m)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand serve" -l trend-window -d 'nvq: measure rates and times to full over the last DURATION (default 10m; nvq run: all of the run after its warm-up)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -l rising-for -d 'nvq: a value must have been rising for DURATION to count as rising steadily, a leak (default 5m)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -l min-rise -d 'nvq: ... and have risen by at least SIZE over the window (default 256MiB)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -l collect.pods.socket -d 'The kubelet\'s pod-resources socket, for --collect.pods' -r -F
@@ -761,7 +764,7 @@ complete -c nvq -n "__fish_nvq_using_subcommand top" -s h -l help -d 'Print help
 complete -c nvq -n "__fish_nvq_using_subcommand plot" -s o -l output -d 'The picture to write, .svg or .png (replaced whole; default: LOG with .svg)' -r -F
 complete -c nvq -n "__fish_nvq_using_subcommand plot" -l field -d 'A field to draw (repeat it or give a comma list); default: memory used and utilization' -r
 complete -c nvq -n "__fish_nvq_using_subcommand plot" -l width -d 'The picture\'s width in pixels (400 to 8000)' -r
-complete -c nvq -n "__fish_nvq_using_subcommand plot" -l trend-window -d 'nvq: measure rates and times to full over the last DURATION (default 10m)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand plot" -l trend-window -d 'nvq: measure rates and times to full over the last DURATION (default 10m; nvq run: all of the run after its warm-up)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand plot" -l rising-for -d 'nvq: a value must have been rising for DURATION to count as rising steadily, a leak (default 5m)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand plot" -l min-rise -d 'nvq: ... and have risen by at least SIZE over the window (default 256MiB)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand plot" -l hosts -d 'nvq: read these nodes\' GPUs through their `nvq serve` (host, host:port or http(s)://URL), ssh (ssh://[user@]host[:port]) or a dcgm-exporter\'s or nvidia_gpu_exporter\'s metrics (a URL ending in /metrics); comma list, or @FILE; default $NVQ_HOSTS: mem, ps, busy, stat, wait, top, --query-gpu, --query-compute-apps' -r
@@ -791,7 +794,7 @@ complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l until -d 'nvq: loop (ev
 complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l until-all -d 'nvq: like --until, but EXPR must hold for every row' -r
 complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l timeout -d 'nvq: give up waiting for --until after DURATION (500ms, 30s, 5m, 1h) and exit 21' -r
 complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l history -d 'nvq: keep the last N samples of each GPU for rate(), time_to_full() and --summary\'s trends (default 3600)' -r
-complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l trend-window -d 'nvq: measure rates and times to full over the last DURATION (default 10m)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l trend-window -d 'nvq: measure rates and times to full over the last DURATION (default 10m; nvq run: all of the run after its warm-up)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l rising-for -d 'nvq: a value must have been rising for DURATION to count as rising steadily, a leak (default 5m)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l min-rise -d 'nvq: ... and have risen by at least SIZE over the window (default 256MiB)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l gpm-metrics -d 'GPM metrics to add, by NVML metric id, comma-separated without spaces (Hopper and later)' -r
@@ -821,7 +824,7 @@ complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l until -d 'nvq: loop (ev
 complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l until-all -d 'nvq: like --until, but EXPR must hold for every row' -r
 complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l timeout -d 'nvq: give up waiting for --until after DURATION (500ms, 30s, 5m, 1h) and exit 21' -r
 complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l history -d 'nvq: keep the last N samples of each GPU for rate(), time_to_full() and --summary\'s trends (default 3600)' -r
-complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l trend-window -d 'nvq: measure rates and times to full over the last DURATION (default 10m)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l trend-window -d 'nvq: measure rates and times to full over the last DURATION (default 10m; nvq run: all of the run after its warm-up)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l rising-for -d 'nvq: a value must have been rising for DURATION to count as rising steadily, a leak (default 5m)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l min-rise -d 'nvq: ... and have risen by at least SIZE over the window (default 256MiB)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand pmon" -s d -l delay -d 'Seconds between samples, 1 to 10 (default 1).' -r
