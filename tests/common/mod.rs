@@ -256,11 +256,20 @@ pub fn test_env(c: &mut std::process::Command) -> &mut std::process::Command {
     unsafe {
         c.pre_exec(move || {
             // A shell without job control starts a background job with
-            // SIGINT and SIGQUIT ignored, and an ignored signal stays
-            // ignored across exec: a suite started that way (`cmd &` in a
-            // script) would hand that on to every command a test signals.
-            // Each starts with them at their defaults, as from a terminal.
-            for sig in [libc::SIGINT, libc::SIGQUIT] {
+            // SIGINT and SIGQUIT ignored, `nohup` ignores SIGHUP, and an
+            // ignored signal stays ignored across exec: a suite started
+            // that way (`nohup cmd &` in a script) would hand that on to
+            // every command a test signals. Each starts with the signals
+            // the tests send at their defaults, as from a terminal.
+            for sig in [
+                libc::SIGINT,
+                libc::SIGQUIT,
+                libc::SIGHUP,
+                libc::SIGTERM,
+                libc::SIGUSR1,
+                libc::SIGUSR2,
+                libc::SIGWINCH,
+            ] {
                 libc::signal(sig, libc::SIG_DFL);
             }
             if untimed {
