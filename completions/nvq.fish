@@ -454,7 +454,7 @@ ROW_REMAPPER\t''
 GSP_FIRMWARE_VERSION\t''
 POWER_SMOOTHING\t''
 POWER_PROFILES\t''"
-complete -c nvq -n "__fish_nvq_needs_command" -l hosts -d 'nvq: read these nodes\' GPUs through their `nvq serve` (host, host:port or http(s)://URL) or ssh (ssh://[user@]host[:port]); comma list, or @FILE; default $NVQ_HOSTS: mem, ps, busy, stat, wait, top, --query-gpu, --query-compute-apps' -r
+complete -c nvq -n "__fish_nvq_needs_command" -l hosts -d 'nvq: read these nodes\' GPUs through their `nvq serve` (host, host:port or http(s)://URL), ssh (ssh://[user@]host[:port]) or a dcgm-exporter\'s or nvidia_gpu_exporter\'s metrics (a URL ending in /metrics); comma list, or @FILE; default $NVQ_HOSTS: mem, ps, busy, stat, wait, top, --query-gpu, --query-compute-apps' -r
 complete -c nvq -n "__fish_nvq_needs_command" -l hosts-user -d 'nvq: basic-auth user for the nodes (the password from --hosts-password-file or $NVQ_HOSTS_PASSWORD)' -r
 complete -c nvq -n "__fish_nvq_needs_command" -l hosts-password-file -d 'nvq: a file whose first line is the basic-auth password' -r -F
 complete -c nvq -n "__fish_nvq_needs_command" -l hosts-bearer-token-file -d 'nvq: a file whose first line is a bearer token for the nodes' -r -F
@@ -508,7 +508,7 @@ complete -c nvq -n "__fish_nvq_using_subcommand mem" -l history -d 'nvq: keep th
 complete -c nvq -n "__fish_nvq_using_subcommand mem" -l trend-window -d 'nvq: measure rates and times to full over the last DURATION (default 10m; nvq run: all of the run after its warm-up)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand mem" -l rising-for -d 'nvq: a value must have been rising for DURATION to count as rising steadily, a leak (default 5m)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand mem" -l min-rise -d 'nvq: ... and have risen by at least SIZE over the window (default 256MiB)' -r
-complete -c nvq -n "__fish_nvq_using_subcommand mem" -l hosts -d 'nvq: read these nodes\' GPUs through their `nvq serve` (host, host:port or http(s)://URL) or ssh (ssh://[user@]host[:port]); comma list, or @FILE; default $NVQ_HOSTS: mem, ps, busy, stat, wait, top, --query-gpu, --query-compute-apps' -r
+complete -c nvq -n "__fish_nvq_using_subcommand mem" -l hosts -d 'nvq: read these nodes\' GPUs through their `nvq serve` (host, host:port or http(s)://URL), ssh (ssh://[user@]host[:port]) or a dcgm-exporter\'s or nvidia_gpu_exporter\'s metrics (a URL ending in /metrics); comma list, or @FILE; default $NVQ_HOSTS: mem, ps, busy, stat, wait, top, --query-gpu, --query-compute-apps' -r
 complete -c nvq -n "__fish_nvq_using_subcommand mem" -l hosts-user -d 'nvq: basic-auth user for the nodes (the password from --hosts-password-file or $NVQ_HOSTS_PASSWORD)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand mem" -l hosts-password-file -d 'nvq: a file whose first line is the basic-auth password' -r -F
 complete -c nvq -n "__fish_nvq_using_subcommand mem" -l hosts-bearer-token-file -d 'nvq: a file whose first line is a bearer token for the nodes' -r -F
@@ -535,7 +535,7 @@ complete -c nvq -n "__fish_nvq_using_subcommand ps" -l history -d 'nvq: keep the
 complete -c nvq -n "__fish_nvq_using_subcommand ps" -l trend-window -d 'nvq: measure rates and times to full over the last DURATION (default 10m; nvq run: all of the run after its warm-up)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand ps" -l rising-for -d 'nvq: a value must have been rising for DURATION to count as rising steadily, a leak (default 5m)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand ps" -l min-rise -d 'nvq: ... and have risen by at least SIZE over the window (default 256MiB)' -r
-complete -c nvq -n "__fish_nvq_using_subcommand ps" -l hosts -d 'nvq: read these nodes\' GPUs through their `nvq serve` (host, host:port or http(s)://URL) or ssh (ssh://[user@]host[:port]); comma list, or @FILE; default $NVQ_HOSTS: mem, ps, busy, stat, wait, top, --query-gpu, --query-compute-apps' -r
+complete -c nvq -n "__fish_nvq_using_subcommand ps" -l hosts -d 'nvq: read these nodes\' GPUs through their `nvq serve` (host, host:port or http(s)://URL), ssh (ssh://[user@]host[:port]) or a dcgm-exporter\'s or nvidia_gpu_exporter\'s metrics (a URL ending in /metrics); comma list, or @FILE; default $NVQ_HOSTS: mem, ps, busy, stat, wait, top, --query-gpu, --query-compute-apps' -r
 complete -c nvq -n "__fish_nvq_using_subcommand ps" -l hosts-user -d 'nvq: basic-auth user for the nodes (the password from --hosts-password-file or $NVQ_HOSTS_PASSWORD)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand ps" -l hosts-password-file -d 'nvq: a file whose first line is the basic-auth password' -r -F
 complete -c nvq -n "__fish_nvq_using_subcommand ps" -l hosts-bearer-token-file -d 'nvq: a file whose first line is a bearer token for the nodes' -r -F
@@ -562,7 +562,7 @@ complete -c nvq -n "__fish_nvq_using_subcommand busy" -l history -d 'nvq: keep t
 complete -c nvq -n "__fish_nvq_using_subcommand busy" -l trend-window -d 'nvq: measure rates and times to full over the last DURATION (default 10m; nvq run: all of the run after its warm-up)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand busy" -l rising-for -d 'nvq: a value must have been rising for DURATION to count as rising steadily, a leak (default 5m)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand busy" -l min-rise -d 'nvq: ... and have risen by at least SIZE over the window (default 256MiB)' -r
-complete -c nvq -n "__fish_nvq_using_subcommand busy" -l hosts -d 'nvq: read these nodes\' GPUs through their `nvq serve` (host, host:port or http(s)://URL) or ssh (ssh://[user@]host[:port]); comma list, or @FILE; default $NVQ_HOSTS: mem, ps, busy, stat, wait, top, --query-gpu, --query-compute-apps' -r
+complete -c nvq -n "__fish_nvq_using_subcommand busy" -l hosts -d 'nvq: read these nodes\' GPUs through their `nvq serve` (host, host:port or http(s)://URL), ssh (ssh://[user@]host[:port]) or a dcgm-exporter\'s or nvidia_gpu_exporter\'s metrics (a URL ending in /metrics); comma list, or @FILE; default $NVQ_HOSTS: mem, ps, busy, stat, wait, top, --query-gpu, --query-compute-apps' -r
 complete -c nvq -n "__fish_nvq_using_subcommand busy" -l hosts-user -d 'nvq: basic-auth user for the nodes (the password from --hosts-password-file or $NVQ_HOSTS_PASSWORD)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand busy" -l hosts-password-file -d 'nvq: a file whose first line is the basic-auth password' -r -F
 complete -c nvq -n "__fish_nvq_using_subcommand busy" -l hosts-bearer-token-file -d 'nvq: a file whose first line is a bearer token for the nodes' -r -F
@@ -576,7 +576,7 @@ complete -c nvq -n "__fish_nvq_using_subcommand busy" -l simulate -d 'nvq: load 
 complete -c nvq -n "__fish_nvq_using_subcommand busy" -s h -l help -d 'Print help'
 complete -c nvq -n "__fish_nvq_using_subcommand stat" -s i -l id -d 'Target GPUs: index, UUID, PCI bus id or board serial; comma list allowed' -r
 complete -c nvq -n "__fish_nvq_using_subcommand stat" -s f -l filename -d 'Write the output to FILE instead of stdout (the file is truncated first)' -r -F
-complete -c nvq -n "__fish_nvq_using_subcommand stat" -l hosts -d 'nvq: read these nodes\' GPUs through their `nvq serve` (host, host:port or http(s)://URL) or ssh (ssh://[user@]host[:port]); comma list, or @FILE; default $NVQ_HOSTS: mem, ps, busy, stat, wait, top, --query-gpu, --query-compute-apps' -r
+complete -c nvq -n "__fish_nvq_using_subcommand stat" -l hosts -d 'nvq: read these nodes\' GPUs through their `nvq serve` (host, host:port or http(s)://URL), ssh (ssh://[user@]host[:port]) or a dcgm-exporter\'s or nvidia_gpu_exporter\'s metrics (a URL ending in /metrics); comma list, or @FILE; default $NVQ_HOSTS: mem, ps, busy, stat, wait, top, --query-gpu, --query-compute-apps' -r
 complete -c nvq -n "__fish_nvq_using_subcommand stat" -l hosts-user -d 'nvq: basic-auth user for the nodes (the password from --hosts-password-file or $NVQ_HOSTS_PASSWORD)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand stat" -l hosts-password-file -d 'nvq: a file whose first line is the basic-auth password' -r -F
 complete -c nvq -n "__fish_nvq_using_subcommand stat" -l hosts-bearer-token-file -d 'nvq: a file whose first line is a bearer token for the nodes' -r -F
@@ -602,7 +602,7 @@ complete -c nvq -n "__fish_nvq_using_subcommand wait" -l history -d 'nvq: keep t
 complete -c nvq -n "__fish_nvq_using_subcommand wait" -l trend-window -d 'nvq: measure rates and times to full over the last DURATION (default 10m; nvq run: all of the run after its warm-up)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand wait" -l rising-for -d 'nvq: a value must have been rising for DURATION to count as rising steadily, a leak (default 5m)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand wait" -l min-rise -d 'nvq: ... and have risen by at least SIZE over the window (default 256MiB)' -r
-complete -c nvq -n "__fish_nvq_using_subcommand wait" -l hosts -d 'nvq: read these nodes\' GPUs through their `nvq serve` (host, host:port or http(s)://URL) or ssh (ssh://[user@]host[:port]); comma list, or @FILE; default $NVQ_HOSTS: mem, ps, busy, stat, wait, top, --query-gpu, --query-compute-apps' -r
+complete -c nvq -n "__fish_nvq_using_subcommand wait" -l hosts -d 'nvq: read these nodes\' GPUs through their `nvq serve` (host, host:port or http(s)://URL), ssh (ssh://[user@]host[:port]) or a dcgm-exporter\'s or nvidia_gpu_exporter\'s metrics (a URL ending in /metrics); comma list, or @FILE; default $NVQ_HOSTS: mem, ps, busy, stat, wait, top, --query-gpu, --query-compute-apps' -r
 complete -c nvq -n "__fish_nvq_using_subcommand wait" -l hosts-user -d 'nvq: basic-auth user for the nodes (the password from --hosts-password-file or $NVQ_HOSTS_PASSWORD)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand wait" -l hosts-password-file -d 'nvq: a file whose first line is the basic-auth password' -r -F
 complete -c nvq -n "__fish_nvq_using_subcommand wait" -l hosts-bearer-token-file -d 'nvq: a file whose first line is a bearer token for the nodes' -r -F
@@ -626,7 +626,7 @@ complete -c nvq -n "__fish_nvq_using_subcommand run" -l bundle -d 'When the comm
 complete -c nvq -n "__fish_nvq_using_subcommand run" -l trend-window -d 'nvq: measure rates and times to full over the last DURATION (default 10m; nvq run: all of the run after its warm-up)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand run" -l rising-for -d 'nvq: a value must have been rising for DURATION to count as rising steadily, a leak (default 5m)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand run" -l min-rise -d 'nvq: ... and have risen by at least SIZE over the window (default 256MiB)' -r
-complete -c nvq -n "__fish_nvq_using_subcommand run" -l hosts -d 'nvq: read these nodes\' GPUs through their `nvq serve` (host, host:port or http(s)://URL) or ssh (ssh://[user@]host[:port]); comma list, or @FILE; default $NVQ_HOSTS: mem, ps, busy, stat, wait, top, --query-gpu, --query-compute-apps' -r
+complete -c nvq -n "__fish_nvq_using_subcommand run" -l hosts -d 'nvq: read these nodes\' GPUs through their `nvq serve` (host, host:port or http(s)://URL), ssh (ssh://[user@]host[:port]) or a dcgm-exporter\'s or nvidia_gpu_exporter\'s metrics (a URL ending in /metrics); comma list, or @FILE; default $NVQ_HOSTS: mem, ps, busy, stat, wait, top, --query-gpu, --query-compute-apps' -r
 complete -c nvq -n "__fish_nvq_using_subcommand run" -l hosts-user -d 'nvq: basic-auth user for the nodes (the password from --hosts-password-file or $NVQ_HOSTS_PASSWORD)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand run" -l hosts-password-file -d 'nvq: a file whose first line is the basic-auth password' -r -F
 complete -c nvq -n "__fish_nvq_using_subcommand run" -l hosts-bearer-token-file -d 'nvq: a file whose first line is a bearer token for the nodes' -r -F
@@ -644,7 +644,7 @@ complete -c nvq -n "__fish_nvq_using_subcommand topo" -s n -l nearest_gpus -d 'P
 complete -c nvq -n "__fish_nvq_using_subcommand topo" -s c -l cpu -d 'Print the GPUs with an affinity to this CPU number' -r
 complete -c nvq -n "__fish_nvq_using_subcommand topo" -l p2p -d 'Print each GPU pair\'s peer-to-peer status for one capability: r(ead), w(rite), n(vlink), a(tomics), p(cie); also spelled -p2p' -r
 complete -c nvq -n "__fish_nvq_using_subcommand topo" -l format -d 'nvq: json prints -m/-mp\'s matrix as one JSON object (GPUs with their affinities and links, NICs), or -n/-p/-c\'s answer as a small object' -r -f -a '(__nvq_list format)'
-complete -c nvq -n "__fish_nvq_using_subcommand topo" -l hosts -d 'nvq: read these nodes\' GPUs through their `nvq serve` (host, host:port or http(s)://URL) or ssh (ssh://[user@]host[:port]); comma list, or @FILE; default $NVQ_HOSTS: mem, ps, busy, stat, wait, top, --query-gpu, --query-compute-apps' -r
+complete -c nvq -n "__fish_nvq_using_subcommand topo" -l hosts -d 'nvq: read these nodes\' GPUs through their `nvq serve` (host, host:port or http(s)://URL), ssh (ssh://[user@]host[:port]) or a dcgm-exporter\'s or nvidia_gpu_exporter\'s metrics (a URL ending in /metrics); comma list, or @FILE; default $NVQ_HOSTS: mem, ps, busy, stat, wait, top, --query-gpu, --query-compute-apps' -r
 complete -c nvq -n "__fish_nvq_using_subcommand topo" -l hosts-user -d 'nvq: basic-auth user for the nodes (the password from --hosts-password-file or $NVQ_HOSTS_PASSWORD)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand topo" -l hosts-password-file -d 'nvq: a file whose first line is the basic-auth password' -r -F
 complete -c nvq -n "__fish_nvq_using_subcommand topo" -l hosts-bearer-token-file -d 'nvq: a file whose first line is a bearer token for the nodes' -r -F
@@ -663,7 +663,7 @@ complete -c nvq -n "__fish_nvq_using_subcommand nvlink" -l getcounters -d 'Depre
 complete -c nvq -n "__fish_nvq_using_subcommand nvlink" -l getcontrol -d 'Deprecated in nvidia-smi: prints the driver\'s notice (also spelled -gc)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand nvlink" -s l -l link -d 'Show only this link (a number from 0)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand nvlink" -s i -l id -d 'GPUs to show (index, UUID, PCI bus id or serial; comma list allowed)' -r
-complete -c nvq -n "__fish_nvq_using_subcommand nvlink" -l hosts -d 'nvq: read these nodes\' GPUs through their `nvq serve` (host, host:port or http(s)://URL) or ssh (ssh://[user@]host[:port]); comma list, or @FILE; default $NVQ_HOSTS: mem, ps, busy, stat, wait, top, --query-gpu, --query-compute-apps' -r
+complete -c nvq -n "__fish_nvq_using_subcommand nvlink" -l hosts -d 'nvq: read these nodes\' GPUs through their `nvq serve` (host, host:port or http(s)://URL), ssh (ssh://[user@]host[:port]) or a dcgm-exporter\'s or nvidia_gpu_exporter\'s metrics (a URL ending in /metrics); comma list, or @FILE; default $NVQ_HOSTS: mem, ps, busy, stat, wait, top, --query-gpu, --query-compute-apps' -r
 complete -c nvq -n "__fish_nvq_using_subcommand nvlink" -l hosts-user -d 'nvq: basic-auth user for the nodes (the password from --hosts-password-file or $NVQ_HOSTS_PASSWORD)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand nvlink" -l hosts-password-file -d 'nvq: a file whose first line is the basic-auth password' -r -F
 complete -c nvq -n "__fish_nvq_using_subcommand nvlink" -l hosts-bearer-token-file -d 'nvq: a file whose first line is a bearer token for the nodes' -r -F
@@ -696,7 +696,7 @@ complete -c nvq -n "__fish_nvq_using_subcommand serve" -l web.read-timeout -d 'C
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -l web.idle-timeout -d 'Close a kept-alive connection that has sent no new request within DURATION of its last answer' -r
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -l web.config.file -d 'TLS and basic authentication, in the Prometheus exporter-toolkit\'s YAML format' -r -F
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -l web.max-connections -d 'Keep at most N connections open; a new one takes the place of the longest-stalled, else is closed' -r
-complete -c nvq -n "__fish_nvq_using_subcommand serve" -l hosts -d 'nvq: read these nodes\' GPUs through their `nvq serve` (host, host:port or http(s)://URL) or ssh (ssh://[user@]host[:port]); comma list, or @FILE; default $NVQ_HOSTS: mem, ps, busy, stat, wait, top, --query-gpu, --query-compute-apps' -r
+complete -c nvq -n "__fish_nvq_using_subcommand serve" -l hosts -d 'nvq: read these nodes\' GPUs through their `nvq serve` (host, host:port or http(s)://URL), ssh (ssh://[user@]host[:port]) or a dcgm-exporter\'s or nvidia_gpu_exporter\'s metrics (a URL ending in /metrics); comma list, or @FILE; default $NVQ_HOSTS: mem, ps, busy, stat, wait, top, --query-gpu, --query-compute-apps' -r
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -l hosts-user -d 'nvq: basic-auth user for the nodes (the password from --hosts-password-file or $NVQ_HOSTS_PASSWORD)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -l hosts-password-file -d 'nvq: a file whose first line is the basic-auth password' -r -F
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -l hosts-bearer-token-file -d 'nvq: a file whose first line is a bearer token for the nodes' -r -F
@@ -714,7 +714,7 @@ complete -c nvq -n "__fish_nvq_using_subcommand serve" -s h -l help -d 'Print he
 complete -c nvq -n "__fish_nvq_using_subcommand mig" -s i -l id -d 'GPUs to show (index, UUID, PCI bus id or serial; comma list allowed)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand mig" -l gpu-instance-id -d 'Only these GPU instances (comma list of GPU instance ids; also spelled -gi)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand mig" -l format -d 'nvq: json prints the listing as one JSON object (GPUs, their instances or profiles, placements)' -r -f -a '(__nvq_list format)'
-complete -c nvq -n "__fish_nvq_using_subcommand mig" -l hosts -d 'nvq: read these nodes\' GPUs through their `nvq serve` (host, host:port or http(s)://URL) or ssh (ssh://[user@]host[:port]); comma list, or @FILE; default $NVQ_HOSTS: mem, ps, busy, stat, wait, top, --query-gpu, --query-compute-apps' -r
+complete -c nvq -n "__fish_nvq_using_subcommand mig" -l hosts -d 'nvq: read these nodes\' GPUs through their `nvq serve` (host, host:port or http(s)://URL), ssh (ssh://[user@]host[:port]) or a dcgm-exporter\'s or nvidia_gpu_exporter\'s metrics (a URL ending in /metrics); comma list, or @FILE; default $NVQ_HOSTS: mem, ps, busy, stat, wait, top, --query-gpu, --query-compute-apps' -r
 complete -c nvq -n "__fish_nvq_using_subcommand mig" -l hosts-user -d 'nvq: basic-auth user for the nodes (the password from --hosts-password-file or $NVQ_HOSTS_PASSWORD)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand mig" -l hosts-password-file -d 'nvq: a file whose first line is the basic-auth password' -r -F
 complete -c nvq -n "__fish_nvq_using_subcommand mig" -l hosts-bearer-token-file -d 'nvq: a file whose first line is a bearer token for the nodes' -r -F
@@ -732,7 +732,7 @@ complete -c nvq -n "__fish_nvq_using_subcommand mig" -l list-compute-instance-po
 complete -c nvq -n "__fish_nvq_using_subcommand mig" -l simulate -d 'nvq: load the NVML simulator installed next to nvq (no GPU needed)'
 complete -c nvq -n "__fish_nvq_using_subcommand mig" -s h -l help -d 'Print help'
 complete -c nvq -n "__fish_nvq_using_subcommand vgpu" -s i -l id -d 'GPUs to show (index, UUID, PCI bus id or serial; comma list allowed)' -r
-complete -c nvq -n "__fish_nvq_using_subcommand vgpu" -l hosts -d 'nvq: read these nodes\' GPUs through their `nvq serve` (host, host:port or http(s)://URL) or ssh (ssh://[user@]host[:port]); comma list, or @FILE; default $NVQ_HOSTS: mem, ps, busy, stat, wait, top, --query-gpu, --query-compute-apps' -r
+complete -c nvq -n "__fish_nvq_using_subcommand vgpu" -l hosts -d 'nvq: read these nodes\' GPUs through their `nvq serve` (host, host:port or http(s)://URL), ssh (ssh://[user@]host[:port]) or a dcgm-exporter\'s or nvidia_gpu_exporter\'s metrics (a URL ending in /metrics); comma list, or @FILE; default $NVQ_HOSTS: mem, ps, busy, stat, wait, top, --query-gpu, --query-compute-apps' -r
 complete -c nvq -n "__fish_nvq_using_subcommand vgpu" -l hosts-user -d 'nvq: basic-auth user for the nodes (the password from --hosts-password-file or $NVQ_HOSTS_PASSWORD)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand vgpu" -l hosts-password-file -d 'nvq: a file whose first line is the basic-auth password' -r -F
 complete -c nvq -n "__fish_nvq_using_subcommand vgpu" -l hosts-bearer-token-file -d 'nvq: a file whose first line is a bearer token for the nodes' -r -F
@@ -749,7 +749,7 @@ complete -c nvq -n "__fish_nvq_using_subcommand vgpu" -s h -l help -d 'Print hel
 complete -c nvq -n "__fish_nvq_using_subcommand top" -s i -l id -d 'Target GPUs: index, UUID, PCI bus id or board serial; comma list allowed' -r
 complete -c nvq -n "__fish_nvq_using_subcommand top" -s d -l interval -d 'Seconds between samples, 0.1 to 10 (default 1; 500ms is also accepted)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand top" -l leak-after -d 'Mark a process whose memory has been rising steadily this long, in seconds (default 300)' -r
-complete -c nvq -n "__fish_nvq_using_subcommand top" -l hosts -d 'nvq: read these nodes\' GPUs through their `nvq serve` (host, host:port or http(s)://URL) or ssh (ssh://[user@]host[:port]); comma list, or @FILE; default $NVQ_HOSTS: mem, ps, busy, stat, wait, top, --query-gpu, --query-compute-apps' -r
+complete -c nvq -n "__fish_nvq_using_subcommand top" -l hosts -d 'nvq: read these nodes\' GPUs through their `nvq serve` (host, host:port or http(s)://URL), ssh (ssh://[user@]host[:port]) or a dcgm-exporter\'s or nvidia_gpu_exporter\'s metrics (a URL ending in /metrics); comma list, or @FILE; default $NVQ_HOSTS: mem, ps, busy, stat, wait, top, --query-gpu, --query-compute-apps' -r
 complete -c nvq -n "__fish_nvq_using_subcommand top" -l hosts-user -d 'nvq: basic-auth user for the nodes (the password from --hosts-password-file or $NVQ_HOSTS_PASSWORD)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand top" -l hosts-password-file -d 'nvq: a file whose first line is the basic-auth password' -r -F
 complete -c nvq -n "__fish_nvq_using_subcommand top" -l hosts-bearer-token-file -d 'nvq: a file whose first line is a bearer token for the nodes' -r -F
@@ -767,7 +767,7 @@ complete -c nvq -n "__fish_nvq_using_subcommand plot" -l width -d 'The picture\'
 complete -c nvq -n "__fish_nvq_using_subcommand plot" -l trend-window -d 'nvq: measure rates and times to full over the last DURATION (default 10m; nvq run: all of the run after its warm-up)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand plot" -l rising-for -d 'nvq: a value must have been rising for DURATION to count as rising steadily, a leak (default 5m)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand plot" -l min-rise -d 'nvq: ... and have risen by at least SIZE over the window (default 256MiB)' -r
-complete -c nvq -n "__fish_nvq_using_subcommand plot" -l hosts -d 'nvq: read these nodes\' GPUs through their `nvq serve` (host, host:port or http(s)://URL) or ssh (ssh://[user@]host[:port]); comma list, or @FILE; default $NVQ_HOSTS: mem, ps, busy, stat, wait, top, --query-gpu, --query-compute-apps' -r
+complete -c nvq -n "__fish_nvq_using_subcommand plot" -l hosts -d 'nvq: read these nodes\' GPUs through their `nvq serve` (host, host:port or http(s)://URL), ssh (ssh://[user@]host[:port]) or a dcgm-exporter\'s or nvidia_gpu_exporter\'s metrics (a URL ending in /metrics); comma list, or @FILE; default $NVQ_HOSTS: mem, ps, busy, stat, wait, top, --query-gpu, --query-compute-apps' -r
 complete -c nvq -n "__fish_nvq_using_subcommand plot" -l hosts-user -d 'nvq: basic-auth user for the nodes (the password from --hosts-password-file or $NVQ_HOSTS_PASSWORD)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand plot" -l hosts-password-file -d 'nvq: a file whose first line is the basic-auth password' -r -F
 complete -c nvq -n "__fish_nvq_using_subcommand plot" -l hosts-bearer-token-file -d 'nvq: a file whose first line is a bearer token for the nodes' -r -F
@@ -798,7 +798,7 @@ complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l trend-window -d 'nvq: m
 complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l rising-for -d 'nvq: a value must have been rising for DURATION to count as rising steadily, a leak (default 5m)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l min-rise -d 'nvq: ... and have risen by at least SIZE over the window (default 256MiB)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l gpm-metrics -d 'GPM metrics to add, by NVML metric id, comma-separated without spaces (Hopper and later)' -r
-complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l hosts -d 'nvq: read these nodes\' GPUs through their `nvq serve` (host, host:port or http(s)://URL) or ssh (ssh://[user@]host[:port]); comma list, or @FILE; default $NVQ_HOSTS: mem, ps, busy, stat, wait, top, --query-gpu, --query-compute-apps' -r
+complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l hosts -d 'nvq: read these nodes\' GPUs through their `nvq serve` (host, host:port or http(s)://URL), ssh (ssh://[user@]host[:port]) or a dcgm-exporter\'s or nvidia_gpu_exporter\'s metrics (a URL ending in /metrics); comma list, or @FILE; default $NVQ_HOSTS: mem, ps, busy, stat, wait, top, --query-gpu, --query-compute-apps' -r
 complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l hosts-user -d 'nvq: basic-auth user for the nodes (the password from --hosts-password-file or $NVQ_HOSTS_PASSWORD)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l hosts-password-file -d 'nvq: a file whose first line is the basic-auth password' -r -F
 complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l hosts-bearer-token-file -d 'nvq: a file whose first line is a bearer token for the nodes' -r -F
@@ -828,7 +828,7 @@ complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l trend-window -d 'nvq: m
 complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l rising-for -d 'nvq: a value must have been rising for DURATION to count as rising steadily, a leak (default 5m)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l min-rise -d 'nvq: ... and have risen by at least SIZE over the window (default 256MiB)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand pmon" -s d -l delay -d 'Seconds between samples, 1 to 10 (default 1).' -r
-complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l hosts -d 'nvq: read these nodes\' GPUs through their `nvq serve` (host, host:port or http(s)://URL) or ssh (ssh://[user@]host[:port]); comma list, or @FILE; default $NVQ_HOSTS: mem, ps, busy, stat, wait, top, --query-gpu, --query-compute-apps' -r
+complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l hosts -d 'nvq: read these nodes\' GPUs through their `nvq serve` (host, host:port or http(s)://URL), ssh (ssh://[user@]host[:port]) or a dcgm-exporter\'s or nvidia_gpu_exporter\'s metrics (a URL ending in /metrics); comma list, or @FILE; default $NVQ_HOSTS: mem, ps, busy, stat, wait, top, --query-gpu, --query-compute-apps' -r
 complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l hosts-user -d 'nvq: basic-auth user for the nodes (the password from --hosts-password-file or $NVQ_HOSTS_PASSWORD)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l hosts-password-file -d 'nvq: a file whose first line is the basic-auth password' -r -F
 complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l hosts-bearer-token-file -d 'nvq: a file whose first line is a bearer token for the nodes' -r -F
