@@ -47,7 +47,7 @@ pub(crate) fn run_workload(sc: &Path, dir: &Path, opts: &[&str], args: &str) -> 
     sim_command(Some(sc), &a).output().unwrap()
 }
 
-fn err(o: &Output) -> String {
+pub(crate) fn err(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 

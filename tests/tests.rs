@@ -49,6 +49,7 @@ mod report_xml;
 mod run;
 mod run_schema;
 mod run_torch;
+mod run_verdicts;
 mod scripting;
 mod serve;
 mod summary_public;
