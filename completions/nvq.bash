@@ -1121,7 +1121,7 @@ _nvq() {
             return 0
             ;;
         nvq__subcmd__run)
-            opts="-i -l -h --id --loop --loop-ms --report --report-file --log --budget --budget-action --torch --torch-snapshot --bundle --hosts --hosts-user --hosts-password-file --hosts-bearer-token-file --hosts-ca-file --hosts-cert-file --hosts-key-file --hosts-server-name --nvml-lib --simulate --help"
+            opts="-i -l -h --id --loop --loop-ms --report --report-file --log --budget --budget-action --torch --torch-snapshot --bundle --trend-window --rising-for --min-rise --hosts --hosts-user --hosts-password-file --hosts-bearer-token-file --hosts-ca-file --hosts-cert-file --hosts-key-file --hosts-server-name --nvml-lib --simulate --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1168,6 +1168,18 @@ _nvq() {
                     return 0
                     ;;
                 --bundle)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --trend-window)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --rising-for)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --min-rise)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

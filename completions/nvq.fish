@@ -431,7 +431,7 @@ complete -c nvq -n "__fish_nvq_needs_command" -l until -d 'nvq: loop (every seco
 complete -c nvq -n "__fish_nvq_needs_command" -l until-all -d 'nvq: like --until, but EXPR must hold for every row' -r
 complete -c nvq -n "__fish_nvq_needs_command" -l timeout -d 'nvq: give up waiting for --until after DURATION (500ms, 30s, 5m, 1h) and exit 21' -r
 complete -c nvq -n "__fish_nvq_needs_command" -l history -d 'nvq: keep the last N samples of each GPU for rate(), time_to_full() and --summary\'s trends (default 3600)' -r
-complete -c nvq -n "__fish_nvq_needs_command" -l trend-window -d 'nvq: measure rates and times to full over the last DURATION (default 10m)' -r
+complete -c nvq -n "__fish_nvq_needs_command" -l trend-window -d 'nvq: measure rates and times to full over the last DURATION (default 10m; nvq run: all of the run after its warm-up)' -r
 complete -c nvq -n "__fish_nvq_needs_command" -l rising-for -d 'nvq: a value must have been rising for DURATION to count as rising steadily, a leak (default 5m)' -r
 complete -c nvq -n "__fish_nvq_needs_command" -l min-rise -d 'nvq: ... and have risen by at least SIZE over the window (default 256MiB)' -r
 complete -c nvq -n "__fish_nvq_needs_command" -s d -l display -d 'With -q: only these sections (MEMORY, UTILIZATION, ECC, TEMPERATURE, POWER, CLOCK, ...; any case)' -r -f -a "MEMORY\t''
@@ -454,7 +454,7 @@ ROW_REMAPPER\t''
 GSP_FIRMWARE_VERSION\t''
 POWER_SMOOTHING\t''
 POWER_PROFILES\t''"
-complete -c nvq -n "__fish_nvq_needs_command" -l hosts -d 'nvq: read these nodes\' GPUs through their `nvq serve` (host, host:port or http(s)://URL) or ssh (ssh://[user@]host[:port]); comma list, or @FILE; default $NVQ_HOSTS: mem, ps, busy, stat, wait, top, --query-gpu, --query-compute-apps' -r
+complete -c nvq -n "__fish_nvq_needs_command" -l hosts -d 'nvq: read these nodes\' GPUs through their `nvq serve` (host, host:port or http(s)://URL), ssh (ssh://[user@]host[:port]) or a dcgm-exporter\'s or nvidia_gpu_exporter\'s metrics (a URL ending in /metrics); comma list, or @FILE; default $NVQ_HOSTS: mem, ps, busy, stat, wait, top, --query-gpu, --query-compute-apps' -r
 complete -c nvq -n "__fish_nvq_needs_command" -l hosts-user -d 'nvq: basic-auth user for the nodes (the password from --hosts-password-file or $NVQ_HOSTS_PASSWORD)' -r
 complete -c nvq -n "__fish_nvq_needs_command" -l hosts-password-file -d 'nvq: a file whose first line is the basic-auth password' -r -F
 complete -c nvq -n "__fish_nvq_needs_command" -l hosts-bearer-token-file -d 'nvq: a file whose first line is a bearer token for the nodes' -r -F
@@ -505,10 +505,10 @@ complete -c nvq -n "__fish_nvq_using_subcommand mem" -l until -d 'nvq: loop (eve
 complete -c nvq -n "__fish_nvq_using_subcommand mem" -l until-all -d 'nvq: like --until, but EXPR must hold for every row' -r
 complete -c nvq -n "__fish_nvq_using_subcommand mem" -l timeout -d 'nvq: give up waiting for --until after DURATION (500ms, 30s, 5m, 1h) and exit 21' -r
 complete -c nvq -n "__fish_nvq_using_subcommand mem" -l history -d 'nvq: keep the last N samples of each GPU for rate(), time_to_full() and --summary\'s trends (default 3600)' -r
-complete -c nvq -n "__fish_nvq_using_subcommand mem" -l trend-window -d 'nvq: measure rates and times to full over the last DURATION (default 10m)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand mem" -l trend-window -d 'nvq: measure rates and times to full over the last DURATION (default 10m; nvq run: all of the run after its warm-up)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand mem" -l rising-for -d 'nvq: a value must have been rising for DURATION to count as rising steadily, a leak (default 5m)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand mem" -l min-rise -d 'nvq: ... and have risen by at least SIZE over the window (default 256MiB)' -r
-complete -c nvq -n "__fish_nvq_using_subcommand mem" -l hosts -d 'nvq: read these nodes\' GPUs through their `nvq serve` (host, host:port or http(s)://URL) or ssh (ssh://[user@]host[:port]); comma list, or @FILE; default $NVQ_HOSTS: mem, ps, busy, stat, wait, top, --query-gpu, --query-compute-apps' -r
+complete -c nvq -n "__fish_nvq_using_subcommand mem" -l hosts -d 'nvq: read these nodes\' GPUs through their `nvq serve` (host, host:port or http(s)://URL), ssh (ssh://[user@]host[:port]) or a dcgm-exporter\'s or nvidia_gpu_exporter\'s metrics (a URL ending in /metrics); comma list, or @FILE; default $NVQ_HOSTS: mem, ps, busy, stat, wait, top, --query-gpu, --query-compute-apps' -r
 complete -c nvq -n "__fish_nvq_using_subcommand mem" -l hosts-user -d 'nvq: basic-auth user for the nodes (the password from --hosts-password-file or $NVQ_HOSTS_PASSWORD)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand mem" -l hosts-password-file -d 'nvq: a file whose first line is the basic-auth password' -r -F
 complete -c nvq -n "__fish_nvq_using_subcommand mem" -l hosts-bearer-token-file -d 'nvq: a file whose first line is a bearer token for the nodes' -r -F
@@ -532,10 +532,10 @@ complete -c nvq -n "__fish_nvq_using_subcommand ps" -l until -d 'nvq: loop (ever
 complete -c nvq -n "__fish_nvq_using_subcommand ps" -l until-all -d 'nvq: like --until, but EXPR must hold for every row' -r
 complete -c nvq -n "__fish_nvq_using_subcommand ps" -l timeout -d 'nvq: give up waiting for --until after DURATION (500ms, 30s, 5m, 1h) and exit 21' -r
 complete -c nvq -n "__fish_nvq_using_subcommand ps" -l history -d 'nvq: keep the last N samples of each GPU for rate(), time_to_full() and --summary\'s trends (default 3600)' -r
-complete -c nvq -n "__fish_nvq_using_subcommand ps" -l trend-window -d 'nvq: measure rates and times to full over the last DURATION (default 10m)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand ps" -l trend-window -d 'nvq: measure rates and times to full over the last DURATION (default 10m; nvq run: all of the run after its warm-up)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand ps" -l rising-for -d 'nvq: a value must have been rising for DURATION to count as rising steadily, a leak (default 5m)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand ps" -l min-rise -d 'nvq: ... and have risen by at least SIZE over the window (default 256MiB)' -r
-complete -c nvq -n "__fish_nvq_using_subcommand ps" -l hosts -d 'nvq: read these nodes\' GPUs through their `nvq serve` (host, host:port or http(s)://URL) or ssh (ssh://[user@]host[:port]); comma list, or @FILE; default $NVQ_HOSTS: mem, ps, busy, stat, wait, top, --query-gpu, --query-compute-apps' -r
+complete -c nvq -n "__fish_nvq_using_subcommand ps" -l hosts -d 'nvq: read these nodes\' GPUs through their `nvq serve` (host, host:port or http(s)://URL), ssh (ssh://[user@]host[:port]) or a dcgm-exporter\'s or nvidia_gpu_exporter\'s metrics (a URL ending in /metrics); comma list, or @FILE; default $NVQ_HOSTS: mem, ps, busy, stat, wait, top, --query-gpu, --query-compute-apps' -r
 complete -c nvq -n "__fish_nvq_using_subcommand ps" -l hosts-user -d 'nvq: basic-auth user for the nodes (the password from --hosts-password-file or $NVQ_HOSTS_PASSWORD)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand ps" -l hosts-password-file -d 'nvq: a file whose first line is the basic-auth password' -r -F
 complete -c nvq -n "__fish_nvq_using_subcommand ps" -l hosts-bearer-token-file -d 'nvq: a file whose first line is a bearer token for the nodes' -r -F
@@ -559,10 +559,10 @@ complete -c nvq -n "__fish_nvq_using_subcommand busy" -l until -d 'nvq: loop (ev
 complete -c nvq -n "__fish_nvq_using_subcommand busy" -l until-all -d 'nvq: like --until, but EXPR must hold for every row' -r
 complete -c nvq -n "__fish_nvq_using_subcommand busy" -l timeout -d 'nvq: give up waiting for --until after DURATION (500ms, 30s, 5m, 1h) and exit 21' -r
 complete -c nvq -n "__fish_nvq_using_subcommand busy" -l history -d 'nvq: keep the last N samples of each GPU for rate(), time_to_full() and --summary\'s trends (default 3600)' -r
-complete -c nvq -n "__fish_nvq_using_subcommand busy" -l trend-window -d 'nvq: measure rates and times to full over the last DURATION (default 10m)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand busy" -l trend-window -d 'nvq: measure rates and times to full over the last DURATION (default 10m; nvq run: all of the run after its warm-up)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand busy" -l rising-for -d 'nvq: a value must have been rising for DURATION to count as rising steadily, a leak (default 5m)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand busy" -l min-rise -d 'nvq: ... and have risen by at least SIZE over the window (default 256MiB)' -r
-complete -c nvq -n "__fish_nvq_using_subcommand busy" -l hosts -d 'nvq: read these nodes\' GPUs through their `nvq serve` (host, host:port or http(s)://URL) or ssh (ssh://[user@]host[:port]); comma list, or @FILE; default $NVQ_HOSTS: mem, ps, busy, stat, wait, top, --query-gpu, --query-compute-apps' -r
+complete -c nvq -n "__fish_nvq_using_subcommand busy" -l hosts -d 'nvq: read these nodes\' GPUs through their `nvq serve` (host, host:port or http(s)://URL), ssh (ssh://[user@]host[:port]) or a dcgm-exporter\'s or nvidia_gpu_exporter\'s metrics (a URL ending in /metrics); comma list, or @FILE; default $NVQ_HOSTS: mem, ps, busy, stat, wait, top, --query-gpu, --query-compute-apps' -r
 complete -c nvq -n "__fish_nvq_using_subcommand busy" -l hosts-user -d 'nvq: basic-auth user for the nodes (the password from --hosts-password-file or $NVQ_HOSTS_PASSWORD)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand busy" -l hosts-password-file -d 'nvq: a file whose first line is the basic-auth password' -r -F
 complete -c nvq -n "__fish_nvq_using_subcommand busy" -l hosts-bearer-token-file -d 'nvq: a file whose first line is a bearer token for the nodes' -r -F
@@ -576,7 +576,7 @@ complete -c nvq -n "__fish_nvq_using_subcommand busy" -l simulate -d 'nvq: load 
 complete -c nvq -n "__fish_nvq_using_subcommand busy" -s h -l help -d 'Print help'
 complete -c nvq -n "__fish_nvq_using_subcommand stat" -s i -l id -d 'Target GPUs: index, UUID, PCI bus id or board serial; comma list allowed' -r
 complete -c nvq -n "__fish_nvq_using_subcommand stat" -s f -l filename -d 'Write the output to FILE instead of stdout (the file is truncated first)' -r -F
-complete -c nvq -n "__fish_nvq_using_subcommand stat" -l hosts -d 'nvq: read these nodes\' GPUs through their `nvq serve` (host, host:port or http(s)://URL) or ssh (ssh://[user@]host[:port]); comma list, or @FILE; default $NVQ_HOSTS: mem, ps, busy, stat, wait, top, --query-gpu, --query-compute-apps' -r
+complete -c nvq -n "__fish_nvq_using_subcommand stat" -l hosts -d 'nvq: read these nodes\' GPUs through their `nvq serve` (host, host:port or http(s)://URL), ssh (ssh://[user@]host[:port]) or a dcgm-exporter\'s or nvidia_gpu_exporter\'s metrics (a URL ending in /metrics); comma list, or @FILE; default $NVQ_HOSTS: mem, ps, busy, stat, wait, top, --query-gpu, --query-compute-apps' -r
 complete -c nvq -n "__fish_nvq_using_subcommand stat" -l hosts-user -d 'nvq: basic-auth user for the nodes (the password from --hosts-password-file or $NVQ_HOSTS_PASSWORD)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand stat" -l hosts-password-file -d 'nvq: a file whose first line is the basic-auth password' -r -F
 complete -c nvq -n "__fish_nvq_using_subcommand stat" -l hosts-bearer-token-file -d 'nvq: a file whose first line is a bearer token for the nodes' -r -F
@@ -599,10 +599,10 @@ complete -c nvq -n "__fish_nvq_using_subcommand wait" -l until -d 'nvq: loop (ev
 complete -c nvq -n "__fish_nvq_using_subcommand wait" -l until-all -d 'nvq: like --until, but EXPR must hold for every row' -r
 complete -c nvq -n "__fish_nvq_using_subcommand wait" -l timeout -d 'nvq: give up waiting for --until after DURATION (500ms, 30s, 5m, 1h) and exit 21' -r
 complete -c nvq -n "__fish_nvq_using_subcommand wait" -l history -d 'nvq: keep the last N samples of each GPU for rate(), time_to_full() and --summary\'s trends (default 3600)' -r
-complete -c nvq -n "__fish_nvq_using_subcommand wait" -l trend-window -d 'nvq: measure rates and times to full over the last DURATION (default 10m)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand wait" -l trend-window -d 'nvq: measure rates and times to full over the last DURATION (default 10m; nvq run: all of the run after its warm-up)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand wait" -l rising-for -d 'nvq: a value must have been rising for DURATION to count as rising steadily, a leak (default 5m)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand wait" -l min-rise -d 'nvq: ... and have risen by at least SIZE over the window (default 256MiB)' -r
-complete -c nvq -n "__fish_nvq_using_subcommand wait" -l hosts -d 'nvq: read these nodes\' GPUs through their `nvq serve` (host, host:port or http(s)://URL) or ssh (ssh://[user@]host[:port]); comma list, or @FILE; default $NVQ_HOSTS: mem, ps, busy, stat, wait, top, --query-gpu, --query-compute-apps' -r
+complete -c nvq -n "__fish_nvq_using_subcommand wait" -l hosts -d 'nvq: read these nodes\' GPUs through their `nvq serve` (host, host:port or http(s)://URL), ssh (ssh://[user@]host[:port]) or a dcgm-exporter\'s or nvidia_gpu_exporter\'s metrics (a URL ending in /metrics); comma list, or @FILE; default $NVQ_HOSTS: mem, ps, busy, stat, wait, top, --query-gpu, --query-compute-apps' -r
 complete -c nvq -n "__fish_nvq_using_subcommand wait" -l hosts-user -d 'nvq: basic-auth user for the nodes (the password from --hosts-password-file or $NVQ_HOSTS_PASSWORD)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand wait" -l hosts-password-file -d 'nvq: a file whose first line is the basic-auth password' -r -F
 complete -c nvq -n "__fish_nvq_using_subcommand wait" -l hosts-bearer-token-file -d 'nvq: a file whose first line is a bearer token for the nodes' -r -F
@@ -622,8 +622,11 @@ complete -c nvq -n "__fish_nvq_using_subcommand run" -l report-file -d 'Write th
 complete -c nvq -n "__fish_nvq_using_subcommand run" -l log -d 'Write every sample to FILE as NDJSON: per GPU and process, with the GPU\'s totals (-f\'s rules apply)' -r -F
 complete -c nvq -n "__fish_nvq_using_subcommand run" -l budget -d 'Fail the run (exit 24) when the job\'s memory on a GPU passes SIZE (16GiB, 512MiB, or 50% of the GPU)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand run" -l budget-action -d 'What passing --budget does: fail (once the command ended; default) or stop (SIGTERM, SIGKILL 10 s on)' -r
-complete -c nvq -n "__fish_nvq_using_subcommand run" -l bundle -d 'Keep what explains an out-of-memory death in DIR (created if missing): --torch-snapshot\'s snapshots' -r -F
-complete -c nvq -n "__fish_nvq_using_subcommand run" -l hosts -d 'nvq: read these nodes\' GPUs through their `nvq serve` (host, host:port or http(s)://URL) or ssh (ssh://[user@]host[:port]); comma list, or @FILE; default $NVQ_HOSTS: mem, ps, busy, stat, wait, top, --query-gpu, --query-compute-apps' -r
+complete -c nvq -n "__fish_nvq_using_subcommand run" -l bundle -d 'When the command dies of out-of-memory, keep a bundle in DIR (created if missing): the last 60 s of samples, the report, the table at the peak, the XID events, --torch-snapshot\'s snapshots' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand run" -l trend-window -d 'nvq: measure rates and times to full over the last DURATION (default 10m; nvq run: all of the run after its warm-up)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand run" -l rising-for -d 'nvq: a value must have been rising for DURATION to count as rising steadily, a leak (default 5m)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand run" -l min-rise -d 'nvq: ... and have risen by at least SIZE over the window (default 256MiB)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand run" -l hosts -d 'nvq: read these nodes\' GPUs through their `nvq serve` (host, host:port or http(s)://URL), ssh (ssh://[user@]host[:port]) or a dcgm-exporter\'s or nvidia_gpu_exporter\'s metrics (a URL ending in /metrics); comma list, or @FILE; default $NVQ_HOSTS: mem, ps, busy, stat, wait, top, --query-gpu, --query-compute-apps' -r
 complete -c nvq -n "__fish_nvq_using_subcommand run" -l hosts-user -d 'nvq: basic-auth user for the nodes (the password from --hosts-password-file or $NVQ_HOSTS_PASSWORD)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand run" -l hosts-password-file -d 'nvq: a file whose first line is the basic-auth password' -r -F
 complete -c nvq -n "__fish_nvq_using_subcommand run" -l hosts-bearer-token-file -d 'nvq: a file whose first line is a bearer token for the nodes' -r -F
@@ -641,7 +644,7 @@ complete -c nvq -n "__fish_nvq_using_subcommand topo" -s n -l nearest_gpus -d 'P
 complete -c nvq -n "__fish_nvq_using_subcommand topo" -s c -l cpu -d 'Print the GPUs with an affinity to this CPU number' -r
 complete -c nvq -n "__fish_nvq_using_subcommand topo" -l p2p -d 'Print each GPU pair\'s peer-to-peer status for one capability: r(ead), w(rite), n(vlink), a(tomics), p(cie); also spelled -p2p' -r
 complete -c nvq -n "__fish_nvq_using_subcommand topo" -l format -d 'nvq: json prints -m/-mp\'s matrix as one JSON object (GPUs with their affinities and links, NICs), or -n/-p/-c\'s answer as a small object' -r -f -a '(__nvq_list format)'
-complete -c nvq -n "__fish_nvq_using_subcommand topo" -l hosts -d 'nvq: read these nodes\' GPUs through their `nvq serve` (host, host:port or http(s)://URL) or ssh (ssh://[user@]host[:port]); comma list, or @FILE; default $NVQ_HOSTS: mem, ps, busy, stat, wait, top, --query-gpu, --query-compute-apps' -r
+complete -c nvq -n "__fish_nvq_using_subcommand topo" -l hosts -d 'nvq: read these nodes\' GPUs through their `nvq serve` (host, host:port or http(s)://URL), ssh (ssh://[user@]host[:port]) or a dcgm-exporter\'s or nvidia_gpu_exporter\'s metrics (a URL ending in /metrics); comma list, or @FILE; default $NVQ_HOSTS: mem, ps, busy, stat, wait, top, --query-gpu, --query-compute-apps' -r
 complete -c nvq -n "__fish_nvq_using_subcommand topo" -l hosts-user -d 'nvq: basic-auth user for the nodes (the password from --hosts-password-file or $NVQ_HOSTS_PASSWORD)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand topo" -l hosts-password-file -d 'nvq: a file whose first line is the basic-auth password' -r -F
 complete -c nvq -n "__fish_nvq_using_subcommand topo" -l hosts-bearer-token-file -d 'nvq: a file whose first line is a bearer token for the nodes' -r -F
@@ -660,7 +663,7 @@ complete -c nvq -n "__fish_nvq_using_subcommand nvlink" -l getcounters -d 'Depre
 complete -c nvq -n "__fish_nvq_using_subcommand nvlink" -l getcontrol -d 'Deprecated in nvidia-smi: prints the driver\'s notice (also spelled -gc)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand nvlink" -s l -l link -d 'Show only this link (a number from 0)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand nvlink" -s i -l id -d 'GPUs to show (index, UUID, PCI bus id or serial; comma list allowed)' -r
-complete -c nvq -n "__fish_nvq_using_subcommand nvlink" -l hosts -d 'nvq: read these nodes\' GPUs through their `nvq serve` (host, host:port or http(s)://URL) or ssh (ssh://[user@]host[:port]); comma list, or @FILE; default $NVQ_HOSTS: mem, ps, busy, stat, wait, top, --query-gpu, --query-compute-apps' -r
+complete -c nvq -n "__fish_nvq_using_subcommand nvlink" -l hosts -d 'nvq: read these nodes\' GPUs through their `nvq serve` (host, host:port or http(s)://URL), ssh (ssh://[user@]host[:port]) or a dcgm-exporter\'s or nvidia_gpu_exporter\'s metrics (a URL ending in /metrics); comma list, or @FILE; default $NVQ_HOSTS: mem, ps, busy, stat, wait, top, --query-gpu, --query-compute-apps' -r
 complete -c nvq -n "__fish_nvq_using_subcommand nvlink" -l hosts-user -d 'nvq: basic-auth user for the nodes (the password from --hosts-password-file or $NVQ_HOSTS_PASSWORD)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand nvlink" -l hosts-password-file -d 'nvq: a file whose first line is the basic-auth password' -r -F
 complete -c nvq -n "__fish_nvq_using_subcommand nvlink" -l hosts-bearer-token-file -d 'nvq: a file whose first line is a bearer token for the nodes' -r -F
@@ -681,7 +684,7 @@ complete -c nvq -n "__fish_nvq_using_subcommand serve" -l web.listen-address -d 
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -l web.telemetry-path -d 'Path under which the metrics are served' -r
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -l collect.interval -d 'Reuse a collection for scrapes within DURATION (500ms, 1s, 30s); 0 collects on every scrape' -r
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -l profile -d 'Metric names, labels and units: nvq (as --format=prometheus), nvidia_gpu_exporter or dcgm' -r
-complete -c nvq -n "__fish_nvq_using_subcommand serve" -l trend-window -d 'nvq: measure rates and times to full over the last DURATION (default 10m)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand serve" -l trend-window -d 'nvq: measure rates and times to full over the last DURATION (default 10m; nvq run: all of the run after its warm-up)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -l rising-for -d 'nvq: a value must have been rising for DURATION to count as rising steadily, a leak (default 5m)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -l min-rise -d 'nvq: ... and have risen by at least SIZE over the window (default 256MiB)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -l collect.pods.socket -d 'The kubelet\'s pod-resources socket, for --collect.pods' -r -F
@@ -693,7 +696,7 @@ complete -c nvq -n "__fish_nvq_using_subcommand serve" -l web.read-timeout -d 'C
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -l web.idle-timeout -d 'Close a kept-alive connection that has sent no new request within DURATION of its last answer' -r
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -l web.config.file -d 'TLS and basic authentication, in the Prometheus exporter-toolkit\'s YAML format' -r -F
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -l web.max-connections -d 'Keep at most N connections open; a new one takes the place of the longest-stalled, else is closed' -r
-complete -c nvq -n "__fish_nvq_using_subcommand serve" -l hosts -d 'nvq: read these nodes\' GPUs through their `nvq serve` (host, host:port or http(s)://URL) or ssh (ssh://[user@]host[:port]); comma list, or @FILE; default $NVQ_HOSTS: mem, ps, busy, stat, wait, top, --query-gpu, --query-compute-apps' -r
+complete -c nvq -n "__fish_nvq_using_subcommand serve" -l hosts -d 'nvq: read these nodes\' GPUs through their `nvq serve` (host, host:port or http(s)://URL), ssh (ssh://[user@]host[:port]) or a dcgm-exporter\'s or nvidia_gpu_exporter\'s metrics (a URL ending in /metrics); comma list, or @FILE; default $NVQ_HOSTS: mem, ps, busy, stat, wait, top, --query-gpu, --query-compute-apps' -r
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -l hosts-user -d 'nvq: basic-auth user for the nodes (the password from --hosts-password-file or $NVQ_HOSTS_PASSWORD)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -l hosts-password-file -d 'nvq: a file whose first line is the basic-auth password' -r -F
 complete -c nvq -n "__fish_nvq_using_subcommand serve" -l hosts-bearer-token-file -d 'nvq: a file whose first line is a bearer token for the nodes' -r -F
@@ -711,7 +714,7 @@ complete -c nvq -n "__fish_nvq_using_subcommand serve" -s h -l help -d 'Print he
 complete -c nvq -n "__fish_nvq_using_subcommand mig" -s i -l id -d 'GPUs to show (index, UUID, PCI bus id or serial; comma list allowed)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand mig" -l gpu-instance-id -d 'Only these GPU instances (comma list of GPU instance ids; also spelled -gi)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand mig" -l format -d 'nvq: json prints the listing as one JSON object (GPUs, their instances or profiles, placements)' -r -f -a '(__nvq_list format)'
-complete -c nvq -n "__fish_nvq_using_subcommand mig" -l hosts -d 'nvq: read these nodes\' GPUs through their `nvq serve` (host, host:port or http(s)://URL) or ssh (ssh://[user@]host[:port]); comma list, or @FILE; default $NVQ_HOSTS: mem, ps, busy, stat, wait, top, --query-gpu, --query-compute-apps' -r
+complete -c nvq -n "__fish_nvq_using_subcommand mig" -l hosts -d 'nvq: read these nodes\' GPUs through their `nvq serve` (host, host:port or http(s)://URL), ssh (ssh://[user@]host[:port]) or a dcgm-exporter\'s or nvidia_gpu_exporter\'s metrics (a URL ending in /metrics); comma list, or @FILE; default $NVQ_HOSTS: mem, ps, busy, stat, wait, top, --query-gpu, --query-compute-apps' -r
 complete -c nvq -n "__fish_nvq_using_subcommand mig" -l hosts-user -d 'nvq: basic-auth user for the nodes (the password from --hosts-password-file or $NVQ_HOSTS_PASSWORD)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand mig" -l hosts-password-file -d 'nvq: a file whose first line is the basic-auth password' -r -F
 complete -c nvq -n "__fish_nvq_using_subcommand mig" -l hosts-bearer-token-file -d 'nvq: a file whose first line is a bearer token for the nodes' -r -F
@@ -729,7 +732,7 @@ complete -c nvq -n "__fish_nvq_using_subcommand mig" -l list-compute-instance-po
 complete -c nvq -n "__fish_nvq_using_subcommand mig" -l simulate -d 'nvq: load the NVML simulator installed next to nvq (no GPU needed)'
 complete -c nvq -n "__fish_nvq_using_subcommand mig" -s h -l help -d 'Print help'
 complete -c nvq -n "__fish_nvq_using_subcommand vgpu" -s i -l id -d 'GPUs to show (index, UUID, PCI bus id or serial; comma list allowed)' -r
-complete -c nvq -n "__fish_nvq_using_subcommand vgpu" -l hosts -d 'nvq: read these nodes\' GPUs through their `nvq serve` (host, host:port or http(s)://URL) or ssh (ssh://[user@]host[:port]); comma list, or @FILE; default $NVQ_HOSTS: mem, ps, busy, stat, wait, top, --query-gpu, --query-compute-apps' -r
+complete -c nvq -n "__fish_nvq_using_subcommand vgpu" -l hosts -d 'nvq: read these nodes\' GPUs through their `nvq serve` (host, host:port or http(s)://URL), ssh (ssh://[user@]host[:port]) or a dcgm-exporter\'s or nvidia_gpu_exporter\'s metrics (a URL ending in /metrics); comma list, or @FILE; default $NVQ_HOSTS: mem, ps, busy, stat, wait, top, --query-gpu, --query-compute-apps' -r
 complete -c nvq -n "__fish_nvq_using_subcommand vgpu" -l hosts-user -d 'nvq: basic-auth user for the nodes (the password from --hosts-password-file or $NVQ_HOSTS_PASSWORD)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand vgpu" -l hosts-password-file -d 'nvq: a file whose first line is the basic-auth password' -r -F
 complete -c nvq -n "__fish_nvq_using_subcommand vgpu" -l hosts-bearer-token-file -d 'nvq: a file whose first line is a bearer token for the nodes' -r -F
@@ -746,7 +749,7 @@ complete -c nvq -n "__fish_nvq_using_subcommand vgpu" -s h -l help -d 'Print hel
 complete -c nvq -n "__fish_nvq_using_subcommand top" -s i -l id -d 'Target GPUs: index, UUID, PCI bus id or board serial; comma list allowed' -r
 complete -c nvq -n "__fish_nvq_using_subcommand top" -s d -l interval -d 'Seconds between samples, 0.1 to 10 (default 1; 500ms is also accepted)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand top" -l leak-after -d 'Mark a process whose memory has been rising steadily this long, in seconds (default 300)' -r
-complete -c nvq -n "__fish_nvq_using_subcommand top" -l hosts -d 'nvq: read these nodes\' GPUs through their `nvq serve` (host, host:port or http(s)://URL) or ssh (ssh://[user@]host[:port]); comma list, or @FILE; default $NVQ_HOSTS: mem, ps, busy, stat, wait, top, --query-gpu, --query-compute-apps' -r
+complete -c nvq -n "__fish_nvq_using_subcommand top" -l hosts -d 'nvq: read these nodes\' GPUs through their `nvq serve` (host, host:port or http(s)://URL), ssh (ssh://[user@]host[:port]) or a dcgm-exporter\'s or nvidia_gpu_exporter\'s metrics (a URL ending in /metrics); comma list, or @FILE; default $NVQ_HOSTS: mem, ps, busy, stat, wait, top, --query-gpu, --query-compute-apps' -r
 complete -c nvq -n "__fish_nvq_using_subcommand top" -l hosts-user -d 'nvq: basic-auth user for the nodes (the password from --hosts-password-file or $NVQ_HOSTS_PASSWORD)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand top" -l hosts-password-file -d 'nvq: a file whose first line is the basic-auth password' -r -F
 complete -c nvq -n "__fish_nvq_using_subcommand top" -l hosts-bearer-token-file -d 'nvq: a file whose first line is a bearer token for the nodes' -r -F
@@ -761,10 +764,10 @@ complete -c nvq -n "__fish_nvq_using_subcommand top" -s h -l help -d 'Print help
 complete -c nvq -n "__fish_nvq_using_subcommand plot" -s o -l output -d 'The picture to write, .svg or .png (replaced whole; default: LOG with .svg)' -r -F
 complete -c nvq -n "__fish_nvq_using_subcommand plot" -l field -d 'A field to draw (repeat it or give a comma list); default: memory used and utilization' -r
 complete -c nvq -n "__fish_nvq_using_subcommand plot" -l width -d 'The picture\'s width in pixels (400 to 8000)' -r
-complete -c nvq -n "__fish_nvq_using_subcommand plot" -l trend-window -d 'nvq: measure rates and times to full over the last DURATION (default 10m)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand plot" -l trend-window -d 'nvq: measure rates and times to full over the last DURATION (default 10m; nvq run: all of the run after its warm-up)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand plot" -l rising-for -d 'nvq: a value must have been rising for DURATION to count as rising steadily, a leak (default 5m)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand plot" -l min-rise -d 'nvq: ... and have risen by at least SIZE over the window (default 256MiB)' -r
-complete -c nvq -n "__fish_nvq_using_subcommand plot" -l hosts -d 'nvq: read these nodes\' GPUs through their `nvq serve` (host, host:port or http(s)://URL) or ssh (ssh://[user@]host[:port]); comma list, or @FILE; default $NVQ_HOSTS: mem, ps, busy, stat, wait, top, --query-gpu, --query-compute-apps' -r
+complete -c nvq -n "__fish_nvq_using_subcommand plot" -l hosts -d 'nvq: read these nodes\' GPUs through their `nvq serve` (host, host:port or http(s)://URL), ssh (ssh://[user@]host[:port]) or a dcgm-exporter\'s or nvidia_gpu_exporter\'s metrics (a URL ending in /metrics); comma list, or @FILE; default $NVQ_HOSTS: mem, ps, busy, stat, wait, top, --query-gpu, --query-compute-apps' -r
 complete -c nvq -n "__fish_nvq_using_subcommand plot" -l hosts-user -d 'nvq: basic-auth user for the nodes (the password from --hosts-password-file or $NVQ_HOSTS_PASSWORD)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand plot" -l hosts-password-file -d 'nvq: a file whose first line is the basic-auth password' -r -F
 complete -c nvq -n "__fish_nvq_using_subcommand plot" -l hosts-bearer-token-file -d 'nvq: a file whose first line is a bearer token for the nodes' -r -F
@@ -791,11 +794,11 @@ complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l until -d 'nvq: loop (ev
 complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l until-all -d 'nvq: like --until, but EXPR must hold for every row' -r
 complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l timeout -d 'nvq: give up waiting for --until after DURATION (500ms, 30s, 5m, 1h) and exit 21' -r
 complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l history -d 'nvq: keep the last N samples of each GPU for rate(), time_to_full() and --summary\'s trends (default 3600)' -r
-complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l trend-window -d 'nvq: measure rates and times to full over the last DURATION (default 10m)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l trend-window -d 'nvq: measure rates and times to full over the last DURATION (default 10m; nvq run: all of the run after its warm-up)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l rising-for -d 'nvq: a value must have been rising for DURATION to count as rising steadily, a leak (default 5m)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l min-rise -d 'nvq: ... and have risen by at least SIZE over the window (default 256MiB)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l gpm-metrics -d 'GPM metrics to add, by NVML metric id, comma-separated without spaces (Hopper and later)' -r
-complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l hosts -d 'nvq: read these nodes\' GPUs through their `nvq serve` (host, host:port or http(s)://URL) or ssh (ssh://[user@]host[:port]); comma list, or @FILE; default $NVQ_HOSTS: mem, ps, busy, stat, wait, top, --query-gpu, --query-compute-apps' -r
+complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l hosts -d 'nvq: read these nodes\' GPUs through their `nvq serve` (host, host:port or http(s)://URL), ssh (ssh://[user@]host[:port]) or a dcgm-exporter\'s or nvidia_gpu_exporter\'s metrics (a URL ending in /metrics); comma list, or @FILE; default $NVQ_HOSTS: mem, ps, busy, stat, wait, top, --query-gpu, --query-compute-apps' -r
 complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l hosts-user -d 'nvq: basic-auth user for the nodes (the password from --hosts-password-file or $NVQ_HOSTS_PASSWORD)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l hosts-password-file -d 'nvq: a file whose first line is the basic-auth password' -r -F
 complete -c nvq -n "__fish_nvq_using_subcommand dmon" -l hosts-bearer-token-file -d 'nvq: a file whose first line is a bearer token for the nodes' -r -F
@@ -821,11 +824,11 @@ complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l until -d 'nvq: loop (ev
 complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l until-all -d 'nvq: like --until, but EXPR must hold for every row' -r
 complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l timeout -d 'nvq: give up waiting for --until after DURATION (500ms, 30s, 5m, 1h) and exit 21' -r
 complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l history -d 'nvq: keep the last N samples of each GPU for rate(), time_to_full() and --summary\'s trends (default 3600)' -r
-complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l trend-window -d 'nvq: measure rates and times to full over the last DURATION (default 10m)' -r
+complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l trend-window -d 'nvq: measure rates and times to full over the last DURATION (default 10m; nvq run: all of the run after its warm-up)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l rising-for -d 'nvq: a value must have been rising for DURATION to count as rising steadily, a leak (default 5m)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l min-rise -d 'nvq: ... and have risen by at least SIZE over the window (default 256MiB)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand pmon" -s d -l delay -d 'Seconds between samples, 1 to 10 (default 1).' -r
-complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l hosts -d 'nvq: read these nodes\' GPUs through their `nvq serve` (host, host:port or http(s)://URL) or ssh (ssh://[user@]host[:port]); comma list, or @FILE; default $NVQ_HOSTS: mem, ps, busy, stat, wait, top, --query-gpu, --query-compute-apps' -r
+complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l hosts -d 'nvq: read these nodes\' GPUs through their `nvq serve` (host, host:port or http(s)://URL), ssh (ssh://[user@]host[:port]) or a dcgm-exporter\'s or nvidia_gpu_exporter\'s metrics (a URL ending in /metrics); comma list, or @FILE; default $NVQ_HOSTS: mem, ps, busy, stat, wait, top, --query-gpu, --query-compute-apps' -r
 complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l hosts-user -d 'nvq: basic-auth user for the nodes (the password from --hosts-password-file or $NVQ_HOSTS_PASSWORD)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l hosts-password-file -d 'nvq: a file whose first line is the basic-auth password' -r -F
 complete -c nvq -n "__fish_nvq_using_subcommand pmon" -l hosts-bearer-token-file -d 'nvq: a file whose first line is a bearer token for the nodes' -r -F

@@ -9,6 +9,7 @@ job that starts, grows, spikes, forks workers and dies.
 
     python3 nvml-sim/workload.py --start 2GiB --grow 100MiB --spike 10GiB --spike-at 5 \\
         --spike-ms 200 --workers 2 --worker-gpu 1 --worker-mem 1GiB --oom-at 79GiB
+    python3 nvml-sim/workload.py --start 4GiB --saw 2GiB --saw-ms 200 --duration 5
 
 Standard library only. Exit status: --exit (0) after --duration, 1 on the out-of-memory
 death, 2 on bad arguments, or the signal that ended it.
@@ -134,6 +135,10 @@ def main():
     p.add_argument("--spike", type=size, help="hold this much for --spike-ms ...")
     p.add_argument("--spike-at", type=float, default=1.0, help="... from this second (1)")
     p.add_argument("--spike-ms", type=int, default=200, help="spike length (200 ms)")
+    p.add_argument("--saw", type=size, default=0,
+                   help="a caching allocator's sawtooth: hold this much more ...")
+    p.add_argument("--saw-ms", type=int, default=1000,
+                   help="... for the first half of every period of this many ms (1000)")
     p.add_argument("--workers", type=int, default=0, help="worker processes to fork (0)")
     p.add_argument("--worker-gpu", type=int, default=1, help="their GPU (1)")
     p.add_argument("--worker-mem", type=size, default=size("1GiB"), help="their memory (1GiB)")
@@ -149,8 +154,8 @@ def main():
     args = p.parse_args()
     if not args.dir:
         p.error("no control directory: give --dir or set NVML_SIM_LIVE_DIR")
-    if args.step_ms <= 0 or args.spike_ms < 0 or args.workers < 0:
-        p.error("--step-ms must be positive, --spike-ms and --workers not negative")
+    if args.step_ms <= 0 or args.spike_ms < 0 or args.workers < 0 or args.saw_ms <= 0:
+        p.error("--step-ms and --saw-ms must be positive, --spike-ms and --workers not negative")
     if args.sm is not None and not 0 <= args.sm <= 100:
         p.error("--sm is a percent, 0 to 100")
     # A terminal's ^C ends it as it would end a C program (by the signal, no traceback).
@@ -165,10 +170,13 @@ def main():
     if args.spike is not None:
         spike = (args.spike_at, args.spike_at + args.spike_ms / 1000.0)
 
+    half = args.saw_ms / 2000.0
+
     def want(t):
         if spike and spike[0] <= t < spike[1]:
             return args.spike
-        return args.start + args.grow * t
+        tooth = args.saw if args.saw and int(t / half) % 2 == 0 else 0
+        return args.start + args.grow * t + tooth
 
     ready = spiked = False
     while True:
@@ -197,6 +205,8 @@ def main():
         wake = [t + args.step_ms / 1000.0] if args.grow else [t + 3600.0]
         if spike:
             wake += [b for b in spike if b > t]
+        if args.saw:
+            wake.append((int(t / half) + 1) * half)
         if args.duration is not None:
             wake.append(args.duration)
         time.sleep(max(0.0, min(wake) - (time.monotonic() - t0)))

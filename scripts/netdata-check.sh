@@ -50,7 +50,7 @@ export NETDATA_LIB_DIR=$ND/var
 export NETDATA_LOCK_DIR=$ND/var
 
 exec python3 - "$ROOT/tests/scenarios" "$NETDATA_PLUGINS_DIR/python.d.plugin" <<'PY'
-import os, subprocess, sys
+import os, subprocess, sys, threading
 
 scenarios, plugin = sys.argv[1], sys.argv[2]
 passed = failed = 0
@@ -64,14 +64,30 @@ def check(name, ok, detail=""):
         failed += 1
         print(f"FAIL {name}\n{detail}")
 
-def collect(scenario, seconds=6):
-    """The last value of every chart dimension python.d.plugin printed."""
+def collect(scenario, updates=2, limit=120):
+    """The last value of every chart dimension python.d.plugin printed, once
+    it has printed `updates` updates of the GPU utilization chart (or after
+    `limit` seconds: a niced run beside other work is slow to start)."""
     env = dict(os.environ, NVML_SIM_SCENARIO=os.path.join(scenarios, scenario))
+    p = subprocess.Popen([sys.executable, plugin, "1", "debug", "nvidia_smi"], env=env,
+                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    timer = threading.Timer(limit, p.kill)
+    timer.start()
+    lines, seen = [], 0
     try:
-        out = subprocess.run([sys.executable, plugin, "1", "debug", "nvidia_smi"], env=env,
-                             capture_output=True, text=True, timeout=seconds).stdout
-    except subprocess.TimeoutExpired as e:
-        out = (e.stdout or b"").decode() if isinstance(e.stdout, bytes) else (e.stdout or "")
+        for line in p.stdout:
+            lines.append(line)
+            if line.startswith("BEGIN ") and line.split()[1].endswith("_gpu_utilization"):
+                seen += 1
+            # An update is complete at the END after its last chart: wait
+            # for the next update's first chart, then stop.
+            if seen > updates:
+                break
+    finally:
+        timer.cancel()
+        p.kill()
+        p.wait()
+    out = "".join(lines)
     values, chart, samples = {}, None, 0
     for line in out.splitlines():
         parts = line.split()

@@ -35,6 +35,7 @@ mod monitor;
 mod pmon;
 mod report;
 mod run;
+mod run_bundle;
 mod run_torch;
 mod short;
 mod stat;

@@ -627,7 +627,8 @@ fn an_unknown_user_costs_what_a_known_one_costs() {
 /// whole suite the medians were once twice apart while alone they agree,
 /// so the check's own cost is read where the other tests disturb it least
 /// (and this test's processes run before theirs, `common::on_time`); the
-/// gap was 2⁵ = 32 times.
+/// gap was 2⁵ = 32 times. Within 4 times: in a niced suite beside other
+/// builds the fastest tries were once 2.4 times apart.
 #[test]
 fn every_failed_check_costs_the_dearest_hash() {
     let _on_time = common::on_time();
@@ -641,7 +642,7 @@ fn every_failed_check_costs_the_dearest_hash() {
             .iter()
             .fold((f64::MAX, 0f64), |(lo, hi), m| (lo.min(*m), hi.max(*m)));
         assert!(
-            hi / lo < 1.5,
+            hi / lo < 4.0,
             "first user {}: fastest wrong password for {kinds:?}: {medians:?} s",
             users[0].0
         );

@@ -19,6 +19,11 @@ impl Node {
     /// A node of `gpus` H100s, GPU `i` with `i + 1` GiB in use (and a
     /// process on GPU 0), serving with `args`.
     pub(crate) fn start(gpus: usize, args: &[&str]) -> Node {
+        Node::start_on(gpus, args, "127.0.0.1:0")
+    }
+
+    /// [`Node::start`] listening on `listen` (`127.0.0.1:PORT`).
+    pub(crate) fn start_on(gpus: usize, args: &[&str], listen: &str) -> Node {
         let scenario = common::h100s(gpus)
             .on(
                 [0],
@@ -29,7 +34,8 @@ impl Node {
             .env("NVML_SIM_SCENARIO", scenario.path())
             .arg("--nvml-lib")
             .arg(sim_lib())
-            .args(["serve", "--web.listen-address=127.0.0.1:0"])
+            .arg("serve")
+            .arg(format!("--web.listen-address={listen}"))
             .args(args)
             .stdout(Stdio::null())
             .stderr(Stdio::piped())

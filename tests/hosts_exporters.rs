@@ -138,13 +138,21 @@ fn ps_mem_stat_and_top_read_exporter_nodes() {
         "{}",
         out.stderr.clone()
     );
-    // top: both nodes reachable, the process under its node.
+    // top: both nodes reachable, the process under its node, the dcgm
+    // node's GPU with unknown (`-`) what dcgm-exporter does not give.
     let out = bare(&["top", "--once", "--hosts", &format!("{a},{b}")]);
     let frame = out.stdout.clone();
     assert!(out.success(), "{frame}{}", out.stderr.clone());
     assert_eq!(frame.matches("reachable").count(), 2, "{frame}");
     assert!(frame.contains("3 GPUs on 2/2 hosts"), "{frame}");
     assert!(frame.contains("4242"), "{frame}");
+    // The dcgm node's header says why it shows no processes.
+    assert!(
+        frame
+            .lines()
+            .any(|l| l.starts_with(&b) && l.contains("reachable, 1 GPU  (dcgm-exporter lists no")),
+        "{frame}"
+    );
 }
 
 /// The machine directory and load state of a real scrape's file name

@@ -271,16 +271,11 @@ fn filename_is_truncated_then_appended_to() {
     let path = dir.path().join("log.csv");
     std::fs::write(&path, "junk that must disappear\n".repeat(1000)).unwrap();
     let q = "--query-gpu=index,name,uuid";
+    // A second apart: the two runs are compared byte for byte, so no sample
+    // may miss its deadline ([Timeout]) on a busy machine.
+    let lms = "1000";
     sim_assert_cmd(None)
-        .args([
-            q,
-            "--format=csv",
-            "-lms",
-            common::VALUE_LMS,
-            "--count",
-            "3",
-            "-f",
-        ])
+        .args([q, "--format=csv", "-lms", lms, "--count", "3", "-f"])
         .arg(&path)
         .assert()
         .success()
@@ -288,7 +283,7 @@ fn filename_is_truncated_then_appended_to() {
     let file = std::fs::read_to_string(&path).unwrap();
     let want = ran(sim_command(
         None,
-        &[q, "--format=csv", "-lms", common::VALUE_LMS, "--count", "3"],
+        &[q, "--format=csv", "-lms", lms, "--count", "3"],
     ))
     .ok();
     assert_eq!(file, want);

@@ -14,7 +14,7 @@ const GIB: u64 = 1 << 30;
 
 /// Two H100s with 1 GiB used; on GPU 1 another user's process (PID 999999,
 /// 5 GiB); live processes in `dir`.
-fn machine(dir: &Path) -> tempfile::NamedTempFile {
+pub(crate) fn machine(dir: &Path) -> tempfile::NamedTempFile {
     write_scenario(&format!(
         "{SIM_HEAD}{}{}\n[[device.process]]\npid = 999999\nname = \"bob-train\"\nused_memory = {}\n\n[live]\ndir = \"{}\"\n",
         h100(0, 1 << 30),
@@ -25,7 +25,7 @@ fn machine(dir: &Path) -> tempfile::NamedTempFile {
 }
 
 /// `nvq run [opts] -- python3 workload.py --dir DIR ARGS`.
-fn run_workload(sc: &Path, dir: &Path, opts: &[&str], args: &str) -> Output {
+pub(crate) fn run_workload(sc: &Path, dir: &Path, opts: &[&str], args: &str) -> Output {
     let wl = repo_root().join("nvml-sim/workload.py");
     let mut a: Vec<String> = vec!["run".into()];
     a.extend(opts.iter().map(|s| s.to_string()));
@@ -36,7 +36,7 @@ fn run_workload(sc: &Path, dir: &Path, opts: &[&str], args: &str) -> Output {
     sim_command(Some(sc), &a).output().unwrap()
 }
 
-fn err(o: &Output) -> String {
+pub(crate) fn err(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 

@@ -348,7 +348,7 @@ fn without_the_hosts_pid_namespace_the_report_gives_the_gpus_totals() {
 }
 
 #[test]
-fn an_out_of_memory_error_is_reported_with_pytorchs_snapshot_in_the_bundle() {
+fn pytorchs_out_of_memory_error_makes_the_verdict_and_its_snapshot_goes_in_the_bundle() {
     let dir = tempfile::tempdir().unwrap();
     let sc = machine(dir.path(), "");
     let bundle = dir.path().join("bundle");
@@ -364,6 +364,12 @@ fn an_out_of_memory_error_is_reported_with_pytorchs_snapshot_in_the_bundle() {
     .unwrap();
     let e = err(&o);
     assert_eq!(o.status.code(), Some(1), "{e}");
+    // The out-of-memory verdict, though the GPU was far from full: PyTorch said so.
+    assert!(
+        e.lines().any(|l| l.starts_with("nvq run: exit 1 at ")
+            && l.contains("out of memory (PyTorch reported it)")),
+        "{e}"
+    );
     let line = e
         .lines()
         .find(|l| l.starts_with("nvq run: PyTorch ran out of memory in PID "))

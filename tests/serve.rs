@@ -185,10 +185,9 @@ fn serves_metrics_landing_page_and_health() {
     let (status, _, body) = server.get("/", "");
     assert_eq!(status, 200);
     assert!(body.contains("<a href=\"/metrics\">"), "{body}");
-    assert_eq!(
-        server.get("/healthz", ""),
-        (200, server.get("/healthz", "").1, "ok\n".into())
-    );
+    let (status, head, body) = server.get("/healthz", "");
+    assert_eq!((status, body.as_str()), (200, "ok\n"), "{head}");
+    assert!(head.contains("content-type: text/plain"), "{head}");
 
     // HEAD: the headers of a GET, no body.
     let answer = server.raw(b"HEAD /metrics HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n");
@@ -294,7 +293,9 @@ fn a_hung_gpu_never_hangs_a_scrape() {
             server.get("/metrics", "X-Prometheus-Scrape-Timeout-Seconds: 1\r\n");
         let took = t0.elapsed();
         assert_eq!(status, 200);
-        assert!(took < Duration::from_millis(1000), "took {took:?}");
+        // Within the scrape's second, give or take a busy machine's delay
+        // in answering (the GPU hangs a minute; benches/ times the answer).
+        assert!(took < Duration::from_secs(3), "took {took:?}");
         let gpu = |i: u64| format!("uuid=\"GPU-00000000-0000-4000-8000-{i:012x}\"");
         assert_eq!(
             value(&body, "nvq_temperature_gpu_celsius", &gpu(0)),

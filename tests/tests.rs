@@ -47,6 +47,7 @@ mod report_unit;
 mod report_xml;
 mod run;
 mod run_torch;
+mod run_verdicts;
 mod scripting;
 mod serve;
 mod summary_public;

@@ -973,3 +973,53 @@ fn hosts_show_by_node_and_a_node_that_stops_never_freezes_the_keys() {
         asked.elapsed()
     );
 }
+
+/// `nvq top --hosts`: the selected GPU is kept by its node and index, not
+/// by its row: when a node that was down answers, its GPUs come before the
+/// selected one's, and the selection stays on the same node's same GPU.
+#[test]
+fn the_selection_stays_on_its_node_and_gpu_when_a_node_comes_back() {
+    let b = crate::hosts::Node::start(2, &[]);
+    let a = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().to_string()
+    };
+    let sc = common::scenario("dmon_h100_load.toml");
+    let t = Tmux::new("follow");
+    t.start(
+        120,
+        40,
+        &script(&t, &sc, &format!("--hosts {a},{} -d 0.5", b.addr)),
+    );
+    let header = |s: &str, host: &str, what: &str| {
+        s.lines().any(|l| l.starts_with(&format!("{host}  {what}")))
+    };
+    // The node and GPU index of the selected line (`▶ 1 H100...`), by the
+    // node header above it.
+    let selected = |s: &str| -> Option<(String, String)> {
+        let lines: Vec<&str> = s.lines().collect();
+        let at = lines.iter().position(|l| l.starts_with('▶'))?;
+        let index = lines[at]
+            .trim_start_matches('▶')
+            .split_whitespace()
+            .next()?;
+        let host = lines[..at].iter().rev().find_map(|l| {
+            [&a, &b.addr]
+                .into_iter()
+                .find(|h| l.starts_with(h.as_str()))
+        })?;
+        Some((host.clone(), index.to_string()))
+    };
+    t.wait_for("node b reachable, node a down", |s| {
+        header(s, &b.addr, "reachable, 2 GPUs") && header(s, &a, "failed: ")
+    });
+    t.keys(&["Down"]);
+    let want = Some((b.addr.clone(), "1".to_string()));
+    t.wait_for("b's GPU 1 selected", |s| selected(s) == want);
+    // Node a comes up with three GPUs, listed before b's.
+    let _a = crate::hosts::Node::start_on(3, &[], &a);
+    let up = t.wait_for("node a reachable", |s| header(s, &a, "reachable, 3 GPUs"));
+    assert_eq!(selected(&up), want, "{up}");
+    t.keys(&["q"]);
+    assert_restored(&t);
+}

@@ -386,7 +386,7 @@ fn plot_says_a_logs_memory_was_the_systems() {
         let log = |scenario: &Path, name: &str| {
             let log = dir.path().join(format!("{name}.{format}"));
             let f = format!("--format={format}");
-            let args = [what, "-lms", "50", "--count", "3", &f, "-f"];
+            let args = [what, "-lms", common::VALUE_LMS, "--count", "3", &f, "-f"];
             let mut args = args.to_vec();
             args.push(log.to_str().unwrap());
             ok(&run(scenario, false, &args));

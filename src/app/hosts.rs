@@ -244,6 +244,19 @@ pub fn tell(line: &str) {
     let _ = writeln!(std::io::stderr(), "nvq: {line}");
 }
 
+/// The nodes `--hosts` (else `$NVQ_HOSTS`) names, `None` when it names
+/// none; the `--hosts-*` options without nodes are a usage error.
+pub fn named(a: &crate::cli::hosts::HostsArgs) -> Result<Option<Vec<Host>>, NvqError> {
+    let hosts = hosts::list::hosts(a.hosts.as_deref())?;
+    if hosts.is_none() && a.any() {
+        return Err(NvqError::Usage(
+            "the --hosts-* options say how to reach the nodes of --hosts (or $NVQ_HOSTS): name them."
+                .into(),
+        ));
+    }
+    Ok(hosts)
+}
+
 /// The nodes a query reads, and how (`--hosts`, else `$NVQ_HOSTS`);
 /// `None`: the local GPUs. Only `--query-gpu` and `--query-compute-apps`
 /// (and the short commands built on them) read nodes.
@@ -252,13 +265,7 @@ pub fn wanted(
     mode: QueryMode,
 ) -> Result<Option<(Vec<Host>, Client)>, NvqError> {
     let a = common.hosts;
-    let Some(hosts) = crate::hosts::list::hosts(a.hosts.as_deref())? else {
-        if a.any() {
-            return Err(NvqError::Usage(
-                "the --hosts-* options say how to reach the nodes of --hosts (or $NVQ_HOSTS): name them."
-                    .into(),
-            ));
-        }
+    let Some(hosts) = named(a)? else {
         return Ok(None);
     };
     if mode != QueryMode::GPU && mode != QueryMode::COMPUTE_APPS {

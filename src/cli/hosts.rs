@@ -8,9 +8,10 @@ use std::path::PathBuf;
 /// `--hosts` and its connection options.
 #[derive(clap::Args, Debug, Clone, Default, PartialEq)]
 pub struct HostsArgs {
-    /// nvq: read these nodes' GPUs through their `nvq serve` (host, host:port or http(s)://URL) or
-    /// ssh (ssh://[user@]host[:port]); comma list, or @FILE; default $NVQ_HOSTS: mem, ps, busy, stat, wait,
-    /// top, --query-gpu, --query-compute-apps.
+    /// nvq: read these nodes' GPUs through their `nvq serve` (host, host:port or http(s)://URL), ssh
+    /// (ssh://[user@]host[:port]) or a dcgm-exporter's or nvidia_gpu_exporter's metrics (a URL ending in
+    /// /metrics); comma list, or @FILE; default $NVQ_HOSTS: mem, ps, busy, stat, wait, top, --query-gpu,
+    /// --query-compute-apps.
     #[arg(
         long,
         value_name = "HOSTS",

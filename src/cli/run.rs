@@ -14,7 +14,8 @@ use std::path::PathBuf;
     after_help = "Starts COMMAND at once, with the terminal and its streams untouched, and \
 samples the GPU memory of its whole process tree every 100 ms (-l/-lms). At the end a report goes \
 to stderr: the job's peak per GPU and when, the room left then and who held the rest, each \
-process's peak. Exit status: the command's (128+N if it died of signal N), 127 if it is not \
+process's peak, whether the job leaked (after a warm-up) and, when it failed with a GPU full, that \
+it ran out of memory and who held the rest. Exit status: the command's (128+N if it died of signal N), 127 if it is not \
 found, 126 if it cannot be executed. SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2 and \
 SIGWINCH are passed on to it. Example: nvq run -- python train.py"
 )]
@@ -56,10 +57,14 @@ pub struct RunArgs {
     /// out-of-memory error, keep its snapshot in the --bundle DIR (for pytorch.org/memory_viz).
     #[arg(long = "torch-snapshot", requires = "bundle")]
     pub torch_snapshot: bool,
-    /// Keep what explains an out-of-memory death in DIR (created if missing):
+    /// When the command dies of out-of-memory, keep a bundle in DIR (created if missing):
+    /// the last 60 s of samples, the report, the table at the peak, the XID events,
     /// --torch-snapshot's snapshots.
     #[arg(long, value_name = "DIR")]
     pub bundle: Option<PathBuf>,
+    /// The leak verdict's settings (default: the whole run after a warm-up, rising for 5m, by 256MiB).
+    #[command(flatten)]
+    pub trend: super::trend::TrendArgs,
     /// The command to run, after `--`, with its arguments.
     #[arg(last = true, required = true, value_name = "COMMAND")]
     pub command: Vec<OsString>,

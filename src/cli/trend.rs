@@ -6,7 +6,8 @@ use std::time::Duration;
 /// `--trend-window`, `--rising-for`, `--min-rise`, read by clap.
 #[derive(clap::Args, Debug, Default, Clone)]
 pub struct TrendArgs {
-    /// nvq: measure rates and times to full over the last DURATION (default 10m).
+    /// nvq: measure rates and times to full over the last DURATION
+    /// (default 10m; nvq run: all of the run after its warm-up).
     #[arg(long = "trend-window", value_name = "DURATION")]
     pub trend_window: Option<super::value::Span>,
     /// nvq: a value must have been rising for DURATION to count as rising steadily, a leak (default 5m).

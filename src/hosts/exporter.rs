@@ -293,12 +293,7 @@ impl Scraped {
             if s.label(dcgm::INSTANCE_LABEL).is_some() {
                 continue;
             }
-            let label = |fact: Fact| {
-                dcgm::IDENTITY
-                    .iter()
-                    .find(|(_, f)| *f == fact)
-                    .and_then(|(l, _)| s.label(l))
-            };
+            let label = |fact: Fact| s.label_for(dcgm::IDENTITY, fact);
             let text = |fact: Fact| label(fact).unwrap_or("").to_string();
             let Some(key) = label(Fact::Index) else {
                 continue;
@@ -341,13 +336,7 @@ impl Scraped {
         // Identity first: the other series name their GPU by uuid only.
         for s in samples.iter().filter(|s| s.name == info) {
             let Some(key) = s.label("uuid") else { continue };
-            let label = |fact: Fact| {
-                nge::INFO_LABELS
-                    .iter()
-                    .find(|(_, f)| *f == fact)
-                    .and_then(|(l, _)| s.label(l))
-                    .unwrap_or("")
-            };
+            let label = |fact: Fact| s.label_for(nge::INFO_LABELS, fact).unwrap_or("");
             let Some(g) = self.gpu(key, || {
                 Some(GpuIdent {
                     index: label(Fact::Index)
@@ -410,12 +399,7 @@ impl Scraped {
         if self.procs.len() >= MAX_PROCS || self.procs.iter().any(|p| p.labels == s.labels) {
             return;
         }
-        let label = |f: ListField| {
-            nge::APP_LABELS
-                .iter()
-                .find(|(_, g)| *g == f)
-                .and_then(|(l, _)| s.label(l))
-        };
+        let label = |f: ListField| s.label_for(nge::APP_LABELS, f);
         let Some(pid) = label(ListField::Pid).and_then(|p| p.parse::<u32>().ok()) else {
             return;
         };
@@ -530,5 +514,98 @@ fn process_cell(g: &Gpu, p: &Proc, id: ColumnId) -> Option<Value> {
         ListField::GpuSerial => fact_cell(g, Fact::Serial.into()),
         ListField::GpuIndex => Some(Value::Int(i64::from(g.ident.index))),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rows(body: &str, mode: QueryMode, fields: &[&'static str]) -> Vec<Vec<String>> {
+        read(body.as_bytes(), SystemTime::UNIX_EPOCH)
+            .unwrap()
+            .rows(mode, fields)
+            .unwrap()
+            .iter()
+            .map(|r| r.cells.iter().map(Value::to_string).collect())
+            .collect()
+    }
+
+    #[test]
+    fn numbers_come_back_as_nvidia_smi_prints_them() {
+        let cell = |f: Fact, x: f64| number_value(f, x).map(|v| v.to_string());
+        assert_eq!(cell(Fact::MemoryUsed, 19818.0).as_deref(), Some("19818"));
+        assert_eq!(cell(Fact::MemoryUsed, 1.5), None);
+        assert_eq!(cell(Fact::MemoryUsed, -1.0), None);
+        assert_eq!(cell(Fact::PowerDraw, 77.71).as_deref(), Some("77.71"));
+        assert_eq!(cell(Fact::PowerDraw, 700.0).as_deref(), Some("700.00"));
+        assert_eq!(cell(Fact::EdppMultiplier, 100.0).as_deref(), Some("100.00"));
+        assert_eq!(
+            cell(Fact::UtilizationGpu, 0.35000000000000003 / 0.01).as_deref(),
+            Some("35")
+        );
+        assert_eq!(cell(Fact::TemperatureGpu, f64::NAN), None);
+        assert_eq!(cell(Fact::TemperatureGpu, 1e300), None);
+        assert!(reads_as_number(Fact::TemperatureGpu.info()));
+        assert!(!reads_as_number(Fact::Pstate.info()));
+    }
+
+    #[test]
+    fn a_dcgm_scrape_reads_its_families_and_skips_instances() {
+        let body = "\
+DCGM_FI_DEV_FB_USED{gpu=\"1\",UUID=\"GPU-b\",pci_bus_id=\"00:02\",device=\"nvidia1\",modelName=\"H100\",Hostname=\"n\",DCGM_FI_DRIVER_VERSION=\"590.48.01\"} 2048
+DCGM_FI_DEV_FB_USED{gpu=\"0\",UUID=\"GPU-a\",pci_bus_id=\"00:01\",modelName=\"H100\",GPU_I_PROFILE=\"1g.10gb\",GPU_I_ID=\"3\"} 99
+DCGM_FI_DEV_GPU_TEMP{gpu=\"0\",UUID=\"GPU-a\",pci_bus_id=\"00:01\",modelName=\"H100\"} 54
+DCGM_FI_DEV_POWER_USAGE{gpu=\"0\",UUID=\"GPU-a\",pci_bus_id=\"00:01\",modelName=\"H100\"} 412.345000
+DCGM_FI_DEV_ROW_REMAP_FAILURE{gpu=\"0\",UUID=\"GPU-a\",pci_bus_id=\"00:01\",modelName=\"H100\"} 0
+";
+        let fields = [
+            "index",
+            "uuid",
+            "driver_version",
+            "memory.used",
+            "temperature.gpu",
+            "power.draw",
+            "remapped_rows.failure",
+            "memory.total",
+        ];
+        let got = rows(body, QueryMode::GPU, &fields);
+        assert_eq!(
+            got,
+            [
+                ["0", "GPU-a", "N/A", "N/A", "54", "412.35", "No", "N/A"],
+                [
+                    "1",
+                    "GPU-b",
+                    "590.48.01",
+                    "2048",
+                    "N/A",
+                    "N/A",
+                    "N/A",
+                    "N/A"
+                ],
+            ]
+        );
+        let node = read(body.as_bytes(), SystemTime::UNIX_EPOCH).unwrap();
+        assert_eq!(node.exporter, Exporter::Dcgm);
+        assert_eq!(
+            node.rows(QueryMode::COMPUTE_APPS, &["pid"]).unwrap_err(),
+            Failure::NoProcesses("dcgm-exporter")
+        );
+    }
+
+    #[test]
+    fn what_each_exporter_gives_follows_its_tables() {
+        let gpu = |e: Exporter, f: Fact| e.gives(QueryMode::GPU, f.into());
+        for e in Exporter::ALL {
+            assert!(gpu(e, Fact::MemoryUsed) && gpu(e, Fact::Index) && gpu(e, Fact::Name));
+            assert!(!gpu(e, Fact::MemoryUsedPercent) && !gpu(e, Fact::Pstate));
+        }
+        assert!(!gpu(Exporter::Dcgm, Fact::MemoryTotal));
+        assert!(gpu(Exporter::NvidiaGpuExporter, Fact::MemoryTotal));
+        let app = |e: Exporter, l: ListField| e.gives(QueryMode::COMPUTE_APPS, l.into());
+        assert!(!app(Exporter::Dcgm, ListField::Pid));
+        assert!(app(Exporter::NvidiaGpuExporter, ListField::Pid));
+        assert!(!app(Exporter::NvidiaGpuExporter, ListField::User));
     }
 }

@@ -60,6 +60,15 @@ impl Sample {
             .find(|(k, _)| k == key)
             .map(|(_, v)| v.as_str())
     }
+
+    /// The label that a profile's table (label name, what it carries) names
+    /// for `what`.
+    pub fn label_for<T: PartialEq>(&self, table: &[(&str, T)], what: T) -> Option<&str> {
+        table
+            .iter()
+            .find(|(_, t)| *t == what)
+            .and_then(|(l, _)| self.label(l))
+    }
 }
 
 /// What an exposition held.

@@ -66,7 +66,7 @@ pub fn read_top(
     conn: &mut Conn,
     deadline: Instant,
     known: &[GpuSnap],
-) -> Result<(Vec<GpuSnap>, Vec<ProcSnap>), Failure> {
+) -> Result<NodeRead, Failure> {
     let name: Arc<str> = Arc::from(conn.host().name.as_str());
     let gpu_fields = names(GPU_FIELDS.map(|(f, _)| f));
     let (rows, late) = read_on(conn, QueryMode::GPU.option(), &gpu_fields, deadline)?;
@@ -82,22 +82,36 @@ pub fn read_top(
     }
     gpus.sort_by_key(|g| g.index);
     let proc_fields = names(PROC_FIELDS);
-    let rows = match read_on(
+    let (rows, no_processes) = match read_on(
         conn,
         QueryMode::COMPUTE_APPS.option(),
         &proc_fields,
         deadline,
     ) {
-        Ok((rows, _)) => rows,
+        Ok((rows, _)) => (rows, None),
         // An exporter without a process list: the GPUs still show.
-        Err(Failure::NoProcesses(_)) => Vec::new(),
+        Err(Failure::NoProcesses(exporter)) => (Vec::new(), Some(exporter)),
         Err(f) => return Err(f),
     };
     let procs = rows
         .iter()
         .filter_map(|r| process(&name, r, &gpus))
         .collect();
-    Ok((gpus, procs))
+    Ok(NodeRead {
+        gpus,
+        procs,
+        no_processes,
+    })
+}
+
+/// What [`read_top`] read of a node.
+pub struct NodeRead {
+    /// Its GPUs, in its index order.
+    pub gpus: Vec<GpuSnap>,
+    /// Their processes.
+    pub procs: Vec<ProcSnap>,
+    /// The node's exporter, when it lists no processes (`dcgm-exporter`).
+    pub no_processes: Option<&'static str>,
 }
 
 /// A number a cell holds, in the field's unit (bytes for a size).

@@ -436,15 +436,7 @@ impl App {
                 return r;
             }
             // Too many password checks to finish one within the timeout.
-            auth::Verdict::Busy => {
-                let mut r = text(
-                    StatusCode::SERVICE_UNAVAILABLE,
-                    "Too many password checks; try again.\n",
-                );
-                r.headers_mut()
-                    .insert(hyper::header::RETRY_AFTER, HeaderValue::from_static("1"));
-                return r;
-            }
+            auth::Verdict::Busy => return busy("Too many password checks; try again.\n"),
         }
         let path = req.uri().path();
         if path == self.config.telemetry_path {
@@ -493,15 +485,7 @@ impl App {
         };
         let rx = match api.ask(query, deadline) {
             Ok(rx) => rx,
-            Err(api::Refused::Busy) => {
-                let mut r = text(
-                    StatusCode::SERVICE_UNAVAILABLE,
-                    "Too many queries at once; try again.\n",
-                );
-                r.headers_mut()
-                    .insert(hyper::header::RETRY_AFTER, HeaderValue::from_static("1"));
-                return r;
-            }
+            Err(api::Refused::Busy) => return busy("Too many queries at once; try again.\n"),
             Err(api::Refused::Gone) => {
                 return text(
                     StatusCode::INTERNAL_SERVER_ERROR,
@@ -667,6 +651,14 @@ fn scrape_timeout<B>(req: &Request<B>) -> Duration {
         .map_or(DEFAULT_SCRAPE_TIMEOUT, |s| {
             Duration::from_secs_f64(s.min(MAX_SCRAPE_TIMEOUT.as_secs_f64())).max(MIN_SCRAPE_TIMEOUT)
         })
+}
+
+/// 503 with `Retry-After: 1`: the server is too busy for this request now.
+fn busy(body: &'static str) -> Response<Full<Bytes>> {
+    let mut r = text(StatusCode::SERVICE_UNAVAILABLE, body);
+    r.headers_mut()
+        .insert(hyper::header::RETRY_AFTER, HeaderValue::from_static("1"));
+    r
 }
 
 fn text(status: StatusCode, body: &'static str) -> Response<Full<Bytes>> {

@@ -330,11 +330,6 @@ impl Text for LeakText {
 }
 
 /// Bytes with a binary unit, short: `512B`, `12K`, `1.5G`, `80G`.
-pub fn bytes(b: f64) -> String {
-    Bytes(b).to_string()
-}
-
-/// [`bytes`], as it is written.
 #[derive(Clone, Copy)]
 pub struct Bytes(pub f64);
 
@@ -354,11 +349,6 @@ impl Text for Bytes {
 }
 
 /// Seconds, short: `45s`, `6m`, `2.5h`, `3d`.
-pub fn duration(s: f64) -> String {
-    Duration(s).to_string()
-}
-
-/// [`duration`], as it is written.
 #[derive(Clone, Copy)]
 pub struct Duration(pub f64);
 
@@ -438,12 +428,12 @@ mod tests {
 
     #[test]
     fn short_numbers() {
-        assert_eq!(bytes(512.0), "512B");
-        assert_eq!(bytes(1536.0 * 1024.0 * 1024.0), "1.5G");
-        assert_eq!(bytes(80.0 * 1024.0 * 1024.0 * 1024.0), "80G");
-        assert_eq!(duration(45.0), "45s");
-        assert_eq!(duration(360.0), "6m");
-        assert_eq!(duration(9000.0), "2.5h");
+        assert_eq!(Bytes(512.0).to_string(), "512B");
+        assert_eq!(Bytes(1536.0 * 1024.0 * 1024.0).to_string(), "1.5G");
+        assert_eq!(Bytes(80.0 * 1024.0 * 1024.0 * 1024.0).to_string(), "80G");
+        assert_eq!(Duration(45.0).to_string(), "45s");
+        assert_eq!(Duration(360.0).to_string(), "6m");
+        assert_eq!(Duration(9000.0).to_string(), "2.5h");
         let l = Leak {
             rate: 12.0 * 1024.0 * 1024.0,
             gpu_full_s: Some(360.0),

@@ -40,3 +40,13 @@ pub fn buffer_text(buf: &Buffer) -> String {
 
 #[cfg(test)]
 mod snapshots;
+
+/// Whole numbers below `n` (0 for `n` 0), drawn from proptest's fixed seed:
+/// the same cases on every run, for the TUI's random tests.
+#[cfg(test)]
+fn seeded() -> impl FnMut(u64) -> u64 {
+    use proptest::prelude::RngExt;
+    use proptest::test_runner::{RngAlgorithm, TestRng};
+    let mut rng = TestRng::deterministic_rng(RngAlgorithm::ChaCha);
+    move |n| rng.random_range(0..n.max(1))
+}

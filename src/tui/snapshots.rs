@@ -566,14 +566,7 @@ fn clicks_hit_the_gpu_lines_and_column_headers_drawn() {
 /// curves but their last column, so the test covers those paths.
 #[test]
 fn a_frame_drawn_over_the_last_is_the_frame_drawn_whole() {
-    // Cases drawn from proptest's fixed seed: the same on every run.
-    let mut rng = proptest::test_runner::TestRng::deterministic_rng(
-        proptest::test_runner::RngAlgorithm::ChaCha,
-    );
-    let mut rand = |n: u64| {
-        use proptest::prelude::RngExt;
-        rng.random_range(0..n.max(1))
-    };
+    let mut rand = super::seeded();
     let (mut kept_frames, mut kept_curves) = (0, 0);
     // Size, GPUs, the one selected, colour, points kept per series (the
     // fixture has 600 a GPU; fewer: the oldest go within the curves' span;
@@ -822,6 +815,7 @@ fn hosts_fixture() -> Fixture {
         .map(|(n, state)| HostSnap {
             name: Arc::from(*n),
             state,
+            lacks: None,
         })
         .collect();
     Fixture {

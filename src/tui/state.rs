@@ -3,6 +3,7 @@
 //! pure code, tested below.
 
 use super::columns::{ProcCol, ProcColumn, COLUMNS};
+use nvq_core::model::top::GpuSnap;
 
 /// A key, as `top` understands it (the terminal layer maps its events).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -202,6 +203,18 @@ impl Ui {
         }
     }
 
+    /// A new sample (`new`, its GPUs) after `old`: the selection stays on
+    /// the same GPU, its node and index, wherever the new sample lists it
+    /// (a node that answers again puts its GPUs before another's; a node
+    /// that fails takes its own away); a GPU that is gone leaves the
+    /// selection where it was, within the list.
+    pub fn follow(&mut self, old: &[GpuSnap], new: &[GpuSnap]) {
+        let key = old.get(self.selected).map(|g| (&g.host, g.index));
+        let at = key
+            .and_then(|(host, index)| new.iter().position(|g| g.host == *host && g.index == index));
+        self.selected = at.unwrap_or(self.selected.min(new.len().saturating_sub(1)));
+    }
+
     /// A click on the line of GPU `pos` (its position in the sample):
     /// select it and show only its processes; a click on the GPU already
     /// shown alone shows every GPU's again. A click closes the help.
@@ -289,6 +302,35 @@ impl Ui {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// GPUs of these (host, index), in this order.
+    fn gpus(list: &[(&str, u32)]) -> Vec<GpuSnap> {
+        use nvq_core::model::top::Health;
+        list.iter()
+            .map(|&(host, i)| {
+                let mut g = GpuSnap::unknown(i, "".into(), "".into(), Health::Fresh);
+                g.host = host.into();
+                g
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_selection_follows_its_node_and_index_not_its_row() {
+        let mut ui = Ui::new(1000, false);
+        let before = gpus(&[("b", 0), ("b", 1)]);
+        ui.selected = 1;
+        // Node a answers again: its GPUs come first.
+        let after = gpus(&[("a", 0), ("a", 1), ("a", 2), ("b", 0), ("b", 1)]);
+        ui.follow(&before, &after);
+        assert_eq!(ui.selected, 4);
+        // Node a fails: b's GPU 1 is second again.
+        ui.follow(&after, &before);
+        assert_eq!(ui.selected, 1);
+        // A GPU that is gone: the selection stays within the list.
+        ui.follow(&before, &gpus(&[("a", 0)]));
+        assert_eq!(ui.selected, 0);
+    }
 
     #[test]
     fn interval_steps_stay_between_100_ms_and_10_s() {

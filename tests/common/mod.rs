@@ -238,7 +238,7 @@ fn steers_nvq(name: &std::ffi::OsStr) -> bool {
 /// `std::env::set_var`, as all tests share one process.
 ///
 /// Unless the test started it under [`on_time`], the process runs at a lower
-/// priority (nice [`UNTIMED_NICE`]): many tests run at once on few cores, and
+/// priority ([`UNTIMED_NICE`] below the test binary's): many tests run at once on few cores, and
 /// those that time nvq against a deadline must not miss it because a client,
 /// a Prometheus server or a plot is busy beside them.
 pub fn test_env(c: &mut std::process::Command) -> &mut std::process::Command {
@@ -248,17 +248,39 @@ pub fn test_env(c: &mut std::process::Command) -> &mut std::process::Command {
             c.env_remove(name);
         }
     }
-    if !ON_TIME.with(std::cell::Cell::get) {
-        use std::os::unix::process::CommandExt;
-        // SAFETY: the closure runs in the child between fork and exec, and
-        // makes one system call (async-signal-safe), allocating nothing.
-        unsafe {
-            c.pre_exec(|| {
-                // Best effort: a priority that cannot be lowered changes nothing tested.
-                let _ = libc::setpriority(libc::PRIO_PROCESS, 0, UNTIMED_NICE);
-                Ok(())
-            });
-        }
+    let untimed = !ON_TIME.with(std::cell::Cell::get);
+    use std::os::unix::process::CommandExt;
+    // SAFETY: the closure runs in the child between fork and exec, makes
+    // only async-signal-safe system calls (sigaction, nice) and allocates
+    // nothing.
+    unsafe {
+        c.pre_exec(move || {
+            // A shell without job control starts a background job with
+            // SIGINT and SIGQUIT ignored, `nohup` ignores SIGHUP, and an
+            // ignored signal stays ignored across exec: a suite started
+            // that way (`nohup cmd &` in a script) would hand that on to
+            // every command a test signals. Each starts with the signals
+            // the tests send at their defaults, as from a terminal.
+            for sig in [
+                libc::SIGINT,
+                libc::SIGQUIT,
+                libc::SIGHUP,
+                libc::SIGTERM,
+                libc::SIGUSR1,
+                libc::SIGUSR2,
+                libc::SIGWINCH,
+            ] {
+                libc::signal(sig, libc::SIG_DFL);
+            }
+            if untimed {
+                // Below the test binary's own priority, whatever it is (a
+                // suite run under `nice` starts at 10 already). Best
+                // effort: a priority that cannot be lowered changes nothing
+                // tested.
+                let _ = libc::nice(UNTIMED_NICE);
+            }
+            Ok(())
+        });
     }
     c.env("TZ", "UTC")
 }
@@ -285,7 +307,8 @@ fn raise_open_file_limit() {
     });
 }
 
-/// The nice value of the processes of tests that do not time them.
+/// How much lower than the test binary the processes of tests that do not
+/// time them run (nice levels).
 pub const UNTIMED_NICE: libc::c_int = 10;
 
 thread_local! {

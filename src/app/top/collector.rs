@@ -3,7 +3,6 @@
 //! deadline, and a sample put together from their parts (a late lane shown
 //! late, with what is known of it).
 
-use crate::hosts::ssh::Master;
 use crate::hosts::{Client, Conn, Failure, Host};
 use crate::schedule::deadline::{self, PerGpu};
 use nvq_core::error::NvqError;
@@ -57,7 +56,7 @@ pub(super) struct Collector {
     lanes: Lanes,
     /// The `ssh` masters of the `ssh://` nodes, shared by their samples
     /// (killed and reaped when the collector goes).
-    _masters: Vec<Option<Master>>,
+    _masters: Option<crate::hosts::lanes::Masters>,
     /// The refresh interval, which a node's requests take their deadline
     /// from (the keys change it).
     interval_ms: Arc<AtomicU64>,
@@ -99,24 +98,30 @@ fn host_job(mut conn: Conn, interval_ms: Arc<AtomicU64>) -> impl FnMut() -> Part
     move || {
         let interval = Duration::from_millis(interval_ms.load(Ordering::Relaxed));
         let deadline = Instant::now() + deadline::limit_for(interval);
-        let (gpus, procs, state) = match crate::hosts::top::read_top(&mut conn, deadline, &last) {
-            Ok((gpus, procs)) => {
-                last.clone_from(&gpus);
-                (gpus, procs, HostState::Reachable)
-            }
-            Err(Failure::Late) => (late_gpus(&last), Vec::new(), HostState::Late),
-            Err(f) => (
-                Vec::new(),
-                Vec::new(),
-                HostState::Failed(Arc::from(f.to_string())),
-            ),
-        };
+        let (gpus, procs, state, lacks) =
+            match crate::hosts::top::read_top(&mut conn, deadline, &last) {
+                Ok(read) => {
+                    last.clone_from(&read.gpus);
+                    let lacks = read
+                        .no_processes
+                        .map(|e| Arc::from(format!("{e} lists no processes")));
+                    (read.gpus, read.procs, HostState::Reachable, lacks)
+                }
+                Err(Failure::Late) => (late_gpus(&last), Vec::new(), HostState::Late, None),
+                Err(f) => (
+                    Vec::new(),
+                    Vec::new(),
+                    HostState::Failed(Arc::from(f.to_string())),
+                    None,
+                ),
+            };
         Part {
             gpus,
             procs,
             host: Some(HostSnap {
                 name: Arc::clone(&name),
                 state,
+                lacks,
             }),
         }
     }
@@ -147,51 +152,36 @@ impl Collector {
         notify: Option<deadline::Notify>,
     ) -> Result<Self, NvqError> {
         let interval_ms = Arc::new(AtomicU64::new(interval_ms));
-        type Job = Box<dyn FnMut() -> Part + Send>;
-        let mut masters = Vec::new();
-        let (jobs, lanes): (Vec<Job>, Lanes) = match source {
+        let (workers, lanes, masters) = match source {
             Source::Local(session, devices, _) => {
                 let count = session.device_count().unwrap_or(0);
                 let jobs = devices
                     .iter()
-                    .map(|&gpu| Box::new(local_job(session, gpu, count)) as Job)
+                    .map(|&gpu| local_job(session, gpu, count))
                     .collect();
                 let known = devices
                     .iter()
                     .map(|&d| (d, Arc::default(), Arc::default()))
                     .collect();
-                (jobs, Lanes::Local(known))
+                let workers = PerGpu::start_notifying(jobs, notify)
+                    .map_err(|e| NvqError::Start(format!("cannot start the GPU readers: {e}")))?;
+                (workers, Lanes::Local(known), None)
             }
             Source::Hosts(hosts, client, _) => {
                 // On the screen, an ssh:// node's samples share one ssh
                 // connection, as a loop's do.
-                masters = hosts
-                    .iter()
-                    .map(|h| match &h.ssh {
-                        Some(login) if notify.is_some() => Master::start(h, login),
-                        _ => None,
-                    })
-                    .collect();
-                let jobs = hosts
-                    .iter()
-                    .zip(&masters)
-                    .map(|(h, master)| {
-                        let mut conn = client.conn(h.clone());
-                        if let Some(m) = master {
-                            conn = conn.over_master(m.socket().to_path_buf());
-                        }
-                        Box::new(host_job(conn, Arc::clone(&interval_ms))) as Job
-                    })
-                    .collect();
+                let looping = notify.is_some();
+                let (workers, masters) =
+                    crate::hosts::lanes::start(hosts, client, looping, notify, |conn| {
+                        host_job(conn, Arc::clone(&interval_ms))
+                    })?;
                 let known = hosts
                     .iter()
                     .map(|h| (Arc::from(h.name.as_str()), Vec::new()))
                     .collect();
-                (jobs, Lanes::Hosts(known))
+                (workers, Lanes::Hosts(known), Some(masters))
             }
         };
-        let workers = PerGpu::start_notifying(jobs, notify)
-            .map_err(|e| NvqError::Start(format!("cannot start the GPU readers: {e}")))?;
         Ok(Collector {
             workers,
             lanes,
@@ -315,6 +305,7 @@ fn late(lanes: &Lanes) -> impl FnMut(usize) -> Part + '_ {
                 host: Some(HostSnap {
                     name,
                     state: HostState::Late,
+                    lacks: None,
                 }),
             }
         }

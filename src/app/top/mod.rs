@@ -92,13 +92,7 @@ pub fn run(a: &TopArgs, common: &Common<'_>) -> Result<(), NvqError> {
 /// credential and TLS files read once here, to fail before the screen).
 fn nodes(common: &Common<'_>) -> Result<Option<Nodes>, NvqError> {
     let a = common.hosts;
-    let Some(list) = crate::hosts::list::hosts(a.hosts.as_deref())? else {
-        if a.any() {
-            return Err(NvqError::Usage(
-                "the --hosts-* options say how to reach the nodes of --hosts (or $NVQ_HOSTS): name them."
-                    .into(),
-            ));
-        }
+    let Some(list) = super::hosts::named(a)? else {
         return Ok(None);
     };
     if common.id.is_some() {

@@ -393,11 +393,9 @@ impl Loop {
                     }
                     self.last_trend = Some(Instant::now());
                 }
-                before = Some(std::mem::replace(&mut self.sample, s));
-                self.ui.selected = self
-                    .ui
-                    .selected
-                    .min(self.sample.gpus.len().saturating_sub(1));
+                let old = std::mem::replace(&mut self.sample, s);
+                self.ui.follow(&old.gpus, &self.sample.gpus);
+                before = Some(old);
             }
         }
         if dirty {

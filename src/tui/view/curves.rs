@@ -8,21 +8,21 @@ use super::paint::{bordered, clear, eighth_block, inside, title_again};
 use super::screen::{style, Screen, MEM_FIELD, UTIL_FIELD};
 use super::text::Unit;
 use crate::tui::columns::{Bytes, Duration, Or};
-use nvq_core::model::history::SeriesRef;
-use nvq_core::model::ColumnId;
+use nvq_core::model::history::{Series, SeriesRef};
+use nvq_core::model::top::TopSample;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Style};
 use ratatui::widgets::{Paragraph, Widget};
 
 /// The selected GPU's memory and utilization over the zoom's time span.
-/// With `old`, the screen whose curves `buf` shows (in `area`, with the same
+/// With `old`, the sample whose curves `buf` shows (in `area`, with the same
 /// keys pressed): a curve whose columns are the same but its last (see
 /// [`last_column_only`]) gets only its title and last column drawn again,
 /// and what it keeps is returned; any other is cleared and drawn whole.
 pub(super) fn curve_block(
     s: &Screen<'_>,
-    old: Option<&Screen<'_>>,
+    old: Option<&TopSample>,
     area: Rect,
     buf: &mut Buffer,
     wide: bool,
@@ -48,9 +48,9 @@ pub(super) fn curve_block(
         Unit(last(UTIL_FIELD).map(|p| p.v), "%"),
         Duration(span)
     );
-    // The old screen's GPU, when it is this one with the same total.
+    // The old sample's GPU, when it is this one with the same total.
     let same_gpu = old
-        .and_then(|o| o.sample.gpus.get(s.ui.selected))
+        .and_then(|o| o.gpus.get(s.ui.selected))
         .is_some_and(|o| o.uuid == g.uuid && o.mem_total == g.mem_total);
     let (mem_area, util_area) = curve_areas(area, wide);
     let pairs = [
@@ -67,8 +67,11 @@ pub(super) fn curve_block(
     for (a, field, title, max, colour, short) in pairs {
         let inner = curve_inner(a, wide);
         let grid = Grid::new(span, inner.width, s.sample.t);
-        let only_last = match old {
-            Some(o) if same_gpu && inner.width > 0 => last_column_only(s, o, key, field, &grid),
+        let series = s.history.series(key, field);
+        // The old frame's time, when only its last column may differ.
+        let then = old.map(|o| o.t);
+        let only_last = match then {
+            Some(then) if same_gpu && inner.width > 0 => last_column_only(series, then, &grid),
             _ => false,
         };
         // The columns drawn: all, or the last.
@@ -81,8 +84,8 @@ pub(super) fn curve_block(
             let x = inner.x + from;
             let below = a.y + title_rows;
             let rows = a.height.saturating_sub(title_rows);
-            if let Some(o) = old {
-                redo = column_rows_changed(s, o, key, field, max, &grid, inner.height);
+            if let Some(then) = then {
+                redo = column_rows_changed(series, then, max, &grid, inner.height);
             }
             // The rows of the column from `lo` up to `hi` (from the bottom) change.
             let (lo, hi) = (redo.start as u16, redo.end as u16);
@@ -113,7 +116,7 @@ pub(super) fn curve_block(
             let [label, _] = label_split(a);
             Paragraph::new(short).render(label, buf);
         }
-        let values = buckets(s, key, field, max, &grid, from);
+        let values = buckets(series, max, &grid, from);
         Curve {
             values,
             style: style(s, colour),
@@ -131,28 +134,18 @@ pub(super) fn curve_block(
     kept
 }
 
-/// Whether a curve of `field` of `s`, drawn on `grid`, differs from the
-/// one `old` shows only in its last column: the same grid (no new column
-/// began); the series had begun when `old` was drawn (it holds the point
-/// of `old`'s sample: a series that begins turns the columns before its
+/// Whether a curve of `series`, drawn on `grid`, differs from the one
+/// drawn at time `then` only in its last column: the same grid (no new
+/// column began); the series had begun when that frame was drawn (it holds
+/// the point of its sample: a series that begins turns the columns before its
 /// first point from gaps to empty); and no point the columns before the
 /// last showed has gone since (none dropped from the series, or only
 /// points older than the span).
-fn last_column_only(
-    s: &Screen<'_>,
-    old: &Screen<'_>,
-    key: SeriesRef<'_>,
-    field: ColumnId,
-    grid: &Grid,
-) -> bool {
-    let Some(series) = s.history.series(key, field) else {
+fn last_column_only(series: Option<&Series>, then: f64, grid: &Grid) -> bool {
+    let Some((series, first)) = series.and_then(|x| Some((x, x.first()?))) else {
         return false;
     };
-    let Some(first) = series.first() else {
-        return false;
-    };
-    let same_grid = Grid::new(grid.span, grid.cols, old.sample.t).end == grid.end;
-    let then = old.sample.t;
+    let same_grid = Grid::new(grid.span, grid.cols, then).end == grid.end;
     let begun = series
         .points()
         .rev()
@@ -164,22 +157,20 @@ fn last_column_only(
 }
 
 /// The rows (counted from the bottom, of `height`) of a curve's last
-/// column that differ between `old`'s frame and `s`'s, when only the last
+/// column that differ between the frame drawn at time `then` and now, when only the last
 /// column changes ([`last_column_only`]): those between the column's old
 /// height and its new one (none when the same). All of them when either
 /// has no value there, or the series is out of time order.
 fn column_rows_changed(
-    s: &Screen<'_>,
-    old: &Screen<'_>,
-    key: SeriesRef<'_>,
-    field: ColumnId,
+    series: Option<&Series>,
+    then: f64,
     max: Option<f64>,
     grid: &Grid,
     height: u16,
 ) -> std::ops::Range<usize> {
     let h = usize::from(height);
     let all = 0..h;
-    let (Some(series), Some(max)) = (s.history.series(key, field), max) else {
+    let (Some(series), Some(max)) = (series, max) else {
         return all;
     };
     if !series.in_order() || max <= 0.0 {
@@ -195,7 +186,7 @@ fn column_rows_changed(
             .map(|p| (p.v / max).clamp(0.0, 1.0))
             .reduce(f64::max)
     };
-    match (peak(old.sample.t), peak(f64::INFINITY)) {
+    match (peak(then), peak(f64::INFINITY)) {
         (Some(a), Some(b)) => {
             let (a, b) = (eighths(a, h), eighths(b, h));
             if a == b {
@@ -320,16 +311,9 @@ fn curve_inner(a: Rect, wide: bool) -> Rect {
 /// column's highest point as a fraction of `max` (None: no point in that
 /// column, e.g. the GPU was late or lost; 0 for a column before the series
 /// began, which is not a gap).
-fn buckets(
-    s: &Screen<'_>,
-    key: SeriesRef<'_>,
-    field: ColumnId,
-    max: Option<f64>,
-    grid: &Grid,
-    from: u16,
-) -> Vec<Option<f64>> {
+fn buckets(series: Option<&Series>, max: Option<f64>, grid: &Grid, from: u16) -> Vec<Option<f64>> {
     let mut out = vec![None; usize::from(grid.cols.saturating_sub(from))];
-    let (Some(series), Some(max)) = (s.history.series(key, field), max) else {
+    let (Some(series), Some(max)) = (series, max) else {
         return out;
     };
     if out.is_empty() || max <= 0.0 {
@@ -419,10 +403,8 @@ impl Widget for Curve {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tui::state::Ui;
     use nvq_core::model::history::History;
     use nvq_core::model::top::TopSample;
-    use std::collections::HashMap;
 
     /// A column's number is the ceiling of its time in steps, as `f64::ceil`
     /// gives it, for any time (negative, huge, infinite, not a number).
@@ -462,17 +444,8 @@ mod tests {
     /// last works out its last) are those worked out whole.
     #[test]
     fn a_curves_columns_are_the_highest_point_of_their_time() {
-        // Cases drawn from proptest's fixed seed: the same on every run.
-        let mut rng = proptest::test_runner::TestRng::deterministic_rng(
-            proptest::test_runner::RngAlgorithm::ChaCha,
-        );
-        let mut rand = |n: u64| {
-            use proptest::prelude::RngExt;
-            rng.random_range(0..n.max(1))
-        };
+        let mut rand = crate::tui::seeded();
         let key = SeriesRef::Gpu { uuid: "GPU-1" };
-        let ui = Ui::new(100, true);
-        let (leaks, full) = (HashMap::new(), HashMap::new());
         let mut partial = 0;
         for _ in 0..600 {
             let mut history = History::new(1 + rand(200) as usize);
@@ -493,18 +466,10 @@ mod tests {
                 t: t + (rand(3) * rand(100)) as f64 * unit,
                 ..TopSample::default()
             };
-            let s = Screen {
-                sample: &sample,
-                history: &history,
-                leaks: &leaks,
-                gpu_full_s: &full,
-                ui: &ui,
-                title: "",
-            };
             let span = crate::tui::state::ZOOMS_S[rand(7) as usize] as f64;
             let cols = 1 + rand(130) as u16;
             let grid = Grid::new(span, cols, sample.t);
-            let whole = buckets(&s, key, MEM_FIELD, Some(1000.0), &grid, 0);
+            let whole = buckets(history.series(key, MEM_FIELD), Some(1000.0), &grid, 0);
             let points: Vec<_> = history
                 .series(key, MEM_FIELD)
                 .map_or(Vec::new(), |x| x.points().collect());
@@ -523,7 +488,7 @@ mod tests {
                 .collect();
             assert_eq!(whole, expected, "{points:?} {}", sample.t);
             for from in [1, cols - 1, rand(u64::from(cols)) as u16] {
-                let part = buckets(&s, key, MEM_FIELD, Some(1000.0), &grid, from);
+                let part = buckets(history.series(key, MEM_FIELD), Some(1000.0), &grid, from);
                 assert_eq!(
                     part[..],
                     whole[usize::from(from.min(cols))..],

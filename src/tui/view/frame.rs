@@ -112,7 +112,7 @@ pub fn render_over(s: &Screen<'_>, before: &Before<'_>, area: Rect, buf: &mut Bu
         clear(buf, r.detail);
         detail_line(s, r.detail, buf);
     }
-    kept.extend(curve_block(s, Some(&old), r.curves, buf, r.wide));
+    kept.extend(curve_block(s, Some(before), r.curves, buf, r.wide));
     kept.extend(table(s, Some(&old), r.procs, buf, r.wide));
     kept
 }

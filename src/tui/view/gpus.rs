@@ -37,6 +37,9 @@ fn host_line(s: &Screen<'_>, h: &HostSnap, area: Rect, buf: &mut Buffer) {
             style(s, Color::Red).add_modifier(Modifier::BOLD),
         ),
     };
+    if let Some(lacks) = &h.lacks {
+        line.add(format_args!("  ({})", printable(lacks)), Style::default());
+    }
     line.draw(buf, area);
 }
 

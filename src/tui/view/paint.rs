@@ -357,14 +357,15 @@ mod tests {
     #[test]
     fn a_bordered_box_is_ratatuis() {
         let screen = Rect::new(0, 0, 30, 8);
-        for area in [
-            Rect::new(0, 0, 30, 8),
-            Rect::new(2, 1, 12, 5),
-            Rect::new(25, 5, 10, 6),
-            Rect::new(0, 0, 2, 2),
-            Rect::new(0, 0, 1, 3),
-            Rect::new(4, 4, 0, 3),
-        ] {
+        let areas = [
+            (0, 0, 30, 8),
+            (2, 1, 12, 5),
+            (25, 5, 10, 6),
+            (0, 0, 2, 2),
+            (0, 0, 1, 3),
+            (4, 4, 0, 3),
+        ];
+        for area in areas.map(|(x, y, w, h)| Rect::new(x, y, w, h)) {
             for title in [
                 "",
                 "memory 30G of 80G, last 10m",

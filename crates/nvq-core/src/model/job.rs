@@ -1,10 +1,17 @@
 //! `nvq run`'s data: what one sample saw of each GPU ([`GpuReading`]), and
 //! what the run has seen so far ([`JobTrack`]): per GPU the job's peak and
 //! when, the GPU's total then, the other processes then, the job's mean;
-//! per process its peak. Pure: the sampler feeds it, the renderer reads it.
+//! per process its peak; the job's memory over the run as bounded floors
+//! ([`Floors`], what the leak verdict reads) and the last seconds of samples
+//! ([`Recent`], what the out-of-memory verdict and the bundle read). Pure:
+//! the sampler feeds it, the verdicts (`model::job_verdict`) and the
+//! renderer read it.
 
+use super::history::Point;
+use super::job_verdict::{self, FullGpu, Leak, Oom, OtherProc, ProcName, OOM_LAST_MS};
+use super::trend::TrendConfig;
 use serde::Serialize;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 
 /// One GPU in one sample: its memory and its compute processes.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -111,10 +118,198 @@ pub struct GpuTrack {
     /// Are `total` and the used figures the system's memory (a
     /// unified-memory GPU, `memory.derived`)?
     pub memory_derived: bool,
+    /// The job's memory here over the run, in the samples in which it held
+    /// some: each stretch of time's lowest point (the leak verdict's input).
+    #[serde(skip)]
+    pub floors: Floors,
+    /// What the other processes and the driver held (used minus the job's)
+    /// in the last sample in which the job held memory here, bytes: the
+    /// room the job had is `total - others_last`.
+    #[serde(skip)]
+    pub others_last: u64,
     #[serde(skip)]
     sum: u128,
     #[serde(skip)]
     samples: u64,
+}
+
+impl GpuTrack {
+    /// The leak verdict of the job's memory here ([`job_verdict::leak`]),
+    /// time to full against the total less what the others held last.
+    pub fn leak(&self, cfg: &TrendConfig) -> Leak {
+        let room = self.total.saturating_sub(self.others_last) as f64;
+        job_verdict::leak(self.floors.points(), room, cfg)
+    }
+}
+
+/// The most points [`Floors`] keeps: past it, neighbouring stretches of
+/// time merge into one (their lowest point), so a day at 100 ms costs as
+/// much as a minute.
+pub const FLOOR_POINTS: usize = 1024;
+
+/// A series kept as the lowest point of each stretch of time, the stretches
+/// doubling in length whenever [`FLOOR_POINTS`] would be passed: what the
+/// trend reads of a series (each slice's floor) survives, in bounded memory,
+/// however long the run. Times are seconds since the command started.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Floors {
+    points: Vec<Point>,
+    /// The length of a stretch, seconds (0: every point is kept).
+    width: f64,
+    /// The first point's time: stretch `k` is `[t0 + k·width, t0 + (k+1)·width)`.
+    t0: f64,
+}
+
+impl Floors {
+    /// Take in a point (in time order).
+    pub fn push(&mut self, p: Point) {
+        if !(p.t.is_finite() && p.v.is_finite()) {
+            return;
+        }
+        if self.points.is_empty() {
+            self.t0 = p.t;
+        }
+        let (t0, width) = (self.t0, self.width);
+        match self.points.last_mut() {
+            Some(last) if width > 0.0 && stretch(last.t, t0, width) == stretch(p.t, t0, width) => {
+                if p.v < last.v {
+                    *last = p;
+                }
+            }
+            _ => self.points.push(p),
+        }
+        if self.points.len() > FLOOR_POINTS {
+            let span = self.points.last().map_or(0.0, |l| l.t) - t0;
+            let width = (width * 2.0).max(span / (FLOOR_POINTS / 2) as f64);
+            self.width = width;
+            let old = std::mem::take(&mut self.points);
+            for q in old {
+                match self.points.last_mut() {
+                    Some(last) if stretch(last.t, t0, width) == stretch(q.t, t0, width) => {
+                        if q.v < last.v {
+                            *last = q;
+                        }
+                    }
+                    _ => self.points.push(q),
+                }
+            }
+        }
+    }
+
+    /// The points kept, oldest first.
+    pub fn points(&self) -> &[Point] {
+        &self.points
+    }
+}
+
+/// The stretch of [`Floors`] a time falls in.
+fn stretch(t: f64, t0: f64, width: f64) -> u64 {
+    ((t - t0) / width).max(0.0) as u64
+}
+
+/// One sample as the out-of-memory verdict and the bundle keep it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RecentSample {
+    /// ms since the command started.
+    pub at_ms: u64,
+    /// ms since the Unix epoch (the log's `timestamp.epoch`).
+    pub epoch_ms: u64,
+    /// What each GPU read in time showed.
+    pub readings: Vec<GpuReading>,
+}
+
+/// The last samples of the run: those of the last `keep_ms`, at most
+/// `max` of them (older ones dropped first), whatever the interval.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Recent {
+    samples: VecDeque<RecentSample>,
+    keep_ms: u64,
+    max: usize,
+}
+
+impl Recent {
+    /// Keep the samples of the last `keep_ms`, at most `max` of them.
+    pub fn new(keep_ms: u64, max: usize) -> Self {
+        Recent {
+            samples: VecDeque::new(),
+            keep_ms,
+            max: max.max(1),
+        }
+    }
+
+    /// Take in a sample (in time order), dropping what is too old.
+    pub fn push(&mut self, s: RecentSample) {
+        let newest = s.at_ms;
+        self.samples.push_back(s);
+        while self.samples.len() > self.max
+            || self
+                .samples
+                .front()
+                .is_some_and(|f| newest.saturating_sub(f.at_ms) > self.keep_ms)
+        {
+            self.samples.pop_front();
+        }
+    }
+
+    /// The samples kept, oldest first.
+    pub fn samples(&self) -> impl DoubleEndedIterator<Item = &RecentSample> + '_ {
+        self.samples.iter()
+    }
+
+    /// The job's GPU that was fullest (least free) in the samples of the last
+    /// [`OOM_LAST_MS`] before `run_ms`, among `gpus` (those the job used),
+    /// with the other processes then, named from `names`; `totals_only`:
+    /// the job's processes cannot be told, so none is listed.
+    pub fn fullest(
+        &self,
+        run_ms: u64,
+        gpus: &BTreeMap<u32, GpuTrack>,
+        names: &BTreeMap<u32, ProcName>,
+        totals_only: bool,
+    ) -> Option<FullGpu> {
+        let since = run_ms.saturating_sub(OOM_LAST_MS);
+        let mut best: Option<(u64, FullGpu)> = None;
+        for s in self.samples().filter(|s| s.at_ms >= since) {
+            for r in s.readings.iter().filter(|r| gpus.contains_key(&r.index)) {
+                let free = r.total.saturating_sub(r.used);
+                // The latest of equals: nearest the end.
+                if best.as_ref().is_some_and(|(f, _)| *f < free) {
+                    continue;
+                }
+                let mut others: Vec<OtherProc> = r
+                    .procs
+                    .iter()
+                    .filter(|p| !p.job && !totals_only)
+                    .map(|p| {
+                        let n = names.get(&p.pid);
+                        OtherProc {
+                            pid: p.pid,
+                            bytes: p.bytes,
+                            name: n.and_then(|n| n.name.clone()),
+                            user: n.and_then(|n| n.user.clone()),
+                        }
+                    })
+                    .collect();
+                others.sort_by_key(|o| (std::cmp::Reverse(o.bytes), o.pid));
+                let full = FullGpu {
+                    gpu: r.index,
+                    at_ms: s.at_ms,
+                    used: r.used,
+                    total: r.total,
+                    job: if totals_only {
+                        r.used
+                    } else {
+                        r.procs.iter().filter(|p| p.job).map(|p| p.bytes).sum()
+                    },
+                    attributed: !totals_only,
+                    others_bytes: others.iter().map(|o| o.bytes).sum(),
+                    others,
+                };
+                best = Some((free, full));
+            }
+        }
+        best.map(|(_, f)| f)
+    }
 }
 
 /// What the run has seen of one of the job's processes.
@@ -220,6 +415,11 @@ impl JobTrack {
                 g.sum += u128::from(job);
                 g.samples += 1;
                 g.mean = (g.sum / u128::from(g.samples)) as u64;
+                g.floors.push(Point {
+                    t: at_ms as f64 / 1000.0,
+                    v: job as f64,
+                });
+                g.others_last = r.used.saturating_sub(job);
             }
             if job > g.peak {
                 g.peak = job;
@@ -417,6 +617,14 @@ pub struct RunReport {
     pub ranks: BTreeMap<u32, u32>,
     /// The skew of peak memory between ranks, when there are two or more.
     pub skew: Option<Skew>,
+    /// Each GPU's leak verdict, by index (`model::job_verdict::leak`).
+    pub leaks: BTreeMap<u32, Leak>,
+    /// The out-of-memory verdict, when the command died of it.
+    pub oom: Option<Oom>,
+    /// The name and user of each other process the report names, by PID.
+    pub others: BTreeMap<u32, ProcName>,
+    /// The folder the bundle was kept in (`--bundle`), when it was.
+    pub bundle: Option<String>,
     /// What PyTorch said (`--torch`); `None` without it.
     pub torch: Option<TorchReport>,
 }

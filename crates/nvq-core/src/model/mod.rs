@@ -14,6 +14,7 @@ pub mod gpm;
 pub mod history;
 mod id;
 pub mod job;
+pub mod job_verdict;
 pub mod listing;
 pub mod log;
 pub mod mig;

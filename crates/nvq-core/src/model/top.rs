@@ -187,6 +187,9 @@ pub struct HostSnap {
     pub name: Arc<str>,
     /// How it answered.
     pub state: HostState,
+    /// What its answer cannot hold, said beside its state: a node that runs
+    /// dcgm-exporter lists no processes (`dcgm-exporter lists no processes`).
+    pub lacks: Option<Arc<str>>,
 }
 
 /// One sample of every selected GPU.

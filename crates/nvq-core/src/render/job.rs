@@ -2,7 +2,9 @@
 //! and per process, as text for stderr; or the same as one JSON document.
 //! Pure: the report in, text out.
 
-use crate::model::job::{GpuTrack, RunReport};
+use crate::model::job::{GpuReading, GpuTrack, RunReport};
+use crate::model::job_verdict::{oom_margin, Leak, Oom, OomReason, ProcName};
+use crate::model::trend::format_duration;
 use std::fmt::Write;
 
 /// Bytes as `71.2 GiB` (`512 MiB` below a GiB).
@@ -39,43 +41,257 @@ fn total(g: &GpuTrack) -> String {
 const DERIVED_LINE: &str = "    its memory is the system's, which it shares (unified memory): \
      used MemTotal - MemAvailable of MemTotal, from /proc/meminfo";
 
-/// The one line read first: `peak 71.2 GiB of 80.0 GiB on GPU 0 at 12m03s; exit 0`.
+/// The one line read first: the out-of-memory verdict when it fired
+/// ([`oom_line`]), else [`peak_line`].
 pub fn summary(r: &RunReport) -> String {
-    match r.track.top_gpu() {
-        Some(g) if r.track.totals_only => format!(
-            "GPU {} used at most {} of {} at {} (every process's: the job's cannot be told here); exit {}",
+    match &r.oom {
+        Some(o) => oom_line(o, &r.others),
+        None => peak_line(r),
+    }
+}
+
+/// `peak 71.2 GiB of 80.0 GiB on GPU 0 at 12m03s (rank 0); no leak; exit 0`.
+pub fn peak_line(r: &RunReport) -> String {
+    let Some(g) = r.track.top_gpu() else {
+        return format!("no GPU memory seen for the job; exit {}", r.exit);
+    };
+    let mut line = if r.track.totals_only {
+        format!(
+            "GPU {} used at most {} of {} at {} (every process's: the job's cannot be told here)",
             g.index,
             size(g.peak),
             total(g),
-            since(g.peak_at_ms),
-            r.exit
-        ),
-        Some(g) if g.accounting_peak > g.peak => format!(
-            "peak {} of {} on GPU {} (accounting mode, between samples); exit {}",
+            since(g.peak_at_ms)
+        )
+    } else if g.accounting_peak > g.peak {
+        format!(
+            "peak {} of {} on GPU {} (accounting mode, between samples)",
             size(g.accounting_peak),
             total(g),
-            g.index,
-            r.exit
-        ),
-        Some(g) => format!(
-            "peak {} of {} on GPU {} at {}; exit {}",
+            g.index
+        )
+    } else {
+        format!(
+            "peak {} of {} on GPU {} at {}",
             size(g.peak),
             total(g),
             g.index,
-            since(g.peak_at_ms),
-            r.exit
+            since(g.peak_at_ms)
+        )
+    };
+    // The rank of the job's largest process on that GPU.
+    let rank = r
+        .track
+        .procs
+        .values()
+        .filter(|p| p.gpu == g.index)
+        .max_by_key(|p| (p.peak, std::cmp::Reverse(p.pid)))
+        .and_then(|p| r.ranks.get(&p.pid));
+    if let Some(k) = rank {
+        let _ = write!(line, " (rank {k})");
+    }
+    if let Some(words) = leak_words(r) {
+        let _ = write!(line, "; {words}");
+    }
+    let _ = write!(line, "; exit {}", r.exit);
+    line
+}
+
+/// The leak verdict in a few words for the first line: the leak with the
+/// nearest time to full, else `no leak` when a GPU was judged, else `too
+/// short to judge a leak`; `None` without a verdict.
+fn leak_words(r: &RunReport) -> Option<String> {
+    let soonest = r
+        .leaks
+        .iter()
+        .filter_map(|(gpu, l)| match l {
+            Leak::Leak {
+                rate_per_s,
+                time_to_full_s,
+                ..
+            } => Some((*gpu, *rate_per_s, *time_to_full_s)),
+            _ => None,
+        })
+        .min_by(|a, b| {
+            let key = |t: Option<f64>| t.unwrap_or(f64::INFINITY);
+            key(a.2).total_cmp(&key(b.2))
+        });
+    if let Some((gpu, rate, full)) = soonest {
+        return Some(format!(
+            "leak {} on GPU {gpu}{}",
+            rate_text(rate),
+            full_text(full)
+        ));
+    }
+    if r.leaks.values().any(|l| matches!(l, Leak::NoLeak { .. })) {
+        return Some("no leak".into());
+    }
+    (!r.leaks.is_empty()).then(|| "too short to judge a leak".into())
+}
+
+/// A rate of bytes a second as `+1.0 GiB/min`.
+fn rate_text(per_s: f64) -> String {
+    let per_min = per_s * 60.0;
+    let sign = if per_min < 0.0 { "-" } else { "+" };
+    format!("{sign}{}/min", size(per_min.abs() as u64))
+}
+
+fn full_text(full_s: Option<f64>) -> String {
+    full_s.map_or(String::new(), |f| {
+        format!(", full in {}", format_duration(f))
+    })
+}
+
+/// The longest name or user shown of another process, in characters.
+const NAME_SHOWN: usize = 40;
+
+/// How many other processes the out-of-memory line names.
+const OTHERS_NAMED: usize = 3;
+
+/// A name as a terminal may show it: hidden characters as `?` (the
+/// `render::printable` rule), at most [`NAME_SHOWN`] characters.
+fn shown(name: &str) -> String {
+    let mut out: String = super::printable(name).chars().take(NAME_SHOWN).collect();
+    if name.chars().count() > NAME_SHOWN {
+        out.push('…');
+    }
+    out
+}
+
+/// `PID 9112 python3, user bob` (what is known of it).
+fn who(pid: u32, n: Option<&ProcName>) -> String {
+    let mut s = format!("PID {pid}");
+    if let Some(name) = n.and_then(|n| n.name.as_deref()) {
+        let _ = write!(s, " {}", shown(name));
+    }
+    if let Some(user) = n.and_then(|n| n.user.as_deref()) {
+        let _ = write!(s, ", user {}", shown(user));
+    }
+    s
+}
+
+/// `exit 1 at 79.6 GiB of 80.0 GiB on GPU 0: out of memory; other processes
+/// held 22.0 GiB (PID 9112 python3, user bob)`.
+pub fn oom_line(o: &Oom, names: &std::collections::BTreeMap<u32, ProcName>) -> String {
+    let mut line = format!("exit {}", o.exit);
+    if let Some(f) = &o.fullest {
+        let _ = write!(
+            line,
+            " at {} of {} on GPU {}",
+            size(f.used),
+            size(f.total),
+            f.gpu
+        );
+    }
+    line.push_str(": out of memory");
+    for reason in &o.reasons {
+        match reason {
+            // Said by the numbers above.
+            OomReason::GpuFull => {}
+            OomReason::TorchReported => line.push_str(" (PyTorch reported it)"),
+        }
+    }
+    let Some(f) = &o.fullest else { return line };
+    if !f.attributed {
+        line.push_str("; which processes held it cannot be told here");
+        return line;
+    }
+    if f.others.is_empty() {
+        let _ = write!(
+            line,
+            "; the job held {} of it, no other process any",
+            size(f.job)
+        );
+        return line;
+    }
+    let listed: Vec<String> = f
+        .others
+        .iter()
+        .take(OTHERS_NAMED)
+        .map(|p| {
+            // The verdict's own names, else the report's.
+            let own = ProcName {
+                name: p.name.clone(),
+                user: p.user.clone(),
+            };
+            let known = own.name.is_some() || own.user.is_some();
+            let mut w = who(p.pid, if known { Some(&own) } else { names.get(&p.pid) });
+            if f.others.len() > 1 {
+                let _ = write!(w, ": {}", size(p.bytes));
+            }
+            w
+        })
+        .collect();
+    let more = f.others.len().saturating_sub(OTHERS_NAMED);
+    let _ = write!(
+        line,
+        "; other processes held {} ({}{})",
+        size(f.others_bytes),
+        listed.join("; "),
+        if more > 0 {
+            format!("; and {more} more")
+        } else {
+            String::new()
+        }
+    );
+    line
+}
+
+/// A GPU's leak verdict as a line of the report.
+fn leak_line(l: &Leak) -> String {
+    match *l {
+        Leak::Leak {
+            rate_per_s,
+            time_to_full_s,
+            warmup_ms,
+            judged_ms,
+        } => format!(
+            "leak: rising steadily by {}{} (judged over {} after a {} warm-up)",
+            rate_text(rate_per_s),
+            full_text(time_to_full_s),
+            since(judged_ms),
+            since(warmup_ms)
         ),
-        None => format!("no GPU memory seen for the job; exit {}", r.exit),
+        Leak::NoLeak {
+            warmup_ms,
+            judged_ms,
+        } => format!(
+            "no leak: not rising steadily over {} after a {} warm-up",
+            since(judged_ms),
+            since(warmup_ms)
+        ),
+        Leak::TooShort {
+            judged_ms,
+            needed_ms,
+        } => format!(
+            "leak: too short to judge ({} after the warm-up; a leak must rise for {})",
+            since(judged_ms),
+            since(needed_ms)
+        ),
     }
 }
 
 /// The text report, every line starting `nvq run: ` or indented.
 pub fn text(r: &RunReport) -> String {
     let mut out = format!("nvq run: {}\n", summary(r));
+    if let Some(o) = &r.oom {
+        let _ = writeln!(out, "nvq run: {}", peak_line(r));
+        if let Some(f) = &o.fullest {
+            let _ = writeln!(
+                out,
+                "  out of memory: GPU {} had {} free at {} (full: within {} of its total), the job {}",
+                f.gpu,
+                size(f.total.saturating_sub(f.used)),
+                since(f.at_ms),
+                size(oom_margin(f.total)),
+                size(f.job)
+            );
+        }
+    }
     let _ = writeln!(
         out,
         "nvq run: {} ran {}, {} samples every {} ms (a spike shorter than that may fall between two)",
-        r.command,
+        super::printable(&r.command),
         since(r.run_ms),
         r.track.samples,
         r.interval_ms
@@ -128,17 +344,20 @@ pub fn text(r: &RunReport) -> String {
                 r.interval_ms
             );
         }
+        if let Some(l) = r.leaks.get(&g.index) {
+            let _ = writeln!(out, "    {}", leak_line(l));
+        }
         if !g.others_at_peak.is_empty() {
             let others: Vec<String> = g
                 .others_at_peak
                 .iter()
-                .map(|(pid, b)| format!("PID {pid} {}", size(*b)))
+                .map(|(pid, b)| format!("{} {}", who(*pid, r.others.get(pid)), size(*b)))
                 .collect();
             let _ = writeln!(out, "    other processes then: {}", others.join(", "));
         }
     }
     for p in r.track.procs.values() {
-        let cmd = r.commands.get(&p.pid).map_or("", String::as_str);
+        let cmd = super::printable(r.commands.get(&p.pid).map_or("", String::as_str));
         let acct = if p.accounting_peak > p.peak {
             format!(" (accounting: {})", size(p.accounting_peak))
         } else {
@@ -197,8 +416,48 @@ pub fn text(r: &RunReport) -> String {
             size(k.skew)
         );
     }
+    if let Some(dir) = &r.bundle {
+        let _ = writeln!(out, "nvq run: bundle kept in {}", shown_path(dir));
+    }
     for n in &r.notes {
         let _ = writeln!(out, "nvq run: note: {n}");
+    }
+    out
+}
+
+/// A path as the report shows it: hidden characters as `?`.
+fn shown_path(p: &str) -> String {
+    super::printable(p).into_owned()
+}
+
+/// One sample as the log's NDJSON lines (`--log`, the bundle's samples): per
+/// GPU one line with `pid` null, then one per compute process; sizes in MiB
+/// as nvq's loops print them, the time as `timestamp.epoch` (seconds).
+pub fn log_lines(epoch_ms: u64, readings: &[GpuReading]) -> String {
+    let epoch = epoch_ms as f64 / 1000.0;
+    let mib = |b: u64| b / (1 << 20);
+    let mut out = String::new();
+    for r in readings {
+        let gpu = format!(
+            "\"memory.used\":{},\"memory.total\":{}",
+            mib(r.used),
+            mib(r.total)
+        );
+        let _ = writeln!(
+            out,
+            "{{\"timestamp.epoch\":{epoch:.3},\"gpu_index\":{},\"pid\":null,\"job\":null,\"used_memory\":null,{gpu}}}",
+            r.index
+        );
+        for p in &r.procs {
+            let _ = writeln!(
+                out,
+                "{{\"timestamp.epoch\":{epoch:.3},\"gpu_index\":{},\"pid\":{},\"job\":{},\"used_memory\":{},{gpu}}}",
+                r.index,
+                p.pid,
+                p.job,
+                mib(p.bytes)
+            );
+        }
     }
     out
 }
@@ -223,7 +482,7 @@ pub fn json(r: &RunReport) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::job::{GpuReading, JobTrack, ProcReading, TorchMem};
+    use crate::model::job::{JobTrack, ProcReading, TorchMem};
 
     #[test]
     fn the_line_read_first_and_the_json() {
@@ -304,5 +563,129 @@ mod tests {
         assert_eq!(since(850), "850ms");
         assert_eq!(since(4200), "4.2s");
         assert_eq!(since(3 * 3_600_000 + 5 * 60_000), "3h05m");
+    }
+
+    #[test]
+    fn the_out_of_memory_line_names_the_others_safely_and_the_leak_words() {
+        use crate::model::job_verdict::{FullGpu, OtherProc};
+        let gib = 1u64 << 30;
+        let mut r = RunReport {
+            exit: 1,
+            ..Default::default()
+        };
+        r.track.add(
+            1000,
+            &[GpuReading {
+                index: 0,
+                total: 80 * gib,
+                used: 79 * gib,
+                procs: vec![ProcReading {
+                    pid: 7,
+                    bytes: 57 * gib,
+                    job: true,
+                    torch: None,
+                    sm: None,
+                }],
+                accounting: None,
+                memory_derived: false,
+            }],
+        );
+        r.others.insert(
+            9112,
+            ProcName {
+                name: Some("py\u{1b}[2Jthon3\u{202e}".into()),
+                user: Some("bob".into()),
+            },
+        );
+        r.oom = Some(Oom {
+            exit: 1,
+            reasons: vec![OomReason::GpuFull],
+            fullest: Some(FullGpu {
+                gpu: 0,
+                at_ms: 900,
+                used: 79 * gib + gib / 2,
+                total: 80 * gib,
+                job: 57 * gib,
+                others: vec![OtherProc {
+                    pid: 9112,
+                    bytes: 22 * gib,
+                    ..Default::default()
+                }],
+                others_bytes: 22 * gib,
+                attributed: true,
+            }),
+        });
+        assert_eq!(
+            summary(&r),
+            "exit 1 at 79.5 GiB of 80.0 GiB on GPU 0: out of memory; other processes held 22.0 GiB \
+             (PID 9112 py?[2Jthon3?, user bob)"
+        );
+        let t = text(&r);
+        assert!(
+            t.contains("\nnvq run: peak 57.0 GiB of 80.0 GiB on GPU 0 at 1.0s; exit 1\n"),
+            "{t}"
+        );
+        let v: serde_json::Value = serde_json::from_str(&json(&r)).unwrap();
+        assert_eq!(v["oom"]["reasons"][0], "gpu_full");
+        assert_eq!(v["others"]["9112"]["user"], "bob");
+        // The JSON keeps the name exact (escaped).
+        assert_eq!(v["others"]["9112"]["name"], "py\u{1b}[2Jthon3\u{202e}");
+        // Leak words: the leak, else no leak, else too short.
+        r.oom = None;
+        r.leaks.insert(
+            0,
+            Leak::TooShort {
+                judged_ms: 800,
+                needed_ms: 300_000,
+            },
+        );
+        assert!(summary(&r).ends_with("at 1.0s; too short to judge a leak; exit 1"));
+        assert!(text(&r).contains(
+            "leak: too short to judge (800ms after the warm-up; a leak must rise for 5m00s)"
+        ));
+        r.leaks.insert(
+            1,
+            Leak::NoLeak {
+                warmup_ms: 1,
+                judged_ms: 2,
+            },
+        );
+        assert!(summary(&r).ends_with("; no leak; exit 1"));
+        r.leaks.insert(
+            2,
+            Leak::Leak {
+                rate_per_s: gib as f64 / 60.0,
+                time_to_full_s: Some(4680.0),
+                warmup_ms: 1,
+                judged_ms: 2,
+            },
+        );
+        assert!(
+            summary(&r).ends_with("; leak +1.0 GiB/min on GPU 2, full in 1h 18m; exit 1"),
+            "{}",
+            summary(&r)
+        );
+        let lines = log_lines(
+            1_796_610_093_431,
+            &[GpuReading {
+                index: 0,
+                total: 80 * gib,
+                used: 3 * gib,
+                procs: vec![ProcReading {
+                    pid: 7,
+                    bytes: 2 * gib,
+                    job: true,
+                    torch: None,
+                    sm: None,
+                }],
+                accounting: None,
+                memory_derived: false,
+            }],
+        );
+        assert_eq!(
+            lines,
+            "{\"timestamp.epoch\":1796610093.431,\"gpu_index\":0,\"pid\":null,\"job\":null,\"used_memory\":null,\"memory.used\":3072,\"memory.total\":81920}\n\
+             {\"timestamp.epoch\":1796610093.431,\"gpu_index\":0,\"pid\":7,\"job\":true,\"used_memory\":2048,\"memory.used\":3072,\"memory.total\":81920}\n"
+        );
     }
 }

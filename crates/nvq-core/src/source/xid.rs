@@ -65,15 +65,15 @@ pub fn watch(
     session: Arc<Session>,
     devices: Vec<u32>,
     counts: Arc<XidCounts>,
-    log: fn(&str),
+    log: impl Fn(&str) + Send + 'static,
 ) -> std::io::Result<()> {
     std::thread::Builder::new()
         .name("nvq-xid".into())
-        .spawn(move || run(&session, &devices, &counts, log))
+        .spawn(move || run(&session, &devices, &counts, &log))
         .map(|_| ())
 }
 
-fn run(session: &Session, devices: &[u32], counts: &XidCounts, log: fn(&str)) {
+fn run(session: &Session, devices: &[u32], counts: &XidCounts, log: &dyn Fn(&str)) {
     let mut set = match session.nvml().create_event_set() {
         Ok(s) => s,
         Err(e) => {

@@ -188,12 +188,22 @@ pub fn accounting_buffer_size(c: &GpuCtx) -> Value {
 
 /// `driver_model.current` / `.pending` (Windows): `WDDM`, `TCC` or `MCDM`.
 pub fn driver_model(c: &GpuCtx, pending: bool) -> Value {
-    c.value(c.driver_model(), |(cur, pend)| {
-        match if pending { pend } else { cur } {
-            0 => Value::text("WDDM"),
-            1 => Value::text("TCC"),
-            2 => Value::text("MCDM"),
-            other => c.err(unknown_enum(other)),
+    named_mode(c, c.driver_model(), pending, &["WDDM", "TCC", "MCDM"])
+}
+
+/// The current or (`pending`) the pending one of a (current, pending) pair
+/// of NVML numbers, by its name in `names` (indexed by the number).
+fn named_mode(
+    c: &GpuCtx,
+    pair: Result<(u32, u32), NvmlCode>,
+    pending: bool,
+    names: &[&'static str],
+) -> Value {
+    c.value(pair, |(cur, pend)| {
+        let v = if pending { pend } else { cur };
+        match names.get(v as usize) {
+            Some(name) => Value::text(*name),
+            None => c.err(unknown_enum(v)),
         }
     })
 }
@@ -224,14 +234,12 @@ pub fn inforom_validation(c: &GpuCtx) -> Value {
 
 /// `gom.current` / `.pending`: the GPU operation mode, `All On`, `Compute` or `Low Double Precision`.
 pub fn gom(c: &GpuCtx, pending: bool) -> Value {
-    c.value(c.gom(), |(cur, pend)| {
-        match if pending { pend } else { cur } {
-            0 => Value::text("All On"),
-            1 => Value::text("Compute"),
-            2 => Value::text("Low Double Precision"),
-            other => c.err(unknown_enum(other)),
-        }
-    })
+    named_mode(
+        c,
+        c.gom(),
+        pending,
+        &["All On", "Compute", "Low Double Precision"],
+    )
 }
 
 /// `fan.speed`: the fan's intended speed in percent of its maximum.
@@ -688,21 +696,12 @@ pub fn brand(c: &GpuCtx) -> Value {
     })
 }
 
-/// `architecture`: the GPU architecture as `-q` prints it (`nvmlDeviceGetArchitecture`).
+/// `architecture`: the GPU architecture as `-q` prints it (`nvmlDeviceGetArchitecture`):
+/// nvml-wrapper's name, but Ada's, which nvidia-smi calls `Ada Lovelace`.
 pub fn architecture(c: &GpuCtx) -> Value {
-    c.value(c.call(|d| d.architecture()), |a| {
-        Value::text(match a {
-            DeviceArchitecture::Kepler => "Kepler",
-            DeviceArchitecture::Maxwell => "Maxwell",
-            DeviceArchitecture::Pascal => "Pascal",
-            DeviceArchitecture::Volta => "Volta",
-            DeviceArchitecture::Turing => "Turing",
-            DeviceArchitecture::Ampere => "Ampere",
-            DeviceArchitecture::Ada => "Ada Lovelace",
-            DeviceArchitecture::Hopper => "Hopper",
-            DeviceArchitecture::Blackwell => "Blackwell",
-            DeviceArchitecture::Unknown => "Unknown",
-        })
+    c.value(c.call(|d| d.architecture()), |a| match a {
+        DeviceArchitecture::Ada => Value::text("Ada Lovelace"),
+        other => Value::text(other.to_string()),
     })
 }
 

@@ -72,14 +72,19 @@ pub fn bbx_flush(c: &GpuCtx, duration: bool) -> Value {
 /// `Virtualization Mode` (`nvmlDeviceGetVirtualizationMode`).
 pub fn virtualization(c: &GpuCtx) -> Value {
     c.value(c.call(|d| d.virtualization_mode()), |m| {
-        Value::text(match m {
-            GpuVirtualizationMode::Bare => "None",
-            GpuVirtualizationMode::PassThrough => "Pass-Through",
-            GpuVirtualizationMode::Vgpu => "VGPU",
-            GpuVirtualizationMode::HostVgpu => "Host VGPU",
-            GpuVirtualizationMode::HostVsga => "Host VSGA",
-        })
+        Value::text(virtualization_name(m))
     })
+}
+
+/// A virtualization mode as nvidia-smi names it.
+fn virtualization_name(m: GpuVirtualizationMode) -> &'static str {
+    match m {
+        GpuVirtualizationMode::Bare => "None",
+        GpuVirtualizationMode::PassThrough => "Pass-Through",
+        GpuVirtualizationMode::Vgpu => "VGPU",
+        GpuVirtualizationMode::HostVgpu => "Host VGPU",
+        GpuVirtualizationMode::HostVsga => "Host VSGA",
+    }
 }
 
 /// `Host VGPU Mode`: `Non SR-IOV` or `SR-IOV` (`nvmlDeviceGetHostVgpuMode`).

@@ -9,6 +9,7 @@ use crate::model::{Fact, NvmlCode, Value};
 use crate::source::gpu::get::not_available;
 use crate::source::gpu::{read, GpuCtx};
 use nvml_wrapper::enum_wrappers::device::Sampling;
+use nvml_wrapper::struct_wrappers::device::DeviceAttributes;
 use nvml_wrapper_sys::bindings::nvmlClocksEventReasonGpuIdle;
 
 fn uint(v: u32) -> Value {
@@ -172,6 +173,24 @@ pub fn mig_devices(c: &GpuCtx, view: View) -> Vec<Node> {
     }
 }
 
+/// One of a MIG device's attributes.
+type Attribute = fn(&DeviceAttributes) -> u32;
+
+/// A MIG device's shared engines, as `-q` lists them: label, XML element
+/// and the attribute.
+const SHARED_ATTRIBUTES: [(&str, &str, Attribute); 6] = [
+    ("Multiprocessor count", "multiprocessor_count", |a| {
+        a.multiprocessor_count
+    }),
+    ("Copy Engine count", "copy_engine_count", |a| {
+        a.shared_copy_engine_count
+    }),
+    ("Encoder count", "encoder_count", |a| a.shared_encoder_count),
+    ("Decoder count", "decoder_count", |a| a.shared_decoder_count),
+    ("OFA count", "ofa_count", |a| a.shared_ofa_count),
+    ("JPG count", "jpg_count", |a| a.shared_jpeg_count),
+];
+
 /// From 580 on nvidia-smi names a MIG device's memory "Shared".
 const SHARED_MEMORY_FROM: u32 = 580;
 /// From 580 on nvidia-smi's XML has each `<mig_device>` at the depth of
@@ -222,34 +241,10 @@ fn mig_device_nodes(c: &GpuCtx, view: View) -> Vec<Node> {
                 vec![Node::section(
                     "Shared",
                     "shared",
-                    vec![
-                        Node::entry(
-                            "Multiprocessor count",
-                            "multiprocessor_count",
-                            attr(|a| a.multiprocessor_count),
-                            "",
-                        ),
-                        Node::entry(
-                            "Copy Engine count",
-                            "copy_engine_count",
-                            attr(|a| a.shared_copy_engine_count),
-                            "",
-                        ),
-                        Node::entry(
-                            "Encoder count",
-                            "encoder_count",
-                            attr(|a| a.shared_encoder_count),
-                            "",
-                        ),
-                        Node::entry(
-                            "Decoder count",
-                            "decoder_count",
-                            attr(|a| a.shared_decoder_count),
-                            "",
-                        ),
-                        Node::entry("OFA count", "ofa_count", attr(|a| a.shared_ofa_count), ""),
-                        Node::entry("JPG count", "jpg_count", attr(|a| a.shared_jpeg_count), ""),
-                    ],
+                    SHARED_ATTRIBUTES
+                        .iter()
+                        .map(|&(label, xml, pick)| Node::entry(label, xml, attr(pick), ""))
+                        .collect(),
                 )],
             ),
         ];
@@ -282,25 +277,26 @@ fn mig_device_nodes(c: &GpuCtx, view: View) -> Vec<Node> {
         } else {
             ("FB Memory Usage", "BAR1 Memory Usage")
         };
-        items.push(Node::section(
-            fb_label,
-            "fb_memory_usage",
-            vec![
-                Node::entry("Total", "total", mib(|v| v.total), " MiB"),
-                Node::entry("Reserved", "reserved", mib(|v| v.reserved), " MiB"),
-                Node::entry("Used", "used", mib(|v| v.used), " MiB"),
-                Node::entry("Free", "free", mib(|v| v.free), " MiB"),
-            ],
-        ));
-        items.push(Node::section(
-            bar1_label,
-            "bar1_memory_usage",
-            vec![
-                Node::entry("Total", "total", bar1(|v| v.total), " MiB"),
-                Node::entry("Used", "used", bar1(|v| v.used), " MiB"),
-                Node::entry("Free", "free", bar1(|v| v.free), " MiB"),
-            ],
-        ));
+        // A block of sizes in MiB: each line's label, XML element and value.
+        let usage = |label, xml, lines: Vec<(&'static str, &'static str, Value)>| {
+            let entries = lines
+                .into_iter()
+                .map(|(l, x, v)| Node::entry(l, x, v, " MiB"));
+            Node::section(label, xml, entries.collect())
+        };
+        let fb = vec![
+            ("Total", "total", mib(|v| v.total)),
+            ("Reserved", "reserved", mib(|v| v.reserved)),
+            ("Used", "used", mib(|v| v.used)),
+            ("Free", "free", mib(|v| v.free)),
+        ];
+        items.push(usage(fb_label, "fb_memory_usage", fb));
+        let bar = vec![
+            ("Total", "total", bar1(|v| v.total)),
+            ("Used", "used", bar1(|v| v.used)),
+            ("Free", "free", bar1(|v| v.free)),
+        ];
+        items.push(usage(bar1_label, "bar1_memory_usage", bar));
         out.push(Node::section("MIG Device", "mig_device", items));
     }
     out
