@@ -447,8 +447,8 @@ $global:__nvqClapCompleter = {
             break
         }
         'nvq;plot' {
-            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'The picture to write, .svg or .png (replaced whole; default: LOG with .svg)')
-            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'The picture to write, .svg or .png (replaced whole; default: LOG with .svg)')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'The picture to write, .svg or .png (replaced whole; default: the first LOG with .svg)')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'The picture to write, .svg or .png (replaced whole; default: the first LOG with .svg)')
             [CompletionResult]::new('--field', '--field', [CompletionResultType]::ParameterName, 'A field to draw (repeat it or give a comma list); default: memory used and utilization')
             [CompletionResult]::new('--width', '--width', [CompletionResultType]::ParameterName, 'The picture''s width in pixels (400 to 8000)')
             [CompletionResult]::new('--trend-window', '--trend-window', [CompletionResultType]::ParameterName, 'nvq: measure rates and times to full over the last DURATION (default 10m; nvq run: all of the run after its warm-up)')

@@ -761,7 +761,7 @@ complete -c nvq -n "__fish_nvq_using_subcommand top" -l nvml-lib -d 'nvq: load t
 complete -c nvq -n "__fish_nvq_using_subcommand top" -l once -d 'Print one frame as plain text and exit (for bug reports and scripts)'
 complete -c nvq -n "__fish_nvq_using_subcommand top" -l simulate -d 'nvq: load the NVML simulator installed next to nvq (no GPU needed)'
 complete -c nvq -n "__fish_nvq_using_subcommand top" -s h -l help -d 'Print help'
-complete -c nvq -n "__fish_nvq_using_subcommand plot" -s o -l output -d 'The picture to write, .svg or .png (replaced whole; default: LOG with .svg)' -r -F
+complete -c nvq -n "__fish_nvq_using_subcommand plot" -s o -l output -d 'The picture to write, .svg or .png (replaced whole; default: the first LOG with .svg)' -r -F
 complete -c nvq -n "__fish_nvq_using_subcommand plot" -l field -d 'A field to draw (repeat it or give a comma list); default: memory used and utilization' -r
 complete -c nvq -n "__fish_nvq_using_subcommand plot" -l width -d 'The picture\'s width in pixels (400 to 8000)' -r
 complete -c nvq -n "__fish_nvq_using_subcommand plot" -l trend-window -d 'nvq: measure rates and times to full over the last DURATION (default 10m; nvq run: all of the run after its warm-up)' -r

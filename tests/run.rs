@@ -26,6 +26,17 @@ pub(crate) fn machine(dir: &Path) -> tempfile::NamedTempFile {
     ))
 }
 
+/// [`machine`]'s two H100s without the other process, GPU 0 with accounting
+/// mode on (an administrator's choice); live processes in `dir`.
+pub(crate) fn accounting_machine(dir: &Path) -> tempfile::NamedTempFile {
+    write_scenario(&format!(
+        "{SIM_HEAD}{}accounting_mode = 1\n{}\n[live]\ndir = \"{}\"\n",
+        h100(0, 1 << 30),
+        h100(1, 1 << 30),
+        dir.display()
+    ))
+}
+
 /// `nvq run [opts] -- python3 workload.py --dir DIR ARGS`.
 pub(crate) fn run_workload(sc: &Path, dir: &Path, opts: &[&str], args: &str) -> Output {
     let wl = repo_root().join("nvml-sim/workload.py");
@@ -296,9 +307,16 @@ fn the_log_has_every_sample_and_a_full_disk_does_not_stop_the_job() {
         .iter()
         .any(|r| r["job"] == true && r["used_memory"] == 2048 && r["gpu_index"] == 0));
     assert!(rows.iter().any(|r| r["pid"] == 999999 && r["job"] == false));
+    // Every line is timed; the samples carry the GPU's total, the first and last lines the run's start and end.
     assert!(rows
         .iter()
-        .all(|r| r["timestamp.epoch"].as_f64().unwrap() > 1.7e9 && r["memory.total"] == 81559));
+        .all(|r| r["timestamp.epoch"].as_f64().unwrap() > 1.7e9));
+    let samples = &rows[1..rows.len() - 1];
+    assert!(samples.iter().all(|r| r["memory.total"] == 81559));
+    assert_eq!(rows[0]["event"], "start", "{}", rows[0]);
+    assert!(rows[0]["command"].as_str().unwrap().contains("workload.py"));
+    assert_eq!(rows[rows.len() - 1]["event"], "end");
+    assert_eq!(rows[rows.len() - 1]["exit"], 0);
     // A log on a full disk: the job runs on to its end, the report says so.
     let o = run_workload(
         sc.path(),
@@ -360,13 +378,7 @@ fn a_budget_passed_fails_the_run_after_the_command_or_stops_it() {
 #[test]
 fn a_spike_between_samples_is_caught_through_accounting_mode() {
     let dir = tempfile::tempdir().unwrap();
-    // GPU 0 with accounting mode on (an administrator's choice).
-    let sc = write_scenario(&format!(
-        "{SIM_HEAD}{}accounting_mode = 1\n{}\n[live]\ndir = \"{}\"\n",
-        h100(0, 1 << 30),
-        h100(1, 1 << 30),
-        dir.path().display()
-    ));
+    let sc = accounting_machine(dir.path());
     // Samples 2 s apart; a 60 ms spike to 6 GiB half a second in.
     let o = run_workload(
         sc.path(),

@@ -14,7 +14,7 @@ const GIB: u64 = 1 << 30;
 const MIB: u64 = 1 << 20;
 
 /// Two H100s, live processes in `dir` (with `live` added to `[live]`).
-fn machine(dir: &Path, live: &str) -> tempfile::NamedTempFile {
+pub(crate) fn machine(dir: &Path, live: &str) -> tempfile::NamedTempFile {
     write_scenario(&format!(
         "{SIM_HEAD}{}{}\n[live]\ndir = \"{}\"\n{live}",
         h100(0, 1 << 30),
@@ -29,7 +29,7 @@ fn fixtures() -> PathBuf {
 
 /// `nvq run --torch [opts] -- python3 torch_job.py ARGS` with the fake torch
 /// on the path (after `path_first`, when given).
-fn torch_run(
+pub(crate) fn torch_run(
     sc: &Path,
     dir: &Path,
     opts: &[&str],

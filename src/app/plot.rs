@@ -15,14 +15,26 @@ const FONTS: &[&str] = &[
     "/usr/share/fonts/truetype/freefont/FreeSans.ttf",
 ];
 
+/// The most logs drawn on one time axis.
+const MAX_LOGS: usize = 256;
+
 pub fn run(a: &PlotArgs) -> Result<(), NvqError> {
     // A message may quote the log (a timestamp, a column's name): its control characters are not for the
     // terminal, as in the table writers' cells.
     let usage = |m: String| NvqError::Usage(nvq_core::render::printable(&m).into_owned());
+    let Some(first) = a.logs.first() else {
+        return Err(usage("nvq plot needs a log to draw.".into()));
+    };
+    if a.logs.len() > MAX_LOGS {
+        return Err(usage(format!(
+            "nvq plot draws at most {MAX_LOGS} logs on one time axis, not {}.",
+            a.logs.len()
+        )));
+    }
     let out = a
         .output
         .clone()
-        .unwrap_or_else(|| a.log.with_extension("svg"));
+        .unwrap_or_else(|| first.with_extension("svg"));
     let kind = match out
         .extension()
         .and_then(|e| e.to_str())
@@ -53,14 +65,35 @@ pub fn run(a: &PlotArgs) -> Result<(), NvqError> {
         kind,
         width: a.width,
     };
-    let log = std::fs::File::open(&a.log)
-        .map_err(|e| usage(format!("cannot read {}: {e}.", a.log.display())))?;
-    // Read line by line: only the columns the picture needs are kept, as numbers.
+    let drawing = if a.logs.len() == 1 {
+        read(first, &spec, None)?
+    } else {
+        let mut merged = plot::Merged::new(spec.width);
+        for (path, name) in a.logs.iter().zip(host_names(&a.logs)) {
+            // A file's name is text for the SVG too: only characters XML allows.
+            let name = nvq_core::render::report_xml::xml_chars(&name).into_owned();
+            let d = read(path, &spec, Some(name.clone()))?;
+            merged.add(&name, d);
+        }
+        merged.finish()
+    };
+    load_font()?;
+    let picture =
+        plot::render(&drawing, &spec).map_err(|m| usage(format!("{}: {m}.", first.display())))?;
+    file.replace(&picture)
+}
+
+/// One log, read line by line (only the columns the picture needs are kept, as numbers), as its drawing; `source`
+/// names its host where its rows name none.
+fn read(path: &Path, spec: &PlotSpec, source: Option<String>) -> Result<plot::Drawing, NvqError> {
+    let usage = |m: String| NvqError::Usage(nvq_core::render::printable(&m).into_owned());
+    let log = std::fs::File::open(path)
+        .map_err(|e| usage(format!("cannot read {}: {e}.", path.display())))?;
     let mut input = std::io::BufReader::with_capacity(1 << 16, log);
-    let keep = |names: &[String]| plot::columns_needed(&spec, names);
-    let mut collector = plot::Collector::new(&spec);
+    let keep = |names: &[String]| plot::columns_needed(spec, names);
+    let mut reading = plot::Reading::new(spec, source);
     let head = nvq_core::source::log::read(&mut input, &keep, &mut |head, t, cells| {
-        collector.row(head, t, cells)
+        reading.row(head, t, cells)
     })
     .map_err(|e| {
         let at = if e.line > 0 {
@@ -68,15 +101,34 @@ pub fn run(a: &PlotArgs) -> Result<(), NvqError> {
         } else {
             String::new()
         };
-        usage(format!("{}{at}: {}.", a.log.display(), e.message))
+        usage(format!("{}{at}: {}.", path.display(), e.message))
     })?;
-    let drawing = collector
+    reading
         .finish(&head)
-        .map_err(|m| usage(format!("{}: {m}.", a.log.display())))?;
-    load_font()?;
-    let picture =
-        plot::render(&drawing, &spec).map_err(|m| usage(format!("{}: {m}.", a.log.display())))?;
-    file.replace(&picture)
+        .map_err(|m| usage(format!("{}: {m}.", path.display())))
+}
+
+/// Each log's host where its rows name none: its file's name without the extension (`node1.ndjson`: `node1`);
+/// logs whose names are alike (`a/run.ndjson`, `b/run.ndjson`) are named by their paths as given, without the
+/// extension.
+fn host_names(logs: &[PathBuf]) -> Vec<String> {
+    let stem = |p: &PathBuf| {
+        p.file_stem().map_or_else(
+            || p.display().to_string(),
+            |s| s.to_string_lossy().into_owned(),
+        )
+    };
+    let stems: Vec<String> = logs.iter().map(stem).collect();
+    logs.iter()
+        .zip(&stems)
+        .map(|(p, s)| {
+            if stems.iter().filter(|t| *t == s).count() > 1 {
+                p.with_extension("").display().to_string()
+            } else {
+                s.clone()
+            }
+        })
+        .collect()
 }
 
 fn load_font() -> Result<(), NvqError> {

@@ -168,6 +168,7 @@ pub fn run(a: &RunArgs, common: &Common<'_>) -> Result<(), NvqError> {
         .as_ref()
         .map(child::torch::Torch::env)
         .unwrap_or_default();
+    let start_epoch = epoch_now();
     let job = child::start_with(&a.command, &env)?;
     let keep_ms = if bundle.is_some() {
         BUNDLE_MS
@@ -175,14 +176,21 @@ pub fn run(a: &RunArgs, common: &Common<'_>) -> Result<(), NvqError> {
         OOM_LAST_MS
     };
     let seen = Arc::new(Mutex::new(Seen::new(keep_ms, interval)));
-    let (stop, stopped) = mpsc::channel::<()>();
+    // The command's exit status, when it has ended.
+    let (stop, stopped) = mpsc::channel::<i32>();
     let (done_tx, done) = mpsc::channel::<()>();
     {
         let seen = Arc::clone(&seen);
         let lib = common.lib.clone();
         let id = common.id.map(str::to_string);
+        let command = command_text(&a.command);
         std::thread::spawn(move || {
-            sample(
+            log_event(
+                &seen,
+                &mut duties,
+                render::job::start_line(start_epoch, &command),
+            );
+            let exit = sample(
                 &lib,
                 id.as_deref(),
                 interval,
@@ -191,13 +199,17 @@ pub fn run(a: &RunArgs, common: &Common<'_>) -> Result<(), NvqError> {
                 &seen,
                 &mut duties,
                 heard.as_deref(),
-            );
+            )
+            .or_else(|| stopped.recv().ok());
+            if let Some(code) = exit {
+                log_event(&seen, &mut duties, render::job::end_line(epoch_now(), code));
+            }
             let _ = done_tx.send(());
         });
     }
     let exit = job.wait_reaping()?;
     let run_ms = started.elapsed().as_millis() as u64;
-    let _ = stop.send(());
+    let _ = stop.send(exit);
     if done.recv_timeout(SAMPLER_GRACE).is_err() {
         note(
             &seen,
@@ -539,11 +551,11 @@ fn sample(
     id: Option<&str>,
     interval: Duration,
     started: Instant,
-    stop: &mpsc::Receiver<()>,
+    stop: &mpsc::Receiver<i32>,
     seen: &Mutex<Seen>,
     duties: &mut Duties,
     torch: Option<&Mutex<child::torch::channel::Heard>>,
-) {
+) -> Option<i32> {
     let session = match Session::open(lib) {
         Ok(s) => Arc::new(s),
         Err(e) => {
@@ -555,7 +567,7 @@ fn sample(
                     why.trim()
                 ),
             );
-            return;
+            return None;
         }
     };
     let gpus = match select::select(&session, id) {
@@ -565,7 +577,7 @@ fn sample(
                 seen,
                 format!("no GPU to watch: {}", e.nvq_text(None).trim()),
             );
-            return;
+            return None;
         }
     };
     let host = HostProc::detect();
@@ -628,11 +640,12 @@ fn sample(
                 seen,
                 format!("the GPUs could not be watched: no thread: {e}"),
             );
-            return;
+            return None;
         }
     };
     let limit = deadline::limit_for(interval).max(MIN_DEADLINE);
     let mut next = Instant::now();
+    let mut exit = None;
     loop {
         *lock(&shared.job) = Arc::new(child::tree::job_pids());
         lock(&shared.names).next_sample();
@@ -649,13 +662,39 @@ fn sample(
         }
         match stop.recv_timeout(next - now) {
             Err(RecvTimeoutError::Timeout) => {}
-            _ => break,
+            Ok(code) => {
+                exit = Some(code);
+                break;
+            }
+            Err(RecvTimeoutError::Disconnected) => break,
         }
     }
     if duties.bundle {
         let cuda = lock(&shared.cuda).clone();
         let mut s = lock(seen);
         s.table_text = table_text(&session, &s, cuda);
+    }
+    exit
+}
+
+/// Now, as milliseconds since 1970 (the log's `timestamp.epoch`).
+fn epoch_now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
+}
+
+/// Write a line of the log (a log that cannot be written is noted and
+/// closed, as in a sample).
+fn log_event(seen: &Mutex<Seen>, duties: &mut Duties, line: String) {
+    if let Some(log) = duties.log.as_mut() {
+        if let Err(e) = log.write(line.as_bytes()) {
+            note(
+                seen,
+                format!("the log could not be written: {}", e.nvq_text(None).trim()),
+            );
+            duties.log = None;
+        }
     }
 }
 

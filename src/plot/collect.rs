@@ -2,7 +2,7 @@
 //! placed once the sampling interval is known, then the panels and lines drawn (at most [`MAX_PANELS`] and
 //! [`MAX_LINES`], the rest counted in notes).
 
-use super::panel::{Drawing, Line, Panel, PlotSpec};
+use super::panel::{Drawing, Ink, Line, Panel, PlotSpec};
 use super::thin::thin;
 use nvq_core::model::history::{Point, Series};
 use nvq_core::model::log::{quoted, LogCell, LogHead};
@@ -54,9 +54,9 @@ fn named(ids: &[ColumnId], name: &str) -> bool {
 }
 
 /// A cell as a key part, cheap to compare: a number's bits, a text's number, or nothing.
-type Part = (u8, u64);
+pub(super) type Part = (u8, u64);
 
-fn part(cells: &[LogCell], k: Option<usize>) -> Part {
+pub(super) fn part(cells: &[LogCell], k: Option<usize>) -> Part {
     match k.and_then(|k| cells.get(k)) {
         Some(LogCell::Num(v)) => (1, v.to_bits()),
         Some(LogCell::Text(id)) => (2, u64::from(*id)),
@@ -64,8 +64,13 @@ fn part(cells: &[LogCell], k: Option<usize>) -> Part {
     }
 }
 
+/// A GPU's series key: its host's and its own.
+type GpuKey = (Part, Part);
+
 /// The columns that tell series apart.
 struct KeyColumns {
+    /// The node a log written under `--hosts` names in each row.
+    host: Option<usize>,
     gpu: Option<usize>,
     index: Option<usize>,
     pid: Option<usize>,
@@ -76,6 +81,7 @@ impl KeyColumns {
     fn of(head: &LogHead) -> Self {
         let pid = head.column("pid");
         KeyColumns {
+            host: head.column("host"),
             gpu: GPU_KEYS.iter().find_map(|c| head.column(c.name())),
             index: head.column("index").or_else(|| head.column("gpu_index")),
             pid,
@@ -110,6 +116,7 @@ pub fn columns_needed(spec: &PlotSpec, names: &[String]) -> Vec<bool> {
         "process_name",
         "name",
         "timestamp",
+        "host",
     ];
     names
         .iter()
@@ -128,8 +135,8 @@ pub fn columns_needed(spec: &PlotSpec, names: &[String]) -> Vec<bool> {
 /// the epoch of the slot it was gathered for), and the capacity each fills (the last one read).
 struct Gathered {
     first_row: usize,
-    /// The first row's index, GPU, PID and command name cells.
-    first: [LogCell; 4],
+    /// The first row's index, GPU, PID, command name and host cells.
+    first: [LogCell; 5],
     generation: u32,
     slots: Vec<Slot>,
 }
@@ -139,10 +146,10 @@ const GAPS: usize = 64;
 
 /// A series' points of one field, and its capacity: valid while `epoch` is the field's.
 #[derive(Default)]
-struct Slot {
+pub(super) struct Slot {
     epoch: u32,
-    points: Vec<Point>,
-    capacity: Option<f64>,
+    pub(super) points: Vec<Point>,
+    pub(super) capacity: Option<f64>,
     /// How many points it may hold before its old ones are thinned again.
     next: usize,
 }
@@ -150,10 +157,19 @@ struct Slot {
 /// What a series keeps of a field: every point of the trend window, and of the older ones each of
 /// `4 × columns` slices' lowest and highest (a pixel column of the picture is at least two slices wide, so
 /// its lowest and highest point are kept).
-struct Keep {
+pub(super) struct Keep {
     /// The picture's width in pixels.
     columns: usize,
     window_s: f64,
+}
+
+impl Keep {
+    pub(super) fn of(spec: &PlotSpec) -> Self {
+        Keep {
+            columns: spec.width as usize,
+            window_s: spec.trend.window_s,
+        }
+    }
 }
 
 /// A process's row, kept until the end: which process a PID is depends on the log's sampling interval
@@ -161,10 +177,10 @@ struct Keep {
 struct ProcessRow {
     row: usize,
     t: f64,
-    gpu: Part,
+    gpu: GpuKey,
     pid: Part,
     name: Part,
-    first: [LogCell; 4],
+    first: [LogCell; 5],
     /// The epoch the row was read in (a field's slot reused since then holds another column).
     epoch: u32,
     /// Per field slot: its number and its capacity's (NaN: none).
@@ -212,7 +228,7 @@ pub struct Collector<'s> {
     stand_ins_wanted: bool,
     series: Vec<Gathered>,
     /// The GPU series seen, by key part.
-    gpus: HashMap<Part, usize>,
+    gpus: HashMap<GpuKey, usize>,
     /// The processes' rows until the sampling interval is known.
     processes: Vec<ProcessRow>,
     rows: usize,
@@ -222,22 +238,27 @@ pub struct Collector<'s> {
     /// The sampling interval, once known (see [`Self::interval`]).
     interval: Option<f64>,
     /// The processes placed: (GPU, PID) -> (series, last seen, name, generation).
-    seen: HashMap<(Part, Part), (usize, f64, Part, u32)>,
+    seen: HashMap<(GpuKey, Part), (usize, f64, Part, u32)>,
     /// How many points a series keeps of each field.
     keep: Keep,
     last_t: Option<f64>,
-    first_gpu: Option<Part>,
+    first_gpu: Option<GpuKey>,
     many_gpus: bool,
     /// Which columns have held a number.
     numeric: Vec<bool>,
+    /// The host a series is named by where its row names none (the log's file, when several logs are drawn).
+    source: Option<String>,
     /// The `memory.derived` column, if the log has one, and whether a row
     /// said `Yes` there: memory that is the system's (a unified-memory GPU).
     derived: (Option<usize>, bool),
 }
 
 impl<'s> Collector<'s> {
-    pub fn new(spec: &'s PlotSpec) -> Self {
+    /// A collector for `spec`; `source` names the log's host where its rows name none (its file, when several
+    /// logs are drawn on one time axis).
+    pub fn new(spec: &'s PlotSpec, source: Option<String>) -> Self {
         Collector {
+            source,
             spec,
             known: 0,
             keys: None,
@@ -253,10 +274,7 @@ impl<'s> Collector<'s> {
             gaps: Vec::new(),
             interval: None,
             seen: HashMap::new(),
-            keep: Keep {
-                columns: spec.width as usize,
-                window_s: spec.trend.window_s,
-            },
+            keep: Keep::of(spec),
             last_t: None,
             first_gpu: None,
             many_gpus: false,
@@ -403,12 +421,12 @@ impl<'s> Collector<'s> {
         let Some(cols) = self.keys.as_ref() else {
             return;
         };
-        let gpu = part(cells, cols.gpu);
+        let gpu = (part(cells, cols.host), part(cells, cols.gpu));
         match self.first_gpu {
             None => self.first_gpu = Some(gpu),
             Some(g) => self.many_gpus |= g != gpu,
         }
-        let first = [cols.index, cols.gpu, cols.pid, cols.name].map(|k| {
+        let first = [cols.index, cols.gpu, cols.pid, cols.name, cols.host].map(|k| {
             k.and_then(|k| cells.get(k))
                 .cloned()
                 .unwrap_or(LogCell::Missing)
@@ -642,7 +660,13 @@ impl<'s> Collector<'s> {
                 let Some(g) = series.get_mut(at) else {
                     continue;
                 };
-                let label = label(&g.first, g.generation, self.many_gpus, &text);
+                let label = label(
+                    &g.first,
+                    g.generation,
+                    self.many_gpus,
+                    self.source.as_deref(),
+                    &text,
+                );
                 let Some(s) = g.slots.get_mut(i) else {
                     continue;
                 };
@@ -657,6 +681,7 @@ impl<'s> Collector<'s> {
                     series: points,
                     capacity,
                     trend,
+                    ink: Ink::Series,
                 });
             }
             panels.push(Panel {
@@ -665,6 +690,7 @@ impl<'s> Collector<'s> {
                 scale: col.scale,
                 lines,
                 series: total,
+                bands: Vec::new(),
             });
         }
         Ok(Drawing {
@@ -672,6 +698,7 @@ impl<'s> Collector<'s> {
             t0: self.t0,
             start: xml_chars(&head.start).into_owned(),
             notes,
+            marks: Vec::new(),
         })
     }
 }
@@ -692,7 +719,7 @@ fn slot(g: &mut Gathered, i: usize, since: u32) -> Option<&mut Slot> {
 }
 
 impl Slot {
-    fn add(&mut self, t: f64, v: Option<f64>, capacity: Option<f64>, keep: &Keep) {
+    pub(super) fn add(&mut self, t: f64, v: Option<f64>, capacity: Option<f64>, keep: &Keep) {
         if let Some(v) = v {
             self.points.push(Point { t, v });
             if self.points.len() >= self.next.max(16 * keep.columns) {
@@ -754,7 +781,7 @@ fn cut_list(names: &mut Vec<&str>, most: usize) -> String {
     s
 }
 
-fn gathered(first_row: usize, first: [LogCell; 4], generation: u32) -> Gathered {
+fn gathered(first_row: usize, first: [LogCell; 5], generation: u32) -> Gathered {
     Gathered {
         first_row,
         first,
@@ -763,20 +790,26 @@ fn gathered(first_row: usize, first: [LogCell; 4], generation: u32) -> Gathered 
     }
 }
 
-/// A series' label from its first row's index, GPU, PID and name cells: `GPU 0`, or
-/// `PID 4242 train (#2) on GPU 1`.
+/// A series' label from its first row's index, GPU, PID, name and host cells: `GPU 0`, `node1 GPU 0`, or
+/// `PID 4242 train (#2) on GPU 1`. The host is the row's, else `source` (the log's file, when several are drawn).
 fn label(
-    first: &[LogCell; 4],
+    first: &[LogCell; 5],
     generation: u32,
     many_gpus: bool,
+    source: Option<&str>,
     text: &dyn Fn(&LogCell) -> Option<String>,
 ) -> String {
-    let [index, gpu, pid, name] = first;
-    let gpu_label = match (text(index), text(gpu)) {
+    let [index, gpu, pid, name, host] = first;
+    let mut gpu_label = match (text(index), text(gpu)) {
         (Some(i), _) => format!("GPU {i}"),
         (None, Some(g)) => format!("GPU {}", g.chars().take(12).collect::<String>()),
         (None, None) => "GPU".to_string(),
     };
+    let host = text(host).or_else(|| source.map(str::to_string));
+    let many_gpus = many_gpus || host.is_some();
+    if let Some(h) = host {
+        gpu_label = format!("{h} {gpu_label}");
+    }
     let Some(p) = text(pid) else {
         return gpu_label;
     };
@@ -809,7 +842,7 @@ mod tests {
             kind: super::super::PictureKind::Svg,
             width: 1200,
         };
-        let mut c = Collector::new(&spec);
+        let mut c = Collector::new(&spec, None);
         let mut head = LogHead {
             format: LogFormat::Ndjson,
             columns: Vec::new(),

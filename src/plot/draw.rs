@@ -1,6 +1,6 @@
 //! The panels drawn with plotters: SVG text or PNG bytes, pure (no I/O).
 
-use super::panel::{Drawing, Panel, PictureKind, PlotSpec};
+use super::panel::{Drawing, Ink, Line, Panel, PictureKind, PlotSpec};
 use super::thin::thin;
 use nvq_core::model::history::Point;
 use nvq_core::model::{trend, Unit};
@@ -80,6 +80,30 @@ const COLOURS: &[RGBColor] = &[
     RGBColor(57, 59, 121),
 ];
 const LEAK: RGBColor = RGBColor(214, 39, 40);
+/// A run's job (the top of its processes' bands).
+const JOB: RGBColor = RGBColor(0, 0, 0);
+/// The other processes on a run's GPU, and the GPU's used memory.
+const OTHERS: RGBColor = RGBColor(110, 110, 110);
+const USED: RGBColor = RGBColor(150, 150, 150);
+/// The vertical lines of a run's start and end.
+const MARK: RGBColor = RGBColor(60, 60, 60);
+
+/// A line's colour and width: the palette's `i`th for a series.
+fn ink(line: &Line, i: usize) -> (RGBColor, u32) {
+    match line.ink {
+        Ink::Series => (COLOURS[i % COLOURS.len()], 2),
+        Ink::Job => (JOB, 2),
+        Ink::Others => (OTHERS, 2),
+        Ink::Used => (USED, 1),
+    }
+}
+
+/// A band's fill: its palette colour, lightened (the bands are opaque, drawn one over another).
+fn band_fill(k: usize) -> RGBColor {
+    let RGBColor(r, g, b) = COLOURS[k % COLOURS.len()];
+    let light = |c: u8| (u16::from(c) + 2 * 255).div_ceil(3) as u8;
+    RGBColor(light(r), light(g), light(b))
+}
 
 /// A value with its unit, as the log writes it (`20480 MiB`, `87 %`).
 fn with_unit(v: f64, unit: &Option<String>) -> String {
@@ -228,13 +252,16 @@ where
         .iter()
         .flat_map(|p| p.lines.iter().filter_map(|l| l.series.last()))
         .map(|p| p.t)
+        .chain(drawing.marks.iter().map(|m| m.t))
         .fold(t0, f64::max);
     let span = (t_end - t0).max(1e-3);
     // Room on the right for the names at the ends of the lines (about 8 pixels a character) and the trend lines.
     let longest = panels
         .iter()
-        .flat_map(|p| p.lines.iter())
-        .map(|l| l.label.chars().count() + 22)
+        .flat_map(|p| {
+            let lines = p.lines.iter().map(|l| l.label.chars().count() + 22);
+            lines.chain(p.bands.iter().map(|b| b.label.chars().count()))
+        })
         .max()
         .unwrap_or(0);
     let plot_px = f64::from(width.saturating_sub(120)).max(100.0);
@@ -331,16 +358,64 @@ where
                 )))
                 .map_err(err)?;
         }
-        // The names at the ends of the lines, pushed apart where lines end close together.
+        // A run's marks: a vertical line at the start and at the end, named at its top.
+        for m in &drawing.marks {
+            let x = m.t - t0;
+            let style = MARK.stroke_width(1);
+            chart
+                .draw_series(DashedLineSeries::new([(x, 0.0), (x, y_max)], 4, 3, style))
+                .map_err(err)?;
+            let at = (x + span * 0.005, y_max * 0.995);
+            taken.add(
+                at.0,
+                at.1,
+                text_width(&m.label, 13.0) * x_per_px,
+                16.0 * y_per_px,
+            );
+            chart
+                .draw_series(std::iter::once(Text::new(
+                    m.label.clone(),
+                    at,
+                    ("sans-serif", 13).into_font().color(&MARK),
+                )))
+                .map_err(err)?;
+        }
+        // A run's bands, top first: each filled down to zero, the one below painted over it.
+        for (k, band) in panel.bands.iter().enumerate().rev() {
+            let pts = thin(&band.top.points().collect::<Vec<_>>(), width as usize);
+            let (Some(first), Some(last)) = (pts.first(), pts.last()) else {
+                continue;
+            };
+            let outline: Vec<(f64, f64)> = pts
+                .iter()
+                .map(|p| (p.t - t0, p.v / s))
+                .chain([(last.t - t0, 0.0), (first.t - t0, 0.0)])
+                .collect();
+            chart
+                .draw_series(std::iter::once(Polygon::new(
+                    outline,
+                    band_fill(k).filled(),
+                )))
+                .map_err(err)?;
+        }
+        // The names at the ends of the lines and bands, pushed apart where they end close together.
         let gap = y_max * 0.055;
+        let n_lines = panel.lines.len();
         let mut ends: Vec<(usize, f64)> = panel
             .lines
             .iter()
             .enumerate()
             .filter_map(|(i, l)| Some((i, l.series.last()?.v / s)))
+            .chain(
+                panel
+                    .bands
+                    .iter()
+                    .enumerate()
+                    .map(|(k, b)| (n_lines + k, b.label_at.v / s)),
+            )
             .collect();
         ends.sort_by(|a, b| a.1.total_cmp(&b.1));
-        let mut label_y = vec![0.0; panel.lines.len()];
+        let mut label_y = vec![0.0; n_lines + panel.bands.len()];
         let mut floor = f64::NEG_INFINITY;
         for (i, y) in ends {
             let y = y.max(floor + gap);
@@ -363,15 +438,41 @@ where
                 taken.add(at.0, at.1, 60.0 * 8.0 * x_per_px, 18.0 * y_per_px);
             }
         }
+        // The bands' names, in their colour (darker), at the right of the data.
+        for (k, band) in panel.bands.iter().enumerate() {
+            let Some(y) = label_y.get(n_lines + k).copied() else {
+                continue;
+            };
+            let at = (span * 1.01, y + gap * 0.4);
+            let w = text_width(&band.label, 14.0) + 20.0;
+            taken.add(at.0, at.1, w * x_per_px, 17.0 * y_per_px);
+            let RGBColor(r, g, b) = COLOURS[k % COLOURS.len()];
+            let font =
+                ("sans-serif", 14)
+                    .into_font()
+                    .color(&RGBColor(r / 3 * 2, g / 3 * 2, b / 3 * 2));
+            let px = chart.backend_coord(&at);
+            let room = area_right - f64::from(px.0) - 4.0;
+            let name = fitted(&mut tips, &band.label, "", 14.0, room, px);
+            chart
+                .draw_series(std::iter::once(Text::new(name, at, font)))
+                .map_err(err)?;
+        }
         // The peaks' labels, drawn over every line.
         let mut peaks = Vec::new();
         for (i, line) in panel.lines.iter().enumerate() {
-            let colour = COLOURS[i % COLOURS.len()];
+            let (colour, stroke) = ink(line, i);
             let pts = thin(&line.series.points().collect::<Vec<_>>(), width as usize);
             let xy = pts.iter().map(|p| (p.t - t0, p.v / s));
-            chart
-                .draw_series(LineSeries::new(xy, colour.stroke_width(2)))
-                .map_err(err)?;
+            if line.ink == Ink::Others {
+                chart
+                    .draw_series(DashedLineSeries::new(xy, 8, 5, colour.stroke_width(stroke)))
+                    .map_err(err)?;
+            } else {
+                chart
+                    .draw_series(LineSeries::new(xy, colour.stroke_width(stroke)))
+                    .map_err(err)?;
+            }
             // The peak: the first point at the highest value.
             let top = line.series.points().fold(None::<Point>, |m, p| match m {
                 Some(m) if m.v >= p.v => Some(m),
@@ -381,15 +482,26 @@ where
                 continue;
             };
             let at = (top.t - t0, top.v / s);
-            chart
-                .draw_series(std::iter::once(Circle::new(at, 4, colour.filled())))
-                .map_err(err)?;
-            let peak = format!("peak {}", with_unit(top.v / s, &panel.unit));
+            let marked = line.ink != Ink::Used;
+            if marked {
+                chart
+                    .draw_series(std::iter::once(Circle::new(at, 4, colour.filled())))
+                    .map_err(err)?;
+            }
+            let peak = match line.ink {
+                Ink::Job => format!(
+                    "peak {} at {}",
+                    with_unit(top.v / s, &panel.unit),
+                    since(top.t - t0)
+                ),
+                _ => format!("peak {}", with_unit(top.v / s, &panel.unit)),
+            };
             let mut name_suffix = String::new();
-            if top.v - last.v <= (top.v.abs() * 0.01).max(1e-12) {
+            let at_peak = top.v - last.v <= (top.v.abs() * 0.01).max(1e-12);
+            if marked && at_peak {
                 // Still at its peak: the end's name says it.
                 name_suffix = format!(" ({peak})");
-            } else {
+            } else if marked {
                 let font = ("sans-serif", 12).into_font().color(&colour);
                 let (w, h) = (text_width(&peak, 12.0) * x_per_px, 16.0 * y_per_px);
                 let spot = taken.place(at, w, h, y_max);
@@ -444,6 +556,11 @@ where
         }
     }
     Ok(tips)
+}
+
+/// Seconds since the start as the report words them: `850ms`, `4.2s`, `12m03s`, `3h05m`.
+fn since(s: f64) -> String {
+    nvq_core::render::job::since((s.max(0.0) * 1000.0) as u64)
 }
 
 /// About how wide a text is at a font size, in pixels (DejaVu Sans averages under 0.6 of the size a character).
@@ -534,6 +651,7 @@ mod tests {
                 scale,
                 lines: vec![],
                 series: 0,
+                bands: vec![],
             };
             assert_eq!(rate_text(per_minute / 60.0, &p), want, "{field}");
         }

@@ -622,6 +622,14 @@ fn subcommands_section(r: &mut Roff) {
             "A picture of a logged run, leaks marked:",
             "nvq plot run.csv -o run.png",
         ),
+        (
+            "A job's memory by process, its peak, start and end:",
+            "nvq run --log run.ndjson -- python train.py; nvq plot run.ndjson",
+        ),
+        (
+            "Several nodes' logs on one time axis:",
+            "nvq plot node1.ndjson node2.ndjson -o job.svg",
+        ),
     ] {
         r.control("TP", []);
         r.text([roman(what)]);

@@ -27,7 +27,8 @@ pub enum LogCell {
 /// One row of the log: when it was read, and its cells in column order.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LogRow {
-    /// Seconds since the UNIX epoch, reading the timestamp as UTC (nvq writes local time; only differences matter).
+    /// Seconds since the UNIX epoch (UTC): NDJSON's `timestamp.epoch`, else the `timestamp` read in this machine's
+    /// time zone.
     pub t: f64,
     /// The row's cells, one per [`LogHead::columns`] entry, in the same order (the `timestamp` column's is
     /// [`LogCell::Missing`]: it is `t`).

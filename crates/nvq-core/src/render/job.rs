@@ -462,6 +462,19 @@ pub fn log_lines(epoch_ms: u64, readings: &[GpuReading]) -> String {
     out
 }
 
+/// The log's first line: when the command started (`epoch_ms`), and what it is.
+pub fn start_line(epoch_ms: u64, command: &str) -> String {
+    let epoch = epoch_ms as f64 / 1000.0;
+    let command = serde_json::to_string(command).unwrap_or_else(|_| "\"\"".into());
+    format!("{{\"timestamp.epoch\":{epoch:.3},\"event\":\"start\",\"command\":{command}}}\n")
+}
+
+/// The log's last line: when the command ended (`epoch_ms`), and its status.
+pub fn end_line(epoch_ms: u64, exit: i32) -> String {
+    let epoch = epoch_ms as f64 / 1000.0;
+    format!("{{\"timestamp.epoch\":{epoch:.3},\"event\":\"end\",\"exit\":{exit}}}\n")
+}
+
 /// The report as one JSON document (with `summary`, the line read first).
 pub fn json(r: &RunReport) -> String {
     #[derive(serde::Serialize)]

@@ -12,6 +12,11 @@
 //! ±[`MAX_NUMBER`] is read as a missing cell and counted
 //! ([`LogHead::beyond`]): nvq writes none, and a picture cannot hold one.
 //!
+//! A row's time is seconds since 1970 (UTC), so that logs of several
+//! machines line up: an NDJSON object's `timestamp.epoch` where it has one
+//! (`nvq run --log` writes only that), else its `timestamp` read in this
+//! machine's time zone, as a CSV log's `timestamp` is.
+//!
 //! Both formats are read line by line: what is held is one line and the
 //! texts seen (each once), never the log.
 
@@ -263,6 +268,7 @@ fn csv(
     };
     let mut texts = Texts::default();
     let mut rows = 0usize;
+    let zone = jiff::tz::TimeZone::system();
     let mut out: Vec<LogCell> = Vec::with_capacity(head.columns.len());
     // The rows of a sample share its timestamp: it is read once.
     let mut last_ts: (String, f64) = (String::new(), 0.0);
@@ -319,6 +325,7 @@ fn csv(
                     ),
                 );
             };
+            let t = in_zone(t, &zone);
             last_ts.0.clear();
             last_ts.0.push_str(stamp);
             last_ts.1 = t;
@@ -391,35 +398,22 @@ fn ndjson(
     let mut texts = Texts::default();
     let mut cells: Vec<LogCell> = Vec::new();
     let mut rows = 0usize;
+    let zone = jiff::tz::TimeZone::system();
     let (n, text) = first;
     let mut line = Some((n, text.as_str()));
     while let Some((n, text)) = line.take() {
         if !text.trim().is_empty() {
             let obj = ndjson_object(text, n)?;
-            let Some(ts) = obj.get("timestamp").and_then(|v| v.as_str()) else {
-                return fail(
-                    n,
-                    "this object has no \"timestamp\" (nvq's NDJSON always writes one)",
-                );
-            };
-            let Some(t) = parse_timestamp(ts) else {
-                return fail(
-                    n,
-                    format!(
-                        "{} is not a timestamp as nvq writes it (2026/12/01 20:11:08.691)",
-                        quoted(ts)
-                    ),
-                );
-            };
+            let (t, ts) = object_time(&obj, n, &zone)?;
             if head.start.is_empty() {
-                head.start = ts.to_string();
+                head.start = ts;
             }
             cells.fill(LogCell::Missing);
             for (k, v) in obj {
                 if k.starts_with('_') {
                     continue;
                 }
-                let is_time = k == "timestamp";
+                let is_time = k == "timestamp" || k == EPOCH;
                 let i = match index.get(&k) {
                     Some(&i) => i,
                     None => {
@@ -457,6 +451,66 @@ fn ndjson(
         line = lines.next()?;
     }
     finish(head, rows, 1)
+}
+
+/// The key of the time as a number of seconds since 1970 (UTC), which nvq's NDJSON writes beside `timestamp` and
+/// `nvq run --log` writes alone.
+const EPOCH: &str = "timestamp.epoch";
+
+/// The latest time read (the end of the year 9999, as `timestamp`'s four-digit years).
+const LAST_EPOCH: f64 = 253_402_300_799.0;
+
+/// An NDJSON object's time, as seconds since 1970 (UTC): its `timestamp.epoch` where it has one (so that logs of
+/// several machines line up), else its `timestamp` read in this machine's time zone; and the time as text for the
+/// axis (its `timestamp`, else the epoch in local time).
+fn object_time(
+    obj: &serde_json::Map<String, serde_json::Value>,
+    n: usize,
+    zone: &jiff::tz::TimeZone,
+) -> Result<(f64, String), LogError> {
+    let text = obj.get("timestamp").and_then(|v| v.as_str());
+    match obj.get(EPOCH) {
+        Some(v) => {
+            let Some(t) = v.as_f64().filter(|t| (0.0..=LAST_EPOCH).contains(t)) else {
+                return fail(
+                    n,
+                    format!("its \"{EPOCH}\" is not a time in seconds since 1970 as nvq writes it"),
+                );
+            };
+            let shown = match text {
+                Some(ts) => ts.to_string(),
+                None => crate::source::time::format_timestamp(
+                    std::time::UNIX_EPOCH + std::time::Duration::from_secs_f64(t),
+                ),
+            };
+            Ok((t, shown))
+        }
+        None => {
+            let Some(ts) = text else {
+                return fail(
+                    n,
+                    "this object has no \"timestamp\" (nvq's NDJSON always writes one)",
+                );
+            };
+            let Some(t) = parse_timestamp(ts) else {
+                return fail(
+                    n,
+                    format!(
+                        "{} is not a timestamp as nvq writes it (2026/12/01 20:11:08.691)",
+                        quoted(ts)
+                    ),
+                );
+            };
+            Ok((in_zone(t, zone), ts.to_string()))
+        }
+    }
+}
+
+/// A time read as UTC ([`parse_timestamp`]) that was local time in `zone`, as seconds since 1970 (UTC).
+fn in_zone(t: f64, zone: &jiff::tz::TimeZone) -> f64 {
+    let offset =
+        jiff::Timestamp::from_second(t as i64).map_or(0, |at| zone.to_offset(at).seconds());
+    t - f64::from(offset)
 }
 
 /// One NDJSON line as an object, or why it is not one.
@@ -577,6 +631,36 @@ mod tests {
             log.rows[0].cells[log.head.column("x").unwrap()],
             LogCell::Missing
         );
+    }
+
+    /// `nvq run --log` writes `timestamp.epoch` alone: its rows are timed by it, the axis named by it in local
+    /// time; where both are written the epoch times the row; an epoch that is no time is refused.
+    #[test]
+    fn ndjson_rows_are_timed_by_their_epoch() {
+        let run = "{\"timestamp.epoch\":1796610093.5,\"gpu_index\":0,\"pid\":null,\"memory.used\":3072}\n\
+                   {\"timestamp.epoch\":1796610093.75,\"gpu_index\":0,\"pid\":7,\"memory.used\":3072}\n";
+        let log = parse(run).unwrap();
+        assert_eq!(log.rows[0].t, 1796610093.5);
+        assert_eq!(log.rows[1].t, 1796610093.75);
+        assert!(
+            crate::source::time::is_timestamp(&log.head.start),
+            "{}",
+            log.head.start
+        );
+        let k = log.head.column("timestamp.epoch").unwrap();
+        assert_eq!(
+            log.rows[0].cells[k],
+            LogCell::Missing,
+            "the time is no number to draw"
+        );
+        let both = "{\"timestamp\":\"2026/12/01 20:11:08.691\",\"timestamp.epoch\":1796155868.691,\"index\":0}\n";
+        let log = parse(both).unwrap();
+        assert_eq!(log.rows[0].t, 1796155868.691);
+        assert_eq!(log.head.start, "2026/12/01 20:11:08.691");
+        for bad in ["-1", "1e300", "\"soon\""] {
+            let e = parse(&format!("{{\"timestamp.epoch\":{bad},\"index\":0}}\n")).unwrap_err();
+            assert!(e.message.contains("timestamp.epoch"), "{bad}: {e:?}");
+        }
     }
 
     /// The byte-by-byte splitting, the whole-number reading and the texts' numbering give what the general ones do.
