@@ -3,7 +3,9 @@
 //! nvq reports the job's peak per GPU, its processes, the others on the
 //! GPU, and passes the command's status and signals through.
 
-use crate::common::{command, h100, repo_root, sim_command, sim_lib, write_scenario, SIM_HEAD};
+use crate::common::{
+    command, h100, repo_root, sim_command, sim_lib, wait_for_lines, write_scenario, SIM_HEAD,
+};
 use std::io::{BufRead, BufReader};
 use std::os::unix::process::ExitStatusExt;
 use std::path::Path;
@@ -95,15 +97,8 @@ fn the_job_is_the_whole_tree_with_reparented_workers_and_others_are_named() {
     .unwrap();
     // Until the job and both workers (re-parented: grandchildren whose
     // parent exited) hold their memory, then a while for a few samples.
-    let mut r = BufReader::new(child.stdout.take().unwrap());
-    let mut ready = 0;
-    while ready < 3 {
-        let mut line = String::new();
-        if r.read_line(&mut line).unwrap() == 0 {
-            break;
-        }
-        ready += usize::from(line.contains("ready"));
-    }
+    let stdout = child.stdout.take().unwrap();
+    wait_for_lines(stdout, "ready", 3, Duration::from_secs(60));
     std::thread::sleep(Duration::from_millis(800));
     // SAFETY: signalling the nvq this test started.
     unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };

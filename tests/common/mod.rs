@@ -873,3 +873,38 @@ pub fn write_scenario(text: &str) -> tempfile::NamedTempFile {
     std::io::Write::write_all(&mut f, text.as_bytes()).unwrap();
     f
 }
+
+/// Read a child's output (`out`, its stdout) on a thread of its own until
+/// `want` of its lines contain `pat`, or until `limit` has passed; return
+/// how many did. A test that waits for its command to say "ready" goes on
+/// after the limit instead of hanging (under load a run once waited 15
+/// minutes for a line that did not come), and its assertions then say what
+/// was missing. The thread reads on to the end, so the child never blocks
+/// on a full pipe.
+pub fn wait_for_lines<R: std::io::Read + Send + 'static>(
+    out: R,
+    pat: &'static str,
+    want: usize,
+    limit: std::time::Duration,
+) -> usize {
+    use std::io::BufRead;
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(out).lines() {
+            let Ok(line) = line else { break };
+            if line.contains(pat) && tx.send(()).is_err() {
+                // Nobody counts any more: keep draining.
+            }
+        }
+    });
+    let end = std::time::Instant::now() + limit;
+    let mut seen = 0;
+    while seen < want {
+        let left = end.saturating_duration_since(std::time::Instant::now());
+        match rx.recv_timeout(left) {
+            Ok(()) => seen += 1,
+            Err(_) => break,
+        }
+    }
+    seen
+}
