@@ -4,11 +4,10 @@
 //! share one time axis, each series named by its host and GPU.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use crate::common::{repo_root, sim_command};
+use crate::common::{repo_root, sim_command, wait_for_lines};
 use crate::hostile_users::xml_char;
 use crate::plot::{plot, polylines, tmp};
 use crate::run::machine;
-use std::io::{BufRead, BufReader};
 use std::process::{Output, Stdio};
 
 const MIB: u64 = 1 << 20;
@@ -35,15 +34,15 @@ pub(crate) fn run_until_ready(
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let mut r = BufReader::new(child.stdout.take().unwrap());
-    let mut ready = 0;
-    while ready <= workers {
-        let mut line = String::new();
-        if r.read_line(&mut line).unwrap() == 0 {
-            break;
-        }
-        ready += usize::from(line.contains("ready"));
-    }
+    // The job and its workers say "ready" (at most a minute: see
+    // common::wait_for_lines).
+    let stdout = child.stdout.take().unwrap();
+    wait_for_lines(
+        stdout,
+        "ready",
+        workers + 1,
+        std::time::Duration::from_secs(60),
+    );
     std::thread::sleep(std::time::Duration::from_millis(600));
     // SAFETY: signalling the nvq this test started.
     unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };

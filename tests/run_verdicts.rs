@@ -117,13 +117,9 @@ fn started(mut c: std::process::Command) -> Child {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let mut line = String::new();
-    std::io::BufRead::read_line(
-        &mut std::io::BufReader::new(child.stdout.take().unwrap()),
-        &mut line,
-    )
-    .unwrap();
-    assert!(line.contains("ready"), "{line}");
+    let stdout = child.stdout.take().unwrap();
+    let ready = crate::common::wait_for_lines(stdout, "ready", 1, Duration::from_secs(60));
+    assert_eq!(ready, 1, "the process said it was ready");
     child
 }
 
