@@ -4,7 +4,7 @@
 //! share one time axis, each series named by its host and GPU.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use crate::common::{repo_root, sim_command, wait_for_lines};
+use crate::common::{sim_command, wait_for_lines};
 use crate::hostile_users::xml_char;
 use crate::plot::{plot, polylines, tmp};
 use crate::run::machine;
@@ -22,14 +22,7 @@ pub(crate) fn run_until_ready(
     args: &str,
     workers: usize,
 ) -> Output {
-    let wl = repo_root().join("nvml-sim/workload.py");
-    let mut a: Vec<String> = vec!["run".into()];
-    a.extend(opts.iter().map(|s| s.to_string()));
-    a.extend(["--", "python3"].map(String::from));
-    a.push(wl.display().to_string());
-    a.extend(["--dir".to_string(), dir.display().to_string()]);
-    a.extend(args.split(' ').map(String::from));
-    let mut child = sim_command(Some(sc), &a)
+    let mut child = sim_command(Some(sc), &crate::run::workload_args(dir, opts, args))
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()

@@ -37,8 +37,8 @@ pub(crate) fn accounting_machine(dir: &Path) -> tempfile::NamedTempFile {
     ))
 }
 
-/// `nvq run [opts] -- python3 workload.py --dir DIR ARGS`.
-pub(crate) fn run_workload(sc: &Path, dir: &Path, opts: &[&str], args: &str) -> Output {
+/// The arguments of `nvq run [opts] -- python3 workload.py --dir DIR ARGS`.
+pub(crate) fn workload_args(dir: &Path, opts: &[&str], args: &str) -> Vec<String> {
     let wl = repo_root().join("nvml-sim/workload.py");
     let mut a: Vec<String> = vec!["run".into()];
     a.extend(opts.iter().map(|s| s.to_string()));
@@ -46,7 +46,14 @@ pub(crate) fn run_workload(sc: &Path, dir: &Path, opts: &[&str], args: &str) -> 
     a.push(wl.display().to_string());
     a.extend(["--dir".to_string(), dir.display().to_string()]);
     a.extend(args.split(' ').map(String::from));
-    sim_command(Some(sc), &a).output().unwrap()
+    a
+}
+
+/// `nvq run [opts] -- python3 workload.py --dir DIR ARGS`, run to its end.
+pub(crate) fn run_workload(sc: &Path, dir: &Path, opts: &[&str], args: &str) -> Output {
+    sim_command(Some(sc), &workload_args(dir, opts, args))
+        .output()
+        .unwrap()
 }
 
 pub(crate) fn err(o: &Output) -> String {
