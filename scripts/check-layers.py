@@ -8,7 +8,9 @@ line of either is longer than 120 characters unless it holds a string literal,
 every `unsafe` block has a `// SAFETY:` comment (an `unsafe fn` a `# Safety`
 section), only the raw NVML layer (crates/nvq-core/src/nvml/raw/) touches NVML's
 symbol table, and inside each module the files of one folder form no
-circle either (`inner_circles`).
+circle either (`inner_circles`). Also Cargo.toml's `dist` profile (the
+packages') sets back to opt-level 3 every package override that the quick
+`release` profile makes and `dist` inherits (`dist_profile`, issue #55).
 
 Reads every `crate::<module>` path in both, and `nvq_core::<module>` in nvq (comments and doc comments
 excluded; `#[cfg(test)]` code included: tests may not bend the layers
@@ -20,6 +22,7 @@ import os
 import re
 import subprocess
 import sys
+import tomllib
 
 REPO = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 # The nvq crate's modules and nvq-core's (model, error, nvml, source, render):
@@ -377,6 +380,23 @@ def core_dependencies():
     return [f"nvq-core depends on `{lib}` (cargo tree -p nvq-core -e normal)" for lib in sorted(libs & CORE_FORBIDDEN)]
 
 
+def dist_profile():
+    """Each `[profile.release.package.X]` (a lower opt-level for the README's quick build) comes back to
+    opt-level 3 in `[profile.dist.package.X]`: `dist` inherits the release overrides, which outrank its own."""
+    with open(os.path.join(REPO, "Cargo.toml"), "rb") as f:
+        profiles = tomllib.load(f).get("profile", {})
+    release = profiles.get("release", {}).get("package", {})
+    dist = profiles.get("dist", {}).get("package", {})
+    problems = []
+    for name in sorted(release):
+        if dist.get(name) != {"opt-level": 3}:
+            problems.append(
+                f"Cargo.toml: [profile.release.package.{name}] without [profile.dist.package.{name}] "
+                f"opt-level = 3 (and nothing else): the dist build would inherit the quick build's setting"
+            )
+    return problems
+
+
 def main():
     global ROOT, ALLOWED
     edges = collections.defaultdict(set)
@@ -388,6 +408,7 @@ def main():
         inner += found
         inner_edges += n
     problems += core_dependencies()
+    problems += dist_profile()
     check_cycles(edges, problems)
     # The simulator: a crate of its own, with its own table and its own graph.
     nvq_allowed, ALLOWED, ROOT = ALLOWED, SIM_ALLOWED, SIM_ROOT
@@ -407,7 +428,7 @@ def main():
         f"layers: {len(edges)} modules, no cycle, every use allowed, no line over {MAX_LINE}; "
         f"nvml-sim: {len(sim_edges)} modules, no cycle, every use allowed; "
         f"no circle among the files of a folder ({inner_edges} file-to-file uses); nvq-core free of "
-        f"the command line, the server and the pictures"
+        f"the command line, the server and the pictures; the dist profile at opt-level 3"
     )
     return 0
 
