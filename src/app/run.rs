@@ -1,9 +1,10 @@
 //! `nvq run -- CMD`: start the command at once (before NVML is loaded),
 //! as `child` supervises it; beside it, a sampler thread loads NVML and
 //! reads, every interval, each GPU's memory and compute processes, marking
-//! those of the job (every process below nvq, a child subreaper, found
-//! afresh each sample). Each GPU is read on its own lane of
-//! `schedule::deadline`, under the sample's deadline, so a hung GPU stalls
+//! those of the job (every process below nvq, a child subreaper: each GPU
+//! process's parents walked up once, `child::tree::Members`). Each GPU is
+//! read on its own lane of `schedule::deadline`, under the sample's
+//! deadline, so a hung GPU stalls
 //! neither the others nor the job. When the command ends, the verdicts are
 //! drawn (`model::job_verdict`: leak, out of memory), the report goes to
 //! stderr (or `--report-file`), a bundle is kept when the job died of
@@ -32,7 +33,7 @@ use crate::source::pmon::UtilSamples;
 use crate::source::procinfo::{parse_cmdline, HostProc};
 use crate::source::smi_table::Part;
 use crate::source::xid::XidCounts;
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
@@ -438,7 +439,7 @@ fn check_budget(
 
 /// Is `pid` one of the job's processes now (below nvq)?
 fn in_job(pid: u32) -> bool {
-    child::tree::job_pids().contains(&pid)
+    child::tree::Members::of_nvq().contains(pid)
 }
 
 fn note(seen: &Mutex<Seen>, text: String) {
@@ -450,8 +451,8 @@ fn note(seen: &Mutex<Seen>, text: String) {
 
 /// What the GPUs' lanes share with the sampler.
 struct Lanes {
-    /// The job's PIDs this sample.
-    job: Mutex<Arc<HashSet<u32>>>,
+    /// Which processes are the job's, each found once.
+    members: Mutex<child::tree::Members>,
     names: Arc<Mutex<OtherNames>>,
     /// With `--bundle`: per GPU, the job's peak so far there, the job's
     /// bytes when its table part was last read, and when.
@@ -481,13 +482,12 @@ fn lane_job(
         let Some(t) = targets.first() else {
             return (Err(NvmlCode::UNKNOWN), None);
         };
-        let job = Arc::clone(&lock(&shared.job));
         let r = crate::source::job::read_gpu(
             &session,
             t,
             count,
             host.as_ref(),
-            &|p| job.contains(&p),
+            &|p| lock(&shared.members).contains(p),
             &shared.names,
             &mut util,
         );
@@ -623,7 +623,7 @@ fn sample(
         }
     }
     let shared = Arc::new(Lanes {
-        job: Mutex::default(),
+        members: Mutex::new(child::tree::Members::of_nvq()),
         names: Arc::clone(&lock(seen).names),
         table: duties.bundle.then(Mutex::default),
         cuda: Mutex::new(None),
@@ -647,7 +647,6 @@ fn sample(
     let mut next = Instant::now();
     let mut exit = None;
     loop {
-        *lock(&shared.job) = Arc::new(child::tree::job_pids());
         lock(&shared.names).next_sample();
         // The sample's time is when the GPUs were asked (a late GPU's too).
         let at_ms = started.elapsed().as_millis() as u64;

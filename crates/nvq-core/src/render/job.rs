@@ -434,29 +434,39 @@ fn shown_path(p: &str) -> String {
 /// GPU one line with `pid` null, then one per compute process; sizes in MiB
 /// as nvq's loops print them, the time as `timestamp.epoch` (seconds).
 pub fn log_lines(epoch_ms: u64, readings: &[GpuReading]) -> String {
-    let epoch = epoch_ms as f64 / 1000.0;
+    let epoch = format!("{:.3}", epoch_ms as f64 / 1000.0);
     let mib = |b: u64| b / (1 << 20);
-    let mut out = String::new();
+    let lines: usize = readings.iter().map(|r| r.procs.len() + 1).sum();
+    let mut out = String::with_capacity(lines * 160);
+    // Each line's start and end, once per GPU (the time formatted once).
+    let (mut head, mut tail) = (String::new(), String::new());
     for r in readings {
-        let gpu = format!(
-            "\"memory.used\":{},\"memory.total\":{}",
+        head.clear();
+        tail.clear();
+        let _ = write!(
+            head,
+            "{{\"timestamp.epoch\":{epoch},\"gpu_index\":{},",
+            r.index
+        );
+        let _ = writeln!(
+            tail,
+            ",\"memory.used\":{},\"memory.total\":{}}}",
             mib(r.used),
             mib(r.total)
         );
-        let _ = writeln!(
-            out,
-            "{{\"timestamp.epoch\":{epoch:.3},\"gpu_index\":{},\"pid\":null,\"job\":null,\"used_memory\":null,{gpu}}}",
-            r.index
-        );
+        out.push_str(&head);
+        out.push_str("\"pid\":null,\"job\":null,\"used_memory\":null");
+        out.push_str(&tail);
         for p in &r.procs {
-            let _ = writeln!(
+            out.push_str(&head);
+            let _ = write!(
                 out,
-                "{{\"timestamp.epoch\":{epoch:.3},\"gpu_index\":{},\"pid\":{},\"job\":{},\"used_memory\":{},{gpu}}}",
-                r.index,
+                "\"pid\":{},\"job\":{},\"used_memory\":{}",
                 p.pid,
                 p.job,
                 mib(p.bytes)
             );
+            out.push_str(&tail);
         }
     }
     out
