@@ -277,15 +277,29 @@ pub fn text(r: &RunReport) -> String {
     if let Some(o) = &r.oom {
         let _ = writeln!(out, "nvq run: {}", peak_line(r));
         if let Some(f) = &o.fullest {
-            let _ = writeln!(
-                out,
-                "  out of memory: GPU {} had {} free at {} (full: within {} of its total), the job {}",
-                f.gpu,
-                size(f.total.saturating_sub(f.used)),
-                since(f.at_ms),
-                size(oom_margin(f.total)),
-                size(f.job)
-            );
+            let free = size(f.total.saturating_sub(f.used));
+            let _ = if o.reasons.contains(&OomReason::GpuFull) {
+                writeln!(
+                    out,
+                    "  out of memory: GPU {} had {} free at {} (full: within {} of its total), the job {}",
+                    f.gpu,
+                    free,
+                    since(f.at_ms),
+                    size(oom_margin(f.total)),
+                    size(f.job)
+                )
+            } else {
+                // Only PyTorch said so (a single allocation larger than
+                // what was free, or its own limit): the GPU was not full.
+                writeln!(
+                    out,
+                    "  out of memory: PyTorch reported it; GPU {} was not near full ({} free at its fullest, at {}), the job {}",
+                    f.gpu,
+                    free,
+                    since(f.at_ms),
+                    size(f.job)
+                )
+            };
         }
     }
     let _ = writeln!(
