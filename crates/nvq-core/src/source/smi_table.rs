@@ -186,37 +186,32 @@ fn driver_model(c: &GpuCtx<'_>) -> Reading<DriverModel> {
     }
 }
 
-/// The memory in use and in all of a MIG device.
-fn memory(m: &raw::Dev<'_>) -> Reading<MemoryUse> {
-    raw::mig_memory(m).map(|m| MemoryUse {
-        used: m.used,
-        total: m.total,
-    })
-}
-
 fn mig_summaries(parent: &raw::Dev<'_>, gpu: u32) -> Vec<TableMig> {
     let mut out = Vec::new();
     for m in raw::mig_devices(parent) {
-        let attributes = raw::mig_attributes(&m).map(|a| MigAttributes {
-            multiprocessors: a.multiprocessor_count,
-            copy_engines: a.shared_copy_engine_count,
-            encoders: a.shared_encoder_count,
-            decoders: a.shared_decoder_count,
-            ofas: a.shared_ofa_count,
-            jpegs: a.shared_jpeg_count,
-        });
+        let r = raw::mig_device(&m);
         out.push(TableMig {
             gpu,
-            gpu_instance: raw::gpu_instance_id(&m),
-            compute_instance: raw::compute_instance_id(&m),
+            gpu_instance: r.gpu_instance,
+            compute_instance: r.compute_instance,
             index: out.len() as u32,
-            memory: memory(&m),
-            bar1: raw::mig_bar1(&m).map(|x| MemoryUse {
+            memory: r.memory.map(|x| MemoryUse {
                 used: x.used,
                 total: x.total,
             }),
-            attributes,
-            ecc: raw::mig_ecc_uncorrected(&m),
+            bar1: r.bar1.map(|x| MemoryUse {
+                used: x.used,
+                total: x.total,
+            }),
+            attributes: r.attributes.map(|a| MigAttributes {
+                multiprocessors: a.multiprocessor_count,
+                copy_engines: a.shared_copy_engine_count,
+                encoders: a.shared_encoder_count,
+                decoders: a.shared_decoder_count,
+                ofas: a.shared_ofa_count,
+                jpegs: a.shared_jpeg_count,
+            }),
+            ecc: r.sram_uncorrected,
         });
     }
     out

@@ -41,27 +41,9 @@ pub fn mig_memory(m: &Dev<'_>) -> Result<MemoryInfo, NvmlCode> {
     wrapped(m, |d| d.memory_info())
 }
 
-/// A MIG device's BAR1 aperture (`nvmlDeviceGetBAR1MemoryInfo`).
-pub fn mig_bar1(m: &Dev<'_>) -> Result<BAR1MemoryInfo, NvmlCode> {
-    wrapped(m, |d| d.bar1_memory_info())
-}
-
-/// A MIG device's share of its GPU: multiprocessors and engines
-/// (`nvmlDeviceGetAttributes_v2`).
-pub fn mig_attributes(m: &Dev<'_>) -> Result<DeviceAttributes, NvmlCode> {
-    wrapped(m, |d| d.attributes())
-}
-
-/// A MIG device's volatile uncorrected ECC count (`nvmlDeviceGetTotalEccErrors`).
-pub fn mig_ecc_uncorrected(m: &Dev<'_>) -> Result<u64, NvmlCode> {
-    wrapped(m, |d| {
-        d.total_ecc_errors(MemoryError::Uncorrected, EccCounter::Volatile)
-    })
-}
-
-/// What `-q` shows of one MIG device: its index, its GPU and compute
-/// instance, its attributes, its memory and BAR1, and its volatile
-/// uncorrected SRAM count where it keeps one.
+/// What `-q` and the summary table show of one MIG device: its index, its
+/// GPU and compute instance, its attributes, its memory and BAR1, and its
+/// volatile uncorrected SRAM count where it keeps one.
 pub struct MigRead {
     /// NVML's index of the MIG device's handle.
     pub index: Result<u32, NvmlCode>,
@@ -69,26 +51,27 @@ pub struct MigRead {
     pub gpu_instance: Result<u32, NvmlCode>,
     /// Its compute instance id.
     pub compute_instance: Result<u32, NvmlCode>,
-    /// Its share of the GPU (multiprocessors, engines).
+    /// Its share of the GPU: multiprocessors and engines (`nvmlDeviceGetAttributes_v2`).
     pub attributes: Result<DeviceAttributes, NvmlCode>,
     /// Its memory.
     pub memory: Result<MemoryInfo, NvmlCode>,
-    /// Its BAR1 aperture.
+    /// Its BAR1 aperture (`nvmlDeviceGetBAR1MemoryInfo`).
     pub bar1: Result<BAR1MemoryInfo, NvmlCode>,
-    /// Its volatile uncorrected ECC count.
+    /// Its volatile uncorrected ECC count (`nvmlDeviceGetTotalEccErrors`).
     pub sram_uncorrected: Result<u64, NvmlCode>,
 }
 
 /// Read MIG device `m`.
 pub fn mig_device(m: &Dev<'_>) -> MigRead {
+    let ecc = (MemoryError::Uncorrected, EccCounter::Volatile);
     MigRead {
-        attributes: mig_attributes(m),
+        attributes: wrapped(m, |d| d.attributes()),
         memory: mig_memory(m),
-        bar1: mig_bar1(m),
+        bar1: wrapped(m, |d| d.bar1_memory_info()),
         index: super::index(m),
         gpu_instance: gpu_instance_id(m),
         compute_instance: compute_instance_id(m),
-        sram_uncorrected: mig_ecc_uncorrected(m),
+        sram_uncorrected: wrapped(m, |d| d.total_ecc_errors(ecc.0, ecc.1)),
     }
 }
 

@@ -320,8 +320,8 @@ pub(crate) use ident::driver_version;
 pub use ident::{device_count, index, look_up, name, nvml_version, pci_info, serial, uuid, LookUp};
 pub use mig::{
     ci_placements, ci_profile, compute_instance_id, compute_instances, gi_placements, gi_profile,
-    gpu_instance_id, gpu_instances, mig_attributes, mig_bar1, mig_device, mig_devices,
-    mig_ecc_uncorrected, mig_memory, mig_parent_uuid, GiHandle, MigRead, MAX_PROFILE_INDEX,
+    gpu_instance_id, gpu_instances, mig_device, mig_devices, mig_memory, mig_parent_uuid, GiHandle,
+    MigRead, MAX_PROFILE_INDEX,
 };
 pub use nvlink::{link_active, link_capability, link_error_counter, link_remote_bus_id};
 pub use process::{

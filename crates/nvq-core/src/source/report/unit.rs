@@ -64,6 +64,14 @@ pub fn collect(session: &Session, indices: &[u32], view: View) -> UnitReport {
     }
 }
 
+/// The temperature lines' labels and XML elements, in the order of
+/// [`UnitRead::temperatures`].
+const TEMPERATURES: [(&str, &str); 3] = [
+    ("Intake", "intake"),
+    ("Exhaust", "exhaust"),
+    ("Board", "board"),
+];
+
 fn unit_items(u: UnitRead) -> Vec<Node> {
     let info = u.info;
     let text = |pick: fn(&nvml_wrapper::struct_wrappers::unit::UnitInfo) -> &str| match &info {
@@ -75,7 +83,6 @@ fn unit_items(u: UnitRead) -> Vec<Node> {
         Ok(LedState::Amber(why)) => (Value::text("AMBER"), Value::text(why)),
         Err(code) => (Value::err(code), Value::err(code)),
     };
-    let [intake, exhaust, board] = u.temperatures.map(|t| value(t, uint));
     let psu = u.psu;
     let psu_value = |pick: fn(&nvml_wrapper::struct_wrappers::unit::PsuInfo) -> Value| match &psu {
         Ok(p) => pick(p),
@@ -138,11 +145,11 @@ fn unit_items(u: UnitRead) -> Vec<Node> {
         Node::section(
             "Temperature",
             "temperature",
-            vec![
-                Node::entry("Intake", "intake", intake, " C"),
-                Node::entry("Exhaust", "exhaust", exhaust, " C"),
-                Node::entry("Board", "board", board, " C"),
-            ],
+            TEMPERATURES
+                .iter()
+                .zip(u.temperatures)
+                .map(|(&(label, xml), t)| Node::entry(label, xml, value(t, uint), " C"))
+                .collect(),
         ),
         Node::section(
             "PSU",
