@@ -200,8 +200,10 @@ fn hostile_data_on_the_channel_is_refused_and_the_job_goes_on() {
     ] {
         assert!(notes.iter().any(|n| n.contains(want)), "{want}: {notes:?}");
     }
-    // The module's own counters still came through.
-    assert_eq!(only_proc(&v)["torch"]["allocated"], 2 * GIB, "{v}");
+    // The module's own counters still came through (its most allocated: the
+    // split itself is taken at the peak's sample, which may fall while the
+    // job's own flood of valid counters, 1 byte allocated, was the latest).
+    assert_eq!(only_proc(&v)["torch"]["max_allocated"], 2 * GIB, "{v}");
 }
 
 #[test]
