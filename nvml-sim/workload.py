@@ -59,6 +59,13 @@ class Control:
             self.hold(gpu, 0)
 
 
+def say(line, fd=1):
+    """Write `line` and its newline in one write(2): with PYTHONUNBUFFERED set, print() writes
+    the text and the newline apart, and two workers' lines on one pipe then interleave (a reader
+    waiting for three "ready" lines sees two)."""
+    os.write(fd, (line + "\n").encode())
+
+
 def alive(pid):
     try:
         os.kill(pid, 0)
@@ -75,7 +82,7 @@ def worker(args):
     belongs to (--worker-of) ends."""
     ctl = Control(args.dir)
     ctl.hold(args.worker_gpu, args.worker_mem)
-    print(f"worker: pid {os.getpid()} ready", flush=True)
+    say(f"worker: pid {os.getpid()} ready")
     parent = os.getppid()
     while alive(args.worker_of) and (args.orphan_workers or os.getppid() == parent):
         time.sleep(0.05)
@@ -187,8 +194,7 @@ def main():
             return args.exit
         nbytes = want(t)
         if args.oom_at is not None and nbytes >= args.oom_at:
-            print(f"workload: CUDA out of memory at {gib(args.oom_at)} on GPU {args.gpu}",
-                  file=sys.stderr, flush=True)
+            say(f"workload: CUDA out of memory at {gib(args.oom_at)} on GPU {args.gpu}", 2)
             ctl.release()
             stop(children)
             return 1
@@ -199,7 +205,7 @@ def main():
         spiked = spiked or (spike is not None and t >= spike[0])
         ctl.hold(args.gpu, nbytes)
         if not ready:
-            print(f"workload: pid {os.getpid()} ready", flush=True)
+            say(f"workload: pid {os.getpid()} ready")
             ready = True
         # Wake at the next step, or at the spike's start or end if sooner.
         wake = [t + args.step_ms / 1000.0] if args.grow else [t + 3600.0]

@@ -7,10 +7,11 @@ against its own table (`SIM_ALLOWED`), nvq-core's normal dependencies
 line of either is longer than 120 characters unless it holds a string literal,
 every `unsafe` block has a `// SAFETY:` comment (an `unsafe fn` a `# Safety`
 section), only the raw NVML layer (crates/nvq-core/src/nvml/raw/) touches NVML's
-symbol table, and inside each module the files of one folder form no
-circle either (`inner_circles`). Also Cargo.toml's `dist` profile (the
-packages') sets back to opt-level 3 every package override that the quick
-`release` profile makes and `dist` inherits (`dist_profile`, issue #55).
+symbol table, only it and the catalogue's reader (crates/nvq-core/src/source/gpu/
+and source/ctx.rs) call nvml-wrapper's getters (`wrapper_getters`), and inside each module the files
+of one folder form no circle either (`inner_circles`). Also Cargo.toml's `dist` profile (the
+packages') sets back to opt-level 3 every package override that the quick `release` profile
+makes and `dist` inherits (`dist_profile`, issue #55).
 
 Reads every `crate::<module>` path in both, and `nvq_core::<module>` in nvq (comments and doc comments
 excluded; `#[cfg(test)]` code included: tests may not bend the layers
@@ -86,6 +87,120 @@ SIM_ALLOWED = {
 SIM_ROOT = os.path.join(REPO, "nvml-sim", "src")
 
 MAX_LINE = 120
+
+# Where nvml-wrapper's getters may be called: the raw NVML layer, and the
+# catalogue's reader (its getters, `source/gpu/`, and the GPU context they read
+# through, `source/ctx.rs`). Every other file reads a GPU's facts through `GpuCtx`
+# and the rest through the raw layer's typed reads.
+WRAPPER_PLACES = tuple(
+    os.path.join("crates", "nvq-core", "src", *p)
+    for p in (("nvml", "raw", ""), ("source", "gpu", ""), ("source", "ctx.rs"))
+)
+# The methods of nvml-wrapper 0.13's `Nvml`, `Device`, `Unit`, `NvLink`, `EventSet`,
+# `VgpuInstance` and `VgpuType` that take `&self`, less the few that nvq's own
+# types (or std's `File::metadata`, the builder's `init`) also have: `name`, `uuid`,
+# `serial`, `index`, `mig_mode`, `ecc_mode`, `driver_model`, `encoder_stats`, ...
+# Those cannot be told apart by name; outside these places no value of the
+# wrapper's types is reachable to call them on (`Session::nvml` is the nvml
+# module's, `GpuCtx`'s device the catalogue's), and naming the types fails here.
+WRAPPER_GETTERS = frozenset((
+    "accounting_buffer_size", "accounting_mode", "accounting_pids", "accounting_stats_for",
+    "active_vgpus", "applications_clock", "architecture", "are_devices_on_same_board",
+    "are_pages_pending_retired", "attributes", "auto_boosted_clocks_enabled", "bar1_info",
+    "bar1_memory_info", "board_id", "board_part_number", "brand", "bridge_chip_info", "bus_type",
+    "bw_mode", "capabilities", "check_confidential_compute_status", "class_name",
+    "clear_accounting_pids", "clear_cpu_affinity", "clear_ecc_error_counts", "clock", "clock_info",
+    "clock_offset", "compute_mode", "confidential_compute_gpu_attestation_report",
+    "confidential_compute_gpu_certificate", "config_checksum", "cpu_affinity",
+    "cpu_affinity_within_scope", "create_event_set", "cuda_compute_capability",
+    "current_pcie_link_gen", "current_pcie_link_width", "current_throttle_reasons",
+    "current_throttle_reasons_strict", "decoder_utilization", "default_applications_clock",
+    "detailed_ecc_errors", "device", "device_by_index", "device_id", "devices", "discover_gpus",
+    "encoder_capacity", "encoder_sessions", "encoder_utilization", "enforced_power_limit",
+    "error_counter", "excluded_device_count", "excluded_device_info", "fan_control_policy",
+    "fan_info", "fan_speed", "fan_speed_rpm", "fb_reservation", "fb_usage", "fbc_session_count",
+    "fbc_sessions", "fbc_sessions_info", "fbc_stats", "field_id_scheme", "field_values_for",
+    "frame_rate_limit", "framebuffer_size", "freeze_utilization_counter",
+    "get_confidential_compute_capabilities", "get_confidential_compute_state",
+    "gpc_clock_vf_offset", "gpm_mig_sample", "gpm_sample", "gpm_streaming_enabled", "gpm_support",
+    "gpu_instance_id", "gpu_operation_mode", "gpu_pci_id", "gsp_firmware_mode",
+    "gsp_firmware_version", "gsp_heap_size", "has_capability", "hic_count", "hic_versions",
+    "info_rom_image_version", "info_rom_version", "instance_profile_id", "instance_type",
+    "irq_num", "is_accounting_enabled", "is_api_restricted", "is_cc_dev_mode_enabled",
+    "is_cc_enabled", "is_display_active", "is_display_connected", "is_ecc_enabled",
+    "is_in_persistent_mode", "is_multi_gpu_board", "is_multi_gpu_protected_pcie_enabled",
+    "is_on_same_board_as", "is_power_management_algo_active", "led_state", "license",
+    "license_info", "license_info_v2", "link_wrapper_for", "max_clock_info",
+    "max_customer_boost_clock", "max_instances", "max_instances_per_vm", "max_pcie_link_gen",
+    "max_pcie_link_speed", "max_pcie_link_width", "mdev_uuid", "mem_clock_vf_offset",
+    "memory_affinity", "memory_bus_width", "memory_error_counter", "memory_info",
+    "mig_device_by_index", "mig_device_count", "mig_is_mig_device_handle", "mig_parent_device",
+    "min_max_clock_of_pstate", "min_max_fan_speed", "minor_number",
+    "mps_running_compute_processes", "num_cores", "num_display_heads", "num_fans", "numa_node_id",
+    "p2p_status", "pci_info", "pcie_link_speed", "pcie_replay_counter", "pcie_throughput",
+    "performance_modes", "performance_state", "placement_id", "possible_placements",
+    "power_management_limit", "power_management_limit_constraints",
+    "power_management_limit_default", "power_mizer_mode", "power_source", "power_state",
+    "power_usage", "process_utilization_stats", "profile_info", "psu_info", "register_events",
+    "remote_device_type", "remote_pci_info", "reset_applications_clocks", "reset_error_counters",
+    "reset_gpu_locked_clocks", "reset_mem_locked_clocks", "reset_utilization_counter",
+    "resolution", "running_compute_processes", "running_compute_processes_count",
+    "running_compute_processes_count_v2", "running_compute_processes_v2",
+    "running_graphics_processes", "running_graphics_processes_count",
+    "running_graphics_processes_count_v2", "running_graphics_processes_v2", "runtime_state_size",
+    "set_accounting", "set_api_restricted", "set_applications_clocks", "set_auto_boosted_clocks",
+    "set_auto_boosted_clocks_default", "set_bw_mode", "set_clock_offset", "set_compute_mode",
+    "set_confidential_compute_state", "set_cpu_affinity", "set_default_fan_speed",
+    "set_driver_model", "set_ecc", "set_encoder_capacity", "set_fan_control_policy",
+    "set_fan_speed", "set_gpc_clock_vf_offset", "set_gpm_streaming_enabled",
+    "set_gpu_locked_clocks", "set_gpu_op_mode", "set_led_color", "set_mem_clock_vf_offset",
+    "set_mem_locked_clocks", "set_mig_mode", "set_persistent", "set_power_management_limit",
+    "set_power_mizer_mode", "set_temperature_threshold", "set_utilization_control",
+    "set_vgpu_scheduler_state", "set_vgpu_version", "supported_event_types",
+    "supported_event_types_strict", "supported_graphics_clocks", "supported_memory_clocks",
+    "supported_performance_states", "supported_throttle_reasons",
+    "supported_throttle_reasons_strict", "sys_cuda_driver_version", "sys_driver_version",
+    "sys_nvml_version", "sys_process_name", "temperature", "temperature_threshold",
+    "topology_common_ancestor", "topology_gpu_set", "topology_nearest_gpus", "total_ecc_errors",
+    "total_energy_consumption", "unfreeze_utilization_counter", "unit_by_index", "unit_count",
+    "utilization_control", "utilization_counter", "utilization_rates", "validate_info_rom",
+    "vbios_version", "version", "vgpu_accounting_instance", "vgpu_accounting_pids",
+    "vgpu_capabilities", "vgpu_creatable_types", "vgpu_driver_capabilities", "vgpu_host_mode",
+    "vgpu_scheduler_capabilities", "vgpu_scheduler_log", "vgpu_scheduler_state",
+    "vgpu_set_capabilities", "vgpu_supported_types", "vgpu_version", "violation_status",
+    "virtualization_mode", "vm_id",
+))
+WRAPPER_GETTER_CALL = re.compile(r"\.([a-z_0-9]+)\s*(?:::<[^>]*>)?\s*\(")
+# The wrapper's types that hold a device, a unit or the library, and the ways to a
+# device: the raw layer's (`raw::wrapper`) and the context's (`GpuCtx::call`, a
+# closure on its device). `nvml/mod.rs` owns the `Nvml`.
+WRAPPER_TYPES = re.compile(
+    r"\bnvml_wrapper::(?:\{[^}]*\b(?:Device|Nvml|Unit|EventSet)\b|(?:Device|Nvml|Unit|EventSet)\b"
+    r"|vgpu::|nv_link::NvLink\b|high_level::)|\braw::wrapper\s*\(|\.call\(\s*(?:move\s*)?\|"
+)
+WRAPPER_TYPES_OWNER = os.path.join("crates", "nvq-core", "src", "nvml", "mod.rs")
+
+
+def wrapper_getters(rel, text):
+    """Calls of nvml-wrapper's getters, and uses of its device types, outside WRAPPER_PLACES."""
+    if rel.startswith(WRAPPER_PLACES):
+        return []
+    problems = []
+    code = blank(text)
+    for n, line in enumerate(code.splitlines(), 1):
+        if "(" in line:
+            for name in WRAPPER_GETTER_CALL.findall(line):
+                if name in WRAPPER_GETTERS:
+                    problems.append(
+                        f"{rel}:{n}: calls nvml-wrapper's `{name}` outside the raw layer and the "
+                        f"catalogue's reader (read it through `GpuCtx` or a typed read of `nvml::raw`)"
+                    )
+        if ("wrapper" in line or ".call(" in line) and rel != WRAPPER_TYPES_OWNER and WRAPPER_TYPES.search(line):
+            problems.append(
+                f"{rel}:{n}: reaches nvml-wrapper's device (its types, `raw::wrapper`, `GpuCtx::call`) "
+                f"outside the raw layer and the catalogue's reader"
+            )
+    return problems
 
 # `mod x;` at the start of a line. `[ \t]*`, not `\s*`: in a blanked text (comments
 # as spaces) `\s*` would rescan a whole blanked doc comment from each of its lines.
@@ -463,6 +578,7 @@ def read_root(edges, problems):
                         problems.append(f"{rel}:{n}: `unsafe fn` without a `# Safety` section in its docs")
                 if (".lib()" in line or "NvmlLib::new" in line) and re.search(r"\.lib\(\)\.|\.lib\(\)$|NvmlLib::new", line) and not rel.startswith(os.path.join("crates", "nvq-core", "src", "nvml", "raw") + os.sep) and "self.nvml.lib()" not in line:
                     problems.append(f"{rel}:{n}: NVML symbol table used outside crates/nvq-core/src/nvml/raw/")
+            problems += wrapper_getters(rel, text)
             for n, line in code_lines(text):
                 # nvq names the core's modules by its crate (`nvq_core::model`).
                 for used in re.findall(r"\b(?:crate|nvq_core)::([a-z_][a-z0-9_]*)", line) if "::" in line else ():

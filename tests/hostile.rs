@@ -52,7 +52,16 @@ fn a_link_planted_at_the_temporary_name_during_a_loop_is_never_followed() {
     .spawn()
     .unwrap();
     std::os::unix::fs::symlink(&victim, old_tmp_name(dir.path(), "gpu.prom", child.id())).unwrap();
-    std::thread::sleep(Duration::from_millis(600));
+    // Until a sample with a value is in place (a busy machine may take
+    // seconds to start nvq, and a sample past its 50 ms deadline has no
+    // value to write), then a few more samples.
+    let read = || fs::read_to_string(&target).unwrap_or_default();
+    let until = std::time::Instant::now() + Duration::from_secs(60);
+    while !read().contains("nvq_memory_used_bytes") && std::time::Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let seen = read();
+    std::thread::sleep(Duration::from_millis(400));
     let _ = child.kill();
     let _ = child.wait();
     assert_eq!(fs::read_to_string(&victim).unwrap(), "precious\n");
@@ -61,9 +70,10 @@ fn a_link_planted_at_the_temporary_name_during_a_loop_is_never_followed() {
         meta.is_file(),
         "the target must be a regular file, not the planted link"
     );
-    assert!(fs::read_to_string(&target)
-        .unwrap()
-        .contains("nvq_memory_used_bytes"));
+    assert!(seen.contains("nvq_memory_used_bytes"), "{seen}");
+    // Still nvq's own whole sample (perhaps one whose value was late).
+    let text = fs::read_to_string(&target).unwrap();
+    assert!(text.contains("# TYPE nvq_gpu_info gauge"), "{text}");
 }
 
 // ---- 2. what -f --format=prometheus may replace ----

@@ -365,7 +365,7 @@ fn basic_auth_and_bearer_secrets_come_from_files() {
 fn a_node_behind_tls_client_certificates_and_basic_auth() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    if crate::serve::certificates(d).is_none() {
+    if crate::serve_tls::certificates(d).is_none() {
         return;
     }
     let hash = bcrypt::hash("s3cret", 4).unwrap();

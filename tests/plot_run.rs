@@ -30,12 +30,13 @@ pub(crate) fn run_until_ready(
     // The job and its workers say "ready" (at most a minute: see
     // common::wait_for_lines).
     let stdout = child.stdout.take().unwrap();
-    wait_for_lines(
+    let ready = wait_for_lines(
         stdout,
         "ready",
         workers + 1,
         std::time::Duration::from_secs(60),
     );
+    assert_eq!(ready, workers + 1, "the job and its workers said ready");
     std::thread::sleep(std::time::Duration::from_millis(600));
     // SAFETY: signalling the nvq this test started.
     unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };

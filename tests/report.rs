@@ -546,10 +546,14 @@ fn json_is_the_same_tree_typed() {
 /// Only sleeping is timed, so a busy machine does not change the outcome.
 #[test]
 fn one_shot_reads_gpus_in_parallel() {
+    // Timed: its processes keep the test binary's priority (common::on_time).
+    let _on_time = common::on_time();
     let base = std::fs::read_to_string(scenario("h200_590_idle.toml")).unwrap();
     let (head, rest) = base.split_once("[[device]]").unwrap();
+    // Each GPU's -q makes two PCIe throughput calls (TX, RX) of 100 ms: 1.6 s
+    // of waiting for 8 GPUs one after the other, 0.2 s when read side by side.
     let text = format!(
-        "{head}\n[generate]\ndevices = 8\n\n[latency]\nfunctions = {{ nvmlDeviceGetPcieThroughput = 40 }}\n\n[[device]]{rest}"
+        "{head}\n[generate]\ndevices = 8\n\n[latency]\nfunctions = {{ nvmlDeviceGetPcieThroughput = 100 }}\n\n[[device]]{rest}"
     );
     let f = tempfile::Builder::new().suffix(".toml").tempfile().unwrap();
     std::fs::write(f.path(), text).unwrap();
@@ -576,11 +580,14 @@ fn one_shot_reads_gpus_in_parallel() {
     let parallel = time(false);
     let serial = time(true);
     assert!(
-        serial >= std::time::Duration::from_millis(640),
+        serial >= std::time::Duration::from_millis(1600),
         "serial {serial:?}"
     );
+    // The waits overlap: at least half of the 1.4 s that reading side by side
+    // saves is saved. A difference, not a ratio: on a busy machine both runs
+    // take longer to start and to print, by about the same.
     assert!(
-        parallel < serial / 2,
+        serial.saturating_sub(parallel) >= std::time::Duration::from_millis(700),
         "parallel {parallel:?}, serial {serial:?}"
     );
 }

@@ -105,7 +105,12 @@ fn the_job_is_the_whole_tree_with_reparented_workers_and_others_are_named() {
     // Until the job and both workers (re-parented: grandchildren whose
     // parent exited) hold their memory, then a while for a few samples.
     let stdout = child.stdout.take().unwrap();
-    wait_for_lines(stdout, "ready", 3, Duration::from_secs(60));
+    // Three whole lines: a line cut in two by another writer would be lost.
+    let ready = wait_for_lines(stdout, "ready", 3, Duration::from_secs(60));
+    assert_eq!(
+        ready, 3,
+        "the job and both workers said they hold their memory"
+    );
     std::thread::sleep(Duration::from_millis(800));
     // SAFETY: signalling the nvq this test started.
     unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };

@@ -1,9 +1,10 @@
 //! `nvq run -- CMD`: start the command at once (before NVML is loaded),
 //! as `child` supervises it; beside it, a sampler thread loads NVML and
 //! reads, every interval, each GPU's memory and compute processes, marking
-//! those of the job (every process below nvq, a child subreaper, found
-//! afresh each sample). Each GPU is read on its own lane of
-//! `schedule::deadline`, under the sample's deadline, so a hung GPU stalls
+//! those of the job (every process below nvq, a child subreaper: each GPU
+//! process's parents walked up once, `child::tree::Members`). Each GPU is
+//! read on its own lane of `schedule::deadline`, under the sample's
+//! deadline, so a hung GPU stalls
 //! neither the others nor the job. When the command ends, the verdicts are
 //! drawn (`model::job_verdict`: leak, out of memory), the report goes to
 //! stderr (or `--report-file`), a bundle is kept when the job died of
@@ -32,7 +33,7 @@ use crate::source::pmon::UtilSamples;
 use crate::source::procinfo::{parse_cmdline, HostProc};
 use crate::source::smi_table::Part;
 use crate::source::xid::XidCounts;
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
@@ -140,6 +141,7 @@ pub const STOP_GRACE: Duration = Duration::from_secs(10);
 
 /// Run `nvq run`.
 pub fn run(a: &RunArgs, common: &Common<'_>) -> Result<(), NvqError> {
+    one_arena();
     let form = a.report_form()?;
     let interval = common.interval.unwrap_or(DEFAULT_INTERVAL);
     // A report file or bundle that cannot be written is refused before the command starts.
@@ -170,6 +172,8 @@ pub fn run(a: &RunArgs, common: &Common<'_>) -> Result<(), NvqError> {
         .unwrap_or_default();
     let start_epoch = epoch_now();
     let job = child::start_with(&a.command, &env)?;
+    // What parsing the command line touched is not needed again.
+    release_start_up_pages();
     let keep_ms = if bundle.is_some() {
         BUNDLE_MS
     } else {
@@ -438,7 +442,7 @@ fn check_budget(
 
 /// Is `pid` one of the job's processes now (below nvq)?
 fn in_job(pid: u32) -> bool {
-    child::tree::job_pids().contains(&pid)
+    child::tree::Members::of_nvq().contains(pid)
 }
 
 fn note(seen: &Mutex<Seen>, text: String) {
@@ -450,8 +454,8 @@ fn note(seen: &Mutex<Seen>, text: String) {
 
 /// What the GPUs' lanes share with the sampler.
 struct Lanes {
-    /// The job's PIDs this sample.
-    job: Mutex<Arc<HashSet<u32>>>,
+    /// Which processes are the job's, each found once.
+    members: Mutex<child::tree::Members>,
     names: Arc<Mutex<OtherNames>>,
     /// With `--bundle`: per GPU, the job's peak so far there, the job's
     /// bytes when its table part was last read, and when.
@@ -481,13 +485,12 @@ fn lane_job(
         let Some(t) = targets.first() else {
             return (Err(NvmlCode::UNKNOWN), None);
         };
-        let job = Arc::clone(&lock(&shared.job));
         let r = crate::source::job::read_gpu(
             &session,
             t,
             count,
             host.as_ref(),
-            &|p| job.contains(&p),
+            &|p| lock(&shared.members).contains(p),
             &shared.names,
             &mut util,
         );
@@ -623,7 +626,7 @@ fn sample(
         }
     }
     let shared = Arc::new(Lanes {
-        job: Mutex::default(),
+        members: Mutex::new(child::tree::Members::of_nvq()),
         names: Arc::clone(&lock(seen).names),
         table: duties.bundle.then(Mutex::default),
         cuda: Mutex::new(None),
@@ -647,13 +650,15 @@ fn sample(
     let mut next = Instant::now();
     let mut exit = None;
     loop {
-        *lock(&shared.job) = Arc::new(child::tree::job_pids());
         lock(&shared.names).next_sample();
         // The sample's time is when the GPUs were asked (a late GPU's too).
         let at_ms = started.elapsed().as_millis() as u64;
         let reads = lanes.sample(Instant::now() + limit, |_| (Err(NvmlCode::TIMEOUT), None));
         let torch = torch.map(|heard| (heard, &uuids));
         take_sample(&gpus, reads, at_ms, seen, duties, torch);
+        if lock(seen).track.samples == 1 {
+            release_start_up_pages();
+        }
         next += interval;
         let now = Instant::now();
         if next < now {
@@ -675,6 +680,73 @@ fn sample(
         s.table_text = table_text(&session, &s, cuda);
     }
     exit
+}
+
+/// One malloc arena for all of nvq run's threads (glibc gives each thread
+/// its own, a few hundred KiB of resident memory each): the lanes allocate
+/// a little per sample, so sharing one costs nothing measurable.
+fn one_arena() {
+    #[cfg(target_env = "gnu")]
+    // SAFETY: mallopt(3) with M_ARENA_MAX takes a number and only sets
+    // malloc's limit for arenas created from now on.
+    unsafe {
+        libc::mallopt(libc::M_ARENA_MAX, 1);
+    }
+}
+
+/// Let go of the pages that only the start touched (parsing the command
+/// line; loading NVML, which the simulator does by parsing its scenario),
+/// once the command has started and again after the first sample: every
+/// read-only file-backed mapping that holds nothing but the file's own
+/// pages (text and constants; not what the loader relocated) is dropped
+/// from nvq's resident memory (`MADV_DONTNEED`: the pages stay in the page
+/// cache), and the sampler faults back in what it uses. The loop's memory
+/// is then what it uses, not what the start touched (issue #51).
+fn release_start_up_pages() {
+    let Ok(smaps) = std::fs::read_to_string("/proc/self/smaps") else {
+        return;
+    };
+    for (start, end) in file_only_ranges(&smaps) {
+        // SAFETY: the range is a whole mapping of this process, from its
+        // own smaps: read-only (so it cannot have been written since),
+        // file-backed and without an anonymous (written) page. MADV_DONTNEED
+        // unmaps its pages, and the next read of one maps the same page of
+        // the same file again.
+        unsafe {
+            libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_DONTNEED);
+        }
+    }
+}
+
+/// The address ranges of the private, read-only, file-backed mappings in a
+/// `/proc/PID/smaps` text that hold no anonymous page (none was written:
+/// text and constants, not a segment the loader relocated).
+fn file_only_ranges(smaps: &str) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    // The mapping being read: its range, when it is read-only and file-backed.
+    let mut current: Option<(usize, usize)> = None;
+    for line in smaps.lines() {
+        let mut f = line.split_whitespace();
+        let Some(first) = f.next() else { continue };
+        if let Some(kib) = first.strip_prefix("Anonymous:").map(|_| f.next()) {
+            if let (Some(range), Some("0")) = (current.take(), kib) {
+                out.push(range);
+            }
+            continue;
+        }
+        let Some((a, b)) = first.split_once('-') else {
+            continue;
+        };
+        let (Ok(a), Ok(b)) = (usize::from_str_radix(a, 16), usize::from_str_radix(b, 16)) else {
+            continue;
+        };
+        let perms = f.next().unwrap_or("");
+        let inode = f.nth(2).unwrap_or("0");
+        let path = f.next().unwrap_or("");
+        let read_only = perms == "r-xp" || perms == "r--p";
+        current = (read_only && inode != "0" && path.starts_with('/') && a < b).then_some((a, b));
+    }
+    out
 }
 
 /// Now, as milliseconds since 1970 (the log's `timestamp.epoch`).
@@ -790,4 +862,41 @@ fn command_text(command: &[std::ffi::OsString]) -> String {
         .map(|w| w.to_string_lossy().into_owned())
         .collect();
     child::shown(&words.join(" "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn start_up_pages_are_let_go_and_run_again() {
+        let smaps = "55d0a0000000-55d0a0100000 r--p 00000000 fd:01 1234 /usr/bin/nvq\n\
+                     Rss: 512 kB\nAnonymous: 0 kB\n\
+                     55d0a0100000-55d0a0800000 r-xp 00100000 fd:01 1234 /usr/bin/nvq\n\
+                     Anonymous: 0 kB\n\
+                     55d0a0800000-55d0a0900000 r--p 00800000 fd:01 1234 /usr/bin/nvq\n\
+                     Anonymous: 364 kB\n\
+                     55d0a0900000-55d0a0910000 rw-p 00900000 fd:01 1234 /usr/bin/nvq\n\
+                     Anonymous: 0 kB\n\
+                     7f0000000000-7f0000021000 rw-p 00000000 00:00 0 \n\
+                     Anonymous: 132 kB\n\
+                     7ffd00000000-7ffd00002000 r-xp 00000000 00:00 0 [vdso]\n\
+                     Anonymous: 0 kB\n\
+                     7f1000000000-7f1000100000 r-xp 00026000 fd:01 99 /usr/lib/libc.so.6\n\
+                     Anonymous: 0 kB\n";
+        assert_eq!(
+            file_only_ranges(smaps),
+            [
+                (0x55d0_a000_0000, 0x55d0_a010_0000),
+                (0x55d0_a010_0000, 0x55d0_a080_0000),
+                (0x7f10_0000_0000, 0x7f10_0010_0000)
+            ],
+            "the relocated (written) segment, the writable one and the anonymous ones stay"
+        );
+        let own = std::fs::read_to_string("/proc/self/smaps").unwrap();
+        assert!(!file_only_ranges(&own).is_empty(), "{own}");
+        // This very code, its constants and every other thread's run on after their pages went.
+        release_start_up_pages();
+        assert_eq!(command_text(&["a".into(), "b\u{7}".into()]), "a b?");
+    }
 }

@@ -478,6 +478,9 @@ pub enum Parsed {
 /// Parse the arguments after the program name.
 pub fn parse(argv: Vec<OsString>) -> Result<Parsed, NvqError> {
     let argv = normalise(argv)?;
+    if let Some(args) = plain_run(&argv) {
+        return Ok(Parsed::Run(Box::new(args)));
+    }
     // Kept to name the culprit if clap refuses an argument that is not UTF-8
     // (paths, such as `-f`, may be any bytes; other values may not).
     let not_utf8 = argv
@@ -495,6 +498,57 @@ pub fn parse(argv: Vec<OsString>) -> Result<Parsed, NvqError> {
             ClapOutcome::Err(e) => Err(e),
         }),
     }
+}
+
+/// `nvq run -- CMD` with no option but `--nvml-lib`, read without clap:
+/// what clap would give (`tests::a_plain_run_reads_as_clap_reads_it`), a
+/// few milliseconds sooner, so that the command starts at once (clap builds
+/// every sub-command's options first). Anything else: `None`, and clap
+/// reads it.
+fn plain_run(argv: &[OsString]) -> Option<Args> {
+    let dashes = argv.iter().position(|a| a == "--")?;
+    let (words, command) = (&argv[..dashes], &argv[dashes + 1..]);
+    if command.is_empty() {
+        return None;
+    }
+    let mut lib: Option<PathBuf> = None;
+    let mut run = false;
+    let mut k = 0;
+    while let Some(w) = words.get(k) {
+        k += 1;
+        let value = if w == "run" && !run {
+            run = true;
+            continue;
+        } else if w == "--nvml-lib" {
+            words.get(k).inspect(|_| k += 1)?.clone()
+        } else {
+            OsString::from(w.to_str()?.strip_prefix("--nvml-lib=")?)
+        };
+        // A second --nvml-lib, or a value clap reads otherwise: clap's.
+        let plain = value
+            .to_str()
+            .is_some_and(|v| !v.is_empty() && !v.starts_with('-'));
+        if lib.is_some() || !plain {
+            return None;
+        }
+        lib = Some(PathBuf::from(value));
+    }
+    if !run {
+        return None;
+    }
+    let lib = lib.or_else(|| {
+        std::env::var_os(NVML_LIB_ENV)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    });
+    Some(Args {
+        nvml_lib: lib,
+        command: Some(Command::Run(run::RunArgs {
+            command: command.to_vec(),
+            ..Default::default()
+        })),
+        ..Default::default()
+    })
 }
 
 /// The environment variable behind `--nvml-lib`.
@@ -601,6 +655,39 @@ mod tests {
             Ok(Parsed::Run(a)) => *a,
             other => panic!("{other:?}"),
         }
+    }
+
+    /// `nvq run -- CMD` read without clap is what clap reads; anything more is left to clap.
+    #[test]
+    fn a_plain_run_reads_as_clap_reads_it() {
+        let os = |v: &[&str]| -> Vec<OsString> { v.iter().map(OsString::from).collect() };
+        for v in [
+            &["run", "--", "python3", "train.py", "--lr", "0.1"][..],
+            &["--nvml-lib", "/x/libnvml.so", "run", "--", "date", "+%s%N"],
+            &["run", "--nvml-lib=/x/lib.so", "--", "sh", "-c", "a -- b"],
+            &["--nvml-lib", "run", "run", "--", "run", "--"],
+        ] {
+            let plain = plain_run(&os(v)).unwrap_or_else(|| panic!("{v:?} is a plain run"));
+            let clapped = parse_args(os(v)).unwrap();
+            assert_eq!(format!("{plain:?}"), format!("{clapped:?}"), "{v:?}");
+        }
+        for v in [
+            &["run", "-lms", "50", "--", "x"][..],
+            &["run", "--"],
+            &["run", "x", "--", "y"],
+            &["--nvml-lib", "a", "--nvml-lib", "b", "run", "--", "x"],
+            &["--nvml-lib=", "run", "--", "x"],
+            &["--nvml-lib", "-i", "run", "--", "x"],
+            &["run", "run", "--", "x"],
+            &["wait", "--", "x"],
+            &["--", "run"],
+            &["-i", "0", "run", "--", "x"],
+        ] {
+            assert!(plain_run(&os(v)).is_none(), "{v:?} is clap's to read");
+        }
+        // Through `parse`, a command's words stay its own.
+        let a = run(&["run", "--", "x", "-lms", "5"]);
+        assert!(matches!(a.command, Some(Command::Run(r)) if r.command == os(&["x", "-lms", "5"])));
     }
 
     /// An option refused where it was given, though another command has it (`nvq top --trend-window`), is not

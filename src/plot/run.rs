@@ -12,6 +12,7 @@ use super::panel::{Band, Drawing, Ink, Line, Mark, Panel, PlotSpec};
 use super::MAX_PANELS;
 use nvq_core::model::history::{Point, Series};
 use nvq_core::model::log::{LogCell, LogHead};
+use nvq_core::model::Fact;
 use nvq_core::render::report_xml::xml_chars;
 use std::collections::{HashMap, HashSet};
 
@@ -56,8 +57,8 @@ impl Columns {
             pid: c("pid"),
             job: c("job"),
             bytes: c("used_memory").or_else(|| c("used_gpu_memory")),
-            used: c("memory.used"),
-            total: c("memory.total"),
+            used: c(Fact::MemoryUsed.name()),
+            total: c(Fact::MemoryTotal.name()),
             event: c("event"),
             command: c("command"),
             exit: c("exit"),
@@ -325,7 +326,7 @@ impl RunCollector {
             });
         }
         let (unit, scale) = head
-            .column("memory.used")
+            .column(Fact::MemoryUsed.name())
             .and_then(|k| head.columns.get(k))
             .map_or((Some("MiB".to_string()), f64::from(1u32 << 20)), |c| {
                 (c.unit.clone(), c.scale)

@@ -16,7 +16,7 @@ pub mod grpc;
 pub mod proto;
 
 use nvq_core::model::pods::{PodHealth, PodMap, PodRef};
-use nvq_core::nvml::Session;
+use nvq_core::nvml::{raw, Session};
 use prost::Message;
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -198,8 +198,7 @@ impl MigParents {
         if let Some(p) = self.known.get(mig) {
             return Some(p.clone());
         }
-        let dev = session.nvml().device_by_uuid(mig).ok()?;
-        let parent = dev.mig_parent_device().ok()?.uuid().ok()?;
+        let parent = raw::mig_parent_uuid(session, mig).ok()?;
         self.known.insert(mig.to_string(), parent.clone());
         Some(parent)
     }

@@ -572,6 +572,62 @@ mod tests {
         );
     }
 
+    /// A day at 100 ms, in simulated time: what the run keeps per sample
+    /// stays bounded (the floors, the last seconds, the processes), so a
+    /// 24-hour job's memory is its first minutes'.
+    #[test]
+    fn a_day_costs_what_a_minute_does() {
+        let gib = 1u64 << 30;
+        let mut t = JobTrack::default();
+        let mut recent = Recent::new(OOM_LAST_MS, 52);
+        let day_ms = 24 * 3600 * 1000u64;
+        let mut floor_cap = (0, 0);
+        for at_ms in (0..day_ms).step_by(100) {
+            // A sawtooth that leaks 1 MiB a minute, and a worker that comes and goes.
+            let bytes = 4 * gib + (at_ms % 1000) * 1000 + at_ms / 60_000 * (1 << 20);
+            let mut procs = vec![proc_(10, bytes, true), proc_(99, gib, false)];
+            if at_ms % 60_000 < 30_000 {
+                procs.push(proc_(11, gib, true));
+            }
+            let r = GpuReading {
+                index: 0,
+                total: 80 * gib,
+                used: bytes + 2 * gib,
+                procs,
+                accounting: None,
+                memory_derived: false,
+            };
+            t.add(at_ms, std::slice::from_ref(&r));
+            recent.push(RecentSample {
+                at_ms,
+                epoch_ms: at_ms,
+                readings: vec![r],
+            });
+            if at_ms == 60_000 {
+                floor_cap = (
+                    t.gpus[&0].floors.points.len(),
+                    t.gpus[&0].floors.points.capacity(),
+                );
+            }
+        }
+        let g = &t.gpus[&0];
+        assert_eq!(t.samples, day_ms / 100);
+        assert!(
+            g.floors.points().len() <= FLOOR_POINTS,
+            "{}",
+            g.floors.points().len()
+        );
+        // The floors' buffer is no larger than a minute's would grow to.
+        assert!(
+            g.floors.points.capacity() <= 2 * FLOOR_POINTS && floor_cap.0 == 601,
+            "{floor_cap:?} -> {}",
+            g.floors.points.capacity()
+        );
+        assert_eq!(recent.samples().count(), 51, "the last 5 s at 100 ms");
+        assert_eq!(t.procs.len(), 2);
+        assert!(g.others_at_peak.len() == 1 && g.peak > 4 * gib + 1400 * (1 << 20));
+    }
+
     #[test]
     fn without_attribution_the_gpus_totals_and_no_process() {
         let gib = 1u64 << 30;

@@ -13,7 +13,7 @@ pub use code::check;
 
 use crate::error::NvqError;
 use nvml_wrapper::error::NvmlError;
-use nvml_wrapper::{Device, Nvml};
+use nvml_wrapper::Nvml;
 use nvml_wrapper_sys::bindings::NvmlLib;
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
@@ -126,7 +126,7 @@ impl Session {
         let nvml = builder
             .init()
             .map_err(|e| init_error(e, lib_path.as_deref()))?;
-        let driver_version = nvml.sys_driver_version().map_err(NvmlCode::from);
+        let driver_version = raw::driver_version(&nvml);
         let driver_major = driver_version
             .as_deref()
             .map_or(0, crate::model::listing::driver_major);
@@ -138,8 +138,8 @@ impl Session {
         })
     }
 
-    /// nvml-wrapper's handle on the library.
-    pub fn nvml(&self) -> &Nvml {
+    /// nvml-wrapper's handle on the library: the raw layer's.
+    pub(in crate::nvml) fn nvml(&self) -> &Nvml {
         &self.nvml
     }
 
@@ -165,12 +165,7 @@ impl Session {
 
     /// How many GPUs NVML lists.
     pub fn device_count(&self) -> Result<u32, NvmlCode> {
-        self.nvml.device_count().map_err(NvmlCode::from)
-    }
-
-    /// The GPU of NVML index `index`.
-    pub fn device(&self, index: u32) -> Result<Device<'_>, NvmlCode> {
-        self.nvml.device_by_index(index).map_err(NvmlCode::from)
+        raw::device_count(self)
     }
 
     /// Does the first of `devices` run under WDDM (Windows' display driver
@@ -179,8 +174,7 @@ impl Session {
     pub fn wddm(&self, devices: &[u32]) -> bool {
         devices
             .first()
-            .and_then(|&i| self.device(i).ok())
-            .is_some_and(|d| matches!(raw::driver_model(&raw::Dev::of(self, &d)), Ok((0, _))))
+            .is_some_and(|&i| matches!(raw::driver_model(&raw::Dev::by_index(self, i)), Ok((0, _))))
     }
 }
 

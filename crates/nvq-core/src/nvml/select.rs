@@ -7,6 +7,7 @@
 //! element must match a GPU, else nvidia-smi's "No devices were found"
 //! (exit 6). Rows come out in enumeration order.
 
+use super::raw::{self, LookUp};
 use super::Session;
 use crate::error::NvqError;
 
@@ -118,18 +119,15 @@ pub fn select(session: &Session, id: Option<&str>) -> Result<Vec<u32>, NvqError>
 /// A UUID, full PCI bus id or board serial, found by NVML's handle look-up:
 /// the GPU's index, if NVML knows it in that exact form.
 fn looked_up(session: &Session, id: &str, count: u32) -> Option<u32> {
-    let nvml = &session.nvml;
-    let device = if parse_bus_id(id).is_some_and(|b| b.0.is_some()) {
-        nvml.device_by_pci_bus_id(id)
+    let how = if parse_bus_id(id).is_some_and(|b| b.0.is_some()) {
+        LookUp::PciBusId
     } else if !id.is_empty() && id.bytes().all(|b| b.is_ascii_digit()) {
-        // Deprecated because it fails on boards with two GPUs; the scan in
-        // `select` takes those.
-        #[allow(deprecated)]
-        nvml.device_by_serial(id)
+        LookUp::Serial
     } else {
-        nvml.device_by_uuid(id)
+        LookUp::Uuid
     };
-    device.ok()?.index().ok().filter(|&i| i < count)
+    let device = raw::look_up(session, how, id);
+    raw::index(&device).ok().filter(|&i| i < count)
 }
 
 /// Is `id` the index of one of `count` GPUs? An all-digit id beyond the
@@ -146,10 +144,11 @@ fn identity(session: &Session, index: u32) -> Identity {
         index,
         ..Identity::default()
     };
-    if let Ok(d) = session.device(index) {
-        ident.uuid = d.uuid().ok();
-        ident.serial = d.serial().ok();
-        ident.bus_id = d.pci_info().ok().map(|p| p.bus_id);
+    let d = raw::Dev::by_index(session, index);
+    if d.handle().is_ok() {
+        ident.uuid = raw::uuid(&d).ok();
+        ident.serial = raw::serial(&d).ok();
+        ident.bus_id = raw::pci_info(&d).ok().map(|p| p.bus_id);
     }
     ident
 }

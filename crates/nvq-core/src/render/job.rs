@@ -277,15 +277,29 @@ pub fn text(r: &RunReport) -> String {
     if let Some(o) = &r.oom {
         let _ = writeln!(out, "nvq run: {}", peak_line(r));
         if let Some(f) = &o.fullest {
-            let _ = writeln!(
-                out,
-                "  out of memory: GPU {} had {} free at {} (full: within {} of its total), the job {}",
-                f.gpu,
-                size(f.total.saturating_sub(f.used)),
-                since(f.at_ms),
-                size(oom_margin(f.total)),
-                size(f.job)
-            );
+            let free = size(f.total.saturating_sub(f.used));
+            let _ = if o.reasons.contains(&OomReason::GpuFull) {
+                writeln!(
+                    out,
+                    "  out of memory: GPU {} had {} free at {} (full: within {} of its total), the job {}",
+                    f.gpu,
+                    free,
+                    since(f.at_ms),
+                    size(oom_margin(f.total)),
+                    size(f.job)
+                )
+            } else {
+                // Only PyTorch said so (a single allocation larger than
+                // what was free, or its own limit): the GPU was not full.
+                writeln!(
+                    out,
+                    "  out of memory: PyTorch reported it; GPU {} was not near full ({} free at its fullest, at {}), the job {}",
+                    f.gpu,
+                    free,
+                    since(f.at_ms),
+                    size(f.job)
+                )
+            };
         }
     }
     let _ = writeln!(
@@ -434,29 +448,39 @@ fn shown_path(p: &str) -> String {
 /// GPU one line with `pid` null, then one per compute process; sizes in MiB
 /// as nvq's loops print them, the time as `timestamp.epoch` (seconds).
 pub fn log_lines(epoch_ms: u64, readings: &[GpuReading]) -> String {
-    let epoch = epoch_ms as f64 / 1000.0;
+    let epoch = format!("{:.3}", epoch_ms as f64 / 1000.0);
     let mib = |b: u64| b / (1 << 20);
-    let mut out = String::new();
+    let lines: usize = readings.iter().map(|r| r.procs.len() + 1).sum();
+    let mut out = String::with_capacity(lines * 160);
+    // Each line's start and end, once per GPU (the time formatted once).
+    let (mut head, mut tail) = (String::new(), String::new());
     for r in readings {
-        let gpu = format!(
-            "\"memory.used\":{},\"memory.total\":{}",
+        head.clear();
+        tail.clear();
+        let _ = write!(
+            head,
+            "{{\"timestamp.epoch\":{epoch},\"gpu_index\":{},",
+            r.index
+        );
+        let _ = writeln!(
+            tail,
+            ",\"memory.used\":{},\"memory.total\":{}}}",
             mib(r.used),
             mib(r.total)
         );
-        let _ = writeln!(
-            out,
-            "{{\"timestamp.epoch\":{epoch:.3},\"gpu_index\":{},\"pid\":null,\"job\":null,\"used_memory\":null,{gpu}}}",
-            r.index
-        );
+        out.push_str(&head);
+        out.push_str("\"pid\":null,\"job\":null,\"used_memory\":null");
+        out.push_str(&tail);
         for p in &r.procs {
-            let _ = writeln!(
+            out.push_str(&head);
+            let _ = write!(
                 out,
-                "{{\"timestamp.epoch\":{epoch:.3},\"gpu_index\":{},\"pid\":{},\"job\":{},\"used_memory\":{},{gpu}}}",
-                r.index,
+                "\"pid\":{},\"job\":{},\"used_memory\":{}",
                 p.pid,
                 p.job,
                 mib(p.bytes)
             );
+            out.push_str(&tail);
         }
     }
     out

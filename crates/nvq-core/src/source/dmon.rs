@@ -310,10 +310,10 @@ impl DmonReader {
         }
         row.cells.insert(1, none());
         let mut rows = vec![row];
-        let Ok(d) = c.dev() else {
+        if c.handle().is_err() {
             return rows;
-        };
-        for (gi, _) in super::gpm::gpu_instances(session, d) {
+        }
+        for (gi, _) in super::gpm::gpu_instances(&c) {
             let got = self.gpm_reader.read_mig(session, &dev, gi, &ids);
             let mut cells = vec![int(target.index), int(gi)];
             cells.extend(self.metrics.iter().map(|_| none()));

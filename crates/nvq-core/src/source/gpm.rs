@@ -9,7 +9,6 @@ use crate::model::gpm::{GpuExtra, InstanceRead, MigDeviceRead};
 use crate::model::{Fact, NvmlCode, Value};
 use crate::nvml::raw::{self, Dev, GpmSample};
 use crate::nvml::Session;
-use nvml_wrapper::Device;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -130,9 +129,9 @@ pub fn extra(
     ids: &[u32],
     own: bool,
 ) -> GpuExtra {
-    let Ok(d) = c.dev() else {
+    if c.handle().is_err() {
         return GpuExtra::default();
-    };
+    }
     let dev = &c.raw();
     let mut out = GpuExtra {
         minor: int(c.fact(Fact::MinorNumber)).and_then(|n| u32::try_from(n).ok()),
@@ -145,12 +144,11 @@ pub fn extra(
         pcie_replays: int(c.fact(Fact::PcieReplayCounter)).and_then(|n| u64::try_from(n).ok()),
         pcie_kb_per_s: None,
     };
-    for (gi, m) in gpu_instances(session, d) {
-        let memory = m.memory_info().ok();
+    for (gi, m) in gpu_instances(c) {
+        let memory = raw::mig_memory(&m).ok();
         out.instances.push(InstanceRead {
             gpu_instance_id: gi,
-            profile: m
-                .name()
+            profile: raw::name(&m)
                 .map(|n| mig_profile(&n).trim().to_string())
                 .unwrap_or_default(),
             fb_used_bytes: memory.as_ref().map(|x| x.used),
@@ -162,15 +160,14 @@ pub fn extra(
         });
     }
     if !out.instances.is_empty() {
-        for m in super::listing::mig_devices(d) {
-            let raw = Dev::of(session, &m);
-            let Ok(gi) = raw::gpu_instance_id(&raw) else {
+        for m in raw::mig_devices(dev) {
+            let Ok(gi) = raw::gpu_instance_id(&m) else {
                 continue;
             };
             if let Some(i) = out.instances.iter_mut().find(|i| i.gpu_instance_id == gi) {
                 i.devices.push(MigDeviceRead {
-                    uuid: m.uuid().unwrap_or_default(),
-                    compute_instance_id: raw::compute_instance_id(&raw).ok(),
+                    uuid: raw::uuid(&m).unwrap_or_default(),
+                    compute_instance_id: raw::compute_instance_id(&m).ok(),
                 });
             }
         }
@@ -178,16 +175,16 @@ pub fn extra(
     out
 }
 
-/// The GPU instances of GPU `d` when MIG is on (none when it is off), each
+/// The GPU instances of GPU `c` when MIG is on (none when it is off), each
 /// once with its first MIG device: several compute instances, each a MIG
 /// device, share one GPU instance.
-pub fn gpu_instances<'s>(session: &Session, d: &Device<'s>) -> Vec<(u32, Device<'s>)> {
-    if !d.mig_mode().map(|m| m.current == 1).unwrap_or(false) {
+pub fn gpu_instances<'s>(c: &GpuCtx<'s>) -> Vec<(u32, Dev<'s>)> {
+    if !c.mig_mode().is_ok_and(|(current, _)| current == 1) {
         return Vec::new();
     }
-    let mut out: Vec<(u32, Device<'s>)> = Vec::new();
-    for m in super::listing::mig_devices(d) {
-        let Ok(gi) = raw::gpu_instance_id(&Dev::of(session, &m)) else {
+    let mut out: Vec<(u32, Dev<'s>)> = Vec::new();
+    for m in raw::mig_devices(&c.raw()) {
+        let Ok(gi) = raw::gpu_instance_id(&m) else {
             continue;
         };
         if out.iter().all(|(seen, _)| *seen != gi) {

@@ -1,6 +1,6 @@
 //! `nvq run`'s reader: a GPU's memory and its compute processes, each
 //! process marked as the job's or not by the caller's test (the job's
-//! process tree, found afresh every sample). NVML's PIDs are the host's:
+//! process tree, each process walked up to nvq once). NVML's PIDs are the host's:
 //! they are mapped into nvq's PID namespace through `procinfo::HostProc`;
 //! without such a view no process is marked (the report says so). Each
 //! process's SM utilization comes from NVML's process samples where given.
@@ -130,28 +130,38 @@ pub fn read_gpu(
         ),
         _ => None,
     };
+    // In the host's PID namespace a PID is nvq's as it is: no status is read
+    // to map it (one that has gone is not the job's: `is_job` says so), and
+    // another process's status is read only to name it, once.
+    let own = host.is_some_and(HostProc::is_own);
     let procs: Vec<_> = raw::processes(&dev, ProcessList::Compute)
         .unwrap_or_default()
         .into_iter()
         .map(|p| {
-            let st = status(p.pid);
-            let l = local(p.pid, st.as_deref());
-            (p, l, st)
+            let (st, l) = if own {
+                (None, Some(p.pid))
+            } else {
+                let st = status(p.pid);
+                let l = local(p.pid, st.as_deref());
+                (st, l)
+            };
+            let job = l.is_some_and(is_job);
+            (p, l, job, st)
         })
         .collect();
     // Utilization samples only where a process of the job is on the GPU.
-    let samples = if procs.iter().any(|(_, l, _)| l.is_some_and(is_job)) {
+    let samples = if procs.iter().any(|(_, _, job, _)| *job) {
         util.read(&ctx)
     } else {
         Vec::new()
     };
     let procs = procs
         .into_iter()
-        .map(|(p, local, st)| {
+        .map(|(p, local, job, st)| {
             let reading = ProcReading {
                 pid: local.unwrap_or(p.pid),
                 bytes: p.used_memory.unwrap_or(0),
-                job: local.is_some_and(is_job),
+                job,
                 torch: None,
                 sm: samples
                     .binary_search_by_key(&p.pid, |(pid, _)| *pid)
@@ -159,7 +169,7 @@ pub fn read_gpu(
                     .map(|i| samples[i].1.sm),
             };
             if !reading.job {
-                name_other(session, p.pid, reading.pid, st.as_deref(), names);
+                name_other(session, p.pid, reading.pid, st.as_deref(), host, names);
             }
             reading
         })
@@ -175,13 +185,14 @@ pub fn read_gpu(
 }
 
 /// Name another process (host PID `host_pid`, shown as `pid`) unless it is
-/// named already: `comm` and the user from its `/proc` status, else NVML's
-/// process name.
+/// named already: `comm` and the user from its `/proc` status (`status`, or
+/// read from `host` when not read yet), else NVML's process name.
 fn name_other(
     session: &Session,
     host_pid: u32,
     pid: u32,
     status: Option<&str>,
+    host: Option<&HostProc>,
     names: &std::sync::Mutex<OtherNames>,
 ) {
     let mut n = names
@@ -190,6 +201,14 @@ fn name_other(
     if n.seen(pid) {
         return;
     }
+    let read;
+    let status = match status {
+        Some(s) => Some(s),
+        None => {
+            read = host.and_then(|h| h.status(host_pid).ok());
+            read.as_deref()
+        }
+    };
     let user = status.and_then(procinfo::parse_euid).map(|uid| n.user(uid));
     let name = match status.and_then(status_name) {
         Some(name) => Some(name),

@@ -2,8 +2,8 @@
 //! listings (`render::listing` prints them).
 
 use crate::model::listing::{GpuListing, MigListing, Versions};
-use crate::nvml::{NvmlCode, Session};
-use nvml_wrapper::Device;
+use crate::nvml::{raw, Session};
+use crate::source::gpu::GpuCtx;
 
 /// The profile part of a MIG device name (`NVIDIA H100 80GB HBM3 MIG 3g.40gb`
 /// → `3g.40gb`); the whole name if it has no ` MIG ` part.
@@ -16,48 +16,33 @@ pub fn gpus(session: &Session, devices: &[u32]) -> Vec<GpuListing> {
     devices
         .iter()
         .map(|&index| {
-            let dev = session.device(index);
-            let call =
-                |f: &dyn Fn(&Device<'_>) -> Result<String, nvml_wrapper::error::NvmlError>| {
-                    dev.as_ref()
-                        .map_err(|c| *c)
-                        .and_then(|d| f(d).map_err(NvmlCode::from))
-                };
-            let mig = dev.as_ref().map(mig_listings).unwrap_or_default();
+            // The GPU count is no part of a listing.
+            let c = GpuCtx::new(session, index, 0);
             GpuListing {
                 index,
-                name: call(&|d| d.name()),
-                uuid: call(&|d| d.uuid()),
-                mig,
+                name: c.name().map(str::to_string),
+                uuid: c.uuid().map(str::to_string),
+                mig: mig_listings(&c),
             }
         })
         .collect()
 }
 
 /// The MIG devices of a GPU with MIG mode on, in NVML's order.
-fn mig_listings(dev: &Device<'_>) -> Vec<MigListing> {
-    let enabled = dev.mig_mode().is_ok_and(|m| m.current == 1);
-    if !enabled {
+fn mig_listings(c: &GpuCtx<'_>) -> Vec<MigListing> {
+    if c.handle().is_err() || !c.mig_mode().is_ok_and(|(current, _)| current == 1) {
         return Vec::new();
     }
     let mut out = Vec::new();
-    for m in mig_devices(dev) {
-        let name = m.name().map_err(NvmlCode::from);
+    for m in raw::mig_devices(&c.raw()) {
+        let name = raw::name(&m);
         out.push(MigListing {
             index: out.len() as u32,
             profile: name.as_deref().map(mig_profile).unwrap_or("").to_string(),
-            uuid: m.uuid().map_err(NvmlCode::from),
+            uuid: raw::uuid(&m),
         });
     }
     out
-}
-
-/// The MIG devices of GPU `dev` (MIG mode on), in NVML's order; an index
-/// NVML cannot hand out is passed over.
-pub fn mig_devices<'s>(dev: &Device<'s>) -> Vec<Device<'s>> {
-    (0..dev.mig_device_count().unwrap_or(0))
-        .filter_map(|i| dev.mig_device_by_index(i).ok())
-        .collect()
 }
 
 /// Read the `--version` facts. The CUDA version comes from the unversioned
@@ -66,7 +51,7 @@ pub fn mig_devices<'s>(dev: &Device<'s>) -> Vec<Device<'s>> {
 pub fn versions(session: &Session) -> Versions {
     Versions {
         driver: session.driver_version().map(str::to_string),
-        nvml: session.nvml().sys_nvml_version().map_err(NvmlCode::from),
+        nvml: raw::nvml_version(session),
         cuda: crate::nvml::raw::cuda_driver_version(session),
         library: session.lib_path().map(|p| p.display().to_string()),
         simulator: session

@@ -21,7 +21,7 @@
 //! texts seen (each once), never the log.
 
 use crate::model::log::{quoted, Log, LogCell, LogColumn, LogFormat, LogHead, LogRow};
-use crate::model::Unit;
+use crate::model::{Fact, Unit};
 use crate::source::QueryMode;
 use std::collections::HashMap;
 use std::io::{BufRead, Read};
@@ -249,7 +249,10 @@ fn csv(
     {
         return fail(hn, "the first line is not the header of a CSV log nvq wrote (--format=csv, with its header)");
     }
-    let Some(ts) = columns.iter().position(|c| c.name == "timestamp") else {
+    let Some(ts) = columns
+        .iter()
+        .position(|c| c.name == Fact::Timestamp.name())
+    else {
         return fail(
             hn,
             "the log has no timestamp column: log with --query-gpu=timestamp,... (or use --format=ndjson, which always \
@@ -413,7 +416,7 @@ fn ndjson(
                 if k.starts_with('_') {
                     continue;
                 }
-                let is_time = k == "timestamp" || k == EPOCH;
+                let is_time = k == Fact::Timestamp.name() || k == EPOCH.name();
                 let i = match index.get(&k) {
                     Some(&i) => i,
                     None => {
@@ -453,9 +456,9 @@ fn ndjson(
     finish(head, rows, 1)
 }
 
-/// The key of the time as a number of seconds since 1970 (UTC), which nvq's NDJSON writes beside `timestamp` and
-/// `nvq run --log` writes alone.
-const EPOCH: &str = "timestamp.epoch";
+/// The time as a number of seconds since 1970 (UTC) (`timestamp.epoch`), which nvq's NDJSON writes beside
+/// `timestamp` and `nvq run --log` writes alone.
+const EPOCH: Fact = Fact::TimestampEpoch;
 
 /// The latest time read (the end of the year 9999, as `timestamp`'s four-digit years).
 const LAST_EPOCH: f64 = 253_402_300_799.0;
@@ -468,13 +471,16 @@ fn object_time(
     n: usize,
     zone: &jiff::tz::TimeZone,
 ) -> Result<(f64, String), LogError> {
-    let text = obj.get("timestamp").and_then(|v| v.as_str());
-    match obj.get(EPOCH) {
+    let text = obj.get(Fact::Timestamp.name()).and_then(|v| v.as_str());
+    match obj.get(EPOCH.name()) {
         Some(v) => {
             let Some(t) = v.as_f64().filter(|t| (0.0..=LAST_EPOCH).contains(t)) else {
                 return fail(
                     n,
-                    format!("its \"{EPOCH}\" is not a time in seconds since 1970 as nvq writes it"),
+                    format!(
+                        "its \"{}\" is not a time in seconds since 1970 as nvq writes it",
+                        EPOCH.name()
+                    ),
                 );
             };
             let shown = match text {

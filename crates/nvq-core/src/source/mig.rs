@@ -6,6 +6,7 @@ use crate::model::mig::{Gpu, GpuInstance, GpuMig, Profile};
 use crate::model::NvmlCode;
 use crate::nvml::raw::{self, Dev, GiHandle, MAX_PROFILE_INDEX};
 use crate::nvml::Session;
+use crate::source::gpu::GpuCtx;
 
 /// Whether to read each GPU instance's compute instance profiles and
 /// compute instances (`-lci`, `-lcip`) or not (`-lgi`, `-lgip`).
@@ -53,12 +54,13 @@ fn profiles(
 }
 
 fn gpu(session: &Session, index: u32, depth: Depth, placements: bool) -> Result<GpuMig, NvmlCode> {
-    let d = session.device(index)?;
-    match d.mig_mode() {
-        Ok(m) if m.current == 1 => {}
+    // The GPU count is no part of the MIG listing.
+    let c = GpuCtx::new(session, index, 0);
+    c.handle()?;
+    match c.mig_mode() {
+        Ok((1, _)) => {}
         Ok(_) => return Ok(GpuMig::Disabled),
-        Err(e) => {
-            let code = NvmlCode::from(e);
+        Err(code) => {
             return if code == NvmlCode::NOT_SUPPORTED {
                 Ok(GpuMig::Disabled)
             } else {
@@ -66,7 +68,7 @@ fn gpu(session: &Session, index: u32, depth: Depth, placements: bool) -> Result<
             };
         }
     }
-    let dev = Dev::of(session, &d);
+    let dev = c.raw();
     let mut profiles = profiles(|i| raw::gi_profile(&dev, i))?;
     if placements && depth == Depth::GpuInstances {
         for p in &mut profiles {

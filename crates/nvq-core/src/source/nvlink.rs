@@ -4,8 +4,8 @@
 use crate::model::nvlink::{GpuLinks, LinkFacts, LinkSupport, Traffic, MAX_LANES};
 use crate::model::NvmlCode;
 use crate::nvml::{raw, Session};
+use crate::source::gpu::GpuCtx;
 use nvml_wrapper::enum_wrappers::nv_link::{Capability, ErrorCounter};
-use nvml_wrapper::Device;
 use nvml_wrapper_sys::bindings::{field_id, NVML_NVLINK_MAX_LINKS};
 
 /// What to read besides each link's state.
@@ -56,35 +56,32 @@ pub fn gpus(session: &Session, devices: &[u32], want: Want, only: Option<u32>) -
 }
 
 fn gpu(session: &Session, index: u32, want: Want, only: Option<u32>) -> GpuLinks {
-    let d = session.device(index);
+    // The GPU count is no part of the links.
+    let c = GpuCtx::new(session, index, 0);
     let mut g = GpuLinks {
         index,
-        name: d
-            .as_ref()
-            .map_err(|c| *c)
-            .and_then(|d| d.name().map_err(NvmlCode::from)),
-        uuid: d
-            .as_ref()
-            .map_err(|c| *c)
-            .and_then(|d| d.uuid().map_err(NvmlCode::from)),
+        name: c.name().map(str::to_string),
+        uuid: c.uuid().map(str::to_string),
         any_active: false,
         support: LinkSupport::Links,
         links: Vec::new(),
     };
-    let Ok(d) = d else { return g };
-    if d.mig_mode().is_ok_and(|m| m.current == 1) {
+    if c.handle().is_err() {
+        return g;
+    }
+    if c.mig_mode().is_ok_and(|(current, _)| current == 1) {
         g.support = LinkSupport::MigMode;
         return g;
     }
-    let dev = raw::Dev::of(session, &d);
+    let dev = c.raw();
     let mut last = None;
     let mut active_before = 0;
     let mut first_error = None;
     for link in 0..MAX_LINKS {
-        let active = match d.link_wrapper_for(link).is_active() {
+        let active = match raw::link_active(&dev, link) {
             Ok(a) => a,
-            Err(e) => {
-                first_error.get_or_insert(NvmlCode::from(e));
+            Err(code) => {
+                first_error.get_or_insert(code);
                 break;
             }
         };
@@ -95,7 +92,7 @@ fn gpu(session: &Session, index: u32, want: Want, only: Option<u32>) -> GpuLinks
                 active_before,
                 ..LinkFacts::new(link, Ok(active))
             };
-            g.links.push(facts(&d, &dev, f, want));
+            g.links.push(facts(&dev, f, want));
         }
         active_before += u32::from(active);
     }
@@ -108,8 +105,8 @@ fn gpu(session: &Session, index: u32, want: Want, only: Option<u32>) -> GpuLinks
     // GPU has links at all). Unverified: no public output of this case.
     if let (Some(n), Some(_)) = (only, last) {
         if g.links.is_empty() {
-            let code = match d.link_wrapper_for(n).is_active() {
-                Err(e) => NvmlCode::from(e),
+            let code = match raw::link_active(&dev, n) {
+                Err(code) => code,
                 Ok(_) => NvmlCode::INVALID_ARGUMENT,
             };
             g.links.push(LinkFacts::new(n, Err(code)));
@@ -127,9 +124,8 @@ fn field(dev: &raw::Dev<'_>, id: u32, link: u32) -> Result<u64, NvmlCode> {
         .map(|v| u64::try_from(v.as_i64()).unwrap_or(0))
 }
 
-fn facts(d: &Device<'_>, dev: &raw::Dev<'_>, mut f: LinkFacts, want: Want) -> LinkFacts {
+fn facts(dev: &raw::Dev<'_>, mut f: LinkFacts, want: Want) -> LinkFacts {
     let link = f.link;
-    let l = d.link_wrapper_for(link);
     let active = f.is_active();
     match want {
         Want::Speed if active => {
@@ -138,20 +134,17 @@ fn facts(d: &Device<'_>, dev: &raw::Dev<'_>, mut f: LinkFacts, want: Want) -> Li
         Want::Capabilities => {
             f.capabilities = CAPS
                 .iter()
-                .map(|&c| l.has_capability(c).map_err(NvmlCode::from))
+                .map(|&c| raw::link_capability(dev, link, c))
                 .collect();
         }
         Want::Errors if active => {
             f.errors = COUNTERS
                 .iter()
-                .map(|&c| l.error_counter(c).map_err(NvmlCode::from))
+                .map(|&c| raw::link_error_counter(dev, link, c))
                 .collect();
         }
         Want::Remote if active => {
-            f.remote_bus_id = l
-                .remote_pci_info()
-                .map(|p| p.bus_id.to_ascii_uppercase())
-                .map_err(NvmlCode::from);
+            f.remote_bus_id = raw::link_remote_bus_id(dev, link).map(|b| b.to_ascii_uppercase());
             f.remote_link = field(dev, field_id::NVML_FI_DEV_NVLINK_REMOTE_NVLINK_ID, link);
         }
         Want::LaneCrc if active => {

@@ -133,6 +133,13 @@ impl HostProc {
             .map(|b| String::from_utf8_lossy(&b).into_owned())
     }
 
+    /// Is this procfs nvq's own `/proc` in the host's PID namespace? Then a
+    /// host PID is nvq's PID as it is ([`HostProc::local_pid`] gives it
+    /// back for any process that exists), and nothing need be read to map it.
+    pub fn is_own(&self) -> bool {
+        self.depth == 0 && self.root == Path::new("/proc")
+    }
+
     /// The PID of host process `pid` in nvq's own PID namespace.
     ///
     /// `NSpid:` lists the process's PID in each namespace from the procfs's
@@ -143,7 +150,7 @@ impl HostProc {
     pub fn local_pid(&self, pid: u32, status: &str) -> Result<u32, NvmlCode> {
         let nspid = parse_nspid(status).ok_or(NvmlCode::NOT_FOUND)?;
         let local = *nspid.get(self.depth).ok_or(NvmlCode::NOT_FOUND)?;
-        if self.depth == 0 && self.root == Path::new("/proc") {
+        if self.is_own() {
             return Ok(local);
         }
         let host_stat = self.read(pid, "stat")?;

@@ -8,13 +8,7 @@ use crate::model::smi_table::*;
 use crate::nvml::raw::{self, ProcessList};
 use crate::nvml::{NvmlCode, Session};
 use nvml_wrapper::enum_wrappers::device::{EccCounter, MemoryError};
-use nvml_wrapper::error::NvmlError;
-use nvml_wrapper::Device;
 use std::time::SystemTime;
-
-fn code(e: NvmlError) -> NvmlCode {
-    NvmlCode::from(&e)
-}
 
 /// Read everything the table needs for the GPUs `devices`, in turn.
 pub fn collect(session: &Session, devices: &[u32]) -> SmiTable {
@@ -55,17 +49,17 @@ impl Part {
         };
         // The GPU count is no cell of the table.
         let c = GpuCtx::new(session, index, 0);
-        let device = match c.dev() {
-            Ok(d) => d,
-            Err(code) => return Part::unavailable(index, code),
-        };
+        if let Err(code) = c.handle() {
+            return Part::unavailable(index, code);
+        }
+        let device = c.raw();
         let gpu = gpu_summary(&c);
         let mig = if gpu.mig_mode == Ok(true) {
-            mig_summaries(session, device, index)
+            mig_summaries(&device, index)
         } else {
             Vec::new()
         };
-        let mut processes = process_summaries(session, device, index);
+        let mut processes = process_summaries(&device, index);
         // A MIG GPU's processes go by GPU instance, then compute instance
         // (nvidia-smi's table); outside MIG the ids are all unset.
         processes.sort_by_key(|p| (p.gpu_instance, p.compute_instance, p.pid));
@@ -192,47 +186,32 @@ fn driver_model(c: &GpuCtx<'_>) -> Reading<DriverModel> {
     }
 }
 
-/// The memory in use and in all of a GPU or a MIG device.
-fn memory(d: &Device<'_>) -> Reading<MemoryUse> {
-    d.memory_info()
-        .map(|m| MemoryUse {
-            used: m.used,
-            total: m.total,
-        })
-        .map_err(code)
-}
-
-fn mig_summaries(session: &Session, parent: &Device<'_>, gpu: u32) -> Vec<TableMig> {
+fn mig_summaries(parent: &raw::Dev<'_>, gpu: u32) -> Vec<TableMig> {
     let mut out = Vec::new();
-    for m in super::listing::mig_devices(parent) {
-        let attributes = m
-            .attributes()
-            .map(|a| MigAttributes {
+    for m in raw::mig_devices(parent) {
+        let r = raw::mig_device(&m);
+        out.push(TableMig {
+            gpu,
+            gpu_instance: r.gpu_instance,
+            compute_instance: r.compute_instance,
+            index: out.len() as u32,
+            memory: r.memory.map(|x| MemoryUse {
+                used: x.used,
+                total: x.total,
+            }),
+            bar1: r.bar1.map(|x| MemoryUse {
+                used: x.used,
+                total: x.total,
+            }),
+            attributes: r.attributes.map(|a| MigAttributes {
                 multiprocessors: a.multiprocessor_count,
                 copy_engines: a.shared_copy_engine_count,
                 encoders: a.shared_encoder_count,
                 decoders: a.shared_decoder_count,
                 ofas: a.shared_ofa_count,
                 jpegs: a.shared_jpeg_count,
-            })
-            .map_err(code);
-        out.push(TableMig {
-            gpu,
-            gpu_instance: raw::gpu_instance_id(&raw::Dev::of(session, &m)),
-            compute_instance: raw::compute_instance_id(&raw::Dev::of(session, &m)),
-            index: out.len() as u32,
-            memory: memory(&m),
-            bar1: m
-                .bar1_memory_info()
-                .map(|x| MemoryUse {
-                    used: x.used,
-                    total: x.total,
-                })
-                .map_err(code),
-            attributes,
-            ecc: m
-                .total_ecc_errors(MemoryError::Uncorrected, EccCounter::Volatile)
-                .map_err(code),
+            }),
+            ecc: r.sram_uncorrected,
         });
     }
     out
@@ -240,9 +219,8 @@ fn mig_summaries(session: &Session, parent: &Device<'_>, gpu: u32) -> Vec<TableM
 
 /// A GPU's processes, merged over its compute, graphics and MPS lists,
 /// sorted by PID.
-pub fn process_summaries(session: &Session, d: &Device<'_>, gpu: u32) -> Vec<TableProcess> {
+pub fn process_summaries(d: &raw::Dev<'_>, gpu: u32) -> Vec<TableProcess> {
     let mut rows: Vec<TableProcess> = Vec::new();
-    let d = raw::Dev::of(session, d);
     // A list the GPU cannot give (NOT_SUPPORTED, a lost GPU) shows no
     // processes, as nvidia-smi's table does.
     for which in [
@@ -250,7 +228,7 @@ pub fn process_summaries(session: &Session, d: &Device<'_>, gpu: u32) -> Vec<Tab
         ProcessList::Graphics,
         ProcessList::MpsCompute,
     ] {
-        for p in raw::processes(&d, which).unwrap_or_default() {
+        for p in raw::processes(d, which).unwrap_or_default() {
             let used = p.used_memory;
             let row = match rows.iter_mut().find(|r| {
                 r.pid == p.pid
@@ -283,7 +261,7 @@ pub fn process_summaries(session: &Session, d: &Device<'_>, gpu: u32) -> Vec<Tab
         }
     }
     for r in &mut rows {
-        r.name = raw::process_name(session, r.pid);
+        r.name = raw::process_name(d.session, r.pid);
     }
     rows.sort_by_key(|r| (r.pid, r.gpu_instance, r.compute_instance));
     rows

@@ -4,8 +4,8 @@
 
 use super::ctx::GpuCtx;
 use crate::model::GpuIdent;
+use crate::nvml::raw::Dev;
 use crate::nvml::{NvmlCode, Session};
-use nvml_wrapper::Device;
 use nvml_wrapper_sys::bindings::nvmlDevice_t;
 use std::cell::OnceCell;
 use std::sync::Arc;
@@ -34,9 +34,9 @@ pub fn targets(session: &Session, devices: &[u32]) -> Vec<Target> {
         .iter()
         .map(|&index| Target {
             index,
-            // SAFETY: the raw handle is only turned back into a `Device`
-            // of this same session (`Target::context`).
-            handle: session.device(index).map(|d| Handle(unsafe { d.handle() })),
+            // The raw handle is only passed back to NVML through this same
+            // session (`Target::context`).
+            handle: Dev::by_index(session, index).handle().map(Handle),
             ident: OnceCell::new(),
         })
         .collect()
@@ -47,14 +47,9 @@ impl Target {
     /// A GPU whose lookup failed before is looked up again.
     pub fn context<'s>(&self, session: &'s Session, count: u32) -> GpuCtx<'s> {
         match self.handle {
-            // SAFETY: the handle came from `session.device` of this session,
-            // which is still open.
-            Ok(h) => GpuCtx::with_device(
-                session,
-                self.index,
-                count,
-                Ok(unsafe { Device::new(h.0, session.nvml()) }),
-            ),
+            // The handle came from a look-up in this session, which is
+            // still open.
+            Ok(h) => GpuCtx::with_handle(session, self.index, count, Ok(h.0)),
             Err(_) => GpuCtx::new(session, self.index, count),
         }
     }

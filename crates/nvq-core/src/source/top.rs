@@ -438,11 +438,11 @@ impl TopReader {
             .take()
             .filter(|l| l.whole && l.at.elapsed() < MIG_RECHECK);
         let listed_now = kept.is_none();
-        let mut layout = kept.unwrap_or_else(|| list_mig(session, c));
+        let mut layout = kept.unwrap_or_else(|| list_mig(c));
         let (mut snaps, mut ok) = read_mig(session, &layout);
         if !ok && !listed_now {
             // A MIG device kept from before fails: it may be gone.
-            layout = list_mig(session, c);
+            layout = list_mig(c);
             (snaps, ok) = read_mig(session, &layout);
         }
         layout.whole &= ok;
@@ -453,15 +453,15 @@ impl TopReader {
 
 /// List the GPU's MIG devices (none when MIG is off) with their profiles,
 /// UUIDs and instance ids.
-fn list_mig(session: &Session, c: &GpuCtx<'_>) -> MigLayout {
+fn list_mig(c: &GpuCtx<'_>) -> MigLayout {
     let mut layout = MigLayout {
         devices: Vec::new(),
         at: Instant::now(),
         whole: true,
     };
-    let (dev, mode) = (c.dev(), c.mig_mode());
-    let dev = match (dev, mode) {
-        (Ok(dev), Ok((1, _))) => dev,
+    let (dev, mode) = (c.handle(), c.mig_mode());
+    match (dev, mode) {
+        (Ok(_), Ok((1, _))) => {}
         // MIG off, or a GPU without MIG: no MIG devices.
         (Ok(_), Ok(_)) => return layout,
         (Ok(_), Err(code)) if code == NvmlCode::NOT_SUPPORTED => return layout,
@@ -469,16 +469,17 @@ fn list_mig(session: &Session, c: &GpuCtx<'_>) -> MigLayout {
             layout.whole = false;
             return layout;
         }
-    };
-    for m in super::listing::mig_devices(dev) {
-        let d = raw::Dev::of(session, &m);
-        let (name, uuid) = (m.name(), m.uuid());
+    }
+    for d in raw::mig_devices(&c.raw()) {
+        // A MIG device NVML handed out has a handle.
+        let Ok(handle) = d.handle() else { continue };
+        let (name, uuid) = (raw::name(&d), raw::uuid(&d));
         let (gi, ci) = (raw::gpu_instance_id(&d), raw::compute_instance_id(&d));
         layout.whole &= name.is_ok() && uuid.is_ok() && gi.is_ok() && ci.is_ok();
         layout.devices.push(MigDev {
-            // SAFETY: the handle belongs to this open session, and is only
-            // passed back to NVML through it.
-            handle: Handle(unsafe { m.handle() }),
+            // The handle belongs to this open session, and is only passed
+            // back to NVML through it.
+            handle: Handle(handle),
             profile: name
                 .map(|n| Arc::from(super::listing::mig_profile(&n)))
                 .unwrap_or_default(),

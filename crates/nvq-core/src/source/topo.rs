@@ -15,9 +15,10 @@ use crate::model::topo::{
     CpuGpus, GpuPath, GpuPlace, Level, Link, Nearest, Nic, P2p, P2pMatrix, TopoMatrix,
 };
 use crate::model::NvmlCode;
+use crate::nvml::raw::{self, Dev};
 use crate::nvml::Session;
+use crate::source::gpu::GpuCtx;
 use nvml_wrapper::enum_wrappers::device::{P2pCapabilitiesIndex, P2pStatus, TopologyLevel};
-use nvml_wrapper::Device;
 use std::path::{Path, PathBuf};
 
 /// The environment variable that moves `/sys` (for tests).
@@ -30,21 +31,16 @@ const MASK_WORDS: usize = 64;
 /// not read, so every GPU pair shows its PCIe connection, as `-mp`).
 pub fn matrix(session: &Session, gpus: &[u32], pci_only: bool) -> TopoMatrix {
     let sysfs = sysfs_root();
-    let devices: Vec<Result<Device<'_>, NvmlCode>> =
-        gpus.iter().map(|&i| session.device(i)).collect();
-    let bus_ids: Vec<Option<String>> = devices
+    // The GPU count is no part of the matrix.
+    let contexts: Vec<GpuCtx<'_>> = gpus.iter().map(|&i| GpuCtx::new(session, i, 0)).collect();
+    let devices: Vec<Dev<'_>> = contexts.iter().map(GpuCtx::raw).collect();
+    let bus_ids: Vec<Option<String>> = contexts
         .iter()
-        .map(|d| {
-            d.as_ref()
-                .ok()?
-                .pci_info()
-                .ok()
-                .map(|p| p.bus_id.to_ascii_uppercase())
-        })
+        .map(|c| c.bus_id().ok().map(str::to_ascii_uppercase))
         .collect();
     let bonds: Vec<Bonds> = devices
         .iter()
-        .map(|d| nvlink_bonds(session, d.as_ref().ok().filter(|_| !pci_only), &bus_ids))
+        .map(|d| nvlink_bonds((!pci_only && d.handle().is_ok()).then_some(d), &bus_ids))
         .collect();
     let nics = nics(&sysfs);
     let gpu_paths: Vec<Option<PciPlace>> = bus_ids
@@ -79,7 +75,7 @@ pub fn matrix(session: &Session, gpus: &[u32], pci_only: bool) -> TopoMatrix {
         gpus: gpus
             .iter()
             .zip(&devices)
-            .map(|(&index, d)| place(index, d.as_ref().map_err(|c| *c)))
+            .map(|(&index, d)| place(index, d))
             .collect(),
         nics: nics.into_iter().map(|(nic, _)| nic).collect(),
         links,
@@ -96,15 +92,14 @@ pub fn p2p(session: &Session, gpus: &[u32], capability: char) -> P2pMatrix {
         'a' => P2pCapabilitiesIndex::Atomics,
         _ => P2pCapabilitiesIndex::Prop,
     };
-    let devices: Vec<Result<Device<'_>, NvmlCode>> =
-        gpus.iter().map(|&i| session.device(i)).collect();
+    let devices: Vec<Dev<'_>> = gpus.iter().map(|&i| Dev::by_index(session, i)).collect();
     let status = (0..gpus.len())
         .map(|i| {
             (0..gpus.len())
-                .map(|j| match (&devices[i], &devices[j]) {
-                    _ if i == j => P2p::Itself,
-                    (Ok(a), Ok(b)) => match a.p2p_status(b, index) {
-                        Ok(s) => P2p::Status(match s {
+                .map(
+                    |j| match (i != j).then(|| raw::p2p_status(&devices[i], &devices[j], index)) {
+                        None => P2p::Itself,
+                        Some(Ok(s)) => P2p::Status(match s {
                             P2pStatus::Ok => 0,
                             P2pStatus::ChipsetNotSupported => 1,
                             P2pStatus::GpuNotSupported => 2,
@@ -113,10 +108,9 @@ pub fn p2p(session: &Session, gpus: &[u32], capability: char) -> P2pMatrix {
                             P2pStatus::NotSupported => 5,
                             P2pStatus::Unknown => 6,
                         }),
-                        Err(e) => P2p::Failed(NvmlCode::from(&e)),
+                        Some(Err(code)) => P2p::Failed(code),
                     },
-                    (Err(c), _) | (_, Err(c)) => P2p::Failed(*c),
-                })
+                )
                 .collect()
         })
         .collect();
@@ -126,28 +120,17 @@ pub fn p2p(session: &Session, gpus: &[u32], capability: char) -> P2pMatrix {
     }
 }
 
-fn gpu_link(
-    a: &Result<Device<'_>, NvmlCode>,
-    b: &Result<Device<'_>, NvmlCode>,
-    bonded: u32,
-) -> Link {
+fn gpu_link(a: &Dev<'_>, b: &Dev<'_>, bonded: u32) -> Link {
     if bonded > 0 {
         return Link::NvLink(bonded);
     }
-    let (a, b) = match (a, b) {
-        (Ok(a), Ok(b)) => (a, b),
-        (Err(c), _) | (_, Err(c)) => return Link::Unknown(*c),
-    };
-    // SAFETY: the handle stays owned by the same open session; the copy is
-    // only used for this one call.
-    let b = unsafe { Device::new(b.handle(), a.nvml()) };
-    match a.topology_common_ancestor(b) {
+    match raw::common_ancestor(a, b) {
         Ok(TopologyLevel::Internal | TopologyLevel::Single) => Link::Pix,
         Ok(TopologyLevel::Multiple) => Link::Pxb,
         Ok(TopologyLevel::HostBridge) => Link::Phb,
         Ok(TopologyLevel::Node) => Link::Node,
         Ok(TopologyLevel::System) => Link::Sys,
-        Err(e) => Link::Unknown(NvmlCode::from(&e)),
+        Err(code) => Link::Unknown(code),
     }
 }
 
@@ -163,28 +146,26 @@ const REMOTE_SWITCH: u32 = 2;
 
 /// Links are read until NVML says there are no more; a GPU without NVLink
 /// has none.
-fn nvlink_bonds(session: &Session, d: Option<&Device<'_>>, bus_ids: &[Option<String>]) -> Bonds {
+fn nvlink_bonds(d: Option<&Dev<'_>>, bus_ids: &[Option<String>]) -> Bonds {
     let mut b = Bonds {
         direct: vec![0; bus_ids.len()],
         switched: 0,
     };
     let Some(d) = d else { return b };
-    let raw = crate::nvml::raw::Dev::of(session, d);
     for link in 0..nvml_wrapper_sys::bindings::NVML_NVLINK_MAX_LINKS {
-        let l = d.link_wrapper_for(link);
-        match l.is_active() {
+        match raw::link_active(d, link) {
             Ok(true) => {}
             Ok(false) => continue,
             Err(_) => break,
         }
-        if crate::nvml::raw::nvlink_remote_device_type(&raw, link) == Ok(REMOTE_SWITCH) {
+        if raw::nvlink_remote_device_type(d, link) == Ok(REMOTE_SWITCH) {
             b.switched += 1;
             continue;
         }
-        let Ok(remote) = l.remote_pci_info() else {
+        let Ok(remote) = raw::link_remote_bus_id(d, link) else {
             continue;
         };
-        let remote = remote.bus_id.to_ascii_uppercase();
+        let remote = remote.to_ascii_uppercase();
         if let Some(k) = bus_ids
             .iter()
             .position(|x| x.as_deref() == Some(remote.as_str()))
@@ -218,19 +199,13 @@ fn mask_members(words: &[std::os::raw::c_ulong]) -> Vec<u32> {
     out
 }
 
-fn place(index: u32, d: Result<&Device<'_>, NvmlCode>) -> GpuPlace {
+fn place(index: u32, d: &Dev<'_>) -> GpuPlace {
     let scope = nvml_wrapper_sys::bindings::NVML_AFFINITY_SCOPE_NODE;
-    let read = |f: &dyn Fn(
-        &Device<'_>,
-    ) -> Result<
-        Vec<std::os::raw::c_ulong>,
-        nvml_wrapper::error::NvmlError,
-    >| { d.and_then(|d| f(d).map(|w| mask_members(&w)).map_err(NvmlCode::from)) };
     GpuPlace {
         index,
-        cpus: read(&|d| d.cpu_affinity(MASK_WORDS)),
-        numa_nodes: read(&|d| d.memory_affinity(MASK_WORDS, scope)),
-        gpu_numa_id: d.and_then(|d| d.numa_node_id().map_err(NvmlCode::from)),
+        cpus: raw::cpu_affinity(d, MASK_WORDS).map(|w| mask_members(&w)),
+        numa_nodes: raw::memory_affinity(d, MASK_WORDS, scope).map(|w| mask_members(&w)),
+        gpu_numa_id: raw::numa_node_id(d),
     }
 }
 
@@ -345,22 +320,17 @@ fn nvml_level(l: Level) -> TopologyLevel {
 /// Indices of devices NVML handed back, in index order: each handle is
 /// matched against the handles by index, so that no call is made on the
 /// devices themselves (a lost GPU still has its index).
-fn indices(session: &Session, devices: Vec<Device<'_>>) -> Result<Vec<u32>, NvmlCode> {
+fn indices(session: &Session, devices: Vec<Dev<'_>>) -> Result<Vec<u32>, NvmlCode> {
     let count = session.device_count()?;
     let known: Vec<(u32, usize)> = (0..count)
-        .filter_map(|i| {
-            let d = session.device(i).ok()?;
-            // SAFETY: the handle is only compared, never used for a call.
-            Some((i, unsafe { d.handle() } as usize))
-        })
+        .filter_map(|i| Some((i, Dev::by_index(session, i).handle().ok()? as usize)))
         .collect();
     let mut out = Vec::with_capacity(devices.len());
     for d in &devices {
-        // SAFETY: as above, the handle is only compared.
-        let h = unsafe { d.handle() } as usize;
+        let h = d.handle()? as usize;
         match known.iter().find(|(_, k)| *k == h) {
             Some((i, _)) => out.push(*i),
-            None => out.push(d.index().map_err(NvmlCode::from)?),
+            None => out.push(raw::index(d)?),
         }
     }
     out.sort_unstable();
@@ -370,39 +340,29 @@ fn indices(session: &Session, devices: Vec<Device<'_>>) -> Result<Vec<u32>, Nvml
 /// `topo -n`: the GPUs at `level` from `gpu`, or nearer
 /// (`nvmlDeviceGetTopologyNearestGpus`).
 pub fn nearest(session: &Session, gpu: u32, level: Level) -> Nearest {
-    let gpus = session.device(gpu).and_then(|d| {
-        d.topology_nearest_gpus(nvml_level(level))
-            .map_err(NvmlCode::from)
-            .and_then(|v| indices(session, v))
-    });
+    let gpus = raw::nearest_gpus(&Dev::by_index(session, gpu), nvml_level(level))
+        .and_then(|v| indices(session, v));
     Nearest { gpu, level, gpus }
 }
 
 /// `topo -p`: the most direct PCIe path between two GPUs
 /// (`nvmlDeviceGetTopologyCommonAncestor`).
 pub fn path(session: &Session, from: u32, to: u32) -> GpuPath {
-    let level = session.device(from).and_then(|a| {
-        let b = session.device(to)?;
-        match a.topology_common_ancestor(b) {
-            Ok(TopologyLevel::Internal) => Ok(Level::Internal),
-            Ok(TopologyLevel::Single) => Ok(Level::Single),
-            Ok(TopologyLevel::Multiple) => Ok(Level::Multiple),
-            Ok(TopologyLevel::HostBridge) => Ok(Level::HostBridge),
-            Ok(TopologyLevel::Node) => Ok(Level::Node),
-            Ok(TopologyLevel::System) => Ok(Level::System),
-            Err(e) => Err(NvmlCode::from(&e)),
-        }
+    let (a, b) = (Dev::by_index(session, from), Dev::by_index(session, to));
+    let level = raw::common_ancestor(&a, &b).map(|l| match l {
+        TopologyLevel::Internal => Level::Internal,
+        TopologyLevel::Single => Level::Single,
+        TopologyLevel::Multiple => Level::Multiple,
+        TopologyLevel::HostBridge => Level::HostBridge,
+        TopologyLevel::Node => Level::Node,
+        TopologyLevel::System => Level::System,
     });
     GpuPath { from, to, level }
 }
 
 /// `topo -c`: the GPUs with an affinity to `cpu` (`nvmlSystemGetTopologyGpuSet`).
 pub fn cpu_gpus(session: &Session, cpu: u32) -> CpuGpus {
-    let gpus = session
-        .nvml()
-        .topology_gpu_set(cpu)
-        .map_err(NvmlCode::from)
-        .and_then(|v| indices(session, v));
+    let gpus = raw::cpu_gpus(session, cpu).and_then(|v| indices(session, v));
     CpuGpus { cpu, gpus }
 }
 

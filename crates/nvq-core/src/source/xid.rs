@@ -4,10 +4,8 @@
 //! deadline loses none of them.
 
 use crate::model::XidCount;
+use crate::nvml::raw::{self, Watch};
 use crate::nvml::Session;
-use nvml_wrapper::bitmasks::event::EventTypes;
-use nvml_wrapper::enums::event::XidError;
-use nvml_wrapper::error::NvmlError;
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
@@ -74,7 +72,7 @@ pub fn watch(
 }
 
 fn run(session: &Session, devices: &[u32], counts: &XidCounts, log: &dyn Fn(&str)) {
-    let mut set = match session.nvml().create_event_set() {
+    let mut events = match raw::xid_events(session) {
         Ok(s) => s,
         Err(e) => {
             return log(&format!(
@@ -84,40 +82,26 @@ fn run(session: &Session, devices: &[u32], counts: &XidCounts, log: &dyn Fn(&str
     };
     let mut watched = 0;
     for &i in devices {
-        let Ok(d) = session.device(i) else { continue };
-        let supported = d
-            .supported_event_types()
-            .is_ok_and(|t| t.contains(EventTypes::CRITICAL_XID_ERROR));
-        if !supported {
-            log(&format!(
+        match events.watch(i) {
+            Watch::Watched => watched += 1,
+            Watch::NotFound => {}
+            Watch::Unsupported => log(&format!(
                 "GPU {i} does not report XID errors through NVML events"
-            ));
-            continue;
-        }
-        match d.register_events(EventTypes::CRITICAL_XID_ERROR, set) {
-            Ok(s) => {
-                set = s;
-                watched += 1;
-            }
+            )),
             // nvml-wrapper has released the set.
-            Err(e) => return log(&format!("XID errors are not counted: GPU {i}: {e}")),
+            Watch::Failed(e) => return log(&format!("XID errors are not counted: GPU {i}: {e}")),
         }
     }
     if watched == 0 {
         return;
     }
     loop {
-        match set.wait(WAIT_MS) {
-            Ok(ev) if ev.event_type.contains(EventTypes::CRITICAL_XID_ERROR) => {
-                let code = match ev.event_data {
-                    Some(XidError::Value(v)) => v,
-                    _ => 0,
-                };
-                let gpu = ev.device.index().unwrap_or(u32::MAX);
+        match events.wait(WAIT_MS) {
+            Ok(Some((gpu, code))) => {
                 counts.add(gpu, code);
                 log(&format!("XID {code} on GPU {gpu}"));
             }
-            Ok(_) | Err(NvmlError::Timeout) => {}
+            Ok(None) => {}
             Err(e) => {
                 log(&format!(
                     "waiting for XID errors failed: {e}; trying again in a second"

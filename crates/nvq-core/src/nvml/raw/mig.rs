@@ -1,9 +1,12 @@
-//! MIG: a MIG device's instance ids, GPU and compute instances, their
+//! MIG: a GPU's MIG devices and what is read of each (instance ids,
+//! attributes, memory, BAR1, errors), GPU and compute instances, their
 //! profiles and possible placements.
 
-use super::{c_bytes, dev_u32, version, zeroed, Dev};
+use super::{c_bytes, dev_u32, version, wrapped, zeroed, Dev};
 use crate::model::mig::{Engines, Instance, Placement, Profile};
-use crate::nvml::{check, NvmlCode};
+use crate::nvml::{check, NvmlCode, Session};
+use nvml_wrapper::enum_wrappers::device::{EccCounter, MemoryError};
+use nvml_wrapper::struct_wrappers::device::{BAR1MemoryInfo, DeviceAttributes, MemoryInfo};
 use nvml_wrapper_sys::bindings::*;
 use std::os::raw::c_uint;
 
@@ -15,6 +18,69 @@ pub fn gpu_instance_id(c: &Dev<'_>) -> Result<u32, NvmlCode> {
 /// A MIG device's compute instance id.
 pub fn compute_instance_id(c: &Dev<'_>) -> Result<u32, NvmlCode> {
     dev_u32(c, sym!(c, nvmlDeviceGetComputeInstanceId))
+}
+
+/// The MIG devices of GPU `parent` (MIG mode on), in NVML's order
+/// (`nvmlDeviceGetMaxMigDeviceCount`, `nvmlDeviceGetMigDeviceHandleByIndex`);
+/// an index NVML cannot hand out is passed over.
+pub fn mig_devices<'s>(parent: &Dev<'s>) -> Vec<Dev<'s>> {
+    let Ok(count) = wrapped(parent, |d| d.mig_device_count()) else {
+        return Vec::new();
+    };
+    (0..count)
+        .filter_map(|i| {
+            let m = wrapped(parent, |d| d.mig_device_by_index(i)).ok()?;
+            Some(Dev::of(parent.session, &m))
+        })
+        .collect()
+}
+
+/// A MIG device's memory: total, reserved, used and free bytes
+/// (nvml-wrapper's `nvmlDeviceGetMemoryInfo_v2`).
+pub fn mig_memory(m: &Dev<'_>) -> Result<MemoryInfo, NvmlCode> {
+    wrapped(m, |d| d.memory_info())
+}
+
+/// What `-q` and the summary table show of one MIG device: its index, its
+/// GPU and compute instance, its attributes, its memory and BAR1, and its
+/// volatile uncorrected SRAM count where it keeps one.
+pub struct MigRead {
+    /// NVML's index of the MIG device's handle.
+    pub index: Result<u32, NvmlCode>,
+    /// Its GPU instance id.
+    pub gpu_instance: Result<u32, NvmlCode>,
+    /// Its compute instance id.
+    pub compute_instance: Result<u32, NvmlCode>,
+    /// Its share of the GPU: multiprocessors and engines (`nvmlDeviceGetAttributes_v2`).
+    pub attributes: Result<DeviceAttributes, NvmlCode>,
+    /// Its memory.
+    pub memory: Result<MemoryInfo, NvmlCode>,
+    /// Its BAR1 aperture (`nvmlDeviceGetBAR1MemoryInfo`).
+    pub bar1: Result<BAR1MemoryInfo, NvmlCode>,
+    /// Its volatile uncorrected ECC count (`nvmlDeviceGetTotalEccErrors`).
+    pub sram_uncorrected: Result<u64, NvmlCode>,
+}
+
+/// Read MIG device `m`.
+pub fn mig_device(m: &Dev<'_>) -> MigRead {
+    let ecc = (MemoryError::Uncorrected, EccCounter::Volatile);
+    MigRead {
+        attributes: wrapped(m, |d| d.attributes()),
+        memory: mig_memory(m),
+        bar1: wrapped(m, |d| d.bar1_memory_info()),
+        index: super::index(m),
+        gpu_instance: gpu_instance_id(m),
+        compute_instance: compute_instance_id(m),
+        sram_uncorrected: wrapped(m, |d| d.total_ecc_errors(ecc.0, ecc.1)),
+    }
+}
+
+/// The UUID of the GPU that holds the MIG device of UUID `mig`
+/// (`nvmlDeviceGetHandleByUUID`, `nvmlDeviceGetDeviceHandleFromMigDeviceHandle`).
+pub fn mig_parent_uuid(session: &Session, mig: &str) -> Result<String, NvmlCode> {
+    let m = super::look_up(session, super::LookUp::Uuid, mig);
+    let parent = wrapped(&m, |d| d.mig_parent_device())?;
+    super::uuid(&Dev::of(session, &parent))
 }
 
 /// A GPU instance of a MIG-enabled GPU (an NVML handle, valid while the

@@ -2,6 +2,12 @@
 //! (or wraps in a way that loses what nvidia-smi prints), called through the
 //! wrapper's symbol table. Nothing else in nvq calls NVML through FFI.
 //!
+//! It also holds the typed reads, through nvml-wrapper, of what is not one
+//! GPU's fact (a device's identity for `-i` and for its peers, MIG devices,
+//! NVLinks, the topology, vGPU instances, units, XID events): outside this
+//! layer only the catalogue's reader (`source/gpu/`) calls nvml-wrapper's
+//! getters (`scripts/check-layers.py`).
+//!
 //! A symbol the library lacks becomes `FUNCTION_NOT_FOUND`, printed
 //! `[Function Not Found]`, never a panic. Lists use one two-call protocol
 //! ([`read_list`]) with named codes and a bounded size.
@@ -32,10 +38,38 @@ impl<'s> Dev<'s> {
         Dev::new(session, Ok(unsafe { d.handle() }))
     }
 
+    /// GPU `index` of `session` (NVML's enumeration), looked up now.
+    pub fn by_index(session: &'s Session, index: u32) -> Self {
+        let found = session.nvml().device_by_index(index);
+        // SAFETY: as in `Dev::of`: the handle belongs to this open session.
+        Dev::new(
+            session,
+            found.map(|d| unsafe { d.handle() }).map_err(NvmlCode::from),
+        )
+    }
+
     /// The raw handle, or the code looking the GPU up failed with.
     pub fn handle(&self) -> Result<nvmlDevice_t, NvmlCode> {
         self.handle
     }
+}
+
+/// nvml-wrapper's device for a raw handle, for the wrapper's getters: this
+/// layer's and the catalogue's reader's (`source/gpu/`) alone
+/// (`scripts/check-layers.py` fails on a use elsewhere).
+pub(crate) fn wrapper<'s>(c: &Dev<'s>) -> Result<nvml_wrapper::Device<'s>, NvmlCode> {
+    let h = c.handle()?;
+    // SAFETY: the handle came from this session (a lookup or a list NVML
+    // answered), which is open for `'s`; it is only passed back to NVML.
+    Ok(unsafe { nvml_wrapper::Device::new(h, c.session.nvml()) })
+}
+
+/// An nvml-wrapper getter of the device, its error as a code.
+fn wrapped<'s, T>(
+    c: &Dev<'s>,
+    f: impl FnOnce(&nvml_wrapper::Device<'s>) -> Result<T, nvml_wrapper::error::NvmlError>,
+) -> Result<T, NvmlCode> {
+    f(&wrapper(c)?).map_err(NvmlCode::from)
 }
 
 /// Resolve a symbol of the wrapper's table (a copy of the function pointer).
@@ -257,11 +291,17 @@ fn fill_list_from<T: Copy>(
 }
 
 mod device;
+mod event;
 mod field;
 mod gpm;
+mod ident;
 mod mig;
+mod nvlink;
 mod process;
 mod system;
+mod topo;
+mod unit;
+mod vgpu;
 
 pub use device::{
     active_vgpus, addressing_mode, c2c_mode, capabilities, compute_mode, dram_encryption,
@@ -273,17 +313,28 @@ pub use device::{
     vgpu_device_cap, vgpu_driver_cap, vgpu_heterogeneous_mode, vgpu_placement_id, vgpu_utilization,
     FabricInfo, MemInfo, RemappedRows, VgpuUtilization, DEV_CAP_EGM,
 };
+pub use event::{xid_events, Watch, XidEvents};
 pub use field::{field_values, FieldVal};
 pub use gpm::{gpm_metrics, gpm_supported, GpmSample};
+pub(crate) use ident::driver_version;
+pub use ident::{device_count, index, look_up, name, nvml_version, pci_info, serial, uuid, LookUp};
 pub use mig::{
     ci_placements, ci_profile, compute_instance_id, compute_instances, gi_placements, gi_profile,
-    gpu_instance_id, gpu_instances, GiHandle, MAX_PROFILE_INDEX,
+    gpu_instance_id, gpu_instances, mig_device, mig_devices, mig_memory, mig_parent_uuid, GiHandle,
+    MigRead, MAX_PROFILE_INDEX,
 };
+pub use nvlink::{link_active, link_capability, link_error_counter, link_remote_bus_id};
 pub use process::{
     process_details, process_name, processes, processes_in, processes_utilization, Proc,
     ProcessList, PROCESS_NAME_LEN,
 };
 pub use system::{cuda_driver_version, nvml_version_without_init};
+pub use topo::{
+    common_ancestor, cpu_affinity, cpu_gpus, memory_affinity, nearest_gpus, numa_node_id,
+    p2p_status,
+};
+pub use unit::{hic_versions, unit, unit_count, UnitRead};
+pub use vgpu::{vgpu_instance, vgpu_type_names, VgpuExtra};
 
 #[cfg(test)]
 mod tests {

@@ -183,7 +183,7 @@ pub fn accounting_mode(c: &GpuCtx) -> Value {
 
 /// `accounting.buffer_size`: how many processes the accounting buffer holds.
 pub fn accounting_buffer_size(c: &GpuCtx) -> Value {
-    c.value(c.call(|d| d.accounting_buffer_size()), uint)
+    c.value(super::read::accounting_buffer_size(c), uint)
 }
 
 /// `driver_model.current` / `.pending` (Windows): `WDDM`, `TCC` or `MCDM`.

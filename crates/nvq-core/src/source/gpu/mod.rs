@@ -2,10 +2,13 @@
 //!
 //! - `registry`: the field table (names, units, help, getters);
 //! - [`get`]: the getters, turning NVML answers into nvidia-smi's cells
-//!   (from the per-GPU, per-sample cache, [`crate::source::ctx`]);
+//!   (from the per-GPU, per-sample cache, [`crate::source::ctx`], which with
+//!   these files is the only caller of nvml-wrapper's getters outside the
+//!   raw layer);
 //! - [`report_get`]: the getters of the internal facts only `-q` shows;
 //! - [`read`]: typed reads of what is more than one cell (accounting, sample
-//!   buffers, violation times, process utilization, energy, a MIG device);
+//!   buffers, violation times, process utilization, energy, supported
+//!   clocks, the virtualization mode);
 //! - [`collect`]: rows out of the table.
 
 mod collect;

@@ -2,20 +2,17 @@
 //! out themselves: the accounting records (`-q`, `--query-accounted-apps`,
 //! `nvq run`), the driver's sample buffers (`-q -d POWER,CLOCK,...`), the
 //! violation times (dmon's `-s v`), the per-process utilization (pmon), the
-//! energy counter (the exporter's), the supported clocks and a MIG device's
-//! numbers (`-q`). With the getters of [`super::get`] and
-//! [`super::report_get`], these are the only places outside the GPU's
-//! context ([`crate::source::ctx`]) that call nvml-wrapper's device methods.
+//! energy counter (the exporter's), the supported clocks, the virtualization
+//! mode and the accounting buffer's size (`vgpu`). With the getters of
+//! [`super::get`] and [`super::report_get`], these are the only places
+//! outside the GPU's context ([`super::ctx`]) and the raw layer that call
+//! nvml-wrapper's device methods.
 
 use super::GpuCtx;
 use crate::model::NvmlCode;
 use crate::nvml::raw;
-use crate::nvml::Session;
-use nvml_wrapper::enum_wrappers::device::{EccCounter, MemoryError, PerformancePolicy, Sampling};
-use nvml_wrapper::struct_wrappers::device::{
-    AccountingStats, BAR1MemoryInfo, DeviceAttributes, MemoryInfo, ProcessUtilizationSample, Sample,
-};
-use nvml_wrapper::Device;
+use nvml_wrapper::enum_wrappers::device::{GpuVirtualizationMode, PerformancePolicy, Sampling};
+use nvml_wrapper::struct_wrappers::device::{AccountingStats, ProcessUtilizationSample, Sample};
 
 /// Whether accounting mode is on (`nvmlDeviceGetAccountingMode`).
 pub fn accounting_enabled(c: &GpuCtx) -> Result<bool, NvmlCode> {
@@ -66,38 +63,13 @@ pub fn supported_clocks(c: &GpuCtx, mem: Option<u32>) -> Result<Vec<u32>, NvmlCo
     raw::supported_clocks(&c.raw(), mem)
 }
 
-/// What `-q` shows of one MIG device: its index, its GPU and compute
-/// instance, its attributes, its memory and BAR1, and its volatile
-/// uncorrected SRAM count where it keeps one.
-pub struct MigRead {
-    /// NVML's index of the MIG device's handle.
-    pub index: Result<u32, NvmlCode>,
-    /// Its GPU instance id.
-    pub gpu_instance: Result<u32, NvmlCode>,
-    /// Its compute instance id.
-    pub compute_instance: Result<u32, NvmlCode>,
-    /// Its share of the GPU (multiprocessors, engines).
-    pub attributes: Result<DeviceAttributes, NvmlCode>,
-    /// Its memory.
-    pub memory: Result<MemoryInfo, NvmlCode>,
-    /// Its BAR1 aperture.
-    pub bar1: Result<BAR1MemoryInfo, NvmlCode>,
-    /// Its volatile uncorrected ECC count.
-    pub sram_uncorrected: Result<u64, NvmlCode>,
+/// The GPU's virtualization mode (`nvmlDeviceGetVirtualizationMode`).
+pub fn virtualization_mode(c: &GpuCtx) -> Result<GpuVirtualizationMode, NvmlCode> {
+    c.call(|d| d.virtualization_mode())
 }
 
-/// Read a MIG device `m` of this session.
-pub fn mig_device(session: &Session, m: &Device) -> MigRead {
-    let raw_dev = raw::Dev::of(session, m);
-    MigRead {
-        attributes: m.attributes().map_err(NvmlCode::from),
-        memory: m.memory_info().map_err(NvmlCode::from),
-        bar1: m.bar1_memory_info().map_err(NvmlCode::from),
-        index: m.index().map_err(NvmlCode::from),
-        gpu_instance: raw::gpu_instance_id(&raw_dev),
-        compute_instance: raw::compute_instance_id(&raw_dev),
-        sram_uncorrected: m
-            .total_ecc_errors(MemoryError::Uncorrected, EccCounter::Volatile)
-            .map_err(NvmlCode::from),
-    }
+/// How many processes the accounting buffer holds
+/// (`nvmlDeviceGetAccountingBufferSize`).
+pub fn accounting_buffer_size(c: &GpuCtx) -> Result<u32, NvmlCode> {
+    c.call(|d| d.accounting_buffer_size())
 }

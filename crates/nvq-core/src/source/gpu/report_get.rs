@@ -71,7 +71,7 @@ pub fn bbx_flush(c: &GpuCtx, duration: bool) -> Value {
 
 /// `Virtualization Mode` (`nvmlDeviceGetVirtualizationMode`).
 pub fn virtualization(c: &GpuCtx) -> Value {
-    c.value(c.call(|d| d.virtualization_mode()), |m| {
+    c.value(super::read::virtualization_mode(c), |m| {
         Value::text(virtualization_name(m))
     })
 }

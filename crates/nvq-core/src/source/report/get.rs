@@ -6,6 +6,7 @@
 
 use crate::model::report::{Node, Section, View};
 use crate::model::{Fact, NvmlCode, Value};
+use crate::nvml::raw;
 use crate::source::gpu::get::not_available;
 use crate::source::gpu::{read, GpuCtx};
 use nvml_wrapper::enum_wrappers::device::Sampling;
@@ -72,10 +73,10 @@ const RACK_ONLY_FROM: u32 = 580;
 /// `Processes : None`, or one block per process; in XML one
 /// `<process_info>` each.
 pub fn processes(c: &GpuCtx, view: View) -> Node {
-    let Ok(d) = c.dev() else {
+    if c.handle().is_err() {
         return Node::collapsed("Processes", "processes", not_available(c));
-    };
-    let procs = crate::source::smi_table::process_summaries(c.session, d, c.index);
+    }
+    let procs = crate::source::smi_table::process_summaries(&c.raw(), c.index);
     if procs.is_empty() && view == View::Text {
         return Node::collapsed("Processes", "processes", Value::text("None"));
     }
@@ -198,13 +199,10 @@ const SHARED_MEMORY_FROM: u32 = 580;
 const FLAT_MIG_XML_FROM: u32 = 580;
 
 fn mig_device_nodes(c: &GpuCtx, view: View) -> Vec<Node> {
-    let Ok(parent) = c.dev() else {
-        return Vec::new();
-    };
     let shared = c.driver_major() >= SHARED_MEMORY_FROM;
     let mut out = Vec::new();
-    for m in crate::source::listing::mig_devices(parent) {
-        let r = read::mig_device(c.session, &m);
+    for m in raw::mig_devices(&c.raw()) {
+        let r = raw::mig_device(&m);
         let id = |r: Result<u32, NvmlCode>| c.value(r, uint);
         let attr =
             |pick: fn(&nvml_wrapper::struct_wrappers::device::DeviceAttributes) -> u32| match &r

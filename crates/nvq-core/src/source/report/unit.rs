@@ -12,15 +12,15 @@
 
 use crate::model::report::{Hic, Node, UnitBlock, UnitReport, View};
 use crate::model::{NvmlCode, Value};
+use crate::nvml::raw::{self, UnitRead};
 use crate::nvml::Session;
 use nvml_wrapper::enum_wrappers::unit::FanState;
-use nvml_wrapper::enums::unit::{LedState, TemperatureReading};
-use nvml_wrapper::Unit;
+use nvml_wrapper::enums::unit::LedState;
 
-fn value<T>(r: Result<T, nvml_wrapper::error::NvmlError>, f: impl FnOnce(T) -> Value) -> Value {
+fn value<T>(r: Result<T, NvmlCode>, f: impl FnOnce(T) -> Value) -> Value {
     match r {
         Ok(v) => f(v),
-        Err(e) => Value::err(NvmlCode::from(&e)),
+        Err(code) => Value::err(code),
     }
 }
 
@@ -30,13 +30,13 @@ fn uint(v: u32) -> Value {
 
 /// The units NVML sees.
 pub fn unit_count(session: &Session) -> Result<u32, NvmlCode> {
-    session.nvml().unit_count().map_err(|e| NvmlCode::from(&e))
+    raw::unit_count(session)
 }
 
 /// The report for the units of these indices.
 pub fn collect(session: &Session, indices: &[u32], view: View) -> UnitReport {
     let now = std::time::SystemTime::now();
-    let hics = session.nvml().hic_versions().map(|cards| {
+    let hics = raw::hic_versions(session).map(|cards| {
         cards
             .into_iter()
             .map(|h| Hic {
@@ -45,19 +45,14 @@ pub fn collect(session: &Session, indices: &[u32], view: View) -> UnitReport {
             })
             .collect()
     });
-    let hics = hics.map_err(|e| Value::err(NvmlCode::from(&e)));
+    let hics = hics.map_err(Value::err);
     let units = indices
         .iter()
         .map(|&id| UnitBlock {
             id,
-            items: match session.nvml().unit_by_index(id) {
-                Ok(u) => unit_items(&u),
-                Err(e) => vec![Node::entry(
-                    "Error",
-                    "error",
-                    Value::err(NvmlCode::from(&e)),
-                    "",
-                )],
+            items: match raw::unit(session, id) {
+                Ok(u) => unit_items(u),
+                Err(code) => vec![Node::entry("Error", "error", Value::err(code), "")],
             },
         })
         .collect();
@@ -69,28 +64,31 @@ pub fn collect(session: &Session, indices: &[u32], view: View) -> UnitReport {
     }
 }
 
-fn unit_items(u: &Unit<'_>) -> Vec<Node> {
-    let info = u.info();
+/// The temperature lines' labels and XML elements, in the order of
+/// [`UnitRead::temperatures`].
+const TEMPERATURES: [(&str, &str); 3] = [
+    ("Intake", "intake"),
+    ("Exhaust", "exhaust"),
+    ("Board", "board"),
+];
+
+fn unit_items(u: UnitRead) -> Vec<Node> {
+    let info = u.info;
     let text = |pick: fn(&nvml_wrapper::struct_wrappers::unit::UnitInfo) -> &str| match &info {
         Ok(i) => Value::text(pick(i)),
-        Err(e) => Value::err(NvmlCode::from(e)),
+        Err(code) => Value::err(*code),
     };
-    let led = u.led_state();
-    let (color, cause) = match led {
+    let (color, cause) = match u.led {
         Ok(LedState::Green) => (Value::text("GREEN"), Value::text("")),
         Ok(LedState::Amber(why)) => (Value::text("AMBER"), Value::text(why)),
-        Err(e) => {
-            let code = NvmlCode::from(&e);
-            (Value::err(code), Value::err(code))
-        }
+        Err(code) => (Value::err(code), Value::err(code)),
     };
-    let temp = |t| value(u.temperature(t), uint);
-    let psu = u.psu_info();
+    let psu = u.psu;
     let psu_value = |pick: fn(&nvml_wrapper::struct_wrappers::unit::PsuInfo) -> Value| match &psu {
         Ok(p) => pick(p),
-        Err(e) => Value::err(NvmlCode::from(e)),
+        Err(code) => Value::err(*code),
     };
-    let fans = match u.fan_info() {
+    let fans = match u.fans {
         Ok(f) => Node::section(
             "Fan Info",
             "fan_info",
@@ -114,24 +112,17 @@ fn unit_items(u: &Unit<'_>) -> Vec<Node> {
                 })
                 .collect(),
         ),
-        Err(e) => Node::collapsed("Fan Info", "fan_info", Value::err(NvmlCode::from(&e))),
+        Err(code) => Node::collapsed("Fan Info", "fan_info", Value::err(code)),
     };
-    let gpus = match u.devices() {
-        Ok(devs) => Node::section(
+    let gpus = match u.gpu_bus_ids {
+        Ok(ids) => Node::section(
             "Attached GPUs",
             "attached_gpus",
-            devs.iter()
-                .map(|d| {
-                    let id = value(d.pci_info(), |p| Value::text(p.bus_id));
-                    Node::entry("PCI Bus Id", "pci_bus_id", id, "")
-                })
+            ids.into_iter()
+                .map(|id| Node::entry("PCI Bus Id", "pci_bus_id", value(id, Value::text), ""))
                 .collect(),
         ),
-        Err(e) => Node::collapsed(
-            "Attached GPUs",
-            "attached_gpus",
-            Value::err(NvmlCode::from(&e)),
-        ),
+        Err(code) => Node::collapsed("Attached GPUs", "attached_gpus", Value::err(code)),
     };
     vec![
         Node::entry("Product Name", "product_name", text(|i| &i.name), ""),
@@ -154,16 +145,11 @@ fn unit_items(u: &Unit<'_>) -> Vec<Node> {
         Node::section(
             "Temperature",
             "temperature",
-            vec![
-                Node::entry("Intake", "intake", temp(TemperatureReading::Intake), " C"),
-                Node::entry(
-                    "Exhaust",
-                    "exhaust",
-                    temp(TemperatureReading::Exhaust),
-                    " C",
-                ),
-                Node::entry("Board", "board", temp(TemperatureReading::Board), " C"),
-            ],
+            TEMPERATURES
+                .iter()
+                .zip(u.temperatures)
+                .map(|(&(label, xml), t)| Node::entry(label, xml, value(t, uint), " C"))
+                .collect(),
         ),
         Node::section(
             "PSU",
