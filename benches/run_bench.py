@@ -23,9 +23,10 @@ Not a test. Everything runs side by side in one run of this script, and it print
 4. A long job, from the measured stretch of (1): nvq run's RSS every 5 s (flat or not), and its log's growth,
    extrapolated to an hour and to 24 hours, for this machine (8 GPUs, 64 processes) and for one GPU with one process.
 
-Usage (the release build; nvidia-ml-py is installed into target/pyenv as scripts/pynvml-check.sh does):
-    cargo build --release -p nvq -p nvml-sim
-    NVQ=target/release/nvq DURATION=60 ROUNDS=50 TRIALS=20 python3 benches/run_bench.py
+Usage (the dist build, what is shipped: the release profile is the quick one since issue 55, its simulator
+unoptimized; nvidia-ml-py is installed into target/pyenv as scripts/pynvml-check.sh does):
+    cargo build --profile dist -p nvq -p nvml-sim
+    NVQ=target/dist/nvq DURATION=60 ROUNDS=50 TRIALS=20 python3 benches/run_bench.py
 """
 import json
 import os
@@ -38,7 +39,7 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-NVQ = os.path.abspath(os.environ.get("NVQ", os.path.join(ROOT, "target/release/nvq")))
+NVQ = os.path.abspath(os.environ.get("NVQ", os.path.join(ROOT, "target/dist/nvq")))
 SIM = os.path.abspath(os.environ.get("SIM", os.path.join(os.path.dirname(NVQ), "libnvml_sim.so")))
 DURATION = float(os.environ.get("DURATION", "60"))
 ROUNDS = int(os.environ.get("ROUNDS", "50"))
@@ -288,7 +289,7 @@ def spikes(work, env, py, smi):
 def main():
     global load0
     if not (os.path.exists(NVQ) and os.path.exists(SIM)):
-        sys.exit(f"run_bench: build first: {NVQ} and {SIM} (cargo build --release -p nvq -p nvml-sim)")
+        sys.exit(f"run_bench: build first: {NVQ} and {SIM} (cargo build --profile dist -p nvq -p nvml-sim)")
     py = pynvml_python()
     work = tempfile.mkdtemp(prefix="nvq-run-bench-")
     try:

@@ -5,7 +5,7 @@ of 8 live workload processes, one a GPU, --log on) at the default 100 ms. Counti
 start and stops SPAN seconds later; samples are counted from the log's GPU lines written in that window. Prints
 instructions per sample, split into nvq (with the Rust and C libraries), the simulator (libnvml_sim.so) and the
 kernel's share left out (callgrind counts user space only), and the top functions by their own instructions.
-    NVQ=target/release/nvq python3 benches/run_callgrind.py     WARM=8 SPAN=20 (seconds)
+    NVQ=target/dist/nvq python3 benches/run_callgrind.py     WARM=8 SPAN=20 (seconds)
     KEEP=FILE: keep callgrind's output there (for callgrind_annotate --inclusive=yes)
 """
 import os
