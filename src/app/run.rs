@@ -32,6 +32,7 @@ use crate::source::job::OtherNames;
 use crate::source::pmon::UtilSamples;
 use crate::source::procinfo::{parse_cmdline, HostProc};
 use crate::source::smi_table::Part;
+use crate::source::top::PROCESS_UTIL_EVERY;
 use crate::source::xid::XidCounts;
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
@@ -480,11 +481,16 @@ fn lane_job(
     let (session, shared) = (Arc::clone(session), Arc::clone(shared));
     let mut targets = None;
     let mut util = UtilSamples::default();
+    // When the job's processes' SM shares were last read here.
+    let mut util_at: Option<Instant> = None;
     move || {
         let targets = targets.get_or_insert_with(|| crate::source::targets(&session, &[index]));
         let Some(t) = targets.first() else {
             return (Err(NvmlCode::UNKNOWN), None);
         };
+        // The SM shares once a second, as nvq top reads them
+        // (`PROCESS_UTIL_EVERY`): the dearest read of a sample.
+        let util_due = util_at.map_or(true, |at| at.elapsed() >= PROCESS_UTIL_EVERY);
         let r = crate::source::job::read_gpu(
             &session,
             t,
@@ -492,8 +498,11 @@ fn lane_job(
             host.as_ref(),
             &|p| lock(&shared.members).contains(p),
             &shared.names,
-            &mut util,
+            util_due.then_some(&mut util),
         );
+        if util_due && matches!(&r, Ok(g) if g.procs.iter().any(|p| p.job)) {
+            util_at = Some(Instant::now());
+        }
         let part = match (&r, &shared.table) {
             (Ok(g), Some(table)) => table_at_peak(&session, g, table, &shared.cuda),
             _ => None,

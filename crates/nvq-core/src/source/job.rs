@@ -93,9 +93,9 @@ fn status_name(status: &str) -> Option<String> {
 }
 
 /// Read GPU `t` once; `is_job(local_pid)` tells the job's processes;
-/// `util` holds the GPU's utilization samples; the other processes not
-/// named yet are named into `names`. A GPU whose memory cannot be read
-/// gives its code.
+/// `util` holds the GPU's utilization samples, read when given (`None`:
+/// not this sample); the other processes not named yet are named into
+/// `names`. A GPU whose memory cannot be read gives its code.
 pub fn read_gpu(
     session: &Session,
     t: &Target,
@@ -103,7 +103,7 @@ pub fn read_gpu(
     host: Option<&HostProc>,
     is_job: &dyn Fn(u32) -> bool,
     names: &std::sync::Mutex<OtherNames>,
-    util: &mut UtilSamples,
+    util: Option<&mut UtilSamples>,
 ) -> Result<GpuReading, NvmlCode> {
     // A unified-memory GPU's memory is the system's, marked.
     let ctx = t.context(session, count).deriving_memory();
@@ -150,10 +150,9 @@ pub fn read_gpu(
         })
         .collect();
     // Utilization samples only where a process of the job is on the GPU.
-    let samples = if procs.iter().any(|(_, _, job, _)| *job) {
-        util.read(&ctx)
-    } else {
-        Vec::new()
+    let samples = match util {
+        Some(util) if procs.iter().any(|(_, _, job, _)| *job) => util.read(&ctx),
+        _ => Vec::new(),
     };
     let procs = procs
         .into_iter()
