@@ -452,34 +452,37 @@ pub fn log_lines(epoch_ms: u64, readings: &[GpuReading]) -> String {
     let mib = |b: u64| b / (1 << 20);
     let lines: usize = readings.iter().map(|r| r.procs.len() + 1).sum();
     let mut out = String::with_capacity(lines * 160);
-    // Each line's start and end, once per GPU (the time formatted once).
+    // Each line's start and end, once per GPU (the time formatted once), and
+    // the numbers without core::fmt: 72 lines a sample on 8 GPUs.
+    let mut num = itoa::Buffer::new();
     let (mut head, mut tail) = (String::new(), String::new());
     for r in readings {
         head.clear();
+        head.push_str("{\"timestamp.epoch\":");
+        head.push_str(&epoch);
+        head.push_str(",\"gpu_index\":");
+        head.push_str(num.format(r.index));
+        head.push(',');
         tail.clear();
-        let _ = write!(
-            head,
-            "{{\"timestamp.epoch\":{epoch},\"gpu_index\":{},",
-            r.index
-        );
-        let _ = writeln!(
-            tail,
-            ",\"memory.used\":{},\"memory.total\":{}}}",
-            mib(r.used),
-            mib(r.total)
-        );
+        tail.push_str(",\"memory.used\":");
+        tail.push_str(num.format(mib(r.used)));
+        tail.push_str(",\"memory.total\":");
+        tail.push_str(num.format(mib(r.total)));
+        tail.push_str("}\n");
         out.push_str(&head);
         out.push_str("\"pid\":null,\"job\":null,\"used_memory\":null");
         out.push_str(&tail);
         for p in &r.procs {
             out.push_str(&head);
-            let _ = write!(
-                out,
-                "\"pid\":{},\"job\":{},\"used_memory\":{}",
-                p.pid,
-                p.job,
-                mib(p.bytes)
-            );
+            out.push_str("\"pid\":");
+            out.push_str(num.format(p.pid));
+            out.push_str(if p.job {
+                ",\"job\":true"
+            } else {
+                ",\"job\":false"
+            });
+            out.push_str(",\"used_memory\":");
+            out.push_str(num.format(mib(p.bytes)));
             out.push_str(&tail);
         }
     }
