@@ -9,8 +9,11 @@
 //! - [`trust`]: the files nvq may load, run or read as its own when it runs
 //!   as root (no other user can write them).
 //!
-//! Its only dependencies are nvml-wrapper, serde (with serde_json),
-//! thiserror and libc: no command line, no server, no terminal.
+//! Its dependencies are nvml-wrapper (with its -sys crate), serde (with
+//! serde_json), thiserror, libc, jiff (dates and times), foldhash (hash
+//! maps), itoa (numbers in logs), strsim ("did you mean") and
+//! unicode-properties (what a terminal may show): no command line, no
+//! server, no terminal, no pictures.
 
 #![warn(missing_docs)]
 
