@@ -100,7 +100,7 @@ const SKIP: &[(&str, &str)] = &[
         "writes into /usr/local/bin as root; the ~/bin link below runs instead",
     ),
     (
-        "cargo install --path .",
+        "cargo install --profile dist --path .",
         "installs into the real ~/.cargo; the test build's nvq is on PATH instead",
     ),
     (
