@@ -391,16 +391,25 @@ fn a_budget_passed_fails_the_run_after_the_command_or_stops_it() {
 fn a_spike_between_samples_is_caught_through_accounting_mode() {
     let dir = tempfile::tempdir().unwrap();
     let sc = accounting_machine(dir.path());
-    // Samples 2 s apart; a 60 ms spike to 6 GiB half a second in.
-    let o = run_workload(
-        sc.path(),
-        dir.path(),
-        &["-l", "2", "--report=json"],
-        "--start 1GiB --spike 6GiB --spike-at 0.5 --spike-ms 60 --duration 3",
-    );
-    let e = err(&o);
-    assert_eq!(o.status.code(), Some(0), "{e}");
-    let v: serde_json::Value = serde_json::from_str(&e).unwrap_or_else(|x| panic!("{x}: {e}"));
+    // Samples 2 s apart; a 60 ms spike to 6 GiB half a second after the job
+    // is ready. Where the job starts slowly (a busy machine) a sample can
+    // land on the spike: what is tested here is a spike the samples missed,
+    // so such a run is tried again (a few percent of runs at most).
+    let (mut e, mut v) = (String::new(), serde_json::Value::Null);
+    for _ in 0..3 {
+        let o = run_workload(
+            sc.path(),
+            dir.path(),
+            &["-l", "2", "--report=json"],
+            "--start 1GiB --spike 6GiB --spike-at 0.5 --spike-ms 60 --duration 3",
+        );
+        e = err(&o);
+        assert_eq!(o.status.code(), Some(0), "{e}");
+        v = serde_json::from_str(&e).unwrap_or_else(|x| panic!("{x}: {e}"));
+        if v["track"]["gpus"]["0"]["peak"] == GIB {
+            break;
+        }
+    }
     let g = &v["track"]["gpus"]["0"];
     assert_eq!(g["peak"], GIB, "the samples missed the spike: {e}");
     assert_eq!(g["accounting"], true, "{e}");
